@@ -1,0 +1,63 @@
+"""Every `NAIAD_*` setting, read from the environment in this one module.
+
+Settings are read when asked for (not at import), so a test can change the environment and see the
+effect; `override()` sets them for a block of code without touching `os.environ`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+
+_TRUE = {"1", "true", "yes", "on"}
+
+
+@dataclass(frozen=True)
+class _Flag:
+    """A boolean setting: `NAIAD_<NAME>=1` turns it on."""
+
+    env: str
+    doc: str
+
+    def get(self) -> bool:
+        value = _overrides.get(self.env)
+        if value is None:
+            value = os.environ.get(self.env, "")
+        return str(value).strip().lower() in _TRUE
+
+
+@dataclass(frozen=True)
+class _Text:
+    """A string setting; empty means unset."""
+
+    env: str
+    doc: str
+
+    def get(self) -> str:
+        value = _overrides.get(self.env)
+        if value is None:
+            value = os.environ.get(self.env, "")
+        return str(value)
+
+
+_overrides: dict[str, object] = {}
+
+interpret = _Flag("NAIAD_INTERPRET", "run @naiad.jit kernels in the NumPy interpreter")
+debug = _Flag("NAIAD_DEBUG", "kernel debug mode: device_assert on, every access bounds-checked")
+traceback = _Flag("NAIAD_TRACEBACK", "show Naiad's own frames in kernel errors")
+print_autotuning = _Flag("NAIAD_PRINT_AUTOTUNING", "print the best config and the tuning time")
+dump_dir = _Text("NAIAD_DUMP_DIR", "write every stage's IR per kernel under this folder")
+cache_dir = _Text("NAIAD_CACHE_DIR", "where compiled kernels are cached on disk")
+
+
+@contextlib.contextmanager
+def override(**settings):
+    """Set knobs for the duration of a `with` block, e.g. `override(NAIAD_INTERPRET=1)`."""
+    saved = dict(_overrides)
+    _overrides.update(settings)
+    try:
+        yield
+    finally:
+        _overrides.clear()
+        _overrides.update(saved)

@@ -1,0 +1,404 @@
+"""The values of the kernel language — `constexpr`, `tensor`, `tuple` — and how builtins find their semantic.
+
+A builtin is a plain Python function that takes a hidden `_semantic` keyword. Whoever runs a kernel (the
+interpreter today, the compiler's code generator later) installs a `Semantic` — the type rules bound
+to a builder and a target — with `use_semantic(...)`; a builtin called without one says that the caller
+forgot `@naiad.jit`. Nothing here knows NumPy or the IR: tensors carry an opaque `handle` that only
+the builder understands.
+"""
+
+from __future__ import annotations
+
+import builtins as _py
+import contextlib
+import contextvars
+import functools
+from enum import Enum
+
+from .dtypes import (  # noqa: F401  (re-exported: the public dtype names live in `core`, as in Triton)
+    bfloat16, block_type, const_pointer_type, constexpr_type, dtype, float8e4b8, float8e4b15,
+    float8e4nv, float8e5, float8e5b16, float16, float32, float64, int1, int8, int16, int32, int64,
+    pi32_t, pointer_type, tuple_type, uint8, uint16, uint32, uint64, void,
+)
+
+TRITON_MAX_TENSOR_NUMEL = 1048576
+
+_ACTIVE_SEMANTIC: contextvars.ContextVar = contextvars.ContextVar("naiad_semantic", default=None)
+
+
+@contextlib.contextmanager
+def use_semantic(semantic):
+    """Make `semantic` the one builtins use inside this block (one per running kernel)."""
+    token = _ACTIVE_SEMANTIC.set(semantic)
+    try:
+        yield semantic
+    finally:
+        _ACTIVE_SEMANTIC.reset(token)
+
+
+def current_semantic():
+    """The semantic of the kernel being run or compiled, or an error outside of one."""
+    semantic = _ACTIVE_SEMANTIC.get()
+    if semantic is None:
+        raise ValueError("Did you forget to add @naiad.jit ? (naiad.language functions can only be "
+                         "called inside a kernel)")
+    return semantic
+
+
+def builtin(fn):
+    """Mark `fn` as a language builtin: it receives the active semantic as `_semantic`."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, _semantic=None, **kwargs):
+        if _semantic is None:
+            _semantic = _ACTIVE_SEMANTIC.get()
+            if _semantic is None:
+                current_semantic()
+        return fn(*args, _semantic=_semantic, **kwargs)
+
+    wrapper.__naiad_builtin__ = True
+    return wrapper
+
+
+def is_builtin(fn) -> bool:
+    return getattr(fn, "__naiad_builtin__", False)
+
+
+def must_use_result(fn):
+    """Document that a builtin's result must be used (e.g. `advance` returns a new pointer)."""
+    fn.__naiad_must_use_result__ = True
+    return fn
+
+
+# -------------------------------------------------------------------------------------------------
+# constexpr
+# -------------------------------------------------------------------------------------------------
+def _unwrap_if_constexpr(o):
+    if isinstance(o, list):
+        return [_unwrap_if_constexpr(x) for x in o]
+    if isinstance(o, _py.tuple) and not isinstance(o, tuple):
+        return _py.tuple(_unwrap_if_constexpr(x) for x in o)
+    return o.value if isinstance(o, constexpr) else o
+
+
+def _unwrap_shape(shape):
+    """Shapes may be passed as a tuple/list or as varargs; either way, a tuple of ints."""
+    shape = _unwrap_if_constexpr(shape)
+    if len(shape) == 1 and isinstance(shape[0], (list, _py.tuple, tuple)):
+        shape = _unwrap_if_constexpr(shape[0])
+    return _py.tuple(_unwrap_if_constexpr(s) for s in shape)
+
+
+def _folded(op):
+    def method(self, *others):
+        result = op(self.value, *(_unwrap_if_constexpr(o) for o in others))
+        return result if isinstance(result, tensor) else constexpr(result)
+
+    return method
+
+
+def _rfolded(op):
+    def method(self, other):
+        result = op(_unwrap_if_constexpr(other), self.value)
+        return result if isinstance(result, tensor) else constexpr(result)
+
+    return method
+
+
+class constexpr:
+    """A value known at compile time: specialized into the kernel, folded by every operator."""
+
+    __slots__ = ("value", "type")
+
+    def __init__(self, value):
+        self.value = value.value if isinstance(value, constexpr) else value
+        self.type = constexpr_type(self.value)
+
+    def __repr__(self):
+        return f"constexpr[{self.value!r}]"
+
+    def __hash__(self):
+        return hash(self.value)
+
+    def __index__(self):
+        return self.value.__index__()
+
+    def __bool__(self):
+        return bool(self.value)
+
+    def __int__(self):
+        return int(self.value)
+
+    def __float__(self):
+        return float(self.value)
+
+    def __call__(self, *args, **kwargs):
+        return self.value(*args, **kwargs)
+
+    def __iter__(self):
+        return iter(self.value)
+
+    def __len__(self):
+        return len(self.value)
+
+    def __getitem__(self, index):
+        return constexpr(self.value[_unwrap_if_constexpr(index)])
+
+    def __getattr__(self, name):
+        # Lets `BLOCK.value`-style code and dtype constexprs (`DTYPE.is_fp16()`) read through.
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.value, name)
+
+    __add__ = _folded(lambda a, b: a + b)
+    __radd__ = _rfolded(lambda a, b: a + b)
+    __sub__ = _folded(lambda a, b: a - b)
+    __rsub__ = _rfolded(lambda a, b: a - b)
+    __mul__ = _folded(lambda a, b: a * b)
+    __rmul__ = _rfolded(lambda a, b: a * b)
+    __truediv__ = _folded(lambda a, b: a / b)
+    __rtruediv__ = _rfolded(lambda a, b: a / b)
+    __floordiv__ = _folded(lambda a, b: a // b)
+    __rfloordiv__ = _rfolded(lambda a, b: a // b)
+    __mod__ = _folded(lambda a, b: a % b)
+    __rmod__ = _rfolded(lambda a, b: a % b)
+    __pow__ = _folded(lambda a, b: a**b)
+    __rpow__ = _rfolded(lambda a, b: a**b)
+    __and__ = _folded(lambda a, b: a & b)
+    __rand__ = _rfolded(lambda a, b: a & b)
+    __or__ = _folded(lambda a, b: a | b)
+    __ror__ = _rfolded(lambda a, b: a | b)
+    __xor__ = _folded(lambda a, b: a ^ b)
+    __rxor__ = _rfolded(lambda a, b: a ^ b)
+    __lshift__ = _folded(lambda a, b: a << b)
+    __rlshift__ = _rfolded(lambda a, b: a << b)
+    __rshift__ = _folded(lambda a, b: a >> b)
+    __rrshift__ = _rfolded(lambda a, b: a >> b)
+    __eq__ = _folded(lambda a, b: a == b)
+    __ne__ = _folded(lambda a, b: a != b)
+    __lt__ = _folded(lambda a, b: a < b)
+    __le__ = _folded(lambda a, b: a <= b)
+    __gt__ = _folded(lambda a, b: a > b)
+    __ge__ = _folded(lambda a, b: a >= b)
+    __neg__ = _folded(lambda a: -a)
+    __pos__ = _folded(lambda a: +a)
+    __invert__ = _folded(lambda a: ~a)
+    __abs__ = _folded(lambda a: _py.abs(a))
+
+    def logical_and(self, other):
+        return constexpr(self.value and _unwrap_if_constexpr(other))
+
+    def logical_or(self, other):
+        return constexpr(self.value or _unwrap_if_constexpr(other))
+
+
+def _constexpr_to_value(v):
+    return v.value if isinstance(v, constexpr) else v
+
+
+def constexpr_function(fn):
+    """A plain Python function evaluated at compile time on constexpr arguments (e.g. `cdiv`)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, _semantic=None, **kwargs):
+        args = [_unwrap_if_constexpr(a) for a in args]
+        kwargs = {k: _unwrap_if_constexpr(v) for k, v in kwargs.items()}
+        return fn(*args, **kwargs)
+
+    wrapper.__naiad_constexpr_function__ = True
+    return wrapper
+
+
+class PropagateNan(Enum):
+    """How `minimum`/`maximum`/`clamp` treat NaN: NONE returns the other operand, ALL returns NaN."""
+
+    NONE = 0x0000
+    ALL = 0xFFFF
+
+
+def const(x):
+    """Annotation marking a pointer argument read-only (`x: tl.const`)."""
+    return x
+
+
+# -------------------------------------------------------------------------------------------------
+# tensor
+# -------------------------------------------------------------------------------------------------
+def _binary(name, reverse=False):
+    def method(self, other, _semantic=None):
+        semantic = _semantic or current_semantic()
+        if reverse:
+            return getattr(semantic, name)(other, self)
+        return getattr(semantic, name)(self, other)
+
+    method.__name__ = name
+    return method
+
+
+class tensor:
+    """A block (or a scalar, when `type` is not a block_type) of values held by the builder."""
+
+    __slots__ = ("handle", "type", "dtype", "shape", "numel", "__weakref__", "_attrs")
+
+    def __init__(self, handle, type: dtype):
+        self.handle = handle
+        self.type = type
+        self.dtype = type.scalar
+        self.shape = [constexpr(s) for s in type.get_block_shapes()]
+        numel = 1
+        for s in type.get_block_shapes():
+            numel *= s
+        self.numel = constexpr(numel)
+
+    def __repr__(self):
+        return f"naiad.tensor({self.type})"
+
+    def __str__(self):
+        return current_semantic().tensor_to_str(self)
+
+    # Python protocols the interpreter answers with real values; the compiler rejects them.
+    def __bool__(self):
+        return current_semantic().to_python(self, bool)
+
+    def __index__(self):
+        return current_semantic().to_python(self, int)
+
+    def __int__(self):
+        return current_semantic().to_python(self, int)
+
+    def __float__(self):
+        return current_semantic().to_python(self, float)
+
+    def __hash__(self):
+        return id(self)
+
+    def __iter__(self):
+        raise TypeError("a naiad tensor is not iterable; index it with a constexpr or use tl.split")
+
+    # Arithmetic: each operator is the semantic's function of the same name.
+    __add__ = _binary("add")
+    __radd__ = _binary("add", reverse=True)
+    __sub__ = _binary("sub")
+    __rsub__ = _binary("sub", reverse=True)
+    __mul__ = _binary("mul")
+    __rmul__ = _binary("mul", reverse=True)
+    __truediv__ = _binary("truediv")
+    __rtruediv__ = _binary("truediv", reverse=True)
+    __floordiv__ = _binary("floordiv")
+    __rfloordiv__ = _binary("floordiv", reverse=True)
+    __mod__ = _binary("mod")
+    __rmod__ = _binary("mod", reverse=True)
+    __and__ = _binary("and_")
+    __rand__ = _binary("and_", reverse=True)
+    __or__ = _binary("or_")
+    __ror__ = _binary("or_", reverse=True)
+    __xor__ = _binary("xor_")
+    __rxor__ = _binary("xor_", reverse=True)
+    __lshift__ = _binary("shl")
+    __rlshift__ = _binary("shl", reverse=True)
+    __rshift__ = _binary("shr")
+    __rrshift__ = _binary("shr", reverse=True)
+    __gt__ = _binary("greater_than")
+    __ge__ = _binary("greater_equal")
+    __lt__ = _binary("less_than")
+    __le__ = _binary("less_equal")
+    __eq__ = _binary("equal")
+    __ne__ = _binary("not_equal")
+    logical_and = _binary("logical_and")
+    logical_or = _binary("logical_or")
+
+    def __neg__(self, _semantic=None):
+        return (_semantic or current_semantic()).minus(self)
+
+    def __pos__(self, _semantic=None):
+        return (_semantic or current_semantic()).plus(self)
+
+    def __invert__(self, _semantic=None):
+        return (_semantic or current_semantic()).invert(self)
+
+    def __not__(self, _semantic=None):
+        return (_semantic or current_semantic()).not_(self)
+
+    def __abs__(self, _semantic=None):
+        return (_semantic or current_semantic()).abs(self)
+
+    def __pow__(self, other):
+        raise TypeError("`**` is not defined on naiad tensors; use libdevice.pow")
+
+    def __getitem__(self, slices, _semantic=None):
+        return (_semantic or current_semantic()).getitem(self, slices)
+
+    @property
+    def T(self):
+        return current_semantic().permute(self, None)
+
+    def to(self, dtype, fp_downcast_rounding=None, bitcast=False, _semantic=None):
+        return (_semantic or current_semantic()).cast(self, dtype, fp_downcast_rounding, bitcast)
+
+
+class tuple:
+    """A tuple of kernel values (`tl.tuple`), usable as arguments, results and loop-carried state."""
+
+    def __init__(self, args, type=None):
+        self.values = [a for a in args]
+        self.type = type or tuple_type([getattr(v, "type", constexpr_type(v)) for v in self.values])
+
+    def __getitem__(self, index):
+        index = _unwrap_if_constexpr(index)
+        if isinstance(index, slice):
+            return tuple(self.values[index])
+        return self.values[index]
+
+    def __getattr__(self, name):
+        fields = self.__dict__.get("type").fields if "type" in self.__dict__ else []
+        if name in fields:
+            return self.values[fields.index(name)]
+        raise AttributeError(name)
+
+    def __setitem__(self, index, value):
+        self.values[_unwrap_if_constexpr(index)] = value
+
+    def __add__(self, other):
+        return tuple(self.values + list(other))
+
+    def __mul__(self, count):
+        return tuple(self.values * _unwrap_if_constexpr(count))
+
+    def __eq__(self, other):
+        return constexpr(self.values == list(other))
+
+    def __hash__(self):
+        return hash(_py.tuple(self.values))
+
+    def __iter__(self):
+        return iter(self.values)
+
+    def __len__(self):
+        return len(self.values)
+
+    def __repr__(self):
+        return f"({', '.join(repr(v) for v in self.values)})"
+
+
+class slice:
+    """A `start:stop:step` slice as a language value (only `:` is allowed in tensor indexing)."""
+
+    def __init__(self, start, stop, step):
+        self.start, self.stop, self.step = start, stop, step
+
+
+def _tensor_member(fn):
+    """Also expose the builtin `fn` as a method of `tensor` (as `x.sum()`, `x.to(...)`, ...)."""
+    setattr(tensor, fn.__name__, fn)
+    return fn
+
+
+def jit(fn):
+    """Mark a function of the language's own library as kernel code.
+
+    Such functions (`tl.sum`, `tl.sort`, ...) are written in the language itself: the interpreter
+    calls them as Python, and the compiler compiles their source like a user's `@naiad.jit`
+    function. (The runtime's `naiad.jit` adds launching, specialization and caching on top.)
+    """
+    fn.__naiad_jit__ = True
+    return fn

@@ -1,0 +1,72 @@
+"""Debugging builtins and compiler hints."""
+
+from __future__ import annotations
+
+from .core import builtin
+
+
+@builtin
+def static_print(*values, sep=" ", end="\n", file=None, flush=False, _semantic=None):
+    """Print constexpr values once, when the kernel is compiled."""
+    _semantic.static_print(values, sep, end)
+
+
+@builtin
+def static_assert(cond, msg="", _semantic=None):
+    """Fail compilation when the constexpr `cond` is false."""
+    _semantic.static_assert(cond, msg)
+
+
+@builtin
+def device_print(prefix, *args, hex=False, _semantic=None):
+    """Print `prefix` and the values of `args` for every program and element, at run time."""
+    _semantic.device_print(prefix, args, hex)
+
+
+@builtin
+def device_assert(cond, msg="", mask=None, _semantic=None):
+    """Fail the launch where `cond` is false; checked only in debug mode."""
+    _semantic.device_assert(cond, msg, mask)
+
+
+@builtin
+def debug_barrier(_semantic=None):
+    """Synchronize all threads of a program (a no-op where programs are sequential)."""
+    _semantic.debug_barrier()
+
+
+@builtin
+def multiple_of(input, values, _semantic=None):
+    """Promise that the values of `input` are multiples of `values` (one per dimension)."""
+    return _semantic.hint("multiple_of", input, values)
+
+
+@builtin
+def max_contiguous(input, values, _semantic=None):
+    """Promise that runs of `values` consecutive elements of `input` are contiguous."""
+    return _semantic.hint("max_contiguous", input, values)
+
+
+@builtin
+def max_constancy(input, values, _semantic=None):
+    """Promise that runs of `values` consecutive elements of `input` are equal."""
+    return _semantic.hint("max_constancy", input, values)
+
+
+@builtin
+def assume(cond, _semantic=None):
+    """Promise that `cond` holds (checked in debug mode, undefined if false otherwise)."""
+    _semantic.assume(cond)
+
+
+@builtin
+def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack, _semantic=None):
+    """Elementwise inline PTX; GPU only."""
+    raise NotImplementedError("inline_asm_elementwise runs only on the GPU back end: inline PTX "
+                              "cannot execute in the interpreter or on the CPU")
+
+
+@builtin
+def map_elementwise(scalar_fn, *args, pack=1, _semantic=None):
+    """Apply a scalar function with control flow to every element."""
+    raise NotImplementedError("tl.map_elementwise is not supported yet in Naiad")

@@ -1,0 +1,1 @@
+"""Placeholder: the libdevice library is being written."""

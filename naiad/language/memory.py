@@ -1,0 +1,300 @@
+"""Memory builtins: load, store, atomics, block pointers and tensor descriptors.
+
+Block pointers and tensor descriptors are language-level values, as in Triton 3.8: a load through
+one builds the block of pointers `base + sum_d (offset_d + arange(block_d)) * stride_d` and the mask
+`0 <= coordinate < shape` for the checked dimensions, then loads through ordinary pointers. Every
+back end therefore sees one kind of memory access.
+"""
+
+from __future__ import annotations
+
+import math as _pymath
+
+from . import dtypes as t
+from .core import _tensor_member, _unwrap_if_constexpr, builtin, must_use_result, tensor
+
+
+@builtin
+def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
+         eviction_policy="", volatile=False, _semantic=None):
+    """Load a block (or a scalar) through `pointer`.
+
+    Lanes where `mask` is false are not read; they take `other` (unspecified without `other`).
+    For a block pointer, `boundary_check` lists the dimensions to bound-check and
+    `padding_option` ("zero" or "nan") fills out-of-bounds lanes. Cache and eviction hints are
+    accepted and passed to the GPU back end.
+    """
+    return _semantic.load(pointer, mask, other, _unwrap_if_constexpr(boundary_check),
+                          _unwrap_if_constexpr(padding_option), cache_modifier, eviction_policy,
+                          volatile)
+
+
+@_tensor_member
+@builtin
+def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy="",
+          _semantic=None):
+    """Store `value` (broadcast and converted to the pointee type) where `mask` is true."""
+    return _semantic.store(pointer, value, mask, _unwrap_if_constexpr(boundary_check),
+                           cache_modifier, eviction_policy)
+
+
+# -------------------------------------------------------------------------------------------------
+# atomics: each returns the values memory held before the operation
+# -------------------------------------------------------------------------------------------------
+def _rmw(op):
+    @builtin
+    def atomic(pointer, val, mask=None, sem=None, scope=None, _semantic=None):
+        return _semantic.atomic_rmw(op, pointer, val, mask, sem, scope)
+
+    return atomic
+
+
+def _extremum(which):
+    @builtin
+    def atomic(pointer, val, mask=None, sem=None, scope=None, _semantic=None):
+        return _semantic.atomic_extremum(which, pointer, val, mask, sem, scope)
+
+    return atomic
+
+
+atomic_add = _tensor_member(_rmw("add"))
+atomic_and = _tensor_member(_rmw("and"))
+atomic_or = _tensor_member(_rmw("or"))
+atomic_xor = _tensor_member(_rmw("xor"))
+atomic_xchg = _tensor_member(_rmw("xchg"))
+atomic_max = _tensor_member(_extremum("max"))
+atomic_min = _tensor_member(_extremum("min"))
+for _name in ("atomic_add", "atomic_and", "atomic_or", "atomic_xor", "atomic_xchg", "atomic_max",
+              "atomic_min"):
+    _fn = globals()[_name]
+    _fn.__name__ = _fn.__qualname__ = _name
+    _fn.__doc__ = (f"Atomically apply `{_name[7:]}` of `val` at `pointer` where `mask` holds; "
+                   "return the old values. `sem` (acquire, release, acq_rel, relaxed) and `scope` "
+                   "(gpu, cta, sys) order it with other memory operations.")
+    setattr(tensor, _name, _fn)
+
+
+@_tensor_member
+@builtin
+def atomic_cas(pointer, cmp, val, sem=None, scope=None, _semantic=None):
+    """Atomically store `val` where memory equals `cmp`; return the old values."""
+    return _semantic.atomic_cas(pointer, cmp, val, sem, scope)
+
+
+# -------------------------------------------------------------------------------------------------
+# block pointers
+# -------------------------------------------------------------------------------------------------
+class block_ptr:
+    """A pointer to a `block_shape` window of a `shape`-sized strided tensor, at `offsets`."""
+
+    is_block_pointer = True
+
+    def __init__(self, base, shape, strides, offsets, block_shape, order):
+        self.base, self.shape, self.strides = base, list(shape), list(strides)
+        self.offsets, self.block_shape, self.order = list(offsets), list(block_shape), list(order)
+        self.type = t.pointer_type(t.block_type(base.type.scalar.element_ty, self.block_shape))
+
+    def advanced(self, semantic, deltas):
+        if len(deltas) != len(self.offsets):
+            raise ValueError(f"advance needs {len(self.offsets)} offsets, got {len(deltas)}")
+        offsets = [semantic.add(o, d) for o, d in zip(self.offsets, deltas)]
+        return block_ptr(self.base, self.shape, self.strides, offsets, self.block_shape, self.order)
+
+    def _pointers_and_mask(self, semantic, boundary_check):
+        rank = len(self.block_shape)
+        pointers, mask = self.base, None
+        for d in range(rank):
+            coords = semantic.add(semantic.arange(0, self.block_shape[d]), self.offsets[d])
+            for axis in range(rank):
+                if axis != d:
+                    coords = semantic.expand_dims(coords, axis)
+            step = semantic.mul(semantic.cast(coords, t.int64), self.strides[d])
+            pointers = semantic.add(pointers, step)
+            if d in boundary_check:
+                inside = semantic.and_(semantic.greater_equal(coords, 0),
+                                       semantic.less_than(coords, self.shape[d]))
+                mask = inside if mask is None else semantic.and_(mask, inside)
+        pointers = semantic.broadcast_impl_shape(pointers, self.block_shape)
+        if mask is not None:
+            mask = semantic.broadcast_impl_shape(mask, self.block_shape)
+        return pointers, mask
+
+    def _check_boundary(self, boundary_check):
+        checks = [boundary_check] if isinstance(boundary_check, int) else list(boundary_check)
+        for d in checks:
+            if not 0 <= d < len(self.block_shape):
+                raise ValueError(f"boundary_check dimension {d} is out of range for a block pointer "
+                                 f"of rank {len(self.block_shape)}")
+        return checks
+
+    def load(self, semantic, boundary_check, padding_option):
+        checks = self._check_boundary(boundary_check)
+        pointers, mask = self._pointers_and_mask(semantic, checks)
+        other = None
+        if mask is not None and padding_option:
+            element = self.base.type.scalar.element_ty
+            if padding_option == "nan" and not element.is_floating():
+                raise ValueError("padding_option='nan' needs a floating-point block")
+            other = _pymath.nan if padding_option == "nan" else 0
+        elif mask is not None:
+            other = 0
+        return semantic.pointer_load(pointers, mask, other)
+
+    def store(self, semantic, value, boundary_check):
+        pointers, mask = self._pointers_and_mask(semantic, self._check_boundary(boundary_check))
+        return semantic.pointer_store(pointers, value, mask)
+
+
+@builtin
+def make_block_ptr(base, shape, strides, offsets, block_shape, order, _semantic=None):
+    """A block pointer into a strided `shape` tensor at `base` (deprecated in Triton 3.8, kept)."""
+    base = _semantic.to_tensor(base)
+    if base.type.is_block() or not base.type.scalar.is_ptr():
+        raise ValueError(f"make_block_ptr: base must be a scalar pointer, got {base.type}")
+    block_shape = [_unwrap_if_constexpr(b) for b in _unwrap_if_constexpr(block_shape)]
+    _semantic.validate_block_shape(block_shape)
+    order = [_unwrap_if_constexpr(o) for o in _unwrap_if_constexpr(order)]
+    ranks = {len(shape), len(strides), len(offsets), len(block_shape), len(order)}
+    if len(ranks) != 1:
+        raise ValueError("make_block_ptr: shape, strides, offsets, block_shape and order must have "
+                         "the same length")
+    if sorted(order) != list(range(len(block_shape))):
+        raise ValueError(f"make_block_ptr: order must be a permutation, got {order}")
+    shape = [_semantic.cast(_semantic.to_tensor(s), t.int64) for s in shape]
+    strides = [_semantic.cast(_semantic.to_tensor(s), t.int64) for s in strides]
+    offsets = [_semantic.cast(_semantic.to_tensor(o), t.int32) for o in offsets]
+    return block_ptr(base, shape, strides, offsets, block_shape, order)
+
+
+@must_use_result
+@builtin
+def advance(base, offsets, _semantic=None):
+    """A block pointer moved by `offsets` (one per dimension); `base` is unchanged."""
+    if not getattr(base, "is_block_pointer", False):
+        raise TypeError("advance needs a block pointer made by make_block_ptr")
+    return base.advanced(_semantic, [_semantic.to_tensor(o) for o in _unwrap_if_constexpr(offsets)])
+
+
+tensor.advance = advance
+
+
+# -------------------------------------------------------------------------------------------------
+# tensor descriptors
+# -------------------------------------------------------------------------------------------------
+class tensor_descriptor_type:
+    """The type of a tensor descriptor: its block type and its padding."""
+
+    def __init__(self, block_type: t.block_type, padding: str = "zero"):
+        self.block_type, self.padding = block_type, padding
+
+    def __str__(self):
+        return f"tensordesc<{self.block_type}>"
+
+
+class tensor_descriptor:
+    """A descriptor of a strided 1- to 5-D tensor in global memory, read and written in blocks."""
+
+    def __init__(self, base, shape, strides, block_type: t.block_type, padding: str = "zero"):
+        self.base, self.shape, self.strides = base, shape, strides
+        self.type = tensor_descriptor_type(block_type, padding)
+
+    @property
+    def block_type(self):
+        return self.type.block_type
+
+    @property
+    def block_shape(self):
+        return list(self.type.block_type.shape)
+
+    @property
+    def dtype(self):
+        return self.type.block_type.element_ty
+
+    def _block_pointer(self, offsets):
+        offsets = _unwrap_if_constexpr(offsets)
+        if len(offsets) != len(self.shape):
+            raise ValueError(f"tensor descriptor of rank {len(self.shape)} needs {len(self.shape)} "
+                             f"offsets, got {len(offsets)}")
+        return block_ptr(self.base, self.shape, self.strides, offsets, self.block_shape,
+                         list(range(len(self.shape)))[::-1])
+
+    @builtin
+    def load(self, offsets, _semantic=None):
+        """The block at `offsets`; out-of-bounds elements read as the descriptor's padding."""
+        pointer = self._block_pointer([_semantic.cast(_semantic.to_tensor(o), t.int32)
+                                       for o in _unwrap_if_constexpr(offsets)])
+        return pointer.load(_semantic, range(len(self.shape)), self.type.padding)
+
+    @builtin
+    def store(self, offsets, value, _semantic=None):
+        """Store `value` at `offsets`; out-of-bounds elements are not written."""
+        pointer = self._block_pointer([_semantic.cast(_semantic.to_tensor(o), t.int32)
+                                       for o in _unwrap_if_constexpr(offsets)])
+        return pointer.store(_semantic, value, range(len(self.shape)))
+
+    def _deferred(self, what):
+        raise NotImplementedError(f"tensor descriptor {what} is not supported yet in Naiad")
+
+    def gather(self, *args, **kwargs):
+        self._deferred("gather")
+
+    def scatter(self, *args, **kwargs):
+        self._deferred("scatter")
+
+    def atomic_add(self, *args, **kwargs):
+        self._deferred("atomic_add")
+
+    def atomic_min(self, *args, **kwargs):
+        self._deferred("atomic_min")
+
+    def atomic_max(self, *args, **kwargs):
+        self._deferred("atomic_max")
+
+    def atomic_and(self, *args, **kwargs):
+        self._deferred("atomic_and")
+
+    def atomic_or(self, *args, **kwargs):
+        self._deferred("atomic_or")
+
+    def atomic_xor(self, *args, **kwargs):
+        self._deferred("atomic_xor")
+
+
+@builtin
+def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero", _semantic=None):
+    """A tensor descriptor for the strided tensor at `base` (last stride 1, blocks >= 16 bytes)."""
+    base = _semantic.to_tensor(base)
+    if base.type.is_block() or not base.type.scalar.is_ptr():
+        raise ValueError(f"make_tensor_descriptor: base must be a scalar pointer, got {base.type}")
+    block_shape = [_unwrap_if_constexpr(b) for b in _unwrap_if_constexpr(block_shape)]
+    rank = len(block_shape)
+    if not 1 <= rank <= 5 or len(shape) != rank or len(strides) != rank:
+        raise ValueError(f"Expected 1 <= ndim <= 5 with matching shape and strides, got "
+                         f"{len(shape)}, {len(strides)}, {rank}")
+    _semantic.validate_block_shape(block_shape)
+    element = base.type.scalar.element_ty
+    if block_shape[-1] * element.primitive_bitwidth // 8 < 16:
+        raise ValueError(f"Descriptor block shape must have at least 16 bytes in the last dimension, "
+                         f"but got {block_shape[-1]} * {element.primitive_bitwidth // 8} = "
+                         f"{block_shape[-1] * element.primitive_bitwidth // 8} bytes")
+    last_stride = _unwrap_if_constexpr(strides[-1])
+    if isinstance(last_stride, int) and last_stride != 1:
+        raise ValueError(f"Tensor descriptor last dim must be 1 but got {last_stride}")
+    padding_option = _unwrap_if_constexpr(padding_option)
+    if padding_option not in ("zero", "nan"):
+        raise ValueError(f"padding_option must be 'zero' or 'nan', got {padding_option!r}")
+    shape = [_semantic.cast(_semantic.to_tensor(s), t.int64) for s in shape]
+    strides = [_semantic.cast(_semantic.to_tensor(s), t.int64) for s in strides]
+    return tensor_descriptor(base, shape, strides, t.block_type(element, block_shape), padding_option)
+
+
+@builtin
+def load_tensor_descriptor(desc, offsets, _semantic=None):
+    """`desc.load(offsets)`."""
+    return desc.load(offsets, _semantic=_semantic)
+
+
+@builtin
+def store_tensor_descriptor(desc, offsets, value, _semantic=None):
+    """`desc.store(offsets, value)`."""
+    return desc.store(offsets, value, _semantic=_semantic)

@@ -1,0 +1,129 @@
+"""Sorting networks over a block: sort, topk, bitonic_merge, flip — in the kernel language.
+
+A dimension of size 2**n is viewed as an n-dimensional hypercube of side 2. A compare-and-swap
+between the two halves along one cube axis pairs each element with its partner; values are moved
+as same-width integers (bit patterns) so that every dtype, NaNs included, travels unchanged.
+"""
+
+from __future__ import annotations
+
+from . import dtypes as t
+from . import math
+from .core import _unwrap_if_constexpr, jit
+from .creation import arange
+from .iterators import static_range
+from .shape import broadcast_to, expand_dims, reshape
+from .standard import _log2, _same_width_int, xor_sum
+
+
+@jit
+def _halves(bits, shape):
+    """Split `bits` viewed as `shape = [outer, 2, inner]` into (first half, second half), each
+    broadcast back over the middle axis so they line up with `bits`."""
+    y = reshape(bits, shape)
+    is_second = arange(0, 2)[None, :, None] == 1
+    zero = y * 0
+    first = xor_sum(math.where(is_second, zero, y), 1)
+    second = xor_sum(math.where(is_second, y, zero), 1)
+    first = broadcast_to(expand_dims(first, 1), shape)
+    second = broadcast_to(expand_dims(second, 1), shape)
+    return first, second, is_second
+
+
+@jit
+def _compare_and_swap(x, flip, i, n_dims):
+    """Order each pair along cube axis `i` ascending (descending where `flip` is true)."""
+    n_outer = x.numel >> n_dims
+    shape = [n_outer * 2**i, 2, 2 ** (n_dims - i - 1)]
+    bits = x.to(_same_width_int(x.dtype), bitcast=True)
+    first, second, _ = _halves(bits, shape)
+    first = reshape(first, x.shape)
+    second = reshape(second, x.shape)
+    swap = (first.to(x.dtype, bitcast=True) > second.to(x.dtype, bitcast=True)) != flip
+    swapped = bits ^ math.where(swap, first ^ second, bits * 0)
+    return swapped.to(x.dtype, bitcast=True)
+
+
+@jit
+def _bitonic_merge_stage(x, stage, order, n_dims):
+    """Merge bitonic runs of length 2**stage; order 0/1 = ascending/descending, 2 = alternating."""
+    n_outer = x.numel >> n_dims
+    if _unwrap_if_constexpr(order) == 2:
+        shape = [n_outer * 2 ** (n_dims - 1 - stage), 2, 2**stage]
+        flip = reshape(broadcast_to(arange(0, 2)[None, :, None], shape), x.shape) == 1
+    else:
+        flip = _unwrap_if_constexpr(order) == 1
+    for i in static_range(stage):
+        x = _compare_and_swap(x, flip, i + (n_dims - stage), n_dims)
+    return x
+
+
+def _minor_dim(x, dim, what):
+    rank = len(x.shape)
+    dim = _unwrap_if_constexpr(dim)
+    dim = rank - 1 if dim is None else (dim + rank if dim < 0 else dim)
+    if dim != rank - 1:
+        raise ValueError(f"{what} only supports the last (minor) dimension, got dim={dim}")
+    return dim
+
+
+@jit
+def sort(x, dim=None, descending=0):
+    """`x` sorted along its last dimension (a bitonic sorting network)."""
+    dim = _minor_dim(x, dim, "sort")
+    n_dims = _log2(x.shape[dim])
+    descending = 1 if _unwrap_if_constexpr(descending) else 0
+    for i in static_range(1, n_dims + 1):
+        x = _bitonic_merge_stage(x, i, 2 if i < n_dims else descending, n_dims)
+    return x
+
+
+@jit
+def bitonic_merge(x, dim=None, descending=0):
+    """Sort a bitonic sequence along the last dimension."""
+    dim = _minor_dim(x, dim, "bitonic_merge")
+    n_dims = _log2(x.shape[dim])
+    return _bitonic_merge_stage(x, n_dims, 1 if _unwrap_if_constexpr(descending) else 0, n_dims)
+
+
+@jit
+def topk(x, k, dim=None, descending=True):
+    """The `k` largest (or smallest, with descending=False) values along the last dimension, sorted."""
+    dim = _minor_dim(x, dim, "topk")
+    k = _unwrap_if_constexpr(k)
+    n = _unwrap_if_constexpr(x.shape[dim])
+    _log2(k)
+    if k > n:
+        raise ValueError(f"topk: k={k} exceeds the dimension size {n}")
+    ordered = sort(x, dim, descending)
+    if k == n:
+        return ordered
+    outer = ordered.numel // n
+    bits = ordered.to(_same_width_int(x.dtype), bitcast=True)
+    rows = reshape(bits, [outer, n // k, k])
+    is_first = arange(0, n // k)[None, :, None] == 0
+    kept = xor_sum(math.where(is_first, rows, rows * 0), 1)
+    out_shape = [_unwrap_if_constexpr(s) for s in x.shape[:-1]] + [k]
+    return reshape(kept, out_shape).to(x.dtype, bitcast=True)
+
+
+@jit
+def flip(x, dim=None):
+    """`x` reversed along `dim` (the last dimension by default)."""
+    rank = len(x.shape)
+    d = _unwrap_if_constexpr(dim)
+    d = rank - 1 if d is None else (d + rank if d < 0 else d)
+    n = _unwrap_if_constexpr(x.shape[d])
+    steps = _log2(n)
+    outer = 1
+    for s in x.shape[:d]:
+        outer *= _unwrap_if_constexpr(s)
+    bits = x.to(_same_width_int(x.dtype), bitcast=True)
+    for j in static_range(steps):
+        shape = [outer * 2**j, 2, (bits.numel // outer) >> (j + 1)]
+        first, second, is_second = _halves(bits, shape)
+        bits = reshape(math.where(is_second, first, second), x.shape)
+    return bits.to(x.dtype, bitcast=True)
+
+
+_unused = t  # dtypes are reached through `_same_width_int`

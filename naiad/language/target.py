@@ -1,0 +1,60 @@
+"""What the semantic layer needs to know about the target it type-checks for.
+
+The interpreter checks against the strictest target, CUDA on Hopper, so a kernel that runs in the
+interpreter also compiles for the GPU (Triton's own interpreter accepts more: any dot shape, for one).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import dtypes as t
+
+
+@dataclass(frozen=True)
+class TargetInfo:
+    """The facts of one compilation target the language rules depend on."""
+
+    name: str = "cuda:sm_90a"
+    backend: str = "cuda"
+    arch: int = 90
+    num_warps: int = 4
+    warp_size: int = 32
+    debug: bool = False
+    sanitize_overflow: bool = True
+    default_dot_input_precision: str = "tf32"
+    allowed_dot_input_precisions: tuple = ("tf32", "tf32x3", "ieee", "bf16x3", "bf16x6")
+    supported_fp8_dtypes: tuple = ("fp8e5", "fp8e4b15", "fp8e4nv")
+    deprecated_fp8_dot_operand_dtypes: tuple = ("fp8e4b15",)
+    max_tensor_numel: int = 1048576
+    extra: dict = field(default_factory=dict, compare=False, hash=False)
+
+    def min_dot_size(self, lhs: t.dtype, rhs: t.dtype) -> tuple[int, int, int]:
+        """Smallest (M, N, K) of a `tl.dot` on this target (NVIDIA: K >= 16 for 16-bit inputs)."""
+        if self.backend != "cuda":
+            return (1, 1, 1)
+        bits = max(lhs.primitive_bitwidth, rhs.primitive_bitwidth)
+        if bits <= 8:
+            return (1, 1, 32)
+        if bits == 16:
+            return (1, 1, 16)
+        if bits == 32:
+            return (1, 1, 8)
+        return (1, 1, 4)
+
+    def is_cuda(self) -> bool:
+        return self.backend == "cuda"
+
+    def is_hip(self) -> bool:
+        return self.backend == "hip"
+
+    def cuda_capability_geq(self, major: int, minor: int = 0) -> bool:
+        return self.backend == "cuda" and self.arch >= major * 10 + minor
+
+    def with_options(self, **changes) -> "TargetInfo":
+        values = {f: getattr(self, f) for f in self.__dataclass_fields__}
+        values.update(changes)
+        return TargetInfo(**values)
+
+
+CUDA_HOPPER = TargetInfo()

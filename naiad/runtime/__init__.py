@@ -1,0 +1,1 @@
+"""The runtime: jit functions, the compile cache, launching, autotuning and the interpreter."""

@@ -1,0 +1,334 @@
+"""`@autotune` and `Config`: pick the fastest meta-parameters per tuning key, by measuring.
+
+On a launch whose key (the values of the `key` arguments and the dtype of every argument that has
+one) has not been seen, every config (after pruning) is timed with `naiad.testing.do_bench`; the
+fastest is cached in memory under that key and the kernel then runs once, for real, with it.
+
+Timing runs the kernel many times on the caller's own arguments, so arguments the kernel
+accumulates into must be named: `reset_to_zero` arguments are zeroed and `restore_value` arguments
+are restored from a copy taken before tuning, before every timed call and again before the real
+run. Both NumPy arrays and torch tensors are handled. One difference from Triton: a user's
+`pre_hook`/`post_hook` run in addition to the reset and restore, not instead of them.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+import warnings
+
+import numpy as np
+
+from naiad import knobs, testing
+from naiad.errors import CompileTimeAssertionFailure, OutOfResources
+from naiad.runtime.heuristics import Heuristics, heuristics
+from naiad.runtime.kernel_interface import KernelInterface
+
+__all__ = ["Autotuner", "Config", "Heuristics", "autotune", "heuristics"]
+
+_OPTIONS = ("num_warps", "num_ctas", "num_stages", "maxnreg")
+_QUANTILES = (0.5, 0.2, 0.8)
+_FAILED = (float("inf"),) * len(_QUANTILES)
+
+
+class Config:
+    """One point of the search space: meta-parameters (`kwargs`) and compilation options.
+
+    `pre_hook(named_args)` runs before every launch with this config (timed or real), with the
+    arguments and the config's values by name.
+    """
+
+    def __init__(self, kwargs, num_warps=4, num_stages=3, num_ctas=1, maxnreg=None, pre_hook=None):
+        self.kwargs = dict(kwargs)
+        self.num_warps = num_warps
+        self.num_stages = num_stages
+        self.num_ctas = num_ctas
+        self.maxnreg = maxnreg
+        self.pre_hook = pre_hook
+
+    def all_kwargs(self) -> dict:
+        """The meta-parameters and the options that are set: what the kernel's `run` receives."""
+        options = {name: getattr(self, name) for name in _OPTIONS}
+        return {**self.kwargs, **{k: v for k, v in options.items() if v is not None}}
+
+    def _identity(self) -> tuple:
+        options = tuple(getattr(self, name) for name in _OPTIONS)
+        return (tuple(sorted(self.kwargs.items())), options, self.pre_hook)
+
+    def __eq__(self, other):
+        if not isinstance(other, Config):
+            return NotImplemented
+        return self._identity() == other._identity()
+
+    def __hash__(self):
+        return hash(self._identity())
+
+    def __str__(self):
+        parts = [f"{k}: {v}" for k, v in self.kwargs.items()]
+        parts += [f"{name}: {getattr(self, name)}" for name in _OPTIONS]
+        return ", ".join(parts)
+
+    def __repr__(self):
+        return f"Config({self})"
+
+
+def _snapshot(x):
+    return x.clone() if hasattr(x, "clone") else np.array(x, copy=True)
+
+
+def _zero(x) -> None:
+    if hasattr(x, "zero_"):
+        x.zero_()
+    else:
+        x[...] = 0
+
+
+def _copy_into(x, saved) -> None:
+    if hasattr(x, "copy_"):
+        x.copy_(saved)
+    else:
+        x[...] = saved
+
+
+def _base_name(fn) -> str:
+    while isinstance(fn, KernelInterface):
+        fn = fn.fn
+    return getattr(fn, "__name__", repr(fn))
+
+
+def _as_timings(result) -> tuple[float, ...]:
+    """A benchmarker may return one number or several quantiles; tuples compare either way."""
+    if isinstance(result, (list, tuple)):
+        return tuple(float(t) for t in result)
+    return (float(result),)
+
+
+class Autotuner(KernelInterface):
+    """A kernel that chooses its config per tuning key (see the module docstring)."""
+
+    def __init__(
+        self,
+        fn,
+        arg_names,
+        configs,
+        key,
+        reset_to_zero=None,
+        restore_value=None,
+        pre_hook=None,
+        post_hook=None,
+        prune_configs_by=None,
+        warmup=None,
+        rep=None,
+        use_cuda_graph=False,
+        do_bench=None,
+        cache_results=False,
+    ):
+        self.fn = fn
+        self.arg_names = list(arg_names)
+        self.configs = list(configs) or [Config({})]
+        self.keys = list(key)
+        self.reset_to_zero = list(reset_to_zero or ())
+        self.restore_value = list(restore_value or ())
+        unknown = [
+            n
+            for n in self.keys + self.reset_to_zero + self.restore_value
+            if n not in self.arg_names
+        ]
+        if unknown:
+            raise ValueError(f"autotune names unknown arguments: {', '.join(unknown)}")
+        self.user_pre_hook = pre_hook
+        self.user_post_hook = post_hook
+        prune = prune_configs_by or {}
+        self.early_config_prune = prune.get("early_config_prune")
+        self.perf_model = prune.get("perf_model")
+        self.top_k = prune.get("top_k", 10)
+        if not (
+            isinstance(self.top_k, int)
+            or (isinstance(self.top_k, float) and 0.0 < self.top_k <= 1.0)
+        ):
+            raise TypeError(f"top_k must be an int or a float in (0, 1], got {self.top_k!r}")
+        budgets = {k: v for k, v in (("warmup", warmup), ("rep", rep)) if v is not None}
+        self.do_bench = do_bench or functools.partial(testing.do_bench, **budgets)
+        _warn_unsupported(use_cuda_graph, cache_results)
+        self.cache: dict[tuple, Config] = {}
+        self.best_config: Config | None = None
+        self.configs_timings: dict[Config, tuple[float, ...]] | None = None
+        self.bench_time = 0.0
+
+    def run(self, *args, grid, warmup=False, **kwargs):
+        """Launch with the best config for this call's key, tuning first on a new key.
+
+        With `warmup=True`, only compile: every config that survives pruning is passed to the
+        wrapped kernel's `run(..., warmup=True)`, and the list of its results is returned.
+        """
+        self._check_conflicts(kwargs)
+        positional = dict(zip(self.arg_names, args))
+        if warmup:
+            configs = self.prune_configs(positional, kwargs)
+            return [
+                self.fn.run(*args, grid=grid, warmup=True, **kwargs, **c.all_kwargs())
+                for c in configs
+            ]
+        if len(self.configs) == 1:
+            config = self.configs[0]
+        else:
+            key = self._key(positional, kwargs)
+            if key not in self.cache:
+                self.cache[key] = self._tune(args, grid, kwargs)
+            config = self.cache[key]
+        self.best_config = config
+        if config.pre_hook is not None:
+            config.pre_hook({**positional, **kwargs, **config.all_kwargs()})
+        return self.fn.run(*args, grid=grid, warmup=False, **kwargs, **config.all_kwargs())
+
+    def _check_conflicts(self, kwargs) -> None:
+        tuned = set().union(*(c.all_kwargs().keys() for c in self.configs))
+        conflicts = sorted(tuned & kwargs.keys())
+        if conflicts:
+            raise ValueError(
+                f"Conflicting meta-parameters: {', '.join(conflicts)}. Make sure "
+                "that you don't re-define auto-tuned symbols."
+            )
+
+    def _key(self, positional, kwargs) -> tuple:
+        named = {**positional, **{k: v for k, v in kwargs.items() if k in self.arg_names}}
+        key = [named[name] for name in self.keys if name in named]
+        key += [str(arg.dtype) for arg in named.values() if hasattr(arg, "dtype")]
+        return tuple(key)
+
+    def prune_configs(self, named_args, kwargs) -> list[Config]:
+        """Apply `early_config_prune`, then keep the `top_k` best configs by `perf_model`."""
+        configs = self.configs
+        if self.early_config_prune is not None:
+            configs = list(self.early_config_prune(self.configs, named_args, **kwargs))
+            if not configs:
+                raise ValueError("early_config_prune removed every config; keep at least one")
+        if self.perf_model is not None:
+            top_k = self.top_k
+            if isinstance(top_k, float):
+                top_k = max(1, int(len(self.configs) * top_k))
+            if len(configs) > top_k:
+                estimate = {
+                    c: self.perf_model(**named_args, **kwargs, **c.all_kwargs()) for c in configs
+                }
+                configs = sorted(configs, key=estimate.__getitem__)[:top_k]
+        return configs
+
+    def _tune(self, args, grid, kwargs) -> Config:
+        positional = dict(zip(self.arg_names, args))
+        named = {**positional, **kwargs}
+        configs = self.prune_configs(positional, kwargs)
+        saved = {name: _snapshot(named[name]) for name in self.restore_value}
+        start = time.perf_counter()
+        try:
+            timings = {c: self._bench(args, grid, kwargs, c, saved) for c in configs}
+        finally:
+            self._reset(named, saved)
+        self.bench_time = time.perf_counter() - start
+        self.configs_timings = timings
+        best = min(timings, key=timings.__getitem__)
+        if knobs.print_autotuning.get():
+            print(
+                f"Naiad autotuning for function {_base_name(self.fn)} finished after "
+                f"{self.bench_time:.2f}s; best config selected: {best};"
+            )
+        return best
+
+    def _reset(self, named, saved) -> None:
+        """Undo what a timed call did to the arguments the user named."""
+        for name, copy in saved.items():
+            _copy_into(named[name], copy)
+        for name in self.reset_to_zero:
+            _zero(named[name])
+
+    def _bench(self, args, grid, kwargs, config, saved) -> tuple[float, ...]:
+        """Time one config; a config the target cannot compile scores infinity."""
+        current = {**kwargs, **config.all_kwargs()}
+        nargs = {**dict(zip(self.arg_names, args)), **current}
+
+        def kernel_call():
+            self._reset(nargs, saved)
+            if config.pre_hook is not None:
+                config.pre_hook(nargs)
+            if self.user_pre_hook is not None:
+                self.user_pre_hook(nargs)
+            try:
+                self.fn.run(*args, grid=grid, warmup=False, **current)
+            except Exception as error:
+                if self.user_post_hook is not None:
+                    self.user_post_hook(nargs, exception=error)
+                raise
+            if self.user_post_hook is not None:
+                self.user_post_hook(nargs, exception=None)
+
+        try:
+            return _as_timings(self.do_bench(kernel_call, quantiles=_QUANTILES))
+        except (OutOfResources, CompileTimeAssertionFailure):
+            return _FAILED
+
+
+def _warn_unsupported(use_cuda_graph: bool, cache_results: bool) -> None:
+    if use_cuda_graph:
+        warnings.warn(
+            "autotune(use_cuda_graph=True) is accepted for Triton compatibility; "
+            "configs are still timed with do_bench",
+            stacklevel=3,
+        )
+    if cache_results:
+        warnings.warn(
+            "autotune(cache_results=True) is not supported yet; tuning results are "
+            "kept in memory for this process only",
+            stacklevel=3,
+        )
+
+
+def autotune(
+    configs,
+    key,
+    prune_configs_by=None,
+    reset_to_zero=None,
+    restore_value=None,
+    pre_hook=None,
+    post_hook=None,
+    warmup=None,
+    rep=None,
+    use_cuda_graph=False,
+    do_bench=None,
+    cache_results=False,
+):
+    """Decorator over a kernel: tune `configs` per value of the `key` arguments.
+
+    Args:
+        configs: the `Config`s to choose from.
+        key: names of arguments whose values select the tuning entry (dtypes always do).
+        prune_configs_by: {"early_config_prune": f(configs, named_args, **kwargs) -> configs,
+            "perf_model": f(**args, **meta) -> estimated time, "top_k": int or fraction}.
+        reset_to_zero: arguments zeroed before each timed call and before the real run.
+        restore_value: arguments restored from a copy before each timed call and the real run.
+        pre_hook: f(named_args) before each timed call.
+        post_hook: f(named_args, exception) after each timed call.
+        warmup, rep: time budgets in ms for `naiad.testing.do_bench`.
+        do_bench: a replacement benchmarker, called as do_bench(fn, quantiles=(0.5, 0.2, 0.8)).
+        use_cuda_graph, cache_results: accepted for compatibility (a warning says they are not
+            honoured yet).
+    """
+
+    def decorator(fn):
+        return Autotuner(
+            fn,
+            fn.arg_names,
+            configs,
+            key,
+            reset_to_zero,
+            restore_value,
+            pre_hook=pre_hook,
+            post_hook=post_hook,
+            prune_configs_by=prune_configs_by,
+            warmup=warmup,
+            rep=rep,
+            use_cuda_graph=use_cuda_graph,
+            do_bench=do_bench,
+            cache_results=cache_results,
+        )
+
+    return decorator

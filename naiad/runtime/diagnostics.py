@@ -1,0 +1,72 @@
+"""Turning an exception raised while running a kernel into an error at the user's own line.
+
+The innermost frame outside Naiad's package is the user's line (a kernel or a jit function it
+called); the user frames above it are the call chain. Naiad's own frames are hidden unless
+`NAIAD_TRACEBACK=1`.
+"""
+
+from __future__ import annotations
+
+import os
+import traceback
+
+from .. import errors, knobs
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _is_user_frame(frame: traceback.FrameSummary) -> bool:
+    filename = os.path.abspath(frame.filename)
+    return not filename.startswith(_PACKAGE_DIR + os.sep) and not frame.filename.startswith("<")
+
+
+def _location(frame: traceback.FrameSummary) -> errors.SourceLocation:
+    col = (frame.colno + 1) if getattr(frame, "colno", None) is not None else 0
+    return errors.SourceLocation(frame.filename, frame.lineno, col, frame.line or "", frame.name)
+
+
+class KernelNotImplementedError(errors.CompilationError, NotImplementedError):
+    """A feature the target does not provide, at the user's line."""
+
+
+class KernelIndexError(errors.CompilationError, IndexError):
+    """An out-of-bounds or misaligned access, at the user's line."""
+
+
+class KernelAssertionError(errors.CompilationError, AssertionError):
+    """A failed device-side assertion, at the user's line."""
+
+
+def _error_class(exc: BaseException):
+    if isinstance(exc, errors.CompileTimeAssertionFailure):
+        return errors.CompileTimeAssertionFailure
+    for base, located in ((TypeError, errors.KernelTypeError),
+                          (NotImplementedError, KernelNotImplementedError),
+                          (IndexError, KernelIndexError), (AssertionError, KernelAssertionError)):
+        if isinstance(exc, base):
+            return located
+    return errors.CompilationError
+
+
+def located(exc: BaseException, kernel_name: str) -> errors.CompilationError:
+    """`exc` as a CompilationError (of a matching builtin type) at the innermost user frame."""
+    if isinstance(exc, errors.CompilationError) and exc.location is not None:
+        return exc
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if _is_user_frame(f)]
+    message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    if not isinstance(exc, (errors.NaiadError, TypeError, ValueError, NotImplementedError,
+                            IndexError, AssertionError)):
+        message = f"{type(exc).__name__}: {message}"
+    location = _location(frames[-1]) if frames else None
+    chain = tuple(_location(f) for f in reversed(frames[:-1]))
+    if location is None:
+        message = f"in kernel `{kernel_name}`: {message}"
+    return _error_class(exc)(message, location, call_chain=chain)
+
+
+def reraise(exc: BaseException, kernel_name: str):
+    """Raise `exc` located; with Naiad's frames hidden unless NAIAD_TRACEBACK=1."""
+    error = located(exc, kernel_name)
+    if knobs.traceback.get():
+        raise error from exc
+    raise error.with_traceback(None) from None

@@ -1,0 +1,1 @@
+"""The NumPy interpreter: runs kernels on the host with the GPU's semantics, bit for bit."""

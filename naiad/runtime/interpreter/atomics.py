@@ -1,0 +1,65 @@
+"""Atomic read-modify-write and compare-and-swap: lanes apply one after another, in lane order.
+
+Programs run one at a time, so an atomic is trivially atomic across programs; within one operation,
+lanes that address the same element see each other's updates in order, as a serialized GPU would.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .elementwise import host_dtype
+
+_APPLY = {
+    "add": np.add, "fadd": np.add, "and": np.bitwise_and, "or": np.bitwise_or,
+    "xor": np.bitwise_xor, "max": np.maximum, "umax": np.maximum, "min": np.minimum,
+    "umin": np.minimum, "exch": lambda old, new: new,
+}
+
+
+def _targets(memory, ptr, mask, dtype):
+    active = np.broadcast_to(np.asarray(True) if mask is None else mask, ptr.shape)
+    buffer, index = memory.element_indices(ptr, active, dtype, "atomic")
+    if buffer is not None and not buffer.writable:
+        raise ValueError(f"cannot update argument `{buffer.name}` atomically: it is read-only")
+    return active, buffer, index
+
+
+def atomic_rmw(memory, kind, ptr, value, mask, ty):
+    dtype = host_dtype(ty.scalar)
+    active, buffer, index = _targets(memory, ptr, mask, dtype)
+    out = np.zeros(ptr.shape, dtype)
+    if buffer is None:
+        return out
+    view = buffer.typed(dtype)
+    values = np.broadcast_to(value.astype(dtype), ptr.shape)[active]
+    apply = _APPLY[kind]
+    with np.errstate(all="ignore"):
+        if len(np.unique(index)) == len(index):
+            old = view[index].copy()
+            view[index] = apply(old, values)
+        else:
+            old = np.empty(len(index), dtype)
+            for lane, (i, v) in enumerate(zip(index, values)):
+                old[lane] = view[i]
+                view[i] = apply(view[i], v)
+    out[active] = old
+    return out
+
+
+def atomic_cas(memory, ptr, cmp, value, ty):
+    dtype = host_dtype(ty.scalar)
+    active, buffer, index = _targets(memory, ptr, None, dtype)
+    out = np.zeros(ptr.shape, dtype)
+    if buffer is None:
+        return out
+    view = buffer.typed(dtype)
+    cmps = np.broadcast_to(cmp.astype(dtype), ptr.shape)[active]
+    values = np.broadcast_to(value.astype(dtype), ptr.shape)[active]
+    old = np.empty(len(index), dtype)
+    for lane, (i, c, v) in enumerate(zip(index, cmps, values)):
+        old[lane] = view[i]
+        if view[i] == c:
+            view[i] = v
+    out[active] = old
+    return out

@@ -1,0 +1,230 @@
+"""The interpreter's builder: makes every language value as a NumPy array, right away.
+
+Handles are NumPy arrays (0-d for scalars) of the host dtype of their language type, and
+`Pointers` for pointer values. One builder serves one launch; `pid` is set per program instance.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...language.core import tensor
+from ...language.semantic.program import BlockHasNoScalarValue
+from . import elementwise as ew
+from .memory import Memory, Pointers, merged_origin
+from .regions import dot, reduce, scan
+
+
+class DeviceAssertionError(AssertionError):
+    """A `device_assert` (or `assert` in a kernel) failed in debug mode."""
+
+
+class InterpreterBuilder:
+    """A `naiad.language.builder.Builder` over NumPy."""
+
+    def __init__(self, memory: Memory, grid: tuple, debug: bool, out=print):
+        self.memory = memory
+        self.grid = grid
+        self.debug = debug
+        self.pid = (0, 0, 0)
+        self.out = out
+
+    # -- values ---------------------------------------------------------------------------------
+    def constant(self, value, ty):
+        dtype = ew.host_dtype(ty)
+        if ty.is_int():
+            bits = ty.int_bitwidth
+            value = int(value) % (1 << bits)
+            if ty.is_int_signed() and value >= 1 << (bits - 1):
+                value -= 1 << bits
+            return np.array(value, dtype=dtype)
+        if ty.is_floating():
+            return ew.floats.convert(np.array(float(value), np.float64), "fp64", ty.name)
+        raise TypeError(f"cannot make a constant of type {ty}")
+
+    def splat(self, scalar, ty):
+        if isinstance(scalar, Pointers):
+            return Pointers(np.broadcast_to(scalar.addr, ty.shape), scalar.origin)
+        return np.broadcast_to(scalar, ty.shape)
+
+    def retype(self, value, ty):
+        return np.asarray(value).view(ew.host_dtype(ty.scalar))
+
+    def elementwise(self, op, operands, ty, **attrs):
+        if ty.scalar.is_ptr():
+            return ew.pointer_op(op, operands, ty)
+        arrays = [o.addr if isinstance(o, Pointers) else np.asarray(o) for o in operands]
+        if op in ew.BINARY:
+            result = ew.BINARY[op](arrays[0], arrays[1], ty, **attrs)
+        elif op in ew.UNARY:
+            result = ew.UNARY[op](arrays[0], ty)
+        elif op in ew.CONVERSIONS:
+            src = attrs["src"]
+            if ty.scalar.is_bool() and src.is_floating():
+                return arrays[0] != 0  # float -> int1 is `x != 0` (NaN -> true)
+            return ew.floats.convert(arrays[0], src.name, ty.scalar.name, attrs.get("rounding", "rtne"))
+        elif op == "arith.select":
+            result = np.where(arrays[0], arrays[1], arrays[2])
+        elif op == "arith.bitcast":
+            result = arrays[0].view(ew.host_dtype(ty.scalar))
+        elif op == "tt.ptr_to_int":
+            result = arrays[0].view(np.int64)
+        elif op == "math.fma":
+            result = ew.fma(*arrays, ty)
+        elif op == "tt.clampf":
+            result = ew.clampf(*arrays, ty, attrs["propagate_nan"])
+        elif op == "tt.extern_elementwise":
+            from .libdevice import call as libdevice_call
+
+            result = libdevice_call(attrs["symbol"], arrays, ty)
+        else:
+            raise NotImplementedError(f"the interpreter has no meaning for `{op}`")
+        return np.asarray(result).astype(ew.host_dtype(ty.scalar), copy=False)
+
+    def make_range(self, start, end, ty):
+        return np.arange(start, end, dtype=np.int32)
+
+    def program_id(self, axis):
+        return np.array(self.pid[axis], dtype=np.int32)
+
+    def num_programs(self, axis):
+        return np.array(self.grid[axis], dtype=np.int32)
+
+    # -- shapes ---------------------------------------------------------------------------------
+    def _structural(self, fn, *values):
+        """Apply a shape function to arrays, keeping pointer provenance."""
+        arrays = [v.addr if isinstance(v, Pointers) else v for v in values]
+        result = fn(*arrays)
+        if any(isinstance(v, Pointers) for v in values):
+            if isinstance(result, tuple):
+                return tuple(Pointers(r, merged_origin(*values)) for r in result)
+            return Pointers(result, merged_origin(*values))
+        return result
+
+    def broadcast(self, value, ty):
+        return self._structural(lambda a: np.broadcast_to(a, ty.shape), value)
+
+    def expand_dims(self, value, axis, ty):
+        return self._structural(lambda a: np.expand_dims(a, axis), value)
+
+    def reshape(self, value, ty, can_reorder):
+        return self._structural(lambda a: np.reshape(a, ty.shape), value)
+
+    def permute(self, value, order, ty):
+        return self._structural(lambda a: np.transpose(a, order), value)
+
+    def join(self, lhs, rhs, ty):
+        return self._structural(lambda a, b: np.stack([a, b], axis=-1), lhs, rhs)
+
+    def split(self, value, ty):
+        return self._structural(lambda a: (a[..., 0], a[..., 1]), value)
+
+    def cat(self, lhs, rhs, ty):
+        return self._structural(lambda a, b: np.concatenate([a, b]), lhs, rhs)
+
+    def unsplat(self, value, ty):
+        return self._structural(lambda a: np.reshape(a, ()), value)
+
+    def gather(self, src, index, axis, ty):
+        index = np.asarray(index).astype(np.int64)
+        size = np.shape(src.addr if isinstance(src, Pointers) else src)[axis]
+        if ((index < 0) | (index >= size)).any():
+            raise IndexError(f"gather index out of range [0, {size}) along axis {axis}")
+        return self._structural(lambda a: np.take_along_axis(a, index, axis), src)
+
+    def histogram(self, value, num_bins, mask, ty):
+        values = np.asarray(value).astype(np.int64).reshape(-1)
+        keep = (values >= 0) & (values < num_bins)
+        if mask is not None:
+            keep &= np.asarray(mask).reshape(-1)
+        return np.bincount(values[keep], minlength=num_bins).astype(np.int32)
+
+    # -- memory ---------------------------------------------------------------------------------
+    def load(self, ptr, mask, other, ty):
+        dtype = ew.host_dtype(ty.scalar)
+        fill = np.zeros((), dtype) if other is None else other
+        if ty.scalar.is_ptr():
+            return Pointers(self.memory.load(ptr, mask, np.uint64, fill), None)
+        result = self.memory.load(ptr, mask, dtype, fill)
+        return result if ty.is_block() else result.reshape(())
+
+    def store(self, ptr, value, mask):
+        value = value.addr if isinstance(value, Pointers) else np.asarray(value)
+        self.memory.store(ptr, value, mask, value.dtype)
+
+    def atomic_rmw(self, kind, ptr, value, mask, sem, scope, ty):
+        from .atomics import atomic_rmw
+
+        return atomic_rmw(self.memory, kind, ptr, np.asarray(value), np.asarray(mask), ty)
+
+    def atomic_cas(self, ptr, cmp, value, sem, scope, ty):
+        from .atomics import atomic_cas
+
+        return atomic_cas(self.memory, ptr, np.asarray(cmp), np.asarray(value), ty)
+
+    # -- regions --------------------------------------------------------------------------------
+    def reduce(self, values, axis, combine, types):
+        return reduce(values, axis, combine)
+
+    def scan(self, values, axis, reverse, combine, types):
+        return scan(values, axis, reverse, combine)
+
+    def dot(self, lhs, rhs, acc, input_precision, max_num_imprecise_acc, ty):
+        return dot(np.asarray(lhs), np.asarray(rhs), np.asarray(acc), input_precision,
+                   ew.host_dtype(ty.scalar))
+
+    # -- side effects ---------------------------------------------------------------------------
+    def _linear_pid(self):
+        x, y, z = self.pid
+        return x + self.grid[0] * (y + self.grid[1] * z)
+
+    def static_print(self, text):
+        if self._linear_pid() == 0:
+            self.out(text, end="")
+
+    def device_print(self, prefix, hex, values, types):
+        from .printing import format_device_print
+
+        for line in format_device_print(self.pid, prefix, hex, values, types):
+            self.out(line)
+
+    def device_assert(self, cond, message):
+        cond = np.asarray(cond)
+        if not cond.all():
+            where = np.argwhere(~cond)[:4].tolist() if cond.ndim else []
+            at = f" at index {where[0]}" if where else ""
+            raise DeviceAssertionError(f"Device-side assertion `{message}` failed in program "
+                                       f"{self.pid}{at}")
+
+    def barrier(self):
+        """Programs run one at a time and each as a whole, so there is nothing to wait for."""
+
+    def assume(self, cond):
+        if self.debug and not np.asarray(cond).all():
+            raise DeviceAssertionError(f"tl.assume: the assumed condition is false in program {self.pid}")
+
+    def hint(self, value, kind, values):
+        if self.debug and kind == "multiple_of" and not isinstance(value, Pointers):
+            divisor = np.array(values[-1] if np.ndim(value) else values[0], dtype=np.int64)
+            if (np.asarray(value).astype(np.int64) % divisor).any():
+                raise DeviceAssertionError(f"tl.multiple_of: a value is not a multiple of {values}")
+        return value
+
+    # -- Python protocols -------------------------------------------------------------------------
+    def to_python(self, value, ty, kind):
+        if isinstance(value, Pointers):
+            return kind(int(value.addr))
+        return kind(np.asarray(value).item()) if kind is not int else int(np.asarray(value))
+
+    def to_string(self, value, ty):
+        if isinstance(value, Pointers):
+            return str(value.addr)
+        return str(np.asarray(value))
+
+
+def scalar_tensor(value, ty) -> tensor:
+    """A language scalar holding `value` (used for kernel arguments)."""
+    return tensor(np.asarray(value, dtype=ew.host_dtype(ty)), ty)
+
+
+__all__ = ["InterpreterBuilder", "DeviceAssertionError", "BlockHasNoScalarValue", "scalar_tensor"]

@@ -1,0 +1,171 @@
+"""Scalar type conversions of the NumPy interpreter, bit-exact with Triton's code on Hopper (sm_90).
+
+`convert(values, src, dst, rounding)` is the one entry: `src` and `dst` are Triton type names
+("fp32", "fp8e4nv", "uint16", ...), `rounding` is `fp_downcast_rounding` ("rtne" or "rtz").
+`numpy_dtype(name)` gives the array dtype of each type; fp8e4b15 has no NumPy or ml_dtypes type and
+is held as its uint8 bit patterns. ml_dtypes' own casts are not used for rounding: they map
+overflow to NaN or inf where the GPU saturates, have no round-toward-zero, and round int -> bf16
+twice (through fp32).
+
+What Triton emits for each conversion on sm_90, read from `language/semantic.py` (`cast`),
+`third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/ElementwiseOpToLLVM.cpp` (`FpToFpOpConversion`),
+`third_party/nvidia/language/cuda/utils.py` (the fp8e4b15 conversions), the PTX ISA `cvt` section
+and CUDA's `cuda_fp8.hpp` (the host model of the fp8 `cvt`s), and checked against
+`python/test/unit/language/test_conversions.py`:
+
+- Every float -> float conversion below is one correctly rounded step from the exact source value,
+  except the two fp8e4b15 cases and the fp8e5 -> bf16 case noted. Subnormals are kept (no `.ftz`).
+- fp32 -> fp16 / bf16: `cvt.{rn,rz}.{f16,bf16}.f32`; fp64 -> fp32 / fp16 / bf16: `cvt.rn.*.f64`;
+  fp16 <-> bf16 go through fp32, which is exact. IEEE overflow: rtne gives inf, rtz gives the
+  largest finite value; inf stays inf.
+- fp16 / bf16 / fp32 -> fp8e4nv or fp8e5, rtne: `cvt.rn.satfinite.{e4m3x2,e5m2x2}` (bf16 first
+  widened to fp32). `.satfinite`: a magnitude beyond the largest finite (448 / 57344), infinities
+  included, becomes the signed largest finite value. Any NaN becomes 0x7f.
+- fp32 -> fp8e5, rtz: `cvt.rz.f16.f32`, then the low byte of the fp16 is dropped. Two nested
+  truncations are one, so this is rtz with IEEE overflow: finite -> +-57344, inf stays inf.
+- fp8e4nv / fp8e5 -> fp16: `cvt.rn.f16x2.{e4m3x2,e5m2x2}`, exact; -> fp32 adds an exact fpext;
+  fp8e4nv -> bf16 goes through fp16 (exact).
+- fp8e5 -> bf16 shifts the bits into bf16 position and multiplies by 2**112 (`mul.rn.bf16x2`):
+  exact for finite values, but the all-ones exponent is not special there, so +-inf (0x7c) becomes
+  +-65536 and the NaNs 0x7d / 0x7e / 0x7f become 81920 / 98304 / 114688 (sign kept).
+- fp8e4b15 (bias 15, no inf, no NaN, 0x7f = 1.875) -> fp16 moves bits: sign, then the 7 low bits
+  shifted left by 7; exact. -> fp32 adds an fpext. For other destinations Triton returns that fp16
+  value still typed fp16; we give the exact value converted to the requested type.
+- fp16 -> fp8e4b15: |x| is clamped to 1.75 with `min.f16x2`, which returns the non-NaN operand, so
+  NaN and inf become 1.75 and 0x7f is never produced; then it rounds to nearest with ties AWAY
+  from zero (bits + 0x40, >> 7) and copies the fp16 sign bit. The rounding mode is ignored.
+- fp32 -> fp8e4b15: `cvt.rz.f16.f32` first, then as fp16: rounded twice.
+- float -> int: `fptosi` / `fptoui`, which the NVPTX back end emits as `cvt.rzi`: truncate toward
+  zero, saturate to the destination's range, NaN -> 0. float -> int1 is `x != 0` (unordered, so
+  NaN -> 1). int -> float: `cvt.rn`, one round-to-nearest-even step (int64 -> fp32 too).
+  int -> int wraps (truncate, or sign/zero-extend by the source's signedness).
+- NaN results are canonical: positive with every mantissa bit set (0x7fffffff, 0x7fff, fp8 0x7f),
+  as `cuda_fp8.hpp` models the fp8 `cvt`s; fp8e5 -> bf16 above is the exception.
+
+Triton rejects these on NVIDIA, yet other targets (and Triton's interpreter) allow them, so they
+get the nearest consistent meaning: fp8e4b8 / fp8e5b16 (not supported on NVIDIA) round like the
+others with AMD's software rule (`ConvertFpCastOpToLLVM.cpp`): finite overflow saturates, inf and
+NaN become 0x80, no -0. fp64 <-> fp8, fp8 <-> fp8, fp8 <-> int and rtz other than from fp32 to
+fp16 / bf16 / fp8e5 are one rounding step with the destination's rule above (fp8e4nv saturates in
+rtz too). To fp8e4b15 from anything but fp16 goes through fp16 by rtz, as fp32 does.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from .float_formats import (
+    FNUZ,
+    FORMATS,
+    IEEE,
+    INT_TYPES,
+    SATFINITE,
+    Exact,
+    decode,
+    encode,
+    from_bits,
+    numpy_dtype,
+    to_bits,
+)
+
+__all__ = ["convert", "from_float64", "numpy_dtype", "to_float64"]
+
+_FP16 = FORMATS["fp16"]
+
+
+def convert(values, src: str, dst: str, rounding: str = "rtne") -> np.ndarray:
+    """Convert `values` (held as `numpy_dtype(src)`) from Triton type `src` to `dst`, as the GPU
+    does. `rounding` applies where `dst` is a float; float -> int always truncates."""
+    if rounding not in ("rtne", "rtz"):
+        raise ValueError(f"rounding must be 'rtne' or 'rtz', got {rounding!r}")
+    array = np.asarray(values)
+    if array.dtype != numpy_dtype(src):
+        raise TypeError(f"{src} values must be held as {numpy_dtype(src)}, got {array.dtype}")
+    dst_dtype = numpy_dtype(dst)
+    if src == dst:
+        return array.copy()
+    with np.errstate(all="ignore"):
+        if dst in INT_TYPES:
+            if src in INT_TYPES:
+                return array != 0 if dst == "int1" else array.astype(dst_dtype)
+            return _float_to_int(to_float64(array, src), dst_dtype)
+        if src in INT_TYPES:
+            bits = _round_into(_exact_int(array, src), dst, rounding)
+        else:
+            bits = _float_to_float(to_bits(array, src), src, dst, rounding)
+        return from_bits(bits, dst)
+
+
+def to_float64(values, name: str) -> np.ndarray:
+    """Float values of type `name` as float64, exactly (every format fits); NaN loses its sign."""
+    exact = decode(to_bits(values, name), FORMATS[name])
+    magnitude = np.ldexp(exact.sig.astype(np.float64), exact.exp)
+    magnitude = np.where(exact.inf, np.inf, np.where(exact.nan, np.nan, magnitude))
+    return np.where(exact.neg & ~exact.nan, -magnitude, magnitude)
+
+
+def from_float64(values, name: str, rounding: str = "rtne") -> np.ndarray:
+    """float64 values converted to type `name`, as an fp64 -> `name` cast on the GPU."""
+    return convert(np.asarray(values, np.float64), "fp64", name, rounding)
+
+
+def _overflow_rule(dst: str, rounding: str) -> str:
+    if dst in ("fp8e4b8", "fp8e5b16"):
+        return FNUZ
+    if dst == "fp8e4nv" or (dst == "fp8e5" and rounding == "rtne"):
+        return SATFINITE
+    return IEEE
+
+
+def _float_to_float(bits: np.ndarray, src: str, dst: str, rounding: str) -> np.ndarray:
+    if src == "fp16" and dst == "fp8e4b15":
+        return _fp16_to_fp8e4b15(bits)
+    exact = decode(bits, FORMATS[src])
+    if src == "fp8e5" and dst == "bf16":
+        no = np.zeros(bits.shape, bool)
+        exact = dataclasses.replace(exact, nan=no, inf=no)  # the 2**112 multiply sees numbers
+    return _round_into(exact, dst, rounding)
+
+
+def _round_into(exact: Exact, dst: str, rounding: str) -> np.ndarray:
+    if dst == "fp8e4b15":
+        return _fp16_to_fp8e4b15(encode(exact, _FP16, "rtz", IEEE))
+    return encode(exact, FORMATS[dst], rounding, _overflow_rule(dst, rounding))
+
+
+def _fp16_to_fp8e4b15(half: np.ndarray) -> np.ndarray:
+    """Triton's fp16 -> fp8e4b15 on the bits: clamp |x| to 1.75 (0x3f00), round half away.
+
+    As integers, the NaN and inf magnitudes are above 0x3f00, so one comparison also gives
+    `min.f16x2`'s answer for them (1.75).
+    """
+    magnitude = np.minimum(half & np.uint64(0x7FFF), np.uint64(0x3F00))
+    rounded = (magnitude + np.uint64(0x40)) >> np.uint64(7)
+    return rounded | ((half >> np.uint64(8)) & np.uint64(0x80))
+
+
+def _exact_int(array: np.ndarray, src: str) -> Exact:
+    zeros = np.zeros(array.shape, bool)
+    if src == "int1" or src.startswith("uint"):
+        neg, magnitude = zeros, array.astype(np.uint64)
+    else:
+        wide = array.astype(np.int64)
+        neg = wide < 0
+        as_unsigned = wide.view(np.uint64)
+        magnitude = np.where(neg, ~as_unsigned + np.uint64(1), as_unsigned)  # |INT64_MIN| fits
+    return Exact(neg, magnitude, np.zeros(array.shape, np.int64), zeros, zeros)
+
+
+def _float_to_int(x: np.ndarray, dst_dtype: np.dtype) -> np.ndarray:
+    """Truncate float64 `x` toward zero, saturating to `dst_dtype`'s range; NaN -> 0."""
+    if dst_dtype == np.bool_:
+        return x != 0
+    info = np.iinfo(dst_dtype)
+    whole = np.trunc(x)
+    # The bounds are powers of two, exact in float64, unlike int64's largest value.
+    too_big = whole >= 2.0 ** (info.bits - (info.min < 0))
+    too_small = whole < float(info.min)
+    inside = np.where(too_big | too_small | np.isnan(x), 0.0, whole).astype(dst_dtype)
+    return np.where(too_big, info.max, np.where(too_small, info.min, inside)).astype(dst_dtype)

@@ -1,0 +1,50 @@
+"""The helpers a rewritten kernel calls (see `rewrite.py`): the compiler's meaning of assignment,
+`range`, boolean operators and `assert`, evaluated with the active semantic."""
+
+from __future__ import annotations
+
+from ...language import core
+from ...language.iterators import range as lang_range
+
+
+def assigned(value):
+    """`x = value`: Python numbers (and plain-assigned constexprs) become typed scalars."""
+    value = core._unwrap_if_constexpr(value)
+    if isinstance(value, (bool, int, float)):
+        return core.current_semantic().to_tensor(value)
+    if type(value) is tuple and any(isinstance(v, (bool, int, float, core.constexpr)) for v in value):
+        return tuple(assigned(v) for v in value)
+    return value
+
+
+def assigned_constexpr(value):
+    """`x: tl.constexpr = value` keeps a compile-time constant."""
+    if isinstance(value, core.tensor):
+        raise TypeError("a value annotated `tl.constexpr` must be known at compile time, got a tensor")
+    return core.constexpr(value)
+
+
+def range(*args, **kwargs):
+    return lang_range(*args, **kwargs)
+
+
+def logical_and(lhs, rhs_thunk):
+    if isinstance(lhs, core.tensor):
+        return core.current_semantic().logical_and(lhs, rhs_thunk())
+    return lhs and rhs_thunk()
+
+
+def logical_or(lhs, rhs_thunk):
+    if isinstance(lhs, core.tensor):
+        return core.current_semantic().logical_or(lhs, rhs_thunk())
+    return lhs or rhs_thunk()
+
+
+def logical_not(value):
+    if isinstance(value, core.tensor):
+        return core.current_semantic().not_(value)
+    return not value
+
+
+def device_assert(cond, msg=""):
+    core.current_semantic().device_assert(cond, msg)

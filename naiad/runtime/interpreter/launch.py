@@ -1,0 +1,135 @@
+"""Running a kernel in the interpreter: arguments to kernel values, then every program in order.
+
+Programs run one at a time in increasing linear program id (x fastest), so atomics are exact and
+a spin lock across programs works. Arrays on a GPU are copied to the host before the launch and
+back after it (aliasing arguments share one copy), so GPU code can be debugged here too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import errors
+from ...language import core
+from ...language import dtypes as t
+from ...language.semantic import Semantic
+from ...language.target import CUDA_HOPPER
+from .. import diagnostics
+from ..host_arrays import describe, is_array_like
+from .builder import InterpreterBuilder, scalar_tensor
+from .memory import Buffer, Memory, Pointers
+
+
+class _HostCopies:
+    """Host copies of GPU storages for one launch, written back when it ends."""
+
+    def __init__(self):
+        self.by_storage = {}
+
+    def host_address(self, array) -> tuple[int, int]:
+        """(host address of the data, host base of the storage) for a GPU array."""
+        key = array.storage_base
+        if key not in self.by_storage:
+            self.by_storage[key] = (array.owner, array.owner.cpu())
+        _, host = self.by_storage[key]
+        return host.data_ptr() + (array.data_ptr - array.storage_base), host.data_ptr()
+
+    def write_back(self):
+        for device_storage, host in self.by_storage.values():
+            device_storage.copy_(host)
+
+
+def _integer_type(name: str, value: int, annotation) -> t.dtype:
+    if annotation is not None and annotation.is_int():
+        return annotation
+    if -(2**31) <= value < 2**31:
+        return t.int32
+    if 2**63 <= value < 2**64:
+        return t.uint64
+    if -(2**63) <= value < 2**63:
+        return t.int64
+    raise OverflowError(f"argument `{name}` = {value} is too large for a 64-bit integer")
+
+
+def _pointer(name, value, param, memory: Memory, copies: _HostCopies):
+    array = describe(value)
+    data_ptr, base = array.data_ptr, array.storage_base
+    if array.device != "cpu":
+        data_ptr, base = copies.host_address(array)
+    buffer = memory.add(Buffer(name, base, array.storage_nbytes, data_ptr, array.itemsize,
+                               array.writable))
+    element = param.annotation.element_ty if param.annotation is not None and \
+        param.annotation.is_ptr() else array.dtype
+    ty = t.pointer_type(element, const=param.is_const)
+    return core.tensor(Pointers(np.array(data_ptr, dtype=np.uint64), buffer), ty)
+
+
+def kernel_value(name, value, param, memory, copies):
+    """The kernel-side value of one launch argument (a TypeError names the argument if invalid)."""
+    if param is not None and param.is_constexpr:
+        return core.constexpr(value)
+    annotation = param.annotation if param is not None else None
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return scalar_tensor(value, t.int1)
+    if isinstance(value, int):
+        ty = _integer_type(name, value, annotation)
+        return scalar_tensor(value % (1 << ty.int_bitwidth) if ty.is_int_unsigned() else value, ty)
+    if isinstance(value, float):
+        ty = annotation if annotation is not None and annotation.is_floating() else t.float32
+        from .floats import convert
+
+        return core.tensor(convert(np.array(value), "fp64", ty.name), ty)
+    if isinstance(value, (t.dtype, core.constexpr)) or getattr(value, "__naiad_jit__", False) \
+            or callable(getattr(value, "run", None)):
+        return core.constexpr(value)
+    if isinstance(value, (tuple, list)):
+        values = [kernel_value(f"{name}[{i}]", v, None, memory, copies) for i, v in enumerate(value)]
+        fields = getattr(type(value), "_fields", None)
+        return core.tuple(values, t.tuple_type([getattr(v, "type", None) for v in values], fields))
+    if isinstance(value, np.generic):
+        raise TypeError(f"argument `{name}` is a NumPy scalar ({type(value).__name__}); pass a "
+                        "Python number instead (int(x) or float(x))")
+    if is_array_like(value):
+        return _pointer(name, value, param or _ANY, memory, copies)
+    raise TypeError(f"argument `{name}`: expected an array, a tensor, an int, a float, a bool or "
+                    f"None, got {type(value).__name__}")
+
+
+class _AnyParam:
+    annotation = None
+    is_const = False
+
+
+_ANY = _AnyParam()
+
+
+def run_grid(jit_function, bound: dict, grid: tuple, debug: bool):
+    """Run `jit_function` in the interpreter over `grid` with the bound arguments."""
+    memory, copies = Memory(), _HostCopies()
+    params = {p.name: p for p in jit_function.params}
+    try:
+        args = {name: kernel_value(name, value, params[name], memory, copies)
+                for name, value in bound.items()}
+    except (TypeError, OverflowError) as exc:
+        raise type(exc)(f"{jit_function.__name__}: {exc}") from None
+    builder = InterpreterBuilder(memory, grid, debug)
+    semantic = Semantic(builder, CUDA_HOPPER.with_options(debug=debug))
+    fn = jit_function.interpreted()
+    failure = None
+    with np.errstate(all="ignore"), core.use_semantic(semantic):
+        try:
+            for z in range(grid[2]):
+                for y in range(grid[1]):
+                    for x in range(grid[0]):
+                        builder.pid = (x, y, z)
+                        fn(**args)
+        except errors.InternalError:
+            raise
+        except Exception as exc:  # every kernel failure is reported at the user's line
+            failure = exc
+        finally:
+            copies.write_back()
+    if failure is not None:
+        diagnostics.reraise(failure, jit_function.__name__)

@@ -1,0 +1,140 @@
+"""The interpreter's view of memory: argument buffers, pointers with provenance, checked access.
+
+A pointer value is a `Pointers`: an array of 64-bit addresses plus the buffer (argument) it was
+derived from. Every access is checked lane by lane: an active lane must address the storage of that
+argument, otherwise the kernel gets an error naming the argument and the offending offsets (the GPU
+would read garbage or fault; the interpreter never touches memory it was not given). Pointers whose
+origin is unknown (loaded from memory, made from integers) are resolved by address among all of the
+launch's buffers.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+
+import numpy as np
+
+
+class OutOfBoundsAccess(IndexError):
+    """An active lane of a load, store or atomic addresses memory outside its argument."""
+
+
+@dataclass(eq=False)
+class Buffer:
+    """One argument's storage: `[base, base + nbytes)`, seen as bytes through `memory`."""
+
+    name: str
+    base: int
+    nbytes: int
+    data_ptr: int
+    itemsize: int
+    writable: bool = True
+
+    def __post_init__(self):
+        raw = (ctypes.c_uint8 * max(self.nbytes, 1)).from_address(self.base) if self.base else None
+        self.memory = np.ctypeslib.as_array(raw) if raw is not None else np.zeros(1, np.uint8)
+
+    def typed(self, np_dtype) -> np.ndarray:
+        """The storage as an array of `np_dtype` (element i at byte offset i * itemsize)."""
+        itemsize = np.dtype(np_dtype).itemsize
+        return np.ndarray((self.nbytes // itemsize,), np_dtype, self.memory, 0)
+
+
+class Pointers:
+    """An array of addresses and the buffer they derive from (None when unknown)."""
+
+    __slots__ = ("addr", "origin")
+
+    def __init__(self, addr, origin: Buffer | None):
+        self.addr = np.asarray(addr, dtype=np.uint64)
+        self.origin = origin
+
+    @property
+    def shape(self):
+        return self.addr.shape
+
+    def __repr__(self):
+        where = self.origin.name if self.origin else "?"
+        return f"Pointers({where}: {self.addr!r})"
+
+
+def merged_origin(*values) -> Buffer | None:
+    """The common origin of several pointer operands, or None when they differ."""
+    origins = {v.origin for v in values if isinstance(v, Pointers)}
+    return origins.pop() if len(origins) == 1 else None
+
+
+class Memory:
+    """The buffers of one launch, and checked typed access to them."""
+
+    def __init__(self):
+        self.buffers: list[Buffer] = []
+        self._bases = np.zeros(0, np.uint64)
+
+    def add(self, buffer: Buffer) -> Buffer:
+        self.buffers.append(buffer)
+        self.buffers.sort(key=lambda b: b.base)
+        self._bases = np.array([b.base for b in self.buffers], dtype=np.uint64)
+        return buffer
+
+    def _resolve(self, addr: np.ndarray, itemsize: int) -> Buffer:
+        """The one buffer holding every address of `addr` (for pointers of unknown origin)."""
+        where = np.searchsorted(self._bases, addr, side="right") - 1
+        if len(addr) and (where < 0).any():
+            bad = addr[where < 0][0]
+            raise OutOfBoundsAccess(f"address {int(bad):#x} is not inside any argument of the kernel")
+        candidates = np.unique(where)
+        if len(candidates) != 1:
+            names = ", ".join(self.buffers[i].name for i in candidates)
+            raise OutOfBoundsAccess(f"one access spans several arguments ({names}); each access must "
+                                    "stay inside one argument")
+        return self.buffers[int(candidates[0])]
+
+    def element_indices(self, ptrs: Pointers, active: np.ndarray | None, np_dtype, what: str):
+        """The buffer and element indices addressed by the active lanes (flattened, in order)."""
+        addr = ptrs.addr.reshape(-1)
+        if active is not None:
+            addr = addr[active.reshape(-1)]
+        itemsize = np.dtype(np_dtype).itemsize
+        if addr.size == 0:
+            return None, np.zeros(0, np.int64)
+        buffer = ptrs.origin if ptrs.origin is not None else self._resolve(addr, itemsize)
+        offset = addr.astype(np.int64) - np.int64(buffer.base)
+        outside = (offset < 0) | (offset + itemsize > buffer.nbytes)
+        if outside.any():
+            element = (addr.astype(np.int64) - np.int64(buffer.data_ptr)) // buffer.itemsize
+            bad = element[outside]
+            shown = ", ".join(str(int(x)) for x in bad[:8]) + (", ..." if bad.size > 8 else "")
+            raise OutOfBoundsAccess(
+                f"out-of-bounds {what} through argument `{buffer.name}`: {bad.size} active lane(s) "
+                f"address element offset(s) [{shown}] outside its storage of "
+                f"{buffer.nbytes // buffer.itemsize} element(s)")
+        if (offset % itemsize).any():
+            raise OutOfBoundsAccess(f"misaligned {what} through argument `{buffer.name}`: addresses "
+                                    f"must be multiples of {itemsize} bytes")
+        return buffer, offset // itemsize
+
+    def load(self, ptrs: Pointers, mask, np_dtype, fill) -> np.ndarray:
+        active = None if mask is None else np.broadcast_to(mask, ptrs.shape)
+        buffer, index = self.element_indices(ptrs, active, np_dtype, "load")
+        if active is None:
+            out = np.empty(ptrs.shape, np_dtype)
+            if buffer is not None:
+                out.reshape(-1)[:] = buffer.typed(np_dtype)[index]
+            return out
+        out = np.array(np.broadcast_to(fill, ptrs.shape), dtype=np_dtype)
+        if buffer is not None:
+            out[active] = buffer.typed(np_dtype)[index]
+        return out
+
+    def store(self, ptrs: Pointers, values, mask, np_dtype) -> None:
+        active = None if mask is None else np.broadcast_to(mask, ptrs.shape)
+        buffer, index = self.element_indices(ptrs, active, np_dtype, "store")
+        if buffer is None:
+            return
+        if not buffer.writable:
+            raise ValueError(f"cannot store through argument `{buffer.name}`: it is read-only")
+        values = np.broadcast_to(np.asarray(values, np_dtype), ptrs.shape)
+        chosen = values.reshape(-1) if active is None else values[active]
+        buffer.typed(np_dtype)[index] = chosen

@@ -1,0 +1,134 @@
+"""Rewrite a kernel's Python source so that running it as Python follows the compiler's semantics.
+
+Running a kernel as plain Python would differ from compiling it in four places, each rewritten here
+(positions are kept, so tracebacks, `print` and `breakpoint()` point at the user's own lines):
+
+- `x = 0` gives `x` the compiler's type (int32), so later `x += big` wraps as on the GPU;
+- `for i in range(...)` yields typed induction variables (see `tl.range`);
+- `a and b`, `a or b`, `not a` on tensors are elementwise logic, not Python truthiness;
+- `assert cond, msg` is `tl.device_assert(cond, msg)` (checked in debug mode only).
+"""
+
+from __future__ import annotations
+
+import ast
+import inspect
+import textwrap
+
+_RT = "__naiad_rt"
+
+
+def _rt(name: str, node: ast.AST) -> ast.Attribute:
+    return ast.copy_location(ast.Attribute(ast.Name(_RT, ast.Load()), name, ast.Load()), node)
+
+
+class _KernelTransformer(ast.NodeTransformer):
+    def _call(self, name, node, *args):
+        return ast.copy_location(ast.Call(_rt(name, node), list(args), []), node)
+
+    def visit_Assign(self, node):
+        self.generic_visit(node)
+        node.value = self._call("assigned", node.value, node.value)
+        return node
+
+    def visit_AnnAssign(self, node):
+        # `x: tl.constexpr = ...` keeps a compile-time constant; any other annotation is a value.
+        self.generic_visit(node)
+        if node.value is not None:
+            kind = "assigned_constexpr" if _names_constexpr(node.annotation) else "assigned"
+            node.value = self._call(kind, node.value, node.value)
+        return node
+
+    def visit_For(self, node):
+        self.generic_visit(node)
+        it = node.iter
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range":
+            it.func = _rt("range", it.func)
+        return node
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        name = "logical_and" if isinstance(node.op, ast.And) else "logical_or"
+        result = node.values[0]
+        for value in node.values[1:]:
+            thunk = ast.copy_location(ast.Lambda(_no_args(), value), value)
+            result = self._call(name, node, result, thunk)
+        return result
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Not):
+            return self._call("logical_not", node, node.operand)
+        return node
+
+    def visit_Assert(self, node):
+        self.generic_visit(node)
+        msg = node.msg if node.msg is not None else ast.Constant("")
+        call = self._call("device_assert", node, node.test, msg)
+        return ast.copy_location(ast.Expr(call), node)
+
+    def visit_FunctionDef(self, node):
+        # Nested functions (rare in kernels) are left as plain Python.
+        if getattr(self, "_seen_def", False):
+            return node
+        self._seen_def = True
+        node.decorator_list = []
+        self.generic_visit(node)
+        return node
+
+
+def _names_constexpr(annotation) -> bool:
+    if isinstance(annotation, ast.Attribute):
+        return annotation.attr == "constexpr"
+    if isinstance(annotation, ast.Name):
+        return annotation.id == "constexpr"
+    return isinstance(annotation, ast.Constant) and annotation.value == "constexpr"
+
+
+def _no_args():
+    return ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                         kwarg=None, defaults=[])
+
+
+def _shift_columns(tree: ast.AST, indent: int):
+    if not indent:
+        return
+    for node in ast.walk(tree):
+        if hasattr(node, "col_offset"):
+            node.col_offset += indent
+        if getattr(node, "end_col_offset", None) is not None:
+            node.end_col_offset += indent
+
+
+def rewrite(fn, runtime):
+    """A function equivalent to `fn` under the compiler's semantics, with `runtime` providing
+    `assigned`, `assigned_constexpr`, `range`, `logical_and`, `logical_or`, `logical_not` and `device_assert`."""
+    lines, first_line = inspect.getsourcelines(fn)
+    source = "".join(lines)
+    dedented = textwrap.dedent(source)
+    indent = len(lines[0]) - len(lines[0].lstrip())
+    tree = ast.parse(dedented)
+    ast.increment_lineno(tree, first_line - 1)
+    _shift_columns(tree, indent)
+    func = tree.body[0]
+    if not isinstance(func, ast.FunctionDef):
+        raise TypeError(f"@naiad.jit needs a function defined with `def`, got {type(func).__name__}")
+    func = _KernelTransformer().visit(func)
+    free = list(fn.__code__.co_freevars)
+    maker = ast.FunctionDef(
+        name="__naiad_make", args=ast.arguments(
+            posonlyargs=[], args=[ast.arg(_RT)] + [ast.arg(name) for name in free], vararg=None,
+            kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+        body=[func, ast.Return(ast.Name(func.name, ast.Load()))], decorator_list=[], returns=None)
+    if "type_params" in ast.FunctionDef._fields:
+        maker.type_params = []
+    ast.copy_location(maker, func)
+    module = ast.fix_missing_locations(ast.Module(body=[maker], type_ignores=[]))
+    code = compile(module, fn.__code__.co_filename, "exec")
+    namespace: dict = {}
+    exec(code, fn.__globals__, namespace)
+    cells = [c.cell_contents for c in (fn.__closure__ or ())]
+    rewritten = namespace["__naiad_make"](runtime, *cells)
+    rewritten.__defaults__ = fn.__defaults__
+    rewritten.__kwdefaults__ = fn.__kwdefaults__
+    return rewritten

@@ -1,0 +1,24 @@
+"""`KernelInterface`: what every launchable object shares, so decorators can stack on each other.
+
+A jit function, an `Autotuner` and a `Heuristics` all take `run(*args, grid, warmup=False,
+**kwargs)` and are launched as `kernel[grid](*args, **kwargs)`; each also exposes `arg_names` (the
+kernel's parameters, in order) and `fn` (what it wraps).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+
+class KernelInterface(ABC):
+    """Base of launchable kernels: `kernel[grid](*args)` means `kernel.run(*args, grid=grid)`."""
+
+    arg_names: list[str]
+
+    @abstractmethod
+    def run(self, *args, grid, warmup=False, **kwargs):
+        """Launch (or, with `warmup=True`, only compile) the kernel over `grid`."""
+
+    def __getitem__(self, grid):
+        """Bind a launch grid: a tuple of up to 3 ints, or a callable of the meta-parameters."""
+        return lambda *args, **kwargs: self.run(*args, grid=grid, warmup=False, **kwargs)

@@ -1,0 +1,58 @@
+"""A kernel's parameters as the launcher sees them: name, constexpr-ness, declared type, default."""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+
+from ..language import core
+from ..language import dtypes as t
+
+
+@dataclass(frozen=True)
+class KernelParam:
+    """One parameter of a `@naiad.jit` function."""
+
+    name: str
+    index: int
+    is_constexpr: bool
+    annotation: t.dtype | None  # a declared scalar or pointer type (`x: tl.int64`, `"*fp16"`)
+    is_const: bool  # `x: tl.const` (read-only pointer)
+    default: object
+    do_not_specialize: bool = False
+
+    @property
+    def has_default(self) -> bool:
+        return self.default is not inspect.Parameter.empty
+
+
+def _annotation_type(annotation):
+    if annotation is inspect.Parameter.empty:
+        return None
+    annotation = core._unwrap_if_constexpr(annotation)
+    if isinstance(annotation, t.dtype):
+        return annotation
+    if isinstance(annotation, str) and annotation not in ("constexpr", "tl.constexpr", "const"):
+        try:
+            return t.str_to_ty(annotation)
+        except TypeError:
+            return None
+    return None
+
+
+def _is_constexpr_annotation(annotation) -> bool:
+    return annotation is core.constexpr or (
+        isinstance(annotation, str) and annotation.split(".")[-1] == "constexpr")
+
+
+def kernel_params(fn, do_not_specialize=()) -> list[KernelParam]:
+    signature = inspect.signature(fn)
+    params = []
+    for index, (name, p) in enumerate(signature.parameters.items()):
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            raise TypeError(f"kernel `{fn.__name__}`: *args and **kwargs parameters are not supported")
+        params.append(KernelParam(
+            name, index, _is_constexpr_annotation(p.annotation), _annotation_type(p.annotation),
+            p.annotation is core.const or p.annotation == "const", p.default,
+            name in do_not_specialize or index in do_not_specialize))
+    return params

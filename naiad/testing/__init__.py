@@ -1,0 +1,27 @@
+"""Triton's `triton.testing` surface, plus the tolerance table Naiad's own tests use.
+
+- `do_bench`: time a callable within warmup/repetition time budgets (milliseconds).
+- `assert_close`: loose elementwise comparison of arrays, tensors and scalars of any dtype.
+- `Benchmark` / `perf_report`: tabulate a benchmark over a grid of inputs.
+- `Tolerance`, `TOLERANCES`, `check`, `ulp_distance`: how close each back end must come to the
+  reference, per operation (see `naiad.testing.tolerance`).
+"""
+
+from naiad.testing.bench import do_bench
+from naiad.testing.compare import assert_close, to_numpy
+from naiad.testing.report import Benchmark, Mark, perf_report
+from naiad.testing.tolerance import BACKENDS, TOLERANCES, Tolerance, check, ulp_distance
+
+__all__ = [
+    "BACKENDS",
+    "TOLERANCES",
+    "Benchmark",
+    "Mark",
+    "Tolerance",
+    "assert_close",
+    "check",
+    "do_bench",
+    "perf_report",
+    "to_numpy",
+    "ulp_distance",
+]
