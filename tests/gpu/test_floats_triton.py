@@ -43,10 +43,10 @@ def _triton_rejects(src: str, dst: str, rounding) -> bool:
     fp8 = {"fp8e4nv", "fp8e5", "fp8e4b15"}
     if {src, dst} & {"fp8e4b8", "fp8e5b16"}:
         return True
-    if (src in fp8 and dst in INTS) or (src in INTS and dst in fp8):
-        return True
     if src == "fp8e4b15":
         return False  # upcast to fp16; the store casts that to the destination
+    if (src in fp8 and dst in INTS) or (src in INTS and dst in fp8):
+        return True
     if dst == "fp8e4b15":
         return src not in ("fp16", "fp32")
     if (src in fp8 or dst in fp8) and "fp64" in (src, dst):
@@ -137,7 +137,8 @@ def test_matches_triton(triton_runner, src, dst, rounding):
                 " as t; s, d, r = sys.argv[2:5]; r = None if r == 'None' else r;"
                 " t._run_triton(s, d, r, t._inputs(s)); print('RAN')")
         child = subprocess.run([sys.executable, "-c", code, __file__.rsplit("/", 1)[0], src, dst,
-                                str(rounding)], capture_output=True, text=True, timeout=300)
+                                str(rounding)], check=False, capture_output=True, text=True,
+                               timeout=300)
         assert "RAN" not in child.stdout, f"Triton now compiles {src} -> {dst} ({rounding})"
         return
     got = triton_runner(src, dst, rounding, bits)

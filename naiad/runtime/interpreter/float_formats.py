@@ -170,10 +170,12 @@ def bit_length(x: np.ndarray) -> np.ndarray:
     return length + (rest != 0)
 
 
-def encode(value: Exact, fmt: FloatFormat, rounding: str, overflow: str) -> np.ndarray:
+def encode(value: Exact, fmt: FloatFormat, rounding: str, overflow: str,
+           nan_payload: bool = False) -> np.ndarray:
     """Round exact values into `fmt` ("rtne" or "rtz") and return their bit patterns (uint64).
 
-    NaN becomes `fmt.nan`; finite overflow and infinities follow the `overflow` rule (IEEE,
+    NaN becomes `fmt.nan`, or with `nan_payload` (IEEE formats) keeps its sign and the leading
+    bits of its payload, quieted. Finite overflow and infinities follow the `overflow` rule (IEEE,
     SATFINITE or FNUZ). Subnormal results are kept, never flushed.
     """
     if fmt.specials == "finite" or (overflow == IEEE and fmt.specials != "ieee"):
@@ -210,4 +212,17 @@ def encode(value: Exact, fmt: FloatFormat, rounding: str, overflow: str) -> np.n
     if fmt.specials == "fnuz":
         signed = signed & (out != 0)  # fnuz has no -0: its pattern is the NaN
     out = np.where(signed, out | np.uint64(fmt.sign_bit), out)
-    return np.where(value.nan, np.uint64(fmt.nan), out)
+    nan = _nan_with_payload(value, fmt) if nan_payload else np.uint64(fmt.nan)
+    return np.where(value.nan, nan, out)
+
+
+def _nan_with_payload(value: Exact, fmt: FloatFormat) -> np.ndarray:
+    """The quiet NaN of `fmt` with the value's sign and the leading bits of its payload."""
+    m = fmt.mant_bits
+    src_m = bit_length(value.sig) - 1  # a NaN's `sig` has its implicit bit set
+    payload = value.sig & ~(np.uint64(1) << src_m.astype(np.uint64))
+    down = np.clip(src_m - m, 0, 63).astype(np.uint64)
+    up = np.clip(m - src_m, 0, 63).astype(np.uint64)
+    payload = np.where(src_m >= m, payload >> down, payload << up)
+    quiet = np.uint64(fmt.inf | (1 << (m - 1)))
+    return np.where(value.neg, np.uint64(fmt.sign_bit), np.uint64(0)) | quiet | payload
