@@ -135,22 +135,24 @@ def leaky_relu(x):
 # Host side (Naiad's own)
 # ---------------------------------------------------------------------------------------------
 
-def matmul(a, b, activation=""):
-    """C = activation(A @ B) for fp16 torch tensors A (M, K), B (K, N); C is fp16."""
+def matmul(a, b, activation="", config=None):
+    """C = activation(A @ B) for torch tensors A (M, K), B (K, N); C is fp16. With `config`,
+    that config is launched directly instead of the autotuner's choice."""
     assert a.shape[1] == b.shape[0], "incompatible dimensions"
     assert a.is_contiguous(), "A must be contiguous"
     M, K = a.shape
     K, N = b.shape
     c = torch.empty((M, N), device=a.device, dtype=torch.float16)
-    grid = lambda META: (triton.cdiv(M, META['BLOCK_SIZE_M']) * triton.cdiv(N, META['BLOCK_SIZE_N']), )  # noqa: E731
-    matmul_kernel[grid](
-        a, b, c,  #
-        M, N, K,  #
-        a.stride(0), a.stride(1),  #
-        b.stride(0), b.stride(1),  #
-        c.stride(0), c.stride(1),  #
-        ACTIVATION=activation  #
-    )
+    grid = lambda META: (triton.cdiv(M, META['BLOCK_SIZE_M']) * triton.cdiv(N, META['BLOCK_SIZE_N']), )
+    kernel, meta = (matmul_kernel, {}) if config is None else (matmul_kernel.fn, config.all_kwargs())
+    kernel[grid](
+        a, b, c,
+        M, N, K,
+        a.stride(0), a.stride(1),
+        b.stride(0), b.stride(1),
+        c.stride(0), c.stride(1),
+        ACTIVATION=activation,
+        **meta)
     return c
 
 
@@ -161,10 +163,10 @@ def reference(a, b, activation=""):
     return c
 
 
-def _check_one(M, N, K, activation, generator, dtype=torch.float16):
+def _check_one(M, N, K, activation, generator, dtype=torch.float16, config=None):
     a = torch.randn((M, K), generator=generator).to(dtype)
     b = torch.randn((K, N), generator=generator).to(dtype)
-    c = matmul(a, b, activation)
+    c = matmul(a, b, activation, config)
     ref = reference(a, b, activation)
     diff = c.double().numpy() - ref
     rel = float(np.linalg.norm(diff) / np.linalg.norm(ref))
@@ -176,14 +178,18 @@ def _check_one(M, N, K, activation, generator, dtype=torch.float16):
     return float(np.abs(diff).max()), rel
 
 
-def check(M=128, N=96, K=64, seed=0):
+def check(M=128, N=96, K=64, seed=0, every_config=True):
     """The tutorial's fp16 test at a small size; a ragged shape (masked K tail, wrapped M/N
-    offsets) with leaky_relu fused; fp32 inputs (a tf32 dot). Each case is a new tuning key."""
+    offsets) with leaky_relu fused; fp32 inputs (a tf32 dot). Each case is a new tuning key.
+    The autotuner runs every config but keeps the best one's output only, so with
+    `every_config` each config's result is checked too."""
     generator = torch.Generator().manual_seed(seed)
     errors = [_check_one(M, N, K, "", generator)]
     best = matmul_kernel.best_config.kwargs
     errors.append(_check_one(M - 27, N - 21, K - 14, "leaky_relu", generator))
     errors.append(_check_one(M, N, K, "", generator, dtype=torch.float32))
+    for config in matmul_kernel.configs if every_config else ():
+        errors.append(_check_one(M - 27, N - 21, K - 14, "leaky_relu", generator, config=config))
     return {"max_err": max(e for e, _ in errors), "rel_err": max(r for _, r in errors),
             "best_config": "x".join(str(best[f"BLOCK_SIZE_{d}"]) for d in "MNK")}
 

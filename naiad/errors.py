@@ -48,12 +48,13 @@ class CompilationError(NaiadError):
             text = f"error: {self.message}"
         else:
             text = f"{self.location}: error: {self.message}"
-            line = self.location.source_line
-            if line:
-                stripped = line.rstrip("\n")
-                text += f"\n    {stripped}"
-                if self.location.col:
-                    text += "\n    " + " " * (self.location.col - 1) + "^"
+            line = self.location.source_line.rstrip("\r\n")
+            if line.strip():
+                # Shown without its indentation; the caret moves left by as much.
+                indent = len(line) - len(line.lstrip())
+                text += f"\n    {line[indent:]}"
+                if self.location.col > indent:
+                    text += "\n    " + " " * (self.location.col - 1 - indent) + "^"
         if self.help:
             text += f"\nhelp: {self.help}"
         for caller in self.call_chain:

@@ -199,7 +199,11 @@ class dtype:
         return self.name
 
     def __eq__(self, other):
-        return isinstance(other, dtype) and type(other) is type(self) and self.name == other.name
+        # Not a dtype (e.g. a `tl.constexpr` holding one): let the other side answer, as Triton's
+        # code generator does for `x.dtype == DTYPE` with a constexpr DTYPE.
+        if not isinstance(other, dtype):
+            return NotImplemented
+        return type(other) is type(self) and self.name == other.name
 
     def __hash__(self):
         return hash((type(self).__name__, self.name))
@@ -241,6 +245,8 @@ class pointer_type(dtype):
         return f"P{self.element_ty.mangle()}"
 
     def __eq__(self, other):
+        if not isinstance(other, dtype):
+            return NotImplemented
         return (isinstance(other, pointer_type) and self.element_ty == other.element_ty
                 and self.address_space == other.address_space and self.const == other.const)
 
@@ -295,6 +301,8 @@ class block_type(dtype):
         return f"{self.element_ty.mangle()}S{'_'.join(map(str, self.shape))}S"
 
     def __eq__(self, other):
+        if not isinstance(other, dtype):
+            return NotImplemented
         return isinstance(other, block_type) and self.element_ty == other.element_ty and self.shape == other.shape
 
     def __hash__(self):
@@ -330,6 +338,8 @@ class tuple_type(dtype):
         return "T" + "_".join(t.mangle() for t in self.types) + "T"
 
     def __eq__(self, other):
+        if not isinstance(other, dtype):
+            return NotImplemented
         return isinstance(other, tuple_type) and self.types == other.types and self.fields == other.fields
 
     def __hash__(self):
@@ -349,6 +359,8 @@ class constexpr_type(dtype):
         return f"c{self.value!r}"
 
     def __eq__(self, other):
+        if not isinstance(other, dtype):
+            return NotImplemented
         return isinstance(other, constexpr_type) and self.value == other.value
 
     def __hash__(self):

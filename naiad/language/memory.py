@@ -94,6 +94,10 @@ class block_ptr:
         self.offsets, self.block_shape, self.order = list(offsets), list(block_shape), list(order)
         self.type = t.pointer_type(t.block_type(base.type.scalar.element_ty, self.block_shape))
 
+    def advance(self, offsets, _semantic=None):
+        """`tl.advance(self, offsets)`, as the method `ptr.advance(offsets)`."""
+        return advance(self, offsets, _semantic=_semantic)
+
     def advanced(self, semantic, deltas):
         if len(deltas) != len(self.offsets):
             raise ValueError(f"advance needs {len(self.offsets)} offsets, got {len(deltas)}")
@@ -228,6 +232,11 @@ class tensor_descriptor:
     @builtin
     def store(self, offsets, value, _semantic=None):
         """Store `value` at `offsets`; out-of-bounds elements are not written."""
+        value = _semantic.to_tensor(value)
+        if list(value.type.get_block_shapes()) != self.block_shape:
+            raise ValueError(f"tensor descriptor store: the value's shape "
+                             f"{list(value.type.get_block_shapes())} must equal the block shape "
+                             f"{self.block_shape}")
         pointer = self._block_pointer([_semantic.cast(_semantic.to_tensor(o), t.int32)
                                        for o in _unwrap_if_constexpr(offsets)])
         return pointer.store(_semantic, value, range(len(self.shape)))

@@ -37,10 +37,11 @@ def philox_impl(c0, c1, c2, c3, k0, k1, n_rounds=N_ROUNDS_DEFAULT):
         prev_c0, prev_c2 = c0, c2
         c0 = umulhi(round_b, prev_c2) ^ c1 ^ k0
         c2 = umulhi(round_a, prev_c0) ^ c3 ^ k1
-        c1 = round_b * prev_c2
-        c3 = round_a * prev_c0
-        k0 = k0 + key_a
-        k1 = k1 + key_b
+        # Wrap-around is the algorithm: exempt from debug mode's overflow check, as in Triton.
+        c1 = math.mul(round_b, prev_c2, sanitize_overflow=False)
+        c3 = math.mul(round_a, prev_c0, sanitize_overflow=False)
+        k0 = math.add(k0, key_a, sanitize_overflow=False)
+        k1 = math.add(k1, key_b, sanitize_overflow=False)
     return c0, c1, c2, c3
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from . import dtypes as t
 from . import math
-from .core import _unwrap_if_constexpr, jit
+from .core import _tensor_member, _unwrap_if_constexpr, jit
 from .creation import arange
 from .iterators import static_range
 from .shape import broadcast_to, expand_dims, reshape
@@ -67,6 +67,7 @@ def _minor_dim(x, dim, what):
     return dim
 
 
+@_tensor_member
 @jit
 def sort(x, dim=None, descending=0):
     """`x` sorted along its last dimension (a bitonic sorting network)."""
@@ -107,6 +108,7 @@ def topk(x, k, dim=None, descending=True):
     return reshape(kept, out_shape).to(x.dtype, bitcast=True)
 
 
+@_tensor_member
 @jit
 def flip(x, dim=None):
     """`x` reversed along `dim` (the last dimension by default)."""

@@ -7,6 +7,7 @@ called); the user frames above it are the call chain. Naiad's own frames are hid
 
 from __future__ import annotations
 
+import linecache
 import os
 import traceback
 
@@ -21,8 +22,14 @@ def _is_user_frame(frame: traceback.FrameSummary) -> bool:
 
 
 def _location(frame: traceback.FrameSummary) -> errors.SourceLocation:
-    col = (frame.colno + 1) if getattr(frame, "colno", None) is not None else 0
-    return errors.SourceLocation(frame.filename, frame.lineno, col, frame.line or "", frame.name)
+    # `frame.line` is stripped of its indentation and `colno` counts UTF-8 bytes: take the whole
+    # line from the file and turn the byte offset into a 1-based character column.
+    line = linecache.getline(frame.filename, frame.lineno).rstrip("\r\n") or (frame.line or "")
+    colno = getattr(frame, "colno", None)
+    col = 0
+    if colno is not None:
+        col = len(line.encode("utf-8")[:colno].decode("utf-8", errors="replace")) + 1
+    return errors.SourceLocation(frame.filename, frame.lineno, col, line, frame.name)
 
 
 class KernelNotImplementedError(errors.CompilationError, NotImplementedError):

@@ -1,10 +1,10 @@
 """The interpreter's conversions (`naiad.runtime.interpreter.floats`) against Triton on the GPU.
 
-Each case compiles one Triton kernel, `y = x.to(dst, fp_downcast_rounding=r)`, runs it over every bit
-pattern of an 8- and 16-bit source (seeded samples with crafted ties and specials for the wider ones)
-and compares the result bit for bit with `convert`. Cases Triton refuses on NVIDIA are run in a child
-process, since some abort the compiler (an LLVM fatal error), and must stay refused: if one starts to
-compile, the interpreter's stand-in meaning for it has to be checked against what the GPU now does.
+Each case compiles one Triton kernel, `y = x.to(dst, fp_downcast_rounding=r)`, runs it over every
+bit pattern of an 8- and 16-bit source (seeded samples with crafted ties and specials for the wider
+ones) and compares the result bit for bit with `convert`. Cases Triton refuses on NVIDIA run in a
+child process, since some abort the compiler (an LLVM fatal error), and must stay refused: if one
+starts to compile, the interpreter's stand-in meaning for it has to be checked against the GPU.
 
 Run on the GPU machine: `PYTHONPATH=$PWD python3 -m pytest tests/gpu -m gpu -n 8`.
 """
@@ -131,10 +131,13 @@ def _describe(src, dst, bits, got, want, limit=8) -> str:
 
 @pytest.mark.parametrize("src, dst, rounding", list(_cases()))
 def test_matches_triton(triton_runner, src, dst, rounding):
+    if (src, dst) == ("fp8e4b15", "int1"):
+        pytest.skip("x.to(int1) returns fp8e4b15's fp16 value, which a store to an int1 (byte) "
+                    "pointer truncates like int8: the kernel never computes `x != 0` here")
     bits = _inputs(src)
     if _triton_rejects(src, dst, rounding):
-        code = ("import sys, numpy as np; sys.path.insert(0, sys.argv[1]); import test_floats_triton"
-                " as t; s, d, r = sys.argv[2:5]; r = None if r == 'None' else r;"
+        code = ("import sys; sys.path.insert(0, sys.argv[1]); import test_floats_triton as t;"
+                " s, d, r = sys.argv[2:5]; r = None if r == 'None' else r;"
                 " t._run_triton(s, d, r, t._inputs(s)); print('RAN')")
         child = subprocess.run([sys.executable, "-c", code, __file__.rsplit("/", 1)[0], src, dst,
                                 str(rounding)], check=False, capture_output=True, text=True,

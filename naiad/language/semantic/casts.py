@@ -45,8 +45,10 @@ class CastsMixin:
                          and src_sca.primitive_bitwidth > dst_sca.primitive_bitwidth)
         if rounding is not None and not truncating_fp:
             raise ValueError("fp_downcast_rounding should be set only for truncating fp conversions")
-        custom_rounding = rounding is not None and rounding != "rtne" and src_sca.is_fp32() \
-            and (dst_sca.is_fp16() or dst_sca.is_bf16())
+        # A narrowing float conversion with a rounding other than rtne is a `tt.fp_to_fp`.
+        custom_rounding = truncating_fp and rounding is not None and rounding != "rtne"
+        if src_sca.is_fp8() and dst_sca.is_int() and not src_sca.is_fp8e4b15():
+            raise TypeError(f"cannot cast {src_sca} to {dst_sca}: convert fp8 to a wider float first")
         if (src_sca.is_fp8() and dst_sca.is_floating()) or (src_sca.is_floating() and dst_sca.is_fp8()) \
                 or custom_rounding:
             return self._convert("tt.fp_to_fp", input, dst_ty, rounding=rounding or "rtne")

@@ -7,13 +7,15 @@ from ..core import _unwrap_if_constexpr, tensor
 
 _LOAD_CACHE = ("", ".ca", ".cg", ".cv")
 _STORE_CACHE = ("", ".wb", ".cg", ".cs", ".wt")
-_EVICTION = ("", "evict_first", "evict_last", "evict_normal")
+_EVICTION = ("", "evict_first", "evict_last")
 _SEMANTICS = ("acquire", "release", "acq_rel", "relaxed")
 _SCOPES = ("gpu", "cta", "sys")
 
 
 def _check_choice(kind: str, value, allowed):
     value = _unwrap_if_constexpr(value)
+    if value is None:  # Triton reads None as the default (""), e.g. `padding_option=None`
+        value = ""
     if value not in allowed:
         raise ValueError(f"{kind} must be one of {list(allowed)}, got {value!r}")
     return value
@@ -43,6 +45,13 @@ class MemoryMixin:
             raise ValueError(f"Unsupported ptr type {ptr.type} in `tl.load`")
         if other is not None and mask is None:
             raise ValueError("`other` cannot be provided without `mask`")
+        if ptr.type.is_block():
+            # As Triton: a load broadcasts the pointer with the mask and `other` (both ways),
+            # so `tl.load(p + cols[None, :], mask=rows[:, None] < m)` loads a full block.
+            if mask is not None:
+                ptr, _ = self.broadcast_impl_value(ptr, self.to_tensor(mask))
+            if other is not None:
+                ptr, _ = self.broadcast_impl_value(ptr, self.to_tensor(other))
         mask, other = self._broadcast_to_pointer(ptr, mask, other, "load")
         element = ptr.type.scalar.element_ty
         if element.is_bool():
@@ -111,10 +120,14 @@ class MemoryMixin:
         if ptr.type.scalar.is_const():
             raise ValueError("Cannot store to a constant pointer")
         element = ptr.type.scalar.element_ty
-        if element.is_fp16() or element.is_bf16():
+        # Triton's atom_red_typechecking_impl: fp16/bf16 only for add; no 16-bit integers and
+        # nothing narrower than 16 bits. (atomic_cas checks only the width: 16, 32 or 64 bits.)
+        if op == "cas":
+            pass
+        elif element.is_fp16() or element.is_bf16():
             if op != "add":
                 raise ValueError(f"atomic_{op} does not support {element}")
-        elif element in (t.int1, t.int8, t.int16) or element.is_fp8():
+        elif element in (t.int16, t.uint16) or element.primitive_bitwidth < 16:
             raise ValueError(f"atomic_{op} does not support {element}")
         if op in ("and", "or", "xor") and element.is_floating():
             raise ValueError(f"atomic_{op} does not support {element}")

@@ -60,8 +60,6 @@ class InterpreterBuilder:
             result = ew.UNARY[op](arrays[0], ty)
         elif op in ew.CONVERSIONS:
             src = attrs["src"]
-            if ty.scalar.is_bool() and src.is_floating():
-                return arrays[0] != 0  # float -> int1 is `x != 0` (NaN -> true)
             return ew.floats.convert(arrays[0], src.name, ty.scalar.name, attrs.get("rounding", "rtne"))
         elif op == "arith.select":
             result = np.where(arrays[0], arrays[1], arrays[2])

@@ -184,7 +184,8 @@ def encode(value: Exact, fmt: FloatFormat, rounding: str, overflow: str,
     top = value.exp + bit_length(value.sig) - 1  # exponent of the leading bit
     scale = np.maximum(top, emin)  # exponent of the result's leading bit position
     shift = scale - m - value.exp  # bits of `sig` below the result's last place
-    # Right shifts stop at 63: a float's `sig` has at most 53 bits, so everything is below half.
+    # Right shifts stop at 63: only a float's `sig` (53 bits at most) goes further, all of it
+    # below half of the last place, so it rounds to zero either way.
     right = np.clip(shift, 0, 63).astype(np.uint64)
     left = np.clip(-shift, 0, m).astype(np.uint64)
     kept = value.sig >> right
@@ -219,7 +220,7 @@ def encode(value: Exact, fmt: FloatFormat, rounding: str, overflow: str,
 def _nan_with_payload(value: Exact, fmt: FloatFormat) -> np.ndarray:
     """The quiet NaN of `fmt` with the value's sign and the leading bits of its payload."""
     m = fmt.mant_bits
-    src_m = bit_length(value.sig) - 1  # a NaN's `sig` has its implicit bit set
+    src_m = np.maximum(bit_length(value.sig) - 1, 0)  # a NaN's `sig` has its implicit bit set
     payload = value.sig & ~(np.uint64(1) << src_m.astype(np.uint64))
     down = np.clip(src_m - m, 0, 63).astype(np.uint64)
     up = np.clip(m - src_m, 0, 63).astype(np.uint64)

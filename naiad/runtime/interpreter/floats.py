@@ -142,8 +142,8 @@ def _float_to_float(bits: np.ndarray, src: str, dst: str, rounding: str) -> np.n
 def _round_into(exact: Exact, dst: str, rounding: str, nan_payload: bool = False) -> np.ndarray:
     if dst == "fp8e4b15":
         return _fp16_to_fp8e4b15(encode(exact, _FP16, "rtz", IEEE))
-    fmt = FORMATS[dst]
-    return encode(exact, fmt, rounding, _overflow_rule(dst, rounding), nan_payload and fmt.width > 8)
+    keep_payload = nan_payload and FORMATS[dst].width > 8
+    return encode(exact, FORMATS[dst], rounding, _overflow_rule(dst, rounding), keep_payload)
 
 
 def _fp16_to_fp8e4b15(half: np.ndarray) -> np.ndarray:

@@ -46,5 +46,14 @@ def logical_not(value):
     return not value
 
 
+def is_(lhs, rhs):
+    """`lhs is rhs` on the values of constexprs (`PADDING is None` for a constexpr None)."""
+    return core._unwrap_if_constexpr(lhs) is core._unwrap_if_constexpr(rhs)
+
+
+def is_not(lhs, rhs):
+    return core._unwrap_if_constexpr(lhs) is not core._unwrap_if_constexpr(rhs)
+
+
 def device_assert(cond, msg=""):
     core.current_semantic().device_assert(cond, msg)

@@ -1,11 +1,12 @@
 """Rewrite a kernel's Python source so that running it as Python follows the compiler's semantics.
 
-Running a kernel as plain Python would differ from compiling it in four places, each rewritten here
+Running a kernel as plain Python would differ from compiling it in five places, each rewritten here
 (positions are kept, so tracebacks, `print` and `breakpoint()` point at the user's own lines):
 
 - `x = 0` gives `x` the compiler's type (int32), so later `x += big` wraps as on the GPU;
 - `for i in range(...)` yields typed induction variables (see `tl.range`);
 - `a and b`, `a or b`, `not a` on tensors are elementwise logic, not Python truthiness;
+- `a is b` compares the values of constexprs (`BLOCK is None` for a constexpr None);
 - `assert cond, msg` is `tl.device_assert(cond, msg)` (checked in debug mode only).
 """
 
@@ -61,6 +62,15 @@ class _KernelTransformer(ast.NodeTransformer):
             return self._call("logical_not", node, node.operand)
         return node
 
+    def visit_Compare(self, node):
+        # `x is None` compares the values of constexprs, as the compiler does (`BLOCK is None`
+        # holds for a constexpr parameter given None).
+        self.generic_visit(node)
+        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+            name = "is_" if isinstance(node.ops[0], ast.Is) else "is_not"
+            return self._call(name, node, node.left, node.comparators[0])
+        return node
+
     def visit_Assert(self, node):
         self.generic_visit(node)
         msg = node.msg if node.msg is not None else ast.Constant("")
@@ -102,7 +112,8 @@ def _shift_columns(tree: ast.AST, indent: int):
 
 def rewrite(fn, runtime):
     """A function equivalent to `fn` under the compiler's semantics, with `runtime` providing
-    `assigned`, `assigned_constexpr`, `range`, `logical_and`, `logical_or`, `logical_not` and `device_assert`."""
+    `assigned`, `assigned_constexpr`, `range`, `logical_and`, `logical_or`, `logical_not`, `is_`,
+    `is_not` and `device_assert`."""
     lines, first_line = inspect.getsourcelines(fn)
     source = "".join(lines)
     dedented = textwrap.dedent(source)

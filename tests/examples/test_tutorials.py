@@ -1,0 +1,117 @@
+"""The tutorial examples (`examples/0X_*.py`): each runs its Triton tutorial kernels in Naiad and
+checks them against a float64 reference. One test per tutorial, plus the demo driver."""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def load(stem):
+    path = EXAMPLES / f"{stem}.py"
+    name = f"naiad_example_{stem}"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+def test_01_vector_add():
+    result = load("01_vector_add").check(size=5000)
+    assert result["rel_err"] <= 2.0 ** -11
+
+
+def test_02_fused_softmax():
+    load("02_fused_softmax").check(n_rows=37, n_cols=300)
+
+
+def test_02_fused_softmax_fewer_rows_than_programs():
+    module = load("02_fused_softmax")
+    import torch
+
+    x = torch.randn(5, 100)
+    y = module.softmax(x, num_programs=8)
+    assert torch.allclose(y, torch.softmax(x, dim=1), atol=1e-6)
+
+
+def test_03_matmul():
+    result = load("03_matmul").check(M=64, N=64, K=48, every_config=True)
+    assert result["rel_err"] <= 2e-3
+
+
+def test_04_low_memory_dropout():
+    load("04_low_memory_dropout").check(n=4000, p=0.5, seed=7)
+
+
+def test_05_layer_norm():
+    module = load("05_layer_norm")
+    import torch
+
+    module.check_one(24, 130, torch.float16)
+    module.check_one(24, 130, torch.float32)
+
+
+def test_06_fused_attention():
+    load("06_fused_attention").check(N_CTX=64, HEAD_DIM=32, every_config=True)
+
+
+def test_06b_fused_attention_block_ptr():
+    load("06b_fused_attention_block_ptr").check(Z=2, H=1, N_CTX=64, HEAD_DIM=32)
+
+
+def test_run_all_reports_every_example(capsys):
+    run_all = load("run_all")
+    assert run_all.main(["-q", "-k", "01"]) == 0
+    out = capsys.readouterr().out
+    assert "01_vector_add" in out and "1/1 passed" in out
+    assert "executor: interpreter (NumPy)" in out or "executor: compiled" in out
+
+
+@pytest.mark.parametrize("stem", [p.stem for p in sorted(EXAMPLES.glob("0*_*.py"))])
+def test_every_example_has_a_main(stem):
+    assert callable(getattr(load(stem), "main", None))
+
+
+def test_jit_call_passes_tensor_to_constexpr_parameter():
+    """Triton ignores a callee's tl.constexpr annotation when a kernel passes it a tensor (the
+    fused-attention tutorial passes `offs_m` so); Naiad must accept it too."""
+    import numpy as np
+
+    import naiad
+    import naiad.language as tl
+
+    @naiad.jit
+    def add_offsets(x, offs: tl.constexpr):
+        return x + offs
+
+    @naiad.jit
+    def kernel(out_ptr, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(out_ptr + offs, add_offsets(offs, offs))
+
+    out = np.zeros(16, dtype=np.int32)
+    kernel[(1,)](out, BLOCK=16)
+    assert np.array_equal(out, 2 * np.arange(16))
+
+
+def test_04_low_memory_dropout_in_debug_mode():
+    """Philox wraps around on purpose: debug mode's overflow check must not fire on tl.rand."""
+    from naiad import knobs
+
+    with knobs.override(NAIAD_DEBUG="1"):
+        load("04_low_memory_dropout").check(n=3000, p=0.25, seed=99)
+
+
+def test_05_layer_norm_in_debug_mode():
+    """Every access bounds-checked, including the spin lock's atomics."""
+    import torch
+
+    from naiad import knobs
+
+    with knobs.override(NAIAD_DEBUG="1"):
+        load("05_layer_norm").check_one(16, 70, torch.float32)
