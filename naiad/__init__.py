@@ -16,11 +16,14 @@ from .errors import (  # noqa: F401
     CompilationError, CompileTimeAssertionFailure, InterpreterError, NaiadError, OutOfResources,
 )
 from .language.core import constexpr_function, must_use_result  # noqa: F401
+from .runtime.allocator import set_allocator  # noqa: F401
 from .runtime.autotuner import Autotuner, Config, autotune  # noqa: F401
 from .runtime.heuristics import Heuristics, heuristics  # noqa: F401
 from .runtime.host_arrays import TensorWrapper, reinterpret  # noqa: F401
 from .runtime.jit import JITFunction, jit  # noqa: F401
 from .runtime.kernel_interface import KernelInterface  # noqa: F401
 from .utils import cdiv, next_power_of_2  # noqa: F401
+
+from . import tools  # noqa: F401  (after runtime: tools builds on it)
 
 __version__ = "0.1.0"

@@ -296,8 +296,15 @@ class tensor:
     __rxor__ = _binary("xor_", reverse=True)
     __lshift__ = _binary("shl")
     __rlshift__ = _binary("shl", reverse=True)
-    __rshift__ = _binary("shr")
-    __rrshift__ = _binary("shr", reverse=True)
+
+    def __rshift__(self, other, _semantic=None):
+        # Arithmetic or logical by this tensor's own signedness, before promotion (as Triton).
+        return (_semantic or current_semantic()).shr(self, other, self.dtype.is_int_signed())
+
+    def __rrshift__(self, other, _semantic=None):
+        # Triton decides by the tensor operand here too, although it is the shift amount.
+        return (_semantic or current_semantic()).shr(other, self, self.dtype.is_int_signed())
+
     __gt__ = _binary("greater_than")
     __ge__ = _binary("greater_equal")
     __lt__ = _binary("less_than")

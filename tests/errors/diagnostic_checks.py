@@ -45,4 +45,4 @@ def assert_located(exc, fn, marker, at=None):
     assert os.path.samefile(exc.location.filename, filename)
     shown = traceback_text(exc)
     assert NAIAD_DIR not in shown, f"Naiad's own frames are shown:\n{shown}"
-    return rendered[0][len(head):]
+    return rendered[0][len(head) :]

@@ -3,12 +3,11 @@
 
 import numpy as np
 import pytest
+from diagnostic_checks import NAIAD_DIR, assert_located, source_position, traceback_text
 
 import naiad
 import naiad.language as tl
 from naiad import knobs
-
-from diagnostic_checks import NAIAD_DIR, assert_located, source_position, traceback_text
 
 
 def _out(n=16, dtype=np.float32):
@@ -126,7 +125,10 @@ def test_call_chain_lists_callers_innermost_first():
         calls_middle[(1,)](_out(dtype=np.int32))
     assert_located(info.value, add_wide, "# CALLEE", at="x + tl.arange")
     lines = [loc.lineno for loc in info.value.call_chain]
-    assert lines == [source_position(middle, "# MIDDLE")[1], source_position(calls_middle, "# OUTER")[1]]
+    assert lines == [
+        source_position(middle, "# MIDDLE")[1],
+        source_position(calls_middle, "# OUTER")[1],
+    ]
 
 
 # -- compile-time assertions and unsupported features ----------------------------------------------
@@ -164,11 +166,14 @@ def uses_inline_asm(out_ptr):
     tl.store(out_ptr + offs, y)
 
 
-@pytest.mark.parametrize("kernel, feature, at", [
-    (uses_dot_scaled, "dot_scaled", "tl.dot_scaled"),
-    (uses_map_elementwise, "map_elementwise", "tl.map_elementwise"),
-    (uses_inline_asm, "inline_asm_elementwise", "tl.inline_asm_elementwise"),
-])
+@pytest.mark.parametrize(
+    "kernel, feature, at",
+    [
+        (uses_dot_scaled, "dot_scaled", "tl.dot_scaled"),
+        (uses_map_elementwise, "map_elementwise", "tl.map_elementwise"),
+        (uses_inline_asm, "inline_asm_elementwise", "tl.inline_asm_elementwise"),
+    ],
+)
 def test_unsupported_feature_is_not_implemented_and_named(kernel, feature, at):
     with pytest.raises(NotImplementedError) as info:
         kernel[(1,)](_out(dtype=np.int32))

@@ -363,3 +363,15 @@ def test_fp16_atomic_add_is_supported():
     p = np.array([1.5], np.float16)
     _atomic_of[(1,)](p, "add")
     assert p[0] == np.float16(2.5)
+
+
+def test_atomic_cas_compares_bit_patterns():
+    """As atom.cas.b32: -0.0 does not match 0.0, and a NaN matches the same NaN bits."""
+    nan = np.array([0x7FC00001], np.uint32).view(np.float32)[0]
+    init = np.array([0.0, nan, 1.5, -0.0], np.float32)
+    cmp = np.array([-0.0, nan, 1.5, -0.0], np.float32)
+    val = np.array([4.0, 5.0, 6.0, 7.0], np.float32)
+    p, olds = init.copy(), poisoned(4, np.float32)
+    _cas_block[(1,)](p, cmp, val, olds, 4)
+    assert_exact(p, np.array([0.0, 5.0, 6.0, 7.0], np.float32))
+    assert_exact(olds.view(np.uint32), init.view(np.uint32))

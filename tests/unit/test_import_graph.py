@@ -31,7 +31,7 @@ def resolve(importer: str, is_package: bool, level: int, module: str | None) -> 
     package = importer.split(".") if is_package else importer.split(".")[:-1]
     if level - 1 > len(package) - 1:
         raise ValueError(f"relative import beyond the top-level package in {importer}")
-    base = package[:len(package) - (level - 1)]
+    base = package[: len(package) - (level - 1)]
     return ".".join(base + ([module] if module else []))
 
 
@@ -48,8 +48,11 @@ def imported_names(path: Path) -> list[tuple[int, str]]:
         elif isinstance(node, ast.ImportFrom):
             base = resolve(importer, is_package, node.level, node.module)
             found.append((node.lineno, base))
-            found += [(node.lineno, f"{base}.{alias.name}" if base else alias.name)
-                      for alias in node.names if alias.name != "*"]
+            found += [
+                (node.lineno, f"{base}.{alias.name}" if base else alias.name)
+                for alias in node.names
+                if alias.name != "*"
+            ]
     return found
 
 
@@ -71,9 +74,19 @@ def _is(name: str, *prefixes: str) -> bool:
 
 
 # language/ knows nothing of NumPy, of the IR or of whoever runs it (builders are injected).
-LANGUAGE_FORBIDDEN = ("numpy", "ml_dtypes", "torch", "llvmlite", "naiad.runtime", "naiad.ir",
-                      "naiad.dialects", "naiad.frontend", "naiad.passes", "naiad.middle",
-                      "naiad.backends")
+LANGUAGE_FORBIDDEN = (
+    "numpy",
+    "ml_dtypes",
+    "torch",
+    "llvmlite",
+    "naiad.runtime",
+    "naiad.ir",
+    "naiad.dialects",
+    "naiad.frontend",
+    "naiad.passes",
+    "naiad.middle",
+    "naiad.backends",
+)
 
 
 def test_language_never_imports_numpy_runtime_or_ir():
@@ -89,14 +102,23 @@ def test_ir_imports_nothing_else_of_naiad():
 
 
 # -- the checker itself ---------------------------------------------------------------------------
-@pytest.mark.parametrize("importer, is_package, level, module, expected", [
-    ("naiad.language.semantic.arith", False, 1, "promotion", "naiad.language.semantic.promotion"),
-    ("naiad.language.semantic.arith", False, 2, "core", "naiad.language.core"),
-    ("naiad.language.semantic.program", False, 3, None, "naiad"),
-    ("naiad.language.semantic", True, 1, "arith", "naiad.language.semantic.arith"),
-    ("naiad.language.semantic", True, 2, None, "naiad.language"),
-    ("naiad.language", True, 0, "numpy", "numpy"),
-])
+@pytest.mark.parametrize(
+    "importer, is_package, level, module, expected",
+    [
+        (
+            "naiad.language.semantic.arith",
+            False,
+            1,
+            "promotion",
+            "naiad.language.semantic.promotion",
+        ),
+        ("naiad.language.semantic.arith", False, 2, "core", "naiad.language.core"),
+        ("naiad.language.semantic.program", False, 3, None, "naiad"),
+        ("naiad.language.semantic", True, 1, "arith", "naiad.language.semantic.arith"),
+        ("naiad.language.semantic", True, 2, None, "naiad.language"),
+        ("naiad.language", True, 0, "numpy", "numpy"),
+    ],
+)
 def test_resolve_relative_imports(importer, is_package, level, module, expected):
     assert resolve(importer, is_package, level, module) == expected
 
@@ -105,11 +127,13 @@ def test_checker_sees_relative_and_nested_imports(tmp_path, monkeypatch):
     room = tmp_path / "naiad" / "language"
     room.mkdir(parents=True)
     (room / "bad.py").write_text(
-        "from ..runtime import jit\n"
-        "def f():\n"
-        "    import numpy as np\n"
-        "    from .. import ir\n")
+        "from ..runtime import jit\ndef f():\n    import numpy as np\n    from .. import ir\n"
+    )
     monkeypatch.setattr(sys.modules[__name__], "PACKAGE_DIR", tmp_path / "naiad")
     bad = violations("language", lambda name: _is(name, *LANGUAGE_FORBIDDEN))
-    assert [b.split(": imports ")[1] for b in bad] == ["naiad.runtime", "naiad.runtime.jit", "numpy",
-                                                       "naiad.ir"]
+    assert [b.split(": imports ")[1] for b in bad] == [
+        "naiad.runtime",
+        "naiad.runtime.jit",
+        "numpy",
+        "naiad.ir",
+    ]

@@ -6,6 +6,7 @@ benchmarks, never by a test: timings do not belong in tests.)
 
 import inspect
 import sys
+import types
 
 import numpy as np
 import pytest
@@ -21,16 +22,22 @@ from naiad.runtime.interpreter.launch import _HostCopies
 def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
-    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask),
-             mask=mask)
+    tl.store(
+        out_ptr + offs,
+        tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask),
+        mask=mask,
+    )
 
 
 @naiad.jit(interpret=True)
 def add_kernel_interpreted(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
-    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask),
-             mask=mask)
+    tl.store(
+        out_ptr + offs,
+        tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask),
+        mask=mask,
+    )
 
 
 def _check_add(kernel):
@@ -108,7 +115,7 @@ def stops_at_breakpoint(x_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)
     doubled = x * 2
-    breakpoint()  # BREAK
+    breakpoint()  # BREAK  # noqa: T100
     tl.store(x_ptr + offs, doubled)
 
 
@@ -172,7 +179,7 @@ def test_int32_loop_accumulator_wraps_as_on_the_gpu():
 
 @naiad.jit(interpret=True)
 def loop_variable_type(out_ptr, n, start64):
-    for i in range(0, n):
+    for i in range(0, n):  # noqa: PIE808 (two bounds, as kernels write them)
         tl.static_assert(i.dtype == tl.int32)
         tl.store(out_ptr + i, i * 1000000000)
     for j in range(start64, start64 + 1):
@@ -189,7 +196,9 @@ def test_loop_variable_is_int32_unless_a_bound_is_wider():
 # -- programs, atomics and memory ----------------------------------------------------------------
 @naiad.jit
 def record_order(counter_ptr, slot_ptr):
-    pid = tl.program_id(0) + tl.num_programs(0) * (tl.program_id(1) + tl.num_programs(1) * tl.program_id(2))
+    pid = tl.program_id(0) + tl.num_programs(0) * (
+        tl.program_id(1) + tl.num_programs(1) * tl.program_id(2)
+    )
     ticket = tl.atomic_add(counter_ptr, 1)
     tl.store(slot_ptr + pid, ticket)
 
@@ -305,10 +314,17 @@ class FakeHostBuffer:
 class FakeDeviceStorage:
     """Records what the interpreter asks of a GPU storage: one `.cpu()`, one `.copy_()` back."""
 
-    def __init__(self, values):
+    def __init__(self, values, device_base=0x7000_0000):
         self.values = np.array(values, np.float32)
         self.calls = []
         self.host = None
+        self.device_base = device_base
+
+    def data_ptr(self):
+        return self.device_base
+
+    def nbytes(self):
+        return self.values.nbytes
 
     def cpu(self):
         self.calls.append("cpu")
@@ -322,8 +338,15 @@ class FakeDeviceStorage:
 
 
 def _gpu_array(storage, device_base, offset_elems, n):
-    return HostArray(data_ptr=device_base + 4 * offset_elems, dtype=tl.float32, storage_base=device_base,
-                     storage_nbytes=4 * n, device="cuda", writable=True, owner=storage)
+    return HostArray(
+        data_ptr=device_base + 4 * offset_elems,
+        dtype=tl.float32,
+        storage_base=device_base,
+        storage_nbytes=4 * n,
+        device="cuda",
+        writable=True,
+        owner=storage,
+    )
 
 
 def test_host_copies_copy_each_storage_once_and_write_back():
@@ -355,3 +378,47 @@ def test_host_copies_write_back_nothing_when_unused():
     copies = _HostCopies()
     copies.write_back()
     assert copies.by_storage == {}
+
+
+class FakeCudaTensor:
+    """Looks like a torch tensor on a GPU to the launcher (module, storage, device, dtype)."""
+
+    __module__ = "torch.fake_cuda"
+
+    def __init__(self, storage, offset=0):
+        self.storage, self.offset = storage, offset
+        self.dtype = "torch.float32"
+        self.device = types.SimpleNamespace(type="cuda")
+
+    def untyped_storage(self):
+        return self.storage
+
+    def data_ptr(self):
+        return self.storage.device_base + 4 * self.offset
+
+
+@naiad.jit
+def scale_in_place(x_ptr, y_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs) * 10 + tl.load(y_ptr + offs))
+
+
+def test_gpu_tensor_is_copied_to_the_host_and_back_around_the_launch():
+    storage = FakeDeviceStorage([1, 2, 3, 4, 5, 6])
+    # two arguments viewing one storage share one host copy, so the kernel sees its own writes
+    scale_in_place[(1,)](FakeCudaTensor(storage, offset=2), FakeCudaTensor(storage), BLOCK=4)
+    assert storage.calls == ["cpu", "copy_"]
+    assert storage.values.tolist() == [1, 2, 31, 42, 53, 64]
+
+
+@naiad.jit
+def writes_then_fails(x_ptr):
+    tl.store(x_ptr, 99.0)
+    tl.store(x_ptr + 100, 1.0)
+
+
+def test_gpu_tensor_is_written_back_even_when_the_kernel_fails():
+    storage = FakeDeviceStorage([1, 2])
+    with pytest.raises(IndexError, match=r"`x_ptr`"):
+        writes_then_fails[(1,)](FakeCudaTensor(storage))
+    assert storage.calls == ["cpu", "copy_"] and storage.values.tolist() == [99, 2]

@@ -1,4 +1,4 @@
-"""`naiad.language` has the surface of `triton.language`: its names, its signatures, its tensor methods."""
+"""`naiad.language` has the surface of `triton.language`: names, signatures, tensor methods."""
 
 import inspect
 
@@ -11,25 +11,154 @@ import naiad.language as tl
 # `triton.language.__all__` as found in Triton's python/triton/language/__init__.py (main branch,
 # the 3.8 line). The copy available to us lists 143 names; reference/triton-anatomy.md counts 144
 # for 3.8 (see test_naiad_exports_the_triton_names_and_its_own_extras for the names Naiad adds).
-TRITON_ALL = """
-PropagateNan TRITON_MAX_TENSOR_NUMEL load_tensor_descriptor store_tensor_descriptor
-make_tensor_descriptor tensor_descriptor abs add advance arange argmax argmin associative_scan assume
-atomic_add atomic_and atomic_cas atomic_max atomic_min atomic_or atomic_xchg atomic_xor bfloat16
-bitonic_merge block_type broadcast broadcast_to cat cast cdiv ceil clamp condition const constexpr
-constexpr_type cos cumprod cumsum debug_barrier device_assert device_print div_rn dot dot_scaled
-dtype erf exp exp2 expand_dims extra fdiv flip float16 float32 float64 float8e4b15 float8e4nv
-float8e4b8 float8e5 float8e5b16 floor fma full gather histogram inline_asm_elementwise interleave
-int1 int16 int32 int64 int8 join load log log2 make_block_ptr map_elementwise math max
-max_constancy max_contiguous maximum min minimum mul multiple_of num_programs
-pair_uniform_to_normal permute philox philox_impl pi32_t pointer_type program_id rand rand4x
-randint randint4x randn randn4x range ravel reduce reduce_or reshape rsqrt slice sigmoid sin
-softmax sort split sqrt sqrt_rn squeeze static_assert static_print static_range store sub sum
-swizzle2d target_info tensor topk to_tensor trans tuple uint16 uint32 uint64 uint8
-uint_to_uniform_float umulhi unsqueeze view void where xor_sum zeros zeros_like
-""".split()
+TRITON_ALL = [
+    "PropagateNan",
+    "TRITON_MAX_TENSOR_NUMEL",
+    "load_tensor_descriptor",
+    "store_tensor_descriptor",
+    "make_tensor_descriptor",
+    "tensor_descriptor",
+    "abs",
+    "add",
+    "advance",
+    "arange",
+    "argmax",
+    "argmin",
+    "associative_scan",
+    "assume",
+    "atomic_add",
+    "atomic_and",
+    "atomic_cas",
+    "atomic_max",
+    "atomic_min",
+    "atomic_or",
+    "atomic_xchg",
+    "atomic_xor",
+    "bfloat16",
+    "bitonic_merge",
+    "block_type",
+    "broadcast",
+    "broadcast_to",
+    "cat",
+    "cast",
+    "cdiv",
+    "ceil",
+    "clamp",
+    "condition",
+    "const",
+    "constexpr",
+    "constexpr_type",
+    "cos",
+    "cumprod",
+    "cumsum",
+    "debug_barrier",
+    "device_assert",
+    "device_print",
+    "div_rn",
+    "dot",
+    "dot_scaled",
+    "dtype",
+    "erf",
+    "exp",
+    "exp2",
+    "expand_dims",
+    "extra",
+    "fdiv",
+    "flip",
+    "float16",
+    "float32",
+    "float64",
+    "float8e4b15",
+    "float8e4nv",
+    "float8e4b8",
+    "float8e5",
+    "float8e5b16",
+    "floor",
+    "fma",
+    "full",
+    "gather",
+    "histogram",
+    "inline_asm_elementwise",
+    "interleave",
+    "int1",
+    "int16",
+    "int32",
+    "int64",
+    "int8",
+    "join",
+    "load",
+    "log",
+    "log2",
+    "make_block_ptr",
+    "map_elementwise",
+    "math",
+    "max",
+    "max_constancy",
+    "max_contiguous",
+    "maximum",
+    "min",
+    "minimum",
+    "mul",
+    "multiple_of",
+    "num_programs",
+    "pair_uniform_to_normal",
+    "permute",
+    "philox",
+    "philox_impl",
+    "pi32_t",
+    "pointer_type",
+    "program_id",
+    "rand",
+    "rand4x",
+    "randint",
+    "randint4x",
+    "randn",
+    "randn4x",
+    "range",
+    "ravel",
+    "reduce",
+    "reduce_or",
+    "reshape",
+    "rsqrt",
+    "slice",
+    "sigmoid",
+    "sin",
+    "softmax",
+    "sort",
+    "split",
+    "sqrt",
+    "sqrt_rn",
+    "squeeze",
+    "static_assert",
+    "static_print",
+    "static_range",
+    "store",
+    "sub",
+    "sum",
+    "swizzle2d",
+    "target_info",
+    "tensor",
+    "topk",
+    "to_tensor",
+    "trans",
+    "tuple",
+    "uint16",
+    "uint32",
+    "uint64",
+    "uint8",
+    "uint_to_uniform_float",
+    "umulhi",
+    "unsqueeze",
+    "view",
+    "void",
+    "where",
+    "xor_sum",
+    "zeros",
+    "zeros_like",
+]
 
-# Names Naiad exports besides those: public in triton.language too (imported there, outside
-# `__all__` in the copy above, or in `__all__` of other 3.x releases).
+# The only names Naiad's `__all__` may add to that list (each is a name of triton.language's own
+# modules; `constexpr_function` was in `__all__` of earlier 3.x releases).
 NAIAD_EXTRAS = {"constexpr_function", "tensor_descriptor_type", "tuple_type", "item"}
 
 
@@ -60,23 +189,81 @@ POS, VAR, KW = "pos", "*", "kw"
 # (name, [(parameter, default)]) from Triton's documented signatures; `*name` is a var-positional
 # parameter. `_semantic`, the hidden argument of builtins, is not part of the user's signature.
 TRITON_SIGNATURES = [
-    ("load", [("pointer", _), ("mask", None), ("other", None), ("boundary_check", ()),
-              ("padding_option", ""), ("cache_modifier", ""), ("eviction_policy", ""),
-              ("volatile", False)]),
-    ("store", [("pointer", _), ("value", _), ("mask", None), ("boundary_check", ()),
-               ("cache_modifier", ""), ("eviction_policy", "")]),
-    ("dot", [("input", _), ("other", _), ("acc", None), ("input_precision", None),
-             ("allow_tf32", None), ("max_num_imprecise_acc", None), ("out_dtype", tl.float32)]),
-    ("dot_scaled", [("lhs", _), ("lhs_scale", _), ("lhs_format", _), ("rhs", _), ("rhs_scale", _),
-                    ("rhs_format", _), ("acc", None), ("fast_math", False), ("lhs_k_pack", True),
-                    ("rhs_k_pack", True), ("out_dtype", tl.float32)]),
+    (
+        "load",
+        [
+            ("pointer", _),
+            ("mask", None),
+            ("other", None),
+            ("boundary_check", ()),
+            ("padding_option", ""),
+            ("cache_modifier", ""),
+            ("eviction_policy", ""),
+            ("volatile", False),
+        ],
+    ),
+    (
+        "store",
+        [
+            ("pointer", _),
+            ("value", _),
+            ("mask", None),
+            ("boundary_check", ()),
+            ("cache_modifier", ""),
+            ("eviction_policy", ""),
+        ],
+    ),
+    (
+        "dot",
+        [
+            ("input", _),
+            ("other", _),
+            ("acc", None),
+            ("input_precision", None),
+            ("allow_tf32", None),
+            ("max_num_imprecise_acc", None),
+            ("out_dtype", tl.float32),
+        ],
+    ),
+    (
+        "dot_scaled",
+        [
+            ("lhs", _),
+            ("lhs_scale", _),
+            ("lhs_format", _),
+            ("rhs", _),
+            ("rhs_scale", _),
+            ("rhs_format", _),
+            ("acc", None),
+            ("fast_math", False),
+            ("lhs_k_pack", True),
+            ("rhs_k_pack", True),
+            ("out_dtype", tl.float32),
+        ],
+    ),
     ("reduce", [("input", _), ("axis", _), ("combine_fn", _), ("keep_dims", False)]),
     ("associative_scan", [("input", _), ("axis", _), ("combine_fn", _), ("reverse", False)]),
     ("sum", [("input", _), ("axis", None), ("keep_dims", False), ("dtype", None)]),
-    ("max", [("input", _), ("axis", None), ("return_indices", False),
-             ("return_indices_tie_break_left", True), ("keep_dims", False)]),
-    ("min", [("input", _), ("axis", None), ("return_indices", False),
-             ("return_indices_tie_break_left", True), ("keep_dims", False)]),
+    (
+        "max",
+        [
+            ("input", _),
+            ("axis", None),
+            ("return_indices", False),
+            ("return_indices_tie_break_left", True),
+            ("keep_dims", False),
+        ],
+    ),
+    (
+        "min",
+        [
+            ("input", _),
+            ("axis", None),
+            ("return_indices", False),
+            ("return_indices_tie_break_left", True),
+            ("keep_dims", False),
+        ],
+    ),
     ("argmax", [("input", _), ("axis", _), ("tie_break_left", True), ("keep_dims", False)]),
     ("argmin", [("input", _), ("axis", _), ("tie_break_left", True), ("keep_dims", False)]),
     ("xor_sum", [("input", _), ("axis", None), ("keep_dims", False)]),
@@ -87,22 +274,49 @@ TRITON_SIGNATURES = [
     ("flip", [("x", _), ("dim", None)]),
     ("gather", [("src", _), ("index", _), ("axis", _)]),
     ("histogram", [("input", _), ("num_bins", _), ("mask", None)]),
-    ("make_block_ptr", [("base", _), ("shape", _), ("strides", _), ("offsets", _),
-                        ("block_shape", _), ("order", _)]),
+    (
+        "make_block_ptr",
+        [
+            ("base", _),
+            ("shape", _),
+            ("strides", _),
+            ("offsets", _),
+            ("block_shape", _),
+            ("order", _),
+        ],
+    ),
     ("advance", [("base", _), ("offsets", _)]),
-    ("make_tensor_descriptor", [("base", _), ("shape", _), ("strides", _), ("block_shape", _),
-                                ("padding_option", "zero")]),
+    (
+        "make_tensor_descriptor",
+        [("base", _), ("shape", _), ("strides", _), ("block_shape", _), ("padding_option", "zero")],
+    ),
     ("atomic_cas", [("pointer", _), ("cmp", _), ("val", _), ("sem", None), ("scope", None)]),
-    *[(f"atomic_{op}", [("pointer", _), ("val", _), ("mask", None), ("sem", None), ("scope", None)])
-      for op in ("add", "max", "min", "and", "or", "xor", "xchg")],
+    *[
+        (
+            f"atomic_{op}",
+            [("pointer", _), ("val", _), ("mask", None), ("sem", None), ("scope", None)],
+        )
+        for op in ("add", "max", "min", "and", "or", "xor", "xchg")
+    ],
     ("rand", [("seed", _), ("offset", _), ("n_rounds", 10)]),
     ("randn", [("seed", _), ("offset", _), ("n_rounds", 10)]),
     ("randint", [("seed", _), ("offset", _), ("n_rounds", 10)]),
     ("randint4x", [("seed", _), ("offset", _), ("n_rounds", 10)]),
     ("philox", [("seed", _), ("c0", _), ("c1", _), ("c2", _), ("c3", _), ("n_rounds", 10)]),
-    ("range", [("arg1", _), ("arg2", None), ("step", None), ("num_stages", None),
-               ("loop_unroll_factor", None), ("disallow_acc_multi_buffer", False),
-               ("flatten", False), ("warp_specialize", False), ("disable_licm", False)]),
+    (
+        "range",
+        [
+            ("arg1", _),
+            ("arg2", None),
+            ("step", None),
+            ("num_stages", None),
+            ("loop_unroll_factor", None),
+            ("disallow_acc_multi_buffer", False),
+            ("flatten", False),
+            ("warp_specialize", False),
+            ("disable_licm", False),
+        ],
+    ),
     ("static_range", [("arg1", _), ("arg2", None), ("step", None)]),
     ("full", [("shape", _), ("value", _), ("dtype", _)]),
     ("zeros", [("shape", _), ("dtype", _)]),
@@ -128,8 +342,25 @@ TRITON_SIGNATURES = [
     ("fma", [("x", _), ("y", _), ("z", _)]),
     ("umulhi", [("x", _), ("y", _)]),
     ("div_rn", [("x", _), ("y", _)]),
-    *[(name, [("x", _)]) for name in ("exp", "exp2", "log", "log2", "cos", "sin", "sqrt", "sqrt_rn",
-                                      "rsqrt", "erf", "floor", "ceil", "abs", "sigmoid")],
+    *[
+        (name, [("x", _)])
+        for name in (
+            "exp",
+            "exp2",
+            "log",
+            "log2",
+            "cos",
+            "sin",
+            "sqrt",
+            "sqrt_rn",
+            "rsqrt",
+            "erf",
+            "floor",
+            "ceil",
+            "abs",
+            "sigmoid",
+        )
+    ],
     *[(name, [("x", _), ("y", _), ("sanitize_overflow", True)]) for name in ("add", "sub", "mul")],
     ("cdiv", [("x", _), ("div", _)]),
     ("softmax", [("x", _), ("dim", None), ("keep_dims", False), ("ieee_rounding", False)]),
@@ -139,12 +370,20 @@ TRITON_SIGNATURES = [
     ("device_print", [("prefix", _), ("*args", _), ("hex", False)]),
     ("device_assert", [("cond", _), ("msg", ""), ("mask", None)]),
     ("static_assert", [("cond", _), ("msg", "")]),
-    ("static_print", [("*values", _), ("sep", " "), ("end", "\n"), ("file", None), ("flush", False)]),
+    (
+        "static_print",
+        [("*values", _), ("sep", " "), ("end", "\n"), ("file", None), ("flush", False)],
+    ),
     ("debug_barrier", []),
     ("assume", [("cond", _)]),
-    *[(name, [("input", _), ("values", _)]) for name in ("multiple_of", "max_contiguous", "max_constancy")],
-    ("inline_asm_elementwise", [("asm", _), ("constraints", _), ("args", _), ("dtype", _),
-                                ("is_pure", _), ("pack", _)]),
+    *[
+        (name, [("input", _), ("values", _)])
+        for name in ("multiple_of", "max_contiguous", "max_constancy")
+    ],
+    (
+        "inline_asm_elementwise",
+        [("asm", _), ("constraints", _), ("args", _), ("dtype", _), ("is_pure", _), ("pack", _)],
+    ),
     ("map_elementwise", [("scalar_fn", _), ("*args", _), ("pack", 1)]),
 ]
 
@@ -166,16 +405,36 @@ def test_signature_matches_triton(name, expected):
     actual = user_signature(getattr(tl, name))
     assert [n for n, _ in actual] == [n for n, _ in expected], "parameter names differ"
     for (param, got), (_, want) in zip(actual, expected):
-        assert type(got) is type(want) or (got == want and not isinstance(want, tl.dtype)), \
-            f"default of `{param}`: {got!r} vs {want!r}"
-        assert got == want, f"default of `{param}`: {got!r} vs {want!r}"
+        assert type(got) is type(want) and got == want, f"default of `{param}`: {got!r} vs {want!r}"
 
 
 def test_signature_table_covers_the_main_builtins():
     covered = {name for name, _ in TRITON_SIGNATURES}
-    assert {"load", "store", "dot", "reduce", "sum", "max", "cumsum", "make_block_ptr", "atomic_add",
-            "atomic_cas", "rand", "range", "static_range", "full", "arange", "cast", "trans",
-            "reshape", "where", "maximum", "clamp", "device_print", "device_assert"} <= covered
+    assert {
+        "load",
+        "store",
+        "dot",
+        "reduce",
+        "sum",
+        "max",
+        "cumsum",
+        "make_block_ptr",
+        "atomic_add",
+        "atomic_cas",
+        "rand",
+        "range",
+        "static_range",
+        "full",
+        "arange",
+        "cast",
+        "trans",
+        "reshape",
+        "where",
+        "maximum",
+        "clamp",
+        "device_print",
+        "device_assert",
+    } <= covered
     assert covered <= set(TRITON_ALL)
 
 
@@ -206,20 +465,99 @@ def test_tensor_methods_run_in_a_kernel():
 
 
 # -- tl.tensor members (triton-anatomy.md §1.0) ---------------------------------------------------
-TENSOR_MEMBERS = """
-T abs advance argmax argmin associative_scan atomic_add atomic_and atomic_cas atomic_max atomic_min
-atomic_or atomic_xchg atomic_xor broadcast_to cast cdiv ceil cos cumprod cumsum erf exp exp2
-expand_dims flip floor gather histogram item log log2 logical_and logical_or max min permute ravel
-reduce reduce_or reshape rsqrt sigmoid sin softmax sort split sqrt sqrt_rn store sum to trans view
-xor_sum
-""".split()
+TENSOR_MEMBERS = [
+    "T",
+    "abs",
+    "advance",
+    "argmax",
+    "argmin",
+    "associative_scan",
+    "atomic_add",
+    "atomic_and",
+    "atomic_cas",
+    "atomic_max",
+    "atomic_min",
+    "atomic_or",
+    "atomic_xchg",
+    "atomic_xor",
+    "broadcast_to",
+    "cast",
+    "cdiv",
+    "ceil",
+    "cos",
+    "cumprod",
+    "cumsum",
+    "erf",
+    "exp",
+    "exp2",
+    "expand_dims",
+    "flip",
+    "floor",
+    "gather",
+    "histogram",
+    "item",
+    "log",
+    "log2",
+    "logical_and",
+    "logical_or",
+    "max",
+    "min",
+    "permute",
+    "ravel",
+    "reduce",
+    "reduce_or",
+    "reshape",
+    "rsqrt",
+    "sigmoid",
+    "sin",
+    "softmax",
+    "sort",
+    "split",
+    "sqrt",
+    "sqrt_rn",
+    "store",
+    "sum",
+    "to",
+    "trans",
+    "view",
+    "xor_sum",
+]
 
-TENSOR_OPERATORS = """
-__add__ __radd__ __sub__ __rsub__ __mul__ __rmul__ __truediv__ __rtruediv__ __floordiv__
-__rfloordiv__ __mod__ __rmod__ __neg__ __pos__ __invert__ __and__ __rand__ __or__ __ror__ __xor__
-__rxor__ __lshift__ __rlshift__ __rshift__ __rrshift__ __lt__ __le__ __gt__ __ge__ __eq__ __ne__
-__getitem__ __abs__
-""".split()
+TENSOR_OPERATORS = [
+    "__add__",
+    "__radd__",
+    "__sub__",
+    "__rsub__",
+    "__mul__",
+    "__rmul__",
+    "__truediv__",
+    "__rtruediv__",
+    "__floordiv__",
+    "__rfloordiv__",
+    "__mod__",
+    "__rmod__",
+    "__neg__",
+    "__pos__",
+    "__invert__",
+    "__and__",
+    "__rand__",
+    "__or__",
+    "__ror__",
+    "__xor__",
+    "__rxor__",
+    "__lshift__",
+    "__rlshift__",
+    "__rshift__",
+    "__rrshift__",
+    "__lt__",
+    "__le__",
+    "__gt__",
+    "__ge__",
+    "__eq__",
+    "__ne__",
+    "__getitem__",
+    "__abs__",
+]
 
 
 def test_tensor_member_list_is_the_documented_55():
@@ -233,8 +571,20 @@ def test_tensor_has_member(member):
 
 
 def test_tensor_methods_are_the_free_functions():
-    for name in ("sum", "max", "cumsum", "reshape", "trans", "permute", "store", "atomic_add",
-                 "softmax", "sigmoid", "exp", "cast"):
+    for name in (
+        "sum",
+        "max",
+        "cumsum",
+        "reshape",
+        "trans",
+        "permute",
+        "store",
+        "atomic_add",
+        "softmax",
+        "sigmoid",
+        "exp",
+        "cast",
+    ):
         assert getattr(tl.tensor, name) is getattr(tl, name), name
 
 

@@ -86,7 +86,9 @@ def test_grid_of_one_to_three_dims(grid):
     total = dims[0] * dims[1] * dims[2]
     out = poisoned(4 * total)
     record_pids[grid](out)
-    expected = [(x, y, z, total) for z in range(dims[2]) for y in range(dims[1]) for x in range(dims[0])]
+    expected = [
+        (x, y, z, total) for z in range(dims[2]) for y in range(dims[1]) for x in range(dims[0])
+    ]
     assert out.reshape(-1, 4).tolist() == [list(e) for e in expected]
 
 
@@ -176,12 +178,16 @@ def test_do_not_specialize_and_noinline_are_accepted():
 
 
 # -- naiad.cdiv, naiad.next_power_of_2 -----------------------------------------------------------
-@pytest.mark.parametrize("x, y, expected", [(1, 1, 1), (10, 3, 4), (9, 3, 3), (0, 4, 0), (1025, 1024, 2)])
+@pytest.mark.parametrize(
+    "x, y, expected", [(1, 1, 1), (10, 3, 4), (9, 3, 3), (0, 4, 0), (1025, 1024, 2)]
+)
 def test_cdiv(x, y, expected):
     assert naiad.cdiv(x, y) == expected
 
 
-@pytest.mark.parametrize("n, expected", [(0, 1), (1, 1), (2, 2), (3, 4), (17, 32), (1024, 1024), (1025, 2048)])
+@pytest.mark.parametrize(
+    "n, expected", [(0, 1), (1, 1), (2, 2), (3, 4), (17, 32), (1024, 1024), (1025, 2048)]
+)
 def test_next_power_of_2(n, expected):
     assert naiad.next_power_of_2(n) == expected
 
@@ -208,8 +214,27 @@ def fp8_to_fp32(x_ptr, out_ptr, BLOCK: tl.constexpr):
 
 def test_reinterpret_uint8_bits_as_float8e4nv():
     # zero, subnormals, normals, the largest finite (0x7e = 448) and their negatives; 0x7f is NaN
-    bits = np.array([0x00, 0x01, 0x07, 0x08, 0x38, 0x3C, 0x40, 0x7E,
-                     0x80, 0x81, 0x87, 0x88, 0xB8, 0xBC, 0xC0, 0xFE], np.uint8)
+    bits = np.array(
+        [
+            0x00,
+            0x01,
+            0x07,
+            0x08,
+            0x38,
+            0x3C,
+            0x40,
+            0x7E,
+            0x80,
+            0x81,
+            0x87,
+            0x88,
+            0xB8,
+            0xBC,
+            0xC0,
+            0xFE,
+        ],
+        np.uint8,
+    )
     out = np.zeros(16, np.float32)
     fp8_to_fp32[(1,)](naiad.reinterpret(bits, tl.float8e4nv), out, BLOCK=16)
     expected = bits.view(ml_dtypes.float8_e4m3fn).astype(np.float32)
@@ -228,7 +253,9 @@ def test_reinterpret_int32_as_uint32_changes_the_shift():
     shift_right[(1,)](x, signed, BLOCK=4)
     assert signed.tolist() == [-1, -1, 2, 2**30 - 1]  # arithmetic shift
     unsigned = np.zeros(4, np.int32)
-    shift_right[(1,)](naiad.reinterpret(x, tl.uint32), naiad.reinterpret(unsigned, tl.uint32), BLOCK=4)
+    shift_right[(1,)](
+        naiad.reinterpret(x, tl.uint32), naiad.reinterpret(unsigned, tl.uint32), BLOCK=4
+    )
     assert unsigned.view(np.uint32).tolist() == [0x7FFFFFFF, 0x7FFFFFFF, 2, 2**30 - 1]  # logical
 
 
@@ -343,12 +370,22 @@ def assert_int_type(v, EXPECTED: tl.constexpr):
     tl.static_assert(v.dtype == EXPECTED)
 
 
-@pytest.mark.parametrize("value, expected", [
-    (1, tl.int32), (-(2**31), tl.int32), (2**31 - 1, tl.int32),
-    (2**31, tl.int64), (-(2**31) - 1, tl.int64), (2**63 - 1, tl.int64), (-(2**63), tl.int64),
-    (2**63, tl.uint64), (2**64 - 1, tl.uint64),
-    (True, tl.int1), (1.5, tl.float32),
-])
+@pytest.mark.parametrize(
+    "value, expected",
+    [
+        (1, tl.int32),
+        (-(2**31), tl.int32),
+        (2**31 - 1, tl.int32),
+        (2**31, tl.int64),
+        (-(2**31) - 1, tl.int64),
+        (2**63 - 1, tl.int64),
+        (-(2**63), tl.int64),
+        (2**63, tl.uint64),
+        (2**64 - 1, tl.uint64),
+        (True, tl.int1),
+        (1.5, tl.float32),
+    ],
+)
 def test_scalar_argument_types(value, expected):
     assert_int_type[(1,)](value, expected)
 
@@ -363,8 +400,9 @@ def store_scalar(out_ptr, v):
     tl.store(out_ptr, v)
 
 
-@pytest.mark.parametrize("value, dtype", [(1, np.int32), (2**31, np.int64), (2**63 + 5, np.uint64),
-                                          (-(2**40), np.int64)])
+@pytest.mark.parametrize(
+    "value, dtype", [(1, np.int32), (2**31, np.int64), (2**63 + 5, np.uint64), (-(2**40), np.int64)]
+)
 def test_scalar_arguments_keep_their_value(value, dtype):
     out = np.zeros(1, dtype)
     store_scalar[(1,)](out, value)
@@ -441,10 +479,15 @@ def reduce_with(x_ptr, out_ptr, combine, activation, BLOCK: tl.constexpr):
     tl.store(out_ptr, tl.reduce(x, 0, combine))
 
 
-@pytest.mark.parametrize("combine, activation, expected", [
-    (maximum_combine, relu, 7), (add_combine, relu, 1 + 7), (add_combine, negate, -(1 + 7 - 3 - 5)),
-    (maximum_combine, negate, 5),
-])
+@pytest.mark.parametrize(
+    "combine, activation, expected",
+    [
+        (maximum_combine, relu, 7),
+        (add_combine, relu, 1 + 7),
+        (add_combine, negate, -(1 + 7 - 3 - 5)),
+        (maximum_combine, negate, 5),
+    ],
+)
 def test_jit_function_passed_as_argument(combine, activation, expected):
     x = np.array([1, -3, 7, -5], np.int32)
     out = np.zeros(1, np.int32)

@@ -166,9 +166,14 @@ class ArithMixin:
         input, other = self._bitwise_operands(input, other)
         return self._elementwise("arith.shli", (input, other), input.type)
 
-    def shr(self, input, other) -> tensor:
+    def shr(self, input, other, arithmetic=None) -> tensor:
+        """`>>`: arithmetic when `arithmetic` (the `>>` operator passes the signedness of the
+        tensor it is called on, before promotion, as Triton's `tensor.__rshift__` does: `int8 >>
+        uint8` shifts the promoted uint8 bits arithmetically); else by the promoted type."""
         input, other = self._bitwise_operands(input, other)
-        op = "arith.shrsi" if input.type.scalar.is_int_signed() else "arith.shrui"
+        if arithmetic is None:
+            arithmetic = input.type.scalar.is_int_signed()
+        op = "arith.shrsi" if arithmetic else "arith.shrui"
         return self._elementwise(op, (input, other), input.type)
 
     def logical_and(self, input, other) -> tensor:

@@ -19,7 +19,8 @@ class ShapesMixin:
         if start >= end:
             raise ValueError(f"arange's end argument ({end}) must be greater than its start "
                              f"argument ({start})")
-        if not (-(2**31) <= start < 2**31 and -(2**31) <= end <= 2**31):
+        # Triton tests `start >> 32` and `end >> 32`: a negative start does not fit either.
+        if not (0 <= start < 2**31 and 0 <= end <= 2**31):
             raise ValueError("arange must fit in int32")
         size = end - start
         if size & (size - 1):
@@ -74,14 +75,19 @@ class ShapesMixin:
         return tensor(self.builder.reshape(input.handle, ty, bool(can_reorder)), ty)
 
     def permute(self, input, dims) -> tensor:
-        """`dims=None` swaps the last two dimensions (`x.T`, `tl.trans(x)`)."""
+        """`dims=None` is Triton's default of `x.T` and `tl.trans(x)`: the permutation (1, 0),
+        so only a 2-D tensor may omit it."""
         input = self.to_tensor(input)
         shape = input.type.get_block_shapes()
-        if dims is None or len(dims) == 0:
-            if len(shape) < 2:
-                raise ValueError(f"tl.trans needs a tensor of rank >= 2, got shape {list(shape)}")
-            dims = list(range(len(shape) - 2)) + [len(shape) - 1, len(shape) - 2]
+        if dims is None:
+            if len(shape) != 2:
+                raise ValueError(f"tl.trans without dims is the permutation (1, 0) of a 2-D tensor, "
+                                 f"got shape {list(shape)}; pass the dims")
+            dims = [1, 0]
         dims = [_unwrap_if_constexpr(d) for d in dims]
+        if len(dims) != len(shape):
+            raise ValueError(f"permute dims must have the same length as input shape, got {dims} "
+                             f"for shape {list(shape)}")
         if sorted(dims) != list(range(len(shape))):
             raise ValueError(f"permutation must be a permutation of 0..{len(shape) - 1}, got {dims}")
         if dims == list(range(len(shape))):

@@ -53,13 +53,15 @@ def atomic_cas(memory, ptr, cmp, value, ty):
     out = np.zeros(ptr.shape, dtype)
     if buffer is None:
         return out
-    view = buffer.typed(dtype)
-    cmps = np.broadcast_to(cmp.astype(dtype), ptr.shape)[active]
-    values = np.broadcast_to(value.astype(dtype), ptr.shape)[active]
-    old = np.empty(len(index), dtype)
+    # The GPU compares bit patterns (atom.cas.b32/b64): -0.0 is not 0.0, and a NaN equals itself.
+    bits = np.dtype(f"u{np.dtype(dtype).itemsize}")
+    view = buffer.typed(bits)
+    cmps = np.broadcast_to(cmp.astype(dtype), ptr.shape)[active].view(bits)
+    values = np.broadcast_to(value.astype(dtype), ptr.shape)[active].view(bits)
+    old = np.empty(len(index), bits)
     for lane, (i, c, v) in enumerate(zip(index, cmps, values)):
         old[lane] = view[i]
         if view[i] == c:
             view[i] = v
-    out[active] = old
+    out[active] = old.view(dtype)
     return out

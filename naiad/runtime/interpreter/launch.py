@@ -12,8 +12,10 @@ import numpy as np
 from ... import errors
 from ...language import core
 from ...language import dtypes as t
+from ...language.memory import tensor_descriptor
 from ...language.semantic import Semantic
 from ...language.target import CUDA_HOPPER
+from ...tools.tensor_descriptor import TensorDescriptor
 from .. import diagnostics
 from ..host_arrays import describe, is_array_like
 from .builder import InterpreterBuilder, scalar_tensor
@@ -88,6 +90,8 @@ def kernel_value(name, value, param, memory, copies):
         values = [kernel_value(f"{name}[{i}]", v, None, memory, copies) for i, v in enumerate(value)]
         fields = getattr(type(value), "_fields", None)
         return core.tuple(values, t.tuple_type([getattr(v, "type", None) for v in values], fields))
+    if isinstance(value, TensorDescriptor):
+        return _descriptor(name, value, memory, copies)
     if isinstance(value, np.generic):
         raise TypeError(f"argument `{name}` is a NumPy scalar ({type(value).__name__}); pass a "
                         "Python number instead (int(x) or float(x))")
@@ -95,6 +99,19 @@ def kernel_value(name, value, param, memory, copies):
         return _pointer(name, value, param or _ANY, memory, copies)
     raise TypeError(f"argument `{name}`: expected an array, a tensor, an int, a float, a bool or "
                     f"None, got {type(value).__name__}")
+
+
+def _descriptor(name, desc: TensorDescriptor, memory, copies):
+    """A host tensor descriptor as the language's: base pointer, int64 shape and strides."""
+    base = _pointer(name, desc.base, _ANY, memory, copies)
+    element = base.type.element_ty
+    block = [int(core._unwrap_if_constexpr(b)) for b in desc.block_shape]
+    if block[-1] * element.primitive_bitwidth // 8 < 16:
+        raise ValueError(f"argument `{name}`: descriptor blocks need at least 16 bytes in the last "
+                         f"dimension, got {block[-1]} x {element.primitive_bitwidth // 8} bytes")
+    shape = [scalar_tensor(s, t.int64) for s in desc.shape]
+    strides = [scalar_tensor(s, t.int64) for s in desc.strides]
+    return tensor_descriptor(base, shape, strides, t.block_type(element, block), desc.padding)
 
 
 class _AnyParam:
@@ -112,7 +129,7 @@ def run_grid(jit_function, bound: dict, grid: tuple, debug: bool):
     try:
         args = {name: kernel_value(name, value, params[name], memory, copies)
                 for name, value in bound.items()}
-    except (TypeError, OverflowError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise type(exc)(f"{jit_function.__name__}: {exc}") from None
     builder = InterpreterBuilder(memory, grid, debug)
     semantic = Semantic(builder, CUDA_HOPPER.with_options(debug=debug))

@@ -64,6 +64,7 @@ def _split(a):
 
 def pair_to_fp32(hi: np.ndarray, lo: np.ndarray, mode: str) -> np.ndarray:
     """Round the exact value hi + lo (doubles, |lo| <= ulp(hi) / 2) to fp32."""
+    hi, lo = np.asarray(hi, dtype=np.float64), np.asarray(lo, dtype=np.float64)
     sticky = (lo != 0) & ((hi.view(np.uint64) & np.uint64(1)) == 0)
     odd = np.where(sticky, np.nextafter(hi, np.where(lo > 0, np.inf, -np.inf)), hi)
     nearest = odd.astype(np.float32)
@@ -74,6 +75,7 @@ def pair_to_fp32(hi: np.ndarray, lo: np.ndarray, mode: str) -> np.ndarray:
 
 def pair_to_fp64(hi: np.ndarray, lo: np.ndarray, mode: str) -> np.ndarray:
     """Round the exact value hi + lo (any two doubles) to fp64."""
+    hi, lo = np.asarray(hi, dtype=np.float64), np.asarray(lo, dtype=np.float64)
     nearest, err = two_sum(hi, lo)
     overflow = np.isinf(nearest) & np.isfinite(hi) & np.isfinite(lo)
     return directed(nearest, np.where(overflow, -np.sign(nearest), np.sign(err)), mode)
@@ -139,8 +141,9 @@ def sqrt(a, mode):
 
 
 def rsqrt_rn(a):
-    """1 / sqrt(a) for fp32, correctly rounded: the fp64 estimate is within an ulp, so its two
-    fp32 neighbours' midpoints decide exactly (per element, with integers)."""
+    """1 / sqrt(a) for fp32, correctly rounded: the fp64 estimate rounded to fp32 is within an ulp,
+    and comparing the exact result with the midpoints around it is exact on rationals
+    (y < m  <=>  m * m * a > 1)."""
     guess = (1.0 / np.sqrt(a.astype(np.float64))).astype(np.float32)
     return np.vectorize(_rsqrt_nearest, otypes=[np.float32])(a, guess)
 
@@ -148,23 +151,23 @@ def rsqrt_rn(a):
 def _rsqrt_nearest(x, guess):
     x, guess = float(x), np.float32(guess)
     if not (math.isfinite(x) and x > 0 and math.isfinite(guess) and guess > 0):
-        return guess
-    best, best_err = guess, None
-    for c in (np.nextafter(guess, np.float32(0)), guess, np.nextafter(guess, np.float32(np.inf))):
-        # |c - 1/sqrt(x)| compares as |c*c*x - 1| / (c*sqrt(x) + 1) ... exactly: use squares.
-        err = abs(Fraction(float(c)) - _rsqrt_exact_bracket(x, float(c)))
-        if best_err is None or err < best_err or (err == best_err and _even32(c)):
-            best, best_err = c, err
-    return best
+        return guess  # 0 -> inf, inf -> 0, negative -> NaN: already exact
+    below = np.nextafter(guess, np.float32(0))
+    above = np.nextafter(guess, np.float32(np.inf))
 
+    def midpoint_above_result(low, high) -> int:
+        """sign(m * m * x - 1) for the midpoint m of low and high: +1 when 1/sqrt(x) < m."""
+        mid = (Fraction(float(low)) + Fraction(float(high))) / 2
+        t = mid * mid * Fraction(x)
+        return (t > 1) - (t < 1)
 
-def _rsqrt_exact_bracket(x, c):
-    """1/sqrt(x) to far more than fp32 precision, as a Fraction (Newton on rationals)."""
-    y = Fraction(c)
-    fx = Fraction(x)
-    for _ in range(3):
-        y = y * (3 - fx * y * y) / 2
-    return y
+    lower = midpoint_above_result(below, guess)
+    if lower >= 0:
+        return below if lower > 0 or _even32(below) else guess
+    upper = midpoint_above_result(guess, above)
+    if upper <= 0:
+        return above if upper < 0 or _even32(above) else guess
+    return guess
 
 
 def _even32(c) -> bool:
@@ -221,3 +224,22 @@ def round_fraction(q: Fraction, mode: str) -> float:
         diff = q - Fraction(nearest)
         sign = float((diff > 0) - (diff < 0))
     return float(directed(np.float64(nearest), np.float64(sign), mode))
+
+
+def _register() -> dict:
+    symbols = {"__nv_fmaf": lambda a, b, c: fma(a, b, c, "rn"),
+               "__nv_fma": lambda a, b, c: fma(a, b, c, "rn"),
+               "__nv_frsqrt_rn": rsqrt_rn}
+    for mode in MODES:
+        for op, fn in (("add", add), ("sub", sub), ("mul", mul), ("div", div)):
+            for prefix in ("f", "d"):
+                symbols[f"__nv_{prefix}{op}_{mode}"] = lambda a, b, fn=fn, mode=mode: fn(a, b, mode)
+        for op, fn in (("rcp", rcp), ("sqrt", sqrt)):
+            for prefix in ("f", "d"):
+                symbols[f"__nv_{prefix}{op}_{mode}"] = lambda a, fn=fn, mode=mode: fn(a, mode)
+        for name in (f"__nv_fmaf_{mode}", f"__nv_fma_{mode}"):
+            symbols[name] = lambda a, b, c, mode=mode: fma(a, b, c, mode)
+    return symbols
+
+
+SYMBOLS = _register()

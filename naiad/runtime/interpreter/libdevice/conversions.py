@@ -1,0 +1,75 @@
+"""libdevice's conversions between floats and integers, in every rounding mode, bit-exact.
+
+Float -> integer follows PTX `cvt.{rni,rzi,rmi,rpi}`: round to an integer in the mode, then
+saturate to the destination's range; NaN gives 0 (negative values give 0 for unsigned
+destinations). Integer -> float and fp64 -> fp32 round the exact value once, in the mode.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .elementary import round_half_away
+from .rounding import MODES, pair_to_fp32, pair_to_fp64, two_sum
+
+_TO_INTEGRAL = {"rn": np.rint, "rz": np.trunc, "rd": np.floor, "ru": np.ceil}
+
+
+def float_to_int(x: np.ndarray, mode: str, dtype) -> np.ndarray:
+    """Round x to an integer in `mode`, saturated to `dtype` (NaN -> 0)."""
+    dtype = np.dtype(dtype)
+    info = np.iinfo(dtype)
+    integral = _TO_INTEGRAL[mode](np.asarray(x, dtype=np.float64))
+    too_big = integral >= 2.0 ** (dtype.itemsize * 8 - (info.min < 0))  # exact powers of two
+    too_small = integral < float(info.min)
+    bad = too_big | too_small | np.isnan(integral)
+    result = np.where(bad, 0.0, integral).astype(dtype)
+    result = np.where(too_big, info.max, result)
+    return np.where(too_small, info.min, result).astype(dtype)
+
+
+def int_to_fp32(x: np.ndarray, mode: str) -> np.ndarray:
+    hi, lo = _exact_pair(x)
+    return pair_to_fp32(*two_sum(hi, lo), mode)
+
+
+def int_to_fp64(x: np.ndarray, mode: str) -> np.ndarray:
+    return pair_to_fp64(*_exact_pair(x), mode)
+
+
+def _exact_pair(x: np.ndarray):
+    """Two doubles whose sum is the integer x exactly: its high and low 32-bit halves."""
+    x = np.asarray(x)
+    wide = x.astype(np.int64) if x.dtype.kind == "i" else x.astype(np.uint64)
+    high = (wide >> wide.dtype.type(32)).astype(np.float64) * 2.0**32
+    low = (wide & wide.dtype.type(0xFFFFFFFF)).astype(np.float64)
+    return high, low
+
+
+def _fp64_to_fp32(x, mode):
+    return pair_to_fp32(np.asarray(x, dtype=np.float64), np.zeros(np.shape(x)), mode)
+
+
+def _register() -> dict:
+    symbols = {}
+    for mode in MODES:
+        for src, dst, dtype in (("double", "int", np.int32), ("double", "uint", np.uint32),
+                                ("float", "int", np.int32), ("float", "uint", np.uint32),
+                                ("float", "ll", np.int64), ("float", "ull", np.uint64),
+                                ("double", "ll", np.int64), ("double", "ull", np.uint64)):
+            symbols[f"__nv_{src}2{dst}_{mode}"] = (
+                lambda x, mode=mode, dtype=dtype: float_to_int(x, mode, dtype))
+        for src in ("int", "uint", "ll", "ull"):
+            symbols[f"__nv_{src}2float_{mode}"] = lambda x, mode=mode: int_to_fp32(x, mode)
+        for src in ("ll", "ull"):
+            symbols[f"__nv_{src}2double_{mode}"] = lambda x, mode=mode: int_to_fp64(x, mode)
+        symbols[f"__nv_double2float_{mode}"] = lambda x, mode=mode: _fp64_to_fp32(x, mode)
+    symbols["__nv_int2double_rn"] = symbols["__nv_uint2double_rn"] = (
+        lambda x: np.asarray(x).astype(np.float64))
+    symbols["__nv_llrintf"] = symbols["__nv_llrint"] = lambda x: float_to_int(x, "rn", np.int64)
+    symbols["__nv_llroundf"] = symbols["__nv_llround"] = (
+        lambda x: float_to_int(round_half_away(np.asarray(x, dtype=np.float64)), "rz", np.int64))
+    return symbols
+
+
+SYMBOLS = _register()

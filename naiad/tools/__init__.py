@@ -1,0 +1,1 @@
+"""Host-side tools that kernels' callers use (`TensorDescriptor`)."""
