@@ -17,9 +17,9 @@ Handle = Any
 ELEMENTWISE_OPS = {
     # integer and float arithmetic
     "arith.addi": (), "arith.addf": (), "arith.subi": (), "arith.subf": (), "arith.muli": (),
-    "arith.mulf": (), "arith.divf": (), "arith.remf": (), "arith.divsi": (), "arith.divui": (),
-    "arith.remsi": (), "arith.remui": (), "arith.andi": (), "arith.ori": (), "arith.xori": (),
-    "arith.shli": (), "arith.shrsi": (), "arith.shrui": (),
+    "arith.mulf": (), "arith.divf": (), "arith.remf": (), "arith.negf": (), "arith.divsi": (),
+    "arith.divui": (), "arith.remsi": (), "arith.remui": (), "arith.andi": (), "arith.ori": (),
+    "arith.xori": (), "arith.shli": (), "arith.shrsi": (), "arith.shrui": (),
     "arith.maxsi": (), "arith.maxui": (), "arith.minsi": (), "arith.minui": (),
     "arith.maximumf": (), "arith.minimumf": (), "arith.maxnumf": (), "arith.minnumf": (),
     "arith.cmpi": ("predicate",), "arith.cmpf": ("predicate",), "arith.select": (),

@@ -317,20 +317,17 @@ class tensor:
     def __neg__(self, _semantic=None):
         return (_semantic or current_semantic()).minus(self)
 
-    def __pos__(self, _semantic=None):
-        return (_semantic or current_semantic()).plus(self)
-
     def __invert__(self, _semantic=None):
         return (_semantic or current_semantic()).invert(self)
 
     def __not__(self, _semantic=None):
         return (_semantic or current_semantic()).not_(self)
 
-    def __abs__(self, _semantic=None):
-        return (_semantic or current_semantic()).abs(self)
-
     def __pow__(self, other):
         raise TypeError("`**` is not defined on naiad tensors; use libdevice.pow")
+
+    # No `__pos__` and no `__abs__`: Triton's tensors have neither, so `+x` and `abs(x)` are
+    # refused there (use `tl.abs`); a kernel that works here must compile there.
 
     def __getitem__(self, slices, _semantic=None):
         return (_semantic or current_semantic()).getitem(self, slices)

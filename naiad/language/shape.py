@@ -36,8 +36,14 @@ def expand_dims(input, axis, _semantic=None):
 @_tensor_member
 @builtin
 def reshape(input, *shape, can_reorder=False, _semantic=None):
-    """A tensor with the same elements in `shape` (row-major order unless `can_reorder`)."""
-    return _semantic.reshape(input, _unwrap_shape(shape), _unwrap_if_constexpr(can_reorder))
+    """A tensor with the same elements in `shape` (row-major order unless `can_reorder`).
+
+    An empty shape turns a single-element tensor into a scalar, as `item` does.
+    """
+    shape = _unwrap_shape(shape)
+    if len(shape) == 0:
+        return _semantic.item(input)
+    return _semantic.reshape(input, shape, _unwrap_if_constexpr(can_reorder))
 
 
 @_tensor_member

@@ -22,7 +22,7 @@ def _halves(bits, shape):
     broadcast back over the middle axis so they line up with `bits`."""
     y = reshape(bits, shape)
     is_second = arange(0, 2)[None, :, None] == 1
-    zero = y * 0
+    zero = y ^ y  # zeros of y's own dtype (y * 0 would widen int1 to int32)
     first = xor_sum(math.where(is_second, zero, y), 1)
     second = xor_sum(math.where(is_second, y, zero), 1)
     first = broadcast_to(expand_dims(first, 1), shape)
@@ -40,7 +40,7 @@ def _compare_and_swap(x, flip, i, n_dims):
     first = reshape(first, x.shape)
     second = reshape(second, x.shape)
     swap = (first.to(x.dtype, bitcast=True) > second.to(x.dtype, bitcast=True)) != flip
-    swapped = bits ^ math.where(swap, first ^ second, bits * 0)
+    swapped = bits ^ math.where(swap, first ^ second, bits ^ bits)
     return swapped.to(x.dtype, bitcast=True)
 
 
@@ -103,7 +103,7 @@ def topk(x, k, dim=None, descending=True):
     bits = ordered.to(_same_width_int(x.dtype), bitcast=True)
     rows = reshape(bits, [outer, n // k, k])
     is_first = arange(0, n // k)[None, :, None] == 0
-    kept = xor_sum(math.where(is_first, rows, rows * 0), 1)
+    kept = xor_sum(math.where(is_first, rows, rows ^ rows), 1)
     out_shape = [_unwrap_if_constexpr(s) for s in x.shape[:-1]] + [k]
     return reshape(kept, out_shape).to(x.dtype, bitcast=True)
 

@@ -37,7 +37,7 @@ def _same_width_int(dtype):
 @jit
 def cdiv(x, div):
     """ceil(x / div) for positive integers."""
-    return (x + div - 1) // div
+    return (x + (div - 1)) // div  # as Triton: `x_int8 + (128 - 1)` fits int8, `x + 128` does not
 
 
 @_tensor_member
@@ -128,7 +128,8 @@ def _elementwise_min(a, b):
 
 
 def _sum_dtype(dtype, requested):
-    """Sums of narrow types accumulate in 32 bits: (u)int8/16 in (u)int32, fp16/bf16 in fp32."""
+    """Triton's `_pick_sum_dtype`: narrow integers accumulate in 32 bits ((u)int8/16 and int1 in
+    (u)int32); floats keep their type (an fp16 sum is fp16; pass dtype=tl.float32 to widen)."""
     requested = _unwrap_if_constexpr(requested)
     if requested is not None:
         return requested
@@ -136,8 +137,6 @@ def _sum_dtype(dtype, requested):
         return t.int32
     if dtype.is_int_unsigned() and dtype.int_bitwidth < 32:
         return t.uint32
-    if dtype.is_floating() and dtype.primitive_bitwidth < 32:
-        return t.float32
     return None
 
 
@@ -211,6 +210,13 @@ def _argmin_combine_tie_break_fast(value1, index1, value2, index2):
     return _argmin_combine(value1, index1, value2, index2, False)
 
 
+def _wrap_axis(axis, rank):
+    """Triton's `_wrap_axis`: a negative axis counts from the end; out of range is an error."""
+    if not -rank <= axis < rank:
+        raise ValueError(f"invalid axis {axis}. Expected {-rank} <= axis < {rank}")
+    return axis + rank if axis < 0 else axis
+
+
 @jit
 def _reduce_with_indices(input, axis, combine_fn, keep_dims=False):
     if _unwrap_if_constexpr(axis) is None:
@@ -218,7 +224,7 @@ def _reduce_with_indices(input, axis, combine_fn, keep_dims=False):
         axis = 0
     axis = _unwrap_if_constexpr(axis)
     rank = len(input.shape)
-    axis = axis + rank if axis < 0 else axis
+    axis = _wrap_axis(axis, rank)
     index = arange(0, input.shape[axis])
     if rank > 1:
         other_axes = [constexpr(d) for d in range(rank) if d != axis]

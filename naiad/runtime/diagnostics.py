@@ -9,16 +9,22 @@ from __future__ import annotations
 
 import linecache
 import os
+import sysconfig
 import traceback
 
 from .. import errors, knobs
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_STDLIB_DIR = sysconfig.get_paths()["stdlib"]
 
 
 def _is_user_frame(frame: traceback.FrameSummary) -> bool:
+    """Not Naiad's, not Python's standard library, not generated code."""
     filename = os.path.abspath(frame.filename)
-    return not filename.startswith(_PACKAGE_DIR + os.sep) and not frame.filename.startswith("<")
+    if filename.startswith(_PACKAGE_DIR + os.sep) or frame.filename.startswith("<"):
+        return False
+    in_stdlib = filename.startswith(_STDLIB_DIR + os.sep) and "site-packages" not in filename
+    return not in_stdlib
 
 
 def _location(frame: traceback.FrameSummary) -> errors.SourceLocation:
@@ -36,6 +42,10 @@ class KernelNotImplementedError(errors.CompilationError, NotImplementedError):
     """A feature the target does not provide, at the user's line."""
 
 
+class KernelValueError(errors.CompilationError, ValueError):
+    """A value the language refuses (a shape, an axis, an option), at the user's line."""
+
+
 class KernelIndexError(errors.CompilationError, IndexError):
     """An out-of-bounds or misaligned access, at the user's line."""
 
@@ -49,7 +59,8 @@ def _error_class(exc: BaseException):
         return errors.CompileTimeAssertionFailure
     for base, located in ((TypeError, errors.KernelTypeError),
                           (NotImplementedError, KernelNotImplementedError),
-                          (IndexError, KernelIndexError), (AssertionError, KernelAssertionError)):
+                          (IndexError, KernelIndexError), (AssertionError, KernelAssertionError),
+                          (ValueError, KernelValueError)):
         if isinstance(exc, base):
             return located
     return errors.CompilationError

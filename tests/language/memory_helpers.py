@@ -22,11 +22,17 @@ BF16 = np.dtype(ml_dtypes.bfloat16)
 # Triton's dtype names -> NumPy dtypes of the arrays passed to kernels.
 NP_DTYPES = {
     "int1": np.dtype(bool),
-    "int8": np.dtype(np.int8), "int16": np.dtype(np.int16), "int32": np.dtype(np.int32),
+    "int8": np.dtype(np.int8),
+    "int16": np.dtype(np.int16),
+    "int32": np.dtype(np.int32),
     "int64": np.dtype(np.int64),
-    "uint8": np.dtype(np.uint8), "uint16": np.dtype(np.uint16), "uint32": np.dtype(np.uint32),
+    "uint8": np.dtype(np.uint8),
+    "uint16": np.dtype(np.uint16),
+    "uint32": np.dtype(np.uint32),
     "uint64": np.dtype(np.uint64),
-    "float16": np.dtype(np.float16), "bfloat16": BF16, "float32": np.dtype(np.float32),
+    "float16": np.dtype(np.float16),
+    "bfloat16": BF16,
+    "float32": np.dtype(np.float32),
     "float64": np.dtype(np.float64),
 }
 INT_DTYPES = ["int8", "int16", "int32", "int64"]
@@ -52,8 +58,9 @@ def random_array(shape, dtype, gen: np.random.Generator, low=None, high=None) ->
         info = np.iinfo(dtype)
         lo = max(info.min, -100) if low is None else low
         hi = min(info.max, 100) if high is None else high
-        values = gen.integers(lo, hi, size=shape, endpoint=True, dtype=np.int64 if dtype != np.uint64
-                              else np.uint64)
+        values = gen.integers(
+            lo, hi, size=shape, endpoint=True, dtype=np.int64 if dtype != np.uint64 else np.uint64
+        )
         values = np.where(values == 0, 1, values)
         return values.astype(dtype)
     if low is None and high is None:
@@ -83,7 +90,9 @@ def assert_exact(actual, expected, dtype=None):
         actual = np.asarray(actual)
         assert actual.shape == expected.shape, (actual.shape, expected.shape)
         bad = actual.view(np.uint8) != expected.astype(np.uint8)
-        assert not bad.any(), f"{int(bad.sum())} of {bad.size} booleans differ: {actual} vs {expected}"
+        assert not bad.any(), (
+            f"{int(bad.sum())} of {bad.size} booleans differ: {actual} vs {expected}"
+        )
         return
     check("load", actual, expected, "interpreter", dtype)
 

@@ -3,15 +3,20 @@ address in one call, many programs on one cell, a compare-and-swap spin lock, se
 
 import numpy as np
 import pytest
+from memory_helpers import assert_exact, kernel_error, poisoned, random_array, rng
 
 import naiad
 import naiad.language as tl
-from memory_helpers import assert_exact, kernel_error, poisoned, random_array, rng
 from naiad.testing import check
 
 _REFERENCE = {
-    "add": np.add, "max": np.maximum, "min": np.minimum, "and": np.bitwise_and,
-    "or": np.bitwise_or, "xor": np.bitwise_xor, "xchg": lambda old, new: new,
+    "add": np.add,
+    "max": np.maximum,
+    "min": np.minimum,
+    "and": np.bitwise_and,
+    "or": np.bitwise_or,
+    "xor": np.bitwise_xor,
+    "xchg": lambda old, new: new,
 }
 
 
@@ -61,19 +66,33 @@ def _check_rmw(op, dtype, seed, mixed_signs=True):
     assert_exact(olds, init[:n])
 
 
-@pytest.mark.parametrize("op,dtype", [
-    ("add", np.float32), ("add", np.int32), ("add", np.uint64), ("max", np.float32),
-    ("min", np.float32), ("max", np.int64), ("min", np.uint32), ("max", np.uint32),
-    ("and", np.int32), ("or", np.uint64), ("xor", np.int64), ("xchg", np.float32),
-    ("xchg", np.int32),
-])
+@pytest.mark.parametrize(
+    "op,dtype",
+    [
+        ("add", np.float32),
+        ("add", np.int32),
+        ("add", np.uint64),
+        ("max", np.float32),
+        ("min", np.float32),
+        ("max", np.int64),
+        ("min", np.uint32),
+        ("max", np.uint32),
+        ("and", np.int32),
+        ("or", np.uint64),
+        ("xor", np.int64),
+        ("xchg", np.float32),
+        ("xchg", np.int32),
+    ],
+)
 def test_atomic_rmw_returns_old_values(op, dtype):
     _check_rmw(op, dtype, seed=1)
 
 
-_FULL = [(op, dt) for op in ("add", "max", "min", "xchg")
-         for dt in (np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64)] + \
-        [(op, dt) for op in ("and", "or", "xor") for dt in (np.int32, np.int64, np.uint32, np.uint64)]
+_FULL = [
+    (op, dt)
+    for op in ("add", "max", "min", "xchg")
+    for dt in (np.int32, np.int64, np.uint32, np.uint64, np.float32, np.float64)
+] + [(op, dt) for op in ("and", "or", "xor") for dt in (np.int32, np.int64, np.uint32, np.uint64)]
 
 
 @pytest.mark.full
@@ -86,8 +105,21 @@ def test_atomic_rmw_all_dtypes(op, dtype):
 @pytest.mark.parametrize("op", ["max", "min"])
 def test_float_max_min_signs(op, dtype):
     """Triton's float atomic_max/min use integer atomics on the bit patterns: every sign mix."""
-    cases = np.array([(-1.0, -0.5), (-0.5, -1.0), (2.0, -3.0), (-3.0, 2.0), (1.5, 0.25),
-                      (0.25, 1.5), (-2.0, 1.0), (1.0, -2.0), (-7.0, -7.5), (3.0, 3.0)], dtype)
+    cases = np.array(
+        [
+            (-1.0, -0.5),
+            (-0.5, -1.0),
+            (2.0, -3.0),
+            (-3.0, 2.0),
+            (1.5, 0.25),
+            (0.25, 1.5),
+            (-2.0, 1.0),
+            (1.0, -2.0),
+            (-7.0, -7.5),
+            (3.0, 3.0),
+        ],
+        dtype,
+    )
     block = 16
     init = np.concatenate([cases[:, 0], np.full(block - len(cases), 9.0, dtype)])
     vals = cases[:, 1].copy()
@@ -95,7 +127,7 @@ def test_float_max_min_signs(op, dtype):
     olds = poisoned(len(cases), dtype)
     _rmw[(1,)](p, vals, olds, len(cases), op, block)
     expected = init.copy()
-    expected[:len(cases)] = _REFERENCE[op](cases[:, 0], cases[:, 1])
+    expected[: len(cases)] = _REFERENCE[op](cases[:, 0], cases[:, 1])
     assert_exact(p, expected)
     assert_exact(olds, cases[:, 0])
 
@@ -134,8 +166,17 @@ def _assert_serialized(olds, vals, init, final, op):
     assert current == final
 
 
-@pytest.mark.parametrize("op,dtype", [("add", np.int32), ("add", np.uint32), ("max", np.int64),
-                                      ("min", np.int32), ("xor", np.int32), ("xchg", np.int32)])
+@pytest.mark.parametrize(
+    "op,dtype",
+    [
+        ("add", np.int32),
+        ("add", np.uint32),
+        ("max", np.int64),
+        ("min", np.int32),
+        ("xor", np.int32),
+        ("xchg", np.int32),
+    ],
+)
 def test_duplicate_addresses_apply_one_after_another(op, dtype):
     gen = rng(3)
     block = 32
@@ -161,8 +202,14 @@ def test_duplicate_float_adds_accumulate_every_lane():
     p = np.array([0.75], np.float32)
     olds = poisoned(64, np.float32)
     _rmw_same_cell[(1,)](p, vals, olds, "add", 64)
-    check("atomic_add", p, np.array([0.75 + vals.astype(np.float64).sum()]), "interpreter",
-          np.float32, k=65)
+    check(
+        "atomic_add",
+        p,
+        np.array([0.75 + vals.astype(np.float64).sum()]),
+        "interpreter",
+        np.float32,
+        k=65,
+    )
     # Each lane saw a partial sum: the olds are 0.75 plus sums of the other lanes.
     assert np.isfinite(olds).all()
     assert 0.75 in olds
@@ -217,8 +264,14 @@ def test_many_programs_add_into_one_cell(dtype):
     if np.dtype(dtype).kind == "i":
         assert p[0] == 3 + vals.sum()
     else:
-        check("atomic_add", p, np.array([3 + vals.astype(np.float64).sum()]), "interpreter",
-              dtype, k=65)
+        check(
+            "atomic_add",
+            p,
+            np.array([3 + vals.astype(np.float64).sum()]),
+            "interpreter",
+            dtype,
+            k=65,
+        )
 
 
 @naiad.jit
@@ -278,8 +331,9 @@ def _cas_block(p, cmp, val, olds, BLOCK: tl.constexpr):
     tl.store(olds + offs, old)
 
 
-@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint32, np.float32, np.float16,
-                                   np.float64])
+@pytest.mark.parametrize(
+    "dtype", [np.int32, np.int64, np.uint32, np.float32, np.float16, np.float64]
+)
 def test_atomic_cas_block(dtype):
     gen = rng(9)
     block = 32
@@ -330,8 +384,9 @@ def test_sem_and_scope_are_accepted(sem, scope):
     assert_exact(p, np.array([1, 1, 1, 1, 7, 3], np.int32))
 
 
-@pytest.mark.parametrize("sem,scope", [("seq_cst", "gpu"), ("acq_rel", "device"),
-                                       ("ACQUIRE", None)])
+@pytest.mark.parametrize(
+    "sem,scope", [("seq_cst", "gpu"), ("acq_rel", "device"), ("ACQUIRE", None)]
+)
 def test_bad_sem_or_scope_raises(sem, scope):
     with kernel_error("sem|scope"):
         _with_order[(1,)](np.zeros(6, np.int32), sem, scope)
@@ -349,11 +404,19 @@ def _atomic_of(p, OP: tl.constexpr):
         tl.atomic_cas(p, 1, 2)
 
 
-@pytest.mark.parametrize("op,dtype,what", [
-    ("add", np.int8, "int8"), ("add", np.uint8, "uint8"), ("add", np.int16, "int16"),
-    ("add", np.uint16, "uint16"), ("max", np.float16, "fp16"), ("and", np.float32, "fp32"),
-    ("cas", np.int8, "width"), ("cas", np.bool_, "width"),
-])
+@pytest.mark.parametrize(
+    "op,dtype,what",
+    [
+        ("add", np.int8, "int8"),
+        ("add", np.uint8, "uint8"),
+        ("add", np.int16, "int16"),
+        ("add", np.uint16, "uint16"),
+        ("max", np.float16, "fp16"),
+        ("and", np.float32, "fp32"),
+        ("cas", np.int8, "width"),
+        ("cas", np.bool_, "width"),
+    ],
+)
 def test_unsupported_atomic_dtypes_raise(op, dtype, what):
     with kernel_error(what):
         _atomic_of[(1,)](np.ones(1, dtype), op)

@@ -7,10 +7,10 @@ padding ("zero" or "nan"; unspecified without one) and are never written.
 
 import numpy as np
 import pytest
+from memory_helpers import assert_exact, kernel_error, poisoned, random_array, rng
 
 import naiad
 import naiad.language as tl
-from memory_helpers import assert_exact, kernel_error, poisoned, random_array, rng
 
 
 # -------------------------------------------------------------------------------------------------
@@ -20,10 +20,22 @@ from memory_helpers import assert_exact, kernel_error, poisoned, random_array, r
 def _block_copy_1d(a_ptr, b_ptr, N, start, BLOCK: tl.constexpr, PADDING: tl.constexpr):
     pid = tl.program_id(0)
     # Only [0, N // 2) of `a` is in bounds: the rest of each block is padding.
-    a_block = tl.make_block_ptr(base=a_ptr, shape=(N // 2,), strides=(1,),
-                                offsets=(start + pid * BLOCK,), block_shape=(BLOCK,), order=(0,))
-    b_block = tl.make_block_ptr(base=b_ptr, shape=(N,), strides=(1,), offsets=(pid * BLOCK,),
-                                block_shape=(BLOCK,), order=(0,))
+    a_block = tl.make_block_ptr(
+        base=a_ptr,
+        shape=(N // 2,),
+        strides=(1,),
+        offsets=(start + pid * BLOCK,),
+        block_shape=(BLOCK,),
+        order=(0,),
+    )
+    b_block = tl.make_block_ptr(
+        base=b_ptr,
+        shape=(N,),
+        strides=(1,),
+        offsets=(pid * BLOCK,),
+        block_shape=(BLOCK,),
+        order=(0,),
+    )
     if PADDING is None:
         a = tl.load(a_block, boundary_check=(0,))
     else:
@@ -56,8 +68,10 @@ def test_block_copy_1d(padding, start):
 
 
 @pytest.mark.full
-@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float64", "int8", "int16", "int32",
-                                   "int64", "uint8", "uint32"])
+@pytest.mark.parametrize(
+    "dtype",
+    ["float16", "bfloat16", "float64", "int8", "int16", "int32", "int64", "uint8", "uint32"],
+)
 @pytest.mark.parametrize("start", [0, -20])
 def test_block_copy_1d_dtypes(dtype, start):
     padding = "zero" if dtype.startswith(("int", "uint")) else "nan"
@@ -80,13 +94,26 @@ def test_bad_padding_option_raises():
 # 2-D tiles, row- and column-major, partial tiles at the edges
 # -------------------------------------------------------------------------------------------------
 @naiad.jit
-def _tile_copy_2d(src, dst, M, N, stride_sm, stride_sn, stride_dm, stride_dn,
-                  BM: tl.constexpr, BN: tl.constexpr, ORDER: tl.constexpr):
+def _tile_copy_2d(
+    src,
+    dst,
+    M,
+    N,
+    stride_sm,
+    stride_sn,
+    stride_dm,
+    stride_dn,
+    BM: tl.constexpr,
+    BN: tl.constexpr,
+    ORDER: tl.constexpr,
+):
     pid_m, pid_n = tl.program_id(0), tl.program_id(1)
-    s = tl.make_block_ptr(src, (M, N), (stride_sm, stride_sn), (pid_m * BM, pid_n * BN), (BM, BN),
-                          ORDER)
-    d = tl.make_block_ptr(dst, (M, N), (stride_dm, stride_dn), (pid_m * BM, pid_n * BN), (BM, BN),
-                          (1, 0))
+    s = tl.make_block_ptr(
+        src, (M, N), (stride_sm, stride_sn), (pid_m * BM, pid_n * BN), (BM, BN), ORDER
+    )
+    d = tl.make_block_ptr(
+        dst, (M, N), (stride_dm, stride_dn), (pid_m * BM, pid_n * BN), (BM, BN), (1, 0)
+    )
     x = tl.load(s, boundary_check=(0, 1), padding_option="zero")
     tl.store(d, x * 2, boundary_check=(0, 1))
 
@@ -109,8 +136,18 @@ def test_2d_tiles_with_partial_edges(layout):
 
 
 @naiad.jit
-def _padded_tile(src, dst, M, N, off_m, off_n, BM: tl.constexpr, BN: tl.constexpr,
-                 CHECK: tl.constexpr, PADDING: tl.constexpr):
+def _padded_tile(
+    src,
+    dst,
+    M,
+    N,
+    off_m,
+    off_n,
+    BM: tl.constexpr,
+    BN: tl.constexpr,
+    CHECK: tl.constexpr,
+    PADDING: tl.constexpr,
+):
     s = tl.make_block_ptr(src, (M, N), (N, 1), (off_m, off_n), (BM, BN), (1, 0))
     x = tl.load(s, boundary_check=CHECK, padding_option=PADDING)
     rows = tl.arange(0, BM)[:, None]
@@ -131,7 +168,8 @@ def test_boundary_check_only_on_listed_dimensions(check):
     expected = np.full((8, 16), np.nan, np.float32)
     in_memory = rows * n + cols < flat.size
     expected[np.broadcast_to(in_memory, expected.shape)] = flat[
-        np.broadcast_to(rows * n + cols, expected.shape)[np.broadcast_to(in_memory, (8, 16))]]
+        np.broadcast_to(rows * n + cols, expected.shape)[np.broadcast_to(in_memory, (8, 16))]
+    ]
     masked = np.zeros((8, 16), bool)
     if 0 in dims:
         masked |= np.broadcast_to(rows >= m, (8, 16))
@@ -199,8 +237,9 @@ def test_negative_advance():
 
 
 @naiad.jit
-def _block_ptr_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr,
-                      BK: tl.constexpr):
+def _block_ptr_matmul(
+    a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr
+):
     a = tl.make_block_ptr(a_ptr, (M, K), (K, 1), (0, K - BK), (BM, BK), (1, 0))
     b = tl.make_block_ptr(b_ptr, (K, N), (N, 1), (K - BK, 0), (BK, BN), (1, 0))
     acc = tl.zeros((BM, BN), dtype=tl.float32)

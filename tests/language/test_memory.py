@@ -4,12 +4,18 @@ aliasing, and the interpreter's bounds checking (Triton's semantics; NumPy is th
 import numpy as np
 import pytest
 import torch
+from memory_helpers import (
+    ALL_DTYPES,
+    NP_DTYPES,
+    assert_exact,
+    kernel_error,
+    poisoned,
+    random_array,
+    rng,
+)
 
 import naiad
 import naiad.language as tl
-from memory_helpers import (
-    ALL_DTYPES, NP_DTYPES, assert_exact, kernel_error, poisoned, random_array, rng,
-)
 
 
 # -------------------------------------------------------------------------------------------------
@@ -49,15 +55,25 @@ def test_masked_load_store_all_dtypes(dtype):
 
 
 @naiad.jit
-def _masked_rows(src, other_row, other_col, dst_row, dst_col, dst_scalar, M: tl.constexpr,
-                 N: tl.constexpr, m_valid, n_valid):
+def _masked_rows(
+    src,
+    other_row,
+    other_col,
+    dst_row,
+    dst_col,
+    dst_scalar,
+    M: tl.constexpr,
+    N: tl.constexpr,
+    m_valid,
+    n_valid,
+):
     rows = tl.arange(0, M)[:, None]
     cols = tl.arange(0, N)[None, :]
     mask = (rows < m_valid) & (cols < n_valid)
     ptrs = src + rows * N + cols
-    row = tl.load(other_row + cols)            # [1, N] other, broadcast down the rows
-    col = tl.load(other_col + rows)            # [M, 1] other, broadcast along the columns
-    scalar = tl.load(other_col + M - 1)        # a loaded scalar as other
+    row = tl.load(other_row + cols)  # [1, N] other, broadcast down the rows
+    col = tl.load(other_col + rows)  # [M, 1] other, broadcast along the columns
+    scalar = tl.load(other_col + M - 1)  # a loaded scalar as other
     out = rows * N + cols
     tl.store(dst_row + out, tl.load(ptrs, mask=mask, other=row))
     tl.store(dst_col + out, tl.load(ptrs, mask=mask, other=col))
@@ -275,18 +291,29 @@ def test_narrow_integer_offsets():
 # cache modifiers, eviction policies, volatile
 # -------------------------------------------------------------------------------------------------
 @naiad.jit
-def _hinted(src, dst, LOAD_CACHE: tl.constexpr, STORE_CACHE: tl.constexpr,
-            EVICTION: tl.constexpr, VOLATILE: tl.constexpr):
+def _hinted(
+    src,
+    dst,
+    LOAD_CACHE: tl.constexpr,
+    STORE_CACHE: tl.constexpr,
+    EVICTION: tl.constexpr,
+    VOLATILE: tl.constexpr,
+):
     offs = tl.arange(0, 16)
-    x = tl.load(src + offs, cache_modifier=LOAD_CACHE, eviction_policy=EVICTION,
-                volatile=VOLATILE)
+    x = tl.load(src + offs, cache_modifier=LOAD_CACHE, eviction_policy=EVICTION, volatile=VOLATILE)
     tl.store(dst + offs, x, cache_modifier=STORE_CACHE, eviction_policy=EVICTION)
 
 
-@pytest.mark.parametrize("load_cache,store_cache,eviction,volatile", [
-    ("", "", "", False), (".ca", ".wb", "evict_first", False), (".cg", ".cg", "evict_last", True),
-    (".cv", ".cs", "", False), ("", ".wt", "evict_first", False),
-])
+@pytest.mark.parametrize(
+    "load_cache,store_cache,eviction,volatile",
+    [
+        ("", "", "", False),
+        (".ca", ".wb", "evict_first", False),
+        (".cg", ".cg", "evict_last", True),
+        (".cv", ".cs", "", False),
+        ("", ".wt", "evict_first", False),
+    ],
+)
 def test_cache_and_eviction_hints_are_accepted(load_cache, store_cache, eviction, volatile):
     gen = rng(12)
     src, dst = random_array(16, np.float32, gen), poisoned(16, np.float32)
@@ -294,12 +321,15 @@ def test_cache_and_eviction_hints_are_accepted(load_cache, store_cache, eviction
     assert_exact(dst, src)
 
 
-@pytest.mark.parametrize("load_cache,store_cache,eviction,what", [
-    (".wb", "", "", "cache_modifier"),      # a store-only modifier on a load
-    ("", ".ca", "", "cache_modifier"),      # a load-only modifier on a store
-    ("", "", "evict_normal", "eviction"),   # Triton knows evict_first and evict_last only
-    ("", "", "evict_everything", "eviction"),
-])
+@pytest.mark.parametrize(
+    "load_cache,store_cache,eviction,what",
+    [
+        (".wb", "", "", "cache_modifier"),  # a store-only modifier on a load
+        ("", ".ca", "", "cache_modifier"),  # a load-only modifier on a store
+        ("", "", "evict_normal", "eviction"),  # Triton knows evict_first and evict_last only
+        ("", "", "evict_everything", "eviction"),
+    ],
+)
 def test_bad_cache_and_eviction_hints_raise(load_cache, store_cache, eviction, what):
     src, dst = np.ones(16, np.float32), np.zeros(16, np.float32)
     with kernel_error(what):
@@ -506,3 +536,13 @@ def test_out_of_bounds_atomic_raises():
         _oob_atomic[(1,)](p, 6, 8)
     _oob_atomic[(1,)](p, 4, 8)
     assert_exact(p, np.ones(4, np.int32))
+
+
+@naiad.jit
+def _scalar_load_with_block_other(src, dst):
+    tl.store(dst, tl.load(src, mask=True, other=tl.zeros((4,), tl.float32)))
+
+
+def test_scalar_pointer_with_block_other_raises():
+    with kernel_error("Other argument cannot be block type if pointer argument is not a block"):
+        _scalar_load_with_block_other[(1,)](np.ones(4, np.float32), np.zeros(1, np.float32))

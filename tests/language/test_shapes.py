@@ -3,10 +3,18 @@ broadcast, ravel, join/split/interleave, cat, flip, `None` indexing, item, squee
 
 import numpy as np
 import pytest
+from memory_helpers import (
+    ALL_DTYPES,
+    NP_DTYPES,
+    assert_exact,
+    kernel_error,
+    poisoned,
+    random_array,
+    rng,
+)
 
 import naiad
 import naiad.language as tl
-from memory_helpers import ALL_DTYPES, NP_DTYPES, assert_exact, kernel_error, poisoned, random_array, rng
 
 
 def _grid(*shape):
@@ -31,10 +39,16 @@ def test_arange(start, end):
     assert_exact(dst, np.arange(start, end, dtype=np.int32))
 
 
-@pytest.mark.parametrize("start,end,match", [
-    (0, 12, "power of 2"), (4, 4, "greater than"), (8, 0, "greater than"), (-4, 4, "int32"),
-    (0, 2**21, "numel"),
-])
+@pytest.mark.parametrize(
+    "start,end,match",
+    [
+        (0, 12, "power of 2"),
+        (4, 4, "greater than"),
+        (8, 0, "greater than"),
+        (-4, 4, "int32"),
+        (0, 2**21, "numel"),
+    ],
+)
 def test_arange_errors(start, end, match):
     with kernel_error(match):
         _arange[(1,)](np.zeros(1, np.int32), start, end)
@@ -127,8 +141,9 @@ def _bad_reshape(src, A: tl.constexpr, B: tl.constexpr):
     tl.reshape(x, A, B)
 
 
-@pytest.mark.parametrize("a,b,match", [(4, 8, "total number of elements"), (2, 6, "power of 2"),
-                                       (3, 4, "power of 2")])
+@pytest.mark.parametrize(
+    "a,b,match", [(4, 8, "total number of elements"), (2, 6, "power of 2"), (3, 4, "power of 2")]
+)
 def test_reshape_errors(a, b, match):
     with kernel_error(match):
         _bad_reshape[(1,)](np.ones(16, np.float32), a, b)
@@ -156,18 +171,35 @@ def test_trans_2d():
 
 
 @naiad.jit
-def _permute_3d(src, dst, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr,
-                P0: tl.constexpr, P1: tl.constexpr, P2: tl.constexpr, USE_TRANS: tl.constexpr):
-    offs = (tl.arange(0, A)[:, None, None] * B * C + tl.arange(0, B)[None, :, None] * C
-            + tl.arange(0, C)[None, None, :])
+def _permute_3d(
+    src,
+    dst,
+    A: tl.constexpr,
+    B: tl.constexpr,
+    C: tl.constexpr,
+    P0: tl.constexpr,
+    P1: tl.constexpr,
+    P2: tl.constexpr,
+    USE_TRANS: tl.constexpr,
+):
+    offs = (
+        tl.arange(0, A)[:, None, None] * B * C
+        + tl.arange(0, B)[None, :, None] * C
+        + tl.arange(0, C)[None, None, :]
+    )
     x = tl.load(src + offs)
     if USE_TRANS:
         y = tl.trans(x, P0, P1, P2)
     else:
         y = x.permute((P0, P1, P2))
-    d0, d1, d2 = y.shape[0], y.shape[1], y.shape[2]
-    out = (tl.arange(0, d0)[:, None, None] * d1 * d2 + tl.arange(0, d1)[None, :, None] * d2
-           + tl.arange(0, d2)[None, None, :])
+    d0: tl.constexpr = y.shape[0]
+    d1: tl.constexpr = y.shape[1]
+    d2: tl.constexpr = y.shape[2]
+    out = (
+        tl.arange(0, d0)[:, None, None] * d1 * d2
+        + tl.arange(0, d1)[None, :, None] * d2
+        + tl.arange(0, d2)[None, None, :]
+    )
     tl.store(dst + out, y)
 
 
@@ -184,8 +216,12 @@ def test_permute_3d(perm, use_trans):
 
 @naiad.jit
 def _bad_permute(src, WHICH: tl.constexpr):
-    x = tl.load(src + tl.arange(0, 2)[:, None, None] * 16 + tl.arange(0, 2)[None, :, None] * 8
-                + tl.arange(0, 8)[None, None, :])
+    x = tl.load(
+        src
+        + tl.arange(0, 2)[:, None, None] * 16
+        + tl.arange(0, 2)[None, :, None] * 8
+        + tl.arange(0, 8)[None, None, :]
+    )
     if WHICH == 0:
         tl.trans(x)  # Triton's default is (1, 0): a 3-D tensor must name its dims
     elif WHICH == 1:
@@ -206,13 +242,13 @@ def test_permute_errors(which, match):
 @naiad.jit
 def _expand(src, dst, N: tl.constexpr):
     x = tl.load(src + tl.arange(0, N))
-    a = tl.expand_dims(x, 0)           # [1, N]
-    b = tl.expand_dims(x, -1)          # [N, 1]
-    c = tl.expand_dims(x, (0, 2))      # [1, N, 1]
-    d = x.expand_dims((-1, 0))         # [1, N, 1]
-    e = x[None, :]                     # [1, N]
-    f = x[:, None]                     # [N, 1]
-    g = x[None, :, None]               # [1, N, 1]
+    a = tl.expand_dims(x, 0)  # [1, N]
+    b = tl.expand_dims(x, -1)  # [N, 1]
+    c = tl.expand_dims(x, (0, 2))  # [1, N, 1]
+    d = x.expand_dims((-1, 0))  # [1, N, 1]
+    e = x[None, :]  # [1, N]
+    f = x[:, None]  # [N, 1]
+    g = x[None, :, None]  # [1, N, 1]
     tl.static_assert(a.shape[0] == 1 and a.shape[1] == N)
     tl.static_assert(b.shape[0] == N and b.shape[1] == 1)
     tl.static_assert(len(c.shape) == 3 and c.shape[0] == 1 and c.shape[2] == 1)
@@ -220,7 +256,7 @@ def _expand(src, dst, N: tl.constexpr):
     tl.static_assert(len(g.shape) == 3 and g.shape[1] == N)
     rows = tl.arange(0, N)[:, None]
     cols = tl.arange(0, N)[None, :]
-    tl.store(dst + rows * N + cols, a + b)          # broadcast [1, N] + [N, 1]
+    tl.store(dst + rows * N + cols, a + b)  # broadcast [1, N] + [N, 1]
     tl.store(dst + N * N + rows * N + cols, e * f)
     tl.store(dst + 2 * N * N + tl.arange(0, N)[None, :, None], c + d + g)
 
@@ -231,8 +267,9 @@ def test_expand_dims_and_none_indexing():
     x = random_array(n, np.int32, gen)
     dst = poisoned(2 * n * n + n, np.int32)
     _expand[(1,)](x, dst, n)
-    expected = np.concatenate([(x[None, :] + x[:, None]).reshape(-1),
-                               (x[None, :] * x[:, None]).reshape(-1), 3 * x])
+    expected = np.concatenate(
+        [(x[None, :] + x[:, None]).reshape(-1), (x[None, :] * x[:, None]).reshape(-1), 3 * x]
+    )
     assert_exact(dst, expected)
 
 
@@ -247,8 +284,10 @@ def _bad_index(src, WHICH: tl.constexpr):
         tl.expand_dims(x, (0, 0))
 
 
-@pytest.mark.parametrize("which,match", [(0, "unsupported tensor index"),
-                                         (1, "unsupported tensor index"), (2, "duplicate")])
+@pytest.mark.parametrize(
+    "which,match",
+    [(0, "unsupported tensor index"), (1, "unsupported tensor index"), (2, "duplicate")],
+)
 def test_invalid_indexing_raises(which, match):
     with kernel_error(match):
         _bad_index[(1,)](np.ones(8, np.float32), which)
@@ -284,8 +323,14 @@ def test_broadcast_and_broadcast_to():
     row, col = random_array(n, np.float32, gen), random_array(m, np.float32, gen)
     dst = poisoned((4, m, n), np.float32)
     _broadcasts[(1,)](row, col, dst, m, n)
-    expected = np.stack([row[None, :] - col[:, None], np.broadcast_to(row, (m, n)),
-                         np.broadcast_to(col[:, None], (m, n)), np.full((m, n), row[0])])
+    expected = np.stack(
+        [
+            row[None, :] - col[:, None],
+            np.broadcast_to(row, (m, n)),
+            np.broadcast_to(col[:, None], (m, n)),
+            np.full((m, n), row[0]),
+        ]
+    )
     assert_exact(dst, expected)
 
 
@@ -308,14 +353,14 @@ def _join_split(a_ptr, b_ptr, dst, M: tl.constexpr, N: tl.constexpr):
     offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
     a = tl.load(a_ptr + offs)
     b = tl.load(b_ptr + offs)
-    j = tl.join(a, b)                                    # [M, N, 2]
+    j = tl.join(a, b)  # [M, N, 2]
     tl.static_assert(j.shape[2] == 2)
     tl.store(dst + offs[:, :, None] * 2 + tl.arange(0, 2)[None, None, :], j)
     lo, hi = tl.split(j)
     tl.store(dst + 2 * M * N + offs, hi - lo)
     lo2, hi2 = j.split()
     tl.store(dst + 3 * M * N + offs, lo2 + hi2)
-    i = tl.interleave(a, b)                              # [M, 2N]
+    i = tl.interleave(a, b)  # [M, 2N]
     tl.store(dst + 4 * M * N + tl.arange(0, M)[:, None] * 2 * N + tl.arange(0, 2 * N)[None, :], i)
 
 
@@ -326,8 +371,14 @@ def test_join_split_interleave():
     dst = poisoned(6 * m * n, np.int32)
     _join_split[(1,)](a, b, dst, m, n)
     joined = np.stack([a, b], axis=-1)
-    expected = np.concatenate([joined.reshape(-1), (b - a).reshape(-1), (a + b).reshape(-1),
-                               joined.reshape(m, 2 * n).reshape(-1)])
+    expected = np.concatenate(
+        [
+            joined.reshape(-1),
+            (b - a).reshape(-1),
+            (a + b).reshape(-1),
+            joined.reshape(m, 2 * n).reshape(-1),
+        ]
+    )
     assert_exact(dst, expected)
 
 
@@ -335,10 +386,10 @@ def test_join_split_interleave():
 def _join_scalars(a_ptr, b_ptr, dst):
     a = tl.load(a_ptr)
     b = tl.load(b_ptr)
-    j = tl.join(a, b)           # two scalars -> shape [2]
+    j = tl.join(a, b)  # two scalars -> shape [2]
     tl.static_assert(len(j.shape) == 1 and j.shape[0] == 2)
     tl.store(dst + tl.arange(0, 2), j)
-    x, y = tl.split(j)          # shape [2] -> two scalars
+    x, y = tl.split(j)  # shape [2] -> two scalars
     tl.static_assert(len(x.shape) == 0)
     tl.store(dst + 2, y)
     tl.store(dst + 3, x)
@@ -400,7 +451,8 @@ def test_cat_1d():
 def _cat_2d(a_ptr, b_ptr, dst, M: tl.constexpr, N: tl.constexpr, DIM: tl.constexpr):
     offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
     c = tl.cat(tl.load(a_ptr + offs), tl.load(b_ptr + offs), dim=DIM)
-    r, k = c.shape[0], c.shape[1]
+    r: tl.constexpr = c.shape[0]
+    k: tl.constexpr = c.shape[1]
     tl.store(dst + tl.arange(0, r)[:, None] * k + tl.arange(0, k)[None, :], c)
 
 
@@ -419,8 +471,11 @@ def test_cat_2d(dim):
 # -------------------------------------------------------------------------------------------------
 @naiad.jit
 def _flip_3d(src, dst, A: tl.constexpr, B: tl.constexpr, C: tl.constexpr, DIM: tl.constexpr):
-    offs = (tl.arange(0, A)[:, None, None] * B * C + tl.arange(0, B)[None, :, None] * C
-            + tl.arange(0, C)[None, None, :])
+    offs = (
+        tl.arange(0, A)[:, None, None] * B * C
+        + tl.arange(0, B)[None, :, None] * C
+        + tl.arange(0, C)[None, None, :]
+    )
     x = tl.load(src + offs)
     if DIM is None:
         y = tl.flip(x)
@@ -444,8 +499,9 @@ def test_flip_each_dimension(dim, dtype):
 def test_flip_all_dtypes(dtype):
     gen = rng(12)
     x = random_array((2, 4, 8), dtype, gen)
-    x.reshape(-1)[3] = np.array(np.nan if x.dtype.kind == "f" or dtype == "bfloat16" else 5,
-                                ).astype(x.dtype)
+    x.reshape(-1)[3] = np.array(
+        np.nan if x.dtype.kind == "f" or dtype == "bfloat16" else 5,
+    ).astype(x.dtype)
     dst = poisoned(x.shape, dtype)
     _flip_3d[(1,)](x, dst, 2, 4, 8, 1)
     assert_exact(dst, np.flip(x, 1))
@@ -456,13 +512,13 @@ def test_flip_all_dtypes(dtype):
 # -------------------------------------------------------------------------------------------------
 @naiad.jit
 def _scalars(src, dst):
-    one = tl.load(src + tl.arange(0, 1))                 # [1]
+    one = tl.load(src + tl.arange(0, 1))  # [1]
     s = one.item()
     tl.static_assert(len(s.shape) == 0)
     tl.store(dst, s * 2)
     two_d = tl.load(src + tl.arange(0, 1)[:, None] + tl.arange(0, 1)[None, :])  # [1, 1]
     tl.store(dst + 1, tl.item(two_d) * 3)
-    r = tl.load(src + tl.arange(0, 8))[None, :]          # [1, 8]
+    r = tl.load(src + tl.arange(0, 8))[None, :]  # [1, 8]
     q = tl.squeeze(r, 0)
     tl.static_assert(len(q.shape) == 1 and q.shape[0] == 8)
     u = tl.unsqueeze(q, 1)
@@ -491,3 +547,17 @@ def _bad_item(src, WHICH: tl.constexpr):
 def test_item_and_squeeze_errors(which, match):
     with kernel_error(match):
         _bad_item[(1,)](np.ones(4, np.float32), which)
+
+
+@naiad.jit
+def _reshape_to_scalar(src, dst):
+    one = tl.load(src + tl.arange(0, 1)[:, None] + tl.arange(0, 1)[None, :])  # [1, 1]
+    s = tl.reshape(one, ())  # an empty shape is a scalar, as in Triton
+    tl.static_assert(len(s.shape) == 0)
+    tl.store(dst, s + 1)
+
+
+def test_reshape_to_an_empty_shape_gives_a_scalar():
+    dst = poisoned(1, np.float32)
+    _reshape_to_scalar[(1,)](np.array([2.5], np.float32), dst)
+    assert_exact(dst, np.array([3.5], np.float32))

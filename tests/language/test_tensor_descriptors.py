@@ -3,16 +3,17 @@ and clipped on store), its argument checks, and the parts Naiad does not provide
 
 import numpy as np
 import pytest
+from memory_helpers import assert_exact, kernel_error, poisoned, random_array, rng
 
 import naiad
 import naiad.language as tl
-from memory_helpers import assert_exact, kernel_error, poisoned, random_array, rng
 
 
 @naiad.jit
 def _desc_scale(src, dst, M, N, BM: tl.constexpr, BN: tl.constexpr, PADDING: tl.constexpr):
-    s = tl.make_tensor_descriptor(src, shape=[M, N], strides=[N, 1], block_shape=[BM, BN],
-                                  padding_option=PADDING)
+    s = tl.make_tensor_descriptor(
+        src, shape=[M, N], strides=[N, 1], block_shape=[BM, BN], padding_option=PADDING
+    )
     d = tl.make_tensor_descriptor(dst, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
     off_m = tl.program_id(0) * BM
     off_n = tl.program_id(1) * BN
@@ -31,8 +32,10 @@ def test_load_store_with_partial_tiles(dtype):
 
 
 @pytest.mark.full
-@pytest.mark.parametrize("dtype", ["bfloat16", "float64", "int8", "int16", "int64", "uint8",
-                                   "uint16", "uint32", "uint64"])
+@pytest.mark.parametrize(
+    "dtype",
+    ["bfloat16", "float64", "int8", "int16", "int64", "uint8", "uint16", "uint32", "uint64"],
+)
 def test_load_store_all_dtypes(dtype):
     gen = rng(2)
     m, n, bm, bn = 21, 40, 8, 32
@@ -43,8 +46,9 @@ def test_load_store_all_dtypes(dtype):
 
 
 @naiad.jit
-def _desc_edge_tile(src, dst, M, N, off_m, off_n, BM: tl.constexpr, BN: tl.constexpr,
-                    PADDING: tl.constexpr):
+def _desc_edge_tile(
+    src, dst, M, N, off_m, off_n, BM: tl.constexpr, BN: tl.constexpr, PADDING: tl.constexpr
+):
     s = tl.make_tensor_descriptor(src, [M, N], [N, 1], [BM, BN], padding_option=PADDING)
     x = tl.load_tensor_descriptor(s, [off_m, off_n])
     tl.store(dst + tl.arange(0, BM)[:, None] * BN + tl.arange(0, BN)[None, :], x)
@@ -62,7 +66,9 @@ def test_edge_tiles_read_the_padding(padding, off_m, off_n):
     cols = off_n + np.arange(16)[None, :]
     inside = (rows >= 0) & (rows < m) & (cols >= 0) & (cols < n)
     expected = np.full((8, 16), 0.0 if padding == "zero" else np.nan, np.float32)
-    expected[inside] = x[np.broadcast_to(rows, (8, 16))[inside], np.broadcast_to(cols, (8, 16))[inside]]
+    expected[inside] = x[
+        np.broadcast_to(rows, (8, 16))[inside], np.broadcast_to(cols, (8, 16))[inside]
+    ]
     assert_exact(dst, expected)
 
 
@@ -128,8 +134,14 @@ def test_descriptor_properties():
 # errors
 # -------------------------------------------------------------------------------------------------
 @naiad.jit
-def _desc_make(src, S0: tl.constexpr, S1: tl.constexpr, B0: tl.constexpr, B1: tl.constexpr,
-               PADDING: tl.constexpr):
+def _desc_make(
+    src,
+    S0: tl.constexpr,
+    S1: tl.constexpr,
+    B0: tl.constexpr,
+    B1: tl.constexpr,
+    PADDING: tl.constexpr,
+):
     d = tl.make_tensor_descriptor(src, [16, 16], [S0, S1], [B0, B1], padding_option=PADDING)
     d.load([0, 0])
 
@@ -201,8 +213,19 @@ def _desc_unsupported(src, WHAT: tl.constexpr):
         d.atomic_xor([0, 0], tl.zeros((1, 16), tl.int32))
 
 
-@pytest.mark.parametrize("what", ["gather", "scatter", "atomic_add", "atomic_max", "atomic_min",
-                                  "atomic_and", "atomic_or", "atomic_xor"])
+@pytest.mark.parametrize(
+    "what",
+    [
+        "gather",
+        "scatter",
+        "atomic_add",
+        "atomic_max",
+        "atomic_min",
+        "atomic_and",
+        "atomic_or",
+        "atomic_xor",
+    ],
+)
 def test_unsupported_descriptor_operations_name_the_feature(what):
     src = np.ones(256, np.float32)
     with kernel_error(f"tensor descriptor {what}", NotImplementedError):

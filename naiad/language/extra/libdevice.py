@@ -58,5 +58,3 @@ def _make(function: Function):
 
 
 globals().update({name: _make(function) for name, function in FUNCTIONS.items()})
-
-__all__ = sorted(FUNCTIONS)

@@ -123,7 +123,8 @@ _CONVERSIONS = [
     *_conversions("double2float", "fp64", "fp32", "fp32", "fp64 to fp32"),
     *_conversions("double2int", "fp64", "int32", "int32", "fp64 to int32, saturating"),
     *_conversions("double2uint", "fp64", "uint32", "int32", "fp64 to uint32 bits, saturating"),
-    Function("int2double_rn", "int32 to fp64 (exact).", _one("int32", "__nv_int2double_rn", "fp64")),
+    Function("int2double_rn", "int32 to fp64 (exact).",
+             _one("int32", "__nv_int2double_rn", "fp64")),
     Function("uint2double_rn", "uint32 to fp64 (exact).",
              _one("uint32", "__nv_uint2double_rn", "fp64")),
     *_conversions("float2int", "fp32", "int32", "int32", "fp32 to int32, saturating"),
@@ -251,7 +252,8 @@ _SPECIAL_SIGNATURES = [
     Function("ldexp", "arg0 * 2 ** arg1.",
              _one("fp32,int32", "__nv_ldexpf", "fp32") + _one("fp64,int32", "__nv_ldexp", "fp64")),
     Function("scalbn", "arg0 * 2 ** arg1.",
-             _one("fp32,int32", "__nv_scalbnf", "fp32") + _one("fp64,int32", "__nv_scalbn", "fp64")),
+             _one("fp32,int32", "__nv_scalbnf", "fp32")
+             + _one("fp64,int32", "__nv_scalbn", "fp64")),
     Function("pow", "arg0 ** arg1; an int32 exponent selects the integer-power routine.",
              _one("fp32,int32", "__nv_powif", "fp32") + _one("fp64,int32", "__nv_powi", "fp64")
              + _floats("pow", 2)),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import dtypes as t
 from ..core import PropagateNan, _unwrap_if_constexpr, tensor
-from .promotion import computation_type
+from .promotion import computation_type, literal_type
 
 
 class ArithMixin:
@@ -27,9 +27,11 @@ class ArithMixin:
         """Broadcast, promote and cast both operands to their computation type."""
         lhs_scalar, rhs_scalar = self.is_python_scalar(lhs), self.is_python_scalar(rhs)
         lhs_value, rhs_value = _unwrap_if_constexpr(lhs), _unwrap_if_constexpr(rhs)
-        lhs, rhs = self.to_tensor(lhs), self.to_tensor(rhs)
-        lhs, rhs = self.broadcast_impl_value(lhs, rhs)
-        lhs_sca, rhs_sca = lhs.type.scalar, rhs.type.scalar
+        # Python scalars are typed without being made: they are made once, in the final type.
+        lhs = lhs_value if lhs_scalar else self.to_tensor(lhs)
+        rhs = rhs_value if rhs_scalar else self.to_tensor(rhs)
+        lhs_sca = literal_type(lhs_value) if lhs_scalar else lhs.type.scalar
+        rhs_sca = literal_type(rhs_value) if rhs_scalar else rhs.type.scalar
         self._check_ptr_operand(lhs_sca, rhs_sca, allow_lhs_ptr)
         self._check_ptr_operand(rhs_sca, lhs_sca, allow_rhs_ptr)
         if arithmetic_check and not lhs_sca.is_ptr() and not rhs_sca.is_ptr():
@@ -38,8 +40,13 @@ class ArithMixin:
                 self._check_scalar_fits(lhs_value, ret)
             if rhs_scalar:
                 self._check_scalar_fits(rhs_value, ret)
-            lhs, rhs = self.cast(lhs, ret), self.cast(rhs, ret)
-        return lhs, rhs
+            # A Python scalar is made in the computation type from its value, as Triton does
+            # (not from its literal type and converted: `x_fp64 + 0.1` adds the double 0.1).
+            lhs = self.scalar_constant(lhs_value, ret) if lhs_scalar else self.cast(lhs, ret)
+            rhs = self.scalar_constant(rhs_value, ret) if rhs_scalar else self.cast(rhs, ret)
+        else:
+            lhs, rhs = self.to_tensor(lhs), self.to_tensor(rhs)
+        return self.broadcast_impl_value(lhs, rhs)
 
     @staticmethod
     def _check_ptr_operand(ty, other, allow_ptr):
@@ -126,6 +133,9 @@ class ArithMixin:
         if not input.type.scalar.is_floating() or not other.type.scalar.is_floating():
             raise TypeError("both operands of fdiv must have floating scalar type")
         input, other = self.binary_operands(input, other, False, False, False, True)
+        if input.type.scalar != other.type.scalar:  # no promotion: arith.divf needs one type
+            raise TypeError(f"fdiv needs operands of one type, got {input.type.scalar} and "
+                            f"{other.type.scalar}")
         return self._elementwise("arith.divf", (input, other), input.type)
 
     def mod(self, input, other) -> tensor:
@@ -183,8 +193,14 @@ class ArithMixin:
         return self.or_(self._truth(input), self._truth(other))
 
     def _truth(self, x) -> tensor:
+        """`and`, `or` and `not` take int1 values only: Triton bitcasts their operands to int1,
+        which refuses every other type, scalars included (write `x != 0`)."""
         x = self.to_tensor(x)
-        return x if x.type.scalar.is_bool() else self.not_equal(x, 0)
+        if not x.type.scalar.is_bool():
+            raise ValueError(f"Cannot bitcast data-type of size {x.type.scalar.primitive_bitwidth} "
+                             "to data-type of size 1: `and`, `or` and `not` need int1 operands "
+                             "(compare first, e.g. `x != 0`)")
+        return x
 
     def not_(self, input) -> tensor:
         return self.equal(self._truth(input), False)
@@ -198,6 +214,8 @@ class ArithMixin:
         scalar = input.type.scalar
         if scalar.is_ptr():
             raise ValueError(f"wrong type argument to unary minus ({scalar})")
+        if scalar.is_floating():  # a sign flip, as Triton's fneg: -(+0.0) is -0.0
+            return self._elementwise("arith.negf", (input,), input.type)
         zero = self.scalar_constant(0, scalar)
         return self.sub(zero, input, True)
 
@@ -212,6 +230,9 @@ class ArithMixin:
 
     # -- comparisons ----------------------------------------------------------------------------
     def _compare(self, input, other, float_pred, signed_pred, unsigned_pred) -> tensor:
+        # Triton's comparison operators make a Python scalar a tensor of its literal type first
+        # (`tensor.__lt__` calls `to_tensor`): it takes part in promotion (`x_fp16 < 0.1` is fp32).
+        input, other = self.to_tensor(input), self.to_tensor(other)
         input, other = self.binary_operands(input, other)
         scalar = input.type.scalar
         ty = input.type.with_element_ty(t.int1)

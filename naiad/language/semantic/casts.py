@@ -49,6 +49,9 @@ class CastsMixin:
         custom_rounding = truncating_fp and rounding is not None and rounding != "rtne"
         if src_sca.is_fp8() and dst_sca.is_int() and not src_sca.is_fp8e4b15():
             raise TypeError(f"cannot cast {src_sca} to {dst_sca}: convert fp8 to a wider float first")
+        if src_sca.is_int() and dst_sca.is_fp8() and not dst_sca.is_fp8e4b15():
+            # Triton's `cast` has no integer -> fp8 path either (it ends in "cannot cast").
+            raise TypeError(f"cannot cast {src_sca} to {dst_sca}: convert to a wider float first")
         if (src_sca.is_fp8() and dst_sca.is_floating()) or (src_sca.is_floating() and dst_sca.is_fp8()) \
                 or custom_rounding:
             return self._convert("tt.fp_to_fp", input, dst_ty, rounding=rounding or "rtne")
@@ -150,8 +153,9 @@ class CastsMixin:
         if x.type.scalar.name not in ("int32", "int64", "uint32", "uint64"):
             raise ValueError(f"Expected dtype ['int32', 'int64', 'uint32', 'uint64'] but got "
                              f"{x.type.scalar.name}")
-        op = "tt.mulhiui" if x.type.scalar.is_int_unsigned() else "tt.mulhisi"
-        return self._elementwise(op, (x, y), x.type)
+        # Triton's umulhi is always `tt.mulhiui` (`__nv_umulhi` / `__nv_umul64hi` on NVIDIA): the
+        # high half of the product of the bit patterns read as unsigned, for int32/int64 too.
+        return self._elementwise("tt.mulhiui", (x, y), x.type)
 
     def extern_elementwise(self, symbol_for_types: dict, args, is_pure: bool, name: str) -> tensor:
         """A call of an external math function chosen by the exact dtypes of its arguments."""

@@ -77,8 +77,10 @@ class MemoryMixin:
             shape = ptr.type.shape
             mask = None if mask is None else self.broadcast_impl_shape(mask, shape)
             other = None if other is None else self.broadcast_impl_shape(other, shape)
-        elif (mask is not None and mask.type.is_block()) or (other is not None and other.type.is_block()):
+        elif mask is not None and mask.type.is_block():
             raise ValueError("Mask argument cannot be block type if pointer argument is not a block")
+        elif other is not None and other.type.is_block():
+            raise ValueError("Other argument cannot be block type if pointer argument is not a block")
         return mask, other
 
     def store(self, ptr, value, mask=None, boundary_check=(), cache_modifier="",

@@ -59,7 +59,9 @@ class ReductionsMixin:
 
     def reduction(self, inputs, axis, combine_fn, keep_dims=False):
         single, inputs = self._operands(inputs, "reduce")
-        if axis is None or _unwrap_if_constexpr(axis) is None:
+        rank = len(inputs[0].type.get_block_shapes())
+        all_axes = axis is None or _unwrap_if_constexpr(axis) is None
+        if all_axes:
             inputs = [self.reshape(x, [x.type.numel], can_reorder=True) for x in inputs]
             axis = 0
         shape = inputs[0].type.get_block_shapes()
@@ -73,7 +75,9 @@ class ReductionsMixin:
         results = [tensor(h, t.block_type(s, out_shape) if out_shape else s)
                    for h, s in zip(handles, types)]
         if _unwrap_if_constexpr(keep_dims):
-            results = [self.expand_dims(r, axis) for r in results]
+            # As Triton: keep_dims over every axis gives the input's rank, all sizes 1.
+            for _ in range(rank if all_axes else 1):
+                results = [self.expand_dims(r, 0 if all_axes else axis) for r in results]
         return results[0] if single else lang_tuple(results)
 
     def associative_scan(self, inputs, axis, combine_fn, reverse=False):
@@ -109,8 +113,11 @@ class ReductionsMixin:
             if acc.type.get_block_shapes() != ret_ty.shape:
                 raise ValueError(f"dot accumulator has shape {list(acc.type.get_block_shapes())}, "
                                  f"expected {list(ret_ty.shape)}")
-            if acc.type.scalar != ret:
-                raise TypeError(f"dot accumulator has dtype {acc.type.scalar}, expected {ret}")
+            # Triton asserts `acc.type.element_ty == out_dtype`: an int32 accumulator of int8
+            # operands needs out_dtype=tl.int32.
+            if acc.type.scalar != ret or acc.type.scalar != out_dtype:
+                raise TypeError(f"dot accumulator has dtype {acc.type.scalar}, expected {ret} "
+                                f"(and out_dtype={out_dtype} to match it)")
         imprecise = _unwrap_if_constexpr(max_num_imprecise_acc)
         handle = self.builder.dot(lhs.handle, rhs.handle, acc.handle, precision, imprecise or 0, ret_ty)
         return tensor(handle, ret_ty)
@@ -139,6 +146,8 @@ class ReductionsMixin:
             raise TypeError(f"Both operands must be same dtype. Got {a} and {b}")
         if a.name not in ("int8", "uint8", "fp16", "bf16", "fp32", "fp64"):
             raise TypeError(f"dot does not support operands of type {a}")
+        if a.name == "uint8":
+            raise TypeError("dot of integers: only int8 supported (got uint8 operands)")
 
     @staticmethod
     def _dot_result_type(a, out_dtype):

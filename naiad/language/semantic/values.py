@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+import struct
+
 from .. import dtypes as t
 from ..core import _unwrap_if_constexpr, constexpr, tensor
 from .promotion import literal_type
+
+
+def _round_to_fp32(value: float) -> float:
+    """The nearest fp32 value (round to nearest even; beyond the fp32 range, infinity)."""
+    if value != value or abs(value) == float("inf"):
+        return value
+    try:
+        return struct.unpack("f", struct.pack("f", value))[0]
+    except OverflowError:
+        return float("inf") if value > 0 else float("-inf")
 
 
 class ValuesMixin:
@@ -12,6 +24,13 @@ class ValuesMixin:
 
     # -- Python values --------------------------------------------------------------------------
     def scalar_constant(self, value, dtype: t.dtype) -> tensor:
+        """`value` as a scalar of `dtype`, made as Triton's builder makes it: zero is the null
+        value (a Python -0.0 becomes +0.0), and fp16 / bf16 / fp8 constants come from a C float
+        (`get_fp16(float)`, `get_fp32` + truncation for fp8), so the value is rounded to fp32 first."""
+        if value == 0:
+            value = 0
+        elif dtype.is_floating() and dtype.primitive_bitwidth < 32:
+            value = _round_to_fp32(float(value))
         return tensor(self.builder.constant(value, dtype), dtype)
 
     def full_constant(self, value, dtype: t.dtype, shape) -> tensor:

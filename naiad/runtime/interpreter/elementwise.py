@@ -8,6 +8,7 @@ sign for arithmetic right shifts). Conversions come from `floats.convert`, bit-e
 
 from __future__ import annotations
 
+import fractions
 import math
 
 import numpy as np
@@ -68,18 +69,27 @@ def _shift(a, b, ty, kind):
     safe = np.where(big, 0, amount).astype(a.dtype)
     if kind == "shl":
         return np.where(big, 0, np.left_shift(a, safe)).astype(a.dtype)
+    if a.dtype.kind in "iu":
+        # The op, not the host dtype, says logical or arithmetic: Triton's `int8 >> uint8` is an
+        # arithmetic shift of the promoted uint8 bits.
+        a = a.view(unsigned if kind == "shrui" else np.dtype(f"int{max(bits, 8)}"))
+        safe = safe.astype(a.dtype)
     if kind == "shrui":
-        return np.where(big, 0, np.right_shift(a, safe)).astype(a.dtype)
-    fill = np.where(a < 0, -1, 0).astype(a.dtype)
-    return np.where(big, fill, np.right_shift(a, safe)).astype(a.dtype)
+        result = np.where(big, 0, np.right_shift(a, safe))
+    else:
+        fill = np.where(a < 0, -1, 0).astype(a.dtype)
+        result = np.where(big, fill, np.right_shift(a, safe))
+    return result.astype(a.dtype).view(host_dtype(ty.scalar))
 
 
 def _mulhi(a, b, ty, signed: bool):
     bits = _int_bits(ty.scalar)
     if bits == 32:
-        wide = np.int64 if signed else np.uint64
-        product = a.astype(wide) * b.astype(wide)
-        return (product >> 32).astype(a.dtype)
+        if signed:
+            product = a.astype(np.int64) * b.astype(np.int64)
+        else:  # the 32-bit patterns as unsigned (an int32 -1 is 0xffffffff, not sign-extended)
+            product = a.astype(np.uint32).astype(np.uint64) * b.astype(np.uint32).astype(np.uint64)
+        return (product >> np.uint64(32) if not signed else product >> 32).astype(a.dtype)
     # 64 x 64 -> high 64 bits: schoolbook on 32-bit halves, in unsigned arithmetic.
     ua, ub = a.astype(np.uint64), b.astype(np.uint64)
     mask = np.uint64(0xFFFFFFFF)
@@ -105,6 +115,13 @@ def _extremum_float(a, b, which: str, nan_propagates: bool):
         pick_b = ~np.signbit(b) if which == "max" else np.signbit(b)
         result = np.where(tie, np.where(pick_b, b, a), result)
     return result
+
+
+def _negf(a, ty):
+    """Flip the sign bit (NaN too), as the GPU's `neg`; fp8e4b15 is held as bits."""
+    width = ty.scalar.primitive_bitwidth
+    bits = np.asarray(a).view(f"uint{width}")
+    return (bits ^ np.array(1 << (width - 1), f"uint{width}")).view(host_dtype(ty.scalar))
 
 
 def _convert(a, ty, src_ty, rounding="rtne"):
@@ -174,6 +191,7 @@ UNARY = {
     "math.rsqrt": _float_math(lambda a: 1 / np.sqrt(a)),
     "math.erf": _float_math(lambda a: _erf(a.astype(np.float64)).astype(np.float64)),
     "math.floor": _float_math(np.floor), "math.ceil": _float_math(np.ceil),
+    "arith.negf": lambda a, ty, **_: _negf(a, ty),
     "math.absf": _float_math(np.abs), "math.absi": lambda a, ty, **_: np.abs(a).astype(a.dtype),
 }
 
@@ -182,11 +200,26 @@ CONVERSIONS = ("arith.extsi", "arith.extui", "arith.trunci", "arith.sitofp", "ar
 
 
 def fma(a, b, c, ty):
-    """a * b + c rounded once for fp32 (the fp64 product is exact); fp64 rounds twice (<= 1 ulp)."""
+    """a * b + c with one rounding, as `fma.rn`. Narrower floats go through float64, where the
+    product is exact and the sum's rounding error is far below their last place (<= 1 ulp in
+    all); fp64 is computed exactly, since `a * b + c` in fp64 rounds twice and under
+    cancellation loses every bit (a * b + -(a * b rounded) is the product's rounding error)."""
     dtype = host_dtype(ty.scalar)
-    if dtype == np.float64:
-        return a * b + c
-    return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(dtype)
+    if dtype != np.float64:
+        return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(dtype)
+    shape = np.broadcast(a, b, c).shape
+    a, b, c = (np.broadcast_to(np.asarray(v, np.float64), shape).ravel() for v in (a, b, c))
+    with np.errstate(all="ignore"):
+        out = a * b + c  # right wherever an operand is inf or NaN, and for exact zeros
+    for i in np.flatnonzero(np.isfinite(a) & np.isfinite(b) & np.isfinite(c)):
+        exact = fractions.Fraction(float(a[i])) * fractions.Fraction(float(b[i])) \
+            + fractions.Fraction(float(c[i]))
+        if exact != 0:  # (an exact zero keeps the naive result's IEEE sign)
+            try:
+                out[i] = float(exact)  # int / int division: correctly rounded
+            except OverflowError:
+                out[i] = math.inf if exact > 0 else -math.inf
+    return out.reshape(shape)
 
 
 def clampf(x, lo, hi, ty, propagate_nan: bool):

@@ -34,9 +34,9 @@ def popc(x):
 
 def brev(x):
     x = np.asarray(x)
-    u = np.ascontiguousarray(_bits(x)).reshape(np.shape(x) + (1,))
+    u = np.asarray(_bits(x), order="C").reshape(np.shape(x) + (1,))
     reversed_bytes = _BYTE_REVERSED[u.view(np.uint8)][..., ::-1]
-    return np.ascontiguousarray(reversed_bytes).view(u.dtype).reshape(x.shape).view(x.dtype)
+    return np.asarray(reversed_bytes, order="C").view(u.dtype).reshape(x.shape).view(x.dtype)
 
 
 def ffs(x):
@@ -53,7 +53,7 @@ def byte_perm(x, y, selector):
     source = np.stack([x, y], axis=-1).astype(np.uint32).view(np.uint8).reshape(-1, 8)
     picks = np.stack([(selector >> np.uint32(4 * n)) & np.uint32(7) for n in range(4)], axis=-1)
     result = np.take_along_axis(source, picks.astype(np.intp), axis=-1)
-    return np.ascontiguousarray(result).view(np.uint32).reshape(shape).view(np.int32)
+    return np.asarray(result, order="C").view(np.uint32).reshape(shape).view(np.int32)
 
 
 def mulhi(a, b):
@@ -87,7 +87,7 @@ def halving_add(a, b, rounding_up: bool):
 
 
 def _view(dtype):
-    return lambda x: np.ascontiguousarray(x).view(dtype)
+    return lambda x: np.asarray(x, order="C").view(dtype)
 
 
 def _hilo_to_double(hi, lo):

@@ -9,8 +9,9 @@ neighbour. How each sign is obtained exactly:
   rounds the pair correctly, as fp64 has more than 24 + 2 bits. / and sqrt computed in fp64 and
   rounded to fp32 are correctly rounded (53 >= 2 * 24 + 2); their residual a - q * b or
   a - q * q is exact in fp64.
-- fp64: + and - use TwoSum; * / sqrt and fma use Python's exact `Fraction`s per element (slow,
-  but these are rare in kernels and then exact).
+- fp64: + and - use TwoSum. In the directed modes * / and sqrt, and fma in every mode, compare
+  with Python's exact `Fraction`s per element: slow (microseconds per element), but these are
+  rare in kernels, and exact.
 
 Signed zeros follow IEEE 754: an exact zero sum is +0, or -0 when rounding down (and when both
 addends are -0).
@@ -217,7 +218,7 @@ def round_fraction(q: Fraction, mode: str) -> float:
     try:
         nearest = float(q)  # CPython's int / int is correctly rounded
     except OverflowError:
-        nearest = math.copysign(math.inf, q)
+        nearest = math.inf if q > 0 else -math.inf
     if math.isinf(nearest):
         sign = -1.0 if nearest > 0 else 1.0
     else:
