@@ -73,9 +73,17 @@ def randint(seed, offset, n_rounds=N_ROUNDS_DEFAULT):
 
 @jit
 def randint4x(seed, offset, n_rounds=N_ROUNDS_DEFAULT):
-    """Four blocks of random integers for `offset`: the four lanes of Philox."""
-    zero = offset * 0
-    return philox(seed, offset, zero, zero, zero, n_rounds)
+    """Four blocks of random uint32 for `offset`: the four lanes of Philox-4x32.
+
+    A 64-bit offset fills the first two counter words (low, high), still with 32-bit Philox, as
+    Triton does since 3.4 (triton-lang/triton#6832): the results are uint32 for every offset."""
+    offset_lo = offset.to(t.uint32)
+    zero = offset_lo * 0
+    if offset.dtype.primitive_bitwidth > 32:
+        offset_hi = (offset >> 32).to(t.uint32)
+    else:
+        offset_hi = zero
+    return philox(seed, offset_lo, offset_hi, zero, zero, n_rounds)
 
 
 @jit

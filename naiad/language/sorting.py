@@ -13,7 +13,7 @@ from .core import _tensor_member, _unwrap_if_constexpr, jit
 from .creation import arange
 from .iterators import static_range
 from .shape import broadcast_to, expand_dims, reshape
-from .standard import _log2, _same_width_int, xor_sum
+from .standard import _log2, _same_width_int, max, min, xor_sum
 
 
 @jit
@@ -32,16 +32,19 @@ def _halves(bits, shape):
 
 @jit
 def _compare_and_swap(x, flip, i, n_dims):
-    """Order each pair along cube axis `i` ascending (descending where `flip` is true)."""
+    """Order each pair along cube axis `i` ascending (descending where `flip` is true).
+
+    Each element decides for itself, as Triton's `_compare_and_swap` (so the GPU) does: it takes
+    its partner's value where `(x > partner) != (flip ^ is_right)`. For a pair that is neither
+    greater nor less (equal, -0.0 and +0.0, a NaN) both end up with the left value."""
     n_outer = x.numel >> n_dims
     shape = [n_outer * 2**i, 2, 2 ** (n_dims - i - 1)]
     bits = x.to(_same_width_int(x.dtype), bitcast=True)
-    first, second, _ = _halves(bits, shape)
-    first = reshape(first, x.shape)
-    second = reshape(second, x.shape)
-    swap = (first.to(x.dtype, bitcast=True) > second.to(x.dtype, bitcast=True)) != flip
-    swapped = bits ^ math.where(swap, first ^ second, bits ^ bits)
-    return swapped.to(x.dtype, bitcast=True)
+    first, second, is_second = _halves(bits, shape)
+    partner = reshape(math.where(is_second, first, second), x.shape)
+    is_right = reshape(broadcast_to(is_second, shape), x.shape)
+    take = (x > partner.to(x.dtype, bitcast=True)) != (is_right ^ flip)
+    return math.where(take, partner, bits).to(x.dtype, bitcast=True)
 
 
 @jit
@@ -89,23 +92,29 @@ def bitonic_merge(x, dim=None, descending=0):
 
 @jit
 def topk(x, k, dim=None, descending=True):
-    """The `k` largest (or smallest, with descending=False) values along the last dimension, sorted."""
+    """The `k` largest (or smallest, with descending=False) values along the last dimension, sorted.
+
+    Triton's algorithm: sort runs of `k`, then repeatedly keep the max (min) of each pair of
+    runs and merge. That `max` / `min` is `tl.max` / `tl.min`, so for k < n the result has their
+    dtype (int8 -> int32, fp16 / bf16 -> fp32), as in Triton."""
     dim = _minor_dim(x, dim, "topk")
     k = _unwrap_if_constexpr(k)
     n = _unwrap_if_constexpr(x.shape[dim])
-    _log2(k)
+    log_k, log_n = _log2(k), _log2(n)
     if k > n:
         raise ValueError(f"topk: k={k} exceeds the dimension size {n}")
-    ordered = sort(x, dim, descending)
-    if k == n:
-        return ordered
-    outer = ordered.numel // n
-    bits = ordered.to(_same_width_int(x.dtype), bitcast=True)
-    rows = reshape(bits, [outer, n // k, k])
-    is_first = arange(0, n // k)[None, :, None] == 0
-    kept = xor_sum(math.where(is_first, rows, rows ^ rows), 1)
-    out_shape = [_unwrap_if_constexpr(s) for s in x.shape[:-1]] + [k]
-    return reshape(kept, out_shape).to(x.dtype, bitcast=True)
+    descending = 1 if _unwrap_if_constexpr(descending) else 0
+    outer = [_unwrap_if_constexpr(s) for s in x.shape[:-1]]
+    h = x
+    for i in static_range(1, log_k + 1):
+        h = _bitonic_merge_stage(h, i, 2 if i < log_n else descending, log_n)
+    for i in static_range(log_k + 1, log_n + 1):
+        size = 2 ** (log_n - (i - log_k - 1))  # the current length of the last dimension
+        pairs = reshape(h, outer + [size // (2 * k), 2, k])
+        h = max(pairs, len(outer) + 1) if descending else min(pairs, len(outer) + 1)
+        h = reshape(h, outer + [size // 2])
+        h = _bitonic_merge_stage(h, log_k, 2 if i < log_n else descending, _log2(size // 2))
+    return h
 
 
 @_tensor_member

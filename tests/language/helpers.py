@@ -259,7 +259,8 @@ def _round_float64(x: np.ndarray, dtype: str, rounding: str) -> np.ndarray:
     scale = np.ldexp(1.0, (p - 1 - e).astype(np.int64))  # 1 / (the spacing of the grid at x)
     scaled = safe * scale  # exact: a power-of-two scaling
     whole = np.rint(scaled) if rounding == "rtne" else np.trunc(scaled)  # rint: ties to even
-    result = whole / scale
+    with np.errstate(over="ignore"):
+        result = whole / scale
     over = result > _largest(dtype)
     result = np.where(over, _largest(dtype) if rounding == "rtz" else np.inf, result)
     result = np.where(regular, np.copysign(result, x), x)

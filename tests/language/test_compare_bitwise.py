@@ -9,16 +9,34 @@ signed, before promotion (Triton's `tensor.__rshift__`). All exact.
 
 import numpy as np
 import pytest
+from helpers import (
+    DTYPES,
+    INT_DTYPES,
+    INTEGRAL_DTYPES,
+    UINT_DTYPES,
+    arrays,
+    assert_exact,
+    bitwidth,
+    convert,
+    hypothesis_settings,
+    int_range,
+    is_float,
+    is_signed,
+    kernel_error,
+    np_dtype,
+    numpy_random,
+    poisoned,
+    promoted,
+    pyints,
+    run_binary,
+    specials,
+    wrap,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 
 import naiad
 import naiad.language as tl
-from helpers import (
-    DTYPES, INT_DTYPES, INTEGRAL_DTYPES, UINT_DTYPES, arrays, assert_exact, bitwidth, convert,
-    hypothesis_settings, int_range, is_float, is_signed, kernel_error, np_dtype, numpy_random,
-    poisoned, promoted, pyints, run_binary, specials, tl_dtype, wrap,
-)
 
 COMPARE_OPS = ("<", "<=", ">", ">=", "==", "!=")
 BITWISE_OPS = ("&", "|", "^")
@@ -331,3 +349,26 @@ def test_logical_operators_on_constexprs(gen):
     assert_exact(z, (x > 0) & (x < 100), "and")
     _logic_of_scalars_kernel[(1,)](x, z, N=16, FLAG=False)
     assert_exact(z, x > 1000, "and")
+
+
+@naiad.jit
+def _logic_of_ints_kernel(x_ptr, z_ptr, N: tl.constexpr, CASE: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    if CASE == "and":
+        z = x and x
+    elif CASE == "or":
+        z = (x > 0) or x
+    elif CASE == "not":
+        z = not x
+    else:
+        z = (x > 0) and 1  # a Python int is an int32 tensor here
+    tl.store(z_ptr + offs, z)
+
+
+@pytest.mark.parametrize("case", ("and", "or", "not", "int_literal"))
+def test_logical_operators_need_int1(case):
+    """Triton bitcasts the operands of `and`, `or`, `not` to int1, which refuses wider types."""
+    x = np.ones(4, np.int32)
+    with kernel_error("Cannot bitcast data-type of size 32 to data-type of size 1"):
+        _logic_of_ints_kernel[(1,)](x, poisoned(4, "int1"), N=4, CASE=case)

@@ -11,14 +11,29 @@ import math
 
 import numpy as np
 import pytest
+from helpers import (
+    INTEGRAL_DTYPES,
+    assert_exact,
+    bitwidth,
+    c_div,
+    convert,
+    int_range,
+    is_float,
+    kernel_error,
+    literal_dtype,
+    np_dtype,
+    numpy_random,
+    poisoned,
+    promoted,
+    pyints,
+    round_float,
+    specials,
+    tl_dtype,
+    wrap,
+)
 
 import naiad
 import naiad.language as tl
-from helpers import (
-    INT_DTYPES, INTEGRAL_DTYPES, UINT_DTYPES, assert_exact, c_div, bitwidth, convert, int_range,
-    is_float, kernel_error, literal_dtype, np_dtype, numpy_random, poisoned, promoted, pyints, round_float,
-    specials, tl_dtype, wrap,
-)
 from naiad.testing import check
 
 N = 64
@@ -229,7 +244,7 @@ def _fma_kernel(x_ptr, y_ptr, w_ptr, z_ptr, N: tl.constexpr):
     tl.store(z_ptr + offs, z)
 
 
-@pytest.mark.parametrize("dtype", ("float32", "float64", "float16"))
+@pytest.mark.parametrize("dtype", ("float32", "float64", "float16", "bfloat16"))
 def test_fma_rounds_once(dtype, gen):
     x, y, w = (numpy_random(N, dtype, gen) for _ in range(3))
     # Cancellation makes a second rounding visible: w close to -x*y.
@@ -462,7 +477,7 @@ def test_where(case, dx, dy, result, gen):
     y = numpy_random(m * n, dy, gen)
     z = poisoned((m, n), result)
     _where_kernel[(1,)](c, x, y, z, M=m, N=n, CASE=case, RESULT=tl_dtype(result))
-    full = lambda a, d: convert(a, d, result).reshape(m, n)  # noqa: E731
+    full = lambda a, d: convert(a, d, result).reshape(m, n)
     if case == "broadcast":
         expected = np.where(c[:m, None] > 0, full(np.tile(x[:n], m), dx), full(y, dy))
     elif case == "scalar_y":
@@ -565,3 +580,22 @@ def test_cdiv(dtype, gen):
     assert_exact(z, wrap([c_div(s, b) for s, b in zip(sums, pyints(d))], dtype), "floordiv")
     assert pyints(folded) == [4] * 4
     assert naiad.cdiv(12, 3) == 4 and naiad.cdiv(13, 3) == 5
+
+
+@naiad.jit
+def _fma_scalar_kernel(x_ptr, z_ptr, N: tl.constexpr, RESULT: tl.constexpr):
+    offs = tl.arange(0, N)
+    z = tl.fma(tl.load(x_ptr + offs), 2.0, 1.0)
+    tl.static_assert(z.dtype == RESULT)
+    tl.store(z_ptr + offs, z)
+
+
+@pytest.mark.parametrize("dtype, result", [("float16", "float32"), ("bfloat16", "float32"),
+                                           ("float32", "float32"), ("float64", "float64")])
+def test_fma_python_scalars_take_their_literal_type(dtype, result, gen):
+    """fma makes Python scalars fp32 tensors (`to_tensor`): an fp16 fma with them is fp32."""
+    x = numpy_random(N, dtype, gen)
+    z = poisoned(N, result)
+    _fma_scalar_kernel[(1,)](x, z, N=N, RESULT=tl_dtype(result))
+    exact = [fractions.Fraction(float(v)) * 2 + 1 for v in x]
+    check("fma", z, round_float(exact, result), "interpreter", np_dtype(result))

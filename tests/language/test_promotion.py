@@ -9,13 +9,21 @@ kernel with `tl.static_assert(z.dtype == RESULT)`; values are the other files' b
 
 import numpy as np
 import pytest
+from helpers import (
+    DTYPES_WITH_BOOL,
+    INT_DTYPES,
+    UINT_DTYPES,
+    DifferentSignedness,
+    apply_binary,
+    kernel_error,
+    np_dtype,
+    promoted,
+    result_dtype,
+    tl_dtype,
+)
 
 import naiad
 import naiad.language as tl
-from helpers import (
-    DTYPES_WITH_BOOL, INT_DTYPES, UINT_DTYPES, DifferentSignedness, apply_binary, kernel_error,
-    np_dtype, promoted, result_dtype, tl_dtype,
-)
 
 ARITH_OPS = ("+", "-", "*", "/", "//", "%")
 COMPARE_OPS = ("<", "<=", ">", ">=", "==", "!=")

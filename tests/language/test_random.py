@@ -1,7 +1,8 @@
 """tl.randint / randint4x / rand / rand4x / randn / randn4x against an independent Philox-4x32-10
 (and 4x64-10) written here from the algorithm (Salmon et al., SC'11) and Triton's conventions:
-key = (seed & 0xffffffff, seed >> 32) for 32-bit offsets and (seed, 0) for 64-bit ones; counter
-= (offset, 0, 0, 0); uniform = (x < 0 ? -x - 1 : x) * scale in fp32."""
+key = (seed & 0xffffffff, seed >> 32); counter = (offset's low word, its high word for a 64-bit
+offset else 0, 0, 0): 32-bit Philox and uint32 results for every offset, as Triton does since 3.4
+(triton-lang/triton#6832); uniform = (x < 0 ? -x - 1 : x) * scale in fp32."""
 
 import math
 
@@ -37,16 +38,17 @@ def philox_block(counter, key, bits: int = 32, n_rounds: int = 10):
 
 
 def philox_reference(seed: int, offsets, bits: int = 32, n_rounds: int = 10):
-    """The four lanes of Triton's randint4x for each offset: counter (offset, 0, 0, 0), key
-    (seed & 0xffffffff, seed >> 32) with 32-bit offsets and (seed, 0) with 64-bit ones."""
+    """The four uint32 lanes of Triton's randint4x for each offset of `bits` bits: key
+    (seed & 0xffffffff, seed >> 32), counter (offset & 0xffffffff, offset >> 32 for 64-bit offsets
+    else 0, 0, 0), 32-bit Philox either way."""
     seed &= _M64
-    key = (seed & _M32, seed >> 32) if bits == 32 else (seed, 0)
+    key = (seed & _M32, seed >> 32)
     lanes = ([], [], [], [])
     for offset in offsets:
-        for lane, value in zip(lanes, philox_block((offset, 0, 0, 0), key, bits, n_rounds)):
+        counter = (offset & _M32, (offset >> 32) & _M32 if bits == 64 else 0, 0, 0)
+        for lane, value in zip(lanes, philox_block(counter, key, 32, n_rounds)):
             lane.append(value)
-    dtype = np.uint32 if bits == 32 else np.uint64
-    return [np.array(lane, dtype=np.uint64).astype(dtype) for lane in lanes]
+    return [np.array(lane, dtype=np.uint64).astype(np.uint32) for lane in lanes]
 
 
 def _int_to_fp32(v: int) -> np.float32:
@@ -169,7 +171,7 @@ def _randint(out, seed, start, N, BLOCK: tl.constexpr, WIDE: tl.constexpr):
     if WIDE:
         offset = offset.to(tl.int64)
     r = tl.randint(seed, offset)
-    tl.static_assert(r.dtype == (tl.uint64 if WIDE else tl.uint32))
+    tl.static_assert(r.dtype == tl.uint32)
     tl.store(out + offset - start, r, mask=offset - start < N)
 
 
@@ -181,7 +183,7 @@ _SEEDS = [1, 42, 124, 0xFFFFFFFF, 0x0000000FCAFEB0BA, 2**63 + 12345, 2**64 - 1]
 def test_randint(seed, wide):
     n, block = 100, 32
     start = 7
-    out = poisoned(n, np.uint64 if wide else np.uint32)
+    out = poisoned(n, np.uint32)
     _randint[(-(-n // block),)](out, seed, start, n, block, wide)
     expected = philox_reference(seed, range(start, start + n), 64 if wide else 32)[0]
     assert_exact(out, expected)
@@ -208,7 +210,7 @@ def _randint_large_offsets(out, seed, base, N: tl.constexpr):
 
 def test_randint_64bit_offsets_above_2_to_the_32():
     base = 3 * 2**32 + 5
-    out = poisoned(32, np.uint64)
+    out = poisoned(32, np.uint32)
     _randint_large_offsets[(1,)](out, 0xDEADBEEFCAFE, base, 32)
     assert_exact(out, philox_reference(0xDEADBEEFCAFE, range(base, base + 32), 64)[0])
 
@@ -230,7 +232,7 @@ def _randint4x(out, seed, N: tl.constexpr, WIDE: tl.constexpr):
 @pytest.mark.parametrize("wide", [False, True])
 def test_randint4x_all_lanes(seed, wide):
     n = 64
-    out = poisoned(4 * n, np.uint64 if wide else np.uint32)
+    out = poisoned(4 * n, np.uint32)
     _randint4x[(1,)](out, seed, n, wide)
     offsets = range(2**40, 2**40 + n) if wide else range(n)
     assert_exact(out, np.concatenate(philox_reference(seed, offsets, 64 if wide else 32)))
@@ -274,7 +276,7 @@ def test_rand_and_rand4x_bit_exact(seed, wide):
     out = poisoned(5 * n, np.float32)
     _rand[(1,)](out, seed, n, wide)
     lanes = philox_reference(seed, range(1000, 1000 + n), bits)
-    uniforms = [uniform_reference(lane, bits) for lane in lanes]
+    uniforms = [uniform_reference(lane, 32) for lane in lanes]
     assert_exact(out, np.concatenate([uniforms[0]] + uniforms))
 
 

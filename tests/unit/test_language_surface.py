@@ -537,7 +537,6 @@ TENSOR_OPERATORS = [
     "__mod__",
     "__rmod__",
     "__neg__",
-    "__pos__",
     "__invert__",
     "__and__",
     "__rand__",
@@ -556,8 +555,13 @@ TENSOR_OPERATORS = [
     "__eq__",
     "__ne__",
     "__getitem__",
-    "__abs__",
 ]
+
+
+@pytest.mark.parametrize("member", ["__pos__", "__abs__"])
+def test_tensor_has_no_unary_plus_or_abs(member):
+    # Triton 3.8's tensor has neither, so `+x` and `abs(x)` fail to compile there (tl.abs works).
+    assert not hasattr(tl.tensor, member)
 
 
 def test_tensor_member_list_is_the_documented_55():

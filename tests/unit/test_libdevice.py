@@ -4,7 +4,8 @@ Each (function, dtype signature) pair loads seeded random inputs from its domain
 function and stores the result. References are computed independently: `math` in fp64, exact
 rationals for rounded arithmetic and conversions, Python integers for bit functions, bisection
 for the inverse error functions and Bessel's integrals (Gauss-Legendre) for Bessel functions.
-Rounded, integer, bit and classification functions must match bit for bit.
+Rounded, integer, bit and classification functions must match bit for bit, including the GPU's
+flush of fp32 subnormals in the rounded arithmetic (Triton builds libdevice with FTZ).
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ def run(name: str, args: list, result: str) -> np.ndarray:
     return out[:n]
 
 
-# -- input domains: (rng, numpy dtype) -> N values ----------------------------------------------
+# -- input domains: (rng, numpy dtype) -> N values -----------------------------------------------
 def uniform(lo, hi):
     return lambda rng, dt: rng.uniform(lo, hi, N).astype(dt)
 
@@ -79,6 +80,11 @@ def magnitudes(lo_exp, hi_exp, signed=True):
         x = 10.0 ** rng.uniform(lo_exp, hi_exp, N)
         return (x * rng.choice([-1.0, 1.0], N) if signed else x).astype(dt)
     return draw
+
+
+def extreme(rng, dt):
+    """Magnitudes whose products and quotients overflow and underflow the dtype."""
+    return magnitudes(-36, 36)(rng, dt) if dt == np.float32 else magnitudes(-300, 300)(rng, dt)
 
 
 def integers(lo, hi):
@@ -150,10 +156,20 @@ def _fraction(x):
     return Fraction(int(x)) if isinstance(x, int) else Fraction(float(x))
 
 
-def rounded(exact, mode):
-    """`exact(*Fractions)` rounded to the result type in `mode` (needs `out`)."""
+def flush32(x):
+    """fp32 subnormals as signed zeros: Triton's libdevice runs its fp32 arithmetic with FTZ."""
+    if np.asarray(x).dtype != np.float32:
+        return x
+    return np.where(np.abs(x) < np.finfo(np.float32).tiny, np.copysign(np.float32(0), x), x)
+
+
+def rounded(exact, mode, ftz=True):
+    """`exact(*Fractions)` rounded to the result type in `mode` (needs `out`); with `ftz`, fp32
+    subnormal arguments and results are flushed to zero."""
     def ref(*args, out):
-        return each(lambda *xs: round_exact(exact(*map(_fraction, xs)), out, mode))(*args)
+        args = [flush32(a) if ftz else a for a in args]
+        values = each(lambda *xs: round_exact(exact(*map(_fraction, xs)), out, mode))(*args)
+        return flush32(values.astype(out)) if ftz else values
     return ref
 
 
@@ -163,14 +179,21 @@ def _sqrt_fraction(x: Fraction) -> Fraction:
         return Fraction(Decimal(x.numerator).sqrt() / Decimal(x.denominator).sqrt())
 
 
-def to_int(mode, lo, hi):
-    rounding = {"rn": round, "rz": math.trunc, "rd": math.floor, "ru": math.ceil}[mode]
+def to_int(rounding, lo, hi):
+    """Round, saturate to [lo, hi]; NaN gives 0 from fp32 to 32 bits, else the sign-bit pattern."""
+    if rounding in MODES:
+        rounding = {"rn": round, "rz": math.trunc, "rd": math.floor, "ru": math.ceil}[rounding]
+    bits = (hi - lo).bit_length()
 
-    def one(x):
-        if math.isnan(x):
-            return 0
-        return hi if x == math.inf else lo if x == -math.inf else min(max(rounding(x), lo), hi)
-    return each(one, object)
+    def ref(x):
+        nan = 0 if x.dtype == np.float32 and bits == 32 else 1 << (bits - 1)
+
+        def one(v):
+            if math.isnan(v):
+                return nan
+            return hi if v == math.inf else lo if v == -math.inf else min(max(rounding(v), lo), hi)
+        return each(one, object)(flush32(x))
+    return ref
 
 
 def inverse(fn, lo, hi):
@@ -190,6 +213,7 @@ _THETA, _TAIL = (_NODES + 1) * np.pi / 2, (_NODES + 1) * 4
 
 
 def _on_0_pi(values):
+    """(1/pi) * the integral over [0, pi] of values sampled at _THETA."""
     return (_WEIGHTS[:, None] * values).sum(axis=0) / 2
 
 
@@ -244,7 +268,7 @@ def _mul24(a, b, bits, signed):
 
 
 def _half_away(x):
-    return math.copysign(math.floor(abs(x) + 0.5), x) if math.isfinite(x) else x
+    return math.copysign(math.floor(abs(x) + 0.5), x)
 
 
 def _half_even(x):
@@ -278,11 +302,6 @@ def _with_out(fn):
     """A reference that needs the result dtype."""
     fn.needs_out = True
     return fn
-
-
-def extreme(rng, dt):
-    """Magnitudes whose products and quotients overflow and underflow the dtype."""
-    return magnitudes(-36, 36)(rng, dt) if dt == np.float32 else magnitudes(-300, 300)(rng, dt)
 
 
 ANY, POS, WIDE = uniform(-10, 10), uniform(0.05, 10), magnitudes(-30, 30)
@@ -319,7 +338,7 @@ SPECS = {
         lambda a, b: _next_toward(a, b, out))(x, y))),
     "fmod": _exact((WIDE, magnitudes(-3, 3)), each(math.fmod)),
     "remainder": _exact((WIDE, magnitudes(-3, 3)), each(math.remainder)),
-    "fdim": _exact((ANY, ANY), _with_out(rounded(lambda x, y: max(x - y, 0), "rn"))),
+    "fdim": _exact((ANY, ANY), _with_out(rounded(lambda x, y: max(x - y, 0), "rn", ftz=False))),
     "ldexp": _exact((ANY, integers(-60, 60)), each(math.ldexp)),
     "scalbn": _exact((ANY, integers(-60, 60)), each(math.ldexp)),
     "pow": Spec((POS, ANY), each(math.pow)),
@@ -374,8 +393,7 @@ SPECS = {
     "int2double_rn": _exact((any_bits,), lambda x: x.astype(np.float64)),
     "uint2double_rn": _exact((any_bits,), lambda x: x.astype(np.float64)),
     "llrint": _exact((saturating(2.0**63),), to_int("rn", -(2**63), 2**63 - 1)),
-    "llround": _exact((saturating(2.0**63),), lambda x: to_int("rz", -(2**63), 2**63 - 1)(
-        each(_half_away)(x))),
+    "llround": _exact((saturating(2.0**63),), to_int(_half_away, -(2**63), 2**63 - 1)),
     "fast_dividef": _exact((WIDE, WIDE), _with_out(rounded(lambda a, b: a / b, "rn"))),
     "fast_powf": Spec((POS, ANY), each(math.pow)),
     "rsqrt_rn": _exact((UNSIGNED_WIDE,), _with_out(rounded(lambda a: 1 / _sqrt_fraction(a), "rn"))),
@@ -428,7 +446,7 @@ def expected_values(spec: Spec, args: list, result: str) -> np.ndarray:
     return np.asarray(values).astype(out)
 
 
-def assert_matches(got, expected, spec: Spec, result: str, context: str):
+def assert_matches(got, expected, spec: Spec, context: str):
     if expected.dtype.kind != "f":
         bad = got != expected
     elif spec.ulps is None:
@@ -455,7 +473,7 @@ def test_function_matches_reference(name, index):
     rng = np.random.default_rng(zlib.crc32(symbol.encode()))
     args = [domain(rng, _NP[t]) for domain, t in zip(spec.domains, arg_types)]
     got = run(name, args, result)
-    assert_matches(got, expected_values(spec, args, result), spec, result,
+    assert_matches(got, expected_values(spec, args, result), spec,
                    f"libdevice.{name} {arg_types} ({symbol})")
 
 
@@ -469,8 +487,8 @@ def test_every_triton_name_is_a_builtin_with_tritons_signature():
         assert all(symbol in fn.__doc__ for _, symbol, _ in function.signatures)
 
 
-# -- special values, known values and errors ------------------------------------------------------
-INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+# -- special values, flush to zero, known values and errors ---------------------------------------
+INT32_MIN, INT32_MAX, INT64_MIN = -(2**31), 2**31 - 1, -(2**63)
 NAN, INF = math.nan, math.inf
 FP32_MAX = float(np.finfo(np.float32).max)
 
@@ -485,10 +503,15 @@ EDGES = [
      [-0.0, NAN, -INF]),
     ("float2int_rn", "fp32", [[NAN, INF, -INF, 3e9, -3e9, 2.5, -2.5]],
      [0, INT32_MAX, INT32_MIN, INT32_MAX, INT32_MIN, 2, -2]),
-    ("double2uint_rz", "fp64", [[-5.0, 5e9, NAN, 4294967295.9]], [0, -1, 0, -1]),
+    ("double2uint_rz", "fp64", [[-5.0, 5e9, NAN, 4294967295.9]], [0, -1, INT32_MIN, -1]),
+    ("double2int_rn", "fp64", [[NAN, 2.5]], [INT32_MIN, 2]),
+    ("float2uint_rn", "fp32", [[NAN, -1.0]], [0, 0]),
+    ("float2ll_rz", "fp32", [[NAN, -INF]], [INT64_MIN, INT64_MIN]),
+    ("llrint", "fp64", [[NAN, 2.5]], [INT64_MIN, 2]),
     ("float2ull_ru", "fp32", [[-0.5, 1.5, 1e30]], [0, 2, -1]),
-    ("double2ll_rd", "fp64", [[-0.5, 1e19, -1e19]], [-1, 2**63 - 1, -(2**63)]),
-    ("ilogb", "fp32", [[0.0, INF, NAN, 1e-40]], [INT32_MIN, INT32_MAX, INT32_MIN, -133]),
+    ("double2ll_rd", "fp64", [[-0.5, 1e19, -1e19]], [-1, 2**63 - 1, INT64_MIN]),
+    ("ilogb", "fp32", [[0.0, INF, NAN, 1e-40]], [INT32_MIN, INT32_MAX, INT32_MIN, INT32_MIN]),
+    ("ilogb", "fp64", [[1e-320, INF]], [-1064, INT32_MAX]),
     ("logb", "fp64", [[0.0, -INF, NAN, 5e-324]], [-INF, INF, NAN, -1074.0]),
     ("saturatef", "fp32", [[NAN, -INF, INF]], [0.0, 0.0, 1.0]),
     ("j0", "fp64", [[0.0, INF, -INF]], [1.0, 0.0, 0.0]),
@@ -507,15 +530,29 @@ EDGES = [
     ("cospi", "fp32", [[0.5, 1.0, 1.5]], [0.0, -1.0, 0.0]),
 ]
 
+# Flush to zero: fp32 subnormal arguments and results of these are signed zeros (never in fp64).
+FTZ = [
+    ("mul_rn", "fp32", [[1e-20, -1e-20], [1e-20, 1e-20]], [0.0, -0.0]),
+    ("mul_rn", "fp64", [[1e-200], [1e-120]], [1e-200 * 1e-120]),
+    ("add_ru", "fp32", [[1.5e-38, 1e-40], [-1.4e-38, 1.0]], [0.0, 1.0]),
+    ("fma_rn", "fp32", [[1e-20], [-1e-20], [0.0]], [-0.0]),
+    ("double2float_ru", "fp64", [[1e-40, -1e-40]], [0.0, -0.0]),
+    ("float2int_rd", "fp32", [[-1e-40, -1.5]], [0, -2]),
+    ("floor", "fp32", [[-1e-40]], [-0.0]),
+    ("sqrt_rn", "fp32", [[1e-40]], [0.0]),
+    ("saturatef", "fp32", [[1e-40]], [0.0]),
+]
 
-@pytest.mark.parametrize("name, dtype, inputs, expected", EDGES, ids=[e[0] for e in EDGES])
+
+@pytest.mark.parametrize("name, dtype, inputs, expected", EDGES + FTZ,
+                         ids=[e[0] for e in EDGES + FTZ])
 def test_special_values(name, dtype, inputs, expected):
     function = FUNCTIONS[name]
     signature = next(s for s in function.signatures if s[0][0] == dtype)
     args = [np.array(values, dtype=_NP[t]) for values, t in zip(inputs, signature[0])]
     got = run(name, args, signature[2])
     expected = np.array(expected, dtype=_NP[signature[2]])
-    assert_matches(got, expected, Spec((), None, None), signature[2], f"libdevice.{name}")
+    assert_matches(got, expected, Spec((), None, None), f"libdevice.{name}")
 
 
 # Values from tables (Abramowitz and Stegun), within 2 ulps.
@@ -534,7 +571,7 @@ KNOWN = [
 @pytest.mark.parametrize("name, inputs, expected", KNOWN, ids=[k[0] for k in KNOWN])
 def test_known_values(name, inputs, expected):
     got = run(name, [np.array(inputs)], "fp64")
-    assert_matches(got, np.array(expected), Spec((), None, (0, 2), atol=1e-16), "fp64", name)
+    assert_matches(got, np.array(expected), Spec((), None, (0, 2), atol=1e-16), name)
 
 
 INTEGER_EDGES = [
@@ -544,7 +581,8 @@ INTEGER_EDGES = [
 ]
 
 
-@pytest.mark.parametrize("name, inputs, expected", INTEGER_EDGES, ids=[e[0] for e in INTEGER_EDGES])
+@pytest.mark.parametrize("name, inputs, expected", INTEGER_EDGES,
+                         ids=[e[0] for e in INTEGER_EDGES])
 def test_integer_special_values(name, inputs, expected):
     got = run(name, [np.array(inputs, dtype=np.int32)], "int32")
     assert got.tolist() == expected

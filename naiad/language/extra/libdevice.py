@@ -57,4 +57,5 @@ def _make(function: Function):
     return builtin(libdevice_function)
 
 
+# One builtin per name of the table, made once at import (`FUNCTIONS` lists them).
 globals().update({name: _make(function) for name, function in FUNCTIONS.items()})

@@ -5,7 +5,10 @@ exact dtype tuples: `tanh` accepts (fp32) -> `__nv_tanhf` and (fp64) -> `__nv_ta
 else, so an fp16 argument is an error there and here (cast to fp32 first). Some return types are
 Triton's even where the C function's are not: `float2uint_rn`, `double2uint_rn` and
 `float_as_uint` return int32, `float2ull_rn` and `double2ull_rn` return int64 (the bits of the
-unsigned result); `isnan` and `isinf` are cast to int1 after the call, as Triton does.
+unsigned result); `isnan`, `isinf`, `finitef` and `isfinited` are cast to int1 after the call,
+as Triton 3.6 does (`signbit` stays int32).
+`fast_tanhf` is in Triton 3.6's list of names but not in its CUDA module; here it calls
+`__nv_fast_tanhf`, which libdevice has.
 
 Rounding suffixes: `_rn` to nearest even, `_rz` toward zero, `_rd` down, `_ru` up.
 """
@@ -181,10 +184,10 @@ _CLASSIFY = [
              to_bool=True),
     Function("signbit", "1 if the sign bit is set (zeros and NaNs included), else 0.",
              _one("fp32", "__nv_signbitf", "int32") + _one("fp64", "__nv_signbitd", "int32")),
-    Function("finitef", "1 if the fp32 value is finite, else 0.",
-             _one("fp32", "__nv_finitef", "int32")),
-    Function("isfinited", "1 if the fp64 value is finite, else 0.",
-             _one("fp64", "__nv_isfinited", "int32")),
+    Function("finitef", "Whether the fp32 value is finite (int1).",
+             _one("fp32", "__nv_finitef", "int32"), to_bool=True),
+    Function("isfinited", "Whether the fp64 value is finite (int1).",
+             _one("fp64", "__nv_isfinited", "int32"), to_bool=True),
 ]
 
 # name, summary and arity of the functions that follow the C pattern (`tanhf` / `tanh`).

@@ -121,7 +121,9 @@ class CastsMixin:
         return self._float_math("tt.precise_sqrt", x, ("fp32",))
 
     def div_rn(self, x, y) -> tensor:
-        x, y = self.binary_operands(x, y)
+        # div_rn, fma and umulhi make Python scalars tensors of their literal type first
+        # (`to_tensor`, as Triton's math.py): they are not weak (`fma(x_fp16, 2.0, 1.0)` is fp32).
+        x, y = self.binary_operands(self.to_tensor(x), self.to_tensor(y))
         if x.type.scalar.name != "fp32":
             raise ValueError(f"Expected dtype ['fp32'] but got {x.type.scalar.name}")
         return self._elementwise("tt.precise_divf", (x, y), x.type)
@@ -141,6 +143,7 @@ class CastsMixin:
         raise ValueError(f"Unexpected dtype {scalar}")
 
     def fma(self, x, y, z) -> tensor:
+        x, y, z = self.to_tensor(x), self.to_tensor(y), self.to_tensor(z)
         x, y = self.binary_operands(x, y)
         z, x = self.binary_operands(z, x)
         z, y = self.binary_operands(z, y)
@@ -149,7 +152,7 @@ class CastsMixin:
         return self._elementwise("math.fma", (x, y, z), x.type)
 
     def umulhi(self, x, y) -> tensor:
-        x, y = self.binary_operands(x, y)
+        x, y = self.binary_operands(self.to_tensor(x), self.to_tensor(y))
         if x.type.scalar.name not in ("int32", "int64", "uint32", "uint64"):
             raise ValueError(f"Expected dtype ['int32', 'int64', 'uint32', 'uint64'] but got "
                              f"{x.type.scalar.name}")

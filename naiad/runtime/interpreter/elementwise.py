@@ -206,7 +206,9 @@ def fma(a, b, c, ty):
     cancellation loses every bit (a * b + -(a * b rounded) is the product's rounding error)."""
     dtype = host_dtype(ty.scalar)
     if dtype != np.float64:
-        return (a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)).astype(dtype)
+        wide = np.asarray(a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64))
+        # floats.convert rounds float64 once (ml_dtypes' astype rounds to bf16 through fp32)
+        return floats.convert(wide, "fp64", ty.scalar.name)
     shape = np.broadcast(a, b, c).shape
     a, b, c = (np.broadcast_to(np.asarray(v, np.float64), shape).ravel() for v in (a, b, c))
     with np.errstate(all="ignore"):

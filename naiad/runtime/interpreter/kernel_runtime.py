@@ -28,6 +28,21 @@ def range(*args, **kwargs):
     return lang_range(*args, **kwargs)
 
 
+def loop_carried(scope, names):
+    """The tensors among `names` defined before a loop: their types must survive the loop."""
+    return {name: scope[name].type for name in names if isinstance(scope.get(name), core.tensor)}
+
+
+def check_loop_carried(types, scope):
+    for name, ty in types.items():
+        value = scope.get(name)
+        if not isinstance(value, core.tensor) or value.type != ty:
+            now = value.type if isinstance(value, core.tensor) else type(value).__name__
+            raise TypeError(f"Loop-carried variable {name} has initial type {ty} but is "
+                            f"re-assigned to {now} in loop! Please make sure that the type stays "
+                            "consistent.")
+
+
 def logical_and(lhs, rhs_thunk):
     if isinstance(lhs, core.tensor):
         return core.current_semantic().logical_and(lhs, rhs_thunk())

@@ -1,12 +1,13 @@
 """Rewrite a kernel's Python source so that running it as Python follows the compiler's semantics.
 
-Running a kernel as plain Python would differ from compiling it in five places, each rewritten here
+Running a kernel as plain Python would differ from compiling it in six places, each rewritten here
 (positions are kept, so tracebacks, `print` and `breakpoint()` point at the user's own lines):
 
 - `x = 0` gives `x` the compiler's type (int32), so later `x += big` wraps as on the GPU;
 - `for i in range(...)` yields typed induction variables (see `tl.range`);
 - `a and b`, `a or b`, `not a` on tensors are elementwise logic, not Python truthiness;
 - `a is b` compares the values of constexprs (`BLOCK is None` for a constexpr None);
+- a tensor assigned before a `for` / `while` loop and in its body must keep its type;
 - `assert cond, msg` is `tl.device_assert(cond, msg)` (checked in debug mode only).
 """
 
@@ -45,7 +46,29 @@ class _KernelTransformer(ast.NodeTransformer):
         it = node.iter
         if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range":
             it.func = _rt("range", it.func)
-        return node
+        return self._check_loop_carried(node)
+
+    def visit_While(self, node):
+        self.generic_visit(node)
+        return self._check_loop_carried(node)
+
+    def _check_loop_carried(self, node):
+        """A tensor assigned before a loop and in it keeps its type, as the compiler demands:
+        snapshot the names the body assigns, check them after each iteration and the loop."""
+        targets = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)} \
+            if isinstance(node, ast.For) else set()
+        names = sorted({n.id for stmt in node.body for n in ast.walk(stmt)
+                        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} - targets)
+        if not names:
+            return node
+        self._loops = getattr(self, "_loops", 0) + 1
+        var = f"__naiad_loop{self._loops}"
+        scope = ast.Call(ast.Name("locals", ast.Load()), [], [])
+        snapshot = ast.Assign([ast.Name(var, ast.Store())], self._call(
+            "loop_carried", node, scope, ast.Tuple([ast.Constant(n) for n in names], ast.Load())))
+        check = ast.Expr(self._call("check_loop_carried", node, ast.Name(var, ast.Load()), scope))
+        node.body.append(ast.copy_location(check, node.body[-1]))
+        return [ast.copy_location(snapshot, node), node, ast.copy_location(check, node)]
 
     def visit_BoolOp(self, node):
         self.generic_visit(node)
@@ -113,7 +136,7 @@ def _shift_columns(tree: ast.AST, indent: int):
 def rewrite(fn, runtime):
     """A function equivalent to `fn` under the compiler's semantics, with `runtime` providing
     `assigned`, `assigned_constexpr`, `range`, `logical_and`, `logical_or`, `logical_not`, `is_`,
-    `is_not` and `device_assert`."""
+    `is_not`, `loop_carried`, `check_loop_carried` and `device_assert`."""
     lines, first_line = inspect.getsourcelines(fn)
     source = "".join(lines)
     dedented = textwrap.dedent(source)

@@ -7,7 +7,8 @@ the language chose (`naiad/language/extra/libdevice_signatures.py`). One module 
 - rounding: + - * / sqrt fma in the four IEEE rounding modes (exact);
 - conversions: float <-> integer in every mode, saturating like PTX `cvt` (exact);
 - elementary: the C math library (fp32 computed in fp64, rounded once);
-- special: erfcx, erfinv, erfcinv, normcdf, normcdfinv; bessel: J, Y, I.
+- special: erfcx, erfinv, erfcinv, normcdf, normcdfinv; bessel: J, Y, I;
+- ftz: the fp32 symbols that flush subnormals to zero on the GPU, as Triton builds libdevice.
 
 Nothing here raises on NaN, infinity or overflow: the GPU's answer comes back instead.
 """
@@ -17,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..floats import numpy_dtype
-from . import bessel, conversions, elementary, integer, rounding, special
+from . import bessel, conversions, elementary, ftz, integer, rounding, special
 
 SYMBOLS = {
     **elementary.SYMBOLS, **integer.SYMBOLS, **rounding.SYMBOLS, **conversions.SYMBOLS,
@@ -30,6 +31,8 @@ def call(symbol: str, arrays, ty) -> np.ndarray:
     if symbol not in SYMBOLS:
         raise NotImplementedError(f"the interpreter has no meaning for libdevice `{symbol}`")
     fn = SYMBOLS[symbol]
+    flushing = symbol in ftz.FLUSHING
     with np.errstate(all="ignore"):
-        result = fn(*(np.asarray(a) for a in arrays))
-        return np.asarray(result).astype(numpy_dtype(ty.scalar.name), copy=False)
+        arrays = [ftz.flush(a) if flushing else np.asarray(a) for a in arrays]
+        result = np.asarray(fn(*arrays)).astype(numpy_dtype(ty.scalar.name), copy=False)
+        return ftz.flush(result) if flushing else result

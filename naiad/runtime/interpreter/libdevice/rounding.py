@@ -14,7 +14,7 @@ neighbour. How each sign is obtained exactly:
   rare in kernels, and exact.
 
 Signed zeros follow IEEE 754: an exact zero sum is +0, or -0 when rounding down (and when both
-addends are -0).
+addends are -0). Results here keep subnormals; `ftz.py` says where the GPU flushes them.
 """
 
 from __future__ import annotations
