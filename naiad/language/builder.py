@@ -30,7 +30,7 @@ ELEMENTWISE_OPS = {
     "arith.bitcast": (), "tt.fp_to_fp": ("src", "rounding"), "tt.bitcast": (),
     "tt.int_to_ptr": (), "tt.ptr_to_int": (),
     # pointers and special arithmetic
-    "tt.addptr": (), "tt.mulhiui": (), "tt.mulhisi": (), "tt.precise_sqrt": (),
+    "tt.addptr": (), "tt.mulhiui": (), "tt.precise_sqrt": (),
     "tt.precise_divf": (), "tt.clampf": ("propagate_nan",),
     "tt.extern_elementwise": ("symbol", "pure", "libname"),
     # math

@@ -50,11 +50,15 @@ def sigmoid(x):
 @_tensor_member
 @jit
 def softmax(x, dim=None, keep_dims=False, ieee_rounding=False):
-    """exp(x - max) / sum(exp(x - max)) along `dim` (0 when None)."""
+    """exp(x - max) / sum(exp(x - max)) along `dim` (0 when None).
+
+    As in Triton, `keep_dims` also applies to the intermediate max and sum, so with
+    keep_dims=False they broadcast from the right (which suits dim=0 of a 2-D block).
+    """
     _dim = 0 if _unwrap_if_constexpr(dim) is None else dim
-    z = x - max(x, _dim, keep_dims=True)
+    z = x - max(x, _dim, keep_dims=keep_dims)
     num = math.exp(z)
-    den = sum(num, _dim, keep_dims=True)
+    den = sum(num, _dim, keep_dims=keep_dims)
     return math.fdiv(num, den, ieee_rounding)
 
 

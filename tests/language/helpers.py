@@ -1,4 +1,4 @@
-"""Shared helpers of the tests of the language's arithmetic: dtype tables, random inputs, references.
+"""Shared helpers of the language's arithmetic tests: dtype tables, random inputs, references.
 
 The references are written here, independently of Naiad, from Triton's rules:
 
@@ -39,7 +39,7 @@ UINT_DTYPES = ("uint8", "uint16", "uint32", "uint64")
 INTEGRAL_DTYPES = INT_DTYPES + UINT_DTYPES
 FLOAT_DTYPES = ("float16", "bfloat16", "float32", "float64")
 DTYPES = INTEGRAL_DTYPES + FLOAT_DTYPES  # Triton's dtypes_with_bfloat16
-DTYPES_WITH_BOOL = ("int1",) + DTYPES
+DTYPES_WITH_BOOL = ("int1", *DTYPES)
 
 _NP = {
     "int1": np.dtype(bool),
@@ -132,7 +132,8 @@ def numpy_random(shape, dtype: str, gen: np.random.Generator, low=None, high=Non
     else:
         values = gen.uniform(low, high, shape)
     values = np.where(values == 0, 0.5, values)
-    out = values.astype(np.float32 if dtype == "bfloat16" else np_dtype(dtype)).astype(np_dtype(dtype))
+    host = np.float32 if dtype == "bfloat16" else np_dtype(dtype)  # bf16: fp32 values rounded
+    out = values.astype(host).astype(np_dtype(dtype))
     return np.where(out.astype(np.float64) == 0, np.array(1.0, out.dtype), out)
 
 
@@ -178,10 +179,11 @@ def poisoned(shape, dtype: str) -> np.ndarray:
 
 
 def specials(dtype: str) -> np.ndarray:
-    """The non-random values worth a look: range ends, +-1, +-inf, NaN, tiny and huge values."""
+    """The non-random values worth a look: range ends, +-1, +-inf, NaN, tiny and huge values
+    (never zero: an unsigned type's lowest value here is 1)."""
     if not is_float(dtype):
         lo, hi = int_range(dtype)
-        values = [lo, lo + 1, hi, hi - 1, 1, 2, 3, 7]
+        values = [lo or 1, lo + 1, hi, hi - 1, 1, 2, 3, 7]
         if is_signed(dtype):
             values += [-1, -2, -3, -7]
         return np.array(values, dtype=object).astype(np_dtype(dtype))

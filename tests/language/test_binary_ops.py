@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from helpers import (
     DTYPES_WITH_BOOL,
+    FLOAT_DTYPES,
     INT_DTYPES,
     INTEGRAL_DTYPES,
     UINT_DTYPES,
@@ -131,8 +132,8 @@ def test_binary_op_full(op, dx, dy, data):
     _check(op, dx, dy, *_draw_inputs(data, op, dx, dy))
 
 
-@pytest.mark.parametrize("op, dtype", [(op, d) for op in ARITH_OPS for d in INTEGRAL_DTYPES
-                                       + ("float16", "bfloat16", "float32", "float64")
+@pytest.mark.parametrize("op, dtype", [(op, d) for op in ARITH_OPS
+                                       for d in (*INTEGRAL_DTYPES, *FLOAT_DTYPES)
                                        if _legal(op, d, d)])
 def test_binary_op_special_values(op, dtype):
     """Every pair of range ends, +-1, infinities, NaN, subnormals and largest values."""
@@ -256,7 +257,7 @@ def _unary_kernel(x_ptr, z_ptr, N: tl.constexpr, OP: tl.constexpr):
     tl.store(z_ptr + offs, z)
 
 
-@pytest.mark.parametrize("dtype", INTEGRAL_DTYPES + ("float16", "bfloat16", "float32", "float64"))
+@pytest.mark.parametrize("dtype", (*INTEGRAL_DTYPES, *FLOAT_DTYPES))
 def test_unary_minus(dtype):
     x = np.resize(specials(dtype), 16)
     z = poisoned(16, dtype)

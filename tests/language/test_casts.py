@@ -115,8 +115,8 @@ def test_spellings_agree(src, dst, rounding, bitcast, gen):
 # -------------------------------------------------------------------------------------------------
 # integers
 # -------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("src, dst", [(a, b) for a in ("int1",) + INTEGRAL_DTYPES
-                                      for b in ("int1",) + INTEGRAL_DTYPES if a != b])
+@pytest.mark.parametrize("src, dst", [(a, b) for a in ("int1", *INTEGRAL_DTYPES)
+                                      for b in ("int1", *INTEGRAL_DTYPES) if a != b])
 def test_int_to_int(src, dst, gen):
     x = pad(np.concatenate([numpy_random(48, src, gen), specials(src) if src != "int1"
                             else np.array([True, False])]), N)
@@ -124,7 +124,7 @@ def test_int_to_int(src, dst, gen):
     assert_exact(run_cast(x, dst), expected)
 
 
-@pytest.mark.parametrize("src", ("int1",) + INTEGRAL_DTYPES)
+@pytest.mark.parametrize("src", ("int1", *INTEGRAL_DTYPES))
 @pytest.mark.parametrize("dst", FLOAT_DTYPES)
 @hypothesis_settings(max_examples=3)
 @given(data=st.data())
@@ -154,14 +154,15 @@ def _float_inputs(src, dst, gen):
     values = gen.standard_normal(40) * np.exp2(gen.integers(0, bits + 2, 40))
     lo, hi = int_range(dst)
     edges = [0.5, -0.5, 1.5, -1.5, 2.5, -2.7, 127.9, -128.9, 255.5, 300.0, -300.0, 65535.9,
-             float(hi), float(lo), float(hi) * 2, -float(hi) * 2, np.inf, -np.inf, np.nan]
+             float(hi), float(lo) or -1.0, float(hi) * 2, -float(hi) * 2, np.inf, -np.inf, np.nan]
     with np.errstate(over="ignore"):  # beyond fp16's range: inf, on purpose
-        x = np.concatenate([values, edges]).astype(np.float32 if src == "bfloat16" else np_dtype(src))
+        host = np.float32 if src == "bfloat16" else np_dtype(src)
+        x = np.concatenate([values, edges]).astype(host)
         return pad(x.astype(np_dtype(src)), N)
 
 
 @pytest.mark.parametrize("src", FLOAT_DTYPES)
-@pytest.mark.parametrize("dst", ("int1",) + INTEGRAL_DTYPES)
+@pytest.mark.parametrize("dst", ("int1", *INTEGRAL_DTYPES))
 def test_float_to_int_truncates_and_saturates(src, dst, gen):
     x = _float_inputs(src, dst, gen)
     assert_exact(run_cast(x, dst), float_to_int(x, src, dst))
@@ -374,7 +375,7 @@ def test_pointer_to_narrow_int_raises():
 # -------------------------------------------------------------------------------------------------
 # the cast of the kernel-argument dtypes of Triton's test_cast: the full matrix
 # -------------------------------------------------------------------------------------------------
-_ALL = ("int1",) + INTEGRAL_DTYPES + FLOAT_DTYPES
+_ALL = ("int1", *INTEGRAL_DTYPES, *FLOAT_DTYPES)
 
 
 @pytest.mark.full

@@ -87,7 +87,7 @@ def test_comparison(op, dx, dy, data):
 
 @pytest.mark.full
 @pytest.mark.parametrize("op", COMPARE_OPS)
-@pytest.mark.parametrize("dx, dy", [(a, b) for a in ("int1",) + DTYPES for b in ("int1",) + DTYPES
+@pytest.mark.parametrize("dx, dy", [(a, b) for a in ("int1", *DTYPES) for b in ("int1", *DTYPES)
                                     if (a, b) not in COMPARE_PAIRS])
 @hypothesis_settings(max_examples=5)
 @given(data=st.data())
@@ -96,7 +96,7 @@ def test_comparison_full(op, dx, dy, data):
 
 
 @pytest.mark.parametrize("op", COMPARE_OPS)
-@pytest.mark.parametrize("dtype", ("float16", "bfloat16", "float32", "float64") + INTEGRAL_DTYPES)
+@pytest.mark.parametrize("dtype", ("float16", "bfloat16", "float32", "float64", *INTEGRAL_DTYPES))
 def test_comparison_special_values(op, dtype):
     """Every pair of specials: NaN compares false except `!=`; infinities and range ends order."""
     values = specials(dtype)
@@ -154,8 +154,8 @@ def test_bitwise(op, dx, dy, data):
 
 @pytest.mark.full
 @pytest.mark.parametrize("op", BITWISE_OPS)
-@pytest.mark.parametrize("dx, dy", [(a, b) for a in ("int1",) + INTEGRAL_DTYPES
-                                    for b in ("int1",) + INTEGRAL_DTYPES
+@pytest.mark.parametrize("dx, dy", [(a, b) for a in ("int1", *INTEGRAL_DTYPES)
+                                    for b in ("int1", *INTEGRAL_DTYPES)
                                     if (a, b) not in BITWISE_PAIRS])
 @hypothesis_settings(max_examples=5)
 @given(data=st.data())
@@ -166,7 +166,7 @@ def test_bitwise_full(op, dx, dy, data):
                  {"&": "and", "|": "or", "^": "xor"}[op])
 
 
-@pytest.mark.parametrize("op", BITWISE_OPS + ("<<", ">>"))
+@pytest.mark.parametrize("op", (*BITWISE_OPS, "<<", ">>"))
 @pytest.mark.parametrize("dx, dy", [("float32", "float32"), ("float16", "int32"),
                                     ("int8", "bfloat16"), ("float64", "uint64")])
 def test_bitwise_of_floats_raises(op, dx, dy):
@@ -184,7 +184,7 @@ def _invert_kernel(x_ptr, z_ptr, N: tl.constexpr):
     tl.store(z_ptr + offs, z)
 
 
-@pytest.mark.parametrize("dtype", ("int1",) + INTEGRAL_DTYPES)
+@pytest.mark.parametrize("dtype", ("int1", *INTEGRAL_DTYPES))
 def test_invert(dtype, gen):
     x = numpy_random(32, dtype, gen)
     z = poisoned(32, dtype)

@@ -187,7 +187,7 @@ def test_constexpr_int_out_of_range_for_the_tensor_raises():
 def _dtype_constexpr_kernel(out_ptr, N: tl.constexpr, DTYPE: tl.constexpr):
     z = tl.full([N], 2, DTYPE)
     tl.static_assert(z.dtype == DTYPE)
-    tl.static_assert(DTYPE == z.dtype)
+    tl.static_assert(DTYPE == z.dtype)  # noqa: SIM300  (the constexpr on the left, too)
     tl.static_assert(not (z.dtype != DTYPE))  # noqa: SIM202  (`!=` against a constexpr dtype)
     tl.store(out_ptr + tl.arange(0, N), z)
 

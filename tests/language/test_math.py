@@ -121,7 +121,8 @@ def test_unary_math(fn, dtype, method, gen):
 def test_unary_math_special_values(dtype):
     x = np.array([np.inf, -np.inf, np.nan, -1.0, 1.0, 2.0, 0.5, 4.0], np_dtype(dtype))
     for fn, expected in [
-        ("exp", [np.inf, 0.0, np.nan, math.exp(-1), math.e, math.exp(2), math.exp(0.5), math.exp(4)]),
+        ("exp", [np.inf, 0.0, np.nan, math.exp(-1), math.e, math.exp(2), math.exp(0.5),
+                 math.exp(4)]),
         ("log", [np.inf, np.nan, np.nan, np.nan, 0.0, math.log(2), math.log(0.5), math.log(4)]),
         ("sqrt", [np.inf, np.nan, np.nan, np.nan, 1.0, math.sqrt(2), math.sqrt(0.5), 2.0]),
         ("floor", [np.inf, -np.inf, np.nan, -1.0, 1.0, 2.0, 0.0, 4.0]),
@@ -153,7 +154,7 @@ def test_sqrt_rn_needs_fp32(dtype):
 # -------------------------------------------------------------------------------------------------
 # abs
 # -------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("dtype", INTEGRAL_DTYPES + ("float16", "bfloat16", "float32", "float64"))
+@pytest.mark.parametrize("dtype", (*INTEGRAL_DTYPES, "float16", "bfloat16", "float32", "float64"))
 def test_abs(dtype, gen):
     x = np.resize(np.concatenate([numpy_random(48, dtype, gen), specials(dtype)]), N)
     z = poisoned(N, dtype)
@@ -251,7 +252,8 @@ def test_fma_rounds_once(dtype, gen):
     w[: N // 2] = (-(x[: N // 2].astype(np.float64) * y[: N // 2])).astype(np_dtype(dtype))
     z = poisoned(N, dtype)
     _fma_kernel[(1,)](x, y, w, z, N=N)
-    exact = [fractions.Fraction(float(a)) * fractions.Fraction(float(b)) + fractions.Fraction(float(c))
+    fraction = fractions.Fraction
+    exact = [fraction(float(a)) * fraction(float(b)) + fraction(float(c))
              for a, b, c in zip(x, y, w)]
     check("fma", z, round_float(exact, dtype), "interpreter", np_dtype(dtype))
 
@@ -477,7 +479,10 @@ def test_where(case, dx, dy, result, gen):
     y = numpy_random(m * n, dy, gen)
     z = poisoned((m, n), result)
     _where_kernel[(1,)](c, x, y, z, M=m, N=n, CASE=case, RESULT=tl_dtype(result))
-    full = lambda a, d: convert(a, d, result).reshape(m, n)
+
+    def full(a, d):
+        return convert(a, d, result).reshape(m, n)
+
     if case == "broadcast":
         expected = np.where(c[:m, None] > 0, full(np.tile(x[:n], m), dx), full(y, dy))
     elif case == "scalar_y":

@@ -49,7 +49,8 @@ KNOWN = {
     ("int64", "uint64"): "uint64", ("int16", "uint8"): "int16", ("int64", "uint32"): "int64",
     ("uint32", "int64"): "int64", ("uint8", "int8"): "uint8", ("int8", "int64"): "int64",
     ("uint16", "uint64"): "uint64",
-    ("float16", "int16"): "float16", ("float16", "int64"): "float16", ("float16", "uint64"): "float16",
+    ("float16", "int16"): "float16", ("float16", "int64"): "float16",
+    ("float16", "uint64"): "float16",
     ("bfloat16", "int8"): "float32", ("bfloat16", "uint64"): "float32",
     ("bfloat16", "bfloat16"): "bfloat16", ("bfloat16", "float16"): "float16",
     ("float16", "bfloat16"): "float16", ("bfloat16", "float32"): "float32",
@@ -100,7 +101,7 @@ def test_result_dtype_matrix(op, a):
 
 
 @pytest.mark.parametrize("op", ("&", "|", "^", "<<", ">>"))
-@pytest.mark.parametrize("a", ("int1",) + INT_DTYPES + UINT_DTYPES)
+@pytest.mark.parametrize("a", ("int1", *INT_DTYPES, *UINT_DTYPES))
 def test_bitwise_result_dtype_matrix(op, a):
     """Bitwise operators promote integers by C's rules and refuse floats."""
     for b in DTYPES_WITH_BOOL:
@@ -181,9 +182,10 @@ def _compare_operand_kernel(x_ptr, z_ptr, S: tl.constexpr, COMPUTE: tl.constexpr
     ("uint32", 2**31, "uint32"), ("int64", 2**63, "uint64"),
 ])
 def test_comparison_with_scalar_computes_in_promoted_type(dtype, scalar, compute):
-    lo = {"uint8": [0x80, 1, 255, 200], "int8": [-128, 1, 127, 100], "float16": [0.1, 0.0999, 0.1001, -1],
-          "uint32": [2**31, 2**31 - 1, 2**32 - 1, 5], "int64": [-1, 1, 2**62, -(2**63)]}[dtype]
-    x = np.array(lo, np_dtype(dtype))
+    values = {"uint8": [0x80, 1, 255, 200], "int8": [-128, 1, 127, 100],
+              "float16": [0.1, 0.0999, 0.1001, -1], "uint32": [2**31, 2**31 - 1, 2**32 - 1, 5],
+              "int64": [-1, 1, 2**62, -(2**63)]}[dtype]
+    x = np.array(values, np_dtype(dtype))
     z = np.zeros(4, bool)
     _compare_operand_kernel[(1,)](x, z, S=scalar, COMPUTE=tl_dtype(compute))
     assert z.all()
@@ -196,3 +198,31 @@ def test_mixed_signedness_message(a, b, op):
     with kernel_error(r"Cannot use /, (#|//), or % with .* because they have different signedness",
                       TypeError):
         _typing_kernel[(1,)](_ones(a), _ones(b), OP=op, RESULT=tl.int1)
+
+
+@naiad.jit
+def _source_literal_kernel(h_ptr, i_ptr, u_ptr, d_ptr):
+    offs = tl.arange(0, 2)
+    h = tl.load(h_ptr + offs)  # fp16
+    i = tl.load(i_ptr + offs)  # int8
+    u = tl.load(u_ptr + offs)  # uint8
+    d = tl.load(d_ptr + offs)  # fp64
+    tl.static_assert((h * 2.0).dtype == tl.float16)
+    tl.static_assert((2.0 * h).dtype == tl.float16)
+    tl.static_assert((h + 1e50).dtype == tl.float16)
+    tl.static_assert((h / 2).dtype == tl.float32)
+    tl.static_assert((h % 2.0).dtype == tl.float32)
+    tl.static_assert((i + 100).dtype == tl.int8)
+    tl.static_assert((100 - i).dtype == tl.int8)
+    tl.static_assert((1 - u).dtype == tl.uint8)
+    tl.static_assert((i * 1.5).dtype == tl.float32)
+    tl.static_assert((i / 3).dtype == tl.float32)
+    tl.static_assert((d * 0.1).dtype == tl.float64)
+    tl.static_assert((i < 300).dtype == tl.int1)
+    tl.static_assert((u << 3).dtype == tl.uint8)
+    c = 100  # an assigned literal is an int32 tensor: no longer weak
+    tl.static_assert((i + c).dtype == tl.int32)
+
+
+def test_literals_written_in_the_kernel():
+    _source_literal_kernel[(1,)](_ones("float16"), _ones("int8"), _ones("uint8"), _ones("float64"))

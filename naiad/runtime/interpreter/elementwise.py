@@ -82,15 +82,12 @@ def _shift(a, b, ty, kind):
     return result.astype(a.dtype).view(host_dtype(ty.scalar))
 
 
-def _mulhi(a, b, ty, signed: bool):
-    bits = _int_bits(ty.scalar)
-    if bits == 32:
-        if signed:
-            product = a.astype(np.int64) * b.astype(np.int64)
-        else:  # the 32-bit patterns as unsigned (an int32 -1 is 0xffffffff, not sign-extended)
-            product = a.astype(np.uint32).astype(np.uint64) * b.astype(np.uint32).astype(np.uint64)
-        return (product >> np.uint64(32) if not signed else product >> 32).astype(a.dtype)
-    # 64 x 64 -> high 64 bits: schoolbook on 32-bit halves, in unsigned arithmetic.
+def _mulhi(a, b, ty):
+    """The high half of the unsigned product of the operands' bit patterns (`tt.mulhiui`)."""
+    if _int_bits(ty.scalar) == 32:
+        product = a.astype(np.uint32).astype(np.uint64) * b.astype(np.uint32).astype(np.uint64)
+        return (product >> np.uint64(32)).astype(np.uint32).view(a.dtype)
+    # 64 x 64 -> high 64 bits: schoolbook on 32-bit halves.
     ua, ub = a.astype(np.uint64), b.astype(np.uint64)
     mask = np.uint64(0xFFFFFFFF)
     a_lo, a_hi = ua & mask, ua >> np.uint64(32)
@@ -99,9 +96,7 @@ def _mulhi(a, b, ty, signed: bool):
     mid1 = a_hi * b_lo + (lo_lo >> np.uint64(32))
     mid2 = a_lo * b_hi + (mid1 & mask)
     high = a_hi * b_hi + (mid1 >> np.uint64(32)) + (mid2 >> np.uint64(32))
-    if signed:  # high(a*b) signed = high unsigned - (a<0 ? b : 0) - (b<0 ? a : 0)
-        high = high - np.where(a < 0, ub, np.uint64(0)) - np.where(b < 0, ua, np.uint64(0))
-    return high.astype(a.dtype)
+    return high.view(a.dtype)
 
 
 def _extremum_float(a, b, which: str, nan_propagates: bool):
@@ -178,8 +173,7 @@ BINARY = {
     "arith.minnumf": lambda a, b, ty, **_: _extremum_float(a, b, "min", False),
     "arith.cmpi": lambda a, b, ty, predicate: _CMP[predicate](a, b),
     "arith.cmpf": lambda a, b, ty, predicate: _CMP[predicate](a, b),
-    "tt.mulhiui": lambda a, b, ty, **_: _mulhi(a, b, ty, False),
-    "tt.mulhisi": lambda a, b, ty, **_: _mulhi(a, b, ty, True),
+    "tt.mulhiui": lambda a, b, ty, **_: _mulhi(a, b, ty),
     "tt.precise_divf": lambda a, b, ty, **_: a / b,
 }
 
