@@ -42,6 +42,22 @@ class TargetInfo:
             return (1, 1, 8)
         return (1, 1, 4)
 
+    def fp_conversion_supported(self, src: t.dtype, dst: t.dtype, rounding: str) -> bool:
+        """Whether the target lowers the `tt.fp_to_fp` from `src` to `dst` with `rounding`.
+
+        NVIDIA converts fp8 only to and from fp16, bf16 and fp32, never fp8 to fp8, and rounds
+        toward zero only from fp32 to fp16, bf16 and fp8e5.
+        """
+        if self.backend != "cuda":
+            return True
+        if src.is_fp8() and dst.is_fp8():
+            return False
+        if (src.is_fp8() and dst.is_fp64()) or (src.is_fp64() and dst.is_fp8()):
+            return False
+        if rounding == "rtz":
+            return src.is_fp32() and dst.name in ("fp16", "bf16", "fp8e5")
+        return True
+
     def is_cuda(self) -> bool:
         return self.backend == "cuda"
 

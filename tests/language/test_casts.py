@@ -193,6 +193,8 @@ def test_float_to_int8_is_the_low_byte_of_the_16_bit_conversion(src):
 # -------------------------------------------------------------------------------------------------
 NARROWING = [("float64", "float32"), ("float64", "float16"), ("float64", "bfloat16"),
              ("float32", "float16"), ("float32", "bfloat16")]
+# NVIDIA rounds toward zero only from fp32 (to fp16, bf16 and fp8e5); the others are refused.
+RTZ_NARROWING = [(src, dst) for src, dst in NARROWING if src == "float32"]
 
 
 @pytest.mark.parametrize("rounding", (None, "rtne", "rtz"))
@@ -200,13 +202,17 @@ NARROWING = [("float64", "float32"), ("float64", "float16"), ("float64", "bfloat
 @hypothesis_settings(max_examples=4)
 @given(data=st.data())
 def test_narrowing_float_rounding(src, dst, rounding, data):
+    if rounding == "rtz" and (src, dst) not in RTZ_NARROWING:
+        with pytest.raises(naiad.CompilationError, match="not supported"):
+            run_cast(np.ones(N, np_dtype(src)), dst, rounding)
+        return
     x = data.draw(arrays(src, N, special=True), label="x")
     x[:15] = specials(src)
     z = run_cast(x, dst, rounding)
     assert_exact(z, float_to_float(x, src, dst, rounding or "rtne"))
 
 
-@pytest.mark.parametrize("src, dst", NARROWING)
+@pytest.mark.parametrize("src, dst", RTZ_NARROWING)
 def test_rtz_truncates_and_rtne_rounds(src, dst):
     ulp = {"float32": 2.0**-23, "float16": 2.0**-10, "bfloat16": 2.0**-7}[dst]  # at 1.0
     big = float(np.finfo(np_dtype(src)).max) if src == "float32" else 1e300

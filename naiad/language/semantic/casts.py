@@ -54,7 +54,11 @@ class CastsMixin:
             raise TypeError(f"cannot cast {src_sca} to {dst_sca}: convert to a wider float first")
         if (src_sca.is_fp8() and dst_sca.is_floating()) or (src_sca.is_floating() and dst_sca.is_fp8()) \
                 or custom_rounding:
-            return self._convert("tt.fp_to_fp", input, dst_ty, rounding=rounding or "rtne")
+            rounding = rounding or "rtne"
+            if not self.target.fp_conversion_supported(src_sca, dst_sca, rounding):
+                raise ValueError(f"conversion from {src_sca} to {dst_sca} with rounding {rounding} "
+                                 f"is not supported on {self.target.name}")
+            return self._convert("tt.fp_to_fp", input, dst_ty, rounding=rounding)
         if (src_sca.is_fp16() or src_sca.is_bf16()) and not dst_sca.is_fp32() and dst_sca.is_floating():
             return self.cast(self.cast(input, t.float32), dst_sca)
         if truncating_fp:
