@@ -26,7 +26,7 @@ def make_launcher(run, grid, located_error, show_traceback):
     return launch
 """
 _namespace: dict = {}
-exec(compile(_LAUNCHER_SOURCE, "<naiad launch>", "exec"), _namespace)  # noqa: S102 (our own text)
+exec(compile(_LAUNCHER_SOURCE, "<naiad launch>", "exec"), _namespace)
 _make_launcher = _namespace["make_launcher"]
 
 

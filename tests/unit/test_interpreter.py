@@ -115,7 +115,7 @@ def stops_at_breakpoint(x_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + offs)
     doubled = x * 2
-    breakpoint()  # BREAK  # noqa: T100
+    breakpoint()  # BREAK
     tl.store(x_ptr + offs, doubled)
 
 
@@ -158,7 +158,7 @@ def test_tensor_values_are_visible_to_python():
 @naiad.jit(interpret=True)
 def wraps_in_loop(out_ptr, big):
     acc = 0
-    for i in range(3):
+    for _ in range(3):
         acc += big
     tl.store(out_ptr, acc)
     prod = 1
@@ -169,7 +169,7 @@ def wraps_in_loop(out_ptr, big):
 
 def test_int32_loop_accumulator_wraps_as_on_the_gpu():
     out = np.zeros(2, np.int32)
-    wraps_in_loop[(1,)](out, 2**30)
+    wraps_in_loop[(1,)](out, 2**30, debug=False)  # debug mode would flag the overflow
     assert out[0] == np.int32(np.uint32(3 * 2**30))  # -2**30, not 3 * 2**30
     expected = 1
     for i in range(5):
@@ -179,16 +179,24 @@ def test_int32_loop_accumulator_wraps_as_on_the_gpu():
 
 @naiad.jit(interpret=True)
 def loop_variable_type(out_ptr, n, start64):
-    for i in range(0, n):  # noqa: PIE808 (two bounds, as kernels write them)
+    for i in range(0, n):  # two bounds, as kernels write them
         tl.static_assert(i.dtype == tl.int32)
         tl.store(out_ptr + i, i * 1000000000)
     for j in range(start64, start64 + 1):
         tl.static_assert(j.dtype == tl.int64)
 
 
+def test_int32_overflow_is_reported_in_debug_mode():
+    with pytest.raises(AssertionError) as info:
+        wraps_in_loop[(1,)](np.zeros(2, np.int32), 2**30, debug=True)
+    assert isinstance(info.value, naiad.CompilationError)
+    assert "overflow" in str(info.value)
+    assert info.value.location.source_line.strip() == "acc += big"
+
+
 def test_loop_variable_is_int32_unless_a_bound_is_wider():
     out = np.zeros(4, np.int32)
-    loop_variable_type[(1,)](out, 4, 2**40)
+    loop_variable_type[(1,)](out, 4, 2**40, debug=False)
     wrapped = (np.arange(4, dtype=np.int64) * 1000000000).astype(np.int32)  # 3e9 wraps
     assert out.tolist() == wrapped.tolist() and out[3] < 0
 
