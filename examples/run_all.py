@@ -110,7 +110,7 @@ def run_one(path: Path, quiet: bool) -> dict:
             with contextlib.redirect_stdout(out) if quiet else contextlib.nullcontext():
                 result = load(path).main() or {}
             row.update(ok=True, max_err=result.get("max_err"), rel_err=result.get("rel_err"))
-        except Exception as exc:  # noqa: BLE001 -- report it and go on with the next example
+        except Exception as exc:
             row["detail"] = f"{type(exc).__name__}: {exc}".splitlines()[0]
             traceback.print_exc()
     row.update(seconds=time.perf_counter() - start, launches=counter.launches,

@@ -1,19 +1,27 @@
 """Naiad: a Python-native, Triton-compatible compiler for block-level kernels.
 
-    import naiad
-    import naiad.language as tl
+import naiad
+import naiad.language as tl
 
-    @naiad.jit
-    def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-        mask = offs < n
-        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask),
-                 mask=mask)
+@naiad.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask),
+             mask=mask)
 """
 
-from . import language, testing  # noqa: F401
+from . import (  # noqa: F401
+    language,
+    testing,
+    tools,
+)
 from .errors import (  # noqa: F401
-    CompilationError, CompileTimeAssertionFailure, InterpreterError, NaiadError, OutOfResources,
+    CompilationError,
+    CompileTimeAssertionFailure,
+    InterpreterError,
+    NaiadError,
+    OutOfResources,
 )
 from .language.core import constexpr_function, must_use_result  # noqa: F401
 from .runtime.allocator import set_allocator  # noqa: F401
@@ -23,7 +31,5 @@ from .runtime.host_arrays import TensorWrapper, reinterpret  # noqa: F401
 from .runtime.jit import JITFunction, jit  # noqa: F401
 from .runtime.kernel_interface import KernelInterface  # noqa: F401
 from .utils import cdiv, next_power_of_2  # noqa: F401
-
-from . import tools  # noqa: F401  (after runtime: tools builds on it)
 
 __version__ = "0.1.0"

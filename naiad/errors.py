@@ -1,7 +1,8 @@
 """Naiad's exception hierarchy and the format of a located kernel error.
 
 A user's mistake inside a kernel is a `CompilationError` that names the user's own file:line:column,
-shows the line with a caret under the column, and lists the call chain of jit functions that led there:
+shows the line with a caret under the column, and lists the call chain of jit functions that led
+there:
 
     kernels.py:42:17: error: `other` needs `mask`
         x = tl.load(ptr + offs, other=0.0)
@@ -25,7 +26,11 @@ class SourceLocation:
     function: str = ""
 
     def __str__(self) -> str:
-        return f"{self.filename}:{self.lineno}:{self.col}" if self.col else f"{self.filename}:{self.lineno}"
+        return (
+            f"{self.filename}:{self.lineno}:{self.col}"
+            if self.col
+            else f"{self.filename}:{self.lineno}"
+        )
 
 
 class NaiadError(Exception):
@@ -35,8 +40,14 @@ class NaiadError(Exception):
 class CompilationError(NaiadError):
     """A mistake in a kernel, reported at the user's own source location."""
 
-    def __init__(self, message: str, location: SourceLocation | None = None, *, help: str = "",
-                 call_chain: tuple[SourceLocation, ...] = ()):
+    def __init__(
+        self,
+        message: str,
+        location: SourceLocation | None = None,
+        *,
+        help: str = "",
+        call_chain: tuple[SourceLocation, ...] = (),
+    ):
         self.message = message
         self.location = location
         self.help = help
@@ -76,7 +87,8 @@ class InterpreterError(NaiadError):
 
 
 class OutOfResources(NaiadError):
-    """A kernel needs more of a hardware resource (shared memory, registers, threads) than the target has."""
+    """A kernel needs more of a hardware resource (shared memory, registers, threads) than the
+    target has."""
 
     def __init__(self, required: int, limit: int, name: str):
         self.required, self.limit, self.name = required, limit, name

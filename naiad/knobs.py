@@ -13,6 +13,12 @@ from dataclasses import dataclass
 _TRUE = {"1", "true", "yes", "on"}
 
 
+def _raw(env: str) -> str:
+    """The setting's text: an `override()` first, then the environment, else empty."""
+    value = _overrides.get(env)
+    return str(os.environ.get(env, "") if value is None else value)
+
+
 @dataclass(frozen=True)
 class _Flag:
     """A boolean setting: `NAIAD_<NAME>=1` turns it on."""
@@ -21,10 +27,7 @@ class _Flag:
     doc: str
 
     def get(self) -> bool:
-        value = _overrides.get(self.env)
-        if value is None:
-            value = os.environ.get(self.env, "")
-        return str(value).strip().lower() in _TRUE
+        return _raw(self.env).strip().lower() in _TRUE
 
 
 @dataclass(frozen=True)
@@ -35,10 +38,7 @@ class _Text:
     doc: str
 
     def get(self) -> str:
-        value = _overrides.get(self.env)
-        if value is None:
-            value = os.environ.get(self.env, "")
-        return str(value)
+        return _raw(self.env)
 
 
 _overrides: dict[str, object] = {}

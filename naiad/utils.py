@@ -1,4 +1,4 @@
-"""Host-side helpers that kernels also use at compile time (`naiad.cdiv`, `naiad.next_power_of_2`)."""
+"""Host-side helpers kernels also use at compile time (`naiad.cdiv`, `naiad.next_power_of_2`)."""
 
 from __future__ import annotations
 

@@ -59,8 +59,10 @@ def main():
     n = block * programs
     x, y = torch.rand(n), torch.rand(n)
     out = torch.empty(n)
-    print(f"# {platform.processor() or platform.machine()}, naiad {naiad.__version__}, "
-          f"triton {triton.__version__}, torch {torch.__version__}")
+    print(
+        f"# {platform.processor() or platform.machine()}, naiad {naiad.__version__}, "
+        f"triton {triton.__version__}, torch {torch.__version__}"
+    )
     print(f"{'kernel':<22} {'naiad ms/prog':>14} {'triton ms/prog':>15} {'triton/naiad':>13}")
     for index, (name, source) in enumerate(KERNELS.items()):
         nk = _compile(source, naiad.jit, ntl, f"naiad_{index}.py")
@@ -68,9 +70,15 @@ def main():
         results = []
         for kernel in (nk, tk):
             kernel[(programs,)](x, y, out, n, BLOCK=block)
-            results.append(do_bench(lambda k=kernel: k[(programs,)](x, y, out, n, BLOCK=block),
-                                    warmup=100, rep=1000) / programs)
-        print(f"{name:<22} {results[0]:>14.3f} {results[1]:>15.3f} {results[1] / results[0]:>13.2f}")
+            results.append(
+                do_bench(
+                    lambda k=kernel: k[(programs,)](x, y, out, n, BLOCK=block), warmup=100, rep=1000
+                )
+                / programs
+            )
+        print(
+            f"{name:<22} {results[0]:>14.3f} {results[1]:>15.3f} {results[1] / results[0]:>13.2f}"
+        )
     np.testing.assert_allclose(out.numpy().sum(), programs, rtol=1e-3)
 
 

@@ -9,34 +9,81 @@ operation and the NumPy builder keeps one table of their meanings.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 Handle = Any
 
 # Elementwise operation names and their attributes, as the semantic layer emits them.
 ELEMENTWISE_OPS = {
     # integer and float arithmetic
-    "arith.addi": (), "arith.addf": (), "arith.subi": (), "arith.subf": (), "arith.muli": (),
-    "arith.mulf": (), "arith.divf": (), "arith.remf": (), "arith.negf": (), "arith.divsi": (),
-    "arith.divui": (), "arith.remsi": (), "arith.remui": (), "arith.andi": (), "arith.ori": (),
-    "arith.xori": (), "arith.shli": (), "arith.shrsi": (), "arith.shrui": (),
-    "arith.maxsi": (), "arith.maxui": (), "arith.minsi": (), "arith.minui": (),
-    "arith.maximumf": (), "arith.minimumf": (), "arith.maxnumf": (), "arith.minnumf": (),
-    "arith.cmpi": ("predicate",), "arith.cmpf": ("predicate",), "arith.select": (),
+    "arith.addi": (),
+    "arith.addf": (),
+    "arith.subi": (),
+    "arith.subf": (),
+    "arith.muli": (),
+    "arith.mulf": (),
+    "arith.divf": (),
+    "arith.remf": (),
+    "arith.negf": (),
+    "arith.divsi": (),
+    "arith.divui": (),
+    "arith.remsi": (),
+    "arith.remui": (),
+    "arith.andi": (),
+    "arith.ori": (),
+    "arith.xori": (),
+    "arith.shli": (),
+    "arith.shrsi": (),
+    "arith.shrui": (),
+    "arith.maxsi": (),
+    "arith.maxui": (),
+    "arith.minsi": (),
+    "arith.minui": (),
+    "arith.maximumf": (),
+    "arith.minimumf": (),
+    "arith.maxnumf": (),
+    "arith.minnumf": (),
+    "arith.cmpi": ("predicate",),
+    "arith.cmpf": ("predicate",),
+    "arith.select": (),
     # conversions
-    "arith.extsi": ("src",), "arith.extui": ("src",), "arith.trunci": ("src",),
-    "arith.sitofp": ("src",), "arith.uitofp": ("src",), "arith.fptosi": ("src",),
-    "arith.fptoui": ("src",), "arith.extf": ("src",), "arith.truncf": ("src",),
-    "arith.bitcast": (), "tt.fp_to_fp": ("src", "rounding"), "tt.bitcast": (),
-    "tt.int_to_ptr": (), "tt.ptr_to_int": (),
+    "arith.extsi": ("src",),
+    "arith.extui": ("src",),
+    "arith.trunci": ("src",),
+    "arith.sitofp": ("src",),
+    "arith.uitofp": ("src",),
+    "arith.fptosi": ("src",),
+    "arith.fptoui": ("src",),
+    "arith.extf": ("src",),
+    "arith.truncf": ("src",),
+    "arith.bitcast": (),
+    "tt.fp_to_fp": ("src", "rounding"),
+    "tt.bitcast": (),
+    "tt.int_to_ptr": (),
+    "tt.ptr_to_int": (),
     # pointers and special arithmetic
-    "tt.addptr": (), "tt.mulhiui": (), "tt.precise_sqrt": (),
-    "tt.precise_divf": (), "tt.clampf": ("propagate_nan",),
+    "tt.addptr": (),
+    "tt.mulhiui": (),
+    "tt.precise_sqrt": (),
+    "tt.precise_divf": (),
+    "tt.clampf": ("propagate_nan",),
     "tt.extern_elementwise": ("symbol", "pure", "libname"),
     # math
-    "math.exp": (), "math.exp2": (), "math.log": (), "math.log2": (), "math.sin": (),
-    "math.cos": (), "math.sqrt": (), "math.rsqrt": (), "math.erf": (), "math.floor": (),
-    "math.ceil": (), "math.absf": (), "math.absi": (), "math.fma": (),
+    "math.exp": (),
+    "math.exp2": (),
+    "math.log": (),
+    "math.log2": (),
+    "math.sin": (),
+    "math.cos": (),
+    "math.sqrt": (),
+    "math.rsqrt": (),
+    "math.erf": (),
+    "math.floor": (),
+    "math.ceil": (),
+    "math.absf": (),
+    "math.absi": (),
+    "math.fma": (),
 }
 
 
@@ -46,7 +93,7 @@ class Builder(Protocol):
     def constant(self, value, ty) -> Handle: ...
     def splat(self, scalar: Handle, ty) -> Handle: ...
     def elementwise(self, op: str, operands: Sequence[Handle], ty, **attrs) -> Handle: ...
-    def retype(self, value: Handle, ty) -> Handle: ...          # same bits, other signedness
+    def retype(self, value: Handle, ty) -> Handle: ...  # same bits, other signedness
     def make_range(self, start: int, end: int, ty) -> Handle: ...
     def program_id(self, axis: int) -> Handle: ...
     def num_programs(self, axis: int) -> Handle: ...
@@ -66,17 +113,27 @@ class Builder(Protocol):
     # memory
     def load(self, ptr: Handle, mask: Handle | None, other: Handle | None, ty) -> Handle: ...
     def store(self, ptr: Handle, value: Handle, mask: Handle | None) -> None: ...
-    def atomic_rmw(self, kind: str, ptr: Handle, value: Handle, mask: Handle, sem: str,
-                   scope: str, ty) -> Handle: ...
-    def atomic_cas(self, ptr: Handle, cmp: Handle, value: Handle, sem: str, scope: str,
-                   ty) -> Handle: ...
+    def atomic_rmw(
+        self, kind: str, ptr: Handle, value: Handle, mask: Handle, sem: str, scope: str, ty
+    ) -> Handle: ...
+    def atomic_cas(
+        self, ptr: Handle, cmp: Handle, value: Handle, sem: str, scope: str, ty
+    ) -> Handle: ...
 
     # regions: `combine(lhs_handles, rhs_handles, shape) -> handles`
     def reduce(self, values: Sequence[Handle], axis: int, combine: Callable, types) -> list: ...
-    def scan(self, values: Sequence[Handle], axis: int, reverse: bool, combine: Callable,
-             types) -> list: ...
-    def dot(self, lhs: Handle, rhs: Handle, acc: Handle, input_precision: str,
-            max_num_imprecise_acc: int, ty) -> Handle: ...
+    def scan(
+        self, values: Sequence[Handle], axis: int, reverse: bool, combine: Callable, types
+    ) -> list: ...
+    def dot(
+        self,
+        lhs: Handle,
+        rhs: Handle,
+        acc: Handle,
+        input_precision: str,
+        max_num_imprecise_acc: int,
+        ty,
+    ) -> Handle: ...
 
     # side effects and hints
     def static_print(self, text: str) -> None: ...

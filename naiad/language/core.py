@@ -1,10 +1,11 @@
-"""The values of the kernel language — `constexpr`, `tensor`, `tuple` — and how builtins find their semantic.
+"""The values of the kernel language — `constexpr`, `tensor`, `tuple` — and how builtins find
+their semantic.
 
-A builtin is a plain Python function that takes a hidden `_semantic` keyword. Whoever runs a kernel (the
-interpreter today, the compiler's code generator later) installs a `Semantic` — the type rules bound
-to a builder and a target — with `use_semantic(...)`; a builtin called without one says that the caller
-forgot `@naiad.jit`. Nothing here knows NumPy or the IR: tensors carry an opaque `handle` that only
-the builder understands.
+A builtin is a plain Python function that takes a hidden `_semantic` keyword. Whoever runs a
+kernel (the interpreter today, the compiler's code generator later) installs a `Semantic` — the
+type rules bound to a builder and a target — with `use_semantic(...)`; a builtin called without one
+says that the caller forgot `@naiad.jit`. Nothing here knows NumPy or the IR: tensors carry an
+opaque `handle` that only the builder understands.
 """
 
 from __future__ import annotations
@@ -16,9 +17,32 @@ import functools
 from enum import Enum
 
 from .dtypes import (  # noqa: F401  (re-exported: the public dtype names live in `core`, as in Triton)
-    bfloat16, block_type, const_pointer_type, constexpr_type, dtype, float8e4b8, float8e4b15,
-    float8e4nv, float8e5, float8e5b16, float16, float32, float64, int1, int8, int16, int32, int64,
-    pi32_t, pointer_type, tuple_type, uint8, uint16, uint32, uint64, void,
+    bfloat16,
+    block_type,
+    const_pointer_type,
+    constexpr_type,
+    dtype,
+    float8e4b8,
+    float8e4b15,
+    float8e4nv,
+    float8e5,
+    float8e5b16,
+    float16,
+    float32,
+    float64,
+    int1,
+    int8,
+    int16,
+    int32,
+    int64,
+    pi32_t,
+    pointer_type,
+    tuple_type,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+    void,
 )
 
 TRITON_MAX_TENSOR_NUMEL = 1048576
@@ -40,8 +64,10 @@ def current_semantic():
     """The semantic of the kernel being run or compiled, or an error outside of one."""
     semantic = _ACTIVE_SEMANTIC.get()
     if semantic is None:
-        raise ValueError("Did you forget to add @naiad.jit ? (naiad.language functions can only be "
-                         "called inside a kernel)")
+        raise ValueError(
+            "Did you forget to add @naiad.jit ? (naiad.language functions can only be "
+            "called inside a kernel)"
+        )
     return semantic
 
 
@@ -108,7 +134,7 @@ def _rfolded(op):
 class constexpr:
     """A value known at compile time: specialized into the kernel, folded by every operator."""
 
-    __slots__ = ("value", "type")
+    __slots__ = ("type", "value")
 
     def __init__(self, value):
         self.value = value.value if isinstance(value, constexpr) else value
@@ -210,7 +236,7 @@ def constexpr_function(fn):
 
 
 class PropagateNan(Enum):
-    """How `minimum`/`maximum`/`clamp` treat NaN: NONE returns the other operand, ALL returns NaN."""
+    """How `minimum`/`maximum`/`clamp` treat NaN: NONE returns the other operand, ALL gives NaN."""
 
     NONE = 0x0000
     ALL = 0xFFFF
@@ -238,7 +264,7 @@ def _binary(name, reverse=False):
 class tensor:
     """A block (or a scalar, when `type` is not a block_type) of values held by the builder."""
 
-    __slots__ = ("handle", "type", "dtype", "shape", "numel", "__weakref__", "_attrs")
+    __slots__ = ("__weakref__", "_attrs", "dtype", "handle", "numel", "shape", "type")
 
     def __init__(self, handle, type: dtype):
         self.handle = handle
@@ -341,7 +367,7 @@ class tensor:
 
 
 class tuple:
-    """A tuple of kernel values (`tl.tuple`), usable as arguments, results and loop-carried state."""
+    """A tuple of kernel values (`tl.tuple`): arguments, results and loop-carried state."""
 
     def __init__(self, args, type=None):
         self.values = [a for a in args]

@@ -62,8 +62,10 @@ def assume(cond, _semantic=None):
 @builtin
 def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack, _semantic=None):
     """Elementwise inline PTX; GPU only."""
-    raise NotImplementedError("inline_asm_elementwise runs only on the GPU back end: inline PTX "
-                              "cannot execute in the interpreter or on the CPU")
+    raise NotImplementedError(
+        "inline_asm_elementwise runs only on the GPU back end: inline PTX "
+        "cannot execute in the interpreter or on the CPU"
+    )
 
 
 @builtin

@@ -16,8 +16,14 @@ OTHER_TYPES = ("void",)
 
 # (exponent bits, mantissa bits, exponent bias) of each floating-point format.
 _FP_LAYOUT = {
-    "fp8e4b15": (4, 3, 15), "fp8e4nv": (4, 3, 7), "fp8e4b8": (4, 3, 8), "fp8e5": (5, 2, 15),
-    "fp8e5b16": (5, 2, 16), "fp16": (5, 10, 15), "bf16": (8, 7, 127), "fp32": (8, 23, 127),
+    "fp8e4b15": (4, 3, 15),
+    "fp8e4nv": (4, 3, 7),
+    "fp8e4b8": (4, 3, 8),
+    "fp8e5": (5, 2, 15),
+    "fp8e5b16": (5, 2, 16),
+    "fp16": (5, 10, 15),
+    "bf16": (8, 7, 127),
+    "fp32": (8, 23, 127),
     "fp64": (11, 52, 1023),
 }
 
@@ -219,7 +225,7 @@ class dtype:
 
 
 class pointer_type(dtype):
-    """A pointer to `element_ty` in `address_space` (1 = global); `const` pointers may not be stored to."""
+    """A pointer to `element_ty` in `address_space` (1 = global); `const` ones are read-only."""
 
     def __init__(self, element_ty: dtype, address_space: int = 1, const: bool = False):
         element_ty = getattr(element_ty, "value", element_ty)
@@ -247,8 +253,12 @@ class pointer_type(dtype):
     def __eq__(self, other):
         if not isinstance(other, dtype):
             return NotImplemented
-        return (isinstance(other, pointer_type) and self.element_ty == other.element_ty
-                and self.address_space == other.address_space and self.const == other.const)
+        return (
+            isinstance(other, pointer_type)
+            and self.element_ty == other.element_ty
+            and self.address_space == other.address_space
+            and self.const == other.const
+        )
 
     def __hash__(self):
         return hash(("ptr", self.element_ty, self.address_space, self.const))
@@ -303,7 +313,11 @@ class block_type(dtype):
     def __eq__(self, other):
         if not isinstance(other, dtype):
             return NotImplemented
-        return isinstance(other, block_type) and self.element_ty == other.element_ty and self.shape == other.shape
+        return (
+            isinstance(other, block_type)
+            and self.element_ty == other.element_ty
+            and self.shape == other.shape
+        )
 
     def __hash__(self):
         return hash(("block", self.element_ty, self.shape))
@@ -320,7 +334,11 @@ class tuple_type(dtype):
     def __init__(self, types, fields=None):
         self.types = list(types)
         self.fields = list(fields) if fields else [""] * len(self.types)
-        self.name = "[" + ",".join(f"{f}:{t}" if f else str(t) for f, t in zip(self.fields, self.types)) + "]"
+        self.name = (
+            "["
+            + ",".join(f"{f}:{t}" if f else str(t) for f, t in zip(self.fields, self.types))
+            + "]"
+        )
 
     def __iter__(self):
         return iter(self.types)
@@ -340,7 +358,11 @@ class tuple_type(dtype):
     def __eq__(self, other):
         if not isinstance(other, dtype):
             return NotImplemented
-        return isinstance(other, tuple_type) and self.types == other.types and self.fields == other.fields
+        return (
+            isinstance(other, tuple_type)
+            and self.types == other.types
+            and self.fields == other.fields
+        )
 
     def __hash__(self):
         return hash(("tuple", tuple(self.types), tuple(self.fields)))
@@ -391,28 +413,72 @@ float64 = dtype("fp64")
 pi32_t = pointer_type(int32)
 
 _NAME_TO_PUBLIC = {
-    "int1": "int1", "int8": "int8", "int16": "int16", "int32": "int32", "int64": "int64",
-    "uint8": "uint8", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64",
-    "fp8e5": "float8e5", "fp8e5b16": "float8e5b16", "fp8e4nv": "float8e4nv",
-    "fp8e4b8": "float8e4b8", "fp8e4b15": "float8e4b15", "fp16": "float16", "bf16": "bfloat16",
-    "fp32": "float32", "fp64": "float64", "void": "void",
+    "int1": "int1",
+    "int8": "int8",
+    "int16": "int16",
+    "int32": "int32",
+    "int64": "int64",
+    "uint8": "uint8",
+    "uint16": "uint16",
+    "uint32": "uint32",
+    "uint64": "uint64",
+    "fp8e5": "float8e5",
+    "fp8e5b16": "float8e5b16",
+    "fp8e4nv": "float8e4nv",
+    "fp8e4b8": "float8e4b8",
+    "fp8e4b15": "float8e4b15",
+    "fp16": "float16",
+    "bf16": "bfloat16",
+    "fp32": "float32",
+    "fp64": "float64",
+    "void": "void",
 }
 
 # Signature spellings (`i32`, `fp16`, `u1`, ...) to dtypes, as in kernel signatures and annotations.
 SIGNATURE_TO_DTYPE = {
-    "i1": int1, "u1": int1, "i8": int8, "i16": int16, "i32": int32, "i64": int64,
-    "u8": uint8, "u16": uint16, "u32": uint32, "u64": uint64,
-    "fp8e5": float8e5, "fp8e5b16": float8e5b16, "fp8e4nv": float8e4nv, "fp8e4b8": float8e4b8,
-    "fp8e4b15": float8e4b15, "fp16": float16, "bf16": bfloat16, "fp32": float32, "fp64": float64,
+    "i1": int1,
+    "u1": int1,
+    "i8": int8,
+    "i16": int16,
+    "i32": int32,
+    "i64": int64,
+    "u8": uint8,
+    "u16": uint16,
+    "u32": uint32,
+    "u64": uint64,
+    "fp8e5": float8e5,
+    "fp8e5b16": float8e5b16,
+    "fp8e4nv": float8e4nv,
+    "fp8e4b8": float8e4b8,
+    "fp8e4b15": float8e4b15,
+    "fp16": float16,
+    "bf16": bfloat16,
+    "fp32": float32,
+    "fp64": float64,
 }
 
-# Names of dtypes as NumPy, ml_dtypes and torch spell them (`str(x.dtype)` with any `torch.` prefix removed).
+# Names of dtypes as NumPy, ml_dtypes and torch spell them (`str(x.dtype)` without `torch.`).
 HOST_NAME_TO_DTYPE = {
-    "bool": int1, "int8": int8, "int16": int16, "int32": int32, "int64": int64,
-    "uint8": uint8, "uint16": uint16, "uint32": uint32, "uint64": uint64,
-    "float16": float16, "half": float16, "bfloat16": bfloat16, "float32": float32, "float": float32,
-    "float64": float64, "double": float64, "float8_e4m3fn": float8e4nv, "float8_e5m2": float8e5,
-    "float8_e4m3fnuz": float8e4b8, "float8_e5m2fnuz": float8e5b16,
+    "bool": int1,
+    "int8": int8,
+    "int16": int16,
+    "int32": int32,
+    "int64": int64,
+    "uint8": uint8,
+    "uint16": uint16,
+    "uint32": uint32,
+    "uint64": uint64,
+    "float16": float16,
+    "half": float16,
+    "bfloat16": bfloat16,
+    "float32": float32,
+    "float": float32,
+    "float64": float64,
+    "double": float64,
+    "float8_e4m3fn": float8e4nv,
+    "float8_e5m2": float8e5,
+    "float8_e4m3fnuz": float8e4b8,
+    "float8_e5m2fnuz": float8e5b16,
 }
 
 

@@ -16,9 +16,18 @@ class range:
     and `disable_licm` are hints for the compiler's loop passes; they do not change results.
     """
 
-    def __init__(self, arg1, arg2=None, step=None, num_stages=None, loop_unroll_factor=None,
-                 disallow_acc_multi_buffer=False, flatten=False, warp_specialize=False,
-                 disable_licm=False):
+    def __init__(
+        self,
+        arg1,
+        arg2=None,
+        step=None,
+        num_stages=None,
+        loop_unroll_factor=None,
+        disallow_acc_multi_buffer=False,
+        flatten=False,
+        warp_specialize=False,
+        disable_licm=False,
+    ):
         if step is None:
             step = 1
         if arg2 is None:

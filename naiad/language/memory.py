@@ -15,8 +15,17 @@ from .core import _tensor_member, _unwrap_if_constexpr, builtin, must_use_result
 
 
 @builtin
-def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", cache_modifier="",
-         eviction_policy="", volatile=False, _semantic=None):
+def load(
+    pointer,
+    mask=None,
+    other=None,
+    boundary_check=(),
+    padding_option="",
+    cache_modifier="",
+    eviction_policy="",
+    volatile=False,
+    _semantic=None,
+):
     """Load a block (or a scalar) through `pointer`.
 
     Lanes where `mask` is false are not read; they take `other` (unspecified without `other`).
@@ -24,18 +33,33 @@ def load(pointer, mask=None, other=None, boundary_check=(), padding_option="", c
     `padding_option` ("zero" or "nan") fills out-of-bounds lanes. Cache and eviction hints are
     accepted and passed to the GPU back end.
     """
-    return _semantic.load(pointer, mask, other, _unwrap_if_constexpr(boundary_check),
-                          _unwrap_if_constexpr(padding_option), cache_modifier, eviction_policy,
-                          volatile)
+    return _semantic.load(
+        pointer,
+        mask,
+        other,
+        _unwrap_if_constexpr(boundary_check),
+        _unwrap_if_constexpr(padding_option),
+        cache_modifier,
+        eviction_policy,
+        volatile,
+    )
 
 
 @_tensor_member
 @builtin
-def store(pointer, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy="",
-          _semantic=None):
+def store(
+    pointer,
+    value,
+    mask=None,
+    boundary_check=(),
+    cache_modifier="",
+    eviction_policy="",
+    _semantic=None,
+):
     """Store `value` (broadcast and converted to the pointee type) where `mask` is true."""
-    return _semantic.store(pointer, value, mask, _unwrap_if_constexpr(boundary_check),
-                           cache_modifier, eviction_policy)
+    return _semantic.store(
+        pointer, value, mask, _unwrap_if_constexpr(boundary_check), cache_modifier, eviction_policy
+    )
 
 
 # -------------------------------------------------------------------------------------------------
@@ -64,13 +88,22 @@ atomic_xor = _tensor_member(_rmw("xor"))
 atomic_xchg = _tensor_member(_rmw("xchg"))
 atomic_max = _tensor_member(_extremum("max"))
 atomic_min = _tensor_member(_extremum("min"))
-for _name in ("atomic_add", "atomic_and", "atomic_or", "atomic_xor", "atomic_xchg", "atomic_max",
-              "atomic_min"):
+for _name in (
+    "atomic_add",
+    "atomic_and",
+    "atomic_or",
+    "atomic_xor",
+    "atomic_xchg",
+    "atomic_max",
+    "atomic_min",
+):
     _fn = globals()[_name]
     _fn.__name__ = _fn.__qualname__ = _name
-    _fn.__doc__ = (f"Atomically apply `{_name[7:]}` of `val` at `pointer` where `mask` holds; "
-                   "return the old values. `sem` (acquire, release, acq_rel, relaxed) and `scope` "
-                   "(gpu, cta, sys) order it with other memory operations.")
+    _fn.__doc__ = (
+        f"Atomically apply `{_name[7:]}` of `val` at `pointer` where `mask` holds; "
+        "return the old values. `sem` (acquire, release, acq_rel, relaxed) and `scope` "
+        "(gpu, cta, sys) order it with other memory operations."
+    )
     setattr(tensor, _name, _fn)
 
 
@@ -115,8 +148,9 @@ class block_ptr:
             step = semantic.mul(semantic.cast(coords, t.int64), self.strides[d])
             pointers = semantic.add(pointers, step)
             if d in boundary_check:
-                inside = semantic.and_(semantic.greater_equal(coords, 0),
-                                       semantic.less_than(coords, self.shape[d]))
+                inside = semantic.and_(
+                    semantic.greater_equal(coords, 0), semantic.less_than(coords, self.shape[d])
+                )
                 mask = inside if mask is None else semantic.and_(mask, inside)
         pointers = semantic.broadcast_impl_shape(pointers, self.block_shape)
         if mask is not None:
@@ -127,8 +161,10 @@ class block_ptr:
         checks = [boundary_check] if isinstance(boundary_check, int) else list(boundary_check)
         for d in checks:
             if not 0 <= d < len(self.block_shape):
-                raise ValueError(f"boundary_check dimension {d} is out of range for a block pointer "
-                                 f"of rank {len(self.block_shape)}")
+                raise ValueError(
+                    f"boundary_check dimension {d} is out of range for a block pointer "
+                    f"of rank {len(self.block_shape)}"
+                )
         return checks
 
     def load(self, semantic, boundary_check, padding_option):
@@ -160,8 +196,10 @@ def make_block_ptr(base, shape, strides, offsets, block_shape, order, _semantic=
     order = [_unwrap_if_constexpr(o) for o in _unwrap_if_constexpr(order)]
     ranks = {len(shape), len(strides), len(offsets), len(block_shape), len(order)}
     if len(ranks) != 1:
-        raise ValueError("make_block_ptr: shape, strides, offsets, block_shape and order must have "
-                         "the same length")
+        raise ValueError(
+            "make_block_ptr: shape, strides, offsets, block_shape and order must have "
+            "the same length"
+        )
     if sorted(order) != list(range(len(block_shape))):
         raise ValueError(f"make_block_ptr: order must be a permutation, got {order}")
     shape = [_semantic.cast(_semantic.to_tensor(s), t.int64) for s in shape]
@@ -217,16 +255,25 @@ class tensor_descriptor:
     def _block_pointer(self, offsets):
         offsets = _unwrap_if_constexpr(offsets)
         if len(offsets) != len(self.shape):
-            raise ValueError(f"tensor descriptor of rank {len(self.shape)} needs {len(self.shape)} "
-                             f"offsets, got {len(offsets)}")
-        return block_ptr(self.base, self.shape, self.strides, offsets, self.block_shape,
-                         list(range(len(self.shape)))[::-1])
+            raise ValueError(
+                f"tensor descriptor of rank {len(self.shape)} needs {len(self.shape)} "
+                f"offsets, got {len(offsets)}"
+            )
+        return block_ptr(
+            self.base,
+            self.shape,
+            self.strides,
+            offsets,
+            self.block_shape,
+            list(range(len(self.shape)))[::-1],
+        )
 
     @builtin
     def load(self, offsets, _semantic=None):
         """The block at `offsets`; out-of-bounds elements read as the descriptor's padding."""
-        pointer = self._block_pointer([_semantic.cast(_semantic.to_tensor(o), t.int32)
-                                       for o in _unwrap_if_constexpr(offsets)])
+        pointer = self._block_pointer(
+            [_semantic.cast(_semantic.to_tensor(o), t.int32) for o in _unwrap_if_constexpr(offsets)]
+        )
         return pointer.load(_semantic, range(len(self.shape)), self.type.padding)
 
     @builtin
@@ -234,11 +281,14 @@ class tensor_descriptor:
         """Store `value` at `offsets`; out-of-bounds elements are not written."""
         value = _semantic.to_tensor(value)
         if list(value.type.get_block_shapes()) != self.block_shape:
-            raise ValueError(f"tensor descriptor store: the value's shape "
-                             f"{list(value.type.get_block_shapes())} must equal the block shape "
-                             f"{self.block_shape}")
-        pointer = self._block_pointer([_semantic.cast(_semantic.to_tensor(o), t.int32)
-                                       for o in _unwrap_if_constexpr(offsets)])
+            raise ValueError(
+                f"tensor descriptor store: the value's shape "
+                f"{list(value.type.get_block_shapes())} must equal the block shape "
+                f"{self.block_shape}"
+            )
+        pointer = self._block_pointer(
+            [_semantic.cast(_semantic.to_tensor(o), t.int32) for o in _unwrap_if_constexpr(offsets)]
+        )
         return pointer.store(_semantic, value, range(len(self.shape)))
 
     def _deferred(self, what):
@@ -270,7 +320,9 @@ class tensor_descriptor:
 
 
 @builtin
-def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="zero", _semantic=None):
+def make_tensor_descriptor(
+    base, shape, strides, block_shape, padding_option="zero", _semantic=None
+):
     """A tensor descriptor for the strided tensor at `base` (last stride 1, blocks >= 16 bytes)."""
     base = _semantic.to_tensor(base)
     if base.type.is_block() or not base.type.scalar.is_ptr():
@@ -278,14 +330,18 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
     block_shape = [_unwrap_if_constexpr(b) for b in _unwrap_if_constexpr(block_shape)]
     rank = len(block_shape)
     if not 1 <= rank <= 5 or len(shape) != rank or len(strides) != rank:
-        raise ValueError(f"Expected 1 <= ndim <= 5 with matching shape and strides, got "
-                         f"{len(shape)}, {len(strides)}, {rank}")
+        raise ValueError(
+            f"Expected 1 <= ndim <= 5 with matching shape and strides, got "
+            f"{len(shape)}, {len(strides)}, {rank}"
+        )
     _semantic.validate_block_shape(block_shape)
     element = base.type.scalar.element_ty
     if block_shape[-1] * element.primitive_bitwidth // 8 < 16:
-        raise ValueError(f"Descriptor block shape must have at least 16 bytes in the last dimension, "
-                         f"but got {block_shape[-1]} * {element.primitive_bitwidth // 8} = "
-                         f"{block_shape[-1] * element.primitive_bitwidth // 8} bytes")
+        raise ValueError(
+            f"Descriptor block shape must have at least 16 bytes in the last dimension, "
+            f"but got {block_shape[-1]} * {element.primitive_bitwidth // 8} = "
+            f"{block_shape[-1] * element.primitive_bitwidth // 8} bytes"
+        )
     last_stride = _unwrap_if_constexpr(strides[-1])
     if isinstance(last_stride, int) and last_stride != 1:
         raise ValueError(f"Tensor descriptor last dim must be 1 but got {last_stride}")
@@ -294,7 +350,9 @@ def make_tensor_descriptor(base, shape, strides, block_shape, padding_option="ze
         raise ValueError(f"padding_option must be 'zero' or 'nan', got {padding_option!r}")
     shape = [_semantic.cast(_semantic.to_tensor(s), t.int64) for s in shape]
     strides = [_semantic.cast(_semantic.to_tensor(s), t.int64) for s in strides]
-    return tensor_descriptor(base, shape, strides, t.block_type(element, block_shape), padding_option)
+    return tensor_descriptor(
+        base, shape, strides, t.block_type(element, block_shape), padding_option
+    )
 
 
 @builtin

@@ -112,8 +112,12 @@ def rand(seed, offset, n_rounds=N_ROUNDS_DEFAULT):
 def rand4x(seed, offsets, n_rounds=N_ROUNDS_DEFAULT):
     """Four blocks of uniform floats for `offsets`."""
     i1, i2, i3, i4 = randint4x(seed, offsets, n_rounds)
-    return (uint_to_uniform_float(i1), uint_to_uniform_float(i2), uint_to_uniform_float(i3),
-            uint_to_uniform_float(i4))
+    return (
+        uint_to_uniform_float(i1),
+        uint_to_uniform_float(i2),
+        uint_to_uniform_float(i3),
+        uint_to_uniform_float(i4),
+    )
 
 
 @jit
@@ -142,4 +146,3 @@ def randn4x(seed, offset, n_rounds=N_ROUNDS_DEFAULT):
     n1, n2 = pair_uniform_to_normal(u1, u2)
     n3, n4 = pair_uniform_to_normal(u3, u4)
     return n1, n2, n3, n4
-

@@ -11,7 +11,6 @@ from . import dtypes as t
 from . import math
 from .core import _tensor_member, _unwrap_if_constexpr, constexpr, jit
 from .creation import arange, full
-from .iterators import static_range
 from .reduction import associative_scan, reduce
 from .shape import broadcast_to, expand_dims, reshape
 
@@ -245,24 +244,34 @@ def _to_32_bits(input):
 
 @_tensor_member
 @jit
-def max(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+def max(
+    input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False
+):
     """Maximum along `axis` (NaNs are ignored); with `return_indices`, also its first index."""
     input = _promote_bfloat16(input)
     if return_indices:
-        fn = _argmax_combine_tie_break_left if return_indices_tie_break_left \
+        fn = (
+            _argmax_combine_tie_break_left
+            if return_indices_tie_break_left
             else _argmax_combine_tie_break_fast
+        )
         return _reduce_with_indices(input, axis, fn, keep_dims=keep_dims)
     return reduce(_to_32_bits(input), axis, _elementwise_max, keep_dims=keep_dims)
 
 
 @_tensor_member
 @jit
-def min(input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False):
+def min(
+    input, axis=None, return_indices=False, return_indices_tie_break_left=True, keep_dims=False
+):
     """Minimum along `axis` (NaNs are ignored); with `return_indices`, also its first index."""
     input = _promote_bfloat16(input)
     if return_indices:
-        fn = _argmin_combine_tie_break_left if return_indices_tie_break_left \
+        fn = (
+            _argmin_combine_tie_break_left
+            if return_indices_tie_break_left
             else _argmin_combine_tie_break_fast
+        )
         return _reduce_with_indices(input, axis, fn, keep_dims=keep_dims)
     return reduce(_to_32_bits(input), axis, _elementwise_min, keep_dims=keep_dims)
 
@@ -271,8 +280,13 @@ def min(input, axis=None, return_indices=False, return_indices_tie_break_left=Tr
 @jit
 def argmax(input, axis, tie_break_left=True, keep_dims=False):
     """The index of the maximum along `axis` (the first one on ties)."""
-    _, index = max(input, axis, return_indices=True, return_indices_tie_break_left=tie_break_left,
-                   keep_dims=keep_dims)
+    _, index = max(
+        input,
+        axis,
+        return_indices=True,
+        return_indices_tie_break_left=tie_break_left,
+        keep_dims=keep_dims,
+    )
     return index
 
 
@@ -280,8 +294,13 @@ def argmax(input, axis, tie_break_left=True, keep_dims=False):
 @jit
 def argmin(input, axis, tie_break_left=True, keep_dims=False):
     """The index of the minimum along `axis` (the first one on ties)."""
-    _, index = min(input, axis, return_indices=True, return_indices_tie_break_left=tie_break_left,
-                   keep_dims=keep_dims)
+    _, index = min(
+        input,
+        axis,
+        return_indices=True,
+        return_indices_tie_break_left=tie_break_left,
+        keep_dims=keep_dims,
+    )
     return index
 
 
@@ -293,7 +312,9 @@ def argmin(input, axis, tie_break_left=True, keep_dims=False):
 def cumsum(input, axis=0, reverse=False, dtype=None):
     """Inclusive prefix sum along `axis`."""
     input = _promote_bfloat16(input)
-    out_dtype = _sum_dtype(input.dtype, dtype) if input.dtype.is_int() or dtype is not None else None
+    out_dtype = (
+        _sum_dtype(input.dtype, dtype) if input.dtype.is_int() or dtype is not None else None
+    )
     if out_dtype is not None:
         input = input.to(out_dtype)
     return associative_scan(input, axis, _sum_combine, reverse)

@@ -1,7 +1,8 @@
 """What the semantic layer needs to know about the target it type-checks for.
 
 The interpreter checks against the strictest target, CUDA on Hopper, so a kernel that runs in the
-interpreter also compiles for the GPU (Triton's own interpreter accepts more: any dot shape, for one).
+interpreter also compiles for the GPU (Triton's own interpreter accepts more: any dot shape, for
+one).
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ class TargetInfo:
     def cuda_capability_geq(self, major: int, minor: int = 0) -> bool:
         return self.backend == "cuda" and self.arch >= major * 10 + minor
 
-    def with_options(self, **changes) -> "TargetInfo":
+    def with_options(self, **changes) -> TargetInfo:
         values = {f: getattr(self, f) for f in self.__dataclass_fields__}
         values.update(changes)
         return TargetInfo(**values)

@@ -10,7 +10,9 @@ def set_allocator(allocator):
     """Use `allocator(size, alignment, stream)` for kernel scratch memory; None resets it."""
     global _allocator
     if allocator is not None and not callable(allocator):
-        raise TypeError(f"the allocator must be callable(size, alignment, stream), got {allocator!r}")
+        raise TypeError(
+            f"the allocator must be callable(size, alignment, stream), got {allocator!r}"
+        )
     _allocator = allocator
 
 

@@ -57,10 +57,13 @@ class KernelAssertionError(errors.CompilationError, AssertionError):
 def _error_class(exc: BaseException):
     if isinstance(exc, errors.CompileTimeAssertionFailure):
         return errors.CompileTimeAssertionFailure
-    for base, located in ((TypeError, errors.KernelTypeError),
-                          (NotImplementedError, KernelNotImplementedError),
-                          (IndexError, KernelIndexError), (AssertionError, KernelAssertionError),
-                          (ValueError, KernelValueError)):
+    for base, located in (
+        (TypeError, errors.KernelTypeError),
+        (NotImplementedError, KernelNotImplementedError),
+        (IndexError, KernelIndexError),
+        (AssertionError, KernelAssertionError),
+        (ValueError, KernelValueError),
+    ):
         if isinstance(exc, base):
             return located
     return errors.CompilationError
@@ -72,8 +75,10 @@ def located(exc: BaseException, kernel_name: str) -> errors.CompilationError:
         return exc
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if _is_user_frame(f)]
     message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-    if not isinstance(exc, (errors.NaiadError, TypeError, ValueError, NotImplementedError,
-                            IndexError, AssertionError)):
+    if not isinstance(
+        exc,
+        (errors.NaiadError, TypeError, ValueError, NotImplementedError, IndexError, AssertionError),
+    ):
         message = f"{type(exc).__name__}: {message}"
     location = _location(frames[-1]) if frames else None
     chain = tuple(_location(f) for f in reversed(frames[:-1]))

@@ -31,7 +31,11 @@ class TensorWrapper:
 def reinterpret(tensor, dtype):
     """View `tensor`'s memory as elements of `dtype` (a `naiad.language` dtype) in a kernel."""
     if isinstance(tensor, TensorWrapper):
-        return tensor.base if dtype == describe(tensor.base).dtype else TensorWrapper(tensor.base, dtype)
+        return (
+            tensor.base
+            if dtype == describe(tensor.base).dtype
+            else TensorWrapper(tensor.base, dtype)
+        )
     return TensorWrapper(tensor, dtype)
 
 
@@ -53,9 +57,12 @@ class HostArray:
 
 
 def is_array_like(value) -> bool:
-    return isinstance(value, (np.ndarray, TensorWrapper)) or _is_torch_tensor(value) or (
-        hasattr(value, "__array_interface__") and not isinstance(value, np.generic)) or (
-        hasattr(value, "data_ptr") and hasattr(value, "dtype"))
+    return (
+        isinstance(value, (np.ndarray, TensorWrapper))
+        or _is_torch_tensor(value)
+        or (hasattr(value, "__array_interface__") and not isinstance(value, np.generic))
+        or (hasattr(value, "data_ptr") and hasattr(value, "dtype"))
+    )
 
 
 def _is_torch_tensor(value) -> bool:
@@ -78,19 +85,34 @@ def describe(value) -> HostArray:
         return inner
     if _is_torch_tensor(value):
         storage = value.untyped_storage()
-        return HostArray(value.data_ptr(), dtype_of_host_name(value.dtype), storage.data_ptr(),
-                         storage.nbytes(), value.device.type, True, storage)
+        return HostArray(
+            value.data_ptr(),
+            dtype_of_host_name(value.dtype),
+            storage.data_ptr(),
+            storage.nbytes(),
+            value.device.type,
+            True,
+            storage,
+        )
     if isinstance(value, np.ndarray) or hasattr(value, "__array_interface__"):
         array = np.asarray(value)
         root = array
         while isinstance(root.base, np.ndarray):
             root = root.base
         low, high = _byte_bounds(root)
-        return HostArray(array.__array_interface__["data"][0], dtype_of_host_name(array.dtype.name),
-                         low, high - low, "cpu", bool(array.flags.writeable))
+        return HostArray(
+            array.__array_interface__["data"][0],
+            dtype_of_host_name(array.dtype.name),
+            low,
+            high - low,
+            "cpu",
+            bool(array.flags.writeable),
+        )
     if hasattr(value, "data_ptr") and hasattr(value, "dtype"):
         nbytes = _size_in_bytes(value)
-        return HostArray(value.data_ptr(), dtype_of_host_name(value.dtype), value.data_ptr(), nbytes)
+        return HostArray(
+            value.data_ptr(), dtype_of_host_name(value.dtype), value.data_ptr(), nbytes
+        )
     raise TypeError(f"{type(value).__name__} is not an array")
 
 
@@ -108,5 +130,7 @@ def _size_in_bytes(value) -> int:
         return int(nbytes() if callable(nbytes) else nbytes)
     if hasattr(value, "numel") and hasattr(value, "element_size"):
         return int(value.numel() * value.element_size())
-    raise TypeError(f"cannot tell the size of a {type(value).__name__} (give it `nbytes` or "
-                    "`numel()` and `element_size()`)")
+    raise TypeError(
+        f"cannot tell the size of a {type(value).__name__} (give it `nbytes` or "
+        "`numel()` and `element_size()`)"
+    )

@@ -51,10 +51,21 @@ _OPTION_NAMES = frozenset(LaunchOptions.__dataclass_fields__)
 
 
 class JITFunction(KernelInterface):
-    """A kernel written in `naiad.language`, launchable on a grid and callable from other kernels."""
+    """A kernel in `naiad.language`: launchable on a grid, callable from other kernels."""
 
-    def __init__(self, fn, *, version=None, repr=None, launch_metadata=None, do_not_specialize=None,
-                 do_not_specialize_on_alignment=None, debug=None, noinline=None, interpret=None):
+    def __init__(
+        self,
+        fn,
+        *,
+        version=None,
+        repr=None,
+        launch_metadata=None,
+        do_not_specialize=None,
+        do_not_specialize_on_alignment=None,
+        debug=None,
+        noinline=None,
+        interpret=None,
+    ):
         if not inspect.isfunction(fn):
             raise TypeError(f"@naiad.jit needs a Python function, got {type(fn).__name__}")
         self.fn = fn
@@ -84,8 +95,10 @@ class JITFunction(KernelInterface):
     # -- calls from kernels -----------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
         if core._ACTIVE_SEMANTIC.get() is None:
-            raise RuntimeError(f"Cannot call @naiad.jit'd function `{self.__name__}` outside of a "
-                               f"kernel; launch it with `{self.__name__}[grid](...)`")
+            raise RuntimeError(
+                f"Cannot call @naiad.jit'd function `{self.__name__}` outside of a "
+                f"kernel; launch it with `{self.__name__}[grid](...)`"
+            )
         bound = self.signature.bind(*args, **kwargs)
         bound.apply_defaults()
         values = bound.arguments
@@ -101,8 +114,9 @@ class JITFunction(KernelInterface):
     # -- launches --------------------------------------------------------------------------------
     def _bind(self, args, kwargs) -> dict:
         if len(args) > len(self.params):
-            raise TypeError(f"{self.__name__}() takes {len(self.params)} arguments but "
-                            f"{len(args)} were given")
+            raise TypeError(
+                f"{self.__name__}() takes {len(self.params)} arguments but {len(args)} were given"
+            )
         bound = dict(zip(self.arg_names, args))
         for name, value in kwargs.items():
             if name not in self.arg_names:
@@ -139,8 +153,11 @@ class JITFunction(KernelInterface):
         dims = self._grid(grid, bound)
         if warmup:
             return None
-        debug = options.debug if options.debug is not None else (
-            self.debug if self.debug is not None else knobs.debug.get())
+        debug = (
+            options.debug
+            if options.debug is not None
+            else (self.debug if self.debug is not None else knobs.debug.get())
+        )
         if 0 in dims:
             return None
         run_grid(self, bound, dims, bool(debug))
@@ -151,14 +168,31 @@ class JITFunction(KernelInterface):
         return self.run(*args, grid=grid, warmup=True, **kwargs)
 
 
-def jit(fn=None, *, version=None, repr=None, launch_metadata=None, do_not_specialize=None,
-        do_not_specialize_on_alignment=None, debug=None, noinline=None, interpret=None):
+def jit(
+    fn=None,
+    *,
+    version=None,
+    repr=None,
+    launch_metadata=None,
+    do_not_specialize=None,
+    do_not_specialize_on_alignment=None,
+    debug=None,
+    noinline=None,
+    interpret=None,
+):
     """Decorate a kernel: `@naiad.jit` or `@naiad.jit(debug=True, ...)`."""
 
     def decorator(f):
-        return JITFunction(f, version=version, repr=repr, launch_metadata=launch_metadata,
-                           do_not_specialize=do_not_specialize,
-                           do_not_specialize_on_alignment=do_not_specialize_on_alignment,
-                           debug=debug, noinline=noinline, interpret=interpret)
+        return JITFunction(
+            f,
+            version=version,
+            repr=repr,
+            launch_metadata=launch_metadata,
+            do_not_specialize=do_not_specialize,
+            do_not_specialize_on_alignment=do_not_specialize_on_alignment,
+            debug=debug,
+            noinline=noinline,
+            interpret=interpret,
+        )
 
     return decorator if fn is None else decorator(fn)

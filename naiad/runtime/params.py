@@ -42,7 +42,8 @@ def _annotation_type(annotation):
 
 def _is_constexpr_annotation(annotation) -> bool:
     return annotation is core.constexpr or (
-        isinstance(annotation, str) and annotation.split(".")[-1] == "constexpr")
+        isinstance(annotation, str) and annotation.split(".")[-1] == "constexpr"
+    )
 
 
 def kernel_params(fn, do_not_specialize=()) -> list[KernelParam]:
@@ -50,9 +51,18 @@ def kernel_params(fn, do_not_specialize=()) -> list[KernelParam]:
     params = []
     for index, (name, p) in enumerate(signature.parameters.items()):
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            raise TypeError(f"kernel `{fn.__name__}`: *args and **kwargs parameters are not supported")
-        params.append(KernelParam(
-            name, index, _is_constexpr_annotation(p.annotation), _annotation_type(p.annotation),
-            p.annotation is core.const or p.annotation == "const", p.default,
-            name in do_not_specialize or index in do_not_specialize))
+            raise TypeError(
+                f"kernel `{fn.__name__}`: *args and **kwargs parameters are not supported"
+            )
+        params.append(
+            KernelParam(
+                name,
+                index,
+                _is_constexpr_annotation(p.annotation),
+                _annotation_type(p.annotation),
+                p.annotation is core.const or p.annotation == "const",
+                p.default,
+                name in do_not_specialize or index in do_not_specialize,
+            )
+        )
     return params

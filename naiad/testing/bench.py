@@ -1,4 +1,4 @@
-"""`do_bench`: time a callable the way Triton does, with warmup and repetitions given as time budgets.
+"""`do_bench`: time a callable as Triton does, with warmup and repetitions as time budgets.
 
 The budgets make one call fit fast and slow functions alike: a first call (compilation, caches),
 an estimate of the time per call from a few runs, then as many warmup and timed runs as fit in

@@ -28,12 +28,16 @@ class TensorDescriptor:
         self.block_shape = list(self.block_shape)
         rank = len(self.shape)
         if not 1 <= rank <= 5 or len(self.strides) != rank or len(self.block_shape) != rank:
-            raise ValueError(f"a tensor descriptor has 1 to 5 dimensions with one stride and one "
-                             f"block size each; got shape {self.shape}, strides {self.strides}, "
-                             f"block_shape {self.block_shape}")
+            raise ValueError(
+                f"a tensor descriptor has 1 to 5 dimensions with one stride and one "
+                f"block size each; got shape {self.shape}, strides {self.strides}, "
+                f"block_shape {self.block_shape}"
+            )
         if self.strides[-1] != 1:
-            raise ValueError(f"the last dimension of a tensor descriptor must be contiguous (stride "
-                             f"1), got strides {self.strides}")
+            raise ValueError(
+                f"the last dimension of a tensor descriptor must be contiguous (stride "
+                f"1), got strides {self.strides}"
+            )
         if self.padding not in ("zero", "nan"):
             raise ValueError(f"padding must be 'zero' or 'nan', got {self.padding!r}")
 

@@ -23,7 +23,7 @@ front end is the oracle: the kernels of `FRONTEND` are compiled to TTIR for sm_9
 process (no GPU needed) and Naiad must accept, type and refuse as it does.
 """
 
-# ruff: noqa: E731  (the GPU model of each case is a lambda next to it)
+
 from __future__ import annotations
 
 import bisect
@@ -47,9 +47,9 @@ if os.environ.get("TRITON_INTERPRET") != "1":
     pytest.skip("run with TRITON_INTERPRET=1 (and -m triton)", allow_module_level=True)
 try:
     import torch
-    import triton  # noqa: F401
+    import triton
     import triton.language  # noqa: F401
-except Exception:  # noqa: BLE001  (no triton, or one that cannot load here)
+except Exception:
     pytest.skip("needs triton (and torch) for the differential test", allow_module_level=True)
 
 import ml_dtypes
@@ -60,72 +60,72 @@ pytestmark = [pytest.mark.triton, pytest.mark.filterwarnings("ignore::RuntimeWar
 # Why Triton's interpreter is not the reference for a case; each key is used by the tests below.
 EXPECTED = {
     "bf16": "Triton's interpreter holds bf16 as uint16 bits and applies NumPy's integer arithmetic "
-            "and comparisons to them; its bf16 <-> fp32 conversion (`_convert_float`) rounds ties "
-            "up and flushes subnormals, and int <-> bf16 casts reinterpret the bits. The GPU "
-            "computes bf16 + - * in bf16 correctly rounded, compares values, converts exactly.",
+    "and comparisons to them; its bf16 <-> fp32 conversion (`_convert_float`) rounds ties "
+    "up and flushes subnormals, and int <-> bf16 casts reinterpret the bits. The GPU "
+    "computes bf16 + - * in bf16 correctly rounded, compares values, converts exactly.",
     "get_bf16": "Triton's interpreter builder has no `get_bf16`, so a Python scalar operand with "
-                "a bf16 tensor raises there; compiled Triton makes a bf16 constant (through a C "
-                "float) and computes.",
+    "a bf16 tensor raises there; compiled Triton makes a bf16 constant (through a C "
+    "float) and computes.",
     "fp8": "Triton's interpreter holds fp8 as uint8 bits (so np.negative negates the bits) and "
-           "converts to and from fp8 with `_convert_float`: it rounds ties away from zero, "
-           "neither saturates nor maps NaN/inf as the GPU's cvt.satfinite does. "
-           "Naiad's conversions are checked against an H200 (tests/gpu/test_floats_triton.py).",
+    "converts to and from fp8 with `_convert_float`: it rounds ties away from zero, "
+    "neither saturates nor maps NaN/inf as the GPU's cvt.satfinite does. "
+    "Naiad's conversions are checked against an H200 (tests/gpu/test_floats_triton.py).",
     "rtz": "Triton's interpreter truncates the bits for rtz, without the GPU's overflow rule and "
-           "subnormal handling.",
+    "subnormal handling.",
     "fptoint": "Float -> int out of range or NaN is undefined in NumPy (Triton's interpreter); the "
-               "GPU's cvt.rzi saturates (NaN -> 0; an 8-bit result is the low byte of the 16-bit "
-               "conversion).",
+    "GPU's cvt.rzi saturates (NaN -> 0; an 8-bit result is the low byte of the 16-bit "
+    "conversion).",
     "idiv0": "Integer // and % by zero (and INT_MIN // -1): NumPy gives 0 (Triton's "
-             "interpreter); Naiad gives its documented deterministic answer (docs/architecture.md: "
-             "-1 / 1 / all ones for //, the dividend for %, INT_MIN // -1 wraps), which these "
-             "lanes are checked against. The GPU's own answer is not fixed (LLVM leaves it "
-             "undefined): measured on an H200 with Triton 3.6, signed 8/16/32-bit x // 0 is -1 "
-             "for negative x too, 64-bit x // 0 is 0xffffffff for small x, and x % 0 is x when "
-             "the kernel also computes x // 0 but -1 when it computes x % 0 alone.",
+    "interpreter); Naiad gives its documented deterministic answer (docs/architecture.md: "
+    "-1 / 1 / all ones for //, the dividend for %, INT_MIN // -1 wraps), which these "
+    "lanes are checked against. The GPU's own answer is not fixed (LLVM leaves it "
+    "undefined): measured on an H200 with Triton 3.6, signed 8/16/32-bit x // 0 is -1 "
+    "for negative x too, 64-bit x // 0 is 0xffffffff for small x, and x % 0 is x when "
+    "the kernel also computes x // 0 but -1 when it computes x % 0 alone.",
     "fma": "Triton's interpreter computes fma as x * y + z with two roundings; fma.rn rounds "
-           "once (fp16, fp32, fp64; measured on an H200 for fp16 and fp32).",
+    "once (fp16, fp32, fp64; measured on an H200 for fp16 and fp32).",
     "fp16_scalar": "A Python float with an fp16 tensor: compiled Triton passes it to `get_fp16` "
-                   "as a C float (rounded to fp32 first, then to fp16); Triton's interpreter "
-                   "rounds the double to fp16 once.",
+    "as a C float (rounded to fp32 first, then to fp16); Triton's interpreter "
+    "rounds the double to fp16 once.",
     "float_arg": "Triton's interpreter passes a float kernel argument as a Python float (a weak "
-                 "scalar); compiled Triton makes it an fp32 scalar, which takes part in promotion.",
+    "scalar); compiled Triton makes it an fp32 scalar, which takes part in promotion.",
     "bool_arith": "NumPy refuses `-` on booleans, so Triton's interpreter crashes on 0 - x for "
-                  "int1; compiled Triton emits arith.subi on i1 (modulo 2).",
+    "int1; compiled Triton emits arith.subi on i1 (modulo 2).",
     "all_ones": "Triton's interpreter makes the all-ones value of an unsigned type with "
-                "np.full(1, -1, uint), which NumPy 2 refuses; compiled Triton xors with all ones.",
+    "np.full(1, -1, uint), which NumPy 2 refuses; compiled Triton xors with all ones.",
     "umulhi": "Triton's umulhi is tt.mulhiui for every integer type (the unsigned high half); "
-              "its interpreter sign-extends int32 operands before an unsigned 64-bit multiply, "
-              "and for 64 bits stores the high half with np.uint64, which refuses a negative one.",
+    "its interpreter sign-extends int32 operands before an unsigned 64-bit multiply, "
+    "and for 64 bits stores the high half with np.uint64, which refuses a negative one.",
     "sum_overflow": "Triton's interpreter sums int32 with np.sum (in int64) and then refuses the "
-                    "result that does not fit int32; the GPU's sum wraps around.",
+    "result that does not fit int32; the GPU's sum wraps around.",
     "keepdims": "Triton's interpreter's generic reduce keeps one dimension for axis=None, "
-                "keep_dims=True; compiled Triton's `reduce` keeps every dimension (expand_ndims).",
+    "keep_dims=True; compiled Triton's `reduce` keeps every dimension (expand_ndims).",
     "triton_bug": "Triton 3.8 crashes here on any target: `flip(x)` with its default dim=None "
-                  "compares None in a static_assert; `topk(x, 1)` of a 1-D block reshapes a "
-                  "scalar. Naiad gives the documented result (flip the last dimension; the top "
-                  "value as a block of 1).",
+    "compares None in a static_assert; `topk(x, 1)` of a 1-D block reshapes a "
+    "scalar. Naiad gives the documented result (flip the last dimension; the top "
+    "value as a block of 1).",
     "verifier": "Triton's interpreter skips the IR verifier, which refuses these in compiled "
-                "Triton (math.fma on integers).",
+    "Triton (math.fma on integers).",
     "bf16_const": "Compiled Triton's `get_bf16(float)` builds the constant by parsing "
-                  "std::to_string(v), six decimals: below 5e-7 a bf16 constant is 0 and digits "
-                  "past the sixth decimal are lost. Naiad rounds the fp32 value to bf16 (not "
-                  "resolved: copying a string round trip is kept out of the reference).",
+    "std::to_string(v), six decimals: below 5e-7 a bf16 constant is 0 and digits "
+    "past the sixth decimal are lost. Naiad rounds the fp32 value to bf16 (not "
+    "resolved: copying a string round trip is kept out of the reference).",
     "loop_index": "Triton's interpreter runs `range` as Python's, so the loop index is a Python "
-                  "int (a weak scalar); compiled Triton types it (int32 here), as Naiad does.",
+    "int (a weak scalar); compiled Triton types it (int32 here), as Naiad does.",
     "not": "Triton's interpreter evaluates `not x` with Python truthiness (a block is always "
-           "true); compiled Triton calls `tensor.__not__`, which inverts an int1 tensor and "
-           "rejects any other type (it bitcasts to int1).",
+    "true); compiled Triton calls `tensor.__not__`, which inverts an int1 tensor and "
+    "rejects any other type (it bitcasts to int1).",
     "signed_zero": "NumPy's fmin/fmax/minimum/maximum (Triton's interpreter) do not order -0.0 "
-                   "below +0.0; the GPU does (measured on an H200 with Triton 3.6: minimum(+0, "
-                   "-0) = -0 and maximum(-0, +0) = +0, with either NaN rule).",
+    "below +0.0; the GPU does (measured on an H200 with Triton 3.6: minimum(+0, "
+    "-0) = -0 and maximum(-0, +0) = +0, with either NaN rule).",
     "nanarg": "Triton's interpreter runs argmax/argmin with np.nanargmax/np.nanargmin, skipping "
-              "NaN; the GPU runs the combine function, in which comparisons with NaN are false "
-              "(a NaN on the right of a comparison wins, on the left it loses), in the order of "
-              "its layout. Naiad combines neighbours pairwise; these lanes are checked against "
-              "that tree.",
+    "NaN; the GPU runs the combine function, in which comparisons with NaN are false "
+    "(a NaN on the right of a comparison wins, on the left it loses), in the order of "
+    "its layout. Naiad combines neighbours pairwise; these lanes are checked against "
+    "that tree.",
     "reduce_order": "Float sums and products are compared within a norm-wise bound: Triton's "
-                    "interpreter accumulates with NumPy (pairwise or sequential), Naiad as a tree; "
-                    "neither is the GPU's order.",
+    "interpreter accumulates with NumPy (pairwise or sequential), Naiad as a tree; "
+    "neither is the GPU's order.",
 }
 
 N = 64  # lanes of the one-operand kernels
@@ -136,18 +136,38 @@ FP8 = ("fp8e4nv", "fp8e5")
 ALL = ("int1",) + DTYPES + FP8
 
 TORCH = {
-    "int1": torch.bool, "int8": torch.int8, "int16": torch.int16, "int32": torch.int32,
-    "int64": torch.int64, "uint8": torch.uint8, "uint16": torch.uint16, "uint32": torch.uint32,
-    "uint64": torch.uint64, "fp16": torch.float16, "bf16": torch.bfloat16, "fp32": torch.float32,
-    "fp64": torch.float64, "fp8e4nv": torch.float8_e4m3fn, "fp8e5": torch.float8_e5m2,
+    "int1": torch.bool,
+    "int8": torch.int8,
+    "int16": torch.int16,
+    "int32": torch.int32,
+    "int64": torch.int64,
+    "uint8": torch.uint8,
+    "uint16": torch.uint16,
+    "uint32": torch.uint32,
+    "uint64": torch.uint64,
+    "fp16": torch.float16,
+    "bf16": torch.bfloat16,
+    "fp32": torch.float32,
+    "fp64": torch.float64,
+    "fp8e4nv": torch.float8_e4m3fn,
+    "fp8e5": torch.float8_e5m2,
 }
 NUMPY = {
-    "int1": np.dtype(np.bool_), "int8": np.dtype(np.int8), "int16": np.dtype(np.int16),
-    "int32": np.dtype(np.int32), "int64": np.dtype(np.int64), "uint8": np.dtype(np.uint8),
-    "uint16": np.dtype(np.uint16), "uint32": np.dtype(np.uint32), "uint64": np.dtype(np.uint64),
-    "fp16": np.dtype(np.float16), "bf16": np.dtype(ml_dtypes.bfloat16),
-    "fp32": np.dtype(np.float32), "fp64": np.dtype(np.float64),
-    "fp8e4nv": np.dtype(ml_dtypes.float8_e4m3fn), "fp8e5": np.dtype(ml_dtypes.float8_e5m2),
+    "int1": np.dtype(np.bool_),
+    "int8": np.dtype(np.int8),
+    "int16": np.dtype(np.int16),
+    "int32": np.dtype(np.int32),
+    "int64": np.dtype(np.int64),
+    "uint8": np.dtype(np.uint8),
+    "uint16": np.dtype(np.uint16),
+    "uint32": np.dtype(np.uint32),
+    "uint64": np.dtype(np.uint64),
+    "fp16": np.dtype(np.float16),
+    "bf16": np.dtype(ml_dtypes.bfloat16),
+    "fp32": np.dtype(np.float32),
+    "fp64": np.dtype(np.float64),
+    "fp8e4nv": np.dtype(ml_dtypes.float8_e4m3fn),
+    "fp8e5": np.dtype(ml_dtypes.float8_e5m2),
 }
 WIDTH = {"int1": 1, "fp16": 16, "bf16": 16, "fp32": 32, "fp64": 64, "fp8e4nv": 8, "fp8e5": 8}
 WIDTH.update({name: int(name.lstrip("uint")) for name in INTS})
@@ -193,14 +213,30 @@ def emit(out_ptr, value, slot=0):
         tl.store(out_ptr + slot * SLOT + tl.arange(0, numel), tl.reshape(v, [numel]))
 '''
 
-BINARY_OPS = {"add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
-              "and": "&", "or": "|", "xor": "^", "shl": "<<", "shr": ">>", "lt": "<", "le": "<=",
-              "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+BINARY_OPS = {
+    "add": "+",
+    "sub": "-",
+    "mul": "*",
+    "truediv": "/",
+    "floordiv": "//",
+    "mod": "%",
+    "and": "&",
+    "or": "|",
+    "xor": "^",
+    "shl": "<<",
+    "shr": ">>",
+    "lt": "<",
+    "le": "<=",
+    "gt": ">",
+    "ge": ">=",
+    "eq": "==",
+    "ne": "!=",
+}
 COMPARISONS = ("lt", "le", "gt", "ge", "eq", "ne")
 
 KERNELS = []
 for _name, _op in BINARY_OPS.items():
-    KERNELS.append(f'''
+    KERNELS.append(f"""
 @jit
 def tt_{_name}(out_ptr, x_ptr, y_ptr, N: tl.constexpr):
     offs = tl.arange(0, N)
@@ -225,9 +261,9 @@ def tr_{_name}(out_ptr, x_ptr, s, N: tl.constexpr):
 @jit
 def t0_{_name}(out_ptr, x_ptr, y_ptr, N: tl.constexpr):
     emit(out_ptr, tl.load(x_ptr + tl.arange(0, N)) {_op} tl.load(y_ptr))
-''')
+""")
 
-KERNELS.append('''
+KERNELS.append("""
 @jit
 def unary_neg(out_ptr, x_ptr, N: tl.constexpr):
     emit(out_ptr, -tl.load(x_ptr + tl.arange(0, N)))
@@ -272,18 +308,31 @@ def bitcast(out_ptr, x_ptr, N: tl.constexpr, DST: tl.constexpr):
 @jit
 def cast_scalar(out_ptr, DST: tl.constexpr, S: tl.constexpr):
     emit(out_ptr, tl.cast(S, DST))
-''')
+""")
 
-MATH_1 = ("exp", "exp2", "log", "log2", "sin", "cos", "sqrt", "sqrt_rn", "rsqrt", "erf", "floor",
-          "ceil", "abs")
+MATH_1 = (
+    "exp",
+    "exp2",
+    "log",
+    "log2",
+    "sin",
+    "cos",
+    "sqrt",
+    "sqrt_rn",
+    "rsqrt",
+    "erf",
+    "floor",
+    "ceil",
+    "abs",
+)
 for _f in MATH_1:
-    KERNELS.append(f'''
+    KERNELS.append(f"""
 @jit
 def math_{_f}(out_ptr, x_ptr, N: tl.constexpr):
     emit(out_ptr, tl.{_f}(tl.load(x_ptr + tl.arange(0, N))))
-''')
+""")
 
-KERNELS.append('''
+KERNELS.append("""
 @jit
 def math_fma(out_ptr, x_ptr, y_ptr, z_ptr, N: tl.constexpr):
     offs = tl.arange(0, N)
@@ -362,12 +411,12 @@ def sel_where_s(out_ptr, c_ptr, x_ptr, N: tl.constexpr, S: tl.constexpr):
 @jit
 def sel_where_ss(out_ptr, c_ptr, N: tl.constexpr, A: tl.constexpr, B: tl.constexpr):
     emit(out_ptr, tl.where(tl.load(c_ptr + tl.arange(0, N)), A, B))
-''')
+""")
 
 REDUCTIONS = ("sum", "max", "min", "argmax", "argmin", "xor_sum")
 for _f in REDUCTIONS:
     _axis = "0" if _f.startswith("arg") else "None"
-    KERNELS.append(f'''
+    KERNELS.append(f"""
 @jit
 def red_{_f}(out_ptr, x_ptr, N: tl.constexpr):
     emit(out_ptr, tl.{_f}(tl.load(x_ptr + tl.arange(0, N)), {_axis}))
@@ -377,9 +426,9 @@ def red_{_f}(out_ptr, x_ptr, N: tl.constexpr):
 def red2_{_f}(out_ptr, x_ptr, AXIS: tl.constexpr, KEEP: tl.constexpr):
     offs = tl.arange(0, 8)[:, None] * 8 + tl.arange(0, 8)[None, :]
     emit(out_ptr, tl.{_f}(tl.load(x_ptr + offs), AXIS, keep_dims=KEEP))
-''')
+""")
 
-KERNELS.append('''
+KERNELS.append("""
 @jit
 def red_max_idx(out_ptr, x_ptr, N: tl.constexpr):
     v, i = tl.max(tl.load(x_ptr + tl.arange(0, N)), 0, return_indices=True)
@@ -474,13 +523,37 @@ def rng_randint_scalar(out_ptr, seed, offset):
 @jit
 def rng_rand_arange(out_ptr, seed, N: tl.constexpr):
     emit(out_ptr, tl.rand(seed, tl.arange(0, N)))
-''')
+""")
 
-LITERALS = ("0", "1", "-1", "2**31 - 1", "2**31", "-2**31", "-2**31 - 1", "2**32 - 1", "2**32",
-            "2**63 - 1", "2**63", "-2**63", "2**64 - 1", "2**64", "True", "False", "1.5", "-0.0",
-            "1e50", "1e-50", "3.4e38", "3.5e38", "1e-45", "2.0**-126", "2.0**-127")
+LITERALS = (
+    "0",
+    "1",
+    "-1",
+    "2**31 - 1",
+    "2**31",
+    "-2**31",
+    "-2**31 - 1",
+    "2**32 - 1",
+    "2**32",
+    "2**63 - 1",
+    "2**63",
+    "-2**63",
+    "2**64 - 1",
+    "2**64",
+    "True",
+    "False",
+    "1.5",
+    "-0.0",
+    "1e50",
+    "1e-50",
+    "3.4e38",
+    "3.5e38",
+    "1e-45",
+    "2.0**-126",
+    "2.0**-127",
+)
 for _i, _lit in enumerate(LITERALS):
-    KERNELS.append(f'''
+    KERNELS.append(f"""
 @jit
 def lit_{_i}(out_ptr):
     x = {_lit}
@@ -490,9 +563,9 @@ def lit_{_i}(out_ptr):
 @jit
 def litop_{_i}(out_ptr, x_ptr, N: tl.constexpr):
     emit(out_ptr, tl.load(x_ptr + tl.arange(0, N)) + {_lit})
-''')
+""")
 
-KERNELS.append('''
+KERNELS.append("""
 @jit
 def const_assign(out_ptr, x_ptr, N: tl.constexpr, C: tl.constexpr):
     c = C
@@ -588,7 +661,7 @@ def logic_and(out_ptr, x_ptr):
 def logic_or_block(out_ptr, x_ptr, N: tl.constexpr):
     x = tl.load(x_ptr + tl.arange(0, N))
     emit(out_ptr, x or x)
-''')
+""")
 
 
 def _load_module(path, name):
@@ -628,7 +701,7 @@ class Outcome:
         """The emitted value of `slot` as a NumPy array of its own dtype."""
         dtype, shape = self.results[slot]
         numel = math.prod(shape) if shape else 1
-        raw = self.bits[slot * SLOT: slot * SLOT + numel]
+        raw = self.bits[slot * SLOT : slot * SLOT + numel]
         if dtype == "int1":
             return raw.astype(np.bool_).reshape(shape)
         return raw.astype(f"int{WIDTH[dtype]}").view(NUMPY[dtype]).reshape(shape)
@@ -643,7 +716,7 @@ def launch(module, name, args, kwargs) -> Outcome:
         warnings.simplefilter("ignore")
         try:
             getattr(module, name)[(1,)](out, *args, **kwargs)
-        except Exception as error:  # noqa: BLE001  (any misuse error; compared by presence)
+        except Exception as error:
             return Outcome(error=error)
     return Outcome(results=list(module.RESULTS), bits=out.numpy().copy())
 
@@ -652,8 +725,15 @@ def both(kernels, name, *args, **kwargs):
     return tuple(launch(module, name, args, kwargs) for module in kernels)
 
 
-_TL_NAME = {"int1": "int1", "fp16": "float16", "bf16": "bfloat16", "fp32": "float32",
-            "fp64": "float64", "fp8e4nv": "float8e4nv", "fp8e5": "float8e5"}
+_TL_NAME = {
+    "int1": "int1",
+    "fp16": "float16",
+    "bf16": "bfloat16",
+    "fp32": "float32",
+    "fp64": "float64",
+    "fp8e4nv": "float8e4nv",
+    "fp8e5": "float8e5",
+}
 
 
 def _both_dtype(kernels, name, dtype, *args, **kwargs):
@@ -703,8 +783,9 @@ class Mismatches:
         if self.items:
             shown = "\n  ".join(self.items[:80])
             more = f"\n  ... and {len(self.items) - 80} more" if len(self.items) > 80 else ""
-            pytest.fail(f"{len(self.items)} differences from Triton:\n  {shown}{more}",
-                        pytrace=False)
+            pytest.fail(
+                f"{len(self.items)} differences from Triton:\n  {shown}{more}", pytrace=False
+            )
 
 
 def _show(values, lanes):
@@ -757,13 +838,19 @@ def check_values(case, slot, dtype, tv, nv, mism, gpu=None, reason=None):
         if not wrong.any():
             return
         lanes = np.argwhere(wrong.reshape(-1)).ravel()[:4]
-        mism.add(case, f"[{reason}] {int(wrong.sum())} lanes of {dtype} differ from the GPU "
-                       f"model: lanes {lanes.tolist()} naiad {_show(nv, lanes)} model "
-                       f"{_show(ref, lanes)} triton {_show(tv, lanes) if tv is not None else None}")
+        mism.add(
+            case,
+            f"[{reason}] {int(wrong.sum())} lanes of {dtype} differ from the GPU "
+            f"model: lanes {lanes.tolist()} naiad {_show(nv, lanes)} model "
+            f"{_show(ref, lanes)} triton {_show(tv, lanes) if tv is not None else None}",
+        )
         return
     lanes = np.argwhere(~same.reshape(-1)).ravel()[:4]
-    mism.add(case, f"{int((~same).sum())} lanes of {dtype} differ: lanes {lanes.tolist()} "
-                   f"triton {_show(tv, lanes)} naiad {_show(nv, lanes)}")
+    mism.add(
+        case,
+        f"{int((~same).sum())} lanes of {dtype} differ: lanes {lanes.tolist()} "
+        f"triton {_show(tv, lanes)} naiad {_show(nv, lanes)}",
+    )
 
 
 # -------------------------------------------------------------------------------------------------
@@ -778,15 +865,75 @@ def int_specials(dtype: str) -> list[int]:
     return [((v - lo) % (1 << width)) + lo for v in raw]
 
 
-FLOAT_SPECIALS = [0.0, -0.0, 1.0, -1.0, 0.5, -2.5, 0.1, 1 / 3, math.inf, -math.inf, math.nan,
-                  65504.0, -3e38, 1e-40, 6e-8, 300.75]
+FLOAT_SPECIALS = [
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    -2.5,
+    0.1,
+    1 / 3,
+    math.inf,
+    -math.inf,
+    math.nan,
+    65504.0,
+    -3e38,
+    1e-40,
+    6e-8,
+    300.75,
+]
 # More floats for one-operand kernels: ties of the narrow formats, overflow edges, subnormals.
-FLOAT_MORE = [1 + 2**-11, 1 + 3 * 2**-11, -(1 + 2**-8), 1 + 3 * 2**-8, 1 + 2**-4, 1 + 3 * 2**-4,
-              1 + 2**-3, -(1 + 3 * 2**-3), 448.0, 464.0, 480.0, 57344.0, 61440.0, 65520.0,
-              3.3961776e38, 2**-9, 2**-10, 3 * 2**-10, 2**-16, 2**-17, 2**-24, 2**-25, 1e300,
-              2.0**31, -(2.0**31), 2.0**63, -(2.0**63), 2.0**64, 255.5, -128.5, 127.5, 32767.9,
-              -32768.5, 4294967295.5, 1e-310, 2.0**24 + 1, 12345.678, -0.7, 1e10, -1e-5, 2**-126,
-              2**-149, 7.0, -100.0, 1.5, 0.75, 40000.0, -70000.0]
+FLOAT_MORE = [
+    1 + 2**-11,
+    1 + 3 * 2**-11,
+    -(1 + 2**-8),
+    1 + 3 * 2**-8,
+    1 + 2**-4,
+    1 + 3 * 2**-4,
+    1 + 2**-3,
+    -(1 + 3 * 2**-3),
+    448.0,
+    464.0,
+    480.0,
+    57344.0,
+    61440.0,
+    65520.0,
+    3.3961776e38,
+    2**-9,
+    2**-10,
+    3 * 2**-10,
+    2**-16,
+    2**-17,
+    2**-24,
+    2**-25,
+    1e300,
+    2.0**31,
+    -(2.0**31),
+    2.0**63,
+    -(2.0**63),
+    2.0**64,
+    255.5,
+    -128.5,
+    127.5,
+    32767.9,
+    -32768.5,
+    4294967295.5,
+    1e-310,
+    2.0**24 + 1,
+    12345.678,
+    -0.7,
+    1e10,
+    -1e-5,
+    2**-126,
+    2**-149,
+    7.0,
+    -100.0,
+    1.5,
+    0.75,
+    40000.0,
+    -70000.0,
+]
 
 
 def int_values(dtype: str, n=N) -> np.ndarray:
@@ -804,7 +951,7 @@ def float_values(dtype: str, n=N) -> np.ndarray:
 
 def values_of(dtype: str, n=N) -> np.ndarray:
     if dtype == "int1":
-        return (np.arange(n) % 3 == 1)
+        return np.arange(n) % 3 == 1
     if is_int(dtype):
         return int_values(dtype, n)
     if dtype in FP8:  # every bit pattern but a few, in an order that mixes signs
@@ -843,8 +990,12 @@ def _table(fmt):
 
 # Overflow rule per (format, rounding): "ieee" (rtne -> inf, rtz -> largest finite, inf stays),
 # "sat" (cvt .satfinite: beyond the largest finite, inf included -> largest finite).
-_OVERFLOW = {("fp8e4nv", "rtne"): "sat", ("fp8e4nv", "rtz"): "sat", ("fp8e5", "rtne"): "sat",
-             ("fp8e5", "rtz"): "ieee"}
+_OVERFLOW = {
+    ("fp8e4nv", "rtne"): "sat",
+    ("fp8e4nv", "rtz"): "sat",
+    ("fp8e5", "rtne"): "sat",
+    ("fp8e5", "rtz"): "ieee",
+}
 
 
 def _pick(value, below, above, below_even, rounding):
@@ -877,8 +1028,11 @@ def round_to(value, fmt, rounding="rtne"):
                 result = float(big)
         else:
             guess = np.array(float(magnitude)).astype(dtype)
-            near = [np.nextafter(guess, dtype.type(0)), guess,
-                    np.nextafter(guess, dtype.type(np.inf))]
+            near = [
+                np.nextafter(guess, dtype.type(0)),
+                guess,
+                np.nextafter(guess, dtype.type(np.inf)),
+            ]
             below = max((c for c in near if Fraction(float(c)) <= magnitude), key=float)
             above = min((c for c in near if Fraction(float(c)) >= magnitude), key=float)
             if Fraction(float(below)) == magnitude:
@@ -969,9 +1123,19 @@ def computation_float(a, b, op):
     return "fp32"  # bf16 with an integer
 
 
-_NP_OPS = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "truediv": np.divide,
-           "mod": np.fmod, "lt": np.less, "le": np.less_equal, "gt": np.greater,
-           "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal}
+_NP_OPS = {
+    "add": np.add,
+    "sub": np.subtract,
+    "mul": np.multiply,
+    "truediv": np.divide,
+    "mod": np.fmod,
+    "lt": np.less,
+    "le": np.less_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+    "eq": np.equal,
+    "ne": np.not_equal,
+}
 
 
 def gpu_float_binary(op, x, a, y, b, comp):
@@ -1014,8 +1178,12 @@ def literal_type(value) -> str:
     if isinstance(value, bool):
         return "int1"
     if isinstance(value, int):
-        for name, lo, hi in (("int32", -(2**31), 2**31), ("uint32", 2**31, 2**32),
-                             ("int64", -(2**63), 2**63), ("uint64", 2**63, 2**64)):
+        for name, lo, hi in (
+            ("int32", -(2**31), 2**31),
+            ("uint32", 2**31, 2**32),
+            ("int64", -(2**63), 2**63),
+            ("uint64", 2**63, 2**64),
+        ):
             if lo <= value < hi:
                 return name
         raise ValueError(value)
@@ -1030,8 +1198,9 @@ def scalar_constant(value, dtype) -> np.ndarray:
     if value == 0:
         value = 0
     if is_int(dtype):
-        return np.array([_wrap(int(value), dtype)] if dtype != "int1" else [bool(value)],
-                        dtype=object).astype(NUMPY[dtype])
+        return np.array(
+            [_wrap(int(value), dtype)] if dtype != "int1" else [bool(value)], dtype=object
+        ).astype(NUMPY[dtype])
     if dtype in ("fp16", "bf16") or dtype in FP8:
         return gpu_convert(np.array([float(value)], np.float64).astype(np.float32), "fp32", dtype)
     return gpu_convert(np.array([float(value)], np.float64), "fp64", dtype)
@@ -1043,8 +1212,9 @@ def scalar_constant(value, dtype) -> np.ndarray:
 def binary_expectation(op, x, a, y, b, result):
     """(reason, gpu) for `x op y` (operands of types a, b; `result` the common result type) where
     Triton's interpreter is known not to be the GPU, else (None, None)."""
-    if "bf16" in (a, b) and (is_float(result) or (op in COMPARISONS and (is_float(a) or
-                                                                       is_float(b)))):
+    if "bf16" in (a, b) and (
+        is_float(result) or (op in COMPARISONS and (is_float(a) or is_float(b)))
+    ):
         comp = result if op not in COMPARISONS else computation_float(a, b, op)
         return "bf16", lambda slot, dtype: gpu_float_binary(op, x, a, y, b, comp)
     if op in ("floordiv", "mod") and is_int(result):
@@ -1082,10 +1252,31 @@ def test_binary_tensor_scalar_tensor(kernels, op):
     mism.check()
 
 
-SCALARS = [0, 1, -1, 7, -7, 128, 255, -129, 65536, 2**31 - 1, 2**31, -(2**31) - 1, 2**32, 2**63,
-           2**64 - 1, True, 0.1, -2.5, 1e50, -0.0, math.inf,
-           1 + 2**-11 + 2**-40,  # an fp16 tie once rounded to fp32: compiled Triton rounds twice
-           2**60 + 2**36 + 1]  # above an fp32 tie, but on it once rounded to a double
+SCALARS = [
+    0,
+    1,
+    -1,
+    7,
+    -7,
+    128,
+    255,
+    -129,
+    65536,
+    2**31 - 1,
+    2**31,
+    -(2**31) - 1,
+    2**32,
+    2**63,
+    2**64 - 1,
+    True,
+    0.1,
+    -2.5,
+    1e50,
+    -0.0,
+    math.inf,
+    1 + 2**-11 + 2**-40,  # an fp16 tie once rounded to fp32: compiled Triton rounds twice
+    2**60 + 2**36 + 1,
+]  # above an fp32 tie, but on it once rounded to a double
 SCALAR_LEFT_OPS = ("sub", "truediv", "floordiv", "mod", "shl", "shr", "lt", "and")
 
 
@@ -1117,10 +1308,19 @@ def _scalar_case(kernels, op, a, s, scalar_left, mism):
         s_vals = scalar_constant(s, comp)
         sx, sy = (s_vals, x) if scalar_left else (x, s_vals)
         ta, tb = (comp, a) if scalar_left else (a, comp)
-        ref = gpu_float_binary(op, np.broadcast_to(sx, (16,)), ta, np.broadcast_to(sy, (16,)), tb,
-                               comp)
-        check_values(case, 0, comp, np.full(16, np.nan).astype(NUMPY[comp]), n.values(0), mism,
-                     lambda slot, dtype: ref, "get_bf16")
+        ref = gpu_float_binary(
+            op, np.broadcast_to(sx, (16,)), ta, np.broadcast_to(sy, (16,)), tb, comp
+        )
+        check_values(
+            case,
+            0,
+            comp,
+            np.full(16, np.nan).astype(NUMPY[comp]),
+            n.values(0),
+            mism,
+            lambda slot, dtype: ref,
+            "get_bf16",
+        )
         return
     if t.error is not None or n.error is not None:
         compare(case, t, n, mism)
@@ -1154,8 +1354,9 @@ def test_binary_tensor_python_scalar(kernels, op):
 RUNTIME_INTS = [0, 5, -3, 2**31 - 1, 2**31, -(2**31) - 1, 2**40, 2**63, 2**64 - 1]
 
 
-@pytest.mark.parametrize("op", ["add", "sub", "mul", "truediv", "floordiv", "mod", "shr", "lt",
-                                "xor"])
+@pytest.mark.parametrize(
+    "op", ["add", "sub", "mul", "truediv", "floordiv", "mod", "shr", "lt", "xor"]
+)
 def test_binary_runtime_int_argument(kernels, op):
     """An int kernel argument is a scalar tensor (int32, int64 or uint64 by range): not weak."""
     mism = Mismatches()
@@ -1182,8 +1383,10 @@ def test_binary_runtime_float_argument(kernels):
             t, n = both(kernels, "tr_add", tensor_of(x, a), s, N=16)
             comp = "fp64" if a == "fp64" else "fp32"
             if n.error is not None or n.results != [(comp, (16,))]:
-                mism.add(f"{a} + float arg {s}", f"Naiad gave {n.results or n.error}, compiled "
-                                                 f"Triton {comp}")
+                mism.add(
+                    f"{a} + float arg {s}",
+                    f"Naiad gave {n.results or n.error}, compiled Triton {comp}",
+                )
                 continue
             ref = gpu_float_binary("add", x, a, np.full(16, s, np.float32), "fp32", comp)
             check_values(f"{a} + float arg {s}", 0, comp, ref, n.values(0), mism)
@@ -1196,7 +1399,8 @@ def test_binary_runtime_float_argument(kernels):
 def _flip_sign(x, dtype):
     width = WIDTH[dtype]
     return (np.asarray(x).view(f"uint{width}") ^ np.array(1 << (width - 1), f"uint{width}")).view(
-        NUMPY[dtype])
+        NUMPY[dtype]
+    )
 
 
 @pytest.mark.parametrize("op", ["neg", "invert"])
@@ -1236,8 +1440,15 @@ def test_unary_minus_of_python_scalars(kernels):
     for s in (0, 5, -(2**31), 2**31, 2**63, 0.0, -0.0, 1.5, 1e50, True):
         t, n = both(kernels, "unary_neg_scalar", S=s)
         if s is True:  # EXPECTED["bool_arith"]: -True is 0 - 1 modulo 2, i.e. True
-            compare(f"-({s!r})", t, n, mism, lambda slot, dtype: np.array(True), "bool_arith",
-                    [("int1", ())])
+            compare(
+                f"-({s!r})",
+                t,
+                n,
+                mism,
+                lambda slot, dtype: np.array(True),
+                "bool_arith",
+                [("int1", ())],
+            )
             continue
         compare(f"-({s!r})", t, n, mism)
     mism.check()
@@ -1285,16 +1496,21 @@ def test_cast(kernels, src):
         for rounding in (None, "rtne", "rtz"):
             t, n = _both_dtype(kernels, "cast", dst, xt, N=N, ROUNDING=rounding)
             reason = cast_reason(src, dst, rounding)
-            gpu = (lambda slot, dtype, d=dst, r=rounding: gpu_convert(x, src, d, r or "rtne"))
+            gpu = lambda slot, dtype, d=dst, r=rounding: gpu_convert(x, src, d, r or "rtne")
             # Triton's interpreter crashes in `_convert_float` (NumPy refuses its uint64 shifts,
             # or its all-ones constant) on these; Naiad gives them the documented one rounding.
-            crashes = ((src == "fp64" and (dst in FP8 or (rounding == "rtz" and dst != "fp64")))
-                       or (dst == "fp64" and src in FP8) or (src in FP8 and dst in FP8))
-            legal = rounding is None or (is_float(src) and is_float(dst)
-                                         and WIDTH[src] > WIDTH[dst])
+            crashes = (
+                (src == "fp64" and (dst in FP8 or (rounding == "rtz" and dst != "fp64")))
+                or (dst == "fp64" and src in FP8)
+                or (src in FP8 and dst in FP8)
+            )
+            legal = rounding is None or (
+                is_float(src) and is_float(dst) and WIDTH[src] > WIDTH[dst]
+            )
             results = [(dst, (N,))] if crashes and legal and src != dst else None
-            compare(f"{src} -> {dst} ({rounding})", t, n, mism, gpu if reason else None, reason,
-                    results)
+            compare(
+                f"{src} -> {dst} ({rounding})", t, n, mism, gpu if reason else None, reason, results
+            )
     mism.check()
 
 
@@ -1303,8 +1519,7 @@ def test_bitcast(kernels):
     for src in ALL:
         xt = tensor_of(values_of(src), src)
         for dst in ALL:
-            compare(f"bitcast {src} -> {dst}", *_both_dtype(kernels, "bitcast", dst, xt, N=N),
-                    mism)
+            compare(f"bitcast {src} -> {dst}", *_both_dtype(kernels, "bitcast", dst, xt, N=N), mism)
     mism.check()
 
 
@@ -1316,7 +1531,7 @@ def test_cast_python_scalar(kernels):
             t, n = _both_dtype(kernels, "cast_scalar", dst, S=s)
             src = literal_type(s)
             reason = cast_reason(src, dst, None)
-            gpu = (lambda slot, dtype, d=dst: gpu_convert(scalar_constant(s, src), src, d))
+            gpu = lambda slot, dtype, d=dst: gpu_convert(scalar_constant(s, src), src, d)
             compare(f"cast({s!r}, {dst})", t, n, mism, gpu if reason else None, reason)
     mism.check()
 
@@ -1346,8 +1561,13 @@ def round_exact(value: Fraction, dtype: str) -> float:
         return float(guess)
     near = [np.nextafter(guess, np_type(-np.inf)), guess, np.nextafter(guess, np_type(np.inf))]
     near = [c for c in near if np.isfinite(c)]
-    best = min(near, key=lambda c: (abs(Fraction(float(c)) - value),
-                                    int(np.array(c).view(f"uint{WIDTH[dtype]}")) & 1))
+    best = min(
+        near,
+        key=lambda c: (
+            abs(Fraction(float(c)) - value),
+            int(np.array(c).view(f"uint{WIDTH[dtype]}")) & 1,
+        ),
+    )
     return float(best) if value != 0 or float(best) != 0 else float(best)
 
 
@@ -1391,20 +1611,29 @@ def test_math_binary(kernels):
                     continue
                 if fn == "fdiv" and a == b == "bf16":
                     reason = "bf16"
-                    gpu = (lambda slot, dtype, x=x, y=y: gpu_float_binary(
-                        "truediv", x, "bf16", y, "bf16", "bf16"))
+                    gpu = lambda slot, dtype, x=x, y=y: gpu_float_binary(
+                        "truediv", x, "bf16", y, "bf16", "bf16"
+                    )
                 if fn == "umulhi" and t.error is None and t.results[0][0] == "int32":
                     # EXPECTED["umulhi"]: the interpreter sign-extends int32 before multiplying
                     reason = "umulhi"
-                    gpu = (lambda slot, dtype, x=x, y=y: gpu_mulhi(
-                        x.astype(np.int32), y.astype(np.int32), "int32"))
-                if fn == "umulhi" and "int64" in (a, b) and is_int(a) and is_int(b) and \
-                        WIDTH[a] >= 32 and WIDTH[b] >= 32:
+                    gpu = lambda slot, dtype, x=x, y=y: gpu_mulhi(
+                        x.astype(np.int32), y.astype(np.int32), "int32"
+                    )
+                if (
+                    fn == "umulhi"
+                    and "int64" in (a, b)
+                    and is_int(a)
+                    and is_int(b)
+                    and WIDTH[a] >= 32
+                    and WIDTH[b] >= 32
+                ):
                     # EXPECTED["umulhi"]: the interpreter's 64-bit umulhi crashes on negatives
                     res = "uint64" if "uint64" in (a, b) else "int64"
                     reason, results = "umulhi", [(res, (256,))]
-                    gpu = (lambda slot, dtype, res=res, x=x, y=y, a=a, b=b: gpu_mulhi(
-                        x.astype(NUMPY[res]), y.astype(NUMPY[res]), res))
+                    gpu = lambda slot, dtype, res=res, x=x, y=y, a=a, b=b: gpu_mulhi(
+                        x.astype(NUMPY[res]), y.astype(NUMPY[res]), res
+                    )
                 compare(f"{fn}({a}, {b})", t, n, mism, gpu, reason, results)
         x, y = cross(a, a)
         z = np.roll(y, 7)
@@ -1412,8 +1641,9 @@ def test_math_binary(kernels):
         reason = gpu = None
         if is_int(a):  # EXPECTED["verifier"]: math.fma on integers fails IR verification
             if n.error is None:
-                mism.add(f"fma({a})", "Naiad computed it; compiled Triton refuses math.fma on "
-                                      "integers")
+                mism.add(
+                    f"fma({a})", "Naiad computed it; compiled Triton refuses math.fma on integers"
+                )
             continue
         if a in ("fp16", "fp32", "fp64"):
             reason, gpu = "fma", lambda slot, dtype: gpu_fma(x, y, z, a)
@@ -1429,8 +1659,9 @@ def test_math_binary(kernels):
                 res = t.results[0][0]
                 xs = x.astype(NUMPY[res]) + NUMPY[res].type(d - 1)
                 reason = "idiv0"
-                gpu = (lambda slot, dtype, xs=xs, res=res, d=d: gpu_int_divide(
-                    "floordiv", xs, np.full(16, d).astype(NUMPY[res]), res))
+                gpu = lambda slot, dtype, xs=xs, res=res, d=d: gpu_int_divide(
+                    "floordiv", xs, np.full(16, d).astype(NUMPY[res]), res
+                )
             compare(f"cdiv({a}, {d})", t, n, mism, gpu, reason)
     mism.check()
 
@@ -1442,9 +1673,10 @@ def gpu_extremum(which, x, y, propagate, comp):
     """min/max in float type `comp` (bf16 promotes to fp32): NaN per `propagate`, -0 < +0."""
     xs, ys = x.astype(np.float64), y.astype(np.float64)
     pick = np.where(xs < ys, xs, ys) if which == "min" else np.where(xs > ys, xs, ys)
-    tie = (xs == ys)
-    zero_pick = (np.signbit(xs) | np.signbit(ys)) if which == "min" else \
-        (np.signbit(xs) & np.signbit(ys))
+    tie = xs == ys
+    zero_pick = (
+        (np.signbit(xs) | np.signbit(ys)) if which == "min" else (np.signbit(xs) & np.signbit(ys))
+    )
     pick = np.where(tie, np.where(zero_pick, -np.abs(xs), np.abs(xs)), pick)
     nan = np.isnan(xs) | np.isnan(ys)
     other = np.where(np.isnan(xs), ys, xs)
@@ -1463,16 +1695,28 @@ def test_minimum_maximum(kernels, fn):
             for mode in nan_modes:
                 outcomes = []
                 for module in kernels:
-                    outcomes.append(launch(module, f"ext_{fn}", (tensor_of(x, a), tensor_of(y, b)),
-                                           dict(N=256, NAN=getattr(module.tl.PropagateNan, mode))))
+                    outcomes.append(
+                        launch(
+                            module,
+                            f"ext_{fn}",
+                            (tensor_of(x, a), tensor_of(y, b)),
+                            dict(N=256, NAN=getattr(module.tl.PropagateNan, mode)),
+                        )
+                    )
                 t, n = outcomes
                 reason = gpu = None
                 if t.error is None and is_float(t.results[0][0]):
                     comp = t.results[0][0]
                     reason = "bf16" if "bf16" in (a, b) else "signed_zero"
-                    gpu = (lambda slot, dtype, comp=comp, mode=mode, x=x, y=y, a=a, b=b:
-                           gpu_extremum(fn[:3], gpu_convert(x, a, comp), gpu_convert(y, b, comp),
-                                        mode == "ALL", comp))
+                    gpu = lambda slot, dtype, comp=comp, mode=mode, x=x, y=y, a=a, b=b: (
+                        gpu_extremum(
+                            fn[:3],
+                            gpu_convert(x, a, comp),
+                            gpu_convert(y, b, comp),
+                            mode == "ALL",
+                            comp,
+                        )
+                    )
                 compare(f"{fn}({a}, {b}, {mode})", t, n, mism, gpu, reason)
     mism.check()
 
@@ -1490,11 +1734,13 @@ def test_minimum_maximum_python_scalar(kernels, fn):
             if t.error is None and is_float(t.results[0][0]):
                 comp = t.results[0][0]
                 s_type = literal_type(s)
-                s_vals = np.broadcast_to(gpu_convert(scalar_constant(s, s_type), s_type, comp),
-                                         (16,))
+                s_vals = np.broadcast_to(
+                    gpu_convert(scalar_constant(s, s_type), s_type, comp), (16,)
+                )
                 reason = "bf16" if a == "bf16" else "signed_zero"
-                gpu = (lambda slot, dtype, comp=comp, s_vals=s_vals: gpu_extremum(
-                    fn[:3], gpu_convert(x, a, comp), s_vals, False, comp))
+                gpu = lambda slot, dtype, comp=comp, s_vals=s_vals: gpu_extremum(
+                    fn[:3], gpu_convert(x, a, comp), s_vals, False, comp
+                )
             compare(f"{fn}({a}, {s!r})", t, n, mism, gpu, reason)
     mism.check()
 
@@ -1508,25 +1754,34 @@ def test_clamp(kernels):
         for mode in ("NONE", "ALL"):
             outcomes = []
             for module in kernels:
-                outcomes.append(launch(module, "ext_clamp", tuple(tensor_of(v, a) for v in
-                                                                  (x, lo, hi)),
-                                       dict(N=N, NAN=getattr(module.tl.PropagateNan, mode))))
+                outcomes.append(
+                    launch(
+                        module,
+                        "ext_clamp",
+                        tuple(tensor_of(v, a) for v in (x, lo, hi)),
+                        dict(N=N, NAN=getattr(module.tl.PropagateNan, mode)),
+                    )
+                )
             t, n = outcomes
             reason = gpu = None
             if a == "bf16" and t.error is None:
                 reason = "bf16"
-                gpu = (lambda slot, dtype, mode=mode: _gpu_clamp(x, lo, hi, mode))
+                gpu = lambda slot, dtype, mode=mode: _gpu_clamp(x, lo, hi, mode)
             compare(f"clamp({a}, {mode})", t, n, mism, gpu, reason)
         for lo_s, hi_s in ((-1, 1), (0.25, 100), (-0.0, 0.0), (0, 2**40)):
-            t, n = both(kernels, "ext_clamp_s", tensor_of(values_of(a, 16), a), N=16, LO=lo_s,
-                        HI=hi_s)
+            t, n = both(
+                kernels, "ext_clamp_s", tensor_of(values_of(a, 16), a), N=16, LO=lo_s, HI=hi_s
+            )
             reason = gpu = None
             if a == "bf16" and t.error is None:
                 reason = "bf16"
                 xs = values_of(a, 16)
-                gpu = (lambda slot, dtype, lo_s=lo_s, hi_s=hi_s: _gpu_clamp(
-                    xs, np.full(16, float(scalar_constant(lo_s, literal_type(lo_s))[0])),
-                    np.full(16, float(scalar_constant(hi_s, literal_type(hi_s))[0])), "NONE"))
+                gpu = lambda slot, dtype, lo_s=lo_s, hi_s=hi_s: _gpu_clamp(
+                    xs,
+                    np.full(16, float(scalar_constant(lo_s, literal_type(lo_s))[0])),
+                    np.full(16, float(scalar_constant(hi_s, literal_type(hi_s))[0])),
+                    "NONE",
+                )
             compare(f"clamp({a}, {lo_s!r}, {hi_s!r})", t, n, mism, gpu, reason)
     mism.check()
 
@@ -1548,35 +1803,51 @@ def test_where(kernels):
         for a in DTYPES:
             for b in DTYPES:
                 x, y = cross(a, b)
-                t, n = both(kernels, "sel_where", tensor_of(cond, c), tensor_of(x, a),
-                            tensor_of(y, b), N=256)
+                t, n = both(
+                    kernels,
+                    "sel_where",
+                    tensor_of(cond, c),
+                    tensor_of(x, a),
+                    tensor_of(y, b),
+                    N=256,
+                )
                 reason = gpu = None
                 if t.error is None and "bf16" in (a, b) and t.results[0][0] != "bf16":
                     comp = t.results[0][0]
                     truth = gpu_convert(cond, c, "int1")
                     reason = "bf16"
-                    gpu = (lambda slot, dtype, comp=comp, truth=truth, x=x, y=y, a=a, b=b:
-                           np.where(truth, gpu_convert(x, a, comp), gpu_convert(y, b, comp)))
+                    gpu = lambda slot, dtype, comp=comp, truth=truth, x=x, y=y, a=a, b=b: np.where(
+                        truth, gpu_convert(x, a, comp), gpu_convert(y, b, comp)
+                    )
                 compare(f"where({c}, {a}, {b})", t, n, mism, gpu, reason)
             if c != "int1":
                 continue
             for s in (0, -1, 300, 2**40, 0.5, -0.0, True):
-                t, n = both(kernels, "sel_where_s", tensor_of(cond[:16], c),
-                            tensor_of(values_of(a, 16), a), N=16, S=s)
+                t, n = both(
+                    kernels,
+                    "sel_where_s",
+                    tensor_of(cond[:16], c),
+                    tensor_of(values_of(a, 16), a),
+                    N=16,
+                    S=s,
+                )
                 reason = gpu = None
                 if t.error is not None and "get_bf16" in str(t.error):
                     xs = values_of(a, 16)
                     reason, results = "get_bf16", [("bf16", (16,))]
-                    gpu = (lambda slot, dtype, s=s, xs=xs: np.where(
-                        cond[:16], xs, scalar_constant(s, "bf16")))
+                    gpu = lambda slot, dtype, s=s, xs=xs: np.where(
+                        cond[:16], xs, scalar_constant(s, "bf16")
+                    )
                     compare(f"where(c, {a}, {s!r})", t, n, mism, gpu, reason, results)
                     continue
                 compare(f"where(c, {a}, {s!r})", t, n, mism)
         if c == "int1":
             for s1, s2 in ((1, 2.5), (1, -1), (2**40, 1), (True, 3), (-0.0, 0.0)):
-                compare(f"where(c, {s1!r}, {s2!r})",
-                        *both(kernels, "sel_where_ss", tensor_of(cond[:16], c), N=16, A=s1, B=s2),
-                        mism)
+                compare(
+                    f"where(c, {s1!r}, {s2!r})",
+                    *both(kernels, "sel_where_ss", tensor_of(cond[:16], c), N=16, A=s1, B=s2),
+                    mism,
+                )
     mism.check()
 
 
@@ -1614,28 +1885,46 @@ def test_reductions(kernels, fn):
         runs = [(f"{fn}({a})", both(kernels, f"red_{fn}", xt, N=N))]
         for axis in (0, 1) + ((None,) if not fn.startswith("arg") else ()):
             for keep in (False, True):
-                runs.append((f"{fn}({a}, axis={axis}, keep_dims={keep})",
-                             both(kernels, f"red2_{fn}", xt, AXIS=axis, KEEP=keep)))
+                runs.append(
+                    (
+                        f"{fn}({a}, axis={axis}, keep_dims={keep})",
+                        both(kernels, f"red2_{fn}", xt, AXIS=axis, KEEP=keep),
+                    )
+                )
         for case, (t, n) in runs:
             if a == "bf16" and t.error is None:  # EXPECTED["bf16"]: Triton on the fp32 values
-                t = launch(kernels[0], case_kernel(fn, case), (tensor_of(x.astype(np.float32),
-                                                                         "fp32"),),
-                           case_kwargs(case))
+                t = launch(
+                    kernels[0],
+                    case_kernel(fn, case),
+                    (tensor_of(x.astype(np.float32), "fp32"),),
+                    case_kwargs(case),
+                )
                 if n.error is None and t.error is None and fn == "sum":
                     if n.results[0][0] != "bf16" or n.results[0][1] != t.results[0][1]:
                         mism.add(case, f"[bf16] Naiad's results {n.results}")
                     elif not close(t.values(0), n.values(0), "bf16", TOL["bf16"]).all():
                         mism.add(case, f"[bf16] {t.values(0)} {n.values(0)}")
                     continue
-            if fn == "sum" and a == "int32" and t.error is not None and "out of bounds" in \
-                    str(t.error):
+            if (
+                fn == "sum"
+                and a == "int32"
+                and t.error is not None
+                and "out of bounds" in str(t.error)
+            ):
                 axis = case_kwargs(case).get("AXIS", None)
                 keep = case_kwargs(case).get("KEEP", False)
                 data = x.astype(np.int64)
                 data = data.reshape(8, 8) if "axis" in case else data
                 ref = data.sum(axis=axis if "axis" in case else None, keepdims=keep)
-                compare(case, t, n, mism, lambda slot, dtype, ref=ref: ref.astype(np.int32),
-                        "sum_overflow", [("int32", tuple(np.shape(ref)))])
+                compare(
+                    case,
+                    t,
+                    n,
+                    mism,
+                    lambda slot, dtype, ref=ref: ref.astype(np.int32),
+                    "sum_overflow",
+                    [("int32", tuple(np.shape(ref)))],
+                )
                 continue
             if fn == "xor_sum" and "axis=None, keep_dims=True" in case and t.error is None:
                 # EXPECTED["keepdims"]: compiled Triton keeps both dimensions.
@@ -1643,11 +1932,24 @@ def test_reductions(kernels, fn):
                 if n.error is not None or n.results != [(a, (1, 1))]:
                     mism.add(case, f"[keepdims] Naiad gave {n.results or n.error}")
                 else:
-                    check_values(case, 0, a, None, n.values(0), mism,
-                                 lambda slot, dtype, ref=ref: ref, "keepdims")
+                    check_values(
+                        case,
+                        0,
+                        a,
+                        None,
+                        n.values(0),
+                        mism,
+                        lambda slot, dtype, ref=ref: ref,
+                        "keepdims",
+                    )
                 continue
-            if t.error is None and n.error is None and t.results == n.results and \
-                    is_float(t.results[0][0]) and fn == "sum":
+            if (
+                t.error is None
+                and n.error is None
+                and t.results == n.results
+                and is_float(t.results[0][0])
+                and fn == "sum"
+            ):
                 dtype = t.results[0][0]
                 ok = close(t.values(0), n.values(0), dtype, TOL[dtype])
                 if not ok.all():  # EXPECTED["reduce_order"]
@@ -1680,12 +1982,24 @@ def test_reductions_with_nan(kernels):
             compare(f"{fn}({a} with NaN)", *both(kernels, f"red_{fn}", xt, N=N), mism)
         for fn in ("argmax", "argmin"):
             t, n = both(kernels, f"red_{fn}", xt, N=N)
-            compare(f"{fn}({a} with NaN)", t, n, mism,
-                    lambda slot, dtype, fn=fn, x=x: np.array(_gpu_arg(fn, x)), "nanarg")
+            compare(
+                f"{fn}({a} with NaN)",
+                t,
+                n,
+                mism,
+                lambda slot, dtype, fn=fn, x=x: np.array(_gpu_arg(fn, x)),
+                "nanarg",
+            )
         for fn in ("max_idx", "min_idx"):
             t, n = both(kernels, f"red_{fn}", xt, N=N)
-            compare(f"{fn}({a} with NaN)", t, n, mism,
-                    lambda slot, dtype, fn=fn, x=x: _gpu_arg_pair(fn[:3], x, slot), "nanarg")
+            compare(
+                f"{fn}({a} with NaN)",
+                t,
+                n,
+                mism,
+                lambda slot, dtype, fn=fn, x=x: _gpu_arg_pair(fn[:3], x, slot),
+                "nanarg",
+            )
     mism.check()
 
 
@@ -1704,12 +2018,15 @@ def _gpu_arg(fn, x):
 def _gpu_arg_pair(which, x, slot):
     """argmax/argmin's combine (tie_break_left): keep (v1, i1) when v1 > v2 (or <), or equal and
     i1 < i2; NaN compares false, so the right-hand pair wins against a NaN on the left."""
+
     def combine(p, q):
         (v1, i1), (v2, i2) = p, q
         better = v1 > v2 if which == "max" else v1 < v2
         return p if better or (v1 == v2 and i1 < i2) else q
-    value, index = _tree_combine([(float(v), i) for i, v in enumerate(x.astype(np.float64))],
-                                 combine)
+
+    value, index = _tree_combine(
+        [(float(v), i) for i, v in enumerate(x.astype(np.float64))], combine
+    )
     return np.array(value).astype(x.dtype) if slot == 0 else np.array(index, np.int32)
 
 
@@ -1743,17 +2060,24 @@ def test_scans(kernels, fn):
         for reverse in (False, True):
             t, n = both(kernels, f"scan_{fn}", xt, N=N, REVERSE=reverse)
             case = f"{fn}({a}, reverse={reverse})"
-            if t.error is None and n.error is None and t.results == n.results and \
-                    is_float(t.results[0][0]):
+            if (
+                t.error is None
+                and n.error is None
+                and t.results == n.results
+                and is_float(t.results[0][0])
+            ):
                 dtype = t.results[0][0]
                 if a == "bf16":  # EXPECTED["bf16"]: compare with a model of the promoted values
                     ref = (np.cumsum if fn == "cumsum" else np.cumprod)(
-                        x.astype(np.float64)[::-1] if reverse else x.astype(np.float64))
+                        x.astype(np.float64)[::-1] if reverse else x.astype(np.float64)
+                    )
                     tv = ref[::-1] if reverse else ref
                 else:
                     tv = t.values(0)
-                ok = np.abs(tv.astype(np.float64) - n.values(0).astype(np.float64)) <= \
-                    TOL[dtype] * (np.abs(tv.astype(np.float64)) + 1) * 4
+                ok = (
+                    np.abs(tv.astype(np.float64) - n.values(0).astype(np.float64))
+                    <= TOL[dtype] * (np.abs(tv.astype(np.float64)) + 1) * 4
+                )
                 if not ok.all():  # EXPECTED["reduce_order"]
                     mism.add(case, f"values beyond tolerance: {tv[~ok][:4]} {n.values(0)[~ok][:4]}")
                 continue
@@ -1780,10 +2104,13 @@ def test_sort_topk_flip(kernels):
     for a in ("int1",) + DTYPES:
         x = values_of(a, 32)
         xt = tensor_of(x, a)
-        runs = [(f"sort({a}, descending={d})", "sort_sort", dict(N=32, DESCENDING=d))
-                for d in (False, True)]
-        runs += [(f"sort2({a}, descending={d})", "sort_sort2", dict(DESCENDING=d))
-                 for d in (False, True)]
+        runs = [
+            (f"sort({a}, descending={d})", "sort_sort", dict(N=32, DESCENDING=d))
+            for d in (False, True)
+        ]
+        runs += [
+            (f"sort2({a}, descending={d})", "sort_sort2", dict(DESCENDING=d)) for d in (False, True)
+        ]
         runs += [(f"topk({a}, {k})", "sort_topk", dict(N=32, K=k)) for k in (1, 4, 32)]
         runs += [(f"flip({a})", "sort_flip", dict(N=32))]
         runs += [(f"flip2({a}, {d})", "sort_flip2", dict(DIM=d)) for d in (0, 1, -1)]
@@ -1797,10 +2124,26 @@ def test_sort_topk_flip(kernels):
                     ref = top.values(0).reshape(1)
                 else:
                     ref = x[::-1]
-                out = ("fp32" if a in ("fp16", "bf16") else "int32" if is_int(a) and
-                       WIDTH[a] < 32 else a) if name == "sort_topk" else a
-                compare(case, t, n, mism, lambda slot, dtype, ref=ref: ref, "triton_bug",
-                        [(out, (1,) if name == "sort_topk" else (32,))])
+                out = (
+                    (
+                        "fp32"
+                        if a in ("fp16", "bf16")
+                        else "int32"
+                        if is_int(a) and WIDTH[a] < 32
+                        else a
+                    )
+                    if name == "sort_topk"
+                    else a
+                )
+                compare(
+                    case,
+                    t,
+                    n,
+                    mism,
+                    lambda slot, dtype, ref=ref: ref,
+                    "triton_bug",
+                    [(out, (1,) if name == "sort_topk" else (32,))],
+                )
                 continue
             if a == "bf16" and t.error is None and name != "sort_flip2":
                 # EXPECTED["bf16"]: Triton's network on the (exactly) widened fp32 values.
@@ -1811,8 +2154,9 @@ def test_sort_topk_flip(kernels):
                         mism.add(case, f"[bf16] results {n.results}, Triton's {t.results}")
                         continue
                     dtype = n.results[0][0]
-                    check_values(case, 0, dtype, t32.values(0).astype(NUMPY[dtype]), n.values(0),
-                                 mism)
+                    check_values(
+                        case, 0, dtype, t32.values(0).astype(NUMPY[dtype]), n.values(0), mism
+                    )
                     continue
             compare(case, t, n, mism)
     mism.check()
@@ -1835,13 +2179,19 @@ def test_philox(kernels):
         ot = tensor_of(off, name)
         for seed in (0, 42, 2**31 - 1, 2**31 + 5, 2**40 + 3, -5):
             for fn in ("randint", "rand", "randn", "randint4x"):
-                compare(f"{fn}(seed={seed}, {name} offsets)",
-                        *both(kernels, f"rng_{fn}", seed, ot, N=N), mism)
+                compare(
+                    f"{fn}(seed={seed}, {name} offsets)",
+                    *both(kernels, f"rng_{fn}", seed, ot, N=N),
+                    mism,
+                )
     for seed in (7, 2**35):
         compare(f"rand(seed={seed}, arange)", *both(kernels, "rng_rand_arange", seed, N=N), mism)
         for offset in (0, 12345, 2**31 - 1, 2**33):
-            compare(f"randint(seed={seed}, offset={offset})",
-                    *both(kernels, "rng_randint_scalar", seed, offset), mism)
+            compare(
+                f"randint(seed={seed}, offset={offset})",
+                *both(kernels, "rng_randint_scalar", seed, offset),
+                mism,
+            )
     mism.check()
 
 
@@ -1860,9 +2210,14 @@ def test_literals(kernels):
             if a == "fp16" and t.error is None and "." in lit and t.results[0][0] == "fp16":
                 x = values_of(a, 16)
                 reason = "fp16_scalar"
-                gpu = (lambda slot, dtype, lit=lit, x=x: gpu_float_binary(
-                    "add", x, "fp16", np.broadcast_to(scalar_constant(eval(lit), "fp16"), (16,)),
-                    "fp16", "fp16"))
+                gpu = lambda slot, dtype, lit=lit, x=x: gpu_float_binary(
+                    "add",
+                    x,
+                    "fp16",
+                    np.broadcast_to(scalar_constant(eval(lit), "fp16"), (16,)),
+                    "fp16",
+                    "fp16",
+                )
             compare(f"{a} + {lit}", t, n, mism, gpu, reason)
     mism.check()
 
@@ -1877,12 +2232,21 @@ def test_constexpr_assignment(kernels):
             for kernel in ("const_assign", "const_annotated", "const_direct", "const_to_tensor"):
                 t, n = both(kernels, kernel, x, N=16, C=c)
                 reason = gpu = None
-                if a == "fp16" and kernel in ("const_annotated", "const_direct") and \
-                        isinstance(c, float) and t.error is None:
+                if (
+                    a == "fp16"
+                    and kernel in ("const_annotated", "const_direct")
+                    and isinstance(c, float)
+                    and t.error is None
+                ):
                     reason = "fp16_scalar"
-                    gpu = (lambda slot, dtype, c=c: gpu_float_binary(
-                        "add", values_of("fp16", 16), "fp16",
-                        np.broadcast_to(scalar_constant(c, "fp16"), (16,)), "fp16", "fp16"))
+                    gpu = lambda slot, dtype, c=c: gpu_float_binary(
+                        "add",
+                        values_of("fp16", 16),
+                        "fp16",
+                        np.broadcast_to(scalar_constant(c, "fp16"), (16,)),
+                        "fp16",
+                        "fp16",
+                    )
                 compare(f"{kernel}({a}, {c!r})", t, n, mism, gpu, reason)
     for dtype in ("int8", "uint8", "int32", "uint64", "fp16", "bf16", "fp32", "fp64"):
         for c in (0, 5, -1, 300, 1.5, -0.0, 1 + 2**-11 + 2**-40, True):
@@ -1890,10 +2254,10 @@ def test_constexpr_assignment(kernels):
             reason = gpu = results = None
             if t.error is not None and "get_bf16" in str(t.error):
                 reason, results = "get_bf16", [("bf16", (16,))]
-                gpu = (lambda slot, dt, c=c: np.broadcast_to(scalar_constant(c, "bf16"), (16,)))
+                gpu = lambda slot, dt, c=c: np.broadcast_to(scalar_constant(c, "bf16"), (16,))
             elif dtype == "fp16" and isinstance(c, float):
                 reason = "fp16_scalar"
-                gpu = (lambda slot, dt, c=c: np.broadcast_to(scalar_constant(c, "fp16"), (16,)))
+                gpu = lambda slot, dt, c=c: np.broadcast_to(scalar_constant(c, "fp16"), (16,))
             compare(f"full({c!r}, {dtype})", t, n, mism, gpu, reason, results)
     mism.check()
 
@@ -1903,22 +2267,29 @@ def test_loops_wrap_around(kernels):
     mism = Mismatches()
     for n_iter in (0, 1, 5, 33):
         for step in (1, 2**30, 2**31 - 1, -(2**31)):
-            compare(f"acc += {step} x {n_iter}",
-                    *both(kernels, "loop_wrap_add", n_iter, STEP=step), mism)
+            compare(
+                f"acc += {step} x {n_iter}",
+                *both(kernels, "loop_wrap_add", n_iter, STEP=step),
+                mism,
+            )
         compare(f"acc = acc * 3 + 1 x {n_iter}", *both(kernels, "loop_wrap_mul", n_iter), mism)
-        compare(f"acc block += arange x {n_iter}",
-                *both(kernels, "loop_wrap_block", n_iter, N=16), mism)
+        compare(
+            f"acc block += arange x {n_iter}", *both(kernels, "loop_wrap_block", n_iter, N=16), mism
+        )
         compare(f"while x {n_iter}", *both(kernels, "loop_while", n_iter), mism)
     for lo, hi, step in ((0, 10, 1), (-5, 100, 7), (2**31 - 10, 2**31 - 1, 3), (10, 0, -2)):
-        compare(f"sum(range({lo}, {hi}, {step}))",
-                *both(kernels, "loop_index_sum", lo, hi, STEP=step), mism)
+        compare(
+            f"sum(range({lo}, {hi}, {step}))",
+            *both(kernels, "loop_index_sum", lo, hi, STEP=step),
+            mism,
+        )
     mism.check()
 
 
 # -------------------------------------------------------------------------------------------------
 # Where the interpreters run plain Python: compiled Triton's front end is the oracle
 # -------------------------------------------------------------------------------------------------
-FRONTEND = '''
+FRONTEND = """
 import triton.language as tl
 from triton.runtime.jit import JITFunction as jit
 
@@ -1980,10 +2351,10 @@ def fe_float_arg(x_ptr, s):
 def fe_const(x_ptr, S: tl.constexpr):
     y = tl.load(x_ptr + tl.arange(0, 16)) + S
     tl.static_print("RESULT", y.dtype)
-'''
+"""
 
 
-FRONTEND += '''
+FRONTEND += """
 
 @jit
 def fe_topk1(x_ptr):
@@ -1995,12 +2366,12 @@ def fe_topk1(x_ptr):
 def fe_flip(x_ptr):
     y = tl.flip(tl.load(x_ptr + tl.arange(0, 16)))
     tl.static_print("RESULT", y.dtype)
-'''
+"""
 
 # Compiled Triton's front end runs in a child process without TRITON_INTERPRET: there the
 # standard library is compiled (here its jit functions are interpreted ones, which patch
 # `triton.language` for good once called), and this process's patched module stays out of it.
-FRONTEND_RUNNER = '''
+FRONTEND_RUNNER = """
 import contextlib, io, json, sys, warnings
 sys.path.insert(0, sys.argv[1])
 import triton
@@ -2033,7 +2404,7 @@ for key, name, signature, constexprs in json.load(open(sys.argv[2])):
                if "RESULT" in line]
     results[key] = ["ok", printed, str(ttir)]
 json.dump(results, open(sys.argv[3], "w"))
-'''
+"""
 
 
 def frontend_requests():
@@ -2069,9 +2440,19 @@ def frontend(tmp_path_factory):
     (root / "runner.py").write_text(FRONTEND_RUNNER)
     (root / "requests.json").write_text(json.dumps(frontend_requests()))
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
-    done = subprocess.run([sys.executable, str(root / "runner.py"), str(root),
-                           str(root / "requests.json"), str(root / "results.json")],
-                          env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(root / "runner.py"),
+            str(root),
+            str(root / "requests.json"),
+            str(root / "results.json"),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if done.returncode != 0:
         pytest.skip(f"compiled Triton's front end is not available here: {done.stderr[-500:]}")
     return json.loads((root / "results.json").read_text())
@@ -2089,8 +2470,11 @@ def _agree(case, compiled, n: Outcome, mism):
     status, printed, _ = compiled
     if status == "error":
         if n.error is None:
-            mism.add(case, f"compiled Triton refuses ({printed.splitlines()[-1][:200]}); Naiad "
-                           f"gave {n.results}")
+            mism.add(
+                case,
+                f"compiled Triton refuses ({printed.splitlines()[-1][:200]}); Naiad "
+                f"gave {n.results}",
+            )
         return
     if n.error is not None:
         mism.add(case, f"compiled Triton accepts ({printed}); Naiad raised {n.error}")
@@ -2108,13 +2492,15 @@ def test_compiled_frontend_rules(kernels, frontend):
     for a in ("int1", "int32", "fp32"):
         x = tensor_of(values_of(a), a)
         x16 = tensor_of(values_of(a, 16), a)
-        runs = (("fe_not", f"not {a}", "unary_not", (x,), dict(N=N)),
-                ("fe_and", f"{a} and {a} (scalars)", "logic_and", (x,), {}),
-                ("fe_or_block", f"{a} or {a} (blocks)", "logic_or_block", (x,), dict(N=16)),
-                ("fe_plus", f"+{a}", "unary_plus", (x,), dict(N=N)),
-                ("fe_abs", f"abs({a})", "unary_abs_builtin", (x,), dict(N=N)),
-                ("fe_topk1", f"topk({a}, 1)", "sort_topk", (x16,), dict(N=16, K=1)),
-                ("fe_flip", f"flip({a})", "sort_flip", (x16,), dict(N=16)))
+        runs = (
+            ("fe_not", f"not {a}", "unary_not", (x,), dict(N=N)),
+            ("fe_and", f"{a} and {a} (scalars)", "logic_and", (x,), {}),
+            ("fe_or_block", f"{a} or {a} (blocks)", "logic_or_block", (x,), dict(N=16)),
+            ("fe_plus", f"+{a}", "unary_plus", (x,), dict(N=N)),
+            ("fe_abs", f"abs({a})", "unary_abs_builtin", (x,), dict(N=N)),
+            ("fe_topk1", f"topk({a}, 1)", "sort_topk", (x16,), dict(N=16, K=1)),
+            ("fe_flip", f"flip({a})", "sort_flip", (x16,), dict(N=16)),
+        )
         for fe, case, kernel, args, kwargs in runs:
             compiled = frontend[f"{fe}:{a}"]
             n = launch(nk, kernel, args, kwargs)
@@ -2127,8 +2513,9 @@ def test_compiled_frontend_rules(kernels, frontend):
             n = launch(nk, "loop_index_type", (x, n_value), dict(N=16))
             _agree(f"{a} + loop index ({bits})", frontend[f"fe_loop_index:{a}:{bits}"], n, mism)
             n = launch(nk, "loop_carried_type_change", (x, n_value), dict(N=16))
-            _agree(f"{a} = {a} + loop index ({bits})", frontend[f"fe_loop_carried:{a}:{bits}"], n,
-                   mism)
+            _agree(
+                f"{a} = {a} + loop index ({bits})", frontend[f"fe_loop_carried:{a}:{bits}"], n, mism
+            )
         n = launch(nk, "tr_add", (x, 2.5), dict(N=16))
         _agree(f"{a} + float argument", frontend[f"fe_float_arg:{a}"], n, mism)
     mism.check()
@@ -2138,8 +2525,11 @@ def _ttir_constant(ttir, mlir_type):
     """The value of the scalar `arith.constant ... : <mlir_type>` in TTIR, as a float."""
     for line in ttir.splitlines():
         line = line.strip()
-        if "arith.constant" in line and "dense" not in line and line.split(":")[-1].split()[0] \
-                == mlir_type:
+        if (
+            "arith.constant" in line
+            and "dense" not in line
+            and line.split(":")[-1].split()[0] == mlir_type
+        ):
             text = line.split("arith.constant", 1)[1].split(":")[0].strip()
             if text.startswith("0x"):
                 width = 16 if mlir_type in ("f16", "bf16") else 32
@@ -2165,14 +2555,15 @@ def test_compiled_scalar_constants(kernels, frontend):
             compiled = _ttir_constant(ttir, mlir)
             naiad_value = float(n.values(0)[0])
             if compiled is None or np.array(compiled).astype(NUMPY[a]).view(
-                    f"uint{WIDTH[a]}") == np.array(naiad_value).astype(NUMPY[a]).view(
-                    f"uint{WIDTH[a]}"):
+                f"uint{WIDTH[a]}"
+            ) == np.array(naiad_value).astype(NUMPY[a]).view(f"uint{WIDTH[a]}"):
                 continue
             if a == "bf16":
                 # EXPECTED["bf16_const"]: get_bf16 parses std::to_string(float): six decimals.
                 quirk = float(np.array(float("%f" % np.float32(s))).astype(NUMPY["bf16"]))
                 if compiled == quirk:
                     continue
-            mism.add(f"{a} + {s!r}", f"compiled Triton's constant {compiled!r}, Naiad's "
-                                     f"{naiad_value!r}")
+            mism.add(
+                f"{a} + {s!r}", f"compiled Triton's constant {compiled!r}, Naiad's {naiad_value!r}"
+            )
     mism.check()

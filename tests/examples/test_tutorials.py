@@ -23,7 +23,7 @@ def load(stem):
 
 def test_01_vector_add():
     result = load("01_vector_add").check(size=5000)
-    assert result["rel_err"] <= 2.0 ** -11
+    assert result["rel_err"] <= 2.0**-11
 
 
 def test_02_fused_softmax():

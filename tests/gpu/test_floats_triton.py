@@ -73,11 +73,13 @@ def _inputs(src: str) -> np.ndarray:
         edges += [(1 << width) - k for k in range(1, 4)] + [1 << (width - 1), (1 << width - 1) - 1]
         masked = [e & ((1 << width) - 1) for e in edges + [-e for e in edges]]
         return np.concatenate([random, np.array(masked, np.uint64)])
-    narrow = [to_bits(floats.convert(from_bits(np.arange(65536, dtype=np.uint64), n), n, src), src)
-              for n in ("fp16", "bf16")]
+    narrow = [
+        to_bits(floats.convert(from_bits(np.arange(65536, dtype=np.uint64), n), n, src), src)
+        for n in ("fp16", "bf16")
+    ]
     # Ties of the narrower formats: the bit just below their last place set, nothing under it.
     ties = []
-    for drop in ((13, 16, 20, 21) if width == 32 else (29, 42, 45, 49, 50)):
+    for drop in (13, 16, 20, 21) if width == 32 else (29, 42, 45, 49, 50):
         high = random >> np.uint64(drop + 1) << np.uint64(drop + 1)
         ties.append(high | np.uint64(1 << drop))
     return np.concatenate([random] + narrow + ties)
@@ -124,24 +126,34 @@ def _expected(src: str, dst: str, rounding, bits: np.ndarray) -> np.ndarray:
 
 def _describe(src, dst, bits, got, want, limit=8) -> str:
     wrong = np.flatnonzero(got != want)
-    rows = [f"{src} {int(bits[i]):#x} -> {dst} gpu {int(got[i]):#x} naiad {int(want[i]):#x}"
-            for i in wrong[:limit]]
+    rows = [
+        f"{src} {int(bits[i]):#x} -> {dst} gpu {int(got[i]):#x} naiad {int(want[i]):#x}"
+        for i in wrong[:limit]
+    ]
     return f"{wrong.size} of {bits.size} differ:\n" + "\n".join(rows)
 
 
 @pytest.mark.parametrize("src, dst, rounding", list(_cases()))
 def test_matches_triton(triton_runner, src, dst, rounding):
     if (src, dst) == ("fp8e4b15", "int1"):
-        pytest.skip("x.to(int1) returns fp8e4b15's fp16 value, which a store to an int1 (byte) "
-                    "pointer truncates like int8: the kernel never computes `x != 0` here")
+        pytest.skip(
+            "x.to(int1) returns fp8e4b15's fp16 value, which a store to an int1 (byte) "
+            "pointer truncates like int8: the kernel never computes `x != 0` here"
+        )
     bits = _inputs(src)
     if _triton_rejects(src, dst, rounding):
-        code = ("import sys; sys.path.insert(0, sys.argv[1]); import test_floats_triton as t;"
-                " s, d, r = sys.argv[2:5]; r = None if r == 'None' else r;"
-                " t._run_triton(s, d, r, t._inputs(s)); print('RAN')")
-        child = subprocess.run([sys.executable, "-c", code, __file__.rsplit("/", 1)[0], src, dst,
-                                str(rounding)], check=False, capture_output=True, text=True,
-                               timeout=300)
+        code = (
+            "import sys; sys.path.insert(0, sys.argv[1]); import test_floats_triton as t;"
+            " s, d, r = sys.argv[2:5]; r = None if r == 'None' else r;"
+            " t._run_triton(s, d, r, t._inputs(s)); print('RAN')"
+        )
+        child = subprocess.run(
+            [sys.executable, "-c", code, __file__.rsplit("/", 1)[0], src, dst, str(rounding)],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert "RAN" not in child.stdout, f"Triton now compiles {src} -> {dst} ({rounding})"
         return
     got = triton_runner(src, dst, rounding, bits)

@@ -105,9 +105,14 @@ def rng(seed: int) -> np.random.Generator:
 
 def hypothesis_settings(max_examples: int) -> settings:
     """Derandomized (a fixed seed per test), without an example database: runs repeat exactly."""
-    return settings(derandomize=True, database=None, deadline=None, max_examples=max_examples,
-                    print_blob=False, suppress_health_check=[HealthCheck.too_slow,
-                                                             HealthCheck.data_too_large])
+    return settings(
+        derandomize=True,
+        database=None,
+        deadline=None,
+        max_examples=max_examples,
+        print_blob=False,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
 
 
 def numpy_random(shape, dtype: str, gen: np.random.Generator, low=None, high=None) -> np.ndarray:
@@ -149,12 +154,23 @@ def elements(dtype: str, low=None, high=None, special: bool = False) -> st.Searc
         nonzero = 1 if hi >= 1 else -1
         return st.integers(lo, hi).map(lambda v: v or nonzero)
     width = {"float16": 16, "bfloat16": 32, "float32": 32, "float64": 64}[dtype]
-    values = st.floats(min_value=low, max_value=high, width=width, allow_nan=False,
-                       allow_infinity=special and low is None and high is None,
-                       allow_subnormal=True)
+    values = st.floats(
+        min_value=low,
+        max_value=high,
+        width=width,
+        allow_nan=False,
+        allow_infinity=special and low is None and high is None,
+        allow_subnormal=True,
+    )
     if dtype == "bfloat16":  # the float32 values that are bfloat16 values: low 16 bits clear
-        values = values.map(lambda v: float(np.array(v, np.float32).view(np.uint32)
-                                            .__and__(np.uint32(0xFFFF0000)).view(np.float32)))
+        values = values.map(
+            lambda v: float(
+                np.array(v, np.float32)
+                .view(np.uint32)
+                .__and__(np.uint32(0xFFFF0000))
+                .view(np.float32)
+            )
+        )
     # A map, not a filter: hypothesis rewrites `!= 0` filters of fp16 floats into unsatisfiable
     # bounds.
     return values.map(lambda v: v or (1.0 if high is None or high >= 1 else high))
@@ -189,8 +205,23 @@ def specials(dtype: str) -> np.ndarray:
         return np.array(values, dtype=object).astype(np_dtype(dtype))
     p, emin, emax = _FORMATS[dtype]
     largest = (2 - 2.0 ** (1 - p)) * 2.0**emax
-    values = [1.0, -1.0, 1.5, -2.5, np.inf, -np.inf, np.nan, largest, -largest, 2.0**emin,
-              -(2.0**emin), 2.0 ** (emin - p + 1), 3.0 * 2.0 ** (emin - p + 1), 1.0 / 3.0, 100.0]
+    values = [
+        1.0,
+        -1.0,
+        1.5,
+        -2.5,
+        np.inf,
+        -np.inf,
+        np.nan,
+        largest,
+        -largest,
+        2.0**emin,
+        -(2.0**emin),
+        2.0 ** (emin - p + 1),
+        3.0 * 2.0 ** (emin - p + 1),
+        1.0 / 3.0,
+        100.0,
+    ]
     return np.array(values, np.float64).astype(np_dtype(dtype))
 
 
@@ -235,13 +266,17 @@ def round_float(values, dtype: str, rounding: str = "rtne") -> np.ndarray:
     """
     shape = np.shape(values)
     flat = np.asarray(values, dtype=object).reshape(-1)
-    exact64 = all(isinstance(v, (float, np.floating)) or (isinstance(v, (int, np.integer))
-                                                          and abs(int(v)) < 2**53) for v in flat)
+    exact64 = all(
+        isinstance(v, (float, np.floating))
+        or (isinstance(v, (int, np.integer)) and abs(int(v)) < 2**53)
+        for v in flat
+    )
     if exact64:
         out = _round_float64(np.array([float(v) for v in flat], np.float64), dtype, rounding)
     else:
-        out = np.array([_round_exact(fractions.Fraction(v), dtype, rounding) for v in flat],
-                       np.float64)
+        out = np.array(
+            [_round_exact(fractions.Fraction(v), dtype, rounding) for v in flat], np.float64
+        )
     # Every value is now exact in float64 and on the grid of `dtype`: the cast does not round.
     return out.astype(np_dtype(dtype)).reshape(shape)
 
@@ -343,14 +378,22 @@ def literal_dtype(value) -> str:
     if isinstance(value, bool):
         return "int1"
     if isinstance(value, int):
-        for name, lo, hi in (("int32", -(2**31), 2**31), ("uint32", 2**31, 2**32),
-                             ("int64", -(2**63), 2**63), ("uint64", 2**63, 2**64)):
+        for name, lo, hi in (
+            ("int32", -(2**31), 2**31),
+            ("uint32", 2**31, 2**32),
+            ("int64", -(2**63), 2**63),
+            ("uint64", 2**63, 2**64),
+        ):
             if lo <= value < hi:
                 return name
         raise ValueError(value)
     magnitude = abs(value)
-    if value == 0 or math.isinf(value) or math.isnan(value) or \
-            2.0**-126 <= magnitude <= (2 - 2.0**-23) * 2.0**127:
+    if (
+        value == 0
+        or math.isinf(value)
+        or math.isnan(value)
+        or 2.0**-126 <= magnitude <= (2 - 2.0**-23) * 2.0**127
+    ):
         return "float32"
     return "float64"
 
@@ -359,8 +402,9 @@ class DifferentSignedness(TypeError):
     """What Triton raises for `/`, `//` or `%` between a signed and an unsigned integer."""
 
 
-def promoted(a: str, b: str, div_or_mod: bool = False, a_scalar: bool = False,
-             b_scalar: bool = False) -> str:
+def promoted(
+    a: str, b: str, div_or_mod: bool = False, a_scalar: bool = False, b_scalar: bool = False
+) -> str:
     """The dtype `a op b` computes in: Triton's `computation_type_impl` (semantic.py)."""
     if a_scalar != b_scalar:
         scalar, tensor = (a, b) if a_scalar else (b, a)
@@ -407,8 +451,10 @@ def assert_exact(actual, expected, op: str = "cast"):
         assert actual.shape == expected.shape, (actual.shape, expected.shape)
         # Compare stored bytes, so that an unwritten 0xAB byte never reads as True.
         bad = actual.view(np.uint8) != expected.astype(np.uint8)
-        assert not bad.any(), (f"{int(bad.sum())} of {bad.size} differ; first at "
-                               f"{np.argwhere(bad)[0]}: {actual[bad][:4]} vs {expected[bad][:4]}")
+        assert not bad.any(), (
+            f"{int(bad.sum())} of {bad.size} differ; first at "
+            f"{np.argwhere(bad)[0]}: {actual[bad][:4]} vs {expected[bad][:4]}"
+        )
         return
     assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
     check(op, actual, expected, "interpreter", expected.dtype)

@@ -50,24 +50,51 @@ import naiad
 import naiad.language as tl
 
 ARITH_OPS = ("+", "-", "*", "/", "//", "%")
-_CHECK_NAME = {"+": "add", "-": "sub", "*": "mul", "/": "truediv_fp32", "//": "floordiv",
-               "%": "mod"}
+_CHECK_NAME = {
+    "+": "add",
+    "-": "sub",
+    "*": "mul",
+    "/": "truediv_fp32",
+    "//": "floordiv",
+    "%": "mod",
+}
 
 # Representative pairs: each integer width and signedness, the C-rule corners of mixed
 # signedness, every float type, mixed floats, int with float, and int1.
 DEFAULT_PAIRS = [
-    ("int8", "int8"), ("int16", "int16"), ("int32", "int32"), ("int64", "int64"),
-    ("uint8", "uint8"), ("uint16", "uint16"), ("uint32", "uint32"), ("uint64", "uint64"),
-    ("int8", "uint8"), ("int16", "uint8"), ("uint32", "int64"), ("int32", "uint64"),
-    ("int8", "int64"), ("uint8", "uint32"),
-    ("float16", "float16"), ("bfloat16", "bfloat16"), ("float32", "float32"),
-    ("float64", "float64"), ("float16", "float32"), ("bfloat16", "float16"),
-    ("bfloat16", "float32"), ("float32", "float64"),
-    ("int32", "float16"), ("int8", "bfloat16"), ("uint64", "float32"), ("int64", "float64"),
-    ("int1", "int1"), ("int1", "int16"), ("int1", "float32"),
+    ("int8", "int8"),
+    ("int16", "int16"),
+    ("int32", "int32"),
+    ("int64", "int64"),
+    ("uint8", "uint8"),
+    ("uint16", "uint16"),
+    ("uint32", "uint32"),
+    ("uint64", "uint64"),
+    ("int8", "uint8"),
+    ("int16", "uint8"),
+    ("uint32", "int64"),
+    ("int32", "uint64"),
+    ("int8", "int64"),
+    ("uint8", "uint32"),
+    ("float16", "float16"),
+    ("bfloat16", "bfloat16"),
+    ("float32", "float32"),
+    ("float64", "float64"),
+    ("float16", "float32"),
+    ("bfloat16", "float16"),
+    ("bfloat16", "float32"),
+    ("float32", "float64"),
+    ("int32", "float16"),
+    ("int8", "bfloat16"),
+    ("uint64", "float32"),
+    ("int64", "float64"),
+    ("int1", "int1"),
+    ("int1", "int16"),
+    ("int1", "float32"),
 ]
-FULL_PAIRS = [(a, b) for a in DTYPES_WITH_BOOL for b in DTYPES_WITH_BOOL
-              if (a, b) not in DEFAULT_PAIRS]
+FULL_PAIRS = [
+    (a, b) for a in DTYPES_WITH_BOOL for b in DTYPES_WITH_BOOL if (a, b) not in DEFAULT_PAIRS
+]
 N = 64
 
 
@@ -90,8 +117,9 @@ def reference(op: str, x: np.ndarray, dx: str, y: np.ndarray, dy: str) -> np.nda
         return wrap([fn(a, b) for a, b in zip(pyints(xs), pyints(ys))], ty)
     a, b = xs.astype(np.float64), ys.astype(np.float64)
     with np.errstate(all="ignore"):
-        exact = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide,
-                 "%": np.fmod}[op](a, b)
+        exact = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide, "%": np.fmod}[op](
+            a, b
+        )
     if ty == "float64":
         return exact
     # float64 holds the exact +, -, * of narrower floats and fmod is exact; / is rounded twice,
@@ -115,8 +143,10 @@ def _draw_inputs(data, op, dx, dy):
     return x, y
 
 
-@pytest.mark.parametrize("op, dx, dy", [(op, dx, dy) for dx, dy in DEFAULT_PAIRS
-                                         for op in ARITH_OPS if _legal(op, dx, dy)])
+@pytest.mark.parametrize(
+    "op, dx, dy",
+    [(op, dx, dy) for dx, dy in DEFAULT_PAIRS for op in ARITH_OPS if _legal(op, dx, dy)],
+)
 @hypothesis_settings(max_examples=3)
 @given(data=st.data())
 def test_binary_op(op, dx, dy, data):
@@ -124,17 +154,19 @@ def test_binary_op(op, dx, dy, data):
 
 
 @pytest.mark.full
-@pytest.mark.parametrize("op, dx, dy", [(op, dx, dy) for dx, dy in FULL_PAIRS
-                                         for op in ARITH_OPS if _legal(op, dx, dy)])
+@pytest.mark.parametrize(
+    "op, dx, dy", [(op, dx, dy) for dx, dy in FULL_PAIRS for op in ARITH_OPS if _legal(op, dx, dy)]
+)
 @hypothesis_settings(max_examples=8)
 @given(data=st.data())
 def test_binary_op_full(op, dx, dy, data):
     _check(op, dx, dy, *_draw_inputs(data, op, dx, dy))
 
 
-@pytest.mark.parametrize("op, dtype", [(op, d) for op in ARITH_OPS
-                                       for d in (*INTEGRAL_DTYPES, *FLOAT_DTYPES)
-                                       if _legal(op, d, d)])
+@pytest.mark.parametrize(
+    "op, dtype",
+    [(op, d) for op in ARITH_OPS for d in (*INTEGRAL_DTYPES, *FLOAT_DTYPES) if _legal(op, d, d)],
+)
 def test_binary_op_special_values(op, dtype):
     """Every pair of range ends, +-1, infinities, NaN, subnormals and largest values."""
     values = specials(dtype)
@@ -177,11 +209,15 @@ def test_floordiv_of_floats_raises(dtype):
 def test_division_truncates_toward_zero(dtype):
     x = np.array([7, -7, 7, -7, 1, -1, 6, -6], np_dtype(dtype))
     y = np.array([2, 2, -2, -2, 3, 3, -4, 4], np_dtype(dtype))
-    assert_exact(run_binary("//", x, y, dtype), np.array([3, -3, -3, 3, 0, 0, -1, -1],
-                                                         np_dtype(dtype)), "floordiv")
+    assert_exact(
+        run_binary("//", x, y, dtype),
+        np.array([3, -3, -3, 3, 0, 0, -1, -1], np_dtype(dtype)),
+        "floordiv",
+    )
     # The remainder has the sign of the dividend: x == (x // y) * y + x % y.
-    assert_exact(run_binary("%", x, y, dtype), np.array([1, -1, 1, -1, 1, -1, 2, -2],
-                                                        np_dtype(dtype)), "mod")
+    assert_exact(
+        run_binary("%", x, y, dtype), np.array([1, -1, 1, -1, 1, -1, 2, -2], np_dtype(dtype)), "mod"
+    )
 
 
 @pytest.mark.parametrize("dtype", INTEGRAL_DTYPES)
@@ -226,8 +262,9 @@ def test_float_mod_is_c_fmod(dtype):
     x = np.array([5.5, -5.5, 5.5, -5.5, 1e30, np.inf, 3.0, -0.75], np_dtype(dtype))
     y = np.array([2.0, 2.0, -2.0, -2.0, 7.0, 2.0, np.inf, 0.5], np_dtype(dtype))
     z = run_binary("%", x, y, dtype)
-    expected = [math.fmod(float(a), float(b)) if math.isfinite(float(a)) else math.nan
-                for a, b in zip(x, y)]
+    expected = [
+        math.fmod(float(a), float(b)) if math.isfinite(float(a)) else math.nan for a, b in zip(x, y)
+    ]
     assert_exact(z, np.array(expected, np_dtype(dtype)), "mod")
     assert list(np.signbit(z[:4])) == [False, True, False, True]  # the dividend's sign
 
@@ -279,8 +316,15 @@ def test_unary_plus_is_refused():
 # tensor op Python scalar, Python scalar op tensor
 # -------------------------------------------------------------------------------------------------
 @naiad.jit
-def _scalar_kernel(x_ptr, z_ptr, N: tl.constexpr, OP: tl.constexpr, S: tl.constexpr,
-                   SCALAR_FIRST: tl.constexpr, RESULT: tl.constexpr):
+def _scalar_kernel(
+    x_ptr,
+    z_ptr,
+    N: tl.constexpr,
+    OP: tl.constexpr,
+    S: tl.constexpr,
+    SCALAR_FIRST: tl.constexpr,
+    RESULT: tl.constexpr,
+):
     offs = tl.arange(0, N)
     x = tl.load(x_ptr + offs)
     if SCALAR_FIRST:
@@ -304,15 +348,36 @@ def scalar_in(value, ty: str) -> np.ndarray:
 
 SCALAR_CASES = [
     # (tensor dtype, op, scalar): weak scalars never widen a tensor of their kind or above
-    ("float16", "*", 2.0), ("float16", "+", 0.1), ("bfloat16", "+", 0.1), ("bfloat16", "*", 3),
-    ("float32", "-", 1e-3), ("float64", "*", 0.1), ("float64", "+", 1e-300), ("float16", "/", 3.0),
-    ("bfloat16", "%", 1.5), ("float32", "/", 7), ("int8", "+", 100), ("int8", "*", -3),
-    ("int8", "-", 127), ("uint8", "+", 200), ("uint8", "*", 3), ("int16", "//", 7),
-    ("int16", "%", -5), ("int32", "/", 3), ("uint32", "+", 2**32 - 1), ("int64", "*", 2**40),
-    ("uint64", "+", 2**64 - 1), ("uint64", "//", 2**63 + 1), ("int32", "+", True),
+    ("float16", "*", 2.0),
+    ("float16", "+", 0.1),
+    ("bfloat16", "+", 0.1),
+    ("bfloat16", "*", 3),
+    ("float32", "-", 1e-3),
+    ("float64", "*", 0.1),
+    ("float64", "+", 1e-300),
+    ("float16", "/", 3.0),
+    ("bfloat16", "%", 1.5),
+    ("float32", "/", 7),
+    ("int8", "+", 100),
+    ("int8", "*", -3),
+    ("int8", "-", 127),
+    ("uint8", "+", 200),
+    ("uint8", "*", 3),
+    ("int16", "//", 7),
+    ("int16", "%", -5),
+    ("int32", "/", 3),
+    ("uint32", "+", 2**32 - 1),
+    ("int64", "*", 2**40),
+    ("uint64", "+", 2**64 - 1),
+    ("uint64", "//", 2**63 + 1),
+    ("int32", "+", True),
     # a scalar of a higher kind takes part: int tensor with a float scalar promotes
-    ("int8", "+", 1.5), ("uint64", "*", 0.5), ("int32", "/", 2.5), ("int16", "+", 1e50),
-    ("int1", "+", 1), ("int1", "*", 2.0),
+    ("int8", "+", 1.5),
+    ("uint64", "*", 0.5),
+    ("int32", "/", 2.5),
+    ("int16", "+", 1e50),
+    ("int1", "+", 1),
+    ("int1", "*", 2.0),
 ]
 
 
@@ -334,35 +399,40 @@ def test_tensor_and_python_scalar(dtype, op, scalar, scalar_first, gen):
     lhs, rhs = (s, xs) if scalar_first else (xs, s)
     expected = reference(op, lhs, ty, rhs, ty)
     z = poisoned(16, result)
-    _scalar_kernel[(1,)](x, z, N=16, OP=op, S=scalar, SCALAR_FIRST=scalar_first,
-                         RESULT=tl_dtype(result))
+    _scalar_kernel[(1,)](
+        x, z, N=16, OP=op, S=scalar, SCALAR_FIRST=scalar_first, RESULT=tl_dtype(result)
+    )
     assert_exact(z, expected, _CHECK_NAME[op])
 
 
 @pytest.mark.parametrize("scalar_first", (False, True))
-@pytest.mark.parametrize("dtype, op, scalar, message", [
-    ("int8", "+", 300, "Scalar 300 is out of range for type int8"),
-    ("int8", "*", 128, "out of range for type int8"),
-    ("int8", "-", -129, "out of range for type int8"),
-    ("int16", "//", 40000, "out of range for type int16"),
-    ("int32", "+", 2**31, "out of range for type int32"),
-    ("int64", "+", 2**63, "out of range for type int64"),
-    ("uint8", "+", 256, "out of range for type uint8"),
-    ("uint8", "+", -1, "unsigned tensor and a negative scalar"),
-    ("uint16", "*", -2, "unsigned tensor and a negative scalar"),
-    ("uint32", "-", -1, "unsigned tensor and a negative scalar"),
-    ("uint64", "%", -7, "unsigned tensor and a negative scalar"),
-    # bitwise operators take Python scalars the same (weak) way: `x_int8 & 0xFF` is refused
-    ("int8", "&", 0xFF, "Scalar 255 is out of range for type int8"),
-    ("int16", "|", 2**16 - 1, "out of range for type int16"),
-    ("uint8", ">>", -1, "unsigned tensor and a negative scalar"),
-])
+@pytest.mark.parametrize(
+    "dtype, op, scalar, message",
+    [
+        ("int8", "+", 300, "Scalar 300 is out of range for type int8"),
+        ("int8", "*", 128, "out of range for type int8"),
+        ("int8", "-", -129, "out of range for type int8"),
+        ("int16", "//", 40000, "out of range for type int16"),
+        ("int32", "+", 2**31, "out of range for type int32"),
+        ("int64", "+", 2**63, "out of range for type int64"),
+        ("uint8", "+", 256, "out of range for type uint8"),
+        ("uint8", "+", -1, "unsigned tensor and a negative scalar"),
+        ("uint16", "*", -2, "unsigned tensor and a negative scalar"),
+        ("uint32", "-", -1, "unsigned tensor and a negative scalar"),
+        ("uint64", "%", -7, "unsigned tensor and a negative scalar"),
+        # bitwise operators take Python scalars the same (weak) way: `x_int8 & 0xFF` is refused
+        ("int8", "&", 0xFF, "Scalar 255 is out of range for type int8"),
+        ("int16", "|", 2**16 - 1, "out of range for type int16"),
+        ("uint8", ">>", -1, "unsigned tensor and a negative scalar"),
+    ],
+)
 def test_python_scalar_out_of_range_raises(dtype, op, scalar, message, scalar_first):
     x = np.ones(4, np_dtype(dtype))
     z = poisoned(4, dtype)
     with kernel_error(message):
-        _scalar_kernel[(1,)](x, z, N=4, OP=op, S=scalar, SCALAR_FIRST=scalar_first,
-                             RESULT=tl_dtype(dtype))
+        _scalar_kernel[(1,)](
+            x, z, N=4, OP=op, S=scalar, SCALAR_FIRST=scalar_first, RESULT=tl_dtype(dtype)
+        )
 
 
 @naiad.jit
@@ -373,14 +443,17 @@ def _strong_scalar_kernel(x_ptr, z_ptr, s, N: tl.constexpr, RESULT: tl.constexpr
     tl.store(z_ptr + offs, z)
 
 
-@pytest.mark.parametrize("dtype, s, result", [
-    ("int8", 3, "int32"),  # a runtime int argument is an int32 scalar, not a weak literal
-    ("uint8", 3, "int32"),
-    ("int8", 2**40, "int64"),
-    ("float16", 1.5, "float32"),  # a runtime float argument is an fp32 scalar
-    ("bfloat16", 2.5, "float32"),
-    ("float64", 0.5, "float64"),
-])
+@pytest.mark.parametrize(
+    "dtype, s, result",
+    [
+        ("int8", 3, "int32"),  # a runtime int argument is an int32 scalar, not a weak literal
+        ("uint8", 3, "int32"),
+        ("int8", 2**40, "int64"),
+        ("float16", 1.5, "float32"),  # a runtime float argument is an fp32 scalar
+        ("bfloat16", 2.5, "float32"),
+        ("float64", 0.5, "float64"),
+    ],
+)
 def test_runtime_scalar_argument_takes_part_in_promotion(dtype, s, result):
     x = np.array([1, 2, 3, 4], np_dtype(dtype))
     z = poisoned(4, result)

@@ -44,8 +44,15 @@ N = 64
 
 
 @naiad.jit
-def _cast_kernel(x_ptr, z_ptr, N: tl.constexpr, DST: tl.constexpr, SPELLING: tl.constexpr,
-                 ROUNDING: tl.constexpr, BITCAST: tl.constexpr):
+def _cast_kernel(
+    x_ptr,
+    z_ptr,
+    N: tl.constexpr,
+    DST: tl.constexpr,
+    SPELLING: tl.constexpr,
+    ROUNDING: tl.constexpr,
+    BITCAST: tl.constexpr,
+):
     offs = tl.arange(0, N)
     x = tl.load(x_ptr + offs)
     if SPELLING == "to":
@@ -60,8 +67,9 @@ def _cast_kernel(x_ptr, z_ptr, N: tl.constexpr, DST: tl.constexpr, SPELLING: tl.
 
 def run_cast(x, dst: str, rounding=None, bitcast=False, spelling="to") -> np.ndarray:
     z = poisoned(x.shape, dst)
-    _cast_kernel[(1,)](x, z, N=x.shape[0], DST=tl_dtype(dst), SPELLING=spelling,
-                       ROUNDING=rounding, BITCAST=bitcast)
+    _cast_kernel[(1,)](
+        x, z, N=x.shape[0], DST=tl_dtype(dst), SPELLING=spelling, ROUNDING=rounding, BITCAST=bitcast
+    )
     return z
 
 
@@ -80,8 +88,9 @@ def float_to_int(x, src: str, dst: str) -> np.ndarray:
         return x.astype(np.float64) != 0  # `x != 0`, unordered: NaN is true
     bits = bitwidth(dst)
     width = max(bits, 16)
-    lo, hi = ((-(1 << (width - 1)), (1 << (width - 1)) - 1) if is_signed(dst)
-              else (0, (1 << width) - 1))
+    lo, hi = (
+        (-(1 << (width - 1)), (1 << (width - 1)) - 1) if is_signed(dst) else (0, (1 << width) - 1)
+    )
     out = []
     for v in x.astype(np.float64):
         if math.isnan(v):
@@ -100,11 +109,17 @@ def float_to_float(x, src: str, dst: str, rounding: str = "rtne") -> np.ndarray:
 # -------------------------------------------------------------------------------------------------
 # the four spellings
 # -------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("src, dst, rounding, bitcast", [
-    ("float32", "float16", None, False), ("float32", "bfloat16", "rtz", False),
-    ("int32", "int8", None, False), ("float32", "int32", None, False),
-    ("float32", "uint32", None, True), ("int16", "float16", None, True),
-])
+@pytest.mark.parametrize(
+    "src, dst, rounding, bitcast",
+    [
+        ("float32", "float16", None, False),
+        ("float32", "bfloat16", "rtz", False),
+        ("int32", "int8", None, False),
+        ("float32", "int32", None, False),
+        ("float32", "uint32", None, True),
+        ("int16", "float16", None, True),
+    ],
+)
 def test_spellings_agree(src, dst, rounding, bitcast, gen):
     x = numpy_random(N, src, gen)
     results = [run_cast(x, dst, rounding, bitcast, spelling) for spelling in SPELLINGS]
@@ -115,11 +130,20 @@ def test_spellings_agree(src, dst, rounding, bitcast, gen):
 # -------------------------------------------------------------------------------------------------
 # integers
 # -------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("src, dst", [(a, b) for a in ("int1", *INTEGRAL_DTYPES)
-                                      for b in ("int1", *INTEGRAL_DTYPES) if a != b])
+@pytest.mark.parametrize(
+    "src, dst",
+    [(a, b) for a in ("int1", *INTEGRAL_DTYPES) for b in ("int1", *INTEGRAL_DTYPES) if a != b],
+)
 def test_int_to_int(src, dst, gen):
-    x = pad(np.concatenate([numpy_random(48, src, gen), specials(src) if src != "int1"
-                            else np.array([True, False])]), N)
+    x = pad(
+        np.concatenate(
+            [
+                numpy_random(48, src, gen),
+                specials(src) if src != "int1" else np.array([True, False]),
+            ]
+        ),
+        N,
+    )
     expected = x != 0 if dst == "int1" else wrap(pyints(x), dst)
     assert_exact(run_cast(x, dst), expected)
 
@@ -131,14 +155,15 @@ def test_int_to_int(src, dst, gen):
 def test_int_to_float_rounds_to_nearest_even(src, dst, data):
     x = data.draw(arrays(src, N), label="x")
     if src != "int1":
-        x[:len(specials(src))] = specials(src)
+        x[: len(specials(src))] = specials(src)
     assert_exact(run_cast(x, dst), round_float(pyints(x), dst))
 
 
 def test_int_to_float_ties():
     # 2**24 + 1 is halfway between two fp32 values: to even. 2**24 + 3 rounds up.
-    x = np.array([2**24 + 1, 2**24 + 3, -(2**24) - 1, 2**53 + 1, 2**63 - 1, -(2**63),
-                  2049, 2051], np.int64)
+    x = np.array(
+        [2**24 + 1, 2**24 + 3, -(2**24) - 1, 2**53 + 1, 2**63 - 1, -(2**63), 2049, 2051], np.int64
+    )
     assert pyints(run_cast(x, "float32")[:3].astype(np.int64)) == [2**24, 2**24 + 4, -(2**24)]
     assert list(run_cast(x, "float16")[6:]) == [2048.0, 2052.0]
     assert_exact(run_cast(x, "float64"), round_float(pyints(x), "float64"))
@@ -153,8 +178,27 @@ def _float_inputs(src, dst, gen):
     bits = bitwidth(dst)
     values = gen.standard_normal(40) * np.exp2(gen.integers(0, bits + 2, 40))
     lo, hi = int_range(dst)
-    edges = [0.5, -0.5, 1.5, -1.5, 2.5, -2.7, 127.9, -128.9, 255.5, 300.0, -300.0, 65535.9,
-             float(hi), float(lo) or -1.0, float(hi) * 2, -float(hi) * 2, np.inf, -np.inf, np.nan]
+    edges = [
+        0.5,
+        -0.5,
+        1.5,
+        -1.5,
+        2.5,
+        -2.7,
+        127.9,
+        -128.9,
+        255.5,
+        300.0,
+        -300.0,
+        65535.9,
+        float(hi),
+        float(lo) or -1.0,
+        float(hi) * 2,
+        -float(hi) * 2,
+        np.inf,
+        -np.inf,
+        np.nan,
+    ]
     with np.errstate(over="ignore"):  # beyond fp16's range: inf, on purpose
         host = np.float32 if src == "bfloat16" else np_dtype(src)
         x = np.concatenate([values, edges]).astype(host)
@@ -191,8 +235,13 @@ def test_float_to_int8_is_the_low_byte_of_the_16_bit_conversion(src):
 # -------------------------------------------------------------------------------------------------
 # float -> float
 # -------------------------------------------------------------------------------------------------
-NARROWING = [("float64", "float32"), ("float64", "float16"), ("float64", "bfloat16"),
-             ("float32", "float16"), ("float32", "bfloat16")]
+NARROWING = [
+    ("float64", "float32"),
+    ("float64", "float16"),
+    ("float64", "bfloat16"),
+    ("float32", "float16"),
+    ("float32", "bfloat16"),
+]
 # NVIDIA rounds toward zero only from fp32 (to fp16, bf16 and fp8e5); the others are refused.
 RTZ_NARROWING = [(src, dst) for src, dst in NARROWING if src == "float32"]
 
@@ -216,8 +265,19 @@ def test_narrowing_float_rounding(src, dst, rounding, data):
 def test_rtz_truncates_and_rtne_rounds(src, dst):
     ulp = {"float32": 2.0**-23, "float16": 2.0**-10, "bfloat16": 2.0**-7}[dst]  # at 1.0
     big = float(np.finfo(np_dtype(src)).max) if src == "float32" else 1e300
-    x = np.array([1 + 0.75 * ulp, -(1 + 0.75 * ulp), 1 + 0.25 * ulp, -(1 + 0.25 * ulp), big,
-                  -big, np.inf, -np.inf], np.float64).astype(np_dtype(src))
+    x = np.array(
+        [
+            1 + 0.75 * ulp,
+            -(1 + 0.75 * ulp),
+            1 + 0.25 * ulp,
+            -(1 + 0.25 * ulp),
+            big,
+            -big,
+            np.inf,
+            -np.inf,
+        ],
+        np.float64,
+    ).astype(np_dtype(src))
     largest = float(round_float([big], dst, "rtz")[0])
     rtz = run_cast(x, dst, "rtz").astype(np.float64)
     rtne = run_cast(x, dst, "rtne").astype(np.float64)
@@ -227,25 +287,42 @@ def test_rtz_truncates_and_rtne_rounds(src, dst):
     assert list(rtne) == [1 + ulp, -(1 + ulp), 1, -1, np.inf, -np.inf, np.inf, -np.inf]
 
 
-@pytest.mark.parametrize("src, dst", [("float32", "float16"), ("float32", "bfloat16"),
-                                      ("float64", "float32"), ("float64", "float16")])
+@pytest.mark.parametrize(
+    "src, dst",
+    [
+        ("float32", "float16"),
+        ("float32", "bfloat16"),
+        ("float64", "float32"),
+        ("float64", "float16"),
+    ],
+)
 def test_rtne_matches_numpy_and_ml_dtypes_on_normal_values(src, dst, gen):
     x = (gen.standard_normal(N) * np.exp2(gen.integers(-10, 10, N))).astype(np_dtype(src))
     via = x.astype(np.float32) if dst == "bfloat16" else x  # ml_dtypes' bf16 from fp32
     assert_exact(run_cast(x, dst), via.astype(np_dtype(dst)))
 
 
-@pytest.mark.parametrize("src, dst", [(a, b) for a in FLOAT_DTYPES for b in FLOAT_DTYPES
-                                      if a != b and (a, b) not in NARROWING])
+@pytest.mark.parametrize(
+    "src, dst",
+    [(a, b) for a in FLOAT_DTYPES for b in FLOAT_DTYPES if a != b and (a, b) not in NARROWING],
+)
 def test_widening_and_same_width_float_conversions(src, dst, gen):
     x = pad(np.concatenate([numpy_random(48, src, gen), specials(src)]), N)
     # fp16 <-> bf16 go through fp32, exactly: one rounding to nearest even.
     assert_exact(run_cast(x, dst), float_to_float(x, src, dst))
 
 
-@pytest.mark.parametrize("src, dst", [("float32", "float64"), ("float16", "float32"),
-                                      ("int32", "float32"), ("float32", "int32"),
-                                      ("float16", "bfloat16"), ("bfloat16", "float16")])
+@pytest.mark.parametrize(
+    "src, dst",
+    [
+        ("float32", "float64"),
+        ("float16", "float32"),
+        ("int32", "float32"),
+        ("float32", "int32"),
+        ("float16", "bfloat16"),
+        ("bfloat16", "float16"),
+    ],
+)
 def test_rounding_mode_only_for_narrowing_float_conversions(src, dst):
     x = np.ones(4, np_dtype(src))
     with kernel_error("fp_downcast_rounding should be set only for truncating fp conversions"):
@@ -275,12 +352,26 @@ def test_bool_conversions(gen):
 # -------------------------------------------------------------------------------------------------
 # bitcast
 # -------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("src, dst", [
-    ("float32", "int32"), ("float32", "uint32"), ("int32", "float32"), ("uint32", "float32"),
-    ("float16", "int16"), ("int16", "float16"), ("bfloat16", "uint16"), ("uint16", "bfloat16"),
-    ("float16", "bfloat16"), ("float64", "int64"), ("uint64", "float64"), ("int8", "uint8"),
-    ("int64", "uint64"), ("uint8", "float8e4nv"), ("float8e5", "int8"),
-])
+@pytest.mark.parametrize(
+    "src, dst",
+    [
+        ("float32", "int32"),
+        ("float32", "uint32"),
+        ("int32", "float32"),
+        ("uint32", "float32"),
+        ("float16", "int16"),
+        ("int16", "float16"),
+        ("bfloat16", "uint16"),
+        ("uint16", "bfloat16"),
+        ("float16", "bfloat16"),
+        ("float64", "int64"),
+        ("uint64", "float64"),
+        ("int8", "uint8"),
+        ("int64", "uint64"),
+        ("uint8", "float8e4nv"),
+        ("float8e5", "int8"),
+    ],
+)
 def test_bitcast_keeps_the_bits(src, dst, gen):
     if src.startswith("float8"):
         x = gen.integers(0, 256, N).astype(np.uint8).view(np_dtype(src))
@@ -290,11 +381,14 @@ def test_bitcast_keeps_the_bits(src, dst, gen):
     assert (z.view(np.uint8) == x.view(np.uint8)).all()
 
 
-@pytest.mark.parametrize("src, dst, message", [
-    ("float32", "int16", "Cannot bitcast data-type of size 32 to data-type of size 16"),
-    ("int8", "float16", "Cannot bitcast data-type of size 8 to data-type of size 16"),
-    ("float64", "float32", "size 64 to data-type of size 32"),
-])
+@pytest.mark.parametrize(
+    "src, dst, message",
+    [
+        ("float32", "int16", "Cannot bitcast data-type of size 32 to data-type of size 16"),
+        ("int8", "float16", "Cannot bitcast data-type of size 8 to data-type of size 16"),
+        ("float64", "float32", "size 64 to data-type of size 32"),
+    ],
+)
 def test_bitcast_of_other_size_raises(src, dst, message):
     with kernel_error(message):
         run_cast(np.ones(4, np_dtype(src)), dst, bitcast=True)

@@ -42,8 +42,14 @@ COMPARE_OPS = ("<", "<=", ">", ">=", "==", "!=")
 BITWISE_OPS = ("&", "|", "^")
 N = 64
 
-_NUMPY_COMPARE = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal,
-                  "==": np.equal, "!=": np.not_equal}
+_NUMPY_COMPARE = {
+    "<": np.less,
+    "<=": np.less_equal,
+    ">": np.greater,
+    ">=": np.greater_equal,
+    "==": np.equal,
+    "!=": np.not_equal,
+}
 
 
 def compare_reference(op, x, dx, y, dy) -> np.ndarray:
@@ -53,17 +59,37 @@ def compare_reference(op, x, dx, y, dy) -> np.ndarray:
         # NumPy's comparisons are IEEE's: ordered (false with a NaN) except `!=`, which is true.
         with np.errstate(invalid="ignore"):
             return _NUMPY_COMPARE[op](xs.astype(np.float64), ys.astype(np.float64))
-    fn = {"<": int.__lt__, "<=": int.__le__, ">": int.__gt__, ">=": int.__ge__, "==": int.__eq__,
-          "!=": int.__ne__}[op]
+    fn = {
+        "<": int.__lt__,
+        "<=": int.__le__,
+        ">": int.__gt__,
+        ">=": int.__ge__,
+        "==": int.__eq__,
+        "!=": int.__ne__,
+    }[op]
     return np.array([fn(a, b) for a, b in zip(pyints(xs), pyints(ys))], bool)
 
 
 COMPARE_PAIRS = [
-    ("int8", "int8"), ("int32", "int32"), ("int64", "int64"), ("uint8", "uint8"),
-    ("uint64", "uint64"), ("int8", "uint8"), ("int32", "uint32"), ("int16", "uint8"),
-    ("int64", "uint32"), ("float16", "float16"), ("bfloat16", "bfloat16"), ("float32", "float32"),
-    ("float64", "float64"), ("bfloat16", "float16"), ("float16", "float64"), ("int32", "float16"),
-    ("uint64", "float32"), ("int1", "int1"), ("int1", "int8"),
+    ("int8", "int8"),
+    ("int32", "int32"),
+    ("int64", "int64"),
+    ("uint8", "uint8"),
+    ("uint64", "uint64"),
+    ("int8", "uint8"),
+    ("int32", "uint32"),
+    ("int16", "uint8"),
+    ("int64", "uint32"),
+    ("float16", "float16"),
+    ("bfloat16", "bfloat16"),
+    ("float32", "float32"),
+    ("float64", "float64"),
+    ("bfloat16", "float16"),
+    ("float16", "float64"),
+    ("int32", "float16"),
+    ("uint64", "float32"),
+    ("int1", "int1"),
+    ("int1", "int8"),
 ]
 
 
@@ -87,8 +113,10 @@ def test_comparison(op, dx, dy, data):
 
 @pytest.mark.full
 @pytest.mark.parametrize("op", COMPARE_OPS)
-@pytest.mark.parametrize("dx, dy", [(a, b) for a in ("int1", *DTYPES) for b in ("int1", *DTYPES)
-                                    if (a, b) not in COMPARE_PAIRS])
+@pytest.mark.parametrize(
+    "dx, dy",
+    [(a, b) for a in ("int1", *DTYPES) for b in ("int1", *DTYPES) if (a, b) not in COMPARE_PAIRS],
+)
 @hypothesis_settings(max_examples=5)
 @given(data=st.data())
 def test_comparison_full(op, dx, dy, data):
@@ -111,12 +139,16 @@ def test_comparison_special_values(op, dtype):
         assert (z[nan] == (op == "!=")).all()
 
 
-@pytest.mark.parametrize("dx, dy, x, y, lt", [
-    ("int8", "uint8", -1, 1, False),  # int8 -1 becomes uint8 255: the comparison is unsigned
-    ("int32", "uint32", -5, 3, False), ("int64", "uint64", -1, 2**63, False),
-    ("int16", "uint8", -1, 1, True),  # int16 wins: signed
-    ("uint32", "int64", 2**32 - 1, -1, False),
-])
+@pytest.mark.parametrize(
+    "dx, dy, x, y, lt",
+    [
+        ("int8", "uint8", -1, 1, False),  # int8 -1 becomes uint8 255: the comparison is unsigned
+        ("int32", "uint32", -5, 3, False),
+        ("int64", "uint64", -1, 2**63, False),
+        ("int16", "uint8", -1, 1, True),  # int16 wins: signed
+        ("uint32", "int64", 2**32 - 1, -1, False),
+    ],
+)
 def test_mixed_signedness_comparison_follows_c(dx, dy, x, y, lt):
     xs = np.array([x] * 2, dtype=object).astype(np_dtype(dx))
     ys = np.array([y] * 2, dtype=object).astype(np_dtype(dy))
@@ -134,10 +166,20 @@ def bitwise_reference(op, x, dx, y, dy) -> np.ndarray:
 
 
 BITWISE_PAIRS = [
-    ("int8", "int8"), ("int16", "int16"), ("int32", "int32"), ("int64", "int64"),
-    ("uint8", "uint8"), ("uint16", "uint16"), ("uint32", "uint32"), ("uint64", "uint64"),
-    ("int8", "uint8"), ("int8", "uint64"), ("int16", "uint8"), ("uint32", "int64"),
-    ("int1", "int1"), ("int1", "int32"),
+    ("int8", "int8"),
+    ("int16", "int16"),
+    ("int32", "int32"),
+    ("int64", "int64"),
+    ("uint8", "uint8"),
+    ("uint16", "uint16"),
+    ("uint32", "uint32"),
+    ("uint64", "uint64"),
+    ("int8", "uint8"),
+    ("int8", "uint64"),
+    ("int16", "uint8"),
+    ("uint32", "int64"),
+    ("int1", "int1"),
+    ("int1", "int32"),
 ]
 
 
@@ -148,27 +190,41 @@ BITWISE_PAIRS = [
 def test_bitwise(op, dx, dy, data):
     x = data.draw(arrays(dx, N), label="x")
     y = data.draw(arrays(dy, N), label="y")
-    assert_exact(run_binary(op, x, y, promoted(dx, dy)), bitwise_reference(op, x, dx, y, dy),
-                 {"&": "and", "|": "or", "^": "xor"}[op])
+    assert_exact(
+        run_binary(op, x, y, promoted(dx, dy)),
+        bitwise_reference(op, x, dx, y, dy),
+        {"&": "and", "|": "or", "^": "xor"}[op],
+    )
 
 
 @pytest.mark.full
 @pytest.mark.parametrize("op", BITWISE_OPS)
-@pytest.mark.parametrize("dx, dy", [(a, b) for a in ("int1", *INTEGRAL_DTYPES)
-                                    for b in ("int1", *INTEGRAL_DTYPES)
-                                    if (a, b) not in BITWISE_PAIRS])
+@pytest.mark.parametrize(
+    "dx, dy",
+    [
+        (a, b)
+        for a in ("int1", *INTEGRAL_DTYPES)
+        for b in ("int1", *INTEGRAL_DTYPES)
+        if (a, b) not in BITWISE_PAIRS
+    ],
+)
 @hypothesis_settings(max_examples=5)
 @given(data=st.data())
 def test_bitwise_full(op, dx, dy, data):
     x = data.draw(arrays(dx, N), label="x")
     y = data.draw(arrays(dy, N), label="y")
-    assert_exact(run_binary(op, x, y, promoted(dx, dy)), bitwise_reference(op, x, dx, y, dy),
-                 {"&": "and", "|": "or", "^": "xor"}[op])
+    assert_exact(
+        run_binary(op, x, y, promoted(dx, dy)),
+        bitwise_reference(op, x, dx, y, dy),
+        {"&": "and", "|": "or", "^": "xor"}[op],
+    )
 
 
 @pytest.mark.parametrize("op", (*BITWISE_OPS, "<<", ">>"))
-@pytest.mark.parametrize("dx, dy", [("float32", "float32"), ("float16", "int32"),
-                                    ("int8", "bfloat16"), ("float64", "uint64")])
+@pytest.mark.parametrize(
+    "dx, dy",
+    [("float32", "float32"), ("float16", "int32"), ("int8", "bfloat16"), ("float64", "uint64")],
+)
 def test_bitwise_of_floats_raises(op, dx, dy):
     x, y = np.ones(4, np_dtype(dx)), np.ones(4, np_dtype(dy))
     with kernel_error("invalid operands of type", TypeError):
@@ -214,18 +270,29 @@ def shift_reference(op, x, dx, y, dy) -> np.ndarray:
         if op == "<<":
             out.append(0 if amount >= bits else pattern << amount)
         elif arithmetic:
-            out.append(signed_value >> min(amount, bits - 1) if amount < bits
-                       else (-1 if signed_value < 0 else 0))
+            out.append(
+                signed_value >> min(amount, bits - 1)
+                if amount < bits
+                else (-1 if signed_value < 0 else 0)
+            )
         else:
             out.append(0 if amount >= bits else pattern >> amount)
     return wrap(out, ty)
 
 
 SHIFT_PAIRS = [
-    ("int8", "int8"), ("int16", "uint16"), ("int32", "int32"), ("int64", "int64"),
-    ("uint8", "uint8"), ("uint16", "uint16"), ("uint32", "uint32"), ("uint64", "uint64"),
+    ("int8", "int8"),
+    ("int16", "uint16"),
+    ("int32", "int32"),
+    ("int64", "int64"),
+    ("uint8", "uint8"),
+    ("uint16", "uint16"),
+    ("uint32", "uint32"),
+    ("uint64", "uint64"),
     ("int8", "uint32"),  # int8 >> uint32: promoted to uint32, shifted arithmetically
-    ("uint8", "int32"), ("int32", "int8"), ("uint64", "uint8"),
+    ("uint8", "int32"),
+    ("int32", "int8"),
+    ("uint64", "uint8"),
 ]
 
 
@@ -247,23 +314,33 @@ def _amounts(dy, bits, gen, n):
 def test_shift(op, dx, dy, gen):
     ty = promoted(dx, dy)
     x = numpy_random(N, dx, gen)
-    x[:4] = np.array([1, -1 if is_signed(dx) else int_range(dx)[1], int_range(dx)[0] or 3,
-                      int_range(dx)[1]], dtype=object).astype(np_dtype(dx))
+    x[:4] = np.array(
+        [1, -1 if is_signed(dx) else int_range(dx)[1], int_range(dx)[0] or 3, int_range(dx)[1]],
+        dtype=object,
+    ).astype(np_dtype(dx))
     y = _amounts(dy, bitwidth(ty), gen, N)
-    assert_exact(run_binary(op, x, y, ty), shift_reference(op, x, dx, y, dy),
-                 {"<<": "lshift", ">>": "rshift"}[op])
+    assert_exact(
+        run_binary(op, x, y, ty),
+        shift_reference(op, x, dx, y, dy),
+        {"<<": "lshift", ">>": "rshift"}[op],
+    )
 
 
 @pytest.mark.full
 @pytest.mark.parametrize("op", ("<<", ">>"))
-@pytest.mark.parametrize("dx, dy", [(a, b) for a in INTEGRAL_DTYPES for b in INTEGRAL_DTYPES
-                                    if (a, b) not in SHIFT_PAIRS])
+@pytest.mark.parametrize(
+    "dx, dy",
+    [(a, b) for a in INTEGRAL_DTYPES for b in INTEGRAL_DTYPES if (a, b) not in SHIFT_PAIRS],
+)
 def test_shift_full(op, dx, dy, gen):
     ty = promoted(dx, dy)
     x = numpy_random(N, dx, gen)
     y = _amounts(dy, bitwidth(ty), gen, N)
-    assert_exact(run_binary(op, x, y, ty), shift_reference(op, x, dx, y, dy),
-                 {"<<": "lshift", ">>": "rshift"}[op])
+    assert_exact(
+        run_binary(op, x, y, ty),
+        shift_reference(op, x, dx, y, dy),
+        {"<<": "lshift", ">>": "rshift"}[op],
+    )
 
 
 @pytest.mark.parametrize("dtype", INT_DTYPES + UINT_DTYPES)
@@ -298,16 +375,20 @@ def test_shift_by_python_scalar(dtype, right, gen):
         z = poisoned(16, dtype)
         _shift_scalar_kernel[(1,)](x, z, N=16, S=amount, RIGHT=right)
         y = np.full(16, amount, np_dtype(dtype))
-        assert_exact(z, shift_reference(">>" if right else "<<", x, dtype, y, dtype),
-                     "rshift" if right else "lshift")
+        assert_exact(
+            z,
+            shift_reference(">>" if right else "<<", x, dtype, y, dtype),
+            "rshift" if right else "lshift",
+        )
 
 
 # -------------------------------------------------------------------------------------------------
 # and / or / not on tensors (the interpreter rewrites them into elementwise logic)
 # -------------------------------------------------------------------------------------------------
 @naiad.jit
-def _logic_kernel(x_ptr, y_ptr, w_ptr, and_ptr, or_ptr, not_ptr, chain_ptr, mixed_ptr,
-                  N: tl.constexpr):
+def _logic_kernel(
+    x_ptr, y_ptr, w_ptr, and_ptr, or_ptr, not_ptr, chain_ptr, mixed_ptr, N: tl.constexpr
+):
     offs = tl.arange(0, N)
     a = tl.load(x_ptr + offs) > 0
     b = tl.load(y_ptr + offs) > 0

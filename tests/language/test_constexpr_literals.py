@@ -25,7 +25,7 @@ def _literal_kernel(out_ptr, CASE: tl.constexpr, EXPECTED: tl.constexpr):
     elif CASE == "2**31-1":
         x = 2**31 - 1
     elif CASE == "-2**31":
-        x = -2**31
+        x = -(2**31)
     elif CASE == "2**31":
         x = 2**31
     elif CASE == "2**32-1":
@@ -33,11 +33,11 @@ def _literal_kernel(out_ptr, CASE: tl.constexpr, EXPECTED: tl.constexpr):
     elif CASE == "2**32":
         x = 2**32
     elif CASE == "-2**31-1":
-        x = -2**31 - 1
+        x = -(2**31) - 1
     elif CASE == "2**40":
         x = 2**40
     elif CASE == "-2**63":
-        x = -2**63
+        x = -(2**63)
     elif CASE == "2**63":
         x = 2**63
     elif CASE == "2**64-1":
@@ -71,14 +71,28 @@ def _literal_kernel(out_ptr, CASE: tl.constexpr, EXPECTED: tl.constexpr):
 
 
 LITERALS = [
-    ("0", 0, "int32"), ("-1", -1, "int32"), ("2**31-1", 2**31 - 1, "int32"),
-    ("-2**31", -(2**31), "int32"), ("2**31", 2**31, "uint32"), ("2**32-1", 2**32 - 1, "uint32"),
-    ("2**32", 2**32, "int64"), ("-2**31-1", -(2**31) - 1, "int64"), ("2**40", 2**40, "int64"),
-    ("-2**63", -(2**63), "int64"), ("2**63", 2**63, "uint64"), ("2**64-1", 2**64 - 1, "uint64"),
+    ("0", 0, "int32"),
+    ("-1", -1, "int32"),
+    ("2**31-1", 2**31 - 1, "int32"),
+    ("-2**31", -(2**31), "int32"),
+    ("2**31", 2**31, "uint32"),
+    ("2**32-1", 2**32 - 1, "uint32"),
+    ("2**32", 2**32, "int64"),
+    ("-2**31-1", -(2**31) - 1, "int64"),
+    ("2**40", 2**40, "int64"),
+    ("-2**63", -(2**63), "int64"),
+    ("2**63", 2**63, "uint64"),
+    ("2**64-1", 2**64 - 1, "uint64"),
     ("True", True, "int1"),
-    ("3.0", 3.0, "float32"), ("0.0", 0.0, "float32"), ("1e-3", 1e-3, "float32"),
-    ("1e38", 1e38, "float32"), ("1e39", 1e39, "float64"), ("1e50", 1e50, "float64"),
-    ("1e-40", 1e-40, "float64"), ("2**-126", 2.0**-126, "float32"), ("inf", np.inf, "float32"),
+    ("3.0", 3.0, "float32"),
+    ("0.0", 0.0, "float32"),
+    ("1e-3", 1e-3, "float32"),
+    ("1e38", 1e38, "float32"),
+    ("1e39", 1e39, "float64"),
+    ("1e50", 1e50, "float64"),
+    ("1e-40", 1e-40, "float64"),
+    ("2**-126", 2.0**-126, "float32"),
+    ("inf", np.inf, "float32"),
     ("-inf", -np.inf, "float32"),
 ]
 
@@ -87,8 +101,11 @@ LITERALS = [
 def test_assigned_literal_type_and_value(case, value, dtype):
     out = poisoned(1, dtype)
     _literal_kernel[(1,)](out, CASE=case, EXPECTED=tl_dtype(dtype))
-    expected = np.array([value], dtype=object).astype(np_dtype(dtype)) if dtype != "float32" \
+    expected = (
+        np.array([value], dtype=object).astype(np_dtype(dtype))
+        if dtype != "float32"
         else np.array([value], np.float64).astype(np.float32)
+    )
     assert_exact(out, expected)
 
 
@@ -229,11 +246,20 @@ def _int_argument_kernel(out_ptr, n, EXPECTED: tl.constexpr):
     tl.store(out_ptr, n)
 
 
-@pytest.mark.parametrize("value, dtype", [
-    (5, "int32"), (-(2**31), "int32"), (2**31 - 1, "int32"), (2**31, "int64"),
-    (-(2**31) - 1, "int64"), (2**63 - 1, "int64"), (2**63, "uint64"), (2**64 - 1, "uint64"),
-    (True, "int1"),
-])
+@pytest.mark.parametrize(
+    "value, dtype",
+    [
+        (5, "int32"),
+        (-(2**31), "int32"),
+        (2**31 - 1, "int32"),
+        (2**31, "int64"),
+        (-(2**31) - 1, "int64"),
+        (2**63 - 1, "int64"),
+        (2**63, "uint64"),
+        (2**64 - 1, "uint64"),
+        (True, "int1"),
+    ],
+)
 def test_integer_argument_types(value, dtype):
     out = poisoned(1, dtype)
     _int_argument_kernel[(1,)](out, value, EXPECTED=tl_dtype(dtype))

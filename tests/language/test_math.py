@@ -121,8 +121,10 @@ def test_unary_math(fn, dtype, method, gen):
 def test_unary_math_special_values(dtype):
     x = np.array([np.inf, -np.inf, np.nan, -1.0, 1.0, 2.0, 0.5, 4.0], np_dtype(dtype))
     for fn, expected in [
-        ("exp", [np.inf, 0.0, np.nan, math.exp(-1), math.e, math.exp(2), math.exp(0.5),
-                 math.exp(4)]),
+        (
+            "exp",
+            [np.inf, 0.0, np.nan, math.exp(-1), math.e, math.exp(2), math.exp(0.5), math.exp(4)],
+        ),
         ("log", [np.inf, np.nan, np.nan, np.nan, 0.0, math.log(2), math.log(0.5), math.log(4)]),
         ("sqrt", [np.inf, np.nan, np.nan, np.nan, 1.0, math.sqrt(2), math.sqrt(0.5), 2.0]),
         ("floor", [np.inf, -np.inf, np.nan, -1.0, 1.0, 2.0, 0.0, 4.0]),
@@ -130,8 +132,13 @@ def test_unary_math_special_values(dtype):
     ]:
         z = poisoned(8, dtype)
         _unary_math_kernel[(1,)](x, z, N=8, FN=fn, METHOD=False)
-        check(fn, z, np.array(expected, np.float64).astype(np_dtype(dtype)), "interpreter",
-              np_dtype(dtype))
+        check(
+            fn,
+            z,
+            np.array(expected, np.float64).astype(np_dtype(dtype)),
+            "interpreter",
+            np_dtype(dtype),
+        )
 
 
 @pytest.mark.parametrize("dtype", ("float16", "bfloat16", "int32", "uint8"))
@@ -147,8 +154,9 @@ def test_unary_math_needs_fp32_or_fp64(fn, dtype):
 def test_sqrt_rn_needs_fp32(dtype):
     name = {"float16": "fp16", "bfloat16": "bf16", "float64": "fp64"}[dtype]
     with kernel_error(rf"Expected dtype \['fp32'\] but got {name}"):
-        _unary_math_kernel[(1,)](np.ones(4, np_dtype(dtype)), poisoned(4, dtype), N=4,
-                                 FN="sqrt_rn", METHOD=False)
+        _unary_math_kernel[(1,)](
+            np.ones(4, np_dtype(dtype)), poisoned(4, dtype), N=4, FN="sqrt_rn", METHOD=False
+        )
 
 
 # -------------------------------------------------------------------------------------------------
@@ -228,8 +236,13 @@ def test_fdiv(dtype, ieee, gen):
     z = poisoned(N, dtype)
     _div_kernel[(1,)](x, y, z, N=N, FN="fdiv", IEEE=ieee)
     exact = x.astype(np.float64) / y.astype(np.float64)
-    check("fdiv", z, exact if dtype == "float64" else round_float(exact, dtype), "interpreter",
-          np_dtype(dtype))
+    check(
+        "fdiv",
+        z,
+        exact if dtype == "float64" else round_float(exact, dtype),
+        "interpreter",
+        np_dtype(dtype),
+    )
 
 
 def test_fdiv_needs_floats():
@@ -253,8 +266,9 @@ def test_fma_rounds_once(dtype, gen):
     z = poisoned(N, dtype)
     _fma_kernel[(1,)](x, y, w, z, N=N)
     fraction = fractions.Fraction
-    exact = [fraction(float(a)) * fraction(float(b)) + fraction(float(c))
-             for a, b, c in zip(x, y, w)]
+    exact = [
+        fraction(float(a)) * fraction(float(b)) + fraction(float(c)) for a, b, c in zip(x, y, w)
+    ]
     check("fma", z, round_float(exact, dtype), "interpreter", np_dtype(dtype))
 
 
@@ -295,8 +309,9 @@ def test_umulhi_dtypes(dtype):
 # minimum, maximum, clamp
 # -------------------------------------------------------------------------------------------------
 @naiad.jit
-def _extremum_kernel(x_ptr, y_ptr, z_ptr, N: tl.constexpr, FN: tl.constexpr,
-                     NAN: tl.constexpr, RESULT: tl.constexpr):
+def _extremum_kernel(
+    x_ptr, y_ptr, z_ptr, N: tl.constexpr, FN: tl.constexpr, NAN: tl.constexpr, RESULT: tl.constexpr
+):
     offs = tl.arange(0, N)
     x = tl.load(x_ptr + offs)
     y = tl.load(y_ptr + offs)
@@ -327,16 +342,28 @@ def extremum_reference(fn, x, dx, y, dy, propagate_all: bool):
     out = []
     for a, b in zip(xs.astype(np.float64), ys.astype(np.float64)):
         if math.isnan(a) or math.isnan(b):
-            out.append(math.nan if propagate_all or (math.isnan(a) and math.isnan(b))
-                       else (b if math.isnan(a) else a))
+            out.append(
+                math.nan
+                if propagate_all or (math.isnan(a) and math.isnan(b))
+                else (b if math.isnan(a) else a)
+            )
         else:
             out.append(pick(a, b))
     return np.array(out, np.float64).astype(np_dtype(ty))
 
 
-EXTREMUM_PAIRS = [("float32", "float32"), ("float16", "float16"), ("bfloat16", "bfloat16"),
-                  ("float64", "float64"), ("float16", "float32"), ("int8", "int8"),
-                  ("uint32", "uint32"), ("int64", "int64"), ("int8", "uint8"), ("int32", "int64")]
+EXTREMUM_PAIRS = [
+    ("float32", "float32"),
+    ("float16", "float16"),
+    ("bfloat16", "bfloat16"),
+    ("float64", "float64"),
+    ("float16", "float32"),
+    ("int8", "int8"),
+    ("uint32", "uint32"),
+    ("int64", "int64"),
+    ("int8", "uint8"),
+    ("int32", "int64"),
+]
 
 
 @pytest.mark.parametrize("nan", (tl.PropagateNan.NONE, tl.PropagateNan.ALL))
@@ -361,16 +388,29 @@ def _extremum_scalar_kernel(x_ptr, z_ptr, N: tl.constexpr, S: tl.constexpr, RESU
     tl.store(z_ptr + offs, z)
 
 
-@pytest.mark.parametrize("dtype, scalar, result", [
-    # minimum / maximum make a Python scalar a tensor of its literal type (`to_tensor`): it takes
-    # part in the promotion, unlike in arithmetic
-    ("float16", 0.5, "float32"), ("bfloat16", 1, "float32"), ("float32", 0.5, "float32"),
-    ("float64", 0.5, "float64"), ("int8", 3, "int32"), ("uint8", 3, "int32"),
-    ("int64", 3, "int64"), ("uint32", 3, "uint32"),
-])
+@pytest.mark.parametrize(
+    "dtype, scalar, result",
+    [
+        # minimum / maximum make a Python scalar a tensor of its literal type (`to_tensor`): it takes
+        # part in the promotion, unlike in arithmetic
+        ("float16", 0.5, "float32"),
+        ("bfloat16", 1, "float32"),
+        ("float32", 0.5, "float32"),
+        ("float64", 0.5, "float64"),
+        ("int8", 3, "int32"),
+        ("uint8", 3, "int32"),
+        ("int64", 3, "int64"),
+        ("uint32", 3, "uint32"),
+    ],
+)
 def test_maximum_with_python_scalar(dtype, scalar, result, gen):
-    x = numpy_random(N, dtype, gen, low=-10 if not is_float(dtype) else None,
-                     high=10 if not is_float(dtype) else None)
+    x = numpy_random(
+        N,
+        dtype,
+        gen,
+        low=-10 if not is_float(dtype) else None,
+        high=10 if not is_float(dtype) else None,
+    )
     z = poisoned(N, result)
     _extremum_scalar_kernel[(1,)](x, z, N=N, S=scalar, RESULT=tl_dtype(result))
     sd = literal_dtype(scalar)
@@ -379,8 +419,16 @@ def test_maximum_with_python_scalar(dtype, scalar, result, gen):
 
 
 @naiad.jit
-def _clamp_kernel(x_ptr, lo_ptr, hi_ptr, z_ptr, N: tl.constexpr, NAN: tl.constexpr,
-                  SCALARS: tl.constexpr, RESULT: tl.constexpr):
+def _clamp_kernel(
+    x_ptr,
+    lo_ptr,
+    hi_ptr,
+    z_ptr,
+    N: tl.constexpr,
+    NAN: tl.constexpr,
+    SCALARS: tl.constexpr,
+    RESULT: tl.constexpr,
+):
     offs = tl.arange(0, N)
     x = tl.load(x_ptr + offs)
     if SCALARS:
@@ -426,16 +474,32 @@ def test_clamp(dtype, nan, gen):
 def test_clamp_needs_floats():
     x = np.ones(4, np.int32)
     with kernel_error("Only floating point clamp is supported"):
-        _clamp_kernel[(1,)](x, x, x, poisoned(4, "int32"), N=4, NAN=tl.PropagateNan.NONE,
-                            SCALARS=False, RESULT=tl.int32)
+        _clamp_kernel[(1,)](
+            x,
+            x,
+            x,
+            poisoned(4, "int32"),
+            N=4,
+            NAN=tl.PropagateNan.NONE,
+            SCALARS=False,
+            RESULT=tl.int32,
+        )
 
 
 # -------------------------------------------------------------------------------------------------
 # where
 # -------------------------------------------------------------------------------------------------
 @naiad.jit
-def _where_kernel(c_ptr, x_ptr, y_ptr, z_ptr, M: tl.constexpr, N: tl.constexpr,
-                  CASE: tl.constexpr, RESULT: tl.constexpr):
+def _where_kernel(
+    c_ptr,
+    x_ptr,
+    y_ptr,
+    z_ptr,
+    M: tl.constexpr,
+    N: tl.constexpr,
+    CASE: tl.constexpr,
+    RESULT: tl.constexpr,
+):
     rows = tl.arange(0, M)[:, None]
     cols = tl.arange(0, N)[None, :]
     if CASE == "broadcast":  # condition [M, 1], x [1, N], y [M, N]
@@ -462,14 +526,21 @@ def _where_kernel(c_ptr, x_ptr, y_ptr, z_ptr, M: tl.constexpr, N: tl.constexpr,
     tl.store(z_ptr + rows * N + cols, z)
 
 
-@pytest.mark.parametrize("case, dx, dy, result", [
-    ("broadcast", "float32", "float32", "float32"), ("broadcast", "int8", "float16", "float16"),
-    ("broadcast", "uint8", "int8", "uint8"), ("scalar_y", "float16", "float16", "float16"),
-    ("scalar_y", "int8", "int8", "float32"), ("scalar_x", "int8", "int8", "int8"),
-    ("scalar_x", "bfloat16", "bfloat16", "bfloat16"),
-    ("scalar_condition", "float64", "float64", "float64"),
-    ("int_condition", "int32", "int32", "int32"), ("scalars", "int32", "int32", "int32"),
-])
+@pytest.mark.parametrize(
+    "case, dx, dy, result",
+    [
+        ("broadcast", "float32", "float32", "float32"),
+        ("broadcast", "int8", "float16", "float16"),
+        ("broadcast", "uint8", "int8", "uint8"),
+        ("scalar_y", "float16", "float16", "float16"),
+        ("scalar_y", "int8", "int8", "float32"),
+        ("scalar_x", "int8", "int8", "int8"),
+        ("scalar_x", "bfloat16", "bfloat16", "bfloat16"),
+        ("scalar_condition", "float64", "float64", "float64"),
+        ("int_condition", "int32", "int32", "int32"),
+        ("scalars", "int32", "int32", "int32"),
+    ],
+)
 def test_where(case, dx, dy, result, gen):
     m, n = 4, 16
     c = numpy_random(m * n, "int32", gen, -3, 3)
@@ -517,8 +588,13 @@ def test_sigmoid(dtype, method, gen):
     z = poisoned(N, dtype)
     _sigmoid_kernel[(1,)](x, z, N=N, METHOD=method)
     exact = np.array([1.0 / (1.0 + math.exp(-float(v))) for v in x])
-    check("sigmoid", z, exact if dtype == "float64" else round_float(exact, dtype), "interpreter",
-          np_dtype(dtype))
+    check(
+        "sigmoid",
+        z,
+        exact if dtype == "float64" else round_float(exact, dtype),
+        "interpreter",
+        np_dtype(dtype),
+    )
 
 
 def test_sigmoid_of_fp16_raises():
@@ -527,8 +603,9 @@ def test_sigmoid_of_fp16_raises():
 
 
 @naiad.jit
-def _softmax_kernel(x_ptr, z_ptr, M: tl.constexpr, N: tl.constexpr, DIM: tl.constexpr,
-                    KEEP: tl.constexpr):
+def _softmax_kernel(
+    x_ptr, z_ptr, M: tl.constexpr, N: tl.constexpr, DIM: tl.constexpr, KEEP: tl.constexpr
+):
     offs = tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :]
     x = tl.load(x_ptr + offs)
     z = tl.softmax(x, dim=DIM, keep_dims=KEEP)
@@ -595,8 +672,15 @@ def _fma_scalar_kernel(x_ptr, z_ptr, N: tl.constexpr, RESULT: tl.constexpr):
     tl.store(z_ptr + offs, z)
 
 
-@pytest.mark.parametrize("dtype, result", [("float16", "float32"), ("bfloat16", "float32"),
-                                           ("float32", "float32"), ("float64", "float64")])
+@pytest.mark.parametrize(
+    "dtype, result",
+    [
+        ("float16", "float32"),
+        ("bfloat16", "float32"),
+        ("float32", "float32"),
+        ("float64", "float64"),
+    ],
+)
 def test_fma_python_scalars_take_their_literal_type(dtype, result, gen):
     """fma makes Python scalars fp32 tensors (`to_tensor`): an fp16 fma with them is fp32."""
     x = numpy_random(N, dtype, gen)

@@ -150,7 +150,7 @@ def _scalar_access(src, dst, n, index):
     # A masked scalar load: the lane is off, so the (out-of-bounds) address is never read.
     y = tl.load(src + index, mask=index < n, other=-7.0)
     tl.store(dst + 1, y)
-    z = tl.load(src + 1, mask=1 < n, other=-7.0)
+    z = tl.load(src + 1, mask=n > 1, other=-7.0)
     tl.store(dst + 2, z)
     tl.store(dst + index, z, mask=index < n)  # masked-off scalar store: nothing is written
 

@@ -43,21 +43,40 @@ def _ones(dtype):
 # Hand-checked rows: C's usual arithmetic conversions and Triton's float rules (the overrides of
 # Triton's `_binary_op_dtype_override`, where Triton differs from NumPy, are all here).
 KNOWN = {
-    ("int8", "uint8"): "uint8", ("int8", "uint16"): "uint16", ("int8", "uint32"): "uint32",
-    ("int8", "uint64"): "uint64", ("int16", "uint16"): "uint16", ("int16", "uint32"): "uint32",
-    ("int16", "uint64"): "uint64", ("int32", "uint32"): "uint32", ("int32", "uint64"): "uint64",
-    ("int64", "uint64"): "uint64", ("int16", "uint8"): "int16", ("int64", "uint32"): "int64",
-    ("uint32", "int64"): "int64", ("uint8", "int8"): "uint8", ("int8", "int64"): "int64",
+    ("int8", "uint8"): "uint8",
+    ("int8", "uint16"): "uint16",
+    ("int8", "uint32"): "uint32",
+    ("int8", "uint64"): "uint64",
+    ("int16", "uint16"): "uint16",
+    ("int16", "uint32"): "uint32",
+    ("int16", "uint64"): "uint64",
+    ("int32", "uint32"): "uint32",
+    ("int32", "uint64"): "uint64",
+    ("int64", "uint64"): "uint64",
+    ("int16", "uint8"): "int16",
+    ("int64", "uint32"): "int64",
+    ("uint32", "int64"): "int64",
+    ("uint8", "int8"): "uint8",
+    ("int8", "int64"): "int64",
     ("uint16", "uint64"): "uint64",
-    ("float16", "int16"): "float16", ("float16", "int64"): "float16",
+    ("float16", "int16"): "float16",
+    ("float16", "int64"): "float16",
     ("float16", "uint64"): "float16",
-    ("bfloat16", "int8"): "float32", ("bfloat16", "uint64"): "float32",
-    ("bfloat16", "bfloat16"): "bfloat16", ("bfloat16", "float16"): "float16",
-    ("float16", "bfloat16"): "float16", ("bfloat16", "float32"): "float32",
-    ("float16", "float32"): "float32", ("float32", "float64"): "float64",
-    ("int64", "float32"): "float32", ("uint64", "float64"): "float64",
-    ("int1", "int1"): "int1", ("int1", "int8"): "int8", ("int1", "uint8"): "uint8",
-    ("int1", "float16"): "float16", ("int1", "bfloat16"): "float32",
+    ("bfloat16", "int8"): "float32",
+    ("bfloat16", "uint64"): "float32",
+    ("bfloat16", "bfloat16"): "bfloat16",
+    ("bfloat16", "float16"): "float16",
+    ("float16", "bfloat16"): "float16",
+    ("bfloat16", "float32"): "float32",
+    ("float16", "float32"): "float32",
+    ("float32", "float64"): "float64",
+    ("int64", "float32"): "float32",
+    ("uint64", "float64"): "float64",
+    ("int1", "int1"): "int1",
+    ("int1", "int8"): "int8",
+    ("int1", "uint8"): "uint8",
+    ("int1", "float16"): "float16",
+    ("int1", "bfloat16"): "float32",
 }
 
 
@@ -67,15 +86,25 @@ def test_known_promotions(a, b):
     _typing_kernel[(1,)](_ones(a), _ones(b), OP="+", RESULT=tl_dtype(KNOWN[a, b]))
 
 
-@pytest.mark.parametrize("a, b, op, result", [
-    ("float16", "float16", "/", "float32"), ("float16", "float16", "%", "float32"),
-    ("bfloat16", "bfloat16", "/", "float32"), ("bfloat16", "bfloat16", "%", "float32"),
-    ("float16", "int8", "/", "float32"), ("bfloat16", "float16", "/", "float32"),
-    ("int8", "int8", "/", "float32"), ("int64", "int64", "/", "float32"),
-    ("uint64", "uint64", "/", "float32"), ("int1", "int1", "/", "float32"),
-    ("float64", "int8", "/", "float64"), ("int8", "int16", "//", "int16"),
-    ("uint8", "uint32", "%", "uint32"), ("float16", "float16", "*", "float16"),
-])
+@pytest.mark.parametrize(
+    "a, b, op, result",
+    [
+        ("float16", "float16", "/", "float32"),
+        ("float16", "float16", "%", "float32"),
+        ("bfloat16", "bfloat16", "/", "float32"),
+        ("bfloat16", "bfloat16", "%", "float32"),
+        ("float16", "int8", "/", "float32"),
+        ("bfloat16", "float16", "/", "float32"),
+        ("int8", "int8", "/", "float32"),
+        ("int64", "int64", "/", "float32"),
+        ("uint64", "uint64", "/", "float32"),
+        ("int1", "int1", "/", "float32"),
+        ("float64", "int8", "/", "float64"),
+        ("int8", "int16", "//", "int16"),
+        ("uint8", "uint32", "%", "uint32"),
+        ("float16", "float16", "*", "float16"),
+    ],
+)
 def test_division_promotions(a, b, op, result):
     assert result_dtype(op, a, b) == result
     _typing_kernel[(1,)](_ones(a), _ones(b), OP=op, RESULT=tl_dtype(result))
@@ -119,8 +148,9 @@ def test_bitwise_result_dtype_matrix(op, a):
 # Python scalars: weak in arithmetic and bitwise operators, typed like literals in comparisons
 # -------------------------------------------------------------------------------------------------
 @naiad.jit
-def _scalar_typing_kernel(x_ptr, OP: tl.constexpr, S: tl.constexpr, SCALAR_FIRST: tl.constexpr,
-                          RESULT: tl.constexpr):
+def _scalar_typing_kernel(
+    x_ptr, OP: tl.constexpr, S: tl.constexpr, SCALAR_FIRST: tl.constexpr, RESULT: tl.constexpr
+):
     x = tl.load(x_ptr + tl.arange(0, 2))
     if SCALAR_FIRST:
         z = apply_binary(S, x, OP)
@@ -131,36 +161,65 @@ def _scalar_typing_kernel(x_ptr, OP: tl.constexpr, S: tl.constexpr, SCALAR_FIRST
 
 WEAK_SCALAR_CASES = [
     # (tensor, op, scalar, result)
-    ("float16", "*", 2.0, "float16"), ("float16", "+", 1e50, "float16"),  # fp64 literal, same kind
-    ("bfloat16", "+", 1, "bfloat16"), ("bfloat16", "-", 0.5, "bfloat16"),
-    ("float16", "/", 2.0, "float32"), ("bfloat16", "%", 3, "float32"),
-    ("float32", "*", 1e300, "float32"), ("float64", "+", 1.0, "float64"),
-    ("int8", "+", 1, "int8"), ("int8", "*", 2**6, "int8"), ("uint8", "-", 1, "uint8"),
-    ("int16", "//", 3, "int16"), ("uint16", "%", 3, "uint16"), ("int32", "+", 2**31 - 1, "int32"),
-    ("uint32", "+", 2**32 - 1, "uint32"), ("int64", "+", 2**40, "int64"),
-    ("uint64", "+", 2**63, "uint64"), ("int8", "/", 2, "float32"),
-    ("int8", "+", True, "int8"), ("float32", "+", True, "float32"), ("int1", "+", True, "int1"),
+    ("float16", "*", 2.0, "float16"),
+    ("float16", "+", 1e50, "float16"),  # fp64 literal, same kind
+    ("bfloat16", "+", 1, "bfloat16"),
+    ("bfloat16", "-", 0.5, "bfloat16"),
+    ("float16", "/", 2.0, "float32"),
+    ("bfloat16", "%", 3, "float32"),
+    ("float32", "*", 1e300, "float32"),
+    ("float64", "+", 1.0, "float64"),
+    ("int8", "+", 1, "int8"),
+    ("int8", "*", 2**6, "int8"),
+    ("uint8", "-", 1, "uint8"),
+    ("int16", "//", 3, "int16"),
+    ("uint16", "%", 3, "uint16"),
+    ("int32", "+", 2**31 - 1, "int32"),
+    ("uint32", "+", 2**32 - 1, "uint32"),
+    ("int64", "+", 2**40, "int64"),
+    ("uint64", "+", 2**63, "uint64"),
+    ("int8", "/", 2, "float32"),
+    ("int8", "+", True, "int8"),
+    ("float32", "+", True, "float32"),
+    ("int1", "+", True, "int1"),
     # a scalar of a higher kind takes part in the promotion with its literal type
-    ("int8", "+", 1.5, "float32"), ("uint64", "*", 0.5, "float32"), ("int64", "-", 1e50, "float64"),
-    ("int1", "+", 1, "int32"), ("int1", "+", 2**40, "int64"), ("int1", "*", 0.5, "float32"),
-    ("int8", "&", 3, "int8"), ("uint8", "|", 255, "uint8"), ("int16", "^", -1, "int16"),
-    ("uint32", "<<", 3, "uint32"), ("int8", ">>", 1, "int8"),
+    ("int8", "+", 1.5, "float32"),
+    ("uint64", "*", 0.5, "float32"),
+    ("int64", "-", 1e50, "float64"),
+    ("int1", "+", 1, "int32"),
+    ("int1", "+", 2**40, "int64"),
+    ("int1", "*", 0.5, "float32"),
+    ("int8", "&", 3, "int8"),
+    ("uint8", "|", 255, "uint8"),
+    ("int16", "^", -1, "int16"),
+    ("uint32", "<<", 3, "uint32"),
+    ("int8", ">>", 1, "int8"),
 ]
 
 
 @pytest.mark.parametrize("scalar_first", (False, True))
 @pytest.mark.parametrize("dtype, op, scalar, result", WEAK_SCALAR_CASES)
 def test_python_scalar_is_weak(dtype, op, scalar, result, scalar_first):
-    _scalar_typing_kernel[(1,)](_ones(dtype), OP=op, S=scalar, SCALAR_FIRST=scalar_first,
-                                RESULT=tl_dtype(result))
+    _scalar_typing_kernel[(1,)](
+        _ones(dtype), OP=op, S=scalar, SCALAR_FIRST=scalar_first, RESULT=tl_dtype(result)
+    )
 
 
 @pytest.mark.parametrize("scalar_first", (False, True))
-@pytest.mark.parametrize("dtype, op, scalar", [
-    ("int8", "<", 300), ("uint8", ">", -1), ("int8", "==", 1), ("float16", "<", 0.1),
-    ("bfloat16", ">=", 1), ("float16", "!=", 1e50), ("int64", "<=", 2**63), ("int1", "==", 1),
-    ("uint32", "<", 1.5),
-])
+@pytest.mark.parametrize(
+    "dtype, op, scalar",
+    [
+        ("int8", "<", 300),
+        ("uint8", ">", -1),
+        ("int8", "==", 1),
+        ("float16", "<", 0.1),
+        ("bfloat16", ">=", 1),
+        ("float16", "!=", 1e50),
+        ("int64", "<=", 2**63),
+        ("int1", "==", 1),
+        ("uint32", "<", 1.5),
+    ],
+)
 def test_comparison_scalar_takes_its_literal_type(dtype, op, scalar, scalar_first):
     """`tensor.__lt__` & co. make a Python scalar a tensor first (`to_tensor`), so it takes part
     in the promotion with its literal type: `x_int8 < 300` compares in int32 and does not raise,
@@ -177,26 +236,38 @@ def _compare_operand_kernel(x_ptr, z_ptr, S: tl.constexpr, COMPUTE: tl.constexpr
     tl.store(z_ptr + tl.arange(0, 4), (x < S) == (x.to(COMPUTE) < c))
 
 
-@pytest.mark.parametrize("dtype, scalar, compute", [
-    ("uint8", -1, "int32"), ("int8", 300, "int32"), ("float16", 0.1, "float32"),
-    ("uint32", 2**31, "uint32"), ("int64", 2**63, "uint64"),
-])
+@pytest.mark.parametrize(
+    "dtype, scalar, compute",
+    [
+        ("uint8", -1, "int32"),
+        ("int8", 300, "int32"),
+        ("float16", 0.1, "float32"),
+        ("uint32", 2**31, "uint32"),
+        ("int64", 2**63, "uint64"),
+    ],
+)
 def test_comparison_with_scalar_computes_in_promoted_type(dtype, scalar, compute):
-    values = {"uint8": [0x80, 1, 255, 200], "int8": [-128, 1, 127, 100],
-              "float16": [0.1, 0.0999, 0.1001, -1], "uint32": [2**31, 2**31 - 1, 2**32 - 1, 5],
-              "int64": [-1, 1, 2**62, -(2**63)]}[dtype]
+    values = {
+        "uint8": [0x80, 1, 255, 200],
+        "int8": [-128, 1, 127, 100],
+        "float16": [0.1, 0.0999, 0.1001, -1],
+        "uint32": [2**31, 2**31 - 1, 2**32 - 1, 5],
+        "int64": [-1, 1, 2**62, -(2**63)],
+    }[dtype]
     x = np.array(values, np_dtype(dtype))
     z = np.zeros(4, bool)
     _compare_operand_kernel[(1,)](x, z, S=scalar, COMPUTE=tl_dtype(compute))
     assert z.all()
 
 
-@pytest.mark.parametrize("a, b", [("int8", "uint8"), ("uint16", "int32"), ("int64", "uint64"),
-                                  ("uint8", "int64")])
+@pytest.mark.parametrize(
+    "a, b", [("int8", "uint8"), ("uint16", "int32"), ("int64", "uint64"), ("uint8", "int64")]
+)
 @pytest.mark.parametrize("op", ("/", "//", "%"))
 def test_mixed_signedness_message(a, b, op):
-    with kernel_error(r"Cannot use /, (#|//), or % with .* because they have different signedness",
-                      TypeError):
+    with kernel_error(
+        r"Cannot use /, (#|//), or % with .* because they have different signedness", TypeError
+    ):
         _typing_kernel[(1,)](_ones(a), _ones(b), OP=op, RESULT=tl.int1)
 
 

@@ -234,7 +234,7 @@ def test_int8_cumsum_does_not_wrap():
 @naiad.jit
 def _saturating_add(a, b):
     s = a + b
-    if s > 10:  # noqa: PLR1730  (control flow on purpose: the interpreter goes one by one)
+    if s > 10:
         s = 10
     return s
 

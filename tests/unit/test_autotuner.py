@@ -24,7 +24,7 @@ def add_kernel(x, out, n, BLOCK, pid):
 
 
 def add_kernel_even(x, out, n, BLOCK, EVEN, pid):
-    assert EVEN == (n % BLOCK == 0)
+    assert (n % BLOCK == 0) == EVEN
     add_kernel(x, out, n, BLOCK, pid)
 
 

@@ -79,9 +79,24 @@ def test_vector_add_asks_for_ttir_operations():
     args = [tensor(f"%arg{i}", ptr) for i in range(3)] + [tensor("%arg3", t.int32)]
     ops = [name for name, _ in _run(_add_body, *args, tl.constexpr(128))]
     assert ops == [
-        "tt.get_program_id", "arith.constant", "arith.muli", "tt.make_range", "tt.splat",
-        "arith.addi", "tt.splat", "arith.cmpi", "tt.splat", "tt.addptr", "tt.load", "tt.splat",
-        "tt.addptr", "tt.load", "tt.splat", "tt.addptr", "arith.addf", "tt.store",
+        "tt.get_program_id",
+        "arith.constant",
+        "arith.muli",
+        "tt.make_range",
+        "tt.splat",
+        "arith.addi",
+        "tt.splat",
+        "arith.cmpi",
+        "tt.splat",
+        "tt.addptr",
+        "tt.load",
+        "tt.splat",
+        "tt.addptr",
+        "tt.load",
+        "tt.splat",
+        "tt.addptr",
+        "arith.addf",
+        "tt.store",
     ]
 
 
@@ -93,7 +108,7 @@ def test_reduction_builds_its_combine_region_through_the_builder():
     ops = _run(body, tensor("%arg0", t.pointer_type(t.int8)))
     names = [name for name, _ in ops]
     assert "arith.extsi" in names  # int8 sums accumulate in int32
-    region = names[names.index("block_arg"):names.index("tt.reduce.return")]
+    region = names[names.index("block_arg") : names.index("tt.reduce.return")]
     assert region == ["block_arg", "block_arg", "arith.addi"]
     assert ops[-1] == ("tt.reduce", "int32")
 

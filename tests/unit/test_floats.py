@@ -21,18 +21,36 @@ pytestmark = pytest.mark.filterwarnings("error")
 
 # name: (exponent bits, mantissa bits, bias, which patterns are special)
 LAYOUT = {
-    "fp64": (11, 52, 1023, "ieee"), "fp32": (8, 23, 127, "ieee"), "fp16": (5, 10, 15, "ieee"),
-    "bf16": (8, 7, 127, "ieee"), "fp8e5": (5, 2, 15, "ieee"), "fp8e4nv": (4, 3, 7, "fn"),
-    "fp8e4b8": (4, 3, 8, "fnuz"), "fp8e5b16": (5, 2, 16, "fnuz"), "fp8e4b15": (4, 3, 15, "none"),
+    "fp64": (11, 52, 1023, "ieee"),
+    "fp32": (8, 23, 127, "ieee"),
+    "fp16": (5, 10, 15, "ieee"),
+    "bf16": (8, 7, 127, "ieee"),
+    "fp8e5": (5, 2, 15, "ieee"),
+    "fp8e4nv": (4, 3, 7, "fn"),
+    "fp8e4b8": (4, 3, 8, "fnuz"),
+    "fp8e5b16": (5, 2, 16, "fnuz"),
+    "fp8e4b15": (4, 3, 15, "none"),
 }
 FP8 = ("fp8e4nv", "fp8e5", "fp8e4b8", "fp8e5b16", "fp8e4b15")
-NAN = {"fp64": 0x7FFF_FFFF_FFFF_FFFF, "fp32": 0x7FFF_FFFF, "fp16": 0x7FFF, "bf16": 0x7FFF,
-       "fp8e5": 0x7F, "fp8e4nv": 0x7F, "fp8e4b8": 0x80, "fp8e5b16": 0x80}
+NAN = {
+    "fp64": 0x7FFF_FFFF_FFFF_FFFF,
+    "fp32": 0x7FFF_FFFF,
+    "fp16": 0x7FFF,
+    "bf16": 0x7FFF,
+    "fp8e5": 0x7F,
+    "fp8e4nv": 0x7F,
+    "fp8e4b8": 0x80,
+    "fp8e5b16": 0x80,
+}
 # What a magnitude beyond the largest finite value (infinity included) becomes on Hopper:
 # "ieee": inf when rounding to nearest, the largest finite toward zero, inf stays inf;
 # "sat": the largest finite (cvt .satfinite); "fnuz": the largest finite, but inf -> NaN 0x80.
-RULE = {("fp8e4nv", "rtne"): "sat", ("fp8e4nv", "rtz"): "sat", ("fp8e5", "rtne"): "sat",
-        ("fp8e5", "rtz"): "ieee"}
+RULE = {
+    ("fp8e4nv", "rtne"): "sat",
+    ("fp8e4nv", "rtz"): "sat",
+    ("fp8e5", "rtne"): "sat",
+    ("fp8e5", "rtz"): "ieee",
+}
 
 
 def width(name):
@@ -57,7 +75,8 @@ def ref_decode(bits, name):
     if special == "ieee" and e == (1 << e_bits) - 1:
         return sign * math.inf if f == 0 else math.nan
     if (special == "fn" and e == (1 << e_bits) - 1 and f == (1 << m_bits) - 1) or (
-            special == "fnuz" and bits == 1 << (e_bits + m_bits)):
+        special == "fnuz" and bits == 1 << (e_bits + m_bits)
+    ):
         return math.nan
     if e == 0:
         return sign * math.ldexp(f, 1 - bias - m_bits)
@@ -138,8 +157,9 @@ def test_every_fp8_pattern_widens_exactly(src, dst):
         if math.isnan(x):  # canonical NaN; into fp64 it is fp32's, widened
             assert g == (0x7FFF_FFFF_E000_0000 if dst == "fp64" else NAN[dst]), hex(b)
         else:
-            assert ref_decode(g, dst) == x and math.copysign(1, ref_decode(g, dst)) == \
-                math.copysign(1, x), hex(b)
+            assert ref_decode(g, dst) == x and math.copysign(
+                1, ref_decode(g, dst)
+            ) == math.copysign(1, x), hex(b)
 
 
 @pytest.mark.parametrize("src", ["fp8e4nv", "fp8e5", "fp8e4b8", "fp8e5b16"])
@@ -167,8 +187,11 @@ def fp32_samples():
     """Seeded fp32 patterns: uniform bits, plus exact ties of fp16, bf16 and the fp8 formats."""
     rng = np.random.default_rng(7)
     uniform = rng.integers(0, 1 << 32, 6000, dtype=np.uint64)
-    ties = [(rng.integers(0, 1 << 32, 1500, dtype=np.uint64) >> np.uint64(d + 1) << np.uint64(
-        d + 1)) | np.uint64(1 << d) for d in (12, 15, 19, 20)]
+    ties = [
+        (rng.integers(0, 1 << 32, 1500, dtype=np.uint64) >> np.uint64(d + 1) << np.uint64(d + 1))
+        | np.uint64(1 << d)
+        for d in (12, 15, 19, 20)
+    ]
     return [int(b) for b in np.concatenate([uniform, *ties])]
 
 
@@ -196,10 +219,14 @@ def test_fp64_to_fp32_is_numpys_rounding_and_rtz_steps_toward_zero():
     assert np.array_equal(convert(x, "fp64", "fp32"), nearest32)
     toward_zero = convert(x, "fp64", "fp32", "rtz").astype(np.float64)
     nearest = nearest32.astype(np.float64)
-    stepped = np.where(np.abs(nearest) > np.abs(x), np.nextafter(nearest.astype(np.float32),
-                                                               np.float32(0)), nearest)
-    assert np.array_equal(toward_zero, np.clip(stepped, -3.4028234663852886e38,
-                                               3.4028234663852886e38))
+    stepped = np.where(
+        np.abs(nearest) > np.abs(x),
+        np.nextafter(nearest.astype(np.float32), np.float32(0)),
+        nearest,
+    )
+    assert np.array_equal(
+        toward_zero, np.clip(stepped, -3.4028234663852886e38, 3.4028234663852886e38)
+    )
 
 
 # -- edge cases, one GPU behaviour each ------------------------------------------------------------
@@ -260,8 +287,9 @@ EDGES = [
 ]
 
 
-@pytest.mark.parametrize("src, src_bits, dst, rounding, want, why", EDGES,
-                         ids=[e[5] for e in EDGES])
+@pytest.mark.parametrize(
+    "src, src_bits, dst, rounding, want, why", EDGES, ids=[e[5] for e in EDGES]
+)
 def test_edge_case(src, src_bits, dst, rounding, want, why):
     assert bits_of(convert(held([src_bits], src), src, dst, rounding), dst) == [want]
 

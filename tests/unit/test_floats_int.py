@@ -16,8 +16,16 @@ from naiad.runtime.interpreter.floats import convert, numpy_dtype
 
 pytestmark = pytest.mark.filterwarnings("error")
 
-WIDTHS = {"int8": 8, "int16": 16, "int32": 32, "int64": 64,
-          "uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64}
+WIDTHS = {
+    "int8": 8,
+    "int16": 16,
+    "int32": 32,
+    "int64": 64,
+    "uint8": 8,
+    "uint16": 16,
+    "uint32": 32,
+    "uint64": 64,
+}
 NAN, INF = math.nan, math.inf
 
 # value: expected bit patterns from fp32 and fp64 sources, in the order of WIDTHS (as measured).
@@ -43,8 +51,11 @@ SATURATION = [
     (70000.0, "fp32", [0xFF, 0x7FFF, 70000, 70000, 0xFF, 0xFFFF, 70000, 70000]),
     # 2**63 and 2**64: int64 saturates; uint64 holds 2**63 and saturates at 2**64.
     (2.0**63, "fp32", [0xFF, 0x7FFF, 0x7FFF_FFFF, (1 << 63) - 1, 0xFF, 0xFFFF, 2**32 - 1, 2**63]),
-    (2.0**64, "fp64", [0xFF, 0x7FFF, 0x7FFF_FFFF, (1 << 63) - 1, 0xFF, 0xFFFF, 2**32 - 1,
-                       2**64 - 1]),
+    (
+        2.0**64,
+        "fp64",
+        [0xFF, 0x7FFF, 0x7FFF_FFFF, (1 << 63) - 1, 0xFF, 0xFFFF, 2**32 - 1, 2**64 - 1],
+    ),
     (-0.5, "fp64", [0] * 8),
 ]
 
@@ -67,8 +78,9 @@ def ref_float_to_int(x, dst, from_fp64):
     if math.isnan(x):
         value = 1 << (wide - 1) if from_fp64 or wide == 64 else 0
     else:
-        low, high = (0, 2**wide - 1) if dst.startswith("u") else (-(2 ** (wide - 1)),
-                                                                  2 ** (wide - 1) - 1)
+        low, high = (
+            (0, 2**wide - 1) if dst.startswith("u") else (-(2 ** (wide - 1)), 2 ** (wide - 1) - 1)
+        )
         value = min(max(int(x), low), high) if math.isfinite(x) else (high if x > 0 else low)
     return value % 2**width
 
@@ -110,8 +122,19 @@ def ref_round_int(n, precision):
 
 
 INT_EDGES = {
-    "int64": [0, 1, -1, 2**24 + 1, 2**24 + 3, -(2**24) - 1, 2**53 + 1, 2**62 + 2**38 + 1,
-              2**63 - 1, -(2**63), -(2**63) + 1],
+    "int64": [
+        0,
+        1,
+        -1,
+        2**24 + 1,
+        2**24 + 3,
+        -(2**24) - 1,
+        2**53 + 1,
+        2**62 + 2**38 + 1,
+        2**63 - 1,
+        -(2**63),
+        -(2**63) + 1,
+    ],
     "uint64": [0, 1, 2**24 + 1, 2**53 + 1, 2**63, 2**63 + 2**39, 2**63 + 2**39 + 1, 2**64 - 1],
     "int32": [2**24 + 2**16 + 1, 2**24 + 2**16, 2**31 - 1, -(2**31), 65519, 65520, -65520],
 }

@@ -27,8 +27,16 @@ from naiad.language.extra import libdevice
 from naiad.language.extra.libdevice_signatures import FUNCTIONS, MODES
 
 N = 64
-_NP = {"fp16": np.float16, "fp32": np.float32, "fp64": np.float64, "int32": np.int32,
-       "int64": np.int64, "uint32": np.uint32, "uint64": np.uint64, "int1": np.bool_}
+_NP = {
+    "fp16": np.float16,
+    "fp32": np.float32,
+    "fp64": np.float64,
+    "int32": np.int32,
+    "int64": np.int64,
+    "uint32": np.uint32,
+    "uint64": np.uint64,
+    "int1": np.bool_,
+}
 
 
 @naiad.jit
@@ -76,9 +84,11 @@ def uniform(lo, hi):
 
 def magnitudes(lo_exp, hi_exp, signed=True):
     """Log-uniform magnitudes 10**lo_exp .. 10**hi_exp, with random signs."""
+
     def draw(rng, dt):
         x = 10.0 ** rng.uniform(lo_exp, hi_exp, N)
         return (x * rng.choice([-1.0, 1.0], N) if signed else x).astype(dt)
+
     return draw
 
 
@@ -117,19 +127,23 @@ def specials(rng, dt):
 
 def saturating(limit):
     """Values inside and beyond (-limit, limit), with NaN and infinities."""
+
     def draw(rng, dt):
         x = rng.uniform(-1.3, 1.3, N) * limit
         x[:3] = [np.nan, np.inf, -np.inf]
         return x.astype(dt)
+
     return draw
 
 
 # -- references -----------------------------------------------------------------------------------
 def each(fn, otype=np.float64):
     """fn applied per element to Python numbers."""
+
     def ref(*args):
         scalars = [a.astype(object) if a.dtype.kind in "iu" else a.astype(np.float64) for a in args]
         return np.vectorize(fn, otypes=[otype])(*scalars)
+
     return ref
 
 
@@ -143,8 +157,12 @@ def round_exact(q: Fraction, dtype, mode: str) -> float:
     e = max(e - (Fraction(2) ** e > a), emin)
     ulp = Fraction(2) ** (e - mant)
     m, rest = divmod(a, ulp)
-    up = {"rz": False, "rd": negative and rest > 0, "ru": not negative and rest > 0,
-          "rn": rest > ulp / 2 or (rest == ulp / 2 and m % 2 == 1)}[mode]
+    up = {
+        "rz": False,
+        "rd": negative and rest > 0,
+        "ru": not negative and rest > 0,
+        "rn": rest > ulp / 2 or (rest == ulp / 2 and m % 2 == 1),
+    }[mode]
     value = (m + up) * ulp
     if value >= Fraction(2) ** (emax + 1):
         to_inf = mode == "rn" or (mode == "ru" and not negative) or (mode == "rd" and negative)
@@ -166,10 +184,12 @@ def flush32(x):
 def rounded(exact, mode, ftz=True):
     """`exact(*Fractions)` rounded to the result type in `mode` (needs `out`); with `ftz`, fp32
     subnormal arguments and results are flushed to zero."""
+
     def ref(*args, out):
         args = [flush32(a) if ftz else a for a in args]
         values = each(lambda *xs: round_exact(exact(*map(_fraction, xs)), out, mode))(*args)
         return flush32(values.astype(out)) if ftz else values
+
     return ref
 
 
@@ -192,7 +212,9 @@ def to_int(rounding, lo, hi):
             if math.isnan(v):
                 return nan
             return hi if v == math.inf else lo if v == -math.inf else min(max(rounding(v), lo), hi)
+
         return each(one, object)(flush32(x))
+
     return ref
 
 
@@ -205,6 +227,7 @@ def inverse(fn, lo, hi):
         while a < (mid := (a + b) / 2) < b:
             a, b = (mid, b) if (fn(mid) < x) == increasing else (a, mid)
         return mid
+
     return each(one)
 
 
@@ -239,17 +262,21 @@ def _signed(v: int, bits: int) -> int:
 
 def bitwise(fn):
     """fn(value as an unsigned integer, width) per element."""
+
     def ref(x):
         bits = 8 * x.dtype.itemsize
         return each(lambda v: fn(v % (1 << bits), bits), object)(x)
+
     return ref
 
 
 def integer_op(fn):
     """fn(*Python integers, width, signed) per element."""
+
     def ref(*args):
         bits, signed = 8 * args[0].dtype.itemsize, args[0].dtype.kind == "i"
         return each(lambda *vs: fn(*vs, bits, signed), object)(*args)
+
     return ref
 
 
@@ -309,23 +336,38 @@ UNSIGNED_WIDE = magnitudes(-30, 30, signed=False)
 BESSEL_ULPS = (2, 4096)
 
 SPECS = {
-    "floor": _exact((ANY,), np.floor), "ceil": _exact((ANY,), np.ceil),
-    "trunc": _exact((ANY,), np.trunc), "rint": _exact((halves,), each(_half_even)),
+    "floor": _exact((ANY,), np.floor),
+    "ceil": _exact((ANY,), np.ceil),
+    "trunc": _exact((ANY,), np.trunc),
+    "rint": _exact((halves,), each(_half_even)),
     "nearbyint": _exact((halves,), each(_half_even)),
     "round": _exact((halves,), each(_half_away)),
-    "exp2": _math(lambda x: 2.0**x, ANY), "exp": _math(math.exp, ANY),
-    "exp10": _math(lambda x: 10.0**x, ANY), "expm1": _math(math.expm1, ANY),
-    "log": _math(math.log, POS), "log2": _math(math.log2, POS), "log10": _math(math.log10, POS),
+    "exp2": _math(lambda x: 2.0**x, ANY),
+    "exp": _math(math.exp, ANY),
+    "exp10": _math(lambda x: 10.0**x, ANY),
+    "expm1": _math(math.expm1, ANY),
+    "log": _math(math.log, POS),
+    "log2": _math(math.log2, POS),
+    "log10": _math(math.log10, POS),
     "log1p": _math(math.log1p, uniform(-0.9, 10)),
-    "sin": _math(math.sin, ANY), "cos": _math(math.cos, ANY), "tan": _math(math.tan, ANY),
+    "sin": _math(math.sin, ANY),
+    "cos": _math(math.cos, ANY),
+    "tan": _math(math.tan, ANY),
     "sinpi": _math(lambda x: math.sin(math.pi * math.fmod(x, 2)), ANY, atol=2e-15),
     "cospi": _math(lambda x: math.cos(math.pi * math.fmod(x, 2)), ANY, atol=2e-15),
-    "sinh": _math(math.sinh, ANY), "cosh": _math(math.cosh, ANY), "tanh": _math(math.tanh, ANY),
-    "asin": _math(math.asin, uniform(-1, 1)), "acos": _math(math.acos, uniform(-1, 1)),
-    "atan": _math(math.atan, ANY), "asinh": _math(math.asinh, ANY),
-    "acosh": _math(math.acosh, uniform(1, 10)), "atanh": _math(math.atanh, uniform(-1, 1)),
-    "atan2": _math(math.atan2, ANY, arity=2), "sqrt": _math(math.sqrt, POS, ulps=(0, 0)),
-    "rsqrt": _math(lambda x: 1 / math.sqrt(x), POS), "cbrt": _math(math.cbrt, ANY),
+    "sinh": _math(math.sinh, ANY),
+    "cosh": _math(math.cosh, ANY),
+    "tanh": _math(math.tanh, ANY),
+    "asin": _math(math.asin, uniform(-1, 1)),
+    "acos": _math(math.acos, uniform(-1, 1)),
+    "atan": _math(math.atan, ANY),
+    "asinh": _math(math.asinh, ANY),
+    "acosh": _math(math.acosh, uniform(1, 10)),
+    "atanh": _math(math.atanh, uniform(-1, 1)),
+    "atan2": _math(math.atan2, ANY, arity=2),
+    "sqrt": _math(math.sqrt, POS, ulps=(0, 0)),
+    "rsqrt": _math(lambda x: 1 / math.sqrt(x), POS),
+    "cbrt": _math(math.cbrt, ANY),
     "rcbrt": _math(lambda x: 1 / math.cbrt(x), ANY),
     "hypot": _math(math.hypot, WIDE, arity=2),
     "rhypot": _math(lambda *v: 1 / math.hypot(*v), WIDE, arity=2),
@@ -334,8 +376,9 @@ SPECS = {
     "norm4d": _math(math.hypot, WIDE, (1, 4), arity=4),
     "rnorm4d": _math(lambda *v: 1 / math.hypot(*v), WIDE, (1, 4), arity=4),
     "copysign": _exact((ANY, ANY), each(math.copysign)),
-    "nextafter": _exact((ANY, ANY), _with_out(lambda x, y, out: each(
-        lambda a, b: _next_toward(a, b, out))(x, y))),
+    "nextafter": _exact(
+        (ANY, ANY), _with_out(lambda x, y, out: each(lambda a, b: _next_toward(a, b, out))(x, y))
+    ),
     "fmod": _exact((WIDE, magnitudes(-3, 3)), each(math.fmod)),
     "remainder": _exact((WIDE, magnitudes(-3, 3)), each(math.remainder)),
     "fdim": _exact((ANY, ANY), _with_out(rounded(lambda x, y: max(x - y, 0), "rn", ftz=False))),
@@ -344,19 +387,27 @@ SPECS = {
     "pow": Spec((POS, ANY), each(math.pow)),
     "ilogb": _exact((WIDE,), each(lambda x: math.frexp(x)[1] - 1, object)),
     "logb": _exact((WIDE,), each(lambda x: float(math.frexp(x)[1] - 1))),
-    "erf": _math(math.erf, ANY), "erfc": _math(math.erfc, uniform(-5, 20)),
+    "erf": _math(math.erf, ANY),
+    "erfc": _math(math.erfc, uniform(-5, 20)),
     "lgamma": _math(math.lgamma, uniform(0.05, 30)),
     "tgamma": _math(math.gamma, uniform(-4.9, 20), (1, 4)),
     "saturatef": _exact((uniform(-0.5, 1.5),), lambda x: np.clip(x, 0, 1)),
     "rcp64h": Spec((WIDE,), lambda x: 1 / x, (0, 2**34)),
     "erfcx": _math(lambda x: math.exp(x * x) * math.erfc(x), uniform(-3, 8), (1, 256)),
     "erfinv": Spec((uniform(-1, 1),), inverse(math.erf, -7.0, 7.0), (1, 8)),
-    "erfcinv": Spec((uniform(0, 2),), lambda z: np.where(  # near z = 1, 1 - z is exact
-        np.abs(1 - z) < 0.5, inverse(math.erf, -7.0, 7.0)(1.0 - z.astype(np.float64)),
-        inverse(math.erfc, -7.0, 7.0)(z)), (1, 8)),
+    "erfcinv": Spec(
+        (uniform(0, 2),),
+        lambda z: np.where(  # near z = 1, 1 - z is exact
+            np.abs(1 - z) < 0.5,
+            inverse(math.erf, -7.0, 7.0)(1.0 - z.astype(np.float64)),
+            inverse(math.erfc, -7.0, 7.0)(z),
+        ),
+        (1, 8),
+    ),
     "normcdf": _math(lambda x: math.erfc(-x / math.sqrt(2)) / 2, uniform(-8, 8), (1, 64)),
-    "normcdfinv": Spec((uniform(0, 1),), inverse(
-        lambda y: math.erfc(-y / math.sqrt(2)) / 2, -40.0, 40.0), (1, 64)),
+    "normcdfinv": Spec(
+        (uniform(0, 1),), inverse(lambda y: math.erfc(-y / math.sqrt(2)) / 2, -40.0, 40.0), (1, 64)
+    ),
     "j0": Spec((uniform(0.5, 40),), lambda x: bessel_j(0, x), BESSEL_ULPS, 1e-13),
     "j1": Spec((uniform(0.5, 40),), lambda x: bessel_j(1, x), BESSEL_ULPS, 1e-13),
     "y0": Spec((uniform(0.5, 40),), lambda x: bessel_y(np.zeros(1), x), BESSEL_ULPS, 1e-13),
@@ -365,11 +416,15 @@ SPECS = {
     "yn": Spec((integers(0, 12), uniform(0.5, 40)), bessel_y, BESSEL_ULPS, 1e-13),
     "cyl_bessel_i0": Spec((uniform(-20, 40),), lambda x: bessel_i(0, x), (1, 1024)),
     "cyl_bessel_i1": Spec((uniform(-20, 40),), lambda x: bessel_i(1, x), (1, 1024)),
-    "isnan": _exact((specials,), np.isnan), "isinf": _exact((specials,), np.isinf),
-    "signbit": _exact((specials,), np.signbit), "finitef": _exact((specials,), np.isfinite),
+    "isnan": _exact((specials,), np.isnan),
+    "isinf": _exact((specials,), np.isinf),
+    "signbit": _exact((specials,), np.signbit),
+    "finitef": _exact((specials,), np.isfinite),
     "isfinited": _exact((specials,), np.isfinite),
-    "abs": _exact((by_kind(any_bits, WIDE),),
-                  lambda x: np.abs(x) if x.dtype.kind == "f" else each(abs, object)(x)),
+    "abs": _exact(
+        (by_kind(any_bits, WIDE),),
+        lambda x: np.abs(x) if x.dtype.kind == "f" else each(abs, object)(x),
+    ),
     "clz": _exact((any_bits,), bitwise(lambda v, bits: bits - v.bit_length())),
     "popc": _exact((any_bits,), bitwise(lambda v, bits: v.bit_count())),
     "brev": _exact((any_bits,), bitwise(lambda v, bits: int(f"{v:0{bits}b}"[::-1], 2))),
@@ -380,8 +435,10 @@ SPECS = {
     "sad": _exact((any_bits,) * 3, each(lambda x, y, z: abs(x - y) + z, object)),
     "hadd": _exact((any_bits,) * 2, each(lambda a, b: (a + b) >> 1, object)),
     "rhadd": _exact((any_bits,) * 2, each(lambda a, b: (a + b + 1) >> 1, object)),
-    "hiloint2double": _exact((any_bits,) * 2, each(
-        lambda hi, lo: struct.unpack("<d", struct.pack("<Ii", lo % 2**32, hi))[0])),
+    "hiloint2double": _exact(
+        (any_bits,) * 2,
+        each(lambda hi, lo: struct.unpack("<d", struct.pack("<Ii", lo % 2**32, hi))[0]),
+    ),
     "double2loint": _exact((WIDE,), reinterpret("<d", "<ii", 0)),
     "double2hiint": _exact((WIDE,), reinterpret("<d", "<ii", 1)),
     "int_as_float": _exact((any_bits,), reinterpret("<i", "<f")),
@@ -400,37 +457,61 @@ SPECS = {
     "fma": _exact((extreme,) * 3, _with_out(rounded(lambda a, b, c: a * b + c, "rn"))),
 }
 
-SPECS.update({
-    f"fast_{stem}": _math(fn, POS)
-    for stem, fn in (("sinf", math.sin), ("cosf", math.cos), ("log2f", math.log2),
-                     ("logf", math.log), ("expf", math.exp), ("tanhf", math.tanh),
-                     ("tanf", math.tan), ("exp10f", lambda x: 10.0**x), ("log10f", math.log10))
-})
+SPECS.update(
+    {
+        f"fast_{stem}": _math(fn, POS)
+        for stem, fn in (
+            ("sinf", math.sin),
+            ("cosf", math.cos),
+            ("log2f", math.log2),
+            ("logf", math.log),
+            ("expf", math.exp),
+            ("tanhf", math.tanh),
+            ("tanf", math.tan),
+            ("exp10f", lambda x: 10.0**x),
+            ("log10f", math.log10),
+        )
+    }
+)
 
-_INTEGER_RANGES = {"int": (-(2**31), 2**31 - 1), "uint": (0, 2**32 - 1),
-                   "ll": (-(2**63), 2**63 - 1), "ull": (0, 2**64 - 1)}
-_ROUNDED_OPS = {"add": (lambda a, b: a + b, 2), "sub": (lambda a, b: a - b, 2),
-                "mul": (lambda a, b: a * b, 2), "div": (lambda a, b: a / b, 2),
-                "fma": (lambda a, b, c: a * b + c, 3), "rcp": (lambda a: 1 / a, 1)}
+_INTEGER_RANGES = {
+    "int": (-(2**31), 2**31 - 1),
+    "uint": (0, 2**32 - 1),
+    "ll": (-(2**63), 2**63 - 1),
+    "ull": (0, 2**64 - 1),
+}
+_ROUNDED_OPS = {
+    "add": (lambda a, b: a + b, 2),
+    "sub": (lambda a, b: a - b, 2),
+    "mul": (lambda a, b: a * b, 2),
+    "div": (lambda a, b: a / b, 2),
+    "fma": (lambda a, b, c: a * b + c, 3),
+    "rcp": (lambda a: 1 / a, 1),
+}
 for mode in MODES:
     for op, (exact, arity) in _ROUNDED_OPS.items():
         SPECS[f"{op}_{mode}"] = _exact((extreme,) * arity, _with_out(rounded(exact, mode)))
     SPECS[f"sqrt_{mode}"] = _exact((UNSIGNED_WIDE,), _with_out(rounded(_sqrt_fraction, mode)))
-    SPECS[f"double2float_{mode}"] = _exact((magnitudes(-50, 50),),
-                                           _with_out(rounded(Fraction, mode)))
+    SPECS[f"double2float_{mode}"] = _exact(
+        (magnitudes(-50, 50),), _with_out(rounded(Fraction, mode))
+    )
     for src in ("float", "double"):
         for dst, (lo, hi) in _INTEGER_RANGES.items():
             SPECS[f"{src}2{dst}_{mode}"] = _exact((saturating(float(hi)),), to_int(mode, lo, hi))
     for src in _INTEGER_RANGES:
         for dst in ("float", "double"):
             if f"{src}2{dst}_{mode}" in FUNCTIONS:
-                SPECS[f"{src}2{dst}_{mode}"] = _exact((any_bits,),
-                                                      _with_out(rounded(Fraction, mode)))
+                SPECS[f"{src}2{dst}_{mode}"] = _exact(
+                    (any_bits,), _with_out(rounded(Fraction, mode))
+                )
 
 
 # -- the table-driven test ------------------------------------------------------------------------
-CASES = [(name, index) for name, function in FUNCTIONS.items()
-         for index in range(len(function.signatures))]
+CASES = [
+    (name, index)
+    for name, function in FUNCTIONS.items()
+    for index in range(len(function.signatures))
+]
 
 
 def expected_values(spec: Spec, args: list, result: str) -> np.ndarray:
@@ -459,12 +540,15 @@ def assert_matches(got, expected, spec: Spec, context: str):
         bad = ~((error <= allowed) | (got == expected) | (np.isnan(got) & np.isnan(expected)))
     if bad.any():
         i = int(np.argmax(bad))
-        pytest.fail(f"{context}: {int(bad.sum())} of {len(got)} differ; first at {i}: "
-                    f"got {got[i]!r}, expected {expected[i]!r}")
+        pytest.fail(
+            f"{context}: {int(bad.sum())} of {len(got)} differ; first at {i}: "
+            f"got {got[i]!r}, expected {expected[i]!r}"
+        )
 
 
-@pytest.mark.parametrize("name, index", CASES,
-                         ids=[FUNCTIONS[n].signatures[i][1] for n, i in CASES])
+@pytest.mark.parametrize(
+    "name, index", CASES, ids=[FUNCTIONS[n].signatures[i][1] for n, i in CASES]
+)
 def test_function_matches_reference(name, index):
     function = FUNCTIONS[name]
     arg_types, symbol, result = function.signatures[index]
@@ -473,8 +557,9 @@ def test_function_matches_reference(name, index):
     rng = np.random.default_rng(zlib.crc32(symbol.encode()))
     args = [domain(rng, _NP[t]) for domain, t in zip(spec.domains, arg_types)]
     got = run(name, args, result)
-    assert_matches(got, expected_values(spec, args, result), spec,
-                   f"libdevice.{name} {arg_types} ({symbol})")
+    assert_matches(
+        got, expected_values(spec, args, result), spec, f"libdevice.{name} {arg_types} ({symbol})"
+    )
 
 
 def test_every_triton_name_is_a_builtin_with_tritons_signature():
@@ -499,10 +584,18 @@ EDGES = [
     ("mul_ru", "fp64", [[1e300, -1e300], [1e10, 1e10]], [INF, -1.7976931348623157e308]),
     ("div_rd", "fp32", [[1.0, -1.0, 0.0], [0.0, 0.0, 0.0]], [INF, -INF, NAN]),
     ("sqrt_ru", "fp64", [[-1.0, INF, -0.0]], [NAN, INF, -0.0]),
-    ("fma_rd", "fp64", [[2.0, INF, 1e300], [3.0, 1.0, 1e300], [-6.0, -INF, -INF]],
-     [-0.0, NAN, -INF]),
-    ("float2int_rn", "fp32", [[NAN, INF, -INF, 3e9, -3e9, 2.5, -2.5]],
-     [0, INT32_MAX, INT32_MIN, INT32_MAX, INT32_MIN, 2, -2]),
+    (
+        "fma_rd",
+        "fp64",
+        [[2.0, INF, 1e300], [3.0, 1.0, 1e300], [-6.0, -INF, -INF]],
+        [-0.0, NAN, -INF],
+    ),
+    (
+        "float2int_rn",
+        "fp32",
+        [[NAN, INF, -INF, 3e9, -3e9, 2.5, -2.5]],
+        [0, INT32_MAX, INT32_MIN, INT32_MAX, INT32_MIN, 2, -2],
+    ),
     ("double2uint_rz", "fp64", [[-5.0, 5e9, NAN, 4294967295.9]], [0, -1, INT32_MIN, -1]),
     ("double2int_rn", "fp64", [[NAN, 2.5]], [INT32_MIN, 2]),
     ("float2uint_rn", "fp32", [[NAN, -1.0]], [0, 0]),
@@ -544,8 +637,9 @@ FTZ = [
 ]
 
 
-@pytest.mark.parametrize("name, dtype, inputs, expected", EDGES + FTZ,
-                         ids=[e[0] for e in EDGES + FTZ])
+@pytest.mark.parametrize(
+    "name, dtype, inputs, expected", EDGES + FTZ, ids=[e[0] for e in EDGES + FTZ]
+)
 def test_special_values(name, dtype, inputs, expected):
     function = FUNCTIONS[name]
     signature = next(s for s in function.signatures if s[0][0] == dtype)
@@ -575,14 +669,15 @@ def test_known_values(name, inputs, expected):
 
 
 INTEGER_EDGES = [
-    ("clz", [0, -1, 1], [32, 0, 31]), ("ffs", [0, INT32_MIN, 12], [0, 32, 3]),
-    ("popc", [0, -1, INT32_MIN], [0, 32, 1]), ("brev", [1, 0, -1], [INT32_MIN, 0, -1]),
+    ("clz", [0, -1, 1], [32, 0, 31]),
+    ("ffs", [0, INT32_MIN, 12], [0, 32, 3]),
+    ("popc", [0, -1, INT32_MIN], [0, 32, 1]),
+    ("brev", [1, 0, -1], [INT32_MIN, 0, -1]),
     ("abs", [INT32_MIN, -7, 7], [INT32_MIN, 7, 7]),
 ]
 
 
-@pytest.mark.parametrize("name, inputs, expected", INTEGER_EDGES,
-                         ids=[e[0] for e in INTEGER_EDGES])
+@pytest.mark.parametrize("name, inputs, expected", INTEGER_EDGES, ids=[e[0] for e in INTEGER_EDGES])
 def test_integer_special_values(name, inputs, expected):
     got = run(name, [np.array(inputs, dtype=np.int32)], "int32")
     assert got.tolist() == expected

@@ -36,8 +36,10 @@ def _describe(function: Function) -> str:
 def _make(function: Function):
     """The builtin for `function`, with the signature `(arg0, ..., _semantic=None)`."""
     name = function.name
-    table = {tuple(dtypes.dtype(a) for a in args): (symbol, dtypes.dtype(result))
-             for args, symbol, result in function.signatures}
+    table = {
+        tuple(dtypes.dtype(a) for a in args): (symbol, dtypes.dtype(result))
+        for args, symbol, result in function.signatures
+    }
     params = [inspect.Parameter(f"arg{i}", _ARG) for i in range(function.arity)]
     arguments = inspect.Signature(params)
 
@@ -53,7 +55,8 @@ def _make(function: Function):
     libdevice_function.__doc__ = _describe(function)
     libdevice_function.__module__ = __name__
     libdevice_function.__signature__ = inspect.Signature(
-        params + [inspect.Parameter("_semantic", _ARG, default=None)])
+        params + [inspect.Parameter("_semantic", _ARG, default=None)]
+    )
     return builtin(libdevice_function)
 
 

@@ -19,8 +19,9 @@ from .shapes import ShapesMixin
 from .values import ValuesMixin
 
 
-class Semantic(ValuesMixin, ArithMixin, CastsMixin, ShapesMixin, MemoryMixin, ReductionsMixin,
-               ProgramMixin):
+class Semantic(
+    ValuesMixin, ArithMixin, CastsMixin, ShapesMixin, MemoryMixin, ReductionsMixin, ProgramMixin
+):
     """Language rules bound to one builder and one target."""
 
     def __init__(self, builder, target: TargetInfo = CUDA_HOPPER):
@@ -28,5 +29,12 @@ class Semantic(ValuesMixin, ArithMixin, CastsMixin, ShapesMixin, MemoryMixin, Re
         self.target = target
 
 
-__all__ = ["Semantic", "TargetInfo", "CUDA_HOPPER", "computation_type", "integer_promote",
-           "literal_type", "loop_index_type"]
+__all__ = [
+    "CUDA_HOPPER",
+    "Semantic",
+    "TargetInfo",
+    "computation_type",
+    "integer_promote",
+    "literal_type",
+    "loop_index_type",
+]

@@ -15,15 +15,29 @@ class ArithMixin:
 
     # -- operand preparation --------------------------------------------------------------------
     def _check_scalar_fits(self, value, ty: t.dtype):
-        if ty.is_int() and not ty.is_bool() and isinstance(value, int) and not isinstance(value, bool):
+        if (
+            ty.is_int()
+            and not ty.is_bool()
+            and isinstance(value, int)
+            and not isinstance(value, bool)
+        ):
             if ty.is_int_unsigned() and value < 0:
-                raise ValueError("Cannot perform a binary operation between an unsigned tensor and a "
-                                 "negative scalar. Perform a explicit cast on one of them.")
+                raise ValueError(
+                    "Cannot perform a binary operation between an unsigned tensor and a "
+                    "negative scalar. Perform a explicit cast on one of them."
+                )
             if not ty.get_int_min_value() <= value <= ty.get_int_max_value():
                 raise ValueError(f"Scalar {value} is out of range for type {ty}")
 
-    def binary_operands(self, lhs, rhs, allow_lhs_ptr=False, allow_rhs_ptr=False,
-                        arithmetic_check=True, div_or_mod=False):
+    def binary_operands(
+        self,
+        lhs,
+        rhs,
+        allow_lhs_ptr=False,
+        allow_rhs_ptr=False,
+        arithmetic_check=True,
+        div_or_mod=False,
+    ):
         """Broadcast, promote and cast both operands to their computation type."""
         lhs_scalar, rhs_scalar = self.is_python_scalar(lhs), self.is_python_scalar(rhs)
         lhs_value, rhs_value = _unwrap_if_constexpr(lhs), _unwrap_if_constexpr(rhs)
@@ -59,13 +73,22 @@ class ArithMixin:
         """Integer add/sub/mul; in debug mode below 64 bits also an overflow assertion."""
         result = self._elementwise(op, (a, b), ty)
         scalar = ty.scalar
-        if self.target.debug and self.target.sanitize_overflow and scalar.is_int() \
-                and not scalar.is_bool() and scalar.int_bitwidth < 64:
+        if (
+            self.target.debug
+            and self.target.sanitize_overflow
+            and scalar.is_int()
+            and not scalar.is_bool()
+            and scalar.int_bitwidth < 64
+        ):
             wide = t.int64
             wa, wb = self.cast(a, wide), self.cast(b, wide)
             exact = self._elementwise(op, (wa, wb), wa.type)
-            low = self.full_constant(scalar.get_int_min_value(), wide, exact.type.get_block_shapes())
-            high = self.full_constant(scalar.get_int_max_value(), wide, exact.type.get_block_shapes())
+            low = self.full_constant(
+                scalar.get_int_min_value(), wide, exact.type.get_block_shapes()
+            )
+            high = self.full_constant(
+                scalar.get_int_max_value(), wide, exact.type.get_block_shapes()
+            )
             inside = self.and_(self.greater_equal(exact, low), self.less_equal(exact, high))
             self.device_assert(inside, "int overflow detected for operation " + op.split(".")[1])
         return result
@@ -134,8 +157,9 @@ class ArithMixin:
             raise TypeError("both operands of fdiv must have floating scalar type")
         input, other = self.binary_operands(input, other, False, False, False, True)
         if input.type.scalar != other.type.scalar:  # no promotion: arith.divf needs one type
-            raise TypeError(f"fdiv needs operands of one type, got {input.type.scalar} and "
-                            f"{other.type.scalar}")
+            raise TypeError(
+                f"fdiv needs operands of one type, got {input.type.scalar} and {other.type.scalar}"
+            )
         return self._elementwise("arith.divf", (input, other), input.type)
 
     def mod(self, input, other) -> tensor:
@@ -145,8 +169,9 @@ class ArithMixin:
             return self._elementwise("arith.remf", (input, other), input.type)
         if a_sca.is_int():
             if a_sca.int_signedness != b_sca.int_signedness:
-                raise TypeError(f"Cannot mod {a_sca!r} by {b_sca!r} because they have different "
-                                "signedness")
+                raise TypeError(
+                    f"Cannot mod {a_sca!r} by {b_sca!r} because they have different signedness"
+                )
             op = "arith.remsi" if a_sca.is_int_signed() else "arith.remui"
             return self._elementwise(op, (input, other), input.type)
         raise TypeError(f"unexpected type {a_sca}")
@@ -156,8 +181,9 @@ class ArithMixin:
         input, other = self.binary_operands(input, other)
         a_sca, b_sca = input.type.scalar, other.type.scalar
         if not a_sca.is_int() or not b_sca.is_int():
-            raise TypeError(f"invalid operands of type {a_sca} and {b_sca}: bitwise operators need "
-                            "integers")
+            raise TypeError(
+                f"invalid operands of type {a_sca} and {b_sca}: bitwise operators need integers"
+            )
         return input, other
 
     def and_(self, input, other) -> tensor:
@@ -197,9 +223,11 @@ class ArithMixin:
         which refuses every other type, scalars included (write `x != 0`)."""
         x = self.to_tensor(x)
         if not x.type.scalar.is_bool():
-            raise ValueError(f"Cannot bitcast data-type of size {x.type.scalar.primitive_bitwidth} "
-                             "to data-type of size 1: `and`, `or` and `not` need int1 operands "
-                             "(compare first, e.g. `x != 0`)")
+            raise ValueError(
+                f"Cannot bitcast data-type of size {x.type.scalar.primitive_bitwidth} "
+                "to data-type of size 1: `and`, `or` and `not` need int1 operands "
+                "(compare first, e.g. `x != 0`)"
+            )
         return x
 
     def not_(self, input) -> tensor:
@@ -224,8 +252,9 @@ class ArithMixin:
         scalar = input.type.scalar
         if scalar.is_ptr() or scalar.is_floating():
             raise ValueError(f"wrong type argument to unary invert ({scalar})")
-        ones = self.scalar_constant(scalar.get_int_max_value() if scalar.is_int_unsigned() else -1,
-                                    scalar)
+        ones = self.scalar_constant(
+            scalar.get_int_max_value() if scalar.is_int_unsigned() else -1, scalar
+        )
         return self.xor_(input, ones)
 
     # -- comparisons ----------------------------------------------------------------------------
@@ -302,8 +331,10 @@ class ArithMixin:
         x, max = self.binary_operands(x, max)
         min, max = self.binary_operands(min, max)
         if not x.type.scalar.is_floating():
-            raise ValueError(f"Unexpected dtype {x.type.scalar}. Only floating point clamp is "
-                             "supported")
+            raise ValueError(
+                f"Unexpected dtype {x.type.scalar}. Only floating point clamp is supported"
+            )
         propagate_nan = _unwrap_if_constexpr(propagate_nan)
-        return self._elementwise("tt.clampf", (x, min, max), x.type,
-                                 propagate_nan=propagate_nan == PropagateNan.ALL)
+        return self._elementwise(
+            "tt.clampf", (x, min, max), x.type, propagate_nan=propagate_nan == PropagateNan.ALL
+        )

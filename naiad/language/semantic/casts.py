@@ -19,8 +19,10 @@ class CastsMixin:
         if src_sca.is_ptr() or dst_sca.is_ptr():
             return self.cast(input, dst_sca)
         if src_sca.primitive_bitwidth != dst_sca.primitive_bitwidth:
-            raise ValueError(f"Cannot bitcast data-type of size {src_sca.primitive_bitwidth} to "
-                             f"data-type of size {dst_sca.primitive_bitwidth}")
+            raise ValueError(
+                f"Cannot bitcast data-type of size {src_sca.primitive_bitwidth} to "
+                f"data-type of size {dst_sca.primitive_bitwidth}"
+            )
         return self._elementwise("arith.bitcast", (input,), dst_ty)
 
     def cast(self, input, dst_ty, fp_downcast_rounding=None, bitcast=False) -> tensor:
@@ -41,25 +43,41 @@ class CastsMixin:
         rounding = _unwrap_if_constexpr(fp_downcast_rounding)
         if rounding is not None and rounding not in ("rtne", "rtz"):
             raise ValueError(f"fp_downcast_rounding must be 'rtne' or 'rtz', got {rounding!r}")
-        truncating_fp = (src_sca.is_floating() and dst_sca.is_floating()
-                         and src_sca.primitive_bitwidth > dst_sca.primitive_bitwidth)
+        truncating_fp = (
+            src_sca.is_floating()
+            and dst_sca.is_floating()
+            and src_sca.primitive_bitwidth > dst_sca.primitive_bitwidth
+        )
         if rounding is not None and not truncating_fp:
-            raise ValueError("fp_downcast_rounding should be set only for truncating fp conversions")
+            raise ValueError(
+                "fp_downcast_rounding should be set only for truncating fp conversions"
+            )
         # A narrowing float conversion with a rounding other than rtne is a `tt.fp_to_fp`.
         custom_rounding = truncating_fp and rounding is not None and rounding != "rtne"
         if src_sca.is_fp8() and dst_sca.is_int() and not src_sca.is_fp8e4b15():
-            raise TypeError(f"cannot cast {src_sca} to {dst_sca}: convert fp8 to a wider float first")
+            raise TypeError(
+                f"cannot cast {src_sca} to {dst_sca}: convert fp8 to a wider float first"
+            )
         if src_sca.is_int() and dst_sca.is_fp8() and not dst_sca.is_fp8e4b15():
             # Triton's `cast` has no integer -> fp8 path either (it ends in "cannot cast").
             raise TypeError(f"cannot cast {src_sca} to {dst_sca}: convert to a wider float first")
-        if (src_sca.is_fp8() and dst_sca.is_floating()) or (src_sca.is_floating() and dst_sca.is_fp8()) \
-                or custom_rounding:
+        if (
+            (src_sca.is_fp8() and dst_sca.is_floating())
+            or (src_sca.is_floating() and dst_sca.is_fp8())
+            or custom_rounding
+        ):
             rounding = rounding or "rtne"
             if not self.target.fp_conversion_supported(src_sca, dst_sca, rounding):
-                raise ValueError(f"conversion from {src_sca} to {dst_sca} with rounding {rounding} "
-                                 f"is not supported on {self.target.name}")
+                raise ValueError(
+                    f"conversion from {src_sca} to {dst_sca} with rounding {rounding} "
+                    f"is not supported on {self.target.name}"
+                )
             return self._convert("tt.fp_to_fp", input, dst_ty, rounding=rounding)
-        if (src_sca.is_fp16() or src_sca.is_bf16()) and not dst_sca.is_fp32() and dst_sca.is_floating():
+        if (
+            (src_sca.is_fp16() or src_sca.is_bf16())
+            and not dst_sca.is_fp32()
+            and dst_sca.is_floating()
+        ):
             return self.cast(self.cast(input, t.float32), dst_sca)
         if truncating_fp:
             return self._convert("arith.truncf", input, dst_ty)
@@ -88,18 +106,24 @@ class CastsMixin:
             op = "arith.fptosi" if dst_sca.is_int_signed() else "arith.fptoui"
             return self._convert(op, input, dst_ty)
         if src_sca.is_int() and dst_sca.is_floating():
-            op = "arith.uitofp" if src_sca.is_bool() or src_sca.is_int_unsigned() else "arith.sitofp"
+            op = (
+                "arith.uitofp" if src_sca.is_bool() or src_sca.is_int_unsigned() else "arith.sitofp"
+            )
             return self._convert(op, input, dst_ty)
         if src_sca.is_ptr() and dst_sca.is_int():
             if dst_sca.is_bool():
-                as_int = self._elementwise("tt.ptr_to_int", (input,), dst_ty.with_element_ty(t.int64))
+                as_int = self._elementwise(
+                    "tt.ptr_to_int", (input,), dst_ty.with_element_ty(t.int64)
+                )
                 return self.not_equal(as_int, 0)
             if dst_sca.int_bitwidth != 64:
                 raise ValueError(f"cannot cast pointer to {dst_sca}: pointers are 64-bit")
             return self._elementwise("tt.ptr_to_int", (input,), dst_ty)
         if src_sca.is_int() and dst_sca.is_ptr():
             if src_sca.int_bitwidth != 64:
-                raise ValueError(f"cannot cast {src_sca} to a pointer: only 64-bit integers convert")
+                raise ValueError(
+                    f"cannot cast {src_sca} to a pointer: only 64-bit integers convert"
+                )
             return self._elementwise("tt.int_to_ptr", (input,), dst_ty)
         if src_sca.is_ptr() and dst_sca.is_ptr():
             return self._elementwise("tt.bitcast", (input,), dst_ty)
@@ -107,8 +131,10 @@ class CastsMixin:
 
     def _check_fp8_supported(self, scalar: t.dtype):
         if scalar.is_fp8() and scalar.name not in self.target.supported_fp8_dtypes:
-            raise ValueError(f"type {scalar} not supported in this architecture. The supported fp8 "
-                             f"dtypes are {self.target.supported_fp8_dtypes}")
+            raise ValueError(
+                f"type {scalar} not supported in this architecture. The supported fp8 "
+                f"dtypes are {self.target.supported_fp8_dtypes}"
+            )
 
     # -- tl.math --------------------------------------------------------------------------------
     def _float_math(self, op: str, x, allowed=("fp32", "fp64")) -> tensor:
@@ -158,8 +184,10 @@ class CastsMixin:
     def umulhi(self, x, y) -> tensor:
         x, y = self.binary_operands(self.to_tensor(x), self.to_tensor(y))
         if x.type.scalar.name not in ("int32", "int64", "uint32", "uint64"):
-            raise ValueError(f"Expected dtype ['int32', 'int64', 'uint32', 'uint64'] but got "
-                             f"{x.type.scalar.name}")
+            raise ValueError(
+                f"Expected dtype ['int32', 'int64', 'uint32', 'uint64'] but got "
+                f"{x.type.scalar.name}"
+            )
         # Triton's umulhi is always `tt.mulhiui` (`__nv_umulhi` / `__nv_umul64hi` on NVIDIA): the
         # high half of the product of the bit patterns read as unsigned, for int32/int64 too.
         return self._elementwise("tt.mulhiui", (x, y), x.type)
@@ -168,23 +196,25 @@ class CastsMixin:
         """A call of an external math function chosen by the exact dtypes of its arguments."""
         args = [self.to_tensor(a) for a in args]
         arg_types = tuple(a.type.scalar for a in args)
-        if arg_types not in symbol_for_types:
+        if arg_types not in symbol_for_types and len(args) > 1:
             # Promote mixed operands (e.g. an fp32 tensor and a Python float) and look again.
-            if len(args) > 1:
-                first = args[0]
-                for i in range(1, len(args)):
-                    first, args[i] = self.binary_operands(first, args[i])
-                args[0] = first
-                for i in range(1, len(args)):
-                    args[0], args[i] = self.broadcast_impl_value(args[0], args[i])
-                arg_types = tuple(a.type.scalar for a in args)
+            first = args[0]
+            for i in range(1, len(args)):
+                first, args[i] = self.binary_operands(first, args[i])
+            args[0] = first
+            for i in range(1, len(args)):
+                args[0], args[i] = self.broadcast_impl_value(args[0], args[i])
+            arg_types = tuple(a.type.scalar for a in args)
         if arg_types not in symbol_for_types:
             allowed = ", ".join("(" + ", ".join(str(x) for x in k) + ")" for k in symbol_for_types)
-            raise ValueError(f"input arg type does not match: {name} takes {allowed}; got "
-                             f"({', '.join(str(x) for x in arg_types)})")
+            raise ValueError(
+                f"input arg type does not match: {name} takes {allowed}; got "
+                f"({', '.join(str(x) for x in arg_types)})"
+            )
         symbol, ret_sca = symbol_for_types[arg_types]
         for i in range(1, len(args)):
             args[0], args[i] = self.broadcast_impl_value(args[0], args[i])
         ret_ty = args[0].type.with_element_ty(ret_sca) if args[0].type.is_block() else ret_sca
-        return self._elementwise("tt.extern_elementwise", args, ret_ty, symbol=symbol,
-                                 pure=is_pure, libname=name)
+        return self._elementwise(
+            "tt.extern_elementwise", args, ret_ty, symbol=symbol, pure=is_pure, libname=name
+        )

@@ -1,4 +1,4 @@
-"""Loads, stores and atomics; block pointers and tensor descriptors become pointer blocks and masks."""
+"""Loads, stores and atomics (block pointers and descriptors become pointer blocks and masks)."""
 
 from __future__ import annotations
 
@@ -25,15 +25,25 @@ class MemoryMixin:
     """Mixed into `Semantic`."""
 
     # -- load / store ---------------------------------------------------------------------------
-    def load(self, ptr, mask=None, other=None, boundary_check=(), padding_option="",
-             cache_modifier="", eviction_policy="", volatile=False) -> tensor:
+    def load(
+        self,
+        ptr,
+        mask=None,
+        other=None,
+        boundary_check=(),
+        padding_option="",
+        cache_modifier="",
+        eviction_policy="",
+        volatile=False,
+    ) -> tensor:
         cache_modifier = _check_choice("cache_modifier", cache_modifier, _LOAD_CACHE)
         _check_choice("eviction_policy", eviction_policy, _EVICTION)
         padding_option = _check_choice("padding_option", padding_option, ("", "zero", "nan"))
         if getattr(ptr, "is_block_pointer", False):
             if mask is not None or other is not None:
-                raise ValueError("`mask` and `other` arguments cannot be specified for loading "
-                                 "block pointers")
+                raise ValueError(
+                    "`mask` and `other` arguments cannot be specified for loading block pointers"
+                )
             return ptr.load(self, boundary_check, padding_option)
         if boundary_check or padding_option:
             raise ValueError("`boundary_check` and `padding_option` are only for block pointers")
@@ -61,16 +71,22 @@ class MemoryMixin:
         if other is not None:
             other = self.cast(other, element)
         ty = ptr.type.with_element_ty(element) if ptr.type.is_block() else element
-        handle = self.builder.load(ptr.handle, None if mask is None else mask.handle,
-                                   None if other is None else other.handle, ty)
+        handle = self.builder.load(
+            ptr.handle,
+            None if mask is None else mask.handle,
+            None if other is None else other.handle,
+            ty,
+        )
         return tensor(handle, ty)
 
     def _broadcast_to_pointer(self, ptr, mask, other, what):
         if mask is not None:
             mask = self.to_tensor(mask)
             if mask.type.scalar != t.int1:
-                raise ValueError(f"Mask argument of tl.{what} must be of type int1 (bool), got "
-                                 f"{mask.type.scalar}")
+                raise ValueError(
+                    f"Mask argument of tl.{what} must be of type int1 (bool), got "
+                    f"{mask.type.scalar}"
+                )
         if other is not None:
             other = self.to_tensor(other)
         if ptr.type.is_block():
@@ -78,13 +94,18 @@ class MemoryMixin:
             mask = None if mask is None else self.broadcast_impl_shape(mask, shape)
             other = None if other is None else self.broadcast_impl_shape(other, shape)
         elif mask is not None and mask.type.is_block():
-            raise ValueError("Mask argument cannot be block type if pointer argument is not a block")
+            raise ValueError(
+                "Mask argument cannot be block type if pointer argument is not a block"
+            )
         elif other is not None and other.type.is_block():
-            raise ValueError("Other argument cannot be block type if pointer argument is not a block")
+            raise ValueError(
+                "Other argument cannot be block type if pointer argument is not a block"
+            )
         return mask, other
 
-    def store(self, ptr, value, mask=None, boundary_check=(), cache_modifier="",
-              eviction_policy="") -> None:
+    def store(
+        self, ptr, value, mask=None, boundary_check=(), cache_modifier="", eviction_policy=""
+    ) -> None:
         _check_choice("cache_modifier", cache_modifier, _STORE_CACHE)
         _check_choice("eviction_policy", eviction_policy, _EVICTION)
         if getattr(ptr, "is_block_pointer", False):
@@ -105,7 +126,9 @@ class MemoryMixin:
         if ptr.type.is_block():
             value = self.broadcast_impl_shape(value, ptr.type.shape)
         elif value.type.is_block():
-            raise ValueError("Value argument cannot be block type if pointer argument is not a block")
+            raise ValueError(
+                "Value argument cannot be block type if pointer argument is not a block"
+            )
         mask, _ = self._broadcast_to_pointer(ptr, mask, None, "store")
         element = ptr.type.scalar.element_ty
         if element.is_bool():
@@ -147,19 +170,26 @@ class MemoryMixin:
         return ptr, val, mask, sem, scope
 
     def _atomic(self, op, ptr, val, mask, sem, scope) -> tensor:
-        handle = self.builder.atomic_rmw(op, ptr.handle, val.handle, mask.handle, sem, scope, val.type)
+        handle = self.builder.atomic_rmw(
+            op, ptr.handle, val.handle, mask.handle, sem, scope, val.type
+        )
         return tensor(handle, val.type)
 
     def atomic_rmw(self, op: str, ptr, val, mask=None, sem=None, scope=None) -> tensor:
         """add, and, or, xor, xchg (max and min go through `atomic_extremum`)."""
         ptr, val, mask, sem, scope = self._atomic_operands(ptr, val, mask, op, sem, scope)
         element = val.type.scalar
-        kind = {"add": "fadd" if element.is_floating() else "add", "and": "and", "or": "or",
-                "xor": "xor", "xchg": "exch"}[op]
+        kind = {
+            "add": "fadd" if element.is_floating() else "add",
+            "and": "and",
+            "or": "or",
+            "xor": "xor",
+            "xchg": "exch",
+        }[op]
         return self._atomic(kind, ptr, val, mask, sem, scope)
 
     def atomic_extremum(self, which: str, ptr, val, mask=None, sem=None, scope=None) -> tensor:
-        """atomic_max / atomic_min; floats use integer atomics on their bit patterns, as Triton does.
+        """atomic_max / atomic_min; floats use integer atomics on their bit patterns, as Triton.
 
         For a non-negative float, a larger value has a larger signed bit pattern; for a negative
         one, a larger value has a smaller unsigned bit pattern. So max is smax where val >= 0 and
@@ -191,7 +221,12 @@ class MemoryMixin:
         element = val.type.scalar
         if element.primitive_bitwidth not in (16, 32, 64):
             raise ValueError("atomic_cas only supports elements with width {16, 32, 64}")
-        cmp = self.cast(self.broadcast_impl_shape(self.to_tensor(cmp), val.type.get_block_shapes()),
-                        element) if val.type.is_block() else self.cast(self.to_tensor(cmp), element)
+        cmp = (
+            self.cast(
+                self.broadcast_impl_shape(self.to_tensor(cmp), val.type.get_block_shapes()), element
+            )
+            if val.type.is_block()
+            else self.cast(self.to_tensor(cmp), element)
+        )
         handle = self.builder.atomic_cas(ptr.handle, cmp.handle, val.handle, sem, scope, val.type)
         return tensor(handle, val.type)

@@ -34,11 +34,13 @@ class ProgramMixin:
     def static_assert(self, cond, msg=""):
         cond, msg = _unwrap_if_constexpr(cond), _unwrap_if_constexpr(msg)
         if isinstance(cond, tensor):
-            raise ValueError("static_assert needs a constexpr condition; use device_assert for "
-                             "runtime values")
+            raise ValueError(
+                "static_assert needs a constexpr condition; use device_assert for runtime values"
+            )
         if not cond:
-            raise errors.CompileTimeAssertionFailure(f"static_assert failed: {msg}" if msg
-                                                     else "static_assert failed")
+            raise errors.CompileTimeAssertionFailure(
+                f"static_assert failed: {msg}" if msg else "static_assert failed"
+            )
 
     def static_print(self, values, sep=" ", end="\n"):
         text = sep.join(str(_unwrap_if_constexpr(v)) for v in values) + end
@@ -50,10 +52,16 @@ class ProgramMixin:
             raise TypeError(f"device_print's prefix must be a string, got {prefix!r}")
         for ch in prefix:
             if not ch.isprintable():
-                raise ValueError(f"device_print's prefix may only hold printable characters: {prefix!r}")
+                raise ValueError(
+                    f"device_print's prefix may only hold printable characters: {prefix!r}"
+                )
         values = [self.to_tensor(a) for a in args]
-        self.builder.device_print(prefix, bool(_unwrap_if_constexpr(hex)),
-                                  [v.handle for v in values], [v.type for v in values])
+        self.builder.device_print(
+            prefix,
+            bool(_unwrap_if_constexpr(hex)),
+            [v.handle for v in values],
+            [v.type for v in values],
+        )
 
     def device_assert(self, cond, msg="", mask=None):
         """Checked only in debug mode (`NAIAD_DEBUG=1` or `debug=True`), as in Triton."""
@@ -82,7 +90,9 @@ class ProgramMixin:
                 raise TypeError(f"values argument {i} of {kind} must be a constexpr int, got {v!r}")
         rank = max(1, len(input.type.get_block_shapes()))
         if len(values) != rank:
-            raise ValueError(f"{kind}: expected {rank} value(s), one per dimension, got {len(values)}")
+            raise ValueError(
+                f"{kind}: expected {rank} value(s), one per dimension, got {len(values)}"
+            )
         return tensor(self.builder.hint(input.handle, kind, values), input.type)
 
     def assume(self, cond):
@@ -94,8 +104,10 @@ class ProgramMixin:
     # -- Python protocols -------------------------------------------------------------------------
     def to_python(self, x: tensor, kind):
         if x.type.is_block():
-            raise BlockHasNoScalarValue(f"a tensor of shape {list(x.type.shape)} has no single Python value "
-                             "(use a scalar, or reduce it first)")
+            raise BlockHasNoScalarValue(
+                f"a tensor of shape {list(x.type.shape)} has no single Python value "
+                "(use a scalar, or reduce it first)"
+            )
         return self.builder.to_python(x.handle, x.type, kind)
 
     def tensor_to_str(self, x: tensor) -> str:

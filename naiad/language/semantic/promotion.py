@@ -46,8 +46,9 @@ def integer_promote(a: t.dtype, b: t.dtype) -> t.dtype:
     return b if b_bits >= a_bits else a
 
 
-def computation_type(a: t.dtype, a_is_scalar: bool, b: t.dtype, b_is_scalar: bool,
-                     div_or_mod: bool) -> t.dtype:
+def computation_type(
+    a: t.dtype, a_is_scalar: bool, b: t.dtype, b_is_scalar: bool, div_or_mod: bool
+) -> t.dtype:
     """The dtype `a op b` computes in (Triton's `computation_type_impl`).
 
     A Python scalar whose kind (bool < int < float) is not above the tensor's does not take part,
@@ -75,14 +76,16 @@ def computation_type(a: t.dtype, a_is_scalar: bool, b: t.dtype, b_is_scalar: boo
     if not a.is_int() or not b.is_int():
         raise TypeError(f"unexpected type {a} and {b}")
     if div_or_mod and a.is_int_signed() != b.is_int_signed():
-        raise TypeError(f"Cannot use /, //, or % with {a!r} and {b!r} because they have different "
-                        "signedness; this is unlikely to result in a useful answer. Cast them to the "
-                        "same signedness.")
+        raise TypeError(
+            f"Cannot use /, //, or % with {a!r} and {b!r} because they have different "
+            "signedness; this is unlikely to result in a useful answer. Cast them to the "
+            "same signedness."
+        )
     return integer_promote(a, b)
 
 
 def loop_index_type(*bounds: t.dtype) -> t.dtype:
-    """The type of a `for i in range(lb, ub, step)` induction variable: the bounds' promoted type."""
+    """The type of the induction variable of `range(lb, ub, step)`: the bounds' promoted type."""
     for bound in bounds:
         if not bound.is_int():
             raise TypeError(f"range bounds must be integers, got {bound}")

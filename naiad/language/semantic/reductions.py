@@ -15,8 +15,10 @@ class ReductionsMixin:
         if not isinstance(axis, int):
             raise TypeError(f"{what}: axis must be a constexpr int or None, got {axis!r}")
         if not -rank <= axis < rank:
-            raise ValueError(f"{what}: invalid axis {axis}; the tensor has rank {rank}, so axis must "
-                             f"be in [{-rank}, {rank})")
+            raise ValueError(
+                f"{what}: invalid axis {axis}; the tensor has rank {rank}, so axis must "
+                f"be in [{-rank}, {rank})"
+            )
         return axis + rank if axis < 0 else axis
 
     def _combine_callback(self, combine_fn, types, what):
@@ -27,15 +29,19 @@ class ReductionsMixin:
             def wrap(handle, scalar):
                 return tensor(handle, t.block_type(scalar, shape) if shape else scalar)
 
-            args = [wrap(h, s) for h, s in zip(lhs, types)] + [wrap(h, s) for h, s in zip(rhs, types)]
+            args = [wrap(h, s) for h, s in zip(lhs, types)] + [
+                wrap(h, s) for h, s in zip(rhs, types)
+            ]
             results = combine_fn(*args)
             if isinstance(results, (tuple, list, lang_tuple)):
                 results = list(results)
             else:
                 results = [results]
             if len(results) != count:
-                raise ValueError(f"the combine function of {what} must return {count} value(s), "
-                                 f"got {len(results)}")
+                raise ValueError(
+                    f"the combine function of {what} must return {count} value(s), "
+                    f"got {len(results)}"
+                )
             handles = []
             for value, scalar in zip(results, types):
                 value = self.cast(self.to_tensor(value), scalar)
@@ -72,8 +78,10 @@ class ReductionsMixin:
         types = [x.type.scalar for x in inputs]
         combine = self._combine_callback(combine_fn, types, "reduce")
         handles = self.builder.reduce([x.handle for x in inputs], axis, combine, types)
-        results = [tensor(h, t.block_type(s, out_shape) if out_shape else s)
-                   for h, s in zip(handles, types)]
+        results = [
+            tensor(h, t.block_type(s, out_shape) if out_shape else s)
+            for h, s in zip(handles, types)
+        ]
         if _unwrap_if_constexpr(keep_dims):
             # As Triton: keep_dims over every axis gives the input's rank, all sizes 1.
             for _ in range(rank if all_axes else 1):
@@ -88,22 +96,32 @@ class ReductionsMixin:
         axis = self._normalize_axis(axis, len(shape), "associative_scan")
         types = [x.type.scalar for x in inputs]
         combine = self._combine_callback(combine_fn, types, "associative_scan")
-        handles = self.builder.scan([x.handle for x in inputs], axis, bool(_unwrap_if_constexpr(reverse)),
-                                    combine, types)
+        handles = self.builder.scan(
+            [x.handle for x in inputs], axis, bool(_unwrap_if_constexpr(reverse)), combine, types
+        )
         results = [tensor(h, x.type) for h, x in zip(handles, inputs)]
         return results[0] if single else lang_tuple(results)
 
     # -- dot ------------------------------------------------------------------------------------
-    def dot(self, lhs, rhs, acc=None, input_precision=None, allow_tf32=None,
-            max_num_imprecise_acc=None, out_dtype=t.float32) -> tensor:
+    def dot(
+        self,
+        lhs,
+        rhs,
+        acc=None,
+        input_precision=None,
+        allow_tf32=None,
+        max_num_imprecise_acc=None,
+        out_dtype=t.float32,
+    ) -> tensor:
         lhs, rhs = self.to_tensor(lhs), self.to_tensor(rhs)
         out_dtype = _unwrap_if_constexpr(out_dtype)
         a, b = lhs.type.scalar, rhs.type.scalar
-        precision = self._dot_precision(_unwrap_if_constexpr(input_precision),
-                                        _unwrap_if_constexpr(allow_tf32))
+        precision = self._dot_precision(
+            _unwrap_if_constexpr(input_precision), _unwrap_if_constexpr(allow_tf32)
+        )
         self._check_dot_dtypes(a, b)
         ret = self._dot_result_type(a, out_dtype)
-        m, n, k = self._check_dot_shapes(lhs, rhs, a, b)
+        m, n, _ = self._check_dot_shapes(lhs, rhs, a, b)
         batch = list(lhs.type.shape[:-2])
         ret_ty = t.block_type(ret, batch + [m, n])
         if acc is None:
@@ -111,15 +129,21 @@ class ReductionsMixin:
         else:
             acc = self.to_tensor(acc)
             if acc.type.get_block_shapes() != ret_ty.shape:
-                raise ValueError(f"dot accumulator has shape {list(acc.type.get_block_shapes())}, "
-                                 f"expected {list(ret_ty.shape)}")
+                raise ValueError(
+                    f"dot accumulator has shape {list(acc.type.get_block_shapes())}, "
+                    f"expected {list(ret_ty.shape)}"
+                )
             # Triton asserts `acc.type.element_ty == out_dtype`: an int32 accumulator of int8
             # operands needs out_dtype=tl.int32.
             if acc.type.scalar != ret or acc.type.scalar != out_dtype:
-                raise TypeError(f"dot accumulator has dtype {acc.type.scalar}, expected {ret} "
-                                f"(and out_dtype={out_dtype} to match it)")
+                raise TypeError(
+                    f"dot accumulator has dtype {acc.type.scalar}, expected {ret} "
+                    f"(and out_dtype={out_dtype} to match it)"
+                )
         imprecise = _unwrap_if_constexpr(max_num_imprecise_acc)
-        handle = self.builder.dot(lhs.handle, rhs.handle, acc.handle, precision, imprecise or 0, ret_ty)
+        handle = self.builder.dot(
+            lhs.handle, rhs.handle, acc.handle, precision, imprecise or 0, ret_ty
+        )
         return tensor(handle, ret_ty)
 
     def _dot_precision(self, input_precision, allow_tf32):
@@ -131,8 +155,10 @@ class ReductionsMixin:
             return self.target.default_dot_input_precision
         precision = str(input_precision).lower()
         if precision not in self.target.allowed_dot_input_precisions:
-            raise ValueError(f"input_precision must be one of "
-                             f"{list(self.target.allowed_dot_input_precisions)}, got {input_precision!r}")
+            raise ValueError(
+                f"input_precision must be one of "
+                f"{list(self.target.allowed_dot_input_precisions)}, got {input_precision!r}"
+            )
         return precision
 
     def _check_dot_dtypes(self, a, b):
@@ -156,8 +182,10 @@ class ReductionsMixin:
         if a.is_fp64():
             return t.float64
         if out_dtype == t.bfloat16:
-            raise ValueError("out_dtype=bfloat16 is unsupported. Please use out_dtype=float32/float16 "
-                             "and cast with `.to(tl.bfloat16)`")
+            raise ValueError(
+                "out_dtype=bfloat16 is unsupported. Please use out_dtype=float32/float16 "
+                "and cast with `.to(tl.bfloat16)`"
+            )
         if a.is_fp16() or a.is_fp8():
             if out_dtype not in (t.float16, t.float32):
                 raise ValueError(f"out_dtype must be float16 or float32 for {a} operands")
@@ -169,16 +197,22 @@ class ReductionsMixin:
             raise ValueError("dot needs block operands")
         ls, rs = lhs.type.shape, rhs.type.shape
         if len(ls) != len(rs) or len(ls) not in (2, 3):
-            raise ValueError(f"Both inputs must be either 2D or 3D; (lhs: {list(ls)} vs rhs: {list(rs)})")
+            raise ValueError(
+                f"Both inputs must be either 2D or 3D; (lhs: {list(ls)} vs rhs: {list(rs)})"
+            )
         if ls[-1] != rs[-2]:
-            raise ValueError(f"First input shape ({list(ls)}) and second input shape {list(rs)} are "
-                             f"not compatible for matmul (second index of first shape ({ls[-1]}) must "
-                             f"be equal to first index of second shape ({rs[-2]})")
+            raise ValueError(
+                f"First input shape ({list(ls)}) and second input shape {list(rs)} are "
+                f"not compatible for matmul (second index of first shape ({ls[-1]}) must "
+                f"be equal to first index of second shape ({rs[-2]})"
+            )
         if len(ls) == 3 and ls[0] != rs[0]:
             raise ValueError(f"batch dimensions of dot operands differ: {ls[0]} and {rs[0]}")
         m, k, n = ls[-2], ls[-1], rs[-1]
         min_m, min_n, min_k = self.target.min_dot_size(a, b)
         if m < min_m or n < min_n or k < min_k:
-            raise ValueError(f"Input shapes should have M >= {min_m}, N >= {min_n} and K >= {min_k}; "
-                             f"got M={m}, N={n}, K={k}")
+            raise ValueError(
+                f"Input shapes should have M >= {min_m}, N >= {min_n} and K >= {min_k}; "
+                f"got M={m}, N={n}, K={k}"
+            )
         return m, n, k

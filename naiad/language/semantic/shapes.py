@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from .. import dtypes as t
-from ..core import _unwrap_if_constexpr, slice as lang_slice, tensor
+from ..core import _unwrap_if_constexpr, tensor
+from ..core import slice as lang_slice
 
 
 class ShapesMixin:
@@ -17,8 +18,9 @@ class ShapesMixin:
         if not isinstance(start, int) or not isinstance(end, int):
             raise ValueError("arange's arguments must be of type constexpr[int]")
         if start >= end:
-            raise ValueError(f"arange's end argument ({end}) must be greater than its start "
-                             f"argument ({start})")
+            raise ValueError(
+                f"arange's end argument ({end}) must be greater than its start argument ({start})"
+            )
         # Triton tests `start >> 32` and `end >> 32`: a negative start does not fit either.
         if not (0 <= start < 2**31 and 0 <= end <= 2**31):
             raise ValueError("arange must fit in int32")
@@ -49,8 +51,10 @@ class ShapesMixin:
         if not isinstance(axis, int):
             raise TypeError(f"expand_dims axis must be a constexpr int, got {axis!r}")
         if not -len(shape) - 1 <= axis <= len(shape):
-            raise ValueError(f"invalid axis {axis}: expand_dims takes axis in "
-                             f"[{-len(shape) - 1}, {len(shape)}] for a tensor of rank {len(shape)}")
+            raise ValueError(
+                f"invalid axis {axis}: expand_dims takes axis in "
+                f"[{-len(shape) - 1}, {len(shape)}] for a tensor of rank {len(shape)}"
+            )
         axis = axis + len(shape) + 1 if axis < 0 else axis
         if not input.type.is_block():
             return self.splat(input, [1])
@@ -65,8 +69,10 @@ class ShapesMixin:
         for s in dst_shape:
             numel *= s
         if input.type.numel != numel:
-            raise ValueError(f"reshape() cannot change total number of elements in tensor "
-                             f"({input.type.numel} -> {numel})")
+            raise ValueError(
+                f"reshape() cannot change total number of elements in tensor "
+                f"({input.type.numel} -> {numel})"
+            )
         if not input.type.is_block():
             return self.splat(input, dst_shape)
         if tuple(dst_shape) == input.type.shape:
@@ -81,22 +87,30 @@ class ShapesMixin:
         shape = input.type.get_block_shapes()
         if dims is None:
             if len(shape) != 2:
-                raise ValueError(f"tl.trans without dims is the permutation (1, 0) of a 2-D tensor, "
-                                 f"got shape {list(shape)}; pass the dims")
+                raise ValueError(
+                    f"tl.trans without dims is the permutation (1, 0) of a 2-D tensor, "
+                    f"got shape {list(shape)}; pass the dims"
+                )
             dims = [1, 0]
         dims = [_unwrap_if_constexpr(d) for d in dims]
         if len(dims) != len(shape):
-            raise ValueError(f"permute dims must have the same length as input shape, got {dims} "
-                             f"for shape {list(shape)}")
+            raise ValueError(
+                f"permute dims must have the same length as input shape, got {dims} "
+                f"for shape {list(shape)}"
+            )
         if sorted(dims) != list(range(len(shape))):
-            raise ValueError(f"permutation must be a permutation of 0..{len(shape) - 1}, got {dims}")
+            raise ValueError(
+                f"permutation must be a permutation of 0..{len(shape) - 1}, got {dims}"
+            )
         if dims == list(range(len(shape))):
             return input
         ty = t.block_type(input.type.scalar, [shape[d] for d in dims])
         return tensor(self.builder.permute(input.handle, dims, ty), ty)
 
     def broadcast_to(self, input, shape) -> tensor:
-        return self.broadcast_impl_shape(self.to_tensor(input), [_unwrap_if_constexpr(s) for s in shape])
+        return self.broadcast_impl_shape(
+            self.to_tensor(input), [_unwrap_if_constexpr(s) for s in shape]
+        )
 
     def broadcast(self, input, other):
         return self.broadcast_impl_value(self.to_tensor(input), self.to_tensor(other))
@@ -106,7 +120,9 @@ class ShapesMixin:
         a, b = self.to_tensor(a), self.to_tensor(b)
         a, b = self.broadcast_impl_value(a, b)
         if a.type.scalar != b.type.scalar:
-            raise TypeError(f"join needs operands of one dtype, got {a.type.scalar} and {b.type.scalar}")
+            raise TypeError(
+                f"join needs operands of one dtype, got {a.type.scalar} and {b.type.scalar}"
+            )
         shape = list(a.type.get_block_shapes()) + [2]
         ty = t.block_type(a.type.scalar, shape)
         return tensor(self.builder.join(a.handle, b.handle, ty), ty)
@@ -146,7 +162,7 @@ class ShapesMixin:
         order = list(range(len(shape)))
         order.insert(dim, len(shape))
         moved = self.permute(joined, order)
-        out = shape[:dim] + [shape[dim] * 2] + shape[dim + 1:]
+        out = shape[:dim] + [shape[dim] * 2] + shape[dim + 1 :]
         return self.reshape(moved, out)
 
     # -- indexing -------------------------------------------------------------------------------
@@ -161,11 +177,14 @@ class ShapesMixin:
             if sl is None:
                 ret = self.expand_dims(ret, axis)
                 axis += 1
-            elif (isinstance(sl, slice) and sl.start is None and sl.stop is None and sl.step is None) \
-                    or (isinstance(sl, lang_slice) and sl.start is None and sl.stop is None):
+            elif (
+                isinstance(sl, slice) and sl.start is None and sl.stop is None and sl.step is None
+            ) or (isinstance(sl, lang_slice) and sl.start is None and sl.stop is None):
                 axis += 1
             else:
-                raise ValueError(f"unsupported tensor index: {sl!r} (only None and `:` are allowed)")
+                raise ValueError(
+                    f"unsupported tensor index: {sl!r} (only None and `:` are allowed)"
+                )
         return ret
 
     def item(self, input) -> tensor:
@@ -173,7 +192,9 @@ class ShapesMixin:
         if not input.type.is_block():
             return input
         if input.type.numel != 1:
-            raise ValueError(f"item() needs a single-element tensor, got shape {list(input.type.shape)}")
+            raise ValueError(
+                f"item() needs a single-element tensor, got shape {list(input.type.shape)}"
+            )
         ty = input.type.scalar
         return tensor(self.builder.unsplat(input.handle, ty), ty)
 
@@ -188,8 +209,10 @@ class ShapesMixin:
         axis = axis + rank if axis < 0 else axis
         for d in range(rank):
             if d != axis and index.type.shape[d] != src.type.shape[d]:
-                raise ValueError(f"gather: index dim {d} must match source dim {d} "
-                                 f"({index.type.shape[d]} != {src.type.shape[d]})")
+                raise ValueError(
+                    f"gather: index dim {d} must match source dim {d} "
+                    f"({index.type.shape[d]} != {src.type.shape[d]})"
+                )
         if not index.type.scalar.is_int():
             raise TypeError("gather: index must be an integer tensor")
         ty = t.block_type(src.type.scalar, index.type.shape)
@@ -204,7 +227,13 @@ class ShapesMixin:
             raise TypeError("histogram needs an integer input")
         self.validate_block_shape([num_bins])
         if mask is not None:
-            mask = self.broadcast_impl_shape(self.cast(self.to_tensor(mask), t.int1), input.type.shape)
+            mask = self.broadcast_impl_shape(
+                self.cast(self.to_tensor(mask), t.int1), input.type.shape
+            )
         ty = t.block_type(t.int32, [num_bins])
-        return tensor(self.builder.histogram(input.handle, num_bins,
-                                             None if mask is None else mask.handle, ty), ty)
+        return tensor(
+            self.builder.histogram(
+                input.handle, num_bins, None if mask is None else mask.handle, ty
+            ),
+            ty,
+        )

@@ -1,4 +1,4 @@
-"""Turning Python values into typed kernel values, and broadcasting shapes: the base of every rule."""
+"""Python values as typed kernel values, and broadcasting: the base of every rule."""
 
 from __future__ import annotations
 
@@ -20,13 +20,14 @@ def _round_to_fp32(value: float) -> float:
 
 
 class ValuesMixin:
-    """Scalars, splats and broadcasting. Mixed into `Semantic`, which provides `builder` and `target`."""
+    """Scalars, splats and broadcasting; mixed into `Semantic` (which has `builder`, `target`)."""
 
     # -- Python values --------------------------------------------------------------------------
     def scalar_constant(self, value, dtype: t.dtype) -> tensor:
         """`value` as a scalar of `dtype`, made as Triton's builder makes it: zero is the null
         value (a Python -0.0 becomes +0.0), and fp16 / bf16 / fp8 constants come from a C float
-        (`get_fp16(float)`, `get_fp32` + truncation for fp8), so the value is rounded to fp32 first."""
+        (`get_fp16(float)`, `get_fp32` + truncation for fp8), so the value is rounded to fp32
+        first."""
         if value == 0:
             value = 0
         elif dtype.is_floating() and dtype.primitive_bitwidth < 32:
@@ -60,14 +61,17 @@ class ValuesMixin:
         numel = 1
         for i, d in enumerate(shape):
             if not isinstance(d, int):
-                raise TypeError(f"Shape element {i} must have type `constexpr[int]`, got "
-                                f"`{type(d).__name__}` ({d!r})")
+                raise TypeError(
+                    f"Shape element {i} must have type `constexpr[int]`, got "
+                    f"`{type(d).__name__}` ({d!r})"
+                )
             if d <= 0 or d & (d - 1):
                 raise ValueError(f"Shape element {i} must be a power of 2, got {d}")
             numel *= d
         if numel > self.target.max_tensor_numel:
-            raise ValueError(f"numel ({numel}) exceeds the maximum tensor numel "
-                             f"({self.target.max_tensor_numel})")
+            raise ValueError(
+                f"numel ({numel}) exceeds the maximum tensor numel ({self.target.max_tensor_numel})"
+            )
         return tuple(shape)
 
     def splat(self, value: tensor, shape) -> tensor:
@@ -90,8 +94,10 @@ class ValuesMixin:
             raise ValueError(f"Cannot broadcast, rank mismatch: {list(src)}, {list(shape)}")
         for a, b in zip(src, shape):
             if a != b and a != 1:
-                raise ValueError(f"Cannot broadcast, the expanded size of the tensor ({b}) must "
-                                 f"match the existing size ({a}) in non-singleton dimension")
+                raise ValueError(
+                    f"Cannot broadcast, the expanded size of the tensor ({b}) must "
+                    f"match the existing size ({a}) in non-singleton dimension"
+                )
         ty = t.block_type(x.type.scalar, shape)
         return tensor(self.builder.broadcast(x.handle, ty), ty)
 
@@ -120,6 +126,8 @@ class ValuesMixin:
             elif b == 1:
                 shape.append(a)
             else:
-                raise ValueError(f"Cannot make_shape_compatible: incompatible dimensions at index "
-                                 f"{i}: {a} and {b}")
+                raise ValueError(
+                    f"Cannot make_shape_compatible: incompatible dimensions at index "
+                    f"{i}: {a} and {b}"
+                )
         return self.broadcast_impl_shape(lhs, shape), self.broadcast_impl_shape(rhs, shape)

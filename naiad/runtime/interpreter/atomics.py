@@ -11,9 +11,16 @@ import numpy as np
 from .elementwise import host_dtype
 
 _APPLY = {
-    "add": np.add, "fadd": np.add, "and": np.bitwise_and, "or": np.bitwise_or,
-    "xor": np.bitwise_xor, "max": np.maximum, "umax": np.maximum, "min": np.minimum,
-    "umin": np.minimum, "exch": lambda old, new: new,
+    "add": np.add,
+    "fadd": np.add,
+    "and": np.bitwise_and,
+    "or": np.bitwise_or,
+    "xor": np.bitwise_xor,
+    "max": np.maximum,
+    "umax": np.maximum,
+    "min": np.minimum,
+    "umin": np.minimum,
+    "exch": lambda old, new: new,
 }
 
 

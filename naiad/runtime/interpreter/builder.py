@@ -60,7 +60,9 @@ class InterpreterBuilder:
             result = ew.UNARY[op](arrays[0], ty)
         elif op in ew.CONVERSIONS:
             src = attrs["src"]
-            return ew.floats.convert(arrays[0], src.name, ty.scalar.name, attrs.get("rounding", "rtne"))
+            return ew.floats.convert(
+                arrays[0], src.name, ty.scalar.name, attrs.get("rounding", "rtne")
+            )
         elif op == "arith.select":
             result = np.where(arrays[0], arrays[1], arrays[2])
         elif op == "arith.bitcast":
@@ -168,8 +170,13 @@ class InterpreterBuilder:
         return scan(values, axis, reverse, combine)
 
     def dot(self, lhs, rhs, acc, input_precision, max_num_imprecise_acc, ty):
-        return dot(np.asarray(lhs), np.asarray(rhs), np.asarray(acc), input_precision,
-                   ew.host_dtype(ty.scalar))
+        return dot(
+            np.asarray(lhs),
+            np.asarray(rhs),
+            np.asarray(acc),
+            input_precision,
+            ew.host_dtype(ty.scalar),
+        )
 
     # -- side effects ---------------------------------------------------------------------------
     def _linear_pid(self):
@@ -191,15 +198,18 @@ class InterpreterBuilder:
         if not cond.all():
             where = np.argwhere(~cond)[:4].tolist() if cond.ndim else []
             at = f" at index {where[0]}" if where else ""
-            raise DeviceAssertionError(f"Device-side assertion `{message}` failed in program "
-                                       f"{self.pid}{at}")
+            raise DeviceAssertionError(
+                f"Device-side assertion `{message}` failed in program {self.pid}{at}"
+            )
 
     def barrier(self):
         """Programs run one at a time and each as a whole, so there is nothing to wait for."""
 
     def assume(self, cond):
         if self.debug and not np.asarray(cond).all():
-            raise DeviceAssertionError(f"tl.assume: the assumed condition is false in program {self.pid}")
+            raise DeviceAssertionError(
+                f"tl.assume: the assumed condition is false in program {self.pid}"
+            )
 
     def hint(self, value, kind, values):
         if self.debug and kind == "multiple_of" and not isinstance(value, Pointers):
@@ -225,4 +235,4 @@ def scalar_tensor(value, ty) -> tensor:
     return tensor(np.asarray(value, dtype=ew.host_dtype(ty)), ty)
 
 
-__all__ = ["InterpreterBuilder", "DeviceAssertionError", "BlockHasNoScalarValue", "scalar_tensor"]
+__all__ = ["BlockHasNoScalarValue", "DeviceAssertionError", "InterpreterBuilder", "scalar_tensor"]

@@ -1,4 +1,4 @@
-"""What each elementwise operation means on NumPy arrays, with the GPU's answers where LLVM has none.
+"""What each elementwise operation means on NumPy arrays (the GPU's answers where LLVM has none).
 
 Integer division by zero gives what NVIDIA's division sequence gives (all ones for unsigned; -1
 or 1 by the dividend's sign for signed) and remainder by zero gives the dividend; INT_MIN / -1 wraps
@@ -58,7 +58,9 @@ def _divide(a, b, ty, remainder: bool):
     safe = np.where(zero, 1, b).astype(a.dtype)
     if remainder:
         return np.where(zero, a, a % safe).astype(a.dtype)
-    return np.where(zero, np.array(scalar.get_int_max_value()).astype(a.dtype), a // safe).astype(a.dtype)
+    return np.where(zero, np.array(scalar.get_int_max_value()).astype(a.dtype), a // safe).astype(
+        a.dtype
+    )
 
 
 def _shift(a, b, ty, kind):
@@ -126,10 +128,21 @@ def _convert(a, ty, src_ty, rounding="rtne"):
 _erf = np.frompyfunc(math.erf, 1, 1)
 
 _CMP = {
-    "eq": np.equal, "ne": np.not_equal, "slt": np.less, "sle": np.less_equal, "sgt": np.greater,
-    "sge": np.greater_equal, "ult": np.less, "ule": np.less_equal, "ugt": np.greater,
-    "uge": np.greater_equal, "oeq": np.equal, "olt": np.less, "ole": np.less_equal,
-    "ogt": np.greater, "oge": np.greater_equal,
+    "eq": np.equal,
+    "ne": np.not_equal,
+    "slt": np.less,
+    "sle": np.less_equal,
+    "sgt": np.greater,
+    "sge": np.greater_equal,
+    "ult": np.less,
+    "ule": np.less_equal,
+    "ugt": np.greater,
+    "uge": np.greater_equal,
+    "oeq": np.equal,
+    "olt": np.less,
+    "ole": np.less_equal,
+    "ogt": np.greater,
+    "oge": np.greater_equal,
     "une": np.not_equal,
     "one": lambda a, b: (a != b) & ~np.isnan(a) & ~np.isnan(b),
     "ord": lambda a, b: ~np.isnan(a) & ~np.isnan(b),
@@ -178,19 +191,35 @@ BINARY = {
 }
 
 UNARY = {
-    "math.exp": _float_math(np.exp), "math.exp2": _float_math(np.exp2),
-    "math.log": _float_math(np.log), "math.log2": _float_math(np.log2),
-    "math.sin": _float_math(np.sin), "math.cos": _float_math(np.cos),
-    "math.sqrt": _float_math(np.sqrt), "tt.precise_sqrt": _float_math(np.sqrt),
+    "math.exp": _float_math(np.exp),
+    "math.exp2": _float_math(np.exp2),
+    "math.log": _float_math(np.log),
+    "math.log2": _float_math(np.log2),
+    "math.sin": _float_math(np.sin),
+    "math.cos": _float_math(np.cos),
+    "math.sqrt": _float_math(np.sqrt),
+    "tt.precise_sqrt": _float_math(np.sqrt),
     "math.rsqrt": _float_math(lambda a: 1 / np.sqrt(a)),
     "math.erf": _float_math(lambda a: _erf(a.astype(np.float64)).astype(np.float64)),
-    "math.floor": _float_math(np.floor), "math.ceil": _float_math(np.ceil),
+    "math.floor": _float_math(np.floor),
+    "math.ceil": _float_math(np.ceil),
     "arith.negf": lambda a, ty, **_: _negf(a, ty),
-    "math.absf": _float_math(np.abs), "math.absi": lambda a, ty, **_: np.abs(a).astype(a.dtype),
+    "math.absf": _float_math(np.abs),
+    "math.absi": lambda a, ty, **_: np.abs(a).astype(a.dtype),
 }
 
-CONVERSIONS = ("arith.extsi", "arith.extui", "arith.trunci", "arith.sitofp", "arith.uitofp",
-               "arith.fptosi", "arith.fptoui", "arith.extf", "arith.truncf", "tt.fp_to_fp")
+CONVERSIONS = (
+    "arith.extsi",
+    "arith.extui",
+    "arith.trunci",
+    "arith.sitofp",
+    "arith.uitofp",
+    "arith.fptosi",
+    "arith.fptoui",
+    "arith.extf",
+    "arith.truncf",
+    "tt.fp_to_fp",
+)
 
 
 def fma(a, b, c, ty):
@@ -208,8 +237,9 @@ def fma(a, b, c, ty):
     with np.errstate(all="ignore"):
         out = a * b + c  # right wherever an operand is inf or NaN, and for exact zeros
     for i in np.flatnonzero(np.isfinite(a) & np.isfinite(b) & np.isfinite(c)):
-        exact = fractions.Fraction(float(a[i])) * fractions.Fraction(float(b[i])) \
-            + fractions.Fraction(float(c[i]))
+        exact = fractions.Fraction(float(a[i])) * fractions.Fraction(
+            float(b[i])
+        ) + fractions.Fraction(float(c[i]))
         if exact != 0:  # (an exact zero keeps the naive result's IEEE sign)
             try:
                 out[i] = float(exact)  # int / int division: correctly rounded

@@ -70,7 +70,8 @@ class FloatFormat:
     def nan(self) -> int | None:
         """The NaN that conversions produce: positive, all mantissa bits set (fnuz: 0x80)."""
         return {"ieee": self._all_ones, "fn": self._all_ones, "fnuz": self.sign_bit}.get(
-            self.specials)
+            self.specials
+        )
 
 
 FORMATS = {
@@ -91,12 +92,24 @@ FORMATS = {
 # fp8e4b15 (Triton's own format, bias 15) has no ml_dtypes type: its values are held as their
 # uint8 bit patterns. The other fp8 formats are ml_dtypes' OCP and fnuz types of the same layout.
 _NUMPY_DTYPES = {
-    "fp64": np.float64, "fp32": np.float32, "fp16": np.float16, "bf16": ml_dtypes.bfloat16,
-    "fp8e5": ml_dtypes.float8_e5m2, "fp8e4nv": ml_dtypes.float8_e4m3fn,
-    "fp8e4b8": ml_dtypes.float8_e4m3fnuz, "fp8e5b16": ml_dtypes.float8_e5m2fnuz,
+    "fp64": np.float64,
+    "fp32": np.float32,
+    "fp16": np.float16,
+    "bf16": ml_dtypes.bfloat16,
+    "fp8e5": ml_dtypes.float8_e5m2,
+    "fp8e4nv": ml_dtypes.float8_e4m3fn,
+    "fp8e4b8": ml_dtypes.float8_e4m3fnuz,
+    "fp8e5b16": ml_dtypes.float8_e5m2fnuz,
     "fp8e4b15": np.uint8,
-    "int1": np.bool_, "int8": np.int8, "int16": np.int16, "int32": np.int32, "int64": np.int64,
-    "uint8": np.uint8, "uint16": np.uint16, "uint32": np.uint32, "uint64": np.uint64,
+    "int1": np.bool_,
+    "int8": np.int8,
+    "int16": np.int16,
+    "int32": np.int32,
+    "int64": np.int64,
+    "uint8": np.uint8,
+    "uint16": np.uint16,
+    "uint32": np.uint32,
+    "uint64": np.uint64,
 }
 
 INT_TYPES = ("int1", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
@@ -170,8 +183,9 @@ def bit_length(x: np.ndarray) -> np.ndarray:
     return length + (rest != 0)
 
 
-def encode(value: Exact, fmt: FloatFormat, rounding: str, overflow: str,
-           nan_payload: bool = False) -> np.ndarray:
+def encode(
+    value: Exact, fmt: FloatFormat, rounding: str, overflow: str, nan_payload: bool = False
+) -> np.ndarray:
     """Round exact values into `fmt` ("rtne" or "rtz") and return their bit patterns (uint64).
 
     NaN becomes `fmt.nan`, or with `nan_payload` (IEEE formats) keeps its sign and the leading

@@ -12,7 +12,9 @@ def assigned(value):
     value = core._unwrap_if_constexpr(value)
     if isinstance(value, (bool, int, float)):
         return core.current_semantic().to_tensor(value)
-    if type(value) is tuple and any(isinstance(v, (bool, int, float, core.constexpr)) for v in value):
+    if type(value) is tuple and any(
+        isinstance(v, (bool, int, float, core.constexpr)) for v in value
+    ):
         return tuple(assigned(v) for v in value)
     return value
 
@@ -20,7 +22,9 @@ def assigned(value):
 def assigned_constexpr(value):
     """`x: tl.constexpr = value` keeps a compile-time constant."""
     if isinstance(value, core.tensor):
-        raise TypeError("a value annotated `tl.constexpr` must be known at compile time, got a tensor")
+        raise TypeError(
+            "a value annotated `tl.constexpr` must be known at compile time, got a tensor"
+        )
     return core.constexpr(value)
 
 
@@ -38,9 +42,11 @@ def check_loop_carried(types, scope):
         value = scope.get(name)
         if not isinstance(value, core.tensor) or value.type != ty:
             now = value.type if isinstance(value, core.tensor) else type(value).__name__
-            raise TypeError(f"Loop-carried variable {name} has initial type {ty} but is "
-                            f"re-assigned to {now} in loop! Please make sure that the type stays "
-                            "consistent.")
+            raise TypeError(
+                f"Loop-carried variable {name} has initial type {ty} but is "
+                f"re-assigned to {now} in loop! Please make sure that the type stays "
+                "consistent."
+            )
 
 
 def logical_and(lhs, rhs_thunk):

@@ -58,10 +58,14 @@ def _pointer(name, value, param, memory: Memory, copies: _HostCopies):
     data_ptr, base = array.data_ptr, array.storage_base
     if array.device != "cpu":
         data_ptr, base = copies.host_address(array)
-    buffer = memory.add(Buffer(name, base, array.storage_nbytes, data_ptr, array.itemsize,
-                               array.writable))
-    element = param.annotation.element_ty if param.annotation is not None and \
-        param.annotation.is_ptr() else array.dtype
+    buffer = memory.add(
+        Buffer(name, base, array.storage_nbytes, data_ptr, array.itemsize, array.writable)
+    )
+    element = (
+        param.annotation.element_ty
+        if param.annotation is not None and param.annotation.is_ptr()
+        else array.dtype
+    )
     ty = t.pointer_type(element, const=param.is_const)
     return core.tensor(Pointers(np.array(data_ptr, dtype=np.uint64), buffer), ty)
 
@@ -83,22 +87,31 @@ def kernel_value(name, value, param, memory, copies):
         from .floats import convert
 
         return core.tensor(convert(np.array(value), "fp64", ty.name), ty)
-    if isinstance(value, (t.dtype, core.constexpr)) or getattr(value, "__naiad_jit__", False) \
-            or callable(getattr(value, "run", None)):
+    if (
+        isinstance(value, (t.dtype, core.constexpr))
+        or getattr(value, "__naiad_jit__", False)
+        or callable(getattr(value, "run", None))
+    ):
         return core.constexpr(value)
     if isinstance(value, (tuple, list)):
-        values = [kernel_value(f"{name}[{i}]", v, None, memory, copies) for i, v in enumerate(value)]
+        values = [
+            kernel_value(f"{name}[{i}]", v, None, memory, copies) for i, v in enumerate(value)
+        ]
         fields = getattr(type(value), "_fields", None)
         return core.tuple(values, t.tuple_type([getattr(v, "type", None) for v in values], fields))
     if isinstance(value, TensorDescriptor):
         return _descriptor(name, value, memory, copies)
     if isinstance(value, np.generic):
-        raise TypeError(f"argument `{name}` is a NumPy scalar ({type(value).__name__}); pass a "
-                        "Python number instead (int(x) or float(x))")
+        raise TypeError(
+            f"argument `{name}` is a NumPy scalar ({type(value).__name__}); pass a "
+            "Python number instead (int(x) or float(x))"
+        )
     if is_array_like(value):
         return _pointer(name, value, param or _ANY, memory, copies)
-    raise TypeError(f"argument `{name}`: expected an array, a tensor, an int, a float, a bool or "
-                    f"None, got {type(value).__name__}")
+    raise TypeError(
+        f"argument `{name}`: expected an array, a tensor, an int, a float, a bool or "
+        f"None, got {type(value).__name__}"
+    )
 
 
 def _descriptor(name, desc: TensorDescriptor, memory, copies):
@@ -107,8 +120,10 @@ def _descriptor(name, desc: TensorDescriptor, memory, copies):
     element = base.type.element_ty
     block = [int(core._unwrap_if_constexpr(b)) for b in desc.block_shape]
     if block[-1] * element.primitive_bitwidth // 8 < 16:
-        raise ValueError(f"argument `{name}`: descriptor blocks need at least 16 bytes in the last "
-                         f"dimension, got {block[-1]} x {element.primitive_bitwidth // 8} bytes")
+        raise ValueError(
+            f"argument `{name}`: descriptor blocks need at least 16 bytes in the last "
+            f"dimension, got {block[-1]} x {element.primitive_bitwidth // 8} bytes"
+        )
     shape = [scalar_tensor(s, t.int64) for s in desc.shape]
     strides = [scalar_tensor(s, t.int64) for s in desc.strides]
     return tensor_descriptor(base, shape, strides, t.block_type(element, block), desc.padding)
@@ -127,8 +142,10 @@ def run_grid(jit_function, bound: dict, grid: tuple, debug: bool):
     memory, copies = Memory(), _HostCopies()
     params = {p.name: p for p in jit_function.params}
     try:
-        args = {name: kernel_value(name, value, params[name], memory, copies)
-                for name, value in bound.items()}
+        args = {
+            name: kernel_value(name, value, params[name], memory, copies)
+            for name, value in bound.items()
+        }
     except (TypeError, ValueError, OverflowError) as exc:
         raise type(exc)(f"{jit_function.__name__}: {exc}") from None
     builder = InterpreterBuilder(memory, grid, debug)

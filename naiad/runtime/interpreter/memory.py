@@ -83,12 +83,16 @@ class Memory:
         where = np.searchsorted(self._bases, addr, side="right") - 1
         if len(addr) and (where < 0).any():
             bad = addr[where < 0][0]
-            raise OutOfBoundsAccess(f"address {int(bad):#x} is not inside any argument of the kernel")
+            raise OutOfBoundsAccess(
+                f"address {int(bad):#x} is not inside any argument of the kernel"
+            )
         candidates = np.unique(where)
         if len(candidates) != 1:
             names = ", ".join(self.buffers[i].name for i in candidates)
-            raise OutOfBoundsAccess(f"one access spans several arguments ({names}); each access must "
-                                    "stay inside one argument")
+            raise OutOfBoundsAccess(
+                f"one access spans several arguments ({names}); each access must "
+                "stay inside one argument"
+            )
         return self.buffers[int(candidates[0])]
 
     def element_indices(self, ptrs: Pointers, active: np.ndarray | None, np_dtype, what: str):
@@ -109,10 +113,13 @@ class Memory:
             raise OutOfBoundsAccess(
                 f"out-of-bounds {what} through argument `{buffer.name}`: {bad.size} active lane(s) "
                 f"address element offset(s) [{shown}] outside its storage of "
-                f"{buffer.nbytes // buffer.itemsize} element(s)")
+                f"{buffer.nbytes // buffer.itemsize} element(s)"
+            )
         if (offset % itemsize).any():
-            raise OutOfBoundsAccess(f"misaligned {what} through argument `{buffer.name}`: addresses "
-                                    f"must be multiples of {itemsize} bytes")
+            raise OutOfBoundsAccess(
+                f"misaligned {what} through argument `{buffer.name}`: addresses "
+                f"must be multiples of {itemsize} bytes"
+            )
         return buffer, offset // itemsize
 
     def load(self, ptrs: Pointers, mask, np_dtype, fill) -> np.ndarray:

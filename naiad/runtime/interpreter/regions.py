@@ -69,8 +69,10 @@ def _doubling_scan(arrays, axis, combine):
         lhs = [_along(a, axis, slice(0, n - stride)) for a in arrays]
         rhs = [_along(a, axis, slice(stride, n)) for a in arrays]
         combined = [np.asarray(h) for h in combine(lhs, rhs, lhs[0].shape)]
-        arrays = [np.concatenate([_along(a, axis, slice(0, stride)), c.astype(a.dtype)], axis)
-                  for a, c in zip(arrays, combined)]
+        arrays = [
+            np.concatenate([_along(a, axis, slice(0, stride)), c.astype(a.dtype)], axis)
+            for a, c in zip(arrays, combined)
+        ]
         stride *= 2
     return arrays
 
@@ -87,7 +89,7 @@ def _sequential_scan(arrays, axis, combine):
 
 
 def _round_to_tf32(x: np.ndarray) -> np.ndarray:
-    """fp32 -> tf32 as the tensor cores read it (`cvt.rna.tf32.f32`: 10 mantissa bits, ties away)."""
+    """fp32 -> tf32 as tensor cores read it (`cvt.rna.tf32.f32`: 10 mantissa bits, ties away)."""
     bits = x.astype(np.float32).view(np.uint32)
     finite = np.isfinite(x)
     rounded = ((bits + np.uint32(0x1000)) & np.uint32(0xFFFFE000)).astype(np.uint32)

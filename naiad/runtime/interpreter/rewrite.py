@@ -55,17 +55,31 @@ class _KernelTransformer(ast.NodeTransformer):
     def _check_loop_carried(self, node):
         """A tensor assigned before a loop and in it keeps its type, as the compiler demands:
         snapshot the names the body assigns, check them after each iteration and the loop."""
-        targets = {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)} \
-            if isinstance(node, ast.For) else set()
-        names = sorted({n.id for stmt in node.body for n in ast.walk(stmt)
-                        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)} - targets)
+        targets = (
+            {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
+            if isinstance(node, ast.For)
+            else set()
+        )
+        names = sorted(
+            {
+                n.id
+                for stmt in node.body
+                for n in ast.walk(stmt)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+            }
+            - targets
+        )
         if not names:
             return node
         self._loops = getattr(self, "_loops", 0) + 1
         var = f"__naiad_loop{self._loops}"
         scope = ast.Call(ast.Name("locals", ast.Load()), [], [])
-        snapshot = ast.Assign([ast.Name(var, ast.Store())], self._call(
-            "loop_carried", node, scope, ast.Tuple([ast.Constant(n) for n in names], ast.Load())))
+        snapshot = ast.Assign(
+            [ast.Name(var, ast.Store())],
+            self._call(
+                "loop_carried", node, scope, ast.Tuple([ast.Constant(n) for n in names], ast.Load())
+            ),
+        )
         check = ast.Expr(self._call("check_loop_carried", node, ast.Name(var, ast.Load()), scope))
         node.body.append(ast.copy_location(check, node.body[-1]))
         return [ast.copy_location(snapshot, node), node, ast.copy_location(check, node)]
@@ -119,8 +133,9 @@ def _names_constexpr(annotation) -> bool:
 
 
 def _no_args():
-    return ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
-                         kwarg=None, defaults=[])
+    return ast.arguments(
+        posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]
+    )
 
 
 def _shift_columns(tree: ast.AST, indent: int):
@@ -146,14 +161,26 @@ def rewrite(fn, runtime):
     _shift_columns(tree, indent)
     func = tree.body[0]
     if not isinstance(func, ast.FunctionDef):
-        raise TypeError(f"@naiad.jit needs a function defined with `def`, got {type(func).__name__}")
+        raise TypeError(
+            f"@naiad.jit needs a function defined with `def`, got {type(func).__name__}"
+        )
     func = _KernelTransformer().visit(func)
     free = list(fn.__code__.co_freevars)
     maker = ast.FunctionDef(
-        name="__naiad_make", args=ast.arguments(
-            posonlyargs=[], args=[ast.arg(_RT)] + [ast.arg(name) for name in free], vararg=None,
-            kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
-        body=[func, ast.Return(ast.Name(func.name, ast.Load()))], decorator_list=[], returns=None)
+        name="__naiad_make",
+        args=ast.arguments(
+            posonlyargs=[],
+            args=[ast.arg(_RT)] + [ast.arg(name) for name in free],
+            vararg=None,
+            kwonlyargs=[],
+            kw_defaults=[],
+            kwarg=None,
+            defaults=[],
+        ),
+        body=[func, ast.Return(ast.Name(func.name, ast.Load()))],
+        decorator_list=[],
+        returns=None,
+    )
     if "type_params" in ast.FunctionDef._fields:
         maker.type_params = []
     ast.copy_location(maker, func)

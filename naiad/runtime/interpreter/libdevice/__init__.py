@@ -21,8 +21,12 @@ from ..floats import numpy_dtype
 from . import bessel, conversions, elementary, ftz, integer, rounding, special
 
 SYMBOLS = {
-    **elementary.SYMBOLS, **integer.SYMBOLS, **rounding.SYMBOLS, **conversions.SYMBOLS,
-    **special.SYMBOLS, **bessel.SYMBOLS,
+    **elementary.SYMBOLS,
+    **integer.SYMBOLS,
+    **rounding.SYMBOLS,
+    **conversions.SYMBOLS,
+    **special.SYMBOLS,
+    **bessel.SYMBOLS,
 }
 
 

@@ -112,8 +112,10 @@ def _hankel(order: int, x):
     else:
         cos_phase, sin_phase = (s - c) / math.sqrt(2), -(s + c) / math.sqrt(2)
     amplitude = np.sqrt(2 / (np.pi * x))
-    return (amplitude * (p * cos_phase - q * sin_phase),
-            amplitude * (p * sin_phase + q * cos_phase))
+    return (
+        amplitude * (p * cos_phase - q * sin_phase),
+        amplitude * (p * sin_phase + q * cos_phase),
+    )
 
 
 def _forward(n, x, f0, f1):
@@ -192,9 +194,12 @@ def _both(stem, fn):
 
 
 SYMBOLS = {
-    **_both("j0", lambda x: jn(0, x)), **_both("j1", lambda x: jn(1, x)),
-    **_both("y0", lambda x: yn(0, x)), **_both("y1", lambda x: yn(1, x)),
-    **_both("jn", jn), **_both("yn", yn),
+    **_both("j0", lambda x: jn(0, x)),
+    **_both("j1", lambda x: jn(1, x)),
+    **_both("y0", lambda x: yn(0, x)),
+    **_both("y1", lambda x: yn(1, x)),
+    **_both("jn", jn),
+    **_both("yn", yn),
     **_both("cyl_bessel_i0", lambda x: modified(0, x)),
     **_both("cyl_bessel_i1", lambda x: modified(1, x)),
 }

@@ -59,23 +59,31 @@ def _fp64_to_fp32(x, mode):
 def _register() -> dict:
     symbols = {}
     for mode in MODES:
-        for src, dst, dtype in (("double", "int", np.int32), ("double", "uint", np.uint32),
-                                ("float", "int", np.int32), ("float", "uint", np.uint32),
-                                ("float", "ll", np.int64), ("float", "ull", np.uint64),
-                                ("double", "ll", np.int64), ("double", "ull", np.uint64)):
-            symbols[f"__nv_{src}2{dst}_{mode}"] = (
-                lambda x, mode=mode, dtype=dtype: float_to_int(x, _TO_INTEGRAL[mode], dtype))
+        for src, dst, dtype in (
+            ("double", "int", np.int32),
+            ("double", "uint", np.uint32),
+            ("float", "int", np.int32),
+            ("float", "uint", np.uint32),
+            ("float", "ll", np.int64),
+            ("float", "ull", np.uint64),
+            ("double", "ll", np.int64),
+            ("double", "ull", np.uint64),
+        ):
+            symbols[f"__nv_{src}2{dst}_{mode}"] = lambda x, mode=mode, dtype=dtype: float_to_int(
+                x, _TO_INTEGRAL[mode], dtype
+            )
         for src in ("int", "uint", "ll", "ull"):
             symbols[f"__nv_{src}2float_{mode}"] = lambda x, mode=mode: int_to_fp32(x, mode)
         for src in ("ll", "ull"):
             symbols[f"__nv_{src}2double_{mode}"] = lambda x, mode=mode: int_to_fp64(x, mode)
         symbols[f"__nv_double2float_{mode}"] = lambda x, mode=mode: _fp64_to_fp32(x, mode)
-    symbols["__nv_int2double_rn"] = symbols["__nv_uint2double_rn"] = (
-        lambda x: np.asarray(x).astype(np.float64))
-    symbols["__nv_llrintf"] = symbols["__nv_llrint"] = (
-        lambda x: float_to_int(x, np.rint, np.int64))
-    symbols["__nv_llroundf"] = symbols["__nv_llround"] = (
-        lambda x: float_to_int(x, round_half_away, np.int64))
+    symbols["__nv_int2double_rn"] = symbols["__nv_uint2double_rn"] = lambda x: np.asarray(x).astype(
+        np.float64
+    )
+    symbols["__nv_llrintf"] = symbols["__nv_llrint"] = lambda x: float_to_int(x, np.rint, np.int64)
+    symbols["__nv_llroundf"] = symbols["__nv_llround"] = lambda x: float_to_int(
+        x, round_half_away, np.int64
+    )
     return symbols
 
 

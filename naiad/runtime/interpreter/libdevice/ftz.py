@@ -22,8 +22,17 @@ FLUSHING = frozenset(
     + [f"__nv_fmaf_{mode}" for mode in MODES]
     + [f"__nv_float2{dst}_{mode}" for dst in ("int", "uint", "ll", "ull") for mode in MODES]
     + [f"__nv_double2float_{mode}" for mode in MODES]
-    + ["__nv_fmaf", "__nv_frsqrt_rn", "__nv_fast_fdividef", "__nv_llrintf", "__nv_llroundf",
-       "__nv_floorf", "__nv_ceilf", "__nv_ilogbf", "__nv_saturatef"]
+    + [
+        "__nv_fmaf",
+        "__nv_frsqrt_rn",
+        "__nv_fast_fdividef",
+        "__nv_llrintf",
+        "__nv_llroundf",
+        "__nv_floorf",
+        "__nv_ceilf",
+        "__nv_ilogbf",
+        "__nv_saturatef",
+    ]
 )
 
 

@@ -121,8 +121,9 @@ def div(a, b, mode):
         residual = np.sign(a64 - q.astype(np.float64) * b64) * np.sign(b64)
         exact = np.isfinite(a64) & np.isfinite(b64) & (b64 != 0)
         return directed(q, np.where(exact, residual, 0.0), mode)
-    return _per_element(lambda x, y: Fraction(x) / Fraction(y), np.divide, mode, a, b,
-                        valid=lambda x, y: y != 0)
+    return _per_element(
+        lambda x, y: Fraction(x) / Fraction(y), np.divide, mode, a, b, valid=lambda x, y: y != 0
+    )
 
 
 def rcp(a, mode):
@@ -228,9 +229,11 @@ def round_fraction(q: Fraction, mode: str) -> float:
 
 
 def _register() -> dict:
-    symbols = {"__nv_fmaf": lambda a, b, c: fma(a, b, c, "rn"),
-               "__nv_fma": lambda a, b, c: fma(a, b, c, "rn"),
-               "__nv_frsqrt_rn": rsqrt_rn}
+    symbols = {
+        "__nv_fmaf": lambda a, b, c: fma(a, b, c, "rn"),
+        "__nv_fma": lambda a, b, c: fma(a, b, c, "rn"),
+        "__nv_frsqrt_rn": rsqrt_rn,
+    }
     for mode in MODES:
         for op, fn in (("add", add), ("sub", sub), ("mul", mul), ("div", div)):
             for prefix in ("f", "d"):

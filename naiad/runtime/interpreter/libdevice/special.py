@@ -70,8 +70,11 @@ def erfinv(x):
     x = np.asarray(x, dtype=np.float64)
     a = np.abs(x)
     central = a <= 0.5
-    y = np.where(central, _erfinv_central(np.where(central, x, 0.0)),
-                 np.sign(x) * _erfcinv_tail(np.where(central | (a >= 1), 0.5, 1.0 - a)))
+    y = np.where(
+        central,
+        _erfinv_central(np.where(central, x, 0.0)),
+        np.sign(x) * _erfcinv_tail(np.where(central | (a >= 1), 0.5, 1.0 - a)),
+    )
     y = np.where(a == 1, np.copysign(np.inf, x), y)
     return np.where((a > 1) | np.isnan(x), np.nan, y)
 
@@ -104,6 +107,9 @@ def _both(stem, fn):
 
 
 SYMBOLS = {
-    **_both("erfcx", erfcx), **_both("erfinv", erfinv), **_both("erfcinv", erfcinv),
-    **_both("normcdf", normcdf), **_both("normcdfinv", normcdfinv),
+    **_both("erfcx", erfcx),
+    **_both("erfinv", erfinv),
+    **_both("erfcinv", erfcinv),
+    **_both("normcdf", normcdf),
+    **_both("normcdfinv", normcdfinv),
 }
