@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .core import builtin
+from .core import _unwrap_if_constexpr, builtin
 
 
 @builtin
@@ -72,3 +72,17 @@ def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack, _semant
 def map_elementwise(scalar_fn, *args, pack=1, _semantic=None):
     """Apply a scalar function with control flow to every element."""
     raise NotImplementedError("tl.map_elementwise is not supported yet in Naiad")
+
+
+@builtin
+def expect_zero(x, mask, _semantic=None):
+    """Return `x`, which is expected to have underflowed to zero wherever `mask` holds.
+
+    In debug mode this asserts it; otherwise it is `x` unchanged.
+    """
+    x = _unwrap_if_constexpr(x)
+    if _semantic.target.debug:
+        value = _semantic.to_tensor(x)
+        held = _semantic.or_(_semantic.equal(value, 0), _semantic.not_(_semantic.to_tensor(mask)))
+        _semantic.device_assert(held, "expect_zero expected x == 0 where mask is true")
+    return x

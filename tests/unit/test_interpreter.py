@@ -430,3 +430,22 @@ def test_gpu_tensor_is_written_back_even_when_the_kernel_fails():
     with pytest.raises(IndexError, match=r"`x_ptr`"):
         writes_then_fails[(1,)](FakeCudaTensor(storage))
     assert storage.calls == ["cpu", "copy_"] and storage.values.tolist() == [99, 2]
+
+
+@naiad.jit
+def _expect_zero_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, tl.expect_zero(x, offs >= N // 2))
+
+
+def test_expect_zero_returns_x_and_asserts_only_in_debug_mode():
+    x = np.concatenate([np.arange(1, 9, dtype=np.float32), np.zeros(8, np.float32)])
+    out = np.full_like(x, np.nan)
+    _expect_zero_kernel[(1,)](x, out, N=16, debug=True)
+    np.testing.assert_array_equal(out, x)
+    x[12] = 3.0
+    _expect_zero_kernel[(1,)](x, out, N=16)  # not checked outside debug mode
+    np.testing.assert_array_equal(out, x)
+    with pytest.raises(AssertionError, match="expect_zero"):
+        _expect_zero_kernel[(1,)](x, out, N=16, debug=True)
