@@ -18,6 +18,7 @@ SCALE: tl.constexpr = tl.constexpr(3)  # a global constant read by `constexpr_de
 # Control flow
 # ---------------------------------------------------------------------------------------------
 
+
 @triton.jit
 def if_else_values(X, Y, n, flag, BLOCK: tl.constexpr):
     """A runtime if/else whose branches define a scalar and a tensor used after it."""
@@ -97,14 +98,15 @@ def early_return(X, Y, n, limit, BLOCK: tl.constexpr):
 # Calls
 # ---------------------------------------------------------------------------------------------
 
+
 @triton.jit
 def _axpy(a, x, y):
     return a * x + y
 
 
 @triton.jit(noinline=True)
-def _square_noinline(x):
-    return x * x
+def _square_noinline(x, y):
+    return x * x + y
 
 
 @triton.jit
@@ -114,13 +116,14 @@ def _two_results(x, BLOCK: tl.constexpr):
 
 @triton.jit
 def jit_calls(X, Y, Z, a, BLOCK: tl.constexpr):
-    """Calls to an inlined helper, a noinline helper (stays a tt.call) and a two-result helper."""
+    """Calls to an inlined helper, a noinline helper (scalar arguments; stays a tt.call) and a
+    helper returning two values."""
     offs = tl.arange(0, BLOCK)
     x = tl.load(X + offs)
     y = tl.load(Y + offs)
     r = _axpy(a, x, y)
-    s = _square_noinline(r)
-    total, scaled = _two_results(s, BLOCK)
+    b = _square_noinline(a, tl.load(Z))
+    total, scaled = _two_results(r * b, BLOCK)
     tl.store(Y + offs, scaled)
     tl.store(Z, total)
 
@@ -128,6 +131,7 @@ def jit_calls(X, Y, Z, a, BLOCK: tl.constexpr):
 # ---------------------------------------------------------------------------------------------
 # Reductions, scans, sort
 # ---------------------------------------------------------------------------------------------
+
 
 @triton.jit
 def _add_combine(a, b):
@@ -190,6 +194,7 @@ def sort_ops(X, Y, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
 # Atomics
 # ---------------------------------------------------------------------------------------------
 
+
 @triton.jit
 def atomics(X, Counter, Lock, Out, n, BLOCK: tl.constexpr):
     """atomic_add (tensor, masked; scalar), atomic_max, atomic_xchg and an atomic_cas spin lock."""
@@ -209,19 +214,32 @@ def atomics(X, Counter, Lock, Out, n, BLOCK: tl.constexpr):
 # Block pointers and tensor descriptors
 # ---------------------------------------------------------------------------------------------
 
+
 @triton.jit
 def block_ptr_advance(A, B, M, N, stride_m, stride_n, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     """make_block_ptr, a loop that advances it, loads with boundary checks and a store."""
     pid = tl.program_id(0)
-    a_ptr = tl.make_block_ptr(base=A, shape=(M, N), strides=(stride_m, stride_n), offsets=(pid * BLOCK_M, 0),
-                              block_shape=(BLOCK_M, BLOCK_N), order=(1, 0))
-    b_ptr = tl.make_block_ptr(base=B, shape=(M, N), strides=(stride_m, stride_n), offsets=(pid * BLOCK_M, 0),
-                              block_shape=(BLOCK_M, BLOCK_N), order=(1, 0))
+    a_ptr = tl.make_block_ptr(
+        base=A,
+        shape=(M, N),
+        strides=(stride_m, stride_n),
+        offsets=(pid * BLOCK_M, 0),
+        block_shape=(BLOCK_M, BLOCK_N),
+        order=(1, 0),
+    )
+    b_ptr = tl.make_block_ptr(
+        base=B,
+        shape=(M, N),
+        strides=(stride_m, stride_n),
+        offsets=(pid * BLOCK_M, 0),
+        block_shape=(BLOCK_M, BLOCK_N),
+        order=(1, 0),
+    )
     acc = tl.zeros([BLOCK_M, BLOCK_N], dtype=tl.float32)
     for _ in range(0, N, BLOCK_N):
         acc += tl.load(a_ptr, boundary_check=(0, 1), padding_option="zero").to(tl.float32)
         a_ptr = tl.advance(a_ptr, (0, BLOCK_N))
-    tl.store(b_ptr, acc.to(B.dtype.element_ty), boundary_check=(0, ))
+    tl.store(b_ptr, acc.to(B.dtype.element_ty), boundary_check=(0,))
 
 
 @triton.jit
@@ -229,8 +247,12 @@ def tensor_descriptor(A, B, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     """make_tensor_descriptor in the kernel, then load and store through it."""
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
-    a_desc = tl.make_tensor_descriptor(A, shape=[M, N], strides=[N, 1], block_shape=[BLOCK_M, BLOCK_N])
-    b_desc = tl.make_tensor_descriptor(B, shape=[M, N], strides=[N, 1], block_shape=[BLOCK_M, BLOCK_N])
+    a_desc = tl.make_tensor_descriptor(
+        A, shape=[M, N], strides=[N, 1], block_shape=[BLOCK_M, BLOCK_N]
+    )
+    b_desc = tl.make_tensor_descriptor(
+        B, shape=[M, N], strides=[N, 1], block_shape=[BLOCK_M, BLOCK_N]
+    )
     x = a_desc.load([pid_m * BLOCK_M, pid_n * BLOCK_N])
     b_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], x * 2)
 
@@ -238,6 +260,7 @@ def tensor_descriptor(A, B, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
 # ---------------------------------------------------------------------------------------------
 # Dot
 # ---------------------------------------------------------------------------------------------
+
 
 @triton.jit
 def dot_acc(A, B, C, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
@@ -253,15 +276,16 @@ def dot_acc(A, B, C, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: t
         b = tl.load(B + (k + rk)[:, None] * BLOCK_N + rn[None, :])
         acc = tl.dot(a, b, acc)
         acc2 += tl.dot(a, b)
-    a32 = acc.to(tl.float32)
-    c = tl.dot(a32[:, :BLOCK_N // 2 * 2], acc2, input_precision="tf32x3")
-    d = tl.sum(acc[:, :, None] * acc2[None, :, :], 1)
+    w = tl.load(C + rn[:, None] * BLOCK_N + rn[None, :])
+    c = tl.dot(acc, w, input_precision="tf32x3")
+    d = tl.sum(acc2[:, :, None] * w[None, :, :], 1)
     tl.store(C + rm[:, None] * BLOCK_N + rn[None, :], c + d)
 
 
 # ---------------------------------------------------------------------------------------------
 # Casts
 # ---------------------------------------------------------------------------------------------
+
 
 @triton.jit
 def casts(X, Y16, YB, Y8A, Y8B, YI, YU, BLOCK: tl.constexpr):
@@ -283,6 +307,7 @@ def casts(X, Y16, YB, Y8A, Y8B, YI, YU, BLOCK: tl.constexpr):
 # ---------------------------------------------------------------------------------------------
 # Elementwise
 # ---------------------------------------------------------------------------------------------
+
 
 @triton.jit
 def elementwise(X, Y, I, U, lo, hi, BLOCK: tl.constexpr):
@@ -309,6 +334,7 @@ def elementwise(X, Y, I, U, lo, hi, BLOCK: tl.constexpr):
 # ---------------------------------------------------------------------------------------------
 # Debug ops and hints
 # ---------------------------------------------------------------------------------------------
+
 
 @triton.jit
 def debug_ops(X, Y, n, BLOCK: tl.constexpr):
@@ -340,6 +366,7 @@ def hints(X, Y, n, stride, BLOCK: tl.constexpr):
 # ---------------------------------------------------------------------------------------------
 # Arguments and specialization
 # ---------------------------------------------------------------------------------------------
+
 
 @triton.jit
 def int64_args(P16, P, big, small, d16, one, f, b, BLOCK: tl.constexpr):
@@ -377,6 +404,7 @@ def constexpr_dead_branch(X, Y, n, MODE: tl.constexpr, USE_BIAS: tl.constexpr, B
 # ---------------------------------------------------------------------------------------------
 # Shape ops and loop options
 # ---------------------------------------------------------------------------------------------
+
 
 @triton.jit
 def shape_ops(X, Y, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):

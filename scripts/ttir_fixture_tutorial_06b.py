@@ -1,11 +1,13 @@
-"""Triton's fused-attention tutorial, block-pointer edition, for the TTIR fixtures in tests/ir/fixtures/.
+"""Triton's fused-attention tutorial, block-pointer edition, for the TTIR fixtures.
 
-DATA FOR scripts/make_ttir_fixtures.py: this module imports the real `triton` and is never imported
-by Naiad's tests. The kernel bodies are copied verbatim from Naiad's
+DATA FOR scripts/make_ttir_fixtures.py (output in tests/ir/fixtures/): this module imports the real
+`triton` and is never imported by Naiad's tests. The kernel bodies are copied verbatim from Naiad's
 examples/06b_fused_attention_block_ptr.py (Triton's tutorial bodies unchanged but for the imports).
 They live in a module of their own because they share their names (`_attn_fwd`, `_attn_fwd_inner`)
-with tutorial 06's. Do not reformat: the TTIR locations refer to line and column numbers of this file.
+with tutorial 06's. Do not reformat: the TTIR locations refer to line and column numbers here, and
+the long lines are Triton's.
 """
+# ruff: noqa: E501
 
 import triton
 import triton.language as tl

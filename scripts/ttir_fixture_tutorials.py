@@ -2,14 +2,14 @@
 
 DATA FOR scripts/make_ttir_fixtures.py: this module imports the real `triton` and is never imported
 by Naiad's tests. The kernel bodies are copied verbatim from Naiad's examples/ (which are Triton's
-tutorial bodies unchanged but for the imports); only `@triton.autotune` decorators were dropped, since
-the fixture script compiles one fixed configuration. Do not reformat: the TTIR locations refer to the
-line and column numbers of this file.
+tutorial bodies unchanged but for the imports); only the `@triton.autotune` decorators were dropped,
+since the fixture script compiles one fixed configuration. Do not reformat: the TTIR locations refer
+to line and column numbers here, and the long lines are Triton's.
 """
+# ruff: noqa: E501
 
 import triton
 import triton.language as tl
-
 
 # ---------------------------------------------------------------------------------------------
 # 01 vector add (examples/01_vector_add.py)

@@ -21,8 +21,11 @@ KERNELS = {
         def kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
             offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
             mask = offs < n
-            tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask),
-                     mask=mask)
+            tl.store(
+                out_ptr + offs,
+                tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask),
+                mask=mask,
+            )
         """),
     "row softmax (1024)": textwrap.dedent("""
         @jit
@@ -42,7 +45,9 @@ def _compile(source, jit, tl, filename):
     with open(path, "w") as f:  # kernels must live in a file for both front ends
         f.write("import naiad.language as tl\n" + source if "naiad" in filename else source)
     namespace = {"jit": jit, "tl": tl}
-    exec(compile(open(path).read(), path, "exec"), namespace)
+    with open(path) as f:
+        code = compile(f.read(), path, "exec")
+    exec(code, namespace)
     return namespace["kernel"]
 
 

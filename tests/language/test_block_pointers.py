@@ -1,8 +1,9 @@
 """tl.make_block_ptr / tl.advance / load and store with boundary_check and padding_option.
 
-As in Triton 3.8, a block pointer is the block of pointers `base + sum_d (offset_d + arange) * stride_d`
-with the mask `0 <= coordinate < shape` on the checked dimensions: out-of-bounds lanes read the
-padding ("zero" or "nan"; unspecified without one) and are never written.
+As in Triton 3.8, a block pointer is the block of pointers
+`base + sum_d (offset_d + arange) * stride_d` with the mask `0 <= coordinate < shape` on the checked
+dimensions: out-of-bounds lanes read the padding ("zero" or "nan"; unspecified without one) and are
+never written.
 """
 
 import numpy as np
@@ -195,8 +196,8 @@ def test_unchecked_block_outside_the_argument_raises():
 def _copy_3d(src, dst, A, B, C, BA: tl.constexpr, BB: tl.constexpr, BC: tl.constexpr):
     s = tl.make_block_ptr(src, (A, B, C), (B * C, C, 1), (0, 0, 0), (BA, BB, BC), (2, 1, 0))
     d = tl.make_block_ptr(dst, (A, B, C), (B * C, C, 1), (0, 0, 0), (BA, BB, BC), (2, 1, 0))
-    for i in range(0, A, BA):
-        for j in range(0, C, BC):
+    for _i in range(0, A, BA):
+        for _j in range(0, C, BC):
             x = tl.load(s, boundary_check=(0, 1, 2), padding_option="zero")
             tl.store(d, x + 1, boundary_check=(0, 1, 2))
             s = tl.advance(s, (0, 0, BC))

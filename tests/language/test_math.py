@@ -391,8 +391,8 @@ def _extremum_scalar_kernel(x_ptr, z_ptr, N: tl.constexpr, S: tl.constexpr, RESU
 @pytest.mark.parametrize(
     "dtype, scalar, result",
     [
-        # minimum / maximum make a Python scalar a tensor of its literal type (`to_tensor`): it takes
-        # part in the promotion, unlike in arithmetic
+        # minimum / maximum make a Python scalar a tensor of its literal type (`to_tensor`): it
+        # takes part in the promotion, unlike in arithmetic
         ("float16", 0.5, "float32"),
         ("bfloat16", 1, "float32"),
         ("float32", 0.5, "float32"),

@@ -1,4 +1,5 @@
-"""Host-made tensor descriptors (`naiad.tools.tensor_descriptor.TensorDescriptor`) as kernel args."""
+"""Host-made tensor descriptors (`naiad.tools.tensor_descriptor.TensorDescriptor`) as kernel
+arguments."""
 
 import numpy as np
 import pytest

@@ -708,5 +708,5 @@ def test_wrong_number_of_arguments_names_the_function():
 
 
 def test_outside_a_kernel_asks_for_jit():
-    with pytest.raises(ValueError, match="Did you forget to add @naiad.jit"):
+    with pytest.raises(ValueError, match=r"Did you forget to add @naiad\.jit"):
         libdevice.tanh(1.0)

@@ -1,4 +1,5 @@
-"""naiad.testing: do_bench budgets and modes, assert_close, ulp distance, the tolerance table, reports."""
+"""naiad.testing: do_bench budgets and modes, assert_close, ulp distance, the tolerance table,
+reports."""
 
 import csv
 import struct
