@@ -1,0 +1,15 @@
+"""Op definitions of the dialects TTIR uses, one module per dialect: `tt`, `arith`, `math`,
+`scf`, `cf`, `ub`, and the single ops of `ttg` and `llvm` that Triton's TTIR holds
+(`ttg_min`, `llvm_min`). Importing this package registers every op, type and attribute.
+
+    from naiad.dialects import arith, scf, tt
+    tt.AddPtrOp(ptrs, offsets); arith.CmpIOp("slt", a, b); scf.ForOp(lb, ub, step, [acc])
+
+base.py states the conventions the printer and parser read: `assembly_format` (upstream ODS
+text), `custom_syntax` (upstream C++ printer), enum attributes (`EnumAttr`), `type_inference`
+and `TypeClass` / `TypeIs` constraints; and `attribute_defaults` (tt_memory.py).
+"""
+
+from . import arith, cf, llvm_min, math, scf, tt, ttg_min, ub  # noqa: F401
+
+DIALECTS = ("tt", "arith", "math", "scf", "cf", "ub", "ttg", "llvm")

@@ -1,0 +1,486 @@
+"""MLIR's declarative assembly format, interpreted: an op's `assembly_format` string (as in its
+upstream .td file) is compiled once into elements, then printed and parsed (format_parse.py)
+exactly as the C++ that mlir-tblgen generates from it would.
+
+Directives: `$operand` `$attribute` `$region` `$successor`, `attr-dict`,
+`attr-dict-with-keyword`, `type(...)`, `qualified(...)`, `functional-type(a, b)`, `operands`,
+`results`, `regions`, `successors`, literals in backticks (`` `,` ``; `` ` ` `` a space,
+`` `` `` none), optional groups `( ... $anchor^ ... )?` with an optional else branch
+`( ... ) : ( ... )?`, and `oilist(`kw` ... | `kw` ... )`.
+
+How an attribute is spelled follows from its field's constraint (opfields.py): an enum (a
+constraint or attribute class with `from_keyword`, an attribute with `keyword`) prints as its
+bare keyword; a constraint naming a type (`attr_type`, as I32Attr) prints the value without its
+type; a dialect attribute prints without its `#dialect.mnemonic` prefix; anything else prints
+in full. Likewise `type($x)` prints a dialect type without `!dialect.mnemonic` when the
+operand's constraint is that one type class (`type_class`), unless `qualified`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .attributes import DialectAttribute, FloatAttr, IntegerAttr, UnitAttr
+from .errors import IRError
+from .float_format import format_float
+from .opfields import OPTIONAL, SINGLE, AttributeDef, OperandDef, RegionDef, ResultDef, SuccessorDef
+
+_TOKEN = re.compile(
+    r"\s*(?:`((?:[^`\\]|\\.)*)`|\$([A-Za-z_][A-Za-z0-9_]*)|([A-Za-z_][A-Za-z0-9_\-]*)|(.))"
+)
+
+
+class FormatError(IRError):
+    """An assembly format the interpreter cannot read."""
+
+
+# -- elements: plain tuples, tagged by their first item
+
+
+def compiled_format(cls) -> list:
+    """The elements of `cls.assembly_format`, compiled on first use."""
+    compiled = cls.__dict__.get("_compiled_format")
+    if compiled is None:
+        compiled = _Compiler(cls).compile()
+        cls._compiled_format = compiled
+    return compiled
+
+
+class _Compiler:
+    def __init__(self, cls):
+        self.cls = cls
+        self.op_def = cls._op_def
+        self.tokens = [m for m in _TOKEN.finditer(cls.assembly_format) if m.group(0).strip()]
+        self.pos = 0
+
+    def fail(self, message: str):
+        return FormatError(f"{self.cls.name}: assembly format: {message}")
+
+    def compile(self) -> list:
+        elements = self._elements(())
+        if self.pos != len(self.tokens):
+            raise self.fail(f"unexpected '{self.tokens[self.pos].group(0).strip()}'")
+        return elements
+
+    def _peek(self) -> str | None:
+        if self.pos >= len(self.tokens):
+            return None
+        m = self.tokens[self.pos]
+        return m.group(4) or m.group(3)
+
+    def _expect(self, char: str) -> None:
+        if self._peek() != char or self.tokens[self.pos].group(4) is None:
+            raise self.fail(f"expected '{char}'")
+        self.pos += 1
+
+    def _elements(self, stops: tuple) -> list:
+        elements = []
+        while self.pos < len(self.tokens):
+            m = self.tokens[self.pos]
+            if m.group(4) in stops:
+                break
+            if m.group(4) == "^":
+                if not elements:
+                    raise self.fail("'^' must follow an element")
+                elements[-1] = ("anchor", elements[-1])
+                self.pos += 1
+                continue
+            elements.append(self._element())
+        return elements
+
+    def _element(self):
+        m = self.tokens[self.pos]
+        self.pos += 1
+        literal, var, word, punct = m.groups()
+        if literal is not None:
+            if literal in ("", " ", "\\n"):
+                return ("space", literal)
+            return ("lit", literal)
+        if var is not None:
+            return self._variable(var)
+        if punct == "(":
+            return self._optional_group()
+        if word in ("attr-dict", "attr-dict-with-keyword"):
+            return ("attr_dict", word == "attr-dict-with-keyword")
+        if word == "type":
+            return ("type", self._parenthesized_arg(), False)
+        if word == "qualified":
+            self._expect("(")
+            inner = self._element()
+            self._expect(")")
+            if inner[0] == "type":
+                return ("type", inner[1], True)
+            return ("qualified_attr", inner)
+        if word == "functional-type":
+            self._expect("(")
+            inputs = self._type_arg()
+            self._expect(",")
+            results = self._type_arg()
+            self._expect(")")
+            return ("functional", inputs, results)
+        if word in ("operands", "results", "regions", "successors"):
+            return (word,)
+        if word == "oilist":
+            return self._oilist()
+        raise self.fail(f"unsupported directive '{m.group(0).strip()}'")
+
+    def _variable(self, name: str):
+        field = self.op_def.fields.get(name)
+        if isinstance(field, OperandDef):
+            return ("operand", field)
+        if isinstance(field, AttributeDef):
+            return ("attr", field)
+        if isinstance(field, RegionDef):
+            return ("region", self.op_def.regions.index(field))
+        if isinstance(field, SuccessorDef):
+            return ("successor", self.op_def.successors.index(field))
+        if isinstance(field, ResultDef):
+            return ("result", field)
+        raise self.fail(f"'${name}' is not a field of the op")
+
+    def _parenthesized_arg(self):
+        self._expect("(")
+        arg = self._type_arg()
+        self._expect(")")
+        return arg
+
+    def _type_arg(self):
+        m = self.tokens[self.pos]
+        self.pos += 1
+        if m.group(2) is not None:
+            var = self._variable(m.group(2))
+            if var[0] not in ("operand", "result"):
+                raise self.fail(f"type() of '${m.group(2)}', which is not an operand or result")
+            return var
+        if m.group(3) in ("operands", "results"):
+            return (m.group(3),)
+        raise self.fail("type() takes an operand, a result, operands or results")
+
+    def _optional_group(self):
+        then = self._elements((")",))
+        self._expect(")")
+        orelse = []
+        if self._peek() == ":":
+            self.pos += 1
+            self._expect("(")
+            orelse = self._elements((")",))
+            self._expect(")")
+        self._expect("?")
+        anchors = [e for e in then if e[0] == "anchor"] + [e for e in orelse if e[0] == "anchor"]
+        if len(anchors) != 1:
+            raise self.fail("an optional group needs exactly one anchor ('^')")
+        anchor = anchors[0][1]
+        then = [e[1] if e[0] == "anchor" else e for e in then]
+        orelse = [e[1] if e[0] == "anchor" else e for e in orelse]
+        elided = None
+        if (
+            anchor[0] == "attr"
+            and anchor is not then[0]
+            and _is_unit_attr(anchor[1])
+            and (not orelse or anchor is not orelse[0])
+        ):
+            elided = anchor
+        return ("optional", then, orelse, anchor, elided)
+
+    def _oilist(self):
+        self._expect("(")
+        clauses = []
+        while True:
+            m = self.tokens[self.pos]
+            if m.group(1) is None:
+                raise self.fail("each oilist clause starts with a literal")
+            self.pos += 1
+            elements = self._elements(("|", ")"))
+            clauses.append((m.group(1), elements))
+            if self._peek() == "|":
+                self.pos += 1
+                continue
+            self._expect(")")
+            return ("oilist", clauses)
+
+
+def _is_unit_attr(d: AttributeDef) -> bool:
+    constraint = d.constraint
+    return getattr(constraint, "attr_class", None) is UnitAttr or constraint.description in (
+        "UnitAttr",
+        "unit attribute",
+    )
+
+
+# -- what a field holds
+
+
+def attribute_default(d: AttributeDef):
+    """The declared default value of an attribute field, or None."""
+    return getattr(d, "default", None)
+
+
+def attribute_present(op, d: AttributeDef) -> bool:
+    """Set, and not equal to its declared default (MLIR elides a default-valued attribute)."""
+    value = op.attributes.get(d.name)
+    return value is not None and value is not attribute_default(d)
+
+
+def groups_of(op, segments, items) -> list:
+    """`items` (operands or results) split per declared field."""
+    if not segments.sized and segments.variable_index is None:
+        return [(x,) for x in items]
+    return segments.split(tuple(items), op.attributes)
+
+
+def is_enum(d: AttributeDef, attr=None) -> bool:
+    constraint = d.constraint
+    if hasattr(constraint, "from_keyword") or hasattr(
+        getattr(constraint, "attr_class", None), "from_keyword"
+    ):
+        return True
+    return attr is not None and hasattr(attr, "keyword")
+
+
+def attribute_text(d: AttributeDef, attr) -> str:
+    """An attribute variable as the generated printer spells it."""
+    if is_enum(d, attr) and hasattr(attr, "keyword"):
+        return attr.keyword
+    attr_type = getattr(d.constraint, "attr_type", None)
+    if attr_type is not None and getattr(attr, "type", None) is attr_type:
+        if isinstance(attr, FloatAttr):
+            return format_float(attr.type.kind, attr.value)
+        if isinstance(attr, IntegerAttr):
+            return str(attr)  # a BoolAttr prints `true`; others `value`, below
+    if type(attr) is IntegerAttr and attr_type is not None and attr.type is attr_type:
+        return str(attr.value)
+    if isinstance(attr, DialectAttribute):
+        return _stripped(attr)
+    return str(attr)
+
+
+def _stripped(obj) -> str:
+    body = obj.print_body()
+    return body if body else str(obj)
+
+
+def type_text(var, value_type, qualified: bool) -> str:
+    """The spelling of one operand's or result's type under `type(...)`."""
+    if not qualified:
+        cls = getattr(var[1].constraint, "type_class", None)
+        if cls is not None and isinstance(value_type, cls):
+            return _stripped(value_type)
+    return str(value_type)
+
+
+# -- printing
+
+
+class _Spacing:
+    """The generated printer's two flags: whether to emit a space, whether the last thing
+    printed was punctuation (OpFormatGen's shouldEmitSpace / lastWasPunctuation)."""
+
+    __slots__ = ("last_punct", "space")
+
+    def __init__(self):
+        self.space = True
+        self.last_punct = False
+
+
+def _space_before(value: str, last_punct: bool) -> bool:
+    if len(value) != 1 and value != "->":
+        return True
+    if last_punct:
+        return value[0] not in ">)}],"
+    return value[0] not in "<>(){}[],"
+
+
+def print_format(op, printer) -> None:
+    """Print `op`'s operands, attributes, types, ... after its name, per its format."""
+    cls = type(op)
+    elements = compiled_format(cls)
+    context = _PrintContext(op, printer)
+    spacing = _Spacing()
+    for element in elements:
+        context.element(element, spacing)
+
+
+class _PrintContext:
+    __slots__ = ("_operands", "_results", "op", "printer", "used")
+
+    def __init__(self, op, printer):
+        self.op = op
+        self.printer = printer
+        op_def = op._op_def
+        self._operands = groups_of(op, op_def.operand_segments, op._operands)
+        self._results = None
+        self.used = _used_attributes(type(op))
+
+    def operand_group(self, d: OperandDef) -> tuple:
+        return self._operands[self.op._op_def.operands.index(d)]
+
+    def result_group(self, d: ResultDef) -> tuple:
+        if self._results is None:
+            op = self.op
+            self._results = groups_of(op, op._op_def.result_segments, op.results)
+        return self._results[self.op._op_def.results.index(d)]
+
+    def _write_literal(self, value: str, spacing: _Spacing) -> None:
+        if spacing.space and _space_before(value, spacing.last_punct):
+            self.printer.write(" " + value)
+        else:
+            self.printer.write(value)
+        spacing.space = len(value) != 1 or value[0] not in "<({["
+        spacing.last_punct = value[0] != "_" and not value[0].isalpha()
+
+    def _lead(self, spacing: _Spacing) -> None:
+        if spacing.space or not spacing.last_punct:
+            self.printer.write(" ")
+        spacing.last_punct = False
+        spacing.space = True
+
+    def element(self, element, spacing: _Spacing) -> None:
+        kind = element[0]
+        if kind == "lit":
+            self._write_literal(element[1], spacing)
+        elif kind == "space":
+            if element[1] == " ":
+                self.printer.write(" ")
+                spacing.last_punct = False
+            elif element[1] == "":
+                spacing.last_punct = True
+            spacing.space = False
+        elif kind == "optional":
+            self._optional(element, spacing)
+        elif kind == "oilist":
+            self._oilist(element, spacing)
+        elif kind == "attr_dict":
+            op = self.op
+            self.printer.print_optional_attr_dict(
+                op.attributes, elided=_elided(op, self.used), keyword=element[1]
+            )
+            spacing.last_punct = False
+        else:
+            self._lead(spacing)
+            self._value(element)
+
+    def _value(self, element) -> None:
+        kind = element[0]
+        printer = self.printer
+        op = self.op
+        if kind == "operand":
+            printer.print_operands(self.operand_group(element[1]))
+        elif kind == "attr":
+            d = element[1]
+            printer.write(attribute_text(d, op.attributes[d.name]))
+        elif kind == "qualified_attr":
+            printer.write(str(op.attributes[element[1][1].name]))
+        elif kind == "type":
+            printer.write(", ".join(self._type_texts(element[1], element[2])))
+        elif kind == "functional":
+            inputs = self._types(element[1])
+            results = self._types(element[2])
+            printer.print_functional_type(inputs, results)
+        elif kind == "region":
+            printer.print_region(op.regions[element[1]])
+        elif kind == "successor":
+            printer.print_successor(op.successors[element[1]])
+        elif kind == "operands":
+            printer.print_operands(op.operands)
+        elif kind == "regions":
+            for i, region in enumerate(op.regions):
+                if i:
+                    printer.write(", ")
+                printer.print_region(region)
+        elif kind == "successors":
+            printer.write(", ".join(printer.names.block_names[b] for b in op.successors))
+        else:
+            raise FormatError(f"{op.name}: cannot print format element {kind}")
+
+    def _types(self, arg) -> list:
+        if arg[0] == "operands":
+            return [v.type for v in self.op.operands]
+        if arg[0] == "results":
+            return [r.type for r in self.op.results]
+        group = self.operand_group(arg[1]) if arg[0] == "operand" else self.result_group(arg[1])
+        return [v.type for v in group]
+
+    def _type_texts(self, arg, qualified: bool) -> list[str]:
+        if arg[0] in ("operands", "results"):
+            return [str(t) for t in self._types(arg)]
+        if arg[1].kind == SINGLE:
+            return [type_text(arg, t, qualified) for t in self._types(arg)]
+        return [str(t) for t in self._types(arg)]
+
+    def _anchor_present(self, anchor) -> bool:
+        kind = anchor[0]
+        op = self.op
+        if kind == "operand":
+            return bool(self.operand_group(anchor[1]))
+        if kind == "attr":
+            return attribute_present(op, anchor[1])
+        if kind == "type":
+            arg = anchor[1]
+            if arg[0] in ("operands", "results"):
+                return bool(self._types(arg))
+            return bool(self._types(arg))
+        if kind == "region":
+            return bool(op.regions[anchor[1]].blocks)
+        if kind == "result":
+            return bool(self.result_group(anchor[1]))
+        raise FormatError(f"{op.name}: unsupported optional-group anchor {kind}")
+
+    def _optional(self, element, spacing: _Spacing) -> None:
+        _, then, orelse, anchor, elided = element
+        chosen = then if self._anchor_present(anchor) else orelse
+        for child in chosen:
+            if child is not elided:
+                self.element(child, spacing)
+
+    def _oilist(self, element, spacing: _Spacing) -> None:
+        for literal, children in element[1]:
+            attrs = [c[1] for c in children if c[0] == "attr"]
+            operands = [c[1] for c in children if c[0] == "operand"]
+            present = any(attribute_present(self.op, d) for d in attrs) or any(
+                self.operand_group(d) for d in operands
+            )
+            if present:
+                self._write_literal(literal, spacing)
+                for child in children:
+                    self.element(child, spacing)
+
+
+def _used_attributes(cls) -> frozenset:
+    """Names attr-dict leaves out: attributes the format spells, and segment sizes."""
+    used = cls.__dict__.get("_format_attributes")
+    if used is None:
+        names = set()
+        _collect_attributes(compiled_format(cls), names)
+        op_def = cls._op_def
+        for segments in (op_def.operand_segments, op_def.result_segments):
+            if segments.sized:
+                names.add(segments.attr_name)
+        used = frozenset(names)
+        cls._format_attributes = used
+    return used
+
+
+def _collect_attributes(elements, names: set) -> None:
+    for e in elements:
+        if e[0] == "attr":
+            names.add(e[1].name)
+        elif e[0] == "qualified_attr":
+            names.add(e[1][1].name)
+        elif e[0] == "optional":
+            _collect_attributes(e[1], names)
+            _collect_attributes(e[2], names)
+        elif e[0] == "oilist":
+            for _, children in e[1]:
+                _collect_attributes(children, names)
+
+
+def _elided(op, used: frozenset):
+    """`used`, plus the attributes that equal their declared default."""
+    defaults = [d for d in op._op_def.attributes if attribute_default(d) is not None]
+    if not defaults:
+        return used
+    extra = {d.name for d in defaults if op.attributes.get(d.name) is attribute_default(d)}
+    return used | extra if extra else used
+
+
+__all__ = ["OPTIONAL", "FormatError", "compiled_format", "print_format"]

@@ -1,0 +1,522 @@
+"""The MLIR text parser: reads what printer.py writes, Triton's TTIR dumps, and the generic form
+of any op (an unknown one becomes an UnregisteredOp).
+
+    module = parse_module(text, filename="kernel.ttir")
+
+Named SSA values (`%pid`, `%c1024_i32`, `%x#1`), forward references (a use before the
+definition; dominance is the verifier's business), block labels and successors, location
+aliases defined after their use, and every kind of location are read. A syntax error raises
+ParseError, `FILE:line:col: error: message`.
+
+Custom parsers (asm_syntax.py) call the methods below, named after MLIR's OpAsmParser, and
+fill an `OperationState`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import builtin_syntax  # noqa: F401  (registers `module`)
+from .asm_syntax import syntax_for
+from .attributes import Attribute
+from .block import Block, Region
+from .builtin import ModuleOp
+from .format import compiled_format
+from .format_parse import parse_format
+from .lexer import BLOCK_ID, KEYWORD, SSA_DEF, SSA_USE, STRING, ParseError, unescape
+from .locations import FileLineColLoc, Location
+from .opdef import create_operation, op_class
+from .parse_attrs import AttrParser, DeferredLoc
+from .traits import IsolatedFromAbove
+from .types import FunctionType
+from .values import Value
+
+_ALIAS_NAME = re.compile(r"([#!])([A-Za-z_][A-Za-z0-9_$.\-]*)(?:\s+|//[^\n]*)*")
+
+__all__ = ["Argument", "OperationState", "ParseError", "Parser", "parse_attribute", "parse_module"]
+
+
+def parse_module(text: str, filename: str = "-") -> ModuleOp:
+    """The module `text` spells. Top-level ops other than one `module` are wrapped in one."""
+    return Parser(text, filename).parse_top_level()
+
+
+def parse_attribute(text: str):
+    """One attribute (or, spelled as a type, a TypeAttr) from `text`."""
+    parser = Parser(text)
+    attr = parser.parse_attribute()
+    if not parser.lex.at_end():
+        raise parser.error(f"unexpected {parser.lex.describe_next()} after the attribute")
+    return attr
+
+
+class OperationState:
+    """What a custom parser gathers for one op, then turned into the op."""
+
+    __slots__ = (
+        "attributes",
+        "location",
+        "name",
+        "operands",
+        "regions",
+        "result_types",
+        "successors",
+    )
+
+    def __init__(self, name: str, location: Location):
+        self.name = name
+        self.location = location
+        self.operands: list[Value] = []
+        self.result_types: list = []
+        self.attributes: dict[str, Attribute] = {}
+        self.regions: list[Region] = []
+        self.successors: list[Block] = []
+
+    def build(self):
+        return create_operation(
+            self.name,
+            self.operands,
+            self.result_types,
+            self.attributes,
+            self.regions,
+            self.successors,
+            self.location,
+        )
+
+
+class _Forward(Value):
+    """A use of an SSA name not defined yet; replaced by the value once it is."""
+
+    __slots__ = ("name", "number", "pos")
+
+    def __init__(self, type, name: str, number: int, pos: int):
+        self.type = type
+        self._uses = {}
+        self.name = name
+        self.number = number
+        self.pos = pos
+
+
+class Argument:
+    """A region argument as a custom parser reads it: `%name: type {attrs} loc(...)`."""
+
+    __slots__ = ("attributes", "location", "name", "pos", "type")
+
+    def __init__(self, name: str, pos: int, type=None, attributes=None, location=None):
+        self.name = name
+        self.pos = pos
+        self.type = type
+        self.attributes = attributes
+        self.location = location
+
+
+class Parser(AttrParser):
+    """Ops, blocks and regions over AttrParser's types, attributes and locations."""
+
+    def __init__(self, text: str, filename: str = "-"):
+        super().__init__(text, filename)
+        self.values: dict[str, object] = {}  # name -> Value, or a tuple for several results
+        self.forward: dict[str, list[_Forward]] = {}
+        self._scopes: list[list[str]] = []
+        self._blocks: list[dict[str, list]] = []  # per region: label -> [block, defined]
+        self._deferred_owners: list = []  # ops and arguments whose location needs an alias
+        self._saved: list[tuple] = []  # the enclosing names, while in an isolated region
+
+    # -- top level
+
+    def parse_top_level(self) -> ModuleOp:
+        lex = self.lex
+        top = Block()
+        self._push_scope(isolated=True)
+        while not lex.at_end():
+            char = lex.next_char()
+            if char in "#!" and self._try_alias_definition():
+                continue
+            self.parse_operation(top)
+        self._pop_scope(isolated=True)
+        self._resolve_deferred_locations()
+        ops = list(top)
+        if len(ops) == 1 and isinstance(ops[0], ModuleOp):
+            ops[0].detach()
+            return ops[0]
+        module = ModuleOp(location=ops[0].location if ops else None)
+        for op in ops:
+            op.detach()
+            module.body.append(op)
+        return module
+
+    def _try_alias_definition(self) -> bool:
+        lex = self.lex
+        start = lex.pos
+        m = lex.take(_ALIAS_NAME)
+        if m is None or not lex.accept("="):
+            lex.pos = start
+            return False
+        kind, name = m.group(1), m.group(2)
+        if name in (self.attr_aliases if kind == "#" else self.type_aliases):
+            raise self.error(f"redefinition of alias '{kind}{name}'", start)
+        if kind == "#":
+            self.attr_aliases[name] = self.parse_attribute()
+        else:
+            self.type_aliases[name] = self.parse_type()
+        return True
+
+    def _resolve_deferred_locations(self) -> None:
+        for owner in self._deferred_owners:
+            owner.location = self.resolve_location(owner.location)
+
+    # -- operations
+
+    def parse_operation(self, block: Block):
+        """One op, appended to `block`."""
+        lex = self.lex
+        start = lex.pos
+        groups = []
+        if lex.text.startswith("%", start):
+            groups = self._parse_result_groups()
+        op_pos = lex.pos
+        location = self._source_location(op_pos)
+        if lex.next_char() == '"':
+            m = lex.take(STRING)
+            state = OperationState(unescape(m.group(1)), location)
+            op = self._parse_generic_body(state)
+        else:
+            state = self._parse_custom(op_pos, location)
+            op = state.build()
+        loc = self.parse_trailing_location()
+        if loc is not None:
+            self._set_location(op, loc)
+        count = sum(n for _, n, _ in groups)
+        if groups and count != len(op.results):
+            raise self.error(
+                f"operation defines {len(op.results)} results but was provided {count} to bind",
+                start,
+            )
+        index = 0
+        for name, n, pos in groups:
+            results = op.results[index : index + n]
+            self.define_value(name, results[0] if n == 1 else tuple(results), pos)
+            index += n
+        block.append(op)
+        return op
+
+    def _set_location(self, owner, loc: Location) -> None:
+        owner.location = loc
+        if type(loc) is DeferredLoc or self.deferred_uses and _has_deferred(loc):
+            self._deferred_owners.append(owner)
+
+    def _source_location(self, pos: int) -> Location:
+        line, col = self.lex.line_col(pos)
+        return FileLineColLoc(self.lex.filename, line, col)
+
+    def _parse_result_groups(self) -> list:
+        groups = []
+        while True:
+            pos = self.lex.pos
+            m = self.lex.take(SSA_DEF)
+            if m is None:
+                raise self.error("expected SSA value name")
+            count = int(m.group(2)) if m.group(2) else 1
+            if count < 1:
+                raise self.error("expected a positive result count", pos)
+            groups.append((m.group(1), count, pos))
+            if not self.lex.accept(","):
+                break
+        self.lex.expect("=", "after the results")
+        return groups
+
+    def _parse_custom(self, pos: int, location: Location) -> OperationState:
+        m = self.lex.take(KEYWORD)
+        if m is None:
+            raise self.error(f"expected operation name, found {self.lex.describe_next()}")
+        name = m.group(1)
+        if "." not in name:
+            name = "builtin." + name
+        state = OperationState(name, location)
+        syntax = syntax_for(name)
+        if syntax is not None:
+            syntax.parse(self, state)
+            return state
+        cls = op_class(name)
+        parse_custom = getattr(cls, "parse_custom", None)
+        if parse_custom is not None:
+            parse_custom(self, state)
+        elif cls is not None and cls.assembly_format is not None:
+            compiled_format(cls)
+            parse_format(self, cls, state)
+        else:
+            raise self.error(f"custom op '{m.group(1)}' is unknown", pos)
+        return state
+
+    def _parse_generic_body(self, state: OperationState):
+        lex = self.lex
+        lex.expect("(", "to start the operand list")
+        refs = []
+        if not lex.accept(")"):
+            refs.append(self.parse_operand_ref())
+            while lex.accept(","):
+                refs.append(self.parse_operand_ref())
+            lex.expect(")", "to end the operand list")
+        if lex.accept("["):
+            state.successors.append(self.parse_successor())
+            while lex.accept(","):
+                state.successors.append(self.parse_successor())
+            lex.expect("]")
+        if lex.accept("<"):
+            state.attributes.update(self.parse_attr_dict())
+            lex.expect(">", "after the properties")
+        if lex.accept("("):
+            cls = op_class(state.name)
+            isolated = cls is not None and IsolatedFromAbove in cls.traits
+            state.regions.append(self.parse_region(isolated=isolated))
+            while lex.accept(","):
+                state.regions.append(self.parse_region(isolated=isolated))
+            lex.expect(")")
+        if lex.peek("{"):
+            state.attributes.update(self.parse_attr_dict())
+        lex.expect(":", "before the operation's type")
+        type_pos = lex.pos
+        signature = self.parse_type()
+        if not isinstance(signature, FunctionType):
+            raise self.error("expected function type", type_pos)
+        if len(signature.inputs) != len(refs):
+            raise self.error(
+                f"expected {len(refs)} operand type(s) but had {len(signature.inputs)}", type_pos
+            )
+        state.operands = [self.resolve_operand(r, t) for r, t in zip(refs, signature.inputs)]
+        state.result_types = list(signature.results)
+        return state.build()
+
+    # -- SSA values
+
+    def parse_operand_ref(self) -> tuple:
+        """`%name` or `%name#k`, unresolved: (name, number, position)."""
+        pos = self.lex.pos
+        m = self.lex.take(SSA_USE)
+        if m is None:
+            raise self.error(f"expected SSA operand, found {self.lex.describe_next()}")
+        return (m.group(1), int(m.group(2)) if m.group(2) else 0, pos)
+
+    def parse_operand(self, type=None) -> Value:
+        """`%name` resolved to its value (a placeholder if defined later)."""
+        return self.resolve_operand(self.parse_operand_ref(), type)
+
+    def parse_optional_operand(self, type=None) -> Value | None:
+        return self.parse_operand(type) if self.lex.peek("%") else None
+
+    def parse_operand_list(self) -> list[Value]:
+        """Zero or more comma-separated operands."""
+        if not self.lex.peek("%"):
+            return []
+        values = [self.parse_operand()]
+        while self.lex.accept(","):
+            values.append(self.parse_operand())
+        return values
+
+    def resolve_operand(self, ref: tuple, expected=None) -> Value:
+        """The value an operand reference names; `expected`, if given, is checked."""
+        name, number, pos = ref
+        found = self.values.get(name)
+        if found is None:
+            return self._forward_reference(name, number, pos, expected)
+        if isinstance(found, tuple):
+            if number >= len(found):
+                raise self.error(f"result number {number} of '%{name}' out of range", pos)
+            value = found[number]
+        else:
+            if number:
+                raise self.error(f"'%{name}' has one result, not #{number}", pos)
+            value = found
+        if expected is not None and value.type is not expected and value.type is not None:
+            raise self.error(
+                f"use of value '%{name}' expects different type than prior uses: "
+                f"'{expected}' vs '{value.type}'",
+                pos,
+            )
+        return value
+
+    def _forward_reference(self, name: str, number: int, pos: int, expected) -> Value:
+        for placeholder in self.forward.get(name, ()):
+            if placeholder.number == number:
+                if expected is not None and placeholder.type is None:
+                    placeholder.type = expected
+                return placeholder
+        placeholder = _Forward(expected, name, number, pos)
+        self.forward.setdefault(name, []).append(placeholder)
+        return placeholder
+
+    def define_value(self, name: str, value, pos: int) -> None:
+        """Bind `%name` to a value (or a tuple of an op's results) in the current scope."""
+        if name in self.values:
+            raise self.error(f"redefinition of SSA value '%{name}'", pos)
+        self.values[name] = value
+        self._scopes[-1].append(name)
+        pending = self.forward.pop(name, None)
+        if pending:
+            for placeholder in pending:
+                real = self.resolve_operand((name, placeholder.number, placeholder.pos))
+                if placeholder.type is not None and placeholder.type is not real.type:
+                    raise self.error(
+                        f"definition of SSA value '%{name}#{placeholder.number}' has type "
+                        f"{real.type}, but a prior use expects {placeholder.type}",
+                        placeholder.pos,
+                    )
+                placeholder.replace_all_uses_with(real)
+
+    def _push_scope(self, isolated: bool) -> None:
+        if isolated:
+            self._saved.append((self.values, self.forward))
+            self.values, self.forward = {}, {}
+        self._scopes.append([])
+
+    def _pop_scope(self, isolated: bool) -> None:
+        values = self.values
+        for name in self._scopes.pop():
+            del values[name]
+        if isolated:
+            if self.forward:
+                first = min((p for ps in self.forward.values() for p in ps), key=_pos_of)
+                raise self.error(f"use of undeclared SSA value name '%{first.name}'", first.pos)
+            self.values, self.forward = self._saved.pop()
+
+    # -- regions and blocks
+
+    def parse_region(self, arguments: list[Argument] | None = None, isolated=False) -> Region:
+        """`{ ops, ^blocks }`; `arguments` (read by a custom parser) become the entry block's.
+
+        `{}` without arguments is a region without blocks. The entry block has no label when
+        it has named arguments; otherwise it may be labeled (`^bb0(%a: i32):`)."""
+        lex = self.lex
+        lex.expect("{", "to begin a region")
+        region = Region()
+        self._push_scope(isolated)
+        self._blocks.append({})
+        if arguments:
+            if lex.peek("^"):
+                raise self.error("invalid block name in region with named arguments")
+            entry = region.add_block()
+            for arg in arguments:
+                self._add_argument(entry, arg)
+            self._parse_block_body(entry)
+        elif not lex.peek("}") and not lex.peek("^"):
+            self._parse_block_body(region.add_block())
+        while lex.peek("^"):
+            self._parse_labeled_block(region)
+        lex.expect("}", "to end the region")
+        self._check_blocks(region)
+        self._blocks.pop()
+        self._pop_scope(isolated)
+        return region
+
+    def _add_argument(self, block: Block, arg: Argument):
+        location = arg.location or self._source_location(arg.pos)
+        value = block.add_argument(arg.type, location)
+        if arg.location is not None:
+            self._set_location(value, arg.location)
+        self.define_value(arg.name, value, arg.pos)
+        return value
+
+    def _parse_block_body(self, block: Block) -> None:
+        lex = self.lex
+        while not lex.peek("}") and not lex.peek("^"):
+            if lex.at_end():
+                raise self.error("expected '}' to end the region")
+            self.parse_operation(block)
+
+    def _parse_labeled_block(self, region: Region) -> None:
+        lex = self.lex
+        pos = lex.pos
+        m = lex.take(BLOCK_ID)
+        entry = self._blocks[-1].get(m.group(1))
+        if entry is not None and entry[1]:
+            raise self.error(f"redefinition of block '^{m.group(1)}'", pos)
+        if entry is None:
+            entry = self._blocks[-1][m.group(1)] = [Block(), True, pos]
+        entry[1] = True
+        block = entry[0]
+        region.add_block(block)
+        if lex.accept("("):
+            if not lex.accept(")"):
+                while True:
+                    arg = self._parse_argument(allow_attributes=False)
+                    self._add_argument(block, arg)
+                    if not lex.accept(","):
+                        break
+                lex.expect(")", "to end the block arguments")
+        lex.expect(":", "after the block name")
+        self._parse_block_body(block)
+
+    def _check_blocks(self, region: Region) -> None:
+        for name, (_, defined, pos) in self._blocks[-1].items():
+            if not defined:
+                raise self.error(f"reference to an undefined block '^{name}'", pos)
+
+    def parse_successor(self) -> Block:
+        """`^name`: a block of the current region, defined before or after."""
+        pos = self.lex.pos
+        m = self.lex.take(BLOCK_ID)
+        if m is None:
+            raise self.error(f"expected block name, found {self.lex.describe_next()}")
+        blocks = self._blocks[-1]
+        entry = blocks.get(m.group(1))
+        if entry is None:
+            entry = blocks[m.group(1)] = [Block(), False, pos]
+        return entry[0]
+
+    def parse_argument(self, allow_type=True, allow_attributes=False) -> Argument:
+        """`%name` with `: type`, `{attrs}` and `loc(...)` as allowed (a region argument)."""
+        return self._parse_argument(allow_attributes, allow_type)
+
+    def _parse_argument(self, allow_attributes: bool, allow_type: bool = True) -> Argument:
+        lex = self.lex
+        pos = lex.pos
+        m = lex.take(SSA_USE)
+        if m is None or m.group(2) is not None:
+            raise self.error(f"expected SSA identifier, found {lex.describe_next()}", pos)
+        arg = Argument(m.group(1), pos)
+        if allow_type:
+            lex.expect(":", "after the argument name")
+            arg.type = self.parse_type()
+            if allow_attributes and lex.peek("{"):
+                arg.attributes = self.parse_attr_dict()
+            arg.location = self.parse_trailing_location()
+        return arg
+
+    def parse_assignment_list(self) -> tuple[list[Argument], list[tuple]]:
+        """`(%a = %x, %b = %y)`: region arguments and references to their initial values."""
+        self.lex.expect("(")
+        arguments, refs = [], []
+        if not self.lex.accept(")"):
+            while True:
+                arguments.append(self.parse_argument(allow_type=False))
+                self.lex.expect("=", "in the assignment list")
+                refs.append(self.parse_operand_ref())
+                if not self.lex.accept(","):
+                    break
+            self.lex.expect(")", "to end the assignment list")
+        return arguments, refs
+
+    # -- attribute dictionaries for custom parsers
+
+    def parse_optional_attr_dict(self, into: dict) -> None:
+        if self.lex.peek("{"):
+            into.update(self.parse_attr_dict())
+
+    def parse_optional_attr_dict_with_keyword(self, into: dict) -> None:
+        if self.parse_optional_keyword("attributes"):
+            into.update(self.parse_attr_dict())
+
+
+def _pos_of(placeholder: _Forward) -> int:
+    return placeholder.pos
+
+
+def _has_deferred(loc) -> bool:
+    if type(loc) is DeferredLoc:
+        return True
+    for name in ("child", "callee", "caller"):
+        inner = getattr(loc, name, None)
+        if inner is not None and _has_deferred(inner):
+            return True
+    return any(_has_deferred(x) for x in getattr(loc, "locations", ()))
+

@@ -1,0 +1,7 @@
+"""TTIR passes, one per module, each registered by name (see `naiad.ir.passes`).
+
+Importing this package registers every pass, so `PassManager(["cse", "dce"])` and `naiad-opt -p`
+find them by name.
+"""
+
+from . import cse, dce, symbol_dce  # noqa: F401
