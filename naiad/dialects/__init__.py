@@ -1,6 +1,7 @@
 """Op definitions of the dialects TTIR uses, one module per dialect: `tt`, `arith`, `math`,
 `scf`, `cf`, `ub`, and the single ops of `ttg` and `llvm` that Triton's TTIR holds
-(`ttg_min`, `llvm_min`). Importing this package registers every op, type and attribute.
+(`ttg_min`, `llvm_min`). Importing this package registers every op, type and attribute, and
+then the hand-written syntaxes of the ops that have one (`syntax/`).
 
     from naiad.dialects import arith, scf, tt
     tt.AddPtrOp(ptrs, offsets); arith.CmpIOp("slt", a, b); scf.ForOp(lb, ub, step, [acc])
@@ -10,6 +11,6 @@ text), `custom_syntax` (upstream C++ printer), enum attributes (`EnumAttr`), `ty
 and `TypeClass` / `TypeIs` constraints; and `attribute_defaults` (tt_memory.py).
 """
 
-from . import arith, cf, llvm_min, math, scf, tt, ttg_min, ub  # noqa: F401
+from . import arith, cf, llvm_min, math, scf, syntax, tt, ttg_min, ub  # noqa: F401
 
 DIALECTS = ("tt", "arith", "math", "scf", "cf", "ub", "ttg", "llvm")

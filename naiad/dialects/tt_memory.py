@@ -1,5 +1,5 @@
-"""`tt` memory ops: loads, stores and atomics through pointers, block pointers and tensor
-descriptors (TritonOps.td).
+"""`tt` memory ops: loads, stores and atomics through pointers and block pointers
+(TritonOps.td); tensor descriptors are in tt_descriptor.py.
 
 Attributes that ODS declares `DefaultValuedAttr` (`cache`, `evict`, `isVolatile`,
 `boundaryCheck`) are left out of the op when they hold their default, which `attribute_defaults`
@@ -45,13 +45,11 @@ from .base import (
     i1_like,
     i32_array,
     is_splat_value,
-    tensor_of,
 )
 from .tt_attributes import (
     DEFAULT_CACHE,
     DEFAULT_EVICT,
     CacheModifier,
-    DescriptorReduceKind,
     EvictionPolicy,
     MemSemantic,
     MemSyncScope,
@@ -64,8 +62,6 @@ from .tt_types import (
     TT_Ptr,
     TT_PtrLike,
     TT_PtrOrTensorPtr,
-    TT_Tensor,
-    TT_TensorDescType,
     TT_TensorPtr,
     TT_Type,
     is_tensor_pointer,
@@ -73,12 +69,12 @@ from .tt_types import (
     pointer_type_same_shape,
 )
 
-_CACHE_EVICT = "oilist(`cacheModifier` `=` $cache | `evictionPolicy` `=` $evict)"
+CACHE_EVICT_FORMAT = "oilist(`cacheModifier` `=` $cache | `evictionPolicy` `=` $evict)"
 _NO_BOUNDARY_CHECK = DenseArrayAttr(i32, ())
 _ENUMS = {"cache": CacheModifier, "evict": EvictionPolicy, "padding": PaddingOption}
 
 
-def _normalize(cls, fields: dict) -> None:
+def normalize_attributes(cls, fields: dict) -> None:
     """Keywords to attributes (`cache="ca"`), and defaults dropped (see the module doc)."""
     for name, value in list(fields.items()):
         if name in _ENUMS and isinstance(value, str | int) and not isinstance(value, bool):
@@ -131,7 +127,9 @@ class LoadOp(Operation):
     evict = opt_attribute(EvictionPolicy)
     isVolatile = opt_attribute(BoolAttrC)  # the ODS name
     result = result(TT_Type)
-    assembly_format = f"$ptr (`,` $mask^)? (`,` $other^)? {_CACHE_EVICT} attr-dict `:` type($ptr)"
+    assembly_format = (
+        f"$ptr (`,` $mask^)? (`,` $other^)? {CACHE_EVICT_FORMAT} attr-dict `:` type($ptr)"
+    )
     type_inference = (
         ("result", "ptr", pointee_type),
         ("mask", "ptr", lambda t: i1_like(pointee_type(t))),
@@ -147,7 +145,7 @@ class LoadOp(Operation):
     def __init__(self, ptr, mask=None, other=None, **fields):
         if "result" not in fields:
             fields["result"] = pointee_type(ptr.type)
-        _normalize(type(self), fields)
+        normalize_attributes(type(self), fields)
         super().__init__(ptr, mask, other, **fields)
 
     def verify_(self) -> None:
@@ -172,7 +170,7 @@ class StoreOp(Operation):
     boundaryCheck = opt_attribute(DenseI32ArrayAttr)  # the ODS name
     cache = opt_attribute(CacheModifier)
     evict = opt_attribute(EvictionPolicy)
-    assembly_format = f"$ptr `,` $value (`,` $mask^)? {_CACHE_EVICT} attr-dict `:` type($ptr)"
+    assembly_format = f"$ptr `,` $value (`,` $mask^)? {CACHE_EVICT_FORMAT} attr-dict `:` type($ptr)"
     type_inference = (
         ("value", "ptr", pointee_type),
         ("mask", "ptr", lambda t: i1_like(pointee_type(t))),
@@ -184,7 +182,7 @@ class StoreOp(Operation):
     }
 
     def __init__(self, ptr, value, mask=None, **fields):
-        _normalize(type(self), fields)
+        normalize_attributes(type(self), fields)
         super().__init__(ptr, value, mask, **fields)
 
     def verify_(self) -> None:
@@ -324,139 +322,3 @@ class AdvanceOp(Operation):
         if all(is_splat_value(constant_value(v), lambda x: x == 0) for v in self.offsets):
             return (self.ptr,)
         return None
-
-
-@irdl_op
-class MakeTensorDescOp(Operation):
-    """A tensor descriptor over `base` with the parent tensor's `shape` and `strides`."""
-
-    name = "tt.make_tensor_descriptor"
-    traits = TT | {Pure}
-    base = operand(TT_Ptr)
-    shape = var_operand(I32)
-    strides = var_operand(I64)
-    padding = opt_attribute(PaddingOption)
-    result = result(TT_TensorDescType)
-    assembly_format = (
-        "$base `,` `[` $shape `]` `,` `[` $strides `]` attr-dict `:` type($base) `,` type($result)"
-    )
-    attribute_defaults: ClassVar[dict] = {"padding": PaddingOption.get("zero")}
-
-    def __init__(self, base, shape, strides, **fields):
-        _normalize(type(self), fields)
-        super().__init__(base, shape, strides, **fields)
-
-    def verify_(self) -> None:
-        rank = self.result.type.block_type.rank
-        if not len(self.shape) == len(self.strides) == rank:
-            fail(self, f"expected {rank} shape and stride operands for a rank-{rank} descriptor")
-
-
-def _check_descriptor_block(op, desc, tensor) -> None:
-    block = desc.type.block_type
-    if block.element_type is not tensor.element_type:
-        fail(op, "descriptor block and tensor element types must match")
-    if block.numel != tensor.numel:
-        fail(op, "descriptor block and tensor must have the same number of elements")
-
-
-def _check_indices(op) -> None:
-    rank = op.desc.type.block_type.rank
-    if len(op.indices) != rank:
-        fail(op, f"expected {rank} indices for a rank-{rank} descriptor")
-
-
-@irdl_op
-class DescriptorLoadOp(Operation):
-    """Load the block of `desc` at `indices` (a TMA load on Hopper and later)."""
-
-    name = "tt.descriptor_load"
-    traits = TT | {MemoryRead}
-    desc = operand(TT_TensorDescType)
-    indices = var_operand(I32)
-    cache = opt_attribute(CacheModifier)
-    evict = opt_attribute(EvictionPolicy)
-    result = result(TT_Tensor)
-    assembly_format = (
-        f"$desc `[` $indices `]` {_CACHE_EVICT} attr-dict `:` qualified(type($desc)) `->` "
-        "type($result)"
-    )
-    attribute_defaults: ClassVar[dict] = {"cache": DEFAULT_CACHE, "evict": DEFAULT_EVICT}
-
-    def __init__(self, desc, indices, **fields):
-        fields.setdefault("result", desc.type.block_type.clone(encoding=None))
-        _normalize(type(self), fields)
-        super().__init__(desc, indices, **fields)
-
-    def verify_(self) -> None:
-        _check_indices(self)
-        _check_descriptor_block(self, self.desc, self.result.type)
-
-
-@irdl_op
-class DescriptorStoreOp(Operation):
-    """Store `src` as the block of `desc` at `indices`."""
-
-    name = "tt.descriptor_store"
-    traits = TT | {MemoryRead, MemoryWrite}
-    desc = operand(TT_TensorDescType)
-    src = operand(TT_Tensor)
-    indices = var_operand(I32)
-    assembly_format = (
-        "$desc `[` $indices `]` `,` $src attr-dict `:` qualified(type($desc)) `,` type($src)"
-    )
-
-    def verify_(self) -> None:
-        _check_indices(self)
-        _check_descriptor_block(self, self.desc, self.src.type)
-
-
-@irdl_op
-class DescriptorReduceOp(Operation):
-    """Atomically combine `src` (add, min, max, ...) into the block of `desc` at `indices`."""
-
-    name = "tt.descriptor_reduce"
-    traits = TT | {MemoryRead, MemoryWrite}
-    kind = attribute(DescriptorReduceKind)
-    desc = operand(TT_TensorDescType)
-    src = operand(TT_Tensor)
-    indices = var_operand(I32)
-    assembly_format = (
-        "$kind `,` $desc `[` $indices `]` `,` $src attr-dict `:` qualified(type($desc)) `,` "
-        "type($src)"
-    )
-
-    def verify_(self) -> None:
-        _check_indices(self)
-        _check_descriptor_block(self, self.desc, self.src.type)
-
-
-_I32Tensor = tensor_of(lambda t: t is i32, "ranked tensor of i32 values")
-
-
-@irdl_op
-class DescriptorGatherOp(Operation):
-    """Rows `x_offsets` of a one-row descriptor, from column `y_offset`, as a 2-D tensor."""
-
-    name = "tt.descriptor_gather"
-    traits = TT | {MemoryRead}
-    desc = operand(TT_TensorDescType)
-    x_offsets = operand(_I32Tensor)
-    y_offset = operand(I32)
-    result = result(TT_Tensor)
-    assembly_format = (
-        "$desc `[` $x_offsets `,` $y_offset `]` attr-dict `:` functional-type(operands, results)"
-    )
-
-
-@irdl_op
-class DescriptorScatterOp(Operation):
-    """The rows of `src` stored to rows `x_offsets` of a one-row descriptor."""
-
-    name = "tt.descriptor_scatter"
-    traits = TT | {MemoryRead, MemoryWrite}
-    desc = operand(TT_TensorDescType)
-    x_offsets = operand(_I32Tensor)
-    y_offset = operand(I32)
-    src = operand(TT_Tensor)
-    assembly_format = "$desc `[` $x_offsets `,` $y_offset `]` `,` $src attr-dict `:` type(operands)"

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import re
 
-from .attributes import DialectAttribute, FloatAttr, IntegerAttr, UnitAttr
+from .attributes import _DIALECT_ATTRIBUTES, DialectAttribute, IntegerAttr, UnitAttr
 from .errors import IRError
-from .float_format import format_float
-from .opfields import OPTIONAL, SINGLE, AttributeDef, OperandDef, RegionDef, ResultDef, SuccessorDef
+from .opfields import SINGLE, AttributeDef, OperandDef, RegionDef, ResultDef, SuccessorDef
+from .types import i32, i64
 
 _TOKEN = re.compile(
     r"\s*(?:`((?:[^`\\]|\\.)*)`|\$([A-Za-z_][A-Za-z0-9_]*)|([A-Za-z_][A-Za-z0-9_\-]*)|(.))"
@@ -228,28 +228,44 @@ def groups_of(op, segments, items) -> list:
     return segments.split(tuple(items), op.attributes)
 
 
-def is_enum(d: AttributeDef, attr=None) -> bool:
+def is_enum(d: AttributeDef) -> bool:
+    """An enum attribute (an `EnumAttr` constraint of the dialects): spelled by keyword."""
     constraint = d.constraint
-    if hasattr(constraint, "from_keyword") or hasattr(
-        getattr(constraint, "attr_class", None), "from_keyword"
-    ):
-        return True
-    return attr is not None and hasattr(attr, "keyword")
+    return hasattr(constraint, "parse_keyword") and hasattr(constraint, "keyword")
+
+
+# Attribute constraints whose type ODS can build, so a format spells only the value.
+ATTR_TYPES = {
+    "32-bit signless integer attribute": i32,
+    "64-bit signless integer attribute": i64,
+}
+
+
+def attribute_class(constraint):
+    """The dialect attribute class that a constraint made from a class stands for, or None."""
+    cls = getattr(constraint, "attr_class", None)
+    if cls is not None:
+        return cls
+    name = constraint.description
+    if not name or not name[0].isupper() or " " in name:
+        return None
+    for candidate in _DIALECT_ATTRIBUTES.values():
+        if candidate.__name__ == name:
+            return candidate
+    return None
 
 
 def attribute_text(d: AttributeDef, attr) -> str:
-    """An attribute variable as the generated printer spells it."""
-    if is_enum(d, attr) and hasattr(attr, "keyword"):
-        return attr.keyword
-    attr_type = getattr(d.constraint, "attr_type", None)
-    if attr_type is not None and getattr(attr, "type", None) is attr_type:
-        if isinstance(attr, FloatAttr):
-            return format_float(attr.type.kind, attr.value)
-        if isinstance(attr, IntegerAttr):
-            return str(attr)  # a BoolAttr prints `true`; others `value`, below
-    if type(attr) is IntegerAttr and attr_type is not None and attr.type is attr_type:
+    """An attribute variable as the generated printer spells it: an enum by keyword, a
+    typed attribute of a buildable type without its type, a dialect attribute of the one
+    class its constraint names without its prefix, anything else in full."""
+    constraint = d.constraint
+    if is_enum(d):
+        return constraint.keyword(attr)
+    attr_type = ATTR_TYPES.get(constraint.description)
+    if attr_type is not None and type(attr) is IntegerAttr and attr.type is attr_type:
         return str(attr.value)
-    if isinstance(attr, DialectAttribute):
+    if isinstance(attr, DialectAttribute) and attribute_class(constraint) is not None:
         return _stripped(attr)
     return str(attr)
 
@@ -482,5 +498,3 @@ def _elided(op, used: frozenset):
     extra = {d.name for d in defaults if op.attributes.get(d.name) is attribute_default(d)}
     return used | extra if extra else used
 
-
-__all__ = ["OPTIONAL", "FormatError", "compiled_format", "print_format"]

@@ -13,17 +13,11 @@ from __future__ import annotations
 
 from .asm_syntax import type_inference_for
 from .attributes import DenseArrayAttr, UnitAttr
-from .format import compiled_format, is_enum
+from .format import ATTR_TYPES, attribute_class, compiled_format, is_enum
 from .lexer import KEYWORD
 from .opfields import OPTIONAL, SINGLE, AttributeDef
 from .traits import SameOperandsAndResultType
-from .types import i32, i64
-
-_ATTR_TYPES = {
-    "32-bit signless integer attribute": i32,
-    "64-bit signless integer attribute": i64,
-}
-
+from .types import i32
 
 def parse_format(parser, cls, state) -> None:
     """Fill `state` (operands, result types, attributes, regions, successors) for op `cls`."""
@@ -118,10 +112,10 @@ class _ParseContext:
                 return constraint.parse_keyword(text)
             except ValueError as exc:
                 raise parser.error(str(exc), pos) from None
-        attr_class = _attribute_class(constraint)
+        attr_class = attribute_class(constraint)
         if attr_class is not None and not parser.lex.peek("#"):
             return parse_stripped(parser, attr_class)
-        return parser.parse_attribute(_ATTR_TYPES.get(constraint.description))
+        return parser.parse_attribute(ATTR_TYPES.get(constraint.description))
 
     def _type_directive(self, arg, qualified: bool) -> None:
         parser = self.parser
@@ -335,22 +329,6 @@ def _type_next(parser) -> bool:
 def _attribute_next(parser) -> bool:
     char = parser.lex.next_char()
     return bool(char) and (char in '"[{@#!(-' or char.isalnum())
-
-
-def _attribute_class(constraint):
-    """The dialect attribute class a constraint made from a class stands for, if any."""
-    cls = getattr(constraint, "attr_class", None)
-    if cls is not None:
-        return cls
-    name = constraint.description
-    if not name or not name[0].isupper() or " " in name:
-        return None
-    from .attributes import _DIALECT_ATTRIBUTES
-
-    for candidate in _DIALECT_ATTRIBUTES.values():
-        if candidate.__name__ == name:
-            return candidate
-    return None
 
 
 def parse_stripped(parser, cls):

@@ -11,7 +11,7 @@ in it, as MLIR does. A terminator without operands (`scf.yield`) is left out and
 
 from __future__ import annotations
 
-from naiad.ir import IndexType, UnitAttr, i1
+from naiad.ir import IndexType, Region, UnitAttr, i1
 from naiad.ir.asm_syntax import custom_syntax
 
 from .common import ensure_terminator, print_initialization_list
@@ -93,8 +93,6 @@ class IfSyntax:
             else_region = parser.parse_region()
             ensure_terminator(else_region, "scf.yield", state.location)
         else:
-            from naiad.ir import Region
-
             else_region = Region()
         state.regions.append(else_region)
         parser.parse_optional_attr_dict(state.attributes)

@@ -1,4 +1,5 @@
-"""cse, dce and symbol-dce on a small dialect defined here (the passes know no dialect)."""
+"""canonicalize, cse, dce and symbol-dce on a small dialect defined here: these passes know no
+dialect, only traits, folds and patterns."""
 
 import naiad.passes  # noqa: F401  (registers the passes)
 from naiad.ir import (
@@ -21,6 +22,7 @@ from naiad.ir import (
     operand,
     opt_attribute,
     region,
+    register_constant_materializer,
     result,
     var_operand,
 )
@@ -42,6 +44,20 @@ class Add(Operation):
     lhs = operand(IntegerLike)
     rhs = operand(IntegerLike)
     result = result(IntegerLike, like="lhs")
+
+    def fold(self):
+        """`x + 0 -> x`, and the sum of two constants."""
+        lhs, rhs = (v.defining_op for v in self.operands)
+        if isinstance(rhs, Const) and rhs.value.value == 0:
+            return (self.lhs,)
+        if isinstance(lhs, Const) and isinstance(rhs, Const):
+            return (IntegerAttr(lhs.value.value + rhs.value.value, i32),)
+        return None
+
+
+register_constant_materializer(
+    "pt", lambda value, type, location: Const(value=value, result=type, location=location)
+)
 
 
 @irdl_op
@@ -147,3 +163,17 @@ def test_symbol_dce_erases_unreferenced_private_functions_only():
         module.body.append(op)
     PassManager(["symbol-dce"]).run(module)
     assert [op.attributes["sym_name"].value for op in module.body] == ["kernel", "used"]
+
+
+def test_canonicalize_folds_to_a_fixed_point():
+    module, block = _module_with_body()
+    x = _const(block, 5)
+    zero = _const(block, 0)
+    y = block.append(Add(x, zero)).result  # -> x
+    z = block.append(Add(y, x)).result  # -> 10
+    sink = block.append(Sink([z]))
+    block.append(End())
+    PassManager(["canonicalize"], verify_each=True).run(module)
+    folded = sink.operands[0].defining_op
+    assert isinstance(folded, Const) and folded.value.value == 10
+    assert [op.name for op in block] == ["pt.const", "pt.sink", "pt.end"]

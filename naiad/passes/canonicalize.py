@@ -1,0 +1,40 @@
+"""`canonicalize`: fold constants and apply every op's canonicalization patterns, to a fixed point.
+
+Each op class contributes what it knows: `fold()` (constant folding, `x + 0 -> x`, ...) and the
+patterns of `canonicalization_patterns()`; passes that need Triton-specific rewrites (addptr
+chains, splats of constants, masks that are always true) add them as patterns of those ops. Dead
+pure ops are erased on the way.
+
+    %c0 = arith.constant 0 : i32
+    %a = arith.addi %x, %c0 : i32     ==>    (uses of %a now use %x)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ir import Operation, register_pass
+from ..ir.opdef import registered_ops
+from ..ir.passes import Pass
+from ..ir.rewriter import apply_patterns_greedily
+
+
+def canonicalization_patterns() -> list:
+    """The patterns of every registered op class."""
+    patterns = []
+    for op_class in registered_ops():
+        patterns.extend(op_class.canonicalization_patterns())
+    return patterns
+
+
+@register_pass("canonicalize")
+@dataclass(frozen=True)
+class Canonicalize(Pass):
+    """Fold and canonicalize until nothing changes (at most `max_iterations` sweeps)."""
+
+    max_iterations: int = 10
+
+    def run(self, module: Operation) -> None:
+        apply_patterns_greedily(
+            module, canonicalization_patterns(), fold=True, max_iterations=self.max_iterations
+        )
