@@ -216,7 +216,7 @@ class CompareOp(Operation):
     operands' shape. Construct with the predicate's keyword: `CmpIOp("slt", a, b)`."""
 
     traits = frozenset({Pure, Elementwise, SameTypeOperands})
-    type_inference = (("result", "lhs", i1_like),)
+    type_inference = (("result", "lhs", i1_like), ("rhs", "lhs", None))
 
     def __init__(self, predicate, lhs, rhs, *, location=None, attributes=None, **fields):
         fields.setdefault("result", i1_like(lhs.type))

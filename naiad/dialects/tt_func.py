@@ -15,6 +15,7 @@ from naiad.ir import (
     DictionaryAttr,
     FunctionType,
     HasParent,
+    IntegerType,
     IsolatedFromAbove,
     MemoryWrite,
     Operation,
@@ -28,6 +29,7 @@ from naiad.ir import (
     Terminator,
     TypeAttr,
     attribute,
+    element_type,
     i1,
     irdl_op,
     lookup_symbol,
@@ -245,8 +247,12 @@ class PrintOp(Operation):
     assembly_format = "$prefix attr-dict (`:` $args^ `:` type($args))?"
 
     def __init__(self, prefix, args=(), *, hex=False, isSigned=None, **fields):
+        """`isSigned` defaults to 1 for integer arguments, 0 for others; the frontend, which
+        knows `tl.dtype` signedness, passes it for unsigned integers."""
         args = list(args)
-        signed = [1] * len(args) if isSigned is None else isSigned
+        if isSigned is None:
+            isSigned = [int(isinstance(element_type(v.type), IntegerType)) for v in args]
+        signed = isSigned
         super().__init__(
             args,
             prefix=str_attr(prefix),

@@ -6,7 +6,7 @@ A value is named after the first `NameLoc` in its location (Triton prints with
 A name already in use gets `_K` appended, K from a counter. Regions are numbered depth-first
 from a stack, each starting from the counters its parent region ended with, and sees the names
 of its ancestors but not of its siblings, so sibling regions reuse names and numbers exactly as
-MLIR prints them.
+MLIR prints them (the generic form, as MLIR's, keeps counting instead: `unique`).
 """
 
 from __future__ import annotations
@@ -62,6 +62,7 @@ class NameState:
         root,
         result_names: Callable | None = None,
         name_locations: bool = True,
+        unique: bool = False,
     ):
         self.refs: dict = {}
         self.result_texts: dict = {}
@@ -76,7 +77,9 @@ class NameState:
         stack = [(r, 0, 0, 0, 0) for r in root.regions]
         self._number_op(root)
         while stack:
-            region, self.next_value, self.next_arg, self.next_conflict, parent = stack.pop()
+            region, *counters, parent = stack.pop()
+            if not unique:  # the generic form numbers values uniquely across regions
+                self.next_value, self.next_arg, self.next_conflict = counters
             scopes = self._scopes
             while len(scopes) - 1 > parent:
                 self._used.difference_update(scopes.pop())

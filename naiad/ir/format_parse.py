@@ -19,6 +19,7 @@ from .opfields import OPTIONAL, SINGLE, AttributeDef
 from .traits import SameOperandsAndResultType
 from .types import i32
 
+
 def parse_format(parser, cls, state) -> None:
     """Fill `state` (operands, result types, attributes, regions, successors) for op `cls`."""
     context = _ParseContext(parser, cls, state)
@@ -203,29 +204,42 @@ class _ParseContext:
     def finish(self) -> None:
         op_def = self.op_def
         state = self.state
-        groups = self._operand_groups()
-        operand_types = self._operand_types(groups)
+        resolve = self.parser.resolve_operand
+        groups = self.refs if self.all_operands is None else self._operand_groups()
+        written_types = self.types
+        flat = self.all_operand_types
         values = {}
+        index = 0
         for d in op_def.operands:
-            types = operand_types.get(d.name, [])
-            refs = groups[d.name]
-            values[d.name] = [
-                self.parser.resolve_operand(ref, types[i] if i < len(types) else None)
-                for i, ref in enumerate(refs)
-            ]
+            refs = groups.get(d.name, ())
+            written = written_types.get(d.name)
+            if written is None and flat is not None:
+                written = flat[index : index + len(refs)]
+            index += len(refs)
+            if written is None:
+                group = [resolve(ref) for ref in refs]
+            else:
+                group = [
+                    resolve(ref, written[i] if i < len(written) else None)
+                    for i, ref in enumerate(refs)
+                ]
+            values[d.name] = group
+            state.operands.extend(group)
+        if flat is not None and len(flat) != index:
+            raise self.parser.error(f"expected {index} operand types but had {len(flat)}")
         result_types = self._result_types(values)
-        for d in op_def.operands:
-            state.operands.extend(values[d.name])
         for d in op_def.results:
             state.result_types.extend(result_types[d.name])
-        for segments, sizes in (
-            (op_def.operand_segments, [len(values[d.name]) for d in op_def.operands]),
-            (op_def.result_segments, [len(result_types[d.name]) for d in op_def.results]),
-        ):
-            if segments.sized:
-                state.attributes[segments.attr_name] = DenseArrayAttr(i32, sizes)
-        state.regions.extend(self.regions[i] for i in range(len(op_def.regions)))
-        state.successors.extend(self.successors[i] for i in range(len(op_def.successors)))
+        if op_def.operand_segments.sized:
+            sizes = [len(values[d.name]) for d in op_def.operands]
+            state.attributes[op_def.operand_segments.attr_name] = DenseArrayAttr(i32, sizes)
+        if op_def.result_segments.sized:
+            sizes = [len(result_types[d.name]) for d in op_def.results]
+            state.attributes[op_def.result_segments.attr_name] = DenseArrayAttr(i32, sizes)
+        if self.regions:
+            state.regions.extend(self.regions[i] for i in range(len(op_def.regions)))
+        if self.successors:
+            state.successors.extend(self.successors[i] for i in range(len(op_def.successors)))
 
     def _operand_groups(self) -> dict:
         op_def = self.op_def
@@ -244,26 +258,13 @@ class _ParseContext:
             index += size
         return groups
 
-    def _operand_types(self, groups: dict) -> dict:
-        """Types per operand field: written, else from the defined values, else inferred."""
-        types = {}
-        flat = self.all_operand_types
-        index = 0
-        for d in self.op_def.operands:
-            count = len(groups[d.name])
-            if d.name in self.types:
-                types[d.name] = self.types[d.name]
-            elif flat is not None:
-                types[d.name] = flat[index : index + count]
-            index += count
-        if flat is not None and len(flat) != index:
-            raise self.parser.error(f"expected {index} operand types but had {len(flat)}")
-        return types
-
     def _result_types(self, values: dict) -> dict:
         op_def = self.op_def
-        known: dict = {}
         flat = self.all_result_types
+        written = self.types
+        if flat is None and all(d.name in written for d in op_def.results):
+            return written
+        known: dict = {}
         if flat is not None:
             if any(d.kind != SINGLE for d in op_def.results) and len(op_def.results) > 1:
                 raise self.parser.error(f"{self.cls.name}: `results` with variadic groups")

@@ -131,7 +131,8 @@ class Lexer:
         """Consume the literal token `text` if it comes next."""
         if not self.text.startswith(text, self.pos):
             return False
-        m = punct_pattern(text).match(self.text, self.pos)
+        pattern = _PUNCT.get(text) or punct_pattern(text)
+        m = pattern.match(self.text, self.pos)
         if m is None:
             return False
         self.pos = m.end()
@@ -139,9 +140,13 @@ class Lexer:
 
     def expect(self, text: str, context: str = "") -> None:
         """Consume the literal token `text`, or raise `expected 'text'`."""
-        if not self.accept(text):
-            where = f" {context}" if context else ""
-            raise self.error(f"expected '{text}'{where}, found {self.describe_next()}")
+        if self.text.startswith(text, self.pos):
+            m = (_PUNCT.get(text) or punct_pattern(text)).match(self.text, self.pos)
+            if m is not None:
+                self.pos = m.end()
+                return
+        where = f" {context}" if context else ""
+        raise self.error(f"expected '{text}'{where}, found {self.describe_next()}")
 
     def skip_space(self) -> None:
         self.pos = SPACE.match(self.text, self.pos).end()

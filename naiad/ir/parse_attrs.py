@@ -15,12 +15,12 @@ from .attributes import (
     BoolAttr,
     DenseArrayAttr,
     DenseElementsAttr,
+    DialectAttribute,
     DictionaryAttr,
     FloatAttr,
     IntegerAttr,
     StringAttr,
     SymbolRefAttr,
-    DialectAttribute,
     TypeAttr,
     UnitAttr,
     dialect_attribute_class,
@@ -79,6 +79,8 @@ class AttrParser:
         self.attr_aliases: dict[str, Attribute] = {}
         self.type_aliases: dict[str, Type] = {}
         self.deferred_uses: dict[str, int] = {}  # alias -> position of its first use
+        self.deferred_count = 0  # DeferredLocs made so far
+        self._deferred_aliases = False  # whether an alias definition holds a DeferredLoc
         self._type_cache: dict[str, Type] = {}
 
     def error(self, message: str, pos: int | None = None) -> lx.ParseError:
@@ -480,6 +482,7 @@ class AttrParser:
         loc = self.attr_aliases.get(name)
         if loc is None:
             self.deferred_uses.setdefault(name, pos)
+            self.deferred_count += 1
             return DeferredLoc(name)
         if not isinstance(loc, Location):
             raise self.error(f"expected location, but '#{name}' is {loc}", pos)
@@ -533,7 +536,12 @@ class AttrParser:
                 raise self.error(
                     f"undefined location alias '#{loc.alias}'", self.deferred_uses[loc.alias]
                 )
-            return self.resolve_location(target)
+            if not isinstance(target, Location):
+                raise self.error(
+                    f"expected location, but '#{loc.alias}' is {target}",
+                    self.deferred_uses[loc.alias],
+                )
+            return self.resolve_location(target) if self._deferred_aliases else target
         if isinstance(loc, NameLoc):
             return NameLoc(loc.name, self.resolve_location(loc.child))
         if isinstance(loc, CallSiteLoc):

@@ -26,7 +26,7 @@ from .format_parse import parse_format
 from .lexer import BLOCK_ID, KEYWORD, SSA_DEF, SSA_USE, STRING, ParseError, unescape
 from .locations import FileLineColLoc, Location
 from .opdef import create_operation, op_class
-from .parse_attrs import AttrParser, DeferredLoc
+from .parse_attrs import AttrParser
 from .traits import IsolatedFromAbove
 from .types import FunctionType
 from .values import Value
@@ -51,11 +51,15 @@ def parse_attribute(text: str):
 
 
 class OperationState:
-    """What a custom parser gathers for one op, then turned into the op."""
+    """What a custom parser gathers for one op, then turned into the op. `location` is the
+    op's position in the text (what MLIR gives an op, or an implied terminator, without a
+    `loc(...)`), computed when asked for."""
 
     __slots__ = (
+        "_location",
+        "_parser",
+        "_pos",
         "attributes",
-        "location",
         "name",
         "operands",
         "regions",
@@ -63,14 +67,23 @@ class OperationState:
         "successors",
     )
 
-    def __init__(self, name: str, location: Location):
+    def __init__(self, name: str, parser=None, pos: int = 0):
         self.name = name
-        self.location = location
+        self._parser = parser
+        self._pos = pos
+        self._location = None
         self.operands: list[Value] = []
         self.result_types: list = []
         self.attributes: dict[str, Attribute] = {}
         self.regions: list[Region] = []
         self.successors: list[Block] = []
+
+    @property
+    def location(self) -> Location:
+        if self._location is None:
+            line, col = self._parser.lex.line_col(self._pos)
+            self._location = FileLineColLoc(self._parser.lex.filename, line, col)
+        return self._location
 
     def build(self):
         return create_operation(
@@ -80,7 +93,6 @@ class OperationState:
             self.attributes,
             self.regions,
             self.successors,
-            self.location,
         )
 
 
@@ -100,7 +112,7 @@ class _Forward(Value):
 class Argument:
     """A region argument as a custom parser reads it: `%name: type {attrs} loc(...)`."""
 
-    __slots__ = ("attributes", "location", "name", "pos", "type")
+    __slots__ = ("attributes", "deferred", "location", "name", "pos", "type")
 
     def __init__(self, name: str, pos: int, type=None, attributes=None, location=None):
         self.name = name
@@ -108,6 +120,7 @@ class Argument:
         self.type = type
         self.attributes = attributes
         self.location = location
+        self.deferred = False  # whether the location names an alias defined later
 
 
 class Parser(AttrParser):
@@ -156,14 +169,21 @@ class Parser(AttrParser):
         if name in (self.attr_aliases if kind == "#" else self.type_aliases):
             raise self.error(f"redefinition of alias '{kind}{name}'", start)
         if kind == "#":
+            count = self.deferred_count
             self.attr_aliases[name] = self.parse_attribute()
+            self._deferred_aliases |= self.deferred_count != count
         else:
             self.type_aliases[name] = self.parse_type()
         return True
 
     def _resolve_deferred_locations(self) -> None:
+        resolved: dict = {}
         for owner in self._deferred_owners:
-            owner.location = self.resolve_location(owner.location)
+            loc = owner.location
+            found = resolved.get(loc)
+            if found is None:
+                found = resolved[loc] = self.resolve_location(loc)
+            owner.location = found
 
     # -- operations
 
@@ -175,17 +195,21 @@ class Parser(AttrParser):
         if lex.text.startswith("%", start):
             groups = self._parse_result_groups()
         op_pos = lex.pos
-        location = self._source_location(op_pos)
         if lex.next_char() == '"':
             m = lex.take(STRING)
-            state = OperationState(unescape(m.group(1)), location)
+            state = OperationState(unescape(m.group(1)), self, op_pos)
             op = self._parse_generic_body(state)
         else:
-            state = self._parse_custom(op_pos, location)
+            state = self._parse_custom(op_pos)
             op = state.build()
+        count = self.deferred_count
         loc = self.parse_trailing_location()
         if loc is not None:
-            self._set_location(op, loc)
+            op.location = loc
+            if self.deferred_count != count:
+                self._deferred_owners.append(op)
+        else:
+            op.location = state.location
         count = sum(n for _, n, _ in groups)
         if groups and count != len(op.results):
             raise self.error(
@@ -199,11 +223,6 @@ class Parser(AttrParser):
             index += n
         block.append(op)
         return op
-
-    def _set_location(self, owner, loc: Location) -> None:
-        owner.location = loc
-        if type(loc) is DeferredLoc or self.deferred_uses and _has_deferred(loc):
-            self._deferred_owners.append(owner)
 
     def _source_location(self, pos: int) -> Location:
         line, col = self.lex.line_col(pos)
@@ -225,14 +244,14 @@ class Parser(AttrParser):
         self.lex.expect("=", "after the results")
         return groups
 
-    def _parse_custom(self, pos: int, location: Location) -> OperationState:
+    def _parse_custom(self, pos: int) -> OperationState:
         m = self.lex.take(KEYWORD)
         if m is None:
             raise self.error(f"expected operation name, found {self.lex.describe_next()}")
         name = m.group(1)
         if "." not in name:
             name = "builtin." + name
-        state = OperationState(name, location)
+        state = OperationState(name, self, pos)
         syntax = syntax_for(name)
         if syntax is not None:
             syntax.parse(self, state)
@@ -411,8 +430,8 @@ class Parser(AttrParser):
     def _add_argument(self, block: Block, arg: Argument):
         location = arg.location or self._source_location(arg.pos)
         value = block.add_argument(arg.type, location)
-        if arg.location is not None:
-            self._set_location(value, arg.location)
+        if arg.deferred:
+            self._deferred_owners.append(value)
         self.define_value(arg.name, value, arg.pos)
         return value
 
@@ -479,7 +498,9 @@ class Parser(AttrParser):
             arg.type = self.parse_type()
             if allow_attributes and lex.peek("{"):
                 arg.attributes = self.parse_attr_dict()
+            count = self.deferred_count
             arg.location = self.parse_trailing_location()
+            arg.deferred = self.deferred_count != count
         return arg
 
     def parse_assignment_list(self) -> tuple[list[Argument], list[tuple]]:
@@ -509,14 +530,3 @@ class Parser(AttrParser):
 
 def _pos_of(placeholder: _Forward) -> int:
     return placeholder.pos
-
-
-def _has_deferred(loc) -> bool:
-    if type(loc) is DeferredLoc:
-        return True
-    for name in ("child", "callee", "caller"):
-        inner = getattr(loc, name, None)
-        if inner is not None and _has_deferred(inner):
-            return True
-    return any(_has_deferred(x) for x in getattr(loc, "locations", ()))
-

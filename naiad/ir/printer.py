@@ -12,11 +12,11 @@ with the methods below, named after MLIR's OpAsmPrinter.
 
 from __future__ import annotations
 
+from . import builtin_syntax  # noqa: F401  (registers `module`)
 from .asm_locations import LocationAliases
 from .asm_names import NameState
 from .asm_syntax import result_names_for, syntax_for
 from .attributes import UnitAttr
-from . import builtin_syntax  # noqa: F401  (registers `module`)
 from .format import groups_of, print_format
 from .operation import UnregisteredOp
 from .syntax import keyword_or_string, quote_string
@@ -56,7 +56,7 @@ class Printer:
         self.record = record
         self.indent = 0
         self.out: list = []
-        self.names = NameState(root, None if generic else _result_names)
+        self.names = NameState(root, None if generic else _result_names, unique=generic)
         self.aliases = LocationAliases()
         self._default_dialects = ["builtin"]
         self._predecessors: dict = {}

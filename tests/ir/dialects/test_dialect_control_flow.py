@@ -159,7 +159,8 @@ def test_barrier_and_assume():
 MATH_UNARY = [
     m.AbsFOp, m.CeilOp, m.FloorOp, m.TruncOp, m.RoundOp, m.RoundEvenOp, m.SqrtOp, m.RsqrtOp,
     m.ExpOp, m.Exp2Op, m.ExpM1Op, m.LogOp, m.Log2Op, m.Log10Op, m.Log1pOp, m.SinOp, m.CosOp,
-    m.TanOp, m.TanhOp, m.ErfOp, m.ErfcOp, m.AtanOp, m.CbrtOp,
+    m.TanOp, m.TanhOp, m.ErfOp, m.ErfcOp, m.AtanOp, m.CbrtOp, m.SinhOp, m.CoshOp, m.AsinOp,
+    m.AcosOp, m.AsinhOp, m.AcoshOp, m.AtanhOp,
 ]  # fmt: skip
 
 
@@ -177,9 +178,11 @@ def test_math_other_ops_and_rules():
     verify(m.PowFOp(x, y))
     verify(m.Atan2Op(x, y))
     verify(m.AbsIOp(arg(i32)))
+    verify(m.IPowIOp(*args(i32, i32)))
     nan = m.IsNaNOp(arg(tensor([4], f32)))
     assert nan.result.type is tensor([4], i1)
     verify(nan)
+    verify(m.IsInfOp(arg(f32)))
     fails(m.ExpOp(arg(i32)), "must be floating-point-like")
     fails(m.FmaOp(x, y, arg(tensor([2], f32))), "non-scalar")
 

@@ -228,3 +228,8 @@ def test_print_and_assert():
     verify(tt.AssertOp(arg(tensor([128], i1)), "x must be positive"))
     verify(tt.AssertOp(arg(i1), "int32 overflow"))
     fails(tt.AssertOp(arg(i8), "no"), "must be 1-bit signless integer")
+
+
+def test_print_marks_integers_signed_by_default():
+    pid, x = args(i32, tensor([128], f32))
+    assert list(tt.PrintOp(" ", [pid, x]).isSigned) == [1, 0]

@@ -1,0 +1,103 @@
+"""Launch arguments as evaluator values, typed by the `tt.func`'s signature.
+
+Arrays (NumPy, torch tensors, anything `host_arrays.describe` knows) become the interpreter's
+`Buffer`s, named after the argument (the name location Triton gives each argument, else
+`arg<i>`), so an out-of-bounds access names it exactly as in the interpreter. Python numbers are
+typed by the signature (wrapping to the integer's width), a `TensorDescriptor` becomes a
+descriptor value. GPU arrays are copied to the host and back, as the interpreter does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from ...ir import NameLoc
+from ...tools.tensor_descriptor import TensorDescriptor
+from ..host_arrays import describe, is_array_like
+from ..interpreter.launch import _HostCopies  # the interpreter's host copies of GPU storages
+from ..interpreter.memory import Buffer, Memory, Pointers
+from .errors import EvaluationError
+from .memory_ops import Descriptor
+from .values import scalar_dtype, scalar_value
+
+__all__ = ["HostCopies", "argument_names", "bind_arguments"]
+
+HostCopies = _HostCopies
+
+
+def argument_names(func) -> list[str]:
+    """The names of a function's arguments: their name locations, else `arg<i>`."""
+    names = []
+    for i, arg in enumerate(func.arguments):
+        loc = arg.location
+        names.append(loc.name if isinstance(loc, NameLoc) else f"arg{i}")
+    return names
+
+
+def bind_arguments(func, args, memory: Memory, copies: HostCopies) -> list:
+    """The values of `args` (a sequence, or a mapping by argument name) for `func`."""
+    names = argument_names(func)
+    if isinstance(args, Mapping):
+        unknown = set(args) - set(names)
+        if unknown:
+            raise EvaluationError(
+                f"@{func.sym_name.value} has no argument(s) {sorted(unknown)}; it takes {names}"
+            )
+        missing = [n for n in names if n not in args]
+        if missing:
+            raise EvaluationError(f"@{func.sym_name.value}: missing argument(s) {missing}")
+        args = [args[n] for n in names]
+    args = list(args)
+    if len(args) != len(names):
+        raise EvaluationError(
+            f"@{func.sym_name.value} takes {len(names)} argument(s), got {len(args)}"
+        )
+    return [
+        _value(name, value, arg.type, memory, copies)
+        for name, value, arg in zip(names, args, func.arguments)
+    ]
+
+
+def _value(name, value, ir_type, memory, copies):
+    desc_block = getattr(ir_type, "block_type", None)
+    if desc_block is not None:  # !tt.tensordesc
+        if not isinstance(value, TensorDescriptor):
+            raise EvaluationError(f"argument `{name}` must be a TensorDescriptor")
+        base = _pointer(name, value.base, memory, copies)
+        return Descriptor(
+            base,
+            desc_block.element_type,
+            tuple(value.shape),
+            tuple(value.strides),
+            desc_block.shape,
+            value.padding,
+        )
+    if scalar_dtype(ir_type).is_ptr():
+        if value is None:
+            return Pointers(np.array(0, np.uint64), None)
+        if not is_array_like(value):
+            raise EvaluationError(
+                f"argument `{name}` is a pointer ({ir_type}): pass an array, not "
+                f"{type(value).__name__}"
+            )
+        return _pointer(name, value, memory, copies)
+    if (isinstance(value, np.ndarray) and value.ndim == 0) or isinstance(value, np.generic):
+        value = value.item()
+    if not isinstance(value, bool | int | float):
+        raise EvaluationError(
+            f"argument `{name}` of type {ir_type} must be a number, got {type(value).__name__}"
+        )
+    return scalar_value(value, ir_type)
+
+
+def _pointer(name, value, memory: Memory, copies: HostCopies) -> Pointers:
+    array = describe(value)
+    data_ptr, base = array.data_ptr, array.storage_base
+    if array.device != "cpu":
+        data_ptr, base = copies.host_address(array)
+    buffer = memory.add(
+        Buffer(name, base, array.storage_nbytes, data_ptr, array.itemsize, array.writable)
+    )
+    return Pointers(np.array(data_ptr, dtype=np.uint64), buffer)

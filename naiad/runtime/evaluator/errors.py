@@ -1,0 +1,45 @@
+"""The reference evaluator's own errors, and the table of op handlers every op module fills.
+
+A handler is `fn(evaluator, op, operands) -> result`: `operands` are the values of `op.operands`
+in order; the result is the value of the op's single result, or a sequence with one value per
+result (None for an op without results).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ...errors import NaiadError
+
+
+class EvaluationError(NaiadError):
+    """The module cannot be evaluated as given (a missing function, wrong arguments, ...)."""
+
+
+class UnsupportedOpError(EvaluationError, NotImplementedError):
+    """An op the evaluator has no meaning for; the message names it and says why."""
+
+
+HANDLERS: dict[str, Callable] = {}
+
+
+def handles(*names: str):
+    """Register the decorated function as the handler of the ops `names`."""
+
+    def register(fn):
+        for name in names:
+            if name in HANDLERS:
+                raise ValueError(f"two evaluator handlers for '{name}'")
+            HANDLERS[name] = fn
+        return fn
+
+    return register
+
+
+def unsupported(*names: str, why: str) -> None:
+    """Ops that are declared but cannot run here: evaluating one raises, naming it and `why`."""
+
+    def refuse(evaluator, op, operands):
+        raise UnsupportedOpError(f"the reference evaluator cannot run '{op.name}': {why}")
+
+    handles(*names)(refuse)
