@@ -15,6 +15,7 @@ from naiad.ir import (
     Block,
     Constraint,
     HasParent,
+    LoopLike,
     IndexType,
     IntegerType,
     Operation,
@@ -65,7 +66,7 @@ class ForOp(Operation):
     (block arguments after the induction variable) to the results."""
 
     name = "scf.for"
-    traits = frozenset({RecursiveMemoryEffects, SingleBlock})
+    traits = frozenset({LoopLike, RecursiveMemoryEffects, SingleBlock})
     lowerBound = operand(AnySignlessIntegerOrIndex)  # the ODS names
     upperBound = operand(AnySignlessIntegerOrIndex)
     step = operand(AnySignlessIntegerOrIndex)
@@ -166,7 +167,7 @@ class WhileOp(Operation):
     whose `scf.yield` feeds `before` again."""
 
     name = "scf.while"
-    traits = frozenset({RecursiveMemoryEffects, SingleBlock})
+    traits = frozenset({LoopLike, RecursiveMemoryEffects, SingleBlock})
     inits = var_operand()
     outs = var_result()
     before = region(single_block=True)

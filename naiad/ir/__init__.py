@@ -76,6 +76,7 @@ from .traits import (  # noqa: F401
     Elementwise,
     HasParent,
     IsolatedFromAbove,
+    LoopLike,
     MemoryRead,
     MemoryWrite,
     NoTerminator,

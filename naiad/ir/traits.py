@@ -157,6 +157,8 @@ NoTerminator = Trait("NoTerminator")
 RecursiveMemoryEffects = Trait("RecursiveMemoryEffects")
 MemoryRead = Trait("MemoryRead")
 MemoryWrite = Trait("MemoryWrite")
+# A loop whose regions run any number of times (loop-invariant code motion asks for it).
+LoopLike = Trait("LoopLike")
 Elementwise = Trait("Elementwise", _elementwise)
 ConstantLike = Trait("ConstantLike", _constant_like)
 SingleBlock = Trait("SingleBlock", _single_block)

@@ -1,0 +1,42 @@
+"""Runs every `// RUN:` line of the `.mlir` tests under tests/ir with FileCheck (`filecheck`).
+
+`naiad-opt` and `filecheck` in RUN lines are this interpreter's modules, so the tests use the
+checkout under test whatever is on PATH.
+"""
+
+import pathlib
+import shlex
+import subprocess
+import sys
+
+import pytest
+
+_ROOT = pathlib.Path(__file__).parent
+_TESTS = sorted(p for p in _ROOT.rglob("*.mlir") if "// RUN:" in p.read_text())
+_TOOLS = {
+    "naiad-opt": f"{shlex.quote(sys.executable)} -m naiad.tools.opt",
+    "filecheck": f"{shlex.quote(sys.executable)} -m filecheck",
+}
+
+
+def _commands(path: pathlib.Path):
+    for line in path.read_text().splitlines():
+        if line.startswith("// RUN:"):
+            command = line[len("// RUN:") :].strip().replace("%s", shlex.quote(str(path)))
+            for name, replacement in _TOOLS.items():
+                command = " | ".join(
+                    replacement + part.strip()[len(name) :]
+                    if part.strip().startswith(name)
+                    else part
+                    for part in command.split("|")
+                )
+            yield command
+
+
+@pytest.mark.parametrize("path", _TESTS, ids=[str(p.relative_to(_ROOT)) for p in _TESTS])
+def test_filecheck(path):
+    for command in _commands(path):
+        done = subprocess.run(
+            ["bash", "-o", "pipefail", "-c", command], capture_output=True, text=True
+        )
+        assert done.returncode == 0, f"{command}\n{done.stdout}\n{done.stderr}"
