@@ -12,7 +12,14 @@ there:
 
 from __future__ import annotations
 
+import linecache
+import os
+import sysconfig
+import traceback
 from dataclasses import dataclass
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_STDLIB_DIR = sysconfig.get_paths()["stdlib"]
 
 
 @dataclass(frozen=True)
@@ -78,8 +85,52 @@ class KernelTypeError(CompilationError, TypeError):
     """A CompilationError whose cause is a wrong type: also catchable as `TypeError`."""
 
 
+class KernelNotImplementedError(CompilationError, NotImplementedError):
+    """A feature the target does not provide, at the user's line."""
+
+
+class KernelValueError(CompilationError, ValueError):
+    """A value the language refuses (a shape, an axis, an option), at the user's line."""
+
+
+class KernelIndexError(CompilationError, IndexError):
+    """An out-of-bounds or misaligned access, at the user's line."""
+
+
+class KernelAssertionError(CompilationError, AssertionError):
+    """A failed device-side assertion, at the user's line."""
+
+
 class CompileTimeAssertionFailure(CompilationError):
     """`tl.static_assert` failed."""
+
+
+def located_error_class(exc: BaseException) -> type[CompilationError]:
+    """The CompilationError subclass that reports `exc` at a user location: it is also an
+    instance of `exc`'s builtin kind (TypeError, ValueError, ...), so callers may catch either.
+    Shared by the interpreter (runtime/diagnostics.py) and the compiler's frontend."""
+    if isinstance(exc, CompileTimeAssertionFailure):
+        return CompileTimeAssertionFailure
+    for base, located in (
+        (TypeError, KernelTypeError),
+        (NotImplementedError, KernelNotImplementedError),
+        (IndexError, KernelIndexError),
+        (AssertionError, KernelAssertionError),
+        (ValueError, KernelValueError),
+    ):
+        if isinstance(exc, base):
+            return located
+    return CompilationError
+
+
+def error_message(exc: BaseException) -> str:
+    """The text a located error shows for `exc`: its own message, prefixed by its class name
+    unless it is one of the kinds a kernel author expects (type, value, ... errors)."""
+    message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+    expected = (NaiadError, TypeError, ValueError, NotImplementedError, IndexError, AssertionError)
+    if not isinstance(exc, expected):
+        message = f"{type(exc).__name__}: {message}"
+    return message
 
 
 class InterpreterError(NaiadError):
@@ -97,3 +148,32 @@ class OutOfResources(NaiadError):
 
 class InternalError(NaiadError):
     """A bug in Naiad itself (never the user's fault); names the pass or stage that failed."""
+
+
+def is_user_file(filename: str) -> bool:
+    """Whether code in `filename` is the user's: not Naiad's, not Python's standard library, not
+    generated (`<string>`). Errors are reported at the innermost line in such a file."""
+    if filename.startswith("<"):
+        return False
+    path = os.path.abspath(filename)
+    if path.startswith(_PACKAGE_DIR + os.sep):
+        return False
+    in_stdlib = path.startswith(_STDLIB_DIR + os.sep) and "site-packages" not in path
+    return not in_stdlib
+
+
+def frame_location(frame: traceback.FrameSummary) -> SourceLocation:
+    """The SourceLocation of a traceback frame: the whole line (the frame's `line` is stripped)
+    and a 1-based character column (the frame's `colno` counts UTF-8 bytes)."""
+    line = linecache.getline(frame.filename, frame.lineno).rstrip("\r\n") or (frame.line or "")
+    colno = getattr(frame, "colno", None)
+    col = 0
+    if colno is not None:
+        col = len(line.encode("utf-8")[:colno].decode("utf-8", errors="replace")) + 1
+    return SourceLocation(frame.filename, frame.lineno, col, line, frame.name)
+
+
+def user_frames(exc: BaseException) -> list[SourceLocation]:
+    """The user's frames of `exc`'s traceback, outermost first."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    return [frame_location(f) for f in frames if is_user_file(f.filename)]

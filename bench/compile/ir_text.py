@@ -49,6 +49,8 @@ def build_module(min_ops: int) -> ModuleOp:
                         op.attributes["callee"] = SymbolRefAttr(callee.root + suffix)
                 module.body.append(copy)
                 count += sum(1 for _ in copy.walk())
+                if count >= min_ops:
+                    return module
         round_ += 1
     return module
 

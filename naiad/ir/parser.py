@@ -23,6 +23,7 @@ from .block import Block, Region
 from .builtin import ModuleOp
 from .format import compiled_format
 from .format_parse import parse_format
+from .gc_pause import gc_paused
 from .lexer import BLOCK_ID, KEYWORD, SSA_DEF, SSA_USE, STRING, ParseError, unescape
 from .locations import FileLineColLoc, Location
 from .opdef import create_operation, op_class
@@ -31,6 +32,7 @@ from .traits import IsolatedFromAbove
 from .types import FunctionType
 from .values import Value
 
+_SIGNATURE = re.compile(r"(\([^()]*\) -> (?:\([^()]*\)|[^\s()]+))(?:\s+|//[^\n]*)*")
 _ALIAS_NAME = re.compile(r"([#!])([A-Za-z_][A-Za-z0-9_$.\-]*)(?:\s+|//[^\n]*)*")
 
 __all__ = ["Argument", "OperationState", "ParseError", "Parser", "parse_attribute", "parse_module"]
@@ -38,7 +40,8 @@ __all__ = ["Argument", "OperationState", "ParseError", "Parser", "parse_attribut
 
 def parse_module(text: str, filename: str = "-") -> ModuleOp:
     """The module `text` spells. Top-level ops other than one `module` are wrapped in one."""
-    return Parser(text, filename).parse_top_level()
+    with gc_paused():
+        return Parser(text, filename).parse_top_level()
 
 
 def parse_attribute(text: str):
@@ -134,6 +137,7 @@ class Parser(AttrParser):
         self._blocks: list[dict[str, list]] = []  # per region: label -> [block, defined]
         self._deferred_owners: list = []  # ops and arguments whose location needs an alias
         self._saved: list[tuple] = []  # the enclosing names, while in an isolated region
+        self._signatures: dict[str, FunctionType] = {}
 
     # -- top level
 
@@ -295,7 +299,7 @@ class Parser(AttrParser):
             state.attributes.update(self.parse_attr_dict())
         lex.expect(":", "before the operation's type")
         type_pos = lex.pos
-        signature = self.parse_type()
+        signature = self._parse_signature()
         if not isinstance(signature, FunctionType):
             raise self.error("expected function type", type_pos)
         if len(signature.inputs) != len(refs):
@@ -305,6 +309,20 @@ class Parser(AttrParser):
         state.operands = [self.resolve_operand(r, t) for r, t in zip(refs, signature.inputs)]
         state.result_types = list(signature.results)
         return state.build()
+
+    def _parse_signature(self):
+        """A generic op's function type; the text of each is parsed once per module."""
+        lex = self.lex
+        m = _SIGNATURE.match(lex.text, lex.pos)
+        if m is not None:
+            cached = self._signatures.get(m.group(1))
+            if cached is not None:
+                lex.pos = m.end()
+                return cached
+        signature = self.parse_type()
+        if m is not None and lex.pos == m.end():
+            self._signatures[m.group(1)] = signature
+        return signature
 
     # -- SSA values
 

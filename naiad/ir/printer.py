@@ -18,6 +18,7 @@ from .asm_names import NameState
 from .asm_syntax import result_names_for, syntax_for
 from .attributes import UnitAttr
 from .format import groups_of, print_format
+from .gc_pause import gc_paused
 from .operation import UnregisteredOp
 from .syntax import keyword_or_string, quote_string
 from .traits import Terminator
@@ -33,9 +34,10 @@ def print_module(
     a round trip through the text can preserve (an elided `scf.yield`, or the induction
     variable of `scf.for`, has no location in the text).
     """
-    printer = Printer(op, generic=generic, locations=locations, record=record)
-    printer.print_op(op)
-    return printer.finish()
+    with gc_paused():
+        printer = Printer(op, generic=generic, locations=locations, record=record)
+        printer.print_op(op)
+        return printer.finish()
 
 
 class _Inline:

@@ -1,9 +1,9 @@
 """`canonicalize`: fold constants and apply every op's canonicalization patterns, to a fixed point.
 
 Each op class contributes what it knows: `fold()` (constant folding, `x + 0 -> x`, ...) and the
-patterns of `canonicalization_patterns()`; passes that need Triton-specific rewrites (addptr
-chains, splats of constants, masks that are always true) add them as patterns of those ops. Dead
-pure ops are erased on the way.
+patterns of `canonicalization_patterns()`; Triton-specific rewrites (addptr chains, splats of
+constants, masks that are always true) are patterns of those ops. Blocks no branch reaches are
+erased first, and dead pure ops on the way.
 
     %c0 = arith.constant 0 : i32
     %a = arith.addi %x, %c0 : i32     ==>    (uses of %a now use %x)
@@ -17,6 +17,7 @@ from ..ir import Operation, register_pass
 from ..ir.opdef import registered_ops
 from ..ir.passes import Pass
 from ..ir.rewriter import apply_patterns_greedily
+from .unreachable_blocks import erase_unreachable_blocks
 
 
 def canonicalization_patterns() -> list:
@@ -35,6 +36,7 @@ class Canonicalize(Pass):
     max_iterations: int = 10
 
     def run(self, module: Operation) -> None:
+        erase_unreachable_blocks(module)
         apply_patterns_greedily(
             module, canonicalization_patterns(), fold=True, max_iterations=self.max_iterations
         )

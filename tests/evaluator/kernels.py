@@ -37,6 +37,10 @@ class Kernel:
         created = self.builder.create(cls, *args, **kwargs)
         return created.results[0] if len(created.results) == 1 else created
 
+    def create(self, cls, *args, **kwargs):
+        """The op itself (for region ops, whatever their number of results)."""
+        return self.builder.create(cls, *args, **kwargs)
+
     def at_end(self, block):
         return self.builder.at_end(block)
 

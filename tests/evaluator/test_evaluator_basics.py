@@ -10,7 +10,7 @@ import pytest
 from kernels import Kernel, tensor
 
 from naiad.dialects import arith, tt, ub
-from naiad.ir import NameLoc, f16, f32, i1, i32, i64
+from naiad.ir import BoolAttr, IntegerAttr, NameLoc, StringAttr, f16, f32, i1, i32, i64
 from naiad.runtime.evaluator import (
     EvaluationError,
     OutOfBoundsAccess,
@@ -104,17 +104,17 @@ def test_scalar_arguments_are_typed_by_the_signature():
 
 
 def test_constants_keep_their_bits():
-    k = Kernel("k", [], [f32, f16, tensor([3], i32), tensor([2], i1)])
+    k = Kernel("k", [], [f32, f16, tensor([4], i32), tensor([2], i1)])
     values = (
         k.const(float("-0.0"), f32),
         k.const(65504.0, f16),
-        k.const([1, -2, 2**31 - 1], tensor([3], i32)),
+        k.const([1, -2, 2**31 - 1, -(2**31)], tensor([4], i32)),
         k.const([True, False], tensor([2], i1)),
     )
     [(z, h, ints, bools)] = evaluate(k.ret(*values), "k", [])
     assert np.signbit(z) and z.dtype == np.float32
     assert h == np.float16(65504.0)
-    np.testing.assert_array_equal(ints, np.array([1, -2, 2**31 - 1], np.int32))
+    np.testing.assert_array_equal(ints, np.array([1, -2, 2**31 - 1, -(2**31)], np.int32))
     np.testing.assert_array_equal(bools, [True, False])
 
 
@@ -129,10 +129,10 @@ def test_an_op_without_a_meaning_is_named():
     asm = k.op(
         tt.ElementwiseInlineAsmOp,
         [k.args[0]],
-        asm_string="mov.b32 $0, $1;",
-        constraints="=r,r",
-        pure=True,
-        packed_element=1,
+        asm_string=StringAttr("mov.b32 $0, $1;"),
+        constraints=StringAttr("=r,r"),
+        pure=BoolAttr(True),
+        packed_element=IntegerAttr(1, i32),
         result=[tensor([4], f32)],
     )
     module = k.ret(asm)

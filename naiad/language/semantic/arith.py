@@ -70,8 +70,10 @@ class ArithMixin:
             raise TypeError(f"invalid operands of type {ty} and {other}")
 
     def _sanitized(self, op: str, a: tensor, b: tensor, ty) -> tensor:
-        """Integer add/sub/mul; in debug mode below 64 bits also an overflow assertion."""
-        result = self._elementwise(op, (a, b), ty)
+        """Integer add/sub/mul; in debug mode below 64 bits also an overflow assertion.
+
+        As Triton's `binary_op_sanitize_overflow_impl`: the check (the exact result in 64 bits,
+        compared with the type's bounds) comes before the operation, with Triton's message."""
         scalar = ty.scalar
         if (
             self.target.debug
@@ -83,15 +85,14 @@ class ArithMixin:
             wide = t.int64
             wa, wb = self.cast(a, wide), self.cast(b, wide)
             exact = self._elementwise(op, (wa, wb), wa.type)
-            low = self.full_constant(
-                scalar.get_int_min_value(), wide, exact.type.get_block_shapes()
+            high = self.scalar_constant(scalar.get_int_max_value(), wide)
+            low = self.scalar_constant(scalar.get_int_min_value(), wide)
+            inside = self.and_(self.less_equal(exact, high), self.greater_equal(exact, low))
+            name = op.split(".")[1][:-1]  # arith.muli -> mul
+            self.device_assert(
+                inside, f"int{scalar.int_bitwidth} overflow detected for operation {name}"
             )
-            high = self.full_constant(
-                scalar.get_int_max_value(), wide, exact.type.get_block_shapes()
-            )
-            inside = self.and_(self.greater_equal(exact, low), self.less_equal(exact, high))
-            self.device_assert(inside, "int overflow detected for operation " + op.split(".")[1])
-        return result
+        return self._elementwise(op, (a, b), ty)
 
     # -- + - * / // % ---------------------------------------------------------------------------
     def add(self, input, other, sanitize_overflow: bool = True) -> tensor:

@@ -13,14 +13,14 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ...ir import NameLoc
+from ...ir import NameLoc, RankedTensorType
 from ...tools.tensor_descriptor import TensorDescriptor
 from ..host_arrays import describe, is_array_like
 from ..interpreter.launch import _HostCopies  # the interpreter's host copies of GPU storages
 from ..interpreter.memory import Buffer, Memory, Pointers
 from .errors import EvaluationError
 from .memory_ops import Descriptor
-from .values import scalar_dtype, scalar_value
+from .values import array_value, scalar_dtype, scalar_value
 
 __all__ = ["HostCopies", "argument_names", "bind_arguments"]
 
@@ -74,6 +74,10 @@ def _value(name, value, ir_type, memory, copies):
             desc_block.shape,
             value.padding,
         )
+    if isinstance(ir_type, RankedTensorType):
+        if scalar_dtype(ir_type.element_type).is_ptr():
+            raise EvaluationError(f"argument `{name}`: tensors of pointers cannot be passed in")
+        return array_value(value, ir_type)
     if scalar_dtype(ir_type).is_ptr():
         if value is None:
             return Pointers(np.array(0, np.uint64), None)

@@ -152,11 +152,11 @@ class Evaluator:
                 exc.add_note(f"(while the reference evaluator ran '{op.name}'{_where(op)})")
             raise
         results = op.results
-        if len(results) == 1:
-            env[results[0]] = result
-        elif results:
+        if isinstance(result, list):  # one value per result
             for r, v in zip(results, result):
                 env[r] = v
+        elif results:
+            env[results[0]] = result
 
     def scalar(self, value, op):
         """A control-flow operand as one Python value: inside a combine region running on

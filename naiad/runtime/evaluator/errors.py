@@ -1,8 +1,8 @@
 """The reference evaluator's own errors, and the table of op handlers every op module fills.
 
 A handler is `fn(evaluator, op, operands) -> result`: `operands` are the values of `op.operands`
-in order; the result is the value of the op's single result, or a sequence with one value per
-result (None for an op without results).
+in order; the result is the value of the op's single result, or a list with one value per
+result (None for an op without results). Values are never lists themselves.
 """
 
 from __future__ import annotations

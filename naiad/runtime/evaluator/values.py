@@ -139,6 +139,23 @@ def scalar_value(value, ir_type) -> np.ndarray:
     raise EvaluationError(f"cannot make a scalar of type {ir_type} from {value!r}")
 
 
+def array_value(value, ir_type) -> np.ndarray:
+    """A host array as the value of a tensor-typed argument (of a function called directly):
+    numbers of another dtype are converted as a cast to the element type would."""
+    array = np.asarray(value)
+    dtype = host_dtype(ir_type)
+    if array.shape != shape_of(ir_type):
+        raise EvaluationError(f"a value of type {ir_type} cannot be made from shape {array.shape}")
+    if array.dtype == dtype:
+        return array.copy()
+    scalar = element_type(ir_type)
+    if isinstance(scalar, FloatType):
+        return floats.convert(array.astype(np.float64), "fp64", FLOAT_NAMES[scalar.kind])
+    if int_width(scalar) == 1:
+        return array != 0
+    return array.astype(np.int64).astype(dtype)
+
+
 def float_array(kind: str, values) -> np.ndarray:
     """Float attribute values (already of format `kind`) as an array of the host dtype, bit for
     bit. fp8e4b15 is Triton's format, not the MLIR type it borrows the name of (bias 11 there,

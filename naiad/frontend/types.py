@@ -1,0 +1,46 @@
+"""Language types (`naiad.language.dtypes`) as IR types, the one table docs/frontend.md gives.
+
+Integers are signless in the IR: `int32` and `uint32` are both `i32`, and the signedness stays in
+the language type, where it already chose the operation (`divsi`/`divui`, `extsi`/`extui`, ...).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from naiad import ir
+from naiad.dialects import tt
+from naiad.language import dtypes as t
+
+_FLOATS = {
+    "fp16": "f16",
+    "bf16": "bf16",
+    "fp32": "f32",
+    "fp64": "f64",
+    "fp8e4nv": "f8E4M3FN",
+    "fp8e5": "f8E5M2",
+    "fp8e4b8": "f8E4M3FNUZ",
+    "fp8e5b16": "f8E5M2FNUZ",
+    "fp8e4b15": "f8E4M3B11FNUZ",
+}
+
+
+@lru_cache(maxsize=None)
+def ir_type(ty: t.dtype) -> ir.Type:
+    """The IR type of a language type: scalars, pointers (to scalars or, for block pointers, to
+    blocks) and blocks (`tensor<shape x element>`). Cached: a compile asks for the same few types
+    thousands of times."""
+    if isinstance(ty, t.block_type):
+        return ir.RankedTensorType(ty.shape, ir_type(ty.element_ty))
+    if isinstance(ty, t.pointer_type):
+        return tt.PointerType(ir_type(ty.element_ty), ty.address_space)
+    if ty.is_int():
+        return ir.IntegerType(ty.int_bitwidth)
+    if ty.name in _FLOATS:
+        return ir.FloatType(_FLOATS[ty.name])
+    raise TypeError(f"the language type {ty} has no IR type")
+
+
+def is_signed(ty: t.dtype) -> bool:
+    """Whether the scalar of `ty` is a signed integer (`tt.print` records it per argument)."""
+    return ty.scalar.is_int_signed()
