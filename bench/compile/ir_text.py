@@ -32,8 +32,10 @@ def build_module(min_ops: int) -> ModuleOp:
     """A module of at least `min_ops` ops: the fixtures' functions, cloned under new names
     (calls renamed along), round after round."""
     texts = [open(p).read() for p in sorted(glob.glob(os.path.join(FIXTURES, "*.ttir")))]
-    sources = [parse_module(t, os.path.basename(p)) for t, p in zip(texts, sorted(glob.glob(
-        os.path.join(FIXTURES, "*.ttir"))))]
+    sources = [
+        parse_module(t, os.path.basename(p))
+        for t, p in zip(texts, sorted(glob.glob(os.path.join(FIXTURES, "*.ttir"))))
+    ]
     module = ModuleOp()
     count = 0
     round_ = 0
@@ -72,8 +74,7 @@ def main() -> None:
     args = parser.parse_args()
     module = build_module(args.ops)
     ops = sum(1 for _ in module.walk())
-    print(f"module: {ops} ops; Python {platform.python_version()}, {platform.machine()}, "
-          f"{_cpu()}")
+    print(f"module: {ops} ops; Python {platform.python_version()}, {platform.machine()}, {_cpu()}")
     for label, options in (
         ("custom syntax + locations (as Triton)", {}),
         ("custom syntax, no locations", {"locations": False}),

@@ -11,6 +11,7 @@ MLIR prints them (the generic form, as MLIR's, keeps counting instead: `unique`)
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 
 from .locations import CallSiteLoc, FusedLoc, NameLoc
@@ -161,7 +162,7 @@ class NameState:
         groups.sort()
         bounds = [*groups, len(results)]
         texts = []
-        for start, end in zip(bounds, bounds[1:]):
+        for start, end in itertools.pairwise(bounds):
             head = refs[results[start]]
             size = end - start
             texts.append(head if size == 1 else f"{head}:{size}")

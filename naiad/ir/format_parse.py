@@ -174,7 +174,7 @@ class _ParseContext:
         raise parser.error(f"{self.cls.name}: unsupported first element of an optional group")
 
     def _optional(self, element) -> None:
-        _, then, orelse, anchor, elided = element
+        _, then, orelse, _anchor, elided = element
         if self._present(then[0]):
             start = 1 if then[0][0] == "lit" else 0
             for child in then[start:]:
@@ -336,4 +336,3 @@ def parse_stripped(parser, cls):
     """A dialect type or attribute of class `cls` spelled without `!dialect.mnemonic`
     (`<f16>`): its `parse_body`, else the registered body parser, else `from_body`."""
     return parser.parse_dialect_body(cls)
-

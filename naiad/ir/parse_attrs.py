@@ -1,21 +1,17 @@
-"""Parsing of types, attributes and locations: the half of the MLIR text parser that knows
-nothing of operations. `Parser` (parser.py) builds on it; dialect types and attributes call
-back into it from their `parse_body(parser)`.
+"""Parsing of attributes (dense constants included), over TypeParser and LocationParser:
+together the half of the MLIR text parser that knows nothing of operations. `Parser`
+(parser.py) builds on it; dialect types and attributes call back into it.
 """
 
 from __future__ import annotations
 
-import re
-
 from . import lexer as lx
-from .asm_syntax import body_parser_for
 from .attributes import (
     ArrayAttr,
     Attribute,
     BoolAttr,
     DenseArrayAttr,
     DenseElementsAttr,
-    DialectAttribute,
     DictionaryAttr,
     FloatAttr,
     IntegerAttr,
@@ -26,256 +22,19 @@ from .attributes import (
     dialect_attribute_class,
 )
 from .float_format import FLOAT_SEMANTICS, float_from_bits
-from .locations import CallSiteLoc, FileLineColLoc, FusedLoc, Location, NameLoc, UnknownLoc
-from .types import (
-    DialectType,
-    FloatType,
-    FunctionType,
-    IndexType,
-    IntegerType,
-    NoneType,
-    RankedTensorType,
-    Type,
-    dialect_type_class,
-    f64,
-    i1,
-    i64,
-)
+from .parse_locations import DeferredLoc, LocationParser
+from .parse_types import TypeParser
+from .types import FloatType, IndexType, IntegerType, RankedTensorType, Type, f64, i1, i64
 
-_T = lx._TAIL
-# One token for the types that make up nearly all of a module's text; looked up in a cache
-# before the full parser runs.
-_FAST_TYPE = re.compile(
-    r"(tensor<(?:[0-9]+x)*(?:![A-Za-z_]\w*\.\w+<[^<>]*>|\w+)>|![A-Za-z_]\w*\.\w+<[^<>]*>"
-    r"|[a-z][A-Za-z0-9_]*(?![\w<(.]))" + _T,
-    re.ASCII,
-)
-_DIMS = re.compile(r"((?:[0-9]+x)*)")
-_INT_TYPE = re.compile(r"i([0-9]+)$")
-_LOC_REF = re.compile(r"loc\(#([A-Za-z0-9_$.\-]+)\)" + _T)
-_FILE_POS = re.compile(r":([0-9]+):([0-9]+)" + _T)
+__all__ = ["AttrParser", "DeferredLoc"]
 
 
-class DeferredLoc(Location):
-    """A reference to a location alias not defined yet (`loc(#loc12)` before `#loc12 = ...`);
-    the parser replaces it once the whole file is read."""
-
-    __slots__ = ("alias",)
-    alias: str
-
-    def __new__(cls, alias: str):
-        return cls._intern(alias)
-
-    def _body(self) -> str:
-        return f"#{self.alias}"
-
-
-class AttrParser:
-    """Types, attributes and locations, over a Lexer. Aliases (`#name = ...`, `!name = ...`)
-    live here; location aliases may be used before they are defined."""
+class AttrParser(TypeParser, LocationParser):
+    """Types, attributes and locations over a Lexer."""
 
     def __init__(self, text: str, filename: str = "-"):
-        self.lex = lx.Lexer(text, filename)
-        self.attr_aliases: dict[str, Attribute] = {}
-        self.type_aliases: dict[str, Type] = {}
-        self.deferred_uses: dict[str, int] = {}  # alias -> position of its first use
-        self.deferred_count = 0  # DeferredLocs made so far
-        self._deferred_aliases = False  # whether an alias definition holds a DeferredLoc
-        self._type_cache: dict[str, Type] = {}
-
-    def error(self, message: str, pos: int | None = None) -> lx.ParseError:
-        return self.lex.error(message, pos)
-
-    # -- small tokens, for dialect `parse_body` methods too
-
-    def accept(self, text: str) -> bool:
-        return self.lex.accept(text)
-
-    def expect(self, text: str, context: str = "") -> None:
-        self.lex.expect(text, context)
-
-    def parse_keyword(self, what: str = "keyword") -> str:
-        m = self.lex.take(lx.KEYWORD)
-        if m is None:
-            raise self.error(f"expected {what}, found {self.lex.describe_next()}")
-        return m.group(1)
-
-    def parse_optional_keyword(self, *allowed: str) -> str | None:
-        """The next bare identifier if it is one of `allowed` (any, when none given)."""
-        m = lx.KEYWORD.match(self.lex.text, self.lex.pos)
-        if m is None or (allowed and m.group(1) not in allowed):
-            return None
-        self.lex.pos = m.end()
-        return m.group(1)
-
-    def parse_string(self, what: str = "string") -> str:
-        m = self.lex.take(lx.STRING)
-        if m is None:
-            raise self.error(f"expected {what}, found {self.lex.describe_next()}")
-        return lx.unescape(m.group(1))
-
-    def parse_integer(self, what: str = "integer") -> int:
-        m = self.lex.take(lx.INTEGER)
-        if m is None:
-            raise self.error(f"expected {what}, found {self.lex.describe_next()}")
-        return int(m.group(1), 0)
-
-    def parse_dimension_list(self) -> tuple[int, ...]:
-        """`128x64x` (the dimensions before a tensor's element type)."""
-        m = self.lex.take(_DIMS)
-        return tuple(int(d) for d in m.group(1).split("x")[:-1]) if m.group(1) else ()
-
-    # -- types
-
-    def parse_type(self) -> Type:
-        lex = self.lex
-        m = _FAST_TYPE.match(lex.text, lex.pos)
-        if m is not None:
-            cached = self._type_cache.get(m.group(1))
-            if cached is not None:
-                lex.pos = m.end()
-                return cached
-        result = self._parse_type_slow()
-        if m is not None and lex.pos == m.end():
-            self._type_cache[m.group(1)] = result
-        return result
-
-    def _parse_type_slow(self) -> Type:
-        lex = self.lex
-        start = lex.pos
-        char = lex.next_char()
-        if char == "(":
-            return self._parse_function_type()
-        if char == "!":
-            return self._parse_dialect_type()
-        m = lex.take(lx.BARE_ID)
-        if m is None:
-            raise self.error(f"expected type, found {lex.describe_next()}")
-        name = m.group(1)
-        if name == "tensor":
-            return self._parse_tensor_type()
-        builtin = _builtin_scalar(name)
-        if builtin is None:
-            raise self.error(f"unknown type '{name}'", start)
-        return builtin
-
-    def _parse_tensor_type(self) -> RankedTensorType:
-        lex = self.lex
-        if not lex.text.startswith("<", lex.pos):
-            raise self.error("expected '<' after 'tensor'")
-        lex.pos += 1
-        shape = self.parse_dimension_list()
-        element = self.parse_type()
-        encoding = self.parse_attribute() if lex.accept(",") else None
-        lex.expect(">", "to close the tensor type")
-        try:
-            return RankedTensorType(shape, element, encoding)
-        except (TypeError, ValueError) as exc:
-            raise self.error(str(exc)) from None
-
-    def _parse_function_type(self) -> FunctionType:
-        inputs = self.parse_type_list_parens()
-        self.lex.expect("->", "in function type")
-        results = self.parse_function_results()
-        return FunctionType(inputs, results)
-
-    def parse_type_list_parens(self) -> list[Type]:
-        """`(t1, t2)`, or `()`."""
-        self.lex.expect("(")
-        if self.lex.accept(")"):
-            return []
-        types = self.parse_type_list()
-        self.lex.expect(")")
-        return types
-
-    def parse_type_list(self) -> list[Type]:
-        """`t1, t2, ...` (at least one)."""
-        types = [self.parse_type()]
-        while self.lex.accept(","):
-            types.append(self.parse_type())
-        return types
-
-    def parse_function_results(self) -> list[Type]:
-        """The right of `->`: one type, or a parenthesized list."""
-        if self.lex.peek("("):
-            return self.parse_type_list_parens()
-        return [self.parse_type()]
-
-    def _parse_dialect_type(self) -> Type:
-        start = self.lex.pos
-        m = self.lex.take(lx.BANG_ID)
-        if m is None:
-            raise self.error("expected dialect type after '!'")
-        name = m.group(1)
-        if name in self.type_aliases:
-            return self.type_aliases[name]
-        dialect, _, mnemonic = name.partition(".")
-        if not mnemonic:  # the opaque form: !dialect<mnemonic body>
-            self.lex.expect("<")
-            mnemonic = self.parse_keyword("type mnemonic")
-            result = self._dialect_body(dialect_type_class(dialect, mnemonic), dialect, mnemonic)
-            self.lex.expect(">")
-            return result
-        return self._dialect_body(dialect_type_class(dialect, mnemonic), dialect, mnemonic, start)
-
-    def _dialect_body(self, cls, dialect: str, mnemonic: str, start: int | None = None):
-        if cls is None:
-            kind = "type" if start is None or self.lex.text[start] == "!" else "attribute"
-            raise self.error(f"unknown dialect {kind} '{dialect}.{mnemonic}'", start)
-        return self.parse_dialect_body(cls)
-
-    def parse_dialect_body(self, cls):
-        """An instance of dialect type or attribute class `cls` from the text after its
-        mnemonic (`<f32, 3>`): a body parser registered for it (asm_syntax.py), else its own
-        `parse_body(parser)`, else `from_body(text)` on the bracketed text; a class without
-        parameters needs no body."""
-        start = self.lex.pos
-        try:
-            parse = body_parser_for(cls.dialect, cls.mnemonic)
-            if parse is not None:
-                return parse(self)
-            if _overrides(cls, "parse_body"):
-                return cls.parse_body(self)
-            if self.lex.peek("<") and hasattr(cls, "from_body"):
-                return cls.from_body(self.take_balanced_body())
-            if not self.lex.peek("<") and not cls._params:
-                return cls()
-        except lx.ParseError:
-            raise
-        except (TypeError, ValueError, KeyError) as exc:
-            raise self.error(f"invalid '{cls.dialect}.{cls.mnemonic}': {exc}", start) from None
-        raise self.error(f"no parser for '{cls.dialect}.{cls.mnemonic}'", start)
-
-    def take_balanced_body(self) -> str:
-        """The text from the `<` at the cursor to its matching `>` (brackets and strings
-        nested, `->` skipped), consumed."""
-        text = self.lex.text
-        start = pos = self.lex.pos
-        depth = 0
-        closing = {">": "<", ")": "(", "]": "[", "}": "{"}
-        while pos < len(text):
-            char = text[pos]
-            if char == '"':
-                m = lx.STRING.match(text, pos)
-                if m is None:
-                    break
-                pos = m.end()
-                continue
-            if char == "-" and text.startswith("->", pos):
-                pos += 2
-                continue
-            if char in "<([{":
-                depth += 1
-            elif char in closing:
-                depth -= 1
-                if depth == 0:
-                    self.lex.pos = pos + 1
-                    self.lex.skip_space()
-                    return text[start : pos + 1]
-            pos += 1
-        raise self.error("unbalanced '<' in dialect body", start)
-
-    # -- attributes
+        TypeParser.__init__(self, text, filename)
+        self._init_locations()
 
     def parse_attribute(self, type: Type | None = None) -> Attribute:
         """Any attribute; `type` is the type an untyped literal takes (else i64 / f64)."""
@@ -399,7 +158,9 @@ class AttrParser:
             result = self._dialect_body(cls, dialect, mnemonic, start)
             self.lex.expect(">")
             return result
-        return self._dialect_body(dialect_attribute_class(dialect, mnemonic), dialect, mnemonic, start)
+        return self._dialect_body(
+            dialect_attribute_class(dialect, mnemonic), dialect, mnemonic, start
+        )
 
     def _parse_dense_array(self) -> DenseArrayAttr:
         self.lex.expect("<")
@@ -459,115 +220,6 @@ class AttrParser:
         return _convert(self, (m.group(1),), element, start)
 
     # -- locations
-
-    def parse_trailing_location(self) -> Location | None:
-        """An optional `loc(...)` after an op or argument."""
-        lex = self.lex
-        if not lex.text.startswith("loc(", lex.pos):
-            return None
-        m = lex.take(_LOC_REF)
-        if m is not None:
-            return self._location_alias(m.group(1), m.start() + 4)
-        lex.pos += 3
-        return self.parse_location_body()
-
-    def parse_location_body(self) -> Location:
-        """`(inner)`, after the keyword `loc`."""
-        self.lex.expect("(", "after 'loc'")
-        loc = self._parse_location_inner()
-        self.lex.expect(")", "to close the location")
-        return loc
-
-    def _location_alias(self, name: str, pos: int) -> Location:
-        loc = self.attr_aliases.get(name)
-        if loc is None:
-            self.deferred_uses.setdefault(name, pos)
-            self.deferred_count += 1
-            return DeferredLoc(name)
-        if not isinstance(loc, Location):
-            raise self.error(f"expected location, but '#{name}' is {loc}", pos)
-        return loc
-
-    def _parse_location_inner(self) -> Location:
-        lex = self.lex
-        start = lex.pos
-        char = lex.next_char()
-        if char == "#":
-            m = lex.take(lx.HASH_ID)
-            return self._location_alias(m.group(1), start)
-        if char == '"':
-            name = self.parse_string()
-            m = lex.take(_FILE_POS)
-            if m is not None:
-                return FileLineColLoc(name, int(m.group(1)), int(m.group(2)))
-            if lex.accept("("):
-                child = self._parse_location_inner()
-                lex.expect(")", "to close the name location")
-                return NameLoc(name, child)
-            return NameLoc(name)
-        word = self.parse_keyword("location")
-        if word == "unknown":
-            return UnknownLoc()
-        if word == "callsite":
-            lex.expect("(")
-            callee = self._parse_location_inner()
-            lex.expect("at", "in callsite location")
-            caller = self._parse_location_inner()
-            lex.expect(")")
-            return CallSiteLoc(callee, caller)
-        if word == "fused":
-            metadata = None
-            if lex.accept("<"):
-                metadata = self.parse_attribute()
-                lex.expect(">")
-            lex.expect("[")
-            locations = [self._parse_location_inner()]
-            while lex.accept(","):
-                locations.append(self._parse_location_inner())
-            lex.expect("]")
-            return FusedLoc(locations, metadata)
-        raise self.error(f"expected location instance, found '{word}'", start)
-
-    def resolve_location(self, loc: Location) -> Location:
-        """`loc` with every DeferredLoc replaced by its alias's definition."""
-        if isinstance(loc, DeferredLoc):
-            target = self.attr_aliases.get(loc.alias)
-            if target is None:
-                raise self.error(
-                    f"undefined location alias '#{loc.alias}'", self.deferred_uses[loc.alias]
-                )
-            if not isinstance(target, Location):
-                raise self.error(
-                    f"expected location, but '#{loc.alias}' is {target}",
-                    self.deferred_uses[loc.alias],
-                )
-            return self.resolve_location(target) if self._deferred_aliases else target
-        if isinstance(loc, NameLoc):
-            return NameLoc(loc.name, self.resolve_location(loc.child))
-        if isinstance(loc, CallSiteLoc):
-            return CallSiteLoc(self.resolve_location(loc.callee), self.resolve_location(loc.caller))
-        if isinstance(loc, FusedLoc):
-            return FusedLoc([self.resolve_location(x) for x in loc.locations], loc.metadata)
-        return loc
-
-
-def _overrides(cls, method: str) -> bool:
-    """Whether `cls` defines classmethod `method` rather than inheriting the base's stub."""
-    base = DialectType if issubclass(cls, DialectType) else DialectAttribute
-    return getattr(cls, method).__func__ is not getattr(base, method).__func__
-
-
-def _builtin_scalar(name: str) -> Type | None:
-    m = _INT_TYPE.match(name)
-    if m is not None:
-        return IntegerType(int(m.group(1))) if m.group(1)[0] != "0" else None
-    if name in FLOAT_SEMANTICS:
-        return FloatType(name)
-    if name == "index":
-        return IndexType()
-    if name == "none":
-        return NoneType()
-    return None
 
 
 def _flatten(literal, out: list) -> None:

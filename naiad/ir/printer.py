@@ -17,7 +17,8 @@ from .asm_locations import LocationAliases
 from .asm_names import NameState
 from .asm_syntax import result_names_for, syntax_for
 from .attributes import UnitAttr
-from .format import groups_of, print_format
+from .format import groups_of
+from .format_print import print_format
 from .gc_pause import gc_paused
 from .operation import UnregisteredOp
 from .syntax import keyword_or_string, quote_string

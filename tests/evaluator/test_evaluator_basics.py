@@ -7,7 +7,7 @@ argument, program order, argument typing.
 
 import numpy as np
 import pytest
-from kernels import Kernel, tensor
+from evaluator_helpers import Kernel, tensor
 
 from naiad.dialects import arith, tt, ub
 from naiad.ir import BoolAttr, IntegerAttr, NameLoc, StringAttr, f16, f32, i1, i32, i64
@@ -84,7 +84,9 @@ def test_programs_run_in_linear_order_x_fastest():
     ticket = k.op(tt.AtomicRMWOp, "add", counter, k.const(1, i32))
     pid = [k.op(tt.GetProgramIdOp, axis) for axis in range(3)]
     num = [k.op(tt.GetNumProgramsOp, axis) for axis in range(3)]
-    linear = k.op(arith.MulIOp, k.op(arith.AddIOp, k.op(arith.MulIOp, pid[2], num[1]), pid[1]), num[0])
+    linear = k.op(
+        arith.MulIOp, k.op(arith.AddIOp, k.op(arith.MulIOp, pid[2], num[1]), pid[1]), num[0]
+    )
     linear = k.op(arith.AddIOp, linear, pid[0])
     k.op(tt.StoreOp, k.op(tt.AddPtrOp, order, ticket), linear)
     module = k.ret()
@@ -136,7 +138,7 @@ def test_an_op_without_a_meaning_is_named():
         result=[tensor([4], f32)],
     )
     module = k.ret(asm)
-    with pytest.raises(UnsupportedOpError, match="tt.elementwise_inline_asm"):
+    with pytest.raises(UnsupportedOpError, match=r"tt\.elementwise_inline_asm"):
         evaluate(module, "k", [np.zeros(4, np.float32)])
 
 
@@ -146,5 +148,5 @@ def test_wrong_arguments_are_reported():
         evaluate(module, "add", [np.zeros(4, np.float32)])
     with pytest.raises(EvaluationError, match="pointer"):
         evaluate(module, "add", [1, 2, 3, 4])
-    with pytest.raises(EvaluationError, match="no tt.func named @nope"):
+    with pytest.raises(EvaluationError, match=r"no tt\.func named @nope"):
         evaluate(module, "nope", [])

@@ -2,7 +2,7 @@
 loops, branches between blocks with block arguments (Triton's early return), and calls."""
 
 import numpy as np
-from kernels import Kernel, tensor
+from evaluator_helpers import Kernel, tensor
 
 from naiad.dialects import arith, cf, scf, tt
 from naiad.ir import Block, IndexType, UnitAttr, f32, i1, i32, i64

@@ -7,7 +7,7 @@ both against NumPy on the matching view, plus the GPU's answers the interpreter 
 
 import numpy as np
 import pytest
-from kernels import Kernel, tensor
+from evaluator_helpers import Kernel, tensor
 
 from naiad.dialects import arith, math, tt
 from naiad.ir import f16, f32, i1, i8, i32, i64
@@ -148,9 +148,13 @@ def test_unsigned_high_product_and_bit_counts():
     t = tensor([N], i32)
     k = Kernel("k", [t], [t, t, t])
     (x,) = k.args
-    module = k.ret(*(k.op(c, x) for c in (math.CtPopOp, math.CountLeadingZerosOp, math.CountTrailingZerosOp)))
+    module = k.ret(
+        *(k.op(c, x) for c in (math.CtPopOp, math.CountLeadingZerosOp, math.CountTrailingZerosOp))
+    )
     [(pop, lz, tz)] = evaluate(module, "k", [a])
     u = a.view(np.uint32)
     np.testing.assert_array_equal(pop, [bin(v).count("1") for v in u])
     np.testing.assert_array_equal(lz, [32 - int(v).bit_length() for v in u])
-    np.testing.assert_array_equal(tz, [32 if v == 0 else (int(v) & -int(v)).bit_length() - 1 for v in u])
+    np.testing.assert_array_equal(
+        tz, [32 if v == 0 else (int(v) & -int(v)).bit_length() - 1 for v in u]
+    )

@@ -33,7 +33,7 @@ from .values import (
     view_dtype,
 )
 
-# -- integer and float arithmetic ---------------------------------------------------------------
+# -- integer and float arithmetic ------------------------------------------------------------------
 _NEUTRAL = ("arith.addi", "arith.subi", "arith.muli", "arith.andi", "arith.ori", "arith.xori")
 _FLOAT = (
     "arith.addf",
@@ -125,7 +125,9 @@ def cmpi(ev, op, operands):
     width = int_width(op.lhs.type)
     view = {"u": unsigned, "s": signed}.get(predicate[0], lambda x, w: np.asarray(x))
     a, b = (view(x, width) for x in operands)
-    return ev.builder.elementwise("arith.cmpi", [a, b], lang_type(op.result.type), predicate=predicate)
+    return ev.builder.elementwise(
+        "arith.cmpi", [a, b], lang_type(op.result.type), predicate=predicate
+    )
 
 
 # The unordered comparisons the interpreter's table lacks: each is the negated ordered opposite.
@@ -154,7 +156,7 @@ def clampf(ev, op, operands):
     )
 
 
-# -- conversions ----------------------------------------------------------------------------------
+# -- conversions -----------------------------------------------------------------------------------
 def _name(ir_type, is_unsigned: bool = False) -> str:
     return view_dtype(ir_type, is_unsigned).name if int_width(ir_type) > 1 else "int1"
 
@@ -221,7 +223,7 @@ def bitcast(ev, op, operands):
     return np.asarray(x).view(host_dtype(out))
 
 
-# -- math functions the language reaches through libdevice, and integer bit counts -------------
+# -- math functions the language reaches through libdevice, and integer bit counts -----------------
 _LIBDEVICE_STEMS = {
     "math.tan": "tan",
     "math.tanh": "tanh",
@@ -307,7 +309,7 @@ def ipowi(ev, op, operands):
     return canonical(np.where(exponent < 0, negative, result).astype(f"int{max(width, 8)}"), width)
 
 
-# -- calls out of the IR --------------------------------------------------------------------------
+# -- calls out of the IR ---------------------------------------------------------------------------
 # symbol -> (argument dtype names, result dtype name), from the language's libdevice table: the
 # dtypes say how to see the signless operands (`__nv_umulhi` reads uint32).
 _SIGNATURES = {

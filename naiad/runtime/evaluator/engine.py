@@ -164,7 +164,9 @@ class Evaluator:
         if np.ndim(value) != 0:
             if self.combining:
                 raise BlockHasNoScalarValue()
-            raise EvaluationError(f"'{op.name}' needs a scalar operand, got shape {np.shape(value)}")
+            raise EvaluationError(
+                f"'{op.name}' needs a scalar operand, got shape {np.shape(value)}"
+            )
         return np.asarray(value).item()
 
     def run_combine(self, region, args) -> list:
@@ -185,7 +187,7 @@ def _where(op) -> str:
     return "" if loc is None else f" at {loc.filename}:{loc.line}:{loc.col}"
 
 
-# -- structured control flow and calls ---------------------------------------------------------------
+# -- structured control flow and calls -------------------------------------------------------------
 @handles("scf.for")
 def scf_for(ev: Evaluator, op, operands):
     lower, upper, step, *carried = operands

@@ -45,7 +45,7 @@ def num_programs(ev, op, operands):
     return ev.builder.num_programs(op.axis_index)
 
 
-# -- shapes -----------------------------------------------------------------------------------------
+# -- shapes ----------------------------------------------------------------------------------------
 @handles("tt.splat")
 def splat(ev, op, operands):
     return ev.builder.splat(operands[0], lang_type(op.result.type))
@@ -105,7 +105,7 @@ def histogram(ev, op, operands):
     return counts.astype(host_dtype(op.result.type))
 
 
-# -- regions ------------------------------------------------------------------------------------------
+# -- regions ---------------------------------------------------------------------------------------
 def _arrays(op, operands) -> list:
     if any(isinstance(x, Pointers) for x in operands):
         raise UnsupportedOpError(
@@ -116,7 +116,9 @@ def _arrays(op, operands) -> list:
 
 
 def _typed(op, results) -> list:
-    return [np.asarray(r).astype(host_dtype(v.type), copy=False) for r, v in zip(results, op.results)]
+    return [
+        np.asarray(r).astype(host_dtype(v.type), copy=False) for r, v in zip(results, op.results)
+    ]
 
 
 @handles("tt.reduce")
@@ -172,7 +174,7 @@ def dot(ev, op, operands):
     return ev.builder.dot(a, b, c, precision, imprecise, lang_type(op.d.type))
 
 
-# -- debug ------------------------------------------------------------------------------------------
+# -- debug -----------------------------------------------------------------------------------------
 @handles("tt.print")
 def device_print(ev, op, operands):
     """`isSigned` says, per argument, whether its integers print signed."""

@@ -1,0 +1,129 @@
+"""A jit function's source as the code generator reads it: its AST at absolute file positions,
+its names (globals, closure cells, parameters), and the facts about its AST it asks repeatedly.
+
+The AST is parsed once per function and cached (a warm compile of another specialization skips
+the parse). Line numbers are the file's own (not counted from `def`) and columns are shifted by
+the indentation `textwrap.dedent` removed, so locations point at the user's real text.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import inspect
+import linecache
+import textwrap
+from dataclasses import dataclass, field
+
+from naiad import errors
+from naiad.language import core
+
+
+@dataclass
+class FunctionSource:
+    """One Python function (the body of a `@naiad.jit` or of a language `@jit` function)."""
+
+    fn: object
+    filename: str
+    definition: ast.FunctionDef
+    signature: inspect.Signature
+    constexpr_params: frozenset
+    closure: dict
+    is_user: bool  # in the user's files (errors are reported here) rather than Naiad's
+    _facts: dict = field(default_factory=dict)
+
+    @property
+    def globals(self) -> dict:
+        return self.fn.__globals__
+
+    def line(self, lineno: int) -> str:
+        return linecache.getline(self.filename, lineno).rstrip("\r\n")
+
+    def location(self, node: ast.AST) -> errors.SourceLocation:
+        """The user-facing location of `node`: file, line, 1-based character column."""
+        line = self.line(node.lineno)
+        col = len(line.encode("utf-8")[: node.col_offset].decode("utf-8", "replace")) + 1
+        return errors.SourceLocation(self.filename, node.lineno, col, line, self.fn.__name__)
+
+    def contains_return(self, node: ast.AST) -> bool:
+        """Whether `node` holds a `return` (nested function definitions aside)."""
+        key = ("return", id(node))
+        if key not in self._facts:
+            self._facts[key] = any(isinstance(n, ast.Return) for n in _walk_body(node))
+        return self._facts[key]
+
+    def stored_names(self, body: list, node: ast.AST) -> frozenset:
+        """The names the statements `body` (of loop `node`) assign: the candidates to be carried
+        through the loop."""
+        key = ("stored", id(node))
+        if key not in self._facts:
+            names = set()
+            for stmt in body:
+                for n in _walk_body(stmt):
+                    if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                        names.add(n.id)
+            self._facts[key] = frozenset(names)
+        return self._facts[key]
+
+
+def _walk_body(node: ast.AST):
+    """`ast.walk` that does not enter nested functions, lambdas or classes."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        for child in ast.iter_child_nodes(current):
+            if not isinstance(child, (ast.FunctionDef, ast.Lambda, ast.ClassDef)):
+                stack.append(child)
+
+
+@functools.lru_cache(maxsize=512)
+def function_source(fn) -> FunctionSource:
+    """The parsed source of `fn` (a plain Python function), cached per function object."""
+    try:
+        lines, first_line = inspect.getsourcelines(fn)
+    except (OSError, TypeError) as exc:
+        raise TypeError(f"cannot read the source of {fn!r}: {exc}") from None
+    indent = len(lines[0]) - len(lines[0].lstrip())
+    tree = ast.parse(textwrap.dedent("".join(lines)))
+    ast.increment_lineno(tree, first_line - 1)
+    if indent:
+        for node in ast.walk(tree):
+            if hasattr(node, "col_offset"):
+                node.col_offset += indent
+    definition = tree.body[0]
+    if not isinstance(definition, ast.FunctionDef):
+        raise TypeError(
+            f"a jit function must be defined with `def`, got {type(definition).__name__}"
+        )
+    signature = inspect.signature(fn)
+    cells = dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__ or ())))
+    filename = fn.__code__.co_filename
+    return FunctionSource(
+        fn=fn,
+        filename=filename,
+        definition=definition,
+        signature=signature,
+        constexpr_params=frozenset(
+            name for name, p in signature.parameters.items() if _is_constexpr(p.annotation)
+        ),
+        closure=cells,
+        is_user=errors.is_user_file(filename),
+    )
+
+
+def _is_constexpr(annotation) -> bool:
+    """`x: tl.constexpr` (also spelled as a string, as `from __future__ import annotations`
+    leaves every annotation)."""
+    if annotation is core.constexpr:
+        return True
+    return isinstance(annotation, str) and annotation.split(".")[-1] == "constexpr"
+
+
+def names_constexpr(annotation: ast.AST) -> bool:
+    """Whether an annotation expression spells `constexpr` (`tl.constexpr`, `constexpr`)."""
+    if isinstance(annotation, ast.Attribute):
+        return annotation.attr == "constexpr"
+    if isinstance(annotation, ast.Name):
+        return annotation.id == "constexpr"
+    return isinstance(annotation, ast.Constant) and annotation.value == "constexpr"
