@@ -28,13 +28,18 @@ class FunctionSource:
     definition: ast.FunctionDef
     signature: inspect.Signature
     constexpr_params: frozenset
-    closure: dict
     is_user: bool  # in the user's files (errors are reported here) rather than Naiad's
     _facts: dict = field(default_factory=dict)
 
     @property
     def globals(self) -> dict:
         return self.fn.__globals__
+
+    @property
+    def closure(self) -> dict:
+        """The closure's cells as they hold now (read at each compile, like globals)."""
+        fn = self.fn
+        return dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__ or ())))
 
     def line(self, lineno: int) -> str:
         return linecache.getline(self.filename, lineno).rstrip("\r\n")
@@ -97,7 +102,6 @@ def function_source(fn) -> FunctionSource:
             f"a jit function must be defined with `def`, got {type(definition).__name__}"
         )
     signature = inspect.signature(fn)
-    cells = dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__ or ())))
     filename = fn.__code__.co_filename
     return FunctionSource(
         fn=fn,
@@ -107,7 +111,6 @@ def function_source(fn) -> FunctionSource:
         constexpr_params=frozenset(
             name for name, p in signature.parameters.items() if _is_constexpr(p.annotation)
         ),
-        closure=cells,
         is_user=errors.is_user_file(filename),
     )
 

@@ -11,7 +11,7 @@ import pathlib
 import numpy as np
 import pytest
 
-import naiad.dialects  # noqa: F401  (registers the ops)
+import naiad.dialects
 import naiad.passes  # noqa: F401  (registers the passes)
 from naiad.ir import IntegerType
 from naiad.ir.parser import parse_module
