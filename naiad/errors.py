@@ -101,6 +101,10 @@ class KernelAssertionError(CompilationError, AssertionError):
     """A failed device-side assertion, at the user's line."""
 
 
+class KernelNameError(CompilationError, NameError):
+    """A name a kernel reads that has no value there (or may not be read), at the user's line."""
+
+
 class CompileTimeAssertionFailure(CompilationError):
     """`tl.static_assert` failed."""
 
@@ -117,6 +121,7 @@ def located_error_class(exc: BaseException) -> type[CompilationError]:
         (IndexError, KernelIndexError),
         (AssertionError, KernelAssertionError),
         (ValueError, KernelValueError),
+        (NameError, KernelNameError),
     ):
         if isinstance(exc, base):
             return located
@@ -127,7 +132,15 @@ def error_message(exc: BaseException) -> str:
     """The text a located error shows for `exc`: its own message, prefixed by its class name
     unless it is one of the kinds a kernel author expects (type, value, ... errors)."""
     message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-    expected = (NaiadError, TypeError, ValueError, NotImplementedError, IndexError, AssertionError)
+    expected = (
+        NaiadError,
+        TypeError,
+        ValueError,
+        NotImplementedError,
+        IndexError,
+        AssertionError,
+        NameError,
+    )
     if not isinstance(exc, expected):
         message = f"{type(exc).__name__}: {message}"
     return message

@@ -31,11 +31,10 @@ FIXTURES = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "ir", "f
 def build_module(min_ops: int) -> ModuleOp:
     """A module of at least `min_ops` ops: the fixtures' functions, cloned under new names
     (calls renamed along), round after round."""
-    texts = [open(p).read() for p in sorted(glob.glob(os.path.join(FIXTURES, "*.ttir")))]
-    sources = [
-        parse_module(t, os.path.basename(p))
-        for t, p in zip(texts, sorted(glob.glob(os.path.join(FIXTURES, "*.ttir"))))
-    ]
+    sources = []
+    for path in sorted(glob.glob(os.path.join(FIXTURES, "*.ttir"))):
+        with open(path) as f:
+            sources.append(parse_module(f.read(), os.path.basename(path)))
     module = ModuleOp()
     count = 0
     round_ = 0

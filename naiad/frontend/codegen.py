@@ -53,6 +53,7 @@ class CodeGenerator(ExpressionsMixin, ControlFlowMixin, CallsMixin, ast.NodeVisi
         self._rest = None  # the statements after the current one: (stmts, index, parent)
         self._loop_depth = 0
         self._name_hint = None
+        self._scoped_out: dict = {}  # name -> where it was defined and went out of scope
 
     def generate(self, params: dict):
         """Generate the body with `params` bound; the returned value (None when it falls off
@@ -81,8 +82,7 @@ class CodeGenerator(ExpressionsMixin, ControlFlowMixin, CallsMixin, ast.NodeVisi
             builder.location = saved
 
     def _ir_location(self, node) -> ir.Location:
-        loc = ir.FileLineColLoc(self.source.filename, node.lineno, node.col_offset + 1)
-        return ir.NameLoc(self._name_hint, loc) if self._name_hint else loc
+        return self.source.ir_location(node, self._name_hint)
 
     def _located(self, exc: BaseException, node) -> errors.CompilationError:
         """`exc` at `node`, or at the innermost line of a plain Python helper (in the user's
@@ -124,7 +124,18 @@ class CodeGenerator(ExpressionsMixin, ControlFlowMixin, CallsMixin, ast.NodeVisi
             return value
         if hasattr(builtins, name):
             return getattr(builtins, name)
+        if name in self._scoped_out:
+            raise NameError(
+                f"`{name}` is defined only {self._scoped_out[name]}: give it a value before, "
+                "so that it has one on every path"
+            )
         raise NameError(f"name '{name}' is not defined")
+
+    def scoped_out(self, inner: dict, where: str) -> None:
+        """Remember the names `inner` (a branch's or a loop's scope) defined that do not live
+        on after it, to explain a later use of one."""
+        for name in inner.keys() - self.scope.keys():
+            self._scoped_out[name] = where
 
     def _check_global(self, name: str, value) -> None:
         """A kernel reads globals that are compile-time facts (as Triton): constexprs, dtypes,

@@ -97,6 +97,9 @@ class ControlFlowMixin:
         handles = iter(results)
         for name, then_value, _ in carried:
             self.scope[name] = vals.rebuild(then_value, handles)
+        where = f"in one branch of the `if` at line {node.lineno}"
+        self.scoped_out(then_scope, where)
+        self.scoped_out(else_scope, where)
 
     def _create_if(self, cond, then_block, else_block, then_leaves, else_leaves):
         """The `scf.if` of two built branches, each ending in a yield of its leaves."""

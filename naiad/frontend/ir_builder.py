@@ -55,6 +55,8 @@ class IRBuilder:
 
     def elementwise(self, op, operands, ty, **attrs):
         result_type = types.ir_type(ty)
+        if op == "arith.bitcast" and operands[0].type is result_type:
+            return operands[0]  # uint32 <-> int32: the same signless value
         attributes = _elementwise_attributes(op, operands, result_type, attrs)
         created = ir.create_operation(
             op, list(operands), [result_type], attributes, location=self.builder.location

@@ -15,7 +15,7 @@ import linecache
 import textwrap
 from dataclasses import dataclass, field
 
-from naiad import errors
+from naiad import errors, ir
 from naiad.language import core
 
 
@@ -30,6 +30,7 @@ class FunctionSource:
     constexpr_params: frozenset
     is_user: bool  # in the user's files (errors are reported here) rather than Naiad's
     _facts: dict = field(default_factory=dict)
+    _locations: dict = field(default_factory=dict)
 
     @property
     def globals(self) -> dict:
@@ -49,6 +50,17 @@ class FunctionSource:
         line = self.line(node.lineno)
         col = len(line.encode("utf-8")[: node.col_offset].decode("utf-8", "replace")) + 1
         return errors.SourceLocation(self.filename, node.lineno, col, line, self.fn.__name__)
+
+    def ir_location(self, node: ast.AST, name: str | None) -> ir.Location:
+        """The IR location of `node` (`NameLoc(name, ...)` inside `name = ...`), made once."""
+        key = (id(node), name)
+        loc = self._locations.get(key)
+        if loc is None:
+            loc = ir.FileLineColLoc(self.filename, node.lineno, node.col_offset + 1)
+            if name:
+                loc = ir.NameLoc(name, loc)
+            self._locations[key] = loc
+        return loc
 
     def contains_return(self, node: ast.AST) -> bool:
         """Whether `node` holds a `return` (nested function definitions aside)."""

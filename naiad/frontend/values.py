@@ -109,9 +109,10 @@ def leaf_paths(value, prefix: str) -> list[str]:
     return paths
 
 
-def rebuild(value, tensors) -> object:
-    """`value` with its tensors replaced, in order, by those of the iterator `tensors`."""
-    return map_leaves(value, lambda _: next(tensors))
+def rebuild(value, handles) -> object:
+    """`value` with its tensors replaced, in order, by tensors of the same types over the IR
+    values of the iterator `handles` (an op's results, a block's arguments)."""
+    return map_leaves(value, lambda x: core.tensor(next(handles), x.type))
 
 
 def skeleton(value):

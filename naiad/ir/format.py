@@ -1,6 +1,6 @@
 """MLIR's declarative assembly format, interpreted: an op's `assembly_format` string (as in its
-upstream .td file) is compiled once into elements, then printed and parsed (format_parse.py)
-exactly as the C++ that mlir-tblgen generates from it would.
+upstream .td file) is compiled once into elements, then printed (format_print.py) and parsed
+(format_parse.py) as the C++ that mlir-tblgen generates from it would.
 
 Directives: `$operand` `$attribute` `$region` `$successor`, `attr-dict`,
 `attr-dict-with-keyword`, `type(...)`, `qualified(...)`, `functional-type(a, b)`, `operands`,
@@ -8,19 +8,22 @@ Directives: `$operand` `$attribute` `$region` `$successor`, `attr-dict`,
 `` `` `` none), optional groups `( ... $anchor^ ... )?` with an optional else branch
 `( ... ) : ( ... )?`, and `oilist(`kw` ... | `kw` ... )`.
 
-How an attribute is spelled follows from its field's constraint (opfields.py): an enum (a
-constraint or attribute class with `from_keyword`, an attribute with `keyword`) prints as its
-bare keyword; a constraint naming a type (`attr_type`, as I32Attr) prints the value without its
-type; a dialect attribute prints without its `#dialect.mnemonic` prefix; anything else prints
-in full. Likewise `type($x)` prints a dialect type without `!dialect.mnemonic` when the
-operand's constraint is that one type class (`type_class`), unless `qualified`.
+How an attribute variable is spelled follows from its field's constraint, with the dialects'
+conventions (naiad/dialects/base.py): an enum (a constraint with `keyword` / `parse_keyword`, as
+`EnumAttr`) by its keyword (`slt`, `acq_rel`); an integer of a type ODS can build (I32Attr) by
+its value alone; a dense i32 array as `[1, 2]`; a dialect attribute of the one class the
+constraint names without its `#dialect.mnemonic` prefix (`<fast>`); anything else in full. Likewise
+`type($x)` prints a dialect type stripped (`<f16>`) when the operand's constraint names that one
+type class (`type_class`, as `TypeClass`), unless `qualified`. A default (the class's
+`attribute_defaults`) is not printed: an optional group anchored on it, an `oilist` clause or
+`attr-dict` leaves it out, as MLIR does for a `DefaultValuedAttr`.
 """
 
 from __future__ import annotations
 
 import re
 
-from .attributes import _DIALECT_ATTRIBUTES, DialectAttribute, IntegerAttr, UnitAttr
+from .attributes import _DIALECT_ATTRIBUTES, DenseArrayAttr, DialectAttribute, IntegerAttr, UnitAttr
 from .errors import IRError
 from .opfields import AttributeDef, OperandDef, RegionDef, ResultDef, SuccessorDef
 from .types import i32, i64
@@ -241,6 +244,11 @@ ATTR_TYPES = {
     "32-bit signless integer attribute": i32,
     "64-bit signless integer attribute": i64,
 }
+# Dense array constraints, which a format spells without `array<i32: ...>`: `[1, 2]`.
+DENSE_ARRAY_TYPES = {
+    "i32 dense array attribute": i32,
+    "i64 dense array attribute": i64,
+}
 
 
 def attribute_class(constraint):
@@ -267,6 +275,8 @@ def attribute_text(d: AttributeDef, attr) -> str:
     attr_type = ATTR_TYPES.get(constraint.description)
     if attr_type is not None and type(attr) is IntegerAttr and attr.type is attr_type:
         return str(attr.value)
+    if constraint.description in DENSE_ARRAY_TYPES and isinstance(attr, DenseArrayAttr):
+        return "[" + ", ".join(str(v) for v in attr.values) + "]"
     if isinstance(attr, DialectAttribute) and attribute_class(constraint) is not None:
         return _stripped(attr)
     return str(attr)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from .asm_syntax import type_inference_for
 from .attributes import DenseArrayAttr, UnitAttr
-from .format import ATTR_TYPES, attribute_class, compiled_format, is_enum
+from .format import ATTR_TYPES, DENSE_ARRAY_TYPES, attribute_class, compiled_format, is_enum
 from .lexer import KEYWORD
 from .opfields import OPTIONAL, SINGLE, AttributeDef
 from .traits import SameOperandsAndResultType
@@ -113,6 +113,16 @@ class _ParseContext:
                 return constraint.parse_keyword(text)
             except ValueError as exc:
                 raise parser.error(str(exc), pos) from None
+        element = DENSE_ARRAY_TYPES.get(constraint.description)
+        if element is not None and parser.lex.peek("["):
+            parser.expect("[")
+            values = []
+            if not parser.accept("]"):
+                values.append(parser.parse_integer())
+                while parser.accept(","):
+                    values.append(parser.parse_integer())
+                parser.expect("]")
+            return DenseArrayAttr(element, values)
         attr_class = attribute_class(constraint)
         if attr_class is not None and not parser.lex.peek("#"):
             return parse_stripped(parser, attr_class)
@@ -295,7 +305,12 @@ class _ParseContext:
                 if not found or found[0] is None:
                     continue
                 x = found[0]
-            known[target] = [x if fn is None else fn(x)]
+            try:
+                known[target] = [x if fn is None else fn(x)]
+            except (AttributeError, TypeError, ValueError, KeyError):
+                raise self.parser.error(
+                    f"'{cls.name}': cannot infer the type of '{target}' from {x}"
+                ) from None
         hook = type_inference_for(cls.name)
         if hook is not None and any(d.name not in known for d in missing):
             for d, t in zip(self.op_def.results, hook(self.state, values)):

@@ -29,6 +29,7 @@ HASH_ID = re.compile(r"#([A-Za-z_][A-Za-z0-9_$.\-]*|[0-9]+)" + _TAIL)
 BANG_ID = re.compile(r"!([A-Za-z_][A-Za-z0-9_$.\-]*|[0-9]+)" + _TAIL)
 SPACE = re.compile(_TAIL)
 _NEWLINE = re.compile(r"\n")
+_NEXT_TOKEN = re.compile(r"\s*([A-Za-z0-9_$.%#^@!\-]+|\S)")
 
 _PUNCT: dict[str, re.Pattern] = {}
 _ESCAPE = re.compile(r"\\(?:([0-9a-fA-F]{2})|(.))", re.S)
@@ -43,6 +44,14 @@ def punct_pattern(text: str) -> re.Pattern:
         guard = r"(?![A-Za-z0-9_$.])" if text[-1].isalnum() or text[-1] == "_" else ""
         pattern = _PUNCT[text] = re.compile(re.escape(text) + guard + _TAIL)
     return pattern
+
+
+def integer_value(text: str) -> int:
+    """The value of an integer literal: decimal (leading zeros allowed, as MLIR reads them) or
+    `0x` hexadecimal, optionally negative."""
+    body = text.lstrip("-")
+    value = int(body, 16) if body.startswith("0x") else int(body, 10)
+    return -value if text.startswith("-") else value
 
 
 def unescape(body: str) -> str:
@@ -103,10 +112,8 @@ class Lexer:
 
     def describe_next(self) -> str:
         """The next token, quoted, for messages: `'foo'`, or `end of file`."""
-        if self.pos >= len(self.text):
-            return "end of file"
-        m = re.compile(r"[A-Za-z0-9_$.%#^@!\-]+|\S").match(self.text, self.pos)
-        return f"'{m.group(0)}'"
+        m = _NEXT_TOKEN.match(self.text, self.pos)
+        return "end of file" if m is None else f"'{m.group(1)}'"
 
     # -- reading tokens
 

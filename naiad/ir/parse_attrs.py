@@ -89,12 +89,12 @@ class AttrParser(TypeParser, LocationParser):
         if isinstance(type, FloatType):
             if not text.startswith("0x"):
                 return FloatAttr(float(int(text)), type)
-            return FloatAttr(float_from_bits(type.kind, int(text, 16)), type)
+            return FloatAttr(float_from_bits(type.kind, lx.integer_value(text)), type)
         if type is None:
             type = i64
         if not isinstance(type, IntegerType | IndexType):
             raise self.error(f"integer value not valid for type {type}", start)
-        return IntegerAttr(int(text, 0), type)
+        return IntegerAttr(lx.integer_value(text), type)
 
     def _parse_array_attr(self) -> ArrayAttr:
         self.lex.expect("[")
@@ -239,10 +239,10 @@ def _convert(parser: AttrParser, token: tuple, element: Type, pos: int):
         return text == "true"
     if isinstance(element, FloatType):
         if text.lstrip("-").startswith("0x"):
-            return float_from_bits(element.kind, int(text, 16))
+            return float_from_bits(element.kind, lx.integer_value(text))
         return float(text)
     try:
-        return int(text, 0)
+        return lx.integer_value(text)
     except ValueError:
         raise parser.error(f"expected integer element, found '{text}'", pos) from None
 

@@ -70,6 +70,8 @@ class LocationParser:
         char = lex.next_char()
         if char == "#":
             m = lex.take(lx.HASH_ID)
+            if m is None:
+                raise self.error("expected location alias after '#'")
             return self._location_alias(m.group(1), start)
         if char == '"':
             name = self.parse_string()

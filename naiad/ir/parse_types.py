@@ -80,7 +80,7 @@ class TypeParser:
         m = self.lex.take(lx.INTEGER)
         if m is None:
             raise self.error(f"expected {what}, found {self.lex.describe_next()}")
-        return int(m.group(1), 0)
+        return lx.integer_value(m.group(1))
 
     def parse_dimension_list(self) -> tuple[int, ...]:
         """`128x64x` (the dimensions before a tensor's element type)."""

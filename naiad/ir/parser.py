@@ -173,6 +173,8 @@ class Parser(AttrParser, ValueScopes):
         op_pos = lex.pos
         if lex.next_char() == '"':
             m = lex.take(STRING)
+            if m is None:
+                raise self.error("expected operation name in quotes")
             state = OperationState(unescape(m.group(1)), self, op_pos)
             op = self._parse_generic_body(state)
         else:
@@ -344,6 +346,8 @@ class Parser(AttrParser, ValueScopes):
         lex = self.lex
         pos = lex.pos
         m = lex.take(BLOCK_ID)
+        if m is None:
+            raise self.error("expected block name after '^'")
         entry = self._blocks[-1].get(m.group(1))
         if entry is not None and entry[1]:
             raise self.error(f"redefinition of block '^{m.group(1)}'", pos)

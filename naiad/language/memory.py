@@ -134,27 +134,31 @@ class block_ptr:
     def advanced(self, semantic, deltas):
         if len(deltas) != len(self.offsets):
             raise ValueError(f"advance needs {len(self.offsets)} offsets, got {len(deltas)}")
+        # As Triton 3.8: offsets are int64; every delta is widened, then added.
+        deltas = [semantic.cast(d, t.int64) for d in deltas]
         offsets = [semantic.add(o, d) for o, d in zip(self.offsets, deltas)]
         return block_ptr(self.base, self.shape, self.strides, offsets, self.block_shape, self.order)
 
     def _pointers_and_mask(self, semantic, boundary_check):
+        """The block of pointers and the bounds mask, computed as Triton 3.8 lowers a block
+        pointer: per dimension, the int64 coordinates `offset + arange`, broadcast to the block,
+        times the stride; the mask `0 <= coordinate < shape` of the checked dimensions."""
         rank = len(self.block_shape)
         pointers, mask = self.base, None
+        zero = semantic.scalar_constant(0, t.int64) if boundary_check else None
         for d in range(rank):
-            coords = semantic.add(semantic.arange(0, self.block_shape[d]), self.offsets[d])
+            span = semantic.cast(semantic.arange(0, self.block_shape[d]), t.int64)
+            coords = semantic.add(self.offsets[d], span)
             for axis in range(rank):
                 if axis != d:
                     coords = semantic.expand_dims(coords, axis)
-            step = semantic.mul(semantic.cast(coords, t.int64), self.strides[d])
-            pointers = semantic.add(pointers, step)
+            coords = semantic.broadcast_impl_shape(coords, self.block_shape)
+            pointers = semantic.add(pointers, semantic.mul(coords, self.strides[d]))
             if d in boundary_check:
                 inside = semantic.and_(
-                    semantic.greater_equal(coords, 0), semantic.less_than(coords, self.shape[d])
+                    semantic.greater_equal(coords, zero), semantic.less_than(coords, self.shape[d])
                 )
                 mask = inside if mask is None else semantic.and_(mask, inside)
-        pointers = semantic.broadcast_impl_shape(pointers, self.block_shape)
-        if mask is not None:
-            mask = semantic.broadcast_impl_shape(mask, self.block_shape)
         return pointers, mask
 
     def _check_boundary(self, boundary_check):
@@ -178,6 +182,8 @@ class block_ptr:
             other = _pymath.nan if padding_option == "nan" else 0
         elif mask is not None:
             other = 0
+        if other == 0 and self.base.type.scalar.element_ty.is_floating():
+            other = 0.0  # an fp32 zero converted to the element type, as Triton's padding
         return semantic.pointer_load(pointers, mask, other)
 
     def store(self, semantic, value, boundary_check):
@@ -204,7 +210,7 @@ def make_block_ptr(base, shape, strides, offsets, block_shape, order, _semantic=
         raise ValueError(f"make_block_ptr: order must be a permutation, got {order}")
     shape = [_semantic.cast(_semantic.to_tensor(s), t.int64) for s in shape]
     strides = [_semantic.cast(_semantic.to_tensor(s), t.int64) for s in strides]
-    offsets = [_semantic.cast(_semantic.to_tensor(o), t.int32) for o in offsets]
+    offsets = [_semantic.cast(_semantic.to_tensor(o), t.int64) for o in offsets]
     return block_ptr(base, shape, strides, offsets, block_shape, order)
 
 

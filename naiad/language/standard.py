@@ -175,6 +175,7 @@ def reduce_or(input, axis, keep_dims=False):
     return reduce(input, axis, _or_combine, keep_dims=keep_dims)
 
 
+@jit
 def _argmax_combine(value1, index1, value2, index2, tie_break_left):
     if tie_break_left:
         tie = (value1 == value2) & (index1 < index2)
@@ -184,6 +185,7 @@ def _argmax_combine(value1, index1, value2, index2, tie_break_left):
     return math.where(gt, value1, value2), math.where(gt, index1, index2)
 
 
+@jit
 def _argmin_combine(value1, index1, value2, index2, tie_break_left):
     if tie_break_left:
         tie = (value1 == value2) & (index1 < index2)
@@ -220,8 +222,8 @@ def _wrap_axis(axis, rank):
     return axis + rank if axis < 0 else axis
 
 
-@jit
 def _reduce_with_indices(input, axis, combine_fn, keep_dims=False):
+    """The value and index reduction of max/min (plain Python, inlined into them, as Triton)."""
     if _unwrap_if_constexpr(axis) is None:
         input = ravel(input)
         axis = 0

@@ -4,4 +4,4 @@ Importing this package registers every pass, so `PassManager(["cse", "dce"])` an
 find them by name.
 """
 
-from . import canonicalize, cse, dce, inline, licm, loop_unroll, symbol_dce  # noqa: F401
+from . import analysis, canonicalize, combine, cse, dce, inline, licm, loop_unroll, symbol_dce  # noqa: F401

@@ -2,7 +2,7 @@
 
 Each op class contributes what it knows: `fold()` (constant folding, `x + 0 -> x`, ...) and the
 patterns of `canonicalization_patterns()`; Triton-specific rewrites (addptr chains, splats of
-constants, masks that are always true) are patterns of those ops. Blocks no branch reaches are
+constants, masks that are always true) are the patterns of tt_canonicalize.py. Blocks no branch reaches are
 erased first, and dead pure ops on the way.
 
     %c0 = arith.constant 0 : i32
@@ -17,14 +17,16 @@ from ..ir import Operation, register_pass
 from ..ir.opdef import registered_ops
 from ..ir.passes import Pass
 from ..ir.rewriter import apply_patterns_greedily
+from .tt_canonicalize import tt_canonicalization_patterns
 from .unreachable_blocks import erase_unreachable_blocks
 
 
 def canonicalization_patterns() -> list:
-    """The patterns of every registered op class."""
+    """The patterns of every registered op class, and Triton's for `tt` ops."""
     patterns = []
     for op_class in registered_ops():
         patterns.extend(op_class.canonicalization_patterns())
+    patterns.extend(tt_canonicalization_patterns())
     return patterns
 
 

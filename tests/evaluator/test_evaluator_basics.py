@@ -10,7 +10,18 @@ import pytest
 from evaluator_helpers import Kernel, tensor
 
 from naiad.dialects import arith, tt, ub
-from naiad.ir import BoolAttr, IntegerAttr, NameLoc, StringAttr, f16, f32, i1, i32, i64
+from naiad.ir import (
+    BoolAttr,
+    IntegerAttr,
+    NameLoc,
+    StringAttr,
+    create_operation,
+    f16,
+    f32,
+    i1,
+    i32,
+    i64,
+)
 from naiad.runtime.evaluator import (
     EvaluationError,
     OutOfBoundsAccess,
@@ -142,11 +153,22 @@ def test_an_op_without_a_meaning_is_named():
         evaluate(module, "k", [np.zeros(4, np.float32)])
 
 
+def test_an_unregistered_op_is_named():
+    k = Kernel("k", [f32], [f32])
+    odd = k.builder.insert(create_operation("mydialect.frob", [k.args[0]], [f32], {}))
+    k.op(tt.ReturnOp, [odd.results[0]])
+    with pytest.raises(UnsupportedOpError, match=r"no meaning for 'mydialect\.frob'"):
+        evaluate(k.module, "k", [1.0])
+
+
 def test_wrong_arguments_are_reported():
     module = vector_add()
     with pytest.raises(EvaluationError, match="takes 4 argument"):
         evaluate(module, "add", [np.zeros(4, np.float32)])
     with pytest.raises(EvaluationError, match="pointer"):
         evaluate(module, "add", [1, 2, 3, 4])
+    x = np.zeros(4, np.float32)
+    with pytest.raises(EvaluationError, match="must be an integer"):
+        evaluate(module, "add", [x, x, x, 4.0])
     with pytest.raises(EvaluationError, match=r"no tt\.func named @nope"):
         evaluate(module, "nope", [])

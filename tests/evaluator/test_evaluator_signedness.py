@@ -158,3 +158,43 @@ def test_unsigned_high_product_and_bit_counts():
     np.testing.assert_array_equal(
         tz, [32 if v == 0 else (int(v) & -int(v)).bit_length() - 1 for v in u]
     )
+
+
+def test_rounded_divisions():
+    a = np.array([7, -7, 7, -7, 6, -6, 0, 2**31 - 1] * 2, np.int32)
+    b = np.array([2, 2, -2, -2, 3, 3, 5, 2] * 2, np.int32)
+    floor = run_binary(arith.FloorDivSIOp, a, b)
+    np.testing.assert_array_equal(floor, a.astype(np.int64) // b)
+    ceil = run_binary(arith.CeilDivSIOp, a, b)
+    np.testing.assert_array_equal(ceil, -(-a.astype(np.int64) // b))
+    ua, ub = a.view(np.uint32).astype(np.uint64), b.view(np.uint32).astype(np.uint64)
+    ceil_u = run_binary(arith.CeilDivUIOp, a, b).view(np.uint32)
+    np.testing.assert_array_equal(ceil_u, (ua + ub - np.uint64(1)) // ub)
+
+
+def test_unordered_float_comparisons_and_classes():
+    a = np.array([1.0, np.nan, 2.0, np.inf] * 4, np.float32)
+    b = np.array([1.0, 1.0, np.nan, 3.0] * 4, np.float32)
+    for predicate, expected in (
+        ("ueq", [True, True, True, False]),
+        ("ult", [False, True, True, False]),
+        ("uge", [True, True, True, True]),
+        ("one", [False, False, False, True]),
+        ("true", [True] * 4),
+    ):
+        got = run_binary(arith.CmpFOp, a, b, f32, result=tensor([N], i1), first=(predicate,))
+        assert list(got[:4]) == expected, predicate
+    t = tensor([N], f32)
+    k = Kernel("k", [t], [tensor([N], i1), tensor([N], i1)])
+    module = k.ret(k.op(math.IsNaNOp, k.args[0]), k.op(math.IsInfOp, k.args[0]))
+    [(nan, inf)] = evaluate(module, "k", [a])
+    np.testing.assert_array_equal(nan, np.isnan(a))
+    np.testing.assert_array_equal(inf, np.isinf(a))
+
+
+def test_integer_power_wraps():
+    base = np.array([3, -2, 1, -1, 5, 0, 2, 7] * 2, np.int32)
+    exponent = np.array([4, 3, -5, -3, -1, 0, 31, 20] * 2, np.int32)
+    got = run_binary(math.IPowIOp, base, exponent)
+    expected = [81, -8, 1, -1, 0, 1, -(2**31), (7**20 + 2**31) % 2**32 - 2**31]
+    assert list(got[:8]) == expected

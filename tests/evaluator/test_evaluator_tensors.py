@@ -2,16 +2,31 @@
 regions, dots, shape ops, atomics, block pointers, tensor descriptors, library calls and the
 debug ops."""
 
+import ml_dtypes
 import numpy as np
 import pytest
 from evaluator_helpers import Kernel, tensor
 
 from naiad.dialects import arith, math, scf, tt
-from naiad.ir import f16, f32, i1, i8, i32, i64
-from naiad.runtime.evaluator import DeviceAssertionError, evaluate
+from naiad.dialects.tt_attributes import DescriptorReduceKind, ScaleDotElemType
+from naiad.ir import (
+    Block,
+    BoolAttr,
+    FloatType,
+    IntegerAttr,
+    Region,
+    f16,
+    f32,
+    i1,
+    i8,
+    i32,
+    i64,
+)
+from naiad.runtime.evaluator import DeviceAssertionError, UnsupportedOpError, evaluate
 from naiad.tools.tensor_descriptor import TensorDescriptor
 
 RNG = np.random.default_rng(5)
+f8 = FloatType("f8E4M3FN")
 
 
 def test_reduce_with_a_two_operand_combine_region():
@@ -234,3 +249,64 @@ def test_print_and_assert():
     with pytest.raises(DeviceAssertionError, match="x must not be negative"):
         evaluate(module, "k", [np.array([1, -2, 3, 4], np.int32)], out=lines.append)
     assert lines[1] == f"pid (0, 0, 0) idx (1) x: {2**32 - 2}"  # printed unsigned
+
+
+def test_map_elementwise_runs_its_scalar_region():
+    """|x| written with an `scf.if` on the scalar: run one element at a time."""
+    t = tensor([8], f32)
+    k = Kernel("k", [t], [t])
+    region = Region([Block([f32])])
+    mapped = k.create(
+        tt.MapElementwiseOp,
+        [k.args[0]],
+        pack=IntegerAttr(1, i32),
+        result=[t],
+        scalarOp=region,
+    )
+    (x,) = region.blocks[0].arguments
+    with k.at_end(region.blocks[0]):
+        branch = k.create(scf.IfOp, k.op(arith.CmpFOp, "olt", x, k.const(0.0, f32)), [f32])
+        with k.at_end(branch.then_block):
+            k.op(scf.YieldOp, [k.op(arith.NegFOp, x)])
+        with k.at_end(branch.else_block):
+            k.op(scf.YieldOp, [x])
+        k.op(tt.MapElementwiseReturnOp, [branch.results[0]])
+    x = RNG.standard_normal(8).astype(np.float32)
+    [(y,)] = evaluate(k.ret(mapped.results[0]), "k", [x])
+    np.testing.assert_array_equal(y, np.abs(x))
+
+
+def test_descriptor_gather_and_reduce():
+    """Rows 3, 0, 9 (out of bounds: zeros) of an 8x16 tensor from column 4; then an atomic
+    add of ones into the block at (6, 8), half of which lies outside."""
+    a = RNG.standard_normal((8, 16)).astype(np.float32)
+    desc_type = tt.TensorDescType(tensor([1, 8], f32))
+    k = Kernel("k", [desc_type, tt.TensorDescType(tensor([4, 8], f32))], [tensor([4, 8], f32)])
+    rows = k.const([3, 0, 9, 7], tensor([4], i32))
+    gathered = k.op(
+        tt.DescriptorGatherOp, k.args[0], rows, k.const(4, i32), result=tensor([4, 8], f32)
+    )
+    ones = k.const(1.0, tensor([4, 8], f32))
+    at = [k.const(6, i32), k.const(12, i32)]
+    kind = DescriptorReduceKind.get("add")
+    k.op(tt.DescriptorReduceOp, k.args[1], ones, at, kind=kind)
+    module = k.ret(gathered)
+    base = a.copy()
+    descs = [TensorDescriptor.from_tensor(base, block) for block in ([1, 8], [4, 8])]
+    [(g,)] = evaluate(module, "k", descs)
+    padded = np.zeros((10, 16), np.float32)
+    padded[:8] = a
+    np.testing.assert_array_equal(g, padded[[3, 0, 9, 7], 4:12])
+    expected = a.copy()
+    expected[6:8, 12:16] += 1
+    np.testing.assert_array_equal(base, expected)
+
+
+def test_block_scaled_dots_are_refused_by_name():
+    t8 = tensor([16, 32], f8)
+    k = Kernel("k", [t8, tensor([32, 16], f8), tensor([16, 16], f32)], [tensor([16, 16], f32)])
+    kinds = {name: ScaleDotElemType.get("e4m3") for name in ("a_elem_type", "b_elem_type")}
+    d = k.op(tt.DotScaledOp, *k.args, None, None, fastMath=BoolAttr(False), **kinds)
+    a, b = np.zeros((16, 32), ml_dtypes.float8_e4m3fn), np.zeros((32, 16), ml_dtypes.float8_e4m3fn)
+    with pytest.raises(UnsupportedOpError, match=r"tt\.dot_scaled"):
+        evaluate(k.ret(d), "k", [a, b, np.zeros((16, 16), np.float32)])

@@ -59,9 +59,9 @@ class MemoryMixin:
             # As Triton: a load broadcasts the pointer with the mask and `other` (both ways),
             # so `tl.load(p + cols[None, :], mask=rows[:, None] < m)` loads a full block.
             if mask is not None:
-                ptr, _ = self.broadcast_impl_value(ptr, self.to_tensor(mask))
+                ptr, mask = self.broadcast_impl_value(ptr, self.to_tensor(mask))
             if other is not None:
-                ptr, _ = self.broadcast_impl_value(ptr, self.to_tensor(other))
+                ptr, other = self.broadcast_impl_value(ptr, self.to_tensor(other))
         mask, other = self._broadcast_to_pointer(ptr, mask, other, "load")
         element = ptr.type.scalar.element_ty
         if element.is_bool():

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ...ir import NameLoc, RankedTensorType
+from ...ir import FloatType, NameLoc, RankedTensorType
 from ...tools.tensor_descriptor import TensorDescriptor
 from ..host_arrays import describe, is_array_like
 from ..interpreter.launch import _HostCopies  # the interpreter's host copies of GPU storages
@@ -89,9 +89,11 @@ def _value(name, value, ir_type, memory, copies):
         return _pointer(name, value, memory, copies)
     if (isinstance(value, np.ndarray) and value.ndim == 0) or isinstance(value, np.generic):
         value = value.item()
-    if not isinstance(value, bool | int | float):
+    integer = not isinstance(ir_type, FloatType)
+    if not isinstance(value, bool | int | float) or (integer and isinstance(value, float)):
+        what = "an integer" if integer else "a number"
         raise EvaluationError(
-            f"argument `{name}` of type {ir_type} must be a number, got {type(value).__name__}"
+            f"argument `{name}` of type {ir_type} must be {what}, got {type(value).__name__}"
         )
     return scalar_value(value, ir_type)
 

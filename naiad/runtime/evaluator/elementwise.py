@@ -111,12 +111,13 @@ def rounded_division(ev, op, operands):
     a, b = (signed(x, width) for x in operands)
     inexact = r != 0
     if op.name == "arith.floordivsi":
-        step = -(inexact & ((a < 0) != (b < 0)))
+        step = np.where(inexact & ((a < 0) != (b < 0)), -1, 0)
     elif is_unsigned:
-        step = inexact
+        step = np.where(inexact, 1, 0)
     else:
-        step = inexact & ((a < 0) == (b < 0))
-    return canonical(signed(q, width) + step.astype(signed(q, width).dtype), width)
+        step = np.where(inexact & ((a < 0) == (b < 0)), 1, 0)
+    quotient = (unsigned if is_unsigned else signed)(q, width)
+    return canonical(quotient + step.astype(quotient.dtype), width)
 
 
 @handles("arith.cmpi")

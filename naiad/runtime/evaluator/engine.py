@@ -96,6 +96,7 @@ class Evaluator:
         self.memory = memory
         self.builder = InterpreterBuilder(memory, grid, debug, out)
         self.env: dict = {}
+        self.constants: dict = {}  # arith.constant op -> its value
         self.combining = 0  # > 0 inside a combine region, where values may be whole slices
 
     def value(self, v):

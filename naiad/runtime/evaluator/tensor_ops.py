@@ -22,7 +22,12 @@ from .values import constant, host_dtype, int_width, lang_type, unsigned, zeros
 
 @handles("arith.constant")
 def arith_constant(ev, op, operands):
-    return constant(op.value, op.result.type)
+    """Made once per op and launch (a loop body's constants are not rebuilt each iteration);
+    values are never written in place, so sharing them is safe."""
+    value = ev.constants.get(op)
+    if value is None:
+        value = ev.constants[op] = constant(op.value, op.result.type)
+    return value
 
 
 @handles("ub.poison")

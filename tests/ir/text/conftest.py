@@ -6,5 +6,5 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "unit"))
 
-import naiad.dialects  # noqa: E402, F401  (registers the ops and their syntax)
-import naiad.dialects.syntax  # noqa: E402, F401
+import naiad.dialects
+import naiad.dialects.syntax  # noqa: F401

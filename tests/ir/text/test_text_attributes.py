@@ -142,7 +142,12 @@ def test_literal_defaults_and_spellings():
         ("module {\n  %0 = arith.addi %a, : i32\n}", 2, 23, "expected SSA operand"),
         ("module {\n  %0 = foo.bar %a : i32\n}", 2, 8, "custom op 'foo.bar' is unknown"),
         ('module {\n  "x.y"() : () -> tensor<4xq32>\n}', 2, 28, "unknown type 'q32'"),
-        ("module {\n  %0 = arith.constant 1 : i32\n  %0 = arith.constant 2 : i32\n}", 3, 3, "redefinition"),
+        (
+            "module {\n  %0 = arith.constant 1 : i32\n  %0 = arith.constant 2 : i32\n}",
+            3,
+            3,
+            "redefinition",
+        ),
         ('module {\n  "x.y"(%v) : (i32) -> ()\n}', 2, 9, "use of undeclared SSA value name '%v'"),
         ('module {\n  "x.y"() : () -> () loc(#nope)\n}', 2, 26, "undefined location alias"),
         ('module {\n  "x.y"()[^bb9] : () -> ()\n}', 2, 11, "undefined block"),
@@ -158,3 +163,28 @@ def test_errors_carry_line_and_column(text, line, col, message):
     assert message in error.message
     assert str(error).startswith(f"in.mlir:{line}:{col}: error: ")
     assert "\n" not in str(error)
+
+
+def test_damaged_text_raises_only_parse_errors():
+    # Characters deleted, doubled or replaced at random in a Triton dump: the parser either
+    # reads the result or reports a ParseError, never another exception.
+    import os
+    import random
+
+    path = os.path.join(os.path.dirname(__file__), "..", "fixtures", "lang_elementwise.ttir")
+    with open(path) as f:
+        text = f.read()
+    rng = random.Random(2026)
+    for _ in range(300):
+        i = rng.randrange(len(text))
+        kind = rng.choice(("delete", "double", "replace"))
+        if kind == "delete":
+            damaged = text[:i] + text[i + rng.choice((1, 2, 5)) :]
+        elif kind == "double":
+            damaged = text[:i] + text[i : i + 3] + text[i:]
+        else:
+            damaged = text[:i] + rng.choice(' ,:%#()<>{}[]"x0=') + text[i + 1 :]
+        try:
+            parse_module(damaged, "damaged.ttir")
+        except ParseError as error:
+            assert str(error).startswith("damaged.ttir:")

@@ -91,7 +91,9 @@ def op_structure(module) -> dict:
     return {"funcs": funcs}
 
 
-@pytest.mark.parametrize("name", sorted(n[:-5] for n in os.listdir(FIXTURES) if n.endswith(".json")))
+@pytest.mark.parametrize(
+    "name", sorted(n[:-5] for n in os.listdir(FIXTURES) if n.endswith(".json"))
+)
 def test_op_structure_matches_the_json(name):
     with open(os.path.join(FIXTURES, name + ".json")) as f:
         expected = json.load(f)

@@ -83,13 +83,13 @@ module {
   tt.func @g(%c: i1, %v: i32) -> i32 {
     cf.cond_br %c, ^bb2(%v : i32), ^bb1
   ^bb1:
-    %z = "test.op"() : () -> i32
+    %z = "u.op"() : () -> i32
     cf.br ^bb2(%z : i32)
   ^bb2(%r: i32):
-    %p:2 = "test.pair"(%r) : (i32) -> (i32, i32)
+    %p:2 = "u.pair"(%r) : (i32) -> (i32, i32)
     %s = arith.addi %p#0, %p#1 : i32
-    %0 = "test.use"(%later) : (i32) -> i32
-    %later = "test.def"() : () -> i32
+    %0 = "u.use"(%later) : (i32) -> i32
+    %later = "u.def"() : () -> i32
     cf.br ^bb3
   ^bb3:
     tt.return %s : i32
@@ -107,13 +107,13 @@ def test_blocks_successors_result_groups_and_forward_references():
           tt.func @g(%arg0: i1, %arg1: i32) -> i32 {
             cf.cond_br %arg0, ^bb2(%arg1 : i32), ^bb1
           ^bb1:  // pred: ^bb0
-            %0 = "test.op"() : () -> i32
+            %0 = "u.op"() : () -> i32
             cf.br ^bb2(%0 : i32)
           ^bb2(%1: i32):  // 2 preds: ^bb0, ^bb1
-            %2:2 = "test.pair"(%1) : (i32) -> (i32, i32)
+            %2:2 = "u.pair"(%1) : (i32) -> (i32, i32)
             %3 = arith.addi %2#0, %2#1 : i32
-            %4 = "test.use"(%5) : (i32) -> i32
-            %5 = "test.def"() : () -> i32
+            %4 = "u.use"(%5) : (i32) -> i32
+            %5 = "u.def"() : () -> i32
             cf.br ^bb3
           ^bb3:  // 2 preds: ^bb2, ^bb4
             tt.return %3 : i32
@@ -122,8 +122,8 @@ def test_blocks_successors_result_groups_and_forward_references():
           }
         }
         """)
-    uses = [op for op in module.walk() if op.name == "test.use"][0]
-    assert uses.operands[0].owner.name == "test.def"
+    uses = next(op for op in module.walk() if op.name == "u.use")
+    assert uses.operands[0].owner.name == "u.def"
     round_trip(module)
 
 
@@ -158,10 +158,10 @@ def test_location_aliases_may_be_defined_after_use_and_nested():
     #top = loc("k.py":1:1)
     #name = loc("x"(#top))
     module {
-      "test.op"() : () -> () loc(#later)
-      "test.op"() : () -> () loc(callsite(#name at #later))
-      "test.op"() : () -> () loc(fused<"meta">[#top, "k.py":9:9])
-      "test.op"() : () -> () loc("only")
+      "u.op"() : () -> () loc(#later)
+      "u.op"() : () -> () loc(callsite(#name at #later))
+      "u.op"() : () -> () loc(fused<"meta">[#top, "k.py":9:9])
+      "u.op"() : () -> () loc("only")
     } loc(#top)
     #later = loc("k.py":2:2)
     """
@@ -192,5 +192,48 @@ def test_empty_module_and_module_attributes():
 
 
 def test_ops_outside_a_module_are_wrapped_in_one():
-    module = parse_module('"test.a"() : () -> ()\n"test.b"() : () -> ()\n')
-    assert [op.name for op in module.body] == ["test.a", "test.b"]
+    module = parse_module('"u.a"() : () -> ()\n"u.b"() : () -> ()\n')
+    assert [op.name for op in module.body] == ["u.a", "u.b"]
+
+
+SYNTAX = """\
+module {
+  tt.func private @decl(i32 {tt.divisibility = 16 : i32}, f32) -> (f32 {a.b}, i32)
+  tt.func @h(%arg0: i32, %arg1: i1) -> i32 attributes {noinline = true} {
+    %c0_i32 = arith.constant 0 : i32
+    %c4_i32 = arith.constant 4 : i32
+    %0 = scf.for unsigned %arg2 = %c0_i32 to %c4_i32 step %c4_i32 iter_args(%arg3 = %arg0) -> (i32)  : i32 {
+      scf.yield %arg3 : i32
+    } {tt.num_stages = 2 : i32}
+    %1 = arith.select %arg1, %0, %c4_i32 : i32
+    cf.cond_br %arg1 weights([1, 2]), ^bb1, ^bb2
+  ^bb1:  // pred: ^bb0
+    %2 = ub.poison : i32
+    tt.return %2 : i32
+  ^bb2:  // pred: ^bb0
+    %3:2 = scf.while (%arg2 = %1) : (i32) -> (i32, i32) {
+      scf.condition(%arg1) %arg2, %arg2 : i32, i32
+    } do {
+    ^bb0(%arg2: i32, %arg3: i32):
+      scf.yield %arg2 : i32
+    } attributes {foo}
+    ttg.barrier local|global_read
+    llvm.intr.assume %arg1 : i1
+    tt.return %3#1 : i32
+  }
+}
+"""  # noqa: E501
+
+
+def test_custom_syntaxes_print_back():
+    # Declarations with argument and result attributes, `unsigned` loops with attributes after
+    # the body, branch weights, while loops (the `after` region shows its arguments), bit
+    # enums, and the one-op dialects of TTIR.
+    module = parse_module(SYNTAX)
+    assert print_module(module, locations=False) == SYNTAX
+    branch = next(op for op in module.walk() if op.name == "cf.cond_br")
+    assert str(branch.attributes["branch_weights"]) == "array<i32: 1, 2>"
+    barrier = next(op for op in module.walk() if op.name == "ttg.barrier")
+    assert str(barrier.attributes["addrSpace"]) == "3 : i32"
+    round_trip(module)
+    round_trip(module, generic=True)

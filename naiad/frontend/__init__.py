@@ -1,0 +1,107 @@
+"""The frontend: a `@naiad.jit` function and one specialization of it, as a TTIR module.
+
+    module = compile_to_ttir(add_kernel, {"x_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"},
+                             {"BLOCK": 1024}, {"x_ptr": [["tt.divisibility", 16]]})
+
+The kernel's AST is walked by the code generator (codegen.py) through the same semantic layer
+as the interpreter, bound to the IR builder (ir_builder.py). docs/frontend.md describes it.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from naiad import errors, ir, knobs
+from naiad.language import core
+from naiad.language.target import CUDA_HOPPER, TargetInfo
+
+from . import specialization
+from .ir_builder import IRBuilder
+from .source import function_source
+from .unit import CompilationUnit, name_arguments
+
+__all__ = ["FrontendResult", "IRBuilder", "compile_to_ttir", "generate"]
+
+# The entry points are wrapped by code compiled under a pseudo file name, so that a kernel error
+# (already located at the user's line) leaves Naiad through a frame that is not one of Naiad's
+# files: the traceback holds the user's frames only, unless NAIAD_TRACEBACK=1 (as the launcher).
+_ENTRY_SOURCE = """
+def make_entry(implementation, located_error, show_traceback):
+    def entry(*args, **kwargs):
+        try:
+            return implementation(*args, **kwargs)
+        except located_error as error:
+            if show_traceback():
+                raise
+            raise error.with_traceback(None) from None
+    return entry
+"""
+_namespace: dict = {}
+exec(compile(_ENTRY_SOURCE, "<naiad compile>", "exec"), _namespace)
+
+
+def _user_facing(implementation):
+    entry = _namespace["make_entry"](implementation, errors.CompilationError, knobs.traceback.get)
+    return functools.wraps(implementation)(entry)
+
+
+@dataclass
+class FrontendResult:
+    """A kernel's TTIR and what the runtime keys and checks it by."""
+
+    module: ir.ModuleOp
+    name: str
+    globals_used: dict  # (module, name) -> value: the globals whose values it was built with
+    key: tuple  # the specialization key (see specialization.specialization_key)
+
+
+@_user_facing
+def compile_to_ttir(
+    fn,
+    signature: dict,
+    constexprs: dict | None = None,
+    attrs: dict | None = None,
+    target: TargetInfo = CUDA_HOPPER,
+    *,
+    verify: bool = False,
+) -> ir.ModuleOp:
+    """The TTIR module of `fn` (a `@naiad.jit` function or a plain Python function) for one
+    specialization: `signature` maps parameters to Triton signature strings (`'*fp32'`,
+    `'i32'`, `'constexpr'`), `constexprs` gives the constexpr values, `attrs` the argument
+    attributes (`{"x_ptr": [["tt.divisibility", 16]]}`). `target.debug` turns assertions on.
+
+    Raises:
+        CompilationError: a mistake in the kernel, at its file:line:col.
+    """
+    return generate.__wrapped__(fn, signature, constexprs, attrs, target, verify=verify).module
+
+
+@_user_facing
+def generate(
+    fn, signature, constexprs=None, attrs=None, target=CUDA_HOPPER, *, verify=False
+) -> FrontendResult:
+    """`compile_to_ttir`, with what else the runtime needs (globals read, specialization key)."""
+    constexprs, attrs = dict(constexprs or {}), dict(attrs or {})
+    python_fn = getattr(fn, "fn", fn)
+    source = function_source(python_fn)
+    unit = CompilationUnit(target)
+    params = specialization.parameters(source, signature, constexprs, attrs)
+    arguments = specialization.arguments(params)
+    arg_attrs = [attributes for _, _, attributes in arguments]
+    func = unit.new_function(
+        python_fn.__name__,
+        [(name, ty) for name, ty, _ in arguments],
+        "public",
+        arg_attrs=arg_attrs if any(arg_attrs) else None,
+    )
+    name_arguments(func, arguments)
+    with core.use_semantic(unit.semantic):
+        returned = unit.generate(func, source, True, specialization.values(params, func.arguments))
+    if returned is not None:
+        raise TypeError(f"a kernel returns nothing, but `{python_fn.__name__}` returns a value")
+    unit.module.location = func.location  # as Triton: the module is where the kernel is
+    if verify:
+        ir.verify(unit.module)
+    key = specialization.specialization_key(python_fn, signature, constexprs, attrs, target)
+    return FrontendResult(unit.module, python_fn.__name__, unit.globals_used, key)

@@ -1,0 +1,123 @@
+"""The kernel's signature for one specialization: its `tt.func` arguments and their values.
+
+A specialization says, per parameter, either a type (Triton's signature strings: `*fp16`,
+`*kfp32` for a read-only pointer, `i32`, `u64`, `fp32`, `u1`, `tensordesc<fp16[64, 64]>`) or
+`constexpr` with its value. Runtime parameters become arguments of the public `tt.func`, with
+the attributes the launcher proved (`tt.divisibility = 16` for pointers aligned to 16 bytes and
+integers divisible by 16); a constexpr is baked in (an integer equal to 1 arrives as a constexpr,
+as Triton specializes it). A host tensor descriptor is its base pointer, its shape and its
+strides (i64), named `desc`, `desc.shape.0`, ..., `desc.stride.0`, ...
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from naiad import ir
+from naiad.language import core
+from naiad.language import dtypes as t
+from naiad.language.memory import tensor_descriptor
+
+from .types import ir_type
+
+_DESCRIPTOR = re.compile(r"tensordesc<\s*(\w+)\s*\[([\d,\s]+)\]\s*(?:,\s*(\w+))?\s*>")
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One kernel parameter in this specialization."""
+
+    name: str
+    kind: str  # "constexpr", "value" or "descriptor"
+    type: t.dtype | None = None  # a value's type; a descriptor's block type
+    value: object = None  # a constexpr's value; a descriptor's padding
+    attributes: dict = field(default_factory=dict)
+
+
+def parameters(source, signature: dict, constexprs: dict, attrs: dict) -> list[Parameter]:
+    """Each parameter of the kernel's Python signature, as this specialization gives it."""
+    found = []
+    for name, param in source.signature.parameters.items():
+        spec = signature.get(name, "constexpr" if name in constexprs else None)
+        if spec is None or spec == "constexpr":
+            if name in constexprs:
+                value = constexprs[name]
+            elif param.default is not param.empty:
+                value = param.default
+            else:
+                raise TypeError(f"no type in the signature and no constexpr value for `{name}`")
+            found.append(Parameter(name, "constexpr", value=value))
+            continue
+        found.append(_runtime_parameter(name, spec, _attributes(attrs.get(name))))
+    return found
+
+
+def _runtime_parameter(name: str, spec, attributes: dict) -> Parameter:
+    if isinstance(spec, t.dtype):
+        return Parameter(name, "value", spec, attributes=attributes)
+    match = _DESCRIPTOR.fullmatch(spec.strip())
+    if match:
+        element = t.str_to_ty(match.group(1))
+        shape = [int(s) for s in match.group(2).split(",")]
+        padding = match.group(3) or "zero"
+        return Parameter(name, "descriptor", t.block_type(element, shape), padding, attributes)
+    return Parameter(name, "value", t.str_to_ty(spec), attributes=attributes)
+
+
+def _attributes(spec) -> dict:
+    """`[["tt.divisibility", 16]]` (Triton's `attrs`) or `{"tt.divisibility": 16}` as IR
+    argument attributes."""
+    if not spec:
+        return {}
+    pairs = spec.items() if isinstance(spec, dict) else spec
+    return {name: ir.IntegerAttr(int(value), ir.i32) for name, value in pairs}
+
+
+def arguments(params: list[Parameter]) -> list[tuple[str, ir.Type, dict]]:
+    """The `tt.func` arguments: (name, IR type, attributes) per runtime value."""
+    found = []
+    for p in params:
+        if p.kind == "value":
+            found.append((p.name, ir_type(p.type), p.attributes))
+        elif p.kind == "descriptor":
+            found.append((p.name, ir_type(t.pointer_type(p.type.element_ty)), p.attributes))
+            rank = len(p.type.shape)
+            found += [(f"{p.name}.shape.{i}", ir.i64, {}) for i in range(rank)]
+            found += [(f"{p.name}.stride.{i}", ir.i64, {}) for i in range(rank)]
+    return found
+
+
+def values(params: list[Parameter], block_arguments) -> dict:
+    """Each parameter's kernel value: tensors over the function's arguments, constexprs."""
+    handles = iter(block_arguments)
+    bound = {}
+    for p in params:
+        if p.kind == "constexpr":
+            bound[p.name] = core.constexpr(p.value)
+        elif p.kind == "value":
+            bound[p.name] = core.tensor(next(handles), p.type)
+        else:
+            bound[p.name] = _descriptor(p, handles)
+    return bound
+
+
+def _descriptor(p: Parameter, handles) -> tensor_descriptor:
+    base = core.tensor(next(handles), t.pointer_type(p.type.element_ty))
+    rank = len(p.type.shape)
+    shape = [core.tensor(next(handles), t.int64) for _ in range(rank)]
+    strides = [core.tensor(next(handles), t.int64) for _ in range(rank)]
+    return tensor_descriptor(base, shape, strides, p.type, p.value)
+
+
+def specialization_key(fn, signature: dict, constexprs: dict, attrs: dict, target) -> tuple:
+    """What distinguishes one compilation of `fn` from another (Triton's key, less the source
+    hash the runtime adds): the signature, the constexpr values, the argument attributes and
+    the target's options."""
+    return (
+        f"{fn.__module__}.{fn.__qualname__}",
+        tuple((k, str(v)) for k, v in signature.items()),
+        tuple(sorted((k, repr(v)) for k, v in constexprs.items())),
+        tuple(sorted((k, repr(v)) for k, v in attrs.items())),
+        target,
+    )

@@ -1,0 +1,96 @@
+"""`naiad-opt FILE | -`: prints the module, runs passes, reports one-line errors."""
+
+import io
+import os
+import subprocess
+import sys
+
+import pytest
+
+from naiad.tools.opt import main
+
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures")
+VECTOR_ADD = os.path.join(FIXTURES, "01_vector_add.ttir")
+
+
+def run(capsys, *args):
+    status = main(list(args))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_prints_a_triton_dump_back(capsys):
+    status, out, err = run(capsys, VECTOR_ADD)
+    assert status == 0 and err == ""
+    with open(VECTOR_ADD) as f:
+        assert out == f.read()
+
+
+def test_runs_passes(capsys):
+    status, out, _ = run(
+        capsys, os.path.join(FIXTURES, "01_vector_add.source.ttir"), "-p", "cse,dce"
+    )
+    assert status == 0
+    assert out.startswith("#loc = ") and "tt.func public @add_kernel" in out
+
+
+def test_generic_and_no_locations(capsys, tmp_path):
+    target = tmp_path / "out.mlir"
+    status, out, _ = run(capsys, VECTOR_ADD, "--generic", "--no-locations", "-o", str(target))
+    assert status == 0 and out == ""
+    text = target.read_text()
+    assert text.startswith('"builtin.module"() ({') and "loc(" not in text
+
+
+def test_reads_standard_input(capsys, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.StringIO('module {\n  "x.y"() : () -> ()\n}\n'))
+    status, out, _ = run(capsys, "-", "--no-locations")
+    assert status == 0 and out == 'module {\n  "x.y"() : () -> ()\n}\n'
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("module {\n  %0 = arith.addi %a, : i32\n}\n", "in.mlir:2:23: error: expected SSA operand"),
+        (
+            "module {\n  %0 = foo.bar %a : i32\n}\n",
+            "in.mlir:2:8: error: custom op 'foo.bar' is unknown",
+        ),
+        ('module {\n  "x.y"(%v) : (i32) -> ()\n}\n', "in.mlir:2:9: error: use of undeclared SSA"),
+    ],
+)
+def test_errors_are_one_line_with_position(capsys, tmp_path, monkeypatch, text, expected):
+    source = tmp_path / "in.mlir"
+    source.write_text(text)
+    monkeypatch.chdir(tmp_path)
+    status, out, err = run(capsys, "in.mlir")
+    assert status == 1 and out == ""
+    assert err.startswith(expected) and err.count("\n") == 1
+
+
+def test_unknown_pass_and_missing_file(capsys, tmp_path):
+    status, _, err = run(capsys, VECTOR_ADD, "-p", "no-such-pass")
+    assert status == 1 and "unknown pass 'no-such-pass'" in err and err.count("\n") == 1
+    status, _, err = run(capsys, str(tmp_path / "missing.mlir"))
+    assert status == 1 and "missing.mlir: error:" in err
+
+
+def test_verifier_errors_are_one_line(capsys, tmp_path):
+    source = tmp_path / "bad.mlir"
+    source.write_text(
+        'module {\n  tt.func @f(%x: i32) {\n    %0 = arith.addi %x, %x : i32 loc("k.py":3:5)\n'
+        "  }\n}\n"
+    )
+    status, _, err = run(capsys, str(source))
+    assert status == 1 and err.count("\n") == 1 and "error:" in err
+
+
+def test_command_line_entry_point():
+    result = subprocess.run(
+        [sys.executable, "-m", "naiad.tools.opt", VECTOR_ADD, "--no-locations"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("module {\n  tt.func public @add_kernel(")
