@@ -73,6 +73,7 @@ class JITFunction(KernelInterface):
         self.signature = inspect.signature(fn)
         self.params = kernel_params(fn, tuple(do_not_specialize or ()))
         self.arg_names = [p.name for p in self.params]
+        self.params_by_name = {p.name: p for p in self.params}
         self.debug = debug
         self.noinline = noinline
         self.interpret = interpret
@@ -148,7 +149,14 @@ class JITFunction(KernelInterface):
         return tuple(dims + [1] * (3 - len(dims)))
 
     def run(self, *args, grid, warmup=False, **kwargs):
-        options = LaunchOptions(**{k: kwargs.pop(k) for k in list(kwargs) if k in _OPTION_NAMES})
+        # A kernel parameter wins over a launch option of the same name (e.g. `num_stages`).
+        options = LaunchOptions(
+            **{
+                k: kwargs.pop(k)
+                for k in list(kwargs)
+                if k in _OPTION_NAMES and k not in self.params_by_name
+            }
+        )
         bound = self._bind(args, kwargs)
         dims = self._grid(grid, bound)
         if warmup:

@@ -82,11 +82,11 @@ def test_print_and_device_print(capsys):
     out = capsys.readouterr().out.splitlines()
     assert out == [
         "pid 0 x [ 1.5 -2. ]",
-        "pid (0, 0, 0) idx (0) x=1.500000",
-        "pid (0, 0, 0) idx (1) x=-2.000000",
+        "pid (0, 0, 0) idx (0) x=: 1.500000",
+        "pid (0, 0, 0) idx (1) x=: -2.000000",
         "pid 1 x [ 1.5 -2. ]",
-        "pid (1, 0, 0) idx (0) x=1.500000",
-        "pid (1, 0, 0) idx (1) x=-2.000000",
+        "pid (1, 0, 0) idx (0) x=: 1.500000",
+        "pid (1, 0, 0) idx (1) x=: -2.000000",
     ]
 
 
@@ -102,11 +102,11 @@ def device_print_forms(x_ptr):
 def test_device_print_hex_several_values_and_scalars(capsys):
     device_print_forms[(1,)](np.array([1, -1], np.int32))
     assert capsys.readouterr().out.splitlines() == [
-        "pid (0, 0, 0) idx (0) hex0x00000001",
-        "pid (0, 0, 0) idx (1) hex0xffffffff",
-        "pid (0, 0, 0) idx (0) two 1, 0",
-        "pid (0, 0, 0) idx (1) two -1, 1",
-        "pid (0, 0, 0) idx () scalar 0",  # a scalar has an empty index, as the GPU prints it
+        "pid (0, 0, 0) idx (0) hex: 0x00000001",
+        "pid (0, 0, 0) idx (1) hex: 0xffffffff",
+        "pid (0, 0, 0) idx (0) two: 1, 0",
+        "pid (0, 0, 0) idx (1) two: -1, 1",
+        "pid (0, 0, 0) idx () scalar: 0",  # a scalar has an empty index, as the GPU prints it
     ]
 
 

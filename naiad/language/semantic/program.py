@@ -8,6 +8,18 @@ from ..core import _unwrap_if_constexpr, constexpr, tensor
 from .promotion import loop_index_type
 
 
+def _print_prefix(prefix: str, has_values: bool) -> str:
+    """The prefix as printed, as Triton normalizes it: ending in ": " when values follow, and
+    starting with a space when it is longer than two characters (`"x"` prints as `" x: "`)."""
+    if has_values and not prefix.endswith(" "):
+        prefix += " "
+    if has_values and not prefix.endswith(": "):
+        prefix = prefix[:-1] + ": "
+    if len(prefix) > 2 and not prefix.startswith(" "):
+        prefix = " " + prefix
+    return prefix
+
+
 class BlockHasNoScalarValue(ValueError):
     """A block tensor was used where Python needs one value (`if`, `int()`, `range`)."""
 
@@ -57,7 +69,7 @@ class ProgramMixin:
                 )
         values = [self.to_tensor(a) for a in args]
         self.builder.device_print(
-            prefix,
+            _print_prefix(prefix, bool(values)),
             bool(_unwrap_if_constexpr(hex)),
             [v.handle for v in values],
             [v.type for v in values],

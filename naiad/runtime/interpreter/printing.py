@@ -20,8 +20,6 @@ def _format(value, ty, hex: bool) -> str:
 
 
 def format_device_print(pid, prefix, hex, values, types):
-    if prefix and not prefix.startswith(" "):
-        prefix = " " + prefix
     arrays = [v.addr if isinstance(v, Pointers) else np.asarray(v) for v in values]
     shape = np.broadcast_shapes(*(a.shape for a in arrays)) if arrays else ()
     arrays = [np.broadcast_to(a, shape) for a in arrays]
