@@ -130,11 +130,21 @@ def _extremum(python, semantic_name):
 
 
 def _print(generator, args, kwargs):
-    """Python's `print` in a kernel is `tl.device_print`, the first string its prefix (Triton)."""
-    prefix = ""
-    if args and isinstance(core._unwrap_if_constexpr(args[0]), str):
-        prefix, args = core._unwrap_if_constexpr(args[0]), args[1:]
-    return generator.semantic.device_print(prefix, list(args), kwargs.get("hex", False))
+    """Python's `print` in a kernel is `tl.device_print` (Triton): a string starts a print with
+    that prefix, the values after it are its arguments (so `print("i", i, "x", x)` prints two
+    lines where the interpreter prints one)."""
+    hex_ = kwargs.get("hex", False)
+    prefix, values, started = "", [], False
+    for arg in args:
+        plain = core._unwrap_if_constexpr(arg)
+        if isinstance(plain, str):
+            if started:
+                generator.semantic.device_print(prefix, values, hex_)
+            prefix, values, started = plain, [], True
+        else:
+            values.append(arg)
+            started = True
+    generator.semantic.device_print(prefix, values, hex_)
 
 
 _PYTHON_BUILTINS = {

@@ -180,7 +180,7 @@ class CodeGenerator(ExpressionsMixin, ControlFlowMixin, CallsMixin, ast.NodeVisi
         name = target.id if len(node.targets) == 1 and isinstance(target, ast.Name) else None
         value = self.visit_named(node.value, name)
         if self.rewritten:
-            value = self.assigned(value, name)
+            value = self._assigned_at(value, node.value, name)
         for target in node.targets:
             self.assign(target, value, node)
 
@@ -196,7 +196,7 @@ class CodeGenerator(ExpressionsMixin, ControlFlowMixin, CallsMixin, ast.NodeVisi
                 )
             value = core.constexpr(value)
         elif self.rewritten:
-            value = self.assigned(value, name)
+            value = self._assigned_at(value, node.value, name)
         self.assign(node.target, value, node)
 
     def visit_AugAssign(self, node):
@@ -211,6 +211,18 @@ class CodeGenerator(ExpressionsMixin, ControlFlowMixin, CallsMixin, ast.NodeVisi
         finally:
             self._name_hint = saved
         self.assign(node.target, value, node)
+
+    def _assigned_at(self, value, node, name):
+        """`assigned`, with an error (a literal too large) reported at the value, as the
+        interpreter reports it."""
+        try:
+            return self.assigned(value, name)
+        except errors.CompilationError:
+            raise
+        except Exception as exc:
+            if not self.source.is_user:
+                raise
+            raise self._located(exc, node) from exc
 
     def assigned(self, value, name=None):
         """`x = value` in a kernel: Python numbers (and constexprs) become typed scalars (`1` is

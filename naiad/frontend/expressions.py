@@ -168,7 +168,7 @@ class ExpressionsMixin:
         self.assign(node.target, value, node)
         return value
 
-    # -- comprehensions: over compile-time sequences, with Python's meaning -------------------------
+    # -- comprehensions: over compile-time sequences, with Python's meaning ------------------------
     def visit_ListComp(self, node):
         return list(self._comprehension(node.generators, lambda: self.visit(node.elt)))
 

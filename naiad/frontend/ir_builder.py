@@ -91,11 +91,25 @@ class IRBuilder:
         return self._create(tt.TransOp, value, list(order)).result
 
     def join(self, lhs, rhs, ty):
-        return self._create(tt.JoinOp, lhs, rhs).result
+        if isinstance(lhs.type, ir.RankedTensorType):
+            return self._create(tt.JoinOp, lhs, rhs).result
+        # Two scalars: `tt.join` takes tensors, so join them as 1-element tensors and reshape
+        # the 1x2 result to 2 elements (as Triton's semantic does).
+        one = ir.RankedTensorType([1], lhs.type)
+        pair = self._create(
+            tt.JoinOp,
+            self._create(tt.SplatOp, lhs, result=one).result,
+            self._create(tt.SplatOp, rhs, result=one).result,
+        ).result
+        return self._create(tt.ReshapeOp, pair, result=types.ir_type(ty)).result
 
     def split(self, value, ty):
-        op = self._create(tt.SplitOp, value)
-        return op.outLHS, op.outRHS
+        if isinstance(types.ir_type(ty), ir.RankedTensorType):
+            op = self._create(tt.SplitOp, value)
+            return op.outLHS, op.outRHS
+        # Into two scalars: split the 1x2 tensor, then take the single element of each half.
+        op = self._create(tt.SplitOp, self._create(tt.ExpandDimsOp, value, 0).result)
+        return tuple(self._create(tt.UnsplatOp, half).result for half in (op.outLHS, op.outRHS))
 
     def cat(self, lhs, rhs, ty):
         return self._create(tt.CatOp, lhs, rhs, result=types.ir_type(ty)).result

@@ -51,20 +51,19 @@ def _target_names(target) -> frozenset:
 
 
 def _bind(gen, carried, arguments) -> list:
-    """Bind each carried name to its block arguments; the values bound (to spot unchanged ones)."""
+    """Bind each carried name to its block arguments (named after it: `state.0`); the values
+    bound, to spot the names the body leaves unchanged."""
     args = iter(arguments)
     bound = []
     for name, init in carried:
-        paths = vals.leaf_paths(init, name)
-        value = vals.map_leaves(init, lambda x: _argument(next(args), x.type, paths))
+        count = len(vals.leaves(init))
+        block_args = [next(args) for _ in range(count)]
+        for arg, path in zip(block_args, vals.leaf_paths(init, name)):
+            arg.location = ir.NameLoc(path, gen.builder.location)  # `loc("acc"(<the loop>))`
+        value = vals.rebuild(init, iter(block_args))
         gen.scope[name] = value
         bound.append(value)
     return bound
-
-
-def _argument(arg, ty, paths):
-    arg.location = ir.NameLoc(paths.pop(0), arg.location) if paths else arg.location
-    return core.tensor(arg, ty)
 
 
 def _yielded(gen, carried, bound) -> tuple[list, list]:
@@ -95,35 +94,28 @@ def _rebind(gen, carried, keep, results) -> None:
 def generate_for(gen, node, rng) -> None:
     """`for target in tl.range(...)` as `scf.for`."""
     lower, upper, step, iv_type, static_step = gen.loop_index(rng)
-    if static_step is not None and static_step < 0:
+    count_down = static_step is not None and static_step < 0
+    if count_down:
         # Triton: iterate [end, start) upwards by -step; the variable counts down from start.
         positive = gen.semantic.cast(gen.semantic.to_tensor(-static_step), iv_type)
         lower, upper, step = upper, lower, positive
     carried = _carried(gen, node.body, node, _target_names(node.target))
     inits = [x for _, value in carried for x in vals.leaves(value)]
-    builder = gen.builder
-    op = builder.create(scf.ForOp, lower.handle, upper.handle, step.handle, [x.handle for x in inits])
+    bounds = (lower.handle, upper.handle, step.handle)
+    op = gen.builder.create(scf.ForOp, *bounds, [x.handle for x in inits])
     op.attributes.update(loop_attributes(rng))
     if iv_type.is_int_unsigned():
         op.attributes["unsignedCmp"] = ir.UnitAttr()
-    saved = gen.scope
-    gen.scope = dict(saved)
-    try:
-        with builder.at_end(op.body):
-            iv = core.tensor(op.induction_var, iv_type)
-            if static_step is not None and static_step < 0:
-                irb = gen.unit.irb
-                down = irb.elementwise("arith.subi", [upper.handle, iv.handle], iv_type)
-                iv = core.tensor(irb.elementwise("arith.addi", [down, lower.handle], iv_type), iv_type)
-            gen.assign(node.target, iv, node)
-            bound = _bind(gen, carried, op.region_iter_args)
-            gen._loop_body(node.body)
-            values, changed = _yielded(gen, carried, bound)
-            builder.create(scf.YieldOp, [x.handle for v in values for x in vals.leaves(v)])
-    finally:
-        body_scope, gen.scope = gen.scope, saved
-    gen.scoped_out(body_scope, f"inside the loop at line {node.lineno}")
-    keep = [c or not vals.leaves(init) for c, (_, init) in zip(changed, carried)]
+
+    def bind_target():
+        iv = core.tensor(op.induction_var, iv_type)
+        if count_down:
+            irb = gen.unit.irb
+            down = irb.elementwise("arith.subi", [upper.handle, iv.handle], iv_type)
+            iv = core.tensor(irb.elementwise("arith.addi", [down, lower.handle], iv_type), iv_type)
+        gen.assign(node.target, iv, node)
+
+    keep = _generate_body(gen, node, op.body, carried, op.region_iter_args, bind_target)
     if not all(keep):
         op = _drop_for_args(op, _leaf_mask(carried, keep), inits)
     _rebind(gen, carried, keep, op.results)
@@ -135,27 +127,40 @@ def generate_while(gen, node) -> None:
     inits = [x for _, value in carried for x in vals.leaves(value)]
     builder = gen.builder
     op = builder.create(scf.WhileOp, [x.handle for x in inits])
+    before = op.before.block
     saved = gen.scope
+    gen.scope = dict(saved)
     try:
-        gen.scope = dict(saved)
-        with builder.at_end(op.before.block):
-            _bind(gen, carried, op.before.block.arguments)
+        with builder.at_end(before):
+            _bind(gen, carried, before.arguments)
             cond, hints = gen.while_condition(node)
-            builder.create(scf.ConditionOp, cond.handle, list(op.before.block.arguments))
-        op.attributes.update(loop_attributes(_Hints(hints)))
-        gen.scope = dict(saved)
-        with builder.at_end(op.after.block):
-            bound = _bind(gen, carried, op.after.block.arguments)
-            gen._loop_body(node.body)
-            values, changed = _yielded(gen, carried, bound)
-            builder.create(scf.YieldOp, [x.handle for v in values for x in vals.leaves(v)])
+            builder.create(scf.ConditionOp, cond.handle, list(before.arguments))
     finally:
-        body_scope, gen.scope = gen.scope, saved
-    gen.scoped_out(body_scope, f"inside the loop at line {node.lineno}")
-    keep = [c or not vals.leaves(init) for c, (_, init) in zip(changed, carried)]
+        gen.scope = saved
+    op.attributes.update(loop_attributes(_Hints(hints)))
+    keep = _generate_body(gen, node, op.after.block, carried, op.after.block.arguments)
     if not all(keep):
         op = _drop_while_args(op, _leaf_mask(carried, keep), inits)
     _rebind(gen, carried, keep, op.results)
+
+
+def _generate_body(gen, node, block, carried, arguments, bind_target=None) -> list[bool]:
+    """Generate a loop body into `block` (ending in the yield of the carried values) in a copy
+    of the scope; per carried name, whether the loop must keep carrying it."""
+    saved = gen.scope
+    gen.scope = dict(saved)
+    try:
+        with gen.builder.at_end(block):
+            if bind_target is not None:
+                bind_target()
+            bound = _bind(gen, carried, arguments)
+            gen._loop_body(node.body)
+            values, changed = _yielded(gen, carried, bound)
+            gen.builder.create(scf.YieldOp, [x.handle for v in values for x in vals.leaves(v)])
+    finally:
+        body_scope, gen.scope = gen.scope, saved
+    gen.scoped_out(body_scope, f"inside the loop at line {node.lineno}")
+    return [c or not vals.leaves(init) for c, (_, init) in zip(changed, carried)]
 
 
 class _Hints:

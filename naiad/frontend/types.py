@@ -6,7 +6,7 @@ the language type, where it already chose the operation (`divsi`/`divui`, `extsi
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from naiad import ir
 from naiad.dialects import tt
@@ -25,7 +25,7 @@ _FLOATS = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def ir_type(ty: t.dtype) -> ir.Type:
     """The IR type of a language type: scalars, pointers (to scalars or, for block pointers, to
     blocks) and blocks (`tensor<shape x element>`). Cached: a compile asks for the same few types

@@ -152,8 +152,7 @@ def same_structure(a, b) -> bool:
     if kind_a == "object" and type(a) is not type(b):
         return False
     return all(
-        ka == kb and same_structure(ca, cb)
-        for (ka, ca), (kb, cb) in zip(children_a, children_b)
+        ka == kb and same_structure(ca, cb) for (ka, ca), (kb, cb) in zip(children_a, children_b)
     )
 
 

@@ -2,8 +2,8 @@
 
 Each op class contributes what it knows: `fold()` (constant folding, `x + 0 -> x`, ...) and the
 patterns of `canonicalization_patterns()`; Triton-specific rewrites (addptr chains, splats of
-constants, masks that are always true) are the patterns of tt_canonicalize.py. Blocks no branch reaches are
-erased first, and dead pure ops on the way.
+constants, masks that are always true) are the patterns of tt_canonicalize.py. Blocks no branch
+reaches are erased first, and dead pure ops on the way.
 
     %c0 = arith.constant 0 : i32
     %a = arith.addi %x, %c0 : i32     ==>    (uses of %a now use %x)

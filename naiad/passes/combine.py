@@ -7,8 +7,9 @@ First phase (Combine.cpp / Combine.td), each legal as stated:
   the dot has no other use; for addf, `maxNumImpreciseAcc` is 0. The dot moves to the add.
 - `sum(x[:, :, None] * y[None, :, :], 1) -> dot(x, y)` with `inputPrecision = ieee`: the reduce
   has one 3-D operand and reduces axis 1 with a body that is one `addf` of at most 32 bits;
-  its operand is an `mulf` of two `broadcast`s, the first stretching only axis 2 (M x K x 1),
-  the second only axis 0 (1 x K x N); and N >= 16 and M >= 16 (Combine.cpp's check).
+  its operand is a `mulf` of `broadcast(expand_dims(x, 2))`, stretching only axis 2
+  (M x K x 1), and `broadcast(expand_dims(y, 0))`, stretching only axis 0 (1 x K x N); and
+  N >= 16 and M >= 16 (what Combine.cpp checks: the sizes of the dot's result, not K).
 - `select(c, load(p, splat(c)), o) -> load(p, splat(c), o)`: the load's mask is a splat of the
   select's (scalar) condition; volatile loads are left alone.
 - `addptr(addptr(p, a), b) -> addptr(p, a + b)` (tt_canonicalize.py: when combinable).
@@ -150,7 +151,8 @@ def _single_addf_body(reduce: Operation) -> bool:
 
 class RewriteBroadcastMulReduceAsDot(RewritePattern):
     """sum(x[:, :, None] * y[None, :, :], 1) -> dot(x, y) (Triton's
-    CombineBroadcastMulReducePattern; x and y come back through reshapes)."""
+    CombineBroadcastMulReducePattern, in the form Triton 3.8 applies: the dot takes x and y,
+    the sources of the expand_dims)."""
 
     root = tt.ReduceOp
 
@@ -162,22 +164,28 @@ class RewriteBroadcastMulReduceAsDot(RewritePattern):
         mul = op.srcs[0].defining_op
         if not isinstance(mul, arith.MulFOp):
             return False
-        lhs, rhs = mul.lhs.defining_op, mul.rhs.defining_op
-        if not (isinstance(lhs, tt.BroadcastOp) and isinstance(rhs, tt.BroadcastOp)):
+        x = _expanded_source(mul.lhs, axis=2)
+        y = _expanded_source(mul.rhs, axis=0)
+        if x is None or y is None:
             return False
-        if not (_broadcasts_only_along(lhs, 2) and _broadcasts_only_along(rhs, 0)):
-            return False
-        m, k, n = rhs.result.type.shape[0], lhs.src.type.shape[1], lhs.result.type.shape[2]
+        m, n = x.type.shape[0], y.type.shape[1]
         if n < 16 or m < 16:
             return False
-        element = lhs.src.type.element_type
-        a = rewriter.create(tt.ReshapeOp, lhs.src, shape=[m, k]).result
-        b = rewriter.create(tt.ReshapeOp, rhs.src, shape=[k, n]).result
-        zero = rewriter.create(arith.ConstantOp, FloatAttr(0.0, element)).result
+        zero = rewriter.create(arith.ConstantOp, FloatAttr(0.0, x.type.element_type)).result
         acc = rewriter.create(tt.SplatOp, zero, shape=[m, n]).result
-        dot = rewriter.create(tt.DotOp, a, b, acc, inputPrecision="ieee")
-        rewriter.replace_op(op, dot)
+        rewriter.replace_op(op, rewriter.create(tt.DotOp, x, y, acc, inputPrecision="ieee"))
         return True
+
+
+def _expanded_source(value: Value, axis: int) -> Value | None:
+    """x when `value` is broadcast(expand_dims(x, axis)) stretching only dimension `axis`."""
+    broadcast = value.defining_op
+    if not isinstance(broadcast, tt.BroadcastOp) or not _broadcasts_only_along(broadcast, axis):
+        return None
+    expand = broadcast.src.defining_op
+    if not isinstance(expand, tt.ExpandDimsOp) or expand.axis.value != axis:
+        return None
+    return expand.src
 
 
 class AllowReorderBeforeReduce(RewritePattern):
@@ -219,4 +227,3 @@ class Combine(Pass):
     def run(self, module: Operation) -> None:
         for patterns in (combine_patterns(), reorder_broadcast_patterns()):
             apply_patterns_greedily(module, patterns, max_iterations=self.max_iterations)
-

@@ -9,6 +9,7 @@ Combine.td say the rewrites; MLIR's arith canonicalizations the integer one):
 
     addptr(addptr(p, a), b)      -> addptr(p, a + b)      offsets of one type, no overflow
     subi(c0, subi(c1, x))        -> addi(x, c0 - c1)      so -(-x) -> x for integers
+    arith.bitcast %x : T to T    -> %x                    (any arith cast to its own type)
     load(p, true, o) / store     -> unmasked              a false mask: store erased,
                                                            load -> `other` (kept without it)
     broadcast(splat(x))          -> splat(x)              also through expand_dims, reshape,
@@ -163,6 +164,19 @@ class DropConstantStoreMask(RewritePattern):
                 tt.StoreOp(op.ptr, op.value, attributes=kept_attributes(op), location=op.location)
             )
         rewriter.erase_op(op)
+        return True
+
+
+class FoldIdentityCast(RewritePattern):
+    """An arith cast to its own type is its operand (MLIR's CastOpInterface fold:
+    `arith.bitcast %x : i32 to i32`, which Triton's frontend emits for loop bounds)."""
+
+    root = arith.CastOp
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        if op.operands[0].type is not op.results[0].type:
+            return False
+        rewriter.replace_op(op, [op.operands[0]])
         return True
 
 
@@ -351,6 +365,7 @@ def tt_canonicalization_patterns() -> list[RewritePattern]:
     return [
         FoldAddPtrChain(),
         FoldSubOfConstantMinus(),
+        FoldIdentityCast(),
         DropConstantLoadMask(),
         DropConstantStoreMask(),
         ReplaceBroadcastOfSplat(),

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from .. import errors, knobs
 
-
 # The located error classes live in naiad/errors.py (the compiler's frontend reports with them
 # too); these names are kept for the interpreter's callers.
 KernelNotImplementedError = errors.KernelNotImplementedError

@@ -3,7 +3,6 @@
 The kernel bodies are copied unchanged (only `triton` -> `naiad`), so the frontend compiles the
 same code Triton compiled for `tests/ir/fixtures/`. Formatting is kept as in the source.
 """
-# ruff: noqa: E501
 # fmt: off
 
 

@@ -506,4 +506,3 @@ def _attn_fwd(sm_scale, M,  #
     m_ptrs = M + off_hz * N_CTX + offs_m
     tl.store(m_ptrs, m_i)
     desc_o.store([qo_offset_y, 0], acc.to(dtype))
-

@@ -16,7 +16,7 @@ from pathlib import Path
 from naiad.dialects import tt
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-from ttir_op_structure import op_structure  # noqa: E402  (the fixtures' own scanner)
+from ttir_op_structure import op_structure  # the fixtures' own scanner
 
 
 def module_structure(module) -> dict:

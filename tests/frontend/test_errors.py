@@ -91,7 +91,7 @@ def test_arange_bounds_must_be_constexpr():
     assert "constexpr" in message
 
 
-# -- more of them ------------------------------------------------------------------------------------
+# -- more of them ----------------------------------------------------------------------------------
 @naiad.jit
 def python_value_of_a_tensor(X, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
@@ -139,7 +139,7 @@ def test_an_error_in_a_callee_names_the_call_chain():
     message = assert_located(info.value, _helper_with_a_bad_axis, "# MARK", at="tl.sum")
     assert "axis" in message
     (caller,) = info.value.call_chain
-    filename, lineno, col, _ = _position(calls_a_bad_helper, "# CALL", "_helper")
+    _, lineno, col, _ = _position(calls_a_bad_helper, "# CALL", "_helper")
     assert (caller.lineno, caller.col) == (lineno, col)
 
 

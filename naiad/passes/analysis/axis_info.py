@@ -38,7 +38,7 @@ from .axis_info_lattice import (
     shape_of,
     with_hints,
 )
-from .axis_info_rules import RULES, pointee_bytes
+from .axis_info_rules import RULES
 
 __all__ = ["AxisInfo", "AxisInfoAnalysis", "order_from_contiguity", "transfer"]
 
@@ -76,9 +76,7 @@ class AxisInfoAnalysis:
         self._queued: set[Operation] = set()
         self._funcs = {op.sym_name.value: op for op in root.walk() if isinstance(op, tt.FuncOp)}
         self._called = {
-            self._funcs.get(op.callee.root)
-            for op in root.walk()
-            if isinstance(op, tt.CallOp)
+            self._funcs.get(op.callee.root) for op in root.walk() if isinstance(op, tt.CallOp)
         }
         for op in root.walk():
             self._push(op)
@@ -95,34 +93,43 @@ class AxisInfoAnalysis:
         found = self._infos.get(value)
         return found if found is not None else entry_state(value)
 
-    def max_vector_width(self, ptr: Value, element_bits: int | None = None) -> int:
+    def order(self, value: Value) -> list[int]:
+        """`value`'s dimensions, fastest first, as coalescing would lay them out."""
+        return order_from_contiguity(self.info(value).contiguity)
+
+    def max_vector_width(
+        self, ptr: Value, element_bits: int | None = None, dim: int | None = None
+    ) -> int:
         """How many elements one thread can access as a single vector through `ptr` (a tensor
-        of pointers, or of offsets with `element_bits` given): along the fastest dimension,
-        min(contiguity, divisibility in elements, the dimension's size), at most 128 bits
-        (Triton's getNumElementsPerThread; the coalescing pass and ld/st.v4 use it)."""
+        of pointers, or of offsets when `element_bits` is given): along `dim` (by default the
+        fastest, `order(ptr)[0]`), min(contiguity, divisibility in elements, the dimension's
+        size), at most 128 bits (Triton's getNumElementsPerThread, which the coalescing pass
+        and the ld/st.v4 lowering use). Elements narrower than a byte count as bytes."""
         t = ptr.type
         if not isinstance(t, RankedTensorType):
             return 1
-        pointer = is_pointer_like(element_type(t))
+        pointer = is_pointer_like(t)
         if element_bits is None:
             if not pointer:
                 raise ValueError("element_bits is needed for a tensor of offsets")
             element_bits = bit_width(element_type(t).pointee_type)
+        element_bits = max(element_bits, 8)
         info = self.info(ptr)
-        d = order_from_contiguity(info.contiguity)[0]
+        d = self.order(ptr)[0] if dim is None else dim
         divisibility = info.divisibility[d]
         if pointer:
-            divisibility = max(divisibility // max(element_bits // 8, 1), 1)
+            divisibility = max(divisibility // (element_bits // 8), 1)
         aligned = min(divisibility, info.contiguity[d], t.shape[d])
         return max(1, min(aligned, 128 // element_bits))
 
-    def mask_alignment(self, mask: Value) -> int:
-        """How many neighbouring lanes of `mask` along its fastest dimension agree (Triton's
-        getMaskAlignment): a masked vector access needs that many."""
+    def mask_alignment(self, mask: Value, dim: int | None = None) -> int:
+        """How many neighbouring lanes of `mask` agree along `dim` (Triton's getMaskAlignment):
+        a masked vector access needs that many. Pass the pointer's fastest dimension; by
+        default the last one (a mask has no runs to order it by)."""
         if not isinstance(mask.type, RankedTensorType):
             return 1
         info = self.info(mask)
-        return max(1, info.constancy[order_from_contiguity(info.contiguity)[0]])
+        return max(1, info.constancy[info.rank - 1 if dim is None else dim])
 
     # -- solving
 

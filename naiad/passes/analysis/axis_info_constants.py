@@ -101,9 +101,9 @@ def _binary(name: str, lhs: int | None, rhs: int | None, width: int) -> int | No
     # Exact whatever the other operand: x * 0 = 0, x % 1 = 0, x %s -1 = 0.
     if name == "muli" and 0 in (lhs, rhs):
         return 0
-    if name in ("remsi", "remui") and rhs is not None:
-        if arith_fold.to_unsigned(rhs, width) == 1 or (name == "remsi" and rhs == -1):
-            return 0
+    remainder = name in ("remsi", "remui") and rhs is not None
+    if remainder and (arith_fold.to_unsigned(rhs, width) == 1 or (name == "remsi" and rhs == -1)):
+        return 0
     if lhs is None or rhs is None:
         return None
     folded = arith_fold.INT_RULES[name](lhs, rhs, width)

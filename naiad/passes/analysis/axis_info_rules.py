@@ -51,6 +51,11 @@ def pointee_bytes(ptr_type) -> int:
     return max(1, bit_width(element_type(ptr_type).pointee_type) // 8)
 
 
+def is_tracked(t) -> bool:
+    """Integer, index or pointer elements: the values whose axis facts the back ends use."""
+    return isinstance(element_type(t), tt.PointerType) or integer_width(t) is not None
+
+
 def _is(info: AxisInfo, value: int) -> bool:
     return info.constant is not None and info.constant == value
 
@@ -326,14 +331,10 @@ def _load(op, infos):
     return AxisInfo(divisibility=(1,) * ptr.rank, contiguity=(1,) * ptr.rank, constancy=constancy)
 
 
-def is_tracked(t) -> bool:
-    """Integer, index or pointer elements: the values whose axis facts the back ends use."""
-    return isinstance(element_type(t), tt.PointerType) or integer_width(t) is not None
-
-
 @rule(arith.BitcastOp)
 def _integer_bitcast(op, infos):
     """Between integers of one width a bitcast changes nothing (Triton's frontend emits
     `i32 to i32` ones for loop bounds, which only canonicalization removes)."""
-    same_kind = integer_width(op.operands[0].type) == integer_width(op.results[0].type)
-    return infos[0] if same_kind and integer_width(op.results[0].type) is not None else None
+    width = integer_width(op.results[0].type)
+    same_width = width is not None and integer_width(op.operands[0].type) == width
+    return infos[0] if same_width else None

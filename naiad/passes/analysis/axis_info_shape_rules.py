@@ -117,8 +117,10 @@ def _reshape(op, infos):
         if src.contiguity[i] > 1:
             if stride == src_stride:
                 run = min(src.contiguity[i], size)
-                kept = src.divisibility[i] if run == src.contiguity[i] else min(
-                    src.divisibility[i], run
+                kept = (
+                    src.divisibility[i]
+                    if run == src.contiguity[i]
+                    else min(src.divisibility[i], run)
                 )
                 contiguity[m] = run
                 divisibility[m] = max(overall, kept)

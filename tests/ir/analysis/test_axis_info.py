@@ -6,10 +6,8 @@ from pathlib import Path
 
 import pytest
 
-import naiad.dialects  # noqa: F401  (registers the ops)
-import naiad.dialects.syntax  # noqa: F401
-import naiad.passes  # noqa: F401  (registers the passes)
-from naiad.dialects import arith, tt
+import naiad.dialects.syntax  # noqa: F401  (registers the ops and their syntax)
+from naiad.dialects import arith, scf, tt, ub
 from naiad.ir import IntegerAttr, i32
 from naiad.ir.parser import parse_module
 from naiad.passes.analysis import K_MAX_DIVISOR, AxisInfo, AxisInfoAnalysis, order_from_contiguity
@@ -57,7 +55,7 @@ def test_every_fixture(path):
             assert info.rank == len(shape), (op.name, info)
             fields = info.divisibility + info.contiguity + info.constancy
             assert all(x >= 1 for x in fields), (op.name, info)
-            if is_tracked(value.type) and not isinstance(op, naiad.dialects.ub.PoisonOp):
+            if is_tracked(value.type) and not isinstance(op, ub.PoisonOp):
                 assert all(c <= n for c, n in zip(info.contiguity, shape)), (op.name, info)
                 assert all(c <= n for c, n in zip(info.constancy, shape)), (op.name, info)
 
@@ -89,7 +87,7 @@ def test_matmul_tiles():
     assert analysis.info(a_ptrs) == AxisInfo((2, 16), (1, 64), (1, 1))
     assert analysis.info(b_ptrs) == AxisInfo((2, 16), (1, 16), (1, 1))
     assert analysis.max_vector_width(a_ptrs) == 8
-    (loop,) = ops(module, naiad.dialects.scf.ForOp)
+    (loop,) = ops(module, scf.ForOp)
     a_iter, b_iter = loop.region_iter_args[:2]
     assert analysis.info(a_iter) == analysis.info(a_ptrs)
     assert analysis.info(b_iter) == analysis.info(b_ptrs)
@@ -176,7 +174,8 @@ def test_vector_width_is_capped_at_128_bits():
         """
         tt.func public @k(%p: !tt.ptr<i8> {tt.divisibility = 16 : i32},
                           %q: !tt.ptr<f64> {tt.divisibility = 16 : i32},
-                          %u: !tt.ptr<f32>) {
+                          %u: !tt.ptr<f32>,
+                          %b: !tt.ptr<i1> {tt.divisibility = 16 : i32}) {
           %r = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
           %ps = tt.splat %p : !tt.ptr<i8> -> tensor<256x!tt.ptr<i8>>
           %pp = tt.addptr %ps, %r : tensor<256x!tt.ptr<i8>>, tensor<256xi32>
@@ -184,15 +183,19 @@ def test_vector_width_is_capped_at_128_bits():
           %qp = tt.addptr %qs, %r : tensor<256x!tt.ptr<f64>>, tensor<256xi32>
           %us = tt.splat %u : !tt.ptr<f32> -> tensor<256x!tt.ptr<f32>>
           %up = tt.addptr %us, %r : tensor<256x!tt.ptr<f32>>, tensor<256xi32>
+          %bs = tt.splat %b : !tt.ptr<i1> -> tensor<256x!tt.ptr<i1>>
+          %bp = tt.addptr %bs, %r : tensor<256x!tt.ptr<i1>>, tensor<256xi32>
           tt.return
         }
         """
     )
     analysis = AxisInfoAnalysis(module)
-    i8_ptrs, f64_ptrs, f32_ptrs = (op.result for op in ops(module, tt.AddPtrOp))
+    i8_ptrs, f64_ptrs, f32_ptrs, i1_ptrs = (op.result for op in ops(module, tt.AddPtrOp))
     assert analysis.max_vector_width(i8_ptrs) == 16
     assert analysis.max_vector_width(f64_ptrs) == 2
     assert analysis.max_vector_width(f32_ptrs) == 1  # no alignment known
+    assert analysis.max_vector_width(i1_ptrs) == 16  # a bool is a byte in memory
+    assert analysis.max_vector_width(f64_ptrs, dim=0) == 2
     (r,) = (op.result for op in ops(module, tt.MakeRangeOp))
     assert analysis.max_vector_width(r, element_bits=16) == 8  # offsets of 16-bit elements
     with pytest.raises(ValueError):

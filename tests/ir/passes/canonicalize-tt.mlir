@@ -152,6 +152,20 @@ tt.func public @constant_masks(%p: !tt.ptr<f32>) -> (tensor<64xf32>, tensor<64xf
   tt.return %v, %w : tensor<64xf32>, tensor<64xf32>
 }
 
+// Scalar masks too (Triton only rewrites splat tensor masks).
+// CHECK-LABEL: tt.func public @constant_scalar_masks
+// CHECK: %[[V:.+]] = tt.load %arg0 : !tt.ptr<f32>
+// CHECK-NEXT: tt.store %arg1, %[[V]] : !tt.ptr<f32>
+// CHECK-NEXT: tt.return
+tt.func public @constant_scalar_masks(%p: !tt.ptr<f32>, %q: !tt.ptr<f32>) {
+  %true = arith.constant true
+  %false = arith.constant false
+  %v = tt.load %p, %true : !tt.ptr<f32>
+  tt.store %q, %v, %true : !tt.ptr<f32>
+  tt.store %p, %v, %false : !tt.ptr<f32>
+  tt.return
+}
+
 // Negative: without `other`, a load whose mask is all false reads undefined lanes and stays;
 // masks known only at run time stay.
 // CHECK-LABEL: tt.func public @masks_stay

@@ -83,12 +83,13 @@ tt.func public @dot_add_stays(%pa: !tt.ptr<i8>, %pc: !tt.ptr<i8>) -> (tensor<16x
   tt.return %d, %d0, %e, %f : tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>, tensor<16x16xf32>
 }
 
-// ---- sum(x[:, :, None] * y[None, :, :], 1) -> dot(x, y) with inputPrecision = ieee
+// ---- sum(x[:, :, None] * y[None, :, :], 1) -> dot(x, y) with inputPrecision = ieee (the
+// default, so not printed); the expand_dims and broadcasts are left dead and erased.
 
 // CHECK-LABEL: tt.func public @mul_reduce_as_dot
+// CHECK: %[[X:.+]] = arith.sitofp %{{.+}} : tensor<16x8xi8> to tensor<16x8xf32>
+// CHECK: %[[Y:.+]] = arith.sitofp %{{.+}} : tensor<8x32xi8> to tensor<8x32xf32>
 // CHECK-NOT: "tt.reduce"
-// CHECK: %[[X:.+]] = tt.reshape %{{.+}} : tensor<16x8x1xf32> -> tensor<16x8xf32>
-// CHECK: %[[Y:.+]] = tt.reshape %{{.+}} : tensor<1x8x32xf32> -> tensor<8x32xf32>
 // CHECK: %[[Z:.+]] = arith.constant dense<0.000000e+00> : tensor<16x32xf32>
 // CHECK: %[[D:.+]] = tt.dot %[[X]], %[[Y]], %[[Z]] : tensor<16x8xf32> * tensor<8x32xf32> -> tensor<16x32xf32>
 // CHECK-NOT: "tt.reduce"
@@ -119,12 +120,14 @@ tt.func public @mul_reduce_as_dot(%pa: !tt.ptr<i8>, %pb: !tt.ptr<i8>) -> tensor<
   tt.return %sum : tensor<16x32xf32>
 }
 
-// Negative: M = 8 is below Triton's 16; a 64-bit addf; a body that is not a sum. The three
-// reductions stay.
+// Negative: M = 8 is below Triton's 16; a 64-bit addf; a body that is not a sum; a first
+// factor that is not x[:, :, None] of an M x K tensor (it is stretched along axis 0 too). The
+// four reductions stay (with the one that makes the last factor, five).
 // CHECK-LABEL: tt.func public @mul_reduce_stays
 // CHECK-NOT: tt.dot
-// CHECK-COUNT-3: "tt.reduce"
-tt.func public @mul_reduce_stays(%pa: !tt.ptr<i8>) -> (tensor<8x16xf32>, tensor<16x16xf64>, tensor<16x16xf32>) {
+// CHECK-COUNT-5: "tt.reduce"
+// CHECK-NOT: tt.dot
+tt.func public @mul_reduce_stays(%pa: !tt.ptr<i8>) -> (tensor<8x16xf32>, tensor<16x16xf64>, tensor<16x16xf32>, tensor<16x16xf32>) {
   %r = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
   %o = tt.reshape %r : tensor<256xi32> -> tensor<16x16xi32>
   %pas = tt.splat %pa : !tt.ptr<i8> -> tensor<16x16x!tt.ptr<i8>>
@@ -170,7 +173,22 @@ tt.func public @mul_reduce_stays(%pa: !tt.ptr<i8>) -> (tensor<8x16xf32>, tensor<
     %s = arith.maxnumf %x, %y : f32
     tt.reduce.return %s : f32
   }) : (tensor<16x16x16xf32>) -> tensor<16x16xf32>
-  tt.return %small, %wide, %max : tensor<8x16xf32>, tensor<16x16xf64>, tensor<16x16xf32>
+  // broadcast from 1 x 16 x 1: stretched along axes 0 and 2
+  %row = tt.expand_dims %a {axis = 0 : i32} : tensor<16x16xf32> -> tensor<1x16x16xf32>
+  %r1 = "tt.reduce"(%row) <{axis = 2 : i32}> ({
+  ^bb0(%x: f32, %y: f32):
+    %s = arith.addf %x, %y : f32
+    tt.reduce.return %s : f32
+  }) : (tensor<1x16x16xf32>) -> tensor<1x16xf32>
+  %re = tt.expand_dims %r1 {axis = 2 : i32} : tensor<1x16xf32> -> tensor<1x16x1xf32>
+  %rb = tt.broadcast %re : tensor<1x16x1xf32> -> tensor<16x16x16xf32>
+  %rprod = arith.mulf %rb, %bb : tensor<16x16x16xf32>
+  %wrong = "tt.reduce"(%rprod) <{axis = 1 : i32}> ({
+  ^bb0(%x: f32, %y: f32):
+    %s = arith.addf %x, %y : f32
+    tt.reduce.return %s : f32
+  }) : (tensor<16x16x16xf32>) -> tensor<16x16xf32>
+  tt.return %small, %wide, %max, %wrong : tensor<8x16xf32>, tensor<16x16xf64>, tensor<16x16xf32>, tensor<16x16xf32>
 }
 
 // ---- select(c, load(p, splat(c)), o) -> load(p, splat(c), o)

@@ -79,7 +79,7 @@ def test_pass_preserves_results(path):
         pytest.skip(f"{path.name} has no function with integer-scalar arguments")
 
 
-# -- functions with pointer, float or tensor arguments ----------------------------------------------
+# -- functions with pointer, float or tensor arguments ---------------------------------------------
 
 _ARRAY_ELEMENTS = 4096
 
