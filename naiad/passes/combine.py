@@ -3,8 +3,9 @@ the back ends lower well, then compute elementwise ops before broadcasts.
 
 First phase (Combine.cpp / Combine.td), each legal as stated:
 
-- `dot(a, b, 0) + c -> dot(a, b, c)` (addf or addi, either order; also `dot_scaled` with addf):
-  the dot has no other use; for addf, `maxNumImpreciseAcc` is 0. The dot moves to the add.
+- `dot(a, b, 0) + c -> dot(a, b, c)` (addf or addi, either order): the dot has no other use;
+  for addf, `maxNumImpreciseAcc` is 0. The dot moves to the add. (Triton also fuses an addf
+  into `dot_scaled`; not here until the evaluator can check it.)
 - `sum(x[:, :, None] * y[None, :, :], 1) -> dot(x, y)` with `inputPrecision = ieee`: the reduce
   has one 3-D operand and reduces axis 1 with a body that is one `addf` of at most 32 bits;
   its operand is a `mulf` of `broadcast(expand_dims(x, 2))`, stretching only axis 2
@@ -32,7 +33,9 @@ from dataclasses import dataclass
 
 from ..dialects import arith, tt
 from ..ir import (
+    DenseElementsAttr,
     FloatAttr,
+    IntegerAttr,
     Operation,
     PatternRewriter,
     RewritePattern,
@@ -50,14 +53,14 @@ from .tt_canonicalize import FoldAddPtrChain, kept_attributes
 def is_zero(value: Value) -> bool:
     """A constant zero: integer, or float of either sign; scalar or splat (Triton's isZero)."""
     attr = constant_value(value)
-    if attr is None:
-        return False
-    if hasattr(attr, "is_splat"):
+    if isinstance(attr, DenseElementsAttr):
         if not attr.is_splat:
             return False
         number = attr.splat_value
-    else:
+    elif isinstance(attr, IntegerAttr | FloatAttr):
         number = attr.value
+    else:
+        return False
     return not isinstance(number, bool) and number == 0
 
 
@@ -65,13 +68,11 @@ class FuseAddIntoDot(RewritePattern):
     """dot(a, b, 0) + c -> dot(a, b, c) (Triton's CombineDotAdd*Pattern). As Triton, the right
     operand is tried first, and if it is a dot the left one is not tried."""
 
-    dot_class: type[Operation] = tt.DotOp
-
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
         dot, addend = op.rhs.defining_op, op.lhs
-        if not isinstance(dot, self.dot_class):
+        if not isinstance(dot, tt.DotOp):
             dot, addend = op.lhs.defining_op, op.rhs
-            if not isinstance(dot, self.dot_class):
+            if not isinstance(dot, tt.DotOp):
                 return False
         if not dot.d.has_one_use or not is_zero(dot.c):
             return False
@@ -85,7 +86,7 @@ class FuseAddIntoDot(RewritePattern):
 
     @staticmethod
     def _exact_accumulation(dot: Operation) -> bool:
-        limit = getattr(dot, "maxNumImpreciseAcc", None)
+        limit = dot.maxNumImpreciseAcc
         return limit is None or limit.value == 0
 
 
@@ -95,11 +96,6 @@ class FuseAddFIntoDot(FuseAddIntoDot):
 
 class FuseAddIIntoDot(FuseAddIntoDot):
     root = arith.AddIOp
-
-
-class FuseAddFIntoDotScaled(FuseAddIntoDot):
-    root = arith.AddFOp
-    dot_class = tt.DotScaledOp
 
 
 class FuseSelectIntoMaskedLoad(RewritePattern):
@@ -209,7 +205,6 @@ def combine_patterns() -> list[RewritePattern]:
     return [
         FuseAddFIntoDot(),
         FuseAddIIntoDot(),
-        FuseAddFIntoDotScaled(),
         FuseSelectIntoMaskedLoad(),
         FoldAddPtrChain(),
         RewriteBroadcastMulReduceAsDot(),

@@ -22,7 +22,6 @@ from __future__ import annotations
 from ..dialects import arith, tt
 from ..dialects.arith_fold import make_attr
 from ..ir import (
-    ConstantLike,
     DenseElementsAttr,
     Elementwise,
     Operation,
@@ -42,11 +41,8 @@ from .tt_canonicalize import (
 )
 
 
-def _splat_constant(value: Value):
-    """The element value of a splat dense constant defining `value`, else None."""
-    op = value.defining_op
-    if op is None or ConstantLike not in op.traits:
-        return None
+def _splat_constant(value: Value) -> DenseElementsAttr | None:
+    """The splat dense attribute of the constant defining `value`, else None."""
     attr = constant_value(value)
     if isinstance(attr, DenseElementsAttr) and attr.is_splat:
         return attr

@@ -68,6 +68,24 @@ tt.func public @sub_of_neg_stays(%x: i32, %y: i32) -> i32 {
   tt.return %r : i32
 }
 
+// ---- casts to their own type
+
+// CHECK-LABEL: tt.func public @identity_cast
+// CHECK-NOT: arith.bitcast
+// CHECK: tt.return %arg0 : i32
+tt.func public @identity_cast(%x: i32) -> i32 {
+  %y = arith.bitcast %x : i32 to i32
+  tt.return %y : i32
+}
+
+// Negative: a bitcast to another type of the same width changes the type, so it stays.
+// CHECK-LABEL: tt.func public @bitcast_stays
+// CHECK: arith.bitcast %arg0 : i32 to f32
+tt.func public @bitcast_stays(%x: i32) -> f32 {
+  %y = arith.bitcast %x : i32 to f32
+  tt.return %y : f32
+}
+
 // ---- addptr chains
 
 // 64-bit offsets (as wide as the pointer) combine; the outer op's hints are kept.
@@ -299,8 +317,9 @@ tt.func public @views_of_splat(%x: f32) -> (tensor<4x8xf32>, tensor<1x8xf32>, te
 // CHECK: %[[B2:.+]] = tt.broadcast %[[E2]] : tensor<1x1x4xi32> -> tensor<1x2x4xi32>
 // CHECK: %[[RS:.+]] = tt.reshape %[[B]] : tensor<8x4xi32> -> tensor<32xi32>
 // CHECK: %[[T:.+]] = tt.trans %[[B2]] {order = array<i32: 1, 2, 0>} : tensor<1x2x4xi32> -> tensor<2x4x1xi32>
-// CHECK: tt.return %[[B]], %[[B2]], %[[RS]], %[[T]], %[[E]]
-tt.func public @view_chains() -> (tensor<8x4xi32>, tensor<1x2x4xi32>, tensor<32xi32>, tensor<2x4x1xi32>, tensor<1x4xi32>) {
+// CHECK: %[[BB:.+]] = tt.broadcast %[[E2]] : tensor<1x1x4xi32> -> tensor<2x2x4xi32>
+// CHECK: tt.return %[[B]], %[[B2]], %[[RS]], %[[T]], %[[E]], %[[BB]]
+tt.func public @view_chains() -> (tensor<8x4xi32>, tensor<1x2x4xi32>, tensor<32xi32>, tensor<2x4x1xi32>, tensor<1x4xi32>, tensor<2x2x4xi32>) {
   %r = tt.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32>
   %e = tt.expand_dims %r {axis = 0 : i32} : tensor<4xi32> -> tensor<1x4xi32>
   %b1 = tt.broadcast %e : tensor<1x4xi32> -> tensor<2x4xi32>
@@ -311,19 +330,25 @@ tt.func public @view_chains() -> (tensor<8x4xi32>, tensor<1x2x4xi32>, tensor<32x
   %t1 = tt.trans %e2 {order = array<i32: 0, 2, 1>} : tensor<1x2x4xi32> -> tensor<1x4x2xi32>
   %t2 = tt.trans %t1 {order = array<i32: 2, 1, 0>} : tensor<1x4x2xi32> -> tensor<2x4x1xi32>
   %same = tt.broadcast %e : tensor<1x4xi32> -> tensor<1x4xi32>
-  tt.return %b2, %e2, %r2, %t2, %same : tensor<8x4xi32>, tensor<1x2x4xi32>, tensor<32xi32>, tensor<2x4x1xi32>, tensor<1x4xi32>
+  %twice = tt.broadcast %e2 : tensor<1x2x4xi32> -> tensor<2x2x4xi32>
+  tt.return %b2, %e2, %r2, %t2, %same, %twice : tensor<8x4xi32>, tensor<1x2x4xi32>, tensor<32xi32>, tensor<2x4x1xi32>, tensor<1x4xi32>, tensor<2x2x4xi32>
 }
 
-// Negative: a broadcast or reshape of a value that is not a splat stays, and a reshape with
-// `efficient_layout` keeps its operand (Triton leaves such reshapes alone).
+// Negative: a broadcast, reshape or trans of a value that is neither a splat nor the same
+// kind of op stays, and a reshape with `efficient_layout` keeps its operand (Triton leaves
+// such reshapes alone).
 // CHECK-LABEL: tt.func public @views_stay
-// CHECK: tt.broadcast %{{.+}} : tensor<1x4xi32> -> tensor<2x4xi32>
+// CHECK: %[[B:.+]] = tt.broadcast %{{.+}} : tensor<1x4xi32> -> tensor<2x4xi32>
 // CHECK: tt.reshape %{{.+}} efficient_layout : tensor<8xf32> -> tensor<2x4xf32>
-tt.func public @views_stay(%x: f32) -> (tensor<2x4xi32>, tensor<2x4xf32>) {
+// CHECK: tt.trans %[[B]] {order = array<i32: 1, 0>} : tensor<2x4xi32> -> tensor<4x2xi32>
+// CHECK: tt.reshape %[[B]] : tensor<2x4xi32> -> tensor<8xi32>
+tt.func public @views_stay(%x: f32) -> (tensor<2x4xi32>, tensor<2x4xf32>, tensor<4x2xi32>, tensor<8xi32>) {
   %r = tt.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32>
   %e = tt.expand_dims %r {axis = 0 : i32} : tensor<4xi32> -> tensor<1x4xi32>
   %b = tt.broadcast %e : tensor<1x4xi32> -> tensor<2x4xi32>
   %s = tt.splat %x : f32 -> tensor<8xf32>
   %q = tt.reshape %s efficient_layout : tensor<8xf32> -> tensor<2x4xf32>
-  tt.return %b, %q : tensor<2x4xi32>, tensor<2x4xf32>
+  %t = tt.trans %b {order = array<i32: 1, 0>} : tensor<2x4xi32> -> tensor<4x2xi32>
+  %f = tt.reshape %b : tensor<2x4xi32> -> tensor<8xi32>
+  tt.return %b, %q, %t, %f : tensor<2x4xi32>, tensor<2x4xf32>, tensor<4x2xi32>, tensor<8xi32>
 }

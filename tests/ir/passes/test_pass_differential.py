@@ -111,7 +111,7 @@ def _random_array(ir_type, count, rng) -> np.ndarray:
     dtype = host_dtype(ir_type)
     if dtype == np.bool_:
         return rng.integers(0, 2, count).astype(np.bool_)
-    if dtype.kind == "f":
+    if dtype.kind not in "iu":  # floats, and the formats NumPy lacks (bf16, fp8: kind "V")
         magnitude = rng.uniform(0.25, 4.0, count)
         return (magnitude * rng.choice([-1.0, 1.0], count)).astype(dtype)
     info = np.iinfo(dtype)
