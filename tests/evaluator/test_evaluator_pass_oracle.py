@@ -48,9 +48,7 @@ REASSOCIATING = {"combine"}
 FULL = ["inline", "canonicalize", "combine", "cse", "licm", "loop-unroll", "dce", "symbol-dce"]
 
 # The whole pipeline (every pass) runs in the default tier; each pass alone under `-m full`.
-PIPELINES = [
-    pytest.param([name], id=name, marks=pytest.mark.full) for name in _registered_passes()
-]
+PIPELINES = [pytest.param([name], id=name, marks=pytest.mark.full) for name in _registered_passes()]
 PIPELINES.append(pytest.param(FULL, id=",".join(FULL)))
 
 
