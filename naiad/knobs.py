@@ -47,6 +47,7 @@ interpret = _Flag("NAIAD_INTERPRET", "run @naiad.jit kernels in the NumPy interp
 debug = _Flag("NAIAD_DEBUG", "kernel debug mode: device_assert on, every access bounds-checked")
 traceback = _Flag("NAIAD_TRACEBACK", "show Naiad's own frames in kernel errors")
 print_autotuning = _Flag("NAIAD_PRINT_AUTOTUNING", "print the best config and the tuning time")
+verify = _Flag("NAIAD_VERIFY", "run the IR verifier after every compiler pass")
 dump_dir = _Text("NAIAD_DUMP_DIR", "write every stage's IR per kernel under this folder")
 cache_dir = _Text("NAIAD_CACHE_DIR", "where compiled kernels are cached on disk")
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from .. import knobs
 from ..language import core
+from .compiler import compile_ttir
 from .interpreter import kernel_runtime
 from .interpreter.launch import run_grid
 from .interpreter.rewrite import rewrite
@@ -148,7 +149,9 @@ class JITFunction(KernelInterface):
             raise ValueError(f"grid dimensions must be non-negative, got {tuple(dims)}")
         return tuple(dims + [1] * (3 - len(dims)))
 
-    def run(self, *args, grid, warmup=False, **kwargs):
+    def run(self, *args, grid, warmup=False, target=None, **kwargs):
+        """Launch over `grid`; with `warmup=True`, compile for `target` and return the
+        CompiledKernel instead (the device of `target` need not be present)."""
         # A kernel parameter wins over a launch option of the same name (e.g. `num_stages`).
         options = LaunchOptions(
             **{
@@ -159,21 +162,22 @@ class JITFunction(KernelInterface):
         )
         bound = self._bind(args, kwargs)
         dims = self._grid(grid, bound)
-        if warmup:
-            return None
         debug = (
             options.debug
             if options.debug is not None
             else (self.debug if self.debug is not None else knobs.debug.get())
         )
+        if warmup:
+            return compile_ttir(self, bound, target, bool(debug))
         if 0 in dims:
             return None
         run_grid(self, bound, dims, bool(debug))
         return None
 
-    def warmup(self, *args, grid, **kwargs):
-        """Prepare the kernel for these arguments without running it."""
-        return self.run(*args, grid=grid, warmup=True, **kwargs)
+    def warmup(self, *args, grid, target=None, **kwargs):
+        """Compile the kernel for these arguments (arrays, torch dtypes or signature strings
+        such as `'*fp16'`) and `target` ('cuda:sm_90a' by default) without running it."""
+        return self.run(*args, grid=grid, warmup=True, target=target, **kwargs)
 
 
 def jit(

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ...dialects.tt_types import PointerType
 from ...ir import FloatType, NameLoc, RankedTensorType
 from ...tools.tensor_descriptor import TensorDescriptor
 from ..host_arrays import describe, is_array_like
@@ -36,10 +37,28 @@ def argument_names(func) -> list[str]:
     return names
 
 
+def _expand_descriptors(args: Mapping, names: list, func) -> dict:
+    """A host TensorDescriptor given for an argument the frontend passes as its parts (`d`,
+    `d.shape.i`, `d.stride.i`: base pointer, then i64 shape and strides) becomes those parts."""
+    expanded = dict(args)
+    for name, value in args.items():
+        if (
+            isinstance(value, TensorDescriptor)
+            and f"{name}.shape.0" in names
+            and isinstance(func.arguments[names.index(name)].type, PointerType)
+        ):
+            expanded[name] = value.base
+            for i, (size, stride) in enumerate(zip(value.shape, value.strides)):
+                expanded[f"{name}.shape.{i}"] = int(size)
+                expanded[f"{name}.stride.{i}"] = int(stride)
+    return expanded
+
+
 def bind_arguments(func, args, memory: Memory, copies: HostCopies) -> list:
     """The values of `args` (a sequence, or a mapping by argument name) for `func`."""
     names = argument_names(func)
     if isinstance(args, Mapping):
+        args = _expand_descriptors(args, names, func)
         unknown = set(args) - set(names)
         if unknown:
             raise EvaluationError(

@@ -1,0 +1,136 @@
+"""Compiling a kernel for one specialization of its arguments, without running it.
+
+`kernel.warmup(*args, grid=..., target=...)` lands here: the arguments are specialized as Triton
+specializes them, the frontend builds TTIR, Triton's TTIR pipeline runs, and the result is a
+`CompiledKernel` whose `asm` holds every stage produced so far (today: 'source', 'ttir'). Any
+target compiles without its device: arguments may be arrays, torch dtypes or Triton signature
+strings (`'*fp16'`, `'i32'`), and pointers given as types are assumed 16-byte aligned.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+
+from .. import knobs
+from ..language import dtypes as t
+from ..language.target import CUDA_HOPPER, TargetInfo
+from ..tools.tensor_descriptor import TensorDescriptor
+from .host_arrays import describe, dtype_of_host_name, is_array_like
+
+# Triton's make_ttir, in its order (rewrite-tensor-pointer is not needed: block pointers are
+# already pointer blocks when the frontend emits them).
+TTIR_PIPELINE = ("inline", "canonicalize", "combine", "cse", "symbol-dce", "loop-unroll")
+
+
+@dataclass
+class CompiledKernel:
+    """A kernel compiled for one specialization: `asm[stage]` text, `metadata`, `name`."""
+
+    name: str
+    asm: dict
+    metadata: dict = field(default_factory=dict)
+
+
+def parse_target(target) -> TargetInfo:
+    """`None` / 'cuda:sm_90a' / 'cuda:sm_80' / 'cpu' as the language's TargetInfo."""
+    if target is None or isinstance(target, TargetInfo):
+        return target or CUDA_HOPPER
+    name = str(target)
+    if name == "cpu" or name.startswith("cpu:"):
+        return CUDA_HOPPER.with_options(
+            name=name, backend="cpu", arch=0, default_dot_input_precision="ieee"
+        )
+    if name.startswith("cuda:sm_"):
+        digits = name[len("cuda:sm_") :].rstrip("a")
+        if digits.isdigit():
+            return CUDA_HOPPER.with_options(name=name, arch=int(digits))
+    raise ValueError(f"unknown target {target!r}: expected 'cuda:sm_90a', 'cuda:sm_80' or 'cpu'")
+
+
+def _pointer_spec(element: t.dtype) -> str:
+    return "*" + t.ty_to_signature(element)
+
+
+def _specialize_one(param, value):
+    """(signature string, constexpr value or None, attributes) of one argument, as Triton."""
+    if param.is_constexpr or value is None or isinstance(value, t.dtype):
+        return "constexpr", value, []
+    if isinstance(value, str):  # a signature string given for an argument that is not there
+        return value, None, [["tt.divisibility", 16]] if value.startswith("*") else []
+    if isinstance(value, bool):
+        return "i1", None, []
+    if isinstance(value, int):
+        if value == 1 and not param.do_not_specialize:
+            return "constexpr", 1, []
+        spec = "i32" if -(2**31) <= value < 2**31 else ("u64" if value >= 2**63 else "i64")
+        aligned = value % 16 == 0 and not param.do_not_specialize
+        return spec, None, [["tt.divisibility", 16]] if aligned else []
+    if isinstance(value, float):
+        return "fp32", None, []
+    if isinstance(value, TensorDescriptor):
+        element = t.ty_to_signature(describe(value.base).dtype)
+        shape = ", ".join(str(int(b)) for b in value.block_shape)
+        return f"tensordesc<{element}[{shape}], {value.padding}>", None, []
+    if type(value).__module__ == "torch" and not is_array_like(value):  # a torch dtype
+        return _pointer_spec(dtype_of_host_name(str(value))), None, [["tt.divisibility", 16]]
+    if is_array_like(value):
+        array = describe(value)
+        aligned = array.data_ptr % 16 == 0
+        return _pointer_spec(array.dtype), None, [["tt.divisibility", 16]] if aligned else []
+    raise TypeError(f"argument `{param.name}`: cannot specialize a {type(value).__name__}")
+
+
+def specialize(jit_function, bound: dict):
+    """The (signature, constexprs, attrs) of a launch with `bound` arguments."""
+    signature, constexprs, attrs = {}, {}, {}
+    for param in jit_function.params:
+        spec, constant, attributes = _specialize_one(param, bound[param.name])
+        signature[param.name] = spec
+        if spec == "constexpr":
+            constexprs[param.name] = bound[param.name] if constant is None else constant
+        if attributes and param.name not in jit_function.do_not_specialize_on_alignment:
+            attrs[param.name] = attributes
+    return signature, constexprs, attrs
+
+
+def compile_ttir(jit_function, bound: dict, target=None, debug: bool = False) -> CompiledKernel:
+    """The TTIR of `jit_function` specialized for `bound`, after Triton's TTIR pipeline."""
+    # Imported on first compile: launching in the interpreter needs none of the compiler.
+    import naiad.passes  # noqa: F401  (registers the passes)
+
+    from ..frontend import generate
+    from ..ir import PassManager
+    from ..ir.printer import print_module
+
+    info = parse_target(target).with_options(debug=debug)
+    signature, constexprs, attrs = specialize(jit_function, bound)
+    result = generate(jit_function, signature, constexprs, attrs, info)
+    source_ttir = print_module(result.module)
+    PassManager(list(TTIR_PIPELINE), verify_each=knobs.verify.get()).run(result.module)
+    asm = {"source": source_ttir, "ttir": print_module(result.module)}
+    metadata = {
+        "name": result.name,
+        "target": info.name,
+        "signature": signature,
+        "constexprs": {k: repr(v) for k, v in constexprs.items()},
+        "debug": debug,
+    }
+    kernel = CompiledKernel(result.name, asm, metadata)
+    _dump(kernel, result.key)
+    return kernel
+
+
+def _dump(kernel: CompiledKernel, key) -> None:
+    """With NAIAD_DUMP_DIR set, write every stage's text under `<dir>/<name>-<key hash>/`."""
+    directory = knobs.dump_dir.get()
+    if not directory:
+        return
+    digest = hashlib.sha256(repr(key).encode()).hexdigest()[:16]
+    folder = os.path.join(directory, f"{kernel.name}-{digest}")
+    os.makedirs(folder, exist_ok=True)
+    for stage, text in kernel.asm.items():
+        suffix = "source.ttir" if stage == "source" else stage
+        with open(os.path.join(folder, f"{kernel.name}.{suffix}"), "w") as f:
+            f.write(text)
