@@ -1,35 +1,19 @@
 """The kernels of the TTIR fixtures (`tests/ir/fixtures/`), with random arguments for each: what
 the differential tests of the evaluator run, in the interpreter and in the evaluator.
 
-`CASES[fixture]` gives the @naiad.jit kernel (a copy in `evaluator_fixture_kernels.py`, or a
-tutorial of `examples/`), a function of a NumPy generator giving every parameter's value
-(constexprs included, as the fixture specialized them; sizes kept small), and the grid.
+`CASES[fixture]` gives the @naiad.jit kernel (from `tests/fixture_kernels/`: a copy of a `lang_*`
+kernel, or a tutorial of `examples/`), a function of a NumPy generator giving every parameter's
+value (constexprs included, as the fixture specialized them; sizes kept small), and the grid.
 """
 
-import importlib.util
-import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 
-import evaluator_fixture_kernels as K
 import ml_dtypes
 import numpy as np
+from fixture_kernels import example, jit_function
+from fixture_kernels import lang as K
 
-from naiad.runtime.jit import JITFunction
 from naiad.tools.tensor_descriptor import TensorDescriptor
-
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-
-def example(stem):
-    """A tutorial module (loaded as tests/examples does, under the same name)."""
-    name = f"naiad_example_{stem}"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{stem}.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
 
 
 def rand(rng, *shape, dtype=np.float32):
@@ -56,9 +40,7 @@ class Case:
         kernel = self.kernel
         if isinstance(kernel, tuple):
             kernel = getattr(example(kernel[0]), kernel[1])
-        while not isinstance(kernel, JITFunction):
-            kernel = kernel.fn
-        return kernel
+        return jit_function(kernel)
 
 
 def attention(rng, stage, host):

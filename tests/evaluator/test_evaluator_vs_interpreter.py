@@ -4,11 +4,11 @@ inputs; every array must end up bit for bit the same.
 
 The TTIR is Triton 3.8's (`tests/ir/fixtures/`, both the optimized `.ttir` and the `.source.ttir`
 its code generator built, with calls, `ub.poison` and branches); the kernels are the fixtures' own
-(`evaluator_fixture_kernels.py`, and the tutorials under `examples/`). This checks the evaluator's
-meaning of every op Triton emits against the interpreter, the executable reference. Where
-Triton's optimizer changes the arithmetic (a sum of products combined into a dot), the optimized
-module is compared within a tolerance. Skipped while the parser cannot read the fixtures, or the
-frontend cannot compile a kernel: never failed for want of them.
+(`tests/fixture_kernels/`: the `lang_*` kernels, and the tutorials under `examples/`). This checks
+the evaluator's meaning of every op Triton emits against the interpreter, the executable
+reference. Where Triton's optimizer changes the arithmetic (a sum of products combined into a
+dot), the optimized module is compared within a tolerance. Skipped while the parser cannot read
+the fixtures, or the frontend cannot compile a kernel: never failed for want of them.
 """
 
 import numpy as np

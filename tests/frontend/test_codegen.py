@@ -2,8 +2,8 @@
 options, Python builtins, hints, and the interpreter's rules for `and`/`or`/`not`, `is None`,
 `assert` and augmented assignment."""
 
-import kernels_lang
 import pytest
+from fixture_kernels import lang as kernels_lang
 
 import naiad
 import naiad.language as tl
@@ -219,7 +219,7 @@ def test_globals_read_are_recorded_for_the_specialization_key():
         {"X": "*fp32", "Y": "*fp32", "n": "i32"},
         {"MODE": "double", "USE_BIAS": False, "BLOCK": 128},
     )
-    assert result.globals_used[("kernels_lang", "SCALE")] == tl.constexpr(3)
+    assert result.globals_used[("fixture_kernels.lang", "SCALE")] == tl.constexpr(3)
     assert result.name == "constexpr_dead_branch"
 
 
@@ -230,8 +230,8 @@ def test_a_noinline_function_stays_a_call():
         {"BLOCK": 64},
     )
     funcs = {op.sym_name.value.split("__")[0]: op for op in module.body}
-    assert funcs["kernels_lang._square_noinline"].attributes["noinline"].value is True
-    assert funcs["kernels_lang._axpy"].attributes["noinline"].value is False
+    assert funcs["fixture_kernels.lang._square_noinline"].attributes["noinline"].value is True
+    assert funcs["fixture_kernels.lang._axpy"].attributes["noinline"].value is False
     assert len(_ops(module, "tt.call")) == 5  # _axpy, _square_noinline, _two_results, sum, combine
 
 

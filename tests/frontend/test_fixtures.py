@@ -44,9 +44,9 @@ from naiad.language.target import CUDA_HOPPER
 
 FIXTURES = Path(__file__).resolve().parents[1] / "ir" / "fixtures"
 KERNEL_MODULES = {
-    "scripts/ttir_fixture_tutorials.py": "kernels_tutorials",
-    "scripts/ttir_fixture_tutorial_06b.py": "kernels_tutorial_06b",
-    "scripts/ttir_fixture_kernels.py": "kernels_lang",
+    "scripts/ttir_fixture_tutorials.py": "fixture_kernels.tutorials",
+    "scripts/ttir_fixture_tutorial_06b.py": "fixture_kernels.tutorial_06b",
+    "scripts/ttir_fixture_kernels.py": "fixture_kernels.lang",
 }
 NAMES = sorted(p.stem for p in FIXTURES.glob("*.json"))
 
@@ -103,7 +103,7 @@ def _base_name(name: str) -> str:
 
 
 def _is_kernel_code(name: str) -> bool:
-    return "." not in name or name.split(".")[0] in ("ttir_fixture_kernels", "kernels_lang")
+    return "." not in name or name.startswith(("ttir_fixture_kernels.", "fixture_kernels.lang."))
 
 
 def _substitute(ops: list) -> list:
