@@ -190,3 +190,31 @@ def user_frames(exc: BaseException) -> list[SourceLocation]:
     """The user's frames of `exc`'s traceback, outermost first."""
     frames = traceback.extract_tb(exc.__traceback__)
     return [frame_location(f) for f in frames if is_user_file(f.filename)]
+
+
+# The wrapper is compiled under a pseudo file name (`<naiad launch>`, `<naiad compile>`), so that
+# a kernel error, already located at the user's line, leaves Naiad through a frame that is not
+# one of Naiad's files: the traceback a user sees holds their own frames only.
+_ENTRY_SOURCE = """
+def make_entry(implementation, show_traceback):
+    def entry(*args, **kwargs):
+        try:
+            return implementation(*args, **kwargs)
+        except CompilationError as error:
+            if show_traceback():
+                raise
+            raise error.with_traceback(None) from None
+    return entry
+"""
+_ENTRY_MAKERS: dict = {}
+
+
+def user_facing(implementation, show_traceback, pseudo_file: str):
+    """`implementation`, raising located CompilationErrors without Naiad's frames unless
+    `show_traceback()` (NAIAD_TRACEBACK=1)."""
+    make_entry = _ENTRY_MAKERS.get(pseudo_file)
+    if make_entry is None:
+        namespace = {"CompilationError": CompilationError}
+        exec(compile(_ENTRY_SOURCE, pseudo_file, "exec"), namespace)
+        make_entry = _ENTRY_MAKERS[pseudo_file] = namespace["make_entry"]
+    return make_entry(implementation, show_traceback)

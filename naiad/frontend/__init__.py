@@ -23,26 +23,10 @@ from .unit import CompilationUnit, name_arguments
 
 __all__ = ["FrontendResult", "IRBuilder", "compile_to_ttir", "generate"]
 
-# The entry points are wrapped by code compiled under a pseudo file name, so that a kernel error
-# (already located at the user's line) leaves Naiad through a frame that is not one of Naiad's
-# files: the traceback holds the user's frames only, unless NAIAD_TRACEBACK=1 (as the launcher).
-_ENTRY_SOURCE = """
-def make_entry(implementation, located_error, show_traceback):
-    def entry(*args, **kwargs):
-        try:
-            return implementation(*args, **kwargs)
-        except located_error as error:
-            if show_traceback():
-                raise
-            raise error.with_traceback(None) from None
-    return entry
-"""
-_namespace: dict = {}
-exec(compile(_ENTRY_SOURCE, "<naiad compile>", "exec"), _namespace)
-
 
 def _user_facing(implementation):
-    entry = _namespace["make_entry"](implementation, errors.CompilationError, knobs.traceback.get)
+    """Kernel errors leave the compiler through `<naiad compile>`, not Naiad's files."""
+    entry = errors.user_facing(implementation, knobs.traceback.get, "<naiad compile>")
     return functools.wraps(implementation)(entry)
 
 

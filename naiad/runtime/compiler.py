@@ -18,6 +18,7 @@ from ..language import dtypes as t
 from ..language.target import CUDA_HOPPER, TargetInfo
 from ..tools.tensor_descriptor import TensorDescriptor
 from .host_arrays import describe, dtype_of_host_name, is_array_like
+from .params import integer_argument_type
 
 # Triton's make_ttir, in its order (rewrite-tensor-pointer is not needed: block pointers are
 # already pointer blocks when the frontend emits them).
@@ -64,7 +65,7 @@ def _specialize_one(param, value):
     if isinstance(value, int):
         if value == 1 and not param.do_not_specialize:
             return "constexpr", 1, []
-        spec = "i32" if -(2**31) <= value < 2**31 else ("u64" if value >= 2**63 else "i64")
+        spec = t.ty_to_signature(integer_argument_type(param.name, value, param.annotation))
         aligned = value % 16 == 0 and not param.do_not_specialize
         return spec, None, [["tt.divisibility", 16]] if aligned else []
     if isinstance(value, float):

@@ -9,14 +9,6 @@ from __future__ import annotations
 
 from .. import errors, knobs
 
-# The located error classes live in naiad/errors.py (the compiler's frontend reports with them
-# too); these names are kept for the interpreter's callers.
-KernelNotImplementedError = errors.KernelNotImplementedError
-KernelValueError = errors.KernelValueError
-KernelIndexError = errors.KernelIndexError
-KernelAssertionError = errors.KernelAssertionError
-_error_class = errors.located_error_class
-
 
 def located(exc: BaseException, kernel_name: str) -> errors.CompilationError:
     """`exc` as a CompilationError (of a matching builtin type) at the innermost user frame."""
@@ -28,7 +20,7 @@ def located(exc: BaseException, kernel_name: str) -> errors.CompilationError:
     chain = tuple(reversed(frames[:-1]))
     if location is None:
         message = f"in kernel `{kernel_name}`: {message}"
-    return _error_class(exc)(message, location, call_chain=chain)
+    return errors.located_error_class(exc)(message, location, call_chain=chain)
 
 
 def reraise(exc: BaseException, kernel_name: str):

@@ -7,27 +7,10 @@ kernel's parameters, in order) and `fn` (what it wraps).
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 
 from .. import errors, knobs
-
-# The launcher is compiled under a pseudo file name, so that a kernel error (already located at the
-# user's line, see diagnostics.py) leaves Naiad through a frame that is not one of Naiad's files:
-# the traceback a user sees then holds their own frames only, unless NAIAD_TRACEBACK=1.
-_LAUNCHER_SOURCE = """
-def make_launcher(run, grid, located_error, show_traceback):
-    def launch(*args, **kwargs):
-        try:
-            return run(*args, grid=grid, warmup=False, **kwargs)
-        except located_error as error:
-            if show_traceback():
-                raise
-            raise error.with_traceback(None) from None
-    return launch
-"""
-_namespace: dict = {}
-exec(compile(_LAUNCHER_SOURCE, "<naiad launch>", "exec"), _namespace)
-_make_launcher = _namespace["make_launcher"]
 
 
 class KernelInterface(ABC):
@@ -41,4 +24,6 @@ class KernelInterface(ABC):
 
     def __getitem__(self, grid):
         """Bind a launch grid: a tuple of up to 3 ints, or a callable of the meta-parameters."""
-        return _make_launcher(self.run, grid, errors.CompilationError, knobs.traceback.get)
+        # Kernel errors leave through `<naiad launch>`, so users see only their own frames.
+        launch = functools.partial(self.run, grid=grid, warmup=False)
+        return errors.user_facing(launch, knobs.traceback.get, "<naiad launch>")

@@ -66,3 +66,17 @@ def kernel_params(fn, do_not_specialize=()) -> list[KernelParam]:
             )
         )
     return params
+
+
+def integer_argument_type(name: str, value: int, annotation: t.dtype | None = None) -> t.dtype:
+    """The type a Python int argument takes, as Triton specializes it: its declared integer
+    type, else int32 when it fits, uint64 in [2**63, 2**64), int64 otherwise."""
+    if annotation is not None and annotation.is_int():
+        return annotation
+    if -(2**31) <= value < 2**31:
+        return t.int32
+    if 2**63 <= value < 2**64:
+        return t.uint64
+    if -(2**63) <= value < 2**63:
+        return t.int64
+    raise OverflowError(f"argument `{name}` = {value} is too large for a 64-bit integer")

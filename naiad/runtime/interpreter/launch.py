@@ -18,6 +18,7 @@ from ...language.target import CUDA_HOPPER
 from ...tools.tensor_descriptor import TensorDescriptor
 from .. import diagnostics
 from ..host_arrays import describe, is_array_like
+from ..params import integer_argument_type
 from .builder import InterpreterBuilder, scalar_tensor
 from .memory import Buffer, Memory, Pointers
 
@@ -39,18 +40,6 @@ class _HostCopies:
     def write_back(self):
         for device_storage, host in self.by_storage.values():
             device_storage.copy_(host)
-
-
-def _integer_type(name: str, value: int, annotation) -> t.dtype:
-    if annotation is not None and annotation.is_int():
-        return annotation
-    if -(2**31) <= value < 2**31:
-        return t.int32
-    if 2**63 <= value < 2**64:
-        return t.uint64
-    if -(2**63) <= value < 2**63:
-        return t.int64
-    raise OverflowError(f"argument `{name}` = {value} is too large for a 64-bit integer")
 
 
 def _pointer(name, value, param, memory: Memory, copies: _HostCopies):
@@ -80,7 +69,7 @@ def kernel_value(name, value, param, memory, copies):
     if isinstance(value, bool):
         return scalar_tensor(value, t.int1)
     if isinstance(value, int):
-        ty = _integer_type(name, value, annotation)
+        ty = integer_argument_type(name, value, annotation)
         return scalar_tensor(value % (1 << ty.int_bitwidth) if ty.is_int_unsigned() else value, ty)
     if isinstance(value, float):
         ty = annotation if annotation is not None and annotation.is_floating() else t.float32
