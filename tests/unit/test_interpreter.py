@@ -15,7 +15,7 @@ import naiad
 import naiad.language as tl
 from naiad import knobs
 from naiad.runtime.host_arrays import HostArray
-from naiad.runtime.interpreter.launch import _HostCopies
+from naiad.runtime.interpreter.memory import HostCopies
 
 
 @naiad.jit
@@ -359,7 +359,7 @@ def _gpu_array(storage, device_base, offset_elems, n):
 
 def test_host_copies_copy_each_storage_once_and_write_back():
     storage = FakeDeviceStorage([1, 2, 3, 4])
-    copies = _HostCopies()
+    copies = HostCopies()
     whole = _gpu_array(storage, 0x7000_0000, 0, 4)
     tail = _gpu_array(storage, 0x7000_0000, 2, 4)  # another view of the same storage
     data, base = copies.host_address(whole)
@@ -375,7 +375,7 @@ def test_host_copies_copy_each_storage_once_and_write_back():
 
 def test_host_copies_keep_storages_apart():
     first, second = FakeDeviceStorage([1]), FakeDeviceStorage([2])
-    copies = _HostCopies()
+    copies = HostCopies()
     copies.host_address(_gpu_array(first, 0x1000, 0, 1))
     copies.host_address(_gpu_array(second, 0x2000, 0, 1))
     copies.write_back()
@@ -383,7 +383,7 @@ def test_host_copies_keep_storages_apart():
 
 
 def test_host_copies_write_back_nothing_when_unused():
-    copies = _HostCopies()
+    copies = HostCopies()
     copies.write_back()
     assert copies.by_storage == {}
 

@@ -17,15 +17,12 @@ from ...dialects.tt_types import PointerType
 from ...ir import FloatType, NameLoc, RankedTensorType
 from ...tools.tensor_descriptor import TensorDescriptor
 from ..host_arrays import describe, is_array_like
-from ..interpreter.launch import _HostCopies  # the interpreter's host copies of GPU storages
-from ..interpreter.memory import Buffer, Memory, Pointers
+from ..interpreter.memory import HostCopies, Memory, Pointers, argument_pointers
 from .errors import EvaluationError
 from .memory_ops import Descriptor
 from .values import array_value, scalar_dtype, scalar_value
 
 __all__ = ["HostCopies", "argument_names", "bind_arguments"]
-
-HostCopies = _HostCopies
 
 
 def argument_names(func) -> list[str]:
@@ -84,7 +81,7 @@ def _value(name, value, ir_type, memory, copies):
     if desc_block is not None:  # !tt.tensordesc
         if not isinstance(value, TensorDescriptor):
             raise EvaluationError(f"argument `{name}` must be a TensorDescriptor")
-        base = _pointer(name, value.base, memory, copies)
+        base = argument_pointers(name, describe(value.base), memory, copies)
         return Descriptor(
             base,
             desc_block.element_type,
@@ -105,7 +102,7 @@ def _value(name, value, ir_type, memory, copies):
                 f"argument `{name}` is a pointer ({ir_type}): pass an array, not "
                 f"{type(value).__name__}"
             )
-        return _pointer(name, value, memory, copies)
+        return argument_pointers(name, describe(value), memory, copies)
     if (isinstance(value, np.ndarray) and value.ndim == 0) or isinstance(value, np.generic):
         value = value.item()
     integer = not isinstance(ir_type, FloatType)
@@ -115,14 +112,3 @@ def _value(name, value, ir_type, memory, copies):
             f"argument `{name}` of type {ir_type} must be {what}, got {type(value).__name__}"
         )
     return scalar_value(value, ir_type)
-
-
-def _pointer(name, value, memory: Memory, copies: HostCopies) -> Pointers:
-    array = describe(value)
-    data_ptr, base = array.data_ptr, array.storage_base
-    if array.device != "cpu":
-        data_ptr, base = copies.host_address(array)
-    buffer = memory.add(
-        Buffer(name, base, array.storage_nbytes, data_ptr, array.itemsize, array.writable)
-    )
-    return Pointers(np.array(data_ptr, dtype=np.uint64), buffer)

@@ -20,43 +20,19 @@ from .. import diagnostics
 from ..host_arrays import describe, is_array_like
 from ..params import integer_argument_type
 from .builder import InterpreterBuilder, scalar_tensor
-from .memory import Buffer, Memory, Pointers
+from .memory import HostCopies, Memory, argument_pointers
 
 
-class _HostCopies:
-    """Host copies of GPU storages for one launch, written back when it ends."""
-
-    def __init__(self):
-        self.by_storage = {}
-
-    def host_address(self, array) -> tuple[int, int]:
-        """(host address of the data, host base of the storage) for a GPU array."""
-        key = array.storage_base
-        if key not in self.by_storage:
-            self.by_storage[key] = (array.owner, array.owner.cpu())
-        _, host = self.by_storage[key]
-        return host.data_ptr() + (array.data_ptr - array.storage_base), host.data_ptr()
-
-    def write_back(self):
-        for device_storage, host in self.by_storage.values():
-            device_storage.copy_(host)
-
-
-def _pointer(name, value, param, memory: Memory, copies: _HostCopies):
+def _pointer(name, value, param, memory: Memory, copies: HostCopies):
     array = describe(value)
-    data_ptr, base = array.data_ptr, array.storage_base
-    if array.device != "cpu":
-        data_ptr, base = copies.host_address(array)
-    buffer = memory.add(
-        Buffer(name, base, array.storage_nbytes, data_ptr, array.itemsize, array.writable)
-    )
+    pointers = argument_pointers(name, array, memory, copies)
     element = (
         param.annotation.element_ty
         if param.annotation is not None and param.annotation.is_ptr()
         else array.dtype
     )
     ty = t.pointer_type(element, const=param.is_const)
-    return core.tensor(Pointers(np.array(data_ptr, dtype=np.uint64), buffer), ty)
+    return core.tensor(pointers, ty)
 
 
 def kernel_value(name, value, param, memory, copies):
@@ -128,7 +104,7 @@ _ANY = _AnyParam()
 
 def run_grid(jit_function, bound: dict, grid: tuple, debug: bool):
     """Run `jit_function` in the interpreter over `grid` with the bound arguments."""
-    memory, copies = Memory(), _HostCopies()
+    memory, copies = Memory(), HostCopies()
     params = {p.name: p for p in jit_function.params}
     try:
         args = {

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..host_arrays import HostArray
+
 
 class OutOfBoundsAccess(IndexError):
     """An active lane of a load, store or atomic addresses memory outside its argument."""
@@ -145,3 +147,34 @@ class Memory:
         values = np.broadcast_to(np.asarray(values, np_dtype), ptrs.shape)
         chosen = values.reshape(-1) if active is None else values[active]
         buffer.typed(np_dtype)[index] = chosen
+
+
+class HostCopies:
+    """Host copies of GPU storages for one launch, written back when it ends (arguments that
+    alias one storage share one copy)."""
+
+    def __init__(self):
+        self.by_storage = {}
+
+    def host_address(self, array) -> tuple[int, int]:
+        """(host address of the data, host base of the storage) for a GPU array."""
+        key = array.storage_base
+        if key not in self.by_storage:
+            self.by_storage[key] = (array.owner, array.owner.cpu())
+        _, host = self.by_storage[key]
+        return host.data_ptr() + (array.data_ptr - array.storage_base), host.data_ptr()
+
+    def write_back(self):
+        for device_storage, host in self.by_storage.values():
+            device_storage.copy_(host)
+
+
+def argument_pointers(name: str, array: HostArray, memory: Memory, copies: HostCopies) -> Pointers:
+    """Register array argument `name` (on the host, or copied there) and point at its data."""
+    data_ptr, base = array.data_ptr, array.storage_base
+    if array.device != "cpu":
+        data_ptr, base = copies.host_address(array)
+    buffer = memory.add(
+        Buffer(name, base, array.storage_nbytes, data_ptr, array.itemsize, array.writable)
+    )
+    return Pointers(np.array(data_ptr, dtype=np.uint64), buffer)
