@@ -230,8 +230,22 @@ class Operation(metaclass=OpMeta):
             old_region.clone_into(new_region, mapping)
         return copy
 
+    def clone_as(self, operands: Sequence[Value], result_types: Sequence[Type]) -> Operation:
+        """A detached copy of this op (attributes, location, regions) reading `operands` and
+        producing `result_types`: the same operation at other types, as when a conversion turns
+        an elementwise op on tensors into the body of a loop over their elements."""
+        copy = self._new_shell()
+        copy._init_parts(
+            operands, result_types, dict(self.attributes), [Region() for _ in self.regions],
+            self.successors, self.location,
+        )
+        mapping: dict = {}
+        for old_region, new_region in zip(self.regions, copy.regions):
+            old_region.clone_into(new_region, mapping)
+        return copy
+
     def _new_shell(self) -> Operation:
-        """An uninitialized instance of this op's class, for clone()."""
+        """An uninitialized instance of this op's class, for clone() and clone_as()."""
         return object.__new__(type(self))
 
     # -- hooks a declared op may override

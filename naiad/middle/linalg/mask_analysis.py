@@ -97,7 +97,7 @@ class MaskAnalysis:
         if isinstance(op, arith.ConstantOp) and isinstance(op.value, DenseElementsAttr):
             if not op.value.is_splat:
                 return None
-            on = bool(op.value.splat_value())
+            on = bool(op.value.splat_value)
             state = self._empty(shape)
             return state if on else MaskState(state.shape, state.limits, (_FALSE,))
         if isinstance(op, tt.SplatOp):

@@ -151,7 +151,7 @@ class PointerAnalysis:
         if isinstance(op, arith.ConstantOp):
             attr = op.value
             if isinstance(attr, DenseElementsAttr) and attr.is_splat:
-                splat = attr.splat_value()
+                splat = attr.splat_value
                 if isinstance(splat, int):
                     return _splat(shape, IndexExpr.constant(splat))
             return None

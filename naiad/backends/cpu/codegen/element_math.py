@@ -1,0 +1,44 @@
+"""Element arithmetic the structured ops need beyond single scalar ops: widening an element to
+an accumulator type (upstream's matmul casts its inputs to the output type) and the
+multiply-add of a dot product."""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ....ir import FloatType, IntegerType, element_type
+from ..lower_scalar.float_bits import decode_to_f32
+from ..lower_scalar.registry import intrinsic
+from ..lower_scalar.types import FORMATS, llvm_type
+
+
+def widen(b: ir.IRBuilder, value: ir.Value, source, target) -> ir.Value:
+    """`value` (an element of IR type `source`) as IR type `target`, exactly: narrow floats
+    decode to f32 (then extend to f64 if asked), integers sign-extend."""
+    source, target = element_type(source), element_type(target)
+    if source is target:
+        return value
+    wanted = llvm_type(target)
+    if isinstance(source, FloatType):
+        if source.kind in FORMATS:
+            value = decode_to_f32(b, value, FORMATS[source.kind])
+        if value.type != wanted:
+            value = b.fpext(value, wanted)
+        return value
+    if isinstance(source, IntegerType) and isinstance(target, IntegerType):
+        return b.sext(value, wanted) if source.width < target.width else value
+    if isinstance(source, IntegerType):
+        return b.sitofp(value, wanted)
+    raise TypeError(f"the CPU back end cannot widen {source} to {target}")
+
+
+def multiply_add(fl, lhs, lhs_type, rhs, rhs_type, acc, out_type) -> ir.Value:
+    """`acc + lhs·rhs` in the accumulator's type (a fused multiply-add for floats)."""
+    b = fl.builder
+    out = element_type(out_type)
+    x, y = widen(b, lhs, lhs_type, out), widen(b, rhs, rhs_type, out)
+    if isinstance(out, IntegerType):
+        return b.add(acc, b.mul(x, y))
+    t = llvm_type(out)
+    name = "llvm.fma.f32" if t == ir.FloatType() else "llvm.fma.f64"
+    return b.call(intrinsic(fl.module, name, t, [t, t, t]), [x, y, acc])

@@ -1,0 +1,140 @@
+"""Lowering one `func.func` of the Linalg form to LLVM IR: the state every op lowering shares.
+
+The kernel becomes two LLVM functions:
+
+    internal void @<name>.program(<arguments>, i32 × 6 program ids, ptr scratch, ptr status)
+    void @<name>(ptr params, i64 pid_begin, i64 pid_end, ptr scratch, ptr status)   (abi.py)
+
+`program` is the body of one program, op by op; the entry point unpacks the parameter block and
+calls it for each program id in its range (LLVM inlines it). Values map to llvmlite values
+(scalars) or `View`s (memrefs, and tensors once bufferized): bufferization happens by
+construction here — each op that makes a new tensor writes a fresh buffer carved from the
+per-worker scratch arena at an offset fixed at compile time (`Arena`), so a program allocates
+nothing at run time and `scratch_bytes` is known when the kernel is compiled.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from llvmlite import ir
+
+from ....ir import Block, Operation, Value, element_type
+from ....ir.float_format import float_to_bits
+from ..abi import SCRATCH_ALIGN
+from ..lower_scalar.registry import ScalarContext, lower_scalar_op, unsupported
+from ..lower_scalar.types import llvm_type
+from .views import View
+
+I8 = ir.IntType(8)
+I32 = ir.IntType(32)
+I64 = ir.IntType(64)
+PTR = ir.PointerType()
+
+OpLowering = Callable[["FunctionLowering", Operation], None]
+OP_LOWERINGS: dict[str, OpLowering] = {}
+
+
+def lowers(*names: str) -> Callable[[OpLowering], OpLowering]:
+    """Register the lowering of the ops `names` (the scalar ops of arith, math and tt are
+    lowered by `lower_scalar`; this table holds the ops on memory, tensors and regions)."""
+
+    def register(function: OpLowering) -> OpLowering:
+        for name in names:
+            OP_LOWERINGS[name] = function
+        return function
+
+    return register
+
+
+class Arena:
+    """Compile-time bump allocation of the per-program scratch buffers."""
+
+    def __init__(self):
+        self.size = 0
+
+    def allocate(self, nbytes: int) -> int:
+        offset = -(-self.size // SCRATCH_ALIGN) * SCRATCH_ALIGN
+        self.size = offset + max(int(nbytes), 1)
+        return offset
+
+
+class FunctionLowering:
+    """The builder, the value map and the arena of one kernel's `program` function."""
+
+    def __init__(self, module: ir.Module, context: ScalarContext):
+        self.module = module
+        self.context = context
+        self.values: dict[Value, object] = {}
+        self.arena = Arena()
+        self.builder: ir.IRBuilder | None = None
+        self.scratch: ir.Value | None = None
+        self.status: ir.Value | None = None
+        self.loop_indices: list[ir.Value] = []  # of the innermost linalg op being lowered
+        self.sites: list[tuple[str, int, str]] = []  # failure sites (abi.Site) by id
+        self.linear_pid: ir.Value | None = None  # the running program's linear id (i64)
+
+    # -- values
+
+    def value(self, v: Value):
+        try:
+            return self.values[v]
+        except KeyError:
+            raise AssertionError(f"internal: {v!r} has no lowered value") from None
+
+    def bind(self, v: Value, lowered) -> None:
+        self.values[v] = lowered
+
+    # -- buffers
+
+    def buffer(self, shape, t, element: ir.Type | None = None) -> View:
+        """A fresh contiguous scratch buffer for `shape` elements of IR element type `t` (or
+        of LLVM type `element`)."""
+        element = llvm_type(t) if element is None else element
+        count = 1
+        for n in shape:
+            count *= n
+        offset = self.arena.allocate(count * _bytes(element))
+        b = self.builder
+        pointer = b.gep(self.scratch, [ir.Constant(I64, offset)], inbounds=True, source_etype=I8)
+        return View.contiguous(pointer, element, list(shape))
+
+    # -- walking
+
+    def lower_block(self, block: Block) -> None:
+        for op in block:
+            self.lower_op(op)
+
+    def lower_op(self, op: Operation) -> None:
+        lowering = OP_LOWERINGS.get(op.name)
+        if lowering is not None:
+            lowering(self, op)
+            return
+        if any(hasattr(r.type, "shape") for r in op.results):
+            unsupported(op, f"the CPU back end cannot lower '{op.name}' on tensors")
+        operands = [self.value(v) for v in op.operands]
+        results = lower_scalar_op(self.builder, op, operands, self.context)
+        for result, value in zip(op.results, results):
+            self.bind(result, value)
+
+    def constant(self, value, t) -> ir.Constant:
+        """A scalar constant of IR type `t` in its storage representation."""
+        element = llvm_type(t)
+        e = element_type(t)
+        kind = getattr(e, "kind", None)
+        if kind is not None and isinstance(element, ir.IntType):  # f16, bf16, fp8: bits
+            return ir.Constant(element, float_to_bits(kind, float(value)))
+        if isinstance(element, ir.IntType):
+            width = element.width
+            return ir.Constant(element, int(value) & ((1 << width) - 1))
+        return ir.Constant(element, float(value))
+
+
+def _bytes(t: ir.Type) -> int:
+    if isinstance(t, ir.IntType):
+        return max(t.width // 8, 1)
+    if isinstance(t, ir.FloatType):
+        return 4
+    if isinstance(t, ir.DoubleType):
+        return 8
+    return 8  # pointers

@@ -1,0 +1,83 @@
+"""Counted loops in llvmlite IR, the shape LLVM's loop passes expect.
+
+    with counted_loop(b, start, stop) as i:      # for (i = start; i < stop; ++i)
+        ...                                       # b is positioned in the body
+
+The loop is rotated (a guard, then a do-while body whose latch tests `i + step < stop`), with
+the induction variable a phi in the body header: the canonical form the loop vectorizer and
+unroller recognize without having to rotate it themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from llvmlite import ir
+
+I64 = ir.IntType(64)
+
+
+def as_value(value) -> ir.Value:
+    """An i64 constant for a Python int; an llvmlite value unchanged."""
+    return ir.Constant(I64, value) if isinstance(value, int) else value
+
+
+@contextmanager
+def counted_loop(
+    b: ir.IRBuilder, start, stop, step: int = 1, name: str = "i"
+) -> Iterator[ir.Value]:
+    """A loop over `start <= i < stop` by `step` (> 0); `b` ends after the loop."""
+    start, stop = as_value(start), as_value(stop)
+    function = b.function
+    body = function.append_basic_block(f"{name}.body")
+    done = function.append_basic_block(f"{name}.done")
+    if not (isinstance(start, ir.Constant) and isinstance(stop, ir.Constant)):
+        b.cbranch(b.icmp_signed("<", start, stop), body, done)
+    elif start.constant < stop.constant:
+        b.branch(body)
+    else:
+        b.branch(done)
+    entry = b.block
+    b.position_at_end(body)
+    i = b.phi(I64, name=name)
+    i.add_incoming(start, entry)
+    yield i
+    following = b.add(i, ir.Constant(I64, step), name=f"{name}.next", flags=("nsw",))
+    i.add_incoming(following, b.block)
+    b.cbranch(b.icmp_signed("<", following, stop), body, done)
+    b.position_at_end(done)
+
+
+@contextmanager
+def loop_nest(b: ir.IRBuilder, sizes, name: str = "d") -> Iterator[list[ir.Value]]:
+    """Nested counted loops over `0 <= i_k < sizes[k]`, the last dimension innermost."""
+    indices: list[ir.Value] = []
+
+    @contextmanager
+    def level(k: int):
+        if k == len(sizes):
+            yield indices
+            return
+        with counted_loop(b, 0, sizes[k], name=f"{name}{k}") as i:
+            indices.append(i)
+            with level(k + 1) as inner:
+                yield inner
+            indices.pop()
+
+    with level(0) as all_indices:
+        yield all_indices
+
+
+@contextmanager
+def if_then(b: ir.IRBuilder, condition: ir.Value, name: str = "then") -> Iterator[None]:
+    """`if (condition) { ... }`; `b` continues after it."""
+    function = b.function
+    then = function.append_basic_block(name)
+    after = function.append_basic_block(f"{name}.end")
+    b.cbranch(condition, then, after)
+    b.position_at_end(then)
+    yield
+    if not b.block.is_terminated:
+        b.branch(after)
+    b.position_at_end(after)

@@ -1,0 +1,232 @@
+"""Regions and returns: `scf.for`, `scf.if`, `scf.while` as LLVM control flow, `return`, and
+`cf.assert` as a failure recorded in the launch's status record.
+
+Scalars carried by a region become phi nodes. A tensor carried by a loop lives in a buffer the
+loop owns: the initial value is copied in before the loop, each `scf.yield` copies the next
+value in (through a temporary when the next value is a view of one of the loop's own buffers,
+so that a swap of two carried tensors stays correct), and the loop's results are those buffers.
+An `scf.if` with tensor results copies each branch's value into one result buffer.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ....ir import RankedTensorType
+from ..abi import FAULT_ASSERT, STATUS_CODE_OFFSET, STATUS_PID_OFFSET, STATUS_SITE_OFFSET
+from .function import I8, I32, I64, FunctionLowering, lowers
+from .lower_linalg import copy_view
+from .views import View
+
+
+def _is_tensor(value) -> bool:
+    return isinstance(value.type, RankedTensorType)
+
+
+def _carried_buffers(fl: FunctionLowering, values) -> list:
+    """A loop-owned buffer for each tensor among `values` (None for scalars)."""
+    return [fl.buffer(v.type.shape, v.type.element_type) if _is_tensor(v) else None for v in values]
+
+
+def _copy_into(fl: FunctionLowering, buffers, views) -> None:
+    """Parallel copy of `views` into `buffers` (entries None are skipped)."""
+    owned = {id(buf.pointer) for buf in buffers if buf is not None}
+    staged = []
+    for buf, view in zip(buffers, views):
+        if buf is None or view is buf:
+            staged.append(None)
+            continue
+        if id(view.pointer) in owned:  # may overlap a buffer written below: stage it
+            temp = fl.buffer(view.sizes, None, element=view.element)
+            copy_view(fl, view, temp)
+            view = temp
+        staged.append(view)
+    for buf, view in zip(buffers, staged):
+        if view is not None:
+            copy_view(fl, view, buf)
+
+
+@lowers("scf.for")
+def _for(fl: FunctionLowering, op) -> None:
+    b = fl.builder
+    lower, upper, step = (fl.value(v) for v in (op.lowerBound, op.upperBound, op.step))
+    inits = list(op.initArgs)
+    buffers = _carried_buffers(fl, inits)
+    _copy_into(
+        fl, buffers, [fl.value(v) if buf is not None else None for v, buf in zip(inits, buffers)]
+    )
+    function = b.function
+    header = function.append_basic_block("for.header")
+    body = function.append_basic_block("for.body")
+    exit_block = function.append_basic_block("for.exit")
+    preheader = b.block
+    b.branch(header)
+    b.position_at_end(header)
+    iv = b.phi(lower.type, name="iv")
+    iv.add_incoming(lower, preheader)
+    phis = []
+    for value, buf in zip(inits, buffers):
+        if buf is None:
+            phi = b.phi(fl.value(value).type)
+            phi.add_incoming(fl.value(value), preheader)
+            phis.append(phi)
+        else:
+            phis.append(buf)
+    unsigned = op.unsignedCmp is not None
+    below = b.icmp_unsigned("<", iv, upper) if unsigned else b.icmp_signed("<", iv, upper)
+    b.cbranch(below, body, exit_block)
+    b.position_at_end(body)
+    fl.bind(op.induction_var, iv)
+    for argument, carried in zip(op.region_iter_args, phis):
+        fl.bind(argument, carried)
+    yielded = _lower_until_yield(fl, op.body)
+    _copy_into(fl, buffers, [y if buf is not None else None for y, buf in zip(yielded, buffers)])
+    latch = b.block
+    iv.add_incoming(b.add(iv, step), latch)
+    for phi, buf, value in zip(phis, buffers, yielded):
+        if buf is None:
+            phi.add_incoming(value, latch)
+    b.branch(header)
+    b.position_at_end(exit_block)
+    for result, carried in zip(op.results, phis):
+        fl.bind(result, carried)
+
+
+def _lower_until_yield(fl: FunctionLowering, block) -> list:
+    """Lower a region's ops; the lowered operands of its terminator (`scf.yield`)."""
+    for inner in block:
+        if inner is block.last_op and inner.name in ("scf.yield", "scf.condition"):
+            return [fl.value(v) for v in inner.operands]
+        fl.lower_op(inner)
+    return []
+
+
+@lowers("scf.if")
+def _if(fl: FunctionLowering, op) -> None:
+    b = fl.builder
+    results = list(op.results)
+    buffers = _carried_buffers(fl, results)
+    function = b.function
+    then_block = function.append_basic_block("if.then")
+    else_block = function.append_basic_block("if.else")
+    merge = function.append_basic_block("if.end")
+    b.cbranch(fl.value(op.condition), then_block, else_block)
+    incoming = []
+    for block, region_block in ((then_block, op.then_block), (else_block, op.else_block)):
+        b.position_at_end(block)
+        yielded = [] if region_block is None else _lower_until_yield(fl, region_block)
+        if yielded:
+            _copy_into(
+                fl, buffers, [y if buf is not None else None for y, buf in zip(yielded, buffers)]
+            )
+        incoming.append((b.block, yielded))
+        b.branch(merge)
+    b.position_at_end(merge)
+    for i, (result, buf) in enumerate(zip(results, buffers)):
+        if buf is not None:
+            fl.bind(result, buf)
+            continue
+        phi = b.phi(incoming[0][1][i].type)
+        for block, yielded in incoming:
+            phi.add_incoming(yielded[i], block)
+        fl.bind(result, phi)
+
+
+@lowers("scf.while")
+def _while(fl: FunctionLowering, op) -> None:
+    b = fl.builder
+    inits = list(op.inits)
+    buffers = _carried_buffers(fl, inits)
+    _copy_into(
+        fl, buffers, [fl.value(v) if buf is not None else None for v, buf in zip(inits, buffers)]
+    )
+    function = b.function
+    before = function.append_basic_block("while.before")
+    after = function.append_basic_block("while.after")
+    exit_block = function.append_basic_block("while.exit")
+    preheader = b.block
+    b.branch(before)
+    b.position_at_end(before)
+    carried = []
+    for value, buf in zip(inits, buffers):
+        if buf is None:
+            phi = b.phi(fl.value(value).type)
+            phi.add_incoming(fl.value(value), preheader)
+            carried.append(phi)
+        else:
+            carried.append(buf)
+    for argument, value in zip(op.before.block.arguments, carried):
+        fl.bind(argument, value)
+    forwarded = _lower_until_yield(fl, op.before.block)
+    condition = fl.value(op.before.block.last_op.condition)
+    b.cbranch(condition, after, exit_block)
+    b.position_at_end(after)
+    for argument, value in zip(op.after.block.arguments, forwarded[1:]):
+        fl.bind(argument, value)
+    yielded = _lower_until_yield(fl, op.after.block)
+    _copy_into(fl, buffers, [y if buf is not None else None for y, buf in zip(yielded, buffers)])
+    for phi, buf, value in zip(carried, buffers, yielded):
+        if buf is None:
+            phi.add_incoming(value, b.block)
+    b.branch(before)
+    b.position_at_end(exit_block)
+    for result, value in zip(op.results, forwarded[1:]):
+        fl.bind(result, value)
+
+
+@lowers("func.return")
+def _return(fl: FunctionLowering, op) -> None:
+    b = fl.builder
+    b.ret_void()
+    # Ops after a return (none in converted kernels) would need a block of their own.
+    b.position_at_end(b.function.append_basic_block("after.return"))
+
+
+@lowers("cf.assert")
+def _assert(fl: FunctionLowering, op) -> None:
+    """A failed assert claims the status record (first failure wins) and ends the program."""
+    b = fl.builder
+    message = op.msg.value if hasattr(op.msg, "value") else str(op.msg)
+    site = fail_site(fl, op, message)
+    failed = b.not_(fl.value(op.operands[0]))
+    function = b.function
+    fail_block = function.append_basic_block("assert.fail")
+    ok_block = function.append_basic_block("assert.ok")
+    b.cbranch(failed, fail_block, ok_block)
+    b.position_at_end(fail_block)
+    record_failure(fl, FAULT_ASSERT, site)
+    b.ret_void()
+    b.position_at_end(ok_block)
+
+
+def fail_site(fl: FunctionLowering, op, message: str) -> int:
+    """The id of a new failure site at `op`'s source location."""
+    from ....ir import file_line_col
+
+    loc = file_line_col(op.location)
+    file, line = (loc.filename, loc.line) if loc is not None else ("<unknown>", 0)
+    fl.sites.append((file, line, message.replace("{", "{{").replace("}", "}}")))
+    return len(fl.sites) - 1
+
+
+def record_failure(fl: FunctionLowering, code: int, site: int) -> None:
+    """Claim the status record with `code` if no program did, then write site and pid."""
+    b = fl.builder
+    status = fl.status
+    code_ptr = b.gep(status, [ir.Constant(I64, STATUS_CODE_OFFSET)], source_etype=I8)
+    old = b.cmpxchg(code_ptr, ir.Constant(I32, 0), ir.Constant(I32, code), "monotonic", "monotonic")
+    won = b.extract_value(old, 1)
+    function = b.function
+    write = function.append_basic_block("status.write")
+    done = function.append_basic_block("status.done")
+    b.cbranch(won, write, done)
+    b.position_at_end(write)
+    site_ptr = b.gep(status, [ir.Constant(I64, STATUS_SITE_OFFSET)], source_etype=I8)
+    b.store(ir.Constant(I32, site), site_ptr)
+    pid_ptr = b.gep(status, [ir.Constant(I64, STATUS_PID_OFFSET)], source_etype=I8)
+    b.store(fl.linear_pid, pid_ptr)
+    b.branch(done)
+    b.position_at_end(done)
+
+
+__all__ = ["View"]

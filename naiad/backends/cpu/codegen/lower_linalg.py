@@ -1,0 +1,185 @@
+"""The structured ops of `linalg` as loop nests over their iteration domain.
+
+Every structured op is one idea: loops over its domain, each operand indexed through its affine
+map, the body computing output elements from input elements. `linalg.generic` is lowered
+exactly so; `fill`, `copy`, `map`, `transpose`, `broadcast` and `reduce` are generics with
+fixed maps and bodies; `matmul` runs as (i, k, j) loops so the innermost loop walks rows of B and
+C contiguously (the order the vectorizer widens) while each C element still sums over k in
+increasing order.
+
+Outputs are destinations: on memrefs the op writes them; on tensors `destination()` gives the
+buffer the result lives in — the init's own buffer when the init is a fresh `tensor.empty`
+nobody else reads, else a fresh buffer (holding a copy of the init when the op reads it).
+"""
+
+from __future__ import annotations
+
+from ....ir import MemRefType
+from .affine import apply
+from .element_math import multiply_add
+from .function import FunctionLowering, lowers
+from .loops import counted_loop, loop_nest
+from .views import View
+
+
+def copy_view(fl: FunctionLowering, source: View, target: View) -> None:
+    """Element-by-element copy between two views of the same sizes."""
+    b = fl.builder
+    with loop_nest(b, target.sizes) as indices:
+        target.store(b, source.load(b, indices), indices)
+
+
+def destination(fl: FunctionLowering, init, reads: bool) -> View:
+    """The view an op writes its result for output `init` into (see the module docstring)."""
+    view = fl.value(init)
+    if isinstance(init.type, MemRefType):
+        return view
+    producer = init.defining_op
+    if producer is not None and producer.name == "tensor.empty" and init.has_one_use():
+        return view
+    fresh = fl.buffer(init.type.shape, init.type.element_type)
+    if reads:
+        copy_view(fl, view, fresh)
+    return fresh
+
+
+def _domain(op, operand_views, maps) -> list:
+    """The loop bounds of a structured op: for each loop, the size of an operand dimension its
+    maps index by that loop alone."""
+    count = maps[0].num_dims
+    bounds = [None] * count
+    for view, affine_map in zip(operand_views, maps):
+        if not isinstance(view, View):
+            continue
+        for size, expr in zip(view.sizes, affine_map.results):
+            position = getattr(expr, "position", None)
+            if position is not None and bounds[position] is None:
+                bounds[position] = size
+    if any(bound is None for bound in bounds):
+        raise AssertionError(f"internal: cannot size the loops of {op.name}")
+    return bounds
+
+
+def _uses_block_argument(block, index: int) -> bool:
+    return block.arguments[index].has_uses()
+
+
+def lower_structured(fl, op, inputs, outputs, maps, body_block, results_of_body) -> None:
+    """The loop nest of a structured op: load operands through `maps`, lower `body_block` with
+    its arguments bound, store what `results_of_body()` returns through the output maps."""
+    b = fl.builder
+    views = [fl.value(v) for v in inputs]
+    out_views = [
+        destination(fl, v, _uses_block_argument(body_block, len(inputs) + i))
+        for i, v in enumerate(outputs)
+    ]
+    bounds = _domain(op, views + out_views, maps)
+    saved = fl.loop_indices
+    with loop_nest(b, bounds) as indices:
+        fl.loop_indices = list(indices)
+        for k, (view, affine_map) in enumerate(zip(views + out_views, maps)):
+            argument = body_block.arguments[k]
+            if not argument.has_uses():
+                continue
+            if isinstance(view, View):
+                fl.bind(argument, view.load(b, apply(b, affine_map, indices)))
+            else:  # a scalar input
+                fl.bind(argument, view)
+        yielded = results_of_body()
+        for view, affine_map, value in zip(out_views, maps[len(views) :], yielded):
+            view.store(b, value, apply(b, affine_map, indices))
+    fl.loop_indices = saved
+    for result, view in zip(op.results, out_views):
+        fl.bind(result, view)
+
+
+def _lower_body(fl: FunctionLowering, block):
+    """Lower the ops of a body block up to its terminator; the terminator's operands."""
+
+    def run():
+        for inner in block:
+            if inner is block.last_op:
+                return [fl.value(v) for v in inner.operands]
+            fl.lower_op(inner)
+        return []
+
+    return run
+
+
+@lowers("linalg.generic", "linalg.map", "linalg.reduce")
+def _generic(fl: FunctionLowering, op) -> None:
+    inputs = list(op.inputs)
+    outputs = list(op.inits)
+    block = op.body
+    lower_structured(fl, op, inputs, outputs, op.maps(), block, _lower_body(fl, block))
+
+
+@lowers("linalg.index")
+def _index(fl: FunctionLowering, op) -> None:
+    fl.bind(op.result, fl.loop_indices[op.dim.value])
+
+
+@lowers("linalg.fill")
+def _fill(fl: FunctionLowering, op) -> None:
+    (value,) = op.inputs
+    (init,) = op.outputs
+    target = destination(fl, init, reads=False)
+    scalar = fl.value(value)
+    b = fl.builder
+    with loop_nest(b, target.sizes) as indices:
+        target.store(b, scalar, indices)
+    for result in op.results:
+        fl.bind(result, target)
+
+
+@lowers("linalg.copy")
+def _copy(fl: FunctionLowering, op) -> None:
+    (source,) = op.inputs
+    (init,) = op.outputs
+    target = destination(fl, init, reads=False)
+    copy_view(fl, fl.value(source), target)
+    for result in op.results:
+        fl.bind(result, target)
+
+
+@lowers("linalg.transpose", "linalg.broadcast")
+def _permute(fl: FunctionLowering, op) -> None:
+    source = fl.value(op.input)
+    target = destination(fl, op.init, reads=False)
+    input_map = op.maps()[0]
+    output_map = op.maps()[1]
+    b = fl.builder
+    with loop_nest(b, target.sizes) as indices:
+        # The loops run over the output; the input index is the input map composed with the
+        # inverse of the output map, which for these ops maps output dims to loop dims.
+        loop = [None] * input_map.num_dims
+        for expr, index in zip(output_map.results, indices):
+            loop[expr.position] = index
+        target.store(b, source.load(b, apply(b, input_map, loop)), indices)
+    for result in op.results:
+        fl.bind(result, target)
+
+
+@lowers("linalg.matmul", "linalg.batch_matmul")
+def _matmul(fl: FunctionLowering, op) -> None:
+    a, bm = (fl.value(v) for v in op.inputs)
+    (init,) = op.outputs
+    c = destination(fl, init, reads=True)
+    out_type = init.type.element_type
+    b = fl.builder
+    batch = c.sizes[:-2]
+    m, n = c.sizes[-2:]
+    k = a.sizes[-1]
+    with (
+        loop_nest(b, batch) as outer,
+        counted_loop(b, 0, m, name="m") as i,
+        counted_loop(b, 0, k, name="k") as kk,
+    ):
+        lhs = a.load(b, [*outer, i, kk])
+        with counted_loop(b, 0, n, name="n") as j:
+            rhs = bm.load(b, [*outer, kk, j])
+            acc = c.load(b, [*outer, i, j])
+            total = multiply_add(fl, lhs, op.inputs[0].type, rhs, op.inputs[1].type, acc, out_type)
+            c.store(b, total, [*outer, i, j])
+    for result in op.results:
+        fl.bind(result, c)

@@ -1,0 +1,126 @@
+"""`memref` and `bufferization` ops: views of kernel arguments and scratch buffers.
+
+memref.reinterpret_cast   a View of an argument's memory (offset, sizes, strides)
+memref.subview            a View of a View
+memref.cast               the same memory (an unranked argument seen as `memref<?xT>`)
+memref.alloc / alloca     a scratch buffer (static shape; per program, no malloc)
+memref.copy               an element loop
+memref.load / store       one element
+bufferization.to_tensor   the tensor *is* the buffer (the conversion only wraps fresh
+                          buffers that are never written again)
+bufferization.materialize_in_destination   a copy of the tensor into the view
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ....ir import MemRefType, UnrankedMemRefType, Value
+from ..lower_scalar.types import llvm_type
+from .function import I64, FunctionLowering, lowers
+from .loops import as_value
+from .lower_linalg import copy_view
+from .views import View
+
+
+def index_value(fl: FunctionLowering, entry) -> object:
+    """A mixed list entry (int, or an index SSA value) as an int or an i64 value."""
+    return fl.value(entry) if isinstance(entry, Value) else int(entry)
+
+
+def _indices(fl: FunctionLowering, values) -> list:
+    return [fl.value(v) for v in values]
+
+
+@lowers("memref.reinterpret_cast")
+def _reinterpret_cast(fl: FunctionLowering, op) -> None:
+    source = fl.value(op.source)
+    pointer = source.pointer if isinstance(source, View) else source
+    (offset,) = [index_value(fl, x) for x in op.mixed_offsets]
+    sizes = [index_value(fl, x) for x in op.mixed_sizes]
+    strides = [index_value(fl, x) for x in op.mixed_strides]
+    element = llvm_type(op.result.type.element_type)
+    fl.bind(op.result, View(pointer, element, offset, sizes, strides))
+
+
+@lowers("memref.subview")
+def _subview(fl: FunctionLowering, op) -> None:
+    source: View = fl.value(op.source)
+    offsets = [index_value(fl, x) for x in op.mixed_offsets]
+    sizes = [index_value(fl, x) for x in op.mixed_sizes]
+    strides = [index_value(fl, x) for x in op.mixed_strides]
+    keep = _kept(sizes, op.result.type.shape)
+    fl.bind(op.result, source.subview(fl.builder, offsets, sizes, strides, keep))
+
+
+def _kept(sizes, result_shape) -> list[int]:
+    """The dimensions a (possibly rank-reducing) slice keeps: unit static sizes are dropped
+    from the left until the ranks agree."""
+    drop = len(sizes) - len(result_shape)
+    kept = []
+    for d, size in enumerate(sizes):
+        if drop and size == 1:
+            drop -= 1
+            continue
+        kept.append(d)
+    return kept
+
+
+@lowers("memref.cast")
+def _cast(fl: FunctionLowering, op) -> None:
+    source = fl.value(op.source)
+    result_type = op.result.type
+    pointer = source.pointer if isinstance(source, View) else source
+    if isinstance(result_type, UnrankedMemRefType):
+        fl.bind(op.result, pointer)
+        return
+    if isinstance(source, View):
+        fl.bind(op.result, source)
+        return
+    # An unranked argument as `memref<?xT>`: its elements from the base, unit stride.
+    element = llvm_type(result_type.element_type)
+    fl.bind(op.result, View(pointer, element, 0, [ir.Constant(I64, 0)], [1]))
+
+
+@lowers("memref.alloc", "memref.alloca")
+def _alloc(fl: FunctionLowering, op) -> None:
+    t: MemRefType = op.result.type
+    fl.bind(op.result, fl.buffer(t.shape, t.element_type))
+
+
+@lowers("memref.dealloc")
+def _dealloc(fl: FunctionLowering, op) -> None:
+    """Scratch buffers live as long as the program: nothing to free."""
+
+
+@lowers("memref.copy")
+def _copy(fl: FunctionLowering, op) -> None:
+    copy_view(fl, fl.value(op.source), fl.value(op.target))
+
+
+@lowers("memref.load")
+def _load(fl: FunctionLowering, op) -> None:
+    view: View = fl.value(op.memref)
+    fl.bind(op.result, view.load(fl.builder, _indices(fl, op.indices)))
+
+
+@lowers("memref.store")
+def _store(fl: FunctionLowering, op) -> None:
+    view: View = fl.value(op.memref)
+    view.store(fl.builder, fl.value(op.value), _indices(fl, op.indices))
+
+
+@lowers("bufferization.to_tensor")
+def _to_tensor(fl: FunctionLowering, op) -> None:
+    fl.bind(op.result, fl.value(op.operands[0]))
+
+
+@lowers("bufferization.materialize_in_destination")
+def _materialize(fl: FunctionLowering, op) -> None:
+    source, dest = op.operands[0], op.operands[1]
+    copy_view(fl, fl.value(source), fl.value(dest))
+    for result in op.results:
+        fl.bind(result, fl.value(dest))
+
+
+__all__ = ["as_value"]

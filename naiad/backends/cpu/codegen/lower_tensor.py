@@ -1,0 +1,101 @@
+"""`tensor` ops and tensor constants on buffers.
+
+A tensor is a `View`; an op that "changes" one (insert, insert_slice) writes a copy unless the
+destination is a fresh `tensor.empty` nobody else reads (`destination`). Slices are views of
+the same buffer (tensors are never written once made, so sharing is safe); reshapes are views
+too when the source is contiguous, else a contiguous copy first.
+
+Dense constants: a splat is a one-element global read with all strides 0 (a broadcast view),
+any other a global array.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ....ir import DenseElementsAttr, RankedTensorType
+from ..lower_scalar.types import llvm_type
+from .function import FunctionLowering, lowers
+from .lower_linalg import copy_view, destination
+from .lower_memref import _kept, index_value
+from .views import View, mul
+
+
+@lowers("tensor.empty")
+def _empty(fl: FunctionLowering, op) -> None:
+    t = op.result.type
+    fl.bind(op.result, fl.buffer(t.shape, t.element_type))
+
+
+@lowers("tensor.extract")
+def _extract(fl: FunctionLowering, op) -> None:
+    view: View = fl.value(op.tensor)
+    fl.bind(op.result, view.load(fl.builder, [fl.value(v) for v in op.indices]))
+
+
+@lowers("tensor.insert")
+def _insert(fl: FunctionLowering, op) -> None:
+    target = destination(fl, op.dest, reads=True)
+    target.store(fl.builder, fl.value(op.scalar), [fl.value(v) for v in op.indices])
+    fl.bind(op.result, target)
+
+
+def _slice(fl: FunctionLowering, op, view: View, full_shape) -> View:
+    offsets = [index_value(fl, x) for x in op.mixed_offsets]
+    sizes = [index_value(fl, x) for x in op.mixed_sizes]
+    strides = [index_value(fl, x) for x in op.mixed_strides]
+    return view.subview(fl.builder, offsets, sizes, strides, _kept(sizes, full_shape))
+
+
+@lowers("tensor.extract_slice")
+def _extract_slice(fl: FunctionLowering, op) -> None:
+    fl.bind(op.result, _slice(fl, op, fl.value(op.source), op.result.type.shape))
+
+
+@lowers("tensor.insert_slice")
+def _insert_slice(fl: FunctionLowering, op) -> None:
+    target = destination(fl, op.dest, reads=True)
+    window = _slice(fl, op, target, op.source.type.shape)
+    copy_view(fl, fl.value(op.source), window)
+    fl.bind(op.result, target)
+
+
+@lowers("tensor.expand_shape", "tensor.collapse_shape", "tensor.reshape", "tensor.cast")
+def _reshape(fl: FunctionLowering, op) -> None:
+    source: View = fl.value(op.operands[0])
+    t = op.result.type
+    if not source.is_contiguous():
+        contiguous = fl.buffer(source.sizes, None, element=source.element)
+        copy_view(fl, source, contiguous)
+        source = contiguous
+    reshaped = View.contiguous(source.pointer, source.element, list(t.shape))
+    reshaped.offset = source.offset
+    fl.bind(op.result, reshaped)
+
+
+@lowers("arith.constant")
+def _constant(fl: FunctionLowering, op) -> None:
+    t = op.result.type
+    attr = op.value
+    if not isinstance(t, RankedTensorType):
+        fl.bind(op.result, fl.constant(attr.value, t))
+        return
+    if not isinstance(attr, DenseElementsAttr):
+        raise TypeError(f"the CPU back end cannot lower the constant {attr}")
+    element = llvm_type(t.element_type)
+    values = [attr.splat_value] if attr.is_splat else list(attr.values)
+    constants = [fl.constant(v, t.element_type) for v in values]
+    array_type = ir.ArrayType(element, len(constants))
+    name = fl.module.get_unique_name("constant")
+    storage = ir.GlobalVariable(fl.module, array_type, name)
+    storage.global_constant = True
+    storage.linkage = "internal"
+    storage.initializer = ir.Constant(array_type, constants)
+    if attr.is_splat:
+        view = View(storage, element, 0, list(t.shape), [0] * t.rank)
+    else:
+        view = View.contiguous(storage, element, list(t.shape))
+    fl.bind(op.result, view)
+
+
+__all__ = ["mul"]

@@ -1,0 +1,110 @@
+"""A converted kernel (`func.func` in the Linalg form) as an LLVM module with the ABI's entry
+point (abi.py): the parameter block unpacked once, then `program` called for each program id
+of the range, stopping early when a program has failed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from llvmlite import ir
+
+from ....ir import FloatType, IndexType, IntegerType, UnrankedMemRefType
+from ..abi import GRID_SLOTS, STATUS_CODE_OFFSET, entry_function_type
+from ..lower_scalar.registry import ScalarContext
+from ..lower_scalar.types import llvm_type
+from . import lower_control, lower_linalg, lower_memref, lower_tensor  # noqa: F401 (register)
+from .function import I8, I32, I64, PTR, FunctionLowering
+from .loops import counted_loop
+
+PROGRAM_ARGUMENTS = 6  # num_programs x, y, z and program id x, y, z, trailing (middle layer)
+
+
+@dataclass
+class LoweredKernel:
+    """The LLVM module of one kernel and the facts its launcher needs."""
+
+    module: ir.Module
+    entry: str
+    scratch_bytes: int
+    sites: list
+
+
+def _argument_type(t) -> ir.Type:
+    if isinstance(t, UnrankedMemRefType):
+        return PTR
+    return llvm_type(t)
+
+
+def lower_kernel(func_op, triple: str = "", data_layout: str = "") -> LoweredKernel:
+    """The module of `func_op`: `<name>.program` and the entry point `<name>`."""
+    name = func_op.sym_name.value
+    module = ir.Module(name=name)
+    if triple:
+        module.triple = triple
+    if data_layout:
+        module.data_layout = data_layout
+    inputs = list(func_op.signature.inputs)
+    user_inputs = inputs[: len(inputs) - PROGRAM_ARGUMENTS]
+    program_type = ir.FunctionType(
+        ir.VoidType(), [_argument_type(t) for t in inputs] + [PTR, PTR, I64]
+    )
+    program = ir.Function(module, program_type, f"{name}.program")
+    program.linkage = "internal"
+    program.attributes.add("alwaysinline")
+    fl = FunctionLowering(module, ScalarContext(module))
+    fl.builder = ir.IRBuilder(program.append_basic_block("entry"))
+    arguments = list(program.args)
+    fl.scratch, fl.status, fl.linear_pid = arguments[-3:]
+    for value, argument in zip(func_op.entry_block.arguments, arguments):
+        fl.bind(value, argument)
+    fl.lower_block(func_op.entry_block)
+    if not fl.builder.block.is_terminated:
+        fl.builder.ret_void()
+    _entry_point(module, name, program, user_inputs)
+    return LoweredKernel(module, name, fl.arena.size, fl.sites)
+
+
+def _entry_point(module: ir.Module, name: str, program: ir.Function, user_inputs) -> None:
+    entry = ir.Function(module, entry_function_type(), name)
+    params, begin, end, scratch, status = entry.args
+    b = ir.IRBuilder(entry.append_basic_block("entry"))
+    slots = [
+        b.load(b.gep(params, [ir.Constant(I64, i)], source_etype=I64), typ=I64)
+        for i in range(GRID_SLOTS + len(user_inputs))
+    ]
+    grid = slots[:GRID_SLOTS]
+    arguments = [_unpack(b, slot, t) for slot, t in zip(slots[GRID_SLOTS:], user_inputs)]
+    grid32 = [b.trunc(g, I32) for g in grid]
+    code_ptr = b.gep(status, [ir.Constant(I64, STATUS_CODE_OFFSET)], source_etype=I8)
+    with counted_loop(b, begin, end, name="pid") as pid:
+        x = b.urem(pid, grid[0])
+        rest = b.udiv(pid, grid[0])
+        y = b.urem(rest, grid[1])
+        z = b.udiv(rest, grid[1])
+        coords = [b.trunc(v, I32) for v in (x, y, z)]
+        b.call(program, [*arguments, *grid32, *coords, scratch, status, pid])
+        failed = b.icmp_signed(
+            "!=", b.load_atomic(code_ptr, "monotonic", 4, typ=I32), ir.Constant(I32, 0)
+        )
+        stop = entry.append_basic_block("stop")
+        go_on = entry.append_basic_block("continue")
+        b.cbranch(failed, stop, go_on)
+        b.position_at_end(stop)
+        b.ret_void()
+        b.position_at_end(go_on)
+    b.ret_void()
+
+
+def _unpack(b: ir.IRBuilder, slot: ir.Value, t) -> ir.Value:
+    """One argument from its 8-byte parameter slot (abi.py says how each kind is stored)."""
+    if isinstance(t, UnrankedMemRefType):
+        return b.inttoptr(slot, PTR)
+    target = llvm_type(t)
+    if isinstance(t, IntegerType | IndexType):
+        return slot if target.width == 64 else b.trunc(slot, target)
+    if isinstance(t, FloatType) and t.kind == "f64":
+        return b.bitcast(slot, target)
+    if isinstance(t, FloatType):
+        bits = b.trunc(slot, ir.IntType(32))
+        return b.bitcast(bits, target) if target == ir.FloatType() else b.trunc(bits, target)
+    raise TypeError(f"the CPU back end cannot pass an argument of type {t}")

@@ -1,0 +1,92 @@
+"""Loads, stores and atomics.
+
+A load or store through a *structured* pointer block (pointer_analysis.py) whose mask is a
+*prefix box* (mask_analysis.py) and whose `other` is one value reads or writes a strided view of
+its argument:
+
+    %v = memref.reinterpret_cast %arg to offset: [%start], sizes: [128, 64], strides: [%s, 1]
+    %buf = memref.alloc() : memref<128x64xf32>
+    scf.if (box smaller than the block) { linalg.fill ins(%other) outs(%buf) }
+    memref.copy %v[0, 0][%d0, %d1][1, 1] → %buf[0, 0][%d0, %d1][1, 1]      (subviews)
+    %t = bufferization.to_tensor %buf restrict writable
+
+and a store `bufferization.materialize_in_destination`s the box of the value into the view.
+Every other access — offsets the analysis cannot follow, masks that are not boxes, scalar
+pointers, atomics — goes element by element through the argument seen as a flat
+`memref<?xT>`: a gather is a `linalg.generic` whose body loads under `scf.if %mask`, a scatter
+or an atomic is a loop nest over the block (stores are ordered: two lanes writing one address
+keep the later lane's value, as the interpreter does).
+
+Masked-off lanes of a load without `other` read 0.
+"""
+
+from __future__ import annotations
+
+from ...dialects import arith, tt
+from ...dialects.tt_attributes import RMWOp
+from ...ir import DenseElementsAttr, RankedTensorType, element_type
+from . import emit
+from .conversion import FunctionConversion, converts
+
+
+def _uniform_other(c: FunctionConversion, other):
+    """The scalar every element of `other` holds, converted; None if not uniform."""
+    op = other.defining_op
+    if isinstance(op, tt.SplatOp):
+        return c.value(op.src)
+    attr = op.value if isinstance(op, arith.ConstantOp) else None
+    if isinstance(attr, DenseElementsAttr) and attr.is_splat:
+        return emit.scalar_constant(c, attr.splat_value, element_type(other.type))
+    return None
+
+
+@converts(tt.LoadOp)
+def _load(c: FunctionConversion, op) -> None:
+    result_type = op.result.type
+    pointer = c.pointer(op.ptr)
+    if not isinstance(result_type, RankedTensorType):
+        mask = None if op.mask is None else c.value(op.mask)
+        other = None if op.other is None else c.value(op.other)
+        c.bind(op.result, emit.load_scalar(c, pointer, result_type, mask, other))
+        return
+    state = c.analysis.pointer(op.ptr)
+    box = None if op.mask is None else c.masks.mask(op.mask)
+    other = None if op.other is None else _uniform_other(c, op.other)
+    structured = state is not None and (op.mask is None or box is not None)
+    if structured and (op.other is None or other is not None):
+        c.bind(op.result, emit.load_view(c, pointer.base, state.offsets, box, other, result_type))
+        return
+    mask = None if op.mask is None else c.value(op.mask)
+    other_block = None if op.other is None else c.value(op.other)
+    c.bind(op.result, emit.gather(c, pointer, mask, other_block, result_type))
+
+
+@converts(tt.StoreOp)
+def _store(c: FunctionConversion, op) -> None:
+    pointer = c.pointer(op.ptr)
+    value = c.value(op.value)
+    if not isinstance(op.value.type, RankedTensorType):
+        mask = None if op.mask is None else c.value(op.mask)
+        emit.store_scalar(c, pointer, value, mask)
+        return
+    state = c.analysis.pointer(op.ptr)
+    box = None if op.mask is None else c.masks.mask(op.mask)
+    if state is not None and (op.mask is None or box is not None):
+        emit.store_view(c, pointer.base, state.offsets, box, value)
+        return
+    emit.scatter(c, pointer, value, None if op.mask is None else c.value(op.mask))
+
+
+@converts(tt.AtomicRMWOp)
+def _atomic_rmw(c: FunctionConversion, op) -> None:
+    kind = RMWOp.keyword(op.atomic_rmw_op)
+    mask = None if op.mask is None else c.value(op.mask)
+    result = emit.atomic(c, c.pointer(op.ptr), kind, [c.value(op.val)], mask, op.result.type)
+    c.bind(op.result, result)
+
+
+@converts(tt.AtomicCASOp)
+def _atomic_cas(c: FunctionConversion, op) -> None:
+    operands = [c.value(op.cmp), c.value(op.val)]
+    result = emit.atomic(c, c.pointer(op.ptr), "cas", operands, None, op.result.type)
+    c.bind(op.result, result)
