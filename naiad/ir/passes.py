@@ -8,16 +8,26 @@ a PassManager that runs a pipeline given as a list of names.
         def run(self, module): ...
 
     PassManager(["inline", "canonicalize"], verify_each=True).run(module)
+
+A pass that raises an exception its caller did not declare as expected (the compiler declares
+Naiad's own errors: a CompilationError is the user's, and passes through) has a bug, and so
+does a pass whose output the verifier rejects: the PassManager writes the IR to a file and
+raises a PassFailure naming the pass and the file, chained to the original exception. The IR
+core imports nothing else of Naiad, so the compiler reports a PassFailure as Naiad's
+InternalError (naiad/runtime/compiler.py); `naiad-opt` prints it on one line, as any IRError.
 """
 
 from __future__ import annotations
 
+import os
+import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, is_dataclass
 from typing import ClassVar
 
-from .errors import VerificationError
+from .errors import IRError, VerificationError
 from .operation import Operation
+from .printer import print_module
 from .verifier import verify
 
 
@@ -68,22 +78,91 @@ def registered_passes() -> list[str]:
     return sorted(_PASSES)
 
 
-class PassManager:
-    """Runs passes in order; with `verify_each`, verifies the module after every pass and
-    names the pass whose output is invalid."""
+class PassFailure(IRError):
+    """A pass failed, or left invalid IR behind: a bug of the pass. `pass_name` and `path`
+    (the file holding the IR) are in the message too."""
 
-    def __init__(self, passes: Iterable[str | Pass], verify_each: bool = False):
+    def __init__(self, pass_name: str, message: str, path: str):
+        self.pass_name = pass_name
+        self.path = path
+        super().__init__(message)
+
+
+class PassManager:
+    """Runs passes in order; with `verify_each`, verifies the module after every pass. A pass
+    that raises anything but the `expected` exception types (they pass through), or whose
+    output is invalid, is reported as a PassFailure naming the pass and a file under
+    `dump_dir` (the caller passes NAIAD_DUMP_DIR; None: the system's temporary folder)
+    holding the IR.
+
+    Printing the module before every pass would cost as much as the passes, so the IR is
+    printed only when a pass fails. With `verify_each` (debug runs, which already walk the
+    whole module after each pass) a copy of the module is kept before each pass and the file
+    holds the failing pass's input, a reproducer for `naiad-opt FILE -p PASS`; otherwise it
+    holds the module as the failure left it, possibly partly rewritten, and says so."""
+
+    def __init__(
+        self,
+        passes: Iterable[str | Pass],
+        verify_each: bool = False,
+        dump_dir: str | None = None,
+        expected: tuple[type[Exception], ...] = (),
+    ):
         self.passes: tuple[Pass, ...] = tuple(
             p if isinstance(p, Pass) else pass_class(p)() for p in passes
         )
         self.verify_each = verify_each
+        self.dump_dir = dump_dir
+        self.expected = expected
 
     def run(self, module: Operation) -> None:
         for p in self.passes:
-            p.run(module)
+            before = module.clone() if self.verify_each else None
+            try:
+                p.run(module)
+            except self.expected:
+                raise
+            except Exception as error:
+                what = f"failed: {type(error).__name__}: {error}"
+                raise self._failure(p, what, module, before) from error
             if self.verify_each:
                 try:
                     verify(module)
                 except VerificationError as error:
-                    error.add_note(f"after pass '{p.name}'")
-                    raise
+                    what = f"produced invalid IR: {error}"
+                    raise self._failure(p, what, module, before) from error
+
+    def _failure(self, p: Pass, what: str, module: Operation, before) -> PassFailure:
+        if before is not None:
+            state = "the IR it ran on"
+            text = _printed(before)
+        else:
+            state = "the IR as the failure left it (possibly partly rewritten by the pass)"
+            text = _printed(module)
+        what = " ".join(what.split())  # one line, as naiad-opt prints errors
+        path = _write(f"// {state}: pass '{p.name}' {what}\n{text}", p.name, self.dump_dir)
+        return PassFailure(p.name, f"pass '{p.name}' {what}; {state} is in {path}", path)
+
+
+def _printed(module: Operation) -> str:
+    """The module's text; a module a failing pass left half rewritten may not print in the
+    custom syntax (or at all), and then the generic form, or the reason, is what we have."""
+    try:
+        return print_module(module)
+    except Exception as error:  # the IR is broken: say so in the dump, raise the pass's error
+        custom_error = error
+    try:
+        return print_module(module, generic=True)
+    except Exception as error:
+        return f"// the module could not be printed: {custom_error!r}; generic form: {error!r}\n"
+
+
+def _write(text: str, pass_name: str, dump_dir: str | None) -> str:
+    """Write `text` to a new file named after the pass (unique, so parallel compiles never
+    overwrite each other's) and return its path."""
+    if dump_dir:
+        os.makedirs(dump_dir, exist_ok=True)
+    fd, path = tempfile.mkstemp(prefix=f"naiad-{pass_name}-", suffix=".mlir", dir=dump_dir or None)
+    with os.fdopen(fd, "w") as f:
+        f.write(text)
+    return path

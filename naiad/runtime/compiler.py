@@ -14,6 +14,7 @@ import os
 from dataclasses import dataclass, field
 
 from .. import knobs
+from ..errors import InternalError, NaiadError
 from ..language import dtypes as t
 from ..language.target import CUDA_HOPPER, TargetInfo
 from ..tools.tensor_descriptor import TensorDescriptor
@@ -102,14 +103,13 @@ def compile_ttir(jit_function, bound: dict, target=None, debug: bool = False) ->
     import naiad.passes  # noqa: F401  (registers the passes)
 
     from ..frontend import generate
-    from ..ir import PassManager
     from ..ir.printer import print_module
 
     info = parse_target(target).with_options(debug=debug)
     signature, constexprs, attrs = specialize(jit_function, bound)
     result = generate(jit_function, signature, constexprs, attrs, info)
     source_ttir = print_module(result.module)
-    PassManager(list(TTIR_PIPELINE), verify_each=knobs.verify.get()).run(result.module)
+    _run_passes(TTIR_PIPELINE, result.module)
     asm = {"source": source_ttir, "ttir": print_module(result.module)}
     metadata = {
         "name": result.name,
@@ -121,6 +121,23 @@ def compile_ttir(jit_function, bound: dict, target=None, debug: bool = False) ->
     kernel = CompiledKernel(result.name, asm, metadata)
     _dump(kernel, result.key)
     return kernel
+
+
+def _run_passes(pipeline, module) -> None:
+    """Run `pipeline` on `module`; a pass's bug is Naiad's InternalError, naming the pass and
+    the file (under NAIAD_DUMP_DIR if set) holding the IR; the user's errors pass through."""
+    from ..ir.passes import PassFailure, PassManager
+
+    manager = PassManager(
+        list(pipeline),
+        verify_each=knobs.verify.get(),
+        dump_dir=knobs.dump_dir.get() or None,
+        expected=(NaiadError,),
+    )
+    try:
+        manager.run(module)
+    except PassFailure as failure:
+        raise InternalError(str(failure)) from failure
 
 
 def _dump(kernel: CompiledKernel, key) -> None:

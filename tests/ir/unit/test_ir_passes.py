@@ -11,7 +11,6 @@ from naiad.ir import (
     Pass,
     PassManager,
     StringAttr,
-    VerificationError,
     i32,
     pass_class,
     register_pass,
@@ -54,14 +53,6 @@ def test_passes_run_in_order_by_name_or_instance():
     assert LOG == ["default", "second"]
     assert pass_class("toy-record") is ToyRecord and ToyRecord.name == "toy-record"
     assert "toy-break" in registered_passes()
-
-
-def test_verify_each_names_the_pass():
-    module = module_with_function()
-    PassManager(["toy-break"]).run(module)  # no verification asked: no error
-    with pytest.raises(VerificationError) as caught:
-        PassManager(["toy-break"], verify_each=True).run(module_with_function())
-    assert "after pass 'toy-break'" in caught.value.__notes__
 
 
 def test_registry_errors():
