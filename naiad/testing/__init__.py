@@ -5,10 +5,14 @@
 - `Benchmark` / `perf_report`: tabulate a benchmark over a grid of inputs.
 - `Tolerance`, `TOLERANCES`, `check`, `ulp_distance`: how close each back end must come to the
   reference, per operation (see `naiad.testing.tolerance`).
+- `run_differential`, `register_executor`: run one kernel through several executors (the
+  interpreter, the reference evaluator, each back end) and compare them with that table (see
+  `naiad.testing.differential`).
 """
 
 from naiad.testing.bench import do_bench
 from naiad.testing.compare import assert_close, to_numpy
+from naiad.testing.differential import register_executor, run_differential
 from naiad.testing.report import Benchmark, Mark, perf_report
 from naiad.testing.tolerance import BACKENDS, TOLERANCES, Tolerance, check, ulp_distance
 
@@ -22,6 +26,8 @@ __all__ = [
     "check",
     "do_bench",
     "perf_report",
+    "register_executor",
+    "run_differential",
     "to_numpy",
     "ulp_distance",
 ]
