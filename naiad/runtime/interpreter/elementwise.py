@@ -200,7 +200,7 @@ UNARY = {
     "math.sqrt": _float_math(np.sqrt),
     "tt.precise_sqrt": _float_math(np.sqrt),
     "math.rsqrt": _float_math(lambda a: 1 / np.sqrt(a)),
-    "math.erf": _float_math(lambda a: _erf(a.astype(np.float64)).astype(np.float64)),
+    "math.erf": _float_math(lambda a: np.asarray(_erf(a.astype(np.float64)), np.float64)),
     "math.floor": _float_math(np.floor),
     "math.ceil": _float_math(np.ceil),
     "arith.negf": lambda a, ty, **_: _negf(a, ty),
