@@ -41,6 +41,27 @@ class _Text:
         return _raw(self.env)
 
 
+@dataclass(frozen=True)
+class _Int:
+    """A non-negative integer setting; unset or empty gives `default`."""
+
+    env: str
+    doc: str
+    default: int = 0
+
+    def get(self) -> int:
+        text = _raw(self.env).strip()
+        if not text:
+            return self.default
+        try:
+            value = int(text)
+        except ValueError:
+            value = -1
+        if value < 0:
+            raise ValueError(f"{self.env}={text!r}: expected a non-negative integer")
+        return value
+
+
 _overrides: dict[str, object] = {}
 
 interpret = _Flag("NAIAD_INTERPRET", "run @naiad.jit kernels in the NumPy interpreter")
@@ -49,7 +70,13 @@ traceback = _Flag("NAIAD_TRACEBACK", "show Naiad's own frames in kernel errors")
 print_autotuning = _Flag("NAIAD_PRINT_AUTOTUNING", "print the best config and the tuning time")
 verify = _Flag("NAIAD_VERIFY", "run the IR verifier after every compiler pass")
 dump_dir = _Text("NAIAD_DUMP_DIR", "write every stage's IR per kernel under this folder")
+backend = _Text(
+    "NAIAD_BACKEND", "where kernels on host arrays run: 'cpu' (compiled) or 'interpreter'"
+)
 cache_dir = _Text("NAIAD_CACHE_DIR", "where compiled kernels are cached on disk")
+num_threads = _Int(
+    "NAIAD_NUM_THREADS", "threads running a CPU kernel's programs (0: one per available CPU)"
+)
 
 
 @contextlib.contextmanager

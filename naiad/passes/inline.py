@@ -27,9 +27,11 @@ from .symbol_dce import SymbolDCE
 from .unreachable_blocks import erase_unreachable_blocks
 
 
-def _inlinable(callee: Operation | None) -> bool:
+def _inlinable(callee: Operation | None, include_noinline: bool) -> bool:
     if callee is None or callee.is_declaration:
         return False
+    if include_noinline:
+        return True
     noinline = callee.attributes.get("noinline")
     return not (isinstance(noinline, BoolAttr) and noinline.value)
 
@@ -37,9 +39,11 @@ def _inlinable(callee: Operation | None) -> bool:
 @register_pass("inline")
 @dataclass(frozen=True)
 class Inline(Pass):
-    """Inline every call of a function that may be inlined, innermost calls included."""
+    """Inline every call of a function that may be inlined, innermost calls included;
+    `include_noinline` inlines `noinline` functions too (the CPU back end keeps no calls)."""
 
     max_depth: int = 64
+    include_noinline: bool = False
 
     def run(self, module: Operation) -> None:
         erase_unreachable_blocks(module)
@@ -47,7 +51,8 @@ class Inline(Pass):
             calls = [
                 op
                 for op in module.walk()
-                if isinstance(op, tt.CallOp) and _inlinable(lookup_symbol(module, op.callee.root))
+                if isinstance(op, tt.CallOp)
+                and _inlinable(lookup_symbol(module, op.callee.root), self.include_noinline)
             ]
             if not calls:
                 break

@@ -14,7 +14,6 @@ import os
 from dataclasses import dataclass, field
 
 from .. import knobs
-from ..errors import InternalError, NaiadError
 from ..language import dtypes as t
 from ..language.target import CUDA_HOPPER, TargetInfo
 from ..tools.tensor_descriptor import TensorDescriptor
@@ -33,6 +32,7 @@ class CompiledKernel:
     name: str
     asm: dict
     metadata: dict = field(default_factory=dict)
+    binary: bytes | None = None  # object code (CPU targets)
 
 
 def parse_target(target) -> TargetInfo:
@@ -99,17 +99,36 @@ def specialize(jit_function, bound: dict):
 
 def compile_ttir(jit_function, bound: dict, target=None, debug: bool = False) -> CompiledKernel:
     """The TTIR of `jit_function` specialized for `bound`, after Triton's TTIR pipeline."""
+    build = build_ttir(jit_function, bound, target, debug)
+    _dump(build.kernel, build.key)
+    return build.kernel
+
+
+@dataclass
+class TTIRBuild:
+    """A kernel's optimized TTIR: the module itself, its CompiledKernel (text and metadata) and
+    the globals its code was built with (checked again at every launch)."""
+
+    kernel: CompiledKernel
+    module: object
+    globals_used: dict
+    key: tuple
+
+
+def build_ttir(jit_function, bound: dict, target=None, debug: bool = False) -> TTIRBuild:
+    """Run the frontend and the TTIR pipeline for one specialization."""
     # Imported on first compile: launching in the interpreter needs none of the compiler.
     import naiad.passes  # noqa: F401  (registers the passes)
 
     from ..frontend import generate
     from ..ir.printer import print_module
+    from ..passes.pipeline import run_pipeline
 
     info = parse_target(target).with_options(debug=debug)
     signature, constexprs, attrs = specialize(jit_function, bound)
     result = generate(jit_function, signature, constexprs, attrs, info)
     source_ttir = print_module(result.module)
-    _run_passes(TTIR_PIPELINE, result.module)
+    run_pipeline(TTIR_PIPELINE, result.module)
     asm = {"source": source_ttir, "ttir": print_module(result.module)}
     metadata = {
         "name": result.name,
@@ -119,25 +138,20 @@ def compile_ttir(jit_function, bound: dict, target=None, debug: bool = False) ->
         "debug": debug,
     }
     kernel = CompiledKernel(result.name, asm, metadata)
-    _dump(kernel, result.key)
+    return TTIRBuild(kernel, result.module, result.globals_used, result.key)
+
+
+def compile_kernel(jit_function, bound: dict, target=None, debug: bool = False) -> CompiledKernel:
+    """Compile for `target` as far as its back end goes: TTIR for every target; for a CPU
+    target also the Linalg, LLVM IR, assembly and object code (`kernel.binary`)."""
+    build = build_ttir(jit_function, bound, target, debug)
+    kernel = build.kernel
+    if parse_target(target).backend == "cpu":
+        from .cpu_launcher import compile_cpu_stages
+
+        compile_cpu_stages(build, str(target))
+    _dump(kernel, build.key)
     return kernel
-
-
-def _run_passes(pipeline, module) -> None:
-    """Run `pipeline` on `module`; a pass's bug is Naiad's InternalError, naming the pass and
-    the file (under NAIAD_DUMP_DIR if set) holding the IR; the user's errors pass through."""
-    from ..ir.passes import PassFailure, PassManager
-
-    manager = PassManager(
-        list(pipeline),
-        verify_each=knobs.verify.get(),
-        dump_dir=knobs.dump_dir.get() or None,
-        expected=(NaiadError,),
-    )
-    try:
-        manager.run(module)
-    except PassFailure as failure:
-        raise InternalError(str(failure)) from failure
 
 
 def _dump(kernel: CompiledKernel, key) -> None:

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 
 from .. import knobs
 from ..language import core
-from .compiler import compile_ttir
+from .compiler import compile_kernel
+from .cpu_launcher import launch_cpu
+from .host_arrays import describe, is_array_like
 from .interpreter import kernel_runtime
 from .interpreter.launch import run_grid
 from .interpreter.rewrite import rewrite
@@ -168,16 +170,31 @@ class JITFunction(KernelInterface):
             else (self.debug if self.debug is not None else knobs.debug.get())
         )
         if warmup:
-            return compile_ttir(self, bound, target, bool(debug))
+            return compile_kernel(self, bound, target, bool(debug))
         if 0 in dims:
             return None
-        run_grid(self, bound, dims, bool(debug))
+        if _runs_compiled_on_cpu(self, bound, bool(debug)):
+            launch_cpu(self, bound, dims, bool(debug))
+        else:
+            run_grid(self, bound, dims, bool(debug))
         return None
 
     def warmup(self, *args, grid, target=None, **kwargs):
         """Compile the kernel for these arguments (arrays, torch dtypes or signature strings
         such as `'*fp16'`) and `target` ('cuda:sm_90a' by default) without running it."""
         return self.run(*args, grid=grid, warmup=True, target=target, **kwargs)
+
+
+def _runs_compiled_on_cpu(jit_function, bound: dict, debug: bool) -> bool:
+    """Whether a launch runs compiled on the CPU: with `NAIAD_BACKEND=cpu`, not interpreted,
+    and every array on the host (kernels on GPU tensors run in the interpreter until the GPU
+    back end lands). Debug mode runs in the interpreter, which checks every access."""
+    if knobs.backend.get() != "cpu" or debug or jit_function.interpret or knobs.interpret.get():
+        return False
+    for value in bound.values():
+        if is_array_like(value) and describe(value).device != "cpu":
+            return False
+    return True
 
 
 def jit(

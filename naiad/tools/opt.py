@@ -15,6 +15,7 @@ import argparse
 import sys
 
 from naiad import dialects, passes  # noqa: F401  (registers the ops, their syntax, the passes)
+from naiad.middle import linalg  # noqa: F401  (registers tt-to-linalg)
 from naiad.dialects import syntax  # noqa: F401
 from naiad.ir import IRError, PassManager, registered_passes, verify
 from naiad.ir.parser import parse_module

@@ -29,6 +29,7 @@ from ...ir import (
     Value,
     is_pointer_like,
 )
+from ...ir.builtin import ModuleOp
 from ...ir.errors import IRError
 from .mask_analysis import MaskAnalysis
 from .pointer_analysis import PointerAnalysis
@@ -89,6 +90,7 @@ class FunctionConversion:
         self.program: dict[str, Value] = {}
         self.entry_block: Block | None = None  # of the new function: where shared views go
         self.flat_views: dict = {}  # (argument, element type) -> its `memref<?xT>` view
+        self.blocks: dict[Block, Block] = {}  # old block -> new block, for branches
 
     # -- the maps
 
@@ -149,6 +151,7 @@ def offset_type(t):
 def convert_module(module: Operation) -> Operation:
     """The Linalg form of every function of a TTIR module, as a new module."""
     from . import (  # noqa: F401  (register the converters)
+        convert_debug,
         convert_elementwise,
         convert_memory,
         convert_pointers,
@@ -157,16 +160,12 @@ def convert_module(module: Operation) -> Operation:
     )
     from .functions import convert_function
 
-    new_module = module.clone_as([], [])
-    new_block = new_module.regions[0].entry_block
-    for op in list(new_block):
-        op.erase()
+    functions = []
     for op in module.regions[0].entry_block:
-        if isinstance(op, tt.FuncOp):
-            new_block.append(convert_function(op))
-        else:
+        if not isinstance(op, tt.FuncOp):
             raise ConversionError(f"'{op.name}' at module level has no lowering to Linalg")
-    return new_module
+        functions.append(convert_function(op))
+    return ModuleOp(functions, location=module.location)
 
 
 __all__ = [

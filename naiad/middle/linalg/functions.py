@@ -9,8 +9,8 @@ keeping on a CPU, and one function per kernel keeps scratch planning simple).
 
 from __future__ import annotations
 
-from ...dialects import arith, func, scf, tt
-from ...ir import FunctionType, IntegerAttr, IntegerType, UnrankedMemRefType, Value, is_pointer_like
+from ...dialects import arith, cf, func, scf, tt
+from ...ir import Block, FunctionType, IntegerAttr, IntegerType, UnrankedMemRefType, Value, is_pointer_like
 from .conversion import (
     PROGRAM_ARGUMENTS,
     ConversionError,
@@ -61,12 +61,16 @@ def convert_function(old: tt.FuncOp):
             conversion.bind(old_arg, new_arg)
     for name, arg in zip(PROGRAM_ARGUMENTS, block.arguments[count:]):
         conversion.program[name] = arg
-    if len(old.body.blocks) != 1:
-        raise ConversionError(
-            f"function '{old.sym_name.value}' has {len(old.body.blocks)} blocks: unstructured "
-            "control flow has no lowering to Linalg"
-        )
-    conversion.convert_block(old.entry_block, block)
+    # Blocks after the entry (an early return's branches) take their arguments converted.
+    blocks = {old.entry_block: block}
+    for old_block in old.body.blocks[1:]:
+        new_block = new.body.add_block(Block([carried_type(a) for a in old_block.arguments]))
+        blocks[old_block] = new_block
+        for old_arg, new_arg in zip(old_block.arguments, new_block.arguments):
+            bind_carried(conversion, old_arg, new_arg)
+    conversion.blocks = blocks
+    for old_block, new_block in blocks.items():
+        conversion.convert_block(old_block, new_block)
     return new
 
 
@@ -180,3 +184,22 @@ def _copy_discardable(old, new) -> None:
     for name, value in old.attributes.items():
         if name.startswith("tt."):
             new.attributes[name] = value
+
+
+@converts(cf.BranchOp)
+def _branch(c: FunctionConversion, op) -> None:
+    operands = [carried_value(c, v) for v in op.destOperands]
+    c.emit(cf.BranchOp(c.blocks[op.dest], operands))
+
+
+@converts(cf.CondBranchOp)
+def _cond_branch(c: FunctionConversion, op) -> None:
+    c.emit(
+        cf.CondBranchOp(
+            c.value(op.condition),
+            c.blocks[op.trueDest],
+            c.blocks[op.falseDest],
+            [carried_value(c, v) for v in op.trueDestOperands],
+            [carried_value(c, v) for v in op.falseDestOperands],
+        )
+    )

@@ -272,7 +272,9 @@ class PointerAnalysis:
         block = value.owner
         parent = block.parent_op()
         if isinstance(parent, tt.FuncOp):
-            return value
+            if block is parent.body.entry_block:
+                return value
+            return self._branch_argument_base(value)
         if isinstance(parent, scf.ForOp) and value.index > 0:
             i = value.index - 1
             return self._loop_base(value, parent.initArgs[i], _yielded(parent.region, i))
@@ -282,6 +284,24 @@ class PointerAnalysis:
                 return self._loop_base(value, parent.operands[i], _yielded(parent.regions[1], i))
             return self.base_of(_condition_arg(parent, i))
         return None
+
+    def _branch_argument_base(self, argument: Value) -> Value | None:
+        """A block argument reached by branches: the base every incoming pointer shares."""
+        block = argument.owner
+        incoming = []
+        for other in block.parent.blocks:
+            terminator = other.last_op
+            if terminator is None:
+                continue
+            for index, successor in enumerate(terminator.successors):
+                if successor is block:
+                    incoming.append(terminator.successor_operands(index)[argument.index])
+        if not incoming:
+            return None
+        self._bases[argument] = base = self.base_of(incoming[0])
+        if base is None or any(self.base_of(v) is not base for v in incoming[1:]):
+            return None
+        return base
 
     def _loop_base(self, argument: Value, init: Value, yielded: Value | None) -> Value | None:
         """A loop-carried pointer keeps the base of its initial value if every iteration

@@ -35,7 +35,7 @@ def destination(fl: FunctionLowering, init, reads: bool) -> View:
     if isinstance(init.type, MemRefType):
         return view
     producer = init.defining_op
-    if producer is not None and producer.name == "tensor.empty" and init.has_one_use():
+    if producer is not None and producer.name == "tensor.empty" and init.has_one_use:
         return view
     fresh = fl.buffer(init.type.shape, init.type.element_type)
     if reads:
@@ -61,7 +61,7 @@ def _domain(op, operand_views, maps) -> list:
 
 
 def _uses_block_argument(block, index: int) -> bool:
-    return block.arguments[index].has_uses()
+    return block.arguments[index].has_uses
 
 
 def lower_structured(fl, op, inputs, outputs, maps, body_block, results_of_body) -> None:
@@ -79,7 +79,7 @@ def lower_structured(fl, op, inputs, outputs, maps, body_block, results_of_body)
         fl.loop_indices = list(indices)
         for k, (view, affine_map) in enumerate(zip(views + out_views, maps)):
             argument = body_block.arguments[k]
-            if not argument.has_uses():
+            if not argument.has_uses:
                 continue
             if isinstance(view, View):
                 fl.bind(argument, view.load(b, apply(b, affine_map, indices)))
@@ -116,7 +116,7 @@ def _generic(fl: FunctionLowering, op) -> None:
 
 @lowers("linalg.index")
 def _index(fl: FunctionLowering, op) -> None:
-    fl.bind(op.result, fl.loop_indices[op.dim.value])
+    fl.bind(op.results[0], fl.loop_indices[op.dim.value])
 
 
 @lowers("linalg.fill")

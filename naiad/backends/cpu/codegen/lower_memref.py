@@ -39,8 +39,8 @@ def _reinterpret_cast(fl: FunctionLowering, op) -> None:
     (offset,) = [index_value(fl, x) for x in op.mixed_offsets]
     sizes = [index_value(fl, x) for x in op.mixed_sizes]
     strides = [index_value(fl, x) for x in op.mixed_strides]
-    element = llvm_type(op.result.type.element_type)
-    fl.bind(op.result, View(pointer, element, offset, sizes, strides))
+    element = llvm_type(op.results[0].type.element_type)
+    fl.bind(op.results[0], View(pointer, element, offset, sizes, strides))
 
 
 @lowers("memref.subview")
@@ -49,8 +49,8 @@ def _subview(fl: FunctionLowering, op) -> None:
     offsets = [index_value(fl, x) for x in op.mixed_offsets]
     sizes = [index_value(fl, x) for x in op.mixed_sizes]
     strides = [index_value(fl, x) for x in op.mixed_strides]
-    keep = _kept(sizes, op.result.type.shape)
-    fl.bind(op.result, source.subview(fl.builder, offsets, sizes, strides, keep))
+    keep = _kept(sizes, op.results[0].type.shape)
+    fl.bind(op.results[0], source.subview(fl.builder, offsets, sizes, strides, keep))
 
 
 def _kept(sizes, result_shape) -> list[int]:
@@ -69,23 +69,23 @@ def _kept(sizes, result_shape) -> list[int]:
 @lowers("memref.cast")
 def _cast(fl: FunctionLowering, op) -> None:
     source = fl.value(op.source)
-    result_type = op.result.type
+    result_type = op.results[0].type
     pointer = source.pointer if isinstance(source, View) else source
     if isinstance(result_type, UnrankedMemRefType):
-        fl.bind(op.result, pointer)
+        fl.bind(op.results[0], pointer)
         return
     if isinstance(source, View):
-        fl.bind(op.result, source)
+        fl.bind(op.results[0], source)
         return
     # An unranked argument as `memref<?xT>`: its elements from the base, unit stride.
     element = llvm_type(result_type.element_type)
-    fl.bind(op.result, View(pointer, element, 0, [ir.Constant(I64, 0)], [1]))
+    fl.bind(op.results[0], View(pointer, element, 0, [ir.Constant(I64, 0)], [1]))
 
 
 @lowers("memref.alloc", "memref.alloca")
 def _alloc(fl: FunctionLowering, op) -> None:
-    t: MemRefType = op.result.type
-    fl.bind(op.result, fl.buffer(t.shape, t.element_type))
+    t: MemRefType = op.results[0].type
+    fl.bind(op.results[0], fl.buffer(t.shape, t.element_type))
 
 
 @lowers("memref.dealloc")
@@ -101,7 +101,7 @@ def _copy(fl: FunctionLowering, op) -> None:
 @lowers("memref.load")
 def _load(fl: FunctionLowering, op) -> None:
     view: View = fl.value(op.memref)
-    fl.bind(op.result, view.load(fl.builder, _indices(fl, op.indices)))
+    fl.bind(op.results[0], view.load(fl.builder, _indices(fl, op.indices)))
 
 
 @lowers("memref.store")
@@ -112,7 +112,7 @@ def _store(fl: FunctionLowering, op) -> None:
 
 @lowers("bufferization.to_tensor")
 def _to_tensor(fl: FunctionLowering, op) -> None:
-    fl.bind(op.result, fl.value(op.operands[0]))
+    fl.bind(op.results[0], fl.value(op.operands[0]))
 
 
 @lowers("bufferization.materialize_in_destination")

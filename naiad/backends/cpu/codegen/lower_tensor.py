@@ -23,21 +23,21 @@ from .views import View, mul
 
 @lowers("tensor.empty")
 def _empty(fl: FunctionLowering, op) -> None:
-    t = op.result.type
-    fl.bind(op.result, fl.buffer(t.shape, t.element_type))
+    t = op.results[0].type
+    fl.bind(op.results[0], fl.buffer(t.shape, t.element_type))
 
 
 @lowers("tensor.extract")
 def _extract(fl: FunctionLowering, op) -> None:
     view: View = fl.value(op.tensor)
-    fl.bind(op.result, view.load(fl.builder, [fl.value(v) for v in op.indices]))
+    fl.bind(op.results[0], view.load(fl.builder, [fl.value(v) for v in op.indices]))
 
 
 @lowers("tensor.insert")
 def _insert(fl: FunctionLowering, op) -> None:
     target = destination(fl, op.dest, reads=True)
     target.store(fl.builder, fl.value(op.scalar), [fl.value(v) for v in op.indices])
-    fl.bind(op.result, target)
+    fl.bind(op.results[0], target)
 
 
 def _slice(fl: FunctionLowering, op, view: View, full_shape) -> View:
@@ -49,7 +49,7 @@ def _slice(fl: FunctionLowering, op, view: View, full_shape) -> View:
 
 @lowers("tensor.extract_slice")
 def _extract_slice(fl: FunctionLowering, op) -> None:
-    fl.bind(op.result, _slice(fl, op, fl.value(op.source), op.result.type.shape))
+    fl.bind(op.results[0], _slice(fl, op, fl.value(op.source), op.results[0].type.shape))
 
 
 @lowers("tensor.insert_slice")
@@ -57,28 +57,28 @@ def _insert_slice(fl: FunctionLowering, op) -> None:
     target = destination(fl, op.dest, reads=True)
     window = _slice(fl, op, target, op.source.type.shape)
     copy_view(fl, fl.value(op.source), window)
-    fl.bind(op.result, target)
+    fl.bind(op.results[0], target)
 
 
 @lowers("tensor.expand_shape", "tensor.collapse_shape", "tensor.reshape", "tensor.cast")
 def _reshape(fl: FunctionLowering, op) -> None:
     source: View = fl.value(op.operands[0])
-    t = op.result.type
+    t = op.results[0].type
     if not source.is_contiguous():
         contiguous = fl.buffer(source.sizes, None, element=source.element)
         copy_view(fl, source, contiguous)
         source = contiguous
     reshaped = View.contiguous(source.pointer, source.element, list(t.shape))
     reshaped.offset = source.offset
-    fl.bind(op.result, reshaped)
+    fl.bind(op.results[0], reshaped)
 
 
 @lowers("arith.constant")
 def _constant(fl: FunctionLowering, op) -> None:
-    t = op.result.type
+    t = op.results[0].type
     attr = op.value
     if not isinstance(t, RankedTensorType):
-        fl.bind(op.result, fl.constant(attr.value, t))
+        fl.bind(op.results[0], fl.constant(attr.value, t))
         return
     if not isinstance(attr, DenseElementsAttr):
         raise TypeError(f"the CPU back end cannot lower the constant {attr}")
@@ -95,7 +95,7 @@ def _constant(fl: FunctionLowering, op) -> None:
         view = View(storage, element, 0, list(t.shape), [0] * t.rank)
     else:
         view = View.contiguous(storage, element, list(t.shape))
-    fl.bind(op.result, view)
+    fl.bind(op.results[0], view)
 
 
 __all__ = ["mul"]

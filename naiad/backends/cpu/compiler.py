@@ -1,0 +1,64 @@
+"""The CPU back end's pipeline: optimized TTIR → Linalg → LLVM IR → object code.
+
+    compile_cpu(ttir_module, target)      # → CpuKernel: asm stages, object bytes, metadata
+
+The steps, in order:
+
+1. `inline` every call, `noinline` functions too (one function per kernel on the CPU);
+2. `tt-to-linalg`, then `canonicalize`, `cse` and `dce` (the pointer offsets the structured
+   views made unnecessary disappear here) — `asm['linalg']`;
+3. code generation (codegen/): loops over scratch buffers, the entry point of abi.py —
+   LLVM IR, verified by LLVM before anything else runs;
+4. LLVM's -O3 pipeline with loop and SLP vectorization — `asm['llir']` is the optimized IR;
+5. object code for the target — `asm['asm']` its assembly, `obj` the bytes loaded at launch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ...ir.printer import print_module
+from ...middle.linalg import TritonToLinalg
+from ...passes.inline import Inline
+from ...passes.pipeline import run_pipeline
+from . import llvm_tools
+from .codegen.module import lower_kernel
+from .target import CpuTarget
+
+LINALG_PIPELINE = (Inline(include_noinline=True), TritonToLinalg(), "canonicalize", "cse", "dce")
+
+
+@dataclass
+class CpuKernel:
+    """A kernel compiled for one CPU target."""
+
+    name: str
+    asm: dict[str, str]
+    obj: bytes
+    metadata: dict = field(default_factory=dict)
+
+
+def compile_cpu(module, target: CpuTarget) -> CpuKernel:
+    """Compile a TTIR module holding one kernel (after the TTIR pipeline) for `target`.
+    `module` is converted in place."""
+    run_pipeline(LINALG_PIPELINE, module)
+    linalg_text = print_module(module)
+    functions = list(module.regions[0].entry_block)
+    if len(functions) != 1:
+        raise ValueError(f"expected one kernel function, found {len(functions)}")
+    lowered = lower_kernel(functions[0], target.triple, target.data_layout)
+    llvm_module = llvm_tools.parse_module(str(lowered.module), lowered.entry)
+    llvm_tools.optimize(llvm_module, target.machine)
+    obj = llvm_tools.emit_object(llvm_module, target.machine)
+    asm = {
+        "linalg": linalg_text,
+        "llir": str(llvm_module),
+        "asm": llvm_tools.emit_assembly(llvm_module, target.machine),
+    }
+    metadata = {
+        "entry": lowered.entry,
+        "scratch_bytes": lowered.scratch_bytes,
+        "sites": [list(site) for site in lowered.sites],
+        "target": target.description(),
+    }
+    return CpuKernel(lowered.entry, asm, obj, metadata)

@@ -1,0 +1,72 @@
+"""The table of scalar lowerings, the context they share, and the one entry that dispatches.
+
+A lowering is `fn(b, op, operands, ctx) -> value or list of values`: `b` is the llvmlite
+`IRBuilder` positioned where the op's code goes, `operands` the llvmlite values of `op.operands`
+(scalars in the storage representation of `types.llvm_type`), `ctx` the `ScalarContext`. Family
+modules register theirs with `@lowers("arith.addi", ...)` when the package is imported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from llvmlite import ir
+
+from ....errors import KernelNotImplementedError, SourceLocation
+from ....ir import file_line_col
+
+LOWERINGS: dict[str, Callable] = {}
+
+
+@dataclass
+class ScalarContext:
+    """What lowerings need beyond the builder: the module that receives declarations of
+    intrinsics and math-library functions. `math_functions` caches the latter by (name, type)."""
+
+    module: ir.Module
+    math_functions: dict = field(default_factory=dict)
+
+
+def lowers(*names: str):
+    """Register the decorated function as the lowering of the ops `names`."""
+
+    def register(fn):
+        for name in names:
+            if name in LOWERINGS:
+                raise ValueError(f"two scalar lowerings for '{name}'")
+            LOWERINGS[name] = fn
+        return fn
+
+    return register
+
+
+def lower_scalar_op(b: ir.IRBuilder, op, operands: list, ctx: ScalarContext) -> list:
+    """The llvmlite values of `op`'s results, computed from `operands` at `b`'s position.
+
+    Raises:
+        KernelNotImplementedError: the CPU back end has no lowering for the op (or for its
+            types, or, for `tt.extern_elementwise`, for its function); the message names it.
+    """
+    fn = LOWERINGS.get(op.name)
+    if fn is None:
+        unsupported(op, f"the CPU back end cannot lower '{op.name}' to LLVM IR")
+    result = fn(b, op, list(operands), ctx)
+    return list(result) if isinstance(result, list | tuple) else [result]
+
+
+def unsupported(op, message: str):
+    """Raise the error of an op (or a type or function of it) the CPU back end does not lower,
+    at the user's line where the op knows it."""
+    loc = file_line_col(op.location) if op is not None else None
+    where = None if loc is None else SourceLocation(loc.filename, loc.line, loc.col)
+    raise KernelNotImplementedError(message, where)
+
+
+def intrinsic(module: ir.Module, name: str, result: ir.Type, args: list[ir.Type]) -> ir.Function:
+    """The declaration of LLVM intrinsic `name` (already mangled: `llvm.umin.i32`), made once
+    per module."""
+    existing = module.globals.get(name)
+    if existing is not None:
+        return existing
+    return ir.Function(module, ir.FunctionType(result, args), name)

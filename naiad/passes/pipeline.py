@@ -1,0 +1,30 @@
+"""Running a pipeline of named passes the way every compiler stage of Naiad does.
+
+A pass's own bug becomes Naiad's InternalError naming the pass and the file holding the IR it
+failed on (under `NAIAD_DUMP_DIR` if set); the user's errors (a `NaiadError`, e.g. a
+CompilationError raised while converting) pass through; `NAIAD_VERIFY=1` verifies after each
+pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .. import knobs
+from ..errors import InternalError, NaiadError
+from ..ir import Operation
+from ..ir.passes import Pass, PassFailure, PassManager
+
+
+def run_pipeline(passes: Iterable[str | Pass], module: Operation) -> None:
+    """Run `passes` (names or Pass objects) on `module` in order."""
+    manager = PassManager(
+        list(passes),
+        verify_each=knobs.verify.get(),
+        dump_dir=knobs.dump_dir.get() or None,
+        expected=(NaiadError,),
+    )
+    try:
+        manager.run(module)
+    except PassFailure as failure:
+        raise InternalError(str(failure)) from failure

@@ -1,0 +1,208 @@
+"""Launching `@naiad.jit` kernels compiled for this machine's CPU.
+
+    launch_cpu(jit_function, bound_arguments, grid, debug)
+
+A launch finds the compiled kernel of its specialization (in memory, per JIT function), else
+builds the TTIR, looks the object code up in the disk cache by the hash of that TTIR and the
+target (so an edited kernel, pass or code generator never serves a stale binary; cache.py), and
+compiles it on a miss. The object is linked into the process once; each launch packs the
+parameter block (abi.py: grid size, then one 8-byte slot per argument of the compiled function)
+and runs the grid on the worker pool. A global the kernel read at compile time that has changed
+since is an error, as in Triton.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import NaiadError
+from ..tools.tensor_descriptor import TensorDescriptor
+from .cache import Cache, cache_key
+from .compiler import CompiledKernel, TTIRBuild, build_ttir
+from .host_arrays import describe, is_array_like
+
+_OBJECT = "kernel.o"
+_STAGES = ("linalg", "llir", "asm")
+
+
+@dataclass
+class CpuLaunchable:
+    """A compiled kernel linked into the process, with what a launch needs."""
+
+    kernel: CompiledKernel
+    entry: int
+    loaded: object  # keeps the object code mapped
+    arguments: list  # (name, kind) per argument of the compiled function
+    globals_used: dict
+
+    @property
+    def scratch_bytes(self) -> int:
+        return self.kernel.metadata["scratch_bytes"]
+
+    @property
+    def sites(self) -> list:
+        return self.kernel.metadata["sites"]
+
+
+_cache: Cache | None = None
+
+
+def _disk_cache() -> Cache:
+    global _cache
+    if _cache is None:
+        _cache = Cache()
+    return _cache
+
+
+def compile_cpu_stages(build: TTIRBuild, target_name: str = "cpu") -> None:
+    """Add the CPU stages to `build.kernel` (its asm, metadata and binary), from the disk cache
+    when it has them."""
+    from ..backends.cpu.compiler import compile_cpu
+    from ..backends.cpu.target import cpu_target
+
+    target = cpu_target(target_name)
+    kernel = build.kernel
+    key = cache_key(
+        {"ttir": kernel.asm["ttir"], "target": target.description(), "backend": "cpu"}
+    )
+    cache = _disk_cache()
+    entry = cache.get(key)
+    if entry is None:
+        arguments = _argument_kinds(build.module)
+        compiled = compile_cpu(build.module, target)
+        metadata = {**compiled.metadata, "arguments": arguments}
+        files = {_OBJECT: compiled.obj}
+        files.update({stage: compiled.asm[stage].encode() for stage in _STAGES})
+        entry = cache.put(key, files, metadata)
+    for stage in _STAGES:
+        kernel.asm[stage] = entry.files[stage].decode()
+    kernel.metadata.update(json.loads(json.dumps(entry.metadata)))
+    kernel.binary = entry.files[_OBJECT]
+
+
+def _argument_kinds(module) -> list:
+    """(name, kind) of each argument of the kernel's `tt.func`: 'ptr', or the scalar type."""
+    from ..ir import NameLoc, is_pointer_like
+
+    (func,) = list(module.regions[0].entry_block)
+    kinds = []
+    for i, arg in enumerate(func.arguments):
+        name = arg.location.name if isinstance(arg.location, NameLoc) else f"arg{i}"
+        kinds.append([name, "ptr" if is_pointer_like(arg.type) else str(arg.type)])
+    return kinds
+
+
+def _load(build: TTIRBuild) -> CpuLaunchable:
+    from ..backends.cpu.loader import load_object
+
+    compile_cpu_stages(build)
+    kernel = build.kernel
+    entry_name = kernel.metadata["entry"]
+    loaded = load_object(kernel.binary, [entry_name], entry_name)
+    return CpuLaunchable(
+        kernel, loaded.address(entry_name), loaded, kernel.metadata["arguments"], build.globals_used
+    )
+
+
+def cpu_kernel(jit_function, bound: dict, debug: bool) -> CpuLaunchable:
+    """The loaded kernel of this specialization (compiled on first use)."""
+    from .compiler import specialize
+
+    signature, constexprs, attrs = specialize(jit_function, bound)
+    key = (
+        tuple(signature.items()),
+        tuple((k, repr(v)) for k, v in constexprs.items()),
+        tuple((k, repr(v)) for k, v in attrs.items()),
+        debug,
+    )
+    kernels = jit_function.__dict__.setdefault("_cpu_kernels", {})
+    launchable = kernels.get(key)
+    if launchable is None:
+        launchable = _load(build_ttir(jit_function, bound, "cpu", debug))
+        kernels[key] = launchable
+    return launchable
+
+
+def launch_cpu(jit_function, bound: dict, grid: tuple[int, int, int], debug: bool) -> None:
+    """Run `jit_function` compiled for the CPU over `grid` with `bound` arguments."""
+    from ..backends.cpu import pool
+
+    launchable = cpu_kernel(jit_function, bound, debug)
+    _check_globals(jit_function, launchable.globals_used)
+    params = pack_parameters(launchable.arguments, bound, grid)
+    n_programs = grid[0] * grid[1] * grid[2]
+    pool.run(launchable.entry, params, n_programs, launchable.scratch_bytes, launchable.sites)
+
+
+def _check_globals(jit_function, used: dict) -> None:
+    import sys
+
+    for (module_name, name), value in used.items():
+        module = sys.modules.get(module_name)
+        current = getattr(module, name, value) if module is not None else value
+        if current is not value and current != value:
+            raise NaiadError(
+                f"global variable `{name}` has changed since `{jit_function.__name__}` was "
+                f"compiled (it read {value!r}, it is now {current!r}); kernels read globals "
+                "once, at compile time"
+            )
+
+
+def pack_parameters(arguments, bound: dict, grid) -> np.ndarray:
+    """The parameter block of abi.py: grid size, then one slot per compiled argument."""
+    values = _expand_descriptors(bound)
+    slots = [grid[0], grid[1], grid[2]]
+    for name, kind in arguments:
+        slots.append(_slot(name, kind, values[name]))
+    return np.array(slots, dtype=np.int64)
+
+
+def _expand_descriptors(bound: dict) -> dict:
+    """Host TensorDescriptors as the parts the frontend passes (base, shape.i, stride.i)."""
+    values = dict(bound)
+    for name, value in bound.items():
+        if isinstance(value, TensorDescriptor):
+            values[name] = value.base
+            for i, (size, stride) in enumerate(zip(value.shape, value.strides)):
+                values[f"{name}.shape.{i}"] = int(size)
+                values[f"{name}.stride.{i}"] = int(stride)
+    return values
+
+
+def _slot(name: str, kind: str, value) -> int:
+    if kind == "ptr":
+        if value is None:
+            return 0
+        if not is_array_like(value):
+            raise TypeError(f"argument `{name}` is a pointer: pass an array, not {type(value).__name__}")
+        array = describe(value)
+        if array.device != "cpu":
+            raise ValueError(
+                f"argument `{name}` is on {array.device}; a kernel compiled for the CPU reads "
+                "host memory"
+            )
+        return _signed64(array.data_ptr)
+    if isinstance(value, np.generic | np.ndarray):
+        value = value.item()
+    if kind in ("f32", "f64", "f16", "bf16"):
+        return _float_bits(kind, float(value))
+    return _signed64(int(value))
+
+
+def _signed64(value: int) -> int:
+    value &= (1 << 64) - 1
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def _float_bits(kind: str, value: float) -> int:
+    if kind == "f64":
+        return _signed64(struct.unpack("<Q", struct.pack("<d", value))[0])
+    if kind == "f32":
+        return struct.unpack("<I", struct.pack("<f", value))[0]
+    from ..ir.float_format import float_to_bits
+
+    return float_to_bits(kind, value)
