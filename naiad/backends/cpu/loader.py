@@ -1,0 +1,134 @@
+"""Loading compiled object code into this process.
+
+A kernel's object code (from the compiler, or read back from the cache) is linked into the
+process by LLVM's ORC JIT linker: relocations applied, sections mapped executable, and nothing
+else — no optimizer and no code generation run again, so loading a cached kernel costs a few
+hundred microseconds (bench/cpu/launch_overhead.py measures it).
+
+The object's undefined symbols resolve first to a fixed table of C library functions, with their
+addresses looked up in the process (`ctypes.CDLL(None)`): the memory intrinsics LLVM may call,
+`printf`/`fflush` for `device_print`, the thread and futex calls of the worker pool, and the libm
+functions LLVM turns some intrinsics into on targets without an instruction for them (`frem`
+becomes `fmodf`; `llvm.floor` becomes `floorf` without SSE4.1). That table is what code
+generators may rely on; LLVM's JIT linker also falls back to the symbols the process exports, and
+a symbol found nowhere fails the link with an InternalError (LLVM names it on stderr).
+Compiler-rt helpers (`__truncsfhf2`, `__divti3`, ...) are not in a Python process: code
+generators must not call them.
+
+A `LoadedObject` keeps its code mapped: whoever holds an entry point's address (a compiled kernel)
+holds the object too.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import itertools
+from collections.abc import Iterable
+
+from . import llvm_tools
+from .target import host_target
+
+_LIBC_SYMBOLS = (
+    "memcpy",
+    "memmove",
+    "memset",
+    "printf",
+    "fflush",
+    "syscall",
+    "sched_yield",
+    "pthread_create",
+    "pthread_join",
+)
+_LIBM_FUNCTIONS = (
+    "fmod",
+    "exp",
+    "exp2",
+    "log",
+    "log2",
+    "log10",
+    "pow",
+    "sin",
+    "cos",
+    "tan",
+    "fma",
+    "floor",
+    "ceil",
+    "trunc",
+    "round",
+    "rint",
+    "nearbyint",
+    "ldexp",
+    "frexp",
+)
+_LIBM_SYMBOLS = tuple(name + suffix for name in _LIBM_FUNCTIONS for suffix in ("f", ""))
+
+# ELF `e_machine` of the architectures the back end generates, to refuse a foreign object before
+# LLVM tries to link it.
+_ELF_MACHINES = {62: "x86_64", 183: "aarch64"}
+
+
+class LoadedObject:
+    """Object code linked into the process; its exported symbols stay valid while it lives."""
+
+    __slots__ = ("_library", "addresses")
+
+    def __init__(self, library: llvm_tools.LoadedLibrary, exports: Iterable[str]):
+        self._library = library
+        self.addresses = {name: library[name] for name in exports}
+
+    def address(self, name: str) -> int:
+        """The address of exported symbol `name` (an entry point, for `pool.run`)."""
+        return self.addresses[name]
+
+
+@functools.cache
+def process_symbols() -> dict[str, int]:
+    """The addresses of the C library functions loaded code may call (those this process has)."""
+    process = ctypes.CDLL(None)
+    found = {}
+    for name in _LIBC_SYMBOLS + _LIBM_SYMBOLS:
+        function = getattr(process, name, None)
+        if function is not None:
+            found[name] = ctypes.cast(function, ctypes.c_void_p).value
+    return found
+
+
+@functools.cache
+def _jit() -> llvm_tools.JIT:
+    """The process's one JIT linker: libraries linked into it live until their handle dies."""
+    return llvm_tools.create_jit(host_target().machine)
+
+
+_library_ids = itertools.count()
+
+
+def load_object(code: bytes, exports: Iterable[str], name: str = "kernel") -> LoadedObject:
+    """Link object `code` (built for the host target) into the process.
+
+    Args:
+        code: an object file's bytes, as `llvm_tools.emit_object` made them.
+        exports: the symbols whose addresses are needed (the kernel's entry point).
+        name: a readable name for LLVM's messages; made unique here.
+
+    Raises:
+        ValueError: the object is for another architecture.
+        InternalError: an undefined symbol of the object is found nowhere.
+    """
+    _check_architecture(code)
+    exports = list(exports)
+    library = llvm_tools.link_object(
+        _jit(), f"{name}.{next(_library_ids)}", code, process_symbols(), exports
+    )
+    return LoadedObject(library, exports)
+
+
+def _check_architecture(code: bytes) -> None:
+    if code[:4] != b"\x7fELF":
+        return  # not ELF (Mach-O on a Mac host): LLVM's own checks apply
+    machine = _ELF_MACHINES.get(int.from_bytes(code[18:20], "little"), "an unknown machine")
+    if machine != host_target().arch:
+        raise ValueError(
+            f"object code for {machine} cannot run on this {host_target().arch} host; "
+            f"compile for target 'cpu'"
+        )

@@ -1,0 +1,254 @@
+"""The grid runner: runs a kernel's programs on the calling thread or on all cores.
+
+`run(entry, params, n_programs, scratch_bytes, sites)` launches a compiled entry point (see
+`abi.py`) over a grid. A small grid runs inline: one ctypes call into a native trampoline that
+zeroes the status record, calls the entry point over all programs, and returns the status code.
+A larger grid is cut into chunks of consecutive program ids that the calling thread and the
+persistent workers take in increasing order (`pool_ir.py`): the workers are native threads
+waiting in native code, so a launch costs one ctypes call and a futex wake-up, never a Python
+thread switch (bench/cpu/launch_overhead.py compares it with Python threads).
+
+`NAIAD_NUM_THREADS` is the number of threads that run programs, the calling one included
+(default: the CPUs this process may run on); 1 runs every grid inline. The pool starts on the
+first large launch, is rebuilt when the setting changes, after `os.fork` (the child has none of
+the parent's threads), and after `shutdown()`; its threads are joined at exit.
+
+Scratch arenas are owned here and grown on demand: one per worker, and one per Python thread
+that launches (with that thread's status record), so launches from several Python threads never
+share memory; launches that use the workers take turns.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import functools
+import os
+import struct
+import threading
+
+import numpy as np
+
+from ... import knobs
+from . import abi, llvm_tools, loader, pool_ir
+from .target import host_target
+
+# A grid of fewer programs runs inline. One program has nothing to share; any more may be worth
+# the few microseconds a launch on awake workers costs (bench/cpu/launch_overhead.py).
+INLINE_BELOW = 2
+# Chunks per thread: enough to even out programs of unequal cost, few enough that taking a
+# chunk (one atomic increment) stays cheap next to running it.
+CHUNKS_PER_THREAD = 4
+
+
+class _Arena:
+    """A block of memory aligned to `abi.SCRATCH_ALIGN`, grown on demand (never shrunk)."""
+
+    __slots__ = ("_buffer", "address", "size")
+
+    def __init__(self, size: int = 0):
+        self.size = -1
+        self.reserve(size)
+
+    def reserve(self, size: int) -> bool:
+        """Make the arena hold at least `size` bytes; True if it moved."""
+        if size <= self.size:
+            return False
+        size = max(size, 4096)
+        self._buffer = np.empty(size + abi.SCRATCH_ALIGN, np.uint8)
+        start = self._buffer.ctypes.data
+        self.address = start + (-start % abi.SCRATCH_ALIGN)
+        self.size = size
+        return True
+
+
+class _Native:
+    """The pool's native functions, compiled (about 10 ms) and loaded once per process."""
+
+    def __init__(self):
+        target = host_target()
+        text = pool_ir.pool_module(target.arch)
+        code = llvm_tools.compile_ir(text, target.machine, "pool", optimized=False)
+        self._object = loader.load_object(code, pool_ir.EXPORTS, "naiad_pool")
+        address = self._object.address
+        ptr, i64, i32 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int32
+        self.run_inline = ctypes.CFUNCTYPE(i32, ptr, ptr, i64, ptr, ptr)(
+            address("naiad_run_inline")
+        )
+        self.launch = ctypes.CFUNCTYPE(i32, ptr, ptr, ptr, i64, i64, i32, ptr, ptr)(
+            address("naiad_pool_launch")
+        )
+        self.stop = ctypes.CFUNCTYPE(None, ptr)(address("naiad_pool_stop"))
+        self.worker = address("naiad_pool_worker")
+
+
+@functools.cache
+def _native() -> _Native:
+    return _Native()
+
+
+class _Lane:
+    """What one launching Python thread owns: its status record and its scratch arena."""
+
+    def __init__(self):
+        self.status = _Arena(abi.STATUS_BYTES)
+        self.scratch = _Arena()
+
+
+class _Workers:
+    """`count` native worker threads sharing one pool state (see pool_ir.py)."""
+
+    def __init__(self, count: int):
+        native = _native()
+        self.count = count
+        self._state = _Arena(pool_ir.STATE_BYTES)
+        ctypes.memset(self._state.address, 0, pool_ir.STATE_BYTES)
+        self._arenas = [_Arena() for _ in range(count)]  # for workers 1..count
+        self._table = (ctypes.c_void_p * (count + 1))()  # by worker index; 0 is the caller's lane
+        self._publish_table()
+        self._args = (ctypes.c_uint64 * (2 * (count + 1)))()
+        self._threads = (ctypes.c_uint64 * (count + 1))()
+        libc = ctypes.CDLL(None)
+        for index in range(1, count + 1):
+            self._args[2 * index] = self._state.address
+            self._args[2 * index + 1] = index
+            arg = ctypes.addressof(self._args) + index * pool_ir.WORKER_ARG_BYTES
+            error = libc.pthread_create(
+                ctypes.byref(self._threads, 8 * index),
+                None,
+                ctypes.c_void_p(native.worker),
+                ctypes.c_void_p(arg),
+            )
+            if error:
+                self.count = index - 1
+                self.stop()
+                raise OSError(error, f"pthread_create failed for worker {index}")
+
+    def _publish_table(self) -> None:
+        for index, arena in enumerate(self._arenas, start=1):
+            self._table[index] = arena.address
+        table = ctypes.c_uint64.from_address(self._state.address + pool_ir.SCRATCH_TABLE)
+        table.value = ctypes.addressof(self._table)
+
+    def reserve(self, scratch_bytes: int) -> None:
+        """Grow every worker's arena to `scratch_bytes`; only between launches."""
+        moved = [arena.reserve(scratch_bytes) for arena in self._arenas]
+        if any(moved):
+            self._publish_table()
+
+    def launch(self, entry, params, n_programs, chunk, invited, lane) -> int:
+        return _native().launch(
+            self._state.address,
+            entry,
+            params,
+            n_programs,
+            chunk,
+            invited,
+            lane.scratch.address,
+            lane.status.address,
+        )
+
+    def stop(self) -> None:
+        """Make every worker return and join it."""
+        _native().stop(self._state.address)
+        libc = ctypes.CDLL(None)
+        for index in range(1, self.count + 1):
+            libc.pthread_join(ctypes.c_uint64(self._threads[index]), None)
+
+
+_local = threading.local()
+_workers: _Workers | None = None
+_workers_lock = threading.Lock()
+
+
+@functools.cache
+def _available_cpus() -> int:
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def thread_count() -> int:
+    """How many threads run the programs of a large grid (`NAIAD_NUM_THREADS`)."""
+    count = knobs.num_threads.get() or _available_cpus()
+    return min(count, pool_ir.MAX_WORKERS + 1)
+
+
+def run(entry_address: int, params, n_programs: int, scratch_bytes: int, sites) -> None:
+    """Run programs 0 .. n_programs-1 of a compiled kernel.
+
+    Args:
+        entry_address: the kernel's entry point (`LoadedObject.address`), following `abi.py`.
+        params: the parameter block (grid size first): a ctypes array, a C-contiguous NumPy int64
+            array, or its address as an int. It must stay alive during the call.
+        n_programs: gx * gy * gz.
+        scratch_bytes: the per-worker scratch the kernel needs (its metadata).
+        sites: the kernel's site table (site id → (file, line, message)), read only on failure.
+
+    Raises:
+        KernelAssertionError, KernelIndexError: a program failed; located at the site's line.
+    """
+    params_address = _address(params)
+    lane = getattr(_local, "lane", None)
+    if lane is None:
+        lane = _local.lane = _Lane()
+    lane.scratch.reserve(scratch_bytes)
+    threads = thread_count() if n_programs >= INLINE_BELOW else 1
+    if threads == 1:
+        code = _native().run_inline(
+            entry_address, params_address, n_programs, lane.scratch.address, lane.status.address
+        )
+    else:
+        code = _run_on_workers(
+            entry_address, params_address, n_programs, scratch_bytes, threads, lane
+        )
+    if code:
+        raw = ctypes.string_at(lane.status.address, abi.STATUS_BYTES)
+        grid = struct.unpack("<3q", ctypes.string_at(params_address, 3 * abi.SLOT_BYTES))
+        raise abi.fault_error(abi.decode_status(raw), sites, grid)
+
+
+def _run_on_workers(entry, params, n_programs, scratch_bytes, threads, lane) -> int:
+    global _workers
+    chunk = -(-n_programs // (threads * CHUNKS_PER_THREAD))
+    chunks = -(-n_programs // chunk)
+    invited = min(threads - 1, chunks - 1)
+    with _workers_lock:
+        if _workers is None or _workers.count != threads - 1:
+            if _workers is not None:
+                _workers.stop()
+                _workers = None  # not left holding stopped workers if starting new ones fails
+            _workers = _Workers(threads - 1)
+        _workers.reserve(scratch_bytes)
+        return _workers.launch(entry, params, n_programs, chunk, invited, lane)
+
+
+def _address(params) -> int:
+    if isinstance(params, int):
+        return params
+    if isinstance(params, np.ndarray):
+        if params.dtype != np.int64 or not params.flags.c_contiguous:
+            raise TypeError("a parameter block is a C-contiguous int64 array")
+        return params.ctypes.data
+    return ctypes.addressof(params)
+
+
+def shutdown() -> None:
+    """Stop and join the worker threads; the next large launch starts new ones."""
+    global _workers
+    with _workers_lock:
+        if _workers is not None:
+            _workers.stop()
+            _workers = None
+
+
+def _after_fork_in_child() -> None:
+    """The child has only the forking thread: forget the parent's workers (their state and
+    arenas are plain memory; no thread waits on them here) and any lock another thread held."""
+    global _workers, _workers_lock
+    _workers = None
+    _workers_lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+atexit.register(shutdown)
