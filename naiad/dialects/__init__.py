@@ -11,6 +11,35 @@ text), `custom_syntax` (upstream C++ printer), enum attributes (`EnumAttr`), `ty
 and `TypeClass` / `TypeIs` constraints; and `attribute_defaults` (tt_memory.py).
 """
 
-from . import arith, cf, llvm_min, math, scf, syntax, tt, ttg_min, ub  # noqa: F401
+from . import (  # noqa: F401
+    arith,
+    bufferization,
+    cf,
+    func,
+    linalg,
+    llvm_min,
+    math,
+    memref,
+    scf,
+    syntax,
+    tensor,
+    tt,
+    ttg_min,
+    ub,
+)
 
-DIALECTS = ("tt", "arith", "math", "scf", "cf", "ub", "ttg", "llvm")
+DIALECTS = (
+    "tt",
+    "arith",
+    "math",
+    "scf",
+    "cf",
+    "ub",
+    "ttg",
+    "llvm",
+    "func",
+    "linalg",
+    "memref",
+    "bufferization",
+    "tensor",
+)

@@ -3,12 +3,14 @@ which Triton's code generator emits for an early `return` inside a conditional.
 
     cf.br ^bb4(%y : tensor<128xf32>)
     cf.cond_br %c, ^bb1, ^bb2(%x : f32)
+    cf.assert %ok, "message"      (what the Linalg form makes of tt.assert)
 """
 
 from __future__ import annotations
 
 from naiad.ir import (
     Operation,
+    attribute,
     Pure,
     Terminator,
     irdl_op,
@@ -18,7 +20,7 @@ from naiad.ir import (
     var_operand,
 )
 
-from .base import I1, DenseI32ArrayAttr, fail, i32_array
+from .base import I1, DenseI32ArrayAttr, StrAttr, fail, i32_array, str_attr
 
 
 @irdl_op
@@ -88,3 +90,16 @@ class CondBranchOp(Operation):
                 f"expects number of branch weights to match number of successors: "
                 f"{len(weights)} vs 2",
             )
+
+
+@irdl_op
+class AssertOp(Operation):
+    """Abort (on the CPU: fail the launch with `msg` at the op's location) unless `arg`."""
+
+    name = "cf.assert"
+    arg = operand(I1)
+    msg = attribute(StrAttr)
+    assembly_format = "$arg `,` $msg attr-dict"
+
+    def __init__(self, arg, msg, **fields):
+        super().__init__(arg, msg=str_attr(msg), **fields)

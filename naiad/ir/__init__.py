@@ -41,6 +41,13 @@ from .locations import (  # noqa: F401
     UnknownLoc,
     file_line_col,
 )
+from .memref_types import (  # noqa: F401
+    MemRefType,
+    StridedLayoutAttr,
+    UnrankedMemRefType,
+    contiguous_strides,
+    is_memref,
+)
 from .opdef import (  # noqa: F401
     constant_materializer,
     create_operation,
@@ -97,6 +104,7 @@ from .traits import (  # noqa: F401
     Trait,
 )
 from .types import (  # noqa: F401
+    DYNAMIC,
     DialectType,
     FloatType,
     FunctionType,

@@ -64,12 +64,14 @@ class NameState:
         result_names: Callable | None = None,
         name_locations: bool = True,
         unique: bool = False,
+        argument_names: Callable | None = None,
     ):
         self.refs: dict = {}
         self.result_texts: dict = {}
         self.block_names: dict = {}
         self.block_order: dict = {}
         self._result_names = result_names  # op -> [(index, name)] or None
+        self._argument_names = argument_names  # region -> [(argument, name)] or None
         self._name_locations = name_locations
         self._loc_names: dict = {}
         self._used: set[str] = set()
@@ -125,13 +127,15 @@ class NameState:
             self.next_value += 1
 
     def _number_region(self, region) -> None:
+        hook = self._argument_names
+        given = dict(hook(region) or ()) if hook is not None else {}
         for order, block in enumerate(region.blocks):
             self.block_names[block] = f"^bb{order}"
             self.block_order[block] = order
             entry = order == 0
             for arg in block.arguments:
-                special = ""
-                if entry:
+                special = given.get(arg, "")
+                if entry and not special:  # as MLIR: a named argument takes no `argN`
                     special = f"arg{self.next_arg}"
                     self.next_arg += 1
                 from_loc = self._location_name(arg.location)

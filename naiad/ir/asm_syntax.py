@@ -13,8 +13,10 @@ ops whose upstream syntax is a C++ printer and parser (`scf.for`, `tt.func`, `ar
         def infer_result_types(self, state, operands): ... # optional: result types a
                                                #   declarative format does not spell
                                                #   (`operands`: field name -> values)
+        def argument_names(self, op, region): ...  # optional: [(block argument, name)], as
+                                               #   MLIR's getAsmBlockArgumentNames (`%in`)
 
-A class may define only some of these: one giving just `result_names` or
+A class may define only some of these: one giving just `result_names`, `argument_names` or
 `infer_result_types` leaves printing and parsing to the op's assembly format. The registry is
 keyed by name, so an op no dialect declares (`ttg.barrier` in a TTIR dump) can still have
 its custom syntax and be kept as an UnregisteredOp.
@@ -26,6 +28,7 @@ from collections.abc import Callable
 
 _SYNTAX: dict[str, object] = {}
 _RESULT_NAMES: dict[str, Callable] = {}
+_ARGUMENT_NAMES: dict[str, Callable] = {}
 _INFER_TYPES: dict[str, Callable] = {}
 _BODY_PARSERS: dict[tuple[str, str], Callable] = {}
 
@@ -42,6 +45,8 @@ def custom_syntax(*names: str) -> Callable[[type], type]:
                 _SYNTAX[name] = instance
             if hasattr(instance, "result_names"):
                 _RESULT_NAMES[name] = instance.result_names
+            if hasattr(instance, "argument_names"):
+                _ARGUMENT_NAMES[name] = instance.argument_names
             if hasattr(instance, "infer_result_types"):
                 _INFER_TYPES[name] = instance.infer_result_types
         return cls
@@ -57,6 +62,11 @@ def syntax_for(name: str):
 def result_names_for(name: str) -> Callable | None:
     """`result_names(op)` for op `name`, or None."""
     return _RESULT_NAMES.get(name)
+
+
+def argument_names_for(name: str) -> Callable | None:
+    """`argument_names(op, region)` for op `name`, or None."""
+    return _ARGUMENT_NAMES.get(name)
 
 
 def type_inference_for(name: str) -> Callable | None:

@@ -12,7 +12,7 @@ SameOperandsAndResultType and SameTypeOperands.
 from __future__ import annotations
 
 from .asm_syntax import type_inference_for
-from .attributes import DenseArrayAttr, UnitAttr
+from .attributes import DenseArrayAttr, IntegerAttr, UnitAttr
 from .format import ATTR_TYPES, DENSE_ARRAY_TYPES, attribute_class, compiled_format, is_enum
 from .lexer import KEYWORD
 from .opfields import OPTIONAL, SINGLE, AttributeDef
@@ -126,7 +126,12 @@ class _ParseContext:
         attr_class = attribute_class(constraint)
         if attr_class is not None and not parser.lex.peek("#"):
             return parse_stripped(parser, attr_class)
-        return parser.parse_attribute(ATTR_TYPES.get(constraint.description))
+        attr_type = ATTR_TYPES.get(constraint.description)
+        char = parser.lex.next_char()
+        if attr_type is not None and char and char in "-0123456789":
+            # A buildable type is not spelled: `linalg.index 0 : index` reads `0`, not `0 : index`.
+            return IntegerAttr(parser.parse_integer(f"{d.name} value"), attr_type)
+        return parser.parse_attribute(attr_type)
 
     def _type_directive(self, arg, qualified: bool) -> None:
         parser = self.parser
@@ -185,8 +190,10 @@ class _ParseContext:
 
     def _optional(self, element) -> None:
         _, then, orelse, _anchor, elided = element
-        if self._present(then[0]):
-            start = 1 if then[0][0] == "lit" else 0
+        # A group may open with spacing (`` `` `[` ``), which reads nothing: judge by what follows.
+        first = next(i for i, child in enumerate(then) if child[0] != "space")
+        if self._present(then[first]):
+            start = first + 1 if then[first][0] == "lit" else first
             for child in then[start:]:
                 if child is elided:
                     self.state.attributes[child[1].name] = UnitAttr()

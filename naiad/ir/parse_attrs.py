@@ -6,6 +6,7 @@ together the half of the MLIR text parser that knows nothing of operations. `Par
 from __future__ import annotations
 
 from . import lexer as lx
+from .affine import AffineMapAttr
 from .attributes import (
     ArrayAttr,
     Attribute,
@@ -22,7 +23,9 @@ from .attributes import (
     dialect_attribute_class,
 )
 from .float_format import FLOAT_SEMANTICS, float_from_bits
+from .parse_affine import parse_affine_map
 from .parse_locations import DeferredLoc, LocationParser
+from .parse_memref import parse_strided_body
 from .parse_types import TypeParser
 from .types import FloatType, IndexType, IntegerType, RankedTensorType, Type, f64, i1, i64
 
@@ -69,6 +72,13 @@ class AttrParser(TypeParser, LocationParser):
             return self._parse_dense_array()
         if word == "loc":
             return self.parse_location_body()
+        if word == "strided":
+            return parse_strided_body(self)
+        if word == "affine_map":
+            self.lex.expect("<")
+            affine_map = parse_affine_map(self)
+            self.lex.expect(">", "to close the affine map")
+            return AffineMapAttr(affine_map)
         lex.pos = start
         return TypeAttr(self.parse_type())
 

@@ -11,7 +11,9 @@ from . import lexer as lx
 from .asm_syntax import body_parser_for
 from .attributes import Attribute, DialectAttribute
 from .float_format import FLOAT_SEMANTICS
+from .parse_memref import parse_memref_body
 from .types import (
+    DYNAMIC,
     DialectType,
     FloatType,
     FunctionType,
@@ -27,11 +29,12 @@ _T = lx._TAIL
 # One token for the types that make up nearly all of a module's text; looked up in a cache
 # before the full parser runs.
 _FAST_TYPE = re.compile(
-    r"(tensor<(?:[0-9]+x)*(?:![A-Za-z_]\w*\.\w+<[^<>]*>|\w+)>|![A-Za-z_]\w*\.\w+<[^<>]*>"
+    r"((?:tensor|memref)<(?:(?:[0-9]+|\?)x)*(?:![A-Za-z_]\w*\.\w+<[^<>]*>|\w+)>"
+    r"|![A-Za-z_]\w*\.\w+<[^<>]*>"
     r"|[a-z][A-Za-z0-9_]*(?![\w<(.]))" + _T,
     re.ASCII,
 )
-_DIMS = re.compile(r"((?:[0-9]+x)*)")
+_DIMS = re.compile(r"((?:(?:[0-9]+|\?)x)*)")
 _INT_TYPE = re.compile(r"i([0-9]+)$")
 
 
@@ -83,9 +86,11 @@ class TypeParser:
         return lx.integer_value(m.group(1))
 
     def parse_dimension_list(self) -> tuple[int, ...]:
-        """`128x64x` (the dimensions before a tensor's element type)."""
+        """`128x?x64x` (the dimensions before a shaped type's element type; `?` is DYNAMIC)."""
         m = self.lex.take(_DIMS)
-        return tuple(int(d) for d in m.group(1).split("x")[:-1]) if m.group(1) else ()
+        if not m.group(1):
+            return ()
+        return tuple(DYNAMIC if d == "?" else int(d) for d in m.group(1).split("x")[:-1])
 
     # -- types
 
@@ -116,6 +121,8 @@ class TypeParser:
         name = m.group(1)
         if name == "tensor":
             return self._parse_tensor_type()
+        if name == "memref":
+            return parse_memref_body(self)
         builtin = _builtin_scalar(name)
         if builtin is None:
             raise self.error(f"unknown type '{name}'", start)

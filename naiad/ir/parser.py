@@ -110,6 +110,7 @@ class Parser(AttrParser, ValueScopes):
         self._blocks: list[dict[str, list]] = []  # per region: label -> [block, defined]
         self._deferred_owners: list = []  # ops and arguments whose location needs an alias
         self._signatures: dict[str, FunctionType] = {}
+        self._default_dialects: list[str] = [""]  # per custom op being parsed
 
     # -- top level
 
@@ -228,12 +229,32 @@ class Parser(AttrParser, ValueScopes):
             raise self.error(f"expected operation name, found {self.lex.describe_next()}")
         name = m.group(1)
         if "." not in name:
-            name = "builtin." + name
+            name = self._qualified_name(name)
         state = OperationState(name, self, pos)
         syntax = syntax_for(name)
+        # The op's regions may spell its default dialect's ops without the prefix, as the
+        # printer wrote them (`return` in a `func.func`); ops nested deeper may not.
+        self._default_dialects.append(getattr(syntax, "default_dialect", ""))
+        try:
+            self._parse_custom_body(name, syntax, state, m.group(1), pos)
+        finally:
+            self._default_dialects.pop()
+        return state
+
+    def _qualified_name(self, name: str) -> str:
+        """An op name without a dialect: of the default dialect where it names an op, else
+        of `builtin`, as MLIR resolves it."""
+        default = self._default_dialects[-1]
+        if default:
+            full = f"{default}.{name}"
+            if syntax_for(full) is not None or op_class(full) is not None:
+                return full
+        return "builtin." + name
+
+    def _parse_custom_body(self, name: str, syntax, state, spelled: str, pos: int) -> None:
         if syntax is not None:
             syntax.parse(self, state)
-            return state
+            return
         cls = op_class(name)
         parse_custom = getattr(cls, "parse_custom", None)
         if parse_custom is not None:
@@ -242,8 +263,7 @@ class Parser(AttrParser, ValueScopes):
             compiled_format(cls)
             parse_format(self, cls, state)
         else:
-            raise self.error(f"custom op '{m.group(1)}' is unknown", pos)
-        return state
+            raise self.error(f"custom op '{spelled}' is unknown", pos)
 
     def _parse_generic_body(self, state: OperationState):
         lex = self.lex

@@ -15,7 +15,7 @@ from __future__ import annotations
 from . import builtin_syntax  # noqa: F401  (registers `module`)
 from .asm_locations import LocationAliases
 from .asm_names import NameState
-from .asm_syntax import result_names_for, syntax_for
+from .asm_syntax import argument_names_for, result_names_for, syntax_for
 from .attributes import UnitAttr
 from .format import groups_of
 from .format_print import print_format
@@ -59,7 +59,12 @@ class Printer:
         self.record = record
         self.indent = 0
         self.out: list = []
-        self.names = NameState(root, None if generic else _result_names, unique=generic)
+        self.names = NameState(
+            root,
+            None if generic else _result_names,
+            unique=generic,
+            argument_names=None if generic else _argument_names,
+        )
         self.aliases = LocationAliases()
         self._default_dialects = ["builtin"]
         self._predecessors: dict = {}
@@ -290,6 +295,14 @@ def functional_type(inputs, results) -> str:
 def _named_attribute(name: str, value) -> str:
     key = keyword_or_string(name)
     return key if type(value) is UnitAttr else f"{key} = {value}"
+
+
+def _argument_names(region):
+    """MLIR's getAsmBlockArgumentNames: names for the arguments of `region`'s blocks that the
+    syntax of the op holding it gives (`%in`, `%out`), as [(argument, name)]."""
+    op = region.parent
+    hook = None if op is None else argument_names_for(op.name)
+    return None if hook is None else hook(op, region)
 
 
 def _result_names(op):

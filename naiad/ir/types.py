@@ -81,9 +81,29 @@ class NoneType(Type):
         return "none"
 
 
+DYNAMIC = -(1 << 63)
+"""A dimension, stride or offset not known until run time, spelled `?`: MLIR's
+`ShapedType::kDynamic` (INT64_MIN), the same sentinel in static-index arrays
+(`static_sizes = array<i64: -9223372036854775808, 4>`)."""
+
+
+def check_shape(shape: Iterable[int], what: str) -> tuple[int, ...]:
+    """`shape` as a tuple of dimensions, each >= 0 or DYNAMIC."""
+    shape = tuple(int(d) for d in shape)
+    if any(d < 0 and d != DYNAMIC for d in shape):
+        raise ValueError(f"{what} dimensions must be >= 0 or dynamic, got {shape}")
+    return shape
+
+
+def dims_text(shape: tuple[int, ...]) -> str:
+    """`4x?x` (each dimension and an `x`; `?` for a dynamic one), as shaped types print."""
+    return "".join("?x" if d == DYNAMIC else f"{d}x" for d in shape)
+
+
 class RankedTensorType(Type):
     """`tensor<128x64xf32>`, `tensor<f32>` (rank 0), `tensor<4xi32, #enc>` (with an encoding
-    attribute: the layout of TTGIR). Shapes are static, as Triton's are."""
+    attribute: the layout of TTGIR), `tensor<?x4xf32>` (a dynamic dimension, DYNAMIC: the
+    Linalg form of a masked slice; Triton's own tensors are static)."""
 
     __slots__ = ("shape", "element_type", "encoding")  # noqa: RUF023 (order = parameters)
     shape: tuple[int, ...]
@@ -91,9 +111,7 @@ class RankedTensorType(Type):
     encoding: object  # an Attribute or None; typed loosely so types need not import attributes
 
     def __new__(cls, shape: Iterable[int], element_type: Type, encoding=None):
-        shape = tuple(int(d) for d in shape)
-        if any(d < 0 for d in shape):
-            raise ValueError(f"tensor dimensions must be >= 0, got {shape}")
+        shape = check_shape(shape, "tensor")
         if not isinstance(element_type, Type) or isinstance(element_type, RankedTensorType):
             raise TypeError(f"tensor element type must be a scalar type, got {element_type!r}")
         return cls._intern(shape, element_type, encoding)
@@ -103,7 +121,14 @@ class RankedTensorType(Type):
         return len(self.shape)
 
     @property
+    def has_static_shape(self) -> bool:
+        return DYNAMIC not in self.shape
+
+    @property
     def numel(self) -> int:
+        """The number of elements (ValueError for a dynamic shape)."""
+        if DYNAMIC in self.shape:
+            raise ValueError(f"{self} has a dynamic shape")
         count = 1
         for d in self.shape:
             count *= d
@@ -118,9 +143,8 @@ class RankedTensorType(Type):
         )
 
     def _spelling(self) -> str:
-        dims = "".join(f"{d}x" for d in self.shape)
         encoding = "" if self.encoding is None else f", {self.encoding}"
-        return f"tensor<{dims}{self.element_type}{encoding}>"
+        return f"tensor<{dims_text(self.shape)}{self.element_type}{encoding}>"
 
 
 class FunctionType(Type):

@@ -7,4 +7,4 @@ Importing `naiad.dialects` imports this package; the IR core finds the registrat
 name, so it never imports a dialect.
 """
 
-from . import arith, llvm, scf, tt, ttg  # noqa: F401
+from . import arith, bufferization, func, linalg, llvm, memref, scf, tensor, tt, ttg  # noqa: F401
