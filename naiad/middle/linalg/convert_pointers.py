@@ -47,7 +47,7 @@ def _bitcast(c: FunctionConversion, op) -> None:
         convert_elementwise(c, op)
         return
     source, target = pointee(op.src.type), pointee(op.result.type)
-    if source is not target and bit_width(source) != bit_width(target):
+    if source is not target and _storage_bytes(source) != _storage_bytes(target):
         raise ConversionError(
             f"a pointer cast from {source} to {target} changes the element size, which the "
             f"Linalg lowering does not support yet (at {op.location})"
@@ -55,6 +55,11 @@ def _bitcast(c: FunctionConversion, op) -> None:
     pointer = c.pointer(op.src)
     base = pointer.base if source is target else emit.retype_base(c, pointer.base, target)
     c.bind(op.result, Pointer(base, pointer.offset))
+
+
+def _storage_bytes(t) -> int:
+    """Bytes one element occupies in memory (an i1 takes a byte)."""
+    return (bit_width(t) + 7) // 8
 
 
 @converts(tt.IntToPtrOp, tt.PtrToIntOp)
