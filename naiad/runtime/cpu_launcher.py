@@ -24,6 +24,7 @@ from ..tools.tensor_descriptor import TensorDescriptor
 from .cache import Cache, cache_key
 from .compiler import CompiledKernel, TTIRBuild, build_ttir
 from .host_arrays import describe, is_array_like
+from .params import integer_argument_type
 
 _OBJECT = "kernel.o"
 _STAGES = ("linalg", "llir", "asm")
@@ -66,9 +67,7 @@ def compile_cpu_stages(build: TTIRBuild, target_name: str = "cpu") -> None:
 
     target = cpu_target(target_name)
     kernel = build.kernel
-    key = cache_key(
-        {"ttir": kernel.asm["ttir"], "target": target.description(), "backend": "cpu"}
-    )
+    key = cache_key({"ttir": kernel.asm["ttir"], "target": target.description(), "backend": "cpu"})
     cache = _disk_cache()
     entry = cache.get(key)
     if entry is None:
@@ -108,34 +107,69 @@ def _load(build: TTIRBuild) -> CpuLaunchable:
     )
 
 
-def cpu_kernel(jit_function, bound: dict, debug: bool) -> CpuLaunchable:
-    """The loaded kernel of this specialization (compiled on first use)."""
-    from .compiler import specialize
-
-    signature, constexprs, attrs = specialize(jit_function, bound)
-    key = (
-        tuple(signature.items()),
-        tuple((k, repr(v)) for k, v in constexprs.items()),
-        tuple((k, repr(v)) for k, v in attrs.items()),
-        debug,
-    )
+def cpu_kernel(jit_function, bound: dict, debug: bool, key=None) -> CpuLaunchable:
+    """The loaded kernel of this specialization (compiled on first use); `key` is the
+    launch's fingerprint when the caller has it."""
+    if key is None:
+        key = _fingerprint(jit_function, bound)[0]
     kernels = jit_function.__dict__.setdefault("_cpu_kernels", {})
-    launchable = kernels.get(key)
+    launchable = kernels.get((key, debug))
     if launchable is None:
         launchable = _load(build_ttir(jit_function, bound, "cpu", debug))
-        kernels[key] = launchable
+        kernels[(key, debug)] = launchable
     return launchable
 
 
-def launch_cpu(jit_function, bound: dict, grid: tuple[int, int, int], debug: bool) -> None:
-    """Run `jit_function` compiled for the CPU over `grid` with `bound` arguments."""
+def launch_cpu(jit_function, bound: dict, grid: tuple[int, int, int], debug: bool) -> bool:
+    """Run `jit_function` compiled for the CPU over `grid` with `bound` arguments; False (and
+    nothing run) when an array argument is not in host memory."""
     from ..backends.cpu import pool
 
-    launchable = cpu_kernel(jit_function, bound, debug)
-    _check_globals(jit_function, launchable.globals_used)
-    params = pack_parameters(launchable.arguments, bound, grid)
+    fingerprint = _fingerprint(jit_function, bound)
+    if fingerprint is None:
+        return False
+    key, addresses = fingerprint
+    launchable = cpu_kernel(jit_function, bound, debug, key)
+    if launchable.globals_used:
+        _check_globals(jit_function, launchable.globals_used)
+    params = pack_parameters(launchable.arguments, bound, grid, addresses)
     n_programs = grid[0] * grid[1] * grid[2]
     pool.run(launchable.entry, params, n_programs, launchable.scratch_bytes, launchable.sites)
+    return True
+
+
+def _fingerprint(jit_function, bound: dict):
+    """One pass over the arguments: the specialization key of this launch (what Triton keys
+    on: dtypes, 16-byte alignment, integers equal to 1 or divisible by 16, constexpr values)
+    and the data address of every array; None if an array is not in host memory."""
+    parts, addresses = [], {}
+    for param in jit_function.params:
+        value = bound[param.name]
+        if param.is_constexpr:
+            parts.append(repr(value))
+            continue
+        if isinstance(value, bool) or value is None or isinstance(value, float):
+            parts.append(type(value).__name__)
+            continue
+        if isinstance(value, int):
+            special = not param.do_not_specialize
+            parts.append(
+                (
+                    value == 1 and special,
+                    value % 16 == 0 and special,
+                    integer_argument_type(param.name, value, param.annotation),
+                )
+            )
+            continue
+        if is_array_like(value):
+            array = describe(value)
+            if array.device != "cpu":
+                return None
+            addresses[param.name] = array.data_ptr
+            parts.append((array.dtype, array.data_ptr % 16 == 0))
+            continue
+        parts.append(repr(value))  # a descriptor, a dtype, a tuple: keyed by its repr
+    return tuple(parts), addresses
 
 
 def _check_globals(jit_function, used: dict) -> None:
@@ -152,12 +186,14 @@ def _check_globals(jit_function, used: dict) -> None:
             )
 
 
-def pack_parameters(arguments, bound: dict, grid) -> np.ndarray:
-    """The parameter block of abi.py: grid size, then one slot per compiled argument."""
+def pack_parameters(arguments, bound: dict, grid, addresses=None) -> np.ndarray:
+    """The parameter block of abi.py: grid size, then one slot per compiled argument
+    (`addresses`: the data addresses of array arguments, when already known)."""
     values = _expand_descriptors(bound)
     slots = [grid[0], grid[1], grid[2]]
     for name, kind in arguments:
-        slots.append(_slot(name, kind, values[name]))
+        known = None if addresses is None else addresses.get(name)
+        slots.append(_signed64(known) if known is not None else _slot(name, kind, values[name]))
     return np.array(slots, dtype=np.int64)
 
 
@@ -178,7 +214,9 @@ def _slot(name: str, kind: str, value) -> int:
         if value is None:
             return 0
         if not is_array_like(value):
-            raise TypeError(f"argument `{name}` is a pointer: pass an array, not {type(value).__name__}")
+            raise TypeError(
+                f"argument `{name}` is a pointer: pass an array, not {type(value).__name__}"
+            )
         array = describe(value)
         if array.device != "cpu":
             raise ValueError(

@@ -17,7 +17,6 @@ from .. import knobs
 from ..language import core
 from .compiler import compile_kernel
 from .cpu_launcher import launch_cpu
-from .host_arrays import describe, is_array_like
 from .interpreter import kernel_runtime
 from .interpreter.launch import run_grid
 from .interpreter.rewrite import rewrite
@@ -173,9 +172,7 @@ class JITFunction(KernelInterface):
             return compile_kernel(self, bound, target, bool(debug))
         if 0 in dims:
             return None
-        if _runs_compiled_on_cpu(self, bound, bool(debug)):
-            launch_cpu(self, bound, dims, bool(debug))
-        else:
+        if not (_compiles_for_cpu(self, bool(debug)) and launch_cpu(self, bound, dims, False)):
             run_grid(self, bound, dims, bool(debug))
         return None
 
@@ -185,16 +182,16 @@ class JITFunction(KernelInterface):
         return self.run(*args, grid=grid, warmup=True, target=target, **kwargs)
 
 
-def _runs_compiled_on_cpu(jit_function, bound: dict, debug: bool) -> bool:
-    """Whether a launch runs compiled on the CPU: with `NAIAD_BACKEND=cpu`, not interpreted,
-    and every array on the host (kernels on GPU tensors run in the interpreter until the GPU
-    back end lands). Debug mode runs in the interpreter, which checks every access."""
-    if knobs.backend.get() != "cpu" or debug or jit_function.interpret or knobs.interpret.get():
-        return False
-    for value in bound.values():
-        if is_array_like(value) and describe(value).device != "cpu":
-            return False
-    return True
+def _compiles_for_cpu(jit_function, debug: bool) -> bool:
+    """Whether a launch is for the compiled CPU back end: with `NAIAD_BACKEND=cpu`, neither
+    interpreted nor in debug mode (the interpreter checks every access). The launcher then
+    declines arrays in GPU memory (they run in the interpreter until the GPU back end lands)."""
+    return (
+        knobs.backend.get() == "cpu"
+        and not debug
+        and not jit_function.interpret
+        and not knobs.interpret.get()
+    )
 
 
 def jit(

@@ -6,7 +6,7 @@
 An executor takes a jit kernel, its arguments by name and a grid, and returns every array
 argument's contents after the launch, by name. "interpreter" launches in the NumPy interpreter
 (the oracle); "evaluator" compiles to TTIR through the runtime compiler (Triton's TTIR pipeline)
-and runs that with the reference evaluator. Compiled back ends register themselves with
+and runs that with the reference evaluator; "cpu" compiles for this machine's CPU and runs it. Compiled back ends register themselves with
 `register_executor`, naming the column of the tolerance table they are held to.
 
 Arguments are host (NumPy) arrays and Python numbers; an executor for a device moves them there
@@ -111,8 +111,17 @@ def run_evaluator(kernel, args: dict, grid: tuple) -> dict:
     return _arrays(args)
 
 
+def run_cpu(kernel, args: dict, grid: tuple) -> dict:
+    """Compile for this machine's CPU (the Linalg path) and run natively."""
+    from ..runtime.cpu_launcher import launch_cpu
+
+    launch_cpu(kernel, _bound(kernel, args), (*grid, 1, 1)[:3], debug=False)
+    return _arrays(args)
+
+
 register_executor("interpreter", run_interpreter)
 register_executor("evaluator", run_evaluator)
+register_executor("cpu", run_cpu, backend="cpu")
 
 
 # -- comparing -------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Generated kernels through the interpreter and the reference evaluator (issue 3, item 8).
+"""Generated kernels through the interpreter, the reference evaluator and the compiled CPU back
+end (issues 3 and 4).
 
 Each seed makes one random kernel (naiad.testing.generator): masked loads, elementwise
 operations over integer and float dtypes, broadcasting, reductions, a loop with loop-carried
@@ -25,20 +26,30 @@ def kernel_dir(tmp_path_factory):
     return tmp_path_factory.mktemp("generated_kernels")
 
 
-def _agree(seed, directory):
+EXECUTORS = {"evaluator": ("interpreter", "evaluator"), "cpu": ("interpreter", "cpu")}
+
+
+def _agree(seed, directory, executors):
     case = load_kernel(random_kernel(seed), directory)
     reference = run_differential(
-        case.kernel, case.make_args, case.grid, tolerance=case.tolerance, seed=seed
+        case.kernel,
+        case.make_args,
+        case.grid,
+        executors=executors,
+        tolerance=case.tolerance,
+        seed=seed,
     )
     assert set(case.tolerance) <= set(reference)
 
 
+@pytest.mark.parametrize("against", sorted(EXECUTORS))
 @pytest.mark.parametrize("seed", DEFAULT_SEEDS)
-def test_generated_kernel_agrees(seed, kernel_dir):
-    _agree(seed, kernel_dir)
+def test_generated_kernel_agrees(seed, against, kernel_dir):
+    _agree(seed, kernel_dir, EXECUTORS[against])
 
 
 @pytest.mark.full
+@pytest.mark.parametrize("against", sorted(EXECUTORS))
 @pytest.mark.parametrize("seed", FULL_SEEDS)
-def test_generated_kernel_agrees_full(seed, kernel_dir):
-    _agree(seed, kernel_dir)
+def test_generated_kernel_agrees_full(seed, against, kernel_dir):
+    _agree(seed, kernel_dir, EXECUTORS[against])

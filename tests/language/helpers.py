@@ -25,7 +25,7 @@ import os
 import ml_dtypes
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -104,9 +104,12 @@ def rng(seed: int) -> np.random.Generator:
 
 
 def hypothesis_settings(max_examples: int) -> settings:
-    """Derandomized (a fixed seed per test), without an example database: runs repeat exactly."""
+    """Derandomized (a fixed seed per test), without an example database: runs repeat exactly.
+    No shrinking: a failing example is reported as drawn (shrinking would compile a kernel per
+    step on the compiled back ends)."""
     return settings(
         derandomize=True,
+        phases=(Phase.explicit, Phase.reuse, Phase.generate),
         database=None,
         deadline=None,
         max_examples=max_examples,

@@ -124,3 +124,9 @@ def _materialize(fl: FunctionLowering, op) -> None:
 
 
 __all__ = ["as_value"]
+
+
+@lowers("builtin.unrealized_conversion_cast")
+def _same_memory(fl: FunctionLowering, op) -> None:
+    """An argument seen with another element type of the same size: the same address."""
+    fl.bind(op.results[0], fl.value(op.operands[0]))

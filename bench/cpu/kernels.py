@@ -1,0 +1,161 @@
+"""Tutorial kernels compiled for the CPU against PyTorch on the same machine, side by side.
+
+    NAIAD_BACKEND=cpu python bench/cpu/kernels.py [--pairs 21] [--only add,softmax,...]
+
+Method (issue 4): Naiad and the baseline alternate in one process (A B A B ...), at least 21
+pairs after a warm-up, outputs preallocated on both sides where the baseline allows; printed:
+the median of the per-pair ratios (baseline time / Naiad time: > 1 means Naiad is faster) with
+the spread (min-max of the ratios), and the median times.
+
+Kernels: vector add f32 (2^24) against `torch.add(x, y, out=o)` and against a plain copy of the
+same bytes (`o.copy_(x)`, the bandwidth floor); fused softmax f32 (4096 x 1024); layer norm
+forward f32 (4096 x 1024); the tutorial matmul f32 (1024^3). The kernels are the tutorials' own
+source (examples/).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+os.environ.setdefault("NAIAD_BACKEND", "cpu")
+
+import naiad  # noqa: E402
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def example(stem):
+    spec = importlib.util.spec_from_file_location(f"bench_{stem}", EXAMPLES / f"{stem}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def pairs(naiad_fn, base_fn, count: int) -> dict:
+    """ABAB timing; ratios base/naiad per pair."""
+    for _ in range(3):
+        naiad_fn()
+        base_fn()
+    ratios, a_times, b_times = [], [], []
+    for _ in range(count):
+        t0 = time.perf_counter()
+        naiad_fn()
+        t1 = time.perf_counter()
+        base_fn()
+        t2 = time.perf_counter()
+        a_times.append(t1 - t0)
+        b_times.append(t2 - t1)
+        ratios.append((t2 - t1) / (t1 - t0))
+    return {
+        "ratio": statistics.median(ratios),
+        "spread": (min(ratios), max(ratios)),
+        "naiad_ms": statistics.median(a_times) * 1e3,
+        "base_ms": statistics.median(b_times) * 1e3,
+    }
+
+
+def bench_add(count):
+    add_kernel = example("01_vector_add").add_kernel
+    n = 1 << 24
+    x, y, o = torch.rand(n), torch.rand(n), torch.empty(n)
+    grid = (naiad.cdiv(n, 4096),)
+
+    def run():
+        add_kernel[grid](x, y, o, n, BLOCK_SIZE=4096)
+
+    run()
+    assert torch.equal(o, x + y)
+    return {
+        "vector add f32 2^24 vs torch.add": pairs(run, lambda: torch.add(x, y, out=o), count),
+        "vector add f32 2^24 vs copy": pairs(run, lambda: o.copy_(x), count),
+    }
+
+
+def bench_softmax(count):
+    module = example("02_fused_softmax")
+    x = torch.randn(4096, 1024)
+    y = torch.empty_like(x)
+    threads = torch.get_num_threads()
+
+    def run():
+        module.softmax_kernel[(min(64 * threads, 4096),)](
+            y, x, x.stride(0), y.stride(0), 4096, 1024, 1024, 1
+        )
+
+    run()
+    torch.testing.assert_close(y, torch.softmax(x, 1))
+    return {"softmax f32 4096x1024": pairs(run, lambda: torch.softmax(x, 1, out=y), count)}
+
+
+def bench_layer_norm(count):
+    module = example("05_layer_norm")
+    m, n = 4096, 1024
+    x, w, b = torch.randn(m, n), torch.rand(n), torch.rand(n)
+    y, mean, rstd = torch.empty_like(x), torch.empty(m), torch.empty(m)
+
+    def run():
+        module._layer_norm_fwd_fused[(m,)](x, y, w, b, mean, rstd, x.stride(0), n, 1e-5,
+                                           BLOCK_SIZE=1024)
+
+    def base():
+        torch.nn.functional.layer_norm(x, (n,), w, b, 1e-5)
+
+    run()
+    torch.testing.assert_close(y, torch.nn.functional.layer_norm(x, (n,), w, b, 1e-5),
+                               atol=1e-5, rtol=1e-5)
+    return {"layer norm fwd f32 4096x1024": pairs(run, base, count)}
+
+
+def bench_matmul(count):
+    module = example("03_matmul")
+    kernel = module.matmul_kernel.fn
+    size = 1024
+    a, b = torch.randn(size, size), torch.randn(size, size)
+    c = torch.empty(size, size)
+    bm, bn, bk = 64, 64, 32
+    grid = (naiad.cdiv(size, bm) * naiad.cdiv(size, bn),)
+
+    def run():
+        kernel[grid](a, b, c, size, size, size, a.stride(0), a.stride(1), b.stride(0),
+                     b.stride(1), c.stride(0), c.stride(1), BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn,
+                     BLOCK_SIZE_K=bk, GROUP_SIZE_M=8, ACTIVATION="")
+
+    run()
+    ref = a.double() @ b.double()
+    assert ((c.double() - ref).norm() / ref.norm()) < 1e-3
+    out = torch.empty(size, size)
+    return {"matmul f32 1024^3": pairs(run, lambda: torch.matmul(a, b, out=out), count)}
+
+
+BENCHES = {"add": bench_add, "softmax": bench_softmax, "layernorm": bench_layer_norm,
+           "matmul": bench_matmul}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--pairs", type=int, default=21)
+    parser.add_argument("--only", default=",".join(BENCHES))
+    args = parser.parse_args()
+    cpu = platform.processor() or platform.machine()
+    print(f"# {time.strftime('%Y-%m-%d')} {cpu}, {os.cpu_count()} CPUs, torch "
+          f"{torch.__version__} ({torch.get_num_threads()} threads), Python {sys.version.split()[0]}")
+    print("| kernel | baseline / Naiad (median) | spread | Naiad ms | baseline ms |")
+    print("|---|---|---|---|---|")
+    for name in args.only.split(","):
+        for label, r in BENCHES[name](args.pairs).items():
+            lo, hi = r["spread"]
+            print(f"| {label} | {r['ratio']:.2f} | {lo:.2f}-{hi:.2f} | {r['naiad_ms']:.3f} | "
+                  f"{r['base_ms']:.3f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
