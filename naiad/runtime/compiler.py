@@ -162,7 +162,11 @@ def _dump(kernel: CompiledKernel, key) -> None:
     digest = hashlib.sha256(repr(key).encode()).hexdigest()[:16]
     folder = os.path.join(directory, f"{kernel.name}-{digest}")
     os.makedirs(folder, exist_ok=True)
-    for stage, text in kernel.asm.items():
+    stages = list(kernel.asm)
+    if "llir" in stages and "asm" not in stages:  # a CPU kernel's assembly is made on demand
+        stages.append("asm")
+    for stage in stages:
+        text = kernel.asm[stage]
         suffix = "source.ttir" if stage == "source" else stage
         with open(os.path.join(folder, f"{kernel.name}.{suffix}"), "w") as f:
             f.write(text)

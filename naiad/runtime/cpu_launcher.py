@@ -27,7 +27,23 @@ from .host_arrays import describe, is_array_like
 from .params import integer_argument_type
 
 _OBJECT = "kernel.o"
-_STAGES = ("linalg", "llir", "asm")
+_STAGES = ("linalg", "llir")
+
+
+class Stages(dict):
+    """A kernel's `asm`: every stage's text, the assembly made the first time it is read."""
+
+    def __init__(self, stages: dict, target):
+        super().__init__(stages)
+        self._target = target
+
+    def __missing__(self, stage: str) -> str:
+        if stage != "asm" or "llir" not in self:
+            raise KeyError(stage)
+        from ..backends.cpu.compiler import assembly
+
+        self[stage] = text = assembly(self["llir"], self._target)
+        return text
 
 
 @dataclass
@@ -77,6 +93,7 @@ def compile_cpu_stages(build: TTIRBuild, target_name: str = "cpu") -> None:
         files = {_OBJECT: compiled.obj}
         files.update({stage: compiled.asm[stage].encode() for stage in _STAGES})
         entry = cache.put(key, files, metadata)
+    kernel.asm = Stages(kernel.asm, target)
     for stage in _STAGES:
         kernel.asm[stage] = entry.files[stage].decode()
     kernel.metadata.update(json.loads(json.dumps(entry.metadata)))

@@ -10,7 +10,8 @@ The steps, in order:
 3. code generation (codegen/): loops over scratch buffers, the entry point of abi.py —
    LLVM IR, verified by LLVM before anything else runs;
 4. LLVM's -O3 pipeline with loop and SLP vectorization — `asm['llir']` is the optimized IR;
-5. object code for the target — `asm['asm']` its assembly, `obj` the bytes loaded at launch.
+5. object code for the target, the bytes loaded at launch; `assembly()` gives its assembly text
+   (`asm['asm']`) when asked for: printing it is a second code generation.
 """
 
 from __future__ import annotations
@@ -50,11 +51,7 @@ def compile_cpu(module, target: CpuTarget) -> CpuKernel:
     llvm_module = llvm_tools.parse_module(str(lowered.module), lowered.entry)
     llvm_tools.optimize(llvm_module, target.machine)
     obj = llvm_tools.emit_object(llvm_module, target.machine)
-    asm = {
-        "linalg": linalg_text,
-        "llir": str(llvm_module),
-        "asm": llvm_tools.emit_assembly(llvm_module, target.machine),
-    }
+    asm = {"linalg": linalg_text, "llir": str(llvm_module)}
     metadata = {
         "entry": lowered.entry,
         "scratch_bytes": lowered.scratch_bytes,
@@ -62,3 +59,9 @@ def compile_cpu(module, target: CpuTarget) -> CpuKernel:
         "target": target.description(),
     }
     return CpuKernel(lowered.entry, asm, obj, metadata)
+
+
+def assembly(llir: str, target: CpuTarget) -> str:
+    """The assembly of optimized LLVM IR `llir` (`asm['llir']`) for `target`."""
+    module = llvm_tools.parse_module(llir, "kernel")
+    return llvm_tools.emit_assembly(module, target.machine)

@@ -106,7 +106,7 @@ def _lower_body(fl: FunctionLowering, block):
     return run
 
 
-@lowers("linalg.generic", "linalg.map", "linalg.reduce")
+@lowers("linalg.generic", "linalg.map")
 def _generic(fl: FunctionLowering, op) -> None:
     inputs = list(op.inputs)
     outputs = list(op.inits)

@@ -12,7 +12,13 @@ from ....ir import FloatType, IndexType, IntegerType, UnrankedMemRefType
 from ..abi import GRID_SLOTS, STATUS_CODE_OFFSET, entry_function_type
 from ..lower_scalar.registry import ScalarContext
 from ..lower_scalar.types import llvm_type
-from . import lower_control, lower_linalg, lower_memref, lower_tensor  # noqa: F401 (register)
+from . import (  # noqa: F401 (register the lowerings)
+    lower_control,
+    lower_linalg,
+    lower_memref,
+    lower_reduce,
+    lower_tensor,
+)
 from .function import I8, I32, I64, PTR, FunctionLowering
 from .loops import counted_loop
 
