@@ -13,6 +13,7 @@ from ..abi import GRID_SLOTS, STATUS_CODE_OFFSET, entry_function_type
 from ..lower_scalar.registry import ScalarContext
 from ..lower_scalar.types import llvm_type
 from . import (  # noqa: F401 (register the lowerings)
+    lower_atomics,
     lower_control,
     lower_linalg,
     lower_memref,
