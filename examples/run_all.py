@@ -3,7 +3,8 @@
 Each example is one of Triton's tutorials (`python/tutorials/0X-*.py`) with its kernels unchanged
 but for the imports, checked against a float64 NumPy reference. Exit status 0 when all pass.
 Options: `-k NAME` runs only the examples whose file name contains NAME; `-q` hides the examples'
-own lines.
+own lines. The kernels run compiled for this machine's CPU (`NAIAD_BACKEND=cpu`, the default
+here); `NAIAD_BACKEND=interpreter` runs them in the NumPy interpreter instead.
 """
 
 from __future__ import annotations
@@ -144,6 +145,7 @@ def main(argv=None) -> int:
     parser.add_argument("-k", dest="select", default="", help="run only examples matching this")
     parser.add_argument("-q", dest="quiet", action="store_true", help="hide the examples' lines")
     args = parser.parse_args(argv)
+    os.environ.setdefault("NAIAD_BACKEND", "cpu")
 
     paths = [p for p in example_paths() if args.select in p.stem]
     print(f"Naiad tutorials: {len(paths)} examples · {host_description()}")
