@@ -49,7 +49,7 @@ def compile_cpu(module, target: CpuTarget) -> CpuKernel:
         raise ValueError(f"expected one kernel function, found {len(functions)}")
     lowered = lower_kernel(functions[0], target.triple, target.data_layout)
     llvm_module = llvm_tools.parse_module(str(lowered.module), lowered.entry)
-    llvm_tools.optimize(llvm_module, target.machine)
+    llvm_tools.optimize(llvm_module, target.machine, speed_level=2)
     obj = llvm_tools.emit_object(llvm_module, target.machine)
     asm = {"linalg": linalg_text, "llir": str(llvm_module)}
     metadata = {
