@@ -1,0 +1,107 @@
+"""Kernels compiled for the CPU end to end: the stages a compile produces, the disk cache, the
+launch path (arguments, grids, threads) and the checks a launch makes."""
+
+import numpy as np
+import pytest
+
+import naiad
+import naiad.language as tl
+from naiad import knobs
+from naiad.runtime import cpu_launcher
+
+
+@naiad.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    y = tl.load(y_ptr + offsets, mask=mask)
+    tl.store(out_ptr + offsets, x * 2.0 + y, mask=mask)
+
+
+SCALE = tl.constexpr(3)
+
+
+@naiad.jit
+def scale_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) * SCALE, mask=mask)
+
+
+@pytest.fixture(autouse=True)
+def compiled(tmp_path):
+    with knobs.override(NAIAD_BACKEND="cpu", NAIAD_CACHE_DIR=str(tmp_path / "cache")):
+        cpu_launcher._cache = None  # a fresh disk cache per test
+        yield
+    cpu_launcher._cache = None
+
+
+def test_warmup_gives_every_cpu_stage():
+    kernel = add_kernel.warmup("*fp32", "*fp32", "*fp32", 4096, grid=(1,), BLOCK=256, target="cpu")
+    assert (
+        "linalg.generic" in kernel.asm["linalg"]
+        and "memref.reinterpret_cast" in kernel.asm["linalg"]
+    )
+    assert "define void @add_kernel(" in kernel.asm["llir"]
+    assert kernel.binary[:4] == b"\x7fELF"
+    assert kernel.asm["asm"]  # made on demand
+    assert kernel.metadata["scratch_bytes"] > 0
+
+
+def test_aarch64_objects_use_neon():
+    kernel = add_kernel.warmup(
+        "*fp32", "*fp32", "*fp32", 4096, grid=(1,), BLOCK=256, target="cpu:aarch64"
+    )
+    assert "v0.4s" in kernel.asm["asm"] or ".4s" in kernel.asm["asm"]
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+@pytest.mark.parametrize("n", [1, 1000, 4096, 10001])
+def test_launch_matches_numpy(n, threads):
+    rng = np.random.default_rng(n)
+    x, y = rng.standard_normal(n, np.float32), rng.standard_normal(n, np.float32)
+    out = np.full(n, np.nan, np.float32)
+    with knobs.override(NAIAD_NUM_THREADS=threads):
+        add_kernel[(naiad.cdiv(n, 256),)](x, y, out, n, BLOCK=256)
+    np.testing.assert_array_equal(out, x * np.float32(2.0) + y)
+
+
+def test_second_process_loads_from_disk(monkeypatch):
+    x = np.arange(300, dtype=np.float32)
+    out = np.empty_like(x)
+    scale_kernel[(3,)](x, out, 300, BLOCK=128)
+    scale_kernel.__dict__.pop("_cpu_kernels")  # as a new process: nothing in memory
+    cpu_launcher._cache.clear_memory()
+
+    def no_compile(*args, **kwargs):
+        raise AssertionError("compiled again instead of loading the cached object")
+
+    import naiad.backends.cpu.compiler as compiler
+
+    monkeypatch.setattr(compiler, "compile_cpu", no_compile)
+    out[:] = 0
+    scale_kernel[(3,)](x, out, 300, BLOCK=128)
+    np.testing.assert_array_equal(out, x * 3)
+
+
+def test_changed_global_is_an_error():
+    global SCALE
+    x = np.ones(16, np.float32)
+    out = np.empty_like(x)
+    scale_kernel[(1,)](x, out, 16, BLOCK=16)
+    saved = SCALE
+    SCALE = tl.constexpr(4)
+    try:
+        with pytest.raises(naiad.errors.NaiadError, match="global variable `SCALE` has changed"):
+            scale_kernel[(1,)](x, out, 16, BLOCK=16)
+    finally:
+        SCALE = saved
+
+
+def test_interpreter_still_selectable():
+    x = np.ones(16, np.float32)
+    out = np.empty_like(x)
+    with knobs.override(NAIAD_BACKEND="interpreter"):
+        scale_kernel[(1,)](x, out, 16, BLOCK=16)
+    np.testing.assert_array_equal(out, x * 3)
