@@ -121,6 +121,13 @@ class AffineMap(Interned):
         kept = [e for i, e in enumerate(self.results) if i not in dropped]
         return AffineMap(self.num_dims, self.num_symbols, kept)
 
+    def compose(self, inner: AffineMap) -> AffineMap:
+        """`self ∘ inner`: this map applied to `inner`'s results (as MLIR's compose), over
+        `inner`'s dimensions. Neither map may have symbols."""
+        if self.num_symbols or inner.num_symbols or self.num_dims != inner.num_results:
+            raise ValueError(f"cannot compose {self} with {inner}")
+        return AffineMap(inner.num_dims, 0, [_substitute(e, inner.results) for e in self.results])
+
     def evaluate(self, dims: Sequence[int], symbols: Sequence[int] = ()) -> tuple[int, ...]:
         """The results for the given dimension (and symbol) values."""
         if len(dims) != self.num_dims or len(symbols) != self.num_symbols:
@@ -135,6 +142,24 @@ class AffineMap(Interned):
         symbols = ", ".join(f"s{i}" for i in range(self.num_symbols))
         symbols = f"[{symbols}]" if self.num_symbols else ""
         return f"({dims}){symbols} -> ({', '.join(str(e) for e in self.results)})"
+
+
+def _substitute(e: AffineExpr, dims: Sequence[AffineExpr]) -> AffineExpr:
+    """`e` with each dimension d<i> replaced by `dims[i]`, simplified as it is rebuilt."""
+    if isinstance(e, AffineDimExpr):
+        return dims[e.position]
+    if isinstance(e, AffineBinaryExpr):
+        lhs, rhs = _substitute(e.lhs, dims), _substitute(e.rhs, dims)
+        if e.kind == "add":
+            return lhs + rhs
+        if e.kind == "mul":
+            return lhs * rhs
+        if e.kind == "mod":
+            return lhs % rhs
+        if e.kind == "floordiv":
+            return lhs // rhs
+        return lhs.ceildiv(rhs)
+    return e
 
 
 def _check_positions(e: AffineExpr, num_dims: int, num_symbols: int) -> None:

@@ -7,7 +7,8 @@ The steps, in order:
 1. `inline` every call, `noinline` functions too (one function per kernel on the CPU);
 2. `tt-to-linalg`, then `canonicalize`, `cse` and `dce` (the pointer offsets the structured
    views made unnecessary disappear here) — `asm['linalg']`;
-3. code generation (codegen/): loops over scratch buffers, the entry point of abi.py —
+3. `cpu-fuse-elementwise` (an elementwise chain becomes one loop), then code generation
+   (codegen/): loops over scratch buffers, the entry point of abi.py —
    LLVM IR, verified by LLVM before anything else runs;
 4. LLVM's -O3 pipeline with loop and SLP vectorization — `asm['llir']` is the optimized IR;
 5. object code for the target, the bytes loaded at launch; `assembly()` gives its assembly text
@@ -24,9 +25,11 @@ from ...passes.inline import Inline
 from ...passes.pipeline import run_pipeline
 from . import llvm_tools
 from .codegen.module import lower_kernel
+from .fuse_elementwise import FuseElementwise
 from .target import CpuTarget
 
 LINALG_PIPELINE = (Inline(include_noinline=True), TritonToLinalg(), "canonicalize", "cse", "dce")
+CPU_PIPELINE = (FuseElementwise(), "canonicalize", "cse", "dce")
 
 
 @dataclass
@@ -44,6 +47,7 @@ def compile_cpu(module, target: CpuTarget) -> CpuKernel:
     `module` is converted in place."""
     run_pipeline(LINALG_PIPELINE, module)
     linalg_text = print_module(module)
+    run_pipeline(CPU_PIPELINE, module)
     functions = list(module.regions[0].entry_block)
     if len(functions) != 1:
         raise ValueError(f"expected one kernel function, found {len(functions)}")
