@@ -24,6 +24,7 @@ from ....ir.float_format import float_to_bits
 from ..abi import SCRATCH_ALIGN
 from ..lower_scalar.registry import ScalarContext, lower_scalar_op, unsupported
 from ..lower_scalar.types import llvm_type
+from .store_plan import StorePlan
 from .views import View
 
 I8 = ir.IntType(8)
@@ -73,6 +74,7 @@ class FunctionLowering:
         self.loop_indices: list[ir.Value] = []  # of the innermost linalg op being lowered
         self.sites: list[tuple[str, int, str]] = []  # failure sites (abi.Site) by id
         self.linear_pid: ir.Value | None = None  # the running program's linear id (i64)
+        self.plan = StorePlan()
 
     # -- values
 
@@ -106,6 +108,8 @@ class FunctionLowering:
             self.lower_op(op)
 
     def lower_op(self, op: Operation) -> None:
+        if op in self.plan.deferred or op in self.plan.skipped:
+            return  # lowered at its store, or not needed (store_plan.py)
         lowering = OP_LOWERINGS.get(op.name)
         if lowering is not None:
             lowering(self, op)

@@ -64,16 +64,20 @@ def _uses_block_argument(block, index: int) -> bool:
     return block.arguments[index].has_uses
 
 
-def lower_structured(fl, op, inputs, outputs, maps, body_block, results_of_body) -> None:
+def lower_structured(fl, op, inputs, outputs, maps, body_block, results_of_body, into=None) -> None:
     """The loop nest of a structured op: load operands through `maps`, lower `body_block` with
-    its arguments bound, store what `results_of_body()` returns through the output maps."""
+    its arguments bound, store what `results_of_body()` returns through the output maps.
+    `into`: one view to write instead of the output, over its sizes (store_plan.py)."""
     b = fl.builder
     views = [fl.value(v) for v in inputs]
-    out_views = [
-        destination(fl, v, _uses_block_argument(body_block, len(inputs) + i))
-        for i, v in enumerate(outputs)
-    ]
-    bounds = _domain(op, views + out_views, maps)
+    if into is not None:
+        out_views, bounds = [into], list(into.sizes)
+    else:
+        out_views = [
+            destination(fl, v, _uses_block_argument(body_block, len(inputs) + i))
+            for i, v in enumerate(outputs)
+        ]
+        bounds = _domain(op, views + out_views, maps)
     saved = fl.loop_indices
     with loop_nest(b, bounds) as indices:
         fl.loop_indices = list(indices)
@@ -107,11 +111,11 @@ def _lower_body(fl: FunctionLowering, block):
 
 
 @lowers("linalg.generic", "linalg.map")
-def _generic(fl: FunctionLowering, op) -> None:
+def _generic(fl: FunctionLowering, op, into=None) -> None:
     inputs = list(op.inputs)
     outputs = list(op.inits)
     block = op.body
-    lower_structured(fl, op, inputs, outputs, op.maps(), block, _lower_body(fl, block))
+    lower_structured(fl, op, inputs, outputs, op.maps(), block, _lower_body(fl, block), into)
 
 
 @lowers("linalg.index")

@@ -19,7 +19,7 @@ from ....ir import MemRefType, UnrankedMemRefType, Value
 from ..lower_scalar.types import llvm_type
 from .function import I64, FunctionLowering, lowers
 from .loops import as_value
-from .lower_linalg import copy_view
+from .lower_linalg import _generic, copy_view
 from .views import View
 
 
@@ -112,12 +112,17 @@ def _store(fl: FunctionLowering, op) -> None:
 
 @lowers("bufferization.to_tensor")
 def _to_tensor(fl: FunctionLowering, op) -> None:
-    fl.bind(op.results[0], fl.value(op.operands[0]))
+    read = fl.plan.in_place.get(op.results[0])  # store_plan.py: read the loaded view itself
+    fl.bind(op.results[0], fl.value(read if read is not None else op.operands[0]))
 
 
 @lowers("bufferization.materialize_in_destination")
 def _materialize(fl: FunctionLowering, op) -> None:
     source, dest = op.operands[0], op.operands[1]
+    producer = fl.plan.stores.get(op)
+    if producer is not None:  # store_plan.py: compute the block right into the destination
+        _generic(fl, producer, into=fl.value(dest))
+        return
     copy_view(fl, fl.value(source), fl.value(dest))
     for result in op.results:
         fl.bind(result, fl.value(dest))

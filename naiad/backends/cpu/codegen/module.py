@@ -22,6 +22,7 @@ from . import (  # noqa: F401 (register the lowerings)
 )
 from .function import I8, I32, I64, PTR, FunctionLowering
 from .loops import counted_loop
+from .store_plan import plan_stores
 
 PROGRAM_ARGUMENTS = 6  # num_programs x, y, z and program id x, y, z, trailing (middle layer)
 
@@ -59,6 +60,7 @@ def lower_kernel(func_op, triple: str = "", data_layout: str = "") -> LoweredKer
     program.linkage = "internal"
     program.attributes.add("alwaysinline")
     fl = FunctionLowering(module, ScalarContext(module))
+    fl.plan = plan_stores(func_op)
     fl.builder = ir.IRBuilder(program.append_basic_block("entry"))
     arguments = list(program.args)
     fl.scratch, fl.status, fl.linear_pid = arguments[-3:]
