@@ -54,16 +54,20 @@ def _subview(fl: FunctionLowering, op) -> None:
 
 
 def _kept(sizes, result_shape) -> list[int]:
-    """The dimensions a (possibly rank-reducing) slice keeps: unit static sizes are dropped
-    from the left until the ranks agree."""
-    drop = len(sizes) - len(result_shape)
+    """The dimensions a (possibly rank-reducing) slice keeps, matched as MLIR matches them:
+    left to right, a dimension is kept when its size is the next result size, else it must be a
+    dropped unit dimension."""
     kept = []
     for d, size in enumerate(sizes):
-        if drop and size == 1:
-            drop -= 1
-            continue
-        kept.append(d)
+        if len(kept) < len(result_shape) and _same_size(size, result_shape[len(kept)]):
+            kept.append(d)
     return kept
+
+
+def _same_size(size, result_size) -> bool:
+    """A slice size (an int, or a value when dynamic) against a result dimension (DYNAMIC when
+    dynamic, which any value size matches)."""
+    return size == result_size if isinstance(size, int) else result_size < 0
 
 
 @lowers("memref.cast")
