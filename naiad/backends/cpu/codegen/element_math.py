@@ -42,3 +42,9 @@ def multiply_add(fl, lhs, lhs_type, rhs, rhs_type, acc, out_type) -> ir.Value:
     t = llvm_type(out)
     name = "llvm.fma.f32" if t == ir.FloatType() else "llvm.fma.f64"
     return b.call(intrinsic(fl.module, name, t, [t, t, t]), [x, y, acc])
+
+
+def narrow_float(t):
+    """The bit format of a float type held as integer bits (f16, bf16, fp8), else None."""
+    t = element_type(t)
+    return FORMATS.get(t.kind) if isinstance(t, FloatType) else None

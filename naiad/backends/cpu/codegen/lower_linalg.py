@@ -14,9 +14,12 @@ nobody else reads, else a fresh buffer (holding a copy of the init when the op r
 
 from __future__ import annotations
 
-from ....ir import MemRefType
+from llvmlite import ir
+
+from ....ir import MemRefType, f32
+from ..lower_scalar.float_bits import IEEE, decode_to_f32, encode
 from .affine import apply
-from .element_math import multiply_add
+from .element_math import multiply_add, narrow_float
 from .function import FunctionLowering, lowers
 from .loops import counted_loop, loop_nest
 from .views import View
@@ -170,9 +173,15 @@ def _matmul(fl: FunctionLowering, op) -> None:
     (init,) = op.outputs
     c = destination(fl, init, reads=True)
     out_type = init.type.element_type
+    narrow = narrow_float(out_type)
+    acc = c
+    if narrow is not None:  # accumulate in f32, round into the 16/8-bit type once at the end
+        acc = fl.buffer(c.sizes, None, element=ir.FloatType())
+        _convert_view(fl, c, acc, lambda b, x: decode_to_f32(b, x, narrow))
+        out_type = f32
     b = fl.builder
-    batch = c.sizes[:-2]
-    m, n = c.sizes[-2:]
+    batch = acc.sizes[:-2]
+    m, n = acc.sizes[-2:]
     k = a.sizes[-1]
     with (
         loop_nest(b, batch) as outer,
@@ -182,8 +191,23 @@ def _matmul(fl: FunctionLowering, op) -> None:
         lhs = a.load(b, [*outer, i, kk])
         with counted_loop(b, 0, n, name="n") as j:
             rhs = bm.load(b, [*outer, kk, j])
-            acc = c.load(b, [*outer, i, j])
-            total = multiply_add(fl, lhs, op.inputs[0].type, rhs, op.inputs[1].type, acc, out_type)
-            c.store(b, total, [*outer, i, j])
+            total = multiply_add(
+                fl,
+                lhs,
+                op.inputs[0].type,
+                rhs,
+                op.inputs[1].type,
+                acc.load(b, [*outer, i, j]),
+                out_type,
+            )
+            acc.store(b, total, [*outer, i, j])
+    if narrow is not None:
+        _convert_view(fl, acc, c, lambda b, x: encode(b, x, narrow, "rtne", IEEE))
     for result in op.results:
         fl.bind(result, c)
+
+
+def _convert_view(fl: FunctionLowering, source: View, target: View, convert) -> None:
+    b = fl.builder
+    with loop_nest(b, target.sizes) as indices:
+        target.store(b, convert(b, source.load(b, indices)), indices)
