@@ -51,8 +51,9 @@ def parse_target(target) -> TargetInfo:
     raise ValueError(f"unknown target {target!r}: expected 'cuda:sm_90a', 'cuda:sm_80' or 'cpu'")
 
 
-def _pointer_spec(element: t.dtype) -> str:
-    return "*" + t.ty_to_signature(element)
+def _pointer_spec(element: t.dtype, const: bool = False) -> str:
+    """`*fp32`; `*kfp32` for a `tl.const` parameter (stores through it are refused)."""
+    return "*" + ("k" if const else "") + t.ty_to_signature(element)
 
 
 def _specialize_one(param, value):
@@ -76,11 +77,13 @@ def _specialize_one(param, value):
         shape = ", ".join(str(int(b)) for b in value.block_shape)
         return f"tensordesc<{element}[{shape}], {value.padding}>", None, []
     if type(value).__module__ == "torch" and not is_array_like(value):  # a torch dtype
-        return _pointer_spec(dtype_of_host_name(str(value))), None, [["tt.divisibility", 16]]
+        spec = _pointer_spec(dtype_of_host_name(str(value)), param.is_const)
+        return spec, None, [["tt.divisibility", 16]]
     if is_array_like(value):
         array = describe(value)
         aligned = array.data_ptr % 16 == 0
-        return _pointer_spec(array.dtype), None, [["tt.divisibility", 16]] if aligned else []
+        spec = _pointer_spec(array.dtype, param.is_const)
+        return spec, None, [["tt.divisibility", 16]] if aligned else []
     raise TypeError(f"argument `{param.name}`: cannot specialize a {type(value).__name__}")
 
 

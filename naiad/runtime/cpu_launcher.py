@@ -55,6 +55,7 @@ class CpuLaunchable:
     loaded: object  # keeps the object code mapped
     arguments: list  # (name, kind) per argument of the compiled function
     globals_used: dict
+    written: frozenset  # the arguments it may store to
 
     @property
     def scratch_bytes(self) -> int:
@@ -88,8 +89,9 @@ def compile_cpu_stages(build: TTIRBuild, target_name: str = "cpu") -> None:
     entry = cache.get(key)
     if entry is None:
         arguments = _argument_kinds(build.module)
+        written = _written_arguments(build.module, arguments)
         compiled = compile_cpu(build.module, target)
-        metadata = {**compiled.metadata, "arguments": arguments}
+        metadata = {**compiled.metadata, "arguments": arguments, "written": written}
         files = {_OBJECT: compiled.obj}
         files.update({stage: compiled.asm[stage].encode() for stage in _STAGES})
         entry = cache.put(key, files, metadata)
@@ -112,6 +114,27 @@ def _argument_kinds(module) -> list:
     return kinds
 
 
+def _written_arguments(module, arguments) -> list:
+    """The pointer arguments the kernel may store to (all of them when a store's pointer is
+    not traced to one argument), so a launch can refuse read-only arrays for them instead of
+    faulting."""
+    from ..dialects import tt
+    from ..middle.linalg.pointer_analysis import PointerAnalysis
+
+    (func,) = list(module.regions[0].entry_block)
+    analysis = PointerAnalysis()
+    names = {arg: name for arg, (name, _) in zip(func.arguments, arguments)}
+    pointers = [name for name, kind in arguments if kind == "ptr"]
+    written = set()
+    for op in func.walk():
+        if isinstance(op, tt.StoreOp | tt.AtomicRMWOp | tt.AtomicCASOp):
+            base = analysis.base_of(op.ptr)
+            if base not in names:
+                return pointers
+            written.add(names[base])
+    return [name for name in pointers if name in written]
+
+
 def _load(build: TTIRBuild) -> CpuLaunchable:
     from ..backends.cpu.loader import load_object
 
@@ -120,7 +143,12 @@ def _load(build: TTIRBuild) -> CpuLaunchable:
     entry_name = kernel.metadata["entry"]
     loaded = load_object(kernel.binary, [entry_name], entry_name)
     return CpuLaunchable(
-        kernel, loaded.address(entry_name), loaded, kernel.metadata["arguments"], build.globals_used
+        kernel,
+        loaded.address(entry_name),
+        loaded,
+        kernel.metadata["arguments"],
+        build.globals_used,
+        frozenset(kernel.metadata["written"]),
     )
 
 
@@ -145,8 +173,12 @@ def launch_cpu(jit_function, bound: dict, grid: tuple[int, int, int], debug: boo
     fingerprint = _fingerprint(jit_function, bound)
     if fingerprint is None:
         return False
-    key, addresses = fingerprint
+    key, addresses, read_only = fingerprint
     launchable = cpu_kernel(jit_function, bound, debug, key)
+    for name in read_only & launchable.written:
+        raise ValueError(
+            f"argument `{name}` is read-only, and `{jit_function.__name__}` stores through it"
+        )
     if launchable.globals_used:
         _check_globals(jit_function, launchable.globals_used)
     params = pack_parameters(launchable.arguments, bound, grid, addresses)
@@ -159,7 +191,7 @@ def _fingerprint(jit_function, bound: dict):
     """One pass over the arguments: the specialization key of this launch (what Triton keys
     on: dtypes, 16-byte alignment, integers equal to 1 or divisible by 16, constexpr values)
     and the data address of every array; None if an array is not in host memory."""
-    parts, addresses = [], {}
+    parts, addresses, read_only = [], {}, set()
     for param in jit_function.params:
         value = bound[param.name]
         if param.is_constexpr:
@@ -183,10 +215,12 @@ def _fingerprint(jit_function, bound: dict):
             if array.device != "cpu":
                 return None
             addresses[param.name] = array.data_ptr
+            if not array.writable:
+                read_only.add(param.name)
             parts.append((array.dtype, array.data_ptr % 16 == 0))
             continue
         parts.append(repr(value))  # a descriptor, a dtype, a tuple: keyed by its repr
-    return tuple(parts), addresses
+    return tuple(parts), addresses, read_only
 
 
 def _check_globals(jit_function, used: dict) -> None:

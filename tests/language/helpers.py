@@ -114,7 +114,12 @@ def hypothesis_settings(max_examples: int) -> settings:
         deadline=None,
         max_examples=max_examples,
         print_blob=False,
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+        # `backend` (conftest.py) is function-scoped, and the same for every example.
+        suppress_health_check=[
+            HealthCheck.too_slow,
+            HealthCheck.data_too_large,
+            HealthCheck.function_scoped_fixture,
+        ],
     )
 
 

@@ -183,6 +183,7 @@ def test_boundary_check_only_on_listed_dimensions(check):
     assert_exact(dst, expected)
 
 
+@pytest.mark.interpreter_only("compiled code checks every access only in debug mode, which runs in the interpreter")
 def test_unchecked_block_outside_the_argument_raises():
     src, dst = np.ones((16, 12), np.float32), np.zeros((8, 16), np.float32)
     with kernel_error(r"out-of-bounds load through argument `src`", IndexError):

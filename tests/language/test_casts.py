@@ -250,8 +250,10 @@ RTZ_NARROWING = [(src, dst) for src, dst in NARROWING if src == "float32"]
 @pytest.mark.parametrize("src, dst", NARROWING)
 @hypothesis_settings(max_examples=4)
 @given(data=st.data())
-def test_narrowing_float_rounding(src, dst, rounding, data):
+def test_narrowing_float_rounding(src, dst, rounding, data, backend):
     if rounding == "rtz" and (src, dst) not in RTZ_NARROWING:
+        if backend == "cpu":
+            pytest.skip("a rule of the CUDA target (the CPU rounds toward zero from any float)")
         with pytest.raises(naiad.CompilationError, match="not supported"):
             run_cast(np.ones(N, np_dtype(src)), dst, rounding)
         return
@@ -451,6 +453,7 @@ def _pointer_cast_kernel(x_ptr, addr_ptr, y_ptr, bits_ptr, flag_ptr, N: tl.const
     tl.store(flag_ptr + offs, tl.zeros([N], tl.int1) | x_ptr.to(tl.int1))
 
 
+@pytest.mark.interpreter_only("pointer <-> integer casts have no CPU lowering yet")
 def test_pointer_casts(gen):
     x = numpy_random(16, "float32", gen)
     addr, y = poisoned(16, "int64"), poisoned(16, "float32")

@@ -252,6 +252,7 @@ def test_k_mismatch_raises():
     _raises("not compatible for matmul", np.float32, np.float32, k1=16, k2=32)
 
 
+@pytest.mark.interpreter_only("a rule of the CUDA target; the CPU has no minimum dot size")
 @pytest.mark.parametrize(
     "dtype,k", [(np.float16, 8), ("bfloat16", 8), (np.int8, 16), (np.float32, 4)]
 )

@@ -105,3 +105,15 @@ def test_interpreter_still_selectable():
     with knobs.override(NAIAD_BACKEND="interpreter"):
         scale_kernel[(1,)](x, out, 16, BLOCK=16)
     np.testing.assert_array_equal(out, x * 3)
+
+
+def test_read_only_array_a_kernel_stores_to_is_refused():
+    x = np.ones(16, np.float32)
+    out = np.zeros(16, np.float32)
+    out.flags.writeable = False
+    with pytest.raises(ValueError, match="argument `out_ptr` is read-only"):
+        scale_kernel[(1,)](x, out, 16, BLOCK=16)
+    x.flags.writeable = False  # a read-only input is fine
+    writable = np.zeros(16, np.float32)
+    scale_kernel[(1,)](x, writable, 16, BLOCK=16)
+    np.testing.assert_array_equal(writable, 3.0)
