@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import knobs
 from ..errors import NaiadError
 from ..tools.tensor_descriptor import TensorDescriptor
 from .cache import Cache, cache_key
@@ -183,7 +184,13 @@ def launch_cpu(jit_function, bound: dict, grid: tuple[int, int, int], debug: boo
         _check_globals(jit_function, launchable.globals_used)
     params = pack_parameters(launchable.arguments, bound, grid, addresses)
     n_programs = grid[0] * grid[1] * grid[2]
-    pool.run(launchable.entry, params, n_programs, launchable.scratch_bytes, launchable.sites)
+    if launchable.kernel.metadata.get("prints"):  # device_print: programs in order, one thread
+        with knobs.override(NAIAD_NUM_THREADS=1):
+            pool.run(
+                launchable.entry, params, n_programs, launchable.scratch_bytes, launchable.sites
+            )
+    else:
+        pool.run(launchable.entry, params, n_programs, launchable.scratch_bytes, launchable.sites)
     return True
 
 

@@ -48,7 +48,8 @@ def compile_cpu(module, target: CpuTarget) -> CpuKernel:
     run_pipeline(LINALG_PIPELINE, module)
     linalg_text = print_module(module)
     run_pipeline(CPU_PIPELINE, module)
-    functions = list(module.regions[0].entry_block)
+    # The kernel, and declarations of the runtime functions it calls (device_print's).
+    functions = [op for op in module.regions[0].entry_block if op.regions[0].blocks]
     if len(functions) != 1:
         raise ValueError(f"expected one kernel function, found {len(functions)}")
     lowered = lower_kernel(functions[0], target.triple, target.data_layout)
@@ -60,6 +61,7 @@ def compile_cpu(module, target: CpuTarget) -> CpuKernel:
         "entry": lowered.entry,
         "scratch_bytes": lowered.scratch_bytes,
         "sites": [list(site) for site in lowered.sites],
+        "prints": "naiad_device_print" in lowered.module.globals,
         "target": target.description(),
     }
     return CpuKernel(lowered.entry, asm, obj, metadata)

@@ -26,7 +26,7 @@ import functools
 import itertools
 from collections.abc import Iterable
 
-from . import llvm_tools
+from . import llvm_tools, printing
 from .target import host_target
 
 _LIBC_SYMBOLS = (
@@ -84,9 +84,10 @@ class LoadedObject:
 
 @functools.cache
 def process_symbols() -> dict[str, int]:
-    """The addresses of the C library functions loaded code may call (those this process has)."""
+    """The addresses of the C library functions loaded code may call (those this process has),
+    and of the runtime's `device_print` callback (printing.py)."""
     process = ctypes.CDLL(None)
-    found = {}
+    found = {printing.SYMBOL: printing.callback_address()}
     for name in _LIBC_SYMBOLS + _LIBM_SYMBOLS:
         function = getattr(process, name, None)
         if function is not None:

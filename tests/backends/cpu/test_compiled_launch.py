@@ -117,3 +117,26 @@ def test_read_only_array_a_kernel_stores_to_is_refused():
     writable = np.zeros(16, np.float32)
     scale_kernel[(1,)](x, writable, 16, BLOCK=16)
     np.testing.assert_array_equal(writable, 3.0)
+
+
+@naiad.jit
+def _prints(x_ptr, h_ptr, n, HEX: tl.constexpr):
+    offs = tl.arange(0, 4)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=-1)
+    h = tl.load(h_ptr + offs)
+    tl.device_print("x ", x, offs < 2, h, hex=HEX)
+    tl.device_print("scalar ", n)
+    tl.device_print("ptr ", x_ptr + offs)
+
+
+@pytest.mark.parametrize("hex_bits", [False, True])
+def test_device_print_prints_what_the_interpreter_prints(hex_bits, capsys):
+    x = np.array([-3, 7, 127, -128], np.int8)
+    h = np.array([1.5, -0.0, np.inf, 65504], np.float16)
+    outputs = {}
+    for backend in ("interpreter", "cpu"):
+        with knobs.override(NAIAD_BACKEND=backend):
+            _prints[(2,)](x, h, 3, HEX=hex_bits)
+        outputs[backend] = capsys.readouterr().out
+    assert outputs["cpu"] == outputs["interpreter"]
+    assert outputs["cpu"].count("\n") == 2 * (4 + 1 + 4)

@@ -17,6 +17,7 @@ from . import (  # noqa: F401 (register the lowerings)
     lower_control,
     lower_linalg,
     lower_memref,
+    lower_print,
     lower_reduce,
     lower_tensor,
 )
