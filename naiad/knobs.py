@@ -71,7 +71,9 @@ print_autotuning = _Flag("NAIAD_PRINT_AUTOTUNING", "print the best config and th
 verify = _Flag("NAIAD_VERIFY", "run the IR verifier after every compiler pass")
 dump_dir = _Text("NAIAD_DUMP_DIR", "write every stage's IR per kernel under this folder")
 backend = _Text(
-    "NAIAD_BACKEND", "where kernels on host arrays run: 'cpu' (compiled) or 'interpreter'"
+    "NAIAD_BACKEND",
+    "where kernels on host arrays run: unset (compiled for the CPU where it can be), 'cpu' "
+    "(compiled, strictly) or 'interpreter'",
 )
 cache_dir = _Text("NAIAD_CACHE_DIR", "where compiled kernels are cached on disk")
 num_threads = _Int(

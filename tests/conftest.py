@@ -1,6 +1,15 @@
-"""Test-wide settings: GPU tests are skipped where no NVIDIA GPU is present."""
+"""Test-wide settings: GPU tests are skipped where no NVIDIA GPU is present, and kernels run in
+the interpreter unless a test chooses a back end (tests/language and tests/examples run each test
+on both; tests/backends and tests/differential name theirs). The interpreter checks every access,
+so tests that make a kernel go out of bounds on purpose stay safe."""
+
+import os
 
 import pytest
+
+
+def pytest_configure(config):
+    os.environ.setdefault("NAIAD_BACKEND", "interpreter")
 
 
 def _has_cuda() -> bool:

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import json
 import struct
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from .. import knobs
-from ..errors import NaiadError
+from ..errors import KernelNotImplementedError, NaiadError
 from ..tools.tensor_descriptor import TensorDescriptor
 from .cache import Cache, cache_key
 from .compiler import CompiledKernel, TTIRBuild, build_ttir
@@ -153,29 +154,46 @@ def _load(build: TTIRBuild) -> CpuLaunchable:
     )
 
 
-def cpu_kernel(jit_function, bound: dict, debug: bool, key=None) -> CpuLaunchable:
-    """The loaded kernel of this specialization (compiled on first use); `key` is the
-    launch's fingerprint when the caller has it."""
+def cpu_kernel(jit_function, bound: dict, debug: bool, key=None, strict: bool = True):
+    """The loaded kernel of this specialization (compiled on first use); `key` is the launch's
+    fingerprint when the caller has it. Unless `strict`, a kernel using something the CPU back
+    end does not compile yet gives None (run it in the interpreter), with a warning naming
+    it, once."""
     if key is None:
         key = _fingerprint(jit_function, bound)[0]
     kernels = jit_function.__dict__.setdefault("_cpu_kernels", {})
-    launchable = kernels.get((key, debug))
-    if launchable is None:
+    if (key, debug) in kernels:
+        return kernels[(key, debug)]
+    try:
         launchable = _load(build_ttir(jit_function, bound, "cpu", debug))
-        kernels[(key, debug)] = launchable
+    except KernelNotImplementedError as error:
+        if strict:
+            raise
+        warnings.warn(
+            f"`{jit_function.__name__}` runs in the interpreter: {error}",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+        launchable = None
+    kernels[(key, debug)] = launchable
     return launchable
 
 
-def launch_cpu(jit_function, bound: dict, grid: tuple[int, int, int], debug: bool) -> bool:
+def launch_cpu(
+    jit_function, bound: dict, grid: tuple[int, int, int], debug: bool, strict: bool = True
+) -> bool:
     """Run `jit_function` compiled for the CPU over `grid` with `bound` arguments; False (and
-    nothing run) when an array argument is not in host memory."""
+    nothing run) when an array argument is not in host memory, or, unless `strict`, when the
+    kernel uses what the CPU back end does not compile yet."""
     from ..backends.cpu import pool
 
     fingerprint = _fingerprint(jit_function, bound)
     if fingerprint is None:
         return False
     key, addresses, read_only = fingerprint
-    launchable = cpu_kernel(jit_function, bound, debug, key)
+    launchable = cpu_kernel(jit_function, bound, debug, key, strict)
+    if launchable is None:
+        return False
     for name in read_only & launchable.written:
         raise ValueError(
             f"argument `{name}` is read-only, and `{jit_function.__name__}` stores through it"

@@ -172,7 +172,8 @@ class JITFunction(KernelInterface):
             return compile_kernel(self, bound, target, bool(debug))
         if 0 in dims:
             return None
-        if not (_compiles_for_cpu(self, bool(debug)) and launch_cpu(self, bound, dims, False)):
+        backend = _cpu_backend(self, bool(debug))
+        if backend is None or not launch_cpu(self, bound, dims, False, backend == "cpu"):
             run_grid(self, bound, dims, bool(debug))
         return None
 
@@ -182,16 +183,19 @@ class JITFunction(KernelInterface):
         return self.run(*args, grid=grid, warmup=True, target=target, **kwargs)
 
 
-def _compiles_for_cpu(jit_function, debug: bool) -> bool:
-    """Whether a launch is for the compiled CPU back end: with `NAIAD_BACKEND=cpu`, neither
-    interpreted nor in debug mode (the interpreter checks every access). The launcher then
-    declines arrays in GPU memory (they run in the interpreter until the GPU back end lands)."""
-    return (
-        knobs.backend.get() == "cpu"
-        and not debug
-        and not jit_function.interpret
-        and not knobs.interpret.get()
-    )
+def _cpu_backend(jit_function, debug: bool) -> str | None:
+    """How a launch on host arrays runs: "cpu" (compiled, `NAIAD_BACKEND=cpu`: what the CPU
+    back end cannot compile is an error), "auto" (the default: compiled, and in the interpreter
+    with a warning when the kernel uses what the CPU back end does not compile yet), or None
+    (the interpreter: `NAIAD_BACKEND=interpreter`, `NAIAD_INTERPRET=1`, `interpret=True`, and
+    debug mode, where the interpreter checks every access). Arrays in GPU memory run in the
+    interpreter until the GPU back end lands."""
+    backend = knobs.backend.get().strip().lower() or "auto"
+    if backend == "interpreter" or debug or jit_function.interpret or knobs.interpret.get():
+        return None
+    if backend not in ("cpu", "auto"):
+        raise ValueError(f"NAIAD_BACKEND={backend!r}: expected 'cpu', 'interpreter' or unset")
+    return backend
 
 
 def jit(

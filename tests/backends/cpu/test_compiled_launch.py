@@ -140,3 +140,29 @@ def test_device_print_prints_what_the_interpreter_prints(hex_bits, capsys):
         outputs[backend] = capsys.readouterr().out
     assert outputs["cpu"] == outputs["interpreter"]
     assert outputs["cpu"].count("\n") == 2 * (4 + 1 + 4)
+
+
+def test_host_arrays_run_compiled_by_default():
+    x = np.ones(16, np.float32)
+    out = np.empty_like(x)
+    scale_kernel.__dict__.pop("_cpu_kernels", None)
+    with knobs.override(NAIAD_BACKEND=""):
+        scale_kernel[(1,)](x, out, 16, BLOCK=16)
+    assert any(k is not None for k in scale_kernel._cpu_kernels.values())
+    np.testing.assert_array_equal(out, 3.0)
+
+
+@naiad.jit
+def _pointer_as_integer(x_ptr, out_ptr):
+    tl.store(out_ptr, x_ptr.to(tl.int64, bitcast=True) - x_ptr.to(tl.int64, bitcast=True))
+
+
+def test_what_the_cpu_cannot_compile_runs_in_the_interpreter_with_a_warning():
+    x = np.ones(4, np.float32)
+    out = np.full(1, 7, np.int64)
+    with knobs.override(NAIAD_BACKEND=""), pytest.warns(RuntimeWarning, match="interpreter"):
+        _pointer_as_integer[(1,)](x, out)
+    assert out[0] == 0
+    with knobs.override(NAIAD_BACKEND="cpu"), pytest.raises(naiad.errors.KernelNotImplementedError):
+        _pointer_as_integer.__dict__.pop("_cpu_kernels", None)
+        _pointer_as_integer[(1,)](x, out)
