@@ -104,6 +104,9 @@ class ArithMixin:
             input, other = other, input
             a_sca, b_sca = b_sca, a_sca
         if a_sca.is_ptr():
+            if b_sca.is_int_unsigned() and b_sca.int_bitwidth < 64:
+                # tt.addptr reads its offsets as signed: widen unsigned ones first (as Triton).
+                other = self.cast(other, t.int64)
             return self._elementwise("tt.addptr", (input, other), input.type)
         if a_sca.is_floating():
             return self._elementwise("arith.addf", (input, other), input.type)

@@ -4,13 +4,21 @@
 `memref`, `bufferization`, `arith`, `math`, `scf` and `cf` dialects; the pass `tt-to-linalg`
 does the same in place (`naiad-opt kernel.ttir -p tt-to-linalg`). The rooms:
 
-    pointer_analysis.py   which pointer blocks are strided views of an argument
-    mask_analysis.py      which masks are prefix boxes
+    pointer_analysis.py   which pointer blocks are strided views of an argument (loop-carried
+                          ones included)
+    strided.py            the states it gives them: affine offsets, rows wrapping around `% M`
+    mask_analysis.py      which masks are boxes
     index_expr.py         the symbolic offsets both reason with
-    conversion.py         the driver, value maps and the converter table
-    convert_*.py          the converters, one family of ops each
-    functions.py          functions, control flow and program ids
-    emit.py               how each upstream op is built
+    conversion.py         the driver, value maps and the converter table; runtime declarations
+    convert_*.py          the converters, one family of ops each (descriptors included)
+    functions.py          functions, program ids and branches
+    control_flow.py       scf loops and ifs, pointers carried as offsets or as their start
+    emit.py               how the shared upstream pieces are built (index arithmetic, generics,
+                          loops); emit_tensor.py, emit_memory.py, emit_atomics.py: the rest
+
+An op the layer cannot lower is a `ConversionError`, the user's `KernelNotImplementedError` at
+the op's source line (naiad/passes/diagnostics.py); anything else that fails is a bug of the
+layer, which the pass manager reports as Naiad's InternalError.
 """
 
 from __future__ import annotations

@@ -3,26 +3,35 @@ program order, through a table of converters (one module per family of ops).
 
     converted = convert_module(ttir_module)   # a new module; the TTIR is left as it was
 
-Values map one to one, with two exceptions:
+Values map one to one, with three exceptions:
 - a pointer (or block of pointers) has no type in the upstream dialects: it becomes a `Pointer`,
   the kernel argument it points into (a `memref<*xT>`) and its offset from that argument in
   elements (an `i64`, or a `tensor<...xi64>` for a block). The offsets are computed eagerly for
   every pointer; loads and stores the pointer analysis proves structured read strided views
-  instead, and the offsets they do not need are removed as dead code afterwards.
+  instead, and the offsets they do not need are removed as dead code afterwards. A pointer
+  block an `scf.for` carries by its start (pointer_analysis.py) has that start, an `index`, in
+  `starts`; its offsets are rebuilt from the loop-invariant strides where they are read.
+- a tensor descriptor becomes a `Descriptor`: its base, shape and strides (convert_descriptors.py).
 - `tt.get_program_id` / `tt.get_num_programs` read six trailing `i32` arguments of the
   function (num_programs x, y, z, then program_id x, y, z), as in triton-shared.
+
+Functions of the runtime the converted code calls (`tl.device_print`'s) are declared once per
+signature in the converted module (`RuntimeFunctions`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NoReturn
 
 from ...dialects import func, tt
+from ...errors import KernelNotImplementedError
 from ...ir import (
     Block,
     Builder,
     Elementwise,
+    FunctionType,
     IntegerType,
     Operation,
     RankedTensorType,
@@ -30,7 +39,7 @@ from ...ir import (
     is_pointer_like,
 )
 from ...ir.builtin import ModuleOp
-from ...ir.errors import IRError
+from ...passes.diagnostics import unsupported
 from .mask_analysis import MaskAnalysis
 from .pointer_analysis import PointerAnalysis
 
@@ -59,8 +68,14 @@ def converts(*op_classes: type) -> Callable[[Converter], Converter]:
     return register
 
 
-class ConversionError(IRError):
-    """An op the middle layer cannot convert (names the op and the kernel's location)."""
+class ConversionError(KernelNotImplementedError):
+    """A construct of the kernel the middle layer has no lowering for: the user's error, at
+    the op's source location (raise it with `fail`)."""
+
+
+def fail(op: Operation | None, message: str) -> NoReturn:
+    """Raise a ConversionError saying `message` at `op`'s source location."""
+    unsupported(op, message, ConversionError)
 
 
 @dataclass(frozen=True)
@@ -78,18 +93,56 @@ def pointee(t) -> object:
     return pointer.pointee_type
 
 
+@dataclass(frozen=True)
+class Descriptor:
+    """A tensor descriptor after conversion: `base` (`memref<*xT>`), the element `start` of
+    the described tensor in it, and the tensor's `shape` and `strides` (index values, or ints
+    where static); `padding` is "zero" or "nan", what a load reads outside the tensor."""
+
+    base: Value
+    start: int | Value
+    shape: tuple[int | Value, ...]
+    strides: tuple[int | Value, ...]
+    padding: str
+
+
+class RuntimeFunctions:
+    """The private `func.func` declarations of runtime functions a module's code calls, one per
+    (name, signature): `declare(name, types)` gives the symbol to call."""
+
+    def __init__(self):
+        self.declarations: dict[tuple, func.FuncOp] = {}
+
+    def declare(self, name: str, inputs) -> str:
+        key = (name, tuple(inputs))
+        declaration = self.declarations.get(key)
+        if declaration is None:
+            symbol = f"{name}_{len([k for k in self.declarations if k[0] == name])}"
+            declaration = func.FuncOp(
+                symbol, FunctionType(list(inputs), []), visibility="private", declaration=True
+            )
+            self.declarations[key] = declaration
+        return declaration.sym_name.value
+
+
 class FunctionConversion:
     """The state of converting one function: the builder, the value maps and the analyses."""
 
-    def __init__(self, analysis: PointerAnalysis):
+    def __init__(self, analysis: PointerAnalysis, runtime: RuntimeFunctions):
         self.builder = Builder()
         self.values: dict[Value, Value] = {}
         self.pointers: dict[Value, Pointer] = {}
+        self.descriptors: dict[Value, Descriptor] = {}
+        self.starts: dict[Value, Value] = {}  # carried pointer block -> its start (index)
+        self.carried_by_start: dict[Operation, list[bool]] = {}  # per scf.for, per iter arg
         self.analysis = analysis
         self.masks = MaskAnalysis(analysis)
+        self.runtime = runtime
         self.program: dict[str, Value] = {}
         self.entry_block: Block | None = None  # of the new function: where shared views go
+        self.zero_offset: Value | None = None  # the offset of every argument pointer
         self.flat_views: dict = {}  # (argument, element type) -> its `memref<?xT>` view
+        self.retyped: dict = {}  # (argument, element type) -> it as `memref<*xT>`
         self.blocks: dict[Block, Block] = {}  # old block -> new block, for branches
 
     # -- the maps
@@ -99,18 +152,26 @@ class FunctionConversion:
         try:
             return self.values[old]
         except KeyError:
-            raise ConversionError(f"internal: no converted value for {old!r}") from None
+            raise LookupError(f"no converted value for {old!r}") from None
 
     def pointer(self, old: Value) -> Pointer:
         try:
             return self.pointers[old]
         except KeyError:
-            raise ConversionError(f"internal: no converted pointer for {old!r}") from None
+            raise LookupError(f"no converted pointer for {old!r}") from None
+
+    def descriptor(self, old: Value) -> Descriptor:
+        try:
+            return self.descriptors[old]
+        except KeyError:
+            raise LookupError(f"no converted descriptor for {old!r}") from None
 
     def bind(self, old: Value, new) -> None:
-        """Record what `old` became: a Value, or a Pointer for a pointer value."""
+        """Record what `old` became: a Value, a Pointer or a Descriptor."""
         if isinstance(new, Pointer):
             self.pointers[old] = new
+        elif isinstance(new, Descriptor):
+            self.descriptors[old] = new
         else:
             self.values[old] = new
 
@@ -130,7 +191,7 @@ class FunctionConversion:
         if converter is None and op.has_trait(Elementwise):
             converter = CONVERTERS[Elementwise]
         if converter is None:
-            raise ConversionError(f"'{op.name}' has no lowering to Linalg (at {op.location})")
+            fail(op, f"'{op.name}' has no lowering to Linalg")
         with self.builder.at_location(op.location):
             converter(self, op)
 
@@ -152,6 +213,7 @@ def convert_module(module: Operation) -> Operation:
     """The Linalg form of every function of a TTIR module, as a new module."""
     from . import (  # noqa: F401  (register the converters)
         convert_debug,
+        convert_descriptors,
         convert_elementwise,
         convert_memory,
         convert_pointers,
@@ -160,22 +222,26 @@ def convert_module(module: Operation) -> Operation:
     )
     from .functions import convert_function
 
+    runtime = RuntimeFunctions()
     functions = []
     for op in module.regions[0].entry_block:
         if not isinstance(op, tt.FuncOp):
-            raise ConversionError(f"'{op.name}' at module level has no lowering to Linalg")
-        functions.append(convert_function(op))
-    return ModuleOp(functions, location=module.location)
+            fail(op, f"'{op.name}' at module level has no lowering to Linalg")
+        functions.append(convert_function(op, runtime))
+    return ModuleOp([*runtime.declarations.values(), *functions], location=module.location)
 
 
 __all__ = [
     "CONVERTERS",
     "PROGRAM_ARGUMENTS",
     "ConversionError",
+    "Descriptor",
     "FunctionConversion",
     "Pointer",
+    "RuntimeFunctions",
     "convert_module",
     "converts",
+    "fail",
     "func",
     "is_pointer",
     "offset_type",

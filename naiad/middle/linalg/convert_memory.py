@@ -11,8 +11,10 @@ its argument:
     %t = bufferization.to_tensor %buf restrict writable
 
 and a store `bufferization.materialize_in_destination`s the box of the value into the view.
-Every other access — offsets the analysis cannot follow, masks that are not boxes, scalar
-pointers, atomics — goes element by element through the argument seen as a flat
+Offsets that wrap (`% M`, strided.py) are read and written the same way, one view per run of
+rows between wrap points (emit_memory.py). Every other access — offsets the analysis cannot
+follow, masks that are not boxes, scalar pointers, atomics — goes element by element through
+the argument seen as a flat
 `memref<?xT>`: a gather is a `linalg.generic` whose body loads under `scf.if %mask`, a scatter
 or an atomic is a loop nest over the block (stores are ordered: two lanes writing one address
 keep the later lane's value, as the interpreter does).
@@ -25,8 +27,9 @@ from __future__ import annotations
 from ...dialects import arith, tt
 from ...dialects.tt_attributes import RMWOp
 from ...ir import DenseElementsAttr, RankedTensorType, element_type
-from . import emit
+from . import emit, emit_atomics, emit_memory
 from .conversion import FunctionConversion, converts
+from .emit_memory import Window, box_window, layout
 
 
 def _uniform_other(c: FunctionConversion, other):
@@ -47,18 +50,24 @@ def _load(c: FunctionConversion, op) -> None:
     if not isinstance(result_type, RankedTensorType):
         mask = None if op.mask is None else c.value(op.mask)
         other = None if op.other is None else c.value(op.other)
-        c.bind(op.result, emit.load_scalar(c, pointer, result_type, mask, other))
+        c.bind(op.result, emit_memory.load_scalar(c, pointer, result_type, mask, other))
         return
     state = c.analysis.pointer(op.ptr)
     box = None if op.mask is None else c.masks.mask(op.mask)
     other = None if op.other is None else _uniform_other(c, op.other)
     structured = state is not None and (op.mask is None or box is not None)
     if structured and (op.other is None or other is not None):
-        c.bind(op.result, emit.load_view(c, pointer.base, state.offsets, box, other, result_type))
+        shape = result_type.shape
+        window = Window.full(shape) if box is None else box_window(c, box, shape)
+        padding = other if other is not None else emit.zero_of(c, result_type.element_type)
+        loaded = emit_memory.load_window(
+            c, pointer.base, layout(c, state.offsets), window, padding, result_type
+        )
+        c.bind(op.result, loaded)
         return
     mask = None if op.mask is None else c.value(op.mask)
     other_block = None if op.other is None else c.value(op.other)
-    c.bind(op.result, emit.gather(c, pointer, mask, other_block, result_type))
+    c.bind(op.result, emit_memory.gather(c, pointer, mask, other_block, result_type))
 
 
 @converts(tt.StoreOp)
@@ -67,26 +76,30 @@ def _store(c: FunctionConversion, op) -> None:
     value = c.value(op.value)
     if not isinstance(op.value.type, RankedTensorType):
         mask = None if op.mask is None else c.value(op.mask)
-        emit.store_scalar(c, pointer, value, mask)
+        emit_memory.store_scalar(c, pointer, value, mask)
         return
     state = c.analysis.pointer(op.ptr)
     box = None if op.mask is None else c.masks.mask(op.mask)
     if state is not None and (op.mask is None or box is not None):
-        emit.store_view(c, pointer.base, state.offsets, box, value)
+        shape = op.value.type.shape
+        window = Window.full(shape) if box is None else box_window(c, box, shape)
+        emit_memory.store_window(c, pointer.base, layout(c, state.offsets), window, value)
         return
-    emit.scatter(c, pointer, value, None if op.mask is None else c.value(op.mask))
+    emit_memory.scatter(c, pointer, value, None if op.mask is None else c.value(op.mask))
 
 
 @converts(tt.AtomicRMWOp)
 def _atomic_rmw(c: FunctionConversion, op) -> None:
     kind = RMWOp.keyword(op.atomic_rmw_op)
     mask = None if op.mask is None else c.value(op.mask)
-    result = emit.atomic(c, c.pointer(op.ptr), kind, [c.value(op.val)], mask, op.result.type)
+    result = emit_atomics.atomic(
+        c, c.pointer(op.ptr), kind, [c.value(op.val)], mask, op.result.type
+    )
     c.bind(op.result, result)
 
 
 @converts(tt.AtomicCASOp)
 def _atomic_cas(c: FunctionConversion, op) -> None:
     operands = [c.value(op.cmp), c.value(op.val)]
-    result = emit.atomic(c, c.pointer(op.ptr), "cas", operands, None, op.result.type)
+    result = emit_atomics.atomic(c, c.pointer(op.ptr), "cas", operands, None, op.result.type)
     c.bind(op.result, result)

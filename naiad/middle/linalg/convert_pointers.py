@@ -14,8 +14,8 @@ from __future__ import annotations
 from ...dialects import arith, tt
 from ...dialects.base import bit_width
 from ...ir import IntegerType, RankedTensorType
-from . import emit
-from .conversion import ConversionError, FunctionConversion, Pointer, converts, is_pointer, pointee
+from . import emit, emit_memory
+from .conversion import FunctionConversion, Pointer, converts, fail, is_pointer, pointee
 from .convert_elementwise import convert_elementwise
 
 
@@ -32,10 +32,7 @@ def _select(c: FunctionConversion, op) -> None:
         convert_elementwise(c, op)
         return
     if c.analysis.base_of(op.result) is None:
-        raise ConversionError(
-            f"a select between pointers into different arguments has no lowering to Linalg "
-            f"(at {op.location})"
-        )
+        fail(op, "a select between pointers into different arguments has no lowering to Linalg")
     a, b = c.pointer(op.true_value), c.pointer(op.false_value)
     offset = emit.select(c, c.value(op.condition), a.offset, b.offset)
     c.bind(op.result, Pointer(a.base, offset))
@@ -48,12 +45,13 @@ def _bitcast(c: FunctionConversion, op) -> None:
         return
     source, target = pointee(op.src.type), pointee(op.result.type)
     if source is not target and _storage_bytes(source) != _storage_bytes(target):
-        raise ConversionError(
+        fail(
+            op,
             f"a pointer cast from {source} to {target} changes the element size, which the "
-            f"Linalg lowering does not support yet (at {op.location})"
+            "Linalg lowering does not support yet",
         )
     pointer = c.pointer(op.src)
-    base = pointer.base if source is target else emit.retype_base(c, pointer.base, target)
+    base = pointer.base if source is target else emit_memory.retype_base(c, pointer.base, target)
     c.bind(op.result, Pointer(base, pointer.offset))
 
 
@@ -64,9 +62,7 @@ def _storage_bytes(t) -> int:
 
 @converts(tt.IntToPtrOp, tt.PtrToIntOp)
 def _integer_pointer(c: FunctionConversion, op) -> None:
-    raise ConversionError(
-        f"'{op.name}': pointers made from integers have no lowering to Linalg (at {op.location})"
-    )
+    fail(op, f"'{op.name}': pointers made from integers have no lowering to Linalg")
 
 
 __all__ = ["IntegerType", "RankedTensorType"]

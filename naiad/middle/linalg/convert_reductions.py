@@ -14,19 +14,24 @@ combine region to each slice by a `linalg.generic` and inserting the result.
 the inputs are widened to the accumulator's type as upstream's matmul semantics say. On the CPU
 every input precision (tf32, tf32x3, bf16x3) computes in IEEE fp32, at least as precise as
 the GPU.
+
+`tt.histogram` → an `scf.for` nest over the input carrying the counts, each element counted
+under `scf.if` (in a bin, and its mask on).
 """
 
 from __future__ import annotations
 
 from ...dialects import tt
-from . import emit
+from . import emit_tensor
 from .conversion import FunctionConversion, converts
 
 
 @converts(tt.ReduceOp)
 def _reduce(c: FunctionConversion, op) -> None:
     sources = [c.value(v) for v in op.srcs]
-    results = emit.reduce(c, sources, op.axis.value, op.combineOp, [r.type for r in op.results])
+    results = emit_tensor.reduce(
+        c, sources, op.axis.value, op.combineOp, [r.type for r in op.results]
+    )
     for old, new in zip(op.results, results):
         c.bind(old, new)
 
@@ -34,11 +39,17 @@ def _reduce(c: FunctionConversion, op) -> None:
 @converts(tt.ScanOp)
 def _scan(c: FunctionConversion, op) -> None:
     sources = [c.value(v) for v in op.srcs]
-    results = emit.scan(c, sources, op.axis.value, bool(op.reverse.value), op.combineOp)
+    results = emit_tensor.scan(c, sources, op.axis.value, bool(op.reverse.value), op.combineOp)
     for old, new in zip(op.results, results):
         c.bind(old, new)
 
 
 @converts(tt.DotOp)
 def _dot(c: FunctionConversion, op) -> None:
-    c.bind(op.d, emit.matmul(c, c.value(op.a), c.value(op.b), c.value(op.c)))
+    c.bind(op.d, emit_tensor.matmul(c, c.value(op.a), c.value(op.b), c.value(op.c)))
+
+
+@converts(tt.HistogramOp)
+def _histogram(c: FunctionConversion, op) -> None:
+    mask = None if op.mask is None else c.value(op.mask)
+    c.bind(op.result, emit_tensor.histogram(c, c.value(op.src), mask, op.result.type))

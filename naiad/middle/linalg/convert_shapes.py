@@ -14,13 +14,15 @@ so each converter here works on a value or, through `_on_offsets`, on a pointer.
     tt.cat             two tensor.insert_slice along dimension 0
     tt.join / split    tensor.insert_slice / tensor.extract_slice on a new minor dimension of 2
     tt.unsplat         tensor.extract
+    tt.gather          linalg.generic reading the source with tensor.extract at the gathered
+                       index along the axis (linalg.index elsewhere)
 """
 
 from __future__ import annotations
 
 from ...dialects import arith, tt
 from ...ir import RankedTensorType, element_type
-from . import emit
+from . import emit, emit_tensor
 from .conversion import FunctionConversion, Pointer, converts, is_pointer, offset_type
 
 
@@ -38,7 +40,7 @@ def _on_offsets(c: FunctionConversion, op, transform) -> None:
 
 @converts(tt.MakeRangeOp)
 def _make_range(c: FunctionConversion, op) -> None:
-    c.bind(op.result, emit.make_range(c, op.start.value, op.result.type))
+    c.bind(op.result, emit_tensor.make_range(c, op.start.value, op.result.type))
 
 
 @converts(tt.SplatOp)
@@ -48,24 +50,24 @@ def _splat(c: FunctionConversion, op) -> None:
 
 @converts(tt.BroadcastOp)
 def _broadcast(c: FunctionConversion, op) -> None:
-    _on_offsets(c, op, lambda value, t: emit.broadcast(c, value, t))
+    _on_offsets(c, op, lambda value, t: emit_tensor.broadcast(c, value, t))
 
 
 @converts(tt.ExpandDimsOp)
 def _expand_dims(c: FunctionConversion, op) -> None:
     axis = op.axis.value
-    _on_offsets(c, op, lambda value, t: emit.expand_dims(c, value, axis, t))
+    _on_offsets(c, op, lambda value, t: emit_tensor.expand_dims(c, value, axis, t))
 
 
 @converts(tt.ReshapeOp)
 def _reshape(c: FunctionConversion, op) -> None:
-    _on_offsets(c, op, lambda value, t: emit.reshape(c, value, t))
+    _on_offsets(c, op, lambda value, t: emit_tensor.reshape(c, value, t))
 
 
 @converts(tt.TransOp)
 def _trans(c: FunctionConversion, op) -> None:
     order = list(op.order.values)
-    _on_offsets(c, op, lambda value, t: emit.transpose(c, value, order, t))
+    _on_offsets(c, op, lambda value, t: emit_tensor.transpose(c, value, order, t))
 
 
 @converts(tt.UnsplatOp)
@@ -104,6 +106,12 @@ def _split(c: FunctionConversion, op) -> None:
         offsets = [0] * (len(shape) - 1) + [i]
         sizes = [*shape[:-1], 1]
         c.bind(result, emit.extract_slice(c, src, offsets, sizes, result.type))
+
+
+@converts(tt.GatherOp)
+def _gather(c: FunctionConversion, op) -> None:
+    source, indices = c.value(op.src), c.value(op.indices)
+    c.bind(op.result, emit_tensor.gather(c, source, indices, op.axis.value, op.result.type))
 
 
 @converts(arith.ConstantOp)

@@ -10,14 +10,27 @@ of a pointer back to its base (a kernel argument), as triton-shared's PtrAnalysi
     tt.trans                         strides permuted
     arith.addi / arith.subi          starts and strides added / subtracted
     arith.muli by a uniform block    start and strides scaled
+    arith.remsi %r, %m               a range (one moving dimension, stride 1) by a uniform %m:
+                                     a wrap (strided.py), which loads and stores read as runs of
+                                     rows between the wrap points
     arith.extsi / extui / trunci     unchanged (offsets are assumed not to overflow; see
-                                     index_expr.py)
+                                     index_expr.py), unless the block's range is known and
+                                     the cast changes it
     tt.addptr %p, %offsets           the pointer's state plus the offsets'
 
-Anything else (a modulo, a division, a select, offsets loaded from memory, a loop-carried
-offset block) is not structured; the conversion then gathers and scatters element by element,
-which is always correct. Scalar integers are decomposed into `IndexExpr` polynomials through
-addi / subi / muli / constants / integer casts; every other scalar is a leaf.
+Anything else (a division, a select, offsets loaded from memory) is not structured; the
+conversion then gathers and scatters element by element, which is always correct. Scalar
+integers are decomposed into `IndexExpr` polynomials through addi / subi / muli / constants /
+integer casts; every other scalar is a leaf.
+
+Loop-carried pointers. A scalar pointer carried by a loop is structured with itself as the leaf
+of its start (the conversion carries its offset). A pointer *block* carried by an `scf.for` is
+structured when its initial value is and the value yielded for it has the same strides (and
+wrap) relative to the iteration argument — `ptrs += BLOCK_K` advances only the start. Its
+state inside the loop is the initial layout with the iteration argument as the leaf of the
+start, and after the loop the same with the loop's result as the leaf: the conversion carries
+only the start, an `index`, and the strides stay loop-invariant. The yield is examined under
+that assumption; states computed while examining it are forgotten when it fails.
 
 `base_of` answers, for every pointer value structured or not, which kernel argument it points
 into: loads and stores of both paths index a view of that argument.
@@ -25,58 +38,18 @@ into: loads and stores of both paths index a view of that argument.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ...dialects import arith, scf, tt
-from ...ir import BlockArgument, DenseElementsAttr, IntegerAttr, RankedTensorType, Value
+from ...dialects.base import bit_width
+from ...ir import (
+    BlockArgument,
+    DenseElementsAttr,
+    IntegerAttr,
+    RankedTensorType,
+    Value,
+    element_type,
+)
 from .index_expr import ONE, ZERO, IndexExpr
-
-
-@dataclass(frozen=True)
-class Strided:
-    """`value[i_0, ..., i_{r-1}] = start + Σ_d i_d · strides[d]` over a block of `shape`."""
-
-    shape: tuple[int, ...]
-    start: IndexExpr
-    strides: tuple[IndexExpr, ...]
-
-    @property
-    def is_uniform(self) -> bool:
-        """Every element equal (all strides zero)."""
-        return all(s.constant_value == 0 for s in self.strides)
-
-    def normalized(self) -> Strided:
-        """Size-1 dimensions get stride 0: their index is always 0, so any stride means the same."""
-        strides = tuple(ZERO if n == 1 else s for n, s in zip(self.shape, self.strides))
-        return Strided(self.shape, self.start, strides)
-
-    def __add__(self, other: Strided) -> Strided:
-        return Strided(
-            self.shape, self.start + other.start, _zip(self.strides, other.strides, 1)
-        ).normalized()
-
-    def __sub__(self, other: Strided) -> Strided:
-        return Strided(
-            self.shape, self.start - other.start, _zip(self.strides, other.strides, -1)
-        ).normalized()
-
-    def scaled(self, factor: IndexExpr) -> Strided:
-        return Strided(
-            self.shape, self.start * factor, tuple(s * factor for s in self.strides)
-        ).normalized()
-
-
-def _zip(a, b, sign):
-    return tuple(x + y if sign > 0 else x - y for x, y in zip(a, b))
-
-
-@dataclass(frozen=True)
-class PointerState:
-    """A structured pointer (block): `base` (a pointer argument) plus `offsets`, in elements of
-    the base's pointee type."""
-
-    base: Value
-    offsets: Strided
+from .strided import PointerState, Strided, Wrap, splat
 
 
 def _shape(value: Value) -> tuple[int, ...]:
@@ -84,17 +57,8 @@ def _shape(value: Value) -> tuple[int, ...]:
     return tuple(t.shape) if isinstance(t, RankedTensorType) else ()
 
 
-def _splat(shape, start: IndexExpr) -> Strided:
-    return Strided(tuple(shape), start, (ZERO,) * len(shape))
-
-
 class PointerAnalysis:
-    """Structured states of pointer and integer values, computed on demand and memoized.
-
-    `leaf_roots` maps pointer block arguments the conversion carries as plain offsets (a scalar
-    pointer advanced in a loop) to the base they point into; such a pointer is structured with
-    itself as the leaf of its start.
-    """
+    """Structured states of pointer and integer values, computed on demand and memoized."""
 
     def __init__(self):
         self._scalars: dict[Value, IndexExpr] = {}
@@ -151,53 +115,68 @@ class PointerAnalysis:
         if isinstance(op, arith.ConstantOp):
             attr = op.value
             if isinstance(attr, DenseElementsAttr) and attr.is_splat:
-                splat = attr.splat_value
-                if isinstance(splat, int):
-                    return _splat(shape, IndexExpr.constant(splat))
+                value = attr.splat_value
+                if isinstance(value, int):
+                    return splat(shape, IndexExpr.constant(value))
             return None
         if isinstance(op, tt.SplatOp):
-            return _splat(shape, self.scalar(op.src))
+            return splat(shape, self.scalar(op.src))
         if isinstance(op, arith.ExtSIOp | arith.ExtUIOp | arith.TruncIOp):
-            return self.offsets(op.operands[0])
+            return self._cast(op)
         if isinstance(op, arith.AddIOp | arith.SubIOp | arith.MulIOp):
-            return self._binary(op, shape)
+            return self._binary(op)
+        if isinstance(op, arith.RemSIOp):
+            return self._remainder(op, shape)
         return self._shape_op(op, shape, self.offsets)
 
-    def _binary(self, op, shape) -> Strided | None:
+    def _cast(self, op) -> Strided | None:
+        """An integer cast keeps the offsets, unless their range is known (no leaf) and the
+        cast changes it: a narrowing that wraps (`tl.arange(0, 256).to(tl.int8)`), or a zero
+        extension of negative values. Unknown ranges are assumed not to overflow."""
+        state = self.offsets(op.operands[0])
+        known = None if state is None else _constant_range(state)
+        if known is None:
+            return state
+        low, high = known
+        if isinstance(op, arith.TruncIOp):
+            half = 1 << (bit_width(element_type(op.results[0].type)) - 1)
+            return state if -half <= low and high < half else None
+        if isinstance(op, arith.ExtUIOp):
+            return state if low >= 0 else None
+        return state
+
+    def _binary(self, op) -> Strided | None:
         lhs, rhs = self.offsets(op.lhs), self.offsets(op.rhs)
         if lhs is None or rhs is None:
             return None
         if isinstance(op, arith.AddIOp):
-            return lhs + rhs
+            return lhs.plus(rhs)
         if isinstance(op, arith.SubIOp):
-            return lhs - rhs
+            return lhs.plus(rhs, -1)
         if rhs.is_uniform:
             return lhs.scaled(rhs.start)
         if lhs.is_uniform:
             return rhs.scaled(lhs.start)
         return None
 
+    def _remainder(self, op, shape) -> Strided | None:
+        """`(s + i_w) % m`: a wrap along the one moving dimension w (stride 1), m uniform."""
+        lhs, rhs = self.offsets(op.lhs), self.offsets(op.rhs)
+        if lhs is None or rhs is None or not rhs.is_uniform or not lhs.is_affine:
+            return None
+        moving = [d for d, stride in enumerate(lhs.strides) if stride.constant_value != 0]
+        if len(moving) != 1 or lhs.strides[moving[0]].constant_value != 1:
+            return None
+        wrap = Wrap(moving[0], lhs.start, rhs.start, ONE)
+        return Strided(shape, ZERO, (ZERO,) * len(shape), wrap)
+
     def _shape_op(self, op, shape, state_of):
         """expand_dims, broadcast and trans, on integer or pointer blocks alike."""
-        if isinstance(op, tt.ExpandDimsOp):
-            src = state_of(op.src)
-            if src is None:
-                return None
-            return _expand(src, op.axis.value, shape)
-        if isinstance(op, tt.BroadcastOp):
-            src = state_of(op.src)
-            if src is None:
-                return None
-            return _map_offsets(src, lambda s: Strided(shape, s.start, s.strides))
-        if isinstance(op, tt.TransOp):
-            src = state_of(op.src)
-            if src is None:
-                return None
-            order = list(op.order.values)
-            return _map_offsets(
-                src, lambda s: Strided(shape, s.start, tuple(s.strides[d] for d in order))
-            )
-        return None
+        transform = _reshaping(op, shape)
+        src = None if transform is None else state_of(op.src)
+        if src is None:
+            return None
+        return src.map(transform) if isinstance(src, PointerState) else transform(src)
 
     # -- pointers -----------------------------------------------------------------------------
 
@@ -208,7 +187,7 @@ class PointerAnalysis:
         self._pointers[value] = None
         state = self._pointer(value)
         if state is not None:
-            state = PointerState(state.base, state.offsets.normalized())
+            state = state.map(Strided.normalized)
         self._pointers[value] = state
         return state
 
@@ -219,24 +198,53 @@ class PointerAnalysis:
         if base is None:
             return None
         if value is base:  # a kernel argument
-            return PointerState(base, _splat(shape, ZERO))
+            return PointerState(base, splat(shape, ZERO))
+        if not shape and (op is None or isinstance(op, scf.ForOp | scf.IfOp | scf.WhileOp)):
+            # A scalar pointer carried by a loop or yielded by a region is carried as its
+            # offset: a leaf.
+            return PointerState(base, Strided((), IndexExpr.leaf(value), ()))
         if op is None:
-            # A scalar pointer carried by a loop is carried as its offset, a leaf; a carried
-            # block of pointers is not structured.
-            return None if shape else PointerState(base, Strided((), IndexExpr.leaf(value), ()))
+            return self._carried_block(value, base)
+        if isinstance(op, scf.ForOp):
+            inside = self.pointer(op.region_iter_args[op.results.index(value)])
+            return None if inside is None else inside.map(lambda s: s.with_start(_leaf(value)))
         if isinstance(op, tt.AddPtrOp):
             ptr, offsets = self.pointer(op.ptr), self.offsets(op.offset)
             if ptr is None or offsets is None:
                 return None
             if not ptr.offsets.shape and shape:  # a scalar pointer plus a block: broadcast
-                return PointerState(ptr.base, _splat(shape, ptr.offsets.start) + offsets)
-            return PointerState(ptr.base, ptr.offsets + offsets)
+                total = splat(shape, ptr.offsets.start).plus(offsets)
+            else:
+                total = ptr.offsets.plus(offsets)
+            return None if total is None else PointerState(ptr.base, total)
         if isinstance(op, tt.SplatOp):
             src = self.pointer(op.src)
-            return None if src is None else PointerState(src.base, _splat(shape, src.offsets.start))
+            return None if src is None else PointerState(src.base, splat(shape, src.offsets.start))
         if isinstance(op, tt.BitcastOp):
             return self.pointer(op.src)
         return self._shape_op(op, shape, self.pointer)
+
+    def _carried_block(self, argument: Value, base: Value) -> PointerState | None:
+        """A pointer block carried by an `scf.for`, structured when its yield only moves its
+        start (see the module docstring). Asked before the yield (the conversion asks at the
+        loop, before its body), so that the yield is examined under the assumption."""
+        loop = argument.owner.parent_op()
+        if not isinstance(loop, scf.ForOp) or argument.index == 0:
+            return None
+        i = argument.index - 1
+        init = self.pointer(loop.initArgs[i])
+        yielded = _yielded(loop.region, i)
+        if init is None or yielded is None:
+            return None
+        assumed = init.map(lambda s: s.with_start(_leaf(argument)))
+        mark = len(self._pointers)
+        self._pointers[argument] = assumed
+        after = self.pointer(yielded)
+        if after is not None and after.base is base and after.offsets.same_layout(assumed.offsets):
+            return assumed
+        for stale in list(self._pointers)[mark:]:  # computed under the failed assumption
+            del self._pointers[stale]
+        return None
 
     def base_of(self, value: Value) -> Value | None:
         """The pointer argument `value` points into, or None when that is not one argument
@@ -344,16 +352,30 @@ def _condition_arg(op, index: int) -> Value:
     return condition.operands[1 + index]
 
 
-def _expand(state, axis: int, shape):
-    def insert(s: Strided) -> Strided:
-        strides = list(s.strides)
-        strides.insert(axis, ZERO)
-        return Strided(tuple(shape), s.start, tuple(strides))
+def _reshaping(op, shape):
+    """What a shape op does to a `Strided` state, or None for other ops."""
+    if isinstance(op, tt.ExpandDimsOp):
+        return lambda state: state.expanded(op.axis.value, shape)
+    if isinstance(op, tt.BroadcastOp):
+        return lambda state: state.broadcast(shape)
+    if isinstance(op, tt.TransOp):
+        return lambda state: state.permuted(op.order.values, shape)
+    return None
 
-    return _map_offsets(state, insert)
+
+def _constant_range(state: Strided) -> tuple[int, int] | None:
+    """The smallest and largest value of a block whose start and strides are constants."""
+    if state.wrap is not None or not state.start.is_constant:
+        return None
+    low = high = state.start.constant_value
+    for n, stride in zip(state.shape, state.strides):
+        step = stride.constant_value
+        if step is None:
+            return None
+        low += min(0, (n - 1) * step)
+        high += max(0, (n - 1) * step)
+    return low, high
 
 
-def _map_offsets(state, function):
-    if isinstance(state, PointerState):
-        return PointerState(state.base, function(state.offsets))
-    return function(state)
+def _leaf(value: Value) -> IndexExpr:
+    return IndexExpr.leaf(value)

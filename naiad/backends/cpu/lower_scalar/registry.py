@@ -13,8 +13,7 @@ from dataclasses import dataclass, field
 
 from llvmlite import ir
 
-from ....errors import KernelNotImplementedError, SourceLocation
-from ....ir import file_line_col
+from ....passes.diagnostics import unsupported
 
 LOWERINGS: dict[str, Callable] = {}
 
@@ -53,14 +52,6 @@ def lower_scalar_op(b: ir.IRBuilder, op, operands: list, ctx: ScalarContext) -> 
         unsupported(op, f"the CPU back end cannot lower '{op.name}' to LLVM IR")
     result = fn(b, op, list(operands), ctx)
     return list(result) if isinstance(result, list | tuple) else [result]
-
-
-def unsupported(op, message: str):
-    """Raise the error of an op (or a type or function of it) the CPU back end does not lower,
-    at the user's line where the op knows it."""
-    loc = file_line_col(op.location) if op is not None else None
-    where = None if loc is None else SourceLocation(loc.filename, loc.line, loc.col)
-    raise KernelNotImplementedError(message, where)
 
 
 def intrinsic(module: ir.Module, name: str, result: ir.Type, args: list[ir.Type]) -> ir.Function:

@@ -1,0 +1,68 @@
+"""What the middle layer cannot lower is the user's error: a `KernelNotImplementedError` (a
+ConversionError) at the op's own file:line:col, which the pass manager lets through; a bug of
+the layer itself is Naiad's InternalError naming the pass."""
+
+import pytest
+
+import naiad.passes  # noqa: F401
+from naiad.backends.cpu.compiler import LINALG_PIPELINE
+from naiad.dialects import tt
+from naiad.errors import InternalError, KernelNotImplementedError
+from naiad.ir.parser import parse_module
+from naiad.middle.linalg import ConversionError, functions  # noqa: F401  (registers converters)
+from naiad.middle.linalg.conversion import CONVERTERS
+from naiad.passes.pipeline import run_pipeline
+
+INT_TO_PTR = """
+tt.func public @k(%x: !tt.ptr<f32>, %i: i64) {
+  %p = tt.int_to_ptr %i : i64 -> !tt.ptr<f32> loc("kernel.py":7:9)
+  %v = tt.load %p : !tt.ptr<f32>
+  tt.store %x, %v : !tt.ptr<f32>
+  tt.return
+}
+"""
+
+CARRIED_DESCRIPTOR = """
+tt.func public @k(%a: !tt.ptr<f16>, %m: i32, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %s = arith.constant 1 : i64
+  %d = tt.make_tensor_descriptor %a, [%m, %n], [%s, %s] : <f16>, <16x16xf16>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%e = %d) -> (!tt.tensordesc<16x16xf16>) : i32 {
+    scf.yield %e : !tt.tensordesc<16x16xf16>
+  } loc("attention.py":31:4)
+  tt.return
+}
+"""
+
+
+def _convert(text: str):
+    run_pipeline(LINALG_PIPELINE, parse_module(text, "kernel.ttir"))
+
+
+@pytest.mark.parametrize(
+    "text, where, words",
+    [
+        (INT_TO_PTR, ("kernel.py", 7, 9), "pointers made from integers"),
+        (CARRIED_DESCRIPTOR, ("attention.py", 31, 4), "tensor descriptor carried by a loop"),
+    ],
+    ids=["int_to_ptr", "carried_descriptor"],
+)
+def test_unsupported_ops_are_located_user_errors(text, where, words):
+    with pytest.raises(KernelNotImplementedError) as caught:
+        _convert(text)
+    error = caught.value
+    assert isinstance(error, ConversionError) and isinstance(error, NotImplementedError)
+    location = error.location
+    assert (location.filename, location.lineno, location.col) == where
+    assert words in error.message
+    assert str(error).startswith(f"{where[0]}:{where[1]}:{where[2]}: error: ")
+
+
+def test_a_bug_of_the_layer_is_an_internal_error(monkeypatch):
+    def broken(c, op):
+        raise LookupError("a converter's own bug")
+
+    monkeypatch.setitem(CONVERTERS, tt.ReturnOp, broken)
+    with pytest.raises(InternalError, match="tt-to-linalg"):
+        _convert("tt.func public @k() {\n  tt.return\n}\n")
