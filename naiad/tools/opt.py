@@ -15,11 +15,12 @@ import argparse
 import sys
 
 from naiad import dialects, passes  # noqa: F401  (registers the ops, their syntax, the passes)
-from naiad.middle import linalg  # noqa: F401  (registers tt-to-linalg)
 from naiad.dialects import syntax  # noqa: F401
+from naiad.errors import NaiadError
 from naiad.ir import IRError, PassManager, registered_passes, verify
 from naiad.ir.parser import parse_module
 from naiad.ir.printer import print_module
+from naiad.middle import linalg  # noqa: F401  (registers tt-to-linalg)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -62,9 +63,9 @@ def main(argv: list[str] | None = None) -> int:
             raise _Failure(f"{filename}: error: unknown pass '{unknown[0]}' (known: {known})")
         if not args.no_verify:
             verify(module)
-        PassManager(pipeline, verify_each=not args.no_verify).run(module)
+        PassManager(pipeline, verify_each=not args.no_verify, expected=(NaiadError,)).run(module)
         output = print_module(module, generic=args.generic, locations=not args.no_locations)
-    except (IRError, _Failure) as error:
+    except (IRError, NaiadError, _Failure) as error:
         print(_one_line(error), file=sys.stderr)
         return 1
     if args.output == "-":
