@@ -21,7 +21,7 @@ from .function import I64, FunctionLowering, lowers
 from .loops import counted_loop, loop_nest
 from .lower_linalg import _lower_body, destination, lower_structured
 
-LANES = 8
+LANES = 16
 
 
 @lowers("linalg.reduce")
