@@ -13,10 +13,10 @@ launches they would take the cores Naiad's workers need, which measures the inte
 than either side. The script therefore asks OpenMP to wait passively (`OMP_WAIT_POLICY=PASSIVE`,
 set before torch is imported; override it in the environment to see the other way).
 
-Kernels: vector add f32 (2^24) against `torch.add(x, y, out=o)`, and its bandwidth (12 bytes per
-element) against a 2-thread copy's (`o.copy_(x)`, 8 bytes per element) measured in the same run; fused softmax f32 (4096 x 1024); layer norm
-forward f32 (4096 x 1024); the tutorial matmul f32 (1024^3). The kernels are the tutorials' own
-source (examples/).
+Kernels: vector add f32 (2^24) against `torch.add(x, y, out=o)`, and its bandwidth (12 bytes
+per element) against a 2-thread copy's (`o.copy_(x)`, 8 bytes per element) in the same run;
+fused softmax f32 (4096 x 1024); layer norm forward f32 (4096 x 1024); the tutorial matmul f32
+(1024^3). The kernels are the tutorials' own source (examples/).
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ from pathlib import Path
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 os.environ.setdefault("NAIAD_BACKEND", "cpu")
 
-import torch  # noqa: E402
+import torch
 
-import naiad  # noqa: E402
+import naiad
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
