@@ -1,8 +1,10 @@
-"""Interpreter speed: Naiad's vs Triton's, on the same kernel source, in one process.
+"""Interpreter speed: Naiad's vs Triton's, on the same kernel source, in one process — and the
+same kernel compiled by Naiad for the CPU against Triton's interpreter (the only way Triton runs a
+kernel on a CPU).
 
 Run with an environment that has both `naiad` and `triton` (Triton's interpreter needs torch):
     TRITON_INTERPRET=1 python bench/cpu/interpreter_speed.py
-Prints milliseconds per program instance (median of `naiad.testing.do_bench`) and the ratio.
+Prints milliseconds per program instance (median of `naiad.testing.do_bench`) and the ratios.
 """
 
 from __future__ import annotations
@@ -68,21 +70,28 @@ def main():
         f"# {platform.processor() or platform.machine()}, naiad {naiad.__version__}, "
         f"triton {triton.__version__}, torch {torch.__version__}"
     )
-    print(f"{'kernel':<22} {'naiad ms/prog':>14} {'triton ms/prog':>15} {'triton/naiad':>13}")
+    print(
+        f"{'kernel':<22} {'naiad ms/prog':>14} {'triton ms/prog':>15} {'triton/naiad':>13} "
+        f"{'naiad cpu ms/prog':>18} {'triton/cpu':>11}"
+    )
     for index, (name, source) in enumerate(KERNELS.items()):
         nk = _compile(source, naiad.jit, ntl, f"naiad_{index}.py")
         tk = _compile(source, triton.jit, ttl, f"triton_{index}.py")
         results = []
-        for kernel in (nk, tk):
-            kernel[(programs,)](x, y, out, n, BLOCK=block)
-            results.append(
-                do_bench(
-                    lambda k=kernel: k[(programs,)](x, y, out, n, BLOCK=block), warmup=100, rep=1000
+        for kernel, backend in ((nk, "interpreter"), (tk, None), (nk, "cpu")):
+            with naiad.knobs.override(NAIAD_BACKEND=backend or "interpreter"):
+                kernel[(programs,)](x, y, out, n, BLOCK=block)
+                results.append(
+                    do_bench(
+                        lambda k=kernel: k[(programs,)](x, y, out, n, BLOCK=block),
+                        warmup=100,
+                        rep=1000,
+                    )
+                    / programs
                 )
-                / programs
-            )
         print(
-            f"{name:<22} {results[0]:>14.3f} {results[1]:>15.3f} {results[1] / results[0]:>13.2f}"
+            f"{name:<22} {results[0]:>14.3f} {results[1]:>15.3f} {results[1] / results[0]:>13.2f} "
+            f"{results[2]:>18.5f} {results[1] / results[2]:>11.0f}"
         )
     np.testing.assert_allclose(out.numpy().sum(), programs, rtol=1e-3)
 
