@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from naiad.ir import (
     Operation,
-    attribute,
     Pure,
     Terminator,
+    attribute,
     irdl_op,
     operand,
     opt_attribute,

@@ -236,8 +236,12 @@ class Operation(metaclass=OpMeta):
         an elementwise op on tensors into the body of a loop over their elements."""
         copy = self._new_shell()
         copy._init_parts(
-            operands, result_types, dict(self.attributes), [Region() for _ in self.regions],
-            self.successors, self.location,
+            operands,
+            result_types,
+            dict(self.attributes),
+            [Region() for _ in self.regions],
+            self.successors,
+            self.location,
         )
         mapping: dict = {}
         for old_region, new_region in zip(self.regions, copy.regions):

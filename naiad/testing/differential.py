@@ -6,8 +6,9 @@
 An executor takes a jit kernel, its arguments by name and a grid, and returns every array
 argument's contents after the launch, by name. "interpreter" launches in the NumPy interpreter
 (the oracle); "evaluator" compiles to TTIR through the runtime compiler (Triton's TTIR pipeline)
-and runs that with the reference evaluator; "cpu" compiles for this machine's CPU and runs it. Compiled back ends register themselves with
-`register_executor`, naming the column of the tolerance table they are held to.
+and runs that with the reference evaluator; "cpu" compiles for this machine's CPU and runs it.
+Other back ends register themselves with `register_executor`, naming the column of the
+tolerance table they are held to.
 
 Arguments are host (NumPy) arrays and Python numbers; an executor for a device moves them there
 and back itself. Each executor runs on its own copy of the same inputs, with the outputs

@@ -106,3 +106,9 @@ def kernel_error(match: str, kind=CompilationError):
     if isinstance(error, CompilationError) and error.location is not None:
         # Errors point at the user's own kernel line, never into Naiad.
         assert os.path.basename(error.location.filename).startswith("test_"), str(error)
+
+
+ONLY_THE_INTERPRETER_CHECKS = (
+    "compiled code checks every access only in debug mode, which runs in the interpreter"
+)
+"""Why a test of an out-of-bounds error is `interpreter_only` (conftest.py)."""

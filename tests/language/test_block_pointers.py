@@ -8,7 +8,14 @@ never written.
 
 import numpy as np
 import pytest
-from memory_helpers import assert_exact, kernel_error, poisoned, random_array, rng
+from memory_helpers import (
+    ONLY_THE_INTERPRETER_CHECKS,
+    assert_exact,
+    kernel_error,
+    poisoned,
+    random_array,
+    rng,
+)
 
 import naiad
 import naiad.language as tl
@@ -183,7 +190,7 @@ def test_boundary_check_only_on_listed_dimensions(check):
     assert_exact(dst, expected)
 
 
-@pytest.mark.interpreter_only("compiled code checks every access only in debug mode, which runs in the interpreter")
+@pytest.mark.interpreter_only(ONLY_THE_INTERPRETER_CHECKS)
 def test_unchecked_block_outside_the_argument_raises():
     src, dst = np.ones((16, 12), np.float32), np.zeros((8, 16), np.float32)
     with kernel_error(r"out-of-bounds load through argument `src`", IndexError):

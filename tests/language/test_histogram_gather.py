@@ -3,7 +3,14 @@ counts, optional mask) — Triton's test_gather, test_histogram and test_histogr
 
 import numpy as np
 import pytest
-from memory_helpers import assert_exact, kernel_error, poisoned, random_array, rng
+from memory_helpers import (
+    ONLY_THE_INTERPRETER_CHECKS,
+    assert_exact,
+    kernel_error,
+    poisoned,
+    random_array,
+    rng,
+)
 
 import naiad
 import naiad.language as tl
@@ -76,7 +83,7 @@ def test_gather_1d_method():
     assert_exact(out, src[idx])
 
 
-@pytest.mark.interpreter_only("compiled code checks every access only in debug mode, which runs in the interpreter")
+@pytest.mark.interpreter_only(ONLY_THE_INTERPRETER_CHECKS)
 def test_gather_index_out_of_range_raises():
     src = np.ones(16, np.int32)
     idx = np.arange(4, dtype=np.int32)

@@ -7,6 +7,7 @@ import torch
 from memory_helpers import (
     ALL_DTYPES,
     NP_DTYPES,
+    ONLY_THE_INTERPRETER_CHECKS,
     assert_exact,
     kernel_error,
     poisoned,
@@ -468,7 +469,7 @@ def _oob_load(src, dst, n, BLOCK: tl.constexpr):
     tl.store(dst + offs, x)
 
 
-@pytest.mark.interpreter_only("compiled code checks every access only in debug mode, which runs in the interpreter")
+@pytest.mark.interpreter_only(ONLY_THE_INTERPRETER_CHECKS)
 def test_out_of_bounds_load_names_argument_offsets_and_line():
     src, dst = np.ones(10, np.float32), np.zeros(16, np.float32)
     with kernel_error(r"out-of-bounds load through argument `src`", IndexError) as info:
@@ -492,7 +493,7 @@ def _oob_store(dst, start, n, BLOCK: tl.constexpr):
     tl.store(dst + offs, 1.5, mask=offs < n)
 
 
-@pytest.mark.interpreter_only("compiled code checks every access only in debug mode, which runs in the interpreter")
+@pytest.mark.interpreter_only(ONLY_THE_INTERPRETER_CHECKS)
 def test_out_of_bounds_store_raises_and_writes_nothing():
     dst = poisoned(8, np.float32)
     with kernel_error(r"out-of-bounds store through argument `dst`.*\[8, 9\]", IndexError):
@@ -500,7 +501,7 @@ def test_out_of_bounds_store_raises_and_writes_nothing():
     assert np.isnan(dst).all()
 
 
-@pytest.mark.interpreter_only("compiled code checks every access only in debug mode, which runs in the interpreter")
+@pytest.mark.interpreter_only(ONLY_THE_INTERPRETER_CHECKS)
 def test_negative_offset_raises():
     dst = poisoned(8, np.float32)
     with kernel_error(r"out-of-bounds store through argument `dst`.*\[-2, -1\]", IndexError):
@@ -519,7 +520,7 @@ def _cross_argument(a, b, dst, offset):
     tl.store(dst, tl.load(a + offset))
 
 
-@pytest.mark.interpreter_only("compiled code checks every access only in debug mode, which runs in the interpreter")
+@pytest.mark.interpreter_only(ONLY_THE_INTERPRETER_CHECKS)
 def test_access_outside_the_argument_raises_even_if_another_array_is_there():
     a, dst = np.ones(4, np.float32), np.zeros(1, np.float32)
     b = np.ones(4, np.float32)
@@ -534,7 +535,7 @@ def _oob_atomic(p, n, BLOCK: tl.constexpr):
     tl.atomic_add(p + offs, 1, mask=offs < n)
 
 
-@pytest.mark.interpreter_only("compiled code checks every access only in debug mode, which runs in the interpreter")
+@pytest.mark.interpreter_only(ONLY_THE_INTERPRETER_CHECKS)
 def test_out_of_bounds_atomic_raises():
     p = np.zeros(4, np.int32)
     with kernel_error(r"argument `p`.*\[4, 5\]", IndexError):
