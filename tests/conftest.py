@@ -1,15 +1,29 @@
 """Test-wide settings: GPU tests are skipped where no NVIDIA GPU is present, and kernels run in
 the interpreter unless a test chooses a back end (tests/language and tests/examples run each test
 on both; tests/backends and tests/differential name theirs). The interpreter checks every access,
-so tests that make a kernel go out of bounds on purpose stay safe."""
+so tests that make a kernel go out of bounds on purpose stay safe. Compiled kernels are cached in
+a directory of the run (removed at its end) unless NAIAD_CACHE_DIR says otherwise."""
 
 import os
+import shutil
+import tempfile
 
 import pytest
+
+_TEMPORARY_CACHE = []
 
 
 def pytest_configure(config):
     os.environ.setdefault("NAIAD_BACKEND", "interpreter")
+    if "NAIAD_CACHE_DIR" not in os.environ:  # compiled kernels go to a cache of this run only
+        directory = tempfile.mkdtemp(prefix="naiad-test-cache-")
+        os.environ["NAIAD_CACHE_DIR"] = directory
+        _TEMPORARY_CACHE.append(directory)
+
+
+def pytest_unconfigure(config):
+    for directory in _TEMPORARY_CACHE:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 def _has_cuda() -> bool:
