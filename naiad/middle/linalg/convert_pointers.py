@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from ...dialects import arith, tt
 from ...dialects.base import bit_width
-from ...ir import IntegerType, RankedTensorType
 from . import emit, emit_memory
 from .conversion import FunctionConversion, Pointer, converts, fail, is_pointer, pointee
 from .convert_elementwise import convert_elementwise
@@ -63,6 +62,3 @@ def _storage_bytes(t) -> int:
 @converts(tt.IntToPtrOp, tt.PtrToIntOp)
 def _integer_pointer(c: FunctionConversion, op) -> None:
     fail(op, f"'{op.name}': pointers made from integers have no lowering to Linalg")
-
-
-__all__ = ["IntegerType", "RankedTensorType"]

@@ -21,7 +21,6 @@ so each converter here works on a value or, through `_on_offsets`, on a pointer.
 from __future__ import annotations
 
 from ...dialects import arith, tt
-from ...ir import RankedTensorType, element_type
 from . import emit, emit_tensor
 from .conversion import FunctionConversion, Pointer, converts, is_pointer, offset_type
 
@@ -117,10 +116,3 @@ def _gather(c: FunctionConversion, op) -> None:
 @converts(arith.ConstantOp)
 def _constant(c: FunctionConversion, op) -> None:
     c.bind(op.result, c.emit(op.clone_as([], [op.result.type])).result)
-
-
-def is_tensor(value) -> bool:
-    return isinstance(value.type, RankedTensorType)
-
-
-__all__ = ["element_type", "is_tensor"]

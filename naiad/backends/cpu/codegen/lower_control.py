@@ -16,7 +16,6 @@ from ....ir import RankedTensorType
 from ..abi import FAULT_ASSERT, STATUS_CODE_OFFSET, STATUS_PID_OFFSET, STATUS_SITE_OFFSET
 from .function import I8, I32, I64, FunctionLowering, lowers
 from .lower_linalg import copy_view
-from .views import View
 
 
 def _is_tensor(value) -> bool:
@@ -227,6 +226,3 @@ def record_failure(fl: FunctionLowering, code: int, site: int) -> None:
     b.store(fl.linear_pid, pid_ptr)
     b.branch(done)
     b.position_at_end(done)
-
-
-__all__ = ["View"]

@@ -18,7 +18,6 @@ from llvmlite import ir
 from ....ir import MemRefType, UnrankedMemRefType, Value
 from ..lower_scalar.types import llvm_type
 from .function import I64, FunctionLowering, lowers
-from .loops import as_value
 from .lower_linalg import _generic, copy_view
 from .views import View
 
@@ -130,9 +129,6 @@ def _materialize(fl: FunctionLowering, op) -> None:
     copy_view(fl, fl.value(source), fl.value(dest))
     for result in op.results:
         fl.bind(result, fl.value(dest))
-
-
-__all__ = ["as_value"]
 
 
 @lowers("builtin.unrealized_conversion_cast")

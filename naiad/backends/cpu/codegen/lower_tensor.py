@@ -18,7 +18,7 @@ from ..lower_scalar.types import llvm_type
 from .function import FunctionLowering, lowers
 from .lower_linalg import copy_view, destination
 from .lower_memref import _kept, index_value
-from .views import View, mul
+from .views import View
 
 
 @lowers("tensor.empty")
@@ -96,6 +96,3 @@ def _constant(fl: FunctionLowering, op) -> None:
     else:
         view = View.contiguous(storage, element, list(t.shape))
     fl.bind(op.results[0], view)
-
-
-__all__ = ["mul"]
