@@ -101,6 +101,16 @@ def test_ir_imports_nothing_else_of_naiad():
     assert bad == []
 
 
+# middle/ and backends/ are compiler layers: they never reach up into the runtime or the frontend,
+# and the middle layer knows no back end (STYLE.md, "Layout and imports").
+@pytest.mark.parametrize("room", ["middle", "backends"])
+def test_compiler_layers_never_import_runtime_or_frontend(room):
+    forbidden = ("naiad.runtime", "naiad.frontend")
+    if room == "middle":
+        forbidden += ("naiad.backends",)
+    assert violations(room, lambda name: _is(name, *forbidden)) == []
+
+
 # -- the checker itself ---------------------------------------------------------------------------
 @pytest.mark.parametrize(
     "importer, is_package, level, module, expected",
