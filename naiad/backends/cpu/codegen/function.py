@@ -75,6 +75,7 @@ class FunctionLowering:
         self.sites: list[tuple[str, int, str]] = []  # failure sites (abi.Site) by id
         self.linear_pid: ir.Value | None = None  # the running program's linear id (i64)
         self.plan = StorePlan()
+        self.into: dict[Operation, View] = {}  # generics writing a loop's carried buffer
 
     # -- values
 

@@ -76,6 +76,7 @@ def _for(fl: FunctionLowering, op) -> None:
     b.cbranch(below, body, exit_block)
     b.position_at_end(body)
     fl.bind(op.induction_var, iv)
+    _update_in_place(fl, op.body, op.region_iter_args, buffers)
     for argument, carried in zip(op.region_iter_args, phis):
         fl.bind(argument, carried)
     yielded = _lower_until_yield(fl, op.body)
@@ -89,6 +90,42 @@ def _for(fl: FunctionLowering, op) -> None:
     b.position_at_end(exit_block)
     for result, carried in zip(op.results, phis):
         fl.bind(result, carried)
+
+
+def _update_in_place(fl: FunctionLowering, block, arguments, buffers) -> None:
+    """Let the elementwise generic that makes a carried tensor's next value write the loop's
+    buffer itself (`acc = acc + f(x)`), instead of a fresh buffer copied in at the yield: safe
+    when it reads the carried value only element for element (identity map) and nothing after
+    it reads the carried value."""
+    yielded = block.last_op.operands
+    for argument, buffer, value in zip(arguments, buffers, yielded):
+        generic = value.defining_op
+        if buffer is None or generic is None or generic.name != "linalg.generic":
+            continue
+        if generic.parent is not block or len(generic.results) != 1 or len(value.uses) != 1:
+            continue
+        if any(t.value != "parallel" for t in generic.iterator_types):
+            continue
+        maps = generic.maps()
+        if not maps[-1].is_identity or any(
+            v is argument and not m.is_identity for v, m in zip(generic.inputs, maps)
+        ):
+            continue
+        if any(_after(user, generic) for user in argument.users if user is not generic):
+            continue
+        fl.into[generic] = buffer
+
+
+def _after(op, anchor) -> bool:
+    """Whether `op` (or the op holding it in `anchor`'s block) comes after `anchor`."""
+    while op is not None and op.parent is not anchor.parent:
+        op = op.parent_op()
+    cursor = anchor.next_op
+    while cursor is not None:
+        if cursor is op:
+            return True
+        cursor = cursor.next_op
+    return False
 
 
 def _lower_until_yield(fl: FunctionLowering, block) -> list:

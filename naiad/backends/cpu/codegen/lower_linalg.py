@@ -115,6 +115,7 @@ def _lower_body(fl: FunctionLowering, block):
 
 @lowers("linalg.generic", "linalg.map")
 def _generic(fl: FunctionLowering, op, into=None) -> None:
+    into = into if into is not None else fl.into.get(op)  # lower_control._update_in_place
     inputs = list(op.inputs)
     outputs = list(op.inits)
     block = op.body
