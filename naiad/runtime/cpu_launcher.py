@@ -20,7 +20,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import knobs
 from ..errors import KernelNotImplementedError, NaiadError
 from ..tools.tensor_descriptor import TensorDescriptor
 from .cache import Cache, cache_key
@@ -202,13 +201,10 @@ def launch_cpu(
         _check_globals(jit_function, launchable.globals_used)
     params = pack_parameters(launchable.arguments, bound, grid, addresses)
     n_programs = grid[0] * grid[1] * grid[2]
-    if launchable.kernel.metadata.get("prints"):  # device_print: programs in order, one thread
-        with knobs.override(NAIAD_NUM_THREADS=1):
-            pool.run(
-                launchable.entry, params, n_programs, launchable.scratch_bytes, launchable.sites
-            )
-    else:
-        pool.run(launchable.entry, params, n_programs, launchable.scratch_bytes, launchable.sites)
+    threads = 1 if launchable.kernel.metadata.get("prints") else None  # prints come in order
+    pool.run(
+        launchable.entry, params, n_programs, launchable.scratch_bytes, launchable.sites, threads
+    )
     return True
 
 

@@ -174,7 +174,14 @@ def thread_count() -> int:
     return min(count, pool_ir.MAX_WORKERS + 1)
 
 
-def run(entry_address: int, params, n_programs: int, scratch_bytes: int, sites) -> None:
+def run(
+    entry_address: int,
+    params,
+    n_programs: int,
+    scratch_bytes: int,
+    sites,
+    threads: int | None = None,
+) -> None:
     """Run programs 0 .. n_programs-1 of a compiled kernel.
 
     Args:
@@ -184,6 +191,8 @@ def run(entry_address: int, params, n_programs: int, scratch_bytes: int, sites) 
         n_programs: gx * gy * gz.
         scratch_bytes: the per-worker scratch the kernel needs (its metadata).
         sites: the kernel's site table (site id → (file, line, message)), read only on failure.
+        threads: at most this many threads (1: every program in order on the calling thread);
+            None: `thread_count()`.
 
     Raises:
         KernelAssertionError, KernelIndexError: a program failed; located at the site's line.
@@ -193,7 +202,8 @@ def run(entry_address: int, params, n_programs: int, scratch_bytes: int, sites) 
     if lane is None:
         lane = _local.lane = _Lane()
     lane.scratch.reserve(scratch_bytes)
-    threads = thread_count() if n_programs >= INLINE_BELOW else 1
+    limit = thread_count() if threads is None else min(threads, thread_count())
+    threads = limit if n_programs >= INLINE_BELOW else 1
     if threads == 1:
         code = _native().run_inline(
             entry_address, params_address, n_programs, lane.scratch.address, lane.status.address
