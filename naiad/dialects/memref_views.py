@@ -34,7 +34,14 @@ from naiad.ir import (
 )
 
 from .base import Index, fail
-from .view_like import DenseI64ArrayAttr, dim_text, mixed, split_mixed, verify_index_list
+from .view_like import (
+    DenseI64ArrayAttr,
+    dim_text,
+    kept_dimensions,
+    mixed,
+    split_mixed,
+    verify_index_list,
+)
 
 AnyMemRef = Constraint("memref of any type values", lambda t: isinstance(t, MemRefType))
 AnyRankedOrUnrankedMemRef = Constraint("ranked or unranked memref of any type values", is_memref)
@@ -168,7 +175,7 @@ class SubViewOp(_OffsetSizeStrideOp):
             fail(self, "expected result and source memory spaces to match.")
         if result_type.rank > source.rank:
             fail(self, "expected result rank to be smaller or equal to the source rank.")
-        kept = _kept_dims(expected.shape, result_type.shape)
+        kept = kept_dimensions(expected.shape, result_type.shape)
         if kept is None:
             fail(self, _subview_mismatch(expected, "sizes"))
         found = result_type.strides_and_offset()
@@ -177,18 +184,6 @@ class SubViewOp(_OffsetSizeStrideOp):
             fail(self, _subview_mismatch(expected, "layout"))
         if tuple(found[0]) != tuple(expected_strides[d] for d in kept):
             fail(self, _subview_mismatch(expected, "layout"))
-
-
-def _kept_dims(full: tuple, reduced: tuple) -> list[int] | None:
-    """The dimensions of `full` that `reduced` keeps, matched from the left and dropping only
-    static 1s; None if `reduced` is not such a rank reduction."""
-    kept = []
-    for d, size in enumerate(full):
-        if len(kept) < len(reduced) and reduced[len(kept)] == size:
-            kept.append(d)
-        elif size != 1:
-            return None
-    return kept if len(kept) == len(reduced) else None
 
 
 def _subview_mismatch(expected: MemRefType, what: str) -> str:

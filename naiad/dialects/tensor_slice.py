@@ -26,22 +26,20 @@ from naiad.ir import (
 
 from .base import Index, fail
 from .tensor_ops import AnyRankedTensor
-from .view_like import DenseI64ArrayAttr, mixed, split_mixed, verify_index_list
+from .view_like import (
+    DenseI64ArrayAttr,
+    kept_dimensions,
+    mixed,
+    split_mixed,
+    verify_index_list,
+)
 
 
 def rank_reduction_mask(original, reduced) -> set[int] | None:
     """The dimensions of `original` to drop to get `reduced` (unit dimensions, matched
     greedily from the front), or None if there are none such: computeRankReductionMask."""
-    dropped = set()
-    k = 0
-    for i, size in enumerate(original):
-        if k < len(reduced) and size == reduced[k]:
-            k += 1
-            continue
-        if size != 1:
-            return None
-        dropped.add(i)
-    return dropped if k == len(reduced) else None
+    kept = kept_dimensions(original, reduced)
+    return None if kept is None else set(range(len(original))) - set(kept)
 
 
 def slice_type(source: RankedTensorType, sizes) -> RankedTensorType:

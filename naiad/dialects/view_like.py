@@ -65,3 +65,16 @@ def verify_index_list(op, what: str, static: DenseArrayAttr, dynamic, rank: int 
 def dim_text(value: int) -> str:
     """A static entry in a message: the number, or `?`."""
     return "?" if value == DYNAMIC else str(value)
+
+
+def kept_dimensions(full, reduced) -> list[int] | None:
+    """The dimensions of shape `full` that shape `reduced` keeps, matched greedily from the
+    front and dropping only unit dimensions (MLIR's computeRankReductionMask); None when
+    `reduced` is no such rank reduction. Every rank-reducing slice and subview uses this rule."""
+    kept = []
+    for d, size in enumerate(full):
+        if len(kept) < len(reduced) and reduced[len(kept)] == size:
+            kept.append(d)
+        elif size != 1:
+            return None
+    return kept if len(kept) == len(reduced) else None

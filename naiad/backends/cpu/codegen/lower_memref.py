@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ....ir import MemRefType, UnrankedMemRefType, Value
+from ....dialects.view_like import kept_dimensions
+from ....ir import DYNAMIC, MemRefType, UnrankedMemRefType, Value
 from ..lower_scalar.types import llvm_type
 from .function import I64, FunctionLowering, lowers
 from .lower_linalg import _generic, copy_view
@@ -48,25 +49,18 @@ def _subview(fl: FunctionLowering, op) -> None:
     offsets = [index_value(fl, x) for x in op.mixed_offsets]
     sizes = [index_value(fl, x) for x in op.mixed_sizes]
     strides = [index_value(fl, x) for x in op.mixed_strides]
-    keep = _kept(sizes, op.results[0].type.shape)
+    keep = kept(sizes, op.results[0].type.shape)
     fl.bind(op.results[0], source.subview(fl.builder, offsets, sizes, strides, keep))
 
 
-def _kept(sizes, result_shape) -> list[int]:
-    """The dimensions a (possibly rank-reducing) slice keeps, matched as MLIR matches them:
-    left to right, a dimension is kept when its size is the next result size, else it must be a
-    dropped unit dimension."""
-    kept = []
-    for d, size in enumerate(sizes):
-        if len(kept) < len(result_shape) and _same_size(size, result_shape[len(kept)]):
-            kept.append(d)
-    return kept
-
-
-def _same_size(size, result_size) -> bool:
-    """A slice size (an int, or a value when dynamic) against a result dimension (DYNAMIC when
-    dynamic, which any value size matches)."""
-    return size == result_size if isinstance(size, int) else result_size < 0
+def kept(sizes, result_shape) -> list[int]:
+    """The dimensions a (possibly rank-reducing) slice of `sizes` keeps: the rule of the
+    dialects' verifiers, a size given as a value being dynamic."""
+    static = [size if isinstance(size, int) else DYNAMIC for size in sizes]
+    dimensions = kept_dimensions(static, result_shape)
+    if dimensions is None:
+        raise AssertionError(f"internal: {result_shape} is no rank reduction of {static}")
+    return dimensions
 
 
 @lowers("memref.cast")

@@ -17,7 +17,7 @@ from ....ir import DenseElementsAttr, RankedTensorType
 from ..lower_scalar.types import llvm_type
 from .function import FunctionLowering, lowers
 from .lower_linalg import copy_view, destination
-from .lower_memref import _kept, index_value
+from .lower_memref import index_value, kept
 from .views import View
 
 
@@ -44,7 +44,7 @@ def _slice(fl: FunctionLowering, op, view: View, full_shape) -> View:
     offsets = [index_value(fl, x) for x in op.mixed_offsets]
     sizes = [index_value(fl, x) for x in op.mixed_sizes]
     strides = [index_value(fl, x) for x in op.mixed_strides]
-    return view.subview(fl.builder, offsets, sizes, strides, _kept(sizes, full_shape))
+    return view.subview(fl.builder, offsets, sizes, strides, kept(sizes, full_shape))
 
 
 @lowers("tensor.extract_slice")
