@@ -105,14 +105,14 @@ def compile_cpu_stages(build: TTIRBuild, target_name: str = "cpu") -> None:
 
 def _argument_kinds(module) -> list:
     """(name, kind) of each argument of the kernel's `tt.func`: 'ptr', or the scalar type."""
-    from ..ir import NameLoc, is_pointer_like
+    from ..ir import is_pointer_like
+    from .evaluator.arguments import argument_names
 
     (func,) = list(module.regions[0].entry_block)
-    kinds = []
-    for i, arg in enumerate(func.arguments):
-        name = arg.location.name if isinstance(arg.location, NameLoc) else f"arg{i}"
-        kinds.append([name, "ptr" if is_pointer_like(arg.type) else str(arg.type)])
-    return kinds
+    return [
+        [name, "ptr" if is_pointer_like(arg.type) else str(arg.type)]
+        for name, arg in zip(argument_names(func), func.arguments)
+    ]
 
 
 def _written_arguments(module, arguments) -> list:
