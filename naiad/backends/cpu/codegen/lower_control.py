@@ -28,7 +28,8 @@ def _carried_buffers(fl: FunctionLowering, values) -> list:
 
 
 def _copy_into(fl: FunctionLowering, buffers, views) -> None:
-    """Parallel copy of `views` into `buffers` (entries None are skipped)."""
+    """Parallel copy of `views` into `buffers` (where a buffer is None, a scalar is carried:
+    skipped)."""
     owned = {id(buf.pointer) for buf in buffers if buf is not None}
     staged = []
     for buf, view in zip(buffers, views):
@@ -45,15 +46,42 @@ def _copy_into(fl: FunctionLowering, buffers, views) -> None:
             copy_view(fl, view, buf)
 
 
+def _enter_loop(fl: FunctionLowering, inits) -> list:
+    """The loop-owned buffers of the carried tensors (None for scalars), holding the inits."""
+    buffers = _carried_buffers(fl, inits)
+    _copy_into(fl, buffers, [fl.value(v) for v in inits])
+    return buffers
+
+
+def _carried(fl: FunctionLowering, inits, buffers, preheader) -> list:
+    """At the loop's head: a phi per carried scalar (its init from `preheader`), the buffer
+    per carried tensor."""
+    carried = []
+    for value, buf in zip(inits, buffers):
+        if buf is None:
+            phi = fl.builder.phi(fl.value(value).type)
+            phi.add_incoming(fl.value(value), preheader)
+            carried.append(phi)
+        else:
+            carried.append(buf)
+    return carried
+
+
+def _next_iteration(fl: FunctionLowering, carried, buffers, yielded) -> None:
+    """The yielded values become the next iteration's: copied into the buffers, or fed to the
+    phis from the current block."""
+    _copy_into(fl, buffers, yielded)
+    for phi, buf, value in zip(carried, buffers, yielded):
+        if buf is None:
+            phi.add_incoming(value, fl.builder.block)
+
+
 @lowers("scf.for")
 def _for(fl: FunctionLowering, op) -> None:
     b = fl.builder
     lower, upper, step = (fl.value(v) for v in (op.lowerBound, op.upperBound, op.step))
     inits = list(op.initArgs)
-    buffers = _carried_buffers(fl, inits)
-    _copy_into(
-        fl, buffers, [fl.value(v) if buf is not None else None for v, buf in zip(inits, buffers)]
-    )
+    buffers = _enter_loop(fl, inits)
     function = b.function
     header = function.append_basic_block("for.header")
     body = function.append_basic_block("for.body")
@@ -63,14 +91,7 @@ def _for(fl: FunctionLowering, op) -> None:
     b.position_at_end(header)
     iv = b.phi(lower.type, name="iv")
     iv.add_incoming(lower, preheader)
-    phis = []
-    for value, buf in zip(inits, buffers):
-        if buf is None:
-            phi = b.phi(fl.value(value).type)
-            phi.add_incoming(fl.value(value), preheader)
-            phis.append(phi)
-        else:
-            phis.append(buf)
+    phis = _carried(fl, inits, buffers, preheader)
     unsigned = op.unsignedCmp is not None
     below = b.icmp_unsigned("<", iv, upper) if unsigned else b.icmp_signed("<", iv, upper)
     b.cbranch(below, body, exit_block)
@@ -80,12 +101,8 @@ def _for(fl: FunctionLowering, op) -> None:
     for argument, carried in zip(op.region_iter_args, phis):
         fl.bind(argument, carried)
     yielded = _lower_until_yield(fl, op.body)
-    _copy_into(fl, buffers, [y if buf is not None else None for y, buf in zip(yielded, buffers)])
-    latch = b.block
-    iv.add_incoming(b.add(iv, step), latch)
-    for phi, buf, value in zip(phis, buffers, yielded):
-        if buf is None:
-            phi.add_incoming(value, latch)
+    _next_iteration(fl, phis, buffers, yielded)
+    iv.add_incoming(b.add(iv, step), b.block)
     b.branch(header)
     b.position_at_end(exit_block)
     for result, carried in zip(op.results, phis):
@@ -152,9 +169,7 @@ def _if(fl: FunctionLowering, op) -> None:
         b.position_at_end(block)
         yielded = [] if region_block is None else _lower_until_yield(fl, region_block)
         if yielded:
-            _copy_into(
-                fl, buffers, [y if buf is not None else None for y, buf in zip(yielded, buffers)]
-            )
+            _copy_into(fl, buffers, yielded)
         incoming.append((b.block, yielded))
         b.branch(merge)
     b.position_at_end(merge)
@@ -172,10 +187,7 @@ def _if(fl: FunctionLowering, op) -> None:
 def _while(fl: FunctionLowering, op) -> None:
     b = fl.builder
     inits = list(op.inits)
-    buffers = _carried_buffers(fl, inits)
-    _copy_into(
-        fl, buffers, [fl.value(v) if buf is not None else None for v, buf in zip(inits, buffers)]
-    )
+    buffers = _enter_loop(fl, inits)
     function = b.function
     before = function.append_basic_block("while.before")
     after = function.append_basic_block("while.after")
@@ -183,14 +195,7 @@ def _while(fl: FunctionLowering, op) -> None:
     preheader = b.block
     b.branch(before)
     b.position_at_end(before)
-    carried = []
-    for value, buf in zip(inits, buffers):
-        if buf is None:
-            phi = b.phi(fl.value(value).type)
-            phi.add_incoming(fl.value(value), preheader)
-            carried.append(phi)
-        else:
-            carried.append(buf)
+    carried = _carried(fl, inits, buffers, preheader)
     for argument, value in zip(op.before.block.arguments, carried):
         fl.bind(argument, value)
     forwarded = _lower_until_yield(fl, op.before.block)
@@ -200,10 +205,7 @@ def _while(fl: FunctionLowering, op) -> None:
     for argument, value in zip(op.after.block.arguments, forwarded[1:]):
         fl.bind(argument, value)
     yielded = _lower_until_yield(fl, op.after.block)
-    _copy_into(fl, buffers, [y if buf is not None else None for y, buf in zip(yielded, buffers)])
-    for phi, buf, value in zip(carried, buffers, yielded):
-        if buf is None:
-            phi.add_incoming(value, b.block)
+    _next_iteration(fl, carried, buffers, yielded)
     b.branch(before)
     b.position_at_end(exit_block)
     for result, value in zip(op.results, forwarded[1:]):
