@@ -22,11 +22,9 @@ standard library.
 """
 
 import difflib
-import importlib
-import json
-from pathlib import Path
 
 import pytest
+from fixture_kernels import FIXTURE_NAMES, FIXTURES, compile_fixture, fixture
 from op_structure import (
     drop_dead_blocks,
     fixture_structure,
@@ -37,18 +35,10 @@ from op_structure import (
 )
 
 from naiad import ir
-from naiad.frontend import compile_to_ttir
 from naiad.ir import parser, printer
 from naiad.ir.equality import assert_structurally_equal
-from naiad.language.target import CUDA_HOPPER
 
-FIXTURES = Path(__file__).resolve().parents[1] / "ir" / "fixtures"
-KERNEL_MODULES = {
-    "scripts/ttir_fixture_tutorials.py": "fixture_kernels.tutorials",
-    "scripts/ttir_fixture_tutorial_06b.py": "fixture_kernels.tutorial_06b",
-    "scripts/ttir_fixture_kernels.py": "fixture_kernels.lang",
-}
-NAMES = sorted(p.stem for p in FIXTURES.glob("*.json"))
+NAMES = FIXTURE_NAMES
 
 # Tensor descriptors are values of the language in Naiad (naiad/language/memory.py): a descriptor
 # is its base pointer, int64 shape and strides, and a load or store through it is the block of
@@ -84,19 +74,6 @@ EARLY_RETURN_FIXTURES = {"lang_early_return"}
 OWN_FUNCTIONS_ONLY = {"lang_sort"}
 
 
-def _fixture(name):
-    return json.loads((FIXTURES / f"{name}.json").read_text())
-
-
-def _compile(fixture):
-    module = importlib.import_module(KERNEL_MODULES[fixture["kernel_file"]])
-    kernel = getattr(module, fixture["kernel"])
-    target = CUDA_HOPPER.with_options(debug=fixture["debug"])
-    return compile_to_ttir(
-        kernel, fixture["signature"], fixture["constexprs"], fixture["attrs"], target
-    )
-
-
 def _base_name(name: str) -> str:
     """`ttir_fixture_kernels._axpy__fp32_...` -> `_axpy` (the module paths differ)."""
     return name.split("__")[0].rsplit(".", 1)[-1]
@@ -130,14 +107,14 @@ def _structured_early_return(region: list) -> list:
     return [entry[:-1] + [{"op": "scf.if", "regions": branches}, "tt.return"]]
 
 
-def _triton_expected(name, fixture, func) -> list:
+def _triton_expected(name, record, func) -> list:
     if name in EARLY_RETURN_FIXTURES:
         body, unreachable = func["body"][:5], func["body"][5:]
         assert all(is_dead_tail(block) for block in unreachable)
         body = _structured_early_return(body)
     else:
         body = drop_dead_blocks(func["body"])
-    blocks = [normalize(b, drop_sanitizer=not fixture["debug"]) for b in body]
+    blocks = [normalize(b, drop_sanitizer=not record["debug"]) for b in body]
     if name in DESCRIPTOR_FIXTURES:
         blocks = [_substitute(b) for b in blocks]
     return blocks
@@ -151,8 +128,8 @@ def _compared(name, funcs):
 
 @pytest.mark.parametrize("name", NAMES)
 def test_fixture_kernel_matches_triton_frontend(name):
-    fixture = _fixture(name)
-    module = _compile(fixture)
+    record = fixture(name)
+    module = compile_fixture(record)
     ir.verify(module)
     mine = _compared(name, module_structure(module)["funcs"])
     text = (FIXTURES / f"{name}.source.ttir").read_text()
@@ -161,7 +138,7 @@ def test_fixture_kernel_matches_triton_frontend(name):
     for my_func, their_func in zip(mine, theirs):
         assert my_func["visibility"] == their_func["visibility"]
         got = [normalize(block, drop_sanitizer=False) for block in my_func["body"]]
-        expected = _triton_expected(name, fixture, their_func)
+        expected = _triton_expected(name, record, their_func)
         got, expected = _lines(got), _lines(expected)
         assert got == expected, f"@{my_func['name']}:\n" + "\n".join(
             difflib.unified_diff(expected, got, "triton", "naiad", lineterm="")
@@ -175,7 +152,7 @@ def _lines(blocks) -> list:
 @pytest.mark.parametrize("name", NAMES)
 def test_fixture_kernel_prints_and_parses_back(name):
     """parse(print(M)) is M: ops, types, attributes, regions, and every printed location."""
-    module = _compile(_fixture(name))
+    module = compile_fixture(fixture(name))
     printed = set()
     text = printer.print_module(module, record=printed)
     again = parser.parse_module(text, f"{name}.mlir")
@@ -189,4 +166,4 @@ def test_normalization_reads_the_fixtures_as_their_json():
 
     for name in NAMES:
         text = (FIXTURES / f"{name}.source.ttir").read_text()
-        assert op_structure(text) == _fixture(name)["source"], name
+        assert op_structure(text) == fixture(name)["source"], name

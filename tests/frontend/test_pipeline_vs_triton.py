@@ -14,8 +14,8 @@ import difflib
 from collections import Counter
 
 import pytest
+from fixture_kernels import FIXTURES, compile_fixture, fixture
 from op_structure import drop_dead_blocks, fixture_structure, flatten, module_structure, normalize
-from test_fixtures import FIXTURES, _compile, _fixture
 from ttir_op_structure import op_structure
 
 import naiad.passes  # noqa: F401  (registers the passes)
@@ -72,8 +72,8 @@ JUSTIFIED = {
 }
 
 
-def _ttir_after_naiad_pipeline(fixture):
-    module = _compile(fixture)  # the fixture's signature, constexprs, attrs, target and debug
+def _ttir_after_naiad_pipeline(record):
+    module = compile_fixture(record)  # the fixture's signature, constexprs, attrs, target and debug
     PassManager(list(TTIR_PIPELINE), verify_each=True).run(module)
     ir.verify(module)
     return module_structure(module)["funcs"]
@@ -84,11 +84,11 @@ def _lines(blocks) -> list:
 
 
 def _sequences(name):
-    fixture = _fixture(name)
+    record = fixture(name)
     text = (FIXTURES / f"{name}.ttir").read_text()
-    assert op_structure(text) == fixture["ttir"], "the .ttir file is the JSON's `ttir`"
+    assert op_structure(text) == record["ttir"], "the .ttir file is the JSON's `ttir`"
     theirs = fixture_structure(text)["funcs"]
-    mine = _ttir_after_naiad_pipeline(fixture)
+    mine = _ttir_after_naiad_pipeline(record)
     assert [f["name"] for f in mine] == [f["name"] for f in theirs]
     got, expected = [], []
     for my_func, their_func in zip(mine, theirs):

@@ -4,11 +4,8 @@ back structurally equal, is upstream MLIR (xDSL parses and verifies it, ops xDSL
 excepted), and the tutorials' memory accesses are structured (strided views, no
 element-by-element gathers or scatters; a scalar pointer's load or store is fine)."""
 
-import importlib
-import json
-from pathlib import Path
-
 import pytest
+from fixture_kernels import FIXTURE_NAMES, FIXTURES, compile_fixture, fixture
 from middle.upstream import (
     XDSL_GENERIC_ONLY,
     XDSL_MISSING,
@@ -18,20 +15,12 @@ from middle.upstream import (
 
 import naiad.passes  # noqa: F401
 from naiad.backends.cpu.compiler import LINALG_PIPELINE
-from naiad.frontend import compile_to_ttir
 from naiad.ir import verify
 from naiad.ir.parser import parse_module
-from naiad.language.target import CUDA_HOPPER
 from naiad.passes.pipeline import run_pipeline
 from naiad.runtime.compiler import TTIR_PIPELINE
 
-FIXTURES = Path(__file__).resolve().parents[1] / "ir" / "fixtures"
-KERNEL_MODULES = {
-    "scripts/ttir_fixture_tutorials.py": "fixture_kernels.tutorials",
-    "scripts/ttir_fixture_tutorial_06b.py": "fixture_kernels.tutorial_06b",
-    "scripts/ttir_fixture_kernels.py": "fixture_kernels.lang",
-}
-NAMES = sorted(p.stem for p in FIXTURES.glob("*.json"))
+NAMES = FIXTURE_NAMES
 
 # Kernels whose every block load and store is structured. The matmul tutorial's pointers
 # advance in the K loop and wrap with `% M`: carried by their start, read run by run; the
@@ -42,16 +31,7 @@ FILECHECK_CASES = FIXTURES.parent / "conversion" / "tt-to-linalg.mlir"
 
 
 def _linalg(name):
-    fixture = json.loads((FIXTURES / f"{name}.json").read_text())
-    module = importlib.import_module(KERNEL_MODULES[fixture["kernel_file"]])
-    target = CUDA_HOPPER.with_options(debug=fixture["debug"])
-    ttir = compile_to_ttir(
-        getattr(module, fixture["kernel"]),
-        fixture["signature"],
-        fixture["constexprs"],
-        fixture["attrs"],
-        target,
-    )
+    ttir = compile_fixture(fixture(name))
     run_pipeline(TTIR_PIPELINE, ttir)
     run_pipeline(LINALG_PIPELINE, ttir)
     return ttir
