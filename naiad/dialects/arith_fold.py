@@ -26,7 +26,7 @@ from naiad.ir import (
     Type,
     element_type,
 )
-from naiad.ir.float_format import FLOAT_SEMANTICS, float_from_bits, float_to_bits, round_float
+from naiad.ir.float_format import FLOAT_FORMATS, float_from_bits, float_to_bits, round_float
 from naiad.ir.rewriter import constant_value
 
 _NO = object()  # a scalar rule's "do not fold"
@@ -310,7 +310,7 @@ CMPI_SELF = {
 
 def int_to_float(kind: str, value: int) -> float:
     """`value` rounded once to format `kind` (ties to even), even beyond 2**53."""
-    precision = FLOAT_SEMANTICS[kind].precision
+    precision = FLOAT_FORMATS[kind].precision
     magnitude = abs(value)
     extra = magnitude.bit_length() - precision
     if extra > 0:

@@ -12,7 +12,8 @@ from naiad import ir
 from naiad.dialects import tt
 from naiad.language import dtypes as t
 
-_FLOATS = {
+# The IR kind of each float type (naiad/ir/float_format.py holds their formats).
+FLOAT_KINDS = {
     "fp16": "f16",
     "bf16": "bf16",
     "fp32": "f32",
@@ -36,8 +37,8 @@ def ir_type(ty: t.dtype) -> ir.Type:
         return tt.PointerType(ir_type(ty.element_ty), ty.address_space)
     if ty.is_int():
         return ir.IntegerType(ty.int_bitwidth)
-    if ty.name in _FLOATS:
-        return ir.FloatType(_FLOATS[ty.name])
+    if ty.name in FLOAT_KINDS:
+        return ir.FloatType(FLOAT_KINDS[ty.name])
     raise TypeError(f"the language type {ty} has no IR type")
 
 

@@ -1,4 +1,6 @@
-"""Floating-point formats of the IR: rounding, bit patterns and MLIR's exact decimal spelling.
+"""Floating-point formats of the IR: the one table of them (`FLOAT_FORMATS`, and
+`KERNEL_FORMATS` for what a kernel's bits mean, which the interpreter and the back ends read),
+rounding, bit patterns and MLIR's exact decimal spelling.
 
 MLIR prints a float attribute as `%.6e`-like text (`1.000000e+00`) when that text parses back to
 the same bits, else in APFloat's round-trip form (`0.699999988`, `-3.40282347E+38`), else (inf,
@@ -16,26 +18,96 @@ from fractions import Fraction
 
 
 @dataclass(frozen=True)
-class FloatSemantics:
-    """What printing and rounding need of a format: bits, significand precision, min exponent."""
+class FloatFormat:
+    """One binary float format: a sign bit, `exp_bits` of exponent biased by `bias`, and
+    `mant_bits` of mantissa; `specials` says which bit patterns are not numbers:
 
-    width: int
-    precision: int  # significand bits, the implicit one included
-    min_exponent: int  # exponent of the smallest normal number
-    numpy_name: str  # ml_dtypes / numpy name, for formats struct cannot pack
+        ieee    all-ones exponent: infinity (mantissa 0) or NaN       f64 f32 f16 bf16 f8E5M2
+        fn      S.1111.111 is NaN; no infinity                        f8E4M3FN
+        fnuz    0x80 (the would-be -0) is the only NaN; no infinity   f8E4M3FNUZ f8E5M2FNUZ ...
+        finite  every pattern is a number                             Triton's fp8e4b15
+
+    The printer and folder read the precision and exponent range; the interpreter and the CPU
+    back end, which hold narrow floats as their bits, read the layout and special patterns.
+    `numpy_name` is the ml_dtypes / NumPy type of the same format, if there is one.
+    """
+
+    kind: str
+    exp_bits: int
+    mant_bits: int
+    bias: int
+    specials: str
+    numpy_name: str = ""
+
+    @property
+    def width(self) -> int:
+        return 1 + self.exp_bits + self.mant_bits
+
+    @property
+    def precision(self) -> int:
+        """Significand bits, the implicit one included."""
+        return self.mant_bits + 1
+
+    @property
+    def min_exponent(self) -> int:
+        """The exponent of the smallest normal number."""
+        return 1 - self.bias
+
+    @property
+    def sign_bit(self) -> int:
+        return 1 << (self.width - 1)
+
+    @property
+    def magnitude_mask(self) -> int:
+        return self.sign_bit - 1
+
+    @property
+    def max_finite(self) -> int:
+        """Bits of the largest finite value."""
+        if self.specials == "ieee":
+            return self.magnitude_mask - (1 << self.mant_bits)
+        if self.specials == "fn":
+            return self.magnitude_mask - 1
+        return self.magnitude_mask
+
+    @property
+    def inf(self) -> int | None:
+        """Bits of +infinity (None: the format has none)."""
+        return self.max_finite + 1 if self.specials == "ieee" else None
+
+    @property
+    def nan(self) -> int | None:
+        """The NaN conversions produce: positive, every mantissa bit set (fnuz: 0x80); None
+        for a format without NaN."""
+        return {"ieee": self.magnitude_mask, "fn": self.magnitude_mask, "fnuz": self.sign_bit}.get(
+            self.specials
+        )
 
 
-FLOAT_SEMANTICS: dict[str, FloatSemantics] = {
-    "f16": FloatSemantics(16, 11, -14, "float16"),
-    "bf16": FloatSemantics(16, 8, -126, "bfloat16"),
-    "f32": FloatSemantics(32, 24, -126, "float32"),
-    "f64": FloatSemantics(64, 53, -1022, "float64"),
-    "f8E4M3FN": FloatSemantics(8, 4, -6, "float8_e4m3fn"),
-    "f8E5M2": FloatSemantics(8, 3, -14, "float8_e5m2"),
-    "f8E4M3FNUZ": FloatSemantics(8, 4, -7, "float8_e4m3fnuz"),
-    "f8E5M2FNUZ": FloatSemantics(8, 3, -15, "float8_e5m2fnuz"),
-    "f8E4M3B11FNUZ": FloatSemantics(8, 4, -10, "float8_e4m3b11fnuz"),
+FLOAT_FORMATS: dict[str, FloatFormat] = {
+    f.kind: f
+    for f in (
+        FloatFormat("f16", 5, 10, 15, "ieee", "float16"),
+        FloatFormat("bf16", 8, 7, 127, "ieee", "bfloat16"),
+        FloatFormat("f32", 8, 23, 127, "ieee", "float32"),
+        FloatFormat("f64", 11, 52, 1023, "ieee", "float64"),
+        FloatFormat("f8E4M3FN", 4, 3, 7, "fn", "float8_e4m3fn"),
+        FloatFormat("f8E5M2", 5, 2, 15, "ieee", "float8_e5m2"),
+        FloatFormat("f8E4M3FNUZ", 4, 3, 8, "fnuz", "float8_e4m3fnuz"),
+        FloatFormat("f8E5M2FNUZ", 5, 2, 16, "fnuz", "float8_e5m2fnuz"),
+        FloatFormat("f8E4M3B11FNUZ", 4, 3, 11, "fnuz", "float8_e4m3b11fnuz"),
+    )
 }
+"""The float types of the IR by MLIR kind, with MLIR's (APFloat's) meaning of their bits."""
+
+FP8E4B15 = FloatFormat("f8E4M3B11FNUZ", 4, 3, 15, "finite")
+"""Triton's fp8e4b15, which Triton's IR types f8E4M3B11FNUZ although its bits mean something
+else: bias 15, and neither NaN nor infinity. Kernels read those bits so (`KERNEL_FORMATS`);
+constants of the type print and fold with MLIR's meaning."""
+
+KERNEL_FORMATS: dict[str, FloatFormat] = {**FLOAT_FORMATS, "f8E4M3B11FNUZ": FP8E4B15}
+"""What a kernel's float values mean, by MLIR kind: the interpreter and the back ends."""
+
 
 _STRUCT_CODES = {"f16": "e", "f32": "f", "f64": "d"}
 _UINT_CODES = {8: "B", 16: "H", 32: "I", 64: "Q"}
@@ -57,7 +129,7 @@ def round_float(kind: str, value: float) -> float:
 def float_to_bits(kind: str, value: float) -> int:
     """The bit pattern of `value` (already representable) in format `kind`."""
     code = _STRUCT_CODES.get(kind)
-    width = FLOAT_SEMANTICS[kind].width
+    width = FLOAT_FORMATS[kind].width
     if code is not None:
         return struct.unpack(_UINT_CODES[width], struct.pack(code, value))[0]
     import numpy as np
@@ -68,7 +140,7 @@ def float_to_bits(kind: str, value: float) -> int:
 def float_from_bits(kind: str, bits: int) -> float:
     """The value whose bit pattern in format `kind` is `bits` (for hex literals)."""
     code = _STRUCT_CODES.get(kind)
-    width = FLOAT_SEMANTICS[kind].width
+    width = FLOAT_FORMATS[kind].width
     if code is not None:
         return struct.unpack(code, struct.pack(_UINT_CODES[width], bits))[0]
     import numpy as np
@@ -80,13 +152,13 @@ def _ml_dtype(kind: str):
     # Imported on first use: only the narrow formats need it, and it costs import time.
     import ml_dtypes
 
-    return getattr(ml_dtypes, FLOAT_SEMANTICS[kind].numpy_name)
+    return getattr(ml_dtypes, FLOAT_FORMATS[kind].numpy_name)
 
 
 def format_float(kind: str, value: float) -> str:
     """MLIR's printFloatValue for `value` of format `kind`."""
     if math.isfinite(value):
-        semantics = FLOAT_SEMANTICS[kind]
+        semantics = FLOAT_FORMATS[kind]
         text = _to_string(value, semantics.precision, 6, 0, False)
         if value == 0 or _parses_back_exactly(text, value, semantics):
             return text
@@ -96,7 +168,7 @@ def format_float(kind: str, value: float) -> str:
     return f"0x{float_to_bits(kind, value):X}"
 
 
-def _parses_back_exactly(text: str, value: float, semantics: FloatSemantics) -> bool:
+def _parses_back_exactly(text: str, value: float, semantics: FloatFormat) -> bool:
     """Whether APFloat would parse `text` to `value` (round to nearest even, exactly)."""
     decimal = Fraction(text)
     if (decimal < 0) != (value < 0):
@@ -104,7 +176,7 @@ def _parses_back_exactly(text: str, value: float, semantics: FloatSemantics) -> 
     return _round_exact(abs(decimal), semantics) == abs(Fraction(value))
 
 
-def _round_exact(x: Fraction, semantics: FloatSemantics) -> Fraction:
+def _round_exact(x: Fraction, semantics: FloatFormat) -> Fraction:
     """`x` > 0 rounded to `semantics.precision` significant bits, subnormals included."""
     if x == 0:
         return x

@@ -22,7 +22,7 @@ from .attributes import (
     UnitAttr,
     dialect_attribute_class,
 )
-from .float_format import FLOAT_SEMANTICS, float_from_bits
+from .float_format import FLOAT_FORMATS, float_from_bits
 from .parse_affine import parse_affine_map
 from .parse_locations import DeferredLoc, LocationParser
 from .parse_memref import parse_strided_body
@@ -264,7 +264,7 @@ def _dense_from_hex(parser: AttrParser, raw: str, type, pos: int) -> DenseElemen
     data = bytes.fromhex(raw[2:])
     element = type.element_type
     if isinstance(element, FloatType):
-        size = FLOAT_SEMANTICS[element.kind].width // 8
+        size = FLOAT_FORMATS[element.kind].width // 8
     elif isinstance(element, IntegerType):
         size = (element.width + 7) // 8
     else:

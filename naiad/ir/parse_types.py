@@ -10,7 +10,7 @@ import re
 from . import lexer as lx
 from .asm_syntax import body_parser_for
 from .attributes import Attribute, DialectAttribute
-from .float_format import FLOAT_SEMANTICS
+from .float_format import FLOAT_FORMATS
 from .parse_memref import parse_memref_body
 from .types import (
     DYNAMIC,
@@ -257,7 +257,7 @@ def _builtin_scalar(name: str) -> Type | None:
     m = _INT_TYPE.match(name)
     if m is not None:
         return IntegerType(int(m.group(1))) if m.group(1)[0] != "0" else None
-    if name in FLOAT_SEMANTICS:
+    if name in FLOAT_FORMATS:
         return FloatType(name)
     if name == "index":
         return IndexType()

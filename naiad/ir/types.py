@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import ClassVar
 
-from .float_format import FLOAT_SEMANTICS
+from .float_format import FLOAT_FORMATS
 from .interning import Interned
 from .syntax import dialect_symbol
 
@@ -45,13 +45,13 @@ class FloatType(Type):
     kind: str
 
     def __new__(cls, kind: str):
-        if kind not in FLOAT_SEMANTICS:
-            raise ValueError(f"unknown float type {kind!r}; known: {', '.join(FLOAT_SEMANTICS)}")
+        if kind not in FLOAT_FORMATS:
+            raise ValueError(f"unknown float type {kind!r}; known: {', '.join(FLOAT_FORMATS)}")
         return cls._intern(kind)
 
     @property
     def width(self) -> int:
-        return FLOAT_SEMANTICS[self.kind].width
+        return FLOAT_FORMATS[self.kind].width
 
     def _spelling(self) -> str:
         return self.kind

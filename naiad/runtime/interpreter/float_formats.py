@@ -1,12 +1,8 @@
 """Bit-level model of Triton's scalar types: how each is held in NumPy, and exact float rounding.
 
-Every float format here is a sign bit, an exponent field and a mantissa field; they differ in their
-bias and in which bit patterns are special:
-
-    ieee    fp64 fp32 fp16 bf16 fp8e5   all-ones exponent: infinity (mantissa 0) or NaN
-    fn      fp8e4nv                     S.1111.111 is NaN; no infinity, the rest is finite
-    fnuz    fp8e4b8 fp8e5b16            0x80 (the would-be -0) is the only NaN; no infinity
-    finite  fp8e4b15                    every pattern is a number (0x7f is +1.875)
+Every float format is a sign bit, an exponent field and a mantissa field; they differ in their
+bias and in which bit patterns are special (the one table of them is the IR's,
+naiad/ir/float_format.py; fp8e4b15's every pattern is a number, 0x7f is +1.875).
 
 `decode` turns bit patterns into exact values `(-1)**neg * sig * 2**exp` (`sig` an integer of at
 most 64 bits) and `encode` rounds such values into a format, so that every conversion between these
@@ -22,7 +18,8 @@ from dataclasses import dataclass
 import ml_dtypes
 import numpy as np
 
-_SPECIALS = ("ieee", "fn", "fnuz", "finite")
+from ...frontend.types import FLOAT_KINDS
+from ...ir.float_format import KERNEL_FORMATS, FloatFormat
 
 # Overflow rules for `encode`: what a finite value beyond the largest finite one, and an infinity,
 # become.
@@ -31,63 +28,8 @@ SATFINITE = "satfinite"  # both become the largest finite value (PTX `.satfinite
 FNUZ = "fnuz"  # finite overflow saturates, infinity becomes the format's only NaN
 
 
-@dataclass(frozen=True)
-class FloatFormat:
-    """Field widths, bias and special patterns of one float format (all widths up to 64 bits)."""
-
-    name: str
-    exp_bits: int
-    mant_bits: int
-    bias: int
-    specials: str
-
-    @property
-    def width(self) -> int:
-        return 1 + self.exp_bits + self.mant_bits
-
-    @property
-    def sign_bit(self) -> int:
-        return 1 << (self.width - 1)
-
-    @property
-    def _all_ones(self) -> int:
-        return self.sign_bit - 1
-
-    @property
-    def max_finite(self) -> int:
-        """Bits of the largest finite value."""
-        if self.specials == "ieee":
-            return self._all_ones - (1 << self.mant_bits)
-        if self.specials == "fn":
-            return self._all_ones - 1
-        return self._all_ones
-
-    @property
-    def inf(self) -> int | None:
-        return self.max_finite + 1 if self.specials == "ieee" else None
-
-    @property
-    def nan(self) -> int | None:
-        """The NaN that conversions produce: positive, all mantissa bits set (fnuz: 0x80)."""
-        return {"ieee": self._all_ones, "fn": self._all_ones, "fnuz": self.sign_bit}.get(
-            self.specials
-        )
-
-
-FORMATS = {
-    f.name: f
-    for f in (
-        FloatFormat("fp64", 11, 52, 1023, "ieee"),
-        FloatFormat("fp32", 8, 23, 127, "ieee"),
-        FloatFormat("fp16", 5, 10, 15, "ieee"),
-        FloatFormat("bf16", 8, 7, 127, "ieee"),
-        FloatFormat("fp8e5", 5, 2, 15, "ieee"),
-        FloatFormat("fp8e4nv", 4, 3, 7, "fn"),
-        FloatFormat("fp8e4b8", 4, 3, 8, "fnuz"),
-        FloatFormat("fp8e5b16", 5, 2, 16, "fnuz"),
-        FloatFormat("fp8e4b15", 4, 3, 15, "finite"),
-    )
-}
+FORMATS = {name: KERNEL_FORMATS[kind] for name, kind in FLOAT_KINDS.items()}
+"""The IR's float formats (naiad/ir/float_format.py) by Triton name."""
 
 # fp8e4b15 (Triton's own format, bias 15) has no ml_dtypes type: its values are held as their
 # uint8 bit patterns. The other fp8 formats are ml_dtypes' OCP and fnuz types of the same layout.
@@ -151,7 +93,7 @@ class Exact:
 def decode(bits: np.ndarray, fmt: FloatFormat) -> Exact:
     """The exact value of each bit pattern (uint64) of format `fmt`."""
     m = fmt.mant_bits
-    mag = bits & np.uint64(fmt._all_ones)
+    mag = bits & np.uint64(fmt.magnitude_mask)
     exp_field = (mag >> np.uint64(m)).astype(np.int64)
     frac = mag & np.uint64((1 << m) - 1)
     normal = exp_field != 0
@@ -162,7 +104,7 @@ def decode(bits: np.ndarray, fmt: FloatFormat) -> Exact:
         special = exp_field == (1 << fmt.exp_bits) - 1
         nan, inf = special & (frac != 0), special & (frac == 0)
     elif fmt.specials == "fn":
-        nan, inf = mag == np.uint64(fmt._all_ones), none
+        nan, inf = mag == np.uint64(fmt.magnitude_mask), none
     elif fmt.specials == "fnuz":
         nan, inf = bits == np.uint64(fmt.sign_bit), none
     else:
@@ -193,7 +135,7 @@ def encode(
     SATFINITE or FNUZ). Subnormal results are kept, never flushed.
     """
     if fmt.specials == "finite" or (overflow == IEEE and fmt.specials != "ieee"):
-        raise ValueError(f"no {overflow} rounding into {fmt.name}")
+        raise ValueError(f"no {overflow} rounding into {fmt.kind}")
     m, emin = fmt.mant_bits, 1 - fmt.bias
     top = value.exp + bit_length(value.sig) - 1  # exponent of the leading bit
     scale = np.maximum(top, emin)  # exponent of the result's leading bit position

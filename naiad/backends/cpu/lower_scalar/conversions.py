@@ -20,9 +20,10 @@ from llvmlite import ir
 
 from ....dialects.arith_attributes import RoundingMode
 from ....dialects.tt_attributes import RoundingMode as TTRoundingMode
+from ....ir.float_format import FloatFormat
 from .float_bits import FNUZ, IEEE, SATFINITE, decode_to_f32, encode, fp16_to_fp8e4b15, int_to_f64
 from .registry import intrinsic, lowers, unsupported
-from .types import F32, F64, FORMATS, NATIVE_FORMATS, FloatFormat, float_kind, int_width, llvm_type
+from .types import F32, F64, FORMATS, NATIVE_FORMATS, float_kind, int_width, llvm_type
 
 _E4B15 = "f8E4M3B11FNUZ"
 # fp8e5 as the GPU's bf16 conversion sees it: its inf and NaN patterns are numbers.

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .types import F32, F64, NATIVE_FORMATS, FloatFormat
+from ....ir.float_format import FloatFormat
+from .types import F32, F64, NATIVE_FORMATS
 
 IEEE = "ieee"
 SATFINITE = "satfinite"

@@ -68,8 +68,13 @@ def absf(b, op, operands, ctx):
 
 
 def signbit(b, x):
-    """Whether the sign bit of f32 / f64 `x` is set."""
-    bits = b.bitcast(x, ir.IntType(64 if x.type == F64 else 32))
+    """Whether the sign bit of f32 / f64 `x` is set (lane by lane for a vector of them, which
+    codegen/lower_reduce.py folds)."""
+    scalar = getattr(x.type, "element", x.type)
+    bits_type = ir.IntType(64 if scalar == F64 else 32)
+    if isinstance(x.type, ir.VectorType):
+        bits_type = ir.VectorType(bits_type, x.type.count)
+    bits = b.bitcast(x, bits_type)
     return b.icmp_signed("<", bits, ir.Constant(bits.type, 0))
 
 

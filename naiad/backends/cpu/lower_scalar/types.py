@@ -1,4 +1,4 @@
-"""How each IR element type is held in LLVM IR, and the float formats narrower than f32.
+"""How each IR element type is held in LLVM IR.
 
 Every value is held as its storage bits, so a load or store is a plain one of `llvm_type(t)`:
 
@@ -17,11 +17,10 @@ there and rounds back (float_bits.py), which is what the reference does.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from llvmlite import ir
 
 from ....ir import FloatType, IndexType, IntegerType, element_type
+from ....ir.float_format import KERNEL_FORMATS
 
 F32 = ir.FloatType()
 F64 = ir.DoubleType()
@@ -33,71 +32,11 @@ I64 = ir.IntType(64)
 PTR = ir.PointerType()
 
 
-@dataclass(frozen=True)
-class FloatFormat:
-    """Field widths, bias and special patterns of one float format.
-
-    `specials`: "ieee" (all-ones exponent is inf or NaN), "fn" (S.1111.111 is NaN, no inf),
-    "fnuz" (0x80 is the only NaN, no inf, no -0), "finite" (every pattern is a number)."""
-
-    kind: str
-    exp_bits: int
-    mant_bits: int
-    bias: int
-    specials: str
-
-    @property
-    def width(self) -> int:
-        return 1 + self.exp_bits + self.mant_bits
-
-    @property
-    def sign_bit(self) -> int:
-        return 1 << (self.width - 1)
-
-    @property
-    def magnitude_mask(self) -> int:
-        return self.sign_bit - 1
-
-    @property
-    def max_finite(self) -> int:
-        """Bits of the largest finite value."""
-        if self.specials == "ieee":
-            return self.magnitude_mask - (1 << self.mant_bits)
-        if self.specials == "fn":
-            return self.magnitude_mask - 1
-        return self.magnitude_mask
-
-    @property
-    def inf(self) -> int:
-        """Bits of +inf (IEEE formats only)."""
-        return self.max_finite + 1
-
-    @property
-    def nan(self) -> int:
-        """The NaN conversions produce: positive with every mantissa bit set (fnuz: 0x80)."""
-        return self.sign_bit if self.specials == "fnuz" else self.magnitude_mask
-
-
-# The formats held as their bits (every float but f32 and f64), by MLIR kind.
-FORMATS = {
-    f.kind: f
-    for f in (
-        FloatFormat("f16", 5, 10, 15, "ieee"),
-        FloatFormat("bf16", 8, 7, 127, "ieee"),
-        FloatFormat("f8E5M2", 5, 2, 15, "ieee"),
-        FloatFormat("f8E4M3FN", 4, 3, 7, "fn"),
-        FloatFormat("f8E4M3FNUZ", 4, 3, 8, "fnuz"),
-        FloatFormat("f8E5M2FNUZ", 5, 2, 16, "fnuz"),
-        FloatFormat("f8E4M3B11FNUZ", 4, 3, 15, "finite"),
-    )
-}
-
-# The kinds LLVM computes in natively; the others are decoded to f32 first.
+# The kinds LLVM computes in natively; the others are held as their bits and decoded to f32.
 NATIVE_FLOATS = {"f32": F32, "f64": F64}
-NATIVE_FORMATS = {
-    "f32": FloatFormat("f32", 8, 23, 127, "ieee"),
-    "f64": FloatFormat("f64", 11, 52, 1023, "ieee"),
-}
+NATIVE_FORMATS = {kind: KERNEL_FORMATS[kind] for kind in NATIVE_FLOATS}
+FORMATS = {kind: f for kind, f in KERNEL_FORMATS.items() if kind not in NATIVE_FLOATS}
+"""The formats held as their bits, by MLIR kind (the IR's table: naiad/ir/float_format.py)."""
 
 
 def llvm_type(t) -> ir.Type:

@@ -50,7 +50,7 @@ NAMES = frozenset(_FUNCTIONS)
 
 def symbol_name(name: str, float_type: ir.Type) -> str:
     """The LLVM name of the library's `name` for `float_type`: naiad.math.<name>.<f32|f64>."""
-    return f"naiad.math.{name}.{float_format(float_type).suffix}"
+    return f"naiad.math.{name}.{float_format(float_type).kind}"
 
 
 def math_function(module: ir.Module, name: str, float_type: ir.Type) -> ir.Function:

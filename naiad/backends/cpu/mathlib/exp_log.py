@@ -76,7 +76,7 @@ def _expm1_pair(m: Emitter, head, r, extra=None):
     rounded before low is formed, so high + low rounds (nearly) once."""
     high, low = m.fast_two_sum(head, r)
     square, square_lo = m.two_prod(r, r)
-    small = m.fma(m.mul(square, r), m.poly(r, EXP[m.fmt.suffix]), m.mul(square_lo, 0.5))
+    small = m.fma(m.mul(square, r), m.poly(r, EXP[m.fmt.kind]), m.mul(square_lo, 0.5))
     if extra is not None:
         small = m.add(small, extra)
     return high, m.add(m.add(low, m.mul(square, 0.5)), small)
@@ -99,7 +99,7 @@ def exp_parts(m: Emitter, x, x_lo=None):
 
 
 def exp(m: Emitter, x):
-    p, n = exp_parts(m, m.clamp(x, *_EXP_LIMITS[m.fmt.suffix]))
+    p, n = exp_parts(m, m.clamp(x, *_EXP_LIMITS[m.fmt.kind]))
     return m.keep_nan(x, m.ldexp(p, n))
 
 
@@ -117,14 +117,14 @@ def exp2_parts(m: Emitter, x, x_lo=None):
 
 
 def exp2(m: Emitter, x):
-    p, n = exp2_parts(m, m.clamp(x, *EXP2_LIMITS[m.fmt.suffix]))
+    p, n = exp2_parts(m, m.clamp(x, *EXP2_LIMITS[m.fmt.kind]))
     return m.keep_nan(x, m.ldexp(p, n))
 
 
 def expm1(m: Emitter, x):
     """2**n * ((1 - 2**-n) + e**r - 1): 1 - 2**-n is exact while |n| <= precision (beyond, its
     smaller term joins the tail), and the sum is rounded once before an exact scaling."""
-    n, r, r_lo = reduce_ln2(m, m.clamp(x, *_EXPM1_LIMITS[m.fmt.suffix]))
+    n, r, r_lo = reduce_ln2(m, m.clamp(x, *_EXPM1_LIMITS[m.fmt.kind]))
     ni = m.to_int(n)
     # 2**-n for n up to 100 only: beyond, it is far below an ulp (and leaves the normal range).
     power = m.pow2(m.b.neg(m.imin(ni, 100)))
@@ -150,8 +150,8 @@ def decompose(m: Emitter, u, extra_exponent=None):
     sqrt_half = float_bits(math.sqrt(0.5), fmt)
     # Subtracting the bits of sqrt(1/2) puts the exponent boundary there: e = floor(log2(u/m)).
     offset = m.b.sub(m.bits(scaled), m.ic(sqrt_half))
-    e = m.to_float(m.b.ashr(offset, m.ic(fmt.mantissa_bits)))
-    mantissa_bits = m.b.and_(offset, m.ic((1 << fmt.mantissa_bits) - 1))
+    e = m.to_float(m.b.ashr(offset, m.ic(fmt.mant_bits)))
+    mantissa_bits = m.b.and_(offset, m.ic((1 << fmt.mant_bits) - 1))
     mantissa = m.from_bits(m.b.add(mantissa_bits, m.ic(sqrt_half)))
     e = m.select(subnormal, m.sub(e, float(fmt.precision)), e)
     if extra_exponent is not None:
@@ -166,7 +166,7 @@ def log_parts(m: Emitter, u, extra_exponent=None, correction=None):
     e, f = decompose(m, u, extra_exponent)
     s = m.div(f, m.add(f, 2.0))
     z = m.mul(s, s)
-    r = m.mul(z, m.poly(z, LOG[m.fmt.suffix]))
+    r = m.mul(z, m.poly(z, LOG[m.fmt.kind]))
     half_f_sq = m.mul(m.mul(f, f), 0.5)
     hi = m.sub(f, half_f_sq)
     # (f - hi) - half_f_sq is the rounding error of hi, exactly (Sterbenz, then a two-sum).

@@ -51,12 +51,12 @@ _TANH_LIMIT = {"f32": 10.0, "f64": 20.0}
 
 def _odd_polynomial(m: Emitter, x, table):
     z = m.mul(x, x)
-    return m.fma(m.mul(x, z), m.poly(z, table[m.fmt.suffix]), x)
+    return m.fma(m.mul(x, z), m.poly(z, table[m.fmt.kind]), x)
 
 
 def _half_exp(m: Emitter, a):
     """e**a / 2 for a >= 0 (clamped here), scaled exactly from exp's parts."""
-    p, n = exp_log.exp_parts(m, m.clamp(a, 0.0, _HALF_EXP_LIMIT[m.fmt.suffix]))
+    p, n = exp_log.exp_parts(m, m.clamp(a, 0.0, _HALF_EXP_LIMIT[m.fmt.kind]))
     return m.ldexp(p, m.b.sub(n, m.ic(1)))
 
 
@@ -75,7 +75,7 @@ def sinh(m: Emitter, x):
 
 def tanh(m: Emitter, x):
     a = m.abs(x)
-    p, n = exp_log.exp_parts(m, m.mul(m.clamp(a, 0.0, _TANH_LIMIT[m.fmt.suffix]), 2.0))
+    p, n = exp_log.exp_parts(m, m.mul(m.clamp(a, 0.0, _TANH_LIMIT[m.fmt.kind]), 2.0))
     exp_2a = m.mul(p, m.pow2(n))  # 2**n stays normal below the clamp
     large = m.sub(1.0, m.div(2.0, m.add(exp_2a, 1.0)))
     y = m.select(m.lt(a, _TANH_POLYNOMIAL_BELOW), _odd_polynomial(m, a, TANH), large)

@@ -58,7 +58,7 @@ def _asin_pieces(m: Emitter, a):
     # The square root's rounding error; the tiny addend keeps 0/0 away at a = 1 (s = 0).
     root_error = m.div(m.fma(m.neg(s), s, z), m.add(m.add(s, s), 2.0**m.fmt.min_exponent))
     root_error = m.select(big, root_error, 0.0)
-    tail = m.fma(m.mul(s, z), m.poly(z, ASIN[m.fmt.suffix]), root_error)
+    tail = m.fma(m.mul(s, z), m.poly(z, ASIN[m.fmt.kind]), root_error)
     return big, s, tail
 
 
@@ -121,7 +121,7 @@ def _atan_sum(m: Emitter, t, t_lo, base_hi, base_lo):
     """base + atan(t + t_lo) for |t| <= 1/2, rounded once (nearly)."""
     z = m.mul(t, t)
     small = m.add(base_lo, m.fma(t_lo, m.neg(z), t_lo))  # t_lo / (1 + z), to first order
-    tail = m.fma(m.mul(t, z), m.poly(z, ATAN[m.fmt.suffix]), small)
+    tail = m.fma(m.mul(t, z), m.poly(z, ATAN[m.fmt.kind]), small)
     return _sum_constant(m, base_hi, t, tail)
 
 

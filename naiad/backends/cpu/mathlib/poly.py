@@ -15,33 +15,15 @@ from __future__ import annotations
 import functools
 import math
 import struct
-from dataclasses import dataclass
 from decimal import Decimal
 from fractions import Fraction
 
 from llvmlite import ir
 
+from ....ir.float_format import FLOAT_FORMATS, FloatFormat
 
-@dataclass(frozen=True)
-class FloatFormat:
-    """The binary layout of an IEEE type: what the bit tricks need to know."""
-
-    suffix: str  # "f32" / "f64", also the key of the coefficient tables
-    precision: int  # significand bits, hidden bit included
-    bias: int
-    width: int
-
-    @property
-    def mantissa_bits(self) -> int:
-        return self.precision - 1
-
-    @property
-    def min_exponent(self) -> int:
-        return 1 - self.bias
-
-
-F32 = FloatFormat("f32", 24, 127, 32)
-F64 = FloatFormat("f64", 53, 1023, 64)
+F32 = FLOAT_FORMATS["f32"]
+F64 = FLOAT_FORMATS["f64"]
 
 
 def float_format(float_type: ir.Type) -> FloatFormat:
@@ -247,7 +229,7 @@ class Emitter:
         """2**n as a float, for an integer `n` in the normal exponent range, by building the
         exponent field directly."""
         biased = self.b.add(n, self.ic(self.fmt.bias))
-        return self.from_bits(self.b.shl(biased, self.ic(self.fmt.mantissa_bits)))
+        return self.from_bits(self.b.shl(biased, self.ic(self.fmt.mant_bits)))
 
     def ldexp(self, x, n):
         """x * 2**n for |n| up to twice the exponent range, with one rounding (into the

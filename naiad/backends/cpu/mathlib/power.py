@@ -120,14 +120,14 @@ def cbrt(m: Emitter, x):
     subnormal = m.lt(a, 2.0**fmt.min_exponent)
     scaled = m.select(subnormal, m.mul(a, 2.0 ** (3 * k)), a)
     bits = m.bits(scaled)
-    exponent = m.b.sub(m.b.ashr(bits, m.ic(fmt.mantissa_bits)), m.ic(fmt.bias))
-    mantissa_bits = m.b.and_(bits, m.ic((1 << fmt.mantissa_bits) - 1))
-    mantissa = m.from_bits(m.b.or_(mantissa_bits, m.ic(fmt.bias << fmt.mantissa_bits)))
+    exponent = m.b.sub(m.b.ashr(bits, m.ic(fmt.mant_bits)), m.ic(fmt.bias))
+    mantissa_bits = m.b.and_(bits, m.ic((1 << fmt.mant_bits) - 1))
+    mantissa = m.from_bits(m.b.or_(mantissa_bits, m.ic(fmt.bias << fmt.mant_bits)))
     e = m.to_float(exponent)
     q = m.floor(m.mul(m.add(e, 0.5), 1.0 / 3.0))  # exact for |e| < 2**20
     r = m.sub(e, m.mul(q, 3.0))  # 0, 1 or 2
     v = m.mul(mantissa, m.select(m.eq(r, 0.0), 1.0, m.select(m.eq(r, 1.0), 2.0, 4.0)))
-    y = m.poly(v, CBRT[fmt.suffix])
+    y = m.poly(v, CBRT[fmt.kind])
     for _ in range(1 if fmt.width == 32 else 2):
         y = m.fma(m.sub(m.div(v, m.mul(y, y)), y), 1.0 / 3.0, y)
     # The last step with the residual v - y**3 computed exactly (two products as pairs).

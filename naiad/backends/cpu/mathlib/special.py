@@ -58,7 +58,7 @@ def _erf_small(m: Emitter, x):
     """erf x for |x| <= 1: x*c0 + x*(c0_lo + z*ERF(z)), the leading product exact in the fma."""
     c_hi, c_lo = split_constant(TWO_OVER_SQRT_PI, m.fmt, 2)
     z = m.mul(x, x)
-    return m.fma(x, c_hi, m.mul(x, m.fma(z, m.poly(z, ERF[m.fmt.suffix]), c_lo)))
+    return m.fma(x, c_hi, m.mul(x, m.fma(z, m.poly(z, ERF[m.fmt.kind]), c_lo)))
 
 
 def _erfc_positive(m: Emitter, a, carry_errors: bool = True):
@@ -68,7 +68,7 @@ def _erfc_positive(m: Emitter, a, carry_errors: bool = True):
     result: H(s + s_lo) ~ H(s) + s_lo * H'(s), with the slope from H's first terms. erf, which
     needs erfc a only to a few ulps of itself (it is below 0.16 of the result), skips them and
     the second division."""
-    suffix = m.fmt.suffix
+    suffix = m.fmt.kind
     c, origin, limit = _ERFC_RANGE[suffix]
     table = ERFC[suffix]
     a = m.clamp(a, 0.5, limit)

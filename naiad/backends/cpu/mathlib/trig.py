@@ -67,11 +67,11 @@ def _sin_cos(m: Emitter, r, r_lo):
     z, z_lo = m.two_prod(r, r)
     half_z = m.mul(z, 0.5)
     # sin(r + r_lo) = sin r + r_lo * cos r, to first order, with cos r ~ 1 - z/2.
-    sine_tail = m.fma(m.mul(r, z), m.poly(z, SIN[m.fmt.suffix]), m.fma(r_lo, m.neg(half_z), r_lo))
+    sine_tail = m.fma(m.mul(r, z), m.poly(z, SIN[m.fmt.kind]), m.fma(r_lo, m.neg(half_z), r_lo))
     w = m.sub(1.0, half_z)
     # (1 - w) - z/2 is the rounding error of w, exactly; then -z_lo/2 and -r*r_lo.
     small = m.fma(m.neg(r), r_lo, m.mul(z_lo, -0.5))
-    tail = m.fma(m.mul(z, z), m.poly(z, COS[m.fmt.suffix]), m.sub(m.sub(1.0, w), half_z))
+    tail = m.fma(m.mul(z, z), m.poly(z, COS[m.fmt.kind]), m.sub(m.sub(1.0, w), half_z))
     return m.fast_two_sum(r, sine_tail), m.fast_two_sum(w, m.add(tail, small))
 
 
