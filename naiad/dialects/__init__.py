@@ -1,7 +1,8 @@
 """Op definitions of the dialects TTIR uses, one module per dialect: `tt`, `arith`, `math`,
-`scf`, `cf`, `ub`, and the single ops of `ttg` and `llvm` that Triton's TTIR holds
-(`ttg_min`, `llvm_min`). Importing this package registers every op, type and attribute, and
-then the hand-written syntaxes of the ops that have one (`syntax/`).
+`scf`, `cf`, `ub`, `ttg` (TTGIR; `ttg_min` holds `ttg.barrier`, the one of its ops TTIR holds),
+the single op of `llvm` that Triton's TTIR holds (`llvm_min`). Importing this package registers
+every op, type and attribute, and then the hand-written syntaxes of the ops that have one
+(`syntax/`).
 
     from naiad.dialects import arith, scf, tt
     tt.AddPtrOp(ptrs, offsets); arith.CmpIOp("slt", a, b); scf.ForOp(lb, ub, step, [acc])
@@ -24,6 +25,7 @@ from . import (  # noqa: F401
     syntax,
     tensor,
     tt,
+    ttg,
     ttg_min,
     ub,
 )

@@ -83,14 +83,15 @@ class LocationAliases:
             return "unknown"
         return loc._body()
 
-    def definitions(self, ordered: list, deferred: bool) -> str:
-        """The `#locN = loc(...)` lines of the aliases that go before (or after) the module."""
+    def definitions(self, ordered: list, deferred: bool) -> list[tuple[int, str]]:
+        """The `#locN = loc(...)` lines of the aliases that go before (or after) the module,
+        each with its depth (1 for a leaf), in order."""
         lines = []
         for loc in ordered:
             alias = self._aliases[loc]
             if alias.deferrable == deferred:
-                lines.append(f"{alias.name} = loc({self.body(loc, top=True)})\n")
-        return "".join(lines)
+                lines.append((alias.depth, f"{alias.name} = loc({self.body(loc, top=True)})\n"))
+        return lines
 
 
 def _children(loc) -> tuple:

@@ -13,6 +13,7 @@ with the methods below, named after MLIR's OpAsmPrinter.
 from __future__ import annotations
 
 from . import builtin_syntax  # noqa: F401  (registers `module`)
+from .asm_aliases import apply_aliases, merge_definitions
 from .asm_locations import LocationAliases
 from .asm_names import NameState
 from .asm_syntax import argument_names_for, result_names_for, syntax_for
@@ -54,6 +55,7 @@ class Printer:
     """The text being printed, and what custom printers call to add to it."""
 
     def __init__(self, root, *, generic=False, locations=True, record=None):
+        self.root = root
         self.generic = generic
         self.locations = locations
         self.record = record
@@ -70,9 +72,11 @@ class Printer:
         self._predecessors: dict = {}
 
     def finish(self) -> str:
-        """The whole text: aliases that must come first, the op, the others after it."""
+        """The whole text: attribute aliases (asm_aliases.py), location aliases that must
+        come first, the op, the other location aliases after it."""
         if not self.locations:
-            return "".join(self.out) + "\n"
+            attribute_aliases, text = apply_aliases(self.root, "".join(self.out))
+            return merge_definitions(attribute_aliases, []) + text + "\n"
         aliases = self.aliases
         ordered = aliases.assign_names()
         rendered: dict = {}
@@ -87,9 +91,10 @@ class Printer:
                 if text is None:
                     text = rendered[chunk] = aliases.reference(chunk)
                 parts.append(text)
-        before = aliases.definitions(ordered, deferred=False)
-        after = aliases.definitions(ordered, deferred=True)
-        return before + "".join(parts) + "\n" + after
+        attribute_aliases, text = apply_aliases(self.root, "".join(parts))
+        before = merge_definitions(attribute_aliases, aliases.definitions(ordered, False))
+        after = "".join(line for _, line in aliases.definitions(ordered, True))
+        return before + text + "\n" + after
 
     # -- what custom printers call
 
