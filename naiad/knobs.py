@@ -76,6 +76,7 @@ backend = _Text(
     "(compiled, strictly) or 'interpreter'",
 )
 cache_dir = _Text("NAIAD_CACHE_DIR", "where compiled kernels are cached on disk")
+cuda_home = _Text("CUDA_HOME", "a CUDA toolkit: where libdevice is found when no wheel has it")
 num_threads = _Int(
     "NAIAD_NUM_THREADS", "threads running a CPU kernel's programs (0: one per available CPU)"
 )

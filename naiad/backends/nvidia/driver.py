@@ -1,0 +1,358 @@
+"""The CUDA driver, through `cuda.bindings.driver`: the one module that calls it.
+
+- `cuInit` once per process; a device's *primary* context (the one the CUDA runtime and torch
+  use) is retained once and made current when work goes to that device, so Naiad's modules and
+  torch's tensors live in the same context.
+- A cubin is loaded once per device (`CubinKernel.function`); a kernel needing more than 48 KB
+  of dynamic shared memory gets the MAX_DYNAMIC_SHARED_SIZE_BYTES attribute raised at load,
+  where the device's opt-in limit allows it (else OutOfResources).
+- `launch` is cuLaunchKernel with a preallocated parameter block (`ParamBlock`): nothing on the
+  way synchronizes, allocates device memory or loads modules, so a launch on a capturing stream is
+  recorded into a CUDA graph.
+- Every failing call raises `CudaError` naming the call and the CUresult (`CUDA_ERROR_...`).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+from dataclasses import dataclass
+
+from ...errors import NaiadError, OutOfResources
+
+_DEFAULT_SHARED_LIMIT = 48 * 1024  # what a block gets without opting in
+GRID_LIMITS = (2**31 - 1, 65535, 65535)
+
+
+class CudaError(NaiadError, RuntimeError):
+    """A CUDA driver call failed, or no CUDA driver is present."""
+
+
+@functools.cache
+def _cuda():
+    """The initialized driver module (cuInit once); CudaError where there is no driver."""
+    try:
+        from cuda.bindings import driver as cuda
+    except ImportError as exc:
+        raise CudaError("the CUDA driver needs cuda-bindings: pip install 'naiad[cuda]'") from exc
+    try:
+        (result,) = cuda.cuInit(0)
+    except RuntimeError as exc:  # the library finder: no libcuda.so on this machine
+        raise CudaError(f"no CUDA driver is installed here: {exc}") from exc
+    _check(cuda, result, "cuInit")
+    return cuda
+
+
+def _check(cuda, result, call: str) -> None:
+    if result != cuda.CUresult.CUDA_SUCCESS:
+        _, text = cuda.cuGetErrorString(result)
+        detail = text.decode() if isinstance(text, bytes) else text
+        raise CudaError(f"{call} failed: {result.name} ({detail})")
+
+
+def _call(name: str, *args):
+    """`cuda.<name>(*args)`, checked; returns its outputs (one value, or a tuple of several)."""
+    cuda = _cuda()
+    result, *outputs = getattr(cuda, name)(*args)
+    _check(cuda, result, name)
+    return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+
+@functools.cache
+def available() -> bool:
+    """Whether a CUDA driver with at least one device is present."""
+    try:
+        return device_count() > 0
+    except CudaError:
+        return False
+
+
+def driver_version() -> int:
+    """cuDriverGetVersion: 1000 * major + 10 * minor of the CUDA version the driver supports."""
+    return _call("cuDriverGetVersion")
+
+
+def device_count() -> int:
+    return _call("cuDeviceGetCount")
+
+
+# -- contexts --------------------------------------------------------------------------------------
+# Primary contexts retained by this process, by device index; kept for the process's life, as
+# the CUDA runtime keeps them (releasing one would unload every module loaded in it).
+_contexts: dict[int, object] = {}
+
+
+def _device(index: int):
+    count = device_count()
+    if not 0 <= index < count:
+        raise CudaError(f"there is no CUDA device {index} (this machine has {count})")
+    return _call("cuDeviceGet", index)
+
+
+def context(index: int):
+    """The primary context of device `index`, retained on first use."""
+    ctx = _contexts.get(index)
+    if ctx is None:
+        ctx = _contexts[index] = _call("cuDevicePrimaryCtxRetain", _device(index))
+    return ctx
+
+
+def set_current_device(index: int) -> None:
+    """Make device `index`'s primary context current on this thread (if it is not already)."""
+    ctx = context(index)
+    if int(_call("cuCtxGetCurrent")) != int(ctx):
+        _call("cuCtxSetCurrent", ctx)
+
+
+def current_device() -> int:
+    """The device of this thread's current context; 0 when none is current."""
+    if int(_call("cuCtxGetCurrent")) == 0:
+        return 0
+    return int(_call("cuCtxGetDevice"))
+
+
+# -- device properties -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DeviceProperties:
+    name: str
+    capability: tuple[int, int]
+    multiprocessor_count: int
+    max_shared_mem: int  # per block, with the opt-in (what a kernel may ask for)
+    max_num_regs: int  # 32-bit registers per block
+    warp_size: int
+    max_threads_per_block: int
+    l2_cache_size: int
+    sm_clock_rate: int  # kHz
+    mem_clock_rate: int  # kHz
+    mem_bus_width: int  # bits
+
+
+@functools.cache
+def device_properties(index: int) -> DeviceProperties:
+    """What the driver says of device `index` (asked once)."""
+    cuda = _cuda()
+    device = _device(index)
+    attribute = cuda.CUdevice_attribute
+
+    def get(name: str) -> int:
+        code = getattr(attribute, f"CU_DEVICE_ATTRIBUTE_{name}")
+        return int(_call("cuDeviceGetAttribute", code, device))
+
+    raw_name = _call("cuDeviceGetName", 256, device)
+    return DeviceProperties(
+        name=raw_name.split(b"\0", 1)[0].decode(),
+        capability=(get("COMPUTE_CAPABILITY_MAJOR"), get("COMPUTE_CAPABILITY_MINOR")),
+        multiprocessor_count=get("MULTIPROCESSOR_COUNT"),
+        max_shared_mem=get("MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"),
+        max_num_regs=get("MAX_REGISTERS_PER_BLOCK"),
+        warp_size=get("WARP_SIZE"),
+        max_threads_per_block=get("MAX_THREADS_PER_BLOCK"),
+        l2_cache_size=get("L2_CACHE_SIZE"),
+        sm_clock_rate=get("CLOCK_RATE"),
+        mem_clock_rate=get("MEMORY_CLOCK_RATE"),
+        mem_bus_width=get("GLOBAL_MEMORY_BUS_WIDTH"),
+    )
+
+
+# -- modules and functions -------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Function:
+    """A kernel loaded on one device, with what the driver reports of it."""
+
+    handle: object  # CUfunction
+    device: int
+    n_regs: int
+    local_bytes: int
+    static_shared: int
+    max_threads: int
+
+
+def load_function(cubin: bytes, entry: str, device: int, shared: int) -> Function:
+    """Load `cubin` into device `device`'s primary context and look up `entry`; allow it
+    `shared` bytes of dynamic shared memory."""
+    limit = device_properties(device).max_shared_mem
+    if shared > limit:
+        raise OutOfResources(shared, limit, "shared memory")
+    set_current_device(device)
+    module = _call("cuModuleLoadData", cubin)
+    handle = _call("cuModuleGetFunction", module, entry.encode())
+    attribute = _cuda().CUfunction_attribute
+    if shared > _DEFAULT_SHARED_LIMIT:
+        _call(
+            "cuFuncSetAttribute",
+            handle,
+            attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            shared,
+        )
+
+    def get(name: str) -> int:
+        code = getattr(attribute, f"CU_FUNC_ATTRIBUTE_{name}")
+        return int(_call("cuFuncGetAttribute", code, handle))
+
+    return Function(
+        handle,
+        device,
+        get("NUM_REGS"),
+        get("LOCAL_SIZE_BYTES"),
+        get("SHARED_SIZE_BYTES"),
+        get("MAX_THREADS_PER_BLOCK"),
+    )
+
+
+# -- launching -------------------------------------------------------------------------------------
+_SCALAR_TYPES = {
+    "i1": ctypes.c_int8,
+    "i8": ctypes.c_int8,
+    "i16": ctypes.c_int16,
+    "i32": ctypes.c_int32,
+    "i64": ctypes.c_int64,
+    "u1": ctypes.c_uint8,
+    "u8": ctypes.c_uint8,
+    "u16": ctypes.c_uint16,
+    "u32": ctypes.c_uint32,
+    "u64": ctypes.c_uint64,
+    "fp32": ctypes.c_float,
+    "fp64": ctypes.c_double,
+}
+
+
+class ParamBlock:
+    """The kernel parameters of one signature (`*fp32`, `i32`, ...), allocated once: `set`
+    writes a value in place and `address` is the `void**` that cuLaunchKernel reads."""
+
+    def __init__(self, signature: tuple[str, ...]):
+        self.signature = signature
+        try:
+            self.slots = [
+                ctypes.c_uint64() if kind.startswith("*") else _SCALAR_TYPES[kind]()
+                for kind in signature
+            ]
+        except KeyError as exc:
+            raise CudaError(f"no kernel parameter of type {exc.args[0]!r}") from exc
+        self.pointers = (ctypes.c_void_p * max(1, len(signature)))(
+            *[ctypes.addressof(slot) for slot in self.slots]
+        )
+        self.address = ctypes.addressof(self.pointers)
+
+    def set(self, index: int, value) -> None:
+        self.slots[index].value = value
+
+
+def check_grid(grid: tuple[int, int, int]) -> None:
+    """A clear error for a grid the driver would refuse (CUDA_ERROR_INVALID_VALUE)."""
+    for axis, (size, limit) in enumerate(zip(grid, GRID_LIMITS)):
+        if not 0 <= size <= limit:
+            raise ValueError(f"grid dimension {axis} is {size}; CUDA allows 0 to {limit}")
+
+
+def launch(function: Function, grid, threads: int, shared: int, stream: int, params) -> None:
+    """Queue `function` on `stream` over `grid` (three sizes) with `threads` per block; an empty
+    grid launches nothing. `params` is a ParamBlock whose values are set."""
+    if grid[0] * grid[1] * grid[2] == 0:
+        return
+    _call(
+        "cuLaunchKernel",
+        function.handle,
+        grid[0],
+        grid[1],
+        grid[2],
+        threads,
+        1,
+        1,
+        shared,
+        stream,
+        params.address,
+        0,
+    )
+
+
+# -- the driver's own linker (link.py's fallback) --------------------------------------------------
+def link_ptx(ptx: bytes, name: str, maxnreg: int | None) -> tuple[bytes, str]:
+    """The cubin of `ptx` for the current device, by cuLinkCreate/AddData/Complete."""
+    cuda = _cuda()
+    set_current_device(current_device())
+    option = cuda.CUjit_option
+    options, values = [], []
+    if maxnreg is not None:
+        options, values = [option.CU_JIT_MAX_REGISTERS], [maxnreg]
+    state = _call("cuLinkCreate", len(options), options, values)
+    try:
+        input_type = cuda.CUjitInputType.CU_JIT_INPUT_PTX
+        _call("cuLinkAddData", state, input_type, ptx, len(ptx), f"{name}.ptx".encode(), 0, [], [])
+        address, size = _call("cuLinkComplete", state)
+        return ctypes.string_at(int(address), size), ""
+    finally:
+        _call("cuLinkDestroy", state)
+
+
+# -- a loaded kernel -------------------------------------------------------------------------------
+class CubinKernel:
+    """A compiled kernel as the runtime launches it: its cubin is loaded on a device the first
+    time it runs there; `launch` binds the arguments into one preallocated parameter block.
+
+    A pointer argument is a CUDA tensor (anything with `data_ptr()` and a `device`), an integer
+    address, or None (a null pointer). The kernel runs on its tensors' device, which they must
+    share; with no tensor among the arguments, on the current device."""
+
+    def __init__(
+        self,
+        cubin: bytes,
+        entry: str,
+        signature: tuple[str, ...],
+        *,
+        num_warps: int = 4,
+        shared: int = 0,
+        arg_names: tuple[str, ...] | None = None,
+    ):
+        self.cubin, self.entry, self.signature = cubin, entry, tuple(signature)
+        self.threads, self.shared = 32 * num_warps, shared
+        self.arg_names = arg_names or tuple(f"argument {i}" for i in range(len(signature)))
+        self.params = ParamBlock(self.signature)
+        self._pointers = frozenset(i for i, kind in enumerate(self.signature) if kind[0] == "*")
+        self._functions: dict[int, Function] = {}
+
+    def function(self, device: int) -> Function:
+        """The kernel loaded on `device` (loaded there on first use)."""
+        loaded = self._functions.get(device)
+        if loaded is None:
+            loaded = self._functions[device] = load_function(
+                self.cubin, self.entry, device, self.shared
+            )
+        return loaded
+
+    def _bind(self, args) -> int:
+        """Write `args` into the parameter block; return the device they live on."""
+        if len(args) != len(self.signature):
+            raise TypeError(
+                f"`{self.entry}` takes {len(self.signature)} arguments, got {len(args)}"
+            )
+        device = None
+        for index, value in enumerate(args):
+            if index in self._pointers and hasattr(value, "data_ptr"):
+                where = value.device
+                if where.type != "cuda":
+                    raise ValueError(
+                        f"{self.arg_names[index]} of `{self.entry}` is a tensor on {where}; "
+                        "a kernel compiled for CUDA takes CUDA tensors"
+                    )
+                if device is None:
+                    device = where.index or 0
+                elif (where.index or 0) != device:
+                    raise ValueError(
+                        f"{self.arg_names[index]} of `{self.entry}` is on cuda:{where.index}, "
+                        f"other arguments on cuda:{device}; a kernel's tensors share one device"
+                    )
+                value = value.data_ptr()
+            elif index in self._pointers and value is None:
+                value = 0
+            self.params.set(index, value)
+        return current_device() if device is None else device
+
+    def launch(self, grid, args, stream: int) -> None:
+        """Run the kernel over `grid` (one to three sizes) on `stream` of its tensors' device."""
+        grid = (tuple(grid) + (1, 1))[:3]
+        check_grid(grid)
+        device = self._bind(args)
+        function = self.function(device)
+        set_current_device(device)
+        launch(function, grid, self.threads, self.shared, stream, self.params)

@@ -1,0 +1,210 @@
+"""The NVIDIA targets Naiad compiles for, and the PTX ISA version each kernel's PTX declares.
+
+A target is named `cuda:sm_NN` (`sm_80`, `sm_86`, `sm_89`, `sm_90`, `sm_90a`). A device of compute
+capability 9.0 gets `sm_90a`: the arch-specific Hopper instructions (wgmma, setmaxnreg) exist only
+there, and code for `sm_90a` runs on every 9.0 device. Every string handed to LLVM (triple, CPU,
+features) comes from the tables below: LLVM prints a warning for a feature it does not know and
+aborts the process on a bad triple.
+
+The PTX ISA version is the least the kernel needs, so that the oldest driver able to run the code
+accepts it:
+
+- the arch's own minimum (LLVM's NVPTX table: sm_80 → 7.0, sm_86 → 7.1, sm_89/sm_90 → 7.8,
+  sm_90a → 8.0, the first ISA with arch-specific targets);
+- the instructions the kernel uses, found by name in its LLVM IR, in inline assembly or as NVVM
+  intrinsics (`_INSTRUCTIONS`: wgmma needs 8.0, stmatrix 7.8, ...);
+- never more than the CUDA version that turns the PTX into machine code supports (CUDA 11.x →
+  7.x, 12.0–12.5 → 8.0–8.5, 12.6 → 8.5, 12.7–12.9 → 8.6–8.8, 13.x → 9.x): past it, a clear
+  `PtxIsaError` instead of a driver's `CUDA_ERROR_UNSUPPORTED_PTX_VERSION`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from ...errors import InternalError, NaiadError
+
+TRIPLE = "nvptx64-nvidia-cuda"
+# NVPTX's data layout for 64-bit pointers (what LLVM's target machine reports for every sm_NN):
+# shared-memory pointers (address space 3) stay 64-bit, as Naiad's lowering expects.
+DATA_LAYOUT = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
+
+
+class PtxIsa(NamedTuple):
+    """A PTX ISA version (`major.minor`); ordered as versions are."""
+
+    major: int
+    minor: int
+
+    def __str__(self) -> str:
+        return f"{self.major}.{self.minor}"
+
+    @property
+    def feature(self) -> str:
+        """LLVM's NVPTX feature that makes the PTX declare this version (`+ptx80`)."""
+        return f"+ptx{self.major}{self.minor}"
+
+
+class PtxIsaError(NaiadError, RuntimeError):
+    """The kernel needs a newer PTX ISA than the installed CUDA driver or linker accepts."""
+
+
+# The newest ISA LLVM 22's NVPTX back end knows (`+ptx90`); a higher feature is ignored with a
+# warning, so a kernel needing more would declare too low a version.
+LLVM_MAX_ISA = PtxIsa(9, 0)
+
+
+@dataclass(frozen=True)
+class _Arch:
+    capability: int  # major * 10 + minor
+    min_isa: PtxIsa
+    arch_specific: bool  # the `a` suffix: arch-specific instructions, runs only on this major.minor
+
+
+_ARCHES = {
+    "sm_80": _Arch(80, PtxIsa(7, 0), False),
+    "sm_86": _Arch(86, PtxIsa(7, 1), False),
+    "sm_89": _Arch(89, PtxIsa(7, 8), False),
+    "sm_90": _Arch(90, PtxIsa(7, 8), False),
+    "sm_90a": _Arch(90, PtxIsa(8, 0), True),
+}
+
+
+@dataclass(frozen=True)
+class CudaTarget:
+    """One NVIDIA target: what LLVM and the linker need to produce code for it."""
+
+    name: str  # `cuda:sm_90a`
+    arch: str  # `sm_90a`: LLVM's CPU name and the linker's `-arch`
+
+    @property
+    def capability(self) -> int:
+        """The compute capability as major * 10 + minor (90 for sm_90a)."""
+        return _ARCHES[self.arch].capability
+
+    @property
+    def arch_specific(self) -> bool:
+        """Whether this is an `a` target (its code runs only on this exact capability)."""
+        return _ARCHES[self.arch].arch_specific
+
+    @property
+    def min_isa(self) -> PtxIsa:
+        """The least PTX ISA version that can name this arch in `.target`."""
+        return _ARCHES[self.arch].min_isa
+
+    @property
+    def triple(self) -> str:
+        return TRIPLE
+
+    @property
+    def data_layout(self) -> str:
+        return DATA_LAYOUT
+
+    def features(self, isa: PtxIsa) -> str:
+        """LLVM's feature string for PTX of version `isa` (at most the newest LLVM knows)."""
+        return min(isa, LLVM_MAX_ISA).feature
+
+    def description(self, isa: PtxIsa) -> dict[str, str]:
+        """What the cache key records of the target: code differs per arch and ISA version."""
+        return {"triple": TRIPLE, "arch": self.arch, "ptx_isa": str(isa)}
+
+
+def target_names() -> list[str]:
+    """Every name `cuda_target` accepts."""
+    return [f"cuda:{arch}" for arch in _ARCHES]
+
+
+def cuda_target(name: str) -> CudaTarget:
+    """The target named `cuda:sm_NN` (`sm_NN` alone is accepted too)."""
+    arch = name.removeprefix("cuda:")
+    if arch not in _ARCHES:
+        raise ValueError(f"unknown CUDA target {name!r}; known: {', '.join(target_names())}")
+    return CudaTarget(f"cuda:{arch}", arch)
+
+
+def target_for_capability(major: int, minor: int) -> CudaTarget:
+    """The target for a device of compute capability `major.minor`: 9.0 gets `sm_90a`, so that
+    Hopper kernels may use wgmma; others their own `sm_NN`."""
+    arch = f"sm_{major}{minor}" + ("a" if (major, minor) == (9, 0) else "")
+    if arch not in _ARCHES:
+        raise ValueError(
+            f"compute capability {major}.{minor} is not supported; Naiad targets "
+            + ", ".join(target_names())
+        )
+    return cuda_target(arch)
+
+
+# -- instructions that need a newer ISA than sm_80's 7.0 -------------------------------------
+# (pattern found in LLVM IR — an inline-asm mnemonic or an `llvm.nvvm.` intrinsic name, which
+# spell the instruction alike —, least ISA, least capability, whether only `a` targets have it).
+# From the PTX ISA manual's "PTX ISA notes" and "Target ISA notes" of each instruction.
+_INSTRUCTIONS = (
+    (r"redux\.sync", PtxIsa(7, 0), 80, False),
+    (r"mbarrier\.try[._]wait", PtxIsa(7, 8), 90, False),
+    (r"stmatrix", PtxIsa(7, 8), 90, False),
+    (r"\bmapa\b|barrier\.cluster", PtxIsa(7, 8), 90, False),
+    (r"griddepcontrol", PtxIsa(7, 8), 90, False),
+    (r"e4m3x2|e5m2x2", PtxIsa(7, 8), 89, False),
+    (r"wgmma\.", PtxIsa(8, 0), 90, True),
+    (r"setmaxnreg", PtxIsa(8, 0), 90, True),
+    (r"elect\.sync", PtxIsa(8, 0), 90, False),
+    (r"cp\.(reduce\.)?async\.bulk", PtxIsa(8, 0), 90, False),
+    (r"fence\.proxy\.async", PtxIsa(8, 0), 90, False),
+    (r"expect[._]tx", PtxIsa(8, 0), 90, False),
+    (r"multimem\.", PtxIsa(8, 1), 90, False),
+    (r"tensormap\.", PtxIsa(8, 3), 90, False),
+)
+_COMPILED = tuple((re.compile(p), isa, cc, a) for p, isa, cc, a in _INSTRUCTIONS)
+
+
+def required_isa(target: CudaTarget, llvm_ir: str) -> PtxIsa:
+    """The least PTX ISA version for `llvm_ir` on `target`: the arch's minimum, raised by each
+    instruction the IR uses. An instruction the arch lacks is Naiad's bug (the lowering must
+    not emit it), reported as an InternalError."""
+    isa = target.min_isa
+    for pattern, needed, capability, arch_specific in _COMPILED:
+        match = pattern.search(llvm_ir)
+        if match is None:
+            continue
+        if target.capability < capability or (arch_specific and not target.arch_specific):
+            wanted = f"sm_{capability}" + ("a" if arch_specific else " or newer")
+            raise InternalError(
+                f"the LLVM IR uses `{match.group(0)}`, which {target.arch} lacks (needs {wanted})"
+            )
+        isa = max(isa, needed)
+    return isa
+
+
+def max_isa_for_cuda(cuda_version: int) -> PtxIsa:
+    """The newest PTX ISA a CUDA driver or linker of `cuda_version` (cuDriverGetVersion's
+    1000 * major + 10 * minor, e.g. 12040) accepts."""
+    major, minor = cuda_version // 1000, (cuda_version % 1000) // 10
+    if major < 11:
+        raise PtxIsaError(
+            f"CUDA {major}.{minor} is too old: Naiad needs CUDA 11.0 or newer (PTX ISA 7.0)"
+        )
+    if major == 11:
+        return PtxIsa(7, min(minor, 8))
+    if major == 12:
+        return PtxIsa(8, minor) if minor < 6 else PtxIsa(8, minor - 1)
+    return PtxIsa(9 + (major - 13), minor)
+
+
+def select_isa(target: CudaTarget, llvm_ir: str, cuda_version: int | None) -> PtxIsa:
+    """The PTX ISA version the kernel's PTX declares: the least it needs, checked against
+    `cuda_version`, the CUDA version that turns it into machine code (None: not known here,
+    as when compiling ahead of time without a CUDA library)."""
+    isa = required_isa(target, llvm_ir)
+    if cuda_version is None:
+        return isa
+    limit = max_isa_for_cuda(cuda_version)
+    if isa > limit:
+        major, minor = cuda_version // 1000, (cuda_version % 1000) // 10
+        raise PtxIsaError(
+            f"this kernel for {target.arch} needs PTX ISA {isa}, but the installed CUDA "
+            f"{major}.{minor} accepts PTX ISA {limit} at most: update the NVIDIA driver (or the "
+            "nvidia-nvjitlink wheel)"
+        )
+    return isa

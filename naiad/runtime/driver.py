@@ -1,0 +1,204 @@
+"""`naiad.runtime.driver.active`: the device questions tutorials and libraries ask, answered by
+the CUDA driver where a GPU is present and by the CPU driver elsewhere.
+
+The surface is Triton's (`triton.runtime.driver.active`), so host code written for it runs:
+
+    DEVICE = driver.active.get_active_torch_device()
+    properties = driver.active.utils.get_device_properties(DEVICE.index)
+    NUM_SM = properties["multiprocessor_count"]
+    target = driver.active.get_current_target()      # .backend, .arch, .warp_size
+    bench = driver.active.get_benchmarker()          # naiad.testing.do_bench
+
+The current device and stream are torch's when torch is loaded, so `torch.cuda.set_device` and
+`with torch.cuda.stream(s)` are seen by Naiad as by torch (a Naiad kernel itself runs on its
+tensors' device, on that device's current stream). `active` is chosen on first use and can be
+replaced with `active.set(driver)` (tests, or a process that wants the CPU driver on a GPU
+machine).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+from ..backends.nvidia import driver as cuda_driver
+from ..backends.nvidia import target as nv_target
+from ..testing import do_bench
+
+
+@dataclass(frozen=True)
+class GPUTarget:
+    """What a compiled kernel is for, as Triton names it: backend, arch, warp size."""
+
+    backend: str
+    arch: int | str  # the compute capability as an int (90) on CUDA; the triple on the CPU
+    warp_size: int
+
+
+def _torch():
+    """torch if this process already imported it (the driver never imports it itself)."""
+    return sys.modules.get("torch")
+
+
+class _CudaUtils:
+    @staticmethod
+    def get_device_properties(device) -> dict:
+        """The device's properties under Triton's keys (plus `max_threads_per_block`,
+        `l2_cache_size`, `name` and `capability`)."""
+        index = device.index if hasattr(device, "index") else int(device or 0)
+        props = cuda_driver.device_properties(index or 0)
+        return {
+            "max_shared_mem": props.max_shared_mem,
+            "max_num_regs": props.max_num_regs,
+            "multiprocessor_count": props.multiprocessor_count,
+            "warpSize": props.warp_size,
+            "sm_clock_rate": props.sm_clock_rate,
+            "mem_clock_rate": props.mem_clock_rate,
+            "mem_bus_width": props.mem_bus_width,
+            "max_threads_per_block": props.max_threads_per_block,
+            "l2_cache_size": props.l2_cache_size,
+            "name": props.name,
+            "capability": props.capability,
+        }
+
+
+class CudaDriver:
+    """The CUDA driver: kernels run on NVIDIA GPUs."""
+
+    backend = "cuda"
+
+    def __init__(self):
+        self.utils = _CudaUtils()
+
+    @staticmethod
+    def is_active() -> bool:
+        return cuda_driver.available()
+
+    def get_current_device(self) -> int:
+        torch = _torch()
+        if torch is not None:
+            return torch.cuda.current_device()
+        return cuda_driver.current_device()
+
+    def set_current_device(self, device: int) -> None:
+        torch = _torch()
+        if torch is not None:
+            torch.cuda.set_device(device)
+        cuda_driver.set_current_device(device)
+
+    def get_current_stream(self, device: int | None = None) -> int:
+        """The handle of `device`'s current stream (torch's, so graph capture sees launches);
+        the legacy default stream (0) without torch."""
+        torch = _torch()
+        if torch is None:
+            return 0
+        if device is None:
+            device = torch.cuda.current_device()
+        return torch.cuda.current_stream(device).cuda_stream
+
+    def get_active_torch_device(self):
+        import torch
+
+        return torch.device("cuda", self.get_current_device())
+
+    def get_device_interface(self):
+        import torch
+
+        return torch.cuda
+
+    def get_current_target(self) -> GPUTarget:
+        major, minor = cuda_driver.device_properties(self.get_current_device()).capability
+        return GPUTarget("cuda", 10 * major + minor, 32)
+
+    def get_current_target_name(self) -> str:
+        """Naiad's target name for the current device (`cuda:sm_90a` on Hopper)."""
+        major, minor = cuda_driver.device_properties(self.get_current_device()).capability
+        return nv_target.target_for_capability(major, minor).name
+
+    @staticmethod
+    def get_benchmarker():
+        return do_bench
+
+
+class _CpuUtils:
+    @staticmethod
+    def get_device_properties(device=None) -> dict:
+        """The host under the same keys: each worker thread counts as a multiprocessor running
+        one program at a time (a 'warp' of one thread); there is no shared memory and no
+        register file to divide among programs, so those limits read 0."""
+        from ..backends.cpu import pool
+
+        return {
+            "max_shared_mem": 0,
+            "max_num_regs": 0,
+            "multiprocessor_count": pool.thread_count(),
+            "warpSize": 1,
+            "max_threads_per_block": 1,
+            "name": "cpu",
+        }
+
+
+class CpuDriver:
+    """The CPU driver: kernels run on host arrays and CPU tensors."""
+
+    backend = "cpu"
+
+    def __init__(self):
+        self.utils = _CpuUtils()
+
+    @staticmethod
+    def is_active() -> bool:
+        return True
+
+    def get_current_device(self) -> int:
+        return 0
+
+    def set_current_device(self, device: int) -> None:
+        if device != 0:
+            raise ValueError(f"the CPU driver has one device, 0; got {device}")
+
+    def get_current_stream(self, device: int | None = None) -> int:
+        """The CPU has no streams: work is done when a launch returns."""
+        return 0
+
+    def get_active_torch_device(self):
+        import torch
+
+        return torch.device("cpu")
+
+    def get_current_target(self) -> GPUTarget:
+        from ..backends.cpu.target import host_target
+
+        return GPUTarget("cpu", host_target().triple, 1)
+
+    def get_current_target_name(self) -> str:
+        return "cpu"
+
+    @staticmethod
+    def get_benchmarker():
+        return do_bench
+
+
+class _ActiveDriver:
+    """`active`: the driver in use, chosen on first use (CUDA where a GPU is present)."""
+
+    def __init__(self):
+        self._driver = None
+
+    def get(self):
+        if self._driver is None:
+            self._driver = CudaDriver() if CudaDriver.is_active() else CpuDriver()
+        return self._driver
+
+    def set(self, driver) -> None:
+        self._driver = driver
+
+    def reset(self) -> None:
+        """Choose again on next use."""
+        self._driver = None
+
+    def __getattr__(self, name):
+        return getattr(self.get(), name)
+
+
+active = _ActiveDriver()
