@@ -328,3 +328,18 @@ class ExtractStridedMetadataOp(Operation):
 
     def verify_(self) -> None:
         check_inferred(self, strided_metadata_types(self.source.type))
+
+
+@irdl_op
+class ExtractAlignedPointerAsIndexOp(Operation):
+    """The address of `source`'s aligned base (its element 0 before the layout's offset), as an
+    index: how the converted code spells the address a pointer holds (`tt.ptr_to_int`)."""
+
+    name = "memref.extract_aligned_pointer_as_index"
+    traits = frozenset({Pure})
+    source = operand(AnyMemRef)  # ranked: the converted code asks only of flat views
+    aligned_pointer = result(Index)
+    assembly_format = "$source `:` type($source) `->` type(results) attr-dict"
+
+    def __init__(self, source, **fields):
+        super().__init__(source, aligned_pointer=index, **fields)

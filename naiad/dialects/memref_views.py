@@ -6,6 +6,7 @@
               : memref<1024xf32, strided<[1], offset: ?>> to memref<?xf32, strided<[1], offset: ?>>
     %e = memref.expand_shape %m [[0, 1]] output_shape [4, 8] : memref<32xf32> into memref<4x8xf32>
     %c = memref.collapse_shape %e [[0, 1]] : memref<4x8xf32> into memref<32xf32>
+    %view = memref.view %bytes[%shift][%n] : memref<?xi8> to memref<?xf32>
 
 Offsets, sizes and strides are mixed lists of ints and index values (view_like.py). The result
 types follow upstream's inference, which the verifiers check: a subview's strides multiply the
@@ -20,6 +21,7 @@ from naiad.ir import (
     ArrayAttr,
     Constraint,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     Operation,
     Pure,
@@ -254,3 +256,45 @@ class ReinterpretCastOp(_OffsetSizeStrideOp):
                     f"expected result type with stride = {dim_text(wanted)} instead of {actual} "
                     f"in dim = {d}",
                 )
+
+
+ByteBuffer = Constraint(
+    "1D memref of 8-bit signless integer values",
+    lambda t: isinstance(t, MemRefType) and t.rank == 1 and t.element_type is IntegerType(8),
+)
+
+
+@irdl_op
+class ViewOp(Operation):
+    """A memref of any element type over the bytes of `source` from `byte_shift` on: the one
+    upstream op that changes the element type of memory (the shift may be any index, so the
+    view may lie anywhere; its dynamic sizes are given in order)."""
+
+    name = "memref.view"
+    traits = frozenset({Pure})
+    source = operand(ByteBuffer)
+    byte_shift = operand(Index)
+    sizes = var_operand(Index)
+    result = result(AnyMemRef)
+    assembly_format = (
+        "$source `[` $byte_shift `]` `` `[` $sizes `]` attr-dict `:` type($source) `to` "
+        "type(results)"
+    )
+
+    def __init__(self, source, byte_shift, sizes, result_type, **fields):
+        super().__init__(source, byte_shift, list(sizes), result=result_type, **fields)
+
+    def verify_(self) -> None:
+        source, result_type = self.source.type, self.result.type
+        if source.layout is not None:
+            fail(self, f"unsupported map for base memref type {source}")
+        if result_type.layout is not None:
+            fail(self, f"unsupported map for result memref type {result_type}")
+        if source.memory_space is not result_type.memory_space:
+            fail(
+                self,
+                f"different memory spaces specified for base memref type {source} and view "
+                f"memref type {result_type}",
+            )
+        if len(self.sizes) != sum(1 for d in result_type.shape if d == DYNAMIC):
+            fail(self, "incorrect number of size operands for type")

@@ -5,10 +5,11 @@
 A launch finds the compiled kernel of its specialization (in memory, per JIT function), else
 builds the TTIR, looks the object code up in the disk cache by the hash of that TTIR and the
 target (so an edited kernel, pass or code generator never serves a stale binary; cache.py), and
-compiles it on a miss. The object is linked into the process once; each launch packs the
-parameter block (abi.py: grid size, then one 8-byte slot per argument of the compiled function)
-and runs the grid on the worker pool. A global the kernel read at compile time that has changed
-since is an error, as in Triton.
+compiles it on a miss (debug mode is part of the key). The object is linked into the process
+once; each launch packs the parameter block (abi.py: grid size, then one 8-byte slot per argument
+of the compiled function, then in debug mode the extent of each pointer argument) and runs the
+grid on the worker pool. A global the kernel read at compile time that has changed since is an
+error, as in Triton.
 """
 
 from __future__ import annotations
@@ -85,13 +86,21 @@ def compile_cpu_stages(build: TTIRBuild, target_name: str = "cpu") -> None:
 
     target = cpu_target(target_name)
     kernel = build.kernel
-    key = cache_key({"ttir": kernel.asm["ttir"], "target": target.description(), "backend": "cpu"})
+    debug = bool(kernel.metadata.get("debug"))
+    key = cache_key(
+        {
+            "ttir": kernel.asm["ttir"],
+            "target": target.description(),
+            "backend": "cpu",
+            "debug": debug,
+        }
+    )
     cache = _disk_cache()
     entry = cache.get(key)
     if entry is None:
         arguments = _argument_kinds(build.module)
         written = _written_arguments(build.module, arguments)
-        compiled = compile_cpu(build.module, target)
+        compiled = compile_cpu(build.module, target, debug)
         metadata = {**compiled.metadata, "arguments": arguments, "written": written}
         files = {_OBJECT: compiled.obj}
         files.update({stage: compiled.asm[stage].encode() for stage in _STAGES})
@@ -199,7 +208,7 @@ def launch_cpu(
         )
     if launchable.globals_used:
         _check_globals(jit_function, launchable.globals_used)
-    params = pack_parameters(launchable.arguments, bound, grid, addresses)
+    params = pack_parameters(launchable.arguments, bound, grid, addresses, debug)
     n_programs = grid[0] * grid[1] * grid[2]
     threads = 1 if launchable.kernel.metadata.get("prints") else None  # prints come in order
     pool.run(
@@ -258,15 +267,30 @@ def _check_globals(jit_function, used: dict) -> None:
             )
 
 
-def pack_parameters(arguments, bound: dict, grid, addresses=None) -> np.ndarray:
+def pack_parameters(arguments, bound: dict, grid, addresses=None, debug=False) -> np.ndarray:
     """The parameter block of abi.py: grid size, then one slot per compiled argument
-    (`addresses`: the data addresses of array arguments, when already known)."""
+    (`addresses`: the data addresses of array arguments, when already known), then, for a
+    kernel compiled in `debug` mode, the extent of each pointer argument."""
     values = _expand_descriptors(bound)
     slots = [grid[0], grid[1], grid[2]]
     for name, kind in arguments:
         known = None if addresses is None else addresses.get(name)
         slots.append(_signed64(known) if known is not None else _slot(name, kind, values[name]))
+    if debug:
+        for name, kind in arguments:
+            if kind == "ptr":
+                slots += _extent(values[name])
     return np.array(slots, dtype=np.int64)
+
+
+def _extent(value) -> tuple[int, int]:
+    """The bytes `[low, high)` around an array's data pointer that its storage allows (abi.py);
+    empty for a null pointer."""
+    if value is None:
+        return 0, 0
+    array = describe(value)
+    low = array.storage_base - array.data_ptr
+    return low, low + array.storage_nbytes
 
 
 def _expand_descriptors(bound: dict) -> dict:

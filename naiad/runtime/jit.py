@@ -172,8 +172,8 @@ class JITFunction(KernelInterface):
             return compile_kernel(self, bound, target, bool(debug))
         if 0 in dims:
             return None
-        backend = _cpu_backend(self, bool(debug))
-        if backend is None or not launch_cpu(self, bound, dims, False, backend == "cpu"):
+        backend = _cpu_backend(self)
+        if backend is None or not launch_cpu(self, bound, dims, bool(debug), backend == "cpu"):
             run_grid(self, bound, dims, bool(debug))
         return None
 
@@ -183,15 +183,15 @@ class JITFunction(KernelInterface):
         return self.run(*args, grid=grid, warmup=True, target=target, **kwargs)
 
 
-def _cpu_backend(jit_function, debug: bool) -> str | None:
+def _cpu_backend(jit_function) -> str | None:
     """How a launch on host arrays runs: "cpu" (compiled, `NAIAD_BACKEND=cpu`: what the CPU
     back end cannot compile is an error), "auto" (the default: compiled, and in the interpreter
     with a warning when the kernel uses what the CPU back end does not compile yet), or None
-    (the interpreter: `NAIAD_BACKEND=interpreter`, `NAIAD_INTERPRET=1`, `interpret=True`, and
-    debug mode, where the interpreter checks every access). Arrays in GPU memory run in the
-    interpreter until the GPU back end lands."""
+    (the interpreter: `NAIAD_BACKEND=interpreter`, `NAIAD_INTERPRET=1`, `interpret=True`).
+    Debug mode compiles too: asserts on and every access bounds-checked (docs/cpu.md). Arrays in
+    GPU memory run in the interpreter until the GPU back end lands."""
     backend = knobs.backend.get().strip().lower() or "auto"
-    if backend == "interpreter" or debug or jit_function.interpret or knobs.interpret.get():
+    if backend == "interpreter" or jit_function.interpret or knobs.interpret.get():
         return None
     if backend not in ("cpu", "auto"):
         raise ValueError(f"NAIAD_BACKEND={backend!r}: expected 'cpu', 'interpreter' or unset")

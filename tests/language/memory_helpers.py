@@ -109,6 +109,8 @@ def kernel_error(match: str, kind=CompilationError):
 
 
 ONLY_THE_INTERPRETER_CHECKS = (
-    "compiled code checks every access only in debug mode, which runs in the interpreter"
+    "only the interpreter checks tl.gather's indices (out of range is undefined compiled, as on "
+    "the GPU)"
 )
-"""Why a test of an out-of-bounds error is `interpreter_only` (conftest.py)."""
+"""Why a test of an out-of-range error is `interpreter_only` (conftest.py). Out-of-bounds
+memory accesses are checked on every back end in debug mode (`debug=True`)."""

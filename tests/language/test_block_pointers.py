@@ -9,7 +9,6 @@ never written.
 import numpy as np
 import pytest
 from memory_helpers import (
-    ONLY_THE_INTERPRETER_CHECKS,
     assert_exact,
     kernel_error,
     poisoned,
@@ -190,11 +189,10 @@ def test_boundary_check_only_on_listed_dimensions(check):
     assert_exact(dst, expected)
 
 
-@pytest.mark.interpreter_only(ONLY_THE_INTERPRETER_CHECKS)
 def test_unchecked_block_outside_the_argument_raises():
     src, dst = np.ones((16, 12), np.float32), np.zeros((8, 16), np.float32)
     with kernel_error(r"out-of-bounds load through argument `src`", IndexError):
-        _padded_tile[(1,)](src, dst, 16, 12, 12, 0, 8, 16, (1,), "zero")
+        _padded_tile[(1,)](src, dst, 16, 12, 12, 0, 8, 16, (1,), "zero", debug=True)
 
 
 # -------------------------------------------------------------------------------------------------

@@ -453,7 +453,6 @@ def _pointer_cast_kernel(x_ptr, addr_ptr, y_ptr, bits_ptr, flag_ptr, N: tl.const
     tl.store(flag_ptr + offs, tl.zeros([N], tl.int1) | x_ptr.to(tl.int1))
 
 
-@pytest.mark.interpreter_only("pointer <-> integer casts have no CPU lowering yet")
 def test_pointer_casts(gen):
     x = numpy_random(16, "float32", gen)
     addr, y = poisoned(16, "int64"), poisoned(16, "float32")

@@ -68,6 +68,7 @@ XDSL_GENERIC_ONLY: dict[str, str] = {
     "memref.atomic_rmw": "defined in xDSL 0.74 without its assembly format",
     "memref.cast": "defined in xDSL 0.74 without its assembly format",
     "memref.copy": "defined in xDSL 0.74 without its assembly format",
+    "memref.extract_aligned_pointer_as_index": "defined in xDSL 0.74 without its assembly format",
     "scf.while": (
         "without carried values: upstream prints `scf.while : () -> () {`, which xDSL 0.74's "
         "parser cannot read (it expects the `(` of the initial values)"

@@ -8,6 +8,11 @@ Every kernel compiles to one entry point that runs a range of the programs of it
 per kernel argument, in order. Pointers are addresses; integers are sign- or zero-extended to 64
 bits (by their language type's signedness); an fp32 is its bits in the low half (the high half is
 zero); an fp64 is its bits. Constexpr arguments have no slot: they are folded into the code.
+A kernel compiled in debug mode takes two more slots per pointer argument after its arguments,
+in the order of the pointers: the *extent* `[low, high)`, the bytes around the pointer that the
+array's underlying storage (a NumPy array's base buffer, a torch tensor's storage) allows, as
+signed offsets from the pointer (`low <= 0 <= high`; a null pointer's extent is empty). Every
+access is checked against it (middle/linalg/bounds_checks.py).
 
 The entry point runs the linear program ids `pid_begin <= p < pid_end` in increasing order, where
 p = x + gx * (y + gy * z) for the program (x, y, z) of a grid (gx, gy, gz). The runner calls it once

@@ -28,7 +28,13 @@ from .codegen.module import lower_kernel
 from .fuse_elementwise import FuseElementwise
 from .target import CpuTarget
 
-LINALG_PIPELINE = (Inline(include_noinline=True), TritonToLinalg(), "canonicalize", "cse", "dce")
+
+def linalg_pipeline(debug: bool = False) -> tuple:
+    """Steps 1 and 2; with `debug`, every access is bounds-checked (middle/linalg)."""
+    return (Inline(include_noinline=True), TritonToLinalg(debug), "canonicalize", "cse", "dce")
+
+
+LINALG_PIPELINE = linalg_pipeline()
 CPU_PIPELINE = (FuseElementwise(), "canonicalize", "cse", "dce")
 
 
@@ -42,10 +48,11 @@ class CpuKernel:
     metadata: dict = field(default_factory=dict)
 
 
-def compile_cpu(module, target: CpuTarget) -> CpuKernel:
-    """Compile a TTIR module holding one kernel (after the TTIR pipeline) for `target`.
+def compile_cpu(module, target: CpuTarget, debug: bool = False) -> CpuKernel:
+    """Compile a TTIR module holding one kernel (after the TTIR pipeline) for `target`; in
+    `debug` mode its entry point takes the extents of its pointer arguments (abi.py).
     `module` is converted in place."""
-    run_pipeline(LINALG_PIPELINE, module)
+    run_pipeline(linalg_pipeline(debug), module)
     linalg_text = print_module(module)
     run_pipeline(CPU_PIPELINE, module)
     # The kernel, and declarations of the runtime functions it calls (device_print's).

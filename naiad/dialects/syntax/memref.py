@@ -50,6 +50,16 @@ class DimNames:
     result_names = _named("dim")
 
 
+@custom_syntax("memref.extract_aligned_pointer_as_index")
+class ExtractAlignedPointerNames:
+    result_names = _named("intptr")
+
+
+@custom_syntax("memref.view")
+class ViewNames:
+    result_names = _named("view")
+
+
 @custom_syntax("memref.collapse_shape")
 class CollapseShapeNames:
     result_names = _named("collapse_shape")

@@ -13,7 +13,8 @@ Values map one to one, with three exceptions:
   `starts`; its offsets are rebuilt from the loop-invariant strides where they are read.
 - a tensor descriptor becomes a `Descriptor`: its base, shape and strides (convert_descriptors.py).
 - `tt.get_program_id` / `tt.get_num_programs` read six trailing `i32` arguments of the
-  function (num_programs x, y, z, then program_id x, y, z), as in triton-shared.
+  function (num_programs x, y, z, then program_id x, y, z), as in triton-shared; in debug mode
+  the extents of the pointer arguments come before them (bounds_checks.py).
 
 Functions of the runtime the converted code calls (`tl.device_print`'s) are declared once per
 signature in the converted module (`RuntimeFunctions`).
@@ -35,6 +36,7 @@ from ...ir import (
     IntegerType,
     Operation,
     RankedTensorType,
+    UnknownLoc,
     Value,
     is_pointer_like,
 )
@@ -143,7 +145,9 @@ class FunctionConversion:
         self.zero_offset: Value | None = None  # the offset of every argument pointer
         self.flat_views: dict = {}  # (argument, element type) -> its `memref<?xT>` view
         self.retyped: dict = {}  # (argument, element type) -> it as `memref<*xT>`
+        self.memories: dict = {}  # element type -> all of memory (convert_addresses.py)
         self.blocks: dict[Block, Block] = {}  # old block -> new block, for branches
+        self.extents: dict = {}  # argument -> its Extent, in debug mode (bounds_checks.py)
 
     # -- the maps
 
@@ -196,6 +200,9 @@ class FunctionConversion:
             converter(self, op)
 
     def emit(self, op: Operation) -> Operation:
+        """Insert `op`, at the converted op's location unless it has one (asserts report it)."""
+        if isinstance(op.location, UnknownLoc):
+            op.location = self.builder.location
         return self.builder.insert(op)
 
 
@@ -209,9 +216,11 @@ def offset_type(t):
     return RankedTensorType(t.shape, i64) if isinstance(t, RankedTensorType) else i64
 
 
-def convert_module(module: Operation) -> Operation:
-    """The Linalg form of every function of a TTIR module, as a new module."""
+def convert_module(module: Operation, debug: bool = False) -> Operation:
+    """The Linalg form of every function of a TTIR module, as a new module; with `debug`, every
+    access is bounds-checked (bounds_checks.py)."""
     from . import (  # noqa: F401  (register the converters)
+        convert_addresses,
         convert_debug,
         convert_descriptors,
         convert_elementwise,
@@ -227,7 +236,7 @@ def convert_module(module: Operation) -> Operation:
     for op in module.regions[0].entry_block:
         if not isinstance(op, tt.FuncOp):
             fail(op, f"'{op.name}' at module level has no lowering to Linalg")
-        functions.append(convert_function(op, runtime))
+        functions.append(convert_function(op, runtime, debug))
     return ModuleOp([*runtime.declarations.values(), *functions], location=module.location)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from ...dialects import memref
 from ...dialects.base import bit_width
 from ...ir import FloatType, IntegerType, RankedTensorType, Value, element_type
+from .bounds_checks import check_elements
 from .emit import (
     compare,
     empty,
@@ -46,6 +47,7 @@ def _rmw_kind(kind: str, element) -> str:
 def atomic(c, pointer, kind: str, operands, mask, t) -> Value:
     """An atomic read-modify-write (or compare-and-swap, kind "cas") per element; each gives
     the old value (0 where masked off)."""
+    check_elements(c, pointer, mask, "atomic")
     element = element_type(t)
     flat = flat_view(c, pointer.base, element)
 

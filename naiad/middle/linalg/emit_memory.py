@@ -25,6 +25,7 @@ from ...ir import (
     i1,
     index,
 )
+from .bounds_checks import check_elements, check_view
 from .emit import (
     as_index,
     compare,
@@ -88,6 +89,7 @@ def _element(c, pointer, element):
 
 
 def load_scalar(c, pointer, t, mask, other) -> Value:
+    check_elements(c, pointer, mask, "load")
     flat, position = _element(c, pointer, t)
 
     def load():
@@ -100,6 +102,7 @@ def load_scalar(c, pointer, t, mask, other) -> Value:
 
 
 def store_scalar(c, pointer, value: Value, mask) -> None:
+    check_elements(c, pointer, mask, "store")
     flat, position = _element(c, pointer, value.type)
 
     def store():
@@ -159,11 +162,13 @@ def layout(c, offsets: Strided) -> Layout:
     return Layout(start, offsets.shape, tuple(strides), rows)
 
 
-def _each_run(c, base: Value, where: Layout, window: Window, action) -> None:
+def _each_run(c, base: Value, where: Layout, window: Window, action, what: str) -> None:
     """Call `action(view, memory_at, block_at, sizes)` for each piece of `window`: the view's
-    indices `memory_at` hold the block's indices `block_at`, `sizes` of them."""
+    indices `memory_at` hold the block's indices `block_at`, `sizes` of them (each piece
+    bounds-checked first in debug mode, as a `what` access)."""
     wrap = where.wrap
     if wrap is None:
+        check_view(c, base, where.start, where.strides, window.lows, window.sizes, what)
         whole = view(c, base, where.start, where.shape, where.strides)
         action(whole, list(window.lows), list(window.lows), list(window.sizes))
         return
@@ -189,6 +194,7 @@ def _each_run(c, base: Value, where: Layout, window: Window, action) -> None:
         piece = view(c, base, at, where.shape, where.strides)
         memory_at, block_at, sizes = list(window.lows), list(window.lows), list(window.sizes)
         memory_at[w], block_at[w], sizes[w] = 0, p, run
+        check_view(c, base, at, where.strides, memory_at, sizes, what)
         action(piece, memory_at, block_at, sizes)
         return [op(c, "arith.addi", [p, run], index)]
 
@@ -258,7 +264,7 @@ def load_window(c, base: Value, where: Layout, window: Window, padding, t) -> Va
         target = c.emit(memref.SubViewOp(buffer, block_at, sizes, ones)).results[0]
         c.emit(memref.CopyOp(piece, target))
 
-    _each_run(c, base, where, window, copy)
+    _each_run(c, base, where, window, copy, "load")
     return c.emit(bufferization.ToTensorOp(buffer, restrict=True, writable=True)).results[0]
 
 
@@ -288,7 +294,7 @@ def store_window(c, base: Value, where: Layout, window: Window, value: Value) ->
             target = c.emit(memref.SubViewOp(target, memory_at, sizes, ones)).results[0]
         c.emit(bufferization.MaterializeInDestinationOp(part, target))
 
-    _each_run(c, base, where, window, write)
+    _each_run(c, base, where, window, write, "store")
 
 
 # -- element by element ---------------------------------------------------------------------------
@@ -296,6 +302,7 @@ def store_window(c, base: Value, where: Layout, window: Window, value: Value) ->
 
 def gather(c, pointer, mask, other, t: RankedTensorType) -> Value:
     """A load element by element: `linalg.generic` over the offsets (and mask, other)."""
+    check_elements(c, pointer, mask, "load")
     element = t.element_type
     flat = flat_view(c, pointer.base, element)
     inputs = [pointer.offset] + [v for v in (mask, other) if v is not None]
@@ -316,6 +323,7 @@ def gather(c, pointer, mask, other, t: RankedTensorType) -> Value:
 
 def scatter(c, pointer, value: Value, mask) -> None:
     """A store element by element, in row-major order (the later lane wins a collision)."""
+    check_elements(c, pointer, mask, "store")
     flat = flat_view(c, pointer.base, value.type.element_type)
 
     def body(indices, carried):

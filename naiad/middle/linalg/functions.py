@@ -22,6 +22,7 @@ from ...ir import (
     i64,
     is_pointer_like,
 )
+from .bounds_checks import bind_extents, extent_types
 from .control_flow import bind_carried, carried_type, carried_value
 from .conversion import (
     PROGRAM_ARGUMENTS,
@@ -45,19 +46,21 @@ def argument_type(t):
     return UnrankedMemRefType(pointee(t)) if is_pointer_like(t) else t
 
 
-def convert_function(old: tt.FuncOp, runtime: RuntimeFunctions):
-    """The `func.func` of one TTIR function."""
+def convert_function(old: tt.FuncOp, runtime: RuntimeFunctions, debug: bool = False):
+    """The `func.func` of one TTIR function (with `debug`, taking the extents of its pointer
+    arguments after its own arguments: bounds_checks.py)."""
     inputs = [argument_type(t) for t in old.signature.inputs]
+    hidden = extent_types(old) if debug else []
     if old.signature.results:
         fail(
             old,
             f"function '{old.sym_name.value}' returns values: only kernels (no results) lower "
             "to Linalg; calls are inlined first",
         )
-    signature = FunctionType([*inputs, *([i32] * len(PROGRAM_ARGUMENTS))], [])
+    signature = FunctionType([*inputs, *hidden, *([i32] * len(PROGRAM_ARGUMENTS))], [])
     arg_attrs = None
     if old.arg_attrs is not None:
-        arg_attrs = [*old.arg_attrs, *([{}] * len(PROGRAM_ARGUMENTS))]
+        arg_attrs = [*old.arg_attrs, *([{}] * (len(hidden) + len(PROGRAM_ARGUMENTS)))]
     new = func.FuncOp(
         old.sym_name.value,
         signature,
@@ -71,7 +74,8 @@ def convert_function(old: tt.FuncOp, runtime: RuntimeFunctions):
     count = len(old.arguments)
     with conversion.builder.at_end(block):
         _bind_arguments(conversion, old, block.arguments[:count])
-    for name, arg in zip(PROGRAM_ARGUMENTS, block.arguments[count:]):
+    bind_extents(conversion, old, block.arguments, block.arguments[count : count + len(hidden)])
+    for name, arg in zip(PROGRAM_ARGUMENTS, block.arguments[count + len(hidden) :]):
         conversion.program[name] = arg
     # Blocks after the entry (an early return's branches) take their arguments converted.
     blocks = {old.entry_block: block}

@@ -33,7 +33,9 @@ only the start, an `index`, and the strides stay loop-invariant. The yield is ex
 that assumption; states computed while examining it are forgotten when it fails.
 
 `base_of` answers, for every pointer value structured or not, which kernel argument it points
-into: loads and stores of both paths index a view of that argument.
+into: loads and stores of both paths index a view of that argument. A pointer made from an
+integer, or cast to a pointee of another size, points into no argument: it is an address
+(convert_addresses.py).
 """
 
 from __future__ import annotations
@@ -221,7 +223,7 @@ class PointerAnalysis:
             src = self.pointer(op.src)
             return None if src is None else PointerState(src.base, splat(shape, src.offsets.start))
         if isinstance(op, tt.BitcastOp):
-            return self.pointer(op.src)
+            return self.pointer(op.src) if _same_element_size(op) else None
         return self._shape_op(op, shape, self.pointer)
 
     def _carried_block(self, argument: Value, base: Value) -> PointerState | None:
@@ -265,6 +267,8 @@ class PointerAnalysis:
             return self.base_of(op.ptr)
         if isinstance(op, tt.SplatOp | tt.ExpandDimsOp | tt.BroadcastOp | tt.TransOp):
             return self.base_of(op.src)
+        if isinstance(op, tt.BitcastOp) and not _same_element_size(op):
+            return None  # offsets in other units: the conversion goes through its address
         if isinstance(op, tt.BitcastOp | tt.ReshapeOp):
             return self.base_of(op.src)
         if isinstance(op, arith.SelectOp):
@@ -336,6 +340,12 @@ class PointerAnalysis:
             if other is None or self.base_of(other) is not base:
                 return None
         return base
+
+
+def _same_element_size(op) -> bool:
+    """Whether a pointer bitcast keeps the size of an element (an i1 takes a byte)."""
+    source, target = (element_type(v.type).pointee_type for v in (op.src, op.result))
+    return (bit_width(source) + 7) // 8 == (bit_width(target) + 7) // 8
 
 
 def _yielded(region, index: int) -> Value | None:

@@ -361,3 +361,39 @@ tt.func public @tt_elementwise(%i: i32, %f: f32, %h: f16, %out: !tt.ptr<i32>, %f
   tt.store %bout, %hb : !tt.ptr<bf16>
   tt.return
 }
+
+// A pointer's address is its argument's aligned base plus its offset in bytes; a pointer made
+// from an integer indexes memory, a view whose element i lies at address i * 4, made once at
+// the entry from an empty buffer shifted back by its own address. Accesses through it gather
+// and scatter; the other accesses keep their strided views (the store of the addresses).
+// CHECK-LABEL: func.func public @pointer_integer_casts
+// CHECK-SAME: (%[[X:[^:]+]]: memref<*xf32>, %[[A:[^:]+]]: i64, %[[OUT:[^:]+]]: memref<*xi64>,
+// CHECK: %[[ANCHOR:.+]] = memref.alloca() : memref<0xi8>
+// CHECK-NEXT: %[[AT:.+]] = memref.extract_aligned_pointer_as_index %[[ANCHOR]] : memref<0xi8> -> index
+// CHECK: %[[SHIFT:.+]] = arith.subi %{{.+}}, %[[AT]] : index
+// CHECK: %[[VIEW:.+]] = memref.view %[[ANCHOR]][%[[SHIFT]]][%{{.+}}] : memref<0xi8> to memref<?xf32>
+// CHECK-NEXT: %[[MEMORY:.+]] = memref.cast %[[VIEW]] : memref<?xf32> to memref<*xf32>
+// CHECK-NEXT: %[[ELEMENTS:.+]] = memref.cast %[[MEMORY]] : memref<*xf32> to memref<?xf32>
+// CHECK-NEXT: %[[FLAT:.+]] = memref.cast %[[X]] : memref<*xf32> to memref<?xf32>
+// CHECK: %[[BASE:.+]] = memref.extract_aligned_pointer_as_index %[[FLAT]] : memref<?xf32> -> index
+// CHECK: %[[BASE64:.+]] = arith.index_cast %[[BASE]] : index to i64
+// CHECK: linalg.generic
+// CHECK: %[[BYTES:.+]] = arith.muli %{{.+}}, %{{.+}} : i64
+// CHECK-NEXT: arith.addi %[[BASE64]], %[[BYTES]] : i64
+// CHECK: memref.reinterpret_cast %[[OUT]] to offset: [0], sizes: [4], strides: [1]
+// CHECK: %[[I:.+]] = arith.divsi %[[A]], %{{.+}} : i64
+// CHECK: %[[P:.+]] = arith.index_cast %[[I]] : i64 to index
+// CHECK: memref.store %{{.+}}, %[[ELEMENTS]][%[[P]]] : memref<?xf32>
+tt.func public @pointer_integer_casts(%x: !tt.ptr<f32>, %a: i64, %out: !tt.ptr<i64>) {
+  %r = tt.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32>
+  %xs = tt.splat %x : !tt.ptr<f32> -> tensor<4x!tt.ptr<f32>>
+  %xp = tt.addptr %xs, %r : tensor<4x!tt.ptr<f32>>, tensor<4xi32>
+  %addresses = tt.ptr_to_int %xp : tensor<4x!tt.ptr<f32>> -> tensor<4xi64>
+  %os = tt.splat %out : !tt.ptr<i64> -> tensor<4x!tt.ptr<i64>>
+  %op = tt.addptr %os, %r : tensor<4x!tt.ptr<i64>>, tensor<4xi32>
+  tt.store %op, %addresses : tensor<4x!tt.ptr<i64>>
+  %p = tt.int_to_ptr %a : i64 -> !tt.ptr<f32>
+  %one = arith.constant 1.0 : f32
+  tt.store %p, %one : !tt.ptr<f32>
+  tt.return
+}

@@ -24,6 +24,7 @@ from ....ir.float_format import float_to_bits
 from ..abi import SCRATCH_ALIGN
 from ..lower_scalar.registry import ScalarContext, lower_scalar_op, unsupported
 from ..lower_scalar.types import llvm_type
+from .snapshots import lower_snapshot
 from .store_plan import StorePlan
 from .views import View
 
@@ -111,6 +112,10 @@ class FunctionLowering:
     def lower_op(self, op: Operation) -> None:
         if op in self.plan.deferred or op in self.plan.skipped:
             return  # lowered at its store, or not needed (store_plan.py)
+        snapshot = self.plan.snapshots.get(op)
+        if snapshot is not None:  # a load's copy, made only when its mask is partial
+            lower_snapshot(self, op, snapshot)
+            return
         lowering = OP_LOWERINGS.get(op.name)
         if lowering is not None:
             lowering(self, op)

@@ -13,9 +13,17 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ....ir import RankedTensorType
-from ..abi import FAULT_ASSERT, STATUS_CODE_OFFSET, STATUS_PID_OFFSET, STATUS_SITE_OFFSET
+from ....middle.linalg.bounds_checks import BOUNDS_ATTRIBUTE
+from ..abi import (
+    FAULT_ASSERT,
+    FAULT_BOUNDS,
+    STATUS_CODE_OFFSET,
+    STATUS_PID_OFFSET,
+    STATUS_SITE_OFFSET,
+)
 from .function import I8, I32, I64, FunctionLowering, lowers
 from .lower_linalg import copy_view
+from .lower_matmul import accumulates_in_place
 
 
 def _is_tensor(value) -> bool:
@@ -113,10 +121,14 @@ def _update_in_place(fl: FunctionLowering, block, arguments, buffers) -> None:
     """Let the elementwise generic that makes a carried tensor's next value write the loop's
     buffer itself (`acc = acc + f(x)`), instead of a fresh buffer copied in at the yield: safe
     when it reads the carried value only element for element (identity map) and nothing after
-    it reads the carried value."""
+    it reads the carried value. A dot accumulating into the carried tensor does the same
+    (lower_matmul.accumulates_in_place)."""
     yielded = block.last_op.operands
     for argument, buffer, value in zip(arguments, buffers, yielded):
         generic = value.defining_op
+        if buffer is not None and accumulates_in_place(generic, argument, block):
+            fl.into[generic] = buffer
+            continue
         if buffer is None or generic is None or generic.name != "linalg.generic":
             continue
         if generic.parent is not block or len(generic.results) != 1 or len(value.uses) != 1:
@@ -222,7 +234,8 @@ def _return(fl: FunctionLowering, op) -> None:
 
 @lowers("cf.assert")
 def _assert(fl: FunctionLowering, op) -> None:
-    """A failed assert claims the status record (first failure wins) and ends the program."""
+    """A failed assert claims the status record (first failure wins) and ends the program; a
+    debug-mode bounds check (middle/linalg/bounds_checks.py) reports an out-of-bounds access."""
     b = fl.builder
     message = op.msg.value if hasattr(op.msg, "value") else str(op.msg)
     site = fail_site(fl, op, message)
@@ -232,7 +245,8 @@ def _assert(fl: FunctionLowering, op) -> None:
     ok_block = function.append_basic_block("assert.ok")
     b.cbranch(failed, fail_block, ok_block)
     b.position_at_end(fail_block)
-    record_failure(fl, FAULT_ASSERT, site)
+    bounds = BOUNDS_ATTRIBUTE in op.attributes
+    record_failure(fl, FAULT_BOUNDS if bounds else FAULT_ASSERT, site)
     b.ret_void()
     b.position_at_end(ok_block)
 

@@ -22,14 +22,14 @@ from .affine import apply
 from .element_math import multiply_add, narrow_float
 from .function import FunctionLowering, lowers
 from .loops import counted_loop, loop_nest
-from .views import View
+from .lower_matmul import matmul_kernel
+from .snapshots import guard_overlaps
+from .views import View, copy_elements, fill_elements
 
 
 def copy_view(fl: FunctionLowering, source: View, target: View) -> None:
     """Element-by-element copy between two views of the same sizes."""
-    b = fl.builder
-    with loop_nest(b, target.sizes) as indices:
-        target.store(b, source.load(b, indices), indices)
+    copy_elements(fl.builder, source, target)
 
 
 def destination(fl: FunctionLowering, init, reads: bool) -> View:
@@ -115,6 +115,8 @@ def _lower_body(fl: FunctionLowering, block):
 
 @lowers("linalg.generic", "linalg.map")
 def _generic(fl: FunctionLowering, op, into=None) -> None:
+    if into is not None:  # at its store (store_plan.py): reads in place the store may overwrite
+        guard_overlaps(fl, op, into)
     into = into if into is not None else fl.into.get(op)  # lower_control._update_in_place
     inputs = list(op.inputs)
     outputs = list(op.inits)
@@ -132,10 +134,7 @@ def _fill(fl: FunctionLowering, op) -> None:
     (value,) = op.inputs
     (init,) = op.outputs
     target = destination(fl, init, reads=False)
-    scalar = fl.value(value)
-    b = fl.builder
-    with loop_nest(b, target.sizes) as indices:
-        target.store(b, scalar, indices)
+    fill_elements(fl.builder, target, fl.value(value))
     for result in op.results:
         fl.bind(result, target)
 
@@ -172,7 +171,13 @@ def _permute(fl: FunctionLowering, op) -> None:
 def _matmul(fl: FunctionLowering, op) -> None:
     a, bm = (fl.value(v) for v in op.inputs)
     (init,) = op.outputs
-    c = destination(fl, init, reads=True)
+    c = fl.into.get(op)  # a loop's carried accumulator (lower_matmul.accumulates_in_place)
+    if c is None:
+        c = destination(fl, init, reads=True)
+    if matmul_kernel(fl, op, a, bm, c):  # the register-blocked micro-kernel (lower_matmul.py)
+        for result in op.results:
+            fl.bind(result, c)
+        return
     out_type = init.type.element_type
     narrow = narrow_float(out_type)
     acc = c

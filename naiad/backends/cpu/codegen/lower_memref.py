@@ -3,6 +3,7 @@
 memref.reinterpret_cast   a View of an argument's memory (offset, sizes, strides)
 memref.subview            a View of a View
 memref.cast               the same memory (an unranked argument seen as `memref<?xT>`)
+memref.view, memref.extract_aligned_pointer_as_index   addresses (lower_addresses.py)
 memref.alloc / alloca     a scratch buffer (static shape; per program, no malloc)
 memref.copy               an element loop
 memref.load / store       one element
@@ -19,6 +20,7 @@ from ....dialects.view_like import kept_dimensions
 from ....ir import DYNAMIC, MemRefType, UnrankedMemRefType, Value
 from ..lower_scalar.types import llvm_type
 from .function import I64, FunctionLowering, lowers
+from .lower_addresses import AddressView
 from .lower_linalg import _generic, copy_view
 from .views import View
 
@@ -67,6 +69,9 @@ def kept(sizes, result_shape) -> list[int]:
 def _cast(fl: FunctionLowering, op) -> None:
     source = fl.value(op.source)
     result_type = op.results[0].type
+    if isinstance(source, AddressView):  # memory, ranked or not: its addresses stay integers
+        fl.bind(op.results[0], source)
+        return
     pointer = source.pointer if isinstance(source, View) else source
     if isinstance(result_type, UnrankedMemRefType):
         fl.bind(op.results[0], pointer)

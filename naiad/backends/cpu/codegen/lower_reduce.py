@@ -1,27 +1,59 @@
-"""`linalg.reduce` with independent partial accumulators, so reductions vectorize.
+"""`linalg.reduce` over vectors of partial accumulators, so reductions run at vector speed.
 
 A sequential fold `acc = f(acc, x_i)` is one dependence chain: LLVM may not reorder it (float
 addition is not associative) and it runs at the latency of `f`. The language leaves the order
-of a reduction unspecified (a GPU reduces as a tree), so the back end folds each run of
-`LANES` consecutive elements into `LANES` partial accumulators — lane j takes elements
-j, j + LANES, j + 2·LANES, ... — then folds the partials into the initial value, lane by lane.
-The `LANES` chains are independent and the same ops, so the SLP vectorizer turns each step into
-one vector operation. Any combine region works this way (argmax's pair, Welford's triple), as
-the region is just lowered `LANES` times per step.
+of a reduction unspecified (a GPU reduces as a tree), so the back end keeps up to `CHAINS`
+vectors of `LANES` partial accumulators: a step loads the next `CHAINS · LANES` elements as
+vectors and folds each into its chain lane by lane; afterwards the chains fold into one vector,
+the vector folds in halves (LANES/2 lanes, then LANES/4, ...) into one value, the few elements
+left over fold into that, and the result into the initial value.
 
-Reductions over several dimensions, or too short to fill the lanes twice, fold sequentially
-(lower_linalg.lower_structured).
+A combine region of plain arithmetic, comparisons and selects on f32 / f64 / integers
+(`_VECTOR_OPS`) is lowered on the vectors themselves: its scalar lowering is written for any
+LLVM type. Any other region (argmax with constants, Welford's triple, f16 held as bits) is
+lowered once per lane on elements extracted from the vectors, the results inserted back: always
+correct, and vectorized as far as the SLP vectorizer manages. Left to the SLP vectorizer alone,
+scalar lanes were not enough: it grouped a maximum's lanes by two as soon as a tree of halves
+followed the loop.
+
+The middle layer reduces a tensor `t` without a neutral element as "`t` without its first slice,
+into that first slice"; the lanes then start from `t` itself (`_split_first`), which keeps the
+loads aligned and leaves no one-element-short tail. Reductions over several dimensions, or too
+short to fill the lanes twice, fold sequentially (lower_linalg.lower_structured).
 """
 
 from __future__ import annotations
 
 from llvmlite import ir
 
-from .function import I64, FunctionLowering, lowers
+from ....ir import IntegerType, f32, f64
+from .function import I32, I64, FunctionLowering, lowers
 from .loops import counted_loop, loop_nest
 from .lower_linalg import _lower_body, destination, lower_structured
 
 LANES = 16
+CHAINS = 4  # independent vectors: the latency of one combine hides behind the others
+
+# Combine-region ops whose scalar lowering (lower_scalar/) is written for any LLVM value type,
+# so that it applies to whole vectors of f32 / f64 / integer lanes.
+_VECTOR_OPS = {
+    "arith.addf",
+    "arith.subf",
+    "arith.mulf",
+    "arith.maximumf",
+    "arith.minimumf",
+    "arith.maxnumf",
+    "arith.minnumf",
+    "arith.addi",
+    "arith.subi",
+    "arith.muli",
+    "arith.andi",
+    "arith.ori",
+    "arith.xori",
+    "arith.cmpi",
+    "arith.cmpf",
+    "arith.select",
+}
 
 
 @lowers("linalg.reduce")
@@ -29,56 +61,192 @@ def _reduce(fl: FunctionLowering, op) -> None:
     inputs, inits = list(op.inputs), list(op.inits)
     block = op.body
     dims = list(op.dimensions.values)
-    views = [fl.value(v) for v in inputs]
+    whole = _split_first(op, dims[0]) if len(dims) == 1 else None
+    views = [fl.value(v) for v in (whole or inputs)]
     length = views[0].sizes[dims[0]] if len(dims) == 1 else None
     if not isinstance(length, int) or length < 2 * LANES:
         lower_structured(fl, op, inputs, inits, op.maps(), block, _lower_body(fl, block))
         return
-    axis = dims[0]
-    outs = [destination(fl, v, reads=True) for v in inits]
-    b = fl.builder
-    parallel = [n for d, n in enumerate(views[0].sizes) if d != axis]
-    with loop_nest(b, parallel) as outer:
-
-        def position(i):
-            index = list(outer)
-            index.insert(axis, i)
-            return index
-
-        def combine(accumulated, elements):
-            for argument, value in zip(block.arguments, [*elements, *accumulated]):
-                fl.bind(argument, value)
-            return _lower_body(fl, block)()
-
-        def load_all(i):
-            return [view.load(b, position(i)) for view in views]
-
-        # Lanes start from the first LANES elements; full steps fold LANES more each.
-        partials = [load_all(j) for j in range(LANES)]
-        steps = length // LANES
-        entry = b.block
-        with counted_loop(b, 1, steps, name="step") as step:
-            phis = [[b.phi(v.type) for v in lane] for lane in partials]
-            for phi_lane, lane in zip(phis, partials):
-                for phi, value in zip(phi_lane, lane):
-                    phi.add_incoming(value, entry)
-            base = b.mul(step, ir.Constant(I64, LANES))
-            updated = [
-                combine(phi_lane, load_all(b.add(base, ir.Constant(I64, j))))
-                for j, phi_lane in enumerate(phis)
-            ]
-            latch = b.block
-            for phi_lane, lane in zip(phis, updated):
-                for phi, value in zip(phi_lane, lane):
-                    phi.add_incoming(value, latch)
-        partials = updated  # steps >= 2: the loop runs, and its exit follows only its latch
-        # The tail (length % LANES elements) into lane 0, then the lanes into the initial value.
-        for i in range(steps * LANES, length):
-            partials[0] = combine(partials[0], load_all(i))
-        accumulated = [out.load(b, list(outer)) for out in outs]
-        for lane in partials:
-            accumulated = combine(accumulated, lane)
+    outs = [destination(fl, v, reads=whole is None) for v in inits]
+    fold = _Fold(fl, block, views, dims[0])
+    parallel = [n for d, n in enumerate(views[0].sizes) if d != dims[0]]
+    with loop_nest(fl.builder, parallel) as outer:
+        fold.outer = list(outer)
+        accumulated = fold.run(length)
+        if whole is None:
+            accumulated = fold.combine(
+                [out.load(fl.builder, fold.outer) for out in outs], accumulated
+            )
         for out, value in zip(outs, accumulated):
-            out.store(b, value, list(outer))
+            out.store(fl.builder, value, fold.outer)
     for result, out in zip(op.results, outs):
         fl.bind(result, out)
+
+
+class _Fold:
+    """The reduction of one line of `views` (along `axis`, at the `outer` parallel indices)."""
+
+    def __init__(self, fl: FunctionLowering, block, views, axis: int):
+        self.fl, self.b, self.block = fl, fl.builder, block
+        self.views, self.axis = views, axis
+        self.outer: list = []
+        self.on_vectors = _on_vectors(block)
+
+    def position(self, i) -> list:
+        index = list(self.outer)
+        index.insert(self.axis, i)
+        return index
+
+    def combine(self, accumulated, elements) -> list:
+        """The combine region on scalars: (accumulated, elements) -> accumulated."""
+        for argument, value in zip(self.block.arguments, [*elements, *accumulated]):
+            self.fl.bind(argument, value)
+        return _lower_body(self.fl, self.block)()
+
+    def combine_lanes(self, accumulated, elements, width: int) -> list:
+        """The combine region lane by lane on vectors of `width` lanes: on the vectors
+        themselves where it can, else on each lane's elements (extracted, then inserted)."""
+        if self.on_vectors:
+            return self.combine(accumulated, elements)
+        b = self.b
+        results = [ir.Constant(v.type, ir.Undefined) for v in accumulated]
+        for j in range(width):
+            lane = ir.Constant(I32, j)
+            values = self.combine(
+                [b.extract_element(v, lane) for v in accumulated],
+                [b.extract_element(v, lane) for v in elements],
+            )
+            results = [b.insert_element(r, v, lane) for r, v in zip(results, values)]
+        return results
+
+    def load_lanes(self, start) -> list:
+        """Elements start .. start + LANES of each view, as vectors."""
+        b = self.b
+        loaded = []
+        for view in self.views:
+            vector_type = ir.VectorType(view.element, LANES)
+            if view.strides[self.axis] == 1 and _whole_bytes(view.element):
+                address = view.address(b, self.position(start))
+                size = max(_bits(view.element) // 8, 1)
+                loaded.append(b.load(address, typ=vector_type, align=size))
+                continue
+            vector = ir.Constant(vector_type, ir.Undefined)
+            for j in range(LANES):
+                element = view.load(b, self.position(_plus(b, start, j)))
+                vector = b.insert_element(vector, element, ir.Constant(I32, j))
+            loaded.append(vector)
+        return loaded
+
+    def run(self, length: int) -> list:
+        b = self.b
+        chains = CHAINS if self.on_vectors else 1  # lane by lane, more chains cost code size
+        while chains > 1 and length < 2 * chains * LANES:
+            chains //= 2
+        span = chains * LANES
+        partials = [self.load_lanes(c * LANES) for c in range(chains)]
+        steps = length // span
+        entry = b.block
+        with counted_loop(b, 1, steps, name="step") as step:
+            phis = [[b.phi(v.type) for v in chain] for chain in partials]
+            for phi_chain, chain in zip(phis, partials):
+                for phi, value in zip(phi_chain, chain):
+                    phi.add_incoming(value, entry)
+            base = b.mul(step, ir.Constant(I64, span))
+            updated = [
+                self.combine_lanes(phi_chain, self.load_lanes(_plus(b, base, c * LANES)), LANES)
+                for c, phi_chain in enumerate(phis)
+            ]
+            latch = b.block
+            for phi_chain, chain in zip(phis, updated):
+                for phi, value in zip(phi_chain, chain):
+                    phi.add_incoming(value, latch)
+        # steps >= 2: the loop runs, and its exit follows only its latch.
+        vectors = updated[0]
+        for chain in updated[1:]:
+            vectors = self.combine_lanes(vectors, chain, LANES)
+        width = LANES
+        while width > 1:
+            width //= 2
+            low = [_lanes(b, v, 0, width) for v in vectors]
+            high = [_lanes(b, v, width, width) for v in vectors]
+            vectors = self.combine_lanes(low, high, width)
+        accumulated = [b.extract_element(v, ir.Constant(I32, 0)) for v in vectors]
+        for i in range(steps * span, length):
+            accumulated = self.combine(
+                accumulated, [v.load(b, self.position(i)) for v in self.views]
+            )
+        return accumulated
+
+
+def _on_vectors(block) -> bool:
+    """Whether the combine region computes on vectors as written: ops of `_VECTOR_OPS` on
+    f32 / f64 / integer values of the region itself (no constants, nothing from outside)."""
+    inside = set(block.arguments)
+    for op in block:
+        if op is block.last_op:
+            break
+        if op.name not in _VECTOR_OPS or op.regions or any(v not in inside for v in op.operands):
+            return False
+        if op.name == "arith.cmpf" and op.predicate_name in ("false", "true"):
+            return False
+        inside.update(op.results)
+    return all(
+        isinstance(v.type, IntegerType) or v.type in (f32, f64) for v in [*block.arguments, *inside]
+    )
+
+
+def _lanes(b: ir.IRBuilder, vector, first: int, count: int):
+    """Lanes first .. first + count of `vector`, as a vector of `count` lanes."""
+    mask = ir.Constant(
+        ir.VectorType(I32, count), [ir.Constant(I32, first + j) for j in range(count)]
+    )
+    return b.shuffle_vector(vector, ir.Constant(vector.type, ir.Undefined), mask)
+
+
+def _plus(b: ir.IRBuilder, value, offset: int):
+    if isinstance(value, int):
+        return value + offset
+    return value if offset == 0 else b.add(value, ir.Constant(I64, offset))
+
+
+def _bits(t: ir.Type) -> int:
+    if isinstance(t, ir.IntType):
+        return t.width
+    return 64 if isinstance(t, ir.DoubleType) else 32
+
+
+def _whole_bytes(t: ir.Type) -> bool:
+    """Whether a vector of `t` lies in memory as consecutive scalars (not so for i1)."""
+    return isinstance(t, ir.FloatType | ir.DoubleType) or (
+        isinstance(t, ir.IntType) and t.width % 8 == 0
+    )
+
+
+def _split_first(op, axis: int) -> list | None:
+    """The tensors `t` such that each input is `t` without its first slice along `axis` and
+    each init is that first slice, or None (see the module)."""
+    whole = []
+    for rest_value, first_value in zip(op.inputs, op.inits):
+        rest, first = rest_value.defining_op, first_value.defining_op
+        if rest is None or first is None:
+            return None
+        if rest.name != "tensor.extract_slice" or first.name != "tensor.extract_slice":
+            return None
+        source = rest.operands[0]
+        if first.operands[0] is not source:
+            return None
+        shape = list(source.type.shape)
+        starts = [int(d == axis) for d in range(len(shape))]
+        expected = {
+            rest: (starts, [n - s for n, s in zip(shape, starts)]),
+            first: ([0] * len(shape), [1 if s else n for n, s in zip(shape, starts)]),
+        }
+        for piece, (offsets, sizes) in expected.items():
+            if (
+                list(piece.static_offsets.values) != offsets
+                or list(piece.static_sizes.values) != sizes
+                or any(x != 1 for x in piece.static_strides.values)
+            ):
+                return None
+        whole.append(source)
+    return whole

@@ -19,12 +19,21 @@ and write W itself. `plan_stores` finds these shapes in a block before it is low
   by a copy of the same box (the same size values) of a view, used by nothing else: the generic
   reads that view, and the copy (and the fill of the masked-off part, which nothing reads) are
   skipped. A load is a snapshot, so this needs no write to memory between the copy and the
-  store (a store, an atomic, a call, or a region holding one): otherwise the copy stays.
+  store (a store, an atomic, a call, or a region holding one): otherwise the copy stays. The
+  store itself may overwrite the view before the loop has read all of it (`x = load(p + i);
+  store(p + i + 1, 2 * x)`): at the store, a run-time test makes the copy after all when the
+  two regions overlap and are not the same elements (snapshots.guard_overlaps).
+
+Every other load read only by reductions, generics, slices and extracts, with no write before
+its last read, is read in place whenever its mask keeps the whole block (snapshots.py: the copy
+then runs only for a partial box).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from .snapshots import plan_snapshots
 
 _WRITES = (
     "bufferization.materialize_in_destination",
@@ -43,6 +52,8 @@ class StorePlan:
     deferred: set = field(default_factory=set)  # generics and slices lowered at their store
     skipped: set = field(default_factory=set)  # copies and fills nobody needs
     in_place: dict = field(default_factory=dict)  # to_tensor result -> the view value it reads
+    snapshots: dict = field(default_factory=dict)  # copy op -> snapshots.Snapshot
+    overlap_guards: dict = field(default_factory=dict)  # in-place read -> its skipped copy
 
 
 def _only_user(value):
@@ -76,6 +87,7 @@ def plan_stores(function) -> StorePlan:
     for op in function.walk():
         if op.name == "bufferization.materialize_in_destination" and not op.results:
             _plan_store(plan, op)
+    plan_snapshots(function, plan, _writes_memory)
     return plan
 
 
@@ -144,6 +156,7 @@ def _plan_read(plan: StorePlan, value, generic, box, store) -> None:
     if _written_between(copy, store):
         return
     plan.in_place[value] = copy.operands[0]
+    plan.overlap_guards[value] = copy
     plan.skipped.add(copy)
     for fill in fills:
         plan.skipped.add(_fill_region(fill))

@@ -11,11 +11,12 @@ llvmlite value, so index arithmetic on known parts folds while the IR is built.
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass
 
 from llvmlite import ir
 
-from .loops import as_value
+from .loops import as_value, loop_nest
 
 
 def add(b: ir.IRBuilder, x, y):
@@ -112,3 +113,87 @@ class View:
                 return False
             step *= size
         return True
+
+
+# Fills of a repeated byte up to this size are stored inline (`llvm.memset.inline`). Left as
+# loops, LLVM turns them into calls of the C library's memset, whose start-up for a few KiB (a
+# `rep stosb` on x86) cost a layer norm as much as the rest of its row did.
+INLINE_FILL_BYTES = 16384
+
+
+def copy_elements(b: ir.IRBuilder, source: View, target: View) -> None:
+    """Element-by-element copy between two views of the same sizes (a fill when the source is
+    a splat constant)."""
+    splat = _splat_constant(source)
+    if splat is not None:
+        fill_elements(b, target, splat)
+        return
+    with loop_nest(b, target.sizes) as indices:
+        target.store(b, source.load(b, indices), indices)
+
+
+def fill_elements(b: ir.IRBuilder, target: View, value: ir.Value) -> None:
+    """Store `value` in every element of `target`."""
+    byte, size = _repeated_byte(value), _static_bytes(target)
+    inline = byte is not None and size is not None and 0 < size <= INLINE_FILL_BYTES
+    if inline and target.is_contiguous():
+        _memset_inline(b, target.address(b, [0] * target.rank), byte, size)
+        return
+    with loop_nest(b, target.sizes) as indices:
+        target.store(b, value, indices)
+
+
+def _splat_constant(view: View) -> ir.Constant | None:
+    """The value of a view that repeats one constant element (lower_tensor's splat constants:
+    a one-element constant global read with all strides 0), or None."""
+    storage = view.pointer
+    if not isinstance(storage, ir.GlobalVariable) or not storage.global_constant:
+        return None
+    if any(stride != 0 for stride in view.strides):
+        return None
+    elements = storage.initializer.constant
+    return elements[0] if len(elements) == 1 else None
+
+
+def _repeated_byte(value) -> int | None:
+    """The byte a scalar constant repeats in memory (0 for 0.0 or 0), or None."""
+    if not isinstance(value, ir.Constant) or not isinstance(value.constant, int | float):
+        return None
+    t = value.type
+    if isinstance(t, ir.IntType) and t.width % 8 == 0:
+        data = (int(value.constant) & ((1 << t.width) - 1)).to_bytes(t.width // 8, "little")
+    elif isinstance(t, ir.FloatType | ir.DoubleType):
+        data = struct.pack("<f" if isinstance(t, ir.FloatType) else "<d", value.constant)
+    else:
+        return None
+    return data[0] if len(set(data)) == 1 else None
+
+
+def element_bytes(t: ir.Type) -> int | None:
+    """The bytes one element of LLVM type `t` takes in a view (None for i1 and pointers)."""
+    if isinstance(t, ir.IntType) and t.width % 8 == 0:
+        return t.width // 8
+    if isinstance(t, ir.FloatType | ir.DoubleType):
+        return 4 if isinstance(t, ir.FloatType) else 8
+    return None
+
+
+def _static_bytes(view: View) -> int | None:
+    size = element_bytes(view.element)
+    if size is None:
+        return None
+    for n in view.sizes:
+        if not isinstance(n, int):
+            return None
+        size *= n
+    return size
+
+
+def _memset_inline(b: ir.IRBuilder, pointer: ir.Value, byte: int, size: int) -> None:
+    name = "llvm.memset.inline.p0.i64"
+    function = b.module.globals.get(name)
+    if function is None:
+        i1, i8, i64 = ir.IntType(1), ir.IntType(8), ir.IntType(64)
+        signature = ir.FunctionType(ir.VoidType(), [ir.PointerType(), i8, i64, i1])
+        function = ir.Function(b.module, signature, name)
+    b.call(function, [pointer, ir.IntType(8)(byte), ir.IntType(64)(size), ir.IntType(1)(0)])

@@ -1,0 +1,245 @@
+"""Row kernels compiled for the CPU: masked loads read in place when their box is whole
+(codegen/snapshots.py), and reductions over vectors of partial accumulators
+(codegen/lower_reduce.py).
+
+Each kernel runs compiled (`NAIAD_BACKEND=cpu`) on seeded random rows, with the rows full and
+cut short by the mask, against NumPy; maxima, minima and argmax exactly, sums within a few ulp
+of the row's magnitude. The plan is checked too: the loads of a softmax are read in place, and a
+load that a store may overwrite before its last use keeps its snapshot.
+"""
+
+import numpy as np
+import pytest
+
+import naiad
+import naiad.language as tl
+from naiad import knobs
+from naiad.backends.cpu.codegen.store_plan import plan_stores
+from naiad.backends.cpu.compiler import CPU_PIPELINE
+from naiad.ir.parser import parse_module
+from naiad.passes.pipeline import run_pipeline
+
+
+@pytest.fixture(autouse=True)
+def compiled():
+    with knobs.override(NAIAD_BACKEND="cpu"):
+        yield
+
+
+@naiad.jit
+def softmax_rows(out_ptr, in_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(in_ptr + row * n_cols + cols, mask=mask, other=-float("inf"))
+    e = tl.exp(x - tl.max(x, axis=0))
+    tl.store(out_ptr + row * n_cols + cols, e / tl.sum(e, axis=0), mask=mask)
+
+
+@naiad.jit
+def store_then_sum(x_ptr, y_ptr, sums_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offsets = row * n_cols + tl.arange(0, BLOCK)
+    mask = tl.arange(0, BLOCK) < n_cols
+    x = tl.load(x_ptr + offsets, mask=mask, other=0.0)
+    tl.store(x_ptr + offsets, tl.load(y_ptr + offsets, mask=mask), mask=mask)
+    tl.store(sums_ptr + row, tl.sum(x, axis=0))  # the values loaded, not those stored
+
+
+@naiad.jit
+def reduce_rows(x_ptr, out_ptr, n_cols, OP: tl.constexpr, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=0)
+    if OP == "sum":
+        result = tl.sum(x, axis=0)
+    elif OP == "max":
+        result = tl.max(x, axis=0)
+    elif OP == "min":
+        result = tl.min(x, axis=0)
+    else:
+        result = tl.argmax(x, axis=0)
+    tl.store(out_ptr + row, result)
+
+
+@naiad.jit
+def reduce_tile(x_ptr, out_ptr, AXIS: tl.constexpr, M: tl.constexpr, N: tl.constexpr):
+    rows = tl.arange(0, M)[:, None]
+    cols = tl.arange(0, N)[None, :]
+    x = tl.load(x_ptr + rows * N + cols)
+    tl.store(out_ptr + tl.arange(0, N if AXIS == 0 else M), tl.sum(x, axis=AXIS))
+
+
+@naiad.jit
+def offset_sum_rows(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=0.0)
+    tl.store(out_ptr + row, tl.reduce(x, 0, _add_then_offset))
+
+
+@naiad.jit
+def _add_then_offset(a, b):
+    return a + b + 0.5  # a constant in the region: combined lane by lane, not on vectors
+
+
+@naiad.jit
+def mean_and_variance(x_ptr, out_ptr, n_cols, BLOCK: tl.constexpr):
+    """Layer norm's statistics: zeroed accumulators carried by loops over the row, whose last
+    iteration's load is partial when BLOCK does not divide n_cols."""
+    row = tl.program_id(0)
+    total = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        total += tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=0.0)
+    mean = tl.sum(total, axis=0) / n_cols
+    squares = tl.zeros([BLOCK], dtype=tl.float32)
+    for start in range(0, n_cols, BLOCK):
+        cols = start + tl.arange(0, BLOCK)
+        x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=0.0)
+        x = tl.where(cols < n_cols, x - mean, 0.0)
+        squares += x * x
+    tl.store(out_ptr + 2 * row, mean)
+    tl.store(out_ptr + 2 * row + 1, tl.sum(squares, axis=0) / n_cols)
+
+
+def _rows(gen, shape, dtype):
+    if np.dtype(dtype).kind == "f":
+        return (gen.standard_normal(shape) + 0.25).astype(dtype)
+    return gen.integers(-1000, 1000, shape).astype(dtype)
+
+
+@pytest.mark.parametrize("n_cols", [1024, 1000, 64])
+def test_softmax_rows_match_numpy(n_cols):
+    gen = np.random.default_rng(n_cols)
+    x = _rows(gen, (37, n_cols), np.float32)
+    out = np.full_like(x, np.nan)
+    softmax_rows[(37,)](out, x, n_cols, BLOCK=naiad.next_power_of_2(n_cols))
+    e = np.exp(x.astype(np.float64) - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(out, e / e.sum(axis=1, keepdims=True), rtol=2e-6, atol=1e-9)
+
+
+def _planned(kernel, *signature, **constants):
+    compiled = kernel.warmup(*signature, grid=(1,), target="cpu", **constants)
+    module = parse_module(compiled.asm["linalg"])
+    run_pipeline(CPU_PIPELINE, module)
+    (function,) = [op for op in module.walk() if op.name == "func.func"]
+    return plan_stores(function)
+
+
+def test_softmax_load_is_read_in_place():
+    plan = _planned(softmax_rows, "*fp32", "*fp32", "i32", BLOCK=1024)
+    assert len(plan.snapshots) == 1
+
+
+def test_a_store_before_the_last_use_keeps_the_snapshot():
+    plan = _planned(store_then_sum, "*fp32", "*fp32", "*fp32", "i32", BLOCK=256)
+    assert not plan.snapshots
+    gen = np.random.default_rng(7)
+    for n_cols in (256, 200):
+        x, y = _rows(gen, (5, n_cols), np.float32), _rows(gen, (5, n_cols), np.float32)
+        original = x.copy()
+        sums = np.full(5, np.nan, np.float32)
+        store_then_sum[(5,)](x, y, sums, n_cols, BLOCK=256)
+        np.testing.assert_array_equal(x, y)
+        np.testing.assert_allclose(sums, original.astype(np.float64).sum(axis=1), rtol=1e-5)
+
+
+@naiad.jit
+def scale_shifted(p, n, SHIFT: tl.constexpr, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    x = tl.load(p + offsets, mask=offsets < n)
+    tl.store(p + offsets + SHIFT, x * 2.0, mask=offsets < n)
+
+
+@pytest.mark.parametrize("shift", [1, 0, -3, 40])
+def test_a_store_overlapping_its_own_load_sees_the_snapshot(shift):
+    """The store is computed from the loaded view in place only where the two regions are apart
+    or the same elements; overlapping at an offset, the load's copy is made after all."""
+    gen = np.random.default_rng(abs(shift))
+    data = _rows(gen, 128, np.float32)
+    out = data.copy()
+    start = 8
+    scale_shifted[(1,)](out[start:], 32, SHIFT=shift, BLOCK=32)
+    expected = data.copy()
+    expected[start + shift : start + shift + 32] = data[start : start + 32] * 2
+    np.testing.assert_array_equal(out, expected)
+
+
+REDUCTIONS = [
+    ("sum", np.float32),
+    ("sum", np.float64),
+    ("sum", np.int32),
+    ("max", np.float32),
+    ("min", np.float64),
+    ("max", np.int64),
+    ("min", np.int32),
+    ("max", np.float16),
+    ("argmax", np.float32),
+]
+
+
+@pytest.mark.parametrize("op, dtype", REDUCTIONS)
+@pytest.mark.parametrize("n_cols, block", [(1024, 1024), (1000, 1024), (48, 64), (32, 32)])
+def test_row_reductions_match_numpy(op, dtype, n_cols, block):
+    gen = np.random.default_rng(n_cols + block)
+    x = _rows(gen, (9, n_cols), dtype)
+    if dtype == np.float32 and op == "max":
+        x[1, 3], x[2, :] = np.nan, -0.0  # maximum ignores NaN; -0 orders below +0
+        x[2, 5] = 0.0
+    result_type = np.int32 if op == "argmax" else dtype
+    out = np.zeros(9, result_type)
+    reduce_rows[(9,)](x, out, n_cols, OP=op, BLOCK=block)
+    padded = np.zeros((9, block), dtype)  # `other` is 0 past n_cols
+    padded[:, :n_cols] = x
+    if op == "sum" and np.dtype(dtype).kind == "f":
+        exact = padded.astype(np.float64).sum(axis=1)
+        scale = np.abs(padded.astype(np.float64)).sum(axis=1)
+        assert np.all(np.abs(out - exact) <= 8 * np.finfo(dtype).eps * scale)
+        return
+    expected = {"sum": np.sum, "max": np.fmax.reduce, "min": np.fmin.reduce}.get(op, np.argmax)
+    reference = expected(padded, axis=1).astype(result_type)
+    np.testing.assert_array_equal(out, reference)
+    if dtype == np.float32 and op == "max":
+        assert not np.signbit(out[2])
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_tile_reductions_along_either_axis(axis):
+    gen = np.random.default_rng(axis)
+    x = _rows(gen, (64, 128), np.float32)
+    out = np.full(128 if axis == 0 else 64, np.nan, np.float32)
+    reduce_tile[(1,)](x, out, AXIS=axis, M=64, N=128)
+    np.testing.assert_allclose(out, x.astype(np.float64).sum(axis=axis), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("n_cols", [512, 300])
+def test_a_region_with_constants_combines_lane_by_lane(n_cols):
+    gen = np.random.default_rng(n_cols)
+    x = _rows(gen, (3, n_cols), np.float32)
+    out = np.full(3, np.nan, np.float32)
+    offset_sum_rows[(3,)](x, out, n_cols, BLOCK=512)
+    # 511 combines, each adding 0.5, whatever their order.
+    expected = x.astype(np.float64).sum(axis=1) + 0.5 * 511
+    np.testing.assert_allclose(out, expected, rtol=1e-5)
+
+
+@pytest.mark.parametrize("n_cols", [1024, 2048, 1500, 700])
+def test_carried_accumulators_match_numpy(n_cols):
+    gen = np.random.default_rng(n_cols)
+    x = _rows(gen, (6, n_cols), np.float32)
+    out = np.full((6, 2), np.nan, np.float32)
+    mean_and_variance[(6,)](x, out, n_cols, BLOCK=512)
+    wide = x.astype(np.float64)
+    np.testing.assert_allclose(out[:, 0], wide.mean(axis=1), rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(out[:, 1], wide.var(axis=1), rtol=1e-4)
+
+
+def test_zeroed_accumulators_are_stored_inline():
+    """A zero fill of a few KiB is `llvm.memset.inline`, never a call of the C library's
+    memset (which cost as much as the rest of a layer norm's row)."""
+    compiled = mean_and_variance.warmup(
+        "*fp32", "*fp32", "i32", grid=(1,), target="cpu", BLOCK=1024
+    )
+    assert "llvm.memset.inline" in compiled.asm["llir"]
+    assert "memset" not in compiled.asm["asm"]
