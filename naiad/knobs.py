@@ -82,6 +82,27 @@ num_threads = _Int(
 )
 
 
+# The settings a launch reads to choose where and how a kernel runs (launch_settings).
+_LAUNCH_SETTINGS = (interpret.env, backend.env, debug.env)
+# The environment's own table of encoded names and values, behind os.environ's Mapping layer:
+# looking a missing name up through os.environ costs a raised KeyError (about 0.5 us), which
+# every launch would pay three times.
+_ENVIRON_TABLE = getattr(os.environ, "_data", None)
+_ENCODED_LAUNCH_SETTINGS = tuple(os.environ.encodekey(env) for env in _LAUNCH_SETTINGS)
+
+
+def launch_settings() -> tuple:
+    """The raw values of the settings that steer a launch (NAIAD_INTERPRET, NAIAD_BACKEND,
+    NAIAD_DEBUG) as one hashable tuple, in tens of nanoseconds: the launch hot path keys its
+    prepared launches by it, so that changing one (in the environment or with `override()`)
+    sends the next launch through the full path again."""
+    if _overrides or _ENVIRON_TABLE is None:
+        return tuple(_raw(env) for env in _LAUNCH_SETTINGS)
+    get = _ENVIRON_TABLE.get
+    interpret_name, backend_name, debug_name = _ENCODED_LAUNCH_SETTINGS
+    return (get(interpret_name), get(backend_name), get(debug_name))
+
+
 @contextlib.contextmanager
 def override(**settings):
     """Set knobs for the duration of a `with` block, e.g. `override(NAIAD_INTERPRET=1)`."""

@@ -1,8 +1,14 @@
-"""CPU launch overhead: loading a cached object, an inline launch, and a launch on the worker pool.
+"""CPU launch overhead: a cached `kernel[grid]` launch, loading a cached object, an inline launch
+and a launch on the worker pool.
 
     python bench/cpu/launch_overhead.py [--threads N]
 
-Measures, on a hand-written entry point (abi.py) whose programs each compute and store one word:
+Measures the goal of issue 4 first: the host time of a cached launch of vector add (1024
+elements, torch tensors, `add_kernel[(1,)](x, y, out, 1024, BLOCK=1024)`), 5 x 1000 launches
+after 200 warm-ups, best of the 5, through the hot path (runtime/binder.py) and, for
+comparison, through the full path every launch would take without it.
+
+Then, on a hand-written entry point (abi.py) whose programs each compute and store one word:
 - object load: linking a kernel's cached object code into the process (no LLVM optimizer or
   code generation);
 - inline launch: `pool.run` of a 1-program grid, against a bare ctypes call of the entry
@@ -27,9 +33,45 @@ import time
 
 import numpy as np
 
+import naiad
+import naiad.language as tl
 from naiad import knobs
 from naiad.backends.cpu import abi, llvm_tools, loader, pool
 from naiad.backends.cpu.target import host_target
+
+
+@naiad.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+def cached_launch_us(hot_path: bool) -> float:
+    """Microseconds per cached launch of vector add: 5 x 1000 launches after 200, the best."""
+    import torch
+
+    x, y = torch.rand(1024) + 0.5, torch.rand(1024) + 0.5
+    out = torch.empty(1024)
+    binder = add_kernel._binder
+    if not hot_path:
+        add_kernel._binder = False  # every launch binds, specializes and dispatches in full
+    try:
+        for _ in range(200):
+            add_kernel[(1,)](x, y, out, 1024, BLOCK=1024)
+        if not torch.equal(out, x + y):
+            raise SystemExit("vector add: wrong result")
+        times = []
+        for _ in range(5):
+            start = time.perf_counter()
+            for _ in range(1000):
+                add_kernel[(1,)](x, y, out, 1024, BLOCK=1024)
+            times.append((time.perf_counter() - start) / 1000 * 1e6)
+    finally:
+        add_kernel._binder = binder
+    return min(times)
+
 
 # Program p steps a linear congruential generator `work` times from p and stores the result in
 # out[p]: a tiny program when work = 1, a measurable one (and free of shared memory) when large.
@@ -125,6 +167,11 @@ def main():
     target = host_target()
     print(f"{platform.machine()}, {target.cpu}, {len(os.sched_getaffinity(0))} CPUs available")
     print(f"{llvm_tools.version()}; pool of {threads} threads\n")
+
+    with knobs.override(NAIAD_BACKEND="cpu"):
+        hot, full = cached_launch_us(True), cached_launch_us(False)
+    print(f"cached launch of vector add (1024, torch): {hot:6.2f} us  (hot path)")
+    print(f"                                           {full:6.2f} us  (full path, every launch)\n")
 
     start = time.perf_counter()
     code = llvm_tools.compile_ir(KERNEL, target.machine, "lcg")

@@ -177,6 +177,18 @@ class IRBuilder:
     def device_assert(self, cond, message):
         self._create(tt.AssertOp, cond, message)
 
+    def inline_asm(self, asm, constraints, values, result_types, is_pure, pack):
+        op = self._create(
+            tt.ElementwiseInlineAsmOp,
+            list(values),
+            asm_string=ir.StringAttr(asm),
+            constraints=ir.StringAttr(constraints),
+            pure=ir.BoolAttr(is_pure),
+            packed_element=ir.IntegerAttr(pack, ir.i32),
+            result=[types.ir_type(ty) for ty in result_types],
+        )
+        return list(op.results)
+
     def barrier(self):
         self._create(ttg_min.BarrierOp, "all")
 

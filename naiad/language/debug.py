@@ -61,11 +61,9 @@ def assume(cond, _semantic=None):
 
 @builtin
 def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack, _semantic=None):
-    """Elementwise inline PTX; GPU only."""
-    raise NotImplementedError(
-        "inline_asm_elementwise runs only on the GPU back end: inline PTX "
-        "cannot execute in the interpreter or on the CPU"
-    )
+    """Elementwise inline PTX, `pack` elements at a time; `dtype` is one dtype or a tuple (one
+    result each). GPU only: inline PTX cannot execute in the interpreter or on the CPU."""
+    return _semantic.inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack)
 
 
 @builtin

@@ -25,14 +25,37 @@ from .params import integer_argument_type
 TTIR_PIPELINE = ("inline", "canonicalize", "combine", "cse", "symbol-dce", "loop-unroll")
 
 
+class Metadata(dict):
+    """A compiled kernel's metadata: a dict whose keys also read as attributes, as Triton's
+    (`compiled.metadata.shared`)."""
+
+    def __getattr__(self, name: str):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
 @dataclass
 class CompiledKernel:
-    """A kernel compiled for one specialization: `asm[stage]` text, `metadata`, `name`."""
+    """A kernel compiled for one specialization: `asm[stage]` text, `metadata`, `name`; for a
+    GPU target with a linker, `n_regs` and `n_spills` of its cubin (None otherwise)."""
 
     name: str
     asm: dict
-    metadata: dict = field(default_factory=dict)
+    metadata: Metadata = field(default_factory=Metadata)
     binary: bytes | None = None  # object code (CPU targets)
+
+    def __post_init__(self):
+        self.metadata = Metadata(self.metadata)
+
+    @property
+    def n_regs(self) -> int | None:
+        return self.metadata.get("n_regs")
+
+    @property
+    def n_spills(self) -> int | None:
+        return self.metadata.get("n_spills")
 
 
 def parse_target(target) -> TargetInfo:
@@ -144,17 +167,45 @@ def build_ttir(jit_function, bound: dict, target=None, debug: bool = False) -> T
     return TTIRBuild(kernel, result.module, result.globals_used, result.key)
 
 
-def compile_kernel(jit_function, bound: dict, target=None, debug: bool = False) -> CompiledKernel:
+def compile_kernel(
+    jit_function, bound: dict, target=None, debug: bool = False, options=None
+) -> CompiledKernel:
     """Compile for `target` as far as its back end goes: TTIR for every target; for a CPU
-    target also the Linalg, LLVM IR, assembly and object code (`kernel.binary`)."""
+    target also the Linalg, LLVM IR, assembly and object code (`kernel.binary`); for a CUDA
+    target the TTGIR, LLVM IR, PTX and, where a linker is present, the cubin. `options` are
+    the launch options (num_warps, num_ctas, maxnreg; None: the defaults)."""
     build = build_ttir(jit_function, bound, target, debug)
     kernel = build.kernel
-    if parse_target(target).backend == "cpu":
+    info = parse_target(target)
+    if info.backend == "cpu":
         from .cpu_launcher import compile_cpu_stages
 
         compile_cpu_stages(build, str(target))
+    else:
+        _compile_cuda_stages(build, info.name, options)
     _dump(kernel, build.key)
     return kernel
+
+
+def _compile_cuda_stages(build: TTIRBuild, target: str, options) -> None:
+    """TTIR -> TTGIR -> LLVM IR -> PTX (-> cubin) into `build.kernel` (backends/nvidia)."""
+    from ..backends.nvidia import passes  # noqa: F401  (registers the TTGIR passes)
+    from ..backends.nvidia.compiler import compile_module
+
+    num_warps = getattr(options, "num_warps", 4)
+    stages = compile_module(
+        build.module,
+        target,
+        num_warps=num_warps,
+        num_ctas=getattr(options, "num_ctas", 1),
+        maxnreg=getattr(options, "maxnreg", None),
+    )
+    build.kernel.asm.update(stages.asm)
+    build.kernel.metadata.update(stages.metadata)
+    signature = build.kernel.metadata["signature"]
+    build.kernel.metadata["params"] = [
+        (name, spec) for name, spec in signature.items() if spec != "constexpr"
+    ]
 
 
 def _dump(kernel: CompiledKernel, key) -> None:
@@ -166,10 +217,12 @@ def _dump(kernel: CompiledKernel, key) -> None:
     folder = os.path.join(directory, f"{kernel.name}-{digest}")
     os.makedirs(folder, exist_ok=True)
     stages = list(kernel.asm)
-    if "llir" in stages and "asm" not in stages:  # a CPU kernel's assembly is made on demand
+    if "llir" in stages and "ptx" not in stages and "asm" not in stages:
+        # a CPU kernel's assembly is made on demand
         stages.append("asm")
     for stage in stages:
         text = kernel.asm[stage]
         suffix = "source.ttir" if stage == "source" else stage
-        with open(os.path.join(folder, f"{kernel.name}.{suffix}"), "w") as f:
+        mode = "wb" if isinstance(text, bytes) else "w"  # a cubin
+        with open(os.path.join(folder, f"{kernel.name}.{suffix}"), mode) as f:
             f.write(text)

@@ -14,6 +14,7 @@ error, as in Triton.
 
 from __future__ import annotations
 
+import ctypes
 import json
 import struct
 import warnings
@@ -21,10 +22,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import KernelNotImplementedError, NaiadError
+from ..errors import KernelNotImplementedError
 from ..tools.tensor_descriptor import TensorDescriptor
 from .cache import Cache, cache_key
 from .compiler import CompiledKernel, TTIRBuild, build_ttir
+from .globals_check import check_globals, globals_checker
 from .host_arrays import describe, is_array_like
 from .params import integer_argument_type
 
@@ -58,6 +60,7 @@ class CpuLaunchable:
     arguments: list  # (name, kind) per argument of the compiled function
     globals_used: dict
     written: frozenset  # the arguments it may store to
+    _prepared: object = None  # its FastCpuLaunch, made on first request (False: none)
 
     @property
     def scratch_bytes(self) -> int:
@@ -66,6 +69,13 @@ class CpuLaunchable:
     @property
     def sites(self) -> list:
         return self.kernel.metadata["sites"]
+
+    def prepared(self, jit_function):
+        """Its launch for the hot path (`FastCpuLaunch`), or None where its arguments are not
+        all the binder's launch values (host tensor descriptors)."""
+        if self._prepared is None:
+            self._prepared = FastCpuLaunch.prepare(jit_function, self) or False
+        return self._prepared or None
 
 
 _cache: Cache | None = None
@@ -189,32 +199,114 @@ def cpu_kernel(jit_function, bound: dict, debug: bool, key=None, strict: bool = 
 
 def launch_cpu(
     jit_function, bound: dict, grid: tuple[int, int, int], debug: bool, strict: bool = True
-) -> bool:
-    """Run `jit_function` compiled for the CPU over `grid` with `bound` arguments; False (and
-    nothing run) when an array argument is not in host memory, or, unless `strict`, when the
-    kernel uses what the CPU back end does not compile yet."""
+) -> CpuLaunchable | None:
+    """Run `jit_function` compiled for the CPU over `grid` with `bound` arguments and return
+    the kernel it ran (its `prepared()` launch serves the hot path); None (and nothing run)
+    when an array argument is not in host memory, or, unless `strict`, when the kernel uses
+    what the CPU back end does not compile yet."""
     from ..backends.cpu import pool
 
     fingerprint = _fingerprint(jit_function, bound)
     if fingerprint is None:
-        return False
+        return None
     key, addresses, read_only = fingerprint
     launchable = cpu_kernel(jit_function, bound, debug, key, strict)
     if launchable is None:
-        return False
+        return None
     for name in read_only & launchable.written:
         raise ValueError(
             f"argument `{name}` is read-only, and `{jit_function.__name__}` stores through it"
         )
     if launchable.globals_used:
-        _check_globals(jit_function, launchable.globals_used)
+        check_globals(jit_function, launchable.globals_used)
     params = pack_parameters(launchable.arguments, bound, grid, addresses, debug)
     n_programs = grid[0] * grid[1] * grid[2]
     threads = 1 if launchable.kernel.metadata.get("prints") else None  # prints come in order
     pool.run(
         launchable.entry, params, n_programs, launchable.scratch_bytes, launchable.sites, threads
     )
-    return True
+    return launchable
+
+
+class FastCpuLaunch:
+    """A CPU specialization's launch on the hot path (jit.py): the binder's launch values
+    (binder.py) become the parameter block of abi.py, and the grid runs on the pool. It lives
+    as long as its JIT function's table of loaded kernels (`_cpu_kernels`: dropping that table
+    forgets compiled kernels, so the next launch takes the slow path and loads them again),
+    and checks the kernel's globals at every launch. Debug launches are never prepared: they
+    pass extents the slow path computes."""
+
+    __slots__ = (
+        "_block",
+        "_check",
+        "_entry",
+        "_owner",
+        "_run",
+        "_scratch",
+        "_select",
+        "_sites",
+        "_table",
+        "_threads",
+    )
+
+    def __init__(self, jit_function, launchable: CpuLaunchable, select):
+        from ..backends.cpu import pool
+
+        self._owner = jit_function
+        self._table = jit_function.__dict__.get("_cpu_kernels")
+        self._check = globals_checker(jit_function, launchable.globals_used)
+        self._block = ctypes.c_int64 * (3 + len(launchable.arguments))
+        self._select = select
+        self._run = pool.run
+        self._entry = launchable.entry
+        self._scratch = launchable.scratch_bytes
+        self._sites = launchable.sites
+        self._threads = 1 if launchable.kernel.metadata.get("prints") else None
+
+    @classmethod
+    def prepare(cls, jit_function, launchable: CpuLaunchable):
+        """The launch of `launchable`, or None when one of its arguments is not a launch value
+        of the binder (the parts of a tensor descriptor)."""
+        runtime = [p.name for p in jit_function.params if not p.is_constexpr]
+        slots = []
+        for name, kind in launchable.arguments:
+            if name not in runtime:
+                return None
+            param = jit_function.params_by_name[name]
+            slots.append((runtime.index(name), _slot_converter(kind, param.annotation)))
+        if [index for index, _ in slots] == list(range(len(runtime))) and not any(
+            convert for _, convert in slots
+        ):
+            return cls(jit_function, launchable, None)
+
+        def select(values):
+            return [values[i] if convert is None else convert(values[i]) for i, convert in slots]
+
+        return cls(jit_function, launchable, select)
+
+    def __call__(self, dims, values) -> bool:
+        """Run over `dims` (three sizes) with the binder's `values`; False (nothing run) when
+        the kernel has been forgotten since it was prepared."""
+        if self._owner.__dict__.get("_cpu_kernels") is not self._table:
+            return False
+        if self._check is not None:
+            self._check()
+        if self._select is not None:
+            values = self._select(values)
+        block = self._block(dims[0], dims[1], dims[2], *values)
+        n_programs = dims[0] * dims[1] * dims[2]
+        self._run(self._entry, block, n_programs, self._scratch, self._sites, self._threads)
+        return True
+
+
+def _slot_converter(kind: str, annotation):
+    """How a launch value of a compiled argument of `kind` becomes its 8-byte slot: None when
+    it already is one (a pointer's address, an int the binder keyed as 32-bit)."""
+    if kind in ("f32", "f64", "f16", "bf16"):
+        return lambda value: _float_bits(kind, float(value))
+    if kind == "i64" or (kind != "ptr" and annotation is not None):
+        return lambda value: _signed64(int(value))
+    return None
 
 
 def _fingerprint(jit_function, bound: dict):
@@ -251,20 +343,6 @@ def _fingerprint(jit_function, bound: dict):
             continue
         parts.append(repr(value))  # a descriptor, a dtype, a tuple: keyed by its repr
     return tuple(parts), addresses, read_only
-
-
-def _check_globals(jit_function, used: dict) -> None:
-    import sys
-
-    for (module_name, name), value in used.items():
-        module = sys.modules.get(module_name)
-        current = getattr(module, name, value) if module is not None else value
-        if current is not value and current != value:
-            raise NaiadError(
-                f"global variable `{name}` has changed since `{jit_function.__name__}` was "
-                f"compiled (it read {value!r}, it is now {current!r}); kernels read globals "
-                "once, at compile time"
-            )
 
 
 def pack_parameters(arguments, bound: dict, grid, addresses=None, debug=False) -> np.ndarray:

@@ -3,20 +3,23 @@
 A launch binds the arguments (constexpr parameters included, with their defaults), separates the
 launch options (`num_warps`, `num_stages`, ...), evaluates the grid and runs the kernel. Until a
 compiled back end is present for the arguments' device, kernels run in the interpreter; with
-`NAIAD_INTERPRET=1` or `@naiad.jit(interpret=True)` they always do.
+`NAIAD_INTERPRET=1` or `@naiad.jit(interpret=True)` they always do. A launch with torch CUDA
+tensors runs compiled on their GPU (cuda_launcher.py).
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-import operator
 from dataclasses import dataclass
 
 from .. import knobs
+from ..knobs import launch_settings
 from ..language import core
+from .binder import Unbound, grid_dims, make_binder
 from .compiler import compile_kernel
 from .cpu_launcher import launch_cpu
+from .cuda_launcher import any_cuda_tensor, launch_cuda
 from .interpreter import kernel_runtime
 from .interpreter.launch import run_grid
 from .interpreter.rewrite import rewrite
@@ -76,6 +79,8 @@ class JITFunction(KernelInterface):
         self.params = kernel_params(fn, tuple(do_not_specialize or ()))
         self.arg_names = [p.name for p in self.params]
         self.params_by_name = {p.name: p for p in self.params}
+        self._binder = None  # made at the first launch (binder.py); False: none possible
+        self._launches: dict = {}  # binder key -> prepared launch (the hot path)
         self.debug = debug
         self.noinline = noinline
         self.interpret = interpret
@@ -85,6 +90,26 @@ class JITFunction(KernelInterface):
         self.launch_metadata = launch_metadata
         self._interpreted = None
         self.__naiad_jit__ = True
+
+    # Setting `debug` or `interpret` drops the prepared launches, which were made under the old
+    # value, so the hot path need not read them at every launch.
+    @property
+    def debug(self):
+        return self._debug
+
+    @debug.setter
+    def debug(self, value):
+        self._debug = value
+        self._launches.clear()
+
+    @property
+    def interpret(self):
+        return self._interpret
+
+    @interpret.setter
+    def interpret(self, value):
+        self._interpret = value
+        self._launches.clear()
 
     def __repr__(self):
         return f"JITFunction({self.fn.__module__}:{self.fn.__qualname__})"
@@ -138,21 +163,37 @@ class JITFunction(KernelInterface):
     def _grid(grid, bound) -> tuple[int, int, int]:
         if callable(grid):
             grid = grid(dict(bound))
-        if not isinstance(grid, (tuple, list)):
-            grid = (grid,)
-        if not 1 <= len(grid) <= 3:
-            raise ValueError(f"grid must have 1 to 3 dimensions, got {len(grid)}")
-        try:
-            dims = [operator.index(core._unwrap_if_constexpr(g)) for g in grid]
-        except TypeError:
-            raise TypeError(f"grid dimensions must be integers, got {tuple(grid)!r}") from None
-        if any(d < 0 for d in dims):
-            raise ValueError(f"grid dimensions must be non-negative, got {tuple(dims)}")
-        return tuple(dims + [1] * (3 - len(dims)))
+        return grid_dims(grid)
 
     def run(self, *args, grid, warmup=False, target=None, **kwargs):
         """Launch over `grid`; with `warmup=True`, compile for `target` and return the
-        CompiledKernel instead (the device of `target` need not be present)."""
+        CompiledKernel instead (the device of `target` need not be present).
+
+        The hot path: the binder (binder.py) keys the call in one pass, and a launch prepared
+        under that key runs it. Anything else - a first launch, a new specialization, changed
+        settings, the interpreter, debug mode, what the binder does not handle - takes the slow
+        path below, which prepares the launch for the next call with the same key."""
+        key = None
+        if not warmup:
+            binder = self._binder
+            if binder is None:
+                free = self.do_not_specialize_on_alignment
+                binder = self._binder = make_binder(self.params, free) or False
+            if binder:
+                try:
+                    key, dims, values = binder(launch_settings(), grid, *args, **kwargs)
+                    launch = self._launches.get(key)
+                except (Unbound, TypeError):  # the slow path raises what is wrong, if anything
+                    key = launch = None  # (TypeError: also an unhashable constexpr or option)
+                if launch is not None and launch(dims, values):
+                    return None
+                if key is not None:
+                    grid = dims  # a callable grid is called once per launch
+        return self._run_slow(args, kwargs, grid, warmup, target, key)
+
+    def _run_slow(self, args, kwargs, grid, warmup, target, key):
+        """Bind, choose the options, the back end and the specialization, and launch; prepare
+        the launch under the binder's `key` for the hot path."""
         # A kernel parameter wins over a launch option of the same name (e.g. `num_stages`).
         options = LaunchOptions(
             **{
@@ -169,13 +210,27 @@ class JITFunction(KernelInterface):
             else (self.debug if self.debug is not None else knobs.debug.get())
         )
         if warmup:
-            return compile_kernel(self, bound, target, bool(debug))
+            return compile_kernel(self, bound, target, bool(debug), options=options)
         if 0 in dims:
             return None
-        backend = _cpu_backend(self)
-        if backend is None or not launch_cpu(self, bound, dims, bool(debug), backend == "cpu"):
-            run_grid(self, bound, dims, bool(debug))
+        prepared = self._launch(bound, dims, options, bool(debug))
+        if prepared is not None and key is not None and not debug:
+            self._launches[key] = prepared
         return None
+
+    def _launch(self, bound: dict, dims, options, debug: bool):
+        """Run on the back end the arguments and settings choose; return the launch prepared
+        for the hot path (None: none)."""
+        backend = _cpu_backend(self)
+        if backend is not None and any_cuda_tensor(bound.values()):
+            return launch_cuda(self, bound, dims, options, debug)
+        launchable = None
+        if backend is not None:
+            launchable = launch_cpu(self, bound, dims, debug, backend == "cpu")
+        if launchable is None:
+            run_grid(self, bound, dims, debug)
+            return None
+        return launchable.prepared(self)
 
     def warmup(self, *args, grid, target=None, **kwargs):
         """Compile the kernel for these arguments (arrays, torch dtypes or signature strings
@@ -188,8 +243,9 @@ def _cpu_backend(jit_function) -> str | None:
     back end cannot compile is an error), "auto" (the default: compiled, and in the interpreter
     with a warning when the kernel uses what the CPU back end does not compile yet), or None
     (the interpreter: `NAIAD_BACKEND=interpreter`, `NAIAD_INTERPRET=1`, `interpret=True`).
-    Debug mode compiles too: asserts on and every access bounds-checked (docs/cpu.md). Arrays in
-    GPU memory run in the interpreter until the GPU back end lands."""
+    Debug mode compiles too: asserts on and every access bounds-checked (docs/cpu.md). Unless
+    the interpreter is chosen, a launch with torch CUDA tensors runs compiled on their GPU
+    (cuda_launcher.py), whichever of "cpu" and "auto" is set."""
     backend = knobs.backend.get().strip().lower() or "auto"
     if backend == "interpreter" or jit_function.interpret or knobs.interpret.get():
         return None

@@ -2,6 +2,7 @@
 
     naiad-opt kernel.ttir                      # parse, verify, print back
     naiad-opt kernel.ttir -p canonicalize,cse  # run passes in order
+    naiad-opt k.ttir -p "convert-to-ttgir{num-warps=8 target=cuda:80},coalesce"   # with options
     cat kernel.ttir | naiad-opt - --generic    # every op in MLIR's generic form
     naiad-opt kernel.ttir --no-locations -o out.mlir
 
@@ -12,12 +13,14 @@ A syntax error, an unknown op or pass, or IR the verifier rejects is reported on
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 
 from naiad import dialects, passes  # noqa: F401  (registers the ops, their syntax, the passes)
+from naiad.backends.nvidia import passes as nvidia_passes  # noqa: F401  (the TTGIR passes)
 from naiad.dialects import syntax  # noqa: F401
 from naiad.errors import NaiadError
-from naiad.ir import IRError, PassManager, registered_passes, verify
+from naiad.ir import IRError, PassManager, pass_class, registered_passes, verify
 from naiad.ir.parser import parse_module
 from naiad.ir.printer import print_module
 from naiad.middle import linalg  # noqa: F401  (registers tt-to-linalg)
@@ -56,11 +59,12 @@ def main(argv: list[str] | None = None) -> int:
     try:
         text = sys.stdin.read() if args.input == "-" else _read(args.input)
         module = parse_module(text, filename)
-        pipeline = [name.strip() for name in args.passes.split(",") if name.strip()]
-        unknown = [name for name in pipeline if name not in registered_passes()]
+        specs = [spec.strip() for spec in args.passes.split(",") if spec.strip()]
+        unknown = [s for s in specs if s.partition("{")[0] not in registered_passes()]
         if unknown:
             known = ", ".join(registered_passes())
             raise _Failure(f"{filename}: error: unknown pass '{unknown[0]}' (known: {known})")
+        pipeline = [_pass_with_options(spec, filename) for spec in specs]
         if not args.no_verify:
             verify(module)
         PassManager(pipeline, verify_each=not args.no_verify, expected=(NaiadError,)).run(module)
@@ -74,6 +78,24 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.output, "w") as f:
             f.write(output)
     return 0
+
+
+def _pass_with_options(spec: str, filename: str):
+    """`name` or `name{key=value key=value}` (MLIR's spelling: kebab-case keys, separated by
+    spaces) as the pass to run; each value takes the type of the option's default."""
+    name, brace, rest = spec.partition("{")
+    if not brace:
+        return name
+    cls = pass_class(name)
+    defaults = {f.name: f.default for f in dataclasses.fields(cls)}
+    options = {}
+    for item in rest.removesuffix("}").split():
+        key, _, value = item.partition("=")
+        field = key.replace("-", "_")
+        if field not in defaults:
+            raise _Failure(f"{filename}: error: pass '{name}' has no option '{key}'")
+        options[field] = type(defaults[field])(value)
+    return cls(**options)
 
 
 class _Failure(Exception):

@@ -32,11 +32,14 @@ def _unspaced(lines):
 
 
 def _frontend_module(kernel, args, grid):
-    """Naiad's own TTIR of the kernel for these arguments (`warmup(...).asm["ttir"]`), or a
-    skip while the frontend cannot compile yet."""
+    """Naiad's own TTIR of the kernel for these arguments (`compile_ttir(...).asm["ttir"]`: the
+    TTIR stage alone, whatever a back end does after it), or a skip while the frontend cannot
+    compile yet."""
     pytest.importorskip("naiad.frontend")
+    from naiad.runtime.compiler import compile_ttir
+
     try:
-        compiled = kernel.warmup(*(args[n] for n in kernel.arg_names), grid=grid)
+        compiled = compile_ttir(kernel, {n: args[n] for n in kernel.arg_names})
     except NotImplementedError as exc:
         pytest.skip(f"the frontend cannot compile this kernel yet: {exc}")
     ttir = getattr(compiled, "asm", {}).get("ttir") if compiled is not None else None

@@ -8,8 +8,10 @@ import zlib
 
 import numpy as np
 import pytest
+from cuda_transfer import cuda_available, launch_on_cuda
 
 from naiad import knobs
+from naiad.runtime.jit import JITFunction
 
 
 @pytest.fixture
@@ -18,14 +20,34 @@ def gen(request) -> np.random.Generator:
     return np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
 
 
-@pytest.fixture(autouse=True, params=["interpreter", "cpu"])
-def backend(request):
+# Tests that cannot run on the GPU by their nature, by name: why.
+CUDA_EXCLUDED = {
+    "test_rand_is_uniform": "one program of 2**17 elements (1024 registers a thread): the "
+    "statistics need no GPU, and ptxas takes minutes over it",
+    "test_randn_is_normal": "one program of 2**17 elements, as test_rand_is_uniform",
+}
+
+
+@pytest.fixture(
+    autouse=True, params=["interpreter", "cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
+)
+def backend(request, monkeypatch):
     """Every language test runs in the interpreter and compiled for this machine's CPU (the
-    same kernel, the same reference). `@pytest.mark.interpreter_only(reason)` keeps a test to
-    the interpreter: behaviour only it has (every access checked without debug mode) or the CUDA
-    target's rules it enforces."""
+    same kernel, the same reference), and with `-m gpu` on a machine with CUDA compiled for its
+    GPU: the NumPy arrays a launch gets travel to the device as torch CUDA tensors and back
+    (cuda_transfer.py). `@pytest.mark.interpreter_only(reason)` keeps a test to the
+    interpreter: behaviour only it has (every access checked without debug mode) or the CUDA
+    target's rules it enforces; `CUDA_EXCLUDED` names the tests the GPU cannot run by nature."""
     marker = request.node.get_closest_marker("interpreter_only")
-    if request.param == "cpu" and marker is not None:
+    if request.param != "interpreter" and marker is not None:
         pytest.skip(marker.args[0] if marker.args else "interpreter only")
-    with knobs.override(NAIAD_BACKEND=request.param):
+    if request.param == "cuda":
+        if not cuda_available():
+            pytest.skip("no CUDA device")
+        reason = CUDA_EXCLUDED.get(request.node.originalname)
+        if reason is not None:
+            pytest.skip(reason)
+        monkeypatch.setattr(JITFunction, "run", launch_on_cuda(JITFunction.run))
+    # "auto" compiles: a launch on CUDA tensors goes to their GPU
+    with knobs.override(NAIAD_BACKEND="auto" if request.param == "cuda" else request.param):
         yield request.param

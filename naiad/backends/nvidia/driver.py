@@ -238,6 +238,39 @@ class ParamBlock:
         self.slots[index].value = value
 
 
+def fast_launch(function: Function, threads: int, shared: int):
+    """`launch(gx, gy, gz, stream, params_address)`: cuLaunchKernel of `function` with `threads`
+    per block and `shared` bytes, for the runtime's launch hot path. The driver's entry points
+    are looked up once; a launch makes one call to see that the device's context is current
+    (cuCtxGetCurrent) and the launch itself. When another context was current (the caller's
+    torch device is another GPU), the device's is made current for the launch and the caller's
+    restored after it, so torch's current device is left as it was. The caller checks the grid
+    (`check_grid`) and sets the parameters."""
+    cuda = _cuda()
+    device, handle = function.device, function.handle
+    expected = int(context(device))
+    get_current, set_current = cuda.cuCtxGetCurrent, cuda.cuCtxSetCurrent
+    launch_kernel = cuda.cuLaunchKernel
+
+    def launch(gx: int, gy: int, gz: int, stream: int, params_address: int) -> None:
+        result, current = get_current()
+        switched = result or int(current) != expected
+        if switched:
+            set_current_device(device)
+        (result,) = launch_kernel(
+            handle, gx, gy, gz, threads, 1, 1, shared, stream, params_address, 0
+        )
+        restored = 0
+        if switched and current is not None and int(current):
+            (restored,) = set_current(current)
+        if result:  # CUresult is an int: CUDA_SUCCESS is 0
+            _check(cuda, result, "cuLaunchKernel")
+        if restored:
+            _check(cuda, restored, "cuCtxSetCurrent")
+
+    return launch
+
+
 def check_grid(grid: tuple[int, int, int]) -> None:
     """A clear error for a grid the driver would refuse (CUDA_ERROR_INVALID_VALUE)."""
     for axis, (size, limit) in enumerate(zip(grid, GRID_LIMITS)):

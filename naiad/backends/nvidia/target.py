@@ -147,6 +147,7 @@ _INSTRUCTIONS = (
     (r"\bmapa\b|barrier\.cluster", PtxIsa(7, 8), 90, False),
     (r"griddepcontrol", PtxIsa(7, 8), 90, False),
     (r"e4m3x2|e5m2x2", PtxIsa(7, 8), 89, False),
+    (r"mma\.sync\S*\.e[45]m[23]\.", PtxIsa(8, 4), 89, False),
     (r"wgmma\.", PtxIsa(8, 0), 90, True),
     (r"setmaxnreg", PtxIsa(8, 0), 90, True),
     (r"elect\.sync", PtxIsa(8, 0), 90, False),

@@ -75,6 +75,35 @@ class ProgramMixin:
             [v.type for v in values],
         )
 
+    def inline_asm_elementwise(self, asm, constraints, args, dtype, is_pure, pack):
+        """Triton's inline_asm_elementwise: the arguments broadcast to one shape, one result
+        per dtype of that shape."""
+        asm = str(_unwrap_if_constexpr(asm))
+        constraints = str(_unwrap_if_constexpr(constraints))
+        pack = int(_unwrap_if_constexpr(pack))
+        dtype = _unwrap_if_constexpr(dtype)
+        dtypes = (
+            [_unwrap_if_constexpr(d) for d in dtype]
+            if isinstance(dtype, (list, tuple))
+            else [dtype]
+        )
+        args = [self.to_tensor(a) for a in args]
+        for i in range(len(args)):
+            for j in range(len(args)):
+                args[i], args[j] = self.broadcast_impl_value(args[i], args[j])
+        shape = args[0].type.get_block_shapes() if args and args[0].type.is_block() else None
+        result_types = [t.block_type(d, shape) if shape else d for d in dtypes]
+        handles = self.builder.inline_asm(
+            asm,
+            constraints,
+            [a.handle for a in args],
+            result_types,
+            bool(_unwrap_if_constexpr(is_pure)),
+            pack,
+        )
+        results = [tensor(h, ty) for h, ty in zip(handles, result_types)]
+        return results[0] if not isinstance(dtype, (list, tuple)) else tuple(results)
+
     def device_assert(self, cond, msg="", mask=None):
         """Checked only in debug mode (`NAIAD_DEBUG=1` or `debug=True`), as in Triton."""
         if not self.target.debug:

@@ -1,5 +1,6 @@
 """Transfer rules of AxisInfo for the ops that move elements without computing: tt.splat,
-tt.broadcast, tt.expand_dims, tt.reshape, tt.trans (Triton's lib/Analysis/AxisInfo.cpp).
+tt.broadcast, tt.expand_dims, tt.reshape, tt.trans (Triton's lib/Analysis/AxisInfo.cpp), and
+ttg.convert_layout, which keeps every element where it is in the tensor.
 
 They carry each dimension's facts to where the dimension goes; a new or stretched dimension of
 size-1 origin is constant over its whole length.
@@ -7,9 +8,15 @@ size-1 origin is constant over its whole length.
 
 from __future__ import annotations
 
-from ...dialects import tt
+from ...dialects import tt, ttg
 from .axis_info_lattice import AxisInfo, constant_state, gcd
 from .axis_info_rules import rule
+
+
+@rule(ttg.ConvertLayoutOp)
+def _convert_layout(op, infos):
+    """The same tensor in another layout: the same facts."""
+    return infos[0]
 
 
 @rule(tt.SplatOp)

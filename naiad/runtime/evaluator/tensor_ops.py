@@ -61,6 +61,12 @@ def broadcast(ev, op, operands):
     return ev.builder.broadcast(operands[0], lang_type(op.result.type))
 
 
+@handles("ttg.convert_layout")
+def convert_layout(ev, op, operands):
+    """A layout says which thread holds an element, not its value: TTGIR runs as TTIR."""
+    return operands[0]
+
+
 @handles("tt.expand_dims")
 def expand_dims(ev, op, operands):
     return ev.builder.expand_dims(operands[0], op.axis.value, lang_type(op.result.type))

@@ -193,6 +193,12 @@ class InterpreterBuilder:
         for line in format_device_print(self.pid, prefix, hex, values, types):
             self.out(line)
 
+    def inline_asm(self, asm, constraints, values, result_types, is_pure, pack):
+        raise NotImplementedError(
+            "inline_asm_elementwise runs only on the GPU back end: inline PTX "
+            "cannot execute in the interpreter or on the CPU"
+        )
+
     def device_assert(self, cond, message):
         cond = np.asarray(cond)
         if not cond.all():

@@ -1,0 +1,121 @@
+"""`scf.for`, `scf.if` and `scf.while` as LLVM blocks and phis.
+
+A value carried by a loop or merged by an `if` is a list of registers, so it becomes one phi
+per register. The phis of a loop head are written when the head is entered and filled once the
+body has been lowered (the block that branches back is only known then). `scf.for` compares
+with `slt`, as MLIR's scf.for on signless integers does.
+"""
+
+from __future__ import annotations
+
+from .context import Context, lowers
+from .emitter import llvm_type
+
+
+def _fill_phis(ctx: Context, names, lines, types, incoming) -> None:
+    """Write phi `names[i]` of type `types[i]` at `lines[i]` from [(values, block), ...]."""
+    for i, (name, line, kind) in enumerate(zip(names, lines, types)):
+        sources = ", ".join(f"[ {values[i]}, %{block} ]" for values, block in incoming)
+        ctx.em.fill(line, f"{name} = phi {kind} {sources}")
+
+
+def _flatten(lists: list[list[str]]) -> list[str]:
+    return [x for registers in lists for x in registers]
+
+
+def _lower_region(ctx: Context, block, arguments: list[list[str]]) -> list[list[str]]:
+    """Lower a region's block with its arguments bound; return its terminator's operands."""
+    for arg, registers in zip(block.arguments, arguments):
+        ctx[arg] = registers
+    for op in block.ops:
+        if op.name in ("scf.yield", "scf.condition"):
+            return [ctx[v] for v in op.operands]
+        ctx.lower_op(op)
+    return []
+
+
+@lowers("scf.for")
+def _for(ctx: Context, op) -> None:
+    em = ctx.em
+    (lower,) = ctx[op.lowerBound]
+    (upper,) = ctx[op.upperBound]
+    (step,) = ctx[op.step]
+    kind = llvm_type(op.lowerBound.type)
+    inits = [ctx[v] for v in op.initArgs]
+    head, body, exit_ = em.label("for.head"), em.label("for.body"), em.label("for.exit")
+    before = em.block
+    em.emit(f"br label %{head}")
+    em.start_block(head)
+    iv = em.fresh("iv")
+    iv_line = em.placeholder()
+    names = [[em.fresh("phi") for _ in registers] for registers in inits]
+    types = [llvm_type(v.type) for v, regs in zip(op.initArgs, inits) for _ in regs]
+    lines = [em.placeholder() for _ in _flatten(names)]
+    go_on = em.op(f"icmp slt {kind} {iv}, {upper}")
+    em.emit(f"br i1 {go_on}, label %{body}, label %{exit_}")
+    em.start_block(body)
+    block = op.region.block
+    yielded = _lower_region(ctx, block, [[iv]] + names)
+    nxt = em.op(f"add {kind} {iv}, {step}")
+    latch = em.block
+    em.emit(f"br label %{head}")
+    em.fill(iv_line, f"{iv} = phi {kind} [ {lower}, %{before} ], [ {nxt}, %{latch} ]")
+    _fill_phis(
+        ctx, _flatten(names), lines, types, [(_flatten(inits), before), (_flatten(yielded), latch)]
+    )
+    em.start_block(exit_)
+    for result, registers in zip(op.results, names):
+        ctx[result] = registers
+
+
+@lowers("scf.if")
+def _if(ctx: Context, op) -> None:
+    em = ctx.em
+    (condition,) = ctx[op.condition]
+    then, other, merge = em.label("if.then"), em.label("if.else"), em.label("if.end")
+    em.emit(f"br i1 {condition}, label %{then}, label %{other}")
+    arms = []
+    for label, region in ((then, op.thenRegion), (other, op.elseRegion)):
+        em.start_block(label)
+        yielded = _lower_region(ctx, region.block, []) if region.blocks else []
+        arms.append((_flatten(yielded), em.block))
+        em.emit(f"br label %{merge}")
+    em.start_block(merge)
+    for k, result in enumerate(op.results):
+        kind = llvm_type(result.type)
+        offset = sum(len(ctx[v]) for v in op.thenRegion.block.terminator.operands[:k])
+        count = len(ctx[op.thenRegion.block.terminator.operands[k]])
+        registers = []
+        for i in range(offset, offset + count):
+            sources = ", ".join(f"[ {values[i]}, %{block} ]" for values, block in arms)
+            registers.append(em.op(f"phi {kind} {sources}", "phi"))
+        ctx[result] = registers
+
+
+@lowers("scf.while")
+def _while(ctx: Context, op) -> None:
+    """before(args) -> condition(c, next...); if c: after(next...) -> yield(args'), loop."""
+    em = ctx.em
+    inits = [ctx[v] for v in op.inits]
+    head, body, exit_ = em.label("while.head"), em.label("while.body"), em.label("while.exit")
+    before = em.block
+    em.emit(f"br label %{head}")
+    em.start_block(head)
+    names = [[em.fresh("phi") for _ in registers] for registers in inits]
+    types = [llvm_type(v.type) for v, regs in zip(op.inits, inits) for _ in regs]
+    lines = [em.placeholder() for _ in _flatten(names)]
+    condition_block = op.before.block
+    forwarded = _lower_region(ctx, condition_block, names)
+    (go_on,) = forwarded[0]
+    em.emit(f"br i1 {go_on}, label %{body}, label %{exit_}")
+    results = forwarded[1:]
+    em.start_block(body)
+    yielded = _lower_region(ctx, op.after.block, results)
+    latch = em.block
+    em.emit(f"br label %{head}")
+    _fill_phis(
+        ctx, _flatten(names), lines, types, [(_flatten(inits), before), (_flatten(yielded), latch)]
+    )
+    em.start_block(exit_)
+    for result, registers in zip(op.results, results):
+        ctx[result] = registers

@@ -1,0 +1,225 @@
+"""Elementwise `arith` and `tt` ops: register i of the result from register i of each operand
+(the operands of an elementwise op share one layout).
+
+Where LLVM leaves a result undefined and the GPU defines it, the GPU's result is produced
+(docs/architecture.md): integer division and remainder by a divisor not known to be safe use
+PTX's own `div`/`rem` (inline assembly, so LLVM cannot assume the divisor is non-zero); shifts by
+the bit width or more give PTX's result through a select. f32 `/` is `div.full.f32`, as
+Triton's lowering emits for `arith.divf`. Float adds, subtracts and multiplies carry the
+`contract` flag, so that LLVM fuses them into `fma` as Triton's default `enable_fp_fusion` does.
+"""
+
+from __future__ import annotations
+
+from naiad.dialects.tt_types import PointerType
+from naiad.ir import FloatType, IntegerType
+
+from ....passes.diagnostics import unsupported
+from .context import Context, lowers
+from .emitter import element_of, llvm_type
+
+_INT_BINARY = {
+    "arith.addi": "add",
+    "arith.subi": "sub",
+    "arith.muli": "mul",
+    "arith.andi": "and",
+    "arith.ori": "or",
+    "arith.xori": "xor",
+}
+_FLOAT_BINARY = {
+    "arith.addf": "fadd contract",
+    "arith.subf": "fsub contract",
+    "arith.mulf": "fmul contract",
+    "arith.remf": "frem",
+}
+_INTRINSIC_BINARY = {
+    "arith.maxnumf": "llvm.maxnum",
+    "arith.minnumf": "llvm.minnum",
+    "arith.maximumf": "llvm.maximum",
+    "arith.minimumf": "llvm.minimum",
+    "arith.maxsi": "llvm.smax",
+    "arith.minsi": "llvm.smin",
+    "arith.maxui": "llvm.umax",
+    "arith.minui": "llvm.umin",
+}
+_CASTS = {
+    "arith.extsi": "sext",
+    "arith.extui": "zext",
+    "arith.trunci": "trunc",
+    "arith.extf": "fpext",
+    "arith.truncf": "fptrunc",
+    "arith.sitofp": "sitofp",
+    "arith.uitofp": "uitofp",
+    "arith.fptosi": "fptosi",
+    "arith.fptoui": "fptoui",
+    "arith.bitcast": "bitcast",
+    "tt.bitcast": "bitcast",
+    "tt.int_to_ptr": "inttoptr",
+    "tt.ptr_to_int": "ptrtoint",
+}
+_DIVISIONS = {
+    "arith.divsi": ("sdiv", "div.s"),
+    "arith.divui": ("udiv", "div.u"),
+    "arith.remsi": ("srem", "rem.s"),
+    "arith.remui": ("urem", "rem.u"),
+}
+
+
+def intrinsic_suffix(t) -> str:
+    """The overload suffix of an LLVM intrinsic for scalar type `t` (`f32`, `i32`)."""
+    t = element_of(t)
+    if isinstance(t, FloatType):
+        return {"half": "f16", "bfloat": "bf16", "float": "f32", "double": "f64"}[llvm_type(t)]
+    return f"i{t.width}"
+
+
+def map_registers(ctx: Context, op, make) -> None:
+    """Result register i = make(type, operand registers i...); scalar operands broadcast."""
+    lists = [ctx[v] for v in op.operands]
+    count = max(len(x) for x in lists)
+    t = llvm_type(op.operands[0].type)
+    ctx[op.results[0]] = [
+        make(t, *[x[i] if len(x) > 1 else x[0] for x in lists]) for i in range(count)
+    ]
+
+
+def _lower_int_binary(ctx: Context, op) -> None:
+    name = _INT_BINARY[op.name]
+    map_registers(ctx, op, lambda t, a, b: ctx.em.op(f"{name} {t} {a}, {b}"))
+
+
+def _lower_float_binary(ctx: Context, op) -> None:
+    name = _FLOAT_BINARY[op.name]
+    map_registers(ctx, op, lambda t, a, b: ctx.em.op(f"{name} {t} {a}, {b}"))
+
+
+def _lower_intrinsic_binary(ctx: Context, op) -> None:
+    name = f"{_INTRINSIC_BINARY[op.name]}.{intrinsic_suffix(op.operands[0].type)}"
+    map_registers(ctx, op, lambda t, a, b: ctx.em.call(t, name, [(t, a), (t, b)]))
+
+
+for _name in _INT_BINARY:
+    lowers(_name)(_lower_int_binary)
+for _name in _FLOAT_BINARY:
+    lowers(_name)(_lower_float_binary)
+for _name in _INTRINSIC_BINARY:
+    lowers(_name)(_lower_intrinsic_binary)
+
+
+@lowers("arith.divf")
+def _divf(ctx: Context, op) -> None:
+    full = llvm_type(op.lhs.type) == "float"
+
+    def divide(t, a, b):
+        if full:
+            return ctx.em.asm(t, "div.full.f32 $0, $1, $2;", "=f,f,f", [(t, a), (t, b)], False)
+        return ctx.em.op(f"fdiv {t} {a}, {b}")
+
+    map_registers(ctx, op, divide)
+
+
+@lowers("arith.negf")
+def _negf(ctx: Context, op) -> None:
+    map_registers(ctx, op, lambda t, a: ctx.em.op(f"fneg {t} {a}"))
+
+
+def _safe_divisor(text: str, width: int, signed: bool) -> bool:
+    """Whether LLVM's division is defined for this divisor: a constant that is neither 0 nor
+    (signed) -1."""
+    try:
+        value = int(text)
+    except ValueError:
+        return False
+    return value != 0 and not (signed and value % (1 << width) == (1 << width) - 1)
+
+
+@lowers(*_DIVISIONS)
+def _division(ctx: Context, op) -> None:
+    llvm_name, ptx_name = _DIVISIONS[op.name]
+    width = element_of(op.lhs.type).width
+    signed = llvm_name.startswith("s")
+    letter = "l" if width == 64 else "r" if width == 32 else "h"
+
+    def make(t, a, b):
+        if _safe_divisor(b, width, signed):
+            return ctx.em.op(f"{llvm_name} {t} {a}, {b}")
+        if width < 16:  # PTX has no 8-bit division: widen (exact for these ops)
+            ext = "sext" if signed else "zext"
+            wa = ctx.em.op(f"{ext} {t} {a} to i16")
+            wb = ctx.em.op(f"{ext} {t} {b} to i16")
+            text = f"{ptx_name}16 $0, $1, $2;"
+            wide = ctx.em.asm("i16", text, "=h,h,h", [("i16", wa), ("i16", wb)], False)
+            return ctx.em.op(f"trunc i16 {wide} to {t}")
+        text = f"{ptx_name}{width} $0, $1, $2;"
+        return ctx.em.asm(t, text, f"={letter},{letter},{letter}", [(t, a), (t, b)], False)
+
+    map_registers(ctx, op, make)
+
+
+@lowers("arith.shli", "arith.shrui", "arith.shrsi")
+def _shift(ctx: Context, op) -> None:
+    """PTX clamps the shift amount: by the width or more, `<<` and logical `>>` give 0 and
+    arithmetic `>>` the sign. LLVM's poison for such amounts is never selected."""
+    width = element_of(op.lhs.type).width
+    name = {"arith.shli": "shl", "arith.shrui": "lshr", "arith.shrsi": "ashr"}[op.name]
+
+    def make(t, a, b):
+        shifted = ctx.em.op(f"{name} {t} {a}, {b}")
+        large = ctx.em.op(f"icmp uge {t} {b}, {width}")
+        saturated = ctx.em.op(f"ashr {t} {a}, {width - 1}") if name == "ashr" else "0"
+        return ctx.em.op(f"select i1 {large}, {t} {saturated}, {t} {shifted}")
+
+    map_registers(ctx, op, make)
+
+
+@lowers("arith.cmpi", "arith.cmpf")
+def _compare(ctx: Context, op) -> None:
+    kind = "icmp" if op.name == "arith.cmpi" else "fcmp"
+    predicate = op.predicate_name
+    map_registers(ctx, op, lambda t, a, b: ctx.em.op(f"{kind} {predicate} {t} {a}, {b}"))
+
+
+@lowers("arith.select")
+def _select(ctx: Context, op) -> None:
+    t = llvm_type(op.results[0].type)
+    map_registers(ctx, op, lambda _, c, a, b: ctx.em.op(f"select i1 {c}, {t} {a}, {t} {b}"))
+
+
+@lowers(*_CASTS)
+def _cast(ctx: Context, op) -> None:
+    name = _CASTS[op.name]
+    src, dst = op.operands[0].type, op.results[0].type
+    to = llvm_type(dst)
+    if name == "bitcast" and llvm_type(src) == to:
+        ctx[op.results[0]] = ctx[op.operands[0]]
+        return
+    if _is_fp8(src) or _is_fp8(dst):
+        unsupported(op, "the NVIDIA back end cannot convert fp8 values yet")
+    map_registers(ctx, op, lambda t, a: ctx.em.op(f"{name} {t} {a} to {to}"))
+
+
+def _is_fp8(t) -> bool:
+    t = element_of(t)
+    return isinstance(t, FloatType) and t.width == 8
+
+
+@lowers("tt.addptr")
+def _addptr(ctx: Context, op) -> None:
+    """`ptr + offset` elements; the offset is signed (an i32 offset is sign-extended)."""
+    pointee = element_of(op.ptr.type).pointee_type
+    elem = "i8" if isinstance(pointee, IntegerType) and pointee.width == 1 else llvm_type(pointee)
+    if isinstance(pointee, PointerType):
+        elem = "i64"
+    offset_type = llvm_type(op.offset.type)
+    map_registers(
+        ctx,
+        op,
+        lambda t, p, o: ctx.em.op(f"getelementptr {elem}, {t} {p}, {offset_type} {o}"),
+    )
+
+
+@lowers("tt.mulhiui")
+def _mulhiui(ctx: Context, op) -> None:
+    width = element_of(op.x.type).width
+    name = f"llvm.nvvm.mulhi.{'ull' if width == 64 else 'ui'}"
+    map_registers(ctx, op, lambda t, a, b: ctx.em.call(t, name, [(t, a), (t, b)]))

@@ -1,0 +1,92 @@
+"""A TTGIR module's kernel as one LLVM function: the signature, the entry block, the body.
+
+The module doc of this package states the contract with the compiler; `lower_module` is the
+one entry point.
+"""
+
+from __future__ import annotations
+
+from naiad.dialects import tt
+from naiad.ir import IntegerAttr
+from naiad.ir.types import i32
+
+from ....errors import InternalError
+from ....passes.analysis.axis_info import AxisInfoAnalysis
+from .. import target as nv_target
+from . import (  # noqa: F401  (each module registers its lowerings)
+    atomics,
+    control,
+    convert,
+    debug_ops,
+    dot_mma,
+    elementwise,
+    fp8,
+    inline_asm,
+    math_ops,
+    memory,
+    reduce,
+    scan,
+    shape,
+    shape_ops,
+)
+from .context import Context, lowers
+from .emitter import llvm_type
+
+
+def _kernel(module):
+    """The module's one `tt.func` (the kernel; its callees are inlined)."""
+    funcs = [op for op in module.body.ops if isinstance(op, tt.FuncOp)]
+    if len(funcs) != 1:
+        names = ", ".join(f.sym_name.value for f in funcs)
+        raise InternalError(f"lowering expects one tt.func after inlining; found: {names}")
+    return funcs[0]
+
+
+def _module_int(module, name: str, default: int) -> int:
+    attr = module.attributes.get(name)
+    return default if attr is None else int(attr.value)
+
+
+def lower_module(module, target) -> str:
+    """The LLVM IR text of `module`'s kernel for `target` (see the package doc); sets the
+    module's `ttg.shared` attribute to the bytes of shared memory the kernel needs."""
+    if isinstance(target, str):
+        target = nv_target.cuda_target(target)
+    func = _kernel(module)
+    num_warps = _module_int(module, "ttg.num-warps", 4)
+    if _module_int(module, "ttg.threads-per-warp", 32) != 32:
+        raise InternalError("NVIDIA warps have 32 threads")
+    ctx = Context(num_warps, target.capability, AxisInfoAnalysis(module))
+    block = func.body.block
+    params = []
+    for index, arg in enumerate(block.arguments):
+        name = f"%arg{index}"
+        ctx[arg] = [name]
+        params.append(f"{llvm_type(arg.type)} {name}")
+    ctx.lower_block(block)
+    module.attributes["ttg.shared"] = IntegerAttr(ctx.shared_bytes, i32)
+    em = ctx.em
+    name = func.sym_name.value
+    header = f"define ptx_kernel void @{name}({', '.join(params)}) #0 {{\nentry:"
+    lines = [
+        f'target triple = "{nv_target.TRIPLE}"',
+        f'target datalayout = "{nv_target.DATA_LAYOUT}"',
+        "",
+        *em.declarations.values(),
+        "",
+        header,
+        *em.entry,
+        *em.body,
+        "}",
+        "",
+        f'attributes #0 = {{ "nvvm.maxntid"="{32 * num_warps}" }}',
+        "",
+    ]
+    return "\n".join(lines)
+
+
+@lowers("tt.return")
+def _return(ctx: Context, op) -> None:
+    if op.operands:
+        raise InternalError("a kernel returns nothing")
+    ctx.em.emit("ret void")

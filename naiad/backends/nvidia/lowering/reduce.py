@@ -1,0 +1,184 @@
+"""`tt.reduce`: within each thread, across the lanes of a warp, then across warps.
+
+Read from the operand's linear layout, with `axis` the reduced dimension:
+
+1. Registers: a thread's registers whose coordinates differ only along `axis` combine, in
+   register order (registers repeating an element are left out, or a sum would count it twice).
+2. Lanes: each lane bit whose basis moves along `axis` is a butterfly step
+   (`shfl.sync.bfly`, highest bit first, as Triton's warp reduction); after it every lane
+   holds the combination of the lanes it was paired with. Lane bits whose basis is zero hold
+   copies and are skipped.
+3. Warps: when warp bits move along `axis`, each warp writes its partial result to the shared
+   scratch, `[warp position along axis][result element]`, and after a barrier every thread
+   combines the partials of its elements in warp order; a second barrier frees the scratch.
+
+The combine region is lowered inline on scalars for every pair it combines (several operands
+reduce together, as `argmax` does). The result registers follow the result's layout (the
+slice of the operand's along `axis`, or a scalar).
+"""
+
+from __future__ import annotations
+
+from ....errors import InternalError
+from ....passes.diagnostics import unsupported
+from .context import Context, lowers
+from .convert import held_coords, row_major, shared_load, shared_store
+from .emitter import bit_width, llvm_type
+from .indexing import layout_of, register_coords, unique_registers
+
+
+def combine(ctx: Context, op, left: list[str], right: list[str]) -> list[str]:
+    """The combine region applied to (left..., right...), on scalars."""
+    block = op.regions[0].block
+    for arg, value in zip(block.arguments, left + right):
+        ctx[arg] = [value]
+    results = None
+    for inner in block.ops:
+        if inner.name in ("tt.reduce.return", "tt.scan.return"):
+            results = [ctx[v][0] for v in inner.operands]
+        else:
+            ctx.lower_op(inner)
+    if results is None:
+        raise InternalError(f"`{op.name}` has no return in its region")
+    return results
+
+
+def shuffle_xor(ctx: Context, value: str, t, lane_mask: int) -> str:
+    """`value` of the lane `lane ^ lane_mask` (all 32 lanes take part)."""
+    kind = llvm_type(t)
+    bits = bit_width(t) if not kind.startswith("ptr") else 64
+    name = "llvm.nvvm.shfl.sync.bfly.i32"
+
+    def shfl(word: str) -> str:
+        return ctx.em.call(
+            "i32", name, [("i32", "-1"), ("i32", word), ("i32", str(lane_mask)), ("i32", "31")]
+        )
+
+    if bits == 64:
+        wide = value if kind == "i64" else ctx.em.op(f"bitcast {kind} {value} to i64")
+        low = ctx.em.op(f"trunc i64 {wide} to i32")
+        high = ctx.em.op(f"trunc i64 {ctx.em.op(f'lshr i64 {wide}, 32')} to i32")
+        low, high = shfl(low), shfl(high)
+        joined = ctx.em.op(f"zext i32 {low} to i64")
+        top = ctx.em.op(f"shl i64 {ctx.em.op(f'zext i32 {high} to i64')}, 32")
+        wide = ctx.em.op(f"or i64 {joined}, {top}")
+        return wide if kind == "i64" else ctx.em.op(f"bitcast i64 {wide} to {kind}")
+    if kind == "i1":
+        word = ctx.em.op(f"zext i1 {value} to i32")
+        return ctx.em.op(f"trunc i32 {shfl(word)} to i1")
+    int_kind = f"i{bits}"
+    word = value if kind == int_kind else ctx.em.op(f"bitcast {kind} {value} to {int_kind}")
+    if bits < 32:
+        word = ctx.em.op(f"zext {int_kind} {word} to i32")
+    out = shfl(word)
+    if bits < 32:
+        out = ctx.em.op(f"trunc i32 {out} to {int_kind}")
+    return out if kind == int_kind else ctx.em.op(f"bitcast {int_kind} {out} to {kind}")
+
+
+@lowers("tt.reduce")
+def _reduce(ctx: Context, op) -> None:
+    srcs = list(op.srcs)
+    axis = int(op.axis.value)
+    layout = layout_of(srcs[0].type)
+    shape = srcs[0].type.shape
+    kept = [d for d in range(len(shape)) if d != axis]
+    coords = register_coords(layout)
+    # 1. within the thread
+    groups: dict[tuple[int, ...], list[str]] = {}
+    representatives: dict[tuple[int, ...], int] = {}  # a register of each group
+    seen = set()
+    for r in unique_registers(layout):
+        if coords[r] in seen:
+            continue
+        seen.add(coords[r])
+        key = tuple(coords[r][d] for d in kept)
+        values = [ctx[s][r] for s in srcs]
+        if key in groups:
+            groups[key] = combine(ctx, op, groups[key], values)
+        else:
+            groups[key] = values
+            representatives[key] = r
+    # 2. across lanes, 3. across warps
+    for bit in reversed(range(len(layout.bases("lane")))):
+        basis = layout.bases("lane")[bit]
+        if basis[axis] == 0:
+            continue
+        if any(basis[d] for d in kept):
+            unsupported(op, "a reduction over a layout mixing dimensions within lanes")
+        for key, values in groups.items():
+            other = [shuffle_xor(ctx, v, s.type, 1 << bit) for v, s in zip(values, srcs)]
+            groups[key] = combine(ctx, op, values, other)
+    _across_warps(ctx, op, layout, axis, kept, groups, representatives)
+    _results(ctx, op, kept, groups)
+
+
+def _across_warps(ctx: Context, op, layout, axis: int, kept, groups, representatives) -> None:
+    warp_bases = layout.bases("warp")
+    moving = [i for i, b in enumerate(warp_bases) if b[axis]]
+    if not moving:
+        return
+    if any(warp_bases[i][d] for i in moving for d in kept):
+        unsupported(op, "a reduction over a layout mixing dimensions within warps")
+    srcs = list(op.srcs)
+    shape = srcs[0].type.shape
+    kept_shape = tuple(shape[d] for d in kept)
+    elements = 1
+    for size in kept_shape:
+        elements *= size
+    partials = 1 << len(moving)
+    em = ctx.em
+    tid = em.tid()
+    # The warp's position along the axis: its moving bits, packed.
+    position = "0"
+    for k, i in enumerate(moving):
+        bit = em.op(f"and i32 {em.op(f'lshr i32 {tid}, {5 + i}')}, 1")
+        shifted = em.op(f"shl i32 {bit}, {k}") if k else bit
+        position = shifted if position == "0" else em.op(f"or i32 {position}, {shifted}")
+    sizes = [bit_width(s.type) // 8 for s in srcs]
+    offsets, total = [], 0
+    for size in sizes:  # one array per operand, each aligned to 8 bytes
+        offsets.append(total)
+        total += (partials * elements * size + 7) // 8 * 8
+    ctx.need_shared(total)
+    slots = {}
+    for key, values in groups.items():
+        index = row_major(ctx, held_coords(ctx, layout, representatives[key], kept), kept_shape)
+        slots[key] = index
+        slot = em.op(f"add i32 {em.op(f'mul i32 {position}, {elements}')}, {index}")
+        for value, src, base, size in zip(values, srcs, offsets, sizes):
+            shared_store(ctx, value, src.type, _slot_offset(ctx, base, slot, size))
+    em.barrier()
+    for key in groups:
+        acc = None
+        for k in range(partials):
+            slot = em.op(f"add i32 {slots[key]}, {k * elements}")
+            loaded = [
+                shared_load(ctx, src.type, _slot_offset(ctx, base, slot, size))
+                for src, base, size in zip(srcs, offsets, sizes)
+            ]
+            acc = loaded if acc is None else combine(ctx, op, acc, loaded)
+        groups[key] = acc
+    em.barrier()
+
+
+def _slot_offset(ctx: Context, base: int, slot: str, size: int) -> str:
+    return ctx.em.op(f"add i32 {ctx.em.op(f'mul i32 {slot}, {size}')}, {base}")
+
+
+def _results(ctx: Context, op, kept: list[int], groups) -> None:
+    results = list(op.results)
+    if not kept:  # a rank-1 operand: one scalar per operand
+        (values,) = groups.values()
+        for result, value in zip(results, values):
+            ctx[result] = [value]
+        return
+    out_layout = layout_of(results[0].type)
+    for k, result in enumerate(results):
+        registers = []
+        for coords in register_coords(out_layout):
+            values = groups.get(tuple(coords))
+            if values is None:
+                unsupported(op, "a reduction whose result layout is not the operand's slice")
+            registers.append(values[k])
+        ctx[result] = registers

@@ -1,0 +1,11 @@
+"""The TTGIR passes of the NVIDIA back end, one per module, each registered by name (see
+`naiad.ir.passes`): importing this package makes them runnable by `naiad-opt -p` and by the
+pipeline of `naiad.backends.nvidia.compiler`.
+"""
+
+from . import (  # noqa: F401
+    accelerate_matmul,
+    coalesce,
+    convert_to_ttgir,
+    remove_layout_conversions,
+)

@@ -1,0 +1,111 @@
+"""Rewrites that remove `ttg.convert_layout` ops for free: the canonical forms of a conversion.
+
+    convert(x : T -> T)                       ==> x
+    convert(convert(x : A -> B) : B -> C)     ==> convert(x : A -> C)   (x itself when C is A)
+    convert(tt.splat s)                       ==> tt.splat s in the new layout
+    convert(tt.make_range)                    ==> tt.make_range in the new layout
+    convert(arith.constant dense<...>)        ==> the constant in the new layout
+
+Each makes the value directly where it is needed: a splat, a range or a constant costs the
+same in any layout. A conversion left without users is dead and goes (it is Pure).
+"""
+
+from __future__ import annotations
+
+from naiad.dialects import arith, tt, ttg
+from naiad.ir import (
+    DenseElementsAttr,
+    Operation,
+    PatternRewriter,
+    RewritePattern,
+    apply_patterns_greedily,
+)
+
+from .layout_inference import set_constant_type
+
+
+class FoldIdentityConvert(RewritePattern):
+    """A conversion to the layout its operand already has is that operand."""
+
+    root = ttg.ConvertLayoutOp
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        if op.src.type is not op.result.type:
+            return False
+        rewriter.replace_op(op, [op.src])
+        return True
+
+
+class FoldConvertChain(RewritePattern):
+    """Two conversions in a row are one."""
+
+    root = ttg.ConvertLayoutOp
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        inner = op.src.defining_op
+        if not isinstance(inner, ttg.ConvertLayoutOp):
+            return False
+        with rewriter.modify_op_in_place(op):
+            op.set_operand(0, inner.src)
+        return True
+
+
+class RematerializeSplat(RewritePattern):
+    """A splat is made in the layout its user wants."""
+
+    root = ttg.ConvertLayoutOp
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        splat = op.src.defining_op
+        if not isinstance(splat, tt.SplatOp):
+            return False
+        rewriter.replace_op(op, rewriter.create(tt.SplatOp, splat.src, result=op.result.type))
+        return True
+
+
+class RematerializeMakeRange(RewritePattern):
+    """A range is made in the layout its user wants."""
+
+    root = ttg.ConvertLayoutOp
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        made = op.src.defining_op
+        if not isinstance(made, tt.MakeRangeOp):
+            return False
+        start, end = made.start.value, made.end.value
+        rewriter.replace_op(op, rewriter.create(tt.MakeRangeOp, start, end, result=op.result.type))
+        return True
+
+
+class RematerializeConstant(RewritePattern):
+    """A dense constant is made in the layout its user wants, next to the original (constants
+    stay together at the top of the function, as MLIR's folder keeps them)."""
+
+    root = ttg.ConvertLayoutOp
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        constant = op.src.defining_op
+        if not isinstance(constant, arith.ConstantOp):
+            return False
+        if not isinstance(constant.value, DenseElementsAttr):
+            return False
+        new = arith.ConstantOp(constant.value, location=constant.location)
+        set_constant_type(new, op.result.type)
+        constant.parent.insert_after(new, constant)
+        rewriter.listener.notify_inserted(new)
+        rewriter.replace_op(op, new)
+        return True
+
+
+PATTERNS = (
+    FoldIdentityConvert(),
+    FoldConvertChain(),
+    RematerializeSplat(),
+    RematerializeMakeRange(),
+    RematerializeConstant(),
+)
+
+
+def cleanup_converts(root: Operation) -> None:
+    """Apply the rewrites above until none applies, and drop what they leave dead."""
+    apply_patterns_greedily(root, PATTERNS)

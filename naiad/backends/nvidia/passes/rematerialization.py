@@ -1,0 +1,193 @@
+"""The backward half of remove-layout-conversions: instead of converting a value, compute it
+again in the wanted layout, when what computes it is cheap.
+
+For each `ttg.convert_layout` (not to a dot operand), the values it depends on are collected
+backwards with the layout each would need (layout_inference.infer_src_encoding), stopping at
+values already in that layout, at other conversions (which then convert straight to the new
+layout) and at values made in that layout before. The slice is refused if it needs a value in
+two layouts, reaches a block argument, an op with side effects or regions (but a reduction),
+a dot, or a load that anchors its layout. It is rematerialized when its cost is below
+the conversion's, in Triton's units: a conversion moves its bytes through shared memory and
+back (32 per byte, counting at least 32 elements of 32 bits); a duplicated op costs its
+result's bytes (8 per byte for loads and slow math, nothing for splats, ranges, pointer
+arithmetic, broadcasts and constants), and an op used only inside the slice is not duplicated,
+so it costs nothing.
+
+    %o = arith.addi %s, %r : tensor<1024xi32, #blocked>
+    %p = tt.addptr %x, %o : tensor<1024x!tt.ptr<f32>, #blocked>, ...
+    %q = ttg.convert_layout %p : ... #blocked> -> ... #blocked1>
+    ==>
+    %o1 = arith.addi %s1, %r1 : tensor<1024xi32, #blocked1>      (%s1, %r1 likewise)
+    %q = tt.addptr %x1, %o1 : tensor<1024x!tt.ptr<f32>, #blocked1>, ...
+"""
+
+from __future__ import annotations
+
+from naiad.dialects import arith, math, tt, ttg
+from naiad.dialects.base import bit_width
+from naiad.dialects.ttg_attributes import DotOperandEncodingAttr
+from naiad.ir import Operation, Pure, Value, element_type, is_pointer_like
+
+from .layout_inference import infer_src_encoding, is_expensive_math, set_constant_type, tensor_type
+
+
+def rematerialize(func: Operation) -> None:
+    """Try every conversion of `func` (see the module doc)."""
+    made: dict[tuple[Value, object], Value] = {}
+    threads = _threads(func)
+    for convert in [op for op in func.walk() if isinstance(op, ttg.ConvertLayoutOp)]:
+        if convert.parent is not None:
+            _try(convert, made, threads)
+
+
+def _threads(func: Operation) -> int:
+    attributes = func.parent_op().attributes
+    return attributes["ttg.num-warps"].value * attributes["ttg.threads-per-warp"].value
+
+
+def _elements(value: Value) -> int:
+    count = 1
+    for d in value.type.shape:
+        count *= d
+    return count
+
+
+def _bytes(value: Value, min_elements: int = 0, min_bits: int = 0) -> int:
+    t = value.type
+    bits = 64 if is_pointer_like(t) else bit_width(element_type(t))
+    return max(_elements(value), min_elements) * max(bits, min_bits) // 8
+
+
+def _try(convert: Operation, made: dict, threads: int) -> None:
+    target = convert.result.type.encoding
+    if isinstance(target, DotOperandEncodingAttr):
+        return
+    existing = made.get((convert.src, target))
+    if existing is not None and _dominates(existing, convert):
+        convert.result.replace_all_uses_with(existing)
+        convert.erase()
+        return
+    layouts = _slice(convert.src, target, made, threads)
+    if not layouts:
+        return
+    if _cost(layouts, convert) > 32 * _bytes(convert.src, 32, 32):
+        return
+    new = _rewrite(layouts, made)
+    convert.result.replace_all_uses_with(new[convert.src])
+    convert.erase()
+
+
+def _can_rematerialize(op: Operation, threads: int) -> bool:
+    """Pure ops (a reduction the only one with regions), and loads too small to anchor a
+    layout; never a call, a store, an atomic or a dot."""
+    if isinstance(op, tt.LoadOp):
+        t = tensor_type(op.ptr)
+        return t is not None and _elements(op.ptr) < threads
+    if Pure not in op.traits or isinstance(op, tt.DotOp):
+        return False
+    return not op.regions or isinstance(op, tt.ReduceOp)
+
+
+def _slice(root: Value, encoding, made: dict, threads: int) -> dict[Value, object] | None:
+    """The values to recompute, each with its layout (None: the slice is refused)."""
+    layouts: dict[Value, object] = {}
+    queue = [(root, encoding)]
+    while queue:
+        value, wanted = queue.pop()
+        if tensor_type(value) is None or value.type.encoding is wanted:
+            continue
+        if value in layouts:
+            if layouts[value] is not wanted:
+                return None
+            continue
+        if (value, wanted) in made:
+            continue
+        op = value.defining_op
+        if op is None or len(op.results) != 1:
+            return None
+        layouts[value] = wanted
+        if isinstance(op, ttg.ConvertLayoutOp):
+            continue
+        if not _can_rematerialize(op, threads):
+            return None
+        source = infer_src_encoding(op, wanted)
+        if source is None and any(tensor_type(v) is not None for v in op.operands):
+            return None
+        queue.extend((v, source) for v in op.operands)
+    return layouts
+
+
+def _cost(layouts: dict[Value, object], convert: Operation) -> int:
+    """What duplicating the slice's ops costs (see the module doc)."""
+    ops = {v.defining_op for v in layouts}
+    single: dict[Operation, bool] = {}
+
+    def single_use(op: Operation) -> bool:
+        if op not in single:
+            single[op] = False  # a cycle through a loop is not single use
+            users = [u for r in op.results for u in r.users if u is not convert]
+            single[op] = all(u in ops and single_use(u) for u in users)
+        return single[op]
+
+    cost = 0
+    for op in ops:
+        if single_use(op) or isinstance(op, arith.ConstantOp):
+            continue
+        size = _bytes(op.results[0])
+        if isinstance(op, tt.LoadOp):
+            cost += 8 * size
+        elif isinstance(op, tt.ReduceOp):
+            cost += _bytes(op.operands[0])
+        elif op.name.startswith(("arith.", "math.")) or isinstance(op, math.FmaOp):
+            cost += (8 if is_expensive_math(op) else 1) * size
+    return cost
+
+
+def _rewrite(layouts: dict[Value, object], made: dict) -> dict[Value, Value]:
+    """Recompute the slice in program order, each copy right after its original."""
+    position = {op: i for i, op in enumerate(_function_of(next(iter(layouts))).walk())}
+    ops = sorted({v.defining_op for v in layouts}, key=position.__getitem__)
+    new: dict[Value, Value] = {}
+    for op in ops:
+        encoding = layouts[op.results[0]]
+        source = None if isinstance(op, ttg.ConvertLayoutOp) else infer_src_encoding(op, encoding)
+        mapping = {}
+        for operand in op.operands:
+            if operand in new:
+                mapping[operand] = new[operand]
+            elif (operand, source) in made:
+                mapping[operand] = made[(operand, source)]
+        copy = op.clone(mapping)
+        op.parent.insert_after(copy, op)
+        result = copy.results[0]
+        retyped = result.type.clone(encoding=encoding)
+        if isinstance(copy, arith.ConstantOp):
+            set_constant_type(copy, retyped)
+        else:
+            result.type = retyped
+        new[op.results[0]] = made[(op.results[0], encoding)] = result
+    return new
+
+
+def _function_of(value: Value) -> Operation:
+    op = value.defining_op
+    while not isinstance(op, tt.FuncOp):
+        op = op.parent_op()
+    return op
+
+
+def _dominates(value: Value, user: Operation) -> bool:
+    """Whether `value` (an op result) is visible at `user`: its op comes earlier in the block
+    of `user` or of one of `user`'s ancestors."""
+    op = value.defining_op
+    block = op.parent
+    while user is not None and user.parent is not block:
+        user = user.parent_op()
+    if user is None:
+        return False
+    for other in block:
+        if other is op:
+            return True
+        if other is user:
+            return False
+    return False

@@ -1,0 +1,266 @@
+"""Launching `@naiad.jit` kernels on NVIDIA GPUs, from torch CUDA tensors.
+
+    launch_cuda(jit_function, bound_arguments, grid, options, debug) -> FastCudaLaunch
+
+Each JIT function gets one `CudaLauncher`, made on its first CUDA launch. A launch through it
+(the slow path of jit.py) specializes the arguments as the compiler does, finds the compiled
+kernel of those facts, the options, debug mode and the device's architecture (compiled on a
+miss: TTIR -> TTGIR -> LLVM -> PTX -> cubin, runtime/compiler.py), and launches it through
+`CubinKernel.launch`, which checks every argument: a CPU tensor among CUDA ones, tensors on two
+devices and a grid beyond CUDA's limits are clear errors naming the argument.
+
+It returns the launch prepared for the hot path (`FastCudaLaunch`), which jit.py keeps under the
+binder's key (binder.py; the key holds every tensor's dtype, alignment and device, so the checks
+above hold for every launch that finds it). A prepared launch writes the binder's launch values
+into a parameter block preallocated per thread, reads the device's current torch stream with
+one call, and calls cuLaunchKernel (driver.fast_launch). Nothing on it synchronizes, allocates
+device memory or loads a module (the cubin was loaded on that device by the slow path), so
+launches are captured by `torch.cuda.graph`.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import operator
+import struct
+import sys
+import threading
+from dataclasses import dataclass
+
+from ..backends.nvidia import driver as cuda_driver
+from ..backends.nvidia import target as nv_target
+from .globals_check import check_globals, globals_checker
+
+
+def is_cuda_tensor(value) -> bool:
+    """Whether `value` is a torch tensor in GPU memory."""
+    device = getattr(value, "device", None)
+    return getattr(device, "type", None) == "cuda" and hasattr(value, "data_ptr")
+
+
+def any_cuda_tensor(values) -> bool:
+    return any(is_cuda_tensor(v) for v in values)
+
+
+def _stream_reader():
+    """`stream(device) -> int`: the device's current torch stream. torch's private
+    `_cuda_getCurrentRawStream` returns the raw handle without making a Stream object (which
+    costs microseconds per launch); None without torch (stream 0, the legacy default)."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return None
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if raw is not None:
+        return raw
+    return lambda device: torch.cuda.current_stream(device).cuda_stream
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    """A specialization's kernel, which of the runtime values it takes (an integer equal to 1
+    or a None became a constant), and the globals its code read."""
+
+    kernel: cuda_driver.CubinKernel
+    select: object  # runtime values -> the kernel's arguments (None: all of them)
+    pointers: tuple[int, ...]  # positions of the kernel's pointer arguments
+    globals_used: dict | None = None
+
+    def arguments(self, runtime: tuple) -> tuple:
+        return runtime if self.select is None else self.select(runtime)
+
+
+class CudaLauncher:
+    """The compiled kernels of one JIT function on NVIDIA GPUs, by specialization."""
+
+    def __init__(self, jit_function):
+        self.jit_function = jit_function
+        self.runtime_names = [p.name for p in jit_function.params if not p.is_constexpr]
+        self.kernels: dict = {}
+        self._current_stream = _stream_reader()
+
+    def launch(self, bound: dict, grid, options, debug: bool):
+        """Launch with every check (the slow path); return the launch prepared for the hot
+        path on this device."""
+        device = _device_of(bound)
+        key = (_specialization(self.jit_function, bound), options, debug, _arch(device))
+        compiled = self.kernels.get(key)
+        if compiled is None:
+            compiled = self.kernels[key] = self._compile(bound, options, debug)
+        if compiled.globals_used:
+            check_globals(self.jit_function, compiled.globals_used)
+        args = compiled.arguments(tuple(bound[name] for name in self.runtime_names))
+        stream = self._current_stream(device) if self._current_stream else 0
+        compiled.kernel.launch(grid, args, stream)
+        return FastCudaLaunch(self, compiled, device)
+
+    def _compile(self, bound: dict, options, debug: bool) -> _Compiled:
+        """Compile this specialization for the device of its tensors (compiler.py)."""
+        from .compiler import _compile_cuda_stages, build_ttir
+
+        target = _arch(_device_of(bound))
+        build = build_ttir(self.jit_function, bound, target, debug)
+        _compile_cuda_stages(build, target, options)
+        compiled = build.kernel
+        metadata = compiled.metadata
+        signature = metadata["signature"]
+        runtime = self.runtime_names
+        kept = [name for name in runtime if signature[name] != "constexpr"]
+        kinds = tuple(signature[name] for name in kept)
+        kernel = cuda_driver.CubinKernel(
+            compiled.asm["cubin"],
+            metadata["name"],
+            kinds,
+            num_warps=metadata.get("num_warps", options.num_warps),
+            shared=metadata.get("shared", 0),
+            arg_names=tuple(f"argument `{name}`" for name in kept),
+        )
+        select = None
+        if len(kept) != len(runtime):
+            indexes = [runtime.index(name) for name in kept]
+            select = (lambda r: ()) if not indexes else _tuple_getter(indexes)
+        pointers = tuple(i for i, kind in enumerate(kinds) if kind.startswith("*"))
+        return _Compiled(kernel, select, pointers, build.globals_used)
+
+
+class FastCudaLaunch:
+    """A specialization's launch on one device, for the hot path (see the module doc). It
+    lives as long as its JIT function's CudaLauncher (dropping that forgets compiled kernels)."""
+
+    __slots__ = (
+        "_check",
+        "_launch",
+        "_launcher",
+        "_local",
+        "_owner",
+        "_select",
+        "_signature",
+        "_stream",
+        "device",
+    )
+
+    def __init__(self, launcher: CudaLauncher, compiled: _Compiled, device: int):
+        kernel = compiled.kernel
+        self.device = device
+        self._owner, self._launcher = launcher.jit_function, launcher
+        self._launch = cuda_driver.fast_launch(
+            kernel.function(device), kernel.threads, kernel.shared
+        )
+        self._signature = PackedParams.layout(kernel.signature)
+        self._select = compiled.select
+        self._check = globals_checker(launcher.jit_function, compiled.globals_used or {})
+        self._stream = launcher._current_stream
+        # One parameter block per thread: a launch writes it and the driver reads it, and
+        # another thread's launch must not write in between.
+        self._local = threading.local()
+
+    def __call__(self, dims, values) -> bool:
+        """Launch over `dims` with the binder's launch `values`; False (nothing launched) when
+        the slow path must say what is wrong (a grid beyond CUDA's limits, an integer that does
+        not fit its parameter) or the kernel was forgotten."""
+        if dims[0] > 2**31 - 1 or dims[1] > 65535 or dims[2] > 65535:
+            return False
+        if self._owner.__dict__.get("_cuda_launcher") is not self._launcher:
+            return False
+        if self._check is not None:
+            self._check()
+        if self._select is not None:
+            values = self._select(values)
+        try:
+            params = self._local.params
+        except AttributeError:
+            params = self._local.params = PackedParams(self._signature)
+        try:
+            params.pack(params.buffer, 0, *values)
+        except struct.error:
+            return False
+        stream = self._stream(self.device) if self._stream is not None else 0
+        self._launch(dims[0], dims[1], dims[2], stream, params.address)
+        return True
+
+
+# The struct code of each scalar kernel parameter type (a pointer is a 'Q').
+_PARAM_FORMATS = {
+    "i1": "b",
+    "i8": "b",
+    "i16": "h",
+    "i32": "i",
+    "i64": "q",
+    "u1": "B",
+    "u8": "B",
+    "u16": "H",
+    "u32": "I",
+    "u64": "Q",
+    "fp32": "f",
+    "fp64": "d",
+}
+
+
+class PackedParams:
+    """A kernel's parameters in one buffer written by one `struct` call (cheaper than a ctypes
+    object per parameter), each at its natural alignment, and the `void**` array of their
+    addresses that cuLaunchKernel reads."""
+
+    def __init__(self, layout: tuple[str, tuple[int, ...]]):
+        text, offsets = layout
+        self.pack = struct.Struct(text).pack_into
+        self.buffer = ctypes.create_string_buffer(max(1, struct.calcsize(text)))
+        base = ctypes.addressof(self.buffer)
+        self.pointers = (ctypes.c_void_p * max(1, len(offsets)))(*[base + o for o in offsets])
+        self.address = ctypes.addressof(self.pointers)
+
+    @classmethod
+    def layout(cls, signature: tuple[str, ...]) -> tuple[str, tuple[int, ...]]:
+        """The struct format (little-endian, explicit padding) and each parameter's offset."""
+        text, offsets, offset = "<", [], 0
+        for kind in signature:
+            code = "Q" if kind.startswith("*") else _PARAM_FORMATS.get(kind)
+            if code is None:
+                raise cuda_driver.CudaError(f"no kernel parameter of type {kind!r}")
+            size = struct.calcsize(code)
+            padding = -offset % size
+            text += "x" * padding + code
+            offsets.append(offset + padding)
+            offset += padding + size
+        return text, tuple(offsets)
+
+
+def _device_of(bound: dict) -> int:
+    """The device of the first CUDA tensor among the arguments (the driver checks that the
+    others agree)."""
+    for value in bound.values():
+        if is_cuda_tensor(value):
+            return value.device.index or 0
+    return cuda_driver.current_device()
+
+
+def _arch(device: int) -> str:
+    """The target name of `device` ('cuda:sm_90a', ...)."""
+    major, minor = cuda_driver.device_properties(device).capability
+    return nv_target.target_for_capability(major, minor).name
+
+
+def _specialization(jit_function, bound: dict):
+    """What the compiler specializes on (compiler.specialize), as a hashable key."""
+    from .compiler import specialize
+
+    signature, constexprs, attrs = specialize(jit_function, bound)
+    return (
+        tuple(signature.items()),
+        tuple((name, type(value), repr(value)) for name, value in constexprs.items()),
+        repr(sorted(attrs.items())),
+    )
+
+
+def _tuple_getter(indexes: list[int]):
+    """`values -> tuple(values[i] for i in indexes)`, always a tuple."""
+    getter = operator.itemgetter(*indexes)
+    return getter if len(indexes) > 1 else (lambda values: (getter(values),))
+
+
+def launch_cuda(jit_function, bound: dict, grid, options, debug: bool):
+    """Run `jit_function` on the GPU of its tensors over `grid` (see the module doc); return the
+    launch prepared for the hot path."""
+    launcher = jit_function.__dict__.get("_cuda_launcher")
+    if launcher is None:
+        launcher = jit_function.__dict__["_cuda_launcher"] = CudaLauncher(jit_function)
+    return launcher.launch(bound, grid, options, debug)

@@ -1,0 +1,202 @@
+"""`tl.dot` on the GPU against float64 references, within the tolerance table: every operand
+type and input precision (mma.sync for f16, bf16, tf32, tf32x3, bf16x3, bf16x6, int8, fp8; FMA
+for ieee f32, f64 and tiles below one instruction), shapes 16..128, with and without an
+accumulator, batched, chained, in a K loop, and the tutorial matmul.
+
+Run on the GPU machine: `scripts/gpu-check OUTDIR` (or `python3 -m pytest tests/gpu -m gpu`).
+"""
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+import naiad
+import naiad.language as tl
+from naiad.testing import check
+
+pytestmark = pytest.mark.gpu
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(autouse=True)
+def compiled(monkeypatch):
+    """Launches on CUDA tensors compile for the GPU (the test-wide default is the
+    interpreter)."""
+    monkeypatch.setenv("NAIAD_BACKEND", "auto")
+
+
+@naiad.jit
+def _dot(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    acc_ptr,
+    M: tl.constexpr,
+    N: tl.constexpr,
+    K: tl.constexpr,
+    PRECISION: tl.constexpr,
+    OUT: tl.constexpr,
+    USE_ACC: tl.constexpr,
+):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    offs = rm[:, None] * N + rn[None, :]
+    if USE_ACC:
+        c = tl.dot(a, b, tl.load(acc_ptr + offs), input_precision=PRECISION, out_dtype=OUT)
+    else:
+        c = tl.dot(a, b, input_precision=PRECISION, out_dtype=OUT)
+    tl.store(c_ptr + offs, c)
+
+
+# name: (operand torch dtype, input_precision, result torch dtype, tolerance op)
+CASES = {
+    "f16": (torch.float16, None, torch.float32, "dot"),
+    "f16_acc16": (torch.float16, None, torch.float16, "dot"),
+    "bf16": (torch.bfloat16, None, torch.float32, "dot"),
+    "tf32": (torch.float32, "tf32", torch.float32, "dot_tf32"),
+    "tf32x3": (torch.float32, "tf32x3", torch.float32, "dot"),
+    "bf16x3": (torch.float32, "bf16x3", torch.float32, "dot_tf32"),
+    "bf16x6": (torch.float32, "bf16x6", torch.float32, "dot"),
+    "ieee": (torch.float32, "ieee", torch.float32, "dot"),
+    "int8": (torch.int8, None, torch.int32, "exact"),
+    "e4m3": (torch.float8_e4m3fn, None, torch.float32, "dot"),
+    "e5m2": (torch.float8_e5m2, None, torch.float32, "dot"),
+    "e5m2_acc16": (torch.float8_e5m2, None, torch.float16, "dot"),
+    "f64": (torch.float64, "ieee", torch.float64, "dot"),
+}
+_OUT = {torch.float32: tl.float32, torch.float16: tl.float16, torch.int32: tl.int32}
+_OUT[torch.float64] = tl.float64
+
+
+def _random(shape, dtype, gen):
+    if dtype == torch.int8:
+        return torch.randint(-128, 128, shape, generator=gen, dtype=torch.int8)
+    return torch.randn(shape, generator=gen, dtype=torch.float64).to(dtype)
+
+
+def _run(case: str, m: int, n: int, k: int, use_acc: bool, num_warps: int = 4, seed: int = 0):
+    dtype, precision, out_dtype, op = CASES[case]
+    gen = torch.Generator().manual_seed(seed * 1009 + m * 31 + n * 7 + k)
+    a, b = _random((m, k), dtype, gen), _random((k, n), dtype, gen)
+    acc = _random((m, n), out_dtype if out_dtype != torch.int32 else torch.int8, gen)
+    acc = acc.to(out_dtype)
+    c = torch.full((m, n), 7, dtype=out_dtype, device="cuda")  # poisoned
+    out = _OUT[out_dtype]
+    args = (a.cuda(), b.cuda(), c, acc.cuda(), m, n, k, precision, out, use_acc)
+    _dot[(1,)](*args, num_warps=num_warps)
+    if dtype == torch.int8:
+        ref = a.long() @ b.long() + (acc.long() if use_acc else 0)
+        torch.testing.assert_close(c.cpu(), ref.to(torch.int32), rtol=0, atol=0)
+        return
+    ref = a.double() @ b.double() + (acc.double() if use_acc else 0)
+    check(op, c.cpu(), ref.numpy(), "gpu", np.dtype(str(out_dtype).removeprefix("torch.")), k=k)
+
+
+def _min_k(case: str) -> int:
+    return 32 if CASES[case][0] in (torch.int8, torch.float8_e4m3fn, torch.float8_e5m2) else 16
+
+
+@pytest.mark.parametrize("use_acc", [False, True])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_dot_per_dtype(case, use_acc):
+    _run(case, 64, 32, max(64, _min_k(case)), use_acc)
+
+
+@pytest.mark.parametrize(
+    ("m", "n", "k"), [(16, 16, 32), (16, 128, 32), (128, 16, 64), (128, 128, 32), (32, 64, 128)]
+)
+@pytest.mark.parametrize("case", ["f16", "tf32", "int8", "e4m3", "ieee"])
+def test_dot_shapes(case, m, n, k):
+    _run(case, m, n, k, use_acc=True)
+
+
+@pytest.mark.parametrize(("m", "n", "k"), [(8, 16, 16), (16, 4, 32), (1, 16, 16), (2, 2, 16)])
+def test_dot_below_one_instruction_tile(m, n, k):
+    """Tiles smaller than 16 x 8 take the FMA dot."""
+    _run("f16", m, n, k, use_acc=True)
+
+
+@pytest.mark.parametrize("num_warps", [1, 2, 8])
+@pytest.mark.parametrize("case", ["f16", "tf32x3"])
+def test_dot_num_warps(case, num_warps):
+    _run(case, 64, 64, 32, use_acc=True, num_warps=num_warps)
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("use_acc", [False, True])
+@pytest.mark.parametrize("m", [16, 64, 128])
+@pytest.mark.parametrize("n", [16, 64, 128])
+@pytest.mark.parametrize("k", [32, 128])
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_dot_matrix(case, m, n, k, use_acc):
+    _run(case, m, n, k, use_acc)
+
+
+def _language_dot():
+    folder = ROOT / "tests" / "language"
+    if str(folder) not in sys.path:
+        sys.path.append(str(folder))
+    spec = importlib.util.spec_from_file_location("gpu_language_dot", folder / "test_dot.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_batched_dot():
+    kernels = _language_dot()
+    gen = torch.Generator().manual_seed(3)
+    bsz, m, n, k = 4, 16, 16, 32
+    a = torch.randn((bsz, m, k), generator=gen)
+    b = torch.randn((bsz, k, n), generator=gen)
+    c = torch.full((bsz, m, n), 7.0, device="cuda")
+    kernels._dot3d[(1,)](a.cuda(), b.cuda(), c, bsz, m, n, k)
+    check("dot", c.cpu(), (a.double() @ b.double()).numpy(), "gpu", np.float32, k=k)
+
+
+def test_dot_in_a_loop_with_masked_k():
+    kernels = _language_dot()
+    gen = torch.Generator().manual_seed(4)
+    m, n, k = 32, 16, 100
+    a = torch.randn((m, k), generator=gen).half()
+    b = torch.randn((k, n), generator=gen).half()
+    c = torch.full((m, n), 7.0, device="cuda", dtype=torch.float16)
+    kernels._matmul_loop[(1,)](a.cuda(), b.cuda(), c, m, n, k, 32)
+    check("dot", c.cpu(), (a.double() @ b.double()).numpy(), "gpu", np.float16, k=k)
+
+
+def test_chained_dots():
+    kernels = _language_dot()
+    gen = torch.Generator().manual_seed(5)
+    m, k = 16, 32
+    a, b, d = (torch.randn((m, k), generator=gen).half() for _ in range(3))
+    c = torch.full((m, k), 7.0, device="cuda")
+    kernels._chain[(1,)](a.cuda(), b.cuda(), d.cuda(), c, m, k)
+    ab = (a.double() @ b.double().T).half().double()
+    check("dot", c.cpu(), (ab @ d.double()).numpy(), "gpu", np.float32, k=m)
+
+
+@pytest.mark.parametrize("config", [0, 1, 2])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32])
+def test_tutorial_matmul(config, dtype):
+    spec = importlib.util.spec_from_file_location("gpu_matmul", ROOT / "examples" / "03_matmul.py")
+    tutorial = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = tutorial
+    spec.loader.exec_module(tutorial)
+    gen = torch.Generator().manual_seed(config)
+    m, n, k = 101, 75, 50  # ragged: masked K tail, wrapped M / N offsets
+    a = torch.randn((m, k), generator=gen).to(dtype)
+    b = torch.randn((k, n), generator=gen).to(dtype)
+    chosen = tutorial.matmul_kernel.configs[config]
+    c = tutorial.matmul(a.cuda(), b.cuda(), "leaky_relu", chosen)
+    ref = tutorial.reference(a, b, "leaky_relu")
+    op = "dot" if dtype == torch.float16 else "dot_tf32"
+    check(op, c.cpu(), ref, "gpu", np.float16, k=k)

@@ -1,0 +1,60 @@
+// RUN: naiad-opt %s -p remove-layout-conversions --no-locations | filecheck %s
+
+// CHECK-DAG: #[[FOUR:blocked[0-9]*]] = #ttg.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#blocked = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#blocked1 = #ttg.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#blocked2 = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
+  // What coalesce leaves of `y = x + 1`: the load's layout flows forward to the add and the
+  // store; the pointers (a range, splats, pointer arithmetic) are recomputed in it.
+  // CHECK-LABEL: tt.func @add_one
+  // CHECK-NOT: ttg.convert_layout
+  // CHECK: tt.make_range {{.*}} : tensor<1024xi32, #[[FOUR]]>
+  // CHECK: %[[V:.*]] = tt.load {{.*}} : tensor<1024x!tt.ptr<f32>, #[[FOUR]]>
+  // CHECK: %[[S:.*]] = arith.addf %[[V]], %{{.*}} : tensor<1024xf32, #[[FOUR]]>
+  // CHECK: tt.store %{{.*}}, %[[S]] : tensor<1024x!tt.ptr<f32>, #[[FOUR]]>
+  tt.func @add_one(%x: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %y: !tt.ptr<f32> {tt.divisibility = 16 : i32}) {
+    %one = arith.constant dense<1.0> : tensor<1024xf32, #blocked>
+    %r = tt.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32, #blocked>
+    %xs = tt.splat %x : !tt.ptr<f32> -> tensor<1024x!tt.ptr<f32>, #blocked>
+    %xp = tt.addptr %xs, %r : tensor<1024x!tt.ptr<f32>, #blocked>, tensor<1024xi32, #blocked>
+    %xp4 = ttg.convert_layout %xp : tensor<1024x!tt.ptr<f32>, #blocked> -> tensor<1024x!tt.ptr<f32>, #blocked1>
+    %v4 = tt.load %xp4 : tensor<1024x!tt.ptr<f32>, #blocked1>
+    %v = ttg.convert_layout %v4 : tensor<1024xf32, #blocked1> -> tensor<1024xf32, #blocked>
+    %s = arith.addf %v, %one : tensor<1024xf32, #blocked>
+    %ys = tt.splat %y : !tt.ptr<f32> -> tensor<1024x!tt.ptr<f32>, #blocked>
+    %yp = tt.addptr %ys, %r : tensor<1024x!tt.ptr<f32>, #blocked>, tensor<1024xi32, #blocked>
+    %yp4 = ttg.convert_layout %yp : tensor<1024x!tt.ptr<f32>, #blocked> -> tensor<1024x!tt.ptr<f32>, #blocked1>
+    %s4 = ttg.convert_layout %s : tensor<1024xf32, #blocked> -> tensor<1024xf32, #blocked1>
+    tt.store %yp4, %s4 : tensor<1024x!tt.ptr<f32>, #blocked1>
+    tt.return
+  }
+
+  // Two conversions in a row are one; a conversion back to where it started is none.
+  // CHECK-LABEL: tt.func @chain
+  // CHECK-NEXT: tt.return %arg0
+  tt.func @chain(%a: tensor<1024xf32, #blocked>) -> tensor<1024xf32, #blocked> {
+    %b = ttg.convert_layout %a : tensor<1024xf32, #blocked> -> tensor<1024xf32, #blocked1>
+    %c = ttg.convert_layout %b : tensor<1024xf32, #blocked1> -> tensor<1024xf32, #blocked>
+    tt.return %c : tensor<1024xf32, #blocked>
+  }
+
+  // A row sum is a slice of the 2-D layout; storing it from a 1-D layout needs its conversion:
+  // a reduction is not recomputed when it has another use (here, the function's result).
+  // CHECK-LABEL: tt.func @row_sum
+  // CHECK: %[[SUM:.*]] = "tt.reduce"
+  // CHECK: ttg.convert_layout %[[SUM]] : tensor<32xf32, #ttg.slice<{dim = 1, parent = #{{.*}}}>> -> tensor<32xf32, #[[FOUR]]>
+  tt.func @row_sum(%t: tensor<32x64xf32, #blocked2>, %y: !tt.ptr<f32> {tt.divisibility = 16 : i32}) -> tensor<32xf32, #ttg.slice<{dim = 1, parent = #blocked2}>> {
+    %s = "tt.reduce"(%t) <{axis = 1 : i32}> ({
+    ^bb0(%a: f32, %b: f32):
+      %c = arith.addf %a, %b : f32
+      tt.reduce.return %c : f32
+    }) : (tensor<32x64xf32, #blocked2>) -> tensor<32xf32, #ttg.slice<{dim = 1, parent = #blocked2}>>
+    %r = tt.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #blocked1>
+    %ys = tt.splat %y : !tt.ptr<f32> -> tensor<32x!tt.ptr<f32>, #blocked1>
+    %yp = tt.addptr %ys, %r : tensor<32x!tt.ptr<f32>, #blocked1>, tensor<32xi32, #blocked1>
+    %s1 = ttg.convert_layout %s : tensor<32xf32, #ttg.slice<{dim = 1, parent = #blocked2}>> -> tensor<32xf32, #blocked1>
+    tt.store %yp, %s1 : tensor<32x!tt.ptr<f32>, #blocked1>
+    tt.return %s : tensor<32xf32, #ttg.slice<{dim = 1, parent = #blocked2}>>
+  }
+}

@@ -1,0 +1,199 @@
+"""The CUDA launch hot path without a GPU (cuda_launcher.FastCudaLaunch, driver.fast_launch):
+the driver is a stand-in that records each launch with the argument values read back from the
+`void**` parameter array, as cuLaunchKernel reads them. The same launches on a GPU are
+tests/gpu/test_launch_fast_path_gpu.py's."""
+
+import ctypes
+from dataclasses import dataclass
+
+import pytest
+
+import naiad
+import naiad.language as tl
+from naiad import knobs
+from naiad.backends.nvidia import driver as cuda_driver
+from naiad.runtime import cuda_launcher
+
+
+@naiad.jit
+def axpy(x_ptr: tl.const, y_ptr, out_ptr, n, alpha, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, alpha * tl.load(x_ptr + offs, mask=mask), mask=mask)
+
+
+@pytest.fixture(autouse=True)
+def compiled():
+    """Launches on CUDA tensors compile (the test-wide default is the interpreter)."""
+    with knobs.override(NAIAD_BACKEND="auto"):
+        yield
+
+
+@dataclass(frozen=True)
+class FakeDevice:
+    type: str
+    index: int
+
+    def __str__(self) -> str:
+        return f"{self.type}:{self.index}"
+
+
+class FakeCudaTensor:
+    """What the launchers read of a torch CUDA tensor."""
+
+    def __init__(self, address: int, index: int = 0, dtype: str = "float32"):
+        self.device = FakeDevice("cuda", index)
+        self.dtype = dtype
+        self.address = address
+        self.nbytes = 4096
+
+    def data_ptr(self) -> int:
+        return self.address
+
+
+@pytest.fixture
+def fake_driver(monkeypatch):
+    """Records each launch as (path, grid, stream, argument values as the driver reads them)."""
+    launches = []
+    kinds = ("*fp32", "*fp32", "*fp32", "i32", "fp32")
+    names = tuple(f"argument `{name}`" for name in ("x_ptr", "y_ptr", "out_ptr", "n", "alpha"))
+    kernel = cuda_driver.CubinKernel(b"", "axpy", kinds, arg_names=names)
+    compiled = cuda_launcher._Compiled(kernel, None, (0, 1, 2), {})
+    function = cuda_driver.Function(None, 0, 0, 0, 0, 0)
+    monkeypatch.setattr(cuda_launcher, "_arch", lambda device: "cuda:sm_90a")
+    monkeypatch.setattr(cuda_launcher.CudaLauncher, "_compile", lambda *args: compiled)
+    monkeypatch.setattr(cuda_launcher, "_stream_reader", lambda: lambda device: 100 + device)
+    monkeypatch.setattr(cuda_driver.CubinKernel, "function", lambda self, device: function)
+    monkeypatch.setattr(cuda_driver, "set_current_device", lambda device: None)
+
+    def read(address):
+        """The argument values as the driver reads them from a `void**` parameter array."""
+        pointers = (ctypes.c_void_p * len(kinds)).from_address(address)
+        types = {"*fp32": ctypes.c_uint64, "i32": ctypes.c_int32, "fp32": ctypes.c_float}
+        return tuple(types[k].from_address(p).value for k, p in zip(kinds, pointers))
+
+    def slow(function, grid, threads, shared, stream, params):
+        launches.append(("slow", grid, stream, read(params.address)))
+
+    def fast_launch(function, threads, shared):
+        def launch(gx, gy, gz, stream, address):
+            launches.append(("fast", (gx, gy, gz), stream, read(address)))
+
+        return launch
+
+    monkeypatch.setattr(cuda_driver, "launch", slow)
+    monkeypatch.setattr(cuda_driver, "fast_launch", fast_launch)
+    axpy.__dict__.pop("_cuda_launcher", None)
+    yield launches
+    axpy.__dict__.pop("_cuda_launcher", None)
+
+
+def test_cuda_hot_path_writes_the_arguments_and_reads_the_stream(fake_driver):
+    x, y, out = FakeCudaTensor(4096), FakeCudaTensor(8192), FakeCudaTensor(12288)
+    axpy[(3,)](x, y, out, 100, 2.5, BLOCK=64)
+    axpy[(5, 2)](x, y, out, 100, 0.25, BLOCK=64)
+    x.address = 4096 + 64  # still aligned: the same prepared launch, a new address
+    axpy[(1,)](x, y, out, 200, -1.0, BLOCK=64)
+    assert fake_driver == [
+        ("slow", (3, 1, 1), 100, (4096, 8192, 12288, 100, 2.5)),
+        ("fast", (5, 2, 1), 100, (4096, 8192, 12288, 100, 0.25)),
+        ("fast", (1, 1, 1), 100, (4160, 8192, 12288, 200, -1.0)),
+    ]
+
+
+def test_cuda_hot_path_keeps_the_slow_paths_checks(fake_driver):
+    x, y, out = FakeCudaTensor(4096), FakeCudaTensor(8192), FakeCudaTensor(12288)
+    axpy[(1,)](x, y, out, 100, 2.5, BLOCK=64)
+    axpy[(1,)](x, y, out, 100, 2.5, BLOCK=64)
+    with pytest.raises(ValueError, match="grid dimension 1 is 70000"):
+        axpy[(1, 70000)](x, y, out, 100, 2.5, BLOCK=64)
+    with pytest.raises(ValueError, match=r"y_ptr` of `axpy` is on cuda:1"):
+        axpy[(1,)](x, FakeCudaTensor(8192, index=1), out, 100, 2.5, BLOCK=64)
+    assert [path for path, *_ in fake_driver] == ["slow", "fast"]
+
+
+def test_packed_parameters_are_where_the_pointers_say():
+    c = ctypes
+    types = {"i1": c.c_int8, "*fp16": c.c_uint64, "i16": c.c_int16, "fp64": c.c_double}
+    types |= {"i32": c.c_int32, "u8": c.c_uint8, "fp32": c.c_float, "u64": c.c_uint64}
+    kinds = tuple(types)
+    values = (True, 2**40 + 16, -3, 2.5, -7, 200, 0.75, 2**64 - 1)
+    params = cuda_launcher.PackedParams(cuda_launcher.PackedParams.layout(kinds))
+    params.pack(params.buffer, 0, *values)
+    pointers = (c.c_void_p * len(kinds)).from_address(params.address)
+    assert tuple(types[k].from_address(p).value for k, p in zip(kinds, pointers)) == values
+    assert all(p % c.sizeof(types[k]) == 0 for k, p in zip(kinds, pointers))
+
+
+def test_cuda_hot_path_leaves_an_integer_that_does_not_fit_to_the_slow_path(
+    fake_driver, monkeypatch
+):
+    paths = []
+    monkeypatch.setattr(cuda_driver, "launch", lambda *args: paths.append("slow"))
+    monkeypatch.setattr(
+        cuda_driver, "fast_launch", lambda *args: lambda *args: paths.append("fast")
+    )
+
+    @naiad.jit
+    def takes_a_byte(x_ptr, n: tl.int8):
+        tl.store(x_ptr, n)
+
+    kinds = ("*fp32", "i8")
+    kernel = cuda_driver.CubinKernel(b"", "takes_a_byte", kinds)
+    compiled = cuda_launcher._Compiled(kernel, None, (0,), {})
+    launcher = cuda_launcher.CudaLauncher(takes_a_byte)
+    launcher._compile = lambda *args: compiled
+    takes_a_byte.__dict__["_cuda_launcher"] = launcher
+    x = FakeCudaTensor(4096)
+    for n in (5, 7, 300):  # 300 wraps around in the slow path's ctypes slot, as before
+        takes_a_byte[(1,)](x, n)
+    assert paths == ["slow", "fast", "slow"]
+
+
+class FakeCudaDriver:
+    """cuda.bindings.driver as driver.fast_launch uses it: contexts are ints (1000 + device)."""
+
+    class CUresult:
+        CUDA_SUCCESS = 0
+
+    def __init__(self):
+        self.current = 0
+        self.calls = []
+
+    def cuDeviceGetCount(self):
+        return 0, 2
+
+    def cuDeviceGet(self, index):
+        return 0, index
+
+    def cuDevicePrimaryCtxRetain(self, device):
+        return 0, 1000 + device
+
+    def cuCtxGetCurrent(self):
+        return 0, self.current
+
+    def cuCtxSetCurrent(self, context):
+        self.current = int(context)
+        self.calls.append(("set", self.current))
+        return (0,)
+
+    def cuLaunchKernel(self, function, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        self.calls.append(("launch", self.current, (gx, gy, gz), bx, shared, stream, params))
+        return (0,)
+
+
+@pytest.mark.parametrize("current", [1001, 1000, 0])
+def test_fast_launch_runs_in_the_devices_context_and_gives_the_callers_back(monkeypatch, current):
+    fake = FakeCudaDriver()
+    monkeypatch.setattr(cuda_driver, "_cuda", lambda: fake)
+    monkeypatch.setattr(cuda_driver, "_contexts", {})
+    launch = cuda_driver.fast_launch(cuda_driver.Function("f", 1, 0, 0, 0, 0), 128, 64)
+    fake.current = current  # device 1's context, device 0's, none
+    launch(3, 2, 1, 77, 4096)
+    launched = ("launch", 1001, (3, 2, 1), 128, 64, 77, 4096)
+    expected = {
+        1001: [launched],
+        1000: [("set", 1001), launched, ("set", 1000)],
+        0: [("set", 1001), launched],
+    }
+    assert fake.calls == expected[current]
