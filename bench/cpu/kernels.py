@@ -1,6 +1,7 @@
 """Tutorial kernels compiled for the CPU against PyTorch on the same machine, side by side.
 
     NAIAD_BACKEND=cpu python bench/cpu/kernels.py [--pairs 21] [--only add,softmax,...]
+                                                  [--one-thread]
 
 Method (issue 4): Naiad and the baseline alternate in one process (A B A B ...), at least 21
 pairs after a warm-up, outputs preallocated on both sides where the baseline allows; printed:
@@ -12,6 +13,10 @@ torch's OpenMP threads spin for a while after each of its operations; interleave
 launches they would take the cores Naiad's workers need, which measures the interleaving rather
 than either side. The script therefore asks OpenMP to wait passively (`OMP_WAIT_POLICY=PASSIVE`,
 set before torch is imported; override it in the environment to see the other way).
+
+`--one-thread` runs both sides on the calling thread alone (`NAIAD_NUM_THREADS=1`,
+`torch.set_num_threads(1)`) and times them in that thread's CPU time: on a machine shared with
+other jobs, it shows the work each side does, where wall time also shows who else had the cores.
 
 Kernels: vector add f32 (2^24) against `torch.add(x, y, out=o)`, and its bandwidth (12 bytes
 per element) against a 2-thread copy's (`o.copy_(x)`, 8 bytes per element) in the same run;
@@ -47,18 +52,23 @@ def example(stem):
     return module
 
 
+# The clock of `pairs`: wall time, or the calling thread's CPU time with --one-thread.
+CLOCK = {"now": time.perf_counter}
+
+
 def pairs(naiad_fn, base_fn, count: int, scale: float = 1.0) -> dict:
     """ABAB timing; ratios scale · base/naiad per pair."""
     for _ in range(3):
         naiad_fn()
         base_fn()
+    now = CLOCK["now"]
     ratios, a_times, b_times = [], [], []
     for _ in range(count):
-        t0 = time.perf_counter()
+        t0 = now()
         naiad_fn()
-        t1 = time.perf_counter()
+        t1 = now()
         base_fn()
-        t2 = time.perf_counter()
+        t2 = now()
         a_times.append(t1 - t0)
         b_times.append(t2 - t1)
         ratios.append(scale * (t2 - t1) / (t1 - t0))
@@ -175,7 +185,12 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--pairs", type=int, default=21)
     parser.add_argument("--only", default=",".join(BENCHES))
+    parser.add_argument("--one-thread", action="store_true", help="one thread, CPU time")
     args = parser.parse_args()
+    if args.one_thread:
+        os.environ["NAIAD_NUM_THREADS"] = "1"
+        torch.set_num_threads(1)
+        CLOCK["now"] = time.thread_time
     cpu = platform.processor() or platform.machine()
     print(
         f"# {time.strftime('%Y-%m-%d')} {cpu}, {os.cpu_count()} CPUs, torch "

@@ -26,6 +26,7 @@ SIZE = 1 << 20
 # name: (NumPy ufunc, input range)
 FUNCTIONS = {
     "exp": (np.exp, (-80.0, 80.0)),
+    "exp2": (np.exp2, (-120.0, 120.0)),
     "log": (np.log, (1e-30, 1e30)),
     "sin": (np.sin, (-1e4, 1e4)),
     "cos": (np.cos, (-1e4, 1e4)),
@@ -52,7 +53,8 @@ def loop_ir(name: str, machine) -> str:
     index = builder.phi(i64)
     index.add_incoming(i64(0), entry)
     value = builder.load(builder.gep(x, [index], inbounds=True))
-    result = builder.call(math_function(module, name, f32), [value])
+    function = math_function(module, name, f32, host_target().features)
+    result = builder.call(function, [value])
     builder.store(result, builder.gep(out, [index], inbounds=True))
     following = builder.add(index, i64(1))
     index.add_incoming(following, body)

@@ -59,7 +59,7 @@ def compile_cpu(module, target: CpuTarget, debug: bool = False) -> CpuKernel:
     functions = [op for op in module.regions[0].entry_block if op.regions[0].blocks]
     if len(functions) != 1:
         raise ValueError(f"expected one kernel function, found {len(functions)}")
-    lowered = lower_kernel(functions[0], target.triple, target.data_layout)
+    lowered = lower_kernel(functions[0], target.triple, target.data_layout, target.features)
     llvm_module = llvm_tools.parse_module(str(lowered.module), lowered.entry)
     llvm_tools.optimize(llvm_module, target.machine, speed_level=2)
     obj = llvm_tools.emit_object(llvm_module, target.machine)

@@ -36,9 +36,11 @@ from .target import host_target
 # A grid of fewer programs runs inline. One program has nothing to share; any more may be worth
 # the few microseconds a launch on awake workers costs (bench/cpu/launch_overhead.py).
 INLINE_BELOW = 2
-# Chunks per thread: enough to even out programs of unequal cost, few enough that taking a
-# chunk (one atomic increment) stays cheap next to running it.
-CHUNKS_PER_THREAD = 4
+# Chunks per thread: enough to even out programs of unequal cost and, on a machine shared with
+# other jobs, to bound what a preempted thread holds up (the launch waits for the chunk it has
+# taken: a sixteenth of its share, where four chunks left a quarter); few enough that taking a
+# chunk (one atomic increment, about 0.1 us when contended) stays cheap next to running it.
+CHUNKS_PER_THREAD = 16
 
 
 class _Arena:
@@ -202,8 +204,10 @@ def run(
     if lane is None:
         lane = _local.lane = _Lane()
     lane.scratch.reserve(scratch_bytes)
-    limit = thread_count() if threads is None else min(threads, thread_count())
-    threads = limit if n_programs >= INLINE_BELOW else 1
+    if n_programs < INLINE_BELOW:  # no settings read: this is the path of tiny launches
+        threads = 1
+    else:
+        threads = thread_count() if threads is None else min(threads, thread_count())
     if threads == 1:
         code = _native().run_inline(
             entry_address, params_address, n_programs, lane.scratch.address, lane.status.address

@@ -42,10 +42,11 @@ def _erf_reference(name: str):
     return reference
 
 
-# name: (f64 reference on float64 / long double arrays, f32 bound, f64 bound) in ulps.
+# name: (f64 reference on float64 / long double arrays, f32 bound, f64 bound) in ulps. f32 exp
+# and exp2 are measured over every input in test_mathlib_exp.py.
 CASES = {
-    "exp": (np.exp, 1, 1),
-    "exp2": (np.exp2, 1, 1),
+    "exp": (np.exp, 1.02, 1),
+    "exp2": (np.exp2, 0.9, 1),
     "expm1": (np.expm1, 1, 1),
     "log": (np.log, 1, 1),
     "log2": (np.log2, 1, 1),

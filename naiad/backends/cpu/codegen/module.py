@@ -44,8 +44,11 @@ def _argument_type(t) -> ir.Type:
     return llvm_type(t)
 
 
-def lower_kernel(func_op, triple: str = "", data_layout: str = "") -> LoweredKernel:
-    """The module of `func_op`: `<name>.program` and the entry point `<name>`."""
+def lower_kernel(
+    func_op, triple: str = "", data_layout: str = "", features: str = ""
+) -> LoweredKernel:
+    """The module of `func_op`: `<name>.program` and the entry point `<name>`; `features` (the
+    target's) steer the math library's choice of instructions."""
     name = func_op.sym_name.value
     module = ir.Module(name=name)
     if triple:
@@ -60,7 +63,7 @@ def lower_kernel(func_op, triple: str = "", data_layout: str = "") -> LoweredKer
     program = ir.Function(module, program_type, f"{name}.program")
     program.linkage = "internal"
     program.attributes.add("alwaysinline")
-    fl = FunctionLowering(module, ScalarContext(module))
+    fl = FunctionLowering(module, ScalarContext(module, features=features))
     fl.plan = plan_stores(func_op)
     fl.builder = ir.IRBuilder(program.append_basic_block("entry"))
     arguments = list(program.args)

@@ -54,7 +54,7 @@ def call_math(b, ctx, name: str, args, op=None):
     fn = ctx.math_functions.get(key)
     if fn is None:
         try:
-            fn = math_function(ctx.module, name, ty)
+            fn = math_function(ctx.module, name, ty, ctx.features)
         except (KeyError, NotImplementedError) as error:
             unsupported(op, f"the CPU math library has no '{name}' for {ty}: {error}")
         ctx.math_functions[key] = fn

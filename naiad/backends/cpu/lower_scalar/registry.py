@@ -21,10 +21,12 @@ LOWERINGS: dict[str, Callable] = {}
 @dataclass
 class ScalarContext:
     """What lowerings need beyond the builder: the module that receives declarations of
-    intrinsics and math-library functions. `math_functions` caches the latter by (name, type)."""
+    intrinsics and math-library functions. `math_functions` caches the latter by (name, type);
+    `features` are the target's (LLVM's "+avx512f,..."), which the math library reads."""
 
     module: ir.Module
     math_functions: dict = field(default_factory=dict)
+    features: str = ""
 
 
 def lowers(*names: str):

@@ -53,13 +53,18 @@ def symbol_name(name: str, float_type: ir.Type) -> str:
     return f"naiad.math.{name}.{float_format(float_type).kind}"
 
 
-def math_function(module: ir.Module, name: str, float_type: ir.Type) -> ir.Function:
+def math_function(
+    module: ir.Module, name: str, float_type: ir.Type, features: str = ""
+) -> ir.Function:
     """The definition of math function `name` for `float_type` in `module`, emitted on first use.
 
     Args:
         module: the module the caller is building; the definition is added to it once.
         name: a name of `NAMES` ("exp", "sin", "atan2", "pow", ...).
         float_type: `ir.FloatType()` or `ir.DoubleType()`.
+        features: the target's CPU features as LLVM spells them ("+avx512f,+fma,..."). They
+            choose instructions only, never results: every variant computes the same bits, so
+            the `linkonce_odr` definitions of modules built for different targets agree.
 
     Raises:
         KeyError: `name` is not a function of the library.
@@ -78,5 +83,6 @@ def math_function(module: ir.Module, name: str, float_type: ir.Type) -> ir.Funct
     function.attributes.add("alwaysinline")
     function.attributes.add("nounwind")
     builder = ir.IRBuilder(function.append_basic_block("entry"))
-    builder.ret(_FUNCTIONS[name](Emitter(builder, float_type), *function.args))
+    emitter = Emitter(builder, float_type, vector_ldexp="+avx512f" in features.split(","))
+    builder.ret(_FUNCTIONS[name](emitter, *function.args))
     return function

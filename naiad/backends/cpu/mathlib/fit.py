@@ -168,6 +168,16 @@ def fits(mp):
             lambda r: r**3 / mp.expm1(r),
             -half_ln2, half_ln2, {"f32": 4, "f64": 9},
         ),
+        "exp_single": (  # f32 exp (exp_single.py): e**r = 1 + r + r*r P(r)
+            lambda r: (mp.exp(r) - 1 - r) / r**2,
+            lambda r: r**2 / mp.exp(r),
+            -half_ln2, half_ln2, {"f32": 4},
+        ),
+        "exp2_single": (  # f32 exp2 (exp_single.py): 2**r = 1 + r P(r)
+            lambda r: (mp.power(2, r) - 1) / r,
+            lambda r: r / mp.power(2, r),
+            mp.mpf("-0.5"), mp.mpf("0.5"), {"f32": 5},
+        ),
         "log": (
             lambda z: (2 * mp.atanh(sq(z)) / sq(z) - 2) / z,
             lambda z: z,

@@ -76,14 +76,20 @@ def split_constant(decimal: str, fmt: FloatFormat, parts: int, head_bits: int = 
 
 
 class Emitter:
-    """Branch-free float code for one float type at the builder's insertion point."""
+    """Branch-free float code for one float type at the builder's insertion point.
 
-    def __init__(self, builder: ir.IRBuilder, float_type: ir.Type):
+    `vector_ldexp`: the target scales by powers of two in one vector instruction (AVX-512's
+    vscalef, which LLVM selects for `llvm.ldexp`); elsewhere `llvm.ldexp` becomes a call of the
+    C library per element, so `ldexp` multiplies instead. Both round once: the same bits.
+    """
+
+    def __init__(self, builder: ir.IRBuilder, float_type: ir.Type, vector_ldexp: bool = False):
         self.b = builder
         self.ty = float_type
         self.fmt = float_format(float_type)
         self.ity = ir.IntType(self.fmt.width)
         self.i32 = ir.IntType(32)
+        self.vector_ldexp = vector_ldexp
 
     @property
     def module(self) -> ir.Module:
@@ -91,7 +97,7 @@ class Emitter:
 
     def retyped(self, float_type: ir.Type) -> Emitter:
         """An emitter for another float type writing at the same place (f32 work done in f64)."""
-        return Emitter(self.b, float_type)
+        return Emitter(self.b, float_type, self.vector_ldexp)
 
     # -- constants and arithmetic -------------------------------------------------------------
 
@@ -233,7 +239,16 @@ class Emitter:
 
     def ldexp(self, x, n):
         """x * 2**n for |n| up to twice the exponent range, with one rounding (into the
-        subnormals or to infinity) at the very end: 2**n is applied as two normal powers."""
+        subnormals or to infinity) at the very end: 2**n is applied as two normal powers, or
+        by `llvm.ldexp` where the target has a vector instruction for it."""
+        if self.vector_ldexp:
+            name = f"llvm.ldexp.{self.ty.intrinsic_name}.i32"
+            function = self.module.globals.get(name)
+            if function is None:
+                signature = ir.FunctionType(self.ty, [self.ty, self.i32])
+                function = ir.Function(self.module, signature, name=name)
+            exponent = n if self.fmt.width == 32 else self.b.trunc(n, self.i32)
+            return self.b.call(function, [x, exponent])
         half = self.b.ashr(n, self.ic(1))
         rest = self.b.sub(n, half)
         return self.mul(self.mul(x, self.pow2(half)), self.pow2(rest))
