@@ -51,13 +51,19 @@ def _load(path: Path, name: str):
 
 def tutorial(stem: str, through: str, tag: str = ""):
     """examples/<stem>.py as a module whose kernels compile with `through` ("naiad" or "triton").
-    Triton reads a kernel's source from its file, so its copy is written to a file of its own."""
+    Triton reads a kernel's source from its file, so its copy is written to a file of its own; a
+    `tag` gives the kernel a source of its own (a comment), for the cold-compile row."""
     path = EXAMPLES / f"{stem}.py"
-    if through == "triton":
+    if through == "triton" or tag:
         text = path.read_text()
-        text = text.replace("import naiad.language as tl", "import triton.language as tl")
-        text = text.replace("import naiad as triton", "import triton")
-        path = _STAGING / f"triton_{stem}{tag}.py"
+        if through == "triton":
+            text = text.replace("import naiad.language as tl", "import triton.language as tl")
+            text = text.replace("import naiad as triton", "import triton")
+        if tag:  # a source of its own, so that no in-process cache keyed by source can serve it
+            text = text.replace(
+                "    pid = tl.program_id(axis=0)", f"    pid = tl.program_id(axis=0)  # {tag}"
+            )
+        path = _STAGING / f"{through}_{stem}{tag}.py"
         path.write_text(text)
     return _load(path, f"bench_{through}_{stem}{tag}")
 
