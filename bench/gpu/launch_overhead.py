@@ -9,15 +9,23 @@ one synchronize, timed with `time.perf_counter`; Naiad and Triton alternate (ABA
 `--rounds` each. A 1-program grid keeps the GPU far ahead of the host, so the time per launch is
 the host's. Outputs are checked against torch first. The last line is the summary:
 microseconds per launch of each and the ratio Naiad / Triton (goal <= 0.35).
+
+`--breakdown` also prints what each step of Naiad's hot path costs on this host (ns per call,
+timeit, best of 40 batches of 500 calls, each below the launch queue's depth): the binder, the
+prepared launch, torch's stream read, the driver's context query, and cuLaunchKernel through
+cuda-bindings and through ctypes on libcuda (the same launch), so that the driver's share can
+be told from Python's and the GPU's.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import importlib.util
 import sys
 import tempfile
 import time
+import timeit
 from pathlib import Path
 
 import torch
@@ -59,10 +67,56 @@ def per_launch_us(kernel, x, y, out, launches: int) -> float:
     return (time.perf_counter() - start) / launches * 1e6
 
 
+def _ns(statement, namespace, number=500) -> float:
+    """Nanoseconds per call of `statement`, best of 40 batches of `number` calls; the GPU queue
+    is drained between batches, outside the timing, and a batch stays below the driver's queue
+    depth, so a launch's time is the host's alone."""
+    times = []
+    for _ in range(40):
+        times.append(timeit.timeit(statement, globals=namespace, number=number) / number)
+        torch.cuda.synchronize()
+    return min(times) * 1e9
+
+
+def breakdown(kernel, x, y, out) -> None:
+    """The hot path's steps, one by one (see the module doc)."""
+    from cuda.bindings import driver as cuda
+
+    from naiad.knobs import launch_settings
+
+    key, dims, values = kernel._binder(launch_settings(), (1,), x, y, out, SIZE, BLOCK_SIZE=SIZE)
+    prepared = kernel._launches[key]
+    (compiled,) = kernel._cuda_launcher.kernels.values()
+    handle = compiled.kernel.function(0).handle
+    address = prepared._local.params[2]
+    stream = torch._C._cuda_getCurrentRawStream(0)
+    libcuda = ctypes.CDLL("libcuda.so.1").cuLaunchKernel
+    c_handle, c_stream, c_params = (ctypes.c_void_p(int(v)) for v in (handle, stream, address))
+    threads = compiled.kernel.threads
+    namespace = dict(locals(), cuda=cuda, torch=torch, launch_settings=launch_settings, SIZE=SIZE)
+    steps = {
+        "kernel[(1,)](...)": "kernel[(1,)](x, y, out, SIZE, BLOCK_SIZE=SIZE)",
+        "binder": "kernel._binder(launch_settings(), (1,), x, y, out, SIZE, BLOCK_SIZE=SIZE)",
+        "prepared launch": "prepared(dims, values)",
+        "torch raw stream": "torch._C._cuda_getCurrentRawStream(0)",
+        "x.data_ptr()": "x.data_ptr()",
+        "cuCtxGetCurrent (cuda-bindings)": "cuda.cuCtxGetCurrent()",
+        "cuLaunchKernel (cuda-bindings)": (
+            "cuda.cuLaunchKernel(handle, 1, 1, 1, threads, 1, 1, 0, stream, address, 0)"
+        ),
+        "cuLaunchKernel (ctypes)": (
+            "libcuda(c_handle, 1, 1, 1, threads, 1, 1, 0, c_stream, c_params, None)"
+        ),
+    }
+    for name, statement in steps.items():
+        print(f"  {name:34} {_ns(statement, namespace):8.0f} ns")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--launches", type=int, default=5000)
+    parser.add_argument("--breakdown", action="store_true", help="time each hot-path step")
     options = parser.parse_args()
     torch.manual_seed(0)
     x = torch.rand(SIZE, device="cuda")
@@ -91,6 +145,9 @@ def main():
         ratio = best["naiad"] / best["triton"]
         summary += f", triton {best['triton']:.2f} us, naiad/triton {ratio:.2f} (goal <= 0.35)"
     print(summary)
+    if options.breakdown:
+        print("naiad hot path, per step:")
+        breakdown(kernels["naiad"], x, y, out)
 
 
 if __name__ == "__main__":

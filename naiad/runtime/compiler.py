@@ -141,8 +141,11 @@ class TTIRBuild:
     key: tuple
 
 
-def build_ttir(jit_function, bound: dict, target=None, debug: bool = False) -> TTIRBuild:
-    """Run the frontend and the TTIR pipeline for one specialization."""
+def build_ttir(
+    jit_function, bound: dict, target=None, debug: bool = False, num_warps: int = 4
+) -> TTIRBuild:
+    """Run the frontend and the TTIR pipeline for one specialization; `num_warps` is the
+    launch's (`tl.extra.cuda.num_warps()` reads it)."""
     # Imported on first compile: launching in the interpreter needs none of the compiler.
     import naiad.passes  # noqa: F401  (registers the passes)
 
@@ -150,7 +153,7 @@ def build_ttir(jit_function, bound: dict, target=None, debug: bool = False) -> T
     from ..ir.printer import print_module
     from ..passes.pipeline import run_pipeline
 
-    info = parse_target(target).with_options(debug=debug)
+    info = parse_target(target).with_options(debug=debug, num_warps=num_warps)
     signature, constexprs, attrs = specialize(jit_function, bound)
     result = generate(jit_function, signature, constexprs, attrs, info)
     source_ttir = print_module(result.module)
@@ -174,7 +177,8 @@ def compile_kernel(
     target also the Linalg, LLVM IR, assembly and object code (`kernel.binary`); for a CUDA
     target the TTGIR, LLVM IR, PTX and, where a linker is present, the cubin. `options` are
     the launch options (num_warps, num_ctas, maxnreg; None: the defaults)."""
-    build = build_ttir(jit_function, bound, target, debug)
+    num_warps = getattr(options, "num_warps", 4)
+    build = build_ttir(jit_function, bound, target, debug, num_warps)
     kernel = build.kernel
     info = parse_target(target)
     if info.backend == "cpu":
@@ -188,24 +192,11 @@ def compile_kernel(
 
 
 def _compile_cuda_stages(build: TTIRBuild, target: str, options) -> None:
-    """TTIR -> TTGIR -> LLVM IR -> PTX (-> cubin) into `build.kernel` (backends/nvidia)."""
-    from ..backends.nvidia import passes  # noqa: F401  (registers the TTGIR passes)
-    from ..backends.nvidia.compiler import compile_module
+    """TTIR -> TTGIR -> LLVM IR -> PTX (-> cubin) into `build.kernel`, through the disk cache
+    (cuda_cache.py)."""
+    from .cuda_cache import compile_cuda_stages
 
-    num_warps = getattr(options, "num_warps", 4)
-    stages = compile_module(
-        build.module,
-        target,
-        num_warps=num_warps,
-        num_ctas=getattr(options, "num_ctas", 1),
-        maxnreg=getattr(options, "maxnreg", None),
-    )
-    build.kernel.asm.update(stages.asm)
-    build.kernel.metadata.update(stages.metadata)
-    signature = build.kernel.metadata["signature"]
-    build.kernel.metadata["params"] = [
-        (name, spec) for name, spec in signature.items() if spec != "constexpr"
-    ]
+    compile_cuda_stages(build, target, options)
 
 
 def _dump(kernel: CompiledKernel, key) -> None:

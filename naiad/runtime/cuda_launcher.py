@@ -1,13 +1,16 @@
 """Launching `@naiad.jit` kernels on NVIDIA GPUs, from torch CUDA tensors.
 
-    launch_cuda(jit_function, bound_arguments, grid, options, debug) -> FastCudaLaunch
+    launch_cuda(jit_function, bound_arguments, grid, options, debug) -> FastCudaLaunch | None
 
 Each JIT function gets one `CudaLauncher`, made on its first CUDA launch. A launch through it
 (the slow path of jit.py) specializes the arguments as the compiler does, finds the compiled
 kernel of those facts, the options, debug mode and the device's architecture (compiled on a
 miss: TTIR -> TTGIR -> LLVM -> PTX -> cubin, runtime/compiler.py), and launches it through
 `CubinKernel.launch`, which checks every argument: a CPU tensor among CUDA ones, tensors on two
-devices and a grid beyond CUDA's limits are clear errors naming the argument.
+devices and a grid beyond CUDA's limits are clear errors naming the argument. A kernel compiled
+in debug mode takes, after its arguments, each pointer argument's extent (the bytes its torch
+storage allows around it, `_extents`), which its bounds checks read (lowering/bounds.py); such a
+launch is never prepared for the hot path, whose parameters hold no extents.
 
 It returns the launch prepared for the hot path (`FastCudaLaunch`), which jit.py keeps under the
 binder's key (binder.py; the key holds every tensor's dtype, alignment and device, so the checks
@@ -30,6 +33,7 @@ from dataclasses import dataclass
 from ..backends.nvidia import driver as cuda_driver
 from ..backends.nvidia import target as nv_target
 from .globals_check import check_globals, globals_checker
+from .host_arrays import describe
 
 
 def is_cuda_tensor(value) -> bool:
@@ -64,6 +68,7 @@ class _Compiled:
     select: object  # runtime values -> the kernel's arguments (None: all of them)
     pointers: tuple[int, ...]  # positions of the kernel's pointer arguments
     globals_used: dict | None = None
+    debug: bool = False  # compiled in debug mode: takes each pointer's extent (see below)
 
     def arguments(self, runtime: tuple) -> tuple:
         return runtime if self.select is None else self.select(runtime)
@@ -89,8 +94,12 @@ class CudaLauncher:
         if compiled.globals_used:
             check_globals(self.jit_function, compiled.globals_used)
         args = compiled.arguments(tuple(bound[name] for name in self.runtime_names))
+        if compiled.debug:
+            args = (*args, *_extents(args, compiled.pointers))
         stream = self._current_stream(device) if self._current_stream else 0
         compiled.kernel.launch(grid, args, stream)
+        if debug:  # the extents are the launch's own: never the hot path
+            return None
         return FastCudaLaunch(self, compiled, device)
 
     def _compile(self, bound: dict, options, debug: bool) -> _Compiled:
@@ -98,7 +107,7 @@ class CudaLauncher:
         from .compiler import _compile_cuda_stages, build_ttir
 
         target = _arch(_device_of(bound))
-        build = build_ttir(self.jit_function, bound, target, debug)
+        build = build_ttir(self.jit_function, bound, target, debug, options.num_warps)
         _compile_cuda_stages(build, target, options)
         compiled = build.kernel
         metadata = compiled.metadata
@@ -106,20 +115,24 @@ class CudaLauncher:
         runtime = self.runtime_names
         kept = [name for name in runtime if signature[name] != "constexpr"]
         kinds = tuple(signature[name] for name in kept)
+        pointers = tuple(i for i, kind in enumerate(kinds) if kind.startswith("*"))
+        names = tuple(f"argument `{name}`" for name in kept)
+        if debug:  # each pointer's extent [low, high) follows the arguments
+            kinds += ("i64", "i64") * len(pointers)
+            names += tuple(f"the extent of `{kept[i]}`" for i in pointers for _ in "lh")
         kernel = cuda_driver.CubinKernel(
             compiled.asm["cubin"],
             metadata["name"],
             kinds,
             num_warps=metadata.get("num_warps", options.num_warps),
             shared=metadata.get("shared", 0),
-            arg_names=tuple(f"argument `{name}`" for name in kept),
+            arg_names=names,
         )
         select = None
         if len(kept) != len(runtime):
             indexes = [runtime.index(name) for name in kept]
             select = (lambda r: ()) if not indexes else _tuple_getter(indexes)
-        pointers = tuple(i for i, kind in enumerate(kinds) if kind.startswith("*"))
-        return _Compiled(kernel, select, pointers, build.globals_used)
+        return _Compiled(kernel, select, pointers, build.globals_used, debug)
 
 
 class FastCudaLaunch:
@@ -131,7 +144,7 @@ class FastCudaLaunch:
         "_launch",
         "_launcher",
         "_local",
-        "_owner",
+        "_owner_vars",
         "_select",
         "_signature",
         "_stream",
@@ -141,14 +154,14 @@ class FastCudaLaunch:
     def __init__(self, launcher: CudaLauncher, compiled: _Compiled, device: int):
         kernel = compiled.kernel
         self.device = device
-        self._owner, self._launcher = launcher.jit_function, launcher
+        self._owner_vars, self._launcher = vars(launcher.jit_function), launcher
         self._launch = cuda_driver.fast_launch(
             kernel.function(device), kernel.threads, kernel.shared
         )
         self._signature = PackedParams.layout(kernel.signature)
         self._select = compiled.select
         self._check = globals_checker(launcher.jit_function, compiled.globals_used or {})
-        self._stream = launcher._current_stream
+        self._stream = launcher._current_stream or _default_stream
         # One parameter block per thread: a launch writes it and the driver reads it, and
         # another thread's launch must not write in between.
         self._local = threading.local()
@@ -156,26 +169,35 @@ class FastCudaLaunch:
     def __call__(self, dims, values) -> bool:
         """Launch over `dims` with the binder's launch `values`; False (nothing launched) when
         the slow path must say what is wrong (a grid beyond CUDA's limits, an integer that does
-        not fit its parameter) or the kernel was forgotten."""
-        if dims[0] > 2**31 - 1 or dims[1] > 65535 or dims[2] > 65535:
+        not fit its parameter) or the kernel was forgotten. Each attribute and call here is on
+        every launch: the parameter block is one thread-local tuple, the owner's `vars` are
+        kept, not looked up."""
+        gx, gy, gz = dims
+        if gx > 2**31 - 1 or gy > 65535 or gz > 65535:
             return False
-        if self._owner.__dict__.get("_cuda_launcher") is not self._launcher:
+        if self._owner_vars.get("_cuda_launcher") is not self._launcher:
             return False
         if self._check is not None:
             self._check()
         if self._select is not None:
             values = self._select(values)
         try:
-            params = self._local.params
-        except AttributeError:
-            params = self._local.params = PackedParams(self._signature)
+            pack, buffer, address = self._local.params
+        except AttributeError:  # this thread's first launch of it
+            block = self._local.block = PackedParams(self._signature)  # keeps the buffers alive
+            self._local.params = (block.pack, block.buffer, block.address)
+            pack, buffer, address = self._local.params
         try:
-            params.pack(params.buffer, 0, *values)
+            pack(buffer, 0, *values)
         except struct.error:
             return False
-        stream = self._stream(self.device) if self._stream is not None else 0
-        self._launch(dims[0], dims[1], dims[2], stream, params.address)
+        self._launch(gx, gy, gz, self._stream(self.device), address)
         return True
+
+
+def _default_stream(device: int) -> int:
+    """Stream 0 (the legacy default stream), where torch is not imported."""
+    return 0
 
 
 # The struct code of each scalar kernel parameter type (a pointer is a 'Q').
@@ -249,6 +271,19 @@ def _specialization(jit_function, bound: dict):
         tuple((name, type(value), repr(value)) for name, value in constexprs.items()),
         repr(sorted(attrs.items())),
     )
+
+
+def _extents(args: tuple, pointers: tuple[int, ...]) -> tuple[int, ...]:
+    """Debug mode's hidden arguments (backends/nvidia/lowering/bounds.py): for each pointer
+    argument, the bytes `[low, high)` around its data pointer that its torch storage allows, as
+    the CPU path passes them (cpu_launcher.py). A None argument is no pointer argument: it was
+    specialized as a constant."""
+    values = []
+    for i in pointers:
+        array = describe(args[i])
+        low = array.storage_base - array.data_ptr
+        values += (low, low + array.storage_nbytes)
+    return tuple(values)
 
 
 def _tuple_getter(indexes: list[int]):

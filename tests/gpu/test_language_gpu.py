@@ -7,6 +7,7 @@ not commute, inline PTX and `tl.extra.cuda`.
 Run on the GPU machine: `scripts/gpu-check OUTDIR` (or `python3 -m pytest tests/gpu -m gpu`).
 """
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -31,14 +32,13 @@ def compiled(monkeypatch):
     monkeypatch.setenv("NAIAD_BACKEND", "auto")
 
 
-def _run_script(source: str, backend: str) -> subprocess.CompletedProcess:
-    env = {"NAIAD_BACKEND": backend, "PYTHONPATH": str(ROOT)}
+def _run_script(source: str, backend: str, path: Path) -> subprocess.CompletedProcess:
+    """Run `source` as the script file `path`: the frontend reads a kernel's source from its
+    file (`python -c` has none)."""
+    path.write_text(textwrap.dedent(source))
+    env = {**os.environ, "NAIAD_BACKEND": backend, "PYTHONPATH": str(ROOT)}
     return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(source)],
-        capture_output=True,
-        text=True,
-        env={**__import__("os").environ, **env},
-        timeout=300,
+        [sys.executable, str(path)], capture_output=True, text=True, env=env, timeout=300
     )
 
 
@@ -64,9 +64,9 @@ _PRINT_SCRIPT = """
 """
 
 
-def test_device_print_prints_the_interpreters_lines():
-    gpu = _run_script(_PRINT_SCRIPT.replace("{device}", "cuda"), "auto")
-    ref = _run_script(_PRINT_SCRIPT.replace("{device}", "cpu"), "interpreter")
+def test_device_print_prints_the_interpreters_lines(tmp_path):
+    gpu = _run_script(_PRINT_SCRIPT.replace("{device}", "cuda"), "auto", tmp_path / "gpu.py")
+    ref = _run_script(_PRINT_SCRIPT.replace("{device}", "cpu"), "interpreter", tmp_path / "ref.py")
     assert gpu.returncode == 0, gpu.stderr
     assert ref.returncode == 0, ref.stderr
     lines = sorted(line for line in gpu.stdout.splitlines() if line.startswith("pid"))
@@ -80,7 +80,7 @@ _ASSERT_SCRIPT = """
     @naiad.jit(debug=True)
     def check(x, N: tl.constexpr):
         offs = tl.arange(0, N)
-        tl.device_assert(tl.load(x + offs) < 3, "value too large")
+        tl.device_assert(tl.load(x + offs) < 3, "value too large")  # the assert
 
     x = torch.arange(128, device="cuda", dtype=torch.int32)
     check[(1,)](x, N=128)
@@ -88,12 +88,15 @@ _ASSERT_SCRIPT = """
 """
 
 
-def test_device_assert_reports_the_kernels_line():
-    done = _run_script(_ASSERT_SCRIPT, "auto")
+def test_device_assert_reports_the_kernels_line(tmp_path):
+    script = tmp_path / "assert_case.py"
+    done = _run_script(_ASSERT_SCRIPT, "auto", script)
     assert done.returncode != 0
     output = done.stdout + done.stderr
     assert "value too large" in output
-    assert "<string>:8" in output  # the kernel's file:line (the script is its file)
+    lines = script.read_text().splitlines()
+    line = next(i for i, text in enumerate(lines, 1) if text.endswith("# the assert"))
+    assert f"{script}:{line}" in output, output  # the kernel's file:line
 
 
 @naiad.jit

@@ -8,9 +8,9 @@ comes back into the same memory. Arrays sharing a buffer share its device copy, 
 between arguments is preserved. bfloat16 and fp8 arrays (ml_dtypes) are the torch dtypes of the
 same bits.
 
-A launch in debug mode is skipped: without device-side bounds checks a failing one would be an
-illegal address, and a device assert leaves the CUDA context unusable for the tests after it
-(the GPU's debug mode is tested in a subprocess, tests/gpu).
+A launch in debug mode is skipped: a failing one ends in a device-side assert (a bounds check
+or device_assert), which leaves the CUDA context unusable for the tests after it (the GPU's
+debug mode is tested in a subprocess, tests/gpu/test_debug_gpu.py).
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ the driver is a stand-in that records each launch with the argument values read 
 tests/gpu/test_launch_fast_path_gpu.py's."""
 
 import ctypes
+import random
+import threading
 from dataclasses import dataclass
 
 import pytest
@@ -99,6 +101,39 @@ def test_cuda_hot_path_writes_the_arguments_and_reads_the_stream(fake_driver):
         ("fast", (5, 2, 1), 100, (4096, 8192, 12288, 100, 0.25)),
         ("fast", (1, 1, 1), 100, (4160, 8192, 12288, 200, -1.0)),
     ]
+
+
+def test_each_thread_packs_its_own_parameter_block(fake_driver, monkeypatch):
+    addresses = []
+    record = cuda_driver.fast_launch
+
+    def fast_launch(function, threads, shared):
+        launch = record(function, threads, shared)
+
+        def spy(gx, gy, gz, stream, address):
+            addresses.append(address)
+            launch(gx, gy, gz, stream, address)
+
+        return spy
+
+    monkeypatch.setattr(cuda_driver, "fast_launch", fast_launch)
+    rng = random.Random(5)
+    x, y, out = (FakeCudaTensor(4096 * rng.randint(1, 99)) for _ in range(3))
+    n, alpha = rng.randint(2, 999), rng.uniform(-2, 2)
+    axpy[(1,)](x, y, out, n, alpha, BLOCK=64)  # slow: prepares the launch
+    axpy[(2,)](x, y, out, n, alpha, BLOCK=64)
+    worker = threading.Thread(target=lambda: axpy[(3,)](x, y, out, n + 16, -alpha, BLOCK=64))
+    worker.start()
+    worker.join()
+    axpy[(4,)](x, y, out, n, alpha, BLOCK=64)
+    pointers = (x.address, y.address, out.address)
+    assert [entry[1:] for entry in fake_driver] == [
+        ((1, 1, 1), 100, (*pointers, n, pytest.approx(alpha))),
+        ((2, 1, 1), 100, (*pointers, n, pytest.approx(alpha))),
+        ((3, 1, 1), 100, (*pointers, n + 16, pytest.approx(-alpha))),
+        ((4, 1, 1), 100, (*pointers, n, pytest.approx(alpha))),
+    ]
+    assert addresses[0] == addresses[2] != addresses[1]  # the worker's block is its own
 
 
 def test_cuda_hot_path_keeps_the_slow_paths_checks(fake_driver):

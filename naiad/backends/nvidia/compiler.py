@@ -44,10 +44,15 @@ def ttgir_pipeline(
         "canonicalize",
         "cse",
         "remove-layout-conversions",
+        "tritongpu-reduce-data-duplication",
         "symbol-dce",
         "cse",
         "canonicalize",
     ]
+
+
+# Before the lowering, as Triton's make_llir: places every shared-memory buffer.
+LLIR_PIPELINE = ["allocate-shared-memory"]
 
 
 @dataclass
@@ -65,9 +70,11 @@ def compile_module(
     num_warps: int = 4,
     num_ctas: int = 1,
     maxnreg: int | None = None,
+    debug: bool = False,
 ) -> CudaCompilation:
     """Compile a TTIR `module` (after the TTIR pipeline; changed in place into TTGIR) for the
-    CUDA target `target_name` (`cuda:sm_90a`, `cuda:sm_80`, ...).
+    CUDA target `target_name` (`cuda:sm_90a`, `cuda:sm_80`, ...); with `debug`, every access
+    is bounds-checked against extents the launch passes (lowering/bounds.py).
 
     Raises:
         KernelNotImplementedError: an op the lowering does not handle yet (at the user's line).
@@ -79,7 +86,8 @@ def compile_module(
     run_pipeline(ttgir_pipeline(num_warps, target.capability, num_ctas), module)
     out = CudaCompilation()
     out.asm["ttgir"] = print_module(module)
-    llir = lower_module(module, target)
+    run_pipeline(LLIR_PIPELINE, module)
+    llir = lower_module(module, target, debug)
     cuda_version = link.linker_version()
     code = ptx.compile_ptx(llir, target, cuda_version=cuda_version)
     out.asm["llir"] = code.llir

@@ -242,28 +242,38 @@ def fast_launch(function: Function, threads: int, shared: int):
     """`launch(gx, gy, gz, stream, params_address)`: cuLaunchKernel of `function` with `threads`
     per block and `shared` bytes, for the runtime's launch hot path. The driver's entry points
     are looked up once; a launch makes one call to see that the device's context is current
-    (cuCtxGetCurrent) and the launch itself. When another context was current (the caller's
-    torch device is another GPU), the device's is made current for the launch and the caller's
-    restored after it, so torch's current device is left as it was. The caller checks the grid
-    (`check_grid`) and sets the parameters."""
+    (cuCtxGetCurrent, compared as a context object: no int() per launch) and the launch itself.
+    When another context was current (the caller's torch device is another GPU), the device's
+    is made current for the launch and the caller's restored after it, so torch's current device
+    is left as it was. The caller checks the grid (`check_grid`) and sets the parameters.
+
+    Measured (bench/RESULTS.md): these cuda-bindings calls cost no more on the host than the
+    same calls through ctypes, and asking torch for its current device instead of the driver for
+    its current context would cost as much as the query it saves."""
     cuda = _cuda()
     device, handle = function.device, function.handle
-    expected = int(context(device))
-    get_current, set_current = cuda.cuCtxGetCurrent, cuda.cuCtxSetCurrent
-    launch_kernel = cuda.cuLaunchKernel
+    expected = context(device)
+    get_current, launch_kernel = cuda.cuCtxGetCurrent, cuda.cuLaunchKernel
 
     def launch(gx: int, gy: int, gz: int, stream: int, params_address: int) -> None:
         result, current = get_current()
-        switched = result or int(current) != expected
-        if switched:
-            set_current_device(device)
+        if result or current != expected:
+            launch_switched(current, (gx, gy, gz), stream, params_address)
+            return
         (result,) = launch_kernel(
             handle, gx, gy, gz, threads, 1, 1, shared, stream, params_address, 0
         )
-        restored = 0
-        if switched and current is not None and int(current):
-            (restored,) = set_current(current)
         if result:  # CUresult is an int: CUDA_SUCCESS is 0
+            _check(cuda, result, "cuLaunchKernel")
+
+    def launch_switched(current, grid, stream: int, params_address: int) -> None:
+        """The launch from another context: the device's made current, the caller's restored."""
+        set_current_device(device)
+        (result,) = launch_kernel(handle, *grid, threads, 1, 1, shared, stream, params_address, 0)
+        restored = 0
+        if current is not None and int(current):
+            (restored,) = cuda.cuCtxSetCurrent(current)
+        if result:
             _check(cuda, result, "cuLaunchKernel")
         if restored:
             _check(cuda, restored, "cuCtxSetCurrent")

@@ -179,6 +179,7 @@ def _atomic_rmw(ctx: Context, op) -> None:
     ptx = _ptx_op(kind, t, ctx.capability)
     ptrs, values = ctx[op.ptr], ctx[op.val]
     masks = ctx[op.mask] if op.mask is not None else None
+    masks = ctx.bounds.guard(ctx, op, masks, 1) if ctx.bounds else masks
     olds = {}
     for r in _unique(t):
         predicate = store_predicate(ctx, t, masks[r] if masks is not None else "true")
@@ -198,8 +199,9 @@ def _atomic_cas(ctx: Context, op) -> None:
         unsupported(op, f"no GPU atomic_cas on {element_of(t)}")
     ptrs, cmps, values = ctx[op.ptr], ctx[op.cmp], ctx[op.val]
     text = f"atom.global{_qualifiers(op)}.cas.b{width}"
+    masks = ctx.bounds.guard(ctx, op, None, 1) if ctx.bounds else None
     olds = {}
     for r in _unique(t):
-        predicate = store_predicate(ctx, t, "true")
+        predicate = store_predicate(ctx, t, masks[r] if masks is not None else "true")
         olds[r] = _atom(ctx, text, t, ptrs[r], [cmps[r], values[r]], predicate)
     ctx[op.result] = _old_values(ctx, op, t, olds)

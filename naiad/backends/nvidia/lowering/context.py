@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from naiad.ir import RankedTensorType
 
+from ....errors import InternalError
 from ....passes.diagnostics import unsupported
 from .emitter import Emitter
 from .indexing import layout_of
@@ -32,13 +33,18 @@ def lowers(*names: str):
 class Context:
     """One function's lowering: the emitter, the values, and what the module says."""
 
-    def __init__(self, num_warps: int, capability: int, axis_info):
+    def __init__(self, num_warps: int, capability: int, axis_info, allocated: int | None = None):
         self.em = Emitter()
         self.num_warps = num_warps
         self.capability = capability
         self.axis_info = axis_info
         self.values: dict = {}
-        self.shared_bytes = 0  # the largest scratch any op needs
+        # The bytes allocate-shared-memory gave the module (None: the pass did not run, and
+        # every scratch starts at 0), and the bytes of shared memory the kernel needs.
+        self.allocated = allocated
+        self.shared_bytes = allocated or 0
+        self._op = None  # the op being lowered
+        self.bounds = None  # debug mode's bounds checks (bounds.py), when compiled with debug
 
     def __getitem__(self, value) -> list[str]:
         return self.values[value]
@@ -47,15 +53,39 @@ class Context:
         self.values[value] = list(registers)
 
     def need_shared(self, nbytes: int) -> None:
-        """Ask for `nbytes` of the shared scratch (one region, reused by every op: each
-        user ends with a barrier before the next may write)."""
-        self.shared_bytes = max(self.shared_bytes, nbytes)
+        """Ask for `nbytes` of shared scratch for the op being lowered; its accesses
+        (`em.shared_address`) then start where allocate-shared-memory placed it. An op the
+        pass did not place (passes/scratch_size.py does not size it) gets room above every
+        allocation (scratch users are bracketed by barriers, so they may share that room).
+        Without the pass, every scratch starts at 0."""
+        base = 0
+        if self.allocated is not None:
+            base = self._allocated_offset(nbytes)
+        self.em.scratch_base = base
+        self.shared_bytes = max(self.shared_bytes, base + nbytes)
+
+    def _allocated_offset(self, nbytes: int) -> int:
+        from ..passes.scratch_size import scratch_bytes
+
+        op = self._op
+        offset = op.attributes.get("allocation.offset")
+        if offset is None:  # unsized, or placed after the pass ran: above every buffer
+            return self.allocated
+        planned = scratch_bytes(op)
+        if planned is None or nbytes > planned:
+            raise InternalError(
+                f"`{op.name}` needs {nbytes} bytes of shared scratch; "
+                f"allocate-shared-memory planned {planned}"
+            )
+        return int(offset.value)
 
     def lower_op(self, op) -> None:
         fn = LOWERINGS.get(op.name)
         if fn is None:
             unsupported(op, f"the NVIDIA back end cannot lower `{op.name}` yet")
+        outer, self._op = self._op, op
         fn(self, op)
+        self._op = outer
 
     def lower_block(self, block) -> None:
         for op in block.ops:

@@ -9,9 +9,8 @@ A conversion is planned from the two linear layouts:
   and a barrier frees the scratch for the next user. (Warp shuffles and swizzled, vectorized
   round trips are the next steps; this general path is correct for any pair of layouts.)
 
-The scratch is one region at the start of dynamic shared memory (`@global_smem`), sized as the
-largest need of any op (`Context.need_shared`): every user is bracketed by barriers, so a
-liveness-based allocation has nothing to gain until values live in shared memory across ops.
+The scratch lies in dynamic shared memory (`@global_smem`) where allocate-shared-memory placed
+it for the op (`Context.need_shared`); every user is bracketed by barriers.
 """
 
 from __future__ import annotations

@@ -12,11 +12,12 @@ Triton's lowering emits for `arith.divf`. Float adds, subtracts and multiplies c
 from __future__ import annotations
 
 from naiad.dialects.tt_types import PointerType
-from naiad.ir import FloatType, IntegerType
+from naiad.ir import FloatType, IntegerType, RankedTensorType
 
 from ....passes.diagnostics import unsupported
 from .context import Context, lowers
 from .emitter import element_of, llvm_type
+from .indexing import layout_of
 
 _INT_BINARY = {
     "arith.addi": "add",
@@ -73,14 +74,45 @@ def intrinsic_suffix(t) -> str:
     return f"i{t.width}"
 
 
+def constant_leaders(ctx: Context, value) -> list[int] | None:
+    """For each register of tensor `value`, the register whose result it may reuse, or None
+    when every register is computed. As Triton's elementwise lowering, this reads AxisInfo's
+    constancy of the result: a register basis that moves along one dimension by less than the
+    constancy there (or not at all: a copy) stays in the same aligned block of equal values,
+    so registers differing only in such bits hold the same result (a mask `cols < N` of
+    consecutive columns is computed once per vector instead of once per element)."""
+    t = value.type
+    if not isinstance(t, RankedTensorType):
+        return None
+    # Whole aligned blocks of a power-of-two length: what the XOR of smaller bases stays in.
+    constancy = [1 << (c.bit_length() - 1) for c in ctx.axis_info.info(value).constancy]
+    layout = layout_of(t)
+    same = 0
+    for bit, basis in enumerate(layout.bases("register")):
+        moved = [d for d, x in enumerate(basis) if x]
+        if not moved or (len(moved) == 1 and basis[moved[0]] < constancy[moved[0]]):
+            same |= 1 << bit
+    if not same:
+        return None
+    return [r & ~same for r in range(layout.in_dim_size("register"))]
+
+
 def map_registers(ctx: Context, op, make) -> None:
-    """Result register i = make(type, operand registers i...); scalar operands broadcast."""
+    """Result register i = make(type, operand registers i...); scalar operands broadcast;
+    registers that must hold an earlier register's result reuse it (`constant_leaders`)."""
     lists = [ctx[v] for v in op.operands]
     count = max(len(x) for x in lists)
     t = llvm_type(op.operands[0].type)
-    ctx[op.results[0]] = [
-        make(t, *[x[i] if len(x) > 1 else x[0] for x in lists]) for i in range(count)
-    ]
+    leaders = constant_leaders(ctx, op.results[0])
+    if leaders is not None and len(leaders) != count:
+        leaders = None
+    out: list[str] = []
+    for i in range(count):
+        if leaders is not None and leaders[i] != i:
+            out.append(out[leaders[i]])
+        else:
+            out.append(make(t, *[x[i] if len(x) > 1 else x[0] for x in lists]))
+    ctx[op.results[0]] = out
 
 
 def _lower_int_binary(ctx: Context, op) -> None:

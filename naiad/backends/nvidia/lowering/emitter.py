@@ -97,6 +97,7 @@ class Emitter:
         self.block = "entry"
         self._count = 0
         self.cache: dict = {}  # per-function values keyed by what they compute (entry stream)
+        self.scratch_base = 0  # where the scratch of the op being lowered starts (context.py)
 
     def fresh(self, hint: str = "v") -> str:
         self._count += 1
@@ -178,8 +179,11 @@ class Emitter:
         self.call("void", "llvm.nvvm.barrier0", [])
 
     def shared_address(self, byte_offset: str) -> str:
-        """The shared-memory address `byte_offset` (an i32 value) bytes into the scratch."""
+        """The shared-memory address `byte_offset` (an i32 value) bytes into the scratch of
+        the op being lowered."""
         self.declare(
             SHARED_BASE, f"{SHARED_BASE} = external addrspace(3) global [0 x i8], align 16"
         )
+        if self.scratch_base:
+            byte_offset = self.op(f"add i32 {byte_offset}, {self.scratch_base}")
         return self.op(f"getelementptr inbounds i8, {SHARED_PTR} {SHARED_BASE}, i32 {byte_offset}")

@@ -15,6 +15,7 @@ from ....passes.analysis.axis_info import AxisInfoAnalysis
 from .. import target as nv_target
 from . import (  # noqa: F401  (each module registers its lowerings)
     atomics,
+    bounds,
     control,
     convert,
     debug_ops,
@@ -47,22 +48,27 @@ def _module_int(module, name: str, default: int) -> int:
     return default if attr is None else int(attr.value)
 
 
-def lower_module(module, target) -> str:
+def lower_module(module, target, debug: bool = False) -> str:
     """The LLVM IR text of `module`'s kernel for `target` (see the package doc); sets the
-    module's `ttg.shared` attribute to the bytes of shared memory the kernel needs."""
+    module's `ttg.shared` attribute to the bytes of shared memory the kernel needs. With
+    `debug`, every access is bounds-checked against hidden extent parameters (bounds.py)."""
     if isinstance(target, str):
         target = nv_target.cuda_target(target)
     func = _kernel(module)
     num_warps = _module_int(module, "ttg.num-warps", 4)
     if _module_int(module, "ttg.threads-per-warp", 32) != 32:
         raise InternalError("NVIDIA warps have 32 threads")
-    ctx = Context(num_warps, target.capability, AxisInfoAnalysis(module))
+    allocated = module.attributes.get("ttg.shared")  # set by allocate-shared-memory
+    allocated = None if allocated is None else int(allocated.value)
+    ctx = Context(num_warps, target.capability, AxisInfoAnalysis(module), allocated)
     block = func.body.block
     params = []
     for index, arg in enumerate(block.arguments):
         name = f"%arg{index}"
         ctx[arg] = [name]
         params.append(f"{llvm_type(arg.type)} {name}")
+    if debug:
+        params += bounds.install(ctx, func)
     ctx.lower_block(block)
     module.attributes["ttg.shared"] = IntegerAttr(ctx.shared_bytes, i32)
     em = ctx.em

@@ -146,19 +146,39 @@ def _unpack(ctx: Context, word: str, mem: str, vec: Vector) -> list[str]:
     return [ctx.em.op(f"extractelement {vt} {vector}, i32 {i}") for i in range(vec.per_word)]
 
 
-def _load_vector(ctx: Context, address: str, predicate: str, vec: Vector) -> list[str]:
-    """The words of one predicated vector load; masked-off words read 0."""
+def _load_vector(
+    ctx: Context, address: str, predicate: str, vec: Vector, fill: list[str] | None
+) -> list[str]:
+    """The words of one predicated vector load. Masked-off words read `fill` (the packed
+    `other` words, moved in before the load, as Triton does), else 0: one predicate covers
+    the whole vector, so no select per element follows."""
     outputs = [f"${i}" for i in range(vec.words)]
-    zeros = "".join(f"mov.u{max(vec.word_bits, 16)} {o}, 0x0;\n" for o in outputs)
+    mov = f"mov.u{max(vec.word_bits, 16)}"
+    if fill is None:
+        inits = "".join(f"{mov} {o}, 0x0;\n" for o in outputs)
+    else:
+        inits = "".join(f"{mov} {o}, ${vec.words + 2 + i};\n" for i, o in enumerate(outputs))
     registers = outputs[0] if vec.words == 1 else "{ " + ", ".join(outputs) + " }"
-    text = f"{zeros}@${vec.words + 1} ld.global{vec.suffix} {registers}, [ ${vec.words} + 0 ];"
-    constraints = ",".join([f"={vec.constraint}"] * vec.words + ["l", "b"])
+    text = f"{inits}@${vec.words + 1} ld.global{vec.suffix} {registers}, [ ${vec.words} + 0 ];"
     word = vec.word_type
+    args = [(GLOBAL_PTR, address), ("i1", predicate)]
+    constraints = [f"={vec.constraint}"] * vec.words + ["l", "b"]
+    if fill is not None:
+        args += [(word, w) for w in fill]
+        constraints += [vec.constraint] * vec.words
     ret = word if vec.words == 1 else "{ " + ", ".join([word] * vec.words) + " }"
-    result = ctx.em.asm(ret, text, constraints, [(GLOBAL_PTR, address), ("i1", predicate)])
+    result = ctx.em.asm(ret, text, ",".join(constraints), args)
     if vec.words == 1:
         return [result]
     return [ctx.em.op(f"extractvalue {ret} {result}, {i}") for i in range(vec.words)]
+
+
+def _fill_words(ctx: Context, others: list[str], start: int, mem: str, vec: Vector, t) -> list:
+    """The `other` elements of the vector at `start`, packed into load words."""
+    chunk = [_to_memory(ctx, v, t) for v in others[start : start + vec.count]]
+    return [
+        _pack(ctx, chunk[i : i + vec.per_word], mem, vec) for i in range(0, vec.count, vec.per_word)
+    ]
 
 
 @lowers("tt.load")
@@ -168,21 +188,18 @@ def _load(ctx: Context, op) -> None:
     vec = Vector(vector_width(ctx, op.ptr, op.mask), bit_width(t))
     ptrs = ctx[op.ptr]
     masks = ctx[op.mask] if op.mask is not None else None
-    others = ctx[op.other] if op.other is not None else None
+    masks = ctx.bounds.guard(ctx, op, masks, vec.count) if ctx.bounds else masks
+    others = ctx[op.other] if op.other is not None and masks is not None else None
     values = []
     for start in range(0, len(ptrs), vec.count):
         predicate = masks[start] if masks is not None else "true"
-        words = _load_vector(ctx, ptrs[start], predicate, vec)
+        # The vector width never exceeds the mask's constancy, so `masks[start]` is every
+        # element's mask and `other` can fill the words the load leaves untouched.
+        fill = _fill_words(ctx, others, start, mem, vec, t) if others is not None else None
+        words = _load_vector(ctx, ptrs[start], predicate, vec, fill)
         for word in words:
             values += _unpack(ctx, word, mem, vec)
-    values = [_from_memory(ctx, v, t) for v in values]
-    if others is not None and masks is not None:
-        kind = llvm_type(t)
-        values = [
-            ctx.em.op(f"select i1 {masks[i]}, {kind} {v}, {kind} {others[i]}")
-            for i, v in enumerate(values)
-        ]
-    ctx[op.result] = values
+    ctx[op.result] = [_from_memory(ctx, v, t) for v in values]
 
 
 def store_predicate(ctx: Context, t, predicate: str) -> str:
@@ -211,6 +228,7 @@ def _store(ctx: Context, op) -> None:
     ptrs = ctx[op.ptr]
     values = [_to_memory(ctx, v, t) for v in ctx[op.value]]
     masks = ctx[op.mask] if op.mask is not None else None
+    masks = ctx.bounds.guard(ctx, op, masks, vec.count) if ctx.bounds else masks
     unique = unique_registers(layout_of(t)) if isinstance(t, RankedTensorType) else [0]
     for start in range(0, len(ptrs), vec.count):
         if start not in unique:

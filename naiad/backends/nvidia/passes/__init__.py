@@ -5,7 +5,9 @@ pipeline of `naiad.backends.nvidia.compiler`.
 
 from . import (  # noqa: F401
     accelerate_matmul,
+    allocate_shared_memory,
     coalesce,
     convert_to_ttgir,
+    reduce_data_duplication,
     remove_layout_conversions,
 )

@@ -1,0 +1,134 @@
+"""`allocate-shared-memory`: give every shared-memory buffer of a kernel its offset, from the
+buffers' live ranges, and the module the bytes to launch with.
+
+Two kinds of buffer live in shared memory: the scratch an op's lowering needs for the length
+of that op alone (a conversion or reduction through memory, a scan across warps, the old values
+of an atomic; sizes in scratch_size.py), and `ttg.local_alloc` buffers, live from the
+allocation to the last use of the buffer or of any view of it (`ttg.memdesc_*`). A use inside
+a loop or an `if` keeps the buffer live for that whole op, so a buffer read in every iteration
+survives the iterations between. Buffers whose live ranges overlap get disjoint bytes; the
+others share them. Placement is first fit, largest buffer first, each at a 16-byte boundary.
+
+Sets `allocation.offset` (i32) on every op owning a buffer and `ttg.shared` (i32) on the
+module: the end of the highest buffer. The lowering reads both (lowering/context.py):
+
+    %r = "tt.reduce"(%x) <{axis = 0 : i32}> ({...}) : (tensor<1024xf32, #blocked>) -> f32
+    %c = ttg.convert_layout %y : tensor<64x64xf32, #blocked> -> tensor<64x64xf32, #blocked1>
+    ==>
+    %r = "tt.reduce"(%x) <{axis = 0 : i32}> ({...}) {allocation.offset = 0 : i32} : ...
+    %c = ttg.convert_layout %y {allocation.offset = 0 : i32} : ...   // not live together
+    module attributes {..., ttg.shared = 16384 : i32}
+
+Legal always: it only annotates. Run it last, after every pass that moves or makes ops.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from naiad.dialects import tt
+from naiad.dialects.ttg_types import MemDescType
+from naiad.ir import IntegerAttr, Operation, register_pass
+from naiad.ir.passes import Pass
+from naiad.ir.types import i32
+
+from .scratch_size import scratch_bytes
+
+ALIGNMENT = 16
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """`size` bytes owned by `owner`, live over the op numbers [`start`, `end`]."""
+
+    owner: Operation
+    size: int
+    start: int
+    end: int
+
+    def overlaps(self, other: Buffer) -> bool:
+        return self.start <= other.end and other.start <= self.end
+
+
+def _number(func: Operation) -> tuple[dict, dict]:
+    """Each op's number in program order, and the last number nested in it."""
+    index: dict = {}
+    for i, op in enumerate(func.walk()):
+        index[op] = i
+    last: dict = {}
+    for op in func.walk(post_order=True):
+        nested = [last[inner] for region in op.regions for b in region.blocks for inner in b.ops]
+        last[op] = max([index[op], *nested])
+    return index, last
+
+
+def _alloc_bytes(t: MemDescType) -> int:
+    count = 1
+    for extent in t.alloc_shape:
+        count *= extent
+    return count * max(t.element_type.width // 8, 1)
+
+
+def _live_end(alloc: Operation, last: dict) -> int:
+    """The last op number where the buffer of `alloc`, or a view of it, is used: each use
+    counted at its ancestor in `alloc`'s block, whose whole extent it keeps live."""
+    end = last[alloc]
+    pending = [alloc.result]
+    while pending:
+        value = pending.pop()
+        for user in value.users:
+            ancestor = user
+            while ancestor.parent is not alloc.parent and ancestor.parent_op() is not None:
+                ancestor = ancestor.parent_op()
+            end = max(end, last[ancestor])
+            pending += [r for r in user.results if isinstance(r.type, MemDescType)]
+    return end
+
+
+def _buffers(func: Operation) -> list[Buffer]:
+    index, last = _number(func)
+    buffers = []
+    for op in func.walk():
+        if op.name == "ttg.local_alloc":
+            size = _alloc_bytes(op.result.type)
+            buffers.append(Buffer(op, size, index[op], _live_end(op, last)))
+            continue
+        size = scratch_bytes(op)
+        if size:
+            buffers.append(Buffer(op, size, index[op], index[op]))
+    return buffers
+
+
+def _align(offset: int) -> int:
+    return (offset + ALIGNMENT - 1) // ALIGNMENT * ALIGNMENT
+
+
+def allocate(buffers: list[Buffer]) -> tuple[dict, int]:
+    """First-fit offsets (by owner) for `buffers`, largest first, and the bytes they span."""
+    placed: list[tuple[Buffer, int]] = []
+    offsets: dict = {}
+    for buffer in sorted(buffers, key=lambda b: (-b.size, b.start)):
+        live = [(other, at) for other, at in placed if other.overlaps(buffer)]
+        candidates = sorted({0, *(_align(at + other.size) for other, at in live)})
+        for offset in candidates:
+            if all(offset + buffer.size <= at or at + other.size <= offset for other, at in live):
+                break
+        placed.append((buffer, offset))
+        offsets[buffer.owner] = offset
+    total = max((at + b.size for b, at in placed), default=0)
+    return offsets, total
+
+
+@register_pass("allocate-shared-memory")
+@dataclass(frozen=True)
+class AllocateSharedMemory(Pass):
+    """Offsets of every shared-memory buffer from live ranges (see the module doc)."""
+
+    def run(self, module: Operation) -> None:
+        total = 0
+        for func in [op for op in module.walk() if isinstance(op, tt.FuncOp)]:
+            offsets, size = allocate(_buffers(func))
+            for owner, offset in offsets.items():
+                owner.attributes["allocation.offset"] = IntegerAttr(offset, i32)
+            total = max(total, size)
+        module.attributes["ttg.shared"] = IntegerAttr(total, i32)

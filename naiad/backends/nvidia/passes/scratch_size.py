@@ -1,0 +1,107 @@
+"""The bytes of shared-memory scratch each op's lowering needs, read from its layouts.
+
+These are the needs of the lowering (`lowering/convert.py`, `reduce.py`, `scan.py`,
+`atomics.py`, `shape_ops.py`), stated here so that allocate-shared-memory can place every
+scratch before the lowering runs; the lowering checks each request against this table and
+raises an InternalError when they disagree, so the two cannot drift silently.
+
+- `ttg.convert_layout`: none when every thread keeps its elements, else the tensor row-major;
+- `tt.reduce` with warps along the axis: per operand, one partial per warp position and kept
+  element (arrays aligned to 8 bytes);
+- `tt.scan` with warps along the axis: per operand, the whole tensor (aligned to 8 bytes);
+- `tt.atomic_rmw`, `tt.atomic_cas` whose old values are used and held by several threads: the
+  tensor; a used scalar: 8 bytes;
+- `tt.histogram`: 4 bytes per bin.
+
+Shape ops that may exchange registers through memory (`tt.trans`, `tt.join`, `tt.cat`, ...)
+are not sized here: their lowering asks at run time, and gets room past every allocation.
+"""
+
+from __future__ import annotations
+
+from naiad.ir import RankedTensorType
+
+
+def _numel(shape) -> int:
+    count = 1
+    for extent in shape:
+        count *= extent
+    return count
+
+
+def _align8(nbytes: int) -> int:
+    return (nbytes + 7) // 8 * 8
+
+
+def scratch_bytes(op) -> int | None:
+    """The scratch `op` needs (0: none), or None when this table does not size `op`."""
+    rule = _RULES.get(op.name)
+    return None if rule is None else rule(op)
+
+
+def _convert(op) -> int:
+    from ..lowering.emitter import bit_width
+    from ..lowering.indexing import layout_of, register_map
+
+    src_t, dst_t = op.src.type, op.result.type
+    if register_map(layout_of(src_t), layout_of(dst_t), lambda c: c) is not None:
+        return 0
+    return _numel(src_t.shape) * (bit_width(src_t) // 8)
+
+
+def _warps_along(layout, axis: int) -> int:
+    """How many warp bits of `layout` move along `axis`."""
+    return sum(1 for basis in layout.bases("warp") if basis[axis])
+
+
+def _reduce(op) -> int:
+    from ..lowering.emitter import bit_width
+    from ..lowering.indexing import layout_of
+
+    srcs = list(op.srcs)
+    axis = int(op.axis.value)
+    moving = _warps_along(layout_of(srcs[0].type), axis)
+    if not moving:
+        return 0
+    shape = srcs[0].type.shape
+    elements = _numel([e for d, e in enumerate(shape) if d != axis])
+    return sum(_align8((1 << moving) * elements * (bit_width(s.type) // 8)) for s in srcs)
+
+
+def _scan(op) -> int:
+    from ..lowering.emitter import bit_width
+    from ..lowering.indexing import layout_of
+
+    srcs = list(op.srcs)
+    if not _warps_along(layout_of(srcs[0].type), int(op.axis.value)):
+        return 0
+    numel = _numel(srcs[0].type.shape)
+    return sum(_align8(numel * (bit_width(s.type) // 8)) for s in srcs)
+
+
+def _atomic(op) -> int:
+    from ..lowering.emitter import element_of
+    from ..lowering.indexing import layout_of, redundant_thread_mask
+
+    if not op.result.has_uses:
+        return 0
+    t = op.val.type
+    if not isinstance(t, RankedTensorType):
+        return 8
+    if not redundant_thread_mask(layout_of(t)):
+        return 0
+    return _numel(t.shape) * max(element_of(t).width // 8, 1)
+
+
+def _histogram(op) -> int:
+    return op.result.type.shape[0] * 4
+
+
+_RULES = {
+    "ttg.convert_layout": _convert,
+    "tt.reduce": _reduce,
+    "tt.scan": _scan,
+    "tt.atomic_rmw": _atomic,
+    "tt.atomic_cas": _atomic,
+    "tt.histogram": _histogram,
+}

@@ -1,0 +1,134 @@
+"""allocate-shared-memory and tritongpu-reduce-data-duplication: the offsets chosen from live
+ranges never let two live buffers share a byte; the lowering places each op's scratch at its
+offset and refuses a request larger than the pass planned; the inserted conversion drops
+exactly the repeated registers. (FileCheck cases: tests/ir/passes/nvidia/.)
+"""
+
+import re
+
+import numpy as np
+import pytest
+
+import naiad
+import naiad.language as tl
+from naiad.backends.nvidia.layouts import LinearLayout, to_linear_layout
+from naiad.backends.nvidia.lowering import lower_module
+from naiad.backends.nvidia.passes import scratch_size
+from naiad.backends.nvidia.passes.allocate_shared_memory import ALIGNMENT, Buffer, allocate
+from naiad.backends.nvidia.passes.reduce_data_duplication import independent_registers
+from naiad.dialects.ttg_attributes import BlockedEncodingAttr
+from naiad.errors import InternalError
+from naiad.ir import IntegerAttr
+from naiad.ir.parser import parse_module
+from naiad.ir.passes import PassManager
+from naiad.ir.types import i32
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_live_buffers_never_share_bytes(seed):
+    rng = np.random.default_rng(seed)
+    buffers = []
+    for k in range(int(rng.integers(1, 30))):
+        start = int(rng.integers(0, 100))
+        end = start + int(rng.integers(0, 30))
+        buffers.append(Buffer(k, int(rng.integers(1, 5000)), start, end))
+    offsets, total = allocate(buffers)
+    for a in buffers:
+        assert offsets[a.owner] % ALIGNMENT == 0
+        assert offsets[a.owner] + a.size <= total
+        for b in buffers:
+            if a is not b and a.overlaps(b):
+                apart = (
+                    offsets[a.owner] + a.size <= offsets[b.owner]
+                    or offsets[b.owner] + b.size <= offsets[a.owner]
+                )
+                assert apart, (a, b, offsets)
+    assert total == max(offsets[b.owner] + b.size for b in buffers)
+
+
+def test_disjoint_live_ranges_share_offset_zero():
+    buffers = [Buffer("a", 4096, 0, 5), Buffer("b", 1024, 6, 9), Buffer("c", 512, 10, 10)]
+    offsets, total = allocate(buffers)
+    assert offsets == {"a": 0, "b": 0, "c": 0}
+    assert total == 4096
+
+
+def test_overlapping_live_ranges_stack():
+    buffers = [Buffer("a", 4096, 0, 5), Buffer("b", 1000, 3, 9), Buffer("c", 100, 4, 4)]
+    offsets, total = allocate(buffers)
+    assert offsets == {"a": 0, "b": 4096, "c": 5104}
+    assert total == 5204
+
+
+@naiad.jit
+def col_sums_kernel(x_ptr, y_ptr, M: tl.constexpr, N: tl.constexpr):
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :])
+    tl.store(y_ptr + rn, tl.sum(x, axis=0))
+    tl.store(y_ptr + N + rn, tl.max(x * 2.0, axis=0))
+
+
+def _ttgir():
+    return col_sums_kernel.warmup(
+        "*fp32", "*fp32", M=64, N=32, num_warps=8, grid=(1,), target="cuda:sm_90a"
+    )
+
+
+def test_compiled_kernel_records_its_shared_memory():
+    """Both reductions cross warps; their scratches are not live together, so the kernel
+    launches with one of them."""
+    compiled = _ttgir()
+    assert compiled.metadata["shared"] == 8 * 32 * 4  # 8 warp partials x 32 columns x f32
+    assert "ttg.shared" not in compiled.asm["ttgir"]  # Triton's make_ttgir does not place them
+
+
+def _reduce_module():
+    """The kernel's TTGIR (after the TTGIR passes), then allocate-shared-memory."""
+    module = parse_module(_ttgir().asm["ttgir"])
+    PassManager(["allocate-shared-memory"]).run(module)
+    return module
+
+
+def test_lowering_places_scratch_at_its_offset():
+    module = _reduce_module()
+    reduces = [op for op in module.walk() if op.name == "tt.reduce"]
+    assert [int(op.attributes["allocation.offset"].value) for op in reduces] == [0, 0]
+    reduces[1].attributes["allocation.offset"] = IntegerAttr(2048, i32)
+    module.attributes["ttg.shared"] = IntegerAttr(2048 + 1024, i32)
+    llir = lower_module(module, "cuda:sm_90a")
+    assert re.search(r"add i32 %\w+, 2048\n", llir)  # the second reduction's scratch moved
+    assert module.attributes["ttg.shared"].value == 2048 + 1024
+
+
+def test_lowering_refuses_more_scratch_than_planned(monkeypatch):
+    module = _reduce_module()
+    monkeypatch.setitem(scratch_size._RULES, "tt.reduce", lambda op: 16)
+    with pytest.raises(InternalError, match="planned 16"):
+        lower_module(module, "cuda:sm_90a")
+
+
+def _layout(size, threads, warps, order, shape) -> LinearLayout:
+    return to_linear_layout(BlockedEncodingAttr(size, threads, warps, order), shape)
+
+
+@pytest.mark.parametrize(
+    "size, shape, kept",
+    [
+        ([1, 8], (128, 4), 2),  # the third register basis is zero
+        ([1, 4], (128, 4), 2),  # none repeated
+        ([2, 8], (128, 2), 2),  # two zero bases along dim 1
+        ([4, 4], (4, 4), 4),  # lanes and warps repeat, registers do not
+    ],
+)
+def test_independent_registers(size, shape, kept):
+    layout = _layout(size, [32, 1], [4, 1], [1, 0], shape)
+    bits = independent_registers(layout)
+    assert len(bits) == kept
+    coords = {layout.apply(register=r) for r in range(layout.in_dim_size("register"))}
+    spanned = set()
+    for r in range(1 << len(bits)):
+        spanned.add(
+            layout.apply(register=sum(1 << bits[i] for i in range(len(bits)) if r >> i & 1))
+        )
+    assert spanned == coords  # the kept bits reach every element the registers held
