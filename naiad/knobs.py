@@ -80,6 +80,11 @@ cuda_home = _Text("CUDA_HOME", "a CUDA toolkit: where libdevice is found when no
 num_threads = _Int(
     "NAIAD_NUM_THREADS", "threads running a CPU kernel's programs (0: one per available CPU)"
 )
+stream_bytes = _Int(
+    "NAIAD_CPU_STREAM_BYTES",
+    "bytes a CPU launch's stores must write for its unhinted stores to stream past the caches "
+    "(0: twice the last-level cache); read when a kernel is first launched",
+)
 
 
 # The settings a launch reads to choose where and how a kernel runs (launch_settings).

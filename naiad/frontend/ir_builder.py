@@ -127,8 +127,10 @@ class IRBuilder:
     def load(self, ptr, mask, other, ty):
         return self._create(tt.LoadOp, ptr, mask, other).result
 
-    def store(self, ptr, value, mask):
-        self._create(tt.StoreOp, ptr, value, mask)
+    def store(self, ptr, value, mask, cache="", evict=""):
+        """`cache` (".cs", ...) and `evict` ("evict_first", ...): tl.store's hints, or ""."""
+        hints = {"cache": cache.lstrip(".") or None, "evict": evict or None}
+        self._create(tt.StoreOp, ptr, value, mask, **hints)
 
     def atomic_rmw(self, kind, ptr, value, mask, sem, scope, ty):
         return self._create(tt.AtomicRMWOp, kind, ptr, value, mask, sem=sem, scope=scope).result

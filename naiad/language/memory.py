@@ -58,7 +58,12 @@ def store(
 ):
     """Store `value` (broadcast and converted to the pointee type) where `mask` is true."""
     return _semantic.store(
-        pointer, value, mask, _unwrap_if_constexpr(boundary_check), cache_modifier, eviction_policy
+        pointer,
+        value,
+        mask,
+        _unwrap_if_constexpr(boundary_check),
+        _unwrap_if_constexpr(cache_modifier),
+        _unwrap_if_constexpr(eviction_policy),
     )
 
 

@@ -7,9 +7,9 @@ builds the TTIR, looks the object code up in the disk cache by the hash of that 
 target (so an edited kernel, pass or code generator never serves a stale binary; cache.py), and
 compiles it on a miss (debug mode is part of the key). The object is linked into the process
 once; each launch packs the parameter block (abi.py: grid size, then one 8-byte slot per argument
-of the compiled function, then in debug mode the extent of each pointer argument) and runs the
-grid on the worker pool. A global the kernel read at compile time that has changed since is an
-error, as in Triton.
+of the compiled function, then in debug mode the extent of each pointer argument, then whether
+the launch streams its stores: cpu_streaming.py) and runs the grid on the worker pool. A global
+the kernel read at compile time that has changed since is an error, as in Triton.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from ..errors import KernelNotImplementedError
 from ..tools.tensor_descriptor import TensorDescriptor
 from .cache import Cache, cache_key
 from .compiler import CompiledKernel, TTIRBuild, build_ttir
+from .cpu_streaming import streaming_grid
 from .globals_check import check_globals, globals_checker
 from .host_arrays import describe, is_array_like
 from .params import integer_argument_type
@@ -61,6 +62,14 @@ class CpuLaunchable:
     globals_used: dict
     written: frozenset  # the arguments it may store to
     _prepared: object = None  # its FastCpuLaunch, made on first request (False: none)
+    _stream_from: int | None = None
+
+    @property
+    def stream_from(self) -> int:
+        """The grid size from which a launch streams the kernel's unhinted stores."""
+        if self._stream_from is None:
+            self._stream_from = streaming_grid(self.kernel.metadata.get("stream_bytes", 0))
+        return self._stream_from
 
     @property
     def scratch_bytes(self) -> int:
@@ -219,8 +228,9 @@ def launch_cpu(
         )
     if launchable.globals_used:
         check_globals(jit_function, launchable.globals_used)
-    params = pack_parameters(launchable.arguments, bound, grid, addresses, debug)
     n_programs = grid[0] * grid[1] * grid[2]
+    stream = n_programs >= launchable.stream_from
+    params = pack_parameters(launchable.arguments, bound, grid, addresses, debug, stream)
     threads = 1 if launchable.kernel.metadata.get("prints") else None  # prints come in order
     pool.run(
         launchable.entry, params, n_programs, launchable.scratch_bytes, launchable.sites, threads
@@ -245,6 +255,7 @@ class FastCpuLaunch:
         "_scratch",
         "_select",
         "_sites",
+        "_stream_from",
         "_table",
         "_threads",
     )
@@ -255,7 +266,8 @@ class FastCpuLaunch:
         self._owner = jit_function
         self._table = jit_function.__dict__.get("_cpu_kernels")
         self._check = globals_checker(jit_function, launchable.globals_used)
-        self._block = ctypes.c_int64 * (3 + len(launchable.arguments))
+        self._block = ctypes.c_int64 * (3 + len(launchable.arguments) + 1)
+        self._stream_from = launchable.stream_from
         self._select = select
         self._run = pool.run
         self._entry = launchable.entry
@@ -293,8 +305,9 @@ class FastCpuLaunch:
             self._check()
         if self._select is not None:
             values = self._select(values)
-        block = self._block(dims[0], dims[1], dims[2], *values)
         n_programs = dims[0] * dims[1] * dims[2]
+        stream = n_programs >= self._stream_from
+        block = self._block(dims[0], dims[1], dims[2], *values, stream)
         self._run(self._entry, block, n_programs, self._scratch, self._sites, self._threads)
         return True
 
@@ -345,10 +358,13 @@ def _fingerprint(jit_function, bound: dict):
     return tuple(parts), addresses, read_only
 
 
-def pack_parameters(arguments, bound: dict, grid, addresses=None, debug=False) -> np.ndarray:
+def pack_parameters(
+    arguments, bound: dict, grid, addresses=None, debug=False, stream=False
+) -> np.ndarray:
     """The parameter block of abi.py: grid size, then one slot per compiled argument
     (`addresses`: the data addresses of array arguments, when already known), then, for a
-    kernel compiled in `debug` mode, the extent of each pointer argument."""
+    kernel compiled in `debug` mode, the extent of each pointer argument, then whether the
+    launch streams its stores."""
     values = _expand_descriptors(bound)
     slots = [grid[0], grid[1], grid[2]]
     for name, kind in arguments:
@@ -358,6 +374,7 @@ def pack_parameters(arguments, bound: dict, grid, addresses=None, debug=False) -
         for name, kind in arguments:
             if kind == "ptr":
                 slots += _extent(values[name])
+    slots.append(int(stream))
     return np.array(slots, dtype=np.int64)
 
 

@@ -12,7 +12,9 @@ A kernel compiled in debug mode takes two more slots per pointer argument after 
 in the order of the pointers: the *extent* `[low, high)`, the bytes around the pointer that the
 array's underlying storage (a NumPy array's base buffer, a torch tensor's storage) allows, as
 signed offsets from the pointer (`low <= 0 <= high`; a null pointer's extent is empty). Every
-access is checked against it (middle/linalg/bounds_checks.py).
+access is checked against it (middle/linalg/bounds_checks.py). The last slot, after all of
+those, is the launch's store mode: nonzero when the stores the kernel leaves to the launch write
+past the caches (non-temporal; codegen/streaming.py, runtime/cpu_streaming.py).
 
 The entry point runs the linear program ids `pid_begin <= p < pid_end` in increasing order, where
 p = x + gx * (y + gy * z) for the program (x, y, z) of a grid (gx, gy, gz). The runner calls it once

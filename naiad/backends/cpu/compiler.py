@@ -69,6 +69,7 @@ def compile_cpu(module, target: CpuTarget, debug: bool = False) -> CpuKernel:
         "scratch_bytes": lowered.scratch_bytes,
         "sites": [list(site) for site in lowered.sites],
         "prints": "naiad_device_print" in lowered.module.globals,
+        "stream_bytes": lowered.stream_bytes,
         "target": target.description(),
     }
     return CpuKernel(lowered.entry, asm, obj, metadata)

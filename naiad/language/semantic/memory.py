@@ -114,9 +114,9 @@ class MemoryMixin:
             return ptr.store(self, value, boundary_check)
         if boundary_check:
             raise ValueError("`boundary_check` is only for block pointers")
-        return self.pointer_store(ptr, value, mask)
+        return self.pointer_store(ptr, value, mask, cache_modifier, eviction_policy)
 
-    def pointer_store(self, ptr, value, mask=None) -> None:
+    def pointer_store(self, ptr, value, mask=None, cache_modifier="", eviction_policy="") -> None:
         ptr = self.to_tensor(ptr)
         if not ptr.type.scalar.is_ptr():
             raise ValueError(f"Unsupported ptr type {ptr.type} in `tl.store`")
@@ -135,7 +135,11 @@ class MemoryMixin:
             ptr = self.cast(ptr, t.pointer_type(t.int8, ptr.type.scalar.address_space))
             element = t.int8
         value = self.cast(value, element)
-        self.builder.store(ptr.handle, value.handle, None if mask is None else mask.handle)
+        mask_handle = None if mask is None else mask.handle
+        # The hints only when given, so a builder without them still drives a plain store.
+        hints = {"cache": cache_modifier, "evict": eviction_policy}
+        hints = {k: v for k, v in hints.items() if v}
+        self.builder.store(ptr.handle, value.handle, mask_handle, **hints)
 
     # -- atomics --------------------------------------------------------------------------------
     def _atomic_operands(self, ptr, val, mask, op, sem, scope):

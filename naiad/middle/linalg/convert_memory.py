@@ -25,8 +25,8 @@ Masked-off lanes of a load without `other` read 0.
 from __future__ import annotations
 
 from ...dialects import arith, tt
-from ...dialects.tt_attributes import RMWOp
-from ...ir import DenseElementsAttr, RankedTensorType, element_type
+from ...dialects.tt_attributes import CacheModifier, EvictionPolicy, RMWOp
+from ...ir import BoolAttr, DenseElementsAttr, RankedTensorType, element_type
 from . import emit, emit_atomics, emit_memory
 from .conversion import FunctionConversion, converts
 from .emit_memory import Window, box_window, layout
@@ -70,6 +70,24 @@ def _load(c: FunctionConversion, op) -> None:
     c.bind(op.result, emit_memory.gather(c, pointer, mask, other_block, result_type))
 
 
+# A structured store's cache hints, for a back end that can write around its caches: true for
+# `cache_modifier=".cs"` or `eviction_policy="evict_first"` (stream: the data will not be read
+# again soon), false for `eviction_policy="evict_last"` (keep it cached); absent, the back end
+# chooses (the CPU's, by the bytes a launch stores: backends/cpu/codegen/streaming.py).
+NONTEMPORAL_ATTRIBUTE = "naiad.nontemporal"
+
+
+def store_hints(op) -> dict | None:
+    """The attributes that carry `op`'s (a tt.store) hints to its structured writes."""
+    cache = CacheModifier.keyword(op.cache) if op.cache is not None else "none"
+    evict = EvictionPolicy.keyword(op.evict) if op.evict is not None else "evict_normal"
+    if cache == "cs" or evict == "evict_first":
+        return {NONTEMPORAL_ATTRIBUTE: BoolAttr(True)}
+    if evict == "evict_last":
+        return {NONTEMPORAL_ATTRIBUTE: BoolAttr(False)}
+    return None
+
+
 @converts(tt.StoreOp)
 def _store(c: FunctionConversion, op) -> None:
     pointer = c.pointer(op.ptr)
@@ -83,7 +101,8 @@ def _store(c: FunctionConversion, op) -> None:
     if state is not None and (op.mask is None or box is not None):
         shape = op.value.type.shape
         window = Window.full(shape) if box is None else box_window(c, box, shape)
-        emit_memory.store_window(c, pointer.base, layout(c, state.offsets), window, value)
+        hints = store_hints(op)
+        emit_memory.store_window(c, pointer.base, layout(c, state.offsets), window, value, hints)
         return
     emit_memory.scatter(c, pointer, value, None if op.mask is None else c.value(op.mask))
 

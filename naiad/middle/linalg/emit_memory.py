@@ -281,8 +281,11 @@ def _short(c, window: Window, shape) -> Value | None:
     return result
 
 
-def store_window(c, base: Value, where: Layout, window: Window, value: Value) -> None:
-    """A structured store: the window of `value` written into the view."""
+def store_window(
+    c, base: Value, where: Layout, window: Window, value: Value, attributes=None
+) -> None:
+    """A structured store: the window of `value` written into the view (each write carrying
+    `attributes`: the store's hints, convert_memory.py)."""
     t = value.type
     shape = list(t.shape)
     ones = [1] * len(shape)
@@ -292,7 +295,7 @@ def store_window(c, base: Value, where: Layout, window: Window, value: Value) ->
         if where.wrap is not None or not window.is_full(shape):
             part = c.emit(tensor.ExtractSliceOp(value, block_at, sizes, ones)).results[0]
             target = c.emit(memref.SubViewOp(target, memory_at, sizes, ones)).results[0]
-        c.emit(bufferization.MaterializeInDestinationOp(part, target))
+        c.emit(bufferization.MaterializeInDestinationOp(part, target, attributes=attributes))
 
     _each_run(c, base, where, window, write, "store")
 

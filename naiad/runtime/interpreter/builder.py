@@ -148,7 +148,8 @@ class InterpreterBuilder:
         result = self.memory.load(ptr, mask, dtype, fill)
         return result if ty.is_block() else result.reshape(())
 
-    def store(self, ptr, value, mask):
+    def store(self, ptr, value, mask, cache="", evict=""):
+        """Cache hints change nothing here."""
         value = value.addr if isinstance(value, Pointers) else np.asarray(value)
         self.memory.store(ptr, value, mask, value.dtype)
 

@@ -2,7 +2,8 @@
 
 The kernel becomes two LLVM functions:
 
-    internal void @<name>.program(<arguments>, i32 × 6 program ids, ptr scratch, ptr status)
+    internal void @<name>.program(<arguments>, i32 × 6 program ids, ptr scratch, ptr status,
+                                  i64 pid, i1 stream)
     void @<name>(ptr params, i64 pid_begin, i64 pid_end, ptr scratch, ptr status)   (abi.py)
 
 `program` is the body of one program, op by op; the entry point unpacks the parameter block and
@@ -77,6 +78,8 @@ class FunctionLowering:
         self.linear_pid: ir.Value | None = None  # the running program's linear id (i64)
         self.plan = StorePlan()
         self.into: dict[Operation, View] = {}  # generics writing a loop's carried buffer
+        self.stream: ir.Value | None = None  # i1: this launch streams its stores (streaming.py)
+        self.stream_bytes = 0  # bytes per program of the stores the launch may stream
 
     # -- values
 

@@ -114,8 +114,10 @@ def _lower_body(fl: FunctionLowering, block):
 
 
 @lowers("linalg.generic", "linalg.map")
-def _generic(fl: FunctionLowering, op, into=None) -> None:
-    if into is not None:  # at its store (store_plan.py): reads in place the store may overwrite
+def _generic(fl: FunctionLowering, op, into=None, guarded: bool = False) -> None:
+    """`guarded`: the overlap guard has run already (streaming.py writes a store in pieces)."""
+    # At its store (store_plan.py): guard the reads in place that the store may overwrite.
+    if into is not None and not guarded:
         guard_overlaps(fl, op, into)
     into = into if into is not None else fl.into.get(op)  # lower_control._update_in_place
     inputs = list(op.inputs)

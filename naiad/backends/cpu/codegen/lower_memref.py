@@ -22,6 +22,7 @@ from ..lower_scalar.types import llvm_type
 from .function import I64, FunctionLowering, lowers
 from .lower_addresses import AddressView
 from .lower_linalg import _generic, copy_view
+from .streaming import stream_mode, streamed
 from .views import View
 
 
@@ -122,10 +123,16 @@ def _to_tensor(fl: FunctionLowering, op) -> None:
 def _materialize(fl: FunctionLowering, op) -> None:
     source, dest = op.operands[0], op.operands[1]
     producer = fl.plan.stores.get(op)
-    if producer is not None:  # store_plan.py: compute the block right into the destination
-        _generic(fl, producer, into=fl.value(dest))
+    target = fl.value(dest)
+    mode = stream_mode(op, target) if isinstance(target, View) and not op.results else None
+    if mode is not None:  # streaming.py: non-temporal stores, always or as the launch says
+        block = None if producer is not None else fl.value(source)
+        streamed(fl, op, target, mode, block, producer)
         return
-    copy_view(fl, fl.value(source), fl.value(dest))
+    if producer is not None:  # store_plan.py: compute the block right into the destination
+        _generic(fl, producer, into=target)
+        return
+    copy_view(fl, fl.value(source), target)
     for result in op.results:
         fl.bind(result, fl.value(dest))
 

@@ -25,6 +25,8 @@ from .function import I8, I32, I64, PTR, FunctionLowering
 from .loops import counted_loop
 from .store_plan import plan_stores
 
+I1 = ir.IntType(1)
+
 PROGRAM_ARGUMENTS = 6  # num_programs x, y, z and program id x, y, z, trailing (middle layer)
 
 
@@ -36,6 +38,7 @@ class LoweredKernel:
     entry: str
     scratch_bytes: int
     sites: list
+    stream_bytes: int  # per program, of the stores the launch's flag streams (streaming.py)
 
 
 def _argument_type(t) -> ir.Type:
@@ -58,7 +61,7 @@ def lower_kernel(
     inputs = list(func_op.signature.inputs)
     user_inputs = inputs[: len(inputs) - PROGRAM_ARGUMENTS]
     program_type = ir.FunctionType(
-        ir.VoidType(), [_argument_type(t) for t in inputs] + [PTR, PTR, I64]
+        ir.VoidType(), [_argument_type(t) for t in inputs] + [PTR, PTR, I64, I1]
     )
     program = ir.Function(module, program_type, f"{name}.program")
     program.linkage = "internal"
@@ -67,14 +70,14 @@ def lower_kernel(
     fl.plan = plan_stores(func_op)
     fl.builder = ir.IRBuilder(program.append_basic_block("entry"))
     arguments = list(program.args)
-    fl.scratch, fl.status, fl.linear_pid = arguments[-3:]
+    fl.scratch, fl.status, fl.linear_pid, fl.stream = arguments[-4:]
     for value, argument in zip(func_op.entry_block.arguments, arguments):
         fl.bind(value, argument)
     fl.lower_block(func_op.entry_block)
     if not fl.builder.block.is_terminated:
         fl.builder.ret_void()
     _entry_point(module, name, program, user_inputs)
-    return LoweredKernel(module, name, fl.arena.size, fl.sites)
+    return LoweredKernel(module, name, fl.arena.size, fl.sites, fl.stream_bytes)
 
 
 def _entry_point(module: ir.Module, name: str, program: ir.Function, user_inputs) -> None:
@@ -83,8 +86,9 @@ def _entry_point(module: ir.Module, name: str, program: ir.Function, user_inputs
     b = ir.IRBuilder(entry.append_basic_block("entry"))
     slots = [
         b.load(b.gep(params, [ir.Constant(I64, i)], source_etype=I64), typ=I64)
-        for i in range(GRID_SLOTS + len(user_inputs))
+        for i in range(GRID_SLOTS + len(user_inputs) + 1)
     ]
+    stream = b.icmp_signed("!=", slots.pop(), ir.Constant(I64, 0))  # the last slot (abi.py)
     grid = slots[:GRID_SLOTS]
     arguments = [_unpack(b, slot, t) for slot, t in zip(slots[GRID_SLOTS:], user_inputs)]
     grid32 = [b.trunc(g, I32) for g in grid]
@@ -95,7 +99,7 @@ def _entry_point(module: ir.Module, name: str, program: ir.Function, user_inputs
         y = b.urem(rest, grid[1])
         z = b.udiv(rest, grid[1])
         coords = [b.trunc(v, I32) for v in (x, y, z)]
-        b.call(program, [*arguments, *grid32, *coords, scratch, status, pid])
+        b.call(program, [*arguments, *grid32, *coords, scratch, status, pid, stream])
         failed = b.icmp_signed(
             "!=", b.load_atomic(code_ptr, "monotonic", 4, typ=I32), ir.Constant(I32, 0)
         )

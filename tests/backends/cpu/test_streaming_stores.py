@@ -1,0 +1,258 @@
+"""Streaming (non-temporal) stores on the CPU: the store hints reach the code, a launch chooses
+for unhinted stores by the bytes it writes, and results never depend on the choice."""
+
+import platform
+
+import numpy as np
+import pytest
+
+import naiad
+import naiad.language as tl
+from naiad import knobs
+from naiad.backends.cpu import pool
+from naiad.runtime import cpu_launcher, cpu_streaming
+
+X86 = platform.machine() in ("x86_64", "AMD64")
+
+
+@naiad.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    y = tl.load(y_ptr + offsets, mask=mask)
+    tl.store(out_ptr + offsets, x * 2 + y, mask=mask)
+
+
+@naiad.jit
+def hinted_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr, CACHE: tl.constexpr, EVICT: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    tl.store(out_ptr + offsets, x + 1, mask=mask, cache_modifier=CACHE, eviction_policy=EVICT)
+
+
+@naiad.jit
+def copy_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """A store of a loaded block (a plain copy, no elementwise generic)."""
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask), mask=mask)
+
+
+@naiad.jit
+def rows_kernel(x_ptr, out_ptr, m, n, stride, ROWS: tl.constexpr, COLS: tl.constexpr):
+    """A 2-D block under a box mask: each row streams on its own."""
+    rows = tl.program_id(0) * ROWS + tl.arange(0, ROWS)[:, None]
+    cols = tl.arange(0, COLS)[None, :]
+    mask = (rows < m) & (cols < n)
+    x = tl.load(x_ptr + rows * stride + cols, mask=mask)
+    tl.store(out_ptr + rows * stride + cols, x * x - 3, mask=mask)
+
+
+@naiad.jit
+def indexed_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """A stored value that reads the lanes' offsets (computed into scratch, then streamed)."""
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(x_ptr + offsets, mask=mask)
+    tl.store(out_ptr + offsets, x + offsets.to(tl.float32), mask=mask)
+
+
+@naiad.jit
+def shift_kernel(p_ptr, n, BLOCK: tl.constexpr):
+    """Writes where it reads, one element on: the whole block is read before it is written."""
+    offsets = tl.arange(0, BLOCK)
+    mask = offsets < n
+    x = tl.load(p_ptr + offsets, mask=mask)
+    tl.store(p_ptr + offsets + 1, x * 2, mask=mask)
+
+
+@pytest.fixture(autouse=True)
+def compiled(tmp_path):
+    with knobs.override(NAIAD_BACKEND="cpu", NAIAD_CACHE_DIR=str(tmp_path / "cache")):
+        cpu_launcher._cache = None
+        yield
+    cpu_launcher._cache = None
+
+
+def _forget(*kernels):
+    """Drop the loaded kernels, so the next launch prepares again (and reads the knob)."""
+    for kernel in kernels:
+        kernel.__dict__.pop("_cpu_kernels", None)
+
+
+def _run(kernel, grid, args, stream_bytes, **constexprs):
+    _forget(kernel)
+    with knobs.override(NAIAD_CPU_STREAM_BYTES=stream_bytes):
+        kernel[grid](*args, **constexprs)
+        kernel[grid](*args, **constexprs)  # the prepared (hot path) launch too
+    _forget(kernel)
+
+
+def _interpreted(kernel, grid, args, **constexprs):
+    with knobs.override(NAIAD_BACKEND="interpreter"):
+        kernel[grid](*args, **constexprs)
+
+
+ALWAYS, NEVER = "1", str(1 << 62)
+
+
+def _unaligned(rng, n, dtype, shift):
+    """`n` elements `shift` elements past an aligned start: the heads and tails differ."""
+    data = np.empty(n + 64, dtype)
+    return data[shift : shift + n]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16, np.int8])
+@pytest.mark.parametrize("n, shift", [(1, 0), (1000, 1), (4096, 0), (10001, 3)])
+def test_add_streams_the_same_as_the_interpreter(dtype, n, shift):
+    rng = np.random.default_rng(n + shift)
+    x = (rng.standard_normal(n) * 20).astype(dtype)
+    y = (rng.standard_normal(n) * 20).astype(dtype)
+    grid = (naiad.cdiv(n, 512),)
+    expected = _unaligned(rng, n, dtype, shift)
+    _interpreted(add_kernel, grid, (x, y, expected, n), BLOCK=512)
+    for mode in (ALWAYS, NEVER):
+        out = _unaligned(rng, n, dtype, shift)
+        out[:] = rng.standard_normal(n).astype(dtype)
+        _run(add_kernel, grid, (x, y, out, n), mode, BLOCK=512)
+        np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("n, shift", [(777, 5), (8192, 0)])
+def test_copy_and_rows_stream_the_same(n, shift):
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal(n).astype(np.float32)
+    expected = _unaligned(rng, n, np.float32, shift)
+    _interpreted(copy_kernel, (naiad.cdiv(n, 1024),), (x, expected, n), BLOCK=1024)
+    for mode in (ALWAYS, NEVER):
+        out = _unaligned(rng, n, np.float32, shift)
+        out[:] = 7
+        _run(copy_kernel, (naiad.cdiv(n, 1024),), (x, out, n), mode, BLOCK=1024)
+        np.testing.assert_array_equal(out, expected)
+
+    m, cols, stride = 37, 100, 131
+    a = rng.standard_normal(m * stride).astype(np.float32)
+    expected = np.full(m * stride, 5, np.float32)
+    args = (a, expected, m, cols, stride)
+    _interpreted(rows_kernel, (naiad.cdiv(m, 8),), args, ROWS=8, COLS=128)
+    for mode in (ALWAYS, NEVER):
+        out = np.full(m * stride, 5, np.float32)
+        _run(rows_kernel, (naiad.cdiv(m, 8),), (a, out, m, cols, stride), mode, ROWS=8, COLS=128)
+        np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("n", [300, 1000])
+def test_indexed_and_overlapping_stores_stream_the_same(n):
+    rng = np.random.default_rng(n)
+    x = rng.standard_normal(n).astype(np.float32)
+    grid = (naiad.cdiv(n, 512),)
+    expected = np.empty(n, np.float32)
+    _interpreted(indexed_kernel, grid, (x, expected, n), BLOCK=512)
+    data = rng.standard_normal(n + 1).astype(np.float32)
+    shifted = data.copy()
+    _interpreted(shift_kernel, (1,), (shifted, n), BLOCK=1024)
+    for mode in (ALWAYS, NEVER):
+        out = np.full(n, 9, np.float32)
+        _run(indexed_kernel, grid, (x, out, n), mode, BLOCK=512)
+        np.testing.assert_array_equal(out, expected)
+        p = data.copy()
+        _forget(shift_kernel)
+        with knobs.override(NAIAD_CPU_STREAM_BYTES=mode):
+            shift_kernel[(1,)](p, n, BLOCK=1024)
+        np.testing.assert_array_equal(p, shifted)
+
+
+@pytest.mark.parametrize(
+    "cache, evict, attribute",
+    [
+        (".cs", "", "{naiad.nontemporal = true}"),
+        ("", "evict_first", "{naiad.nontemporal = true}"),
+        ("", "evict_last", "{naiad.nontemporal = false}"),
+        (".wb", "", None),
+    ],
+)
+def test_store_hints_reach_the_linalg_and_the_code(cache, evict, attribute):
+    kernel = hinted_kernel.warmup(
+        "*fp32", "*fp32", 4096, grid=(1,), BLOCK=1024, CACHE=cache, EVICT=evict, target="cpu"
+    )
+    store = next(line for line in kernel.asm["ttir"].splitlines() if "tt.store" in line)
+    assert (f"cacheModifier = {cache[1:]}" in store) == bool(cache)
+    assert (f"evictionPolicy = {evict}" in store) == bool(evict)
+    materialize = [line for line in kernel.asm["linalg"].splitlines() if "materialize" in line]
+    assert all((attribute or "naiad.nontemporal") in line for line in materialize) == (
+        attribute is not None
+    )
+    # Streamed always when asked; never when asked to keep; else the launch chooses.
+    stream_bytes = kernel.metadata["stream_bytes"]
+    assert stream_bytes == (4096 if attribute is None else 0)
+    if X86:
+        streams = "vmovntps" in kernel.asm["asm"]
+        assert streams == (attribute != "{naiad.nontemporal = false}")
+        assert ("sfence" in kernel.asm["asm"]) == streams
+
+
+def test_hinted_store_honoured_on_small_launches():
+    rng = np.random.default_rng(5)
+    n = 3000
+    x = rng.standard_normal(n).astype(np.float32)
+    out = _unaligned(rng, n, np.float32, 2)
+    with knobs.override(NAIAD_CPU_STREAM_BYTES=NEVER):
+        hinted_kernel[(naiad.cdiv(n, 1024),)](x, out, n, BLOCK=1024, CACHE=".cs", EVICT="")
+    np.testing.assert_array_equal(out, x + 1)
+
+
+def test_short_rows_never_stream():
+    kernel = add_kernel.warmup("*fp32", "*fp32", "*fp32", 64, grid=(1,), BLOCK=32, target="cpu")
+    assert kernel.metadata["stream_bytes"] == 0
+    if X86:
+        assert "vmovntps" not in kernel.asm["asm"]
+
+
+def _flags(monkeypatch):
+    """The stream slot (the last) of every parameter block the pool runs."""
+    seen = []
+    run = pool.run
+
+    def spy(entry, params, *rest):
+        seen.append(int(params[len(params) - 1]))
+        return run(entry, params, *rest)
+
+    monkeypatch.setattr(pool, "run", spy)
+    return seen
+
+
+def test_the_launch_streams_when_its_stores_pass_the_threshold(monkeypatch):
+    rng = np.random.default_rng(9)
+    n = 1 << 16
+    x, y = rng.standard_normal(n, np.float32), rng.standard_normal(n, np.float32)
+    out = np.empty(n, np.float32)
+    seen = _flags(monkeypatch)
+    _forget(add_kernel)
+    # 1024-element blocks store 4 KiB each: 16 programs reach 64 KiB, 15 do not.
+    with knobs.override(NAIAD_CPU_STREAM_BYTES=str(64 << 10)):
+        for programs in (15, 16, 64, 15, 16):  # the slow path first, then the hot path
+            add_kernel[(programs,)](x, y, out, programs * 1024, BLOCK=1024)
+    _forget(add_kernel)
+    assert seen == [0, 1, 1, 0, 1]
+    np.testing.assert_array_equal(out, x * 2 + y)
+
+
+def test_the_default_threshold_is_twice_the_last_level_cache():
+    cache = cpu_streaming.last_level_cache_bytes()
+    assert cache >= 1 << 20
+    assert cpu_streaming.streaming_grid(0) > 1 << 40
+    with knobs.override(NAIAD_CPU_STREAM_BYTES=""):
+        assert cpu_streaming.streaming_grid(16384) == -(-2 * cache // 16384)
+    with knobs.override(NAIAD_CPU_STREAM_BYTES="1"):
+        assert cpu_streaming.streaming_grid(16384) == 1
+
+
+def test_aarch64_streams_with_stnp():
+    kernel = hinted_kernel.warmup(
+        "*fp32", "*fp32", 4096, grid=(1,), BLOCK=1024, CACHE=".cs", EVICT="", target="cpu:aarch64"
+    )
+    assert "stnp" in kernel.asm["asm"]
+    assert "sfence" not in kernel.asm["llir"]
+    assert kernel.binary[:4] == b"\x7fELF"
