@@ -2,94 +2,48 @@
 
     /tmp/tvenv/bin/python scripts/ttgir_fixtures.py
 
-Needs the real `triton` (3.8) and no GPU: each kernel below is compiled for one CUDA target with
+Needs the real `triton` (3.8) and no GPU: each kernel of tests/fixture_kernels/ttgir_kernels.py
+(the kernels Naiad's TTGIR pass tests compile too) is compiled for one CUDA target with
 `triton.compile(ASTSource(...), target=GPUTarget("cuda", cc, 32))` and `asm["ttgir"]` is written
 as `<name>.ttgir`. Naiad's tests never import this script or triton; they parse the files (the
-`ttg` dialect's round trip on text Triton itself printed). This script's path in the locations
-is cut to its file name, so the fixtures do not depend on the checkout (locations inside Triton's
-library, `tl.sum`, keep the path of the triton install that made them).
+`ttg` dialect's round trip on text Triton itself printed). The kernel file's path in the
+locations is cut to its file name, so the fixtures do not depend on the checkout (locations
+inside Triton's library, `tl.sum`, keep the path of the triton install that made them).
 """
 
 from __future__ import annotations
 
+import sys
+import types
 from pathlib import Path
 
 import triton
-import triton.language as tl
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 
-OUT = Path(__file__).resolve().parents[1] / "tests" / "fixture_kernels" / "ttgir"
+ROOT = Path(__file__).resolve().parents[1]
+KERNELS = ROOT / "tests" / "fixture_kernels" / "ttgir_kernels.py"
+OUT = ROOT / "tests" / "fixture_kernels" / "ttgir"
+# The kernel file's imports, bound to Triton here: the one change made to its text.
+TRITON_IMPORTS = {
+    "import naiad\n": "import triton as naiad\n",
+    "import naiad.language as tl\n": "import triton.language as tl\n",
+}
 
 
-@triton.jit
-def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    m = offs < n
-    x = tl.load(x_ptr + offs, mask=m)
-    y = tl.load(y_ptr + offs, mask=m)
-    tl.store(out_ptr + offs, x + y, mask=m)
-
-
-@triton.jit
-def softmax_kernel(out_ptr, in_ptr, stride, n_cols, BLOCK: tl.constexpr):
-    row = tl.program_id(0)
-    cols = tl.arange(0, BLOCK)
-    x = tl.load(in_ptr + row * stride + cols, mask=cols < n_cols, other=-float("inf"))
-    x = x - tl.max(x, axis=0)
-    e = tl.exp(x)
-    tl.store(out_ptr + row * stride + cols, e / tl.sum(e, axis=0), mask=cols < n_cols)
-
-
-@triton.jit
-def transpose_kernel(x_ptr, y_ptr, M: tl.constexpr, N: tl.constexpr):
-    rm = tl.arange(0, M)
-    rn = tl.arange(0, N)
-    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :])
-    tl.store(y_ptr + rn[None, :] * M + rm[:, None], x)
-
-
-@triton.jit
-def row_sum_kernel(x_ptr, y_ptr, M: tl.constexpr, N: tl.constexpr):
-    rm = tl.arange(0, M)
-    rn = tl.arange(0, N)
-    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :])
-    tl.store(y_ptr + rm, tl.sum(x, axis=1))
-    tl.store(y_ptr + M + rn, tl.max(x, axis=0))
-
-
-@triton.jit
-def matmul_kernel(
-    a_ptr,
-    b_ptr,
-    c_ptr,
-    M,
-    N,
-    K,
-    stride_am,
-    stride_bk,
-    stride_cm,
-    BM: tl.constexpr,
-    BN: tl.constexpr,
-    BK: tl.constexpr,
-):
-    pid_m = tl.program_id(0)
-    pid_n = tl.program_id(1)
-    rm = pid_m * BM + tl.arange(0, BM)
-    rn = pid_n * BN + tl.arange(0, BN)
-    rk = tl.arange(0, BK)
-    a_ptrs = a_ptr + rm[:, None] * stride_am + rk[None, :]
-    b_ptrs = b_ptr + rk[:, None] * stride_bk + rn[None, :]
-    acc = tl.zeros((BM, BN), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BK)):
-        a = tl.load(a_ptrs, mask=rk[None, :] < K - k * BK, other=0.0)
-        b = tl.load(b_ptrs, mask=rk[:, None] < K - k * BK, other=0.0)
-        acc = tl.dot(a, b, acc)
-        a_ptrs += BK
-        b_ptrs += BK * stride_bk
-    c = acc.to(tl.float16)
-    mask = (rm[:, None] < M) & (rn[None, :] < N)
-    tl.store(c_ptr + rm[:, None] * stride_cm + rn[None, :], c, mask=mask)
+def load_kernels() -> types.ModuleType:
+    """The kernel file as a module of Triton kernels. Only its import lines change, so line
+    numbers stay and `inspect` (which Triton reads the kernels' source with) finds the file."""
+    source = KERNELS.read_text()
+    for naiad_import, triton_import in TRITON_IMPORTS.items():
+        if naiad_import not in source:
+            raise ValueError(f"{KERNELS} no longer has `{naiad_import.strip()}`")
+        source = source.replace(naiad_import, triton_import)
+    module = types.ModuleType(KERNELS.stem)
+    module.__file__ = str(KERNELS)
+    sys.modules[module.__name__] = module
+    exec(compile(source, str(KERNELS), "exec"), module.__dict__)
+    return module
 
 
 D16 = [["tt.divisibility", 16]]
@@ -111,9 +65,9 @@ MATMUL = dict(
     constexprs={"BM": 128, "BN": 128, "BK": 64},
     attrs={(i,): D16 for i in range(9)},
 )
-TABLE = {  # name -> (kernel, ASTSource arguments, compute capability, num_warps)
+TABLE = {  # name -> (kernel name, ASTSource arguments, compute capability, num_warps)
     "add_sm90": (
-        add_kernel,
+        "add_kernel",
         dict(
             signature={
                 "x_ptr": "*fp32",
@@ -129,7 +83,7 @@ TABLE = {  # name -> (kernel, ASTSource arguments, compute capability, num_warps
         4,
     ),
     "softmax_sm90": (
-        softmax_kernel,
+        "softmax_kernel",
         dict(
             signature={
                 "out_ptr": "*fp32",
@@ -145,7 +99,7 @@ TABLE = {  # name -> (kernel, ASTSource arguments, compute capability, num_warps
         4,
     ),
     "transpose_sm80": (
-        transpose_kernel,
+        "transpose_kernel",
         dict(
             signature={"x_ptr": "*fp16", "y_ptr": "*fp16", "M": "constexpr", "N": "constexpr"},
             constexprs={"M": 64, "N": 32},
@@ -155,7 +109,7 @@ TABLE = {  # name -> (kernel, ASTSource arguments, compute capability, num_warps
         4,
     ),
     "row_sum_sm80": (
-        row_sum_kernel,
+        "row_sum_kernel",
         dict(
             signature={"x_ptr": "*fp32", "y_ptr": "*fp32", "M": "constexpr", "N": "constexpr"},
             constexprs={"M": 32, "N": 64},
@@ -164,7 +118,7 @@ TABLE = {  # name -> (kernel, ASTSource arguments, compute capability, num_warps
         80,
         2,
     ),
-    "matmul_sm80": (matmul_kernel, MATMUL, 80, 8),
+    "matmul_sm80": ("matmul_kernel", MATMUL, 80, 8),
 }
 
 
@@ -176,13 +130,15 @@ def compile_one(kernel, source_args, capability, num_warps):
         target=GPUTarget("cuda", capability, 32),
         options={"num_warps": num_warps, "num_stages": 3},
     )
-    return compiled.asm["ttgir"].replace(str(Path(__file__).resolve()), "ttgir_fixtures.py")
+    return compiled.asm["ttgir"].replace(str(KERNELS), KERNELS.name)
 
 
 def main():
+    kernels = load_kernels()
     OUT.mkdir(parents=True, exist_ok=True)
     for name, (kernel, args, capability, num_warps) in TABLE.items():
-        (OUT / f"{name}.ttgir").write_text(compile_one(kernel, args, capability, num_warps))
+        ttgir = compile_one(getattr(kernels, kernel), args, capability, num_warps)
+        (OUT / f"{name}.ttgir").write_text(ttgir)
         print("wrote", name)
 
 

@@ -236,4 +236,39 @@ class IsInfOp(FloatClassOp):
     name = "math.isinf"
 
 
+# The C math library function each transcendental op computes, by its stem: libdevice names it
+# `__nv_<stem>` (`__nv_<stem>f` on f32), and the CPU math library and the reference evaluator use
+# the same stems, so the three agree on which function an op means. The first table holds the
+# functions the language's own builtins reach (`tl.exp`, ...; sqrt and rsqrt are apart, as most
+# targets have them as instructions), the second those reached only through `tl.extra.libdevice`.
+BUILTIN_LIBM_STEMS = {
+    "math.exp": "exp",
+    "math.exp2": "exp2",
+    "math.log": "log",
+    "math.log2": "log2",
+    "math.sin": "sin",
+    "math.cos": "cos",
+    "math.erf": "erf",
+}
+LIBDEVICE_LIBM_STEMS = {
+    "math.tan": "tan",
+    "math.tanh": "tanh",
+    "math.sinh": "sinh",
+    "math.cosh": "cosh",
+    "math.asin": "asin",
+    "math.acos": "acos",
+    "math.atan": "atan",
+    "math.asinh": "asinh",
+    "math.acosh": "acosh",
+    "math.atanh": "atanh",
+    "math.erfc": "erfc",
+    "math.cbrt": "cbrt",
+    "math.log10": "log10",
+    "math.log1p": "log1p",
+    "math.expm1": "expm1",
+    "math.powf": "pow",
+    "math.atan2": "atan2",
+}
+
+
 register_constant_materializer("math", materialize_constant)

@@ -6,54 +6,18 @@ accumulator, batched, chained, in a K loop, and the tutorial matmul.
 Run on the GPU machine: `scripts/gpu-check OUTDIR` (or `python3 -m pytest tests/gpu -m gpu`).
 """
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 import torch
+from gpu_helpers import ROOT, compiled, load_module  # noqa: F401 (compiled: autouse fixture)
 
-import naiad
 import naiad.language as tl
 from naiad.testing import check
 
 pytestmark = pytest.mark.gpu
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(autouse=True)
-def compiled(monkeypatch):
-    """Launches on CUDA tensors compile for the GPU (the test-wide default is the
-    interpreter)."""
-    monkeypatch.setenv("NAIAD_BACKEND", "auto")
-
-
-@naiad.jit
-def _dot(
-    a_ptr,
-    b_ptr,
-    c_ptr,
-    acc_ptr,
-    M: tl.constexpr,
-    N: tl.constexpr,
-    K: tl.constexpr,
-    PRECISION: tl.constexpr,
-    OUT: tl.constexpr,
-    USE_ACC: tl.constexpr,
-):
-    rm = tl.arange(0, M)
-    rn = tl.arange(0, N)
-    rk = tl.arange(0, K)
-    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
-    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
-    offs = rm[:, None] * N + rn[None, :]
-    if USE_ACC:
-        c = tl.dot(a, b, tl.load(acc_ptr + offs), input_precision=PRECISION, out_dtype=OUT)
-    else:
-        c = tl.dot(a, b, input_precision=PRECISION, out_dtype=OUT)
-    tl.store(c_ptr + offs, c)
+# The kernels are the language tier's own (tests/language/dot_kernels.py).
+kernels = load_module("gpu_dot_kernels", ROOT / "tests" / "language" / "dot_kernels.py")
 
 
 # name: (operand torch dtype, input_precision, result torch dtype, tolerance op)
@@ -91,7 +55,7 @@ def _run(case: str, m: int, n: int, k: int, use_acc: bool, num_warps: int = 4, s
     c = torch.full((m, n), 7, dtype=out_dtype, device="cuda")  # poisoned
     out = _OUT[out_dtype]
     args = (a.cuda(), b.cuda(), c, acc.cuda(), m, n, k, precision, out, use_acc)
-    _dot[(1,)](*args, num_warps=num_warps)
+    kernels.dot[(1,)](*args, num_warps=num_warps)
     if dtype == torch.int8:
         ref = a.long() @ b.long() + (acc.long() if use_acc else 0)
         torch.testing.assert_close(c.cpu(), ref.to(torch.int32), rtol=0, atol=0)
@@ -140,46 +104,32 @@ def test_dot_matrix(case, m, n, k, use_acc):
     _run(case, m, n, k, use_acc)
 
 
-def _language_dot():
-    folder = ROOT / "tests" / "language"
-    if str(folder) not in sys.path:
-        sys.path.append(str(folder))
-    spec = importlib.util.spec_from_file_location("gpu_language_dot", folder / "test_dot.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def test_batched_dot():
-    kernels = _language_dot()
     gen = torch.Generator().manual_seed(3)
     bsz, m, n, k = 4, 16, 16, 32
     a = torch.randn((bsz, m, k), generator=gen)
     b = torch.randn((bsz, k, n), generator=gen)
     c = torch.full((bsz, m, n), 7.0, device="cuda")
-    kernels._dot3d[(1,)](a.cuda(), b.cuda(), c, bsz, m, n, k)
+    kernels.dot3d[(1,)](a.cuda(), b.cuda(), c, bsz, m, n, k)
     check("dot", c.cpu(), (a.double() @ b.double()).numpy(), "gpu", np.float32, k=k)
 
 
 def test_dot_in_a_loop_with_masked_k():
-    kernels = _language_dot()
     gen = torch.Generator().manual_seed(4)
     m, n, k = 32, 16, 100
     a = torch.randn((m, k), generator=gen).half()
     b = torch.randn((k, n), generator=gen).half()
     c = torch.full((m, n), 7.0, device="cuda", dtype=torch.float16)
-    kernels._matmul_loop[(1,)](a.cuda(), b.cuda(), c, m, n, k, 32)
+    kernels.matmul_loop[(1,)](a.cuda(), b.cuda(), c, m, n, k, 32)
     check("dot", c.cpu(), (a.double() @ b.double()).numpy(), "gpu", np.float16, k=k)
 
 
 def test_chained_dots():
-    kernels = _language_dot()
     gen = torch.Generator().manual_seed(5)
     m, k = 16, 32
     a, b, d = (torch.randn((m, k), generator=gen).half() for _ in range(3))
     c = torch.full((m, k), 7.0, device="cuda")
-    kernels._chain[(1,)](a.cuda(), b.cuda(), d.cuda(), c, m, k)
+    kernels.chain[(1,)](a.cuda(), b.cuda(), d.cuda(), c, m, k)
     ab = (a.double() @ b.double().T).half().double()
     check("dot", c.cpu(), (ab @ d.double()).numpy(), "gpu", np.float32, k=m)
 
@@ -187,10 +137,7 @@ def test_chained_dots():
 @pytest.mark.parametrize("config", [0, 1, 2])
 @pytest.mark.parametrize("dtype", [torch.float16, torch.float32])
 def test_tutorial_matmul(config, dtype):
-    spec = importlib.util.spec_from_file_location("gpu_matmul", ROOT / "examples" / "03_matmul.py")
-    tutorial = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = tutorial
-    spec.loader.exec_module(tutorial)
+    tutorial = load_module("gpu_matmul", ROOT / "examples" / "03_matmul.py")
     gen = torch.Generator().manual_seed(config)
     m, n, k = 101, 75, 50  # ragged: masked K tail, wrapped M / N offsets
     a = torch.randn((m, k), generator=gen).to(dtype)

@@ -16,20 +16,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from gpu_helpers import ROOT, compiled  # noqa: F401 (compiled: autouse fixture)
 
 import naiad
 import naiad.language as tl
 from naiad.language.extra import cuda
 
 pytestmark = pytest.mark.gpu
-ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(autouse=True)
-def compiled(monkeypatch):
-    """Launches on CUDA tensors compile for the GPU (the test-wide default is the
-    interpreter)."""
-    monkeypatch.setenv("NAIAD_BACKEND", "auto")
 
 
 def _run_script(source: str, backend: str, path: Path) -> subprocess.CompletedProcess:

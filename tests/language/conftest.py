@@ -9,6 +9,7 @@ import zlib
 import numpy as np
 import pytest
 from cuda_transfer import cuda_available, launch_on_cuda
+from helpers import set_backend
 
 from naiad import knobs
 from naiad.runtime.jit import JITFunction
@@ -48,6 +49,7 @@ def backend(request, monkeypatch):
         if reason is not None:
             pytest.skip(reason)
         monkeypatch.setattr(JITFunction, "run", launch_on_cuda(JITFunction.run))
+    set_backend(request.param)
     # "auto" compiles: a launch on CUDA tensors goes to their GPU
     with knobs.override(NAIAD_BACKEND="auto" if request.param == "cuda" else request.param):
         yield request.param

@@ -266,6 +266,42 @@ def c_rem(a: int, b: int) -> int:
     return a - b * c_div(a, b)
 
 
+def gpu_float_rem(x, y, dtype: str) -> np.ndarray:
+    """Float `%` as compiled for the GPU, by Naiad and by Triton alike: both emit LLVM's `frem`,
+    which the NVPTX back end expands to fma.rn(-trunc(div.rn(x, y)), y, x), then x where y is
+    infinite. This is not C's fmod: the quotient rounds (and may overflow to inf), so the result
+    can be far off, and an exact cancellation gives +0.0 where fmod keeps the dividend's sign."""
+    out = []
+    for a, b in zip(np.asarray(x, np.float64).ravel(), np.asarray(y, np.float64).ravel()):
+        if np.isinf(b):
+            out.append(a)
+            continue
+        with np.errstate(all="ignore"):
+            q = np.divide(a, b)  # right where it is not finite or zero (IEEE's specials)
+        if np.isfinite(a) and np.isfinite(b) and b != 0:
+            q = _rounded_once(fractions.Fraction(a) / fractions.Fraction(b), dtype)
+        t = np.trunc(q)
+        fused = (
+            fractions.Fraction(a) - fractions.Fraction(t) * fractions.Fraction(b)
+            if np.isfinite(t)
+            else 0
+        )
+        if fused == 0:  # specials and exact cancellations: float64 computes these exactly
+            with np.errstate(all="ignore"):
+                out.append(np.float64(a) - t * np.float64(b))
+        else:
+            out.append(_rounded_once(fused, dtype))
+    return round_float(np.array(out, np.float64), dtype).reshape(np.shape(x))
+
+
+def _rounded_once(exact: fractions.Fraction, dtype: str) -> np.float64:
+    """`exact` rounded to nearest on `dtype`'s grid, overflowing to a signed infinity."""
+    try:
+        return np.float64(round_float([exact], dtype)[0])
+    except OverflowError:
+        return np.float64(math.inf if exact > 0 else -math.inf)
+
+
 def round_float(values, dtype: str, rounding: str = "rtne") -> np.ndarray:
     """Exact values (float64, Python ints or Fractions) rounded once onto `dtype`'s grid.
 
@@ -451,8 +487,30 @@ def result_dtype(op: str, a: str, b: str) -> str:
 # -------------------------------------------------------------------------------------------------
 # checking
 # -------------------------------------------------------------------------------------------------
+# The back end a test runs on, as conftest.py's `backend` fixture names it, and as the tolerance
+# table does: a bound that is exact in the interpreter may be k ulp on the GPU (fp32 `/`).
+_TABLE_NAME = {"interpreter": "interpreter", "cpu": "cpu", "cuda": "gpu"}
+_running_on = {"backend": "interpreter"}
+
+
+def set_backend(name: str) -> None:
+    """Called by the `backend` fixture before each test, so that the checks use its bounds."""
+    _running_on["backend"] = name
+
+
+def running_on() -> str:
+    """The fixture's name of the back end this test runs on: "interpreter", "cpu" or "cuda"."""
+    return _running_on["backend"]
+
+
+def table_backend() -> str:
+    """The tolerance table's name of the back end this test runs on ("gpu" for "cuda")."""
+    return _TABLE_NAME[running_on()]
+
+
 def assert_exact(actual, expected, op: str = "cast"):
-    """Bit-identical in `expected`'s dtype (any NaN equals any NaN), per naiad.testing's table."""
+    """Bit-identical in `expected`'s dtype (any NaN equals any NaN), or within the bound that
+    naiad.testing's table gives `op` on the back end this test runs on."""
     expected = np.asarray(expected)
     actual = np.asarray(actual)
     if expected.dtype == bool:
@@ -465,7 +523,7 @@ def assert_exact(actual, expected, op: str = "cast"):
         )
         return
     assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
-    check(op, actual, expected, "interpreter", expected.dtype)
+    check(op, actual, expected, table_backend(), expected.dtype)
 
 
 @contextlib.contextmanager

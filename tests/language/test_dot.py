@@ -1,6 +1,7 @@
 """tl.dot: precisions (ieee, tf32, tf32x3), operand and result dtypes, accumulators, batched 3-D,
 and the shape/dtype errors of the strictest target (CUDA Hopper: K >= 16 for 16-bit operands)."""
 
+import dot_kernels as kernels
 import ml_dtypes
 import numpy as np
 import pytest
@@ -9,34 +10,6 @@ from memory_helpers import NP_DTYPES, assert_exact, kernel_error, poisoned, rand
 import naiad
 import naiad.language as tl
 from naiad.testing import check
-
-
-@naiad.jit
-def _dot(
-    a_ptr,
-    b_ptr,
-    c_ptr,
-    acc_ptr,
-    M: tl.constexpr,
-    N: tl.constexpr,
-    K: tl.constexpr,
-    PRECISION: tl.constexpr,
-    OUT: tl.constexpr,
-    USE_ACC: tl.constexpr,
-):
-    offs_m = tl.arange(0, M)
-    offs_n = tl.arange(0, N)
-    offs_k = tl.arange(0, K)
-    a = tl.load(a_ptr + offs_m[:, None] * K + offs_k[None, :])
-    b = tl.load(b_ptr + offs_k[:, None] * N + offs_n[None, :])
-    c_offs = offs_m[:, None] * N + offs_n[None, :]
-    if USE_ACC:
-        acc = tl.load(acc_ptr + c_offs)
-        c = tl.dot(a, b, acc, input_precision=PRECISION, out_dtype=OUT)
-    else:
-        c = tl.dot(a, b, input_precision=PRECISION, out_dtype=OUT)
-    tl.static_assert(c.dtype == OUT or not OUT.is_floating() or c.dtype == tl.float32)
-    tl.store(c_ptr + c_offs, c)
 
 
 def _run_dot(in_dtype, out_dtype, precision, use_acc, m=16, n=32, k=64, seed=0):
@@ -48,7 +21,7 @@ def _run_dot(in_dtype, out_dtype, precision, use_acc, m=16, n=32, k=64, seed=0):
     ) or np.dtype(str(out_dtype))
     acc = random_array((m, n), out_np, gen)
     c = poisoned((m, n), out_np)
-    _dot[(1,)](a, b, c, acc, m, n, k, precision, out_dtype, use_acc)
+    kernels.dot[(1,)](a, b, c, acc, m, n, k, precision, out_dtype, use_acc)
     if np.dtype(a.dtype).kind in "iu":
         ref = a.astype(np.int64) @ b.astype(np.int64) + (acc.astype(np.int64) if use_acc else 0)
     else:
@@ -133,27 +106,13 @@ def test_dot_matrix(m, n, k, in_dtype, out_dtype, precision, use_acc):
 # -------------------------------------------------------------------------------------------------
 # batched, chained, accumulating in a loop
 # -------------------------------------------------------------------------------------------------
-@naiad.jit
-def _dot3d(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
-    ob = tl.arange(0, B)[:, None, None]
-    om = tl.arange(0, M)[None, :, None]
-    on = tl.arange(0, N)[None, None, :]
-    ok_r = tl.arange(0, K)[None, None, :]
-    ok_c = tl.arange(0, K)[None, :, None]
-    a = tl.load(a_ptr + ob * M * K + om * K + ok_r)
-    b = tl.load(b_ptr + ob * K * N + ok_c * N + on)
-    c = tl.dot(a, b, input_precision="ieee")
-    tl.static_assert(len(c.shape) == 3)
-    tl.store(c_ptr + ob * M * N + om * N + on, c)
-
-
 def test_batched_3d():
     gen = rng(9)
     bsz, m, n, k = 4, 16, 16, 32
     a = random_array((bsz, m, k), np.float32, gen)
     b = random_array((bsz, k, n), np.float32, gen)
     c = poisoned((bsz, m, n), np.float32)
-    _dot3d[(1,)](a, b, c, bsz, m, n, k)
+    kernels.dot3d[(1,)](a, b, c, bsz, m, n, k)
     check(
         "dot",
         c,
@@ -164,40 +123,14 @@ def test_batched_3d():
     )
 
 
-@naiad.jit
-def _matmul_loop(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K, BK: tl.constexpr):
-    offs_m = tl.arange(0, M)
-    offs_n = tl.arange(0, N)
-    offs_k = tl.arange(0, BK)
-    acc = tl.zeros((M, N), dtype=tl.float32)
-    for k0 in range(0, K, BK):
-        mask_k = k0 + offs_k < K
-        a = tl.load(
-            a_ptr + offs_m[:, None] * K + (k0 + offs_k)[None, :], mask=mask_k[None, :], other=0.0
-        )
-        b = tl.load(
-            b_ptr + (k0 + offs_k)[:, None] * N + offs_n[None, :], mask=mask_k[:, None], other=0.0
-        )
-        acc += tl.dot(a, b)
-    tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc.to(tl.float16))
-
-
 def test_fp16_matmul_loop_with_masked_k():
     gen = rng(10)
     m, n, k = 32, 16, 100
     a = random_array((m, k), np.float16, gen)
     b = random_array((k, n), np.float16, gen)
     c = poisoned((m, n), np.float16)
-    _matmul_loop[(1,)](a, b, c, m, n, k, 32)
+    kernels.matmul_loop[(1,)](a, b, c, m, n, k, 32)
     check("dot", c, a.astype(np.float64) @ b.astype(np.float64), "interpreter", np.float16, k=k)
-
-
-@naiad.jit
-def _chain(a_ptr, b_ptr, d_ptr, c_ptr, M: tl.constexpr, K: tl.constexpr):
-    o = tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :]
-    ab = tl.dot(tl.load(a_ptr + o), tl.load(b_ptr + o).T)  # [M, M]
-    c = tl.dot(ab.to(tl.float16), tl.load(d_ptr + o))  # [M, K]
-    tl.store(c_ptr + o, c)
 
 
 def test_chained_dots():
@@ -205,7 +138,7 @@ def test_chained_dots():
     m, k = 16, 32
     a, b, d = (random_array((m, k), np.float16, gen) for _ in range(3))
     c = poisoned((m, k), np.float32)
-    _chain[(1,)](a, b, d, c, m, k)
+    kernels.chain[(1,)](a, b, d, c, m, k)
     ab = (a.astype(np.float64) @ b.astype(np.float64).T).astype(np.float16)
     check("dot", c, ab.astype(np.float64) @ d.astype(np.float64), "interpreter", np.float32, k=m)
 

@@ -28,6 +28,7 @@ from helpers import (
     pyints,
     round_float,
     specials,
+    table_backend,
     tl_dtype,
     wrap,
 )
@@ -114,7 +115,7 @@ def test_unary_math(fn, dtype, method, gen):
     _unary_math_kernel[(1,)](x, z, N=N, FN=fn, METHOD=method)
     reference = np.array([UNARY[fn][0](float(v)) for v in x], np.float64)
     expected = reference if dtype == "float64" else round_float(reference, dtype)
-    check(fn, z, expected, "interpreter", np_dtype(dtype))
+    check(fn, z, expected, table_backend(), np_dtype(dtype))
 
 
 @pytest.mark.parametrize("dtype", ("float32", "float64"))
@@ -136,7 +137,7 @@ def test_unary_math_special_values(dtype):
             fn,
             z,
             np.array(expected, np.float64).astype(np_dtype(dtype)),
-            "interpreter",
+            table_backend(),
             np_dtype(dtype),
         )
 
@@ -240,7 +241,7 @@ def test_fdiv(dtype, ieee, gen):
         "fdiv",
         z,
         exact if dtype == "float64" else round_float(exact, dtype),
-        "interpreter",
+        table_backend(),
         np_dtype(dtype),
     )
 
@@ -269,7 +270,7 @@ def test_fma_rounds_once(dtype, gen):
     exact = [
         fraction(float(a)) * fraction(float(b)) + fraction(float(c)) for a, b, c in zip(x, y, w)
     ]
-    check("fma", z, round_float(exact, dtype), "interpreter", np_dtype(dtype))
+    check("fma", z, round_float(exact, dtype), table_backend(), np_dtype(dtype))
 
 
 # -------------------------------------------------------------------------------------------------
@@ -592,7 +593,7 @@ def test_sigmoid(dtype, method, gen):
         "sigmoid",
         z,
         exact if dtype == "float64" else round_float(exact, dtype),
-        "interpreter",
+        table_backend(),
         np_dtype(dtype),
     )
 
@@ -627,7 +628,7 @@ def test_softmax(dim, keep, gen):
     axis = 0 if dim is None else dim
     e = np.exp(x.astype(np.float64) - x.max(axis=axis, keepdims=True))
     expected = e / e.sum(axis=axis, keepdims=True)
-    check("softmax", z, expected, "interpreter", np.float32, k=x.shape[axis])
+    check("softmax", z, expected, table_backend(), np.float32, k=x.shape[axis])
 
 
 def test_softmax_1d(gen):
@@ -635,7 +636,7 @@ def test_softmax_1d(gen):
     z = poisoned(128, "float32")
     _softmax_1d_kernel[(1,)](x, z, N=128)
     e = np.exp(x.astype(np.float64) - x.max())
-    check("softmax", z, e / e.sum(), "interpreter", np.float32, k=128)
+    check("softmax", z, e / e.sum(), table_backend(), np.float32, k=128)
 
 
 @naiad.jit
@@ -687,4 +688,4 @@ def test_fma_python_scalars_take_their_literal_type(dtype, result, gen):
     z = poisoned(N, result)
     _fma_scalar_kernel[(1,)](x, z, N=N, RESULT=tl_dtype(result))
     exact = [fractions.Fraction(float(v)) * 2 + 1 for v in x]
-    check("fma", z, round_float(exact, result), "interpreter", np_dtype(result))
+    check("fma", z, round_float(exact, result), table_backend(), np_dtype(result))

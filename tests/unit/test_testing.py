@@ -445,3 +445,16 @@ def test_perf_report_rejects_mismatched_x_values():
 
     with pytest.raises(ValueError, match="one value per name"):
         measure.run()
+
+
+def test_exp_gpu_bound_covers_the_scaled_exponent():
+    """The GPU's exp rounds x * log2(e) (with log2(e) in fp32) before an exact-enough 2**p: that
+    step alone, emulated exactly here, must stay within the bound less ex2.approx's own share."""
+    x = np.random.default_rng(7).uniform(-87.0, 88.0, 4096).astype(np.float32)
+    p = (x * np.float32(np.log2(np.e))).astype(np.float64)  # the fp32 product
+    actual = np.exp2(p).astype(np.float32)  # float64 exp2 then one rounding: within 1 ulp
+    worst = int(
+        tolerance_module.ulp_distance(actual, np.exp(x.astype(np.float64)).astype(np.float32)).max()
+    )
+    bound = tolerance_module._EXP_GPU_ULP
+    assert 32 < worst <= bound - 4

@@ -1,4 +1,6 @@
-"""The one wrapper around `llvmlite.binding`: the rest of Naiad calls LLVM only through here.
+"""The CPU back end's one wrapper around `llvmlite.binding`: the rest of it calls LLVM only through
+here (target registration and `parse_module` are naiad/llvm_util.py's, shared with the NVIDIA back
+end, and re-exported here).
 
 LLVM aborts the whole process on some errors (a bad target triple or feature string, code
 generation of a module that does not verify). So every module is verified before anything else
@@ -12,26 +14,15 @@ Binding calls are serialized by llvmlite's own lock, so these functions are safe
 
 from __future__ import annotations
 
-import functools
-
 import llvmlite
 import llvmlite.binding as llvm
 
 from ...errors import InternalError
+from ...llvm_util import initialize
+from ...llvm_util import parse_module as parse_module  # re-exported for the compiler
 
 ModuleRef = llvm.ModuleRef
 TargetMachine = llvm.TargetMachine
-
-
-@functools.cache
-def _initialize() -> None:
-    """Register every target LLVM was built with (the wheel has x86, AArch64, NVPTX, AMDGPU):
-    code for a foreign target is emitted ahead of time, never run. llvmlite registers an
-    assembly parser for the host only: inline assembly in a module for another target makes
-    LLVM abort, so code generators emit intrinsics instead."""
-    llvm.initialize_all_targets()
-    llvm.initialize_all_asmprinters()
-    llvm.initialize_native_asmparser()
 
 
 def version() -> str:
@@ -59,7 +50,7 @@ def host_cpu_features() -> str:
 def create_target_machine(triple: str, cpu: str, features: str) -> TargetMachine:
     """A target machine emitting position-independent code at -O3 with the small code model
     (the JIT linker places the code; PIC keeps it movable)."""
-    _initialize()
+    initialize()
     try:
         target = llvm.Target.from_triple(triple)
         return target.create_target_machine(
@@ -75,18 +66,6 @@ def data_layout(machine: TargetMachine) -> str:
 
 
 # -- modules ------------------------------------------------------------------------------------
-def parse_module(text: str, name: str = "kernel") -> ModuleRef:
-    """Parse LLVM IR text and verify it; any problem is an InternalError naming `name`."""
-    _initialize()
-    try:
-        module = llvm.parse_assembly(text)
-        module.verify()
-    except RuntimeError as exc:
-        raise InternalError(f"the LLVM IR of `{name}` is invalid: {exc}") from exc
-    module.name = name
-    return module
-
-
 def optimize(module: ModuleRef, machine: TargetMachine, speed_level: int = 3) -> None:
     """Retarget `module` to `machine` and run LLVM's default pipeline at `speed_level` (the new
     pass manager), with loop and SLP vectorization on: the CPU back end leaves vectorization of
@@ -134,7 +113,7 @@ LoadedLibrary = llvm.ResourceTracker
 
 def create_jit(machine: TargetMachine) -> JIT:
     """An ORC JIT that links object code into this process (it never compiles IR here)."""
-    _initialize()
+    initialize()
     try:
         return llvm.create_lljit_compiler(machine)
     except RuntimeError as exc:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import llvmlite.binding as llvm
 
+from ... import llvm_util
 from ...errors import InternalError
 from . import libdevice
 from . import target as nv_target
@@ -43,16 +44,9 @@ class Ptx:
 
 
 @functools.cache
-def _initialize() -> None:
-    """Register LLVM's targets and assembly printers (NVPTX among them) once."""
-    llvm.initialize_all_targets()
-    llvm.initialize_all_asmprinters()
-
-
-@functools.cache
 def _target_machine(arch: str, features: str) -> llvm.TargetMachine:
     """An NVPTX target machine at -O3; `arch` and `features` come from target.py's tables."""
-    _initialize()
+    llvm_util.initialize()
     machine = llvm.Target.from_triple(nv_target.TRIPLE).create_target_machine(
         cpu=arch, features=features, opt=3
     )
@@ -62,14 +56,9 @@ def _target_machine(arch: str, features: str) -> llvm.TargetMachine:
 
 
 def parse_module(text: str, name: str = "kernel") -> llvm.ModuleRef:
-    """Parse and verify LLVM IR text; any problem is an InternalError naming `name`."""
-    _initialize()
-    try:
-        module = llvm.parse_assembly(text)
-        module.verify()
-    except RuntimeError as exc:
-        raise InternalError(f"the LLVM IR of `{name}` is invalid: {exc}") from exc
-    module.name = name
+    """Parse and verify LLVM IR text (an InternalError naming `name` on any problem) for the
+    NVPTX target."""
+    module = llvm_util.parse_module(text, name)
     module.triple = nv_target.TRIPLE
     module.data_layout = nv_target.DATA_LAYOUT
     return module

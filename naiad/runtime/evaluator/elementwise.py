@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...dialects.arith_attributes import RoundingMode
+from ...dialects.math import LIBDEVICE_LIBM_STEMS
 from ...dialects.tt_attributes import PropagateNan
 from ...dialects.tt_attributes import RoundingMode as TTRoundingMode
 from ...ir import IntegerType, element_type
@@ -225,28 +226,11 @@ def bitcast(ev, op, operands):
 
 
 # -- math functions the language reaches through libdevice, and integer bit counts -----------------
-_LIBDEVICE_STEMS = {
-    "math.tan": "tan",
-    "math.tanh": "tanh",
-    "math.sinh": "sinh",
-    "math.cosh": "cosh",
-    "math.asin": "asin",
-    "math.acos": "acos",
-    "math.atan": "atan",
-    "math.asinh": "asinh",
-    "math.acosh": "acosh",
-    "math.atanh": "atanh",
-    "math.erfc": "erfc",
-    "math.cbrt": "cbrt",
-    "math.log10": "log10",
-    "math.log1p": "log1p",
-    "math.expm1": "expm1",
+_LIBDEVICE_STEMS = LIBDEVICE_LIBM_STEMS | {
     "math.trunc": "trunc",
     "math.round": "round",
     "math.roundeven": "rint",
     "math.copysign": "copysign",
-    "math.powf": "pow",
-    "math.atan2": "atan2",
 }
 
 

@@ -3,21 +3,12 @@ launch path (arguments, grids, threads) and the checks a launch makes."""
 
 import numpy as np
 import pytest
+from launch_kernels import add_kernel
 
 import naiad
 import naiad.language as tl
 from naiad import knobs
 from naiad.runtime import cpu_launcher
-
-
-@naiad.jit
-def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offsets < n
-    x = tl.load(x_ptr + offsets, mask=mask)
-    y = tl.load(y_ptr + offsets, mask=mask)
-    tl.store(out_ptr + offsets, x * 2.0 + y, mask=mask)
-
 
 SCALE = tl.constexpr(3)
 

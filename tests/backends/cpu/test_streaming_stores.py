@@ -5,6 +5,7 @@ import platform
 
 import numpy as np
 import pytest
+from launch_kernels import add_kernel
 
 import naiad
 import naiad.language as tl
@@ -13,15 +14,6 @@ from naiad.backends.cpu import pool
 from naiad.runtime import cpu_launcher, cpu_streaming
 
 X86 = platform.machine() in ("x86_64", "AMD64")
-
-
-@naiad.jit
-def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offsets < n
-    x = tl.load(x_ptr + offsets, mask=mask)
-    y = tl.load(y_ptr + offsets, mask=mask)
-    tl.store(out_ptr + offsets, x * 2 + y, mask=mask)
 
 
 @naiad.jit

@@ -155,8 +155,8 @@ def test_tiny_dots_stay_on_fma():
 
 
 def test_chained_dots_share_their_warps():
-    language_dot = _load(ROOT / "tests" / "language" / "test_dot.py", "dot_lowering_chain")
-    module = _ttgir(language_dot._chain, ("*fp16",) * 3 + ("*fp32",), {"M": 16, "K": 32}, "sm_90a")
+    language_dot = _load(ROOT / "tests" / "language" / "dot_kernels.py", "dot_lowering_chain")
+    module = _ttgir(language_dot.chain, ("*fp16",) * 3 + ("*fp32",), {"M": 16, "K": 32}, "sm_90a")
     encodings = [dot.d.type.encoding for dot in _dots(module)]
     assert [list(e.warps_per_cta) for e in encodings] == [[4, 1], [4, 1]]
 
@@ -412,13 +412,13 @@ def test_tutorial_matmul(arch, tmp_path):
 @pytest.mark.parametrize(
     ("name", "args", "kwargs", "mma"),
     [
-        ("_dot3d", ("*fp32",) * 3, {"B": 2, "M": 16, "N": 16, "K": 32}, 0),
-        ("_matmul_loop", ("*fp16",) * 3 + (32, 16, 100, 32), {}, 2),
-        ("_chain", ("*fp16",) * 3 + ("*fp32",), {"M": 16, "K": 32}, 8),
+        ("dot3d", ("*fp32",) * 3, {"B": 2, "M": 16, "N": 16, "K": 32}, 0),
+        ("matmul_loop", ("*fp16",) * 3 + (32, 16, 100, 32), {}, 2),
+        ("chain", ("*fp16",) * 3 + ("*fp32",), {"M": 16, "K": 32}, 8),
     ],
 )
 def test_language_dot_kernels(name, args, kwargs, mma, arch, tmp_path):
-    language_dot = _load(ROOT / "tests" / "language" / "test_dot.py", f"dot_lowering_{name}")
+    language_dot = _load(ROOT / "tests" / "language" / "dot_kernels.py", f"dot_lowering_{name}")
     module = _ttgir(getattr(language_dot, name), args, kwargs, arch)
     text = _ptx_of(module, arch, tmp_path)
     assert count(r"mma\.sync", text) == mma

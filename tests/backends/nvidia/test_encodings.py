@@ -17,14 +17,7 @@ from pathlib import Path
 import pytest
 
 from naiad.backends.nvidia.layouts import LinearLayout, to_linear_encoding, to_linear_layout
-from naiad.dialects.ttg_attributes import (
-    BlockedEncodingAttr,
-    DotOperandEncodingAttr,
-    LinearEncodingAttr,
-    NvidiaMmaEncodingAttr,
-    SliceEncodingAttr,
-    SwizzledSharedEncodingAttr,
-)
+from naiad.dialects import ttg_attributes as attrs
 from naiad.ir.parser import Parser
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixture_kernels" / "ttgir" / "linear_layouts.json"
@@ -185,7 +178,7 @@ def test_blocked_matches_its_definition(rng):
         rank = rng.choice([1, 2, 3])
         order = list(range(rank))
         rng.shuffle(order)
-        enc = BlockedEncodingAttr(
+        enc = attrs.BlockedEncodingAttr(
             [_pow2(rng, 4) for _ in range(rank)],
             _split(rng, 32, rank),
             _split(rng, _pow2(rng, 4), rank),
@@ -197,22 +190,22 @@ def test_blocked_matches_its_definition(rng):
 
 def test_mma_v2_matches_the_ptx_fragments(rng):
     for _ in range(20):
-        enc = NvidiaMmaEncodingAttr(2, 0, _split(rng, _pow2(rng, 8), 2), [16, 8])
+        enc = attrs.NvidiaMmaEncodingAttr(2, 0, _split(rng, _pow2(rng, 8), 2), [16, 8])
         shape = [_pow2(rng, 64), _pow2(rng, 64)]
         assert layout_table(to_linear_layout(enc, shape)) == mma_reference(enc, shape)
 
 
 def test_dot_operands_match_the_ptx_fragments(rng):
     for _ in range(30):
-        mma = NvidiaMmaEncodingAttr(2, 0, _split(rng, _pow2(rng, 4), 2), [16, 8])
-        enc = DotOperandEncodingAttr(rng.randrange(2), mma, rng.choice([1, 2, 4]))
+        mma = attrs.NvidiaMmaEncodingAttr(2, 0, _split(rng, _pow2(rng, 4), 2), [16, 8])
+        enc = attrs.DotOperandEncodingAttr(rng.randrange(2), mma, rng.choice([1, 2, 4]))
         shape = [_pow2(rng, 64), _pow2(rng, 64)]
         assert layout_table(to_linear_layout(enc, shape)) == dot_operand_reference(enc, shape)
 
 
 def test_slice_holds_the_parent_elements_without_the_dimension(rng):
     for _ in range(20):
-        parent = BlockedEncodingAttr(
+        parent = attrs.BlockedEncodingAttr(
             [_pow2(rng, 2), _pow2(rng, 4)], _split(rng, 32, 2), _split(rng, 4, 2), [1, 0]
         )
         dim = rng.randrange(2)
@@ -220,7 +213,7 @@ def test_slice_holds_the_parent_elements_without_the_dimension(rng):
         parent_shape = [1, 1]
         parent_shape[1 - dim] = shape[0]
         parent_table = blocked_reference(parent, parent_shape)
-        layout = to_linear_layout(SliceEncodingAttr(dim, parent), shape)
+        layout = to_linear_layout(attrs.SliceEncodingAttr(dim, parent), shape)
         for lane, warp in product(range(32), range(4)):
             held = {
                 layout.apply(register=r, lane=lane, warp=warp)[0]
@@ -233,9 +226,9 @@ def test_slice_holds_the_parent_elements_without_the_dimension(rng):
 
 
 def test_fma_operand_holds_the_whole_k_extent():
-    parent = BlockedEncodingAttr([2, 2], [4, 8], [2, 2], [1, 0])
-    a = to_linear_layout(DotOperandEncodingAttr(0, parent), [32, 16])
-    b = to_linear_layout(DotOperandEncodingAttr(1, parent), [16, 64])
+    parent = attrs.BlockedEncodingAttr([2, 2], [4, 8], [2, 2], [1, 0])
+    a = to_linear_layout(attrs.DotOperandEncodingAttr(0, parent), [32, 16])
+    b = to_linear_layout(attrs.DotOperandEncodingAttr(1, parent), [16, 64])
     for lane, warp in product(range(32), range(4)):
         rows = {a.apply(register=r, lane=lane, warp=warp) for r in range(a.in_dim_size("register"))}
         assert {k for _, k in rows} == set(range(16))
@@ -247,7 +240,7 @@ def test_fma_operand_holds_the_whole_k_extent():
 def test_swizzled_shared_matches_its_definition(rng):
     for _ in range(25):
         order = rng.choice([[1, 0], [0, 1]])
-        enc = SwizzledSharedEncodingAttr(
+        enc = attrs.SwizzledSharedEncodingAttr(
             rng.choice([1, 2, 4, 8]), rng.choice([1, 2, 4]), rng.choice([1, 2, 4, 8]), order
         )
         shape = [_pow2(rng, 64), _pow2(rng, 64)]
@@ -261,7 +254,7 @@ def test_swizzled_shared_matches_its_definition(rng):
 def test_the_documented_swizzle_row():
     """Triton's documentation: vec=2, perPhase=1, maxPhase=4, row 1 of an 8-wide tile stores
     columns [10, 11, 8, 9, 14, 15, 12, 13] - as element numbers of an 8-wide row, 8 + c."""
-    layout = to_linear_layout(SwizzledSharedEncodingAttr(2, 1, 4, [1, 0]), [4, 8])
+    layout = to_linear_layout(attrs.SwizzledSharedEncodingAttr(2, 1, 4, [1, 0]), [4, 8])
     assert [8 * r + c for r, c in (layout.apply(offset=8 + i) for i in range(8))] == [
         10, 11, 8, 9, 14, 15, 12, 13,
     ]  # fmt: skip
@@ -271,26 +264,26 @@ def test_the_documented_swizzle_row():
 
 
 def test_known_blocked_layouts():
-    simple = to_linear_layout(BlockedEncodingAttr([1], [4], [4], [0]), [16])
+    simple = to_linear_layout(attrs.BlockedEncodingAttr([1], [4], [4], [0]), [16])
     assert simple.all_bases() == {
         "register": [], "lane": [(1,), (2,)], "warp": [(4,), (8,)], "block": [],
     }  # fmt: skip
-    larger = to_linear_layout(BlockedEncodingAttr([1], [4], [4], [0]), [128])
+    larger = to_linear_layout(attrs.BlockedEncodingAttr([1], [4], [4], [0]), [128])
     assert larger.bases("register") == [(16,), (32,), (64,)]
-    smaller = to_linear_layout(BlockedEncodingAttr([4], [4], [4], [0]), [8])
+    smaller = to_linear_layout(attrs.BlockedEncodingAttr([4], [4], [4], [0]), [8])
     assert smaller.bases("lane") == [(4,), (0,)]
     assert smaller.bases("warp") == [(0,), (0,)]
     assert smaller.zero_bases_mask("warp") == 0b11
 
 
 def test_known_mma_and_slice_layouts():
-    mma = NvidiaMmaEncodingAttr(2, 0, [1, 1], [16, 8])
+    mma = attrs.NvidiaMmaEncodingAttr(2, 0, [1, 1], [16, 8])
     layout = to_linear_layout(mma, [32, 32])
     assert layout.bases("register") == [(0, 1), (8, 0), (0, 8), (0, 16), (16, 0)]
     assert layout.bases("lane") == [(0, 2), (0, 4), (1, 0), (2, 0), (4, 0)]
     assert layout.contiguous_registers("dim1") == 2
     sliced = to_linear_layout(
-        SliceEncodingAttr(1, NvidiaMmaEncodingAttr(2, 0, [2, 2], [16, 8])), [128]
+        attrs.SliceEncodingAttr(1, attrs.NvidiaMmaEncodingAttr(2, 0, [2, 2], [16, 8])), [128]
     )
     assert sliced.all_bases() == {
         "register": [(8,), (32,), (64,)],
@@ -301,7 +294,7 @@ def test_known_mma_and_slice_layouts():
 
 
 def test_cga_layout_spreads_ctas():
-    enc = BlockedEncodingAttr([8, 1], [8, 4], [1, 4], [0, 1], [[0, 1]])
+    enc = attrs.BlockedEncodingAttr([8, 1], [8, 4], [1, 4], [0, 1], [[0, 1]])
     layout = to_linear_layout(enc, [64, 128])
     assert layout.bases("block") == [(0, 64)]
     assert layout.bases("register") == [(1, 0), (2, 0), (4, 0), (0, 16), (0, 32)]
@@ -314,29 +307,29 @@ def test_linear_encoding_round_trips_through_its_layout(rng):
         if "register" not in layout.in_dims:
             continue
         encoding = to_linear_encoding(layout)
-        assert isinstance(encoding, LinearEncodingAttr)
+        assert isinstance(encoding, attrs.LinearEncodingAttr)
         assert to_linear_layout(encoding, tensor.shape) == layout
 
 
 def test_linear_encoding_smaller_than_the_shape_repeats_in_registers():
-    enc = LinearEncodingAttr([[1, 0]], [[0, 1], [0, 2], [0, 4], [0, 8], [2, 0]], [], [])
+    enc = attrs.LinearEncodingAttr([[1, 0]], [[0, 1], [0, 2], [0, 4], [0, 8], [2, 0]], [], [])
     layout = to_linear_layout(enc, [8, 32])
     assert layout.bases("register") == [(1, 0), (4, 0), (0, 16)]
 
 
 def test_unsupported_and_invalid_encodings():
     with pytest.raises(NotImplementedError, match="version 3"):
-        to_linear_layout(NvidiaMmaEncodingAttr(3, 0, [4, 1], [16, 64, 16]), [64, 64])
+        to_linear_layout(attrs.NvidiaMmaEncodingAttr(3, 0, [4, 1], [16, 64, 16]), [64, 64])
     with pytest.raises(ValueError, match="rank"):
-        to_linear_layout(BlockedEncodingAttr([1], [32], [4], [0]), [4, 4])
+        to_linear_layout(attrs.BlockedEncodingAttr([1], [32], [4], [0]), [4, 4])
     with pytest.raises(ValueError, match="powers of two"):
-        to_linear_layout(BlockedEncodingAttr([1], [32], [4], [0]), [12])
+        to_linear_layout(attrs.BlockedEncodingAttr([1], [32], [4], [0]), [12])
     with pytest.raises(ValueError, match="larger than"):
-        to_linear_layout(LinearEncodingAttr([[4]], [], [], []), [4])
+        to_linear_layout(attrs.LinearEncodingAttr([[4]], [], [], []), [4])
 
 
 def test_conversions_are_cached():
-    enc = BlockedEncodingAttr([4], [32], [4], [0])
+    enc = attrs.BlockedEncodingAttr([4], [32], [4], [0])
     assert to_linear_layout(enc, [1024]) is to_linear_layout(enc, (1024,))
     assert isinstance(to_linear_layout(enc, [1024]), LinearLayout)
 
@@ -344,8 +337,10 @@ def test_conversions_are_cached():
 def test_registers_to_shared_offsets_by_composition():
     """The offsets a blocked tensor's registers are stored at in a swizzled buffer: the
     register layout composed with the inverse of the shared layout."""
-    registers = to_linear_layout(BlockedEncodingAttr([1, 4], [8, 4], [4, 1], [1, 0]), [64, 32])
-    shared = to_linear_layout(SwizzledSharedEncodingAttr(4, 2, 4, [1, 0]), [64, 32])
+    registers = to_linear_layout(
+        attrs.BlockedEncodingAttr([1, 4], [8, 4], [4, 1], [1, 0]), [64, 32]
+    )
+    shared = to_linear_layout(attrs.SwizzledSharedEncodingAttr(4, 2, 4, [1, 0]), [64, 32])
     to_offset = registers.compose(shared.sublayout(["offset"], shared.out_dims).invert())
     assert to_offset.out_dims == ("offset",)
     for x in product(range(16), range(32), range(4)):
@@ -359,17 +354,17 @@ def test_default_blocked_layouts_match_triton():
     records = json.loads((FIXTURE.parent / "default_blocked.json").read_text())
     assert len(records) == 48
     for record in records:
-        enc = BlockedEncodingAttr.default(record["shape"], record["num_warps"])
+        enc = attrs.BlockedEncodingAttr.default(record["shape"], record["num_warps"])
         assert str(enc) == record["encoding"], record
 
 
 def test_blocked_for_shape_as_the_coalescer_builds_it():
     """Observed in Triton's TTGIR: a 128x64 fp16 tile, 16-byte vectors, 8 warps."""
-    enc = BlockedEncodingAttr.for_shape([128, 64], [1, 8], [1, 0], num_warps=8)
+    enc = attrs.BlockedEncodingAttr.for_shape([128, 64], [1, 8], [1, 0], num_warps=8)
     assert str(enc) == (
         "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1],"
         " order = [1, 0]}>"
     )
-    vector_add = BlockedEncodingAttr.for_shape([1024], [4], [0], num_warps=4)
-    assert vector_add == BlockedEncodingAttr([4], [32], [4], [0])
+    vector_add = attrs.BlockedEncodingAttr.for_shape([1024], [4], [0], num_warps=4)
+    assert vector_add == attrs.BlockedEncodingAttr([4], [32], [4], [0])
     assert to_linear_layout(vector_add, [1024]).contiguous_registers("dim0") == 4

@@ -2,10 +2,13 @@
 kernels: the layouts they choose are Triton 3.8's (read off Triton's own output for the same
 TTIR), and every pass leaves the kernel computing the same values (the reference evaluator runs
 the module before and after, on seeded random inputs, and the memory must agree bit for bit).
+The add, row-sum and softmax kernels are those Triton's TTGIR fixtures were made from
+(tests/fixture_kernels/ttgir_kernels.py).
 """
 
 import numpy as np
 import pytest
+from fixture_kernels.ttgir_kernels import add_kernel, row_sum_kernel, softmax_kernel
 
 import naiad
 import naiad.language as tl
@@ -33,33 +36,6 @@ SOFTMAX = dict(out_ptr="*fp32", in_ptr="*fp32", stride=1024, n_cols=1000, BLOCK=
 
 def blocked(size, threads, warps, order):
     return BlockedEncodingAttr(size, threads, warps, order)
-
-
-@naiad.jit
-def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask)
-    y = tl.load(y_ptr + offs, mask=mask)
-    tl.store(out_ptr + offs, x + y, mask=mask)
-
-
-@naiad.jit
-def row_sum_kernel(x_ptr, y_ptr, M: tl.constexpr, N: tl.constexpr):
-    rm = tl.arange(0, M)
-    rn = tl.arange(0, N)
-    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :])
-    tl.store(y_ptr + rm, tl.sum(x, axis=1))
-    tl.store(y_ptr + M + rn, tl.max(x, axis=0))
-
-
-@naiad.jit
-def softmax_kernel(out_ptr, in_ptr, stride, n_cols, BLOCK: tl.constexpr):
-    row = tl.program_id(0)
-    cols = tl.arange(0, BLOCK)
-    x = tl.load(in_ptr + row * stride + cols, mask=cols < n_cols, other=-float("inf"))
-    e = tl.exp(x - tl.max(x, axis=0))
-    tl.store(out_ptr + row * stride + cols, e / tl.sum(e, axis=0), mask=cols < n_cols)
 
 
 @naiad.jit

@@ -11,12 +11,11 @@ NVIDIA back end, with no GPU:
   accepts the PTX.
 """
 
-import subprocess
 from pathlib import Path
 
 import pytest
 from fixture_kernels import compile_fixture, fixture, tutorials
-from test_toolchain import PTXAS
+from test_toolchain import PTXAS, assemble
 
 from naiad.backends.nvidia import link
 from naiad.backends.nvidia.compiler import ttgir_pipeline
@@ -100,12 +99,4 @@ def test_warmup_gives_every_stage(name, target, tmp_path):
         n for n, spec in metadata["signature"].items() if spec != "constexpr"
     ]
     if PTXAS is not None:
-        _assemble(compiled.asm["ptx"], target.removeprefix("cuda:"), tmp_path)
-
-
-def _assemble(text: str, arch: str, tmp_path) -> None:
-    source = tmp_path / f"kernel_{arch}.ptx"
-    source.write_text(text)
-    command = [PTXAS, f"--gpu-name={arch}", str(source), "-o", str(tmp_path / "k.cubin")]
-    done = subprocess.run(command, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+        assemble(compiled.asm["ptx"], target.removeprefix("cuda:"), tmp_path)

@@ -66,8 +66,8 @@ def _kernels(*names: str) -> list:
     return [pytest.param(n, marks=needs_libdevice) if n in ("exp", "sqrt") else n for n in names]
 
 
-def _assemble(text: str, arch: str, tmp_path) -> None:
-    """Run ptxas on `text` for `arch`: it must assemble."""
+def assemble(text: str, arch: str, tmp_path) -> None:
+    """Run ptxas on `text` for `arch`: it must assemble (test_passes_tutorials.py uses it too)."""
     source = tmp_path / f"kernel_{arch}.ptx"
     source.write_text(text)
     command = [PTXAS, f"--gpu-name={arch}", str(source), "-o", str(tmp_path / "k.cubin")]
@@ -204,7 +204,7 @@ def test_reflect_ftz_follows_the_kernel(ftz):
 @pytest.mark.parametrize("kernel", _kernels(*sorted(KERNELS)))
 def test_ptx_assembles_with_ptxas(kernel, arch, tmp_path):
     code = ptx.compile_ptx(KERNELS[kernel], nv_target.cuda_target(arch))
-    _assemble(code.text, arch, tmp_path)
+    assemble(code.text, arch, tmp_path)
 
 
 @needs_ptxas
@@ -214,7 +214,7 @@ def test_inline_asm_needing_a_newer_isa_assembles(tmp_path):
         _with_asm("fence.proxy.async.shared::cta"), nv_target.cuda_target("sm_90")
     )
     assert code.isa == (8, 0) and "\n.version 8.0\n" in code.text
-    _assemble(code.text, "sm_90", tmp_path)
+    assemble(code.text, "sm_90", tmp_path)
 
 
 # -- PTX → cubin -------------------------------------------------------------------------------

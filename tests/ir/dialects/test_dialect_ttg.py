@@ -7,16 +7,9 @@ from pathlib import Path
 import pytest
 
 from naiad.dialects import arith, tt, ttg
+from naiad.dialects import ttg_attributes as attrs
 from naiad.dialects.tt_types import PointerType
-from naiad.dialects.ttg_attributes import (
-    SHARED_MEMORY,
-    BlockedEncodingAttr,
-    DotOperandEncodingAttr,
-    LinearEncodingAttr,
-    NvidiaMmaEncodingAttr,
-    SliceEncodingAttr,
-    SwizzledSharedEncodingAttr,
-)
+from naiad.dialects.ttg_attributes import SHARED_MEMORY
 from naiad.dialects.ttg_types import ASYNC_TOKEN, MemDescType
 from naiad.ir import (
     Builder,
@@ -36,9 +29,9 @@ from naiad.ir.printer import print_module
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixture_kernels" / "ttgir"
 TTGIR = sorted(p.name for p in FIXTURES.glob("*.ttgir"))
-BLOCKED = BlockedEncodingAttr([1, 8], [4, 8], [8, 1], [1, 0])
-MMA = NvidiaMmaEncodingAttr(2, 0, [2, 4], [16, 8])
-SHARED = SwizzledSharedEncodingAttr(8, 1, 8, [1, 0])
+BLOCKED = attrs.BlockedEncodingAttr([1, 8], [4, 8], [8, 1], [1, 0])
+MMA = attrs.NvidiaMmaEncodingAttr(2, 0, [2, 4], [16, 8])
+SHARED = attrs.SwizzledSharedEncodingAttr(8, 1, 8, [1, 0])
 
 
 def round_trip(module, **options):
@@ -93,7 +86,7 @@ def test_fixture_encodings_are_the_named_classes():
     assert memdesc == MemDescType([2, 128, 64], f16, SHARED, SHARED_MEMORY, mutable=True)
     loads = [op for op in module.walk() if op.name == "ttg.local_load"]
     operand = loads[0].result.type.encoding
-    assert operand == DotOperandEncodingAttr(0, MMA, 2)
+    assert operand == attrs.DotOperandEncodingAttr(0, MMA, 2)
     assert loads[0].operands[0].type.alloc_shape == (128, 64)
     waits = [op for op in module.walk() if op.name == "ttg.async_wait"]
     assert waits[0].results[0].type is ASYNC_TOKEN
@@ -123,7 +116,7 @@ def build_module():
         group = b.create(ttg.AsyncCommitGroupOp, [copy], asyncToken=ASYNC_TOKEN).asyncToken
         done = b.create(ttg.AsyncWaitOp, [group], num=IntegerAttr(0, i32), retToken=ASYNC_TOKEN)
         sub = b.create(ttg.MemDescSubsliceOp, one, offsets=_offsets([0, 16]), result=view).result
-        operand = RankedTensorType([128, 16], f16, DotOperandEncodingAttr(0, MMA, 2))
+        operand = RankedTensorType([128, 16], f16, attrs.DotOperandEncodingAttr(0, MMA, 2))
         loaded = b.create(ttg.LocalLoadOp, sub, done.retToken, result=operand).result
         back = b.create(
             ttg.ConvertLayoutOp, loaded, result=RankedTensorType([128, 16], f16, BLOCKED)
@@ -187,14 +180,14 @@ def test_aliases_are_numbered_in_order_of_first_use():
     func = tt.FuncOp("f", FunctionType([], []))
     module.body.append(func)
     b = Builder()
-    layouts = [BlockedEncodingAttr([1 << (10 - i)], [32], [4], [0]) for i in range(11)]
+    layouts = [attrs.BlockedEncodingAttr([1 << (10 - i)], [32], [4], [0]) for i in range(11)]
     with b.at_end(func.body.blocks[0]):
         for enc in layouts:
             b.create(tt.MakeRangeOp, 0, 1024, result=RankedTensorType([1024], i32, enc))
-        parent = BlockedEncodingAttr([1, 1], [4, 8], [2, 2], [0, 1])
-        sliced = RankedTensorType([64], i32, SliceEncodingAttr(0, parent))
+        parent = attrs.BlockedEncodingAttr([1, 1], [4, 8], [2, 2], [0, 1])
+        sliced = RankedTensorType([64], i32, attrs.SliceEncodingAttr(0, parent))
         b.create(tt.MakeRangeOp, 0, 64, result=sliced)
-        linear = LinearEncodingAttr([[1], [2]], [[4], [8], [16], [32], [0]], [[0], [0]], [])
+        linear = attrs.LinearEncodingAttr([[1], [2]], [[4], [8], [16], [32], [0]], [[0], [0]], [])
         b.create(tt.MakeRangeOp, 0, 64, result=RankedTensorType([64], i32, linear))
         b.create(tt.ReturnOp, [])
     text = print_module(module, locations=False)
@@ -230,20 +223,23 @@ def test_modules_without_encodings_print_no_aliases():
 ENCODINGS = [
     (BLOCKED, "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [8, 1], order = [1, 0]}>"),  # noqa: E501
     (
-        BlockedEncodingAttr([1], [32], [2], [0], [[1]]),
+        attrs.BlockedEncodingAttr([1], [32], [2], [0], [[1]]),
         "#ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [2], order = [0], CGALayout = [[1]]}>",  # noqa: E501
     ),
-    (SliceEncodingAttr(1, MMA), f"#ttg.slice<{{dim = 1, parent = {MMA}}}>"),
+    (attrs.SliceEncodingAttr(1, MMA), f"#ttg.slice<{{dim = 1, parent = {MMA}}}>"),
     (MMA, "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 4], instrShape = [16, 8]}>"),  # noqa: E501
     (
-        NvidiaMmaEncodingAttr(3, 0, [8, 1], [16, 64, 16], [[0, 1]]),
+        attrs.NvidiaMmaEncodingAttr(3, 0, [8, 1], [16, 64, 16], [[0, 1]]),
         "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], CGALayout = [[0, 1]], instrShape = [16, 64, 16]}>",  # noqa: E501
     ),
-    (DotOperandEncodingAttr(1, MMA, 4), f"#ttg.dot_op<{{opIdx = 1, parent = {MMA}, kWidth = 4}}>"),
-    (DotOperandEncodingAttr(0, BLOCKED), f"#ttg.dot_op<{{opIdx = 0, parent = {BLOCKED}}}>"),
+    (
+        attrs.DotOperandEncodingAttr(1, MMA, 4),
+        f"#ttg.dot_op<{{opIdx = 1, parent = {MMA}, kWidth = 4}}>",
+    ),
+    (attrs.DotOperandEncodingAttr(0, BLOCKED), f"#ttg.dot_op<{{opIdx = 0, parent = {BLOCKED}}}>"),
     (SHARED, "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>"),
     (
-        LinearEncodingAttr([[0, 1]], [[1, 0]], [], []),
+        attrs.LinearEncodingAttr([[0, 1]], [[1, 0]], [], []),
         "#ttg.linear<{register = [[0, 1]], lane = [[1, 0]], warp = [], block = []}>",
     ),
     (SHARED_MEMORY, "#ttg.shared_memory"),
@@ -261,8 +257,10 @@ def test_encoding_parameters_are_plain_data():
     assert BLOCKED.rank == 2
     assert MMA.instr_shape == (16, 8)
     assert SHARED.max_phase == 8
-    assert LinearEncodingAttr([[1]]).bases["lane"] == ()
-    assert BlockedEncodingAttr([1], [32], [4], [0]) is BlockedEncodingAttr((1,), (32,), (4,), (0,))
+    assert attrs.LinearEncodingAttr([[1]]).bases["lane"] == ()
+    assert attrs.BlockedEncodingAttr([1], [32], [4], [0]) is attrs.BlockedEncodingAttr(
+        (1,), (32,), (4,), (0,)
+    )
 
 
 def test_invalid_encodings():
@@ -273,9 +271,9 @@ def test_invalid_encodings():
     with pytest.raises(ParseError, match=r"unknown \['bogus'\]"):
         Parser("#ttg.slice<{dim = 0, parent = #ttg.shared_memory, bogus = 1}>").parse_attribute()
     with pytest.raises(ValueError, match="permutation"):
-        BlockedEncodingAttr([1, 1], [4, 8], [1, 1], [0, 0])
+        attrs.BlockedEncodingAttr([1, 1], [4, 8], [1, 1], [0, 0])
     with pytest.raises(ValueError, match="opIdx"):
-        DotOperandEncodingAttr(2, MMA)
+        attrs.DotOperandEncodingAttr(2, MMA)
 
 
 def test_memdesc_type_text():

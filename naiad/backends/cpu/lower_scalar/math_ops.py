@@ -9,40 +9,16 @@ a cast back (CONVERT rounding, `.satfinite` into fp8). Accuracy: the tolerance t
 
 from __future__ import annotations
 
+from ....dialects.math import BUILTIN_LIBM_STEMS, LIBDEVICE_LIBM_STEMS
 from .compute import arith_kind, narrow, widen
 from .conversions import convert_float
 from .registry import lowers, unsupported
 from .types import NATIVE_FLOATS
 
-# op -> the library's function name; the first group rounds back as arithmetic does.
-_ARITH_PATH = {
-    "math.exp": "exp",
-    "math.exp2": "exp2",
-    "math.log": "log",
-    "math.log2": "log2",
-    "math.sin": "sin",
-    "math.cos": "cos",
-    "math.erf": "erf",
-}
-_CAST_PATH = {
-    "math.tan": "tan",
-    "math.tanh": "tanh",
-    "math.sinh": "sinh",
-    "math.cosh": "cosh",
-    "math.asin": "asin",
-    "math.acos": "acos",
-    "math.atan": "atan",
-    "math.asinh": "asinh",
-    "math.acosh": "acosh",
-    "math.atanh": "atanh",
-    "math.erfc": "erfc",
-    "math.cbrt": "cbrt",
-    "math.log10": "log10",
-    "math.log1p": "log1p",
-    "math.expm1": "expm1",
-    "math.powf": "pow",
-    "math.atan2": "atan2",
-}
+# op -> the library's function name: the builtins' functions round back to a narrow float as
+# arithmetic does; the libdevice-only ones compute in f32 and convert, as libdevice's wrappers do.
+_ARITH_PATH = BUILTIN_LIBM_STEMS
+_CAST_PATH = LIBDEVICE_LIBM_STEMS
 
 
 def call_math(b, ctx, name: str, args, op=None):

@@ -15,6 +15,8 @@ The instructions are Triton's, so results are bit-identical on the GPU:
 
 from __future__ import annotations
 
+from ....dialects.math import BUILTIN_LIBM_STEMS, LIBDEVICE_LIBM_STEMS
+from ....dialects.tt_attributes import PropagateNan
 from ....passes.diagnostics import unsupported
 from .context import Context, lowers
 from .elementwise import intrinsic_suffix, map_registers
@@ -36,32 +38,10 @@ _INTRINSICS = {
 }
 # math op -> libdevice base name (f32 adds `f`)
 _LIBDEVICE = {
-    "math.exp": "exp",
-    "math.exp2": "exp2",
-    "math.expm1": "expm1",
-    "math.log": "log",
-    "math.log2": "log2",
-    "math.log10": "log10",
-    "math.log1p": "log1p",
-    "math.sin": "sin",
-    "math.cos": "cos",
-    "math.tan": "tan",
-    "math.tanh": "tanh",
-    "math.sinh": "sinh",
-    "math.cosh": "cosh",
-    "math.asin": "asin",
-    "math.acos": "acos",
-    "math.atan": "atan",
-    "math.asinh": "asinh",
-    "math.acosh": "acosh",
-    "math.atanh": "atanh",
-    "math.erf": "erf",
-    "math.erfc": "erfc",
-    "math.cbrt": "cbrt",
+    **BUILTIN_LIBM_STEMS,
+    **LIBDEVICE_LIBM_STEMS,
     "math.rsqrt": "rsqrt",
     "math.sqrt": "sqrt",
-    "math.powf": "pow",
-    "math.atan2": "atan2",
 }
 
 
@@ -139,8 +119,13 @@ def _extern(ctx: Context, op) -> None:
 
 @lowers("tt.clampf")
 def _clampf(ctx: Context, op) -> None:
-    """max(x, lo) then min(., hi); NaN propagates when `propagateNan` is `all`."""
-    nan = str(op.propagateNan) != "none" and "all" in str(op.propagateNan)
+    """max(x, lo) then min(., hi); NaN propagates when `propagateNan` is `all`.
+
+    The attribute prints as its integer (65535 : i32), so it is read through the enum's keyword:
+    llvm.maximum/minimum are IEEE 754-2019's NaN-propagating operations (max.NaN/min.NaN on
+    sm_80+), maxnum/minnum return the number.
+    """
+    nan = PropagateNan.keyword(op.propagateNan) == "all"
     suffix = intrinsic_suffix(op.x.type)
     high, low = ("llvm.maximum", "llvm.minimum") if nan else ("llvm.maxnum", "llvm.minnum")
 

@@ -1,0 +1,39 @@
+"""What both back ends ask of LLVM before their own code generation: the targets registered once,
+and LLVM IR text parsed and verified.
+
+LLVM aborts the whole process when code generation meets a module that does not verify, so every
+module is verified here, first, and any problem LLVM reports becomes an `InternalError` (the LLVM
+IR is Naiad's own output, so a bad module is Naiad's bug). Each back end then sets its module's
+triple and data layout from its own target description.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import llvmlite.binding as llvm
+
+from .errors import InternalError
+
+
+@functools.cache
+def initialize() -> None:
+    """Register every target LLVM was built with (the wheel has x86, AArch64, NVPTX, AMDGPU):
+    code for a foreign target is emitted ahead of time, never run. llvmlite registers an
+    assembly parser for the host only: inline assembly in a module for another target makes
+    LLVM abort, so code generators emit intrinsics instead."""
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+    llvm.initialize_native_asmparser()
+
+
+def parse_module(text: str, name: str = "kernel") -> llvm.ModuleRef:
+    """Parse LLVM IR text and verify it; any problem is an InternalError naming `name`."""
+    initialize()
+    try:
+        module = llvm.parse_assembly(text)
+        module.verify()
+    except RuntimeError as exc:
+        raise InternalError(f"the LLVM IR of `{name}` is invalid: {exc}") from exc
+    module.name = name
+    return module

@@ -1,0 +1,64 @@
+"""Float semantics of the NVIDIA lowering that the language tier found on the GPU, checked here
+through ptxas without one:
+
+- `tl.clamp(..., propagate_nan=ALL)` must give NaN for a NaN `x`: min.NaN / max.NaN, never the
+  number-returning min / max (the attribute prints as its integer, which once hid `all`);
+- float `%` is LLVM's frem, as Triton's: div.rn, cvt.rzi, one fused fma.rn, x where y is
+  infinite. tests/language/helpers.py's `gpu_float_rem` is the reference of exactly this
+  sequence, so a change here must change it too.
+"""
+
+import numpy as np
+import pytest
+from test_lowering import ARCHES, assemble, count
+from test_toolchain import needs_ptxas
+
+import naiad
+import naiad.language as tl
+
+
+def _ptx(kernel, args, kwargs, tmp_path) -> dict[str, str]:
+    """arch -> PTX of the kernel, each assembled by ptxas."""
+    texts = {}
+    for arch in ARCHES:
+        compiled = kernel.warmup(*args, grid=(1,), target=f"cuda:{arch}", **kwargs)
+        assemble(compiled.asm["ptx"], arch, tmp_path)
+        texts[arch] = compiled.asm["ptx"]
+    return texts
+
+
+@naiad.jit
+def _clamp_kernel(x_ptr, lo_ptr, hi_ptr, z_ptr, N: tl.constexpr, NAN: tl.constexpr):
+    offs = tl.arange(0, N)
+    x, lo, hi = tl.load(x_ptr + offs), tl.load(lo_ptr + offs), tl.load(hi_ptr + offs)
+    tl.store(z_ptr + offs, tl.clamp(x, lo, hi, propagate_nan=NAN))
+
+
+@needs_ptxas
+@pytest.mark.parametrize("dtype, suffix", [(np.float32, "f32"), (np.float64, "f64")])
+def test_clamp_propagates_nan_when_asked(dtype, suffix, tmp_path):
+    args = [np.ones(128, dtype) for _ in range(4)]
+    for nan, want in ((tl.PropagateNan.ALL, 1), (tl.PropagateNan.NONE, 0)):
+        for arch, ptx in _ptx(_clamp_kernel, args, {"N": 128, "NAN": nan}, tmp_path).items():
+            if suffix == "f32":
+                assert (count(r"\b(?:min|max)\.NaN\.f32", ptx) > 0) == bool(want), (arch, nan)
+                assert (count(r"\b(?:min|max)\.f32", ptx) > 0) != bool(want), (arch, nan)
+            else:
+                # No min.NaN.f64 in PTX: LLVM expands llvm.maximum.f64 with a NaN select.
+                assert (count(r"setp\.(?:nan|num)\.f64", ptx) > 0) == bool(want), (arch, nan)
+
+
+@naiad.jit
+def _rem_kernel(x_ptr, y_ptr, z_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(z_ptr + offs, tl.load(x_ptr + offs) % tl.load(y_ptr + offs))
+
+
+@needs_ptxas
+@pytest.mark.parametrize("dtype, suffix", [(np.float32, "f32"), (np.float64, "f64")])
+def test_float_rem_is_the_fused_frem_expansion(dtype, suffix, tmp_path):
+    args = [np.ones(128, dtype) for _ in range(3)]
+    for arch, ptx in _ptx(_rem_kernel, args, {"N": 128}, tmp_path).items():
+        for instruction in ("div.rn", "cvt.rzi", "fma.rn", "testp.infinite"):
+            assert count(rf"\b{instruction}(?:\.ftz)?\.{suffix}", ptx) > 0, (arch, instruction)
+        assert count(rf"\bsub(?:\.rn)?\.{suffix}", ptx) == 0, arch

@@ -1,0 +1,74 @@
+"""The `tl.dot` kernels that the language tier (tests/language/test_dot.py, NumPy arrays on every
+back end) and the GPU tier (tests/gpu/test_dot_gpu.py, torch CUDA tensors) both launch: one
+definition, so both tiers check the same kernels against their float64 references."""
+
+import naiad
+import naiad.language as tl
+
+
+@naiad.jit
+def dot(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    acc_ptr,
+    M: tl.constexpr,
+    N: tl.constexpr,
+    K: tl.constexpr,
+    PRECISION: tl.constexpr,
+    OUT: tl.constexpr,
+    USE_ACC: tl.constexpr,
+):
+    offs_m = tl.arange(0, M)
+    offs_n = tl.arange(0, N)
+    offs_k = tl.arange(0, K)
+    a = tl.load(a_ptr + offs_m[:, None] * K + offs_k[None, :])
+    b = tl.load(b_ptr + offs_k[:, None] * N + offs_n[None, :])
+    c_offs = offs_m[:, None] * N + offs_n[None, :]
+    if USE_ACC:
+        acc = tl.load(acc_ptr + c_offs)
+        c = tl.dot(a, b, acc, input_precision=PRECISION, out_dtype=OUT)
+    else:
+        c = tl.dot(a, b, input_precision=PRECISION, out_dtype=OUT)
+    tl.static_assert(c.dtype == OUT or not OUT.is_floating() or c.dtype == tl.float32)
+    tl.store(c_ptr + c_offs, c)
+
+
+@naiad.jit
+def dot3d(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    ob = tl.arange(0, B)[:, None, None]
+    om = tl.arange(0, M)[None, :, None]
+    on = tl.arange(0, N)[None, None, :]
+    ok_r = tl.arange(0, K)[None, None, :]
+    ok_c = tl.arange(0, K)[None, :, None]
+    a = tl.load(a_ptr + ob * M * K + om * K + ok_r)
+    b = tl.load(b_ptr + ob * K * N + ok_c * N + on)
+    c = tl.dot(a, b, input_precision="ieee")
+    tl.static_assert(len(c.shape) == 3)
+    tl.store(c_ptr + ob * M * N + om * N + on, c)
+
+
+@naiad.jit
+def matmul_loop(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K, BK: tl.constexpr):
+    offs_m = tl.arange(0, M)
+    offs_n = tl.arange(0, N)
+    offs_k = tl.arange(0, BK)
+    acc = tl.zeros((M, N), dtype=tl.float32)
+    for k0 in range(0, K, BK):
+        mask_k = k0 + offs_k < K
+        a = tl.load(
+            a_ptr + offs_m[:, None] * K + (k0 + offs_k)[None, :], mask=mask_k[None, :], other=0.0
+        )
+        b = tl.load(
+            b_ptr + (k0 + offs_k)[:, None] * N + offs_n[None, :], mask=mask_k[:, None], other=0.0
+        )
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc.to(tl.float16))
+
+
+@naiad.jit
+def chain(a_ptr, b_ptr, d_ptr, c_ptr, M: tl.constexpr, K: tl.constexpr):
+    o = tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :]
+    ab = tl.dot(tl.load(a_ptr + o), tl.load(b_ptr + o).T)  # [M, M]
+    c = tl.dot(ab.to(tl.float16), tl.load(d_ptr + o))  # [M, K]
+    tl.store(c_ptr + o, c)
