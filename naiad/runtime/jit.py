@@ -180,13 +180,10 @@ class JITFunction(KernelInterface):
         errors.user_facing): the binder keys the call, a prepared launch runs it; anything
         else goes through `run`. One Python frame fewer per launch than `run` under a
         user-facing wrapper, and no `warmup`/`target` keywords to bind."""
-        if self._binder is None:
-            free = self.do_not_specialize_on_alignment
-            self._binder = make_binder(self.params, free) or False
         namespace = {
             "CompilationError": errors.CompilationError,
             "Unbound": Unbound,
-            "binder": self._binder or _no_binder,
+            "binder": self._get_binder() or _no_binder,
             "launches": self._launches,
             "launch_settings": launch_settings,
             "run": self.run,
@@ -195,6 +192,14 @@ class JITFunction(KernelInterface):
         exec(_GRID_ENTRY, namespace)
         self._grid_entry = namespace["entry"]
         return self._grid_entry
+
+    def _get_binder(self):
+        """This kernel's binder (binder.py), made at its first launch; False when the kernel
+        has none (every launch takes the slow path)."""
+        if self._binder is None:
+            free = self.do_not_specialize_on_alignment
+            self._binder = make_binder(self.params, free) or False
+        return self._binder
 
     def _bind(self, args, kwargs) -> dict:
         if len(args) > len(self.params):
@@ -231,10 +236,7 @@ class JITFunction(KernelInterface):
         path below, which prepares the launch for the next call with the same key."""
         key = None
         if not warmup:
-            binder = self._binder
-            if binder is None:
-                free = self.do_not_specialize_on_alignment
-                binder = self._binder = make_binder(self.params, free) or False
+            binder = self._get_binder()
             if binder:
                 try:
                     key, dims, values = binder(launch_settings(), grid, *args, **kwargs)
