@@ -1,7 +1,7 @@
 """What each elementwise operation means on NumPy arrays (the GPU's answers where LLVM has none).
 
-Integer division by zero gives what NVIDIA's division sequence gives (all ones for unsigned; -1
-or 1 by the dividend's sign for signed) and remainder by zero gives the dividend; INT_MIN / -1 wraps
+Integer division by zero gives all ones (-1 signed), as NVIDIA's division instructions do, and
+remainder by zero gives the dividend, so that x == (x // y) * y + x % y holds; INT_MIN / -1 wraps
 to INT_MIN with remainder 0. Shifts by the bit width or more give PTX's clamped result (0, or the
 sign for arithmetic right shifts). Conversions come from `floats.convert`, bit-exact with the GPU.
 """
@@ -53,8 +53,7 @@ def _divide(a, b, ty, remainder: bool):
             result = (a - quotient * safe).astype(a.dtype)
             result = np.where(overflow, 0, result)
             return np.where(zero, a, result).astype(a.dtype)
-        by_zero = np.where(a >= 0, -1, 1).astype(a.dtype)
-        return np.where(zero, by_zero, quotient).astype(a.dtype)
+        return np.where(zero, -1, quotient).astype(a.dtype)
     safe = np.where(zero, 1, b).astype(a.dtype)
     if remainder:
         return np.where(zero, a, a % safe).astype(a.dtype)

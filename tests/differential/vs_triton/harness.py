@@ -58,11 +58,12 @@ EXPECTED = {
     "conversion).",
     "idiv0": "Integer // and % by zero (and INT_MIN // -1): NumPy gives 0 (Triton's "
     "interpreter); Naiad gives its documented deterministic answer (docs/architecture.md: "
-    "-1 / 1 / all ones for //, the dividend for %, INT_MIN // -1 wraps), which these "
-    "lanes are checked against. The GPU's own answer is not fixed (LLVM leaves it "
-    "undefined): measured on an H200 with Triton 3.6, signed 8/16/32-bit x // 0 is -1 "
-    "for negative x too, 64-bit x // 0 is 0xffffffff for small x, and x % 0 is x when "
-    "the kernel also computes x // 0 but -1 when it computes x % 0 alone.",
+    "all ones (-1 signed) for //, the dividend for %, INT_MIN // -1 wraps), which these "
+    "lanes are checked against. Compiled Triton's answer is not fixed (LLVM leaves it "
+    "undefined): measured on an H100 and an H200 with Triton 3.6, 8/16/32-bit x // 0 is "
+    "all ones as Naiad's, but 64-bit x // 0 is 0xffffffff for 0 <= x < 2**32 (LLVM's "
+    "32-bit bypass of 64-bit division), and x % 0 is x when the kernel also computes "
+    "x // 0 but all ones when it computes x % 0 alone.",
     "fma": "Triton's interpreter computes fma as x * y + z with two roundings; fma.rn rounds "
     "once (fp16, fp32, fp64; measured on an H200 for fp16 and fp32).",
     "fp16_scalar": "A Python float with an fp16 tensor: compiled Triton passes it to `get_fp16` "

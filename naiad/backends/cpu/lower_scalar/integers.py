@@ -44,10 +44,8 @@ def _signed_guard(b, a, d):
 
 
 def divsi(b, a, d):
-    ty = a.type
     safe, zero, _ = _signed_guard(b, a, d)  # INT_MIN / 1 is the INT_MIN / -1 answer
-    by_zero = b.select(b.icmp_signed(">=", a, _c(ty, 0)), _c(ty, -1), _c(ty, 1))
-    return b.select(zero, by_zero, b.sdiv(a, safe))
+    return b.select(zero, _c(a.type, -1), b.sdiv(a, safe))
 
 
 def remsi(b, a, d):

@@ -3,7 +3,8 @@
 
 Where LLVM leaves a result undefined and the GPU defines it, the GPU's result is produced
 (docs/architecture.md): integer division and remainder by a divisor not known to be safe use
-PTX's own `div`/`rem` (inline assembly, so LLVM cannot assume the divisor is non-zero); shifts by
+PTX's own `div`/`rem` (inline assembly, so LLVM cannot assume the divisor is non-zero; `rem` by 0
+gives all ones, so a select makes x % 0 = x, Naiad's definition on every back end); shifts by
 the bit width or more give PTX's result through a select. f32 `/` is `div.full.f32`, as
 Triton's lowering emits for `arith.divf`. Float adds, subtracts and multiplies carry the
 `contract` flag, so that LLVM fuses them into `fma` as Triton's default `enable_fp_fusion` does.
@@ -172,9 +173,7 @@ def _division(ctx: Context, op) -> None:
     signed = llvm_name.startswith("s")
     letter = "l" if width == 64 else "r" if width == 32 else "h"
 
-    def make(t, a, b):
-        if _safe_divisor(b, width, signed):
-            return ctx.em.op(f"{llvm_name} {t} {a}, {b}")
+    def ptx_division(t, a, b):
         if width < 16:  # PTX has no 8-bit division: widen (exact for these ops)
             ext = "sext" if signed else "zext"
             wa = ctx.em.op(f"{ext} {t} {a} to i16")
@@ -184,6 +183,15 @@ def _division(ctx: Context, op) -> None:
             return ctx.em.op(f"trunc i16 {wide} to {t}")
         text = f"{ptx_name}{width} $0, $1, $2;"
         return ctx.em.asm(t, text, f"={letter},{letter},{letter}", [(t, a), (t, b)], False)
+
+    def make(t, a, b):
+        if _safe_divisor(b, width, signed):
+            return ctx.em.op(f"{llvm_name} {t} {a}, {b}")
+        result = ptx_division(t, a, b)
+        if ptx_name.startswith("rem"):  # `rem` by 0 gives all ones: Naiad defines x % 0 = x
+            by_zero = ctx.em.op(f"icmp eq {t} {b}, 0")
+            result = ctx.em.op(f"select i1 {by_zero}, {t} {a}, {t} {result}")
+        return result
 
     map_registers(ctx, op, make)
 
