@@ -278,7 +278,7 @@ def gpu_float_rem(x, y, dtype: str) -> np.ndarray:
             continue
         with np.errstate(all="ignore"):
             q = np.divide(a, b)  # right where it is not finite or zero (IEEE's specials)
-        if np.isfinite(a) and np.isfinite(b) and b != 0:
+        if np.isfinite(a) and np.isfinite(b) and b != 0 and a != 0:  # (0 / b keeps its sign)
             q = _rounded_once(fractions.Fraction(a) / fractions.Fraction(b), dtype)
         t = np.trunc(q)
         fused = (
@@ -331,6 +331,8 @@ def _largest(dtype: str) -> float:
 
 
 def _round_float64(x: np.ndarray, dtype: str, rounding: str) -> np.ndarray:
+    if dtype == "float64":  # already on the grid (and 1 / the subnormal spacing overflows)
+        return x.copy()
     p, emin, _ = _FORMATS[dtype]
     magnitude = np.abs(x)
     regular = np.isfinite(x) & (x != 0)
