@@ -458,3 +458,20 @@ def test_exp_gpu_bound_covers_the_scaled_exponent():
     )
     bound = tolerance_module._EXP_GPU_ULP
     assert 32 < worst <= bound - 4
+
+
+def test_exp_gpu_bound_is_fp32s_alone():
+    """fp64 exp on the GPU is libdevice's, held to the cpu bound: 5 ulps fail it, as they pass
+    the fp32 bound of ex2.approx."""
+    expected = np.exp(np.random.default_rng(8).uniform(-20.0, 20.0, 64))
+    for dtype, passes in ((np.float32, True), (np.float64, False)):
+        e = expected.astype(dtype)
+        off = (e.view(_UNSIGNED_OF[dtype]) + 5).view(dtype)
+        if passes:
+            tolerance_module.check("exp", off, e, "gpu", dtype)
+        else:
+            with pytest.raises(AssertionError, match="ulp"):
+                tolerance_module.check("exp", off, e, "gpu", dtype)
+
+
+_UNSIGNED_OF = {np.float32: np.uint32, np.float64: np.uint64}
