@@ -13,40 +13,23 @@ import math
 
 import numpy as np
 import pytest
-from helpers import (
+from dtype_tables import (
     DTYPES_WITH_BOOL,
     FLOAT_DTYPES,
     INT_DTYPES,
     INTEGRAL_DTYPES,
     UINT_DTYPES,
-    DifferentSignedness,
-    apply_binary,
-    arrays,
-    assert_exact,
-    c_div,
-    c_rem,
-    convert,
-    gpu_float_rem,
-    hypothesis_settings,
     int_range,
     is_float,
-    kernel_error,
-    literal_dtype,
     np_dtype,
-    numpy_random,
-    poisoned,
-    promoted,
-    pyints,
-    result_dtype,
-    round_float,
-    run_binary,
-    running_on,
-    specials,
     tl_dtype,
-    wrap,
 )
+from exact_arithmetic import c_div, c_rem, convert, gpu_float_rem, pyints, round_float, wrap
+from helpers import apply_binary, assert_exact, kernel_error, run_binary, running_on
 from hypothesis import given
 from hypothesis import strategies as st
+from inputs import arrays, hypothesis_settings, numpy_random, poisoned, specials
+from promotion import DifferentSignedness, literal_dtype, promoted, result_dtype
 
 import naiad
 import naiad.language as tl

@@ -13,29 +13,21 @@ import math
 
 import numpy as np
 import pytest
-from helpers import (
+from dtype_tables import (
     FLOAT_DTYPES,
     INTEGRAL_DTYPES,
-    arrays,
-    assert_exact,
     bitwidth,
-    hypothesis_settings,
     int_range,
     is_float,
     is_signed,
-    kernel_error,
     np_dtype,
-    numpy_random,
-    poisoned,
-    pyints,
-    round_float,
-    running_on,
-    specials,
     tl_dtype,
-    wrap,
 )
+from exact_arithmetic import pyints, round_float, wrap
+from helpers import assert_exact, kernel_error, running_on
 from hypothesis import given
 from hypothesis import strategies as st
+from inputs import arrays, hypothesis_settings, numpy_random, poisoned, specials
 
 import naiad
 import naiad.language as tl

@@ -9,31 +9,23 @@ signed, before promotion (Triton's `tensor.__rshift__`). All exact.
 
 import numpy as np
 import pytest
-from helpers import (
+from dtype_tables import (
     DTYPES,
     INT_DTYPES,
     INTEGRAL_DTYPES,
     UINT_DTYPES,
-    arrays,
-    assert_exact,
     bitwidth,
-    convert,
-    hypothesis_settings,
     int_range,
     is_float,
     is_signed,
-    kernel_error,
     np_dtype,
-    numpy_random,
-    poisoned,
-    promoted,
-    pyints,
-    run_binary,
-    specials,
-    wrap,
 )
+from exact_arithmetic import convert, pyints, wrap
+from helpers import assert_exact, kernel_error, run_binary
 from hypothesis import given
 from hypothesis import strategies as st
+from inputs import arrays, hypothesis_settings, numpy_random, poisoned, specials
+from promotion import promoted
 
 import naiad
 import naiad.language as tl

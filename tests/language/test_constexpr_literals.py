@@ -10,7 +10,9 @@
 
 import numpy as np
 import pytest
-from helpers import assert_exact, kernel_error, np_dtype, poisoned, tl_dtype
+from dtype_tables import np_dtype, tl_dtype
+from helpers import assert_exact, kernel_error
+from inputs import poisoned
 
 import naiad
 import naiad.language as tl

@@ -11,27 +11,11 @@ import math
 
 import numpy as np
 import pytest
-from helpers import (
-    INTEGRAL_DTYPES,
-    assert_exact,
-    bitwidth,
-    c_div,
-    convert,
-    int_range,
-    is_float,
-    kernel_error,
-    literal_dtype,
-    np_dtype,
-    numpy_random,
-    poisoned,
-    promoted,
-    pyints,
-    round_float,
-    specials,
-    table_backend,
-    tl_dtype,
-    wrap,
-)
+from dtype_tables import INTEGRAL_DTYPES, bitwidth, int_range, is_float, np_dtype, tl_dtype
+from exact_arithmetic import c_div, convert, pyints, round_float, wrap
+from helpers import assert_exact, kernel_error, table_backend
+from inputs import numpy_random, poisoned, specials
+from promotion import literal_dtype, promoted
 
 import naiad
 import naiad.language as tl

@@ -9,18 +9,9 @@ kernel with `tl.static_assert(z.dtype == RESULT)`; values are the other files' b
 
 import numpy as np
 import pytest
-from helpers import (
-    DTYPES_WITH_BOOL,
-    INT_DTYPES,
-    UINT_DTYPES,
-    DifferentSignedness,
-    apply_binary,
-    kernel_error,
-    np_dtype,
-    promoted,
-    result_dtype,
-    tl_dtype,
-)
+from dtype_tables import DTYPES_WITH_BOOL, INT_DTYPES, UINT_DTYPES, np_dtype, tl_dtype
+from helpers import apply_binary, kernel_error
+from promotion import DifferentSignedness, promoted, result_dtype
 
 import naiad
 import naiad.language as tl

@@ -4,7 +4,7 @@ through ptxas without one:
 - `tl.clamp(..., propagate_nan=ALL)` must give NaN for a NaN `x`: min.NaN / max.NaN, never the
   number-returning min / max (the attribute prints as its integer, which once hid `all`);
 - float `%` is LLVM's frem, as Triton's: div.rn, cvt.rzi, one fused fma.rn, x where y is
-  infinite. tests/language/helpers.py's `gpu_float_rem` is the reference of exactly this
+  infinite. tests/language/exact_arithmetic.py's `gpu_float_rem` is the reference of exactly this
   sequence, so a change here must change it too.
 """
 
