@@ -8,6 +8,7 @@ A conversion is planned from the two linear layouts:
   their row-major position, a barrier, each thread reads the elements its new registers hold,
   and a barrier frees the scratch for the next user. (Warp shuffles and swizzled, vectorized
   round trips are the next steps; this general path is correct for any pair of layouts.)
+  A conversion into an `mma.sync` operand goes through `ldmatrix` instead (`ldmatrix.py`).
 
 The scratch lies in dynamic shared memory (`@global_smem`) where allocate-shared-memory placed
 it for the op (`Context.need_shared`); every user is bracketed by barriers.
@@ -18,6 +19,7 @@ from __future__ import annotations
 from .context import Context, lowers
 from .emitter import SHARED_PTR, bit_width, llvm_type
 from .indexing import emit_thread_coords, layout_of, register_map
+from .ldmatrix import convert_with_ldmatrix
 
 
 def _memory_kind(t) -> tuple[str, str]:
@@ -91,6 +93,8 @@ def _convert_layout(ctx: Context, op) -> None:
     if mapping is not None:
         registers = ctx[op.src]
         ctx[op.result] = [registers[r] for r in mapping]
+        return
+    if convert_with_ldmatrix(ctx, op):
         return
     shape = src_t.shape
     size = bit_width(src_t) // 8

@@ -2,7 +2,7 @@
 accumulators and `#ttg.dot_op` operands, and the registration of the `tt.dot` lowering.
 
 The operands arrive in their `dot_op` layouts (accelerate-matmul put a `ttg.convert_layout`
-before the dot; its lowering goes through shared memory), so every thread already holds its
+before the dot; `ldmatrix.py` lowers it), so every thread already holds its
 fragments; the lowering only picks the registers of each instruction from the layouts:
 
 - a result tile is the 16 x 8 block whose registers hold (m0 | {0, 8}, n0 | {0, 1}) in the

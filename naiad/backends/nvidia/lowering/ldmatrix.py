@@ -1,0 +1,305 @@
+"""`ttg.convert_layout` into a `#ttg.dot_op` operand of `mma.sync` through `ldmatrix`.
+
+The general conversion moves one element per shared-memory access; an operand of `mma.sync`
+can do much better, because `ldmatrix.sync.aligned.m8n8.x4.shared.b16` hands each thread its
+fragment directly: lane l gives the address of row l % 8 of matrix l / 8 (each row 16 bytes),
+and thread t receives the 32-bit word t % 4 of row t / 4 of every matrix. That is the
+fragment of the dot_op layout (`layouts/conversions.py`), one 32-bit word being `kWidth`
+consecutive elements along K, when
+
+- the rows are M (A) or N (B) and their 16 bytes run along K: non-transposed, for 8-, 16- and
+  32-bit elements whose `kWidth` fills 32 bits (int8 / fp8 4, f16 / bf16 2, tf32 1);
+- the rows run along K and their 16 bytes along M or N: `.trans` (each 8 x 8 matrix of 16-bit
+  elements transposed), for f16 / bf16 only: a B stored row-major (K x N), an A column-major.
+
+The source is stored in the shared scratch in a swizzled layout (`#ttg.swizzled_shared` of
+16-byte groups, its fastest dimension the one the source holds contiguously, so each thread
+stores whole vectors of up to 16 bytes): row r XORs its 16-byte groups with
+`(r / perPhase) % maxPhase`, where a row of G groups puts perPhase = max(1, 8 / G) rows in a
+128-byte line and maxPhase = min(8, G), so the eight rows one matrix reads fall in eight
+distinct 16-byte bank groups, and the stores of consecutive rows spread the same way.
+
+Everything is planned on linear layouts (`plan_ldmatrix`): the swizzled layout inverted maps
+an element to its offset; composed with the source, it gives each register's store offset;
+composed with the "address layout" of the ldmatrix lanes (rows, matrices, warps, and the
+instruction index as the register input), each lane's load offset. Both are linear, so a
+thread's offset is its thread part XOR a constant per vector or instruction. The plan is a
+value the tests run through a simulator of `ldmatrix` for every thread
+(tests/backends/nvidia/test_ldmatrix.py). The scratch has the tensor's bytes, as the general
+path (`passes/scratch_size.py`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from naiad.dialects.ttg_attributes import (
+    DotOperandEncodingAttr,
+    NvidiaMmaEncodingAttr,
+    SwizzledSharedEncodingAttr,
+)
+from naiad.ir import FloatType, IntegerType
+
+from ..layouts import LinearLayout, to_linear_layout
+from .context import Context
+from .dot_operands import unpack32
+from .emitter import SHARED_PTR, llvm_type
+from .indexing import emit_thread_coords, layout_of
+
+_ROW_BYTES = 16  # one row of an 8 x 8 matrix of 16-bit elements
+_LINE_BYTES = 128  # the 32 four-byte banks
+
+
+@dataclass(frozen=True)
+class LdmatrixPlan:
+    """How one conversion runs (offsets count elements of the scratch).
+
+    `store_offsets` maps the source's (register, lane, warp) to offsets; each thread stores
+    `vector` consecutive registers from each of `store_registers`. `load_offsets` maps
+    (register = instruction, lane, warp) to the start of the row each lane addresses; each
+    instruction loads `matrices` matrices (`.trans` when `trans`); destination word w (the
+    registers w * per_word, w * per_word + 1, ...) is the word of `words[w]` = (instruction,
+    matrix)."""
+
+    element_bytes: int
+    shared: LinearLayout
+    store_offsets: LinearLayout
+    vector: int
+    store_registers: tuple[int, ...]
+    load_offsets: LinearLayout
+    matrices: int
+    trans: bool
+    words: tuple[tuple[int, int], ...]
+
+    @property
+    def per_word(self) -> int:
+        return 4 // self.element_bytes
+
+    @property
+    def instructions(self) -> int:
+        return self.load_offsets.in_dim_size("register")
+
+
+def convert_with_ldmatrix(ctx: Context, op) -> bool:
+    """Lower `op` with `ldmatrix` when it applies; False leaves it to the general paths."""
+    if ctx.capability < 75:
+        return False
+    plan = plan_ldmatrix(op.src.type, op.result.type)
+    if plan is None:
+        return False
+    _emit(ctx, op, plan)
+    return True
+
+
+# -- the plan -----------------------------------------------------------------------------------
+def plan_ldmatrix(src_t, dst_t) -> LdmatrixPlan | None:
+    """The plan of the conversion `src_t` -> `dst_t`, or None when `ldmatrix` does not fit."""
+    enc = dst_t.encoding
+    if not isinstance(enc, DotOperandEncodingAttr):
+        return None
+    if not isinstance(enc.parent, NvidiaMmaEncodingAttr) or enc.parent.version_major != 2:
+        return None
+    # An accumulator feeding the next dot (chained dots) shares most of its fragment with the
+    # operand: that is a register or shuffle exchange, not a trip through shared memory.
+    if isinstance(src_t.encoding, NvidiaMmaEncodingAttr | DotOperandEncodingAttr):
+        return None
+    element = dst_t.element_type
+    if not isinstance(element, FloatType | IntegerType) or element.width not in (8, 16, 32):
+        return None
+    nbytes = element.width // 8
+    if enc.k_width * nbytes != 4:  # a fragment word is not 32 bits (fp8 upcast, f32 split)
+        return None
+    rank = len(dst_t.shape)
+    k_dim, mn_dim = (rank - 1, rank - 2) if enc.op_idx == 0 else (rank - 2, rank - 1)
+    dst = layout_of(dst_t)
+    if not _is_fragment(dst, rank, k_dim, mn_dim, enc.k_width):
+        return None
+    src = layout_of(src_t)
+    trans = _contiguous_dim(src, k_dim, mn_dim) == mn_dim
+    if trans and nbytes != 2:  # `.trans` moves 16-bit elements
+        return None
+    inner = mn_dim if trans else k_dim
+    shared = _swizzled(dst_t.shape, inner, k_dim if trans else mn_dim, nbytes)
+    to_offset = shared.invert()
+    loads = _address_layout(dst, rank, k_dim, mn_dim, inner, trans, nbytes)
+    if loads is None:
+        return None
+    address, words, matrices = loads
+    store_offsets = src.compose(to_offset)
+    vector = _store_vector(store_offsets, _ROW_BYTES // nbytes)
+    redundant = src.free_variable_masks().get("register", 0)
+    registers = tuple(r for r in range(0, src.in_dim_size("register"), vector) if not r & redundant)
+    return LdmatrixPlan(
+        nbytes,
+        shared,
+        store_offsets,
+        vector,
+        registers,
+        address.compose(to_offset),
+        matrices,
+        trans,
+        words,
+    )
+
+
+def _unit(rank: int, dim: int, value: int) -> tuple[int, ...]:
+    return tuple(value if d == dim else 0 for d in range(rank))
+
+
+def _is_fragment(dst: LinearLayout, rank: int, k_dim: int, mn_dim: int, k_width: int) -> bool:
+    """The lanes are ldmatrix's (words t % 4 along K, rows t / 4 along M or N) and the first
+    registers are the elements of one word."""
+    lanes = [_unit(rank, k_dim, k_width), _unit(rank, k_dim, 2 * k_width)]
+    lanes += [_unit(rank, mn_dim, 1 << i) for i in range(3)]
+    in_word = [_unit(rank, k_dim, 1 << i) for i in range(k_width.bit_length() - 1)]
+    registers = dst.bases("register")
+    return dst.bases("lane") == lanes and registers[: len(in_word)] == in_word
+
+
+def _contiguous_dim(src: LinearLayout, k_dim: int, mn_dim: int) -> int:
+    """The dimension the source holds contiguously in its registers (else along its first
+    lanes); K when neither says."""
+    names = src.out_dims
+    for dim in (k_dim, mn_dim):
+        if src.contiguous_registers(names[dim]) > 1:
+            return dim
+    lanes = src.bases("lane")
+    if lanes and lanes[0][mn_dim] == 1 and not lanes[0][k_dim]:
+        return mn_dim
+    return k_dim
+
+
+def _swizzled(shape, inner: int, outer: int, nbytes: int) -> LinearLayout:
+    """offset -> element of the scratch: rows along `outer`, 16-byte groups along `inner`,
+    swizzled so that eight consecutive rows meet eight distinct bank groups."""
+    groups = shape[inner] * nbytes // _ROW_BYTES
+    rows_per_line = max(1, _LINE_BYTES // _ROW_BYTES // groups)
+    max_phase = min(_LINE_BYTES // _ROW_BYTES, groups)
+    order = [inner, outer] + [d for d in range(len(shape) - 1, -1, -1) if d not in (inner, outer)]
+    enc = SwizzledSharedEncodingAttr(_ROW_BYTES // nbytes, rows_per_line, max_phase, order)
+    shared = to_linear_layout(enc, shape)
+    return shared.sublayout(["offset"], shared.out_dims)  # one CTA: no `block` bits
+
+
+def _address_layout(dst: LinearLayout, rank, k_dim, mn_dim, inner, trans, nbytes):
+    """(register = instruction, lane, warp) -> the element starting the row each lane
+    addresses, the (instruction, matrix) of every destination word, and matrices per
+    instruction; None when a row would not be 16 aligned bytes of the scratch."""
+    per_word = 4 // nbytes
+    words = dst.bases("register")[per_word.bit_length() - 1 :]
+    live = [i for i, basis in enumerate(words) if any(basis)]
+    span = {(0,) * rank}
+    for i in live:
+        span |= {tuple(a ^ b for a, b in zip(c, words[i])) for c in span}
+    if len(span) != 1 << len(live):  # dependent register bases: not a plain repetition
+        return None
+    matrix_bits, instruction_bits = live[:2], live[2:]
+    row_dim = k_dim if trans else mn_dim
+    zero = (0,) * rank
+    lanes = [_unit(rank, row_dim, 1 << i) for i in range(3)]
+    lanes += [words[i] for i in matrix_bits] + [zero] * (2 - len(matrix_bits))
+    bases = {
+        "register": [words[i] for i in instruction_bits],
+        "lane": lanes,
+        "warp": dst.bases("warp"),
+    }
+    row = _ROW_BYTES // nbytes if not trans else 8
+    for basis in bases["register"] + lanes[3:] + bases["warp"]:
+        if basis[inner] % row:
+            return None
+    address = LinearLayout(bases, dst.out_shape)
+    placed = []
+    for w in range(1 << len(words)):
+        matrix = sum(1 << j for j, i in enumerate(matrix_bits) if w >> i & 1)
+        instruction = sum(1 << j for j, i in enumerate(instruction_bits) if w >> i & 1)
+        placed.append((instruction, matrix))
+    return address, tuple(placed), 1 << len(matrix_bits)
+
+
+def _store_vector(offsets: LinearLayout, limit: int) -> int:
+    """Consecutive registers that land on consecutive, aligned offsets (at most `limit`)."""
+    vector = min(offsets.contiguous_registers("offset"), limit)
+    others = []
+    for name in offsets.in_dims:
+        bases = offsets.packed_bases(name)
+        others += bases[vector.bit_length() - 1 :] if name == "register" else bases
+    while vector > 1 and any(b & (vector - 1) for b in others):
+        vector //= 2
+    return vector
+
+
+# -- the code -----------------------------------------------------------------------------------
+def _thread_bytes(ctx: Context, layout: LinearLayout, nbytes: int) -> str:
+    """This thread's part of a byte offset of `layout` (its output is an element offset)."""
+    (offset,) = emit_thread_coords(ctx.em, layout)
+    shift = nbytes.bit_length() - 1
+    return ctx.em.op(f"shl i32 {offset}, {shift}") if shift else offset
+
+
+def _address(ctx: Context, thread: str, constant: int) -> str:
+    """The shared address of byte offset `thread` XOR `constant` (offsets are linear)."""
+    offset = ctx.em.op(f"xor i32 {thread}, {constant}") if constant else thread
+    return ctx.em.shared_address(offset)
+
+
+def _emit(ctx: Context, op, plan: LdmatrixPlan) -> None:
+    em = ctx.em
+    nbytes = plan.element_bytes
+    ctx.need_shared(plan.shared.in_dim_size("offset") * nbytes)
+    elem = llvm_type(op.src.type)
+    values = ctx[op.src]
+    thread = _thread_bytes(ctx, plan.store_offsets, nbytes)
+    for first in plan.store_registers:
+        constant = plan.store_offsets.apply(register=first)[0] * nbytes
+        address = _address(ctx, thread, constant)
+        _store(ctx, values[first : first + plan.vector], elem, nbytes, address)
+    em.barrier()
+    thread = _thread_bytes(ctx, plan.load_offsets, nbytes)
+    loaded = []
+    for instruction in range(plan.instructions):
+        constant = plan.load_offsets.apply(register=instruction)[0] * nbytes
+        loaded.append(_ldmatrix(ctx, plan, _address(ctx, thread, constant)))
+    registers = []
+    for instruction, matrix in plan.words:
+        word = loaded[instruction][matrix]
+        if plan.per_word == 1:
+            registers.append(em.op(f"bitcast i32 {word} to {elem}"))
+        else:
+            registers += unpack32(em, word, elem, plan.per_word)
+    ctx[op.result] = registers
+    em.barrier()
+
+
+def _store(ctx: Context, values: list[str], elem: str, elem_bytes: int, address: str) -> None:
+    """One store of consecutive elements (LLVM type `elem`), as 32-bit words where they fill
+    some."""
+    em = ctx.em
+    count = len(values)
+    if count == 1:
+        em.emit(f"store {elem} {values[0]}, {SHARED_PTR} {address}")
+        return
+    vector_type = f"<{count} x {elem}>"
+    vector = "poison"
+    for i, value in enumerate(values):
+        vector = em.op(f"insertelement {vector_type} {vector}, {elem} {value}, i32 {i}")
+    nbytes = count * elem_bytes
+    if nbytes >= 4:
+        words = f"<{nbytes // 4} x i32>"
+        vector = em.op(f"bitcast {vector_type} {vector} to {words}")
+        vector_type = words
+    em.emit(f"store {vector_type} {vector}, {SHARED_PTR} {address}, align {nbytes}")
+
+
+def _ldmatrix(ctx: Context, plan: LdmatrixPlan, address: str) -> list[str]:
+    """One `ldmatrix`: its words (32-bit registers), one per matrix."""
+    n = plan.matrices
+    trans = ".trans" if plan.trans else ""
+    outs = ", ".join(f"${i}" for i in range(n))
+    text = f"ldmatrix.sync.aligned.m8n8.x{n}{trans}.shared.b16 {{{outs}}}, [${n}];"
+    constraints = ",".join(["=r"] * n + ["l"])
+    ret = "i32" if n == 1 else "{ " + ", ".join(["i32"] * n) + " }"
+    # A side effect keeps the read between the barriers around it.
+    result = ctx.em.asm(ret, text, constraints, [(SHARED_PTR, address)], True, "ldm")
+    if n == 1:
+        return [result]
+    return [ctx.em.op(f"extractvalue {ret} {result}, {i}") for i in range(n)]
