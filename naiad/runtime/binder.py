@@ -10,13 +10,15 @@ binds them (defaults included) without `inspect.Signature.bind`; it returns
   keywords and the settings token the caller gives (knobs, debug);
 - the grid as three positive sizes (a callable grid is called with the arguments by name);
 - the launch values of the non-constexpr parameters, in order: a tensor's data pointer, an
-  integer, float or bool as it is.
+  integer, float or bool as it is, a host tensor descriptor's parts as one tuple (its tensor's
+  data pointer, its shape, its strides: what the frontend makes of it), keyed by its tensor's
+  dtype and device, its block shape and its padding.
 
 The key is only looked up: the launch path registers a prepared launch under it after a slow
 launch succeeded with those very facts, so a key that was never registered (a new dtype, a
 misaligned tensor, an unknown keyword) just takes the slow path. What the binder does not handle
-raises `Unbound`, and the slow path takes the launch: tensor descriptors, NumPy scalars,
-`naiad.reinterpret` wrappers, grids with an empty dimension.
+raises `Unbound`, and the slow path takes the launch: NumPy scalars, `naiad.reinterpret`
+wrappers, grids with an empty dimension.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import operator
 import numpy as np
 
 from ..language import core
+from ..tools.tensor_descriptor import TensorDescriptor
 
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 
@@ -83,6 +86,8 @@ def _other_key(value, align_free: bool = False):
         return "i1", value
     if isinstance(value, float):  # a NumPy float64 too: the slow path makes it an fp32
         return "fp32", float(value)
+    if kind is TensorDescriptor:
+        return _descriptor_key(value)
     if kind is np.ndarray:
         address, read_only = value.__array_interface__["data"]
         return (value.dtype, align_free or address % 16 == 0, "numpy", read_only), address
@@ -90,7 +95,18 @@ def _other_key(value, align_free: bool = False):
     if device is not None and hasattr(value, "data_ptr") and hasattr(value, "dtype"):
         address = value.data_ptr()  # a tensor subclass (a Parameter, ...)
         return (kind, value.dtype, align_free or address % 16 == 0, device), address
-    raise Unbound  # NumPy scalars, array subclasses, descriptors, dtypes: the slow path
+    raise Unbound  # NumPy scalars, array subclasses, dtypes: the slow path
+
+
+def _descriptor_key(desc: TensorDescriptor):
+    """(key, launch value) of a host tensor descriptor: what compiler.specialize reads of it
+    (its tensor's dtype, its block shape, its padding; not its tensor's alignment) and where it
+    lives, and its parts (base address, shape..., strides...) as one tuple."""
+    base_key, address = _other_key(desc.base, True)
+    if not isinstance(base_key, tuple):
+        raise Unbound  # not a tensor: the slow path says so
+    block = tuple(operator.index(b) for b in desc.block_shape)
+    return (TensorDescriptor, base_key, block, desc.padding), (address, *desc.shape, *desc.strides)
 
 
 def _tensor_type():

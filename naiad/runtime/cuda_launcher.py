@@ -7,24 +7,30 @@ Each JIT function gets one `CudaLauncher`, made on its first CUDA launch. A laun
 kernel of those facts, the options, debug mode and the device's architecture (compiled on a
 miss: TTIR -> TTGIR -> LLVM -> PTX -> cubin, runtime/compiler.py), and launches it through
 `CubinKernel.launch`, which checks every argument: a CPU tensor among CUDA ones, tensors on two
-devices and a grid beyond CUDA's limits are clear errors naming the argument. A kernel compiled
-in debug mode takes, after its arguments, each pointer argument's extent (the bytes its torch
-storage allows around it, `_extents`), which its bounds checks read (lowering/bounds.py); such a
-launch is never prepared for the hot path, whose parameters hold no extents.
+devices and a grid beyond CUDA's limits are clear errors naming the argument. A host
+`TensorDescriptor` is passed as the frontend expands it (frontend/specialization.py): its base
+pointer, its shape and its strides (i64 each); its tensor is checked like the others, and its
+block shape against the interpreter's rules, before anything compiles (`_descriptor_parts`).
+A kernel compiled in debug mode takes, after its arguments, each pointer argument's extent (the
+bytes its torch storage allows around it, `_extents`), which its bounds checks read
+(lowering/bounds.py); such a launch is never prepared for the hot path, whose parameters hold
+no extents.
 
 It returns the launch prepared for the hot path (`FastCudaLaunch`), which jit.py keeps under the
-binder's key (binder.py; the key holds every tensor's dtype, alignment and device, so the checks
-above hold for every launch that finds it). A prepared launch writes the binder's launch values
-into a parameter block preallocated per thread, reads the device's current torch stream with
-one call, and calls cuLaunchKernel (driver.fast_launch). Nothing on it synchronizes, allocates
-device memory or loads a module (the cubin was loaded on that device by the slow path), so
-launches are captured by `torch.cuda.graph`.
+binder's key (binder.py; the key holds every tensor's dtype, alignment and device, and a
+descriptor's dtype, device, block shape and padding, so the checks above hold for every launch
+that finds it). A prepared launch writes the binder's launch values (a descriptor's parts
+spread into its parameters, `_selector`) into a parameter block preallocated per thread, reads
+the device's current torch stream with one call, and calls cuLaunchKernel (driver.fast_launch).
+Nothing on it synchronizes, allocates device memory or loads a module (the cubin was loaded on
+that device by the slow path), so launches are captured by `torch.cuda.graph`.
 """
 
 from __future__ import annotations
 
 import ctypes
 import operator
+import re
 import struct
 import sys
 import threading
@@ -32,12 +38,18 @@ from dataclasses import dataclass
 
 from ..backends.nvidia import driver as cuda_driver
 from ..backends.nvidia import target as nv_target
+from ..tools.tensor_descriptor import TensorDescriptor
 from .globals_check import check_globals, globals_checker
 from .host_arrays import describe
 
+# A host descriptor's signature string (compiler.specialize): element type and block shape.
+_DESCRIPTOR_SPEC = re.compile(r"tensordesc<\s*(\w+)\s*\[([\d,\s]+)\]")
+
 
 def is_cuda_tensor(value) -> bool:
-    """Whether `value` is a torch tensor in GPU memory."""
+    """Whether `value` is a torch tensor in GPU memory, or a host tensor descriptor of one."""
+    if isinstance(value, TensorDescriptor):
+        value = value.base
     device = getattr(value, "device", None)
     return getattr(device, "type", None) == "cuda" and hasattr(value, "data_ptr")
 
@@ -65,7 +77,7 @@ class _Compiled:
     or a None became a constant), and the globals its code read."""
 
     kernel: cuda_driver.CubinKernel
-    select: object  # runtime values -> the kernel's arguments (None: all of them)
+    select: object  # runtime values -> the kernel's arguments (None: all of them, as they are)
     pointers: tuple[int, ...]  # positions of the kernel's pointer arguments
     globals_used: dict | None = None
     debug: bool = False  # compiled in debug mode: takes each pointer's extent (see below)
@@ -87,13 +99,14 @@ class CudaLauncher:
         """Launch with every check (the slow path); return the launch prepared for the hot
         path on this device."""
         device = _device_of(bound)
+        runtime = tuple(_launch_value(name, bound[name]) for name in self.runtime_names)
         key = (_specialization(self.jit_function, bound), options, debug, _arch(device))
         compiled = self.kernels.get(key)
         if compiled is None:
             compiled = self.kernels[key] = self._compile(bound, options, debug)
         if compiled.globals_used:
             check_globals(self.jit_function, compiled.globals_used)
-        args = compiled.arguments(tuple(bound[name] for name in self.runtime_names))
+        args = compiled.arguments(runtime)
         if compiled.debug:
             args = (*args, *_extents(args, compiled.pointers))
         stream = self._current_stream(device) if self._current_stream else 0
@@ -114,12 +127,16 @@ class CudaLauncher:
         signature = metadata["signature"]
         runtime = self.runtime_names
         kept = [name for name in runtime if signature[name] != "constexpr"]
-        kinds = tuple(signature[name] for name in kept)
+        kinds, names = [], []
+        for name in kept:
+            part_kinds, part_names = _parameters(name, signature[name])
+            kinds += part_kinds
+            names += part_names
+        kinds, names = tuple(kinds), tuple(names)
         pointers = tuple(i for i, kind in enumerate(kinds) if kind.startswith("*"))
-        names = tuple(f"argument `{name}`" for name in kept)
         if debug:  # each pointer's extent [low, high) follows the arguments
             kinds += ("i64", "i64") * len(pointers)
-            names += tuple(f"the extent of `{kept[i]}`" for i in pointers for _ in "lh")
+            names += tuple(f"the extent of {names[i]}" for i in pointers for _ in "lh")
         kernel = cuda_driver.CubinKernel(
             compiled.asm["cubin"],
             metadata["name"],
@@ -128,11 +145,76 @@ class CudaLauncher:
             shared=metadata.get("shared", 0),
             arg_names=names,
         )
-        select = None
-        if len(kept) != len(runtime):
-            indexes = [runtime.index(name) for name in kept]
-            select = (lambda r: ()) if not indexes else _tuple_getter(indexes)
+        indexes = [runtime.index(name) for name in kept]
+        descriptors = {runtime.index(n) for n in kept if signature[n].startswith("tensordesc")}
+        select = _selector(indexes, len(runtime), descriptors)
         return _Compiled(kernel, select, pointers, build.globals_used, debug)
+
+
+def _parameters(name: str, spec: str) -> tuple[list[str], list[str]]:
+    """The kernel parameters (signature kinds) that the runtime argument `name` of signature
+    `spec` becomes, and how errors name each: one, or a host descriptor's base pointer, shape
+    and strides, as the frontend declares them."""
+    match = _DESCRIPTOR_SPEC.match(spec)
+    if match is None:
+        return [spec], [f"argument `{name}`"]
+    rank = len(match.group(2).split(","))
+    names = [f"the tensor of descriptor `{name}`"]
+    names += [f"the shape of descriptor `{name}`"] * rank
+    names += [f"the strides of descriptor `{name}`"] * rank
+    return [f"*{match.group(1)}"] + ["i64"] * (2 * rank), names
+
+
+def _selector(indexes: list[int], count: int, descriptors: set[int]):
+    """`runtime values -> kernel arguments`: the values at `indexes` (the others became
+    constants), those at `descriptors` (each a sequence: base, shape..., strides...) spread
+    into their parts; None when that is every value as it is."""
+    if not descriptors:
+        if indexes == list(range(count)):
+            return None
+        return (lambda r: ()) if not indexes else _tuple_getter(indexes)
+    plan = tuple((i, i in descriptors) for i in indexes)
+
+    def select(values):
+        args = []
+        for i, spread in plan:
+            if spread:
+                args.extend(values[i])
+            else:
+                args.append(values[i])
+        return args
+
+    return select
+
+
+def _launch_value(name: str, value):
+    """A bound argument as the slow path passes it: a host descriptor as its parts (the shape
+    the binder gives the hot path), anything else as it is."""
+    return _descriptor_parts(name, value) if isinstance(value, TensorDescriptor) else value
+
+
+def _descriptor_parts(name: str, desc: TensorDescriptor) -> tuple:
+    """(base, *shape, *strides) of a host descriptor, after the checks of its block shape: one
+    size per dimension of its shape, powers of 2 (as every block of a kernel), at least 16
+    bytes along the last dimension (the interpreter's rule). They come before compiling, so a
+    bad block is named here rather than at a load of the kernel."""
+    block = [int(b) for b in desc.block_shape]
+    rank = len(block)
+    if len(desc.shape) != rank or len(desc.strides) != rank:
+        raise ValueError(
+            f"descriptor `{name}`: block shape {block} does not match its shape "
+            f"{list(desc.shape)} and strides {list(desc.strides)} (one block size, size and "
+            "stride per dimension)"
+        )
+    if any(b < 1 or b & (b - 1) for b in block):
+        raise ValueError(f"descriptor `{name}`: block sizes must be powers of 2, got {block}")
+    itemsize = describe(desc.base).itemsize
+    if block[-1] * itemsize < 16:
+        raise ValueError(
+            f"argument `{name}`: descriptor blocks need at least 16 bytes in the last "
+            f"dimension, got {block[-1]} x {itemsize} bytes"
+        )
+    return (desc.base, *desc.shape, *desc.strides)
 
 
 class FastCudaLaunch:
@@ -247,11 +329,12 @@ class PackedParams:
 
 
 def _device_of(bound: dict) -> int:
-    """The device of the first CUDA tensor among the arguments (the driver checks that the
-    others agree)."""
+    """The device of the first CUDA tensor among the arguments, descriptors' included (the
+    driver checks that the others agree)."""
     for value in bound.values():
         if is_cuda_tensor(value):
-            return value.device.index or 0
+            tensor = value.base if isinstance(value, TensorDescriptor) else value
+            return tensor.device.index or 0
     return cuda_driver.current_device()
 
 

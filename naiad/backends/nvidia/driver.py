@@ -8,12 +8,14 @@
   where the device's opt-in limit allows it (else OutOfResources).
 - `launch` is cuLaunchKernel with a preallocated parameter block (`ParamBlock`): nothing on the
   way synchronizes, allocates device memory or loads modules, so a launch on a capturing stream is
-  recorded into a CUDA graph.
+  recorded into a CUDA graph. Loading and launching on a device other than the caller's current
+  one switch contexts and switch back (`device_context`), so torch's current device stays.
 - Every failing call raises `CudaError` naming the call and the CUresult (`CUDA_ERROR_...`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import functools
 from dataclasses import dataclass
@@ -104,6 +106,21 @@ def set_current_device(index: int) -> None:
         _call("cuCtxSetCurrent", ctx)
 
 
+@contextlib.contextmanager
+def device_context(index: int):
+    """Device `index`'s primary context current inside the block, and after it the context that
+    was current before (when there was one), so that the caller's torch device is left as it
+    was. Loading a module and both launch paths (`launch`, `fast_launch`) go through it: a
+    kernel runs on its tensors' device whatever device the caller has made current."""
+    previous = _call("cuCtxGetCurrent")
+    set_current_device(index)
+    try:
+        yield
+    finally:
+        if int(previous) and int(previous) != int(context(index)):
+            _call("cuCtxSetCurrent", previous)
+
+
 def current_device() -> int:
     """The device of this thread's current context; 0 when none is current."""
     if int(_call("cuCtxGetCurrent")) == 0:
@@ -173,30 +190,24 @@ def load_function(cubin: bytes, entry: str, device: int, shared: int) -> Functio
     limit = device_properties(device).max_shared_mem
     if shared > limit:
         raise OutOfResources(shared, limit, "shared memory")
-    set_current_device(device)
-    module = _call("cuModuleLoadData", cubin)
-    handle = _call("cuModuleGetFunction", module, entry.encode())
     attribute = _cuda().CUfunction_attribute
-    if shared > _DEFAULT_SHARED_LIMIT:
-        _call(
-            "cuFuncSetAttribute",
-            handle,
-            attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-            shared,
-        )
 
-    def get(name: str) -> int:
+    def get(handle, name: str) -> int:
         code = getattr(attribute, f"CU_FUNC_ATTRIBUTE_{name}")
         return int(_call("cuFuncGetAttribute", code, handle))
 
-    return Function(
-        handle,
-        device,
-        get("NUM_REGS"),
-        get("LOCAL_SIZE_BYTES"),
-        get("SHARED_SIZE_BYTES"),
-        get("MAX_THREADS_PER_BLOCK"),
-    )
+    with device_context(device):
+        module = _call("cuModuleLoadData", cubin)
+        handle = _call("cuModuleGetFunction", module, entry.encode())
+        if shared > _DEFAULT_SHARED_LIMIT:
+            _call(
+                "cuFuncSetAttribute",
+                handle,
+                attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                shared,
+            )
+        names = ("NUM_REGS", "LOCAL_SIZE_BYTES", "SHARED_SIZE_BYTES", "MAX_THREADS_PER_BLOCK")
+        return Function(handle, device, *(get(handle, name) for name in names))
 
 
 # -- launching -------------------------------------------------------------------------------------
@@ -243,9 +254,10 @@ def fast_launch(function: Function, threads: int, shared: int):
     per block and `shared` bytes, for the runtime's launch hot path. The driver's entry points
     are looked up once; a launch makes one call to see that the device's context is current
     (cuCtxGetCurrent, compared as a context object: no int() per launch) and the launch itself.
-    When another context was current (the caller's torch device is another GPU), the device's
-    is made current for the launch and the caller's restored after it, so torch's current device
-    is left as it was. The caller checks the grid (`check_grid`) and sets the parameters.
+    When another context was current (the caller's torch device is another GPU), the launch
+    goes through `device_context`, as the slow path's `launch` does: the device's context is
+    made current for it and the caller's restored after. The caller checks the grid
+    (`check_grid`) and sets the parameters.
 
     Measured (bench/RESULTS.md): these cuda-bindings calls cost no more on the host than the
     same calls through ctypes, and asking torch for its current device instead of the driver for
@@ -258,25 +270,16 @@ def fast_launch(function: Function, threads: int, shared: int):
     def launch(gx: int, gy: int, gz: int, stream: int, params_address: int) -> None:
         result, current = get_current()
         if result or current != expected:
-            launch_switched(current, (gx, gy, gz), stream, params_address)
-            return
-        (result,) = launch_kernel(
-            handle, gx, gy, gz, threads, 1, 1, shared, stream, params_address, 0
-        )
+            with device_context(device):
+                (result,) = launch_kernel(
+                    handle, gx, gy, gz, threads, 1, 1, shared, stream, params_address, 0
+                )
+        else:
+            (result,) = launch_kernel(
+                handle, gx, gy, gz, threads, 1, 1, shared, stream, params_address, 0
+            )
         if result:  # CUresult is an int: CUDA_SUCCESS is 0
             _check(cuda, result, "cuLaunchKernel")
-
-    def launch_switched(current, grid, stream: int, params_address: int) -> None:
-        """The launch from another context: the device's made current, the caller's restored."""
-        set_current_device(device)
-        (result,) = launch_kernel(handle, *grid, threads, 1, 1, shared, stream, params_address, 0)
-        restored = 0
-        if current is not None and int(current):
-            (restored,) = cuda.cuCtxSetCurrent(current)
-        if result:
-            _check(cuda, result, "cuLaunchKernel")
-        if restored:
-            _check(cuda, restored, "cuCtxSetCurrent")
 
     return launch
 
@@ -289,24 +292,24 @@ def check_grid(grid: tuple[int, int, int]) -> None:
 
 
 def launch(function: Function, grid, threads: int, shared: int, stream: int, params) -> None:
-    """Queue `function` on `stream` over `grid` (three sizes) with `threads` per block; an empty
-    grid launches nothing. `params` is a ParamBlock whose values are set."""
+    """Queue `function` on `stream` over `grid` (three sizes) with `threads` per block, in its
+    device's context, the caller's given back after (`device_context`, as `fast_launch`); an
+    empty grid launches nothing. `params` is a ParamBlock whose values are set."""
     if grid[0] * grid[1] * grid[2] == 0:
         return
-    _call(
-        "cuLaunchKernel",
-        function.handle,
-        grid[0],
-        grid[1],
-        grid[2],
-        threads,
-        1,
-        1,
-        shared,
-        stream,
-        params.address,
-        0,
-    )
+    with device_context(function.device):
+        _call(
+            "cuLaunchKernel",
+            function.handle,
+            *grid,
+            threads,
+            1,
+            1,
+            shared,
+            stream,
+            params.address,
+            0,
+        )
 
 
 # -- the driver's own linker (link.py's fallback) --------------------------------------------------
@@ -388,6 +391,11 @@ class CubinKernel:
                 value = value.data_ptr()
             elif index in self._pointers and value is None:
                 value = 0
+            elif index in self._pointers and not isinstance(value, int):
+                raise TypeError(
+                    f"{self.arg_names[index]} of `{self.entry}` is a {type(value).__name__}; "
+                    "a kernel compiled for CUDA takes CUDA tensors (or an address)"
+                )
             self.params.set(index, value)
         return current_device() if device is None else device
 
@@ -396,6 +404,4 @@ class CubinKernel:
         grid = (tuple(grid) + (1, 1))[:3]
         check_grid(grid)
         device = self._bind(args)
-        function = self.function(device)
-        set_current_device(device)
-        launch(function, grid, self.threads, self.shared, stream, self.params)
+        launch(self.function(device), grid, self.threads, self.shared, stream, self.params)

@@ -1,0 +1,74 @@
+"""Kernels taking host tensor descriptors, compiled for sm_80 and sm_90a the way a CUDA launch
+compiles them (`warmup(target=...)`: the TTGIR passes, the lowering, PTX, the cubin) and
+assembled by ptxas. The kernel's parameters are the descriptor's parts as the frontend expands
+it, which the CUDA launcher packs (tests/runtime/test_cuda_descriptors.py)."""
+
+import re
+
+import numpy as np
+import pytest
+from test_lowering import ARCHES, assemble
+from test_toolchain import needs_ptxas
+
+import naiad
+import naiad.language as tl
+from naiad.tools.tensor_descriptor import TensorDescriptor
+
+
+@naiad.jit
+def copy_scaled(src, dst, factor, BM: tl.constexpr, BN: tl.constexpr):
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    block = src.load([pm * BM, pn * BN])
+    dst.store([pm * BM, pn * BN], (block * factor).to(dst.dtype))
+
+
+@naiad.jit
+def sum_rows_3d(src, out_ptr, BM: tl.constexpr, BN: tl.constexpr):
+    pid = tl.program_id(0)
+    block = src.load([pid, 0, 0]).reshape(BM, BN)
+    tl.store(out_ptr + pid * BM + tl.arange(0, BM), tl.sum(block.to(tl.float32), axis=1))
+
+
+def _entry_parameters(ptx: str) -> list[str]:
+    """The types of the kernel entry's parameters, in order."""
+    head = ptx[ptx.index(".entry") :]
+    head = head[: head.index(")")]
+    return re.findall(r"\.param \.(\w+)", head)
+
+
+@needs_ptxas
+@pytest.mark.parametrize("arch", ARCHES)
+def test_a_two_dimensional_descriptor_kernel_assembles(arch, tmp_path):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((50, 70)).astype(np.float16)
+    out = np.empty((50, 70), np.float32)
+    compiled = copy_scaled.warmup(
+        TensorDescriptor.from_tensor(a, [16, 64]),
+        TensorDescriptor.from_tensor(out, [16, 64]),
+        1.5,
+        BM=16,
+        BN=64,
+        grid=(4, 2),
+        target=f"cuda:{arch}",
+    )
+    text = compiled.asm["ptx"]
+    assemble(text, arch, tmp_path)
+    # base, 2 sizes, 2 strides for each descriptor, then the factor
+    assert _entry_parameters(text) == ["u64", "u64", "u64", "u64", "u64"] * 2 + ["f32"]
+
+
+@needs_ptxas
+@pytest.mark.parametrize("arch", ARCHES)
+def test_a_three_dimensional_descriptor_kernel_assembles(arch, tmp_path):
+    x = np.random.default_rng(1).random((8, 16, 32)).astype(np.float16)
+    compiled = sum_rows_3d.warmup(
+        TensorDescriptor.from_tensor(x, [1, 16, 32], padding="nan"),
+        np.empty(128, np.float32),
+        BM=16,
+        BN=32,
+        grid=(8,),
+        target=f"cuda:{arch}",
+    )
+    assemble(compiled.asm["ptx"], arch, tmp_path)
+    assert len(_entry_parameters(compiled.asm["ptx"])) == 1 + 3 + 3 + 1

@@ -1,0 +1,202 @@
+"""Host `TensorDescriptor` arguments on the CUDA launcher, without a GPU: the kernel is compiled
+for real (TTIR -> ... -> cubin, where a linker is present) and the driver is a stand-in that
+records each launch with the parameters read back from the `void**` array as cuLaunchKernel
+reads them. A descriptor must arrive as the frontend expands it (base pointer, shape, strides),
+on the slow path and the hot path alike; its errors name it. The same kernels on a GPU are
+tests/gpu/test_descriptor_gpu.py's."""
+
+import ctypes
+import random
+from dataclasses import dataclass
+
+import pytest
+
+import naiad
+import naiad.language as tl
+from naiad import knobs
+from naiad.backends.nvidia import driver as cuda_driver
+from naiad.backends.nvidia import link
+from naiad.runtime import cuda_launcher
+from naiad.runtime.binder import make_binder
+from naiad.tools.tensor_descriptor import TensorDescriptor
+
+needs_linker = pytest.mark.skipif(link.linker_version() is None, reason="no nvJitLink")
+
+
+@naiad.jit
+def scale_tiles(src, dst, factor, BM: tl.constexpr, BN: tl.constexpr):
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    dst.store([pm * BM, pn * BN], src.load([pm * BM, pn * BN]) * factor)
+
+
+@dataclass(frozen=True)
+class FakeDevice:
+    type: str
+    index: int | None
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+
+class FakeTensor:
+    """What the launcher and the binder read of a torch tensor."""
+
+    def __init__(self, address: int, device: str = "cuda:0", dtype: str = "float32"):
+        kind, _, index = device.partition(":")
+        self.device = FakeDevice(kind, int(index) if index else None)
+        self.dtype = dtype
+        self.address = address
+        self.nbytes = 1 << 20
+
+    def data_ptr(self) -> int:
+        return self.address
+
+
+_CTYPES = {"i64": ctypes.c_int64, "fp32": ctypes.c_float}
+
+
+def _read(kinds, address):
+    """The parameters as the driver reads them from a `void**` array."""
+    pointers = (ctypes.c_void_p * len(kinds)).from_address(address)
+    return tuple(
+        (ctypes.c_uint64 if k.startswith("*") else _CTYPES[k]).from_address(p).value
+        for k, p in zip(kinds, pointers)
+    )
+
+
+@pytest.fixture
+def fake_driver(monkeypatch):
+    """Records each launch as (path, grid, kernel signature, parameters)."""
+    launches = []
+    monkeypatch.setattr(cuda_launcher, "_arch", lambda device: "cuda:sm_90a")
+    monkeypatch.setattr(cuda_launcher, "_stream_reader", lambda: lambda device: 7)
+    monkeypatch.setattr(  # the handle is the kernel itself, so a launch knows its signature
+        cuda_driver.CubinKernel,
+        "function",
+        lambda self, device: cuda_driver.Function(self, device, 0, 0, 0, 0),
+    )
+
+    def slow(function, grid, threads, shared, stream, params):
+        launches.append(("slow", grid, params.signature, _read(params.signature, params.address)))
+
+    def fast_launch(function, threads, shared):
+        kinds = function.handle.signature
+
+        def launch(gx, gy, gz, stream, address):
+            launches.append(("fast", (gx, gy, gz), kinds, _read(kinds, address)))
+
+        return launch
+
+    monkeypatch.setattr(cuda_driver, "launch", slow)
+    monkeypatch.setattr(cuda_driver, "fast_launch", fast_launch)
+    scale_tiles.__dict__.pop("_cuda_launcher", None)
+    with knobs.override(NAIAD_BACKEND="auto"):
+        yield launches
+    scale_tiles.__dict__.pop("_cuda_launcher", None)
+
+
+def _descriptor(address, rows, cols, block=(16, 32), device="cuda:0", dtype="float32"):
+    return TensorDescriptor(FakeTensor(address, device, dtype), [rows, cols], [cols, 1], block)
+
+
+DESCRIPTOR_KINDS = ("*fp32", "i64", "i64", "i64", "i64")
+
+
+@needs_linker
+def test_descriptors_reach_the_kernel_as_the_frontend_expands_them(fake_driver):
+    rng = random.Random(3)
+    launches = []
+    for _ in range(3):
+        rows, cols = rng.randint(1, 300), rng.randint(1, 300)
+        src, dst = rng.randrange(1, 99) * 4096, rng.randrange(100, 199) * 4096
+        factor = rng.uniform(-2, 2)
+        scale_tiles[(3, 2)](_descriptor(src, rows, cols), _descriptor(dst, rows, cols), factor,
+                            BM=16, BN=32)  # fmt: skip
+        part = (rows, cols, cols, 1)
+        launches.append(((3, 2, 1), (src, *part, dst, *part, pytest.approx(factor))))
+    assert [path for path, *_ in fake_driver] == ["slow", "fast", "fast"]
+    assert {kinds for _, _, kinds, _ in fake_driver} == {(*DESCRIPTOR_KINDS * 2, "fp32")}
+    assert [(grid, values) for _, grid, _, values in fake_driver] == launches
+
+
+@needs_linker
+def test_a_new_block_shape_or_padding_is_a_new_specialization(fake_driver):
+    tiles = _descriptor(4096, 40, 64), _descriptor(8192, 40, 64)
+    scale_tiles[(1,)](*tiles, 2.0, BM=16, BN=32)
+    scale_tiles[(1,)](*tiles, 2.0, BM=16, BN=32)
+    wide = _descriptor(4096, 40, 64, (16, 64)), _descriptor(8192, 40, 64, (16, 64))
+    scale_tiles[(1,)](*wide, 2.0, BM=16, BN=64)
+    nan = TensorDescriptor(FakeTensor(4096), [40, 64], [64, 1], [16, 32], padding="nan")
+    scale_tiles[(1,)](nan, tiles[1], 2.0, BM=16, BN=32)
+    assert [path for path, *_ in fake_driver] == ["slow", "fast", "slow", "slow"]
+    assert len(scale_tiles._cuda_launcher.kernels) == 3
+
+
+@needs_linker
+def test_a_descriptor_of_a_cpu_tensor_is_named(fake_driver):
+    on_cpu = _descriptor(4096, 40, 64, device="cpu")
+    with pytest.raises(ValueError, match=r"tensor of descriptor `src` of `scale_tiles`.* on cpu"):
+        scale_tiles[(1,)](on_cpu, _descriptor(8192, 40, 64), 2.0, BM=16, BN=32)
+    assert fake_driver == []
+
+
+@pytest.mark.parametrize(
+    "block, match",
+    [
+        ((16, 2), r"`src`: descriptor blocks need at least 16 bytes .* 2 x 4 bytes"),
+        ((16, 24), r"descriptor `src`: block sizes must be powers of 2, got \[16, 24\]"),
+    ],
+)
+def test_a_block_shape_the_rules_refuse_is_a_launch_error(fake_driver, block, match):
+    src = _descriptor(4096, 40, 64, block)
+    with pytest.raises(ValueError, match=match):
+        scale_tiles[(1,)](src, _descriptor(8192, 40, 64, block), 2.0, BM=16, BN=block[1])
+    assert fake_driver == []
+
+
+def test_a_block_shape_not_matching_the_shape_is_named():
+    src = _descriptor(4096, 40, 64)
+    src.block_shape = [16, 32, 2]  # changed after it was made
+    with pytest.raises(ValueError, match=r"`src`: block shape \[16, 32, 2\] does not match"):
+        cuda_launcher._descriptor_parts("src", src)
+
+
+def test_the_binder_keys_a_descriptor_by_what_specializes_it():
+    """Shape, strides and address are launch values; dtype, device, block shape and padding
+    are the key (alignment is not: a descriptor's base is not specialized on it)."""
+    binder = make_binder(scale_tiles.params)
+
+    def key_and_values(desc):
+        key, dims, values = binder(None, (2, 3), desc, desc, 1.5, BM=16, BN=32)
+        assert dims == (2, 3, 1)
+        return key, values[0]
+
+    base, base_values = key_and_values(_descriptor(4096, 40, 64))
+    other, values = key_and_values(_descriptor(4100, 33, 96))  # misaligned, other sizes
+    assert other == base
+    assert (base_values, values) == ((4096, 40, 64, 64, 1), (4100, 33, 96, 96, 1))
+    changed = [
+        _descriptor(4096, 40, 64, (16, 64)),
+        _descriptor(4096, 40, 64, dtype="float16"),
+        _descriptor(4096, 40, 64, device="cuda:1"),
+        TensorDescriptor(FakeTensor(4096), [40, 64], [64, 1], [16, 32], padding="nan"),
+    ]
+    assert all(key_and_values(desc)[0] != base for desc in changed)
+
+
+def test_the_selector_spreads_descriptors_and_drops_constants():
+    select = cuda_launcher._selector([0, 2, 3], 4, {2})
+    values = ("x", "one", (4096, 40, 64, 64, 1), 2.5)
+    assert list(select(values)) == ["x", 4096, 40, 64, 64, 1, 2.5]
+    assert cuda_launcher._selector([0, 1], 2, set()) is None
+
+
+@needs_linker
+def test_a_debug_launch_passes_the_extent_of_each_descriptors_tensor(fake_driver):
+    src, dst = _descriptor(4096, 40, 64), _descriptor(1 << 24, 40, 64)
+    scale_tiles[(1,)](src, dst, 2.0, BM=16, BN=32, debug=True)
+    ((path, _, kinds, values),) = fake_driver
+    assert path == "slow" and kinds == (*DESCRIPTOR_KINDS * 2, "fp32", "i64", "i64", "i64", "i64")
+    # each tensor's storage, as describe() sees a stand-in: [0, its bytes) around its pointer
+    assert values[-4:] == (0, 1 << 20, 0, 1 << 20)
