@@ -5,7 +5,10 @@ through ptxas without one:
   number-returning min / max (the attribute prints as its integer, which once hid `all`);
 - float `%` is LLVM's frem, as Triton's: div.rn, cvt.rzi, one fused fma.rn, x where y is
   infinite. tests/language/exact_arithmetic.py's `gpu_float_rem` is the reference of exactly this
-  sequence, so a change here must change it too.
+  sequence, so a change here must change it too;
+- float -> int is PTX's saturating `cvt.rzi` even where LLVM could prove nothing wrong with a
+  shortcut: `x.to(f32).to(int16)` of an int32 x was once folded into a truncation of x (LLVM
+  may assume fptosi's result in range), so 505472381 became -2691 instead of 32767.
 """
 
 import numpy as np
@@ -62,3 +65,17 @@ def test_float_rem_is_the_fused_frem_expansion(dtype, suffix, tmp_path):
         for instruction in ("div.rn", "cvt.rzi", "fma.rn", "testp.infinite"):
             assert count(rf"\b{instruction}(?:\.ftz)?\.{suffix}", ptx) > 0, (arch, instruction)
         assert count(rf"\bsub(?:\.rn)?\.{suffix}", ptx) == 0, arch
+
+
+@naiad.jit
+def _int_through_float_kernel(x_ptr, z_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(z_ptr + offs, tl.load(x_ptr + offs).to(tl.float32).to(tl.int16))
+
+
+@needs_ptxas
+def test_float_to_int_saturates_even_after_an_int_to_float(tmp_path):
+    args = [np.ones(128, np.int32), np.ones(128, np.int16)]
+    for arch, ptx in _ptx(_int_through_float_kernel, args, {"N": 128}, tmp_path).items():
+        assert count(r"cvt\.rn\.f32\.s32", ptx) > 0, arch
+        assert count(r"cvt\.rzi\.s16\.f32", ptx) > 0, arch

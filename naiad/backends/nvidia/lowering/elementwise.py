@@ -52,8 +52,6 @@ _CASTS = {
     "arith.truncf": "fptrunc",
     "arith.sitofp": "sitofp",
     "arith.uitofp": "uitofp",
-    "arith.fptosi": "fptosi",
-    "arith.fptoui": "fptoui",
     "arith.bitcast": "bitcast",
     "tt.bitcast": "bitcast",
     "tt.int_to_ptr": "inttoptr",
@@ -236,6 +234,31 @@ def _cast(ctx: Context, op) -> None:
     if _is_fp8(src) or _is_fp8(dst):
         unsupported(op, "the NVIDIA back end cannot convert fp8 values yet")
     map_registers(ctx, op, lambda t, a: ctx.em.op(f"{name} {t} {a} to {to}"))
+
+
+@lowers("arith.fptosi", "arith.fptoui")
+def _float_to_int(ctx: Context, op) -> None:
+    """PTX's `cvt.rzi`: toward zero, saturated to the type, as the GPU defines what LLVM's
+    `fptosi`/`fptoui` leave undefined (out of range, NaN). The instruction is inline assembly:
+    LLVM, free to assume an in-range result, folds `fptosi(sitofp(x))` into a truncation of x.
+    An 8-bit result is the low byte of the 16-bit conversion, as NVPTX converts one (there are
+    no 8-bit registers); f16 and bf16 widen to f32 first, exactly."""
+    src, dst = element_of(op.operands[0].type), element_of(op.results[0].type)
+    if _is_fp8(src):
+        unsupported(op, "the NVIDIA back end cannot convert fp8 values yet")
+    sign = "s" if op.name == "arith.fptosi" else "u"
+    wide = max(dst.width, 16)
+    register = {16: "h", 32: "r", 64: "l"}[wide]
+
+    def make(t, a):
+        if t in ("half", "bfloat"):
+            a, t = ctx.em.op(f"fpext {t} {a} to float"), "float"
+        ptx_type, constraint = ("f32", "f") if t == "float" else ("f64", "d")
+        text = f"cvt.rzi.{sign}{wide}.{ptx_type} $0, $1;"
+        out = ctx.em.asm(f"i{wide}", text, f"={register},{constraint}", [(t, a)], False)
+        return out if wide == dst.width else ctx.em.op(f"trunc i{wide} {out} to i{dst.width}")
+
+    map_registers(ctx, op, make)
 
 
 def _is_fp8(t) -> bool:
