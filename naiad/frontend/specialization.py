@@ -6,11 +6,13 @@ A specialization says, per parameter, either a type (Triton's signature strings:
 the attributes the launcher proved (`tt.divisibility = 16` for pointers aligned to 16 bytes and
 integers divisible by 16); a constexpr is baked in (an integer equal to 1 arrives as a constexpr,
 as Triton specializes it). A host tensor descriptor is its base pointer, its shape and its
-strides (i64), named `desc`, `desc.shape.0`, ..., `desc.stride.0`, ...
+strides (i64), named `desc`, `desc.shape.0`, ..., `desc.stride.0`, ...; its attributes come
+under those names too (`attrs["desc.shape.0"]`), and its last stride is the constant 1.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 
@@ -32,7 +34,8 @@ class Parameter:
     kind: str  # "constexpr", "value" or "descriptor"
     type: t.dtype | None = None  # a value's type; a descriptor's block type
     value: object = None  # a constexpr's value; a descriptor's padding
-    attributes: dict = field(default_factory=dict)
+    attributes: dict = field(default_factory=dict)  # a descriptor's: its base pointer's
+    parts: dict = field(default_factory=dict)  # a descriptor's "shape.i"/"stride.i" -> attributes
 
 
 def parameters(source, signature: dict, constexprs: dict, attrs: dict) -> list[Parameter]:
@@ -49,7 +52,14 @@ def parameters(source, signature: dict, constexprs: dict, attrs: dict) -> list[P
                 raise TypeError(f"no type in the signature and no constexpr value for `{name}`")
             found.append(Parameter(name, "constexpr", value=value))
             continue
-        found.append(_runtime_parameter(name, spec, _attributes(attrs.get(name))))
+        parameter = _runtime_parameter(name, spec, _attributes(attrs.get(name)))
+        if parameter.kind == "descriptor":
+            prefix = f"{name}."
+            parts = {
+                k[len(prefix) :]: _attributes(v) for k, v in attrs.items() if k.startswith(prefix)
+            }
+            parameter = dataclasses.replace(parameter, parts=parts)
+        found.append(parameter)
     return found
 
 
@@ -83,8 +93,11 @@ def arguments(params: list[Parameter]) -> list[tuple[str, ir.Type, dict]]:
         elif p.kind == "descriptor":
             found.append((p.name, ir_type(t.pointer_type(p.type.element_ty)), p.attributes))
             rank = len(p.type.shape)
-            found += [(f"{p.name}.shape.{i}", ir.i64, {}) for i in range(rank)]
-            found += [(f"{p.name}.stride.{i}", ir.i64, {}) for i in range(rank)]
+            for part in ("shape", "stride"):
+                found += [
+                    (f"{p.name}.{part}.{i}", ir.i64, p.parts.get(f"{part}.{i}", {}))
+                    for i in range(rank)
+                ]
     return found
 
 
@@ -103,11 +116,14 @@ def values(params: list[Parameter], block_arguments) -> dict:
 
 
 def _descriptor(p: Parameter, handles) -> tensor_descriptor:
+    """The descriptor over its arguments; its last stride is the constant 1 the host
+    `TensorDescriptor` guarantees (its argument stays in the ABI), so that accesses along the
+    last dimension are known contiguous and vectorize as an in-kernel descriptor's do."""
     base = core.tensor(next(handles), t.pointer_type(p.type.element_ty))
     rank = len(p.type.shape)
     shape = [core.tensor(next(handles), t.int64) for _ in range(rank)]
     strides = [core.tensor(next(handles), t.int64) for _ in range(rank)]
-    return tensor_descriptor(base, shape, strides, p.type, p.value)
+    return tensor_descriptor(base, shape, strides[:-1] + [core.constexpr(1)], p.type, p.value)
 
 
 def specialization_key(fn, signature: dict, constexprs: dict, attrs: dict, target) -> tuple:

@@ -87,7 +87,7 @@ def _other_key(value, align_free: bool = False):
     if isinstance(value, float):  # a NumPy float64 too: the slow path makes it an fp32
         return "fp32", float(value)
     if kind is TensorDescriptor:
-        return _descriptor_key(value)
+        return _descriptor_key(value, align_free)
     if kind is np.ndarray:
         address, read_only = value.__array_interface__["data"]
         return (value.dtype, align_free or address % 16 == 0, "numpy", read_only), address
@@ -98,15 +98,18 @@ def _other_key(value, align_free: bool = False):
     raise Unbound  # NumPy scalars, array subclasses, dtypes: the slow path
 
 
-def _descriptor_key(desc: TensorDescriptor):
+def _descriptor_key(desc: TensorDescriptor, align_free: bool = False):
     """(key, launch value) of a host tensor descriptor: what compiler.specialize reads of it
-    (its tensor's dtype, its block shape, its padding; not its tensor's alignment) and where it
-    lives, and its parts (base address, shape..., strides...) as one tuple."""
-    base_key, address = _other_key(desc.base, True)
+    (its tensor's dtype and alignment, which sizes and strides are divisible by 16, its block
+    shape, its padding) and where it lives, and its parts (base address, shape..., strides...)
+    as one tuple."""
+    base_key, address = _other_key(desc.base, align_free)
     if not isinstance(base_key, tuple):
         raise Unbound  # not a tensor: the slow path says so
     block = tuple(operator.index(b) for b in desc.block_shape)
-    return (TensorDescriptor, base_key, block, desc.padding), (address, *desc.shape, *desc.strides)
+    divisible = () if align_free else tuple(s % 16 == 0 for s in (*desc.shape, *desc.strides))
+    key = (TensorDescriptor, base_key, block, desc.padding, divisible)
+    return key, (address, *desc.shape, *desc.strides)
 
 
 def _tensor_type():

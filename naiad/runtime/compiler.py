@@ -114,13 +114,36 @@ def specialize(jit_function, bound: dict):
     """The (signature, constexprs, attrs) of a launch with `bound` arguments."""
     signature, constexprs, attrs = {}, {}, {}
     for param in jit_function.params:
-        spec, constant, attributes = _specialize_one(param, bound[param.name])
+        value = bound[param.name]
+        spec, constant, attributes = _specialize_one(param, value)
         signature[param.name] = spec
         if spec == "constexpr":
-            constexprs[param.name] = bound[param.name] if constant is None else constant
-        if attributes and param.name not in jit_function.do_not_specialize_on_alignment:
+            constexprs[param.name] = value if constant is None else constant
+        if param.name in jit_function.do_not_specialize_on_alignment:
+            continue
+        if attributes:
             attrs[param.name] = attributes
+        if isinstance(value, TensorDescriptor):
+            attrs.update(_descriptor_attributes(param.name, value))
     return signature, constexprs, attrs
+
+
+def _descriptor_attributes(name: str, desc: TensorDescriptor) -> dict:
+    """A host descriptor's parts specialize as pointers and integers do: its base when aligned
+    to 16 bytes (under the descriptor's name), each size and each stride but the last (which is
+    1) when divisible by 16 (under `name.shape.i`, `name.stride.i`), so that its rows are known
+    aligned and its bounds masks known constant over a vector."""
+    divisible = [["tt.divisibility", 16]]
+    attrs = {}
+    if describe(desc.base).data_ptr % 16 == 0:
+        attrs[name] = divisible
+    for i, size in enumerate(desc.shape):
+        if size % 16 == 0:
+            attrs[f"{name}.shape.{i}"] = divisible
+    for i, stride in enumerate(desc.strides[:-1]):
+        if stride % 16 == 0:
+            attrs[f"{name}.stride.{i}"] = divisible
+    return attrs
 
 
 def compile_ttir(jit_function, bound: dict, target=None, debug: bool = False) -> CompiledKernel:

@@ -56,6 +56,15 @@ DESCRIPTOR_OPS = {
     "tt.descriptor_load": [*_BLOCK_2D, "arith.andi", "arith.truncf", "tt.load"],
     "tt.descriptor_store": [*_BLOCK_2D, "arith.andi", "tt.store"],
 }
+# A host descriptor's last stride is the constant 1 (frontend/specialization.py), where
+# Triton's is an argument: its multiply takes a constant, not a `tt.splat` of the argument.
+_BLOCK_2D_HOST = [*_BLOCK_2D[: -len(_BOUNDS) - 3], "arith.muli", "tt.addptr", *_BOUNDS]
+HOST_DESCRIPTOR_OPS = {
+    **DESCRIPTOR_OPS,
+    "tt.descriptor_load": [*_BLOCK_2D_HOST, "arith.andi", "arith.truncf", "tt.load"],
+    "tt.descriptor_store": [*_BLOCK_2D_HOST, "arith.andi", "tt.store"],
+}
+HOST_DESCRIPTOR_FIXTURES = {"06_fused_attention_host_descriptors"}
 DESCRIPTOR_FIXTURES = {
     "06_fused_attention",
     "06_fused_attention_noncausal",
@@ -83,19 +92,19 @@ def _is_kernel_code(name: str) -> bool:
     return "." not in name or name.startswith(("ttir_fixture_kernels.", "fixture_kernels.lang."))
 
 
-def _substitute(ops: list) -> list:
+def _substitute(ops: list, table: dict) -> list:
     out, substituted = [], 0  # out[:substituted] holds replacements, never popped
     for op in ops:
         if op == "tt.make_tensor_descriptor":
             while len(out) > substituted and out[-1] == "arith.extsi":
                 out.pop()
-        if isinstance(op, str) and op in DESCRIPTOR_OPS:
-            out += DESCRIPTOR_OPS[op]
+        if isinstance(op, str) and op in table:
+            out += table[op]
             substituted = len(out)
         elif isinstance(op, str):
             out.append(op)
         else:
-            regions = [[_substitute(block) for block in region] for region in op["regions"]]
+            regions = [[_substitute(block, table) for block in region] for region in op["regions"]]
             out.append({"op": op["op"], "regions": regions})
     return out
 
@@ -116,7 +125,8 @@ def _triton_expected(name, record, func) -> list:
         body = drop_dead_blocks(func["body"])
     blocks = [normalize(b, drop_sanitizer=not record["debug"]) for b in body]
     if name in DESCRIPTOR_FIXTURES:
-        blocks = [_substitute(b) for b in blocks]
+        table = HOST_DESCRIPTOR_OPS if name in HOST_DESCRIPTOR_FIXTURES else DESCRIPTOR_OPS
+        blocks = [_substitute(b, table) for b in blocks]
     return blocks
 
 

@@ -163,8 +163,9 @@ def test_a_block_shape_not_matching_the_shape_is_named():
 
 
 def test_the_binder_keys_a_descriptor_by_what_specializes_it():
-    """Shape, strides and address are launch values; dtype, device, block shape and padding
-    are the key (alignment is not: a descriptor's base is not specialized on it)."""
+    """Shape, strides and address are launch values; dtype, device, block shape, padding,
+    the base's alignment and which sizes and strides are divisible by 16 are the key, as they
+    are what the kernel specializes on."""
     binder = make_binder(scale_tiles.params)
 
     def key_and_values(desc):
@@ -173,10 +174,13 @@ def test_the_binder_keys_a_descriptor_by_what_specializes_it():
         return key, values[0]
 
     base, base_values = key_and_values(_descriptor(4096, 40, 64))
-    other, values = key_and_values(_descriptor(4100, 33, 96))  # misaligned, other sizes
+    other, values = key_and_values(_descriptor(8192, 56, 96))  # other sizes, as divisible
     assert other == base
-    assert (base_values, values) == ((4096, 40, 64, 64, 1), (4100, 33, 96, 96, 1))
+    assert (base_values, values) == ((4096, 40, 64, 64, 1), (8192, 56, 96, 96, 1))
     changed = [
+        _descriptor(4100, 40, 64),  # misaligned
+        _descriptor(4096, 48, 64),  # a size divisible by 16
+        _descriptor(4096, 40, 72),  # a stride not divisible by 16
         _descriptor(4096, 40, 64, (16, 64)),
         _descriptor(4096, 40, 64, dtype="float16"),
         _descriptor(4096, 40, 64, device="cuda:1"),
