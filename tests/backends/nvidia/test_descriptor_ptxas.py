@@ -72,3 +72,32 @@ def test_a_three_dimensional_descriptor_kernel_assembles(arch, tmp_path):
     )
     assemble(compiled.asm["ptx"], arch, tmp_path)
     assert len(_entry_parameters(compiled.asm["ptx"])) == 1 + 3 + 3 + 1
+
+
+@needs_ptxas
+def test_descriptor_accesses_vectorize_when_their_parts_allow(tmp_path):
+    """An aligned descriptor with sizes and row strides divisible by 16 reads and writes its
+    rows with 16-byte accesses, as an in-kernel descriptor over such arguments does; a row
+    stride of 70 elements leaves rows misaligned, so accesses stay narrow."""
+    rng = np.random.default_rng(1)
+    widths = {}
+    for cols in (64, 70):
+        a = rng.standard_normal((64, cols)).astype(np.float32)
+        out = np.empty((64, cols), np.float32)
+        compiled = copy_scaled.warmup(
+            TensorDescriptor.from_tensor(a, [16, 64]),
+            TensorDescriptor.from_tensor(out, [16, 64]),
+            1.5,
+            BM=16,
+            BN=64,
+            grid=(4, 1),
+            target="cuda:sm_90a",
+        )
+        text = compiled.asm["ptx"]
+        assemble(text, "sm_90a", tmp_path)
+        widths[cols] = (
+            len(re.findall(r"ld\.global\.v4", text)),
+            len(re.findall(r"ld\.global", text)),
+        )
+    assert widths[64][0] > 0 and widths[64][0] == widths[64][1]
+    assert widths[70][0] == 0
