@@ -1,24 +1,24 @@
 """`ttg.convert_layout`, and the shared-memory scratch that conversions and reductions use.
 
-A conversion is planned from the two linear layouts:
-
-- when every thread holds the same elements in both (the lane and warp bases agree), the
-  registers are only renumbered: no instruction at all;
-- otherwise the tensor goes through shared memory: each thread writes the elements it holds at
-  their row-major position, a barrier, each thread reads the elements its new registers hold,
-  and a barrier frees the scratch for the next user. (Warp shuffles and swizzled, vectorized
-  round trips are the next steps; this general path is correct for any pair of layouts.)
-  A conversion into an `mma.sync` operand goes through `ldmatrix` instead (`ldmatrix.py`).
+A conversion follows the plan `convert_plan.py` makes from the two linear layouts: a
+renumbering of the registers (no instruction), shuffles within warps (`convert_shuffle.py`),
+or a round trip through the scratch in the swizzled layout `convert_swizzle.py` chooses:
+vector stores of the source's distinct elements (threads holding copies skip theirs), a
+barrier, vector loads of the destination's, and a barrier that frees the scratch for the next
+user. The `ldmatrix` path of dot operands (`ldmatrix.py`) is tried before the general plans.
 
 The scratch lies in dynamic shared memory (`@global_smem`) where allocate-shared-memory placed
-it for the op (`Context.need_shared`); every user is bracketed by barriers.
+it for the op (`Context.need_shared`); every user is bracketed by barriers. The scalar helpers
+below (row-major positions, one element at a time) serve the reductions, scans and shape ops.
 """
 
 from __future__ import annotations
 
 from .context import Context, lowers
+from .convert_plan import Renumber, Shared, Shuffle, plan_convert
+from .convert_shuffle import emit_shuffle
 from .emitter import SHARED_PTR, bit_width, llvm_type
-from .indexing import emit_thread_coords, layout_of, register_map
+from .indexing import emit_thread_coords, layout_of
 from .ldmatrix import convert_with_ldmatrix
 
 
@@ -32,27 +32,39 @@ def _memory_kind(t) -> tuple[str, str]:
     return kind, kind
 
 
-def shared_store(ctx: Context, value: str, t, byte_offset: str) -> None:
-    """Write `value` (scalar type `t`) at `byte_offset` of the scratch."""
+def _to_memory(ctx: Context, value: str, t) -> str:
+    """`value` as shared memory holds it (i1 as a byte, a pointer as i64)."""
     kind, mem = _memory_kind(t)
     if kind == "i1":
-        value = ctx.em.op(f"zext i1 {value} to i8")
-    elif kind != mem:
-        value = ctx.em.op(f"ptrtoint {kind} {value} to i64")
+        return ctx.em.op(f"zext i1 {value} to i8")
+    if kind != mem:
+        return ctx.em.op(f"ptrtoint {kind} {value} to i64")
+    return value
+
+
+def _from_memory(ctx: Context, value: str, t) -> str:
+    kind, mem = _memory_kind(t)
+    if kind == "i1":
+        return ctx.em.op(f"icmp ne i8 {value}, 0")
+    if kind != mem:
+        return ctx.em.op(f"inttoptr i64 {value} to {kind}")
+    return value
+
+
+def shared_store(ctx: Context, value: str, t, byte_offset: str) -> None:
+    """Write `value` (scalar type `t`) at `byte_offset` of the scratch."""
+    _, mem = _memory_kind(t)
+    value = _to_memory(ctx, value, t)
     address = ctx.em.shared_address(byte_offset)
     ctx.em.emit(f"store {mem} {value}, {SHARED_PTR} {address}, align {bit_width(t) // 8}")
 
 
 def shared_load(ctx: Context, t, byte_offset: str) -> str:
     """Read a value of scalar type `t` at `byte_offset` of the scratch."""
-    kind, mem = _memory_kind(t)
+    _, mem = _memory_kind(t)
     address = ctx.em.shared_address(byte_offset)
     value = ctx.em.op(f"load {mem}, {SHARED_PTR} {address}, align {bit_width(t) // 8}")
-    if kind == "i1":
-        return ctx.em.op(f"icmp ne i8 {value}, 0")
-    if kind != mem:
-        return ctx.em.op(f"inttoptr i64 {value} to {kind}")
-    return value
+    return _from_memory(ctx, value, t)
 
 
 def row_major(ctx: Context, coords: list[str], shape) -> str:
@@ -88,26 +100,73 @@ def element_offsets(ctx: Context, layout, shape, size: int) -> list[str]:
 @lowers("ttg.convert_layout")
 def _convert_layout(ctx: Context, op) -> None:
     src_t, dst_t = op.src.type, op.result.type
-    src, dst = layout_of(src_t), layout_of(dst_t)
-    mapping = register_map(src, dst, lambda c: c)
-    if mapping is not None:
-        registers = ctx[op.src]
-        ctx[op.result] = [registers[r] for r in mapping]
+    plan = plan_convert(layout_of(src_t), layout_of(dst_t), bit_width(src_t))
+    registers = ctx[op.src]
+    if isinstance(plan, Renumber):
+        ctx[op.result] = [registers[r] for r in plan.sources]
         return
     if convert_with_ldmatrix(ctx, op):
         return
-    shape = src_t.shape
-    size = bit_width(src_t) // 8
-    count = 1
-    for extent in shape:
-        count *= extent
-    ctx.need_shared(count * size)
+    if isinstance(plan, Shuffle):
+        ctx[op.result] = emit_shuffle(ctx, plan, registers, src_t.element_type)
+        return
+    ctx[op.result] = _round_trip(ctx, plan, registers, src_t.element_type)
+
+
+def _access_address(ctx: Context, base: str, offset: int, t) -> str:
+    """The shared address of the vector of `t` elements at element offset `base ^ offset`."""
     em = ctx.em
-    for value, offset in zip(ctx[op.src], element_offsets(ctx, src, shape, size)):
-        shared_store(ctx, value, src_t.element_type, offset)
+    element = em.op(f"xor i32 {base}, {offset}") if offset else base
+    shift = (bit_width(t) // 8).bit_length() - 1
+    return em.shared_address(em.op(f"shl i32 {element}, {shift}") if shift else element)
+
+
+def _round_trip(ctx: Context, plan: Shared, registers: list[str], t) -> list[str]:
+    """Vector stores of the source's registers, a barrier (the warp's when the plan is
+    warp-local), vector loads, a barrier (the scratch is free for the next user)."""
+    em = ctx.em
+    ctx.need_shared(plan.nbytes)
+    join = None
+    if plan.skip_mask:  # threads holding copies of other threads' elements do not store
+        held = em.op(f"and i32 {em.tid()}, {plan.skip_mask}")
+        stores, join = em.label("convert.store"), em.label("convert.stored")
+        em.emit(f"br i1 {em.op(f'icmp eq i32 {held}, 0')}, label %{stores}, label %{join}")
+        em.start_block(stores)
+    base = emit_thread_coords(em, plan.store_offsets)[0]
+    kind, align = _vector_type(t, plan.store_vec)
+    _, mem = _memory_kind(t)
+    for access in plan.stores:
+        values = [_to_memory(ctx, registers[r], t) for r in access.registers]
+        value = values[0]
+        if plan.store_vec > 1:
+            value = "poison"
+            for i, element in enumerate(values):
+                value = em.op(f"insertelement {kind} {value}, {mem} {element}, i32 {i}")
+        address = _access_address(ctx, base, access.offset, t)
+        em.emit(f"store {kind} {value}, {SHARED_PTR} {address}, align {align}")
+    if join is not None:
+        em.emit(f"br label %{join}")
+        em.start_block(join)
+    if plan.warp_local:  # the loads read what the same warp stored
+        em.call("void", "llvm.nvvm.bar.warp.sync", [("i32", "-1")])
+    else:
+        em.barrier()
+    base = emit_thread_coords(em, plan.load_offsets)[0]
+    kind, align = _vector_type(t, plan.load_vec)
+    loaded = {}
+    for access in plan.loads:
+        address = _access_address(ctx, base, access.offset, t)
+        value = em.op(f"load {kind}, {SHARED_PTR} {address}, align {align}")
+        for i, r in enumerate(access.registers):
+            element = value
+            if plan.load_vec > 1:
+                element = em.op(f"extractelement {kind} {value}, i32 {i}")
+            loaded[r] = _from_memory(ctx, element, t)
     em.barrier()
-    ctx[op.result] = [
-        shared_load(ctx, dst_t.element_type, offset)
-        for offset in element_offsets(ctx, dst, shape, size)
-    ]
-    em.barrier()
+    return [loaded[r] for r in plan.copies]
+
+
+def _vector_type(t, vec: int) -> tuple[str, int]:
+    """(LLVM type of `vec` elements of `t` in shared memory, its alignment)."""
+    _, mem = _memory_kind(t)
+    return (f"<{vec} x {mem}>" if vec > 1 else mem), vec * (bit_width(t) // 8)

@@ -23,7 +23,8 @@ from ....errors import InternalError
 from ....passes.diagnostics import unsupported
 from .context import Context, lowers
 from .convert import held_coords, row_major, shared_load, shared_store
-from .emitter import bit_width, llvm_type
+from .convert_shuffle import warp_shuffle
+from .emitter import bit_width
 from .indexing import layout_of, register_coords, unique_registers
 
 
@@ -45,35 +46,7 @@ def combine(ctx: Context, op, left: list[str], right: list[str]) -> list[str]:
 
 def shuffle_xor(ctx: Context, value: str, t, lane_mask: int) -> str:
     """`value` of the lane `lane ^ lane_mask` (all 32 lanes take part)."""
-    kind = llvm_type(t)
-    bits = bit_width(t) if not kind.startswith("ptr") else 64
-    name = "llvm.nvvm.shfl.sync.bfly.i32"
-
-    def shfl(word: str) -> str:
-        return ctx.em.call(
-            "i32", name, [("i32", "-1"), ("i32", word), ("i32", str(lane_mask)), ("i32", "31")]
-        )
-
-    if bits == 64:
-        wide = value if kind == "i64" else ctx.em.op(f"bitcast {kind} {value} to i64")
-        low = ctx.em.op(f"trunc i64 {wide} to i32")
-        high = ctx.em.op(f"trunc i64 {ctx.em.op(f'lshr i64 {wide}, 32')} to i32")
-        low, high = shfl(low), shfl(high)
-        joined = ctx.em.op(f"zext i32 {low} to i64")
-        top = ctx.em.op(f"shl i64 {ctx.em.op(f'zext i32 {high} to i64')}, 32")
-        wide = ctx.em.op(f"or i64 {joined}, {top}")
-        return wide if kind == "i64" else ctx.em.op(f"bitcast i64 {wide} to {kind}")
-    if kind == "i1":
-        word = ctx.em.op(f"zext i1 {value} to i32")
-        return ctx.em.op(f"trunc i32 {shfl(word)} to i1")
-    int_kind = f"i{bits}"
-    word = value if kind == int_kind else ctx.em.op(f"bitcast {kind} {value} to {int_kind}")
-    if bits < 32:
-        word = ctx.em.op(f"zext {int_kind} {word} to i32")
-    out = shfl(word)
-    if bits < 32:
-        out = ctx.em.op(f"trunc i32 {out} to {int_kind}")
-    return out if kind == int_kind else ctx.em.op(f"bitcast {int_kind} {out} to {kind}")
+    return warp_shuffle(ctx, value, t, "bfly", str(lane_mask))
 
 
 @lowers("tt.reduce")

@@ -5,7 +5,9 @@ These are the needs of the lowering (`lowering/convert.py`, `reduce.py`, `scan.p
 scratch before the lowering runs; the lowering checks each request against this table and
 raises an InternalError when they disagree, so the two cannot drift silently.
 
-- `ttg.convert_layout`: none when every thread keeps its elements, else the tensor row-major;
+- `ttg.convert_layout`: the tensor once when its plan is a round trip through shared memory
+  (`lowering/convert_plan.py`) or `ldmatrix` applies (`ldmatrix.py`), none for a renumbering
+  or shuffles within warps;
 - `tt.reduce` with warps along the axis: per operand, one partial per warp position and kept
   element (arrays aligned to 8 bytes);
 - `tt.scan` with warps along the axis: per operand, the whole tensor (aligned to 8 bytes);
@@ -40,13 +42,19 @@ def scratch_bytes(op) -> int | None:
 
 
 def _convert(op) -> int:
+    from ..lowering.convert_plan import Renumber, Shared, plan_convert
     from ..lowering.emitter import bit_width
-    from ..lowering.indexing import layout_of, register_map
+    from ..lowering.indexing import layout_of
+    from ..lowering.ldmatrix import plan_ldmatrix
 
     src_t, dst_t = op.src.type, op.result.type
-    if register_map(layout_of(src_t), layout_of(dst_t), lambda c: c) is not None:
+    plan = plan_convert(layout_of(src_t), layout_of(dst_t), bit_width(src_t))
+    if isinstance(plan, Renumber):
         return 0
-    return _numel(src_t.shape) * (bit_width(src_t) // 8)
+    if isinstance(plan, Shared) or plan_ldmatrix(src_t, dst_t) is not None:
+        # the lowering tries ldmatrix before a shuffle plan; both hold the tensor once
+        return _numel(src_t.shape) * (bit_width(src_t) // 8)
+    return 0
 
 
 def _warps_along(layout, axis: int) -> int:

@@ -1,0 +1,161 @@
+"""Planning `ttg.convert_layout` from the two linear layouts: renumber, shuffle or round trip.
+
+Pure Python on layouts, so the tests run every plan for every thread (a simulator of the
+registers, the shuffles and the shared memory) and check that each destination register gets
+the element the destination layout names; the lowering (`convert.py`, `convert_shuffle.py`)
+only transcribes the plan. Three plans, cheapest first:
+
+1. **Renumber**: every thread already holds its new elements (the lane and warp bases agree):
+   the registers are renumbered, no instruction.
+2. **Shuffle**: the warp bases agree, so every element a thread needs is in a lane of its own
+   warp: rounds of `shfl.sync.idx` (`convert_lanes.py`). Kept when its shuffles and selects
+   cost less than the round trip below.
+3. **Shared**: a round trip through the scratch in the layout `convert_swizzle.py` chooses:
+   vector stores of the source's registers, a barrier, vector loads of the destination's (up
+   to 16 bytes each, the widths of the two sides may differ), a barrier. Each element is
+   written once: registers and threads that hold copies (the layout's free variables) skip
+   their stores, and the destination's repeated registers copy the loaded value. When each
+   warp reads only what it wrote (the warps agree and none skips), the barrier between the
+   stores and the loads is the warp's own (`bar.warp.sync`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ....errors import InternalError
+from ..layouts import LinearLayout
+from ..layouts.bits import GF2Solver, xor_bits
+from .convert_lanes import Shuffle, plan_shuffle
+from .convert_swizzle import choose_shared_layout
+from .indexing import redundant_thread_mask, register_coords, register_map
+
+_LANE_BITS = 5
+# Rough instruction counts the choice between a shuffle and a round trip weighs: a round trip
+# pays two barriers and the address arithmetic of each access.
+_BARRIERS_COST = 10
+_ACCESS_COST = 3
+
+
+@dataclass(frozen=True)
+class Renumber:
+    """Destination register i is source register `sources[i]`."""
+
+    sources: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Access:
+    """One vector access: `registers` in memory order, at element offset `offset ^
+    thread_part(tid)` (the thread part of the side's offset layout)."""
+
+    registers: tuple[int, ...]
+    offset: int
+
+
+@dataclass(frozen=True)
+class Shared:
+    """A round trip through the scratch: `stores` of the source's registers by the threads
+    with no `skip_mask` bit set, a barrier, `loads`, a barrier; destination register r is the
+    loaded register `copies[r]`. `store_offsets` / `load_offsets` map (register, lane, warp)
+    to element offsets; each side's accesses are vectors of one width."""
+
+    store_offsets: LinearLayout
+    load_offsets: LinearLayout
+    stores: tuple[Access, ...]
+    loads: tuple[Access, ...]
+    skip_mask: int
+    copies: tuple[int, ...]
+    nbytes: int
+    warp_local: bool  # each warp reads only what it wrote: the first barrier is the warp's
+
+    @property
+    def store_vec(self) -> int:
+        return len(self.stores[0].registers)
+
+    @property
+    def load_vec(self) -> int:
+        return len(self.loads[0].registers)
+
+    @property
+    def cost(self) -> float:
+        barriers = _BARRIERS_COST // 2 if self.warp_local else _BARRIERS_COST
+        return _ACCESS_COST * (len(self.stores) + len(self.loads)) + barriers
+
+
+def _accesses(layout: LinearLayout, offsets: LinearLayout, bits: list[int]):
+    """The vector accesses of the registers of `layout` holding distinct elements, the
+    registers of one access varying along register `bits` (offset bits 0, 1, ...)."""
+    free = layout.free_variable_masks().get("register", 0)
+    along = 0
+    for bit in bits:
+        along |= 1 << bit
+    accesses = []
+    for start in range(layout.in_dim_size("register")):
+        if start & (free | along):
+            continue
+        steps = [1 << b for b in bits]
+        registers = tuple(start ^ xor_bits(steps, i) for i in range(1 << len(bits)))
+        (offset,) = offsets.apply(register=start)
+        accesses.append(Access(registers, offset))
+    return tuple(accesses)
+
+
+def plan_shared(src: LinearLayout, dst: LinearLayout, elem_bytes: int) -> Shared:
+    """The round trip through shared memory (always possible)."""
+    shared = choose_shared_layout(src, dst, elem_bytes)
+    store_offsets = src.compose(shared.offsets)
+    load_offsets = dst.compose(shared.offsets)
+    stores = _accesses(src, store_offsets, list(shared.store_bits))
+    loads = _accesses(dst, load_offsets, list(shared.load_bits))
+    loaded = {r for access in loads for r in access.registers}
+    copies = []
+    first: dict[tuple[int, ...], int] = {}
+    for r, coords in enumerate(register_coords(dst)):
+        if r in loaded:
+            first.setdefault(coords, r)
+    for coords in register_coords(dst):
+        copies.append(first[coords])
+    numel = 1
+    for size in src.out_shape.values():
+        numel *= size
+    skip = redundant_thread_mask(src)
+    # Every warp stores all it holds (no warp bits skip) and needs only what it holds.
+    warp_local = not skip >> _LANE_BITS and _within_warps(src, dst)
+    return Shared(
+        store_offsets,
+        load_offsets,
+        stores,
+        loads,
+        skip,
+        tuple(copies),
+        numel * elem_bytes,
+        warp_local,
+    )
+
+
+def _within_warps(src: LinearLayout, dst: LinearLayout) -> bool:
+    """Whether every thread's new elements are held in its own warp (the warp bases agree and
+    the destination's register and lane bases are spanned by the source's)."""
+    if src.bases("warp") != dst.bases("warp"):
+        return False
+    solver = GF2Solver(list(src.packed_bases("register")) + list(src.packed_bases("lane")))
+    wanted = list(dst.packed_bases("register")) + list(dst.packed_bases("lane"))
+    return all(solver.solve(basis) is not None for basis in wanted)
+
+
+@lru_cache(maxsize=1024)
+def plan_convert(src: LinearLayout, dst: LinearLayout, bits: int) -> Renumber | Shuffle | Shared:
+    """The cheapest plan converting `src` to `dst` for elements of `bits` bits in memory
+    (i1 as 8, pointers as 64)."""
+    if src.out_shape != dst.out_shape:
+        raise InternalError("convert_layout between layouts of different shapes")
+    mapping = register_map(src, dst, lambda c: c)
+    if mapping is not None:
+        return Renumber(tuple(mapping))
+    shared = plan_shared(src, dst, bits // 8)
+    shuffle = plan_shuffle(src, dst, bits)
+    if shuffle is not None and shuffle.cost <= shared.cost:
+        return shuffle
+    return shared
