@@ -1,7 +1,9 @@
 """Tutorial 01 — vector addition (Triton's `python/tutorials/01-vector-add.py`, run by Naiad).
 
 The kernel is Triton's tutorial kernel, unchanged but for the imports. The host code around it
-(sizes, reference, checks) is Naiad's own. Run alone: `python examples/01_vector_add.py`.
+(sizes, reference, checks) is Naiad's own; as in Triton's tutorials, the tensors are made on
+DEVICE, the active driver's device (the GPU where one is present, else the CPU).
+Run alone: `python examples/01_vector_add.py`.
 """
 
 import numpy as np
@@ -9,6 +11,9 @@ import torch
 
 import naiad as triton
 import naiad.language as tl
+
+# The device the tensors are made on: the GPU where one is present, else the CPU.
+DEVICE = triton.runtime.driver.active.get_active_torch_device()
 
 
 @triton.jit
@@ -43,34 +48,36 @@ def add_kernel(x_ptr,  # *Pointer* to first input vector.
 # Host side (Naiad's own)
 # ---------------------------------------------------------------------------------------------
 
-def add(x, y, block_size=1024):
-    """x + y for two contiguous 1-D arrays of one dtype: torch CPU tensors or NumPy arrays."""
-    output = torch.empty_like(x) if isinstance(x, torch.Tensor) else np.empty_like(x)
-    n_elements = x.numel() if isinstance(x, torch.Tensor) else x.size
+def add(x: torch.Tensor, y: torch.Tensor, block_size=1024):
+    """x + y for two contiguous 1-D torch tensors of one dtype, on their device."""
+    output = torch.empty_like(x)
+    n_elements = output.numel()
     grid = lambda meta: (triton.cdiv(n_elements, meta["BLOCK_SIZE"]), )
     add_kernel[grid](x, y, output, n_elements, BLOCK_SIZE=block_size)
     return output
 
 
 def _errors(out, ref):
-    """(max abs error, norm-wise relative error) of `out` against a float64 reference."""
-    diff = np.asarray(out, dtype=np.float64) - ref
+    """(max abs error, norm-wise relative error) of `out` against a float64 NumPy reference."""
+    diff = out.cpu().double().numpy() - ref
     return float(np.abs(diff).max()), float(np.linalg.norm(diff) / np.linalg.norm(ref))
 
 
 def check(size=98432, seed=0):
-    """fp32 torch tensors (the tutorial's test size, a ragged last block) and fp16 NumPy arrays."""
+    """fp32 (the tutorial's test size, a ragged last block) and fp16 tensors on DEVICE."""
     torch.manual_seed(seed)
-    x, y = torch.rand(size), torch.rand(size)
+    x, y = torch.rand(size, device=DEVICE), torch.rand(size, device=DEVICE)
     out = add(x, y)
-    max_err, rel = _errors(out.numpy(), x.double().numpy() + y.double().numpy())
+    max_err, rel = _errors(out, x.cpu().double().numpy() + y.cpu().double().numpy())
     # One correctly rounded fp32 addition per element.
     assert rel <= 2.0 ** -24, f"fp32 vector add: relative error {rel:.2e}"
 
+    # fp16 values drawn on the host, so every device adds the same numbers.
     rng = np.random.default_rng(seed)
     xh = rng.standard_normal(size // 7).astype(np.float16)
     yh = rng.standard_normal(size // 7).astype(np.float16)
-    max_err_h, rel_h = _errors(add(xh, yh), xh.astype(np.float64) + yh.astype(np.float64))
+    out_h = add(torch.tensor(xh, device=DEVICE), torch.tensor(yh, device=DEVICE))
+    max_err_h, rel_h = _errors(out_h, xh.astype(np.float64) + yh.astype(np.float64))
     assert rel_h <= 2.0 ** -11, f"fp16 vector add: relative error {rel_h:.2e}"
     return {"max_err": max(max_err, max_err_h), "rel_err": max(rel, rel_h)}
 

@@ -3,7 +3,8 @@
 The persistent row-softmax kernel is Triton's, unchanged but for the imports: each program walks
 the rows `row_start, row_start + row_step, ...` with `tl.range(..., num_stages=num_stages)`. The host
 code is Naiad's own; in the interpreter there is no occupancy to compute, so the number of
-persistent programs is a fixed, smaller-than-rows count. Run alone: `python examples/02_fused_softmax.py`.
+persistent programs is a fixed, smaller-than-rows count. The tensors are made on DEVICE, the
+active driver's device. Run alone: `python examples/02_fused_softmax.py`.
 """
 
 import numpy as np
@@ -11,6 +12,9 @@ import torch
 
 import naiad as triton
 import naiad.language as tl
+
+# The device the tensors are made on: the GPU where one is present, else the CPU.
+DEVICE = triton.runtime.driver.active.get_active_torch_device()
 
 
 @triton.jit
@@ -49,7 +53,8 @@ NUM_PERSISTENT_PROGRAMS = 24  # fewer programs than rows, so every program loops
 
 
 def softmax(x, num_programs=NUM_PERSISTENT_PROGRAMS):
-    """Row-wise softmax of a 2-D torch tensor; the output has x's shape, dtype and strides."""
+    """Row-wise softmax of a 2-D torch tensor; the output has x's shape, dtype, strides and
+    device."""
     n_rows, n_cols = x.shape
     BLOCK_SIZE = triton.next_power_of_2(n_cols)
     num_stages = 2
@@ -61,7 +66,7 @@ def softmax(x, num_programs=NUM_PERSISTENT_PROGRAMS):
 
 
 def reference(x):
-    x = x.double().numpy()
+    x = x.cpu().double().numpy()
     e = np.exp(x - x.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
 
@@ -69,10 +74,10 @@ def reference(x):
 def check(n_rows=64, n_cols=781, seed=0):
     """Irregular rows and columns, so the masked tail of each row and the row loop are exercised."""
     torch.manual_seed(seed)
-    x = torch.randn(n_rows, n_cols)
+    x = torch.randn(n_rows, n_cols, device=DEVICE)
     y = softmax(x)
     ref = reference(x)
-    diff = y.double().numpy() - ref
+    diff = y.cpu().double().numpy() - ref
     rel = float(np.linalg.norm(diff) / np.linalg.norm(ref))
     assert rel <= 1e-6, f"softmax: relative error {rel:.2e}"
     assert torch.allclose(y, torch.softmax(x, dim=1), atol=1e-6, rtol=1e-5)

@@ -3,8 +3,8 @@
 Triton's grouped-ordering ("L2 swizzled") matmul, unchanged but for the imports: `@autotune` over
 configs keyed on `M, N, K`, fp16 inputs, an fp32 accumulator (`acc = tl.dot(a, b, acc)`), a masked
 K tail, and `leaky_relu` fused through the constexpr `ACTIVATION`. The configs are small ones of our
-own, sized for the interpreter (the tutorial's are for GPUs); the host code is Naiad's own.
-Run alone: `python examples/03_matmul.py`.
+own, sized for the interpreter (the tutorial's are for GPUs); the host code is Naiad's own, its
+tensors made on DEVICE, the active driver's device. Run alone: `python examples/03_matmul.py`.
 """
 
 import time
@@ -15,11 +15,17 @@ import torch
 import naiad as triton
 import naiad.language as tl
 
+# The device the tensors are made on: the GPU where one is present, else the CPU.
+DEVICE = triton.runtime.driver.active.get_active_torch_device()
+
 
 def _time_once(fn, quantiles=None):
-    """A one-shot benchmarker for the autotuner: the interpreter runs each config once."""
+    """A one-shot benchmarker for the autotuner: the interpreter runs each config once. A GPU
+    runs launches asynchronously, so the time is taken after the device is done."""
     start = time.perf_counter()
     fn()
+    if DEVICE.type == "cuda":
+        torch.cuda.synchronize(DEVICE)
     ms = (time.perf_counter() - start) * 1e3
     return [ms] * len(quantiles) if quantiles else ms
 
@@ -157,18 +163,18 @@ def matmul(a, b, activation="", config=None):
 
 
 def reference(a, b, activation=""):
-    c = a.double().numpy() @ b.double().numpy()
+    c = a.cpu().double().numpy() @ b.cpu().double().numpy()
     if activation == "leaky_relu":
         c = np.where(c >= 0, c, 0.01 * c)
     return c
 
 
 def _check_one(M, N, K, activation, generator, dtype=torch.float16, config=None):
-    a = torch.randn((M, K), generator=generator).to(dtype)
-    b = torch.randn((K, N), generator=generator).to(dtype)
+    a = torch.randn((M, K), generator=generator, device=DEVICE).to(dtype)
+    b = torch.randn((K, N), generator=generator, device=DEVICE).to(dtype)
     c = matmul(a, b, activation, config)
     ref = reference(a, b, activation)
-    diff = c.double().numpy() - ref
+    diff = c.cpu().double().numpy() - ref
     rel = float(np.linalg.norm(diff) / np.linalg.norm(ref))
     # fp16 products are exact in fp32; the error is the final rounding to fp16 (2^-11) plus fp32
     # accumulation over K terms. fp32 inputs go through tl.dot as tf32 (10-bit mantissas, as on
@@ -183,7 +189,7 @@ def check(M=128, N=96, K=64, seed=0, every_config=True):
     offsets) with leaky_relu fused; fp32 inputs (a tf32 dot). Each case is a new tuning key.
     The autotuner runs every config but keeps the best one's output only, so with
     `every_config` each config's result is checked too."""
-    generator = torch.Generator().manual_seed(seed)
+    generator = torch.Generator(device=DEVICE).manual_seed(seed)
     errors = [_check_one(M, N, K, "", generator)]
     best = matmul_kernel.best_config.kwargs
     errors.append(_check_one(M - 27, N - 21, K - 14, "leaky_relu", generator))

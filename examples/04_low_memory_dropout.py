@@ -2,8 +2,9 @@
 
 Both kernels of the tutorial, unchanged but for the imports: `_dropout` with an explicit keep
 mask, and `_seeded_dropout`, whose mask is regenerated from one seed with `tl.rand(seed, offsets)`
-(Philox-4x32-10). The host code is Naiad's own; it checks the seeded mask bit for bit against an
-independent NumPy Philox. Run alone: `python examples/04_low_memory_dropout.py`.
+(Philox-4x32-10). The host code is Naiad's own, its tensors made on DEVICE (the active driver's
+device); it checks the seeded mask bit for bit against an independent NumPy Philox.
+Run alone: `python examples/04_low_memory_dropout.py`.
 """
 
 import numpy as np
@@ -11,6 +12,9 @@ import torch
 
 import naiad as triton
 import naiad.language as tl
+
+# The device the tensors are made on: the GPU where one is present, else the CPU.
+DEVICE = triton.runtime.driver.active.get_active_torch_device()
 
 
 @triton.jit
@@ -103,26 +107,26 @@ def philox_uniform(seed, offsets, rounds=10):
 
 
 def _rel(out, ref):
-    diff = out.double().numpy() - ref
+    diff = out.cpu().double().numpy() - ref
     return float(np.abs(diff).max()), float(np.linalg.norm(diff) / np.linalg.norm(ref))
 
 
 def check(n=10_000, p=0.3, seed=123):
     torch.manual_seed(0)
-    x = torch.randn(n)
-    x64 = x.double().numpy()
+    x = torch.randn(n, device=DEVICE)
+    x64 = x.cpu().double().numpy()
 
     # Baseline: an explicit int32 keep mask.
-    x_keep = (torch.rand(n) > p).to(torch.int32)
+    x_keep = (torch.rand(n, device=DEVICE) > p).to(torch.int32)
     out = dropout(x, x_keep, p)
-    ref = np.where(x_keep.numpy() != 0, x64 / (1 - p), 0.0)
+    ref = np.where(x_keep.cpu().numpy() != 0, x64 / (1 - p), 0.0)
     err0, rel0 = _rel(out, ref)
     assert rel0 <= 1e-6, f"dropout: rel {rel0:.2e}"
 
     # Seeded: the mask is a pure function of (seed, offset).
     out1 = seeded_dropout(x, p, seed)
     keep = philox_uniform(seed, np.arange(n)) > np.float32(p)
-    assert np.array_equal(out1.numpy() != 0, keep), "seeded dropout mask differs from Philox"
+    assert np.array_equal(out1.cpu().numpy() != 0, keep), "seeded dropout mask differs from Philox"
     err1, rel1 = _rel(out1, np.where(keep, x64 / (1 - p), 0.0))
     assert rel1 <= 1e-6, f"seeded dropout: rel {rel1:.2e}"
     assert torch.equal(out1, seeded_dropout(x, p, seed)), "same seed, different mask"

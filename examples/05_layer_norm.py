@@ -4,7 +4,8 @@ The three kernels of the tutorial, unchanged but for the imports: the fused forw
 `_layer_norm_fwd_fused`; the backward `_layer_norm_bwd_dx_fused`, which accumulates partial dW/dB
 into GROUP_SIZE_M buffers under a spin lock (`tl.atomic_cas` / `tl.atomic_xchg` /
 `tl.debug_barrier`); and `_layer_norm_bwd_dwdb`, which reduces those buffers. The host code (a
-torch autograd Function, sizes, the float64 reference) is Naiad's own.
+torch autograd Function, sizes, the float64 reference) is Naiad's own, its tensors made on DEVICE
+(the active driver's device).
 Run alone: `python examples/05_layer_norm.py`.
 """
 
@@ -13,6 +14,9 @@ import torch
 
 import naiad as triton
 import naiad.language as tl
+
+# The device the tensors are made on: the GPU where one is present, else the CPU.
+DEVICE = triton.runtime.driver.active.get_active_torch_device()
 
 
 @triton.jit
@@ -212,33 +216,36 @@ layer_norm = LayerNorm.apply
 
 # Norm-wise relative error bounds against float64. fp16 results carry one fp16 rounding (2^-11);
 # the partial dW/dB sums are kept in fp16 buffers (as in the tutorial), so they round once per
-# row accumulated into a buffer.
+# row accumulated into a buffer: their bounds are for up to 64 rows and grow with the rows.
 BOUNDS = {torch.float16: {"y": 1e-3, "dx": 1e-3, "dw": 4e-3, "db": 4e-3},
           torch.float32: {"y": 1e-6, "dx": 1e-6, "dw": 2e-6, "db": 2e-6}}
 
 
 def check_one(M, N, dtype, eps=1e-5, seed=0):
-    generator = torch.Generator().manual_seed(seed)
-    weight = torch.rand((N, ), generator=generator).to(dtype).requires_grad_(True)
-    bias = torch.rand((N, ), generator=generator).to(dtype).requires_grad_(True)
-    x = (-2.3 + 0.5 * torch.randn((M, N), generator=generator)).to(dtype).requires_grad_(True)
-    dy = (0.1 * torch.randn((M, N), generator=generator)).to(dtype)
+    generator = torch.Generator(device=DEVICE).manual_seed(seed)
+    weight = torch.rand((N, ), generator=generator, device=DEVICE).to(dtype).requires_grad_(True)
+    bias = torch.rand((N, ), generator=generator, device=DEVICE).to(dtype).requires_grad_(True)
+    x = -2.3 + 0.5 * torch.randn((M, N), generator=generator, device=DEVICE)
+    x = x.to(dtype).requires_grad_(True)
+    dy = (0.1 * torch.randn((M, N), generator=generator, device=DEVICE)).to(dtype)
 
     y = layer_norm(x, (N, ), weight, bias, eps)
     y.backward(dy)
     got = {"y": y, "dx": x.grad, "dw": weight.grad, "db": bias.grad}
 
-    # Reference: torch's own layer norm in float64 on the same (rounded) inputs.
-    x64, w64, b64 = (t.detach().double().requires_grad_(True) for t in (x, weight, bias))
+    # Reference: torch's own layer norm in float64 on the host, on the same (rounded) inputs.
+    x64, w64, b64 = (t.detach().cpu().double().requires_grad_(True) for t in (x, weight, bias))
     y64 = torch.nn.functional.layer_norm(x64, (N, ), w64, b64, eps)
-    y64.backward(dy.double())
+    y64.backward(dy.cpu().double())
     ref = {"y": y64, "dx": x64.grad, "dw": w64.grad, "db": b64.grad}
 
     max_err = rel_err = 0.0
     for name, bound in BOUNDS[dtype].items():
         assert got[name].dtype == dtype, (name, got[name].dtype)
-        r = ref[name].detach().numpy()
-        diff = got[name].detach().double().numpy() - r
+        if name in ("dw", "db"):
+            bound *= max(1.0, M / 64)
+        r = ref[name].detach().cpu().numpy()
+        diff = got[name].detach().cpu().double().numpy() - r
         rel = float(np.linalg.norm(diff) / np.linalg.norm(r))
         assert rel <= bound, f"layer norm {M}x{N} {dtype}: {name} rel {rel:.2e} > {bound:.0e}"
         max_err, rel_err = max(max_err, float(np.abs(diff).max())), max(rel_err, rel)

@@ -5,7 +5,8 @@ imports: `_attn_fwd` builds tensor descriptors in the kernel (`tl.make_tensor_de
 `_maybe_make_tensor_desc`) and runs `_attn_fwd_inner` once for a non-causal pass (STAGE=1 gives the
 inner loop STAGE 3: every key block) or twice for a causal one (STAGE=3: the off-band blocks,
 then the diagonal block with its mask), with an exp2-based online softmax. fp16 in and out, as in
-the tutorial. The autotuning configs are small ones of our own; the host code is Naiad's own.
+the tutorial. The autotuning configs are small ones of our own; the host code is Naiad's own, its
+tensors made on DEVICE (the active driver's device).
 Run alone: `python examples/06_fused_attention.py`.
 """
 
@@ -17,6 +18,9 @@ import torch
 
 import naiad as triton
 import naiad.language as tl
+
+# The device the tensors are made on: the GPU where one is present, else the CPU.
+DEVICE = triton.runtime.driver.active.get_active_torch_device()
 
 
 @triton.jit
@@ -90,9 +94,12 @@ def _attn_fwd_inner(acc, l_i, m_i, q,  #
 # ---------------------------------------------------------------------------------------------
 
 def _time_once(fn, quantiles=None):
-    """A one-shot benchmarker for the autotuner: the interpreter runs each config once."""
+    """A one-shot benchmarker for the autotuner: the interpreter runs each config once. A GPU
+    runs launches asynchronously, so the time is taken after the device is done."""
     start = time.perf_counter()
     fn()
+    if DEVICE.type == "cuda":
+        torch.cuda.synchronize(DEVICE)
     ms = (time.perf_counter() - start) * 1e3
     return [ms] * len(quantiles) if quantiles else ms
 
@@ -214,9 +221,10 @@ def attention(q, k, v, causal, sm_scale, config=None):
     assert HEAD_DIM in {16, 32, 64, 128, 256}
     q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
     o = torch.empty_like(q)
-    M = torch.empty(q.shape[:3], dtype=torch.float32)
+    M = torch.empty(q.shape[:3], dtype=torch.float32, device=q.device)
     if hasattr(triton, "set_allocator"):  # global scratch for in-kernel descriptors on a GPU
-        triton.set_allocator(lambda size, align, stream: torch.empty(size, dtype=torch.int8))
+        triton.set_allocator(
+            lambda size, align, stream: torch.empty(size, dtype=torch.int8, device=q.device))
     grid = lambda META: (triton.cdiv(q.shape[2], META["BLOCK_M"]), q.shape[0] * q.shape[1], 1)
     kernel, meta = (_attn_fwd, {}) if config is None else (_attn_fwd.fn, config.all_kwargs())
     # The pointers themselves are passed; the kernel makes the tensor descriptors.
@@ -228,7 +236,7 @@ def attention(q, k, v, causal, sm_scale, config=None):
 
 def reference(q, k, v, causal, sm_scale):
     """Float64 attention and its base-2 log-sum-exp per query row."""
-    q, k, v = (t.double().numpy() for t in (q, k, v))
+    q, k, v = (t.cpu().double().numpy() for t in (q, k, v))
     s = q @ k.transpose(0, 1, 3, 2) * sm_scale
     if causal:
         n = s.shape[-1]
@@ -241,18 +249,19 @@ def reference(q, k, v, causal, sm_scale):
 
 
 def check(Z=1, H=2, N_CTX=128, HEAD_DIM=64, sm_scale=0.5, seed=0, every_config=True):
-    generator = torch.Generator().manual_seed(seed)
-    q, k, v = (torch.empty((Z, H, N_CTX, HEAD_DIM)).normal_(0.0, 0.5, generator=generator)
+    generator = torch.Generator(device=DEVICE).manual_seed(seed)
+    shape = (Z, H, N_CTX, HEAD_DIM)
+    q, k, v = (torch.empty(shape, device=DEVICE).normal_(0.0, 0.5, generator=generator)
                .to(torch.float16) for _ in range(3))
     max_err = rel_err = 0.0
     for causal in (False, True):
         o, M = attention(q, k, v, causal, sm_scale)
         ref_o, ref_m = reference(q, k, v, causal, sm_scale)
-        diff = o.double().numpy() - ref_o
+        diff = o.cpu().double().numpy() - ref_o
         rel = float(np.linalg.norm(diff) / np.linalg.norm(ref_o))
         # P is rounded to fp16 before the P @ V dot, and O to fp16 at the end (2^-11 each).
         assert rel <= 4e-3, f"attention causal={causal}: output rel {rel:.2e}"
-        rel_m = float(np.linalg.norm(M.double().numpy() - ref_m) / np.linalg.norm(ref_m))
+        rel_m = float(np.linalg.norm(M.cpu().double().numpy() - ref_m) / np.linalg.norm(ref_m))
         assert rel_m <= 1e-5, f"attention causal={causal}: log-sum-exp rel {rel_m:.2e}"
         max_err, rel_err = max(max_err, float(np.abs(diff).max())), max(rel_err, rel)
     best = _attn_fwd.best_config.kwargs
@@ -261,7 +270,7 @@ def check(Z=1, H=2, N_CTX=128, HEAD_DIM=64, sm_scale=0.5, seed=0, every_config=T
             for causal in (False, True):
                 o, _ = attention(q, k, v, causal, sm_scale, config=config)
                 ref_o, _ = reference(q, k, v, causal, sm_scale)
-                rel = float(np.linalg.norm(o.double().numpy() - ref_o) / np.linalg.norm(ref_o))
+                rel = float(np.linalg.norm(o.cpu().double().numpy() - ref_o) / np.linalg.norm(ref_o))
                 assert rel <= 4e-3, f"attention {config} causal={causal}: output rel {rel:.2e}"
     return {"max_err": max_err, "rel_err": rel_err,
             "best_config": f"BLOCK_M={best['BLOCK_M']} BLOCK_N={best['BLOCK_N']}"}

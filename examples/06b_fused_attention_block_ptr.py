@@ -4,7 +4,8 @@ Before tensor descriptors, Triton's `06-fused-attention.py` walked K and V with 
 `tl.make_block_ptr` (K read transposed through its `order`), `tl.advance`, and loads and stores
 through block pointers, with the same causal STAGE split and exp2 online softmax as today's
 edition. The kernels are Triton's (triton-lang/triton, python/tutorials/06-fused-attention.py at
-dc6ee3e), unchanged but for the imports; the host code is Naiad's own.
+dc6ee3e), unchanged but for the imports; the host code is Naiad's own, its tensors made on DEVICE
+(the active driver's device).
 Run alone: `python examples/06b_fused_attention_block_ptr.py`.
 """
 
@@ -15,6 +16,9 @@ import torch
 
 import naiad as triton
 import naiad.language as tl
+
+# The device the tensors are made on: the GPU where one is present, else the CPU.
+DEVICE = triton.runtime.driver.active.get_active_torch_device()
 
 
 @triton.jit
@@ -171,7 +175,7 @@ def attention(q, k, v, causal, sm_scale, BLOCK_M=64, BLOCK_N=32):
     HEAD_DIM = q.shape[-1]
     assert q.shape == k.shape == v.shape and HEAD_DIM in {16, 32, 64, 128, 256}
     o = torch.empty_like(q)
-    M = torch.empty(q.shape[:3], dtype=torch.float32)
+    M = torch.empty(q.shape[:3], dtype=torch.float32, device=q.device)
     grid = (triton.cdiv(q.shape[2], BLOCK_M), q.shape[0] * q.shape[1], 1)
     _attn_fwd[grid](q, k, v, sm_scale, M, o,
                     *q.stride(), *k.stride(), *v.stride(), *o.stride(),
@@ -182,7 +186,7 @@ def attention(q, k, v, causal, sm_scale, BLOCK_M=64, BLOCK_N=32):
 
 
 def reference(q, k, v, causal, sm_scale):
-    q, k, v = (t.double().numpy() for t in (q, k, v))
+    q, k, v = (t.cpu().double().numpy() for t in (q, k, v))
     s = q @ k.transpose(0, 1, 3, 2) * sm_scale
     if causal:
         s = np.where(np.tril(np.ones(s.shape[-2:], dtype=bool)), s, -np.inf)
@@ -195,8 +199,9 @@ def reference(q, k, v, causal, sm_scale):
 def check(Z=1, H=2, N_CTX=128, HEAD_DIM=64, sm_scale=0.5, seed=0):
     """Causal and non-causal, two tilings; K is given a non-contiguous (transposed) layout, which
     block pointers handle through their strides."""
-    generator = torch.Generator().manual_seed(seed)
-    q, k, v = (torch.empty((Z, H, N_CTX, HEAD_DIM)).normal_(0.0, 0.5, generator=generator)
+    generator = torch.Generator(device=DEVICE).manual_seed(seed)
+    shape = (Z, H, N_CTX, HEAD_DIM)
+    q, k, v = (torch.empty(shape, device=DEVICE).normal_(0.0, 0.5, generator=generator)
                .to(torch.float16) for _ in range(3))
     k = k.transpose(2, 3).contiguous().transpose(2, 3)  # same values, strides (.., 1, N_CTX)
     max_err = rel_err = 0.0
@@ -204,10 +209,10 @@ def check(Z=1, H=2, N_CTX=128, HEAD_DIM=64, sm_scale=0.5, seed=0):
         ref_o, ref_m = reference(q, k, v, causal, sm_scale)
         for BLOCK_M, BLOCK_N in ((64, 32), (32, 32)):
             o, M = attention(q, k, v, causal, sm_scale, BLOCK_M, BLOCK_N)
-            diff = o.double().numpy() - ref_o
+            diff = o.cpu().double().numpy() - ref_o
             rel = float(np.linalg.norm(diff) / np.linalg.norm(ref_o))
             assert rel <= 4e-3, f"attention (block ptr) causal={causal}: output rel {rel:.2e}"
-            rel_m = float(np.linalg.norm(M.double().numpy() - ref_m) / np.linalg.norm(ref_m))
+            rel_m = float(np.linalg.norm(M.cpu().double().numpy() - ref_m) / np.linalg.norm(ref_m))
             assert rel_m <= 1e-5, f"attention (block ptr) causal={causal}: lse rel {rel_m:.2e}"
             max_err, rel_err = max(max_err, float(np.abs(diff).max())), max(rel_err, rel)
     return {"max_err": max_err, "rel_err": rel_err}

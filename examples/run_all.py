@@ -5,19 +5,19 @@ but for the imports, checked against a float64 NumPy reference. Exit status 0 wh
 Options: `-k NAME` runs only the examples whose file name contains NAME; `-q` hides the examples'
 own lines; `--cpu` keeps the kernels on the CPU when a GPU is present.
 
-Where the machine has an NVIDIA GPU (torch sees it and Naiad's CUDA driver, the `cuda` extra,
-works), the kernels run compiled for that GPU: the examples make their tensors in host memory,
-so each launch's host tensors and arrays travel to the GPU and back (`OnGpu`), and the same
-checks run on the results. Elsewhere they run compiled for this machine's CPU
-(`NAIAD_BACKEND=cpu`, the default here); `NAIAD_BACKEND=interpreter` runs them in the NumPy
-interpreter instead, on any machine. The summary says which device ran them.
+The examples make their tensors on the active driver's device, as Triton's tutorials do
+(`DEVICE = triton.runtime.driver.active.get_active_torch_device()`): where the machine has an
+NVIDIA GPU (torch sees it and Naiad's CUDA driver, the `cuda` extra, works), they are CUDA
+tensors and the kernels run compiled for that GPU; `--cpu` selects the CPU driver before the
+examples are imported. Elsewhere the tensors are CPU tensors and the kernels run compiled for
+this machine's CPU (`NAIAD_BACKEND=cpu`, the default here); `NAIAD_BACKEND=interpreter` runs
+them in the NumPy interpreter instead, on any machine. The summary says which device ran them.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
-import dataclasses
 import importlib.util
 import io
 import os
@@ -89,100 +89,27 @@ class LaunchCounter:
         return f"mixed: compiled back end ({compiled}) and interpreter (NumPy) ({self.interpreted})"
 
 
-def gpu_name() -> str | None:
-    """The GPU the kernels run on ("cuda:0, NVIDIA H100 ..."), or None: no GPU that both torch
-    and Naiad's CUDA driver (cuda-bindings) can use, or the interpreter is chosen."""
-    from naiad import knobs
+def select_device(cpu: bool):
+    """The torch device the examples make their tensors on: the active driver's (Triton's
+    `driver.active.get_active_torch_device()`, which the examples ask when they are imported).
+    `cpu` selects the CPU driver first; so does a CUDA driver without a CUDA build of torch,
+    whose tensors could not be made."""
+    import torch
 
-    if knobs.backend.get().strip().lower() == "interpreter" or knobs.interpret.get():
-        return None
-    try:
-        import torch
-    except ImportError:
-        return None
-    if not torch.cuda.is_available():
-        return None
-    from naiad.backends.nvidia import driver
+    from naiad.runtime import driver
 
-    if not driver.available():
-        return None
-    return f"cuda:0, {torch.cuda.get_device_name(0)}"
+    if cpu or (driver.active.backend == "cuda" and not torch.cuda.is_available()):
+        driver.active.set(driver.CpuDriver())
+    return driver.active.get_active_torch_device()
 
 
-class OnGpu:
-    """While examples run, every launch's host memory goes to the GPU: torch CPU tensors, NumPy
-    arrays and the tensors of host descriptors become CUDA tensors over a device copy of their
-    whole storage (so views of one storage, and aliased arguments, stay views of one buffer),
-    the kernel runs there, and after it (synchronized) each storage is copied back. A launch
-    on CUDA tensors runs compiled for their GPU, so the examples' host code and checks run
-    unchanged around kernels that ran on the device. (`device="cpu"` makes the same copies in
-    host memory: the tests check the round trip so on machines without a GPU.)"""
-
-    def __init__(self, device: str = "cuda"):
-        self.device = device
-        self._undo = None
-
-    def __enter__(self):
-        from naiad.runtime import jit
-
-        original = jit.JITFunction.run
-
-        def run_on_gpu(kernel, *args, grid, warmup=False, target=None, **kwargs):
-            if warmup:
-                return original(kernel, *args, grid=grid, warmup=True, target=target, **kwargs)
-            copies = _DeviceCopies(self.device)
-            args = [copies.move(a) for a in args]
-            kwargs = {name: copies.move(value) for name, value in kwargs.items()}
-            try:
-                return original(kernel, *args, grid=grid, target=target, **kwargs)
-            finally:
-                copies.copy_back()
-
-        jit.JITFunction.run = run_on_gpu
-        self._undo = (jit.JITFunction, original)
-        return self
-
-    def __exit__(self, *exc):
-        owner, original = self._undo
-        owner.run = original
-
-
-class _DeviceCopies:
-    """The device copies of one launch's host storages, by storage address."""
-
-    def __init__(self, device: str):
+def device_description(device) -> str:
+    """Where the examples' tensors live: "GPU (cuda:0, NVIDIA H100 ...)" or "CPU"."""
+    if device.type == "cuda":
         import torch
 
-        self.torch, self.device = torch, device
-        self.copies = {}  # storage address -> (host bytes, device bytes)
-
-    def move(self, value):
-        """`value` on the GPU if it is host memory a kernel reads (else `value` itself)."""
-        from naiad.tools.tensor_descriptor import TensorDescriptor
-
-        torch = self.torch
-        if isinstance(value, TensorDescriptor):
-            return dataclasses.replace(value, base=self.move(value.base))
-        if type(value).__module__ == "numpy" and hasattr(value, "__array_interface__"):
-            try:
-                value = torch.from_numpy(value)
-            except TypeError:  # a dtype torch lacks: left to the CPU
-                return value
-        if not isinstance(value, torch.Tensor) or value.device.type != "cpu":
-            return value
-        storage = value.untyped_storage()
-        if storage.data_ptr() not in self.copies:
-            host = torch.empty(0, dtype=torch.uint8).set_(storage)
-            self.copies[storage.data_ptr()] = (host, host.to(self.device, copy=True))
-        device = self.copies[storage.data_ptr()][1].untyped_storage()
-        moved = torch.empty(0, dtype=value.dtype, device=self.device)
-        return moved.set_(device, value.storage_offset(), value.size(), value.stride())
-
-    def copy_back(self) -> None:
-        if self.device == "cuda":
-            self.torch.cuda.synchronize()
-        for host, device in self.copies.values():
-            host.copy_(device)
+        return f"GPU ({device}, {torch.cuda.get_device_name(device)})"
+    return "CPU"
 
 
 def host_description() -> str:
@@ -251,19 +178,23 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("NAIAD_BACKEND", "cpu")
 
-    gpu = None if args.cpu else gpu_name()
-    paths = [p for p in example_paths() if args.select in p.stem]
-    print(f"Naiad tutorials: {len(paths)} examples · {host_description()}")
-    start = time.perf_counter()
-    with OnGpu() if gpu else contextlib.nullcontext():
+    from naiad.runtime import driver
+
+    previous = driver.active.get()
+    try:
+        device = select_device(args.cpu)
+        paths = [p for p in example_paths() if args.select in p.stem]
+        print(f"Naiad tutorials: {len(paths)} examples · {host_description()}")
+        start = time.perf_counter()
         rows = [run_one(p, args.quiet) for p in paths]
-    total = time.perf_counter() - start
+        total = time.perf_counter() - start
+    finally:  # a caller in the same process (a test) keeps its own driver
+        driver.active.set(previous)
     executors = sorted({r["executor"] for r in rows if r["launches"]})
     print(summary(rows, total))
     print(f"executor: {', '.join(executors) or 'none'} "
           f"({sum(r['launches'] for r in rows)} kernel launches)")
-    print(f"device: GPU ({gpu}; host tensors copied there and back around each launch)"
-          if gpu else "device: CPU")
+    print(f"device: {device_description(device)}")
     return 0 if all(r["ok"] for r in rows) else 1
 
 

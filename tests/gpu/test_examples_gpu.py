@@ -1,46 +1,56 @@
-"""Every tutorial example's kernels compiled for the GPU (TTIR -> TTGIR -> LLVM -> PTX -> cubin)
-and launched on torch CUDA tensors: vector add, fused softmax, matmul (each config, the
-autotuner, leaky_relu fused, tf32), low-memory dropout (the Philox mask bit for bit), layer norm
-forward and backward, fused attention (in-kernel descriptors, host descriptors, block pointers),
-against float64 references with the examples' own bounds and against the interpreter on the
-same inputs; plus the launcher's clear errors and a launch inside CUDA graph capture. The
-examples' host code makes its tensors on the CPU, so where it does, the tests launch the
-kernels with host code of their own.
+"""Every tutorial example on the GPU, through its own host code: the examples make their tensors
+on DEVICE, the active driver's device (Triton's `driver.active.get_active_torch_device()`: the GPU
+here), so each example's `check()` runs its kernels compiled for the GPU (TTIR -> TTGIR -> LLVM
+-> PTX -> cubin) and holds them to its float64 reference and bounds, at its own sizes and at
+larger ones: vector add, fused softmax, matmul (each config, the autotuner, leaky_relu fused,
+tf32), low-memory dropout (the Philox mask bit for bit), layer norm forward and backward, fused
+attention (in-kernel descriptors, block pointers); and the README demo. Beyond the examples'
+checks: the kernels against the interpreter on the same inputs, attention through host
+TensorDescriptors, the launcher's clear errors, a launch inside CUDA graph capture, and a kernel
+on a second GPU.
 
 Run on the GPU machine: `scripts/gpu-check OUTDIR` (or `python3 -m pytest tests/gpu -m gpu`).
 """
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from gpu_helpers import ROOT, compiled, load_module  # noqa: F401 (compiled: autouse fixture)
 
 import naiad
+from naiad.runtime import jit
 from naiad.testing import check
 from naiad.tools.tensor_descriptor import TensorDescriptor
 
 pytestmark = pytest.mark.gpu
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
 
 def example(name: str):
-    spec = importlib.util.spec_from_file_location(f"gpu_{name}", EXAMPLES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    """A fresh copy of `examples/<name>.py`: its DEVICE is the active driver's, its kernels and
+    autotuners have not run yet."""
+    return load_module(f"gpu_{name}", ROOT / "examples" / f"{name}.py")
 
 
-@pytest.fixture(autouse=True)
-def compiled(monkeypatch):
-    """Launches on CUDA tensors compile for the GPU (the test-wide default is the
-    interpreter)."""
-    monkeypatch.setenv("NAIAD_BACKEND", "auto")
+@pytest.fixture
+def on_the_gpu_only(monkeypatch):
+    """Fails any launch that would run on the CPU (compiled or interpreted), so an example's
+    tensor left in host memory shows; yields the list of GPU launches made."""
+    launches = []
+    launch_cuda = jit.launch_cuda
+
+    def counted(*args, **kwargs):
+        launches.append(args[0].__name__)
+        return launch_cuda(*args, **kwargs)
+
+    def refuse(jit_function, *args, **kwargs):
+        raise AssertionError(f"{jit_function.__name__} launched on host memory")
+
+    monkeypatch.setattr(jit, "launch_cuda", counted)
+    monkeypatch.setattr(jit, "launch_cpu", refuse)
+    monkeypatch.setattr(jit, "run_grid", refuse)
+    return launches
 
 
 def interpreted(monkeypatch, run):
@@ -55,6 +65,37 @@ def interpreted(monkeypatch, run):
 def relative_error(out, ref) -> float:
     diff = out.double() - ref
     return float(diff.norm() / ref.norm())
+
+
+# Each example's check() with its own sizes ({}), then larger or raggeder ones.
+CHECKS = [
+    ("01_vector_add", {}),
+    ("01_vector_add", {"size": 1 << 20, "seed": 1}),
+    ("02_fused_softmax", {}),
+    ("02_fused_softmax", {"n_rows": 1823, "n_cols": 781}),
+    ("02_fused_softmax", {"n_rows": 256, "n_cols": 4096}),
+    ("03_matmul", {}),
+    ("03_matmul", {"M": 256, "N": 192, "K": 160, "seed": 1}),
+    ("04_low_memory_dropout", {}),
+    ("04_low_memory_dropout", {"n": 98_432, "p": 0.5, "seed": 2**33 + 5}),
+    ("05_layer_norm", {}),
+    ("05_layer_norm", {"M": 128, "N": 1000}),
+    ("05_layer_norm", {"M": 37, "N": 4096}),
+    ("06_fused_attention", {}),
+    ("06_fused_attention", {"Z": 2, "H": 3, "N_CTX": 256, "HEAD_DIM": 32}),
+    ("06b_fused_attention_block_ptr", {}),
+    ("06b_fused_attention_block_ptr", {"Z": 2, "H": 2, "N_CTX": 256, "HEAD_DIM": 64}),
+]
+
+
+@pytest.mark.parametrize("name, sizes", CHECKS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CHECKS)])
+def test_the_example_checks_pass_on_the_gpu(name, sizes, on_the_gpu_only):
+    """The example's own check(), every config of its autotuner included (matmul, attention):
+    its tensors on the GPU, every kernel compiled for it."""
+    module = example(name)
+    assert module.DEVICE.type == "cuda"
+    module.check(**sizes)
+    assert on_the_gpu_only
 
 
 @pytest.mark.parametrize("size", [1, 1000, 98432, 1 << 20])
@@ -110,27 +151,6 @@ def test_layer_norm_forward(shape, monkeypatch):
     torch.testing.assert_close(rstd, rstd_i, rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize(
-    "shape, dtype, activation",
-    [((128, 96, 64), torch.float16, ""), ((101, 75, 50), torch.float16, "leaky_relu"),
-     ((256, 192, 160), torch.float16, ""), ((128, 96, 64), torch.float32, "")],
-)  # fmt: skip
-def test_matmul_every_config(shape, dtype, activation):
-    matmul = example("03_matmul")
-    m, n, k = shape
-    generator = torch.Generator(device="cuda").manual_seed(m * n + k)
-    a = torch.randn((m, k), device="cuda", generator=generator).to(dtype)
-    b = torch.randn((k, n), device="cuda", generator=generator).to(dtype)
-    ref = a.double() @ b.double()
-    if activation == "leaky_relu":
-        ref = torch.where(ref >= 0, ref, 0.01 * ref)
-    # The example's bound: the fp16 rounding of C, fp32 accumulation, tf32 inputs for fp32.
-    bound = 2.0**-11 + 4 * k * 2.0**-24 + (2.0**-9 if dtype == torch.float32 else 0.0)
-    for config in matmul.matmul_kernel.configs:
-        c = matmul.matmul(a, b, activation, config)
-        assert relative_error(c, ref) <= bound, config
-
-
 def test_matmul_autotuned_against_the_interpreter(monkeypatch):
     matmul = example("03_matmul")
     generator = torch.Generator(device="cuda").manual_seed(3)
@@ -170,38 +190,9 @@ def test_seeded_dropout_mask_is_philox(seed, monkeypatch):
     assert torch.equal(dropout.seeded_dropout(x, p, seed), out)
 
 
-@pytest.mark.parametrize("shape", [(64, 200), (128, 1000), (37, 4096)])
-@pytest.mark.parametrize("dtype", [torch.float16, torch.float32])
-def test_layer_norm_forward_and_backward(shape, dtype):
-    layer_norm = example("05_layer_norm")
-    m, n = shape
-    generator = torch.Generator(device="cuda").manual_seed(m + n)
-
-    def draw(*size, scale=1.0, shift=0.0):
-        values = torch.randn(size, device="cuda", generator=generator) * scale + shift
-        return values.to(dtype)
-
-    weight = torch.rand(n, device="cuda", generator=generator).to(dtype).requires_grad_(True)
-    bias = torch.rand(n, device="cuda", generator=generator).to(dtype).requires_grad_(True)
-    x = draw(m, n, scale=0.5, shift=-2.3).requires_grad_(True)
-    dy = draw(m, n, scale=0.1)
-    y = layer_norm.layer_norm(x, (n,), weight, bias, 1e-5)
-    y.backward(dy)
-    got = {"y": y, "dx": x.grad, "dw": weight.grad, "db": bias.grad}
-    x64, w64, b64 = (t.detach().double().requires_grad_(True) for t in (x, weight, bias))
-    y64 = torch.nn.functional.layer_norm(x64, (n,), w64, b64, 1e-5)
-    y64.backward(dy.double())
-    ref = {"y": y64, "dx": x64.grad, "dw": w64.grad, "db": b64.grad}
-    for name, bound in layer_norm.BOUNDS[dtype].items():
-        assert got[name].dtype == dtype
-        # The example's bounds are for 64 rows: the partial dW/dB sums are kept in `dtype`, 8
-        # buffers rounding once per row added, so their error grows with the rows per buffer.
-        scale = max(1.0, m / 64) if name in ("dw", "db") else 1.0
-        assert relative_error(got[name].detach(), ref[name].detach()) <= bound * scale, name
-
-
 def _attention_reference(module, q, k, v, causal, sm_scale):
-    out, lse = module.reference(q.cpu(), k.cpu(), v.cpu(), causal, sm_scale)
+    """The example's float64 reference (computed on the host), brought to the GPU."""
+    out, lse = module.reference(q, k, v, causal, sm_scale)
     return torch.from_numpy(out).cuda(), torch.from_numpy(lse).cuda()
 
 
@@ -217,12 +208,11 @@ def _attention_inputs(z, h, n_ctx, head_dim, seed):
     return [(torch.randn(shape, device="cuda", generator=generator) * 0.5).half() for _ in range(3)]
 
 
-@pytest.mark.parametrize("host_descriptors", [False, True])
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("z, h, n_ctx, head_dim", [(1, 2, 128, 64), (2, 3, 256, 32)])
-def test_fused_attention(z, h, n_ctx, head_dim, causal, host_descriptors):
-    """Each config of the example's autotuner, the tensors as pointers (the kernel makes the
-    descriptors) or as host TensorDescriptors (5 launch values each)."""
+def test_fused_attention_through_host_descriptors(z, h, n_ctx, head_dim, causal):
+    """Each config of the example's autotuner with the tensors passed as host TensorDescriptors
+    (5 launch values each) instead of the pointers the example passes."""
     attention = example("06_fused_attention")
     q, k, v = _attention_inputs(z, h, n_ctx, head_dim, seed=n_ctx + head_dim)
     sm_scale = 1 / math.sqrt(head_dim)
@@ -232,18 +222,15 @@ def test_fused_attention(z, h, n_ctx, head_dim, causal, host_descriptors):
     for config in configs:
         o = torch.full_like(q, float("nan"))
         m = torch.full((z, h, n_ctx), float("nan"), device="cuda")
-        tensors = q, k, v, o
         block_m, block_n = config.kwargs["BLOCK_M"], config.kwargs["BLOCK_N"]
-        if host_descriptors:
-            rows = z * h * n_ctx
-            blocks = (block_m, block_n, block_n, block_m)
-            tensors = [
-                TensorDescriptor(t, [rows, head_dim], [head_dim, 1], [b, head_dim])
-                for t, b in zip(tensors, blocks)
-            ]
+        rows = z * h * n_ctx
+        descriptors = [
+            TensorDescriptor(t, [rows, head_dim], [head_dim, 1], [block, head_dim])
+            for t, block in zip((q, k, v, o), (block_m, block_n, block_n, block_m))
+        ]
         grid = (naiad.cdiv(n_ctx, block_m), z * h, 1)
         attention._attn_fwd.fn[grid](
-            sm_scale, m, z, h, *tensors, N_CTX=n_ctx, HEAD_DIM=head_dim, FP8_OUTPUT=False,
+            sm_scale, m, z, h, *descriptors, N_CTX=n_ctx, HEAD_DIM=head_dim, FP8_OUTPUT=False,
             STAGE=3 if causal else 1, warp_specialize=False, IS_HOPPER=False,
             **config.all_kwargs(),
         )  # fmt: skip
@@ -251,36 +238,40 @@ def test_fused_attention(z, h, n_ctx, head_dim, causal, host_descriptors):
 
 
 @pytest.mark.parametrize("causal", [False, True])
-@pytest.mark.parametrize("blocks", [(64, 32), (32, 32), (128, 64)])
-def test_fused_attention_block_pointers(blocks, causal):
+def test_fused_attention_block_pointers_in_wide_tiles(causal):
+    """128 x 64 tiles (the example's check runs 64 x 32 and 32 x 32), through the example's host
+    code, K transposed as there."""
     attention = example("06b_fused_attention_block_ptr")
-    z, h, n_ctx, head_dim = 2, 2, 256, 64
-    q, k, v = _attention_inputs(z, h, n_ctx, head_dim, seed=blocks[0])
-    k = k.transpose(2, 3).contiguous().transpose(2, 3)  # the example's transposed K layout
-    sm_scale = 0.5
-    ref_o, ref_m = _attention_reference(attention, q, k, v, causal, sm_scale)
-    o = torch.full_like(q, float("nan"))
-    m = torch.full((z, h, n_ctx), float("nan"), device="cuda")
-    block_m, block_n = blocks
-    grid = (naiad.cdiv(n_ctx, block_m), z * h, 1)
-    attention._attn_fwd[grid](
-        q, k, v, sm_scale, m, o, *q.stride(), *k.stride(), *v.stride(), *o.stride(), z, h,
-        N_CTX=n_ctx, HEAD_DIM=head_dim, BLOCK_M=block_m, BLOCK_N=block_n,
-        STAGE=3 if causal else 1, num_warps=4, num_stages=3,
-    )  # fmt: skip
+    q, k, v = _attention_inputs(2, 2, 256, 64, seed=128)
+    k = k.transpose(2, 3).contiguous().transpose(2, 3)
+    ref_o, ref_m = _attention_reference(attention, q, k, v, causal, 0.5)
+    o, m = attention.attention(q, k, v, causal, 0.5, BLOCK_M=128, BLOCK_N=64)
     _check_attention(o, m, ref_o, ref_m)
 
 
-def test_the_readme_demo_runs_every_example_on_the_gpu(capsys):
-    """`python examples/run_all.py`, the README's first command: on a GPU machine every
-    example's kernels run there (its host tensors travel around each launch) and pass the
-    example's own checks."""
+def test_the_readme_demo_runs_every_example_on_the_gpu(capsys, on_the_gpu_only):
+    """`python examples/run_all.py`, the README's first command: on a GPU machine the examples
+    make their tensors there, and every kernel runs compiled for it and passes the example's
+    own checks."""
     run_all = example("run_all")
     assert run_all.main(["-q"]) == 0
     out = capsys.readouterr().out
     count = len(run_all.example_paths())
     assert f"{count}/{count} passed" in out and "executor: compiled back end" in out
-    assert "device: GPU (cuda:0" in out
+    assert f"device: GPU (cuda:0, {torch.cuda.get_device_name(0)})" in out
+    assert on_the_gpu_only
+
+
+def test_the_readme_demo_with_cpu_on_a_gpu_machine(capsys):
+    """`--cpu` selects the CPU driver while the examples run (their tensors in host memory,
+    the kernels compiled for the CPU) and gives the process its CUDA driver back after."""
+    from naiad.runtime import driver
+
+    run_all = example("run_all")
+    assert run_all.main(["-q", "-k", "01", "--cpu"]) == 0
+    out = capsys.readouterr().out
+    assert "1/1 passed" in out and "device: CPU" in out
+    assert driver.active.backend == "cuda"
 
 
 # -- the launcher -------------------------------------------------------------------------------

@@ -1,29 +1,27 @@
-"""The README demo (examples/run_all.py) choosing its device: the CPU here (no GPU), said in its
-summary; and its round trip of each launch's host memory (`OnGpu`), which on a GPU machine takes
-the examples' host tensors to the device, checked here with the copies made in host memory:
-views and aliases keep their meaning, results come back, and the examples still pass. The same
-demo on a GPU is tests/gpu/test_examples_gpu.py's."""
+"""The README demo (examples/run_all.py) and the examples on the active driver's device, checked
+where there is no GPU: the examples ask the active driver for DEVICE when imported, as Triton's
+tutorials do; `--cpu` selects the CPU driver before they are imported and gives the caller its
+driver back; the summary says which device ran them. Every tensor the examples make is made on
+DEVICE, and every `.numpy()` reads a host copy: read from their source here, so that the GPU run
+(tests/gpu/test_examples_gpu.py) is not the first to find a tensor left in host memory."""
 
+import ast
 import importlib.util
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 import torch
 
-import naiad
-import naiad.language as tl
 from naiad import knobs
-from naiad.tools.tensor_descriptor import TensorDescriptor
+from naiad.runtime import driver
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+STEMS = [p.stem for p in sorted(EXAMPLES.glob("0*_*.py"))]
 
 
 def _load(stem: str):
-    """A fresh copy of an example: its kernels have never launched (an earlier launch on host
-    tensors would have prepared the hot path for them, which the round trip does not see; the
-    demo installs it before any launch)."""
+    """A fresh copy of an example or of the demo: it reads the active driver when imported."""
     name = f"run_all_devices_{stem}"
     spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{stem}.py")
     module = importlib.util.module_from_spec(spec)
@@ -35,68 +33,91 @@ def _load(stem: str):
 run_all = _load("run_all")
 
 
+class GpuLikeDriver:
+    """A driver that answers as the CUDA driver does on a GPU machine; no kernel runs on it."""
+
+    backend = "cuda"
+
+    def get_active_torch_device(self):
+        return torch.device("cuda", 0)
+
+
 @pytest.fixture(autouse=True)
-def compiled():
+def active_driver():
+    """The tests replace the active driver; each gets the process's one back."""
+    previous = driver.active.get()
     with knobs.override(NAIAD_BACKEND="cpu"):
         yield
-
-
-@naiad.jit
-def shift_add(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.arange(0, BLOCK)
-    mask = offs < n
-    tl.store(dst_ptr + offs, tl.load(src_ptr + offs, mask=mask) + 1.0, mask=mask)
-
-
-@naiad.jit
-def double_tiles(desc, BM: tl.constexpr, BN: tl.constexpr):
-    pm = tl.program_id(0)
-    desc.store([pm * BM, 0], desc.load([pm * BM, 0]) * 2)
+    driver.active.set(previous)
 
 
 def test_without_a_gpu_the_demo_runs_on_the_cpu_and_says_so(capsys):
-    assert run_all.gpu_name() is None
+    assert run_all.select_device(cpu=False) == torch.device("cpu")
     assert run_all.main(["-q", "-k", "04"]) == 0
     out = capsys.readouterr().out
     assert "1/1 passed" in out and "device: CPU" in out
 
 
-def test_views_and_aliases_make_one_round_trip():
-    """Two views of one storage (overlapping, as a kernel may read what it writes) share one
-    copy, and only the kernel's writes change the host memory."""
-    rng = np.random.default_rng(4)
-    storage = torch.from_numpy(rng.standard_normal(40).astype(np.float32))
-    before = storage.clone()
-    with run_all.OnGpu(device="cpu"):
-        shift_add[(1,)](storage[3:20], storage[5:22], 17, BLOCK=32)
-    expected = before.clone()
-    expected[5:22] = before[3:20] + 1  # the loads happen before the stores in one program
-    assert torch.equal(storage, expected)
+@pytest.mark.parametrize("stem", STEMS)
+def test_the_examples_ask_the_active_driver_for_their_device(stem):
+    driver.active.set(GpuLikeDriver())
+    assert str(_load(stem).DEVICE) == "cuda:0"
 
 
-def test_numpy_arrays_and_descriptors_come_back():
-    rng = np.random.default_rng(5)
-    a = rng.standard_normal((48, 16)).astype(np.float16)
-    tiles = a.copy()
-    with run_all.OnGpu(device="cpu"):
-        double_tiles[(3,)](TensorDescriptor.from_tensor(tiles, [16, 16]), BM=16, BN=16)
-        out = np.full(30, np.nan, np.float32)
-        x = rng.standard_normal(30).astype(np.float32)
-        shift_add[(1,)](x, out, 30, BLOCK=32)
-    np.testing.assert_array_equal(tiles, a * np.float16(2))
-    np.testing.assert_array_equal(out, x + np.float32(1))
+def test_cpu_selects_the_cpu_driver_and_gives_the_caller_its_own_back(capsys):
+    gpu = GpuLikeDriver()
+    driver.active.set(gpu)
+    assert run_all.main(["-q", "-k", "01", "--cpu"]) == 0
+    out = capsys.readouterr().out
+    assert "1/1 passed" in out and "device: CPU" in out
+    assert str(sys.modules["naiad_example_01_vector_add"].DEVICE) == "cpu"
+    assert driver.active.get() is gpu
 
 
-@pytest.mark.parametrize("stem", ["01_vector_add", "04_low_memory_dropout", "05_layer_norm"])
-def test_the_examples_pass_around_copied_memory(stem, monkeypatch):
-    """Host tensors and arrays, autograd's saved tensors, views of a reshaped input: each
-    example's own checks pass with every launch's memory copied there and back."""
-    copies = []
-    original = run_all._DeviceCopies.copy_back
-    monkeypatch.setattr(
-        run_all._DeviceCopies, "copy_back", lambda self: copies.append(len(self.copies))
-        or original(self)
-    )  # fmt: skip
-    with run_all.OnGpu(device="cpu"):
-        assert _load(stem).main()
-    assert copies and all(count >= 1 for count in copies)
+def test_a_cuda_driver_without_a_cuda_build_of_torch_falls_back_to_the_cpu(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    driver.active.set(GpuLikeDriver())
+    assert run_all.select_device(cpu=False) == torch.device("cpu")
+    assert driver.active.backend == "cpu"
+
+
+def test_with_a_gpu_the_device_is_the_drivers(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device: "NVIDIA H100 80GB HBM3")
+    driver.active.set(GpuLikeDriver())
+    device = run_all.select_device(cpu=False)
+    assert device == torch.device("cuda", 0)
+    assert run_all.device_description(device) == "GPU (cuda:0, NVIDIA H100 80GB HBM3)"
+    assert run_all.device_description(torch.device("cpu")) == "CPU"
+
+
+# Calls that make a tensor (or a generator) from nothing: without `device=` it is in host memory.
+_FACTORIES = {"empty", "zeros", "ones", "full", "rand", "randn", "randint", "arange", "tensor",
+              "linspace", "as_tensor", "Generator"}  # fmt: skip
+
+
+def _receivers(call: ast.Call):
+    """The method names along `a.b().c().numpy()`'s receiver chain: ["c", "b"]."""
+    node = call.func.value
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        yield node.func.attr
+        node = node.func.value
+
+
+@pytest.mark.parametrize("stem", STEMS)
+def test_the_examples_make_their_tensors_on_device(stem):
+    tree = ast.parse((EXAMPLES / f"{stem}.py").read_text())
+    misplaced = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        func = node.func
+        made_by_torch = isinstance(func.value, ast.Name) and func.value.id == "torch"
+        if made_by_torch and func.attr == "from_numpy":
+            misplaced.append(f"line {node.lineno}: torch.from_numpy makes a host tensor")
+        elif made_by_torch and func.attr in _FACTORIES:
+            if not any(k.arg == "device" for k in node.keywords):
+                misplaced.append(f"line {node.lineno}: torch.{func.attr} without device=")
+        elif func.attr == "numpy" and "cpu" not in _receivers(node):
+            misplaced.append(f"line {node.lineno}: .numpy() of a tensor not copied to the host")
+    assert not misplaced, f"{stem}: " + "; ".join(misplaced)
