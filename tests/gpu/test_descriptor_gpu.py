@@ -87,18 +87,22 @@ def test_three_dimensional_blocks():
 
 def test_the_hot_path_takes_new_tensors_and_sizes(monkeypatch):
     """After the first launch of a specialization, launches go through the binder's key: each
-    must read its own descriptor's address, shape and strides."""
+    must read its own descriptor's address, shape and strides. A specialization is the sizes'
+    and strides' divisibility by 16 (here: of m and n), so these sizes make three."""
     slow = []
     original = scale_into._run_slow
     monkeypatch.setattr(scale_into, "_run_slow", lambda *args: slow.append(1) or original(*args))
-    for i, (m, n) in enumerate([(40, 64), (40, 64), (33, 100), (70, 20), (16, 32)]):
+    sizes = [(40, 64), (40, 64), (56, 96), (33, 100), (70, 20), (16, 32), (48, 160)]
+    for i, (m, n) in enumerate(sizes):
         src = _random((m, n), torch.float32, seed=100 + i)
         dst = torch.full((m, n), float("nan"), device="cuda")
         grid = (-(-m // 16), -(-n // 32))
         src_desc = TensorDescriptor.from_tensor(src, [16, 32])
         scale_into[grid](src_desc, TensorDescriptor.from_tensor(dst, [16, 32]), -0.5, BM=16, BN=32)
         torch.testing.assert_close(dst, src * -0.5, rtol=0, atol=0)
-    assert len(slow) <= 1  # the first launch, unless an earlier test prepared it
+    specializations = {(m % 16 == 0, n % 16 == 0) for m, n in sizes}
+    assert len(specializations) == 3
+    assert len(slow) <= 3  # each one's first launch, unless an earlier test prepared it
 
 
 def test_launch_errors_name_the_descriptor():
