@@ -9,41 +9,18 @@ Run on the GPU machine: `scripts/gpu-check OUTDIR` (or `python3 -m pytest tests/
 import numpy as np
 import pytest
 import torch
-from gpu_helpers import compiled  # noqa: F401 (autouse fixture)
+from gpu_helpers import ROOT, compiled, load_module  # noqa: F401 (compiled: autouse fixture)
 
-import naiad
 import naiad.language as tl
 from naiad.testing import check
 
 pytestmark = pytest.mark.gpu
 
 
-@naiad.jit
-def dot_majors(
-    a_ptr,
-    b_ptr,
-    c_ptr,
-    M: tl.constexpr,
-    N: tl.constexpr,
-    K: tl.constexpr,
-    A_K_MAJOR: tl.constexpr,
-    B_K_MAJOR: tl.constexpr,
-    OUT: tl.constexpr,
-):
-    """C = A B with A stored M x K (K contiguous) or K x M, B stored K x N or N x K."""
-    rm = tl.arange(0, M)
-    rn = tl.arange(0, N)
-    rk = tl.arange(0, K)
-    if A_K_MAJOR:
-        a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
-    else:
-        a = tl.load(a_ptr + rm[:, None] + rk[None, :] * M)
-    if B_K_MAJOR:
-        b = tl.load(b_ptr + rk[:, None] + rn[None, :] * K)
-    else:
-        b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
-    c = tl.dot(a, b, out_dtype=OUT)
-    tl.store(c_ptr + rm[:, None] * N + rn[None, :], c)
+# The kernel is the language tier's (tests/language/dot_kernels.py).
+dot_majors = load_module(
+    "gpu_ldmatrix_dot_kernels", ROOT / "tests" / "language" / "dot_kernels.py"
+).dot_majors
 
 
 # operand torch dtype -> (result torch dtype, result tl dtype, tolerance op)

@@ -72,3 +72,31 @@ def chain(a_ptr, b_ptr, d_ptr, c_ptr, M: tl.constexpr, K: tl.constexpr):
     ab = tl.dot(tl.load(a_ptr + o), tl.load(b_ptr + o).T)  # [M, M]
     c = tl.dot(ab.to(tl.float16), tl.load(d_ptr + o))  # [M, K]
     tl.store(c_ptr + o, c)
+
+
+@naiad.jit
+def dot_majors(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M: tl.constexpr,
+    N: tl.constexpr,
+    K: tl.constexpr,
+    A_K_MAJOR: tl.constexpr,
+    B_K_MAJOR: tl.constexpr,
+    OUT: tl.constexpr = tl.float32,
+):
+    """C = A B with A stored M x K (K contiguous) or K x M, B stored K x N or N x K: the
+    operand layouts that take `ldmatrix` with and without `.trans` on the GPU."""
+    rm = tl.arange(0, M)
+    rn = tl.arange(0, N)
+    rk = tl.arange(0, K)
+    if A_K_MAJOR:
+        a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
+    else:
+        a = tl.load(a_ptr + rm[:, None] + rk[None, :] * M)
+    if B_K_MAJOR:
+        b = tl.load(b_ptr + rk[:, None] + rn[None, :] * K)
+    else:
+        b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b, out_dtype=OUT))

@@ -13,7 +13,6 @@ from test_dot_lowering import ROOT, _case_module, _dot, _dots, _load, _ptx_of, _
 from test_lowering import ARCHES, count
 from test_toolchain import needs_ptxas
 
-import naiad
 import naiad.language as tl
 from naiad.backends.nvidia.layouts import to_linear_layout
 from naiad.backends.nvidia.lowering.indexing import evaluate, thread_plan
@@ -216,30 +215,9 @@ def test_not_for_accumulators_or_other_layouts():
 
 
 # -- dot kernels through ptxas ------------------------------------------------------------------
-@naiad.jit
-def _dot_strided(
-    a_ptr,
-    b_ptr,
-    c_ptr,
-    M: tl.constexpr,
-    N: tl.constexpr,
-    K: tl.constexpr,
-    A_K_MAJOR: tl.constexpr,
-    B_K_MAJOR: tl.constexpr,
-):
-    """C = A B with A stored M x K (K contiguous) or K x M, B stored K x N or N x K."""
-    rm = tl.arange(0, M)
-    rn = tl.arange(0, N)
-    rk = tl.arange(0, K)
-    if A_K_MAJOR:
-        a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
-    else:
-        a = tl.load(a_ptr + rm[:, None] + rk[None, :] * M)
-    if B_K_MAJOR:
-        b = tl.load(b_ptr + rk[:, None] + rn[None, :] * K)
-    else:
-        b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
-    tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b))
+_dot_majors = _load(
+    ROOT / "tests" / "language" / "dot_kernels.py", "ldmatrix_dot_kernels"
+).dot_majors
 
 
 def _dot_module(case, m, n, k, num_warps, arch="sm_90a"):
@@ -286,7 +264,7 @@ def test_operand_majors(a_k_major, b_k_major, plain, trans, arch, tmp_path):
     """`.trans` exactly for the operands stored with M or N contiguous."""
     args = ("*fp16", "*fp16", "*fp32")
     kwargs = {"M": 32, "N": 32, "K": 32, "A_K_MAJOR": a_k_major, "B_K_MAJOR": b_k_major}
-    module = _ttgir(_dot_strided, args, kwargs, arch)
+    module = _ttgir(_dot_majors, args, kwargs, arch)
     text = _ptx_of(module, arch, tmp_path)
     assert _ldmatrix_counts(text) == (plain, trans)
     assert count(r"mma\.sync", text) == 4
