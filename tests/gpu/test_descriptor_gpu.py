@@ -9,6 +9,7 @@ Run on the GPU machine: `scripts/gpu-check OUTDIR` (or `python3 -m pytest tests/
 
 import pytest
 import torch
+from fixture_kernels.descriptors import row_sums_3d, scale_into
 from gpu_helpers import compiled  # noqa: F401  (the fixture: launches compile for the GPU)
 
 import naiad
@@ -28,21 +29,6 @@ def copy_tiles(src, out_ptr, stride_out, BM: tl.constexpr, BN: tl.constexpr):
     rows = pm * BM + tl.arange(0, BM)
     cols = pn * BN + tl.arange(0, BN)
     tl.store(out_ptr + rows[:, None] * stride_out + cols[None, :], block)
-
-
-@naiad.jit
-def scale_into(src, dst, factor, BM: tl.constexpr, BN: tl.constexpr):
-    pm = tl.program_id(0)
-    pn = tl.program_id(1)
-    block = src.load([pm * BM, pn * BN])
-    dst.store([pm * BM, pn * BN], (block * factor).to(dst.dtype))
-
-
-@naiad.jit
-def row_sums_3d(src, out_ptr, BM: tl.constexpr, BN: tl.constexpr):
-    pid = tl.program_id(0)
-    block = src.load([pid, 0, 0]).reshape(BM, BN)
-    tl.store(out_ptr + pid * BM + tl.arange(0, BM), tl.sum(block.to(tl.float32), axis=1))
 
 
 def _random(shape, dtype, seed):

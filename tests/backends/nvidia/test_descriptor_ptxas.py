@@ -7,27 +7,11 @@ import re
 
 import numpy as np
 import pytest
+from fixture_kernels.descriptors import row_sums_3d, scale_into
 from test_lowering import ARCHES, assemble
 from test_toolchain import needs_ptxas
 
-import naiad
-import naiad.language as tl
 from naiad.tools.tensor_descriptor import TensorDescriptor
-
-
-@naiad.jit
-def copy_scaled(src, dst, factor, BM: tl.constexpr, BN: tl.constexpr):
-    pm = tl.program_id(0)
-    pn = tl.program_id(1)
-    block = src.load([pm * BM, pn * BN])
-    dst.store([pm * BM, pn * BN], (block * factor).to(dst.dtype))
-
-
-@naiad.jit
-def sum_rows_3d(src, out_ptr, BM: tl.constexpr, BN: tl.constexpr):
-    pid = tl.program_id(0)
-    block = src.load([pid, 0, 0]).reshape(BM, BN)
-    tl.store(out_ptr + pid * BM + tl.arange(0, BM), tl.sum(block.to(tl.float32), axis=1))
 
 
 def _entry_parameters(ptx: str) -> list[str]:
@@ -43,7 +27,7 @@ def test_a_two_dimensional_descriptor_kernel_assembles(arch, tmp_path):
     rng = np.random.default_rng(0)
     a = rng.standard_normal((50, 70)).astype(np.float16)
     out = np.empty((50, 70), np.float32)
-    compiled = copy_scaled.warmup(
+    compiled = scale_into.warmup(
         TensorDescriptor.from_tensor(a, [16, 64]),
         TensorDescriptor.from_tensor(out, [16, 64]),
         1.5,
@@ -62,7 +46,7 @@ def test_a_two_dimensional_descriptor_kernel_assembles(arch, tmp_path):
 @pytest.mark.parametrize("arch", ARCHES)
 def test_a_three_dimensional_descriptor_kernel_assembles(arch, tmp_path):
     x = np.random.default_rng(1).random((8, 16, 32)).astype(np.float16)
-    compiled = sum_rows_3d.warmup(
+    compiled = row_sums_3d.warmup(
         TensorDescriptor.from_tensor(x, [1, 16, 32], padding="nan"),
         np.empty(128, np.float32),
         BM=16,
@@ -84,7 +68,7 @@ def test_descriptor_accesses_vectorize_when_their_parts_allow(tmp_path):
     for cols in (64, 70):
         a = rng.standard_normal((64, cols)).astype(np.float32)
         out = np.empty((64, cols), np.float32)
-        compiled = copy_scaled.warmup(
+        compiled = scale_into.warmup(
             TensorDescriptor.from_tensor(a, [16, 64]),
             TensorDescriptor.from_tensor(out, [16, 64]),
             1.5,

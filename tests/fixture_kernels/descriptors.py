@@ -1,0 +1,24 @@
+"""Kernels taking host tensor descriptors, shared by the ptxas checks without a GPU
+(tests/backends/nvidia/test_descriptor_ptxas.py) and the GPU tests that run them
+(tests/gpu/test_descriptor_gpu.py): the parts the launcher packs are checked on one side and
+the values on the other, for the same kernels."""
+
+import naiad
+import naiad.language as tl
+
+
+@naiad.jit
+def scale_into(src, dst, factor, BM: tl.constexpr, BN: tl.constexpr):
+    """dst's block = src's block * factor, for the block of this program."""
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    block = src.load([pm * BM, pn * BN])
+    dst.store([pm * BM, pn * BN], (block * factor).to(dst.dtype))
+
+
+@naiad.jit
+def row_sums_3d(src, out_ptr, BM: tl.constexpr, BN: tl.constexpr):
+    """The row sums of block [pid, :, :] of a 3-D descriptor, in f32."""
+    pid = tl.program_id(0)
+    block = src.load([pid, 0, 0]).reshape(BM, BN)
+    tl.store(out_ptr + pid * BM + tl.arange(0, BM), tl.sum(block.to(tl.float32), axis=1))
