@@ -203,11 +203,10 @@ def gpu_float_binary(op, x, a, y, b, comp):
 
 def gpu_int_divide(op, x, y, dtype):
     """Integer // and % as the GPU gives them, by zero and INT_MIN // -1 included."""
-    width, signed = WIDTH[dtype], not dtype.startswith("u")
     out = []
     for a, b in zip(exact(x, dtype), exact(y, dtype)):
         if b == 0:
-            r = a if op == "mod" else ((-1 if a >= 0 else 1) if signed else (1 << width) - 1)
+            r = a if op == "mod" else -1  # all ones, as unsigned too (wrapped below)
         else:
             q = abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1)  # C: toward zero
             r = a - q * b if op == "mod" else q
