@@ -429,6 +429,63 @@ def test_fp8_saturates(fp8):
     assert np.isnan(z[6])
 
 
+@naiad.jit
+def _e4b15_kernel(
+    bytes_ptr, half_ptr, single_ptr, up_ptr, up_bf16_ptr, down_ptr, down_f32_ptr, N: tl.constexpr
+):
+    offs = tl.arange(0, N)
+    fp8 = tl.load(bytes_ptr + offs).to(tl.float8e4b15, bitcast=True)
+    tl.store(up_ptr + offs, fp8.to(tl.float32))
+    tl.store(up_bf16_ptr + offs, fp8.to(tl.bfloat16))
+    down = tl.load(half_ptr + offs).to(tl.float8e4b15)
+    tl.store(down_ptr + offs, down.to(tl.uint8, bitcast=True))
+    down = tl.load(single_ptr + offs).to(tl.float8e4b15)
+    tl.store(down_f32_ptr + offs, down.to(tl.uint8, bitcast=True))
+
+
+def _e4b15_value(byte: int) -> float:
+    """Triton's fp8e4b15: 1 sign, 4 exponent (bias 15), 3 mantissa bits; every pattern finite."""
+    exponent, mantissa = (byte >> 3) & 15, byte & 7
+    value = math.ldexp(8 + mantissa, exponent - 18) if exponent else math.ldexp(mantissa, -17)
+    return -value if byte & 0x80 else value
+
+
+def _e4b15_from_half(bits: int) -> int:
+    """Triton's fp16 -> fp8e4b15 on the bits: |x| clamped to 1.75 (NaN and infinities too),
+    rounded half away from zero, the sign kept."""
+    return ((min(bits & 0x7FFF, 0x3F00) + 0x40) >> 7) | ((bits >> 8) & 0x80)
+
+
+def test_fp8e4b15_converts_as_triton(gen):
+    """Every byte converts up to f32 and bf16 exactly; fp16 values (integers that clamp, random
+    magnitudes down to fp8e4b15's subnormals, specials) convert down by Triton's rule, and f32
+    values by rounding toward zero to fp16 first."""
+    every = np.arange(256, dtype=np.uint8)
+    halves = np.concatenate(
+        [
+            every.astype(np.float64).astype(np.float16),  # 0 .. 255: clamps
+            gen.uniform(-2, 2, 512).astype(np.float16)
+            * np.exp2(-gen.integers(0, 18, 512)).astype(np.float16),
+            np.array(
+                [np.nan, np.inf, -np.inf, -0.0, 1.75, 1.8125, 2.0**-17, 3 * 2.0**-18], np.float16
+            ),
+        ]
+    )[:1024]
+    halves = np.resize(halves, 1024)
+    singles = (gen.uniform(-2, 2, 1024) * np.exp2(-gen.integers(0, 18, 1024))).astype(np.float32)
+    up, up_bf16 = np.zeros(1024, np.float32), np.zeros(1024, np_dtype("bfloat16"))
+    down, down_f32 = np.zeros(1024, np.uint8), np.zeros(1024, np.uint8)
+    _e4b15_kernel[(1,)](
+        np.resize(every, 1024), halves, singles, up, up_bf16, down, down_f32, N=1024
+    )
+    values = [_e4b15_value(b) for b in range(256)]
+    assert up[:256].tolist() == values
+    assert up_bf16[:256].astype(np.float64).tolist() == values
+    assert down.tolist() == [_e4b15_from_half(int(h)) for h in halves.view(np.uint16)]
+    toward_zero = round_float(singles, "float16", "rtz").view(np.uint16)
+    assert down_f32.tolist() == [_e4b15_from_half(int(h)) for h in toward_zero]
+
+
 # -------------------------------------------------------------------------------------------------
 # pointers
 # -------------------------------------------------------------------------------------------------

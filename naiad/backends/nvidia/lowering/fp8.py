@@ -13,7 +13,14 @@ interpreter's model of Triton on Hopper (naiad/runtime/interpreter/floats.py sta
 - fp32 -> fp16 / bf16 with rtz: `cvt.rz.{f16,bf16}.f32`; rtne is LLVM's `fptrunc`; widening is
   `fpext` (exact).
 
-fp8e4b15 and the fnuz formats, which Triton refuses on NVIDIA, are refused here.
+- fp8e4b15 (bias 15, no infinity, no NaN), as Triton's software conversions: to fp16 its bits
+  move into place (sign, then the 7 low bits shifted left by 7: the biases agree, subnormals
+  included), and the fp16 value is converted to the destination; from fp16 |x| is clamped to
+  1.75 as integers (NaN and infinities too, as `min.f16x2` gives), rounded half away from zero
+  (+0x40, >> 7) and the sign copied; every other source goes to fp16 by rtz first (fp32 and
+  fp64 by `cvt.rz.f16`), and the rounding mode is ignored.
+
+The fnuz formats, which Triton refuses on NVIDIA, are refused here.
 """
 
 from __future__ import annotations
@@ -29,6 +36,7 @@ from .elementwise import map_registers
 from .emitter import element_of, float_literal
 
 _FP8 = {"f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}
+_E4B15 = "f8E4M3B11FNUZ"  # Triton's fp8e4b15 (KERNEL_FORMATS: bias 15, every pattern finite)
 _MAX_FINITE = {"f8E4M3FN": 0x7E, "f8E5M2": 0x7B}
 _INF = {"f8E5M2": 0x7C}
 _CANONICAL_NAN = {
@@ -173,15 +181,57 @@ def _rtz_narrow(ctx: Context, value: str, src: str, dst: str) -> str:
     return ctx.em.op(f"bitcast i16 {bits} to {llvm_type_of(dst)}")
 
 
+def _from_e4b15(ctx: Context, byte: str, dst: str) -> str:
+    """An fp8e4b15 byte as `dst`: its fp16 by moving bits, then that fp16 converted."""
+    em = ctx.em
+    wide = em.op(f"zext i8 {byte} to i16")
+    magnitude = em.op(f"shl i16 {em.op(f'and i16 {wide}, 127')}, 7")
+    sign = em.op(f"shl i16 {em.op(f'and i16 {wide}, 128')}, 8")
+    half = em.op(f"bitcast i16 {em.op(f'or i16 {magnitude}, {sign}')} to half")
+    if dst in _FP8:
+        return _to_fp8(ctx, half, "f16", dst, False)
+    return _widen(ctx, half, "f16", dst) if dst != "bf16" else _from_f16_to_bf16(ctx, half)
+
+
+def _from_f16_to_bf16(ctx: Context, half: str) -> str:
+    """fp16 -> bf16 (exact for fp8e4b15's values: 4 significant bits, exponents within)."""
+    return ctx.em.op(f"fptrunc float {ctx.em.op(f'fpext half {half} to float')} to bfloat")
+
+
+def _to_e4b15(ctx: Context, value: str, src: str) -> str:
+    """fp8e4b15's byte of `value` (module doc): to fp16 by rtz, clamp, round half away."""
+    em = ctx.em
+    if src in _FP8:
+        value, src = _from_fp8(ctx, src, "f16", value), "f16"
+    if src == "bf16":
+        value, src = em.op(f"fpext bfloat {value} to float"), "f32"
+    if src in ("f32", "f64"):
+        text = f"cvt.rz.f16.{src} $0, $1;"
+        constraint = "f" if src == "f32" else "d"
+        bits = em.asm("i16", text, f"=h,{constraint}", [(llvm_type_of(src), value)], False)
+    else:
+        bits = em.op(f"bitcast half {value} to i16")
+    magnitude = em.call(
+        "i16", "llvm.umin.i16", [("i16", em.op(f"and i16 {bits}, 32767")), ("i16", "16128")]
+    )
+    rounded = em.op(f"lshr i16 {em.op(f'add i16 {magnitude}, 64')}, 7")
+    sign = em.op(f"and i16 {em.op(f'lshr i16 {bits}, 8')}, 128")
+    return em.op(f"trunc i16 {em.op(f'or i16 {rounded}, {sign}')} to i8")
+
+
 @lowers("tt.fp_to_fp")
 def _fp_to_fp(ctx: Context, op) -> None:
     src, dst = _kind(op.src.type), _kind(op.result.type)
     rtz = op.rounding is not None and RoundingMode.keyword(op.rounding) == "rtz"
     for t, kind in ((op.src.type, src), (op.result.type, dst)):
-        if element_of(t).width == 8 and kind not in _FP8:
+        if element_of(t).width == 8 and kind not in _FP8 and kind != _E4B15:
             unsupported(op, f"no NVIDIA conversion between {src} and {dst}")
 
     def convert(_, value):
+        if src == _E4B15:
+            return value if dst == _E4B15 else _from_e4b15(ctx, value, dst)
+        if dst == _E4B15:
+            return _to_e4b15(ctx, value, src)
         if src in _FP8:
             if dst in _FP8:  # fp8 -> fp8: exactly to f32, then one rounding
                 return _to_fp8(ctx, _from_fp8(ctx, src, "f32", value), "f32", dst, rtz)
