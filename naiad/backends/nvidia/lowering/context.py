@@ -13,6 +13,7 @@ from naiad.ir import RankedTensorType
 
 from ....errors import InternalError
 from ....passes.diagnostics import unsupported
+from . import barriers
 from .emitter import Emitter
 from .indexing import layout_of
 
@@ -44,6 +45,7 @@ class Context:
         self.allocated = allocated
         self.shared_bytes = allocated or 0
         self._op = None  # the op being lowered
+        self.barrier_owed = False  # a reduction's scratch is still being read (barriers.py)
         self.bounds = None  # debug mode's bounds checks (bounds.py), when compiled with debug
 
     def __getitem__(self, value) -> list[str]:
@@ -84,7 +86,7 @@ class Context:
         if fn is None:
             unsupported(op, f"the NVIDIA back end cannot lower `{op.name}` yet")
         outer, self._op = self._op, op
-        fn(self, op)
+        barriers.lower(self, op, fn)
         self._op = outer
 
     def lower_block(self, block) -> None:

@@ -2,15 +2,21 @@
 
 Read from the operand's linear layout, with `axis` the reduced dimension:
 
-1. Registers: a thread's registers whose coordinates differ only along `axis` combine, in
-   register order (registers repeating an element are left out, or a sum would count it twice).
+1. Registers: a thread's registers whose coordinates differ only along `axis` combine as a
+   tree of adjacent pairs in register order, ((r0 + r1) + (r2 + r3)), Triton's order: a chain
+   of log2(n) dependent steps instead of n - 1 (registers repeating an element are left out,
+   or a sum would count it twice).
 2. Lanes: each lane bit whose basis moves along `axis` is a butterfly step
    (`shfl.sync.bfly`, highest bit first, as Triton's warp reduction); after it every lane
    holds the combination of the lanes it was paired with. Lane bits whose basis is zero hold
    copies and are skipped.
 3. Warps: when warp bits move along `axis`, each warp writes its partial result to the shared
    scratch, `[warp position along axis][result element]`, and after a barrier every thread
-   combines the partials of its elements in warp order; a second barrier frees the scratch.
+   reads all the partials of its elements and combines them as a butterfly over warp
+   positions would (position k with k + W/2 first, then k + W/4, ...): the bits Triton's
+   lanes get, in log2(W) dependent steps. The scratch is free again once every warp has read
+   it: the barrier that says so is owed (`barriers.py`), paid before the next write of
+   shared memory, not on the row's critical path.
 
 The combine region is lowered inline on scalars for every pair it combines (several operands
 reduce together, as `argmax` does). The result registers follow the result's layout (the
@@ -21,6 +27,7 @@ from __future__ import annotations
 
 from ....errors import InternalError
 from ....passes.diagnostics import unsupported
+from . import barriers
 from .context import Context, lowers
 from .convert import held_coords, row_major, shared_load, shared_store
 from .convert_shuffle import warp_shuffle
@@ -58,7 +65,7 @@ def _reduce(ctx: Context, op) -> None:
     kept = [d for d in range(len(shape)) if d != axis]
     coords = register_coords(layout)
     # 1. within the thread
-    groups: dict[tuple[int, ...], list[str]] = {}
+    members: dict[tuple[int, ...], list[list[str]]] = {}
     representatives: dict[tuple[int, ...], int] = {}  # a register of each group
     seen = set()
     for r in unique_registers(layout):
@@ -66,12 +73,9 @@ def _reduce(ctx: Context, op) -> None:
             continue
         seen.add(coords[r])
         key = tuple(coords[r][d] for d in kept)
-        values = [ctx[s][r] for s in srcs]
-        if key in groups:
-            groups[key] = combine(ctx, op, groups[key], values)
-        else:
-            groups[key] = values
-            representatives[key] = r
+        members.setdefault(key, []).append([ctx[s][r] for s in srcs])
+        representatives.setdefault(key, r)
+    groups = {key: _adjacent_pairs(ctx, op, values) for key, values in members.items()}
     # 2. across lanes, 3. across warps
     for bit in reversed(range(len(layout.bases("lane")))):
         basis = layout.bases("lane")[bit]
@@ -114,6 +118,7 @@ def _across_warps(ctx: Context, op, layout, axis: int, kept, groups, representat
         offsets.append(total)
         total += (partials * elements * size + 7) // 8 * 8
     ctx.need_shared(total)
+    barriers.pay(ctx)  # an earlier reduction's partials may still be read
     slots = {}
     for key, values in groups.items():
         index = row_major(ctx, held_coords(ctx, layout, representatives[key], kept), kept_shape)
@@ -123,16 +128,35 @@ def _across_warps(ctx: Context, op, layout, axis: int, kept, groups, representat
             shared_store(ctx, value, src.type, _slot_offset(ctx, base, slot, size))
     em.barrier()
     for key in groups:
-        acc = None
+        loaded = []
         for k in range(partials):
             slot = em.op(f"add i32 {slots[key]}, {k * elements}")
-            loaded = [
-                shared_load(ctx, src.type, _slot_offset(ctx, base, slot, size))
-                for src, base, size in zip(srcs, offsets, sizes)
-            ]
-            acc = loaded if acc is None else combine(ctx, op, acc, loaded)
-        groups[key] = acc
-    em.barrier()
+            loaded.append(
+                [
+                    shared_load(ctx, src.type, _slot_offset(ctx, base, slot, size))
+                    for src, base, size in zip(srcs, offsets, sizes)
+                ]
+            )
+        groups[key] = _halving(ctx, op, loaded)
+    ctx.barrier_owed = True
+
+
+def _adjacent_pairs(ctx: Context, op, items: list[list[str]]) -> list[str]:
+    """Combine adjacent pairs level by level, ((a . b) . (c . d)); an odd last item moves up
+    a level unchanged."""
+    while len(items) > 1:
+        paired = [combine(ctx, op, items[i], items[i + 1]) for i in range(0, len(items) - 1, 2)]
+        items = paired + items[len(items) - len(items) % 2 :]
+    return items[0]
+
+
+def _halving(ctx: Context, op, items: list[list[str]]) -> list[str]:
+    """Combine item k with item k + n/2 level by level (n a power of 2): the order in which a
+    butterfly (xor n/2 first) combines them, as seen by the lowest position."""
+    while len(items) > 1:
+        half = len(items) // 2
+        items = [combine(ctx, op, items[k], items[k + half]) for k in range(half)]
+    return items[0]
 
 
 def _slot_offset(ctx: Context, base: int, slot: str, size: int) -> str:

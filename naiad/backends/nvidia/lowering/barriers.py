@@ -1,0 +1,86 @@
+"""The barrier that frees a reduction's shared scratch, paid where the next write needs it.
+
+A reduction across warps writes one partial per warp, waits at a barrier, and every thread
+reads the partials. Before those bytes are written again, every warp must have read them: a
+second barrier. Emitted right after the reads, it sits on the row's critical path (each warp
+waits for the slowest reader before it computes on), and after a kernel's last reduction it
+serves no one. So the reduction leaves the barrier *owed* (`Context.barrier_owed`), and the
+lowering pays it (`bar.sync`) just before the next op that may touch shared memory:
+
+- an op of the `REGISTER_ONLY` families keeps the debt (arith, math, global loads and
+  stores, pointer arithmetic, splats and ranges never touch shared memory);
+- `scf.for` / `scf.if` / `scf.while` whose regions hold only such ops keep it too, carried
+  past the whole op; any other op pays before it is lowered (a later reduction pays just
+  before writing its partials, after its in-warp steps);
+- inside a region, a debt still owed before the block's terminator is paid there, so every
+  block ends without one: a loop's back edge and an `if`'s other branch start clean;
+- the kernel's end needs nothing.
+
+Every other scratch user (conversions, scans, atomics) still ends with its own barrier.
+Triton places the same barrier by a dataflow analysis of shared-memory accesses; this is the
+part of it reductions need.
+"""
+
+from __future__ import annotations
+
+_REGISTER_ONLY_DIALECTS = ("arith.", "math.")
+REGISTER_ONLY = frozenset(
+    {
+        "tt.addptr",
+        "tt.clampf",
+        "tt.extern_elementwise",
+        "tt.fp_to_fp",
+        "tt.get_num_programs",
+        "tt.get_program_id",
+        "tt.load",
+        "tt.make_range",
+        "tt.mulhiui",
+        "tt.precise_divf",
+        "tt.precise_sqrt",
+        "tt.return",
+        "tt.splat",
+        "tt.store",
+    }
+)
+_REGION_OPS = frozenset({"scf.for", "scf.if", "scf.while"})
+_TERMINATORS = frozenset({"scf.yield", "scf.condition"})
+
+
+def touches_shared(op) -> bool:
+    """Whether lowering `op` may read or write shared memory (conservative: unknown ops may)."""
+    name = op.name
+    if name in REGISTER_ONLY or name.startswith(_REGISTER_ONLY_DIALECTS) or name in _TERMINATORS:
+        return False
+    if name in _REGION_OPS:
+        return any(
+            touches_shared(inner)
+            for region in op.regions
+            for block in region.blocks
+            for inner in block.ops
+        )
+    return True
+
+
+def pay(ctx) -> None:
+    """Emit the owed barrier, if one is owed."""
+    if ctx.barrier_owed:
+        ctx.em.barrier()
+        ctx.barrier_owed = False
+
+
+def lower(ctx, op, fn) -> None:
+    """Lower `op` by `fn(ctx, op)`, paying or carrying the owed barrier around it."""
+    if ctx.barrier_owed and op.name in _REGION_OPS and not touches_shared(op):
+        ctx.barrier_owed = False  # nothing inside pays: the debt is carried past the op
+        fn(ctx, op)
+        ctx.barrier_owed = True
+    else:
+        if op.name == "ttg.barrier":  # its own barrier settles the debt
+            ctx.barrier_owed = False
+        elif ctx.barrier_owed and op.name != "tt.reduce" and touches_shared(op):
+            pay(ctx)
+        fn(ctx, op)
+    if ctx.barrier_owed:
+        following = op.next_op
+        if following is not None and following.name in _TERMINATORS:
+            pay(ctx)
