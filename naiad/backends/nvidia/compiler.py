@@ -87,7 +87,7 @@ def compile_module(
     out = CudaCompilation()
     out.asm["ttgir"] = print_module(module)
     run_pipeline(LLIR_PIPELINE, module)
-    llir = lower_module(module, target, debug)
+    llir = lower_module(module, target, debug, maxnreg)
     cuda_version = link.linker_version()
     code = ptx.compile_ptx(llir, target, cuda_version=cuda_version)
     out.asm["llir"] = code.llir

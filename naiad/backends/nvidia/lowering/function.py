@@ -32,6 +32,7 @@ from . import (  # noqa: F401  (each module registers its lowerings)
 )
 from .context import Context, lowers
 from .emitter import llvm_type
+from .occupancy import min_ctas_per_sm
 
 
 def _kernel(module):
@@ -48,10 +49,12 @@ def _module_int(module, name: str, default: int) -> int:
     return default if attr is None else int(attr.value)
 
 
-def lower_module(module, target, debug: bool = False) -> str:
+def lower_module(module, target, debug: bool = False, maxnreg: int | None = None) -> str:
     """The LLVM IR text of `module`'s kernel for `target` (see the package doc); sets the
     module's `ttg.shared` attribute to the bytes of shared memory the kernel needs. With
-    `debug`, every access is bounds-checked against hidden extent parameters (bounds.py)."""
+    `debug`, every access is bounds-checked against hidden extent parameters (bounds.py).
+    `maxnreg` caps the registers per thread in the PTX itself (`.maxnreg`): the linkers
+    compile PTX as relocatable code, where a `-maxrregcount` option leaves kernels alone."""
     if isinstance(target, str):
         target = nv_target.cuda_target(target)
     func = _kernel(module)
@@ -85,10 +88,22 @@ def lower_module(module, target, debug: bool = False) -> str:
         *em.body,
         "}",
         "",
-        f'attributes #0 = {{ "nvvm.maxntid"="{32 * num_warps}" }}',
+        f"attributes #0 = {{ {_kernel_attributes(func, num_warps, maxnreg)} }}",
         "",
     ]
     return "\n".join(lines)
+
+
+def _kernel_attributes(func, num_warps: int, maxnreg: int | None) -> str:
+    """`.maxntid`, and either the launch's register cap or the floor on CTAs per SM that
+    keeps a memory-bound kernel's occupancy (occupancy.py)."""
+    attributes = f'"nvvm.maxntid"="{32 * num_warps}"'
+    if maxnreg is not None:
+        return attributes + f' "nvvm.maxnreg"="{maxnreg}"'
+    ctas = min_ctas_per_sm(func, num_warps)
+    if ctas is not None:
+        attributes += f' "nvvm.minctasm"="{ctas}"'
+    return attributes
 
 
 @lowers("tt.return")
