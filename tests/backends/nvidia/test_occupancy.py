@@ -119,3 +119,22 @@ def test_kernels_beyond_the_estimate_get_no_floor():
         "*fp32", "*fp32", M=16, N=64, num_warps=4, grid=(1,), target="cuda:sm_90a"
     )
     assert floor(light) is not None
+
+
+@naiad.jit
+def sine_kernel(x_ptr, y_ptr, N: tl.constexpr, SINE: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(y_ptr + offs, tl.sin(x) if SINE else tl.abs(x))
+
+
+def test_kernels_calling_functions_get_no_floor():
+    """libdevice's fp64 sin calls a function that reduces large arguments; the linker compiles
+    it apart, without the cap, and refuses a capped kernel calling it (an H100 run with
+    nvJitLink 13.0: "max regcount of 32 calls function ... with regcount of 46"). The same
+    kernel with `abs`, no call, keeps its floor."""
+    for sine in (True, False):
+        compiled = sine_kernel.warmup(
+            "*fp64", "*fp64", N=1024, SINE=sine, grid=(1,), target="cuda:sm_90a"
+        )
+        assert (floor(compiled) is None) == sine

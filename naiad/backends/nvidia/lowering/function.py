@@ -88,19 +88,28 @@ def lower_module(module, target, debug: bool = False, maxnreg: int | None = None
         *em.body,
         "}",
         "",
-        f"attributes #0 = {{ {_kernel_attributes(func, num_warps, maxnreg)} }}",
+        f"attributes #0 = {{ {_kernel_attributes(func, num_warps, maxnreg, _calls(em))} }}",
         "",
     ]
     return "\n".join(lines)
 
 
-def _kernel_attributes(func, num_warps: int, maxnreg: int | None) -> str:
+def _calls(em) -> bool:
+    """Whether the kernel calls functions (libdevice's, vprintf, __assertfail) rather than
+    only LLVM intrinsics. The linker compiles a called function apart, without the kernel's
+    register cap, and refuses a capped kernel that calls one needing more registers (libdevice's
+    fp64 sin reduces large arguments in a function of 46)."""
+    return any(not name.startswith(("llvm.", "@")) for name in em.declarations)
+
+
+def _kernel_attributes(func, num_warps: int, maxnreg: int | None, calls: bool) -> str:
     """`.maxntid`, and either the launch's register cap or the floor on CTAs per SM that
-    keeps a memory-bound kernel's occupancy (occupancy.py)."""
+    keeps a memory-bound kernel's occupancy (occupancy.py; none for a kernel that calls
+    functions, see `_calls`)."""
     attributes = f'"nvvm.maxntid"="{32 * num_warps}"'
     if maxnreg is not None:
         return attributes + f' "nvvm.maxnreg"="{maxnreg}"'
-    ctas = min_ctas_per_sm(func, num_warps)
+    ctas = None if calls else min_ctas_per_sm(func, num_warps)
     if ctas is not None:
         attributes += f' "nvvm.minctasm"="{ctas}"'
     return attributes
