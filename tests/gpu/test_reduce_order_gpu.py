@@ -11,6 +11,7 @@ another order would differ in the last bits.
 import numpy as np
 import pytest
 import torch
+from fixture_kernels.reductions import branchy_kernel, loop_then_if_kernel
 from gpu_helpers import compiled  # noqa: F401  (the fixture: launches compile for the GPU)
 
 import naiad
@@ -85,15 +86,6 @@ def test_reductions_in_a_loop_over_rows():
     torch.testing.assert_close(out[:, 1].double(), total, rtol=1e-5, atol=0)
 
 
-@naiad.jit
-def branchy_kernel(x_ptr, y_ptr, flag, N: tl.constexpr):
-    x = tl.load(x_ptr + tl.arange(0, N))
-    total = tl.sum(x, axis=0)
-    if flag > 0:
-        total += tl.max(x * total, axis=0)
-    tl.store(y_ptr, total + tl.min(x, axis=0))
-
-
 @pytest.mark.parametrize("flag", [0, 1])
 def test_reductions_around_an_if(flag):
     rng = np.random.default_rng(5 + flag)
@@ -107,14 +99,6 @@ def test_reductions_around_an_if(flag):
         total += (xs * total).max()
     want = total + xs.min()
     assert abs(y.item() - want) <= 1e-4 * max(1.0, abs(want))
-
-
-@naiad.jit
-def loop_then_if_kernel(x_ptr, y_ptr, n_rows, N: tl.constexpr):
-    for row in range(0, n_rows):
-        total = tl.sum(tl.load(x_ptr + row * N + tl.arange(0, N)), axis=0)
-        if total > 0:
-            tl.store(y_ptr + row, total)
 
 
 def test_a_loop_whose_body_ends_with_an_if():

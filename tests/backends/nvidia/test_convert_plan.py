@@ -14,6 +14,7 @@ known by hand.
 import random
 
 import pytest
+from test_encodings import _split
 
 from naiad.backends.nvidia.layouts import to_linear_layout
 from naiad.backends.nvidia.lowering.convert_lanes import Shuffle, plan_shuffle
@@ -24,14 +25,6 @@ from naiad.dialects import ttg_attributes as attrs
 
 BITS = (8, 8, 16, 32, 64)  # i1 travels as a byte
 LANES = 32
-
-
-def _split(rng, total, rank):
-    parts = [1] * rank
-    while total > 1:
-        parts[rng.randrange(rank)] *= 2
-        total //= 2
-    return parts
 
 
 def _blocked(rng, rank, warps):

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from fixture_kernels.reductions import branchy_kernel, loop_then_if_kernel
 
 import naiad
 import naiad.language as tl
@@ -53,23 +54,6 @@ def column_stats_kernel(x_ptr, y_ptr, M: tl.constexpr, N: tl.constexpr):
     x = tl.load(x_ptr + rm[:, None] * N + rn[None, :])
     tl.store(y_ptr + rn, tl.sum(x, axis=0))
     tl.store(y_ptr + N + rn, tl.max(x * 2.0, axis=0))
-
-
-@naiad.jit
-def branchy_kernel(x_ptr, y_ptr, flag, N: tl.constexpr):
-    x = tl.load(x_ptr + tl.arange(0, N))
-    total = tl.sum(x, axis=0)
-    if flag > 0:
-        total += tl.max(x * total, axis=0)
-    tl.store(y_ptr, total + tl.min(x, axis=0))
-
-
-@naiad.jit
-def loop_then_if_kernel(x_ptr, y_ptr, n_rows, N: tl.constexpr):
-    for row in range(0, n_rows):
-        total = tl.sum(tl.load(x_ptr + row * N + tl.arange(0, N)), axis=0)
-        if total > 0:  # no shared memory inside: the debt is carried past it, then paid
-            tl.store(y_ptr + row, total)
 
 
 def column_stats():

@@ -1,0 +1,27 @@
+"""Reductions placed around control flow, shared by the checks of where their barriers fall
+(tests/backends/nvidia/test_reduce_lowering.py, through ptxas) and the GPU tests of their
+values (tests/gpu/test_reduce_order_gpu.py): the scratch-freeing barrier a reduction owes
+(backends/nvidia/lowering/barriers.py) is paid or carried differently around each."""
+
+import naiad
+import naiad.language as tl
+
+
+@naiad.jit
+def branchy_kernel(x_ptr, y_ptr, flag, N: tl.constexpr):
+    """A reduction before an `if` holding another, and one after it."""
+    x = tl.load(x_ptr + tl.arange(0, N))
+    total = tl.sum(x, axis=0)
+    if flag > 0:
+        total += tl.max(x * total, axis=0)
+    tl.store(y_ptr, total + tl.min(x, axis=0))
+
+
+@naiad.jit
+def loop_then_if_kernel(x_ptr, y_ptr, n_rows, N: tl.constexpr):
+    """A reduction per loop iteration, then an `if` without shared memory: the debt is
+    carried past the `if`, then paid before the loop's branch back."""
+    for row in range(0, n_rows):
+        total = tl.sum(tl.load(x_ptr + row * N + tl.arange(0, N)), axis=0)
+        if total > 0:
+            tl.store(y_ptr + row, total)
