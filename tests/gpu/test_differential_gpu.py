@@ -65,3 +65,9 @@ def kernel_dir(tmp_path_factory):
 @pytest.mark.parametrize("seed", generated.DEFAULT_SEEDS)
 def test_generated_kernel_agrees_on_the_gpu(seed, kernel_dir, cuda_executor):
     generated._agree(seed, kernel_dir, ("interpreter", "cuda"))
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("seed", generated.FULL_SEEDS)
+def test_generated_kernel_agrees_on_the_gpu_full(seed, kernel_dir, cuda_executor):
+    generated._agree(seed, kernel_dir, ("interpreter", "cuda"))
