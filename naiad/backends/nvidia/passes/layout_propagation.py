@@ -13,7 +13,7 @@ instead of being converted there.
    operands in the layouts that give it (converted where they differ) and gives its results
    the new layout; any other user gets its operands converted back to the layouts it had them
    in (a store keeps the layout coalesce gave it), except a reduction to a scalar, which reads
-   its operand in any layout.
+   its operands in any layout, the first one's for all.
 
     %x = tt.load %p : tensor<1024x!tt.ptr<f32>, #blocked1>
     %a = ttg.convert_layout %x : ... #blocked1> -> ... #blocked>
@@ -193,7 +193,12 @@ class _Rewrite:
     def _keep_operands(self, op: Operation) -> None:
         """An op that was not rewritten sees its operands in the layouts it had them in."""
         if isinstance(op, tt.ReduceOp) and all(tensor_type(v) is None for v in op.results):
-            return  # a reduction to a scalar reads its operand in any layout
+            # A reduction to a scalar reads its operands in any layout, but one for all
+            # (`argmax` reduces values and indices together, register by register).
+            first = op.operands[0].type.encoding
+            for i, value in enumerate(op.operands[1:], start=1):
+                op.set_operand(i, self.converts.as_encoding(value, first))
+            return
         for i, value in enumerate(op.operands):
             old = self.original.get(value)
             if old is not None and tensor_type(value) is not None:
