@@ -80,7 +80,9 @@ class LICM(Pass):
         loop.parent.insert_before(runs, load)
         condition = runs.result
         if isinstance(load.ptr.type, RankedTensorType):
-            splat = tt.SplatOp(condition, shape=load.ptr.type.shape, location=load.location)
+            # In the pointers' shape and layout (TTGIR: their encoding, as the mask's).
+            mask_type = load.ptr.type.clone(element_type=condition.type)
+            splat = tt.SplatOp(condition, result=mask_type, location=load.location)
             loop.parent.insert_before(splat, load)
             condition = splat.result
         if load.mask is not None:
