@@ -157,7 +157,7 @@ class DivRule(BinaryRule):
             if isinstance(op, arith.DivUIOp):
                 divisor &= (1 << integer_width(op.operands[1].type)) - 1
             divisor = abs(divisor)
-            if divisor & (divisor - 1) == 0:  # a power of two
+            if divisor and divisor & (divisor - 1) == 0:  # a power of two (x // 0 is all ones)
                 shift = min(divisor.bit_length() - 1, 62)
                 return max(1, lhs.divisibility[d] >> shift)
         return 1

@@ -200,3 +200,18 @@ def test_vector_width_is_capped_at_128_bits():
     assert analysis.max_vector_width(r, element_bits=16) == 8  # offsets of 16-bit elements
     with pytest.raises(ValueError):
         analysis.max_vector_width(r)
+
+
+def test_division_by_a_constant_zero_keeps_no_divisibility():
+    """x // 0 is all ones (docs/architecture.md): no power of two of the divisor to shift by."""
+    module = parse_module(
+        """
+        tt.func public @k(%x: i32 {tt.divisibility = 16 : i32}) -> i32 {
+          %zero = arith.constant 0 : i32
+          %q = arith.divui %x, %zero : i32
+          tt.return %q : i32
+        }
+        """
+    )
+    (div,) = ops(module, arith.DivUIOp)
+    assert AxisInfoAnalysis(module).info(div.result).divisibility == (1,)
