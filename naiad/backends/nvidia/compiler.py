@@ -13,8 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ...errors import InternalError
 from ...ir import Operation
+from ...ir.errors import VerificationError
 from ...ir.printer import print_module
+from ...ir.verifier import verify
 from ...passes.pipeline import run_pipeline
 from . import link, ptx
 from . import target as nv_target
@@ -63,6 +66,16 @@ class CudaCompilation:
     metadata: dict = field(default_factory=dict)
 
 
+def _check_ttgir(module: Operation) -> None:
+    """Verify the TTGIR once before the lowering relies on its invariants (one layout for all
+    of a reduction's operands, ...): a pass that broke one is Naiad's bug, reported as such,
+    never a kernel that computes the wrong values."""
+    try:
+        verify(module)
+    except VerificationError as exc:
+        raise InternalError(f"the TTGIR passes left invalid IR: {exc}") from exc
+
+
 def compile_module(
     module: Operation,
     target_name: str,
@@ -84,6 +97,7 @@ def compile_module(
 
     target = nv_target.cuda_target(target_name)
     run_pipeline(ttgir_pipeline(num_warps, target.capability, num_ctas), module)
+    _check_ttgir(module)
     out = CudaCompilation()
     out.asm["ttgir"] = print_module(module)
     run_pipeline(LLIR_PIPELINE, module)
