@@ -8,7 +8,8 @@ back as the language tier moves them (tests/language/cuda_transfer.py). Float `%
 one exception to "the interpreter is the reference": compiled for the GPU it is LLVM's `frem`,
 which NVPTX expands to fma(-trunc(x / y), y, x), not C's fmod, exactly as Triton's; so the
 interpreter serving as reference here computes `%` of floats by that expansion
-(tests/language/exact_arithmetic.py's `gpu_float_rem`), and everything else as always.
+(tests/language/exact_arithmetic.py's `gpu_float_rem`); fp32 sqrt and rsqrt flush a subnormal
+input to zero as the GPU's approximations do, and everything else is as always.
 
 Run on the GPU machine: `scripts/gpu-check OUTDIR` (or `python3 -m pytest tests/gpu -m gpu`).
 """
@@ -49,10 +50,26 @@ def gpu_remf(a, b, ty, **_):
     return exact_arithmetic.gpu_float_rem(a, b, a.dtype.name).astype(a.dtype)
 
 
+def gpu_fast_root(interpreted):
+    """The interpreter's sqrt or rsqrt as the GPU computes them on fp32 (`sqrt.approx.ftz`,
+    `rsqrt.approx.ftz`, Triton's `tl.sqrt` and `tl.rsqrt`): a subnormal input is flushed to a
+    zero of its sign first."""
+
+    def root(a, ty, **kwargs):
+        if a.dtype == np.float32:
+            tiny = np.abs(a) < np.finfo(np.float32).tiny
+            a = np.where(tiny, np.copysign(np.float32(0), a), a).astype(np.float32)
+        return interpreted(a, ty, **kwargs)
+
+    return root
+
+
 @pytest.fixture
 def cuda_executor(monkeypatch):
     register_executor("cuda", run_cuda, backend="gpu")
     monkeypatch.setitem(elementwise.BINARY, "arith.remf", gpu_remf)
+    for name in ("math.sqrt", "math.rsqrt"):
+        monkeypatch.setitem(elementwise.UNARY, name, gpu_fast_root(elementwise.UNARY[name]))
     yield
     unregister_executor("cuda")
 
@@ -67,7 +84,23 @@ def test_generated_kernel_agrees_on_the_gpu(seed, kernel_dir, cuda_executor):
     generated._agree(seed, kernel_dir, ("interpreter", "cuda"))
 
 
+# Results that depend on the order in which a reduction combines its elements: the GPU combines
+# in Triton's tree order, the interpreter from left to right (seen on an H100).
+_ORDER_DEPENDENT = {
+    357: "argmax over NaNs (random int64 bits bitcast to fp64): the index depends on the order",
+    359: "an fp16 sum whose partial sums overflow to -inf beside a +inf: inf or NaN by order",
+}
+
+
 @pytest.mark.full
-@pytest.mark.parametrize("seed", generated.FULL_SEEDS)
+@pytest.mark.parametrize(
+    "seed",
+    [
+        pytest.param(seed, marks=pytest.mark.xfail(reason=_ORDER_DEPENDENT[seed], strict=True))
+        if seed in _ORDER_DEPENDENT
+        else seed
+        for seed in generated.FULL_SEEDS
+    ],
+)
 def test_generated_kernel_agrees_on_the_gpu_full(seed, kernel_dir, cuda_executor):
     generated._agree(seed, kernel_dir, ("interpreter", "cuda"))
