@@ -2,7 +2,8 @@
 the interpreter unless a test chooses a back end (tests/language and tests/examples run each test
 on both; tests/backends and tests/differential name theirs). The interpreter checks every access,
 so tests that make a kernel go out of bounds on purpose stay safe. Compiled kernels are cached in
-a directory of the run (removed at its end) unless NAIAD_CACHE_DIR says otherwise."""
+a directory of the run (removed at its end) unless NAIAD_CACHE_DIR says otherwise. A
+parametrized hypothesis test starts every invocation from the settings it was declared with."""
 
 import os
 import shutil
@@ -41,3 +42,18 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if "gpu" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _hypothesis_settings_as_declared(request):
+    """Each invocation of a parametrized hypothesis test starts from the settings it was
+    declared with. Hypothesis' pytest plugin wraps them in a new child at every invocation (to
+    relax one health check), so the chain grows with the parametrization: past about a
+    thousand cases of one function in one process (the full tier's binary-operator matrix),
+    reading a setting walks the whole chain and overflows the stack."""
+    fn = getattr(request.function, "__func__", request.function)
+    declared = getattr(fn, "_hypothesis_internal_use_settings", None)
+    if declared is not None:
+        fn._hypothesis_internal_use_settings = fn.__dict__.setdefault(
+            "_naiad_declared_hypothesis_settings", declared
+        )
