@@ -48,8 +48,31 @@ def test_generated_kernel_agrees(seed, against, kernel_dir):
     _agree(seed, kernel_dir, EXECUTORS[against])
 
 
+# Full-tier seeds whose results depend on the order in which a reduction combines its elements,
+# by back end: each order is right, and they differ. The interpreter combines from left to right,
+# the CPU back end across vector lanes, the GPU in Triton's tree order.
+_NAN_ARGMAX = (
+    "an argmax over NaNs (random integer bits bitcast to a float): the index depends on the order"
+)
+_F16_OVERFLOW = (
+    "an fp16 sum whose partial sums overflow to -inf beside a +inf: inf or NaN by the order"
+)
+ORDER_DEPENDENT = {
+    "cpu": {359: _F16_OVERFLOW, 595: _NAN_ARGMAX},
+    "cuda": {357: _NAN_ARGMAX, 359: _F16_OVERFLOW},
+}
+
+
+def expect_order_dependence(request, executor: str, seed: int) -> None:
+    """Mark the running test as expected to fail where `seed` is order-dependent on `executor`."""
+    reason = ORDER_DEPENDENT.get(executor, {}).get(seed)
+    if reason:
+        request.applymarker(pytest.mark.xfail(reason=reason, strict=True))
+
+
 @pytest.mark.full
 @pytest.mark.parametrize("against", sorted(EXECUTORS))
 @pytest.mark.parametrize("seed", FULL_SEEDS)
-def test_generated_kernel_agrees_full(seed, against, kernel_dir):
+def test_generated_kernel_agrees_full(seed, against, kernel_dir, request):
+    expect_order_dependence(request, against, seed)
     _agree(seed, kernel_dir, EXECUTORS[against])

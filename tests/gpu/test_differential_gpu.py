@@ -84,23 +84,8 @@ def test_generated_kernel_agrees_on_the_gpu(seed, kernel_dir, cuda_executor):
     generated._agree(seed, kernel_dir, ("interpreter", "cuda"))
 
 
-# Results that depend on the order in which a reduction combines its elements: the GPU combines
-# in Triton's tree order, the interpreter from left to right (seen on an H100).
-_ORDER_DEPENDENT = {
-    357: "argmax over NaNs (random int64 bits bitcast to fp64): the index depends on the order",
-    359: "an fp16 sum whose partial sums overflow to -inf beside a +inf: inf or NaN by order",
-}
-
-
 @pytest.mark.full
-@pytest.mark.parametrize(
-    "seed",
-    [
-        pytest.param(seed, marks=pytest.mark.xfail(reason=_ORDER_DEPENDENT[seed], strict=True))
-        if seed in _ORDER_DEPENDENT
-        else seed
-        for seed in generated.FULL_SEEDS
-    ],
-)
-def test_generated_kernel_agrees_on_the_gpu_full(seed, kernel_dir, cuda_executor):
+@pytest.mark.parametrize("seed", generated.FULL_SEEDS)
+def test_generated_kernel_agrees_on_the_gpu_full(seed, kernel_dir, cuda_executor, request):
+    generated.expect_order_dependence(request, "cuda", seed)
     generated._agree(seed, kernel_dir, ("interpreter", "cuda"))
