@@ -5,7 +5,8 @@
 
 The loop is rotated (a guard, then a do-while body whose latch tests `i + step < stop`), with
 the induction variable a phi in the body header: the canonical form the loop vectorizer and
-unroller recognize without having to rotate it themselves.
+unroller recognize without having to rotate it themselves. A loop whose bounds are constants
+that make it empty branches past its body, which is then unreachable.
 """
 
 from __future__ import annotations
@@ -32,16 +33,21 @@ def counted_loop(
     function = b.function
     body = function.append_basic_block(f"{name}.body")
     done = function.append_basic_block(f"{name}.done")
+    entry = b.block
     if not (isinstance(start, ir.Constant) and isinstance(stop, ir.Constant)):
         b.cbranch(b.icmp_signed("<", start, stop), body, done)
     elif start.constant < stop.constant:
         b.branch(body)
     else:
+        # Known never to run (an empty box): the body is still made, since the caller's code
+        # goes there, but nothing enters it, so the phi names no entry (LLVM requires one
+        # entry per predecessor) and the unreachable body is deleted by LLVM.
         b.branch(done)
-    entry = b.block
+        entry = None
     b.position_at_end(body)
     i = b.phi(I64, name=name)
-    i.add_incoming(start, entry)
+    if entry is not None:
+        i.add_incoming(start, entry)
     yield i
     following = b.add(i, ir.Constant(I64, step), name=f"{name}.next", flags=("nsw",))
     i.add_incoming(following, b.block)
