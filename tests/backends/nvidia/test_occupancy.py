@@ -8,31 +8,20 @@ Triton 32); layer norm f16 over 1024, 4 warps: 16 (48 -> 32; 32), over 4096, 8 w
 40; 32), over 8192: 4 (80 -> 64; 60), each loop's loads still issued together.
 """
 
-import importlib.util
 import re
-import sys
-from pathlib import Path
 
 import pytest
+from test_lowering_kernels import example
 
 import naiad
 import naiad.language as tl
 from naiad.backends.nvidia import link
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 has_linker = link.linker_version() is not None
 
 
-def _example(name: str):
-    spec = importlib.util.spec_from_file_location(f"occupancy_{name}", EXAMPLES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def layer_norm(n: int, **options):
-    kernel = _example("05_layer_norm")._layer_norm_fwd_fused
+    kernel = example("05_layer_norm")._layer_norm_fwd_fused
     warps = min(max(n // 256, 1), 8)
     args = ("*fp16", "*fp16", "*fp16", "*fp16", "*fp32", "*fp32", n, n, 1e-5)
     return kernel.warmup(
@@ -41,7 +30,7 @@ def layer_norm(n: int, **options):
 
 
 def softmax(n: int):
-    kernel = _example("02_fused_softmax").softmax_kernel
+    kernel = example("02_fused_softmax").softmax_kernel
     args = ("*fp32", "*fp32", n, n, 4096, n)
     options = {"BLOCK_SIZE": n, "num_stages": 1, "num_warps": 8}
     return kernel.warmup(*args, **options, grid=(4096,), target="cuda:sm_90a")

@@ -7,19 +7,15 @@ Triton's way), and the same conversions and arithmetic. No GPU here; values are 
 GPU by tests/gpu/test_memory_bound_gpu.py.
 """
 
-import importlib.util
 import re
-import sys
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import pytest
+from test_lowering_kernels import example
 
 import naiad
 import naiad.language as tl
-
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 # Instructions per iteration of each loop over the row in Triton 3.8's PTX (sm_90, f16,
 # N = BLOCK_SIZE, 8 warps): (vector loads, mask compares, selects, f16 -> f32 conversions).
@@ -28,14 +24,6 @@ TRITON_LOOPS = {
     4096: [(2, 3, 0, 16), (2, 3, 16, 16), (6, 3, 0, 48)],
     8192: [(4, 5, 0, 32), (4, 5, 32, 32), (12, 5, 0, 96)],
 }
-
-
-def _example(name: str):
-    spec = importlib.util.spec_from_file_location(f"ptx_{name}", EXAMPLES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def loops(ptx: str) -> list[Counter]:
@@ -58,7 +46,7 @@ def loops(ptx: str) -> list[Counter]:
 
 
 def layer_norm_ptx(n: int) -> str:
-    kernel = _example("05_layer_norm")._layer_norm_fwd_fused
+    kernel = example("05_layer_norm")._layer_norm_fwd_fused
     block = naiad.next_power_of_2(n)
     warps = min(max(block // 256, 1), 8)
     args = ("*fp16", "*fp16", "*fp16", "*fp16", "*fp32", "*fp32", n, n, 1e-5)

@@ -10,37 +10,25 @@ combining order are checked on the GPU by tests/gpu/test_reduce_order_gpu.py):
   follow a read of it without a barrier between them, along the code and around every loop.
 """
 
-import importlib.util
 import re
-import sys
-from pathlib import Path
 
 import pytest
 from fixture_kernels.reductions import branchy_kernel, loop_then_if_kernel
+from test_lowering_kernels import example
 
 import naiad
 import naiad.language as tl
 
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
-
-
-def _example(name: str):
-    spec = importlib.util.spec_from_file_location(f"reduce_{name}", EXAMPLES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
 
 def layer_norm(n: int):
-    kernel = _example("05_layer_norm")._layer_norm_fwd_fused
+    kernel = example("05_layer_norm")._layer_norm_fwd_fused
     warps = min(max(n // 256, 1), 8)
     args = ("*fp16", "*fp16", "*fp16", "*fp16", "*fp32", "*fp32", n, n, 1e-5)
     return kernel.warmup(*args, BLOCK_SIZE=n, num_warps=warps, grid=(1,), target="cuda:sm_90a")
 
 
 def softmax(n: int):
-    kernel = _example("02_fused_softmax").softmax_kernel
+    kernel = example("02_fused_softmax").softmax_kernel
     args = ("*fp32", "*fp32", n, n, 4096, n)
     return kernel.warmup(
         *args, BLOCK_SIZE=n, num_stages=1, num_warps=8, grid=(4096,), target="cuda:sm_90a"

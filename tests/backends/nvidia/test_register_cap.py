@@ -2,26 +2,14 @@
 PTX as relocatable code, where a `-maxrregcount` option leaves kernels alone, so the cap is
 written into the PTX as the kernel's own `.maxnreg`."""
 
-import importlib.util
-import sys
-from pathlib import Path
+from test_lowering_kernels import example
 
 from naiad.backends.nvidia import link
-
-EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
-
-
-def _layer_norm_kernel():
-    spec = importlib.util.spec_from_file_location("cap_layer_norm", EXAMPLES / "05_layer_norm.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module._layer_norm_fwd_fused
 
 
 def _compile(**options):
     args = ("*fp16", "*fp16", "*fp16", "*fp16", "*fp32", "*fp32", 8192, 8192, 1e-5)
-    return _layer_norm_kernel().warmup(
+    return example("05_layer_norm")._layer_norm_fwd_fused.warmup(
         *args, BLOCK_SIZE=8192, num_warps=8, grid=(1,), target="cuda:sm_90a", **options
     )
 
