@@ -17,54 +17,25 @@ from __future__ import annotations
 from .context import Context, lowers
 from .convert_plan import Renumber, Shared, Shuffle, plan_convert
 from .convert_shuffle import emit_shuffle
-from .emitter import SHARED_PTR, bit_width, llvm_type
+from .emitter import SHARED_PTR, bit_width, from_memory, memory_type, to_memory
 from .indexing import emit_thread_coords, layout_of
 from .ldmatrix import convert_with_ldmatrix
 
 
-def _memory_kind(t) -> tuple[str, str]:
-    """(LLVM type of the value, LLVM type in shared memory)."""
-    kind = llvm_type(t)
-    if kind == "i1":
-        return kind, "i8"
-    if kind.startswith("ptr"):
-        return kind, "i64"
-    return kind, kind
-
-
-def _to_memory(ctx: Context, value: str, t) -> str:
-    """`value` as shared memory holds it (i1 as a byte, a pointer as i64)."""
-    kind, mem = _memory_kind(t)
-    if kind == "i1":
-        return ctx.em.op(f"zext i1 {value} to i8")
-    if kind != mem:
-        return ctx.em.op(f"ptrtoint {kind} {value} to i64")
-    return value
-
-
-def _from_memory(ctx: Context, value: str, t) -> str:
-    kind, mem = _memory_kind(t)
-    if kind == "i1":
-        return ctx.em.op(f"icmp ne i8 {value}, 0")
-    if kind != mem:
-        return ctx.em.op(f"inttoptr i64 {value} to {kind}")
-    return value
-
-
 def shared_store(ctx: Context, value: str, t, byte_offset: str) -> None:
     """Write `value` (scalar type `t`) at `byte_offset` of the scratch."""
-    _, mem = _memory_kind(t)
-    value = _to_memory(ctx, value, t)
+    mem = memory_type(t)
+    value = to_memory(ctx.em, value, t)
     address = ctx.em.shared_address(byte_offset)
     ctx.em.emit(f"store {mem} {value}, {SHARED_PTR} {address}, align {bit_width(t) // 8}")
 
 
 def shared_load(ctx: Context, t, byte_offset: str) -> str:
     """Read a value of scalar type `t` at `byte_offset` of the scratch."""
-    _, mem = _memory_kind(t)
+    mem = memory_type(t)
     address = ctx.em.shared_address(byte_offset)
     value = ctx.em.op(f"load {mem}, {SHARED_PTR} {address}, align {bit_width(t) // 8}")
-    return _from_memory(ctx, value, t)
+    return from_memory(ctx.em, value, t)
 
 
 def row_major(ctx: Context, coords: list[str], shape) -> str:
@@ -134,9 +105,9 @@ def _round_trip(ctx: Context, plan: Shared, registers: list[str], t) -> list[str
         em.start_block(stores)
     base = emit_thread_coords(em, plan.store_offsets)[0]
     kind, align = _vector_type(t, plan.store_vec)
-    _, mem = _memory_kind(t)
+    mem = memory_type(t)
     for access in plan.stores:
-        values = [_to_memory(ctx, registers[r], t) for r in access.registers]
+        values = [to_memory(ctx.em, registers[r], t) for r in access.registers]
         value = values[0]
         if plan.store_vec > 1:
             value = "poison"
@@ -161,12 +132,12 @@ def _round_trip(ctx: Context, plan: Shared, registers: list[str], t) -> list[str
             element = value
             if plan.load_vec > 1:
                 element = em.op(f"extractelement {kind} {value}, i32 {i}")
-            loaded[r] = _from_memory(ctx, element, t)
+            loaded[r] = from_memory(ctx.em, element, t)
     em.barrier()
     return [loaded[r] for r in plan.copies]
 
 
 def _vector_type(t, vec: int) -> tuple[str, int]:
     """(LLVM type of `vec` elements of `t` in shared memory, its alignment)."""
-    _, mem = _memory_kind(t)
+    mem = memory_type(t)
     return (f"<{vec} x {mem}>" if vec > 1 else mem), vec * (bit_width(t) // 8)

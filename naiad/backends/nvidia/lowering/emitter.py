@@ -54,6 +54,36 @@ def bit_width(t) -> int:
     return t.width
 
 
+def memory_type(t) -> str:
+    """How an element sits in memory, global or shared: i1 as a byte, pointers as i64."""
+    kind = llvm_type(t)
+    if kind == "i1":
+        return "i8"
+    if kind.startswith("ptr"):
+        return "i64"
+    return kind
+
+
+def to_memory(em, value: str, t) -> str:
+    """`value` (an element of type `t`) as memory holds it (`memory_type`)."""
+    kind = llvm_type(t)
+    if kind == "i1":
+        return em.op(f"zext i1 {value} to i8")
+    if kind.startswith("ptr"):
+        return em.op(f"ptrtoint {kind} {value} to i64")
+    return value
+
+
+def from_memory(em, value: str, t) -> str:
+    """The element of type `t` that `value`, as memory holds it, stands for."""
+    kind = llvm_type(t)
+    if kind == "i1":
+        return em.op(f"icmp ne i8 {value}, 0")
+    if kind.startswith("ptr"):
+        return em.op(f"inttoptr i64 {value} to {kind}")
+    return value
+
+
 def float_literal(value: float, kind: str) -> str:
     """An LLVM float constant written by its bits, so that every value round-trips."""
     if kind in ("f32", "f64"):

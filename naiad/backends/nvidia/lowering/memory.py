@@ -23,7 +23,13 @@ from dataclasses import dataclass
 from naiad.ir import RankedTensorType
 
 from .context import Context, lowers
-from .emitter import GLOBAL_PTR, bit_width, element_of, llvm_type
+from .emitter import (
+    GLOBAL_PTR,
+    bit_width,
+    from_memory,
+    memory_type,
+    to_memory,
+)
 from .indexing import layout_of, redundant_thread_mask, unique_registers
 
 
@@ -90,35 +96,6 @@ def vector_width(ctx: Context, ptr, mask) -> int:
     return max(1, width)
 
 
-def _memory_type(t) -> str:
-    """How an element sits in memory: i1 as a byte, pointers as i64."""
-    scalar = element_of(t)
-    kind = llvm_type(scalar)
-    if kind == "i1":
-        return "i8"
-    if kind.startswith("ptr"):
-        return "i64"
-    return kind
-
-
-def _to_memory(ctx: Context, value: str, t) -> str:
-    kind = llvm_type(t)
-    if kind == "i1":
-        return ctx.em.op(f"zext i1 {value} to i8")
-    if kind.startswith("ptr"):
-        return ctx.em.op(f"ptrtoint {kind} {value} to i64")
-    return value
-
-
-def _from_memory(ctx: Context, value: str, t) -> str:
-    kind = llvm_type(t)
-    if kind == "i1":
-        return ctx.em.op(f"icmp ne i8 {value}, 0")
-    if kind.startswith("ptr"):
-        return ctx.em.op(f"inttoptr i64 {value} to {kind}")
-    return value
-
-
 def _pack(ctx: Context, values: list[str], mem: str, vec: Vector) -> str:
     """The elements of one word as an integer of the word's type."""
     word = f"i{vec.word_bits}"
@@ -175,7 +152,7 @@ def _load_vector(
 
 def _fill_words(ctx: Context, others: list[str], start: int, mem: str, vec: Vector, t) -> list:
     """The `other` elements of the vector at `start`, packed into load words."""
-    chunk = [_to_memory(ctx, v, t) for v in others[start : start + vec.count]]
+    chunk = [to_memory(ctx.em, v, t) for v in others[start : start + vec.count]]
     return [
         _pack(ctx, chunk[i : i + vec.per_word], mem, vec) for i in range(0, vec.count, vec.per_word)
     ]
@@ -184,7 +161,7 @@ def _fill_words(ctx: Context, others: list[str], start: int, mem: str, vec: Vect
 @lowers("tt.load")
 def _load(ctx: Context, op) -> None:
     t = op.result.type
-    mem = _memory_type(t)
+    mem = memory_type(t)
     vec = Vector(vector_width(ctx, op.ptr, op.mask), bit_width(t))
     ptrs = ctx[op.ptr]
     masks = ctx[op.mask] if op.mask is not None else None
@@ -199,7 +176,7 @@ def _load(ctx: Context, op) -> None:
         words = _load_vector(ctx, ptrs[start], predicate, vec, fill)
         for word in words:
             values += _unpack(ctx, word, mem, vec)
-    ctx[op.result] = [_from_memory(ctx, v, t) for v in values]
+    ctx[op.result] = [from_memory(ctx.em, v, t) for v in values]
 
 
 def store_predicate(ctx: Context, t, predicate: str) -> str:
@@ -223,10 +200,10 @@ def store_predicate(ctx: Context, t, predicate: str) -> str:
 @lowers("tt.store")
 def _store(ctx: Context, op) -> None:
     t = op.value.type
-    mem = _memory_type(t)
+    mem = memory_type(t)
     vec = Vector(vector_width(ctx, op.ptr, op.mask), bit_width(t))
     ptrs = ctx[op.ptr]
-    values = [_to_memory(ctx, v, t) for v in ctx[op.value]]
+    values = [to_memory(ctx.em, v, t) for v in ctx[op.value]]
     masks = ctx[op.mask] if op.mask is not None else None
     masks = ctx.bounds.guard(ctx, op, masks, vec.count) if ctx.bounds else masks
     unique = unique_registers(layout_of(t)) if isinstance(t, RankedTensorType) else [0]
