@@ -7,6 +7,7 @@ values, and reductions across warps whose scratch allocate-shared-memory placed.
 import numpy as np
 import pytest
 import torch
+from fixture_kernels.reductions import column_stats_kernel
 
 import naiad
 import naiad.language as tl
@@ -64,19 +65,10 @@ def test_row_sums_of_squares_with_tails(n):
     torch.testing.assert_close(out.double(), want, rtol=1e-5, atol=1e-3)
 
 
-@naiad.jit
-def col_stats_kernel(x_ptr, y_ptr, M: tl.constexpr, N: tl.constexpr):
-    rm = tl.arange(0, M)
-    rn = tl.arange(0, N)
-    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :])
-    tl.store(y_ptr + rn, tl.sum(x, axis=0))
-    tl.store(y_ptr + N + rn, tl.max(x * 2.0, axis=0))
-
-
 def test_reductions_across_warps_share_their_scratch():
     rng = np.random.default_rng(3)
     x = torch.tensor(rng.standard_normal((64, 32)), dtype=torch.float32, device="cuda")
     y = torch.full((64,), float("nan"), device="cuda")
-    col_stats_kernel[(1,)](x, y, M=64, N=32, num_warps=8)
+    column_stats_kernel[(1,)](x, y, M=64, N=32, num_warps=8)
     torch.testing.assert_close(y[:32], x.sum(dim=0), rtol=1e-5, atol=1e-5)
     torch.testing.assert_close(y[32:], (x * 2.0).amax(dim=0), rtol=0, atol=0)

@@ -8,9 +8,8 @@ import re
 
 import numpy as np
 import pytest
+from fixture_kernels.reductions import column_stats_kernel
 
-import naiad
-import naiad.language as tl
 from naiad.backends.nvidia.layouts import LinearLayout, to_linear_layout
 from naiad.backends.nvidia.lowering import lower_module
 from naiad.backends.nvidia.passes import scratch_size
@@ -60,17 +59,8 @@ def test_overlapping_live_ranges_stack():
     assert total == 5204
 
 
-@naiad.jit
-def col_sums_kernel(x_ptr, y_ptr, M: tl.constexpr, N: tl.constexpr):
-    rm = tl.arange(0, M)
-    rn = tl.arange(0, N)
-    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :])
-    tl.store(y_ptr + rn, tl.sum(x, axis=0))
-    tl.store(y_ptr + N + rn, tl.max(x * 2.0, axis=0))
-
-
 def _ttgir():
-    return col_sums_kernel.warmup(
+    return column_stats_kernel.warmup(
         "*fp32", "*fp32", M=64, N=32, num_warps=8, grid=(1,), target="cuda:sm_90a"
     )
 

@@ -13,7 +13,7 @@ combining order are checked on the GPU by tests/gpu/test_reduce_order_gpu.py):
 import re
 
 import pytest
-from fixture_kernels.reductions import branchy_kernel, loop_then_if_kernel
+from fixture_kernels.reductions import branchy_kernel, column_stats_kernel, loop_then_if_kernel
 from test_lowering_kernels import example
 
 import naiad
@@ -33,15 +33,6 @@ def softmax(n: int):
     return kernel.warmup(
         *args, BLOCK_SIZE=n, num_stages=1, num_warps=8, grid=(4096,), target="cuda:sm_90a"
     )
-
-
-@naiad.jit
-def column_stats_kernel(x_ptr, y_ptr, M: tl.constexpr, N: tl.constexpr):
-    rm = tl.arange(0, M)
-    rn = tl.arange(0, N)
-    x = tl.load(x_ptr + rm[:, None] * N + rn[None, :])
-    tl.store(y_ptr + rn, tl.sum(x, axis=0))
-    tl.store(y_ptr + N + rn, tl.max(x * 2.0, axis=0))
 
 
 def column_stats():
