@@ -45,6 +45,16 @@ def assemble(text: str, arch: str, tmp_path) -> str:
     return done.stderr
 
 
+def assembled_ptx(kernel, args, kwargs, tmp_path, arches=ARCHES) -> dict[str, str]:
+    """arch -> PTX of `kernel` compiled for a one-program grid, each assembled by ptxas."""
+    texts = {}
+    for arch in arches:
+        compiled = kernel.warmup(*args, grid=(1,), target=f"cuda:{arch}", **kwargs)
+        assemble(compiled.asm["ptx"], arch, tmp_path)
+        texts[arch] = compiled.asm["ptx"]
+    return texts
+
+
 def count(pattern: str, text: str) -> int:
     return len(re.findall(pattern, text))
 

@@ -13,21 +13,11 @@ through ptxas without one:
 
 import numpy as np
 import pytest
-from test_lowering import ARCHES, assemble, count
+from test_lowering import assembled_ptx, count
 from test_toolchain import needs_ptxas
 
 import naiad
 import naiad.language as tl
-
-
-def _ptx(kernel, args, kwargs, tmp_path) -> dict[str, str]:
-    """arch -> PTX of the kernel, each assembled by ptxas."""
-    texts = {}
-    for arch in ARCHES:
-        compiled = kernel.warmup(*args, grid=(1,), target=f"cuda:{arch}", **kwargs)
-        assemble(compiled.asm["ptx"], arch, tmp_path)
-        texts[arch] = compiled.asm["ptx"]
-    return texts
 
 
 @naiad.jit
@@ -42,7 +32,9 @@ def _clamp_kernel(x_ptr, lo_ptr, hi_ptr, z_ptr, N: tl.constexpr, NAN: tl.constex
 def test_clamp_propagates_nan_when_asked(dtype, suffix, tmp_path):
     args = [np.ones(128, dtype) for _ in range(4)]
     for nan, want in ((tl.PropagateNan.ALL, 1), (tl.PropagateNan.NONE, 0)):
-        for arch, ptx in _ptx(_clamp_kernel, args, {"N": 128, "NAN": nan}, tmp_path).items():
+        for arch, ptx in assembled_ptx(
+            _clamp_kernel, args, {"N": 128, "NAN": nan}, tmp_path
+        ).items():
             if suffix == "f32":
                 assert (count(r"\b(?:min|max)\.NaN\.f32", ptx) > 0) == bool(want), (arch, nan)
                 assert (count(r"\b(?:min|max)\.f32", ptx) > 0) != bool(want), (arch, nan)
@@ -61,7 +53,7 @@ def _rem_kernel(x_ptr, y_ptr, z_ptr, N: tl.constexpr):
 @pytest.mark.parametrize("dtype, suffix", [(np.float32, "f32"), (np.float64, "f64")])
 def test_float_rem_is_the_fused_frem_expansion(dtype, suffix, tmp_path):
     args = [np.ones(128, dtype) for _ in range(3)]
-    for arch, ptx in _ptx(_rem_kernel, args, {"N": 128}, tmp_path).items():
+    for arch, ptx in assembled_ptx(_rem_kernel, args, {"N": 128}, tmp_path).items():
         for instruction in ("div.rn", "cvt.rzi", "fma.rn", "testp.infinite"):
             assert count(rf"\b{instruction}(?:\.ftz)?\.{suffix}", ptx) > 0, (arch, instruction)
         assert count(rf"\bsub(?:\.rn)?\.{suffix}", ptx) == 0, arch
@@ -76,6 +68,6 @@ def _int_through_float_kernel(x_ptr, z_ptr, N: tl.constexpr):
 @needs_ptxas
 def test_float_to_int_saturates_even_after_an_int_to_float(tmp_path):
     args = [np.ones(128, np.int32), np.ones(128, np.int16)]
-    for arch, ptx in _ptx(_int_through_float_kernel, args, {"N": 128}, tmp_path).items():
+    for arch, ptx in assembled_ptx(_int_through_float_kernel, args, {"N": 128}, tmp_path).items():
         assert count(r"cvt\.rn\.f32\.s32", ptx) > 0, arch
         assert count(r"cvt\.rzi\.s16\.f32", ptx) > 0, arch

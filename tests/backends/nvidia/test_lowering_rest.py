@@ -19,7 +19,7 @@ import llvmlite.binding as llvm
 import ml_dtypes
 import numpy as np
 import pytest
-from test_lowering import ARCHES, assemble, count
+from test_lowering import assemble, assembled_ptx, count
 from test_toolchain import needs_ptxas
 
 import naiad
@@ -183,16 +183,6 @@ def test_scan_plan_gives_every_element_its_prefix_in_order(
 
 
 # -- kernels through ptxas ----------------------------------------------------------------
-def _ptx(kernel, args, kwargs, tmp_path, arches=ARCHES) -> dict[str, str]:
-    """arch -> PTX of the kernel, each assembled by ptxas."""
-    texts = {}
-    for arch in arches:
-        compiled = kernel.warmup(*args, grid=(1,), target=f"cuda:{arch}", **kwargs)
-        assemble(compiled.asm["ptx"], arch, tmp_path)
-        texts[arch] = compiled.asm["ptx"]
-    return texts
-
-
 @naiad.jit
 def _atomic_kernel(x, v, old, n, KIND: tl.constexpr, SEM: tl.constexpr, SCOPE: tl.constexpr):
     offs = tl.arange(0, 128)
@@ -242,7 +232,7 @@ _ATOMIC_CASES = [
 @pytest.mark.parametrize(("kind", "dtype", "instruction"), _ATOMIC_CASES)
 def test_atomics_assemble(kind, dtype, instruction, tmp_path):
     a = np.ones(128, dtype)
-    texts = _ptx(
+    texts = assembled_ptx(
         _atomic_kernel, (a, a, a, 100), dict(KIND=kind, SEM="acq_rel", SCOPE="gpu"), tmp_path
     )
     for text in texts.values():
@@ -254,14 +244,16 @@ def test_atomics_assemble(kind, dtype, instruction, tmp_path):
 @pytest.mark.parametrize("scope", ["cta", "gpu", "sys"])
 def test_atomic_semantics_and_scopes(sem, scope, tmp_path):
     a = np.ones(128, np.float32)
-    text = _ptx(_atomic_kernel, (a, a, a, 100), dict(KIND="add", SEM=sem, SCOPE=scope), tmp_path)
+    text = assembled_ptx(
+        _atomic_kernel, (a, a, a, 100), dict(KIND="add", SEM=sem, SCOPE=scope), tmp_path
+    )
     assert f"atom.global.{sem}.{scope}.add.f32" in text["sm_90a"]
 
 
 @needs_ptxas
 def test_bf16_atomic_add_is_native_on_hopper_and_a_cas_loop_before(tmp_path):
     a = np.ones(128, ml_dtypes.bfloat16)
-    texts = _ptx(
+    texts = assembled_ptx(
         _atomic_kernel, (a, a, a, 100), dict(KIND="add", SEM="acq_rel", SCOPE="gpu"), tmp_path
     )
     assert "add.noftz.bf16" in texts["sm_90a"]
@@ -276,7 +268,7 @@ def _scalar_atomic(counter, out):
 @needs_ptxas
 def test_scalar_atomic_is_one_thread_and_broadcast(tmp_path):
     a = np.ones(4, np.int32)
-    text = _ptx(_scalar_atomic, (a, a), {}, tmp_path)["sm_90a"]
+    text = assembled_ptx(_scalar_atomic, (a, a), {}, tmp_path)["sm_90a"]
     assert count(r"atom\.global", text) == 1
     assert "bar.sync" in text  # the old value reaches every thread through shared memory
 
@@ -294,7 +286,7 @@ def _scan_kernel(x, out, M: tl.constexpr, N: tl.constexpr, AXIS: tl.constexpr, R
 def test_scans_assemble(m, n, axis, reverse, tmp_path):
     a = np.ones(m * n, np.float32)
     kwargs = dict(M=m, N=n, AXIS=axis, REV=reverse)
-    text = _ptx(_scan_kernel, (a, a), kwargs, tmp_path)["sm_90a"]
+    text = assembled_ptx(_scan_kernel, (a, a), kwargs, tmp_path)["sm_90a"]
     if (m, n, axis) == (1, 1024, 1):
         assert "shfl.sync.bfly" in text and "bar.sync" in text  # lanes, then warps
 
@@ -340,7 +332,7 @@ def _shape_kernel(x, out, hist, N: tl.constexpr):
 def test_shape_ops_assemble(tmp_path):
     a = np.ones(512, np.float32)
     h = np.ones(16, np.int32)
-    _ptx(_shape_kernel, (a, a, h), dict(N=256), tmp_path)
+    assembled_ptx(_shape_kernel, (a, a, h), dict(N=256), tmp_path)
 
 
 @naiad.jit
@@ -359,12 +351,12 @@ def _fp8_kernel(x, y, z, N: tl.constexpr, RTZ: tl.constexpr):
 def test_fp8_conversions_assemble(tmp_path):
     a = np.ones(256, np.float32)
     b = np.ones(256, ml_dtypes.float8_e4m3fn)
-    texts = _ptx(_fp8_kernel, (a, b, a), dict(N=256, RTZ=False), tmp_path)
+    texts = assembled_ptx(_fp8_kernel, (a, b, a), dict(N=256, RTZ=False), tmp_path)
     assert "cvt.rn.satfinite.e4m3x2.f32" in texts["sm_90a"]
     assert "cvt.rn.f16x2.e4m3x2" in texts["sm_90a"]
     assert "satfinite" not in texts["sm_80"]  # software rounding before sm_89
     c = np.ones(256, ml_dtypes.float8_e5m2)
-    _ptx(_fp8_kernel, (a, c, a), dict(N=256, RTZ=True), tmp_path)
+    assembled_ptx(_fp8_kernel, (a, c, a), dict(N=256, RTZ=True), tmp_path)
 
 
 @naiad.jit
@@ -385,6 +377,6 @@ def _asm_kernel(x, out, N: tl.constexpr):
 @needs_ptxas
 def test_inline_asm_and_cuda_extras_assemble(tmp_path):
     a = np.ones(512, np.int32)
-    text = _ptx(_asm_kernel, (a, a), dict(N=512), tmp_path)["sm_90a"]
+    text = assembled_ptx(_asm_kernel, (a, a), dict(N=512), tmp_path)["sm_90a"]
     assert "mul.lo.u32" in text and "prmt.b32" in text
     assert "%globaltimer" in text and "%smid" in text
