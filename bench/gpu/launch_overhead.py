@@ -11,10 +11,10 @@ the host's. Outputs are checked against torch first. The last line is the summar
 microseconds per launch of each and the ratio Naiad / Triton (goal <= 0.35).
 
 `--breakdown` also prints what each step of Naiad's hot path costs on this host (ns per call,
-timeit, best of 40 batches of 500 calls, each below the launch queue's depth): the binder, the
-prepared launch, torch's stream read, the driver's context query, and cuLaunchKernel through
-cuda-bindings and through ctypes on libcuda (the same launch), so that the driver's share can
-be told from Python's and the GPU's.
+timeit, best of 40 batches of 500 calls, each below the launch queue's depth): the keying alone,
+the prepared launch, torch's stream and device reads, the driver's context query, and
+cuLaunchKernel through cuda-bindings and through ctypes on libcuda (the same launch), so that
+the driver's share can be told from Python's and the GPU's.
 """
 
 from __future__ import annotations
@@ -83,12 +83,17 @@ def breakdown(kernel, x, y, out) -> None:
     from cuda.bindings import driver as cuda
 
     from naiad.knobs import launch_settings
+    from naiad.runtime.binder import make_binder
+    from naiad.runtime.cuda_launcher import PackedParams
 
-    key, dims, values = kernel._binder(launch_settings(), (1,), x, y, out, SIZE, BLOCK_SIZE=SIZE)
+    binder = make_binder(kernel.params)
+    key, dims, values = binder(launch_settings(), (1,), x, y, out, SIZE, BLOCK_SIZE=SIZE)
     prepared = kernel._launches[key]
     (compiled,) = kernel._cuda_launcher.kernels.values()
     handle = compiled.kernel.function(0).handle
-    address = prepared._local.params[2]
+    params = PackedParams(PackedParams.layout(compiled.kernel.signature))
+    params.pack(params.buffer, 0, *values)
+    address = params.address
     stream = torch._C._cuda_getCurrentRawStream(0)
     libcuda = ctypes.CDLL("libcuda.so.1").cuLaunchKernel
     c_handle, c_stream, c_params = (ctypes.c_void_p(int(v)) for v in (handle, stream, address))
@@ -96,10 +101,13 @@ def breakdown(kernel, x, y, out) -> None:
     namespace = dict(locals(), cuda=cuda, torch=torch, launch_settings=launch_settings, SIZE=SIZE)
     steps = {
         "kernel[(1,)](...)": "kernel[(1,)](x, y, out, SIZE, BLOCK_SIZE=SIZE)",
-        "binder": "kernel._binder(launch_settings(), (1,), x, y, out, SIZE, BLOCK_SIZE=SIZE)",
+        "keying alone (the binder)": (
+            "binder(launch_settings(), (1,), x, y, out, SIZE, BLOCK_SIZE=SIZE)"
+        ),
         "prepared launch": "prepared(dims, values)",
         "torch raw stream": "torch._C._cuda_getCurrentRawStream(0)",
         "x.data_ptr()": "x.data_ptr()",
+        "x.device": "x.device",
         "cuCtxGetCurrent (cuda-bindings)": "cuda.cuCtxGetCurrent()",
         "cuLaunchKernel (cuda-bindings)": (
             "cuda.cuLaunchKernel(handle, 1, 1, 1, threads, 1, 1, 0, stream, address, 0)"

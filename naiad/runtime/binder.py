@@ -1,24 +1,29 @@
-"""The launch hot path's binder: call arguments to (key, grid, launch values) in one pass.
+"""The launch hot path: a function generated per kernel that binds, keys and launches a call.
 
-A `@naiad.jit` function gets one binder, generated as Python source from its parameter list and
-compiled once. A launch calls it with the call's own positional and keyword arguments, so Python
-binds them (defaults included) without `inspect.Signature.bind`; it returns
+A `@naiad.jit` function gets one launch entry (`make_entry`), generated as Python source from
+its parameter list and compiled once: `kernel[grid](*args, **kwargs)` calls it with the call's
+own arguments, so Python binds them (defaults included) without `inspect.Signature.bind`, and in
+the same frame it computes
 
 - the *key*: every fact the slow path would specialize or decide on, for each argument - a
   tensor's dtype, 16-byte alignment and device; an integer's ==1 / %16 and 32- or 64-bit class;
   a constexpr's value; the kind of every other argument - plus the launch options passed as
-  keywords and the settings token the caller gives (knobs, debug);
+  keywords and the launch settings (knobs.launch_settings: interpreter, back end, debug);
 - the grid as three positive sizes (a callable grid is called with the arguments by name);
 - the launch values of the non-constexpr parameters, in order: a tensor's data pointer, an
   integer, float or bool as it is, a host tensor descriptor's parts as one tuple (its tensor's
   data pointer, its shape, its strides: what the frontend makes of it), keyed by its tensor's
-  dtype and device, its block shape and its padding.
+  dtype and device, its block shape and its padding;
 
-The key is only looked up: the launch path registers a prepared launch under it after a slow
-launch succeeded with those very facts, so a key that was never registered (a new dtype, a
-misaligned tensor, an unknown keyword) just takes the slow path. What the binder does not handle
-raises `Unbound`, and the slow path takes the launch: NumPy scalars, `naiad.reinterpret`
-wrappers, grids with an empty dimension.
+and runs the launch prepared under the key. One frame from the call to the prepared launch: a
+launch's host time is mostly this Python (bench/gpu/launch_overhead.py).
+
+The key is only looked up: the slow path registers a prepared launch under it after a launch
+succeeded with those very facts, so a key that was never registered (a new dtype, a misaligned
+tensor, an unknown keyword) just takes the slow path. What the entry does not handle takes the
+slow path too (`Unbound` inside): NumPy scalars, `naiad.reinterpret` wrappers, grids with an
+empty dimension, missing or extra arguments (whose errors the slow path raises).
+`make_binder` generates the keying half alone, to inspect a launch's key.
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ import operator
 
 import numpy as np
 
+from ..errors import CompilationError
+from ..knobs import launch_settings
 from ..language import core
 from ..tools.tensor_descriptor import TensorDescriptor
 
@@ -130,7 +137,9 @@ def _argument_lines(param, index: int, align_free: bool) -> tuple[list[str], lis
     an integer's code or another argument's key, then two Nones."""
     name, key, value = param.name, f"__k{index}", f"__v{index}"
     if param.is_constexpr:
-        return [f"    {key} = {name} if type({name}) is int else __constexpr_key({name})"], [key]
+        return [f"    {key} = {name} if __type({name}) is __int else __constexpr_key({name})"], [
+            key
+        ]
     # An integer: ==1 and %16 unless do_not_specialize, and its width class unless declared.
     small = (
         "0" if param.do_not_specialize else f"1 if {name} == 1 else 16 if {name} % 16 == 0 else 0"
@@ -142,12 +151,12 @@ def _argument_lines(param, index: int, align_free: bool) -> tuple[list[str], lis
         int_key = f"({small}) if {in_range} else __wide_int_key({name})"
     aligned, device = f"__a{index}", f"__e{index}"
     lines = [
-        f"    if type({name}) is __Tensor:",
+        f"    if __type({name}) is __Tensor:",
         f"        {value} = {name}.data_ptr()",
         f"        {key} = {name}.dtype",
         f"        {aligned} = {'True' if align_free else f'{value} % 16 == 0'}",
         f"        {device} = {name}.device",
-        f"    elif type({name}) is int:",
+        f"    elif __type({name}) is __int:",
         f"        {value} = {name}",
         f"        {key} = {int_key}",
         f"        {aligned} = {device} = None",
@@ -158,48 +167,166 @@ def _argument_lines(param, index: int, align_free: bool) -> tuple[list[str], lis
     return lines, [key, aligned, device]
 
 
-def make_binder(params, align_free=()):
-    """`binder(settings, grid, *args, **kwargs) -> (key, dims, values)` for a kernel with
-    `params` (runtime/params.py), or None when a parameter name would clash with the binder's
-    own (names starting with `__`). `align_free` names the parameters whose alignment is not
-    specialized (`do_not_specialize_on_alignment`)."""
-    names = [p.name for p in params]
-    if any(name.startswith("__") for name in names):
-        return None
+class _Missing:
+    """The default the generated functions give a required parameter: a call that leaves it
+    out reaches the slow path, whose error names the kernel and the argument (`_bind` in
+    jit.py), where Python's own would name the generated function."""
+
+    def __repr__(self):
+        return "<missing argument>"
+
+
+MISSING = _Missing()
+
+
+def _binding(params, align_free) -> tuple[str, list[str], dict, list[str], list[str]]:
+    """What the binder and the launch entry share: their parameter list (a required parameter
+    defaults to MISSING), the lines that key the arguments and evaluate the grid into
+    `__dims` (at one level of indentation, reading `__settings` and `__options`), the
+    environment those lines read, the names of the key's items and of the launch values."""
     env = {
         "__Tensor": _tensor_type(),
         "__constexpr_key": _constexpr_key,
         "__wide_int_key": _wide_int_key,
         "__other_key": _other_key,
         "__launch_dims": _launch_dims,
+        # Builtins under names of the generated code's own: a parameter may be named `type`.
         "__callable": callable,
+        "__type": type,
+        "__int": int,
+        "__len": len,
+        "__tuple": tuple,
     }
     signature, lines, keys = [], [], ["__settings"]
     for index, param in enumerate(params):
-        if param.has_default:
-            env[f"__d{index}"] = param.default
-            signature.append(f"{param.name}=__d{index}")
-        else:
-            signature.append(param.name)
+        env[f"__d{index}"] = param.default if param.has_default else MISSING
+        signature.append(f"{param.name}=__d{index}")
         free = param.name in align_free  # by name only, as compiler.specialize reads it
         argument_lines, argument_keys = _argument_lines(param, index, free)
         lines += argument_lines
         keys += argument_keys
     values = [f"__v{i}" for i, p in enumerate(params) if not p.is_constexpr]
-    by_name = ", ".join(f"{name!r}: {name}" for name in names)
     lines += [
         "    __g = __grid",
-        "    if type(__g) is not tuple and __callable(__g):",
-        f"        __g = __g({{{by_name}}})",
-        "    if type(__g) is tuple and len(__g) == 1 and type(__g[0]) is int and __g[0] > 0:",
+        "    if __type(__g) is not __tuple and __callable(__g):",
+        f"        __g = __g({_by_name(params)})",
+        "    if __type(__g) is __tuple and __len(__g) == 1 and __type(__g[0]) is __int"
+        " and __g[0] > 0:",
         "        __dims = (__g[0], 1, 1)",
         "    else:",
         "        __dims = __launch_dims(__g)",
         "    if __options:",
-        "        __settings = (__settings, tuple(__options.items()))",
-        f"    return ({', '.join(keys)},), __dims, ({''.join(v + ', ' for v in values)})",
+        "        __settings = (__settings, __tuple(__options.items()))",
     ]
-    head = ", ".join(["__settings", "__grid", *signature, "**__options"])
-    source = f"def binder({head}):\n" + "\n".join(lines) + "\n"
-    exec(compile(source, "<naiad binder>", "exec"), env)
-    return env["binder"]
+    return ", ".join(signature), lines, env, keys, values
+
+
+def _by_name(params) -> str:
+    """The source of a dict of the arguments by parameter name."""
+    return "{" + ", ".join(f"{p.name!r}: {p.name}" for p in params) + "}"
+
+
+def _tuple(names: list[str]) -> str:
+    return "(" + "".join(f"{name}, " for name in names) + ")"
+
+
+def _define(name: str, source: str, env: dict, filename: str, shown_as: str | None = None):
+    """The function `name` that `source` defines, compiled under `filename`; named `shown_as`
+    in tracebacks and Python's argument errors, a name its own code never looks up."""
+    exec(compile(source, filename, "exec"), env)
+    function = env[name]
+    if shown_as is not None:
+        function.__code__ = function.__code__.replace(co_name=shown_as, co_qualname=shown_as)
+        function.__name__ = function.__qualname__ = shown_as
+    return function
+
+
+def _clashes(params) -> bool:
+    """Whether a parameter name would clash with the generated code's own (`__...`)."""
+    return any(p.name.startswith("__") for p in params)
+
+
+def make_binder(params, align_free=()):
+    """`binder(settings, grid, *args, **kwargs) -> (key, dims, values)`: the first half of the
+    launch entry (`make_entry`) on its own, to see the key a launch makes. None when a
+    parameter name would clash with the generated code's (names starting with `__`).
+    `align_free` names the parameters whose alignment is not specialized
+    (`do_not_specialize_on_alignment`). What the entry would leave to the slow path raises
+    Unbound (a missing argument too)."""
+    if _clashes(params):
+        return None
+    signature, lines, env, keys, values = _binding(params, align_free)
+    env.update(__Unbound=Unbound, __missing=MISSING)
+    required = [p.name for p in params if not p.has_default]
+    source = "\n".join(
+        [
+            f"def binder(__settings, __grid, {signature}, **__options):",
+            *(f"    if {name} is __missing: raise __Unbound" for name in required),
+            *lines,
+            f"    return {_tuple(keys)}, __dims, {_tuple(values)}",
+        ]
+    )
+    return _define("binder", source + "\n", env, "<naiad binder>")
+
+
+def make_entry(name: str, params, align_free, launches: dict, slow, show_traceback):
+    """The launch hot path of one kernel as one generated function (what `kernel[grid]`
+    calls, and `run` when not warming up):
+
+        entry(grid, *args, **kwargs) -> None
+
+    It keys the call as the binder does, in the same frame, and runs the launch prepared in
+    `launches` under that key (`launch(dims, values) -> bool`). Anything else - no prepared
+    launch, one that declines (False), an argument the binder does not handle, a missing or
+    extra argument - goes to `slow(grid, key, extra, named, options)`: the grid (evaluated
+    when the key is known, so a callable grid is called once), the key (None when unknown),
+    the positional arguments beyond the parameters, the parameters by name (MISSING where
+    not given) and the other keywords. A CompilationError from it leaves without Naiad's
+    frames unless `show_traceback()`; the code is compiled in the `<naiad launch>`
+    pseudo-file, which tracebacks show as such. A kernel whose parameter names clash with
+    the generated code's gets an entry that always takes the slow path. The function is
+    named after the kernel."""
+    env = {
+        "__launches": launches,
+        "__slow": slow,
+        "__show_traceback": show_traceback,
+        "__launch_settings": launch_settings,
+        "__Unbound": Unbound,
+        "__CompilationError": CompilationError,
+    }
+    tail = [
+        "    try:",
+        "        return __slow(__grid, __key, __extra, __named, __options)",
+        "    except __CompilationError as __error:",
+        "        if __show_traceback():",
+        "            raise",
+        "        raise __error.with_traceback(None) from None",
+    ]
+    if _clashes(params):
+        source = [
+            "def __entry(__grid, *__extra, **__options):",
+            "    __key, __named = None, {}",
+            *tail,
+        ]
+        return _define("__entry", "\n".join(source) + "\n", env, "<naiad launch>", name)
+    signature, lines, binding_env, keys, values = _binding(params, align_free)
+    env.update(binding_env)
+    source = [
+        f"def __entry(__grid, {signature}, *__extra, **__options):",
+        "    try:",
+        "        if __extra:",
+        "            raise __Unbound",
+        "        __settings = __launch_settings()",
+        *("    " + line for line in lines),
+        f"        __key = {_tuple(keys)}",
+        "        __launch = __launches.get(__key)",
+        "    except (__Unbound, TypeError):  # TypeError: an unhashable constexpr or option",
+        "        __key = None",
+        "    else:",
+        f"        if __launch is not None and __launch(__dims, {_tuple(values)}):",
+        "            return None",
+        "        __grid = __dims",
+        f"    __named = {_by_name(params)}",
+        *tail,
+    ]
+    return _define("__entry", "\n".join(source) + "\n", env, "<naiad launch>", name)

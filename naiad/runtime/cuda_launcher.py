@@ -1,6 +1,6 @@
 """Launching `@naiad.jit` kernels on NVIDIA GPUs, from torch CUDA tensors.
 
-    launch_cuda(jit_function, bound_arguments, grid, options, debug) -> FastCudaLaunch | None
+    launch_cuda(jit_function, bound_arguments, grid, options, debug) -> prepared launch | None
 
 Each JIT function gets one `CudaLauncher`, made on its first CUDA launch. A launch through it
 (the slow path of jit.py) specializes the arguments as the compiler does, finds the compiled
@@ -16,7 +16,7 @@ bytes its torch storage allows around it, `_extents`), which its bounds checks r
 (lowering/bounds.py); such a launch is never prepared for the hot path, whose parameters hold
 no extents.
 
-It returns the launch prepared for the hot path (`FastCudaLaunch`), which jit.py keeps under the
+It returns the launch prepared for the hot path (`fast_cuda_launch`), which jit.py keeps under the
 binder's key (binder.py; the key holds every tensor's dtype, alignment and device, and a
 descriptor's dtype, device, block shape and padding, so the checks above hold for every launch
 that finds it). A prepared launch writes the binder's launch values (a descriptor's parts
@@ -113,7 +113,7 @@ class CudaLauncher:
         compiled.kernel.launch(grid, args, stream)
         if debug:  # the extents are the launch's own: never the hot path
             return None
-        return FastCudaLaunch(self, compiled, device)
+        return fast_cuda_launch(self, compiled, device)
 
     def _compile(self, bound: dict, options, debug: bool) -> _Compiled:
         """Compile this specialization for the device of its tensors (compiler.py)."""
@@ -217,64 +217,55 @@ def _descriptor_parts(name: str, desc: TensorDescriptor) -> tuple:
     return (desc.base, *desc.shape, *desc.strides)
 
 
-class FastCudaLaunch:
-    """A specialization's launch on one device, for the hot path (see the module doc). It
-    lives as long as its JIT function's CudaLauncher (dropping that forgets compiled kernels)."""
+def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
+    """A specialization's launch on one device for the hot path (see the module doc):
 
-    __slots__ = (
-        "_check",
-        "_launch",
-        "_launcher",
-        "_local",
-        "_owner_vars",
-        "_select",
-        "_signature",
-        "_stream",
-        "device",
-    )
+        launch(dims, values) -> bool
 
-    def __init__(self, launcher: CudaLauncher, compiled: _Compiled, device: int):
-        kernel = compiled.kernel
-        self.device = device
-        self._owner_vars, self._launcher = vars(launcher.jit_function), launcher
-        self._launch = cuda_driver.fast_launch(
-            kernel.function(device), kernel.threads, kernel.shared
-        )
-        self._signature = PackedParams.layout(kernel.signature)
-        self._select = compiled.select
-        self._check = globals_checker(launcher.jit_function, compiled.globals_used or {})
-        self._stream = launcher._current_stream or _default_stream
-        # One parameter block per thread: a launch writes it and the driver reads it, and
-        # another thread's launch must not write in between.
-        self._local = threading.local()
+    launches over `dims` with the binder's launch `values`, or returns False (nothing launched)
+    when the slow path must say what is wrong (a grid beyond CUDA's limits, an integer that
+    does not fit its parameter) or the kernel was forgotten since (its JIT function's
+    CudaLauncher was dropped). A closure, not an object: each name it reads on every launch is
+    a cell, not an attribute. The parameter block is per thread: a launch writes it and the
+    driver reads it, and another thread's launch must not write in between."""
+    kernel = compiled.kernel
+    driver_launch = cuda_driver.fast_launch(kernel.function(device), kernel.threads, kernel.shared)
+    layout = PackedParams.layout(kernel.signature)
+    select = compiled.select
+    check = globals_checker(launcher.jit_function, compiled.globals_used or {})
+    stream = launcher._current_stream or _default_stream
+    owner_vars = vars(launcher.jit_function)
+    local = threading.local()
+    max_x, max_y, max_z = cuda_driver.GRID_LIMITS
 
-    def __call__(self, dims, values) -> bool:
-        """Launch over `dims` with the binder's launch `values`; False (nothing launched) when
-        the slow path must say what is wrong (a grid beyond CUDA's limits, an integer that does
-        not fit its parameter) or the kernel was forgotten. Each attribute and call here is on
-        every launch: the parameter block is one thread-local tuple, the owner's `vars` are
-        kept, not looked up."""
+    def params():
+        """This thread's parameter block, made at its first launch."""
+        block = local.block = PackedParams(layout)  # keeps the buffers alive
+        local.params = (block.pack, block.buffer, block.address)
+        return local.params
+
+    def launch(dims, values) -> bool:
         gx, gy, gz = dims
-        if gx > 2**31 - 1 or gy > 65535 or gz > 65535:
+        if gx > max_x or gy > max_y or gz > max_z:
             return False
-        if self._owner_vars.get("_cuda_launcher") is not self._launcher:
+        if owner_vars.get("_cuda_launcher") is not launcher:
             return False
-        if self._check is not None:
-            self._check()
-        if self._select is not None:
-            values = self._select(values)
+        if check is not None:
+            check()
+        if select is not None:
+            values = select(values)
         try:
-            pack, buffer, address = self._local.params
-        except AttributeError:  # this thread's first launch of it
-            block = self._local.block = PackedParams(self._signature)  # keeps the buffers alive
-            self._local.params = (block.pack, block.buffer, block.address)
-            pack, buffer, address = self._local.params
+            pack, buffer, address = local.params
+        except AttributeError:
+            pack, buffer, address = params()
         try:
             pack(buffer, 0, *values)
         except struct.error:
             return False
-        self._launch(gx, gy, gz, self._stream(self.device), address)
+        driver_launch(gx, gy, gz, stream(device), address)
         return True
+
+    return launch
 
 
 def _default_stream(device: int) -> int:

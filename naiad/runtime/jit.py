@@ -13,10 +13,9 @@ import functools
 import inspect
 from dataclasses import dataclass
 
-from .. import errors, knobs
-from ..knobs import launch_settings
+from .. import knobs
 from ..language import core
-from .binder import Unbound, grid_dims, make_binder
+from .binder import MISSING, grid_dims, make_entry
 from .compiler import compile_kernel
 from .cpu_launcher import launch_cpu
 from .cuda_launcher import any_cuda_tensor, launch_cuda
@@ -55,34 +54,6 @@ class LaunchOptions:
 _OPTION_NAMES = frozenset(LaunchOptions.__dataclass_fields__)
 
 
-def _no_binder(*args, **kwargs):
-    """The binder of a kernel that has none (a parameter named `__...`): every launch is slow."""
-    raise Unbound
-
-
-# JITFunction._make_grid_entry's function: `run`'s hot path (keep the two alike).
-_GRID_ENTRY = compile(
-    """
-def entry(grid, *args, **kwargs):
-    try:
-        key, dims, values = binder(launch_settings(), grid, *args, **kwargs)
-        launch = launches.get(key)
-    except (Unbound, TypeError):
-        key = launch = None
-    if launch is not None and launch(dims, values):
-        return None
-    try:
-        return run(*args, grid=grid if key is None else dims, **kwargs)
-    except CompilationError as error:
-        if show_traceback():
-            raise
-        raise error.with_traceback(None) from None
-""",
-    "<naiad launch>",
-    "exec",
-)
-
-
 class JITFunction(KernelInterface):
     """A kernel in `naiad.language`: launchable on a grid, callable from other kernels."""
 
@@ -107,8 +78,7 @@ class JITFunction(KernelInterface):
         self.params = kernel_params(fn, tuple(do_not_specialize or ()))
         self.arg_names = [p.name for p in self.params]
         self.params_by_name = {p.name: p for p in self.params}
-        self._binder = None  # made at the first launch (binder.py); False: none possible
-        self._launches: dict = {}  # binder key -> prepared launch (the hot path)
+        self._launches: dict = {}  # launch key -> prepared launch (the hot path, binder.py)
         self.debug = debug
         self.noinline = noinline
         self.interpret = interpret
@@ -117,7 +87,7 @@ class JITFunction(KernelInterface):
         self._repr = repr
         self.launch_metadata = launch_metadata
         self._interpreted = None
-        self._grid_entry = None  # what `kernel[grid]` calls, made at the first launch
+        self._entry = None  # what `kernel[grid]` calls (binder.make_entry), made at first use
         self.__naiad_jit__ = True
 
     # Setting `debug` or `interpret` drops the prepared launches, which were made under the old
@@ -170,36 +140,22 @@ class JITFunction(KernelInterface):
 
     # -- launches --------------------------------------------------------------------------------
     def __getitem__(self, grid):
-        """`kernel[grid](*args)`, as KernelInterface's, through an entry made once per kernel
-        (`_make_grid_entry`) instead of a wrapper per launch."""
-        return functools.partial(self._grid_entry or self._make_grid_entry(), grid)
+        """`kernel[grid](*args)`, as KernelInterface's, through the kernel's launch entry
+        (binder.make_entry) instead of a wrapper per launch."""
+        return functools.partial(self._entry or self._make_entry(), grid)
 
-    def _make_grid_entry(self):
-        """The launch hot path as one function, `entry(grid, *args, **kwargs)`, compiled in the
-        `<naiad launch>` pseudo-file so that a kernel error shows only the user's frames (as
-        errors.user_facing): the binder keys the call, a prepared launch runs it; anything
-        else goes through `run`. One Python frame fewer per launch than `run` under a
-        user-facing wrapper, and no `warmup`/`target` keywords to bind."""
-        namespace = {
-            "CompilationError": errors.CompilationError,
-            "Unbound": Unbound,
-            "binder": self._get_binder() or _no_binder,
-            "launches": self._launches,
-            "launch_settings": launch_settings,
-            "run": self.run,
-            "show_traceback": knobs.traceback.get,
-        }
-        exec(_GRID_ENTRY, namespace)
-        self._grid_entry = namespace["entry"]
-        return self._grid_entry
-
-    def _get_binder(self):
-        """This kernel's binder (binder.py), made at its first launch; False when the kernel
-        has none (every launch takes the slow path)."""
-        if self._binder is None:
-            free = self.do_not_specialize_on_alignment
-            self._binder = make_binder(self.params, free) or False
-        return self._binder
+    def _make_entry(self):
+        """The launch hot path as one generated function, `entry(grid, *args, **kwargs)`,
+        made once (binder.make_entry)."""
+        self._entry = make_entry(
+            self.__name__,
+            self.params,
+            self.do_not_specialize_on_alignment,
+            self._launches,
+            self._run_from_entry,
+            knobs.traceback.get,
+        )
+        return self._entry
 
     def _bind(self, args, kwargs) -> dict:
         if len(args) > len(self.params):
@@ -230,24 +186,24 @@ class JITFunction(KernelInterface):
         """Launch over `grid`; with `warmup=True`, compile for `target` and return the
         CompiledKernel instead (the device of `target` need not be present).
 
-        The hot path: the binder (binder.py) keys the call in one pass, and a launch prepared
-        under that key runs it. Anything else - a first launch, a new specialization, changed
-        settings, the interpreter, debug mode, what the binder does not handle - takes the slow
+        A launch goes through the launch entry (binder.py): a launch prepared under the key of
+        its arguments runs it. Anything else - a first launch, a new specialization, changed
+        settings, the interpreter, debug mode, what the entry does not handle - takes the slow
         path below, which prepares the launch for the next call with the same key."""
-        key = None
-        if not warmup:
-            binder = self._get_binder()
-            if binder:
-                try:
-                    key, dims, values = binder(launch_settings(), grid, *args, **kwargs)
-                    launch = self._launches.get(key)
-                except (Unbound, TypeError):  # the slow path raises what is wrong, if anything
-                    key = launch = None  # (TypeError: also an unhashable constexpr or option)
-                if launch is not None and launch(dims, values):
-                    return None
-                if key is not None:
-                    grid = dims  # a callable grid is called once per launch
-        return self._run_slow(args, kwargs, grid, warmup, target, key)
+        if warmup:
+            return self._run_slow(args, kwargs, grid, True, target, None)
+        return (self._entry or self._make_entry())(grid, *args, **kwargs)
+
+    def _run_from_entry(self, grid, key, extra, named: dict, options: dict):
+        """The slow path of a launch the entry did not run (binder.make_entry says what it
+        passes): the arguments as the caller gave them, less the defaults of missing ones."""
+        if extra:  # every parameter was given positionally, and more
+            args, kwargs = (*named.values(), *extra), options
+        else:
+            args = ()
+            kwargs = {name: value for name, value in named.items() if value is not MISSING}
+            kwargs.update(options)
+        return self._run_slow(args, kwargs, grid, False, None, key)
 
     def _run_slow(self, args, kwargs, grid, warmup, target, key):
         """Bind, choose the options, the back end and the specialization, and launch; prepare

@@ -1,4 +1,4 @@
-"""The launch hot path on the GPU (jit.py, binder.py, cuda_launcher.FastCudaLaunch): prepared
+"""The launch hot path on the GPU (jit.py, binder.py, cuda_launcher.fast_cuda_launch): prepared
 launches compute what torch computes, re-specialize when a key fact changes, follow the current
 stream (a side stream, graph capture) and the tensors' device, and keep the slow path's errors
 and the changed-global check. The slow path is spied on, so each test says which launches took

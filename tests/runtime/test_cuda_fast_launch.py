@@ -1,4 +1,4 @@
-"""The CUDA launch hot path without a GPU (cuda_launcher.FastCudaLaunch, driver.fast_launch):
+"""The CUDA launch hot path without a GPU (cuda_launcher.fast_cuda_launch, driver.fast_launch):
 the driver is a stand-in that records each launch with the argument values read back from the
 `void**` parameter array, as cuLaunchKernel reads them. The same launches on a GPU are
 tests/gpu/test_launch_fast_path_gpu.py's."""

@@ -107,7 +107,8 @@ def _slow_key(kernel, args, kwargs):
 
 def _uses_the_slow_paths_kernel(kernel, grid, args, kwargs):
     """Whether the launch prepared for this call runs the kernel the slow path would run."""
-    key, _, _ = kernel._binder(knobs.launch_settings(), grid, *args, **kwargs)
+    binder = make_binder(kernel.params)
+    key, _, _ = binder(knobs.launch_settings(), grid, *args, **kwargs)
     prepared = kernel._launches[key]
     return prepared._entry == kernel._cpu_kernels[(_slow_key(kernel, args, kwargs), False)].entry
 
@@ -318,6 +319,28 @@ def test_errors_are_the_slow_paths(slow_calls):
     out[:] = 7.0
     axpy[(0,)](x, x, out, 64, 1.0, 64)  # an empty grid runs nothing
     assert (out == 7.0).all()
+
+
+def test_the_entry_reads_no_name_a_kernel_can_take(monkeypatch):
+    """The generated entry is named after its kernel in errors, and its code reads only its own
+    `__` names: a kernel named `len` with a parameter named `type` launches on the hot path."""
+
+    @naiad.jit
+    def len(type, out_ptr, n, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(out_ptr + offs, tl.load(type + offs, mask=offs < n) * 2.0, mask=offs < n)
+
+    slow = []
+    original = len._run_slow
+    monkeypatch.setattr(len, "_run_slow", lambda *args: slow.append(1) or original(*args))
+    for seed in range(3):
+        x = _random(64, seed=seed)
+        out = np.full_like(x, np.nan)
+        len[(1,)](x, out, 64, BLOCK=64)
+        np.testing.assert_array_equal(out, x * 2.0)
+    assert slow == [1]
+    with pytest.raises(TypeError, match=r"^len\(\) got multiple values for argument 'n'"):
+        len[(1,)](x, out, 64, n=64, BLOCK=64)
 
 
 def test_heuristics_and_autotune_wrappers_reach_the_hot_path(slow_calls):
