@@ -23,7 +23,7 @@ succeeded with those very facts, so a key that was never registered (a new dtype
 tensor, an unknown keyword) just takes the slow path. What the entry does not handle takes the
 slow path too (`Unbound` inside): NumPy scalars, `naiad.reinterpret` wrappers, grids with an
 empty dimension, missing or extra arguments (whose errors the slow path raises).
-`make_binder` generates the keying half alone, to inspect a launch's key.
+`JITFunction.run` keys its calls with `make_binder`, the same keying on its own.
 """
 
 from __future__ import annotations
@@ -247,9 +247,10 @@ def _clashes(params) -> bool:
 
 
 def make_binder(params, align_free=()):
-    """`binder(settings, grid, *args, **kwargs) -> (key, dims, values)`: the first half of the
-    launch entry (`make_entry`) on its own, to see the key a launch makes. None when a
-    parameter name would clash with the generated code's (names starting with `__`).
+    """`binder(settings, grid, *args, **kwargs) -> (key, dims, values)`: the launch entry's
+    keying (`make_entry`) on its own, for `JITFunction.run`, which the autotuner, heuristics
+    and the entry's misses call. None when a parameter name would clash with the generated
+    code's (names starting with `__`).
     `align_free` names the parameters whose alignment is not specialized
     (`do_not_specialize_on_alignment`). What the entry would leave to the slow path raises
     Unbound (a missing argument too)."""
@@ -269,26 +270,39 @@ def make_binder(params, align_free=()):
     return _define("binder", source + "\n", env, "<naiad binder>")
 
 
-def make_entry(name: str, params, align_free, launches: dict, slow, show_traceback):
-    """The launch hot path of one kernel as one generated function (what `kernel[grid]`
-    calls, and `run` when not warming up):
+def as_given(named: dict, extra: tuple, options: dict) -> tuple[tuple, dict]:
+    """The positional and keyword arguments of a call the entry received as `named` (every
+    parameter, MISSING where not given), `extra` (positional arguments beyond the parameters)
+    and `options` (the other keywords): positionally when there were extra ones (then every
+    parameter was given so), else by name."""
+    if extra:
+        return (*named.values(), *extra), options
+    kwargs = {name: value for name, value in named.items() if value is not MISSING}
+    kwargs.update(options)
+    return (), kwargs
+
+
+def make_entry(owner, align_free, launches: dict, show_traceback):
+    """The launch hot path of the JIT function `owner` as one generated function, what
+    `kernel[grid]` calls:
 
         entry(grid, *args, **kwargs) -> None
 
     It keys the call as the binder does, in the same frame, and runs the launch prepared in
     `launches` under that key (`launch(dims, values) -> bool`). Anything else - no prepared
     launch, one that declines (False), an argument the binder does not handle, a missing or
-    extra argument - goes to `slow(grid, key, extra, named, options)`: the grid (evaluated
-    when the key is known, so a callable grid is called once), the key (None when unknown),
-    the positional arguments beyond the parameters, the parameters by name (MISSING where
-    not given) and the other keywords. A CompilationError from it leaves without Naiad's
-    frames unless `show_traceback()`; the code is compiled in the `<naiad launch>`
-    pseudo-file, which tracebacks show as such. A kernel whose parameter names clash with
-    the generated code's gets an entry that always takes the slow path. The function is
-    named after the kernel."""
+    extra argument - goes to `owner.run` with the arguments as given (`as_given`) and the
+    grid, evaluated when the key is known (a callable grid is called once per launch).
+    `run` is looked up at that call, so that what wraps it (tools, tests) sees every launch
+    the hot path does not take. A CompilationError leaves without Naiad's frames unless
+    `show_traceback()`; the code is compiled in the `<naiad launch>` pseudo-file, which
+    tracebacks show as such. A kernel whose parameter names clash with the generated code's
+    gets an entry that always calls `run`. The function is named after the kernel."""
+    params, name = owner.params, owner.__name__
     env = {
+        "__owner": owner,
+        "__as_given": as_given,
         "__launches": launches,
-        "__slow": slow,
         "__show_traceback": show_traceback,
         "__launch_settings": launch_settings,
         "__Unbound": Unbound,
@@ -296,18 +310,14 @@ def make_entry(name: str, params, align_free, launches: dict, slow, show_traceba
     }
     tail = [
         "    try:",
-        "        return __slow(__grid, __key, __extra, __named, __options)",
+        "        return __owner.run(*__args, grid=__grid, **__kwargs)",
         "    except __CompilationError as __error:",
         "        if __show_traceback():",
         "            raise",
         "        raise __error.with_traceback(None) from None",
     ]
     if _clashes(params):
-        source = [
-            "def __entry(__grid, *__extra, **__options):",
-            "    __key, __named = None, {}",
-            *tail,
-        ]
+        source = ["def __entry(__grid, *__args, **__kwargs):", *tail]
         return _define("__entry", "\n".join(source) + "\n", env, "<naiad launch>", name)
     signature, lines, binding_env, keys, values = _binding(params, align_free)
     env.update(binding_env)
@@ -321,12 +331,12 @@ def make_entry(name: str, params, align_free, launches: dict, slow, show_traceba
         f"        __key = {_tuple(keys)}",
         "        __launch = __launches.get(__key)",
         "    except (__Unbound, TypeError):  # TypeError: an unhashable constexpr or option",
-        "        __key = None",
+        "        pass",
         "    else:",
         f"        if __launch is not None and __launch(__dims, {_tuple(values)}):",
         "            return None",
         "        __grid = __dims",
-        f"    __named = {_by_name(params)}",
+        f"    __args, __kwargs = __as_given({_by_name(params)}, __extra, __options)",
         *tail,
     ]
     return _define("__entry", "\n".join(source) + "\n", env, "<naiad launch>", name)

@@ -14,8 +14,9 @@ import inspect
 from dataclasses import dataclass
 
 from .. import knobs
+from ..knobs import launch_settings
 from ..language import core
-from .binder import MISSING, grid_dims, make_entry
+from .binder import Unbound, grid_dims, make_binder, make_entry
 from .compiler import compile_kernel
 from .cpu_launcher import launch_cpu
 from .cuda_launcher import any_cuda_tensor, launch_cuda
@@ -78,6 +79,7 @@ class JITFunction(KernelInterface):
         self.params = kernel_params(fn, tuple(do_not_specialize or ()))
         self.arg_names = [p.name for p in self.params]
         self.params_by_name = {p.name: p for p in self.params}
+        self._binder = None  # made at the first launch (binder.py); False: none possible
         self._launches: dict = {}  # launch key -> prepared launch (the hot path, binder.py)
         self.debug = debug
         self.noinline = noinline
@@ -146,16 +148,19 @@ class JITFunction(KernelInterface):
 
     def _make_entry(self):
         """The launch hot path as one generated function, `entry(grid, *args, **kwargs)`,
-        made once (binder.make_entry)."""
+        made once (binder.make_entry); what it does not launch goes through `run`."""
         self._entry = make_entry(
-            self.__name__,
-            self.params,
-            self.do_not_specialize_on_alignment,
-            self._launches,
-            self._run_from_entry,
-            knobs.traceback.get,
+            self, self.do_not_specialize_on_alignment, self._launches, knobs.traceback.get
         )
         return self._entry
+
+    def _get_binder(self):
+        """This kernel's binder (binder.py), made at its first launch through `run`; False
+        when the kernel has none (every such launch takes the slow path)."""
+        if self._binder is None:
+            free = self.do_not_specialize_on_alignment
+            self._binder = make_binder(self.params, free) or False
+        return self._binder
 
     def _bind(self, args, kwargs) -> dict:
         if len(args) > len(self.params):
@@ -186,24 +191,26 @@ class JITFunction(KernelInterface):
         """Launch over `grid`; with `warmup=True`, compile for `target` and return the
         CompiledKernel instead (the device of `target` need not be present).
 
-        A launch goes through the launch entry (binder.py): a launch prepared under the key of
-        its arguments runs it. Anything else - a first launch, a new specialization, changed
-        settings, the interpreter, debug mode, what the entry does not handle - takes the slow
-        path below, which prepares the launch for the next call with the same key."""
-        if warmup:
-            return self._run_slow(args, kwargs, grid, True, target, None)
-        return (self._entry or self._make_entry())(grid, *args, **kwargs)
-
-    def _run_from_entry(self, grid, key, extra, named: dict, options: dict):
-        """The slow path of a launch the entry did not run (binder.make_entry says what it
-        passes): the arguments as the caller gave them, less the defaults of missing ones."""
-        if extra:  # every parameter was given positionally, and more
-            args, kwargs = (*named.values(), *extra), options
-        else:
-            args = ()
-            kwargs = {name: value for name, value in named.items() if value is not MISSING}
-            kwargs.update(options)
-        return self._run_slow(args, kwargs, grid, False, None, key)
+        `kernel[grid](...)` keys its call in its own generated entry and comes here only when
+        no prepared launch ran it; the autotuner and heuristics call `run` directly. Here
+        too, the binder (binder.py) keys the call and a launch prepared under that key runs
+        it. Anything else - a first launch, a new specialization, changed settings, the
+        interpreter, debug mode, what the binder does not handle - takes the slow path below,
+        which prepares the launch for the next call with the same key."""
+        key = None
+        if not warmup:
+            binder = self._get_binder()
+            if binder:
+                try:
+                    key, dims, values = binder(launch_settings(), grid, *args, **kwargs)
+                    launch = self._launches.get(key)
+                except (Unbound, TypeError):  # the slow path raises what is wrong, if anything
+                    key = launch = None  # (TypeError: also an unhashable constexpr or option)
+                if launch is not None and launch(dims, values):
+                    return None
+                if key is not None:
+                    grid = dims  # a callable grid is called once per launch
+        return self._run_slow(args, kwargs, grid, warmup, target, key)
 
     def _run_slow(self, args, kwargs, grid, warmup, target, key):
         """Bind, choose the options, the back end and the specialization, and launch; prepare

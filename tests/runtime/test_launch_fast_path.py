@@ -343,6 +343,25 @@ def test_the_entry_reads_no_name_a_kernel_can_take(monkeypatch):
         len[(1,)](x, out, 64, n=64, BLOCK=64)
 
 
+def test_what_wraps_run_sees_every_launch_the_hot_path_does_not_take(monkeypatch):
+    """Tools and tests wrap `JITFunction.run` (the GPU language tests move NumPy arrays to the
+    GPU there): `kernel[grid]` calls it, looked up at that moment, on every miss."""
+    seen = []
+    run = naiad.JITFunction.run
+
+    def wrapped(kernel, *args, grid, **kwargs):
+        seen.append((kernel.__name__, grid, kwargs.get("BLOCK")))
+        return run(kernel, *args, grid=grid, **kwargs)
+
+    monkeypatch.setattr(naiad.JITFunction, "run", wrapped)
+    x, y = _random(64, seed=3), _random(64, seed=4)
+    for alpha, block in ((1.5, 64), (1.5, 64), (-2.0, 32)):
+        out = np.full_like(x, np.nan)
+        axpy[lambda meta: (64 // meta["BLOCK"],)](x, y, out, 64, alpha, BLOCK=block)
+        np.testing.assert_allclose(out, _axpy_reference(x, y, alpha, 0), rtol=1e-6, atol=1e-5)
+    assert seen == [("axpy", (1, 1, 1), 64), ("axpy", (2, 1, 1), 32)]
+
+
 def test_heuristics_and_autotune_wrappers_reach_the_hot_path(slow_calls):
     tuned = naiad.autotune(
         configs=[naiad.Config({"BLOCK": 32}), naiad.Config({"BLOCK": 64})], key=["n"]
