@@ -207,6 +207,7 @@ class _Convert:
     """What the lowering of a `ttg.convert_layout` reads of its op."""
 
     name = "ttg.convert_layout"
+    next_op = None  # the last op: the barrier that frees the scratch stays owed
 
     def __init__(self, src_t, dst_t):
         self.src, self.result = _Value(src_t), _Value(dst_t)

@@ -173,7 +173,9 @@ def test_each_plan_assembles(pair, element, arch, tmp_path):
         assert shuffles == words * len(plan.packs()) and shared_ops == 0
     else:
         assert shuffles == 0
-        assert count(r"bar\.sync", text) == (1 if plan.warp_local else 2)
+        # The barrier after the loads is owed to the next scratch user (barriers.py): there is
+        # none, the tile is stored next, so the kernel ends without it.
+        assert count(r"bar\.sync", text) == (0 if plan.warp_local else 1)
         assert count(r"bar\.warp\.sync", text) == (1 if plan.warp_local else 0)
         assert plan.warp_local == (pair == "warp_local")
         assert module.attributes["ttg.shared"].value == plan.nbytes

@@ -4,10 +4,11 @@ combining order are checked on the GPU by tests/gpu/test_reduce_order_gpu.py):
 - within a thread, registers combine as a tree of adjacent pairs (Triton's order): log2(n)
   dependent steps, not n - 1;
 - across warps, the partials combine by halving (k with k + W/2 first), log2(W) steps;
-- the barrier that frees a reduction's scratch is paid just before the next write of shared
-  memory (lowering/barriers.py): never at the kernel's end, never inside a loop that touches no
-  shared memory, and in a loop before the branch back, so that no write of shared memory can
-  follow a read of it without a barrier between them, along the code and around every loop.
+- the barrier that frees a reduction's scratch (and a layout conversion's, an ldmatrix
+  operand's, a scan step's) is paid just before the next write of shared memory
+  (lowering/barriers.py): never at the kernel's end, never inside a loop that touches no shared
+  memory, and in a loop before the branch back, so that no write of shared memory can follow a
+  read of it without a barrier between them, along the code and around every loop.
 """
 
 import re
@@ -53,7 +54,37 @@ def loop_then_if():
     )
 
 
+@naiad.jit
+def scratch_users_kernel(x_ptr, y_ptr, N: tl.constexpr):
+    """A scan across warps, a transposition, a reduction and an outer sum: each writes the
+    scratch after another's reads."""
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs[:, None] * N + offs[None, :])
+    scanned = tl.cumsum(x, axis=0)
+    flipped = tl.trans(scanned)
+    total = tl.sum(flipped, axis=1)
+    tl.store(y_ptr + offs[:, None] * N + offs[None, :], flipped + total[None, :])
+
+
+def scratch_users():
+    return scratch_users_kernel.warmup(
+        "*fp32", "*fp32", N=64, num_warps=8, grid=(1,), target="cuda:sm_90a"
+    )
+
+
+def matmul():
+    """The tutorial's K loop (ldmatrix operands, written each step) and its epilogue."""
+    kernel = example("03_matmul").matmul_kernel.fn
+    args = ("*fp16", "*fp16", "*fp16", 512, 512, 512, 512, 1, 512, 1, 512, 1)
+    sizes = {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8}
+    return kernel.warmup(
+        *args, **sizes, ACTIVATION="", num_warps=4, grid=(1,), target="cuda:sm_90a"
+    )
+
+
 KERNELS = {
+    "scan, transposition, reduction": scratch_users,
+    "matmul": matmul,
     "layer norm 1024": lambda: layer_norm(1024),
     "layer norm 8192": lambda: layer_norm(8192),
     "softmax 1024": lambda: softmax(1024),
@@ -74,7 +105,7 @@ def events(ptx: str) -> list[tuple[str, str]]:
             found.append(("label", label.group(1)))
         elif text.startswith("bar.sync"):
             found.append(("bar", ""))
-        elif re.match(r"(ld|ldu)\.shared", text):
+        elif re.match(r"(ld|ldu)\.shared|ldmatrix", text):
             found.append(("read", ""))
         elif re.match(r"(st|atom|red)\.shared", text):
             found.append(("write", ""))

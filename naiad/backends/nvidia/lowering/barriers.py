@@ -1,24 +1,27 @@
-"""The barrier that frees a reduction's shared scratch, paid where the next write needs it.
+"""The barrier that frees a shared scratch after its last reads, paid where the next write needs it.
 
 A reduction across warps writes one partial per warp, waits at a barrier, and every thread
-reads the partials. Before those bytes are written again, every warp must have read them: a
-second barrier. Emitted right after the reads, it sits on the row's critical path (each warp
-waits for the slowest reader before it computes on), and after a kernel's last reduction it
-serves no one. So the reduction leaves the barrier *owed* (`Context.barrier_owed`), and the
-lowering pays it (`bar.sync`) just before the next op that may touch shared memory:
+reads the partials; a layout conversion through shared memory and a scan's exchange step write
+the tensor, wait, and read it back. Before those bytes are written again, every warp must have
+read them: a second barrier. Emitted right after the reads, it sits on the critical path (each
+warp waits for the slowest reader before it computes on), and after the kernel's last scratch
+user it serves no one. So these ops leave the barrier *owed* (`owe`, `Context.barrier_owed`),
+and the lowering pays it (`bar.sync`) just before the next op that may touch shared memory:
 
 - an op of the `REGISTER_ONLY` families keeps the debt (arith, math, global loads and
   stores, pointer arithmetic, splats and ranges never touch shared memory);
+- an op of `PAYS_ITS_OWN` (reductions, scans, layout conversions) keeps it until it first
+  writes its scratch and pays there (`pay`): a reduction after its in-warp steps, a
+  conversion planned as a register renumbering or warp shuffles never;
 - `scf.for` / `scf.if` / `scf.while` whose regions hold only such ops keep it too, carried
-  past the whole op; any other op pays before it is lowered (a later reduction pays just
-  before writing its partials, after its in-warp steps);
+  past the whole op; any other op pays before it is lowered;
 - inside a region, a debt still owed before the block's terminator is paid there, so every
   block ends without one: a loop's back edge and an `if`'s other branch start clean;
 - the kernel's end needs nothing.
 
-Every other scratch user (conversions, scans, atomics) still ends with its own barrier.
-Triton places the same barrier by a dataflow analysis of shared-memory accesses; this is the
-part of it reductions need.
+The other scratch users (atomics returning values, histograms, joins, device_print) end with
+their own barrier. Triton places the same barrier by a dataflow analysis of shared-memory
+accesses; this is the part of it these ops need.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ REGISTER_ONLY = frozenset(
         "tt.store",
     }
 )
+PAYS_ITS_OWN = frozenset({"tt.reduce", "tt.scan", "ttg.convert_layout"})
 _REGION_OPS = frozenset({"scf.for", "scf.if", "scf.while"})
 _TERMINATORS = frozenset({"scf.yield", "scf.condition"})
 
@@ -61,8 +65,14 @@ def touches_shared(op) -> bool:
     return True
 
 
+def owe(ctx) -> None:
+    """The scratch was just read: the barrier that frees it is owed, paid before its next
+    write (`pay`)."""
+    ctx.barrier_owed = True
+
+
 def pay(ctx) -> None:
-    """Emit the owed barrier, if one is owed."""
+    """Emit the owed barrier, if one is owed: before a write of the scratch."""
     if ctx.barrier_owed:
         ctx.em.barrier()
         ctx.barrier_owed = False
@@ -77,7 +87,7 @@ def lower(ctx, op, fn) -> None:
     else:
         if op.name == "ttg.barrier":  # its own barrier settles the debt
             ctx.barrier_owed = False
-        elif ctx.barrier_owed and op.name != "tt.reduce" and touches_shared(op):
+        elif ctx.barrier_owed and op.name not in PAYS_ITS_OWN and touches_shared(op):
             pay(ctx)
         fn(ctx, op)
     if ctx.barrier_owed:

@@ -4,16 +4,19 @@ A conversion follows the plan `convert_plan.py` makes from the two linear layout
 renumbering of the registers (no instruction), shuffles within warps (`convert_shuffle.py`),
 or a round trip through the scratch in the swizzled layout `convert_swizzle.py` chooses:
 vector stores of the source's distinct elements (threads holding copies skip theirs), a
-barrier, vector loads of the destination's, and a barrier that frees the scratch for the next
-user. The `ldmatrix` path of dot operands (`ldmatrix.py`) is tried before the general plans.
+barrier, vector loads of the destination's; the barrier that frees the scratch for the next
+user is owed and paid before that user writes (barriers.py). The `ldmatrix` path of dot
+operands (`ldmatrix.py`) is tried before the general plans.
 
 The scratch lies in dynamic shared memory (`@global_smem`) where allocate-shared-memory placed
-it for the op (`Context.need_shared`); every user is bracketed by barriers. The scalar helpers
+it for the op (`Context.need_shared`); no user writes it while another's reads may be pending
+(a barrier before the write, or the owed one paid). The scalar helpers
 below (row-major positions, one element at a time) serve the reductions, scans and shape ops.
 """
 
 from __future__ import annotations
 
+from . import barriers
 from .context import Context, lowers
 from .convert_plan import Renumber, Shared, Shuffle, plan_convert
 from .convert_shuffle import emit_shuffle
@@ -94,9 +97,10 @@ def _access_address(ctx: Context, base: str, offset: int, t) -> str:
 
 def _round_trip(ctx: Context, plan: Shared, registers: list[str], t) -> list[str]:
     """Vector stores of the source's registers, a barrier (the warp's when the plan is
-    warp-local), vector loads, a barrier (the scratch is free for the next user)."""
+    warp-local), vector loads; the barrier that frees the scratch is owed (barriers.py)."""
     em = ctx.em
     ctx.need_shared(plan.nbytes)
+    barriers.pay(ctx)  # an earlier user's reads of the scratch may be pending
     join = None
     if plan.skip_mask:  # threads holding copies of other threads' elements do not store
         held = em.op(f"and i32 {em.tid()}, {plan.skip_mask}")
@@ -133,7 +137,7 @@ def _round_trip(ctx: Context, plan: Shared, registers: list[str], t) -> list[str
             if plan.load_vec > 1:
                 element = em.op(f"extractelement {kind} {value}, i32 {i}")
             loaded[r] = from_memory(ctx.em, element, t)
-    em.barrier()
+    barriers.owe(ctx)
     return [loaded[r] for r in plan.copies]
 
 

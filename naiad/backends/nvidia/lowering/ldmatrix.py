@@ -41,6 +41,7 @@ from naiad.dialects.ttg_attributes import (
 from naiad.ir import FloatType, IntegerType
 
 from ..layouts import LinearLayout, to_linear_layout
+from . import barriers
 from .context import Context
 from .dot_operands import unpack32
 from .emitter import SHARED_PTR, llvm_type
@@ -246,6 +247,7 @@ def _emit(ctx: Context, op, plan: LdmatrixPlan) -> None:
     em = ctx.em
     nbytes = plan.element_bytes
     ctx.need_shared(plan.shared.in_dim_size("offset") * nbytes)
+    barriers.pay(ctx)  # an earlier user's reads of the scratch may be pending
     elem = llvm_type(op.src.type)
     values = ctx[op.src]
     thread = _thread_bytes(ctx, plan.store_offsets, nbytes)
@@ -267,7 +269,7 @@ def _emit(ctx: Context, op, plan: LdmatrixPlan) -> None:
         else:
             registers += unpack32(em, word, elem, plan.per_word)
     ctx[op.result] = registers
-    em.barrier()
+    barriers.owe(ctx)
 
 
 def _store(ctx: Context, values: list[str], elem: str, elem_bytes: int, address: str) -> None:

@@ -138,7 +138,7 @@ def _across_warps(ctx: Context, op, layout, axis: int, kept, groups, representat
                 ]
             )
         groups[key] = _halving(ctx, op, loaded)
-    ctx.barrier_owed = True
+    barriers.owe(ctx)
 
 
 def _adjacent_pairs(ctx: Context, op, items: list[list[str]]) -> list[str]:

@@ -20,6 +20,7 @@ gives them; the butterfly needs no `shfl.up` boundary handling.
 from __future__ import annotations
 
 from ....passes.diagnostics import unsupported
+from . import barriers
 from .context import Context, lowers
 from .convert import held_coords, row_major, shared_load, shared_store
 from .emitter import bit_width, llvm_type
@@ -97,6 +98,7 @@ def _warp_partner(ctx: Context, op, layout, axis: int, regs, t_values, bit: int)
         bases.append(total)
         total += (numel * size + 7) // 8 * 8
     ctx.need_shared(total)
+    barriers.pay(ctx)  # an earlier user's reads of the scratch may be pending
     em = ctx.em
     own, partner = {}, {}
     for r in regs:
@@ -115,7 +117,7 @@ def _warp_partner(ctx: Context, op, layout, axis: int, regs, t_values, bit: int)
         ]
         for r in regs
     }
-    em.barrier()
+    barriers.owe(ctx)
     return loaded
 
 
