@@ -324,8 +324,15 @@ def test_unsupported_and_invalid_encodings():
         to_linear_layout(attrs.BlockedEncodingAttr([1], [32], [4], [0]), [4, 4])
     with pytest.raises(ValueError, match="powers of two"):
         to_linear_layout(attrs.BlockedEncodingAttr([1], [32], [4], [0]), [12])
-    with pytest.raises(ValueError, match="larger than"):
-        to_linear_layout(attrs.LinearEncodingAttr([[4]], [], [], []), [4])
+
+
+def test_a_linear_encoding_larger_than_the_shape_broadcasts():
+    """As Triton's: a linear layout made for one shape, on a smaller one (a reduction's
+    size-1 dimension), zeroes its largest bases along the dimension that shrank."""
+    enc = attrs.LinearEncodingAttr([[0, 1], [4, 0]], [[1, 0], [2, 0], [0, 2]], [], [])
+    layout = to_linear_layout(enc, [4, 1])
+    assert layout.bases("register") == [(0, 0), (0, 0)]
+    assert layout.bases("lane") == [(1, 0), (2, 0), (0, 0)]
 
 
 def test_conversions_are_cached():

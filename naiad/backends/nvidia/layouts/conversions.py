@@ -263,17 +263,15 @@ def _fma_operand(enc: DotOperandEncodingAttr, blocked: BlockedEncodingAttr, shap
 
 
 def linear_encoding_to_linear_layout(enc: LinearEncodingAttr, shape) -> LinearLayout:
-    """The bases as written; a dimension they cover only partly is repeated with registers,
-    as for every other encoding."""
+    """The bases as written, fitted to `shape` as every other encoding is: a dimension they
+    cover only partly is repeated with registers, one they cover beyond the shape broadcast
+    (its largest bases zeroed), as Triton does. The latter is how a layout inferred for one
+    shape serves the shapes derived from it (a reduction kept as a size-1 dimension)."""
     names = dim_names(len(shape))
     bases = enc.bases
     if any(len(v) != len(shape) for vectors in bases.values() for v in vectors):
         raise ValueError(f"{enc} does not have rank {len(shape)}")
-    tile = LinearLayout(bases, names)
-    for name, size in zip(names, shape):
-        if tile.out_dim_size(name) > size:
-            raise ValueError(f"{enc} is larger than the shape {list(shape)}")
-    return _fit_to_shape(tile, (), shape)
+    return _fit_to_shape(LinearLayout(bases, names), (), shape)
 
 
 # -- shared encodings

@@ -92,8 +92,18 @@ def _trans(ctx: Context, op) -> None:
 
 @lowers("tt.join")
 def _join(ctx: Context, op) -> None:
-    """result[..., j] = (lhs, rhs)[j][...]: lhs then rhs in the scratch."""
+    """result[..., j] = (lhs, rhs)[j][...]. When the result's thread bases are the operands'
+    (the new dimension lies in registers, as layout inference makes it), each result register
+    is a register of one operand; else lhs then rhs through the scratch."""
     t = op.lhs.type
+    dst_layout = layout_of(op.result.type)
+    if op.rhs.type == t:
+        mapping = register_map(layout_of(t), dst_layout, lambda c: c[:-1])
+        if mapping is not None:
+            halves = (ctx[op.lhs], ctx[op.rhs])
+            coords = register_coords(dst_layout)
+            ctx[op.result] = [halves[coords[r][-1]][m] for r, m in enumerate(mapping)]
+            return
     half = _numel(t.shape)
 
     def index(coords, _):

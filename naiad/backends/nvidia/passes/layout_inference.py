@@ -9,13 +9,27 @@ layout does not flow through it and a `ttg.convert_layout` stays where it meets 
     reduce along axis a:   src E            -> result #ttg.slice<{dim = a, parent = E}>
     expand_dims axis a:    src slice(a, E)  -> result E
     trans order p:         src blocked      -> result blocked with every field permuted by p
+    reshape:               src E            -> result #ttg.linear: each thread keeps its
+                                               elements, at their row-major positions
+    join:                  operands E       -> result #ttg.linear: E, and the new last
+                                               dimension in the lowest register bit
+    split:                 src E            -> results E without its last dimension, when that
+                                               dimension is one register bit of E's
     elementwise, broadcast, convert_layout: the same encoding
+
+Reshape, join and split read these rules both ways (a split's source needs its result's
+layout joined, a join's operands their result's split), so that none of them moves an element
+between threads: the lowering renumbers registers (lowering/shape.py, shape_ops.py).
 """
 
 from __future__ import annotations
 
 from naiad.dialects import arith, math, scf, tt, ttg
-from naiad.dialects.ttg_attributes import BlockedEncodingAttr, SliceEncodingAttr
+from naiad.dialects.ttg_attributes import (
+    BlockedEncodingAttr,
+    LinearEncodingAttr,
+    SliceEncodingAttr,
+)
 from naiad.ir import (
     DenseElementsAttr,
     Elementwise,
@@ -24,6 +38,11 @@ from naiad.ir import (
     SameOperandsAndResultEncoding,
     Value,
 )
+
+from ..layouts import LinearLayout, to_linear_encoding, to_linear_layout
+from ..layouts.conversions import dim_names
+
+_THREAD_DIMS = ("lane", "warp", "block")
 
 
 def tensor_type(value: Value) -> RankedTensorType | None:
@@ -66,6 +85,68 @@ def _inverse(order) -> list[int]:
     return inverse
 
 
+def _linear(encoding, shape) -> LinearLayout | None:
+    """`encoding` over `shape` as a linear layout whose outputs are dim0, dim1, ... in order;
+    None when it has none."""
+    try:
+        layout = to_linear_layout(encoding, shape)
+    except (NotImplementedError, ValueError):
+        return None
+    return layout.transpose_outs(dim_names(len(shape)))
+
+
+def reshape_encoding(encoding, src_shape, dst_shape) -> LinearEncodingAttr | None:
+    """The layout of a row-major reshape from `src_shape` in `encoding` to `dst_shape` that
+    leaves every element in the thread and register holding it: the flat index of a
+    coordinate is a regrouping of its bits, so each basis is flattened and split again."""
+    layout = _linear(encoding, src_shape)
+    if layout is None:
+        return None
+    flat = layout.transpose_outs(reversed(dim_names(len(src_shape))))  # the last dim minor
+    sizes = dict(reversed(list(zip(dim_names(len(dst_shape)), dst_shape))))
+    return to_linear_encoding(flat.reshape_outs(sizes))
+
+
+def join_encoding(encoding, shape) -> LinearEncodingAttr | None:
+    """The layout of `tt.join` of two tensors of `shape` in `encoding`: each thread holds the
+    pair of elements it holds of each, in adjacent registers (the new dimension is the lowest
+    register bit), so the result is made without moving an element."""
+    layout = _linear(encoding, shape)
+    if layout is None:
+        return None
+    bases = {name: [(*b, 0) for b in layout.bases(name)] for name in ("register", *_THREAD_DIMS)}
+    bases["register"].insert(0, (0,) * len(shape) + (1,))
+    return LinearEncodingAttr(*bases.values())
+
+
+def split_encoding(encoding, shape) -> LinearEncodingAttr | None:
+    """The layout of the halves of `tt.split` of a tensor of `shape` (last dimension 2) in
+    `encoding`, when the last dimension is one register bit of it and nothing else selects
+    along it: each half is then a choice of registers. None otherwise (the source must be
+    converted first, to the halves' layout joined)."""
+    layout = _linear(encoding, shape)
+    if layout is None:
+        return None
+    pair = (0,) * (len(shape) - 1) + (1,)
+    registers = layout.bases("register")
+    if registers.count(pair) != 1 or any(b[-1] and b != pair for b in registers):
+        return None
+    if any(b[-1] for name in _THREAD_DIMS for b in layout.bases(name)):
+        return None
+    kept = [b[:-1] for b in registers if b != pair]
+    return LinearEncodingAttr(kept, *([b[:-1] for b in layout.bases(n)] for n in _THREAD_DIMS))
+
+
+def _named(inferred, t: RankedTensorType):
+    """`inferred`, or the encoding `t` has when it is the same layout: a `#ttg.linear` equal
+    to a value's blocked layout would only add a conversion that moves nothing."""
+    if inferred is None or t.encoding is None or inferred is t.encoding:
+        return inferred
+    if _linear(inferred, t.shape) == _linear(t.encoding, t.shape):
+        return t.encoding
+    return inferred
+
+
 def keeps_encoding(op: Operation) -> bool:
     """Ops whose tensor results have the layout of their tensor operands."""
     traits = op.traits
@@ -87,6 +168,13 @@ def infer_dst_encoding(op: Operation, encoding):
         return None
     if isinstance(op, tt.TransOp):
         return permute_blocked(encoding, list(op.order.values))
+    if isinstance(op, tt.ReshapeOp):
+        inferred = reshape_encoding(encoding, op.src.type.shape, op.result.type.shape)
+        return _named(inferred, op.result.type)
+    if isinstance(op, tt.JoinOp):
+        return _named(join_encoding(encoding, op.lhs.type.shape), op.result.type)
+    if isinstance(op, tt.SplitOp):
+        return _named(split_encoding(encoding, op.src.type.shape), op.outLHS.type)
     if keeps_encoding(op):
         return encoding
     return None
@@ -103,6 +191,13 @@ def infer_src_encoding(op: Operation, encoding):
         return SliceEncodingAttr(op.axis.value, encoding)
     if isinstance(op, tt.TransOp):
         return permute_blocked(encoding, _inverse(list(op.order.values)))
+    if isinstance(op, tt.ReshapeOp):
+        inferred = reshape_encoding(encoding, op.result.type.shape, op.src.type.shape)
+        return _named(inferred, op.src.type)
+    if isinstance(op, tt.JoinOp):
+        return _named(split_encoding(encoding, op.result.type.shape), op.lhs.type)
+    if isinstance(op, tt.SplitOp):
+        return _named(join_encoding(encoding, op.outLHS.type.shape), op.src.type)
     if isinstance(op, tt.LoadOp) or keeps_encoding(op):
         return encoding
     return None

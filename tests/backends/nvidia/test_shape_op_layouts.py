@@ -1,0 +1,90 @@
+"""Layout inference through `tt.reshape`, `tt.join` and `tt.split` (passes/layout_inference.py):
+each keeps every element in the thread and register that holds it, so that the lowering only
+renumbers registers. Read from the layouts themselves and from the TTGIR and PTX of a kernel;
+no GPU here (the values on the GPU are tests/language/test_shapes.py's, `-m gpu`)."""
+
+import re
+
+import pytest
+
+import naiad
+import naiad.language as tl
+from naiad.backends.nvidia.layouts import to_linear_layout
+from naiad.backends.nvidia.passes.layout_inference import (
+    join_encoding,
+    reshape_encoding,
+    split_encoding,
+)
+from naiad.dialects.ttg_attributes import BlockedEncodingAttr
+
+
+def _flat(coords, shape) -> int:
+    index = 0
+    for c, size in zip(coords, shape):
+        index = index * size + c
+    return index
+
+
+def _elements(layout):
+    """Every (register, lane, warp) -> its coordinates."""
+    sizes = {name: layout.in_dim_size(name) for name in ("register", "lane", "warp")}
+    for w in range(sizes["warp"]):
+        for lane in range(sizes["lane"]):
+            for r in range(sizes["register"]):
+                yield (r, lane, w), layout.apply(register=r, lane=lane, warp=w)
+
+
+BLOCKED = [
+    ((1024,), BlockedEncodingAttr([4], [32], [4], [0]), (512, 2)),
+    ((1024,), BlockedEncodingAttr([1], [32], [8], [0]), (32, 32)),
+    ((64, 32), BlockedEncodingAttr([1, 4], [4, 8], [4, 1], [1, 0]), (2048,)),
+    ((64, 32), BlockedEncodingAttr([2, 1], [8, 4], [2, 2], [0, 1]), (16, 4, 32)),
+]
+
+
+@pytest.mark.parametrize("shape, encoding, new_shape", BLOCKED)
+def test_a_reshape_keeps_every_element_where_it_is(shape, encoding, new_shape):
+    source = to_linear_layout(encoding, shape)
+    result = to_linear_layout(reshape_encoding(encoding, shape, new_shape), new_shape)
+    for (r, lane, w), coords in _elements(source):
+        moved = result.apply(register=r, lane=lane, warp=w)
+        assert _flat(moved, new_shape) == _flat(coords, shape)
+
+
+@pytest.mark.parametrize("shape, encoding", [(s, e) for s, e, _ in BLOCKED])
+def test_a_join_pairs_registers_and_a_split_takes_them_apart(shape, encoding):
+    joined = join_encoding(encoding, shape)
+    layout = to_linear_layout(joined, (*shape, 2))
+    source = to_linear_layout(encoding, shape)
+    for (r, lane, w), coords in _elements(source):  # register 2r + j holds element [..., j]
+        for j in (0, 1):
+            assert layout.apply(register=2 * r + j, lane=lane, warp=w) == (*coords, j)
+    assert to_linear_layout(split_encoding(joined, (*shape, 2)), shape) == source
+
+
+def test_a_split_across_lanes_has_no_layout_of_its_own():
+    """The pair in two lanes: the source must be converted first (to the halves' joined)."""
+    assert split_encoding(BlockedEncodingAttr([1, 1], [16, 2], [4, 1], [1, 0]), (512, 2)) is None
+
+
+@naiad.jit
+def pairs_kernel(x_ptr, y_ptr, z_ptr, N: tl.constexpr):
+    """Unpacks adjacent pairs, uses both halves, packs them again."""
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    a, b = tl.split(tl.reshape(x, (N // 2, 2)))
+    tl.store(y_ptr + tl.arange(0, N // 2), a * 2.0 + b)
+    tl.store(z_ptr + offs, tl.reshape(tl.join(b, a), (N,)) + 1.0)
+
+
+def test_reshape_split_and_join_move_no_element_between_threads():
+    compiled = pairs_kernel.warmup(
+        "*fp32", "*fp32", "*fp32", N=1024, num_warps=4, grid=(1,), target="cuda:sm_90a"
+    )
+    ttgir, ptx = compiled.asm["ttgir"], compiled.asm["ptx"]
+    # One conversion, of `a * 2 + b` (two adjacent elements a thread) to the store's coalesced
+    # layout (four); the loads and the other store stay 16-byte vectors.
+    assert ttgir.count("ttg.convert_layout") == 1
+    shared = re.findall(r"(st|ld)\.shared\.\S+", ptx)
+    assert len(shared) == 4
+    assert ptx.count("ld.global.v4") == 2 and ptx.count("st.global.v4") == 3
