@@ -6,16 +6,19 @@ no GPU here (the values on the GPU are tests/language/test_shapes.py's, `-m gpu`
 import re
 
 import pytest
+from test_convert_emission import Machine, _Value
 
 import naiad
 import naiad.language as tl
 from naiad.backends.nvidia.layouts import to_linear_layout
+from naiad.backends.nvidia.lowering.context import Context
 from naiad.backends.nvidia.passes.layout_inference import (
     join_encoding,
     reshape_encoding,
     split_encoding,
 )
 from naiad.dialects.ttg_attributes import BlockedEncodingAttr
+from naiad.ir import FloatType, RankedTensorType
 
 
 def _flat(coords, shape) -> int:
@@ -88,3 +91,79 @@ def test_reshape_split_and_join_move_no_element_between_threads():
     shared = re.findall(r"(st|ld)\.shared\.\S+", ptx)
     assert len(shared) == 4
     assert ptx.count("ld.global.v4") == 2 and ptx.count("st.global.v4") == 3
+
+
+class _Join:
+    """What the lowering of a `tt.join` reads of its op."""
+
+    name = "tt.join"
+    next_op = None
+    attributes = None  # read by no lowering of a join
+
+    def __init__(self, operand_t, result_t):
+        self.lhs, self.rhs, self.result = _Value(operand_t), _Value(operand_t), _Value(result_t)
+
+
+def _code(coords, half: int, shape) -> int:
+    """The value of element `coords` of the lhs (half 0) or the rhs (half 1): distinct."""
+    return _flat(coords, shape) * 2 + half + 1
+
+
+def _run_join(operand_t, result_t) -> tuple[list, list, str]:
+    """Lower a join alone and execute it for every thread: (each thread's result registers,
+    the expected ones, the LLVM IR)."""
+    src = to_linear_layout(operand_t.encoding, operand_t.shape)
+    dst = to_linear_layout(result_t.encoding, result_t.shape)
+    op = _Join(operand_t, result_t)
+    threads = 32 * src.in_dim_size("warp")
+    ctx = Context(threads // 32, 90, None)
+    count = src.in_dim_size("register")
+    ctx[op.lhs] = [f"%lhs{r}" for r in range(count)]
+    ctx[op.rhs] = [f"%rhs{r}" for r in range(count)]
+    ctx.lower_op(op)
+    machine = Machine(threads)
+    shape = operand_t.shape
+    for tid in range(threads):
+        for r in range(count):
+            coords = src.apply(register=r, lane=tid % 32, warp=tid // 32)
+            machine.values[tid][f"%lhs{r}"] = _code(coords, 0, shape)
+            machine.values[tid][f"%rhs{r}"] = _code(coords, 1, shape)
+    code = ctx.em.entry + ctx.em.body
+    machine.run(code)
+    got = [[machine.values[t][name] for name in ctx[op.result]] for t in range(threads)]
+    expected = []
+    for tid in range(threads):
+        held = [dst.apply(register=r, lane=tid % 32, warp=tid // 32) for r in range(len(got[0]))]
+        expected.append([_code(c[:-1], c[-1], shape) for c in held])
+    return got, expected, "\n".join(code)
+
+
+def _tensor(shape, encoding):
+    return RankedTensorType(list(shape), FloatType("f32"), encoding)
+
+
+JOINS = {
+    # The halves in two lanes (the default layout of a join of two size-1 tensors): through
+    # the scratch, where the thread part of a coordinate picks the half.
+    "across lanes": (
+        (1,),
+        BlockedEncodingAttr([1], [32], [4], [0]),
+        BlockedEncodingAttr([1, 1], [16, 2], [4, 1], [1, 0]),
+    ),
+    "inferred": ((256,), BlockedEncodingAttr([2], [32], [4], [0]), None),
+    "pairs in registers": (
+        (64,),
+        BlockedEncodingAttr([1], [32], [2], [0]),
+        BlockedEncodingAttr([1, 2], [32, 1], [2, 1], [1, 0]),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(JOINS))
+def test_join_delivers_each_element_of_each_half(name):
+    shape, operand, result = JOINS[name]
+    result = result or join_encoding(operand, shape)
+    got, expected, code = _run_join(_tensor(shape, operand), _tensor((*shape, 2), result))
+    assert got == expected
+    through_scratch = "addrspace(3)" in code
+    assert through_scratch == (name == "across lanes")

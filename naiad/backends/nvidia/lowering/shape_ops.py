@@ -97,7 +97,8 @@ def _join(ctx: Context, op) -> None:
     is a register of one operand; else lhs then rhs through the scratch."""
     t = op.lhs.type
     dst_layout = layout_of(op.result.type)
-    if op.rhs.type == t:
+    threads = [b for name in ("lane", "warp", "block") for b in dst_layout.bases(name)]
+    if op.rhs.type == t and not any(b[-1] for b in threads):  # the half is a register's
         mapping = register_map(layout_of(t), dst_layout, lambda c: c[:-1])
         if mapping is not None:
             halves = (ctx[op.lhs], ctx[op.rhs])
