@@ -1,6 +1,6 @@
 """The tutorials' memory-bound kernels through Naiad and through Triton on one GPU, side by side.
 
-    python bench/gpu/kernels.py [--rounds 3] [--only add,softmax,layernorm,compile]
+    python bench/gpu/kernels.py [--rounds 3] [--only add,softmax,layernorm,dropout,compile]
 
 Method (issue 5): the same kernel source (examples/, its two `naiad` imports swapped for
 `triton`'s in Triton's copy) is launched through both compilers with the same sizes, launch
@@ -14,7 +14,8 @@ side): the first launch of a freshly defined vector add, to completion (a synchr
 
 Launch parameters are the tutorials': vector add BLOCK_SIZE 1024; softmax one row per program,
 BLOCK_SIZE the next power of two of the row, num_warps 8 (16 at 16384 columns); layer norm f16,
-BLOCK_SIZE = min(65536 / 2, next power of two of N), num_warps = min(max(BLOCK_SIZE / 256, 1), 8).
+BLOCK_SIZE = min(65536 / 2, next power of two of N), num_warps = min(max(BLOCK_SIZE / 256, 1), 8);
+seeded dropout (tutorial 04) BLOCK_SIZE 1024, p = 0.5, on 2^26 f32, whose outputs must be equal.
 """
 
 from __future__ import annotations
@@ -178,6 +179,28 @@ def layer_norm(rounds: int) -> list:
     return rows
 
 
+def dropout(rounds: int) -> list:
+    """The seeded dropout of tutorial 04 (Philox in the kernel): both compilers draw the same
+    numbers, so the outputs must be equal."""
+    kn = tutorial("04_low_memory_dropout", "naiad")._seeded_dropout
+    kt = tutorial("04_low_memory_dropout", "triton")._seeded_dropout
+    n = 1 << 26
+    x = torch.randn(n, device="cuda")
+    out_n, out_t = torch.empty_like(x), torch.empty_like(x)
+    grid = (triton.cdiv(n, 1024),)
+
+    def run_n():
+        kn[grid](x, out_n, n, 0.5, 123, BLOCK_SIZE=1024)
+
+    def run_t():
+        kt[grid](x, out_t, n, 0.5, 123, BLOCK_SIZE=1024)
+
+    run_n(), run_t()
+    if not torch.equal(out_n, out_t):
+        raise AssertionError("seeded dropout: Naiad's output is not Triton's")
+    return [("seeded dropout f32 2^26", side_by_side(run_n, run_t, 8 * n, rounds))]
+
+
 def compile_time(rounds: int) -> list:
     """First launch of a freshly loaded vector add, to completion, empty caches (best of rounds)."""
     x, y = (torch.rand(4096, device="cuda") for _ in range(2))
@@ -199,7 +222,13 @@ def compile_time(rounds: int) -> list:
     ]
 
 
-SECTIONS = {"add": vector_add, "softmax": softmax, "layernorm": layer_norm, "compile": compile_time}
+SECTIONS = {
+    "add": vector_add,
+    "softmax": softmax,
+    "layernorm": layer_norm,
+    "dropout": dropout,
+    "compile": compile_time,
+}
 
 
 def main() -> None:
