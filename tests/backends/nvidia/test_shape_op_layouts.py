@@ -3,10 +3,12 @@ each keeps every element in the thread and register that holds it, so that the l
 renumbers registers. Read from the layouts themselves and from the TTGIR and PTX of a kernel;
 no GPU here (the values on the GPU are tests/language/test_shapes.py's, `-m gpu`)."""
 
+import random
 import re
 
 import pytest
 from test_convert_emission import Machine, _Value
+from test_convert_plan import random_encoding
 
 import naiad
 import naiad.language as tl
@@ -62,6 +64,40 @@ def test_a_join_pairs_registers_and_a_split_takes_them_apart(shape, encoding):
     for (r, lane, w), coords in _elements(source):  # register 2r + j holds element [..., j]
         for j in (0, 1):
             assert layout.apply(register=2 * r + j, lane=lane, warp=w) == (*coords, j)
+    assert to_linear_layout(split_encoding(joined, (*shape, 2)), shape) == source
+
+
+def _random_case(rng):
+    """A random encoding of every family over a random shape, and a random reshape of it."""
+    while True:
+        rank = rng.choice([1, 2, 2, 3])
+        shape = [1 << rng.randrange(1, 6) for _ in range(rank)]
+        encoding = random_encoding(rng, shape, 1 << rng.randrange(4))
+        try:
+            to_linear_layout(encoding, shape)
+        except ValueError:
+            continue
+        bits = sum(s.bit_length() - 1 for s in shape)
+        cuts = sorted(rng.sample(range(1, bits), rng.randrange(min(3, bits)))) if bits > 1 else []
+        new_shape = [1 << (b - a) for a, b in zip([0, *cuts], [*cuts, bits])]
+        return shape, encoding, new_shape
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_the_rules_keep_elements_in_place_for_every_kind_of_layout(seed):
+    """Blocked, slice, mma, dot operand and linear layouts, random shapes: a reshape keeps
+    each element's flat index, a join's registers 2r + j hold element [..., j] of register r,
+    and a split of a join gives the operand's layout back."""
+    shape, encoding, new_shape = _random_case(random.Random(seed))
+    source = to_linear_layout(encoding, shape)
+    reshaped = to_linear_layout(reshape_encoding(encoding, shape, new_shape), new_shape)
+    joined = join_encoding(encoding, shape)
+    pairs = to_linear_layout(joined, (*shape, 2))
+    for (r, lane, w), coords in _elements(source):
+        moved = reshaped.apply(register=r, lane=lane, warp=w)
+        assert _flat(moved, new_shape) == _flat(coords, shape)
+        for j in (0, 1):
+            assert pairs.apply(register=2 * r + j, lane=lane, warp=w) == (*coords, j)
     assert to_linear_layout(split_encoding(joined, (*shape, 2)), shape) == source
 
 
