@@ -137,9 +137,8 @@ def _argument_lines(param, index: int, align_free: bool) -> tuple[list[str], lis
     an integer's code or another argument's key, then two Nones."""
     name, key, value = param.name, f"__k{index}", f"__v{index}"
     if param.is_constexpr:
-        return [f"    {key} = {name} if __type({name}) is __int else __constexpr_key({name})"], [
-            key
-        ]
+        line = f"    {key} = {name} if __type({name}) is __int else __constexpr_key({name})"
+        return [line], [key]
     # An integer: ==1 and %16 unless do_not_specialize, and its width class unless declared.
     small = (
         "0" if param.do_not_specialize else f"1 if {name} == 1 else 16 if {name} % 16 == 0 else 0"

@@ -19,8 +19,8 @@ and the lowering pays it (`bar.sync`) just before the next op that may touch sha
   block ends without one: a loop's back edge and an `if`'s other branch start clean;
 - the kernel's end needs nothing.
 
-The other scratch users (atomics returning values, histograms, joins, device_print) end with
-their own barrier. Triton places the same barrier by a dataflow analysis of shared-memory
+The other scratch users (shape ops that move elements between threads, atomics returning
+values, histograms, device_print) end with their own barrier. Triton places the same barrier by a dataflow analysis of shared-memory
 accesses; this is the part of it these ops need.
 """
 
