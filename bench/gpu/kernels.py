@@ -50,23 +50,28 @@ def _load(path: Path, name: str):
     return module
 
 
-def tutorial(stem: str, through: str, tag: str = ""):
-    """examples/<stem>.py as a module whose kernels compile with `through` ("naiad" or "triton").
-    Triton reads a kernel's source from its file, so its copy is written to a file of its own; a
-    `tag` gives the kernel a source of its own (a comment), for the cold-compile row."""
-    path = EXAMPLES / f"{stem}.py"
-    if through == "triton" or tag:
+def through(path: Path, compiler: str, tag: str = ""):
+    """The module at `path` (written with `naiad` imports) with its kernels compiled by
+    `compiler` ("naiad" or "triton"). Triton reads a kernel's source from its file, so its copy
+    is written to a file of its own; a `tag` gives the kernels a source of their own (a
+    comment), for the cold-compile row."""
+    if compiler == "triton" or tag:
         text = path.read_text()
-        if through == "triton":
+        if compiler == "triton":
             text = text.replace("import naiad.language as tl", "import triton.language as tl")
             text = text.replace("import naiad as triton", "import triton")
         if tag:  # a source of its own, so that no in-process cache keyed by source can serve it
             text = text.replace(
                 "    pid = tl.program_id(axis=0)", f"    pid = tl.program_id(axis=0)  # {tag}"
             )
-        path = _STAGING / f"{through}_{stem}{tag}.py"
+        path = _STAGING / f"{compiler}_{path.stem}{tag}.py"
         path.write_text(text)
-    return _load(path, f"bench_{through}_{stem}{tag}")
+    return _load(path, f"bench_{compiler}_{path.stem}{tag}")
+
+
+def tutorial(stem: str, compiler: str, tag: str = ""):
+    """examples/<stem>.py compiled by `compiler` (`through`)."""
+    return through(EXAMPLES / f"{stem}.py", compiler, tag)
 
 
 def bench(fn) -> float:
@@ -207,15 +212,15 @@ def compile_time(rounds: int) -> list:
     out = torch.empty_like(x)
     times = {"naiad": [], "triton": []}
     for index in range(rounds):
-        for through in ("naiad", "triton"):
-            cache = tempfile.mkdtemp(prefix=f"{through}-cache-")
-            os.environ["TRITON_CACHE_DIR" if through == "triton" else "NAIAD_CACHE_DIR"] = cache
-            kernel = tutorial("01_vector_add", through, tag=f"_{index}").add_kernel
+        for compiler in ("naiad", "triton"):
+            cache = tempfile.mkdtemp(prefix=f"{compiler}-cache-")
+            os.environ["TRITON_CACHE_DIR" if compiler == "triton" else "NAIAD_CACHE_DIR"] = cache
+            kernel = tutorial("01_vector_add", compiler, tag=f"_{index}").add_kernel
             torch.cuda.synchronize()
             start = time.perf_counter()
             kernel[(4,)](x, y, out, 4096, BLOCK_SIZE=1024)
             torch.cuda.synchronize()
-            times[through].append(time.perf_counter() - start)
+            times[compiler].append(time.perf_counter() - start)
     n, t = min(times["naiad"]), min(times["triton"])
     return [
         ("compile + first launch, vector add (s)", {"naiad_s": n, "triton_s": t, "ratio": n / t})
