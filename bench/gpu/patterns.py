@@ -104,6 +104,73 @@ def rows(rounds: int):
     )
 
 
+def more_rows(rounds: int):
+    """Histograms, sorts, gathers, int8 dequantization and a size no block divides."""
+    kn, kt = through(KERNELS, "naiad"), through(KERNELS, "triton")
+
+    def pair(name, launch, make, nbytes, verify):
+        out_n, out_t = make(), make()
+        launch(kn, out_n)
+        launch(kt, out_t)
+        torch.cuda.synchronize()
+        verify(out_n, out_t)
+        timing = side_by_side(lambda: launch(kn, out_n), lambda: launch(kt, out_t), nbytes, rounds)
+        return name, timing
+
+    n = 1 << 24
+    values = torch.randint(0, 64, (n,), device="cuda", dtype=torch.int32)
+
+    def histogram(k, y):
+        y.zero_()
+        k.histogram[(n // 4096,)](values, y, BLOCK=4096, BINS=64)
+
+    yield pair(
+        "histogram i32 2^24, 64 bins",
+        histogram,
+        lambda: torch.empty(64, dtype=torch.int32, device="cuda"),
+        4 * n,
+        lambda got, want: _same("histogram", got, torch.bincount(values, minlength=64).int()),
+    )
+    x = torch.randn(8192, 1024, device="cuda")
+    yield pair(
+        "sort rows f32 8192x1024",
+        lambda k, y: k.sort_rows[(8192,)](x, y, N=1024, num_warps=4),
+        lambda: torch.empty_like(x),
+        8 * x.numel(),
+        lambda got, want: _same("sort", got, x.sort(1).values),
+    )
+    idx = torch.randint(0, 1024, x.shape, device="cuda", dtype=torch.int32)
+    yield pair(
+        "gather within rows f32 8192x1024",
+        lambda k, y: k.gather_rows[(8192,)](x, idx, y, N=1024, num_warps=4),
+        lambda: torch.empty_like(x),
+        12 * x.numel(),
+        lambda got, want: _same("gather", got, x.gather(1, idx.long())),
+    )
+    q = torch.randint(-128, 128, (8192, 4096), device="cuda", dtype=torch.int8)
+    scale = torch.rand(8192, device="cuda")
+    yield pair(
+        "dequantize int8 -> bf16 8192x4096",
+        lambda k, y: k.dequantize[(8192,)](q, scale, y, N=4096, num_warps=8),
+        lambda: torch.empty(q.shape, dtype=torch.bfloat16, device="cuda"),
+        3 * q.numel(),
+        lambda got, want: _same("dequantize", got, (q.float() * scale[:, None]).bfloat16()),
+    )
+    odd = (1 << 26) - 77
+    flat = torch.randn(odd, device="cuda")
+    yield pair(
+        "masked scale f32 2^26 - 77",
+        lambda k, y: k.masked_scale[(triton_cdiv(odd, 1024),)](flat, y, odd, BLOCK=1024),
+        lambda: torch.empty_like(flat),
+        8 * odd,
+        lambda got, want: _same("masked scale", got, flat * 3.0),
+    )
+
+
+def triton_cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
@@ -111,7 +178,7 @@ def main() -> None:
     print(f"# {torch.cuda.get_device_name()}")
     print("| pattern | Naiad | Triton | Naiad / Triton |")
     print("|---|---|---|---|")
-    for label, row in rows(args.rounds):
+    for label, row in [*rows(args.rounds), *more_rows(args.rounds)]:
         print(
             f"| {label} | {row['naiad_gbs']:.0f} GB/s | {row['triton_gbs']:.0f} GB/s | "
             f"{row['ratio']:.3f} |",
