@@ -160,14 +160,14 @@ def more_rows(rounds: int):
     flat = torch.randn(odd, device="cuda")
     yield pair(
         "masked scale f32 2^26 - 77",
-        lambda k, y: k.masked_scale[(triton_cdiv(odd, 1024),)](flat, y, odd, BLOCK=1024),
+        lambda k, y: k.masked_scale[(_cdiv(odd, 1024),)](flat, y, odd, BLOCK=1024),
         lambda: torch.empty_like(flat),
         8 * odd,
         lambda got, want: _same("masked scale", got, flat * 3.0),
     )
 
 
-def triton_cdiv(a: int, b: int) -> int:
+def _cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
