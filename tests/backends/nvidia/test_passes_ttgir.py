@@ -48,6 +48,18 @@ def loop_sum_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 
 @naiad.jit
+def while_sum_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    """loop_sum_kernel's sum as a `while` loop (an `scf.while` carrying the accumulator)."""
+    acc = tl.zeros((BLOCK,), dtype=tl.float32)
+    start = 0
+    while start < n:
+        offs = start + tl.arange(0, BLOCK)
+        acc += tl.load(x_ptr + offs, mask=offs < n, other=0.0).to(tl.float32)
+        start += BLOCK
+    tl.store(out_ptr + tl.arange(0, BLOCK), acc)
+
+
+@naiad.jit
 def dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
     rm = tl.arange(0, M)
     rn = tl.arange(0, N)
@@ -182,6 +194,21 @@ def test_remove_carries_the_load_layout_through_reductions_and_loops():
     assert len(ops(looped, ttg.ConvertLayoutOp)) == 1
 
 
+def test_remove_carries_the_load_layout_through_while_loops():
+    """As through `scf.for`: the accumulator's `before` and `after` arguments and the loop's
+    result take the loads' layout, so no conversion is left inside the loop."""
+    args = dict(x_ptr="*fp16", out_ptr="*fp32", n=4096, BLOCK=2048)
+    looped = run(ttir(while_sum_kernel, **args), PIPELINE)
+    (loop,) = [op for op in looped.walk() if op.name == "scf.while"]
+    eight = blocked([8], [32], [4], [0])
+    assert loop.results[0].type.encoding == eight
+    assert loop.before.block.arguments[0].type.encoding == eight
+    assert loop.after.block.arguments[0].type.encoding == eight
+    inside = [op for region in loop.regions for op in region.walk()]
+    assert not [op for op in inside if isinstance(op, ttg.ConvertLayoutOp)]
+    assert len(ops(looped, ttg.ConvertLayoutOp)) == 1  # the 16-byte store's, after the loop
+
+
 def test_remove_keeps_the_conversions_two_layouts_really_need():
     module = run(ttir(row_sum_kernel, **ROW_SUM), PIPELINE)
     # Triton 3.8 keeps exactly these: each reduction's slice converted for its 1-D store.
@@ -200,6 +227,7 @@ CASES = {
     "row_sum": (row_sum_kernel, ROW_SUM),
     "softmax": (softmax_kernel, SOFTMAX),
     "loop_sum": (loop_sum_kernel, dict(x_ptr="*fp16", out_ptr="*fp32", n=3000, BLOCK=1024)),
+    "while_sum": (while_sum_kernel, dict(x_ptr="*fp16", out_ptr="*fp32", n=3000, BLOCK=1024)),
     "dot": (dot_kernel, dict(a_ptr="*fp32", b_ptr="*fp32", c_ptr="*fp32", M=16, N=16, K=16)),
 }
 

@@ -5,10 +5,12 @@ instead of being converted there.
 1. Anchors: the results of loads and stores that are worth their layout (at least as many
    elements as the program has threads) and of atomics and dots.
 2. Propagation: each anchor's layout flows to the users of its value (elementwise ops,
-   broadcasts, conversions, reductions as slices, expand_dims, trans), through `scf.for`
-   (initial value -> iteration argument and result) and `scf.yield` (-> the loop's or if's
-   result); a value reached by several layouts keeps the first (a blocked one for a memory op).
-   `arith.trunci` stops it, as Triton's pass does.
+   broadcasts, conversions, reductions as slices, expand_dims, trans, reshape, join, split),
+   through `scf.for` (initial value -> iteration argument and result), `scf.while` (initial
+   value -> `before` argument; `scf.condition` -> `after` argument and result) and
+   `scf.yield` (-> the loop's or if's result, or a while's `before` argument); a value reached
+   by several layouts keeps the first (a blocked one for a memory op). `arith.trunci` stops
+   it, as Triton's pass does.
 3. Rewrite, in program order and in place: an op whose results got a new layout takes its
    operands in the layouts that give it (converted where they differ) and gives its results
    the new layout; any other user gets its operands converted back to the layouts it had them
@@ -104,11 +106,18 @@ class _Propagation:
                     _, arguments, results, _ = loop_parts(user)
                     targets = [arguments[index - 3], results[index - 3]]
                     self._set(targets, encodings, None, changed)
+            elif isinstance(user, scf.WhileOp):
+                self._set([user.before.block.arguments[index]], encodings, None, changed)
+            elif isinstance(user, scf.ConditionOp):
+                if index >= 1:  # operand 0 is the condition
+                    loop = user.parent_op()
+                    targets = [loop.after.block.arguments[index - 1], loop.results[index - 1]]
+                    self._set(targets, encodings, None, changed)
             elif isinstance(user, scf.YieldOp):
                 self._set(_yield_targets(user, index), encodings, None, changed)
             elif isinstance(user, arith.TruncIOp):
                 continue
-            elif not isinstance(user, (scf.IfOp, scf.WhileOp, scf.ConditionOp)):
+            elif not isinstance(user, scf.IfOp):
                 self._set(user.results, encodings, user, changed)
         return changed
 
@@ -131,10 +140,12 @@ class _Propagation:
 
 def _yield_targets(yield_op: Operation, index: int) -> list[Value]:
     """The values a `scf.yield` operand flows to: the parent's result, and for a loop the
-    next iteration's argument."""
+    next iteration's argument (a while's `before` argument)."""
     parent = yield_op.parent_op()
     if isinstance(parent, scf.ForOp):
         return [parent.results[index], parent.body.arguments[1 + index]]
+    if isinstance(parent, scf.WhileOp):
+        return [parent.before.block.arguments[index]]
     if isinstance(parent, scf.IfOp):
         return [parent.results[index]]
     return []
@@ -154,6 +165,10 @@ class _Rewrite:
                 self._yield(op)
             elif isinstance(op, scf.ForOp):
                 self._for(op)
+            elif isinstance(op, scf.WhileOp):
+                self._while(op)
+            elif isinstance(op, scf.ConditionOp):
+                self._condition(op)
             elif self._retype_results(op):
                 self._operands_as(op)
             else:
@@ -214,12 +229,39 @@ class _Rewrite:
             self._retype(result, encoding)
             op.set_operand(3 + k, self.converts.as_encoding(inits[k], encoding))
 
+    def _while(self, op: Operation) -> None:
+        """A while's `before` arguments take their chosen layouts (its initial values converted
+        to them); its `after` arguments and results, which `scf.condition` feeds alike, one
+        layout each."""
+        for k, argument in enumerate(op.before.block.arguments):
+            encoding = self._chosen(argument)
+            if encoding is not None:
+                self._retype(argument, encoding)
+                op.set_operand(k, self.converts.as_encoding(op.operands[k], encoding))
+        for argument, result in zip(op.after.block.arguments, op.results):
+            encoding = self._chosen(result) or self._chosen(argument)
+            if encoding is not None:
+                self._retype(argument, encoding)
+                self._retype(result, encoding)
+
+    def _condition(self, op: Operation) -> None:
+        """`scf.condition` passes its arguments in the layouts of the while's results."""
+        loop = op.parent_op()
+        for j, value in enumerate(op.operands[1:]):
+            if tensor_type(value) is not None:
+                wanted = loop.results[j].type.encoding
+                op.set_operand(1 + j, self.converts.as_encoding(value, wanted))
+
     def _yield(self, op: Operation) -> None:
         parent = op.parent_op()
-        if not isinstance(parent, (scf.ForOp, scf.IfOp)):
+        if isinstance(parent, scf.WhileOp):
+            targets = parent.before.block.arguments
+        elif isinstance(parent, (scf.ForOp, scf.IfOp)):
+            targets = parent.results
+        else:
             self._keep_operands(op)
             return
         for i, value in enumerate(op.operands):
             if tensor_type(value) is not None:
-                wanted = parent.results[i].type.encoding
+                wanted = targets[i].type.encoding
                 op.set_operand(i, self.converts.as_encoding(value, wanted))
