@@ -32,6 +32,7 @@ def _same(name: str, got, want) -> None:
 
 
 def rows(rounds: int):
+    """(label, timing) of each pattern, its outputs checked first (`pair`)."""
     kn, kt = through(KERNELS, "naiad"), through(KERNELS, "triton")
 
     def pair(name, launch, make, nbytes, verify):
@@ -103,35 +104,19 @@ def rows(rounds: int):
         lambda got, want: check("rms norm", got, reference, 1e-3),
     )
 
-
-def more_rows(rounds: int):
-    """Histograms, sorts, gathers, int8 dequantization and a size no block divides."""
-    kn, kt = through(KERNELS, "naiad"), through(KERNELS, "triton")
-
-    def pair(name, launch, make, nbytes, verify):
-        out_n, out_t = make(), make()
-        launch(kn, out_n)
-        launch(kt, out_t)
-        torch.cuda.synchronize()
-        verify(out_n, out_t)
-        timing = side_by_side(lambda: launch(kn, out_n), lambda: launch(kt, out_t), nbytes, rounds)
-        return name, timing
-
-    n = 1 << 24
-    values = torch.randint(0, 64, (n,), device="cuda", dtype=torch.int32)
+    values = torch.randint(0, 64, (1 << 24,), device="cuda", dtype=torch.int32)
 
     def histogram(k, y):
         y.zero_()
-        k.histogram[(n // 4096,)](values, y, BLOCK=4096, BINS=64)
+        k.histogram[(values.numel() // 4096,)](values, y, BLOCK=4096, BINS=64)
 
     yield pair(
         "histogram i32 2^24, 64 bins",
         histogram,
         lambda: torch.empty(64, dtype=torch.int32, device="cuda"),
-        4 * n,
+        4 * values.numel(),
         lambda got, want: _same("histogram", got, torch.bincount(values, minlength=64).int()),
     )
-    x = torch.randn(8192, 1024, device="cuda")
     yield pair(
         "sort rows f32 8192x1024",
         lambda k, y: k.sort_rows[(8192,)](x, y, N=1024, num_warps=4),
@@ -156,19 +141,14 @@ def more_rows(rounds: int):
         3 * q.numel(),
         lambda got, want: _same("dequantize", got, (q.float() * scale[:, None]).bfloat16()),
     )
-    odd = (1 << 26) - 77
-    flat = torch.randn(odd, device="cuda")
+    odd = flat[: n - 77]
     yield pair(
         "masked scale f32 2^26 - 77",
-        lambda k, y: k.masked_scale[(_cdiv(odd, 1024),)](flat, y, odd, BLOCK=1024),
-        lambda: torch.empty_like(flat),
-        8 * odd,
-        lambda got, want: _same("masked scale", got, flat * 3.0),
+        lambda k, y: k.masked_scale[(-(-odd.numel() // 1024),)](odd, y, odd.numel(), BLOCK=1024),
+        lambda: torch.empty_like(odd),
+        8 * odd.numel(),
+        lambda got, want: _same("masked scale", got, odd * 3.0),
     )
-
-
-def _cdiv(a: int, b: int) -> int:
-    return -(-a // b)
 
 
 def main() -> None:
@@ -178,7 +158,7 @@ def main() -> None:
     print(f"# {torch.cuda.get_device_name()}")
     print("| pattern | Naiad | Triton | Naiad / Triton |")
     print("|---|---|---|---|")
-    for label, row in [*rows(args.rounds), *more_rows(args.rounds)]:
+    for label, row in rows(args.rounds):
         print(
             f"| {label} | {row['naiad_gbs']:.0f} GB/s | {row['triton_gbs']:.0f} GB/s | "
             f"{row['ratio']:.3f} |",
