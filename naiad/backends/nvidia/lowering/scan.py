@@ -85,12 +85,17 @@ def _thread_bit(ctx: Context, bit: int) -> str:
 
 
 def _warp_partner(ctx: Context, op, layout, axis: int, regs, t_values, bit: int):
-    """The partner element's T for every register, through the shared scratch: every thread
-    writes its T at the row-major position of its elements, then reads its partners'."""
+    """The partner block's T for every register, through the shared scratch. T is the same
+    for every element of an aligned block of 2^bit positions, so the scratch holds one T per
+    block (its axis extent shape[axis] >> bit) and a thread writes, and reads its partner's,
+    once for all its registers in one block: registers whose own coordinates agree but for
+    the bits below `bit` of the position share the slot."""
     srcs = list(op.srcs)
-    shape = srcs[0].type.shape
+    shape = list(srcs[0].type.shape)
+    blocks = list(shape)
+    blocks[axis] = shape[axis] >> bit
     numel = 1
-    for extent in shape:
+    for extent in blocks:
         numel *= extent
     sizes = [bit_width(s.type) // 8 for s in srcs]
     bases, total = [], 0
@@ -100,13 +105,25 @@ def _warp_partner(ctx: Context, op, layout, axis: int, regs, t_values, bit: int)
     ctx.need_shared(total)
     barriers.pay(ctx)  # an earlier user's reads of the scratch may be pending
     em = ctx.em
+    held = register_coords(layout)
+
+    def block(r: int) -> tuple:
+        """Register r's block of 2^bit positions, in its own coordinates (the thread's part
+        of every register's coordinates is the same)."""
+        c = held[r]
+        return (*c[:axis], c[axis] >> bit, *c[axis + 1 :])
+
+    first: dict[tuple, int] = {}
+    for r in regs:
+        first.setdefault(block(r), r)
     own, partner = {}, {}
-    for r in regs:
+    for r in first.values():
         coords = held_coords(ctx, layout, r)
-        own[r] = row_major(ctx, coords, shape)
-        coords[axis] = em.op(f"xor i32 {coords[axis]}, {1 << bit}")
-        partner[r] = row_major(ctx, coords, shape)
-    for r in regs:
+        coords[axis] = em.op(f"lshr i32 {coords[axis]}, {bit}") if bit else coords[axis]
+        own[r] = row_major(ctx, coords, blocks)
+        coords[axis] = em.op(f"xor i32 {coords[axis]}, 1")
+        partner[r] = row_major(ctx, coords, blocks)
+    for r in own:
         for value, src, base, size in zip(t_values[r], srcs, bases, sizes):
             shared_store(ctx, value, src.type.element_type, _offset(ctx, own[r], size, base))
     em.barrier()
@@ -115,10 +132,10 @@ def _warp_partner(ctx: Context, op, layout, axis: int, regs, t_values, bit: int)
             shared_load(ctx, src.type.element_type, _offset(ctx, partner[r], size, base))
             for src, base, size in zip(srcs, bases, sizes)
         ]
-        for r in regs
+        for r in partner
     }
     barriers.owe(ctx)
-    return loaded
+    return {r: loaded[first[block(r)]] for r in regs}
 
 
 def _offset(ctx: Context, index: str, size: int, base: int) -> str:
