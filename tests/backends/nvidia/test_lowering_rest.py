@@ -291,6 +291,17 @@ def test_scans_assemble(m, n, axis, reverse, tmp_path):
         assert "shfl.sync.bfly" in text and "bar.sync" in text  # lanes, then warps
 
 
+def test_a_scan_across_warps_needs_one_slot_per_block():
+    """A row of 16384 f32 on 8 warps, 4 elements a thread and the tile repeated along it: the
+    first warp step is position bit 7 (after 2 register bits and 5 lane bits), so 128 slots
+    of 4 bytes, where the whole row would be 64 KB (and 3 CTAs an SM)."""
+    compiled = _scan_kernel.warmup(
+        "*fp32", "*fp32", M=1, N=16384, AXIS=1, REV=False, num_warps=8, grid=(1,),
+        target="cuda:sm_90a",
+    )  # fmt: skip
+    assert compiled.metadata["shared"] == 512
+
+
 @naiad.jit
 def _debug_kernel(x, n, N: tl.constexpr):
     offs = tl.arange(0, N)

@@ -20,8 +20,8 @@ and the lowering pays it (`bar.sync`) just before the next op that may touch sha
 - the kernel's end needs nothing.
 
 The other scratch users (shape ops that move elements between threads, atomics returning
-values, histograms, device_print) end with their own barrier. Triton places the same barrier by a dataflow analysis of shared-memory
-accesses; this is the part of it these ops need.
+values, histograms, device_print) end with their own barrier. Triton places the same barrier
+by a dataflow analysis of shared-memory accesses; this is the part of it these ops need.
 """
 
 from __future__ import annotations

@@ -10,7 +10,9 @@ raises an InternalError when they disagree, so the two cannot drift silently.
   or shuffles within warps;
 - `tt.reduce` with warps along the axis: per operand, one partial per warp position and kept
   element (arrays aligned to 8 bytes);
-- `tt.scan` with warps along the axis: per operand, the whole tensor (aligned to 8 bytes);
+- `tt.scan` with warps along the axis: per operand, one element per aligned block of
+  positions at the first warp step (the tensor's elements >> that position bit; aligned to 8
+  bytes): a step exchanges one total per block;
 - `tt.atomic_rmw`, `tt.atomic_cas` whose old values are used and held by several threads: the
   tensor; a used scalar: 8 bytes;
 - `tt.histogram`: 4 bytes per bin.
@@ -79,12 +81,19 @@ def _reduce(op) -> int:
 def _scan(op) -> int:
     from ..lowering.emitter import bit_width
     from ..lowering.indexing import layout_of
+    from ..lowering.scan import position_bits
 
     srcs = list(op.srcs)
-    if not _warps_along(layout_of(srcs[0].type), int(op.axis.value)):
+    axis = int(op.axis.value)
+    layout = layout_of(srcs[0].type)
+    if not _warps_along(layout, axis):
         return 0
-    numel = _numel(srcs[0].type.shape)
-    return sum(_align8(numel * (bit_width(s.type) // 8)) for s in srcs)
+    bits = position_bits(layout, axis, srcs[0].type.shape[axis])
+    if isinstance(bits, str):  # the lowering refuses the layout, naming why
+        return 0
+    first = next(bit for bit, (name, _) in enumerate(bits) if name == "warp")
+    blocks = _numel(srcs[0].type.shape) >> first
+    return sum(_align8(blocks * (bit_width(s.type) // 8)) for s in srcs)
 
 
 def _atomic(op) -> int:
