@@ -18,7 +18,6 @@ import pytest
 from test_lowering import ARCHES, assemble, count
 from test_toolchain import needs_ptxas
 
-import naiad
 import naiad.language as tl
 from naiad.backends.nvidia import ptx
 from naiad.backends.nvidia import target as nv_target
@@ -55,24 +54,8 @@ def _load(path: Path, name: str):
     return module
 
 
-@naiad.jit
-def _dot(
-    a_ptr,
-    b_ptr,
-    c_ptr,
-    M: tl.constexpr,
-    N: tl.constexpr,
-    K: tl.constexpr,
-    PRECISION: tl.constexpr,
-    OUT: tl.constexpr,
-):
-    rm = tl.arange(0, M)
-    rn = tl.arange(0, N)
-    rk = tl.arange(0, K)
-    a = tl.load(a_ptr + rm[:, None] * K + rk[None, :])
-    b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
-    c = tl.dot(a, b, input_precision=PRECISION, out_dtype=OUT)
-    tl.store(c_ptr + rm[:, None] * N + rn[None, :], c)
+# The language tier's dot kernels (tests/language/dot_kernels.py), loaded once.
+DOT_KERNELS = _load(ROOT / "tests" / "language" / "dot_kernels.py", "dot_lowering_kernels")
 
 
 # (operand dtype, result pointer dtype, input_precision, out_dtype)
@@ -100,11 +83,17 @@ def _ttgir(kernel, args, kwargs, arch: str, num_warps: int = 4):
     return module
 
 
-def _case_module(case: str, arch: str, m=32, n=32, k=32):
+def _case_call(case: str, m=32, n=32, k=32) -> tuple[tuple, dict]:
+    """(args, kwargs) of `DOT_KERNELS.dot` for a CASES entry: C = A B, no accumulator (its
+    pointer is the result's type, unused)."""
     dtype, out_ptr, precision, out = CASES[case]
-    args = (f"*{dtype}", f"*{dtype}", f"*{out_ptr}")
-    kwargs = {"M": m, "N": n, "K": k, "PRECISION": precision, "OUT": out}
-    return _ttgir(_dot, args, kwargs, arch)
+    args = (f"*{dtype}", f"*{dtype}", f"*{out_ptr}", f"*{out_ptr}")
+    kwargs = {"M": m, "N": n, "K": k, "PRECISION": precision, "OUT": out, "USE_ACC": False}
+    return args, kwargs
+
+
+def _case_module(case: str, arch: str, m=32, n=32, k=32):
+    return _ttgir(DOT_KERNELS.dot, *_case_call(case, m, n, k), arch)
 
 
 def _dots(module):
@@ -155,8 +144,7 @@ def test_tiny_dots_stay_on_fma():
 
 
 def test_chained_dots_share_their_warps():
-    language_dot = _load(ROOT / "tests" / "language" / "dot_kernels.py", "dot_lowering_chain")
-    module = _ttgir(language_dot.chain, ("*fp16",) * 3 + ("*fp32",), {"M": 16, "K": 32}, "sm_90a")
+    module = _ttgir(DOT_KERNELS.chain, ("*fp16",) * 3 + ("*fp32",), {"M": 16, "K": 32}, "sm_90a")
     encodings = [dot.d.type.encoding for dot in _dots(module)]
     assert [list(e.warps_per_cta) for e in encodings] == [[4, 1], [4, 1]]
 
@@ -176,11 +164,10 @@ def _evaluate(module, seed: int) -> list[np.ndarray]:
 @pytest.mark.parametrize("case", ["f16", "tf32", "int8", "bf16x6", "e5m2"])
 def test_the_ttgir_pipeline_keeps_the_values(case):
     """TTGIR with mma layouts computes what the TTIR did (the evaluator runs both)."""
-    dtype, out_ptr, precision, out = CASES[case]
-    args = (f"*{dtype}", f"*{dtype}", f"*{out_ptr}")
-    kwargs = {"M": 32, "N": 16, "K": 32, "PRECISION": precision, "OUT": out}
-    before = build_ttir(_dot, _dot._bind(args, kwargs), "cuda:sm_90a").module
-    after = _ttgir(_dot, args, kwargs, "sm_90a")
+    args, kwargs = _case_call(case, m=32, n=16, k=32)
+    dot = DOT_KERNELS.dot
+    before = build_ttir(dot, dot._bind(args, kwargs), "cuda:sm_90a").module
+    after = _ttgir(dot, args, kwargs, "sm_90a")
     assert isinstance(_dots(after)[0].d.type.encoding, NvidiaMmaEncodingAttr)
     for got, want in zip(_evaluate(after, 3), _evaluate(before, 3)):
         np.testing.assert_array_equal(got, want)
@@ -282,10 +269,7 @@ def test_mma_fragments_compute_the_product(shape, warps, k_width, k_extent):
 def test_fma_operands_meet_in_every_thread(case, m, n, k, num_warps):
     """For every thread and result register, the A and B registers the FMA dot reads by
     register coordinates hold row m and column n of that result element, for every k."""
-    dtype, out_ptr, precision, out = CASES[case]
-    args = (f"*{dtype}", f"*{dtype}", f"*{out_ptr}")
-    kwargs = {"M": m, "N": n, "K": k, "PRECISION": precision, "OUT": out}
-    (dot,) = _dots(_ttgir(_dot, args, kwargs, "sm_90a", num_warps))
+    (dot,) = _dots(_ttgir(DOT_KERNELS.dot, *_case_call(case, m, n, k), "sm_90a", num_warps))
     la, lb, lc = (to_linear_layout(v.type.encoding, v.type.shape) for v in (dot.a, dot.b, dot.d))
     ta, tb = register_table(la), register_table(lb)
     for warp in range(num_warps):
@@ -418,8 +402,7 @@ def test_tutorial_matmul(arch, tmp_path):
     ],
 )
 def test_language_dot_kernels(name, args, kwargs, mma, arch, tmp_path):
-    language_dot = _load(ROOT / "tests" / "language" / "dot_kernels.py", f"dot_lowering_{name}")
-    module = _ttgir(getattr(language_dot, name), args, kwargs, arch)
+    module = _ttgir(getattr(DOT_KERNELS, name), args, kwargs, arch)
     text = _ptx_of(module, arch, tmp_path)
     assert count(r"mma\.sync", text) == mma
     assert re.search(r"\.version \d+\.\d+", text)
