@@ -173,6 +173,24 @@ def _value(coords: int, bits: int) -> int:
     return (coords * 0x9E3779B1 >> 7) & ((1 << bits) - 1) if bits < 16 else coords + 1
 
 
+def execute_lowering(op, threads: int, operands) -> tuple[list[list[int]], list[str]]:
+    """Lower `op` alone and execute its code for every thread. `operands` are (value,
+    registers, value_of) triples: `value_of(tid, r)` is what register r of that operand holds
+    in thread tid. Returns each thread's registers of `op.result`, and the code."""
+    ctx = Context(threads // 32, 90, None)
+    for k, (value, registers, _) in enumerate(operands):
+        ctx[value] = [f"%in{k}.{r}" for r in range(registers)]
+    ctx.lower_op(op)
+    machine = Machine(threads)
+    for tid in range(threads):
+        for value, _, value_of in operands:
+            for r, name in enumerate(ctx[value]):
+                machine.values[tid][name] = value_of(tid, r)
+    code = ctx.em.entry + ctx.em.body
+    machine.run(code)
+    return [[machine.values[t][name] for name in ctx[op.result]] for t in range(threads)], code
+
+
 def run_conversion(src_t, dst_t):
     """Lower a conversion from `src_t` to `dst_t` alone and execute it; returns (each
     thread's results, the expected ones)."""
@@ -180,17 +198,11 @@ def run_conversion(src_t, dst_t):
     dst = to_linear_layout(dst_t.encoding, dst_t.shape)
     op = _Convert(src_t, dst_t)
     threads = 32 * src.in_dim_size("warp")
-    ctx = Context(threads // 32, 90, None)
-    registers = src.in_dim_size("register")
-    ctx[op.src] = [f"%in{r}" for r in range(registers)]
-    ctx.lower_op(op)
     bits = _WIDTHS[llvm_type(src_t)]
-    machine = Machine(threads)
-    for tid in range(threads):
-        for r in range(registers):
-            machine.values[tid][f"%in{r}"] = _value(_held(src, r, tid), bits)
-    machine.run(ctx.em.entry + ctx.em.body)
-    got = [[machine.values[t][name] for name in ctx[op.result]] for t in range(threads)]
+    registers = src.in_dim_size("register")
+    got, _ = execute_lowering(
+        op, threads, [(op.src, registers, lambda tid, r: _value(_held(src, r, tid), bits))]
+    )
     expected = [
         [_value(_held(dst, r, t), bits) for r in range(dst.in_dim_size("register"))]
         for t in range(threads)

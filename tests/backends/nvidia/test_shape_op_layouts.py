@@ -7,13 +7,12 @@ import random
 import re
 
 import pytest
-from test_convert_emission import Machine, _Value
+from test_convert_emission import _Value, execute_lowering
 from test_convert_plan import random_encoding
 
 import naiad
 import naiad.language as tl
 from naiad.backends.nvidia.layouts import to_linear_layout
-from naiad.backends.nvidia.lowering.context import Context
 from naiad.backends.nvidia.passes.layout_inference import (
     join_encoding,
     reshape_encoding,
@@ -152,21 +151,16 @@ def _run_join(operand_t, result_t) -> tuple[list, list, str]:
     dst = to_linear_layout(result_t.encoding, result_t.shape)
     op = _Join(operand_t, result_t)
     threads = 32 * src.in_dim_size("warp")
-    ctx = Context(threads // 32, 90, None)
-    count = src.in_dim_size("register")
-    ctx[op.lhs] = [f"%lhs{r}" for r in range(count)]
-    ctx[op.rhs] = [f"%rhs{r}" for r in range(count)]
-    ctx.lower_op(op)
-    machine = Machine(threads)
     shape = operand_t.shape
-    for tid in range(threads):
-        for r in range(count):
-            coords = src.apply(register=r, lane=tid % 32, warp=tid // 32)
-            machine.values[tid][f"%lhs{r}"] = _code(coords, 0, shape)
-            machine.values[tid][f"%rhs{r}"] = _code(coords, 1, shape)
-    code = ctx.em.entry + ctx.em.body
-    machine.run(code)
-    got = [[machine.values[t][name] for name in ctx[op.result]] for t in range(threads)]
+
+    def half(j):
+        def value_of(tid, r):
+            return _code(src.apply(register=r, lane=tid % 32, warp=tid // 32), j, shape)
+
+        return value_of
+
+    count = src.in_dim_size("register")
+    got, code = execute_lowering(op, threads, [(op.lhs, count, half(0)), (op.rhs, count, half(1))])
     expected = []
     for tid in range(threads):
         held = [dst.apply(register=r, lane=tid % 32, warp=tid // 32) for r in range(len(got[0]))]
