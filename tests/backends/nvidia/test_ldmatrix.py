@@ -9,11 +9,19 @@ Values on the GPU: tests/gpu/test_ldmatrix_gpu.py.
 
 import numpy as np
 import pytest
-from test_dot_lowering import ROOT, _case_module, _dot, _dots, _load, _ptx_of, _ttgir
+from test_dot_lowering import (
+    DOT_KERNELS,
+    ROOT,
+    _case_call,
+    _case_module,
+    _dots,
+    _load,
+    _ptx_of,
+    _ttgir,
+)
 from test_lowering import ARCHES, count
 from test_toolchain import needs_ptxas
 
-import naiad.language as tl
 from naiad.backends.nvidia.layouts import to_linear_layout
 from naiad.backends.nvidia.lowering.indexing import evaluate, thread_plan
 from naiad.backends.nvidia.lowering.ldmatrix import plan_ldmatrix
@@ -215,16 +223,8 @@ def test_not_for_accumulators_or_other_layouts():
 
 
 # -- dot kernels through ptxas ------------------------------------------------------------------
-_dot_majors = _load(
-    ROOT / "tests" / "language" / "dot_kernels.py", "ldmatrix_dot_kernels"
-).dot_majors
-
-
 def _dot_module(case, m, n, k, num_warps, arch="sm_90a"):
-    dtype = {"f16": "fp16", "bf16": "bf16"}[case]
-    args = (f"*{dtype}", f"*{dtype}", "*fp32")
-    kwargs = {"M": m, "N": n, "K": k, "PRECISION": None, "OUT": tl.float32}
-    return _ttgir(_dot, args, kwargs, arch, num_warps)
+    return _ttgir(DOT_KERNELS.dot, *_case_call(case, m, n, k), arch, num_warps)
 
 
 def _ldmatrix_counts(text: str) -> tuple[int, int]:
@@ -264,7 +264,7 @@ def test_operand_majors(a_k_major, b_k_major, plain, trans, arch, tmp_path):
     """`.trans` exactly for the operands stored with M or N contiguous."""
     args = ("*fp16", "*fp16", "*fp32")
     kwargs = {"M": 32, "N": 32, "K": 32, "A_K_MAJOR": a_k_major, "B_K_MAJOR": b_k_major}
-    module = _ttgir(_dot_majors, args, kwargs, arch)
+    module = _ttgir(DOT_KERNELS.dot_majors, args, kwargs, arch)
     text = _ptx_of(module, arch, tmp_path)
     assert _ldmatrix_counts(text) == (plain, trans)
     assert count(r"mma\.sync", text) == 4
