@@ -9,7 +9,8 @@ arithmetic only where a view needs it.
 
 Offsets are computed exactly, in unbounded integers: an offset computation that overflows its
 32-bit type in the kernel is assumed not to happen (on a GPU such an offset addresses memory
-outside the argument, which Naiad's debug mode reports).
+outside the argument, which Naiad's debug mode reports). Narrower arithmetic and integer casts
+are not assumed exact: casts.py says where the analysis may look through them.
 """
 
 from __future__ import annotations

@@ -9,19 +9,20 @@ of a pointer back to its base (a kernel argument), as triton-shared's PtrAnalysi
     tt.expand_dims / tt.broadcast    a stride-0 dimension inserted / size-1 dimensions widened
     tt.trans                         strides permuted
     arith.addi / arith.subi          starts and strides added / subtracted
-    arith.muli by a uniform block    start and strides scaled
+    arith.muli by a uniform block    start and strides scaled (narrower than 32 bits: only where
+                                     the result cannot wrap, casts.py)
     arith.remsi %r, %m               a range (one moving dimension, stride 1) by a uniform %m:
                                      a wrap (strided.py), which loads and stores read as runs of
                                      rows between the wrap points
-    arith.extsi / extui / trunci     unchanged (offsets are assumed not to overflow; see
-                                     index_expr.py), unless the block's range is known and
-                                     the cast changes it
+    arith.extsi / extui / trunci     unchanged where the cast is an identity on the range the
+    arith.index_cast(ui)             offsets can have (casts.py); else not structured
     tt.addptr %p, %offsets           the pointer's state plus the offsets'
 
 Anything else (a division, a select, offsets loaded from memory) is not structured; the
 conversion then gathers and scatters element by element, which is always correct. Scalar
 integers are decomposed into `IndexExpr` polynomials through addi / subi / muli / constants /
-integer casts; every other scalar is a leaf.
+the integer casts casts.py looks through (a constant cast is folded); every other scalar is a
+leaf, read signed.
 
 Loop-carried pointers. A scalar pointer carried by a loop is structured with itself as the leaf
 of its start (the conversion carries its offset). A pointer *block* carried by an `scf.for` is
@@ -49,6 +50,16 @@ from ...ir import (
     RankedTensorType,
     Value,
     element_type,
+)
+from .casts import (
+    INTEGER_CASTS,
+    fits,
+    fold,
+    keeps,
+    narrow_scalar,
+    scalar_cast,
+    signed,
+    strided_range,
 )
 from .index_expr import ONE, ZERO, IndexExpr
 from .strided import PointerState, Strided, Wrap, splat
@@ -81,17 +92,15 @@ class PointerAnalysis:
     def _scalar(self, value: Value) -> IndexExpr:
         op = value.defining_op
         if isinstance(op, arith.ConstantOp) and isinstance(op.value, IntegerAttr):
-            return IndexExpr.constant(int(op.value.value))
-        if isinstance(op, arith.ExtSIOp | arith.ExtUIOp | arith.TruncIOp):
-            return self.scalar(op.operands[0])
-        if isinstance(op, arith.IndexCastOp | arith.IndexCastUIOp):
-            return self.scalar(op.operands[0])
+            return IndexExpr.constant(_signed_constant(op.value.value, value.type))
+        if isinstance(op, INTEGER_CASTS):
+            return scalar_cast(op, self.scalar(op.operands[0]))
         if isinstance(op, arith.AddIOp):
-            return self.scalar(op.lhs) + self.scalar(op.rhs)
+            return narrow_scalar(value, self.scalar(op.lhs) + self.scalar(op.rhs))
         if isinstance(op, arith.SubIOp):
-            return self.scalar(op.lhs) - self.scalar(op.rhs)
+            return narrow_scalar(value, self.scalar(op.lhs) - self.scalar(op.rhs))
         if isinstance(op, arith.MulIOp):
-            return self.scalar(op.lhs) * self.scalar(op.rhs)
+            return narrow_scalar(value, self.scalar(op.lhs) * self.scalar(op.rhs))
         return IndexExpr.leaf(value)
 
     # -- integer blocks -----------------------------------------------------------------------
@@ -119,33 +128,32 @@ class PointerAnalysis:
             if isinstance(attr, DenseElementsAttr) and attr.is_splat:
                 value = attr.splat_value
                 if isinstance(value, int):
-                    return splat(shape, IndexExpr.constant(value))
+                    constant = _signed_constant(value, element_type(op.result.type))
+                    return splat(shape, IndexExpr.constant(constant))
             return None
         if isinstance(op, tt.SplatOp):
             return splat(shape, self.scalar(op.src))
-        if isinstance(op, arith.ExtSIOp | arith.ExtUIOp | arith.TruncIOp):
-            return self._cast(op)
+        if isinstance(op, INTEGER_CASTS):
+            return self._cast(op, shape)
         if isinstance(op, arith.AddIOp | arith.SubIOp | arith.MulIOp):
-            return self._binary(op)
+            state = self._binary(op)
+            return state if state is None or fits(value, strided_range(state)) else None
         if isinstance(op, arith.RemSIOp):
             return self._remainder(op, shape)
         return self._shape_op(op, shape, self.offsets)
 
-    def _cast(self, op) -> Strided | None:
-        """An integer cast keeps the offsets, unless their range is known (no leaf) and the
-        cast changes it: a narrowing that wraps (`tl.arange(0, 256).to(tl.int8)`), or a zero
-        extension of negative values. Unknown ranges are assumed not to overflow."""
+    def _cast(self, op, shape) -> Strided | None:
+        """A cast of a block keeps its offsets only where it is an identity on the values they
+        can have (casts.py): `tl.arange(0, 256).to(tl.int8)` wraps, and a zero extension of a
+        block with an unbounded start may not be one. A uniform constant block is folded."""
         state = self.offsets(op.operands[0])
-        known = None if state is None else _constant_range(state)
-        if known is None:
+        if state is None:
+            return None
+        if keeps(op, strided_range(state)):
             return state
-        low, high = known
-        if isinstance(op, arith.TruncIOp):
-            half = 1 << (bit_width(element_type(op.results[0].type)) - 1)
-            return state if -half <= low and high < half else None
-        if isinstance(op, arith.ExtUIOp):
-            return state if low >= 0 else None
-        return state
+        if state.is_uniform and state.start.is_constant:
+            return splat(shape, IndexExpr.constant(fold(op, state.start.constant_value)))
+        return None
 
     def _binary(self, op) -> Strided | None:
         lhs, rhs = self.offsets(op.lhs), self.offsets(op.rhs)
@@ -373,18 +381,9 @@ def _reshaping(op, shape):
     return None
 
 
-def _constant_range(state: Strided) -> tuple[int, int] | None:
-    """The smallest and largest value of a block whose start and strides are constants."""
-    if state.wrap is not None or not state.start.is_constant:
-        return None
-    low = high = state.start.constant_value
-    for n, stride in zip(state.shape, state.strides):
-        step = stride.constant_value
-        if step is None:
-            return None
-        low += min(0, (n - 1) * step)
-        high += max(0, (n - 1) * step)
-    return low, high
+def _signed_constant(value, t) -> int:
+    """An integer constant as the analysis reads every value: signed (an i1 true is -1)."""
+    return signed(int(value), bit_width(t))
 
 
 def _leaf(value: Value) -> IndexExpr:
