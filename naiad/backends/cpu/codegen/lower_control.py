@@ -5,7 +5,9 @@ Scalars carried by a region become phi nodes. A tensor carried by a loop lives i
 loop owns: the initial value is copied in before the loop, each `scf.yield` copies the next
 value in (through a temporary when the next value is a view of one of the loop's own buffers,
 so that a swap of two carried tensors stays correct), and the loop's results are those buffers.
-An `scf.if` with tensor results copies each branch's value into one result buffer.
+An `scf.if` with tensor results copies each branch's value into one result buffer. The
+generic that makes a carried tensor's next value may write the loop's buffer in place when no
+read of the old value, through any view, comes after it (in_place.py).
 
 An accumulator that starts as a splat (`acc = tl.zeros(...)`) and is updated in place by one
 elementwise op (`acc += f(x)`) is not filled before an `scf.for`: its only reader takes the
@@ -28,8 +30,8 @@ from ..abi import (
     STATUS_SITE_OFFSET,
 )
 from .function import I8, I32, I64, FunctionLowering, lowers
+from .in_place import deferred_inits, update_in_place
 from .lower_linalg import copy_view
-from .lower_matmul import accumulates_in_place
 from .views import View
 
 
@@ -63,7 +65,7 @@ def _copy_into(fl: FunctionLowering, buffers, views) -> None:
 
 def _enter_loop(fl: FunctionLowering, inits, deferred=frozenset()) -> list:
     """The loop-owned buffers of the carried tensors (None for scalars), holding the inits but
-    for the positions in `deferred` (see `_deferred_inits`)."""
+    for the positions in `deferred` (in_place.deferred_inits)."""
     buffers = _carried_buffers(fl, inits)
     views = [fl.value(v) for v in inits]
     kept = [None if i in deferred else buf for i, buf in enumerate(buffers)]
@@ -84,33 +86,6 @@ class FirstIterationView(View):
 
     def load(self, b: ir.IRBuilder, indices) -> ir.Value:
         return b.select(self.first, self.initial.load(b, indices), super().load(b, indices))
-
-
-def _deferred_inits(fl: FunctionLowering, op) -> frozenset:
-    """Positions of the carried tensors whose fill before the loop can be skipped: the init is
-    a splat constant (a global read with stride 0, which LLVM folds, and which nothing can
-    write) and the carried value's only reader is the elementwise generic that
-    `_update_in_place` lets write the buffer, through an identity map: on the first iteration
-    it reads the splat itself."""
-    block = op.body
-    yielded = block.last_op.operands
-    deferred = set()
-    for i, (init, argument, value) in enumerate(zip(op.initArgs, op.region_iter_args, yielded)):
-        maker = init.defining_op
-        if maker is None or maker.name != "arith.constant":
-            continue
-        view = fl.value(init)
-        if not isinstance(view, View) or any(stride != 0 for stride in view.strides):
-            continue
-        generic = value.defining_op
-        users = list(argument.users)
-        if generic is None or generic.name != "linalg.generic" or users != [generic]:
-            continue
-        if len(argument.uses) != 1 or argument not in list(generic.inputs):
-            continue
-        if _in_place_target(generic, argument, value, block):
-            deferred.add(i)
-    return frozenset(deferred)
 
 
 def _carried(fl: FunctionLowering, inits, buffers, preheader) -> list:
@@ -141,7 +116,7 @@ def _for(fl: FunctionLowering, op) -> None:
     b = fl.builder
     lower, upper, step = (fl.value(v) for v in (op.lowerBound, op.upperBound, op.step))
     inits = list(op.initArgs)
-    deferred = _deferred_inits(fl, op)
+    deferred = deferred_inits(fl, op)
     buffers = _enter_loop(fl, inits, deferred)
     function = b.function
     header = function.append_basic_block("for.header")
@@ -160,7 +135,7 @@ def _for(fl: FunctionLowering, op) -> None:
     b.cbranch(below, body, exit_block)
     b.position_at_end(body)
     fl.bind(op.induction_var, iv)
-    _update_in_place(fl, op.body, op.region_iter_args, buffers)
+    update_in_place(fl, op.body, op.region_iter_args, buffers)
     for i, (argument, carried) in enumerate(zip(op.region_iter_args, phis)):
         if i in deferred:
             carried = FirstIterationView(carried, fl.value(inits[i]), first)
@@ -183,52 +158,6 @@ def _fill_if_never_ran(fl: FunctionLowering, first, pairs) -> None:
     with b.if_then(first, likely=False):
         for buffer, initial in pairs:
             copy_view(fl, initial, buffer)
-
-
-def _update_in_place(fl: FunctionLowering, block, arguments, buffers) -> None:
-    """Let the elementwise generic that makes a carried tensor's next value write the loop's
-    buffer itself (`acc = acc + f(x)`), instead of a fresh buffer copied in at the yield: safe
-    when it reads the carried value only element for element (identity map) and nothing after
-    it reads the carried value. A dot accumulating into the carried tensor does the same
-    (lower_matmul.accumulates_in_place)."""
-    yielded = block.last_op.operands
-    for argument, buffer, value in zip(arguments, buffers, yielded):
-        generic = value.defining_op
-        if buffer is None:
-            continue
-        if accumulates_in_place(generic, argument, block) or _in_place_target(
-            generic, argument, value, block
-        ):
-            fl.into[generic] = buffer
-
-
-def _in_place_target(generic, argument, value, block) -> bool:
-    """Whether `generic`, which makes the carried `argument`'s next `value`, may write the
-    loop's buffer itself (see `_update_in_place`)."""
-    if generic is None or generic.name != "linalg.generic":
-        return False
-    if generic.parent is not block or len(generic.results) != 1 or len(value.uses) != 1:
-        return False
-    if any(t.value != "parallel" for t in generic.iterator_types):
-        return False
-    maps = generic.maps()
-    if not maps[-1].is_identity or any(
-        v is argument and not m.is_identity for v, m in zip(generic.inputs, maps)
-    ):
-        return False
-    return not any(_after(user, generic) for user in argument.users if user is not generic)
-
-
-def _after(op, anchor) -> bool:
-    """Whether `op` (or the op holding it in `anchor`'s block) comes after `anchor`."""
-    while op is not None and op.parent is not anchor.parent:
-        op = op.parent_op()
-    cursor = anchor.next_op
-    while cursor is not None:
-        if cursor is op:
-            return True
-        cursor = cursor.next_op
-    return False
 
 
 def _lower_until_yield(fl: FunctionLowering, block) -> list:

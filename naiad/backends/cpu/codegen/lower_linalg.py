@@ -119,7 +119,7 @@ def _generic(fl: FunctionLowering, op, into=None, guarded: bool = False) -> None
     # At its store (store_plan.py): guard the reads in place that the store may overwrite.
     if into is not None and not guarded:
         guard_overlaps(fl, op, into)
-    into = into if into is not None else fl.into.get(op)  # lower_control._update_in_place
+    into = into if into is not None else fl.into.get(op)  # in_place.update_in_place
     inputs = list(op.inputs)
     outputs = list(op.inits)
     block = op.body

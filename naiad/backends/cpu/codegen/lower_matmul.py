@@ -22,7 +22,7 @@ product), B when its rows are not contiguous (a transposed operand), and C when 
 contiguous or it is stored as a 16/8-bit float (rounded once at the end, as the loop nest does).
 A is read one element at a time, so any strides serve. In a loop, a dot whose accumulator is the
 carried tensor updates the loop's buffer in place (`accumulates_in_place`, asked by
-lower_control.py).
+in_place.py).
 
 MR and NV come from the target's vector registers (`register_file`): the accumulators, NV
 vectors of B and a broadcast must fit in them. What the kernel does not cover — operands of

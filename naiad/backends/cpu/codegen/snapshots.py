@@ -36,12 +36,13 @@ from dataclasses import dataclass
 from llvmlite import ir
 
 from ....ir import Value
+from .aliases import VIEW_OPS
 from .loops import as_value, if_then
 from .views import View, copy_elements, element_bytes
 
 # Ops that only read a tensor operand, at their own position (a linalg op given a tensor init
-# other than a fresh `tensor.empty` writes a copy of it: lower_linalg.destination), and ops whose
-# result is a view of their first operand's buffer (its readers read the load too).
+# other than a fresh `tensor.empty` writes a copy of it: lower_linalg.destination); the readers
+# of a view of the load (aliases.VIEW_OPS) read the load too.
 _READERS = {
     "linalg.generic",
     "linalg.map",
@@ -52,13 +53,6 @@ _READERS = {
     "linalg.matmul",
     "linalg.batch_matmul",
     "tensor.extract",
-}
-_VIEWS = {
-    "tensor.extract_slice",
-    "tensor.expand_shape",
-    "tensor.collapse_shape",
-    "tensor.reshape",
-    "tensor.cast",
 }
 
 
@@ -144,7 +138,7 @@ def _readers(value) -> list | None:
     may do anything else with it (carry it in a loop, insert into it, yield it)."""
     found = []
     for user, index in value.uses:
-        if user.name in _VIEWS and index == 0:
+        if user.name in VIEW_OPS and index == 0:
             inner = _readers(user.results[0])
             if inner is None:
                 return None

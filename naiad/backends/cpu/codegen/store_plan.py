@@ -50,6 +50,7 @@ class StorePlan:
 
     stores: dict = field(default_factory=dict)  # materialize op -> generic op
     deferred: set = field(default_factory=set)  # generics and slices lowered at their store
+    lowered_at: dict = field(default_factory=dict)  # each of those -> its store
     skipped: set = field(default_factory=set)  # copies and fills nobody needs
     in_place: dict = field(default_factory=dict)  # to_tensor result -> the view value it reads
     snapshots: dict = field(default_factory=dict)  # copy op -> snapshots.Snapshot
@@ -109,8 +110,10 @@ def _plan_store(plan: StorePlan, store) -> None:
         return
     plan.stores[store] = producer
     plan.deferred.add(producer)
+    plan.lowered_at[producer] = store
     if slice_op is not None:
         plan.deferred.add(slice_op)
+        plan.lowered_at[slice_op] = store
     box = _box_sizes(dest)
     for value in producer.inputs:
         _plan_read(plan, value, producer, box, store)
