@@ -14,6 +14,7 @@ run. Both NumPy arrays and torch tensors are handled. One difference from Triton
 from __future__ import annotations
 
 import functools
+import threading
 import time
 import warnings
 
@@ -151,6 +152,10 @@ class Autotuner(KernelInterface):
         self.do_bench = do_bench or functools.partial(testing.do_bench, **budgets)
         _warn_unsupported(use_cuda_graph, cache_results)
         self.cache: dict[tuple, Config] = {}
+        # One tuning at a time per kernel: threads launching a new key at once would each time
+        # every config, on their own arguments but at the same time, disturbing each other's
+        # timings. Reentrant, for a kernel whose tuning launches it again.
+        self._tuning = threading.RLock()
         self.best_config: Config | None = None
         self.configs_timings: dict[Config, tuple[float, ...]] | None = None
         self.bench_time = 0.0
@@ -173,9 +178,12 @@ class Autotuner(KernelInterface):
             config = self.configs[0]
         else:
             key = self._key(positional, kwargs)
-            if key not in self.cache:
-                self.cache[key] = self._tune(args, grid, kwargs)
-            config = self.cache[key]
+            config = self.cache.get(key)
+            if config is None:
+                with self._tuning:  # a thread tuning this key: wait and take its choice
+                    config = self.cache.get(key)
+                    if config is None:
+                        config = self.cache[key] = self._tune(args, grid, kwargs)
         self.best_config = config
         if config.pre_hook is not None:
             config.pre_hook({**positional, **kwargs, **config.all_kwargs()})

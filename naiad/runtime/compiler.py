@@ -5,12 +5,19 @@ specializes them, the frontend builds TTIR, Triton's TTIR pipeline runs, and the
 `CompiledKernel` whose `asm` holds every stage produced so far (today: 'source', 'ttir'). Any
 target compiles without its device: arguments may be arrays, torch dtypes or Triton signature
 strings (`'*fp16'`, `'i32'`), and pointers given as types are assumed 16-byte aligned.
+
+Compiles are serialized process-wide (`compiled_once`), which is what makes launching from many
+threads safe: the IR's intern table (ir/interning.py) and the disk cache's in-memory level are
+not made for concurrent writers, and a kernel compiled twice is loaded twice, with prepared
+launches of both copies alive. Serializing costs little: the frontend and the passes hold the
+GIL, and llvmlite serializes its binding calls with its own lock anyway.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from dataclasses import dataclass, field
 
 from .. import knobs
@@ -23,6 +30,25 @@ from .params import integer_argument_type
 # Triton's make_ttir, in its order (rewrite-tensor-pointer is not needed: block pointers are
 # already pointer blocks when the frontend emits them).
 TTIR_PIPELINE = ("inline", "canonicalize", "combine", "cse", "symbol-dce", "loop-unroll")
+
+# Reentrant: a compile may ask for another specialization's (an autotuner's warmup, a tool).
+_compiling = threading.RLock()
+_ABSENT = object()
+
+
+def compiled_once(table: dict, key, make):
+    """`table[key]`, made by `make()` and stored when absent: one compile at a time in the
+    process, so threads wanting the same key wait for the first one's result instead of each
+    compiling (and loading) their own copy. A hit takes no lock. When `make` raises, nothing is
+    stored and the next caller tries again (and gets the error itself)."""
+    found = table.get(key, _ABSENT)
+    if found is not _ABSENT:
+        return found
+    with _compiling:
+        found = table.get(key, _ABSENT)
+        if found is _ABSENT:
+            found = table[key] = make()
+        return found
 
 
 class Metadata(dict):
@@ -148,7 +174,8 @@ def _descriptor_attributes(name: str, desc: TensorDescriptor) -> dict:
 
 def compile_ttir(jit_function, bound: dict, target=None, debug: bool = False) -> CompiledKernel:
     """The TTIR of `jit_function` specialized for `bound`, after Triton's TTIR pipeline."""
-    build = build_ttir(jit_function, bound, target, debug)
+    with _compiling:
+        build = build_ttir(jit_function, bound, target, debug)
     _dump(build.kernel, build.key)
     return build.kernel
 
@@ -201,17 +228,17 @@ def compile_kernel(
     target the TTGIR, LLVM IR, PTX and, where a linker is present, the cubin. `options` are
     the launch options (num_warps, num_ctas, maxnreg; None: the defaults)."""
     num_warps = getattr(options, "num_warps", 4)
-    build = build_ttir(jit_function, bound, target, debug, num_warps)
-    kernel = build.kernel
     info = parse_target(target)
-    if info.backend == "cpu":
-        from .cpu_launcher import compile_cpu_stages
+    with _compiling:  # one compile at a time (see the module doc)
+        build = build_ttir(jit_function, bound, target, debug, num_warps)
+        if info.backend == "cpu":
+            from .cpu_launcher import compile_cpu_stages
 
-        compile_cpu_stages(build, str(target))
-    else:
-        _compile_cuda_stages(build, info.name, options)
-    _dump(kernel, build.key)
-    return kernel
+            compile_cpu_stages(build, str(target))
+        else:
+            _compile_cuda_stages(build, info.name, options)
+    _dump(build.kernel, build.key)
+    return build.kernel
 
 
 def _compile_cuda_stages(build: TTIRBuild, target: str, options) -> None:

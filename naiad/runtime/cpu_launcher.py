@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import KernelNotImplementedError
 from ..tools.tensor_descriptor import TensorDescriptor
 from .cache import Cache, cache_key
-from .compiler import CompiledKernel, TTIRBuild, build_ttir
+from .compiler import CompiledKernel, TTIRBuild, build_ttir, compiled_once
 from .cpu_streaming import streaming_grid
 from .globals_check import check_globals, globals_checker
 from .host_arrays import describe, is_array_like
@@ -189,21 +189,23 @@ def cpu_kernel(jit_function, bound: dict, debug: bool, key=None, strict: bool = 
     if key is None:
         key = _fingerprint(jit_function, bound)[0]
     kernels = jit_function.__dict__.setdefault("_cpu_kernels", {})
-    if (key, debug) in kernels:
-        return kernels[(key, debug)]
-    try:
-        launchable = _load(build_ttir(jit_function, bound, "cpu", debug))
-    except KernelNotImplementedError as error:
-        if strict:
-            raise
-        warnings.warn(
-            f"`{jit_function.__name__}` runs in the interpreter: {error}",
-            RuntimeWarning,
-            stacklevel=4,
-        )
-        launchable = None
-    kernels[(key, debug)] = launchable
-    return launchable
+
+    def make():
+        try:
+            return _load(build_ttir(jit_function, bound, "cpu", debug))
+        except KernelNotImplementedError as error:
+            if strict:
+                raise
+            warnings.warn(
+                f"`{jit_function.__name__}` runs in the interpreter: {error}",
+                RuntimeWarning,
+                stacklevel=6,  # cpu_kernel's 4, plus make and compiled_once
+            )
+            return None
+
+    # Once per key, whatever the number of threads launching it first: a second copy would be
+    # loaded, prepared and then dropped from the table.
+    return compiled_once(kernels, (key, debug), make)
 
 
 def launch_cpu(
@@ -243,13 +245,16 @@ class FastCpuLaunch:
     (binder.py) become the parameter block of abi.py, and the grid runs on the pool. It lives
     as long as its JIT function's table of loaded kernels (`_cpu_kernels`: dropping that table
     forgets compiled kernels, so the next launch takes the slow path and loads them again),
-    and checks the kernel's globals at every launch. Debug launches are never prepared: they
-    pass extents the slow path computes."""
+    and checks the kernel's globals at every launch. It holds its kernel (`_launchable`, which
+    holds the loaded object): the code it calls stays mapped while anyone can call it, even
+    when another thread drops the table, or the table's entry, between the check and the run.
+    Debug launches are never prepared: they pass extents the slow path computes."""
 
     __slots__ = (
         "_block",
         "_check",
         "_entry",
+        "_launchable",
         "_owner",
         "_run",
         "_scratch",
@@ -271,6 +276,7 @@ class FastCpuLaunch:
         self._select = select
         self._run = pool.run
         self._entry = launchable.entry
+        self._launchable = launchable  # keeps `_entry` mapped
         self._scratch = launchable.scratch_bytes
         self._sites = launchable.sites
         self._threads = 1 if launchable.kernel.metadata.get("prints") else None

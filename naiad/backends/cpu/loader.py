@@ -24,6 +24,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import itertools
+import threading
 from collections.abc import Iterable
 
 from . import llvm_tools, printing
@@ -102,6 +103,10 @@ def _jit() -> llvm_tools.JIT:
 
 
 _library_ids = itertools.count()
+# One load at a time: the first makes the JIT and the tables it links against (cached once made),
+# and two threads making them at once would each link into their own copy, the one not kept
+# then unmapping code its thread runs. llvmlite serializes the link itself anyway.
+_loading = threading.RLock()
 
 
 def load_object(code: bytes, exports: Iterable[str], name: str = "kernel") -> LoadedObject:
@@ -118,9 +123,10 @@ def load_object(code: bytes, exports: Iterable[str], name: str = "kernel") -> Lo
     """
     _check_architecture(code)
     exports = list(exports)
-    library = llvm_tools.link_object(
-        _jit(), f"{name}.{next(_library_ids)}", code, process_symbols(), exports
-    )
+    with _loading:
+        library = llvm_tools.link_object(
+            _jit(), f"{name}.{next(_library_ids)}", code, process_symbols(), exports
+        )
     return LoadedObject(library, exports)
 
 

@@ -84,9 +84,24 @@ class _Native:
         self.worker = address("naiad_pool_worker")
 
 
-@functools.cache
+_native_code: _Native | None = None
+_native_lock = threading.Lock()
+
+
 def _native() -> _Native:
-    return _Native()
+    """The pool's native code, loaded by the first launch. Under a lock: threads launching for
+    the first time at once would each load a copy, and the copies not kept would be unmapped
+    while their threads still run them."""
+    native = _native_code
+    return native if native is not None else _load_native()
+
+
+def _load_native() -> _Native:
+    global _native_code
+    with _native_lock:
+        if _native_code is None:
+            _native_code = _Native()
+        return _native_code
 
 
 class _Lane:
@@ -259,9 +274,10 @@ def shutdown() -> None:
 def _after_fork_in_child() -> None:
     """The child has only the forking thread: forget the parent's workers (their state and
     arenas are plain memory; no thread waits on them here) and any lock another thread held."""
-    global _workers, _workers_lock
+    global _workers, _workers_lock, _native_lock
     _workers = None
     _workers_lock = threading.Lock()
+    _native_lock = threading.Lock()
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
