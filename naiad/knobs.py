@@ -77,6 +77,11 @@ backend = _Text(
 )
 cache_dir = _Text("NAIAD_CACHE_DIR", "where compiled kernels are cached on disk")
 cuda_home = _Text("CUDA_HOME", "a CUDA toolkit: where libdevice is found when no wheel has it")
+host_cpu = _Text(
+    "NAIAD_HOST_CPU",
+    "compile host code for this CPU model instead of the one detected (e.g. x86-64-v2: no AVX, "
+    "no F16C); it must be one this machine can run",
+)
 num_threads = _Int(
     "NAIAD_NUM_THREADS", "threads running a CPU kernel's programs (0: one per available CPU)"
 )

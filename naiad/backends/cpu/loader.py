@@ -12,8 +12,9 @@ functions LLVM turns some intrinsics into on targets without an instruction for 
 becomes `fmodf`; `llvm.floor` becomes `floorf` without SSE4.1). That table is what code
 generators may rely on; LLVM's JIT linker also falls back to the symbols the process exports, and
 a symbol found nowhere fails the link with an InternalError (LLVM names it on stderr).
-Compiler-rt helpers (`__truncsfhf2`, `__divti3`, ...) are not in a Python process: code
-generators must not call them.
+Compiler-rt helpers (`__truncsfhf2`, `__divti3`, ...) are not in a Python process: Naiad's own
+(runtime_library.py) are linked first, and every object resolves against them, so LLVM IR that
+makes LLVM call one links on every CPU.
 
 A `LoadedObject` keeps its code mapped: whoever holds an entry point's address (a compiled kernel)
 holds the object too.
@@ -27,7 +28,7 @@ import itertools
 import threading
 from collections.abc import Iterable
 
-from . import llvm_tools, printing
+from . import llvm_tools, printing, runtime_library
 from .target import host_target
 
 _LIBC_SYMBOLS = (
@@ -63,6 +64,11 @@ _LIBM_FUNCTIONS = (
     "frexp",
 )
 _LIBM_SYMBOLS = tuple(name + suffix for name in _LIBM_FUNCTIONS for suffix in ("f", ""))
+# Every name loaded code may import, whatever the host (tests check objects built for other CPUs
+# against it).
+RESOLVED_NAMES = (
+    _LIBC_SYMBOLS + _LIBM_SYMBOLS + (printing.SYMBOL,) + tuple(runtime_library.EXPORTS)
+)
 
 # ELF `e_machine` of the architectures the back end generates, to refuse a foreign object before
 # LLVM tries to link it.
@@ -86,9 +92,10 @@ class LoadedObject:
 @functools.cache
 def process_symbols() -> dict[str, int]:
     """The addresses of the C library functions loaded code may call (those this process has),
-    and of the runtime's `device_print` callback (printing.py)."""
+    of the runtime's `device_print` callback (printing.py) and of Naiad's compiler-rt helpers."""
     process = ctypes.CDLL(None)
     found = {printing.SYMBOL: printing.callback_address()}
+    found.update(_runtime_library().addresses)
     for name in _LIBC_SYMBOLS + _LIBM_SYMBOLS:
         function = getattr(process, name, None)
         if function is not None:
@@ -100,6 +107,14 @@ def process_symbols() -> dict[str, int]:
 def _jit() -> llvm_tools.JIT:
     """The process's one JIT linker: libraries linked into it live until their handle dies."""
     return llvm_tools.create_jit(host_target().machine)
+
+
+@functools.cache
+def _runtime_library() -> LoadedObject:
+    """runtime_library.py, compiled for the host and linked once per process (about 30 ms)."""
+    code = llvm_tools.compile_ir(runtime_library.library_ir(), host_target().machine, "runtime")
+    exports = runtime_library.EXPORTS
+    return LoadedObject(llvm_tools.link_object(_jit(), "naiad_runtime", code, {}, exports), exports)
 
 
 _library_ids = itertools.count()

@@ -15,11 +15,35 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from ... import knobs
 from . import llvm_tools
 
 # The architectures the CPU back end generates code for, by the first part of a triple
 # (`arm64` is Apple's spelling of AArch64).
 _HOST_ARCHES = ("x86_64", "aarch64", "arm64")
+
+# CPU models host code may be compiled for instead of the detected one (NAIAD_HOST_CPU), by
+# architecture, with the features Naiad's code generators read (vector width, FMA, F16C, the
+# AVX-512 conversions); LLVM adds the rest from the model. They span CPUs with and without F16C,
+# AVX-512, AVX512-BF16 and AVX512-FP16, so the suite can run as it would on such a machine.
+_V3 = "+avx,+avx2,+f16c,+fma"
+_V4 = _V3 + ",+avx512f"
+HOST_CPU_MODELS = {
+    "x86_64": {
+        "x86-64": "",
+        "x86-64-v2": "",
+        "x86-64-v3": _V3,
+        "x86-64-v4": _V4,
+        "haswell": _V3,
+        "skylake-avx512": _V4,
+        "icelake-server": _V4,
+        "sapphirerapids": _V4 + ",+avx512bf16,+avx512fp16",
+        "znver3": _V3,
+        "znver4": _V4 + ",+avx512bf16",
+    },
+    "aarch64": {model: "+neon" for model in ("generic", "neoverse-n1", "neoverse-v2")},
+}
+HOST_CPU_MODELS["arm64"] = HOST_CPU_MODELS["aarch64"]
 
 # Targets compiled ahead of time: name → (triple, CPU, features).
 _NAMED_TARGETS = {
@@ -63,13 +87,20 @@ class CpuTarget:
 
 @functools.cache
 def host_target() -> CpuTarget:
-    """The machine this process runs on."""
+    """The machine this process runs on (as NAIAD_HOST_CPU names it, where it is set)."""
     triple = llvm_tools.host_triple()
-    if triple.split("-", 1)[0] not in _HOST_ARCHES:
+    arch = triple.split("-", 1)[0]
+    if arch not in _HOST_ARCHES:
         raise NotImplementedError(
             f"the CPU back end generates x86-64 and AArch64 code; this host is {triple}"
         )
-    return CpuTarget("cpu", triple, llvm_tools.host_cpu_name(), llvm_tools.host_cpu_features())
+    model = knobs.host_cpu.get().strip()
+    if not model:
+        return CpuTarget("cpu", triple, llvm_tools.host_cpu_name(), llvm_tools.host_cpu_features())
+    if model not in HOST_CPU_MODELS[arch]:
+        known = ", ".join(HOST_CPU_MODELS[arch])
+        raise ValueError(f"NAIAD_HOST_CPU={model!r} is not a {arch} CPU model Naiad knows: {known}")
+    return CpuTarget("cpu", triple, model, HOST_CPU_MODELS[arch][model])
 
 
 def target_names() -> list[str]:

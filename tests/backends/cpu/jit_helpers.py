@@ -1,8 +1,7 @@
 """Run the math library on NumPy arrays: a loop `out[i] = f(a[i] [, b[i]])` JIT-compiled for the
-host through llvmlite (O3 with the new pass manager, MCJIT), called through ctypes.
-
-A test-only harness, independent of the CPU back end's own loader: what it checks is the
-library's IR, optimized and vectorized the way the back end will compile it.
+host through llvmlite (O3 with the new pass manager), linked by the back end's loader
+(tests/host_code), called through ctypes. What it checks is the library's IR, optimized and
+vectorized the way the back end will compile it.
 """
 
 from __future__ import annotations
@@ -12,26 +11,12 @@ import functools
 
 import llvmlite.binding as llvm
 import numpy as np
+from host_code import host_machine, load_module
 from llvmlite import ir
 
 from naiad.backends.cpu.mathlib import math_function
 
 FLOAT_TYPES = {np.dtype(np.float32): ir.FloatType(), np.dtype(np.float64): ir.DoubleType()}
-
-
-@functools.cache
-def host_machine() -> llvm.TargetMachine:
-    """A target machine for this CPU with all its features (AVX2/AVX-512 where present)."""
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    target = llvm.Target.from_default_triple()
-    return target.create_target_machine(
-        cpu=llvm.get_host_cpu_name(),
-        features=llvm.get_host_cpu_features().flatten(),
-        opt=3,
-        codemodel="jitdefault",
-        jit=True,
-    )
 
 
 def map_module(name: str, dtype, arity: int, target_machine=None) -> ir.Module:
@@ -86,11 +71,10 @@ class CompiledMap:
         self.dtype = np.dtype(dtype)
         self.arity = arity
         self.module = optimize(map_module(name, self.dtype, arity))
-        self.engine = llvm.create_mcjit_compiler(self.module, host_machine())
-        self.engine.finalize_object()
+        self.loaded = load_module(self.module, ["map"], f"map_{name}")
         pointer = ctypes.c_void_p
         signature = ctypes.CFUNCTYPE(None, *[pointer] * (arity + 1), ctypes.c_int64)
-        self._call = signature(self.engine.get_function_address("map"))
+        self._call = signature(self.loaded.address("map"))
 
     def __call__(self, *arrays: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         inputs = [np.ascontiguousarray(a, dtype=self.dtype) for a in arrays]

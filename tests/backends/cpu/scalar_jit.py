@@ -8,7 +8,7 @@
 Each kernel is `void f(T0* x0, T1* x1, ..., R* out, i64 n)`, a loop applying `lower_scalar_op`
 to element i of every operand. Arrays travel as their storage bits (bool as one byte), exactly
 what `llvm_type` says. `reference(op, arrays)` runs the reference evaluator's handler of the same
-op on the same arrays. MCJIT on the host, independent of the back end's own loader.
+op on the same arrays. Compiled for the host and linked by the back end's loader (host_code).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import types
 
 import llvmlite.binding as llvm
 import numpy as np
+from host_code import host_machine, load_module
 from llvmlite import ir
 
 from naiad.backends.cpu.lower_scalar import ScalarContext, llvm_type, lower_scalar_op
@@ -48,15 +49,6 @@ def _memory_type(ty: ir.Type) -> ir.Type:
     return ir.IntType(8) if ty == ir.IntType(1) else ty
 
 
-def _target_machine():
-    """A fresh host target machine: an MCJIT engine owns (and frees) the one it is given."""
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    target = llvm.Target.from_default_triple()
-    features = llvm.get_host_cpu_features().flatten()
-    return target.create_target_machine(cpu=llvm.get_host_cpu_name(), features=features, opt=2)
-
-
 class ScalarKernels:
     """A module of elementwise loops, one per op added."""
 
@@ -66,7 +58,7 @@ class ScalarKernels:
         self.module.triple = llvm.get_process_triple()
         self.ctx = ScalarContext(self.module)
         self.ops: dict[str, object] = {}
-        self.engine = None
+        self.loaded = None
 
     def add(self, op) -> str:
         name = f"k{len(self.ops)}"
@@ -104,17 +96,17 @@ class ScalarKernels:
         """Verify, optimize (so any poison a lowering lets through gets exploited) and load.
         With `vectorize`, O3 with both vectorizers, as the back end compiles loops (slower to
         compile: the AVX-512 code generation of wide selects); else O1."""
-        machine = _target_machine()
+        machine = host_machine()
         parsed = llvm.parse_assembly(str(self.module))
         parsed.verify()
+        parsed.data_layout = str(machine.target_data)
         options = llvm.create_pipeline_tuning_options(speed_level=3 if self.vectorize else 1)
         options.loop_vectorization = self.vectorize
         options.slp_vectorization = self.vectorize
         passes = llvm.create_pass_builder(machine, options)
         passes.getModulePassManager().run(parsed, passes)
         self.optimized = str(parsed)
-        self.engine = llvm.create_mcjit_compiler(parsed, machine)
-        self.engine.finalize_object()
+        self.loaded = load_module(parsed, list(self.ops), "scalar_tests")
 
     def run(self, name: str, arrays, seed: int = 0, count: int | None = None) -> np.ndarray:
         """The kernel's results on `arrays` (`count` of them for an op without operands); the
@@ -126,7 +118,7 @@ class ScalarKernels:
         poison = np.random.default_rng(seed).integers(0, 256, out.nbytes, dtype=np.uint8)
         out.view(np.uint8)[:] = poison if out.dtype != np.bool_ else poison & 1
         pointers = [a.ctypes.data for a in arrays] + [out.ctypes.data]
-        address = self.engine.get_function_address(name)
+        address = self.loaded.address(name)
         signature = [ctypes.c_void_p] * len(pointers) + [ctypes.c_int64]
         ctypes.CFUNCTYPE(None, *signature)(address)(*pointers, count)
         return out

@@ -13,6 +13,7 @@ from scalar_jit import ScalarKernels, make_op, run_all
 from scalar_values import int_values, pair_values, values
 
 from naiad.backends.cpu.lower_scalar import LOWERINGS, ScalarContext, llvm_type, lower_scalar_op
+from naiad.backends.cpu.target import host_target
 from naiad.dialects.arith_attributes import CmpFPredicate, CmpIPredicate
 from naiad.dialects.tt_attributes import RoundingMode as TTRoundingMode
 from naiad.dialects.tt_types import PointerType
@@ -163,11 +164,17 @@ def _mixed_cases(rng):
 
 def test_loops_of_lowered_ops_vectorize():
     """Branch-free lowerings: at O3 every loop is widened, and still matches the reference.
-    (Integer division is guarded the same way, but x86 has no vector division to widen to.)"""
+    (Integer division is guarded the same way, but x86 has no vector division to widen to;
+    x86-64 before AVX2 has no 64-bit shifts by a vector of counts, and LLVM rightly keeps that
+    loop scalar.)"""
     kernels = run_all(_mixed_cases(np.random.default_rng(9)), vectorize=True)
     bodies = kernels.optimized.split("define ")[1:]
     assert len(bodies) == len(kernels.ops)
-    for body in bodies:
+    host = host_target()
+    wide_shifts = host.arch != "x86_64" or "+avx2" in host.features.split(",")
+    for op, body in zip(kernels.ops.values(), bodies):
+        if op.name == "arith.shrsi" and not wide_shifts:
+            continue
         assert re.search(r"<\d+ x ", body), body.splitlines()[0]
 
 

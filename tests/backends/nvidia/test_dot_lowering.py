@@ -11,10 +11,10 @@ import re
 import sys
 from pathlib import Path
 
-import llvmlite.binding as llvm
 import ml_dtypes
 import numpy as np
 import pytest
+from host_code import load_ir
 from test_lowering import ARCHES, assemble, count
 from test_toolchain import needs_ptxas
 
@@ -282,20 +282,16 @@ def test_fma_operands_meet_in_every_thread(case, m, n, k, num_warps):
 
 
 # -- element conversions, run on the host ---------------------------------------------------
+def host_ir(body, ret: str, params: str, result: str) -> str:
+    """LLVM IR of `ret f(params)`: the lines `body`, then `ret result`."""
+    return "\n".join([f"define {ret} @f({params}) {{", "entry:", *body, f"  ret {result}", "}"])
+
+
 def _host_function(body, ret: str, params: str, result: str):
-    """JIT `body` (LLVM lines) as `ret f(params)` returning `result`, on the host CPU."""
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    text = "\n".join([f"define {ret} @f({params}) {{", "entry:", *body, f"  ret {result}", "}"])
-    module = llvm.parse_assembly(text)
-    module.verify()
-    # The host's own features: f16c converts half <-> float in instructions, not libcalls.
-    machine = llvm.Target.from_default_triple().create_target_machine(
-        cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten()
-    )
-    engine = llvm.create_mcjit_compiler(module, machine)
-    engine.finalize_object()
-    return engine, engine.get_function_address("f")
+    """`host_ir` compiled for the host CPU (libcalls LLVM makes for half and bfloat there
+    resolve to Naiad's runtime library): the loaded object and f's address."""
+    loaded = load_ir(host_ir(body, ret, params, result), ["f"], "conversion", optimized=False)
+    return loaded, loaded.address("f")
 
 
 @pytest.mark.parametrize(

@@ -15,10 +15,10 @@ backend) and tests/gpu/test_language_gpu.py.
 import ctypes
 import zlib
 
-import llvmlite.binding as llvm
 import ml_dtypes
 import numpy as np
 import pytest
+from host_code import load_ir
 from test_lowering import assemble, assembled_ptx, count
 from test_toolchain import needs_ptxas
 
@@ -37,14 +37,14 @@ _NP_FP8 = {"f8E4M3FN": ml_dtypes.float8_e4m3fn, "f8E5M2": ml_dtypes.float8_e5m2}
 
 
 # -- fp8 arithmetic, run on the host ------------------------------------------------------
-def _host_function(src: str, dst: str, rtz: bool):
-    """The lowering's software rounding src -> fp8 `dst` as `void f(src *in, i8 *out, i64 n)`
-    compiled for this machine."""
+def downcast_ir(src: str, dst: str, rtz: bool) -> str:
+    """The lowering's software rounding src -> fp8 `dst` as LLVM IR of
+    `void f(src *in, i8 *out, i64 n)`."""
     ctx = Context(num_warps=4, capability=80, axis_info=None)
     ftype = fp8.llvm_type_of(src)
     result = fp8._software_downcast(ctx, "%x", src, dst, rtz)
     em = ctx.em
-    text = "\n".join(
+    return "\n".join(
         [
             *em.declarations.values(),
             "define void @f(ptr %in, ptr %out, i64 %n) {",
@@ -66,17 +66,13 @@ def _host_function(src: str, dst: str, rtz: bool):
             "}",
         ]
     )
-    llvm.initialize_native_target()
-    llvm.initialize_native_asmprinter()
-    module = llvm.parse_assembly(text)
-    module.verify()
-    machine = llvm.Target.from_default_triple().create_target_machine()
-    engine = llvm.create_mcjit_compiler(module, machine)
-    engine.finalize_object()
-    function = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)(
-        engine.get_function_address("f")
-    )
-    return engine, function
+
+
+def _host_function(src: str, dst: str, rtz: bool):
+    """`downcast_ir` compiled for this machine: the loaded object and the callable."""
+    loaded = load_ir(downcast_ir(src, dst, rtz), ["f"], "downcast", optimized=False)
+    signature = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
+    return loaded, signature(loaded.address("f"))
 
 
 def _samples(src: str, dst: str, gen) -> np.ndarray:
