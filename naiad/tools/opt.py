@@ -5,6 +5,8 @@
     naiad-opt k.ttir -p "convert-to-ttgir{num-warps=8 target=cuda:80},coalesce"   # with options
     cat kernel.ttir | naiad-opt - --generic    # every op in MLIR's generic form
     naiad-opt kernel.ttir --no-locations -o out.mlir
+    naiad-opt --list-passes                    # every pass: its one-line summary and options
+    naiad-opt k.ttir --load my_passes -p my-pass   # passes registered by your own module
 
 A syntax error, an unknown op or pass, or IR the verifier rejects is reported on one line,
 `FILE:line:col: error: message`, and the exit status is 1.
@@ -14,9 +16,14 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import importlib
+import importlib.util
+import inspect
+import os
 import sys
 
 from naiad import dialects, passes  # noqa: F401  (registers the ops, their syntax, the passes)
+from naiad.backends.cpu import fuse_elementwise  # noqa: F401  (cpu-fuse-elementwise)
 from naiad.backends.nvidia import passes as nvidia_passes  # noqa: F401  (the TTGIR passes)
 from naiad.dialects import syntax  # noqa: F401
 from naiad.errors import NaiadError
@@ -30,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="naiad-opt", description="Parse MLIR text, run Naiad passes, print the result."
     )
-    parser.add_argument("input", help="an MLIR file, or - for standard input")
+    parser.add_argument("input", nargs="?", help="an MLIR file, or - for standard input")
     parser.add_argument(
         "-p",
         "--passes",
@@ -46,15 +53,34 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--no-verify", action="store_true", help="do not verify after parsing and each pass"
     )
-    parser.add_argument("--list-passes", action="store_true", help="list the passes and exit")
+    parser.add_argument(
+        "--list-passes", action="store_true", help="list the passes and their options, and exit"
+    )
+    parser.add_argument(
+        "--load",
+        action="append",
+        default=[],
+        metavar="MODULE",
+        help="import MODULE (a dotted name or a .py file) first: the passes it registers run "
+        "like Naiad's own (repeatable)",
+    )
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        for module in args.load:
+            load_plugin(module)
+    except _Failure as error:
+        print(error, file=sys.stderr)
+        return 1
     if args.list_passes:
-        print("\n".join(registered_passes()))
+        print(describe_passes())
         return 0
+    if args.input is None:
+        parser.error("an input file is needed (or - for standard input)")
     filename = "<stdin>" if args.input == "-" else args.input
     try:
         text = sys.stdin.read() if args.input == "-" else _read(args.input)
@@ -78,6 +104,40 @@ def main(argv: list[str] | None = None) -> int:
         with open(args.output, "w") as f:
             f.write(output)
     return 0
+
+
+def describe_passes() -> str:
+    """Every registered pass: its name, the first paragraph of its docstring, and its options
+    (`name=default`, as `-p "pass{name=value}"` sets them)."""
+    lines = []
+    for name in registered_passes():
+        cls = pass_class(name)
+        summary = " ".join((inspect.getdoc(cls) or "").split("\n\n", 1)[0].split())
+        lines.append(f"{name}  {summary}".rstrip())
+        for field in dataclasses.fields(cls):
+            default = field.default
+            if default is dataclasses.MISSING and field.default_factory is not dataclasses.MISSING:
+                default = field.default_factory()
+            lines.append(f"    {field.name.replace('_', '-')}={default}")
+    return "\n".join(lines)
+
+
+def load_plugin(spec: str) -> None:
+    """Import `spec`, a module name (`my_passes`, `pkg.passes`) or a path to a .py file, for
+    the passes it registers."""
+    try:
+        if spec.endswith(".py"):
+            name = "naiad_opt_plugin_" + os.path.basename(spec)[:-3]
+            loader_spec = importlib.util.spec_from_file_location(name, spec)
+            if loader_spec is None:
+                raise ImportError(f"cannot load {spec}")
+            module = importlib.util.module_from_spec(loader_spec)
+            sys.modules[name] = module
+            loader_spec.loader.exec_module(module)
+        else:
+            importlib.import_module(spec)
+    except (ImportError, OSError) as error:
+        raise _Failure(f"{spec}: error: cannot load the module: {error}") from None
 
 
 def _pass_with_options(spec: str, filename: str):

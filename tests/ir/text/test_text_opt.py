@@ -94,3 +94,52 @@ def test_command_line_entry_point():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("module {\n  tt.func public @add_kernel(")
+
+
+def test_lists_passes_without_input(capsys):
+    status, out, err = run(capsys, "--list-passes")
+    assert status == 0 and err == ""
+    lines = out.splitlines()
+    names = [line.split()[0] for line in lines if not line.startswith(" ")]
+    assert {"canonicalize", "cse", "tt-to-linalg", "cpu-fuse-elementwise", "coalesce"} <= set(names)
+    canonicalize = lines.index(next(line for line in lines if line.startswith("canonicalize ")))
+    assert "Fold and canonicalize" in lines[canonicalize]
+    assert lines[canonicalize + 1].strip() == "max-iterations=10"
+
+
+def test_no_input_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main([])
+    assert exit_info.value.code == 2
+    assert "an input file is needed" in capsys.readouterr().err
+
+
+_PLUGIN = '''
+from dataclasses import dataclass
+
+from naiad.ir import Pass, register_pass
+
+
+@register_pass("test-count-ops")
+@dataclass(frozen=True)
+class CountOps(Pass):
+    """Print how many ops the module holds (a plugin's pass)."""
+
+    def run(self, module):
+        print("ops:", sum(1 for _ in module.walk()))
+'''
+
+
+def test_loads_passes_from_a_plugin_file(capsys, tmp_path):
+    plugin = tmp_path / "count_plugin.py"
+    plugin.write_text(_PLUGIN)
+    status, out, err = run(capsys, "--load", str(plugin), "--list-passes")
+    assert status == 0 and "test-count-ops  Print how many ops" in out
+    status, out, err = run(capsys, VECTOR_ADD, "--load", str(plugin), "-p", "test-count-ops")
+    assert status == 0, err
+    assert out.startswith("ops: ")
+
+
+def test_a_plugin_that_does_not_load_is_one_line(capsys):
+    status, _, err = run(capsys, "--load", "naiad_no_such_plugin", "--list-passes")
+    assert status == 1 and err.startswith("naiad_no_such_plugin: error: cannot load the module")
