@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from ..backends.nvidia import driver as cuda_driver
 from ..backends.nvidia import target as nv_target
 from ..tools.tensor_descriptor import TensorDescriptor
+from .compiler import compiled_once
 from .globals_check import check_globals, globals_checker
 from .host_arrays import describe
 
@@ -87,7 +88,8 @@ class _Compiled:
 
 
 class CudaLauncher:
-    """The compiled kernels of one JIT function on NVIDIA GPUs, by specialization."""
+    """The compiled kernels of one JIT function on NVIDIA GPUs, by specialization: each
+    compiled once, however many threads launch it first (`compiled_once`)."""
 
     def __init__(self, jit_function):
         self.jit_function = jit_function
@@ -101,9 +103,7 @@ class CudaLauncher:
         device = _device_of(bound)
         runtime = tuple(_launch_value(name, bound[name]) for name in self.runtime_names)
         key = (_specialization(self.jit_function, bound), options, debug, _arch(device))
-        compiled = self.kernels.get(key)
-        if compiled is None:
-            compiled = self.kernels[key] = self._compile(bound, options, debug)
+        compiled = compiled_once(self.kernels, key, lambda: self._compile(bound, options, debug))
         if compiled.globals_used:
             check_globals(self.jit_function, compiled.globals_used)
         args = compiled.arguments(runtime)
@@ -227,7 +227,9 @@ def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
     does not fit its parameter) or the kernel was forgotten since (its JIT function's
     CudaLauncher was dropped). A closure, not an object: each name it reads on every launch is
     a cell, not an attribute. The parameter block is per thread: a launch writes it and the
-    driver reads it, and another thread's launch must not write in between."""
+    driver reads it, and another thread's launch must not write in between. It holds the
+    compiled kernel (its module, loaded on `device`) for as long as it can be called, however
+    the launcher's tables change meanwhile."""
     kernel = compiled.kernel
     driver_launch = cuda_driver.fast_launch(kernel.function(device), kernel.threads, kernel.shared)
     layout = PackedParams.layout(kernel.signature)
@@ -265,6 +267,7 @@ def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
         driver_launch(gx, gy, gz, stream(device), address)
         return True
 
+    launch.compiled = compiled  # kept alive with the launch, not read on it
     return launch
 
 
@@ -370,6 +373,6 @@ def launch_cuda(jit_function, bound: dict, grid, options, debug: bool):
     """Run `jit_function` on the GPU of its tensors over `grid` (see the module doc); return the
     launch prepared for the hot path."""
     launcher = jit_function.__dict__.get("_cuda_launcher")
-    if launcher is None:
-        launcher = jit_function.__dict__["_cuda_launcher"] = CudaLauncher(jit_function)
+    if launcher is None:  # the first of threads launching at once makes the one kept
+        launcher = jit_function.__dict__.setdefault("_cuda_launcher", CudaLauncher(jit_function))
     return launcher.launch(bound, grid, options, debug)

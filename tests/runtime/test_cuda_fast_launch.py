@@ -6,6 +6,7 @@ tests/gpu/test_launch_fast_path_gpu.py's."""
 import ctypes
 import random
 import threading
+import time
 from dataclasses import dataclass
 
 import pytest
@@ -15,6 +16,7 @@ import naiad.language as tl
 from naiad import knobs
 from naiad.backends.nvidia import driver as cuda_driver
 from naiad.runtime import cuda_launcher
+from naiad.runtime.jit import LaunchOptions
 
 
 @naiad.jit
@@ -134,6 +136,82 @@ def test_each_thread_packs_its_own_parameter_block(fake_driver, monkeypatch):
         ((4, 1, 1), 100, (*pointers, n, pytest.approx(alpha))),
     ]
     assert addresses[0] == addresses[2] != addresses[1]  # the worker's block is its own
+
+
+def test_threads_launching_at_once_compile_once_and_pass_their_own_arguments(
+    fake_driver, monkeypatch
+):
+    """Slow-path launches from 8 threads of a kernel never launched: one launcher and one
+    compile for them all, and each launch's parameters its own (the slow path's parameter
+    block is one per kernel: a launch holds it until the driver has read it)."""
+    compiles, launched = [], []
+    compile_stand_in = cuda_launcher.CudaLauncher._compile
+
+    def slow_compile(self, *args):
+        compiles.append(self)
+        time.sleep(0.05)  # every thread asks while the first compile runs
+        return compile_stand_in(self, *args)
+
+    def slow_launch(function, grid, threads, shared, stream, params):
+        time.sleep(0.001)  # where another thread's launch would overwrite the parameters
+        values = tuple(slot.value for slot in params.slots)
+        launched.append((threading.current_thread().name, values))
+
+    monkeypatch.setattr(cuda_launcher.CudaLauncher, "_compile", slow_compile)
+    monkeypatch.setattr(cuda_driver, "launch", slow_launch)
+
+    def arguments(i):
+        x = 4096 * (i + 1)
+        return x, x + (1 << 20), x + (2 << 20), 32 * (i + 1), float(i)
+
+    barrier, errors = threading.Barrier(8), []
+
+    def work(i):
+        x, y, out, n, alpha = arguments(i)
+        tensors = [FakeCudaTensor(address) for address in (x, y, out)]
+        bound = dict(zip(("x_ptr", "y_ptr", "out_ptr"), tensors), n=n, alpha=alpha, BLOCK=64)
+        barrier.wait()
+        try:
+            for _ in range(5):
+                cuda_launcher.launch_cuda(axpy, bound, (1, 1, 1), LaunchOptions(), False)
+        except Exception as error:  # reported below: pytest does not see other threads' errors
+            errors.append(error)
+
+    workers = [threading.Thread(target=work, args=(i,), name=str(i)) for i in range(8)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert errors == []
+    assert len(compiles) == 1 and len(axpy._cuda_launcher.kernels) == 1
+    assert len(launched) == 40
+    for thread, values in launched:
+        assert values == arguments(int(thread))
+
+
+def test_threads_load_a_kernels_module_once_per_device(monkeypatch):
+    loads = []
+
+    def load_function(cubin, entry, device, shared):
+        loads.append(device)
+        time.sleep(0.02)  # every thread asks while the first load runs
+        return cuda_driver.Function(object(), device, 0, 0, 0, 0)
+
+    monkeypatch.setattr(cuda_driver, "load_function", load_function)
+    kernel = cuda_driver.CubinKernel(b"", "axpy", ("*fp32",))
+    barrier, found = threading.Barrier(8), []
+
+    def work(i):
+        barrier.wait()
+        found.append(kernel.function(i % 2))
+
+    workers = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert sorted(loads) == [0, 1]
+    assert len({id(function) for function in found}) == 2
 
 
 def test_cuda_hot_path_keeps_the_slow_paths_checks(fake_driver):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
+import threading
 from dataclasses import dataclass
 
 from ...errors import NaiadError, OutOfResources
@@ -82,6 +83,9 @@ def device_count() -> int:
 # Primary contexts retained by this process, by device index; kept for the process's life, as
 # the CUDA runtime keeps them (releasing one would unload every module loaded in it).
 _contexts: dict[int, object] = {}
+# Held while a context is retained or a module loaded, so that threads doing it first at once do
+# it once (reentrant: loading a module retains its device's context).
+_loading = threading.RLock()
 
 
 def _device(index: int):
@@ -95,7 +99,10 @@ def context(index: int):
     """The primary context of device `index`, retained on first use."""
     ctx = _contexts.get(index)
     if ctx is None:
-        ctx = _contexts[index] = _call("cuDevicePrimaryCtxRetain", _device(index))
+        with _loading:
+            ctx = _contexts.get(index)
+            if ctx is None:
+                ctx = _contexts[index] = _call("cuDevicePrimaryCtxRetain", _device(index))
     return ctx
 
 
@@ -338,7 +345,12 @@ class CubinKernel:
 
     A pointer argument is a CUDA tensor (anything with `data_ptr()` and a `device`), an integer
     address, or None (a null pointer). The kernel runs on its tensors' device, which they must
-    share; with no tensor among the arguments, on the current device."""
+    share; with no tensor among the arguments, on the current device.
+
+    Safe from several threads: a device's module is loaded once (the first thread loads it, the
+    others wait), and a launch holds the kernel's lock from writing the shared parameter block
+    until cuLaunchKernel has copied it. Modules are never unloaded (as the CUDA runtime keeps
+    its own), so a `Function` handed out stays valid."""
 
     def __init__(
         self,
@@ -356,14 +368,18 @@ class CubinKernel:
         self.params = ParamBlock(self.signature)
         self._pointers = frozenset(i for i, kind in enumerate(self.signature) if kind[0] == "*")
         self._functions: dict[int, Function] = {}
+        self._launching = threading.Lock()
 
     def function(self, device: int) -> Function:
         """The kernel loaded on `device` (loaded there on first use)."""
         loaded = self._functions.get(device)
         if loaded is None:
-            loaded = self._functions[device] = load_function(
-                self.cubin, self.entry, device, self.shared
-            )
+            with _loading:
+                loaded = self._functions.get(device)
+                if loaded is None:
+                    loaded = self._functions[device] = load_function(
+                        self.cubin, self.entry, device, self.shared
+                    )
         return loaded
 
     def _bind(self, args) -> int:
@@ -403,5 +419,6 @@ class CubinKernel:
         """Run the kernel over `grid` (one to three sizes) on `stream` of its tensors' device."""
         grid = (tuple(grid) + (1, 1))[:3]
         check_grid(grid)
-        device = self._bind(args)
-        launch(self.function(device), grid, self.threads, self.shared, stream, self.params)
+        with self._launching:  # one parameter block: no other thread writes it until launched
+            device = self._bind(args)
+            launch(self.function(device), grid, self.threads, self.shared, stream, self.params)
