@@ -29,6 +29,7 @@ empty dimension, missing or extra arguments (whose errors the slow path raises).
 from __future__ import annotations
 
 import operator
+import sys
 
 import numpy as np
 
@@ -119,14 +120,19 @@ def _descriptor_key(desc: TensorDescriptor, align_free: bool = False):
     return key, (address, *desc.shape, *desc.strides)
 
 
-def _tensor_type():
-    """torch.Tensor when torch is importable (arguments of exactly that type take the inline
-    branch); else a type no argument has."""
-    try:
-        import torch
-    except ImportError:
-        return type("NoTensor", (), {})
-    return torch.Tensor
+class _NoTensor:
+    """What the generated code compares argument types with while torch is not imported: a
+    type no argument has."""
+
+
+def tensor_type() -> type:
+    """torch.Tensor once torch has been imported (arguments of exactly that type take the
+    inline branch), else `_NoTensor`. A launch never imports torch itself: a NumPy program
+    would pay seconds for it. A binder made before torch was imported keys tensors through
+    `_other_key`, which is slower but correct; `JITFunction.run` remakes the binder and the
+    entry once torch appears (both must key alike)."""
+    torch = sys.modules.get("torch")
+    return getattr(torch, "Tensor", _NoTensor) if torch is not None else _NoTensor
 
 
 def _argument_lines(param, index: int, align_free: bool) -> tuple[list[str], list[str]]:
@@ -184,7 +190,7 @@ def _binding(params, align_free) -> tuple[str, list[str], dict, list[str], list[
     `__dims` (at one level of indentation, reading `__settings` and `__options`), the
     environment those lines read, the names of the key's items and of the launch values."""
     env = {
-        "__Tensor": _tensor_type(),
+        "__Tensor": tensor_type(),
         "__constexpr_key": _constexpr_key,
         "__wide_int_key": _wide_int_key,
         "__other_key": _other_key,

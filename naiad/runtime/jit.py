@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from .. import knobs
 from ..knobs import launch_settings
 from ..language import core
-from .binder import Unbound, grid_dims, make_binder, make_entry
+from .binder import Unbound, grid_dims, make_binder, make_entry, tensor_type
 from .compiler import compile_kernel
 from .cpu_launcher import launch_cpu
 from .cuda_launcher import any_cuda_tensor, launch_cuda
@@ -90,6 +90,7 @@ class JITFunction(KernelInterface):
         self.launch_metadata = launch_metadata
         self._interpreted = None
         self._entry = None  # what `kernel[grid]` calls (binder.make_entry), made at first use
+        self._keyed_tensor = tensor_type()  # the torch.Tensor the binder and entry key inline
         self.__naiad_jit__ = True
 
     # Setting `debug` or `interpret` drops the prepared launches, which were made under the old
@@ -198,6 +199,10 @@ class JITFunction(KernelInterface):
         interpreter, debug mode, what the binder does not handle - takes the slow path below,
         which prepares the launch for the next call with the same key."""
         key = None
+        if tensor_type() is not self._keyed_tensor:  # torch was imported since: key it inline
+            self._keyed_tensor = tensor_type()
+            self._binder = self._entry = None
+            self._launches.clear()
         if not warmup:
             binder = self._get_binder()
             if binder:
