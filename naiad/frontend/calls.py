@@ -147,8 +147,18 @@ def _print(generator, args, kwargs):
     generator.semantic.device_print(prefix, values, hex_)
 
 
+def _breakpoint(generator, args, kwargs):
+    """A compiled kernel has no Python frame to stop in (the code generator's would be the one
+    pdb shows); the interpreter runs kernels as Python, where `breakpoint()` works."""
+    raise TypeError(
+        "breakpoint() works only in the interpreter: run with NAIAD_INTERPRET=1 or "
+        "@naiad.jit(interpret=True)"
+    )
+
+
 _PYTHON_BUILTINS = {
     id(builtins.min): _extremum(builtins.min, "minimum"),
     id(builtins.max): _extremum(builtins.max, "maximum"),
     id(builtins.print): _print,
+    id(builtins.breakpoint): _breakpoint,
 }

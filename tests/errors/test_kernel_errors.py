@@ -291,3 +291,20 @@ def test_builtin_outside_a_kernel_says_forgot_jit():
 def test_calling_a_jit_function_from_the_host_is_a_runtime_error():
     with pytest.raises(RuntimeError, match=r"shape_mismatch.*outside of a kernel"):
         shape_mismatch(_out())
+
+
+# -- what only the interpreter can do ----------------------------------------------------------
+@naiad.jit
+def stops_in_pdb(out_ptr):
+    offs = tl.arange(0, 16)
+    breakpoint()  # MARK
+    tl.store(out_ptr + offs, offs)
+
+
+def test_breakpoint_in_a_compiled_kernel_names_the_interpreter():
+    with knobs.override(NAIAD_BACKEND="cpu"), pytest.raises(TypeError) as info:
+        stops_in_pdb[(1,)](_out(dtype=np.int32))
+    message = assert_located(info.value, stops_in_pdb, "# MARK", at="breakpoint()")
+    assert "NAIAD_INTERPRET=1" in message
+    with pytest.raises(TypeError, match="NAIAD_INTERPRET=1"):
+        stops_in_pdb.warmup(_out(dtype=np.int32), grid=(1,), target="cuda:sm_90a")
