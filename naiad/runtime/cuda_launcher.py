@@ -332,6 +332,11 @@ def _device_of(bound: dict) -> int:
     return cuda_driver.current_device()
 
 
+def device_target(bound: dict) -> str:
+    """The target a launch with these arguments compiles for: their GPU's ('cuda:sm_90a')."""
+    return _arch(_device_of(bound))
+
+
 def _arch(device: int) -> str:
     """The target name of `device` ('cuda:sm_90a', ...)."""
     major, minor = cuda_driver.device_properties(device).capability

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from .. import knobs
 from ..knobs import launch_settings
 from ..language import core
+from ..tools.tensor_descriptor import TensorDescriptor
 from .binder import Unbound, grid_dims, make_binder, make_entry, tensor_type
 from .compiler import compile_kernel
 from .cpu_launcher import launch_cpu
-from .cuda_launcher import any_cuda_tensor, launch_cuda
+from .cuda_launcher import any_cuda_tensor, device_target, launch_cuda
 from .interpreter import kernel_runtime
 from .interpreter.launch import run_grid
 from .interpreter.rewrite import rewrite
@@ -236,6 +237,7 @@ class JITFunction(KernelInterface):
             else (self.debug if self.debug is not None else knobs.debug.get())
         )
         if warmup:
+            target = target or _launch_target(bound)
             return compile_kernel(self, bound, target, bool(debug), options=options)
         if 0 in dims:
             return None
@@ -260,8 +262,28 @@ class JITFunction(KernelInterface):
 
     def warmup(self, *args, grid, target=None, **kwargs):
         """Compile the kernel for these arguments (arrays, torch dtypes or signature strings
-        such as `'*fp16'`) and `target` ('cuda:sm_90a' by default) without running it."""
+        such as `'*fp16'`) and `target` without running it. Without `target`, the one a launch
+        with these arguments would use: their GPU's for CUDA tensors, 'cpu' for host arrays,
+        the active driver's (the GPU where one is present, else 'cpu') for types alone."""
         return self.run(*args, grid=grid, warmup=True, target=target, **kwargs)
+
+
+def _launch_target(bound: dict) -> str:
+    """The target `warmup()` compiles for when none is named (see `warmup`)."""
+    if any_cuda_tensor(bound.values()):
+        return device_target(bound)
+    if any(_is_memory(value) for value in bound.values()):
+        return "cpu"
+    from .driver import active
+
+    return active.get_current_target_name()
+
+
+def _is_memory(value) -> bool:
+    """An array or tensor argument (a descriptor's base included), not a type or a string."""
+    if isinstance(value, TensorDescriptor):
+        value = value.base
+    return hasattr(value, "data_ptr") or hasattr(value, "__array_interface__")
 
 
 def _cpu_backend(jit_function) -> str | None:

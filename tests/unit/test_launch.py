@@ -522,3 +522,18 @@ def test_jit_calls_jit_with_constexpr_args_and_tuple_results():
     out = poisoned(4)
     nested_calls[(1,)](x, out, BLOCK=4)
     assert out.tolist() == [-20, 90, 110, 14]
+
+
+def test_warmup_compiles_for_the_target_of_its_arguments():
+    """Host arrays compile for the CPU (a launch with them runs there); types alone for the
+    active driver's target; a named target wins."""
+    from naiad.runtime.driver import active
+
+    out = poisoned(16)
+    host = fill_index.warmup(out, 16, grid=(1,))
+    assert "linalg" in host.asm and "ptx" not in host.asm
+    typed = fill_index.warmup("*i32", 16, grid=(1,))
+    on_gpu = active.get_current_target_name().startswith("cuda")
+    assert ("ptx" in typed.asm) == on_gpu and ("linalg" in typed.asm) != on_gpu
+    named = fill_index.warmup(out, 16, grid=(1,), target="cuda:sm_80")
+    assert named.metadata["target"] == "cuda:sm_80" and "ptx" in named.asm
