@@ -1,13 +1,14 @@
 """Many Python threads launching several kernels at once, from the first launch on: the script
 test_concurrent_launch.py runs in a subprocess (a crash there must not take pytest with it).
 
-    python concurrent_launches.py THREADS ROUNDS
+    python concurrent_launches.py THREADS ROUNDS [quick|all]
 
 Every thread waits at a barrier, then launches each kernel of `cases()` ROUNDS times (each
 thread in its own order, small grids that run inline and large ones that go to the worker
-pool) and checks every result against NumPy. Exit status 0 and `ok <launches> <tunings>` on
-stdout when every result matched; 1 and the first errors otherwise; a signal when a launch
-crashed the process. Kernels compile for the CPU, into the cache `NAIAD_CACHE_DIR` names.
+pool) and checks every result against NumPy; `quick` (the default tier's) takes the first
+three cases only, which compile in half the time. Exit status 0 and `ok LAUNCHES TUNINGS`
+on stdout when every result matched; 1 and the first errors otherwise; a signal when a
+launch crashed the process. Kernels compile for the CPU, into the cache NAIAD_CACHE_DIR names.
 """
 
 import random
@@ -113,26 +114,28 @@ def run_tuned(rng, n, _):
     np.testing.assert_array_equal(out, x * x if n % 2 == 0 else x + x)
 
 
-def cases():
+def cases(quick: bool = False):
     """(launch, size, block): two specializations of `add` (two keys of one kernel), small and
-    large grids, a float scalar argument, a reduction, an autotuned kernel under heuristics."""
-    return [
+    large grids, an autotuned kernel under heuristics, then a float scalar argument, a
+    reduction, and another tuning key."""
+    every = [
         (run_add, 1000, 64),
         (run_add, 300_000, 128),
+        (run_tuned, 4096, None),
         (run_scale, 5000, 128),
         (run_row_sum, 64, 128),
-        (run_tuned, 4096, None),
         (run_tuned, 777, None),
     ]
+    return every[:3] if quick else every
 
 
-def main(threads: int, rounds: int) -> int:
+def main(threads: int, rounds: int, quick: bool) -> int:
     barrier = threading.Barrier(threads)
     errors, launches = [], []
 
     def work(seed):
         rng = np.random.default_rng(seed)
-        order = cases()
+        order = cases(quick)
         random.Random(seed).shuffle(order)
         barrier.wait()
         try:
@@ -156,4 +159,4 @@ def main(threads: int, rounds: int) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(int(sys.argv[1]), int(sys.argv[2])))
+    sys.exit(main(int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:] == ["quick"]))
