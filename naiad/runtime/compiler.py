@@ -176,7 +176,7 @@ def compile_ttir(jit_function, bound: dict, target=None, debug: bool = False) ->
     """The TTIR of `jit_function` specialized for `bound`, after Triton's TTIR pipeline."""
     with _compiling:
         build = build_ttir(jit_function, bound, target, debug)
-    _dump(build.kernel, build.key)
+    dump_stages(build)
     return build.kernel
 
 
@@ -237,7 +237,6 @@ def compile_kernel(
             compile_cpu_stages(build, str(target))
         else:
             _compile_cuda_stages(build, info.name, options)
-    _dump(build.kernel, build.key)
     return build.kernel
 
 
@@ -247,10 +246,14 @@ def _compile_cuda_stages(build: TTIRBuild, target: str, options) -> None:
     from .cuda_cache import compile_cuda_stages
 
     compile_cuda_stages(build, target, options)
+    dump_stages(build)
 
 
-def _dump(kernel: CompiledKernel, key) -> None:
-    """With NAIAD_DUMP_DIR set, write every stage's text under `<dir>/<name>-<key hash>/`."""
+def dump_stages(build: TTIRBuild) -> None:
+    """With NAIAD_DUMP_DIR set, write every stage's text under `<dir>/<name>-<key hash>/`:
+    called where each back end's stages end, so that every compile dumps, whether a launch,
+    `warmup()` or a tool started it (a cached one too: the stages are the cache's)."""
+    kernel, key = build.kernel, build.key
     directory = knobs.dump_dir.get()
     if not directory:
         return

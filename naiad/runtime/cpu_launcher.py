@@ -25,7 +25,7 @@ import numpy as np
 from ..errors import KernelNotImplementedError
 from ..tools.tensor_descriptor import TensorDescriptor
 from .cache import Cache, cache_key
-from .compiler import CompiledKernel, TTIRBuild, build_ttir, compiled_once
+from .compiler import CompiledKernel, TTIRBuild, build_ttir, compiled_once, dump_stages
 from .cpu_streaming import streaming_grid
 from .globals_check import check_globals, globals_checker
 from .host_arrays import describe, is_array_like
@@ -129,6 +129,7 @@ def compile_cpu_stages(build: TTIRBuild, target_name: str = "cpu") -> None:
         kernel.asm[stage] = entry.files[stage].decode()
     kernel.metadata.update(json.loads(json.dumps(entry.metadata)))
     kernel.binary = entry.files[_OBJECT]
+    dump_stages(build)
 
 
 def _argument_kinds(module) -> list:

@@ -89,3 +89,16 @@ def test_compile_errors_are_located_at_the_kernel_line():
 
     with pytest.raises(naiad.CompilationError, match=r"test_compile_api.py:\d+:\d+"):
         bad.warmup("*fp32", 64, grid=(1,))
+
+
+def test_a_launch_dumps_every_stage(tmp_path):
+    """NAIAD_DUMP_DIR dumps every compile, whatever starts it: here an ordinary launch."""
+    x = np.random.default_rng(4).random(64, dtype=np.float32)
+    out = np.full_like(x, np.nan)
+    with knobs.override(NAIAD_DUMP_DIR=str(tmp_path), NAIAD_BACKEND="cpu"):
+        add_kernel[(1,)](x, x, out, 64, BLOCK=64)
+    assert np.array_equal(out, x + x)
+    dumped = sorted(p.name for p in tmp_path.rglob("add_kernel.*"))
+    stages = ["asm", "linalg", "llir", "source.ttir", "ttir"]
+    assert dumped == [f"add_kernel.{stage}" for stage in stages]
+    assert "linalg.generic" in next(tmp_path.rglob("add_kernel.linalg")).read_text()
