@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 
 from . import generator_ops as ops
+from .generator_casts import add_narrowed_access
 from .generator_graph import Assign, Branch, Input, KernelSpec, Load, Loop, Store, Value, fits, join
 
 # Scalars every kernel has: the program id and two runtime arguments.
@@ -78,6 +79,7 @@ class _Builder:
             else:
                 self.statement()
         self.store_leaves()
+        add_narrowed_access(self.spec)
         return self.spec
 
     # -- values -----------------------------------------------------------------------------------
