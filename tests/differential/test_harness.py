@@ -233,6 +233,12 @@ CONSTRUCTS = (
     " / ",
     " << ",
     " >> ",
+    # Runtime scalars cast to narrower or unsigned dtypes (generator_casts.py): a 1-D and a 2-D
+    # load through a shift by one, and a store kept by a limit.
+    ".to(tl.uint16)",
+    "(offs + nw",
+    "(cols[None, :] + nw",
+    "mask=mask & nw",
 )
 
 
