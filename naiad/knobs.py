@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from dataclasses import dataclass
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -62,6 +63,26 @@ class _Int:
         return value
 
 
+@dataclass(frozen=True)
+class _Size:
+    """A size in bytes: a non-negative integer, optionally with a K, M or G suffix (powers of
+    1024, an optional trailing B or iB: `512M`, `2GiB`); unset or empty gives `default`."""
+
+    env: str
+    doc: str
+    default: int = 0
+
+    def get(self) -> int:
+        text = _raw(self.env).strip()
+        if not text:
+            return self.default
+        match = re.fullmatch(r"(\d+)\s*([KMG]?)(I?B)?", text.upper())
+        if match is None:
+            raise ValueError(f"{self.env}={text!r}: expected a size in bytes, such as 512M or 2G")
+        digits, unit, _ = match.groups()
+        return int(digits) << (10 * " KMG".index(unit or " "))
+
+
 _overrides: dict[str, object] = {}
 
 interpret = _Flag("NAIAD_INTERPRET", "run @naiad.jit kernels in the NumPy interpreter")
@@ -76,6 +97,12 @@ backend = _Text(
     "(compiled, strictly) or 'interpreter'",
 )
 cache_dir = _Text("NAIAD_CACHE_DIR", "where compiled kernels are cached on disk")
+cache_max_size = _Size(
+    "NAIAD_CACHE_MAX_SIZE",
+    "the most bytes the disk cache keeps (K, M, G suffixes: powers of 1024; 0: no limit); past "
+    "it, the entries used least recently are deleted",
+    default=1 << 30,
+)
 cuda_home = _Text("CUDA_HOME", "a CUDA toolkit: where libdevice is found when no wheel has it")
 host_cpu = _Text(
     "NAIAD_HOST_CPU",
