@@ -4,29 +4,35 @@ A key is the hash of everything that decides the artifacts: the kernel's special
 target and codegen settings, and — so that an edit to Naiad never serves a stale binary — the
 hash of Naiad's own source and the llvmlite/LLVM version.
 
-On disk an entry is a directory named by its key holding the artifact files and `manifest.json`
-(their sizes and SHA-256, plus JSON metadata). It is written under a temporary name with the
-manifest last, then renamed into place: readers never see a partial entry, and when several
-processes compile the same kernel the first rename wins and the others keep the winner's entry.
-An entry whose manifest is missing or does not match its files is a miss: it is deleted and
-rebuilt. Nothing is pickled.
+The disk level (cache_store.py) holds an entry per key: its files and JSON metadata under a
+manifest whose digest binds both to the key. An entry that is damaged in any way is a miss: it
+is deleted and rebuilt. Nothing is pickled. The disk level is optional: a directory that cannot
+be written (a full disk, no permission) or that another user could have written (not ours, or
+writable by group or others) is reported once with a RuntimeWarning, and compiled kernels are
+then kept in memory only — a launch never fails because of the cache. Past
+`NAIAD_CACHE_MAX_SIZE` bytes on disk, the entries used least recently are evicted; the memory
+level is bounded too (`memory_limit`), least recently used first. docs/cache.md has the rest.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import hashlib
 import json
 import os
 import pathlib
-import shutil
-import uuid
+import threading
+import warnings
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import knobs
+from . import cache_store
 
-_MANIFEST = "manifest.json"
+# The memory level mirrors recently used entries for this process; the kernels a process runs
+# are held by their jit functions anyway, so this only spares re-reading the disk.
+MEMORY_LIMIT = 64 << 20
 
 
 @functools.cache
@@ -64,81 +70,172 @@ class CacheEntry:
     files: dict[str, bytes]
     metadata: dict = field(default_factory=dict)
 
+    @property
+    def nbytes(self) -> int:
+        return sum(len(data) for data in self.files.values())
+
+
+@dataclass
+class _Directory:
+    """What this process knows of one cache directory."""
+
+    refused: str | None = None  # why it is neither read nor written (warned once)
+    unwritable: str | None = None  # why it is read but no longer written (warned once)
+    estimate: int | None = None  # bytes in it at the last scan, plus our writes since
+
 
 class Cache:
-    """A two-level cache; `directory` None means `NAIAD_CACHE_DIR`, else ~/.naiad/cache."""
+    """A two-level cache; `directory` None follows `NAIAD_CACHE_DIR` (else ~/.naiad/cache) as
+    it changes, so one Cache serves a process. Safe to share between threads and, on disk,
+    between processes."""
 
-    def __init__(self, directory: str | os.PathLike | None = None):
-        configured = directory or knobs.cache_dir.get() or pathlib.Path.home() / ".naiad" / "cache"
-        self.directory = pathlib.Path(configured)
-        self._memory: dict[str, CacheEntry] = {}
+    def __init__(self, directory: str | os.PathLike | None = None, memory_limit=MEMORY_LIMIT):
+        self._configured = pathlib.Path(directory) if directory else None
+        self.memory_limit = memory_limit
+        self._memory: OrderedDict[str, CacheEntry] = OrderedDict()
+        self._memory_bytes = 0
+        self._memory_root: pathlib.Path | None = None
+        self._directories: dict[pathlib.Path, _Directory] = {}
+        self._lock = threading.RLock()
 
-    def _path(self, key: str) -> pathlib.Path:
-        return self.directory / key[:2] / key
+    @property
+    def directory(self) -> pathlib.Path:
+        if self._configured is not None:
+            return self._configured
+        return pathlib.Path(knobs.cache_dir.get() or pathlib.Path.home() / ".naiad" / "cache")
 
-    def get(self, key: str) -> CacheEntry | None:
-        """The entry of `key`, or None (a damaged entry on disk is deleted and is a miss)."""
-        entry = self._memory.get(key)
-        if entry is None:
-            entry = self._read(self._path(key), key)
+    def get(self, key: str, validate: Callable[[CacheEntry], object] | None = None):
+        """The entry of `key`, or None. A damaged entry on disk is deleted and is a miss, and so
+        is one that `validate` (the reader's own check) rejects by returning false or raising
+        KeyError, ValueError or TypeError."""
+        with self._lock:
+            root, state = self._open()
+            entry = self._memory.get(key)
             if entry is not None:
-                self._memory[key] = entry
-        return entry
+                self._memory.move_to_end(key)
+                return entry
+            if state.refused is None:
+                entry = self._read(root, state, key, validate)
+            if entry is not None:
+                self._remember(entry)
+            return entry
 
     def put(self, key: str, files: dict[str, bytes], metadata: dict | None = None) -> CacheEntry:
-        """Store the artifacts of `key`; if another process stored them first, keep theirs."""
-        entry = CacheEntry(key, dict(files), dict(metadata or {}))
-        final = self._path(key)
-        final.parent.mkdir(parents=True, exist_ok=True)
-        staging = final.parent / f".tmp-{os.getpid()}-{uuid.uuid4().hex}"
-        staging.mkdir()
-        try:
-            manifest = {"key": key, "metadata": entry.metadata, "files": {}}
-            for name, data in entry.files.items():
-                _check_name(name)
-                (staging / name).write_bytes(data)
-                manifest["files"][name] = {"size": len(data), "sha256": _sha(data)}
-            (staging / _MANIFEST).write_text(json.dumps(manifest, sort_keys=True))
-            try:
-                os.rename(staging, final)
-            except OSError:  # `final` exists: another writer won, or a damaged entry is there
-                winner = self._read(final, key)
-                if winner is not None:
-                    entry = winner  # every process then serves the same artifacts
-                else:  # damaged, and deleted by _read: take its place
-                    with contextlib.suppress(OSError):  # unless another writer just did
-                        os.rename(staging, final)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-        self._memory[key] = entry
-        return entry
+        """Store the artifacts of `key` and return its entry: if another process stored them
+        first, theirs. The metadata comes back as JSON reads it (tuples become lists)."""
+        for name in files:
+            cache_store.check_name(name)
+        entry = CacheEntry(key, dict(files), json.loads(json.dumps(metadata or {})))
+        with self._lock:
+            root, state = self._open()
+            if state.refused is None and state.unwritable is None:
+                entry = self._write(root, state, entry)
+            self._remember(entry)
+            return entry
+
+    def discard(self, key: str) -> None:
+        """Forget `key`'s entry in memory and delete it on disk: for a reader that found it
+        unusable in a way only it can tell (the entry is then rebuilt)."""
+        with self._lock:
+            root, state = self._open()
+            self._forget(key)
+            if state.refused is None:
+                cache_store.remove(cache_store.entry_path(root, key))
 
     def clear_memory(self) -> None:
         """Forget the in-memory level (the disk level stays)."""
-        self._memory.clear()
+        with self._lock:
+            self._memory.clear()
+            self._memory_bytes = 0
 
-    def _read(self, path: pathlib.Path, key: str) -> CacheEntry | None:
+    def _open(self) -> tuple[pathlib.Path, _Directory]:
+        """The directory in use, checked the first time; the memory level mirrors its entries,
+        so it starts empty when the directory changes (as a new Cache would)."""
+        root = self.directory
+        if root != self._memory_root:
+            self.clear_memory()
+            self._memory_root = root
+        state = self._directories.get(root)
+        if state is None:
+            state = self._directories[root] = _Directory()
+            try:
+                cache_store.open_directory(root)
+            except cache_store.Refused as error:
+                self._refuse(root, state, str(error))
+        return root, state
+
+    def _read(self, root, state: _Directory, key: str, validate) -> CacheEntry | None:
         try:
-            manifest = json.loads((path / _MANIFEST).read_text())
-            if manifest.get("key") != key:
-                raise ValueError("manifest of another key")
-            files = {}
-            for name, facts in manifest["files"].items():
-                data = (path / name).read_bytes()
-                if len(data) != facts["size"] or _sha(data) != facts["sha256"]:
-                    raise ValueError(f"{name} does not match the manifest")
-                files[name] = data
-            return CacheEntry(key, files, manifest.get("metadata", {}))
-        except (OSError, ValueError, KeyError, TypeError):
-            # Missing, partial or damaged: delete it (if anything is there) and rebuild.
-            shutil.rmtree(path, ignore_errors=True)
+            found = cache_store.read_entry(root, key)
+        except cache_store.Refused as error:
+            self._refuse(root, state, str(error))
             return None
+        except cache_store.DamagedEntry:
+            cache_store.remove(cache_store.entry_path(root, key))
+            return None
+        if found is None:
+            return None
+        entry = CacheEntry(key, *found)
+        if validate is not None:
+            try:
+                valid = validate(entry)
+            except (KeyError, ValueError, TypeError):
+                valid = False
+            if not valid:
+                cache_store.remove(cache_store.entry_path(root, key))
+                return None
+        return entry
+
+    def _write(self, root, state: _Directory, entry: CacheEntry) -> CacheEntry:
+        try:
+            files, metadata = cache_store.write_entry(root, entry.key, entry.files, entry.metadata)
+        except cache_store.Refused as error:
+            self._refuse(root, state, str(error))
+            return entry
+        except OSError as error:  # full, read-only, no permission: compiling goes on
+            state.unwritable = f"{root} cannot be written ({error})"
+            _warn(state.unwritable)
+            return entry
+        self._limit_disk(root, state, entry)
+        return CacheEntry(entry.key, files, metadata)
+
+    def _limit_disk(self, root, state: _Directory, entry: CacheEntry) -> None:
+        """Keep the directory under NAIAD_CACHE_MAX_SIZE. It is scanned only when this
+        process's estimate (the last scan plus its own writes) passes the limit: other
+        processes' writes are seen at that scan, and each of them keeps the limit too."""
+        limit = knobs.cache_max_size.get()
+        if not limit:
+            return
+        written = entry.nbytes + len(json.dumps(entry.metadata))
+        if state.estimate is not None and state.estimate + written <= limit:
+            state.estimate += written
+            return
+        state.estimate = cache_store.evict(root, limit, keep=entry.key)
+
+    def _refuse(self, root, state: _Directory, reason: str) -> None:
+        if state.refused is None:
+            state.refused = reason
+            _warn(reason)
+
+    def _remember(self, entry: CacheEntry) -> None:
+        """Keep `entry` as the most recently used, dropping the least recently used ones past
+        `memory_limit` bytes (the newest always stays: put and get return it anyway)."""
+        self._forget(entry.key)
+        self._memory[entry.key] = entry
+        self._memory_bytes += entry.nbytes
+        while self._memory_bytes > self.memory_limit and len(self._memory) > 1:
+            _, dropped = self._memory.popitem(last=False)
+            self._memory_bytes -= dropped.nbytes
+
+    def _forget(self, key: str) -> None:
+        dropped = self._memory.pop(key, None)
+        if dropped is not None:
+            self._memory_bytes -= dropped.nbytes
 
 
-def _sha(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _check_name(name: str) -> None:
-    if not name or name == _MANIFEST or "/" in name or name.startswith("."):
-        raise ValueError(f"invalid artifact name {name!r}")
+def _warn(reason: str) -> None:
+    warnings.warn(
+        f"Naiad's compile cache is not used: {reason}; compiled kernels are kept in memory only",
+        RuntimeWarning,
+        stacklevel=4,
+    )

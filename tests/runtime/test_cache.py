@@ -1,7 +1,11 @@
-"""The compile cache: hits, misses, damaged entries, concurrent writers, keys."""
+"""The compile cache: hits, misses, damaged and tampered entries, a disk that cannot be written
+or that other users could write, the memory and disk size limits, concurrent processes; and the
+same through real CPU kernels, which must compute the right values whatever the cache holds."""
 
 import json
 import multiprocessing
+import pathlib
+import shutil
 
 import pytest
 
@@ -10,53 +14,172 @@ from naiad.runtime import cache as cache_module
 from naiad.runtime.cache import Cache, cache_key
 
 FILES = {"kernel.ttir": b"module {}\n", "kernel.bin": bytes(range(256)) * 3}
+METADATA = {"entry": "add", "scratch_bytes": 768, "written": ["out_ptr"]}
+SCRIPT = pathlib.Path(__file__).with_name("cache_launches.py")
+
+
+def _path(root, key) -> pathlib.Path:
+    return root / key[:2] / key
+
+
+def _manifest(root, key) -> dict:
+    return json.loads((_path(root, key) / "manifest.json").read_text())
+
+
+def _rewrite_manifest(root, key, manifest) -> None:
+    text = manifest if isinstance(manifest, str) else json.dumps(manifest)
+    (_path(root, key) / "manifest.json").write_text(text)
+
+
+def _stored(root, name="entry") -> str:
+    key = cache_key({"kernel": name})
+    Cache(root).put(key, FILES, METADATA)
+    return key
+
+
+def _assert_rebuilt(root, key) -> None:
+    """`key`'s damaged entry is a miss and is gone; putting it again makes a good one."""
+    assert Cache(root).get(key) is None
+    assert not _path(root, key).exists()
+    Cache(root).put(key, FILES, METADATA)
+    entry = Cache(root).get(key)
+    assert (entry.files, entry.metadata) == (FILES, METADATA)
 
 
 def test_put_then_get_from_memory_and_from_disk(tmp_path):
     store = Cache(tmp_path)
     key = cache_key({"kernel": "add", "n": 1})
     assert store.get(key) is None
-    store.put(key, FILES, {"name": "add", "num_warps": 4})
+    store.put(key, FILES, {"name": "add", "num_warps": 4, "shape": (1, 2)})
     assert store.get(key).files == FILES
     fresh = Cache(tmp_path)  # another process: only the disk level
     entry = fresh.get(key)
-    assert entry.files == FILES and entry.metadata == {"name": "add", "num_warps": 4}
+    assert entry.files == FILES and entry.metadata == {
+        "name": "add",
+        "num_warps": 4,
+        "shape": [1, 2],
+    }
+    assert store.get(key).metadata == entry.metadata  # the writer sees what readers see
 
 
-def test_cache_dir_knob(tmp_path):
-    with knobs.override(NAIAD_CACHE_DIR=str(tmp_path / "here")):
-        assert Cache().directory == tmp_path / "here"
+def test_cache_dir_knob_is_followed_as_it_changes(tmp_path):
+    store = Cache()
+    for name in ("here", "there"):
+        with knobs.override(NAIAD_CACHE_DIR=str(tmp_path / name)):
+            assert store.directory == tmp_path / name
+            store.put(cache_key({"kernel": name}), FILES)
+    assert len(list(tmp_path.glob("here/*/*"))) == len(list(tmp_path.glob("there/*/*"))) == 1
 
 
-@pytest.mark.parametrize("damage", ["truncate", "drop_manifest", "drop_file", "bad_json"])
+@pytest.mark.parametrize(
+    "text, size",
+    [
+        ("", 1 << 30),
+        ("0", 0),
+        ("4096", 4096),
+        ("64K", 64 << 10),
+        ("3m", 3 << 20),
+        ("2GiB", 2 << 30),
+    ],
+)
+def test_cache_max_size_knob(text, size):
+    with knobs.override(NAIAD_CACHE_MAX_SIZE=text):
+        assert knobs.cache_max_size.get() == size
+
+
+@pytest.mark.parametrize("text", ["x", "1.5G", "-1", "G", "12T"])
+def test_cache_max_size_knob_refuses_what_is_not_a_size(text):
+    with knobs.override(NAIAD_CACHE_MAX_SIZE=text), pytest.raises(ValueError, match="512M"):
+        knobs.cache_max_size.get()
+
+
+@pytest.mark.parametrize("damage", ["truncate", "drop_manifest", "drop_file", "bad_json", "dir"])
 def test_a_damaged_entry_is_a_miss_and_is_deleted(tmp_path, damage):
-    key = cache_key({"kernel": damage})
-    Cache(tmp_path).put(key, FILES)
-    path = tmp_path / key[:2] / key
+    key = _stored(tmp_path, damage)
+    path = _path(tmp_path, key)
     if damage == "truncate":
         (path / "kernel.bin").write_bytes(b"\x00")
     elif damage == "drop_manifest":
         (path / "manifest.json").unlink()
     elif damage == "drop_file":
         (path / "kernel.ttir").unlink()
-    else:
+    elif damage == "bad_json":
         (path / "manifest.json").write_text("{not json")
-    assert Cache(tmp_path).get(key) is None
-    assert not path.exists()
-    Cache(tmp_path).put(key, FILES)  # rebuilt
-    assert Cache(tmp_path).get(key).files == FILES
+    else:  # unreadable as a file
+        (path / "kernel.bin").unlink()
+        (path / "kernel.bin").mkdir()
+    _assert_rebuilt(tmp_path, key)
 
 
-def test_manifest_records_sizes_and_hashes(tmp_path):
-    key = cache_key({"kernel": "manifest"})
-    Cache(tmp_path).put(key, FILES, {"shared": 0})
-    manifest = json.loads((tmp_path / key[:2] / key / "manifest.json").read_text())
-    assert manifest["key"] == key and manifest["metadata"] == {"shared": 0}
-    assert manifest["files"]["kernel.ttir"]["size"] == len(FILES["kernel.ttir"])
+# Valid JSON of the wrong shape: each used to raise out of get() (or crash a launch) on every
+# launch until the entry was deleted by hand.
+MALFORMED = {
+    "a list": lambda m: [],
+    "a string": lambda m: "manifest",
+    "deeply nested": lambda m: "[" * 100_000 + "]" * 100_000,
+    "missing files": lambda m: {k: v for k, v in m.items() if k != "files"},
+    "an extra field": lambda m: {**m, "extra": 1},
+    "format as text": lambda m: {**m, "format": "2"},
+    "format as bool": lambda m: {**m, "format": True},
+    "files a list": lambda m: {**m, "files": list(m["files"])},
+    "facts a number": lambda m: {**m, "files": {"kernel.bin": 768}},
+    "size as text": lambda m: _fact(m, size="768"),
+    "size negative": lambda m: _fact(m, size=-1),
+    "size a bool": lambda m: _fact(m, size=True),
+    "sha256 short": lambda m: _fact(m, sha256="abc"),
+    "sha256 a list": lambda m: _fact(m, sha256=[]),
+    "a path as a name": lambda m: {**m, "files": {"../kernel.bin": m["files"]["kernel.bin"]}},
+    "metadata a list": lambda m: {**m, "metadata": [1]},
+    "metadata missing a key": lambda m: {**m, "metadata": {"entry": "add"}},
+    "metadata edited": lambda m: {**m, "metadata": {**m["metadata"], "scratch_bytes": 8}},
+    "digest missing": lambda m: {k: v for k, v in m.items() if k != "digest"},
+    "another key": lambda m: {**m, "key": "0" * 64},
+}
+
+
+def _fact(manifest, **changes) -> dict:
+    facts = dict(manifest["files"])
+    facts["kernel.bin"] = {**facts["kernel.bin"], **changes}
+    return {**manifest, "files": facts}
+
+
+@pytest.mark.parametrize("shape", MALFORMED)
+def test_a_malformed_manifest_is_a_miss_and_is_deleted(tmp_path, shape):
+    key = _stored(tmp_path, shape)
+    _rewrite_manifest(tmp_path, key, MALFORMED[shape](_manifest(tmp_path, key)))
+    _assert_rebuilt(tmp_path, key)
+
+
+def test_another_entrys_files_under_a_key_are_a_miss(tmp_path):
+    """Another kernel's object code with file facts made to match, and another entry moved
+    under this key with its key field edited: the digest binds metadata and files to the key."""
+    key, other = _stored(tmp_path, "add"), _stored(tmp_path, "forty_two")
+    Cache(tmp_path).put(other, {**FILES, "kernel.bin": b"forty-two"}, METADATA)
+    (_path(tmp_path, key) / "kernel.bin").write_bytes(b"forty-two")
+    manifest = _manifest(tmp_path, key)
+    manifest["files"]["kernel.bin"] = _manifest(tmp_path, other)["files"]["kernel.bin"]
+    _rewrite_manifest(tmp_path, key, manifest)
+    _assert_rebuilt(tmp_path, key)
+
+    shutil.rmtree(_path(tmp_path, key))
+    shutil.copytree(_path(tmp_path, other), _path(tmp_path, key))
+    _rewrite_manifest(tmp_path, key, {**_manifest(tmp_path, other), "key": key})
+    _assert_rebuilt(tmp_path, key)
+
+
+def test_a_readers_own_check_makes_a_miss(tmp_path):
+    key = _stored(tmp_path)
+    assert Cache(tmp_path).get(key, validate=lambda entry: entry.metadata["entry"]) is not None
+    assert Cache(tmp_path).get(key, validate=lambda entry: entry.metadata["sites"]) is None
+    assert not _path(tmp_path, key).exists()
+    key = _stored(tmp_path)
+    store = Cache(tmp_path)
+    store.discard(key)
+    assert not _path(tmp_path, key).exists() and store.get(key) is None
 
 
 def test_artifact_names_are_checked(tmp_path):
-    for bad in ("", "manifest.json", "../x", ".hidden"):
+    for bad in ("", "manifest.json", "../x", ".hidden", "a\\b"):
         with pytest.raises(ValueError):
             Cache(tmp_path).put(cache_key({"bad": bad}), {bad: b"x"})
 
@@ -89,5 +212,5 @@ def test_concurrent_writers_of_one_key_all_succeed(tmp_path):
     seen = {results.get(timeout=10) for _ in workers}
     stored = Cache(tmp_path).get(key).files["kernel.bin"]
     assert stored in payloads and len(seen) <= len(payloads)
-    leftovers = [p for p in (tmp_path / key[:2]).iterdir() if p.name.startswith(".tmp-")]
+    leftovers = [p for p in (tmp_path / key[:2]).iterdir() if p.name.startswith(".")]
     assert leftovers == []
