@@ -22,6 +22,7 @@ from .errors import (  # noqa: F401
     InterpreterError,
     NaiadError,
     OutOfResources,
+    UnsupportedLanguageConstruct,
 )
 from .language.core import constexpr_function, must_use_result  # noqa: F401
 from .runtime.allocator import set_allocator  # noqa: F401

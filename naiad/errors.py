@@ -109,12 +109,18 @@ class CompileTimeAssertionFailure(CompilationError):
     """`tl.static_assert` failed."""
 
 
+class UnsupportedLanguageConstruct(CompilationError):
+    """Python a kernel may not be written in (`try`, `break`, `lambda`, ...), refused as Triton
+    refuses it. Not a NotImplementedError: no back end will ever run it, so nothing falls back
+    to the interpreter on it (frontend/constructs.py)."""
+
+
 def located_error_class(exc: BaseException) -> type[CompilationError]:
     """The CompilationError subclass that reports `exc` at a user location: it is also an
     instance of `exc`'s builtin kind (TypeError, ValueError, ...), so callers may catch either.
     Shared by the interpreter (runtime/diagnostics.py) and the compiler's frontend."""
-    if isinstance(exc, CompileTimeAssertionFailure):
-        return CompileTimeAssertionFailure
+    if isinstance(exc, CompileTimeAssertionFailure | UnsupportedLanguageConstruct):
+        return type(exc)
     for base, located in (
         (TypeError, KernelTypeError),
         (NotImplementedError, KernelNotImplementedError),
@@ -173,6 +179,14 @@ def is_user_file(filename: str) -> bool:
         return False
     in_stdlib = path.startswith(_STDLIB_DIR + os.sep) and "site-packages" not in path
     return not in_stdlib
+
+
+def source_location(filename: str, lineno: int, byte_col: int, function: str) -> SourceLocation:
+    """The SourceLocation of an AST position: `byte_col` (Python's `col_offset`) counts UTF-8
+    bytes; the location's column counts characters, 1-based."""
+    line = linecache.getline(filename, lineno).rstrip("\r\n")
+    col = len(line.encode("utf-8")[:byte_col].decode("utf-8", "replace")) + 1
+    return SourceLocation(filename, lineno, col, line, function)
 
 
 def frame_location(frame: traceback.FrameSummary) -> SourceLocation:

@@ -31,6 +31,7 @@ from naiad import errors, ir
 from naiad.language import core
 from naiad.language import dtypes as t
 
+from . import constructs
 from .calls import CallsMixin
 from .control_flow import NOT_RETURNED, ControlFlowMixin
 from .expressions import BINARY_OPERATORS, ExpressionsMixin
@@ -57,7 +58,17 @@ class CodeGenerator(ExpressionsMixin, ControlFlowMixin, CallsMixin, ast.NodeVisi
 
     def generate(self, params: dict):
         """Generate the body with `params` bound; the returned value (None when it falls off
-        the end)."""
+        the end).
+
+        Raises:
+            UnsupportedLanguageConstruct: the user's function uses Python a kernel may not be
+                written in (the interpreter's rewrite refuses the same, constructs.py).
+        """
+        refusal = self.source.refusal() if self.rewritten else None
+        if refusal is not None:
+            location = self.source.location(refusal.node)
+            callers = tuple(reversed(self.unit.call_sites))
+            raise constructs.refusal_error(refusal, location, callers)
         self.scope.update(params)
         self.visit_body(self.source.definition.body)
         return None if self.returned is NOT_RETURNED else self.returned

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from naiad import errors, ir
 from naiad.language import core
 
+from . import constructs
+
 
 @dataclass
 class FunctionSource:
@@ -47,9 +49,7 @@ class FunctionSource:
 
     def location(self, node: ast.AST) -> errors.SourceLocation:
         """The user-facing location of `node`: file, line, 1-based character column."""
-        line = self.line(node.lineno)
-        col = len(line.encode("utf-8")[: node.col_offset].decode("utf-8", "replace")) + 1
-        return errors.SourceLocation(self.filename, node.lineno, col, line, self.fn.__name__)
+        return errors.source_location(self.filename, node.lineno, node.col_offset, self.fn.__name__)
 
     def ir_location(self, node: ast.AST, name: str | None) -> ir.Location:
         """The IR location of `node` (`NameLoc(name, ...)` inside `name = ...`), made once."""
@@ -61,6 +61,12 @@ class FunctionSource:
                 loc = ir.NameLoc(name, loc)
             self._locations[key] = loc
         return loc
+
+    def refusal(self) -> constructs.Refusal | None:
+        """The first construct of the function that a kernel may not use (constructs.py)."""
+        if "refusal" not in self._facts:
+            self._facts["refusal"] = constructs.first_refusal(self.definition)
+        return self._facts["refusal"]
 
     def contains_return(self, node: ast.AST) -> bool:
         """Whether `node` holds a `return` (nested function definitions aside)."""

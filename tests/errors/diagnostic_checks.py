@@ -26,8 +26,9 @@ def traceback_text(exc) -> str:
     return "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
 
 
-def assert_located(exc, fn, marker, at=None):
-    """`exc` is a CompilationError at `marker`'s line of `fn`, shown with a caret at `at`.
+def assert_located(exc, fn, marker, at=None, frames_hidden=True):
+    """`exc` is a CompilationError at `marker`'s line of `fn`, shown with a caret at `at`;
+    unless not `frames_hidden`, its traceback shows none of Naiad's frames.
 
     Returns the message (the first line, after `error: `)."""
     assert isinstance(exc, naiad.CompilationError), type(exc)
@@ -44,5 +45,5 @@ def assert_located(exc, fn, marker, at=None):
     assert exc.location.lineno == lineno and exc.location.col == col
     assert os.path.samefile(exc.location.filename, filename)
     shown = traceback_text(exc)
-    assert NAIAD_DIR not in shown, f"Naiad's own frames are shown:\n{shown}"
+    assert NAIAD_DIR not in shown or not frames_hidden, f"Naiad's own frames are shown:\n{shown}"
     return rendered[0][len(head) :]

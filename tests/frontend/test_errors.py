@@ -165,7 +165,7 @@ def return_in_loop(X, n, BLOCK: tl.constexpr):
 
 
 def test_return_inside_a_loop_is_refused():
-    with pytest.raises(NotImplementedError) as info:
+    with pytest.raises(naiad.UnsupportedLanguageConstruct) as info:
         _compile(return_in_loop)
     assert_located(info.value, return_in_loop, "# MARK", at="return")
 

@@ -9,6 +9,9 @@ Running a kernel as plain Python would differ from compiling it in six places, e
 - `a is b` compares the values of constexprs (`BLOCK is None` for a constexpr None);
 - a tensor assigned before a `for` / `while` loop and in its body must keep its type;
 - `assert cond, msg` is `tl.device_assert(cond, msg)` (checked in debug mode only).
+
+Before the rewrite, the Python the compiler refuses (`try`, `break`, `lambda`, `yield`, ...) is
+refused here too, at the same file:line:col (frontend/constructs.py).
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
+
+from ...frontend import constructs
 
 _RT = "__naiad_rt"
 
@@ -115,10 +120,7 @@ class _KernelTransformer(ast.NodeTransformer):
         return ast.copy_location(ast.Expr(call), node)
 
     def visit_FunctionDef(self, node):
-        # Nested functions (rare in kernels) are left as plain Python.
-        if getattr(self, "_seen_def", False):
-            return node
-        self._seen_def = True
+        # The kernel itself: a nested definition was refused before the rewrite.
         node.decorator_list = []
         self.generic_visit(node)
         return node
@@ -164,6 +166,8 @@ def rewrite(fn, runtime):
         raise TypeError(
             f"@naiad.jit needs a function defined with `def`, got {type(func).__name__}"
         )
+    # Before anything runs: Python the compiler refuses is refused here too (constructs.py).
+    constructs.check_function(func, fn.__code__.co_filename, fn.__name__)
     func = _KernelTransformer().visit(func)
     free = list(fn.__code__.co_freevars)
     maker = ast.FunctionDef(
