@@ -125,6 +125,10 @@ class FunctionLowering:
             return
         if any(hasattr(r.type, "shape") for r in op.results):
             unsupported(op, f"the CPU back end cannot lower '{op.name}' on tensors")
+        self.lower_scalar(op)
+
+    def lower_scalar(self, op: Operation) -> None:
+        """Lower an op on scalars through `lower_scalar` (its registry)."""
         operands = [self.value(v) for v in op.operands]
         results = lower_scalar_op(self.builder, op, operands, self.context)
         for result, value in zip(op.results, results):

@@ -7,6 +7,10 @@ too when the source is contiguous, else a contiguous copy first.
 
 Dense constants: a splat is a one-element global read with all strides 0 (a broadcast view),
 any other a global array.
+
+`arith.select` on tensors reaches the back end only when a canonicalization after the Linalg
+conversion made it (an `scf.if` whose results are values defined outside it becomes a select on
+its scalar condition, as upstream MLIR's): it writes a fresh buffer, element by element.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from llvmlite import ir
 from ....ir import DenseElementsAttr, RankedTensorType
 from ..lower_scalar.types import llvm_type
 from .function import FunctionLowering, lowers
+from .loops import loop_nest
 from .lower_linalg import copy_view, destination
 from .lower_memref import index_value, kept
 from .views import View
@@ -96,3 +101,20 @@ def _constant(fl: FunctionLowering, op) -> None:
     else:
         view = View.contiguous(storage, element, list(t.shape))
     fl.bind(op.results[0], view)
+
+
+@lowers("arith.select")
+def _select(fl: FunctionLowering, op) -> None:
+    """A select of scalars, or of tensors by a scalar or an elementwise condition (see the
+    module docstring)."""
+    t = op.results[0].type
+    if not isinstance(t, RankedTensorType):
+        fl.lower_scalar(op)
+        return
+    b = fl.builder
+    operands = [fl.value(v) for v in op.operands]
+    target = fl.buffer(t.shape, t.element_type)
+    with loop_nest(b, target.sizes) as indices:
+        cond, then, other = (v.load(b, indices) if isinstance(v, View) else v for v in operands)
+        target.store(b, b.select(cond, then, other), indices)
+    fl.bind(op.results[0], target)
