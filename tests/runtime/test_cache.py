@@ -2,15 +2,19 @@
 or that other users could write, the memory and disk size limits, concurrent processes; and the
 same through real CPU kernels, which must compute the right values whatever the cache holds."""
 
+import errno
 import json
 import multiprocessing
+import os
 import pathlib
 import shutil
+import warnings
 
 import pytest
 
 from naiad import knobs
 from naiad.runtime import cache as cache_module
+from naiad.runtime import cache_store
 from naiad.runtime.cache import Cache, cache_key
 
 FILES = {"kernel.ttir": b"module {}\n", "kernel.bin": bytes(range(256)) * 3}
@@ -214,3 +218,163 @@ def test_concurrent_writers_of_one_key_all_succeed(tmp_path):
     assert stored in payloads and len(seen) <= len(payloads)
     leftovers = [p for p in (tmp_path / key[:2]).iterdir() if p.name.startswith(".")]
     assert leftovers == []
+
+
+# --- a disk that cannot be written, or that others could write: memory only, warned once ---
+
+
+def _no_space(path, data):
+    raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+
+def _put_twice(root) -> list[warnings.WarningMessage]:
+    """Two puts and gets in `root`: both entries served from memory; the warnings raised."""
+    store = Cache(root)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for name in ("first", "second"):
+            key = cache_key({"kernel": name})
+            assert store.put(key, FILES, METADATA).files == FILES
+            assert store.get(key).metadata == METADATA
+    return caught
+
+
+def _assert_warned_once(caught, root, reason) -> None:
+    assert [w.category for w in caught] == [RuntimeWarning], [str(w.message) for w in caught]
+    message = str(caught[0].message)
+    assert str(root) in message and reason in message and "in memory only" in message
+
+
+def test_a_full_disk_warns_once_and_keeps_entries_in_memory(tmp_path, monkeypatch):
+    monkeypatch.setattr(cache_store, "_write_file", _no_space)
+    _assert_warned_once(_put_twice(tmp_path), tmp_path, "No space left on device")
+    assert list(tmp_path.glob("*/*")) == []  # no staging directory left behind
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes through any mode")
+def test_a_read_only_directory_warns_once(tmp_path):
+    tmp_path.chmod(0o500)
+    try:
+        _assert_warned_once(_put_twice(tmp_path), tmp_path, "Permission denied")
+    finally:
+        tmp_path.chmod(0o700)
+
+
+def test_a_path_that_is_a_file_warns_once(tmp_path):
+    (tmp_path / "file").write_text("not a directory")
+    _assert_warned_once(_put_twice(tmp_path / "file"), tmp_path / "file", "not a directory")
+    assert (tmp_path / "file").read_text() == "not a directory"
+
+
+def test_a_directory_of_another_user_is_refused_and_left_alone(tmp_path, monkeypatch):
+    key = _stored(tmp_path, "first")
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    monkeypatch.setattr(cache_store, "_my_uid", lambda: os.geteuid() + 1)
+    _assert_warned_once(_put_twice(tmp_path), tmp_path, f"owned by uid {os.geteuid()}")
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before  # nothing read, written, deleted
+    assert _manifest(tmp_path, key)["key"] == key
+
+
+@pytest.mark.parametrize("where", ["directory", "shard", "entry", "file"])
+def test_what_group_or_others_can_write_is_refused_and_left_alone(tmp_path, where):
+    key = _stored(tmp_path, "first")
+    path = {
+        "directory": tmp_path,
+        "shard": _path(tmp_path, key).parent,
+        "entry": _path(tmp_path, key),
+        "file": _path(tmp_path, key) / "kernel.bin",
+    }[where]
+    path.chmod(0o666 if where == "file" else 0o777)
+    _assert_warned_once(_put_twice(tmp_path), path, "writable by group or others")
+    assert (_path(tmp_path, key) / "kernel.bin").read_bytes() == FILES["kernel.bin"]
+    assert len(list(tmp_path.glob("*/*"))) == 1  # the second entry stayed in memory
+
+
+# --- size limits ---
+
+
+def test_the_memory_level_keeps_the_most_recently_used_bytes(tmp_path):
+    size = sum(map(len, FILES.values()))
+    store = Cache(tmp_path, memory_limit=3 * size)
+    keys = [cache_key({"kernel": i}) for i in range(5)]
+    for key in keys[:3]:
+        store.put(key, FILES)
+    store.get(keys[0])  # used: now the most recent
+    for key in keys[3:]:
+        store.put(key, FILES)
+    assert list(store._memory) == [keys[0], keys[3], keys[4]]
+    assert store._memory_bytes == 3 * size
+    shutil.rmtree(tmp_path)  # what memory dropped is read from disk again: gone now
+    assert store.get(keys[1]) is None and store.get(keys[4]).files == FILES
+
+
+def _entry_bytes(root, key) -> int:
+    return sum(p.stat().st_size for p in _path(root, key).iterdir())
+
+
+def test_the_disk_keeps_the_most_recently_used_entries_under_the_limit(tmp_path, monkeypatch):
+    keys = [cache_key({"kernel": i}) for i in range(6)]
+    for age, key in enumerate(keys[:4]):
+        Cache(tmp_path).put(key, FILES, METADATA)
+        os.utime(_path(tmp_path, key), (1000 + age, 1000 + age))  # keys[0] the oldest
+    size = _entry_bytes(tmp_path, keys[0])
+    Cache(tmp_path).get(keys[0])  # used: now the most recent
+    writing = tmp_path / keys[1][:2] / ".tmp-1-writing"  # another process's entry in the making
+    writing.mkdir()
+    (writing / "kernel.bin").write_bytes(FILES["kernel.bin"])
+    stale = tmp_path / keys[2][:2] / ".tmp-2-dead"  # left by a process that died writing
+    stale.mkdir()
+    os.utime(stale, (1000, 1000))
+    store = Cache(tmp_path)
+    with knobs.override(NAIAD_CACHE_MAX_SIZE=str(7 * size // 2)):
+        store.put(keys[4], FILES, METADATA)  # 5 entries: past the limit, down to 90% of it
+    assert {key for key in keys if _path(tmp_path, key).exists()} == {keys[0], keys[3], keys[4]}
+    assert writing.exists() and not stale.exists()
+    assert store._directories[tmp_path].estimate == 3 * size
+
+    def scanned(root):
+        raise AssertionError("scanned the directory while under the limit")
+
+    monkeypatch.setattr(cache_store, "_scan", scanned)
+    with knobs.override(NAIAD_CACHE_MAX_SIZE="1G"):
+        store.put(keys[5], FILES, METADATA)  # under the limit: counted, not scanned
+    written = sum(map(len, FILES.values())) + len(json.dumps(METADATA))
+    assert store._directories[tmp_path].estimate == 3 * size + written
+    assert _path(tmp_path, keys[5]).exists()
+
+
+def _fill(directory, worker, results):
+    with knobs.override(NAIAD_CACHE_MAX_SIZE="16K"):
+        for i in range(40):
+            key = cache_key({"worker": worker, "i": i % 25})
+            store = Cache(directory)
+            store.put(key, FILES)
+            entry = Cache(directory).get(key)  # evicted by another process meanwhile: None
+            assert entry is None or entry.files == FILES
+    results.put(worker)
+
+
+def test_processes_evicting_at_once_all_succeed(tmp_path):
+    context = multiprocessing.get_context("fork")
+    results = context.Queue()
+    workers = [context.Process(target=_fill, args=(tmp_path, w, results)) for w in range(4)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(timeout=120)
+        assert w.exitcode == 0
+    assert sorted(results.get(timeout=10) for _ in workers) == [0, 1, 2, 3]
+    # Each process scans when its own count passes the limit, so together they may overshoot
+    # it by what each wrote since its last scan; the next writer's scan brings it under.
+    assert 0 < _disk_bytes(tmp_path) <= 2 * (16 << 10)
+    with knobs.override(NAIAD_CACHE_MAX_SIZE="16K"):
+        Cache(tmp_path).put(cache_key({"worker": "last"}), FILES)
+    assert 0 < _disk_bytes(tmp_path) <= 16 << 10
+    entries = [p for p in tmp_path.glob("*/*") if not p.name.startswith(".")]
+    assert all(Cache(tmp_path).get(p.name).files == FILES for p in entries)
+    assert [p for p in tmp_path.glob("*/.*")] == []
+
+
+def _disk_bytes(root) -> int:
+    entries = [p for p in root.glob("*/*") if not p.name.startswith(".")]
+    return sum(_entry_bytes(root, p.name) for p in entries)
