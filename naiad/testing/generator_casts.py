@@ -35,10 +35,15 @@ _AT_LEAST = OpKind("at_least", "{0} <= {lanes}", (), "compare")
 # Per rank: the lanes a limit applies to (and the shape of the bool it makes), the shifted
 # load's template ({0} the shift, {1} a lane limit or none), and the bounds of its rows.
 _LANES = {1: (("offs", "block"),), 2: (("cols", "row"), ("rows", "col"))}
+# The shifted lanes are parenthesized: with an unsigned shift they wrap at 32 bits, where the
+# pointer itself would not (`X0 + offs + shift` may point far past X0 when `offs + shift` is 0).
 _SHIFTED = {
-    1: "tl.load({x} + offs + {0}, mask=(offs + {0} >= 0) & (offs + {0} < n){keep}, other={other})",
+    1: (
+        "tl.load({x} + (offs + {0}), mask=(offs + {0} >= 0) & (offs + {0} < n){keep}, "
+        "other={other})"
+    ),
     2: (
-        "tl.load({x} + rows[:, None] * n + cols[None, :] + {0}, mask=(rows[:, None] < m) & "
+        "tl.load({x} + rows[:, None] * n + (cols[None, :] + {0}), mask=(rows[:, None] < m) & "
         "(cols[None, :] + {0} >= 0) & (cols[None, :] + {0} < n){keep}, other={other})"
     ),
 }
