@@ -192,9 +192,11 @@ class Cache:
         except cache_store.Refused as error:
             self._refuse(root, state, str(error))
             return entry
+        except cache_store.DamagedEntry:  # its shard turned into a file meanwhile: next time
+            return entry
         except OSError as error:  # full, read-only, no permission: compiling goes on
-            state.unwritable = f"{root} cannot be written ({error})"
-            _warn(state.unwritable)
+            state.unwritable = str(error)
+            _warn(f"Naiad's compile cache cannot write to {root} ({error})")
             return entry
         self._limit_disk(root, state, entry)
         return CacheEntry(entry.key, files, metadata)
@@ -215,7 +217,7 @@ class Cache:
     def _refuse(self, root, state: _Directory, reason: str) -> None:
         if state.refused is None:
             state.refused = reason
-            _warn(reason)
+            _warn(f"Naiad's compile cache does not use {root}: {reason}")
 
     def _remember(self, entry: CacheEntry) -> None:
         """Keep `entry` as the most recently used, dropping the least recently used ones past
@@ -233,9 +235,7 @@ class Cache:
             self._memory_bytes -= dropped.nbytes
 
 
-def _warn(reason: str) -> None:
-    warnings.warn(
-        f"Naiad's compile cache is not used: {reason}; compiled kernels are kept in memory only",
-        RuntimeWarning,
-        stacklevel=4,
-    )
+def _warn(message: str) -> None:
+    """Once per directory and cause: the disk level is optional, so this is never an error."""
+    message += "; compiled kernels are kept in memory only"
+    warnings.warn(message, RuntimeWarning, stacklevel=3)  # the Cache's line that met the cause

@@ -76,12 +76,18 @@ def digest(key: str, metadata: dict, facts: dict) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _my_uid() -> int:
-    return os.geteuid()
+# Windows has neither effective user ids nor O_NOFOLLOW: its ownership is not checked.
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def _my_uid() -> int | None:
+    return os.geteuid() if hasattr(os, "geteuid") else None
 
 
 def _check_private(info: os.stat_result, path: pathlib.Path) -> None:
     """Raise Refused unless `path` (its stat `info`) is ours and writable by no one else."""
+    if _my_uid() is None:
+        return
     if info.st_uid != _my_uid():
         raise Refused(f"{path} is owned by uid {info.st_uid}, not by this user ({_my_uid()})")
     if not stat.S_ISLNK(info.st_mode) and info.st_mode & 0o022:
@@ -122,7 +128,7 @@ def _lstat_directory(path: pathlib.Path) -> os.stat_result | None:
 def _read_file(path: pathlib.Path) -> bytes:
     """A file of an entry: ours, private, regular, never through a symbolic link."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
     except OSError as error:
         raise DamagedEntry(f"{path}: {error.strerror or error}") from None
     try:
@@ -208,7 +214,7 @@ def manifest_bytes(key: str, files: dict[str, bytes], metadata: dict) -> bytes:
 
 
 def _write_file(path: pathlib.Path, data: bytes) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
     with os.fdopen(fd, "wb") as file:
         file.write(data)
 
@@ -306,7 +312,7 @@ def _scan(root: pathlib.Path) -> list[tuple[float, int, pathlib.Path]]:
 
 def _scan_child(child: os.DirEntry, found: list) -> None:
     info = child.stat(follow_symlinks=False)
-    if info.st_uid != _my_uid() or not stat.S_ISDIR(info.st_mode):
+    if _my_uid() not in (None, info.st_uid) or not stat.S_ISDIR(info.st_mode):
         return  # not ours to evict
     if _HEX64.fullmatch(child.name):
         found.append((info.st_mtime, _entry_size(child.path), pathlib.Path(child.path)))
