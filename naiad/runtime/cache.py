@@ -30,9 +30,11 @@ from dataclasses import dataclass, field
 from .. import knobs
 from . import cache_store
 
-# The memory level mirrors recently used entries for this process; the kernels a process runs
-# are held by their jit functions anyway, so this only spares re-reading the disk.
-MEMORY_LIMIT = 64 << 20
+# The memory level mirrors recently used entries for this process. The kernels a process runs
+# are held by their jit functions anyway (with their stages' text and object code), so this
+# only spares re-reading the disk, and keeping every entry would hold all of it twice (a CPU
+# entry is about 40 KB: 80 MB for 2,000 specializations).
+MEMORY_LIMIT = 16 << 20
 
 
 @functools.cache
