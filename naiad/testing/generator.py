@@ -13,6 +13,8 @@ casts between integer and float dtypes including fp16 and bf16, bit reinterpreta
 functions on safe domains, minimum/maximum), reduces along an axis (sum, max, min, argmax,
 argmin, xor_sum), runs at most one `for` loop over a runtime trip count with loop-carried
 accumulators and at most one `if` on a runtime scalar, and stores every value nothing else read.
+In 2-D, half of the loops also read a carried vector through a broadcast before they update it
+(`generator_build.carried_view`, issue 13).
 About half of the kernels also load and store through offsets and masks made of runtime scalars
 cast to narrower or unsigned dtypes (generator_casts.py).
 

@@ -23,6 +23,11 @@ _F0 = Value("f0", "float32", "scalar")
 # Runtime conditions of the branch: the last one differs between the programs of one launch.
 _CONDITIONS = ("flag > 0", "s0 % 3 == 0", "f0 > 0.0", "pid % 2 == 0")
 
+# The loop's induction variable; the updates that change every element of a value, and all.
+_K = Value("k", "int32", "scalar")
+_CHANGING = ("add", "sub", "mul", "xor")
+_UPDATES = tuple(u.name for u in ops.UPDATES)
+
 # How often each kind of statement is drawn (loop and branch bodies skip the inexact ones).
 _FAMILIES = {
     "arithmetic": 30,
@@ -38,6 +43,9 @@ _FAMILIES = {
 }
 
 _MAX_STORES = 8
+
+# How often a loop also carries a tensor read through a view before its update (carried_view).
+_CARRIED_VIEW_RATE = 0.5
 
 
 def random_kernel(seed: int) -> KernelSpec:
@@ -65,6 +73,11 @@ class _Builder:
         self.final: list[Value] = []  # values of inexact operations: only ever stored
         self.exact_only = False  # inside a loop or branch body
         self.count = 0
+        # carried_view's choices draw from a stream of their own (as generator_casts.py's do)
+        # and make values nothing else reads, so every seed keeps the kernel it had (the seeds
+        # that tests and issues name), with those statements added.
+        self.side = random.Random(f"naiad-generator-side-{seed}")
+        self.side_stores: list[Value] = []
 
     def build(self) -> KernelSpec:
         self.load_inputs()
@@ -264,6 +277,8 @@ class _Builder:
             step = self.other_than(acc, lambda v, a=acc: fits(v.shape, a.shape))
             step = self.cast(step, acc.dtype)
             self.out.append(Assign(acc, update, (acc, step)))
+        if self.spec.rank == 2 and self.side.random() < _CARRIED_VIEW_RATE:
+            self.carried_view(inits, target)
         body, self.out = self.out, outer
         self.scopes.pop()
         self.exact_only = False
@@ -271,6 +286,48 @@ class _Builder:
         # After the loop an accumulator is a new value: reads inside the body do not count.
         self.used.difference_update(acc.name for acc, _ in accumulators)
         self.scopes[-1].extend(acc for acc, _ in accumulators)
+
+    def carried_view(self, inits: list, load: Value) -> None:
+        """Two more accumulators, at the end of a 2-D loop's body: the vector `viewed` is read
+        through a broadcast (`acc[None, :]`, or `tl.expand_dims` and `tl.broadcast_to`) into a
+        block that updates `other` only after `viewed`'s own update. That read must see the old
+        `viewed`: the CPU back end once updated the carried buffer in place before it, the
+        broadcast being fused into `other`'s update (issue 13). (1-D kernels have no such view:
+        a reshape of a 1-D block back to itself folds away.)"""
+        side = self.side
+        vector = side.choice(("row", "col"))
+        viewed, change = self.side_accumulator(inits, vector, _CHANGING)
+        other, update = self.side_accumulator(inits, "block", _UPDATES)
+        step = self.cast(load, viewed.dtype)
+        if join(vector, step.shape) == "block" and side.random() < 0.5:
+            view = viewed  # read as `acc[None, :]` or `acc[:, None]` (generator_render._ref)
+        else:
+            target = self.fresh(viewed.dtype, "block", ops.EXPAND_BROADCAST.row)
+            params = {"axis": int(vector == "col")}
+            view = self.emit(Assign(target, ops.EXPAND_BROADCAST, (viewed,), params), target)
+        mixed = self.apply(self.side_update(viewed.dtype, _CHANGING), [view, step])
+        # `viewed` changes by k + c (never 0) in every element, so that a stale read shows.
+        shift = self.fresh("int32", "scalar", "add")
+        c = str(side.choice(ops.SMALL_INTS))
+        self.out.append(Assign(shift, ops.WITH_LITERAL[0], (_K,), {"c": c}))
+        self.out.append(Assign(viewed, change, (viewed, self.cast(shift, viewed.dtype))))
+        self.out.append(Assign(other, update, (other, self.cast(mixed, other.dtype))))
+        self.side_stores += [viewed, other]
+
+    def side_accumulator(self, inits: list, shape: str, names) -> tuple[Value, ops.OpKind]:
+        """A loop accumulator of `shape` and its update (one of `names`), drawn from the side
+        stream; its init joins `inits`."""
+        dtype = self.side.choice(ops.NUMBERS)
+        update = self.side_update(dtype, names)
+        acc = self.fresh(dtype, shape, update.result_row(dtype), prefix="acc")
+        params = {"shape": self.shape_text(shape), "dtype": dtype}
+        params["c"] = ops.literal("small", dtype, self.side)
+        inits.append(Assign(acc, ops.FULL, (), params))
+        return acc, update
+
+    def side_update(self, dtype: str, names) -> ops.OpKind:
+        """One of the updates `names` that keep `dtype`, drawn from the side stream."""
+        return self.side.choice([u for u in ops.updates_for(dtype) if u.name in names])
 
     def branch(self) -> None:
         """`if` on a runtime scalar; each side updates one or two results its own way."""
@@ -303,3 +360,5 @@ class _Builder:
             if value.shape != "scalar" and self.rng.random() < 0.25:
                 extra = self.pick(lambda v, s=value.shape: v.dtype == ops.BOOL and fits(v.shape, s))
             self.spec.stores.append(Store(value, f"OUT{i}", extra))
+        for value in self.side_stores:
+            self.spec.stores.append(Store(value, f"OUT{len(self.spec.stores)}"))

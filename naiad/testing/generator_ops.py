@@ -193,6 +193,16 @@ def updates_for(dtype: str) -> tuple[OpKind, ...]:
     return tuple(op for op in UPDATES if dtype in op.takes and op.result_dtype(dtype) == dtype)
 
 
+# A row (axis 0) or column (axis 1) vector broadcast to the 2-D block: a view of the vector
+# (expand_dims) that fusion reads inside the generic consuming the block. A loop reads its
+# carried vector so before it updates the vector (generator_build.carried_view).
+EXPAND_BROADCAST = OpKind(
+    "expand_broadcast",
+    "tl.broadcast_to(tl.expand_dims({0}, {axis}), [BLOCK_M, BLOCK_N])",
+    NUMBERS,
+    "broadcast",
+)
+
 CAST = OpKind("cast", "{0}.to(tl.{dtype})", DTYPES + (BOOL,), "cast")
 BITCAST = OpKind("bitcast", "{0}.to(tl.{dtype}, bitcast=True)", tuple(BITCASTS), "bitcast")
 

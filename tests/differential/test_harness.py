@@ -239,6 +239,8 @@ CONSTRUCTS = (
     "(offs + nw",
     "(cols[None, :] + nw",
     "mask=mask & nw",
+    # A carried vector read through a broadcast before its update (generator_build.carried_view)
+    "tl.broadcast_to(tl.expand_dims(acc",
 )
 
 
