@@ -91,6 +91,10 @@ traceback = _Flag("NAIAD_TRACEBACK", "show Naiad's own frames in kernel errors")
 print_autotuning = _Flag("NAIAD_PRINT_AUTOTUNING", "print the best config and the tuning time")
 verify = _Flag("NAIAD_VERIFY", "run the IR verifier after every compiler pass")
 dump_dir = _Text("NAIAD_DUMP_DIR", "write every stage's IR per kernel under this folder")
+dump_passes = _Flag(
+    "NAIAD_DUMP_PASSES", "with NAIAD_DUMP_DIR, also write the IR after every pass, numbered"
+)
+always_compile = _Flag("NAIAD_ALWAYS_COMPILE", "compile every kernel again, ignoring the caches")
 backend = _Text(
     "NAIAD_BACKEND",
     "where kernels on host arrays run: unset (compiled for the CPU where it can be), 'cpu' "

@@ -37,7 +37,6 @@ class FrontendResult:
     module: ir.ModuleOp
     name: str
     globals_used: dict  # (module, name) -> value: the globals whose values it was built with
-    key: tuple  # the specialization key (see specialization.specialization_key)
 
 
 @_user_facing
@@ -65,7 +64,7 @@ def compile_to_ttir(
 def generate(
     fn, signature, constexprs=None, attrs=None, target=CUDA_HOPPER, *, verify=False
 ) -> FrontendResult:
-    """`compile_to_ttir`, with what else the runtime needs (globals read, specialization key)."""
+    """`compile_to_ttir`, with what else the runtime needs (the globals read)."""
     constexprs, attrs = dict(constexprs or {}), dict(attrs or {})
     python_fn = getattr(fn, "fn", fn)
     source = function_source(python_fn)
@@ -87,5 +86,4 @@ def generate(
     unit.module.location = func.location  # as Triton: the module is where the kernel is
     if verify:
         ir.verify(unit.module)
-    key = specialization.specialization_key(python_fn, signature, constexprs, attrs, target)
-    return FrontendResult(unit.module, python_fn.__name__, unit.globals_used, key)
+    return FrontendResult(unit.module, python_fn.__name__, unit.globals_used)

@@ -124,16 +124,3 @@ def _descriptor(p: Parameter, handles) -> tensor_descriptor:
     shape = [core.tensor(next(handles), t.int64) for _ in range(rank)]
     strides = [core.tensor(next(handles), t.int64) for _ in range(rank)]
     return tensor_descriptor(base, shape, strides[:-1] + [core.constexpr(1)], p.type, p.value)
-
-
-def specialization_key(fn, signature: dict, constexprs: dict, attrs: dict, target) -> tuple:
-    """What distinguishes one compilation of `fn` from another (Triton's key, less the source
-    hash the runtime adds): the signature, the constexpr values, the argument attributes and
-    the target's options."""
-    return (
-        f"{fn.__module__}.{fn.__qualname__}",
-        tuple((k, str(v)) for k, v in signature.items()),
-        tuple(sorted((k, repr(v)) for k, v in constexprs.items())),
-        tuple(sorted((k, repr(v)) for k, v in attrs.items())),
-        target,
-    )

@@ -122,3 +122,13 @@ def file_line_col(loc: Location) -> FileLineColLoc | None:
             if found is not None:
                 return found
     return None
+
+
+def argument_names(func) -> list[str]:
+    """The names of a function's arguments: their name locations (the frontend gives each
+    kernel argument its parameter's name), else `arg<i>`."""
+    names = []
+    for i, arg in enumerate(func.arguments):
+        loc = arg.location
+        names.append(loc.name if isinstance(loc, NameLoc) else f"arg{i}")
+    return names

@@ -99,7 +99,8 @@ class PassManager:
     printed only when a pass fails. With `verify_each` (debug runs, which already walk the
     whole module after each pass) a copy of the module is kept before each pass and the file
     holds the failing pass's input, a reproducer for `naiad-opt FILE -p PASS`; otherwise it
-    holds the module as the failure left it, possibly partly rewritten, and says so."""
+    holds the module as the failure left it, possibly partly rewritten, and says so.
+    `after_each(pass, module)`, when given, sees the module after every pass."""
 
     def __init__(
         self,
@@ -107,6 +108,7 @@ class PassManager:
         verify_each: bool = False,
         dump_dir: str | None = None,
         expected: tuple[type[Exception], ...] = (),
+        after_each: Callable[[Pass, Operation], None] | None = None,
     ):
         self.passes: tuple[Pass, ...] = tuple(
             p if isinstance(p, Pass) else pass_class(p)() for p in passes
@@ -114,6 +116,7 @@ class PassManager:
         self.verify_each = verify_each
         self.dump_dir = dump_dir
         self.expected = expected
+        self.after_each = after_each
 
     def run(self, module: Operation) -> None:
         for p in self.passes:
@@ -131,6 +134,8 @@ class PassManager:
                 except VerificationError as error:
                     what = f"produced invalid IR: {error}"
                     raise self._failure(p, what, module, before) from error
+            if self.after_each is not None:
+                self.after_each(p, module)
 
     def _failure(self, p: Pass, what: str, module: Operation, before) -> PassFailure:
         if before is not None:

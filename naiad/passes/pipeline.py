@@ -8,7 +8,7 @@ pass.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from .. import knobs
 from ..errors import InternalError, NaiadError
@@ -16,13 +16,19 @@ from ..ir import Operation
 from ..ir.passes import Pass, PassFailure, PassManager
 
 
-def run_pipeline(passes: Iterable[str | Pass], module: Operation) -> None:
-    """Run `passes` (names or Pass objects) on `module` in order."""
+def run_pipeline(
+    passes: Iterable[str | Pass],
+    module: Operation,
+    after_each: Callable[[Pass, Operation], None] | None = None,
+) -> None:
+    """Run `passes` (names or Pass objects) on `module` in order; `after_each(pass, module)`
+    sees the module after every pass (NAIAD_DUMP_PASSES)."""
     manager = PassManager(
         list(passes),
         verify_each=knobs.verify.get(),
         dump_dir=knobs.dump_dir.get() or None,
         expected=(NaiadError,),
+        after_each=after_each,
     )
     try:
         manager.run(module)

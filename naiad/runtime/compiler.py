@@ -1,10 +1,23 @@
-"""Compiling a kernel for one specialization of its arguments, without running it.
+"""The trip of a kernel, assembled in one place: frontend → TTIR pipeline → a back end's stages,
+behind one disk cache. Launches, `warmup()`, the tools and the tests all compile here.
 
-`kernel.warmup(*args, grid=..., target=...)` lands here: the arguments are specialized as Triton
-specializes them, the frontend builds TTIR, Triton's TTIR pipeline runs, and the result is a
-`CompiledKernel` whose `asm` holds every stage produced so far (today: 'source', 'ttir'). Any
-target compiles without its device: arguments may be arrays, torch dtypes or Triton signature
-strings (`'*fp16'`, `'i32'`), and pointers given as types are assumed 16-byte aligned.
+    kernel = compile_kernel(jit_function, bound_arguments, "cpu", options)
+
+    1. specialize the arguments (specialization.py);
+    2. find the back end of the target name (backends/registry.py) and the language's rules
+       for that target;
+    3. frontend: Python AST → TTIR; the TTIR pipeline (`TTIR_PIPELINE`, with the passes users
+       add: passes/extensions.py);
+    4. the cache key: the optimized TTIR (which holds the specialization), what the back end
+       says decides its code (`cache_facts`), the user passes; Naiad's source and LLVM's
+       version are added by cache.cache_key;
+    5. on a miss, the back end's stages in order, each writing its `asm`; the entry stores
+       every stage and the metadata a launch reads;
+    6. with NAIAD_DUMP_DIR, every stage's text is written out (NAIAD_DUMP_PASSES: after every
+       pass too).
+
+Any target compiles without its device: arguments may be arrays, torch dtypes or Triton
+signature strings (`'*fp16'`, `'i32'`); pointers given as types are assumed 16-byte aligned.
 
 Compiles are serialized process-wide (`compiled_once`), which is what makes launching from many
 threads safe: the IR's intern table (ir/interning.py) and the disk cache's in-memory level are
@@ -21,15 +34,18 @@ import threading
 from dataclasses import dataclass, field
 
 from .. import knobs
-from ..language import dtypes as t
-from ..language.target import CUDA_HOPPER, TargetInfo
-from ..tools.tensor_descriptor import TensorDescriptor
-from .host_arrays import describe, dtype_of_host_name, is_array_like
-from .params import integer_argument_type
+from ..backends import registry
+from ..backends.registry import Compilation, CompileOptions
+from ..passes import extensions
+from .cache import Cache, cache_key
+from .specialization import Specialization
 
 # Triton's make_ttir, in its order (rewrite-tensor-pointer is not needed: block pointers are
 # already pointer blocks when the frontend emits them).
 TTIR_PIPELINE = ("inline", "canonicalize", "combine", "cse", "symbol-dce", "loop-unroll")
+
+# What `build_ttir` and `compile_ttir` compile for when no target is named.
+DEFAULT_TTIR_TARGET = "cuda:sm_90a"
 
 # Reentrant: a compile may ask for another specialization's (an autotuner's warmup, a tool).
 _compiling = threading.RLock()
@@ -64,13 +80,16 @@ class Metadata(dict):
 
 @dataclass
 class CompiledKernel:
-    """A kernel compiled for one specialization: `asm[stage]` text, `metadata`, `name`; for a
-    GPU target with a linker, `n_regs` and `n_spills` of its cubin (None otherwise)."""
+    """A kernel compiled for one specialization: `asm[stage]` text, `metadata`, `name`; the
+    back end's loadable `binary` (CPU object code, cubin); for a GPU target with a linker,
+    `n_regs` and `n_spills` of its cubin (None otherwise). `globals_used` are the globals its
+    code read when it was built (checked again at every launch)."""
 
     name: str
     asm: dict
     metadata: Metadata = field(default_factory=Metadata)
-    binary: bytes | None = None  # object code (CPU targets)
+    binary: bytes | None = None
+    globals_used: dict = field(default_factory=dict)
 
     def __post_init__(self):
         self.metadata = Metadata(self.metadata)
@@ -84,118 +103,106 @@ class CompiledKernel:
         return self.metadata.get("n_spills")
 
 
-def parse_target(target) -> TargetInfo:
-    """`None` / 'cuda:sm_90a' / 'cuda:sm_80' / 'cpu' as the language's TargetInfo."""
-    if target is None or isinstance(target, TargetInfo):
-        return target or CUDA_HOPPER
-    name = str(target)
-    if name == "cpu" or name.startswith("cpu:"):
-        return CUDA_HOPPER.with_options(
-            name=name, backend="cpu", arch=0, default_dot_input_precision="ieee"
-        )
-    if name.startswith("cuda:sm_"):
-        digits = name[len("cuda:sm_") :].rstrip("a")
-        if digits.isdigit():
-            return CUDA_HOPPER.with_options(name=name, arch=int(digits))
-    raise ValueError(f"unknown target {target!r}: expected 'cuda:sm_90a', 'cuda:sm_80' or 'cpu'")
-
-
-def _pointer_spec(element: t.dtype, const: bool = False) -> str:
-    """`*fp32`; `*kfp32` for a `tl.const` parameter (stores through it are refused)."""
-    return "*" + ("k" if const else "") + t.ty_to_signature(element)
-
-
-def _specialize_one(param, value):
-    """(signature string, constexpr value or None, attributes) of one argument, as Triton."""
-    if param.is_constexpr or value is None or isinstance(value, t.dtype):
-        return "constexpr", value, []
-    if isinstance(value, str):  # a signature string given for an argument that is not there
-        return value, None, [["tt.divisibility", 16]] if value.startswith("*") else []
-    if isinstance(value, bool):
-        return "i1", None, []
-    if isinstance(value, int):
-        if value == 1 and not param.do_not_specialize:
-            return "constexpr", 1, []
-        spec = t.ty_to_signature(integer_argument_type(param.name, value, param.annotation))
-        aligned = value % 16 == 0 and not param.do_not_specialize
-        return spec, None, [["tt.divisibility", 16]] if aligned else []
-    if isinstance(value, float):
-        return "fp32", None, []
-    if isinstance(value, TensorDescriptor):
-        element = t.ty_to_signature(describe(value.base).dtype)
-        shape = ", ".join(str(int(b)) for b in value.block_shape)
-        return f"tensordesc<{element}[{shape}], {value.padding}>", None, []
-    if type(value).__module__ == "torch" and not is_array_like(value):  # a torch dtype
-        spec = _pointer_spec(dtype_of_host_name(str(value)), param.is_const)
-        return spec, None, [["tt.divisibility", 16]]
-    if is_array_like(value):
-        array = describe(value)
-        aligned = array.data_ptr % 16 == 0
-        spec = _pointer_spec(array.dtype, param.is_const)
-        return spec, None, [["tt.divisibility", 16]] if aligned else []
-    raise TypeError(f"argument `{param.name}`: cannot specialize a {type(value).__name__}")
-
-
-def specialize(jit_function, bound: dict):
-    """The (signature, constexprs, attrs) of a launch with `bound` arguments."""
-    signature, constexprs, attrs = {}, {}, {}
-    for param in jit_function.params:
-        value = bound[param.name]
-        spec, constant, attributes = _specialize_one(param, value)
-        signature[param.name] = spec
-        if spec == "constexpr":
-            constexprs[param.name] = value if constant is None else constant
-        if param.name in jit_function.do_not_specialize_on_alignment:
-            continue
-        if attributes:
-            attrs[param.name] = attributes
-        if isinstance(value, TensorDescriptor):
-            attrs.update(_descriptor_attributes(param.name, value))
-    return signature, constexprs, attrs
-
-
-def _descriptor_attributes(name: str, desc: TensorDescriptor) -> dict:
-    """A host descriptor's parts specialize as pointers and integers do: its base when aligned
-    to 16 bytes (under the descriptor's name), each size and each stride but the last (which is
-    1) when divisible by 16 (under `name.shape.i`, `name.stride.i`), so that its rows are known
-    aligned and its bounds masks known constant over a vector."""
-    divisible = [["tt.divisibility", 16]]
-    attrs = {}
-    if describe(desc.base).data_ptr % 16 == 0:
-        attrs[name] = divisible
-    for i, size in enumerate(desc.shape):
-        if size % 16 == 0:
-            attrs[f"{name}.shape.{i}"] = divisible
-    for i, stride in enumerate(desc.strides[:-1]):
-        if stride % 16 == 0:
-            attrs[f"{name}.stride.{i}"] = divisible
-    return attrs
-
-
-def compile_ttir(jit_function, bound: dict, target=None, debug: bool = False) -> CompiledKernel:
-    """The TTIR of `jit_function` specialized for `bound`, after Triton's TTIR pipeline."""
-    with _compiling:
-        build = build_ttir(jit_function, bound, target, debug)
-    dump_stages(build)
-    return build.kernel
-
-
 @dataclass
 class TTIRBuild:
-    """A kernel's optimized TTIR: the module itself, its CompiledKernel (text and metadata) and
-    the globals its code was built with (checked again at every launch)."""
+    """A kernel's optimized TTIR: the module itself and its CompiledKernel (text, metadata and
+    the globals its code was built with)."""
 
     kernel: CompiledKernel
     module: object
-    globals_used: dict
-    key: tuple
+    spec: Specialization
+
+
+def compile_kernel(
+    jit_function, bound: dict, target=None, debug: bool = False, options=None
+) -> CompiledKernel:
+    """Compile `jit_function` for the arguments `bound` and the target named `target` (None:
+    'cuda:sm_90a'), as far as its back end goes: TTIR, then every stage of the back end.
+    `options` are the launch options (num_warps, num_ctas, maxnreg; None: the defaults)."""
+    spec = Specialization.of(jit_function, bound)
+    return compile_specialization(jit_function, spec, target, compile_options(options, debug))
+
+
+def compile_options(options=None, debug: bool = False) -> CompileOptions:
+    """The options the stages read, from a launch's options (any object with Triton's names)."""
+    return CompileOptions(
+        num_warps=getattr(options, "num_warps", 4),
+        num_ctas=getattr(options, "num_ctas", 1),
+        num_stages=getattr(options, "num_stages", 3),
+        maxnreg=getattr(options, "maxnreg", None),
+        debug=bool(debug),
+    )
+
+
+def compile_specialization(
+    jit_function, spec: Specialization, target, options: CompileOptions
+) -> CompiledKernel:
+    """The trip of the module doc for one specialization (steps 2-6)."""
+    backend, parsed = registry.lookup(target or DEFAULT_TTIR_TARGET)
+    insertions = extensions.insertions_for(jit_function)
+    with _compiling:  # one compile at a time (see the module doc)
+        language = backend.language_target(parsed, options)
+        build = _build(jit_function, spec, language, insertions)
+        kernel = build.kernel
+        key = cache_key(
+            {
+                "backend": backend.name,
+                "ttir": kernel.asm["ttir"],
+                "facts": backend.cache_facts(parsed, options),
+                "passes": [insertion.fingerprint() for insertion in insertions],
+            }
+        )
+        entry = None if knobs.always_compile.get() else disk_cache().get(key)
+        if entry is None:
+            files, metadata = _run_stages(build, backend, parsed, options, insertions)
+            entry = disk_cache().put(key, files, metadata)
+        stages = {
+            name: data.decode() if name in entry.metadata["text_stages"] else data
+            for name, data in entry.files.items()
+        }
+        kernel.asm = backend.kernel_asm({**kernel.asm, **stages}, parsed)
+        kernel.metadata.update(entry.metadata["kernel"])
+        kernel.binary = stages.get(backend.binary_stage) if backend.binary_stage else None
+    dump_stages(kernel, spec)
+    return kernel
+
+
+def _run_stages(build: TTIRBuild, backend, target, options, insertions) -> tuple[dict, dict]:
+    """The files and metadata of a cache entry: every stage run on the TTIR module."""
+    dump = pass_dumps(build.kernel.name, build.kernel.metadata["target"], build.spec, backend.name)
+    c = Compilation(build.module, target, options, {}, insertions=insertions, dump=dump)
+    for stage in backend.stages(target, options):
+        stage.run(c)
+    files = {}
+    for name, value in c.asm.items():
+        files[name] = value.encode() if isinstance(value, str) else bytes(value)
+    text = sorted(name for name, value in c.asm.items() if isinstance(value, str))
+    return files, {"kernel": c.metadata, "text_stages": text}
 
 
 def build_ttir(
     jit_function, bound: dict, target=None, debug: bool = False, num_warps: int = 4
 ) -> TTIRBuild:
-    """Run the frontend and the TTIR pipeline for one specialization; `num_warps` is the
-    launch's (`tl.extra.cuda.num_warps()` reads it)."""
+    """Steps 1-3 only: the optimized TTIR module of one specialization for `target` (None:
+    'cuda:sm_90a'), with `num_warps` as the launch's (`tl.extra.cuda.num_warps()` reads it).
+    For tests and tools that take the module further themselves."""
+    backend, parsed = registry.lookup(target or DEFAULT_TTIR_TARGET)
+    options = CompileOptions(num_warps=num_warps, debug=bool(debug))
+    spec = Specialization.of(jit_function, bound)
+    insertions = extensions.insertions_for(jit_function)
+    with _compiling:
+        return _build(jit_function, spec, backend.language_target(parsed, options), insertions)
+
+
+def compile_ttir(jit_function, bound: dict, target=None, debug: bool = False) -> CompiledKernel:
+    """The TTIR of `jit_function` specialized for `bound`, after the TTIR pipeline."""
+    build = build_ttir(jit_function, bound, target, debug)
+    dump_stages(build.kernel, build.spec)
+    return build.kernel
+
+
+def _build(jit_function, spec: Specialization, language, insertions) -> TTIRBuild:
+    """Frontend and TTIR pipeline (the caller holds the compile lock)."""
     # Imported on first compile: launching in the interpreter needs none of the compiler.
     import naiad.passes  # noqa: F401  (registers the passes)
 
@@ -203,70 +210,86 @@ def build_ttir(
     from ..ir.printer import print_module
     from ..passes.pipeline import run_pipeline
 
-    info = parse_target(target).with_options(debug=debug, num_warps=num_warps)
-    signature, constexprs, attrs = specialize(jit_function, bound)
-    result = generate(jit_function, signature, constexprs, attrs, info)
+    result = generate(jit_function, spec.signature, spec.constexprs, spec.attrs, language)
     source_ttir = print_module(result.module)
-    run_pipeline(TTIR_PIPELINE, result.module)
+    pipeline = extensions.extend("ttir", TTIR_PIPELINE, insertions)
+    dump = pass_dumps(result.name, language.name, spec, "ttir")
+    run_pipeline(pipeline, result.module, after_each=dump)
     asm = {"source": source_ttir, "ttir": print_module(result.module)}
     metadata = {
         "name": result.name,
-        "target": info.name,
-        "signature": signature,
-        "constexprs": {k: repr(v) for k, v in constexprs.items()},
-        "debug": debug,
+        "target": language.name,
+        "signature": spec.signature,
+        "constexprs": {k: repr(v) for k, v in spec.constexprs.items()},
+        "debug": language.debug,
     }
-    kernel = CompiledKernel(result.name, asm, metadata)
-    return TTIRBuild(kernel, result.module, result.globals_used, result.key)
+    kernel = CompiledKernel(result.name, asm, metadata, globals_used=result.globals_used)
+    return TTIRBuild(kernel, result.module, spec)
 
 
-def compile_kernel(
-    jit_function, bound: dict, target=None, debug: bool = False, options=None
-) -> CompiledKernel:
-    """Compile for `target` as far as its back end goes: TTIR for every target; for a CPU
-    target also the Linalg, LLVM IR, assembly and object code (`kernel.binary`); for a CUDA
-    target the TTGIR, LLVM IR, PTX and, where a linker is present, the cubin. `options` are
-    the launch options (num_warps, num_ctas, maxnreg; None: the defaults)."""
-    num_warps = getattr(options, "num_warps", 4)
-    info = parse_target(target)
-    with _compiling:  # one compile at a time (see the module doc)
-        build = build_ttir(jit_function, bound, target, debug, num_warps)
-        if info.backend == "cpu":
-            from .cpu_launcher import compile_cpu_stages
-
-            compile_cpu_stages(build, str(target))
-        else:
-            _compile_cuda_stages(build, info.name, options)
-    return build.kernel
+_cache: Cache | None = None
 
 
-def _compile_cuda_stages(build: TTIRBuild, target: str, options) -> None:
-    """TTIR -> TTGIR -> LLVM IR -> PTX (-> cubin) into `build.kernel`, through the disk cache
-    (cuda_cache.py)."""
-    from .cuda_cache import compile_cuda_stages
+def disk_cache() -> Cache:
+    """This process's compile cache, made again when `NAIAD_CACHE_DIR` names another
+    directory."""
+    global _cache
+    configured = knobs.cache_dir.get()
+    if _cache is None or (configured and str(_cache.directory) != configured):
+        _cache = Cache()
+    return _cache
 
-    compile_cuda_stages(build, target, options)
-    dump_stages(build)
 
-
-def dump_stages(build: TTIRBuild) -> None:
-    """With NAIAD_DUMP_DIR set, write every stage's text under `<dir>/<name>-<key hash>/`:
-    called where each back end's stages end, so that every compile dumps, whether a launch,
-    `warmup()` or a tool started it (a cached one too: the stages are the cache's)."""
-    kernel, key = build.kernel, build.key
+def _dump_folder(name: str, target: str, spec: Specialization) -> str | None:
+    """`<NAIAD_DUMP_DIR>/<name>-<hash of the specialization and target>/`, made; None when
+    NAIAD_DUMP_DIR is not set."""
     directory = knobs.dump_dir.get()
     if not directory:
-        return
-    digest = hashlib.sha256(repr(key).encode()).hexdigest()[:16]
-    folder = os.path.join(directory, f"{kernel.name}-{digest}")
+        return None
+    digest = hashlib.sha256(repr((spec.key, target)).encode()).hexdigest()[:16]
+    folder = os.path.join(directory, f"{name}-{digest}")
     os.makedirs(folder, exist_ok=True)
+    return folder
+
+
+class _PassDumps:
+    """NAIAD_DUMP_PASSES: the module after every pass of one pipeline run, numbered in the
+    order the passes ran (`003-canonicalize.mlir`), in the kernel's dump folder, as
+    MLIR_ENABLE_DUMP does for Triton."""
+
+    def __init__(self, folder: str, prefix: str):
+        self.folder, self.prefix, self.count = folder, prefix, 0
+
+    def __call__(self, p, module) -> None:
+        from ..ir.printer import print_module
+
+        self.count += 1
+        name = f"{self.prefix}-{self.count:03d}-{p.name or type(p).__name__}.mlir"
+        with open(os.path.join(self.folder, name), "w") as f:
+            f.write(f"// after pass '{p.name}'\n{print_module(module)}")
+
+
+def pass_dumps(name: str, target: str, spec: Specialization, stage: str):
+    """What writes the IR after each pass of `stage` ('ttir', a back end's name) of kernel
+    `name`, with NAIAD_DUMP_PASSES and NAIAD_DUMP_DIR set; None otherwise."""
+    if not knobs.dump_passes.get():
+        return None
+    folder = _dump_folder(name, target, spec)
+    return None if folder is None else _PassDumps(folder, stage)
+
+
+def dump_stages(kernel: CompiledKernel, spec: Specialization) -> None:
+    """With NAIAD_DUMP_DIR set, write every stage's text under `<dir>/<name>-<hash>/`, for
+    every compile, whatever started it (a cached one too: the stages are the cache's)."""
+    folder = _dump_folder(kernel.name, kernel.metadata["target"], spec)
+    if folder is None:
+        return
     stages = list(kernel.asm)
     if "llir" in stages and "ptx" not in stages and "asm" not in stages:
-        # a CPU kernel's assembly is made on demand
-        stages.append("asm")
+        stages.append("asm")  # a CPU kernel's assembly is made on demand
     for stage in stages:
         text = kernel.asm[stage]
         suffix = "source.ttir" if stage == "source" else stage
-        mode = "wb" if isinstance(text, bytes) else "w"  # a cubin
+        mode = "wb" if isinstance(text, bytes) else "w"  # a cubin, an object
         with open(os.path.join(folder, f"{kernel.name}.{suffix}"), mode) as f:
             f.write(text)

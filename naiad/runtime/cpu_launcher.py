@@ -1,21 +1,18 @@
 """Launching `@naiad.jit` kernels compiled for this machine's CPU.
 
-    launch_cpu(jit_function, bound_arguments, grid, debug)
-
-A launch finds the compiled kernel of its specialization (in memory, per JIT function), else
-builds the TTIR, looks the object code up in the disk cache by the hash of that TTIR and the
-target (so an edited kernel, pass or code generator never serves a stale binary; cache.py), and
-compiles it on a miss (debug mode is part of the key). The object is linked into the process
-once; each launch packs the parameter block (abi.py: grid size, then one 8-byte slot per argument
-of the compiled function, then in debug mode the extent of each pointer argument, then whether
-the launch streams its stores: cpu_streaming.py) and runs the grid on the worker pool. A global
-the kernel read at compile time that has changed since is an error, as in Triton.
+Each JIT function gets one `CpuLauncher` (jit.py keeps it). A launch specializes its arguments
+(specialization.py) and finds the loaded kernel of that specialization (in memory), else
+compiles it (runtime/compiler.py: TTIR → Linalg → LLVM → object code, through the disk cache;
+debug mode is part of the key) and links the object into the process once. Each launch packs
+the parameter block (abi.py: grid size, then one 8-byte slot per argument of the compiled
+function, then in debug mode the extent of each pointer argument, then whether the launch
+streams its stores: cpu_streaming.py) and runs the grid on the worker pool. A global the kernel
+read at compile time that has changed since is an error, as in Triton.
 """
 
 from __future__ import annotations
 
 import ctypes
-import json
 import struct
 import warnings
 from dataclasses import dataclass
@@ -24,31 +21,12 @@ import numpy as np
 
 from ..errors import KernelNotImplementedError
 from ..tools.tensor_descriptor import TensorDescriptor
-from .cache import Cache, cache_key
-from .compiler import CompiledKernel, TTIRBuild, build_ttir, compiled_once, dump_stages
+from .compiler import CompiledKernel, compile_options, compile_specialization, compiled_once
 from .cpu_streaming import streaming_grid
 from .globals_check import check_globals, globals_checker
 from .host_arrays import describe, is_array_like
-from .params import integer_argument_type
-
-_OBJECT = "kernel.o"
-_STAGES = ("linalg", "llir")
-
-
-class Stages(dict):
-    """A kernel's `asm`: every stage's text, the assembly made the first time it is read."""
-
-    def __init__(self, stages: dict, target):
-        super().__init__(stages)
-        self._target = target
-
-    def __missing__(self, stage: str) -> str:
-        if stage != "asm" or "llir" not in self:
-            raise KeyError(stage)
-        from ..backends.cpu.compiler import assembly
-
-        self[stage] = text = assembly(self["llir"], self._target)
-        return text
+from .launchers import INTERPRET
+from .specialization import Specialization
 
 
 @dataclass
@@ -58,11 +36,22 @@ class CpuLaunchable:
     kernel: CompiledKernel
     entry: int
     loaded: object  # keeps the object code mapped
-    arguments: list  # (name, kind) per argument of the compiled function
-    globals_used: dict
-    written: frozenset  # the arguments it may store to
     _prepared: object = None  # its FastCpuLaunch, made on first request (False: none)
     _stream_from: int | None = None
+
+    @property
+    def arguments(self) -> list:
+        """[name, kind] per argument of the compiled function."""
+        return self.kernel.metadata["arguments"]
+
+    @property
+    def written(self) -> frozenset:
+        """The pointer arguments it may store through."""
+        return frozenset(self.kernel.metadata["written"])
+
+    @property
+    def globals_used(self) -> dict:
+        return self.kernel.globals_used
 
     @property
     def stream_from(self) -> int:
@@ -79,174 +68,120 @@ class CpuLaunchable:
     def sites(self) -> list:
         return self.kernel.metadata["sites"]
 
-    def prepared(self, jit_function):
+    def prepared(self, launcher):
         """Its launch for the hot path (`FastCpuLaunch`), or None where its arguments are not
         all the binder's launch values (host tensor descriptors)."""
         if self._prepared is None:
-            self._prepared = FastCpuLaunch.prepare(jit_function, self) or False
+            self._prepared = FastCpuLaunch.prepare(launcher, self) or False
         return self._prepared or None
 
 
-_cache: Cache | None = None
-
-
-def _disk_cache() -> Cache:
-    global _cache
-    if _cache is None:
-        _cache = Cache()
-    return _cache
-
-
-def compile_cpu_stages(build: TTIRBuild, target_name: str = "cpu") -> None:
-    """Add the CPU stages to `build.kernel` (its asm, metadata and binary), from the disk cache
-    when it has them."""
-    from ..backends.cpu.compiler import compile_cpu
-    from ..backends.cpu.target import cpu_target
-
-    target = cpu_target(target_name)
-    kernel = build.kernel
-    debug = bool(kernel.metadata.get("debug"))
-    key = cache_key(
-        {
-            "ttir": kernel.asm["ttir"],
-            "target": target.description(),
-            "backend": "cpu",
-            "debug": debug,
-        }
-    )
-    cache = _disk_cache()
-    entry = cache.get(key)
-    if entry is None:
-        arguments = _argument_kinds(build.module)
-        written = _written_arguments(build.module, arguments)
-        compiled = compile_cpu(build.module, target, debug)
-        metadata = {**compiled.metadata, "arguments": arguments, "written": written}
-        files = {_OBJECT: compiled.obj}
-        files.update({stage: compiled.asm[stage].encode() for stage in _STAGES})
-        entry = cache.put(key, files, metadata)
-    kernel.asm = Stages(kernel.asm, target)
-    for stage in _STAGES:
-        kernel.asm[stage] = entry.files[stage].decode()
-    kernel.metadata.update(json.loads(json.dumps(entry.metadata)))
-    kernel.binary = entry.files[_OBJECT]
-    dump_stages(build)
-
-
-def _argument_kinds(module) -> list:
-    """(name, kind) of each argument of the kernel's `tt.func`: 'ptr', or the scalar type."""
-    from ..ir import is_pointer_like
-    from .evaluator.arguments import argument_names
-
-    (func,) = list(module.regions[0].entry_block)
-    return [
-        [name, "ptr" if is_pointer_like(arg.type) else str(arg.type)]
-        for name, arg in zip(argument_names(func), func.arguments)
-    ]
-
-
-def _written_arguments(module, arguments) -> list:
-    """The pointer arguments the kernel may store to (all of them when a store's pointer is
-    not traced to one argument), so a launch can refuse read-only arrays for them instead of
-    faulting."""
-    from ..dialects import tt
-    from ..middle.linalg.pointer_analysis import PointerAnalysis
-
-    (func,) = list(module.regions[0].entry_block)
-    analysis = PointerAnalysis()
-    names = {arg: name for arg, (name, _) in zip(func.arguments, arguments)}
-    pointers = [name for name, kind in arguments if kind == "ptr"]
-    written = set()
-    for op in func.walk():
-        if isinstance(op, tt.StoreOp | tt.AtomicRMWOp | tt.AtomicCASOp):
-            base = analysis.base_of(op.ptr)
-            if base not in names:
-                return pointers
-            written.add(names[base])
-    return [name for name in pointers if name in written]
-
-
-def _load(build: TTIRBuild) -> CpuLaunchable:
+def _load(kernel: CompiledKernel) -> CpuLaunchable:
     from ..backends.cpu.loader import load_object
 
-    compile_cpu_stages(build)
-    kernel = build.kernel
     entry_name = kernel.metadata["entry"]
     loaded = load_object(kernel.binary, [entry_name], entry_name)
-    return CpuLaunchable(
-        kernel,
-        loaded.address(entry_name),
-        loaded,
-        kernel.metadata["arguments"],
-        build.globals_used,
-        frozenset(kernel.metadata["written"]),
-    )
+    return CpuLaunchable(kernel, loaded.address(entry_name), loaded)
 
 
-def cpu_kernel(jit_function, bound: dict, debug: bool, key=None, strict: bool = True):
-    """The loaded kernel of this specialization (compiled on first use); `key` is the launch's
-    fingerprint when the caller has it. Unless `strict`, a kernel using something the CPU back
-    end does not compile yet gives None (run it in the interpreter), with a warning naming
-    it, once."""
-    if key is None:
-        key = _fingerprint(jit_function, bound)[0]
-    kernels = jit_function.__dict__.setdefault("_cpu_kernels", {})
+class CpuLauncher:
+    """The CPU kernels of one JIT function, loaded, by specialization and debug mode; each
+    compiled and loaded once, however many threads launch it first (`compiled_once`)."""
 
-    def make():
-        try:
-            return _load(build_ttir(jit_function, bound, "cpu", debug))
-        except KernelNotImplementedError as error:
-            if strict:
-                raise
-            warnings.warn(
-                f"`{jit_function.__name__}` runs in the interpreter: {error}",
-                RuntimeWarning,
-                stacklevel=6,  # cpu_kernel's 4, plus make and compiled_once
+    def __init__(self, jit_function, backend=None):
+        self.jit_function = jit_function
+        self.kernels: dict = {}
+
+    def forget(self) -> None:
+        """Drop every loaded kernel: prepared launches of the old ones decline from now on
+        (they compare tables), so the next launch compiles or loads again."""
+        self.kernels = {}
+
+    def kernel(self, bound: dict, debug: bool, strict: bool = True) -> CpuLaunchable | None:
+        """The loaded kernel of this specialization (compiled on first use). Unless `strict`,
+        a kernel using something the CPU back end does not compile yet gives None (run it in
+        the interpreter), with a warning naming it, once."""
+        spec = Specialization.of(self.jit_function, bound)
+        jit_function = self.jit_function
+
+        def make():
+            try:
+                options = compile_options(None, debug)
+                return _load(compile_specialization(jit_function, spec, "cpu", options))
+            except KernelNotImplementedError as error:
+                if strict:
+                    raise
+                warnings.warn(
+                    f"`{jit_function.__name__}` runs in the interpreter: {error}",
+                    RuntimeWarning,
+                    stacklevel=7,  # the user's launch: entry, run, _launch, launch, kernel, make
+                )
+                return None
+
+        # Once per key, whatever the number of threads launching it first: a second copy
+        # would be loaded, prepared and then dropped from the table.
+        return compiled_once(self.kernels, (spec.key, debug), make)
+
+    def launch(self, bound: dict, grid, options, debug: bool, strict: bool = True):
+        """Run over `grid` with `bound` arguments; return the launch prepared for the hot path
+        (None: none), or INTERPRET (and nothing run) when an array argument is not in host
+        memory, or, unless `strict`, when the kernel uses what the CPU back end does not
+        compile yet."""
+        from ..backends.cpu import pool
+
+        pointers = _host_pointers(bound)
+        if pointers is None:
+            return INTERPRET
+        addresses, read_only = pointers
+        launchable = self.kernel(bound, debug, strict)
+        if launchable is None:
+            return INTERPRET
+        for name in read_only & launchable.written:
+            raise ValueError(
+                f"argument `{name}` is read-only, and `{self.jit_function.__name__}` stores "
+                "through it"
             )
-            return None
-
-    # Once per key, whatever the number of threads launching it first: a second copy would be
-    # loaded, prepared and then dropped from the table.
-    return compiled_once(kernels, (key, debug), make)
-
-
-def launch_cpu(
-    jit_function, bound: dict, grid: tuple[int, int, int], debug: bool, strict: bool = True
-) -> CpuLaunchable | None:
-    """Run `jit_function` compiled for the CPU over `grid` with `bound` arguments and return
-    the kernel it ran (its `prepared()` launch serves the hot path); None (and nothing run)
-    when an array argument is not in host memory, or, unless `strict`, when the kernel uses
-    what the CPU back end does not compile yet."""
-    from ..backends.cpu import pool
-
-    fingerprint = _fingerprint(jit_function, bound)
-    if fingerprint is None:
-        return None
-    key, addresses, read_only = fingerprint
-    launchable = cpu_kernel(jit_function, bound, debug, key, strict)
-    if launchable is None:
-        return None
-    for name in read_only & launchable.written:
-        raise ValueError(
-            f"argument `{name}` is read-only, and `{jit_function.__name__}` stores through it"
+        if launchable.globals_used:
+            check_globals(self.jit_function, launchable.globals_used)
+        n_programs = grid[0] * grid[1] * grid[2]
+        stream = n_programs >= launchable.stream_from
+        params = pack_parameters(launchable.arguments, bound, grid, addresses, debug, stream)
+        threads = 1 if launchable.kernel.metadata.get("prints") else None  # prints in order
+        pool.run(
+            launchable.entry,
+            params,
+            n_programs,
+            launchable.scratch_bytes,
+            launchable.sites,
+            threads,
         )
-    if launchable.globals_used:
-        check_globals(jit_function, launchable.globals_used)
-    n_programs = grid[0] * grid[1] * grid[2]
-    stream = n_programs >= launchable.stream_from
-    params = pack_parameters(launchable.arguments, bound, grid, addresses, debug, stream)
-    threads = 1 if launchable.kernel.metadata.get("prints") else None  # prints come in order
-    pool.run(
-        launchable.entry, params, n_programs, launchable.scratch_bytes, launchable.sites, threads
-    )
-    return launchable
+        if debug:  # debug launches pass extents the slow path computes: never the hot path
+            return None
+        return launchable.prepared(self)
+
+
+def _host_pointers(bound: dict):
+    """The data address of every array argument, and the names of the read-only ones; None
+    when an array is not in host memory."""
+    addresses, read_only = {}, set()
+    for name, value in bound.items():
+        if not is_array_like(value) or isinstance(value, TensorDescriptor):
+            continue
+        array = describe(value)
+        if array.device != "cpu":
+            return None
+        addresses[name] = array.data_ptr
+        if not array.writable:
+            read_only.add(name)
+    return addresses, read_only
 
 
 class FastCpuLaunch:
     """A CPU specialization's launch on the hot path (jit.py): the binder's launch values
     (binder.py) become the parameter block of abi.py, and the grid runs on the pool. It lives
-    as long as its JIT function's table of loaded kernels (`_cpu_kernels`: dropping that table
-    forgets compiled kernels, so the next launch takes the slow path and loads them again),
-    and checks the kernel's globals at every launch. It holds its kernel (`_launchable`, which
+    as long as its launcher's table of loaded kernels (`CpuLauncher.forget` replaces it, so
+    the next launch takes the slow path and loads them again), and checks the kernel's
+    globals at every launch. It holds its kernel (`_launchable`, which
     holds the loaded object): the code it calls stays mapped while anyone can call it, even
     when another thread drops the table, or the table's entry, between the check and the run.
     Debug launches are never prepared: they pass extents the slow path computes."""
@@ -256,7 +191,7 @@ class FastCpuLaunch:
         "_check",
         "_entry",
         "_launchable",
-        "_owner",
+        "_launcher",
         "_run",
         "_scratch",
         "_select",
@@ -266,11 +201,12 @@ class FastCpuLaunch:
         "_threads",
     )
 
-    def __init__(self, jit_function, launchable: CpuLaunchable, select):
+    def __init__(self, launcher: CpuLauncher, launchable: CpuLaunchable, select):
         from ..backends.cpu import pool
 
-        self._owner = jit_function
-        self._table = jit_function.__dict__.get("_cpu_kernels")
+        jit_function = launcher.jit_function
+        self._launcher = launcher
+        self._table = launcher.kernels
         self._check = globals_checker(jit_function, launchable.globals_used)
         self._block = ctypes.c_int64 * (3 + len(launchable.arguments) + 1)
         self._stream_from = launchable.stream_from
@@ -283,9 +219,10 @@ class FastCpuLaunch:
         self._threads = 1 if launchable.kernel.metadata.get("prints") else None
 
     @classmethod
-    def prepare(cls, jit_function, launchable: CpuLaunchable):
+    def prepare(cls, launcher: CpuLauncher, launchable: CpuLaunchable):
         """The launch of `launchable`, or None when one of its arguments is not a launch value
         of the binder (the parts of a tensor descriptor)."""
+        jit_function = launcher.jit_function
         runtime = [p.name for p in jit_function.params if not p.is_constexpr]
         slots = []
         for name, kind in launchable.arguments:
@@ -296,17 +233,17 @@ class FastCpuLaunch:
         if [index for index, _ in slots] == list(range(len(runtime))) and not any(
             convert for _, convert in slots
         ):
-            return cls(jit_function, launchable, None)
+            return cls(launcher, launchable, None)
 
         def select(values):
             return [values[i] if convert is None else convert(values[i]) for i, convert in slots]
 
-        return cls(jit_function, launchable, select)
+        return cls(launcher, launchable, select)
 
     def __call__(self, dims, values) -> bool:
         """Run over `dims` (three sizes) with the binder's `values`; False (nothing run) when
         the kernel has been forgotten since it was prepared."""
-        if self._owner.__dict__.get("_cpu_kernels") is not self._table:
+        if self._launcher.kernels is not self._table:
             return False
         if self._check is not None:
             self._check()
@@ -327,42 +264,6 @@ def _slot_converter(kind: str, annotation):
     if kind == "i64" or (kind != "ptr" and annotation is not None):
         return lambda value: _signed64(int(value))
     return None
-
-
-def _fingerprint(jit_function, bound: dict):
-    """One pass over the arguments: the specialization key of this launch (what Triton keys
-    on: dtypes, 16-byte alignment, integers equal to 1 or divisible by 16, constexpr values)
-    and the data address of every array; None if an array is not in host memory."""
-    parts, addresses, read_only = [], {}, set()
-    for param in jit_function.params:
-        value = bound[param.name]
-        if param.is_constexpr:
-            parts.append(repr(value))
-            continue
-        if isinstance(value, bool) or value is None or isinstance(value, float):
-            parts.append(type(value).__name__)
-            continue
-        if isinstance(value, int):
-            special = not param.do_not_specialize
-            parts.append(
-                (
-                    value == 1 and special,
-                    value % 16 == 0 and special,
-                    integer_argument_type(param.name, value, param.annotation),
-                )
-            )
-            continue
-        if is_array_like(value):
-            array = describe(value)
-            if array.device != "cpu":
-                return None
-            addresses[param.name] = array.data_ptr
-            if not array.writable:
-                read_only.add(param.name)
-            parts.append((array.dtype, array.data_ptr % 16 == 0))
-            continue
-        parts.append(repr(value))  # a descriptor, a dtype, a tuple: keyed by its repr
-    return tuple(parts), addresses, read_only
 
 
 def pack_parameters(

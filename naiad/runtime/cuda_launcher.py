@@ -1,11 +1,12 @@
 """Launching `@naiad.jit` kernels on NVIDIA GPUs, from torch CUDA tensors.
 
-    launch_cuda(jit_function, bound_arguments, grid, options, debug) -> prepared launch | None
+    CudaLauncher(jit_function).launch(bound_arguments, grid, options, debug) -> prepared | None
 
-Each JIT function gets one `CudaLauncher`, made on its first CUDA launch. A launch through it
-(the slow path of jit.py) specializes the arguments as the compiler does, finds the compiled
-kernel of those facts, the options, debug mode and the device's architecture (compiled on a
-miss: TTIR -> TTGIR -> LLVM -> PTX -> cubin, runtime/compiler.py), and launches it through
+Each JIT function gets one `CudaLauncher` (jit.py keeps it), made on its first CUDA launch. A
+launch through it (the slow path of jit.py) specializes the arguments (specialization.py),
+finds the compiled kernel of those facts, the options, debug mode and the device's
+architecture (compiled on a miss: TTIR -> TTGIR -> LLVM -> PTX -> cubin, runtime/compiler.py),
+and launches it through
 `CubinKernel.launch`, which checks every argument: a CPU tensor among CUDA ones, tensors on two
 devices and a grid beyond CUDA's limits are clear errors naming the argument. A host
 `TensorDescriptor` is passed as the frontend expands it (frontend/specialization.py): its base
@@ -39,11 +40,12 @@ from dataclasses import dataclass
 from ..backends.nvidia import driver as cuda_driver
 from ..backends.nvidia import target as nv_target
 from ..tools.tensor_descriptor import TensorDescriptor
-from .compiler import compiled_once
+from .compiler import compile_options, compile_specialization, compiled_once
 from .globals_check import check_globals, globals_checker
 from .host_arrays import describe
+from .specialization import Specialization
 
-# A host descriptor's signature string (compiler.specialize): element type and block shape.
+# A host descriptor's signature string (specialization.py): element type and block shape.
 _DESCRIPTOR_SPEC = re.compile(r"tensordesc<\s*(\w+)\s*\[([\d,\s]+)\]")
 
 
@@ -91,19 +93,26 @@ class CudaLauncher:
     """The compiled kernels of one JIT function on NVIDIA GPUs, by specialization: each
     compiled once, however many threads launch it first (`compiled_once`)."""
 
-    def __init__(self, jit_function):
+    def __init__(self, jit_function, backend=None):
         self.jit_function = jit_function
         self.runtime_names = [p.name for p in jit_function.params if not p.is_constexpr]
         self.kernels: dict = {}
         self._current_stream = _stream_reader()
 
-    def launch(self, bound: dict, grid, options, debug: bool):
+    def forget(self) -> None:
+        """Drop every compiled kernel (the next launch compiles or loads again)."""
+        self.kernels = {}
+
+    def launch(self, bound: dict, grid, options, debug: bool, strict: bool = True):
         """Launch with every check (the slow path); return the launch prepared for the hot
         path on this device."""
         device = _device_of(bound)
         runtime = tuple(_launch_value(name, bound[name]) for name in self.runtime_names)
-        key = (_specialization(self.jit_function, bound), options, debug, _arch(device))
-        compiled = compiled_once(self.kernels, key, lambda: self._compile(bound, options, debug))
+        spec = Specialization.of(self.jit_function, bound)
+        key = (spec.key, options, debug, _arch(device))
+        compiled = compiled_once(
+            self.kernels, key, lambda: self._compile(spec, options, debug, device)
+        )
         if compiled.globals_used:
             check_globals(self.jit_function, compiled.globals_used)
         args = compiled.arguments(runtime)
@@ -115,14 +124,12 @@ class CudaLauncher:
             return None
         return fast_cuda_launch(self, compiled, device)
 
-    def _compile(self, bound: dict, options, debug: bool) -> _Compiled:
-        """Compile this specialization for the device of its tensors (compiler.py)."""
-        from .compiler import _compile_cuda_stages, build_ttir
-
-        target = _arch(_device_of(bound))
-        build = build_ttir(self.jit_function, bound, target, debug, options.num_warps)
-        _compile_cuda_stages(build, target, options)
-        compiled = build.kernel
+    def _compile(self, spec: Specialization, options, debug: bool, device: int) -> _Compiled:
+        """Compile this specialization for `device` (compiler.py)."""
+        target = _arch(device)
+        compiled = compile_specialization(
+            self.jit_function, spec, target, compile_options(options, debug)
+        )
         metadata = compiled.metadata
         signature = metadata["signature"]
         runtime = self.runtime_names
@@ -148,7 +155,7 @@ class CudaLauncher:
         indexes = [runtime.index(name) for name in kept]
         descriptors = {runtime.index(n) for n in kept if signature[n].startswith("tensordesc")}
         select = _selector(indexes, len(runtime), descriptors)
-        return _Compiled(kernel, select, pointers, build.globals_used, debug)
+        return _Compiled(kernel, select, pointers, compiled.globals_used, debug)
 
 
 def _parameters(name: str, spec: str) -> tuple[list[str], list[str]]:
@@ -224,8 +231,8 @@ def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
 
     launches over `dims` with the binder's launch `values`, or returns False (nothing launched)
     when the slow path must say what is wrong (a grid beyond CUDA's limits, an integer that
-    does not fit its parameter) or the kernel was forgotten since (its JIT function's
-    CudaLauncher was dropped). A closure, not an object: each name it reads on every launch is
+    does not fit its parameter) or the kernel was forgotten since (`CudaLauncher.forget`
+    replaced the launcher's table). A closure, not an object: each name it reads on every launch is
     a cell, not an attribute. The parameter block is per thread: a launch writes it and the
     driver reads it, and another thread's launch must not write in between. It holds the
     compiled kernel (its module, loaded on `device`) for as long as it can be called, however
@@ -236,7 +243,7 @@ def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
     select = compiled.select
     check = globals_checker(launcher.jit_function, compiled.globals_used or {})
     stream = launcher._current_stream or _default_stream
-    owner_vars = vars(launcher.jit_function)
+    table = launcher.kernels
     local = threading.local()
     max_x, max_y, max_z = cuda_driver.GRID_LIMITS
 
@@ -250,7 +257,7 @@ def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
         gx, gy, gz = dims
         if gx > max_x or gy > max_y or gz > max_z:
             return False
-        if owner_vars.get("_cuda_launcher") is not launcher:
+        if launcher.kernels is not table:
             return False
         if check is not None:
             check()
@@ -332,27 +339,10 @@ def _device_of(bound: dict) -> int:
     return cuda_driver.current_device()
 
 
-def device_target(bound: dict) -> str:
-    """The target a launch with these arguments compiles for: their GPU's ('cuda:sm_90a')."""
-    return _arch(_device_of(bound))
-
-
 def _arch(device: int) -> str:
     """The target name of `device` ('cuda:sm_90a', ...)."""
     major, minor = cuda_driver.device_properties(device).capability
     return nv_target.target_for_capability(major, minor).name
-
-
-def _specialization(jit_function, bound: dict):
-    """What the compiler specializes on (compiler.specialize), as a hashable key."""
-    from .compiler import specialize
-
-    signature, constexprs, attrs = specialize(jit_function, bound)
-    return (
-        tuple(signature.items()),
-        tuple((name, type(value), repr(value)) for name, value in constexprs.items()),
-        repr(sorted(attrs.items())),
-    )
 
 
 def _extents(args: tuple, pointers: tuple[int, ...]) -> tuple[int, ...]:
@@ -372,12 +362,3 @@ def _tuple_getter(indexes: list[int]):
     """`values -> tuple(values[i] for i in indexes)`, always a tuple."""
     getter = operator.itemgetter(*indexes)
     return getter if len(indexes) > 1 else (lambda values: (getter(values),))
-
-
-def launch_cuda(jit_function, bound: dict, grid, options, debug: bool):
-    """Run `jit_function` on the GPU of its tensors over `grid` (see the module doc); return the
-    launch prepared for the hot path."""
-    launcher = jit_function.__dict__.get("_cuda_launcher")
-    if launcher is None:  # the first of threads launching at once makes the one kept
-        launcher = jit_function.__dict__.setdefault("_cuda_launcher", CudaLauncher(jit_function))
-    return launcher.launch(bound, grid, options, debug)

@@ -3,28 +3,30 @@
 A launch binds the arguments (constexpr parameters included, with their defaults), separates the
 launch options (`num_warps`, `num_stages`, ...), evaluates the grid and runs the kernel. Until a
 compiled back end is present for the arguments' device, kernels run in the interpreter; with
-`NAIAD_INTERPRET=1` or `@naiad.jit(interpret=True)` they always do. A launch with torch CUDA
-tensors runs compiled on their GPU (cuda_launcher.py).
+`NAIAD_INTERPRET=1` or `@naiad.jit(interpret=True)` they always do. The back end is the one of
+the arguments' device (launchers.py): host arrays run on the CPU, torch CUDA tensors on their
+GPU. A JIT function keeps one launcher per back end (`_launchers`) and the launches prepared for
+the hot path (`_launches`); `forget_compiled()` drops both.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import weakref
 from dataclasses import dataclass
 
 from .. import knobs
 from ..knobs import launch_settings
 from ..language import core
-from ..tools.tensor_descriptor import TensorDescriptor
+from ..passes import extensions
 from .binder import Unbound, grid_dims, make_binder, make_entry, tensor_type
 from .compiler import compile_kernel
-from .cpu_launcher import launch_cpu
-from .cuda_launcher import any_cuda_tensor, device_target, launch_cuda
 from .interpreter import kernel_runtime
 from .interpreter.launch import run_grid
 from .interpreter.rewrite import rewrite
 from .kernel_interface import KernelInterface
+from .launchers import INTERPRET, backend_for_launch, holds_memory, make_launcher
 from .params import kernel_params
 
 
@@ -92,7 +94,26 @@ class JITFunction(KernelInterface):
         self._interpreted = None
         self._entry = None  # what `kernel[grid]` calls (binder.make_entry), made at first use
         self._keyed_tensor = tensor_type()  # the torch.Tensor the binder and entry key inline
+        self._launchers: dict = {}  # back end name -> its launcher for this kernel (launchers.py)
+        _ALL.add(self)
         self.__naiad_jit__ = True
+
+    def launcher(self, backend):
+        """This function's launcher on `backend` (made on first use; None: the back end only
+        compiles)."""
+        launcher = self._launchers.get(backend.name)
+        if launcher is None:  # the first of threads launching at once makes the one kept
+            launcher = self._launchers.setdefault(backend.name, make_launcher(self, backend))
+        return launcher
+
+    def forget_compiled(self) -> None:
+        """Drop every compiled kernel and prepared launch of this function: the next launch
+        compiles again (or loads from the disk cache), as in a new process."""
+        for launcher in self._launchers.values():
+            if launcher is not None:
+                launcher.forget()
+        self._launchers = {}
+        self._launches.clear()
 
     # Setting `debug` or `interpret` drops the prepared launches, which were made under the old
     # value, so the hot path need not read them at every launch.
@@ -237,7 +258,7 @@ class JITFunction(KernelInterface):
             else (self.debug if self.debug is not None else knobs.debug.get())
         )
         if warmup:
-            target = target or _launch_target(bound)
+            target = target or _warmup_target(bound)
             return compile_kernel(self, bound, target, bool(debug), options=options)
         if 0 in dims:
             return None
@@ -247,18 +268,18 @@ class JITFunction(KernelInterface):
         return None
 
     def _launch(self, bound: dict, dims, options, debug: bool):
-        """Run on the back end the arguments and settings choose; return the launch prepared
-        for the hot path (None: none)."""
-        backend = _cpu_backend(self)
-        if backend is not None and any_cuda_tensor(bound.values()):
-            return launch_cuda(self, bound, dims, options, debug)
-        launchable = None
-        if backend is not None:
-            launchable = launch_cpu(self, bound, dims, debug, backend == "cpu")
-        if launchable is None:
-            run_grid(self, bound, dims, debug)
-            return None
-        return launchable.prepared(self)
+        """Run on the back end of the arguments' device (launchers.py) unless the settings
+        choose the interpreter; return the launch prepared for the hot path (None: none)."""
+        mode = _compile_mode(self)
+        backend, _ = backend_for_launch(bound)
+        if mode is not None and backend is not None:
+            launcher = self.launcher(backend)
+            if launcher is not None:
+                prepared = launcher.launch(bound, dims, options, debug, mode == "cpu")
+                if prepared is not INTERPRET:
+                    return prepared
+        run_grid(self, bound, dims, debug)
+        return None
 
     def warmup(self, *args, grid, target=None, **kwargs):
         """Compile the kernel for these arguments (arrays, torch dtypes or signature strings
@@ -268,27 +289,34 @@ class JITFunction(KernelInterface):
         return self.run(*args, grid=grid, warmup=True, target=target, **kwargs)
 
 
-def _launch_target(bound: dict) -> str:
+def _warmup_target(bound: dict) -> str:
     """The target `warmup()` compiles for when none is named (see `warmup`)."""
-    if any_cuda_tensor(bound.values()):
-        return device_target(bound)
-    if any(_is_memory(value) for value in bound.values()):
-        return "cpu"
+    if holds_memory(bound):
+        backend, index = backend_for_launch(bound)
+        if backend is None:
+            raise ValueError("no back end runs on the device of these arguments")
+        return backend.device_target(index)
     from .driver import active
 
     return active.get_current_target_name()
 
 
-def _is_memory(value) -> bool:
-    """An array or tensor argument (a descriptor's base included), not a type or a string."""
-    if isinstance(value, TensorDescriptor):
-        value = value.base
-    return hasattr(value, "data_ptr") or hasattr(value, "__array_interface__")
+# Every JIT function, so that adding a pass to the pipelines (passes/extensions.py) makes each
+# compile again.
+_ALL: weakref.WeakSet = weakref.WeakSet()
 
 
-def _cpu_backend(jit_function) -> str | None:
-    """How a launch on host arrays runs: "cpu" (compiled, `NAIAD_BACKEND=cpu`: what the CPU
-    back end cannot compile is an error), "auto" (the default: compiled, and in the interpreter
+def _forget_all_compiled() -> None:
+    for function in list(_ALL):
+        function.forget_compiled()
+
+
+extensions.listeners.append(_forget_all_compiled)
+
+
+def _compile_mode(jit_function) -> str | None:
+    """How a launch runs: "cpu" (compiled, `NAIAD_BACKEND=cpu`: what the back
+    end cannot compile is an error), "auto" (the default: compiled, and in the interpreter
     with a warning when the kernel uses what the CPU back end does not compile yet), or None
     (the interpreter: `NAIAD_BACKEND=interpreter`, `NAIAD_INTERPRET=1`, `interpret=True`).
     Debug mode compiles too: asserts on and every access bounds-checked (docs/cpu.md). Unless

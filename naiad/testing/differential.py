@@ -114,9 +114,11 @@ def run_evaluator(kernel, args: dict, grid: tuple) -> dict:
 
 def run_cpu(kernel, args: dict, grid: tuple) -> dict:
     """Compile for this machine's CPU (the Linalg path) and run natively."""
-    from ..runtime.cpu_launcher import launch_cpu
+    from ..backends import registry
 
-    launch_cpu(kernel, _bound(kernel, args), (*grid, 1, 1)[:3], debug=False)
+    backend, _ = registry.lookup("cpu")
+    launcher = kernel.launcher(backend)
+    launcher.launch(_bound(kernel, args), (*grid, 1, 1)[:3], None, debug=False)
     return _arrays(args)
 
 

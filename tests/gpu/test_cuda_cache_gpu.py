@@ -1,4 +1,4 @@
-"""The CUDA disk cache on the GPU (runtime/cuda_cache.py): a new process launches a kernel that
+"""The compile cache on the GPU (runtime/compiler.py): a new process launches a kernel that
 another process compiled, or only warmed up for the device's target, without lowering, running
 LLVM or linking; its results are right; and `tl.extra.cuda.num_warps()` is the launch's.
 

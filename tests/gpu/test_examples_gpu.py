@@ -20,7 +20,7 @@ import torch
 from gpu_helpers import ROOT, compiled, load_module  # noqa: F401 (compiled: autouse fixture)
 
 import naiad
-from naiad.runtime import jit
+from naiad.runtime import cpu_launcher, cuda_launcher, jit
 from naiad.testing import check
 from naiad.tools.tensor_descriptor import TensorDescriptor
 
@@ -38,17 +38,20 @@ def on_the_gpu_only(monkeypatch):
     """Fails any launch that would run on the CPU (compiled or interpreted), so an example's
     tensor left in host memory shows; yields the list of GPU launches made."""
     launches = []
-    launch_cuda = jit.launch_cuda
+    launch_cuda = cuda_launcher.CudaLauncher.launch
 
-    def counted(*args, **kwargs):
-        launches.append(args[0].__name__)
-        return launch_cuda(*args, **kwargs)
+    def counted(launcher, *args, **kwargs):
+        launches.append(launcher.jit_function.__name__)
+        return launch_cuda(launcher, *args, **kwargs)
+
+    def refuse_compiled(launcher, *args, **kwargs):
+        raise AssertionError(f"{launcher.jit_function.__name__} launched on host memory")
 
     def refuse(jit_function, *args, **kwargs):
         raise AssertionError(f"{jit_function.__name__} launched on host memory")
 
-    monkeypatch.setattr(jit, "launch_cuda", counted)
-    monkeypatch.setattr(jit, "launch_cpu", refuse)
+    monkeypatch.setattr(cuda_launcher.CudaLauncher, "launch", counted)
+    monkeypatch.setattr(cpu_launcher.CpuLauncher, "launch", refuse_compiled)
     monkeypatch.setattr(jit, "run_grid", refuse)
     return launches
 

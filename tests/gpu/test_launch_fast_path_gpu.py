@@ -75,7 +75,7 @@ def test_hot_path_results_and_respecialization(slow_calls):
         _launch(**{"n": 1000, **change})
         _launch(**{"n": 1000, **change, "seed": 2})
     assert len(slow_calls) == 5  # one slow launch per new specialization
-    assert len(axpy._cuda_launcher.kernels) == 5
+    assert len(axpy._launchers["cuda"].kernels) == 5
 
 
 def test_hot_path_follows_the_current_stream_and_graph_capture(slow_calls):

@@ -22,7 +22,7 @@ import pytest
 import naiad
 import naiad.language as tl
 from naiad import knobs
-from naiad.runtime import cpu_launcher
+from naiad.runtime import compiler, cpu_launcher
 
 SCRIPT = pathlib.Path(__file__).with_name("concurrent_launches.py")
 # The script's cases and the tuning keys of its autotuned kernel: quick, all of them.
@@ -70,11 +70,11 @@ def shift(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 def compiled(tmp_path):
     """Launches compile for the CPU, into an empty cache, with nothing of `shift` in memory."""
     with knobs.override(NAIAD_BACKEND="cpu", NAIAD_CACHE_DIR=str(tmp_path / "cache")):
-        cpu_launcher._cache = None
-        shift.__dict__.pop("_cpu_kernels", None)
+        compiler._cache = None
+        shift.forget_compiled()
         shift._launches.clear()
         yield
-    cpu_launcher._cache = None
+    compiler._cache = None
 
 
 def _launch_shift(rng, n: int, block: int = 64) -> None:
@@ -88,10 +88,10 @@ def test_threads_wanting_one_specialization_compile_it_once(compiled, monkeypatc
     loads = []
     load = cpu_launcher._load
 
-    def slow_load(build):
-        loads.append(build.kernel.metadata["constexprs"]["BLOCK"])
+    def slow_load(kernel):
+        loads.append(kernel.metadata["constexprs"]["BLOCK"])
         time.sleep(0.05)  # every thread asks while the first compile runs
-        return load(build)
+        return load(kernel)
 
     monkeypatch.setattr(cpu_launcher, "_load", slow_load)
     barrier = threading.Barrier(8)
@@ -113,7 +113,7 @@ def test_threads_wanting_one_specialization_compile_it_once(compiled, monkeypatc
         worker.join()
     assert errors == []
     assert sorted(loads) == ["128", "64"]  # one compile per key, the other threads waited
-    assert len(shift._cpu_kernels) == 2
+    assert len(shift._launchers["cpu"].kernels) == 2
 
 
 def test_a_prepared_launch_keeps_the_code_it_calls(compiled):
@@ -122,7 +122,7 @@ def test_a_prepared_launch_keeps_the_code_it_calls(compiled):
     (prepared,) = shift._launches.values()
     # Drop every other reference to the loaded kernel (the table's entry, the launch table),
     # as a thread replacing the entry would: the table itself stays, so the launch runs.
-    shift._cpu_kernels.clear()
+    shift._launchers["cpu"].kernels.clear()
     shift._launches.clear()
     gc.collect()
     x = rng.standard_normal(1000).astype(np.float32)
@@ -130,4 +130,4 @@ def test_a_prepared_launch_keeps_the_code_it_calls(compiled):
     assert prepared((16, 1, 1), (x.ctypes.data, out.ctypes.data, 1000))
     np.testing.assert_array_equal(out, x + 1)
     _launch_shift(rng, 1000)  # the next launch takes the slow path again and compiles
-    assert len(shift._cpu_kernels) == 1
+    assert len(shift._launchers["cpu"].kernels) == 1

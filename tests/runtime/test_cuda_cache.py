@@ -18,7 +18,7 @@ from naiad import knobs
 from naiad.backends.nvidia import compiler as nv_compiler
 from naiad.backends.nvidia import link, ptx
 from naiad.language.extra import cuda
-from naiad.runtime import cuda_cache
+from naiad.runtime import compiler
 
 TARGET = "cuda:sm_90a"
 has_linker = link.linker_version() is not None
@@ -65,22 +65,23 @@ def _entries(directory: pathlib.Path) -> list[pathlib.Path]:
 
 def test_second_compile_comes_from_disk(monkeypatch, cache_dir):
     first = _warmup()
-    cuda_cache._disk_cache().clear_memory()  # as a new process: nothing in memory
+    compiler.disk_cache().clear_memory()  # as a new process: nothing in memory
     _forbid_compiling(monkeypatch)
     second = _warmup()
     for stage in ("ttgir", "llir", "ptx") + (("cubin",) if has_linker else ()):
         assert second.asm[stage] == first.asm[stage], stage
     assert dict(second.metadata) == dict(first.metadata)
-    assert second.metadata.params == [
-        ("x_ptr", "*fp32"),
-        ("out_ptr", "*fp32"),
-        ("n", "i32"),
-        ("factor", "fp32"),
-    ]
+    assert second.metadata.signature == {
+        "x_ptr": "*fp32",
+        "out_ptr": "*fp32",
+        "n": "i32",
+        "factor": "fp32",
+        "BLOCK": "constexpr",
+    }
     assert second.metadata.num_warps == 4 and second.metadata.shared == first.metadata.shared
     (entry,) = _entries(cache_dir)
     manifest = json.loads((entry / "manifest.json").read_text())
-    assert manifest["metadata"]["name"] == "scale_kernel"
+    assert manifest["metadata"]["kernel"]["name"] == "scale_kernel"
     if has_linker:
         assert second.asm["cubin"][:4] == b"\x7fELF"
         assert second.n_regs > 0 and second.n_spills == 0
@@ -106,12 +107,12 @@ def test_other_specialization_other_entry(cache_dir):
 def test_damaged_entry_is_rebuilt(cache_dir):
     first = _warmup()
     (entry,) = _entries(cache_dir)
-    cubin = entry / "kernel.cubin"
+    cubin = entry / "cubin"
     cubin.write_bytes(cubin.read_bytes()[:-7])
-    cuda_cache._disk_cache().clear_memory()
+    compiler.disk_cache().clear_memory()
     second = _warmup()
     assert second.asm["cubin"] == first.asm["cubin"]
-    assert (entry / "kernel.cubin").read_bytes() == first.asm["cubin"]
+    assert (entry / "cubin").read_bytes() == first.asm["cubin"]
 
 
 def test_new_process_compiles_nothing_after_ttir(cache_dir, tmp_path):

@@ -90,10 +90,10 @@ def fake_driver(monkeypatch):
 
     monkeypatch.setattr(cuda_driver, "launch", slow)
     monkeypatch.setattr(cuda_driver, "fast_launch", fast_launch)
-    scale_tiles.__dict__.pop("_cuda_launcher", None)
+    scale_tiles.forget_compiled()
     with knobs.override(NAIAD_BACKEND="auto"):
         yield launches
-    scale_tiles.__dict__.pop("_cuda_launcher", None)
+    scale_tiles.forget_compiled()
 
 
 def _descriptor(address, rows, cols, block=(16, 32), device="cuda:0", dtype="float32"):
@@ -130,7 +130,7 @@ def test_a_new_block_shape_or_padding_is_a_new_specialization(fake_driver):
     nan = TensorDescriptor(FakeTensor(4096), [40, 64], [64, 1], [16, 32], padding="nan")
     scale_tiles[(1,)](nan, tiles[1], 2.0, BM=16, BN=32)
     assert [path for path, *_ in fake_driver] == ["slow", "fast", "slow", "slow"]
-    assert len(scale_tiles._cuda_launcher.kernels) == 3
+    assert len(scale_tiles._launchers["cuda"].kernels) == 3
 
 
 @needs_linker

@@ -14,6 +14,7 @@ import pytest
 import naiad
 import naiad.language as tl
 from naiad import knobs
+from naiad.backends import registry
 from naiad.backends.nvidia import driver as cuda_driver
 from naiad.runtime import cuda_launcher
 from naiad.runtime.jit import LaunchOptions
@@ -87,9 +88,9 @@ def fake_driver(monkeypatch):
 
     monkeypatch.setattr(cuda_driver, "launch", slow)
     monkeypatch.setattr(cuda_driver, "fast_launch", fast_launch)
-    axpy.__dict__.pop("_cuda_launcher", None)
+    axpy.forget_compiled()
     yield launches
-    axpy.__dict__.pop("_cuda_launcher", None)
+    axpy.forget_compiled()
 
 
 def test_cuda_hot_path_writes_the_arguments_and_reads_the_stream(fake_driver):
@@ -170,10 +171,11 @@ def test_threads_launching_at_once_compile_once_and_pass_their_own_arguments(
         x, y, out, n, alpha = arguments(i)
         tensors = [FakeCudaTensor(address) for address in (x, y, out)]
         bound = dict(zip(("x_ptr", "y_ptr", "out_ptr"), tensors), n=n, alpha=alpha, BLOCK=64)
+        launcher = axpy.launcher(registry.lookup("cuda:sm_90a")[0])
         barrier.wait()
         try:
             for _ in range(5):
-                cuda_launcher.launch_cuda(axpy, bound, (1, 1, 1), LaunchOptions(), False)
+                launcher.launch(bound, (1, 1, 1), LaunchOptions(), False)
         except Exception as error:  # reported below: pytest does not see other threads' errors
             errors.append(error)
 
@@ -183,7 +185,7 @@ def test_threads_launching_at_once_compile_once_and_pass_their_own_arguments(
     for worker in workers:
         worker.join()
     assert errors == []
-    assert len(compiles) == 1 and len(axpy._cuda_launcher.kernels) == 1
+    assert len(compiles) == 1 and len(axpy._launchers["cuda"].kernels) == 1
     assert len(launched) == 40
     for thread, values in launched:
         assert values == arguments(int(thread))
@@ -256,7 +258,7 @@ def test_cuda_hot_path_leaves_an_integer_that_does_not_fit_to_the_slow_path(
     compiled = cuda_launcher._Compiled(kernel, None, (0,), {})
     launcher = cuda_launcher.CudaLauncher(takes_a_byte)
     launcher._compile = lambda *args: compiled
-    takes_a_byte.__dict__["_cuda_launcher"] = launcher
+    takes_a_byte._launchers["cuda"] = launcher
     x = FakeCudaTensor(4096)
     for n in (5, 7, 300):  # 300 wraps around in the slow path's ctypes slot, as before
         takes_a_byte[(1,)](x, n)

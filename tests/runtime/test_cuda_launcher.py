@@ -53,7 +53,7 @@ def _launcher_with(kinds, names):
     names = tuple(f"argument `{name}`" for name in names)  # as the launcher names them
     kernel = cuda_driver.CubinKernel(b"", "add_kernel", kinds, arg_names=names)
     pointers = tuple(i for i, kind in enumerate(kinds) if kind.startswith("*"))
-    launcher._compile = lambda bound, options, debug: cuda_launcher._Compiled(
+    launcher._compile = lambda spec, options, debug, device: cuda_launcher._Compiled(
         kernel, None, pointers
     )
     return launcher
@@ -94,10 +94,12 @@ def test_cuda_tensors_go_to_the_cuda_launcher(monkeypatch):
     """`kernel[grid](...)` with a CUDA tensor launches compiled (not in the interpreter)."""
     calls = []
     monkeypatch.setenv("NAIAD_BACKEND", "auto")
-    monkeypatch.setattr("naiad.runtime.jit.launch_cuda", lambda *args: calls.append(args[1:]))
+    monkeypatch.setattr(
+        cuda_launcher.CudaLauncher, "launch", lambda self, *args: calls.append(args)
+    )
     x = FakeTensor(0)
     add_kernel[(3,)](x, x, x, 100, BLOCK=128)
-    ((bound, grid, options, debug),) = calls
+    ((bound, grid, options, debug, _strict),) = calls
     assert grid == (3, 1, 1) and bound["n"] == 100 and options.num_warps == 4 and not debug
 
 

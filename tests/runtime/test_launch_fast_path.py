@@ -15,8 +15,9 @@ import naiad
 import naiad.language as tl
 from naiad import knobs
 from naiad.errors import NaiadError
-from naiad.runtime import cpu_launcher
+from naiad.runtime import compiler
 from naiad.runtime.binder import Unbound, make_binder
+from naiad.runtime.specialization import Specialization
 from naiad.tools.tensor_descriptor import TensorDescriptor
 
 OFFSET = tl.constexpr(0.5)
@@ -69,11 +70,11 @@ KERNELS = (axpy, maybe_bias, copy_unspecialized, copy_any_alignment, scale_tiles
 @pytest.fixture(autouse=True)
 def compiled_for_the_cpu(tmp_path):
     with knobs.override(NAIAD_BACKEND="cpu", NAIAD_CACHE_DIR=str(tmp_path / "cache")):
-        cpu_launcher._cache = None
+        compiler._cache = None
         for kernel in KERNELS:
-            kernel.__dict__.pop("_cpu_kernels", None)
+            kernel.forget_compiled()
         yield
-    cpu_launcher._cache = None
+    compiler._cache = None
 
 
 @pytest.fixture
@@ -102,7 +103,7 @@ def _random(n, dtype=np.float32, seed=0, offset=0):
 def _slow_key(kernel, args, kwargs):
     """The specialization the slow path keys the CPU kernel by."""
     kwargs = {k: v for k, v in kwargs.items() if k in kernel.arg_names}
-    return cpu_launcher._fingerprint(kernel, kernel._bind(args, kwargs))[0]
+    return Specialization.of(kernel, kernel._bind(args, kwargs)).key
 
 
 def _uses_the_slow_paths_kernel(kernel, grid, args, kwargs):
@@ -110,7 +111,8 @@ def _uses_the_slow_paths_kernel(kernel, grid, args, kwargs):
     binder = make_binder(kernel.params)
     key, _, _ = binder(knobs.launch_settings(), grid, *args, **kwargs)
     prepared = kernel._launches[key]
-    return prepared._entry == kernel._cpu_kernels[(_slow_key(kernel, args, kwargs), False)].entry
+    loaded = kernel._launchers["cpu"].kernels[(_slow_key(kernel, args, kwargs), False)]
+    return prepared._entry == loaded.entry
 
 
 def _axpy_reference(x, y, alpha, square):
@@ -236,7 +238,8 @@ def test_do_not_specialize_shares_one_kernel(slow_calls):
         out = np.full(n, np.nan, np.float32)
         copy_unspecialized[(1,)](x, out, n, BLOCK=64)
         np.testing.assert_array_equal(out, x)
-    assert slow_calls == ["copy_unspecialized"] and len(copy_unspecialized._cpu_kernels) == 1
+    assert slow_calls == ["copy_unspecialized"]
+    assert len(copy_unspecialized._launchers["cpu"].kernels) == 1
 
 
 def test_do_not_specialize_on_alignment_serves_any_alignment(slow_calls):
@@ -295,7 +298,7 @@ def test_settings_and_forgotten_kernels_take_the_slow_path(slow_calls, monkeypat
     axpy[(1,)](x, y, out, 64, 1.0, 64)
     axpy.debug = None
     axpy[(1,)](x, y, out, 64, 1.0, 64)
-    axpy.__dict__.pop("_cpu_kernels")  # compiled kernels forgotten: the prepared launch too
+    axpy.forget_compiled()  # compiled kernels forgotten: the prepared launch too
     out[:] = np.nan
     axpy[(1,)](x, y, out, 64, 1.0, 64)
     np.testing.assert_allclose(out, _axpy_reference(x, y, 1.0, 0), rtol=1e-6, atol=1e-5)

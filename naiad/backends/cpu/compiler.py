@@ -2,27 +2,31 @@
 
     compile_cpu(ttir_module, target)      # → CpuKernel: asm stages, object bytes, metadata
 
-The steps, in order:
+The steps, in order (`STAGES`, which the back end (backend.py) hands to the runtime):
 
-1. `inline` every call, `noinline` functions too (one function per kernel on the CPU);
-2. `tt-to-linalg`, then `canonicalize`, `cse` and `dce` (the pointer offsets the structured
-   views made unnecessary disappear here) — `asm['linalg']`;
-3. `cpu-fuse-elementwise` (an elementwise chain becomes one loop), then code generation
-   (codegen/): loops over scratch buffers, the entry point of abi.py —
-   LLVM IR, verified by LLVM before anything else runs;
-4. LLVM's -O3 pipeline with loop and SLP vectorization — `asm['llir']` is the optimized IR;
-5. object code for the target, the bytes loaded at launch; `assembly()` gives its assembly text
-   (`asm['asm']`) when asked for: printing it is a second code generation.
+1. `linalg`: `inline` every call, `noinline` functions too (one function per kernel on the
+   CPU); `tt-to-linalg`, then `canonicalize`, `cse` and `dce` (the pointer offsets the
+   structured views made unnecessary disappear here) — `asm['linalg']`;
+2. `llir`: `cpu-fuse-elementwise` (an elementwise chain becomes one loop), then code
+   generation (codegen/): loops over scratch buffers, the entry point of abi.py — LLVM IR,
+   verified by LLVM before anything else runs; then LLVM's -O2 pipeline with loop and SLP
+   vectorization — `asm['llir']` is the optimized IR;
+3. `obj`: object code for the target, the bytes loaded at launch; `assembly()` gives its
+   assembly text (`asm['asm']`) when asked for: printing it is a second code generation.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ...dialects import tt
+from ...ir import is_pointer_like
+from ...ir.locations import argument_names
 from ...ir.printer import print_module
 from ...middle.linalg import TritonToLinalg
+from ...middle.linalg.pointer_analysis import PointerAnalysis
 from ...passes.inline import Inline
-from ...passes.pipeline import run_pipeline
+from ..registry import Compilation, Stage
 from . import llvm_tools
 from .codegen.module import lower_kernel
 from .fuse_elementwise import FuseElementwise
@@ -30,12 +34,52 @@ from .target import CpuTarget
 
 
 def linalg_pipeline(debug: bool = False) -> tuple:
-    """Steps 1 and 2; with `debug`, every access is bounds-checked (middle/linalg)."""
+    """Step 1's passes; with `debug`, every access is bounds-checked (middle/linalg)."""
     return (Inline(include_noinline=True), TritonToLinalg(debug), "canonicalize", "cse", "dce")
 
 
 LINALG_PIPELINE = linalg_pipeline()
 CPU_PIPELINE = (FuseElementwise(), "canonicalize", "cse", "dce")
+
+
+def to_linalg(c: Compilation) -> None:
+    """Step 1. Also records the kernel's arguments as the entry point takes them, and which
+    pointers it may store through (read from the TTIR, before the conversion)."""
+    arguments = _argument_kinds(c.module)
+    c.metadata["arguments"] = arguments
+    c.metadata["written"] = _written_arguments(c.module, arguments)
+    c.run_passes("linalg", linalg_pipeline(c.options.debug))
+    c.asm["linalg"] = print_module(c.module)
+
+
+def to_llvm(c: Compilation) -> None:
+    """Step 2: the module becomes an (optimized) LLVM module."""
+    target: CpuTarget = c.target
+    c.run_passes("cpu", CPU_PIPELINE)
+    # The kernel, and declarations of the runtime functions it calls (device_print's).
+    functions = [op for op in c.module.regions[0].entry_block if op.regions[0].blocks]
+    if len(functions) != 1:
+        raise ValueError(f"expected one kernel function, found {len(functions)}")
+    lowered = lower_kernel(functions[0], target.triple, target.data_layout, target.features)
+    c.module = llvm_tools.parse_module(str(lowered.module), lowered.entry)
+    llvm_tools.optimize(c.module, target.machine, speed_level=2)
+    c.asm["llir"] = str(c.module)
+    c.metadata.update(
+        entry=lowered.entry,
+        scratch_bytes=lowered.scratch_bytes,
+        sites=[list(site) for site in lowered.sites],
+        prints="naiad_device_print" in lowered.module.globals,
+        stream_bytes=lowered.stream_bytes,
+        target=target.description(),
+    )
+
+
+def to_object(c: Compilation) -> None:
+    """Step 3."""
+    c.asm["obj"] = llvm_tools.emit_object(c.module, c.target.machine)
+
+
+STAGES = (Stage("linalg", to_linalg), Stage("llir", to_llvm), Stage("obj", to_object))
 
 
 @dataclass
@@ -48,34 +92,51 @@ class CpuKernel:
     metadata: dict = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class _Options:
+    debug: bool = False
+
+
 def compile_cpu(module, target: CpuTarget, debug: bool = False) -> CpuKernel:
-    """Compile a TTIR module holding one kernel (after the TTIR pipeline) for `target`; in
-    `debug` mode its entry point takes the extents of its pointer arguments (abi.py).
-    `module` is converted in place."""
-    run_pipeline(linalg_pipeline(debug), module)
-    linalg_text = print_module(module)
-    run_pipeline(CPU_PIPELINE, module)
-    # The kernel, and declarations of the runtime functions it calls (device_print's).
-    functions = [op for op in module.regions[0].entry_block if op.regions[0].blocks]
-    if len(functions) != 1:
-        raise ValueError(f"expected one kernel function, found {len(functions)}")
-    lowered = lower_kernel(functions[0], target.triple, target.data_layout, target.features)
-    llvm_module = llvm_tools.parse_module(str(lowered.module), lowered.entry)
-    llvm_tools.optimize(llvm_module, target.machine, speed_level=2)
-    obj = llvm_tools.emit_object(llvm_module, target.machine)
-    asm = {"linalg": linalg_text, "llir": str(llvm_module)}
-    metadata = {
-        "entry": lowered.entry,
-        "scratch_bytes": lowered.scratch_bytes,
-        "sites": [list(site) for site in lowered.sites],
-        "prints": "naiad_device_print" in lowered.module.globals,
-        "stream_bytes": lowered.stream_bytes,
-        "target": target.description(),
-    }
-    return CpuKernel(lowered.entry, asm, obj, metadata)
+    """Compile a TTIR module holding one kernel (after the TTIR pipeline) for `target`, every
+    stage in one call (tests; the runtime runs `STAGES` behind its cache); in `debug` mode its
+    entry point takes the extents of its pointer arguments (abi.py). `module` is converted in
+    place."""
+    c = Compilation(module, target, _Options(debug), {})
+    for stage in STAGES:
+        stage.run(c)
+    obj = c.asm.pop("obj")
+    return CpuKernel(c.metadata["entry"], c.asm, obj, c.metadata)
 
 
 def assembly(llir: str, target: CpuTarget) -> str:
     """The assembly of optimized LLVM IR `llir` (`asm['llir']`) for `target`."""
     module = llvm_tools.parse_module(llir, "kernel")
     return llvm_tools.emit_assembly(module, target.machine)
+
+
+def _argument_kinds(module) -> list:
+    """[name, kind] of each argument of the kernel's `tt.func`: 'ptr', or the scalar type."""
+    (func,) = list(module.regions[0].entry_block)
+    return [
+        [name, "ptr" if is_pointer_like(arg.type) else str(arg.type)]
+        for name, arg in zip(argument_names(func), func.arguments)
+    ]
+
+
+def _written_arguments(module, arguments) -> list:
+    """The pointer arguments the kernel may store to (all of them when a store's pointer is
+    not traced to one argument), so a launch can refuse read-only arrays for them instead of
+    faulting."""
+    (func,) = list(module.regions[0].entry_block)
+    analysis = PointerAnalysis()
+    names = {arg: name for arg, (name, _) in zip(func.arguments, arguments)}
+    pointers = [name for name, kind in arguments if kind == "ptr"]
+    written = set()
+    for op in func.walk():
+        if isinstance(op, tt.StoreOp | tt.AtomicRMWOp | tt.AtomicCASOp):
+            base = analysis.base_of(op.ptr)
+            if base not in names:
+                return pointers
+            written.add(names[base])
+    return [name for name in pointers if name in written]

@@ -66,9 +66,7 @@ _LIBM_FUNCTIONS = (
 _LIBM_SYMBOLS = tuple(name + suffix for name in _LIBM_FUNCTIONS for suffix in ("f", ""))
 # Every name loaded code may import, whatever the host (tests check objects built for other CPUs
 # against it).
-RESOLVED_NAMES = (
-    _LIBC_SYMBOLS + _LIBM_SYMBOLS + (printing.SYMBOL,) + tuple(runtime_library.EXPORTS)
-)
+RESOLVED_NAMES = _LIBC_SYMBOLS + _LIBM_SYMBOLS + (printing.SYMBOL,) + tuple(runtime_library.EXPORTS)
 
 # ELF `e_machine` of the architectures the back end generates, to refuse a foreign object before
 # LLVM tries to link it.

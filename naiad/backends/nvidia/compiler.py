@@ -3,22 +3,23 @@
     TTIR --ttgir_pipeline--> TTGIR --lowering.lower_module--> LLVM IR --ptx.compile_ptx--> PTX
          --link.link--> cubin (where nvJitLink or a CUDA driver is present)
 
-Every stage's text lands in `asm` ('ttgir', 'llir' (optimized, libdevice linked), 'ptx',
-'cubin'), and what a launch needs in `metadata`: the kernel's name, warps, dynamic shared memory
-bytes, PTX ISA, and with a cubin its registers and spills. Any target compiles without its
-device; only the cubin needs a linker.
+Each arrow is a stage (`STAGES`, which the back end (backend.py) hands to the runtime). Every
+stage's text lands in `asm` ('ttgir', 'llir' (optimized, libdevice linked), 'ptx', 'cubin'),
+and what a launch needs in `metadata`: the kernel's name, warps, dynamic shared memory bytes,
+PTX ISA, and with a cubin its registers and spills. Any target compiles without its device;
+only the cubin needs a linker.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ...errors import InternalError
 from ...ir import Operation
 from ...ir.errors import VerificationError
 from ...ir.printer import print_module
 from ...ir.verifier import verify
-from ...passes.pipeline import run_pipeline
+from ..registry import Compilation, Stage
 from . import link, ptx
 from . import target as nv_target
 from .passes.convert_to_ttgir import ConvertToTTGIR
@@ -58,14 +59,6 @@ def ttgir_pipeline(
 LLIR_PIPELINE = ["allocate-shared-memory"]
 
 
-@dataclass
-class CudaCompilation:
-    """The stages of one kernel for one CUDA target: `asm` by stage name, and `metadata`."""
-
-    asm: dict = field(default_factory=dict)
-    metadata: dict = field(default_factory=dict)
-
-
 def _check_ttgir(module: Operation) -> None:
     """Verify the TTGIR once before the lowering relies on its invariants (one layout for all
     of a reduction's operands, ...): a pass that broke one is Naiad's bug, reported as such,
@@ -76,6 +69,68 @@ def _check_ttgir(module: Operation) -> None:
         raise InternalError(f"the TTGIR passes left invalid IR: {exc}") from exc
 
 
+def to_ttgir(c: Compilation) -> None:
+    """TTIR → TTGIR: every tensor gets its layout (`ttgir_pipeline`)."""
+    options, target = c.options, c.target
+    c.run_passes("ttgir", ttgir_pipeline(options.num_warps, target.capability, options.num_ctas))
+    _check_ttgir(c.module)
+    c.asm["ttgir"] = print_module(c.module)
+
+
+def to_llvm(c: Compilation) -> None:
+    """TTGIR → LLVM IR for nvptx64 (shared memory placed first); `asm['llir']` is replaced
+    by the optimized IR at the next stage."""
+    from .lowering import lower_module  # the lowering is large: loaded on the first compile
+
+    c.run_passes("llir", LLIR_PIPELINE)
+    llir = lower_module(c.module, c.target, c.options.debug, c.options.maxnreg)
+    c.metadata["shared"] = c.module.attributes["ttg.shared"].value  # the lowering's scratch too
+    c.module = c.asm["llir"] = llir
+
+
+def to_ptx(c: Compilation) -> None:
+    """LLVM IR → PTX (libdevice linked, -O3), at the least PTX ISA the kernel needs."""
+    code = ptx.compile_ptx(c.module, c.target, cuda_version=link.linker_version())
+    c.module = code
+    c.asm["llir"] = code.llir
+    c.asm["ptx"] = code.text
+    c.metadata.update(
+        name=code.entry,
+        target=c.target.name,
+        num_warps=c.options.num_warps,
+        num_ctas=c.options.num_ctas,
+        ptx_isa=str(code.isa),
+    )
+
+
+def to_cubin(c: Compilation) -> None:
+    """PTX → cubin, where a linker is present (nvJitLink or the driver): any target compiles
+    without its device, only this stage needs the linker."""
+    if link.linker_version() is None:
+        return
+    cubin = link.link(c.module.text, c.module.entry, c.target, maxnreg=c.options.maxnreg)
+    c.asm["cubin"] = cubin.data
+    c.metadata.update(n_regs=cubin.n_regs, n_spills=cubin.n_spills, linker=cubin.linker)
+
+
+STAGES = (
+    Stage("ttgir", to_ttgir),
+    Stage("llir", to_llvm),
+    Stage("ptx", to_ptx),
+    Stage("cubin", to_cubin),
+)
+
+
+@dataclass(frozen=True)
+class CudaOptions:
+    """The launch options the NVIDIA stages read (Triton's names)."""
+
+    num_warps: int = 4
+    num_ctas: int = 1
+    maxnreg: int | None = None
+    debug: bool = False
+
+
 def compile_module(
     module: Operation,
     target_name: str,
@@ -84,38 +139,18 @@ def compile_module(
     num_ctas: int = 1,
     maxnreg: int | None = None,
     debug: bool = False,
-) -> CudaCompilation:
+) -> Compilation:
     """Compile a TTIR `module` (after the TTIR pipeline; changed in place into TTGIR) for the
-    CUDA target `target_name` (`cuda:sm_90a`, `cuda:sm_80`, ...); with `debug`, every access
+    CUDA target `target_name` (`cuda:sm_90a`, `cuda:sm_80`, ...), every stage in one call
+    (tests and tools; the runtime runs `STAGES` behind its cache); with `debug`, every access
     is bounds-checked against extents the launch passes (lowering/bounds.py).
 
     Raises:
         KernelNotImplementedError: an op the lowering does not handle yet (at the user's line).
         PtxIsaError: the kernel needs a newer PTX ISA than the installed CUDA accepts.
     """
-    from .lowering import lower_module  # the lowering is large: loaded on the first compile
-
-    target = nv_target.cuda_target(target_name)
-    run_pipeline(ttgir_pipeline(num_warps, target.capability, num_ctas), module)
-    _check_ttgir(module)
-    out = CudaCompilation()
-    out.asm["ttgir"] = print_module(module)
-    run_pipeline(LLIR_PIPELINE, module)
-    llir = lower_module(module, target, debug, maxnreg)
-    cuda_version = link.linker_version()
-    code = ptx.compile_ptx(llir, target, cuda_version=cuda_version)
-    out.asm["llir"] = code.llir
-    out.asm["ptx"] = code.text
-    out.metadata.update(
-        name=code.entry,
-        target=target.name,
-        num_warps=num_warps,
-        num_ctas=num_ctas,
-        shared=module.attributes["ttg.shared"].value,
-        ptx_isa=str(code.isa),
-    )
-    if cuda_version is not None:
-        cubin = link.link(code.text, code.entry, target, maxnreg=maxnreg)
-        out.asm["cubin"] = cubin.data
-        out.metadata.update(n_regs=cubin.n_regs, n_spills=cubin.n_spills, linker=cubin.linker)
-    return out
+    options = CudaOptions(num_warps, num_ctas, maxnreg, debug)
+    c = Compilation(module, nv_target.cuda_target(target_name), options, {})
+    for stage in STAGES:
+        stage.run(c)
+    return c

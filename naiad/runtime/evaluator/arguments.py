@@ -14,7 +14,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from ...dialects.tt_types import PointerType
-from ...ir import FloatType, NameLoc, RankedTensorType
+from ...ir import FloatType, RankedTensorType
+from ...ir.locations import argument_names
 from ...tools.tensor_descriptor import TensorDescriptor
 from ..host_arrays import describe, is_array_like
 from ..interpreter.memory import HostCopies, Memory, Pointers, argument_pointers
@@ -23,15 +24,6 @@ from .memory_ops import Descriptor
 from .values import array_value, scalar_dtype, scalar_value
 
 __all__ = ["HostCopies", "argument_names", "bind_arguments"]
-
-
-def argument_names(func) -> list[str]:
-    """The names of a function's arguments: their name locations, else `arg<i>`."""
-    names = []
-    for i, arg in enumerate(func.arguments):
-        loc = arg.location
-        names.append(loc.name if isinstance(loc, NameLoc) else f"arg{i}")
-    return names
 
 
 def _expand_descriptors(args: Mapping, names: list, func) -> dict:

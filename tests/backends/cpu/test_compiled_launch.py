@@ -8,7 +8,7 @@ from launch_kernels import add_kernel
 import naiad
 import naiad.language as tl
 from naiad import knobs
-from naiad.runtime import cpu_launcher
+from naiad.runtime import compiler
 
 SCALE = tl.constexpr(3)
 
@@ -23,9 +23,9 @@ def scale_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 @pytest.fixture(autouse=True)
 def compiled(tmp_path):
     with knobs.override(NAIAD_BACKEND="cpu", NAIAD_CACHE_DIR=str(tmp_path / "cache")):
-        cpu_launcher._cache = None  # a fresh disk cache per test
+        compiler._cache = None  # a fresh disk cache per test
         yield
-    cpu_launcher._cache = None
+    compiler._cache = None
 
 
 def test_warmup_gives_every_cpu_stage():
@@ -62,15 +62,13 @@ def test_second_process_loads_from_disk(monkeypatch):
     x = np.arange(300, dtype=np.float32)
     out = np.empty_like(x)
     scale_kernel[(3,)](x, out, 300, BLOCK=128)
-    scale_kernel.__dict__.pop("_cpu_kernels")  # as a new process: nothing in memory
-    cpu_launcher._cache.clear_memory()
+    scale_kernel.forget_compiled()  # as a new process: nothing in memory
+    compiler.disk_cache().clear_memory()
 
     def no_compile(*args, **kwargs):
         raise AssertionError("compiled again instead of loading the cached object")
 
-    import naiad.backends.cpu.compiler as compiler
-
-    monkeypatch.setattr(compiler, "compile_cpu", no_compile)
+    monkeypatch.setattr(compiler, "_run_stages", no_compile)
     out[:] = 0
     scale_kernel[(3,)](x, out, 300, BLOCK=128)
     np.testing.assert_array_equal(out, x * 3)
@@ -136,10 +134,10 @@ def test_device_print_prints_what_the_interpreter_prints(hex_bits, capsys):
 def test_host_arrays_run_compiled_by_default():
     x = np.ones(16, np.float32)
     out = np.empty_like(x)
-    scale_kernel.__dict__.pop("_cpu_kernels", None)
+    scale_kernel.forget_compiled()
     with knobs.override(NAIAD_BACKEND=""):
         scale_kernel[(1,)](x, out, 16, BLOCK=16)
-    assert any(k is not None for k in scale_kernel._cpu_kernels.values())
+    assert any(k is not None for k in scale_kernel._launchers["cpu"].kernels.values())
     np.testing.assert_array_equal(out, 3.0)
 
 
@@ -156,5 +154,5 @@ def test_what_the_cpu_cannot_compile_runs_in_the_interpreter_with_a_warning():
         _either_argument[(1,)](x, y, out, 0)
     assert out[0] == -1.5
     with knobs.override(NAIAD_BACKEND="cpu"), pytest.raises(naiad.errors.KernelNotImplementedError):
-        _either_argument.__dict__.pop("_cpu_kernels", None)
+        _either_argument.forget_compiled()
         _either_argument[(1,)](x, y, out, 0)

@@ -16,7 +16,7 @@ import naiad.language as tl
 from naiad import knobs
 from naiad.backends.cpu.codegen import lower_linalg, lower_matmul
 from naiad.backends.cpu.codegen.lower_matmul import Blocking, RegisterFile, blocking
-from naiad.runtime import cpu_launcher
+from naiad.runtime import compiler
 from naiad.testing import check
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -96,9 +96,9 @@ def compiled(tmp_path):
 
 
 def _forget_compiled():
-    cpu_launcher._cache = None
+    compiler._cache = None
     for kernel in KERNELS:
-        kernel.__dict__.pop("_cpu_kernels", None)
+        kernel.forget_compiled()
 
 
 @pytest.fixture

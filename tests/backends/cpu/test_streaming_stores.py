@@ -11,7 +11,7 @@ import naiad
 import naiad.language as tl
 from naiad import knobs
 from naiad.backends.cpu import pool
-from naiad.runtime import cpu_launcher, cpu_streaming
+from naiad.runtime import compiler, cpu_streaming
 
 X86 = platform.machine() in ("x86_64", "AMD64")
 
@@ -63,15 +63,15 @@ def shift_kernel(p_ptr, n, BLOCK: tl.constexpr):
 @pytest.fixture(autouse=True)
 def compiled(tmp_path):
     with knobs.override(NAIAD_BACKEND="cpu", NAIAD_CACHE_DIR=str(tmp_path / "cache")):
-        cpu_launcher._cache = None
+        compiler._cache = None
         yield
-    cpu_launcher._cache = None
+    compiler._cache = None
 
 
 def _forget(*kernels):
     """Drop the loaded kernels, so the next launch prepares again (and reads the knob)."""
     for kernel in kernels:
-        kernel.__dict__.pop("_cpu_kernels", None)
+        kernel.forget_compiled()
 
 
 def _run(kernel, grid, args, stream_bytes, **constexprs):

@@ -1,0 +1,63 @@
+"""The CPU back end as the runtime sees it (backends/registry.py): targets `cpu` (this machine)
+and `cpu:aarch64` (compiled ahead of time), the stages of compiler.py, and the launcher that
+links the object code into the process and runs the grid on the worker pool."""
+
+from __future__ import annotations
+
+from ...language.target import CUDA_HOPPER
+from ..registry import Backend, register_backend
+from . import compiler
+from .target import CpuTarget, cpu_target
+
+
+class _Stages(dict):
+    """A CPU kernel's `asm`: every stage's text, the assembly made the first time it is read
+    (it is a second code generation, which most users never ask for)."""
+
+    def __init__(self, stages: dict, target: CpuTarget):
+        super().__init__(stages)
+        self._target = target
+
+    def __missing__(self, stage: str) -> str:
+        if stage != "asm" or "llir" not in self:
+            raise KeyError(stage)
+        self[stage] = text = compiler.assembly(self["llir"], self._target)
+        return text
+
+
+class CpuBackend(Backend):
+    name = "cpu"
+    prefixes = ("cpu",)
+    device_type = "cpu"
+    launcher = "naiad.runtime.cpu_launcher:CpuLauncher"
+    binary_stage = "obj"
+
+    def parse_target(self, name: str) -> CpuTarget:
+        return cpu_target(name)
+
+    def language_target(self, target: CpuTarget, options):
+        """The language's rules for the CPU: any dot shape, IEEE dots by default (there is no
+        tf32 here), every fp8 conversion."""
+        return CUDA_HOPPER.with_options(
+            name=target.name,
+            backend="cpu",
+            arch=0,
+            default_dot_input_precision="ieee",
+            debug=options.debug,
+            num_warps=options.num_warps,
+        )
+
+    def stages(self, target, options):
+        return list(compiler.STAGES)
+
+    def cache_facts(self, target: CpuTarget, options) -> dict:
+        return {"target": target.description(), "debug": bool(options.debug)}
+
+    def device_target(self, index: int) -> str:
+        return "cpu"
+
+    def kernel_asm(self, asm: dict, target: CpuTarget) -> dict:
+        return _Stages(asm, target)
+
+
+register_backend(CpuBackend())

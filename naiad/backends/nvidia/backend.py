@@ -1,0 +1,66 @@
+"""The NVIDIA back end as the runtime sees it (backends/registry.py): targets `cuda:sm_NN`
+(target.py), the stages of compiler.py, and the launcher that loads cubins through the CUDA
+driver and launches them on the tensors' device."""
+
+from __future__ import annotations
+
+from ...language.target import CUDA_HOPPER
+from ..registry import Backend, register_backend
+from . import compiler, libdevice, link
+from .target import CudaTarget, cuda_target, target_for_capability
+
+
+class NvidiaBackend(Backend):
+    name = "cuda"
+    prefixes = ("cuda",)
+    device_type = "cuda"
+    launcher = "naiad.runtime.cuda_launcher:CudaLauncher"
+    binary_stage = "cubin"
+
+    def parse_target(self, name: str) -> CudaTarget:
+        return cuda_target(name)
+
+    def language_target(self, target: CudaTarget, options):
+        """The language's rules on this GPU: its arch decides dot shapes and precisions."""
+        return CUDA_HOPPER.with_options(
+            name=target.name,
+            arch=target.capability,
+            debug=options.debug,
+            num_warps=options.num_warps,
+        )
+
+    def stages(self, target, options):
+        from . import passes  # noqa: F401  (registers the TTGIR passes)
+
+        return list(compiler.STAGES)
+
+    def cache_facts(self, target: CudaTarget, options) -> dict:
+        """The options the stages read, and the tools whose versions shape the code: the
+        linker (it bounds the PTX ISA and makes the cubin) and the libdevice linked."""
+        return {
+            "target": target.name,
+            "num_warps": options.num_warps,
+            "num_ctas": options.num_ctas,
+            "maxnreg": options.maxnreg,
+            "debug": bool(options.debug),
+            "linker": link.linker_version(),
+            "libdevice": _libdevice_identity(),
+        }
+
+    def device_target(self, index: int) -> str:
+        from . import driver
+
+        major, minor = driver.device_properties(index).capability
+        return target_for_capability(major, minor).name
+
+
+def _libdevice_identity() -> str:
+    """Which libdevice a compile links: its path and size (none: 'missing')."""
+    try:
+        found = libdevice.path()
+    except libdevice.LibdeviceNotFound:
+        return "missing"
+    return f"{found}:{found.stat().st_size}"
+
+
+register_backend(NvidiaBackend())

@@ -1,0 +1,181 @@
+"""Back ends by target name: what each declares, and the table that finds one.
+
+A back end is an object registered here and found by the prefix of a target name (`cpu`,
+`cpu:aarch64` → the CPU back end; `cuda:sm_90a` → the NVIDIA one). It declares:
+
+- `parse_target(name)`: its one target type, parsed from a name (ValueError for a bad one);
+- `language_target(target, options)`: the language's `TargetInfo` for it (dot shapes, fp8, ...),
+  what the frontend and the semantic layer check against;
+- `stages(target, options)`: the steps after TTIR, in order, each a `Stage` that advances a
+  `Compilation` and records the text of what it made in `asm` (Triton's `add_stages`);
+- `cache_facts(target, options)`: what, besides the kernel's TTIR and Naiad's own source,
+  decides its artifacts (the target's description, the options it reads, tool versions);
+- `device_type`: the kind of memory its kernels read (`"cpu"`, `"cuda"`), by which a launch on
+  such arrays finds it, and `device_target(index)`, the target of one device;
+- `launcher`: where the runtime finds its launcher, as `"module:attribute"` (None: it only
+  compiles). Launchers are the runtime's, so the back end names it rather than importing it;
+  `binary_stage`, the stage whose output the launcher loads (`CompiledKernel.binary`).
+
+`runtime/compiler.py` runs frontend → TTIR pipeline → a back end's stages behind one disk cache,
+for every launch, `warmup()`, tool and test. A back end outside the package registers with
+`register_backend` when imported, or through the entry-point group `naiad.backends` (each entry
+point names a module, or a callable returning a back end), loaded the first time a target is
+looked up; docs/architecture.md shows one.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+import types
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import metadata as importlib_metadata
+
+from ..ir import Operation
+from ..passes.extensions import extend
+from ..passes.pipeline import run_pipeline
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """The launch options stages may read (Triton's names), and debug mode."""
+
+    num_warps: int = 4
+    num_ctas: int = 1
+    num_stages: int = 3
+    maxnreg: int | None = None
+    debug: bool = False
+
+
+@dataclass
+class Compilation:
+    """One kernel on its way through a back end's stages: `module` is the IR the next stage
+    reads (TTIR first; a stage may replace it by its own output, an LLVM module say), `asm`
+    the text (or bytes) of every stage so far, `metadata` what a launch will need (JSON).
+    `insertions` are the passes users added (passes/extensions.py), `dump` what writes the
+    IR after every pass (NAIAD_DUMP_PASSES; None: off): a stage runs its pass lists through
+    `run_passes`, which applies both."""
+
+    module: Operation | object
+    target: object
+    options: object
+    asm: dict
+    metadata: dict = field(default_factory=dict)
+    insertions: tuple = ()
+    dump: Callable | None = None
+
+    def run_passes(self, pipeline: str, passes) -> None:
+        """Run the pass list `passes`, known to users as `pipeline`, on `module`."""
+        run_pipeline(extend(pipeline, passes, self.insertions), self.module, after_each=self.dump)
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A step of a back end: `run(compilation)` advances it and writes `asm[name]`."""
+
+    name: str
+    run: Callable[[Compilation], None]
+
+
+class Backend:
+    """The base of every back end (see the module doc); subclasses set the class attributes
+    and implement `parse_target`, `language_target` and `stages`."""
+
+    name: str = ""
+    prefixes: tuple[str, ...] = ()
+    device_type: str | None = None
+    launcher: str | None = None
+    binary_stage: str | None = None  # the stage whose output the launcher loads
+
+    def matches(self, target_name: str) -> bool:
+        """Whether `target_name` is one of this back end's (by its prefix)."""
+        return any(
+            target_name == prefix or target_name.startswith(prefix + ":")
+            for prefix in self.prefixes
+        )
+
+    def parse_target(self, name: str):
+        raise NotImplementedError
+
+    def language_target(self, target, options):
+        raise NotImplementedError
+
+    def stages(self, target, options) -> list[Stage]:
+        raise NotImplementedError
+
+    def cache_facts(self, target, options) -> dict:
+        return {}
+
+    def device_target(self, index: int) -> str:
+        """The target name of device `index` of this back end's kind."""
+        raise NotImplementedError(f"the {self.name} back end runs on no device")
+
+    def kernel_asm(self, asm: dict, target) -> dict:
+        """A compiled kernel's `asm` as users read it (a back end may add stages made on
+        demand, such as assembly printed from LLVM IR)."""
+        return asm
+
+
+_BACKENDS: list[Backend] = []
+_entry_points_loaded = False
+_lock = threading.Lock()
+
+# The back ends of the package, imported on first lookup (they are large).
+_BUILTIN = ("naiad.backends.cpu.backend", "naiad.backends.nvidia.backend")
+
+
+def register_backend(backend: Backend) -> Backend:
+    """Add `backend` to the table (a back end of the same name is replaced: reloading a
+    plugin module registers it again)."""
+    if not backend.name or not backend.prefixes:
+        raise ValueError("a back end needs a name and at least one target-name prefix")
+    with _lock:
+        _BACKENDS[:] = [b for b in _BACKENDS if b.name != backend.name]
+        _BACKENDS.append(backend)
+    return backend
+
+
+def unregister_backend(name: str) -> None:
+    """Remove the back end called `name` (tests, plugins that unload)."""
+    with _lock:
+        _BACKENDS[:] = [b for b in _BACKENDS if b.name != name]
+
+
+def backends() -> list[Backend]:
+    """Every registered back end, the package's own first."""
+    _load_all()
+    return list(_BACKENDS)
+
+
+def lookup(target_name: str) -> tuple[Backend, object]:
+    """The back end of `target_name` and the target it parses from it."""
+    name = str(target_name)
+    for backend in backends():
+        if backend.matches(name):
+            return backend, backend.parse_target(name)
+    known = ", ".join(f"'{p}'" for b in backends() for p in b.prefixes)
+    raise ValueError(f"unknown target {target_name!r}: no back end takes it (prefixes: {known})")
+
+
+def for_device(device_type: str) -> Backend | None:
+    """The back end whose kernels run on memory of `device_type` ('cpu', 'cuda'), if any."""
+    for backend in backends():
+        if backend.device_type == device_type:
+            return backend
+    return None
+
+
+def _load_all() -> None:
+    global _entry_points_loaded
+    if _entry_points_loaded:
+        return
+    for module in _BUILTIN:
+        importlib.import_module(module)
+    for entry in importlib_metadata.entry_points(group="naiad.backends"):
+        loaded = entry.load()  # a module registers its back end as it is imported
+        if isinstance(loaded, Backend):
+            register_backend(loaded)
+        elif callable(loaded) and not isinstance(loaded, types.ModuleType):
+            register_backend(loaded())
+    _entry_points_loaded = True

@@ -1,0 +1,59 @@
+"""Which back end runs a launch, and the launcher each JIT function keeps per back end.
+
+A launch with arrays on a device of type T (a torch tensor's `device.type`: 'cuda'; NumPy arrays
+and CPU tensors: 'cpu') runs on the back end that declares `device_type` T (backends/registry.py)
+through that back end's launcher, named by the back end as `"module:attribute"` and made once
+per JIT function. A launcher has `launch(bound, grid, options, debug, strict)`, which returns the
+launch it prepared for the hot path (None: none) or `INTERPRET` (nothing ran: the interpreter
+runs the kernel), and `forget()`, which drops what it compiled.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from ..backends import registry
+from ..tools.tensor_descriptor import TensorDescriptor
+
+# What `launch` returns when the kernel is to run in the interpreter instead.
+INTERPRET = object()
+
+
+def device_of(bound: dict) -> tuple[str, int]:
+    """The device type and index the arguments live on: the first tensor's that is not in
+    host memory (the launcher checks that the others agree), else ('cpu', 0)."""
+    for value in bound.values():
+        if isinstance(value, TensorDescriptor):
+            value = value.base
+        device = getattr(value, "device", None)
+        kind = getattr(device, "type", None)
+        if kind is not None and kind != "cpu" and hasattr(value, "data_ptr"):
+            return kind, getattr(device, "index", None) or 0
+    return "cpu", 0
+
+
+def holds_memory(bound: dict) -> bool:
+    """Whether any argument is an array or tensor (a descriptor's base included), rather than
+    only types and signature strings (`warmup`)."""
+    for value in bound.values():
+        if isinstance(value, TensorDescriptor):
+            value = value.base
+        if hasattr(value, "data_ptr") or hasattr(value, "__array_interface__"):
+            return True
+    return False
+
+
+def backend_for_launch(bound: dict):
+    """The back end a launch with these arguments runs on, and its device index; None when
+    no back end runs on their device."""
+    kind, index = device_of(bound)
+    backend = registry.for_device(kind)
+    return (backend, index) if backend is not None else (None, index)
+
+
+def make_launcher(jit_function, backend):
+    """A new launcher of `backend` for `jit_function` (None: the back end only compiles)."""
+    if backend.launcher is None:
+        return None
+    module, _, attribute = backend.launcher.partition(":")
+    return getattr(importlib.import_module(module), attribute)(jit_function, backend)

@@ -1,0 +1,113 @@
+"""What one compile of a kernel is specialized on, computed once per slow launch.
+
+    spec = Specialization.of(jit_function, bound_arguments)
+    spec.signature    {"x_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr", ...}
+    spec.constexprs   {"BLOCK": 1024, ...}       (an integer equal to 1 is one too, as Triton)
+    spec.attrs        {"x_ptr": [["tt.divisibility", 16]], ...}
+    spec.key          a hashable key: equal keys compile to the same code on one target
+
+Triton's rules: a pointer is its element type, and 16-byte aligned or not; an integer is i32,
+i64 or u64 by its value (or its annotation), constant when it equals 1, and divisible by 16 or
+not (`do_not_specialize` drops both facts); a float is fp32; a bool i1; None and `tl.dtype`s
+constexprs; a host TensorDescriptor its element type, block shape and padding, with its base's
+alignment and which sizes and strides are divisible by 16. Arguments may also be torch dtypes
+or signature strings (`warmup`), read as aligned pointers. The launch hot path keys the same
+facts from the arguments directly (binder.py); tests check that the two always agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..language import dtypes as t
+from ..tools.tensor_descriptor import TensorDescriptor
+from .host_arrays import describe, dtype_of_host_name, is_array_like
+from .params import integer_argument_type
+
+_DIVISIBLE = [["tt.divisibility", 16]]
+
+
+@dataclass(frozen=True)
+class Specialization:
+    """The signature, constexprs and attributes of one launch's arguments, and their key."""
+
+    signature: dict
+    constexprs: dict
+    attrs: dict
+    key: tuple
+
+    @classmethod
+    def of(cls, jit_function, bound: dict) -> Specialization:
+        """The specialization of a launch of `jit_function` with `bound` arguments."""
+        signature, constexprs, attrs = {}, {}, {}
+        for param in jit_function.params:
+            value = bound[param.name]
+            spec, constant, attributes = _specialize_one(param, value)
+            signature[param.name] = spec
+            if spec == "constexpr":
+                constexprs[param.name] = value if constant is None else constant
+            if param.name in jit_function.do_not_specialize_on_alignment:
+                continue
+            if attributes:
+                attrs[param.name] = attributes
+            if isinstance(value, TensorDescriptor):
+                attrs.update(_descriptor_attributes(param.name, value))
+        key = (
+            tuple(signature.items()),
+            tuple((name, type(value), repr(value)) for name, value in constexprs.items()),
+            repr(sorted(attrs.items())),
+        )
+        return cls(signature, constexprs, attrs, key)
+
+
+def _pointer_spec(element: t.dtype, const: bool = False) -> str:
+    """`*fp32`; `*kfp32` for a `tl.const` parameter (stores through it are refused)."""
+    return "*" + ("k" if const else "") + t.ty_to_signature(element)
+
+
+def _specialize_one(param, value):
+    """(signature string, constexpr value or None, attributes) of one argument, as Triton."""
+    if param.is_constexpr or value is None or isinstance(value, t.dtype):
+        return "constexpr", value, []
+    if isinstance(value, str):  # a signature string given for an argument that is not there
+        return value, None, _DIVISIBLE if value.startswith("*") else []
+    if isinstance(value, bool):
+        return "i1", None, []
+    if isinstance(value, int):
+        if value == 1 and not param.do_not_specialize:
+            return "constexpr", 1, []
+        spec = t.ty_to_signature(integer_argument_type(param.name, value, param.annotation))
+        aligned = value % 16 == 0 and not param.do_not_specialize
+        return spec, None, _DIVISIBLE if aligned else []
+    if isinstance(value, float):
+        return "fp32", None, []
+    if isinstance(value, TensorDescriptor):
+        element = t.ty_to_signature(describe(value.base).dtype)
+        shape = ", ".join(str(int(b)) for b in value.block_shape)
+        return f"tensordesc<{element}[{shape}], {value.padding}>", None, []
+    if type(value).__module__ == "torch" and not is_array_like(value):  # a torch dtype
+        spec = _pointer_spec(dtype_of_host_name(str(value)), param.is_const)
+        return spec, None, _DIVISIBLE
+    if is_array_like(value):
+        array = describe(value)
+        aligned = array.data_ptr % 16 == 0
+        spec = _pointer_spec(array.dtype, param.is_const)
+        return spec, None, _DIVISIBLE if aligned else []
+    raise TypeError(f"argument `{param.name}`: cannot specialize a {type(value).__name__}")
+
+
+def _descriptor_attributes(name: str, desc: TensorDescriptor) -> dict:
+    """A host descriptor's parts specialize as pointers and integers do: its base when aligned
+    to 16 bytes (under the descriptor's name), each size and each stride but the last (which is
+    1) when divisible by 16 (under `name.shape.i`, `name.stride.i`), so that its rows are known
+    aligned and its bounds masks known constant over a vector."""
+    attrs = {}
+    if describe(desc.base).data_ptr % 16 == 0:
+        attrs[name] = _DIVISIBLE
+    for i, size in enumerate(desc.shape):
+        if size % 16 == 0:
+            attrs[f"{name}.shape.{i}"] = _DIVISIBLE
+    for i, stride in enumerate(desc.strides[:-1]):
+        if stride % 16 == 0:
+            attrs[f"{name}.stride.{i}"] = _DIVISIBLE
+    return attrs
