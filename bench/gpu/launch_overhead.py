@@ -89,7 +89,7 @@ def breakdown(kernel, x, y, out) -> None:
     binder = make_binder(kernel.params)
     key, dims, values = binder(launch_settings(), (1,), x, y, out, SIZE, BLOCK_SIZE=SIZE)
     prepared = kernel._launches[key]
-    (compiled,) = kernel._cuda_launcher.kernels.values()
+    (compiled,) = kernel._launchers["cuda"].kernels.values()
     handle = compiled.kernel.function(0).handle
     params = PackedParams(PackedParams.layout(compiled.kernel.signature))
     params.pack(params.buffer, 0, *values)

@@ -152,7 +152,7 @@ def compile_specialization(
                 "passes": [insertion.fingerprint() for insertion in insertions],
             }
         )
-        entry = None if knobs.always_compile.get() else disk_cache().get(key)
+        entry = None if knobs.always_compile.get() else disk_cache().get(key, _well_formed)
         if entry is None:
             files, metadata = _run_stages(build, backend, parsed, options, insertions)
             entry = disk_cache().put(key, files, metadata)
@@ -165,6 +165,14 @@ def compile_specialization(
         kernel.binary = stages.get(backend.binary_stage) if backend.binary_stage else None
     dump_stages(kernel, spec)
     return kernel
+
+
+def _well_formed(entry) -> bool:
+    """Whether a cache entry holds what `compile_specialization` reads (else it is a miss)."""
+    metadata = entry.metadata
+    return isinstance(metadata.get("kernel"), dict) and set(metadata["text_stages"]) <= set(
+        entry.files
+    )
 
 
 def _run_stages(build: TTIRBuild, backend, target, options, insertions) -> tuple[dict, dict]:
@@ -231,11 +239,9 @@ _cache: Cache | None = None
 
 
 def disk_cache() -> Cache:
-    """This process's compile cache, made again when `NAIAD_CACHE_DIR` names another
-    directory."""
+    """This process's compile cache (it follows `NAIAD_CACHE_DIR` as it changes)."""
     global _cache
-    configured = knobs.cache_dir.get()
-    if _cache is None or (configured and str(_cache.directory) != configured):
+    if _cache is None:
         _cache = Cache()
     return _cache
 
