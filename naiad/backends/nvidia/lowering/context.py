@@ -57,7 +57,7 @@ class Context:
     def need_shared(self, nbytes: int) -> None:
         """Ask for `nbytes` of shared scratch for the op being lowered; its accesses
         (`em.shared_address`) then start where allocate-shared-memory placed it. An op the
-        pass did not place (passes/scratch_size.py does not size it) gets room above every
+        pass did not place (it sets no `allocation.size`) gets room above every
         allocation (scratch users are bracketed by barriers, so they may share that room).
         Without the pass, every scratch starts at 0."""
         base = 0
@@ -67,13 +67,12 @@ class Context:
         self.shared_bytes = max(self.shared_bytes, base + nbytes)
 
     def _allocated_offset(self, nbytes: int) -> int:
-        from ..passes.scratch_size import scratch_bytes
-
         op = self._op
         offset = op.attributes.get("allocation.offset")
         if offset is None:  # unsized, or placed after the pass ran: above every buffer
             return self.allocated
-        planned = scratch_bytes(op)
+        size = op.attributes.get("allocation.size")
+        planned = None if size is None else size.value
         if planned is None or nbytes > planned:
             raise InternalError(
                 f"`{op.name}` needs {nbytes} bytes of shared scratch; "

@@ -9,7 +9,9 @@ a loop or an `if` keeps the buffer live for that whole op, so a buffer read in e
 survives the iterations between. Buffers whose live ranges overlap get disjoint bytes; the
 others share them. Placement is first fit, largest buffer first, each at a 16-byte boundary.
 
-Sets `allocation.offset` (i32) on every op owning a buffer and `ttg.shared` (i32) on the
+Sets `allocation.offset` (i32) on every op owning a buffer (and `allocation.size`, the bytes
+planned, on an op whose lowering uses scratch, which the lowering checks its need against) and
+`ttg.shared` (i32) on the
 module: the end of the highest buffer. The lowering reads both (lowering/context.py):
 
     %r = "tt.reduce"(%x) <{axis = 0 : i32}> ({...}) : (tensor<1024xf32, #blocked>) -> f32
@@ -130,5 +132,7 @@ class AllocateSharedMemory(Pass):
             offsets, size = allocate(_buffers(func))
             for owner, offset in offsets.items():
                 owner.attributes["allocation.offset"] = IntegerAttr(offset, i32)
+                if owner.name != "ttg.local_alloc":  # scratch: the lowering reads its size
+                    owner.attributes["allocation.size"] = IntegerAttr(scratch_bytes(owner), i32)
             total = max(total, size)
         module.attributes["ttg.shared"] = IntegerAttr(total, i32)

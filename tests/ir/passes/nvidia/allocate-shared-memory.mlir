@@ -12,7 +12,7 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
   // it; %b starts after both ended and reuses offset 0.
   // CHECK-LABEL: tt.func @straight
   // CHECK: ttg.local_alloc %arg0 {allocation.offset = 16384 : i32}
-  // CHECK: ttg.convert_layout %arg1 {allocation.offset = 0 : i32}
+  // CHECK: ttg.convert_layout %arg1 {allocation.offset = 0 : i32, allocation.size = 16384 : i32}
   // CHECK: %[[L:.*]] = ttg.local_load
   // CHECK: ttg.local_alloc %[[L]] {allocation.offset = 0 : i32}
   // CHECK-NOT: allocation.offset
@@ -31,7 +31,7 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
   // CHECK-LABEL: tt.func @loop
   // CHECK: ttg.local_alloc %arg0 {allocation.offset = 16384 : i32}
   // CHECK: scf.for
-  // CHECK: ttg.convert_layout %arg1 {allocation.offset = 0 : i32}
+  // CHECK: ttg.convert_layout %arg1 {allocation.offset = 0 : i32, allocation.size = 16384 : i32}
   tt.func @loop(%x: tensor<64x64xf16, #blocked>, %y: tensor<64x64xf32, #blocked>, %n: i32) {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
@@ -47,10 +47,10 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
   // share offset 0. A conversion that only renumbers registers needs no scratch.
   // CHECK-LABEL: tt.func @scratch_only
   // CHECK: "tt.reduce"(%arg0)
-  // CHECK: }) {allocation.offset = 0 : i32}
+  // CHECK: }) {allocation.offset = 0 : i32, allocation.size = 1024 : i32}
   // CHECK: "tt.reduce"(%arg1)
-  // CHECK: }) {allocation.offset = 0 : i32}
-  // CHECK: ttg.convert_layout %arg1 {allocation.offset = 0 : i32}
+  // CHECK: }) {allocation.offset = 0 : i32, allocation.size = 1024 : i32}
+  // CHECK: ttg.convert_layout %arg1 {allocation.offset = 0 : i32, allocation.size = 16384 : i32}
   // CHECK-NOT: allocation.offset
   // CHECK: tt.return
   tt.func @scratch_only(%x: tensor<64x64xf32, #blocked>, %y: tensor<64x64xf32, #blocked>) -> tensor<64x64xf32, #blocked> {
