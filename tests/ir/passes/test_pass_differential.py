@@ -19,6 +19,7 @@ import pytest
 
 import naiad.dialects
 import naiad.passes  # noqa: F401  (registers the passes)
+from naiad.backends.cpu import fuse_elementwise  # noqa: F401  (cpu-fuse-elementwise)
 from naiad.ir import FloatType, IntegerType, RankedTensorType
 from naiad.ir.parser import parse_module
 from naiad.ir.passes import PassManager
