@@ -112,7 +112,7 @@ class CompileTimeAssertionFailure(CompilationError):
 class UnsupportedLanguageConstruct(CompilationError):
     """Python a kernel may not be written in (`try`, `break`, `lambda`, ...), refused as Triton
     refuses it. Not a NotImplementedError: no back end will ever run it, so nothing falls back
-    to the interpreter on it (frontend/constructs.py)."""
+    to the interpreter on it (language/constructs.py)."""
 
 
 def located_error_class(exc: BaseException) -> type[CompilationError]:

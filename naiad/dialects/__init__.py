@@ -4,7 +4,7 @@ the single op of `llvm` that Triton's TTIR holds (`llvm_min`). Importing this pa
 every op, type and attribute, and then the hand-written syntaxes of the ops that have one
 (`syntax/`).
 
-    from naiad.dialects import arith, scf, tt
+    from . import arith, scf, tt
     tt.AddPtrOp(ptrs, offsets); arith.CmpIOp("slt", a, b); scf.ForOp(lb, ub, step, [acc])
 
 base.py states the conventions the printer and parser read: `assembly_format` (upstream ODS

@@ -13,7 +13,7 @@ arith_float.py, casts, comparisons and `select` in arith_casts.py; all are in th
 
 from __future__ import annotations
 
-from naiad.ir import (
+from ..ir import (
     ConstantLike,
     DenseElementsAttr,
     FloatAttr,
@@ -26,7 +26,6 @@ from naiad.ir import (
     register_constant_materializer,
     result,
 )
-
 from .arith_attributes import (  # noqa: F401 (the dialect's attributes, in its namespace)
     CmpFPredicate,
     CmpIPredicate,

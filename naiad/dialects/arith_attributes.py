@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from naiad.ir import DialectAttribute, i64
-
+from ..ir import DialectAttribute, i64
 from .base import EnumAttr
 
 CmpIPredicate = EnumAttr(

@@ -8,7 +8,7 @@ by keyword (`arith.cmpi slt, %a, %b : i32`).
 
 from __future__ import annotations
 
-from naiad.ir import (
+from ..ir import (
     BoolAttr,
     DenseElementsAttr,
     Elementwise,
@@ -27,8 +27,7 @@ from naiad.ir import (
     result,
     shape_of,
 )
-from naiad.ir.rewriter import constant_value
-
+from ..ir.rewriter import constant_value
 from . import arith_fold
 from .arith_attributes import CmpFPredicate, CmpIPredicate, FastMathFlagsAttr, RoundingMode
 from .base import (

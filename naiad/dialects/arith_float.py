@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from naiad.ir import (
+from ..ir import (
     Commutative,
     Operation,
     SameOperandsAndResultType,
@@ -14,8 +14,7 @@ from naiad.ir import (
     opt_attribute,
     result,
 )
-from naiad.ir.rewriter import constant_value
-
+from ..ir.rewriter import constant_value
 from . import arith_fold
 from .arith_attributes import FastMathFlagsAttr
 from .arith_int import ARITH, commuted, idempotent

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from naiad.ir import (
+from ..ir import (
     DenseElementsAttr,
     FloatAttr,
     FloatType,
@@ -26,8 +26,8 @@ from naiad.ir import (
     Type,
     element_type,
 )
-from naiad.ir.float_format import FLOAT_FORMATS, float_from_bits, float_to_bits, round_float
-from naiad.ir.rewriter import constant_value
+from ..ir.float_format import FLOAT_FORMATS, float_from_bits, float_to_bits, round_float
+from ..ir.rewriter import constant_value
 
 _NO = object()  # a scalar rule's "do not fold"
 

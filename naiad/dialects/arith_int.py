@@ -7,7 +7,7 @@ bit width or more are not folded (arith_fold.py).
 
 from __future__ import annotations
 
-from naiad.ir import (
+from ..ir import (
     Commutative,
     Elementwise,
     Operation,
@@ -18,8 +18,7 @@ from naiad.ir import (
     opt_attribute,
     result,
 )
-from naiad.ir.rewriter import constant_value
-
+from ..ir.rewriter import constant_value
 from . import arith_fold
 from .arith_attributes import IntegerOverflowFlagsAttr
 from .arith_fold import make_attr, to_unsigned, width_of

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from naiad.ir import (
+from ..ir import (
     ArrayAttr,
     BoolAttr,
     Constraint,

@@ -13,7 +13,7 @@ here: upstream holds it as a `ui64` attribute, and the IR's integers are signles
 
 from __future__ import annotations
 
-from naiad.ir import (
+from ..ir import (
     DYNAMIC,
     Constraint,
     MemoryRead,
@@ -32,7 +32,6 @@ from naiad.ir import (
     var_operand,
     var_result,
 )
-
 from .base import Index, UnitAttrC, check_type, fail
 
 AnyTensor = Constraint("tensor of any type values", lambda t: isinstance(t, RankedTensorType))

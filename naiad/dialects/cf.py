@@ -8,7 +8,7 @@ which Triton's code generator emits for an early `return` inside a conditional.
 
 from __future__ import annotations
 
-from naiad.ir import (
+from ..ir import (
     Operation,
     Pure,
     Terminator,
@@ -19,7 +19,6 @@ from naiad.ir import (
     successor,
     var_operand,
 )
-
 from .base import I1, DenseI32ArrayAttr, StrAttr, fail, i32_array, str_attr
 
 

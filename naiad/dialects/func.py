@@ -14,7 +14,7 @@ are those of `tt.func` (function_interface.py, syntax/function.py).
 
 from __future__ import annotations
 
-from naiad.ir import (
+from ..ir import (
     HasParent,
     IsolatedFromAbove,
     Operation,
@@ -27,7 +27,6 @@ from naiad.ir import (
     opt_attribute,
     var_operand,
 )
-
 from .base import UnitAttrC
 from .function_interface import CallOpBase, FunctionOpBase, verify_return
 

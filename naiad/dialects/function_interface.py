@@ -10,7 +10,7 @@ syntax is shared too (dialects/syntax/function.py).
 
 from __future__ import annotations
 
-from naiad.ir import (
+from ..ir import (
     ArrayAttr,
     Block,
     DictionaryAttr,
@@ -28,7 +28,6 @@ from naiad.ir import (
     var_operand,
     var_result,
 )
-
 from .base import DictArrayAttr, FlatSymbolRefAttr, FunctionTypeAttr, StrAttr, fail, str_attr
 
 

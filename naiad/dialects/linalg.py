@@ -7,7 +7,7 @@ TTIR to and the CPU back end turns into loops. One namespace over its modules:
 - linalg_structured.py: `linalg.map`, `linalg.reduce`, `linalg.broadcast`, `linalg.transpose`;
 - linalg_named.py: `linalg.fill`, `linalg.matmul`, `linalg.batch_matmul`, `linalg.copy`.
 
-    from naiad.dialects import linalg
+    from . import linalg
     linalg.GenericOp([x], [init], [AffineMap.identity(1)] * 2, ["parallel"])
     linalg.ReduceOp([x], [acc], dimensions=[1])
 """

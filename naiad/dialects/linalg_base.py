@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
-from naiad.ir import (
+from ..ir import (
     DYNAMIC,
     ArrayAttr,
     Constraint,
@@ -28,8 +28,7 @@ from naiad.ir import (
     Trait,
     Type,
 )
-from naiad.ir.affine import AffineDimExpr, AffineMap, AffineMapAttr
-
+from ..ir.affine import AffineDimExpr, AffineMap, AffineMapAttr
 from .base import fail
 
 

@@ -18,7 +18,7 @@ elements. Upstream prints it with a C++ printer (`custom_syntax`, syntax/linalg.
 
 from __future__ import annotations
 
-from naiad.ir import (
+from ..ir import (
     Block,
     IntegerAttr,
     Operation,
@@ -38,7 +38,6 @@ from naiad.ir import (
     var_operand,
     var_result,
 )
-
 from .base import I64Attr, Index, StrAttr, conditional_traits, fail, str_attr
 from .linalg_base import (
     AffineMapArrayAttr,

@@ -18,9 +18,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from naiad.ir import Operation, irdl_op, var_operand, var_result
-from naiad.ir.affine import AffineMap, dim
-
+from ..ir import Operation, irdl_op, var_operand, var_result
+from ..ir.affine import AffineMap, dim
 from .base import conditional_traits, fail
 from .linalg_base import (
     AnyRankedTensor,

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import itertools
 
-from naiad.ir import (
+from ..ir import (
     DYNAMIC,
     Block,
     Operation,
@@ -33,8 +33,7 @@ from naiad.ir import (
     var_operand,
     var_result,
 )
-from naiad.ir.affine import AffineMap
-
+from ..ir.affine import AffineMap
 from .base import conditional_traits, fail
 from .linalg_base import (
     AnyRankedTensor,

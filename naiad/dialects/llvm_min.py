@@ -3,7 +3,7 @@ the `llvm` dialect is the back ends' business (they emit LLVM IR through llvmlit
 
 from __future__ import annotations
 
-from naiad.ir import (
+from ..ir import (
     DenseArrayAttr,
     Operation,
     attribute,
@@ -13,7 +13,6 @@ from naiad.ir import (
     opt_attribute,
     var_operand,
 )
-
 from .base import I1, DenseI32ArrayAttr
 
 

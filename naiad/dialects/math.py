@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math as pymath
 
-from naiad.ir import (
+from ..ir import (
     Elementwise,
     Operation,
     Pure,
@@ -23,7 +23,6 @@ from naiad.ir import (
     register_constant_materializer,
     result,
 )
-
 from . import arith_fold
 from .arith import materialize_constant
 from .arith_attributes import FastMathFlagsAttr

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from naiad.ir import (
+from ..ir import (
     DYNAMIC,
     BoolAttr,
     Constraint,
@@ -37,8 +37,7 @@ from naiad.ir import (
     var_operand,
     var_result,
 )
-from naiad.ir.affine import AffineMapAttr
-
+from ..ir.affine import AffineMapAttr
 from .base import BoolAttrC, I64Attr, Index, check_inferred, check_type, fail
 from .memref_atomics import *  # noqa: F403
 from .memref_reshape import *  # noqa: F403

@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from naiad.ir import (
+from ..ir import (
     Block,
     Constraint,
     FloatType,
@@ -33,7 +33,6 @@ from naiad.ir import (
     result,
     var_operand,
 )
-
 from .base import EnumAttr, Index, check_type, fail
 
 

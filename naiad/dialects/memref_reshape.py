@@ -12,7 +12,7 @@ collapsed group; an expanded group's strides grow by the sizes within it).
 
 from __future__ import annotations
 
-from naiad.ir import (
+from ..ir import (
     DYNAMIC,
     ArrayAttr,
     IntegerAttr,
@@ -27,7 +27,6 @@ from naiad.ir import (
     result,
     var_operand,
 )
-
 from .base import Index, fail
 from .memref_views import AnyStridedMemRef, IndexListArrayAttr
 from .view_like import DenseI64ArrayAttr, mixed, split_mixed, verify_index_list

@@ -16,7 +16,7 @@ reassociation reshape keeps an identity layout and otherwise computes strides pe
 
 from __future__ import annotations
 
-from naiad.ir import (
+from ..ir import (
     DYNAMIC,
     ArrayAttr,
     Constraint,
@@ -34,7 +34,6 @@ from naiad.ir import (
     result,
     var_operand,
 )
-
 from .base import Index, fail
 from .view_like import (
     DenseI64ArrayAttr,

@@ -11,7 +11,7 @@ attribute here, so those fields are `outs` / `values`; `scf.yield`'s format says
 
 from __future__ import annotations
 
-from naiad.ir import (
+from ..ir import (
     Block,
     Constraint,
     HasParent,
@@ -32,7 +32,6 @@ from naiad.ir import (
     var_operand,
     var_result,
 )
-
 from .base import I1, UnitAttrC, fail
 
 AnySignlessIntegerOrIndex = Constraint(

@@ -8,7 +8,7 @@ its modules:
   strides; rank-reducing slices);
 - tensor_reshape.py: collapse_shape, expand_shape, reshape.
 
-    from naiad.dialects import tensor
+    from . import tensor
     tensor.EmptyOp([16, n], f32)                      # tensor<16x?xf32>, n an index value
     tensor.ExtractSliceOp(t, [0, i], [4, n], [1, 1])  # result type inferred
 """

@@ -12,7 +12,7 @@ index per dimension and ends in `tensor.yield` of an element.
 
 from __future__ import annotations
 
-from naiad.ir import (
+from ..ir import (
     DYNAMIC,
     AnyType,
     Block,
@@ -39,7 +39,6 @@ from naiad.ir import (
     result,
     var_operand,
 )
-
 from .base import I64Attr, Index, check_type, fail
 from .view_like import dim_text, split_mixed
 

@@ -12,7 +12,7 @@ the expanded type it merges; its rules are those of the memref reshapes (memref_
 
 from __future__ import annotations
 
-from naiad.ir import (
+from ..ir import (
     DYNAMIC,
     Constraint,
     IndexType,
@@ -26,7 +26,6 @@ from naiad.ir import (
     result,
     var_operand,
 )
-
 from .base import Index, fail
 from .memref_reshape import reassociation_attr, reassociation_groups, verify_reassociation
 from .memref_views import IndexListArrayAttr

@@ -12,7 +12,7 @@ type is the sizes' shape (DYNAMIC where a size is a value) and may drop unit dim
 
 from __future__ import annotations
 
-from naiad.ir import (
+from ..ir import (
     DYNAMIC,
     Operation,
     Pure,
@@ -23,7 +23,6 @@ from naiad.ir import (
     result,
     var_operand,
 )
-
 from .base import Index, fail
 from .tensor_ops import AnyRankedTensor
 from .view_like import (

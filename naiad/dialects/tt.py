@@ -8,8 +8,7 @@ tt_elementwise.py (map_elementwise, extern calls, inline asm), tt_func.py (func,
 print, assert). Folded `tt` constants become `arith.constant`s.
 """
 
-from naiad.ir import register_constant_materializer
-
+from ..ir import register_constant_materializer
 from .arith import materialize_constant
 from .tt_attributes import *  # noqa: F403
 from .tt_compute import *  # noqa: F403

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from naiad.ir import (
+from ..ir import (
     Block,
     FloatType,
     HasParent,
@@ -44,7 +44,6 @@ from naiad.ir import (
     var_operand,
     var_result,
 )
-
 from .base import (
     BoolAttrC,
     I32Attr,

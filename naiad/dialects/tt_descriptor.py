@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from naiad.ir import (
+from ..ir import (
     MemoryRead,
     MemoryWrite,
     Operation,
@@ -21,7 +21,6 @@ from naiad.ir import (
     result,
     var_operand,
 )
-
 from .base import I32, I64, fail, tensor_of
 from .tt_attributes import (
     DEFAULT_CACHE,

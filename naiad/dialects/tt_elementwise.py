@@ -5,7 +5,7 @@ the generic form as upstream does), `tt.extern_elementwise` (a libdevice call) a
 
 from __future__ import annotations
 
-from naiad.ir import (
+from ..ir import (
     Elementwise,
     HasParent,
     MemoryRead,
@@ -25,7 +25,6 @@ from naiad.ir import (
     var_operand,
     var_result,
 )
-
 from .base import (
     BoolAttrC,
     I32Attr,

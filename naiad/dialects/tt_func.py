@@ -10,7 +10,7 @@ function_interface.py.
 
 from __future__ import annotations
 
-from naiad.ir import (
+from ..ir import (
     HasParent,
     IntegerType,
     IsolatedFromAbove,
@@ -27,7 +27,6 @@ from naiad.ir import (
     operand,
     var_operand,
 )
-
 from .base import (
     BoolAttrC,
     DenseI32ArrayAttr,

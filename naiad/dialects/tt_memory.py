@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from naiad.ir import (
+from ..ir import (
     BoolAttr,
     DenseArrayAttr,
     MemoryRead,
@@ -32,8 +32,7 @@ from naiad.ir import (
     shape_of,
     var_operand,
 )
-from naiad.ir.rewriter import constant_value
-
+from ..ir.rewriter import constant_value
 from .base import (
     I32,
     I64,

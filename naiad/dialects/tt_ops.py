@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from naiad.ir import (
+from ..ir import (
     Elementwise,
     Operation,
     Pure,
@@ -26,8 +26,7 @@ from naiad.ir import (
     opt_attribute,
     result,
 )
-from naiad.ir.rewriter import constant_value
-
+from ..ir.rewriter import constant_value
 from . import arith_fold
 from .base import I32Attr, bit_width, check_type, fail, i32_attr, is_splat_value, splat_of
 from .tt_attributes import ProgramIDDim, PropagateNan, RoundingMode

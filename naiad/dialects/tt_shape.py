@@ -8,7 +8,7 @@ Constructors infer the result where Triton does (`ExpandDimsOp(x, 0)`, `TransOp(
 
 from __future__ import annotations
 
-from naiad.ir import (
+from ..ir import (
     Operation,
     Pure,
     RankedTensorType,
@@ -22,8 +22,7 @@ from naiad.ir import (
     opt_operand,
     result,
 )
-from naiad.ir.rewriter import constant_value
-
+from ..ir.rewriter import constant_value
 from .base import (
     DenseI32ArrayAttr,
     I32Attr,

@@ -8,7 +8,7 @@ prints its block type as the body of a tensor type, without the `tensor` keyword
 
 from __future__ import annotations
 
-from naiad.ir import (
+from ..ir import (
     DialectType,
     FloatType,
     IntegerType,
@@ -20,7 +20,6 @@ from naiad.ir import (
     i32,
     i64,
 )
-
 from .base import Constraint, TypeClass, one_of
 
 # Triton's default address space: global memory, elided in the printed type.

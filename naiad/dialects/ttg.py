@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from naiad.ir import (
+from ..ir import (
     AnyType,
     MemoryRead,
     MemoryWrite,
@@ -37,9 +37,8 @@ from naiad.ir import (
     result,
     var_operand,
 )
-from naiad.ir.attributes import IntegerAttr, StringAttr
-from naiad.ir.types import i32
-
+from ..ir.attributes import IntegerAttr, StringAttr
+from ..ir.types import i32
 from . import ttg_attributes  # noqa: F401  (registers the encodings)
 from .base import I32, BoolAttrC, DenseI32ArrayAttr, I32Attr
 from .tt_attributes import CacheModifier, EvictionPolicy

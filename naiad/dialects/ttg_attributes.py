@@ -22,8 +22,8 @@ What each encoding means - which thread holds which element - is its linear layo
 
 from __future__ import annotations
 
-from naiad.ir import DialectAttribute
-from naiad.ir.attributes import ArrayAttr, BoolAttr, IntegerAttr
+from ..ir import DialectAttribute
+from ..ir.attributes import ArrayAttr, BoolAttr, IntegerAttr
 
 
 def _ints(values) -> tuple[int, ...]:

@@ -3,8 +3,7 @@ the `ttg` dialect belongs to the NVIDIA back end."""
 
 from __future__ import annotations
 
-from naiad.ir import MemoryRead, MemoryWrite, Operation, attribute, irdl_op
-
+from ..ir import MemoryRead, MemoryWrite, Operation, attribute, irdl_op
 from .base import EnumAttr
 
 # An I32BitEnumAttr: the op holds an i32 (`addrSpace = 31 : i32` in the generic form).

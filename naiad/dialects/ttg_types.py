@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import re
 
-from naiad.ir import Attribute, DialectType, Type
-
+from ..ir import Attribute, DialectType, Type
 from .base import TypeClass
 
 _DIMS = re.compile(r"([0-9]+(?:x[0-9]+)*)(?![0-9A-Za-z_])\s*")

@@ -3,7 +3,7 @@ code generator places it after a `return` inside a conditional, where no value c
 
 from __future__ import annotations
 
-from naiad.ir import (
+from ..ir import (
     ConstantLike,
     DialectAttribute,
     Operation,

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from naiad.ir import DYNAMIC, Constraint, DenseArrayAttr, IndexType, Value, i64
-
+from ..ir import DYNAMIC, Constraint, DenseArrayAttr, IndexType, Value, i64
 from .base import fail
 
 DenseI64ArrayAttr = Constraint(

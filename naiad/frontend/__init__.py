@@ -12,10 +12,9 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from naiad import errors, ir, knobs
-from naiad.language import core
-from naiad.language.target import CUDA_HOPPER, TargetInfo
-
+from .. import errors, ir, knobs
+from ..language import core
+from ..language.target import CUDA_HOPPER, TargetInfo
 from . import specialization
 from .ir_builder import IRBuilder
 from .source import function_source

@@ -20,8 +20,7 @@ import ast
 import builtins
 import types as pytypes
 
-from naiad.language import core
-
+from ..language import core
 from . import values as vals
 from .source import function_source
 

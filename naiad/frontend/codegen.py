@@ -27,11 +27,9 @@ import ast
 import builtins
 import types as pytypes
 
-from naiad import errors, ir
-from naiad.language import core
-from naiad.language import dtypes as t
-
-from . import constructs
+from .. import errors, ir
+from ..language import constructs, core
+from ..language import dtypes as t
 from .calls import CallsMixin
 from .control_flow import NOT_RETURNED, ControlFlowMixin
 from .expressions import BINARY_OPERATORS, ExpressionsMixin

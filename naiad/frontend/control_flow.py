@@ -21,14 +21,13 @@ from __future__ import annotations
 import ast
 import builtins
 
-from naiad import ir
-from naiad.dialects import scf
-from naiad.language import core
-from naiad.language import dtypes as t
-from naiad.language.iterators import condition as lang_condition
-from naiad.language.iterators import range as lang_range
-from naiad.language.semantic import loop_index_type
-
+from .. import ir
+from ..dialects import scf
+from ..language import core
+from ..language import dtypes as t
+from ..language.iterators import condition as lang_condition
+from ..language.iterators import range as lang_range
+from ..language.semantic import loop_index_type
 from . import loops
 from . import values as vals
 

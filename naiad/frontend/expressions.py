@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import operator
 
-from naiad.language import core
+from ..language import core
 
 BINARY_OPERATORS = {
     ast.Add: operator.add,

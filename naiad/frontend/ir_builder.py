@@ -12,10 +12,9 @@ hint (`multiple_of`, ...) is an attribute on the op that defines the value.
 
 from __future__ import annotations
 
-from naiad import ir
-from naiad.dialects import arith, llvm_min, tt, ttg_min
-from naiad.dialects.arith_attributes import CmpFPredicate, CmpIPredicate
-
+from .. import ir
+from ..dialects import arith, llvm_min, tt, ttg_min
+from ..dialects.arith_attributes import CmpFPredicate, CmpIPredicate
 from . import types
 
 _HINT_ATTRIBUTES = {

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import ast
 
-from naiad import ir
-from naiad.dialects import scf
-from naiad.language import core
-
+from .. import ir
+from ..dialects import scf
+from ..language import core
 from . import values as vals
 
 _RANGE_ATTRIBUTES = (

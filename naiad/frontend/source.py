@@ -15,10 +15,8 @@ import linecache
 import textwrap
 from dataclasses import dataclass, field
 
-from naiad import errors, ir
-from naiad.language import core
-
-from . import constructs
+from .. import errors, ir
+from ..language import constructs, core
 
 
 @dataclass

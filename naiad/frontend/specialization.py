@@ -16,11 +16,10 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 
-from naiad import ir
-from naiad.language import core
-from naiad.language import dtypes as t
-from naiad.language.memory import tensor_descriptor
-
+from .. import ir
+from ..language import core
+from ..language import dtypes as t
+from ..language.memory import tensor_descriptor
 from .types import ir_type
 
 _DESCRIPTOR = re.compile(r"tensordesc<\s*(\w+)\s*\[([\d,\s]+)\]\s*(?:,\s*(\w+))?\s*>")

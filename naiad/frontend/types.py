@@ -8,22 +8,10 @@ from __future__ import annotations
 
 from functools import cache
 
-from naiad import ir
-from naiad.dialects import tt
-from naiad.language import dtypes as t
-
-# The IR kind of each float type (naiad/ir/float_format.py holds their formats).
-FLOAT_KINDS = {
-    "fp16": "f16",
-    "bf16": "bf16",
-    "fp32": "f32",
-    "fp64": "f64",
-    "fp8e4nv": "f8E4M3FN",
-    "fp8e5": "f8E5M2",
-    "fp8e4b8": "f8E4M3FNUZ",
-    "fp8e5b16": "f8E5M2FNUZ",
-    "fp8e4b15": "f8E4M3B11FNUZ",
-}
+from .. import ir
+from ..dialects import tt
+from ..ir.float_format import FLOAT_KINDS
+from ..language import dtypes as t
 
 
 @cache

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from naiad import ir
-from naiad.dialects import tt
-from naiad.language.semantic import Semantic
-
+from .. import ir
+from ..dialects import tt
+from ..language.semantic import Semantic
 from . import values as vals
 from .codegen import CodeGenerator
 from .ir_builder import IRBuilder

@@ -16,8 +16,8 @@ from __future__ import annotations
 import copy
 import types as pytypes
 
-from naiad.language import core
-from naiad.language import dtypes as t
+from ..language import core
+from ..language import dtypes as t
 
 
 class Leaf:

@@ -288,3 +288,18 @@ def round_floats(kind: str, values) -> tuple[float, ...]:
         except OverflowError:
             pass  # some value rounds to infinity: take them one by one
     return tuple(round_float(kind, float(v)) for v in values)
+
+
+# The IR kind of each of the language's float types, by Triton's name for it: what the frontend
+# emits and the interpreter computes in (both read it here, below them).
+FLOAT_KINDS = {
+    "fp16": "f16",
+    "bf16": "bf16",
+    "fp32": "f32",
+    "fp64": "f64",
+    "fp8e4nv": "f8E4M3FN",
+    "fp8e5": "f8E5M2",
+    "fp8e4b8": "f8E4M3FNUZ",
+    "fp8e5b16": "f8E5M2FNUZ",
+    "fp8e4b15": "f8E4M3B11FNUZ",
+}

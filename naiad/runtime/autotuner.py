@@ -20,10 +20,11 @@ import warnings
 
 import numpy as np
 
-from naiad import knobs, testing
-from naiad.errors import CompileTimeAssertionFailure, OutOfResources
-from naiad.runtime.heuristics import Heuristics, heuristics
-from naiad.runtime.kernel_interface import KernelInterface
+from .. import knobs
+from ..errors import CompileTimeAssertionFailure, OutOfResources
+from . import bench
+from .heuristics import Heuristics, heuristics
+from .kernel_interface import KernelInterface
 
 __all__ = ["Autotuner", "Config", "Heuristics", "autotune", "heuristics"]
 
@@ -149,7 +150,7 @@ class Autotuner(KernelInterface):
         ):
             raise TypeError(f"top_k must be an int or a float in (0, 1], got {self.top_k!r}")
         budgets = {k: v for k, v in (("warmup", warmup), ("rep", rep)) if v is not None}
-        self.do_bench = do_bench or functools.partial(testing.do_bench, **budgets)
+        self.do_bench = do_bench or functools.partial(bench.do_bench, **budgets)
         _warn_unsupported(use_cuda_graph, cache_results)
         self.cache: dict[tuple, Config] = {}
         # One tuning at a time per kernel: threads launching a new key at once would each time

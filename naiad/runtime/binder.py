@@ -36,7 +36,7 @@ import numpy as np
 from ..errors import CompilationError
 from ..knobs import launch_settings
 from ..language import core
-from ..tools.tensor_descriptor import TensorDescriptor
+from .tensor_descriptor import TensorDescriptor
 
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 

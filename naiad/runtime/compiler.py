@@ -212,8 +212,7 @@ def compile_ttir(jit_function, bound: dict, target=None, debug: bool = False) ->
 def _build(jit_function, spec: Specialization, language, insertions) -> TTIRBuild:
     """Frontend and TTIR pipeline (the caller holds the compile lock)."""
     # Imported on first compile: launching in the interpreter needs none of the compiler.
-    import naiad.passes  # noqa: F401  (registers the passes)
-
+    from .. import passes  # noqa: F401  (registers the passes)
     from ..frontend import generate
     from ..ir.printer import print_module
     from ..passes.pipeline import run_pipeline

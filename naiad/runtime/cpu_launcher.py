@@ -20,13 +20,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import KernelNotImplementedError
-from ..tools.tensor_descriptor import TensorDescriptor
 from .compiler import CompiledKernel, compile_options, compile_specialization, compiled_once
 from .cpu_streaming import streaming_grid
 from .globals_check import check_globals, globals_checker
 from .host_arrays import describe, is_array_like
 from .launchers import INTERPRET
 from .specialization import Specialization
+from .tensor_descriptor import TensorDescriptor
 
 
 @dataclass

@@ -39,11 +39,11 @@ from dataclasses import dataclass
 
 from ..backends.nvidia import driver as cuda_driver
 from ..backends.nvidia import target as nv_target
-from ..tools.tensor_descriptor import TensorDescriptor
 from .compiler import compile_options, compile_specialization, compiled_once
 from .globals_check import check_globals, globals_checker
 from .host_arrays import describe
 from .specialization import Specialization
+from .tensor_descriptor import TensorDescriptor
 
 # A host descriptor's signature string (specialization.py): element type and block shape.
 _DESCRIPTOR_SPEC = re.compile(r"tensordesc<\s*(\w+)\s*\[([\d,\s]+)\]")

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from ..backends.nvidia import driver as cuda_driver
 from ..backends.nvidia import target as nv_target
-from ..testing import do_bench
+from .bench import do_bench
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ under it, the heuristic sees the config's meta-parameters; over it, only the cal
 
 from __future__ import annotations
 
-from naiad.runtime.kernel_interface import KernelInterface
+from .kernel_interface import KernelInterface
 
 
 class Heuristics(KernelInterface):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib
 
 from ..backends import registry
-from ..tools.tensor_descriptor import TensorDescriptor
+from .tensor_descriptor import TensorDescriptor
 
 # What `launch` returns when the kernel is to run in the interpreter instead.
 INTERPRET = object()

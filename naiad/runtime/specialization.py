@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..language import dtypes as t
-from ..tools.tensor_descriptor import TensorDescriptor
 from .host_arrays import describe, dtype_of_host_name, is_array_like
 from .params import integer_argument_type
+from .tensor_descriptor import TensorDescriptor
 
 _DIVISIBLE = [["tt.divisibility", 16]]
 

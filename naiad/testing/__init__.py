@@ -10,11 +10,11 @@
   `naiad.testing.differential`).
 """
 
-from naiad.testing.bench import do_bench
-from naiad.testing.compare import assert_close, to_numpy
-from naiad.testing.differential import register_executor, run_differential
-from naiad.testing.report import Benchmark, Mark, perf_report
-from naiad.testing.tolerance import BACKENDS, TOLERANCES, Tolerance, check, ulp_distance
+from ..runtime.bench import do_bench
+from .compare import assert_close, to_numpy
+from .differential import register_executor, run_differential
+from .report import Benchmark, Mark, perf_report
+from .tolerance import BACKENDS, TOLERANCES, Tolerance, check, ulp_distance
 
 __all__ = [
     "BACKENDS",

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import ml_dtypes
 import numpy as np
 
-from naiad.testing.compare import is_float_dtype, to_numpy
+from .compare import is_float_dtype, to_numpy
 
 BACKENDS = ("interpreter", "cpu", "gpu")
 

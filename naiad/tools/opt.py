@@ -22,15 +22,15 @@ import inspect
 import os
 import sys
 
-from naiad import dialects, passes  # noqa: F401  (registers the ops, their syntax, the passes)
-from naiad.backends.cpu import fuse_elementwise  # noqa: F401  (cpu-fuse-elementwise)
-from naiad.backends.nvidia import passes as nvidia_passes  # noqa: F401  (the TTGIR passes)
-from naiad.dialects import syntax  # noqa: F401
-from naiad.errors import NaiadError
-from naiad.ir import IRError, PassManager, pass_class, registered_passes, verify
-from naiad.ir.parser import parse_module
-from naiad.ir.printer import print_module
-from naiad.middle import linalg  # noqa: F401  (registers tt-to-linalg)
+from .. import dialects, passes  # noqa: F401  (registers the ops, their syntax, the passes)
+from ..backends.cpu import fuse_elementwise  # noqa: F401  (cpu-fuse-elementwise)
+from ..backends.nvidia import passes as nvidia_passes  # noqa: F401  (the TTGIR passes)
+from ..dialects import syntax  # noqa: F401
+from ..errors import NaiadError
+from ..ir import IRError, PassManager, pass_class, registered_passes, verify
+from ..ir.parser import parse_module
+from ..ir.printer import print_module
+from ..middle import linalg  # noqa: F401  (registers tt-to-linalg)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,5 +1,5 @@
 """Python a kernel may not be written in, refused as Triton's code generator refuses it
-(frontend/constructs.py): each construct is an `UnsupportedLanguageConstruct` at its own
+(language/constructs.py): each construct is an `UnsupportedLanguageConstruct` at its own
 file:line:col, in every mode — a compiled launch (without falling back to the interpreter, which
 used to run these kernels after a warning), `warmup()` for the CPU and for a GPU, and the
 interpreter, which checks the same before running anything."""

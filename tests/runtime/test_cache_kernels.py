@@ -22,7 +22,7 @@ from naiad.runtime import cache_store
 from naiad.runtime.cache import Cache
 
 SCRIPT = pathlib.Path(__file__).with_name("cache_launches.py")
-OBJECT = "kernel.o"
+OBJECT = "obj"  # the CPU back end's object code, named after its stage
 
 
 def _manifest(entry: pathlib.Path) -> dict:
@@ -35,7 +35,7 @@ def _write_manifest(entry: pathlib.Path, manifest: dict) -> None:
 
 def _edit_metadata(entry, **changes):
     manifest = _manifest(entry)
-    manifest["metadata"].update(changes)
+    manifest["metadata"]["kernel"].update(changes)
     _write_manifest(entry, manifest)
 
 
@@ -55,7 +55,7 @@ def _wrong_shape(entry, other):
 
 def _missing_key(entry, other):
     manifest = _manifest(entry)
-    del manifest["metadata"]["entry"]
+    del manifest["metadata"]["kernel"]["entry"]
     _write_manifest(entry, manifest)
 
 
@@ -124,9 +124,10 @@ def test_a_damaged_entry_is_rebuilt_and_computes_the_right_values(damaged_launch
     assert run["new"] == []  # rebuilt under the same key, not elsewhere
     entry = entries[spec]
     rebuilt = Cache(cache_dir).get(entry.name)
-    assert rebuilt is not None and rebuilt.metadata["entry"] == "add"
+    assert rebuilt is not None and rebuilt.metadata["kernel"]["entry"] == "add"
     assert rebuilt.files[OBJECT] != (entries["forty_two:16"] / OBJECT).read_bytes()
-    assert rebuilt.metadata["written"] == ["out_ptr"] and rebuilt.metadata["scratch_bytes"] > 8
+    kernel = rebuilt.metadata["kernel"]
+    assert kernel["written"] == ["out_ptr"] and kernel["scratch_bytes"] > 8
 
 
 @naiad.jit

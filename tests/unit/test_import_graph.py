@@ -101,14 +101,54 @@ def test_ir_imports_nothing_else_of_naiad():
     assert bad == []
 
 
-# middle/ and backends/ are compiler layers: they never reach up into the runtime or the frontend,
-# and the middle layer knows no back end (STYLE.md, "Layout and imports").
-@pytest.mark.parametrize("room", ["middle", "backends"])
-def test_compiler_layers_never_import_runtime_or_frontend(room):
-    forbidden = ("naiad.runtime", "naiad.frontend")
-    if room == "middle":
-        forbidden += ("naiad.backends",)
-    assert violations(room, lambda name: _is(name, *forbidden)) == []
+# Each room and the rooms above it, which it must never import (STYLE.md, "Layout and imports":
+# ir <- dialects <- passes, middle <- backends <- runtime; frontend -> language, dialects, ir;
+# tools and testing sit on top). A back end may read the language's target rules only.
+_ABOVE = {
+    "dialects": ("passes", "middle", "backends", "frontend", "runtime", "language"),
+    "passes": ("middle", "backends", "frontend", "runtime", "language"),
+    "middle": ("backends", "frontend", "runtime", "language"),
+    "backends": ("frontend", "runtime"),
+    "frontend": ("passes", "middle", "backends", "runtime"),
+    "runtime": (),
+}
+_TOP = ("naiad.tools", "naiad.testing", "naiad.ops")
+
+
+@pytest.mark.parametrize("room", sorted(_ABOVE))
+def test_rooms_never_import_the_rooms_above_them(room):
+    forbidden = tuple(f"naiad.{above}" for above in _ABOVE[room]) + _TOP
+    allowed = ("naiad.language.target",) if room == "backends" else ()
+
+    def bad(name: str) -> bool:
+        return _is(name, *forbidden) and not _is(name, *allowed)
+
+    assert violations(room, bad) == []
+    if room == "backends":  # nothing of the language but its target rules
+        assert (
+            violations(
+                room, lambda n: _is(n, "naiad.language") and not bad(n) and not _is(n, *allowed)
+            )
+            == []
+        )
+
+
+def test_the_interpreter_never_imports_the_frontend():
+    assert violations("runtime/interpreter", lambda name: _is(name, "naiad.frontend")) == []
+
+
+def test_the_package_imports_itself_relatively():
+    """One import style: inside the package, Naiad's modules import each other relatively, so
+    a module's imports say at a glance how far up the rooms they reach."""
+    bad = []
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            absolute = (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module) or (
+                isinstance(node, ast.Import) and node.names[0].name
+            )
+            if absolute and _is(absolute, "naiad"):
+                bad.append(f"{path.relative_to(PACKAGE_DIR.parent)}:{node.lineno}")
+    assert bad == []
 
 
 # -- the checker itself ---------------------------------------------------------------------------

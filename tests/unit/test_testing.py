@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import torch
 
+from naiad.runtime import bench as bench_module
 from naiad.testing import (
     TOLERANCES,
     Benchmark,
@@ -22,7 +23,6 @@ from naiad.testing import (
     to_numpy,
     ulp_distance,
 )
-from naiad.testing import bench as bench_module
 from naiad.testing import tolerance as tolerance_module
 
 RNG = np.random.default_rng(20240611)

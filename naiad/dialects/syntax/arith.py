@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from naiad.ir import IntegerAttr, IntegerType, RankedTensorType, i1
-from naiad.ir.asm_syntax import custom_syntax
+from ...ir import IntegerAttr, IntegerType, RankedTensorType, i1
+from ...ir.asm_syntax import custom_syntax
 
 
 @custom_syntax("arith.constant")

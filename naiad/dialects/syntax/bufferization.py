@@ -4,8 +4,8 @@ formats)."""
 
 from __future__ import annotations
 
-from naiad.ir import DenseArrayAttr, IndexType, i32
-from naiad.ir.asm_syntax import custom_syntax
+from ...ir import DenseArrayAttr, IndexType, i32
+from ...ir.asm_syntax import custom_syntax
 
 _SEGMENTS = "operandSegmentSizes"
 

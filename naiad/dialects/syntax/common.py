@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from naiad.ir import Terminator, create_operation
+from ...ir import Terminator, create_operation
 
 
 def ensure_terminator(region, name: str, location) -> None:

@@ -3,8 +3,7 @@ FuncOp::getDefaultDialect), so `func.return` prints and parses as `return`."""
 
 from __future__ import annotations
 
-from naiad.ir.asm_syntax import custom_syntax
-
+from ...ir.asm_syntax import custom_syntax
 from .function import FunctionSyntax
 
 

@@ -12,7 +12,7 @@ only when one of them is not empty, as MLIR keeps them.
 
 from __future__ import annotations
 
-from naiad.ir import ArrayAttr, DictionaryAttr, FunctionType, Region, StringAttr, TypeAttr
+from ...ir import ArrayAttr, DictionaryAttr, FunctionType, Region, StringAttr, TypeAttr
 
 _FUNC_ATTRIBUTES = ("sym_name", "function_type", "sym_visibility", "arg_attrs", "res_attrs")
 

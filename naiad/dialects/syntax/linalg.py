@@ -21,7 +21,7 @@ form, which upstream reads as well, is always printed (xDSL reads only the long 
 
 from __future__ import annotations
 
-from naiad.ir import (
+from ...ir import (
     ArrayAttr,
     Block,
     DenseArrayAttr,
@@ -32,9 +32,8 @@ from naiad.ir import (
     i32,
     i64,
 )
-from naiad.ir.asm_syntax import body_parser, custom_syntax
-from naiad.ir.syntax import quote_string
-
+from ...ir.asm_syntax import body_parser, custom_syntax
+from ...ir.syntax import quote_string
 from ..linalg_base import IteratorTypeAttr
 from ..linalg_generic import YieldOp
 

@@ -3,8 +3,8 @@ type($cond) attr-dict`, without operand bundles (Triton emits none)."""
 
 from __future__ import annotations
 
-from naiad.ir import DenseArrayAttr, i1, i32
-from naiad.ir.asm_syntax import custom_syntax
+from ...ir import DenseArrayAttr, i1, i32
+from ...ir.asm_syntax import custom_syntax
 
 _ELIDED = ("op_bundle_sizes", "op_bundle_tags", "operandSegmentSizes")
 

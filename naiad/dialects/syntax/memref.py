@@ -13,9 +13,8 @@ getAsmResultNames gives (`%alloc`, `%subview`, `%reinterpret_cast`, `%base_buffe
 
 from __future__ import annotations
 
-from naiad.ir import DenseArrayAttr, IndexType, i32
-from naiad.ir.asm_syntax import custom_syntax
-
+from ...ir import DenseArrayAttr, IndexType, i32
+from ...ir.asm_syntax import custom_syntax
 from .view_like import parse_dynamic_index_list, print_dynamic_index_list
 
 _INDEX = IndexType()

@@ -11,9 +11,8 @@ in it, as MLIR does. A terminator without operands (`scf.yield`) is left out and
 
 from __future__ import annotations
 
-from naiad.ir import IndexType, Region, UnitAttr, i1
-from naiad.ir.asm_syntax import custom_syntax
-
+from ...ir import IndexType, Region, UnitAttr, i1
+from ...ir.asm_syntax import custom_syntax
 from .common import ensure_terminator, print_initialization_list
 
 

@@ -12,9 +12,8 @@ tensor types) and the result names of TensorOps.cpp's getAsmResultNames.
 
 from __future__ import annotations
 
-from naiad.ir import DenseArrayAttr, IndexType, i32
-from naiad.ir.asm_syntax import custom_syntax
-
+from ...ir import DenseArrayAttr, IndexType, i32
+from ...ir.asm_syntax import custom_syntax
 from .memref import ExpandShapeSyntax, SubViewSyntax
 from .view_like import parse_dynamic_index_list, print_dynamic_index_list
 

@@ -3,9 +3,8 @@ bodies of the `tt` types."""
 
 from __future__ import annotations
 
-from naiad.ir import RankedTensorType
-from naiad.ir.asm_syntax import body_parser, custom_syntax
-
+from ...ir import RankedTensorType
+from ...ir.asm_syntax import body_parser, custom_syntax
 from ..tt_types import GLOBAL_ADDRESS_SPACE, PointerType, TensorDescType
 from .function import FunctionSyntax
 

@@ -4,10 +4,9 @@ joined by `|`: `local|global_read`), `ttg.memdesc_subslice`'s constant offsets, 
 
 from __future__ import annotations
 
-from naiad.ir.asm_syntax import custom_syntax
-from naiad.ir.attributes import DenseArrayAttr
-from naiad.ir.types import i32
-
+from ...ir.asm_syntax import custom_syntax
+from ...ir.attributes import DenseArrayAttr
+from ...ir.types import i32
 from ..ttg_min import AddrSpace
 from ..ttg_types import ASYNC_TOKEN
 

@@ -4,7 +4,7 @@ the lists themselves)."""
 
 from __future__ import annotations
 
-from naiad.ir import DYNAMIC, DenseArrayAttr, i64
+from ...ir import DYNAMIC, DenseArrayAttr, i64
 
 
 def print_dynamic_index_list(printer, values, static: DenseArrayAttr) -> None:

@@ -2,7 +2,7 @@
 meanings (its elementwise table, conversions, checked memory, reductions and dots), so that a
 module can be run before and after a pass, or against a back end, on the same inputs.
 
-    from naiad.runtime.evaluator import evaluate
+    from . import evaluate
     evaluate(module, "add_kernel", [x, y, out, n], grid=(4,))
 
 ARCHITECTURE.md ("The IR") says why it exists; engine.py how it runs; values.py how signless

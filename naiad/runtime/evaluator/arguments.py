@@ -16,9 +16,9 @@ import numpy as np
 from ...dialects.tt_types import PointerType
 from ...ir import FloatType, RankedTensorType
 from ...ir.locations import argument_names
-from ...tools.tensor_descriptor import TensorDescriptor
 from ..host_arrays import describe, is_array_like
 from ..interpreter.memory import HostCopies, Memory, Pointers, argument_pointers
+from ..tensor_descriptor import TensorDescriptor
 from .errors import EvaluationError
 from .memory_ops import Descriptor
 from .values import array_value, scalar_dtype, scalar_value

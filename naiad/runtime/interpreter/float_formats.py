@@ -18,8 +18,7 @@ from dataclasses import dataclass
 import ml_dtypes
 import numpy as np
 
-from ...frontend.types import FLOAT_KINDS
-from ...ir.float_format import KERNEL_FORMATS, FloatFormat
+from ...ir.float_format import FLOAT_KINDS, KERNEL_FORMATS, FloatFormat
 
 # Overflow rules for `encode`: what a finite value beyond the largest finite one, and an infinity,
 # become.

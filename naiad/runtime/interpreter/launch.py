@@ -15,10 +15,10 @@ from ...language import dtypes as t
 from ...language.memory import tensor_descriptor
 from ...language.semantic import Semantic
 from ...language.target import CUDA_HOPPER
-from ...tools.tensor_descriptor import TensorDescriptor
 from .. import diagnostics
 from ..host_arrays import describe, is_array_like
 from ..params import integer_argument_type
+from ..tensor_descriptor import TensorDescriptor
 from .builder import InterpreterBuilder, scalar_tensor
 from .memory import HostCopies, Memory, argument_pointers
 

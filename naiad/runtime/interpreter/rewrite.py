@@ -11,7 +11,7 @@ Running a kernel as plain Python would differ from compiling it in six places, e
 - `assert cond, msg` is `tl.device_assert(cond, msg)` (checked in debug mode only).
 
 Before the rewrite, the Python the compiler refuses (`try`, `break`, `lambda`, `yield`, ...) is
-refused here too, at the same file:line:col (frontend/constructs.py).
+refused here too, at the same file:line:col (language/constructs.py).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import ast
 import inspect
 import textwrap
 
-from ...frontend import constructs
+from ...language import constructs
 
 _RT = "__naiad_rt"
 

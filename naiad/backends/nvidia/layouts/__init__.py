@@ -1,6 +1,6 @@
 """Linear layouts and the `ttg` encodings as linear layouts (docs/gpu.md, "Layouts").
 
-from naiad.backends.nvidia.layouts import LinearLayout, to_linear_layout
+from . import LinearLayout, to_linear_layout
 layout = to_linear_layout(tensor_type.encoding, tensor_type.shape)
 layout.apply(register=r, lane=l, warp=w)      # the coordinates that thread's register holds
 """

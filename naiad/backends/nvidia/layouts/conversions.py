@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from naiad.dialects.ttg_attributes import (
+from ....dialects.ttg_attributes import (
     BlockedEncodingAttr,
     DotOperandEncodingAttr,
     LinearEncodingAttr,
@@ -27,7 +27,6 @@ from naiad.dialects.ttg_attributes import (
     SliceEncodingAttr,
     SwizzledSharedEncodingAttr,
 )
-
 from .linear_layout import LinearLayout
 
 REGISTER, LANE, WARP, BLOCK, OFFSET = "register", "lane", "warp", "block", "offset"

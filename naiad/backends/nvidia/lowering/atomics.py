@@ -22,9 +22,8 @@ atomic is done by thread 0 and its old value broadcast the same way.
 
 from __future__ import annotations
 
-from naiad.dialects.tt_attributes import MemSemantic, MemSyncScope, RMWOp
-from naiad.ir import FloatType, RankedTensorType
-
+from ....dialects.tt_attributes import MemSemantic, MemSyncScope, RMWOp
+from ....ir import FloatType, RankedTensorType
 from ....passes.diagnostics import unsupported
 from .context import Context, lowers
 from .convert import element_offsets, shared_load, shared_store

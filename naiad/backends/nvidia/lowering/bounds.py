@@ -31,9 +31,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from naiad.dialects.tt_types import PointerType
-from naiad.ir.locations import NameLoc, file_line_col
-
+from ....dialects.tt_types import PointerType
+from ....ir.locations import NameLoc, file_line_col
 from .context import Context
 from .debug_ops import string_constant
 from .emitter import GLOBAL_PTR, bit_width, element_of

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from naiad.ir import RankedTensorType
-
 from ....errors import InternalError
+from ....ir import RankedTensorType
 from ....passes.diagnostics import unsupported
 from . import barriers
 from .emitter import Emitter

@@ -11,8 +11,7 @@ per function at the top of the entry block.
 
 from __future__ import annotations
 
-from naiad.ir import IntegerType
-
+from ....ir import IntegerType
 from ..layouts import LinearLayout
 from ..layouts.bits import xor_bits
 from .context import Context

@@ -17,10 +17,9 @@ an illegal-instruction error (the context is unusable after it, as after any dev
 
 from __future__ import annotations
 
-from naiad.dialects.tt_types import PointerType
-from naiad.ir import FloatType, RankedTensorType
-from naiad.ir.locations import file_line_col
-
+from ....dialects.tt_types import PointerType
+from ....ir import FloatType, RankedTensorType
+from ....ir.locations import file_line_col
 from .context import Context, lowers
 from .convert import row_major
 from .emitter import element_of, llvm_type

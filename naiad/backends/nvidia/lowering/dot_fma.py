@@ -12,8 +12,7 @@ order from the accumulator operand `c`: floats by `llvm.fmuladd` (one rounding p
 
 from __future__ import annotations
 
-from naiad.ir import FloatType
-
+from ....ir import FloatType
 from .context import Context
 from .dot_operands import check_thread_bases, lookup, register_table, to_accumulator
 from .elementwise import intrinsic_suffix

@@ -10,9 +10,8 @@ accumulator's: the register part alone then says which registers meet in a produ
 
 from __future__ import annotations
 
-from naiad.ir import FloatType
-
 from ....errors import InternalError
+from ....ir import FloatType
 from .indexing import register_coords
 
 FP8_KINDS = ("f8E4M3FN", "f8E5M2")

@@ -12,9 +12,8 @@ Triton's lowering emits for `arith.divf`. Float adds, subtracts and multiplies c
 
 from __future__ import annotations
 
-from naiad.dialects.tt_types import PointerType
-from naiad.ir import FloatType, IntegerType, RankedTensorType
-
+from ....dialects.tt_types import PointerType
+from ....ir import FloatType, IntegerType, RankedTensorType
 from ....passes.diagnostics import unsupported
 from .context import Context, lowers
 from .emitter import element_of, llvm_type

@@ -13,11 +13,10 @@ from __future__ import annotations
 
 import struct
 
-from naiad.dialects.tt_types import PointerType
-from naiad.ir import FloatType, IntegerType, RankedTensorType
-from naiad.ir.float_format import float_to_bits, round_float
-
+from ....dialects.tt_types import PointerType
 from ....errors import InternalError
+from ....ir import FloatType, IntegerType, RankedTensorType
+from ....ir.float_format import float_to_bits, round_float
 
 _FLOAT_TYPES = {"f16": "half", "bf16": "bfloat", "f32": "float", "f64": "double"}
 GLOBAL_PTR = "ptr addrspace(1)"

@@ -27,9 +27,8 @@ from __future__ import annotations
 
 import math
 
-from naiad.dialects.tt_attributes import RoundingMode
-from naiad.ir.float_format import KERNEL_FORMATS, float_from_bits, float_to_bits
-
+from ....dialects.tt_attributes import RoundingMode
+from ....ir.float_format import KERNEL_FORMATS, float_from_bits, float_to_bits
 from ....passes.diagnostics import unsupported
 from .context import Context, lowers
 from .elementwise import map_registers

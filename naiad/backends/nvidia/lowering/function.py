@@ -6,11 +6,10 @@ one entry point.
 
 from __future__ import annotations
 
-from naiad.dialects import tt
-from naiad.ir import IntegerAttr
-from naiad.ir.types import i32
-
+from ....dialects import tt
 from ....errors import InternalError
+from ....ir import IntegerAttr
+from ....ir.types import i32
 from ....passes.analysis.axis_info import AxisInfoAnalysis
 from .. import target as nv_target
 from . import (  # noqa: F401  (each module registers its lowerings)

@@ -33,13 +33,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from naiad.dialects.ttg_attributes import (
+from ....dialects.ttg_attributes import (
     DotOperandEncodingAttr,
     NvidiaMmaEncodingAttr,
     SwizzledSharedEncodingAttr,
 )
-from naiad.ir import FloatType, IntegerType
-
+from ....ir import FloatType, IntegerType
 from ..layouts import LinearLayout, to_linear_layout
 from . import barriers
 from .context import Context

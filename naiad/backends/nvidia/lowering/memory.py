@@ -20,8 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from naiad.ir import RankedTensorType
-
+from ....ir import RankedTensorType
 from .context import Context, lowers
 from .emitter import (
     GLOBAL_PTR,

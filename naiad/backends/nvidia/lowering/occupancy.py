@@ -25,10 +25,9 @@ from __future__ import annotations
 
 import itertools
 
-from naiad.ir import RankedTensorType
-from naiad.ir.traits import Elementwise
-from naiad.ir.types import FloatType
-
+from ....ir import RankedTensorType
+from ....ir.traits import Elementwise
+from ....ir.types import FloatType
 from .emitter import bit_width
 from .indexing import layout_of
 

@@ -11,9 +11,8 @@ a `ttg.convert_layout` first and is refused.
 
 from __future__ import annotations
 
-from naiad.ir import DenseElementsAttr, RankedTensorType
-
 from ....errors import InternalError
+from ....ir import DenseElementsAttr, RankedTensorType
 from .context import Context, lowers, register_count
 from .emitter import literal
 from .indexing import emit_thread_coords, layout_of, register_coords, register_map

@@ -15,8 +15,7 @@ and a non-splat constant is a table in global memory read at each element's posi
 
 from __future__ import annotations
 
-from naiad.ir import DenseElementsAttr
-
+from ....ir import DenseElementsAttr
 from .context import Context, lowers
 from .convert import held_coords, row_major, shared_load, shared_store
 from .emitter import SHARED_PTR, bit_width, literal, llvm_type

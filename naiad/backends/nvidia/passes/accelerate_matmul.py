@@ -25,16 +25,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from naiad.dialects import tt, ttg
-from naiad.dialects.tt_attributes import InputPrecision
-from naiad.dialects.ttg_attributes import (
+from ....dialects import tt, ttg
+from ....dialects.tt_attributes import InputPrecision
+from ....dialects.ttg_attributes import (
     BlockedEncodingAttr,
     DotOperandEncodingAttr,
     NvidiaMmaEncodingAttr,
 )
-from naiad.ir import FloatType, IntegerType, Operation, register_pass
-from naiad.ir.passes import Pass
-
+from ....ir import FloatType, IntegerType, Operation, register_pass
+from ....ir.passes import Pass
 from .layout_inference import with_encoding
 
 FP8_KINDS = ("f8E4M3FN", "f8E5M2")

@@ -28,12 +28,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from naiad.dialects import tt
-from naiad.dialects.ttg_types import MemDescType
-from naiad.ir import IntegerAttr, Operation, register_pass
-from naiad.ir.passes import Pass
-from naiad.ir.types import i32
-
+from ....dialects import tt
+from ....dialects.ttg_types import MemDescType
+from ....ir import IntegerAttr, Operation, register_pass
+from ....ir.passes import Pass
+from ....ir.types import i32
 from .scratch_size import scratch_bytes
 
 ALIGNMENT = 16

@@ -20,12 +20,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from naiad.dialects import tt, ttg
-from naiad.dialects.ttg_attributes import BlockedEncodingAttr
-from naiad.ir import Operation, is_pointer_like, register_pass
-from naiad.ir.passes import Pass
-from naiad.passes.analysis import AxisInfoAnalysis
-
+from ....dialects import tt, ttg
+from ....dialects.ttg_attributes import BlockedEncodingAttr
+from ....ir import Operation, is_pointer_like, register_pass
+from ....ir.passes import Pass
+from ....passes.analysis import AxisInfoAnalysis
 from .layout_inference import tensor_type, with_encoding
 
 MEMORY_OPS = (tt.LoadOp, tt.StoreOp, tt.AtomicRMWOp, tt.AtomicCASOp)

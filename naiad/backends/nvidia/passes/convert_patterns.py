@@ -12,15 +12,14 @@ same in any layout. A conversion left without users is dead and goes (it is Pure
 
 from __future__ import annotations
 
-from naiad.dialects import arith, tt, ttg
-from naiad.ir import (
+from ....dialects import arith, tt, ttg
+from ....ir import (
     DenseElementsAttr,
     Operation,
     PatternRewriter,
     RewritePattern,
     apply_patterns_greedily,
 )
-
 from .layout_inference import set_constant_type
 
 

@@ -27,16 +27,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from naiad.dialects import arith, tt, ttg
-from naiad.dialects.ttg import module_attributes
-from naiad.dialects.ttg_attributes import (
+from ....dialects import arith, tt, ttg
+from ....dialects.ttg import module_attributes
+from ....dialects.ttg_attributes import (
     BlockedEncodingAttr,
     DotOperandEncodingAttr,
     SliceEncodingAttr,
 )
-from naiad.ir import FunctionType, Operation, RankedTensorType, TypeAttr, register_pass
-from naiad.ir.passes import Pass
-
+from ....ir import FunctionType, Operation, RankedTensorType, TypeAttr, register_pass
+from ....ir.passes import Pass
 from .converts import Converts
 from .layout_inference import permute_blocked, set_constant_type, tensor_type, with_encoding
 

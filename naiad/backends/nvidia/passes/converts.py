@@ -7,9 +7,8 @@ every request for the same value and layout.
 
 from __future__ import annotations
 
-from naiad.dialects import ttg
-from naiad.ir import Value
-
+from ....dialects import ttg
+from ....ir import Value
 from .layout_inference import with_encoding
 
 

@@ -24,13 +24,13 @@ between threads: the lowering renumbers registers (lowering/shape.py, shape_ops.
 
 from __future__ import annotations
 
-from naiad.dialects import arith, math, scf, tt, ttg
-from naiad.dialects.ttg_attributes import (
+from ....dialects import arith, math, scf, tt, ttg
+from ....dialects.ttg_attributes import (
     BlockedEncodingAttr,
     LinearEncodingAttr,
     SliceEncodingAttr,
 )
-from naiad.ir import (
+from ....ir import (
     DenseElementsAttr,
     Elementwise,
     Operation,
@@ -38,7 +38,6 @@ from naiad.ir import (
     SameOperandsAndResultEncoding,
     Value,
 )
-
 from ..layouts import LinearLayout, to_linear_encoding, to_linear_layout
 from ..layouts.conversions import dim_names
 

@@ -28,10 +28,9 @@ instead of being converted there.
 
 from __future__ import annotations
 
-from naiad.dialects import arith, scf, tt, ttg
-from naiad.dialects.ttg_attributes import BlockedEncodingAttr
-from naiad.ir import Operation, Value
-
+from ....dialects import arith, scf, tt, ttg
+from ....dialects.ttg_attributes import BlockedEncodingAttr
+from ....ir import Operation, Value
 from .converts import Converts
 from .layout_inference import (
     infer_dst_encoding,

@@ -23,11 +23,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from naiad.dialects import ttg
-from naiad.dialects.ttg_attributes import DistributedEncoding
-from naiad.ir import Operation, RankedTensorType, register_pass
-from naiad.ir.passes import Pass
-
+from ....dialects import ttg
+from ....dialects.ttg_attributes import DistributedEncoding
+from ....ir import Operation, RankedTensorType, register_pass
+from ....ir.passes import Pass
 from ..layouts import to_linear_encoding, to_linear_layout
 from .layout_inference import with_encoding
 

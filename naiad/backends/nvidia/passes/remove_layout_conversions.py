@@ -27,10 +27,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from naiad.dialects import tt
-from naiad.ir import Operation, register_pass
-from naiad.ir.passes import Pass
-
+from ....dialects import tt
+from ....ir import Operation, register_pass
+from ....ir.passes import Pass
 from .convert_patterns import cleanup_converts
 from .layout_propagation import propagate_layouts
 from .rematerialization import rematerialize

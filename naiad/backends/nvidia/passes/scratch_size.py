@@ -23,7 +23,7 @@ are not sized here: their lowering asks at run time, and gets room past every al
 
 from __future__ import annotations
 
-from naiad.ir import RankedTensorType
+from ....ir import RankedTensorType
 
 
 def _numel(shape) -> int:

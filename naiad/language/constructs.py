@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from naiad import errors
+from .. import errors
 
 
 @dataclass(frozen=True)
