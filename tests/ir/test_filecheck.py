@@ -1,7 +1,7 @@
 """Runs every `// RUN:` line of the `.mlir` tests under tests/ir with FileCheck (`filecheck`).
 
 `naiad-opt` and `filecheck` in RUN lines are this interpreter's modules, so the tests use the
-checkout under test whatever is on PATH.
+checkout under test whatever is on PATH. `%s` is the test file, `%R` the repository's root.
 """
 
 import pathlib
@@ -12,6 +12,7 @@ import sys
 import pytest
 
 _ROOT = pathlib.Path(__file__).parent
+_REPOSITORY = _ROOT.parents[1]
 _TESTS = sorted(p for p in _ROOT.rglob("*.mlir") if "// RUN:" in p.read_text())
 _TOOLS = {
     "naiad-opt": f"{shlex.quote(sys.executable)} -m naiad.tools.opt",
@@ -23,6 +24,7 @@ def _commands(path: pathlib.Path):
     for line in path.read_text().splitlines():
         if line.startswith("// RUN:"):
             command = line[len("// RUN:") :].strip().replace("%s", shlex.quote(str(path)))
+            command = command.replace("%R", shlex.quote(str(_REPOSITORY)))
             for name, replacement in _TOOLS.items():
                 command = " | ".join(
                     replacement + part.strip()[len(name) :]
