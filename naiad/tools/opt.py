@@ -7,6 +7,7 @@
     naiad-opt kernel.ttir --no-locations -o out.mlir
     naiad-opt --list-passes                    # every pass: its one-line summary and options
     naiad-opt k.ttir --load my_passes -p my-pass   # passes registered by your own module
+    naiad-opt invalid.mlir --split-input-file --verify-diagnostics   # errors as expected
 
 A syntax error, an unknown op or pass, or IR the verifier rejects is reported on one line,
 `FILE:line:col: error: message`, and the exit status is 1.
@@ -31,6 +32,7 @@ from ..ir import IRError, PassManager, pass_class, registered_passes, verify
 from ..ir.parser import parse_module
 from ..ir.printer import print_module
 from ..middle import linalg  # noqa: F401  (registers tt-to-linalg)
+from .diagnostics import split_input, unmet_expectations
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -55,6 +57,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--list-passes", action="store_true", help="list the passes and their options, and exit"
+    )
+    parser.add_argument(
+        "--split-input-file",
+        action="store_true",
+        help="process each part between `// -----` lines as a file of its own",
+    )
+    parser.add_argument(
+        "--verify-diagnostics",
+        action="store_true",
+        help="check the errors against `// expected-error @+N {{...}}` comments instead of "
+        "reporting them",
     )
     parser.add_argument(
         "--load",
@@ -84,26 +97,43 @@ def main(argv: list[str] | None = None) -> int:
     filename = "<stdin>" if args.input == "-" else args.input
     try:
         text = sys.stdin.read() if args.input == "-" else _read(args.input)
-        module = parse_module(text, filename)
-        specs = [spec.strip() for spec in args.passes.split(",") if spec.strip()]
-        unknown = [s for s in specs if s.partition("{")[0] not in registered_passes()]
-        if unknown:
-            known = ", ".join(registered_passes())
-            raise _Failure(f"{filename}: error: unknown pass '{unknown[0]}' (known: {known})")
-        pipeline = [_pass_with_options(spec, filename) for spec in specs]
-        if not args.no_verify:
-            verify(module)
-        PassManager(pipeline, verify_each=not args.no_verify, expected=(NaiadError,)).run(module)
-        output = print_module(module, generic=args.generic, locations=not args.no_locations)
-    except (IRError, NaiadError, _Failure) as error:
-        print(_one_line(error), file=sys.stderr)
+    except _Failure as error:
+        print(error, file=sys.stderr)
         return 1
+    chunks = split_input(text) if args.split_input_file else [text]
+    outputs, errors = [], []
+    for chunk in chunks:
+        try:
+            outputs.append(_process(chunk, filename, args))
+        except (IRError, NaiadError, _Failure) as error:
+            errors.append(_one_line(error))
+    if args.verify_diagnostics:
+        errors = unmet_expectations(chunks, errors, filename)
+    if errors:
+        print("\n".join(errors), file=sys.stderr)
+        return 1
+    output = "// -----\n".join(outputs)
     if args.output == "-":
         sys.stdout.write(output)
     else:
         with open(args.output, "w") as f:
             f.write(output)
     return 0
+
+
+def _process(text: str, filename: str, args) -> str:
+    """Parse, verify, run the passes of `args` on one input and print the result."""
+    module = parse_module(text, filename)
+    specs = [spec.strip() for spec in args.passes.split(",") if spec.strip()]
+    unknown = [s for s in specs if s.partition("{")[0] not in registered_passes()]
+    if unknown:
+        known = ", ".join(registered_passes())
+        raise _Failure(f"{filename}: error: unknown pass '{unknown[0]}' (known: {known})")
+    pipeline = [_pass_with_options(spec, filename) for spec in specs]
+    if not args.no_verify:
+        verify(module)
+    PassManager(pipeline, verify_each=not args.no_verify, expected=(NaiadError,)).run(module)
+    return print_module(module, generic=args.generic, locations=not args.no_locations)
 
 
 def describe_passes() -> str:

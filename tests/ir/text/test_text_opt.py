@@ -143,3 +143,27 @@ def test_loads_passes_from_a_plugin_file(capsys, tmp_path):
 def test_a_plugin_that_does_not_load_is_one_line(capsys):
     status, _, err = run(capsys, "--load", "naiad_no_such_plugin", "--list-passes")
     assert status == 1 and err.startswith("naiad_no_such_plugin: error: cannot load the module")
+
+
+_DIAGNOSED = """tt.func @f(%x: tensor<16xi32>) {
+  // expected-error @+1 {{number of src and dst elements}}
+  %a = tt.reshape %x : tensor<16xi32> -> tensor<8xi32>
+  tt.return
+}
+// -----
+tt.func @g(%x: i32) {
+  tt.return
+}
+"""
+
+
+def test_verify_diagnostics_checks_each_part(capsys, tmp_path):
+    path = tmp_path / "invalid.mlir"
+    path.write_text(_DIAGNOSED)
+    status, out, err = run(capsys, str(path), "--split-input-file", "--verify-diagnostics")
+    assert status == 0 and err == "" and "tt.func @g" in out
+    path.write_text(_DIAGNOSED.replace("number of src", "nothing like"))
+    status, _, err = run(capsys, str(path), "--split-input-file", "--verify-diagnostics")
+    assert status == 1
+    assert "unexpected error: " in err and ":3:8: error: 'tt.reshape' op number of src" in err
+    assert "invalid.mlir:3: expected error not produced: {{nothing like" in err
