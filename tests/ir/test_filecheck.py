@@ -5,6 +5,7 @@ checkout under test whatever is on PATH. `%s` is the test file, `%R` the reposit
 """
 
 import pathlib
+import re
 import shlex
 import subprocess
 import sys
@@ -42,3 +43,23 @@ def test_filecheck(path):
             ["bash", "-o", "pipefail", "-c", command], capture_output=True, text=True
         )
         assert done.returncode == 0, f"{command}\n{done.stdout}\n{done.stderr}"
+
+
+def test_every_pass_is_reachable_and_has_a_filecheck_file():
+    """A pass Naiad registers is listed by `naiad-opt` (in a fresh process: only the package's
+    own passes) and run by the RUN line of at least one FileCheck file."""
+    listed = subprocess.run(
+        [sys.executable, "-m", "naiad.tools.opt", "--list-passes"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    passes = {line.split()[0] for line in listed.splitlines() if line and not line[0].isspace()}
+    assert {"canonicalize", "tt-to-linalg", "cpu-fuse-elementwise", "coalesce"} <= passes
+    run_lines = " ".join(
+        line for path in _TESTS for line in path.read_text().splitlines() if "// RUN:" in line
+    )
+    ran = set()
+    for spec in re.findall(r"-p\s+[\"']?([^\s\"']+)", run_lines):
+        ran |= {part.partition("{")[0] for part in spec.split(",")}
+    assert sorted(passes - ran) == []
