@@ -7,9 +7,8 @@ result (None for an op without results). Values are never lists themselves.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ...errors import NaiadError
+from ...ir.op_table import OpTable
 
 
 class EvaluationError(NaiadError):
@@ -20,20 +19,8 @@ class UnsupportedOpError(EvaluationError, NotImplementedError):
     """An op the evaluator has no meaning for; the message names it and says why."""
 
 
-HANDLERS: dict[str, Callable] = {}
-
-
-def handles(*names: str):
-    """Register the decorated function as the handler of the ops `names`."""
-
-    def register(fn):
-        for name in names:
-            if name in HANDLERS:
-                raise ValueError(f"two evaluator handlers for '{name}'")
-            HANDLERS[name] = fn
-        return fn
-
-    return register
+HANDLERS = OpTable("evaluator")
+handles = HANDLERS.rule  # the decorator: the handler of the ops it names
 
 
 def unsupported(*names: str, why: str) -> None:

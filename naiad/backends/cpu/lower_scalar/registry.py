@@ -8,14 +8,14 @@ modules register theirs with `@lowers("arith.addi", ...)` when the package is im
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from llvmlite import ir
 
+from ....ir.op_table import OpTable
 from ....passes.diagnostics import unsupported
 
-LOWERINGS: dict[str, Callable] = {}
+LOWERINGS = OpTable("scalar lowering")
 
 
 @dataclass
@@ -29,17 +29,7 @@ class ScalarContext:
     features: str = ""
 
 
-def lowers(*names: str):
-    """Register the decorated function as the lowering of the ops `names`."""
-
-    def register(fn):
-        for name in names:
-            if name in LOWERINGS:
-                raise ValueError(f"two scalar lowerings for '{name}'")
-            LOWERINGS[name] = fn
-        return fn
-
-    return register
+lowers = LOWERINGS.rule  # the decorator: the lowering of the ops it names
 
 
 def lower_scalar_op(b: ir.IRBuilder, op, operands: list, ctx: ScalarContext) -> list:

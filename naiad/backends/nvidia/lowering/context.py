@@ -7,27 +7,16 @@ reads its operands with `ctx[value]` and records its results with `ctx[result] =
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ....errors import InternalError
 from ....ir import RankedTensorType
+from ....ir.op_table import OpTable
 from ....passes.diagnostics import unsupported
 from . import barriers
 from .emitter import Emitter
 from .indexing import layout_of
 
-LOWERINGS: dict[str, Callable] = {}
-
-
-def lowers(*names: str):
-    """Register the decorated `fn(ctx, op)` as the lowering of ops named `names`."""
-
-    def register(fn):
-        for name in names:
-            LOWERINGS[name] = fn
-        return fn
-
-    return register
+LOWERINGS = OpTable("NVIDIA lowering")
+lowers = LOWERINGS.rule  # the decorator: `fn(ctx, op)` lowers the ops it names
 
 
 class Context:
