@@ -1,21 +1,26 @@
-"""The values of the kernel language — `constexpr`, `tensor`, `tuple` — and how builtins find
-their semantic.
+"""The values of the kernel language — `constexpr`, `tensor`, `tuple` — as Triton's
+`triton.language.core` has them, and that module's other names (the dtypes, `builtin`, `jit`, ...)
+re-exported from where they live.
 
-A builtin is a plain Python function that takes a hidden `_semantic` keyword. Whoever runs a
-kernel (the interpreter today, the compiler's code generator later) installs a `Semantic` — the
-type rules bound to a builder and a target — with `use_semantic(...)`; a builtin called without one
-says that the caller forgot `@naiad.jit`. Nothing here knows NumPy or the IR: tensors carry an
-opaque `handle` that only the builder understands.
+A tensor's operators call the active semantic (active_semantic.py) by name. Nothing here knows
+NumPy or the IR: tensors carry an opaque `handle` that only the builder understands.
 """
 
 from __future__ import annotations
 
 import builtins as _py
-import contextlib
-import contextvars
 import functools
 from enum import Enum
 
+from .active_semantic import (  # noqa: F401  (re-exported: Triton's core has these names)
+    _ACTIVE_SEMANTIC,
+    builtin,
+    current_semantic,
+    is_builtin,
+    jit,
+    must_use_result,
+    use_semantic,
+)
 from .dtypes import (  # noqa: F401  (re-exported: the public dtype names live in `core`, as in Triton)
     bfloat16,
     block_type,
@@ -46,54 +51,6 @@ from .dtypes import (  # noqa: F401  (re-exported: the public dtype names live i
 )
 
 TRITON_MAX_TENSOR_NUMEL = 1048576
-
-_ACTIVE_SEMANTIC: contextvars.ContextVar = contextvars.ContextVar("naiad_semantic", default=None)
-
-
-@contextlib.contextmanager
-def use_semantic(semantic):
-    """Make `semantic` the one builtins use inside this block (one per running kernel)."""
-    token = _ACTIVE_SEMANTIC.set(semantic)
-    try:
-        yield semantic
-    finally:
-        _ACTIVE_SEMANTIC.reset(token)
-
-
-def current_semantic():
-    """The semantic of the kernel being run or compiled, or an error outside of one."""
-    semantic = _ACTIVE_SEMANTIC.get()
-    if semantic is None:
-        raise ValueError(
-            "Did you forget to add @naiad.jit ? (naiad.language functions can only be "
-            "called inside a kernel)"
-        )
-    return semantic
-
-
-def builtin(fn):
-    """Mark `fn` as a language builtin: it receives the active semantic as `_semantic`."""
-
-    @functools.wraps(fn)
-    def wrapper(*args, _semantic=None, **kwargs):
-        if _semantic is None:
-            _semantic = _ACTIVE_SEMANTIC.get()
-            if _semantic is None:
-                current_semantic()
-        return fn(*args, _semantic=_semantic, **kwargs)
-
-    wrapper.__naiad_builtin__ = True
-    return wrapper
-
-
-def is_builtin(fn) -> bool:
-    return getattr(fn, "__naiad_builtin__", False)
-
-
-def must_use_result(fn):
-    """Document that a builtin's result must be used (e.g. `advance` returns a new pointer)."""
-    fn.__naiad_must_use_result__ = True
-    return fn
 
 
 # -------------------------------------------------------------------------------------------------
@@ -420,15 +377,4 @@ class slice:
 def _tensor_member(fn):
     """Also expose the builtin `fn` as a method of `tensor` (as `x.sum()`, `x.to(...)`, ...)."""
     setattr(tensor, fn.__name__, fn)
-    return fn
-
-
-def jit(fn):
-    """Mark a function of the language's own library as kernel code.
-
-    Such functions (`tl.sum`, `tl.sort`, ...) are written in the language itself: the interpreter
-    calls them as Python, and the compiler compiles their source like a user's `@naiad.jit`
-    function. (The runtime's `naiad.jit` adds launching, specialization and caching on top.)
-    """
-    fn.__naiad_jit__ = True
     return fn
