@@ -3,9 +3,9 @@
 - `cuInit` once per process; a device's *primary* context (the one the CUDA runtime and torch
   use) is retained once and made current when work goes to that device, so Naiad's modules and
   torch's tensors live in the same context.
-- A cubin is loaded once per device (`CubinKernel.function`); a kernel needing more than 48 KB
-  of dynamic shared memory gets the MAX_DYNAMIC_SHARED_SIZE_BYTES attribute raised at load,
-  where the device's opt-in limit allows it (else OutOfResources).
+- A cubin is loaded once per device (`CubinKernel.function`, in cubin_kernel.py); a kernel
+  needing more than 48 KB of dynamic shared memory gets the MAX_DYNAMIC_SHARED_SIZE_BYTES
+  attribute raised at load, where the device's opt-in limit allows it (else OutOfResources).
 - `launch` is cuLaunchKernel with a preallocated parameter block (`ParamBlock`): nothing on the
   way synchronizes, allocates device memory or loads modules, so a launch on a capturing stream is
   recorded into a CUDA graph. Loading and launching on a device other than the caller's current
@@ -338,87 +338,11 @@ def link_ptx(ptx: bytes, name: str, maxnreg: int | None) -> tuple[bytes, str]:
         _call("cuLinkDestroy", state)
 
 
-# -- a loaded kernel -------------------------------------------------------------------------------
-class CubinKernel:
-    """A compiled kernel as the runtime launches it: its cubin is loaded on a device the first
-    time it runs there; `launch` binds the arguments into one preallocated parameter block.
+def __getattr__(name: str):
+    """`CubinKernel`, found here by the runtime and the tests. It lives in cubin_kernel.py, which
+    calls this module, so it is imported when first asked for: either module imports first."""
+    if name == "CubinKernel":
+        from .cubin_kernel import CubinKernel
 
-    A pointer argument is a CUDA tensor (anything with `data_ptr()` and a `device`), an integer
-    address, or None (a null pointer). The kernel runs on its tensors' device, which they must
-    share; with no tensor among the arguments, on the current device.
-
-    Safe from several threads: a device's module is loaded once (the first thread loads it, the
-    others wait), and a launch holds the kernel's lock from writing the shared parameter block
-    until cuLaunchKernel has copied it. Modules are never unloaded (as the CUDA runtime keeps
-    its own), so a `Function` handed out stays valid."""
-
-    def __init__(
-        self,
-        cubin: bytes,
-        entry: str,
-        signature: tuple[str, ...],
-        *,
-        num_warps: int = 4,
-        shared: int = 0,
-        arg_names: tuple[str, ...] | None = None,
-    ):
-        self.cubin, self.entry, self.signature = cubin, entry, tuple(signature)
-        self.threads, self.shared = 32 * num_warps, shared
-        self.arg_names = arg_names or tuple(f"argument {i}" for i in range(len(signature)))
-        self.params = ParamBlock(self.signature)
-        self._pointers = frozenset(i for i, kind in enumerate(self.signature) if kind[0] == "*")
-        self._functions: dict[int, Function] = {}
-        self._launching = threading.Lock()
-
-    def function(self, device: int) -> Function:
-        """The kernel loaded on `device` (loaded there on first use)."""
-        loaded = self._functions.get(device)
-        if loaded is None:
-            with _loading:
-                loaded = self._functions.get(device)
-                if loaded is None:
-                    loaded = self._functions[device] = load_function(
-                        self.cubin, self.entry, device, self.shared
-                    )
-        return loaded
-
-    def _bind(self, args) -> int:
-        """Write `args` into the parameter block; return the device they live on."""
-        if len(args) != len(self.signature):
-            raise TypeError(
-                f"`{self.entry}` takes {len(self.signature)} arguments, got {len(args)}"
-            )
-        device = None
-        for index, value in enumerate(args):
-            if index in self._pointers and hasattr(value, "data_ptr"):
-                where = value.device
-                if where.type != "cuda":
-                    raise ValueError(
-                        f"{self.arg_names[index]} of `{self.entry}` is a tensor on {where}; "
-                        "a kernel compiled for CUDA takes CUDA tensors"
-                    )
-                if device is None:
-                    device = where.index or 0
-                elif (where.index or 0) != device:
-                    raise ValueError(
-                        f"{self.arg_names[index]} of `{self.entry}` is on cuda:{where.index}, "
-                        f"other arguments on cuda:{device}; a kernel's tensors share one device"
-                    )
-                value = value.data_ptr()
-            elif index in self._pointers and value is None:
-                value = 0
-            elif index in self._pointers and not isinstance(value, int):
-                raise TypeError(
-                    f"{self.arg_names[index]} of `{self.entry}` is a {type(value).__name__}; "
-                    "a kernel compiled for CUDA takes CUDA tensors (or an address)"
-                )
-            self.params.set(index, value)
-        return current_device() if device is None else device
-
-    def launch(self, grid, args, stream: int) -> None:
-        """Run the kernel over `grid` (one to three sizes) on `stream` of its tensors' device."""
-        grid = (tuple(grid) + (1, 1))[:3]
-        check_grid(grid)
-        with self._launching:  # one parameter block: no other thread writes it until launched
-            device = self._bind(args)
-            launch(self.function(device), grid, self.threads, self.shared, stream, self.params)
+        return CubinKernel
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
