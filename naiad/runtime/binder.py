@@ -39,6 +39,11 @@ from ..language import core
 from .tensor_descriptor import TensorDescriptor
 
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
+# The largest grid CUDA launches (x < 2**31, y and z < 65536), refused beyond on every back end
+# and in the interpreter: program ids are int32, and the CPU would wrap them (or run a grid of
+# 2**20 x 2**20 programs for hours) where CUDA refuses at once.
+GRID_LIMITS = (2**31 - 1, 65535, 65535)
+_AXES = "xyz"
 
 
 class Unbound(Exception):
@@ -46,8 +51,8 @@ class Unbound(Exception):
 
 
 def grid_dims(grid) -> tuple[int, int, int]:
-    """A grid (1 to 3 sizes, evaluated) as three non-negative ints; the launch errors of a bad
-    grid. Shared by the slow path and the binder."""
+    """A grid (1 to 3 sizes, evaluated) as three non-negative ints within `GRID_LIMITS`; the
+    launch errors of a bad grid. Shared by the slow path and the binder."""
     if not isinstance(grid, (tuple, list)):
         grid = (grid,)
     if not 1 <= len(grid) <= 3:
@@ -58,6 +63,12 @@ def grid_dims(grid) -> tuple[int, int, int]:
         raise TypeError(f"grid dimensions must be integers, got {tuple(grid)!r}") from None
     if any(d < 0 for d in dims):
         raise ValueError(f"grid dimensions must be non-negative, got {tuple(dims)}")
+    for axis, (size, limit) in enumerate(zip(dims, GRID_LIMITS)):
+        if size > limit:
+            raise ValueError(
+                f"grid dimension {axis} ({_AXES[axis]}) is {size}: at most {limit}, as CUDA "
+                "allows (x < 2**31, y and z < 65536), on every back end"
+            )
     return tuple(dims + [1] * (3 - len(dims)))
 
 
@@ -216,7 +227,7 @@ def _binding(params, align_free) -> tuple[str, list[str], dict, list[str], list[
         "    if __type(__g) is not __tuple and __callable(__g):",
         f"        __g = __g({_by_name(params)})",
         "    if __type(__g) is __tuple and __len(__g) == 1 and __type(__g[0]) is __int"
-        " and __g[0] > 0:",
+        f" and 0 < __g[0] <= {GRID_LIMITS[0]}:",
         "        __dims = (__g[0], 1, 1)",
         "    else:",
         "        __dims = __launch_dims(__g)",

@@ -100,6 +100,11 @@ def describe(value) -> HostArray:
         while isinstance(root.base, np.ndarray):
             root = root.base
         low, high = _byte_bounds(root)
+        if not array.dtype.isnative:  # launches name the argument first (launch_checks.py)
+            raise TypeError(
+                f"arrays in non-native byte order (dtype '{array.dtype.str}') cannot be passed "
+                "to a kernel"
+            )
         return HostArray(
             array.__array_interface__["data"][0],
             dtype_of_host_name(array.dtype.name),

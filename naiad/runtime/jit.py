@@ -26,6 +26,7 @@ from .interpreter import kernel_runtime
 from .interpreter.launch import run_grid
 from .interpreter.rewrite import rewrite
 from .kernel_interface import KernelInterface
+from .launch_checks import check_arguments
 from .launchers import INTERPRET, backend_for_launch, holds_memory, make_launcher
 from .params import kernel_params
 
@@ -260,6 +261,7 @@ class JITFunction(KernelInterface):
         if warmup:
             target = target or _warmup_target(bound)
             return compile_kernel(self, bound, target, bool(debug), options=options)
+        check_arguments(self.__name__, self.params, bound)
         if 0 in dims:
             return None
         prepared = self._launch(bound, dims, options, bool(debug))
