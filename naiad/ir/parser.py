@@ -8,8 +8,9 @@ definition; dominance is the verifier's business), block labels and successors, 
 aliases defined after their use, and every kind of location are read. A syntax error raises
 ParseError, `FILE:line:col: error: message`.
 
-Custom parsers (asm_syntax.py) call the methods below, named after MLIR's OpAsmParser, and
-fill an `OperationState`.
+Custom parsers (asm_syntax.py) call the methods below and those Parser mixes in (types and
+attributes: parse_attrs.py; SSA names: parse_values.py; regions and successors:
+parse_regions.py), named after MLIR's OpAsmParser, and fill an `OperationState`.
 """
 
 from __future__ import annotations
@@ -24,10 +25,11 @@ from .builtin import ModuleOp
 from .format import compiled_format
 from .format_parse import parse_format
 from .gc_pause import gc_paused
-from .lexer import BLOCK_ID, KEYWORD, SSA_DEF, STRING, ParseError, unescape
+from .lexer import KEYWORD, SSA_DEF, STRING, ParseError, unescape
 from .locations import FileLineColLoc, Location
 from .opdef import create_operation, op_class
 from .parse_attrs import AttrParser
+from .parse_regions import RegionParser
 from .parse_values import Argument, ValueScopes
 from .traits import IsolatedFromAbove
 from .types import FunctionType
@@ -100,14 +102,14 @@ class OperationState:
         )
 
 
-class Parser(AttrParser, ValueScopes):
-    """Ops, blocks and regions over AttrParser's types, attributes and locations, and
-    ValueScopes' SSA names."""
+class Parser(AttrParser, ValueScopes, RegionParser):
+    """Ops over AttrParser's types, attributes and locations, ValueScopes' SSA names and
+    RegionParser's regions and blocks."""
 
     def __init__(self, text: str, filename: str = "-"):
         super().__init__(text, filename)
         self._init_values()
-        self._blocks: list[dict[str, list]] = []  # per region: label -> [block, defined]
+        self._init_regions()
         self._deferred_owners: list = []  # ops and arguments whose location needs an alias
         self._signatures: dict[str, FunctionType] = {}
         self._default_dialects: list[str] = [""]  # per custom op being parsed
@@ -202,10 +204,6 @@ class Parser(AttrParser, ValueScopes):
             index += n
         block.append(op)
         return op
-
-    def _source_location(self, pos: int) -> Location:
-        line, col = self.lex.line_col(pos)
-        return FileLineColLoc(self.lex.filename, line, col)
 
     def _parse_result_groups(self) -> list:
         groups = []
@@ -317,90 +315,6 @@ class Parser(AttrParser, ValueScopes):
         if m is not None and lex.pos == m.end():
             self._signatures[m.group(1)] = signature
         return signature
-
-    # -- regions and blocks
-
-    def parse_region(self, arguments: list[Argument] | None = None, isolated=False) -> Region:
-        """`{ ops, ^blocks }`; `arguments` (read by a custom parser) become the entry block's.
-
-        `{}` without arguments is a region without blocks. The entry block has no label when
-        it has named arguments; otherwise it may be labeled (`^bb0(%a: i32):`)."""
-        lex = self.lex
-        lex.expect("{", "to begin a region")
-        region = Region()
-        self._push_scope(isolated)
-        self._blocks.append({})
-        if arguments:
-            if lex.peek("^"):
-                raise self.error("invalid block name in region with named arguments")
-            entry = region.add_block()
-            for arg in arguments:
-                self._add_argument(entry, arg)
-            self._parse_block_body(entry)
-        elif not lex.peek("}") and not lex.peek("^"):
-            self._parse_block_body(region.add_block())
-        while lex.peek("^"):
-            self._parse_labeled_block(region)
-        lex.expect("}", "to end the region")
-        self._check_blocks(region)
-        self._blocks.pop()
-        self._pop_scope(isolated)
-        return region
-
-    def _add_argument(self, block: Block, arg: Argument):
-        location = arg.location or self._source_location(arg.pos)
-        value = block.add_argument(arg.type, location)
-        if arg.deferred:
-            self._deferred_owners.append(value)
-        self.define_value(arg.name, value, arg.pos)
-        return value
-
-    def _parse_block_body(self, block: Block) -> None:
-        lex = self.lex
-        while not lex.peek("}") and not lex.peek("^"):
-            if lex.at_end():
-                raise self.error("expected '}' to end the region")
-            self.parse_operation(block)
-
-    def _parse_labeled_block(self, region: Region) -> None:
-        lex = self.lex
-        pos = lex.pos
-        m = lex.take(BLOCK_ID)
-        if m is None:
-            raise self.error("expected block name after '^'")
-        entry = self._blocks[-1].get(m.group(1))
-        if entry is not None and entry[1]:
-            raise self.error(f"redefinition of block '^{m.group(1)}'", pos)
-        if entry is None:
-            entry = self._blocks[-1][m.group(1)] = [Block(), True, pos]
-        entry[1] = True
-        block = entry[0]
-        region.add_block(block)
-        if lex.accept("(") and not lex.accept(")"):
-            while True:
-                self._add_argument(block, self._parse_argument(allow_attributes=False))
-                if not lex.accept(","):
-                    break
-            lex.expect(")", "to end the block arguments")
-        lex.expect(":", "after the block name")
-        self._parse_block_body(block)
-
-    def _check_blocks(self, region: Region) -> None:
-        for name, (_, defined, pos) in self._blocks[-1].items():
-            if not defined:
-                raise self.error(f"reference to an undefined block '^{name}'", pos)
-
-    def parse_successor(self) -> Block:
-        """`^name`: a block of the current region, defined before or after."""
-        pos = self.lex.pos
-        m = self.lex.take(BLOCK_ID)
-        if m is None:
-            raise self.error(f"expected block name, found {self.lex.describe_next()}")
-        blocks = self._blocks[-1]
-        entry = blocks.get(m.group(1))
-        if entry is None:
-            entry = blocks[m.group(1)] = [Block(), False, pos]
-        return entry[0]
 
     # -- attribute dictionaries for custom parsers
 
