@@ -133,33 +133,35 @@ def _alternating_extrema(mp, error, count: int) -> list[int]:
     return runs
 
 
+def _odd(mp, f):
+    """(g, w) for f(r) = r + r*z*P(z): P(z) = (f(r)/r - 1)/z, weighted by relative error of f."""
+    sq = mp.sqrt
+    return (
+        lambda z: (f(sq(z)) / sq(z) - 1) / z,
+        lambda z: z * sq(z) / f(sq(z)),
+    )
+
+
+def _erfc_scaled(mp, c, lowest, limit, origin):
+    """(g, w, a, b) for erfc(a) exp(a*a) / t, t = 1/(1 + c*a), in s = t - origin for a in
+    [lowest, limit]; `origin` (near t at the limit) is a short binary fraction, so that s is
+    t - origin with one rounding at most (none where t <= 2 origin: large a, the small results)."""
+    origin = mp.mpf(origin)
+
+    def h(s):
+        t = s + origin
+        a = (1 / t - 1) / c
+        return mp.erfc(a) * mp.exp(a * a) / t
+
+    low = 1 / (1 + c * mp.mpf(limit)) - origin
+    high = 1 / (1 + c * mp.mpf(lowest)) - origin
+    return h, lambda s: 1 / h(s), low, high
+
+
 def fits(mp):
     """name -> (g, w, a, b, {suffix: degree}); see each family module for how P is used."""
     sq = mp.sqrt
     ln2 = mp.log(2)
-
-    def odd(f):
-        """f(r) = r + r*z*P(z): P(z) = (f(r)/r - 1)/z, weighted by relative error of f."""
-        return (
-            lambda z: (f(sq(z)) / sq(z) - 1) / z,
-            lambda z: z * sq(z) / f(sq(z)),
-        )
-
-    def erfc_scaled(c, lowest, limit, origin):
-        """erfc(a) exp(a*a) / t, t = 1/(1 + c*a), in s = t - origin for a in [lowest, limit];
-        `origin` (near t at the limit) is a short binary fraction, so that s is t - origin
-        with one rounding at most (none where t <= 2 origin: large a, the small results)."""
-        origin = mp.mpf(origin)
-
-        def h(s):
-            t = s + origin
-            a = (1 / t - 1) / c
-            return mp.erfc(a) * mp.exp(a * a) / t
-
-        low = 1 / (1 + c * mp.mpf(limit)) - origin
-        high = 1 / (1 + c * mp.mpf(lowest)) - origin
-        return h, lambda s: 1 / h(s), low, high
-
     half_ln2 = ln2 / 2 * mp.mpf("1.001")
     quarter_pi_sq = (mp.pi / 4) ** 2 * mp.mpf("1.01")
     return {
@@ -188,23 +190,23 @@ def fits(mp):
             lambda z: z**2,
             0, mp.mpf("0.0295"), {"f64": 6},
         ),
-        "sin": (*odd(mp.sin), 0, quarter_pi_sq, {"f32": 3, "f64": 5}),
+        "sin": (*_odd(mp, mp.sin), 0, quarter_pi_sq, {"f32": 3, "f64": 5}),
         "cos": (
             lambda z: (mp.cos(sq(z)) - 1 + z / 2) / z**2,
             lambda z: z**2 / mp.cos(sq(z)),
             0, quarter_pi_sq, {"f32": 3, "f64": 5},
         ),
-        "atan": (*odd(mp.atan), 0, mp.mpf("0.2505"), {"f32": 5, "f64": 11}),
-        "asin": (*odd(mp.asin), 0, mp.mpf("0.2505"), {"f32": 5, "f64": 12}),
-        "sinh": (*odd(mp.sinh), 0, mp.mpf("1.0001"), {"f32": 3, "f64": 6}),
-        "tanh": (*odd(mp.tanh), 0, mp.mpf("0.55") ** 2, {"f32": 4, "f64": 10}),
+        "atan": (*_odd(mp, mp.atan), 0, mp.mpf("0.2505"), {"f32": 5, "f64": 11}),
+        "asin": (*_odd(mp, mp.asin), 0, mp.mpf("0.2505"), {"f32": 5, "f64": 12}),
+        "sinh": (*_odd(mp, mp.sinh), 0, mp.mpf("1.0001"), {"f32": 3, "f64": 6}),
+        "tanh": (*_odd(mp, mp.tanh), 0, mp.mpf("0.55") ** 2, {"f32": 4, "f64": 10}),
         "erf": (  # erf x = x (2/sqrt(pi) + z P(z))
             lambda z: (mp.erf(sq(z)) / sq(z) - 2 / sq(mp.pi)) / z,
             lambda z: z / (mp.erf(sq(z)) / sq(z)),
             0, mp.mpf("1.0001"), {"f32": 5, "f64": 11},
         ),
-        "erfc_f32": (*erfc_scaled(mp.mpf("0.5"), "0.5", "10.1", "0.1640625"), {"f32": 10}),
-        "erfc_f64": (*erfc_scaled(mp.mpf("0.5"), "0.5", "27.5", "0.0673828125"), {"f64": 22}),
+        "erfc_f32": (*_erfc_scaled(mp, mp.mpf("0.5"), "0.5", "10.1", "0.1640625"), {"f32": 10}),
+        "erfc_f64": (*_erfc_scaled(mp, mp.mpf("0.5"), "0.5", "27.5", "0.0673828125"), {"f64": 22}),
         "cbrt": (lambda m: mp.cbrt(m), lambda m: 1 / mp.cbrt(m), 1, 8, {"f32": 5, "f64": 5}),
     }  # fmt: skip
 
