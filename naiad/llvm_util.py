@@ -12,8 +12,26 @@ from __future__ import annotations
 import functools
 
 import llvmlite.binding as llvm
+from llvmlite.binding import ffi
 
 from .errors import InternalError
+from .fork_safety import hold_across_fork
+
+
+class _BindingLock:
+    """llvmlite's lock around every binding call (`ffi.lib._lock`, private: this module is the
+    one wrapper allowed it), taken as llvmlite takes it (its callbacks run), so that a fork
+    waits for the LLVM call in progress: a child forked inside one found it held forever."""
+
+    def acquire(self) -> None:
+        ffi.lib._lock.__enter__()
+
+    def release(self) -> None:
+        ffi.lib._lock.__exit__(None, None, None)
+
+
+# After the compile lock and the CPU loader's (fork_safety.py), which are held around LLVM calls.
+hold_across_fork(_BindingLock(), 20)
 
 
 @functools.cache

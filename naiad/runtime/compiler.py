@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from .. import knobs
 from ..backends import registry
 from ..backends.registry import Compilation, CompileOptions
+from ..fork_safety import hold_across_fork
 from ..passes import extensions
 from .cache import Cache, cache_key
 from .specialization import Specialization
@@ -47,8 +48,47 @@ TTIR_PIPELINE = ("inline", "canonicalize", "combine", "cse", "symbol-dce", "loop
 # What `build_ttir` and `compile_ttir` compile for when no target is named.
 DEFAULT_TTIR_TARGET = "cuda:sm_90a"
 
-# Reentrant: a compile may ask for another specialization's (an autotuner's warmup, a tool).
-_compiling = threading.RLock()
+
+class _CompileLock:
+    """One compile at a time in the process; reentrant, since a compile may ask for another
+    specialization's (an autotuner's warmup, a tool). `os.fork()` waits for the compile in
+    progress (fork_safety.py) and goes before the compiles waiting for it: a fork takes the
+    turnstile first, which every outermost compile passes before the lock (a thread that
+    compiles in a loop releases and retakes the lock faster than a waiting fork wakes up)."""
+
+    def __init__(self):
+        self._lock = threading.RLock()
+        self._turnstile = threading.Lock()
+        self._depth = threading.local()
+
+    def __enter__(self):
+        depth = getattr(self._depth, "value", 0)
+        if depth == 0:  # a nested compile must not wait for a fork that waits for its caller
+            with self._turnstile:
+                pass
+        self._depth.value = depth + 1
+        try:  # (a Ctrl-C may interrupt the wait)
+            self._lock.acquire()
+        except BaseException:
+            self._depth.value = depth
+            raise
+
+    def __exit__(self, *exc_info):
+        self._lock.release()
+        self._depth.value -= 1
+
+    def acquire(self) -> None:
+        """Before a fork: keep new compiles out, then wait for the one in progress."""
+        self._turnstile.acquire()
+        self._lock.acquire()
+
+    def release(self) -> None:
+        self._lock.release()
+        self._turnstile.release()
+
+
+_compiling = _CompileLock()
+hold_across_fork(_compiling, 0)
 _ABSENT = object()
 
 

@@ -28,6 +28,7 @@ import itertools
 import threading
 from collections.abc import Iterable
 
+from ...fork_safety import hold_across_fork
 from . import llvm_tools, printing, runtime_library
 from .target import host_target
 
@@ -118,8 +119,10 @@ def _runtime_library() -> LoadedObject:
 _library_ids = itertools.count()
 # One load at a time: the first makes the JIT and the tables it links against (cached once made),
 # and two threads making them at once would each link into their own copy, the one not kept
-# then unmapping code its thread runs. llvmlite serializes the link itself anyway.
+# then unmapping code its thread runs. llvmlite serializes the link itself anyway. A fork waits
+# for the load in progress (fork_safety.py: the pool loads its code outside any compile).
 _loading = threading.RLock()
+hold_across_fork(_loading, 10)
 
 
 def load_object(code: bytes, exports: Iterable[str], name: str = "kernel") -> LoadedObject:

@@ -1,12 +1,16 @@
 """The grid runner: runs a kernel's programs on the calling thread or on all cores.
 
 `run(entry, params, n_programs, scratch_bytes, sites)` launches a compiled entry point (see
-`abi.py`) over a grid. A small grid runs inline: one ctypes call into a native trampoline that
-zeroes the status record, calls the entry point over all programs, and returns the status code.
-A larger grid is cut into chunks of consecutive program ids that the calling thread and the
-persistent workers take in increasing order (`pool_ir.py`): the workers are native threads
-waiting in native code, so a launch costs one ctypes call and a futex wake-up, never a Python
-thread switch (bench/cpu/launch_overhead.py compares it with Python threads).
+`abi.py`) over a grid. A small grid runs inline, on the calling thread alone. A larger grid is
+cut into chunks of consecutive program ids that the calling thread and the persistent workers
+take in increasing order (`pool_ir.py`): the workers are native threads waiting in native code,
+so a launch costs one ctypes call and a futex wake-up, never a Python thread switch
+(bench/cpu/launch_overhead.py compares it with Python threads).
+
+Either way the calling thread returns to Python every `SLICE_NS` while the launch runs
+(pool_caller_ir.py), so that signal handlers run: a Ctrl-C cancels the launch (the programs
+running end, no other starts) and raises KeyboardInterrupt within a slice and a program, and
+the pool stays usable.
 
 `NAIAD_NUM_THREADS` is the number of threads that run programs, the calling one included
 (default: the CPUs this process may run on); 1 runs every grid inline. The pool starts on the
@@ -30,7 +34,7 @@ import threading
 import numpy as np
 
 from ... import knobs
-from . import abi, llvm_tools, loader, pool_ir
+from . import abi, llvm_tools, loader, pool_caller_ir, pool_ir
 from .target import host_target
 
 # A grid of fewer programs runs inline. One program has nothing to share; any more may be worth
@@ -41,6 +45,9 @@ INLINE_BELOW = 2
 # taken: a sixteenth of its share, where four chunks left a quarter); few enough that taking a
 # chunk (one atomic increment, about 0.1 us when contended) stays cheap next to running it.
 CHUNKS_PER_THREAD = 16
+# A launch returns to Python this often (pool_caller_ir.py), so that a Ctrl-C stops it: each
+# return costs a few microseconds.
+SLICE_NS = 20_000_000
 
 
 class _Arena:
@@ -74,12 +81,11 @@ class _Native:
         self._object = loader.load_object(code, pool_ir.EXPORTS, "naiad_pool")
         address = self._object.address
         ptr, i64, i32 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int32
-        self.run_inline = ctypes.CFUNCTYPE(i32, ptr, ptr, i64, ptr, ptr)(
-            address("naiad_run_inline")
-        )
-        self.launch = ctypes.CFUNCTYPE(i32, ptr, ptr, ptr, i64, i64, i32, ptr, ptr)(
+        self.launch = ctypes.CFUNCTYPE(i32, ptr, ptr, ptr, i64, i64, i32, ptr, ptr, i64)(
             address("naiad_pool_launch")
         )
+        self.resume = ctypes.CFUNCTYPE(i32, ptr, ptr, i64)(address("naiad_pool_continue"))
+        self.cancel = ctypes.CFUNCTYPE(None, ptr)(address("naiad_pool_cancel"))
         self.stop = ctypes.CFUNCTYPE(None, ptr)(address("naiad_pool_stop"))
         self.worker = address("naiad_pool_worker")
 
@@ -105,11 +111,14 @@ def _load_native() -> _Native:
 
 
 class _Lane:
-    """What one launching Python thread owns: its status record and its scratch arena."""
+    """What one launching Python thread owns: its status record, its scratch arena, and the
+    pool state of the grids it runs alone (no worker invited: pool_caller_ir.py)."""
 
     def __init__(self):
         self.status = _Arena(abi.STATUS_BYTES)
         self.scratch = _Arena()
+        self.state = _Arena(pool_ir.STATE_BYTES)
+        ctypes.memset(self.state.address, 0, pool_ir.STATE_BYTES)
 
 
 class _Workers:
@@ -117,7 +126,6 @@ class _Workers:
 
     def __init__(self, count: int):
         native = _native()
-        self.count = count
         self._state = _Arena(pool_ir.STATE_BYTES)
         ctypes.memset(self._state.address, 0, pool_ir.STATE_BYTES)
         self._arenas = [_Arena() for _ in range(count)]  # for workers 1..count
@@ -126,20 +134,29 @@ class _Workers:
         self._args = (ctypes.c_uint64 * (2 * (count + 1)))()
         self._threads = (ctypes.c_uint64 * (count + 1))()
         libc = ctypes.CDLL(None)
-        for index in range(1, count + 1):
-            self._args[2 * index] = self._state.address
-            self._args[2 * index + 1] = index
-            arg = ctypes.addressof(self._args) + index * pool_ir.WORKER_ARG_BYTES
-            error = libc.pthread_create(
-                ctypes.byref(self._threads, 8 * index),
-                None,
-                ctypes.c_void_p(native.worker),
-                ctypes.c_void_p(arg),
-            )
-            if error:
-                self.count = index - 1
-                self.stop()
-                raise OSError(error, f"pthread_create failed for worker {index}")
+        self.count = 0  # the workers started so far, which `stop` joins
+        try:  # a Ctrl-C too: workers left running on this state would outlive its memory
+            for index in range(1, count + 1):
+                self._args[2 * index] = self._state.address
+                self._args[2 * index + 1] = index
+                arg = ctypes.addressof(self._args) + index * pool_ir.WORKER_ARG_BYTES
+                error = libc.pthread_create(
+                    ctypes.byref(self._threads, 8 * index),
+                    None,
+                    ctypes.c_void_p(native.worker),
+                    ctypes.c_void_p(arg),
+                )
+                if error:
+                    raise OSError(error, f"pthread_create failed for worker {index}")
+                self.count = index
+        except BaseException:
+            _abandoned.append(self)  # a worker made but not yet counted may still read it
+            self.stop()
+            raise
+
+    @property
+    def state(self) -> int:
+        return self._state.address
 
     def _publish_table(self) -> None:
         for index, arena in enumerate(self._arenas, start=1):
@@ -153,18 +170,6 @@ class _Workers:
         if any(moved):
             self._publish_table()
 
-    def launch(self, entry, params, n_programs, chunk, invited, lane) -> int:
-        return _native().launch(
-            self._state.address,
-            entry,
-            params,
-            n_programs,
-            chunk,
-            invited,
-            lane.scratch.address,
-            lane.status.address,
-        )
-
     def stop(self) -> None:
         """Make every worker return and join it."""
         _native().stop(self._state.address)
@@ -176,6 +181,7 @@ class _Workers:
 _local = threading.local()
 _workers: _Workers | None = None
 _workers_lock = threading.Lock()
+_abandoned: list = []  # what cancelled launches whose programs did not end still use
 
 
 @functools.cache
@@ -223,13 +229,12 @@ def run(
         threads = 1
     else:
         threads = thread_count() if threads is None else min(threads, thread_count())
-    if threads == 1:
-        code = _native().run_inline(
-            entry_address, params_address, n_programs, lane.scratch.address, lane.status.address
-        )
+    if threads == 1:  # one chunk of every program, on the lane's own state
+        job = (entry_address, params_address, n_programs, max(n_programs, 1), 0)
+        code = _drive(lane.state.address, job, lane, params)
     else:
         code = _run_on_workers(
-            entry_address, params_address, n_programs, scratch_bytes, threads, lane
+            entry_address, params_address, n_programs, scratch_bytes, threads, lane, params
         )
     if code:
         raw = ctypes.string_at(lane.status.address, abi.STATUS_BYTES)
@@ -237,7 +242,7 @@ def run(
         raise abi.fault_error(abi.decode_status(raw), sites, grid)
 
 
-def _run_on_workers(entry, params, n_programs, scratch_bytes, threads, lane) -> int:
+def _run_on_workers(entry, params, n_programs, scratch_bytes, threads, lane, keep) -> int:
     global _workers
     chunk = -(-n_programs // (threads * CHUNKS_PER_THREAD))
     chunks = -(-n_programs // chunk)
@@ -249,7 +254,45 @@ def _run_on_workers(entry, params, n_programs, scratch_bytes, threads, lane) -> 
                 _workers = None  # not left holding stopped workers if starting new ones fails
             _workers = _Workers(threads - 1)
         _workers.reserve(scratch_bytes)
-        return _workers.launch(entry, params, n_programs, chunk, invited, lane)
+        job = (entry, params, n_programs, chunk, invited)
+        return _drive(_workers.state, job, lane, keep, _workers)
+
+
+def _drive(state: int, job: tuple, lane: _Lane, keep, workers=None) -> int:
+    """Run `job` (entry, params, programs, chunk, workers invited) on pool `state` to its end,
+    one slice at a time (pool_caller_ir.py), and return its status code. Between slices Python
+    runs its signal handlers: a KeyboardInterrupt (or any exception they raise) cancels the
+    launch, waits for the programs running, and is raised."""
+    native = _native()
+    scratch = lane.scratch.address
+    try:
+        code = native.launch(state, *job, scratch, lane.status.address, SLICE_NS)
+        while code == pool_caller_ir.PENDING:
+            code = native.resume(state, scratch, SLICE_NS)
+    except BaseException:
+        _cancel(native, state, lane, keep, workers)
+        raise
+    return code
+
+
+def _cancel(native, state: int, lane: _Lane, keep, workers) -> None:
+    """Stop the launch on `state`: no program starts after the ones running (a failed program
+    stops a launch so too: abi.py), whose end is waited for. A program may never end (a
+    spin lock handed down the grid waits for one that will not run now): a second Ctrl-C
+    while waiting abandons the launch, which keeps its memory (`_abandoned`) while its
+    threads run; they return when their programs end. The next launch starts new workers."""
+    global _workers
+    native.cancel(lane.status.address)
+    try:
+        while native.resume(state, lane.scratch.address, SLICE_NS) == pool_caller_ir.PENDING:
+            pass
+    except KeyboardInterrupt:
+        _abandoned.append((lane, keep, workers))
+        _local.lane = _Lane()
+        if workers is not None:
+            native.stop(state)
+            if _workers is workers:
+                _workers = None
 
 
 def _address(params) -> int:

@@ -12,15 +12,18 @@ each word that threads fight over on its own cache line:
                           | workers inside the job (bits 0-15)
     offset 256  WAITING   i32 1 while the launching thread sleeps on GATE
     offset 320  SLEEPERS  i32 workers asleep on BELL
+    offset 384  CALLER_NEXT, CALLER_END  i64 each: where the launching thread is in its chunk
 
 A launch (`naiad_pool_launch`, on the calling thread, which ctypes has let go of the GIL) zeroes
 the status record, writes the job, opens the GATE for `invited` workers, rings the BELL, and
 wakes that many sleepers; then it runs chunks itself. When no chunk is left it closes the GATE
 and waits only for the workers inside — a worker that wakes late finds the gate closed and goes
-back to waiting, so it costs the launch nothing. A worker (`naiad_pool_worker`, started by
-`pthread_create`) spins a little on BELL, then sleeps on it; when it rings, the worker enters
-the GATE if it is open and has room (one compare-and-swap), takes chunks, and leaves; the last
-one out of a closed gate wakes the launching thread if it sleeps. The job is rewritten only
+back to waiting, so it costs the launch nothing. The launching thread does all this in time
+slices, returning to Python between them, so that a Ctrl-C stops a long launch: its functions
+are pool_caller_ir.py's. A worker (`naiad_pool_worker`, started by `pthread_create`) spins a
+little on BELL, then sleeps on it; when it rings, the worker enters the GATE if it is open and
+has room (one compare-and-swap), takes chunks, and leaves; the last one out of a closed gate
+wakes the launching thread if it sleeps. The job is rewritten only
 while the gate is closed and empty, so a worker inside always reads the job it entered.
 
 Chunks are taken with an atomic increment of NEXT, so they start in increasing order; no chunk
@@ -40,6 +43,8 @@ from __future__ import annotations
 
 import string
 
+from . import pool_caller_ir
+
 JOB_ENTRY = 0
 JOB_PARAMS = 8
 JOB_PROGRAMS = 16
@@ -53,7 +58,9 @@ NEXT = 128
 GATE = 192
 WAITING = 256
 SLEEPERS = 320
-STATE_BYTES = 384
+CALLER_NEXT = 384  # i64 the next program of the launching thread's chunk (pool_caller_ir.py)
+CALLER_END = 392  # i64 the end of that chunk
+STATE_BYTES = 448
 
 WORKER_ARG_BYTES = 16  # what `naiad_pool_worker` receives: {ptr state, i64 worker index}
 MAX_WORKERS = 0x7FFF  # the GATE's field of workers allowed in
@@ -74,10 +81,15 @@ _SPIN_HINT = {
 _FUTEX_WAIT_PRIVATE = 128  # FUTEX_WAIT | FUTEX_PRIVATE_FLAG: the words are never shared across
 _FUTEX_WAKE_PRIVATE = 129  # processes (a forked child rebuilds its pool)
 
-EXPORTS = ("naiad_pool_worker", "naiad_pool_launch", "naiad_pool_stop", "naiad_run_inline")
+EXPORTS = (
+    "naiad_pool_worker",
+    "naiad_pool_launch",
+    "naiad_pool_continue",
+    "naiad_pool_cancel",
+    "naiad_pool_stop",
+)
 
-_TEMPLATE = string.Template(
-    r"""
+_TEMPLATE = r"""
 declare i64 @syscall(i64, ...)
 declare void @llvm.memset.p0.i64(ptr, i8, i64, i1)
 $spin_hint_declaration
@@ -226,88 +238,6 @@ quit:
   ret ptr null
 }
 
-; Run programs [0, n) as chunks on the calling thread and up to `invited` (>= 1) workers;
-; returns the status code.
-define i32 @naiad_pool_launch(ptr %state, ptr %fn, ptr %params, i64 %n, i64 %chunk, i32 %invited,
-                              ptr %scratch, ptr %status) {
-entry:
-  call void @llvm.memset.p0.i64(ptr align 8 %status, i8 0, i64 64, i1 false)
-  %fn.p = getelementptr i8, ptr %state, i64 $job_entry
-  store ptr %fn, ptr %fn.p
-  %params.p = getelementptr i8, ptr %state, i64 $job_params
-  store ptr %params, ptr %params.p
-  %n.p = getelementptr i8, ptr %state, i64 $job_programs
-  store i64 %n, ptr %n.p
-  %chunk.p = getelementptr i8, ptr %state, i64 $job_chunk
-  store i64 %chunk, ptr %chunk.p
-  %round.up = add i64 %n, %chunk
-  %round.up.1 = sub i64 %round.up, 1
-  %chunks = udiv i64 %round.up.1, %chunk
-  %chunks.p = getelementptr i8, ptr %state, i64 $job_chunks
-  store i64 %chunks, ptr %chunks.p
-  %status.p = getelementptr i8, ptr %state, i64 $job_status
-  store ptr %status, ptr %status.p
-  %next.p = getelementptr i8, ptr %state, i64 $next
-  store atomic i64 0, ptr %next.p seq_cst, align 8
-  ; Open the gate (it is closed and empty between launches), then ring.
-  %gate.p = getelementptr i8, ptr %state, i64 $gate
-  %allowed = shl i32 %invited, 16
-  %opened = or i32 %allowed, -2147483648
-  store atomic i32 %opened, ptr %gate.p seq_cst, align 4
-  %bell.p = getelementptr i8, ptr %state, i64 $bell
-  %rung = atomicrmw add ptr %bell.p, i32 1 seq_cst
-  %sleepers.p = getelementptr i8, ptr %state, i64 $sleepers
-  %sleepers = load atomic i32, ptr %sleepers.p seq_cst, align 4
-  %any.asleep = icmp ne i32 %sleepers, 0
-  br i1 %any.asleep, label %wake, label %work
-
-wake:
-  %count = zext i32 %invited to i64
-  call void @futex_wake(ptr %bell.p, i64 %count)
-  br label %work
-
-work:
-  call void @run_chunks(ptr %state, ptr %scratch)
-  %closing = atomicrmw and ptr %gate.p, i32 2147483647 seq_cst
-  %waiting.p = getelementptr i8, ptr %state, i64 $waiting
-  br label %poll
-
-poll:
-  %spins = phi i32 [ 0, %work ], [ %spins.1, %pause ], [ %spins, %awake ]
-  %gate = load atomic i32, ptr %gate.p seq_cst, align 4
-  %inside = and i32 %gate, 65535
-  %done = icmp eq i32 %inside, 0
-  br i1 %done, label %finish, label %idle
-
-idle:
-  %patient = icmp ult i32 %spins, $caller_spins
-  br i1 %patient, label %pause, label %sleep
-
-pause:
-  $spin_hint
-  %spins.1 = add i32 %spins, 1
-  br label %poll
-
-sleep:
-  store atomic i32 1, ptr %waiting.p seq_cst, align 4
-  %still = load atomic i32, ptr %gate.p seq_cst, align 4
-  %still.inside = and i32 %still, 65535
-  %busy = icmp ne i32 %still.inside, 0
-  br i1 %busy, label %block, label %awake
-
-block:
-  call void @futex_wait(ptr %gate.p, i32 %still)
-  br label %awake
-
-awake:
-  store atomic i32 0, ptr %waiting.p seq_cst, align 4
-  br label %poll
-
-finish:
-  %code = load atomic i32, ptr %status monotonic, align 4
-  ret i32 %code
-}
-
 ; Make every worker return (their threads are then joined).
 define void @naiad_pool_stop(ptr %state) {
   %stop.p = getelementptr i8, ptr %state, i64 $stop
@@ -317,23 +247,16 @@ define void @naiad_pool_stop(ptr %state) {
   call void @futex_wake(ptr %bell.p, i64 2147483647)
   ret void
 }
-
-; Run programs [0, n) on the calling thread; returns the status code.
-define i32 @naiad_run_inline(ptr %fn, ptr %params, i64 %n, ptr %scratch, ptr %status) {
-  call void @llvm.memset.p0.i64(ptr align 8 %status, i8 0, i64 64, i1 false)
-  call void %fn(ptr %params, i64 0, i64 %n, ptr %scratch, ptr %status)
-  %code = load atomic i32, ptr %status monotonic, align 4
-  ret i32 %code
-}
 """
-)
 
 
 def pool_module(arch: str) -> str:
     """The pool's LLVM IR for a Linux machine of architecture `arch` (`x86_64`, `aarch64`)."""
     if arch not in _SYS_FUTEX:
         raise NotImplementedError(f"the native worker pool has no futex table for {arch}")
-    return _TEMPLATE.substitute(
+    template = string.Template(_TEMPLATE + pool_caller_ir.TEMPLATE)
+    return template.substitute(
+        pool_caller_ir.substitutions(),
         sys_futex=_SYS_FUTEX[arch],
         spin_hint_declaration=_SPIN_HINT[arch][0],
         spin_hint=_SPIN_HINT[arch][1],
@@ -352,6 +275,8 @@ def pool_module(arch: str) -> str:
         gate=GATE,
         waiting=WAITING,
         sleepers=SLEEPERS,
+        caller_next=CALLER_NEXT,
+        caller_end=CALLER_END,
         worker_spins=WORKER_SPINS,
         caller_spins=CALLER_SPINS,
     )
