@@ -66,7 +66,7 @@ def grid_dims(grid) -> tuple[int, int, int]:
     for axis, (size, limit) in enumerate(zip(dims, GRID_LIMITS)):
         if size > limit:
             raise ValueError(
-                f"grid dimension {axis} ({_AXES[axis]}) is {size}: at most {limit}, as CUDA "
+                f"grid dimension {axis} is {size} ({_AXES[axis]}): at most {limit}, as CUDA "
                 "allows (x < 2**31, y and z < 65536), on every back end"
             )
     return tuple(dims + [1] * (3 - len(dims)))

@@ -312,3 +312,20 @@ def test_fast_launch_runs_in_the_devices_context_and_gives_the_callers_back(monk
         0: [("set", 1001), launched],
     }
     assert fake.calls == expected[current]
+
+
+def test_cuda_launches_are_checked_as_on_every_back_end(fake_driver):
+    """A grid beyond CUDA's limits and a string argument are refused before the CUDA launcher
+    sees them, with the errors of the interpreter and the CPU (tests/runtime/
+    test_launch_checks.py), whether the hot path was prepared or not: nothing is launched."""
+    x, y, out = FakeCudaTensor(4096), FakeCudaTensor(8192), FakeCudaTensor(12288)
+    axpy[(3,)](x, y, out, 100, 2.5, BLOCK=64)  # prepares the hot path
+    with pytest.raises(ValueError, match=r"grid dimension 1 is 65536 \(y\): at most 65535"):
+        axpy[(1, 65536)](x, y, out, 100, 2.5, BLOCK=64)
+    with pytest.raises(ValueError, match=r"grid dimension 0 is 2147483648 \(x\): at most"):
+        axpy[(2**31,)](x, y, out, 100, 2.5, BLOCK=64)
+    with pytest.raises(TypeError, match=r"axpy: argument `alpha`: expected .*, got str"):
+        axpy[(1,)](x, y, out, 100, "2.5", BLOCK=64)
+    with pytest.raises(TypeError, match=r"axpy: argument `x_ptr`: expected .*, got str"):
+        axpy[(1,)]("*fp32", y, out, 100, 2.5, BLOCK=64)
+    assert [entry[0] for entry in fake_driver] == ["slow"]

@@ -109,12 +109,12 @@ def test_a_negative_view_walked_forward_is_out_of_bounds(backend):
 @pytest.mark.parametrize(
     "grid, axis",
     [
-        ((2**31,), "0 \\(x\\) is 2147483648"),
-        ((2**32, 2**32), "0 \\(x\\) is 4294967296"),
-        ((1, 65536), "1 \\(y\\) is 65536"),
-        ((2**20, 2**20), "1 \\(y\\) is 1048576"),
-        ((1, 1, 65536), "2 \\(z\\) is 65536"),
-        (lambda meta: (2**31,), "0 \\(x\\) is 2147483648"),
+        ((2**31,), "0 is 2147483648 \\(x\\)"),
+        ((2**32, 2**32), "0 is 4294967296 \\(x\\)"),
+        ((1, 65536), "1 is 65536 \\(y\\)"),
+        ((2**20, 2**20), "1 is 1048576 \\(y\\)"),
+        ((1, 1, 65536), "2 is 65536 \\(z\\)"),
+        (lambda meta: (2**31,), "0 is 2147483648 \\(x\\)"),
     ],
 )
 def test_a_grid_beyond_cuda_limits_is_refused(backend, grid, axis):
