@@ -1,11 +1,15 @@
 """Ctrl-C during CPU launches (issue 13, item 7), in a process of its own.
 
-    python interrupt_launch.py long|inline|first
+    python interrupt_launch.py long|inline|stuck|first
 
 long:   a launch of about a minute (programs of about 2 ms) on the worker pool gets SIGINT after
         0.5 s; prints `latency_ms=...`, the time from the signal to the KeyboardInterrupt, then
         checks that the next launches, small and large, compute right.
 inline: the same with NAIAD_NUM_THREADS=1 (every program on the launching thread).
+stuck:  on 2 threads, each program waits for the one before (a lock handed down the grid);
+        after the first SIGINT (0.5 s), the worker's program mostly waits for one that will not
+        run now, and the second (1.5 s) abandons the pool; then the next launches run on new
+        workers. Prints `abandoned=N` (N pools).
 first:  the first launch of a new kernel (its compile, its load, its run) is interrupted after
         0, 25, 50, ... ms; after each, the next launches must compute right (no half-made
         state left: compiled_once, the caches, the compile lock).
@@ -24,6 +28,7 @@ import numpy as np
 
 import naiad
 import naiad.language as tl
+from naiad.backends.cpu import pool
 
 LONG_S = 60.0  # the length of the launch that is interrupted, had it run to its end
 
@@ -84,6 +89,40 @@ def interrupt_long_launch() -> None:
     check_launch(n_programs=512, iters=300)  # a large grid again, on the workers
 
 
+@naiad.jit
+def handed_down(counter, out, iters, BLOCK: tl.constexpr):
+    """Program i waits until `counter` is i, works, then lets program i + 1 go."""
+    pid = tl.program_id(0)
+    while tl.atomic_add(counter, 0) != pid:
+        pass
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], tl.float32)
+    for _ in tl.range(0, iters):
+        acc = acc * 0.999 + 1.0
+    tl.store(out + pid * BLOCK + offs, acc)
+    tl.atomic_add(counter, 1)
+
+
+def interrupt_a_stuck_launch() -> None:
+    counter, out = np.zeros(1, np.int32), np.zeros(4000 * 16, np.float32)
+    handed_down[(8,)](counter, out, 10, 16)
+    assert counter[0] == 8
+    counter[0] = 0
+    for delay in (0.5, 1.5):
+        threading.Timer(delay, os.kill, (os.getpid(), signal.SIGINT)).start()
+    start = time.perf_counter()
+    try:
+        handed_down[(4000,)](counter, out, 200000, 16)
+    except KeyboardInterrupt:
+        print(f"KeyboardInterrupt {time.perf_counter() - start:.2f} s after the launch")
+        print(f"abandoned={len(pool._abandoned)}")
+    else:
+        raise SystemExit("the launch ran to its end")
+    for _ in range(3):
+        check_launch()
+    check_launch(n_programs=512, iters=300)
+
+
 def interrupt_first_launches() -> None:
     interrupted = 0
     for delay_ms in range(0, 500, 25):
@@ -111,10 +150,12 @@ def interrupt_first_launches() -> None:
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "inline":
-        os.environ["NAIAD_NUM_THREADS"] = "1"
+    if sys.argv[1] in ("inline", "stuck"):
+        os.environ["NAIAD_NUM_THREADS"] = "1" if sys.argv[1] == "inline" else "2"
     if sys.argv[1] == "first":
         interrupt_first_launches()
+    elif sys.argv[1] == "stuck":
+        interrupt_a_stuck_launch()
     else:
         interrupt_long_launch()
     print("ok", flush=True)

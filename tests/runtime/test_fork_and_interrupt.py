@@ -6,6 +6,8 @@
 - Ctrl-C during a launch of about a minute: KeyboardInterrupt well under a second after the
   signal, on the worker pool and inline, where before it came when the launch ended; the next
   launches compute right (interrupt_launch.py; pool_caller_ir.py is the fix).
+- A second Ctrl-C while a program never ends (it waits for one the first cancelled): the
+  launch is abandoned to its threads, and the next launches run on new workers.
 - Ctrl-C at every moment of a kernel's first launch (compile, load, run): the next launches
   compute right.
 """
@@ -46,6 +48,16 @@ def test_ctrl_c_stops_a_long_launch_at_once(mode):
     output = run_script("interrupt_launch.py", mode)
     latency_ms = float(re.search(r"latency_ms=([\d.]+)", output)[1])
     assert latency_ms < 1000, output  # about 20 ms on an idle machine
+    assert output.split()[-1] == "ok", output
+
+
+def test_a_second_ctrl_c_abandons_programs_that_do_not_end():
+    """The first signal (0.5 s) ends the launch unless a worker's program waits for one the
+    caller will not run now (most runs): the second (1.5 s) abandons it."""
+    output = run_script("interrupt_launch.py", "stuck")
+    seconds = float(re.search(r"KeyboardInterrupt ([\d.]+) s", output)[1])
+    abandoned = int(re.search(r"abandoned=(\d)", output)[1])
+    assert (1.4 < seconds < 2.5) if abandoned else (0.4 < seconds < 1.4), output
     assert output.split()[-1] == "ok", output
 
 

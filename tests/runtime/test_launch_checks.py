@@ -133,9 +133,11 @@ def fail_at_origin(out):
     tl.store(out, tl.num_programs(0))
 
 
-@pytest.mark.parametrize("grid", [(2**31 - 1, 65535, 2), (2**31 - 1,), (1, 65535, 65535)])
+@pytest.mark.parametrize(
+    "grid", [(2**31 - 1, 65535, 65535), (2**31 - 1, 65535, 2), (2**31 - 1,), (1, 65535, 65535)]
+)
 def test_the_largest_grids_are_launched(backend, grid):
-    """Grids at CUDA's limits (2.8e14 programs: the count is 64-bit) are launched: program 0
+    """Grids at CUDA's limits (up to 9.2e18 programs: the count is 64-bit) are launched: program 0
     fails its assert, which ends the launch at once and names program (0, 0, 0)."""
     start = time.perf_counter()
     with pytest.raises(KernelAssertionError, match=r"program 0 fails.* in program \(0, 0, 0\)"):
