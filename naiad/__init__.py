@@ -16,6 +16,7 @@ from . import (  # noqa: F401
     testing,
     tools,
 )
+from .as_triton import install_as_triton, install_from_environment, uninstall_as_triton  # noqa: F401
 from .errors import (  # noqa: F401
     CompilationError,
     CompileTimeAssertionFailure,
@@ -35,3 +36,6 @@ from .runtime.kernel_interface import KernelInterface  # noqa: F401
 from .utils import cdiv, next_power_of_2  # noqa: F401
 
 __version__ = "0.1.0"
+
+# NAIAD_AS_TRITON=1 (which `python -m naiad.run` exports): switch on as naiad is imported.
+install_from_environment()

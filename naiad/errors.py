@@ -44,6 +44,10 @@ class NaiadError(Exception):
     """Base of every error Naiad raises on purpose."""
 
 
+# Triton's name for the base of its errors: `except triton.TritonError` catches Naiad's.
+TritonError = NaiadError
+
+
 class CompilationError(NaiadError):
     """A mistake in a kernel, reported at the user's own source location."""
 
@@ -60,6 +64,16 @@ class CompilationError(NaiadError):
         self.help = help
         self.call_chain = call_chain
         super().__init__(self._render())
+
+    @property
+    def error_message(self) -> str:
+        """The message without its location (Triton's name)."""
+        return self.message
+
+    @property
+    def src(self) -> str | None:
+        """The source line of the error (Triton: the kernel's source), None where unknown."""
+        return self.location.source_line if self.location is not None else None
 
     def _render(self) -> str:
         if self.location is None:
@@ -154,6 +168,27 @@ def error_message(exc: BaseException) -> str:
 
 class InterpreterError(NaiadError):
     """A kernel failed while running in the interpreter for a reason other than the user's code."""
+
+    @property
+    def error_message(self) -> str:
+        return str(self)
+
+
+class PTXASError(NaiadError):
+    """ptxas refused the PTX of a kernel (Triton's name; Naiad's NVIDIA back end raises its own
+    errors, which name the stage)."""
+
+    @property
+    def error_message(self) -> str:
+        return str(self)
+
+
+class AutotunerError(NaiadError, ValueError):
+    """The autotuner cannot go on (no config left after pruning); also a ValueError."""
+
+    @property
+    def error_message(self) -> str:
+        return str(self)
 
 
 class OutOfResources(NaiadError):

@@ -15,9 +15,16 @@ _TRUE = {"1", "true", "yes", "on"}
 
 
 def _raw(env: str) -> str:
-    """The setting's text: an `override()` first, then the environment, else empty."""
+    """The setting's text: an `override()` first, then the environment, else empty. While
+    Naiad stands in for Triton (`install_as_triton`), an unset `NAIAD_*` setting reads its
+    `TRITON_*` twin (TRITON_TWINS), so a Triton program's own settings still apply."""
     value = _overrides.get(env)
-    return str(os.environ.get(env, "") if value is None else value)
+    if value is not None:
+        return str(value)
+    text = os.environ.get(env)
+    if text is None and _as_triton[0]:
+        text = os.environ.get(TRITON_TWINS.get(env, ""))
+    return text or ""
 
 
 @dataclass(frozen=True)
@@ -84,6 +91,9 @@ class _Size:
 
 
 _overrides: dict[str, object] = {}
+# Whether `TRITON_*` twins are read (as_triton.py turns it on and off); a list, so that the
+# one module that may change it does not rebind a global of this one.
+_as_triton = [False]
 
 interpret = _Flag("NAIAD_INTERPRET", "run @naiad.jit kernels in the NumPy interpreter")
 debug = _Flag("NAIAD_DEBUG", "kernel debug mode: device_assert on, every access bounds-checked")
@@ -121,6 +131,36 @@ stream_bytes = _Int(
     "bytes a CPU launch's stores must write for its unhinted stores to stream past the caches "
     "(0: twice the last-level cache); read when a kernel is first launched",
 )
+as_triton = _Flag(
+    "NAIAD_AS_TRITON",
+    "when naiad is imported, make `import triton` resolve to Naiad (as install_as_triton()); "
+    "`python -m naiad.run` sets it for the processes a program starts",
+)
+
+# The Triton setting each Naiad setting stands for, read while Naiad stands in for Triton.
+# Only settings that mean the same thing are twins: Triton's TRITON_DUMP_DIR is written only
+# with TRITON_KERNEL_DUMP=1 and MLIR_ENABLE_DUMP dumps to stderr, so neither is one. Naiad's cache
+# may share Triton's folder: it reads and evicts only its own two-hex-digit shards.
+TRITON_TWINS = {
+    interpret.env: "TRITON_INTERPRET",
+    debug.env: "TRITON_DEBUG",
+    print_autotuning.env: "TRITON_PRINT_AUTOTUNING",
+    always_compile.env: "TRITON_ALWAYS_COMPILE",
+    cache_dir.env: "TRITON_CACHE_DIR",
+}
+
+
+def read_triton_twins(on: bool) -> None:
+    """Read (or stop reading) the `TRITON_*` twins of unset settings (as_triton.py)."""
+    _as_triton[0] = bool(on)
+
+
+def export_to_child_processes(env: str, value: str, *, prepend_path: bool = False) -> None:
+    """Set `env` in this process's environment, which the processes it starts inherit (run.py);
+    with `prepend_path`, put `value` first in the path list `env` holds instead."""
+    if prepend_path:
+        value = os.pathsep.join(p for p in (value, os.environ.get(env, "")) if p)
+    os.environ[env] = value
 
 
 # The settings a launch reads to choose where and how a kernel runs (launch_settings).
@@ -137,11 +177,27 @@ def launch_settings() -> tuple:
     NAIAD_DEBUG) as one hashable tuple, in tens of nanoseconds: the launch hot path keys its
     prepared launches by it, so that changing one (in the environment or with `override()`)
     sends the next launch through the full path again."""
-    if _overrides or _ENVIRON_TABLE is None:
+    if _overrides or _ENVIRON_TABLE is None or _as_triton[0]:
         return tuple(_raw(env) for env in _LAUNCH_SETTINGS)
     get = _ENVIRON_TABLE.get
     interpret_name, backend_name, debug_name = _ENCODED_LAUNCH_SETTINGS
     return (get(interpret_name), get(backend_name), get(debug_name))
+
+
+def set_override(env: str, value) -> None:
+    """Set the knob `env` to `value` from now on (None: back to the environment's), as a
+    program assigning `triton.knobs.runtime.interpret = True` does; `override()` blocks
+    restore what was set before them."""
+    if value is None:
+        _overrides.pop(env, None)
+    else:
+        _overrides[env] = value
+
+
+def read_environment(env: str) -> str | None:
+    """The environment's raw text for `env`, or None: for the few settings of other tools that
+    Naiad reports (triton.knobs), so that the environment is read here only."""
+    return os.environ.get(env)
 
 
 @contextlib.contextmanager

@@ -5,15 +5,22 @@ one) has not been seen, every config (after pruning) is timed with `naiad.testin
 fastest is cached in memory under that key and the kernel then runs once, for real, with it.
 
 Timing runs the kernel many times on the caller's own arguments, so arguments the kernel
-accumulates into must be named: `reset_to_zero` arguments are zeroed and `restore_value` arguments
-are restored from a copy taken before tuning, before every timed call and again before the real
-run. Both NumPy arrays and torch tensors are handled. One difference from Triton: a user's
+accumulates into must be named: `reset_to_zero` arguments are zeroed before every timed call and
+before the real run, and `restore_value` arguments are copied before every timed call and restored
+after it. Both NumPy arrays and torch tensors are handled. One difference from Triton: a user's
 `pre_hook`/`post_hook` run in addition to the reset and restore, not instead of them.
+
+Libraries subclass `Autotuner` through Triton's surface, kept here: `base_fn` (the Python
+function under every wrapper), `nargs` (the positional arguments of the launch being tuned, by
+name), `prune_configs(kwargs)`, `_bench(*args, config, **meta)` (one config's timings; `meta`
+holds the launch's keywords, `grid` among them), `pre_hook(nargs, reset_only=False)` and
+`post_hook(nargs, exception)` (the reset and restore around each timed call).
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 import time
 import warnings
@@ -21,7 +28,12 @@ import warnings
 import numpy as np
 
 from .. import knobs
-from ..errors import CompileTimeAssertionFailure, OutOfResources
+from ..errors import (  # PTXASError also because triton.runtime.autotuner has it
+    AutotunerError,
+    CompileTimeAssertionFailure,
+    OutOfResources,
+    PTXASError,
+)
 from . import bench
 from .heuristics import Heuristics, heuristics
 from .kernel_interface import KernelInterface
@@ -140,6 +152,11 @@ class Autotuner(KernelInterface):
             raise ValueError(f"autotune names unknown arguments: {', '.join(unknown)}")
         self.user_pre_hook = pre_hook
         self.user_post_hook = post_hook
+        self.restore_copies: dict = {}
+        self.nargs: dict | None = None
+        self.base_fn = fn
+        while not inspect.isfunction(self.base_fn):
+            self.base_fn = self.base_fn.fn
         prune = prune_configs_by or {}
         self.early_config_prune = prune.get("early_config_prune")
         self.perf_model = prune.get("perf_model")
@@ -169,8 +186,9 @@ class Autotuner(KernelInterface):
         """
         self._check_conflicts(kwargs)
         positional = dict(zip(self.arg_names, args))
+        self.nargs = positional
         if warmup:
-            configs = self.prune_configs(positional, kwargs)
+            configs = self.prune_configs(kwargs)
             return [
                 self.fn.run(*args, grid=grid, warmup=True, **kwargs, **c.all_kwargs())
                 for c in configs
@@ -184,6 +202,7 @@ class Autotuner(KernelInterface):
                 with self._tuning:  # a thread tuning this key: wait and take its choice
                     config = self.cache.get(key)
                     if config is None:
+                        self.nargs = positional
                         config = self.cache[key] = self._tune(args, grid, kwargs)
         self.best_config = config
         if config.pre_hook is not None:
@@ -205,13 +224,15 @@ class Autotuner(KernelInterface):
         key += [str(arg.dtype) for arg in named.values() if hasattr(arg, "dtype")]
         return tuple(key)
 
-    def prune_configs(self, named_args, kwargs) -> list[Config]:
-        """Apply `early_config_prune`, then keep the `top_k` best configs by `perf_model`."""
+    def prune_configs(self, kwargs) -> list[Config]:
+        """Apply `early_config_prune`, then keep the `top_k` best configs by `perf_model`; the
+        launch's positional arguments are `self.nargs` (Triton's signature)."""
+        named_args = self.nargs or {}
         configs = self.configs
         if self.early_config_prune is not None:
             configs = list(self.early_config_prune(self.configs, named_args, **kwargs))
             if not configs:
-                raise ValueError("early_config_prune removed every config; keep at least one")
+                raise AutotunerError("early_config_prune removed every config; keep at least one")
         if self.perf_model is not None:
             top_k = self.top_k
             if isinstance(top_k, float):
@@ -224,18 +245,15 @@ class Autotuner(KernelInterface):
         return configs
 
     def _tune(self, args, grid, kwargs) -> Config:
-        positional = dict(zip(self.arg_names, args))
-        named = {**positional, **kwargs}
-        configs = self.prune_configs(positional, kwargs)
-        saved = {name: _snapshot(named[name]) for name in self.restore_value}
+        configs = self.prune_configs(kwargs)
         start = time.perf_counter()
-        try:
-            timings = {c: self._bench(args, grid, kwargs, c, saved) for c in configs}
-        finally:
-            self._reset(named, saved)
+        timings = {
+            c: _as_timings(self._bench(*args, config=c, grid=grid, **kwargs)) for c in configs
+        }
         self.bench_time = time.perf_counter() - start
         self.configs_timings = timings
         best = min(timings, key=timings.__getitem__)
+        self.pre_hook({**self.nargs, **kwargs, **best.all_kwargs()}, reset_only=True)
         if knobs.print_autotuning.get():
             print(
                 f"Naiad autotuning for function {_base_name(self.fn)} finished after "
@@ -243,36 +261,51 @@ class Autotuner(KernelInterface):
             )
         return best
 
-    def _reset(self, named, saved) -> None:
-        """Undo what a timed call did to the arguments the user named."""
-        for name, copy in saved.items():
-            _copy_into(named[name], copy)
+    def pre_hook(self, nargs, reset_only=False) -> None:
+        """Before a timed call: zero the `reset_to_zero` arguments and, unless `reset_only`,
+        copy the `restore_value` ones; then the user's pre_hook."""
         for name in self.reset_to_zero:
-            _zero(named[name])
+            if nargs.get(name) is not None:
+                _zero(nargs[name])
+        if reset_only:
+            return
+        self.restore_copies = {
+            name: _snapshot(nargs[name])
+            for name in self.restore_value
+            if nargs.get(name) is not None
+        }
+        if self.user_pre_hook is not None:
+            self.user_pre_hook(nargs)
 
-    def _bench(self, args, grid, kwargs, config, saved) -> tuple[float, ...]:
-        """Time one config; a config the target cannot compile scores infinity."""
-        current = {**kwargs, **config.all_kwargs()}
-        nargs = {**dict(zip(self.arg_names, args)), **current}
+    def post_hook(self, nargs, exception) -> None:
+        """After a timed call: restore the `restore_value` arguments; then the user's
+        post_hook, told the exception the call raised (None)."""
+        for name, copy in self.restore_copies.items():
+            _copy_into(nargs[name], copy)
+        self.restore_copies = {}
+        if self.user_post_hook is not None:
+            self.user_post_hook(nargs, exception=exception)
+
+    def _bench(self, *args, config, **meta) -> tuple[float, ...]:
+        """Time one config (`meta`: the launch's keywords, `grid` among them); a config the
+        target cannot compile scores infinity."""
+        current = {**meta, **config.all_kwargs()}
+        nargs = {**(self.nargs or dict(zip(self.arg_names, args))), **current}
 
         def kernel_call():
-            self._reset(nargs, saved)
             if config.pre_hook is not None:
                 config.pre_hook(nargs)
-            if self.user_pre_hook is not None:
-                self.user_pre_hook(nargs)
+            self.pre_hook(nargs)
             try:
-                self.fn.run(*args, grid=grid, warmup=False, **current)
+                self.fn.run(*args, warmup=False, **current)
             except Exception as error:
-                if self.user_post_hook is not None:
-                    self.user_post_hook(nargs, exception=error)
+                self.post_hook(nargs, exception=error)
                 raise
-            if self.user_post_hook is not None:
-                self.user_post_hook(nargs, exception=None)
+            self.post_hook(nargs, exception=None)
 
         try:
             return _as_timings(self.do_bench(kernel_call, quantiles=_QUANTILES))
-        except (OutOfResources, CompileTimeAssertionFailure):
+        except (OutOfResources, CompileTimeAssertionFailure, PTXASError):
             return _FAILED
 
 

@@ -39,6 +39,7 @@ from ..backends.registry import Compilation, CompileOptions
 from ..fork_safety import hold_across_fork
 from ..passes import extensions
 from .cache import Cache, cache_key
+from .relaunch import TritonCompiledKernel
 from .specialization import Specialization
 
 # Triton's make_ttir, in its order (rewrite-tensor-pointer is not needed: block pointers are
@@ -119,17 +120,22 @@ class Metadata(dict):
 
 
 @dataclass
-class CompiledKernel:
+class CompiledKernel(TritonCompiledKernel):
     """A kernel compiled for one specialization: `asm[stage]` text, `metadata`, `name`; the
     back end's loadable `binary` (CPU object code, cubin); for a GPU target with a linker,
     `n_regs` and `n_spills` of its cubin (None otherwise). `globals_used` are the globals its
-    code read when it was built (checked again at every launch)."""
+    code read when it was built (checked again at every launch). `fn`, `constants` and
+    `options` (its JIT function, constexpr values and CompileOptions) relaunch it through
+    Triton's surface (relaunch.py)."""
 
     name: str
     asm: dict
     metadata: Metadata = field(default_factory=Metadata)
     binary: bytes | None = None
     globals_used: dict = field(default_factory=dict)
+    fn: object = field(default=None, repr=False)
+    constants: dict = field(default_factory=dict, repr=False)
+    options: CompileOptions = field(default_factory=CompileOptions, repr=False)
 
     def __post_init__(self):
         self.metadata = Metadata(self.metadata)
@@ -203,6 +209,7 @@ def compile_specialization(
         kernel.asm = backend.kernel_asm({**kernel.asm, **stages}, parsed)
         kernel.metadata.update(entry.metadata["kernel"])
         kernel.binary = stages.get(backend.binary_stage) if backend.binary_stage else None
+    kernel.fn, kernel.constants, kernel.options = jit_function, dict(spec.constexprs), options
     dump_stages(kernel, spec)
     return kernel
 

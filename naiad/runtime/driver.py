@@ -202,3 +202,30 @@ class _ActiveDriver:
 
 
 active = _ActiveDriver()
+
+
+def set_active(driver) -> None:
+    """Use `driver` from now on (Triton's `driver.set_active`)."""
+    active.set(driver)
+
+
+def reset_active() -> None:
+    """Choose the driver again on next use (Triton's `driver.reset_active`)."""
+    active.reset()
+
+
+class _DriverConfig:
+    """Triton's `triton.runtime.driver.driver`: `active`, `default`, `set_active`,
+    `reset_active`, over this module's `active`."""
+
+    active = active
+    set_active = staticmethod(set_active)
+    reset_active = staticmethod(reset_active)
+
+    @property
+    def default(self):
+        """The driver chosen when none is set: CUDA where a GPU is present, else the CPU's."""
+        return CudaDriver() if CudaDriver.is_active() else CpuDriver()
+
+
+driver = _DriverConfig()

@@ -7,15 +7,17 @@ launch's warp count.
         ...
         tl.store(out, cuda.globaltimer() - start)
 
+`libdevice` is `naiad.language.extra.libdevice` itself (Triton's `extra.cuda.libdevice`).
 `globaltimer` and `smid` run only on the GPU (the interpreter and the CPU back end cannot execute
 PTX); `num_warps` and `num_threads` are compile-time constants of the target being compiled for.
 """
 
 from __future__ import annotations
 
-from .. import dtypes
-from ..core import builtin, constexpr
-from ..debug import inline_asm_elementwise
+from ... import dtypes
+from ...core import builtin, constexpr
+from ...debug import inline_asm_elementwise
+from .. import libdevice  # noqa: F401  (`extra.cuda.libdevice`, as Triton's path has it)
 
 
 @builtin

@@ -1,0 +1,120 @@
+"""Triton's `CompiledKernel` surface on Naiad's compiled kernels: what libraries that keep and
+relaunch compiled kernels read and call.
+
+    compiled = kernel.warmup(x, y, out, n, BLOCK=1024, grid=(1,))
+    compiled._init_handles()
+    compiled.n_regs, compiled.n_spills, compiled.metadata.shared, compiled.asm["ttir"]
+    compiled[grid](x, y, out, n, 1024)          # every argument, constexprs included
+    compiled.run(gx, gy, gz, stream, compiled.function, compiled.packed_metadata,
+                 launch_metadata, enter_hook, exit_hook, *args)   # a launcher's call
+
+A relaunch goes through the kernel's JIT function with the compiled options: its declared
+`tl.constexpr` parameters take the compiled values (Triton's launcher ignores the ones passed,
+which may be placeholders), and every other argument is specialized again, so arguments that
+differ in alignment or in being 1 run code compiled for them instead of code compiled for other
+facts (which Triton would run). A CompiledKernel read back without its JIT function compiles
+only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+
+class TritonCompiledKernel:
+    """Mixin for `CompiledKernel` (compiler.py), which provides `name`, `asm`, `metadata`,
+    `binary`, and `fn`, `constants`, `options` (the JIT function, the constexpr values and the
+    CompileOptions it was compiled with)."""
+
+    # Triton's handles of a loaded module and function: Naiad loads at launch, per launcher.
+    module = None
+    function = None
+    src = None  # what `triton.compile` compiled (an ASTSource), where it made this kernel
+
+    @property
+    def kernel(self):
+        """The loadable binary (a cubin, CPU object code), as Triton names it."""
+        return self.binary
+
+    @property
+    def hash(self) -> str:
+        """A digest of the compiled code and its metadata (Triton: its cache key)."""
+        text = json.dumps(self.metadata, sort_keys=True, default=repr)
+        code = self.asm.get("ttir", "")
+        return hashlib.sha256((text + code).encode()).hexdigest()
+
+    @property
+    def packed_metadata(self) -> tuple:
+        """What Triton's launcher reads: warps, CTAs, shared memory bytes."""
+        options = self.options
+        return (
+            getattr(options, "num_warps", 4),
+            getattr(options, "num_ctas", 1),
+            self.metadata.get("shared", 0),
+        )
+
+    @property
+    def n_max_threads(self) -> int:
+        """Threads per program: warps x warp size on a GPU; one on the CPU."""
+        if str(self.metadata.get("target", "")).startswith("cuda"):
+            return getattr(self.options, "num_warps", 4) * 32
+        return 1
+
+    def _init_handles(self) -> None:
+        """Check that this kernel can be launched (Triton loads the binary here; Naiad's
+        launchers load it at the first launch, once per process)."""
+        if self.fn is None:
+            raise RuntimeError(
+                f"CompiledKernel `{self.name}` has no JIT function to launch it with "
+                "(it was read back without one): it can be inspected, not launched"
+            )
+
+    def launch_metadata(self, grid, stream, *args):
+        """Triton's launch hooks' metadata; Naiad has no launch hooks, so there is none."""
+        return None
+
+    @property
+    def run(self):
+        """The launcher: `run(gx, gy, gz, stream, function, packed_metadata, launch_metadata,
+        enter_hook, exit_hook, *args)`, as Triton's generated launchers are called."""
+        self._init_handles()
+        return self._run
+
+    def _run(self, gx, gy, gz, stream, function, packed, metadata, enter, exit_, *args):
+        if enter is not None and metadata is not None:
+            enter(metadata)
+        self.relaunch((gx, gy, gz), args)
+        if exit_ is not None and metadata is not None:
+            exit_(metadata)
+
+    def __getitem__(self, grid):
+        """`compiled[grid](*args, stream=None)`: launch this kernel again (module doc)."""
+        self._init_handles()
+
+        def runner(*args, stream=None):
+            return self.relaunch(grid, args)
+
+        return runner
+
+    def relaunch(self, grid, args) -> None:
+        """Launch over `grid` with every argument of the kernel in order (a constexpr's value
+        is taken from the compile), or with the non-constexpr ones only."""
+        fn = self.fn
+        params = fn.params
+        if len(args) not in (len(params), sum(not p.is_constexpr for p in params)):
+            raise TypeError(
+                f"{self.name}[grid]() takes the kernel's {len(params)} arguments (or its "
+                f"non-constexpr ones), got {len(args)}"
+            )
+        given = iter(args)
+        values = []
+        for p in params:
+            value = next(given) if len(args) == len(params) or not p.is_constexpr else None
+            values.append(self.constants.get(p.name, value) if p.is_constexpr else value)
+        options = {
+            name: getattr(self.options, name)
+            for name in ("num_warps", "num_ctas", "num_stages", "maxnreg", "debug")
+            if name not in fn.params_by_name  # a parameter of that name is the kernel's own
+        }
+        fn.run(*values, grid=grid, **options)

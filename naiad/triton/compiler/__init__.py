@@ -1,0 +1,5 @@
+"""`triton.compiler` while Naiad stands in for Triton: `compile`, `ASTSource`, `CompiledKernel`
+and `make_backend` (compiler.py), and `CompilationError` (Naiad's own, errors.py)."""
+
+from ...errors import CompilationError  # noqa: F401
+from .compiler import ASTSource, CompiledKernel, compile, make_backend  # noqa: F401

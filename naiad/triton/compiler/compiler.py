@@ -1,0 +1,93 @@
+"""`triton.compiler.compiler`: `triton.compile(ASTSource(fn, signature, constexprs),
+target=GPUTarget(...), options={...})`, through Naiad's one compiler (runtime/compiler.py).
+
+    src = ASTSource(add_kernel, {"x": "*fp32", "y": "*fp32", "n": "i32", "BLOCK": "constexpr"},
+                    constexprs={"BLOCK": 1024})
+    compiled = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": 4})
+    compiled.asm["ttir"], compiled.asm["ptx"]
+
+The target names a Naiad back end: `cuda` with a compute capability (90 is `cuda:sm_90a`, as
+a Hopper launch compiles), or `cpu`; None is the active driver's. Pointers given as types are
+taken as 16-byte aligned and `attrs` is kept but not read (Triton takes pointers as unaligned
+unless `attrs` says otherwise): a launch of the result specializes its arguments again, so
+nothing runs on a wrong assumption.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from ...errors import InterpreterError  # noqa: F401  (Triton's compiler module has it)
+from ...runtime.compiler import CompiledKernel, compile_kernel
+from ...runtime.driver import GPUTarget, active
+from ...runtime.jit import JITFunction
+from ..backends.compiler import NaiadBackend
+
+_OPTION_NAMES = ("num_warps", "num_ctas", "num_stages", "maxnreg", "debug")
+
+
+class ASTSource:
+    """A JIT function with the types of its arguments (`signature`: name -> `'*fp16'`, `'i32'`,
+    `'constexpr'`) and the values of its constexprs (by name, or by `(index,)` as Triton
+    allows); `attrs` maps `(index,)` to attributes such as `[["tt.divisibility", 16]]`."""
+
+    def __init__(self, fn, signature, constexprs=None, attrs=None):
+        if not isinstance(fn, JITFunction):
+            raise TypeError(f"ASTSource needs a @triton.jit function, got {type(fn).__name__}")
+        for key in signature:
+            if not isinstance(key, str):
+                raise TypeError("Signature keys must be string")
+        self.fn = fn
+        self.name = fn.__name__
+        self.signature = dict(signature)
+        self.constants = {}
+        for key, value in (constexprs or {}).items():
+            index = fn.arg_names.index(key) if isinstance(key, str) else key[0]
+            self.constants[fn.arg_names[index]] = value
+        self.attrs = dict(attrs or {})
+        self.ext = "ttir"
+
+    def bound_arguments(self) -> dict:
+        """Each parameter's value for the compile: its constexpr value, else its type string,
+        else its default."""
+        bound = {}
+        for index, param in enumerate(self.fn.params):
+            if param.name in self.constants:
+                bound[param.name] = self.constants[param.name]
+            elif param.name in self.signature and self.signature[param.name] != "constexpr":
+                bound[param.name] = self.signature[param.name]
+            elif param.has_default:
+                bound[param.name] = param.default
+            else:
+                raise TypeError(
+                    f"ASTSource of `{self.name}`: parameter `{param.name}` (index {index}) "
+                    "has neither a type in the signature nor a constexpr value"
+                )
+        return bound
+
+
+def compile(src, target=None, options=None, _env_vars=None) -> CompiledKernel:
+    """Compile `src` (an ASTSource) for `target` (a GPUTarget; None: the active driver's) with
+    Triton's `options` (num_warps, num_ctas, num_stages, maxnreg, debug; others are ignored,
+    as Triton's back ends ignore the options they do not have)."""
+    if not isinstance(src, ASTSource):
+        raise NotImplementedError(
+            "triton.compile of an IR file is not supported by Naiad yet: compile an "
+            "ASTSource, or run the file's passes with `naiad-opt` (see docs/compat.md)"
+        )
+    backend = make_backend(target or active.get_current_target())
+    chosen = {k: v for k, v in (options or {}).items() if k in _OPTION_NAMES}
+    launch_options = SimpleNamespace(
+        **{"num_warps": 4, "num_ctas": 1, "num_stages": 3, "maxnreg": None, **chosen}
+    )
+    debug = bool(chosen.get("debug", False))
+    kernel = compile_kernel(
+        src.fn, src.bound_arguments(), backend.target_name, debug, options=launch_options
+    )
+    kernel.src = src
+    return kernel
+
+
+def make_backend(target: GPUTarget) -> NaiadBackend:
+    """The back end that compiles for `target`."""
+    return NaiadBackend(target)

@@ -1,0 +1,20 @@
+"""`triton.runtime` while Naiad stands in for Triton: the runtime's names Triton re-exports here,
+each Naiad's own; `triton.runtime.jit`, `.autotuner`, `.driver` and `.errors` are Naiad's
+runtime/jit.py, runtime/autotuner.py, runtime/driver.py and errors.py themselves."""
+
+from ...errors import InterpreterError, OutOfResources  # noqa: F401
+from ...runtime import driver  # noqa: F401
+from ...runtime.autotuner import Autotuner, Config, Heuristics, autotune, heuristics  # noqa: F401
+from ...runtime.host_arrays import TensorWrapper, reinterpret  # noqa: F401
+from ...runtime.jit import JITFunction  # noqa: F401
+from ...runtime.kernel_interface import KernelInterface  # noqa: F401
+from ..missing import missing_names
+
+__getattr__ = missing_names(
+    "triton.runtime",
+    {
+        "MockTensor": "MockTensor (warmup takes torch dtypes and signature strings instead)",
+        "RemoteCacheBackend": "a remote compile cache",
+        "RedisRemoteCacheBackend": "a remote compile cache",
+    },
+)
