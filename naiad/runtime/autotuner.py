@@ -49,10 +49,26 @@ class Config:
     """One point of the search space: meta-parameters (`kwargs`) and compilation options.
 
     `pre_hook(named_args)` runs before every launch with this config (timed or real), with the
-    arguments and the config's values by name.
+    arguments and the config's values by name. Options of other vendors' back ends in `kwargs`
+    (AMD's `waves_per_eu`, `matrix_instr_nonkdim`, `kpack`) are dropped by the launch, as by
+    Triton's other back ends.
     """
 
-    def __init__(self, kwargs, num_warps=4, num_stages=3, num_ctas=1, maxnreg=None, pre_hook=None):
+    def __init__(
+        self,
+        kwargs,
+        num_warps=4,
+        num_stages=3,
+        num_ctas=1,
+        maxnreg=None,
+        pre_hook=None,
+        ir_override=None,
+    ):
+        if ir_override is not None:
+            raise NotImplementedError(
+                "Config(ir_override=...): compiling a config from a file of IR is not "
+                "supported by Naiad (see docs/compat.md)"
+            )
         self.kwargs = dict(kwargs)
         self.num_warps = num_warps
         self.num_stages = num_stages

@@ -140,3 +140,51 @@ def _summarize(times: list[float], quantiles, return_mode: str):
     if return_mode == "all":
         return list(times)
     return float(getattr(np, return_mode)(np.asarray(times)))
+
+
+def do_bench_cudagraph(fn, rep=20, grad_to_none=None, quantiles=None, return_mode="mean"):
+    """Time `fn()` replayed from a CUDA graph, in milliseconds per call, as Triton's
+    `do_bench_cudagraph`: the calls that fit in `rep` ms are captured once on a side stream,
+    and the graph is replayed ten times, so launch overhead on the host is not timed.
+
+    Where torch has not initialized CUDA in this process there is no graph to capture: the
+    calls are timed on the host as `do_bench` times them (docs/compat.md).
+    """
+    if return_mode not in RETURN_MODES:
+        raise ValueError(f"return_mode must be one of {RETURN_MODES}, got {return_mode!r}")
+    torch = sys.modules.get("torch")
+    if torch is None or not torch.cuda.is_available() or not torch.cuda.is_initialized():
+        return do_bench(fn, 1, rep, grad_to_none, quantiles, return_mode=return_mode, device="cpu")
+
+    def call():
+        for tensor in grad_to_none or ():
+            tensor.grad = None
+        fn()
+
+    def event():
+        return torch.cuda.Event(enable_timing=True)
+
+    with torch.cuda.stream(torch.cuda.Stream()):
+        call()  # compiles and loads: nothing of that may happen during the capture
+        start, end = event(), event()
+        start.record()
+        for _ in range(_ESTIMATE_RUNS):
+            call()
+        end.record()
+        torch.cuda.synchronize()
+        estimate_ms = start.elapsed_time(end) / _ESTIMATE_RUNS
+        n_repeat = 1000 if estimate_ms == 0 else max(1, int(rep / estimate_ms))
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):  # no L2 flush in between: the graph holds only `fn`
+            for _ in range(n_repeat):
+                call()
+        torch.cuda.synchronize()
+        times = []
+        for _ in range(10):
+            start, end = event(), event()
+            start.record()
+            graph.replay()
+            end.record()
+            torch.cuda.synchronize()
+            times.append(start.elapsed_time(end) / n_repeat)
+    return _summarize(times, quantiles, return_mode)

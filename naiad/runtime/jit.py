@@ -26,6 +26,7 @@ from .interpreter import kernel_runtime
 from .interpreter.launch import run_grid
 from .interpreter.rewrite import rewrite
 from .kernel_interface import KernelInterface
+from .kernel_source import JITSource, readable
 from .launch_checks import check_arguments
 from .launchers import INTERPRET, backend_for_launch, holds_memory, make_launcher
 from .params import kernel_params
@@ -57,9 +58,14 @@ class LaunchOptions:
 
 
 _OPTION_NAMES = frozenset(LaunchOptions.__dataclass_fields__)
+# AMD's options, which Triton's other back ends drop without a word: a Config written for both
+# vendors (Triton's tutorial 03) launches here as it does there. Ignored unless a parameter.
+_OTHER_VENDORS_OPTIONS = frozenset(
+    ("waves_per_eu", "matrix_instr_nonkdim", "kpack", "schedule_hint", "instruction_sched_variant")
+)
 
 
-class JITFunction(KernelInterface):
+class JITFunction(JITSource, KernelInterface):
     """A kernel in `naiad.language`: launchable on a grid, callable from other kernels."""
 
     def __init__(
@@ -77,6 +83,7 @@ class JITFunction(KernelInterface):
     ):
         if not inspect.isfunction(fn):
             raise TypeError(f"@naiad.jit needs a Python function, got {type(fn).__name__}")
+        fn = readable(fn)  # made by `exec`: its source found again (kernel_source.py)
         self.fn = fn
         functools.update_wrapper(self, fn)
         self.signature = inspect.signature(fn)
@@ -243,6 +250,8 @@ class JITFunction(KernelInterface):
     def _run_slow(self, args, kwargs, grid, warmup, target, key):
         """Bind, choose the options, the back end and the specialization, and launch; prepare
         the launch under the binder's `key` for the hot path."""
+        for name in _OTHER_VENDORS_OPTIONS & kwargs.keys() - self.params_by_name.keys():
+            del kwargs[name]
         # A kernel parameter wins over a launch option of the same name (e.g. `num_stages`).
         options = LaunchOptions(
             **{

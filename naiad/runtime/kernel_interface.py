@@ -22,6 +22,10 @@ class KernelInterface(ABC):
     def run(self, *args, grid, warmup=False, **kwargs):
         """Launch (or, with `warmup=True`, only compile) the kernel over `grid`."""
 
+    def warmup(self, *args, grid, **kwargs):
+        """Compile for these arguments without running (`run(..., warmup=True)`)."""
+        return self.run(*args, grid=grid, warmup=True, **kwargs)
+
     def __getitem__(self, grid):
         """Bind a launch grid: a tuple of up to 3 ints, or a callable of the meta-parameters."""
         # Kernel errors leave through `<naiad launch>`, so users see only their own frames.

@@ -25,6 +25,11 @@ class KernelParam:
     def has_default(self) -> bool:
         return self.default is not inspect.Parameter.empty
 
+    @property
+    def num(self) -> int:
+        """The parameter's position (Triton's name for `index`)."""
+        return self.index
+
 
 def _annotation_type(annotation):
     if annotation is inspect.Parameter.empty:

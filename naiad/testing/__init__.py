@@ -1,6 +1,7 @@
 """Triton's `triton.testing` surface, plus the tolerance table Naiad's own tests use.
 
-- `do_bench`: time a callable within warmup/repetition time budgets (milliseconds).
+- `do_bench`: time a callable within warmup/repetition time budgets (milliseconds);
+  `do_bench_cudagraph`: the same from a replayed CUDA graph (on the host: as `do_bench`).
 - `assert_close`: loose elementwise comparison of arrays, tensors and scalars of any dtype.
 - `Benchmark` / `perf_report`: tabulate a benchmark over a grid of inputs.
 - `Tolerance`, `TOLERANCES`, `check`, `ulp_distance`: how close each back end must come to the
@@ -10,7 +11,7 @@
   `naiad.testing.differential`).
 """
 
-from ..runtime.bench import do_bench
+from ..runtime.bench import do_bench, do_bench_cudagraph
 from .compare import assert_close, to_numpy
 from .differential import register_executor, run_differential
 from .report import Benchmark, Mark, perf_report
@@ -25,6 +26,7 @@ __all__ = [
     "assert_close",
     "check",
     "do_bench",
+    "do_bench_cudagraph",
     "perf_report",
     "register_executor",
     "run_differential",
