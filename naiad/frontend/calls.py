@@ -73,6 +73,8 @@ class CallsMixin:
         special = _PYTHON_BUILTINS.get(id(func))
         if special is not None:
             return special(self, args, kwargs)
+        if id(func) in _UNWRAPPING_BUILTINS:  # they see constexprs' values, as in Triton
+            args = [core._unwrap_if_constexpr(a) for a in args]
         args = [self._passed(a, node) for a in args]
         kwargs = {k: self._passed(v, node) for k, v in kwargs.items()}
         return func(*args, **kwargs)
@@ -98,6 +100,9 @@ class CallsMixin:
             for name in source.constexpr_params:
                 value = values[name]
                 if not isinstance(value, core.tensor | core.constexpr):
+                    values[name] = core.constexpr(value)
+            for name, value in values.items():  # a dtype is a constexpr too (`DTYPE.value`)
+                if isinstance(value, core.dtype):
                     values[name] = core.constexpr(value)
         name = mangled_name(fn, values)
         callee = self.unit.functions.get(name)
@@ -154,6 +159,11 @@ def _breakpoint(generator, args, kwargs):
         "@naiad.jit(interpret=True)"
     )
 
+
+# Python's builtins that Triton's code generator gives constexprs' values (`getattr(tl.PropagateNan,
+# NAME)` with NAME a constexpr string); other Python functions get the constexprs themselves.
+# Not `isinstance`, which Triton's list has: `isinstance(BLOCK * 2, tl.constexpr)` holds here.
+_UNWRAPPING_BUILTINS = frozenset(id(f) for f in (len, list, float, int, getattr, hasattr))
 
 _PYTHON_BUILTINS = {
     id(builtins.min): _extremum(builtins.min, "minimum"),

@@ -198,13 +198,10 @@ class CodeGenerator(ExpressionsMixin, ControlFlowMixin, CallsMixin, ast.NodeVisi
             return
         name = node.target.id if isinstance(node.target, ast.Name) else None
         value = self.visit_named(node.value, name)
-        if names_constexpr(node.annotation) and self.rewritten:
-            if isinstance(value, core.tensor):
-                raise TypeError(
-                    "a value annotated `tl.constexpr` must be known at compile time, got a tensor"
-                )
+        constant = not isinstance(value, core.tensor)
+        if names_constexpr(node.annotation) and self.rewritten and constant:
             value = core.constexpr(value)
-        elif self.rewritten:
+        elif self.rewritten:  # a run-time value annotated `tl.constexpr` stays one (Triton 3.9)
             value = self._assigned_at(value, node.value, name)
         self.assign(node.target, value, node)
 

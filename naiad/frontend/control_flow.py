@@ -138,13 +138,17 @@ class ControlFlowMixin:
         self.returned = vals.rebuild(then_ret, iter(results))
 
     def conditional_expression(self, node, cond):
-        """`a if c else b` on a runtime `c`: an `scf.if` yielding the chosen value."""
+        """`a if c else b` on a runtime `c`: an `scf.if` yielding the chosen value. A Python
+        number chosen is a scalar tensor, as Triton makes it (`1.0 if x > 0 else 0.0`)."""
         cond = self.scalar_condition(cond, "if")
         blocks, chosen = [], []
         for branch in (node.body, node.orelse):
             block = ir.Block()
             with self.builder.at_end(block):
-                chosen.append(self.visit(branch))
+                value = self.visit(branch)
+                if isinstance(core._unwrap_if_constexpr(value), bool | int | float):
+                    value = self.semantic.to_tensor(core._unwrap_if_constexpr(value))
+                chosen.append(value)
             blocks.append(block)
         if not vals.same_structure(*chosen):
             raise TypeError(

@@ -101,6 +101,7 @@ from .memory import (
     tensor_descriptor,
     tensor_descriptor_type,
 )
+from .polling import atomic_poll  # noqa: F401  (Triton 3.9; not in 3.8's __all__)
 from .random import (
     pair_uniform_to_normal,
     philox,
@@ -152,6 +153,8 @@ from .standard import (
     zeros_like,
 )
 from .target import TargetInfo as target_info
+from .type_spellings import str_to_ty  # noqa: F401  (Triton's tl has it, outside __all__)
+from .unsupported import aggregate_replace  # noqa: F401  (likewise)
 
 __all__ = [
     "TRITON_MAX_TENSOR_NUMEL",

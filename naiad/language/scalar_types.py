@@ -12,6 +12,7 @@ from functools import cached_property
 SINT_TYPES = ("int8", "int16", "int32", "int64")
 UINT_TYPES = ("int1", "uint8", "uint16", "uint32", "uint64")
 FP_TYPES = ("fp8e4b15", "fp8e4nv", "fp8e4b8", "fp8e5", "fp8e5b16", "fp16", "bf16", "fp32", "fp64")
+STANDARD_FP_TYPES = ("fp16", "bf16", "fp32", "fp64")
 OTHER_TYPES = ("void",)
 
 # (exponent bits, mantissa bits, exponent bias) of each floating-point format.
@@ -34,6 +35,7 @@ class dtype:
     SINT_TYPES = SINT_TYPES
     UINT_TYPES = UINT_TYPES
     FP_TYPES = FP_TYPES
+    STANDARD_FP_TYPES = STANDARD_FP_TYPES
     OTHER_TYPES = OTHER_TYPES
 
     class SIGNEDNESS(Enum):
@@ -128,7 +130,7 @@ class dtype:
         return self.name in FP_TYPES
 
     def is_standard_floating(self):
-        return self.name in ("fp16", "bf16", "fp32", "fp64")
+        return self.name in STANDARD_FP_TYPES
 
     def is_int_signed(self):
         return self.name in SINT_TYPES

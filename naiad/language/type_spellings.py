@@ -4,7 +4,7 @@ dtype names of NumPy, ml_dtypes and torch.
 
 from __future__ import annotations
 
-from .compound_types import pointer_type
+from .compound_types import constexpr_type, pointer_type, tuple_type
 from .scalar_types import (
     bfloat16,
     dtype,
@@ -75,8 +75,13 @@ HOST_NAME_TO_DTYPE = {
 }
 
 
-def str_to_ty(name: str) -> dtype:
-    """A signature string (`*fp16`, `*ki32`, `i64`) as a dtype."""
+def str_to_ty(name, c=None) -> dtype:
+    """A signature string (`*fp16`, `*ki32`, `i64`) as a dtype; as Triton's `tl.str_to_ty`,
+    `'constexpr'` is the type of the constant `c`, and a tuple of strings a tuple type."""
+    if isinstance(name, tuple):
+        return tuple_type([str_to_ty(part, c) for part in name], getattr(name, "_fields", None))
+    if name == "constexpr":
+        return constexpr_type(c)
     if name.startswith("*"):
         rest = name[1:]
         const = rest.startswith("k")

@@ -163,6 +163,8 @@ class JITFunction(JITSource, KernelInterface):
         bound.apply_defaults()
         values = bound.arguments
         for p in self.params:
+            if isinstance(values[p.name], core.dtype):  # a constexpr, as in Triton (`.value`)
+                values[p.name] = core.constexpr(values[p.name])
             if p.is_constexpr and not isinstance(values[p.name], core.constexpr):
                 # As in Triton, a callee's tl.constexpr annotation does not reject a tensor: the
                 # tensor is passed as a value (the fused-attention tutorial passes `offs_m` so).

@@ -33,9 +33,9 @@ class CastsMixin:
         if _unwrap_if_constexpr(bitcast):
             return self.bitcast(input, dst_ty)
         src_ty = input.type
-        src_sca, dst_sca = src_ty.scalar, dst_ty
-        if src_ty.is_block():
-            dst_ty = src_ty.with_element_ty(dst_sca)
+        # The destination's scalar type, as Triton's cast (`x.to(block_ptr.type.element_ty)`).
+        src_sca, dst_sca = src_ty.scalar, dst_ty.scalar
+        dst_ty = src_ty.with_element_ty(dst_sca) if src_ty.is_block() else dst_sca
         if src_sca == dst_sca:
             return input
         self._check_fp8_supported(src_sca)

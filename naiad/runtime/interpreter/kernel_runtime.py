@@ -20,12 +20,24 @@ def assigned(value):
 
 
 def assigned_constexpr(value):
-    """`x: tl.constexpr = value` keeps a compile-time constant."""
+    """`x: tl.constexpr = value` keeps a compile-time constant; a run-time value stays one, as
+    Triton 3.9 keeps it."""
     if isinstance(value, core.tensor):
-        raise TypeError(
-            "a value annotated `tl.constexpr` must be known at compile time, got a tensor"
-        )
+        return value
     return core.constexpr(value)
+
+
+# Python's builtins that see constexprs' values, as Triton's code generator calls them
+# (`getattr(tl.PropagateNan, NAME)` with NAME a constexpr string); frontend/calls.py says why
+# `isinstance` is not one.
+_UNWRAPPING_BUILTINS = frozenset(id(f) for f in (len, list, float, int, getattr, hasattr))
+
+
+def python_call(func, *args, **kwargs):
+    """A call of `func` by name: the builtins above get their arguments' values."""
+    if id(func) in _UNWRAPPING_BUILTINS:
+        args = [core._unwrap_if_constexpr(a) for a in args]
+    return func(*args, **kwargs)
 
 
 def range(*args, **kwargs):

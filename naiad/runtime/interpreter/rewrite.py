@@ -23,6 +23,7 @@ import textwrap
 from ...language import constructs
 
 _RT = "__naiad_rt"
+_UNWRAPPING_NAMES = frozenset(("len", "list", "float", "int", "getattr", "hasattr"))
 
 
 def _rt(name: str, node: ast.AST) -> ast.Attribute:
@@ -88,6 +89,15 @@ class _KernelTransformer(ast.NodeTransformer):
         check = ast.Expr(self._call("check_loop_carried", node, ast.Name(var, ast.Load()), scope))
         node.body.append(ast.copy_location(check, node.body[-1]))
         return [ast.copy_location(snapshot, node), node, ast.copy_location(check, node)]
+
+    def visit_Call(self, node):
+        # A call of one of Python's builtins that Triton gives constexprs' values (by name:
+        # `kernel_runtime.python_call` checks that the name is still the builtin).
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id in _UNWRAPPING_NAMES:
+            node.args = [node.func, *node.args]
+            node.func = _rt("python_call", node.func)
+        return node
 
     def visit_BoolOp(self, node):
         self.generic_visit(node)

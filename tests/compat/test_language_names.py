@@ -1,0 +1,140 @@
+"""Triton 3.6-3.9 language names and behaviours that Triton programs and libraries use, in the
+interpreter and compiled for the CPU: `tl.str_to_ty`, `tl.dtype.STANDARD_FP_TYPES`,
+`tl.atomic_poll`, `getattr(tl.PropagateNan, NAME)` with a constexpr name, a conditional
+expression choosing Python numbers on a run-time condition, `x.to(block_ptr.type.element_ty)`, a
+dtype passed to a helper (a constexpr: `.value`), `NAME: tl.constexpr = <run-time value>`; and
+the names Naiad does not have yet fail saying so."""
+
+import numpy as np
+import pytest
+
+import naiad
+import naiad.language as tl
+from naiad import knobs
+
+BACKENDS = ["interpreter", "cpu"]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request):
+    with knobs.override(NAIAD_BACKEND=request.param):
+        yield request.param
+
+
+def test_str_to_ty_and_standard_fp_types():
+    assert tl.str_to_ty("*fp16", None) == tl.pointer_type(tl.float16)
+    assert tl.str_to_ty("*ki32", None).const
+    assert tl.str_to_ty("constexpr", 4) == tl.constexpr_type(4)
+    assert tl.str_to_ty(("i32", "fp32"), None) == tl.tuple_type([tl.int32, tl.float32])
+    assert tl.dtype.STANDARD_FP_TYPES == ("fp16", "bf16", "fp32", "fp64")
+    assert all(tl.dtype(name).is_standard_floating() for name in tl.dtype.STANDARD_FP_TYPES)
+
+
+@naiad.jit
+def poll_kernel(flag, out, expected, SEM: tl.constexpr, SCOPE: tl.constexpr):
+    tl.store(out, tl.atomic_poll(flag, expected, sem=SEM, scope=SCOPE))
+
+
+@naiad.jit
+def poll_method_kernel(flag, out):
+    tl.store(out, flag.atomic_poll(1))
+
+
+@naiad.jit
+def poll_timeout_kernel(flag, out, timeout_ns):
+    tl.store(out, tl.atomic_poll(flag, 1, timeout_ns=timeout_ns))
+
+
+@pytest.mark.parametrize("dtype", [np.int16, np.int32, np.int64])
+def test_atomic_poll_returns_once_the_value_is_there(backend, dtype):
+    flag, out = np.ones(1, dtype), np.zeros(1, np.bool_)
+    poll_kernel[(1,)](flag, out, 1, SEM="acquire", SCOPE="gpu")
+    assert out[0] and flag[0] == 1
+    out[0] = False
+    poll_method_kernel[(1,)](flag, out)
+    assert out[0]
+
+
+def test_atomic_poll_compiles_for_the_gpu_and_refuses_a_timeout():
+    flag, out = np.ones(1, np.int32), np.zeros(1, np.bool_)
+    compiled = poll_kernel.warmup(
+        flag, out, 1, SEM="relaxed", SCOPE="cta", grid=(1,), target="cuda:sm_90a"
+    )
+    assert "atom" in compiled.asm["llir"] or "cmpxchg" in compiled.asm["llir"]
+    with pytest.raises(naiad.CompilationError, match="timeout_ns"):
+        poll_timeout_kernel[(1,)](flag, out, 0)
+
+
+@naiad.jit
+def propagate_nan_kernel(A, B, C, propagate_nan: tl.constexpr, func: tl.constexpr):
+    if func == "clamp":
+        nan = getattr(tl.PropagateNan, propagate_nan)
+        tl.store(C, getattr(tl, func)(tl.load(A), -tl.load(B), tl.load(B), propagate_nan=nan))
+    else:
+        nan = getattr(tl.PropagateNan, propagate_nan)
+        tl.store(C, getattr(tl, func)(tl.load(A), tl.load(B), propagate_nan=nan))
+
+
+@pytest.mark.parametrize("func", ["minimum", "maximum", "clamp"])
+@pytest.mark.parametrize("propagate_nan", ["NONE", "ALL"])
+def test_propagate_nan_by_a_constexpr_name(backend, func, propagate_nan):
+    a, b = np.array([np.nan], np.float32), np.array([1.0], np.float32)
+    c = np.zeros(1, np.float32)
+    propagate_nan_kernel[(1,)](a, b, c, propagate_nan, func)
+    assert np.isnan(c[0]) == (propagate_nan == "ALL")
+
+
+@naiad.jit
+def choose_kernel(X, Y):
+    x = tl.load(X + tl.arange(0, 4))
+    total = tl.sum(x)
+    tl.store(Y, 1.0 if total > 0 else 0.0)
+
+
+def test_a_conditional_expression_of_numbers_on_a_run_time_condition(backend):
+    y = np.full(1, np.nan, np.float32)
+    choose_kernel[(1,)](np.ones(4, np.float32), y)
+    assert y[0] == 1.0
+    choose_kernel[(1,)](-np.ones(4, np.float32), y)
+    assert y[0] == 0.0
+
+
+@naiad.jit
+def block_pointer_cast_kernel(X, Y, N: tl.constexpr):
+    out = tl.make_block_ptr(Y, shape=(N,), strides=(1,), offsets=(0,), block_shape=(N,), order=(0,))
+    x = tl.load(X + tl.arange(0, N))
+    tl.store(out, x.to(out.type.element_ty))
+
+
+def test_cast_to_a_block_pointers_element_type(backend):
+    x, y = np.arange(8, dtype=np.float32) + 0.25, np.zeros(8, np.float16)
+    block_pointer_cast_kernel[(1,)](x, y, 8)
+    np.testing.assert_array_equal(y, x.astype(np.float16))
+
+
+@naiad.jit
+def to_dtype(x, DTYPE):
+    return x.to(DTYPE.value) if DTYPE.value.is_floating() else x
+
+
+@naiad.jit
+def dtype_helper_kernel(X, Y, n):
+    x = tl.load(X + tl.arange(0, 4))
+    SHIFT: tl.constexpr = n * 2  # a run-time value: it stays one, as in Triton 3.9
+    tl.store(Y + tl.arange(0, 4), to_dtype(x, tl.float16) + SHIFT)
+
+
+def test_a_dtype_argument_is_a_constexpr_and_constexpr_takes_run_time_values(backend):
+    x, y = np.arange(4, dtype=np.float32), np.zeros(4, np.float16)
+    dtype_helper_kernel[(1,)](x, y, 5)
+    np.testing.assert_array_equal(y, (x + 10).astype(np.float16))
+
+
+@naiad.jit
+def aggregate_kernel(X):
+    tl.aggregate_replace(X)
+
+
+def test_names_naiad_does_not_have_yet_say_so():
+    with pytest.raises(naiad.CompilationError, match="aggregate"):
+        aggregate_kernel[(1,)](np.zeros(1, np.float32))
