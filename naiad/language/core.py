@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import builtins as _py
 import functools
+import sys
 from enum import Enum
 
 from .active_semantic import (  # noqa: F401  (re-exported: Triton's core has these names)
@@ -378,3 +379,12 @@ def _tensor_member(fn):
     """Also expose the builtin `fn` as a method of `tensor` (as `x.sum()`, `x.to(...)`, ...)."""
     setattr(tensor, fn.__name__, fn)
     return fn
+
+
+def __getattr__(name: str):
+    """Triton's `triton.language.core` also holds every builtin (`core.load`, `core.where`);
+    Naiad's live in their own modules, so the package's public names are read through here."""
+    package = sys.modules.get(__package__)
+    if name.startswith("_") or package is None or name not in package.__dict__:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return package.__dict__[name]

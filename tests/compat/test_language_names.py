@@ -138,3 +138,11 @@ def aggregate_kernel(X):
 def test_names_naiad_does_not_have_yet_say_so():
     with pytest.raises(naiad.CompilationError, match="aggregate"):
         aggregate_kernel[(1,)](np.zeros(1, np.float32))
+
+
+def test_core_holds_every_builtin_as_triton_s_does():
+    from naiad.language import core
+
+    assert core.load is tl.load and core.atomic_poll is tl.atomic_poll and core.sum is tl.sum
+    with pytest.raises(AttributeError):
+        core.no_such_builtin  # noqa: B018
