@@ -241,6 +241,19 @@ def user_frames(exc: BaseException) -> list[SourceLocation]:
     return [frame_location(f) for f in frames if is_user_file(f.filename)]
 
 
+def without_naiad_frames(error: BaseException) -> BaseException:
+    """`error` as a user sees it: without a traceback, and so are the exceptions that caused it,
+    which it keeps as its `__cause__` (Triton's tests read the original message there); no
+    frame of Naiad's is shown, only the messages."""
+    cause, seen = error.__cause__, set()
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        cause.__traceback__ = None
+        cause = cause.__cause__
+    error.__suppress_context__ = True
+    return error.with_traceback(None)
+
+
 # The wrapper is compiled under a pseudo file name (`<naiad launch>`, `<naiad compile>`), so that
 # a kernel error, already located at the user's line, leaves Naiad through a frame that is not
 # one of Naiad's files: the traceback a user sees holds their own frames only.
@@ -252,7 +265,7 @@ def make_entry(implementation, show_traceback):
         except CompilationError as error:
             if show_traceback():
                 raise
-            raise error.with_traceback(None) from None
+            raise without_naiad_frames(error)
     return entry
 """
 _ENTRY_MAKERS: dict = {}
@@ -263,7 +276,10 @@ def user_facing(implementation, show_traceback, pseudo_file: str):
     `show_traceback()` (NAIAD_TRACEBACK=1)."""
     make_entry = _ENTRY_MAKERS.get(pseudo_file)
     if make_entry is None:
-        namespace = {"CompilationError": CompilationError}
+        namespace = {
+            "CompilationError": CompilationError,
+            "without_naiad_frames": without_naiad_frames,
+        }
         exec(compile(_ENTRY_SOURCE, pseudo_file, "exec"), namespace)
         make_entry = _ENTRY_MAKERS[pseudo_file] = namespace["make_entry"]
     return make_entry(implementation, show_traceback)

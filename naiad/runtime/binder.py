@@ -33,7 +33,7 @@ import sys
 
 import numpy as np
 
-from ..errors import CompilationError
+from ..errors import CompilationError, without_naiad_frames
 from ..knobs import launch_settings
 from ..language import core
 from .tensor_descriptor import TensorDescriptor
@@ -323,6 +323,7 @@ def make_entry(owner, align_free, launches: dict, show_traceback):
         "__launch_settings": launch_settings,
         "__Unbound": Unbound,
         "__CompilationError": CompilationError,
+        "__hide": without_naiad_frames,
     }
     tail = [
         "    try:",
@@ -330,7 +331,7 @@ def make_entry(owner, align_free, launches: dict, show_traceback):
         "    except __CompilationError as __error:",
         "        if __show_traceback():",
         "            raise",
-        "        raise __error.with_traceback(None) from None",
+        "        raise __hide(__error)",
     ]
     if _clashes(params):
         source = ["def __entry(__grid, *__args, **__kwargs):", *tail]

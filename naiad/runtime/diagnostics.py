@@ -28,4 +28,6 @@ def reraise(exc: BaseException, kernel_name: str):
     error = located(exc, kernel_name)
     if knobs.traceback.get():
         raise error from exc
-    raise error.with_traceback(None) from None
+    if error is not exc:
+        error.__cause__ = exc  # the original error, as Triton's errors keep it
+    raise errors.without_naiad_frames(error)

@@ -10,6 +10,7 @@ import pytest
 
 import naiad
 import naiad.language as tl
+import naiad.triton
 from naiad import knobs
 
 BACKENDS = ["interpreter", "cpu"]
@@ -146,3 +147,21 @@ def test_core_holds_every_builtin_as_triton_s_does():
     assert core.load is tl.load and core.atomic_poll is tl.atomic_poll and core.sum is tl.sum
     with pytest.raises(AttributeError):
         core.no_such_builtin  # noqa: B018
+
+
+@naiad.jit
+def bad_axis_kernel(X):
+    x = tl.load(X + tl.arange(0, 4))
+    tl.store(X + tl.arange(0, 4), tl.expand_dims(x, 3))
+
+
+def test_errors_keep_their_cause_and_message_as_triton_s(backend):
+    import traceback
+
+    with pytest.raises(naiad.CompilationError) as caught:
+        bad_axis_kernel[(1,)](np.zeros(4, np.float32))
+    error = caught.value
+    assert isinstance(error, naiad.triton.TritonError)
+    assert "invalid axis 3" in str(error.__cause__) and "invalid axis 3" in error.error_message
+    shown = "".join(traceback.format_exception(error))
+    assert "/naiad/" not in shown.replace(__file__, "")  # still no frame of Naiad's
