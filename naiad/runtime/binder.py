@@ -262,11 +262,12 @@ def _clashes(params) -> bool:
     return any(p.name.startswith("__") for p in params)
 
 
-def make_binder(params, align_free=()):
+def make_binder(params, align_free=(), with_arguments=False):
     """`binder(settings, grid, *args, **kwargs) -> (key, dims, values)`: the launch entry's
     keying (`make_entry`) on its own, for `JITFunction.run`, which the autotuner, heuristics
-    and the entry's misses call. None when a parameter name would clash with the generated
-    code's (names starting with `__`).
+    and the entry's misses call; `with_arguments` adds a fourth item, the arguments a prepared
+    launch takes after the values (see `make_entry`). None when a parameter name would clash
+    with the generated code's (names starting with `__`).
     `align_free` names the parameters whose alignment is not specialized
     (`do_not_specialize_on_alignment`). What the entry would leave to the slow path raises
     Unbound (a missing argument too)."""
@@ -280,10 +281,17 @@ def make_binder(params, align_free=()):
             f"def binder(__settings, __grid, {signature}, **__options):",
             *(f"    if {name} is __missing: raise __Unbound" for name in required),
             *lines,
-            f"    return {_tuple(keys)}, __dims, {_tuple(values)}",
+            f"    return {_tuple(keys)}, __dims, {_tuple(values)}"
+            + (f", {_tuple(_runtime_names(params))}" if with_arguments else ""),
         ]
     )
     return _define("binder", source + "\n", env, "<naiad binder>")
+
+
+def _runtime_names(params) -> list[str]:
+    """The non-constexpr parameters, whose arguments a prepared launch takes as they were
+    given: the CPU's reads the storage of its arrays there (bounds checks, cpu_launcher.py)."""
+    return [p.name for p in params if not p.is_constexpr]
 
 
 def as_given(named: dict, extra: tuple, options: dict) -> tuple[tuple, dict]:
@@ -305,7 +313,8 @@ def make_entry(owner, align_free, launches: dict, show_traceback):
         entry(grid, *args, **kwargs) -> None
 
     It keys the call as the binder does, in the same frame, and runs the launch prepared in
-    `launches` under that key (`launch(dims, values) -> bool`). Anything else - no prepared
+    `launches` under that key (`launch(dims, values, arguments) -> bool`, `arguments` those
+    of the non-constexpr parameters as given). Anything else - no prepared
     launch, one that declines (False), an argument the binder does not handle, a missing or
     extra argument - goes to `owner.run` with the arguments as given (`as_given`) and the
     grid, evaluated when the key is known (a callable grid is called once per launch).
@@ -350,7 +359,8 @@ def make_entry(owner, align_free, launches: dict, show_traceback):
         "    except (__Unbound, TypeError):  # TypeError: an unhashable constexpr or option",
         "        pass",
         "    else:",
-        f"        if __launch is not None and __launch(__dims, {_tuple(values)}):",
+        f"        if __launch is not None and __launch(__dims, {_tuple(values)}, "
+        f"{_tuple(_runtime_names(params))}):",
         "            return None",
         "        __grid = __dims",
         f"    __args, __kwargs = __as_given({_by_name(params)}, __extra, __options)",

@@ -5,21 +5,27 @@ Each JIT function gets one `CpuLauncher` (jit.py keeps it). A launch specializes
 compiles it (runtime/compiler.py: TTIR → Linalg → LLVM → object code, through the disk cache;
 debug mode is part of the key) and links the object into the process once. Each launch packs
 the parameter block (abi.py: grid size, then one 8-byte slot per argument of the compiled
-function, then in debug mode the extent of each pointer argument, then whether the launch
-streams its stores: cpu_streaming.py) and runs the grid on the worker pool. A global the kernel
-read at compile time that has changed since is an error, as in Triton.
+function, then the extent of each pointer argument, then whether the launch streams its
+stores: cpu_streaming.py) and runs the grid on the worker pool. A global the kernel read at
+compile time that has changed since is an error, as in Triton.
+
+Every access is checked against its argument's extent (middle/linalg/bounds_checks.py), debug
+mode or not, so the hot path reads each array's storage at every launch too: a NumPy array
+that owns its data is its own storage, a torch tensor's is one call away (`extent`).
 """
 
 from __future__ import annotations
 
 import ctypes
 import struct
+import threading
 import warnings
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import KernelNotImplementedError
+from .binder import tensor_type
 from .compiler import CompiledKernel, compile_options, compile_specialization, compiled_once
 from .cpu_streaming import streaming_grid
 from .globals_check import check_globals, globals_checker
@@ -145,7 +151,7 @@ class CpuLauncher:
             check_globals(self.jit_function, launchable.globals_used)
         n_programs = grid[0] * grid[1] * grid[2]
         stream = n_programs >= launchable.stream_from
-        params = pack_parameters(launchable.arguments, bound, grid, addresses, debug, stream)
+        params = pack_parameters(launchable.arguments, bound, grid, addresses, stream)
         threads = 1 if launchable.kernel.metadata.get("prints") else None  # prints in order
         pool.run(
             launchable.entry,
@@ -184,7 +190,8 @@ class FastCpuLaunch:
     globals at every launch. It holds its kernel (`_launchable`, which
     holds the loaded object): the code it calls stays mapped while anyone can call it, even
     when another thread drops the table, or the table's entry, between the check and the run.
-    Debug launches are never prepared: they pass extents the slow path computes."""
+    It reads the extent of each array argument at every launch (`extent`), from the arguments
+    as given. Debug launches are never prepared: they run seldom, and should stay simple."""
 
     __slots__ = (
         "_block",
@@ -192,23 +199,32 @@ class FastCpuLaunch:
         "_entry",
         "_launchable",
         "_launcher",
+        "_local",
+        "_pack",
+        "_pointers",
         "_run",
         "_scratch",
         "_select",
         "_sites",
         "_stream_from",
         "_table",
+        "_tensor",
         "_threads",
     )
 
-    def __init__(self, launcher: CpuLauncher, launchable: CpuLaunchable, select):
+    def __init__(self, launcher: CpuLauncher, launchable: CpuLaunchable, select, pointers):
         from ..backends.cpu import pool
 
         jit_function = launcher.jit_function
         self._launcher = launcher
         self._table = launcher.kernels
         self._check = globals_checker(jit_function, launchable.globals_used)
-        self._block = ctypes.c_int64 * (3 + len(launchable.arguments) + 1)
+        slots = 3 + len(launchable.arguments) + 2 * len(pointers) + 1
+        self._block = ctypes.c_int64 * slots
+        self._pack = struct.Struct(f"={slots}q").pack_into  # native: the kernel reads it
+        self._local = threading.local()
+        self._pointers = pointers  # the runtime index of each pointer argument, in slot order
+        self._tensor = tensor_type()
         self._stream_from = launchable.stream_from
         self._select = select
         self._run = pool.run
@@ -230,30 +246,58 @@ class FastCpuLaunch:
                 return None
             param = jit_function.params_by_name[name]
             slots.append((runtime.index(name), _slot_converter(kind, param.annotation)))
+        pointers = [runtime.index(name) for name, kind in launchable.arguments if kind == "ptr"]
         if [index for index, _ in slots] == list(range(len(runtime))) and not any(
             convert for _, convert in slots
         ):
-            return cls(launcher, launchable, None)
+            return cls(launcher, launchable, None, pointers)
 
         def select(values):
             return [values[i] if convert is None else convert(values[i]) for i, convert in slots]
 
-        return cls(launcher, launchable, select)
+        return cls(launcher, launchable, select, pointers)
 
-    def __call__(self, dims, values) -> bool:
-        """Run over `dims` (three sizes) with the binder's `values`; False (nothing run) when
-        the kernel has been forgotten since it was prepared."""
-        if self._launcher.kernels is not self._table:
+    def __call__(self, dims, values, arguments=None) -> bool:
+        """Run over `dims` (three sizes) with the binder's `values` and the `arguments` they
+        come from (binder.py); False (nothing run) when the kernel has been forgotten since it
+        was prepared, or a caller gives no arguments to read the arrays' extents from."""
+        if self._launcher.kernels is not self._table or arguments is None:
             return False
         if self._check is not None:
             self._check()
+        extents = []
+        tensor = self._tensor
+        for i in self._pointers:  # `extent`, its two common cases inline (this is per launch)
+            value = arguments[i]
+            kind = type(value)
+            if kind is np.ndarray and value.base is None:
+                extents += (0, value.nbytes)
+            elif kind is tensor:
+                storage = value.untyped_storage()
+                low = storage.data_ptr() - values[i]
+                extents += (low, low + storage.nbytes())
+            else:
+                extents += extent(value, values[i], tensor)
         if self._select is not None:
             values = self._select(values)
         n_programs = dims[0] * dims[1] * dims[2]
         stream = n_programs >= self._stream_from
-        block = self._block(dims[0], dims[1], dims[2], *values, stream)
+        block = self._block_of_this_thread()
+        try:  # one pack into a block made once per thread: 3x faster than a new ctypes array
+            self._pack(block, 0, dims[0], dims[1], dims[2], *values, *extents, stream)
+        except struct.error:  # not an int64 (an unsigned one past 2**63): as ctypes converts it
+            block = self._block(dims[0], dims[1], dims[2], *values, *extents, stream)
         self._run(self._entry, block, n_programs, self._scratch, self._sites, self._threads)
         return True
+
+    def _block_of_this_thread(self):
+        """This thread's parameter block: the pool reads it during the launch, which another
+        thread's launch must not overwrite."""
+        try:
+            return self._local.block
+        except AttributeError:
+            block = self._local.block = self._block()
+            return block
 
 
 def _slot_converter(kind: str, annotation):
@@ -266,31 +310,37 @@ def _slot_converter(kind: str, annotation):
     return None
 
 
-def pack_parameters(
-    arguments, bound: dict, grid, addresses=None, debug=False, stream=False
-) -> np.ndarray:
+def pack_parameters(arguments, bound: dict, grid, addresses=None, stream=False) -> np.ndarray:
     """The parameter block of abi.py: grid size, then one slot per compiled argument
-    (`addresses`: the data addresses of array arguments, when already known), then, for a
-    kernel compiled in `debug` mode, the extent of each pointer argument, then whether the
-    launch streams its stores."""
+    (`addresses`: the data addresses of array arguments, when already known), then the extent
+    of each pointer argument, then whether the launch streams its stores."""
     values = _expand_descriptors(bound)
     slots = [grid[0], grid[1], grid[2]]
     for name, kind in arguments:
         known = None if addresses is None else addresses.get(name)
         slots.append(_signed64(known) if known is not None else _slot(name, kind, values[name]))
-    if debug:
-        for name, kind in arguments:
-            if kind == "ptr":
-                slots += _extent(values[name])
+    for name, kind in arguments:
+        if kind == "ptr":
+            slots += extent(values[name])
     slots.append(int(stream))
     return np.array(slots, dtype=np.int64)
 
 
-def _extent(value) -> tuple[int, int]:
-    """The bytes `[low, high)` around an array's data pointer that its storage allows (abi.py);
-    empty for a null pointer."""
+def extent(value, address: int | None = None, tensor: type | None = None) -> tuple[int, int]:
+    """The bytes `[low, high)` around an array's data pointer (`address`, when known) that its
+    storage allows (abi.py); empty for a null pointer. Quick where the hot path meets them: a
+    NumPy array that owns its data (no base) is exactly its storage, and a `tensor` (torch's
+    class, when imported: binder.tensor_type) has its storage read directly; anything else is
+    described (host_arrays.py)."""
     if value is None:
         return 0, 0
+    kind = type(value)
+    if kind is np.ndarray and value.base is None:
+        return 0, value.nbytes
+    if kind is tensor and address is not None:
+        storage = value.untyped_storage()
+        low = storage.data_ptr() - address
+        return low, low + storage.nbytes()
     array = describe(value)
     low = array.storage_base - array.data_ptr
     return low, low + array.storage_nbytes

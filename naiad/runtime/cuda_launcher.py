@@ -227,7 +227,7 @@ def _descriptor_parts(name: str, desc: TensorDescriptor) -> tuple:
 def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
     """A specialization's launch on one device for the hot path (see the module doc):
 
-        launch(dims, values) -> bool
+        launch(dims, values, arguments=None) -> bool
 
     launches over `dims` with the binder's launch `values`, or returns False (nothing launched)
     when the slow path must say what is wrong (a grid beyond CUDA's limits, an integer that
@@ -253,7 +253,7 @@ def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
         local.params = (block.pack, block.buffer, block.address)
         return local.params
 
-    def launch(dims, values) -> bool:
+    def launch(dims, values, arguments=None) -> bool:  # `arguments`: the CPU's need (binder.py)
         gx, gy, gz = dims
         if gx > max_x or gy > max_y or gz > max_z:
             return False

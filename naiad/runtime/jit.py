@@ -192,7 +192,7 @@ class JITFunction(JITSource, KernelInterface):
         when the kernel has none (every such launch takes the slow path)."""
         if self._binder is None:
             free = self.do_not_specialize_on_alignment
-            self._binder = make_binder(self.params, free) or False
+            self._binder = make_binder(self.params, free, with_arguments=True) or False
         return self._binder
 
     def _bind(self, args, kwargs) -> dict:
@@ -239,11 +239,11 @@ class JITFunction(JITSource, KernelInterface):
             binder = self._get_binder()
             if binder:
                 try:
-                    key, dims, values = binder(launch_settings(), grid, *args, **kwargs)
+                    key, dims, values, arguments = binder(launch_settings(), grid, *args, **kwargs)
                     launch = self._launches.get(key)
                 except (Unbound, TypeError):  # the slow path raises what is wrong, if anything
                     key = launch = None  # (TypeError: also an unhashable constexpr or option)
-                if launch is not None and launch(dims, values):
+                if launch is not None and launch(dims, values, arguments):
                     return None
                 if key is not None:
                     grid = dims  # a callable grid is called once per launch

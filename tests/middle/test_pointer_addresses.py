@@ -114,7 +114,8 @@ def test_only_the_accesses_through_addresses_are_element_by_element():
     assert ops.count("memref.alloca") == 2
     # perm, back: strided views; x, y and the counters: element by element through memory.
     views = [op for op in module.walk() if op.name == "memref.reinterpret_cast"]
-    arguments = module.regions[0].entry_block.first_op.regions[0].entry_block.arguments
+    (kernel,) = [op for op in module.regions[0].entry_block if op.regions[0].blocks]
+    arguments = kernel.regions[0].entry_block.arguments
     assert {arguments.index(op.operands[0]) for op in views} == {1, 4}
     used = set(ops)
     assert_upstream_valid(

@@ -127,7 +127,7 @@ def test_a_prepared_launch_keeps_the_code_it_calls(compiled):
     gc.collect()
     x = rng.standard_normal(1000).astype(np.float32)
     out = np.full(1000, np.nan, np.float32)
-    assert prepared((16, 1, 1), (x.ctypes.data, out.ctypes.data, 1000))
+    assert prepared((16, 1, 1), (x.ctypes.data, out.ctypes.data, 1000), (x, out, 1000))
     np.testing.assert_array_equal(out, x + 1)
     _launch_shift(rng, 1000)  # the next launch takes the slow path again and compiles
     assert len(shift._launchers["cpu"].kernels) == 1

@@ -26,12 +26,15 @@ id (a spin lock handed down the grid), never for a higher one.
 metadata), `SCRATCH_ALIGN`-byte aligned, reused by every program that worker runs. Per-program
 buffers live there (or on the stack), never in a malloc per program.
 
-`status` is a `STATUS_BYTES` record shared by the whole launch, zeroed before it:
+`status` is a `STATUS_BYTES` record shared by the whole launch, whose first 64 bytes (the code
+among them) are zeroed before it:
 
     offset  0  i32 code      0 while every program succeeds; else a FAULT_* value
     offset  4  i32 site      index into the kernel's site table (metadata)
     offset  8  i64 pid       the linear id of the failing program
-    offset 16  i64 info[6]   values the site's message shows ({0} .. {5})
+    offset 16  i64 info[10]  values the site's message shows ({0} .. {9}): for a bounds check,
+                             the failing lanes' count, the storage's size in elements and the
+                             first eight offending offsets
 
 A program that fails (a device_assert, or a bounds check in debug mode) claims the record with a
 compare-and-swap of `code` from 0, writes the other fields only if it won (so the first failure is
@@ -65,13 +68,13 @@ SLOT_BYTES = 8
 SCRATCH_ALIGN = 64  # a cache line, and enough for every vector type the back end emits
 
 # -- the status record ----------------------------------------------------------------------------
-STATUS_BYTES = 64
+STATUS_BYTES = 96
 STATUS_CODE_OFFSET = 0
 STATUS_SITE_OFFSET = 4
 STATUS_PID_OFFSET = 8
 STATUS_INFO_OFFSET = 16
-STATUS_INFO_SLOTS = 6
-_STATUS_FORMAT = "<iiq6q"  # little-endian: both supported targets (x86-64, AArch64) are
+STATUS_INFO_SLOTS = 10
+_STATUS_FORMAT = "<iiq10q"  # little-endian: both supported targets (x86-64, AArch64) are
 
 FAULT_NONE = 0
 FAULT_ASSERT = 1  # tl.device_assert (or `assert` in a kernel) failed
@@ -93,12 +96,16 @@ def entry_function_type() -> ir.FunctionType:
 class Site(NamedTuple):
     """Where a failing check sits in the user's source, and what it says.
 
-    `message` is a `str.format` template over the record's `info` values (`{0}` .. `{5}`); a
-    literal brace is doubled."""
+    `message` is a `str.format` template over the record's `info` values (`{0}` .. `{9}`), and
+    for a bounds check `{offsets}`, the list of the offending offsets it holds after the count
+    and the storage's size (middle/linalg/bounds_checks.py); a literal brace is doubled.
+    `column` (1-based; 0: unknown) places the caret, `kernel` names the kernel."""
 
     file: str
     line: int
     message: str
+    column: int = 0
+    kernel: str = ""
 
 
 class Fault(NamedTuple):
@@ -138,9 +145,20 @@ def fault_error(fault: Fault, sites, grid: tuple[int, int, int]) -> NaiadError:
     if error_class is None:
         return InternalError(f"a kernel set the unknown status code {fault.code} ({site.file})")
     try:
-        message = site.message.format(*fault.info)
+        message = site.message.format(*fault.info, offsets=_offsets(fault.info))
     except (IndexError, KeyError, ValueError):
         message = site.message
     line_text = linecache.getline(site.file, site.line)
-    location = SourceLocation(site.file, site.line, 0, line_text)
-    return error_class(f"{message} in program {program_coords(fault.pid, grid)}", location)
+    location = SourceLocation(site.file, site.line, site.column, line_text)
+    where = f"program {program_coords(fault.pid, grid)}"
+    if site.kernel:
+        where += f" of `{site.kernel}`"
+    return error_class(f"{message} in {where}", location)
+
+
+def _offsets(info: tuple[int, ...]) -> str:
+    """The offending offsets a bounds report holds (count, storage size, then the first
+    offsets), listed as the interpreter lists them."""
+    count, shown = info[0], info[2:]
+    listed = ", ".join(str(x) for x in shown[: max(count, 0)])
+    return listed + (", ..." if count > len(shown) else "")

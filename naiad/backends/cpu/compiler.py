@@ -5,8 +5,9 @@
 The steps, in order (`STAGES`, which the back end (backend.py) hands to the runtime):
 
 1. `linalg`: `inline` every call, `noinline` functions too (one function per kernel on the
-   CPU); `tt-to-linalg`, then `canonicalize`, `cse` and `dce` (the pointer offsets the
-   structured views made unnecessary disappear here) — `asm['linalg']`;
+   CPU); `tt-to-linalg` with every access bounds-checked, then `canonicalize`, `cse` and `dce`
+   (the pointer offsets the structured views made unnecessary disappear here) —
+   `asm['linalg']`;
 2. `llir`: `cpu-fuse-elementwise` (an elementwise chain becomes one loop), then code
    generation (codegen/): loops over scratch buffers, the entry point of abi.py — LLVM IR,
    verified by LLVM before anything else runs; then LLVM's -O2 pipeline with loop and SLP
@@ -32,13 +33,16 @@ from .codegen.module import lower_kernel
 from .fuse_elementwise import FuseElementwise
 from .target import CpuTarget
 
-
-def linalg_pipeline(debug: bool = False) -> tuple:
-    """Step 1's passes; with `debug`, every access is bounds-checked (middle/linalg)."""
-    return (Inline(include_noinline=True), TritonToLinalg(debug), "canonicalize", "cse", "dce")
-
-
-LINALG_PIPELINE = linalg_pipeline()
+# Every access is bounds-checked, debug mode or not (middle/linalg/bounds_checks.py): a CPU
+# kernel shares the process with its caller, and an access far outside an array would kill it
+# (or quietly write into a neighbour) where a GPU's fault leaves the user's Python running.
+LINALG_PIPELINE = (
+    Inline(include_noinline=True),
+    TritonToLinalg(bounds=True),
+    "canonicalize",
+    "cse",
+    "dce",
+)
 CPU_PIPELINE = (FuseElementwise(), "canonicalize", "cse", "dce")
 
 
@@ -48,7 +52,7 @@ def to_linalg(c: Compilation) -> None:
     arguments = _argument_kinds(c.module)
     c.metadata["arguments"] = arguments
     c.metadata["written"] = _written_arguments(c.module, arguments)
-    c.run_passes("linalg", linalg_pipeline(c.options.debug))
+    c.run_passes("linalg", LINALG_PIPELINE)
     c.asm["linalg"] = print_module(c.module)
 
 
@@ -99,9 +103,8 @@ class _Options:
 
 def compile_cpu(module, target: CpuTarget, debug: bool = False) -> CpuKernel:
     """Compile a TTIR module holding one kernel (after the TTIR pipeline) for `target`, every
-    stage in one call (tests; the runtime runs `STAGES` behind its cache); in `debug` mode its
-    entry point takes the extents of its pointer arguments (abi.py). `module` is converted in
-    place."""
+    stage in one call (tests; the runtime runs `STAGES` behind its cache); its entry point
+    takes the extents of its pointer arguments (abi.py). `module` is converted in place."""
     c = Compilation(module, target, _Options(debug), {})
     for stage in STAGES:
         stage.run(c)

@@ -9,7 +9,7 @@ does the same in place (`naiad-opt kernel.ttir -p tt-to-linalg`). The rooms:
     strided.py            the states it gives them: affine offsets, rows wrapping around `% M`
     mask_analysis.py      which masks are boxes
     index_expr.py         the symbolic offsets both reason with
-    bounds_checks.py      debug mode: every access checked against its argument's extent
+    bounds_checks.py      every access checked against its argument's extent (`bounds`)
     conversion.py         the driver, value maps and the converter table; runtime declarations
     convert_*.py          the converters, one family of ops each (descriptors included)
     functions.py          functions, program ids and branches
@@ -37,12 +37,13 @@ __all__ = ["ConversionError", "TritonToLinalg", "convert_module"]
 @dataclass(frozen=True)
 class TritonToLinalg(Pass):
     """Convert every TTIR kernel of the module to the Linalg form (see the package); with
-    `debug`, every access is checked against its argument's extent (bounds_checks.py)."""
+    `bounds`, every access is checked against its argument's extent (bounds_checks.py), which
+    the kernel then takes after its arguments (the CPU back end always asks for it)."""
 
-    debug: bool = False
+    bounds: bool = False
 
     def run(self, module: Operation) -> None:
-        converted = convert_module(module, self.debug)
+        converted = convert_module(module, self.bounds)
         body = module.regions[0].entry_block
         for op in list(body):
             op.erase()

@@ -1,36 +1,45 @@
-"""Debug mode's bounds checks: every access is checked against its argument's extent.
+"""Bounds checks: every access is checked against its argument's extent.
 
-With `debug` (the conversion's option: `NAIAD_DEBUG=1` or `debug=True` at launch) every pointer
-argument of a kernel brings two hidden `i64` arguments, its *extent*: the bytes `[low, high)`
-around the pointer that the array's underlying storage allows (`low <= 0`: a view into a larger
-buffer, or one walked by negative strides, may reach before its first element). They follow the
-kernel's own arguments, in the order of the pointers, before the program ids:
+Every pointer argument of a kernel brings two hidden `i64` arguments, its *extent*: the bytes
+`[low, high)` around the pointer that the array's underlying storage allows (`low <= 0`: a view
+into a larger buffer, or one walked by negative strides, may reach before its first element).
+They follow the kernel's own arguments, in the order of the pointers, before the program ids:
 
     func.func @k(%x: memref<*xf32>, %n: i32, %x_low: i64, %x_high: i64, <six program ids>)
 
-An access is legal when every byte of every active element lies in the extent. A failed check is
-a `cf.assert` at the access's location whose message is the interpreter's
-(naiad/runtime/interpreter/memory.py) without the offsets, which are runtime values, and which
-carries the unit attribute `naiad.bounds_check`, so that a back end reports it as an out-of-bounds
-access (an IndexError) rather than a failed assertion:
+The CPU back end converts every kernel so (the `bounds` option of `tt-to-linalg`), debug mode or
+not: on a GPU an access far outside its array faults the context and the user's Python goes on,
+and on a CPU the same bug would kill the process or quietly overwrite its neighbour. An access
+is legal when every byte of every active element lies in the extent:
 
 - a strided view (a structured load or store, one run of wrapped rows, a descriptor's box) is one
   check of its lowest and highest element, known from its start, strides and sizes: the storage
   is one interval, so the two extremes stand for every element between. An empty window checks
   nothing.
 - an access element by element (a gather, a scatter, an atomic, a scalar pointer) checks every
-  element whose mask is on, in a loop of its own before the access, so a failing store or atomic
-  writes nothing, as in the interpreter.
+  element whose mask is on, in a loop of its own before the access (an and-reduction, which
+  vectorizes), so a failing store or atomic writes nothing, as in the interpreter.
 
-A base that is not a kernel argument is not checked: a descriptor argument (it has no extent) and
-the whole memory a pointer made from an integer indexes (convert_addresses.py).
+A failed check is a `cf.assert` at the access's location, carrying the unit attribute
+`naiad.bounds_check`, so that a back end reports it as an out-of-bounds access (an IndexError)
+rather than a failed assertion. Only when it fails, a loop over the access's lanes counts the
+failing ones and keeps the first `SHOWN_OFFSETS` offsets, which a call of the runtime function
+`naiad_bounds_info_<n>(count, storage elements, offsets...)` just before the assert hands to the
+back end; the assert's message is a `str.format` template over them (`{0}`: the count, `{1}`:
+the storage's size in elements, `{offsets}`: the offsets the back end lists), worded as the
+interpreter's (naiad/runtime/interpreter/memory.py).
+
+A pointer made from one integer is checked against the argument whose storage holds that address
+when it is made (`bind_address_extent`), and its reports name that argument. Not checked: a
+descriptor argument (it has no extent), a pointer made from an integer that no argument's storage
+holds, and one made from a block of integers (convert_addresses.py).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...dialects import cf
+from ...dialects import cf, func, memref
 from ...dialects.base import bit_width
 from ...dialects.tt_types import TensorDescType
 from ...ir import NameLoc, RankedTensorType, UnitAttr, Value, i1, i64, is_pointer_like
@@ -38,6 +47,7 @@ from .emit import (
     as_index,
     compare,
     extract_element,
+    if_else,
     index_op,
     loop_nest,
     op,
@@ -46,15 +56,24 @@ from .emit import (
 )
 
 BOUNDS_ATTRIBUTE = "naiad.bounds_check"
+INFO_FUNCTION = "naiad_bounds_info"  # (count, storage elements, offsets...): the report's values
+SHOWN_OFFSETS = 8  # offending offsets a report lists, as the interpreter's (after 2 values)
 
 
 @dataclass(frozen=True)
 class Extent:
-    """The bytes `[low, high)` (i64 values, relative to the pointer) argument `name` allows."""
+    """The bytes `[low, high)` (i64 values, relative to the pointer) argument `name` allows.
+
+    A pointer made from an integer (`bind_address_extent`) points into memory, whose pointer is
+    address 0: its extent is that of the argument its address fell in, chosen at run time among
+    `homes` ((i1 "it is this one", name) per argument), and `start` is that argument's address,
+    from which its report counts offsets."""
 
     name: str
     low: Value
     high: Value
+    homes: tuple = ()
+    start: Value | None = None
 
 
 def extent_types(function) -> list:
@@ -99,35 +118,141 @@ def _element_bytes(base: Value) -> int:
     return (bit_width(base.type.element_type) + 7) // 8
 
 
-def _fail_unless(c, ok: Value, extent: Extent, what: str) -> None:
+@dataclass(frozen=True)
+class _Limits:
+    """The element offsets `[first, last]` (i64) an extent allows elements of `size` bytes:
+    compared in elements, an offset never overflows the way `offset * size` would."""
+
+    extent: Extent
+    size: int
+    first: Value
+    last: Value
+    elements: Value  # the storage's size in elements, for the report
+    origin: Value | None  # the element offset the report counts from (None: 0)
+
+    def inside(self, c, offset: Value) -> Value:
+        """`i1`: element `offset` (i64) lies inside the extent."""
+        above = compare(c, "sge", offset, self.first)
+        below = compare(c, "sle", offset, self.last)
+        return op(c, "arith.andi", [above, below], i1)
+
+
+def _limits(c, base: Value) -> _Limits | None:
+    """The limits of `base`'s extent for its element size, made once per function at its entry
+    (the extent of an argument is made of arguments), None when `base` is unchecked."""
+    extent = _extent(c, base)
+    if extent is None:
+        return None
+    key = (extent, _element_bytes(base))
+    if key not in c.extent_limits:
+        with c.builder.at_start(c.entry_block):
+            _make_limits(c, extent, key[1])
+    return c.extent_limits[key]
+
+
+def _make_limits(c, extent: Extent, size: int) -> None:
+    """The limits of `extent` for elements of `size` bytes, made here."""
+    bytes_ = scalar_constant(c, size, i64)
+    first = op(c, "arith.ceildivsi", [extent.low, bytes_], i64)
+    last = op(c, "arith.floordivsi", [op(c, "arith.subi", [extent.high, bytes_], i64), bytes_], i64)
+    span = op(c, "arith.subi", [extent.high, extent.low], i64)
+    elements = op(c, "arith.divsi", [span, bytes_], i64)
+    origin = None if extent.start is None else op(c, "arith.divsi", [extent.start, bytes_], i64)
+    limits = _Limits(extent, size, first, last, elements, origin)
+    c.extent_limits[(extent, size)] = limits
+
+
+def bind_address_extent(c, base: Value, address: Value, element_bytes: int) -> None:
+    """Check the accesses through `base`, a pointer made from the integer `address` (bytes,
+    i64) into memory (convert_addresses.py), against the argument whose storage holds that
+    address when it is made: its storage is the allocation the pointer points into. An
+    address in no argument (memory the kernel was not given, as Triton's grouped GEMM reads
+    through its tables) is not checked: its extent is every i64 byte."""
+    arguments = [(a, e) for a, e in c.extents.items() if a.defining_op is None]
+    if not arguments:
+        return
+    low = scalar_constant(c, -(2**63), i64)
+    high = scalar_constant(c, 2**63 - 1, i64)
+    start = scalar_constant(c, 0, i64)
+    homes = []
+    for argument, extent in arguments:
+        data, lo, hi = _absolute(c, argument, extent)
+        above = compare(c, "sge", address, lo)
+        inside = op(c, "arith.andi", [above, compare(c, "slt", address, hi)], i1)
+        homes.append((inside, extent.name))
+        start = op(c, "arith.select", [inside, data, start], i64)
+        low = op(c, "arith.select", [inside, lo, low], i64)
+        high = op(c, "arith.select", [inside, hi, high], i64)
+    extent = Extent("", low, high, tuple(homes), start)
+    c.extents[base] = extent
+    _make_limits(c, extent, element_bytes)
+
+
+def _absolute(c, argument: Value, extent: Extent) -> tuple[Value, Value, Value]:
+    """The address of `argument`'s data and the bytes `[low, high)` of its extent, as
+    addresses (i64)."""
+    from .emit_memory import flat_view  # emit_memory checks its accesses with this module
+
+    flat = flat_view(c, argument, argument.type.element_type)
+    data = to_i64(c, c.emit(memref.ExtractAlignedPointerAsIndexOp(flat)).results[0])
+    low = op(c, "arith.addi", [data, extent.low], i64)
+    return data, low, op(c, "arith.addi", [data, extent.high], i64)
+
+
+def _not(c, condition: Value) -> Value:
+    return op(c, "arith.xori", [condition, scalar_constant(c, 1, i1)], i1)
+
+
+def _report(c, ok: Value, limits: _Limits, what: str, shape, element_at) -> None:
+    """Fail unless `ok`; on failure, first hand the back end the report's values: the lanes of
+    `shape` (ints or index values) whose `element_at(indices) -> (offset, on)` is active and
+    outside, counted, and the first of their offsets."""
+
+    def tally():
+        zero = scalar_constant(c, 0, i64)
+
+        def body(indices, carried):
+            offset, on = element_at(indices)
+            bad = _not(c, limits.inside(c, offset))
+            if on is not None:
+                bad = op(c, "arith.andi", [bad, on], i1)
+            count, shown = carried[0], carried[1:]
+            kept = []
+            for k, value in enumerate(shown):
+                here = compare(c, "eq", count, scalar_constant(c, k, i64))
+                take = op(c, "arith.andi", [bad, here], i1)
+                kept.append(op(c, "arith.select", [take, offset, value], i64))
+            step = op(c, "arith.extui", [bad], i64)
+            return [op(c, "arith.addi", [count, step], i64), *kept]
+
+        count, *shown = loop_nest(c, list(shape), [zero] * (1 + SHOWN_OFFSETS), body)
+        if limits.origin is not None:  # counted from the argument's start, as the interpreter
+            shown = [op(c, "arith.subi", [v, limits.origin], i64) for v in shown]
+        symbol = c.runtime.declare(INFO_FUNCTION, [i64] * (2 + SHOWN_OFFSETS))
+        c.emit(func.CallOp(symbol, [count, limits.elements, *shown], []))
+        return []
+
+    if_else(c, _not(c, ok), [], tally, None)
+    homes = limits.extent.homes
+    if not homes:
+        _fail_unless(c, ok, what, f"argument `{limits.extent.name}`")
+    for inside, name in homes:  # the argument it pointed into when it was made is blamed
+        _fail_unless(c, op(c, "arith.ori", [ok, _not(c, inside)], i1), what, f"argument `{name}`")
+
+
+def _fail_unless(c, ok: Value, what: str, through: str) -> None:
     message = (
-        f"out-of-bounds {what} through argument `{extent.name}`: active lane(s) address "
-        "element offset(s) outside its storage"
+        f"out-of-bounds {what} through {through}: {{0}} active lane(s) address element "
+        "offset(s) [{offsets}] outside its storage of {1} element(s)"
     )
     c.emit(cf.AssertOp(ok, message, attributes={BOUNDS_ATTRIBUTE: UnitAttr()}))
-
-
-def _inside(c, extent: Extent, first: Value, last: Value, element_bytes: int) -> Value:
-    """`i1`: elements `first` .. `last` (i64, in elements) lie inside `extent`."""
-    size = scalar_constant(c, element_bytes, i64)
-    low = op(c, "arith.muli", [first, size], i64)
-    high = op(c, "arith.addi", [op(c, "arith.muli", [last, size], i64), size], i64)
-    above = compare(c, "sge", low, extent.low)
-    below = compare(c, "sle", high, extent.high)
-    return op(c, "arith.andi", [above, below], i1)
-
-
-def _or_not(c, ok: Value, condition: Value) -> Value:
-    """`ok or not condition`."""
-    off = op(c, "arith.xori", [condition, scalar_constant(c, 1, i1)], i1)
-    return op(c, "arith.ori", [ok, off], i1)
 
 
 def check_view(c, base: Value, start, strides, lows, sizes, what: str) -> None:
     """Check a strided piece of `base`: the elements `start + Σ_d (lows[d] + i_d) · strides[d]`,
     `0 <= i_d < sizes[d]` (ints or index values)."""
-    extent = _extent(c, base)
-    if extent is None:
+    limits = _limits(c, base)
+    if limits is None:
         return
     first = start
     for low, stride in zip(lows, strides):
@@ -143,42 +268,58 @@ def check_view(c, base: Value, start, strides, lows, sizes, what: str) -> None:
         none = compare(c, "sle", as_index(c, size), as_index(c, 0))
         empty = none if empty is None else op(c, "arith.ori", [empty, none], i1)
     lowest, highest = (to_i64(c, as_index(c, v)) for v in (lowest, highest))
-    ok = _inside(c, extent, lowest, highest, _element_bytes(base))
+    ok = op(c, "arith.andi", [limits.inside(c, lowest), limits.inside(c, highest)], i1)
     if empty is not None:
         ok = op(c, "arith.ori", [ok, empty], i1)
-    _fail_unless(c, ok, extent, what)
+
+    def element_at(indices):
+        at = first
+        for i, stride in zip(indices, strides):
+            at = index_op(c, "arith.addi", at, index_op(c, "arith.muli", i, stride))
+        return to_i64(c, as_index(c, at)), None
+
+    _report(c, ok, limits, what, sizes, element_at)
 
 
 def check_elements(c, pointer, mask, what: str) -> None:
     """Check every element of `pointer` (a scalar or a block of offsets) whose `mask` (None:
     all) is on, before the access."""
-    extent = _extent(c, pointer.base)
-    if extent is None:
+    limits = _limits(c, pointer.base)
+    if limits is None:
         return
-    element_bytes = _element_bytes(pointer.base)
-
-    def check(offset, on):
-        ok = _inside(c, extent, offset, offset, element_bytes)
-        _fail_unless(c, ok if on is None else _or_not(c, ok, on), extent, what)
-
     offsets = pointer.offset
-    if not isinstance(offsets.type, RankedTensorType):
-        check(offsets, mask)
-        return
 
-    def body(indices, carried):
+    def element_at(indices):
+        if not indices:
+            return offsets, mask
         on = mask
         if mask is not None and isinstance(mask.type, RankedTensorType):
             on = extract_element(c, mask, indices)
-        check(extract_element(c, offsets, indices), on)
-        return []
+        return extract_element(c, offsets, indices), on
 
-    loop_nest(c, list(offsets.type.shape), [], body)
+    def fine(indices):
+        offset, on = element_at(indices)
+        ok = limits.inside(c, offset)
+        return ok if on is None else op(c, "arith.ori", [ok, _not(c, on)], i1)
+
+    if not isinstance(offsets.type, RankedTensorType):
+        _report(c, fine([]), limits, what, [], element_at)
+        return
+    shape = list(offsets.type.shape)
+
+    def body(indices, carried):
+        return [op(c, "arith.andi", [carried[0], fine(indices)], i1)]
+
+    (ok,) = loop_nest(c, shape, [scalar_constant(c, 1, i1)], body)
+    _report(c, ok, limits, what, shape, element_at)
 
 
 __all__ = [
     "BOUNDS_ATTRIBUTE",
+    "INFO_FUNCTION",
+    "SHOWN_OFFSETS",
     "Extent",
+    "bind_address_extent",
     "bind_extents",
     "check_elements",
     "check_view",

@@ -13,10 +13,11 @@ Values map one to one, with three exceptions:
   `starts`; its offsets are rebuilt from the loop-invariant strides where they are read.
 - a tensor descriptor becomes a `Descriptor`: its base, shape and strides (convert_descriptors.py).
 - `tt.get_program_id` / `tt.get_num_programs` read six trailing `i32` arguments of the
-  function (num_programs x, y, z, then program_id x, y, z), as in triton-shared; in debug mode
-  the extents of the pointer arguments come before them (bounds_checks.py).
+  function (num_programs x, y, z, then program_id x, y, z), as in triton-shared; with bounds
+  checks the extents of the pointer arguments come before them (bounds_checks.py).
 
-Functions of the runtime the converted code calls (`tl.device_print`'s) are declared once per
+Functions of the runtime the converted code calls (`tl.device_print`'s, a failing bounds
+check's report) are declared once per
 signature in the converted module (`RuntimeFunctions`).
 """
 
@@ -147,7 +148,8 @@ class FunctionConversion:
         self.retyped: dict = {}  # (argument, element type) -> it as `memref<*xT>`
         self.memories: dict = {}  # element type -> all of memory (convert_addresses.py)
         self.blocks: dict[Block, Block] = {}  # old block -> new block, for branches
-        self.extents: dict = {}  # argument -> its Extent, in debug mode (bounds_checks.py)
+        self.extents: dict = {}  # argument -> its Extent (bounds_checks.py)
+        self.extent_limits: dict = {}  # (Extent, element bytes) -> its limits, made at entry
 
     # -- the maps
 
@@ -216,9 +218,9 @@ def offset_type(t):
     return RankedTensorType(t.shape, i64) if isinstance(t, RankedTensorType) else i64
 
 
-def convert_module(module: Operation, debug: bool = False) -> Operation:
-    """The Linalg form of every function of a TTIR module, as a new module; with `debug`, every
-    access is bounds-checked (bounds_checks.py)."""
+def convert_module(module: Operation, bounds: bool = False) -> Operation:
+    """The Linalg form of every function of a TTIR module, as a new module; with `bounds`,
+    every access is checked against its argument's extent (bounds_checks.py)."""
     from . import (  # noqa: F401  (register the converters)
         convert_addresses,
         convert_debug,
@@ -236,7 +238,7 @@ def convert_module(module: Operation, debug: bool = False) -> Operation:
     for op in module.regions[0].entry_block:
         if not isinstance(op, tt.FuncOp):
             fail(op, f"'{op.name}' at module level has no lowering to Linalg")
-        functions.append(convert_function(op, runtime, debug))
+        functions.append(convert_function(op, runtime, bounds))
     return ModuleOp([*runtime.declarations.values(), *functions], location=module.location)
 
 

@@ -24,8 +24,16 @@ and the pointer is `Pointer(%memory, address / sizeof(T))`: an address is taken 
 to its pointee, as the GPU requires of every access. The pointer analysis knows no argument for
 such a pointer (nor for a bitcast that changes the element size, which goes through its
 address), so every access through it gathers or scatters element by element, and every other
-pointer keeps its strided views. Such a pointer has no extent to check in debug mode, and cannot
-be carried by a loop (control_flow.py asks for its argument).
+pointer keeps its strided views. Such a pointer cannot be carried by a loop (control_flow.py
+asks for its argument).
+
+With bounds checks, a pointer made from one integer (Triton's grouped GEMM loads one from a
+table, then offsets it by blocks) points into memory through a base of its own, a
+`builtin.unrealized_conversion_cast` of memory, whose extent is the storage of the argument
+holding that address when it is made (bounds_checks.bind_address_extent): an access that
+leaves it is reported through that argument, as the interpreter reports it. One made from a
+block of integers (each lane may point into another argument), and one into memory no
+argument holds, are not checked.
 """
 
 from __future__ import annotations
@@ -38,12 +46,14 @@ from ...ir import (
     RankedTensorType,
     UnrankedMemRefType,
     Value,
+    create_operation,
     i8,
     i64,
     index,
     is_pointer_like,
 )
 from . import emit
+from .bounds_checks import bind_address_extent
 from .conversion import FunctionConversion, Pointer, converts, fail, pointee
 from .emit_memory import flat_view
 
@@ -92,7 +102,24 @@ def from_address(c: FunctionConversion, op, addresses: Value, element) -> Pointe
     if isinstance(addresses.type, RankedTensorType):
         offsets = emit.elementwise(c, [addresses], [addresses.type], lambda xs: [offset(xs[0])])
         return Pointer(memory(c, element), offsets[0])
-    return Pointer(memory(c, element), offset(addresses))
+    return Pointer(_checked_memory(c, addresses, element), offset(addresses))
+
+
+def _checked_memory(c: FunctionConversion, at: Value, element) -> Value:
+    """Memory seen through a base of its own, checked against the argument holding the
+    address `at` (see the module doc); plain memory without bounds checks."""
+    plain = memory(c, element)
+    if not c.extents:
+        return plain
+    own = create_operation(
+        "builtin.unrealized_conversion_cast",
+        [plain],
+        [UnrankedMemRefType(element)],
+        location=c.builder.location,
+    )
+    base = c.emit(own).results[0]
+    bind_address_extent(c, base, at, storage_bytes(element))
+    return base
 
 
 def memory(c: FunctionConversion, element) -> Value:
@@ -114,4 +141,12 @@ def memory(c: FunctionConversion, element) -> Value:
 
 def is_memory(c: FunctionConversion, base: Value) -> bool:
     """Whether `base` (a Pointer's) is memory rather than a kernel argument."""
-    return any(base is made for made in c.memories.values())
+    return plain_memory(c, base) is not None
+
+
+def plain_memory(c: FunctionConversion, base: Value) -> Value | None:
+    """The memory `base` is (or sees through a base of its own), None for an argument."""
+    made = base.defining_op
+    if made is not None and made.name == "builtin.unrealized_conversion_cast":
+        base = made.operands[0]
+    return base if any(base is made for made in c.memories.values()) else None

@@ -14,7 +14,7 @@ from __future__ import annotations
 from ...dialects import arith, tt
 from . import emit, emit_memory
 from .conversion import FunctionConversion, Pointer, converts, fail, is_pointer, pointee
-from .convert_addresses import address, from_address, is_memory, storage_bytes
+from .convert_addresses import address, from_address, is_memory, plain_memory, storage_bytes
 from .convert_elementwise import convert_elementwise
 
 
@@ -31,10 +31,14 @@ def _select(c: FunctionConversion, op) -> None:
         convert_elementwise(c, op)
         return
     a, b = c.pointer(op.true_value), c.pointer(op.false_value)
+    base = a.base
     if a.base is not b.base:
-        fail(op, "a select between pointers into different arguments has no lowering to Linalg")
+        # Two pointers made from integers: memory, unchecked (each had its own extent).
+        base = plain_memory(c, a.base)
+        if base is None or base is not plain_memory(c, b.base):
+            fail(op, "a select between pointers into different arguments has no lowering to Linalg")
     offset = emit.select(c, c.value(op.condition), a.offset, b.offset)
-    c.bind(op.result, Pointer(a.base, offset))
+    c.bind(op.result, Pointer(base, offset))
 
 
 @converts(tt.BitcastOp)

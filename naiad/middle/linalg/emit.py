@@ -210,13 +210,13 @@ def loop_index(c, dim: int) -> Value:
 # -- loops -----------------------------------------------------------------------------------
 
 
-def loop_nest(c, shape: Sequence[int], carried: Sequence[Value], body) -> list[Value]:
-    """`scf.for` loops over every index of `shape` (row-major), carrying `carried`;
-    `body(indices, carried) -> new carried` builds the innermost body."""
+def loop_nest(c, shape: Sequence[int | Value], carried: Sequence[Value], body) -> list[Value]:
+    """`scf.for` loops over every index of `shape` (ints or index values; row-major), carrying
+    `carried`; `body(indices, carried) -> new carried` builds the innermost body."""
     if not shape:
         return list(body([], list(carried)))
     zero, one = index_constant(c, 0), index_constant(c, 1)
-    loop = c.emit(scf.ForOp(zero, index_constant(c, shape[0]), one, list(carried)))
+    loop = c.emit(scf.ForOp(zero, as_index(c, shape[0]), one, list(carried)))
     with c.builder.at_end(loop.body):
         iv, inner = loop.body.arguments[0], list(loop.body.arguments[1:])
 

@@ -46,11 +46,11 @@ def argument_type(t):
     return UnrankedMemRefType(pointee(t)) if is_pointer_like(t) else t
 
 
-def convert_function(old: tt.FuncOp, runtime: RuntimeFunctions, debug: bool = False):
-    """The `func.func` of one TTIR function (with `debug`, taking the extents of its pointer
-    arguments after its own arguments: bounds_checks.py)."""
+def convert_function(old: tt.FuncOp, runtime: RuntimeFunctions, bounds: bool = False):
+    """The `func.func` of one TTIR function (with `bounds`, taking the extents of its pointer
+    arguments after its own arguments, and checking every access: bounds_checks.py)."""
     inputs = [argument_type(t) for t in old.signature.inputs]
-    hidden = extent_types(old) if debug else []
+    hidden = extent_types(old) if bounds else []
     if old.signature.results:
         fail(
             old,

@@ -52,7 +52,10 @@ class InterpreterBuilder:
 
     def elementwise(self, op, operands, ty, **attrs):
         if ty.scalar.is_ptr():
-            return ew.pointer_op(op, operands, ty)
+            pointers = ew.pointer_op(op, operands, ty)
+            if op == "tt.int_to_ptr":  # its origin: the argument it points into, if any
+                pointers.origin = self.memory.holding(pointers.addr)
+            return pointers
         arrays = [o.addr if isinstance(o, Pointers) else np.asarray(o) for o in operands]
         if op in ew.BINARY:
             result = ew.BINARY[op](arrays[0], arrays[1], ty, **attrs)
@@ -143,8 +146,9 @@ class InterpreterBuilder:
     def load(self, ptr, mask, other, ty):
         dtype = ew.host_dtype(ty.scalar)
         fill = np.zeros((), dtype) if other is None else other
-        if ty.scalar.is_ptr():
-            return Pointers(self.memory.load(ptr, mask, np.uint64, fill), None)
+        if ty.scalar.is_ptr():  # a pointer loaded from memory: where it points, its origin
+            addr = self.memory.load(ptr, mask, np.uint64, fill)
+            return Pointers(addr, self.memory.holding(addr))
         result = self.memory.load(ptr, mask, dtype, fill)
         return result if ty.is_block() else result.reshape(())
 

@@ -3,9 +3,12 @@
 A pointer value is a `Pointers`: an array of 64-bit addresses plus the buffer (argument) it was
 derived from. Every access is checked lane by lane: an active lane must address the storage of that
 argument, otherwise the kernel gets an error naming the argument and the offending offsets (the GPU
-would read garbage or fault; the interpreter never touches memory it was not given). Pointers whose
-origin is unknown (loaded from memory, made from integers) are resolved by address among all of the
-launch's buffers.
+would read garbage or fault; the interpreter never touches memory it was not given). A pointer made
+from an integer, or loaded from memory, takes as its origin the argument whose storage holds every
+address it was made with (`Memory.holding`), so an access through it that strays is blamed on the
+argument it pointed into, as the compiled code's bounds checks blame it; one made with addresses in
+several arguments, or outside all of them, is resolved lane by lane at each access, and an active
+lane outside every argument is an error of its own (the interpreter reads only its arguments).
 """
 
 from __future__ import annotations
@@ -80,13 +83,31 @@ class Memory:
         self._bases = np.array([b.base for b in self.buffers], dtype=np.uint64)
         return buffer
 
-    def _resolve(self, addr: np.ndarray, itemsize: int) -> Buffer:
-        """The one buffer holding every address of `addr` (for pointers of unknown origin)."""
+    def _containing(self, addr: np.ndarray) -> np.ndarray:
+        """Per address, the index of the buffer whose storage holds it, -1 where none does."""
         where = np.searchsorted(self._bases, addr, side="right") - 1
-        if len(addr) and (where < 0).any():
-            bad = addr[where < 0][0]
+        ends = np.array([b.base + b.nbytes for b in self.buffers], dtype=np.uint64)
+        inside = (where >= 0) & (addr < ends[np.maximum(where, 0)]) if len(ends) else where >= 0
+        return np.where(inside, where, -1)
+
+    def holding(self, addr) -> Buffer | None:
+        """The buffer whose storage holds every address of `addr` (a pointer's provenance when
+        it is made from integers), None when no one buffer does."""
+        where = self._containing(np.asarray(addr, dtype=np.uint64).reshape(-1))
+        if where.size == 0 or where[0] < 0 or (where != where[0]).any():
+            return None
+        return self.buffers[int(where[0])]
+
+    def _resolve(self, addr: np.ndarray, what: str) -> Buffer:
+        """The one buffer holding every address of `addr` (for pointers of unknown origin)."""
+        where = self._containing(addr)
+        if (where < 0).any():
+            bad = addr[where < 0]
+            shown = ", ".join(f"{int(x):#x}" for x in bad[:8]) + (", ..." if bad.size > 8 else "")
             raise OutOfBoundsAccess(
-                f"address {int(bad):#x} is not inside any argument of the kernel"
+                f"{what} through a pointer made from an integer: {bad.size} active lane(s) "
+                f"address [{shown}], inside no argument of the kernel; the interpreter reads "
+                "and writes only its arguments' storage (pass the arrays it points into too)"
             )
         candidates = np.unique(where)
         if len(candidates) != 1:
@@ -105,7 +126,7 @@ class Memory:
         itemsize = np.dtype(np_dtype).itemsize
         if addr.size == 0:
             return None, np.zeros(0, np.int64)
-        buffer = ptrs.origin if ptrs.origin is not None else self._resolve(addr, itemsize)
+        buffer = ptrs.origin if ptrs.origin is not None else self._resolve(addr, what)
         offset = addr.astype(np.int64) - np.int64(buffer.base)
         outside = (offset < 0) | (offset + itemsize > buffer.nbytes)
         if outside.any():

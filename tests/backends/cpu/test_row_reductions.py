@@ -123,7 +123,7 @@ def _planned(kernel, *signature, **constants):
     compiled = kernel.warmup(*signature, grid=(1,), target="cpu", **constants)
     module = parse_module(compiled.asm["linalg"])
     run_pipeline(CPU_PIPELINE, module)
-    (function,) = [op for op in module.walk() if op.name == "func.func"]
+    (function,) = [op for op in module.walk() if op.name == "func.func" and op.regions[0].blocks]
     return plan_stores(function)
 
 

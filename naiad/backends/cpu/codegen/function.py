@@ -74,7 +74,9 @@ class FunctionLowering:
         self.scratch: ir.Value | None = None
         self.status: ir.Value | None = None
         self.loop_indices: list[ir.Value] = []  # of the innermost linalg op being lowered
-        self.sites: list[tuple[str, int, str]] = []  # failure sites (abi.Site) by id
+        self.sites: list[tuple] = []  # failure sites (abi.Site) by id
+        self.kernel = ""  # the kernel's name, which failure sites carry
+        self.fault_info: int | None = None  # scratch offset of a bounds report's values
         self.linear_pid: ir.Value | None = None  # the running program's linear id (i64)
         self.plan = StorePlan()
         self.into: dict[Operation, View] = {}  # generics writing a loop's carried buffer

@@ -26,6 +26,8 @@ from ..abi import (
     FAULT_ASSERT,
     FAULT_BOUNDS,
     STATUS_CODE_OFFSET,
+    STATUS_INFO_OFFSET,
+    STATUS_INFO_SLOTS,
     STATUS_PID_OFFSET,
     STATUS_SITE_OFFSET,
 )
@@ -238,34 +240,56 @@ def _return(fl: FunctionLowering, op) -> None:
 @lowers("cf.assert")
 def _assert(fl: FunctionLowering, op) -> None:
     """A failed assert claims the status record (first failure wins) and ends the program; a
-    debug-mode bounds check (middle/linalg/bounds_checks.py) reports an out-of-bounds access."""
+    bounds check (middle/linalg/bounds_checks.py) reports an out-of-bounds access, with the
+    values its report call left in the program's info slots (`fault_info`)."""
     b = fl.builder
     message = op.msg.value if hasattr(op.msg, "value") else str(op.msg)
-    site = fail_site(fl, op, message)
+    bounds = BOUNDS_ATTRIBUTE in op.attributes
+    site = fail_site(fl, op, message, template=bounds)
     failed = b.not_(fl.value(op.operands[0]))
     function = b.function
     fail_block = function.append_basic_block("assert.fail")
     ok_block = function.append_basic_block("assert.ok")
     b.cbranch(failed, fail_block, ok_block)
     b.position_at_end(fail_block)
-    bounds = BOUNDS_ATTRIBUTE in op.attributes
-    record_failure(fl, FAULT_BOUNDS if bounds else FAULT_ASSERT, site)
+    info = _info_slots(fl) if bounds and fl.fault_info is not None else None
+    record_failure(fl, FAULT_BOUNDS if bounds else FAULT_ASSERT, site, info)
     b.ret_void()
     b.position_at_end(ok_block)
 
 
-def fail_site(fl: FunctionLowering, op, message: str) -> int:
-    """The id of a new failure site at `op`'s source location."""
+def fault_info(fl: FunctionLowering, op) -> None:
+    """The middle layer's `call @naiad_bounds_info_<n>(values...)`: keep the values in the
+    program's info slots (scratch), which the failing bounds check that follows copies into
+    the status record if its program is the one that claims it."""
+    if fl.fault_info is None:
+        fl.fault_info = fl.arena.allocate(STATUS_INFO_SLOTS * 8)
+    b = fl.builder
+    slots = _info_slots(fl)
+    for k, value in enumerate(op.operands[:STATUS_INFO_SLOTS]):
+        b.store(fl.value(value), b.gep(slots, [ir.Constant(I64, k)], source_etype=I64))
+
+
+def _info_slots(fl: FunctionLowering) -> ir.Value:
+    return fl.builder.gep(fl.scratch, [ir.Constant(I64, fl.fault_info)], source_etype=I8)
+
+
+def fail_site(fl: FunctionLowering, op, message: str, template: bool = False) -> int:
+    """The id of a new failure site at `op`'s source location; `message` is shown as it is
+    unless it is a `template` over the status record's values (abi.py)."""
     from ....ir import file_line_col
 
     loc = file_line_col(op.location)
-    file, line = (loc.filename, loc.line) if loc is not None else ("<unknown>", 0)
-    fl.sites.append((file, line, message.replace("{", "{{").replace("}", "}}")))
+    file, line, column = ("<unknown>", 0, 0) if loc is None else (loc.filename, loc.line, loc.col)
+    if not template:
+        message = message.replace("{", "{{").replace("}", "}}")
+    fl.sites.append((file, line, message, column, fl.kernel))
     return len(fl.sites) - 1
 
 
-def record_failure(fl: FunctionLowering, code: int, site: int) -> None:
-    """Claim the status record with `code` if no program did, then write site and pid."""
+def record_failure(fl: FunctionLowering, code: int, site: int, info: ir.Value | None = None):
+    """Claim the status record with `code` if no program did, then write site and pid (and
+    the `STATUS_INFO_SLOTS` i64 values at `info`, if given)."""
     b = fl.builder
     status = fl.status
     code_ptr = b.gep(status, [ir.Constant(I64, STATUS_CODE_OFFSET)], source_etype=I8)
@@ -280,5 +304,10 @@ def record_failure(fl: FunctionLowering, code: int, site: int) -> None:
     b.store(ir.Constant(I32, site), site_ptr)
     pid_ptr = b.gep(status, [ir.Constant(I64, STATUS_PID_OFFSET)], source_etype=I8)
     b.store(fl.linear_pid, pid_ptr)
+    if info is not None:
+        values = b.gep(status, [ir.Constant(I64, STATUS_INFO_OFFSET)], source_etype=I8)
+        for k in range(STATUS_INFO_SLOTS):
+            value = b.load(b.gep(info, [ir.Constant(I64, k)], source_etype=I64), typ=I64)
+            b.store(value, b.gep(values, [ir.Constant(I64, k)], source_etype=I64))
     b.branch(done)
     b.position_at_end(done)

@@ -68,6 +68,7 @@ def lower_kernel(
     program.attributes.add("alwaysinline")
     fl = FunctionLowering(module, ScalarContext(module, features=features))
     fl.plan = plan_stores(func_op)
+    fl.kernel = name
     fl.builder = ir.IRBuilder(program.append_basic_block("entry"))
     arguments = list(program.args)
     fl.scratch, fl.status, fl.linear_pid, fl.stream = arguments[-4:]

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ....middle.linalg.bounds_checks import INFO_FUNCTION
 from .snapshots import plan_snapshots
 
 _WRITES = (
@@ -79,8 +80,16 @@ def _elementwise(op) -> bool:
 
 def _writes_memory(op) -> bool:
     """Whether `op` (or an op in its regions) may write memory a kernel argument owns (copies
-    only ever fill scratch buffers)."""
-    return any(inner.name in _WRITES for inner in op.walk())
+    only ever fill scratch buffers; a bounds check's report writes the program's own info
+    slots)."""
+    return any(inner.name in _WRITES and not _is_report(inner) for inner in op.walk())
+
+
+def _is_report(op) -> bool:
+    if op.name != "func.call":
+        return False
+    callee = op.callee.root if hasattr(op.callee, "root") else str(op.callee)
+    return callee.startswith(INFO_FUNCTION)
 
 
 def plan_stores(function) -> StorePlan:
