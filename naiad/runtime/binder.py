@@ -359,9 +359,10 @@ def make_entry(owner, align_free, launches: dict, show_traceback):
         "    except (__Unbound, TypeError):  # TypeError: an unhashable constexpr or option",
         "        pass",
         "    else:",
-        f"        if __launch is not None and __launch(__dims, {_tuple(values)}, "
-        f"{_tuple(_runtime_names(params))}):",
-        "            return None",
+        "        if __launch is not None:",
+        f"            __ran = __launch(__dims, {_tuple(values)}, {_tuple(_runtime_names(params))})",
+        "            if __ran:  # the CompiledKernel it ran",
+        "                return __ran",
         "        __grid = __dims",
         f"    __args, __kwargs = __as_given({_by_name(params)}, __extra, __options)",
         *tail,

@@ -128,6 +128,12 @@ class CpuLauncher:
         # would be loaded, prepared and then dropped from the table.
         return compiled_once(self.kernels, (spec.key, debug), make)
 
+    def compiled(self, bound: dict, options, debug: bool):
+        """The CompiledKernel a launch with these arguments ran (None: the interpreter did)."""
+        spec = Specialization.of(self.jit_function, bound)
+        launchable = self.kernels.get((spec.key, debug))
+        return None if launchable is None else launchable.kernel
+
     def launch(self, bound: dict, grid, options, debug: bool, strict: bool = True):
         """Run over `grid` with `bound` arguments; return the launch prepared for the hot path
         (None: none), or INTERPRET (and nothing run) when an array argument is not in host
@@ -257,10 +263,11 @@ class FastCpuLaunch:
 
         return cls(launcher, launchable, select, pointers)
 
-    def __call__(self, dims, values, arguments=None) -> bool:
+    def __call__(self, dims, values, arguments=None):
         """Run over `dims` (three sizes) with the binder's `values` and the `arguments` they
-        come from (binder.py); False (nothing run) when the kernel has been forgotten since it
-        was prepared, or a caller gives no arguments to read the arrays' extents from."""
+        come from (binder.py) and return the CompiledKernel; False (nothing run) when the
+        kernel has been forgotten since it was prepared, or a caller gives no arguments to
+        read the arrays' extents from."""
         if self._launcher.kernels is not self._table or arguments is None:
             return False
         if self._check is not None:
@@ -288,7 +295,7 @@ class FastCpuLaunch:
         except struct.error:  # not an int64 (an unsigned one past 2**63): as ctypes converts it
             block = self._block(dims[0], dims[1], dims[2], *values, *extents, stream)
         self._run(self._entry, block, n_programs, self._scratch, self._sites, self._threads)
-        return True
+        return self._launchable.kernel  # the CompiledKernel that ran: what a launch returns
 
     def _block_of_this_thread(self):
         """This thread's parameter block: the pool reads it during the launch, which another

@@ -84,6 +84,7 @@ class _Compiled:
     pointers: tuple[int, ...]  # positions of the kernel's pointer arguments
     globals_used: dict | None = None
     debug: bool = False  # compiled in debug mode: takes each pointer's extent (see below)
+    source: object = None  # the CompiledKernel (runtime/compiler.py): what a launch returns
 
     def arguments(self, runtime: tuple) -> tuple:
         return runtime if self.select is None else self.select(runtime)
@@ -102,6 +103,12 @@ class CudaLauncher:
     def forget(self) -> None:
         """Drop every compiled kernel (the next launch compiles or loads again)."""
         self.kernels = {}
+
+    def compiled(self, bound: dict, options, debug: bool):
+        """The CompiledKernel a launch with these arguments ran."""
+        spec = Specialization.of(self.jit_function, bound)
+        found = self.kernels.get((spec.key, options, debug, _arch(_device_of(bound))))
+        return None if found is None else found.source
 
     def launch(self, bound: dict, grid, options, debug: bool, strict: bool = True):
         """Launch with every check (the slow path); return the launch prepared for the hot
@@ -155,7 +162,7 @@ class CudaLauncher:
         indexes = [runtime.index(name) for name in kept]
         descriptors = {runtime.index(n) for n in kept if signature[n].startswith("tensordesc")}
         select = _selector(indexes, len(runtime), descriptors)
-        return _Compiled(kernel, select, pointers, compiled.globals_used, debug)
+        return _Compiled(kernel, select, pointers, compiled.globals_used, debug, compiled)
 
 
 def _parameters(name: str, spec: str) -> tuple[list[str], list[str]]:
@@ -253,7 +260,7 @@ def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
         local.params = (block.pack, block.buffer, block.address)
         return local.params
 
-    def launch(dims, values, arguments=None) -> bool:  # `arguments`: the CPU's need (binder.py)
+    def launch(dims, values, arguments=None):  # `arguments`: the CPU's need (binder.py)
         gx, gy, gz = dims
         if gx > max_x or gy > max_y or gz > max_z:
             return False
@@ -272,8 +279,11 @@ def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
         except struct.error:
             return False
         driver_launch(gx, gy, gz, stream(device), address)
-        return True
+        return ran  # the CompiledKernel: what a launch returns
 
+    # Never a false value once it ran: the caller would take that for "declined" and launch
+    # again on the slow path.
+    ran = compiled.source if compiled.source is not None else True
     launch.compiled = compiled  # kept alive with the launch, not read on it
     return launch
 

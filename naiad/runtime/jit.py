@@ -221,8 +221,9 @@ class JITFunction(JITSource, KernelInterface):
         return grid_dims(grid)
 
     def run(self, *args, grid, warmup=False, target=None, **kwargs):
-        """Launch over `grid`; with `warmup=True`, compile for `target` and return the
-        CompiledKernel instead (the device of `target` need not be present).
+        """Launch over `grid` and return the CompiledKernel that ran (None in the
+        interpreter), as Triton's launch does; with `warmup=True`, compile for `target` and
+        return the CompiledKernel without running (the device of `target` need not be present).
 
         `kernel[grid](...)` keys its call in its own generated entry and comes here only when
         no prepared launch ran it; the autotuner and heuristics call `run` directly. Here
@@ -243,8 +244,10 @@ class JITFunction(JITSource, KernelInterface):
                     launch = self._launches.get(key)
                 except (Unbound, TypeError):  # the slow path raises what is wrong, if anything
                     key = launch = None  # (TypeError: also an unhashable constexpr or option)
-                if launch is not None and launch(dims, values, arguments):
-                    return None
+                if launch is not None:
+                    ran = launch(dims, values, arguments)
+                    if ran:  # the CompiledKernel it ran (a prepared launch returns it)
+                        return ran
                 if key is not None:
                     grid = dims  # a callable grid is called once per launch
         return self._run_slow(args, kwargs, grid, warmup, target, key)
@@ -275,14 +278,15 @@ class JITFunction(JITSource, KernelInterface):
         check_arguments(self.__name__, self.params, bound)
         if 0 in dims:
             return None
-        prepared = self._launch(bound, dims, options, bool(debug))
+        prepared, kernel = self._launch(bound, dims, options, bool(debug))
         if prepared is not None and key is not None and not debug:
             self._launches[key] = prepared
-        return None
+        return kernel
 
     def _launch(self, bound: dict, dims, options, debug: bool):
         """Run on the back end of the arguments' device (launchers.py) unless the settings
-        choose the interpreter; return the launch prepared for the hot path (None: none)."""
+        choose the interpreter; return the launch prepared for the hot path and the
+        CompiledKernel that ran (None and None in the interpreter)."""
         mode = _compile_mode(self)
         backend, _ = backend_for_launch(bound)
         if mode is not None and backend is not None:
@@ -290,9 +294,9 @@ class JITFunction(JITSource, KernelInterface):
             if launcher is not None:
                 prepared = launcher.launch(bound, dims, options, debug, mode == "cpu")
                 if prepared is not INTERPRET:
-                    return prepared
+                    return prepared, launcher.compiled(bound, options, debug)
         run_grid(self, bound, dims, debug)
-        return None
+        return None, None
 
     def warmup(self, *args, grid, target=None, **kwargs):
         """Compile the kernel for these arguments (arrays, torch dtypes or signature strings

@@ -5,7 +5,9 @@ and CPU tensors: 'cpu') runs on the back end that declares `device_type` T (back
 through that back end's launcher, named by the back end as `"module:attribute"` and made once
 per JIT function. A launcher has `launch(bound, grid, options, debug, strict)`, which returns the
 launch it prepared for the hot path (None: none) or `INTERPRET` (nothing ran: the interpreter
-runs the kernel), and `forget()`, which drops what it compiled.
+runs the kernel); `compiled(bound, options, debug)`, the CompiledKernel that launch ran (what
+`kernel[grid](...)` returns, as does a prepared launch that ran); and `forget()`, which drops
+what it compiled.
 """
 
 from __future__ import annotations

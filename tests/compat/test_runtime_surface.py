@@ -174,3 +174,19 @@ def test_driver_set_active_and_reset_active():
     finally:
         driver.reset_active()
     assert driver.driver.default.backend in ("cpu", "cuda")
+
+
+def test_a_launch_returns_the_compiled_kernel_it_ran():
+    x, y, out = arrays()
+    with knobs.override(NAIAD_BACKEND="cpu"):
+        first = add[(2,)](x, y, out, 100, BLOCK=64)  # the slow path
+        again = add[(2,)](x, y, out, 100, BLOCK=64)  # the hot path
+        assert first is again and "tt.func" in first.asm["ttir"]
+        assert add.run(x, y, out, 100, BLOCK=64, grid=(2,)) is first
+        tuned = naiad.autotune([naiad.Config({"BLOCK": 64})], key=["n"])(add)
+        assert tuned[(2,)](x, y, out, 100) is first
+        out[:] = np.nan
+        first[(2,)](x, y, out, 100, 64)
+    np.testing.assert_array_equal(out, x + y)
+    with knobs.override(NAIAD_BACKEND="interpreter"):
+        assert add[(2,)](x, y, out, 100, BLOCK=64) is None  # nothing was compiled
