@@ -67,6 +67,7 @@ PUBLIC_SUBMODULES = (
     "triton.runtime.autotuner",
     "triton.runtime.driver",
     "triton.runtime.errors",
+    "triton.runtime.cache",
     "triton.compiler",
     "triton.compiler.compiler",
     "triton.compiler.errors",

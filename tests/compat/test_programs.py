@@ -32,3 +32,9 @@ def test_vector_add_program_runs_on_naiad_on_the_cpu():
     assert Path(lines["triton from"]).parent == NAIAD_DIR / "triton"
     assert "BLOCK_SIZE" in lines["best config"]
     assert float(lines["max error"]) == 0.0
+
+
+def test_a_torch_library_op_runs_on_naiad_eager_and_compiled():
+    out = run_program("torch_library.py")
+    assert "inductor sees triton: True" in out
+    assert "eager: True" in out and "compiled: True" in out

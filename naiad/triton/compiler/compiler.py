@@ -22,6 +22,7 @@ from ...runtime.compiler import CompiledKernel, compile_kernel
 from ...runtime.driver import GPUTarget, active
 from ...runtime.jit import JITFunction
 from ..backends.compiler import NaiadBackend
+from ..runtime.cache import triton_key  # noqa: F401  (older Triton had it here)
 
 _OPTION_NAMES = ("num_warps", "num_ctas", "num_stages", "maxnreg", "debug")
 

@@ -1,0 +1,19 @@
+"""`triton.runtime.cache` while Naiad stands in for Triton: `triton_key()`, what identifies the
+compiler in the keys of caches built on Triton (torch's Inductor keys its own cache with it),
+here Naiad's version and the hash of its source; and `knobs`, as Triton's module has it.
+
+Triton's cache managers (`get_cache_manager`, remote caches) are not Naiad's: its compile cache
+is `naiad/runtime/cache.py`.
+"""
+
+from __future__ import annotations
+
+from ...runtime.cache import naiad_source_hash
+from .. import knobs  # noqa: F401  (torch reads `triton.runtime.cache.knobs`)
+
+
+def triton_key() -> str:
+    """Naiad's version and the hash of its source: any change of the compiler changes it."""
+    from ... import __version__
+
+    return f"naiad-{__version__}-{naiad_source_hash()}"
