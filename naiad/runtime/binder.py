@@ -308,13 +308,11 @@ def as_given(named: dict, extra: tuple, options: dict) -> tuple[tuple, dict]:
 
 def make_entry(owner, align_free, launches: dict, show_traceback):
     """The launch hot path of the JIT function `owner` as one generated function, what
-    `kernel[grid]` calls:
-
-        entry(grid, *args, **kwargs) -> None
+    `kernel[grid]` calls: `entry(grid, *args, **kwargs)`, which returns the CompiledKernel run.
 
     It keys the call as the binder does, in the same frame, and runs the launch prepared in
-    `launches` under that key (`launch(dims, values, arguments) -> bool`, `arguments` those
-    of the non-constexpr parameters as given). Anything else - no prepared
+    `launches` under that key (`launch(dims, values, arguments)`, `arguments` those of the
+    non-constexpr parameters as given), which returns that kernel. Anything else - no prepared
     launch, one that declines (False), an argument the binder does not handle, a missing or
     extra argument - goes to `owner.run` with the arguments as given (`as_given`) and the
     grid, evaluated when the key is known (a callable grid is called once per launch).

@@ -130,8 +130,7 @@ class CpuLauncher:
 
     def compiled(self, bound: dict, options, debug: bool):
         """The CompiledKernel a launch with these arguments ran (None: the interpreter did)."""
-        spec = Specialization.of(self.jit_function, bound)
-        launchable = self.kernels.get((spec.key, debug))
+        launchable = self.kernels.get((Specialization.of(self.jit_function, bound).key, debug))
         return None if launchable is None else launchable.kernel
 
     def launch(self, bound: dict, grid, options, debug: bool, strict: bool = True):
@@ -265,9 +264,8 @@ class FastCpuLaunch:
 
     def __call__(self, dims, values, arguments=None):
         """Run over `dims` (three sizes) with the binder's `values` and the `arguments` they
-        come from (binder.py) and return the CompiledKernel; False (nothing run) when the
-        kernel has been forgotten since it was prepared, or a caller gives no arguments to
-        read the arrays' extents from."""
+        come from (binder.py); return the CompiledKernel, or False (nothing run) when the kernel
+        has been forgotten since it was prepared, or no arguments give the arrays' extents."""
         if self._launcher.kernels is not self._table or arguments is None:
             return False
         if self._check is not None:
