@@ -23,9 +23,9 @@ from ..ir import (
     register_constant_materializer,
     result,
 )
-from . import arith_fold
+from .arith import folding as arith_fold
 from .arith import materialize_constant
-from .arith_attributes import FastMathFlagsAttr
+from .arith.attributes import FastMathFlagsAttr
 from .base import BoolLike, FloatLike, SignlessIntegerLike, i1_like
 
 _MATH = frozenset({Pure, Elementwise, SameOperandsAndResultType})

@@ -13,8 +13,9 @@ hint (`multiple_of`, ...) is an attribute on the op that defines the value.
 from __future__ import annotations
 
 from .. import ir
-from ..dialects import arith, llvm_min, tt, ttg_min
-from ..dialects.arith_attributes import CmpFPredicate, CmpIPredicate
+from ..dialects import arith, llvm, tt
+from ..dialects.arith.attributes import CmpFPredicate, CmpIPredicate
+from ..dialects.ttg import barrier
 from . import types
 
 _HINT_ATTRIBUTES = {
@@ -191,10 +192,10 @@ class IRBuilder:
         return list(op.results)
 
     def barrier(self):
-        self._create(ttg_min.BarrierOp, "all")
+        self._create(barrier.BarrierOp, "all")
 
     def assume(self, cond):
-        self._create(llvm_min.AssumeOp, cond)
+        self._create(llvm.AssumeOp, cond)
 
     def hint(self, value, kind, values):
         """The hint as Triton records it: `tt.divisibility = dense<8> : tensor<1xi32>` (one

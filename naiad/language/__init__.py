@@ -54,8 +54,8 @@ from .debug import (
     static_assert,
     static_print,
 )
+from .dot import dot, dot_scaled
 from .iterators import condition, range, static_range
-from .linalg import dot, dot_scaled
 from .math import (
     abs,
     add,

@@ -20,7 +20,7 @@ a time (`packed_element > 1`) is left alone: its groups of elements would change
 from __future__ import annotations
 
 from ..dialects import arith, tt
-from ..dialects.arith_fold import make_attr
+from ..dialects.arith.folding import make_attr
 from ..ir import (
     DenseElementsAttr,
     Elementwise,

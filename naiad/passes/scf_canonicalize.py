@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..dialects import arith, scf
-from ..dialects.arith_fold import to_unsigned, width_of
+from ..dialects.arith.folding import to_unsigned, width_of
 from ..ir import (
     BlockArgument,
     BoolAttr,

@@ -28,7 +28,7 @@ Combine.td say the rewrites; MLIR's arith canonicalizations the integer one):
 from __future__ import annotations
 
 from ..dialects import arith, tt
-from ..dialects.arith_fold import make_attr, width_of
+from ..dialects.arith.folding import make_attr, width_of
 from ..ir import (
     BoolAttr,
     DenseElementsAttr,

@@ -13,7 +13,7 @@ For every op the package registers, what each executor has for it:
   or a Linalg/memref/tensor op the CPU code generation lowers;
 - NVIDIA: a lowering to LLVM IR (backends/nvidia/lowering).
 
-tests/unit/test_ops_table.py checks that docs/ops.md is what this prints, so a missing lowering
+tests/house/test_ops_table.py checks that docs/ops.md is what this prints, so a missing lowering
 shows in review.
 """
 

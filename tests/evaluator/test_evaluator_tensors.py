@@ -8,7 +8,7 @@ import pytest
 from evaluator_helpers import Kernel, tensor
 
 from naiad.dialects import arith, math, scf, tt
-from naiad.dialects.tt_attributes import DescriptorReduceKind, ScaleDotElemType
+from naiad.dialects.tt.attributes import DescriptorReduceKind, ScaleDotElemType
 from naiad.ir import (
     Block,
     BoolAttr,

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 from ...dialects import cf, func, memref
 from ...dialects.base import bit_width
-from ...dialects.tt_types import TensorDescType
+from ...dialects.tt.types import TensorDescType
 from ...ir import NameLoc, RankedTensorType, UnitAttr, Value, i1, i64, is_pointer_like
 from .emit import (
     as_index,

@@ -23,7 +23,7 @@ inside the loop and after it (dead code otherwise, removed after the conversion)
 from __future__ import annotations
 
 from ...dialects import scf
-from ...dialects.tt_types import TensorDescType
+from ...dialects.tt.types import TensorDescType
 from ...ir import RankedTensorType, Value
 from .conversion import FunctionConversion, Pointer, converts, fail, is_pointer, offset_type
 from .emit import materialize, offsets_block

@@ -27,7 +27,8 @@ i1 values as 0 / 1, floats with six decimals (inf and nan as words), pointers as
 
 from __future__ import annotations
 
-from ...dialects import cf, func, llvm_min, tt, ttg_min
+from ...dialects import cf, func, llvm, tt
+from ...dialects.ttg import barrier
 from ...ir import RankedTensorType
 from . import emit
 from .conversion import FunctionConversion, converts, is_pointer, pointee
@@ -65,6 +66,6 @@ def _print(c: FunctionConversion, op) -> None:
     c.emit(func.CallOp(symbol, operands, [], attributes=attributes))
 
 
-@converts(llvm_min.AssumeOp, ttg_min.BarrierOp)
+@converts(llvm.AssumeOp, barrier.BarrierOp)
 def _drop(c: FunctionConversion, op) -> None:
     """Nothing to do on the CPU (see the module docstring)."""

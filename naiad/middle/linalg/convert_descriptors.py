@@ -16,7 +16,7 @@ converters serve TTIR written by other frontends and Triton's own dumps.
 from __future__ import annotations
 
 from ...dialects import tt
-from ...dialects.tt_attributes import PaddingOption
+from ...dialects.tt.attributes import PaddingOption
 from ...ir import FloatType, Value, i32, i64
 from . import emit
 from .conversion import Descriptor, FunctionConversion, converts, fail

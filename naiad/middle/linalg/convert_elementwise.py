@@ -31,10 +31,10 @@ TTIR's own elementwise ops become their upstream equivalents, with the same resu
 from __future__ import annotations
 
 from ...dialects import tt
-from ...dialects.arith_attributes import RoundingMode
+from ...dialects.arith.attributes import RoundingMode
 from ...dialects.base import bit_width
-from ...dialects.tt_attributes import PropagateNan
-from ...dialects.tt_attributes import RoundingMode as TTRoundingMode
+from ...dialects.tt.attributes import PropagateNan
+from ...dialects.tt.attributes import RoundingMode as TTRoundingMode
 from ...ir import Elementwise, IntegerType, Operation, RankedTensorType, element_type, f32
 from . import emit
 from .conversion import FunctionConversion, converts, fail

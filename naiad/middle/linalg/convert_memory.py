@@ -25,7 +25,7 @@ Masked-off lanes of a load without `other` read 0.
 from __future__ import annotations
 
 from ...dialects import arith, tt
-from ...dialects.tt_attributes import CacheModifier, EvictionPolicy, RMWOp
+from ...dialects.tt.attributes import CacheModifier, EvictionPolicy, RMWOp
 from ...ir import BoolAttr, DenseElementsAttr, RankedTensorType, element_type
 from . import emit, emit_atomics, emit_memory
 from .conversion import FunctionConversion, converts

@@ -14,7 +14,7 @@ import operator
 from collections.abc import Callable, Sequence
 
 from ...dialects import linalg, scf, tensor
-from ...dialects.arith_attributes import CmpIPredicate
+from ...dialects.arith.attributes import CmpIPredicate
 from ...ir import (
     FloatAttr,
     FloatType,

@@ -11,7 +11,7 @@ function per kernel keeps scratch planning simple).
 from __future__ import annotations
 
 from ...dialects import arith, cf, func, tt
-from ...dialects.tt_types import TensorDescType
+from ...dialects.tt.types import TensorDescType
 from ...ir import (
     Block,
     FunctionType,

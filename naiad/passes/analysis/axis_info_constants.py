@@ -10,7 +10,8 @@ more). A constant is kept signed, wrapped to its type's width (an `i1` true is -
 
 from __future__ import annotations
 
-from ...dialects import arith, arith_fold
+from ...dialects import arith
+from ...dialects.arith import folding as arith_fold
 from ...ir import DenseElementsAttr, IndexType, IntegerAttr, IntegerType, Operation, element_type
 from .axis_info_lattice import AxisInfo
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ...dialects.tt_types import PointerType
+from ...dialects.tt.types import PointerType
 from ...ir import FloatType, RankedTensorType
 from ...ir.locations import argument_names
 from ..host_arrays import describe, is_array_like

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...dialects.arith_attributes import RoundingMode
+from ...dialects.arith.attributes import RoundingMode
 from ...dialects.math import LIBDEVICE_LIBM_STEMS
-from ...dialects.tt_attributes import PropagateNan
-from ...dialects.tt_attributes import RoundingMode as TTRoundingMode
+from ...dialects.tt.attributes import PropagateNan
+from ...dialects.tt.attributes import RoundingMode as TTRoundingMode
 from ...ir import IntegerType, element_type
 from ...language import dtypes as t
 from ...language.extra.libdevice_signatures import FUNCTIONS

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...dialects.tt_func import FuncOp
+from ...dialects.tt.func import FuncOp
 from ...ir import file_line_col, lookup_symbol
 from ...language.semantic.program import BlockHasNoScalarValue
 from ..interpreter.builder import InterpreterBuilder

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...dialects.tt_attributes import DescriptorReduceKind, PaddingOption, RMWOp
+from ...dialects.tt.attributes import DescriptorReduceKind, PaddingOption, RMWOp
 from ...ir import FloatType, element_type
 from ..interpreter import atomics, floats
 from ..interpreter.memory import Pointers

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...dialects.tt_attributes import InputPrecision
+from ...dialects.tt.attributes import InputPrecision
 from ...ir import IntegerType, element_type
 from ...language.semantic.program import BlockHasNoScalarValue
 from ..interpreter import floats

@@ -14,9 +14,9 @@ from scalar_values import int_values, pair_values, values
 
 from naiad.backends.cpu.lower_scalar import LOWERINGS, ScalarContext, llvm_type, lower_scalar_op
 from naiad.backends.cpu.target import host_target
-from naiad.dialects.arith_attributes import CmpFPredicate, CmpIPredicate
-from naiad.dialects.tt_attributes import RoundingMode as TTRoundingMode
-from naiad.dialects.tt_types import PointerType
+from naiad.dialects.arith.attributes import CmpFPredicate, CmpIPredicate
+from naiad.dialects.tt.attributes import RoundingMode as TTRoundingMode
+from naiad.dialects.tt.types import PointerType
 from naiad.errors import KernelNotImplementedError
 from naiad.ir import (
     Block,

@@ -13,8 +13,8 @@ import pytest
 from scalar_jit import ScalarKernels, make_op, run_all
 from scalar_values import NARROW, int_values, values
 
-from naiad.dialects.arith_attributes import RoundingMode
-from naiad.dialects.tt_attributes import RoundingMode as TTRoundingMode
+from naiad.dialects.arith.attributes import RoundingMode
+from naiad.dialects.tt.attributes import RoundingMode as TTRoundingMode
 from naiad.ir import FloatAttr, FloatType, IntegerAttr, IntegerType
 from naiad.runtime.evaluator.values import constant
 

@@ -12,8 +12,8 @@ import pytest
 from scalar_jit import ScalarKernels, make_op, reference, run_all
 from scalar_values import int_values, pair_values, values
 
-from naiad.dialects.arith_attributes import CmpFPredicate
-from naiad.dialects.tt_attributes import PropagateNan
+from naiad.dialects.arith.attributes import CmpFPredicate
+from naiad.dialects.tt.attributes import PropagateNan
 from naiad.ir import FloatType, IntegerType
 from naiad.runtime.evaluator.values import host_dtype
 from naiad.testing.tolerance import check

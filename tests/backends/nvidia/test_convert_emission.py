@@ -29,7 +29,7 @@ from naiad.backends.nvidia.lowering.context import Context
 from naiad.backends.nvidia.lowering.convert_lanes import Shuffle, plan_shuffle
 from naiad.backends.nvidia.lowering.convert_plan import Shared, plan_convert
 from naiad.backends.nvidia.lowering.emitter import llvm_type
-from naiad.dialects import ttg_attributes as attrs
+from naiad.dialects.ttg import attributes as attrs
 from naiad.ir import FloatType, IntegerType, RankedTensorType
 from naiad.ir.parser import parse_module
 

@@ -21,7 +21,7 @@ from naiad.backends.nvidia.lowering.convert_lanes import Shuffle, plan_shuffle
 from naiad.backends.nvidia.lowering.convert_plan import Renumber, Shared, plan_convert, plan_shared
 from naiad.backends.nvidia.lowering.convert_swizzle import group_lanes, wavefronts_log2
 from naiad.backends.nvidia.lowering.indexing import evaluate, thread_plan
-from naiad.dialects import ttg_attributes as attrs
+from naiad.dialects.ttg import attributes as attrs
 
 BITS = (8, 8, 16, 32, 64)  # i1 travels as a byte
 LANES = 32

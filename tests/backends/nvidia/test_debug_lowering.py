@@ -17,7 +17,7 @@ import naiad
 import naiad.language as tl
 from naiad.backends.nvidia.lowering.bounds import trace_bases
 from naiad.dialects import tt
-from naiad.dialects.tt_types import PointerType
+from naiad.dialects.tt.types import PointerType
 from naiad.ir.locations import file_line_col
 from naiad.ir.parser import parse_module
 from naiad.runtime.cuda_launcher import _extents

@@ -34,7 +34,7 @@ from naiad.backends.nvidia.lowering.dot_operands import bf16_split, fp8_to_f16, 
 from naiad.backends.nvidia.lowering.emitter import Emitter
 from naiad.backends.nvidia.lowering.indexing import register_coords
 from naiad.dialects import tt
-from naiad.dialects.ttg_attributes import DotOperandEncodingAttr, NvidiaMmaEncodingAttr
+from naiad.dialects.ttg.attributes import DotOperandEncodingAttr, NvidiaMmaEncodingAttr
 from naiad.passes.pipeline import run_pipeline
 from naiad.runtime.compiler import build_ttir
 from naiad.runtime.evaluator import evaluate

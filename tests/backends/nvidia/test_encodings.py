@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from naiad.backends.nvidia.layouts import LinearLayout, to_linear_encoding, to_linear_layout
-from naiad.dialects import ttg_attributes as attrs
+from naiad.dialects.ttg import attributes as attrs
 from naiad.ir.parser import Parser
 
 FIXTURE = Path(__file__).resolve().parents[2] / "fixture_kernels" / "ttgir" / "linear_layouts.json"

@@ -25,7 +25,7 @@ from test_toolchain import needs_ptxas
 from naiad.backends.nvidia.layouts import to_linear_layout
 from naiad.backends.nvidia.lowering.indexing import evaluate, thread_plan
 from naiad.backends.nvidia.lowering.ldmatrix import plan_ldmatrix
-from naiad.dialects.ttg_attributes import (
+from naiad.dialects.ttg.attributes import (
     BlockedEncodingAttr,
     DotOperandEncodingAttr,
     NvidiaMmaEncodingAttr,

@@ -28,7 +28,7 @@ from naiad.backends.nvidia.layouts import to_linear_layout
 from naiad.backends.nvidia.lowering import fp8
 from naiad.backends.nvidia.lowering.context import Context
 from naiad.backends.nvidia.lowering.scan import position_bits
-from naiad.dialects.ttg_attributes import BlockedEncodingAttr
+from naiad.dialects.ttg.attributes import BlockedEncodingAttr
 from naiad.language.extra import cuda
 from naiad.runtime.interpreter.floats import convert
 

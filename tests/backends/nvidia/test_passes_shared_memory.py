@@ -14,7 +14,7 @@ from naiad.backends.nvidia.layouts import LinearLayout, to_linear_layout
 from naiad.backends.nvidia.lowering import lower_module
 from naiad.backends.nvidia.passes.allocate_shared_memory import ALIGNMENT, Buffer, allocate
 from naiad.backends.nvidia.passes.reduce_data_duplication import independent_registers
-from naiad.dialects.ttg_attributes import BlockedEncodingAttr
+from naiad.dialects.ttg.attributes import BlockedEncodingAttr
 from naiad.errors import InternalError
 from naiad.ir import IntegerAttr
 from naiad.ir.parser import parse_module

@@ -14,7 +14,7 @@ import naiad
 import naiad.language as tl
 from naiad.backends.nvidia.passes.convert_to_ttgir import ConvertToTTGIR
 from naiad.dialects import tt, ttg
-from naiad.dialects.ttg_attributes import (
+from naiad.dialects.ttg.attributes import (
     BlockedEncodingAttr,
     DotOperandEncodingAttr,
     SliceEncodingAttr,

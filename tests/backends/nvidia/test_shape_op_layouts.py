@@ -18,7 +18,7 @@ from naiad.backends.nvidia.passes.layout_inference import (
     reshape_encoding,
     split_encoding,
 )
-from naiad.dialects.ttg_attributes import BlockedEncodingAttr
+from naiad.dialects.ttg.attributes import BlockedEncodingAttr
 from naiad.ir import FloatType, RankedTensorType
 
 

@@ -6,8 +6,9 @@ import math as pymath
 import pytest
 from dialect_helpers import arg, args, const, fails, folded, folded_value, tensor
 
-from naiad.dialects import arith, cf, llvm_min, scf, tt, ttg_min, ub
+from naiad.dialects import arith, cf, llvm, scf, tt, ub
 from naiad.dialects import math as m
+from naiad.dialects.ttg import barrier
 from naiad.ir import (
     Block,
     Builder,
@@ -146,14 +147,14 @@ def test_poison_is_a_constant():
 
 
 def test_barrier_and_assume():
-    barrier = ttg_min.BarrierOp()
-    assert barrier.addrSpace is IntegerAttr(31, i32)
-    verify(barrier)
-    verify(ttg_min.BarrierOp("local|global_read"))
-    assume = llvm_min.AssumeOp(arg(i1))
+    op = barrier.BarrierOp()
+    assert op.addrSpace is IntegerAttr(31, i32)
+    verify(op)
+    verify(barrier.BarrierOp("local|global_read"))
+    assume = llvm.AssumeOp(arg(i1))
     assert len(assume.op_bundle_sizes) == 0
     verify(assume)
-    fails(llvm_min.AssumeOp(arg(i32)), "must be 'i1'")
+    fails(llvm.AssumeOp(arg(i32)), "must be 'i1'")
 
 
 MATH_UNARY = [

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from naiad.dialects import arith, tt, ttg
-from naiad.dialects import ttg_attributes as attrs
-from naiad.dialects.tt_types import PointerType
-from naiad.dialects.ttg_attributes import SHARED_MEMORY
-from naiad.dialects.ttg_types import ASYNC_TOKEN, MemDescType
+from naiad.dialects.tt.types import PointerType
+from naiad.dialects.ttg import attributes as attrs
+from naiad.dialects.ttg.attributes import SHARED_MEMORY
+from naiad.dialects.ttg.types import ASYNC_TOKEN, MemDescType
 from naiad.ir import (
     Builder,
     FunctionType,

@@ -3,8 +3,9 @@ keywords and the values Triton stores."""
 
 import pytest
 
-from naiad.dialects import arith, tt, ttg_min
-from naiad.dialects.arith_attributes import FastMathFlagsAttr, IntegerOverflowFlagsAttr
+from naiad.dialects import arith, tt
+from naiad.dialects.arith.attributes import FastMathFlagsAttr, IntegerOverflowFlagsAttr
+from naiad.dialects.ttg import barrier
 from naiad.ir import (
     DialectType,
     IntegerAttr,
@@ -92,7 +93,7 @@ def test_fastmath_and_overflow_are_dialect_attributes():
 
 
 def test_bit_enum_keywords_join_with_the_separator():
-    space = ttg_min.AddrSpace
+    space = barrier.AddrSpace
     assert space.keyword(space.get("all")) == "all"
     assert space.get("local|global_read") is IntegerAttr(3, i32)
     assert space.keyword(IntegerAttr(3, i32)) == "local|global_read"

@@ -5,8 +5,8 @@ import math
 
 import pytest
 
-from naiad.dialects.arith_attributes import FastMathFlagsAttr
-from naiad.dialects.tt_types import PointerType, TensorDescType
+from naiad.dialects.arith.attributes import FastMathFlagsAttr
+from naiad.dialects.tt.types import PointerType, TensorDescType
 from naiad.dialects.ub import PoisonAttr
 from naiad.ir import (
     ArrayAttr,

@@ -4,8 +4,8 @@ structurally equal, locations included wherever the text holds them."""
 from text_helpers import round_trip
 
 from naiad.dialects import arith, scf, tt
-from naiad.dialects.tt_compute import ReduceOp, ReduceReturnOp
-from naiad.dialects.tt_types import PointerType
+from naiad.dialects.tt.compute import ReduceOp, ReduceReturnOp
+from naiad.dialects.tt.types import PointerType
 from naiad.ir import (
     Builder,
     CallSiteLoc,

@@ -10,7 +10,7 @@ import pytest
 from text_helpers import round_trip
 
 from naiad.dialects.base import I32, EnumAttr, TypeClass, UnitAttrC
-from naiad.dialects.tt_types import PointerType
+from naiad.dialects.tt.types import PointerType
 from naiad.ir import (
     IntegerAttr,
     Operation,

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 from llvmlite import ir
 
-from ....dialects.memref_atomics import AtomicRMWKind
+from ....dialects.memref.atomics import AtomicRMWKind
 from ..lower_scalar.registry import lower_scalar_op
 from ..lower_scalar.types import llvm_type
 from .function import FunctionLowering, lowers

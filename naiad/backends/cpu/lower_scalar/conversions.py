@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ....dialects.arith_attributes import RoundingMode
-from ....dialects.tt_attributes import RoundingMode as TTRoundingMode
+from ....dialects.arith.attributes import RoundingMode
+from ....dialects.tt.attributes import RoundingMode as TTRoundingMode
 from ....ir.float_format import FloatFormat
 from .float_bits import FNUZ, IEEE, SATFINITE, decode_to_f32, encode, fp16_to_fp8e4b15, int_to_f64
 from .registry import intrinsic, lowers, unsupported

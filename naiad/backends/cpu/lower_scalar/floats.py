@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ....dialects.tt_attributes import PropagateNan
+from ....dialects.tt.attributes import PropagateNan
 from .compute import arith_kind, in_compute_type, narrow, widen
 from .conversions import convert_float
 from .registry import intrinsic, lowers

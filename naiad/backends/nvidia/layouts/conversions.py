@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ....dialects.ttg_attributes import (
+from ....dialects.ttg.attributes import (
     BlockedEncodingAttr,
     DotOperandEncodingAttr,
     LinearEncodingAttr,

@@ -22,7 +22,7 @@ atomic is done by thread 0 and its old value broadcast the same way.
 
 from __future__ import annotations
 
-from ....dialects.tt_attributes import MemSemantic, MemSyncScope, RMWOp
+from ....dialects.tt.attributes import MemSemantic, MemSyncScope, RMWOp
 from ....ir import FloatType, RankedTensorType
 from ....passes.diagnostics import unsupported
 from .context import Context, lowers

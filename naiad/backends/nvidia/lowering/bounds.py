@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ....dialects.tt_types import PointerType
+from ....dialects.tt.types import PointerType
 from ....ir.locations import NameLoc, file_line_col
 from .context import Context
 from .debug_ops import string_constant

@@ -17,16 +17,16 @@ an illegal-instruction error (the context is unusable after it, as after any dev
 
 from __future__ import annotations
 
-from ....dialects.tt_types import PointerType
+from ....dialects.tt.types import PointerType
 from ....ir import FloatType, RankedTensorType
 from ....ir.locations import file_line_col
 from .context import Context, lowers
 from .convert import row_major
 from .emitter import element_of, llvm_type
+from .exchanges import exchange
 from .guards import predicated
 from .indexing import emit_thread_coords, layout_of, register_coords, unique_registers
 from .memory import store_predicate
-from .shape_ops import exchange
 
 _I8_PTR = "ptr"
 

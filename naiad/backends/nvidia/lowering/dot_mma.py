@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ....dialects.ttg_attributes import NvidiaMmaEncodingAttr
+from ....dialects.ttg.attributes import NvidiaMmaEncodingAttr
 from ....errors import InternalError
 from ..passes.accelerate_matmul import FP8_KINDS, element_kind, input_precision
 from .context import Context, lowers

@@ -12,7 +12,7 @@ Triton's lowering emits for `arith.divf`. Float adds, subtracts and multiplies c
 
 from __future__ import annotations
 
-from ....dialects.tt_types import PointerType
+from ....dialects.tt.types import PointerType
 from ....ir import FloatType, IntegerType, RankedTensorType
 from ....passes.diagnostics import unsupported
 from .context import Context, lowers

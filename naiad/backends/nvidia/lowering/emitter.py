@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import struct
 
-from ....dialects.tt_types import PointerType
+from ....dialects.tt.types import PointerType
 from ....errors import InternalError
 from ....ir import FloatType, IntegerType, RankedTensorType
 from ....ir.float_format import float_to_bits, round_float

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 
-from ....dialects.tt_attributes import RoundingMode
+from ....dialects.tt.attributes import RoundingMode
 from ....ir.float_format import KERNEL_FORMATS, float_from_bits, float_to_bits
 from ....passes.diagnostics import unsupported
 from .context import Context, lowers

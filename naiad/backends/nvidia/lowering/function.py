@@ -20,14 +20,14 @@ from . import (  # noqa: F401  (each module registers its lowerings)
     debug_ops,
     dot_mma,
     elementwise,
+    exchanges,
     fp8,
     inline_asm,
     math_ops,
     memory,
+    positions,
     reduce,
     scan,
-    shape,
-    shape_ops,
 )
 from .context import Context, lowers
 from .emitter import llvm_type

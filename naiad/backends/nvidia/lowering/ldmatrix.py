@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ....dialects.ttg_attributes import (
+from ....dialects.ttg.attributes import (
     DotOperandEncodingAttr,
     NvidiaMmaEncodingAttr,
     SwizzledSharedEncodingAttr,

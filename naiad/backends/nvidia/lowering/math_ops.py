@@ -16,7 +16,7 @@ The instructions are Triton's, so results are bit-identical on the GPU:
 from __future__ import annotations
 
 from ....dialects.math import BUILTIN_LIBM_STEMS, LIBDEVICE_LIBM_STEMS
-from ....dialects.tt_attributes import PropagateNan
+from ....dialects.tt.attributes import PropagateNan
 from ....passes.diagnostics import unsupported
 from .context import Context, lowers
 from .elementwise import intrinsic_suffix, map_registers

@@ -26,8 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ....dialects import tt, ttg
-from ....dialects.tt_attributes import InputPrecision
-from ....dialects.ttg_attributes import (
+from ....dialects.tt.attributes import InputPrecision
+from ....dialects.ttg.attributes import (
     BlockedEncodingAttr,
     DotOperandEncodingAttr,
     NvidiaMmaEncodingAttr,

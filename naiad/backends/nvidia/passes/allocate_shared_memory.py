@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ....dialects import tt
-from ....dialects.ttg_types import MemDescType
+from ....dialects.ttg.types import MemDescType
 from ....ir import IntegerAttr, Operation, register_pass
 from ....ir.passes import Pass
 from ....ir.types import i32

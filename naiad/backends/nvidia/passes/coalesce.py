@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ....dialects import tt, ttg
-from ....dialects.ttg_attributes import BlockedEncodingAttr
+from ....dialects.ttg.attributes import BlockedEncodingAttr
 from ....ir import Operation, is_pointer_like, register_pass
 from ....ir.passes import Pass
 from ....passes.analysis import AxisInfoAnalysis

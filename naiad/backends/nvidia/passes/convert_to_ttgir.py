@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from ....dialects import arith, tt, ttg
 from ....dialects.ttg import module_attributes
-from ....dialects.ttg_attributes import (
+from ....dialects.ttg.attributes import (
     BlockedEncodingAttr,
     DotOperandEncodingAttr,
     SliceEncodingAttr,

@@ -19,17 +19,13 @@ layout does not flow through it and a `ttg.convert_layout` stays where it meets 
 
 Reshape, join and split read these rules both ways (a split's source needs its result's
 layout joined, a join's operands their result's split), so that none of them moves an element
-between threads: the lowering renumbers registers (lowering/shape.py, shape_ops.py).
+between threads: the lowering renumbers registers (lowering/positions.py, exchanges.py).
 """
 
 from __future__ import annotations
 
 from ....dialects import arith, math, scf, tt, ttg
-from ....dialects.ttg_attributes import (
-    BlockedEncodingAttr,
-    LinearEncodingAttr,
-    SliceEncodingAttr,
-)
+from ....dialects.ttg.attributes import BlockedEncodingAttr, LinearEncodingAttr, SliceEncodingAttr
 from ....ir import (
     DenseElementsAttr,
     Elementwise,

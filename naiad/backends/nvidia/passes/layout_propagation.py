@@ -29,7 +29,7 @@ instead of being converted there.
 from __future__ import annotations
 
 from ....dialects import arith, scf, tt, ttg
-from ....dialects.ttg_attributes import BlockedEncodingAttr
+from ....dialects.ttg.attributes import BlockedEncodingAttr
 from ....ir import Operation, Value
 from .converts import Converts
 from .layout_inference import (

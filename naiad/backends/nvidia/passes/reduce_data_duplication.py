@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ....dialects import ttg
-from ....dialects.ttg_attributes import DistributedEncoding
+from ....dialects.ttg.attributes import DistributedEncoding
 from ....ir import Operation, RankedTensorType, register_pass
 from ....ir.passes import Pass
 from ..layouts import to_linear_encoding, to_linear_layout

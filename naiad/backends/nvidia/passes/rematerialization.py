@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from ....dialects import arith, math, tt, ttg
 from ....dialects.base import bit_width
-from ....dialects.ttg_attributes import DotOperandEncodingAttr
+from ....dialects.ttg.attributes import DotOperandEncodingAttr
 from ....ir import Operation, Pure, Value, element_type, is_pointer_like
 from .layout_inference import infer_src_encoding, is_expensive_math, set_constant_type, tensor_type
 

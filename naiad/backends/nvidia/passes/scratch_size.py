@@ -1,7 +1,7 @@
 """The bytes of shared-memory scratch each op's lowering needs, read from its layouts.
 
 These are the needs of the lowering (`lowering/convert.py`, `reduce.py`, `scan.py`,
-`atomics.py`, `shape_ops.py`), stated here so that allocate-shared-memory can place every
+`atomics.py`, `exchanges.py`), stated here so that allocate-shared-memory can place every
 scratch before the lowering runs; the lowering checks each request against this table and
 raises an InternalError when they disagree, so the two cannot drift silently.
 
