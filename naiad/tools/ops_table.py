@@ -62,7 +62,7 @@ def _refuses(handler) -> bool:
 
 def _cpu(cls) -> str:
     elementwise = Elementwise in getattr(cls, "traits", ())
-    if cls in CONVERTERS or cls.name in CPU_CODEGEN:
+    if cls.name in CONVERTERS or cls.name in CPU_CODEGEN:
         return "yes"
     if cls.name in CPU_SCALAR and (elementwise or cls.name.split(".")[0] not in ("tt",)):
         return "yes"

@@ -69,6 +69,6 @@ def test_a_bug_of_the_layer_is_an_internal_error(monkeypatch):
     def broken(c, op):
         raise LookupError("a converter's own bug")
 
-    monkeypatch.setitem(CONVERTERS, tt.ReturnOp, broken)
+    monkeypatch.setitem(CONVERTERS, tt.ReturnOp.name, broken)
     with pytest.raises(InternalError, match="tt-to-linalg"):
         _convert("tt.func public @k() {\n  tt.return\n}\n")

@@ -42,6 +42,7 @@ from ...ir import (
     is_pointer_like,
 )
 from ...ir.builtin import ModuleOp
+from ...ir.op_table import OpTable
 from ...passes.diagnostics import unsupported
 from .mask_analysis import MaskAnalysis
 from .pointer_analysis import PointerAnalysis
@@ -56,19 +57,16 @@ PROGRAM_ARGUMENTS = (
 )
 
 Converter = Callable[["FunctionConversion", Operation], None]
-CONVERTERS: dict[type, Converter] = {}
+CONVERTERS = OpTable("Linalg conversion")
+# The converter of every elementwise op without one of its own (by the `Elementwise` trait).
+ELEMENTWISE = "<elementwise>"
 
 
 def converts(*op_classes: type) -> Callable[[Converter], Converter]:
-    """Register a converter for ops of `op_classes` (or, under the `Elementwise` trait, for
-    every elementwise op without a converter of its own)."""
-
-    def register(function: Converter) -> Converter:
-        for cls in op_classes:
-            CONVERTERS[cls] = function
-        return function
-
-    return register
+    """Register a converter for ops of `op_classes` (by their names, as every op table is
+    keyed), or, given the `Elementwise` trait, for every elementwise op without a converter of
+    its own."""
+    return CONVERTERS.rule(*(ELEMENTWISE if c is Elementwise else c.name for c in op_classes))
 
 
 class ConversionError(KernelNotImplementedError):
@@ -193,9 +191,9 @@ class FunctionConversion:
                 self.convert_op(op)
 
     def convert_op(self, op: Operation) -> None:
-        converter = CONVERTERS.get(type(op))
+        converter = CONVERTERS.get(op.name)
         if converter is None and op.has_trait(Elementwise):
-            converter = CONVERTERS[Elementwise]
+            converter = CONVERTERS[ELEMENTWISE]
         if converter is None:
             fail(op, f"'{op.name}' has no lowering to Linalg")
         with self.builder.at_location(op.location):

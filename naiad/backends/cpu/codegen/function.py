@@ -22,6 +22,7 @@ from llvmlite import ir
 
 from ....ir import Block, Operation, Value, element_type
 from ....ir.float_format import float_to_bits
+from ....ir.op_table import OpTable
 from ..abi import SCRATCH_ALIGN
 from ..lower_scalar.registry import ScalarContext, lower_scalar_op, unsupported
 from ..lower_scalar.types import llvm_type
@@ -35,19 +36,10 @@ I64 = ir.IntType(64)
 PTR = ir.PointerType()
 
 OpLowering = Callable[["FunctionLowering", Operation], None]
-OP_LOWERINGS: dict[str, OpLowering] = {}
-
-
-def lowers(*names: str) -> Callable[[OpLowering], OpLowering]:
-    """Register the lowering of the ops `names` (the scalar ops of arith, math and tt are
-    lowered by `lower_scalar`; this table holds the ops on memory, tensors and regions)."""
-
-    def register(function: OpLowering) -> OpLowering:
-        for name in names:
-            OP_LOWERINGS[name] = function
-        return function
-
-    return register
+# The ops on memory, tensors and regions (the scalar ops of arith, math and tt are lowered by
+# `lower_scalar`, whose table is its own).
+OP_LOWERINGS = OpTable("CPU code generation")
+lowers = OP_LOWERINGS.rule  # the decorator: the lowering of the ops it names
 
 
 class Arena:
