@@ -17,8 +17,11 @@ is legal when every byte of every active element lies in the extent:
   is one interval, so the two extremes stand for every element between. An empty window checks
   nothing.
 - an access element by element (a gather, a scatter, an atomic, a scalar pointer) checks every
-  element whose mask is on, in a loop of its own before the access (an and-reduction, which
-  vectorizes), so a failing store or atomic writes nothing, as in the interpreter.
+  element whose mask is on before the access, so a failing store or atomic writes nothing, as in
+  the interpreter: a `linalg.generic` flags the lanes outside (a byte each), and a loop
+  or-reduces the flags (both vectorize). The offsets keep only generics as readers in the hot
+  path (the failing branch makes them again), so the CPU back end computes them inside the
+  check and inside the access alike, never into a buffer of their own.
 
 A failed check is a `cf.assert` at the access's location, carrying the unit attribute
 `naiad.bounds_check`, so that a back end reports it as an out-of-bounds access (an IndexError)
@@ -42,10 +45,11 @@ from dataclasses import dataclass
 from ...dialects import cf, func, memref
 from ...dialects.base import bit_width
 from ...dialects.tt.types import TensorDescType
-from ...ir import NameLoc, RankedTensorType, UnitAttr, Value, i1, i64, is_pointer_like
+from ...ir import NameLoc, RankedTensorType, UnitAttr, Value, i1, i8, i64, is_pointer_like
 from .emit import (
     as_index,
     compare,
+    elementwise,
     extract_element,
     if_else,
     index_op,
@@ -56,6 +60,7 @@ from .emit import (
 )
 
 BOUNDS_ATTRIBUTE = "naiad.bounds_check"
+RECOMPUTED_ATTRIBUTE = "naiad.report"  # offsets made again in a failing check's report
 INFO_FUNCTION = "naiad_bounds_info"  # (count, storage elements, offsets...): the report's values
 SHOWN_OFFSETS = 8  # offending offsets a report lists, as the interpreter's (after 2 values)
 
@@ -203,13 +208,15 @@ def _not(c, condition: Value) -> Value:
     return op(c, "arith.xori", [condition, scalar_constant(c, 1, i1)], i1)
 
 
-def _report(c, ok: Value, limits: _Limits, what: str, shape, element_at) -> None:
+def _report(c, ok: Value, limits: _Limits, what: str, shape, lanes) -> None:
     """Fail unless `ok`; on failure, first hand the back end the report's values: the lanes of
     `shape` (ints or index values) whose `element_at(indices) -> (offset, on)` is active and
-    outside, counted, and the first of their offsets."""
+    outside, counted, and the first of their offsets (`lanes()`, called in the failing branch,
+    gives `element_at`)."""
 
     def tally():
         zero = scalar_constant(c, 0, i64)
+        element_at = lanes()
 
         def body(indices, carried):
             offset, on = element_at(indices)
@@ -278,40 +285,81 @@ def check_view(c, base: Value, start, strides, lows, sizes, what: str) -> None:
             at = index_op(c, "arith.addi", at, index_op(c, "arith.muli", i, stride))
         return to_i64(c, as_index(c, at)), None
 
-    _report(c, ok, limits, what, sizes, element_at)
+    _report(c, ok, limits, what, sizes, lambda: element_at)
 
 
 def check_elements(c, pointer, mask, what: str) -> None:
     """Check every element of `pointer` (a scalar or a block of offsets) whose `mask` (None:
-    all) is on, before the access."""
+    all) is on, before the access. A block's lanes are flagged by a `linalg.generic` (a byte
+    each: an i1 buffer is read back one element at a time) and the flags or-reduced: a
+    generic, unlike a loop extracting them, leaves the offsets to be computed again inside
+    each reader, so a gather keeps them fused into itself (made into a buffer of their own for
+    the check, they cost a gather from a table in the cache a third of its time)."""
     limits = _limits(c, pointer.base)
     if limits is None:
         return
     offsets = pointer.offset
-
-    def element_at(indices):
-        if not indices:
-            return offsets, mask
-        on = mask
-        if mask is not None and isinstance(mask.type, RankedTensorType):
-            on = extract_element(c, mask, indices)
-        return extract_element(c, offsets, indices), on
-
-    def fine(indices):
-        offset, on = element_at(indices)
-        ok = limits.inside(c, offset)
-        return ok if on is None else op(c, "arith.ori", [ok, _not(c, on)], i1)
-
     if not isinstance(offsets.type, RankedTensorType):
-        _report(c, fine([]), limits, what, [], element_at)
+        ok = limits.inside(c, offsets)
+        ok = ok if mask is None else op(c, "arith.ori", [ok, _not(c, mask)], i1)
+        _report(c, ok, limits, what, [], lambda: lambda indices: (offsets, mask))
         return
     shape = list(offsets.type.shape)
+    lanes = isinstance(getattr(mask, "type", None), RankedTensorType)
+
+    def flag(xs):
+        outside = _not(c, limits.inside(c, xs[0]))
+        on = xs[1] if lanes else mask
+        if on is not None:
+            outside = op(c, "arith.andi", [outside, on], i1)
+        return [op(c, "arith.extui", [outside], i8)]
+
+    inputs = [offsets, mask] if lanes else [offsets]
+    (flags,) = elementwise(c, inputs, [RankedTensorType(shape, i8)], flag)
 
     def body(indices, carried):
-        return [op(c, "arith.andi", [carried[0], fine(indices)], i1)]
+        return [op(c, "arith.ori", [carried[0], extract_element(c, flags, indices)], i8)]
 
-    (ok,) = loop_nest(c, shape, [scalar_constant(c, 1, i1)], body)
-    _report(c, ok, limits, what, shape, element_at)
+    (any_outside,) = loop_nest(c, shape, [scalar_constant(c, 0, i8)], body)
+    ok = compare(c, "eq", any_outside, scalar_constant(c, 0, i8))
+    _report(c, ok, limits, what, shape, _recomputed(c, offsets, mask))
+
+
+def _recomputed(c, offsets: Value, mask: Value | None):
+    """The `lanes` of a report (see `_report`) that makes `offsets` and `mask` again in the
+    failing branch, so that only generics read them in the hot path."""
+
+    def lanes():
+        copies: dict = {}
+        cold_offsets = _recompute(c, offsets, copies)
+        cold_mask = None if mask is None else _recompute(c, mask, copies)
+
+        def element_at(indices):
+            on = cold_mask
+            if cold_mask is not None and isinstance(cold_mask.type, RankedTensorType):
+                on = extract_element(c, cold_mask, indices)
+            return extract_element(c, cold_offsets, indices), on
+
+        return element_at
+
+    return lanes
+
+
+def _recompute(c, value: Value, copies: dict) -> Value:
+    """`value` made again here when it is a chain of `linalg.generic`s, else `value` itself
+    (the copies write the originals' `tensor.empty` outputs: the failing program ends after
+    its report). The copies are marked, so that CSE does not merge them back into the
+    originals, which would then have a reader that is not a generic."""
+    made = value.defining_op
+    if made is None or made.name != "linalg.generic":
+        return value
+    if value not in copies:
+        for operand in made.inputs:
+            _recompute(c, operand, copies)
+        copy = made.clone(copies)
+        copy.attributes[RECOMPUTED_ATTRIBUTE] = UnitAttr()
+        c.emit(copy)
+    return copies[value]
 
 
 __all__ = [
