@@ -220,7 +220,7 @@ def test_fused_attention_through_host_descriptors(z, h, n_ctx, head_dim, causal)
     q, k, v = _attention_inputs(z, h, n_ctx, head_dim, seed=n_ctx + head_dim)
     sm_scale = 1 / math.sqrt(head_dim)
     ref_o, ref_m = _attention_reference(attention, q, k, v, causal, sm_scale)
-    configs = attention._attn_fwd.prune_configs({}, {"N_CTX": n_ctx, "HEAD_DIM": head_dim})
+    configs = attention._attn_fwd.prune_configs({"N_CTX": n_ctx, "HEAD_DIM": head_dim})
     assert configs
     for config in configs:
         o = torch.full_like(q, float("nan"))
