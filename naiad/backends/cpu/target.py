@@ -30,8 +30,8 @@ _V3 = "+avx,+avx2,+f16c,+fma"
 _V4 = _V3 + ",+avx512f"
 HOST_CPU_MODELS = {
     "x86_64": {
-        "x86-64": "",
-        "x86-64-v2": "",
+        "x86-64": "+sse2",
+        "x86-64-v2": "+popcnt,+sse4.2",
         "x86-64-v3": _V3,
         "x86-64-v4": _V4,
         "haswell": _V3,
