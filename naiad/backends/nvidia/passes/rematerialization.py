@@ -4,14 +4,15 @@ again in the wanted layout, when what computes it is cheap.
 For each `ttg.convert_layout` (not to a dot operand), the values it depends on are collected
 backwards with the layout each would need (layout_inference.infer_src_encoding), stopping at
 values already in that layout, at other conversions (which then convert straight to the new
-layout) and at values made in that layout before. The slice is refused if it needs a value in
-two layouts, reaches a block argument, an op with side effects or regions (but a reduction),
-a dot, or a load that anchors its layout. It is rematerialized when its cost is below
+layout) and at values made in that layout before; from a value an `scf.for` carries, it goes on
+to the value the loop yields for it (loop_carried.py). The slice is refused if it needs a value
+in two layouts, reaches another block argument, an op with side effects or regions (but a
+reduction), a dot, or a load that anchors its layout. It is rematerialized when its cost is below
 the conversion's, in Triton's units: a conversion moves its bytes through shared memory and
 back (32 per byte, counting at least 32 elements of 32 bits); a duplicated op costs its
 result's bytes (8 per byte for loads and slow math, nothing for splats, ranges, pointer
 arithmetic, broadcasts and constants), and an op used only inside the slice is not duplicated,
-so it costs nothing.
+so it costs nothing; a carried value read by an op outside the slice costs a conversion.
 
     %o = arith.addi %s, %r : tensor<1024xi32, #blocked>
     %p = tt.addptr %x, %o : tensor<1024x!tt.ptr<f32>, #blocked>, ...
@@ -27,16 +28,19 @@ from ....dialects import arith, math, tt, ttg
 from ....dialects.base import bit_width
 from ....dialects.ttg.attributes import DotOperandEncodingAttr
 from ....ir import Operation, Pure, Value, element_type, is_pointer_like
+from . import loop_carried
 from .layout_inference import infer_src_encoding, is_expensive_math, set_constant_type, tensor_type
 
 
 def rematerialize(func: Operation) -> None:
-    """Try every conversion of `func` (see the module doc)."""
+    """Try every conversion of `func`, and those the tries make (see the module doc)."""
     made: dict[tuple[Value, object], Value] = {}
     threads = _threads(func)
-    for convert in [op for op in func.walk() if isinstance(op, ttg.ConvertLayoutOp)]:
+    work = [op for op in func.walk() if isinstance(op, ttg.ConvertLayoutOp)]
+    while work:
+        convert = work.pop(0)
         if convert.parent is not None:
-            _try(convert, made, threads)
+            work.extend(_try(convert, made, threads))
 
 
 def _threads(func: Operation) -> int:
@@ -57,23 +61,26 @@ def _bytes(value: Value, min_elements: int = 0, min_bits: int = 0) -> int:
     return max(_elements(value), min_elements) * max(bits, min_bits) // 8
 
 
-def _try(convert: Operation, made: dict, threads: int) -> None:
+def _try(convert: Operation, made: dict, threads: int) -> list[Operation]:
+    """Rematerialize the slice of one conversion if it pays; the conversions this made."""
     target = convert.result.type.encoding
     if isinstance(target, DotOperandEncodingAttr):
-        return
+        return []
     existing = made.get((convert.src, target))
     if existing is not None and _dominates(existing, convert):
         convert.result.replace_all_uses_with(existing)
         convert.erase()
-        return
+        return []
     layouts = _slice(convert.src, target, made, threads)
     if not layouts:
-        return
+        return []
     if _cost(layouts, convert) > 32 * _bytes(convert.src, 32, 32):
-        return
-    new = _rewrite(layouts, made)
-    convert.result.replace_all_uses_with(new[convert.src])
+        return []
+    source = convert.src  # a carried source is retyped, and `convert` reads it converted back
+    new, converts = _rewrite(layouts, made)
+    convert.result.replace_all_uses_with(new[source])
     convert.erase()
+    return converts
 
 
 def _can_rematerialize(op: Operation, threads: int) -> bool:
@@ -102,6 +109,10 @@ def _slice(root: Value, encoding, made: dict, threads: int) -> dict[Value, objec
         if (value, wanted) in made:
             continue
         op = value.defining_op
+        if op is None and loop_carried.carried(value) is not None:
+            layouts[value] = wanted
+            queue.append((loop_carried.yielded(value), wanted))
+            continue
         if op is None or len(op.results) != 1:
             return None
         layouts[value] = wanted
@@ -118,7 +129,7 @@ def _slice(root: Value, encoding, made: dict, threads: int) -> dict[Value, objec
 
 def _cost(layouts: dict[Value, object], convert: Operation) -> int:
     """What duplicating the slice's ops costs (see the module doc)."""
-    ops = {v.defining_op for v in layouts}
+    ops = {v.defining_op for v in layouts} - {None}
     single: dict[Operation, bool] = {}
 
     def single_use(op: Operation) -> bool:
@@ -139,14 +150,22 @@ def _cost(layouts: dict[Value, object], convert: Operation) -> int:
             cost += _bytes(op.operands[0])
         elif op.name.startswith(("arith.", "math.")) or isinstance(op, math.FmaOp):
             cost += (8 if is_expensive_math(op) else 1) * size
+    for value in layouts:
+        if value.defining_op is None and loop_carried.has_other_readers(value, ops, convert):
+            cost += 32 * _bytes(value, 32, 32)
     return cost
 
 
-def _rewrite(layouts: dict[Value, object], made: dict) -> dict[Value, Value]:
-    """Recompute the slice in program order, each copy right after its original."""
-    position = {op: i for i, op in enumerate(_function_of(next(iter(layouts))).walk())}
-    ops = sorted({v.defining_op for v in layouts}, key=position.__getitem__)
-    new: dict[Value, Value] = {}
+def _rewrite(layouts: dict[Value, object], made: dict) -> tuple[dict, list[Operation]]:
+    """Recompute the slice in program order, each copy right after its original, and retype
+    the carried values it reached; the new values, and the conversions made before loops."""
+    carried = [v for v in layouts if v.defining_op is None]
+    computed = [v for v in layouts if v.defining_op is not None]
+    if not computed:
+        return _retype_carried(carried, layouts, {v: v for v in carried}, made, set())
+    position = {op: i for i, op in enumerate(_function_of(computed[0]).walk())}
+    ops = sorted({v.defining_op for v in computed}, key=position.__getitem__)
+    new: dict[Value, Value] = {v: v for v in carried}
     for op in ops:
         encoding = layouts[op.results[0]]
         source = None if isinstance(op, ttg.ConvertLayoutOp) else infer_src_encoding(op, encoding)
@@ -165,7 +184,21 @@ def _rewrite(layouts: dict[Value, object], made: dict) -> dict[Value, Value]:
         else:
             result.type = retyped
         new[op.results[0]] = made[(op.results[0], encoding)] = result
-    return new
+    copies = {new[v].defining_op for v in computed}
+    return _retype_carried(carried, layouts, new, made, copies)
+
+
+def _retype_carried(carried: list, layouts: dict, new: dict, made: dict, copies: set) -> tuple:
+    """Retype each carried value of the slice (loop_carried.retype), the loop yielding the
+    new value of what it yielded: recomputed by the slice, made before, or already in the
+    layout."""
+    converts = []
+    for argument in carried:
+        encoding = layouts[argument]
+        value = loop_carried.yielded(argument)
+        update = new.get(value) or made.get((value, encoding)) or value
+        converts.append(loop_carried.retype(argument, encoding, update, copies))
+    return new, converts
 
 
 def _function_of(value: Value) -> Operation:

@@ -1,6 +1,7 @@
 // RUN: naiad-opt %s -p remove-layout-conversions --no-locations | filecheck %s
 
 // CHECK-DAG: #[[FOUR:blocked[0-9]*]] = #ttg.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// CHECK-DAG: #[[ONE:blocked[0-9]*]] = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 #blocked = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 #blocked1 = #ttg.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 #blocked2 = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
@@ -56,5 +57,40 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
     %s1 = ttg.convert_layout %s : tensor<32xf32, #ttg.slice<{dim = 1, parent = #blocked2}>> -> tensor<32xf32, #blocked1>
     tt.store %yp, %s1 : tensor<32x!tt.ptr<f32>, #blocked1>
     tt.return %s : tensor<32xf32, #ttg.slice<{dim = 1, parent = #blocked2}>>
+  }
+
+  // A pointer tensor the loop carries takes its load's layout: its initial value is converted
+  // before the loop (here recomputed in the new layout: a splat and a range), it is advanced in
+  // the new layout inside the loop, and converted back after it for a reader that keeps the old
+  // one (the function's result).
+  // CHECK-LABEL: tt.func @carried_pointers
+  // CHECK: %[[P0:.*]] = tt.addptr %{{.*}} : tensor<1024x!tt.ptr<f32>, #[[FOUR]]>, tensor<1024xi32, #[[FOUR]]>
+  // CHECK: %[[LOOP:.*]]:2 = scf.for {{.*}} iter_args(%[[P:.*]] = %[[P0]], %{{.*}} = %{{.*}}) -> (tensor<1024x!tt.ptr<f32>, #[[FOUR]]>, tensor<1024xf32, #[[FOUR]]>)
+  // CHECK-NOT: ttg.convert_layout
+  // CHECK: tt.load %[[P]] : tensor<1024x!tt.ptr<f32>, #[[FOUR]]>
+  // CHECK-NOT: ttg.convert_layout
+  // CHECK: tt.addptr %[[P]], %{{.*}} : tensor<1024x!tt.ptr<f32>, #[[FOUR]]>, tensor<1024xi32, #[[FOUR]]>
+  // CHECK-NOT: ttg.convert_layout
+  // CHECK: scf.yield
+  // CHECK: ttg.convert_layout %[[LOOP]]#0 : tensor<1024x!tt.ptr<f32>, #[[FOUR]]> -> tensor<1024x!tt.ptr<f32>, #[[ONE]]>
+  tt.func @carried_pointers(%x: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %n: i32) -> tensor<1024x!tt.ptr<f32>, #blocked> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %step = arith.constant dense<1024> : tensor<1024xi32, #blocked>
+    %zero = arith.constant dense<0.0> : tensor<1024xf32, #blocked1>
+    %r = tt.make_range {end = 1024 : i32, start = 0 : i32} : tensor<1024xi32, #blocked>
+    %xs = tt.splat %x : !tt.ptr<f32> -> tensor<1024x!tt.ptr<f32>, #blocked>
+    %xp = tt.addptr %xs, %r : tensor<1024x!tt.ptr<f32>, #blocked>, tensor<1024xi32, #blocked>
+    %out:2 = scf.for %i = %c0 to %n step %c1 iter_args(%p = %xp, %acc = %zero) -> (tensor<1024x!tt.ptr<f32>, #blocked>, tensor<1024xf32, #blocked1>) : i32 {
+      %p4 = ttg.convert_layout %p : tensor<1024x!tt.ptr<f32>, #blocked> -> tensor<1024x!tt.ptr<f32>, #blocked1>
+      %v = tt.load %p4 : tensor<1024x!tt.ptr<f32>, #blocked1>
+      %sum = arith.addf %acc, %v : tensor<1024xf32, #blocked1>
+      %next = tt.addptr %p, %step : tensor<1024x!tt.ptr<f32>, #blocked>, tensor<1024xi32, #blocked>
+      scf.yield %next, %sum : tensor<1024x!tt.ptr<f32>, #blocked>, tensor<1024xf32, #blocked1>
+    }
+    %yp = tt.addptr %xs, %r : tensor<1024x!tt.ptr<f32>, #blocked>, tensor<1024xi32, #blocked>
+    %yp4 = ttg.convert_layout %yp : tensor<1024x!tt.ptr<f32>, #blocked> -> tensor<1024x!tt.ptr<f32>, #blocked1>
+    tt.store %yp4, %out#1 : tensor<1024x!tt.ptr<f32>, #blocked1>
+    tt.return %out#0 : tensor<1024x!tt.ptr<f32>, #blocked>
   }
 }
