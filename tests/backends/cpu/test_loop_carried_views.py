@@ -288,7 +288,27 @@ def nested_then_update_ref(x, r, trips):
     return b
 
 
+@naiad.jit
+def gather_then_update(x_ptr, r_ptr, out_ptr, trips, B: tl.constexpr):
+    """The next `a` reads the old one at other positions (a gather, as the CPU's tl.sort
+    does): the generic making it reads `a` in its body, so it must not write `a` in place."""
+    offs = tl.arange(0, B)
+    a = tl.load(x_ptr + offs)
+    r = tl.load(r_ptr + offs)
+    for _ in range(trips):
+        a = tl.where(a > r, tl.gather(a, offs ^ 1, 0), a + r)
+    tl.store(out_ptr + offs, a)
+
+
+def gather_then_update_ref(x, r, trips):
+    a = x.copy()
+    for _ in range(trips):
+        a = np.where(a > r, a[np.arange(B) ^ 1], a + r)
+    return a
+
+
 INT_CASES = {
+    "gather": (gather_then_update, gather_then_update_ref, B),
     "broadcast": (broadcast_then_update, broadcast_then_update_ref, B * B),
     "reshape": (reshape_then_update, reshape_then_update_ref, B),
     "split": (split_then_update, split_then_update_ref, B),

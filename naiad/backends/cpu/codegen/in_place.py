@@ -56,6 +56,8 @@ def in_place_target(plan, generic, argument, value, block) -> bool:
         if any(v is alias for alias in shared) and (v is not argument or not m.is_identity):
             return False
     readers = [user for user in buffer_readers(argument) if user is not generic]
+    if any(generic.is_ancestor(user) for user in readers):
+        return False  # its body reads any element (a gather's tensor.extract)
     return not any(runs_after(user, generic, plan.lowered_at) for user in readers)
 
 
