@@ -1,0 +1,38 @@
+"""naiad.ops: PyTorch's ATen operators written in Naiad, for the CPU and CUDA.
+
+    import naiad.ops
+    naiad.ops.enable()                 # every op below, process-wide
+    with naiad.ops.use(include=["softmax"]):
+        ...                            # only these, for the block
+    naiad.ops.softmax(x, dim=-1)       # or call one directly
+
+Elementwise ops come from one facility (`pointwise/`: a scalar function written in the language
+becomes a kernel for any arity, broadcast, strides and dtype). Importing this package imports
+torch; `import naiad` alone never does.
+"""
+
+from . import activations, arith, compare, convert, select, unary
+from .activations import *  # noqa: F403
+from .arith import *  # noqa: F403
+from .compare import *  # noqa: F403
+from .convert import *  # noqa: F403
+from .dtypes import Unsupported
+from .pointwise import pointwise
+from .select import *  # noqa: F403
+from .switch import disable, enable, registered, use
+from .unary import *  # noqa: F403
+
+__all__ = [
+    "Unsupported",
+    "disable",
+    "enable",
+    "pointwise",
+    "registered",
+    "use",
+    *activations.__all__,
+    *arith.__all__,
+    *compare.__all__,
+    *convert.__all__,
+    *select.__all__,
+    *unary.__all__,
+]
