@@ -104,6 +104,9 @@ dump_dir = _Text("NAIAD_DUMP_DIR", "write every stage's IR per kernel under this
 dump_passes = _Flag(
     "NAIAD_DUMP_PASSES", "with NAIAD_DUMP_DIR, also write the IR after every pass, numbered"
 )
+profile_compile = _Flag(
+    "NAIAD_PROFILE_COMPILE", "print each compile's time per stage (AST to TTIR ... load) on stderr"
+)
 always_compile = _Flag("NAIAD_ALWAYS_COMPILE", "compile every kernel again, ignoring the caches")
 backend = _Text(
     "NAIAD_BACKEND",

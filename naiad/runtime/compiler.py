@@ -33,7 +33,7 @@ import os
 import threading
 from dataclasses import dataclass, field
 
-from .. import knobs
+from .. import compile_profile, knobs
 from ..backends import registry
 from ..backends.registry import Compilation, CompileOptions
 from ..fork_safety import hold_across_fork
@@ -186,7 +186,7 @@ def compile_specialization(
     """The trip of the module doc for one specialization (steps 2-6)."""
     backend, parsed = registry.lookup(target or DEFAULT_TTIR_TARGET)
     insertions = extensions.insertions_for(jit_function)
-    with _compiling:  # one compile at a time (see the module doc)
+    with _compiling, compile_profile.compiling(_name(jit_function), backend.name):  # (module doc)
         language = backend.language_target(parsed, options)
         build = _build(jit_function, spec, language, insertions)
         kernel = build.kernel
@@ -198,7 +198,8 @@ def compile_specialization(
                 "passes": [insertion.fingerprint() for insertion in insertions],
             }
         )
-        entry = None if knobs.always_compile.get() else disk_cache().get(key, _well_formed)
+        with compile_profile.stage("cache lookup"):
+            entry = None if knobs.always_compile.get() else disk_cache().get(key, _well_formed)
         if entry is None:
             files, metadata = _run_stages(build, backend, parsed, options, insertions)
             entry = disk_cache().put(key, files, metadata)
@@ -214,6 +215,10 @@ def compile_specialization(
     return kernel
 
 
+def _name(jit_function) -> str:
+    return getattr(jit_function, "__name__", "kernel")
+
+
 def _well_formed(entry) -> bool:
     """Whether a cache entry holds what `compile_specialization` reads (else it is a miss)."""
     metadata = entry.metadata
@@ -227,7 +232,8 @@ def _run_stages(build: TTIRBuild, backend, target, options, insertions) -> tuple
     dump = pass_dumps(build.kernel.name, build.kernel.metadata["target"], build.spec, backend.name)
     c = Compilation(build.module, target, options, {}, insertions=insertions, dump=dump)
     for stage in backend.stages(target, options):
-        stage.run(c)
+        with compile_profile.stage(stage.name):
+            stage.run(c)
     files = {}
     for name, value in c.asm.items():
         files[name] = value.encode() if isinstance(value, str) else bytes(value)
@@ -245,7 +251,7 @@ def build_ttir(
     options = CompileOptions(num_warps=num_warps, debug=bool(debug))
     spec = Specialization.of(jit_function, bound)
     insertions = extensions.insertions_for(jit_function)
-    with _compiling:
+    with _compiling, compile_profile.compiling(_name(jit_function), backend.name):
         return _build(jit_function, spec, backend.language_target(parsed, options), insertions)
 
 
@@ -264,12 +270,14 @@ def _build(jit_function, spec: Specialization, language, insertions) -> TTIRBuil
     from ..ir.printer import print_module
     from ..passes.pipeline import run_pipeline
 
-    result = generate(jit_function, spec.signature, spec.constexprs, spec.attrs, language)
-    source_ttir = print_module(result.module)
+    with compile_profile.stage("AST → TTIR"):
+        result = generate(jit_function, spec.signature, spec.constexprs, spec.attrs, language)
+        source_ttir = print_module(result.module)
     pipeline = extensions.extend("ttir", TTIR_PIPELINE, insertions)
     dump = pass_dumps(result.name, language.name, spec, "ttir")
-    run_pipeline(pipeline, result.module, after_each=dump)
-    asm = {"source": source_ttir, "ttir": print_module(result.module)}
+    with compile_profile.stage("TTIR passes"):
+        run_pipeline(pipeline, result.module, after_each=dump)
+        asm = {"source": source_ttir, "ttir": print_module(result.module)}
     metadata = {
         "name": result.name,
         "target": language.name,

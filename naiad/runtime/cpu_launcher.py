@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import compile_profile
 from ..errors import KernelNotImplementedError
 from .binder import tensor_type
 from .compiler import CompiledKernel, compile_options, compile_specialization, compiled_once
@@ -108,12 +109,12 @@ class CpuLauncher:
         a kernel using something the CPU back end does not compile yet gives None (run it in
         the interpreter), with a warning naming it, once."""
         spec = Specialization.of(self.jit_function, bound)
-        jit_function = self.jit_function
+        jit_function, options = self.jit_function, compile_options(None, debug)
 
         def make():
             try:
-                options = compile_options(None, debug)
-                return _load(compile_specialization(jit_function, spec, "cpu", options))
+                with compile_profile.compiling(jit_function.__name__, "cpu"):
+                    return _load(compile_specialization(jit_function, spec, "cpu", options))
             except KernelNotImplementedError as error:
                 if strict:
                     raise
@@ -124,8 +125,7 @@ class CpuLauncher:
                 )
                 return None
 
-        # Once per key, whatever the number of threads launching it first: a second copy
-        # would be loaded, prepared and then dropped from the table.
+        # Once per key, however many threads launch it first (a second copy would be dropped).
         return compiled_once(self.kernels, (spec.key, debug), make)
 
     def compiled(self, bound: dict, options, debug: bool):

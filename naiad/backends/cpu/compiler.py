@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ... import compile_profile
 from ...dialects import tt
 from ...ir import is_pointer_like
 from ...ir.locations import argument_names
@@ -59,14 +60,19 @@ def to_linalg(c: Compilation) -> None:
 def to_llvm(c: Compilation) -> None:
     """Step 2: the module becomes an (optimized) LLVM module."""
     target: CpuTarget = c.target
-    c.run_passes("cpu", CPU_PIPELINE)
+    with compile_profile.stage("cpu passes"):
+        c.run_passes("cpu", CPU_PIPELINE)
     # The kernel, and declarations of the runtime functions it calls (device_print's).
     functions = [op for op in c.module.regions[0].entry_block if op.regions[0].blocks]
     if len(functions) != 1:
         raise ValueError(f"expected one kernel function, found {len(functions)}")
-    lowered = lower_kernel(functions[0], target.triple, target.data_layout, target.features)
-    c.module = llvm_tools.parse_module(str(lowered.module), lowered.entry)
-    llvm_tools.optimize(c.module, target.machine, speed_level=2)
+    with compile_profile.stage("code generation"):
+        lowered = lower_kernel(functions[0], target.triple, target.data_layout, target.features)
+        text = str(lowered.module)
+    with compile_profile.stage("LLVM parse, verify"):
+        c.module = llvm_tools.parse_module(text, lowered.entry)
+    with compile_profile.stage("LLVM optimize"):
+        llvm_tools.optimize(c.module, target.machine, speed_level=2)
     c.asm["llir"] = str(c.module)
     c.metadata.update(
         entry=lowered.entry,

@@ -28,6 +28,7 @@ import itertools
 import threading
 from collections.abc import Iterable
 
+from ... import compile_profile
 from ...fork_safety import hold_across_fork
 from . import llvm_tools, printing, runtime_library
 from .target import host_target
@@ -139,7 +140,7 @@ def load_object(code: bytes, exports: Iterable[str], name: str = "kernel") -> Lo
     """
     _check_architecture(code)
     exports = list(exports)
-    with _loading:
+    with _loading, compile_profile.stage("load"):
         library = llvm_tools.link_object(
             _jit(), f"{name}.{next(_library_ids)}", code, process_symbols(), exports
         )
