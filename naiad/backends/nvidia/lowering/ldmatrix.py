@@ -94,14 +94,34 @@ def convert_with_ldmatrix(ctx: Context, op) -> bool:
 # -- the plan -----------------------------------------------------------------------------------
 def plan_ldmatrix(src_t, dst_t) -> LdmatrixPlan | None:
     """The plan of the conversion `src_t` -> `dst_t`, or None when `ldmatrix` does not fit."""
+    # An accumulator feeding the next dot (chained dots) shares most of its fragment with the
+    # operand: that is a register or shuffle exchange, not a trip through shared memory.
+    if isinstance(src_t.encoding, NvidiaMmaEncodingAttr | DotOperandEncodingAttr):
+        return None
+    dims = fragment_dims(dst_t)
+    if dims is None:
+        return None
+    nbytes, k_dim, mn_dim = dims
+    src = layout_of(src_t)
+    trans = _contiguous_dim(src, k_dim, mn_dim) == mn_dim
+    inner = mn_dim if trans else k_dim
+    shared = swizzled_layout(dst_t.shape, inner, k_dim if trans else mn_dim, nbytes)
+    to_offset = shared.invert()
+    loads = load_plan(to_offset, dst_t, inner)
+    if loads is None:
+        return None
+    store_offsets, vector, registers = store_plan(src, to_offset, nbytes)
+    return LdmatrixPlan(nbytes, shared, store_offsets, vector, registers, *loads)
+
+
+def fragment_dims(dst_t) -> tuple[int, int, int] | None:
+    """(element bytes, K dimension, M or N dimension) of a dot operand `ldmatrix` can load
+    (an `mma.sync` operand whose 32-bit fragment words hold `kWidth` elements along K), or
+    None."""
     enc = dst_t.encoding
     if not isinstance(enc, DotOperandEncodingAttr):
         return None
     if not isinstance(enc.parent, NvidiaMmaEncodingAttr) or enc.parent.version_major != 2:
-        return None
-    # An accumulator feeding the next dot (chained dots) shares most of its fragment with the
-    # operand: that is a register or shuffle exchange, not a trip through shared memory.
-    if isinstance(src_t.encoding, NvidiaMmaEncodingAttr | DotOperandEncodingAttr):
         return None
     element = dst_t.element_type
     if not isinstance(element, FloatType | IntegerType) or element.width not in (8, 16, 32):
@@ -111,35 +131,40 @@ def plan_ldmatrix(src_t, dst_t) -> LdmatrixPlan | None:
         return None
     rank = len(dst_t.shape)
     k_dim, mn_dim = (rank - 1, rank - 2) if enc.op_idx == 0 else (rank - 2, rank - 1)
-    dst = layout_of(dst_t)
-    if not _is_fragment(dst, rank, k_dim, mn_dim, enc.k_width):
+    if not _is_fragment(layout_of(dst_t), rank, k_dim, mn_dim, enc.k_width):
         return None
-    src = layout_of(src_t)
-    trans = _contiguous_dim(src, k_dim, mn_dim) == mn_dim
+    return nbytes, k_dim, mn_dim
+
+
+def load_plan(to_offset: LinearLayout, dst_t, inner: int):
+    """(load offsets, matrices per instruction, `.trans`, words) of the `ldmatrix` loads of
+    the dot operand `dst_t` from a shared buffer whose element -> offset map is `to_offset`
+    and whose 16-byte rows run along `inner`; None when they do not fit."""
+    nbytes, k_dim, mn_dim = fragment_dims(dst_t)
+    trans = inner == mn_dim
     if trans and nbytes != 2:  # `.trans` moves 16-bit elements
         return None
-    inner = mn_dim if trans else k_dim
-    shared = _swizzled(dst_t.shape, inner, k_dim if trans else mn_dim, nbytes)
-    to_offset = shared.invert()
-    loads = _address_layout(dst, rank, k_dim, mn_dim, inner, trans, nbytes)
+    rank = len(dst_t.shape)
+    loads = _address_layout(layout_of(dst_t), rank, k_dim, mn_dim, inner, trans, nbytes)
     if loads is None:
         return None
     address, words, matrices = loads
+    load_offsets = address.compose(to_offset)
+    row = _ROW_BYTES // nbytes
+    if any(b % row for name in load_offsets.in_dims for b in load_offsets.packed_bases(name)):
+        return None  # a row would straddle two 16-byte groups of the buffer
+    return load_offsets, matrices, trans, words
+
+
+def store_plan(src: LinearLayout, to_offset: LinearLayout, nbytes: int):
+    """(store offsets, vector, first registers) of storing the distributed layout `src` into
+    a shared buffer whose element -> offset map is `to_offset`: each thread stores `vector`
+    consecutive registers from each first register, once per element it holds."""
     store_offsets = src.compose(to_offset)
     vector = _store_vector(store_offsets, _ROW_BYTES // nbytes)
     redundant = src.free_variable_masks().get("register", 0)
     registers = tuple(r for r in range(0, src.in_dim_size("register"), vector) if not r & redundant)
-    return LdmatrixPlan(
-        nbytes,
-        shared,
-        store_offsets,
-        vector,
-        registers,
-        address.compose(to_offset),
-        matrices,
-        trans,
-        words,
-    )
+    return store_offsets, vector, registers
 
 
 def _unit(rank: int, dim: int, value: int) -> tuple[int, ...]:
@@ -169,16 +194,25 @@ def _contiguous_dim(src: LinearLayout, k_dim: int, mn_dim: int) -> int:
     return k_dim
 
 
-def _swizzled(shape, inner: int, outer: int, nbytes: int) -> LinearLayout:
-    """offset -> element of the scratch: rows along `outer`, 16-byte groups along `inner`,
-    swizzled so that eight consecutive rows meet eight distinct bank groups."""
-    groups = shape[inner] * nbytes // _ROW_BYTES
+def swizzled_encoding(shape, inner: int, outer: int, nbytes: int) -> SwizzledSharedEncodingAttr:
+    """The shared layout `ldmatrix` reads best: rows along `outer`, 16-byte groups along
+    `inner`, swizzled so that eight consecutive rows meet eight distinct bank groups."""
+    groups = max(1, shape[inner] * nbytes // _ROW_BYTES)
     rows_per_line = max(1, _LINE_BYTES // _ROW_BYTES // groups)
     max_phase = min(_LINE_BYTES // _ROW_BYTES, groups)
     order = [inner, outer] + [d for d in range(len(shape) - 1, -1, -1) if d not in (inner, outer)]
-    enc = SwizzledSharedEncodingAttr(_ROW_BYTES // nbytes, rows_per_line, max_phase, order)
-    shared = to_linear_layout(enc, shape)
+    return SwizzledSharedEncodingAttr(_ROW_BYTES // nbytes, rows_per_line, max_phase, order)
+
+
+def shared_offsets(encoding, shape) -> LinearLayout:
+    """offset -> element of a one-CTA shared buffer of `shape` in `encoding`."""
+    shared = to_linear_layout(encoding, shape)
     return shared.sublayout(["offset"], shared.out_dims)  # one CTA: no `block` bits
+
+
+def swizzled_layout(shape, inner: int, outer: int, nbytes: int) -> LinearLayout:
+    """offset -> element of the scratch in `swizzled_encoding`."""
+    return shared_offsets(swizzled_encoding(shape, inner, outer, nbytes), shape)
 
 
 def _address_layout(dst: LinearLayout, rank, k_dim, mn_dim, inner, trans, nbytes):
@@ -243,32 +277,49 @@ def _address(ctx: Context, thread: str, constant: int) -> str:
 
 
 def _emit(ctx: Context, op, plan: LdmatrixPlan) -> None:
-    em = ctx.em
     nbytes = plan.element_bytes
     ctx.need_shared(plan.shared.in_dim_size("offset") * nbytes)
     barriers.pay(ctx)  # an earlier user's reads of the scratch may be pending
     elem = llvm_type(op.src.type)
-    values = ctx[op.src]
-    thread = _thread_bytes(ctx, plan.store_offsets, nbytes)
-    for first in plan.store_registers:
-        constant = plan.store_offsets.apply(register=first)[0] * nbytes
+    emit_stores(
+        ctx, ctx[op.src], elem, nbytes, plan.store_offsets, plan.vector, plan.store_registers
+    )
+    ctx.em.barrier()
+    loads = (plan.load_offsets, plan.matrices, plan.trans, plan.words)
+    ctx[op.result] = emit_loads(ctx, loads, elem, nbytes)
+    barriers.owe(ctx)
+
+
+def emit_stores(ctx: Context, values, elem: str, nbytes: int, offsets, vector, registers, base=0):
+    """Store the registers `values` at element offsets `offsets` (register, lane, warp ->
+    offset), `vector` at a time from each of `registers`; `base` is an element offset
+    (constant) added to all."""
+    thread = _thread_bytes(ctx, offsets, nbytes)
+    for first in registers:
+        constant = (offsets.apply(register=first)[0] ^ base) * nbytes
         address = _address(ctx, thread, constant)
-        _store(ctx, values[first : first + plan.vector], elem, nbytes, address)
-    em.barrier()
-    thread = _thread_bytes(ctx, plan.load_offsets, nbytes)
+        _store(ctx, values[first : first + vector], elem, nbytes, address)
+
+
+def emit_loads(ctx: Context, loads, elem: str, nbytes: int, base: int = 0) -> list[str]:
+    """The registers of a dot operand read by `ldmatrix` (`loads`: a `load_plan`), `base` an
+    element offset (constant) XOR-ed into every address."""
+    em = ctx.em
+    load_offsets, matrices, trans, words = loads
+    per_word = 4 // nbytes
+    thread = _thread_bytes(ctx, load_offsets, nbytes)
     loaded = []
-    for instruction in range(plan.instructions):
-        constant = plan.load_offsets.apply(register=instruction)[0] * nbytes
-        loaded.append(_ldmatrix(ctx, plan, _address(ctx, thread, constant)))
+    for instruction in range(load_offsets.in_dim_size("register")):
+        constant = (load_offsets.apply(register=instruction)[0] ^ base) * nbytes
+        loaded.append(_ldmatrix(ctx, matrices, trans, _address(ctx, thread, constant)))
     registers = []
-    for instruction, matrix in plan.words:
+    for instruction, matrix in words:
         word = loaded[instruction][matrix]
-        if plan.per_word == 1:
+        if per_word == 1:
             registers.append(em.op(f"bitcast i32 {word} to {elem}"))
         else:
-            registers += unpack32(em, word, elem, plan.per_word)
-    ctx[op.result] = registers
-    barriers.owe(ctx)
+            registers += unpack32(em, word, elem, per_word)
+    return registers
 
 
 def _store(ctx: Context, values: list[str], elem: str, elem_bytes: int, address: str) -> None:
@@ -291,10 +342,9 @@ def _store(ctx: Context, values: list[str], elem: str, elem_bytes: int, address:
     em.emit(f"store {vector_type} {vector}, {SHARED_PTR} {address}, align {nbytes}")
 
 
-def _ldmatrix(ctx: Context, plan: LdmatrixPlan, address: str) -> list[str]:
-    """One `ldmatrix`: its words (32-bit registers), one per matrix."""
-    n = plan.matrices
-    trans = ".trans" if plan.trans else ""
+def _ldmatrix(ctx: Context, n: int, trans: bool, address: str) -> list[str]:
+    """One `ldmatrix` of `n` matrices: its words (32-bit registers), one per matrix."""
+    trans = ".trans" if trans else ""
     outs = ", ".join(f"${i}" for i in range(n))
     text = f"ldmatrix.sync.aligned.m8n8.x{n}{trans}.shared.b16 {{{outs}}}, [${n}];"
     constraints = ",".join(["=r"] * n + ["l"])
