@@ -18,14 +18,29 @@ carried as its start alone, an `index`:
 
 Its block of offsets, which only an element-by-element access reads, is rebuilt from the start
 inside the loop and after it (dead code otherwise, removed after the conversion).
+
+A carried pointer that does not point into one argument on every path (made from an integer
+or loaded from memory: a grouped GEMM's tiles) is carried as its offset into memory, its
+address over the pointee's size (convert_addresses.memory_offset): the values that enter
+its slot are converted to that form, and inside and after the region it is a pointer into
+memory, whose accesses gather and scatter element by element.
 """
 
 from __future__ import annotations
 
 from ...dialects import scf
 from ...dialects.tt.types import TensorDescType
-from ...ir import RankedTensorType, Value
-from .conversion import FunctionConversion, Pointer, converts, fail, is_pointer, offset_type
+from ...ir import RankedTensorType, Value, is_pointer_like
+from .conversion import (
+    FunctionConversion,
+    Pointer,
+    converts,
+    fail,
+    is_pointer,
+    offset_type,
+    pointee,
+)
+from .convert_addresses import memory, memory_offset
 from .emit import materialize, offsets_block
 
 
@@ -35,9 +50,29 @@ def carried_type(old: Value):
     return offset_type(old.type) if is_pointer(old) else old.type
 
 
-def carried_value(c: FunctionConversion, old: Value) -> Value:
+def carried_value(c: FunctionConversion, old: Value, slot: Value | None = None) -> Value:
+    """What `old` becomes when it enters the carried `slot` (a loop argument or a region
+    result; None: the slot of `old` itself)."""
     _refuse_descriptor(old)
-    return c.pointer(old).offset if is_pointer(old) else c.value(old)
+    if not is_pointer(old):
+        return c.value(old)
+    pointer = c.pointer(old)
+    if not _via_memory(c, old if slot is None else slot):
+        return pointer.offset
+    return memory_offset(c, pointer, pointee(old.type))
+
+
+def _via_memory(c: FunctionConversion, slot: Value) -> bool:
+    """Whether the carried pointer `slot` is kept as an offset into memory (no one argument)."""
+    if not is_pointer(slot) or c.analysis.base_of(slot) is not None:
+        return False
+    if is_pointer_like(pointee(slot.type)):
+        fail(
+            _owner(slot),
+            "a pointer to pointers carried through a loop or an if does not point into one "
+            "kernel argument on every path; such pointers have no lowering to Linalg",
+        )
+    return True
 
 
 def _refuse_descriptor(old: Value, at=None) -> None:
@@ -59,23 +94,20 @@ def _owner(value: Value):
 
 
 def bind_carried(c: FunctionConversion, old: Value, new: Value) -> None:
-    """Bind a loop argument or region result; a pointer gets its base from the analysis."""
+    """Bind a loop argument or region result; a pointer gets its base from the analysis, or
+    is a pointer into memory."""
     if not is_pointer(old):
         c.bind(old, new)
+        return
+    if _via_memory(c, old):
+        c.bind(old, Pointer(memory(c, pointee(old.type)), new))
         return
     c.bind(old, Pointer(_base(c, old), new))
 
 
 def _base(c: FunctionConversion, old: Value) -> Value:
-    """The converted argument a carried pointer points into."""
-    base = c.analysis.base_of(old)
-    if base is None:
-        fail(
-            _owner(old),
-            "a pointer carried through a loop or an if does not point into one kernel argument "
-            "on every path; such pointers have no lowering to Linalg",
-        )
-    return c.pointer(base).base
+    """The converted argument a pointer carried by its start points into."""
+    return c.pointer(c.analysis.base_of(old)).base
 
 
 def _by_start(c: FunctionConversion, old: Value) -> bool:
@@ -94,8 +126,8 @@ def _for(c: FunctionConversion, op) -> None:
     by_start = [is_pointer(a) and _by_start(c, a) for a in op.region_iter_args]
     c.carried_by_start[op] = by_start
     inits = [
-        materialize(c, c.analysis.pointer(v).offsets.start) if flag else carried_value(c, v)
-        for v, flag in zip(op.initArgs, by_start)
+        materialize(c, c.analysis.pointer(v).offsets.start) if flag else carried_value(c, v, a)
+        for v, a, flag in zip(op.initArgs, op.region_iter_args, by_start)
     ]
     loop = c.emit(
         scf.ForOp(c.value(op.lowerBound), c.value(op.upperBound), c.value(op.step), inits)
@@ -132,7 +164,7 @@ def _if(c: FunctionConversion, op) -> None:
 @converts(scf.WhileOp)
 def _while(c: FunctionConversion, op) -> None:
     _refuse_descriptors(op)
-    inits = [carried_value(c, v) for v in op.inits]
+    inits = [carried_value(c, v, a) for v, a in zip(op.inits, op.before.block.arguments)]
     types = [carried_type(v) for v in op.results]
     new = c.emit(scf.WhileOp(inits, types))
     _copy_discardable(op, new)
@@ -148,19 +180,30 @@ def _while(c: FunctionConversion, op) -> None:
 
 @converts(scf.YieldOp)
 def _yield(c: FunctionConversion, op) -> None:
-    by_start = c.carried_by_start.get(op.parent_op(), ())
+    parent = op.parent_op()
+    by_start = c.carried_by_start.get(parent, ())
+    slots = _yield_slots(parent, op)
     values = []
     for i, old in enumerate(op.operands):
         if i < len(by_start) and by_start[i]:
             values.append(materialize(c, c.analysis.pointer(old).offsets.start))
         else:
-            values.append(carried_value(c, old))
+            values.append(carried_value(c, old, slots[i]))
     c.emit(scf.YieldOp(values))
+
+
+def _yield_slots(parent, op) -> list[Value]:
+    """The carried values an `scf.yield` of `parent` gives its operands to."""
+    if isinstance(parent, scf.WhileOp):
+        return list(parent.before.block.arguments)
+    return list(parent.results)
 
 
 @converts(scf.ConditionOp)
 def _condition(c: FunctionConversion, op) -> None:
-    c.emit(scf.ConditionOp(c.value(op.condition), [carried_value(c, v) for v in op.args]))
+    slots = op.parent_op().results
+    values = [carried_value(c, v, slot) for v, slot in zip(op.args, slots)]
+    c.emit(scf.ConditionOp(c.value(op.condition), values))
 
 
 def _copy_discardable(old, new) -> None:

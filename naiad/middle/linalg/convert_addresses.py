@@ -24,8 +24,8 @@ and the pointer is `Pointer(%memory, address / sizeof(T))`: an address is taken 
 to its pointee, as the GPU requires of every access. The pointer analysis knows no argument for
 such a pointer (nor for a bitcast that changes the element size, which goes through its
 address), so every access through it gathers or scatters element by element, and every other
-pointer keeps its strided views. Such a pointer cannot be carried by a loop (control_flow.py
-asks for its argument).
+pointer keeps its strided views. A loop or an if that carries a pointer with no one argument
+on every path carries it as an offset into memory (`memory_offset`, control_flow.py).
 
 With bounds checks, a pointer made from one integer (Triton's grouped GEMM loads one from a
 table, then offsets it by blocks) points into memory through a base of its own, a
@@ -137,6 +137,19 @@ def memory(c: FunctionConversion, element) -> Value:
             made = c.emit(memref.CastOp(view, UnrankedMemRefType(element))).results[0]
         c.memories[element] = made
     return made
+
+
+def memory_offset(c: FunctionConversion, pointer: Pointer, element) -> Value:
+    """The offset into memory (address / sizeof(T)) of `pointer`, whose pointee is `element`:
+    how a pointer that a loop or an if carries is kept when it has no one argument."""
+    if is_memory(c, pointer.base):
+        return pointer.offset
+    size = emit.scalar_constant(c, storage_bytes(element), i64)
+    addresses = address(c, pointer, element)
+    if not isinstance(addresses.type, RankedTensorType):
+        return emit.op(c, "arith.divsi", [addresses, size], i64)
+    divide = lambda xs: [emit.op(c, "arith.divsi", [xs[0], size], i64)]  # noqa: E731
+    return emit.elementwise(c, [addresses], [addresses.type], divide)[0]
 
 
 def is_memory(c: FunctionConversion, base: Value) -> bool:

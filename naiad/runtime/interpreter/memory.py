@@ -7,8 +7,10 @@ would read garbage or fault; the interpreter never touches memory it was not giv
 from an integer, or loaded from memory, takes as its origin the argument whose storage holds every
 address it was made with (`Memory.holding`), so an access through it that strays is blamed on the
 argument it pointed into, as the compiled code's bounds checks blame it; one made with addresses in
-several arguments, or outside all of them, is resolved lane by lane at each access, and an active
-lane outside every argument is an error of its own (the interpreter reads only its arguments).
+several arguments, or outside all of them, is resolved lane by lane at each access. An address
+that no argument holds is looked for in the host arrays alive in the process (live_arrays.py: a
+table of `data_ptr()`s passed instead of the tensors), once per launch; an active lane outside
+every one of them is an error of its own (the interpreter reads only arrays it can see).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..host_arrays import HostArray
+from .live_arrays import describe_live, live_host_arrays
 
 
 class OutOfBoundsAccess(IndexError):
@@ -76,6 +79,7 @@ class Memory:
     def __init__(self):
         self.buffers: list[Buffer] = []
         self._bases = np.zeros(0, np.uint64)
+        self._live: list[HostArray] | None = None  # found when no argument holds an address
 
     def add(self, buffer: Buffer) -> Buffer:
         self.buffers.append(buffer)
@@ -90,43 +94,92 @@ class Memory:
         inside = (where >= 0) & (addr < ends[np.maximum(where, 0)]) if len(ends) else where >= 0
         return np.where(inside, where, -1)
 
+    def _containing_or_live(self, addr: np.ndarray) -> np.ndarray:
+        """`_containing`, after adding the live arrays that hold addresses no buffer holds."""
+        where = self._containing(addr)
+        if (where < 0).any() and self._add_live(addr[where < 0]):
+            where = self._containing(addr)
+        return where
+
+    def _add_live(self, addr: np.ndarray) -> bool:
+        """Add the live arrays holding some of `addr` as buffers; whether any was added."""
+        if self._live is None:
+            self._live = live_host_arrays()
+        known = {b.base for b in self.buffers}
+        added = False
+        for array in self._live:
+            if array.storage_base in known:
+                continue
+            end = array.storage_base + array.storage_nbytes
+            if ((addr >= array.storage_base) & (addr < end)).any():
+                base, nbytes = array.storage_base, array.storage_nbytes
+                name = describe_live(array)
+                self.add(Buffer(name, base, nbytes, base, array.itemsize, array.writable))
+                added = True
+        return added
+
     def holding(self, addr) -> Buffer | None:
         """The buffer whose storage holds every address of `addr` (a pointer's provenance when
         it is made from integers), None when no one buffer does."""
-        where = self._containing(np.asarray(addr, dtype=np.uint64).reshape(-1))
+        where = self._containing_or_live(np.asarray(addr, dtype=np.uint64).reshape(-1))
         if where.size == 0 or where[0] < 0 or (where != where[0]).any():
             return None
         return self.buffers[int(where[0])]
 
-    def _resolve(self, addr: np.ndarray, what: str) -> Buffer:
-        """The one buffer holding every address of `addr` (for pointers of unknown origin)."""
-        where = self._containing(addr)
+    def _locate(self, addr: np.ndarray, what: str) -> np.ndarray:
+        """Per address, the index of the buffer holding it (for pointers of unknown origin)."""
+        where = self._containing_or_live(addr)
         if (where < 0).any():
             bad = addr[where < 0]
             shown = ", ".join(f"{int(x):#x}" for x in bad[:8]) + (", ..." if bad.size > 8 else "")
             raise OutOfBoundsAccess(
                 f"{what} through a pointer made from an integer: {bad.size} active lane(s) "
-                f"address [{shown}], inside no argument of the kernel; the interpreter reads "
-                "and writes only its arguments' storage (pass the arrays it points into too)"
+                f"address [{shown}], inside no argument of the kernel and no live host array; "
+                "the interpreter reads and writes only arrays it can see"
             )
-        candidates = np.unique(where)
-        if len(candidates) != 1:
-            names = ", ".join(self.buffers[i].name for i in candidates)
-            raise OutOfBoundsAccess(
-                f"one access spans several arguments ({names}); each access must "
-                "stay inside one argument"
-            )
-        return self.buffers[int(candidates[0])]
+        return where
+
+    def accesses(self, ptrs: Pointers, active: np.ndarray | None, np_dtype, what: str):
+        """[(buffer, lanes, element indices)], one per buffer the active lanes address (lanes
+        of unknown origin may address several); `lanes` selects them in the flattened block."""
+        addr = ptrs.addr.reshape(-1)
+        lanes = slice(None) if active is None else np.flatnonzero(active.reshape(-1))
+        addr = addr[lanes]
+        if addr.size == 0:
+            return []
+        if ptrs.origin is not None:
+            return [(ptrs.origin, lanes, self._indices(ptrs.origin, addr, np_dtype, what))]
+        where = self._locate(addr, what)
+        if (where == where[0]).all():
+            buffer = self.buffers[int(where[0])]
+            return [(buffer, lanes, self._indices(buffer, addr, np_dtype, what))]
+        positions = np.arange(ptrs.addr.size)[lanes]
+        groups = []
+        for i in np.unique(where):
+            chosen = where == i
+            buffer = self.buffers[int(i)]
+            index = self._indices(buffer, addr[chosen], np_dtype, what)
+            groups.append((buffer, positions[chosen], index))
+        return groups
 
     def element_indices(self, ptrs: Pointers, active: np.ndarray | None, np_dtype, what: str):
-        """The buffer and element indices addressed by the active lanes (flattened, in order)."""
-        addr = ptrs.addr.reshape(-1)
-        if active is not None:
-            addr = addr[active.reshape(-1)]
-        itemsize = np.dtype(np_dtype).itemsize
-        if addr.size == 0:
+        """The one buffer and the element indices addressed by the active lanes (flattened, in
+        order), for accesses that must stay inside one buffer (atomics)."""
+        groups = self.accesses(ptrs, active, np_dtype, what)
+        if not groups:
             return None, np.zeros(0, np.int64)
-        buffer = ptrs.origin if ptrs.origin is not None else self._resolve(addr, what)
+        if len(groups) != 1:
+            names = ", ".join(buffer.name for buffer, _, _ in groups)
+            raise OutOfBoundsAccess(
+                f"one {what} spans several arguments ({names}); each {what} must "
+                "stay inside one argument"
+            )
+        return groups[0][0], groups[0][2]
+
+    @staticmethod
+    def _indices(buffer: Buffer, addr: np.ndarray, np_dtype, what: str) -> np.ndarray:
+        """The element indices of `addr` in `buffer`, every one checked to lie inside it."""
+        itemsize = np.dtype(np_dtype).itemsize
         offset = addr.astype(np.int64) - np.int64(buffer.base)
         outside = (offset < 0) | (offset + itemsize > buffer.nbytes)
         if outside.any():
@@ -143,31 +196,29 @@ class Memory:
                 f"misaligned {what} through argument `{buffer.name}`: addresses "
                 f"must be multiples of {itemsize} bytes"
             )
-        return buffer, offset // itemsize
+        return offset // itemsize
 
     def load(self, ptrs: Pointers, mask, np_dtype, fill) -> np.ndarray:
         active = None if mask is None else np.broadcast_to(mask, ptrs.shape)
-        buffer, index = self.element_indices(ptrs, active, np_dtype, "load")
+        groups = self.accesses(ptrs, active, np_dtype, "load")
         if active is None:
             out = np.empty(ptrs.shape, np_dtype)
-            if buffer is not None:
-                out.reshape(-1)[:] = buffer.typed(np_dtype)[index]
-            return out
-        out = np.array(np.broadcast_to(fill, ptrs.shape), dtype=np_dtype)
-        if buffer is not None:
-            out[active] = buffer.typed(np_dtype)[index]
+        else:
+            out = np.array(np.broadcast_to(fill, ptrs.shape), dtype=np_dtype, order="C")
+        flat = out.reshape(-1)
+        for buffer, lanes, index in groups:
+            flat[lanes] = buffer.typed(np_dtype)[index]
         return out
 
     def store(self, ptrs: Pointers, values, mask, np_dtype) -> None:
         active = None if mask is None else np.broadcast_to(mask, ptrs.shape)
-        buffer, index = self.element_indices(ptrs, active, np_dtype, "store")
-        if buffer is None:
-            return
-        if not buffer.writable:
-            raise ValueError(f"cannot store through argument `{buffer.name}`: it is read-only")
-        values = np.broadcast_to(np.asarray(values, np_dtype), ptrs.shape)
-        chosen = values.reshape(-1) if active is None else values[active]
-        buffer.typed(np_dtype)[index] = chosen
+        groups = self.accesses(ptrs, active, np_dtype, "store")
+        values = np.broadcast_to(np.asarray(values, np_dtype), ptrs.shape).reshape(-1)
+        for buffer, _, _ in groups:
+            if not buffer.writable:
+                raise ValueError(f"cannot store through argument `{buffer.name}`: it is read-only")
+        for buffer, lanes, index in groups:
+            buffer.typed(np_dtype)[index] = values[lanes]
 
 
 class HostCopies:

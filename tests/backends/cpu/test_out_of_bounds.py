@@ -136,14 +136,18 @@ def test_a_pointer_made_from_an_integer_is_checked_against_the_array_it_points_i
 
 def test_a_pointer_into_memory_no_argument_holds():
     """Compiled, it is not checked (the kernel was not given the allocation); the
-    interpreter, which reads only its arguments, says so instead of blaming one."""
+    interpreter finds the live array holding it and reads it too, and says so of an
+    address that no array holds instead of blaming an argument."""
     x, out = np.arange(16, dtype=np.float32), np.zeros(64, np.float32)
     table = np.array([x.ctypes.data], np.int64)
     unrelated = np.zeros(1, np.float32)
-    with knobs.override(NAIAD_BACKEND="cpu"):
-        _through_table[(1,)](table, unrelated, out, 0, 16, 64)
-    np.testing.assert_array_equal(out[:16], x)
+    for backend in ("cpu", "interpreter"):
+        out[:] = 0
+        with knobs.override(NAIAD_BACKEND=backend):
+            _through_table[(1,)](table, unrelated, out, 0, 16, 64)
+        np.testing.assert_array_equal(out[:16], x)
+    nowhere = np.array([64], np.int64)
     with knobs.override(NAIAD_BACKEND="interpreter"), pytest.raises(IndexError) as info:
-        _through_table[(1,)](table, unrelated, out, 0, 16, 64)
+        _through_table[(1,)](nowhere, unrelated, out, 0, 16, 64)
     assert "inside no argument of the kernel" in str(info.value)
     assert "`table`" not in str(info.value) and "`unrelated`" not in str(info.value)
