@@ -15,12 +15,19 @@ from .unary_family import unary
 
 __all__ = [
     "elu",
+    "elu_",
     "gelu",
+    "gelu_",
     "hardsigmoid",
+    "hardsigmoid_",
     "hardswish",
+    "hardswish_",
     "leaky_relu",
+    "leaky_relu_",
     "relu",
+    "relu_",
     "silu",
+    "silu_",
     "softplus",
 ]
 

@@ -19,15 +19,19 @@ from .registry import aten
 
 __all__ = [
     "add",
+    "add_",
     "div",
+    "div_",
     "floor_divide",
     "fmod",
     "maximum",
     "minimum",
     "mul",
+    "mul_",
     "pow",
     "remainder",
     "sub",
+    "sub_",
 ]
 
 

@@ -183,11 +183,12 @@ bitwise_xor, bitwise_xor_ = _binary("bitwise_xor", _bitwise_xor, "Bitwise xor.",
 bitwise_not, bitwise_not_ = unary("bitwise_not", _bitwise_not, "Bitwise not.")
 
 
-def _float_class(name, op, doc):
-    @aten(f"{name}.default")
+def _float_class(name, op, doc, registered=True):
     def function(input):
         return op(input)
 
+    if registered:
+        aten(f"{name}.default")(function)
     function.__name__ = function.__qualname__ = name
     function.__doc__ = doc
     return function
@@ -195,4 +196,5 @@ def _float_class(name, op, doc):
 
 isnan = _float_class("isnan", _isnan, "Where input is NaN.")
 isinf = _float_class("isinf", _isinf, "Where input is infinite.")
-isfinite = _float_class("isfinite", _isfinite, "Where input is neither NaN nor infinite.")
+# torch composes isfinite of other ops (CompositeImplicitAutograd): a direct call only
+isfinite = _float_class("isfinite", _isfinite, "Where neither NaN nor infinite.", registered=False)

@@ -12,7 +12,23 @@ from ..runtime.jit import jit
 from .pointwise import inplace_target, pointwise
 from .registry import aten
 
-__all__ = ["addcdiv", "addcmul", "clamp", "fill", "lerp", "masked_fill", "where"]
+__all__ = [
+    "addcdiv",
+    "addcdiv_",
+    "addcmul",
+    "addcmul_",
+    "clamp",
+    "clamp_",
+    "clamp_max",
+    "clamp_min",
+    "fill",
+    "fill_",
+    "lerp",
+    "lerp_",
+    "masked_fill",
+    "masked_fill_",
+    "where",
+]
 
 _NAN = tl.PropagateNan.ALL
 

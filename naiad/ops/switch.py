@@ -49,8 +49,9 @@ def _torch_kernel(schema_name: str, key: str):
         return None
 
 
-def _with_fallback(fn, fallback, key: str):
+def _with_fallback(fn, fallback, key: str, schema_name: str):
     keyset = torch._C.DispatchKeySet(key)
+    tensors = _tensor_positions(schema_name)
 
     def kernel(*args, **kwargs):
         try:
@@ -58,10 +59,17 @@ def _with_fallback(fn, fallback, key: str):
         except Unsupported:
             if fallback is None:
                 raise
-            return fallback.call_boxed(keyset, *map(_boxed, args), **kwargs)
+            args = [_boxed(a) if i in tensors else a for i, a in enumerate(args)]
+            return fallback.call_boxed(keyset, *args, **kwargs)
 
     kernel.__name__ = kernel.__qualname__ = f"naiad_{fn.__name__}"
     return kernel
+
+
+def _tensor_positions(schema_name: str) -> frozenset:
+    op, _, overload = schema_name.partition(".")
+    schema = getattr(getattr(torch.ops.aten, op), overload or "default")._schema
+    return frozenset(i for i, a in enumerate(schema.arguments) if str(a.type) == "Tensor")
 
 
 def _boxed(value):
@@ -90,7 +98,7 @@ def enable(include=None, exclude=None) -> None:
             schema_name = name.removesuffix(".default")  # how the dispatcher spells it
             for key in DISPATCH_KEYS:
                 fallback = _torch_kernel(schema_name, key)
-                kernel = _with_fallback(implementations[name], fallback, key)
+                kernel = _with_fallback(implementations[name], fallback, key, schema_name)
                 library.impl(schema_name, kernel, key)
     _State.library, _State.names = library, tuple(names)
 

@@ -1,0 +1,70 @@
+"""What the op tests share: inputs of every dtype and the comparison with a float64 reference.
+
+A result is compared with torch's op run on the inputs upcast to float64 (integers and bools as
+they are), then rounded once to the result's dtype: the error allowed is a few units of the
+result dtype's precision, as a kernel that computes in fp32 and rounds once should reach.
+"""
+
+import torch
+
+FLOATS = (torch.float32, torch.float16, torch.bfloat16)
+INTS = (torch.int32, torch.int64, torch.int8, torch.uint8)
+
+# dtype -> (rtol, atol) against the float64 reference rounded to the dtype
+TOLERANCE = {
+    torch.float64: (1e-12, 1e-12),
+    torch.float32: (4e-6, 1e-6),
+    torch.float16: (2e-3, 2e-5),
+    torch.bfloat16: (1.6e-2, 1e-4),
+}
+
+
+def make(shape, dtype, gen, low=-3.0, high=3.0, nonzero=False):
+    """Random values of `dtype`: uniform floats in [low, high), integers in a small range."""
+    if dtype == torch.bool:
+        return torch.randint(0, 2, shape, generator=gen).bool()
+    if dtype.is_floating_point:
+        x = torch.rand(shape, generator=gen, dtype=torch.float64) * (high - low) + low
+        if nonzero:
+            x = torch.where(x.abs() < 0.1, torch.full_like(x, 0.5), x)
+        return x.to(dtype)
+    lo = 0 if dtype == torch.uint8 else -20
+    x = torch.randint(lo, 20, shape, generator=gen).to(dtype)
+    if nonzero:
+        x = torch.where(x == 0, torch.ones_like(x), x)
+    return x
+
+
+def upcast(value):
+    if isinstance(value, torch.Tensor) and value.dtype.is_floating_point:
+        return value.to(torch.float64)
+    return value
+
+
+def reference(fn, *args, dtype=None, **kwargs):
+    """`fn` on the arguments upcast to float64, rounded to `dtype` (torch's own result dtype by
+    default: fn on the original arguments' meta copies)."""
+    if dtype is None:
+        meta_kwargs = {k: _meta(v) for k, v in kwargs.items()}
+        dtype = fn(*map(_meta, args), **meta_kwargs).dtype
+    return fn(*map(upcast, args), **{k: upcast(v) for k, v in kwargs.items()}).to(dtype)
+
+
+def _meta(value):
+    if isinstance(value, torch.Tensor):
+        return torch.empty_strided(value.shape, value.stride(), dtype=value.dtype, device="meta")
+    return value
+
+
+def assert_matches(actual, expected, scale=1.0):
+    """Same dtype, shape and values (floats within the tolerance, times `scale`; NaN where
+    NaN; integers and bools exactly)."""
+    assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
+    assert actual.shape == expected.shape, (actual.shape, expected.shape)
+    if not expected.dtype.is_floating_point:
+        assert torch.equal(actual, expected), (actual, expected)
+        return
+    rtol, atol = TOLERANCE[expected.dtype]
+    torch.testing.assert_close(
+        actual.double(), expected.double(), rtol=rtol * scale, atol=atol * scale, equal_nan=True
+    )

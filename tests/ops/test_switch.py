@@ -1,0 +1,178 @@
+"""The switch: naiad.ops.enable/use/disable register Naiad's ATen overloads for the CPU and
+CUDA keys and give them back; include=/exclude= choose; unhandled arguments go to torch's own
+kernel; torch's autograd runs its formulas on the registered backward ops. Also: the facility's
+layouts (non-contiguous, broadcast, empty, one element, rank 6, out=, in place), compiled for
+the CPU, and `import naiad` without torch."""
+
+import subprocess
+import sys
+
+import pytest
+import torch
+import torch.nn.functional as F
+from helpers import assert_matches, make, reference
+
+import naiad.ops as ops
+from naiad.ops.registry import table
+
+
+def _calls(monkeypatch, name):
+    """Count the calls reaching Naiad's function for the overload `name`."""
+    calls = []
+    fn = table()[name]
+
+    def counted(*args, **kwargs):
+        calls.append(name)
+        return fn(*args, **kwargs)
+
+    monkeypatch.setitem(ops.registry._TABLE, name, counted)
+    return calls
+
+
+def test_enable_routes_torch_ops_to_naiad(monkeypatch, gen, interpreted):
+    calls = _calls(monkeypatch, "add.Tensor")
+    x, y = make((4, 5), torch.float32, gen), make((5,), torch.float32, gen)
+    ops.enable()
+    assert "add.Tensor" in ops.registered() and "exp.out" in ops.registered()
+    result = x + y
+    ops.disable()
+    assert calls == ["add.Tensor"]
+    assert_matches(result, reference(torch.add, x, y))
+    assert ops.registered() == []
+    x + y
+    assert calls == ["add.Tensor"]
+
+
+def test_use_is_scoped_and_restores_what_was_on(monkeypatch, gen, interpreted):
+    calls = _calls(monkeypatch, "mul.Tensor")
+    x = make((3,), torch.float32, gen)
+    ops.enable(include=["add"])
+    with ops.use(include=["mul"]):
+        assert ops.registered() == [
+            "mul.Scalar",
+            "mul.Scalar_out",
+            "mul.Tensor",
+            "mul.out",
+            "mul_.Scalar",
+            "mul_.Tensor",
+        ]
+        x * x
+    assert calls == ["mul.Tensor"]
+    assert "add.Tensor" in ops.registered() and "mul.Tensor" not in ops.registered()
+    x * x
+    assert calls == ["mul.Tensor"]
+
+
+def test_exclude(interpreted):
+    ops.enable(exclude=["add", "sub.Tensor"])
+    names = ops.registered()
+    assert not any(n.startswith(("add.", "add_.")) for n in names)
+    assert "sub.Tensor" not in names and "sub.Scalar" in names
+
+
+def test_unhandled_arguments_go_to_torch(interpreted):
+    ops.enable()
+    z = torch.tensor([1 + 2j, 3 - 1j])
+    assert torch.equal(z + z, torch.tensor([2 + 4j, 6 - 2j]))
+    assert torch.equal(torch.tensor([2, 3]) ** 2, torch.tensor([4, 9]))  # integer powers
+
+
+def test_no_registered_overload_is_composite_implicit():
+    """A CPU kernel over a CompositeImplicitAutograd op would hide its autograd formula."""
+    for name in table():
+        schema = name.removesuffix(".default")
+        has = torch._C._dispatch_has_kernel_for_dispatch_key(
+            f"aten::{schema}", "CompositeImplicitAutograd"
+        )
+        assert not has, name
+
+
+@pytest.mark.parametrize(
+    "fn", [torch.relu, F.gelu, F.silu, torch.sigmoid, torch.tanh, lambda x: F.leaky_relu(x, 0.1)]
+)
+def test_backward_through_registered_ops(fn, gen, interpreted):
+    x = make((6, 7), torch.float64, gen).requires_grad_()
+    g = make((6, 7), torch.float64, gen)
+    (expected,) = torch.autograd.grad(fn(x), x, g)
+    with ops.use():
+        (actual,) = torch.autograd.grad(fn(x), x, g)
+    assert_matches(actual, expected)
+
+
+def test_out_and_in_place(gen, interpreted):
+    x, y = make((4, 5), torch.float32, gen), make((5,), torch.float32, gen)
+    out = torch.empty(0)
+    assert ops.add(x, y, out=out) is out
+    assert_matches(out, reference(torch.add, x, y))
+    half = torch.empty(4, 5, dtype=torch.float16)
+    ops.mul(x, y, out=half)
+    assert_matches(half, reference(torch.mul, x, y, dtype=torch.float16))
+    z = x.clone()
+    assert ops.add_(z, y, alpha=2) is z
+    assert_matches(z, reference(torch.add, x, y, alpha=2))
+    with pytest.raises(RuntimeError, match="broadcast"):
+        ops.add_(y.clone(), x)
+    with ops.use():
+        w = x.clone()
+        w.sub_(y)
+        torch.exp(x, out=out)
+    assert_matches(w, reference(torch.sub, x, y))
+    assert_matches(out, reference(torch.exp, x))
+
+
+LAYOUTS = {
+    "transposed": lambda g: (make((6, 5), torch.float32, g).t(), make((5, 6), torch.float32, g)),
+    "strided": lambda g: (
+        make((8, 12), torch.float32, g)[::2, 1::3],
+        make((4, 4), torch.float32, g),
+    ),
+    "broadcast": lambda g: (make((3, 1, 4), torch.float32, g), make((5, 1), torch.float32, g)),
+    "expanded": lambda g: (
+        make((4,), torch.float32, g).expand(3, 4),
+        make((3, 4), torch.float32, g),
+    ),
+    "empty": lambda g: (torch.empty(0, 3), make((3,), torch.float32, g)),
+    "one": lambda g: (make((1,), torch.float32, g), make((1, 1), torch.float32, g)),
+    "zero-dim": lambda g: (make((), torch.float32, g), make((), torch.float32, g)),
+    "rank6": lambda g: (
+        make((2, 3, 1, 2, 3, 2), torch.float32, g),
+        make((1, 2, 1, 2), torch.float32, g),
+    ),
+    "permuted": lambda g: (
+        make((2, 3, 4), torch.float32, g).permute(2, 0, 1),
+        make((4, 2, 3), torch.float32, g),
+    ),
+}
+
+
+@pytest.mark.parametrize("layout", list(LAYOUTS))
+def test_layouts_compiled(layout, gen, compiled):
+    """One scalar function, many index spaces: each collapses to its fewest dims first (the
+    transposed and permuted pairs walk in memory order)."""
+    x, y = LAYOUTS[layout](gen)
+    result = ops.add(x, y)
+    assert_matches(result, reference(torch.add, x, y))
+    if layout == "permuted":
+        assert result.stride() == x.stride()  # the output follows the operand's memory order
+
+
+def test_representative_ops_compiled(gen, compiled):
+    """A few ops compiled for the CPU in the default tier: a scalar operand, a bool result, an
+    int dtype, a mask, a transcendental and a conversion."""
+    x, y = make((5, 7), torch.float16, gen), make((7,), torch.float32, gen)
+    assert_matches(ops.mul(x, 2.5), reference(torch.mul, x, 2.5))
+    assert_matches(ops.lt(x, y), reference(torch.lt, x, y))
+    i = make((9,), torch.int64, gen)
+    assert_matches(ops.remainder(i, 7), reference(torch.remainder, i, 7))
+    assert_matches(ops.where(x > 0, x, y), reference(torch.where, x > 0, x, y))
+    assert_matches(ops.gelu(x), reference(F.gelu, x))
+    assert_matches(ops.to(y, torch.bfloat16), y.to(torch.bfloat16))
+
+
+def test_naiad_imports_without_torch():
+    code = (
+        "import sys; sys.modules['torch'] = None\n"
+        "import naiad, naiad.language\n"
+        "assert 'naiad.ops' not in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
