@@ -5,9 +5,9 @@ The meaning is the interpreter's libdevice (runtime/interpreter/libdevice/): exa
 are bit-exact here too, through LLVM instructions and intrinsics; transcendental ones call the
 CPU math library (math_ops.py) within its ulp bounds. Where the GPU flushes fp32 subnormals
 (ftz.py there: the `_rn` arithmetic, fma, floor, ceil, the float -> integer conversions, ...),
-arguments and results are flushed here as well. A function without a same-meaning
-implementation (directed rounding modes, Bessel and gamma functions, ...) is a compile error
-that names it, never another function's answer.
+arguments and results are flushed here as well. Arithmetic and conversions rounded down, up or
+toward zero are exact too (directed.py). A function without a same-meaning implementation is a
+compile error that names it, never another function's answer.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from llvmlite import ir
 
 from ..registry import lowers, unsupported
 from ..types import I1, llvm_type
-from . import floats, integers  # noqa: F401 (they fill the table)
+from . import directed, floats, integers  # noqa: F401 (they fill the table)
 from .table import SYMBOLS
 
 

@@ -3,7 +3,7 @@
 Conversions follow PTX `cvt.{rni,rzi,rmi,rpi}`: round to an integer in the symbol's mode, then
 saturate to the destination; NaN gives 0 from f32 to a 32-bit integer and the sign-bit pattern
 otherwise. The f32 conversions read subnormal arguments as zeros (ftz). Integer -> float is to
-nearest only: the directed modes have no CPU instruction and are refused.
+nearest here; its directed modes are directed.py's.
 """
 
 from __future__ import annotations
