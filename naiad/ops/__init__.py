@@ -7,17 +7,19 @@
     naiad.ops.softmax(x, dim=-1)       # or call one directly
 
 Elementwise ops come from one facility (`pointwise/`: a scalar function written in the language
-becomes a kernel for any arity, broadcast, strides and dtype). Importing this package imports
+becomes a kernel for any arity, broadcast, strides and dtype); reductions see their operand as
+rows (`reduce/`). Importing this package imports
 torch; `import naiad` alone never does.
 """
 
-from . import activations, arith, compare, convert, select, unary
+from . import activations, arith, compare, convert, reduce, select, unary
 from .activations import *  # noqa: F403
 from .arith import *  # noqa: F403
 from .compare import *  # noqa: F403
 from .convert import *  # noqa: F403
 from .dtypes import Unsupported
 from .pointwise import pointwise
+from .reduce import *  # noqa: F403
 from .select import *  # noqa: F403
 from .switch import disable, enable, registered, use
 from .unary import *  # noqa: F403
@@ -33,6 +35,7 @@ __all__ = [
     *arith.__all__,
     *compare.__all__,
     *convert.__all__,
+    *reduce.__all__,
     *select.__all__,
     *unary.__all__,
 ]

@@ -1,0 +1,82 @@
+"""The extremes with their positions: max/min over a dim with indices, argmax/argmin (the
+first position on ties; NaN counts as the extreme, as in torch), and max/min of everything."""
+
+from __future__ import annotations
+
+import torch
+
+from ..dtypes import tl_dtype
+from ..registry import aten
+from . import kernels as K
+from .launch import accumulator, launch_rows
+from .reductions import _highest, _lowest, _no_empty_reduction, amax, amin
+from .rows import as_rows, normalized_dims
+
+__all__ = ["argmax", "argmin", "max", "min"]
+
+
+def _extreme(input, dim, keepdim, largest: bool):
+    """(values, indices) over `dim` (None: the flattened input)."""
+    tl_dtype(input.dtype)
+    name = "argmax" if largest else "argmin"
+    _no_empty_reduction(input, dim, name)
+    flat = input.reshape(-1) if dim is None else input
+    rows = as_rows(flat, normalized_dims(0 if dim is None else dim, flat.dim()))
+    values = torch.empty(rows.M, dtype=input.dtype, device=input.device)
+    indices = torch.empty(rows.M, dtype=torch.int64, device=input.device)
+    init = _lowest(input.dtype) if largest else _highest(input.dtype)
+    compute = torch.int32 if input.dtype == torch.bool else accumulator(input.dtype)
+    launch_rows(K.arg_reduce_kernel, rows, [values, indices], [init], compute, LARGEST=largest)
+    if dim is None:
+        shape = [1] * input.dim() if keepdim else []
+    else:
+        shape = rows.shape(keepdim)
+    return values.view(shape), indices.view(shape)
+
+
+@aten("max.dim")
+def _max_dim(input, dim, keepdim=False):
+    return _extreme(input, dim, keepdim, True)
+
+
+@aten("min.dim")
+def _min_dim(input, dim, keepdim=False):
+    return _extreme(input, dim, keepdim, False)
+
+
+@aten("max.default")
+def _max_all(input):
+    return amax(input)
+
+
+@aten("min.default")
+def _min_all(input):
+    return amin(input)
+
+
+def max(input, dim=None, keepdim=False):
+    """The largest element, or (values, indices) along `dim`."""
+    if dim is None:
+        return amax(input)
+    return torch.return_types.max(_extreme(input, dim, keepdim, True))
+
+
+def min(input, dim=None, keepdim=False):
+    """The smallest element, or (values, indices) along `dim`."""
+    if dim is None:
+        return amin(input)
+    return torch.return_types.min(_extreme(input, dim, keepdim, False))
+
+
+@aten("argmax.default", "argmax.out")
+def argmax(input, dim=None, keepdim=False, *, out=None):
+    """The position of the first largest element (of the flattened input where dim is None)."""
+    index = _extreme(input, dim, keepdim, True)[1]
+    return index if out is None else out.resize_(index.shape).copy_(index)
+
+
+@aten("argmin.default", "argmin.out")
+def argmin(input, dim=None, keepdim=False, *, out=None):
+    """The position of the first smallest element."""
+    index = _extreme(input, dim, keepdim, False)[1]
+    return index if out is None else out.resize_(index.shape).copy_(index)

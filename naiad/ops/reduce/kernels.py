@@ -1,0 +1,204 @@
+"""The row-reduction kernels: each program reduces BLOCK_M rows of an (M, N) view (rows.py),
+walking the row in chunks of BLOCK_N with one accumulator per lane, then folds the lanes.
+
+One kernel serves sum, prod, max, min, all, any, mean and the 1, 2 and inf norms (OP picks the
+element transform, the combine and the finish at compile time); one keeps (value, index) pairs
+for max/min with indices and argmax/argmin; one makes the two passes of var/std (mean, then the
+squared deviations, which keeps fp32 accurate); one the two of logsumexp. Accumulators are
+fp32 for fp16/bf16 (COMPUTE), as ATen's. Counts and scalars are not specialized on (a new
+row length must not cost a compile); strides are (a stride of 1 makes a vector load).
+"""
+
+from __future__ import annotations
+
+# ruff: noqa: SIM109 - kernels compare constexpr codes with ==, which the frontend folds
+from ... import language as tl
+from ...runtime.jit import jit
+
+# OP codes (constexpr): what each element becomes, how lanes combine, how the row finishes
+SUM, PROD, MAX, MIN, ALL, ANY, MEAN, NORM1, NORM2, NORM_INF = range(10)
+_NAN = tl.PropagateNan.ALL
+
+
+@jit
+def _add(a, b):
+    return a + b
+
+
+@jit
+def _mul(a, b):
+    return a * b
+
+
+@jit
+def _max(a, b):
+    return tl.maximum(a, b, propagate_nan=_NAN)
+
+
+@jit
+def _min(a, b):
+    return tl.minimum(a, b, propagate_nan=_NAN)
+
+
+@jit
+def _element(v, OP: tl.constexpr, COMPUTE: tl.constexpr):
+    if OP == ALL or OP == ANY:
+        return (v != 0).to(COMPUTE)
+    v = v.to(COMPUTE)
+    if OP == NORM1 or OP == NORM_INF:
+        return tl.abs(v)
+    if OP == NORM2:
+        return v * v
+    return v
+
+
+@jit
+def _combine(a, b, OP: tl.constexpr):
+    if OP == PROD:
+        return a * b
+    if OP == MAX or OP == ANY or OP == NORM_INF:
+        return tl.maximum(a, b, propagate_nan=_NAN)
+    if OP == MIN or OP == ALL:
+        return tl.minimum(a, b, propagate_nan=_NAN)
+    return a + b
+
+
+@jit
+def _fold(acc, OP: tl.constexpr):
+    if OP == PROD:
+        return tl.reduce(acc, 1, _mul)
+    if OP == MAX or OP == ANY or OP == NORM_INF:
+        return tl.reduce(acc, 1, _max)
+    if OP == MIN or OP == ALL:
+        return tl.reduce(acc, 1, _min)
+    return tl.reduce(acc, 1, _add)
+
+
+@jit
+def _rows(BLOCK_M: tl.constexpr, INDEX64: tl.constexpr):
+    pid = tl.program_id(0)
+    if INDEX64:
+        pid = pid.to(tl.int64)
+    return pid * BLOCK_M + tl.arange(0, BLOCK_M)
+
+
+@jit(do_not_specialize=["M", "N", "init"])
+def reduce_kernel(x, out, M, N, s_m, s_n, s_out, init, OP: tl.constexpr, COMPUTE: tl.constexpr,
+                  INDEX64: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):  # fmt: skip
+    """out[m] = the reduction of x[m, :] (its `init` where N == 0)."""
+    rows = _rows(BLOCK_M, INDEX64)
+    row_mask = rows < M
+    start = tl.zeros([BLOCK_M, BLOCK_N], COMPUTE) + init.to(COMPUTE)
+    acc = start
+    for begin in range(0, N, BLOCK_N):
+        cols = begin + tl.arange(0, BLOCK_N)
+        mask = row_mask[:, None] & (cols[None, :] < N)
+        v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask)
+        acc = _combine(acc, tl.where(mask, _element(v, OP, COMPUTE), start), OP)
+    result = _fold(acc, OP)
+    if OP == MEAN:
+        result = result / N
+    if OP == NORM2:
+        result = tl.sqrt(result)
+    tl.store(out + rows * s_out, result.to(out.dtype.element_ty), mask=row_mask)
+
+
+@jit
+def _pick_max(v1, i1, v2, i2):
+    nan1 = v1 != v1
+    nan2 = v2 != v2
+    tie = (v1 == v2) | (nan1 & nan2)
+    second = (v2 > v1) | (nan2 & ~nan1) | (tie & (i2 < i1))
+    return tl.where(second, v2, v1), tl.where(second, i2, i1)
+
+
+@jit
+def _pick_min(v1, i1, v2, i2):
+    nan1 = v1 != v1
+    nan2 = v2 != v2
+    tie = (v1 == v2) | (nan1 & nan2)
+    second = (v2 < v1) | (nan2 & ~nan1) | (tie & (i2 < i1))
+    return tl.where(second, v2, v1), tl.where(second, i2, i1)
+
+
+@jit(do_not_specialize=["M", "N", "init"])
+def arg_reduce_kernel(x, values, indices, M, N, s_m, s_n, s_out, init, LARGEST: tl.constexpr,
+                      COMPUTE: tl.constexpr, INDEX64: tl.constexpr, BLOCK_M: tl.constexpr,
+                      BLOCK_N: tl.constexpr):  # fmt: skip
+    """values[m], indices[m] = the max (LARGEST) or min of x[m, :] and its first index; NaN
+    counts as the extreme, as in torch."""
+    rows = _rows(BLOCK_M, INDEX64)
+    row_mask = rows < M
+    best = tl.zeros([BLOCK_M, BLOCK_N], COMPUTE) + init.to(COMPUTE)
+    where = tl.zeros([BLOCK_M, BLOCK_N], tl.int64)
+    for begin in range(0, N, BLOCK_N):
+        cols = begin + tl.arange(0, BLOCK_N)
+        mask = row_mask[:, None] & (cols[None, :] < N)
+        v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask).to(COMPUTE)
+        new_nan = (v != v) & (best == best)
+        if LARGEST:
+            better = mask & ((v > best) | new_nan)
+        else:
+            better = mask & ((v < best) | new_nan)
+        best = tl.where(better, v, best)
+        where = tl.where(better, cols[None, :].to(tl.int64) + tl.zeros_like(where), where)
+    if LARGEST:
+        value, index = tl.reduce((best, where), 1, _pick_max)
+    else:
+        value, index = tl.reduce((best, where), 1, _pick_min)
+    tl.store(values + rows * s_out, value.to(values.dtype.element_ty), mask=row_mask)
+    tl.store(indices + rows * s_out, index, mask=row_mask)
+
+
+@jit(do_not_specialize=["M", "N", "correction"])
+def moments_kernel(x, var, mean, M, N, s_m, s_n, s_out, correction, SQRT: tl.constexpr,
+                   COMPUTE: tl.constexpr, INDEX64: tl.constexpr, BLOCK_M: tl.constexpr,
+                   BLOCK_N: tl.constexpr):  # fmt: skip
+    """var[m] = sum((x[m, :] - mean)^2) / max(N - correction, 0) (its root where SQRT), and
+    mean[m]: two passes over the row."""
+    rows = _rows(BLOCK_M, INDEX64)
+    row_mask = rows < M
+    total = tl.zeros([BLOCK_M, BLOCK_N], COMPUTE)
+    for begin in range(0, N, BLOCK_N):
+        cols = begin + tl.arange(0, BLOCK_N)
+        mask = row_mask[:, None] & (cols[None, :] < N)
+        v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=0)
+        total += v.to(COMPUTE)
+    average = tl.sum(total, 1) / N
+    squares = tl.zeros([BLOCK_M, BLOCK_N], COMPUTE)
+    for begin in range(0, N, BLOCK_N):
+        cols = begin + tl.arange(0, BLOCK_N)
+        mask = row_mask[:, None] & (cols[None, :] < N)
+        v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=0)
+        d = tl.where(mask, v.to(COMPUTE) - average[:, None], 0.0)
+        squares += d * d
+    result = tl.sum(squares, 1) / tl.maximum(N - correction, 0.0)
+    if SQRT:
+        result = tl.sqrt(result)
+    tl.store(var + rows * s_out, result.to(var.dtype.element_ty), mask=row_mask)
+    tl.store(mean + rows * s_out, average.to(mean.dtype.element_ty), mask=row_mask)
+
+
+@jit(do_not_specialize=["M", "N"])
+def logsumexp_kernel(x, out, M, N, s_m, s_n, s_out, COMPUTE: tl.constexpr,
+                     INDEX64: tl.constexpr, BLOCK_M: tl.constexpr,
+                     BLOCK_N: tl.constexpr):  # fmt: skip
+    """out[m] = log(sum(exp(x[m, :]))), shifted by the row's max (-inf rows give -inf)."""
+    rows = _rows(BLOCK_M, INDEX64)
+    row_mask = rows < M
+    top = tl.full([BLOCK_M, BLOCK_N], float("-inf"), COMPUTE)
+    for begin in range(0, N, BLOCK_N):
+        cols = begin + tl.arange(0, BLOCK_N)
+        mask = row_mask[:, None] & (cols[None, :] < N)
+        v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=float("-inf"))
+        top = tl.maximum(top, v.to(COMPUTE), propagate_nan=_NAN)
+    peak = tl.reduce(top, 1, _max)
+    shift = tl.where(tl.abs(peak) == float("inf"), 0.0, peak)
+    total = tl.zeros([BLOCK_M, BLOCK_N], COMPUTE)
+    for begin in range(0, N, BLOCK_N):
+        cols = begin + tl.arange(0, BLOCK_N)
+        mask = row_mask[:, None] & (cols[None, :] < N)
+        v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=float("-inf"))
+        total += tl.exp(v.to(COMPUTE) - shift[:, None])
+    result = tl.log(tl.sum(total, 1)) + shift
+    tl.store(out + rows * s_out, result.to(out.dtype.element_ty), mask=row_mask)

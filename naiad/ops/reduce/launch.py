@@ -1,0 +1,53 @@
+"""Launching a row kernel (kernels.py) over an (M, N) view: block shapes and the grid.
+
+A program holds a BLOCK_M x BLOCK_N tile: the row's length decides BLOCK_N (whole short rows,
+chunks of long ones) and BLOCK_M fills the tile to about TILE elements, so short rows still give
+each program real work. Results are contiguous, one per row.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ...utils import cdiv, next_power_of_2
+from ..dtypes import tl_dtype
+from .rows import Rows
+
+__all__ = ["accumulator", "blocks", "launch_rows"]
+
+TILE = {"cpu": 4096, "cuda": 4096}
+MAX_BLOCK_N = {"cpu": 1024, "cuda": 1024}
+_INDEX32_LIMIT = 2**31 - 1
+
+
+def blocks(M: int, N: int, device: torch.device) -> tuple[int, int]:
+    kind = "cpu" if device.type == "cpu" else "cuda"
+    block_n = min(next_power_of_2(max(N, 1)), MAX_BLOCK_N[kind])
+    block_m = min(next_power_of_2(max(M, 1)), max(1, TILE[kind] // block_n))
+    return block_m, block_n
+
+
+def accumulator(dtype: torch.dtype) -> torch.dtype:
+    """The dtype a reduction accumulates in: fp32 for fp16 and bf16."""
+    return torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
+
+
+def launch_rows(kernel, rows: Rows, outputs, scalars, compute: torch.dtype, **constexprs):
+    """Run `kernel(x, *outputs, M, N, s_m, s_n, 1, *scalars, **constexprs, COMPUTE, INDEX64,
+    BLOCK_M, BLOCK_N)` over every row; nothing to do where M == 0."""
+    if rows.M == 0:
+        return
+    view = rows.view
+    block_m, block_n = blocks(rows.M, rows.N, view.device)
+    s_m, s_n = view.stride()
+    farthest = (rows.M - 1) * abs(s_m) + (rows.N - 1) * abs(s_n) + block_m * abs(s_m) + block_n
+    options = {} if view.device.type == "cpu" else {"num_warps": 4}
+    kernel[(cdiv(rows.M, block_m),)](
+        view, *outputs, rows.M, rows.N, s_m, s_n, 1, *scalars,
+        **constexprs,
+        COMPUTE=tl_dtype(compute),
+        INDEX64=farthest > _INDEX32_LIMIT,
+        BLOCK_M=block_m,
+        BLOCK_N=block_n,
+        **options,
+    )  # fmt: skip

@@ -1,0 +1,145 @@
+"""Reductions to one value per kept position: sum, mean, prod, amax, amin, all, any, the
+vector norms (1, 2, inf) and logsumexp, over any dims, with torch's result dtypes."""
+
+from __future__ import annotations
+
+import builtins
+import math
+
+import torch
+
+from ..dtypes import Unsupported, tl_dtype
+from ..registry import aten
+from . import kernels as K
+from .launch import accumulator, launch_rows
+from .rows import as_rows, normalized_dims
+
+__all__ = ["all", "amax", "amin", "any", "logsumexp", "mean", "norm", "prod", "sum"]
+
+
+def _finish(result, rows, keepdim, out):
+    """The (M,) result shaped as torch returns it, or copied into `out`."""
+    shaped = result.view(rows.shape(keepdim))
+    if out is None:
+        return shaped
+    out.resize_(shaped.shape)
+    out.copy_(shaped)
+    return out
+
+
+def _reduce(input, dim, keepdim, op, result_dtype, init, out=None):
+    tl_dtype(input.dtype)  # Unsupported for dtypes kernels cannot hold
+    rows = as_rows(input, normalized_dims(dim, input.dim()))
+    if out is not None and out.dtype == result_dtype and out.is_contiguous():
+        out.resize_(rows.shape(keepdim))
+        target, out = out, None
+    else:
+        target = torch.empty(rows.shape(keepdim), dtype=result_dtype, device=input.device)
+    compute = _compute(input.dtype, result_dtype, op)
+    launch_rows(K.reduce_kernel, rows, [target], [init], compute, OP=op)
+    return _finish(target.view(-1), rows, keepdim, out)
+
+
+def _compute(dtype, result_dtype, op):
+    if op in (K.ALL, K.ANY):
+        return torch.int32
+    if op in (K.MAX, K.MIN):
+        return torch.int32 if dtype == torch.bool else accumulator(dtype)
+    return accumulator(result_dtype)
+
+
+def _summed_dtype(input, dtype):
+    if dtype is not None:
+        return dtype
+    return torch.int64 if not input.dtype.is_floating_point else input.dtype
+
+
+@aten("sum.default", "sum.dim_IntList", "sum.IntList_out")
+def sum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """The sum over `dim` (all dims by default); integers and bools sum to int64."""
+    return _reduce(input, dim, keepdim, K.SUM, _summed_dtype(input, dtype), 0, out)
+
+
+@aten("mean.default", "mean.dim", "mean.out")
+def mean(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """The mean over `dim`, for floating-point input (or a floating `dtype`)."""
+    result = dtype or input.dtype
+    if not result.is_floating_point:
+        raise RuntimeError(f"mean(): could not infer output dtype from input {input.dtype}")
+    return _reduce(input, dim, keepdim, K.MEAN, result, 0, out)
+
+
+@aten("prod.default", "prod.dim_int", "prod.int_out")
+def prod(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """The product over `dim`; integers and bools multiply in int64."""
+    return _reduce(input, dim, keepdim, K.PROD, _summed_dtype(input, dtype), 1, out)
+
+
+def _lowest(dtype):
+    if dtype.is_floating_point:
+        return -math.inf
+    return 0 if dtype == torch.bool else torch.iinfo(dtype).min
+
+
+def _highest(dtype):
+    if dtype.is_floating_point:
+        return math.inf
+    return 1 if dtype == torch.bool else torch.iinfo(dtype).max
+
+
+def _no_empty_reduction(input, dim, name):
+    dims = normalized_dims(dim, input.dim())
+    if input.numel() == 0 and (not dims or builtins.any(input.shape[d] == 0 for d in dims)):
+        raise IndexError(f"{name}(): Expected reduction dim to have non-zero size.")
+
+
+@aten("amax.default", "amax.out")
+def amax(input, dim=(), keepdim=False, *, out=None):
+    """The largest value over `dim` (NaN if any is NaN)."""
+    _no_empty_reduction(input, dim, "amax")
+    return _reduce(input, dim, keepdim, K.MAX, input.dtype, _lowest(input.dtype), out)
+
+
+@aten("amin.default", "amin.out")
+def amin(input, dim=(), keepdim=False, *, out=None):
+    """The smallest value over `dim` (NaN if any is NaN)."""
+    _no_empty_reduction(input, dim, "amin")
+    return _reduce(input, dim, keepdim, K.MIN, input.dtype, _highest(input.dtype), out)
+
+
+def _truth_dtype(input):
+    return torch.uint8 if input.dtype == torch.uint8 else torch.bool
+
+
+@aten("all.default", "all.dim", "all.dims", "all.out", "all.dims_out", "all.all_out")
+def all(input, dim=None, keepdim=False, *, out=None):
+    """Whether every element over `dim` is nonzero."""
+    return _reduce(input, dim, keepdim, K.ALL, _truth_dtype(input), 1, out)
+
+
+@aten("any.default", "any.dim", "any.dims", "any.out", "any.dims_out", "any.all_out")
+def any(input, dim=None, keepdim=False, *, out=None):
+    """Whether some element over `dim` is nonzero."""
+    return _reduce(input, dim, keepdim, K.ANY, _truth_dtype(input), 0, out)
+
+
+_NORMS = {1: K.NORM1, 2: K.NORM2, math.inf: K.NORM_INF}
+
+
+@aten("linalg_vector_norm.default", "linalg_vector_norm.out")
+def norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    """The vector norm over `dim` for ord 1, 2 and inf (others go to torch)."""
+    op = _NORMS.get(ord)
+    if op is None or not input.dtype.is_floating_point:
+        raise Unsupported(f"vector norm of order {ord} on {input.dtype}")
+    return _reduce(input, dim, keepdim, op, dtype or input.dtype, 0, out)
+
+
+@aten("logsumexp.default", "logsumexp.out")
+def logsumexp(input, dim, keepdim=False, *, out=None):
+    """log(sum(exp(input))) over `dim`, computed without overflow."""
+    result = input.dtype if input.dtype.is_floating_point else torch.float32
+    rows = as_rows(input, normalized_dims(dim, input.dim()))
+    target = torch.empty(rows.M, dtype=result, device=input.device)
+    launch_rows(K.logsumexp_kernel, rows, [target], [], accumulator(result))
+    return _finish(target, rows, keepdim, out)
