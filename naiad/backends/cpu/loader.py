@@ -64,6 +64,20 @@ _LIBM_FUNCTIONS = (
     "nearbyint",
     "ldexp",
     "frexp",
+    # libdevice's special functions on the CPU (lower_scalar/libdevice/special.py)
+    "exp10",
+    "hypot",
+    "remainder",
+    "erf",
+    "erfc",
+    "lgamma",
+    "tgamma",
+    "j0",
+    "j1",
+    "jn",
+    "y0",
+    "y1",
+    "yn",
 )
 _LIBM_SYMBOLS = tuple(name + suffix for name in _LIBM_FUNCTIONS for suffix in ("f", ""))
 # Every name loaded code may import, whatever the host (tests check objects built for other CPUs
@@ -112,7 +126,10 @@ def _jit() -> llvm_tools.JIT:
 @functools.cache
 def _runtime_library() -> LoadedObject:
     """runtime_library.py, compiled for the host and linked once per process (about 30 ms)."""
-    code = llvm_tools.compile_ir(runtime_library.library_ir(), host_target().machine, "runtime")
+    code = llvm_tools.cached_object(
+        "runtime",
+        lambda: llvm_tools.compile_ir(runtime_library.library_ir(), host_target().machine),
+    )
     exports = runtime_library.EXPORTS
     return LoadedObject(llvm_tools.link_object(_jit(), "naiad_runtime", code, {}, exports), exports)
 

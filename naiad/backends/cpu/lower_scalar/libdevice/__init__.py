@@ -16,7 +16,7 @@ from llvmlite import ir
 
 from ..registry import lowers, unsupported
 from ..types import I1, llvm_type
-from . import directed, floats, integers  # noqa: F401 (they fill the table)
+from . import directed, floats, integers, special, specialerf  # noqa: F401 (they fill the table)
 from .table import SYMBOLS
 
 
