@@ -31,6 +31,22 @@ process and in the Python processes it starts. --pythonpath prints the folder wh
 switches Naiad on, to put first on PYTHONPATH."""
 
 
+def switch_on_child_processes() -> None:
+    """Make the Python processes this one starts import Naiad's `triton` too: export
+    `NAIAD_AS_TRITON=1` and the stand-in folder first on PYTHONPATH, and put the folder on
+    `sys.path` as well, for libraries that give their workers this process's `sys.path` as
+    PYTHONPATH (torch's compile workers do). In this process the finder answers `triton`
+    first, so the folder changes nothing here."""
+    knobs.export_to_child_processes(knobs.as_triton.env, "1")
+    knobs.export_to_child_processes("PYTHONPATH", STAND_IN_FOLDER, prepend_path=True)
+    if STAND_IN_FOLDER not in sys.path:
+        sys.path.insert(1, STAND_IN_FOLDER)
+    # torch's Inductor compiles Triton kernels in worker processes and pickles the kernels
+    # back, which Naiad's JIT functions do not survive: it compiles in this process instead
+    # (docs/pytorch.md). A value the user set is kept.
+    knobs.export_to_child_processes("TORCHINDUCTOR_COMPILE_THREADS", "1", unless_set=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the program named by `argv` (sys.argv[1:] by default) as `__main__`."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -44,8 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         print("naiad.run: -m needs a module name\n\n" + USAGE, file=sys.stderr)
         return 2
     install_as_triton()
-    knobs.export_to_child_processes(knobs.as_triton.env, "1")
-    knobs.export_to_child_processes("PYTHONPATH", STAND_IN_FOLDER, prepend_path=True)
+    switch_on_child_processes()
     if argv[0] == "-m":
         sys.argv = [argv[1], *argv[2:]]  # runpy puts the module's file in sys.argv[0]
         runpy.run_module(argv[1], run_name="__main__", alter_sys=True)

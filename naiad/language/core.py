@@ -9,7 +9,6 @@ NumPy or the IR: tensors carry an opaque `handle` that only the builder understa
 from __future__ import annotations
 
 import builtins as _py
-import functools
 import sys
 from enum import Enum
 
@@ -22,6 +21,7 @@ from .active_semantic import (  # noqa: F401  (re-exported: Triton's core has th
     must_use_result,
     use_semantic,
 )
+from .compile_time import ConstexprFunction, constexpr_function  # noqa: F401
 from .dtypes import (  # noqa: F401  (re-exported: the public dtype names live in `core`, as in Triton)
     bfloat16,
     block_type,
@@ -178,19 +178,6 @@ class constexpr:
 
 def _constexpr_to_value(v):
     return v.value if isinstance(v, constexpr) else v
-
-
-def constexpr_function(fn):
-    """A plain Python function evaluated at compile time on constexpr arguments (e.g. `cdiv`)."""
-
-    @functools.wraps(fn)
-    def wrapper(*args, _semantic=None, **kwargs):
-        args = [_unwrap_if_constexpr(a) for a in args]
-        kwargs = {k: _unwrap_if_constexpr(v) for k, v in kwargs.items()}
-        return fn(*args, **kwargs)
-
-    wrapper.__naiad_constexpr_function__ = True
-    return wrapper
 
 
 class PropagateNan(Enum):

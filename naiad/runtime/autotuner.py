@@ -1,8 +1,10 @@
 """`@autotune` and `Config`: pick the fastest meta-parameters per tuning key, by measuring.
 
 On a launch whose key (the values of the `key` arguments and the dtype of every argument that has
-one) has not been seen, every config (after pruning) is timed with `naiad.testing.do_bench`; the
-fastest is cached in memory under that key and the kernel then runs once, for real, with it.
+one) has not been seen, every config (after pruning) is compiled, in parallel where it can be,
+and timed with `naiad.testing.do_bench`; the fastest is cached in memory under that key (and on
+disk with `cache_results=True`: autotune_cache.py) and the kernel then runs once, for real, with
+it. NAIAD_PRINT_AUTOTUNING prints every config's timings and the choice.
 
 Timing runs the kernel many times on the caller's own arguments, so arguments the kernel
 accumulates into must be named: `reset_to_zero` arguments are zeroed before every timed call and
@@ -34,7 +36,7 @@ from ..errors import (  # PTXASError also because triton.runtime.autotuner has i
     OutOfResources,
     PTXASError,
 )
-from . import bench
+from . import autotune_cache, bench
 from .heuristics import Heuristics, heuristics
 from .kernel_interface import KernelInterface
 
@@ -168,6 +170,9 @@ class Autotuner(KernelInterface):
             raise ValueError(f"autotune names unknown arguments: {', '.join(unknown)}")
         self.user_pre_hook = pre_hook
         self.user_post_hook = post_hook
+        # Triton's names for what was asked (torch refuses what it cannot trace by them).
+        self.num_warmups, self.num_reps, self.use_cuda_graph = warmup, rep, use_cuda_graph
+        self.user_defined_pre_hook, self.user_defined_post_hook = bool(pre_hook), bool(post_hook)
         self.restore_copies: dict = {}
         self.nargs: dict | None = None
         self.base_fn = fn
@@ -176,7 +181,7 @@ class Autotuner(KernelInterface):
         prune = prune_configs_by or {}
         self.early_config_prune = prune.get("early_config_prune")
         self.perf_model = prune.get("perf_model")
-        self.top_k = prune.get("top_k", 10)
+        self.top_k = self.configs_top_k = prune.get("top_k", 10)
         if not (
             isinstance(self.top_k, int)
             or (isinstance(self.top_k, float) and 0.0 < self.top_k <= 1.0)
@@ -184,7 +189,7 @@ class Autotuner(KernelInterface):
             raise TypeError(f"top_k must be an int or a float in (0, 1], got {self.top_k!r}")
         budgets = {k: v for k, v in (("warmup", warmup), ("rep", rep)) if v is not None}
         self.do_bench = do_bench or functools.partial(bench.do_bench, **budgets)
-        _warn_unsupported(use_cuda_graph, cache_results)
+        self.cache_results = _accept_options(use_cuda_graph, cache_results)
         self.cache: dict[tuple, Config] = {}
         # One tuning at a time per kernel: threads launching a new key at once would each time
         # every config, on their own arguments but at the same time, disturbing each other's
@@ -219,7 +224,7 @@ class Autotuner(KernelInterface):
                     config = self.cache.get(key)
                     if config is None:
                         self.nargs = positional
-                        config = self.cache[key] = self._tune(args, grid, kwargs)
+                        config = self.cache[key] = self._tune(args, grid, kwargs, key)
         self.best_config = config
         if config.pre_hook is not None:
             config.pre_hook({**positional, **kwargs, **config.all_kwargs()})
@@ -260,21 +265,26 @@ class Autotuner(KernelInterface):
                 configs = sorted(configs, key=estimate.__getitem__)[:top_k]
         return configs
 
-    def _tune(self, args, grid, kwargs) -> Config:
-        configs = self.prune_configs(kwargs)
+    def _tune(self, args, grid, kwargs, key=()) -> Config:
+        """The best config: stored on disk by an earlier process, or timed."""
+        stored = autotune_cache.digest(self, key, self.nargs) if self.cache_results else None
+        best = autotune_cache.load(self, stored) if stored else None
         start = time.perf_counter()
-        timings = {
-            c: _as_timings(self._bench(*args, config=c, grid=grid, **kwargs)) for c in configs
-        }
+        self.configs_timings = None
+        if best is None:
+            configs = self.prune_configs(kwargs)
+            autotune_cache.compile_in_parallel(self, args, grid, kwargs, configs)
+            timings = {
+                c: _as_timings(self._bench(*args, config=c, grid=grid, **kwargs)) for c in configs
+            }
+            self.configs_timings = timings
+            best = min(timings, key=timings.__getitem__)
+            if stored:
+                autotune_cache.store(stored, best, timings)
         self.bench_time = time.perf_counter() - start
-        self.configs_timings = timings
-        best = min(timings, key=timings.__getitem__)
         self.pre_hook({**self.nargs, **kwargs, **best.all_kwargs()}, reset_only=True)
         if knobs.print_autotuning.get():
-            print(
-                f"Naiad autotuning for function {_base_name(self.fn)} finished after "
-                f"{self.bench_time:.2f}s; best config selected: {best};"
-            )
+            autotune_cache.report(_base_name(self.fn), best, self.configs_timings, self.bench_time)
         return best
 
     def pre_hook(self, nargs, reset_only=False) -> None:
@@ -325,19 +335,15 @@ class Autotuner(KernelInterface):
             return _FAILED
 
 
-def _warn_unsupported(use_cuda_graph: bool, cache_results: bool) -> None:
+def _accept_options(use_cuda_graph: bool, cache_results: bool) -> bool:
+    """Warn that CUDA graphs are not used for timing; whether results are kept on disk."""
     if use_cuda_graph:
         warnings.warn(
             "autotune(use_cuda_graph=True) is accepted for Triton compatibility; "
             "configs are still timed with do_bench",
             stacklevel=3,
         )
-    if cache_results:
-        warnings.warn(
-            "autotune(cache_results=True) is not supported yet; tuning results are "
-            "kept in memory for this process only",
-            stacklevel=3,
-        )
+    return bool(cache_results)
 
 
 def autotune(
@@ -367,8 +373,10 @@ def autotune(
         post_hook: f(named_args, exception) after each timed call.
         warmup, rep: time budgets in ms for `naiad.testing.do_bench`.
         do_bench: a replacement benchmarker, called as do_bench(fn, quantiles=(0.5, 0.2, 0.8)).
-        use_cuda_graph, cache_results: accepted for compatibility (a warning says they are not
-            honoured yet).
+        use_cuda_graph: accepted for compatibility (a warning says configs are timed
+            without CUDA graphs).
+        cache_results: keep each key's choice on disk, so that later processes do not time
+            again (autotune_cache.py).
     """
 
     def decorator(fn):

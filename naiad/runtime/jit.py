@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from .. import knobs
 from ..knobs import launch_settings
 from ..language import core
+from ..language.core import ConstexprFunction  # noqa: F401  (Triton's runtime.jit has it)
 from ..passes import extensions
 from .binder import Unbound, grid_dims, make_binder, make_entry, tensor_type
 from .compiler import compile_kernel

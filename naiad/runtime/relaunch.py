@@ -55,6 +55,21 @@ class TritonCompiledKernel:
         )
 
     @property
+    def shared(self) -> int:
+        """Bytes of shared memory a program uses (0 on the CPU)."""
+        return self.metadata.get("shared", 0)
+
+    @property
+    def num_warps(self) -> int:
+        return getattr(self.options, "num_warps", 4)
+
+    @property
+    def num_ctas(self) -> int:
+        return getattr(self.options, "num_ctas", 1)
+
+    cluster_dims = (1, 1, 1)  # Naiad launches no thread-block clusters
+
+    @property
     def n_max_threads(self) -> int:
         """Threads per program: warps x warp size on a GPU; one on the CPU."""
         if str(self.metadata.get("target", "")).startswith("cuda"):

@@ -112,7 +112,7 @@ _ABOVE = {
     "frontend": ("passes", "middle", "backends", "runtime"),
     "runtime": (),
 }
-_TOP = ("naiad.tools", "naiad.testing", "naiad.ops", "naiad.triton", "naiad.run")
+_TOP = ("naiad.tools", "naiad.testing", "naiad.ops", "naiad.triton", "naiad.run", "naiad.torch")
 
 
 @pytest.mark.parametrize("room", sorted(_ABOVE))

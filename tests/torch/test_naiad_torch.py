@@ -1,0 +1,72 @@
+"""naiad.torch without the switch (Naiad not standing in for Triton in this process): a
+triton_op over an autotuned Naiad kernel runs eagerly and under torch.compile(fullgraph=True),
+with its registered backward; a wrap_triton launch traced outside a triton_op says what to do."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import naiad  # noqa: E402
+import naiad.language as tl  # noqa: E402
+import naiad.torch  # noqa: E402
+from naiad import as_triton  # noqa: E402
+
+
+@naiad.autotune(configs=[naiad.Config({"BLOCK": 32}), naiad.Config({"BLOCK": 128})], key=["n"])
+@naiad.jit
+def scale_kernel(x_ptr, out_ptr, n, alpha, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * alpha, mask=mask)
+
+
+def launch_scale(x, out, alpha):
+    n = x.numel()
+    grid = lambda meta: (naiad.cdiv(n, meta["BLOCK"]),)
+    naiad.torch.wrap_triton(scale_kernel)[grid](x, out, n, alpha)
+
+
+@naiad.torch.triton_op("naiad_tests_plain::scale", mutates_args=())
+def scale(x: torch.Tensor, alpha: float) -> torch.Tensor:
+    out = torch.empty_like(x)
+    launch_scale(x, out, alpha)
+    return out
+
+
+scale.register_autograd(
+    lambda ctx, grad: (scale(grad, ctx.alpha), None),
+    setup_context=lambda ctx, inputs, output: setattr(ctx, "alpha", inputs[1]),
+)
+
+
+@pytest.fixture(autouse=True)
+def switched_off():
+    if as_triton.is_installed():
+        pytest.skip("Naiad stands in for Triton in this process")
+
+
+def test_triton_op_runs_eagerly():
+    x = torch.randn(1000)
+    torch.testing.assert_close(scale(x, 2.5), x * 2.5)
+
+
+def test_triton_op_in_torch_compile_with_its_backward():
+    torch.manual_seed(0)
+    x = torch.randn(777, requires_grad=True)
+    compiled = torch.compile(
+        lambda x: (scale(x, 3.0) * x).sum(), fullgraph=True, backend="aot_eager"
+    )
+    got = compiled(x)
+    got.backward()
+    torch.testing.assert_close(got, (3.0 * x * x).sum(), rtol=1e-5, atol=1e-3)
+    torch.testing.assert_close(x.grad, 6.0 * x.detach())
+
+
+def test_a_launch_traced_outside_a_triton_op_names_the_remedy():
+    def launch(x):
+        out = torch.empty_like(x)
+        launch_scale(x, out, 2.0)
+        return out
+
+    with pytest.raises(Exception, match=r"naiad\.torch\.triton_op"):
+        torch.compile(launch, fullgraph=True, backend="aot_eager")(torch.randn(10))

@@ -1,0 +1,34 @@
+"""Naiad kernels inside torch.compile: under the switch (`python -m naiad.run`, in a
+subprocess) torch's own wrap_triton/triton_op take them and the compiled function matches
+eager with no graph break; without it, naiad.torch's triton_op does the same in this process."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+
+PROGRAMS = Path(__file__).parent / "programs"
+
+
+def run_program(name: str, *args: str) -> dict:
+    env = dict(os.environ, NAIAD_BACKEND="cpu", PYTHONPATH=str(PROGRAMS))
+    env.pop("NAIAD_INTERPRET", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "naiad.run", str(PROGRAMS / name), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr[-4000:]
+    return dict(line.split(": ", 1) for line in done.stdout.splitlines() if ": " in line)
+
+
+@pytest.mark.parametrize("backend", ["aot_eager", pytest.param("inductor", marks=pytest.mark.full)])
+def test_kernels_launched_in_torch_compile_match_eager(backend):
+    seen = run_program("user_kernels.py", backend)
+    assert seen == {"forward": "True", "backward": "True", "graph breaks": "0", "eager": "True"}
