@@ -180,9 +180,12 @@ def test_print_autotuning(capsys):
         tuner[grid](*_data(64), 64)
         tuner[grid](*_data(64), 64)  # cached: prints nothing
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 1
-    assert lines[0].startswith("Naiad autotuning for function add_kernel finished after ")
-    assert "best config selected: BLOCK: 64, num_warps: 4" in lines[0]
+    assert len(lines) == 1 + len(BLOCKS)  # every config's timings, then the choice
+    for line, block in zip(lines, BLOCKS):
+        assert line.startswith(f"Naiad autotuning add_kernel: BLOCK: {block}, num_warps: 4")
+        assert line.endswith(f"{COSTS[block]:.4f}, {COSTS[block]:.4f}, {COSTS[block]:.4f} ms")
+    assert lines[-1].startswith("Naiad autotuning for function add_kernel finished after ")
+    assert "best config selected: BLOCK: 64, num_warps: 4" in lines[-1]
 
 
 def test_warmup_compiles_every_config_without_timing():

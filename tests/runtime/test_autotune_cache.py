@@ -1,0 +1,118 @@
+"""Autotuning kept on disk (`cache_results=True`) and the configs of a tuning compiled in
+parallel (runtime/autotune_cache.py), with real kernels compiled for the CPU."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import naiad
+import naiad.language as tl
+from naiad import knobs
+from naiad.runtime import autotune_cache
+from naiad.runtime.autotuner import Config, autotune
+
+BLOCKS = (16, 32, 64)
+
+
+@naiad.jit
+def _scale(x, out, n, factor, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out + offs, tl.load(x + offs, mask=offs < n) * factor, mask=offs < n)
+
+
+def _grid(meta):
+    return (-(-meta["n"] // meta["BLOCK"]),)
+
+
+class CountingBench:
+    """Timings that only depend on BLOCK (64 wins), and how many configs were timed."""
+
+    def __init__(self):
+        self.timed = 0
+
+    def __call__(self, fn, quantiles):
+        fn()
+        self.timed += 1
+        return [float(self.timed)] * len(quantiles) if self.timed != 3 else [0.1] * 3
+
+
+def _tuner(bench, blocks=BLOCKS, cache_results=True):
+    configs = [Config({"BLOCK": b}) for b in blocks]
+    return autotune(configs, key=["n"], do_bench=bench, cache_results=cache_results)(_scale)
+
+
+@pytest.fixture
+def cpu_cache(tmp_path):
+    with knobs.override(NAIAD_BACKEND="cpu", NAIAD_CACHE_DIR=str(tmp_path)):
+        yield tmp_path
+
+
+def _launch(tuner, n, gen):
+    x = gen.standard_normal(n).astype(np.float32)
+    out = np.full(n, np.nan, np.float32)
+    tuner[_grid](x, out, n, 1.5)
+    np.testing.assert_array_equal(out, x * np.float32(1.5))
+
+
+def test_a_stored_choice_is_taken_without_timing(cpu_cache):
+    gen = np.random.default_rng(0)
+    first = CountingBench()
+    _launch(_tuner(first), 200, gen)
+    assert first.timed == 3
+    again = CountingBench()  # a new autotuner: nothing in memory, as in a new process
+    tuner = _tuner(again)
+    _launch(tuner, 200, gen)
+    assert again.timed == 0 and tuner.best_config == Config({"BLOCK": 64})
+    _launch(tuner, 300, gen)  # another key is timed
+    assert again.timed == 3
+
+
+def test_a_choice_is_not_taken_by_other_configs_or_without_cache_results(cpu_cache):
+    gen = np.random.default_rng(1)
+    _launch(_tuner(CountingBench()), 128, gen)
+    other = CountingBench()
+    _launch(_tuner(other, blocks=(16, 32, 128)), 128, gen)
+    assert other.timed == 3
+    plain = CountingBench()
+    _launch(_tuner(plain, cache_results=False), 128, gen)
+    assert plain.timed == 3
+
+
+def test_a_second_process_reads_the_choice(cpu_cache):
+    gen = np.random.default_rng(2)
+    _launch(_tuner(CountingBench()), 96, gen)
+    script = textwrap.dedent(
+        f"""
+        import sys
+        sys.path.insert(0, {os.path.dirname(__file__)!r})
+        import numpy as np
+        from test_autotune_cache import CountingBench, _launch, _tuner
+        bench = CountingBench()
+        tuner = _tuner(bench)
+        _launch(tuner, 96, np.random.default_rng(3))
+        print(bench.timed, tuner.best_config.kwargs["BLOCK"])
+        """
+    )
+    env = {**os.environ, "NAIAD_BACKEND": "cpu", "NAIAD_CACHE_DIR": str(cpu_cache)}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", "64"]
+
+
+def test_configs_compile_in_parallel_workers(cpu_cache, monkeypatch):
+    monkeypatch.setattr(autotune_cache, "_cores", lambda: 2)
+    tuner = _tuner(CountingBench(), cache_results=False)
+    x, out = np.ones(64, np.float32), np.zeros(64, np.float32)
+    tuner.nargs = {"x": x, "out": out, "n": 64, "factor": 2.0}
+    configs = list(tuner.configs)
+    assert autotune_cache.compile_in_parallel(tuner, (x, out, 64, 2.0), _grid, {}, configs) == 2
+    entries = [p for p in cpu_cache.rglob("*") if p.is_file()]
+    assert entries  # the workers wrote the compiled kernels
+    with knobs.override(NAIAD_INTERPRET="1"):
+        assert autotune_cache.compile_in_parallel(tuner, (x, out, 64, 2.0), _grid, {}, configs) == 0
