@@ -1,0 +1,99 @@
+"""torch.compile with Inductor generating Triton kernels for the CPU
+(`torch._inductor.config.cpu_backend = "triton"`), compiled by Naiad under `python -m
+naiad.run`: each case named on the command line is compiled (fullgraph), run on random inputs
+and compared with eager, forward and (for modules) backward; prints `case: forward backward`."""
+
+import sys
+
+import torch
+import torch._inductor.config as inductor_config
+import torch.nn.functional as F
+from torch._inductor.runtime import triton_compat
+
+inductor_config.cpu_backend = "triton"
+
+
+def pointwise(x):
+    return torch.sigmoid(x) * torch.tanh(x) + x.abs().sqrt() - torch.erf(x)
+
+
+def softmax(x):
+    return torch.softmax(x * 2 + 1, dim=-1)
+
+
+def layer_norm_gelu(x, w, b):
+    return F.gelu(F.layer_norm(x, (x.shape[-1],), w, b))
+
+
+def odd_reductions(x):
+    return x.sum(0), x.amax(1), x.var(1), x.mean()
+
+
+def softmax_matmul(a, b):
+    return torch.softmax(a @ b, -1) @ b.t()
+
+
+class MLP(torch.nn.Module):
+    def __init__(self, d=64, hidden=256):
+        super().__init__()
+        self.up, self.down = torch.nn.Linear(d, hidden), torch.nn.Linear(hidden, d)
+
+    def forward(self, x):
+        return self.down(F.gelu(self.up(x)))
+
+
+class Block(torch.nn.Module):
+    """A pre-norm transformer block: attention and an MLP, each with a residual."""
+
+    def __init__(self, d=64, heads=4):
+        super().__init__()
+        self.norm1, self.norm2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
+        self.attn = torch.nn.MultiheadAttention(d, heads, batch_first=True)
+        self.mlp = MLP(d)
+
+    def forward(self, x):
+        y = self.norm1(x)
+        x = x + self.attn(y, y, y, need_weights=False)[0]
+        return x + self.mlp(self.norm2(x))
+
+
+CASES = {
+    "pointwise": (pointwise, lambda: (torch.randn(1000, 37),)),
+    "softmax": (softmax, lambda: (torch.randn(37, 101),)),
+    "layer_norm_gelu": (layer_norm_gelu, lambda: (torch.randn(33, 77), *torch.randn(2, 77))),
+    "odd_reductions": (odd_reductions, lambda: (torch.randn(129, 67),)),
+    "softmax_matmul": (softmax_matmul, lambda: (torch.randn(31, 45), torch.randn(45, 19))),
+    "mlp": (MLP, lambda: (torch.randn(8, 64),)),
+    "block": (Block, lambda: (torch.randn(2, 16, 64),)),
+}
+
+
+def close(got, expected) -> bool:
+    pairs = zip(torch.utils._pytree.tree_leaves(got), torch.utils._pytree.tree_leaves(expected))
+    return all(torch.allclose(g, e, rtol=1e-4, atol=1e-4) for g, e in pairs)
+
+
+def gradients(fn, args):
+    inputs = [a.clone().requires_grad_() for a in args]
+    fn(*inputs).sum().backward()
+    grads = [p.grad.clone() for p in fn.parameters()] + [inputs[0].grad]
+    fn.zero_grad()
+    return grads
+
+
+def check(name: str) -> str:
+    make, make_args = CASES[name]
+    fn = make() if isinstance(make, type) else make
+    args = make_args()
+    compiled = torch.compile(fn, fullgraph=True)
+    seen = f"{close(compiled(*args), fn(*args))}"
+    if isinstance(fn, torch.nn.Module):
+        seen += f" {close(gradients(compiled, args), gradients(fn, args))}"
+    return seen
+
+
+if __name__ == "__main__":
+    torch.manual_seed(0)
+    print("inductor sees triton:", triton_compat.HAS_TRITON)
+    for case in sys.argv[1:]:
+        print(f"{case}: {check(case)}", flush=True)

@@ -1,0 +1,28 @@
+"""Inductor's generated Triton kernels compiled by Naiad for the CPU (cpu_backend="triton",
+under `python -m naiad.run`, in a subprocess): each function matches eager, forward and, for
+modules, backward. Small functions in the default tier; the models in the full tier."""
+
+import pytest
+from test_user_kernels import run_program
+
+pytest.importorskip("torch")
+
+
+def test_pointwise_and_softmax_match_eager():
+    seen = run_program("inductor_cpu.py", "pointwise", "softmax")
+    assert seen == {"inductor sees triton": "True", "pointwise": "True", "softmax": "True"}
+
+
+@pytest.mark.full
+@pytest.mark.parametrize(
+    "case, expected",
+    [
+        ("layer_norm_gelu", "True"),
+        ("odd_reductions", "True"),
+        ("softmax_matmul", "True"),
+        ("mlp", "True True"),
+        ("block", "True True"),
+    ],
+)
+def test_models_match_eager_forward_and_backward(case, expected):
+    assert run_program("inductor_cpu.py", case)[case] == expected
