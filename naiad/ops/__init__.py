@@ -8,16 +8,17 @@
 
 Elementwise ops come from one facility (`pointwise/`: a scalar function written in the language
 becomes a kernel for any arity, broadcast, strides and dtype); reductions see their operand as
-rows (`reduce/`). Importing this package imports
-torch; `import naiad` alone never does.
+rows (`reduce/`); normalizations are row kernels or composed of both (`normalization/`).
+Importing this package imports torch; `import naiad` alone never does.
 """
 
-from . import activations, arith, compare, convert, reduce, select, unary
+from . import activations, arith, compare, convert, normalization, reduce, select, unary
 from .activations import *  # noqa: F403
 from .arith import *  # noqa: F403
 from .compare import *  # noqa: F403
 from .convert import *  # noqa: F403
 from .dtypes import Unsupported
+from .normalization import *  # noqa: F403
 from .pointwise import pointwise
 from .reduce import *  # noqa: F403
 from .select import *  # noqa: F403
@@ -35,6 +36,7 @@ __all__ = [
     *arith.__all__,
     *compare.__all__,
     *convert.__all__,
+    *normalization.__all__,
     *reduce.__all__,
     *select.__all__,
     *unary.__all__,

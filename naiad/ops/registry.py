@@ -3,7 +3,8 @@
 Op modules fill it as they are imported (`@aten("add.Tensor", "add.out")` over a function with
 the overloads' signature: positional arguments as the schema lists them, keyword-only ones and
 `out` as keywords); the switch (switch.py) registers its entries with torch. An op's base name
-("add" for "add.Tensor", "add_.Scalar" and "add.out") is what `include=`/`exclude=` select by.
+("add" for "add.Tensor", "add_.Scalar" and "add.out"; "softmax" for "_softmax" and its backward)
+is what `include=`/`exclude=` select by.
 """
 
 from __future__ import annotations
@@ -27,9 +28,12 @@ def aten(*overloads: str):
 
 
 def base_name(overload: str) -> str:
-    """'add' for 'add.Tensor', 'add_.Scalar' and 'add.out'; '_to_copy' stays itself."""
-    op = overload.split(".")[0]
-    return op[:-1] if op.endswith("_") and not op.endswith("__") else op
+    """The op an overload belongs to, as users name it: 'add' for 'add.Tensor', 'add_.Scalar'
+    and 'add.out'; 'softmax' for '_softmax' and '_softmax_backward_data'; 'layer_norm' for
+    'native_layer_norm' and its backward; 'to_copy' for '_to_copy'."""
+    op = overload.split(".")[0].lstrip("_").removeprefix("native_")
+    op = op.removesuffix("_backward_data").removesuffix("_backward")
+    return op[:-1] if op.endswith("_") else op
 
 
 def table() -> dict:

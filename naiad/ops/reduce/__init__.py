@@ -2,6 +2,7 @@
 
 from .extrema import argmax, argmin, max, min
 from .reductions import all, amax, amin, any, logsumexp, mean, norm, prod, sum
+from .scans import cumprod, cumsum
 from .statistics import std, std_mean, var, var_mean
 
 __all__ = [
@@ -11,6 +12,8 @@ __all__ = [
     "any",
     "argmax",
     "argmin",
+    "cumprod",
+    "cumsum",
     "logsumexp",
     "max",
     "mean",

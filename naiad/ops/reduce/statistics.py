@@ -11,17 +11,19 @@ from . import kernels as K
 from .launch import accumulator, launch_rows
 from .rows import as_rows, normalized_dims
 
-__all__ = ["std", "std_mean", "var", "var_mean"]
+__all__ = ["moments", "std", "std_mean", "var", "var_mean"]
 
 
-def _moments(input, dim, correction, keepdim, root: bool):
+def moments(input, dim, correction, keepdim, root: bool, dtype=None):
+    """(variance or its root, mean) over `dim`, in `dtype` (the input's by default)."""
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"std and var only support floating point dtypes, got {input.dtype}")
     rows = as_rows(input, normalized_dims(dim, input.dim()))
-    spread = torch.empty(rows.M, dtype=input.dtype, device=input.device)
-    center = torch.empty(rows.M, dtype=input.dtype, device=input.device)
+    dtype = dtype or input.dtype
+    spread = torch.empty(rows.M, dtype=dtype, device=input.device)
+    center = torch.empty(rows.M, dtype=dtype, device=input.device)
     correction = 1 if correction is None else correction
-    compute = accumulator(input.dtype)
+    compute = accumulator(dtype)
     launch_rows(K.moments_kernel, rows, [spread, center], [float(correction)], compute, SQRT=root)
     shape = rows.shape(keepdim)
     return spread.view(shape), center.view(shape)
@@ -34,22 +36,22 @@ def _into(result, out):
 @aten("var.correction", "var.correction_out")
 def var(input, dim=None, *, correction=None, keepdim=False, out=None):
     """The variance over `dim`, divided by N - correction."""
-    return _into(_moments(input, dim, correction, keepdim, False)[0], out)
+    return _into(moments(input, dim, correction, keepdim, False)[0], out)
 
 
 @aten("std.correction", "std.correction_out")
 def std(input, dim=None, *, correction=None, keepdim=False, out=None):
     """The standard deviation over `dim`."""
-    return _into(_moments(input, dim, correction, keepdim, True)[0], out)
+    return _into(moments(input, dim, correction, keepdim, True)[0], out)
 
 
 @aten("var_mean.correction")
 def var_mean(input, dim=None, *, correction=None, keepdim=False):
     """(variance, mean) over `dim`."""
-    return _moments(input, dim, correction, keepdim, False)
+    return moments(input, dim, correction, keepdim, False)
 
 
 @aten("std_mean.correction")
 def std_mean(input, dim=None, *, correction=None, keepdim=False):
     """(standard deviation, mean) over `dim`."""
-    return _moments(input, dim, correction, keepdim, True)
+    return moments(input, dim, correction, keepdim, True)

@@ -1,0 +1,11 @@
+"""Normalizations: softmax and log_softmax (fused row kernels), layer_norm (a fused row
+kernel), group_norm, batch_norm and rms_norm (composed of row statistics and elementwise
+steps); every backward is Naiad's (backward.py)."""
+
+from .batch_norm import batch_norm
+from .group_norm import group_norm
+from .layer_norm import layer_norm
+from .rms_norm import rms_norm
+from .softmax import log_softmax, softmax
+
+__all__ = ["batch_norm", "group_norm", "layer_norm", "log_softmax", "rms_norm", "softmax"]

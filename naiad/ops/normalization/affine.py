@@ -1,0 +1,46 @@
+"""The elementwise steps the composed normalizations share: 1/sqrt(var + eps), and
+(x - mean) * rstd * weight + bias with every operand broadcast to x."""
+
+from __future__ import annotations
+
+from ... import language as tl
+from ...runtime.jit import jit
+from ..dtypes import Kind
+from ..pointwise import pointwise
+
+__all__ = ["normalize_affine", "reciprocal_root"]
+
+
+@pointwise(Kind.DEFAULT)
+@jit
+def reciprocal_root(var, eps):
+    return 1.0 / tl.sqrt(var + eps)
+
+
+@pointwise(Kind.DEFAULT)
+@jit
+def _normalize(x, mean, rstd):
+    return (x - mean) * rstd
+
+
+@pointwise(Kind.DEFAULT)
+@jit
+def _normalize_scale(x, mean, rstd, weight):
+    return (x - mean) * rstd * weight
+
+
+@pointwise(Kind.DEFAULT)
+@jit
+def _normalize_scale_shift(x, mean, rstd, weight, bias):
+    return (x - mean) * rstd * weight + bias
+
+
+def normalize_affine(x, mean, rstd, weight, bias):
+    """(x - mean) * rstd, times weight and plus bias where given; in x's dtype."""
+    if weight is None and bias is None:
+        return _normalize(x, mean, rstd, dtype=x.dtype)
+    if bias is None:
+        return _normalize_scale(x, mean, rstd, weight, dtype=x.dtype)
+    if weight is None:
+        weight = 1.0
+    return _normalize_scale_shift(x, mean, rstd, weight, bias, dtype=x.dtype)

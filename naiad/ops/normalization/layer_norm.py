@@ -1,0 +1,123 @@
+"""layer_norm: one fused row kernel for the forward (ATen's native_layer_norm: the output, and
+the mean and 1/std of each row for the backward); the backward is composed (backward.py).
+
+Each program normalizes BLOCK_M rows of the (M, N) view in three passes over the row: the mean,
+the variance around it (two passes keep fp32 accurate), then (x - mean) * rstd * weight + bias.
+eps is a compile-time constant: a float argument would reach the kernel as fp32, and models use
+one or two values of it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ... import language as tl
+from ...runtime.jit import jit
+from ..dtypes import tl_dtype
+from ..reduce.kernels import _rows
+from ..reduce.launch import accumulator, launch_rows
+from ..reduce.rows import as_rows
+from ..registry import aten
+from .backward import normalized_backward
+
+__all__ = ["layer_norm"]
+
+
+@jit(do_not_specialize=["M", "N"])
+def layer_norm_kernel(x, out, M, N, s_m, s_n, s_out, weight, bias, mean, rstd, EPS: tl.constexpr,
+                      HAS_WEIGHT: tl.constexpr, HAS_BIAS: tl.constexpr, COMPUTE: tl.constexpr,
+                      INDEX64: tl.constexpr, BLOCK_M: tl.constexpr,
+                      BLOCK_N: tl.constexpr):  # fmt: skip
+    rows = _rows(BLOCK_M, INDEX64)
+    row_mask = rows < M
+    total = tl.zeros([BLOCK_M, BLOCK_N], COMPUTE)
+    for begin in range(0, N, BLOCK_N):
+        cols = begin + tl.arange(0, BLOCK_N)
+        mask = row_mask[:, None] & (cols[None, :] < N)
+        total += tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=0).to(
+            COMPUTE
+        )
+    average = tl.sum(total, 1) / N
+    squares = tl.zeros([BLOCK_M, BLOCK_N], COMPUTE)
+    for begin in range(0, N, BLOCK_N):
+        cols = begin + tl.arange(0, BLOCK_N)
+        mask = row_mask[:, None] & (cols[None, :] < N)
+        v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=0)
+        d = tl.where(mask, v.to(COMPUTE) - average[:, None], 0.0)
+        squares += d * d
+    inverse = 1.0 / tl.sqrt(tl.sum(squares, 1) / N + EPS)
+    for begin in range(0, N, BLOCK_N):
+        cols = begin + tl.arange(0, BLOCK_N)
+        col_mask = cols < N
+        mask = row_mask[:, None] & col_mask[None, :]
+        v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask).to(COMPUTE)
+        y = (v - average[:, None]) * inverse[:, None]
+        if HAS_WEIGHT:
+            y = y * tl.load(weight + cols, mask=col_mask).to(COMPUTE)[None, :]
+        if HAS_BIAS:
+            y = y + tl.load(bias + cols, mask=col_mask).to(COMPUTE)[None, :]
+        tl.store(out + rows[:, None] * N + cols[None, :], y.to(out.dtype.element_ty), mask=mask)
+    tl.store(mean + rows, average.to(mean.dtype.element_ty), mask=row_mask)
+    tl.store(rstd + rows, inverse.to(rstd.dtype.element_ty), mask=row_mask)
+
+
+def _flat(param, input):
+    """weight or bias as a contiguous vector (or the input itself as a placeholder pointer)."""
+    return input if param is None else param.reshape(-1)
+
+
+@aten("native_layer_norm.default")
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """(output, mean, rstd), normalizing over the last len(normalized_shape) dims."""
+    tl_dtype(input.dtype)
+    axis = input.dim() - len(normalized_shape)
+    rows = as_rows(input, list(range(axis, input.dim())))
+    out = torch.empty(input.shape, dtype=input.dtype, device=input.device)
+    stats_shape = [*input.shape[:axis], *([1] * len(normalized_shape))]
+    mean = torch.empty(stats_shape, dtype=input.dtype, device=input.device)
+    rstd = torch.empty(stats_shape, dtype=input.dtype, device=input.device)
+    params = [_flat(weight, input), _flat(bias, input), mean, rstd, float(eps)]
+    flags = {"HAS_WEIGHT": weight is not None, "HAS_BIAS": bias is not None}
+    launch_rows(layer_norm_kernel, rows, [out], params, accumulator(input.dtype), **flags)
+    return out, mean, rstd
+
+
+@aten("native_layer_norm_backward.default")
+def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias,
+                               output_mask):  # fmt: skip
+    axis = input.dim() - len(normalized_shape)
+    normalized = list(range(axis, input.dim()))
+    grads = normalized_backward(
+        grad_out, input, mean, rstd, weight, normalized, list(range(axis)), centered=True,
+        output_mask=output_mask,
+    )  # fmt: skip
+    grad_bias = grads[2] if bias is not None else None
+    return grads[0], grads[1] if weight is not None else None, grad_bias
+
+
+class _LayerNorm(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input, normalized_shape, weight, bias, eps):
+        out, mean, rstd = native_layer_norm(input, normalized_shape, weight, bias, eps)
+        ctx.save_for_backward(input, mean, rstd, weight, bias)
+        ctx.normalized_shape = normalized_shape
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        input, mean, rstd, weight, bias = ctx.saved_tensors
+        mask = [ctx.needs_input_grad[0], ctx.needs_input_grad[2], ctx.needs_input_grad[3]]
+        dx, dw, db = native_layer_norm_backward(
+            grad, input, ctx.normalized_shape, mean, rstd, weight, bias, mask
+        )
+        return dx, None, dw, db, None
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalize over the last dims (mean 0, variance 1), then scale and shift; differentiable."""
+    shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+    if math.prod(shape) == 0:
+        return input.clone()
+    return _LayerNorm.apply(input, shape, weight, bias, eps)

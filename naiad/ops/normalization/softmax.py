@@ -1,0 +1,172 @@
+"""softmax and log_softmax along one dim, forward and backward (ATen's _softmax,
+_log_softmax and their _backward_data ops), from row kernels over the (M, N) view with the dim
+last (reduce/rows.py).
+
+The forward makes two passes per row: an online pass keeps, per lane, the largest value seen
+and the sum of exponentials scaled to it (rescaled when the largest grows), then folds the lanes;
+the second pass writes exp(x - max) / sum, or x - max - log(sum). A row of -inf gives NaN, as in
+torch. The backward's first pass is the row's dot product of grad and output.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ... import language as tl
+from ...runtime.jit import jit
+from ..dtypes import tl_dtype
+from ..reduce.kernels import _max, _rows
+from ..reduce.launch import accumulator, launch_rows
+from ..reduce.rows import as_rows, normalized_dims
+from ..registry import aten
+
+__all__ = ["log_softmax", "softmax"]
+
+_NAN = tl.PropagateNan.ALL
+
+
+@jit(do_not_specialize=["M", "N"])
+def softmax_kernel(x, out, M, N, s_m, s_n, s_out, LOG: tl.constexpr, COMPUTE: tl.constexpr,
+                   INDEX64: tl.constexpr, BLOCK_M: tl.constexpr,
+                   BLOCK_N: tl.constexpr):  # fmt: skip
+    rows = _rows(BLOCK_M, INDEX64)
+    row_mask = rows < M
+    top = tl.full([BLOCK_M, BLOCK_N], float("-inf"), COMPUTE)
+    total = tl.zeros([BLOCK_M, BLOCK_N], COMPUTE)
+    for begin in range(0, N, BLOCK_N):
+        cols = begin + tl.arange(0, BLOCK_N)
+        mask = row_mask[:, None] & (cols[None, :] < N)
+        v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=float("-inf"))
+        v = v.to(COMPUTE)
+        new_top = tl.maximum(top, v, propagate_nan=_NAN)
+        empty = new_top == float("-inf")
+        total = total * tl.where(empty, 0.0, tl.exp(top - new_top))
+        total += tl.where(empty, 0.0, tl.exp(v - new_top))
+        top = new_top
+    peak = tl.reduce(top, 1, _max)
+    total = tl.sum(total * tl.where(top == float("-inf"), 0.0, tl.exp(top - peak[:, None])), 1)
+    for begin in range(0, N, BLOCK_N):
+        cols = begin + tl.arange(0, BLOCK_N)
+        mask = row_mask[:, None] & (cols[None, :] < N)
+        v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask).to(COMPUTE)
+        if LOG:
+            result = v - peak[:, None] - tl.log(total)[:, None]
+        else:
+            result = tl.exp(v - peak[:, None]) / total[:, None]
+        tl.store(
+            out + rows[:, None] * N + cols[None, :], result.to(out.dtype.element_ty), mask=mask
+        )
+
+
+@jit(do_not_specialize=["M", "N"])
+def softmax_backward_kernel(grad, out, M, N, s_m, s_n, s_out, y, y_m, y_n, LOG: tl.constexpr,
+                            COMPUTE: tl.constexpr, INDEX64: tl.constexpr, BLOCK_M: tl.constexpr,
+                            BLOCK_N: tl.constexpr):  # fmt: skip
+    """out = y * (grad - sum(grad * y)) for softmax; grad - exp(y) * sum(grad) for
+    log_softmax (y is the forward's output)."""
+    rows = _rows(BLOCK_M, INDEX64)
+    row_mask = rows < M
+    acc = tl.zeros([BLOCK_M, BLOCK_N], COMPUTE)
+    for begin in range(0, N, BLOCK_N):
+        cols = begin + tl.arange(0, BLOCK_N)
+        mask = row_mask[:, None] & (cols[None, :] < N)
+        g = tl.load(grad + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=0)
+        if LOG:
+            acc += g.to(COMPUTE)
+        else:
+            o = tl.load(y + rows[:, None] * y_m + cols[None, :] * y_n, mask=mask, other=0)
+            acc += g.to(COMPUTE) * o.to(COMPUTE)
+    dot = tl.sum(acc, 1)[:, None]
+    for begin in range(0, N, BLOCK_N):
+        cols = begin + tl.arange(0, BLOCK_N)
+        mask = row_mask[:, None] & (cols[None, :] < N)
+        g = tl.load(grad + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask).to(COMPUTE)
+        o = tl.load(y + rows[:, None] * y_m + cols[None, :] * y_n, mask=mask).to(COMPUTE)
+        if LOG:
+            result = g - tl.exp(o) * dot
+        else:
+            result = o * (g - dot)
+        tl.store(
+            out + rows[:, None] * N + cols[None, :], result.to(out.dtype.element_ty), mask=mask
+        )
+
+
+def _rows_of(x, dim):
+    x = x.reshape(1) if x.dim() == 0 else x
+    (d,) = normalized_dims(dim, x.dim())
+    return x, d, as_rows(x, [d])
+
+
+def _back(buffer, x, d, shape):
+    """The (M, N) buffer viewed in x's dim order (the scanned dim back in its place)."""
+    order = [k for k in range(x.dim()) if k != d] + [d]
+    viewed = buffer.view([x.shape[k] for k in order])
+    return viewed.permute(*sorted(range(len(order)), key=order.__getitem__)).view(shape)
+
+
+def _forward(input, dim, dtype, log: bool):
+    tl_dtype(input.dtype)
+    x, d, rows = _rows_of(input, dim)
+    buffer = torch.empty(rows.M, rows.N, dtype=dtype, device=input.device)
+    launch_rows(softmax_kernel, rows, [buffer], [], accumulator(dtype), LOG=log)
+    return _back(buffer, x, d, input.shape)
+
+
+def _backward(grad, output, dim, dtype, log: bool):
+    g, d, rows = _rows_of(grad, dim)
+    _, _, y = _rows_of(output, dim)
+    buffer = torch.empty(rows.M, rows.N, dtype=dtype, device=grad.device)
+    y_m, y_n = y.view.stride()
+    compute = accumulator(dtype)
+    launch_rows(softmax_backward_kernel, rows, [buffer], [y.view, y_m, y_n], compute, LOG=log)
+    return _back(buffer, g, d, grad.shape)
+
+
+def _half_to_float(input, half_to_float):
+    return torch.float32 if half_to_float else input.dtype
+
+
+@aten("_softmax.default")
+def _softmax(input, dim, half_to_float):
+    return _forward(input, dim, _half_to_float(input, half_to_float), False)
+
+
+@aten("_log_softmax.default")
+def _log_softmax(input, dim, half_to_float):
+    return _forward(input, dim, _half_to_float(input, half_to_float), True)
+
+
+@aten("_softmax_backward_data.default")
+def _softmax_backward_data(grad_output, output, dim, input_dtype):
+    return _backward(grad_output, output, dim, input_dtype, False)
+
+
+@aten("_log_softmax_backward_data.default")
+def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    return _backward(grad_output, output, dim, input_dtype, True)
+
+
+class _Softmax(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, input, dim, dtype, log):
+        output = _forward(input, dim, dtype, log)
+        ctx.save_for_backward(output)
+        ctx.dim, ctx.log, ctx.input_dtype = dim, log, input.dtype
+        return output
+
+    @staticmethod
+    def backward(ctx, grad):
+        (output,) = ctx.saved_tensors
+        return _backward(grad, output, ctx.dim, ctx.input_dtype, ctx.log), None, None, None
+
+
+def softmax(input, dim, dtype=None):
+    """exp(input) / sum(exp(input)) along `dim`; differentiable (the backward is Naiad's)."""
+    source = input if dtype is None else input.to(dtype)
+    return _Softmax.apply(source, dim, source.dtype, False)
+
+
+def log_softmax(input, dim, dtype=None):
+    """input - log(sum(exp(input))) along `dim`; differentiable."""
+    source = input if dtype is None else input.to(dtype)
+    return _Softmax.apply(source, dim, source.dtype, True)

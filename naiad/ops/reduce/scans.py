@@ -1,0 +1,85 @@
+"""Prefix scans along one dim: cumsum and cumprod.
+
+The operand is seen as rows with the scanned dim last (rows.py); each program scans BLOCK_M
+rows chunk by chunk, carrying each row's running total into the next chunk. The result is
+written in that row order and viewed back in the operand's dim order.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ... import language as tl
+from ...runtime.jit import jit
+from ..dtypes import tl_dtype
+from ..registry import aten
+from .kernels import _rows
+from .launch import accumulator, launch_rows
+from .rows import as_rows, normalized_dims
+
+__all__ = ["cumprod", "cumsum"]
+
+
+@jit
+def _multiply(a, b):
+    return a * b
+
+
+@jit(do_not_specialize=["M", "N"])
+def scan_kernel(x, out, M, N, s_m, s_n, s_out, PRODUCT: tl.constexpr, COMPUTE: tl.constexpr,
+                INDEX64: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):  # fmt: skip
+    """out[m, n] = x[m, 0] + ... + x[m, n] (or the product); `out` is (M, N) contiguous."""
+    rows = _rows(BLOCK_M, INDEX64)
+    row_mask = rows < M
+    if PRODUCT:
+        carry = tl.full([BLOCK_M], 1, COMPUTE)
+    else:
+        carry = tl.zeros([BLOCK_M], COMPUTE)
+    for begin in range(0, N, BLOCK_N):
+        cols = begin + tl.arange(0, BLOCK_N)
+        mask = row_mask[:, None] & (cols[None, :] < N)
+        v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=PRODUCT)
+        v = v.to(COMPUTE)
+        if PRODUCT:
+            result = tl.associative_scan(v, 1, _multiply) * carry[:, None]
+            carry = carry * tl.reduce(v, 1, _multiply)
+        else:
+            result = tl.cumsum(v, 1) + carry[:, None]
+            carry = carry + tl.sum(v, 1)
+        offsets = rows[:, None] * N + cols[None, :]
+        tl.store(out + offsets, result.to(out.dtype.element_ty), mask=mask)
+
+
+def _scan(input, dim, dtype, product: bool, out=None):
+    tl_dtype(input.dtype)
+    if dtype is None:
+        dtype = input.dtype if input.dtype.is_floating_point else torch.int64
+    x = input.reshape(1) if input.dim() == 0 else input
+    (d,) = normalized_dims(dim, x.dim())
+    rows = as_rows(x, [d])
+    buffer = torch.empty(rows.M, rows.N, dtype=dtype, device=input.device)
+    launch_rows(scan_kernel, rows, [buffer], [], accumulator(dtype), PRODUCT=product)
+    order = [k for k in range(x.dim()) if k != d] + [d]
+    shape = [x.shape[k] for k in order]
+    result = buffer.view(shape).permute(*sorted(range(len(order)), key=order.__getitem__))
+    result = result.view(input.shape) if input.dim() == 0 else result
+    if out is None:
+        return result
+    return out.resize_(result.shape).copy_(result)
+
+
+@aten("cumsum.default", "cumsum.out")
+def cumsum(input, dim, *, dtype=None, out=None):
+    """Running sums along `dim` (integers and bools sum in int64)."""
+    return _scan(input, dim, dtype, False, out)
+
+
+@aten("cumsum_.default")
+def cumsum_(input, dim, *, dtype=None):
+    return input.copy_(_scan(input, dim, dtype, False))
+
+
+@aten("cumprod.default", "cumprod.out")
+def cumprod(input, dim, *, dtype=None, out=None):
+    """Running products along `dim`."""
+    return _scan(input, dim, dtype, True, out)
