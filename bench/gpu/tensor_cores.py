@@ -1,7 +1,7 @@
 """Tensor-core kernels through Naiad and through Triton on one GPU, side by side (issue 14).
 
     python bench/gpu/tensor_cores.py [--quick] [--only matmul,attention] [--cases TEXT]
-                                     [--rounds 3] [--out DIR] [--list]
+                                     [--rounds 3] [--out DIR] [--budget SECONDS] [--list]
 
 Rows: tutorial 03's matmul for f16, bf16 (4096³, 8192³), f16 M=16 N=K=8192, f32 operands (tf32
 dots) and fp8 e4m3 (4096³, 8192³), and an int8 matmul of the same tiling (int32 accumulator,
@@ -54,6 +54,9 @@ def parse(argv=None) -> argparse.Namespace:
     )
     parser.add_argument("--rounds", type=int, default=3, help="best of this many timings")
     parser.add_argument("--out", type=Path, help="write tensor_cores.json and .md here")
+    parser.add_argument(
+        "--budget", type=float, help="start no case after this many seconds (the rest: skipped)"
+    )
     parser.add_argument("--list", action="store_true", help="print the plan and stop")
     args = parser.parse_args(argv)
     only = {name.strip() for name in args.only.split(",") if name.strip()}
@@ -75,7 +78,7 @@ def main(argv=None) -> int:
         return 0
     from tc_bench.run import run  # torch, triton, naiad and the GPU from here on
 
-    return run(planned, args.rounds, args.out)
+    return run(planned, args.rounds, args.out, args.budget)
 
 
 if __name__ == "__main__":

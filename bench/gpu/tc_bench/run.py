@@ -74,9 +74,9 @@ def emit(row: dict) -> None:
     sys.stdout.flush()
 
 
-def run(planned, rounds: int, out: Path | None) -> int:
-    """Measure every case of `planned`; the exit status is 1 when a case could not run at all
-    or a row failed its check, else 0."""
+def run(planned, rounds: int, out: Path | None, budget: float | None = None) -> int:
+    """Measure every case of `planned` (none started after `budget` seconds); the exit status
+    is 1 when a case could not run or a row failed its check, else 0."""
     start = time.perf_counter()
     if os.environ.pop("DISABLE_MMA_V3", None) is not None:  # the default column is Triton's own
         print("DISABLE_MMA_V3 was set: unset for the run (measure.mma_sync sets it per compile)")
@@ -96,6 +96,10 @@ def run(planned, rounds: int, out: Path | None) -> int:
         emit(row)
 
     for case, configs in planned:
+        if budget is not None and time.perf_counter() - start > budget:
+            broken += 1
+            print(f"| {case.label} | not started: past the budget of {budget:.0f} s |")
+            continue
         rows_of = matmul.case_rows if isinstance(case, MatmulCase) else attention.case_rows
         try:
             rows_of(case, configs, rounds, mods, record)

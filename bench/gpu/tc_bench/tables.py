@@ -48,7 +48,7 @@ class MatmulCase:
     @property
     def label(self) -> str:
         shape = f"{self.M}³" if self.M == self.N == self.K else f"{self.M}x{self.N}x{self.K}"
-        return f"matmul {DTYPE_LABELS[self.dtype]} {shape}"
+        return f"matmul {DTYPE_LABELS.get(self.dtype, self.dtype)} {shape}"
 
     @property
     def flops(self) -> int:
