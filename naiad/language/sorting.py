@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from . import dtypes as t
 from . import math
-from .core import _tensor_member, _unwrap_if_constexpr, jit
+from .active_semantic import builtin
+from .core import _tensor_member, _unwrap_if_constexpr, constexpr, jit
 from .creation import arange
+from .iterators import range as loop_range
 from .iterators import static_range
-from .shape import broadcast_to, expand_dims, reshape
+from .shape import broadcast_to, expand_dims, gather, reshape
 from .standard import _log2, _same_width_int, max, min, xor_sum
 
 
@@ -61,6 +63,35 @@ def _bitonic_merge_stage(x, stage, order, n_dims):
     return x
 
 
+@builtin
+def _network_as_loops(_semantic=None):
+    """Whether the target runs a bitonic network as run-time loops (`_merge_stages_in_loops`):
+    the CPU does, where the unrolled network is hundreds of loop nests for LLVM to optimize;
+    the GPU keeps it unrolled, its compare-and-swaps exchanging registers."""
+    return constexpr(_semantic.target.backend == "cpu")
+
+
+@jit
+def _merge_stages_in_loops(x, first, last, descending, n_dims):
+    """`_bitonic_merge_stage` for stages `first`..`last` in turn (order alternating, but
+    `descending` for stage `n_dims`), as two run-time loops: each compare-and-swap gathers its
+    partner, element `e ^ 2**j` of the last dimension, and decides as `_compare_and_swap` does,
+    so the result is the same bit for bit, in code whose size does not grow with the network."""
+    shape = [1] * (len(x.shape) - 1) + [2**n_dims]
+    position = broadcast_to(reshape(arange(0, 2**n_dims), shape), x.shape)
+    # Bit `stage` of `order` flips the order: alternating runs, `descending` at the last stage.
+    order = position | ((1 if _unwrap_if_constexpr(descending) else 0) << n_dims)
+    axis = len(x.shape) - 1
+    for stage in loop_range(first, last + 1):
+        flip = ((order >> stage) & 1) == 1
+        for step in loop_range(0, stage):
+            j = stage - 1 - step
+            partner = gather(x, position ^ (1 << j), axis)
+            is_right = ((position >> j) & 1) == 1
+            x = math.where((x > partner) != (is_right ^ flip), partner, x)
+    return x
+
+
 def _minor_dim(x, dim, what):
     rank = len(x.shape)
     dim = _unwrap_if_constexpr(dim)
@@ -77,6 +108,8 @@ def sort(x, dim=None, descending=0):
     dim = _minor_dim(x, dim, "sort")
     n_dims = _log2(x.shape[dim])
     descending = 1 if _unwrap_if_constexpr(descending) else 0
+    if _network_as_loops():
+        return _merge_stages_in_loops(x, 1, n_dims, descending, n_dims)
     for i in static_range(1, n_dims + 1):
         x = _bitonic_merge_stage(x, i, 2 if i < n_dims else descending, n_dims)
     return x
@@ -87,7 +120,10 @@ def bitonic_merge(x, dim=None, descending=0):
     """Sort a bitonic sequence along the last dimension."""
     dim = _minor_dim(x, dim, "bitonic_merge")
     n_dims = _log2(x.shape[dim])
-    return _bitonic_merge_stage(x, n_dims, 1 if _unwrap_if_constexpr(descending) else 0, n_dims)
+    descending = 1 if _unwrap_if_constexpr(descending) else 0
+    if _network_as_loops():
+        return _merge_stages_in_loops(x, n_dims, n_dims, descending, n_dims)
+    return _bitonic_merge_stage(x, n_dims, descending, n_dims)
 
 
 @jit
@@ -106,14 +142,21 @@ def topk(x, k, dim=None, descending=True):
     descending = 1 if _unwrap_if_constexpr(descending) else 0
     outer = [_unwrap_if_constexpr(s) for s in x.shape[:-1]]
     h = x
-    for i in static_range(1, log_k + 1):
-        h = _bitonic_merge_stage(h, i, 2 if i < log_n else descending, log_n)
+    if _network_as_loops():
+        h = _merge_stages_in_loops(h, 1, log_k, descending, log_n)
+    else:
+        for i in static_range(1, log_k + 1):
+            h = _bitonic_merge_stage(h, i, 2 if i < log_n else descending, log_n)
     for i in static_range(log_k + 1, log_n + 1):
         size = 2 ** (log_n - (i - log_k - 1))  # the current length of the last dimension
         pairs = reshape(h, outer + [size // (2 * k), 2, k])
         h = max(pairs, len(outer) + 1) if descending else min(pairs, len(outer) + 1)
         h = reshape(h, outer + [size // 2])
-        h = _bitonic_merge_stage(h, log_k, 2 if i < log_n else descending, _log2(size // 2))
+        order = 2 if i < log_n else descending
+        if _network_as_loops():
+            h = _merge_stages_in_loops(h, log_k, log_k, descending, _log2(size // 2))
+        else:
+            h = _bitonic_merge_stage(h, log_k, order, _log2(size // 2))
     return h
 
 
