@@ -48,6 +48,7 @@ def ttgir_pipeline(
         "canonicalize",
         "cse",
         "remove-layout-conversions",
+        "tritongpu-dot-operands-shared",
         "tritongpu-reduce-data-duplication",
         "symbol-dce",
         "cse",

@@ -6,8 +6,8 @@ Every program of the grid runs to its end before the next starts, in increasing 
 id (x fastest), as the interpreter and every back end start them. Values live in one dictionary
 per function call (SSA values are distinct objects, so nested regions share it); control flow
 (`scf.for/if/while`, `cf.br/cond_br` between blocks, `tt.call`, `tt.return`) is here, the
-meaning of every other op in the handler table filled by `elementwise`, `memory_ops` and
-`tensor_ops`. Memory is the interpreter's: its `Memory`, `Buffer`s and builder.
+meaning of every other op in the handler table filled by `elementwise`, `memory_ops`,
+`shared_ops` and `tensor_ops`. Memory is the interpreter's: its `Memory`, `Buffer`s and builder.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from ...ir import file_line_col, lookup_symbol
 from ...language.semantic.program import BlockHasNoScalarValue
 from ..interpreter.builder import InterpreterBuilder
 from ..interpreter.memory import Memory
-from . import elementwise, memory_ops, tensor_ops  # noqa: F401 (they fill HANDLERS)
+from . import elementwise, memory_ops, shared_ops, tensor_ops  # noqa: F401 (they fill HANDLERS)
 from .arguments import HostCopies, bind_arguments
 from .errors import HANDLERS, EvaluationError, UnsupportedOpError, handles
 from .values import int_width, scalar_value

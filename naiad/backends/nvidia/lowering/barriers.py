@@ -19,6 +19,11 @@ and the lowering pays it (`bar.sync`) just before the next op that may touch sha
   block ends without one: a loop's back edge and an `if`'s other branch start clean;
 - the kernel's end needs nothing.
 
+Shared-memory buffers (`ttg.local_alloc`, shared_memory.py) add the other direction: their
+stores must be seen before their reads. A store leaves `Context.stores_pending`; the first
+`ttg.local_load` after it pays with one barrier (so the two operands of a dot share it), and
+so does any other op that touches shared memory, a region op, or the end of a block.
+
 The other scratch users (shape ops that move elements between threads, atomics returning
 values, histograms, device_print) end with their own barrier. Triton places the same barrier
 by a dataflow analysis of shared-memory accesses; this is the part of it these ops need.
@@ -43,9 +48,17 @@ REGISTER_ONLY = frozenset(
         "tt.return",
         "tt.splat",
         "tt.store",
+        "tt.dot",
+        "ttg.memdesc_subslice",
+        "ttg.memdesc_index",
+        "ttg.local_dealloc",
     }
 )
-PAYS_ITS_OWN = frozenset({"tt.reduce", "tt.scan", "ttg.convert_layout"})
+PAYS_ITS_OWN = frozenset(
+    {"tt.reduce", "tt.scan", "ttg.convert_layout", "ttg.local_alloc", "ttg.local_store"}
+    | {"ttg.local_load"}
+)
+_STORES_WAIT_FOR = frozenset({"ttg.local_alloc", "ttg.local_store", "ttg.local_load"})
 _REGION_OPS = frozenset({"scf.for", "scf.if", "scf.while"})
 _TERMINATORS = frozenset({"scf.yield", "scf.condition"})
 
@@ -78,8 +91,18 @@ def pay(ctx) -> None:
         ctx.barrier_owed = False
 
 
+def sync_stores(ctx) -> None:
+    """Emit the barrier that makes the pending shared-memory stores visible, if any are."""
+    if ctx.stores_pending:
+        ctx.em.barrier()
+        ctx.stores_pending = False
+        ctx.barrier_owed = False  # the same barrier frees the bytes read before
+
+
 def lower(ctx, op, fn) -> None:
-    """Lower `op` by `fn(ctx, op)`, paying or carrying the owed barrier around it."""
+    """Lower `op` by `fn(ctx, op)`, paying or carrying the owed barriers around it."""
+    if ctx.stores_pending and op.name not in _STORES_WAIT_FOR and touches_shared(op):
+        sync_stores(ctx)
     if ctx.barrier_owed and op.name in _REGION_OPS and not touches_shared(op):
         ctx.barrier_owed = False  # nothing inside pays: the debt is carried past the op
         fn(ctx, op)
@@ -90,7 +113,8 @@ def lower(ctx, op, fn) -> None:
         elif ctx.barrier_owed and op.name not in PAYS_ITS_OWN and touches_shared(op):
             pay(ctx)
         fn(ctx, op)
-    if ctx.barrier_owed:
+    if ctx.barrier_owed or ctx.stores_pending:
         following = op.next_op
         if following is not None and following.name in _TERMINATORS:
+            sync_stores(ctx)
             pay(ctx)

@@ -34,6 +34,8 @@ class Context:
         self.shared_bytes = allocated or 0
         self._op = None  # the op being lowered
         self.barrier_owed = False  # a reduction's scratch is still being read (barriers.py)
+        self.stores_pending = False  # shared buffers stored, not yet behind a barrier
+        self.buffer_offsets: dict = {}  # local_alloc -> offset, when the pass did not run
         self.bounds = None  # debug mode's bounds checks (bounds.py), when compiled with debug
 
     def __getitem__(self, value) -> list[str]:

@@ -28,6 +28,7 @@ from . import (  # noqa: F401  (each module registers its lowerings)
     positions,
     reduce,
     scan,
+    shared_memory,
 )
 from .context import Context, lowers
 from .emitter import llvm_type
@@ -62,7 +63,12 @@ def lower_module(module, target, debug: bool = False, maxnreg: int | None = None
         raise InternalError("NVIDIA warps have 32 threads")
     allocated = module.attributes.get("ttg.shared")  # set by allocate-shared-memory
     allocated = None if allocated is None else int(allocated.value)
+    buffers = {}
+    if allocated is None:
+        buffers, end = shared_memory.place_without_reuse(func)
+        allocated = end if buffers else None
     ctx = Context(num_warps, target.capability, AxisInfoAnalysis(module), allocated)
+    ctx.buffer_offsets = buffers
     block = func.body.block
     params = []
     for index, arg in enumerate(block.arguments):

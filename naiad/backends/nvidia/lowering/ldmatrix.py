@@ -101,17 +101,32 @@ def plan_ldmatrix(src_t, dst_t) -> LdmatrixPlan | None:
     dims = fragment_dims(dst_t)
     if dims is None:
         return None
-    nbytes, k_dim, mn_dim = dims
+    nbytes = dims[0]
     src = layout_of(src_t)
-    trans = _contiguous_dim(src, k_dim, mn_dim) == mn_dim
-    inner = mn_dim if trans else k_dim
-    shared = swizzled_layout(dst_t.shape, inner, k_dim if trans else mn_dim, nbytes)
+    encoding = operand_encoding(src_t, dst_t)
+    if encoding is None:
+        return None
+    inner = encoding.order[0]
+    shared = shared_offsets(encoding, dst_t.shape)
     to_offset = shared.invert()
     loads = load_plan(to_offset, dst_t, inner)
     if loads is None:
         return None
     store_offsets, vector, registers = store_plan(src, to_offset, nbytes)
     return LdmatrixPlan(nbytes, shared, store_offsets, vector, registers, *loads)
+
+
+def operand_encoding(src_t, dst_t) -> SwizzledSharedEncodingAttr | None:
+    """The shared layout a dot operand `dst_t` that `ldmatrix` can load (`fragment_dims`)
+    is stored in from `src_t`: 16-byte rows along the dimension the source holds contiguously,
+    so that its threads store whole vectors; None when those rows run along M or N and the
+    elements are not 16-bit (`.trans` moves 16-bit elements only)."""
+    nbytes, k_dim, mn_dim = fragment_dims(dst_t)
+    trans = _contiguous_dim(layout_of(src_t), k_dim, mn_dim) == mn_dim
+    if trans and nbytes != 2:
+        return None
+    inner, outer = (mn_dim, k_dim) if trans else (k_dim, mn_dim)
+    return swizzled_encoding(dst_t.shape, inner, outer, nbytes)
 
 
 def fragment_dims(dst_t) -> tuple[int, int, int] | None:
@@ -208,11 +223,6 @@ def shared_offsets(encoding, shape) -> LinearLayout:
     """offset -> element of a one-CTA shared buffer of `shape` in `encoding`."""
     shared = to_linear_layout(encoding, shape)
     return shared.sublayout(["offset"], shared.out_dims)  # one CTA: no `block` bits
-
-
-def swizzled_layout(shape, inner: int, outer: int, nbytes: int) -> LinearLayout:
-    """offset -> element of the scratch in `swizzled_encoding`."""
-    return shared_offsets(swizzled_encoding(shape, inner, outer, nbytes), shape)
 
 
 def _address_layout(dst: LinearLayout, rank, k_dim, mn_dim, inner, trans, nbytes):

@@ -8,6 +8,7 @@ from . import (  # noqa: F401
     allocate_shared_memory,
     coalesce,
     convert_to_ttgir,
+    dot_operands_shared,
     reduce_data_duplication,
     remove_layout_conversions,
 )

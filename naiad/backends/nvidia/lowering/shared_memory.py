@@ -1,0 +1,168 @@
+"""Tensors in shared-memory buffers: `ttg.local_alloc`, `ttg.local_load`, the views
+`ttg.memdesc_subslice` / `ttg.memdesc_index`, and `ttg.local_dealloc`.
+
+A buffer lives at the byte offset allocate-shared-memory gave its `ttg.local_alloc`
+(`allocation.offset`), stored in the layout of its `!ttg.memdesc` encoding (an element ->
+offset map, `layouts/conversions.py`). A memdesc value is not registers but a `SharedView`:
+the buffer's base, its map, and the view's first element; a view of a view only moves that
+origin. Since the map is linear over GF(2) and a view's origin is a multiple of its shape (a
+power of two in each dimension, as Triton's subslices are), the offset of element `c` of the
+view is `offset(c) XOR offset(origin)`: the thread's part of an address is computed once per
+layout, and each view adds a constant.
+
+- `local_alloc %x` stores each element once (threads holding copies skip theirs), in vectors
+  of up to 16 bytes (ldmatrix.store_plan).
+- `local_load` into an `mma.sync` operand reads with `ldmatrix` (ldmatrix.load_plan); into any
+  other layout, one element per register.
+
+Barriers (barriers.py): a store waits for the owed barrier that frees the bytes from earlier
+readers; its own readers need one barrier after the stores, paid by the first `local_load`
+(`stores_pending`), so that the two operands of a dot are stored before one barrier; a
+`local_load` leaves its barrier owed, as a conversion does.
+
+    %a = ttg.local_alloc %x : (tensor<128x64xf16, #blocked>) -> !ttg.memdesc<128x64xf16, ...>
+    %k = ttg.memdesc_subslice %a [0, 16] : ... -> !ttg.memdesc<128x16xf16, ..., 128x64>
+    %o = ttg.local_load %k : ... -> tensor<128x16xf16, #ttg.dot_op<{opIdx = 0, ...}>>
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..layouts import LinearLayout
+from . import barriers
+from .context import Context, lowers
+from .emitter import SHARED_PTR, bit_width, from_memory, llvm_type, memory_type
+from .indexing import emit_thread_coords, layout_of
+from .ldmatrix import (
+    emit_loads,
+    emit_stores,
+    fragment_dims,
+    load_plan,
+    shared_offsets,
+    store_plan,
+)
+
+
+@dataclass(frozen=True)
+class SharedView:
+    """A memdesc: the buffer at byte `base` of dynamic shared memory, its element -> offset
+    map `to_offset` (over the allocation's shape), and the view's first element."""
+
+    base: int
+    to_offset: LinearLayout
+    origin: tuple[int, ...]
+    element_bytes: int
+
+    def origin_offset(self) -> int:
+        """The element offset of the view's first element (XOR-ed into its addresses)."""
+        coords = dict(zip(self.to_offset.in_dims, self.origin))
+        return self.to_offset.apply(**coords)[0]
+
+
+def _view_of(ctx: Context, value) -> SharedView:
+    return ctx.values[value]
+
+
+def place_without_reuse(func) -> tuple[dict, int]:
+    """Offsets for the buffers of a module allocate-shared-memory did not place (lowering
+    tests do not run it): each `ttg.local_alloc` its own bytes, one after another; and the
+    bytes they take, above which the scratch goes."""
+    offsets, end = {}, 0
+    for op in func.walk():
+        if op.name == "ttg.local_alloc":
+            t = op.result.type
+            size = bit_width(t.element_type) // 8
+            for extent in t.alloc_shape:
+                size *= extent
+            offsets[op] = end
+            end += -(-size // 16) * 16
+    return offsets, end
+
+
+@lowers("ttg.local_alloc")
+def _local_alloc(ctx: Context, op) -> None:
+    t = op.result.type
+    to_offset = shared_offsets(t.encoding, t.alloc_shape).invert()
+    placed = op.attributes.get("allocation.offset")
+    view = SharedView(
+        ctx.buffer_offsets[op] if placed is None else int(placed.value),
+        to_offset,
+        (0,) * len(t.shape),
+        bit_width(t.element_type) // 8,
+    )
+    ctx.values[op.result] = view
+    if op.src is not None:
+        store_tensor(ctx, view, op.src)
+
+
+def store_tensor(ctx: Context, view: SharedView, value) -> None:
+    """Store the register tensor `value` into `view`; its readers pay the barrier after."""
+    barriers.pay(ctx)  # earlier readers of these bytes may not be done
+    nbytes = view.element_bytes
+    offsets, vector, registers = store_plan(layout_of(value.type), view.to_offset, nbytes)
+    ctx.em.scratch_base = view.base
+    elem = llvm_type(value.type)
+    emit_stores(ctx, ctx[value], elem, nbytes, offsets, vector, registers, view.origin_offset())
+    ctx.stores_pending = True
+
+
+@lowers("ttg.local_store")
+def _local_store(ctx: Context, op) -> None:
+    store_tensor(ctx, _view_of(ctx, op.dst), op.src)
+
+
+@lowers("ttg.local_load")
+def _local_load(ctx: Context, op) -> None:
+    view = _view_of(ctx, op.src)
+    barriers.sync_stores(ctx)
+    ctx.em.scratch_base = view.base
+    t = op.result.type
+    elem = llvm_type(t)
+    loads = _ldmatrix_plan(view, op.src.type, t)
+    if loads is not None:
+        ctx[op.result] = emit_loads(ctx, loads, elem, view.element_bytes, view.origin_offset())
+    else:
+        ctx[op.result] = _element_loads(ctx, view, t)
+    barriers.owe(ctx)
+
+
+def _ldmatrix_plan(view: SharedView, src_t, dst_t):
+    """The `ldmatrix` loads of a dot operand from a buffer whose rows run along its fastest
+    dimension, or None."""
+    order = getattr(src_t.encoding, "order", None)
+    if not order or fragment_dims(dst_t) is None:
+        return None
+    return load_plan(view.to_offset, dst_t, order[0])
+
+
+def _element_loads(ctx: Context, view: SharedView, t) -> list[str]:
+    """One load per register: the general path, for layouts `ldmatrix` does not make."""
+    em = ctx.em
+    offsets = layout_of(t).compose(view.to_offset)
+    (thread,) = emit_thread_coords(em, offsets)
+    shift = view.element_bytes.bit_length() - 1
+    base = view.origin_offset()
+    mem = memory_type(t.element_type)
+    registers = []
+    for r in range(offsets.in_dim_size("register")):
+        constant = offsets.apply(register=r)[0] ^ base
+        element = em.op(f"xor i32 {thread}, {constant}") if constant else thread
+        byte = em.op(f"shl i32 {element}, {shift}") if shift else element
+        address = em.shared_address(byte)
+        value = em.op(f"load {mem}, {SHARED_PTR} {address}, align {view.element_bytes}")
+        registers.append(from_memory(em, value, t.element_type))
+    return registers
+
+
+@lowers("ttg.memdesc_subslice")
+def _memdesc_subslice(ctx: Context, op) -> None:
+    view = _view_of(ctx, op.src)
+    offsets = [int(o) for o in op.attributes["offsets"].values]
+    origin = tuple(a + b for a, b in zip(view.origin, offsets))
+    ctx.values[op.result] = SharedView(view.base, view.to_offset, origin, view.element_bytes)
+
+
+@lowers("ttg.local_dealloc")
+def _local_dealloc(ctx: Context, op) -> None:
+    """Nothing to emit: allocate-shared-memory already ended the buffer's live range here."""

@@ -1,0 +1,139 @@
+"""Dot operands through explicit shared-memory buffers, sliced along K.
+
+An `mma.sync` operand is read from shared memory by `ldmatrix`. As one conversion
+(`ttg.convert_layout` to `#ttg.dot_op`), every register of the operand is loaded before the
+dot's first instruction: on a 128x256x64 f16 tile, 128 accumulator registers and 128 operand
+registers per thread, and the kernel spills. As Triton does, the conversion becomes a buffer
+(`ttg.local_alloc`) and loads from it (`ttg.local_load`), and the dot is cut along K into dots
+of one instruction's depth, each loading the slices it multiplies (`ttg.memdesc_subslice`):
+only one slice of each operand is live at a time, and the next slice's `ldmatrix` overlaps
+the current `mma`.
+
+    %a = ttg.convert_layout %x : tensor<128x64xf16, #blocked> -> tensor<128x64xf16, #dot_a>
+    %b = ttg.convert_layout %y : tensor<64x256xf16, #blocked1> -> tensor<64x256xf16, #dot_b>
+    %d = tt.dot %a, %b, %c
+    ==>
+    %sa = ttg.local_alloc %x : (tensor<128x64xf16, #blocked>) -> !ttg.memdesc<128x64xf16, ...>
+    %sb = ttg.local_alloc %y : ...
+    %a0 = ttg.memdesc_subslice %sa[0, 0] : ... -> !ttg.memdesc<128x16xf16, ..., 128x64>
+    %l0 = ttg.local_load %a0 : ... -> tensor<128x16xf16, #dot_a>
+    ...                                                       (the same for B: [0, 0])
+    %d0 = tt.dot %l0, %r0, %c
+    ... three more slices ...  %d = tt.dot %l3, %r3, %d2
+
+The shared layout is the one the `ldmatrix` lowering reads best (ldmatrix.operand_encoding);
+conversions `ldmatrix` cannot serve (fp8 operands upcast in registers, chained dots whose
+operand comes from an accumulator) stay conversions. Legal always: the sum over K is the same
+sum in the same order, slice after slice, as the one dot's instruction sequence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ....dialects import tt, ttg
+from ....dialects.ttg.attributes import SHARED_MEMORY, DotOperandEncodingAttr
+from ....dialects.ttg.types import MemDescType
+from ....ir import DenseArrayAttr, Operation, register_pass
+from ....ir.passes import Pass
+from ....ir.types import i32
+from ..lowering.ldmatrix import operand_encoding, plan_ldmatrix
+
+
+def operand_through_shared(convert: Operation) -> Operation | None:
+    """Replace a conversion into an `ldmatrix`-loadable dot operand by a buffer and a load
+    of it; the `ttg.local_load`, or None when the conversion stays."""
+    src_t, dst_t = convert.src.type, convert.result.type
+    if not isinstance(dst_t.encoding, DotOperandEncodingAttr):
+        return None
+    if plan_ldmatrix(src_t, dst_t) is None:
+        return None
+    encoding = operand_encoding(src_t, dst_t)
+    memdesc = MemDescType(dst_t.shape, dst_t.element_type, encoding, SHARED_MEMORY)
+    alloc = ttg.LocalAllocOp(convert.src, result=memdesc, location=convert.location)
+    load = ttg.LocalLoadOp(alloc.result, result=dst_t, location=convert.location)
+    convert.parent.insert_before(alloc, convert)
+    convert.parent.insert_before(load, convert)
+    convert.result.replace_all_uses_with(load.result)
+    convert.erase()
+    return load
+
+
+def instruction_depth(element_bits: int) -> int:
+    """K of one `mma.sync` (m16n8k16 for 16-bit operands, k32 for 8-bit, k8 for tf32)."""
+    return 256 // element_bits
+
+
+def slice_dot(dot: Operation) -> None:
+    """Cut `dot` along K into dots of one instruction's depth when both operands are whole
+    loads of buffers read by nothing else (see the module doc)."""
+    a, b = dot.a.defining_op, dot.b.defining_op
+    if not all(_sliceable(load, dot) for load in (a, b)):
+        return
+    a_t = dot.a.type
+    rank = len(a_t.shape)
+    k = a_t.shape[-1]
+    depth = instruction_depth(a_t.element_type.width)
+    if k <= depth or k % depth:
+        return
+    acc = dot.c
+    for start in range(0, k, depth):
+        a_part = _slice_load(a, rank - 1, start, depth)
+        b_part = _slice_load(b, rank - 2, start, depth)
+        part = tt.DotOp(
+            a_part,
+            b_part,
+            acc,
+            inputPrecision=dot.attributes.get("inputPrecision"),
+            maxNumImpreciseAcc=dot.attributes.get("maxNumImpreciseAcc"),
+            location=dot.location,
+        )
+        dot.parent.insert_before(part, dot)
+        acc = part.d
+    dot.d.replace_all_uses_with(acc)
+    dot.erase()
+    for load in (a, b):
+        load.erase()
+
+
+def _sliceable(load: Operation | None, dot: Operation) -> bool:
+    return (
+        isinstance(load, ttg.LocalLoadOp)
+        and load.result.has_one_use
+        and load.src.type.shape == load.src.type.alloc_shape
+        and dot.parent is load.parent
+    )
+
+
+def _slice_load(load: Operation, dim: int, start: int, depth: int):
+    """A load of the slice [start, start + depth) along `dim` of `load`'s buffer, inserted
+    before the dot being cut."""
+    buffer_t = load.src.type
+    shape = list(buffer_t.shape)
+    shape[dim] = depth
+    offsets = [0] * len(shape)
+    offsets[dim] = start
+    view_t = buffer_t.clone(shape=shape, alloc_shape=buffer_t.alloc_shape)
+    view = ttg.MemDescSubsliceOp(
+        load.src, offsets=DenseArrayAttr(i32, offsets), result=view_t, location=load.location
+    )
+    result_t = load.result.type.clone(shape=shape)
+    part = ttg.LocalLoadOp(view.result, result=result_t, location=load.location)
+    dot = next(iter(load.result.users))
+    dot.parent.insert_before(view, dot)
+    dot.parent.insert_before(part, dot)
+    return part.result
+
+
+@register_pass("tritongpu-dot-operands-shared")
+@dataclass(frozen=True)
+class DotOperandsShared(Pass):
+    """Dot operands through shared-memory buffers, dots sliced along K (see the module doc)."""
+
+    def run(self, module: Operation) -> None:
+        for op in list(module.walk()):
+            if isinstance(op, ttg.ConvertLayoutOp):
+                operand_through_shared(op)
+        for op in list(module.walk()):
+            if isinstance(op, tt.DotOp):
+                slice_dot(op)

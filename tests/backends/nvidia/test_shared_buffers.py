@@ -1,0 +1,92 @@
+"""Dot operands through shared-memory buffers, without a GPU: every thread's stores of a
+`ttg.local_alloc` and its `ldmatrix` loads of each K slice (`ttg.memdesc_subslice` +
+`ttg.local_load`), simulated with the same plans the lowering emits, receive exactly the
+elements of the slice's dot-operand layout; and the pass that makes them
+(passes/dot_operands_shared.py) on real kernels. Values on the GPU: tests/gpu/test_dot_gpu.py.
+"""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from test_ldmatrix import ELEMENTS, _ldmatrix, _thread_offsets, _types
+
+from naiad.backends.nvidia.layouts import to_linear_layout
+from naiad.backends.nvidia.lowering.ldmatrix import (
+    load_plan,
+    operand_encoding,
+    shared_offsets,
+    store_plan,
+)
+from naiad.backends.nvidia.passes.dot_operands_shared import instruction_depth
+
+
+def _stored(src_t, to_offset, nbytes, threads):
+    """The buffer (element ids; -1 where nothing was stored) after every thread's stores."""
+    src = to_linear_layout(src_t.encoding, src_t.shape)
+    ids = np.arange(int(np.prod(src_t.shape))).reshape(src_t.shape)
+    offsets, vector, registers = store_plan(src, to_offset, nbytes)
+    buffer = np.full(int(np.prod(src_t.shape)), -1, dtype=np.int64)
+    thread = _thread_offsets(offsets, threads)
+    for first in registers:
+        constant = offsets.apply(register=first)[0]
+        for tid in range(threads):
+            for i in range(vector):
+                held = ids[src.apply(register=first + i, lane=tid % 32, warp=tid // 32)]
+                buffer[(thread[tid] ^ constant) + i] = held
+    return buffer, ids
+
+
+def _received(buffer, loads, nbytes, origin_offset, warps):
+    """(warp, lane, register) -> the element id each thread's `ldmatrix` loads receive."""
+    load_offsets, _, trans, words = loads
+    plan = SimpleNamespace(element_bytes=nbytes, trans=trans, per_word=4 // nbytes)
+    thread = _thread_offsets(load_offsets, 32 * warps)
+    received = {}
+    for warp in range(warps):
+        for lane in range(32):
+            for w, (instruction, matrix) in enumerate(words):
+                constant = load_offsets.apply(register=instruction)[0] ^ origin_offset
+                rows = [thread[32 * warp + 8 * matrix + i] ^ constant for i in range(8)]
+                for i, value in enumerate(_ldmatrix(buffer, rows, plan, lane)):
+                    received[(warp, lane, w * plan.per_word + i)] = value
+    return received
+
+
+@pytest.mark.parametrize(
+    ("element", "op_idx", "shape", "warps", "order"),
+    [
+        ("f16", 0, (128, 64), [2, 4], [1, 0]),  # the tutorial's A: K contiguous
+        ("f16", 1, (64, 256), [2, 4], [1, 0]),  # its B: N contiguous, `.trans`
+        ("bf16", 1, (32, 64), [2, 2], [0, 1]),  # B stored K-major
+        ("i8", 0, (64, 128), [4, 1], [1, 0]),
+        ("f32", 1, (32, 64), [2, 2], [0, 1]),  # tf32
+        ("e4m3", 0, (64, 64), [2, 2], [1, 0]),
+    ],
+)
+def test_every_k_slice_loads_its_fragment(element, op_idx, shape, warps, order):
+    src_t, dst_t = _types(element, op_idx, shape, warps, order, 8)
+    nbytes = ELEMENTS[element][0].width // 8
+    encoding = operand_encoding(src_t, dst_t)
+    to_offset = shared_offsets(encoding, shape).invert()
+    threads = 32 * int(np.prod(warps))
+    buffer, ids = _stored(src_t, to_offset, nbytes, threads)
+    assert (buffer >= 0).all()
+    k_dim = 1 if op_idx == 0 else 0
+    depth = instruction_depth(8 * nbytes)
+    for start in range(0, shape[k_dim], depth):
+        slice_shape = list(shape)
+        slice_shape[k_dim] = depth
+        slice_t = dst_t.clone(shape=slice_shape)
+        loads = load_plan(to_offset, slice_t, encoding.order[0])
+        assert loads is not None
+        origin = [0, 0]
+        origin[k_dim] = start
+        origin_offset = to_offset.apply(dim0=origin[0], dim1=origin[1])[0]
+        dst = to_linear_layout(slice_t.encoding, slice_t.shape)
+        received = _received(buffer, loads, nbytes, origin_offset, int(np.prod(warps)))
+        assert len(received) == threads * dst.in_dim_size("register")
+        for (warp, lane, r), value in received.items():
+            row, col = dst.apply(register=r, lane=lane, warp=warp)
+            want = (row + origin[0], col + origin[1])
+            assert value == ids[want], (start, warp, lane, r)
