@@ -52,8 +52,8 @@ def layer_norm_kernel(x, out, M, N, s_m, s_n, s_out, weight, bias, mean, rstd, E
         cols = begin + tl.arange(0, BLOCK_N)
         col_mask = cols < N
         mask = row_mask[:, None] & col_mask[None, :]
-        v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask).to(COMPUTE)
-        y = (v - average[:, None]) * inverse[:, None]
+        xw = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask).to(COMPUTE)
+        y = (xw - average[:, None]) * inverse[:, None]
         if HAS_WEIGHT:
             y = y * tl.load(weight + cols, mask=col_mask).to(COMPUTE)[None, :]
         if HAS_BIAS:

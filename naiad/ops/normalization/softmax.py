@@ -80,12 +80,13 @@ def softmax_backward_kernel(grad, out, M, N, s_m, s_n, s_out, y, y_m, y_n, LOG: 
     for begin in range(0, N, BLOCK_N):
         cols = begin + tl.arange(0, BLOCK_N)
         mask = row_mask[:, None] & (cols[None, :] < N)
-        g = tl.load(grad + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask).to(COMPUTE)
-        o = tl.load(y + rows[:, None] * y_m + cols[None, :] * y_n, mask=mask).to(COMPUTE)
+        # new names: a loop's variables keep one type, and g, o were the loads' above
+        gw = tl.load(grad + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask).to(COMPUTE)
+        ow = tl.load(y + rows[:, None] * y_m + cols[None, :] * y_n, mask=mask).to(COMPUTE)
         if LOG:
-            result = g - tl.exp(o) * dot
+            result = gw - tl.exp(ow) * dot
         else:
-            result = o * (g - dot)
+            result = ow * (gw - dot)
         tl.store(
             out + rows[:, None] * N + cols[None, :], result.to(out.dtype.element_ty), mask=mask
         )

@@ -1,0 +1,112 @@
+"""softmax, log_softmax, layer_norm, rms_norm, group_norm and batch_norm of naiad.ops against
+torch with a float64 reference, forward and backward (against torch's autograd), called
+directly and through the switch. The default tier runs in the interpreter (softmax and
+layer_norm also compiled); the full tier adds fp16 and bf16, interpreted and compiled."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+from helpers import FLOATS, assert_matches, make
+
+import naiad.ops as ops
+
+FULL = pytest.mark.full
+DTYPES = [torch.float32] + [pytest.param(d, marks=FULL) for d in FLOATS[1:]]
+
+
+def _leaves(gen, dtype, *shapes):
+    return [make(s, dtype, gen).requires_grad_() for s in shapes]
+
+
+def _forward_and_grads(fn, leaves, grad):
+    out = fn(*leaves)
+    return [out, *torch.autograd.grad(out, leaves, grad)]
+
+
+def _check(ours, theirs, leaves, gen, scale=1.0):
+    """ours(*leaves) and its gradients against theirs on float64 copies, rounded back (every
+    normalization's output has its input's shape)."""
+    grad = make(leaves[0].shape, leaves[0].dtype, gen)
+    wide = [t.detach().double().requires_grad_() for t in leaves]
+    expected = _forward_and_grads(theirs, wide, grad.double())
+    actual = _forward_and_grads(ours, leaves, grad)
+    for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
+        assert_matches(a, e.to(a.dtype), scale, normwise=i > 0)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("log", [False, True])
+@pytest.mark.parametrize("shape, dim", [((6, 37), -1), ((3, 5, 4), 1), ((2, 1500), 1)])
+def test_softmax(shape, dim, log, dtype, gen, backend):
+    ours, theirs = (ops.log_softmax, torch.log_softmax) if log else (ops.softmax, torch.softmax)
+    _check(lambda x: ours(x, dim), lambda x: theirs(x, dim), _leaves(gen, dtype, shape), gen, 4)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("affine", [True, False])
+def test_layer_norm(affine, dtype, gen, backend):
+    x, w, b = _leaves(gen, dtype, (4, 3, 24), (3, 24), (3, 24))
+    if affine:
+        _check(lambda *a: ops.layer_norm(a[0], (3, 24), a[1], a[2]),
+               lambda *a: F.layer_norm(a[0], (3, 24), a[1], a[2]), [x, w, b], gen, 8)  # fmt: skip
+    else:
+        _check(lambda a: ops.layer_norm(a, 24), lambda a: F.layer_norm(a, (24,)), [x], gen, 8)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_rms_norm(dtype, gen, backend):
+    x, w = _leaves(gen, dtype, (5, 16), (16,))
+    _check(lambda a, b: ops.rms_norm(a, 16, b, 1e-6),
+           lambda a, b: F.rms_norm(a, (16,), b, 1e-6), [x, w], gen, 8)  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_group_norm(dtype, gen, backend):
+    x, w, b = _leaves(gen, dtype, (3, 6, 4, 5), (6,), (6,))
+    _check(lambda *a: ops.group_norm(a[0], 3, a[1], a[2]),
+           lambda *a: F.group_norm(a[0], 3, a[1], a[2]), [x, w, b], gen, 8)  # fmt: skip
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm(training, dtype, gen, backend):
+    x, w, b = _leaves(gen, dtype, (4, 3, 5), (3,), (3,))
+    stats = [make((3,), dtype, gen), make((3,), dtype, gen, low=0.5, high=2)]
+    ours_stats = [s.clone() for s in stats]
+    theirs_stats = [s.clone().double() for s in stats]
+    _check(lambda *a: ops.batch_norm(a[0], *ours_stats, a[1], a[2], training),
+           lambda *a: F.batch_norm(a[0], *theirs_stats, a[1], a[2], training),
+           [x, w, b], gen, 8)  # fmt: skip
+    for ours, theirs in zip(ours_stats, theirs_stats, strict=True):
+        assert_matches(ours, theirs.to(dtype), 2)
+
+
+def test_normalizations_through_the_switch(gen, interpreted):
+    """torch's own functions reach Naiad's registered forward and backward ops."""
+    x, w, b = _leaves(gen, torch.float32, (2, 4, 3, 5), (4,), (4,))
+    cases = [
+        (lambda *a: torch.softmax(a[0], 1), [x]),
+        (lambda *a: torch.log_softmax(a[0], -1), [x]),
+        (lambda *a: F.layer_norm(a[0], (5,)), [x]),
+        (lambda *a: F.group_norm(a[0], 2, a[1], a[2]), [x, w, b]),
+        (lambda *a: F.batch_norm(a[0], None, None, a[1], a[2], True), [x, w, b]),
+    ]
+    for fn, leaves in cases:
+        grad = make(x.shape, torch.float32, gen)
+        expected = _forward_and_grads(fn, leaves, grad)
+        with ops.use():
+            actual = _forward_and_grads(fn, leaves, grad)
+        for a, e in zip(actual, expected, strict=True):
+            assert_matches(a, e, 8)
+
+
+def test_softmax_and_layer_norm_compiled(gen, compiled):
+    x, w, b = _leaves(gen, torch.float32, (9, 40), (40,), (40,))
+    _check(lambda a: ops.softmax(a, 1), lambda a: torch.softmax(a, 1), [x], gen, 4)
+    _check(lambda *a: ops.layer_norm(a[0], 40, a[1], a[2]),
+           lambda *a: F.layer_norm(a[0], (40,), a[1], a[2]), [x, w, b], gen, 8)  # fmt: skip
+
+
+def test_fully_masked_softmax_row_is_nan(backend):
+    x = torch.tensor([[float("-inf")] * 3, [0.0, 1.0, 2.0]])
+    assert_matches(ops.softmax(x, 1), torch.softmax(x, 1))

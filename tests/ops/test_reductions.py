@@ -1,0 +1,164 @@
+"""Reductions and scans of naiad.ops against torch with a float64 reference: over one dim, several
+dims, all dims, with keepdim, on non-contiguous input and on empty or one-element shapes; ints
+and bools where torch takes them. The default tier runs fp32 in the interpreter (one reduction
+compiled); the full tier every dtype, interpreted and compiled."""
+
+import math
+
+import pytest
+import torch
+from helpers import FLOATS, assert_matches, make, reference
+
+import naiad.ops as ops
+
+FULL = pytest.mark.full
+DTYPES = [torch.float32] + [pytest.param(d, marks=FULL) for d in FLOATS[1:]]
+
+# name -> (ours, torch's, extra keyword arguments, error scale)
+REDUCTIONS = {
+    "sum": (ops.sum, torch.sum, {}, 1),
+    "mean": (ops.mean, torch.mean, {}, 1),
+    "prod": (ops.prod, torch.prod, {}, 4),
+    "amax": (ops.amax, torch.amax, {}, 1),
+    "amin": (ops.amin, torch.amin, {}, 1),
+    "norm1": (lambda x, d, k: ops.norm(x, 1, d, k),
+              lambda x, d, k: torch.linalg.vector_norm(x, 1, d, k), {}, 1),
+    "norm2": (lambda x, d, k: ops.norm(x, 2, d, k),
+              lambda x, d, k: torch.linalg.vector_norm(x, 2, d, k), {}, 1),
+    "norminf": (lambda x, d, k: ops.norm(x, math.inf, d, k),
+                lambda x, d, k: torch.linalg.vector_norm(x, math.inf, d, k), {}, 1),
+    "logsumexp": (ops.logsumexp, torch.logsumexp, {}, 1),
+    "var": (lambda x, d, k: ops.var(x, d, keepdim=k),
+            lambda x, d, k: torch.var(x, d, keepdim=k), {}, 2),
+    "std": (lambda x, d, k: ops.std(x, d, correction=0, keepdim=k),
+            lambda x, d, k: torch.std(x, d, correction=0, keepdim=k), {}, 2),
+}  # fmt: skip
+
+DIMS = [(1, False), ((0, 2), True), (-1, True)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name", list(REDUCTIONS))
+def test_reduction(name, dtype, gen, backend):
+    ours, theirs, _, scale = REDUCTIONS[name]
+    low, high = (0.5, 1.5) if name == "prod" else (-3, 3)
+    x = make((4, 9, 6), dtype, gen, low=low, high=high)
+    for dim, keepdim in DIMS if name != "prod" else [(1, False), (-1, True)]:
+        assert_matches(ours(x, dim, keepdim), reference(theirs, x, dim, keepdim), scale)
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "amax", "norm2", "var"])
+def test_reduction_of_everything_and_of_strided_input(name, gen, backend):
+    ours, theirs, _, scale = REDUCTIONS[name]
+    x = make((10, 7), torch.float32, gen)[::2, 1:].t()
+    if name in ("sum", "mean", "amax"):
+        assert_matches(ours(x), reference(theirs, x), scale)
+    assert_matches(ours(x, 0, False), reference(theirs, x, 0, False), scale)
+
+
+def test_sum_of_long_rows_and_of_integers(gen, backend):
+    x = make((3, 3000), torch.float32, gen)
+    assert_matches(ops.sum(x, 1), reference(torch.sum, x, 1), 4)
+    i = make((5, 8), torch.int32, gen)
+    assert_matches(ops.sum(i, 0), torch.sum(i, 0))
+    assert_matches(ops.prod(i[:, :3], 1), torch.prod(i[:, :3], 1))
+    b = make((5, 8), torch.bool, gen)
+    assert_matches(ops.sum(b), torch.sum(b))
+    assert_matches(
+        ops.sum(x, 1, dtype=torch.float64), reference(torch.sum, x, 1, dtype=torch.float64)
+    )
+
+
+def test_empty_and_single_element(backend):
+    empty = torch.empty(3, 0)
+    assert_matches(ops.sum(empty, 1), torch.sum(empty, 1))
+    assert_matches(ops.prod(empty, 1), torch.prod(empty, 1))
+    assert_matches(ops.mean(empty, 1), torch.mean(empty, 1))
+    assert ops.sum(torch.empty(0, 4), 1).shape == (0,)
+    one = torch.tensor([[2.5]])
+    assert_matches(ops.amax(one), torch.amax(one))
+    assert_matches(ops.sum(torch.tensor(3.0)), torch.tensor(3.0))
+    with pytest.raises(IndexError):
+        ops.amax(empty, 1)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, pytest.param(torch.int64, marks=FULL),
+                                   pytest.param(torch.bfloat16, marks=FULL)])  # fmt: skip
+def test_max_min_with_indices_and_argmax(dtype, gen, backend):
+    x = make((5, 40), dtype, gen)
+    x[1, 3] = x[1, 30] = x[1].max() + 1  # a tie: the first position wins
+    for dim in (0, 1):
+        values, indices = ops.max(x, dim)
+        expected = torch.max(x, dim)
+        assert_matches(values, expected.values)
+        assert_matches(indices, expected.indices)
+        assert_matches(
+            ops.min(x, dim, keepdim=True).indices, torch.min(x, dim, keepdim=True).indices
+        )
+    assert_matches(ops.argmax(x), torch.argmax(x))
+    assert_matches(ops.argmin(x, 1), torch.argmin(x, 1))
+    assert_matches(ops.max(x), torch.max(x))
+
+
+def test_nan_is_the_extreme(backend):
+    x = torch.tensor([[1.0, math.nan, 3.0, math.nan], [2.0, -1.0, 0.0, 5.0]])
+    assert_matches(ops.argmax(x, 1), torch.argmax(x, 1))
+    assert_matches(ops.argmin(x, 1), torch.argmin(x, 1))
+    assert_matches(ops.amax(x, 1), torch.amax(x, 1))
+    assert_matches(ops.sum(x, 1), torch.sum(x, 1))
+
+
+def test_all_any(gen, backend):
+    x = make((6, 5), torch.float32, gen)
+    x[2] = 0.0
+    for dim in (None, 0, 1):
+        assert_matches(ops.all(x, dim), torch.all(x) if dim is None else torch.all(x, dim))
+        assert_matches(
+            ops.any(x > 2, dim), torch.any(x > 2) if dim is None else torch.any(x > 2, dim)
+        )
+    assert_matches(ops.any(x, (0, 1), keepdim=True), torch.any(x, (0, 1), keepdim=True))
+
+
+def test_var_mean_and_corrections(gen, backend):
+    x = make((5, 12), torch.float32, gen)
+    var, mean = ops.var_mean(x, 1, correction=0)
+    expected = torch.var_mean(x.double(), 1, correction=0)
+    assert_matches(var, expected[0].float())
+    assert_matches(mean, expected[1].float())
+    assert_matches(ops.std(x, (0, 1), correction=3), reference(torch.std, x, (0, 1), correction=3))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_cumsum_cumprod(dtype, gen, backend):
+    x = make((3, 70, 4), dtype, gen, low=0.9, high=1.1)
+    for dim in (1, -1, 0):
+        assert_matches(ops.cumsum(x, dim), reference(torch.cumsum, x, dim), 8)
+    assert_matches(ops.cumprod(x, 1), reference(torch.cumprod, x, 1), 8)
+
+
+def test_integer_cumsum(gen, backend):
+    i = make((4, 9), torch.int32, gen)
+    assert_matches(ops.cumsum(i, 1), torch.cumsum(i, 1))
+    assert_matches(ops.cumsum(i.t(), 0), torch.cumsum(i.t(), 0))
+
+
+def test_reductions_compiled(gen, compiled):
+    """The row kernel compiled: several dims, a transposed operand, the arg kernel."""
+    x = make((6, 33, 5), torch.float16, gen)
+    assert_matches(ops.sum(x, (0, 2)), reference(torch.sum, x, (0, 2)))
+    assert_matches(ops.sum(x.transpose(0, 1), 1, keepdim=True),
+                   reference(torch.sum, x.transpose(0, 1), 1, keepdim=True))  # fmt: skip
+    assert_matches(ops.amax(x, 1), torch.amax(x, 1))
+
+
+def test_registered_reductions_reach_naiad(gen, interpreted):
+    x = make((4, 6), torch.float32, gen)
+    with ops.use(include=["sum", "mean", "max", "var", "cumsum"]):
+        results = [x.sum(1), x.mean(), torch.max(x, 0), x.var(1), x.cumsum(0)]
+    expected = [x.sum(1), x.mean(), torch.max(x, 0), x.var(1), x.cumsum(0)]
+    for ours, theirs in zip(results, expected, strict=True):
+        if isinstance(ours, torch.Tensor):
+            assert_matches(ours, theirs)
+        else:
+            assert_matches(ours.values, theirs.values)
+            assert_matches(ours.indices, theirs.indices)
