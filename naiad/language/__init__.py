@@ -4,6 +4,7 @@ Write `import naiad.language as tl` and use it exactly as `triton.language`.
 """
 
 from . import extra, math
+from .block_scaled import dot_scaled
 from .core import (
     TRITON_MAX_TENSOR_NUMEL,
     PropagateNan,
@@ -54,7 +55,7 @@ from .debug import (
     static_assert,
     static_print,
 )
-from .dot import dot, dot_scaled
+from .dot import dot
 from .iterators import condition, range, static_range
 from .math import (
     abs,

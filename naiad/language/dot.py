@@ -1,4 +1,4 @@
-"""Matrix multiplication: `dot` (and `dot_scaled`, not available yet)."""
+"""Matrix multiplication: `dot` (`dot_scaled`, which upcasts to it, is block_scaled.py's)."""
 
 from __future__ import annotations
 
@@ -25,22 +25,3 @@ def dot(
     return _semantic.dot(
         input, other, acc, input_precision, allow_tf32, max_num_imprecise_acc, out_dtype
     )
-
-
-@builtin
-def dot_scaled(
-    lhs,
-    lhs_scale,
-    lhs_format,
-    rhs,
-    rhs_scale,
-    rhs_format,
-    acc=None,
-    fast_math=False,
-    lhs_k_pack=True,
-    rhs_k_pack=True,
-    out_dtype=t.float32,
-    _semantic=None,
-):
-    """Block-scaled matrix product (microscaling formats)."""
-    raise NotImplementedError("tl.dot_scaled (block-scaled matmul) is not supported yet in Naiad")

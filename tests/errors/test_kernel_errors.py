@@ -145,14 +145,6 @@ def test_static_assert_raises_compile_time_assertion_failure():
 
 
 @naiad.jit
-def uses_dot_scaled(out_ptr):
-    a = tl.full((16, 32), 1.0, tl.float16)
-    b = tl.full((32, 16), 1.0, tl.float16)
-    c = tl.dot_scaled(a, None, "fp16", b, None, "fp16")  # MARK
-    tl.store(out_ptr + tl.arange(0, 16), tl.sum(c, axis=1))
-
-
-@naiad.jit
 def uses_map_elementwise(out_ptr):
     offs = tl.arange(0, 16)
     y = tl.map_elementwise(abs, offs)  # MARK
@@ -169,7 +161,6 @@ def uses_inline_asm(out_ptr):
 @pytest.mark.parametrize(
     "kernel, feature, at",
     [
-        (uses_dot_scaled, "dot_scaled", "tl.dot_scaled"),
         (uses_map_elementwise, "map_elementwise", "tl.map_elementwise"),
         (uses_inline_asm, "inline_asm_elementwise", "tl.inline_asm_elementwise"),
     ],
