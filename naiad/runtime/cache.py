@@ -39,13 +39,49 @@ MEMORY_LIMIT = 16 << 20
 
 @functools.cache
 def naiad_source_hash() -> str:
-    """SHA-256 of every Python file of the `naiad` package (computed once per process)."""
+    """SHA-256 of every Python file of the `naiad` package, computed once per process. Reading
+    and hashing them all takes 100 ms or more; a process that finds the files as an earlier one
+    left them (the same names, sizes, inodes, modification and change times: a write changes
+    the change time, which no tool sets back) reads that one's result from the disk cache."""
     root = pathlib.Path(__file__).resolve().parents[1]
+    paths = sorted(root.rglob("*.py"))
+    stamp = hashlib.sha256(b"naiad source files\n")
+    for path in paths:
+        st = path.stat()
+        fields = (path.relative_to(root), st.st_size, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+        stamp.update(("\0".join(map(str, fields)) + "\n").encode())
+    key = stamp.hexdigest()
+    remembered = _remembered(key)
+    if remembered is not None:
+        return remembered
     digest = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
+    for path in paths:
         digest.update(str(path.relative_to(root)).encode())
         digest.update(path.read_bytes())
+    _remember(key, digest.hexdigest())
     return digest.hexdigest()
+
+
+def _remembered(key: str) -> str | None:
+    """The source hash an earlier process stored under `key` in the disk cache, if any: read
+    quietly, as a cache hit or nothing (the compile cache itself reports unusable directories)."""
+    try:
+        root = Cache().directory
+        cache_store.open_directory(root)
+        found = cache_store.read_entry(root, key)
+    except (cache_store.Refused, cache_store.DamagedEntry, OSError, ValueError):
+        return None
+    value = None if found is None else found[1].get("naiad")
+    return value if isinstance(value, str) and len(value) == 64 else None
+
+
+def _remember(key: str, value: str) -> None:
+    try:
+        root = Cache().directory
+        cache_store.open_directory(root)
+        cache_store.write_entry(root, key, {}, {"naiad": value})
+    except (cache_store.Refused, cache_store.DamagedEntry, OSError):
+        pass  # kept for this process only
 
 
 def _llvm_version() -> str:

@@ -38,6 +38,7 @@ from ..backends import registry
 from ..backends.registry import Compilation, CompileOptions
 from ..fork_safety import hold_across_fork
 from ..passes import extensions
+from . import ttir_cache
 from .cache import Cache, cache_key
 from .relaunch import TritonCompiledKernel
 from .specialization import Specialization
@@ -188,7 +189,7 @@ def compile_specialization(
     insertions = extensions.insertions_for(jit_function)
     with _compiling, compile_profile.compiling(_name(jit_function), backend.name):  # (module doc)
         language = backend.language_target(parsed, options)
-        build = _build(jit_function, spec, language, insertions)
+        build = _build_or_read(jit_function, spec, language, insertions)
         kernel = build.kernel
         key = cache_key(
             {
@@ -201,6 +202,9 @@ def compile_specialization(
         with compile_profile.stage("cache lookup"):
             entry = None if knobs.always_compile.get() else disk_cache().get(key, _well_formed)
         if entry is None:
+            if build.module is None:  # the TTIR was read: the stages need its module
+                build = _build(jit_function, spec, language, insertions)
+                kernel = build.kernel
             files, metadata = _run_stages(build, backend, parsed, options, insertions)
             entry = disk_cache().put(key, files, metadata)
         stages = {
@@ -213,6 +217,20 @@ def compile_specialization(
     kernel.fn, kernel.constants, kernel.options = jit_function, dict(spec.constexprs), options
     dump_stages(kernel, spec)
     return kernel
+
+
+def _build_or_read(jit_function, spec, language, insertions) -> TTIRBuild:
+    """Step 3: the TTIR an earlier process kept (ttir_cache.py: its module None), else built
+    and kept for later ones."""
+    with compile_profile.stage("TTIR cache lookup"):
+        found = None
+        if not knobs.always_compile.get():
+            found = ttir_cache.load(jit_function, spec, language, insertions, disk_cache())
+    if found is not None:
+        return found
+    build = _build(jit_function, spec, language, insertions)
+    ttir_cache.store(jit_function, spec, language, insertions, build, disk_cache())
+    return build
 
 
 def _name(jit_function) -> str:

@@ -26,6 +26,7 @@ import numpy as np
 
 from .. import compile_profile
 from ..errors import KernelNotImplementedError
+from . import cpu_objects  # noqa: F401  (the disk cache keeps the runtime's own objects)
 from .binder import tensor_type
 from .compiler import CompiledKernel, compile_options, compile_specialization, compiled_once
 from .cpu_streaming import streaming_grid
@@ -86,9 +87,8 @@ class CpuLaunchable:
 def _load(kernel: CompiledKernel) -> CpuLaunchable:
     from ..backends.cpu.loader import load_object
 
-    entry_name = kernel.metadata["entry"]
-    loaded = load_object(kernel.binary, [entry_name], entry_name)
-    return CpuLaunchable(kernel, loaded.address(entry_name), loaded)
+    loaded = load_object(kernel.binary, [name := kernel.metadata["entry"]], name)
+    return CpuLaunchable(kernel, loaded.address(name), loaded)
 
 
 class CpuLauncher:

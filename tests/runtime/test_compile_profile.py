@@ -33,6 +33,7 @@ def _launch_and_check(kernel_fn, seed):
 
 
 STAGES = [
+    "TTIR cache lookup",
     "AST → TTIR",
     "TTIR passes",
     "cache lookup",

@@ -1,12 +1,15 @@
 """The CPU back end as the runtime sees it (backends/registry.py): targets `cpu` (this machine)
 and `cpu:aarch64` (compiled ahead of time), the stages of compiler.py, and the launcher that
-links the object code into the process and runs the grid on the worker pool."""
+links the object code into the process and runs the grid on the worker pool.
+
+compiler.py (and with it the Linalg conversion and the code generator) is imported when a
+kernel is compiled, not when the back end is registered: a process that only loads cached
+kernels never imports it."""
 
 from __future__ import annotations
 
 from ...language.target import CUDA_HOPPER
 from ..registry import Backend, register_backend
-from . import compiler
 from .target import CpuTarget, cpu_target
 
 
@@ -21,6 +24,8 @@ class _Stages(dict):
     def __missing__(self, stage: str) -> str:
         if stage != "asm" or "llir" not in self:
             raise KeyError(stage)
+        from . import compiler
+
         self[stage] = text = compiler.assembly(self["llir"], self._target)
         return text
 
@@ -48,6 +53,8 @@ class CpuBackend(Backend):
         )
 
     def stages(self, target, options):
+        from . import compiler
+
         return list(compiler.STAGES)
 
     def cache_facts(self, target: CpuTarget, options) -> dict:

@@ -66,17 +66,21 @@ def data_layout(machine: TargetMachine) -> str:
 
 
 # -- modules ------------------------------------------------------------------------------------
-def optimize(module: ModuleRef, machine: TargetMachine, speed_level: int = 3) -> None:
+def optimize(
+    module: ModuleRef, machine: TargetMachine, speed_level: int = 3, unroll_and_slp: bool = True
+) -> None:
     """Retarget `module` to `machine` and run LLVM's default pipeline at `speed_level` (the new
-    pass manager), with loop and SLP vectorization on: the CPU back end leaves vectorization of
-    its loops to LLVM."""
+    pass manager), with loop vectorization and interleaving on: the CPU back end leaves
+    vectorization of its loops to LLVM. `unroll_and_slp` False leaves out loop unrolling (but
+    for loops that ask for it) and the SLP vectorizer, which on a large module cost as much as
+    the rest of the pipeline and double the code emitted after it."""
     module.triple = machine.triple
     module.data_layout = data_layout(machine)
     tuning = llvm.create_pipeline_tuning_options(speed_level=speed_level)
     tuning.loop_vectorization = True
-    tuning.slp_vectorization = True
+    tuning.slp_vectorization = unroll_and_slp
     tuning.loop_interleaving = True
-    tuning.loop_unrolling = True
+    tuning.loop_unrolling = unroll_and_slp
     builder = llvm.create_pass_builder(machine, tuning)
     builder.getModulePassManager().run(module, builder)
 
@@ -104,6 +108,24 @@ def compile_ir(
         module.triple = machine.triple
         module.data_layout = data_layout(machine)
     return emit_object(module, machine)
+
+
+# The store of `cached_object`: (name, make) -> bytes. The runtime installs the disk cache
+# (runtime/cpu_objects.py): the back end never imports the runtime.
+_object_store: list = [None]
+
+
+def use_object_store(store) -> None:
+    """Keep the object code of `cached_object` in `store(name, make)` (None: build it each time)."""
+    _object_store[0] = store
+
+
+def cached_object(name: str, make) -> bytes:
+    """The object code `make()` builds for the host, named `name` (the runtime library, the
+    worker pool): from the store the runtime installed when it holds it, else built now
+    (70-130 ms of LLVM per process otherwise)."""
+    store = _object_store[0]
+    return make() if store is None else store(name, make)
 
 
 # -- loading object code ------------------------------------------------------------------------

@@ -72,12 +72,17 @@ class _Arena:
 
 
 class _Native:
-    """The pool's native functions, compiled (about 10 ms) and loaded once per process."""
+    """The pool's native functions, compiled (about 40 ms; the disk cache keeps them) and loaded
+    once per process."""
 
     def __init__(self):
         target = host_target()
-        text = pool_ir.pool_module(target.arch)
-        code = llvm_tools.compile_ir(text, target.machine, "pool", optimized=False)
+
+        def make() -> bytes:
+            text = pool_ir.pool_module(target.arch)
+            return llvm_tools.compile_ir(text, target.machine, "pool", optimized=False)
+
+        code = llvm_tools.cached_object("pool", make)
         self._object = loader.load_object(code, pool_ir.EXPORTS, "naiad_pool")
         address = self._object.address
         ptr, i64, i32 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int32

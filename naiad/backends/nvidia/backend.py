@@ -1,12 +1,12 @@
 """The NVIDIA back end as the runtime sees it (backends/registry.py): targets `cuda:sm_NN`
 (target.py), the stages of compiler.py, and the launcher that loads cubins through the CUDA
-driver and launches them on the tensors' device."""
+driver and launches them on the tensors' device. Its compiler is imported by the first compile
+for a GPU, not when the back end is registered: a CPU launch never needs it."""
 
 from __future__ import annotations
 
 from ...language.target import CUDA_HOPPER
 from ..registry import Backend, register_backend
-from . import compiler, libdevice, link
 from .target import CudaTarget, cuda_target, target_for_capability
 
 
@@ -30,13 +30,15 @@ class NvidiaBackend(Backend):
         )
 
     def stages(self, target, options):
-        from . import passes  # noqa: F401  (registers the TTGIR passes)
+        from . import compiler, passes  # noqa: F401  (passes: registers the TTGIR passes)
 
         return list(compiler.STAGES)
 
     def cache_facts(self, target: CudaTarget, options) -> dict:
         """The options the stages read, and the tools whose versions shape the code: the
         linker (it bounds the PTX ISA and makes the cubin) and the libdevice linked."""
+        from . import link
+
         return {
             "target": target.name,
             "num_warps": options.num_warps,
@@ -56,6 +58,8 @@ class NvidiaBackend(Backend):
 
 def _libdevice_identity() -> str:
     """Which libdevice a compile links: its path and size (none: 'missing')."""
+    from . import libdevice
+
     try:
         found = libdevice.path()
     except libdevice.LibdeviceNotFound:
