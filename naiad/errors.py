@@ -204,9 +204,16 @@ class InternalError(NaiadError):
     """A bug in Naiad itself (never the user's fault); names the pass or stage that failed."""
 
 
+# The pseudo-files holding kernels made from strings (runtime/kernel_source.py): the user's code.
+USER_SOURCE_PREFIX = "<naiad source "
+
+
 def is_user_file(filename: str) -> bool:
     """Whether code in `filename` is the user's: not Naiad's, not Python's standard library, not
-    generated (`<string>`). Errors are reported at the innermost line in such a file."""
+    generated (`<string>`), but a kernel made from a string is. Errors are reported at the
+    innermost line in such a file."""
+    if filename.startswith(USER_SOURCE_PREFIX):
+        return True
     if filename.startswith("<"):
         return False
     path = os.path.abspath(filename)

@@ -27,6 +27,8 @@ import sys
 import textwrap
 import types
 
+from .. import errors
+
 _counter = itertools.count(1)
 _FRAMES_SEARCHED = 12  # from the decorator up to the code that called `exec`
 # Every `from __future__ import` flag: a function's text is compiled again with the flags its
@@ -58,21 +60,27 @@ def readable(fn):
 
 
 def with_source(fn, text: str):
-    """A function like `fn` (globals, defaults, closure values) made from `text`, the source
-    of a function of the same name (Triton's `src`: from `def`, without decorators)."""
+    """A function like `fn` (globals, defaults, closure) made from `text`, the source of a
+    function of the same name (Triton's `src`: from `def`, without decorators). It shares the
+    old function's closure cells, so a variable of the enclosing function assigned after the
+    kernel was made (empty at the update) is read when the kernel is compiled."""
     text = _from_def(textwrap.dedent(text))
     free = fn.__code__.co_freevars
-    # A maker function takes the closure's values, so that the new code may read them.
+    # Nested in a maker whose parameters are the closure's names, the new code reads them as
+    # free variables too.
     maker = f"def __naiad_make({', '.join(free)}):\n" + textwrap.indent(text, "    ")
     maker += f"\n    return {fn.__name__}\n"
     filename = _register(fn, maker)
-    namespace: dict = {}
-    exec(_compile(maker, filename, fn), fn.__globals__, namespace)
-    values = [cell.cell_contents for cell in fn.__closure__ or ()]
-    made = namespace["__naiad_make"](*values)
-    if not isinstance(made, types.FunctionType):
+    module = _compile(maker, filename, fn)
+    (make,) = (c for c in module.co_consts if isinstance(c, types.CodeType))
+    codes = [
+        c for c in make.co_consts if isinstance(c, types.CodeType) and c.co_name == fn.__name__
+    ]
+    if len(codes) != 1:
         raise TypeError(f"the new source of `{fn.__name__}` does not define it with `def`")
-    return _function_like(fn, made.__code__, made.__closure__)
+    cells = dict(zip(free, fn.__closure__ or ()))
+    closure = tuple(cells[name] for name in codes[0].co_freevars) or None
+    return _function_like(fn, codes[0], closure)
 
 
 def source_text(fn) -> str:
@@ -148,7 +156,7 @@ def _function_code(code: types.CodeType, fn) -> types.CodeType | None:
 def _register(fn, text: str) -> str:
     """A pseudo-file holding `text`, which `inspect` and tracebacks read through linecache;
     its modification time None keeps `linecache.checkcache` from dropping it."""
-    filename = f"<naiad source {next(_counter)}: {fn.__qualname__}>"
+    filename = f"{errors.USER_SOURCE_PREFIX}{next(_counter)}: {fn.__qualname__}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(keepends=True), filename)
     return filename
 

@@ -66,6 +66,22 @@ def test_kernels_with_replaced_source_run_it(patch):
     assert launch_scaled(scaled) == [i + 1 for i in range(8)]  # the template is unchanged
 
 
+def test_a_patched_nested_kernel_sees_variables_assigned_after_it():
+    """test_core's test_scan2d: the kernel names a variable its test function assigns only
+    later (`z`), so its closure cell is empty when the source is replaced."""
+
+    @naiad.jit
+    def kernel(out, N: tl.constexpr):
+        x = tl.arange(0, N)
+        GENERATE_HERE  # noqa: F821, B018
+        tl.store(out + x, z + scale)
+
+    scale = 1
+    kernel = patch_by_update(kernel, {"GENERATE_HERE": "z = x * 5"})
+    assert launch_scaled(kernel) == [5 * i + 1 for i in range(8)]
+    z = None  # what makes `z` a free variable of the kernel
+
+
 def test_an_exec_kernel_compiles_on_the_cpu():
     kernel = patch_by_exec(scaled, {"x + 1": "x - 2"})
     with knobs.override(NAIAD_BACKEND="cpu"):

@@ -1,0 +1,51 @@
+"""`triton._internal_testing` (naiad/triton/_internal_testing.py): the helpers Triton's test
+suite imports, answering for Naiad's active driver."""
+
+import numpy as np
+import pytest
+import torch
+
+import naiad.language as tl
+from naiad import knobs
+from naiad.runtime.host_arrays import TensorWrapper
+from naiad.triton import _internal_testing as testing
+
+
+def test_dtype_lists_and_names():
+    assert testing.dtypes == testing.integral_dtypes + testing.float_dtypes
+    assert "bfloat16" in testing.dtypes_with_bfloat16
+    assert testing.str_to_triton_dtype("float8_e4m3fn") is tl.float8e4nv
+    assert testing.str_to_triton_dtype("bool") is tl.int1
+    assert testing.str_to_triton_dtype("uint16") is tl.uint16
+    assert testing.torch_dtype_name(torch.int64) == "int64"
+    assert testing.torch_dtype_name(tl.bfloat16) == "bf16"
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint32", "float16", "bfloat16", "bool"])
+def test_numpy_random_and_the_round_trip_through_kernel_arguments(dtype):
+    x = testing.numpy_random((4, 64), dtype, rs=np.random.RandomState(3))
+    if dtype in testing.integral_dtypes:
+        assert (x != 0).all()
+    argument = testing.to_triton(x, device="cpu", dst_type=dtype)
+    if dtype == "uint32":
+        assert isinstance(argument, TensorWrapper) and argument.dtype is tl.uint32
+    back = testing.to_numpy(argument)
+    np.testing.assert_array_equal(back, x.astype(back.dtype))
+
+
+def test_device_predicates_follow_the_active_driver():
+    on_gpu = torch.cuda.is_available()
+    assert testing.is_cuda() == on_gpu
+    assert not testing.is_hip() and not testing.is_xpu() and not testing.is_hip_cdna3()
+    with knobs.override(NAIAD_INTERPRET="1"):
+        assert testing.is_interpreter() and testing.get_current_target() is None
+        assert not testing.is_cuda() and testing.supports_tma()
+
+
+def test_run_in_process_reports_the_exception():
+    def fails(value):
+        raise ValueError(value)
+
+    error = testing.run_in_process(fails, ("boom",))
+    assert isinstance(error, ValueError) and str(error) == "boom"
+    assert testing.run_in_process(lambda: None) is None
