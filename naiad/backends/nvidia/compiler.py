@@ -23,10 +23,15 @@ from ..registry import Compilation, Stage
 from . import link, ptx
 from . import target as nv_target
 from .passes.convert_to_ttgir import ConvertToTTGIR
+from .passes.pipeline_loads import PipelineLoads
 
 
 def ttgir_pipeline(
-    num_warps: int, capability: int, num_ctas: int = 1, threads_per_warp: int = 32
+    num_warps: int,
+    capability: int,
+    num_ctas: int = 1,
+    threads_per_warp: int = 32,
+    num_stages: int = 3,
 ) -> list:
     """The TTGIR passes in order: the part of Triton's make_ttgir that memory-bound kernels
     need (tensor-core dots, pipelining and shared-memory passes come with the next issue)."""
@@ -49,6 +54,8 @@ def ttgir_pipeline(
         "cse",
         "remove-layout-conversions",
         "tritongpu-dot-operands-shared",
+        PipelineLoads(num_stages=num_stages if capability >= 80 else 1),
+        "canonicalize",
         "tritongpu-reduce-data-duplication",
         "symbol-dce",
         "cse",
@@ -73,7 +80,10 @@ def _check_ttgir(module: Operation) -> None:
 def to_ttgir(c: Compilation) -> None:
     """TTIR → TTGIR: every tensor gets its layout (`ttgir_pipeline`)."""
     options, target = c.options, c.target
-    c.run_passes("ttgir", ttgir_pipeline(options.num_warps, target.capability, options.num_ctas))
+    # Debug mode checks the bounds of every load, which a pipelined load no longer is.
+    stages = 1 if options.debug else options.num_stages
+    pipeline = ttgir_pipeline(options.num_warps, target.capability, options.num_ctas, 32, stages)
+    c.run_passes("ttgir", pipeline)
     _check_ttgir(c.module)
     c.asm["ttgir"] = print_module(c.module)
 
@@ -130,6 +140,7 @@ class CudaOptions:
     num_ctas: int = 1
     maxnreg: int | None = None
     debug: bool = False
+    num_stages: int = 3
 
 
 def compile_module(
@@ -140,6 +151,7 @@ def compile_module(
     num_ctas: int = 1,
     maxnreg: int | None = None,
     debug: bool = False,
+    num_stages: int = 3,
 ) -> Compilation:
     """Compile a TTIR `module` (after the TTIR pipeline; changed in place into TTGIR) for the
     CUDA target `target_name` (`cuda:sm_90a`, `cuda:sm_80`, ...), every stage in one call
@@ -150,7 +162,7 @@ def compile_module(
         KernelNotImplementedError: an op the lowering does not handle yet (at the user's line).
         PtxIsaError: the kernel needs a newer PTX ISA than the installed CUDA accepts.
     """
-    options = CudaOptions(num_warps, num_ctas, maxnreg, debug)
+    options = CudaOptions(num_warps, num_ctas, maxnreg, debug, num_stages)
     c = Compilation(module, nv_target.cuda_target(target_name), options, {})
     for stage in STAGES:
         stage.run(c)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...ir import RankedTensorType
 from .errors import handles
-from .values import host_dtype
+from .values import host_dtype, lang_type
 
 
 @handles("ttg.local_alloc")
@@ -49,3 +50,23 @@ def memdesc_index(ev, op, operands):
 @handles("ttg.local_dealloc")
 def local_dealloc(ev, op, operands):
     """Nothing: the array goes with its last reference."""
+
+
+@handles("ttg.async_copy_global_to_local")
+def async_copy_global_to_local(ev, op, operands):
+    """A load into the buffer, now: masked-off elements are zero-filled, as `cp.async`
+    fills what it copies no bytes of. Programs run one at a time, so the copy is complete
+    before anything could wait for it."""
+    ptrs, buffer = ev.value(op.src), ev.value(op.dst)
+    mask = ev.value(op.mask)
+    t = op.src.type
+    loaded_t = RankedTensorType(t.shape, t.element_type.pointee_type, t.encoding)
+    zero = None if mask is None else np.zeros(buffer.shape, buffer.dtype)
+    buffer[...] = ev.builder.load(ptrs, mask, zero, lang_type(loaded_t))
+    return 0
+
+
+@handles("ttg.async_commit_group", "ttg.async_wait")
+def async_group(ev, op, operands):
+    """Nothing to wait for: every copy is complete when it returns (a token stands for it)."""
+    return 0

@@ -52,13 +52,20 @@ REGISTER_ONLY = frozenset(
         "ttg.memdesc_subslice",
         "ttg.memdesc_index",
         "ttg.local_dealloc",
+        "ttg.async_commit_group",
     }
 )
-PAYS_ITS_OWN = frozenset(
-    {"tt.reduce", "tt.scan", "ttg.convert_layout", "ttg.local_alloc", "ttg.local_store"}
-    | {"ttg.local_load"}
+_BUFFER_OPS = frozenset(
+    {
+        "ttg.local_alloc",
+        "ttg.local_store",
+        "ttg.local_load",
+        "ttg.async_copy_global_to_local",
+        "ttg.async_wait",  # its own barrier after the wait (async_copy.py)
+    }
 )
-_STORES_WAIT_FOR = frozenset({"ttg.local_alloc", "ttg.local_store", "ttg.local_load"})
+PAYS_ITS_OWN = frozenset({"tt.reduce", "tt.scan", "ttg.convert_layout"}) | _BUFFER_OPS
+_STORES_WAIT_FOR = _BUFFER_OPS
 _REGION_OPS = frozenset({"scf.for", "scf.if", "scf.while"})
 _TERMINATORS = frozenset({"scf.yield", "scf.condition"})
 

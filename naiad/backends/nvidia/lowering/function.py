@@ -13,6 +13,7 @@ from ....ir.types import i32
 from ....passes.analysis.axis_info import AxisInfoAnalysis
 from .. import target as nv_target
 from . import (  # noqa: F401  (each module registers its lowerings)
+    async_copy,
     atomics,
     bounds,
     control,

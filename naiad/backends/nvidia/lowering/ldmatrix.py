@@ -273,11 +273,15 @@ def _store_vector(offsets: LinearLayout, limit: int) -> int:
 
 
 # -- the code -----------------------------------------------------------------------------------
-def _thread_bytes(ctx: Context, layout: LinearLayout, nbytes: int) -> str:
-    """This thread's part of a byte offset of `layout` (its output is an element offset)."""
+def thread_bytes(ctx: Context, layout: LinearLayout, nbytes: int, dynamic=None) -> str:
+    """This thread's part of a byte offset of `layout` (its output is an element offset),
+    plus `dynamic` (an i32 value: the slot of a multi-buffered allocation, a multiple of a
+    power of two above every offset of `layout`, so adding it commutes with the XOR of a
+    register's constant)."""
     (offset,) = emit_thread_coords(ctx.em, layout)
     shift = nbytes.bit_length() - 1
-    return ctx.em.op(f"shl i32 {offset}, {shift}") if shift else offset
+    offset = ctx.em.op(f"shl i32 {offset}, {shift}") if shift else offset
+    return ctx.em.op(f"add i32 {offset}, {dynamic}") if dynamic is not None else offset
 
 
 def _address(ctx: Context, thread: str, constant: int) -> str:
@@ -300,24 +304,26 @@ def _emit(ctx: Context, op, plan: LdmatrixPlan) -> None:
     barriers.owe(ctx)
 
 
-def emit_stores(ctx: Context, values, elem: str, nbytes: int, offsets, vector, registers, base=0):
+def emit_stores(
+    ctx: Context, values, elem: str, nbytes: int, offsets, vector, registers, base=0, dynamic=None
+):
     """Store the registers `values` at element offsets `offsets` (register, lane, warp ->
     offset), `vector` at a time from each of `registers`; `base` is an element offset
-    (constant) added to all."""
-    thread = _thread_bytes(ctx, offsets, nbytes)
+    (constant) XOR-ed into all, `dynamic` bytes (a value) added (`thread_bytes`)."""
+    thread = thread_bytes(ctx, offsets, nbytes, dynamic)
     for first in registers:
         constant = (offsets.apply(register=first)[0] ^ base) * nbytes
         address = _address(ctx, thread, constant)
         _store(ctx, values[first : first + vector], elem, nbytes, address)
 
 
-def emit_loads(ctx: Context, loads, elem: str, nbytes: int, base: int = 0) -> list[str]:
+def emit_loads(ctx: Context, loads, elem: str, nbytes: int, base=0, dynamic=None) -> list[str]:
     """The registers of a dot operand read by `ldmatrix` (`loads`: a `load_plan`), `base` an
-    element offset (constant) XOR-ed into every address."""
+    element offset (constant) XOR-ed into every address, `dynamic` bytes added."""
     em = ctx.em
     load_offsets, matrices, trans, words = loads
     per_word = 4 // nbytes
-    thread = _thread_bytes(ctx, load_offsets, nbytes)
+    thread = thread_bytes(ctx, load_offsets, nbytes, dynamic)
     loaded = []
     for instruction in range(load_offsets.in_dim_size("register")):
         constant = (load_offsets.apply(register=instruction)[0] ^ base) * nbytes

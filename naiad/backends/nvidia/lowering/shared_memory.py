@@ -33,7 +33,7 @@ from ..layouts import LinearLayout
 from . import barriers
 from .context import Context, lowers
 from .emitter import SHARED_PTR, bit_width, from_memory, llvm_type, memory_type
-from .indexing import emit_thread_coords, layout_of
+from .indexing import layout_of
 from .ldmatrix import (
     emit_loads,
     emit_stores,
@@ -41,18 +41,26 @@ from .ldmatrix import (
     load_plan,
     shared_offsets,
     store_plan,
+    thread_bytes,
 )
 
 
 @dataclass(frozen=True)
 class SharedView:
     """A memdesc: the buffer at byte `base` of dynamic shared memory, its element -> offset
-    map `to_offset` (over the allocation's shape), and the view's first element."""
+    map `to_offset` (over the allocation's shape; of one slot for a multi-buffered one), the
+    view's first element, and `dynamic`: the bytes (an i32 value) of the slot
+    `ttg.memdesc_index` chose, None before."""
 
     base: int
     to_offset: LinearLayout
     origin: tuple[int, ...]
     element_bytes: int
+    dynamic: str | None = None
+
+    @property
+    def slot_bytes(self) -> int:
+        return (1 << self.to_offset.total_in_bits) * self.element_bytes
 
     def origin_offset(self) -> int:
         """The element offset of the view's first element (XOR-ed into its addresses)."""
@@ -83,12 +91,15 @@ def place_without_reuse(func) -> tuple[dict, int]:
 @lowers("ttg.local_alloc")
 def _local_alloc(ctx: Context, op) -> None:
     t = op.result.type
-    to_offset = shared_offsets(t.encoding, t.alloc_shape).invert()
+    # A multi-buffered allocation (the pipeliner's ring) has the slots as a leading dimension
+    # its encoding does not name: the map is one slot's.
+    slot_shape = t.alloc_shape[len(t.alloc_shape) - len(t.encoding.order) :]
+    to_offset = shared_offsets(t.encoding, slot_shape).invert()
     placed = op.attributes.get("allocation.offset")
     view = SharedView(
         ctx.buffer_offsets[op] if placed is None else int(placed.value),
         to_offset,
-        (0,) * len(t.shape),
+        (0,) * len(slot_shape),
         bit_width(t.element_type) // 8,
     )
     ctx.values[op.result] = view
@@ -103,7 +114,8 @@ def store_tensor(ctx: Context, view: SharedView, value) -> None:
     offsets, vector, registers = store_plan(layout_of(value.type), view.to_offset, nbytes)
     ctx.em.scratch_base = view.base
     elem = llvm_type(value.type)
-    emit_stores(ctx, ctx[value], elem, nbytes, offsets, vector, registers, view.origin_offset())
+    base = view.origin_offset()
+    emit_stores(ctx, ctx[value], elem, nbytes, offsets, vector, registers, base, view.dynamic)
     ctx.stores_pending = True
 
 
@@ -121,7 +133,8 @@ def _local_load(ctx: Context, op) -> None:
     elem = llvm_type(t)
     loads = _ldmatrix_plan(view, op.src.type, t)
     if loads is not None:
-        ctx[op.result] = emit_loads(ctx, loads, elem, view.element_bytes, view.origin_offset())
+        base = view.origin_offset()
+        ctx[op.result] = emit_loads(ctx, loads, elem, view.element_bytes, base, view.dynamic)
     else:
         ctx[op.result] = _element_loads(ctx, view, t)
     barriers.owe(ctx)
@@ -140,15 +153,14 @@ def _element_loads(ctx: Context, view: SharedView, t) -> list[str]:
     """One load per register: the general path, for layouts `ldmatrix` does not make."""
     em = ctx.em
     offsets = layout_of(t).compose(view.to_offset)
-    (thread,) = emit_thread_coords(em, offsets)
-    shift = view.element_bytes.bit_length() - 1
+    nbytes = view.element_bytes
+    thread = thread_bytes(ctx, offsets, nbytes, view.dynamic)
     base = view.origin_offset()
     mem = memory_type(t.element_type)
     registers = []
     for r in range(offsets.in_dim_size("register")):
-        constant = offsets.apply(register=r)[0] ^ base
-        element = em.op(f"xor i32 {thread}, {constant}") if constant else thread
-        byte = em.op(f"shl i32 {element}, {shift}") if shift else element
+        constant = (offsets.apply(register=r)[0] ^ base) * nbytes
+        byte = em.op(f"xor i32 {thread}, {constant}") if constant else thread
         address = em.shared_address(byte)
         value = em.op(f"load {mem}, {SHARED_PTR} {address}, align {view.element_bytes}")
         registers.append(from_memory(em, value, t.element_type))
@@ -160,7 +172,23 @@ def _memdesc_subslice(ctx: Context, op) -> None:
     view = _view_of(ctx, op.src)
     offsets = [int(o) for o in op.attributes["offsets"].values]
     origin = tuple(a + b for a, b in zip(view.origin, offsets))
-    ctx.values[op.result] = SharedView(view.base, view.to_offset, origin, view.element_bytes)
+    ctx.values[op.result] = SharedView(
+        view.base, view.to_offset, origin, view.element_bytes, view.dynamic
+    )
+
+
+@lowers("ttg.memdesc_index")
+def _memdesc_index(ctx: Context, op) -> None:
+    """One slot of a multi-buffered allocation: its bytes, a multiple of the slot size, are
+    added to every address (`thread_bytes`)."""
+    view = _view_of(ctx, op.src)
+    (index,) = ctx[op.index]
+    offset = ctx.em.op(f"mul i32 {index}, {view.slot_bytes}")
+    if view.dynamic is not None:
+        offset = ctx.em.op(f"add i32 {offset}, {view.dynamic}")
+    ctx.values[op.result] = SharedView(
+        view.base, view.to_offset, view.origin, view.element_bytes, offset
+    )
 
 
 @lowers("ttg.local_dealloc")

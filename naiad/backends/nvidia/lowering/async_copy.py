@@ -1,0 +1,84 @@
+"""Asynchronous copies from global to shared memory (`cp.async`, sm_80 and later):
+`ttg.async_copy_global_to_local`, `ttg.async_commit_group`, `ttg.async_wait`.
+
+A copy moves each thread's vectors of the pointer tensor straight into the buffer, without
+registers: one `cp.async` per vector, 16 bytes with `.cg` (cached in L2 only, as Triton
+issues them), 4 or 8 bytes with `.ca`. A masked-off vector copies 0 source bytes, which
+zero-fills its destination (the `other` of such a load is 0: the pipeliner only makes copies
+of loads whose `other` is zero). Vectors take the width the load would have (memory.py's
+`vector_width`, from AxisInfo), bounded by the run of consecutive offsets in the buffer's
+layout (ldmatrix.store_plan); the pipeliner only makes copies of at least 4 bytes, and none
+in debug mode, whose bounds checks see the loads.
+
+The copies a thread issued since its last `cp.async.commit_group` form a group;
+`cp.async.wait_group N` waits until at most N of its groups are in flight. The copies of the
+other threads become visible at the barrier that follows the wait (emitted with it), which
+also tells the copies of the next stage that every warp is done reading the slot they
+overwrite.
+"""
+
+from __future__ import annotations
+
+from ....errors import InternalError
+from . import barriers
+from .context import Context, lowers
+from .emitter import GLOBAL_PTR, SHARED_PTR
+from .indexing import layout_of
+from .ldmatrix import store_plan, thread_bytes
+from .memory import vector_width
+
+
+def copy_width(ctx: Context, op, view) -> int:
+    """Elements per `cp.async` of `op` into `view` (see the module doc)."""
+    _, vector, _ = store_plan(layout_of(op.src.type), view.to_offset, view.element_bytes)
+    return min(vector_width(ctx, op.src, op.mask), vector)
+
+
+@lowers("ttg.async_copy_global_to_local")
+def _async_copy(ctx: Context, op) -> None:
+    view = ctx.values[op.dst]
+    nbytes = view.element_bytes
+    offsets, _, _ = store_plan(layout_of(op.src.type), view.to_offset, nbytes)
+    width = copy_width(ctx, op, view)
+    size = width * nbytes
+    if size not in (4, 8, 16):
+        raise InternalError(f"cp.async of {size} bytes: the pipeliner must not make this copy")
+    em = ctx.em
+    barriers.pay(ctx)  # earlier readers of the slot must be done
+    ctx.em.scratch_base = view.base
+    ptrs = ctx[op.src]
+    masks = ctx[op.mask] if op.mask is not None else None
+    if ctx.bounds:
+        raise InternalError("debug mode checks every load: the compiler does not pipeline it")
+    thread = thread_bytes(ctx, offsets, nbytes, view.dynamic)
+    origin = view.origin_offset()
+    kind = "cg" if size == 16 else "ca"
+    redundant = layout_of(op.src.type).free_variable_masks().get("register", 0)
+    for first in range(0, len(ptrs), width):
+        if first & redundant:
+            continue
+        constant = (offsets.apply(register=first)[0] ^ origin) * nbytes
+        byte = em.op(f"xor i32 {thread}, {constant}") if constant else thread
+        address = em.shared_address(byte)
+        source_bytes = str(size)
+        if masks is not None:
+            source_bytes = em.op(f"select i1 {masks[first]}, i32 {size}, i32 0")
+        text = f"cp.async.{kind}.shared.global [ $0 + 0 ], [ $1 + 0 ], {size}, $2;"
+        args = [(SHARED_PTR, address), (GLOBAL_PTR, ptrs[first]), ("i32", source_bytes)]
+        em.asm("void", text, "l,l,r", args)
+    ctx[op.token] = ["0"]
+
+
+@lowers("ttg.async_commit_group")
+def _commit_group(ctx: Context, op) -> None:
+    ctx.em.asm("void", "cp.async.commit_group;", "", [])
+    ctx[op.asyncToken] = ["0"]
+
+
+@lowers("ttg.async_wait")
+def _wait(ctx: Context, op) -> None:
+    ctx.em.asm("void", f"cp.async.wait_group {op.num.value};", "", [])
+    ctx.em.barrier()
+    ctx.barrier_owed = False
+    ctx.stores_pending = False
+    ctx[op.retToken] = ["0"]

@@ -1,0 +1,270 @@
+"""`tritongpu-pipeline`: software pipelining of the loads that feed a loop's dots, with
+`num_stages` buffers in flight (`cp.async`, sm_80 and later).
+
+After tritongpu-dot-operands-shared, a matmul's K loop loads each operand tile into registers
+and stores it into a shared buffer (`ttg.local_alloc`) that `ldmatrix` reads. Pipelined, the
+tile of iteration i + S - 1 is copied straight from global into slot (i + S - 1) % S of a ring
+of S buffers while iteration i computes on slot i % S:
+
+    ring = ttg.local_alloc : () -> !ttg.memdesc<S x 128 x 64 x f16, #shared, #smem, mutable>
+    for s in 0 .. S-2:                   (prologue, before the loop)
+        async copy of iteration s into ring[s], masked off when s >= the trip count
+        async_commit_group
+    scf.for i ... iter_args(..., p_ahead, write, read) {
+        async_wait {num = S - 2}        (iteration i's copies landed; a barrier: every warp
+                                          is done reading the slot the next copy overwrites)
+        async copy of iteration i + S - 1 into ring[write], masked off past the end
+        async_commit_group
+        ... ttg.memdesc_index ring[read] replaces the local_alloc ...
+        scf.yield ..., advance(p_ahead), (write + 1) % S, (read + 1) % S
+    }
+    async_wait {num = 0}; ttg.local_dealloc ring
+
+The address of a future iteration is computed by a copy of the ops it depends on in the loop
+(pointer arithmetic, masks from the induction variable): the values the loop carries for them
+(a pointer tensor advanced each iteration) get a copy of their own, `S - 1` iterations ahead,
+started by the prologue's copies of their update. A load qualifies when it is the only
+reader's input of a `ttg.local_alloc` in the loop's body, its `other` is absent or zero, each
+thread's vectors are at least 4 bytes, and its address depends only on the induction
+variable, loop invariants, and carried values whose update depends on nothing else. The
+original loads, and the carried values only they used, are left dead for canonicalize.
+Correct for every trip count: copies past the end are masked off (zero-filled, never read),
+and the loop's results do not change.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+from ....dialects import arith, scf, tt, ttg
+from ....dialects.ttg.attributes import SHARED_MEMORY
+from ....dialects.ttg.types import ASYNC_TOKEN, MemDescType
+from ....ir import DenseElementsAttr, IntegerAttr, Operation, Pure, Region, register_pass
+from ....ir.passes import Pass
+from ....ir.types import i1, i32
+from ....passes.analysis.axis_info import AxisInfoAnalysis
+from ..lowering.indexing import layout_of
+from ..lowering.ldmatrix import shared_offsets, store_plan
+from ..lowering.memory import vector_width
+from .loop_carried import carried
+
+
+@register_pass("tritongpu-pipeline")
+@dataclass(frozen=True)
+class PipelineLoads(Pass):
+    """Pipeline the loads of dot operands in innermost loops (see the module doc)."""
+
+    num_stages: int = 3
+
+    def run(self, module: Operation) -> None:
+        axis_info = SimpleNamespace(axis_info=AxisInfoAnalysis(module))
+        for loop in [op for op in module.walk() if isinstance(op, scf.ForOp)]:
+            stages = loop.attributes.get("tt.num_stages")
+            stages = self.num_stages if stages is None else stages.value
+            nested = [op for op in loop.walk() if isinstance(op, scf.ForOp) and op is not loop]
+            if stages >= 2 and not nested:
+                loads = [op for op in loop.body.ops if _pipelinable(op, axis_info)]
+                address = _address_slice(loads, loop)
+                if loads and address is not None:
+                    _pipeline(loop, loads, *address, stages)
+
+
+def _pipelinable(op: Operation, axis_info) -> bool:
+    """A tensor load whose one reader stores it into a buffer (see the module doc)."""
+    if not isinstance(op, tt.LoadOp) or not op.result.has_one_use:
+        return False
+    alloc = next(iter(op.result.users))
+    if not isinstance(alloc, ttg.LocalAllocOp) or alloc.parent is not op.parent:
+        return False
+    if op.other is not None and not _is_zero(op.other):
+        return False
+    t = alloc.result.type
+    nbytes = t.element_type.width // 8
+    to_offset = shared_offsets(t.encoding, t.shape).invert()
+    _, vector, _ = store_plan(layout_of(op.ptr.type), to_offset, nbytes)
+    width = min(vector_width(axis_info, op.ptr, op.mask), vector)
+    return width * nbytes in (4, 8, 16)
+
+
+def _is_zero(value) -> bool:
+    owner = value.defining_op
+    if not isinstance(owner, arith.ConstantOp):
+        return False
+    attr = owner.value
+    return isinstance(attr, DenseElementsAttr) and attr.is_splat and not attr.splat_value
+
+
+def _address_slice(loads: list, loop: Operation):
+    """(the body's ops the loads' addresses and masks depend on, in order; the carried
+    values they read), or None when one depends on anything else (see the module doc)."""
+    body = loop.body
+    ops: set[Operation] = set()
+    args: set = set()
+    pending = [v for load in loads for v in (load.ptr, load.mask) if v is not None]
+    while pending:
+        value = pending.pop()
+        if value is loop.induction_var or value in args:
+            continue
+        if carried(value) is not None and carried(value)[0] is loop:
+            args.add(value)
+            pending.append(body.terminator.operands[value.index - 1])
+            continue
+        owner = value.defining_op
+        if owner is None:
+            if value.parent_block is body:
+                return None
+            continue  # an argument of the function or of an enclosing op
+        if not _inside(owner, loop):
+            continue  # defined before the loop
+        if owner.parent is not body or Pure not in owner.traits or owner.regions:
+            return None
+        if owner not in ops:
+            ops.add(owner)
+            pending.extend(owner.operands)
+    ordered = [op for op in body.ops if op in ops]
+    return ordered, sorted(args, key=lambda a: a.index)
+
+
+def _inside(op: Operation, loop: Operation) -> bool:
+    while op is not None:
+        if op is loop:
+            return True
+        op = op.parent_op()
+    return False
+
+
+class _Builder:
+    """Inserts new ops before `anchor`, at `location`."""
+
+    def __init__(self, anchor: Operation, location):
+        self.anchor, self.location = anchor, location
+
+    def add(self, op: Operation):
+        op.location = self.location
+        self.anchor.parent.insert_before(op, self.anchor)
+        return op.results[0] if op.results else None
+
+    def constant(self, value: int, t):
+        return self.add(arith.ConstantOp(IntegerAttr(value, t)))
+
+
+def _stage(b: _Builder, loop, loads, slice_ops, env: dict, iv, rings, slot) -> dict:
+    """Copy the loads of the iteration whose induction variable is `iv` and whose carried
+    values are `env` (argument -> value) into slot `slot` of their rings, masked off past the
+    loop's end, and commit them as one group; the carried values of the next iteration."""
+    mapping = dict(env)
+    mapping[loop.induction_var] = iv
+    for op in slice_ops:
+        copy = op.clone(mapping)
+        b.add(copy)
+        for old, new in zip(op.results, copy.results):
+            mapping[old] = new
+    predicate = "ult" if loop.attributes.get("unsignedCmp") is not None else "slt"
+    in_range = b.add(arith.CmpIOp(predicate, iv, loop.upperBound))
+    for load in loads:
+        ptr = mapping.get(load.ptr, load.ptr)
+        mask_t = ptr.type.clone(element_type=i1)
+        mask = b.add(tt.SplatOp(in_range, result=mask_t))
+        if load.mask is not None:
+            mask = b.add(arith.AndIOp(mapping.get(load.mask, load.mask), mask))
+        ring = rings[load]
+        view = b.add(ttg.MemDescIndexOp(ring, slot, result=_slot_type(ring.type)))
+        b.add(ttg.AsyncCopyGlobalToLocalOp(ptr, view, mask, token=ASYNC_TOKEN))
+    b.add(ttg.AsyncCommitGroupOp([], asyncToken=ASYNC_TOKEN))
+    terminator = loop.body.terminator
+    return {arg: _mapped(mapping, terminator.operands[arg.index - 1]) for arg in env}
+
+
+def _mapped(mapping: dict, value):
+    return mapping.get(value, value)
+
+
+def _slot_type(ring_t: MemDescType) -> MemDescType:
+    return MemDescType(
+        ring_t.shape[1:],
+        ring_t.element_type,
+        ring_t.encoding,
+        SHARED_MEMORY,
+        True,
+        ring_t.alloc_shape,
+    )
+
+
+def _pipeline(loop, loads, slice_ops, args, stages: int) -> None:
+    before = _Builder(loop, loop.location)
+    rings = {}
+    for load in loads:
+        alloc_t = next(iter(load.result.users)).result.type
+        ring_t = MemDescType(
+            (stages, *alloc_t.shape), alloc_t.element_type, alloc_t.encoding, SHARED_MEMORY, True
+        )
+        rings[load] = before.add(ttg.LocalAllocOp(None, result=ring_t))
+    iv_t = loop.induction_var.type
+    env = {arg: loop.initArgs[arg.index - 1] for arg in args}
+    for s in range(stages - 1):
+        offset = before.add(arith.MulIOp(before.constant(s, iv_t), loop.step))
+        iv = before.add(arith.AddIOp(loop.lowerBound, offset))
+        env = _stage(before, loop, loads, slice_ops, env, iv, rings, before.constant(s, i32))
+    new_loop = _with_more_carried(loop, [env[arg] for arg in args], stages)
+    _steady_state(new_loop, args, loads, slice_ops, rings, stages)
+    after = _Builder(new_loop.next_op, new_loop.location)
+    after.add(ttg.AsyncWaitOp([], num=IntegerAttr(0, i32), retToken=ASYNC_TOKEN))
+    for ring in rings.values():
+        after.add(ttg.LocalDeallocOp(ring))
+
+
+def _with_more_carried(loop, extra_inits: list, stages: int) -> Operation:
+    """`loop` rebuilt to carry `extra_inits` too, then the write and read slots (i32)."""
+    b = _Builder(loop, loop.location)
+    inits = [*loop.initArgs, *extra_inits, b.constant(stages - 1, i32), b.constant(0, i32)]
+    body = loop.body
+    for value in inits[len(loop.initArgs) :]:
+        body.add_argument(value.type, loop.location)
+    new = scf.ForOp(
+        loop.lowerBound,
+        loop.upperBound,
+        loop.step,
+        inits,
+        attributes=dict(loop.attributes),
+        location=loop.location,
+        region=Region(),
+    )
+    new.region.take_body(loop.region)
+    loop.parent.insert_before(new, loop)
+    for old, result in zip(loop.outs, new.outs):
+        old.replace_all_uses_with(result)
+    loop.erase()
+    return new
+
+
+def _steady_state(loop, args: list, loads: list, slice_ops: list, rings: dict, stages: int):
+    """The body's new start: wait for this iteration's slot, copy iteration i + S - 1 into the
+    slot the last iteration read, read the operands from this iteration's slot; the yield
+    carries the copies' next addresses and the slots on."""
+    body = loop.body
+    extra = body.arguments[len(body.arguments) - len(args) - 2 :]
+    ahead, (write, read) = extra[: len(args)], extra[len(args) :]
+    b = _Builder(body.first_op, loop.location)
+    b.add(ttg.AsyncWaitOp([], num=IntegerAttr(stages - 2, i32), retToken=ASYNC_TOKEN))
+    distance = b.add(arith.MulIOp(b.constant(stages - 1, loop.induction_var.type), loop.step))
+    iv = b.add(arith.AddIOp(loop.induction_var, distance))
+    next_env = _stage(b, loop, loads, slice_ops, dict(zip(args, ahead)), iv, rings, write)
+    for load in loads:
+        alloc = next(iter(load.result.users))
+        ring = rings[load]
+        view = b.add(ttg.MemDescIndexOp(ring, read, result=_slot_type(ring.type)))
+        alloc.result.replace_all_uses_with(view)
+        alloc.erase()
+        load.erase()
+    terminator = body.terminator
+    at_yield = _Builder(terminator, loop.location)
+    slots = [_advance(at_yield, slot, stages) for slot in (write, read)]
+    terminator.set_operands([*terminator.operands, *[next_env[a] for a in args], *slots])
+
+
+def _advance(b: _Builder, slot, stages: int):
+    """(slot + 1) % stages."""
+    following = b.add(arith.AddIOp(slot, b.constant(1, i32)))
+    wraps = b.add(arith.CmpIOp("eq", following, b.constant(stages, i32)))
+    return b.add(arith.SelectOp(wraps, b.constant(0, i32), following))

@@ -1,0 +1,133 @@
+"""Software pipelining (passes/pipeline_loads.py) without a GPU: the pipelined TTGIR computes
+what the TTIR did for every trip count (none, fewer than the stages, ragged K), in the
+evaluator, which runs the ring of buffers, its slots and the masks of the copies past the
+loop's end; the tutorial matmul's K loop holds its copies and no conversion but its dot
+operands'; and it assembles without spills. Values on the GPU: tests/gpu/test_dot_gpu.py.
+"""
+
+import numpy as np
+import pytest
+from test_dot_lowering import DOT_KERNELS, ROOT, _load
+
+from naiad.backends.nvidia import link
+from naiad.backends.nvidia import target as nv_target
+from naiad.backends.nvidia.compiler import ttgir_pipeline
+from naiad.dialects import scf, tt
+from naiad.passes.pipeline import run_pipeline
+from naiad.runtime.compiler import build_ttir
+from naiad.runtime.evaluator import evaluate
+
+
+def _modules(kernel, args, kwargs, stages: int, arch="sm_90a", num_warps=4):
+    """(TTIR, TTGIR pipelined with `stages`) of one specialization."""
+    bound = kernel._bind(args, kwargs)
+    before = build_ttir(kernel, bound, f"cuda:{arch}").module
+    after = build_ttir(kernel, bound, f"cuda:{arch}").module
+    capability = nv_target.cuda_target(f"cuda:{arch}").capability
+    run_pipeline(ttgir_pipeline(num_warps, capability, num_stages=stages), after)
+    return before, after
+
+
+def _loop_ops(module) -> list[str]:
+    loop = next(op for op in module.walk() if isinstance(op, scf.ForOp))
+    return [op.name for op in loop.body.ops]
+
+
+def _run(module, k: int, seed: int) -> np.ndarray:
+    gen = np.random.default_rng(seed)
+    a = (gen.standard_normal(64 * 256)).astype(np.float16)
+    b = (gen.standard_normal(256 * 64)).astype(np.float16)
+    c = np.full(64 * 64, 7.0, dtype=np.float16)
+    func = next(op for op in module.walk() if isinstance(op, tt.FuncOp))
+    evaluate(module, func.sym_name.value, [a, b, c, k], grid=(1,))
+    return c
+
+
+@pytest.mark.parametrize("stages", [2, 3, 4])
+def test_pipelined_loop_keeps_the_values_for_every_trip_count(stages):
+    args = ("*fp16", "*fp16", "*fp16")
+    kwargs = {"M": 64, "N": 64, "K": 128, "BK": 32}  # K divisible by 16: 16-byte copies
+    before, after = _modules(DOT_KERNELS.matmul_loop, args, kwargs, stages)
+    body = _loop_ops(after)
+    assert "ttg.async_copy_global_to_local" in body
+    assert "tt.load" not in body
+    assert body[0] == "ttg.async_wait"
+    # 0 trips, 1, fewer than the stages, a ragged last tile, many
+    for k in (0, 16, 32, 48, 96, 160, 256):
+        got, want = _run(after, k, seed=k), _run(before, k, seed=k)
+        np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=2e-3)
+
+
+def test_one_stage_does_not_pipeline():
+    args = ("*fp16", "*fp16", "*fp16")
+    kwargs = {"M": 64, "N": 64, "K": 128, "BK": 32}
+    _, after = _modules(DOT_KERNELS.matmul_loop, args, kwargs, 1)
+    assert "tt.load" in _loop_ops(after)
+    assert "ttg.async_copy_global_to_local" not in _loop_ops(after)
+
+
+# The tutorial's configs for CUDA GPUs: (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages)
+TUTORIAL_CONFIGS = [
+    (128, 256, 64, 8, 3),
+    (64, 256, 32, 4, 4),
+    (128, 128, 32, 4, 4),
+    (128, 64, 32, 4, 4),
+    (64, 128, 32, 4, 4),
+    (128, 32, 32, 4, 4),
+    (64, 32, 32, 2, 5),
+    (32, 64, 32, 2, 5),
+]
+
+
+def _tutorial_matmul(config, arch):
+    tutorial = _load(ROOT / "examples" / "03_matmul.py", "pipeline_matmul")
+    bm, bn, bk, warps, stages = config
+    args = ("*fp16", "*fp16", "*fp16", 4096, 4096, 4096, 4096, 1, 4096, 1, 4096, 1)
+    sizes = {"BLOCK_SIZE_M": bm, "BLOCK_SIZE_N": bn, "BLOCK_SIZE_K": bk, "GROUP_SIZE_M": 8}
+    kwargs = {**sizes, "ACTIVATION": ""}
+    return _modules(tutorial.matmul_kernel.fn, args, kwargs, stages, arch, warps)[1]
+
+
+def test_tutorial_matmul_loop_converts_only_dot_operands():
+    """The K loop carries its pointers in the layout of their copies: no conversion in it
+    (the dot operands are read from the buffers by `ttg.local_load`)."""
+    module = _tutorial_matmul(TUTORIAL_CONFIGS[0], "sm_90a")
+    body = _loop_ops(module)
+    assert "ttg.convert_layout" not in body
+    assert body.count("ttg.async_copy_global_to_local") == 2
+    assert body.count("ttg.local_load") == 2 * 64 // 16
+
+
+@pytest.mark.skipif(link.linker_version() is None, reason="nvJitLink is not installed")
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+@pytest.mark.parametrize("config", [TUTORIAL_CONFIGS[0], TUTORIAL_CONFIGS[6]])
+def test_tutorial_matmul_assembles_without_spills(config, arch):
+    """The largest tile (128 accumulator registers a thread) and a two-warp one, with their
+    stages of copies in flight: no register spills."""
+    tutorial = _load(ROOT / "examples" / "03_matmul.py", "pipeline_matmul")
+    bm, bn, bk, warps, stages = config
+    compiled = tutorial.matmul_kernel.fn.warmup(
+        "*fp16",
+        "*fp16",
+        "*fp16",
+        4096,
+        4096,
+        4096,
+        4096,
+        1,
+        4096,
+        1,
+        4096,
+        1,
+        BLOCK_SIZE_M=bm,
+        BLOCK_SIZE_N=bn,
+        BLOCK_SIZE_K=bk,
+        GROUP_SIZE_M=8,
+        ACTIVATION="",
+        num_warps=warps,
+        num_stages=stages,
+        grid=(1,),
+        target=f"cuda:{arch}",
+    )
+    assert "cp.async.cg.shared.global" in compiled.asm["ptx"]
+    assert compiled.n_spills == 0
