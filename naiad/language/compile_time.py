@@ -28,7 +28,10 @@ class ConstexprFunction:
 
     @property
     def src(self) -> str:
-        return textwrap.dedent(inspect.getsource(self.fn))
+        """The source from the `def` line on (decorators dropped, as Triton's)."""
+        lines = textwrap.dedent(inspect.getsource(self.fn)).splitlines(keepends=True)
+        starts = [i for i, line in enumerate(lines) if line.startswith("def ")]
+        return "".join(lines[starts[0] if starts else 0 :])
 
     def __repr__(self):
         return f"ConstexprFunction({self.fn.__module__}:{self.fn.__qualname__})"

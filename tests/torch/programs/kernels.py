@@ -28,9 +28,15 @@ def mul_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr, EVEN: tl.constexpr
         tl.store(out_ptr + offs, x * tl.load(y_ptr + offs, mask=mask), mask=mask)
 
 
+@triton.constexpr_function
+def half(value):
+    return value // 2
+
+
 @triton.jit
 def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    # A constexpr function: Inductor copies it into its module beside the kernel.
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, half(BLOCK) * 2)
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask)
     tl.store(out_ptr + offs, x + tl.load(y_ptr + offs, mask=mask), mask=mask)
