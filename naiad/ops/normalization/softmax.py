@@ -2,10 +2,10 @@
 _log_softmax and their _backward_data ops), from row kernels over the (M, N) view with the dim
 last (reduce/rows.py).
 
-The forward makes two passes per row: an online pass keeps, per lane, the largest value seen
-and the sum of exponentials scaled to it (rescaled when the largest grows), then folds the lanes;
-the second pass writes exp(x - max) / sum, or x - max - log(sum). A row of -inf gives NaN, as in
-torch. The backward's first pass is the row's dot product of grad and output.
+The forward holds whole rows in one tile where they fit (one read, one exp per element); longer
+rows take three passes: the max, the sum of exp(x - max), then exp(x - max) / sum or
+x - max - log(sum). A row of -inf gives NaN, as in torch. The backward's first pass is the row's
+dot product of grad and output.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from ... import language as tl
 from ...runtime.jit import jit
 from ..dtypes import tl_dtype
 from ..reduce.kernels import _max, _rows
-from ..reduce.launch import accumulator, launch_rows
+from ..reduce.launch import accumulator, blocks, launch_rows
 from ..reduce.rows import as_rows, normalized_dims
 from ..registry import aten
 
@@ -25,37 +25,64 @@ __all__ = ["log_softmax", "softmax"]
 _NAN = tl.PropagateNan.ALL
 
 
+@jit
+def _softmax_of(v, LOG: tl.constexpr):
+    """softmax (or log_softmax) along dim 1 of a tile of whole rows."""
+    peak = tl.reduce(v, 1, _max)
+    shifted = v - tl.where(peak == float("-inf"), 0.0, peak)[:, None]
+    e = tl.exp(shifted)
+    total = tl.sum(e, 1)[:, None]
+    if LOG:
+        return shifted - tl.log(total)
+    return e / total
+
+
 @jit(do_not_specialize=["M", "N"])
 def softmax_kernel(x, out, M, N, s_m, s_n, s_out, LOG: tl.constexpr, COMPUTE: tl.constexpr,
-                   INDEX64: tl.constexpr, BLOCK_M: tl.constexpr,
+                   ONE_TILE: tl.constexpr, INDEX64: tl.constexpr, BLOCK_M: tl.constexpr,
                    BLOCK_N: tl.constexpr):  # fmt: skip
     rows = _rows(BLOCK_M, INDEX64)
     row_mask = rows < M
+    if ONE_TILE:  # whole rows in one tile: one read, one exp per element
+        cols = tl.arange(0, BLOCK_N)
+        mask = row_mask[:, None] & (cols[None, :] < N)
+        v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=float("-inf"))
+        result = _softmax_of(v.to(COMPUTE), LOG).to(out.dtype.element_ty)
+        tl.store(out + rows[:, None] * N + cols[None, :], result, mask=mask)
+    else:
+        _softmax_long_rows(x, out, rows, row_mask, N, s_m, s_n, LOG, COMPUTE, BLOCK_M, BLOCK_N)
+
+
+@jit
+def _softmax_long_rows(x, out, rows, row_mask, N, s_m, s_n, LOG: tl.constexpr,
+                       COMPUTE: tl.constexpr, BLOCK_M: tl.constexpr,
+                       BLOCK_N: tl.constexpr):  # fmt: skip
+    """Rows longer than a tile: the max, then the sum of exponentials, then the output."""
     top = tl.full([BLOCK_M, BLOCK_N], float("-inf"), COMPUTE)
+    for begin in range(0, N, BLOCK_N):
+        cols = begin + tl.arange(0, BLOCK_N)
+        mask = row_mask[:, None] & (cols[None, :] < N)
+        v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=float("-inf"))
+        top = tl.maximum(top, v.to(COMPUTE), propagate_nan=_NAN)
+    peak = tl.reduce(top, 1, _max)
+    shift = tl.where(peak == float("-inf"), 0.0, peak)[:, None]
     total = tl.zeros([BLOCK_M, BLOCK_N], COMPUTE)
     for begin in range(0, N, BLOCK_N):
         cols = begin + tl.arange(0, BLOCK_N)
         mask = row_mask[:, None] & (cols[None, :] < N)
         v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=float("-inf"))
-        v = v.to(COMPUTE)
-        new_top = tl.maximum(top, v, propagate_nan=_NAN)
-        empty = new_top == float("-inf")
-        total = total * tl.where(empty, 0.0, tl.exp(top - new_top))
-        total += tl.where(empty, 0.0, tl.exp(v - new_top))
-        top = new_top
-    peak = tl.reduce(top, 1, _max)
-    total = tl.sum(total * tl.where(top == float("-inf"), 0.0, tl.exp(top - peak[:, None])), 1)
+        total += tl.exp(v.to(COMPUTE) - shift)
+    total = tl.sum(total, 1)[:, None]
     for begin in range(0, N, BLOCK_N):
         cols = begin + tl.arange(0, BLOCK_N)
         mask = row_mask[:, None] & (cols[None, :] < N)
         v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask).to(COMPUTE)
         if LOG:
-            result = v - peak[:, None] - tl.log(total)[:, None]
+            result = v - shift - tl.log(total)
         else:
-            result = tl.exp(v - peak[:, None]) / total[:, None]
-        tl.store(
-            out + rows[:, None] * N + cols[None, :], result.to(out.dtype.element_ty), mask=mask
-        )
+            result = tl.exp(v - shift) / total
+        result = result.to(out.dtype.element_ty)
+        tl.store(out + rows[:, None] * N + cols[None, :], result, mask=mask)
 
 
 @jit(do_not_specialize=["M", "N"])
@@ -109,7 +136,8 @@ def _forward(input, dim, dtype, log: bool):
     tl_dtype(input.dtype)
     x, d, rows = _rows_of(input, dim)
     buffer = torch.empty(rows.M, rows.N, dtype=dtype, device=input.device)
-    launch_rows(softmax_kernel, rows, [buffer], [], accumulator(dtype), LOG=log)
+    one_tile = blocks(rows.M, rows.N, input.device)[1] >= rows.N
+    launch_rows(softmax_kernel, rows, [buffer], [], accumulator(dtype), LOG=log, ONE_TILE=one_tile)
     return _back(buffer, x, d, input.shape)
 
 

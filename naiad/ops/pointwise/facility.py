@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import torch
 
-from ...utils import cdiv
 from ..dtypes import Kind, computation_dtypes, tl_dtype
 from . import codegen
-from .layout import broadcast_strides, walk
+from .layout import broadcast_shape, broadcast_strides, contiguous_walk, walk
 
 __all__ = ["PointwiseOp", "inplace_target", "pointwise"]
 
@@ -72,7 +71,13 @@ class PointwiseOp:
         if compute == torch.float64:  # a Python float reaches a kernel as fp32: pass fp64 data
             args = [_as_tensor(a, out.device) if isinstance(a, float) else a for a in args]
         operands = [a for a in args if isinstance(a, torch.Tensor)]
-        layout = walk(shape, [broadcast_strides(t, shape) for t in operands] + [list(out.stride())])
+        if all(t.shape == out.shape and t.is_contiguous() for t in operands) and (
+            out.is_contiguous()
+        ):  # the common case, without walking the dims
+            layout = contiguous_walk(out.numel(), len(operands) + 1)
+        else:
+            strides = [broadcast_strides(t, shape) for t in operands] + [list(out.stride())]
+            layout = walk(shape, strides)
         pattern = tuple(
             (codegen.TENSOR if isinstance(a, torch.Tensor) else codegen.SCALAR, self._promoted(i))
             for i, a in enumerate(args)
@@ -85,7 +90,7 @@ class PointwiseOp:
         block, options = _block(out.device)
         strides = [s for st in layout.strides for s in st]
         index64 = max(n, layout.largest) + block > _INDEX32_LIMIT
-        kernel[(cdiv(n, block),)](
+        kernel[((n + block - 1) // block,)](
             *args,
             out,
             n,
@@ -139,7 +144,7 @@ def _scalars_off_device(args):
 def _broadcast_shape(tensors, out) -> tuple[int, ...]:
     if not tensors:  # fill: only scalars, into `out`
         return tuple(out.shape) if out is not None else ()
-    shape = tuple(torch.broadcast_shapes(*(t.shape for t in tensors)))
+    shape = broadcast_shape([t.shape for t in tensors])
     if out is not None and tuple(out.shape) != shape:
         out.resize_(shape)  # as torch's out= does (it also warns where `out` was not empty)
     return shape

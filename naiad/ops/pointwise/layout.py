@@ -12,7 +12,27 @@ from __future__ import annotations
 
 import torch
 
-__all__ = ["Walk", "broadcast_strides", "walk"]
+__all__ = ["Walk", "broadcast_shape", "broadcast_strides", "contiguous_walk", "walk"]
+
+
+def broadcast_shape(shapes) -> tuple[int, ...]:
+    """The shape `shapes` broadcast to (torch's rule; torch.broadcast_shapes costs tens of
+    microseconds a call, a launch's budget)."""
+    first = shapes[0]
+    if all(s == first for s in shapes):
+        return tuple(first)
+    rank = max(len(s) for s in shapes)
+    result = [1] * rank
+    for s in shapes:
+        for i, n in enumerate(s, rank - len(s)):
+            if n != 1:
+                if result[i] not in (1, n):
+                    raise RuntimeError(
+                        f"The size of tensor a ({result[i]}) must match the size of tensor b "
+                        f"({n}) at non-singleton dimension {i}"
+                    )
+                result[i] = n
+    return tuple(result)
 
 
 def broadcast_strides(tensor: torch.Tensor, shape: tuple[int, ...]) -> list[int]:
@@ -30,13 +50,20 @@ class Walk:
 
     __slots__ = ("largest", "sizes", "strides")
 
-    def __init__(self, sizes, strides):
+    def __init__(self, sizes, strides, largest=None):
         self.sizes = sizes
         self.strides = strides
-        self.largest = max(
-            (sum((n - 1) * abs(s) for n, s in zip(sizes, st, strict=True)) for st in strides),
-            default=0,
-        )
+        if largest is None:
+            largest = max(
+                (sum((n - 1) * abs(s) for n, s in zip(sizes, st, strict=True)) for st in strides),
+                default=0,
+            )
+        self.largest = largest
+
+
+def contiguous_walk(n: int, operands: int) -> Walk:
+    """The walk of `operands` contiguous tensors of one shape with `n` elements."""
+    return Walk([n], [[1] for _ in range(operands)], largest=n - 1)
 
 
 def _order(sizes, out_strides):

@@ -64,14 +64,23 @@ def _combine(a, b, OP: tl.constexpr):
 
 
 @jit
-def _fold(acc, OP: tl.constexpr):
+def _fold(acc, OP: tl.constexpr, AXIS: tl.constexpr):
     if OP == PROD:
-        return tl.reduce(acc, 1, _mul)
+        return tl.reduce(acc, AXIS, _mul)
     if OP == MAX or OP == ANY or OP == NORM_INF:
-        return tl.reduce(acc, 1, _max)
+        return tl.reduce(acc, AXIS, _max)
     if OP == MIN or OP == ALL:
-        return tl.reduce(acc, 1, _min)
-    return tl.reduce(acc, 1, _add)
+        return tl.reduce(acc, AXIS, _min)
+    return tl.reduce(acc, AXIS, _add)
+
+
+@jit
+def _finish(result, N, OP: tl.constexpr):
+    if OP == MEAN:
+        result = result / N
+    if OP == NORM2:
+        result = tl.sqrt(result)
+    return result
 
 
 @jit
@@ -82,24 +91,40 @@ def _rows(BLOCK_M: tl.constexpr, INDEX64: tl.constexpr):
     return pid * BLOCK_M + tl.arange(0, BLOCK_M)
 
 
-@jit(do_not_specialize=["M", "N", "init"])
-def reduce_kernel(x, out, M, N, s_m, s_n, s_out, init, OP: tl.constexpr, COMPUTE: tl.constexpr,
+@jit(do_not_specialize=["M", "N"])
+def reduce_kernel(x, out, M, N, s_m, s_n, s_out, INIT: tl.constexpr, OP: tl.constexpr,
+                  COMPUTE: tl.constexpr,
                   INDEX64: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):  # fmt: skip
-    """out[m] = the reduction of x[m, :] (its `init` where N == 0)."""
+    """out[m] = the reduction of x[m, :] (INIT where N == 0). Lanes past the row's end load
+    INIT, which every OP's element transform maps to the combine's identity; a constant, so
+    the accumulator starts as a splat the back end need not fill per row."""
+    if BLOCK_M == 1:  # one row a program: 1-D blocks, which the CPU back end reduces fastest
+        row = _rows(1, INDEX64)
+        acc = tl.full([BLOCK_N], INIT, COMPUTE)
+        for begin in range(0, N, BLOCK_N):
+            cols = begin + tl.arange(0, BLOCK_N)
+            mask = cols < N
+            v = tl.load(x + row * s_m + cols * s_n, mask=mask, other=INIT)
+            acc = _combine(acc, _element(v, OP, COMPUTE), OP)
+        result = _finish(_fold(acc, OP, 0), N, OP)
+        tl.store(out + row * s_out + tl.arange(0, 1), result.to(out.dtype.element_ty))
+    else:
+        _reduce_tile(x, out, M, N, s_m, s_n, s_out, INIT, OP, COMPUTE, INDEX64, BLOCK_M, BLOCK_N)
+
+
+@jit
+def _reduce_tile(x, out, M, N, s_m, s_n, s_out, INIT: tl.constexpr, OP: tl.constexpr,
+                 COMPUTE: tl.constexpr,
+                 INDEX64: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):  # fmt: skip
     rows = _rows(BLOCK_M, INDEX64)
     row_mask = rows < M
-    start = tl.zeros([BLOCK_M, BLOCK_N], COMPUTE) + init.to(COMPUTE)
-    acc = start
+    acc = tl.full([BLOCK_M, BLOCK_N], INIT, COMPUTE)
     for begin in range(0, N, BLOCK_N):
         cols = begin + tl.arange(0, BLOCK_N)
         mask = row_mask[:, None] & (cols[None, :] < N)
-        v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask)
-        acc = _combine(acc, tl.where(mask, _element(v, OP, COMPUTE), start), OP)
-    result = _fold(acc, OP)
-    if OP == MEAN:
-        result = result / N
-    if OP == NORM2:
-        result = tl.sqrt(result)
+        v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=INIT)
+        acc = _combine(acc, _element(v, OP, COMPUTE), OP)
+    result = _finish(_fold(acc, OP, 1), N, OP)
     tl.store(out + rows * s_out, result.to(out.dtype.element_ty), mask=row_mask)
 
 

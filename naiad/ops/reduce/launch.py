@@ -2,28 +2,39 @@
 
 A program holds a BLOCK_M x BLOCK_N tile: the row's length decides BLOCK_N (whole short rows,
 chunks of long ones) and BLOCK_M fills the tile to about TILE elements, so short rows still give
-each program real work. Results are contiguous, one per row.
+each program real work; long rows on the CPU get a program each. Results are contiguous, one
+per row.
 """
 
 from __future__ import annotations
 
 import torch
 
-from ...utils import cdiv, next_power_of_2
 from ..dtypes import tl_dtype
 from .rows import Rows
 
 __all__ = ["accumulator", "blocks", "launch_rows"]
 
 TILE = {"cpu": 4096, "cuda": 4096}
+# On the CPU, rows this long get a program each: kernels that see BLOCK_M == 1 use 1-D blocks,
+# which the CPU back end reduces several times faster than [1, N] tiles (bench/RESULTS.md).
+ONE_ROW_FROM = 256
 MAX_BLOCK_N = {"cpu": 1024, "cuda": 1024}
 _INDEX32_LIMIT = 2**31 - 1
 
 
+def _power_of_2_above(n: int) -> int:
+    """The smallest power of 2 >= n (naiad.next_power_of_2 is a compile-time function too,
+    which costs more per host call)."""
+    return 1 << max(n - 1, 0).bit_length()
+
+
 def blocks(M: int, N: int, device: torch.device) -> tuple[int, int]:
     kind = "cpu" if device.type == "cpu" else "cuda"
-    block_n = min(next_power_of_2(max(N, 1)), MAX_BLOCK_N[kind])
-    block_m = min(next_power_of_2(max(M, 1)), max(1, TILE[kind] // block_n))
+    block_n = min(_power_of_2_above(max(N, 1)), MAX_BLOCK_N[kind])
+    if kind == "cpu" and N >= ONE_ROW_FROM:
+        return 1, block_n
+    block_m = min(_power_of_2_above(max(M, 1)), max(1, TILE[kind] // block_n))
     return block_m, block_n
 
 
@@ -42,7 +53,7 @@ def launch_rows(kernel, rows: Rows, outputs, scalars, compute: torch.dtype, **co
     s_m, s_n = view.stride()
     farthest = (rows.M - 1) * abs(s_m) + (rows.N - 1) * abs(s_n) + block_m * abs(s_m) + block_n
     options = {} if view.device.type == "cpu" else {"num_warps": 4}
-    kernel[(cdiv(rows.M, block_m),)](
+    kernel[((rows.M + block_m - 1) // block_m,)](
         view, *outputs, rows.M, rows.N, s_m, s_n, 1, *scalars,
         **constexprs,
         COMPUTE=tl_dtype(compute),

@@ -1,0 +1,112 @@
+"""naiad.ops against torch eager on the CPU, op by op, on the same tensors.
+
+    python bench/ops/cpu_ops.py [--pairs 15] [--only add,softmax,...] [--size 1024]
+
+Method (issue 19): for each op, Naiad's function and torch's alternate in one process (A B A B
+...) after a warm-up that compiles Naiad's kernel, `--pairs` pairs, each side timed over a batch
+of calls long enough to read; printed per op: the median of the per-pair ratios torch time /
+Naiad time (> 1: Naiad is faster) and the median times; at the end the geometric mean of the
+ratios over the op set. Operands are fp32, --size x --size (1024 x 1024 by default: 4 MiB, past
+the launch overheads of both), freshly random; torch is asked to let its OpenMP threads wait
+passively, as bench/cpu/kernels.py explains.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import platform
+import statistics
+import time
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+os.environ.setdefault("NAIAD_BACKEND", "cpu")
+
+import torch
+import torch.nn.functional as F
+
+import naiad.ops as ops
+
+
+def cases(n: int):
+    """name -> (Naiad's call, torch's call) on shared operands."""
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(n, n, generator=g)
+    y = torch.randn(n, n, generator=g)
+    row = torch.randn(n, generator=g)
+    w, b = torch.randn(n, generator=g), torch.randn(n, generator=g)
+    cond = x > 0
+    return {
+        "add": (lambda: ops.add(x, y), lambda: torch.add(x, y)),
+        "mul scalar": (lambda: ops.mul(x, 1.5), lambda: torch.mul(x, 1.5)),
+        "add broadcast": (lambda: ops.add(x, row), lambda: torch.add(x, row)),
+        "add transposed": (lambda: ops.add(x.t(), y), lambda: torch.add(x.t(), y)),
+        "exp": (lambda: ops.exp(x), lambda: torch.exp(x)),
+        "sigmoid": (lambda: ops.sigmoid(x), lambda: torch.sigmoid(x)),
+        "gelu": (lambda: ops.gelu(x), lambda: F.gelu(x)),
+        "silu": (lambda: ops.silu(x), lambda: F.silu(x)),
+        "where": (lambda: ops.where(cond, x, y), lambda: torch.where(cond, x, y)),
+        "lt": (lambda: ops.lt(x, y), lambda: torch.lt(x, y)),
+        "to fp16": (lambda: ops.to(x, torch.float16), lambda: x.to(torch.float16)),
+        "sum rows": (lambda: ops.sum(x, 1), lambda: torch.sum(x, 1)),
+        "sum cols": (lambda: ops.sum(x, 0), lambda: torch.sum(x, 0)),
+        "amax rows": (lambda: ops.amax(x, 1), lambda: torch.amax(x, 1)),
+        "argmax rows": (lambda: ops.argmax(x, 1), lambda: torch.argmax(x, 1)),
+        "var rows": (lambda: ops.var(x, 1), lambda: torch.var(x, 1)),
+        "logsumexp rows": (lambda: ops.logsumexp(x, 1), lambda: torch.logsumexp(x, 1)),
+        "softmax": (lambda: ops.softmax(x, 1), lambda: torch.softmax(x, 1)),
+        "log_softmax": (lambda: ops.log_softmax(x, 1), lambda: torch.log_softmax(x, 1)),
+        "layer_norm": (
+            lambda: ops.layer_norm(x, n, w, b),
+            lambda: F.layer_norm(x, (n,), w, b),
+        ),
+    }
+
+
+def timed(fn, calls: int) -> float:
+    start = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    return (time.perf_counter() - start) / calls
+
+
+def measure(ours, theirs, pairs: int) -> tuple[float, float, float]:
+    """(median ratio torch/Naiad, median Naiad s, median torch s)."""
+    ours()
+    theirs()
+    calls = max(1, int(0.02 / max(timed(theirs, 3), 1e-6)))
+    ratios, mine, base = [], [], []
+    for _ in range(pairs):
+        a = timed(ours, calls)
+        t = timed(theirs, calls)
+        ratios.append(t / a)
+        mine.append(a)
+        base.append(t)
+    return statistics.median(ratios), statistics.median(mine), statistics.median(base)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=15)
+    parser.add_argument("--size", type=int, default=1024)
+    parser.add_argument("--only", default="")
+    args = parser.parse_args()
+    chosen = set(filter(None, args.only.split(",")))
+    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, torch "
+          f"{torch.__version__}, {torch.get_num_threads()} torch threads, fp32 "
+          f"{args.size}x{args.size}")  # fmt: skip
+    print(f"{'op':<16} {'torch/naiad':>11} {'naiad ms':>9} {'torch ms':>9}")
+    ratios = []
+    for name, (ours, theirs) in cases(args.size).items():
+        if chosen and name not in chosen:
+            continue
+        ratio, mine, base = measure(ours, theirs, args.pairs)
+        ratios.append(ratio)
+        print(f"{name:<16} {ratio:>11.2f} {mine * 1e3:>9.3f} {base * 1e3:>9.3f}", flush=True)
+    geomean = math.exp(sum(map(math.log, ratios)) / len(ratios))
+    print(f"geometric mean of torch/naiad over {len(ratios)} ops: {geomean:.2f}")
+
+
+if __name__ == "__main__":
+    main()
