@@ -109,6 +109,14 @@ def compiled_once(table: dict, key, make):
         return found
 
 
+# A CPU program occupies its worker thread whole: all of the registers and all of the scratch
+# memory that the CPU driver's device properties count (driver.py), so occupancy computed as
+# for a GPU (tutorial 02: registers // (n_regs * warp size * num_warps), and shared memory //
+# metadata.shared) gives one program per worker thread.
+CPU_REGISTERS = 1 << 16
+CPU_SCRATCH_BYTES = 1 << 16
+
+
 class Metadata(dict):
     """A compiled kernel's metadata: a dict whose keys also read as attributes, as Triton's
     (`compiled.metadata.shared`)."""
@@ -140,14 +148,28 @@ class CompiledKernel(TritonCompiledKernel):
 
     def __post_init__(self):
         self.metadata = Metadata(self.metadata)
+        if self._on_cpu:
+            self.metadata.setdefault("shared", CPU_SCRATCH_BYTES)
+
+    @property
+    def _on_cpu(self) -> bool:
+        """Whether the target is a CPU: named so before the back end ran, its triple after."""
+        target = self.metadata.get("target", "")
+        if isinstance(target, dict):
+            return not str(target.get("triple", "nvptx")).startswith("nvptx")
+        return str(target).startswith("cpu")
 
     @property
     def n_regs(self) -> int | None:
-        return self.metadata.get("n_regs")
+        regs = self.metadata.get("n_regs")
+        if regs is None and self._on_cpu:
+            return CPU_REGISTERS // max(1, self.options.num_warps)
+        return regs
 
     @property
     def n_spills(self) -> int | None:
-        return self.metadata.get("n_spills")
+        spills = self.metadata.get("n_spills")
+        return 0 if spills is None and self.n_regs is not None else spills
 
 
 @dataclass

@@ -124,13 +124,14 @@ class _CpuUtils:
     @staticmethod
     def get_device_properties(device=None) -> dict:
         """The host under the same keys: each worker thread counts as a multiprocessor running
-        one program at a time (a 'warp' of one thread); there is no shared memory and no
-        register file to divide among programs, so those limits read 0."""
+        one program at a time (a 'warp' of one thread), which takes all of its registers and
+        scratch memory (a CPU kernel's n_regs and metadata.shared say so: compiler.py)."""
         from ..backends.cpu import pool
+        from .compiler import CPU_REGISTERS, CPU_SCRATCH_BYTES
 
         return {
-            "max_shared_mem": 0,
-            "max_num_regs": 0,
+            "max_shared_mem": CPU_SCRATCH_BYTES,
+            "max_num_regs": CPU_REGISTERS,
             "multiprocessor_count": pool.thread_count(),
             "warpSize": 1,
             "max_threads_per_block": 1,

@@ -1,0 +1,97 @@
+"""Run Triton's tutorials (python/tutorials/NN-*.py of a Triton checkout) on Naiad, unmodified.
+
+    python scripts/triton_tutorials.py TRITON_CHECKOUT [--only 01,03] [--timeout 600]
+        [--full-benchmarks]
+
+Nothing is fetched: TRITON_CHECKOUT is a checkout (or export) of Triton's repository. Each
+tutorial runs in its own process through Naiad's switch (`naiad.install_as_triton()`, then the
+file as `__main__`), compiled for this machine's CPU unless NAIAD_BACKEND says otherwise. Its
+correctness checks are the tutorial's own (asserts, `torch.allclose`, printed differences);
+a benchmark that fails after them (a CUDA-only stream, say) is reported beside "passed".
+On a CPU the performance sweeps would take hours, so unless --full-benchmarks is given each
+`perf_report` benchmark measures only the first point of its x axis (the harness replaces
+`Benchmark.x_vals` by its first value, and draws no plot, which would need matplotlib: the
+tutorial's file is not edited). The table printed
+last gives, per tutorial, passed / failed (with the first line of the error) / timed out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+_HARNESS = """
+import runpy, sys
+import naiad
+naiad.install_as_triton()
+from naiad.testing import report
+original = report.Mark.run
+def measured(self, *args, **kwargs):
+    if {short!r}:
+        for bench in ([self.benchmarks] if isinstance(self.benchmarks, report.Benchmark)
+                      else self.benchmarks):
+            bench.x_vals = list(bench.x_vals)[:1]
+        kwargs["show_plots"] = False
+    try:
+        return original(self, *args, **kwargs)
+    except Exception as error:  # the checks before it passed; the benchmark is reported
+        first = (str(error).splitlines() or [""])[0]
+        print(f"BENCHMARK-ERROR: {{type(error).__name__}}: {{first}}", file=sys.stderr)
+report.Mark.run = measured
+sys.argv = [{path!r}]
+runpy.run_path({path!r}, run_name="__main__")
+"""
+
+
+def run_one(path: Path, timeout: float, short: bool) -> tuple[str, str]:
+    """('passed' | 'failed' | 'timed out', detail) for one tutorial."""
+    code = _HARNESS.format(path=str(path), short=short)
+    env = {
+        **os.environ,
+        "NAIAD_BACKEND": os.environ.get("NAIAD_BACKEND", "cpu"),
+        "MPLBACKEND": "Agg",
+    }
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code],
+            cwd=path.parent,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return "timed out", f"after {timeout:.0f} s"
+    if done.returncode == 0:
+        benchmark = [line for line in done.stderr.splitlines() if line.startswith("BENCHMARK-")]
+        return "passed", benchmark[0][:240] if benchmark else ""
+    lines = [line for line in done.stderr.strip().splitlines() if line.strip()]
+    return "failed", lines[-1][:240] if lines else f"exit status {done.returncode}"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("checkout", type=Path)
+    parser.add_argument("--only", default="", help="comma-separated tutorial numbers")
+    parser.add_argument("--timeout", type=float, default=900.0)
+    parser.add_argument("--full-benchmarks", action="store_true")
+    options = parser.parse_args(argv)
+    folder = options.checkout / "python" / "tutorials"
+    wanted = {n.strip() for n in options.only.split(",") if n.strip()}
+    results = []
+    for path in sorted(folder.glob("[0-9][0-9]-*.py")):
+        if wanted and path.name[:2] not in wanted:
+            continue
+        outcome, detail = run_one(path, options.timeout, not options.full_benchmarks)
+        results.append((path.name, outcome, detail))
+        print(f"{path.name:40} {outcome:10} {detail}", flush=True)
+    passed = sum(outcome == "passed" for _, outcome, _ in results)
+    print(f"{passed} of {len(results)} tutorials passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
