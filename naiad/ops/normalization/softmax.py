@@ -43,7 +43,17 @@ def softmax_kernel(x, out, M, N, s_m, s_n, s_out, LOG: tl.constexpr, COMPUTE: tl
                    BLOCK_N: tl.constexpr):  # fmt: skip
     rows = _rows(BLOCK_M, INDEX64)
     row_mask = rows < M
-    if ONE_TILE:  # whole rows in one tile: one read, one exp per element
+    if ONE_TILE and BLOCK_M == 1:  # one whole row a program, as a 1-D block
+        row = _rows(1, INDEX64)
+        cols = tl.arange(0, BLOCK_N)
+        v = tl.load(x + row * s_m + cols * s_n, mask=cols < N, other=float("-inf")).to(COMPUTE)
+        peak = tl.reduce(v, 0, _max)
+        shifted = v - tl.where(peak == float("-inf"), 0.0, peak)
+        e = tl.exp(shifted)
+        total = tl.sum(e, 0)
+        result = shifted - tl.log(total) if LOG else e / total
+        tl.store(out + row * N + cols, result.to(out.dtype.element_ty), mask=cols < N)
+    elif ONE_TILE:  # whole rows in one tile: one read, one exp per element
         cols = tl.arange(0, BLOCK_N)
         mask = row_mask[:, None] & (cols[None, :] < N)
         v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=float("-inf"))
