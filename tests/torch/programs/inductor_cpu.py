@@ -33,6 +33,18 @@ def softmax_matmul(a, b):
     return torch.softmax(a @ b, -1) @ b.t()
 
 
+def scans_and_arg_reductions(x):
+    return torch.cumsum(x, 1), torch.cumprod(x[:, :5], 1), x.argmax(1), x.argmin(0)
+
+
+def embedding_bag(indices, weight):
+    return F.embedding(indices, weight).sum(1)
+
+
+def integers(x, y):
+    return (x // 3 + y % 5) * 2, x >> 1, (x & y) | 3
+
+
 class MLP(torch.nn.Module):
     def __init__(self, d=64, hidden=256):
         super().__init__()
@@ -63,6 +75,15 @@ CASES = {
     "layer_norm_gelu": (layer_norm_gelu, lambda: (torch.randn(33, 77), *torch.randn(2, 77))),
     "odd_reductions": (odd_reductions, lambda: (torch.randn(129, 67),)),
     "softmax_matmul": (softmax_matmul, lambda: (torch.randn(31, 45), torch.randn(45, 19))),
+    "scans_and_arg_reductions": (scans_and_arg_reductions, lambda: (torch.rand(17, 33),)),
+    "embedding_bag": (
+        embedding_bag,
+        lambda: (torch.randint(0, 50, (7, 5)), torch.randn(50, 24)),
+    ),
+    "integers": (
+        integers,
+        lambda: (torch.randint(-100, 100, (257,)), torch.randint(1, 100, (257,))),
+    ),
     "mlp": (MLP, lambda: (torch.randn(8, 64),)),
     "block": (Block, lambda: (torch.randn(2, 16, 64),)),
 }
@@ -70,7 +91,7 @@ CASES = {
 
 def close(got, expected) -> bool:
     pairs = zip(torch.utils._pytree.tree_leaves(got), torch.utils._pytree.tree_leaves(expected))
-    return all(torch.allclose(g, e, rtol=1e-4, atol=1e-4) for g, e in pairs)
+    return all(torch.allclose(g.double(), e.double(), rtol=1e-4, atol=1e-4) for g, e in pairs)
 
 
 def gradients(fn, args):
