@@ -1,0 +1,95 @@
+"""torch.compile of a transformer block on the CPU: Inductor's Triton kernels compiled by Naiad
+(`cpu_backend="triton"` under `python -m naiad.run`) against Inductor's default C++ back end,
+and a user kernel launched inside torch.compile(fullgraph=True) against its eager launch.
+
+    python bench/cpu/torch_inductor.py [--batch 8 --seq 128 --dim 256 --heads 4 --reps 20]
+
+Each configuration runs in a fresh process with empty Inductor and Naiad caches, so the compile
+time (the first call of the compiled function) is cold. The block is the forward pass of a
+pre-norm transformer block under torch.no_grad(); times are medians of `--reps` calls after
+3 warm-ups, in wall time and in the CPU time of the whole process. Prints one line per
+configuration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+PROGRAMS = HERE.parents[1] / "tests" / "torch" / "programs"
+
+
+def measure(args) -> None:
+    """In the child process: compile, time, compare with eager; print `key: value` lines."""
+    sys.path.insert(0, str(PROGRAMS))
+    import torch
+    import torch._inductor.config as inductor_config
+    from inductor_cpu import Block
+
+    # (importing the tests' program chose "triton"; the C++ back end is Inductor's default)
+    inductor_config.cpu_backend = "triton" if args.backend == "naiad" else "cpp"
+    torch.manual_seed(0)
+    block = Block(args.dim, args.heads).eval()
+    x = torch.randn(args.batch, args.seq, args.dim)
+    with torch.no_grad():
+        fn = block if args.backend == "eager" else torch.compile(block, fullgraph=True)
+        start = time.perf_counter()
+        got = fn(x)
+        print(f"compile_s: {time.perf_counter() - start:.2f}")
+        print(f"max_err: {(got - block(x)).abs().max().item():.2e}")
+        for _ in range(3):
+            fn(x)
+        times, cpu_times = [], []
+        for _ in range(args.reps):
+            start, cpu_start = time.perf_counter(), time.process_time()
+            fn(x)
+            times.append(time.perf_counter() - start)
+            cpu_times.append(time.process_time() - cpu_start)
+    print(f"ms: {statistics.median(times) * 1e3:.3f}")
+    # CPU time of every thread of the process: less disturbed than wall time by other jobs on
+    # a shared machine, though it counts work, not latency.
+    print(f"cpu_ms: {statistics.median(cpu_times) * 1e3:.3f}")
+
+
+def run_child(backend: str, options: list[str]) -> dict:
+    with tempfile.TemporaryDirectory() as inductor_cache, tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=inductor_cache, NAIAD_CACHE_DIR=cache)
+        env.pop("NAIAD_INTERPRET", None)
+        prefix = ["-m", "naiad.run"] if backend == "naiad" else []
+        command = [sys.executable, *prefix, __file__, "--child", backend, *options]
+        done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(done.stderr[-3000:])
+    return dict(line.split(": ", 1) for line in done.stdout.splitlines() if ": " in line)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--batch", type=int, default=8)
+    parser.add_argument("--seq", type=int, default=128)
+    parser.add_argument("--dim", type=int, default=256)
+    parser.add_argument("--heads", type=int, default=4)
+    parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--child", choices=("eager", "cpp", "naiad"))
+    parser.add_argument("--backend", default=None)
+    args = parser.parse_args()
+    if args.child:
+        args.backend = args.child
+        measure(args)
+        return
+    options = [f"--{k}={getattr(args, k)}" for k in ("batch", "seq", "dim", "heads", "reps")]
+    print(f"block: batch {args.batch}, seq {args.seq}, dim {args.dim}, heads {args.heads}")
+    for backend in ("eager", "cpp", "naiad"):
+        seen = run_child(backend, options)
+        print(f"{backend}: {seen}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
