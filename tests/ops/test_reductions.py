@@ -105,6 +105,8 @@ def test_nan_is_the_extreme(backend):
     assert_matches(ops.argmax(x, 1), torch.argmax(x, 1))
     assert_matches(ops.argmin(x, 1), torch.argmin(x, 1))
     assert_matches(ops.amax(x, 1), torch.amax(x, 1))
+    y = make((40, 70), torch.float32, gen)  # over the leading dim: tiles along the kept one
+    assert_matches(ops.sum(y, 0), reference(torch.sum, y, 0), 2)
     assert_matches(ops.sum(x, 1), torch.sum(x, 1))
 
 
@@ -143,12 +145,14 @@ def test_integer_cumsum(gen, backend):
 
 
 def test_reductions_compiled(gen, compiled):
-    """The row kernel compiled: several dims, a transposed operand, the arg kernel."""
+    """The row kernel compiled: several dims, a transposed operand, a column sum."""
     x = make((6, 33, 5), torch.float16, gen)
     assert_matches(ops.sum(x, (0, 2)), reference(torch.sum, x, (0, 2)))
     assert_matches(ops.sum(x.transpose(0, 1), 1, keepdim=True),
                    reference(torch.sum, x.transpose(0, 1), 1, keepdim=True))  # fmt: skip
     assert_matches(ops.amax(x, 1), torch.amax(x, 1))
+    y = make((40, 70), torch.float32, gen)  # over the leading dim: tiles along the kept one
+    assert_matches(ops.sum(y, 0), reference(torch.sum, y, 0), 2)
 
 
 def test_registered_reductions_reach_naiad(gen, interpreted):

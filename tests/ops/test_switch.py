@@ -121,6 +121,15 @@ def test_out_and_in_place(gen, interpreted):
 
 
 LAYOUTS = {
+    # inner dims of 64 or more: a block of the inner dim per program (ROWS)
+    "long rows broadcast": lambda g: (
+        make((4, 1, 100), torch.float32, g),
+        make((3, 100), torch.float32, g),
+    ),
+    "long rows strided": lambda g: (
+        make((6, 300), torch.float32, g)[:, ::2],
+        make((150,), torch.float32, g),
+    ),
     "transposed": lambda g: (make((6, 5), torch.float32, g).t(), make((5, 6), torch.float32, g)),
     "strided": lambda g: (
         make((8, 12), torch.float32, g)[::2, 1::3],

@@ -36,16 +36,39 @@ def _parameters(pattern, rank):
     return names
 
 
-def _index_lines(rank):
+def _split(first: int, last: int, indent: str):
+    """Lines splitting `rest` into the indices of dims last..first (innermost first)."""
     lines = []
-    if rank == 1:
-        return ["    i0 = offs"]
-    lines.append("    rest = offs")
-    for d in range(rank - 1, 0, -1):
-        lines.append(f"    i{d} = rest % s{d}")
-        lines.append(f"    rest = rest // s{d}")
-    lines.append("    i0 = rest")
+    for d in range(last, first, -1):
+        lines.append(f"{indent}i{d} = rest % s{d}")
+        lines.append(f"{indent}rest = rest // s{d}")
+    lines.append(f"{indent}i{first} = rest")
     return lines
+
+
+def _index_lines(rank):
+    """The indices of each dim: from one flat range over all dims, or (ROWS) a block of the
+    innermost dim per program, the outer dims' indices one scalar each (no division per
+    element: an operand contiguous or broadcast along the inner dim loads as a vector)."""
+    flat = [
+        "    offs = pid * BLOCK + tl.arange(0, BLOCK)",
+        "    mask = offs < n",
+        "    rest = offs",
+        *_split(0, rank - 1, "    "),
+    ]
+    if rank == 1:
+        return flat
+    inner = rank - 1
+    rows = [
+        "    if ROWS:",
+        f"        blocks = (s{inner} + BLOCK - 1) // BLOCK",
+        "        rest = pid // blocks",
+        f"        i{inner} = (pid % blocks) * BLOCK + tl.arange(0, BLOCK)",
+        f"        mask = i{inner} < s{inner}",
+        *_split(0, inner - 1, "        "),
+        "    else:",
+    ]
+    return rows + ["    " + line for line in flat]
 
 
 def _offset(prefix, rank):
@@ -68,12 +91,11 @@ def source(name: str, pattern, rank: int) -> str:
     params = ", ".join(_parameters(pattern, rank))
     args = ", ".join(f"a{i}" for i in range(len(pattern)))
     lines = [
-        f"def {name}({params}, INDEX64: tl.constexpr, COMPUTE: tl.constexpr, BLOCK: tl.constexpr):",
+        f"def {name}({params}, INDEX64: tl.constexpr, COMPUTE: tl.constexpr, "
+        "ROWS: tl.constexpr, BLOCK: tl.constexpr):",
         "    pid = tl.program_id(0)",
         "    if INDEX64:",
         "        pid = pid.to(tl.int64)",
-        "    offs = pid * BLOCK + tl.arange(0, BLOCK)",
-        "    mask = offs < n",
         *_index_lines(rank),
         *_operand_lines(pattern, rank),
         f"    result = fn({args})",

@@ -19,6 +19,9 @@ from .layout import broadcast_shape, broadcast_strides, contiguous_walk, walk
 __all__ = ["PointwiseOp", "inplace_target", "pointwise"]
 
 _INDEX32_LIMIT = 2**31 - 1
+# An inner dim at least this long is walked a block of it per program (codegen.py, ROWS);
+# shorter ones in one flat range, dividing each index by the sizes.
+_ROWS_FROM = 64
 
 
 def _block(device: torch.device) -> tuple[int, dict]:
@@ -90,17 +93,16 @@ class PointwiseOp:
         block, options = _block(out.device)
         strides = [s for st in layout.strides for s in st]
         index64 = max(n, layout.largest) + block > _INDEX32_LIMIT
-        kernel[((n + block - 1) // block,)](
-            *args,
-            out,
-            n,
-            *layout.sizes[1:],
-            *strides,
-            index64,
-            tl_dtype(compute),
-            block,
-            **options,
-        )
+        inner = layout.sizes[-1]
+        rows = rank > 1 and inner >= _ROWS_FROM
+        if rows:  # a program per block of the inner dim
+            block = min(block, 1 << (inner - 1).bit_length())
+            grid = (n // inner) * ((inner + block - 1) // block)
+        else:
+            grid = (n + block - 1) // block
+        sizes = layout.sizes[1:]
+        compute = tl_dtype(compute)
+        kernel[(grid,)](*args, out, n, *sizes, *strides, index64, compute, rows, block, **options)
 
 
 def inplace_target(target, *others):

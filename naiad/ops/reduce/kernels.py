@@ -93,12 +93,14 @@ def _rows(BLOCK_M: tl.constexpr, INDEX64: tl.constexpr):
 
 @jit(do_not_specialize=["M", "N"])
 def reduce_kernel(x, out, M, N, s_m, s_n, s_out, INIT: tl.constexpr, OP: tl.constexpr,
-                  COMPUTE: tl.constexpr,
+                  COLUMNS: tl.constexpr, COMPUTE: tl.constexpr,
                   INDEX64: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):  # fmt: skip
     """out[m] = the reduction of x[m, :] (INIT where N == 0). Lanes past the row's end load
     INIT, which every OP's element transform maps to the combine's identity; a constant, so
     the accumulator starts as a splat the back end need not fill per row."""
-    if BLOCK_M == 1:  # one row a program: 1-D blocks, which the CPU back end reduces fastest
+    if COLUMNS:  # rows next to each other: a [BLOCK_N, BLOCK_M] tile, reduced over axis 0
+        _reduce_columns(x, out, M, N, s_m, s_n, s_out, INIT, OP, COMPUTE, INDEX64, BLOCK_M, BLOCK_N)
+    elif BLOCK_M == 1:  # one row a program: 1-D blocks, which the CPU back end reduces fastest
         row = _rows(1, INDEX64)
         acc = tl.full([BLOCK_N], INIT, COMPUTE)
         for begin in range(0, N, BLOCK_N):
@@ -110,6 +112,22 @@ def reduce_kernel(x, out, M, N, s_m, s_n, s_out, INIT: tl.constexpr, OP: tl.cons
         tl.store(out + row * s_out + tl.arange(0, 1), result.to(out.dtype.element_ty))
     else:
         _reduce_tile(x, out, M, N, s_m, s_n, s_out, INIT, OP, COMPUTE, INDEX64, BLOCK_M, BLOCK_N)
+
+
+@jit
+def _reduce_columns(x, out, M, N, s_m, s_n, s_out, INIT: tl.constexpr, OP: tl.constexpr,
+                    COMPUTE: tl.constexpr, INDEX64: tl.constexpr, BLOCK_M: tl.constexpr,
+                    BLOCK_N: tl.constexpr):  # fmt: skip
+    rows = _rows(BLOCK_M, INDEX64)
+    row_mask = rows < M
+    acc = tl.full([BLOCK_N, BLOCK_M], INIT, COMPUTE)
+    for begin in range(0, N, BLOCK_N):
+        cols = begin + tl.arange(0, BLOCK_N)
+        mask = (cols[:, None] < N) & row_mask[None, :]
+        v = tl.load(x + cols[:, None] * s_n + rows[None, :] * s_m, mask=mask, other=INIT)
+        acc = _combine(acc, _element(v, OP, COMPUTE), OP)
+    result = _finish(_fold(acc, OP, 0), N, OP)
+    tl.store(out + rows * s_out, result.to(out.dtype.element_ty), mask=row_mask)
 
 
 @jit

@@ -43,13 +43,31 @@ def accumulator(dtype: torch.dtype) -> torch.dtype:
     return torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
 
 
-def launch_rows(kernel, rows: Rows, outputs, scalars, compute: torch.dtype, **constexprs):
+def columns(rows: Rows) -> bool:
+    """Whether the kept positions, not the reduced elements, lie next to each other (a sum over
+    the leading dims of a contiguous tensor): then a tile's contiguous axis runs along them."""
+    s_m, s_n = rows.view.stride()
+    return rows.M > 1 and rows.N > 1 and s_m == 1 and s_n != 1
+
+
+def column_blocks(M: int, N: int, device: torch.device) -> tuple[int, int]:
+    kind = "cpu" if device.type == "cpu" else "cuda"
+    block_m = min(_power_of_2_above(M), 256)
+    return block_m, min(_power_of_2_above(N), max(1, TILE[kind] // block_m))
+
+
+def launch_rows(kernel, rows: Rows, outputs, scalars, compute: torch.dtype, by_columns=False,
+                **constexprs):  # fmt: skip
     """Run `kernel(x, *outputs, M, N, s_m, s_n, 1, *scalars, **constexprs, COMPUTE, INDEX64,
-    BLOCK_M, BLOCK_N)` over every row; nothing to do where M == 0."""
+    BLOCK_M, BLOCK_N)` over every row; nothing to do where M == 0. `by_columns`: the kernel
+    takes COLUMNS too, and tiles along the kept positions where they are contiguous."""
     if rows.M == 0:
         return
     view = rows.view
-    block_m, block_n = blocks(rows.M, rows.N, view.device)
+    if by_columns:
+        constexprs["COLUMNS"] = columns(rows)
+    pick = column_blocks if constexprs.get("COLUMNS") else blocks
+    block_m, block_n = pick(rows.M, rows.N, view.device)
     s_m, s_n = view.stride()
     farthest = (rows.M - 1) * abs(s_m) + (rows.N - 1) * abs(s_n) + block_m * abs(s_m) + block_n
     options = {} if view.device.type == "cpu" else {"num_warps": 4}

@@ -36,7 +36,7 @@ def _reduce(input, dim, keepdim, op, result_dtype, init, out=None):
     else:
         target = torch.empty(rows.shape(keepdim), dtype=result_dtype, device=input.device)
     compute = _compute(input.dtype, result_dtype, op)
-    launch_rows(K.reduce_kernel, rows, [target], [init], compute, OP=op)
+    launch_rows(K.reduce_kernel, rows, [target], [], compute, True, INIT=init, OP=op)
     return _finish(target.view(-1), rows, keepdim, out)
 
 
