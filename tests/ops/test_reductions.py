@@ -105,8 +105,6 @@ def test_nan_is_the_extreme(backend):
     assert_matches(ops.argmax(x, 1), torch.argmax(x, 1))
     assert_matches(ops.argmin(x, 1), torch.argmin(x, 1))
     assert_matches(ops.amax(x, 1), torch.amax(x, 1))
-    y = make((40, 70), torch.float32, gen)  # over the leading dim: tiles along the kept one
-    assert_matches(ops.sum(y, 0), reference(torch.sum, y, 0), 2)
     assert_matches(ops.sum(x, 1), torch.sum(x, 1))
 
 
