@@ -12,12 +12,13 @@ rows (`reduce/`); normalizations are row kernels or composed of both (`normaliza
 Importing this package imports torch; `import naiad` alone never does.
 """
 
-from . import activations, arith, compare, convert, normalization, reduce, select, unary
+from . import activations, arith, compare, convert, linalg, normalization, reduce, select, unary
 from .activations import *  # noqa: F403
 from .arith import *  # noqa: F403
 from .compare import *  # noqa: F403
 from .convert import *  # noqa: F403
 from .dtypes import Unsupported
+from .linalg import *  # noqa: F403
 from .normalization import *  # noqa: F403
 from .pointwise import pointwise
 from .reduce import *  # noqa: F403
@@ -36,6 +37,7 @@ __all__ = [
     *arith.__all__,
     *compare.__all__,
     *convert.__all__,
+    *linalg.__all__,
     *normalization.__all__,
     *reduce.__all__,
     *select.__all__,

@@ -1,0 +1,63 @@
+"""Matrix products of naiad.ops (mm, addmm, bmm, baddbmm, and matmul/linear through the switch)
+against a float64 reference, norm-wise (a dot product of K terms rounds K times): transposed
+operands, odd sizes, an empty product; the backward of linear through torch's autograd."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+from helpers import FLOATS, assert_matches, make
+
+import naiad.ops as ops
+
+FULL = pytest.mark.full
+DTYPES = [torch.float32] + [pytest.param(d, marks=FULL) for d in FLOATS[1:]]
+
+
+def _close(actual, expected64, k):
+    assert_matches(actual, expected64.to(actual.dtype), scale=4 * k**0.5, normwise=True)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_mm_addmm(dtype, gen, backend):
+    a, b = make((37, 50), dtype, gen), make((29, 50), dtype, gen).t()  # b transposed
+    expected = a.double() @ b.double()
+    _close(ops.mm(a, b), expected, 50)
+    bias = make((29,), dtype, gen)
+    _close(ops.addmm(bias, a, b, beta=0.5, alpha=2), 0.5 * bias.double() + 2 * expected, 50)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_bmm_baddbmm(dtype, gen, backend):
+    a, b = make((3, 20, 33), dtype, gen), make((3, 33, 17), dtype, gen)
+    expected = a.double() @ b.double()
+    _close(ops.bmm(a, b), expected, 33)
+    c = make((20, 1), dtype, gen)
+    _close(ops.baddbmm(c, a, b, beta=2), 2 * c.double() + expected, 33)
+
+
+def test_empty_and_thin_products(backend):
+    assert ops.mm(torch.empty(0, 4), torch.empty(4, 3)).shape == (0, 3)
+    z = ops.mm(torch.empty(2, 0), torch.empty(0, 3))
+    assert torch.equal(z, torch.zeros(2, 3))
+    v = torch.arange(6.0).view(1, 6)
+    assert_matches(ops.mm(v, v.t()), v @ v.t())
+
+
+def test_linear_and_matmul_through_the_switch(gen, interpreted):
+    x = make((4, 5, 24), torch.float32, gen).requires_grad_()
+    w = make((16, 24), torch.float32, gen).requires_grad_()
+    b = make((16,), torch.float32, gen).requires_grad_()
+    g = make((4, 5, 16), torch.float32, gen)
+    expected = [F.linear(x, w, b), *torch.autograd.grad(F.linear(x, w, b), (x, w, b), g)]
+    with ops.use():
+        y = F.linear(x, w, b)
+        actual = [y, *torch.autograd.grad(y, (x, w, b), g)]
+        m = torch.matmul(x, w.t())
+    for a, e in zip(actual, expected, strict=True):
+        assert_matches(a, e, 16, normwise=True)
+    assert_matches(m, x @ w.t(), 16, normwise=True)
+
+
+def test_mm_compiled(gen, compiled):
+    a, b = make((70, 40), torch.float32, gen), make((40, 90), torch.float32, gen)
+    _close(ops.mm(a, b), a.double() @ b.double(), 40)
