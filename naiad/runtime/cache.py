@@ -50,7 +50,7 @@ def naiad_source_hash() -> str:
         st = path.stat()
         fields = (path.relative_to(root), st.st_size, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
         stamp.update(("\0".join(map(str, fields)) + "\n").encode())
-    key = stamp.hexdigest()
+    key = "naiad-source-" + stamp.hexdigest()
     remembered = _remembered(key)
     if remembered is not None:
         return remembered

@@ -24,7 +24,7 @@ def _well_formed(entry) -> bool:
 
 def cached_object(name: str, make) -> bytes:
     """`make()`'s object code for the host, from the disk cache when it holds it."""
-    key = cache_key({"cpu-runtime-object": name, "target": host_target().description()})
+    key = "runtime-object-" + cache_key({"name": name, "target": host_target().description()})
     entry = None if knobs.always_compile.get() else disk_cache().get(key, _well_formed)
     if entry is not None:
         return entry.files[OBJECT]

@@ -85,7 +85,7 @@ def _key(jit_function, spec, language, insertions) -> str | None:
     if code is None or not os.path.isfile(code.co_filename):
         return None  # made by exec: no file to watch
     rules = {f.name: getattr(language, f.name) for f in dataclasses.fields(language) if f.compare}
-    return cache_key(
+    return "ttir-" + cache_key(
         {
             "ttir-of": kernel_source.cache_key(jit_function),
             "at": [code.co_filename, code.co_firstlineno, fn.__qualname__],
