@@ -152,6 +152,19 @@ class MemDescSubsliceOp(Operation):
 
 
 @irdl_op
+class MemDescTransOp(Operation):
+    """The buffer seen with its dimensions permuted: result dimension i is source dimension
+    `order[i]` (no data moves; the shared layout's order is permuted with them)."""
+
+    name = "ttg.memdesc_trans"
+    traits = frozenset({Pure})
+    src = operand(TTG_MemDesc)
+    order = attribute(DenseI32ArrayAttr)
+    result = result(TTG_MemDesc)
+    assembly_format = "$src attr-dict `:` qualified(type($src)) `->` qualified(type($result))"
+
+
+@irdl_op
 class AsyncCopyGlobalToLocalOp(Operation):
     """Start copying the elements at `src` into buffer `dst` (`cp.async`); lanes where `mask`
     is false write `other`. The result token completes with the copy's commit group."""

@@ -42,6 +42,11 @@ def memdesc_subslice(ev, op, operands):
     return operands[0][index]
 
 
+@handles("ttg.memdesc_trans")
+def memdesc_trans(ev, op, operands):
+    return np.transpose(operands[0], list(op.attributes["order"].values))
+
+
 @handles("ttg.memdesc_index")
 def memdesc_index(ev, op, operands):
     return operands[0][int(operands[1])]

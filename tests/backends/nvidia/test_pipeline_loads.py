@@ -131,3 +131,32 @@ def test_tutorial_matmul_assembles_without_spills(config, arch):
     )
     assert "cp.async.cg.shared.global" in compiled.asm["ptx"]
     assert compiled.n_spills == 0
+
+
+def _attention_kernel():
+    path = ROOT / "bench" / "gpu" / "tensor_core_kernels.py"
+    return _load(path, "pipeline_attention").attention_fwd_pointers
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_pipelined_attention_keeps_the_values(causal):
+    """K read transposed from its ring (`ttg.memdesc_trans` of the slot its copy filled), V
+    from its own, Q sliced from a buffer outside the loop: the values of the TTIR."""
+    kernel = _attention_kernel()
+    n_ctx, d = 128, 32
+    args = ("*fp16", "*fp16", "*fp16", "*fp32", 0.3, n_ctx * d, d, n_ctx)
+    kwargs = {"HEAD_DIM": d, "BLOCK_M": 64, "BLOCK_N": 32, "CAUSAL": causal}
+    before, after = _modules(kernel, args, kwargs, 3)
+    body = _loop_ops(after)
+    assert body.count("ttg.async_copy_global_to_local") == 2
+    assert "ttg.memdesc_trans" in body
+    gen = np.random.default_rng(7)
+    q, k, v = (gen.standard_normal(n_ctx * d).astype(np.float16) for _ in range(3))
+    outs = []
+    for module in (after, before):
+        out = np.full(n_ctx * d, 7.0, dtype=np.float32)
+        func = next(op for op in module.walk() if isinstance(op, tt.FuncOp))
+        values = [q, k, v, out, 0.3, n_ctx * d, d, n_ctx]
+        evaluate(module, func.sym_name.value, values, grid=(n_ctx // 64, 1))
+        outs.append(out)
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-3, atol=1e-3)

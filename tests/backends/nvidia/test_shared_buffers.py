@@ -18,7 +18,8 @@ from naiad.backends.nvidia.lowering.ldmatrix import (
     shared_offsets,
     store_plan,
 )
-from naiad.backends.nvidia.passes.dot_operands_shared import instruction_depth
+from naiad.backends.nvidia.lowering.shared_memory import permuted
+from naiad.backends.nvidia.passes.dot_operands_shared import _permuted, instruction_depth
 
 
 def _stored(src_t, to_offset, nbytes, threads):
@@ -90,3 +91,29 @@ def test_every_k_slice_loads_its_fragment(element, op_idx, shape, warps, order):
             row, col = dst.apply(register=r, lane=lane, warp=warp)
             want = (row + origin[0], col + origin[1])
             assert value == ids[want], (start, warp, lane, r)
+
+
+@pytest.mark.parametrize(("shape", "warps"), [((64, 64), [4, 1]), ((128, 128), [8, 1])])
+def test_transposed_view_loads_k_transposed(shape, warps):
+    """Attention's K, stored as loaded (rows of keys, the head dimension contiguous), read
+    through `ttg.memdesc_trans` as the B operand K^T, slice by slice along the head
+    dimension: each thread gets the element of K^T its fragment holds."""
+    bn, d = shape
+    kt_src_t, kt_t = _types("f16", 1, (d, bn), warps, [0, 1], 8)  # K^T: d contiguous
+    natural_t, _ = _types("f16", 0, (bn, d), warps, [1, 0], 8)  # K as loaded
+    encoding_t = operand_encoding(kt_src_t, kt_t)
+    natural = _permuted(encoding_t, [1, 0])
+    to_offset = shared_offsets(natural, (bn, d)).invert()
+    threads = 32 * int(np.prod(warps))
+    buffer, ids = _stored(natural_t, to_offset, 2, threads)
+    view = permuted(to_offset, [1, 0])
+    for start in range(0, d, 16):
+        slice_t = kt_t.clone(shape=[16, bn])
+        loads = load_plan(view, slice_t, encoding_t.order[0])
+        assert loads is not None
+        origin_offset = view.apply(dim0=start, dim1=0)[0]
+        dst = to_linear_layout(slice_t.encoding, slice_t.shape)
+        received = _received(buffer, loads, 2, origin_offset, int(np.prod(warps)))
+        for (warp, lane, r), value in received.items():
+            dd, n = dst.apply(register=r, lane=lane, warp=warp)
+            assert value == ids[n, dd + start], (start, warp, lane, r)

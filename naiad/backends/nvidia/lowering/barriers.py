@@ -50,6 +50,7 @@ REGISTER_ONLY = frozenset(
         "tt.store",
         "tt.dot",
         "ttg.memdesc_subslice",
+        "ttg.memdesc_trans",
         "ttg.memdesc_index",
         "ttg.local_dealloc",
         "ttg.async_commit_group",

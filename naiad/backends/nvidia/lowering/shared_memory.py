@@ -191,6 +191,26 @@ def _memdesc_index(ctx: Context, op) -> None:
     )
 
 
+@lowers("ttg.memdesc_trans")
+def _memdesc_trans(ctx: Context, op) -> None:
+    """The same bytes with the view's dimensions permuted: the element -> offset map reads
+    view dimension i as the source's dimension `order[i]`."""
+    view = _view_of(ctx, op.src)
+    order = [int(o) for o in op.attributes["order"].values]
+    origin = tuple(view.origin[o] for o in order)
+    ctx.values[op.result] = SharedView(
+        view.base, permuted(view.to_offset, order), origin, view.element_bytes, view.dynamic
+    )
+
+
+def permuted(to_offset: LinearLayout, order: list[int]) -> LinearLayout:
+    """The element -> offset map of a view whose dimension i is dimension `order[i]`."""
+    names = to_offset.in_dims
+    bases = {f"dim{i}": to_offset.bases(names[o]) for i, o in enumerate(order)}
+    outs = {name: to_offset.out_dim_size(name) for name in to_offset.out_dims}
+    return LinearLayout(bases, outs)
+
+
 @lowers("ttg.local_dealloc")
 def _local_dealloc(ctx: Context, op) -> None:
     """Nothing to emit: allocate-shared-memory already ended the buffer's live range here."""

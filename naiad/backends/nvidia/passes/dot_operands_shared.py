@@ -50,13 +50,51 @@ def operand_through_shared(convert: Operation) -> Operation | None:
         return None
     encoding = operand_encoding(src_t, dst_t)
     memdesc = MemDescType(dst_t.shape, dst_t.element_type, encoding, SHARED_MEMORY)
-    alloc = ttg.LocalAllocOp(convert.src, result=memdesc, location=convert.location)
-    load = ttg.LocalLoadOp(alloc.result, result=dst_t, location=convert.location)
-    convert.parent.insert_before(alloc, convert)
-    convert.parent.insert_before(load, convert)
+    at = convert.location
+    trans = _transposed_source(convert)
+    if trans is not None:  # store the tensor as it was loaded, read it transposed
+        natural = memdesc.clone(
+            shape=trans.src.type.shape, encoding=_permuted(encoding, [1, 0]), alloc_shape=None
+        )
+        alloc = ttg.LocalAllocOp(trans.src, result=natural, location=at)
+        view = ttg.MemDescTransOp(
+            alloc.result, order=DenseArrayAttr(i32, [1, 0]), result=memdesc, location=at
+        )
+        ops = [alloc, view]
+    else:
+        alloc = ttg.LocalAllocOp(convert.src, result=memdesc, location=at)
+        ops = [alloc]
+    load = ttg.LocalLoadOp(ops[-1].result, result=dst_t, location=at)
+    for op in [*ops, load]:
+        convert.parent.insert_before(op, convert)
     convert.result.replace_all_uses_with(load.result)
     convert.erase()
+    if trans is not None:
+        trans.erase()  # read by nothing now: the load it transposed has the buffer alone
     return load
+
+
+def _transposed_source(convert: Operation) -> Operation | None:
+    """The `tt.trans` of a 2-D tensor that only this conversion reads (attention's K^T): the
+    tensor is stored untransposed, so that a load of it can be copied into the buffer as it
+    comes (the pipeliner's copies), and read through a transposed view."""
+    trans = convert.src.defining_op
+    if not isinstance(trans, tt.TransOp) or not trans.result.has_one_use:
+        return None
+    if len(trans.src.type.shape) != 2 or list(trans.order.values) != [1, 0]:
+        return None
+    return trans
+
+
+def _permuted(encoding, order: list[int]):
+    """A swizzled shared encoding of the dimensions permuted by `order` (its own inverse
+    for 2-D): the same element -> offset map, each dimension renamed."""
+    return type(encoding)(
+        encoding.vec,
+        encoding.per_phase,
+        encoding.max_phase,
+        [order[d] for d in encoding.order],
+    )
 
 
 def instruction_depth(element_bits: int) -> int:
@@ -97,11 +135,13 @@ def slice_dot(dot: Operation) -> None:
 
 
 def _sliceable(load: Operation | None, dot: Operation) -> bool:
+    """A whole load of a buffer read by nothing but `dot`. It may be outside the dot's loop
+    (an operand that does not change, such as attention's Q): its slices are then read in
+    every iteration, from shared memory, rather than held in registers across the loop."""
     return (
         isinstance(load, ttg.LocalLoadOp)
         and load.result.has_one_use
         and load.src.type.shape == load.src.type.alloc_shape
-        and dot.parent is load.parent
     )
 
 
