@@ -1,0 +1,119 @@
+"""nll_loss, forward and backward (ATen's nll_loss_forward and nll_loss_backward): with
+log_softmax, torch's cross_entropy (label smoothing and ignore_index included) is made of them.
+
+One kernel gathers each sample's log-probability at its target and its class weight (0 where
+the target is ignore_index); the reductions are Naiad's sums. The backward writes each row's one
+nonzero gradient, -weight * grad (/ total weight for the mean), into zeros.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ... import language as tl
+from ...runtime.jit import jit
+from ..dtypes import Unsupported, tl_dtype
+from ..reduce import sum as _sum
+from ..registry import aten
+
+__all__ = ["nll_loss"]
+
+_BLOCK = 256
+# The kernels call the class indices `labels`: a kernel parameter named `target` is taken by
+# JITFunction.run's own `target=` keyword when a launch misses the hot path.
+NONE, MEAN, SUM = 0, 1, 2  # ATen's reduction codes
+
+
+@jit(do_not_specialize=["N", "ignore"])
+def _gather_kernel(x, labels, weight, loss, picked, N, s_n, s_c, ignore,
+                   HAS_WEIGHT: tl.constexpr, ACC: tl.constexpr, BLOCK: tl.constexpr):  # fmt: skip
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    inside = i < N
+    t = tl.load(labels + i, mask=inside, other=ignore)
+    valid = inside & (t != ignore)
+    t = tl.where(valid, t, 0)
+    v = tl.load(x + i * s_n + t * s_c, mask=valid, other=0).to(ACC)
+    if HAS_WEIGHT:
+        w = tl.load(weight + t, mask=valid, other=0).to(ACC)
+    else:
+        w = tl.where(valid, 1.0, 0.0)
+    tl.store(loss + i, (-w * v).to(loss.dtype.element_ty), mask=inside)
+    tl.store(picked + i, w, mask=inside)
+
+
+@jit(do_not_specialize=["N", "ignore"])
+def _scatter_kernel(grad, labels, weight, out, N, s_g, s_n, s_c, ignore, total, MEAN: tl.constexpr,
+                    HAS_WEIGHT: tl.constexpr, ACC: tl.constexpr, BLOCK: tl.constexpr):  # fmt: skip
+    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    inside = i < N
+    t = tl.load(labels + i, mask=inside, other=ignore)
+    valid = inside & (t != ignore)
+    t = tl.where(valid, t, 0)
+    g = tl.load(grad + i * s_g, mask=valid, other=0).to(ACC)
+    w = tl.load(weight + t, mask=valid, other=0).to(ACC) if HAS_WEIGHT else 1.0
+    result = -w * g
+    if MEAN:  # divided by the total weight, read as stored (a float argument would be fp32)
+        result = result / tl.load(total).to(ACC)
+    tl.store(out + i * s_n + t * s_c, result.to(out.dtype.element_ty), mask=valid)
+
+
+def _as_rows(input, target):
+    if input.dim() not in (1, 2) or target.dim() != input.dim() - 1:
+        raise Unsupported("nll_loss of more than two dims (nll_loss2d)")
+    tl_dtype(input.dtype)
+    return (input[None], target[None]) if input.dim() == 1 else (input, target)
+
+
+@aten("nll_loss_forward.default", "nll_loss_forward.output")
+def nll_loss_forward(input, target, weight, reduction, ignore_index, *, output=None,
+                     total_weight=None):  # fmt: skip
+    """(loss, total weight) of the log-probabilities `input` at `target`."""
+    x, t = _as_rows(input, target)
+    n = t.shape[0]
+    losses = torch.empty(n, dtype=input.dtype, device=input.device)
+    acc = torch.float64 if input.dtype == torch.float64 else torch.float32
+    picked = torch.empty(n, dtype=acc, device=input.device)
+    if n:
+        w = weight if weight is not None else x
+        _gather_kernel[((n + _BLOCK - 1) // _BLOCK,)](
+            x, t, w, losses, picked, n, *x.stride(), ignore_index, weight is not None,
+            tl_dtype(acc), _BLOCK,
+        )  # fmt: skip
+    total = _sum(picked).to(input.dtype)
+    if reduction == NONE:
+        loss = losses if input.dim() == 2 else losses[0]
+    elif reduction == SUM:
+        loss = _sum(losses)
+    else:
+        loss = (_sum(losses, dtype=acc) / _sum(picked)).to(input.dtype)
+    if output is not None:
+        output.resize_(loss.shape).copy_(loss)
+        total_weight.resize_(()).copy_(total)
+        return output, total_weight
+    return loss, total
+
+
+@aten("nll_loss_backward.default", "nll_loss_backward.grad_input")
+def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight,
+                      *, grad_input=None):  # fmt: skip
+    x, t = _as_rows(input, target)
+    n = t.shape[0]
+    out = torch.zeros_like(x, memory_format=torch.contiguous_format)
+    if n:
+        g = grad_output.reshape(-1)
+        s_g = g.stride(0) if reduction == NONE else 0
+        w = weight if weight is not None else x
+        _scatter_kernel[((n + _BLOCK - 1) // _BLOCK,)](
+            g, t, w, out, n, s_g, *out.stride(), ignore_index, total_weight, reduction == MEAN,
+            weight is not None,
+            tl_dtype(torch.float64 if input.dtype == torch.float64 else torch.float32), _BLOCK,
+        )  # fmt: skip
+    out = out.view(input.shape)
+    return out if grad_input is None else grad_input.resize_(out.shape).copy_(out)
+
+
+def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
+    """torch.nn.functional.nll_loss's signature for (N, C) or (C,) log-probabilities (forward
+    only; through the switch torch's autograd calls the registered backward)."""
+    code = {"none": NONE, "mean": MEAN, "sum": SUM}[reduction]
+    return nll_loss_forward(input, target, weight, code, ignore_index)[0]

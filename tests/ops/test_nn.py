@@ -1,0 +1,63 @@
+"""cross_entropy (log_softmax and nll_loss, with class weights, label smoothing, ignore_index
+and each reduction) and embedding (with padding_idx), forward and backward through the switch
+against torch on the same inputs, and the direct calls."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+from helpers import assert_matches, make
+
+import naiad.ops as ops
+
+FULL = pytest.mark.full
+
+CROSS_ENTROPY = {
+    "mean": {},
+    "weighted": {"weight": "w"},
+    "sum": {"reduction": "sum"},
+    "none": {"reduction": "none"},
+    "smoothed": {"label_smoothing": 0.1},
+    "weighted smoothed": {"weight": "w", "label_smoothing": 0.2},
+}
+
+
+def _forward_and_grad(fn, x):
+    y = fn(x)
+    return y, torch.autograd.grad(y, x, torch.ones_like(y))[0]
+
+
+@pytest.mark.parametrize("case", list(CROSS_ENTROPY))
+def test_cross_entropy(case, gen, backend):
+    x = make((8, 5), torch.float32, gen).requires_grad_()
+    labels = torch.tensor([0, 4, 2, -100, 1, 1, 3, 2])
+    w = make((5,), torch.float32, gen, low=0.1, high=1)
+    kwargs = {k: (w if v == "w" else v) for k, v in CROSS_ENTROPY[case].items()}
+    expected = _forward_and_grad(lambda t: F.cross_entropy(t, labels, **kwargs), x)
+    with ops.use():
+        actual = _forward_and_grad(lambda t: F.cross_entropy(t, labels, **kwargs), x)
+    for a, e in zip(actual, expected, strict=True):
+        assert_matches(a, e, 4)
+
+
+def test_nll_loss_direct(gen, backend):
+    logp = torch.log_softmax(make((6, 7), torch.float32, gen), 1)
+    labels = torch.tensor([1, 0, 6, 3, 3, 2])
+    for reduction in ("mean", "sum", "none"):
+        expected = F.nll_loss(logp, labels, reduction=reduction)
+        assert_matches(ops.nll_loss(logp, labels, reduction=reduction), expected, 2)
+    assert_matches(ops.nll_loss(logp[0], labels[0]), F.nll_loss(logp[0], labels[0]))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, pytest.param(torch.bfloat16, marks=FULL)])
+def test_embedding(dtype, gen, backend):
+    weight = make((10, 6), dtype, gen).requires_grad_()
+    indices = torch.tensor([[1, 3, 3], [0, 9, 1]])
+    grad = make((2, 3, 6), dtype, gen)
+    expected = F.embedding(indices, weight, padding_idx=1)
+    (expected_grad,) = torch.autograd.grad(expected, weight, grad)
+    with ops.use():
+        actual = F.embedding(indices, weight, padding_idx=1)
+        (actual_grad,) = torch.autograd.grad(actual, weight, grad)
+    assert_matches(actual, expected)
+    assert_matches(actual_grad, expected_grad, 2)
+    assert_matches(ops.embedding(weight, indices), F.embedding(indices, weight))
