@@ -26,14 +26,14 @@ def install(cpu_backend: str | None = None) -> None:
     Raises:
         RuntimeError: torch's Inductor already looked for Triton and did not find it.
     """
-    install_as_triton()
-    switch_on_child_processes()
     compat = sys.modules.get("torch._inductor.runtime.triton_compat")
     if compat is not None and not compat.HAS_TRITON:
         raise RuntimeError(
             "torch's Inductor looked for Triton before naiad.torch.install(): call it before "
             "the first torch.compile (or run the program with `python -m naiad.run`)"
         )
+    install_as_triton()
+    switch_on_child_processes()
     from torch._inductor import config
 
     config.compile_threads = 1

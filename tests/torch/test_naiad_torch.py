@@ -2,6 +2,10 @@
 triton_op over an autotuned Naiad kernel runs eagerly and under torch.compile(fullgraph=True),
 with its registered backward; a wrap_triton launch traced outside a triton_op says what to do."""
 
+import subprocess
+import sys
+import textwrap
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -70,3 +74,25 @@ def test_a_launch_traced_outside_a_triton_op_names_the_remedy():
 
     with pytest.raises(Exception, match=r"naiad\.torch\.triton_op"):
         torch.compile(launch, fullgraph=True, backend="aot_eager")(torch.randn(10))
+
+
+def test_install_after_inductor_looked_for_triton_is_refused_and_changes_nothing():
+    """In a fresh process: torch decides once whether Triton exists, and this one must not."""
+    script = textwrap.dedent(
+        """
+        from torch._inductor.runtime import triton_compat
+        import naiad.torch
+        from naiad import as_triton
+        assert not triton_compat.HAS_TRITON
+        try:
+            naiad.torch.install()
+        except RuntimeError as error:
+            print("refused:", "before the first torch.compile" in str(error))
+        print("switched on:", as_triton.is_installed())
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines() == ["refused: True", "switched on: False"]
