@@ -23,6 +23,7 @@ def test_pointwise_and_softmax_match_eager():
         ("scans_and_arg_reductions", "True"),
         ("embedding_bag", "True"),
         ("integers", "True"),
+        ("matmul_epilogue", "True"),
         ("mlp", "True True"),
         ("block", "True True"),
     ],
