@@ -24,6 +24,7 @@ def test_pointwise_and_softmax_match_eager():
         ("embedding_bag", "True"),
         ("integers", "True"),
         ("matmul_epilogue", "True"),
+        ("dynamic", "True"),
         ("mlp", "True True"),
         ("block", "True True"),
     ],
