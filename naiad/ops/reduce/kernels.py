@@ -170,6 +170,48 @@ def arg_reduce_kernel(x, values, indices, M, N, s_m, s_n, s_out, init, LARGEST: 
                       BLOCK_N: tl.constexpr):  # fmt: skip
     """values[m], indices[m] = the max (LARGEST) or min of x[m, :] and its first index; NaN
     counts as the extreme, as in torch."""
+    if BLOCK_M == 1:  # one row a program, as 1-D blocks
+        _arg_reduce_row(x, values, indices, N, s_m, s_n, init, LARGEST, COMPUTE, INDEX64, BLOCK_N)
+    else:
+        _arg_reduce_tile(x, values, indices, M, N, s_m, s_n, s_out, init, LARGEST, COMPUTE,
+                         INDEX64, BLOCK_M, BLOCK_N)  # fmt: skip
+
+
+@jit
+def _better(v, best, LARGEST: tl.constexpr):
+    """Where v replaces best: larger (smaller), or the first NaN."""
+    new_nan = (v != v) & (best == best)
+    if LARGEST:
+        return (v > best) | new_nan
+    return (v < best) | new_nan
+
+
+@jit
+def _arg_reduce_row(x, values, indices, N, s_m, s_n, init, LARGEST: tl.constexpr,
+                    COMPUTE: tl.constexpr, INDEX64: tl.constexpr,
+                    BLOCK_N: tl.constexpr):  # fmt: skip
+    row = _rows(1, INDEX64)
+    best = tl.zeros([BLOCK_N], COMPUTE) + init.to(COMPUTE)
+    where = tl.zeros([BLOCK_N], tl.int64)
+    for begin in range(0, N, BLOCK_N):
+        cols = begin + tl.arange(0, BLOCK_N)
+        v = tl.load(x + row * s_m + cols * s_n, mask=cols < N).to(COMPUTE)
+        better = (cols < N) & _better(v, best, LARGEST)
+        best = tl.where(better, v, best)
+        where = tl.where(better, cols.to(tl.int64), where)
+    if LARGEST:
+        value, index = tl.reduce((best, where), 0, _pick_max)
+    else:
+        value, index = tl.reduce((best, where), 0, _pick_min)
+    one = tl.arange(0, 1)
+    tl.store(values + row + one, (tl.zeros([1], COMPUTE) + value).to(values.dtype.element_ty))
+    tl.store(indices + row + one, tl.zeros([1], tl.int64) + index)
+
+
+@jit
+def _arg_reduce_tile(x, values, indices, M, N, s_m, s_n, s_out, init, LARGEST: tl.constexpr,
+                     COMPUTE: tl.constexpr, INDEX64: tl.constexpr, BLOCK_M: tl.constexpr,
+                     BLOCK_N: tl.constexpr):  # fmt: skip
     rows = _rows(BLOCK_M, INDEX64)
     row_mask = rows < M
     best = tl.zeros([BLOCK_M, BLOCK_N], COMPUTE) + init.to(COMPUTE)
@@ -178,11 +220,7 @@ def arg_reduce_kernel(x, values, indices, M, N, s_m, s_n, s_out, init, LARGEST: 
         cols = begin + tl.arange(0, BLOCK_N)
         mask = row_mask[:, None] & (cols[None, :] < N)
         v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask).to(COMPUTE)
-        new_nan = (v != v) & (best == best)
-        if LARGEST:
-            better = mask & ((v > best) | new_nan)
-        else:
-            better = mask & ((v < best) | new_nan)
+        better = mask & _better(v, best, LARGEST)
         best = tl.where(better, v, best)
         where = tl.where(better, cols[None, :].to(tl.int64) + tl.zeros_like(where), where)
     if LARGEST:
