@@ -24,6 +24,47 @@ class TensorWrapper:
     def data_ptr(self):
         return describe(self.base).data_ptr
 
+    # The base's tensor surface, as Triton's TensorWrapper has it (its tests read strides and
+    # move wrapped tensors between devices).
+    @property
+    def device(self):
+        return getattr(self.base, "device", "cpu")
+
+    @property
+    def shape(self):
+        return self.base.shape
+
+    @property
+    def data(self):
+        return getattr(self.base, "data", self.base)
+
+    def stride(self, *args):
+        if hasattr(self.base, "stride"):
+            return self.base.stride(*args)
+        strides = tuple(s // self.base.itemsize for s in self.base.strides)
+        return strides[args[0]] if args else strides
+
+    def element_size(self):
+        return max(1, self.dtype.primitive_bitwidth // 8)
+
+    def cpu(self):
+        return TensorWrapper(self.base.cpu(), self.dtype)
+
+    def to(self, device):
+        return TensorWrapper(self.base.to(device), self.dtype)
+
+    def clone(self):
+        return TensorWrapper(self.base.clone(), self.dtype)
+
+    def copy_(self, other):
+        self.base.copy_(other.base if isinstance(other, TensorWrapper) else other)
+
+    def new_empty(self, sizes):
+        return TensorWrapper(self.base.new_empty(sizes), self.dtype)
+
+    def __str__(self):
+        return f"TensorWrapper[{self.dtype}]({self.base})"
+
     def __repr__(self):
         return f"TensorWrapper[{self.dtype}]({self.base!r})"
 

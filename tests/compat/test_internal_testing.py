@@ -49,3 +49,25 @@ def test_run_in_process_reports_the_exception():
     error = testing.run_in_process(fails, ("boom",))
     assert isinstance(error, ValueError) and str(error) == "boom"
     assert testing.run_in_process(lambda: None) is None
+
+
+def test_a_tensor_wrapper_has_its_base_s_tensor_surface():
+    base = torch.arange(12, dtype=torch.int32).reshape(3, 4)
+    wrapped = testing.to_triton(base.numpy().astype(np.uint32), device="cpu")
+    assert wrapped.stride() == (4, 1) and wrapped.stride(0) == 4 and wrapped.shape == (3, 4)
+    assert wrapped.element_size() == 4 and wrapped.device.type == "cpu"
+    copy = wrapped.clone()
+    assert isinstance(copy, TensorWrapper) and copy.dtype is tl.uint32
+    assert str(wrapped).startswith(f"TensorWrapper[{tl.uint32}](")
+
+
+def test_the_null_allocator_resets_and_refuses():
+    from naiad.runtime import allocator
+    from naiad.triton.runtime._allocation import NullAllocator
+
+    allocator.set_allocator(NullAllocator())
+    try:
+        with pytest.raises(RuntimeError, match="no allocator was set"):
+            allocator.get_allocator()(16, 16, None)
+    finally:
+        allocator.set_allocator(None)

@@ -223,14 +223,41 @@ def _bad_permute(src, WHICH: tl.constexpr):
         + tl.arange(0, 8)[None, None, :]
     )
     if WHICH == 0:
-        tl.trans(x)  # Triton's default is (1, 0): a 3-D tensor must name its dims
+        tl.trans(tl.arange(0, 8))  # the default swaps the last two dims: a 1-D tensor has one
     elif WHICH == 1:
         tl.permute(x, 0, 1)
     else:
         tl.permute(x, 0, 0, 1)
 
 
-@pytest.mark.parametrize("which,match", [(0, "2-D"), (1, "same length"), (2, "permutation")])
+@naiad.jit
+def _batched_trans(src, dst):
+    x = tl.load(
+        src
+        + tl.arange(0, 2)[:, None, None] * 32
+        + tl.arange(0, 4)[None, :, None] * 8
+        + tl.arange(0, 8)[None, None, :]
+    )
+    y = tl.trans(x)  # the last two dimensions swapped: [2, 8, 4]
+    tl.store(
+        dst
+        + tl.arange(0, 2)[:, None, None] * 32
+        + tl.arange(0, 8)[None, :, None] * 4
+        + tl.arange(0, 4)[None, None, :],
+        y,
+    )
+
+
+def test_trans_without_dims_swaps_the_last_two(gen):
+    x = gen.standard_normal((2, 4, 8)).astype(np.float32)
+    out = np.full((2, 8, 4), np.nan, np.float32)
+    _batched_trans[(1,)](x, out)
+    np.testing.assert_array_equal(out, x.transpose(0, 2, 1))
+
+
+@pytest.mark.parametrize(
+    "which,match", [(0, "last two dimensions"), (1, "same length"), (2, "permutation")]
+)
 def test_permute_errors(which, match):
     with kernel_error(match):
         _bad_permute[(1,)](np.ones(32, np.float32), which)

@@ -81,17 +81,17 @@ class ShapesMixin:
         return tensor(self.builder.reshape(input.handle, ty, bool(can_reorder)), ty)
 
     def permute(self, input, dims) -> tensor:
-        """`dims=None` is Triton's default of `x.T` and `tl.trans(x)`: the permutation (1, 0),
-        so only a 2-D tensor may omit it."""
+        """`dims=None` is Triton's default of `x.T` and `tl.trans(x)`: the last two dimensions
+        swapped ((1, 0) for a 2-D tensor, a batched transpose beyond)."""
         input = self.to_tensor(input)
         shape = input.type.get_block_shapes()
         if dims is None:
-            if len(shape) != 2:
+            if len(shape) < 2:
                 raise ValueError(
-                    f"tl.trans without dims is the permutation (1, 0) of a 2-D tensor, "
+                    f"tl.trans without dims swaps the last two dimensions, "
                     f"got shape {list(shape)}; pass the dims"
                 )
-            dims = [1, 0]
+            dims = [*range(len(shape) - 2), len(shape) - 1, len(shape) - 2]
         dims = [_unwrap_if_constexpr(d) for d in dims]
         if len(dims) != len(shape):
             raise ValueError(
