@@ -278,7 +278,7 @@ def make_binder(params, align_free=(), with_arguments=False):
     required = [p.name for p in params if not p.has_default]
     source = "\n".join(
         [
-            f"def binder(__settings, __grid, {signature}, **__options):",
+            f"def binder(__settings, __grid, {_then(signature)}**__options):",
             *(f"    if {name} is __missing: raise __Unbound" for name in required),
             *lines,
             f"    return {_tuple(keys)}, __dims, {_tuple(values)}"
@@ -346,7 +346,7 @@ def make_entry(owner, align_free, launches: dict, show_traceback):
     signature, lines, binding_env, keys, values = _binding(params, align_free)
     env.update(binding_env)
     source = [
-        f"def __entry(__grid, {signature}, *__extra, **__options):",
+        f"def __entry(__grid, {_then(signature)}*__extra, **__options):",
         "    try:",
         "        if __extra:",
         "            raise __Unbound",
@@ -366,3 +366,8 @@ def make_entry(owner, align_free, launches: dict, show_traceback):
         *tail,
     ]
     return _define("__entry", "\n".join(source) + "\n", env, "<naiad launch>", name)
+
+
+def _then(signature: str) -> str:
+    """A parameter list followed by more parameters (empty for a kernel without any)."""
+    return f"{signature}, " if signature else ""

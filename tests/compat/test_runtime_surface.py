@@ -210,3 +210,18 @@ def test_a_launch_returns_the_compiled_kernel_it_ran():
     np.testing.assert_array_equal(out, x + y)
     with knobs.override(NAIAD_BACKEND="interpreter"):
         assert add[(2,)](x, y, out, 100, BLOCK=64) is None  # nothing was compiled
+
+
+@naiad.jit
+def no_parameters():
+    huge: tl.constexpr = 0xFFFFFFFFFFFFFF
+    x = tl.full((), 32, dtype=tl.int32)
+    x + huge
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "cpu"])
+def test_a_kernel_without_parameters_launches(backend):
+    """test_core's test_scalar_overflow: the launch entry of a kernel without parameters is
+    valid Python, and the error is the compile error."""
+    with knobs.override(NAIAD_BACKEND=backend), pytest.raises(naiad.NaiadError, match="range"):
+        no_parameters[(1,)]()
