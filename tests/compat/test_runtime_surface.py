@@ -225,3 +225,29 @@ def test_a_kernel_without_parameters_launches(backend):
     valid Python, and the error is the compile error."""
     with knobs.override(NAIAD_BACKEND=backend), pytest.raises(naiad.NaiadError, match="range"):
         no_parameters[(1,)]()
+
+
+@naiad.jit(noinline=True)
+def _two_values(x, y):
+    return x + 1, y + 2
+
+
+@naiad.jit(noinline=True)
+def _store_sum(x, y, Z):
+    x, y = _two_values(x, y)
+    tl.store(Z, x + y)
+
+
+@naiad.jit
+def _calls_noinline(X, Y, Z):
+    _store_sum(tl.load(X), tl.load(Y), Z)
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "cpu"])
+def test_noinline_callees_returning_several_values(backend):
+    """test_core's test_noinline[multi_values]: the module holds the kernel and its private
+    callees; the CPU back end reads the kernel's own arguments."""
+    z = np.zeros(1, np.float32)
+    with knobs.override(NAIAD_BACKEND=backend):
+        _calls_noinline[(1,)](np.ones(1, np.float32), np.full(1, 2.0, np.float32), z)
+    assert z[0] == 6.0

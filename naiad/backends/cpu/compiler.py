@@ -133,9 +133,16 @@ def assembly(llir: str, target: CpuTarget) -> str:
     return llvm_tools.emit_assembly(module, target.machine)
 
 
+def _kernel_function(module):
+    """The kernel's `tt.func`: the public one (its noinline callees are private)."""
+    funcs = list(module.regions[0].entry_block)
+    public = [f for f in funcs if f.sym_visibility is None or f.sym_visibility.value == "public"]
+    return (public or funcs)[-1]
+
+
 def _argument_kinds(module) -> list:
     """[name, kind] of each argument of the kernel's `tt.func`: 'ptr', or the scalar type."""
-    (func,) = list(module.regions[0].entry_block)
+    func = _kernel_function(module)
     return [
         [name, "ptr" if is_pointer_like(arg.type) else str(arg.type)]
         for name, arg in zip(argument_names(func), func.arguments)
@@ -146,7 +153,7 @@ def _written_arguments(module, arguments) -> list:
     """The pointer arguments the kernel may store to (all of them when a store's pointer is
     not traced to one argument), so a launch can refuse read-only arrays for them instead of
     faulting."""
-    (func,) = list(module.regions[0].entry_block)
+    func = _kernel_function(module)
     analysis = PointerAnalysis()
     names = {arg: name for arg, (name, _) in zip(func.arguments, arguments)}
     pointers = [name for name, kind in arguments if kind == "ptr"]
