@@ -12,12 +12,25 @@ rows (`reduce/`); normalizations are row kernels or composed of both (`normaliza
 Importing this package imports torch; `import naiad` alone never does.
 """
 
-from . import activations, arith, compare, convert, linalg, nn, normalization, reduce, select, unary
+from . import (
+    activations,
+    arith,
+    compare,
+    convert,
+    indexing,
+    linalg,
+    nn,
+    normalization,
+    reduce,
+    select,
+    unary,
+)
 from .activations import *  # noqa: F403
 from .arith import *  # noqa: F403
 from .compare import *  # noqa: F403
 from .convert import *  # noqa: F403
 from .dtypes import Unsupported
+from .indexing import *  # noqa: F403
 from .linalg import *  # noqa: F403
 from .nn import *  # noqa: F403
 from .normalization import *  # noqa: F403
@@ -38,6 +51,7 @@ __all__ = [
     *arith.__all__,
     *compare.__all__,
     *convert.__all__,
+    *indexing.__all__,
     *linalg.__all__,
     *nn.__all__,
     *normalization.__all__,

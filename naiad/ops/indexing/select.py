@@ -1,0 +1,92 @@
+"""Reading by index along one dim: index_select, gather and take_along_dim, from one kernel.
+
+Both see the operand as (outer, D, inner) around the indexed dim and the result as
+(outer, K, inner); result[o, k, i] = x[o, index[o, k, i], i], where index_select's index is one
+vector (strides 0 along outer and inner). Each program copies a block of one (o, k) row.
+Negative indices count from the end, as torch's; out-of-range ones raise IndexError.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ... import language as tl
+from ...runtime.jit import jit
+from ..dtypes import tl_dtype
+from ..reduce.rows import normalized_dims
+from ..registry import aten
+
+__all__ = ["gather", "index_select", "take_along_dim"]
+
+
+@jit(do_not_specialize=["K", "D", "INNER"])
+def _take_kernel(x, index, out, K, D, INNER, s_xo, s_xd, s_xi, s_no, s_nk, s_ni,
+                 BLOCK: tl.constexpr):  # fmt: skip
+    pid = tl.program_id(0).to(tl.int64)
+    blocks = (INNER + BLOCK - 1) // BLOCK
+    row = pid // blocks
+    o = row // K
+    k = row % K
+    i = (pid % blocks) * BLOCK + tl.arange(0, BLOCK)
+    mask = i < INNER
+    j = tl.load(index + o * s_no + k * s_nk + i * s_ni, mask=mask, other=0).to(tl.int64)
+    j = tl.where(j < 0, j + D, j)
+    v = tl.load(x + o * s_xo + j * s_xd + i * s_xi, mask=mask)
+    tl.store(out + row * INNER + i, v, mask=mask)
+
+
+def _take(x, dim, index3, shape):
+    """x read at index3 ((outer, K, inner), strides allowed) along `dim`, shaped `shape`."""
+    tl_dtype(x.dtype)
+    outer, k, inner = index3.shape
+    d = x.shape[dim] if x.dim() else 1
+    if index3.numel() and ((index3 >= d).any() or (index3 < -d).any()):
+        raise IndexError(f"index out of range in self (size {d} along dim {dim})")
+    x3 = x.reshape(outer, d, inner)
+    out = torch.empty(outer, k, inner, dtype=x.dtype, device=x.device)
+    if out.numel():
+        block = min(1 << max(inner - 1, 0).bit_length(), 1024)
+        grid = (outer * k * ((inner + block - 1) // block),)
+        _take_kernel[grid](x3, index3, out, k, d, inner, *x3.stride(), *index3.stride(), block)
+    return out.view(shape)
+
+
+@aten("index_select.default", "index_select.out")
+def index_select(input, dim, index, *, out=None):
+    """input's slices along `dim` at the positions in the vector `index`."""
+    (dim,) = normalized_dims(dim, max(input.dim(), 1))
+    shape = list(input.shape)
+    outer, inner = math.prod(shape[:dim]), math.prod(shape[dim + 1 :])
+    flat = index.reshape(-1)
+    index3 = flat.view(1, -1, 1).expand(outer, flat.numel(), inner)
+    if input.dim():
+        shape[dim] = flat.numel()
+    result = _take(input, dim, index3, shape)
+    return result if out is None else out.resize_(result.shape).copy_(result)
+
+
+@aten("gather.default", "gather.out")
+def gather(input, dim, index, *, sparse_grad=False, out=None):
+    """result[p] = input[p with its `dim` coordinate replaced by index[p]]."""
+    (dim,) = normalized_dims(dim, max(input.dim(), 1))
+    shape = list(index.shape)
+    region = [slice(0, n) if d != dim else slice(None) for d, n in enumerate(shape)]
+    source = input[tuple(region)] if input.dim() else input
+    outer, inner = math.prod(shape[:dim]), math.prod(shape[dim + 1 :])
+    index3 = index.reshape(outer, shape[dim] if shape else 1, inner)
+    result = _take(source, dim, index3, shape)
+    return result if out is None else out.resize_(result.shape).copy_(result)
+
+
+def take_along_dim(input, indices, dim):
+    """gather with `indices` and input broadcast against each other except along `dim` (torch's
+    take_along_dim with a dim)."""
+    dim = normalized_dims(dim, input.dim())[0]
+    rest = [1 if d == dim else n for d, n in enumerate(input.shape)]
+    other = [1 if d == dim else n for d, n in enumerate(indices.shape)]
+    common = list(torch.broadcast_shapes(rest, other))
+    source = [input.shape[d] if d == dim else n for d, n in enumerate(common)]
+    wanted = [indices.shape[d] if d == dim else n for d, n in enumerate(common)]
+    return gather(input.expand(source), dim, indices.expand(wanted))
