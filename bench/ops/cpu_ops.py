@@ -1,6 +1,7 @@
 """naiad.ops against torch eager on the CPU, op by op, on the same tensors.
 
     python bench/ops/cpu_ops.py [--pairs 15] [--only add,softmax,...] [--size 1024]
+                                [--device cuda]
 
 Method (issue 19): for each op, Naiad's function and torch's alternate in one process (A B A B
 ...) after a warm-up that compiles Naiad's kernel, `--pairs` pairs, each side timed over a batch
@@ -8,7 +9,8 @@ of calls long enough to read; printed per op: the median of the per-pair ratios 
 Naiad time (> 1: Naiad is faster) and the median times; at the end the geometric mean of the
 ratios over the op set. Operands are fp32, --size x --size (1024 x 1024 by default: 4 MiB, past
 the launch overheads of both), freshly random; torch is asked to let its OpenMP threads wait
-passively, as bench/cpu/kernels.py explains.
+passively, as bench/cpu/kernels.py explains. `--device cuda` runs the same on a GPU (each batch
+timed between synchronizations).
 """
 
 from __future__ import annotations
@@ -29,13 +31,13 @@ import torch.nn.functional as F
 import naiad.ops as ops
 
 
-def cases(n: int):
+def cases(n: int, device: str):
     """name -> (Naiad's call, torch's call) on shared operands."""
     g = torch.Generator().manual_seed(0)
-    x = torch.randn(n, n, generator=g)
-    y = torch.randn(n, n, generator=g)
-    row = torch.randn(n, generator=g)
-    w, b = torch.randn(n, generator=g), torch.randn(n, generator=g)
+    x = torch.randn(n, n, generator=g).to(device)
+    y = torch.randn(n, n, generator=g).to(device)
+    row = torch.randn(n, generator=g).to(device)
+    w, b = torch.randn(n, generator=g).to(device), torch.randn(n, generator=g).to(device)
     cond = x > 0
     return {
         "add": (lambda: ops.add(x, y), lambda: torch.add(x, y)),
@@ -64,10 +66,17 @@ def cases(n: int):
     }
 
 
+def _synchronize():
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+
+
 def timed(fn, calls: int) -> float:
+    _synchronize()
     start = time.perf_counter()
     for _ in range(calls):
         fn()
+    _synchronize()
     return (time.perf_counter() - start) / calls
 
 
@@ -91,14 +100,19 @@ def main():
     parser.add_argument("--pairs", type=int, default=15)
     parser.add_argument("--size", type=int, default=1024)
     parser.add_argument("--only", default="")
+    parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
     chosen = set(filter(None, args.only.split(",")))
-    print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, torch "
-          f"{torch.__version__}, {torch.get_num_threads()} torch threads, fp32 "
+    where = (
+        torch.cuda.get_device_name()
+        if args.device == "cuda"
+        else f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
+    )
+    print(f"# {where}, torch {torch.__version__}, {torch.get_num_threads()} torch threads, fp32 "
           f"{args.size}x{args.size}")  # fmt: skip
     print(f"{'op':<16} {'torch/naiad':>11} {'naiad ms':>9} {'torch ms':>9}")
     ratios = []
-    for name, (ours, theirs) in cases(args.size).items():
+    for name, (ours, theirs) in cases(args.size, args.device).items():
         if chosen and name not in chosen:
             continue
         ratio, mine, base = measure(ours, theirs, args.pairs)
