@@ -66,6 +66,34 @@ def test_triton_op_in_torch_compile_with_its_backward():
     torch.testing.assert_close(x.grad, 6.0 * x.detach())
 
 
+@naiad.jit
+def scale_in_place_kernel(x_ptr, n, alpha, BLOCK: tl.constexpr):
+    # Not autotuned: tuning would run it, and scale `x`, once per config (Triton's autotuner
+    # needs `restore_value` for that).
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=mask) * alpha, mask=mask)
+
+
+@naiad.torch.triton_op("naiad_tests_plain::scale_", mutates_args={"x"})
+def scale_(x: torch.Tensor, alpha: float) -> None:
+    grid = (naiad.cdiv(x.numel(), 128),)
+    naiad.torch.wrap_triton(scale_in_place_kernel)[grid](x, x.numel(), alpha, BLOCK=128)
+
+
+def test_a_triton_op_that_writes_its_argument_in_torch_compile():
+    x = torch.randn(300)
+    expected = (x * 2.0).sin()
+
+    def twice_then_sine(x):
+        scale_(x, 2.0)
+        return x.sin()
+
+    got = torch.compile(twice_then_sine, fullgraph=True, backend="aot_eager")(x)
+    torch.testing.assert_close(got, expected)
+    torch.testing.assert_close(x.sin(), expected)  # the caller's tensor was written
+
+
 def test_a_launch_traced_outside_a_triton_op_names_the_remedy():
     def launch(x):
         out = torch.empty_like(x)
