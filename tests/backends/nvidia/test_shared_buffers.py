@@ -117,3 +117,27 @@ def test_transposed_view_loads_k_transposed(shape, warps):
         for (warp, lane, r), value in received.items():
             dd, n = dst.apply(register=r, lane=lane, warp=warp)
             assert value == ids[n, dd + start], (start, warp, lane, r)
+
+
+@pytest.mark.parametrize(("shape", "warps"), [((32, 64), [2, 2]), ((64, 128), [2, 4])])
+def test_tf32_b_rows_along_n_load_one_element_per_register(shape, warps):
+    """tf32's B stored row-major (N contiguous), which `ldmatrix` cannot transpose: each K
+    slice is read one element per register, at the offsets the lowering computes (the
+    thread's part XOR the register's constant XOR the slice's origin)."""
+    src_t, dst_t = _types("f32", 1, shape, warps, [1, 0], 4)
+    encoding = operand_encoding(src_t, dst_t, element_loads=True)
+    to_offset = shared_offsets(encoding, shape).invert()
+    threads = 32 * int(np.prod(warps))
+    buffer, ids = _stored(src_t, to_offset, 4, threads)
+    for start in range(0, shape[0], 8):
+        slice_t = dst_t.clone(shape=[8, shape[1]])
+        assert load_plan(to_offset, slice_t, encoding.order[0]) is None  # no ldmatrix here
+        dst = to_linear_layout(slice_t.encoding, slice_t.shape)
+        offsets = dst.compose(to_offset)
+        origin = to_offset.apply(dim0=start, dim1=0)[0]
+        thread = _thread_offsets(offsets, threads)
+        for tid in range(threads):
+            for r in range(dst.in_dim_size("register")):
+                got = buffer[thread[tid] ^ offsets.apply(register=r)[0] ^ origin]
+                k, n = dst.apply(register=r, lane=tid % 32, warp=tid // 32)
+                assert got == ids[k + start, n], (start, tid, r)

@@ -116,14 +116,15 @@ def plan_ldmatrix(src_t, dst_t) -> LdmatrixPlan | None:
     return LdmatrixPlan(nbytes, shared, store_offsets, vector, registers, *loads)
 
 
-def operand_encoding(src_t, dst_t) -> SwizzledSharedEncodingAttr | None:
-    """The shared layout a dot operand `dst_t` that `ldmatrix` can load (`fragment_dims`)
-    is stored in from `src_t`: 16-byte rows along the dimension the source holds contiguously,
-    so that its threads store whole vectors; None when those rows run along M or N and the
-    elements are not 16-bit (`.trans` moves 16-bit elements only)."""
+def operand_encoding(src_t, dst_t, element_loads: bool = False):
+    """The shared layout a dot operand `dst_t` (`fragment_dims`) is stored in from `src_t`:
+    16-byte rows along the dimension the source holds contiguously, so that its threads store
+    whole vectors. None when those rows run along M or N and the elements are not 16-bit
+    (`.trans` moves 16-bit elements only), unless `element_loads`: the operand is then read
+    one element per register (tf32's B stored row-major)."""
     nbytes, k_dim, mn_dim = fragment_dims(dst_t)
     trans = _contiguous_dim(layout_of(src_t), k_dim, mn_dim) == mn_dim
-    if trans and nbytes != 2:
+    if trans and nbytes != 2 and not element_loads:
         return None
     inner, outer = (mn_dim, k_dim) if trans else (k_dim, mn_dim)
     return swizzled_encoding(dst_t.shape, inner, outer, nbytes)

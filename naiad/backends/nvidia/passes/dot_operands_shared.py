@@ -22,9 +22,11 @@ the current `mma`.
     ... three more slices ...  %d = tt.dot %l3, %r3, %d2
 
 The shared layout is the one the `ldmatrix` lowering reads best (ldmatrix.operand_encoding);
-conversions `ldmatrix` cannot serve (fp8 operands upcast in registers, chained dots whose
-operand comes from an accumulator) stay conversions. Legal always: the sum over K is the same
-sum in the same order, slice after slice, as the one dot's instruction sequence.
+a 32-bit (tf32) operand stored with its rows along M or N, which `ldmatrix` cannot read, is
+read from its buffer one element per register. Other conversions (fp8 operands upcast in
+registers, chained dots whose operand comes from an accumulator) stay conversions. Legal
+always: the sum over K is the same sum in the same order, slice after slice, as the one dot's
+instruction sequence.
 """
 
 from __future__ import annotations
@@ -32,23 +34,30 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ....dialects import tt, ttg
-from ....dialects.ttg.attributes import SHARED_MEMORY, DotOperandEncodingAttr
+from ....dialects.ttg.attributes import (
+    SHARED_MEMORY,
+    DotOperandEncodingAttr,
+    NvidiaMmaEncodingAttr,
+)
 from ....dialects.ttg.types import MemDescType
 from ....ir import DenseArrayAttr, Operation, register_pass
 from ....ir.passes import Pass
 from ....ir.types import i32
-from ..lowering.ldmatrix import operand_encoding, plan_ldmatrix
+from ..lowering.ldmatrix import fragment_dims, operand_encoding, plan_ldmatrix
 
 
 def operand_through_shared(convert: Operation) -> Operation | None:
-    """Replace a conversion into an `ldmatrix`-loadable dot operand by a buffer and a load
-    of it; the `ttg.local_load`, or None when the conversion stays."""
+    """Replace a conversion into an `mma.sync` operand by a buffer and a load of it (see the
+    module doc); the `ttg.local_load`, or None when the conversion stays."""
     src_t, dst_t = convert.src.type, convert.result.type
     if not isinstance(dst_t.encoding, DotOperandEncodingAttr):
         return None
-    if plan_ldmatrix(src_t, dst_t) is None:
+    if plan_ldmatrix(src_t, dst_t) is not None:
+        encoding = operand_encoding(src_t, dst_t)
+    elif _element_operand(src_t, dst_t):
+        encoding = operand_encoding(src_t, dst_t, element_loads=True)
+    else:
         return None
-    encoding = operand_encoding(src_t, dst_t)
     memdesc = MemDescType(dst_t.shape, dst_t.element_type, encoding, SHARED_MEMORY)
     at = convert.location
     trans = _transposed_source(convert)
@@ -72,6 +81,15 @@ def operand_through_shared(convert: Operation) -> Operation | None:
     if trans is not None:
         trans.erase()  # read by nothing now: the load it transposed has the buffer alone
     return load
+
+
+def _element_operand(src_t, dst_t) -> bool:
+    """A 32-bit (tf32) operand `ldmatrix` cannot load because its rows run along M or N (B
+    stored row-major): through a buffer all the same, read one element per register, so
+    that its dot is sliced and its load pipelined like the others."""
+    if isinstance(src_t.encoding, NvidiaMmaEncodingAttr | DotOperandEncodingAttr):
+        return False
+    return fragment_dims(dst_t) is not None and dst_t.element_type.width == 32
 
 
 def _transposed_source(convert: Operation) -> Operation | None:
