@@ -185,3 +185,24 @@ def test_naiad_imports_without_torch():
         "assert 'naiad.ops' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.full  # torch.compile's first trace costs 10-20 s on the CI machine
+def test_registered_ops_run_under_torch_compile(monkeypatch, gen, interpreted):
+    """torch.compile (aot_eager) traces with torch's own meta kernels and runs the graph's ATen
+    ops eagerly: the registered ones are Naiad's, forward and backward."""
+    calls = _calls(monkeypatch, "_softmax.default")
+    x = make((4, 8), torch.float32, gen)
+    w = make((8, 5), torch.float32, gen).requires_grad_()
+
+    def f(x, w):
+        return torch.softmax(x @ w, -1).max()
+
+    expected = [f(x, w), *torch.autograd.grad(f(x, w), w)]
+    torch._dynamo.reset()
+    with ops.use():
+        y = torch.compile(f, backend="aot_eager")(x, w)
+        actual = [y, *torch.autograd.grad(y, w)]
+    assert calls
+    for a, e in zip(actual, expected, strict=True):
+        assert_matches(a, e)
