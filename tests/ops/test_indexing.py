@@ -53,3 +53,12 @@ def test_indexing_through_the_switch(gen, interpreted):
         actual = step()
     for a, e in zip(actual, expected, strict=True):
         assert_matches(a, e)
+
+
+@pytest.mark.parametrize("diagonal", [0, 2, -1])
+def test_triu_tril(diagonal, gen, backend):
+    x = make((2, 5, 7), torch.float32, gen)
+    assert_matches(ops.triu(x, diagonal), torch.triu(x, diagonal))
+    assert_matches(ops.tril(x.transpose(1, 2), diagonal), torch.tril(x.transpose(1, 2), diagonal))
+    mask = torch.ones(4, 4, dtype=torch.bool)
+    assert_matches(ops.triu(mask, 1), torch.triu(mask, 1))

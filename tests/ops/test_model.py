@@ -10,7 +10,7 @@ import naiad.ops as ops
 from naiad.ops.registry import table
 
 # ATen ops the step reaches that Naiad does not implement: views, allocations and copies, the
-# indexing and data movement of issue 19's last group (triu, repeat_interleave, stack), and
+# indexing and data movement of issue 19's last group (repeat_interleave, stack), and
 # one composite.
 LEFT_TO_TORCH = {
     "aten::view", "aten::_unsafe_view", "aten::t", "aten::transpose", "aten::expand",
@@ -18,7 +18,7 @@ LEFT_TO_TORCH = {
     "aten::detach", "aten::slice", "aten::unsqueeze", "aten::squeeze", "aten::permute",
     "aten::empty_like", "aten::empty", "aten::new_empty", "aten::new_empty_strided",
     "aten::empty_strided", "aten::ones", "aten::ones_like", "aten::zeros_like", "aten::zeros",
-    "aten::lift_fresh", "aten::triu", "aten::repeat_interleave", "aten::alias",
+    "aten::lift_fresh", "aten::repeat_interleave", "aten::alias",
     "aten::as_strided", "aten::zero_", "aten::new_zeros", "aten::scalar_tensor", "aten::full",
     "aten::full_like", "aten::stack",
     # torch's kernel is also CompositeImplicitAutograd: Naiad registers no such overload
