@@ -43,7 +43,9 @@ def _run(module, k: int, seed: int) -> np.ndarray:
     return c
 
 
-@pytest.mark.parametrize("stages", [2, 3, 4])
+@pytest.mark.parametrize(
+    "stages", [pytest.param(2, marks=pytest.mark.full), 3, pytest.param(4, marks=pytest.mark.full)]
+)
 def test_pipelined_loop_keeps_the_values_for_every_trip_count(stages):
     args = ("*fp16", "*fp16", "*fp16")
     kwargs = {"M": 64, "N": 64, "K": 128, "BK": 32}  # K divisible by 16: 16-byte copies
@@ -99,8 +101,15 @@ def test_tutorial_matmul_loop_converts_only_dot_operands():
 
 
 @pytest.mark.skipif(link.linker_version() is None, reason="nvJitLink is not installed")
-@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
-@pytest.mark.parametrize("config", [TUTORIAL_CONFIGS[0], TUTORIAL_CONFIGS[6]])
+@pytest.mark.parametrize(
+    ("config", "arch"),
+    [
+        (TUTORIAL_CONFIGS[0], "sm_90a"),
+        pytest.param(TUTORIAL_CONFIGS[0], "sm_80", marks=pytest.mark.full),
+        pytest.param(TUTORIAL_CONFIGS[6], "sm_80", marks=pytest.mark.full),
+        pytest.param(TUTORIAL_CONFIGS[6], "sm_90a", marks=pytest.mark.full),
+    ],
+)
 def test_tutorial_matmul_assembles_without_spills(config, arch):
     """The largest tile (128 accumulator registers a thread) and a two-warp one, with their
     stages of copies in flight: no register spills."""
@@ -138,7 +147,7 @@ def _attention_kernel():
     return _load(path, "pipeline_attention").attention_fwd_pointers
 
 
-@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("causal", [False, pytest.param(True, marks=pytest.mark.full)])
 def test_pipelined_attention_keeps_the_values(causal):
     """K read transposed from its ring (`ttg.memdesc_trans` of the slot its copy filled), V
     from its own, Q sliced from a buffer outside the loop: the values of the TTIR."""

@@ -62,7 +62,7 @@ def _received(buffer, loads, nbytes, origin_offset, warps):
         ("bf16", 1, (32, 64), [2, 2], [0, 1]),  # B stored K-major
         ("i8", 0, (64, 128), [4, 1], [1, 0]),
         ("f32", 1, (32, 64), [2, 2], [0, 1]),  # tf32
-        ("e4m3", 0, (64, 64), [2, 2], [1, 0]),
+        pytest.param("e4m3", 0, (64, 64), [2, 2], [1, 0], marks=pytest.mark.full),
     ],
 )
 def test_every_k_slice_loads_its_fragment(element, op_idx, shape, warps, order):
@@ -93,7 +93,10 @@ def test_every_k_slice_loads_its_fragment(element, op_idx, shape, warps, order):
             assert value == ids[want], (start, warp, lane, r)
 
 
-@pytest.mark.parametrize(("shape", "warps"), [((64, 64), [4, 1]), ((128, 128), [8, 1])])
+@pytest.mark.parametrize(
+    ("shape", "warps"),
+    [((64, 64), [4, 1]), pytest.param((128, 128), [8, 1], marks=pytest.mark.full)],
+)
 def test_transposed_view_loads_k_transposed(shape, warps):
     """Attention's K, stored as loaded (rows of keys, the head dimension contiguous), read
     through `ttg.memdesc_trans` as the B operand K^T, slice by slice along the head
@@ -119,7 +122,10 @@ def test_transposed_view_loads_k_transposed(shape, warps):
             assert value == ids[n, dd + start], (start, warp, lane, r)
 
 
-@pytest.mark.parametrize(("shape", "warps"), [((32, 64), [2, 2]), ((64, 128), [2, 4])])
+@pytest.mark.parametrize(
+    ("shape", "warps"),
+    [((32, 64), [2, 2]), pytest.param((64, 128), [2, 4], marks=pytest.mark.full)],
+)
 def test_tf32_b_rows_along_n_load_one_element_per_register(shape, warps):
     """tf32's B stored row-major (N contiguous), which `ldmatrix` cannot transpose: each K
     slice is read one element per register, at the offsets the lowering computes (the
