@@ -3,6 +3,7 @@
 and a user kernel launched inside torch.compile(fullgraph=True) against its eager launch.
 
     python bench/cpu/torch_inductor.py [--batch 8 --seq 128 --dim 256 --heads 4 --reps 20]
+    python bench/cpu/torch_inductor.py --train     # a training step: forward and backward
 
 Each configuration runs in a fresh process with empty Inductor and Naiad caches, so the compile
 time (the first call of the compiled function) is cold. The block is the forward pass of a
@@ -36,8 +37,11 @@ def measure(args) -> None:
     # (importing the tests' program chose "triton"; the C++ back end is Inductor's default)
     inductor_config.cpu_backend = "triton" if args.backend == "naiad" else "cpp"
     torch.manual_seed(0)
-    block = Block(args.dim, args.heads).eval()
+    block = Block(args.dim, args.heads)
     x = torch.randn(args.batch, args.seq, args.dim)
+    if args.train:
+        return measure_training_step(args, block, x)
+    block.eval()
     with torch.no_grad():
         fn = block if args.backend == "eager" else torch.compile(block, fullgraph=True)
         start = time.perf_counter()
@@ -55,6 +59,34 @@ def measure(args) -> None:
     print(f"ms: {statistics.median(times) * 1e3:.3f}")
     # CPU time of every thread of the process: less disturbed than wall time by other jobs on
     # a shared machine, though it counts work, not latency.
+    print(f"cpu_ms: {statistics.median(cpu_times) * 1e3:.3f}")
+
+
+def measure_training_step(args, block, x) -> None:
+    """A training step's forward and backward (loss: the sum of the block's output); the
+    error is the largest difference of a parameter's gradient from eager's."""
+    import torch
+
+    def step(fn):
+        block.zero_grad()
+        fn(x).sum().backward()
+        return [p.grad.clone() for p in block.parameters()]
+
+    expected = step(block)
+    fn = block if args.backend == "eager" else torch.compile(block, fullgraph=True)
+    start = time.perf_counter()
+    got = step(fn)
+    print(f"compile_s: {time.perf_counter() - start:.2f}")
+    print(f"max_err: {max((g - e).abs().max().item() for g, e in zip(got, expected)):.2e}")
+    for _ in range(3):
+        step(fn)
+    times, cpu_times = [], []
+    for _ in range(args.reps):
+        start, cpu_start = time.perf_counter(), time.process_time()
+        step(fn)
+        times.append(time.perf_counter() - start)
+        cpu_times.append(time.process_time() - cpu_start)
+    print(f"ms: {statistics.median(times) * 1e3:.3f}")
     print(f"cpu_ms: {statistics.median(cpu_times) * 1e3:.3f}")
 
 
@@ -77,6 +109,7 @@ def main() -> None:
     parser.add_argument("--dim", type=int, default=256)
     parser.add_argument("--heads", type=int, default=4)
     parser.add_argument("--reps", type=int, default=20)
+    parser.add_argument("--train", action="store_true", help="a training step, fwd + bwd")
     parser.add_argument("--child", choices=("eager", "cpp", "naiad"))
     parser.add_argument("--backend", default=None)
     args = parser.parse_args()
@@ -85,7 +118,9 @@ def main() -> None:
         measure(args)
         return
     options = [f"--{k}={getattr(args, k)}" for k in ("batch", "seq", "dim", "heads", "reps")]
-    print(f"block: batch {args.batch}, seq {args.seq}, dim {args.dim}, heads {args.heads}")
+    options += ["--train"] if args.train else []
+    what = "training step" if args.train else "forward"
+    print(f"block {what}: batch {args.batch}, seq {args.seq}, dim {args.dim}, heads {args.heads}")
     for backend in ("eager", "cpp", "naiad"):
         seen = run_child(backend, options)
         print(f"{backend}: {seen}", flush=True)
