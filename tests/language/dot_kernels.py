@@ -67,6 +67,20 @@ def matmul_loop(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K, BK: tl
 
 
 @naiad.jit
+def matmul_loop_storing(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K, BK: tl.constexpr):
+    """`matmul_loop` storing each partial product to C inside the loop."""
+    offs_m = tl.arange(0, M)
+    offs_n = tl.arange(0, N)
+    offs_k = tl.arange(0, BK)
+    acc = tl.zeros((M, N), dtype=tl.float32)
+    for k0 in range(0, K, BK):
+        a = tl.load(a_ptr + offs_m[:, None] * K + (k0 + offs_k)[None, :])
+        b = tl.load(b_ptr + (k0 + offs_k)[:, None] * N + offs_n[None, :])
+        acc += tl.dot(a, b)
+        tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc.to(tl.float16))
+
+
+@naiad.jit
 def chain(a_ptr, b_ptr, d_ptr, c_ptr, M: tl.constexpr, K: tl.constexpr):
     o = tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :]
     ab = tl.dot(tl.load(a_ptr + o), tl.load(b_ptr + o).T)  # [M, M]

@@ -23,13 +23,14 @@ of S buffers while iteration i computes on slot i % S:
 The address of a future iteration is computed by a copy of the ops it depends on in the loop
 (pointer arithmetic, masks from the induction variable): the values the loop carries for them
 (a pointer tensor advanced each iteration) get a copy of their own, `S - 1` iterations ahead,
-started by the prologue's copies of their update. A load qualifies when it is the only
-reader's input of a `ttg.local_alloc` in the loop's body, its `other` is absent or zero, each
-thread's vectors are at least 4 bytes, and its address depends only on the induction
-variable, loop invariants, and carried values whose update depends on nothing else. The
-original loads, and the carried values only they used, are left dead for canonicalize.
-Correct for every trip count: copies past the end are masked off (zero-filled, never read),
-and the loop's results do not change.
+started by the prologue's copies of their update. A loop qualifies when it is innermost and
+writes no global memory (no store or atomic: a copy issued ahead must not read what the loop
+has yet to write). A load qualifies when it is the only reader's input of a `ttg.local_alloc`
+in the loop's body, its `other` is absent or zero, each thread's vectors are at least 4 bytes,
+and its address depends only on the induction variable, loop invariants, and carried values
+whose update depends on nothing else. The original loads, and the carried values only they
+used, are left dead for canonicalize. Correct for every trip count: copies past the end are
+masked off (zero-filled, never read), and the loop's results do not change.
 """
 
 from __future__ import annotations
@@ -62,12 +63,26 @@ class PipelineLoads(Pass):
         for loop in [op for op in module.walk() if isinstance(op, scf.ForOp)]:
             stages = loop.attributes.get("tt.num_stages")
             stages = self.num_stages if stages is None else stages.value
-            nested = [op for op in loop.walk() if isinstance(op, scf.ForOp) and op is not loop]
-            if stages >= 2 and not nested:
+            if stages >= 2 and _plain_loop(loop):
                 loads = [op for op in loop.body.ops if _pipelinable(op, axis_info)]
                 address = _address_slice(loads, loop)
                 if loads and address is not None:
                     _pipeline(loop, loads, *address, stages)
+
+
+_WRITES_GLOBAL = (tt.StoreOp, tt.AtomicRMWOp, tt.AtomicCASOp)
+
+
+def _plain_loop(loop: Operation) -> bool:
+    """An innermost loop that writes no global memory: a copy issued iterations ahead can
+    then not read what an earlier iteration has yet to store."""
+    for op in loop.walk():
+        if op is not loop and isinstance(op, scf.ForOp | scf.WhileOp):
+            return False
+        descriptor_write = op.name.startswith("tt.descriptor_") and op.name != "tt.descriptor_load"
+        if isinstance(op, _WRITES_GLOBAL) or descriptor_write:
+            return False
+    return True
 
 
 def _pipelinable(op: Operation, axis_info) -> bool:
