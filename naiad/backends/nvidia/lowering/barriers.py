@@ -16,7 +16,9 @@ and the lowering pays it (`bar.sync`) just before the next op that may touch sha
 - `scf.for` / `scf.if` / `scf.while` whose regions hold only such ops keep it too, carried
   past the whole op; any other op pays before it is lowered;
 - inside a region, a debt still owed before the block's terminator is paid there, so every
-  block ends without one: a loop's back edge and an `if`'s other branch start clean;
+  block ends without one: a loop's back edge and an `if`'s other branch start clean; but for a
+  loop that begins with `ttg.async_wait` and is followed by one (a pipelined loop), whose
+  barriers settle the debt before anything touches shared memory again;
 - the kernel's end needs nothing.
 
 Shared-memory buffers (`ttg.local_alloc`, shared_memory.py) add the other direction: their
@@ -125,4 +127,16 @@ def lower(ctx, op, fn) -> None:
         following = op.next_op
         if following is not None and following.name in _TERMINATORS:
             sync_stores(ctx)
-            pay(ctx)
+            if not _waits_on_both_sides(following):
+                pay(ctx)
+
+
+def _waits_on_both_sides(terminator) -> bool:
+    """Whether the loop `terminator` ends begins its body with a `ttg.async_wait` and is
+    followed by one (the pipeliner's loops): each waits at a barrier before any shared memory
+    is touched, so the debt needs no barrier of its own at the back edge or the exit."""
+    loop = terminator.parent_op()
+    if loop is None or loop.name != "scf.for":
+        return False
+    first, after = loop.regions[0].blocks[0].first_op, loop.next_op
+    return all(o is not None and o.name == "ttg.async_wait" for o in (first, after))
