@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import metadata as importlib_metadata
 
+from ..fork_safety import hold_across_fork
 from ..ir import Operation
 from ..passes.extensions import extend
 from ..passes.pipeline import run_pipeline
@@ -166,7 +167,21 @@ def for_device(device_type: str) -> Backend | None:
     return None
 
 
+# Importing the back ends, which the first lookup does in whatever thread: a fork waits until it
+# is done (fork_safety.py), since a child forked while another thread holds a module's import
+# lock would wait for that lock forever (an autotuner's compile workers are forked children).
+_importing = threading.RLock()
+hold_across_fork(_importing, 5)
+
+
 def _load_all() -> None:
+    if _entry_points_loaded:
+        return
+    with _importing:
+        _import_all()
+
+
+def _import_all() -> None:
     global _entry_points_loaded
     if _entry_points_loaded:
         return
