@@ -164,3 +164,12 @@ def test_registered_reductions_reach_naiad(gen, interpreted):
         else:
             assert_matches(ours.values, theirs.values)
             assert_matches(ours.indices, theirs.indices)
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_scans_of_rows_longer_than_a_block(dtype, gen, backend):
+    """Several chunks per row: the carried total crosses chunk boundaries, and the loop keeps
+    one type per variable in the half-precision dtypes (the interpreter checks it)."""
+    x = make((3, 2500), dtype, gen, low=0, high=0.01)
+    assert_matches(ops.cumsum(x, 1), reference(torch.cumsum, x, 1), 16, normwise=True)

@@ -86,11 +86,11 @@ def _softmax_long_rows(x, out, rows, row_mask, N, s_m, s_n, LOG: tl.constexpr,
     for begin in range(0, N, BLOCK_N):
         cols = begin + tl.arange(0, BLOCK_N)
         mask = row_mask[:, None] & (cols[None, :] < N)
-        v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask).to(COMPUTE)
+        xw = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask).to(COMPUTE)
         if LOG:
-            result = v - shift - tl.log(total)
+            result = xw - shift - tl.log(total)
         else:
-            result = tl.exp(v - shift) / total
+            result = tl.exp(xw - shift) / total
         result = result.to(out.dtype.element_ty)
         tl.store(out + rows[:, None] * N + cols[None, :], result, mask=mask)
 

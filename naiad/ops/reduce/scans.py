@@ -38,8 +38,8 @@ def scan_kernel(x, out, M, N, s_m, s_n, s_out, PRODUCT: tl.constexpr, COMPUTE: t
     for begin in range(0, N, BLOCK_N):
         cols = begin + tl.arange(0, BLOCK_N)
         mask = row_mask[:, None] & (cols[None, :] < N)
-        v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=PRODUCT)
-        v = v.to(COMPUTE)
+        reads = rows[:, None] * s_m + cols[None, :] * s_n
+        v = tl.load(x + reads, mask=mask, other=PRODUCT).to(COMPUTE)
         if PRODUCT:
             result = tl.associative_scan(v, 1, _multiply) * carry[:, None]
             carry = carry * tl.reduce(v, 1, _multiply)
