@@ -24,11 +24,13 @@ _INDEX32_LIMIT = 2**31 - 1
 _ROWS_FROM = 64
 
 
-def _block(device: torch.device) -> tuple[int, dict]:
+def _block(device: torch.device, n: int) -> tuple[int, dict]:
     """Elements per program and launch options: long runs per program on the CPU, where a
-    program is a loop; a thread per element or four on a GPU."""
+    program is a loop, but no longer than the tensor (from 256 up: a program computes its whole
+    block, masked or not, so 4096 lanes for 64 elements cost 64 times the work); a thread per
+    element or four on a GPU."""
     if device.type == "cpu":
-        return 4096, {}
+        return min(4096, max(256, 1 << (n - 1).bit_length())), {}
     return 1024, {"num_warps": 4}
 
 
@@ -90,7 +92,7 @@ class PointwiseOp:
         if kernel is None:
             kernel = self._kernels[(pattern, rank)] = codegen.generate(self.fn, pattern, rank)
         n = out.numel()
-        block, options = _block(out.device)
+        block, options = _block(out.device, n)
         strides = [s for st in layout.strides for s in st]
         index64 = max(n, layout.largest) + block > _INDEX32_LIMIT
         inner = layout.sizes[-1]
