@@ -65,18 +65,7 @@ define private i64 @futex_wait_for(ptr %word, i32 %expected, i64 %ns) {
 ; chunk is left or the launch failed (0), or a group ended past `deadline` (1).
 define private i32 @caller_chunks(ptr %state, ptr %scratch, i64 %deadline) {
 entry:
-  %fn.p = getelementptr i8, ptr %state, i64 $job_entry
-  %fn = load ptr, ptr %fn.p
-  %params.p = getelementptr i8, ptr %state, i64 $job_params
-  %params = load ptr, ptr %params.p
-  %n.p = getelementptr i8, ptr %state, i64 $job_programs
-  %n = load i64, ptr %n.p
-  %chunk.p = getelementptr i8, ptr %state, i64 $job_chunk
-  %chunk = load i64, ptr %chunk.p
-  %chunks.p = getelementptr i8, ptr %state, i64 $job_chunks
-  %chunks = load i64, ptr %chunks.p
-  %status.p = getelementptr i8, ptr %state, i64 $job_status
-  %status = load ptr, ptr %status.p
+$load_job
   %next.p = getelementptr i8, ptr %state, i64 $next
   %own.p = getelementptr i8, ptr %state, i64 $caller_next
   %own.end.p = getelementptr i8, ptr %state, i64 $caller_end

@@ -110,18 +110,7 @@ define private void @futex_wake(ptr %word, i64 %count) {
 ; Take chunks of the current job until none is left or a program has failed.
 define private void @run_chunks(ptr %state, ptr %scratch) {
 entry:
-  %fn.p = getelementptr i8, ptr %state, i64 $job_entry
-  %fn = load ptr, ptr %fn.p
-  %params.p = getelementptr i8, ptr %state, i64 $job_params
-  %params = load ptr, ptr %params.p
-  %n.p = getelementptr i8, ptr %state, i64 $job_programs
-  %n = load i64, ptr %n.p
-  %chunk.p = getelementptr i8, ptr %state, i64 $job_chunk
-  %chunk = load i64, ptr %chunk.p
-  %chunks.p = getelementptr i8, ptr %state, i64 $job_chunks
-  %chunks = load i64, ptr %chunks.p
-  %status.p = getelementptr i8, ptr %state, i64 $job_status
-  %status = load ptr, ptr %status.p
+$load_job
   %next.p = getelementptr i8, ptr %state, i64 $next
   br label %claim
 
@@ -250,6 +239,24 @@ define void @naiad_pool_stop(ptr %state) {
 """
 
 
+def _load_job() -> str:
+    """The job's fields loaded at a function's entry (`run_chunks`, `caller_chunks`): `%fn`,
+    `%params`, `%n`, `%chunk`, `%chunks` and `%status`, each beside its address `%<name>.p`."""
+    fields = (
+        ("fn", "ptr", JOB_ENTRY),
+        ("params", "ptr", JOB_PARAMS),
+        ("n", "i64", JOB_PROGRAMS),
+        ("chunk", "i64", JOB_CHUNK),
+        ("chunks", "i64", JOB_CHUNKS),
+        ("status", "ptr", JOB_STATUS),
+    )
+    lines = []
+    for name, kind, offset in fields:
+        lines.append(f"  %{name}.p = getelementptr i8, ptr %state, i64 {offset}")
+        lines.append(f"  %{name} = load {kind}, ptr %{name}.p")
+    return "\n".join(lines)
+
+
 def pool_module(arch: str) -> str:
     """The pool's LLVM IR for a Linux machine of architecture `arch` (`x86_64`, `aarch64`)."""
     if arch not in _SYS_FUTEX:
@@ -268,6 +275,7 @@ def pool_module(arch: str) -> str:
         job_chunk=JOB_CHUNK,
         job_chunks=JOB_CHUNKS,
         job_status=JOB_STATUS,
+        load_job=_load_job(),
         scratch_table=SCRATCH_TABLE,
         stop=STOP,
         bell=BELL,
