@@ -1,6 +1,6 @@
-"""Normalizations: softmax and log_softmax (fused row kernels), layer_norm (a fused row
-kernel), group_norm, batch_norm and rms_norm (composed of row statistics and elementwise
-steps); every backward is Naiad's (backward.py)."""
+"""Normalizations: softmax and log_softmax, layer_norm and rms_norm (fused row kernels),
+group_norm and batch_norm (composed of row statistics and elementwise steps); every backward is
+Naiad's (backward.py)."""
 
 from .batch_norm import batch_norm
 from .group_norm import group_norm
