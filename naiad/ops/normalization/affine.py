@@ -1,5 +1,5 @@
-"""The elementwise steps the composed normalizations share: 1/sqrt(var + eps), and
-(x - mean) * rstd * weight + bias with every operand broadcast to x."""
+"""The elementwise steps the composed normalizations and their backward share: 1/sqrt(var + eps),
+(x - mean) * rstd, and (x - mean) * rstd * weight + bias with every operand broadcast to x."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from ...runtime.jit import jit
 from ..dtypes import Kind
 from ..pointwise import pointwise
 
-__all__ = ["normalize_affine", "reciprocal_root"]
+__all__ = ["normalize", "normalize_affine", "reciprocal_root"]
 
 
 @pointwise(Kind.DEFAULT)
@@ -19,7 +19,7 @@ def reciprocal_root(var, eps):
 
 @pointwise(Kind.DEFAULT)
 @jit
-def _normalize(x, mean, rstd):
+def normalize(x, mean, rstd):
     return (x - mean) * rstd
 
 
@@ -38,7 +38,7 @@ def _normalize_scale_shift(x, mean, rstd, weight, bias):
 def normalize_affine(x, mean, rstd, weight, bias):
     """(x - mean) * rstd, times weight and plus bias where given; in x's dtype."""
     if weight is None and bias is None:
-        return _normalize(x, mean, rstd, dtype=x.dtype)
+        return normalize(x, mean, rstd, dtype=x.dtype)
     if bias is None:
         return _normalize_scale(x, mean, rstd, weight, dtype=x.dtype)
     if weight is None:

@@ -16,14 +16,9 @@ from ..dtypes import Kind
 from ..pointwise import pointwise
 from ..reduce import mean as _mean
 from ..reduce import sum as _sum
+from .affine import normalize
 
 __all__ = ["normalized_backward"]
-
-
-@pointwise(Kind.DEFAULT)
-@jit
-def _normalize(x, mean, rstd):
-    return (x - mean) * rstd
 
 
 @pointwise(Kind.DEFAULT)
@@ -54,7 +49,7 @@ def normalized_backward(grad, x, mean, rstd, weight, normalized, shared, centere
     """
     wide = _wide(x.dtype)
     center = mean if centered else 0.0
-    xhat = _normalize(x, center, rstd, dtype=wide)
+    xhat = normalize(x, center, rstd, dtype=wide)
     w = None if weight is None else (weight if weight_view is None else weight.view(weight_view))
     gw = _times(grad, w, dtype=wide) if w is not None else grad.to(wide)
     dx = dw = db = None
