@@ -16,7 +16,7 @@ import torch
 from ... import language as tl
 from ...runtime.jit import jit
 from ..dtypes import tl_dtype
-from ..reduce.kernels import _rows
+from ..reduce.kernels import _row_moments, _rows
 from ..reduce.launch import accumulator, launch_rows
 from ..reduce.rows import as_rows
 from ..registry import aten
@@ -76,22 +76,8 @@ def _layer_norm_tile(x, out, M, N, s_m, s_n, s_out, weight, bias, mean, rstd, EP
                       BLOCK_N: tl.constexpr):  # fmt: skip
     rows = _rows(BLOCK_M, INDEX64)
     row_mask = rows < M
-    total = tl.zeros([BLOCK_M, BLOCK_N], COMPUTE)
-    for begin in range(0, N, BLOCK_N):
-        cols = begin + tl.arange(0, BLOCK_N)
-        mask = row_mask[:, None] & (cols[None, :] < N)
-        total += tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=0).to(
-            COMPUTE
-        )
-    average = tl.sum(total, 1) / N
-    squares = tl.zeros([BLOCK_M, BLOCK_N], COMPUTE)
-    for begin in range(0, N, BLOCK_N):
-        cols = begin + tl.arange(0, BLOCK_N)
-        mask = row_mask[:, None] & (cols[None, :] < N)
-        v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=0)
-        d = tl.where(mask, v.to(COMPUTE) - average[:, None], 0.0)
-        squares += d * d
-    inverse = 1.0 / tl.sqrt(tl.sum(squares, 1) / N + EPS)
+    average, deviations = _row_moments(x, rows, row_mask, N, s_m, s_n, COMPUTE, BLOCK_M, BLOCK_N)
+    inverse = 1.0 / tl.sqrt(deviations / N + EPS)
     for begin in range(0, N, BLOCK_N):
         cols = begin + tl.arange(0, BLOCK_N)
         col_mask = cols < N

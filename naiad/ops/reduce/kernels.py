@@ -231,14 +231,11 @@ def _arg_reduce_tile(x, values, indices, M, N, s_m, s_n, s_out, init, LARGEST: t
     tl.store(indices + rows * s_out, index, mask=row_mask)
 
 
-@jit(do_not_specialize=["M", "N", "correction"])
-def moments_kernel(x, var, mean, M, N, s_m, s_n, s_out, correction, SQRT: tl.constexpr,
-                   COMPUTE: tl.constexpr, INDEX64: tl.constexpr, BLOCK_M: tl.constexpr,
-                   BLOCK_N: tl.constexpr):  # fmt: skip
-    """var[m] = sum((x[m, :] - mean)^2) / max(N - correction, 0) (its root where SQRT), and
-    mean[m]: two passes over the row."""
-    rows = _rows(BLOCK_M, INDEX64)
-    row_mask = rows < M
+@jit
+def _row_moments(x, rows, row_mask, N, s_m, s_n, COMPUTE: tl.constexpr, BLOCK_M: tl.constexpr,
+                 BLOCK_N: tl.constexpr):  # fmt: skip
+    """(mean, sum of squared deviations from it) of each of `rows`: two passes over the row
+    (the mean first keeps fp32 accurate). var/std and layer_norm's tile kernel use it."""
     total = tl.zeros([BLOCK_M, BLOCK_N], COMPUTE)
     for begin in range(0, N, BLOCK_N):
         cols = begin + tl.arange(0, BLOCK_N)
@@ -253,7 +250,19 @@ def moments_kernel(x, var, mean, M, N, s_m, s_n, s_out, correction, SQRT: tl.con
         v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=0)
         d = tl.where(mask, v.to(COMPUTE) - average[:, None], 0.0)
         squares += d * d
-    result = tl.sum(squares, 1) / tl.maximum(N - correction, 0.0)
+    return average, tl.sum(squares, 1)
+
+
+@jit(do_not_specialize=["M", "N", "correction"])
+def moments_kernel(x, var, mean, M, N, s_m, s_n, s_out, correction, SQRT: tl.constexpr,
+                   COMPUTE: tl.constexpr, INDEX64: tl.constexpr, BLOCK_M: tl.constexpr,
+                   BLOCK_N: tl.constexpr):  # fmt: skip
+    """var[m] = sum((x[m, :] - mean)^2) / max(N - correction, 0) (its root where SQRT), and
+    mean[m]: two passes over the row."""
+    rows = _rows(BLOCK_M, INDEX64)
+    row_mask = rows < M
+    average, deviations = _row_moments(x, rows, row_mask, N, s_m, s_n, COMPUTE, BLOCK_M, BLOCK_N)
+    result = deviations / tl.maximum(N - correction, 0.0)
     if SQRT:
         result = tl.sqrt(result)
     tl.store(var + rows * s_out, result.to(var.dtype.element_ty), mask=row_mask)
