@@ -15,14 +15,12 @@ import torch
 from ... import language as tl
 from ...runtime.jit import jit
 from ..dtypes import tl_dtype
-from ..reduce.kernels import _max, _rows
+from ..reduce.kernels import _max, _row_max, _row_sum_exp, _rows
 from ..reduce.launch import accumulator, blocks, launch_rows
 from ..reduce.rows import as_rows, normalized_dims
 from ..registry import aten
 
 __all__ = ["log_softmax", "softmax"]
-
-_NAN = tl.PropagateNan.ALL
 
 
 @jit
@@ -68,21 +66,11 @@ def _softmax_long_rows(x, out, rows, row_mask, N, s_m, s_n, LOG: tl.constexpr,
                        COMPUTE: tl.constexpr, BLOCK_M: tl.constexpr,
                        BLOCK_N: tl.constexpr):  # fmt: skip
     """Rows longer than a tile: the max, then the sum of exponentials, then the output."""
-    top = tl.full([BLOCK_M, BLOCK_N], float("-inf"), COMPUTE)
-    for begin in range(0, N, BLOCK_N):
-        cols = begin + tl.arange(0, BLOCK_N)
-        mask = row_mask[:, None] & (cols[None, :] < N)
-        v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=float("-inf"))
-        top = tl.maximum(top, v.to(COMPUTE), propagate_nan=_NAN)
-    peak = tl.reduce(top, 1, _max)
-    shift = tl.where(peak == float("-inf"), 0.0, peak)[:, None]
-    total = tl.zeros([BLOCK_M, BLOCK_N], COMPUTE)
-    for begin in range(0, N, BLOCK_N):
-        cols = begin + tl.arange(0, BLOCK_N)
-        mask = row_mask[:, None] & (cols[None, :] < N)
-        v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=float("-inf"))
-        total += tl.exp(v.to(COMPUTE) - shift)
-    total = tl.sum(total, 1)[:, None]
+    peak = _row_max(x, rows, row_mask, N, s_m, s_n, COMPUTE, BLOCK_M, BLOCK_N)
+    row_shift = tl.where(peak == float("-inf"), 0.0, peak)
+    sums = _row_sum_exp(x, rows, row_mask, N, s_m, s_n, row_shift, COMPUTE, BLOCK_M, BLOCK_N)
+    shift = row_shift[:, None]
+    total = sums[:, None]
     for begin in range(0, N, BLOCK_N):
         cols = begin + tl.arange(0, BLOCK_N)
         mask = row_mask[:, None] & (cols[None, :] < N)

@@ -269,6 +269,33 @@ def moments_kernel(x, var, mean, M, N, s_m, s_n, s_out, correction, SQRT: tl.con
     tl.store(mean + rows * s_out, average.to(mean.dtype.element_ty), mask=row_mask)
 
 
+@jit
+def _row_max(x, rows, row_mask, N, s_m, s_n, COMPUTE: tl.constexpr, BLOCK_M: tl.constexpr,
+             BLOCK_N: tl.constexpr):  # fmt: skip
+    """The max of each of `rows` (NaN where the row has one; -inf where N == 0)."""
+    top = tl.full([BLOCK_M, BLOCK_N], float("-inf"), COMPUTE)
+    for begin in range(0, N, BLOCK_N):
+        cols = begin + tl.arange(0, BLOCK_N)
+        mask = row_mask[:, None] & (cols[None, :] < N)
+        v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=float("-inf"))
+        top = tl.maximum(top, v.to(COMPUTE), propagate_nan=_NAN)
+    return tl.reduce(top, 1, _max)
+
+
+@jit
+def _row_sum_exp(x, rows, row_mask, N, s_m, s_n, shift, COMPUTE: tl.constexpr,
+                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):  # fmt: skip
+    """sum(exp(x[m, :] - shift[m])) of each of `rows`. logsumexp and the long-row softmax
+    make these two passes (_row_max, then this one)."""
+    total = tl.zeros([BLOCK_M, BLOCK_N], COMPUTE)
+    for begin in range(0, N, BLOCK_N):
+        cols = begin + tl.arange(0, BLOCK_N)
+        mask = row_mask[:, None] & (cols[None, :] < N)
+        v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=float("-inf"))
+        total += tl.exp(v.to(COMPUTE) - shift[:, None])
+    return tl.sum(total, 1)
+
+
 @jit(do_not_specialize=["M", "N"])
 def logsumexp_kernel(x, out, M, N, s_m, s_n, s_out, COMPUTE: tl.constexpr,
                      INDEX64: tl.constexpr, BLOCK_M: tl.constexpr,
@@ -276,19 +303,8 @@ def logsumexp_kernel(x, out, M, N, s_m, s_n, s_out, COMPUTE: tl.constexpr,
     """out[m] = log(sum(exp(x[m, :]))), shifted by the row's max (-inf rows give -inf)."""
     rows = _rows(BLOCK_M, INDEX64)
     row_mask = rows < M
-    top = tl.full([BLOCK_M, BLOCK_N], float("-inf"), COMPUTE)
-    for begin in range(0, N, BLOCK_N):
-        cols = begin + tl.arange(0, BLOCK_N)
-        mask = row_mask[:, None] & (cols[None, :] < N)
-        v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=float("-inf"))
-        top = tl.maximum(top, v.to(COMPUTE), propagate_nan=_NAN)
-    peak = tl.reduce(top, 1, _max)
+    peak = _row_max(x, rows, row_mask, N, s_m, s_n, COMPUTE, BLOCK_M, BLOCK_N)
     shift = tl.where(tl.abs(peak) == float("inf"), 0.0, peak)
-    total = tl.zeros([BLOCK_M, BLOCK_N], COMPUTE)
-    for begin in range(0, N, BLOCK_N):
-        cols = begin + tl.arange(0, BLOCK_N)
-        mask = row_mask[:, None] & (cols[None, :] < N)
-        v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=float("-inf"))
-        total += tl.exp(v.to(COMPUTE) - shift[:, None])
-    result = tl.log(tl.sum(total, 1)) + shift
+    total = _row_sum_exp(x, rows, row_mask, N, s_m, s_n, shift, COMPUTE, BLOCK_M, BLOCK_N)
+    result = tl.log(total) + shift
     tl.store(out + rows * s_out, result.to(out.dtype.element_ty), mask=row_mask)
