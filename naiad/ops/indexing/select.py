@@ -17,6 +17,7 @@ from ...runtime.jit import jit
 from ..dtypes import tl_dtype
 from ..reduce.rows import normalized_dims
 from ..registry import aten
+from .row_blocks import blocks_and_grid, row_block
 
 __all__ = ["gather", "index_select", "take_along_dim"]
 
@@ -24,13 +25,9 @@ __all__ = ["gather", "index_select", "take_along_dim"]
 @jit(do_not_specialize=["K", "D", "INNER"])
 def _take_kernel(x, index, out, K, D, INNER, s_xo, s_xd, s_xi, s_no, s_nk, s_ni,
                  BLOCK: tl.constexpr):  # fmt: skip
-    pid = tl.program_id(0).to(tl.int64)
-    blocks = (INNER + BLOCK - 1) // BLOCK
-    row = pid // blocks
+    row, i, mask = row_block(INNER, BLOCK)
     o = row // K
     k = row % K
-    i = (pid % blocks) * BLOCK + tl.arange(0, BLOCK)
-    mask = i < INNER
     j = tl.load(index + o * s_no + k * s_nk + i * s_ni, mask=mask, other=0).to(tl.int64)
     j = tl.where(j < 0, j + D, j)
     v = tl.load(x + o * s_xo + j * s_xd + i * s_xi, mask=mask)
@@ -47,8 +44,7 @@ def _take(x, dim, index3, shape):
     x3 = x.reshape(outer, d, inner)
     out = torch.empty(outer, k, inner, dtype=x.dtype, device=x.device)
     if out.numel():
-        block = min(1 << max(inner - 1, 0).bit_length(), 1024)
-        grid = (outer * k * ((inner + block - 1) // block),)
+        block, grid = blocks_and_grid(outer * k, inner)
         _take_kernel[grid](x3, index3, out, k, d, inner, *x3.stride(), *index3.stride(), block)
     return out.view(shape)
 

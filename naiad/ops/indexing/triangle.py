@@ -9,6 +9,7 @@ from ... import language as tl
 from ...runtime.jit import jit
 from ..dtypes import tl_dtype
 from ..registry import aten
+from .row_blocks import blocks_and_grid, row_block
 
 __all__ = ["tril", "triu"]
 
@@ -16,13 +17,9 @@ __all__ = ["tril", "triu"]
 @jit(do_not_specialize=["R", "C", "diagonal"])
 def _triangle_kernel(x, out, R, C, s_b, s_r, s_c, diagonal, UPPER: tl.constexpr,
                      BLOCK: tl.constexpr):  # fmt: skip
-    pid = tl.program_id(0).to(tl.int64)
-    blocks = (C + BLOCK - 1) // BLOCK
-    row = pid // blocks
+    row, c, mask = row_block(C, BLOCK)
     b = row // R
     r = row % R
-    c = (pid % blocks) * BLOCK + tl.arange(0, BLOCK)
-    mask = c < C
     if UPPER:
         keep = c - r >= diagonal
     else:
@@ -39,8 +36,7 @@ def _triangle(input, diagonal, upper, out=None):
     x = input.reshape(-1, rows, cols)
     result = torch.empty(input.shape, dtype=input.dtype, device=input.device)
     if result.numel():
-        block = min(1 << max(cols - 1, 0).bit_length(), 1024)
-        grid = (x.shape[0] * rows * ((cols + block - 1) // block),)
+        block, grid = blocks_and_grid(x.shape[0] * rows, cols)
         _triangle_kernel[grid](x, result, rows, cols, *x.stride(), diagonal, upper, block)
     return result if out is None else out.resize_(result.shape).copy_(result)
 
