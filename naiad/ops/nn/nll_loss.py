@@ -24,14 +24,21 @@ _BLOCK = 256
 NONE, MEAN, SUM = 0, 1, 2  # ATen's reduction codes
 
 
-@jit(do_not_specialize=["N", "ignore"])
-def _gather_kernel(x, labels, weight, loss, picked, N, s_n, s_c, ignore,
-                   HAS_WEIGHT: tl.constexpr, ACC: tl.constexpr, BLOCK: tl.constexpr):  # fmt: skip
+@jit
+def _samples(labels, N, ignore, BLOCK: tl.constexpr):
+    """(i, inside, valid, t) of this program's block of samples: inside where i < N, valid
+    where also the target is not `ignore`, t the target (0 where not valid)."""
     i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     inside = i < N
     t = tl.load(labels + i, mask=inside, other=ignore)
     valid = inside & (t != ignore)
-    t = tl.where(valid, t, 0)
+    return i, inside, valid, tl.where(valid, t, 0)
+
+
+@jit(do_not_specialize=["N", "ignore"])
+def _gather_kernel(x, labels, weight, loss, picked, N, s_n, s_c, ignore,
+                   HAS_WEIGHT: tl.constexpr, ACC: tl.constexpr, BLOCK: tl.constexpr):  # fmt: skip
+    i, inside, valid, t = _samples(labels, N, ignore, BLOCK)
     v = tl.load(x + i * s_n + t * s_c, mask=valid, other=0).to(ACC)
     if HAS_WEIGHT:
         w = tl.load(weight + t, mask=valid, other=0).to(ACC)
@@ -44,11 +51,7 @@ def _gather_kernel(x, labels, weight, loss, picked, N, s_n, s_c, ignore,
 @jit(do_not_specialize=["N", "ignore"])
 def _scatter_kernel(grad, labels, weight, out, N, s_g, s_n, s_c, ignore, total, MEAN: tl.constexpr,
                     HAS_WEIGHT: tl.constexpr, ACC: tl.constexpr, BLOCK: tl.constexpr):  # fmt: skip
-    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    inside = i < N
-    t = tl.load(labels + i, mask=inside, other=ignore)
-    valid = inside & (t != ignore)
-    t = tl.where(valid, t, 0)
+    i, _, valid, t = _samples(labels, N, ignore, BLOCK)
     g = tl.load(grad + i * s_g, mask=valid, other=0).to(ACC)
     w = tl.load(weight + t, mask=valid, other=0).to(ACC) if HAS_WEIGHT else 1.0
     result = -w * g
