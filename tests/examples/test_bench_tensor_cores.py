@@ -3,7 +3,6 @@ attention forward, an int8 matmul), checked here against float64 references in t
 and on the CPU (the conftest runs each test in both); and the bench's plan and options, which
 need neither torch's CUDA nor triton."""
 
-import importlib.util
 import math
 import sys
 from pathlib import Path
@@ -11,27 +10,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from module_files import module_from_file
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "gpu"
 
 
-def _load(name: str, path: Path):
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
 def kernels():
-    return _load("naiad_bench_tensor_core_kernels", BENCH / "tensor_core_kernels.py")
+    return module_from_file("naiad_bench_tensor_core_kernels", BENCH / "tensor_core_kernels.py")
 
 
 def bench_script():
     if str(BENCH) not in sys.path:
         sys.path.insert(0, str(BENCH))
-    return _load("naiad_bench_tensor_cores", BENCH / "tensor_cores.py")
+    return module_from_file("naiad_bench_tensor_cores", BENCH / "tensor_cores.py")
 
 
 def attention_reference(q, k, v, causal: bool, sm_scale: float):

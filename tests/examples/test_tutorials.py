@@ -1,24 +1,16 @@
 """The tutorial examples (`examples/0X_*.py`): each runs its Triton tutorial kernels in Naiad and
 checks them against a float64 reference. One test per tutorial, plus the demo driver."""
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
+from module_files import module_from_file
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def load(stem):
-    path = EXAMPLES / f"{stem}.py"
-    name = f"naiad_example_{stem}"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, path)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    return module_from_file(f"naiad_example_{stem}", EXAMPLES / f"{stem}.py")
 
 
 def test_01_vector_add():

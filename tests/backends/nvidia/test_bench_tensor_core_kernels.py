@@ -3,11 +3,10 @@ bench/gpu/tensor_cores.py launches on it: the pointer-based attention forward (D
 D128 causal) and the int8 matmul on the largest tile, each through mma.sync. Register and
 spill counts are the bench's to report (issue 14 wants the spills gone), not checked here."""
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
+from module_files import module_from_file
 
 from naiad.backends.nvidia import link
 
@@ -15,13 +14,7 @@ KERNELS = Path(__file__).resolve().parents[3] / "bench" / "gpu" / "tensor_core_k
 
 
 def kernels():
-    name = "naiad_bench_tensor_core_kernels_sm90"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, KERNELS)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+    return module_from_file("naiad_bench_tensor_core_kernels_sm90", KERNELS)
 
 
 def _counts_present(compiled) -> None:
