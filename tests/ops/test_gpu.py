@@ -4,7 +4,7 @@ the GPU, against torch on float64 copies, and the Llama-style model's step throu
 import pytest
 import torch
 import torch.nn.functional as F
-from helpers import assert_matches, reference
+from ops_helpers import assert_matches, reference
 from tiny_llama import TinyLlama
 
 import naiad.ops as ops

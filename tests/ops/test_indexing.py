@@ -4,7 +4,7 @@ inputs) and stack; through the switch with autograd."""
 
 import pytest
 import torch
-from helpers import assert_matches, make
+from ops_helpers import assert_matches, make
 
 import naiad.ops as ops
 

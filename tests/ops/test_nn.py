@@ -5,7 +5,7 @@ against torch on the same inputs, and the direct calls."""
 import pytest
 import torch
 import torch.nn.functional as F
-from helpers import assert_matches, make
+from ops_helpers import assert_matches, make
 
 import naiad.ops as ops
 

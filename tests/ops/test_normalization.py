@@ -6,7 +6,7 @@ layer_norm also compiled); the full tier adds fp16 and bf16, interpreted and com
 import pytest
 import torch
 import torch.nn.functional as F
-from helpers import FLOATS, assert_matches, make
+from ops_helpers import FLOATS, assert_matches, make
 
 import naiad.ops as ops
 

@@ -8,7 +8,7 @@ import math
 import pytest
 import torch
 import torch.nn.functional as F
-from helpers import FLOATS, INTS, assert_matches, make, reference
+from ops_helpers import FLOATS, INTS, assert_matches, make, reference
 
 import naiad.ops as ops
 

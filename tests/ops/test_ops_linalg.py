@@ -5,7 +5,7 @@ operands, odd sizes, an empty product; the backward of linear through torch's au
 import pytest
 import torch
 import torch.nn.functional as F
-from helpers import FLOATS, assert_matches, make
+from ops_helpers import FLOATS, assert_matches, make
 
 import naiad.ops as ops
 

@@ -7,7 +7,7 @@ import math
 
 import pytest
 import torch
-from helpers import FLOATS, assert_matches, make, reference
+from ops_helpers import FLOATS, assert_matches, make, reference
 
 import naiad.ops as ops
 

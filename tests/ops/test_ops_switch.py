@@ -10,7 +10,7 @@ import sys
 import pytest
 import torch
 import torch.nn.functional as F
-from helpers import assert_matches, make, reference
+from ops_helpers import assert_matches, make, reference
 
 import naiad.ops as ops
 from naiad.ops.registry import table
