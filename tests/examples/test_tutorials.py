@@ -52,6 +52,7 @@ def test_06_fused_attention():
     load("06_fused_attention").check(N_CTX=64, HEAD_DIM=32, every_config=True)
 
 
+@pytest.mark.full  # a minute of CPU compiles; block pointers have their own default-tier tests
 def test_06b_fused_attention_block_ptr():
     load("06b_fused_attention_block_ptr").check(Z=2, H=1, N_CTX=64, HEAD_DIM=32)
 
