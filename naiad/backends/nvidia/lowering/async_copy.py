@@ -27,21 +27,24 @@ from .indexing import layout_of
 from .ldmatrix import store_plan, thread_bytes
 from .memory import vector_width
 
+COPY_BYTES = (4, 8, 16)  # what one `cp.async` moves
 
-def copy_width(ctx: Context, op, view) -> int:
-    """Elements per `cp.async` of `op` into `view` (see the module doc)."""
-    _, vector, _ = store_plan(layout_of(op.src.type), view.to_offset, view.element_bytes)
-    return min(vector_width(ctx, op.src, op.mask), vector)
+
+def copy_plan(ctx, ptr, mask, to_offset, nbytes: int):
+    """(the buffer offsets of each register, elements per `cp.async`) of copying the tensor
+    at `ptr` under `mask` into a buffer whose element -> offset map is `to_offset` (see the
+    module doc); `ctx` needs only its `axis_info`, so the pipeliner asks it too."""
+    offsets, vector, _ = store_plan(layout_of(ptr.type), to_offset, nbytes)
+    return offsets, min(vector_width(ctx, ptr, mask), vector)
 
 
 @lowers("ttg.async_copy_global_to_local")
 def _async_copy(ctx: Context, op) -> None:
     view = ctx.values[op.dst]
     nbytes = view.element_bytes
-    offsets, _, _ = store_plan(layout_of(op.src.type), view.to_offset, nbytes)
-    width = copy_width(ctx, op, view)
+    offsets, width = copy_plan(ctx, op.src, op.mask, view.to_offset, nbytes)
     size = width * nbytes
-    if size not in (4, 8, 16):
+    if size not in COPY_BYTES:
         raise InternalError(f"cp.async of {size} bytes: the pipeliner must not make this copy")
     em = ctx.em
     barriers.pay(ctx)  # earlier readers of the slot must be done

@@ -45,9 +45,8 @@ from ....ir import DenseElementsAttr, IntegerAttr, Operation, Pure, Region, regi
 from ....ir.passes import Pass
 from ....ir.types import i1, i32
 from ....passes.analysis.axis_info import AxisInfoAnalysis
-from ..lowering.indexing import layout_of
-from ..lowering.ldmatrix import shared_offsets, store_plan
-from ..lowering.memory import vector_width
+from ..lowering.async_copy import COPY_BYTES, copy_plan
+from ..lowering.ldmatrix import shared_offsets
 from .loop_carried import carried
 
 
@@ -97,9 +96,8 @@ def _pipelinable(op: Operation, axis_info) -> bool:
     t = alloc.result.type
     nbytes = t.element_type.width // 8
     to_offset = shared_offsets(t.encoding, t.shape).invert()
-    _, vector, _ = store_plan(layout_of(op.ptr.type), to_offset, nbytes)
-    width = min(vector_width(axis_info, op.ptr, op.mask), vector)
-    return width * nbytes in (4, 8, 16)
+    _, width = copy_plan(axis_info, op.ptr, op.mask, to_offset, nbytes)
+    return width * nbytes in COPY_BYTES
 
 
 def _is_zero(value) -> bool:
