@@ -186,11 +186,8 @@ def _stage(b: _Builder, loop, loads, slice_ops, env: dict, iv, rings, slot) -> d
         b.add(ttg.AsyncCopyGlobalToLocalOp(ptr, view, mask, token=ASYNC_TOKEN))
     b.add(ttg.AsyncCommitGroupOp([], asyncToken=ASYNC_TOKEN))
     terminator = loop.body.terminator
-    return {arg: _mapped(mapping, terminator.operands[arg.index - 1]) for arg in env}
-
-
-def _mapped(mapping: dict, value):
-    return mapping.get(value, value)
+    yielded = [terminator.operands[arg.index - 1] for arg in env]
+    return {arg: mapping.get(value, value) for arg, value in zip(env, yielded)}
 
 
 def _slot_type(ring_t: MemDescType) -> MemDescType:
