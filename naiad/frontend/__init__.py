@@ -61,19 +61,21 @@ def compile_to_ttir(
 
 @_user_facing
 def generate(
-    fn, signature, constexprs=None, attrs=None, target=CUDA_HOPPER, *, verify=False
+    fn, signature, constexprs=None, attrs=None, target=CUDA_HOPPER, *, verify=False, name=None
 ) -> FrontendResult:
-    """`compile_to_ttir`, with what else the runtime needs (the globals read)."""
+    """`compile_to_ttir`, with what else the runtime needs (the globals read). The kernel is
+    named `name` (the function's name by default)."""
     constexprs, attrs = dict(constexprs or {}), dict(attrs or {})
     python_fn = getattr(fn, "fn", fn)
+    name = name or python_fn.__name__
     source = function_source(python_fn)
     unit = CompilationUnit(target)
     params = specialization.parameters(source, signature, constexprs, attrs)
     arguments = specialization.arguments(params)
     arg_attrs = [attributes for _, _, attributes in arguments]
     func = unit.new_function(
-        python_fn.__name__,
-        [(name, ty) for name, ty, _ in arguments],
+        name,
+        [(argument, ty) for argument, ty, _ in arguments],
         "public",
         arg_attrs=arg_attrs if any(arg_attrs) else None,
     )
@@ -85,4 +87,4 @@ def generate(
     unit.module.location = func.location  # as Triton: the module is where the kernel is
     if verify:
         ir.verify(unit.module)
-    return FrontendResult(unit.module, python_fn.__name__, unit.globals_used)
+    return FrontendResult(unit.module, name, unit.globals_used)

@@ -56,7 +56,7 @@ class ExpressionsMixin:
         return self.lookup(node.id)
 
     def visit_Attribute(self, node):
-        return getattr(self.visit(node.value), node.attr)
+        return core.attribute_of(self.visit(node.value), node.attr)
 
     def visit_Subscript(self, node):
         return self.visit(node.value)[self.visit(node.slice)]

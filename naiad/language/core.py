@@ -89,6 +89,31 @@ def _rfolded(op):
     return method
 
 
+def attribute_of(value, name: str):
+    """`value.name` in a kernel. A Python literal lacking the attribute is read as Triton's
+    code generator sees it: a number (or string, or None) as a constexpr, a tuple display as a
+    `tl.tuple`, so `(10).type` and `(5, 6).type` are their types."""
+    if hasattr(value, name):
+        return getattr(value, name)
+    return getattr(_as_kernel_value(value), name)
+
+
+def _as_kernel_value(value):
+    if isinstance(value, _py.tuple) and not isinstance(value, tuple):
+        return tuple([_as_kernel_value(v) for v in value])
+    if isinstance(value, bool | int | float | str) or value is None:
+        return constexpr(value)
+    return value
+
+
+def _constant_type(value):
+    """The type of a compile-time value; a tuple's is the tuple of its elements' types, as in
+    Triton, where a tuple of constants is a `tl.tuple` of constexprs, never one constexpr."""
+    if isinstance(value, _py.tuple):
+        return tuple_type([_constant_type(v) for v in value])
+    return constexpr_type(value)
+
+
 class constexpr:
     """A value known at compile time: specialized into the kernel, folded by every operator."""
 
@@ -96,7 +121,7 @@ class constexpr:
 
     def __init__(self, value):
         self.value = value.value if isinstance(value, constexpr) else value
-        self.type = constexpr_type(self.value)
+        self.type = _constant_type(self.value)
 
     def __repr__(self):
         return f"constexpr[{self.value!r}]"

@@ -41,7 +41,7 @@ from ..passes import extensions
 from . import ttir_cache
 from .cache import Cache, cache_key
 from .relaunch import TritonCompiledKernel
-from .specialization import Specialization
+from .specialization import Specialization, kernel_name
 
 # Triton's make_ttir, in its order (rewrite-tensor-pointer is not needed: block pointers are
 # already pointer blocks when the frontend emits them).
@@ -311,7 +311,10 @@ def _build(jit_function, spec: Specialization, language, insertions) -> TTIRBuil
     from ..passes.pipeline import run_pipeline
 
     with compile_profile.stage("AST → TTIR"):
-        result = generate(jit_function, spec.signature, spec.constexprs, spec.attrs, language)
+        name = kernel_name(jit_function, spec)
+        result = generate(
+            jit_function, spec.signature, spec.constexprs, spec.attrs, language, name=name
+        )
         source_ttir = print_module(result.module)
     pipeline = extensions.extend("ttir", TTIR_PIPELINE, insertions)
     dump = pass_dumps(result.name, language.name, spec, "ttir")

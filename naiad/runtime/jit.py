@@ -147,6 +147,12 @@ class JITFunction(JITSource, KernelInterface):
     def __repr__(self):
         return f"JITFunction({self.fn.__module__}:{self.fn.__qualname__})"
 
+    def repr(self, specialization) -> str:
+        """The compiled kernel's name for `specialization` (a `Specialization.view()`): the
+        function's name, or what `jit(repr=f)`'s f makes of it (Triton's hook for naming each
+        specialization apart in profiles and dumps)."""
+        return self.__name__ if self._repr is None else str(self._repr(specialization))
+
     def interpreted(self):
         """The kernel's Python function rewritten for interpretation (made once, on first use)."""
         if self._interpreted is None:

@@ -17,6 +17,7 @@ facts from the arguments directly (binder.py); tests check that the two always a
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 
 from ..language import dtypes as t
@@ -25,6 +26,10 @@ from .params import integer_argument_type
 from .tensor_descriptor import TensorDescriptor
 
 _DIVISIBLE = [["tt.divisibility", 16]]
+
+# What `jit(repr=f)`'s f is given, as in Triton: the constexprs by name (integers equal to 1
+# among them) and the signature strings.
+SpecializationView = namedtuple("SpecializationView", ["constants", "signature"])
 
 
 @dataclass(frozen=True)
@@ -58,6 +63,16 @@ class Specialization:
             repr(sorted(attrs.items())),
         )
         return cls(signature, constexprs, attrs, key)
+
+    def view(self) -> SpecializationView:
+        """This specialization as `jit(repr=f)`'s f reads it."""
+        return SpecializationView(dict(self.constexprs), dict(self.signature))
+
+
+def kernel_name(jit_function, spec: Specialization) -> str:
+    """The name of `jit_function`'s kernel compiled for `spec` (`JITFunction.repr`)."""
+    named = getattr(jit_function, "repr", None)
+    return named(spec.view()) if named is not None else jit_function.__name__
 
 
 def _pointer_spec(element: t.dtype, const: bool = False) -> str:

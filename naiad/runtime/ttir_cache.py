@@ -35,6 +35,7 @@ from ..language import core
 from ..language import dtypes as t
 from . import kernel_source
 from .cache import cache_key
+from .specialization import kernel_name
 
 _LOCATION_FILE = re.compile(r'loc\("((?:[^"\\]|\\.)*)":\d+:\d+\)')
 
@@ -90,6 +91,7 @@ def _key(jit_function, spec, language, insertions) -> str | None:
             "ttir-of": kernel_source.cache_key(jit_function),
             "at": [code.co_filename, code.co_firstlineno, fn.__qualname__],
             "spec": repr(spec.key),
+            "name": kernel_name(jit_function, spec),  # `jit(repr=f)`'s f may change alone
             "language": rules,
             "passes": [insertion.fingerprint() for insertion in insertions],
         }

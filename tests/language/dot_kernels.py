@@ -49,6 +49,23 @@ def dot3d(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, N: tl.constexpr
 
 
 @naiad.jit
+def dot_batched(
+    a_ptr, b_ptr, acc_ptr, c_ptr, BATCH: tl.constexpr, SIZE: tl.constexpr, TRANS_A: tl.constexpr
+):
+    """A dot over batches of 16x16 blocks of shape `BATCH` (any rank; SIZE elements in all),
+    `a` transposed on request, plus an accumulator."""
+    shape = list(BATCH) + [16, 16]
+    a = tl.load(a_ptr + tl.arange(0, SIZE)).reshape(shape)
+    if TRANS_A:
+        a = tl.trans(a)
+    b = tl.load(b_ptr + tl.arange(0, SIZE)).reshape(shape)
+    acc = tl.load(acc_ptr + tl.arange(0, SIZE)).reshape(shape)
+    c = tl.dot(a, b, acc, input_precision="ieee")
+    tl.static_assert(len(c.shape) == len(BATCH) + 2)
+    tl.store(c_ptr + tl.arange(0, SIZE), c.reshape([SIZE]))
+
+
+@naiad.jit
 def matmul_loop(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K, BK: tl.constexpr):
     offs_m = tl.arange(0, M)
     offs_n = tl.arange(0, N)

@@ -272,3 +272,22 @@ def test_integer_argument_types(value, dtype):
 def test_integer_argument_beyond_64_bits_raises(value):
     with pytest.raises(OverflowError):
         _int_argument_kernel[(1,)](poisoned(1, "int64"), value, EXPECTED=tl.int64)
+
+
+@naiad.jit
+def _literal_types_kernel(out_ptr, TUPLE: tl.constexpr):
+    named: tl.constexpr = (5, 6, 7)
+    tl.static_assert(named.type == (5, 6, 7).type)
+    tl.static_assert(TUPLE.type == (5, 6, 7).type)
+    tl.static_assert((5, 6, 7).type == tl.tuple_type([(5).type, (6).type, (7).type]))
+    tl.static_assert((10).type == tl.constexpr(10).type)
+    tl.static_assert((2.5).type != (10).type)
+    tl.store(out_ptr, named[1] + (5, 6, 7).__len__())
+
+
+def test_literals_have_types():
+    """A literal's `.type` in a kernel is its constexpr type, a tuple display's the tuple of
+    its elements' (Triton's test_constexpr_assignment), for a constexpr tuple too."""
+    out = poisoned(1, "int32")
+    _literal_types_kernel[(1,)](out, (5, 6, 7))
+    assert int(out[0]) == 6 + 3

@@ -72,6 +72,37 @@ def test_fp8_e5m2():
     check("dot", c, ref, "interpreter", np.float32, k=k)
 
 
+@naiad.jit
+def _dot_fp8e4b15(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    om, on, ok = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + om[:, None] * K + ok[None, :]).to(tl.float8e4b15, bitcast=True)
+    b = tl.load(b_ptr + ok[:, None] * N + on[None, :]).to(tl.float8e4b15, bitcast=True)
+    tl.store(c_ptr + om[:, None] * N + on[None, :], tl.dot(a, b))
+
+
+def _decode_fp8e4b15(bits: np.ndarray) -> np.ndarray:
+    """fp8e4b15 (1 sign, 4 exponent bits biased by 15, 3 mantissa bits; no inf or NaN)."""
+    sign = np.where(bits & 0x80, -1.0, 1.0)
+    exponent, mantissa = (bits >> 3) & 0xF, (bits & 0x7) / 8.0
+    normal = (1.0 + mantissa) * np.exp2(exponent.astype(np.float64) - 15)
+    return sign * np.where(exponent == 0, mantissa * 2.0**-14, normal)
+
+
+def test_fp8e4b15_operands(backend, gen):
+    """Hopper's tensor cores lack fp8e4b15 (the interpreter checks against them, and Triton
+    skips it there); the CPU's dot takes it."""
+    m, n, k = 16, 16, 32
+    a = gen.integers(0, 256, (m, k), dtype=np.uint8)
+    b = gen.integers(0, 256, (k, n), dtype=np.uint8)
+    c = poisoned((m, n), np.float32)
+    if backend != "cpu":
+        with kernel_error("fp8e4b15 is not supported as a dot operand"):
+            _dot_fp8e4b15[(1,)](a, b, c, m, n, k)
+        return
+    _dot_fp8e4b15[(1,)](a, b, c, m, n, k)
+    check("dot", c, _decode_fp8e4b15(a) @ _decode_fp8e4b15(b), "interpreter", np.float32, k=k)
+
+
 @pytest.mark.full
 @pytest.mark.parametrize(
     "m,n,k", [(16, 16, 16), (32, 64, 32), (64, 16, 128), (1, 16, 16), (16, 1, 32)]
@@ -121,6 +152,18 @@ def test_batched_3d():
         np.float32,
         k=k,
     )
+
+
+@pytest.mark.parametrize("batch,trans_a", [((2, 4), False), ((2, 2, 2), True)])
+def test_batched_over_several_dimensions(batch, trans_a, gen):
+    """Batches of any rank (Triton's main folds them into one around a 3-D dot)."""
+    shape = (*batch, 16, 16)
+    a, b, acc = (random_array(shape, np.float32, gen) for _ in range(3))
+    c = poisoned(shape, np.float32)
+    kernels.dot_batched[(1,)](a, b, acc, c, batch, a.size, trans_a)
+    lhs = np.swapaxes(a, -1, -2) if trans_a else a
+    ref = np.matmul(lhs.astype(np.float64), b.astype(np.float64)) + acc
+    check("dot", c, ref, "interpreter", np.float32, k=16)
 
 
 def test_fp16_matmul_loop_with_masked_k():

@@ -117,3 +117,27 @@ def test_keys_differ_for_every_fact():
     keys = [Specialization.of(every_kind, every_kind._bind(args, {})).key for args in facts]
     for a, b in itertools.combinations(range(len(keys)), 2):
         assert keys[a] != keys[b], (a, b)
+
+
+def _name_by_specialization(specialization):
+    """A `jit(repr=)` naming each kernel by its first argument's type and its arguments
+    specialized to 1, as Triton's test_value_specialization does."""
+    ones = "_".join(k for k, v in specialization.constants.items() if v == 1)
+    return f"kernel_{specialization.signature['value']}_{ones}"
+
+
+@naiad.jit(repr=_name_by_specialization)
+def _named_kernel(value, is_one, out_ptr):
+    tl.store(out_ptr, value + is_one)
+
+
+@pytest.mark.parametrize("value,type_name", [(-5, "i32"), (2**40, "i64"), (2**63 + 3, "u64")])
+def test_repr_names_each_specialization(value, type_name):
+    """`jit(repr=f)` names the compiled kernel `f(specialization)`; the kernel runs as before."""
+    out = np.full(1, 7, np.int64 if type_name != "u64" else np.uint64)
+    with knobs.override(NAIAD_BACKEND="cpu"):
+        compiled = _named_kernel.warmup(value, 1, out, grid=(1,))
+        _named_kernel[(1,)](value, 1, out)
+    assert compiled.name == f"kernel_{type_name}_is_one"
+    assert f"@kernel_{type_name}_is_one" in compiled.asm["ttir"]
+    assert int(out[0]) == value + 1

@@ -42,12 +42,14 @@ class CpuBackend(Backend):
 
     def language_target(self, target: CpuTarget, options):
         """The language's rules for the CPU: any dot shape, IEEE dots by default (there is no
-        tf32 here), every fp8 conversion."""
+        tf32 here), every fp8 conversion, and every fp8 format as a dot operand (fp8e4b15 too,
+        which Hopper's tensor cores lack: the CPU's dot converts its operands anyway)."""
         return CUDA_HOPPER.with_options(
             name=target.name,
             backend="cpu",
             arch=0,
             default_dot_input_precision="ieee",
+            deprecated_fp8_dot_operand_dtypes=(),
             debug=options.debug,
             num_warps=options.num_warps,
         )

@@ -19,6 +19,9 @@ def assigned(value):
     return value
 
 
+attribute_of = core.attribute_of
+
+
 def assigned_constexpr(value):
     """`x: tl.constexpr = value` keeps a compile-time constant; a run-time value stays one, as
     Triton 3.9 keeps it."""

@@ -1,6 +1,6 @@
 """Rewrite a kernel's Python source so that running it as Python follows the compiler's semantics.
 
-Running a kernel as plain Python would differ from compiling it in six places, each rewritten here
+Running a kernel as plain Python would differ from compiling it in seven places, each rewritten here
 (positions are kept, so tracebacks, `print` and `breakpoint()` point at the user's own lines):
 
 - `x = 0` gives `x` the compiler's type (int32), so later `x += big` wraps as on the GPU;
@@ -8,7 +8,8 @@ Running a kernel as plain Python would differ from compiling it in six places, e
 - `a and b`, `a or b`, `not a` on tensors are elementwise logic, not Python truthiness;
 - `a is b` compares the values of constexprs (`BLOCK is None` for a constexpr None);
 - a tensor assigned before a `for` / `while` loop and in its body must keep its type;
-- `assert cond, msg` is `tl.device_assert(cond, msg)` (checked in debug mode only).
+- `assert cond, msg` is `tl.device_assert(cond, msg)` (checked in debug mode only);
+- an attribute of a literal (`(10).type`, `(5, 6).type`) reads it as a constexpr or a `tl.tuple`.
 
 Before the rewrite, the Python the compiler refuses (`try`, `break`, `lambda`, `yield`, ...) is
 refused here too, at the same file:line:col (language/constructs.py).
@@ -97,6 +98,13 @@ class _KernelTransformer(ast.NodeTransformer):
         if isinstance(node.func, ast.Name) and node.func.id in _UNWRAPPING_NAMES:
             node.args = [node.func, *node.args]
             node.func = _rt("python_call", node.func)
+        return node
+
+    def visit_Attribute(self, node):
+        # Only literal displays: any other value is already what the compiler would see.
+        self.generic_visit(node)
+        if isinstance(node.ctx, ast.Load) and isinstance(node.value, ast.Constant | ast.Tuple):
+            return self._call("attribute_of", node, node.value, ast.Constant(node.attr))
         return node
 
     def visit_BoolOp(self, node):
