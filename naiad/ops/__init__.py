@@ -8,25 +8,29 @@
 
 Elementwise ops come from one facility (`pointwise/`: a scalar function written in the language
 becomes a kernel for any arity, broadcast, strides and dtype); reductions see their operand as
-rows (`reduce/`); normalizations are row kernels or composed of both (`normalization/`).
+rows (`reduce/`); normalizations are row kernels or composed of both (`normalization/`);
+attention is flash kernels (`attention/`); random ops draw from Philox (`random.py`).
 Importing this package imports torch; `import naiad` alone never does.
 """
 
 from . import (
     activations,
     arith,
+    attention,
     compare,
     convert,
     indexing,
     linalg,
     nn,
     normalization,
+    random,
     reduce,
     select,
     unary,
 )
 from .activations import *  # noqa: F403
 from .arith import *  # noqa: F403
+from .attention import *  # noqa: F403
 from .compare import *  # noqa: F403
 from .convert import *  # noqa: F403
 from .dtypes import Unsupported
@@ -35,6 +39,7 @@ from .linalg import *  # noqa: F403
 from .nn import *  # noqa: F403
 from .normalization import *  # noqa: F403
 from .pointwise import pointwise
+from .random import *  # noqa: F403
 from .reduce import *  # noqa: F403
 from .select import *  # noqa: F403
 from .switch import disable, enable, registered, use
@@ -49,12 +54,14 @@ __all__ = [
     "use",
     *activations.__all__,
     *arith.__all__,
+    *attention.__all__,
     *compare.__all__,
     *convert.__all__,
     *indexing.__all__,
     *linalg.__all__,
     *nn.__all__,
     *normalization.__all__,
+    *random.__all__,
     *reduce.__all__,
     *select.__all__,
     *unary.__all__,

@@ -1,0 +1,152 @@
+"""Writing by index along one dim: scatter (tensor or value source), scatter_add and index_add,
+from one kernel.
+
+The index space is the index tensor's, up to 4 dims, with the indexed dim moved last (a
+permutation of strides, no copy): element c of it writes src[c] to out at c's coordinates but
+with the last one replaced by index[c]. index_add's vector index is expanded (stride 0) to the
+source's shape, and a value source is a 0-dim tensor expanded to the index's shape. Adding
+forms use atomic adds (indices may repeat), into an fp32 copy for fp16 and bf16; plain scatter
+stores, and where indices repeat one of the writes wins, as torch documents.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ... import language as tl
+from ...runtime.jit import jit
+from ..convert import to
+from ..dtypes import Unsupported, tl_dtype
+from ..reduce.launch import accumulator
+from ..reduce.rows import normalized_dims
+from ..registry import aten
+
+__all__ = ["index_add", "scatter", "scatter_add"]
+
+_BLOCK = 1024
+_RANK = 4
+_ADDABLE = (torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int32, torch.int64)
+
+
+@jit(do_not_specialize=["n", "n1", "n2", "n3", "D", "alpha"])
+def _scatter_kernel(index, src, out, n, n1, n2, n3, D, alpha,
+                    si0, si1, si2, si3, ss0, ss1, ss2, ss3, so0, so1, so2, so3,
+                    ACCUMULATE: tl.constexpr, BLOCK: tl.constexpr):  # fmt: skip
+    p = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    mask = p < n
+    c3 = p % n3
+    rest = p // n3
+    c2 = rest % n2
+    rest = rest // n2
+    c1 = rest % n1
+    c0 = rest // n1
+    j = tl.load(index + c0 * si0 + c1 * si1 + c2 * si2 + c3 * si3, mask=mask, other=0)
+    j = j.to(tl.int64)
+    j = tl.where(j < 0, j + D, j)
+    v = tl.load(src + c0 * ss0 + c1 * ss1 + c2 * ss2 + c3 * ss3, mask=mask)
+    target = out + c0 * so0 + c1 * so1 + c2 * so2 + j * so3
+    if ACCUMULATE:
+        tl.atomic_add(target, (v * alpha).to(out.dtype.element_ty), mask=mask)
+    else:
+        tl.store(target, v.to(out.dtype.element_ty), mask=mask)
+
+
+def _four_dims(t, dim):
+    """t with `dim` moved last and 1-size dims put in front up to 4 dims (a view)."""
+    moved = t.movedim(dim, -1) if t.dim() else t.reshape(1)
+    return moved.reshape([1] * (_RANK - moved.dim()) + list(moved.shape))
+
+
+def _scatter_into(out, dim, index, src, accumulate, alpha=1):
+    """out (written in place) at `index` along `dim`, from src, over index's index space."""
+    rank = max(out.dim(), 1)
+    if rank > _RANK:
+        raise Unsupported(f"scatter over {rank} dims")
+    d = out.shape[dim] if out.dim() else 1
+    if index.numel() and ((index >= d).any() or (index < -d).any()):
+        raise RuntimeError(f"index out of bounds for dimension {dim} with size {d}")
+    src = src.to(out.dtype) if src.dtype != out.dtype and not accumulate else src
+    i4, s4, o4 = (_four_dims(t, dim) for t in (index, src, out))
+    n = index.numel()
+    if n:
+        _, n1, n2, n3 = i4.shape
+        grid = ((n + _BLOCK - 1) // _BLOCK,)
+        strides = (*i4.stride(), *s4.stride(), *o4.stride())
+        _scatter_kernel[grid](i4, s4, o4, n, n1, n2, n3, d, alpha, *strides, accumulate, _BLOCK)
+    return out
+
+
+def _check(self, index, src):
+    if index.dtype != torch.int64:
+        raise RuntimeError("scatter(): Expected dtype int64 for index")
+    tl_dtype(self.dtype)
+    if src.dtype != self.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+
+
+@aten("scatter.src", "scatter.src_out")
+def scatter(input, dim, index, src, *, out=None):
+    """A copy of input with src[c] (or the number src) written at index[c] along `dim` for each
+    position c."""
+    if not isinstance(src, torch.Tensor):
+        return scatter_value(input, dim, index, src, out=out)
+    _check(input, index, src)
+    (dim,) = normalized_dims(dim, max(input.dim(), 1))
+    result = input.clone(memory_format=torch.contiguous_format)
+    _scatter_into(result, dim, index, src, False)
+    return result if out is None else out.resize_(result.shape).copy_(result)
+
+
+@aten("scatter.value", "scatter.value_out")
+def scatter_value(input, dim, index, value, *, out=None):
+    source = torch.full((), value, dtype=input.dtype, device=input.device)
+    return scatter(input, dim, index, source.expand(index.shape), out=out)
+
+
+def _added(input, dim, index, src, alpha):
+    if input.dtype not in _ADDABLE:
+        raise Unsupported(f"scatter_add of {input.dtype}")
+    (dim,) = normalized_dims(dim, max(input.dim(), 1))
+    wide = accumulator(input.dtype)
+    result = to(input.contiguous(), wide) if wide != input.dtype else input.clone()
+    result = result.contiguous()
+    _scatter_into(result, dim, index, src, True, alpha)
+    return result if wide == input.dtype else to(result, input.dtype)
+
+
+@aten("scatter_add.default", "scatter_add.out")
+def scatter_add(input, dim, index, src, *, out=None):
+    """A copy of input with src[c] added at index[c] along `dim` for each position c."""
+    _check(input, index, src)
+    result = _added(input, dim, index, src, 1)
+    return result if out is None else out.resize_(result.shape).copy_(result)
+
+
+@aten("index_add.default", "index_add.out")
+def index_add(input, dim, index, source, *, alpha=1, out=None):
+    """A copy of input with source's k-th slice along `dim`, times alpha, added at index[k]."""
+    if index.dim() > 1 or index.dtype not in (torch.int64, torch.int32):
+        raise RuntimeError("index_add_(): Index is supposed to be a vector of int64 or int32")
+    if source.dtype != input.dtype:
+        raise RuntimeError("index_add_(): self and source must have the same scalar type")
+    (d,) = normalized_dims(dim, max(input.dim(), 1))
+    shape = [1] * max(source.dim(), 1)
+    shape[d] = index.numel()
+    spread = index.reshape(shape).expand(source.shape if source.dim() else [1])
+    result = _added(input, d, spread, source.reshape(spread.shape), alpha)
+    return result if out is None else out.resize_(result.shape).copy_(result)
+
+
+@aten("index_add_.default")
+def index_add_(input, dim, index, source, *, alpha=1):
+    return input.copy_(index_add(input, dim, index, source, alpha=alpha))
+
+
+@aten("scatter_add_.default")
+def scatter_add_(input, dim, index, src):
+    return input.copy_(scatter_add(input, dim, index, src))
+
+
+@aten("scatter_.src")
+def scatter_(input, dim, index, src):
+    return input.copy_(scatter(input, dim, index, src))

@@ -1,0 +1,114 @@
+"""sort, argsort and topk along one dim, each row sorted by one program with the language's
+bitonic sort (tl.sort).
+
+tl.sort orders values only, so each element becomes one int64 key that orders like the pair
+(value, position): the value as an int32 that orders as the value does (a float's bits with the
+magnitude bits flipped where it is negative; NaN made the one positive NaN so that it sorts
+last, as torch's), negated bitwise for a descending sort, in the high half, and the position in
+the low half. Equal values then keep their order (a stable sort either way), and the sorted
+positions, read back from the keys, give the indices and the values (gathered from the row).
+Rows of up to MAX_ROW elements; int64 and fp64 values do not fit a half and go to torch.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ... import language as tl
+from ...runtime.jit import jit
+from ..dtypes import Unsupported, tl_dtype
+from ..reduce.rows import normalized_dims
+from ..registry import aten
+
+__all__ = ["argsort", "sort", "topk"]
+
+MAX_ROW = 4096
+_KEYED = (
+    torch.float32, torch.float16, torch.bfloat16,
+    torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool,
+)  # fmt: skip
+
+
+@jit
+def _order_key(v, FLOAT: tl.constexpr):
+    """An int32 that orders as the value `v` does (NaN above +inf)."""
+    if FLOAT:
+        f = v.to(tl.float32)
+        bits = tl.where(f != f, 0x7FC00000, f.to(tl.int32, bitcast=True))
+        return bits ^ ((bits >> 31) & 0x7FFFFFFF)
+    return v.to(tl.int32)
+
+
+@jit(do_not_specialize=["N", "K"])
+def _sort_kernel(x, values, indices, N, K, s_row, s_col, FLOAT: tl.constexpr,
+                 DESCENDING: tl.constexpr, BLOCK: tl.constexpr):  # fmt: skip
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BLOCK)
+    inside = cols < N
+    v = tl.load(x + row * s_row + cols * s_col, mask=inside, other=0)
+    key = _order_key(v, FLOAT)
+    if DESCENDING:
+        key = ~key
+    packed = (key.to(tl.int64) << 32) | cols.to(tl.int64)
+    packed = tl.where(inside, packed, 0x7FFFFFFFFFFFFFFF)
+    position = tl.sort(packed) & 0xFFFFFFFF
+    kept = cols < K
+    tl.store(indices + row * K + cols, position, mask=kept)
+    picked = tl.load(x + row * s_row + position * s_col, mask=kept)
+    tl.store(values + row * K + cols, picked, mask=kept)
+
+
+def _sorted_rows(input, dim, k, descending):
+    """(values, indices) of the first k of each row along `dim` in sorted order."""
+    if input.dtype not in _KEYED:
+        raise Unsupported(f"sort of {input.dtype}")
+    tl_dtype(input.dtype)
+    (dim,) = normalized_dims(dim, max(input.dim(), 1))
+    moved = input.movedim(dim, -1) if input.dim() else input.reshape(1)
+    n = moved.shape[-1]
+    if n > MAX_ROW:
+        raise Unsupported(f"sort of rows longer than {MAX_ROW}")
+    rows = moved.reshape(-1, n)
+    shape = [*moved.shape[:-1], k]
+    values = torch.empty(shape, dtype=input.dtype, device=input.device)
+    indices = torch.empty(shape, dtype=torch.int64, device=input.device)
+    if values.numel():
+        block = 1 << max(n - 1, 0).bit_length()
+        is_float = input.dtype.is_floating_point
+        _sort_kernel[(rows.shape[0],)](rows, values, indices, n, k, *rows.stride(), is_float,
+                                       bool(descending), block)  # fmt: skip
+    if not input.dim():
+        return values.reshape(()), indices.reshape(())
+    return values.movedim(-1, dim), indices.movedim(-1, dim)
+
+
+def _out(result, out):
+    if out is None:
+        return result
+    for target, value in zip(out, result, strict=True):
+        target.resize_(value.shape).copy_(value)
+    return tuple(out)
+
+
+@aten("sort.default", "sort.stable", "sort.values", "sort.values_stable")
+def sort(input, *args, stable=None, dim=-1, descending=False, values=None, indices=None):
+    """(values, indices) of input sorted along `dim`; equal values keep their order."""
+    if args:  # sort.default's positional (dim, descending)
+        dim, descending = (*args, descending)[:2]
+    result = _sorted_rows(input, dim, input.shape[dim] if input.dim() else 1, descending)
+    return _out(result, None if values is None else (values, indices))
+
+
+def argsort(input, dim=-1, descending=False, stable=False):
+    """The positions that sort input along `dim`."""
+    return sort(input, dim=dim, descending=descending)[1]
+
+
+@aten("topk.default", "topk.values")
+def topk(input, k, dim=-1, largest=True, sorted=True, *, values=None, indices=None):
+    """(values, indices) of the k largest (smallest) elements along `dim`, in order."""
+    n = input.shape[dim] if input.dim() else 1
+    if not 0 <= k <= n:
+        raise RuntimeError("selected index k out of range")
+    result = _sorted_rows(input, dim, k, largest)
+    return _out(result, None if values is None else (values, indices))

@@ -1,0 +1,90 @@
+"""scaled_dot_product_attention of naiad.ops against torch's on float64 copies: forward and the
+three gradients, causal and not, grouped heads, boolean and additive masks, ragged lengths and
+head dims; torch's function where the arguments are not handled (dropout); the switch under
+F.scaled_dot_product_attention."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+from ops_helpers import FLOATS, assert_matches, make
+
+import naiad.ops as ops
+from naiad.ops.attention import sdpa
+
+
+def _qkv(gen, dtype, B=2, H=4, HK=2, L=37, S=29, E=40):
+    q = make((B, H, L, E), dtype, gen, -1, 1).requires_grad_()
+    k = make((B, HK, S, E), dtype, gen, -1, 1).requires_grad_()
+    v = make((B, HK, S, E), dtype, gen, -1, 1).requires_grad_()
+    return q, k, v
+
+
+def _with_grads(fn, tensors, grad, **kwargs):
+    out = fn(*tensors, **kwargs)
+    return [out, *torch.autograd.grad(out, tensors, grad)]
+
+
+def _check(gen, dtype, tensors, scale=8.0, **kwargs):
+    grad = make(F.scaled_dot_product_attention(*tensors, **kwargs).shape, dtype, gen, -1, 1)
+    actual = _with_grads(ops.scaled_dot_product_attention, tensors, grad, **kwargs)
+    wide = [t.detach().double().requires_grad_() for t in tensors]
+    kwargs = {k: v.double() if isinstance(v, torch.Tensor) and v.is_floating_point() else v
+              for k, v in kwargs.items()}  # fmt: skip
+    expected = _with_grads(F.scaled_dot_product_attention, wide, grad.double(), **kwargs)
+    for a, e in zip(actual, expected, strict=True):
+        assert_matches(a, e.to(dtype), scale, normwise=True)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_forward_and_backward(causal, gen, interpreted):
+    _check(gen, torch.float32, _qkv(gen, torch.float32), is_causal=causal, enable_gqa=True)
+
+
+def test_attention_masks_and_shapes(gen, interpreted):
+    q, k, v = _qkv(gen, torch.float32, B=1, H=2, HK=2, L=20, S=45, E=16)
+    additive = make((20, 45), torch.float32, gen)
+    _check(gen, torch.float32, (q, k, v), attn_mask=additive, scale=0.5)
+    keep = torch.rand(1, 2, 20, 45, generator=gen) > 0.3
+    keep[..., 0] = True  # no row without a key
+    _check(gen, torch.float32, (q, k, v), attn_mask=keep)
+    q, k, v = _qkv(gen, torch.float32, B=1, H=3, HK=1, L=9, S=70, E=8)
+    _check(gen, torch.float32, (q, k, v), is_causal=True, enable_gqa=True)
+
+
+def test_attention_strided_inputs(gen, interpreted):
+    """(B, L, H, E) tensors seen as (B, H, L, E), as attention layers make them."""
+    q, k, v = (make((2, 17, 3, 32), torch.float32, gen, -1, 1).transpose(1, 2) for _ in "qkv")
+    _check(gen, torch.float32, (q.requires_grad_(), k.requires_grad_(), v.requires_grad_()))
+
+
+def test_attention_falls_back_to_torch(gen, interpreted):
+    q, k, v = _qkv(gen, torch.float32, HK=4)
+    torch.manual_seed(0)
+    expected = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5)
+    torch.manual_seed(0)
+    assert torch.equal(ops.scaled_dot_product_attention(q, k, v, dropout_p=0.5), expected)
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("dtype, E", zip(FLOATS, [64, 128, 256]))
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_matrix(dtype, E, causal, gen, backend):
+    tensors = _qkv(gen, dtype, B=1, H=2, HK=1, L=70, S=70, E=E)
+    _check(gen, dtype, tensors, scale=16.0, is_causal=causal, enable_gqa=True)
+
+
+def test_attention_through_the_switch(gen, interpreted, monkeypatch):
+    calls = []
+    for name in ("_forward", "_backward"):
+        kernel = getattr(sdpa, name)
+        monkeypatch.setattr(sdpa, name, lambda *a, k=kernel: calls.append(k) or k(*a))
+    q, k, v = _qkv(gen, torch.float32, HK=4, L=24, S=24, E=16)
+    grad = make((2, 4, 24, 16), torch.float32, gen)
+    for causal in (False, True):
+        expected = _with_grads(F.scaled_dot_product_attention, (q, k, v), grad, is_causal=causal)
+        with ops.use(include=["scaled_dot_product_flash_attention_for_cpu"]):
+            actual = _with_grads(F.scaled_dot_product_attention, (q, k, v), grad,
+                                 is_causal=causal)  # fmt: skip
+        for a, e in zip(actual, expected, strict=True):
+            assert_matches(a, e, 8, normwise=True)
+    assert len(calls) == 4  # Naiad's forward and backward, twice

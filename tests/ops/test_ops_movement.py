@@ -1,0 +1,107 @@
+"""flip, repeat, one_hot, scatter/scatter_add/index_add and sort/argsort/topk of naiad.ops
+against torch (exact, but for added floats): several dims, negative and repeated indices,
+non-contiguous inputs, ties kept in order, NaN sorted last; through the switch."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+from ops_helpers import FLOATS, INTS, assert_matches, make, reference
+
+import naiad.ops as ops
+
+
+def test_flip_and_repeat(gen, backend):
+    x = make((3, 4, 5), torch.float32, gen)
+    for dims in [(0,), (2, 0), (-1, 1, 0), ()]:
+        assert_matches(ops.flip(x, dims), torch.flip(x, dims))
+    assert_matches(ops.flip(x.transpose(0, 2), (1,)), torch.flip(x.transpose(0, 2), (1,)))
+    assert_matches(ops.repeat(x, (2, 1, 3)), x.repeat(2, 1, 3))
+    assert_matches(ops.repeat(x[:, 1], (2, 1, 2)), x[:, 1].repeat(2, 1, 2))
+    assert_matches(ops.repeat(x, (1, 0, 1)), x.repeat(1, 0, 1))
+
+
+def test_one_hot(gen, backend):
+    labels = torch.randint(0, 7, (4, 5), generator=gen)
+    assert_matches(ops.one_hot(labels), F.one_hot(labels))
+    assert_matches(ops.one_hot(labels, 9), F.one_hot(labels, 9))
+    with pytest.raises(RuntimeError):
+        ops.one_hot(labels, 3)
+
+
+@pytest.mark.parametrize("dim", [0, 2, -2])
+def test_scatter_family(dim, gen, backend):
+    x = make((4, 5, 6), torch.float32, gen)
+    src = make((4, 5, 6), torch.float32, gen)
+    index = torch.randint(-x.shape[dim], x.shape[dim], (3, 4, 5), generator=gen)
+    positive = index % x.shape[dim]
+    added = reference(torch.scatter_add, x, dim, positive, src)
+    assert_matches(ops.scatter_add(x, dim, index, src), added, 4)
+    unique = torch.rand(3, 4, 5, generator=gen).argsort(dim)  # no index repeats along dim
+    assert_matches(ops.scatter(x, dim, unique, src), torch.scatter(x, dim, unique, src))
+    assert_matches(ops.scatter(x, dim, unique, 2.5), torch.scatter(x, dim, unique, 2.5))
+    vector = torch.tensor([1, -1, 1, 0])
+    source = make([4 if d == dim % 3 else n for d, n in enumerate(x.shape)], torch.float32, gen)
+    expected = reference(torch.index_add, x, dim, vector % x.shape[dim], source, alpha=0.5)
+    assert_matches(ops.index_add(x, dim, vector, source, alpha=0.5), expected, 4)
+    with pytest.raises(RuntimeError):
+        ops.scatter_add(x, dim, index + 10, src)
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("dtype", FLOATS + (torch.int32, torch.int64))
+def test_scatter_add_dtypes(dtype, gen, backend):
+    x, src = make((6, 7), dtype, gen), make((6, 7), dtype, gen)
+    index = torch.randint(0, 6, (6, 7), generator=gen)
+    assert_matches(
+        ops.scatter_add(x, 0, index, src), reference(torch.scatter_add, x, 0, index, src), 4
+    )
+    vector = torch.randint(0, 7, (5,), generator=gen)
+    source = make((6, 5), dtype, gen)
+    expected = reference(torch.index_add, x, 1, vector, source)
+    assert_matches(ops.index_add(x, 1, vector, source), expected, 4)
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_sort_and_topk(descending, gen, backend):
+    x = make((5, 37), torch.float32, gen)
+    x[1, 3] = x[1, 9] = float("nan")
+    values, indices = ops.sort(x, 1, descending)
+    expected = torch.sort(x, dim=1, descending=descending, stable=True)
+    assert_matches(values, expected.values)
+    assert_matches(indices, expected.indices)
+    assert_matches(ops.argsort(x.t(), 0, descending), expected.indices.t())
+    ties = torch.randint(-3, 3, (37, 4), generator=gen, dtype=torch.int32)
+    expected = torch.sort(ties, dim=0, descending=descending, stable=True)
+    for actual, wanted in zip(ops.sort(ties, 0, descending), expected, strict=True):
+        assert_matches(actual, wanted)
+    y = make((3, 100), torch.float32, gen)
+    for actual, wanted in zip(ops.topk(y, 7, largest=not descending),
+                              torch.topk(y, 7, largest=not descending), strict=True):  # fmt: skip
+        assert_matches(actual, wanted)
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("dtype", FLOATS + tuple(t for t in INTS if t != torch.int64))
+def test_sort_dtypes(dtype, gen, backend):
+    x = make((3, 300), dtype, gen)
+    expected = torch.sort(x, dim=1, stable=True)
+    for actual, wanted in zip(ops.sort(x, 1), expected, strict=True):
+        assert_matches(actual, wanted)
+
+
+def test_movement_through_the_switch(gen, interpreted):
+    x = make((4, 6), torch.float32, gen).requires_grad_()
+    index = torch.randint(0, 4, (4, 6), generator=gen)
+
+    def step():
+        y = torch.flip(x, (1,)).repeat(2, 1).scatter_add(0, index.repeat(2, 1), x.repeat(2, 1))
+        values, _ = torch.sort(y, 1)
+        top, _ = torch.topk(y, 3)
+        loss = values.sum() + (top * top).sum() + y.index_add(0, torch.tensor([1, 1]), y[:2]).sum()
+        return [values, top, *torch.autograd.grad(loss, x)]
+
+    expected = step()
+    with ops.use(include=["flip", "repeat", "scatter_add", "sort", "topk", "index_add"]):
+        actual = step()
+    for a, e in zip(actual, expected, strict=True):
+        assert_matches(a, e, 4)
