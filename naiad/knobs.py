@@ -113,6 +113,12 @@ backend = _Text(
     "where kernels on host arrays run: unset (compiled for the CPU where it can be), 'cpu' "
     "(compiled, strictly) or 'interpreter'",
 )
+cpu_tiering = _Text(
+    "NAIAD_CPU_TIERING",
+    "'auto' (unset): a small launch of a kernel not compiled yet runs in the interpreter while "
+    "it compiles in the background; 'off' or 'always-compile': every launch waits for its "
+    "compiled kernel",
+)
 cache_dir = _Text("NAIAD_CACHE_DIR", "where compiled kernels are cached on disk")
 cache_max_size = _Size(
     "NAIAD_CACHE_MAX_SIZE",

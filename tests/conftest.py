@@ -1,6 +1,7 @@
 """Test-wide settings: GPU tests are skipped where no NVIDIA GPU is present, and kernels run in
 the interpreter unless a test chooses a back end (tests/language and tests/examples run each test
-on both; tests/backends and tests/differential name theirs). The interpreter checks every access,
+on both; tests/backends and tests/differential name theirs), and a CPU launch always waits for
+its compiled kernel (no tiered execution). The interpreter checks every access,
 so tests that make a kernel go out of bounds on purpose stay safe. Compiled kernels are cached in
 a directory of the run (removed at its end) unless NAIAD_CACHE_DIR says otherwise. A
 parametrized hypothesis test starts every invocation from the settings it was declared with."""
@@ -16,6 +17,9 @@ _TEMPORARY_CACHE = []
 
 def pytest_configure(config):
     os.environ.setdefault("NAIAD_BACKEND", "interpreter")
+    # Launches on the CPU run compiled from the first: the tests compare that code with the
+    # interpreter (tests/runtime/test_cpu_tiering.py tests tiering itself).
+    os.environ.setdefault("NAIAD_CPU_TIERING", "always-compile")
     if "NAIAD_CACHE_DIR" not in os.environ:  # compiled kernels go to a cache of this run only
         directory = tempfile.mkdtemp(prefix="naiad-test-cache-")
         os.environ["NAIAD_CACHE_DIR"] = directory

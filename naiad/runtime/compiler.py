@@ -56,12 +56,17 @@ class _CompileLock:
     specialization's (an autotuner's warmup, a tool). `os.fork()` waits for the compile in
     progress (fork_safety.py) and goes before the compiles waiting for it: a fork takes the
     turnstile first, which every outermost compile passes before the lock (a thread that
-    compiles in a loop releases and retakes the lock faster than a waiting fork wakes up)."""
+    compiles in a loop releases and retakes the lock faster than a waiting fork wakes up).
+    A compile in the background lets the outermost compiles waiting for the lock go first,
+    between its stages (`give_way`): a launch waiting for a kernel waits for one stage of it,
+    not for the whole of a compile nobody waits for (cpu_tiering.py)."""
 
     def __init__(self):
         self._lock = threading.RLock()
         self._turnstile = threading.Lock()
         self._depth = threading.local()
+        self._waiting = 0  # outermost compiles waiting for the lock
+        self._waiters = threading.Condition(threading.Lock())
 
     def __enter__(self):
         depth = getattr(self._depth, "value", 0)
@@ -70,7 +75,10 @@ class _CompileLock:
                 pass
         self._depth.value = depth + 1
         try:  # (a Ctrl-C may interrupt the wait)
-            self._lock.acquire()
+            if depth == 0:
+                self._acquire_counted()
+            else:
+                self._lock.acquire()
         except BaseException:
             self._depth.value = depth
             raise
@@ -78,6 +86,32 @@ class _CompileLock:
     def __exit__(self, *exc_info):
         self._lock.release()
         self._depth.value -= 1
+
+    def _acquire_counted(self) -> None:
+        with self._waiters:
+            self._waiting += 1
+        try:
+            self._lock.acquire()
+        finally:
+            with self._waiters:
+                self._waiting -= 1
+                self._waiters.notify_all()
+
+    def held_here(self) -> bool:
+        """Whether this thread holds the lock (it is compiling)."""
+        return getattr(self._depth, "value", 0) > 0
+
+    def give_way(self) -> None:
+        """Let the outermost compiles waiting now run first, then take the lock again; the
+        caller holds it once (an outermost compile between two of its stages)."""
+        if not self._waiting or self._depth.value != 1:
+            return
+        self._lock.release()
+        try:
+            with self._waiters:  # until each waiting one has the lock (or gave up waiting)
+                self._waiters.wait_for(lambda: not self._waiting)
+        finally:
+            self._lock.acquire()
 
     def acquire(self) -> None:
         """Before a fork: keep new compiles out, then wait for the one in progress."""
@@ -90,6 +124,7 @@ class _CompileLock:
 
 
 _compiling = _CompileLock()
+compile_lock = _compiling  # for launchers that coordinate compiles of their own (cpu_tiering.py)
 hold_across_fork(_compiling, 0)
 _ABSENT = object()
 
@@ -207,38 +242,88 @@ def compile_specialization(
     jit_function, spec: Specialization, target, options: CompileOptions
 ) -> CompiledKernel:
     """The trip of the module doc for one specialization (steps 2-6)."""
+    begun = begin_compile(jit_function, spec, target, options)
+    return begun if isinstance(begun, CompiledKernel) else begun.finish()
+
+
+def begin_compile(
+    jit_function, spec: Specialization, target, options: CompileOptions
+) -> CompiledKernel | UnfinishedCompile:
+    """Steps 2-4 and the cache lookup: the CompiledKernel on a hit, else the compile with its
+    optimized TTIR, whose `finish()` runs the back end's stages (step 5). A caller that has
+    the TTIR can decide where the stages run before paying for them (cpu_tiering.py)."""
     backend, parsed = registry.lookup(target or DEFAULT_TTIR_TARGET)
     insertions = extensions.insertions_for(jit_function)
     with _compiling, compile_profile.compiling(_name(jit_function), backend.name):  # (module doc)
         language = backend.language_target(parsed, options)
         build = _build_or_read(jit_function, spec, language, insertions)
-        kernel = build.kernel
         key = cache_key(
             {
                 "backend": backend.name,
-                "ttir": kernel.asm["ttir"],
+                "ttir": build.kernel.asm["ttir"],
                 "facts": backend.cache_facts(parsed, options),
                 "passes": [insertion.fingerprint() for insertion in insertions],
             }
         )
+        unfinished = UnfinishedCompile(
+            jit_function, spec, backend, parsed, options, insertions, language, build, key
+        )
         with compile_profile.stage("cache lookup"):
             entry = None if knobs.always_compile.get() else disk_cache().get(key, _well_formed)
         if entry is None:
+            return unfinished
+        return unfinished.from_entry(entry)
+
+
+@dataclass
+class UnfinishedCompile:
+    """A compile that missed the disk cache, stopped after its optimized TTIR (`ttir`)."""
+
+    jit_function: object
+    spec: Specialization
+    backend: object
+    target: object
+    options: CompileOptions
+    insertions: list
+    language: object
+    build: TTIRBuild
+    key: str
+
+    @property
+    def ttir(self) -> str:
+        return self.build.kernel.asm["ttir"]
+
+    def finish(self, background: bool = False) -> CompiledKernel:
+        """Step 5: the back end's stages, stored in the disk cache. In the `background`, a
+        compile gives way between its stages to compiles other threads wait for."""
+        give_way = _compiling.give_way if background else None
+        where = f"{self.backend.name}, in the background" if background else self.backend.name
+        with _compiling, compile_profile.compiling(_name(self.jit_function), where):
+            build = self.build
             if build.module is None:  # the TTIR was read: the stages need its module
-                build = _build(jit_function, spec, language, insertions)
-                kernel = build.kernel
-            files, metadata = _run_stages(build, backend, parsed, options, insertions)
-            entry = disk_cache().put(key, files, metadata)
+                build = _build(self.jit_function, self.spec, self.language, self.insertions)
+                self.build = build
+            stages = self.backend.stages(self.target, self.options)
+            files, metadata = _run_stages(
+                build, self.backend, self.target, self.options, self.insertions, stages, give_way
+            )
+            entry = disk_cache().put(self.key, files, metadata)
+            return self.from_entry(entry)
+
+    def from_entry(self, entry) -> CompiledKernel:
+        """The CompiledKernel of this specialization, its stages read from a cache `entry`."""
+        kernel, backend = self.build.kernel, self.backend
         stages = {
             name: data.decode() if name in entry.metadata["text_stages"] else data
             for name, data in entry.files.items()
         }
-        kernel.asm = backend.kernel_asm({**kernel.asm, **stages}, parsed)
+        kernel.asm = backend.kernel_asm({**kernel.asm, **stages}, self.target)
         kernel.metadata.update(entry.metadata["kernel"])
         kernel.binary = stages.get(backend.binary_stage) if backend.binary_stage else None
-    kernel.fn, kernel.constants, kernel.options = jit_function, dict(spec.constexprs), options
-    dump_stages(kernel, spec)
-    return kernel
+        kernel.fn, kernel.constants = self.jit_function, dict(self.spec.constexprs)
+        kernel.options = self.options
+        dump_stages(kernel, self.spec)
+        return kernel
 
 
 def _build_or_read(jit_function, spec, language, insertions) -> TTIRBuild:
@@ -267,11 +352,16 @@ def _well_formed(entry) -> bool:
     )
 
 
-def _run_stages(build: TTIRBuild, backend, target, options, insertions) -> tuple[dict, dict]:
-    """The files and metadata of a cache entry: every stage run on the TTIR module."""
+def _run_stages(
+    build: TTIRBuild, backend, target, options, insertions, stages, give_way=None
+) -> tuple[dict, dict]:
+    """The files and metadata of a cache entry: every stage run on the TTIR module (calling
+    `give_way()`, when given, before each)."""
     dump = pass_dumps(build.kernel.name, build.kernel.metadata["target"], build.spec, backend.name)
     c = Compilation(build.module, target, options, {}, insertions=insertions, dump=dump)
-    for stage in backend.stages(target, options):
+    for stage in stages:
+        if give_way is not None:
+            give_way()
         with compile_profile.stage(stage.name):
             stage.run(c)
     files = {}

@@ -26,15 +26,28 @@ import numpy as np
 
 from .. import compile_profile
 from ..errors import KernelNotImplementedError
-from . import cpu_objects  # noqa: F401  (the disk cache keeps the runtime's own objects)
+from . import (
+    cpu_objects,  # noqa: F401  (the disk cache keeps the runtime's own objects)
+    cpu_tiering,
+)
 from .binder import tensor_type
-from .compiler import CompiledKernel, compile_options, compile_specialization, compiled_once
+from .compiler import (
+    CompiledKernel,
+    begin_compile,
+    compile_lock,
+    compile_options,
+    compile_specialization,
+    compiled_once,
+)
 from .cpu_streaming import streaming_grid
 from .globals_check import check_globals, globals_checker
 from .host_arrays import describe, is_array_like
+from .interpreter.launch import run_grid
 from .launchers import INTERPRET
 from .specialization import Specialization
 from .tensor_descriptor import TensorDescriptor
+
+_ABSENT = object()
 
 
 @dataclass
@@ -93,40 +106,129 @@ def _load(kernel: CompiledKernel) -> CpuLaunchable:
 
 class CpuLauncher:
     """The CPU kernels of one JIT function, loaded, by specialization and debug mode; each
-    compiled and loaded once, however many threads launch it first (`compiled_once`)."""
+    compiled and loaded once, however many threads launch it first (`compiled_once`), whether
+    it compiles in the launching thread or in the background (cpu_tiering.py: `_compiling`
+    holds the background compiles under way, by key, until their kernel is in the table)."""
 
     def __init__(self, jit_function, backend=None):
         self.jit_function = jit_function
         self.kernels: dict = {}
+        self._compiling: dict = {}
 
     def forget(self) -> None:
         """Drop every loaded kernel: prepared launches of the old ones decline from now on
         (they compare tables), so the next launch compiles or loads again."""
         self.kernels = {}
+        self._compiling = {}
 
-    def kernel(self, bound: dict, debug: bool, strict: bool = True) -> CpuLaunchable | None:
+    def kernel(
+        self, bound: dict, debug: bool, strict: bool = True, n_programs: int | None = None
+    ) -> CpuLaunchable | None:
         """The loaded kernel of this specialization (compiled on first use). Unless `strict`,
         a kernel using something the CPU back end does not compile yet gives None (run it in
-        the interpreter), with a warning naming it, once."""
+        the interpreter), with a warning naming it, once. Given the launch's `n_programs`,
+        unless `strict` and where tiering is on, a small launch of a kernel not compiled yet
+        gives INTERPRET (cpu_tiering.py), its compile under way in the background."""
         spec = Specialization.of(self.jit_function, bound)
+        key = (spec.key, debug)
+        found = self.kernels.get(key, _ABSENT)
+        if found is not _ABSENT:
+            return found
+        tiered = not strict and n_programs is not None and cpu_tiering.mode() == "auto"
+        if tiered and not compile_lock.held_here():
+            return self._tiered(key, spec, debug, n_programs)
+        return self._wait_for_background(key) or compiled_once(
+            self.kernels, key, lambda: self._make(spec, debug, strict)
+        )
+
+    def _make(self, spec, debug: bool, strict: bool, begun=None):
+        """Compile (or finish `begun`, an UnfinishedCompile) and load; see `kernel`."""
         jit_function, options = self.jit_function, compile_options(None, debug)
-
-        def make():
-            try:
-                with compile_profile.compiling(jit_function.__name__, "cpu"):
+        try:
+            with compile_profile.compiling(jit_function.__name__, "cpu"):
+                if begun is None:
                     return _load(compile_specialization(jit_function, spec, "cpu", options))
-            except KernelNotImplementedError as error:
-                if strict:
-                    raise
-                warnings.warn(
-                    f"`{jit_function.__name__}` runs in the interpreter: {error}",
-                    RuntimeWarning,
-                    stacklevel=7,  # the user's launch: entry, run, _launch, launch, kernel, make
-                )
-                return None
+                return _load(begun.finish())
+        except KernelNotImplementedError as error:
+            if strict:
+                raise
+            warnings.warn(
+                f"`{jit_function.__name__}` runs in the interpreter: {error}",
+                RuntimeWarning,
+                stacklevel=6,  # the user's launch: entry, run, _run_slow, _launch, launch, ...
+            )
+            return None
 
-        # Once per key, however many threads launch it first (a second copy would be dropped).
-        return compiled_once(self.kernels, (spec.key, debug), make)
+    def _wait_for_background(self, key):
+        """The kernel of `key` once its background compile (if one is under way) is done;
+        None when there is none, or it failed (the caller compiles, and meets the error), or
+        this thread holds the compile lock, which the background compile needs."""
+        job = self._compiling.get(key)
+        if job is None or not job.current() or compile_lock.held_here():
+            return None
+        return job.wait()
+
+    def _tiered(self, key, spec, debug: bool, n_programs: int):
+        """`kernel` for a launch that tiering may run in the interpreter."""
+        while True:
+            job = self._compiling.get(key)
+            if job is not None and job.current():
+                if not job.done() and cpu_tiering.is_small(job.ttir, n_programs):
+                    return INTERPRET
+                found = job.wait()
+                if found is not None:
+                    return found
+                with compile_lock:  # failed or dropped: this launch compiles instead
+                    if self._compiling.get(key) is job:
+                        del self._compiling[key]
+                if not job.dropped:  # failed: compile here, where its error is met
+                    return compiled_once(self.kernels, key, lambda: self._make(spec, debug, False))
+            found = self._begin(key, spec, debug, n_programs)
+            if found is not _ABSENT:
+                return found
+
+    def _begin(self, key, spec, debug: bool, n_programs: int):
+        """Under the compile lock: the kernel of `key` when loaded or when its compile is not
+        worth tiering (compiled here), INTERPRET when its compile goes to the background, or
+        _ABSENT when another thread's background compile of it began meanwhile."""
+        table, compiling = self.kernels, self._compiling
+        name = self.jit_function.__name__
+        with compile_lock, compile_profile.compiling(name, "cpu"):
+            found = table.get(key, _ABSENT)
+            if found is not _ABSENT:
+                return found
+            job = compiling.get(key)
+            if job is not None and job.current():
+                return _ABSENT
+            try:
+                begun = begin_compile(self.jit_function, spec, "cpu", compile_options(None, debug))
+            except KernelNotImplementedError:  # compiled again by `_make`, which warns
+                begun = None
+            if isinstance(begun, CompiledKernel):  # the disk cache had it
+                table[key] = found = _load(begun)
+                return found
+            if begun is None:
+                table[key] = found = self._make(spec, debug, False)
+                return found
+            if not cpu_tiering.is_small(begun.ttir, n_programs):
+                table[key] = found = self._make(spec, debug, False, begun)
+                return found
+            job = cpu_tiering.BackgroundJob(
+                begun.ttir, lambda: self._finish_in_background(table, compiling, key, begun)
+            )
+            compiling[key] = job
+        cpu_tiering.submit(job)
+        return INTERPRET
+
+    @staticmethod
+    def _finish_in_background(table: dict, compiling: dict, key, begun) -> CpuLaunchable:
+        """The background job: finish the compile, load it, and put it in `table` before
+        taking the job out of `compiling` (so that a launch finds one or the other)."""
+        launchable = _load(begun.finish(background=True))
+        with compile_lock:
+            table[key] = launchable
+            compiling.pop(key, None)
+        return launchable
 
     def compiled(self, bound: dict, options, debug: bool):
         """The CompiledKernel a launch with these arguments ran (None: the interpreter did)."""
@@ -137,14 +239,19 @@ class CpuLauncher:
         """Run over `grid` with `bound` arguments; return the launch prepared for the hot path
         (None: none), or INTERPRET (and nothing run) when an array argument is not in host
         memory, or, unless `strict`, when the kernel uses what the CPU back end does not
-        compile yet."""
+        compile yet. A launch that tiering runs in the interpreter (cpu_tiering.py) runs
+        there under the CPU's language rules, and returns None."""
         from ..backends.cpu import pool
 
         pointers = _host_pointers(bound)
         if pointers is None:
             return INTERPRET
         addresses, read_only = pointers
-        launchable = self.kernel(bound, debug, strict)
+        n_programs = grid[0] * grid[1] * grid[2]
+        launchable = self.kernel(bound, debug, strict, n_programs)
+        if launchable is INTERPRET:
+            run_grid(self.jit_function, bound, grid, debug, _cpu_language(debug))
+            return None
         if launchable is None:
             return INTERPRET
         for name in read_only & launchable.written:
@@ -154,7 +261,6 @@ class CpuLauncher:
             )
         if launchable.globals_used:
             check_globals(self.jit_function, launchable.globals_used)
-        n_programs = grid[0] * grid[1] * grid[2]
         stream = n_programs >= launchable.stream_from
         params = pack_parameters(launchable.arguments, bound, grid, addresses, stream)
         threads = 1 if launchable.kernel.metadata.get("prints") else None  # prints in order
@@ -169,6 +275,14 @@ class CpuLauncher:
         if debug:  # debug launches pass extents the slow path computes: never the hot path
             return None
         return launchable.prepared(self)
+
+
+def _cpu_language(debug: bool):
+    """The language's rules for this machine's CPU (what a compiled launch would have)."""
+    from ..backends import registry
+
+    backend, target = registry.lookup("cpu")
+    return backend.language_target(target, compile_options(None, debug))
 
 
 def _host_pointers(bound: dict):

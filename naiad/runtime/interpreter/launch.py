@@ -102,8 +102,10 @@ class _AnyParam:
 _ANY = _AnyParam()
 
 
-def run_grid(jit_function, bound: dict, grid: tuple, debug: bool):
-    """Run `jit_function` in the interpreter over `grid` with the bound arguments."""
+def run_grid(jit_function, bound: dict, grid: tuple, debug: bool, language=None):
+    """Run `jit_function` in the interpreter over `grid` with the bound arguments, under the
+    rules of `language` (a language target; None: CUDA on Hopper's, the strictest, with
+    `debug`): a launch standing in for a compiled one takes its back end's rules."""
     memory, copies = Memory(), HostCopies()
     params = {p.name: p for p in jit_function.params}
     try:
@@ -114,7 +116,9 @@ def run_grid(jit_function, bound: dict, grid: tuple, debug: bool):
     except (TypeError, ValueError, OverflowError) as exc:
         raise type(exc)(f"{jit_function.__name__}: {exc}") from None
     builder = InterpreterBuilder(memory, grid, debug)
-    semantic = Semantic(builder, CUDA_HOPPER.with_options(debug=debug))
+    if language is None:
+        language = CUDA_HOPPER.with_options(debug=debug)
+    semantic = Semantic(builder, language)
     fn = jit_function.interpreted()
     failure = None
     with np.errstate(all="ignore"), core.use_semantic(semantic):

@@ -1,0 +1,193 @@
+"""Tiered execution on the CPU: a small launch of a kernel not compiled yet runs at once in the
+interpreter while its compiled code is built in the background.
+
+A new small kernel costs the interpreter a few milliseconds and the compiler most of a second
+(LLVM's optimizer and code generation; docs/cpu.md), so a kernel launched once or a few times -
+a test, a first try in a notebook - is answered sooner by the interpreter. The launcher
+(cpu_launcher.py) builds the kernel's TTIR first, as every compile does; when the disk cache
+misses and the launch's work, estimated from that TTIR (`is_small`), is small, the back end's
+stages go to the background worker and the launch runs in the interpreter, with the CPU's own
+language rules (IEEE dots), debug mode and `device_print` as the compiled kernel has them.
+Later launches of that specialization run compiled once it is loaded. Large launches wait for
+the compiled kernel, as they always did.
+
+`NAIAD_CPU_TIERING` chooses (`mode`): `auto` (the default) tiers as above; `off` and
+`always-compile` (its synonym, the name the test suite uses) make every launch wait for its
+compiled kernel. Timing a kernel (`naiad.testing.do_bench`) waits for it too
+(`waiting_for_compiled`): a benchmark measures the compiled code.
+
+The worker is one thread: compiles are serialized process-wide anyway (runtime/compiler.py),
+and a background compile gives way, between its stages, to a compile a launch waits for. At
+most `QUEUED` compiles wait for the worker; past that the oldest waiting one is dropped (its
+kernel compiles again when it is next launched): a test suite launching a thousand new kernels
+once each does not leave a thousand compiles behind it. At exit the waiting compiles are
+dropped and the running one is finished (its cache entry is written whole).
+"""
+
+from __future__ import annotations
+
+import atexit
+import collections
+import contextlib
+import os
+import re
+import threading
+
+from .. import knobs
+
+MODES = ("auto", "off", "always-compile")
+
+# What the interpreter answers faster than the compiler. A program costs the interpreter about
+# a millisecond of Python at the least, and an element of its largest block about a
+# microsecond per operation, where a cold compile costs 0.3-1.5 s (bench/RESULTS.md): 64
+# programs, or 2**16 element-programs, stay well under that.
+SMALL_PROGRAMS = 64
+SMALL_WORK = 1 << 16
+# A loop whose trip count the TTIR does not show (a bound from an argument) counts as this
+# many trips of its body.
+LOOP_TRIPS_GUESS = 16
+QUEUED = 4
+
+_TENSOR_SHAPE = re.compile(r"tensor<((?:\d+x)+)")
+_LOOP = re.compile(r"\bscf\.(?:for|while)\b")
+
+
+def mode() -> str:
+    """NAIAD_CPU_TIERING, checked; 'always-compile' inside `waiting_for_compiled`."""
+    if getattr(_waiting, "depth", 0):
+        return "always-compile"
+    text = knobs.cpu_tiering.get().strip().lower() or "auto"
+    if text not in MODES:
+        raise ValueError(f"NAIAD_CPU_TIERING={text!r}: expected one of {', '.join(MODES)}")
+    return text
+
+
+_waiting = threading.local()
+
+
+@contextlib.contextmanager
+def waiting_for_compiled():
+    """Every launch of this thread inside the block runs compiled (waiting for its compile)."""
+    _waiting.depth = getattr(_waiting, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _waiting.depth -= 1
+
+
+def estimated_work(ttir: str, n_programs: int) -> int:
+    """Programs x the elements of the kernel's largest block x `LOOP_TRIPS_GUESS` per loop
+    of its TTIR (nested or not: an estimate that errs towards compiling)."""
+    largest = 1
+    for match in _TENSOR_SHAPE.finditer(ttir):
+        elements = 1
+        for size in match.group(1).split("x")[:-1]:
+            elements *= int(size)
+        largest = max(largest, elements)
+    loops = len(_LOOP.findall(ttir))
+    return n_programs * largest * LOOP_TRIPS_GUESS**loops
+
+
+def is_small(ttir: str, n_programs: int) -> bool:
+    """Whether the interpreter runs this launch sooner than the compiler builds it."""
+    return n_programs <= SMALL_PROGRAMS and estimated_work(ttir, n_programs) <= SMALL_WORK
+
+
+class BackgroundJob:
+    """One compile handed to the worker: `run()` returns what it makes (a loaded kernel). It
+    keeps the TTIR the launch estimated from, and is `done()` once it ran, failed or was
+    dropped (`result` None then, and `dropped` tells the last two apart); a job made before a
+    fork is never done in the child (`current` says so)."""
+
+    def __init__(self, ttir: str, run):
+        self.ttir, self._run = ttir, run
+        self.result = None
+        self.dropped = False
+        self._done = threading.Event()
+        self._pid = os.getpid()
+
+    def current(self) -> bool:
+        return self._pid == os.getpid()
+
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    def wait(self):
+        self._done.wait()
+        return self.result
+
+    def _execute(self) -> None:
+        try:
+            self.result = self._run()
+        except Exception:  # the launch that finds it compiles again, in its
+            pass  # own thread, and meets the error there (where the user sees it)
+        finally:
+            self._done.set()
+
+    def _drop(self) -> None:
+        self.dropped = True
+        self._done.set()
+
+
+class _Worker:
+    """The background thread and its bounded queue (one per process: made again in a child)."""
+
+    def __init__(self):
+        self.queue: collections.deque = collections.deque()
+        self.wake = threading.Condition(threading.Lock())
+        self.thread: threading.Thread | None = None
+        self.running: BackgroundJob | None = None
+        self.closed = False
+
+    def submit(self, job: BackgroundJob) -> None:
+        with self.wake:
+            if self.closed:
+                job._drop()
+                return
+            self.queue.append(job)
+            while len(self.queue) > QUEUED:
+                self.queue.popleft()._drop()
+            if self.thread is None:
+                self.thread = threading.Thread(
+                    target=self._serve, name="naiad-background-compile", daemon=True
+                )
+                self.thread.start()
+            self.wake.notify()
+
+    def _serve(self) -> None:
+        while True:
+            with self.wake:
+                self.wake.wait_for(lambda: self.queue or self.closed)
+                if not self.queue:
+                    return
+                job = self.running = self.queue.popleft()
+            job._execute()
+            with self.wake:
+                self.running = None
+                self.wake.notify_all()
+
+    def close(self) -> None:
+        """Drop the waiting jobs and wait for the running one."""
+        with self.wake:
+            self.closed = True
+            while self.queue:
+                self.queue.popleft()._drop()
+            self.wake.notify_all()
+            self.wake.wait_for(lambda: self.running is None)
+
+
+_worker = _Worker()
+
+
+def submit(job: BackgroundJob) -> None:
+    """Queue `job` for the background worker."""
+    _worker.submit(job)
+
+
+def _new_worker_in_child() -> None:
+    global _worker
+    _worker = _Worker()
+
+
+os.register_at_fork(after_in_child=_new_worker_in_child)
+atexit.register(lambda: _worker.close())

@@ -1,0 +1,174 @@
+"""Tiered execution on the CPU (runtime/cpu_tiering.py): a small launch of a kernel not compiled
+yet runs in the interpreter, under the CPU's language rules, while the kernel compiles in the
+background; later launches run compiled; large launches, and every launch with tiering off,
+wait for the compiled kernel. Each kernel here is defined inside its test, so that no other
+test has compiled it."""
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import naiad
+import naiad.language as tl
+from naiad import knobs
+from naiad.runtime import compiler, cpu_launcher, cpu_tiering
+from naiad.runtime.compiler import CompiledKernel
+
+
+@pytest.fixture(autouse=True)
+def tiered(tmp_path):
+    with knobs.override(
+        NAIAD_BACKEND="auto", NAIAD_CPU_TIERING="auto", NAIAD_CACHE_DIR=str(tmp_path / "cache")
+    ):
+        compiler._cache = None  # a fresh disk cache per test
+        yield
+    compiler._cache = None
+
+
+def _scale_add():
+    @naiad.jit
+    def scale_add(x, y, out, n, BLOCK: tl.constexpr):
+        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offsets < n
+        x_values = tl.load(x + offsets, mask=mask)
+        tl.store(out + offsets, x_values * 3.0 + tl.load(y + offsets, mask=mask), mask=mask)
+
+    return scale_add
+
+
+def _until_compiled(launch, seconds=60.0):
+    """Launch until a launch runs compiled (returns its CompiledKernel)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        ran = launch()
+        if isinstance(ran, CompiledKernel):
+            return ran
+        time.sleep(0.05)
+    raise AssertionError("the background compile did not finish")
+
+
+def test_small_launch_runs_interpreted_then_compiled():
+    kernel = _scale_add()
+    rng = np.random.default_rng(0)
+    n = 300
+    x, y = rng.standard_normal(n, np.float32), rng.standard_normal(n, np.float32)
+    expected = x * np.float32(3.0) + y
+    outputs = []
+
+    def launch():
+        out = np.full(n, np.nan, np.float32)
+        ran = kernel[(naiad.cdiv(n, 128),)](x, y, out, n, BLOCK=128)
+        outputs.append(out)
+        return ran
+
+    assert launch() is None  # the interpreter ran it
+    _until_compiled(launch)
+    assert isinstance(launch(), CompiledKernel)
+    for out in outputs:
+        np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize("setting", ["off", "always-compile"])
+def test_tiering_off_runs_compiled_at_once(setting):
+    kernel = _scale_add()
+    x, y = np.random.default_rng(1).standard_normal((2, 64), np.float32)
+    out = np.full(64, np.nan, np.float32)
+    with knobs.override(NAIAD_CPU_TIERING=setting):
+        assert isinstance(kernel[(1,)](x, y, out, 64, BLOCK=64), CompiledKernel)
+    np.testing.assert_array_equal(out, x * np.float32(3.0) + y)
+
+
+def test_large_launch_waits_for_the_compiled_kernel():
+    kernel = _scale_add()
+    n = cpu_tiering.SMALL_PROGRAMS * 2 * 256
+    x, y = np.random.default_rng(2).standard_normal((2, n), np.float32)
+    out = np.full(n, np.nan, np.float32)
+    assert isinstance(kernel[(naiad.cdiv(n, 256),)](x, y, out, n, BLOCK=256), CompiledKernel)
+    np.testing.assert_array_equal(out, x * np.float32(3.0) + y)
+
+
+def test_interpreted_launch_keeps_the_cpu_rules():
+    """An fp32 dot is IEEE on the CPU: the interpreted first launch must not round its
+    operands to tf32 (the interpreter's own default, CUDA's), so both launches agree with
+    float64 far closer than tf32 could."""
+
+    @naiad.jit
+    def matmul(a, b, c, N: tl.constexpr):
+        rows = tl.arange(0, N)[:, None] * N + tl.arange(0, N)[None, :]
+        tl.store(c + rows, tl.dot(tl.load(a + rows), tl.load(b + rows)))
+
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((2, 32, 32), np.float32)
+    expected = a.astype(np.float64) @ b.astype(np.float64)
+
+    def launch():
+        c = np.full((32, 32), np.nan, np.float32)
+        ran = matmul[(1,)](a, b, c, N=32)
+        np.testing.assert_allclose(c, expected, rtol=1e-5, atol=1e-5)
+        return ran
+
+    assert launch() is None
+    _until_compiled(launch)
+
+
+def test_device_print_is_the_same_interpreted_and_compiled(capfd):
+    @naiad.jit
+    def show(x, BLOCK: tl.constexpr):
+        tl.device_print("x", tl.load(x + tl.arange(0, BLOCK)))
+
+    x = np.random.default_rng(4).standard_normal(4).astype(np.float32)
+    assert show[(2,)](x, BLOCK=4) is None
+    interpreted = capfd.readouterr().out
+    _until_compiled(lambda: show[(2,)](x, BLOCK=4))
+    capfd.readouterr()
+    show[(2,)](x, BLOCK=4)
+    assert capfd.readouterr().out == interpreted
+    assert interpreted.count("\n") == 8 and f"idx (3) x: {x[3]:f}" in interpreted
+
+
+def test_threads_launching_at_once_compile_once(monkeypatch):
+    """One compile per specialization, however many threads launch it first, and whether it
+    ran in the background or in a thread waiting for it (a large launch)."""
+    kernel = _scale_add()
+    loads = []
+    load = cpu_launcher._load
+    monkeypatch.setattr(cpu_launcher, "_load", lambda k: loads.append(k) or load(k))
+    rng = np.random.default_rng(5)
+    x, y = rng.standard_normal((2, 64 * 256), np.float32)
+    expected = x * np.float32(3.0) + y
+    outputs, errors = [], []
+
+    def launch(n):
+        try:
+            out = np.full(n, np.nan, np.float32)
+            kernel[(naiad.cdiv(n, 256),)](x[:n], y[:n], out, n, BLOCK=256)
+            outputs.append((n, out))
+        except Exception as error:  # reported below, in the test's thread
+            errors.append(error)
+
+    sizes = [200, 300, 64 * 256, 500, 64 * 256, 100]  # small ones tier, the large ones wait
+    threads = [threading.Thread(target=launch, args=(n,)) for n in sizes]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors
+    _until_compiled(lambda: kernel[(1,)](x, y, np.empty(100, np.float32), 100, BLOCK=256))
+    assert len(loads) == 1
+    for n, out in outputs:
+        np.testing.assert_array_equal(out, expected[:n])
+
+
+def test_work_estimate_reads_blocks_and_loops():
+    ttir = "%0 = tt.make_range {end = 128 : i32} : tensor<128xi32>\n%1 : tensor<16x32xf32>\n"
+    assert cpu_tiering.estimated_work(ttir, 3) == 3 * 512
+    looped = ttir + "scf.for %i = %a to %b step %c : i32 {\n}\n"
+    assert cpu_tiering.estimated_work(looped, 3) == 3 * 512 * cpu_tiering.LOOP_TRIPS_GUESS
+    assert not cpu_tiering.is_small(ttir, cpu_tiering.SMALL_PROGRAMS + 1)
+
+
+def test_an_unknown_setting_is_refused():
+    with knobs.override(NAIAD_CPU_TIERING="sometimes"), pytest.raises(ValueError, match="auto"):
+        cpu_tiering.mode()
