@@ -36,7 +36,7 @@ import numpy as np
 
 from .generator_build import random_kernel
 from .generator_graph import KernelSpec
-from .generator_render import arguments, programs, render
+from .generator_render import arguments, dot_loops, programs, render
 
 __all__ = ["GeneratedKernel", "KernelSpec", "load_kernel", "random_kernel", "render"]
 
@@ -61,7 +61,10 @@ class GeneratedKernel:
     @property
     def tolerance(self) -> dict:
         """The tolerance row (and reduction length) of every output, by argument name."""
-        return {s.output: (s.value.row, s.value.k) for s in self.spec.stores}
+        rows = {s.output: (s.value.row, s.value.k) for s in self.spec.stores}
+        for loop in dot_loops(self.spec):
+            rows.update(loop.tolerance)
+        return rows
 
 
 def load_kernel(spec: KernelSpec, directory) -> GeneratedKernel:

@@ -13,6 +13,7 @@ import random
 
 from . import generator_ops as ops
 from .generator_casts import add_narrowed_access
+from .generator_dots import add_dot_loop
 from .generator_graph import Assign, Branch, Input, KernelSpec, Load, Loop, Store, Value, fits, join
 
 # Scalars every kernel has: the program id and two runtime arguments.
@@ -93,6 +94,7 @@ class _Builder:
                 self.statement()
         self.store_leaves()
         add_narrowed_access(self.spec)
+        add_dot_loop(self.spec)
         return self.spec
 
     # -- values -----------------------------------------------------------------------------------

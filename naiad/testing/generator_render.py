@@ -10,9 +10,11 @@ array `m`. Outputs of row shape hold one row per program, scalar outputs one ele
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 
+from . import generator_dots
+from .generator_arrays import numpy_dtype, random_array
+from .generator_dots import DotLoop
 from .generator_graph import Assign, Branch, KernelSpec, Load, Loop, Store, Value, join
 
 _INDENT = "    "
@@ -63,9 +65,13 @@ _PROLOGUE = {
 
 def render(spec: KernelSpec) -> str:
     """The source of the module holding `spec`'s kernel."""
+    dots = dot_loops(spec)
     arrays = [i.name for i in spec.inputs] + [s.output for s in spec.stores]
+    arrays += [name for loop in dots for name in loop.arrays]
     sizes = ["m", "n"] if spec.rank == 2 else ["n"]
-    constexprs = [f"{name}: tl.constexpr" for name in spec.blocks]
+    sizes += [name for loop in dots for name in loop.scalars]
+    blocks = {**spec.blocks, **{k: v for loop in dots for k, v in loop.blocks.items()}}
+    constexprs = [f"{name}: tl.constexpr" for name in blocks]
     lines = [
         f'"""Kernel {spec.name}, made by naiad.testing.generator from seed {spec.seed}."""',
         "",
@@ -98,6 +104,8 @@ def _statements(spec: KernelSpec, statements, depth: int, lines: list) -> None:
             _statements(spec, statement.inits, depth, lines)
             lines.append(pad + "for k in range(0, trips):")
             _statements(spec, statement.body, depth + 1, lines)
+        elif isinstance(statement, DotLoop):
+            lines += [pad + line for line in generator_dots.source(statement)]
         elif isinstance(statement, Branch):
             lines.append(pad + f"if {statement.condition}:")
             _statements(spec, statement.then, depth + 1, lines)
@@ -147,15 +155,9 @@ def _store(spec: KernelSpec, store: Store) -> str:
 
 
 # -- arguments -------------------------------------------------------------------------------------
-NUMPY_DTYPES = {
-    "int1": np.dtype(np.bool_),
-    "bfloat16": np.dtype(ml_dtypes.bfloat16),
-}
-
-
-def numpy_dtype(dtype: str) -> np.dtype:
-    """The host dtype of a tl dtype name."""
-    return NUMPY_DTYPES.get(dtype) or np.dtype(dtype)
+def dot_loops(spec: KernelSpec) -> list[DotLoop]:
+    """The dot loops of `spec` (generator_dots.py), at the top level of its body."""
+    return [s for s in spec.body if isinstance(s, DotLoop)]
 
 
 def programs(spec: KernelSpec, args: dict) -> int:
@@ -192,20 +194,6 @@ def arguments(spec: KernelSpec, rng: np.random.Generator) -> dict:
     args["flag"] = int(rng.choice([-2, 0, 2, 3]))
     args["trips"] = int(rng.choice([0, 2, 3, 4]))
     args.update(spec.blocks)
+    for loop in dot_loops(spec):  # drawn last: the arguments of the rest stay as they were
+        args.update(generator_dots.arguments(loop, count, rng))
     return args
-
-
-def random_array(dtype: str, shape, rng: np.random.Generator) -> np.ndarray:
-    """Random elements of `dtype`, never zero: floats of magnitude 0.25 to 4 with random signs;
-    integers over the whole range for 8 and 16 bits, else half of them small (within 1000)."""
-    host = numpy_dtype(dtype)
-    if dtype.startswith(("float", "bfloat")):
-        magnitude = rng.uniform(0.25, 4.0, shape)
-        return (magnitude * rng.choice([-1.0, 1.0], shape)).astype(host)
-    info = np.iinfo(host)
-    values = rng.integers(info.min, info.max, shape, dtype=host, endpoint=True)
-    if info.bits > 16:
-        small = rng.integers(max(info.min, -1000), 1000, shape, endpoint=True)
-        values = np.where(rng.random(shape) < 0.5, small, values).astype(host)
-    values[values == 0] = 1
-    return values

@@ -3,7 +3,9 @@ end (issues 3 and 4).
 
 Each seed makes one random kernel (naiad.testing.generator): masked loads, elementwise
 operations over integer and float dtypes, broadcasting, reductions, a loop with loop-carried
-accumulators and a branch on a runtime scalar. It is written to a file under the session's
+accumulators, a branch on a runtime scalar, and in a quarter of the kernels a K loop of
+`tl.dot` on loaded tiles (generator_dots.py; tests/backends/nvidia/test_generated_dot_loops.py
+runs those through the NVIDIA pipeline too). It is written to a file under the session's
 temporary directory, imported, compiled to TTIR (Triton's TTIR pipeline) for the evaluator, and
 launched in the interpreter, on the same seeded inputs; every output must agree within the
 tolerance table's row for the operation that made it. A failure names the kernel's file and the

@@ -4,6 +4,7 @@ output unwritten or writes an input, and says where; the generator gives the sam
 for the same seed, writes real files, and covers every construct it promises."""
 
 import inspect
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ import naiad.language as tl
 from naiad.testing import check, run_differential
 from naiad.testing.differential import EXECUTORS, register_executor, unregister_executor
 from naiad.testing.generator import load_kernel, random_kernel, render
+from naiad.testing.generator_dots import FP32_PRECISIONS, DotLoop, grows_dot_loop
 from naiad.testing.generator_ops import is_exact
 
 N, BLOCK, PROGRAMS = 100, 32, 4
@@ -241,9 +243,66 @@ CONSTRUCTS = (
     "mask=mask & nw",
     # A carried vector read through a broadcast before its update (generator_build.carried_view)
     "tl.broadcast_to(tl.expand_dims(acc",
+    # K loops of dots (generator_dots.py): each loop form, accumulator and precision spelling,
+    # carried addresses, both K tail masks, B through strides and through tl.trans, and a
+    # loaded vector added and a tile stored in the loop
+    "for kk in range(0, dot_k, DOT_K):",
+    "for kk in tl.range(0, dot_k, DOT_K, num_stages=",
+    "for di in range(0, tl.cdiv(dot_k, DOT_K)):",
+    "dacc = tl.dot(da, db, dacc)\n",
+    "out_dtype=tl.int32",
+    "out_dtype=tl.float16",
+    "allow_tf32=False",
+    'input_precision="ieee"',
+    "da_ptrs += DOT_K",
+    "(dk[None, :] < dot_k - kk)",
+    "((kk + dk)[None, :] < dot_k)",
+    "dc[None, :] * dot_k",
+    "db = tl.trans(db)",
+    "mask=dc < dot_n, other=0)[None, :]",  # a vector loaded and added each trip
+    "tl.store(DOT_T",
 )
 
 
 def test_the_default_seeds_cover_every_construct():
     texts = "\n".join(render(random_kernel(seed)) for seed in range(64))
     assert [c for c in CONSTRUCTS if c not in texts] == []
+
+
+DOT_SEED = next(seed for seed in range(64) if grows_dot_loop(seed))
+
+
+def _tf32(x: np.ndarray) -> np.ndarray:
+    """fp32 -> tf32 as Triton's tensor cores read it: 10 fraction bits, ties away from zero."""
+    fraction, exponent = np.frexp(x.astype(np.float64))
+    rounded = np.sign(fraction) * np.floor(np.abs(fraction) * 2.0**11 + 0.5) / 2.0**11
+    return np.ldexp(rounded, exponent)
+
+
+@pytest.mark.parametrize("precision", sorted(FP32_PRECISIONS))
+def test_a_dot_loops_reference_follows_tritons_input_precision(precision, tmp_path):
+    """The interpreter, the oracle of the generated dot loops, multiplies fp32 tiles as Triton
+    does for each spelling: operands rounded to tf32 by default and with tf32 allowed, exact
+    otherwise; the output's tolerance row says which (tf32's bound is 2**13 times looser)."""
+    spec = random_kernel(DOT_SEED)
+    at = next(i for i, s in enumerate(spec.body) if isinstance(s, DotLoop))
+    tf32 = FP32_PRECISIONS[precision]
+    blocks = {"DOT_M": 16, "DOT_N": 16, "DOT_K": 16}
+    fp32 = {"dtype": "float32", "acc": "float32", "out": "float32", "blocks": blocks}
+    plain = {"init": "zeros", "bias": False, "copy": False}
+    spec.body[at] = loop = replace(spec.body[at], precision=precision, tf32=tf32, **fp32, **plain)
+    case = load_kernel(spec, tmp_path)
+    args = next(a for s in range(20) if (a := case.make_args(np.random.default_rng(s)))["dot_k"])
+    m, n, k = args["dot_m"], args["dot_n"], args["dot_k"]
+    a = args["DOT_A"].reshape(m, k)
+    b = args["DOT_B"].reshape((k, n) if loop.b_layout == "rows" else (n, k))
+    b = b if loop.b_layout == "rows" else b.T
+    exact = (a.astype(np.float64) @ b.astype(np.float64)).astype(np.float32)
+    in_tf32 = (_tf32(a) @ _tf32(b)).astype(np.float32)
+    want, other = (in_tf32, exact) if tf32 else (exact, in_tf32)
+    EXECUTORS["interpreter"].run(case.kernel, args, case.grid(args))
+    assert case.tolerance["DOT_C"] == ("dot_tf32" if tf32 else "dot", 10 * 16)
+    got = args["DOT_C"].reshape(m, n)
+    check("dot", got, want, "interpreter", np.float32, k)
+    with pytest.raises(AssertionError):  # the two roundings are told apart
+        check("dot", got, other, "interpreter", np.float32, k)
