@@ -31,6 +31,7 @@ from .kernel_source import JITSource, readable
 from .launch_checks import check_arguments
 from .launchers import INTERPRET, backend_for_launch, holds_memory, make_launcher
 from .params import kernel_params
+from .specialization import mangle_type, native_specialize_impl  # noqa: F401  (Triton's have them)
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,9 @@ class JITFunction(JITSource, KernelInterface):
         self.fn = fn
         functools.update_wrapper(self, fn)
         self.signature = inspect.signature(fn)
-        self.params = kernel_params(fn, tuple(do_not_specialize or ()))
+        self.params = kernel_params(
+            fn, tuple(do_not_specialize or ()), tuple(do_not_specialize_on_alignment or ())
+        )
         self.arg_names = [p.name for p in self.params]
         self.params_by_name = {p.name: p for p in self.params}
         self._binder = None  # made at the first launch (binder.py); False: none possible

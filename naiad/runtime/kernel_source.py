@@ -208,9 +208,10 @@ class JITSource:
         from .params import kernel_params
 
         free = tuple(p.name for p in self.params if p.do_not_specialize)
+        unaligned = tuple(p.name for p in self.params if p.do_not_specialize_on_alignment)
         self.fn = self.__wrapped__ = fn
         self.signature = inspect.signature(fn)
-        self.params = kernel_params(fn, free)
+        self.params = kernel_params(fn, free, unaligned)
         self.arg_names = [p.name for p in self.params]
         self.params_by_name = {p.name: p for p in self.params}
         self._interpreted = None

@@ -20,6 +20,7 @@ class KernelParam:
     is_const: bool  # `x: tl.const` (read-only pointer)
     default: object
     do_not_specialize: bool = False
+    do_not_specialize_on_alignment: bool = False
 
     @property
     def has_default(self) -> bool:
@@ -51,7 +52,7 @@ def _is_constexpr_annotation(annotation) -> bool:
     )
 
 
-def kernel_params(fn, do_not_specialize=()) -> list[KernelParam]:
+def kernel_params(fn, do_not_specialize=(), do_not_specialize_on_alignment=()) -> list[KernelParam]:
     signature = inspect.signature(fn)
     params = []
     for index, (name, p) in enumerate(signature.parameters.items()):
@@ -68,6 +69,7 @@ def kernel_params(fn, do_not_specialize=()) -> list[KernelParam]:
                 p.annotation is core.const or p.annotation == "const",
                 p.default,
                 name in do_not_specialize or index in do_not_specialize,
+                name in do_not_specialize_on_alignment or index in do_not_specialize_on_alignment,
             )
         )
     return params

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from ..language import dtypes as t
 from .host_arrays import describe, dtype_of_host_name, is_array_like
-from .params import integer_argument_type
+from .params import KernelParam, integer_argument_type
 from .tensor_descriptor import TensorDescriptor
 
 _DIVISIBLE = [["tt.divisibility", 16]]
@@ -73,6 +73,27 @@ def kernel_name(jit_function, spec: Specialization) -> str:
     """The name of `jit_function`'s kernel compiled for `spec` (`JITFunction.repr`)."""
     named = getattr(jit_function, "repr", None)
     return named(spec.view()) if named is not None else jit_function.__name__
+
+
+def native_specialize_impl(
+    backend, arg, is_const: bool = False, specialize_value: bool = True, align: bool = True
+):
+    """One argument's (signature string, key) as Triton's launcher specializes it, for the
+    libraries that build an ASTSource themselves (torch's wrap_triton): the key is `"D"` for a
+    pointer or integer known divisible by 16 (`BaseBackend.parse_attr` reads it), `""` when
+    not, and the value itself for an integer specialized to 1 (a constexpr). `backend` is
+    accepted for Triton's signature; Naiad's rules are the same on every back end."""
+    param = KernelParam("arg", 0, False, None, is_const, None, not specialize_value)
+    spec, constant, attributes = _specialize_one(param, arg)
+    if spec == "constexpr":
+        return spec, constant
+    return spec, "D" if attributes and align else ""
+
+
+def mangle_type(arg, specialize: bool = False) -> str:
+    """The signature string of an argument (`'*fp32'`, `'i32'`, ...): an integer equal to 1
+    is `constexpr` only with `specialize`."""
+    return native_specialize_impl(None, arg, specialize_value=specialize)[0]
 
 
 def _pointer_spec(element: t.dtype, const: bool = False) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextvars
 import functools
-import logging
 import sys
 
 from ..as_triton import install_as_triton, is_installed
@@ -37,10 +36,6 @@ def install(cpu_backend: str | None = None) -> None:
     from torch._inductor import config
 
     config.compile_threads = 1
-    # torch finds which arguments a kernel writes in Triton's C++ IR, which Naiad does not
-    # have; it then takes every argument as written (correct, with copies to spare) and logs
-    # a warning with a traceback at every launch it traces. Said once in docs/pytorch.md.
-    logging.getLogger("torch._higher_order_ops.triton_kernel_wrap").setLevel(logging.ERROR)
     if cpu_backend is not None:
         config.cpu_backend = cpu_backend
 

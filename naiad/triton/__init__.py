@@ -22,7 +22,7 @@ from ..runtime.host_arrays import TensorWrapper, reinterpret  # noqa: F401
 from ..runtime.jit import JITFunction, jit  # noqa: F401
 from ..runtime.kernel_interface import KernelInterface  # noqa: F401
 from ..utils import cdiv, next_power_of_2  # noqa: F401
-from . import backends, compiler, knobs, runtime  # noqa: F401
+from . import _C, _utils, backends, compiler, knobs, runtime  # noqa: F401
 from .compiler import compile  # noqa: F401
 from .missing import missing_names
 

@@ -31,4 +31,26 @@ def run_program(name: str, *args: str) -> dict:
 @pytest.mark.parametrize("backend", ["aot_eager", pytest.param("inductor", marks=pytest.mark.full)])
 def test_kernels_launched_in_torch_compile_match_eager(backend):
     seen = run_program("user_kernels.py", backend)
-    assert seen == {"forward": "True", "backward": "True", "graph breaks": "0", "eager": "True"}
+    assert seen == {
+        "forward": "True",
+        "backward": "True",
+        "graph breaks": "0",
+        "eager": "True",
+        "scale_kernel writes": "out_ptr",
+    }
+
+
+@pytest.mark.full
+def test_torch_finds_the_tensors_a_kernel_writes():
+    """torch's mutation analysis reads Naiad's TTIR (`triton._C.libtriton.ir`): stores, atomics
+    in a noinline callee, stores under a branch in a loop; torch.compile clones only those
+    tensors (before, it warned and cloned every tensor argument)."""
+    seen = run_program("mutations.py")
+    assert seen == {
+        "axpy analysis": "out_ptr | x_ptr,y_ptr",
+        "scatter_sum analysis": "sums_ptr,table_ptr | index_ptr,src_ptr,table_ptr",
+        "axpy matches eager": "True",
+        "scatter_sum matches eager": "True",
+        "cloned": "out_ptr ; sums_ptr,table_ptr",
+        "assumed all mutated": "0",
+    }

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from ...runtime.driver import CpuDriver, CudaDriver
 from . import compiler
-from .compiler import NaiadBackend
+from .compiler import BaseBackend, NaiadBackend
 
 
 @dataclass(frozen=True)
@@ -23,4 +23,4 @@ backends = {
     "cpu": Backend(compiler=NaiadBackend, driver=CpuDriver),
 }
 
-__all__ = ["Backend", "backends", "compiler"]
+__all__ = ["Backend", "BaseBackend", "backends", "compiler"]

@@ -81,6 +81,16 @@ class BaseBackend:
     def get_codegen_implementation(self, options) -> dict:
         return {}
 
+    def get_arg_specialization(self, arg, ty, **kwargs):
+        """No back end of Naiad's specializes an argument beyond Triton's common rules."""
+        return None
+
+    @staticmethod
+    def parse_attr(desc) -> list:
+        """The attributes of an argument's specialization key (`native_specialize_impl`'s):
+        `"D"` is divisible by 16."""
+        return [["tt.divisibility", 16]] if isinstance(desc, str) and "D" in desc else []
+
 
 # Triton's back ends are subclasses of BaseBackend; Naiad's one class is the class itself.
 NaiadBackend = BaseBackend

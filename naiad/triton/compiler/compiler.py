@@ -18,10 +18,11 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...errors import InterpreterError  # noqa: F401  (Triton's compiler module has it)
-from ...runtime.compiler import CompiledKernel, compile_kernel
+from ...runtime.compiler import CompiledKernel, build_ttir, compile_kernel
 from ...runtime.driver import GPUTarget, active
 from ...runtime.jit import JITFunction
-from ..backends.compiler import NaiadBackend
+from .._C.libtriton import ir
+from ..backends.compiler import NaiadBackend, target_name
 from ..runtime.cache import triton_key  # noqa: F401  (older Triton had it here)
 
 _OPTION_NAMES = ("num_warps", "num_ctas", "num_stages", "maxnreg", "debug")
@@ -65,6 +66,20 @@ class ASTSource:
                     "has neither a type in the signature nor a constexpr value"
                 )
         return bound
+
+    def make_ir(self, target, options, codegen_fns, module_map, context) -> ir.module:
+        """The kernel's TTIR for this specialization on `target` (a GPUTarget), after Naiad's
+        TTIR pipeline (so callees are inlined), as a read-only `triton._C.libtriton.ir`
+        module: what torch's wrap_triton walks to find the tensors a kernel writes.
+        `codegen_fns`, `module_map` and `context` are Triton's and not needed here."""
+        built = build_ttir(
+            self.fn,
+            self.bound_arguments(),
+            target_name(target),
+            debug=bool(getattr(options, "debug", False)),
+            num_warps=getattr(options, "num_warps", 4),
+        )
+        return ir.module(built.module)
 
 
 def compile(src, target=None, options=None, _env_vars=None) -> CompiledKernel:

@@ -1,0 +1,83 @@
+"""What libraries that build a kernel's TTIR themselves read from Triton (torch's wrap_triton
+does, to learn which tensors a kernel writes): `ASTSource.make_ir` as a read-only view in
+the terms of Triton's bindings (`triton._C.libtriton.ir`), and the per-argument
+specialization (`native_specialize_impl`, `mangle_type`, `BaseBackend.parse_attr`,
+`triton._utils`)."""
+
+import numpy as np
+
+import naiad
+import naiad.language as tl
+from naiad.runtime.jit import mangle_type, native_specialize_impl
+from naiad.triton import _utils
+from naiad.triton._C.libtriton import ir
+from naiad.triton.backends.compiler import BaseBackend, GPUTarget
+from naiad.triton.compiler import ASTSource
+
+
+@naiad.jit(noinline=True)
+def _bump(ptr, offs):
+    tl.atomic_add(ptr + offs, 1.0)
+
+
+@naiad.jit
+def _copy_and_count(src, dst, counts, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    for _ in range(n):
+        tl.store(dst + offs, tl.load(src + offs))
+    _bump(counts, offs)
+
+
+def _walked():
+    source = ASTSource(
+        _copy_and_count,
+        {"src": "*fp32", "dst": "*fp32", "counts": "*fp32", "n": "i32", "BLOCK": "constexpr"},
+        {"BLOCK": 16},
+    )
+    backend = BaseBackend(GPUTarget("cpu", 0, 0))
+    options = backend.parse_options({})
+    module = source.make_ir(GPUTarget("cpu", 0, 0), options, {}, {}, ir.context())
+    ops = []
+    module.walk(ops.append)
+    return module, ops
+
+
+def test_make_ir_is_walked_children_first_with_identities():
+    module, ops = _walked()
+    assert module.verify()
+    names = [op.get_name() for op in ops]
+    assert names[-1] == "builtin.module"
+    assert names.index("tt.store") < names.index("scf.for")  # a loop's body before the loop
+    functions = {op.get_str_attr("sym_name"): op for op in ops if op.get_name() == "tt.func"}
+    kernel_name, callee_name = functions  # the kernel first (torch takes the first as it)
+    assert kernel_name == "_copy_and_count" and "_bump" in callee_name
+    call = next(op for op in ops if op.get_name() == "tt.call")
+    assert call.get_flat_symbol_ref_attr("callee") == callee_name
+    # The stored pointer's chain of defining ops ends at the kernel's second argument.
+    kernel_body = functions[kernel_name].get_region(0).id()
+    entry = next(op.get_block() for op in ops if op.get_block().get_parent().id() == kernel_body)
+    store = next(op for op in ops if op.get_name() == "tt.store")
+    by_result = {op.get_result(i).id(): op for op in ops for i in range(op.get_num_results())}
+    pointer = store.get_operand(0).id()
+    while pointer in by_result:
+        pointer = by_result[pointer].get_operand(0).id()
+    assert pointer == entry.get_argument(1).id()
+    assert entry.get_num_arguments() == 4  # BLOCK is a constexpr: no argument
+    assert "tt.store" in str(module)
+
+
+def test_arguments_specialize_as_tritons_launcher_does():
+    x = np.zeros(64, np.float32)
+    assert native_specialize_impl(BaseBackend, x) == ("*fp32", "D")
+    assert native_specialize_impl(BaseBackend, x[1:]) == ("*fp32", "")
+    assert native_specialize_impl(BaseBackend, x, align=False) == ("*fp32", "")
+    assert native_specialize_impl(BaseBackend, 32) == ("i32", "D")
+    assert native_specialize_impl(BaseBackend, 1) == ("constexpr", 1)
+    assert native_specialize_impl(BaseBackend, 1, specialize_value=False) == ("i32", "")
+    assert mangle_type(1) == "i32" and mangle_type(2**40) == "i64" and mangle_type(2.0) == "fp32"
+    assert BaseBackend.parse_attr("D") == [["tt.divisibility", 16]]
+    assert BaseBackend.parse_attr("") == []
+    nested = ["D", 1, ("", ("D",))]
+    paths = _utils.find_paths_if(nested, lambda _, leaf: isinstance(leaf, str))
+    assert paths == [(0,), (2, 0), (2, 1, 0)]
+    assert _utils.get_iterable_path(nested, (2, 1, 0)) == "D"
