@@ -65,7 +65,9 @@ _STAGES = (1, 2, 3, 4)
 
 @dataclass(frozen=True)
 class DotLoop:
-    """One dot loop's choices (see the module doc); `trips_from` is the argument stream's."""
+    """One dot loop's choices (see the module doc): what the source says; each launch's
+    arguments draw the extents and the trip count (`arguments`). `stages` is read by
+    `tl.range` loops only."""
 
     dtype: str
     acc: str
@@ -89,6 +91,7 @@ class DotLoop:
 
     @property
     def scalars(self) -> list[str]:
+        """The loop's extents: A is dot_m x dot_k, B dot_k x dot_n."""
         return ["dot_m", "dot_n", "dot_k"]
 
     @property
