@@ -16,7 +16,8 @@ accumulators and at most one `if` on a runtime scalar, and stores every value no
 In 2-D, half of the loops also read a carried vector through a broadcast before they update it
 (`generator_build.carried_view`, issue 13).
 About half of the kernels also load and store through offsets and masks made of runtime scalars
-cast to narrower or unsigned dtypes (generator_casts.py).
+cast to narrower or unsigned dtypes (generator_casts.py), and a quarter run a K loop of `tl.dot`
+on loaded tiles into a carried accumulator, with its own arguments (generator_dots.py).
 
 A value made by an inexact operation (a transcendental function, a float sum, fp32 division) is
 only ever stored: the tolerance table bounds one operation, not a chain, so each output is held
