@@ -14,6 +14,7 @@ import torch
 
 from .. import language as tl
 from ..runtime.jit import jit
+from .differentiable import apply
 from .dtypes import Unsupported, tl_dtype
 from .pointwise import pointwise
 from .registry import aten
@@ -201,4 +202,4 @@ def dropout(input, p=0.5, training=True):
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training:
         return input
-    return _Dropout.apply(input, p)
+    return apply(_Dropout, input, p)

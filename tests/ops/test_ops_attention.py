@@ -66,7 +66,7 @@ def test_attention_falls_back_to_torch(gen, interpreted):
 
 
 @pytest.mark.full
-@pytest.mark.parametrize("dtype, E", zip(FLOATS, [64, 128, 256]))
+@pytest.mark.parametrize("dtype, E", list(zip(FLOATS, [64, 128, 256], strict=True)))
 @pytest.mark.parametrize("causal", [False, True])
 def test_attention_matrix(dtype, E, causal, gen, backend):
     tensors = _qkv(gen, dtype, B=1, H=2, HK=1, L=70, S=70, E=E)

@@ -17,6 +17,7 @@ import math
 import torch
 import torch.nn.functional as F
 
+from ..differentiable import apply
 from ..dtypes import Unsupported
 from ..registry import aten
 from .backward import attention_delta, attention_dkdv, attention_dq
@@ -144,7 +145,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         return F.scaled_dot_product_attention(
             query, key, value, attn_mask, dropout_p, is_causal, scale=scale, enable_gqa=enable_gqa
         )
-    return _Attention.apply(query, key, value, problem)
+    return apply(_Attention, query, key, value, problem)
 
 
 @aten("_scaled_dot_product_flash_attention_for_cpu.default")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import torch
 
+from ..differentiable import apply
 from ..reduce.launch import accumulator
 from ..reduce.statistics import moments
 from ..registry import aten
@@ -98,4 +99,5 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
                momentum=0.1, eps=1e-5):  # fmt: skip
     """Normalize each channel over the batch (torch.nn.functional.batch_norm's signature);
     differentiable."""
-    return _BatchNorm.apply(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    statistics = (running_mean, running_var)
+    return apply(_BatchNorm, input, *statistics, weight, bias, training, momentum, eps)

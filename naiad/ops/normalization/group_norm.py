@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import torch
 
+from ..differentiable import apply
 from ..reduce.launch import accumulator
 from ..reduce.statistics import moments
 from ..registry import aten
@@ -69,4 +70,4 @@ class _GroupNorm(torch.autograd.Function):
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
     """Normalize each group of channels of each sample; differentiable."""
-    return _GroupNorm.apply(input, num_groups, weight, bias, eps)
+    return apply(_GroupNorm, input, num_groups, weight, bias, eps)

@@ -15,6 +15,7 @@ import torch
 
 from ... import language as tl
 from ...runtime.jit import jit
+from ..differentiable import apply
 from ..dtypes import tl_dtype
 from ..reduce.kernels import _row_moments, _rows
 from ..reduce.launch import accumulator, launch_rows
@@ -150,4 +151,4 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
     if math.prod(shape) == 0:
         return input.clone()
-    return _LayerNorm.apply(input, shape, weight, bias, eps)
+    return apply(_LayerNorm, input, shape, weight, bias, eps)

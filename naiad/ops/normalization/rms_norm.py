@@ -10,6 +10,7 @@ import torch
 
 from ... import language as tl
 from ...runtime.jit import jit
+from ..differentiable import apply
 from ..dtypes import tl_dtype
 from ..reduce.kernels import _rows
 from ..reduce.launch import accumulator, launch_rows
@@ -83,4 +84,4 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
     dims = list(range(input.dim() - len(shape), input.dim()))
     eps = torch.finfo(input.dtype).eps if eps is None else eps
-    return _RmsNorm.apply(input, dims, weight, eps)
+    return apply(_RmsNorm, input, dims, weight, eps)

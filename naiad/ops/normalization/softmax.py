@@ -14,6 +14,7 @@ import torch
 
 from ... import language as tl
 from ...runtime.jit import jit
+from ..differentiable import apply
 from ..dtypes import tl_dtype
 from ..reduce.kernels import _max, _row_max, _row_sum_exp, _rows
 from ..reduce.launch import accumulator, blocks, launch_rows
@@ -125,6 +126,8 @@ def _rows_of(x, dim):
 
 def _back(buffer, x, d, shape):
     """The (M, N) buffer viewed in x's dim order (the scanned dim back in its place)."""
+    if d == x.dim() - 1:
+        return buffer.view(shape)
     order = [k for k in range(x.dim()) if k != d] + [d]
     viewed = buffer.view([x.shape[k] for k in order])
     return viewed.permute(*sorted(range(len(order)), key=order.__getitem__)).view(shape)
@@ -190,10 +193,10 @@ class _Softmax(torch.autograd.Function):
 def softmax(input, dim, dtype=None):
     """exp(input) / sum(exp(input)) along `dim`; differentiable (the backward is Naiad's)."""
     source = input if dtype is None else input.to(dtype)
-    return _Softmax.apply(source, dim, source.dtype, False)
+    return apply(_Softmax, source, dim, source.dtype, False)
 
 
 def log_softmax(input, dim, dtype=None):
     """input - log(sum(exp(input))) along `dim`; differentiable."""
     source = input if dtype is None else input.to(dtype)
-    return _Softmax.apply(source, dim, source.dtype, True)
+    return apply(_Softmax, source, dim, source.dtype, True)

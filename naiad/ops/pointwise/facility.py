@@ -22,6 +22,8 @@ _INDEX32_LIMIT = 2**31 - 1
 # An inner dim at least this long is walked a block of it per program (codegen.py, ROWS);
 # shorter ones in one flat range, dividing each index by the sizes.
 _ROWS_FROM = 64
+# Plans kept per op before they are all forgotten (a program of ever-new shapes).
+_PLANS_KEPT = 512
 
 
 def _block(device: torch.device, n: int) -> tuple[int, dict]:
@@ -34,6 +36,45 @@ def _block(device: torch.device, n: int) -> tuple[int, dict]:
     return 1024, {"num_warps": 4}
 
 
+class _Plan:
+    """What one kind of call (key: the dtype asked for, `out`'s and each argument's dtype,
+    device, shape and strides, or a scalar's type) decided: the result's dtype and shape, how
+    it is allocated, and the launch; a call of the kind only allocates and launches."""
+
+    __slots__ = ("device", "grid", "itemized", "kernel", "options", "result", "shape", "tail",
+                 "template", "widened")  # fmt: skip
+
+    def __init__(self, device, shape, result, template, itemized, widened):
+        self.device = device
+        self.shape = shape
+        self.result = result
+        self.template = template  # the operand the result is allocated like, or None
+        self.itemized = itemized  # 0-dim CPU tensors passed as numbers to another device
+        self.widened = widened  # Python floats passed as fp64 tensors
+        self.kernel = None  # None: nothing to launch (an empty result)
+
+    def arguments(self, args):
+        """The call's arguments as the kernel takes them."""
+        if self.itemized or self.widened:
+            args = list(args)
+            for i in self.itemized:
+                args[i] = args[i].item()
+            for i in self.widened:
+                args[i] = torch.tensor(args[i], dtype=torch.float64, device=self.device)
+        return args
+
+    def run(self, args, out):
+        args = self.arguments(args)
+        if out is None:
+            if self.template is None:
+                out = torch.empty(self.shape, dtype=self.result, device=self.device)
+            else:
+                out = torch.empty_like(args[self.template], dtype=self.result)
+        if self.kernel is not None:
+            self.kernel[self.grid](*args, out, *self.tail, **self.options)
+        return out
+
+
 class PointwiseOp:
     """An elementwise op made from a scalar function; call it as a torch function."""
 
@@ -43,6 +84,7 @@ class PointwiseOp:
         self.promote = promote
         self.__name__ = name
         self._kernels: dict = {}
+        self._plans: dict = {}  # call key -> _Plan (at most _PLANS_KEPT, then forgotten)
 
     def __repr__(self):
         return f"<naiad.ops pointwise {self.__name__}>"
@@ -50,20 +92,11 @@ class PointwiseOp:
     def __call__(self, *args, out=None, dtype=None):
         """Apply the op; `out` receives the result (cast to its dtype); `dtype` overrides the
         result dtype (and computes in it, or in fp32 for fp16 and bf16)."""
-        args, device = _scalars_off_device(args)
-        promoted = [a for i, a in enumerate(args) if self._promoted(i)]
-        if dtype is None:
-            compute, result = computation_dtypes(promoted, self.promotion)
-        else:
-            compute, result = _for_dtype(dtype), dtype
-        tensors = [a for a in args if isinstance(a, torch.Tensor)]
-        shape = _broadcast_shape(tensors, out)
-        if out is None:
-            out = _allocate(tensors, shape, result, device)
-        if out.numel() == 0:
-            return out
-        self._launch(args, out, shape, compute)
-        return out
+        key = (dtype, _kind(out), *map(_kind, args))
+        plan = self._plans.get(key)
+        if plan is None:
+            plan, out = self._plan(args, out, dtype, key)
+        return plan.run(args, out)
 
     def inplace(self, target, *args):
         """The in-place variant: `target` is the first operand and receives the result."""
@@ -72,9 +105,33 @@ class PointwiseOp:
     def _promoted(self, index: int) -> bool:
         return self.promote is None or index in self.promote
 
-    def _launch(self, args, out, shape, compute):
+    def _plan(self, args, out, dtype, key):
+        """(the plan of this kind of call, `out` resized to the result where it was not);
+        kept under `key` unless `out` was resized (its key then no longer says its shape)."""
+        device, itemized = _device_and_itemized(args)
+        promoted = [a for i, a in enumerate(args) if self._promoted(i)]
+        if dtype is None:
+            compute, result = computation_dtypes(promoted, self.promotion)
+        else:
+            compute, result = _for_dtype(dtype), dtype
+        widened = ()
         if compute == torch.float64:  # a Python float reaches a kernel as fp32: pass fp64 data
-            args = [_as_tensor(a, out.device) if isinstance(a, float) else a for a in args]
+            widened = tuple(i for i, a in enumerate(args) if isinstance(a, float))
+        tensors = [a for a in args if isinstance(a, torch.Tensor)]
+        shape = _broadcast_shape(tensors, out)
+        plan = _Plan(device, shape, result, _template(args, shape), itemized, widened)
+        launched = plan.arguments(args)
+        sample = out if out is not None else plan.run(args, None)
+        if sample.numel():
+            self._prepare(plan, launched, sample, shape, compute)
+        if _kind(out) == key[1]:
+            if len(self._plans) >= _PLANS_KEPT:
+                self._plans.clear()
+            self._plans[key] = plan
+        return plan, out
+
+    def _prepare(self, plan, args, out, shape, compute):
+        """Choose the kernel and its launch (trailing arguments, grid, options) for `plan`."""
         operands = [a for a in args if isinstance(a, torch.Tensor)]
         if all(t.shape == out.shape and t.is_contiguous() for t in operands) and (
             out.is_contiguous()
@@ -103,8 +160,8 @@ class PointwiseOp:
         else:
             grid = (n + block - 1) // block
         sizes = layout.sizes[1:]
-        compute = tl_dtype(compute)
-        kernel[(grid,)](*args, out, n, *sizes, *strides, index64, compute, rows, block, **options)
+        plan.kernel, plan.grid, plan.options = kernel, (grid,), options
+        plan.tail = (n, *sizes, *strides, index64, tl_dtype(compute), rows, block)
 
 
 def inplace_target(target, *others):
@@ -124,13 +181,17 @@ def _for_dtype(dtype: torch.dtype) -> torch.dtype:
     return torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
 
 
-def _as_tensor(value, device):
-    return torch.tensor(value, dtype=torch.float64, device=device)
+def _kind(value):
+    """What a plan depends on in an argument: a tensor's dtype, device, shape and strides; a
+    scalar's type (its value reaches the kernel as an argument)."""
+    if isinstance(value, torch.Tensor):
+        return (value.dtype, value.device, value.shape, value.stride())
+    return type(value)
 
 
-def _scalars_off_device(args):
-    """0-dim CPU tensors beside tensors of another device become Python scalars, as torch
-    allows them there; the device is that of the other tensors."""
+def _device_and_itemized(args):
+    """(the device the op runs on, the positions of 0-dim CPU tensors beside tensors of another
+    device, which torch allows there and the kernel takes as numbers)."""
     devices = {a.device for a in args if isinstance(a, torch.Tensor) and a.dim() > 0}
     devices |= {a.device for a in args if isinstance(a, torch.Tensor) and a.device.type != "cpu"}
     if len(devices) > 1:
@@ -139,10 +200,11 @@ def _scalars_off_device(args):
         devices = {a.device for a in args if isinstance(a, torch.Tensor)} or {torch.device("cpu")}
     (device,) = devices
     if device.type == "cpu":
-        return list(args), device
-    return [
-        a.item() if isinstance(a, torch.Tensor) and a.device != device else a for a in args
-    ], device
+        return device, ()
+    itemized = tuple(
+        i for i, a in enumerate(args) if isinstance(a, torch.Tensor) and a.device != device
+    )
+    return device, itemized
 
 
 def _broadcast_shape(tensors, out) -> tuple[int, ...]:
@@ -154,13 +216,13 @@ def _broadcast_shape(tensors, out) -> tuple[int, ...]:
     return shape
 
 
-def _allocate(tensors, shape, dtype, device):
-    """Like the first operand of the result's shape (its memory order kept, as torch does for
-    dense operands), else contiguous."""
-    for t in tensors:
-        if tuple(t.shape) == shape and t.dim() > 0:
-            return torch.empty_like(t, dtype=dtype)
-    return torch.empty(shape, dtype=dtype, device=device)
+def _template(args, shape):
+    """The position of the first operand of the result's shape, which the result is allocated
+    like (its memory order kept, as torch does for dense operands); None: contiguous."""
+    for i, a in enumerate(args):
+        if isinstance(a, torch.Tensor) and tuple(a.shape) == shape and a.dim() > 0:
+            return i
+    return None
 
 
 def pointwise(promotion: Kind = Kind.DEFAULT, promote=None, name=None):

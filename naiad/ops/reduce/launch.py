@@ -56,13 +56,14 @@ def column_blocks(M: int, N: int, device: torch.device) -> tuple[int, int]:
     return block_m, min(_power_of_2_above(N), max(1, TILE[kind] // block_m))
 
 
-def launch_rows(kernel, rows: Rows, outputs, scalars, compute: torch.dtype, by_columns=False,
-                **constexprs):  # fmt: skip
-    """Run `kernel(x, *outputs, M, N, s_m, s_n, 1, *scalars, **constexprs, COMPUTE, INDEX64,
-    BLOCK_M, BLOCK_N)` over every row; nothing to do where M == 0. `by_columns`: the kernel
-    takes COLUMNS too, and tiles along the kept positions where they are contiguous."""
-    if rows.M == 0:
-        return
+# What launch_rows decides per (kernel, rows' geometry, dtype, constexprs): the grid and the
+# launch's keywords. Forgotten past _LAUNCHES_KEPT.
+_LAUNCHES: dict = {}
+_LAUNCHES_KEPT = 4096
+
+
+def _rows_launch(rows: Rows, compute: torch.dtype, by_columns: bool, constexprs: dict):
+    """(grid, keywords) of a row kernel's launch over `rows`."""
     view = rows.view
     if by_columns:
         constexprs["COLUMNS"] = columns(rows)
@@ -71,12 +72,32 @@ def launch_rows(kernel, rows: Rows, outputs, scalars, compute: torch.dtype, by_c
     s_m, s_n = view.stride()
     farthest = (rows.M - 1) * abs(s_m) + (rows.N - 1) * abs(s_n) + block_m * abs(s_m) + block_n
     options = {} if view.device.type == "cpu" else {"num_warps": 4}
-    kernel[((rows.M + block_m - 1) // block_m,)](
-        view, *outputs, rows.M, rows.N, s_m, s_n, 1, *scalars,
+    keywords = {
         **constexprs,
-        COMPUTE=tl_dtype(compute),
-        INDEX64=farthest > _INDEX32_LIMIT,
-        BLOCK_M=block_m,
-        BLOCK_N=block_n,
+        "COMPUTE": tl_dtype(compute),
+        "INDEX64": farthest > _INDEX32_LIMIT,
+        "BLOCK_M": block_m,
+        "BLOCK_N": block_n,
         **options,
-    )  # fmt: skip
+    }
+    return ((rows.M + block_m - 1) // block_m,), keywords
+
+
+def launch_rows(kernel, rows: Rows, outputs, scalars, compute: torch.dtype, by_columns=False,
+                **constexprs):  # fmt: skip
+    """Run `kernel(x, *outputs, M, N, s_m, s_n, 1, *scalars, **constexprs, COMPUTE, INDEX64,
+    BLOCK_M, BLOCK_N)` over every row; nothing to do where M == 0. `by_columns`: the kernel
+    takes COLUMNS too, and tiles along the kept positions where they are contiguous."""
+    if rows.M == 0:
+        return
+    view = rows.view
+    s_m, s_n = view.stride()
+    key = (kernel, rows.M, rows.N, s_m, s_n, view.device, compute, by_columns,
+           *constexprs.items())  # fmt: skip
+    found = _LAUNCHES.get(key)
+    if found is None:
+        if len(_LAUNCHES) >= _LAUNCHES_KEPT:
+            _LAUNCHES.clear()
+        found = _LAUNCHES[key] = _rows_launch(rows, compute, by_columns, constexprs)
+    grid, keywords = found
+    kernel[grid](view, *outputs, rows.M, rows.N, s_m, s_n, 1, *scalars, **keywords)

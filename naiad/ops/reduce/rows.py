@@ -43,12 +43,34 @@ class Rows:
         return self.keepdim_shape if keepdim else self.kept
 
 
+# (shape, dims) -> (permutation or None, M, N, kept, keepdim_shape): a call's host work is
+# mostly these list builds, which depend on the shape only. Forgotten past _GEOMETRIES_KEPT.
+_GEOMETRIES: dict = {}
+_GEOMETRIES_KEPT = 4096
+
+
+def _geometry(shape, dims):
+    kept_dims = [d for d in range(len(shape)) if d not in dims]
+    kept = [shape[d] for d in kept_dims]
+    keepdim_shape = [1 if d in dims else n for d, n in enumerate(shape)]
+    order = (*kept_dims, *dims)
+    permutation = None if order == tuple(range(len(shape))) else order
+    return permutation, math.prod(kept), math.prod(shape[d] for d in dims), kept, keepdim_shape
+
+
 def as_rows(x: torch.Tensor, dims: list[int]) -> Rows:
     """`x` as rows reducing `dims` (sorted, as normalized_dims gives them)."""
-    kept_dims = [d for d in range(x.dim()) if d not in dims]
-    kept = [x.shape[d] for d in kept_dims]
-    keepdim_shape = [1 if d in dims else n for d, n in enumerate(x.shape)]
-    m = math.prod(kept)
-    n = math.prod(x.shape[d] for d in dims)
-    view = x.permute(*kept_dims, *dims).reshape(m, n) if x.dim() else x.reshape(1, 1)
+    key = (x.shape, *dims)
+    found = _GEOMETRIES.get(key)
+    if found is None:
+        if len(_GEOMETRIES) >= _GEOMETRIES_KEPT:
+            _GEOMETRIES.clear()
+        found = _GEOMETRIES[key] = _geometry(x.shape, dims)
+    permutation, m, n, kept, keepdim_shape = found
+    if not x.dim():
+        view = x.reshape(1, 1)
+    elif permutation is None:
+        view = x.reshape(m, n)
+    else:
+        view = x.permute(*permutation).reshape(m, n)
     return Rows(view, kept, keepdim_shape)
