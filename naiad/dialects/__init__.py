@@ -1,9 +1,9 @@
 """Op definitions of the dialects, one folder per dialect (its ops by topic, and `syntax.py`,
 the hand-written syntax of its ops that have one): TTIR's `tt`, `arith`, `math`, `scf`, `cf`,
 `ub`, the one op of `llvm` Triton's TTIR holds; `ttg` (TTGIR; `ttg/barrier.py` is the one of its
-ops TTIR holds); and upstream MLIR's `func`, `linalg`, `tensor`, `memref` and `bufferization`
-for the Linalg middle layer. Importing this package registers every op, type and attribute, and
-then every syntax (`syntax/` holds what the syntaxes share).
+ops TTIR holds) and `ttng` (its Hopper ops); and upstream MLIR's `func`, `linalg`, `tensor`,
+`memref` and `bufferization` for the Linalg middle layer. Importing this package registers
+every op, type and attribute, and then every syntax (`syntax/` holds what the syntaxes share).
 
     from . import arith, scf, tt
     tt.AddPtrOp(ptrs, offsets); arith.CmpIOp("slt", a, b); scf.ForOp(lb, ub, step, [acc])
@@ -29,6 +29,7 @@ from . import (  # noqa: F401
     tensor,
     tt,
     ttg,
+    ttng,
     ub,
 )
 
@@ -40,6 +41,7 @@ DIALECTS = (
     "cf",
     "ub",
     "ttg",
+    "ttng",
     "llvm",
     "func",
     "linalg",

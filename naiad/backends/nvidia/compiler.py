@@ -22,6 +22,7 @@ from ...ir.verifier import verify
 from ..registry import Compilation, Stage
 from . import link, ptx
 from . import target as nv_target
+from .passes.accelerate_matmul import AccelerateMatmul
 from .passes.convert_to_ttgir import ConvertToTTGIR
 from .passes.pipeline_loads import PipelineLoads
 
@@ -32,9 +33,11 @@ def ttgir_pipeline(
     num_ctas: int = 1,
     threads_per_warp: int = 32,
     num_stages: int = 3,
+    arch_specific: bool = True,
 ) -> list:
-    """The TTGIR passes in order: the part of Triton's make_ttgir that memory-bound kernels
-    need (tensor-core dots, pipelining and shared-memory passes come with the next issue)."""
+    """The TTGIR passes in order, as Triton's make_ttgir: layouts, tensor-core dots (`wgmma`
+    on sm_90 when `arch_specific`, the sm_90a target), operands through shared memory, and
+    the pipelining of their loads."""
     return [
         ConvertToTTGIR(
             num_warps=num_warps,
@@ -46,7 +49,7 @@ def ttgir_pipeline(
         "remove-layout-conversions",
         # optimize-thread-locality comes here too; the conversions accelerate-matmul makes
         # are removed again.
-        "accelerate-matmul",
+        AccelerateMatmul(wgmma=arch_specific),
         "remove-layout-conversions",
         "canonicalize",
         "licm",
@@ -82,7 +85,14 @@ def to_ttgir(c: Compilation) -> None:
     options, target = c.options, c.target
     # Debug mode checks the bounds of every load, which a pipelined load no longer is.
     stages = 1 if options.debug else options.num_stages
-    pipeline = ttgir_pipeline(options.num_warps, target.capability, options.num_ctas, 32, stages)
+    pipeline = ttgir_pipeline(
+        options.num_warps,
+        target.capability,
+        options.num_ctas,
+        32,
+        stages,
+        target.arch_specific,
+    )
     c.run_passes("ttgir", pipeline)
     _check_ttgir(c.module)
     c.asm["ttgir"] = print_module(c.module)

@@ -8,6 +8,7 @@ with, and Triton 3.8's spelling, which Triton's dumps print and Naiad reads back
     #ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 4], instrShape = [16, 8]}>
     #ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>
     #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+    #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
     #ttg.linear<{register = [[0, 1]], lane = [[1, 0], ...], warp = [], block = []}>
     #ttg.shared_memory
 
@@ -297,6 +298,53 @@ class SwizzledSharedEncodingAttr(SharedEncoding):
     def parse_body(cls, parser):
         f = _parse_fields(parser, ("vec", "perPhase", "maxPhase", "order"), ("CGALayout",))
         return cls(f["vec"], f["perPhase"], f["maxPhase"], f["order"], f.get("CGALayout", ()))
+
+
+class NVMMASharedEncodingAttr(SharedEncoding):
+    """The shared layout Hopper's tensor-core instructions (`wgmma`) and TMA read: a 2-D tile
+    stored in rows of `swizzling_byte_width` bytes along its contiguous dimension (the last,
+    or the first when `transposed`), the 16-byte groups of row r XOR-ed by r's phase, as the
+    hardware's 32/64/128-byte swizzle modes address them; a wider contiguous extent is split
+    into column blocks of one row's width, each stored whole before the next."""
+
+    __slots__ = ("swizzling_byte_width", "transposed", "element_bit_width", "cga_layout")  # noqa: RUF023
+    mnemonic = "nvmma_shared"
+
+    def __new__(cls, swizzling_byte_width, transposed, element_bit_width, cga_layout=()):
+        if int(swizzling_byte_width) not in (0, 32, 64, 128):
+            raise ValueError(f"nvmma_shared: no {swizzling_byte_width}-byte swizzle")
+        return cls._intern(
+            int(swizzling_byte_width),
+            bool(transposed),
+            int(element_bit_width),
+            _bases(cga_layout),
+        )
+
+    @property
+    def order(self) -> tuple[int, int]:
+        """The dimensions fastest first (a 2-D tile)."""
+        return (0, 1) if self.transposed else (1, 0)
+
+    def print_body(self) -> str:
+        transposed = "true" if self.transposed else "false"
+        return (
+            f"<{{swizzlingByteWidth = {self.swizzling_byte_width}, transposed = {transposed}, "
+            f"elementBitWidth = {self.element_bit_width}{_cga_text(self.cga_layout)}}}>"
+        )
+
+    @classmethod
+    def parse_body(cls, parser):
+        f = _parse_fields(
+            parser,
+            ("swizzlingByteWidth", "transposed", "elementBitWidth"),
+            ("CGALayout", "fp4Padded"),
+        )
+        if f.get("fp4Padded"):
+            raise parser.error("nvmma_shared: fp4Padded buffers are not supported")
+        return cls(
+            f["swizzlingByteWidth"], f["transposed"], f["elementBitWidth"],
+            f.get("CGALayout", ()),
+        )  # fmt: skip
 
 
 class SharedMemorySpaceAttr(DialectAttribute):

@@ -75,3 +75,14 @@ def async_copy_global_to_local(ev, op, operands):
 def async_group(ev, op, operands):
     """Nothing to wait for: every copy is complete when it returns (a token stands for it)."""
     return 0
+
+
+@handles("ttng.fence_async_shared")
+def fence_async_shared(ev, op, operands):
+    """Nothing: one program's stores are seen by its later reads."""
+
+
+@handles("ttng.warp_group_dot_wait")
+def warp_group_dot_wait(ev, op, operands):
+    """The accumulator: every dot is complete when it returns."""
+    return operands[0]

@@ -176,9 +176,10 @@ def _dot_operand(value, ir_type):
     return value
 
 
-@handles("tt.dot")
+@handles("tt.dot", "ttng.warp_group_dot")
 def dot(ev, op, operands):
-    a, b, c = (np.asarray(x) for x in operands)
+    """`tt.dot`, and Hopper's `ttng.warp_group_dot`, whose operands are buffers (arrays)."""
+    a, b, c = (np.array(x) for x in operands)
     precision = "ieee" if op.inputPrecision is None else InputPrecision.keyword(op.inputPrecision)
     imprecise = 0 if op.maxNumImpreciseAcc is None else op.maxNumImpreciseAcc.value
     a, b = _dot_operand(a, op.a.type), _dot_operand(b, op.b.type)

@@ -235,7 +235,7 @@ def test_not_for_accumulators_or_other_layouts():
 
 
 # -- dot kernels through ptxas ------------------------------------------------------------------
-def _dot_module(case, m, n, k, num_warps, arch="sm_90a"):
+def _dot_module(case, m, n, k, num_warps, arch="sm_80"):
     return _ttgir(DOT_KERNELS.dot, *_case_call(case, m, n, k), arch, num_warps)
 
 
@@ -283,15 +283,15 @@ def test_operand_majors(a_k_major, b_k_major, plain, trans, arch, tmp_path):
 
 
 @needs_ptxas
-@pytest.mark.parametrize("arch", ARCHES)
 @pytest.mark.parametrize(
-    ("m", "n", "k", "num_warps", "x1_x2_x4"),
+    ("m", "n", "k", "num_warps", "x1_x2_x4", "arch"),
     [
         # 2 x 2 warps: A 16 x 16, one x4 (the warps along M hold copies); B 16 x 8 a warp: x2
-        (16, 16, 16, 4, (0, 1, 1)),
-        (16, 8, 16, 1, (0, 1, 1)),
-        # 4 x 2 warps: A 32 x 64 a warp, 32 words (8 x4); B 64 x 64, 64 words (16 x4)
-        (128, 128, 64, 8, (0, 0, 24)),
+        *((16, 16, 16, 4, (0, 1, 1), arch) for arch in ARCHES),
+        *((16, 8, 16, 1, (0, 1, 1), arch) for arch in ARCHES),
+        # 4 x 2 warps: A 32 x 64 a warp, 32 words (8 x4); B 64 x 64, 64 words (16 x4). On
+        # sm_90a this dot takes wgmma (test_wgmma.py).
+        (128, 128, 64, 8, (0, 0, 24), "sm_80"),
     ],
 )
 def test_small_and_large_tiles(m, n, k, num_warps, x1_x2_x4, arch, tmp_path):
@@ -303,10 +303,10 @@ def test_small_and_large_tiles(m, n, k, num_warps, x1_x2_x4, arch, tmp_path):
 
 
 @needs_ptxas
-@pytest.mark.parametrize("arch", ARCHES)
-def test_tutorial_matmul_operands(arch, tmp_path):
+def test_tutorial_matmul_operands(tmp_path):
     """The tutorial's K loop: 64 x 32 A (K contiguous) and 32 x 64 B (N contiguous) a step, on
-    2 x 2 warps: four x4 of each, B's transposed."""
+    2 x 2 warps: four x4 of each, B's transposed (sm_80; sm_90a takes wgmma)."""
+    arch = "sm_80"
     tutorial = _load(ROOT / "examples" / "03_matmul.py", "ldmatrix_matmul")
     args = ("*fp16", "*fp16", "*fp16", 512, 512, 512, 512, 1, 512, 1, 512, 1)
     sizes = {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8}

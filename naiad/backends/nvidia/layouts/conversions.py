@@ -24,6 +24,7 @@ from ....dialects.ttg.attributes import (
     DotOperandEncodingAttr,
     LinearEncodingAttr,
     NvidiaMmaEncodingAttr,
+    NVMMASharedEncodingAttr,
     SliceEncodingAttr,
     SwizzledSharedEncodingAttr,
 )
@@ -41,7 +42,8 @@ def to_linear_layout(encoding, shape) -> LinearLayout:
     """The linear layout of `encoding` over a tensor of `shape` (see the module doc).
 
     Raises:
-        NotImplementedError: for an encoding with no linear layout here (nvidia_mma v3, ...).
+        NotImplementedError: for an encoding with no linear layout here (an unswizzled
+            nvmma_shared, ...).
         ValueError: when the shape does not suit the encoding.
     """
     return _cached(encoding, tuple(int(d) for d in shape))
@@ -207,12 +209,36 @@ def _with_warps(tile: LinearLayout, warps: LinearLayout) -> LinearLayout:
 
 def mma_to_linear_layout(enc: NvidiaMmaEncodingAttr, shape) -> LinearLayout:
     """The accumulator of `mma.sync` (version 2): each warp holds a 16x8 tile (two registers
-    side by side, two rows 8 apart); warps tile `warps_per_cta`, the last dimension first."""
+    side by side, two rows 8 apart); warps tile `warps_per_cta`, the last dimension first.
+    Version 3 is `wgmma`'s (`wgmma_to_linear_layout`)."""
+    if enc.version_major == 3:
+        return wgmma_to_linear_layout(enc, shape)
     if enc.version_major != 2:
         raise NotImplementedError(f"nvidia_mma version {enc.version_major} has no layout here")
     rank = len(shape)
     tile = _mma_tile(enc.instr_shape, 2, _matrix_order(rank, True), _matrix_order(rank, True))
     warps = identity_nd(WARP, enc.warps_per_cta, _matrix_order(rank, True))
+    return _fit_to_shape(_with_warps(tile, warps), enc.cga_layout, shape)
+
+
+def wgmma_to_linear_layout(enc: NvidiaMmaEncodingAttr, shape) -> LinearLayout:
+    """The accumulator of `wgmma` (version 3, `instr_shape` = [16, n, k]): a warp holds 16 rows
+    of the instruction's n columns as `mma.sync` holds its 16x8 tile, repeated every 8
+    columns (registers); the four warps of a warpgroup stack 64 rows, and warpgroups tile
+    `warps_per_cta` rows first, as the instruction's M is theirs."""
+    if len(shape) != 2:
+        raise ValueError(f"{enc} is 2-D, not {len(shape)}-D")
+    n = enc.instr_shape[1]
+    names = dim_names(2)
+    tile = (
+        identity_nd(REGISTER, [1, 1], [1, 0])
+        * LinearLayout.identity1d(2, REGISTER, names[1])
+        * LinearLayout.identity1d(4, LANE, names[1])
+        * LinearLayout.identity1d(8, LANE, names[0])
+        * LinearLayout.identity1d(2, REGISTER, names[0])
+        * LinearLayout.identity1d(n // 8, REGISTER, names[1])
+    )
+    warps = identity_nd(WARP, enc.warps_per_cta, [0, 1])
     return _fit_to_shape(_with_warps(tile, warps), enc.cga_layout, shape)
 
 
@@ -298,6 +324,34 @@ def swizzled_shared_to_linear_layout(enc: SwizzledSharedEncodingAttr, shape) -> 
     return _fit_to_shape(tile, enc.cga_layout, shape)
 
 
+def nvmma_shared_to_linear_layout(enc: NVMMASharedEncodingAttr, shape) -> LinearLayout:
+    """offset -> element of a 2-D tile: a row holds `swizzling_byte_width` bytes of the
+    contiguous dimension, its 16-byte groups XOR-ed by the row's phase as the hardware swizzle
+    modes read them (128 bytes: row r's group g at g ^ (r % 8); 64: g ^ (r // 2 % 4); 32:
+    g ^ (r // 4 % 2)); all rows of one column block, then the next block."""
+    if len(shape) != 2:
+        raise ValueError(f"{enc} is 2-D, not {len(shape)}-D")
+    if enc.swizzling_byte_width == 0:
+        raise NotImplementedError(f"no linear layout for the unswizzled {enc}")
+    col_dim, row_dim = enc.order
+    cols, rows = shape[col_dim], shape[row_dim]
+    row_elements = enc.swizzling_byte_width * 8 // enc.element_bit_width
+    if cols < row_elements:
+        raise ValueError(f"{enc}: {cols} elements do not fill a row")
+    vec = 128 // enc.element_bit_width
+    per_phase, max_phase = 128 // enc.swizzling_byte_width, enc.swizzling_byte_width // 16
+
+    def at(row: int, col: int) -> tuple[int, int]:
+        return (row, col) if row_dim == 0 else (col, row)
+
+    bases = [at(0, 1 << i) for i in range(row_elements.bit_length() - 1)]
+    for i in range(rows.bit_length() - 1):
+        row = 1 << i
+        bases.append(at(row, vec * ((row // per_phase) % max_phase)))
+    bases += [at(0, row_elements << i) for i in range((cols // row_elements).bit_length() - 1)]
+    return LinearLayout({OFFSET: bases}, {"dim0": shape[0], "dim1": shape[1]})
+
+
 _CONVERSIONS = {
     BlockedEncodingAttr: blocked_to_linear_layout,
     SliceEncodingAttr: slice_to_linear_layout,
@@ -305,6 +359,7 @@ _CONVERSIONS = {
     DotOperandEncodingAttr: dot_operand_to_linear_layout,
     LinearEncodingAttr: linear_encoding_to_linear_layout,
     SwizzledSharedEncodingAttr: swizzled_shared_to_linear_layout,
+    NVMMASharedEncodingAttr: nvmma_shared_to_linear_layout,
 }
 
 

@@ -56,6 +56,8 @@ REGISTER_ONLY = frozenset(
         "ttg.memdesc_index",
         "ttg.local_dealloc",
         "ttg.async_commit_group",
+        "ttng.fence_async_shared",
+        "ttng.warp_group_dot_wait",
     }
 )
 _BUFFER_OPS = frozenset(
@@ -65,6 +67,7 @@ _BUFFER_OPS = frozenset(
         "ttg.local_load",
         "ttg.async_copy_global_to_local",
         "ttg.async_wait",  # its own barrier after the wait (async_copy.py)
+        "ttng.warp_group_dot",  # fences the pending stores before their barrier (wgmma.py)
     }
 )
 PAYS_ITS_OWN = frozenset({"tt.reduce", "tt.scan", "ttg.convert_layout"}) | _BUFFER_OPS
@@ -133,10 +136,13 @@ def lower(ctx, op, fn) -> None:
 
 def _waits_on_both_sides(terminator) -> bool:
     """Whether the loop `terminator` ends begins its body with a `ttg.async_wait` and is
-    followed by one (the pipeliner's loops): each waits at a barrier before any shared memory
-    is touched, so the debt needs no barrier of its own at the back edge or the exit."""
+    followed by one, past the waits for its asynchronous dots (the pipeliner's loops): each
+    waits at a barrier before any shared memory is touched, so the debt needs no barrier of
+    its own at the back edge or the exit."""
     loop = terminator.parent_op()
     if loop is None or loop.name != "scf.for":
         return False
     first, after = loop.regions[0].blocks[0].first_op, loop.next_op
+    while after is not None and after.name == "ttng.warp_group_dot_wait":
+        after = after.next_op
     return all(o is not None and o.name == "ttg.async_wait" for o in (first, after))

@@ -211,7 +211,7 @@ class Emitter:
         """The shared-memory address `byte_offset` (an i32 value) bytes into the scratch of
         the op being lowered."""
         self.declare(
-            SHARED_BASE, f"{SHARED_BASE} = external addrspace(3) global [0 x i8], align 16"
+            SHARED_BASE, f"{SHARED_BASE} = external addrspace(3) global [0 x i8], align 1024"
         )
         if self.scratch_base:
             byte_offset = self.op(f"add i32 {byte_offset}, {self.scratch_base}")

@@ -30,6 +30,7 @@ from . import (  # noqa: F401  (each module registers its lowerings)
     reduce,
     scan,
     shared_memory,
+    wgmma,
 )
 from .context import Context, lowers
 from .emitter import llvm_type

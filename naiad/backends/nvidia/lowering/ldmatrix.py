@@ -39,7 +39,7 @@ from ....dialects.ttg.attributes import (
     SwizzledSharedEncodingAttr,
 )
 from ....ir import FloatType, IntegerType
-from ..layouts import LinearLayout, to_linear_layout
+from ..layouts import LinearLayout, contiguous_dim, to_linear_layout
 from . import barriers
 from .context import Context
 from .dot_operands import unpack32
@@ -123,7 +123,7 @@ def operand_encoding(src_t, dst_t, element_loads: bool = False):
     (`.trans` moves 16-bit elements only), unless `element_loads`: the operand is then read
     one element per register (tf32's B stored row-major)."""
     nbytes, k_dim, mn_dim = fragment_dims(dst_t)
-    trans = _contiguous_dim(layout_of(src_t), k_dim, mn_dim) == mn_dim
+    trans = contiguous_dim(layout_of(src_t), k_dim, mn_dim) == mn_dim
     if trans and nbytes != 2 and not element_loads:
         return None
     inner, outer = (mn_dim, k_dim) if trans else (k_dim, mn_dim)
@@ -195,19 +195,6 @@ def _is_fragment(dst: LinearLayout, rank: int, k_dim: int, mn_dim: int, k_width:
     in_word = [_unit(rank, k_dim, 1 << i) for i in range(k_width.bit_length() - 1)]
     registers = dst.bases("register")
     return dst.bases("lane") == lanes and registers[: len(in_word)] == in_word
-
-
-def _contiguous_dim(src: LinearLayout, k_dim: int, mn_dim: int) -> int:
-    """The dimension the source holds contiguously in its registers (else along its first
-    lanes); K when neither says."""
-    names = src.out_dims
-    for dim in (k_dim, mn_dim):
-        if src.contiguous_registers(names[dim]) > 1:
-            return dim
-    lanes = src.bases("lane")
-    if lanes and lanes[0][mn_dim] == 1 and not lanes[0][k_dim]:
-        return mn_dim
-    return k_dim
 
 
 def swizzled_encoding(shape, inner: int, outer: int, nbytes: int) -> SwizzledSharedEncodingAttr:

@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..layouts import LinearLayout
+from ..passes.allocate_shared_memory import buffer_alignment
 from . import barriers
 from .context import Context, lowers
 from .emitter import SHARED_PTR, bit_width, from_memory, llvm_type, memory_type
@@ -83,8 +84,9 @@ def place_without_reuse(func) -> tuple[dict, int]:
             size = bit_width(t.element_type) // 8
             for extent in t.alloc_shape:
                 size *= extent
-            offsets[op] = end
-            end += -(-size // 16) * 16
+            alignment = buffer_alignment(t)
+            offsets[op] = -(-end // alignment) * alignment
+            end = offsets[op] + size
     return offsets, end
 
 

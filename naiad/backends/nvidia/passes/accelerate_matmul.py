@@ -19,13 +19,14 @@ mma v2 (`warps_per_tile`).
     %d1 = ttg.convert_layout %d : tensor<64x64xf32, #mma> -> tensor<64x64xf32, #blocked>
 
 remove-layout-conversions then carries the mma layout to the dot's users and loop carries.
+On sm_90, a dot `wgmma` computes becomes a `ttng.warp_group_dot` instead (wgmma_dot.py).
 """  # noqa: E501
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ....dialects import tt, ttg
+from ....dialects import tt, ttg, ttng
 from ....dialects.tt.attributes import InputPrecision
 from ....dialects.ttg.attributes import (
     BlockedEncodingAttr,
@@ -35,6 +36,7 @@ from ....dialects.ttg.attributes import (
 from ....ir import FloatType, IntegerType, Operation, register_pass
 from ....ir.passes import Pass
 from .layout_inference import with_encoding
+from .wgmma_dot import to_wgmma, wgmma_fits
 
 FP8_KINDS = ("f8E4M3FN", "f8E5M2")
 _SIXTEEN_BIT = ("f16", "bf16")
@@ -165,7 +167,10 @@ def _convert_before(op: Operation, value, encoding):
 @register_pass("accelerate-matmul")
 @dataclass(frozen=True)
 class AccelerateMatmul(Pass):
-    """Put each `mma.sync`-able blocked `tt.dot` in mma v2 layouts (see the module doc)."""
+    """Put each `mma.sync`-able blocked `tt.dot` in mma v2 layouts (see the module doc), or
+    make it a `ttng.warp_group_dot` when `wgmma` (an sm_90a target) and it fits."""
+
+    wgmma: bool = True
 
     def run(self, module: Operation) -> None:
         capability = module_capability(module)
@@ -174,9 +179,18 @@ class AccelerateMatmul(Pass):
         for dot in dots:
             if not isinstance(dot.d.type.encoding, BlockedEncodingAttr):
                 continue
+            wgmma = self.wgmma and wgmma_fits(dot, capability, num_warps, element_kind)
+            if wgmma and not _chained(dot):
+                to_wgmma(dot, num_warps, _source)
+                continue
             k_width = mma_k_width(dot, capability)
             if k_width is not None:
                 _to_mma(dot, k_width, num_warps)
+
+
+def _chained(dot: tt.DotOp) -> bool:
+    """Whether another dot of `dot`'s region is connected to it (attention's two dots)."""
+    return any(isinstance(op, tt.DotOp | ttng.WarpGroupDotOp) for op in _slice(dot) - {dot})
 
 
 def _to_mma(dot: tt.DotOp, k_width: int, num_warps: int) -> None:

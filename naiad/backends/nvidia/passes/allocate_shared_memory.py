@@ -7,7 +7,9 @@ of an atomic; sizes in scratch_size.py), and `ttg.local_alloc` buffers, live fro
 allocation to the last use of the buffer or of any view of it (`ttg.memdesc_*`). A use inside
 a loop or an `if` keeps the buffer live for that whole op, so a buffer read in every iteration
 survives the iterations between. Buffers whose live ranges overlap get disjoint bytes; the
-others share them. Placement is first fit, largest buffer first, each at a 16-byte boundary.
+others share them. Placement is first fit, largest buffer first, each at a 16-byte boundary,
+or at its swizzle atom's for a `#ttg.nvmma_shared` buffer (8 rows of the swizzle width: the
+hardware swizzles by address bits, wgmma.py).
 
 Sets `allocation.offset` (i32) on every op owning a buffer (and `allocation.size`, the bytes
 planned, on an op whose lowering uses scratch, which the lowering checks its need against) and
@@ -46,6 +48,7 @@ class Buffer:
     size: int
     start: int
     end: int
+    alignment: int = ALIGNMENT
 
     def overlaps(self, other: Buffer) -> bool:
         return self.start <= other.end and other.start <= self.end
@@ -91,8 +94,10 @@ def _buffers(func: Operation) -> list[Buffer]:
     buffers = []
     for op in func.walk():
         if op.name == "ttg.local_alloc":
-            size = _alloc_bytes(op.result.type)
-            buffers.append(Buffer(op, size, index[op], _live_end(op, last)))
+            t = op.result.type
+            size = _alloc_bytes(t)
+            end = _live_end(op, last)
+            buffers.append(Buffer(op, size, index[op], end, buffer_alignment(t)))
             continue
         size = scratch_bytes(op)
         if size:
@@ -100,8 +105,13 @@ def _buffers(func: Operation) -> list[Buffer]:
     return buffers
 
 
-def _align(offset: int) -> int:
-    return (offset + ALIGNMENT - 1) // ALIGNMENT * ALIGNMENT
+def buffer_alignment(t: MemDescType) -> int:
+    swizzle = getattr(t.encoding, "swizzling_byte_width", 0)
+    return max(ALIGNMENT, 8 * swizzle)
+
+
+def _align(offset: int, alignment: int) -> int:
+    return (offset + alignment - 1) // alignment * alignment
 
 
 def allocate(buffers: list[Buffer]) -> tuple[dict, int]:
@@ -110,7 +120,7 @@ def allocate(buffers: list[Buffer]) -> tuple[dict, int]:
     offsets: dict = {}
     for buffer in sorted(buffers, key=lambda b: (-b.size, b.start)):
         live = [(other, at) for other, at in placed if other.overlaps(buffer)]
-        candidates = sorted({0, *(_align(at + other.size) for other, at in live)})
+        candidates = sorted({0, *(_align(at + other.size, buffer.alignment) for other, at in live)})
         for offset in candidates:
             if all(offset + buffer.size <= at or at + other.size <= offset for other, at in live):
                 break

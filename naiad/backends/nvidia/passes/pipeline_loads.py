@@ -38,16 +38,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-from ....dialects import arith, scf, tt, ttg
+from ....dialects import arith, scf, tt, ttg, ttng
 from ....dialects.ttg.attributes import SHARED_MEMORY
 from ....dialects.ttg.types import ASYNC_TOKEN, MemDescType
 from ....ir import DenseElementsAttr, IntegerAttr, Operation, Pure, Region, register_pass
+from ....ir.attributes import BoolAttr
 from ....ir.passes import Pass
 from ....ir.types import i1, i32
 from ....passes.analysis.axis_info import AxisInfoAnalysis
 from ..lowering.async_copy import COPY_BYTES, copy_plan
 from ..lowering.ldmatrix import shared_offsets
 from .loop_carried import carried
+
+# The shared memory one block of an sm_90 GPU may use (227 KiB, with the opt-in).
+SHARED_BYTES_SM90 = 232448
 
 
 @register_pass("tritongpu-pipeline")
@@ -203,11 +207,13 @@ def _slot_type(ring_t: MemDescType) -> MemDescType:
 
 def _pipeline(loop, loads, slice_ops, args, stages: int) -> None:
     before = _Builder(loop, loop.location)
+    dots = _asynchronous_dots(loop, loads, stages)
+    slots = stages + 1 if dots else stages
     rings = {}
     for load in loads:
         alloc_t = next(iter(load.result.users)).result.type
         ring_t = MemDescType(
-            (stages, *alloc_t.shape), alloc_t.element_type, alloc_t.encoding, SHARED_MEMORY, True
+            (slots, *alloc_t.shape), alloc_t.element_type, alloc_t.encoding, SHARED_MEMORY, True
         )
         rings[load] = before.add(ttg.LocalAllocOp(None, result=ring_t))
     iv_t = loop.induction_var.type
@@ -217,11 +223,73 @@ def _pipeline(loop, loads, slice_ops, args, stages: int) -> None:
         iv = before.add(arith.AddIOp(loop.lowerBound, offset))
         env = _stage(before, loop, loads, slice_ops, env, iv, rings, before.constant(s, i32))
     new_loop = _with_more_carried(loop, [env[arg] for arg in args], stages)
-    _steady_state(new_loop, args, loads, slice_ops, rings, stages)
+    _steady_state(new_loop, args, loads, slice_ops, rings, stages, slots)
     after = _Builder(new_loop.next_op, new_loop.location)
+    for dot in dots:
+        _issue_asynchronously(dot, new_loop, after)
+    # Its barrier: every warpgroup is done with the rings, and with the copies, before any
+    # reuses their bytes.
     after.add(ttg.AsyncWaitOp([], num=IntegerAttr(0, i32), retToken=ASYNC_TOKEN))
     for ring in rings.values():
         after.add(ttg.LocalDeallocOp(ring))
+
+
+def _bytes(t: MemDescType) -> int:
+    count = t.element_type.width // 8
+    for extent in t.shape:
+        count *= extent
+    return count
+
+
+def _asynchronous_dots(loop, loads, stages: int) -> list:
+    """The `ttng.warp_group_dot`s of the loop that may run on while the next iteration
+    starts: each reads a pipelined load's buffer and accumulates into a carried value that
+    nothing else reads in the loop. Their slots are then kept one iteration longer (a ring of
+    S + 1 slots, copies still S - 1 iterations ahead): the copy an iteration issues overwrites
+    the slot of the dot two iterations back, which every warpgroup has waited for. None when
+    the larger rings would not fit in an sm_90 block's shared memory."""
+    buffers = {next(iter(load.result.users)).result for load in loads}
+    ring_bytes = sum((stages + 1) * _bytes(buffer.type) for buffer in buffers)
+    if ring_bytes > SHARED_BYTES_SM90:
+        return []
+    terminator = loop.body.terminator
+    dots = []
+    for op in loop.body.ops:
+        if not isinstance(op, ttng.WarpGroupDotOp):
+            continue
+        sources = {_buffer_of(op.a), _buffer_of(op.b)}
+        carried_in = op.c
+        users = list(op.d.users)
+        if not sources & buffers or users != [terminator] or not op.d.has_one_use:
+            continue
+        index = list(terminator.operands).index(op.d)
+        if carried_in is not loop.body.arguments[index + 1] or not carried_in.has_one_use:
+            continue
+        dots.append(op)
+    return dots
+
+
+def _buffer_of(memdesc):
+    """The buffer a memdesc views (through `ttg.memdesc_trans`)."""
+    owner = memdesc.defining_op
+    while isinstance(owner, ttg.MemDescTransOp):
+        memdesc = owner.src
+        owner = memdesc.defining_op
+    return memdesc
+
+
+def _issue_asynchronously(dot, loop, after: _Builder) -> None:
+    """`dot` returns at once; a wait right after it lets at most this iteration's dot run
+    on, and one after the loop (`after`, before the barrier that frees the rings) waits for
+    the last."""
+    dot.attributes["isAsync"] = BoolAttr(True)
+    wait = ttng.WarpGroupDotWaitOp(dot.d, pendings=IntegerAttr(1, i32), location=dot.location)
+    dot.parent.insert_after(wait, dot)
+    dot.d.replace_uses_where(wait.outputs, lambda user, _index: user is not wait)
+    index = list(loop.body.terminator.operands).index(wait.outputs)
+    result = loop.outs[index]
+    last = after.add(ttng.WarpGroupDotWaitOp(result, pendings=IntegerAttr(0, i32)))
+    result.replace_uses_where(last, lambda user, _index: user is not last.defining_op)
 
 
 def _with_more_carried(loop, extra_inits: list, stages: int) -> Operation:
@@ -248,7 +316,7 @@ def _with_more_carried(loop, extra_inits: list, stages: int) -> Operation:
     return new
 
 
-def _steady_state(loop, args: list, loads: list, slice_ops: list, rings: dict, stages: int):
+def _steady_state(loop, args, loads, slice_ops, rings: dict, stages: int, slots: int):
     """The body's new start: wait for this iteration's slot, copy iteration i + S - 1 into the
     slot the last iteration read, read the operands from this iteration's slot; the yield
     carries the copies' next addresses and the slots on."""
@@ -269,12 +337,12 @@ def _steady_state(loop, args: list, loads: list, slice_ops: list, rings: dict, s
         load.erase()
     terminator = body.terminator
     at_yield = _Builder(terminator, loop.location)
-    slots = [_advance(at_yield, slot, stages) for slot in (write, read)]
-    terminator.set_operands([*terminator.operands, *[next_env[a] for a in args], *slots])
+    advanced = [_advance(at_yield, slot, slots) for slot in (write, read)]
+    terminator.set_operands([*terminator.operands, *[next_env[a] for a in args], *advanced])
 
 
-def _advance(b: _Builder, slot, stages: int):
-    """(slot + 1) % stages."""
+def _advance(b: _Builder, slot, slots: int):
+    """(slot + 1) % slots."""
     following = b.add(arith.AddIOp(slot, b.constant(1, i32)))
-    wraps = b.add(arith.CmpIOp("eq", following, b.constant(stages, i32)))
+    wraps = b.add(arith.CmpIOp("eq", following, b.constant(slots, i32)))
     return b.add(arith.SelectOp(wraps, b.constant(0, i32), following))

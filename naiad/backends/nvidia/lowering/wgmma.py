@@ -1,0 +1,240 @@
+"""`ttng.warp_group_dot` on Hopper: `wgmma.mma_async` reading both operands from shared memory
+through matrix descriptors, the accumulator in the `#ttg.nvidia_mma` version 3 registers.
+
+One instruction computes a warpgroup's m64 x n x k16 block (k8 of tf32, k32 of 8-bit types):
+its four warps hold 16 rows each, every thread the mma.sync fragment of its rows repeated
+every 8 columns, d[4j .. 4j+3] = (row, 8j + c), (row, 8j + c + 1), (row + 8, 8j + c), (row + 8,
+8j + c + 1). The accumulator's layout names those registers (its register part: the tile's
+origin, +8 rows, +1 column, +8j columns), its warp part the warpgroup's rows or columns.
+
+An operand's descriptor (`matrix_descriptor`) holds the shared address of the first element
+the instruction reads and its `#ttg.nvmma_shared` layout: the swizzle mode, the stride between
+8-row groups of the strided dimension (SBO, 8 rows of the swizzle width) and between column
+blocks of the contiguous dimension (LBO); the hardware applies the swizzle to the address
+bits, which is why buffers are 1024-byte aligned. The first element of an instruction's
+operand lies on a row that is a multiple of 8, where the swizzle moves nothing, so its offset
+is the buffer's linear map applied to it; the next K step moves the start along the row.
+
+A dot is issued as `wgmma.fence`, every instruction, `commit_group`; a synchronous one then
+waits (`wait_group 0`), an asynchronous one leaves that to `ttng.warp_group_dot_wait`. The wait
+takes the accumulator registers in and out, so that nothing reads them before it. Stores from
+registers into a buffer (`ttg.local_alloc %x`) are generic-proxy writes: each thread fences
+them to the asynchronous proxy before the barrier that publishes them; `cp.async` copies need
+no fence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ....errors import InternalError
+from ..layouts import LinearLayout
+from ..passes.accelerate_matmul import element_kind
+from . import barriers
+from .context import Context, lowers
+from .dot_operands import lookup, register_table
+from .emitter import SHARED_PTR
+from .indexing import layout_of, register_coords
+
+_PTX_KIND = {"f16": "f16", "bf16": "bf16"}
+_SWIZZLE_MODE = {128: 1, 64: 2, 32: 3}
+WARPGROUP_THREADS = 128
+
+
+@dataclass(frozen=True)
+class Descriptor:
+    """The constant part of an operand's matrix descriptor and its major order: `transposed`
+    is the instruction's imm-trans flag (the operand's M or N dimension is the contiguous one)."""
+
+    bits: int
+    transposed: bool
+
+
+def matrix_descriptor(to_offset: LinearLayout, swizzle: int, nbytes: int, k_dim: int):
+    """The descriptor of an operand stored by `to_offset` (element -> offset of one 2-D
+    buffer) with a `swizzle`-byte swizzle, K along `k_dim` (see the module doc)."""
+    names = to_offset.in_dims
+
+    def byte_offset(dim: int, step: int) -> int:
+        coords = {names[0]: 0, names[1]: 0}
+        coords[names[dim]] = step
+        return to_offset.apply(**coords)[0] * nbytes
+
+    contiguous = 0 if byte_offset(0, 1) == nbytes else 1
+    strided = 1 - contiguous
+    row_elements = swizzle // nbytes
+    sizes = [to_offset.in_dim_size(n) for n in names]
+    sbo = byte_offset(strided, 8)
+    if sbo != 8 * swizzle:
+        raise InternalError("wgmma: the operand's buffer is not in rows of its swizzle")
+    if sizes[contiguous] > row_elements:
+        lbo = byte_offset(contiguous, row_elements)
+    else:
+        lbo = sizes[strided] * swizzle  # not read: one column block
+    bits = (lbo >> 4) << 16 | (sbo >> 4) << 32 | _SWIZZLE_MODE[swizzle] << 62
+    return Descriptor(bits, contiguous != k_dim)
+
+
+@dataclass(frozen=True)
+class _Operand:
+    """An operand's buffer as the instructions read it."""
+
+    view: object  # shared_memory.SharedView
+    descriptor: Descriptor
+    k_dim: int
+
+
+class _WgmmaDot:
+    """The lowering of one `ttng.warp_group_dot` (see the module doc)."""
+
+    def __init__(self, ctx: Context, op):
+        self.ctx, self.em, self.op = ctx, ctx.em, op
+        enc = op.d.type.encoding
+        self.instr_n, self.instr_k = enc.instr_shape[1], enc.instr_shape[2]
+        kind = element_kind(op.a.type.element_type)
+        if kind not in _PTX_KIND or element_kind(op.d.type.element_type) != "f32":
+            raise InternalError(f"wgmma: no instruction for {kind} operands")
+        ptx = _PTX_KIND[kind]
+        self.text = (
+            f"wgmma.mma_async.sync.aligned.m64n{self.instr_n}k{self.instr_k}.f32.{ptx}.{ptx}"
+        )
+        self.acc_layout = layout_of(op.d.type)
+        self.operands = [self._operand(op.a, 1), self._operand(op.b, 0)]
+
+    def _operand(self, value, k_dim: int) -> _Operand:
+        view = self.ctx.values[value]
+        t = value.type
+        swizzle = t.encoding.swizzling_byte_width
+        descriptor = matrix_descriptor(view.to_offset, swizzle, view.element_bytes, k_dim)
+        return _Operand(view, descriptor, k_dim)
+
+    def lower(self) -> None:
+        ctx, em = self.ctx, self.em
+        if ctx.stores_pending:
+            em.asm("void", "fence.proxy.async.shared::cta;", "", [])
+        barriers.sync_stores(ctx)
+        table = register_table(self.acc_layout)
+        acc = list(ctx[self.op.c])
+        tiles = self._tiles()
+        warpgroup = self._warpgroup_origin()
+        starts = [self._start_address(operand, warpgroup[i]) for i, operand in
+                  enumerate(self.operands)]  # fmt: skip
+        em.asm("void", "wgmma.fence.sync.aligned;", "", [])
+        k_extent = self.op.a.type.shape[1]
+        for m0, n0 in tiles:
+            registers = [lookup(table, c, "the accumulator") for c in self._tile_coords(m0, n0)]
+            state = [acc[r] for r in registers]
+            for k0 in range(0, k_extent, self.instr_k):
+                a_desc = self._descriptor(0, starts[0], (m0, k0))
+                b_desc = self._descriptor(1, starts[1], (k0, n0))
+                state = self._mma(state, a_desc, b_desc)
+            for r, value in zip(registers, state):
+                acc[r] = value
+        em.asm("void", "wgmma.commit_group.sync.aligned;", "", [])
+        is_async = self.op.attributes.get("isAsync")
+        ctx[self.op.d] = acc if is_async is not None and is_async.value else wait_group(em, acc, 0)
+        barriers.owe(ctx)
+
+    def _tiles(self) -> list[tuple[int, int]]:
+        """The (row, column) origins, in registers, of the instructions' result blocks."""
+        tiles: dict[tuple[int, int], None] = {}
+        for m, n in register_coords(self.acc_layout):
+            tiles[(m & ~8, n - n % self.instr_n)] = None
+        return list(tiles)
+
+    def _tile_coords(self, m0: int, n0: int) -> list[tuple[int, int]]:
+        """The register parts of the instruction's d registers, in order."""
+        return [
+            (m0 + dm, n0 + 8 * j + dn)
+            for j in range(self.instr_n // 8)
+            for dm in (0, 8)
+            for dn in (0, 1)
+        ]
+
+    def _warpgroup_origin(self) -> tuple[list, list]:
+        """Per warpgroup bit of the warp index: the (row, column) it moves the block by."""
+        warps = self.acc_layout.bases("warp")
+        if warps[:2] != [(16, 0), (32, 0)]:
+            raise InternalError("wgmma: the warps of a warpgroup do not stack its rows")
+        bits = warps[2:]
+        return ([(m, 0) for m, _ in bits], [(0, n) for _, n in bits])
+
+    def _start_address(self, operand: _Operand, warpgroup_bases) -> str:
+        """This warpgroup's shared address of the operand's first element: the buffer's
+        base, the slot, the view's origin and the warpgroup's rows or columns."""
+        em, view = self.em, operand.view
+        names = view.to_offset.in_dims
+        nbytes = view.element_bytes
+        offset = view.origin_offset() * nbytes
+        byte = str(offset)
+        if warpgroup_bases:
+            group = em.op(f"lshr i32 {em.tid()}, {WARPGROUP_THREADS.bit_length() - 1}")
+            for i, basis in enumerate(warpgroup_bases):
+                moved = view.to_offset.apply(**dict(zip(names, basis)))[0] * nbytes
+                if not moved:
+                    continue
+                bit = em.op(f"and i32 {group}, {1 << i}")
+                on = em.op(f"icmp ne i32 {bit}, 0")
+                step = em.op(f"select i1 {on}, i32 {moved}, i32 0")
+                byte = em.op(f"xor i32 {byte}, {step}")
+        if view.dynamic is not None:
+            byte = em.op(f"add i32 {byte}, {view.dynamic}")
+        em.scratch_base = view.base
+        address = em.shared_address(byte)
+        return em.op(f"ptrtoint {SHARED_PTR} {address} to i32")
+
+    def _descriptor(self, index: int, start: str, corner: tuple[int, int]) -> str:
+        """The descriptor of operand `index`'s block whose first element is `corner` (view
+        coordinates, on a row that is a multiple of 8)."""
+        em, operand = self.em, self.operands[index]
+        view = operand.view
+        names = view.to_offset.in_dims
+        moved = view.to_offset.apply(**dict(zip(names, corner)))[0] * view.element_bytes
+        address = em.op(f"add i32 {start}, {moved}") if moved else start
+        field = em.op(f"lshr i32 {address}, 4")
+        field = em.op(f"and i32 {field}, 16383")
+        wide = em.op(f"zext i32 {field} to i64")
+        return em.op(f"or i64 {wide}, {operand.descriptor.bits}")
+
+    def _mma(self, state: list[str], a_desc: str, b_desc: str) -> list[str]:
+        """One `wgmma.mma_async`: the accumulator registers in and out, scale-d on."""
+        n = len(state)
+        outs = ",".join(f"${i}" for i in range(n))
+        trans_a = int(self.operands[0].descriptor.transposed)
+        trans_b = int(self.operands[1].descriptor.transposed)
+        text = (
+            "{ .reg .pred p; setp.ne.b32 p, $" + str(n + 2) + ", 0; "
+            f"{self.text} {{{outs}}}, ${n}, ${n + 1}, p, 1, 1, {trans_a}, {trans_b}; }}"
+        )
+        constraints = ",".join(["=f"] * n + ["l", "l", "r"] + [str(i) for i in range(n)])
+        args = [("i64", a_desc), ("i64", b_desc), ("i32", "1")] + [("float", v) for v in state]
+        struct = "{ " + ", ".join(["float"] * n) + " }"
+        result = self.em.asm(struct, text, constraints, args, hint="wgmma")
+        return [self.em.op(f"extractvalue {struct} {result}, {i}") for i in range(n)]
+
+
+def wait_group(em, acc: list[str], pendings: int) -> list[str]:
+    """`wgmma.wait_group pendings` holding every accumulator register, so that their readers
+    come after it."""
+    n = len(acc)
+    constraints = ",".join(["=f"] * n + [str(i) for i in range(n)])
+    struct = "{ " + ", ".join(["float"] * n) + " }"
+    args = [("float", v) for v in acc]
+    text = f"wgmma.wait_group.sync.aligned {pendings};"
+    result = em.asm(struct, text, constraints, args, hint="wait")
+    return [em.op(f"extractvalue {struct} {result}, {i}") for i in range(n)]
+
+
+@lowers("ttng.warp_group_dot")
+def _warp_group_dot(ctx: Context, op) -> None:
+    _WgmmaDot(ctx, op).lower()
+
+
+@lowers("ttng.warp_group_dot_wait")
+def _warp_group_dot_wait(ctx: Context, op) -> None:
+    ctx[op.outputs] = wait_group(ctx.em, ctx[op.inputs], op.pendings.value)
+
+
+@lowers("ttng.fence_async_shared")
+def _fence_async_shared(ctx: Context, op) -> None:
+    ctx.em.asm("void", "fence.proxy.async.shared::cta;", "", [])

@@ -1,0 +1,152 @@
+"""Hopper's tensor cores for `tt.dot` (part of accelerate-matmul): a dot `wgmma` can compute
+becomes a `ttng.warp_group_dot` reading both operands from shared-memory buffers in the
+`#ttg.nvmma_shared` layout, its result in the `#ttg.nvidia_mma` version 3 layout.
+
+    %d = tt.dot %a, %b, %c : tensor<128x64xf16, #dot_a> * tensor<64x256xf16, #dot_b> -> ...
+    ==>
+    %sa = ttg.local_alloc %a0 : (tensor<128x64xf16, #blocked>) -> !ttg.memdesc<128x64xf16, #shared, #smem>
+    %sb = ttg.local_alloc %b0 : (tensor<64x256xf16, #blocked1>) -> !ttg.memdesc<64x256xf16, #shared1, #smem>
+    %c1 = ttg.convert_layout %c : ... -> tensor<128x256xf32, #mma>
+    %d = ttng.warp_group_dot %sa, %sb, %c1 : ... -> tensor<128x256xf32, #mma>
+    %d1 = ttg.convert_layout %d : tensor<128x256xf32, #mma> -> tensor<128x256xf32, #blocked2>
+
+A buffer is stored along the dimension its source holds contiguously (so that each thread
+stores, and the pipeliner copies, whole 16-byte vectors), with the widest swizzle a row of it
+fills (128, 64 or 32 bytes); `wgmma` reads either major order of 16-bit operands. An operand
+`tt.trans` made (attention's K^T) is stored as it was loaded and read through
+`ttg.memdesc_trans`. As Triton chooses: sm_90 only, 2-D dots of f16 or bf16 operands with an
+f32 accumulator, M a multiple of 64 (a warpgroup's rows), num_warps a multiple of 4; warpgroups tile M first
+(`warps_per_warpgroup_tile`), and the instruction's N is the widest that divides the
+warpgroup's columns, up to 256. Other dots keep `mma.sync`, and so do chained dots (attention's
+two): their second operand comes from registers, which this lowering would store to shared
+memory in every iteration.
+"""  # noqa: E501
+
+from __future__ import annotations
+
+from ....dialects import tt, ttg, ttng
+from ....dialects.ttg.attributes import (
+    SHARED_MEMORY,
+    NvidiaMmaEncodingAttr,
+    NVMMASharedEncodingAttr,
+)
+from ....dialects.ttg.types import MemDescType
+from ....ir import DenseArrayAttr, Operation
+from ....ir.types import i32
+from ..layouts import contiguous_dim, to_linear_layout
+from .layout_inference import with_encoding
+
+_WGMMA_KINDS = ("f16", "bf16")
+
+
+def wgmma_fits(dot: tt.DotOp, capability: int, num_warps: int, element_kind) -> bool:
+    """Whether `dot` takes `wgmma` (see the module doc)."""
+    if capability != 90 or num_warps % 4:
+        return False
+    a, b = dot.a.type, dot.b.type
+    if len(a.shape) != 2:
+        return False
+    ka, kb = element_kind(a.element_type), element_kind(b.element_type)
+    if ka != kb or ka not in _WGMMA_KINDS:
+        return False
+    if element_kind(dot.d.type.element_type) != "f32":
+        return False
+    m, k, n = a.shape[0], a.shape[1], b.shape[1]
+    return m % 64 == 0 and n % 16 == 0 and k % 16 == 0
+
+
+def warps_per_warpgroup_tile(shape, num_warps: int) -> list[int]:
+    """Triton's warps of an mma v3 dot: warpgroups of 4 along M while M has rows for them,
+    then along N."""
+    warps = [4, 1]
+    while warps[0] * warps[1] < num_warps:
+        if shape[0] > 16 * warps[0]:
+            warps[0] *= 2
+        else:
+            warps[1] *= 2
+    return warps
+
+
+def instruction_n(shape, num_warps: int) -> int:
+    """The instruction's N: the widest multiple of 8 up to 256 that divides N and fits the
+    columns a warpgroup holds."""
+    m_warps = max(shape[0] // 16, 1)
+    n_warps = max(num_warps // m_warps, 1)
+    widest = max(shape[1] // n_warps, 8)
+    return next(n for n in range(256, 0, -8) if shape[1] % n == 0 and n <= widest)
+
+
+def to_wgmma(dot: tt.DotOp, num_warps: int, source) -> None:
+    """Rewrite `dot` into a `ttng.warp_group_dot` (see the module doc); `source(value)` is an
+    operand before the conversion that made it a dot operand."""
+    shape = dot.d.type.shape
+    warps = warps_per_warpgroup_tile(shape, num_warps)
+    k = 256 // dot.a.type.element_type.width
+    mma = NvidiaMmaEncodingAttr(3, 0, warps, [16, instruction_n(shape, num_warps), k])
+    at = dot.location
+    a = _buffer(dot, source(dot.a), 0)
+    b = _buffer(dot, source(dot.b), 1)
+    c = ttg.ConvertLayoutOp(source(dot.c), result=with_encoding(dot.c.type, mma), location=at)
+    dot.parent.insert_before(c, dot)
+    wgmma = ttng.WarpGroupDotOp(
+        a,
+        b,
+        c.result,
+        inputPrecision=dot.attributes.get("inputPrecision"),
+        maxNumImpreciseAcc=dot.attributes.get("maxNumImpreciseAcc"),
+        d=with_encoding(dot.d.type, mma),
+        location=at,
+    )
+    dot.parent.insert_before(wgmma, dot)
+    back = ttg.ConvertLayoutOp(wgmma.d, result=dot.d.type, location=at)
+    dot.parent.insert_before(back, dot)
+    operands = [dot.a, dot.b, dot.c]
+    dot.d.replace_all_uses_with(back.result)
+    dot.erase()
+    for value in operands:
+        owner = value.defining_op
+        if isinstance(owner, ttg.ConvertLayoutOp) and not value.has_uses:
+            owner.erase()
+
+
+def _buffer(dot: Operation, value, op_idx: int):
+    """Operand `op_idx` of `dot` stored into a buffer; a transposed 2-D tensor read by the dot
+    alone is stored untransposed and viewed transposed."""
+    at = dot.location
+    trans = value.defining_op
+    if isinstance(trans, tt.TransOp) and value.has_one_use and len(trans.src.type.shape) == 2:
+        stored = _alloc(dot, trans.src, 1 - op_idx)
+        view_t = stored.type.clone(
+            shape=value.type.shape, encoding=_transposed(stored.type.encoding), alloc_shape=None
+        )
+        view = ttg.MemDescTransOp(
+            stored, order=DenseArrayAttr(i32, [1, 0]), result=view_t, location=at
+        )
+        dot.parent.insert_before(view, dot)
+        return view.result
+    return _alloc(dot, value, op_idx)
+
+
+def _alloc(dot: Operation, value, op_idx: int):
+    """`value` (an operand, or its transpose when `op_idx` is swapped) in a new buffer."""
+    t = value.type
+    k_dim, mn_dim = (1, 0) if op_idx == 0 else (0, 1)
+    inner = contiguous_dim(to_linear_layout(t.encoding, t.shape), k_dim, mn_dim)
+    encoding = nvmma_encoding(t.shape[inner], t.element_type.width, transposed=inner == 0)
+    memdesc = MemDescType(t.shape, t.element_type, encoding, SHARED_MEMORY)
+    alloc = ttg.LocalAllocOp(value, result=memdesc, location=dot.location)
+    dot.parent.insert_before(alloc, dot)
+    return alloc.result
+
+
+def nvmma_encoding(extent: int, bits: int, transposed: bool) -> NVMMASharedEncodingAttr:
+    """The widest swizzle whose row `extent` contiguous elements fill."""
+    nbytes = extent * bits // 8
+    swizzle = next(s for s in (128, 64, 32) if nbytes >= s)
+    return NVMMASharedEncodingAttr(swizzle, transposed, bits)
+
+
+def _transposed(encoding: NVMMASharedEncodingAttr) -> NVMMASharedEncodingAttr:
+    return NVMMASharedEncodingAttr(
+        encoding.swizzling_byte_width, not encoding.transposed, encoding.element_bit_width
+    )

@@ -1,0 +1,91 @@
+"""The `ttng` dialect (TritonNvidiaGPU): the Hopper ops of TTGIR.
+
+    %d = ttng.warp_group_dot %a, %b, %c {inputPrecision = 0 : i32, isAsync = false, ...}
+        : !ttg.memdesc<128x64xf16, #shared, #smem> * !ttg.memdesc<64x256xf16, #shared1, #smem>
+        -> tensor<128x256xf32, #mma>
+    ttng.fence_async_shared {bCluster = false}
+
+    %w = ttng.warp_group_dot_wait %d {pendings = 1 : i32} : tensor<128x256xf32, #mma>
+
+`ttng.warp_group_dot` is the `tt.dot` of `wgmma`: its operands are read straight from shared
+memory (`#ttg.nvmma_shared` buffers), its result is in the `#ttg.nvidia_mma` version 3 layout.
+Synchronous (`isAsync = false`), its lowering waits for the instructions it issued; an
+asynchronous one (the pipeliner's, in a loop) returns at once, and `ttng.warp_group_dot_wait`
+waits until at most `pendings` asynchronous dots are in flight: its result is its operand,
+complete but for those. `ttng.fence_async_shared` orders the stores of registers into a buffer
+before the reads of the asynchronous proxy that `wgmma` is.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from ...ir import (
+    AnyType,
+    MemoryRead,
+    MemoryWrite,
+    Operation,
+    TensorOf,
+    attribute,
+    irdl_op,
+    operand,
+    opt_attribute,
+    result,
+)
+from ...ir.attributes import BoolAttr, IntegerAttr
+from ...ir.types import i32
+from ..base import BoolAttrC, I32Attr
+from ..tt.attributes import InputPrecision
+from ..ttg.types import TTG_MemDesc
+
+AnyTensor = TensorOf(AnyType)
+
+
+@irdl_op
+class WarpGroupDotOp(Operation):
+    """`d = a @ b + c` by the warpgroups' `wgmma` instructions: `a` and `b` are shared-memory
+    buffers, `c` and `d` registers in the `nvidia_mma` version 3 layout."""
+
+    name = "ttng.warp_group_dot"
+    traits = frozenset({MemoryRead})
+    a = operand(TTG_MemDesc)
+    b = operand(TTG_MemDesc)
+    c = operand(AnyTensor)
+    inputPrecision = opt_attribute(InputPrecision)  # the ODS name
+    maxNumImpreciseAcc = opt_attribute(I32Attr)  # the ODS name
+    isAsync = opt_attribute(BoolAttrC)  # the ODS name
+    d = result(AnyTensor)
+    assembly_format = (
+        "$a`,` $b`,` $c attr-dict `:` qualified(type($a)) `*` qualified(type($b)) `->` type($d)"
+    )
+    attribute_defaults: ClassVar[dict] = {
+        "inputPrecision": InputPrecision.get("ieee"),
+        "maxNumImpreciseAcc": IntegerAttr(0, i32),
+        "isAsync": BoolAttr(False),
+    }
+
+
+@irdl_op
+class WarpGroupDotWaitOp(Operation):
+    """Wait until at most `pendings` asynchronous `ttng.warp_group_dot`s are in flight; the
+    accumulator `inputs` (one tensor here) passes through, so that its readers come after."""
+
+    name = "ttng.warp_group_dot_wait"
+    traits = frozenset({MemoryRead, MemoryWrite})
+    inputs = operand(AnyTensor)
+    pendings = attribute(I32Attr)
+    outputs = result(AnyTensor, like="inputs")
+    assembly_format = "$inputs attr-dict `:` type($inputs)"
+    type_inference = (("inputs", "outputs", None),)
+
+
+@irdl_op
+class FenceAsyncSharedOp(Operation):
+    """Make this thread's earlier generic stores to shared memory visible to the asynchronous
+    proxy (`fence.proxy.async.shared::cta`), before `wgmma` reads them."""
+
+    name = "ttng.fence_async_shared"
+    traits = frozenset({MemoryRead, MemoryWrite})
+    bCluster = opt_attribute(BoolAttrC)  # the ODS name
+    assembly_format = "attr-dict"
+    attribute_defaults: ClassVar[dict] = {"bCluster": BoolAttr(False)}

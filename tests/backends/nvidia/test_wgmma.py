@@ -1,0 +1,160 @@
+"""Hopper's `wgmma` without a GPU: the `#ttg.nvmma_shared` layout is the hardware's swizzle,
+every element an instruction reads through the lowering's matrix descriptors is the operand
+element it multiplies (the PTX manual's canonical layouts, simulated), the version 3
+accumulator holds the instruction's fragment, and pipelined wgmma TTGIR computes what its
+TTIR did (in the evaluator). Values on the GPU: tests/gpu/test_dot_gpu.py.
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+from test_pipeline_loads import (
+    DOT_KERNELS,
+    TUTORIAL_CONFIGS,
+    _loop_ops,
+    _modules,
+    _run,
+    _tutorial_matmul,
+)
+
+from naiad.backends.nvidia.layouts import to_linear_layout
+from naiad.backends.nvidia.lowering.wgmma import matrix_descriptor
+from naiad.dialects.ttg.attributes import NvidiaMmaEncodingAttr, NVMMASharedEncodingAttr
+
+_MODES = {1: 128, 2: 64, 3: 32}
+
+
+def _element_to_offset(encoding, shape):
+    return to_linear_layout(encoding, shape).invert()
+
+
+def _swizzled(address: int, swizzle: int) -> int:
+    """The hardware's swizzle of a byte address: bits [4, 4 + log2(swizzle / 16)) XOR-ed with
+    the bits three above them."""
+    mask = swizzle // 16 - 1
+    return address ^ (((address >> 7) & mask) << 4)
+
+
+def _decode(bits: int) -> tuple[int, int, int]:
+    """(LBO bytes, SBO bytes, swizzle bytes) of a descriptor's constant part."""
+    lbo = ((bits >> 16) & 0x3FFF) << 4
+    sbo = ((bits >> 32) & 0x3FFF) << 4
+    return lbo, sbo, _MODES[bits >> 62]
+
+
+def _hardware_address(start, lbo, sbo, swizzle, nbytes, mn, k, mn_major):
+    """The byte the instruction reads for element (mn, k) of its operand block (M or N row
+    `mn`, K column `k`), by the canonical layouts of the PTX manual."""
+    if mn_major:
+        along = mn * nbytes
+        linear = (along // swizzle) * lbo + along % swizzle + (k % 8) * swizzle + (k // 8) * sbo
+    else:
+        along = k * nbytes
+        linear = (mn // 8) * sbo + (mn % 8) * swizzle + (along // swizzle) * lbo + along % swizzle
+    return _swizzled(start + linear, swizzle)
+
+
+@pytest.mark.parametrize("swizzle", [32, 64, 128])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_nvmma_shared_is_the_hardware_swizzle(swizzle, transposed):
+    """Element (r, c) of a 1024-byte aligned buffer lies where the swizzle puts row r's
+    16-byte group of c."""
+    rows, cols = 32, 4 * swizzle // 2  # f16: four column blocks
+    shape = (cols, rows) if transposed else (rows, cols)
+    to_offset = _element_to_offset(NVMMASharedEncodingAttr(swizzle, transposed, 16), shape)
+    row_elements = swizzle // 2
+    for r, c in itertools.product(range(rows), range(cols)):
+        coords = (c, r) if transposed else (r, c)
+        got = to_offset.apply(dim0=coords[0], dim1=coords[1])[0] * 2
+        block, within = divmod(c, row_elements)
+        linear = block * rows * swizzle + r * swizzle + within * 2
+        assert got == _swizzled(linear, swizzle), (r, c)
+
+
+# (operand, shape of its buffer, contiguous dimension, swizzle): the tutorial's A and B tiles,
+# a narrow B, and attention's K^T (B whose K is contiguous).
+_OPERANDS = [
+    ("A", (128, 64), 1, 128),
+    ("A", (128, 32), 1, 64),
+    ("A", (64, 16), 1, 32),
+    ("B", (64, 256), 1, 128),
+    ("B", (32, 32), 1, 64),
+    ("B", (64, 128), 0, 128),
+    ("A", (128, 64), 0, 128),
+]
+
+
+@pytest.mark.parametrize(("operand", "shape", "contiguous", "swizzle"), _OPERANDS)
+def test_descriptors_read_the_operand_elements(operand, shape, contiguous, swizzle):
+    """Each K step's block at each row (A) or column (B) offset a warpgroup or repetition
+    starts from: the element the hardware reads at (mn, k) is the operand's."""
+    encoding = NVMMASharedEncodingAttr(swizzle, contiguous == 0, 16)
+    to_offset = _element_to_offset(encoding, shape)
+    k_dim = 1 if operand == "A" else 0
+    descriptor = matrix_descriptor(to_offset, swizzle, 2, k_dim)
+    lbo, sbo, mode = _decode(descriptor.bits)
+    assert mode == swizzle
+    assert descriptor.transposed == (contiguous != k_dim)
+    from_offset = to_linear_layout(encoding, shape)
+    base = 8192  # a multiple of 1024, as allocate-shared-memory places it
+    k_extent, mn_extent = shape[k_dim], shape[1 - k_dim]
+    block_mn = 64 if operand == "A" else min(mn_extent, 64)
+    for mn0, k0 in itertools.product(range(0, mn_extent, block_mn), range(0, k_extent, 16)):
+        corner = (mn0, k0) if operand == "A" else (k0, mn0)
+        start = base + to_offset.apply(dim0=corner[0], dim1=corner[1])[0] * 2
+        for mn, k in itertools.product(range(block_mn), range(16)):
+            address = _hardware_address(start, lbo, sbo, swizzle, 2, mn, k, descriptor.transposed)
+            element = from_offset.apply(offset=(address - base) // 2)
+            want = (mn0 + mn, k0 + k) if operand == "A" else (k0 + k, mn0 + mn)
+            assert element == want, (mn0, k0, mn, k)
+
+
+@pytest.mark.parametrize("warps", [[4, 1], [8, 1], [4, 2]])
+def test_accumulator_is_the_instruction_fragment(warps):
+    """Register i of lane l in warp w of a warpgroup holds row 16 (w % 4) + l / 4 + 8 (i / 2
+    % 2), column 8 (i / 4) + 2 (l % 4) + i % 2 of the warpgroup's block."""
+    n = 64
+    shape = (64 * warps[0] // 4, n * warps[1])
+    layout = to_linear_layout(NvidiaMmaEncodingAttr(3, 0, warps, [16, n, 16]), shape)
+    for i, lane, warp in itertools.product(range(n // 2), range(32), range(4)):
+        row = 16 * warp + lane // 4 + 8 * (i // 2 % 2)
+        col = 8 * (i // 4) + 2 * (lane % 4) + i % 2
+        assert layout.apply(register=i, lane=lane, warp=warp) == (row, col)
+
+
+def test_pipelined_wgmma_loop_keeps_the_values():
+    """On sm_90a the K loop's dot reads its ring's slots directly (`ttng.warp_group_dot`):
+    the values of the TTIR for every trip count."""
+    args = ("*fp16", "*fp16", "*fp16")
+    kwargs = {"M": 64, "N": 64, "K": 128, "BK": 32}
+    before, after = _modules(DOT_KERNELS.matmul_loop, args, kwargs, 3)
+    body = _loop_ops(after)
+    assert "ttng.warp_group_dot" in body
+    assert "ttg.local_load" not in body
+    for k in (0, 16, 48, 160, 256):
+        got, want = _run(after, k, seed=k), _run(before, k, seed=k)
+        np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=2e-3)
+
+
+def test_tutorial_matmul_loop_issues_wgmma_asynchronously():
+    """The tutorial's largest tile: the K loop's dot reads two ring slots, returns at once,
+    and waits for the previous iteration's; its rings hold one slot more than the stages."""
+    module = _tutorial_matmul(TUTORIAL_CONFIGS[0], "sm_90a")
+    body = _loop_ops(module)
+    assert "ttg.convert_layout" not in body and "ttg.local_load" not in body
+    (dot,) = [op for op in module.walk() if op.name == "ttng.warp_group_dot"]
+    assert dot.attributes["isAsync"].value
+    waits = [op.pendings.value for op in module.walk() if op.name == "ttng.warp_group_dot_wait"]
+    assert waits == [1, 0]
+    rings = [op.result.type.shape[0] for op in module.walk() if op.name == "ttg.local_alloc"]
+    assert rings == [TUTORIAL_CONFIGS[0][4] + 1] * 2
+
+
+@pytest.mark.parametrize(("arch", "wgmma"), [("sm_90a", True), ("sm_90", False)])
+def test_only_sm_90a_takes_wgmma(arch, wgmma):
+    """wgmma is an arch-specific instruction: sm_90 (without `a`) keeps mma.sync."""
+    module = _tutorial_matmul(TUTORIAL_CONFIGS[2], arch)
+    names = {op.name for op in module.walk()}
+    assert ("ttng.warp_group_dot" in names) == wgmma
+    assert ("tt.dot" in names) != wgmma
