@@ -166,16 +166,17 @@ class CpuLauncher:
         job = self._compiling.get(key)
         if job is None or not job.current() or compile_lock.held_here():
             return None
-        return job.wait()
+        return cpu_tiering.finish_here(job)
 
     def _tiered(self, key, spec, debug: bool, n_programs: int):
-        """`kernel` for a launch that tiering may run in the interpreter."""
+        """`kernel` for a launch that tiering may run in the interpreter: only the first launch
+        of a specialization does; a second one while it compiles takes the compile over (or
+        waits for it), so a kernel launched many times at once costs at most one interpreted
+        launch more than without tiering."""
         while True:
             job = self._compiling.get(key)
-            if job is not None and job.current():
-                if not job.done() and cpu_tiering.is_small(job.ttir, n_programs):
-                    return INTERPRET
-                found = job.wait()
+            if job is not None and job.current():  # launched again: the compiled kernel now
+                found = cpu_tiering.finish_here(job)
                 if found is not None:
                     return found
                 with compile_lock:  # failed or dropped: this launch compiles instead
@@ -214,17 +215,17 @@ class CpuLauncher:
                 table[key] = found = self._make(spec, debug, False, begun)
                 return found
             job = cpu_tiering.BackgroundJob(
-                begun.ttir, lambda: self._finish_in_background(table, compiling, key, begun)
+                lambda background: self._finish(table, compiling, key, begun, background)
             )
             compiling[key] = job
         cpu_tiering.submit(job)
         return INTERPRET
 
     @staticmethod
-    def _finish_in_background(table: dict, compiling: dict, key, begun) -> CpuLaunchable:
-        """The background job: finish the compile, load it, and put it in `table` before
-        taking the job out of `compiling` (so that a launch finds one or the other)."""
-        launchable = _load(begun.finish(background=True))
+    def _finish(table: dict, compiling: dict, key, begun, background: bool) -> CpuLaunchable:
+        """The job of a tiered compile: finish it, load it, and put it in `table` before taking
+        the job out of `compiling` (so that a launch finds one or the other)."""
+        launchable = _load(begun.finish(background=background))
         with compile_lock:
             table[key] = launchable
             compiling.pop(key, None)

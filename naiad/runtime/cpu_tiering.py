@@ -8,8 +8,10 @@ a test, a first try in a notebook - is answered sooner by the interpreter. The l
 misses and the launch's work, estimated from that TTIR (`is_small`), is small, the back end's
 stages go to the background worker and the launch runs in the interpreter, with the CPU's own
 language rules (IEEE dots), debug mode and `device_print` as the compiled kernel has them.
-Later launches of that specialization run compiled once it is loaded. Large launches wait for
-the compiled kernel, as they always did.
+The next launch of that specialization runs compiled: it takes the compile over from the queue,
+or waits for the worker to finish it, so a kernel launched many times in a row pays at most one
+interpreted launch more than without tiering. Large launches wait for the compiled kernel, as
+they always did.
 
 `NAIAD_CPU_TIERING` chooses (`mode`): `auto` (the default) tiers as above; `off` and
 `always-compile` (its synonym, the name the test suite uses) make every launch wait for its
@@ -94,13 +96,13 @@ def is_small(ttir: str, n_programs: int) -> bool:
 
 
 class BackgroundJob:
-    """One compile handed to the worker: `run()` returns what it makes (a loaded kernel). It
-    keeps the TTIR the launch estimated from, and is `done()` once it ran, failed or was
+    """One compile handed to the worker: `run(background)` returns what it makes (a loaded
+    kernel; `background`: on the worker's thread). It is `done()` once it ran, failed or was
     dropped (`result` None then, and `dropped` tells the last two apart); a job made before a
     fork is never done in the child (`current` says so)."""
 
-    def __init__(self, ttir: str, run):
-        self.ttir, self._run = ttir, run
+    def __init__(self, run):
+        self._run = run
         self.result = None
         self.dropped = False
         self._done = threading.Event()
@@ -116,9 +118,9 @@ class BackgroundJob:
         self._done.wait()
         return self.result
 
-    def _execute(self) -> None:
+    def _execute(self, background: bool) -> None:
         try:
-            self.result = self._run()
+            self.result = self._run(background)
         except Exception:  # the launch that finds it compiles again, in its
             pass  # own thread, and meets the error there (where the user sees it)
         finally:
@@ -161,10 +163,18 @@ class _Worker:
                 if not self.queue:
                     return
                 job = self.running = self.queue.popleft()
-            job._execute()
+            job._execute(background=True)
             with self.wake:
                 self.running = None
                 self.wake.notify_all()
+
+    def take(self, job: BackgroundJob) -> bool:
+        """Take `job` out of the queue if the worker has not begun it."""
+        with self.wake:
+            if job in self.queue:
+                self.queue.remove(job)
+                return True
+            return False
 
     def close(self) -> None:
         """Drop the waiting jobs and wait for the running one."""
@@ -182,6 +192,14 @@ _worker = _Worker()
 def submit(job: BackgroundJob) -> None:
     """Queue `job` for the background worker."""
     _worker.submit(job)
+
+
+def finish_here(job: BackgroundJob):
+    """The job's result, made in this thread when the worker has not begun it (a launch waiting
+    for it waits for no other compile queued before it), else waited for."""
+    if _worker.take(job):
+        job._execute(background=False)
+    return job.wait()
 
 
 def _new_worker_in_child() -> None:
