@@ -164,14 +164,9 @@ def read_triton_twins(on: bool) -> None:
     _as_triton[0] = bool(on)
 
 
-def export_to_child_processes(
-    env: str, value: str, *, prepend_path: bool = False, unless_set: bool = False
-) -> None:
+def export_to_child_processes(env: str, value: str, *, prepend_path: bool = False) -> None:
     """Set `env` in this process's environment, which the processes it starts inherit (run.py);
-    with `prepend_path`, put `value` first in the path list `env` holds instead; with
-    `unless_set`, leave a value already there alone."""
-    if unless_set and env in os.environ:
-        return
+    with `prepend_path`, put `value` first in the path list `env` holds instead."""
     if prepend_path:
         value = os.pathsep.join(p for p in (value, os.environ.get(env, "")) if p)
     os.environ[env] = value

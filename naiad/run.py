@@ -41,10 +41,6 @@ def switch_on_child_processes() -> None:
     knobs.export_to_child_processes("PYTHONPATH", STAND_IN_FOLDER, prepend_path=True)
     if STAND_IN_FOLDER not in sys.path:
         sys.path.insert(1, STAND_IN_FOLDER)
-    # torch's Inductor compiles Triton kernels in worker processes and pickles the kernels
-    # back, which Naiad's JIT functions do not survive: it compiles in this process instead
-    # (docs/pytorch.md). A value the user set is kept.
-    knobs.export_to_child_processes("TORCHINDUCTOR_COMPILE_THREADS", "1", unless_set=True)
 
 
 def main(argv: list[str] | None = None) -> int:

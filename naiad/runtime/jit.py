@@ -31,6 +31,7 @@ from .kernel_source import JITSource, readable
 from .launch_checks import check_arguments
 from .launchers import INTERPRET, backend_for_launch, holds_memory, make_launcher
 from .params import kernel_params
+from .pickling import KernelReference
 from .specialization import mangle_type, native_specialize_impl  # noqa: F401  (Triton's have them)
 
 
@@ -87,6 +88,12 @@ class JITFunction(JITSource, KernelInterface):
             raise TypeError(f"@naiad.jit needs a Python function, got {type(fn).__name__}")
         fn = readable(fn)  # made by `exec`: its source found again (kernel_source.py)
         self.fn = fn
+        self._reference = KernelReference.of(fn)
+        self.__globals__ = fn.__globals__  # Triton's attribute: torch strips and restores it
+        # Triton's record of the globals its compiles read, which libraries save and restore
+        # (torch's Inductor, before pickling); Naiad keeps that record per compiled kernel
+        # (`CompiledKernel.globals_used`) and checks it there.
+        self.used_global_vals = {}
         functools.update_wrapper(self, fn)
         self.signature = inspect.signature(fn)
         self.params = kernel_params(
@@ -149,6 +156,11 @@ class JITFunction(JITSource, KernelInterface):
 
     def __repr__(self):
         return f"JITFunction({self.fn.__module__}:{self.fn.__qualname__})"
+
+    @property
+    def reference(self) -> KernelReference:
+        """Where the kernel is defined: its module, file, qualified name and line."""
+        return self._reference
 
     def repr(self, specialization) -> str:
         """The compiled kernel's name for `specialization` (a `Specialization.view()`): the

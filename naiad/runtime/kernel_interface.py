@@ -2,7 +2,8 @@
 
 A jit function, an `Autotuner` and a `Heuristics` all take `run(*args, grid, warmup=False,
 **kwargs)` and are launched as `kernel[grid](*args, **kwargs)`; each also exposes `arg_names` (the
-kernel's parameters, in order) and `fn` (what it wraps).
+kernel's parameters, in order) and `fn` (what it wraps). Each pickles by reference to where
+its kernel is defined (pickling.py).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import functools
 from abc import ABC, abstractmethod
 
 from .. import errors, knobs
+from .pickling import KernelReference, unpickle_kernel
 
 
 class KernelInterface(ABC):
@@ -21,6 +23,15 @@ class KernelInterface(ABC):
     @abstractmethod
     def run(self, *args, grid, warmup=False, **kwargs):
         """Launch (or, with `warmup=True`, only compile) the kernel over `grid`."""
+
+    @property
+    def reference(self) -> KernelReference:
+        """Where the kernel is defined (that of the kernel this object wraps)."""
+        return self.fn.reference
+
+    def __reduce__(self):
+        """Pickled as a reference: unpickled as the object the same module defines there."""
+        return unpickle_kernel, (self.reference, type(self))
 
     def warmup(self, *args, grid, **kwargs):
         """Compile for these arguments without running (`run(..., warmup=True)`)."""

@@ -28,6 +28,7 @@ import textwrap
 import types
 
 from .. import errors
+from .pickling import KernelReference
 
 _counter = itertools.count(1)
 _FRAMES_SEARCHED = 12  # from the decorator up to the code that called `exec`
@@ -174,7 +175,7 @@ def _function_like(fn, code: types.CodeType, closure):
 
 class JITSource:
     """Mixin for JITFunction: Triton's source surface (`src`, `_unsafe_update_src`,
-    `cache_key`, `__globals__`)."""
+    `cache_key`)."""
 
     # A kernel named `test_*` is not a pytest test (pytest would follow `__wrapped__` to it).
     __test__ = False
@@ -193,10 +194,6 @@ class JITSource:
     def cache_key(self) -> str:
         return cache_key(self)
 
-    @property
-    def __globals__(self) -> dict:
-        return self.fn.__globals__
-
     def _unsafe_update_src(self, new_src: str) -> None:
         """Replace the kernel's source with `new_src` (from `def`, without decorators): the
         next launch compiles it. Callers that inlined the old source are not told, as in
@@ -210,6 +207,8 @@ class JITSource:
         free = tuple(p.name for p in self.params if p.do_not_specialize)
         unaligned = tuple(p.name for p in self.params if p.do_not_specialize_on_alignment)
         self.fn = self.__wrapped__ = fn
+        self.__globals__ = fn.__globals__
+        self._reference = KernelReference.of(fn)
         self.signature = inspect.signature(fn)
         self.params = kernel_params(fn, free, unaligned)
         self.arg_names = [p.name for p in self.params]

@@ -33,10 +33,9 @@ def install(cpu_backend: str | None = None) -> None:
         )
     install_as_triton()
     switch_on_child_processes()
-    from torch._inductor import config
-
-    config.compile_threads = 1
     if cpu_backend is not None:
+        from torch._inductor import config
+
         config.cpu_backend = cpu_backend
 
 

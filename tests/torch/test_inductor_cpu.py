@@ -31,3 +31,14 @@ def test_pointwise_and_softmax_match_eager():
 )
 def test_models_match_eager_forward_and_backward(case, expected):
     assert run_program("inductor_cpu.py", case)[case] == expected
+
+
+@pytest.mark.full
+def test_inductors_compile_workers_send_naiad_kernels_back(tmp_path, monkeypatch):
+    """Two compile workers, fresh caches: the kernels they compile pickle back (by reference)."""
+    monkeypatch.setenv("TORCHINDUCTOR_COMPILE_THREADS", "2")
+    monkeypatch.setenv("TORCHINDUCTOR_FX_GRAPH_CACHE", "0")
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "inductor"))
+    monkeypatch.setenv("NAIAD_CACHE_DIR", str(tmp_path / "naiad"))
+    seen = run_program("parallel_compile.py")
+    assert seen == {"workers compile": "True", "matches eager": "True", "again": "True"}

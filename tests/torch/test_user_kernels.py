@@ -15,7 +15,14 @@ PROGRAMS = Path(__file__).parent / "programs"
 
 
 def run_program(name: str, *args: str) -> dict:
-    env = dict(os.environ, NAIAD_BACKEND="cpu", PYTHONPATH=str(PROGRAMS))
+    # Inductor compiles in the program's process: a pool of compile workers (each importing
+    # torch and Naiad) would only add load to a small test machine; parallel_compile.py runs one.
+    env = dict(
+        os.environ,
+        NAIAD_BACKEND="cpu",
+        PYTHONPATH=str(PROGRAMS),
+        TORCHINDUCTOR_COMPILE_THREADS=os.environ.get("TORCHINDUCTOR_COMPILE_THREADS", "1"),
+    )
     env.pop("NAIAD_INTERPRET", None)
     done = subprocess.run(
         [sys.executable, "-m", "naiad.run", str(PROGRAMS / name), *args],
