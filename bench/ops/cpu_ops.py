@@ -39,6 +39,7 @@ def cases(n: int, device: str):
     row = torch.randn(n, generator=g).to(device)
     w, b = torch.randn(n, generator=g).to(device), torch.randn(n, generator=g).to(device)
     cond = x > 0
+    index = torch.randint(0, n, (n, n), generator=g).to(device)
     return {
         "add": (lambda: ops.add(x, y), lambda: torch.add(x, y)),
         "mul scalar": (lambda: ops.mul(x, 1.5), lambda: torch.mul(x, 1.5)),
@@ -63,6 +64,14 @@ def cases(n: int, device: str):
             lambda: ops.layer_norm(x, n, w, b),
             lambda: F.layer_norm(x, (n,), w, b),
         ),
+        "rms_norm": (lambda: ops.rms_norm(x, [n], w, 1e-6), lambda: F.rms_norm(x, [n], w, 1e-6)),
+        "flip": (lambda: ops.flip(x, (1,)), lambda: torch.flip(x, (1,))),
+        "scatter_add": (
+            lambda: ops.scatter_add(x, 1, index, y),
+            lambda: torch.scatter_add(x, 1, index, y),
+        ),
+        "sort rows": (lambda: ops.sort(x, 1), lambda: torch.sort(x, 1)),
+        "topk rows": (lambda: ops.topk(x, 8, 1), lambda: torch.topk(x, 8, 1)),
     }
 
 

@@ -67,3 +67,65 @@ def test_llama_style_model_on_cuda(on_gpu):
         actual = step()
     for a, e in zip(actual, expected, strict=True):
         torch.testing.assert_close(a, e, rtol=1e-3, atol=1e-4)
+
+
+def _attention_with_grads(fn, q, k, v, grad, **kwargs):
+    out = fn(q, k, v, **kwargs)
+    return [out, *torch.autograd.grad(out, (q, k, v), grad)]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_on_cuda(dtype, causal, on_gpu):
+    q = _cuda(2, 4, 200, 64, dtype=dtype).requires_grad_()
+    k, v = (_cuda(2, 2, 200, 64, dtype=dtype).requires_grad_() for _ in "kv")
+    grad = _cuda(2, 4, 200, 64, dtype=dtype)
+    kwargs = {"is_causal": causal, "enable_gqa": True}
+    actual = _attention_with_grads(ops.scaled_dot_product_attention, q, k, v, grad, **kwargs)
+    wide = [t.detach().double().requires_grad_() for t in (q, k, v)]
+    expected = _attention_with_grads(F.scaled_dot_product_attention, *wide, grad.double(), **kwargs)
+    for a, e in zip(actual, expected, strict=True):
+        assert_matches(a, e.to(dtype), 16, normwise=True)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_attention_through_the_switch_on_cuda(dtype, on_gpu, monkeypatch):
+    from naiad.ops.attention import sdpa
+
+    calls = []
+    for name in ("_forward", "_backward"):
+        kernel = getattr(sdpa, name)
+        monkeypatch.setattr(sdpa, name, lambda *a, k=kernel: calls.append(k) or k(*a))
+    q, k, v = (_cuda(2, 4, 130, 128, dtype=dtype).requires_grad_() for _ in "qkv")
+    grad = _cuda(2, 4, 130, 128, dtype=dtype)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    expected = _attention_with_grads(F.scaled_dot_product_attention, q, k, v, grad, is_causal=True)
+    with ops.use():
+        actual = _attention_with_grads(F.scaled_dot_product_attention, q, k, v, grad,
+                                       is_causal=True)  # fmt: skip
+    for a, e in zip(actual, expected, strict=True):
+        assert_matches(a, e, 16, normwise=True)
+    assert len(calls) == 2  # Naiad's forward and backward ran, not torch's
+
+
+def test_data_movement_and_random_on_cuda(on_gpu):
+    x = _cuda(6, 300)
+    values, indices = ops.sort(x, 1, True)
+    expected = torch.sort(x, dim=1, descending=True, stable=True)
+    assert torch.equal(values, expected.values) and torch.equal(indices, expected.indices)
+    top = ops.topk(x, 5)
+    assert torch.equal(top[0], torch.topk(x, 5)[0])
+    index = torch.randint(0, 6, (6, 300), device="cuda")
+    assert_matches(ops.scatter_add(x, 0, index, x), reference(torch.scatter_add, x, 0, index, x), 4)
+    assert torch.equal(ops.flip(x, (0, 1)), torch.flip(x, (0, 1)))
+    assert torch.equal(ops.repeat(x, (2, 1)), x.repeat(2, 1))
+    assert torch.equal(ops.one_hot(index[0]), F.one_hot(index[0]))
+    torch.manual_seed(0)
+    u = ops.rand(1 << 20, device="cuda")
+    torch.manual_seed(0)
+    assert torch.equal(ops.rand(1 << 20, device="cuda"), u)
+    assert abs(u.mean().item() - 0.5) < 2e-3 and abs(u.var().item() - 1 / 12) < 1e-3
+    z = ops.randn(1 << 20, device="cuda")
+    assert abs(z.mean().item()) < 5e-3 and abs(z.std().item() - 1) < 5e-3
+    kept = ops.dropout(torch.ones(1 << 20, device="cuda"), 0.25) != 0
+    assert abs(kept.float().mean().item() - 0.75) < 3e-3

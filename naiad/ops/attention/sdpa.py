@@ -1,7 +1,7 @@
 """scaled_dot_product_attention from the flash kernels (forward.py, backward.py): the direct call,
 differentiable, and the fused-attention overloads ATen's scaled_dot_product_attention dispatches
-to (the CPU flash kernel; on CUDA the flash and the memory-efficient ones), registered with the
-switch.
+to (the CPU flash kernel; on CUDA the flash, memory-efficient and cuDNN ones), registered with
+the switch.
 
 Handled: (B, H, L, E) queries against (B, HK, S, E) keys and values (H a multiple of HK: grouped
 heads), any strides with a unit one along E, fp32/fp16/bf16, head dims up to 256, causal (from
@@ -30,12 +30,28 @@ _DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 MAX_HEAD_DIM = 256
 
 
-def _blocks(block_e: int, backward: bool) -> tuple[int, int]:
-    """(BLOCK_M, BLOCK_N): smaller key blocks for wide heads (the tiles share registers on a
-    GPU, and the backward holds more of them)."""
-    if backward:
-        return (64, 32) if block_e <= 64 else (32, 32)
-    return (64, 64) if block_e <= 64 else (64, 32) if block_e <= 128 else (32, 32)
+# (kernel, device kind) -> rows (widest head block, BLOCK_M queries, BLOCK_N keys, num_warps):
+# the first row whose head block is at least the call's. The GPU rows are the fastest of a
+# sweep on an H200 (fp16, 4x16x1024, causal and not; bench/RESULTS.md); wide heads take smaller
+# tiles (the tiles share the registers). The CPU keeps one set of tiles.
+_CPU = ((64, 64, 64, 1), (256, 32, 32, 1))
+BLOCKS = {
+    ("forward", "cuda"): ((64, 64, 64, 4), (128, 128, 32, 4), (256, 32, 32, 4)),
+    ("dkdv", "cuda"): ((64, 64, 64, 4), (128, 32, 128, 8), (256, 32, 32, 4)),
+    ("dq", "cuda"): ((128, 64, 64, 4), (256, 32, 32, 4)),
+    ("forward", "cpu"): ((64, 64, 64, 1), (128, 64, 32, 1), (256, 32, 32, 1)),
+    ("dkdv", "cpu"): _CPU,
+    ("dq", "cpu"): _CPU,
+}
+
+
+def _blocks(kernel: str, device: torch.device, block_e: int) -> tuple[int, int, dict]:
+    """(BLOCK_M, BLOCK_N, launch options) of one of the three kernels."""
+    kind = "cpu" if device.type == "cpu" else "cuda"
+    for widest, block_m, block_n, warps in BLOCKS[(kernel, kind)]:
+        if block_e <= widest:
+            return block_m, block_n, {} if kind == "cpu" else {"num_warps": warps}
+    raise Unsupported(f"attention with a head block of {block_e}")
 
 
 class _Problem:
@@ -72,9 +88,9 @@ class _Problem:
         q, k, v = self.q, self.k, self.v
         return (*q.stride()[:3], *k.stride()[:3], *v.stride()[:3], *self.mask_strides)
 
-    def constants(self, backward: bool):
-        block_m, block_n = _blocks(self.block_e, backward)
-        options = {"num_warps": 4} if self.q.is_cuda else {}
+    def constants(self, kernel: str):
+        """(BLOCK_M, BLOCK_N, the kernel's trailing constexprs, launch options)."""
+        block_m, block_n, options = _blocks(kernel, self.q.device, self.block_e)
         flags = (self.E, self.causal, self.mask_kind, self.precision, block_m, block_n)
         return block_m, block_n, (*flags, self.block_e), options
 
@@ -84,7 +100,7 @@ def _forward(p: _Problem):
     q = p.q
     out = torch.empty(p.B, p.H, p.L, p.E, dtype=q.dtype, device=q.device)
     lse = torch.empty(p.B, p.H, p.L, dtype=torch.float32, device=q.device)
-    block_m, _, constants, options = p.constants(False)
+    block_m, _, constants, options = p.constants("forward")
     if out.numel():
         grid = ((p.L + block_m - 1) // block_m, p.B * p.H)
         attention_forward[grid](q, p.k, p.v, out, lse, p.mask, p.L, p.S, p.H, p.group,
@@ -102,14 +118,16 @@ def _backward(p: _Problem, grad, out, lse):
     dv = torch.empty_like(dk)
     if not (dq.numel() and dk.numel()):
         return dq.zero_(), dk.zero_(), dv.zero_()
-    block_m, block_n, constants, options = p.constants(True)
     delta = torch.empty(p.B, p.H, p.L, dtype=torch.float32, device=q.device)
     rows = p.B * p.H * p.L
+    options = {} if q.device.type == "cpu" else {"num_warps": 4}
     attention_delta[((rows + 63) // 64,)](out, grad, delta, rows, p.E, 64, p.block_e, **options)
     tensors = (q, p.k, p.v, grad, lse, delta)
     shape = (p.L, p.S, p.H, p.group, p.scale_log2, *p.strides())
+    _, block_n, constants, options = p.constants("dkdv")
     kv_grid = ((p.S + block_n - 1) // block_n, p.B * (p.H // p.group))
     attention_dkdv[kv_grid](*tensors, dk, dv, p.mask, *shape, *constants, **options)
+    block_m, _, constants, options = p.constants("dq")
     q_grid = ((p.L + block_m - 1) // block_m, p.B * p.H)
     attention_dq[q_grid](*tensors, dq, p.mask, *shape, *constants, **options)
     return dq, dk, dv
@@ -198,3 +216,24 @@ def efficient_attention_backward(grad_out, query, key, value, attn_bias, out, lo
     problem = _Problem(query, key, value, attn_bias, dropout_p, is_causal, scale)
     dq, dk, dv = _backward(problem, grad_out, out, logsumexp)
     return dq, dk, dv, None
+
+
+@aten("_scaled_dot_product_cudnn_attention.default")
+def cudnn_attention(query, key, value, attn_bias, compute_log_sumexp, dropout_p=0.0,
+                    is_causal=False, return_debug_mask=False, *, scale=None):  # fmt: skip
+    """The overload torch's dispatch prefers on Hopper GPUs for fp16 and bf16."""
+    if return_debug_mask:
+        raise Unsupported("the cuDNN kernel's debug mask")
+    problem = _Problem(query, key, value, attn_bias, dropout_p, is_causal, scale)
+    out, lse = _forward(problem)
+    empty = torch.empty(0, device=query.device)
+    seeds = torch.empty(0, dtype=torch.int64, device=query.device)
+    return out, lse, empty, empty, problem.L, problem.S, seeds, seeds, empty
+
+
+@aten("_scaled_dot_product_cudnn_attention_backward.default")
+def cudnn_attention_backward(grad_out, query, key, value, out, logsumexp, philox_seed,
+                             philox_offset, attn_bias, cum_seq_q, cum_seq_k, max_q, max_k,
+                             dropout_p, is_causal, *, scale=None):  # fmt: skip
+    problem = _Problem(query, key, value, attn_bias, dropout_p, is_causal, scale)
+    return _backward(problem, grad_out, out, logsumexp)
