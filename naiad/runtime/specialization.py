@@ -69,6 +69,16 @@ class Specialization:
         return SpecializationView(dict(self.constexprs), dict(self.signature))
 
 
+@dataclass(frozen=True)
+class TypedArgument:
+    """An argument given by its signature string and attributes instead of a value (Triton's
+    `ASTSource(signature, attrs=...)`): it specializes as a value with those facts would, so a
+    later launch with such values finds the code compiled for them."""
+
+    spec: str
+    attributes: tuple = ()
+
+
 def kernel_name(jit_function, spec: Specialization) -> str:
     """The name of `jit_function`'s kernel compiled for `spec` (`JITFunction.repr`)."""
     named = getattr(jit_function, "repr", None)
@@ -105,6 +115,8 @@ def _specialize_one(param, value):
     """(signature string, constexpr value or None, attributes) of one argument, as Triton."""
     if param.is_constexpr or value is None or isinstance(value, t.dtype):
         return "constexpr", value, []
+    if isinstance(value, TypedArgument):
+        return value.spec, None, [list(attribute) for attribute in value.attributes]
     if isinstance(value, str):  # a signature string given for an argument that is not there
         return value, None, _DIVISIBLE if value.startswith("*") else []
     if isinstance(value, bool):

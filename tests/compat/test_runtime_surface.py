@@ -140,6 +140,24 @@ def test_triton_compile_of_an_ast_source_for_each_target():
         compile(source, target=GPUTarget("hip", "gfx942", 64))
 
 
+def test_an_ast_source_reads_attrs_as_a_launch_specializes():
+    """`attrs` says which arguments are divisible by 16, as in Triton: the kernel compiled is
+    the one a launch with such arguments compiles (so relaunching it compiles nothing new)."""
+    signature = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"}
+    divisible = {(index,): [["tt.divisibility", 16]] for index in range(4)}
+    cpu = GPUTarget("cpu", "x86_64", 1)
+    compiled = compile(ASTSource(add, signature, {"BLOCK": 64}, attrs=divisible), target=cpu)
+    plain = compile(ASTSource(add, signature, {"BLOCK": 64}), target=cpu)
+    assert "tt.divisibility = 16" in compiled.asm["ttir"]
+    assert "tt.divisibility" not in plain.asm["ttir"]
+    x, y, out = arrays(96)  # NumPy's buffers are 16-byte aligned; 96 is divisible by 16
+    with knobs.override(NAIAD_BACKEND="cpu"):
+        launched = add.warmup(x, y, out, 96, BLOCK=64, grid=(2,))
+        compiled[(2,)](x, y, out, 96, None)
+    assert launched.asm["ttir"] == compiled.asm["ttir"]
+    np.testing.assert_array_equal(out, x + y)
+
+
 def test_another_vendors_options_in_a_config_are_ignored():
     tuned = naiad.autotune(
         configs=[naiad.Config({"BLOCK": 64, "waves_per_eu": 2, "matrix_instr_nonkdim": 16})],

@@ -7,10 +7,10 @@ target=GPUTarget(...), options={...})`, through Naiad's one compiler (runtime/co
     compiled.asm["ttir"], compiled.asm["ptx"]
 
 The target names a Naiad back end: `cuda` with a compute capability (90 is `cuda:sm_90a`, as
-a Hopper launch compiles), or `cpu`; None is the active driver's. Pointers given as types are
-taken as 16-byte aligned and `attrs` is kept but not read (Triton takes pointers as unaligned
-unless `attrs` says otherwise): a launch of the result specializes its arguments again, so
-nothing runs on a wrong assumption.
+a Hopper launch compiles), or `cpu`; None is the active driver's. As in Triton, an argument is
+known divisible by 16 (a pointer aligned to 16 bytes) only where `attrs` says so: the kernel
+then is the one a launch with such arguments compiles, so a launch of the result (which
+specializes its arguments again) finds it in the cache instead of compiling another.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from ...errors import InterpreterError  # noqa: F401  (Triton's compiler module 
 from ...runtime.compiler import CompiledKernel, build_ttir, compile_kernel
 from ...runtime.driver import GPUTarget, active
 from ...runtime.jit import JITFunction
+from ...runtime.specialization import TypedArgument
 from .._C.libtriton import ir
 from ..backends.compiler import NaiadBackend, target_name
 from ..runtime.cache import triton_key  # noqa: F401  (older Triton had it here)
@@ -50,14 +51,17 @@ class ASTSource:
         self.ext = "ttir"
 
     def bound_arguments(self) -> dict:
-        """Each parameter's value for the compile: its constexpr value, else its type string,
-        else its default."""
+        """Each parameter's value for the compile: its constexpr value, else its type string
+        with the attributes `attrs` gives it, else its default."""
         bound = {}
         for index, param in enumerate(self.fn.params):
             if param.name in self.constants:
                 bound[param.name] = self.constants[param.name]
             elif param.name in self.signature and self.signature[param.name] != "constexpr":
-                bound[param.name] = self.signature[param.name]
+                attributes = self.attrs.get((index,), self.attrs.get(param.name, ()))
+                bound[param.name] = TypedArgument(
+                    self.signature[param.name], tuple(tuple(a) for a in attributes)
+                )
             elif param.has_default:
                 bound[param.name] = param.default
             else:
