@@ -21,7 +21,9 @@ other jobs, it shows the work each side does, where wall time also shows who els
 Kernels: vector add f32 (2^24) against `torch.add(x, y, out=o)`, and its bandwidth (12 bytes
 per element) against a 2-thread copy's (`o.copy_(x)`, 8 bytes per element) in the same run;
 fused softmax f32 (4096 x 1024); layer norm forward f32 (4096 x 1024); the tutorial matmul f32
-(1024^3). The kernels are the tutorials' own source (examples/).
+(1024^3), and on bf16 operands (`--only matmul_bf16`, against torch.matmul on bf16); tutorial 06's
+attention forward, fp16, Z1 H8 N1024 D64, non-causal (`--only attention_fp16`, against
+`scaled_dot_product_attention`). The kernels are the tutorials' own source (examples/).
 """
 
 from __future__ import annotations
@@ -173,11 +175,59 @@ def bench_matmul(count):
     return {"matmul f32 1024^3": pairs(run, lambda: torch.matmul(a, b, out=out), count)}
 
 
+def bench_matmul_bf16(count):
+    """The tutorial matmul on bf16 operands (its fp32 accumulator, an fp16 output) against
+    torch.matmul on the same bf16 operands."""
+    module = example("03_matmul")
+    kernel = module.matmul_kernel.fn
+    size = 1024
+    a, b = (torch.randn(size, size).to(torch.bfloat16) for _ in range(2))
+    c = torch.empty(size, size, dtype=torch.float16)
+    bm, bn, bk = 64, 64, 32
+    grid = (naiad.cdiv(size, bm) * naiad.cdiv(size, bn),)
+    strides = (*a.stride(), *b.stride(), *c.stride())
+
+    def run():
+        kernel[grid](
+            a, b, c, size, size, size, *strides,
+            BLOCK_SIZE_M=bm, BLOCK_SIZE_N=bn, BLOCK_SIZE_K=bk, GROUP_SIZE_M=8, ACTIVATION="",
+        )  # fmt: skip
+
+    run()
+    ref = a.double() @ b.double()
+    assert ((c.double() - ref).norm() / ref.norm()) < 1e-3
+    out = torch.empty(size, size, dtype=torch.bfloat16)
+    return {"matmul bf16 1024^3": pairs(run, lambda: torch.matmul(a, b, out=out), count)}
+
+
+def bench_attention_fp16(count):
+    """Tutorial 06's attention forward, fp16, Z1 H8 N1024 D64, non-causal, against torch's
+    `scaled_dot_product_attention` on the same tensors."""
+    module = example("06_fused_attention")
+    z, h, n, d = 1, 8, 1024, 64
+    q, k, v = (torch.randn(z, h, n, d).to(torch.float16) for _ in range(3))
+    scale = d**-0.5
+    config = naiad.Config({"BLOCK_M": 64, "BLOCK_N": 64}, num_stages=2, num_warps=4)
+
+    def run():
+        module.attention(q, k, v, False, scale, config=config)
+
+    out, _ = module.attention(q, k, v, False, scale, config=config)
+    ref = torch.nn.functional.scaled_dot_product_attention(q.double(), k.double(), v.double())
+    assert ((out.double() - ref).norm() / ref.norm()) < 2e-3
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    return {
+        "attention fwd fp16 Z1 H8 N1024 D64": pairs(run, lambda: sdpa(q, k, v), count),
+    }
+
+
 BENCHES = {
     "add": bench_add,
     "softmax": bench_softmax,
     "layernorm": bench_layer_norm,
     "matmul": bench_matmul,
+    "matmul_bf16": bench_matmul_bf16,
+    "attention_fp16": bench_attention_fp16,
 }
 
 
