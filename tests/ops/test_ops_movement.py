@@ -1,6 +1,7 @@
-"""flip, repeat, one_hot, scatter/scatter_add/index_add and sort/argsort/topk of naiad.ops
-against torch (exact, but for added floats): several dims, negative and repeated indices,
-non-contiguous inputs, ties kept in order, NaN sorted last; through the switch."""
+"""flip, repeat, one_hot, scatter/scatter_add/index_add, sort/argsort/topk, nonzero and unique of
+naiad.ops against torch (exact, but for added floats): several dims, negative and repeated
+indices, non-contiguous inputs, ties kept in order, NaN sorted last, empty and 0-dim inputs;
+through the switch."""
 
 import pytest
 import torch
@@ -89,6 +90,20 @@ def test_sort_dtypes(dtype, gen, backend):
         assert_matches(actual, wanted)
 
 
+def test_nonzero_and_unique(gen, backend):
+    x = torch.randint(-1, 2, (4, 5, 3), generator=gen).float()
+    for operand in (x, x.transpose(0, 2), torch.zeros(2, 3), torch.tensor(2.0)):
+        assert_matches(ops.nonzero(operand), torch.nonzero(operand))
+    labels = torch.randint(-3, 9, (5, 8), generator=gen)
+    expected = torch.unique(labels, return_inverse=True, return_counts=True)
+    actual = ops.unique(labels, return_inverse=True, return_counts=True)
+    for a, e in zip(actual, expected, strict=True):
+        assert_matches(a, e)
+    rounded = make((40,), torch.float32, gen).round()
+    assert_matches(ops.unique(rounded), torch.unique(rounded))
+    assert_matches(ops.unique(torch.empty(0)), torch.unique(torch.empty(0)))
+
+
 def test_movement_through_the_switch(gen, interpreted):
     x = make((4, 6), torch.float32, gen).requires_grad_()
     index = torch.randint(0, 4, (4, 6), generator=gen)
@@ -105,3 +120,9 @@ def test_movement_through_the_switch(gen, interpreted):
         actual = step()
     for a, e in zip(actual, expected, strict=True):
         assert_matches(a, e, 4)
+    labels = torch.randint(0, 5, (30,), generator=gen)
+    expected = [torch.nonzero(labels), *torch.unique(labels, return_counts=True)]
+    with ops.use(include=["nonzero", "unique2"]):
+        actual = [torch.nonzero(labels), *torch.unique(labels, return_counts=True)]
+    for a, e in zip(actual, expected, strict=True):
+        assert_matches(a, e)

@@ -1,7 +1,9 @@
 """Indexing and data movement: index_select, gather, take_along_dim (select.py), scatter,
 scatter_add and index_add (scatter.py), cat and stack (concat.py), triu and tril (triangle.py),
-flip (flip.py), repeat (repeat.py), sort, argsort and topk (sort.py)."""
+flip (flip.py), repeat (repeat.py), sort, argsort and topk (sort.py), nonzero and unique
+(compaction.py)."""
 
+from .compaction import nonzero, unique
 from .concat import cat, stack
 from .flip import flip
 from .repeat import repeat
@@ -17,6 +19,7 @@ __all__ = [
     "gather",
     "index_add",
     "index_select",
+    "nonzero",
     "repeat",
     "scatter",
     "scatter_add",
@@ -26,4 +29,5 @@ __all__ = [
     "topk",
     "tril",
     "triu",
+    "unique",
 ]

@@ -7,7 +7,8 @@ magnitude bits flipped where it is negative; NaN made the one positive NaN so th
 last, as torch's), negated bitwise for a descending sort, in the high half, and the position in
 the low half. Equal values then keep their order (a stable sort either way), and the sorted
 positions, read back from the keys, give the indices and the values (gathered from the row).
-Rows of up to MAX_ROW elements; int64 and fp64 values do not fit a half and go to torch.
+Rows of up to MAX_ROW elements. int64 values are sorted where they all fit an int32 (read on the
+host first); others, and fp64, do not fit a half and go to torch.
 """
 
 from __future__ import annotations
@@ -58,9 +59,19 @@ def _sort_kernel(x, values, indices, N, K, s_row, s_col, FLOAT: tl.constexpr,
     tl.store(values + row * K + cols, picked, mask=kept)
 
 
+def _int32_valued(input) -> bool:
+    """Whether `input` is int64 with every value within int32's range."""
+    if input.dtype != torch.int64:
+        return False
+    if not input.numel():
+        return True
+    low, high = torch.aminmax(input)
+    return int(low) >= -(2**31) and int(high) < 2**31
+
+
 def _sorted_rows(input, dim, k, descending):
     """(values, indices) of the first k of each row along `dim` in sorted order."""
-    if input.dtype not in _KEYED:
+    if input.dtype not in _KEYED and not _int32_valued(input):
         raise Unsupported(f"sort of {input.dtype}")
     tl_dtype(input.dtype)
     (dim,) = normalized_dims(dim, max(input.dim(), 1))
@@ -68,11 +79,11 @@ def _sorted_rows(input, dim, k, descending):
     n = moved.shape[-1]
     if n > MAX_ROW:
         raise Unsupported(f"sort of rows longer than {MAX_ROW}")
-    rows = moved.reshape(-1, n)
     shape = [*moved.shape[:-1], k]
     values = torch.empty(shape, dtype=input.dtype, device=input.device)
     indices = torch.empty(shape, dtype=torch.int64, device=input.device)
     if values.numel():
+        rows = moved.reshape(-1, n)
         block = 1 << max(n - 1, 0).bit_length()
         is_float = input.dtype.is_floating_point
         _sort_kernel[(rows.shape[0],)](rows, values, indices, n, k, *rows.stride(), is_float,
