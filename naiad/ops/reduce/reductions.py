@@ -33,10 +33,12 @@ def _reduce(input, dim, keepdim, op, result_dtype, init, out=None):
     if out is not None and out.dtype == result_dtype and out.is_contiguous():
         out.resize_(rows.shape(keepdim))
         target, out = out, None
-    else:
+    else:  # allocated in its final shape: no view to make after the launch
         target = torch.empty(rows.shape(keepdim), dtype=result_dtype, device=input.device)
     compute = _compute(input.dtype, result_dtype, op)
     launch_rows(K.reduce_kernel, rows, [target], [], compute, True, INIT=init, OP=op)
+    if out is None:
+        return target
     return _finish(target.view(-1), rows, keepdim, out)
 
 
