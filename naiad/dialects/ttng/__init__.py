@@ -43,12 +43,13 @@ AnyTensor = TensorOf(AnyType)
 
 @irdl_op
 class WarpGroupDotOp(Operation):
-    """`d = a @ b + c` by the warpgroups' `wgmma` instructions: `a` and `b` are shared-memory
-    buffers, `c` and `d` registers in the `nvidia_mma` version 3 layout."""
+    """`d = a @ b + c` by the warpgroups' `wgmma` instructions: `b` is a shared-memory buffer,
+    `a` one too or registers (`#ttg.dot_op` of the result's layout), `c` and `d` registers in
+    the `nvidia_mma` version 3 layout."""
 
     name = "ttng.warp_group_dot"
     traits = frozenset({MemoryRead})
-    a = operand(TTG_MemDesc)
+    a = operand(AnyType)
     b = operand(TTG_MemDesc)
     c = operand(AnyTensor)
     inputPrecision = opt_attribute(InputPrecision)  # the ODS name
@@ -56,7 +57,7 @@ class WarpGroupDotOp(Operation):
     isAsync = opt_attribute(BoolAttrC)  # the ODS name
     d = result(AnyTensor)
     assembly_format = (
-        "$a`,` $b`,` $c attr-dict `:` qualified(type($a)) `*` qualified(type($b)) `->` type($d)"
+        "$a`,` $b`,` $c attr-dict `:` type($a) `*` qualified(type($b)) `->` type($d)"
     )
     attribute_defaults: ClassVar[dict] = {
         "inputPrecision": InputPrecision.get("ieee"),

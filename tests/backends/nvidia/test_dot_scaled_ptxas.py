@@ -30,6 +30,10 @@ def test_dot_scaled_assembles_onto_tensor_cores(arch, formats, tmp_path):
     ptx = compiled.asm["ptx"]
     assemble(ptx, arch, tmp_path)
     operand = "f16" if a_format == "fp16" else "bf16"
-    # The upcast operands come from registers, so the tensor-core instruction is mma.sync on
-    # both (wgmma reads an operand from shared memory).
-    assert f"mma.sync.aligned.m16n8k16.row.col.f32.{operand}.{operand}.f32" in ptx
+    # The upcast operands come from registers: mma.sync reads them there; on sm_90a they are
+    # stored to shared memory (fenced for the asynchronous proxy) for wgmma.
+    if arch == "sm_90a":
+        assert f"wgmma.mma_async.sync.aligned.m64n64k16.f32.{operand}.{operand}" in ptx
+        assert "fence.proxy.async.shared::cta" in ptx
+    else:
+        assert f"mma.sync.aligned.m16n8k16.row.col.f32.{operand}.{operand}.f32" in ptx

@@ -318,8 +318,8 @@ def test_linear_encoding_smaller_than_the_shape_repeats_in_registers():
 
 
 def test_unsupported_and_invalid_encodings():
-    with pytest.raises(NotImplementedError, match="version 3"):
-        to_linear_layout(attrs.NvidiaMmaEncodingAttr(3, 0, [4, 1], [16, 64, 16]), [64, 64])
+    with pytest.raises(NotImplementedError, match="unswizzled"):
+        to_linear_layout(attrs.NVMMASharedEncodingAttr(0, False, 16), [64, 64])
     with pytest.raises(ValueError, match="rank"):
         to_linear_layout(attrs.BlockedEncodingAttr([1], [32], [4], [0]), [4, 4])
     with pytest.raises(ValueError, match="powers of two"):

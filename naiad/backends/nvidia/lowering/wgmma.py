@@ -1,5 +1,7 @@
-"""`ttng.warp_group_dot` on Hopper: `wgmma.mma_async` reading both operands from shared memory
-through matrix descriptors, the accumulator in the `#ttg.nvidia_mma` version 3 registers.
+"""`ttng.warp_group_dot` on Hopper: `wgmma.mma_async` reading B (and A) from shared memory
+through matrix descriptors, A otherwise from registers (`#ttg.dot_op` of a version 3 parent:
+the mma.sync fragment of A for each K step of 16), the accumulator in the `#ttg.nvidia_mma`
+version 3 registers.
 
 One instruction computes a warpgroup's m64 x n x k16 block (k8 of tf32, k32 of 8-bit types):
 its four warps hold 16 rows each, every thread the mma.sync fragment of its rows repeated
@@ -28,12 +30,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ....errors import InternalError
+from ....ir import RankedTensorType
 from ..layouts import LinearLayout
 from ..passes.accelerate_matmul import element_kind
 from . import barriers
 from .context import Context, lowers
-from .dot_operands import lookup, register_table
-from .emitter import SHARED_PTR
+from .dot_operands import lookup, pack32, register_table
+from .emitter import SHARED_PTR, llvm_type
 from .indexing import layout_of, register_coords
 
 _PTX_KIND = {"f16": "f16", "bf16": "bf16"}
@@ -99,7 +102,15 @@ class _WgmmaDot:
             f"wgmma.mma_async.sync.aligned.m64n{self.instr_n}k{self.instr_k}.f32.{ptx}.{ptx}"
         )
         self.acc_layout = layout_of(op.d.type)
-        self.operands = [self._operand(op.a, 1), self._operand(op.b, 0)]
+        # A from registers (a chained dot's first operand): None here, its packed words in
+        # `_a_words`; B always from shared memory.
+        a_in_registers = isinstance(op.a.type, RankedTensorType)
+        self.elem = llvm_type(op.a.type) if a_in_registers else None
+        self.operands = [
+            None if a_in_registers else self._operand(op.a, 1),
+            self._operand(op.b, 0),
+        ]
+        self.a_table = register_table(layout_of(op.a.type)) if a_in_registers else None
 
     def _operand(self, value, k_dim: int) -> _Operand:
         view = self.ctx.values[value]
@@ -117,17 +128,22 @@ class _WgmmaDot:
         acc = list(ctx[self.op.c])
         tiles = self._tiles()
         warpgroup = self._warpgroup_origin()
-        starts = [self._start_address(operand, warpgroup[i]) for i, operand in
-                  enumerate(self.operands)]  # fmt: skip
+        starts = [
+            None if operand is None else self._start_address(operand, warpgroup[i])
+            for i, operand in enumerate(self.operands)
+        ]
         em.asm("void", "wgmma.fence.sync.aligned;", "", [])
         k_extent = self.op.a.type.shape[1]
         for m0, n0 in tiles:
             registers = [lookup(table, c, "the accumulator") for c in self._tile_coords(m0, n0)]
             state = [acc[r] for r in registers]
             for k0 in range(0, k_extent, self.instr_k):
-                a_desc = self._descriptor(0, starts[0], (m0, k0))
+                if self.a_table is None:
+                    a = [("l", self._descriptor(0, starts[0], (m0, k0)))]
+                else:
+                    a = [("r", word) for word in self._a_words(m0, k0)]
                 b_desc = self._descriptor(1, starts[1], (k0, n0))
-                state = self._mma(state, a_desc, b_desc)
+                state = self._mma(state, a, b_desc)
             for r, value in zip(registers, state):
                 acc[r] = value
         em.asm("void", "wgmma.commit_group.sync.aligned;", "", [])
@@ -196,18 +212,40 @@ class _WgmmaDot:
         wide = em.op(f"zext i32 {field} to i64")
         return em.op(f"or i64 {wide}, {operand.descriptor.bits}")
 
-    def _mma(self, state: list[str], a_desc: str, b_desc: str) -> list[str]:
-        """One `wgmma.mma_async`: the accumulator registers in and out, scale-d on."""
+    def _a_words(self, m0: int, k0: int) -> list[str]:
+        """A's four 32-bit words of the K step at `k0` for the rows at `m0`: two columns each,
+        rows +0 / +8, columns +0 / +8 (the mma.sync fragment of A)."""
+        values = self.ctx[self.op.a]
+        words = []
+        for dk, dm in ((0, 0), (0, 8), (8, 0), (8, 8)):
+            pair = [(m0 + dm, k0 + dk + e) for e in (0, 1)]
+            regs = [lookup(self.a_table, c, "A") for c in pair]
+            words.append(pack32(self.em, [values[r] for r in regs], self.elem))
+        return words
+
+    def _mma(self, state: list[str], a: list[tuple[str, str]], b_desc: str) -> list[str]:
+        """One `wgmma.mma_async`: the accumulator registers in and out, scale-d on; `a` is
+        A's descriptor (`l`) or its four words (`r`)."""
         n = len(state)
         outs = ",".join(f"${i}" for i in range(n))
-        trans_a = int(self.operands[0].descriptor.transposed)
+        a_names = ",".join(f"${n + i}" for i in range(len(a)))
+        b, scale = n + len(a), n + len(a) + 1
         trans_b = int(self.operands[1].descriptor.transposed)
+        if self.operands[0] is None:  # registers: no trans-a
+            tail = f"p, 1, 1, {trans_b}"
+            a_text = "{" + a_names + "}"
+        else:
+            tail = f"p, 1, 1, {int(self.operands[0].descriptor.transposed)}, {trans_b}"
+            a_text = a_names
         text = (
-            "{ .reg .pred p; setp.ne.b32 p, $" + str(n + 2) + ", 0; "
-            f"{self.text} {{{outs}}}, ${n}, ${n + 1}, p, 1, 1, {trans_a}, {trans_b}; }}"
+            f"{{ .reg .pred p; setp.ne.b32 p, ${scale}, 0; "
+            f"{self.text} {{{outs}}}, {a_text}, ${b}, {tail}; }}"
         )
-        constraints = ",".join(["=f"] * n + ["l", "l", "r"] + [str(i) for i in range(n)])
-        args = [("i64", a_desc), ("i64", b_desc), ("i32", "1")] + [("float", v) for v in state]
+        constraints = ",".join(
+            ["=f"] * n + [c for c, _ in a] + ["l", "r"] + [str(i) for i in range(n)]
+        )
+        a_args = [("i64" if c == "l" else "i32", v) for c, v in a]
+        args = [*a_args, ("i64", b_desc), ("i32", "1")] + [("float", v) for v in state]
         struct = "{ " + ", ".join(["float"] * n) + " }"
         result = self.em.asm(struct, text, constraints, args, hint="wgmma")
         return [self.em.op(f"extractvalue {struct} {result}, {i}") for i in range(n)]

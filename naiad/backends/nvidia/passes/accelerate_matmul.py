@@ -179,9 +179,9 @@ class AccelerateMatmul(Pass):
         for dot in dots:
             if not isinstance(dot.d.type.encoding, BlockedEncodingAttr):
                 continue
-            wgmma = self.wgmma and wgmma_fits(dot, capability, num_warps, element_kind)
-            if wgmma and not _chained(dot):
-                to_wgmma(dot, num_warps, _source)
+            chained = _chained(dot)
+            if self.wgmma and wgmma_fits(dot, capability, num_warps, chained, element_kind):
+                to_wgmma(dot, num_warps, chained, _source)
                 continue
             k_width = mma_k_width(dot, capability)
             if k_width is not None:

@@ -28,7 +28,7 @@ instead of being converted there.
 
 from __future__ import annotations
 
-from ....dialects import arith, scf, tt, ttg
+from ....dialects import arith, scf, tt, ttg, ttng
 from ....dialects.ttg.attributes import BlockedEncodingAttr
 from ....ir import Operation, Value
 from .converts import Converts
@@ -40,7 +40,7 @@ from .layout_inference import (
     with_encoding,
 )
 
-_ANCHOR_OPS = (tt.DotOp, tt.AtomicRMWOp, tt.AtomicCASOp)
+_ANCHOR_OPS = (tt.DotOp, ttng.WarpGroupDotOp, tt.AtomicRMWOp, tt.AtomicCASOp)
 _MEMORY_OPS = (tt.LoadOp, tt.StoreOp, tt.AtomicRMWOp, tt.AtomicCASOp)
 
 

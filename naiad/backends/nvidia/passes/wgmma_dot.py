@@ -14,12 +14,14 @@ A buffer is stored along the dimension its source holds contiguously (so that ea
 stores, and the pipeliner copies, whole 16-byte vectors), with the widest swizzle a row of it
 fills (128, 64 or 32 bytes); `wgmma` reads either major order of 16-bit operands. An operand
 `tt.trans` made (attention's K^T) is stored as it was loaded and read through
-`ttg.memdesc_trans`. As Triton chooses: sm_90 only, 2-D dots of f16 or bf16 operands with an
+`ttg.memdesc_trans`. In a chain of dots (attention's Q K^T, then P V), an A that is computed
+rather than loaded (P) stays in registers, in the `#ttg.dot_op` layout of the version 3 parent,
+which holds the first dot's result rows as the second's A (a renumbering of registers); warps
+then all go along M. As Triton chooses: sm_90 only, 2-D dots of f16 or bf16 operands with an
 f32 accumulator, M a multiple of 64 (a warpgroup's rows), num_warps a multiple of 4; warpgroups tile M first
 (`warps_per_warpgroup_tile`), and the instruction's N is the widest that divides the
-warpgroup's columns, up to 256. Other dots keep `mma.sync`, and so do chained dots (attention's
-two): their second operand comes from registers, which this lowering would store to shared
-memory in every iteration.
+warpgroup's columns, up to 256; a chained dot needs 16 rows for each warp. Other dots keep
+`mma.sync`.
 """  # noqa: E501
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from __future__ import annotations
 from ....dialects import tt, ttg, ttng
 from ....dialects.ttg.attributes import (
     SHARED_MEMORY,
+    DotOperandEncodingAttr,
     NvidiaMmaEncodingAttr,
     NVMMASharedEncodingAttr,
 )
@@ -39,25 +42,28 @@ from .layout_inference import with_encoding
 _WGMMA_KINDS = ("f16", "bf16")
 
 
-def wgmma_fits(dot: tt.DotOp, capability: int, num_warps: int, element_kind) -> bool:
+def wgmma_fits(dot: tt.DotOp, capability: int, num_warps: int, chained: bool, kind) -> bool:
     """Whether `dot` takes `wgmma` (see the module doc)."""
     if capability != 90 or num_warps % 4:
         return False
     a, b = dot.a.type, dot.b.type
     if len(a.shape) != 2:
         return False
-    ka, kb = element_kind(a.element_type), element_kind(b.element_type)
+    ka, kb = kind(a.element_type), kind(b.element_type)
     if ka != kb or ka not in _WGMMA_KINDS:
         return False
-    if element_kind(dot.d.type.element_type) != "f32":
+    if kind(dot.d.type.element_type) != "f32":
         return False
     m, k, n = a.shape[0], a.shape[1], b.shape[1]
-    return m % 64 == 0 and n % 16 == 0 and k % 16 == 0
+    return m % 64 == 0 and n % 16 == 0 and k % 16 == 0 and (not chained or m >= 16 * num_warps)
 
 
-def warps_per_warpgroup_tile(shape, num_warps: int) -> list[int]:
+def warps_per_warpgroup_tile(shape, num_warps: int, chained: bool) -> list[int]:
     """Triton's warps of an mma v3 dot: warpgroups of 4 along M while M has rows for them,
-    then along N."""
+    then along N; a dot chained with another keeps them all along M (each warp then holds
+    whole rows of the first dot's result, which the second reads as its A)."""
+    if chained:
+        return [num_warps, 1]
     warps = [4, 1]
     while warps[0] * warps[1] < num_warps:
         if shape[0] > 16 * warps[0]:
@@ -76,15 +82,20 @@ def instruction_n(shape, num_warps: int) -> int:
     return next(n for n in range(256, 0, -8) if shape[1] % n == 0 and n <= widest)
 
 
-def to_wgmma(dot: tt.DotOp, num_warps: int, source) -> None:
+def to_wgmma(dot: tt.DotOp, num_warps: int, chained: bool, source) -> None:
     """Rewrite `dot` into a `ttng.warp_group_dot` (see the module doc); `source(value)` is an
     operand before the conversion that made it a dot operand."""
     shape = dot.d.type.shape
-    warps = warps_per_warpgroup_tile(shape, num_warps)
+    warps = warps_per_warpgroup_tile(shape, num_warps, chained)
     k = 256 // dot.a.type.element_type.width
     mma = NvidiaMmaEncodingAttr(3, 0, warps, [16, instruction_n(shape, num_warps), k])
     at = dot.location
-    a = _buffer(dot, source(dot.a), 0)
+    a_source = source(dot.a)
+    if chained and not _loaded(a_source):
+        k_width = 32 // dot.a.type.element_type.width
+        a = _registers(dot, a_source, DotOperandEncodingAttr(0, mma, k_width))
+    else:
+        a = _buffer(dot, a_source, 0)
     b = _buffer(dot, source(dot.b), 1)
     c = ttg.ConvertLayoutOp(source(dot.c), result=with_encoding(dot.c.type, mma), location=at)
     dot.parent.insert_before(c, dot)
@@ -107,6 +118,23 @@ def to_wgmma(dot: tt.DotOp, num_warps: int, source) -> None:
         owner = value.defining_op
         if isinstance(owner, ttg.ConvertLayoutOp) and not value.has_uses:
             owner.erase()
+
+
+def _loaded(value) -> bool:
+    """Whether `value` comes straight from memory (a load, or a transposed one)."""
+    owner = value.defining_op
+    if isinstance(owner, tt.TransOp):
+        owner = owner.src.defining_op
+    return isinstance(owner, tt.LoadOp | tt.DescriptorLoadOp)
+
+
+def _registers(dot: Operation, value, encoding):
+    """`value` converted to the registers of wgmma's A operand."""
+    convert = ttg.ConvertLayoutOp(
+        value, result=with_encoding(value.type, encoding), location=dot.location
+    )
+    dot.parent.insert_before(convert, dot)
+    return convert.result
 
 
 def _buffer(dot: Operation, value, op_idx: int):
