@@ -56,9 +56,7 @@ class WarpGroupDotOp(Operation):
     maxNumImpreciseAcc = opt_attribute(I32Attr)  # the ODS name
     isAsync = opt_attribute(BoolAttrC)  # the ODS name
     d = result(AnyTensor)
-    assembly_format = (
-        "$a`,` $b`,` $c attr-dict `:` type($a) `*` qualified(type($b)) `->` type($d)"
-    )
+    assembly_format = "$a`,` $b`,` $c attr-dict `:` type($a) `*` qualified(type($b)) `->` type($d)"
     attribute_defaults: ClassVar[dict] = {
         "inputPrecision": InputPrecision.get("ieee"),
         "maxNumImpreciseAcc": IntegerAttr(0, i32),
