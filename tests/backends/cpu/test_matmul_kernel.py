@@ -14,9 +14,8 @@ import pytest
 import naiad
 import naiad.language as tl
 from naiad import knobs
-from naiad.backends.cpu.codegen import lower_linalg, lower_matmul, lower_matmul_bf16
+from naiad.backends.cpu.codegen import lower_linalg, lower_matmul
 from naiad.backends.cpu.codegen.lower_matmul import Blocking, RegisterFile, blocking
-from naiad.backends.cpu.target import host_target
 from naiad.runtime import compiler
 from naiad.testing import check
 
@@ -106,18 +105,13 @@ def _forget_compiled():
 def micro_kernels(monkeypatch) -> list:
     """The shapes (M, N, K) the micro-kernel compiled in this test, in order."""
     calls = []
-    blocked, blocked_pairs = lower_matmul._blocked, lower_matmul_bf16.blocked_pairs
+    blocked = lower_matmul._blocked
 
     def spy(fl, tile, element, a, b, c, shape):
         calls.append(shape)
         blocked(fl, tile, element, a, b, c, shape)
 
-    def spy_pairs(fl, a_pairs, b_pairs, c, shape):  # bf16 on a CPU with AVX512-BF16
-        calls.append(shape)
-        blocked_pairs(fl, a_pairs, b_pairs, c, shape)
-
     monkeypatch.setattr(lower_matmul, "_blocked", spy)
-    monkeypatch.setattr(lower_matmul_bf16, "blocked_pairs", spy_pairs)
     return calls
 
 
@@ -224,10 +218,7 @@ def test_batched_with_a_transposed_operand(micro_kernels):
 @pytest.mark.parametrize("name", ["float32", "float16->float16", "bfloat16"])
 def test_equals_the_loop_nest_bit_for_bit(monkeypatch, tmp_path, micro_kernels, name):
     """Each C element sums its products in increasing k with one fused multiply-add each, as
-    the loop nest of lower_linalg.py does, so the two agree exactly. (Not bf16 on a CPU with
-    AVX512-BF16, whose pairs add in another order: test_matmul_bf16_pairs.py.)"""
-    if name == "bfloat16" and lower_matmul_bf16.has_bf16_pairs(host_target().triple):
-        pytest.skip("this CPU multiplies bf16 in pairs (vdpbf16ps)")
+    the loop nest of lower_linalg.py does, so the two agree exactly."""
     blocked = _run_dot(name, 32, 64, 32, "tn", seed=4)
     _forget_compiled()
     monkeypatch.setattr(lower_linalg, "matmul_kernel", lambda *operands: False)
