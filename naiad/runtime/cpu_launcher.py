@@ -232,16 +232,32 @@ class CpuLauncher:
         return launchable
 
     def compiled(self, bound: dict, options, debug: bool):
-        """The CompiledKernel a launch with these arguments ran (None: the interpreter did)."""
-        launchable = self.kernels.get((Specialization.of(self.jit_function, bound).key, debug))
-        return None if launchable is None else launchable.kernel
+        """The CompiledKernel a launch with these arguments ran (None: the interpreter did,
+        for want of a compiled kernel). A launch that tiering ran in the interpreter while the
+        kernel compiles gets the kernel to come (`cpu_tiering.CompiledLater`), as Triton's
+        launch returns the compiled kernel: reading it waits for the compile."""
+        key = (Specialization.of(self.jit_function, bound).key, debug)
+        launchable = self.kernels.get(key)
+        if launchable is not None:
+            return launchable.kernel
+        job = self._compiling.get(key)
+        if job is None or not job.current():
+            return None
+        return cpu_tiering.CompiledLater(lambda: self._kernel_of(key, bound, debug))
+
+    def _kernel_of(self, key, bound: dict, debug: bool) -> CompiledKernel:
+        """The CompiledKernel of `key`, compiled or waited for now (CompiledLater)."""
+        launchable = self.kernel(bound, debug, strict=False)
+        if launchable is None:
+            raise AttributeError(f"`{self.jit_function.__name__}` runs in the interpreter")
+        return launchable.kernel
 
     def launch(self, bound: dict, grid, options, debug: bool, strict: bool = True):
         """Run over `grid` with `bound` arguments; return the launch prepared for the hot path
         (None: none), or INTERPRET (and nothing run) when an array argument is not in host
         memory, or, unless `strict`, when the kernel uses what the CPU back end does not
         compile yet. A launch that tiering runs in the interpreter (cpu_tiering.py) runs
-        there under the CPU's language rules, and returns None."""
+        there under the CPU's language rules, and returns None (nothing prepared)."""
         from ..backends.cpu import pool
 
         pointers = _host_pointers(bound)

@@ -1,8 +1,8 @@
 """Tiered execution on the CPU (runtime/cpu_tiering.py): a small launch of a kernel not compiled
 yet runs in the interpreter, under the CPU's language rules, while the kernel compiles in the
-background; later launches run compiled; large launches, and every launch with tiering off,
-wait for the compiled kernel. Each kernel here is defined inside its test, so that no other
-test has compiled it."""
+background (it returns the kernel to come); later launches run compiled; large launches, and
+every launch with tiering off, wait for the compiled kernel. Each kernel here is defined inside
+its test, so that no other test has compiled it."""
 
 import threading
 import time
@@ -63,8 +63,9 @@ def test_small_launch_runs_interpreted_then_compiled():
         outputs.append(out)
         return ran
 
-    assert launch() is None  # the interpreter ran it
-    _until_compiled(launch)
+    first = launch()  # the interpreter ran it; the kernel to come reads as a CompiledKernel
+    assert isinstance(first, cpu_tiering.CompiledLater)
+    assert "define void @scale_add(" in first.asm["llir"]  # waits for (or finishes) the compile
     assert isinstance(launch(), CompiledKernel)
     for out in outputs:
         np.testing.assert_array_equal(out, expected)
@@ -109,7 +110,7 @@ def test_interpreted_launch_keeps_the_cpu_rules():
         np.testing.assert_allclose(c, expected, rtol=1e-5, atol=1e-5)
         return ran
 
-    assert launch() is None
+    assert isinstance(launch(), cpu_tiering.CompiledLater)
     _until_compiled(launch)
 
 
@@ -119,7 +120,7 @@ def test_device_print_is_the_same_interpreted_and_compiled(capfd):
         tl.device_print("x", tl.load(x + tl.arange(0, BLOCK)))
 
     x = np.random.default_rng(4).standard_normal(4).astype(np.float32)
-    assert show[(2,)](x, BLOCK=4) is None
+    assert isinstance(show[(2,)](x, BLOCK=4), cpu_tiering.CompiledLater)
     interpreted = capfd.readouterr().out
     _until_compiled(lambda: show[(2,)](x, BLOCK=4))
     capfd.readouterr()
