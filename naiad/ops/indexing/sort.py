@@ -42,7 +42,9 @@ def _order_key(v, FLOAT: tl.constexpr):
 
 @jit(do_not_specialize=["N", "K"])
 def _sort_kernel(x, values, indices, N, K, s_row, s_col, FLOAT: tl.constexpr,
-                 DESCENDING: tl.constexpr, BLOCK: tl.constexpr):  # fmt: skip
+                 DESCENDING: tl.constexpr, BLOCK: tl.constexpr, BLOCK_K: tl.constexpr):  # fmt: skip
+    """The first K keys of each row in order: all BLOCK sorted, or where BLOCK_K < BLOCK (a
+    topk) only the BLOCK_K smallest kept by tl.topk, which merges instead of sorting all."""
     row = tl.program_id(0).to(tl.int64)
     cols = tl.arange(0, BLOCK)
     inside = cols < N
@@ -52,7 +54,11 @@ def _sort_kernel(x, values, indices, N, K, s_row, s_col, FLOAT: tl.constexpr,
         key = ~key
     packed = (key.to(tl.int64) << 32) | cols.to(tl.int64)
     packed = tl.where(inside, packed, 0x7FFFFFFFFFFFFFFF)
-    position = tl.sort(packed) & 0xFFFFFFFF
+    if BLOCK_K < BLOCK:
+        position = tl.topk(packed, BLOCK_K, descending=False) & 0xFFFFFFFF
+        cols = tl.arange(0, BLOCK_K)
+    else:
+        position = tl.sort(packed) & 0xFFFFFFFF
     kept = cols < K
     tl.store(indices + row * K + cols, position, mask=kept)
     picked = tl.load(x + row * s_row + position * s_col, mask=kept)
@@ -85,9 +91,10 @@ def _sorted_rows(input, dim, k, descending):
     if values.numel():
         rows = moved.reshape(-1, n)
         block = 1 << max(n - 1, 0).bit_length()
+        block_k = 1 << max(k - 1, 0).bit_length()
         is_float = input.dtype.is_floating_point
         _sort_kernel[(rows.shape[0],)](rows, values, indices, n, k, *rows.stride(), is_float,
-                                       bool(descending), block)  # fmt: skip
+                                       bool(descending), block, block_k)  # fmt: skip
     if not input.dim():
         return values.reshape(()), indices.reshape(())
     return values.movedim(-1, dim), indices.movedim(-1, dim)
