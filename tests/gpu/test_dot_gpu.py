@@ -1,7 +1,8 @@
 """`tl.dot` on the GPU against float64 references, within the tolerance table: every operand
-type and input precision (mma.sync for f16, bf16, tf32, tf32x3, bf16x3, bf16x6, int8, fp8; FMA
-for ieee f32, f64 and tiles below one instruction), shapes 16..128, with and without an
-accumulator, batched, chained, in a K loop, and the tutorial matmul.
+type and input precision (mma.sync for f16, bf16, tf32, tf32x3, bf16x3, bf16x6, int8, fp8,
+wgmma on sm_90a for f16 and bf16 with M a multiple of 64; FMA for ieee f32, f64 and tiles below
+one instruction), shapes 16..128, with and without an accumulator, batched, chained, in a K
+loop, and the tutorial matmul.
 
 Run on the GPU machine: `scripts/gpu-check OUTDIR` (or `python3 -m pytest tests/gpu -m gpu`).
 """
@@ -124,9 +125,11 @@ def test_dot_in_a_loop_with_masked_k():
     check("dot", c.cpu(), (a.double() @ b.double()).numpy(), "gpu", np.float16, k=k)
 
 
-def test_chained_dots():
+@pytest.mark.parametrize("m", [16, 64])
+def test_chained_dots(m):
+    """m = 64 on sm_90a: both dots on wgmma, the second's A from registers."""
     gen = torch.Generator().manual_seed(5)
-    m, k = 16, 32
+    k = 32
     a, b, d = (torch.randn((m, k), generator=gen).half() for _ in range(3))
     c = torch.full((m, k), 7.0, device="cuda")
     kernels.chain[(1,)](a.cuda(), b.cuda(), d.cuda(), c, m, k)

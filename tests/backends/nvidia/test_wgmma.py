@@ -21,6 +21,8 @@ from test_pipeline_loads import (
 from naiad.backends.nvidia.layouts import to_linear_layout
 from naiad.backends.nvidia.lowering.wgmma import matrix_descriptor
 from naiad.dialects.ttg.attributes import NvidiaMmaEncodingAttr, NVMMASharedEncodingAttr
+from naiad.dialects.ttg.types import MemDescType
+from naiad.runtime.evaluator import evaluate
 
 _MODES = {1: 128, 2: 64, 3: 32}
 
@@ -158,3 +160,22 @@ def test_only_sm_90a_takes_wgmma(arch, wgmma):
     names = {op.name for op in module.walk()}
     assert ("ttng.warp_group_dot" in names) == wgmma
     assert ("tt.dot" in names) != wgmma
+
+
+def test_chained_dots_keep_the_values():
+    """Both dots of a chain on wgmma, the second's A (the first's result, as f16) from
+    registers: the values of the TTIR."""
+    m, k = 64, 32
+    args = ("*fp16", "*fp16", "*fp16", "*fp32")
+    before, after = _modules(DOT_KERNELS.chain, args, {"M": m, "K": k}, 3)
+    dots = [op for op in after.walk() if op.name == "ttng.warp_group_dot"]
+    assert [isinstance(dot.a.type, MemDescType) for dot in dots] == [True, False]
+    gen = np.random.default_rng(11)
+    a, b, d = (gen.standard_normal(m * k).astype(np.float16) for _ in range(3))
+    outs = []
+    for module in (after, before):
+        out = np.full(m * k, 7.0, dtype=np.float32)
+        func = next(op for op in module.walk() if op.name == "tt.func")
+        evaluate(module, func.sym_name.value, [a, b, d, out], grid=(1,))
+        outs.append(out)
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-3, atol=1e-3)
