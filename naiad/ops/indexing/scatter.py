@@ -5,8 +5,10 @@ The index space is the index tensor's, up to 4 dims, with the indexed dim moved 
 permutation of strides, no copy): element c of it writes src[c] to out at c's coordinates but
 with the last one replaced by index[c]. index_add's vector index is expanded (stride 0) to the
 source's shape, and a value source is a 0-dim tensor expanded to the index's shape. Adding
-forms use atomic adds (indices may repeat), into an fp32 copy for fp16 and bf16; plain scatter
-stores, and where indices repeat one of the writes wins, as torch documents.
+forms add into an fp32 copy for fp16 and bf16, with atomic adds on a GPU (indices may repeat);
+on the CPU, where an atomic float add is a compare-and-swap loop, one program adds every element
+in order (1024x1024: 155 ms atomically, 27 ms in order). Plain scatter stores, and where indices
+repeat one of the writes wins, as torch documents.
 """
 
 from __future__ import annotations
@@ -51,6 +53,26 @@ def _scatter_kernel(index, src, out, n, n1, n2, n3, D, alpha,
         tl.store(target, v.to(out.dtype.element_ty), mask=mask)
 
 
+@jit(do_not_specialize=["n0", "n1", "n2", "n3", "D", "alpha"])
+def _serial_add_kernel(index, src, out, n0, n1, n2, n3, D, alpha,
+                       si0, si1, si2, si3, ss0, ss1, ss2, ss3, so0, so1, so2, so3):  # fmt: skip
+    """The adding scatter as one program walking the elements in order (for the CPU): each
+    addition a plain load and store, which no other program races; nested loops, so no index
+    is divided."""
+    for c0 in range(0, n0):
+        for c1 in range(0, n1):
+            for c2 in range(0, n2):
+                at_i = index + c0 * si0 + c1 * si1 + c2 * si2
+                at_s = src + c0 * ss0 + c1 * ss1 + c2 * ss2
+                at_o = out + c0 * so0 + c1 * so1 + c2 * so2
+                for c3 in range(0, n3):
+                    j = tl.load(at_i + c3 * si3).to(tl.int64)
+                    j = tl.where(j < 0, j + D, j)
+                    v = tl.load(at_s + c3 * ss3)
+                    target = at_o + j * so3
+                    tl.store(target, tl.load(target) + (v * alpha).to(out.dtype.element_ty))
+
+
 def _four_dims(t, dim):
     """t with `dim` moved last and 1-size dims put in front up to 4 dims (a view)."""
     moved = t.movedim(dim, -1) if t.dim() else t.reshape(1)
@@ -68,10 +90,14 @@ def _scatter_into(out, dim, index, src, accumulate, alpha=1):
     src = src.to(out.dtype) if src.dtype != out.dtype and not accumulate else src
     i4, s4, o4 = (_four_dims(t, dim) for t in (index, src, out))
     n = index.numel()
-    if n:
-        _, n1, n2, n3 = i4.shape
+    if not n:
+        return out
+    n0, n1, n2, n3 = i4.shape
+    strides = (*i4.stride(), *s4.stride(), *o4.stride())
+    if accumulate and out.device.type == "cpu":
+        _serial_add_kernel[(1,)](i4, s4, o4, n0, n1, n2, n3, d, alpha, *strides)
+    else:
         grid = ((n + _BLOCK - 1) // _BLOCK,)
-        strides = (*i4.stride(), *s4.stride(), *o4.stride())
         _scatter_kernel[grid](i4, s4, o4, n, n1, n2, n3, d, alpha, *strides, accumulate, _BLOCK)
     return out
 
