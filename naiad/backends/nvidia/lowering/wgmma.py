@@ -39,7 +39,7 @@ from .dot_operands import lookup, pack32, register_table
 from .emitter import SHARED_PTR, llvm_type
 from .indexing import layout_of, register_coords
 
-_PTX_KIND = {"f16": "f16", "bf16": "bf16"}
+_KINDS = ("f16", "bf16")  # the operand types named as in PTX
 _SWIZZLE_MODE = {128: 1, 64: 2, 32: 3}
 WARPGROUP_THREADS = 128
 
@@ -84,7 +84,6 @@ class _Operand:
 
     view: object  # shared_memory.SharedView
     descriptor: Descriptor
-    k_dim: int
 
 
 class _WgmmaDot:
@@ -95,11 +94,10 @@ class _WgmmaDot:
         enc = op.d.type.encoding
         self.instr_n, self.instr_k = enc.instr_shape[1], enc.instr_shape[2]
         kind = element_kind(op.a.type.element_type)
-        if kind not in _PTX_KIND or element_kind(op.d.type.element_type) != "f32":
+        if kind not in _KINDS or element_kind(op.d.type.element_type) != "f32":
             raise InternalError(f"wgmma: no instruction for {kind} operands")
-        ptx = _PTX_KIND[kind]
         self.text = (
-            f"wgmma.mma_async.sync.aligned.m64n{self.instr_n}k{self.instr_k}.f32.{ptx}.{ptx}"
+            f"wgmma.mma_async.sync.aligned.m64n{self.instr_n}k{self.instr_k}.f32.{kind}.{kind}"
         )
         self.acc_layout = layout_of(op.d.type)
         # A from registers (a chained dot's first operand): None here, its packed words in
@@ -117,12 +115,12 @@ class _WgmmaDot:
         t = value.type
         swizzle = t.encoding.swizzling_byte_width
         descriptor = matrix_descriptor(view.to_offset, swizzle, view.element_bytes, k_dim)
-        return _Operand(view, descriptor, k_dim)
+        return _Operand(view, descriptor)
 
     def lower(self) -> None:
         ctx, em = self.ctx, self.em
         if ctx.stores_pending:
-            em.asm("void", "fence.proxy.async.shared::cta;", "", [])
+            fence_async_shared(em)
         barriers.sync_stores(ctx)
         table = register_table(self.acc_layout)
         acc = list(ctx[self.op.c])
@@ -273,6 +271,11 @@ def _warp_group_dot_wait(ctx: Context, op) -> None:
     ctx[op.outputs] = wait_group(ctx.em, ctx[op.inputs], op.pendings.value)
 
 
+def fence_async_shared(em) -> None:
+    """This thread's generic stores to shared memory, visible to the asynchronous proxy."""
+    em.asm("void", "fence.proxy.async.shared::cta;", "", [])
+
+
 @lowers("ttng.fence_async_shared")
 def _fence_async_shared(ctx: Context, op) -> None:
-    ctx.em.asm("void", "fence.proxy.async.shared::cta;", "", [])
+    fence_async_shared(ctx.em)
