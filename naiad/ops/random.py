@@ -156,7 +156,7 @@ def native_dropout(input, p, train):
     """(output, keep mask): each element zeroed with probability p, the rest scaled by
     1 / (1 - p) (in training; the identity otherwise)."""
     tl_dtype(input.dtype)
-    if not train or p == 0:
+    if train is False or p == 0:  # train=None is training, as in ATen
         return input.clone(), torch.ones_like(input, dtype=torch.bool)
     x = input.contiguous()
     out = torch.empty_like(x)
