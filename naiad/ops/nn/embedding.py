@@ -1,6 +1,6 @@
 """embedding and its backward (ATen's embedding and embedding_dense_backward): rows of the
-weight gathered by index; the gradient rows added back into a zero weight with atomic adds
-(indices repeat), in fp32, skipping padding_idx."""
+weight gathered by index; the gradient rows added back into a zero weight in fp32, skipping
+padding_idx: with atomic adds on a GPU (indices repeat), by one program in order on the CPU."""
 
 from __future__ import annotations
 
@@ -39,6 +39,21 @@ def _add_rows(grad, indices, out, R, D, padding, ROWS: tl.constexpr, BLOCK_D: tl
         tl.atomic_add(out + index[:, None] * D + d[None, :], g.to(tl.float32), mask=mask)
 
 
+@jit(do_not_specialize=["R", "D", "padding"])
+def _add_rows_in_order(grad, indices, out, R, D, padding, BLOCK_D: tl.constexpr):
+    """_add_rows as one program adding the rows in order (for the CPU, where an atomic float
+    add is a compare-and-swap loop): plain loads and stores, which no other program races."""
+    for r in range(0, R):
+        index = tl.load(indices + r).to(tl.int64)
+        if index != padding:
+            for begin in range(0, D, BLOCK_D):
+                d = begin + tl.arange(0, BLOCK_D)
+                mask = d < D
+                g = tl.load(grad + r * D + d, mask=mask, other=0).to(tl.float32)
+                row = out + index * D + d
+                tl.store(row, tl.load(row, mask=mask) + g, mask=mask)
+
+
 def _block_d(d: int) -> int:
     return min(1 << max(d - 1, 0).bit_length(), 256)
 
@@ -68,7 +83,9 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
     flat = indices.reshape(-1).contiguous()
     total = torch.zeros(num_weights, d, dtype=torch.float32, device=grad.device)
     r = flat.numel()
-    if r and d:
+    if r and d and grad.device.type == "cpu":
+        _add_rows_in_order[(1,)](grad, flat, total, r, d, padding_idx, _block_d(d))
+    elif r and d:
         grid = ((r + _ROWS - 1) // _ROWS,)
         _add_rows[grid](grad, flat, total, r, d, padding_idx, _ROWS, _block_d(d))
     return total.to(grad_output.dtype)
