@@ -44,7 +44,7 @@ class LlvmIrOnly(registry.Backend):
         return CUDA_HOPPER.with_options(name="llir", backend="cpu", arch=0, debug=options.debug)
 
     def stages(self, target, options):
-        return list(cpu_compiler.STAGES[:2])  # linalg, llir
+        return list(cpu_compiler.STAGES[:3])  # ttgir, linalg, llir
 
     def cache_facts(self, target, options):
         return {"triple": target.triple, "debug": options.debug}
@@ -71,7 +71,7 @@ def test_the_packages_back_ends_are_found_by_prefix():
 def test_a_back_end_of_ones_own_compiles_through_the_same_trip(llir_backend, monkeypatch):
     x = np.random.default_rng(0).random(64, dtype=np.float32)
     kernel = add_kernel.warmup(x, x, x, 64, grid=(1,), BLOCK=64, target="llir")
-    assert list(kernel.asm) == ["source", "ttir", "linalg", "llir"]
+    assert list(kernel.asm) == ["source", "ttir", "ttgir", "linalg", "llir"]
     assert "define" in kernel.asm["llir"] and kernel.binary is None
     assert kernel.metadata["entry"].startswith("add_kernel")
     # Its stages ran once: the second compile is served by the disk cache.

@@ -99,6 +99,6 @@ def test_a_launch_dumps_every_stage(tmp_path):
         add_kernel[(1,)](x, x, out, 64, BLOCK=64)
     assert np.array_equal(out, x + x)
     dumped = sorted(p.name for p in tmp_path.rglob("add_kernel.*"))
-    stages = ["asm", "linalg", "llir", "obj", "source.ttir", "ttir"]
+    stages = ["asm", "linalg", "llir", "obj", "source.ttir", "ttgir", "ttir"]
     assert dumped == [f"add_kernel.{stage}" for stage in stages]
     assert "linalg.generic" in next(tmp_path.rglob("add_kernel.linalg")).read_text()

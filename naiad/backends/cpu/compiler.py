@@ -4,16 +4,19 @@
 
 The steps, in order (`STAGES`, which the back end (backend.py) hands to the runtime):
 
-1. `linalg`: `inline` every call, `noinline` functions too (one function per kernel on the
-   CPU); `tt-to-linalg` with every access bounds-checked, then `canonicalize`, `cse` and `dce`
-   (the pointer offsets the structured views made unnecessary disappear here) —
+1. `ttgir`: `inline` every call, `noinline` functions too (one function per kernel on the
+   CPU) — `asm['ttgir']`, the TTIR this back end lowers, under the name Triton gives the TTIR
+   its GPU back ends lower (theirs adds layouts; the CPU's TTIR has none), so that programs
+   and tests reading `asm["ttgir"]` find the kernel as this back end compiles it;
+2. `linalg`: `tt-to-linalg` with every access bounds-checked, then `canonicalize`, `cse` and
+   `dce` (the pointer offsets the structured views made unnecessary disappear here) —
    `asm['linalg']`;
-2. `llir`: `cpu-fuse-elementwise` (an elementwise chain becomes one loop), then code
+3. `llir`: `cpu-fuse-elementwise` (an elementwise chain becomes one loop), then code
    generation (codegen/): loops over scratch buffers, the entry point of abi.py — LLVM IR,
    verified by LLVM before anything else runs; then LLVM's -O2 pipeline with loop and SLP
    vectorization (a large kernel without unrolling and SLP: `LARGE_MODULE_LINES`) —
    `asm['llir']` is the optimized IR;
-3. `obj`: object code for the target, the bytes loaded at launch; `assembly()` gives its
+4. `obj`: object code for the target, the bytes loaded at launch; `assembly()` gives its
    assembly text (`asm['asm']`) when asked for: printing it is a second code generation.
 """
 
@@ -38,8 +41,8 @@ from .target import CpuTarget
 # Every access is bounds-checked, debug mode or not (middle/linalg/bounds_checks.py): a CPU
 # kernel shares the process with its caller, and an access far outside an array would kill it
 # (or quietly write into a neighbour) where a GPU's fault leaves the user's Python running.
+TARGET_TTIR_PIPELINE = (Inline(include_noinline=True),)
 LINALG_PIPELINE = (
-    Inline(include_noinline=True),
     TritonToLinalg(bounds=True),
     "canonicalize",
     "cse",
@@ -55,18 +58,24 @@ CPU_PIPELINE = (FuseElementwise(), "canonicalize", "cse", "dce")
 LARGE_MODULE_LINES = 1500
 
 
-def to_linalg(c: Compilation) -> None:
+def to_target_ttir(c: Compilation) -> None:
     """Step 1. Also records the kernel's arguments as the entry point takes them, and which
     pointers it may store through (read from the TTIR, before the conversion)."""
     arguments = _argument_kinds(c.module)
     c.metadata["arguments"] = arguments
     c.metadata["written"] = _written_arguments(c.module, arguments)
+    c.run_passes("ttgir", TARGET_TTIR_PIPELINE)
+    c.asm["ttgir"] = print_module(c.module)
+
+
+def to_linalg(c: Compilation) -> None:
+    """Step 2."""
     c.run_passes("linalg", LINALG_PIPELINE)
     c.asm["linalg"] = print_module(c.module)
 
 
 def to_llvm(c: Compilation) -> None:
-    """Step 2: the module becomes an (optimized) LLVM module."""
+    """Step 3: the module becomes an (optimized) LLVM module."""
     target: CpuTarget = c.target
     with compile_profile.stage("cpu passes"):
         c.run_passes("cpu", CPU_PIPELINE)
@@ -94,11 +103,16 @@ def to_llvm(c: Compilation) -> None:
 
 
 def to_object(c: Compilation) -> None:
-    """Step 3."""
+    """Step 4."""
     c.asm["obj"] = llvm_tools.emit_object(c.module, c.target.machine)
 
 
-STAGES = (Stage("linalg", to_linalg), Stage("llir", to_llvm), Stage("obj", to_object))
+STAGES = (
+    Stage("ttgir", to_target_ttir),
+    Stage("linalg", to_linalg),
+    Stage("llir", to_llvm),
+    Stage("obj", to_object),
+)
 
 
 @dataclass

@@ -28,6 +28,30 @@ def compiled(tmp_path):
     compiler._cache = None
 
 
+@naiad.jit(noinline=True)
+def _doubled(x):
+    return x * 2
+
+
+@naiad.jit
+def assuming_kernel(out_ptr, n, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    tl.assume(n > 0)
+    tl.store(out_ptr + offsets, _doubled(offsets), mask=offsets < n)
+
+
+def test_ttgir_is_the_ttir_the_cpu_lowers():
+    """`asm["ttgir"]`, where Triton's users read the TTIR a back end lowers: every call
+    inlined (noinline ones too), `tl.assume` kept as `llvm.intr.assume` (Triton's test_assume
+    reads it there)."""
+    out = np.full(64, -1, np.int32)
+    kernel = assuming_kernel[(1,)](out, 40, BLOCK=64)
+    assert np.array_equal(out, np.where(np.arange(64) < 40, np.arange(64) * 2, -1))
+    ttgir = kernel.asm["ttgir"]
+    assert "llvm.intr.assume" in ttgir and "tt.call" not in ttgir
+    assert "tt.call" in kernel.asm["ttir"]
+
+
 def test_warmup_gives_every_cpu_stage():
     kernel = add_kernel.warmup("*fp32", "*fp32", "*fp32", 4096, grid=(1,), BLOCK=256, target="cpu")
     assert (
