@@ -37,6 +37,7 @@ STAGES = [
     "AST → TTIR",
     "TTIR passes",
     "cache lookup",
+    "ttgir",
     "linalg",
     "llir",
     "  cpu passes",
