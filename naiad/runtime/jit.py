@@ -242,9 +242,10 @@ class JITFunction(JITSource, KernelInterface):
             grid = grid(dict(bound))
         return grid_dims(grid)
 
-    def run(self, *args, grid, warmup=False, target=None, **kwargs):
+    def run(self, *args, grid, warmup=False, **kwargs):
         """Launch over `grid` and return the CompiledKernel that ran (None in the
-        interpreter), as Triton's launch does; with `warmup=True`, compile for `target` and
+        interpreter), as Triton's launch does; with `warmup=True`, compile for `target` (a
+        keyword, unless the kernel has a parameter of that name, which then takes it) and
         return the CompiledKernel without running (the device of `target` need not be present).
 
         `kernel[grid](...)` keys its call in its own generated entry and comes here only when
@@ -254,6 +255,7 @@ class JITFunction(JITSource, KernelInterface):
         interpreter, debug mode, what the binder does not handle - takes the slow path below,
         which prepares the launch for the next call with the same key."""
         key = None
+        target = None if "target" in self.params_by_name else kwargs.pop("target", None)
         if tensor_type() is not self._keyed_tensor:  # torch was imported since: key it inline
             self._keyed_tensor = tensor_type()
             self._binder = self._entry = None
@@ -320,12 +322,13 @@ class JITFunction(JITSource, KernelInterface):
         run_grid(self, bound, dims, debug)
         return None, None
 
-    def warmup(self, *args, grid, target=None, **kwargs):
+    def warmup(self, *args, grid, **kwargs):
         """Compile the kernel for these arguments (arrays, torch dtypes or signature strings
-        such as `'*fp16'`) and `target` without running it. Without `target`, the one a launch
+        such as `'*fp16'`) and `target=` without running it. Without `target`, the one a launch
         with these arguments would use: their GPU's for CUDA tensors, 'cpu' for host arrays,
-        the active driver's (the GPU where one is present, else 'cpu') for types alone."""
-        return self.run(*args, grid=grid, warmup=True, target=target, **kwargs)
+        the active driver's (the GPU where one is present, else 'cpu') for types alone. A
+        kernel parameter named `target` takes the keyword, as it does at a launch."""
+        return self.run(*args, grid=grid, warmup=True, **kwargs)
 
 
 def _warmup_target(bound: dict) -> str:

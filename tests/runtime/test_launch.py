@@ -156,6 +156,24 @@ def test_warmup_binds_but_runs_nothing():
         fill_index.warmup(out, grid=(1,))
 
 
+@naiad.jit
+def fill_target(out_ptr, target, BLOCK: tl.constexpr = 16):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, offs + target)
+
+
+def test_a_parameter_named_target_takes_the_keyword():
+    """`target=` names the compile target of a warmup, unless the kernel has a parameter of
+    that name: the kernel's signature wins, at a launch and at a warmup."""
+    out = poisoned(16)
+    fill_target[(1,)](out, target=100)
+    assert out.tolist() == [100 + i for i in range(16)]
+    compiled = fill_target.warmup(out, target=5, grid=(1,))
+    assert compiled is not None and (out == [100 + i for i in range(16)]).all()
+    compiled = fill_index.warmup(out, 16, grid=(1,), target="cpu")
+    assert compiled is not None
+
+
 def test_constexpr_default_and_override():
     out = poisoned(32)
     fill_index[(1,)](out, 32)  # BLOCK defaults to 16
