@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 from llvmlite import ir
 
-from ....ir import FloatType, IntegerType, element_type, f16, f32
+from ....ir import FloatType, IntegerType, element_type, f32
 from ..lower_scalar.float_bits import IEEE, encode
 from ..lower_scalar.registry import intrinsic
 from ..lower_scalar.types import llvm_type
@@ -161,11 +161,14 @@ def _converts_halves(triple: str) -> bool:
 
 
 def _operand(bld: ir.IRBuilder, x: ir.Value, t, compute, halves: bool) -> ir.Value:
-    """An operand element `x` of IR type `t` as an accumulator element: f16 by the hardware's
-    conversion where it has one (`halves`: exact, as the bit decoding of `widen`; a NaN keeps
-    its payload, quieted, where `widen` gives the canonical NaN, which no result depends on
-    beyond being a NaN), else `widen`."""
-    if halves and element_type(t) is f16 and compute is f32:
+    """An operand element `x` of IR type `t` as an accumulator element: f16 and fp8 e5m2 (an
+    f16 cut to its top byte) by the hardware's f16 conversion where it has one (`halves`:
+    exact, as the bit decoding of `widen`; a NaN keeps its payload, quieted, where `widen`
+    gives the canonical NaN, which no result depends on beyond being a NaN), else `widen`."""
+    kind = getattr(element_type(t), "kind", None)
+    if halves and compute is f32 and kind in ("f16", "f8E5M2"):
+        if kind == "f8E5M2":  # f16's top byte: its sign, all 5 exponent bits, 2 of the fraction
+            x = bld.shl(bld.zext(x, ir.IntType(16)), ir.Constant(ir.IntType(16), 8))
         return bld.fpext(bld.bitcast(x, ir.HalfType()), ir.FloatType())
     return widen(bld, x, t, compute)
 
