@@ -5,7 +5,7 @@ the layer itself is Naiad's InternalError naming the pass."""
 import pytest
 
 import naiad.passes  # noqa: F401
-from naiad.backends.cpu.compiler import LINALG_PIPELINE
+from naiad.backends.cpu.compiler import LINALG_PIPELINE, TARGET_TTIR_PIPELINE
 from naiad.dialects import tt
 from naiad.errors import InternalError, KernelNotImplementedError
 from naiad.ir.parser import parse_module
@@ -41,7 +41,7 @@ tt.func public @k(%a: !tt.ptr<f16>, %m: i32, %n: i32) {
 
 
 def _convert(text: str):
-    run_pipeline(LINALG_PIPELINE, parse_module(text, "kernel.ttir"))
+    run_pipeline(TARGET_TTIR_PIPELINE + LINALG_PIPELINE, parse_module(text, "kernel.ttir"))
 
 
 @pytest.mark.parametrize(

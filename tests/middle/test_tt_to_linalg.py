@@ -14,7 +14,7 @@ from middle.upstream import (
 )
 
 import naiad.passes  # noqa: F401
-from naiad.backends.cpu.compiler import LINALG_PIPELINE
+from naiad.backends.cpu.compiler import LINALG_PIPELINE, TARGET_TTIR_PIPELINE
 from naiad.ir import verify
 from naiad.ir.parser import parse_module
 from naiad.passes.pipeline import run_pipeline
@@ -33,7 +33,7 @@ FILECHECK_CASES = FIXTURES.parent / "conversion" / "tt-to-linalg.mlir"
 def _linalg(name):
     ttir = compile_fixture(fixture(name))
     run_pipeline(TTIR_PIPELINE, ttir)
-    run_pipeline(LINALG_PIPELINE, ttir)
+    run_pipeline(TARGET_TTIR_PIPELINE + LINALG_PIPELINE, ttir)
     return ttir
 
 
@@ -54,7 +54,7 @@ def test_linalg_form_is_upstream_mlir(name):
 @pytest.mark.parametrize("path", TRITON_TTIR, ids=[p.stem for p in TRITON_TTIR])
 def test_tritons_own_ttir_converts_structured(path):
     module = parse_module(path.read_text(), str(path))
-    run_pipeline(LINALG_PIPELINE, module)
+    run_pipeline(TARGET_TTIR_PIPELINE + LINALG_PIPELINE, module)
     _assert_upstream_linalg(module)
     ops = list(module.walk())
     assert not [op for op in ops if _is_gather(op) or _is_scatter(op)], "an element-wise access"
@@ -102,7 +102,7 @@ def test_filecheck_cases_are_upstream_mlir():
     """The hand-written cases of tests/ir/conversion (descriptors, prints, wraps, ...), except
     the one keeping `tt.extern_elementwise` (a function of the target's math library)."""
     module = parse_module(FILECHECK_CASES.read_text(), str(FILECHECK_CASES))
-    run_pipeline(LINALG_PIPELINE, module)
+    run_pipeline(TARGET_TTIR_PIPELINE + LINALG_PIPELINE, module)
     (kept,) = [f for f in module.regions[0].entry_block if f.sym_name.value == "tt_elementwise"]
     kept.erase()
     _assert_upstream_linalg(module)
