@@ -49,6 +49,7 @@ XDSL_MISSING: dict[str, str] = {
     "linalg.map": "not defined in xDSL 0.74",
     "tensor.bitcast": "not defined in xDSL 0.74",
     "tensor.generate": "not defined in xDSL 0.74",
+    "llvm.intr.assume": "not defined in xDSL 0.74 (`tl.assume`'s hint, kept for LLVM)",
     "arith.truncf": (
         "with a rounding mode (`arith.truncf %x toward_zero : f32 to bf16`): xDSL 0.74's "
         "definition has no `roundingmode` property"

@@ -4,7 +4,8 @@
                               message and the op's location kept: the CPU back end reports the
                               first failing program at the user's file:line
     tt.print                  a call of a runtime function (below)
-    llvm.intr.assume          dropped: a hint the CPU code generator has no use for
+    llvm.intr.assume          kept on its scalar condition, for LLVM (`llvm.assume`); on a
+                              block condition dropped (LLVM's assume takes one i1)
     ttg.barrier               dropped: a program is one thread on the CPU
 
 `tl.device_print` calls the runtime. Each distinct signature gets a private declaration,
@@ -66,6 +67,13 @@ def _print(c: FunctionConversion, op) -> None:
     c.emit(func.CallOp(symbol, operands, [], attributes=attributes))
 
 
-@converts(llvm.AssumeOp, barrier.BarrierOp)
+@converts(llvm.AssumeOp)
+def _assume(c: FunctionConversion, op) -> None:
+    """The hint, for LLVM to fold with (a condition the kernel promises)."""
+    if not isinstance(op.cond.type, RankedTensorType):
+        c.emit(llvm.AssumeOp(c.value(op.cond)))
+
+
+@converts(barrier.BarrierOp)
 def _drop(c: FunctionConversion, op) -> None:
     """Nothing to do on the CPU (see the module docstring)."""

@@ -42,14 +42,15 @@ def assuming_kernel(out_ptr, n, BLOCK: tl.constexpr):
 
 def test_ttgir_is_the_ttir_the_cpu_lowers():
     """`asm["ttgir"]`, where Triton's users read the TTIR a back end lowers: every call
-    inlined (noinline ones too), `tl.assume` kept as `llvm.intr.assume` (Triton's test_assume
-    reads it there)."""
+    inlined (noinline ones too), `tl.assume` kept as `llvm.intr.assume`, and given to LLVM as
+    `llvm.assume` (Triton's test_assume reads both)."""
     out = np.full(64, -1, np.int32)
     kernel = assuming_kernel[(1,)](out, 40, BLOCK=64)
     assert np.array_equal(out, np.where(np.arange(64) < 40, np.arange(64) * 2, -1))
     ttgir = kernel.asm["ttgir"]
     assert "llvm.intr.assume" in ttgir and "tt.call" not in ttgir
     assert "tt.call" in kernel.asm["ttir"]
+    assert "call void @llvm.assume" in kernel.asm["llir"]  # the hint reaches LLVM
 
 
 def test_warmup_gives_every_cpu_stage():

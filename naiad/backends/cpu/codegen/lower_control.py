@@ -237,6 +237,12 @@ def _return(fl: FunctionLowering, op) -> None:
     b.position_at_end(b.function.append_basic_block("after.return"))
 
 
+@lowers("llvm.intr.assume")
+def _assume(fl: FunctionLowering, op) -> None:
+    """`llvm.assume`: LLVM may fold what the kernel promised (`tl.assume`)."""
+    fl.builder.assume(fl.value(op.operands[0]))
+
+
 @lowers("cf.assert")
 def _assert(fl: FunctionLowering, op) -> None:
     """A failed assert claims the status record (first failure wins) and ends the program; a
