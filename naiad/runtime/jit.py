@@ -14,7 +14,6 @@ from __future__ import annotations
 import functools
 import inspect
 import weakref
-from dataclasses import dataclass
 
 from .. import knobs
 from ..knobs import launch_settings
@@ -29,43 +28,11 @@ from .interpreter.rewrite import rewrite
 from .kernel_interface import KernelInterface
 from .kernel_source import JITSource, readable
 from .launch_checks import check_arguments
+from .launch_options import OPTION_NAMES, OTHER_VENDORS_OPTIONS, LaunchOptions
 from .launchers import INTERPRET, backend_for_launch, holds_memory, make_launcher
 from .params import kernel_params
 from .pickling import KernelReference
 from .specialization import mangle_type, native_specialize_impl  # noqa: F401  (Triton's have them)
-
-
-@dataclass(frozen=True)
-class LaunchOptions:
-    """Options a launch may pass besides the kernel's own arguments (Triton's names)."""
-
-    num_warps: int = 4
-    num_stages: int = 3
-    num_ctas: int = 1
-    maxnreg: int | None = None
-    debug: bool | None = None
-    enable_fp_fusion: bool = True
-    sanitize_overflow: bool = True
-    launch_cooperative_grid: bool = False
-    launch_pdl: bool = False
-    extern_libs: dict | None = None
-
-    def __post_init__(self):
-        warps = self.num_warps
-        if not isinstance(warps, int) or warps < 1 or warps & (warps - 1):
-            raise ValueError(f"num_warps must be a power of 2, got {warps!r}")
-        if not isinstance(self.num_stages, int) or self.num_stages < 0:
-            raise ValueError(f"num_stages must be a non-negative int, got {self.num_stages!r}")
-        if self.maxnreg is not None and (not isinstance(self.maxnreg, int) or self.maxnreg <= 0):
-            raise ValueError(f"maxnreg must be a positive int or None, got {self.maxnreg!r}")
-
-
-_OPTION_NAMES = frozenset(LaunchOptions.__dataclass_fields__)
-# AMD's options, which Triton's other back ends drop without a word: a Config written for both
-# vendors (Triton's tutorial 03) launches here as it does there. Ignored unless a parameter.
-_OTHER_VENDORS_OPTIONS = frozenset(
-    ("waves_per_eu", "matrix_instr_nonkdim", "kpack", "schedule_hint", "instruction_sched_variant")
-)
 
 
 class JITFunction(JITSource, KernelInterface):
@@ -279,14 +246,14 @@ class JITFunction(JITSource, KernelInterface):
     def _run_slow(self, args, kwargs, grid, warmup, target, key):
         """Bind, choose the options, the back end and the specialization, and launch; prepare
         the launch under the binder's `key` for the hot path."""
-        for name in _OTHER_VENDORS_OPTIONS & kwargs.keys() - self.params_by_name.keys():
+        for name in OTHER_VENDORS_OPTIONS & kwargs.keys() - self.params_by_name.keys():
             del kwargs[name]
         # A kernel parameter wins over a launch option of the same name (e.g. `num_stages`).
         options = LaunchOptions(
             **{
                 k: kwargs.pop(k)
                 for k in list(kwargs)
-                if k in _OPTION_NAMES and k not in self.params_by_name
+                if k in OPTION_NAMES and k not in self.params_by_name
             }
         )
         bound = self._bind(args, kwargs)

@@ -17,7 +17,7 @@ from naiad import knobs
 from naiad.backends import registry
 from naiad.backends.nvidia import driver as cuda_driver
 from naiad.runtime import cuda_launcher
-from naiad.runtime.jit import LaunchOptions
+from naiad.runtime.launch_options import LaunchOptions
 
 
 @naiad.jit

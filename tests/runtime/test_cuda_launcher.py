@@ -11,7 +11,7 @@ import naiad
 import naiad.language as tl
 from naiad.backends.nvidia import driver as cuda_driver
 from naiad.runtime import cuda_launcher
-from naiad.runtime.jit import LaunchOptions
+from naiad.runtime.launch_options import LaunchOptions
 
 
 class FakeDevice(SimpleNamespace):

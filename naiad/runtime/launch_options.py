@@ -1,0 +1,39 @@
+"""The options a launch may pass besides the kernel's own arguments, with Triton's names and
+defaults (`num_warps`, `num_stages`, ...), checked when a launch names them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class LaunchOptions:
+    """Options a launch may pass besides the kernel's own arguments (Triton's names)."""
+
+    num_warps: int = 4
+    num_stages: int = 3
+    num_ctas: int = 1
+    maxnreg: int | None = None
+    debug: bool | None = None
+    enable_fp_fusion: bool = True
+    sanitize_overflow: bool = True
+    launch_cooperative_grid: bool = False
+    launch_pdl: bool = False
+    extern_libs: dict | None = None
+
+    def __post_init__(self):
+        warps = self.num_warps
+        if not isinstance(warps, int) or warps < 1 or warps & (warps - 1):
+            raise ValueError(f"num_warps must be a power of 2, got {warps!r}")
+        if not isinstance(self.num_stages, int) or self.num_stages < 0:
+            raise ValueError(f"num_stages must be a non-negative int, got {self.num_stages!r}")
+        if self.maxnreg is not None and (not isinstance(self.maxnreg, int) or self.maxnreg <= 0):
+            raise ValueError(f"maxnreg must be a positive int or None, got {self.maxnreg!r}")
+
+
+OPTION_NAMES = frozenset(LaunchOptions.__dataclass_fields__)
+# AMD's options, which Triton's other back ends drop without a word: a Config written for both
+# vendors (Triton's tutorial 03) launches here as it does there. Ignored unless a parameter.
+OTHER_VENDORS_OPTIONS = frozenset(
+    ("waves_per_eu", "matrix_instr_nonkdim", "kpack", "schedule_hint", "instruction_sched_variant")
+)
