@@ -114,16 +114,25 @@ class _CompileLock:
             self._lock.acquire()
 
     def acquire(self) -> None:
-        """Before a fork: keep new compiles out, then wait for the one in progress."""
+        """Before a fork: keep new compiles out, then wait for the one in progress, then for
+        the count of waiting compiles (held for an instant, but a child forked in that
+        instant would find it held forever)."""
         self._turnstile.acquire()
         self._lock.acquire()
+        self._waiters.acquire()
 
     def release(self) -> None:
+        self._waiters.release()
         self._lock.release()
         self._turnstile.release()
 
+    def forget_waiting(self) -> None:
+        """In a forked child: the compiles that waited in the parent have no thread here."""
+        self._waiting = 0
+
 
 _compiling = _CompileLock()
+os.register_at_fork(after_in_child=_compiling.forget_waiting)
 compile_lock = _compiling  # for launchers that coordinate compiles of their own (cpu_tiering.py)
 hold_across_fork(_compiling, 0)
 _ABSENT = object()
