@@ -45,8 +45,8 @@ MODES = ("auto", "off", "always-compile")
 # programs, or 2**16 element-programs, stay well under that.
 SMALL_PROGRAMS = 64
 SMALL_WORK = 1 << 16
-# A loop whose trip count the TTIR does not show (a bound from an argument) counts as this
-# many trips of its body.
+# Every loop counts as this many trips of its body (nested or not): the TTIR seldom shows a
+# trip count, whose bounds mostly come from arguments.
 LOOP_TRIPS_GUESS = 16
 QUEUED = 4
 
