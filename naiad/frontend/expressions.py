@@ -13,6 +13,7 @@ import ast
 import operator
 
 from ..language import core
+from ..language.literals import attribute_of
 
 BINARY_OPERATORS = {
     ast.Add: operator.add,
@@ -56,7 +57,7 @@ class ExpressionsMixin:
         return self.lookup(node.id)
 
     def visit_Attribute(self, node):
-        return core.attribute_of(self.visit(node.value), node.attr)
+        return attribute_of(self.visit(node.value), node.attr)
 
     def visit_Subscript(self, node):
         return self.visit(node.value)[self.visit(node.slice)]

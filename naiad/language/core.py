@@ -89,30 +89,6 @@ def _rfolded(op):
     return method
 
 
-def attribute_of(value, name: str):
-    """`value.name` in a kernel. A Python literal lacking the attribute is read as Triton's
-    code generator sees it: a number (or string, or None) as a constexpr, a tuple display as a
-    `tl.tuple`, so `(10).type` and `(5, 6).type` are their types."""
-    # Only a literal is asked first: `hasattr` on a kernel value would run a property (`x.T`
-    # emits a transpose) once more.
-    if _is_literal(value) and not hasattr(value, name):
-        value = _as_kernel_value(value)
-    return getattr(value, name)
-
-
-def _is_literal(value) -> bool:
-    literal = isinstance(value, bool | int | float | str) or value is None
-    return literal or (isinstance(value, _py.tuple) and not isinstance(value, tuple))
-
-
-def _as_kernel_value(value):
-    if isinstance(value, _py.tuple) and not isinstance(value, tuple):
-        return tuple([_as_kernel_value(v) for v in value])
-    if isinstance(value, bool | int | float | str) or value is None:
-        return constexpr(value)
-    return value
-
-
 def _constant_type(value):
     """The type of a compile-time value; a tuple's is the tuple of its elements' types, as in
     Triton, where a tuple of constants is a `tl.tuple` of constexprs, never one constexpr."""

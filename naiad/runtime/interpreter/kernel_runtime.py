@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ...language import core
 from ...language.iterators import range as lang_range
+from ...language.literals import attribute_of  # noqa: F401  (the rewrite calls it)
 
 
 def assigned(value):
@@ -17,9 +18,6 @@ def assigned(value):
     ):
         return tuple(assigned(v) for v in value)
     return value
-
-
-attribute_of = core.attribute_of
 
 
 def assigned_constexpr(value):
