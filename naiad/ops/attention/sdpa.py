@@ -179,16 +179,22 @@ def flash_attention_for_cpu_backward(grad_out, query, key, value, out, logsumexp
     return _backward(problem, grad_out, out, logsumexp)
 
 
+def _flash_outputs(problem) -> tuple:
+    """The forward's results as the flash and cuDNN overloads return them: the output and the
+    log-sum-exp, then empty debug masks, the lengths and empty random-number seeds."""
+    out, lse = _forward(problem)
+    device = out.device
+    empty = torch.empty(0, device=device)
+    seeds = torch.empty(0, dtype=torch.int64, device=device)
+    return out, lse, empty, empty, problem.L, problem.S, seeds, seeds, empty
+
+
 @aten("_scaled_dot_product_flash_attention.default")
 def flash_attention(query, key, value, dropout_p=0.0, is_causal=False, return_debug_mask=False,
                     *, scale=None):  # fmt: skip
     if return_debug_mask:
         raise Unsupported("the flash kernel's debug mask")
-    problem = _Problem(query, key, value, None, dropout_p, is_causal, scale)
-    out, lse = _forward(problem)
-    empty = torch.empty(0, device=query.device)
-    seeds = torch.empty(0, dtype=torch.int64, device=query.device)
-    return out, lse, empty, empty, problem.L, problem.S, seeds, seeds, empty
+    return _flash_outputs(_Problem(query, key, value, None, dropout_p, is_causal, scale))
 
 
 @aten("_scaled_dot_product_flash_attention_backward.default")
@@ -224,11 +230,7 @@ def cudnn_attention(query, key, value, attn_bias, compute_log_sumexp, dropout_p=
     """The overload torch's dispatch prefers on Hopper GPUs for fp16 and bf16."""
     if return_debug_mask:
         raise Unsupported("the cuDNN kernel's debug mask")
-    problem = _Problem(query, key, value, attn_bias, dropout_p, is_causal, scale)
-    out, lse = _forward(problem)
-    empty = torch.empty(0, device=query.device)
-    seeds = torch.empty(0, dtype=torch.int64, device=query.device)
-    return out, lse, empty, empty, problem.L, problem.S, seeds, seeds, empty
+    return _flash_outputs(_Problem(query, key, value, attn_bias, dropout_p, is_causal, scale))
 
 
 @aten("_scaled_dot_product_cudnn_attention_backward.default")
