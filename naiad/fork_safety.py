@@ -10,10 +10,10 @@ parent and in the child; the fork happens between two compiles, never in one.
 
 adds `lock` (anything with `acquire()` and `release()`). The ranks give the order, lowest
 first: a lock must rank below every lock its holder may take while holding it (the compile
-lock 0, the CPU loader's 10, llvmlite's own 20), or a fork could wait for a compile that
-waits for the forking thread. This module imports nothing, so the compile lock registers at
-`import naiad` and LLVM's only once LLVM is loaded (llvm_util.py). The table is append-only:
-its entries are process-wide locks that live as long as the process.
+lock 0, the CPU loader's 10, the disk cache's 15, llvmlite's own 20), or a fork could wait
+for a compile that waits for the forking thread. This module imports nothing, so the compile
+lock registers at `import naiad` and LLVM's only once LLVM is loaded (llvm_util.py). The table
+is append-only: its entries are process-wide locks that live as long as the process.
 """
 
 from __future__ import annotations

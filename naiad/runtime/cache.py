@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import knobs
+from ..fork_safety import hold_across_fork
 from . import cache_store
 
 # The memory level mirrors recently used entries for this process. The kernels a process runs
@@ -122,6 +123,15 @@ class _Directory:
     estimate: int | None = None  # bytes in it at the last scan, plus our writes since
 
 
+# One lock for every Cache of the process, held across os.fork() (fork_safety.py): a child forked
+# while another thread read or wrote the cache outside a compile (an autotuner's stored choice,
+# the runtime's own objects) would wait for it forever at its first compile. Rank 15: it is
+# taken under the compile lock (0) and the CPU loader's (10), and its holder takes neither of
+# them nor llvmlite's (20).
+_LOCK = threading.RLock()
+hold_across_fork(_LOCK, 15)
+
+
 class Cache:
     """A two-level cache; `directory` None follows `NAIAD_CACHE_DIR` (else ~/.naiad/cache) as
     it changes, so one Cache serves a process. Safe to share between threads and, on disk,
@@ -134,7 +144,7 @@ class Cache:
         self._memory_bytes = 0
         self._memory_root: pathlib.Path | None = None
         self._directories: dict[pathlib.Path, _Directory] = {}
-        self._lock = threading.RLock()
+        self._lock = _LOCK
 
     @property
     def directory(self) -> pathlib.Path:
