@@ -12,10 +12,10 @@ tolerance table's row for the operation that made it. A failure names the kernel
 seed: `random_kernel(seed)` rebuilds the same kernel.
 
 The default tier runs 64 seeds and the seeds that found bugs (`FOUND_SEEDS`); `-m full` runs a
-thousand more, and `-m soak` the rest of the first 5,000 (issue 13). A seed costs about 1.3 s of
-CPU time (0.17 s through the evaluator, 1.1 s compiling and running on the CPU; a kernel with a
-dot loop about twice that), so the soak's 3,936 seeds take about 85 minutes on one core, which
-the full tier cannot afford.
+thousand more, and `-m soak` the rest of the first 5,000 (issue 13). A seed costs about 1.4 s of
+CPU time (measured over 964 soak seeds: 0.16 s through the evaluator, 1.25 s compiling and
+running on the CPU), so the soak's 3,936 seeds take about 90 minutes on one core, which the full
+tier cannot afford.
 """
 
 import pytest
@@ -64,13 +64,22 @@ def test_generated_kernel_agrees(seed, against, kernel_dir):
 # by back end: each order is right, and they differ. The interpreter combines from left to right,
 # the CPU back end across vector lanes, the GPU in Triton's tree order.
 _NAN_ARGMAX = (
-    "an argmax over NaNs (random integer bits bitcast to a float): the index depends on the order"
+    "an argmax or argmin over NaNs (random integer bits bitcast to a float): the index depends "
+    "on the order"
 )
 _F16_OVERFLOW = (
     "an fp16 sum whose partial sums overflow to -inf beside a +inf: inf or NaN by the order"
 )
 ORDER_DEPENDENT = {
-    "cpu": {359: _F16_OVERFLOW, 595: _NAN_ARGMAX},
+    "cpu": {
+        359: _F16_OVERFLOW,
+        595: _NAN_ARGMAX,
+        # soak seeds (every third one of 1064-3953 was run; the others are not known yet)
+        1847: _NAN_ARGMAX,
+        2048: _NAN_ARGMAX,
+        2657: _NAN_ARGMAX,
+        3695: _NAN_ARGMAX,
+    },
     "cuda": {357: _NAN_ARGMAX, 359: _F16_OVERFLOW},
 }
 
