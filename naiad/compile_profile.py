@@ -8,7 +8,7 @@ at 5, 10, 20 s and so on: which kernel, which stage).
 
 Stages nest (the table indents them: `LLVM optimize` inside `llir`) and a compile started
 inside another (a jit function's launch compiling a second kernel, a tool) counts as part of
-the outer one. Compiles are serialized process-wide (runtime/compiler.py), so one record at a
+the outer one. Compiles are serialized process-wide (runtime/compile_lock.py), so one record at a
 time is kept, per thread for safety. The table goes to stderr after the outermost compile:
 
     naiad: compile profile of `_attn_fwd` for cpu

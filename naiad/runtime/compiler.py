@@ -19,28 +19,24 @@ behind one disk cache. Launches, `warmup()`, the tools and the tests all compile
 Any target compiles without its device: arguments may be arrays, torch dtypes or Triton
 signature strings (`'*fp16'`, `'i32'`); pointers given as types are assumed 16-byte aligned.
 
-Compiles are serialized process-wide (`compiled_once`), which is what makes launching from many
-threads safe: the IR's intern table (ir/interning.py) and the disk cache's in-memory level are
-not made for concurrent writers, and a kernel compiled twice is loaded twice, with prepared
-launches of both copies alive. Serializing costs little: the frontend and the passes hold the
-GIL, and llvmlite serializes its binding calls with its own lock anyway.
+Compiles are serialized process-wide (compile_lock.py), which is what makes launching from
+many threads safe. What a compile gives is a CompiledKernel (compiled_kernel.py); what
+NAIAD_DUMP_DIR writes of it, compile_dumps.py.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
-import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .. import compile_profile, knobs
 from ..backends import registry
 from ..backends.registry import Compilation, CompileOptions
-from ..fork_safety import hold_across_fork
 from ..passes import extensions
 from . import ttir_cache
 from .cache import Cache, cache_key
-from .relaunch import TritonCompiledKernel
+from .compile_dumps import dump_stages, pass_dumps
+from .compile_lock import compile_lock
+from .compiled_kernel import CompiledKernel
 from .specialization import Specialization, kernel_name
 
 # Triton's make_ttir, in its order (rewrite-tensor-pointer is not needed: block pointers are
@@ -49,171 +45,6 @@ TTIR_PIPELINE = ("inline", "canonicalize", "combine", "cse", "symbol-dce", "loop
 
 # What `build_ttir` and `compile_ttir` compile for when no target is named.
 DEFAULT_TTIR_TARGET = "cuda:sm_90a"
-
-
-class _CompileLock:
-    """One compile at a time in the process; reentrant, since a compile may ask for another
-    specialization's (an autotuner's warmup, a tool). `os.fork()` waits for the compile in
-    progress (fork_safety.py) and goes before the compiles waiting for it: a fork takes the
-    turnstile first, which every outermost compile passes before the lock (a thread that
-    compiles in a loop releases and retakes the lock faster than a waiting fork wakes up).
-    A compile in the background lets the outermost compiles waiting for the lock go first,
-    between its stages (`give_way`): a launch waiting for a kernel waits for one stage of it,
-    not for the whole of a compile nobody waits for (cpu_tiering.py)."""
-
-    def __init__(self):
-        self._lock = threading.RLock()
-        self._turnstile = threading.Lock()
-        self._depth = threading.local()
-        self._waiting = 0  # outermost compiles waiting for the lock
-        self._waiters = threading.Condition(threading.Lock())
-
-    def __enter__(self):
-        depth = getattr(self._depth, "value", 0)
-        if depth == 0:  # a nested compile must not wait for a fork that waits for its caller
-            with self._turnstile:
-                pass
-        self._depth.value = depth + 1
-        try:  # (a Ctrl-C may interrupt the wait)
-            if depth == 0:
-                self._acquire_counted()
-            else:
-                self._lock.acquire()
-        except BaseException:
-            self._depth.value = depth
-            raise
-
-    def __exit__(self, *exc_info):
-        self._lock.release()
-        self._depth.value -= 1
-
-    def _acquire_counted(self) -> None:
-        with self._waiters:
-            self._waiting += 1
-        try:
-            self._lock.acquire()
-        finally:
-            with self._waiters:
-                self._waiting -= 1
-                self._waiters.notify_all()
-
-    def held_here(self) -> bool:
-        """Whether this thread holds the lock (it is compiling)."""
-        return getattr(self._depth, "value", 0) > 0
-
-    def give_way(self) -> None:
-        """Let the outermost compiles waiting now run first, then take the lock again; the
-        caller holds it once (an outermost compile between two of its stages)."""
-        if not self._waiting or self._depth.value != 1:
-            return
-        self._lock.release()
-        try:
-            with self._waiters:  # until each waiting one has the lock (or gave up waiting)
-                self._waiters.wait_for(lambda: not self._waiting)
-        finally:
-            self._lock.acquire()
-
-    def acquire(self) -> None:
-        """Before a fork: keep new compiles out, then wait for the one in progress, then for
-        the count of waiting compiles (held for an instant, but a child forked in that
-        instant would find it held forever)."""
-        self._turnstile.acquire()
-        self._lock.acquire()
-        self._waiters.acquire()
-
-    def release(self) -> None:
-        self._waiters.release()
-        self._lock.release()
-        self._turnstile.release()
-
-    def forget_waiting(self) -> None:
-        """In a forked child: the compiles that waited in the parent have no thread here."""
-        self._waiting = 0
-
-
-_compiling = _CompileLock()
-os.register_at_fork(after_in_child=_compiling.forget_waiting)
-compile_lock = _compiling  # for launchers that coordinate compiles of their own (cpu_tiering.py)
-hold_across_fork(_compiling, 0)
-_ABSENT = object()
-
-
-def compiled_once(table: dict, key, make):
-    """`table[key]`, made by `make()` and stored when absent: one compile at a time in the
-    process, so threads wanting the same key wait for the first one's result instead of each
-    compiling (and loading) their own copy. A hit takes no lock. When `make` raises, nothing is
-    stored and the next caller tries again (and gets the error itself)."""
-    found = table.get(key, _ABSENT)
-    if found is not _ABSENT:
-        return found
-    with _compiling:
-        found = table.get(key, _ABSENT)
-        if found is _ABSENT:
-            found = table[key] = make()
-        return found
-
-
-# A CPU program occupies its worker thread whole: all of the registers and all of the scratch
-# memory that the CPU driver's device properties count (driver.py), so occupancy computed as
-# for a GPU (tutorial 02: registers // (n_regs * warp size * num_warps), and shared memory //
-# metadata.shared) gives one program per worker thread.
-CPU_REGISTERS = 1 << 16
-CPU_SCRATCH_BYTES = 1 << 16
-
-
-class Metadata(dict):
-    """A compiled kernel's metadata: a dict whose keys also read as attributes, as Triton's
-    (`compiled.metadata.shared`)."""
-
-    def __getattr__(self, name: str):
-        try:
-            return self[name]
-        except KeyError:
-            raise AttributeError(name) from None
-
-
-@dataclass
-class CompiledKernel(TritonCompiledKernel):
-    """A kernel compiled for one specialization: `asm[stage]` text, `metadata`, `name`; the
-    back end's loadable `binary` (CPU object code, cubin); for a GPU target with a linker,
-    `n_regs` and `n_spills` of its cubin (None otherwise). `globals_used` are the globals its
-    code read when it was built (checked again at every launch). `fn`, `constants` and
-    `options` (its JIT function, constexpr values and CompileOptions) relaunch it through
-    Triton's surface (relaunch.py)."""
-
-    name: str
-    asm: dict
-    metadata: Metadata = field(default_factory=Metadata)
-    binary: bytes | None = None
-    globals_used: dict = field(default_factory=dict)
-    fn: object = field(default=None, repr=False)
-    constants: dict = field(default_factory=dict, repr=False)
-    options: CompileOptions = field(default_factory=CompileOptions, repr=False)
-
-    def __post_init__(self):
-        self.metadata = Metadata(self.metadata)
-        if self._on_cpu:
-            self.metadata.setdefault("shared", CPU_SCRATCH_BYTES)
-
-    @property
-    def _on_cpu(self) -> bool:
-        """Whether the target is a CPU: named so before the back end ran, its triple after."""
-        target = self.metadata.get("target", "")
-        if isinstance(target, dict):
-            return not str(target.get("triple", "nvptx")).startswith("nvptx")
-        return str(target).startswith("cpu")
-
-    @property
-    def n_regs(self) -> int | None:
-        regs = self.metadata.get("n_regs")
-        if regs is None and self._on_cpu:
-            return CPU_REGISTERS // max(1, self.options.num_warps)
-        return regs
-
-    @property
-    def n_spills(self) -> int | None:
-        spills = self.metadata.get("n_spills")
-        return 0 if spills is None and self.n_regs is not None else spills
 
 
 @dataclass
@@ -263,7 +94,7 @@ def begin_compile(
     the TTIR can decide where the stages run before paying for them (cpu_tiering.py)."""
     backend, parsed = registry.lookup(target or DEFAULT_TTIR_TARGET)
     insertions = extensions.insertions_for(jit_function)
-    with _compiling, compile_profile.compiling(_name(jit_function), backend.name):  # (module doc)
+    with compile_lock, compile_profile.compiling(_name(jit_function), backend.name):  # (module doc)
         language = backend.language_target(parsed, options)
         build = _build_or_read(jit_function, spec, language, insertions)
         key = cache_key(
@@ -305,9 +136,9 @@ class UnfinishedCompile:
     def finish(self, background: bool = False) -> CompiledKernel:
         """Step 5: the back end's stages, stored in the disk cache. In the `background`, a
         compile gives way between its stages to compiles other threads wait for."""
-        give_way = _compiling.give_way if background else None
+        give_way = compile_lock.give_way if background else None
         where = f"{self.backend.name}, in the background" if background else self.backend.name
-        with _compiling, compile_profile.compiling(_name(self.jit_function), where):
+        with compile_lock, compile_profile.compiling(_name(self.jit_function), where):
             build = self.build
             if build.module is None:  # the TTIR was read: the stages need its module
                 build = _build(self.jit_function, self.spec, self.language, self.insertions)
@@ -390,7 +221,7 @@ def build_ttir(
     options = CompileOptions(num_warps=num_warps, debug=bool(debug))
     spec = Specialization.of(jit_function, bound)
     insertions = extensions.insertions_for(jit_function)
-    with _compiling, compile_profile.compiling(_name(jit_function), backend.name):
+    with compile_lock, compile_profile.compiling(_name(jit_function), backend.name):
         return _build(jit_function, spec, backend.language_target(parsed, options), insertions)
 
 
@@ -440,58 +271,3 @@ def disk_cache() -> Cache:
     if _cache is None:
         _cache = Cache()
     return _cache
-
-
-def _dump_folder(name: str, target: str, spec: Specialization) -> str | None:
-    """`<NAIAD_DUMP_DIR>/<name>-<hash of the specialization and target>/`, made; None when
-    NAIAD_DUMP_DIR is not set."""
-    directory = knobs.dump_dir.get()
-    if not directory:
-        return None
-    digest = hashlib.sha256(repr((spec.key, target)).encode()).hexdigest()[:16]
-    folder = os.path.join(directory, f"{name}-{digest}")
-    os.makedirs(folder, exist_ok=True)
-    return folder
-
-
-class _PassDumps:
-    """NAIAD_DUMP_PASSES: the module after every pass of one pipeline run, numbered in the
-    order the passes ran (`003-canonicalize.mlir`), in the kernel's dump folder, as
-    MLIR_ENABLE_DUMP does for Triton."""
-
-    def __init__(self, folder: str, prefix: str):
-        self.folder, self.prefix, self.count = folder, prefix, 0
-
-    def __call__(self, p, module) -> None:
-        from ..ir.printer import print_module
-
-        self.count += 1
-        name = f"{self.prefix}-{self.count:03d}-{p.name or type(p).__name__}.mlir"
-        with open(os.path.join(self.folder, name), "w") as f:
-            f.write(f"// after pass '{p.name}'\n{print_module(module)}")
-
-
-def pass_dumps(name: str, target: str, spec: Specialization, stage: str):
-    """What writes the IR after each pass of `stage` ('ttir', a back end's name) of kernel
-    `name`, with NAIAD_DUMP_PASSES and NAIAD_DUMP_DIR set; None otherwise."""
-    if not knobs.dump_passes.get():
-        return None
-    folder = _dump_folder(name, target, spec)
-    return None if folder is None else _PassDumps(folder, stage)
-
-
-def dump_stages(kernel: CompiledKernel, spec: Specialization) -> None:
-    """With NAIAD_DUMP_DIR set, write every stage's text under `<dir>/<name>-<hash>/`, for
-    every compile, whatever started it (a cached one too: the stages are the cache's)."""
-    folder = _dump_folder(kernel.name, kernel.metadata["target"], spec)
-    if folder is None:
-        return
-    stages = list(kernel.asm)
-    if "llir" in stages and "ptx" not in stages and "asm" not in stages:
-        stages.append("asm")  # a CPU kernel's assembly is made on demand
-    for stage in stages:
-        text = kernel.asm[stage]
-        suffix = "source.ttir" if stage == "source" else stage
-        mode = "wb" if isinstance(text, bytes) else "w"  # a cubin, an object
-        with open(os.path.join(folder, f"{kernel.name}.{suffix}"), mode) as f:
-            f.write(text)

@@ -4,25 +4,18 @@ Each JIT function gets one `CpuLauncher` (jit.py keeps it). A launch specializes
 (specialization.py) and finds the loaded kernel of that specialization (in memory), else
 compiles it (runtime/compiler.py: TTIR → Linalg → LLVM → object code, through the disk cache;
 debug mode is part of the key) and links the object into the process once. Each launch packs
-the parameter block (abi.py: grid size, then one 8-byte slot per argument of the compiled
-function, then the extent of each pointer argument, then whether the launch streams its
-stores: cpu_streaming.py) and runs the grid on the worker pool. A global the kernel read at
-compile time that has changed since is an error, as in Triton.
-
-Every access is checked against its argument's extent (middle/linalg/bounds_checks.py), debug
-mode or not, so the hot path reads each array's storage at every launch too: a NumPy array
-that owns its data is its own storage, a torch tensor's is one call away (`extent`).
+the parameter block (cpu_parameters.py: grid size, then one 8-byte slot per argument of the
+compiled function, then the extent of each pointer argument, then whether the launch streams
+its stores: cpu_streaming.py) and runs the grid on the worker pool. A global the kernel read at
+compile time that has changed since is an error, as in Triton. Later launches take the hot path
+(cpu_fast_launch.py); a small first launch may run in the interpreter while the kernel compiles
+in the background (cpu_tiering.py).
 """
 
 from __future__ import annotations
 
-import ctypes
-import struct
-import threading
 import warnings
 from dataclasses import dataclass
-
-import numpy as np
 
 from .. import compile_profile
 from ..errors import KernelNotImplementedError
@@ -30,17 +23,13 @@ from . import (
     cpu_objects,  # noqa: F401  (the disk cache keeps the runtime's own objects)
     cpu_tiering,
 )
-from .binder import tensor_type
-from .compiler import (
-    CompiledKernel,
-    begin_compile,
-    compile_lock,
-    compile_options,
-    compile_specialization,
-    compiled_once,
-)
+from .compile_lock import compile_lock, compiled_once
+from .compiled_kernel import CompiledKernel
+from .compiler import begin_compile, compile_options, compile_specialization
+from .cpu_fast_launch import FastCpuLaunch
+from .cpu_parameters import pack_parameters
 from .cpu_streaming import streaming_grid
-from .globals_check import check_globals, globals_checker
+from .globals_check import check_globals
 from .host_arrays import describe, is_array_like
 from .interpreter.launch import run_grid
 from .launchers import INTERPRET
@@ -316,216 +305,3 @@ def _host_pointers(bound: dict):
         if not array.writable:
             read_only.add(name)
     return addresses, read_only
-
-
-class FastCpuLaunch:
-    """A CPU specialization's launch on the hot path (jit.py): the binder's launch values
-    (binder.py) become the parameter block of abi.py, and the grid runs on the pool. It lives
-    as long as its launcher's table of loaded kernels (`CpuLauncher.forget` replaces it, so
-    the next launch takes the slow path and loads them again), and checks the kernel's
-    globals at every launch. It holds its kernel (`_launchable`, which
-    holds the loaded object): the code it calls stays mapped while anyone can call it, even
-    when another thread drops the table, or the table's entry, between the check and the run.
-    It reads the extent of each array argument at every launch (`extent`), from the arguments
-    as given. Debug launches are never prepared: they run seldom, and should stay simple."""
-
-    __slots__ = (
-        "_block",
-        "_check",
-        "_entry",
-        "_launchable",
-        "_launcher",
-        "_local",
-        "_pack",
-        "_pointers",
-        "_run",
-        "_scratch",
-        "_select",
-        "_sites",
-        "_stream_from",
-        "_table",
-        "_tensor",
-        "_threads",
-    )
-
-    def __init__(self, launcher: CpuLauncher, launchable: CpuLaunchable, select, pointers):
-        from ..backends.cpu import pool
-
-        jit_function = launcher.jit_function
-        self._launcher = launcher
-        self._table = launcher.kernels
-        self._check = globals_checker(jit_function, launchable.globals_used)
-        slots = 3 + len(launchable.arguments) + 2 * len(pointers) + 1
-        self._block = ctypes.c_int64 * slots
-        self._pack = struct.Struct(f"={slots}q").pack_into  # native: the kernel reads it
-        self._local = threading.local()
-        self._pointers = pointers  # the runtime index of each pointer argument, in slot order
-        self._tensor = tensor_type()
-        self._stream_from = launchable.stream_from
-        self._select = select
-        self._run = pool.run
-        self._entry = launchable.entry
-        self._launchable = launchable  # keeps `_entry` mapped
-        self._scratch = launchable.scratch_bytes
-        self._sites = launchable.sites
-        self._threads = 1 if launchable.kernel.metadata.get("prints") else None
-
-    @classmethod
-    def prepare(cls, launcher: CpuLauncher, launchable: CpuLaunchable):
-        """The launch of `launchable`, or None when one of its arguments is not a launch value
-        of the binder (the parts of a tensor descriptor)."""
-        jit_function = launcher.jit_function
-        runtime = [p.name for p in jit_function.params if not p.is_constexpr]
-        slots = []
-        for name, kind in launchable.arguments:
-            if name not in runtime:
-                return None
-            param = jit_function.params_by_name[name]
-            slots.append((runtime.index(name), _slot_converter(kind, param.annotation)))
-        pointers = [runtime.index(name) for name, kind in launchable.arguments if kind == "ptr"]
-        if [index for index, _ in slots] == list(range(len(runtime))) and not any(
-            convert for _, convert in slots
-        ):
-            return cls(launcher, launchable, None, pointers)
-
-        def select(values):
-            return [values[i] if convert is None else convert(values[i]) for i, convert in slots]
-
-        return cls(launcher, launchable, select, pointers)
-
-    def __call__(self, dims, values, arguments=None):
-        """Run over `dims` (three sizes) with the binder's `values` and the `arguments` they
-        come from (binder.py); return the CompiledKernel, or False (nothing run) when the kernel
-        has been forgotten since it was prepared, or no arguments give the arrays' extents."""
-        if self._launcher.kernels is not self._table or arguments is None:
-            return False
-        if self._check is not None:
-            self._check()
-        extents = []
-        tensor = self._tensor
-        for i in self._pointers:  # `extent`, its two common cases inline (this is per launch)
-            value = arguments[i]
-            kind = type(value)
-            if kind is np.ndarray and value.base is None:
-                extents += (0, value.nbytes)
-            elif kind is tensor:
-                storage = value.untyped_storage()
-                low = storage.data_ptr() - values[i]
-                extents += (low, low + storage.nbytes())
-            else:
-                extents += extent(value, values[i], tensor)
-        if self._select is not None:
-            values = self._select(values)
-        n_programs = dims[0] * dims[1] * dims[2]
-        stream = n_programs >= self._stream_from
-        block = self._block_of_this_thread()
-        try:  # one pack into a block made once per thread: 3x faster than a new ctypes array
-            self._pack(block, 0, dims[0], dims[1], dims[2], *values, *extents, stream)
-        except struct.error:  # not an int64 (an unsigned one past 2**63): as ctypes converts it
-            block = self._block(dims[0], dims[1], dims[2], *values, *extents, stream)
-        self._run(self._entry, block, n_programs, self._scratch, self._sites, self._threads)
-        return self._launchable.kernel  # the CompiledKernel that ran: what a launch returns
-
-    def _block_of_this_thread(self):
-        """This thread's parameter block: the pool reads it during the launch, which another
-        thread's launch must not overwrite."""
-        try:
-            return self._local.block
-        except AttributeError:
-            block = self._local.block = self._block()
-            return block
-
-
-def _slot_converter(kind: str, annotation):
-    """How a launch value of a compiled argument of `kind` becomes its 8-byte slot: None when
-    it already is one (a pointer's address, an int the binder keyed as 32-bit)."""
-    if kind in ("f32", "f64", "f16", "bf16"):
-        return lambda value: _float_bits(kind, float(value))
-    if kind == "i64" or (kind != "ptr" and annotation is not None):
-        return lambda value: _signed64(int(value))
-    return None
-
-
-def pack_parameters(arguments, bound: dict, grid, addresses=None, stream=False) -> np.ndarray:
-    """The parameter block of abi.py: grid size, then one slot per compiled argument
-    (`addresses`: the data addresses of array arguments, when already known), then the extent
-    of each pointer argument, then whether the launch streams its stores."""
-    values = _expand_descriptors(bound)
-    slots = [grid[0], grid[1], grid[2]]
-    for name, kind in arguments:
-        known = None if addresses is None else addresses.get(name)
-        slots.append(_signed64(known) if known is not None else _slot(name, kind, values[name]))
-    for name, kind in arguments:
-        if kind == "ptr":
-            slots += extent(values[name])
-    slots.append(int(stream))
-    return np.array(slots, dtype=np.int64)
-
-
-def extent(value, address: int | None = None, tensor: type | None = None) -> tuple[int, int]:
-    """The bytes `[low, high)` around an array's data pointer (`address`, when known) that its
-    storage allows (abi.py); empty for a null pointer. Quick where the hot path meets them: a
-    NumPy array that owns its data (no base) is exactly its storage, and a `tensor` (torch's
-    class, when imported: binder.tensor_type) has its storage read directly; anything else is
-    described (host_arrays.py)."""
-    if value is None:
-        return 0, 0
-    kind = type(value)
-    if kind is np.ndarray and value.base is None:
-        return 0, value.nbytes
-    if kind is tensor and address is not None:
-        storage = value.untyped_storage()
-        low = storage.data_ptr() - address
-        return low, low + storage.nbytes()
-    array = describe(value)
-    low = array.storage_base - array.data_ptr
-    return low, low + array.storage_nbytes
-
-
-def _expand_descriptors(bound: dict) -> dict:
-    """Host TensorDescriptors as the parts the frontend passes (base, shape.i, stride.i)."""
-    values = dict(bound)
-    for name, value in bound.items():
-        if isinstance(value, TensorDescriptor):
-            values[name] = value.base
-            for i, (size, stride) in enumerate(zip(value.shape, value.strides)):
-                values[f"{name}.shape.{i}"] = int(size)
-                values[f"{name}.stride.{i}"] = int(stride)
-    return values
-
-
-def _slot(name: str, kind: str, value) -> int:
-    if kind == "ptr":
-        if value is None:
-            return 0
-        if not is_array_like(value):
-            raise TypeError(
-                f"argument `{name}` is a pointer: pass an array, not {type(value).__name__}"
-            )
-        array = describe(value)
-        if array.device != "cpu":
-            raise ValueError(
-                f"argument `{name}` is on {array.device}; a kernel compiled for the CPU reads "
-                "host memory"
-            )
-        return _signed64(array.data_ptr)
-    if isinstance(value, np.generic | np.ndarray):
-        value = value.item()
-    if kind in ("f32", "f64", "f16", "bf16"):
-        return _float_bits(kind, float(value))
-    return _signed64(int(value))
-
-
-def _signed64(value: int) -> int:
-    value &= (1 << 64) - 1
-    return value - (1 << 64) if value >= 1 << 63 else value
-
-
-def _float_bits(kind: str, value: float) -> int:
-    if kind == "f64":
-        return _signed64(struct.unpack("<Q", struct.pack("<d", value))[0])
-    if kind == "f32":
-        return struct.unpack("<I", struct.pack("<f", value))[0]
-    from ..ir.float_format import float_to_bits
-
-    return float_to_bits(kind, value)

@@ -18,7 +18,7 @@ they always did.
 compiled kernel. Timing a kernel (`naiad.testing.do_bench`) waits for it too
 (`waiting_for_compiled`): a benchmark measures the compiled code.
 
-The worker is one thread: compiles are serialized process-wide anyway (runtime/compiler.py),
+The worker is one thread: compiles are serialized process-wide anyway (compile_lock.py),
 and a background compile gives way, between its stages, to a compile a launch waits for. At
 most `QUEUED` compiles wait for the worker; past that the oldest waiting one is dropped (its
 kernel compiles again when it is next launched): a test suite launching a thousand new kernels

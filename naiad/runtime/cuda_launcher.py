@@ -39,7 +39,8 @@ from dataclasses import dataclass
 
 from ..backends.nvidia import driver as cuda_driver
 from ..backends.nvidia import target as nv_target
-from .compiler import compile_options, compile_specialization, compiled_once
+from .compile_lock import compiled_once
+from .compiler import compile_options, compile_specialization
 from .globals_check import check_globals, globals_checker
 from .host_arrays import describe
 from .specialization import Specialization
@@ -84,7 +85,7 @@ class _Compiled:
     pointers: tuple[int, ...]  # positions of the kernel's pointer arguments
     globals_used: dict | None = None
     debug: bool = False  # compiled in debug mode: takes each pointer's extent (see below)
-    source: object = None  # the CompiledKernel (runtime/compiler.py): what a launch returns
+    source: object = None  # the CompiledKernel (compiled_kernel.py): what a launch returns
 
     def arguments(self, runtime: tuple) -> tuple:
         return runtime if self.select is None else self.select(runtime)

@@ -125,9 +125,9 @@ class _CpuUtils:
     def get_device_properties(device=None) -> dict:
         """The host under the same keys: each worker thread counts as a multiprocessor running
         one program at a time (a 'warp' of one thread), which takes all of its registers and
-        scratch memory (a CPU kernel's n_regs and metadata.shared say so: compiler.py)."""
+        scratch memory (a CPU kernel's n_regs and metadata.shared say so: compiled_kernel.py)."""
         from ..backends.cpu import pool
-        from .compiler import CPU_REGISTERS, CPU_SCRATCH_BYTES
+        from .compiled_kernel import CPU_REGISTERS, CPU_SCRATCH_BYTES
 
         return {
             "max_shared_mem": CPU_SCRATCH_BYTES,

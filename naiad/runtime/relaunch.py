@@ -23,7 +23,7 @@ import json
 
 
 class TritonCompiledKernel:
-    """Mixin for `CompiledKernel` (compiler.py), which provides `name`, `asm`, `metadata`,
+    """Mixin for `CompiledKernel` (compiled_kernel.py), which provides `name`, `asm`, `metadata`,
     `binary`, and `fn`, `constants`, `options` (the JIT function, the constexpr values and the
     CompileOptions it was compiled with)."""
 

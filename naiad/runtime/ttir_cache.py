@@ -53,7 +53,8 @@ def load(jit_function, spec, language, insertions, store):
     if used is None or not _files_unchanged(entry.metadata["files"]):
         store.discard(key)  # stale: the TTIR built now takes its place
         return None
-    from .compiler import CompiledKernel, TTIRBuild  # (the compiler imports this module)
+    from .compiled_kernel import CompiledKernel
+    from .compiler import TTIRBuild  # (the compiler imports this module)
 
     asm = {name: entry.files[name].decode() for name in ("source", "ttir")}
     metadata = entry.metadata["kernel"]

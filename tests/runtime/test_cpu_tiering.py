@@ -14,7 +14,7 @@ import naiad
 import naiad.language as tl
 from naiad import knobs
 from naiad.runtime import compiler, cpu_launcher, cpu_tiering
-from naiad.runtime.compiler import CompiledKernel
+from naiad.runtime.compiled_kernel import CompiledKernel
 
 
 @pytest.fixture(autouse=True)

@@ -18,7 +18,8 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from ...errors import InterpreterError  # noqa: F401  (Triton's compiler module has it)
-from ...runtime.compiler import CompiledKernel, build_ttir, compile_kernel
+from ...runtime.compiled_kernel import CompiledKernel
+from ...runtime.compiler import build_ttir, compile_kernel
 from ...runtime.driver import GPUTarget, active
 from ...runtime.jit import JITFunction
 from ...runtime.specialization import TypedArgument

@@ -1,0 +1,72 @@
+"""What NAIAD_DUMP_DIR writes: every stage's text of every compile (`dump_stages`), and with
+NAIAD_DUMP_PASSES the module after every pass (`pass_dumps`), in one folder per kernel and
+specialization (`<dir>/<name>-<hash>/`).
+
+Apart from the compiler (compiler.py) because it is an observer of the trip, not a step of it:
+the compiler calls it at the end of every compile, cached or not, and hands `pass_dumps` to the
+TTIR pipeline and to each back end's stages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+
+from .. import knobs
+from .compiled_kernel import CompiledKernel
+from .specialization import Specialization
+
+
+def _dump_folder(name: str, target: str, spec: Specialization) -> str | None:
+    """`<NAIAD_DUMP_DIR>/<name>-<hash of the specialization and target>/`, made; None when
+    NAIAD_DUMP_DIR is not set."""
+    directory = knobs.dump_dir.get()
+    if not directory:
+        return None
+    digest = hashlib.sha256(repr((spec.key, target)).encode()).hexdigest()[:16]
+    folder = os.path.join(directory, f"{name}-{digest}")
+    os.makedirs(folder, exist_ok=True)
+    return folder
+
+
+class _PassDumps:
+    """NAIAD_DUMP_PASSES: the module after every pass of one pipeline run, numbered in the
+    order the passes ran (`003-canonicalize.mlir`), in the kernel's dump folder, as
+    MLIR_ENABLE_DUMP does for Triton."""
+
+    def __init__(self, folder: str, prefix: str):
+        self.folder, self.prefix, self.count = folder, prefix, 0
+
+    def __call__(self, p, module) -> None:
+        from ..ir.printer import print_module
+
+        self.count += 1
+        name = f"{self.prefix}-{self.count:03d}-{p.name or type(p).__name__}.mlir"
+        with open(os.path.join(self.folder, name), "w") as f:
+            f.write(f"// after pass '{p.name}'\n{print_module(module)}")
+
+
+def pass_dumps(name: str, target: str, spec: Specialization, stage: str):
+    """What writes the IR after each pass of `stage` ('ttir', a back end's name) of kernel
+    `name`, with NAIAD_DUMP_PASSES and NAIAD_DUMP_DIR set; None otherwise."""
+    if not knobs.dump_passes.get():
+        return None
+    folder = _dump_folder(name, target, spec)
+    return None if folder is None else _PassDumps(folder, stage)
+
+
+def dump_stages(kernel: CompiledKernel, spec: Specialization) -> None:
+    """With NAIAD_DUMP_DIR set, write every stage's text under `<dir>/<name>-<hash>/`, for
+    every compile, whatever started it (a cached one too: the stages are the cache's)."""
+    folder = _dump_folder(kernel.name, kernel.metadata["target"], spec)
+    if folder is None:
+        return
+    stages = list(kernel.asm)
+    if "llir" in stages and "ptx" not in stages and "asm" not in stages:
+        stages.append("asm")  # a CPU kernel's assembly is made on demand
+    for stage in stages:
+        text = kernel.asm[stage]
+        suffix = "source.ttir" if stage == "source" else stage
+        mode = "wb" if isinstance(text, bytes) else "w"  # a cubin, an object
+        with open(os.path.join(folder, f"{kernel.name}.{suffix}"), mode) as f:
+            f.write(text)

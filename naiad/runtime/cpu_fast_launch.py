@@ -1,0 +1,141 @@
+"""A CPU specialization's launch on the hot path (`FastCpuLaunch`): the binder's launch values
+(binder.py) packed into the parameter block (cpu_parameters.py) and the grid run on the pool.
+
+Apart from the launcher (cpu_launcher.py), which compiles, loads and runs the slow path, because
+this is the code every launch after the first runs: it is written for speed (a block packed in
+place per thread, the common extents read inline), and reads best alone.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+import threading
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .binder import tensor_type
+from .cpu_parameters import extent, slot_converter
+from .globals_check import globals_checker
+
+if TYPE_CHECKING:
+    from .cpu_launcher import CpuLaunchable, CpuLauncher
+
+
+class FastCpuLaunch:
+    """A CPU specialization's launch on the hot path (jit.py): the binder's launch values
+    (binder.py) become the parameter block of abi.py, and the grid runs on the pool. It lives
+    as long as its launcher's table of loaded kernels (`CpuLauncher.forget` replaces it, so
+    the next launch takes the slow path and loads them again), and checks the kernel's
+    globals at every launch. It holds its kernel (`_launchable`, which
+    holds the loaded object): the code it calls stays mapped while anyone can call it, even
+    when another thread drops the table, or the table's entry, between the check and the run.
+    It reads the extent of each array argument at every launch (`extent`), from the arguments
+    as given. Debug launches are never prepared: they run seldom, and should stay simple."""
+
+    __slots__ = (
+        "_block",
+        "_check",
+        "_entry",
+        "_launchable",
+        "_launcher",
+        "_local",
+        "_pack",
+        "_pointers",
+        "_run",
+        "_scratch",
+        "_select",
+        "_sites",
+        "_stream_from",
+        "_table",
+        "_tensor",
+        "_threads",
+    )
+
+    def __init__(self, launcher: CpuLauncher, launchable: CpuLaunchable, select, pointers):
+        from ..backends.cpu import pool
+
+        jit_function = launcher.jit_function
+        self._launcher = launcher
+        self._table = launcher.kernels
+        self._check = globals_checker(jit_function, launchable.globals_used)
+        slots = 3 + len(launchable.arguments) + 2 * len(pointers) + 1
+        self._block = ctypes.c_int64 * slots
+        self._pack = struct.Struct(f"={slots}q").pack_into  # native: the kernel reads it
+        self._local = threading.local()
+        self._pointers = pointers  # the runtime index of each pointer argument, in slot order
+        self._tensor = tensor_type()
+        self._stream_from = launchable.stream_from
+        self._select = select
+        self._run = pool.run
+        self._entry = launchable.entry
+        self._launchable = launchable  # keeps `_entry` mapped
+        self._scratch = launchable.scratch_bytes
+        self._sites = launchable.sites
+        self._threads = 1 if launchable.kernel.metadata.get("prints") else None
+
+    @classmethod
+    def prepare(cls, launcher: CpuLauncher, launchable: CpuLaunchable):
+        """The launch of `launchable`, or None when one of its arguments is not a launch value
+        of the binder (the parts of a tensor descriptor)."""
+        jit_function = launcher.jit_function
+        runtime = [p.name for p in jit_function.params if not p.is_constexpr]
+        slots = []
+        for name, kind in launchable.arguments:
+            if name not in runtime:
+                return None
+            param = jit_function.params_by_name[name]
+            slots.append((runtime.index(name), slot_converter(kind, param.annotation)))
+        pointers = [runtime.index(name) for name, kind in launchable.arguments if kind == "ptr"]
+        if [index for index, _ in slots] == list(range(len(runtime))) and not any(
+            convert for _, convert in slots
+        ):
+            return cls(launcher, launchable, None, pointers)
+
+        def select(values):
+            return [values[i] if convert is None else convert(values[i]) for i, convert in slots]
+
+        return cls(launcher, launchable, select, pointers)
+
+    def __call__(self, dims, values, arguments=None):
+        """Run over `dims` (three sizes) with the binder's `values` and the `arguments` they
+        come from (binder.py); return the CompiledKernel, or False (nothing run) when the kernel
+        has been forgotten since it was prepared, or no arguments give the arrays' extents."""
+        if self._launcher.kernels is not self._table or arguments is None:
+            return False
+        if self._check is not None:
+            self._check()
+        extents = []
+        tensor = self._tensor
+        for i in self._pointers:  # `extent`, its two common cases inline (this is per launch)
+            value = arguments[i]
+            kind = type(value)
+            if kind is np.ndarray and value.base is None:
+                extents += (0, value.nbytes)
+            elif kind is tensor:
+                storage = value.untyped_storage()
+                low = storage.data_ptr() - values[i]
+                extents += (low, low + storage.nbytes())
+            else:
+                extents += extent(value, values[i], tensor)
+        if self._select is not None:
+            values = self._select(values)
+        n_programs = dims[0] * dims[1] * dims[2]
+        stream = n_programs >= self._stream_from
+        block = self._block_of_this_thread()
+        try:  # one pack into a block made once per thread: 3x faster than a new ctypes array
+            self._pack(block, 0, dims[0], dims[1], dims[2], *values, *extents, stream)
+        except struct.error:  # not an int64 (an unsigned one past 2**63): as ctypes converts it
+            block = self._block(dims[0], dims[1], dims[2], *values, *extents, stream)
+        self._run(self._entry, block, n_programs, self._scratch, self._sites, self._threads)
+        return self._launchable.kernel  # the CompiledKernel that ran: what a launch returns
+
+    def _block_of_this_thread(self):
+        """This thread's parameter block: the pool reads it during the launch, which another
+        thread's launch must not overwrite."""
+        try:
+            return self._local.block
+        except AttributeError:
+            block = self._local.block = self._block()
+            return block
