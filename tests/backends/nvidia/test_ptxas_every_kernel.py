@@ -42,6 +42,8 @@ def collected(tmp_path_factory) -> pathlib.Path:
         "-q",
         "-p",
         "no:cacheprovider",
+        "-n",  # one process: the collector writes one report
+        "0",
         "-p",
         "ptx_collector",
         # the two statistics tests run one program of 2**17 elements: ptxas takes minutes
