@@ -150,6 +150,10 @@ def interrupt_first_launches() -> None:
 
 
 if __name__ == "__main__":
+    # A user's program takes Ctrl-C as KeyboardInterrupt; a process started by a test runner's
+    # worker (pytest-xdist's ignore SIGINT) inherits the signal ignored, and Python then keeps it
+    # so: give this one a user's handler.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     if sys.argv[1] in ("inline", "stuck"):
         os.environ["NAIAD_NUM_THREADS"] = "1" if sys.argv[1] == "inline" else "2"
     if sys.argv[1] == "first":
