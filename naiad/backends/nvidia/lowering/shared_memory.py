@@ -63,10 +63,13 @@ class SharedView:
     def slot_bytes(self) -> int:
         return (1 << self.to_offset.total_in_bits) * self.element_bytes
 
+    def offset_of(self, coords) -> int:
+        """The element offset the buffer's map gives view coordinates `coords`."""
+        return self.to_offset.apply(**dict(zip(self.to_offset.in_dims, coords)))[0]
+
     def origin_offset(self) -> int:
         """The element offset of the view's first element (XOR-ed into its addresses)."""
-        coords = dict(zip(self.to_offset.in_dims, self.origin))
-        return self.to_offset.apply(**coords)[0]
+        return self.offset_of(self.origin)
 
 
 def _view_of(ctx: Context, value) -> SharedView:

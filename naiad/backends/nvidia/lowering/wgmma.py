@@ -177,14 +177,13 @@ class _WgmmaDot:
         """This warpgroup's shared address of the operand's first element: the buffer's
         base, the slot, the view's origin and the warpgroup's rows or columns."""
         em, view = self.em, operand.view
-        names = view.to_offset.in_dims
         nbytes = view.element_bytes
         offset = view.origin_offset() * nbytes
         byte = str(offset)
         if warpgroup_bases:
             group = em.op(f"lshr i32 {em.tid()}, {WARPGROUP_THREADS.bit_length() - 1}")
             for i, basis in enumerate(warpgroup_bases):
-                moved = view.to_offset.apply(**dict(zip(names, basis)))[0] * nbytes
+                moved = view.offset_of(basis) * nbytes
                 if not moved:
                     continue
                 bit = em.op(f"and i32 {group}, {1 << i}")
@@ -202,8 +201,7 @@ class _WgmmaDot:
         coordinates, on a row that is a multiple of 8)."""
         em, operand = self.em, self.operands[index]
         view = operand.view
-        names = view.to_offset.in_dims
-        moved = view.to_offset.apply(**dict(zip(names, corner)))[0] * view.element_bytes
+        moved = view.offset_of(corner) * view.element_bytes
         address = em.op(f"add i32 {start}, {moved}") if moved else start
         field = em.op(f"lshr i32 {address}, 4")
         field = em.op(f"and i32 {field}, 16383")

@@ -66,7 +66,8 @@ def _number(func: Operation) -> tuple[dict, dict]:
     return index, last
 
 
-def _alloc_bytes(t: MemDescType) -> int:
+def alloc_bytes(t: MemDescType) -> int:
+    """The bytes of a `ttg.local_alloc` buffer of type `t` (all its slots)."""
     count = 1
     for extent in t.alloc_shape:
         count *= extent
@@ -95,7 +96,7 @@ def _buffers(func: Operation) -> list[Buffer]:
     for op in func.walk():
         if op.name == "ttg.local_alloc":
             t = op.result.type
-            size = _alloc_bytes(t)
+            size = alloc_bytes(t)
             end = _live_end(op, last)
             buffers.append(Buffer(op, size, index[op], end, buffer_alignment(t)))
             continue

@@ -48,6 +48,7 @@ from ....ir.types import i1, i32
 from ....passes.analysis.axis_info import AxisInfoAnalysis
 from ..lowering.async_copy import COPY_BYTES, copy_plan
 from ..lowering.ldmatrix import shared_offsets
+from .allocate_shared_memory import alloc_bytes
 from .loop_carried import carried
 
 # The shared memory one block of an sm_90 GPU may use (227 KiB, with the opt-in).
@@ -234,13 +235,6 @@ def _pipeline(loop, loads, slice_ops, args, stages: int) -> None:
         after.add(ttg.LocalDeallocOp(ring))
 
 
-def _bytes(t: MemDescType) -> int:
-    count = t.element_type.width // 8
-    for extent in t.shape:
-        count *= extent
-    return count
-
-
 def _asynchronous_dots(loop, loads, stages: int) -> list:
     """The `ttng.warp_group_dot`s of the loop that may run on while the next iteration
     starts: each reads a pipelined load's buffer and accumulates into a carried value that
@@ -249,7 +243,7 @@ def _asynchronous_dots(loop, loads, stages: int) -> list:
     the slot of the dot two iterations back, which every warpgroup has waited for. None when
     the larger rings would not fit in an sm_90 block's shared memory."""
     buffers = {next(iter(load.result.users)).result for load in loads}
-    ring_bytes = sum((stages + 1) * _bytes(buffer.type) for buffer in buffers)
+    ring_bytes = sum((stages + 1) * alloc_bytes(buffer.type) for buffer in buffers)
     if ring_bytes > SHARED_BYTES_SM90:
         return []
     terminator = loop.body.terminator

@@ -18,10 +18,10 @@ fills (128, 64 or 32 bytes); `wgmma` reads either major order of 16-bit operands
 rather than loaded (P) stays in registers, in the `#ttg.dot_op` layout of the version 3 parent,
 which holds the first dot's result rows as the second's A (a renumbering of registers); warps
 then all go along M. As Triton chooses: sm_90 only, 2-D dots of f16 or bf16 operands with an
-f32 accumulator, M a multiple of 64 (a warpgroup's rows), num_warps a multiple of 4; warpgroups tile M first
-(`warps_per_warpgroup_tile`), and the instruction's N is the widest that divides the
-warpgroup's columns, up to 256; a chained dot needs 16 rows for each warp. Other dots keep
-`mma.sync`.
+f32 accumulator, M a multiple of 64 (a warpgroup's rows), num_warps a multiple of 4;
+warpgroups tile M first (`warps_per_warpgroup_tile`), and the instruction's N is the widest
+that divides the warpgroup's columns, up to 256; a chained dot needs 16 rows for each warp.
+Other dots keep `mma.sync`.
 """  # noqa: E501
 
 from __future__ import annotations
