@@ -90,12 +90,12 @@ def test_attention_on_cuda(dtype, causal, on_gpu):
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
 def test_attention_through_the_switch_on_cuda(dtype, on_gpu, monkeypatch):
-    from naiad.ops.attention import sdpa
+    from naiad.ops.attention import flash
 
     calls = []
-    for name in ("_forward", "_backward"):
-        kernel = getattr(sdpa, name)
-        monkeypatch.setattr(sdpa, name, lambda *a, k=kernel: calls.append(k) or k(*a))
+    for name in ("forward", "backward"):
+        kernel = getattr(flash, name)
+        monkeypatch.setattr(flash, name, lambda *a, k=kernel: calls.append(k) or k(*a))
     q, k, v = (_cuda(2, 4, 130, 128, dtype=dtype).requires_grad_() for _ in "qkv")
     grad = _cuda(2, 4, 130, 128, dtype=dtype)
     torch.backends.cuda.matmul.allow_tf32 = False

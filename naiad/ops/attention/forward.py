@@ -3,7 +3,8 @@ the keys and values in blocks of BLOCK_N with an online softmax (a running maxim
 query, the accumulator rescaled when the maximum grows), so the L x S scores never reach memory.
 It writes the output and each query's log-sum-exp (natural log), which the backward reads.
 A causal program stops at the last key block its queries can see. Query head h reads key/value
-head h // GROUP (grouped-query attention; GROUP == 1 for ordinary heads).
+head h // GROUP (grouped-query attention; GROUP == 1 for ordinary heads). The sequences are
+batched or packed (sequence.py); a packed program past its sequence's end does nothing.
 """
 
 from __future__ import annotations
@@ -11,43 +12,51 @@ from __future__ import annotations
 from ... import language as tl
 from ...runtime.jit import jit
 from .scores import scores
+from .sequence import causal_diagonal, sequence
 
 __all__ = ["attention_forward"]
 
 
 @jit(do_not_specialize=["L", "S", "H", "GROUP", "scale_log2"])
-def attention_forward(q, k, v, o, lse, mask, L, S, H, GROUP, scale_log2,
+def attention_forward(q, k, v, o, lse, mask, cu_q, cu_k, L, S, H, GROUP, scale_log2,
                       sq_b, sq_h, sq_l, sk_b, sk_h, sk_s, sv_b, sv_h, sv_s,
-                      sm_b, sm_h, sm_l, sm_s, E: tl.constexpr, CAUSAL: tl.constexpr,
-                      MASK_KIND: tl.constexpr, PRECISION: tl.constexpr, BLOCK_M: tl.constexpr,
-                      BLOCK_N: tl.constexpr, BLOCK_E: tl.constexpr):  # fmt: skip
-    """q, k, v have a unit stride along the head dim E; o is (B, H, L, E) and lse (B, H, L),
-    both contiguous."""
+                      sm_b, sm_h, sm_l, sm_s, so_b, so_h, so_l, E: tl.constexpr,
+                      CAUSAL: tl.constexpr, MASK_KIND: tl.constexpr, PACKED: tl.constexpr,
+                      PRECISION: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                      BLOCK_E: tl.constexpr):  # fmt: skip
+    """q, k, v have a unit stride along the head dim E; o and lse have their rows (one a query
+    and head) at b * so_b + h * so_h + l * so_l: o's row r is o[r * E:][:E], lse's is lse[r]."""
     start = tl.program_id(0) * BLOCK_M
     bh = tl.program_id(1).to(tl.int64)
     b = bh // H
     h = bh % H
     kv = h // GROUP
+    q_first, L = sequence(cu_q, b, L, PACKED)
+    k_first, S = sequence(cu_k, b, S, PACKED)
+    diagonal = causal_diagonal(L, S, PACKED)
     rows = start + tl.arange(0, BLOCK_M)
     dims = tl.arange(0, BLOCK_E)
     e_in = dims < E
-    q_tile = tl.load(q + b * sq_b + h * sq_h + rows[:, None] * sq_l + dims[None, :],
+    q_base = q + b * sq_b + h * sq_h + q_first * sq_l
+    q_tile = tl.load(q_base + rows[:, None] * sq_l + dims[None, :],
                      mask=(rows[:, None] < L) & e_in[None, :], other=0)  # fmt: skip
-    k_base = k + b * sk_b + kv * sk_h
-    v_base = v + b * sv_b + kv * sv_h
+    k_base = k + b * sk_b + kv * sk_h + k_first * sk_s
+    v_base = v + b * sv_b + kv * sv_h + k_first * sv_s
     mask_base = mask + b * sm_b + h * sm_h
     running_max = tl.full([BLOCK_M], float("-inf"), tl.float32)
     total = tl.zeros([BLOCK_M], tl.float32)
     acc = tl.zeros([BLOCK_M, BLOCK_E], tl.float32)
     end = S
     if CAUSAL:
-        end = tl.minimum(S, start + BLOCK_M)
+        end = tl.minimum(S, start + BLOCK_M + diagonal)
+    if PACKED:
+        end = end if start < L else 0
     for begin in range(0, end, BLOCK_N):
         cols = begin + tl.arange(0, BLOCK_N)
         kv_mask = (cols[:, None] < S) & e_in[None, :]
         k_tile = tl.load(k_base + cols[:, None] * sk_s + dims[None, :], mask=kv_mask, other=0)
-        s = scores(q_tile, k_tile, rows, cols, L, S, mask_base, sm_l, sm_s, scale_log2,
-                   CAUSAL, MASK_KIND, PRECISION)  # fmt: skip
+        s = scores(q_tile, k_tile, rows, cols, L, S, diagonal, mask_base, sm_l, sm_s,
+                   scale_log2, CAUSAL, MASK_KIND, PRECISION)  # fmt: skip
         new_max = tl.maximum(running_max, tl.max(s, 1))
         shift = tl.where(new_max == float("-inf"), 0.0, new_max)
         p = tl.math.exp2(s - shift[:, None])
@@ -60,7 +69,8 @@ def attention_forward(q, k, v, o, lse, mask, L, S, H, GROUP, scale_log2,
     safe_total = tl.where(total == 0, 1.0, total)
     out = acc / safe_total[:, None]
     row_in = rows < L
-    where = o + (bh * L + rows[:, None]) * E + dims[None, :]
+    out_rows = b * so_b + h * so_h + (q_first + rows) * so_l
+    where = o + out_rows[:, None] * E + dims[None, :]
     tl.store(where, out.to(o.dtype.element_ty), mask=row_in[:, None] & e_in[None, :])
     log_sum = (running_max + tl.math.log2(safe_total)) * 0.6931471805599453
-    tl.store(lse + bh * L + rows, log_sum, mask=row_in)
+    tl.store(lse + out_rows, log_sum, mask=row_in)

@@ -1,0 +1,147 @@
+"""Launching the flash kernels (forward.py, backward.py) for one attention call, whatever holds
+its sequences: a `Problem` says the shapes, strides, layouts and flags; `forward` and `backward`
+allocate the results and run the kernels; `Attention` makes the pair differentiable.
+
+A subclass of `Problem` reads its call's tensors (batched ones in sdpa.py, packed ones in
+varlen.py) and sets the layouts: where its inputs' (batch, head, position) rows are, and where
+the results' rows go (the output, log-sum-exp and query gradient share one layout, the key and
+value gradients another).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from ..dtypes import Unsupported
+from .backward import attention_delta, attention_dkdv, attention_dq
+from .forward import attention_forward
+from .scores import LOG2E, NO_MASK
+
+__all__ = ["BLOCKS", "DTYPES", "MAX_HEAD_DIM", "Attention", "Problem", "backward", "forward"]
+
+DTYPES = (torch.float32, torch.float16, torch.bfloat16)
+MAX_HEAD_DIM = 256
+
+# (kernel, device kind) -> rows (widest head block, BLOCK_M queries, BLOCK_N keys, num_warps):
+# the first row whose head block is at least the call's. The GPU rows are the fastest of a
+# sweep on an H200 (fp16, 4x16x1024, causal and not; bench/RESULTS.md); wide heads take smaller
+# tiles (the tiles share the registers). The CPU keeps one set of tiles.
+_CPU = ((64, 64, 64, 1), (256, 32, 32, 1))
+BLOCKS = {
+    ("forward", "cuda"): ((64, 64, 64, 4), (128, 128, 32, 4), (256, 32, 32, 4)),
+    ("dkdv", "cuda"): ((64, 64, 64, 4), (128, 32, 128, 8), (256, 32, 32, 4)),
+    ("dq", "cuda"): ((128, 64, 64, 4), (256, 32, 32, 4)),
+    ("forward", "cpu"): ((64, 64, 64, 1), (128, 64, 32, 1), (256, 32, 32, 1)),
+    ("dkdv", "cpu"): _CPU,
+    ("dq", "cpu"): _CPU,
+}
+
+
+def _blocks(kernel: str, device: torch.device, block_e: int) -> tuple[int, int, dict]:
+    """(BLOCK_M, BLOCK_N, launch options) of one of the three kernels."""
+    kind = "cpu" if device.type == "cpu" else "cuda"
+    for widest, block_m, block_n, warps in BLOCKS[(kernel, kind)]:
+        if block_e <= widest:
+            return block_m, block_n, {} if kind == "cpu" else {"num_warps": warps}
+    raise Unsupported(f"attention with a head block of {block_e}")
+
+
+class Problem:
+    """The shapes, strides, layouts and flags every kernel of one attention call takes.
+
+    Set by a subclass: `batches` (sequences), `L` and `S` (the longest query and key lengths),
+    `out_shape` and `out_rows` (the output's shape; its rows' strides along batch, head and
+    position, in rows of E), `kv_shape` and `kv_rows` (the same of the key and value gradients),
+    `input_strides` (q's, k's, v's and the mask's strides along batch, head and position), and
+    the prefix sums `cu_q`, `cu_k` where `packed`.
+    """
+
+    packed = False
+    mask_kind, mask_strides = NO_MASK, (0, 0, 0, 0)
+
+    def __init__(self, q, k, v, heads, key_heads, causal, scale):
+        """The checks and flags that do not depend on how the sequences are held; `q`, `k`, `v`
+        have the head dim last."""
+        if q.dtype not in DTYPES or k.dtype != q.dtype or v.dtype != q.dtype:
+            raise Unsupported(f"attention of {q.dtype}")
+        E = q.shape[-1]
+        if E > MAX_HEAD_DIM or k.shape[-1] != E or v.shape != k.shape or heads % key_heads:
+            raise Unsupported("attention of these shapes")
+        self.q, self.k, self.v = (t if t.stride(-1) == 1 else t.contiguous() for t in (q, k, v))
+        self.mask = self.cu_q = self.cu_k = self.q  # not read unless a flag says so
+        self.H, self.E, self.group = heads, E, heads // key_heads
+        self.causal = bool(causal)
+        scale = 1.0 / math.sqrt(E) if scale is None else scale
+        self.scale_log2 = scale * LOG2E
+        self.block_e = max(16, 1 << (E - 1).bit_length())
+        cuda_tf32 = q.is_cuda and torch.backends.cuda.matmul.allow_tf32
+        self.precision = "tf32" if q.dtype == torch.float32 and cuda_tf32 else "ieee"
+
+    def arguments(self):
+        """The arguments after the tensors: sequence bounds, sizes, scale and input strides."""
+        return (self.cu_q, self.cu_k, self.L, self.S, self.H, self.group, self.scale_log2,
+                *self.input_strides, *self.mask_strides)  # fmt: skip
+
+    def constants(self, kernel: str):
+        """(BLOCK_M, BLOCK_N, the kernel's trailing constexprs, launch options)."""
+        block_m, block_n, options = _blocks(kernel, self.q.device, self.block_e)
+        flags = (self.E, self.causal, self.mask_kind, self.packed, self.precision)
+        return block_m, block_n, (*flags, block_m, block_n, self.block_e), options
+
+
+def forward(p: Problem):
+    """(output of `p.out_shape`, log-sum-exp of its rows, fp32)."""
+    q = p.q
+    out = torch.empty(p.out_shape, dtype=q.dtype, device=q.device)
+    lse = torch.empty(p.out_shape[:-1], dtype=torch.float32, device=q.device)
+    block_m, _, constants, options = p.constants("forward")
+    if out.numel():
+        grid = ((p.L + block_m - 1) // block_m, p.batches * p.H)
+        attention_forward[grid](q, p.k, p.v, out, lse, p.mask, *p.arguments(), *p.out_rows,
+                                *constants, **options)  # fmt: skip
+    return out, lse
+
+
+def backward(p: Problem, grad, out, lse):
+    """(dq, dk, dv) of the attention whose forward gave `out` and `lse`."""
+    q = p.q
+    grad = grad.contiguous()
+    out = out.contiguous()
+    dq = torch.empty(p.out_shape, dtype=q.dtype, device=q.device)
+    dk = torch.empty(p.kv_shape, dtype=q.dtype, device=q.device)
+    dv = torch.empty_like(dk)
+    if not (dq.numel() and dk.numel()):
+        return dq.zero_(), dk.zero_(), dv.zero_()
+    delta = torch.empty(p.out_shape[:-1], dtype=torch.float32, device=q.device)
+    rows = delta.numel()
+    options = {} if q.device.type == "cpu" else {"num_warps": 4}
+    attention_delta[((rows + 63) // 64,)](out, grad, delta, rows, p.E, 64, p.block_e, **options)
+    tensors = (q, p.k, p.v, grad, lse, delta)
+    _, block_n, constants, options = p.constants("dkdv")
+    kv_grid = ((p.S + block_n - 1) // block_n, p.batches * (p.H // p.group))
+    attention_dkdv[kv_grid](*tensors, dk, dv, p.mask, *p.arguments(), *p.out_rows, *p.kv_rows,
+                            *constants, **options)  # fmt: skip
+    block_m, _, constants, options = p.constants("dq")
+    q_grid = ((p.L + block_m - 1) // block_m, p.batches * p.H)
+    attention_dq[q_grid](*tensors, dq, p.mask, *p.arguments(), *p.out_rows, *constants,
+                         **options)  # fmt: skip
+    return dq, dk, dv
+
+
+class Attention(torch.autograd.Function):
+    """The flash forward and backward of one `Problem`, as autograd sees them."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, problem):
+        out, lse = forward(problem)
+        ctx.save_for_backward(out, lse)
+        ctx.problem = problem
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        out, lse = ctx.saved_tensors
+        dq, dk, dv = backward(ctx.problem, grad, out, lse)
+        return dq, dk, dv, None

@@ -1,0 +1,81 @@
+"""Variable-length attention: sequences of different lengths packed end to end along one token
+axis, attended to without padding by the flash kernels (flash.py), forward and backward.
+
+    out = naiad.ops.varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q,
+                                     max_seqlen_k, causal=True)
+
+q is (total_q, H, E); k and v are (total_k, HK, E), H a multiple of HK (grouped heads: query
+head h reads key head h // (H // HK)). Sequence b is queries cu_seqlens_q[b] to
+cu_seqlens_q[b + 1] against keys cu_seqlens_k[b] to cu_seqlens_k[b + 1]; no query sees another
+sequence's keys. The prefix sums are int32, one per sequence plus one, from 0 to the total;
+max_seqlen_q and max_seqlen_k are at least every sequence's length (they size the grid). A
+causal mask ends at the bottom right of each sequence (its last query sees all its keys; where
+a sequence has more queries than keys, its first queries see none and give zeros). The scale
+defaults to 1 / sqrt(E). fp32/fp16/bf16, head dims up to 256, any strides with a unit one along
+E; the output is (total_q, H, E), contiguous.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ..differentiable import apply
+from ..dtypes import Unsupported
+from . import flash
+
+__all__ = ["varlen_attention"]
+
+
+def _check_prefix_sums(cu_seqlens, total, longest, device, name):
+    """The prefix sums' dtype, rank and device always; their values where they are on the CPU
+    (on a GPU reading them would wait for the device, so there they are the caller's promise)."""
+    if cu_seqlens.dtype != torch.int32 or cu_seqlens.dim() != 1 or not cu_seqlens.numel():
+        raise ValueError(f"{name} must be a non-empty 1-d int32 tensor")
+    if cu_seqlens.device != device:
+        raise ValueError(f"{name} is on {cu_seqlens.device}, the tensors on {device}")
+    if device.type != "cpu":
+        return
+    lengths = cu_seqlens.diff()
+    if cu_seqlens[0] != 0 or cu_seqlens[-1] != total or (lengths < 0).any():
+        raise ValueError(f"{name} must rise from 0 to {total}")
+    if lengths.numel() and lengths.max() > longest:
+        raise ValueError(f"a sequence of {name} is longer than its max_seqlen, {longest}")
+
+
+class _Problem(flash.Problem):
+    """An attention call on packed (total_q, H, E) queries and (total_k, HK, E) keys and values:
+    the rows of sequence b start at the prefix sums' b-th entry, so the batch strides are 0."""
+
+    packed = True
+
+    def __init__(self, q, k, v, cu_q, cu_k, max_q, max_k, causal, scale):
+        if q.dim() != 3 or k.dim() != 3 or v.dim() != 3:
+            raise Unsupported("variable-length attention of tensors not (tokens, heads, dim)")
+        total_q, H, E = q.shape
+        total_k, HK, _ = k.shape
+        super().__init__(q, k, v, H, HK, causal, scale)
+        _check_prefix_sums(cu_q, total_q, max_q, q.device, "cu_seqlens_q")
+        _check_prefix_sums(cu_k, total_k, max_k, q.device, "cu_seqlens_k")
+        if cu_q.numel() != cu_k.numel():
+            raise ValueError("cu_seqlens_q and cu_seqlens_k count different numbers of sequences")
+        self.cu_q, self.cu_k = cu_q.contiguous(), cu_k.contiguous()
+        self.batches, self.L, self.S = cu_q.numel() - 1, int(max_q), int(max_k)
+        self.out_shape, self.out_rows = (total_q, H, E), (0, 1, H)
+        self.kv_shape, self.kv_rows = (total_k, HK, E), (0, 1, HK)
+        q, k, v = self.q, self.k, self.v
+        self.input_strides = (0, q.stride(1), q.stride(0), 0, k.stride(1), k.stride(0),
+                              0, v.stride(1), v.stride(0))  # fmt: skip
+
+
+def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, *,
+                     softmax_scale=None, causal=False):  # fmt: skip
+    """Attention of packed sequences (module docstring), differentiable in q, k and v.
+
+    Raises:
+        Unsupported: for dtypes, ranks or head dims the kernels do not handle.
+        ValueError: for prefix sums of another dtype, rank or device, or (on the CPU) that do not
+            rise from 0 to the total or have a sequence longer than its max_seqlen.
+    """
+    problem = _Problem(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, causal,
+                       softmax_scale)  # fmt: skip
+    return apply(flash.Attention, q, k, v, problem)

@@ -1,0 +1,129 @@
+"""varlen_attention of naiad.ops against torch eager run sequence by sequence in float64: the
+output and the three gradients, causal (from the bottom right) or not, grouped heads, random
+lengths with 1, 0 and lengths past a block; strided inputs; the prefix sums' checks."""
+
+import pytest
+import torch
+from ops_helpers import FLOATS, assert_matches, make
+
+import naiad.ops as ops
+
+
+def _prefix_sums(lengths) -> torch.Tensor:
+    return torch.tensor([0, *lengths], dtype=torch.int32).cumsum(0, dtype=torch.int32)
+
+
+def _lengths(gen, count, fixed=(1, 70)) -> list[int]:
+    """`fixed` lengths (1, and one past the CPU's 64-row block) and `count` random ones."""
+    return [*fixed, *torch.randint(2, 100, (count,), generator=gen).tolist()]
+
+
+def _sequence_attention(q, k, v, scale, causal):
+    """One sequence's attention, (L, H, E) queries against (S, H, E) keys, in torch eager. A
+    causal mask ends at the bottom right; a query that sees no key gives zeros."""
+    q, k, v = (t.transpose(0, 1) for t in (q, k, v))
+    L, S = q.shape[1], k.shape[1]
+    seen = torch.ones(L, S, dtype=torch.bool)
+    if causal:
+        seen = seen.tril(S - L)
+    s = (q @ k.transpose(1, 2) * scale).masked_fill(~seen, -1e300)
+    p = torch.softmax(s, -1) * seen.any(-1, keepdim=True)
+    return (p @ v).transpose(0, 1)
+
+
+def _reference(q, k, v, cu_q, cu_k, scale, causal):
+    group = q.shape[1] // k.shape[1]
+    k, v = k.repeat_interleave(group, 1), v.repeat_interleave(group, 1)
+    bounds = zip(cu_q.tolist(), cu_q[1:].tolist(), cu_k.tolist(), cu_k[1:].tolist())
+    outputs = [
+        _sequence_attention(q[q0:q1], k[k0:k1], v[k0:k1], scale, causal)
+        for q0, q1, k0, k1 in bounds
+    ]
+    return torch.cat(outputs)
+
+
+def _with_grads(fn, tensors, grad, *args, **kwargs):
+    out = fn(*tensors, *args, **kwargs)
+    return [out, *torch.autograd.grad(out, tensors, grad)]
+
+
+def _check(gen, dtype, lengths_q, lengths_k, H=4, HK=2, E=40, causal=False, scale=None,
+           tolerance=8.0, tensors=None):  # fmt: skip
+    cu_q, cu_k = _prefix_sums(lengths_q), _prefix_sums(lengths_k)
+    if tensors is None:
+        tensors = (
+            make((int(cu_q[-1]), H, E), dtype, gen, -1, 1),
+            make((int(cu_k[-1]), HK, E), dtype, gen, -1, 1),
+            make((int(cu_k[-1]), HK, E), dtype, gen, -1, 1),
+        )
+    tensors = [t.requires_grad_() for t in tensors]
+    grad = make(tensors[0].shape, dtype, gen, -1, 1)
+    lengths = (cu_q, cu_k, max(lengths_q), max(lengths_k))
+    actual = _with_grads(ops.varlen_attention, tensors, grad, *lengths, softmax_scale=scale,
+                         causal=causal)  # fmt: skip
+    wide = [t.detach().double().requires_grad_() for t in tensors]
+    scale = tensors[0].shape[-1] ** -0.5 if scale is None else scale
+    expected = _with_grads(_reference, wide, grad.double(), cu_q, cu_k, scale, causal)
+    for a, e in zip(actual, expected, strict=True):
+        assert_matches(a, e.to(dtype), tolerance, normwise=True)
+
+
+def _small_case(gen):
+    """Causal over grouped heads: a sequence of one query against more keys, one of more
+    queries than keys (its first queries see none), one past the CPU's 64-row block."""
+    lengths_q = [1, 70, 9, *_lengths(gen, 1, fixed=())]
+    lengths_k = [5, 66, 3, *_lengths(gen, 1, fixed=())]
+    _check(gen, torch.float32, lengths_q, lengths_k, H=2, HK=1, E=16, causal=True, scale=0.3)
+
+
+def test_varlen_attention_interpreted(gen, interpreted):
+    _small_case(gen)
+
+
+def test_varlen_attention_compiled(gen, compiled):
+    _small_case(gen)
+
+
+def test_varlen_attention_checks_its_prefix_sums(gen):
+    q = make((5, 2, 8), torch.float32, gen)
+    good = _prefix_sums([2, 3])
+    for cu, message in [
+        (good.long(), "int32"),
+        (_prefix_sums([2, 2]), "rise from 0 to 5"),
+        (torch.tensor([1, 2, 5], dtype=torch.int32), "rise from 0 to 5"),
+        (torch.tensor([0, 3, 2, 5], dtype=torch.int32), "rise from 0 to 5"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            ops.varlen_attention(q, q, q, cu, good, 3, 3)
+    with pytest.raises(ValueError, match="longer than its max_seqlen, 2"):
+        ops.varlen_attention(q, q, q, good, good, 3, 2)
+    with pytest.raises(ValueError, match="different numbers of sequences"):
+        ops.varlen_attention(q, q, q, good, _prefix_sums([5]), 3, 5)
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("dtype, E", list(zip(FLOATS, [64, 128, 256], strict=True)))
+@pytest.mark.parametrize("causal", [False, True])
+def test_varlen_attention_matrix(dtype, E, causal, gen, backend):
+    lengths = _lengths(gen, 3)
+    _check(gen, dtype, lengths, lengths, H=2, HK=1, E=E, causal=causal, tolerance=16.0)
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("causal", [False, True])
+def test_varlen_attention_of_unequal_lengths(causal, gen, backend):
+    """More queries than keys and fewer, an empty sequence on either side: causal queries that
+    see no key (from the bottom right) give zeros."""
+    lengths_q = [1, 70, 0, 9, 30, *_lengths(gen, 2, fixed=())]
+    lengths_k = [5, 20, 8, 0, 100, *_lengths(gen, 2, fixed=())]
+    _check(gen, torch.float32, lengths_q, lengths_k, H=6, HK=2, E=24, causal=causal, scale=0.5)
+
+
+@pytest.mark.full
+def test_varlen_attention_of_strided_inputs(gen, backend):
+    """q, k and v as slices of one packed (tokens, 3, H, E) projection, as attention layers
+    make them."""
+    lengths = _lengths(gen, 2)
+    qkv = make((sum(lengths), 3, 3, 32), torch.float32, gen, -1, 1)
+    q, k, v = qkv.unbind(1)
+    _check(gen, torch.float32, lengths, lengths, causal=True, tensors=(q, k, v))
