@@ -27,6 +27,10 @@ class TargetInfo:
     allowed_dot_input_precisions: tuple = ("tf32", "tf32x3", "ieee", "bf16x3", "bf16x6")
     supported_fp8_dtypes: tuple = ("fp8e5", "fp8e4b15", "fp8e4nv")
     deprecated_fp8_dot_operand_dtypes: tuple = ("fp8e4b15",)
+    # K elements an fp8 dot may sum in the tensor cores' reduced-precision accumulator before
+    # adding into its f32 one, when `tl.dot` names none: all of them on Hopper, whose fp8
+    # wgmma accumulates that way (Triton's default there), none elsewhere.
+    max_num_imprecise_acc_default: int = 0
     max_tensor_numel: int = 1048576
     extra: dict = field(default_factory=dict, compare=False, hash=False)
 

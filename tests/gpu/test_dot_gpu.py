@@ -1,8 +1,9 @@
 """`tl.dot` on the GPU against float64 references, within the tolerance table: every operand
 type and input precision (mma.sync for f16, bf16, tf32, tf32x3, bf16x3, bf16x6, int8, fp8,
-wgmma on sm_90a for f16 and bf16 with M a multiple of 64; FMA for ieee f32, f64 and tiles below
-one instruction), shapes 16..128, with and without an accumulator, batched, chained, in a K
-loop, and the tutorial matmul.
+wgmma on sm_90a for f16, bf16, tf32, int8 and fp8 with M a multiple of 64; FMA for ieee f32,
+f64 and tiles below one instruction), shapes 16..128, with and without an accumulator, batched,
+chained, in K loops with B of either major order and fp8's `max_num_imprecise_acc`, and the
+tutorial matmul.
 
 Run on the GPU machine: `scripts/gpu-check OUTDIR` (or `python3 -m pytest tests/gpu -m gpu`).
 """
@@ -150,3 +151,39 @@ def test_tutorial_matmul(config, dtype):
     ref = tutorial.reference(a, b, "leaky_relu")
     op = "dot" if dtype == torch.float16 else "dot_tf32"
     check(op, c.cpu(), ref, "gpu", np.float16, k=k)
+
+
+_LOOP_TYPES = {
+    "f16": (torch.float16, tl.float32, "dot"),
+    "tf32": (torch.float32, tl.float32, "dot_tf32"),
+    "int8": (torch.int8, tl.int32, "exact"),
+    "e4m3": (torch.float8_e4m3fn, tl.float32, "dot"),
+    "e5m2": (torch.float8_e5m2, tl.float32, "dot"),
+}
+
+
+@pytest.mark.parametrize("imprecise", [None, 32])
+@pytest.mark.parametrize("k", [200, 208])
+@pytest.mark.parametrize("b_k_major", [False, True])
+@pytest.mark.parametrize("m", [64, 128])
+@pytest.mark.parametrize("case", sorted(_LOOP_TYPES))
+def test_typed_matmul_loop(case, m, b_k_major, k, imprecise):
+    """A K loop (wgmma on sm_90a) for each operand type, B stored (N, K) or (K, N), K ragged:
+    a multiple of 16 (rows aligned for `cp.async`: pipelined) or not; fp8 also with partial
+    sums every 32 K elements."""
+    dtype, acc, op = _LOOP_TYPES[case]
+    if imprecise is not None and not case.startswith("e"):
+        pytest.skip("max_num_imprecise_acc is an fp8 option")
+    gen = torch.Generator().manual_seed(m + 2 * b_k_major + k)
+    n, block_k = 64, 64
+    a, b = _random((m, k), dtype, gen), _random((k, n), dtype, gen)
+    stored_b = b.T.contiguous() if b_k_major else b
+    out = torch.int32 if acc == tl.int32 else torch.float32
+    c = torch.full((m, n), 7, dtype=out, device="cuda")
+    kernels.matmul_loop_typed[(1,)](
+        a.cuda(), stored_b.cuda(), c, m, n, k, block_k, b_k_major, acc, imprecise, num_stages=3
+    )
+    if dtype == torch.int8:
+        torch.testing.assert_close(c.cpu(), (a.long() @ b.long()).to(torch.int32), rtol=0, atol=0)
+        return
+    check(op, c.cpu(), (a.double() @ b.double()).numpy(), "gpu", np.float32, k=k)

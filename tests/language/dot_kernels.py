@@ -84,6 +84,38 @@ def matmul_loop(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K, BK: tl
 
 
 @naiad.jit
+def matmul_loop_typed(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M: tl.constexpr,
+    N: tl.constexpr,
+    K,
+    BK: tl.constexpr,
+    B_K_MAJOR: tl.constexpr,
+    ACC: tl.constexpr,
+    IMPRECISE: tl.constexpr = None,
+):
+    """`matmul_loop` for any operand type: B stored (N, K) when `B_K_MAJOR`, else (K, N); the
+    accumulator of type ACC (and `max_num_imprecise_acc=IMPRECISE`), stored as it is."""
+    offs_m = tl.arange(0, M)
+    offs_n = tl.arange(0, N)
+    offs_k = tl.arange(0, BK)
+    acc = tl.zeros((M, N), dtype=ACC)
+    for k0 in range(0, K, BK):
+        ks = k0 + offs_k
+        mask_k = ks < K
+        a = tl.load(a_ptr + offs_m[:, None] * K + ks[None, :], mask=mask_k[None, :], other=0.0)
+        if B_K_MAJOR:
+            b_offsets = ks[:, None] + offs_n[None, :] * K
+        else:
+            b_offsets = ks[:, None] * N + offs_n[None, :]
+        b = tl.load(b_ptr + b_offsets, mask=mask_k[:, None], other=0.0)
+        acc = tl.dot(a, b, acc, out_dtype=ACC, max_num_imprecise_acc=IMPRECISE)
+    tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc)
+
+
+@naiad.jit
 def matmul_loop_storing(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K, BK: tl.constexpr):
     """`matmul_loop` storing each partial product to C inside the loop."""
     offs_m = tl.arange(0, M)

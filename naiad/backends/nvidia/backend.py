@@ -27,6 +27,7 @@ class NvidiaBackend(Backend):
             arch=target.capability,
             debug=options.debug,
             num_warps=options.num_warps,
+            max_num_imprecise_acc_default=2**30 if target.capability == 90 else 0,
         )
 
     def stages(self, target, options):

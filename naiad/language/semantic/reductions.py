@@ -121,7 +121,7 @@ class ReductionsMixin:
         )
         self._check_dot_dtypes(a, b)
         ret = self._dot_result_type(a, out_dtype)
-        m, n, _ = self._check_dot_shapes(lhs, rhs, a, b)
+        m, n, k = self._check_dot_shapes(lhs, rhs, a, b)
         batch = list(lhs.type.shape[:-2])
         ret_ty = t.block_type(ret, batch + [m, n])
         if acc is None:
@@ -140,11 +140,21 @@ class ReductionsMixin:
                     f"dot accumulator has dtype {acc.type.scalar}, expected {ret} "
                     f"(and out_dtype={out_dtype} to match it)"
                 )
-        imprecise = _unwrap_if_constexpr(max_num_imprecise_acc)
-        handle = self.builder.dot(
-            lhs.handle, rhs.handle, acc.handle, precision, imprecise or 0, ret_ty
-        )
+        imprecise = self._dot_imprecise_acc(_unwrap_if_constexpr(max_num_imprecise_acc), a, b, k)
+        handle = self.builder.dot(lhs.handle, rhs.handle, acc.handle, precision, imprecise, ret_ty)
         return tensor(handle, ret_ty)
+
+    def _dot_imprecise_acc(self, imprecise, a, b, k) -> int:
+        """How many K elements an fp8 dot may sum at the tensor cores' reduced precision
+        before adding into its f32 accumulator (0 for other dots): the target's default when
+        none is named, never more than K."""
+        if not (a.is_fp8() and b.is_fp8()):
+            return imprecise or 0
+        if imprecise is None:
+            return self.target.max_num_imprecise_acc_default
+        if imprecise > k:
+            raise ValueError(f"max_num_imprecise_acc ({imprecise}) must be <= K ({k})")
+        return imprecise
 
     def _dot_precision(self, input_precision, allow_tf32):
         if input_precision is not None and allow_tf32 is not None:

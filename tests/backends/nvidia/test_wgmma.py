@@ -6,9 +6,12 @@ TTIR did (in the evaluator). Values on the GPU: tests/gpu/test_dot_gpu.py.
 """
 
 import itertools
+import re
 
+import ml_dtypes
 import numpy as np
 import pytest
+from test_lowering import assemble
 from test_pipeline_loads import (
     DOT_KERNELS,
     TUTORIAL_CONFIGS,
@@ -17,11 +20,18 @@ from test_pipeline_loads import (
     _run,
     _tutorial_matmul,
 )
+from test_toolchain import needs_ptxas
 
+import naiad.language as tl
+from naiad.backends.nvidia import ptx
+from naiad.backends.nvidia import target as nv_target
+from naiad.backends.nvidia.compiler import LLIR_PIPELINE
 from naiad.backends.nvidia.layouts import to_linear_layout
+from naiad.backends.nvidia.lowering import lower_module
 from naiad.backends.nvidia.lowering.wgmma import matrix_descriptor
 from naiad.dialects.ttg.attributes import NvidiaMmaEncodingAttr, NVMMASharedEncodingAttr
 from naiad.dialects.ttg.types import MemDescType
+from naiad.passes.pipeline import run_pipeline
 from naiad.runtime.evaluator import evaluate
 
 _MODES = {1: 128, 2: 64, 3: 32}
@@ -74,40 +84,49 @@ def test_nvmma_shared_is_the_hardware_swizzle(swizzle, transposed):
         assert got == _swizzled(linear, swizzle), (r, c)
 
 
-# (operand, shape of its buffer, contiguous dimension, swizzle): the tutorial's A and B tiles,
-# a narrow B, and attention's K^T (B whose K is contiguous).
+# (operand, shape of its buffer, contiguous dimension, swizzle, element bits): the tutorial's A
+# and B tiles, a narrow B, attention's K^T (B whose K is contiguous), and the K-major operands of
+# 8-bit and tf32 dots.
 _OPERANDS = [
-    ("A", (128, 64), 1, 128),
-    ("A", (128, 32), 1, 64),
-    ("A", (64, 16), 1, 32),
-    ("B", (64, 256), 1, 128),
-    ("B", (32, 32), 1, 64),
-    ("B", (64, 128), 0, 128),
-    ("A", (128, 64), 0, 128),
+    ("A", (128, 64), 1, 128, 16),
+    ("A", (128, 32), 1, 64, 16),
+    ("A", (64, 16), 1, 32, 16),
+    ("B", (64, 256), 1, 128, 16),
+    ("B", (32, 32), 1, 64, 16),
+    ("B", (64, 128), 0, 128, 16),
+    ("A", (128, 64), 0, 128, 16),
+    ("A", (128, 128), 1, 128, 8),
+    ("B", (128, 256), 0, 128, 8),
+    ("B", (64, 64), 0, 64, 8),
+    ("A", (64, 32), 1, 128, 32),
+    ("B", (32, 64), 0, 128, 32),
 ]
 
 
-@pytest.mark.parametrize(("operand", "shape", "contiguous", "swizzle"), _OPERANDS)
-def test_descriptors_read_the_operand_elements(operand, shape, contiguous, swizzle):
-    """Each K step's block at each row (A) or column (B) offset a warpgroup or repetition
-    starts from: the element the hardware reads at (mn, k) is the operand's."""
-    encoding = NVMMASharedEncodingAttr(swizzle, contiguous == 0, 16)
+@pytest.mark.parametrize(("operand", "shape", "contiguous", "swizzle", "bits"), _OPERANDS)
+def test_descriptors_read_the_operand_elements(operand, shape, contiguous, swizzle, bits):
+    """Each K step's block (32 bytes of K) at each row (A) or column (B) offset a warpgroup
+    or repetition starts from: the element the hardware reads at (mn, k) is the operand's."""
+    nbytes = bits // 8
+    encoding = NVMMASharedEncodingAttr(swizzle, contiguous == 0, bits)
     to_offset = _element_to_offset(encoding, shape)
     k_dim = 1 if operand == "A" else 0
-    descriptor = matrix_descriptor(to_offset, swizzle, 2, k_dim)
+    descriptor = matrix_descriptor(to_offset, swizzle, nbytes, k_dim)
     lbo, sbo, mode = _decode(descriptor.bits)
     assert mode == swizzle
     assert descriptor.transposed == (contiguous != k_dim)
     from_offset = to_linear_layout(encoding, shape)
     base = 8192  # a multiple of 1024, as allocate-shared-memory places it
     k_extent, mn_extent = shape[k_dim], shape[1 - k_dim]
-    block_mn = 64 if operand == "A" else min(mn_extent, 64)
-    for mn0, k0 in itertools.product(range(0, mn_extent, block_mn), range(0, k_extent, 16)):
+    block_mn, k_step = 64 if operand == "A" else min(mn_extent, 64), 32 // nbytes
+    for mn0, k0 in itertools.product(range(0, mn_extent, block_mn), range(0, k_extent, k_step)):
         corner = (mn0, k0) if operand == "A" else (k0, mn0)
-        start = base + to_offset.apply(dim0=corner[0], dim1=corner[1])[0] * 2
-        for mn, k in itertools.product(range(block_mn), range(16)):
-            address = _hardware_address(start, lbo, sbo, swizzle, 2, mn, k, descriptor.transposed)
-            element = from_offset.apply(offset=(address - base) // 2)
+        start = base + to_offset.apply(dim0=corner[0], dim1=corner[1])[0] * nbytes
+        for mn, k in itertools.product(range(block_mn), range(k_step)):
+            address = _hardware_address(
+                start, lbo, sbo, swizzle, nbytes, mn, k, descriptor.transposed
+            )
+            element = from_offset.apply(offset=(address - base) // nbytes)
             want = (mn0 + mn, k0 + k) if operand == "A" else (k0 + k, mn0 + mn)
             assert element == want, (mn0, k0, mn, k)
 
@@ -179,3 +198,96 @@ def test_chained_dots_keep_the_values():
         evaluate(module, func.sym_name.value, [a, b, d, out], grid=(1,))
         outs.append(out)
     np.testing.assert_allclose(outs[0], outs[1], rtol=1e-3, atol=1e-3)
+
+
+# Operand types wgmma reads K-major only: (numpy type, accumulator, instruction type text).
+_K_MAJOR_TYPES = {
+    "fp8e4nv": (ml_dtypes.float8_e4m3fn, "fp32", ".f32.e4m3.e4m3"),
+    "fp8e5": (ml_dtypes.float8_e5m2, "fp32", ".f32.e5m2.e5m2"),
+    "i8": (np.int8, "i32", ".s32.s8.s8"),
+    "fp32": (np.float32, "fp32", ".f32.tf32.tf32"),
+}
+
+
+def _typed_loop(dtype: str, b_k_major: bool, imprecise=None):
+    """(TTIR, pipelined TTGIR) of a 64 x 64 K loop of `dtype` dots, K tiles of 32."""
+    acc = _K_MAJOR_TYPES[dtype][1]
+    args = (f"*{dtype}", f"*{dtype}", f"*{acc}")
+    kwargs = {"M": 64, "N": 64, "K": 128, "BK": 32, "B_K_MAJOR": b_k_major}
+    kwargs.update(ACC=getattr(tl, {"fp32": "float32", "i32": "int32"}[acc]), IMPRECISE=imprecise)
+    return _modules(DOT_KERNELS.matmul_loop_typed, args, kwargs, 3)
+
+
+def _evaluate_typed(module, dtype: str, k: int, seed: int) -> np.ndarray:
+    gen = np.random.default_rng(seed)
+    numpy_type = _K_MAJOR_TYPES[dtype][0]
+    if numpy_type is np.int8:
+        a, b = (gen.integers(-128, 128, 64 * max(k, 1), dtype=np.int8) for _ in range(2))
+        c = np.full(64 * 64, 7, dtype=np.int32)
+    else:
+        a, b = (gen.standard_normal(64 * max(k, 1)).astype(numpy_type) for _ in range(2))
+        c = np.full(64 * 64, 7.0, dtype=np.float32)
+    func = next(op for op in module.walk() if op.name == "tt.func")
+    evaluate(module, func.sym_name.value, [a, b, c, k], grid=(1,))
+    return c
+
+
+@pytest.mark.parametrize(
+    ("dtype", "b_k_major"),
+    [
+        ("fp8e4nv", True),
+        ("i8", False),
+        ("fp32", False),
+        pytest.param("fp8e5", False, marks=pytest.mark.full),
+        pytest.param("i8", True, marks=pytest.mark.full),
+        pytest.param("fp32", True, marks=pytest.mark.full),
+    ],
+)
+def test_k_major_only_types_take_wgmma(dtype, b_k_major):
+    """tf32, int8 and fp8 dots on wgmma read both buffers K-major: a B loaded with N
+    contiguous is stored transposed (and its 8-bit elements then copied by no `cp.async`);
+    the values of the TTIR for every trip count."""
+    before, after = _typed_loop(dtype, b_k_major)
+    (dot,) = [op for op in after.walk() if op.name == "ttng.warp_group_dot"]
+    assert (dot.a.type.encoding.transposed, dot.b.type.encoding.transposed) == (False, True)
+    copies = _loop_ops(after).count("ttg.async_copy_global_to_local")
+    assert copies == (1 if dtype != "fp32" and not b_k_major else 2)
+    for k in (0, 32, 100):
+        got, want = _evaluate_typed(after, dtype, k, k), _evaluate_typed(before, dtype, k, k)
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize(("imprecise", "wgmma"), [(None, True), (32, True), (16, False)])
+def test_fp8_accumulation_follows_max_num_imprecise_acc(imprecise, wgmma):
+    """On sm_90a an fp8 dot that names no `max_num_imprecise_acc` sums all of K in wgmma's
+    accumulator (Triton's default there, 2^30); one that names fewer than 32 elements keeps
+    mma.sync."""
+    before, after = _typed_loop("fp8e4nv", True, imprecise)
+    (dot,) = [op for op in before.walk() if op.name == "tt.dot"]
+    assert dot.attributes["maxNumImpreciseAcc"].value == (2**30 if imprecise is None else imprecise)
+    names = {op.name for op in after.walk()}
+    assert ("ttng.warp_group_dot" in names) == wgmma
+
+
+def _ptx(module, tmp_path) -> str:
+    """The PTX of a TTGIR module for sm_90a, assembled by ptxas without spills."""
+    run_pipeline(LLIR_PIPELINE, module)
+    text = ptx.compile_ptx(lower_module(module, "cuda:sm_90a"), nv_target.cuda_target("sm_90a"))
+    assert "0 bytes spill stores" in assemble(text.text, "sm_90a", tmp_path)
+    return text.text
+
+
+@needs_ptxas
+@pytest.mark.parametrize("dtype", sorted(_K_MAJOR_TYPES))
+def test_k_major_only_types_emit_their_instruction(dtype, tmp_path):
+    """The instruction of each type, without transpose flags (and without operand scales for
+    int8); fp8 with `max_num_imprecise_acc=32` over a K tile of 32 adds each instruction's
+    partial sum into the f32 accumulator."""
+    _, after = _typed_loop(dtype, True, 32 if dtype.startswith("fp8") else None)
+    text = _ptx(after, tmp_path)
+    instructions = [line for line in text.splitlines() if "wgmma.mma_async" in line]
+    assert instructions and all(_K_MAJOR_TYPES[dtype][2] in line for line in instructions)
+    tail = ", p;" if dtype == "i8" else ", p, 1, 1;"
+    assert all(line.rstrip().endswith(tail + " }") for line in instructions)
+    if dtype.startswith("fp8"):
+        assert len(re.findall(r"add(\.rn)?\.f32", text)) >= 32  # 32 registers per K step

@@ -17,6 +17,12 @@ bits, which is why buffers are 1024-byte aligned. The first element of an instru
 operand lies on a row that is a multiple of 8, where the swizzle moves nothing, so its offset
 is the buffer's linear map applied to it; the next K step moves the start along the row.
 
+The operand types are f16, bf16 (either major order), tf32, int8 (an s32 accumulator) and
+fp8 e4m3 / e5m2 (K-major only). An fp8 dot whose `maxNumImpreciseAcc` is at most its K sums
+each run of that many K elements in fresh registers (the first instruction with scale-d off),
+waits for them and adds them into the accumulator at f32, as Triton does: the instruction's
+own fp8 accumulation keeps fewer bits than f32.
+
 A dot is issued as `wgmma.fence`, every instruction, `commit_group`; a synchronous one then
 waits (`wait_group 0`), an asynchronous one leaves that to `ttng.warp_group_dot_wait`. The wait
 takes the accumulator registers in and out, so that nothing reads them before it. Stores from
@@ -39,7 +45,17 @@ from .dot_operands import lookup, pack32, register_table
 from .emitter import SHARED_PTR, llvm_type
 from .indexing import layout_of, register_coords
 
-_KINDS = ("f16", "bf16")  # the operand types named as in PTX
+# Operand types as PTX names them, and what follows scale-d in the instruction: the scales of
+# A and B (+1 or -1; not for integers), then each operand's transpose flag (16-bit types
+# only: the others are read K-major).
+_PTX_TYPES = {
+    "f16": "f16",
+    "bf16": "bf16",
+    "f32": "tf32",
+    "f8E4M3FN": "e4m3",
+    "f8E5M2": "e5m2",
+    "i8": "s8",
+}
 _SWIZZLE_MODE = {128: 1, 64: 2, 32: 3}
 WARPGROUP_THREADS = 128
 
@@ -93,12 +109,16 @@ class _WgmmaDot:
         self.ctx, self.em, self.op = ctx, ctx.em, op
         enc = op.d.type.encoding
         self.instr_n, self.instr_k = enc.instr_shape[1], enc.instr_shape[2]
-        kind = element_kind(op.a.type.element_type)
-        if kind not in _KINDS or element_kind(op.d.type.element_type) != "f32":
-            raise InternalError(f"wgmma: no instruction for {kind} operands")
-        self.text = (
-            f"wgmma.mma_async.sync.aligned.m64n{self.instr_n}k{self.instr_k}.f32.{kind}.{kind}"
-        )
+        a_type, b_type = (_PTX_TYPES.get(element_kind(v.type.element_type)) for v in (op.a, op.b))
+        if a_type is None or b_type is None:
+            raise InternalError(f"wgmma: no instruction for {op.a.type.element_type} operands")
+        self.integer = a_type == "s8"
+        self.acc = ("i32", "r") if self.integer else ("float", "f")
+        self.either_major = a_type in ("f16", "bf16")
+        shape = f"m64n{self.instr_n}k{self.instr_k}"
+        self.text = f"wgmma.mma_async.sync.aligned.{shape}.{'s32' if self.integer else 'f32'}"
+        self.text += f".{a_type}.{b_type}"
+        self.imprecise_every = self._imprecise_every(op)
         self.acc_layout = layout_of(op.d.type)
         # A from registers (a chained dot's first operand): None here, its packed words in
         # `_a_words`; B always from shared memory.
@@ -109,12 +129,16 @@ class _WgmmaDot:
             self._operand(op.b, 0),
         ]
         self.a_table = register_table(layout_of(op.a.type)) if a_in_registers else None
+        if a_in_registers and not self.either_major:
+            raise InternalError(f"wgmma: {a_type} operands are read from shared memory only")
 
     def _operand(self, value, k_dim: int) -> _Operand:
         view = self.ctx.values[value]
         t = value.type
         swizzle = t.encoding.swizzling_byte_width
         descriptor = matrix_descriptor(view.to_offset, swizzle, view.element_bytes, k_dim)
+        if descriptor.transposed and not self.either_major:
+            raise InternalError(f"wgmma: {t.element_type} operands are read K-major only")
         return _Operand(view, descriptor)
 
     def lower(self) -> None:
@@ -131,23 +155,50 @@ class _WgmmaDot:
             for i, operand in enumerate(self.operands)
         ]
         em.asm("void", "wgmma.fence.sync.aligned;", "", [])
-        k_extent = self.op.a.type.shape[1]
         for m0, n0 in tiles:
             registers = [lookup(table, c, "the accumulator") for c in self._tile_coords(m0, n0)]
-            state = [acc[r] for r in registers]
-            for k0 in range(0, k_extent, self.instr_k):
-                if self.a_table is None:
-                    a = [("l", self._descriptor(0, starts[0], (m0, k0)))]
-                else:
-                    a = [("r", word) for word in self._a_words(m0, k0)]
-                b_desc = self._descriptor(1, starts[1], (k0, n0))
-                state = self._mma(state, a, b_desc)
+            state = self._block([acc[r] for r in registers], starts, m0, n0)
             for r, value in zip(registers, state):
                 acc[r] = value
         em.asm("void", "wgmma.commit_group.sync.aligned;", "", [])
         is_async = self.op.attributes.get("isAsync")
-        ctx[self.op.d] = acc if is_async is not None and is_async.value else wait_group(em, acc, 0)
+        if is_async is None or not is_async.value:
+            acc = wait_group(em, acc, 0, self.acc[0])
+        ctx[self.op.d] = acc
         barriers.owe(ctx)
+
+    def _block(self, state: list[str], starts: list, m0: int, n0: int) -> list[str]:
+        """The instructions of one result block, every K step accumulating into `state`; with
+        partial sums (`imprecise_every`), into fresh registers that are added into `state`,
+        at f32, every that many K elements."""
+        steps = list(range(0, self.op.a.type.shape[1], self.instr_k))
+        if self.imprecise_every is None:
+            for k0 in steps:
+                state = self._mma(state, starts, m0, n0, k0, accumulate=True)
+            return state
+        em = self.em
+        per_sum = -(-self.imprecise_every // self.instr_k)
+        for first in range(0, len(steps), per_sum):
+            partial = ["0.0"] * len(state)
+            for k0 in steps[first : first + per_sum]:
+                partial = self._mma(partial, starts, m0, n0, k0, accumulate=k0 != steps[first])
+            em.asm("void", "wgmma.commit_group.sync.aligned;", "", [])
+            partial = wait_group(em, partial, 0, "float")
+            state = [em.op(f"fadd float {x}, {y}") for x, y in zip(state, partial)]
+            em.asm("void", "wgmma.fence.sync.aligned;", "", [])
+        return state
+
+    @staticmethod
+    def _imprecise_every(op) -> int | None:
+        """How many K elements an fp8 dot sums in the instruction's reduced-precision
+        accumulator before adding them into its f32 one (`maxNumImpreciseAcc`, as Triton
+        reads it: partial sums when it is at most K), or None: the whole dot accumulates in
+        the instruction."""
+        if element_kind(op.a.type.element_type) not in ("f8E4M3FN", "f8E5M2"):
+            return None
+        attr = op.attributes.get("maxNumImpreciseAcc")
+        every = 0 if attr is None else attr.value
+        return every if every <= op.a.type.shape[1] else None
 
     def _tiles(self) -> list[tuple[int, int]]:
         """The (row, column) origins, in registers, of the instructions' result blocks."""
@@ -219,41 +270,53 @@ class _WgmmaDot:
             words.append(pack32(self.em, [values[r] for r in regs], self.elem))
         return words
 
-    def _mma(self, state: list[str], a: list[tuple[str, str]], b_desc: str) -> list[str]:
-        """One `wgmma.mma_async`: the accumulator registers in and out, scale-d on; `a` is
-        A's descriptor (`l`) or its four words (`r`)."""
+    def _mma(self, state: list[str], starts: list, m0: int, n0: int, k0: int, accumulate: bool):
+        """One `wgmma.mma_async` for the block at rows `m0`, columns `n0` and K step `k0`: the
+        accumulator registers in and out, scale-d on when `accumulate` (off: d = A B)."""
+        if self.a_table is None:
+            a = [("l", self._descriptor(0, starts[0], (m0, k0)))]
+        else:
+            a = [("r", word) for word in self._a_words(m0, k0)]
+        b_desc = self._descriptor(1, starts[1], (k0, n0))
         n = len(state)
         outs = ",".join(f"${i}" for i in range(n))
         a_names = ",".join(f"${n + i}" for i in range(len(a)))
         b, scale = n + len(a), n + len(a) + 1
-        trans_b = int(self.operands[1].descriptor.transposed)
-        if self.operands[0] is None:  # registers: no trans-a
-            tail = f"p, 1, 1, {trans_b}"
-            a_text = "{" + a_names + "}"
-        else:
-            tail = f"p, 1, 1, {int(self.operands[0].descriptor.transposed)}, {trans_b}"
-            a_text = a_names
+        a_text = a_names if self.a_table is None else "{" + a_names + "}"
         text = (
             f"{{ .reg .pred p; setp.ne.b32 p, ${scale}, 0; "
-            f"{self.text} {{{outs}}}, {a_text}, ${b}, {tail}; }}"
+            f"{self.text} {{{outs}}}, {a_text}, ${b}, {self._tail()}; }}"
         )
+        acc_type, acc_constraint = self.acc
         constraints = ",".join(
-            ["=f"] * n + [c for c, _ in a] + ["l", "r"] + [str(i) for i in range(n)]
+            [f"={acc_constraint}"] * n + [c for c, _ in a] + ["l", "r"] + [str(i) for i in range(n)]
         )
         a_args = [("i64" if c == "l" else "i32", v) for c, v in a]
-        args = [*a_args, ("i64", b_desc), ("i32", "1")] + [("float", v) for v in state]
-        struct = "{ " + ", ".join(["float"] * n) + " }"
+        args = [*a_args, ("i64", b_desc), ("i32", str(int(accumulate)))]
+        args += [(acc_type, v) for v in state]
+        struct = "{ " + ", ".join([acc_type] * n) + " }"
         result = self.em.asm(struct, text, constraints, args, hint="wgmma")
         return [self.em.op(f"extractvalue {struct} {result}, {i}") for i in range(n)]
 
+    def _tail(self) -> str:
+        """The instruction's operands after scale-d: A's and B's scales (+1), then the
+        transpose flags of the operands read from shared memory (16-bit types only)."""
+        if self.integer:
+            return "p"
+        if not self.either_major:
+            return "p, 1, 1"
+        flags = [operand.descriptor.transposed for operand in self.operands if operand]
+        return "p, 1, 1, " + ", ".join(str(int(flag)) for flag in flags)
 
-def wait_group(em, acc: list[str], pendings: int) -> list[str]:
-    """`wgmma.wait_group pendings` holding every accumulator register, so that their readers
-    come after it."""
+
+def wait_group(em, acc: list[str], pendings: int, acc_type: str) -> list[str]:
+    """`wgmma.wait_group pendings` holding every accumulator register (of LLVM type
+    `acc_type`), so that their readers come after it."""
     n = len(acc)
-    constraints = ",".join(["=f"] * n + [str(i) for i in range(n)])
-    struct = "{ " + ", ".join(["float"] * n) + " }"
-    args = [("float", v) for v in acc]
+    constraint = "r" if acc_type == "i32" else "f"
+    constraints = ",".join([f"={constraint}"] * n + [str(i) for i in range(n)])
+    struct = "{ " + ", ".join([acc_type] * n) + " }"
+    args = [(acc_type, v) for v in acc]
     text = f"wgmma.wait_group.sync.aligned {pendings};"
     result = em.asm(struct, text, constraints, args, hint="wait")
     return [em.op(f"extractvalue {struct} {result}, {i}") for i in range(n)]
@@ -266,7 +329,8 @@ def _warp_group_dot(ctx: Context, op) -> None:
 
 @lowers("ttng.warp_group_dot_wait")
 def _warp_group_dot_wait(ctx: Context, op) -> None:
-    ctx[op.outputs] = wait_group(ctx.em, ctx[op.inputs], op.pendings.value)
+    acc_type = llvm_type(op.inputs.type)
+    ctx[op.outputs] = wait_group(ctx.em, ctx[op.inputs], op.pendings.value, acc_type)
 
 
 def fence_async_shared(em) -> None:

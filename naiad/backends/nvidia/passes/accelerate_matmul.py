@@ -181,7 +181,7 @@ class AccelerateMatmul(Pass):
                 continue
             chained = _chained(dot)
             if self.wgmma and wgmma_fits(dot, capability, num_warps, chained, element_kind):
-                to_wgmma(dot, num_warps, chained, _source)
+                to_wgmma(dot, num_warps, chained, _source, element_kind)
                 continue
             k_width = mma_k_width(dot, capability)
             if k_width is not None:

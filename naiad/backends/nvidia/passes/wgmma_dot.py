@@ -17,16 +17,27 @@ fills (128, 64 or 32 bytes); `wgmma` reads either major order of 16-bit operands
 `ttg.memdesc_trans`. In a chain of dots (attention's Q K^T, then P V), an A that is computed
 rather than loaded (P) stays in registers, in the `#ttg.dot_op` layout of the version 3 parent,
 which holds the first dot's result rows as the second's A (a renumbering of registers); warps
-then all go along M. As Triton chooses: sm_90 only, 2-D dots of f16 or bf16 operands with an
-f32 accumulator, M a multiple of 64 (a warpgroup's rows), num_warps a multiple of 4;
-warpgroups tile M first (`warps_per_warpgroup_tile`), and the instruction's N is the widest
-that divides the warpgroup's columns, up to 256; a chained dot needs 16 rows for each warp.
-Other dots keep `mma.sync`.
+then all go along M.
+
+`wgmma` reads the other operand types (tf32, int8, fp8 e4m3 / e5m2) only K-major: their
+buffers are stored with K contiguous whatever their source holds (a source contiguous along M
+or N is stored transposed, element by element, and not copied by `cp.async`), and their A
+goes through a buffer even in a chain.
+
+As Triton chooses: sm_90 only, 2-D dots, M a multiple of 64 (a warpgroup's rows), num_warps a
+multiple of 4, K a multiple of the instruction's (16 for 16-bit operands, 8 for tf32, 32 for
+8-bit); f16 or bf16 operands with an f32 accumulator, f32 operands at `tf32` precision, int8
+with an int32 accumulator, fp8 with an f32 accumulator unless the dot asks to add into it
+more often than every 32 K elements (`max_num_imprecise_acc` < 32: mma.sync, which adds every
+product at f32). Warpgroups tile M first (`warps_per_warpgroup_tile`), and the instruction's N
+is the widest that divides the warpgroup's columns, up to 256; a chained dot needs 16 rows for
+each warp. Other dots keep `mma.sync`.
 """  # noqa: E501
 
 from __future__ import annotations
 
 from ....dialects import tt, ttg, ttng
+from ....dialects.tt.attributes import InputPrecision
 from ....dialects.ttg.attributes import (
     SHARED_MEMORY,
     DotOperandEncodingAttr,
@@ -39,7 +50,9 @@ from ....ir.types import i32
 from ..layouts import contiguous_dim, to_linear_layout
 from .layout_inference import with_encoding
 
-_WGMMA_KINDS = ("f16", "bf16")
+_FP8 = ("f8E4M3FN", "f8E5M2")
+# The operand types `wgmma` reads from either major order; the others only K-major.
+EITHER_MAJOR = ("f16", "bf16")
 
 
 def wgmma_fits(dot: tt.DotOp, capability: int, num_warps: int, chained: bool, kind) -> bool:
@@ -47,15 +60,29 @@ def wgmma_fits(dot: tt.DotOp, capability: int, num_warps: int, chained: bool, ki
     if capability != 90 or num_warps % 4:
         return False
     a, b = dot.a.type, dot.b.type
-    if len(a.shape) != 2:
-        return False
-    ka, kb = kind(a.element_type), kind(b.element_type)
-    if ka != kb or ka not in _WGMMA_KINDS:
-        return False
-    if kind(dot.d.type.element_type) != "f32":
+    if len(a.shape) != 2 or not _has_instruction(dot, kind):
         return False
     m, k, n = a.shape[0], a.shape[1], b.shape[1]
-    return m % 64 == 0 and n % 16 == 0 and k % 16 == 0 and (not chained or m >= 16 * num_warps)
+    instr_k = 256 // a.element_type.width
+    return m % 64 == 0 and n % 16 == 0 and k % instr_k == 0 and (not chained or m >= 16 * num_warps)
+
+
+def _has_instruction(dot: tt.DotOp, kind) -> bool:
+    """Whether a `wgmma` instruction takes the dot's operand and accumulator types."""
+    ka, kb = kind(dot.a.type.element_type), kind(dot.b.type.element_type)
+    acc = kind(dot.d.type.element_type)
+    if ka in _FP8 and kb in _FP8:
+        imprecise = dot.attributes.get("maxNumImpreciseAcc")
+        return acc == "f32" and imprecise is not None and imprecise.value >= 32
+    if ka != kb:
+        return False
+    if ka in EITHER_MAJOR:
+        return acc == "f32"
+    if ka == "i8":
+        return acc == "i32"
+    precision = dot.attributes.get("inputPrecision")
+    tf32 = precision is not None and InputPrecision.by_value[precision.value] == "tf32"
+    return ka == "f32" and acc == "f32" and tf32
 
 
 def warps_per_warpgroup_tile(shape, num_warps: int, chained: bool) -> list[int]:
@@ -82,21 +109,23 @@ def instruction_n(shape, num_warps: int) -> int:
     return next(n for n in range(256, 0, -8) if shape[1] % n == 0 and n <= widest)
 
 
-def to_wgmma(dot: tt.DotOp, num_warps: int, chained: bool, source) -> None:
+def to_wgmma(dot: tt.DotOp, num_warps: int, chained: bool, source, kind) -> None:
     """Rewrite `dot` into a `ttng.warp_group_dot` (see the module doc); `source(value)` is an
-    operand before the conversion that made it a dot operand."""
+    operand before the conversion that made it a dot operand, `kind(type)` a scalar type's
+    name."""
     shape = dot.d.type.shape
     warps = warps_per_warpgroup_tile(shape, num_warps, chained)
     k = 256 // dot.a.type.element_type.width
     mma = NvidiaMmaEncodingAttr(3, 0, warps, [16, instruction_n(shape, num_warps), k])
     at = dot.location
     a_source = source(dot.a)
-    if chained and not _loaded(a_source):
+    either_major = kind(dot.a.type.element_type) in EITHER_MAJOR
+    if chained and either_major and not _loaded(a_source):
         k_width = 32 // dot.a.type.element_type.width
         a = _registers(dot, a_source, DotOperandEncodingAttr(0, mma, k_width))
     else:
-        a = _buffer(dot, a_source, 0)
-    b = _buffer(dot, source(dot.b), 1)
+        a = _buffer(dot, a_source, 0, either_major)
+    b = _buffer(dot, source(dot.b), 1, either_major)
     c = ttg.ConvertLayoutOp(source(dot.c), result=with_encoding(dot.c.type, mma), location=at)
     dot.parent.insert_before(c, dot)
     wgmma = ttng.WarpGroupDotOp(
@@ -137,13 +166,14 @@ def _registers(dot: Operation, value, encoding):
     return convert.result
 
 
-def _buffer(dot: Operation, value, op_idx: int):
-    """Operand `op_idx` of `dot` stored into a buffer; a transposed 2-D tensor read by the dot
-    alone is stored untransposed and viewed transposed."""
+def _buffer(dot: Operation, value, op_idx: int, either_major: bool):
+    """Operand `op_idx` of `dot` stored into a buffer (K-major unless `either_major`); a
+    transposed 2-D tensor read by the dot alone is stored untransposed and viewed
+    transposed."""
     at = dot.location
     trans = value.defining_op
     if isinstance(trans, tt.TransOp) and value.has_one_use and len(trans.src.type.shape) == 2:
-        stored = _alloc(dot, trans.src, 1 - op_idx)
+        stored = _alloc(dot, trans.src, 1 - op_idx, either_major)
         view_t = stored.type.clone(
             shape=value.type.shape, encoding=_transposed(stored.type.encoding), alloc_shape=None
         )
@@ -152,14 +182,17 @@ def _buffer(dot: Operation, value, op_idx: int):
         )
         dot.parent.insert_before(view, dot)
         return view.result
-    return _alloc(dot, value, op_idx)
+    return _alloc(dot, value, op_idx, either_major)
 
 
-def _alloc(dot: Operation, value, op_idx: int):
-    """`value` (an operand, or its transpose when `op_idx` is swapped) in a new buffer."""
+def _alloc(dot: Operation, value, op_idx: int, either_major: bool):
+    """`value` (an operand, or its transpose when `op_idx` is swapped) in a new buffer, along
+    its source's contiguous dimension when `either_major`, else along K."""
     t = value.type
     k_dim, mn_dim = (1, 0) if op_idx == 0 else (0, 1)
-    inner = contiguous_dim(to_linear_layout(t.encoding, t.shape), k_dim, mn_dim)
+    inner = k_dim
+    if either_major:
+        inner = contiguous_dim(to_linear_layout(t.encoding, t.shape), k_dim, mn_dim)
     encoding = nvmma_encoding(t.shape[inner], t.element_type.width, transposed=inner == 0)
     memdesc = MemDescType(t.shape, t.element_type, encoding, SHARED_MEMORY)
     alloc = ttg.LocalAllocOp(value, result=memdesc, location=dot.location)
