@@ -1,8 +1,10 @@
 """rms_norm: x / sqrt(mean(x^2) + eps) * weight over the last dims. The forward is one row
 kernel (two passes over each row: the sum of squares, then the scaled output; one launch where
-the composed form took four); the backward is the shared normalization backward without
-centering. torch composes its own rms_norm of the ops Naiad registers, so the switch needs no
-entry."""
+the composed form took four). The backward is one row kernel too, with a sum of its per-program
+rows of the weight's gradient where it ran more than one program: the shared normalization
+backward (backward.py) took seven launches, each costing more host time than a few rows' work
+(issue 18: small ops forward + backward). torch composes its own rms_norm of the ops Naiad
+registers, so the switch needs no entry."""
 
 from __future__ import annotations
 
@@ -12,10 +14,10 @@ from ... import language as tl
 from ...runtime.jit import jit
 from ..differentiable import apply
 from ..dtypes import tl_dtype
+from ..reduce import sum as _sum
 from ..reduce.kernels import _rows
-from ..reduce.launch import accumulator, launch_rows
+from ..reduce.launch import accumulator, blocks, launch_rows
 from ..reduce.rows import as_rows
-from .backward import normalized_backward
 
 __all__ = ["rms_norm"]
 
@@ -46,6 +48,47 @@ def rms_norm_kernel(x, out, M, N, s_m, s_n, s_out, weight, rstd, EPS: tl.constex
     tl.store(rstd + rows, inverse.to(rstd.dtype.element_ty), mask=row_mask)
 
 
+@jit(do_not_specialize=["M", "N"])
+def rms_norm_backward_kernel(x, dx, dw_rows, M, N, s_m, s_n, s_out, grad, g_m, g_n, weight, rstd,
+                             HAS_WEIGHT: tl.constexpr, WEIGHT_GRAD: tl.constexpr,
+                             COMPUTE: tl.constexpr, INDEX64: tl.constexpr,
+                             BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):  # fmt: skip
+    """With xhat = x * rstd and gw = grad (* weight), per row m:
+    dx[m, :] = rstd[m] * (gw - xhat * mean(gw * xhat)); and, with WEIGHT_GRAD, the sum over
+    this program's rows of grad * xhat, stored as row `program_id` of dw_rows. `dx` is (M, N)
+    contiguous, `dw_rows` (programs, N) contiguous; rows past M load zeros and add nothing."""
+    rows = _rows(BLOCK_M, INDEX64)
+    row_mask = rows < M
+    r = tl.load(rstd + rows, mask=row_mask, other=0).to(COMPUTE)
+    dots = tl.zeros([BLOCK_M, BLOCK_N], COMPUTE)
+    for begin in range(0, N, BLOCK_N):
+        cols = begin + tl.arange(0, BLOCK_N)
+        mask = row_mask[:, None] & (cols[None, :] < N)
+        xv = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=0)
+        gw = tl.load(grad + rows[:, None] * g_m + cols[None, :] * g_n, mask=mask, other=0)
+        gw = gw.to(COMPUTE)
+        if HAS_WEIGHT:
+            gw = gw * tl.load(weight + cols, mask=cols < N, other=0).to(COMPUTE)[None, :]
+        dots += gw * xv.to(COMPUTE)
+    a = tl.sum(dots, 1) * r * r / N  # mean(gw * xhat) * rstd: xhat's second factor folded in
+    for begin in range(0, N, BLOCK_N):
+        cols = begin + tl.arange(0, BLOCK_N)
+        mask = row_mask[:, None] & (cols[None, :] < N)
+        xs = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=0)
+        xc = xs.to(COMPUTE)
+        gs = tl.load(grad + rows[:, None] * g_m + cols[None, :] * g_n, mask=mask, other=0)
+        gc = gs.to(COMPUTE)
+        gwc = gc
+        if HAS_WEIGHT:
+            gwc = gc * tl.load(weight + cols, mask=cols < N, other=0).to(COMPUTE)[None, :]
+        d = r[:, None] * (gwc - xc * a[:, None])
+        tl.store(dx + rows[:, None] * N + cols[None, :], d.to(dx.dtype.element_ty), mask=mask)
+        if WEIGHT_GRAD:
+            part = tl.sum(gc * xc * r[:, None], 0)
+            tl.store(dw_rows + tl.program_id(0) * N + cols, part.to(dw_rows.dtype.element_ty),
+                     mask=cols < N)  # fmt: skip
+
+
 def _forward(input, dims, weight, eps):
     """(output, rstd with the normalized dims kept as 1)."""
     tl_dtype(input.dtype)
@@ -71,12 +114,33 @@ class _RmsNorm(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         input, rstd, weight = ctx.saved_tensors
-        shared = list(range(input.dim() - len(ctx.dims)))
-        mask = [ctx.needs_input_grad[0], ctx.needs_input_grad[2], False]
-        dx, dw, _ = normalized_backward(
-            grad, input, None, rstd, weight, ctx.dims, shared, False, mask
-        )
-        return dx, None, dw, None
+        weight_grad = weight is not None and ctx.needs_input_grad[2]
+        dx, dw = _backward(grad, input, ctx.dims, weight, rstd, weight_grad)
+        return (dx if ctx.needs_input_grad[0] else None), None, dw, None
+
+
+def _backward(grad, input, dims, weight, rstd, weight_grad: bool):
+    """(dx, dweight or None): one launch, and a sum of the per-program rows of dweight where
+    more than one program ran."""
+    rows = as_rows(input, dims)
+    g = as_rows(grad, dims).view
+    wide = accumulator(input.dtype)
+    dx = torch.empty(input.shape, dtype=input.dtype, device=input.device)
+    programs = -(-rows.M // blocks(rows.M, rows.N, input.device)[0])
+    if weight_grad:  # one program's row is the gradient itself, stored in the weight's dtype
+        kind = weight.dtype if programs == 1 else wide
+        dw_rows = torch.empty(programs, rows.N, dtype=kind, device=input.device)
+    else:
+        dw_rows = dx  # not written
+    w = input if weight is None else weight.reshape(-1)
+    params = [g, g.stride(0), g.stride(1), w, rstd]
+    flags = {"HAS_WEIGHT": weight is not None, "WEIGHT_GRAD": weight_grad}
+    launch_rows(rms_norm_backward_kernel, rows, [dx, dw_rows], params, wide, **flags)
+    if not weight_grad:
+        return dx, None
+    if programs == 1:
+        return dx, dw_rows.view(weight.shape)
+    return dx, _sum(dw_rows, [0], dtype=weight.dtype).view(weight.shape)
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):

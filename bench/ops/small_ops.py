@@ -1,0 +1,118 @@
+"""Small norm and activation ops, forward + backward, through naiad.ops against torch eager on
+the CPU: what a model's layer does to a few rows (issue 18: rows <= 16, hidden <= 128).
+
+    PYTHONPATH=$PWD python bench/ops/small_ops.py [--pairs 15] [--only rms_norm,swiglu,softmax]
+                                                  [--shapes 16x128,4x64]
+
+Each case runs the forward on leaf tensors that require gradients and the backward with a fixed
+random output gradient (`torch.autograd.grad`), warm (the kernels are compiled in the warm-up):
+rms_norm and softmax through `naiad.ops.rms_norm` / `naiad.ops.softmax` (autograd functions: a
+launch forward, one or two backward); SwiGLU (`silu(gate) * up`) as a library writes it, torch
+code run with Naiad's silu and mul switched in (`naiad.ops.use`: torch's autograd calls Naiad's
+mul twice and its own silu_backward). Timing as bench/ops/cpu_ops.py's (alternating batches of
+calls, the Naiad side's batch inside its switch; the median of the per-pair ratios torch time /
+Naiad time: > 1 means Naiad is faster), in microseconds per call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import platform
+import statistics
+
+import cpu_ops  # this script's directory is first on sys.path
+import torch
+import torch.nn.functional as F
+
+import naiad.ops as ops
+
+SWIGLU_OPS = ["silu", "mul"]
+
+
+def swiglu(gate, up):
+    return F.silu(gate) * up
+
+
+def cases(rows: int, hidden: int) -> dict:
+    """name -> (Naiad's forward + backward, torch's, the switch Naiad's side runs in), on shared
+    random operands."""
+    g = torch.Generator().manual_seed(0)
+
+    def leaf(*shape):
+        return torch.randn(*shape, generator=g).requires_grad_()
+
+    x, gate, up = leaf(rows, hidden), leaf(rows, hidden), leaf(rows, hidden)
+    weight = leaf(hidden)
+    grad = torch.randn(rows, hidden, generator=g)
+
+    def fwd_bwd(forward, inputs):
+        def run():
+            return torch.autograd.grad(forward(), inputs, grad)
+
+        return run
+
+    swiglu_both = fwd_bwd(lambda: swiglu(gate, up), (gate, up))
+    return {
+        "rms_norm": (
+            fwd_bwd(lambda: ops.rms_norm(x, [hidden], weight, 1e-6), (x, weight)),
+            fwd_bwd(lambda: F.rms_norm(x, [hidden], weight, 1e-6), (x, weight)),
+            contextlib.nullcontext,
+        ),
+        "swiglu": (swiglu_both, swiglu_both, lambda: ops.use(include=SWIGLU_OPS)),
+        "softmax": (
+            fwd_bwd(lambda: ops.softmax(x, 1), (x,)),
+            fwd_bwd(lambda: torch.softmax(x, 1), (x,)),
+            contextlib.nullcontext,
+        ),
+    }
+
+
+def check(ours, theirs, switch) -> None:
+    """Both sides' gradients agree (fp32, random inputs)."""
+    with switch():
+        mine = ours()
+    for value, reference in zip(mine, theirs()):
+        torch.testing.assert_close(value, reference, rtol=1e-4, atol=1e-5)
+
+
+def measure(ours, theirs, switch, pairs: int) -> tuple[float, float, float]:
+    """(median ratio torch/Naiad, median Naiad s, median torch s), as cpu_ops.measure."""
+    with switch():
+        ours()
+    calls = max(1, int(0.02 / max(cpu_ops.timed(theirs, 3), 1e-6)))
+    ratios, mine, base = [], [], []
+    for _ in range(pairs):
+        with switch():
+            a = cpu_ops.timed(ours, calls)
+        t = cpu_ops.timed(theirs, calls)
+        ratios.append(t / a)
+        mine.append(a)
+        base.append(t)
+    return statistics.median(ratios), statistics.median(mine), statistics.median(base)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pairs", type=int, default=15)
+    parser.add_argument("--only", default="")
+    parser.add_argument("--shapes", default="16x128,4x64")
+    args = parser.parse_args()
+    chosen = set(filter(None, args.only.split(",")))
+    where = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
+    print(f"# {where}, torch {torch.__version__}, {torch.get_num_threads()} torch threads, fp32")
+    print(f"{'op, forward + backward':<28} {'torch/naiad':>11} {'naiad us':>9} {'torch us':>9}")
+    for shape in args.shapes.split(","):
+        rows, hidden = map(int, shape.split("x"))
+        for name, (ours, theirs, switch) in cases(rows, hidden).items():
+            if chosen and name not in chosen:
+                continue
+            check(ours, theirs, switch)
+            ratio, mine, base = measure(ours, theirs, switch, args.pairs)
+            label = f"{name} {rows}x{hidden}"
+            print(f"{label:<28} {ratio:>11.2f} {mine * 1e6:>9.1f} {base * 1e6:>9.1f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
