@@ -6,6 +6,7 @@ import torch
 import torch.nn.functional as F
 from ops_helpers import assert_matches, reference
 from tiny_llama import TinyLlama
+from varlen_reference import prefix_sums, varlen_reference
 
 import naiad.ops as ops
 
@@ -84,6 +85,25 @@ def test_attention_on_cuda(dtype, causal, on_gpu):
     actual = _attention_with_grads(ops.scaled_dot_product_attention, q, k, v, grad, **kwargs)
     wide = [t.detach().double().requires_grad_() for t in (q, k, v)]
     expected = _attention_with_grads(F.scaled_dot_product_attention, *wide, grad.double(), **kwargs)
+    for a, e in zip(actual, expected, strict=True):
+        assert_matches(a, e.to(dtype), 16, normwise=True)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("causal", [False, True])
+def test_varlen_attention_on_cuda(dtype, causal, on_gpu):
+    """Packed sequences of 1 query, of more and of fewer queries than keys, past a block."""
+    lengths_q, lengths_k = [1, 200, 70, 9], [5, 130, 70, 3]
+    cu_q, cu_k = prefix_sums(lengths_q, "cuda"), prefix_sums(lengths_k, "cuda")
+    q = _cuda(sum(lengths_q), 4, 64, dtype=dtype).requires_grad_()
+    k, v = (_cuda(sum(lengths_k), 2, 64, dtype=dtype).requires_grad_() for _ in "kv")
+    grad = _cuda(sum(lengths_q), 4, 64, dtype=dtype)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    out = ops.varlen_attention(q, k, v, cu_q, cu_k, 200, 130, causal=causal)
+    actual = [out, *torch.autograd.grad(out, (q, k, v), grad)]
+    wide = [t.detach().double().requires_grad_() for t in (q, k, v)]
+    out = varlen_reference(*wide, cu_q, cu_k, 64**-0.5, causal)
+    expected = [out, *torch.autograd.grad(out, wide, grad.double())]
     for a, e in zip(actual, expected, strict=True):
         assert_matches(a, e.to(dtype), 16, normwise=True)
 

@@ -1,45 +1,19 @@
-"""varlen_attention of naiad.ops against torch eager run sequence by sequence in float64: the
-output and the three gradients, causal (from the bottom right) or not, grouped heads, random
-lengths with 1, 0 and lengths past a block; strided inputs; the prefix sums' checks."""
+"""varlen_attention of naiad.ops against torch eager run sequence by sequence in float64
+(varlen_reference.py): the output and the three gradients, causal (from the bottom right) or
+not, grouped heads, random lengths with 1, 0 and lengths past a block; strided inputs; the
+prefix sums' checks."""
 
 import pytest
 import torch
 from ops_helpers import FLOATS, assert_matches, make
+from varlen_reference import prefix_sums, varlen_reference
 
 import naiad.ops as ops
-
-
-def _prefix_sums(lengths) -> torch.Tensor:
-    return torch.tensor([0, *lengths], dtype=torch.int32).cumsum(0, dtype=torch.int32)
 
 
 def _lengths(gen, count, fixed=(1, 70)) -> list[int]:
     """`fixed` lengths (1, and one past the CPU's 64-row block) and `count` random ones."""
     return [*fixed, *torch.randint(2, 100, (count,), generator=gen).tolist()]
-
-
-def _sequence_attention(q, k, v, scale, causal):
-    """One sequence's attention, (L, H, E) queries against (S, H, E) keys, in torch eager. A
-    causal mask ends at the bottom right; a query that sees no key gives zeros."""
-    q, k, v = (t.transpose(0, 1) for t in (q, k, v))
-    L, S = q.shape[1], k.shape[1]
-    seen = torch.ones(L, S, dtype=torch.bool)
-    if causal:
-        seen = seen.tril(S - L)
-    s = (q @ k.transpose(1, 2) * scale).masked_fill(~seen, -1e300)
-    p = torch.softmax(s, -1) * seen.any(-1, keepdim=True)
-    return (p @ v).transpose(0, 1)
-
-
-def _reference(q, k, v, cu_q, cu_k, scale, causal):
-    group = q.shape[1] // k.shape[1]
-    k, v = k.repeat_interleave(group, 1), v.repeat_interleave(group, 1)
-    bounds = zip(cu_q.tolist(), cu_q[1:].tolist(), cu_k.tolist(), cu_k[1:].tolist())
-    outputs = [
-        _sequence_attention(q[q0:q1], k[k0:k1], v[k0:k1], scale, causal)
-        for q0, q1, k0, k1 in bounds
-    ]
-    return torch.cat(outputs)
 
 
 def _with_grads(fn, tensors, grad, *args, **kwargs):
@@ -49,7 +23,7 @@ def _with_grads(fn, tensors, grad, *args, **kwargs):
 
 def _check(gen, dtype, lengths_q, lengths_k, H=4, HK=2, E=40, causal=False, scale=None,
            tolerance=8.0, tensors=None):  # fmt: skip
-    cu_q, cu_k = _prefix_sums(lengths_q), _prefix_sums(lengths_k)
+    cu_q, cu_k = prefix_sums(lengths_q), prefix_sums(lengths_k)
     if tensors is None:
         tensors = (
             make((int(cu_q[-1]), H, E), dtype, gen, -1, 1),
@@ -63,7 +37,7 @@ def _check(gen, dtype, lengths_q, lengths_k, H=4, HK=2, E=40, causal=False, scal
                          causal=causal)  # fmt: skip
     wide = [t.detach().double().requires_grad_() for t in tensors]
     scale = tensors[0].shape[-1] ** -0.5 if scale is None else scale
-    expected = _with_grads(_reference, wide, grad.double(), cu_q, cu_k, scale, causal)
+    expected = _with_grads(varlen_reference, wide, grad.double(), cu_q, cu_k, scale, causal)
     for a, e in zip(actual, expected, strict=True):
         assert_matches(a, e.to(dtype), tolerance, normwise=True)
 
@@ -86,10 +60,10 @@ def test_varlen_attention_compiled(gen, compiled):
 
 def test_varlen_attention_checks_its_prefix_sums(gen):
     q = make((5, 2, 8), torch.float32, gen)
-    good = _prefix_sums([2, 3])
+    good = prefix_sums([2, 3])
     for cu, message in [
         (good.long(), "int32"),
-        (_prefix_sums([2, 2]), "rise from 0 to 5"),
+        (prefix_sums([2, 2]), "rise from 0 to 5"),
         (torch.tensor([1, 2, 5], dtype=torch.int32), "rise from 0 to 5"),
         (torch.tensor([0, 3, 2, 5], dtype=torch.int32), "rise from 0 to 5"),
     ]:
@@ -98,7 +72,7 @@ def test_varlen_attention_checks_its_prefix_sums(gen):
     with pytest.raises(ValueError, match="longer than its max_seqlen, 2"):
         ops.varlen_attention(q, q, q, good, good, 3, 2)
     with pytest.raises(ValueError, match="different numbers of sequences"):
-        ops.varlen_attention(q, q, q, good, _prefix_sums([5]), 3, 5)
+        ops.varlen_attention(q, q, q, good, prefix_sums([5]), 3, 5)
 
 
 @pytest.mark.full
