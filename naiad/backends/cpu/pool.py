@@ -1,7 +1,11 @@
 """The grid runner: runs a kernel's programs on the calling thread or on all cores.
 
 `run(entry, params, n_programs, scratch_bytes, sites)` launches a compiled entry point (see
-`abi.py`) over a grid. A small grid runs inline, on the calling thread alone. A larger grid is
+`abi.py`) over a grid. A grid of one program is one ctypes call of the entry point: nothing to
+hand out, and no time slice could end before that program does (a launch through the pool's
+native functions cost 7 us more on a loaded 2-core machine: bench/cpu/launch_overhead.py,
+"inline launch" against "bare ctypes call", which is what small ops launch many of). A larger
+grid on one thread runs inline, on the calling thread alone. A larger grid is
 cut into chunks of consecutive program ids that the calling thread and the persistent workers
 take in increasing order (`pool_ir.py`): the workers are native threads waiting in native code,
 so a launch costs one ctypes call and a futex wake-up, never a Python thread switch
@@ -10,7 +14,8 @@ so a launch costs one ctypes call and a futex wake-up, never a Python thread swi
 Either way the calling thread returns to Python every `SLICE_NS` while the launch runs
 (pool_caller_ir.py), so that signal handlers run: a Ctrl-C cancels the launch (the programs
 running end, no other starts) and raises KeyboardInterrupt within a slice and a program, and
-the pool stays usable.
+the pool stays usable. (A one-program launch answers a Ctrl-C when its program ends, as it
+would in slices.)
 
 `NAIAD_NUM_THREADS` is the number of threads that run programs, the calling one included
 (default: the CPUs this process may run on); 1 runs every grid inline. The pool starts on the
@@ -40,6 +45,11 @@ from .target import host_target
 # A grid of fewer programs runs inline. One program has nothing to share; any more may be worth
 # the few microseconds a launch on awake workers costs (bench/cpu/launch_overhead.py).
 INLINE_BELOW = 2
+# The entry point's C type (abi.py): params, first program, end, scratch, status.
+_ENTRY_TYPE = ctypes.CFUNCTYPE(
+    None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p
+)
+_ENTRY_CALLS_KEPT = 4096  # entry points' ctypes functions kept, by address (_entry_call)
 # Chunks per thread: enough to even out programs of unequal cost and, on a machine shared with
 # other jobs, to bound what a preempted thread holds up (the launch waits for the chunk it has
 # taken: a sixteenth of its share, where four chunks left a quarter); few enough that taking a
@@ -121,6 +131,7 @@ class _Lane:
 
     def __init__(self):
         self.status = _Arena(abi.STATUS_BYTES)
+        self.code = ctypes.c_int32.from_address(self.status.address + abi.STATUS_CODE_OFFSET)
         self.scratch = _Arena()
         self.state = _Arena(pool_ir.STATE_BYTES)
         ctypes.memset(self.state.address, 0, pool_ir.STATE_BYTES)
@@ -184,6 +195,7 @@ class _Workers:
 
 
 _local = threading.local()
+_entry_calls: dict = {}  # entry address -> its ctypes function (_entry_call)
 _workers: _Workers | None = None
 _workers_lock = threading.Lock()
 _abandoned: list = []  # what cancelled launches whose programs did not end still use
@@ -231,20 +243,43 @@ def run(
         lane = _local.lane = _Lane()
     lane.scratch.reserve(scratch_bytes)
     if n_programs < INLINE_BELOW:  # no settings read: this is the path of tiny launches
-        threads = 1
+        code = _run_one(entry_address, params_address, n_programs, lane)
     else:
         threads = thread_count() if threads is None else min(threads, thread_count())
-    if threads == 1:  # one chunk of every program, on the lane's own state
-        job = (entry_address, params_address, n_programs, max(n_programs, 1), 0)
-        code = _drive(lane.state.address, job, lane, params)
-    else:
-        code = _run_on_workers(
-            entry_address, params_address, n_programs, scratch_bytes, threads, lane, params
-        )
+        if threads == 1:  # one chunk of every program, on the lane's own state
+            job = (entry_address, params_address, n_programs, n_programs, 0)
+            code = _drive(lane.state.address, job, lane, params)
+        else:
+            code = _run_on_workers(
+                entry_address, params_address, n_programs, scratch_bytes, threads, lane, params
+            )
     if code:
         raw = ctypes.string_at(lane.status.address, abi.STATUS_BYTES)
         grid = struct.unpack("<3q", ctypes.string_at(params_address, 3 * abi.SLOT_BYTES))
         raise abi.fault_error(abi.decode_status(raw), sites, grid)
+
+
+def _run_one(entry: int, params: int, n_programs: int, lane: _Lane) -> int:
+    """Run programs [0, n_programs) (at most one) by a direct call of the entry point, and
+    return the status code. The record's first 64 bytes are zero before a launch (abi.py): a
+    failed or cancelled launch left them set, which a pool launch clears itself."""
+    if lane.code.value:
+        ctypes.memset(lane.status.address, 0, 64)
+    call = _entry_calls.get(entry)
+    if call is None:
+        call = _entry_call(entry)
+    call(params, 0, n_programs, lane.scratch.address, lane.status.address)
+    return lane.code.value
+
+
+def _entry_call(entry: int):
+    """The ctypes function of the entry point at `entry`, made once per address. Every entry
+    point has abi.py's signature, so one kept for code since unloaded and replaced at the
+    same address still calls what is there now."""
+    if len(_entry_calls) >= _ENTRY_CALLS_KEPT:
+        _entry_calls.clear()
+    call = _entry_calls[entry] = _ENTRY_TYPE(entry)
+    return call
 
 
 def _run_on_workers(entry, params, n_programs, scratch_bytes, threads, lane, keep) -> int:

@@ -11,7 +11,7 @@ import pytest
 from runtime_kernels import BLOCK, entry
 
 from naiad import knobs
-from naiad.backends.cpu import abi, pool
+from naiad.backends.cpu import abi, pool, pool_caller_ir
 from naiad.errors import InternalError, KernelAssertionError, KernelIndexError
 
 THREADS = [1, 2, 3]
@@ -187,6 +187,21 @@ def test_status_is_zeroed_between_launches(sites):
         fail_at(5, 2, abi.FAULT_ASSERT, 1, sites)
     ran = fail_at(5, 99, abi.FAULT_ASSERT, 1, sites)  # no program fails now
     assert ran[0] == 5
+
+
+def test_one_program_launches_after_failures_and_cancels(sites):
+    """A one-program grid calls its entry point directly (pool._run_one): its failure is
+    reported as any launch's, and a status record left set by a failed launch (of any grid) or
+    a cancelled one does not stop the next one-program launch from running."""
+    with pytest.raises(KernelAssertionError, match=r"in program \(0, 0, 0\)"):
+        fail_at(1, 0, abi.FAULT_ASSERT, 1, sites)
+    assert fail_at(1, 99, abi.FAULT_ASSERT, 1, sites)[0] == 1
+    with pytest.raises(KernelAssertionError):
+        fail_at(40, 3, abi.FAULT_ASSERT, 2, sites)
+    assert fail_at(1, 99, abi.FAULT_ASSERT, 2, sites)[0] == 1
+    pool._local.lane.code.value = pool_caller_ir.FAULT_INTERRUPT  # as a Ctrl-C's cancel leaves it
+    assert fail_at(1, 99, abi.FAULT_ASSERT, 1, sites)[0] == 1
+    assert fail_at(3, 99, abi.FAULT_ASSERT, 1, sites)[0] == 3  # and a pool launch after it
 
 
 def test_unknown_site_or_code_is_an_internal_error(sites):
