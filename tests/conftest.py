@@ -3,8 +3,10 @@ the interpreter unless a test chooses a back end (tests/language and tests/examp
 on both; tests/backends and tests/differential name theirs), and a CPU launch always waits for
 its compiled kernel (no tiered execution). The interpreter checks every access,
 so tests that make a kernel go out of bounds on purpose stay safe. Compiled kernels are cached in
-a directory of the run (removed at its end) unless NAIAD_CACHE_DIR says otherwise. A
-parametrized hypothesis test starts every invocation from the settings it was declared with."""
+a directory of the run (removed at its end) unless NAIAD_CACHE_DIR says otherwise; a test that
+needs an empty cache of its own takes `fresh_cache` (`cpu_fresh_cache` to compile for the CPU
+too). A parametrized hypothesis test starts every invocation from the settings it was declared
+with."""
 
 import os
 import shutil
@@ -61,3 +63,30 @@ def _hypothesis_settings_as_declared(request):
         fn._hypothesis_internal_use_settings = fn.__dict__.setdefault(
             "_naiad_declared_hypothesis_settings", declared
         )
+
+
+@pytest.fixture
+def fresh_cache(tmp_path):
+    """An empty compile cache of the test's own, tmp_path / "cache" (yielded): for tests that
+    count compiles, read what a compile stored, or must not load an object compiled under other
+    settings. The process's disk cache object is made again on both sides, so nothing it
+    remembers of one directory outlives the test. (Naiad is imported inside the fixtures: this
+    file is imported before its pytest_configure sets the run's environment, and nothing of
+    Naiad should load before that.)"""
+    from naiad import knobs
+    from naiad.runtime import compiler
+
+    directory = tmp_path / "cache"
+    with knobs.override(NAIAD_CACHE_DIR=str(directory)):
+        compiler._cache = None
+        yield directory
+    compiler._cache = None
+
+
+@pytest.fixture
+def cpu_fresh_cache(fresh_cache):
+    """Launches compile for this machine's CPU, into `fresh_cache` (yielded)."""
+    from naiad import knobs
+
+    with knobs.override(NAIAD_BACKEND="cpu"):
+        yield fresh_cache

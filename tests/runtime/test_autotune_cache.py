@@ -7,7 +7,6 @@ import sys
 import textwrap
 
 import numpy as np
-import pytest
 
 import naiad
 import naiad.language as tl
@@ -45,12 +44,6 @@ def _tuner(bench, blocks=BLOCKS, cache_results=True):
     return autotune(configs, key=["n"], do_bench=bench, cache_results=cache_results)(_scale)
 
 
-@pytest.fixture
-def cpu_cache(tmp_path):
-    with knobs.override(NAIAD_BACKEND="cpu", NAIAD_CACHE_DIR=str(tmp_path)):
-        yield tmp_path
-
-
 def _launch(tuner, n, gen):
     x = gen.standard_normal(n).astype(np.float32)
     out = np.full(n, np.nan, np.float32)
@@ -58,7 +51,7 @@ def _launch(tuner, n, gen):
     np.testing.assert_array_equal(out, x * np.float32(1.5))
 
 
-def test_a_stored_choice_is_taken_without_timing(cpu_cache):
+def test_a_stored_choice_is_taken_without_timing(cpu_fresh_cache):
     gen = np.random.default_rng(0)
     first = CountingBench()
     _launch(_tuner(first), 200, gen)
@@ -71,7 +64,7 @@ def test_a_stored_choice_is_taken_without_timing(cpu_cache):
     assert again.timed == 3
 
 
-def test_a_choice_is_not_taken_by_other_configs_or_without_cache_results(cpu_cache):
+def test_a_choice_is_not_taken_by_other_configs_or_without_cache_results(cpu_fresh_cache):
     gen = np.random.default_rng(1)
     _launch(_tuner(CountingBench()), 128, gen)
     other = CountingBench()
@@ -82,7 +75,7 @@ def test_a_choice_is_not_taken_by_other_configs_or_without_cache_results(cpu_cac
     assert plain.timed == 3
 
 
-def test_a_second_process_reads_the_choice(cpu_cache):
+def test_a_second_process_reads_the_choice(cpu_fresh_cache):
     gen = np.random.default_rng(2)
     _launch(_tuner(CountingBench()), 96, gen)
     script = textwrap.dedent(
@@ -97,7 +90,7 @@ def test_a_second_process_reads_the_choice(cpu_cache):
         print(bench.timed, tuner.best_config.kwargs["BLOCK"])
         """
     )
-    env = {**os.environ, "NAIAD_BACKEND": "cpu", "NAIAD_CACHE_DIR": str(cpu_cache)}
+    env = {**os.environ, "NAIAD_BACKEND": "cpu", "NAIAD_CACHE_DIR": str(cpu_fresh_cache)}
     done = subprocess.run(
         [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300
     )
@@ -105,14 +98,14 @@ def test_a_second_process_reads_the_choice(cpu_cache):
     assert done.stdout.split() == ["0", "64"]
 
 
-def test_configs_compile_in_parallel_workers(cpu_cache, monkeypatch):
+def test_configs_compile_in_parallel_workers(cpu_fresh_cache, monkeypatch):
     monkeypatch.setattr(autotune_cache, "_cores", lambda: 2)
     tuner = _tuner(CountingBench(), cache_results=False)
     x, out = np.ones(64, np.float32), np.zeros(64, np.float32)
     tuner.nargs = {"x": x, "out": out, "n": 64, "factor": 2.0}
     configs = list(tuner.configs)
     assert autotune_cache.compile_in_parallel(tuner, (x, out, 64, 2.0), _grid, {}, configs) == 2
-    entries = [p for p in cpu_cache.rglob("*") if p.is_file()]
+    entries = [p for p in cpu_fresh_cache.rglob("*") if p.is_file()]
     assert entries  # the workers wrote the compiled kernels
     with knobs.override(NAIAD_INTERPRET="1"):
         assert autotune_cache.compile_in_parallel(tuner, (x, out, 64, 2.0), _grid, {}, configs) == 0

@@ -13,7 +13,6 @@ import pytest
 
 import naiad
 import naiad.language as tl
-from naiad import knobs
 from naiad.backends import registry
 from naiad.backends.cpu import compiler as cpu_compiler
 from naiad.backends.cpu.target import cpu_target
@@ -51,10 +50,9 @@ class LlvmIrOnly(registry.Backend):
 
 
 @pytest.fixture
-def llir_backend(tmp_path):
+def llir_backend(fresh_cache):
     backend = registry.register_backend(LlvmIrOnly())
-    with knobs.override(NAIAD_CACHE_DIR=str(tmp_path / "cache")):
-        yield backend
+    yield backend
     registry.unregister_backend(backend.name)
 
 

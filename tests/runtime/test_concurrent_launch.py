@@ -21,8 +21,7 @@ import pytest
 
 import naiad
 import naiad.language as tl
-from naiad import knobs
-from naiad.runtime import compiler, cpu_launcher
+from naiad.runtime import cpu_launcher
 
 SCRIPT = pathlib.Path(__file__).with_name("concurrent_launches.py")
 # The script's cases and the tuning keys of its autotuned kernel: quick, all of them.
@@ -67,14 +66,10 @@ def shift(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 
 @pytest.fixture
-def compiled(tmp_path):
+def compiled(cpu_fresh_cache):
     """Launches compile for the CPU, into an empty cache, with nothing of `shift` in memory."""
-    with knobs.override(NAIAD_BACKEND="cpu", NAIAD_CACHE_DIR=str(tmp_path / "cache")):
-        compiler._cache = None
-        shift.forget_compiled()
-        shift._launches.clear()
-        yield
-    compiler._cache = None
+    shift.forget_compiled()
+    shift._launches.clear()
 
 
 def _launch_shift(rng, n: int, block: int = 64) -> None:

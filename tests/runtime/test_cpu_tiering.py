@@ -13,18 +13,14 @@ import pytest
 import naiad
 import naiad.language as tl
 from naiad import knobs
-from naiad.runtime import compiler, cpu_launcher, cpu_tiering
+from naiad.runtime import cpu_launcher, cpu_tiering
 from naiad.runtime.compiled_kernel import CompiledKernel
 
 
 @pytest.fixture(autouse=True)
-def tiered(tmp_path):
-    with knobs.override(
-        NAIAD_BACKEND="auto", NAIAD_CPU_TIERING="auto", NAIAD_CACHE_DIR=str(tmp_path / "cache")
-    ):
-        compiler._cache = None  # a fresh disk cache per test
+def tiered(fresh_cache):
+    with knobs.override(NAIAD_BACKEND="auto", NAIAD_CPU_TIERING="auto"):
         yield
-    compiler._cache = None
 
 
 def _scale_add():

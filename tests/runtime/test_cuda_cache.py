@@ -14,11 +14,12 @@ import pytest
 
 import naiad
 import naiad.language as tl
-from naiad import knobs
 from naiad.backends.nvidia import compiler as nv_compiler
 from naiad.backends.nvidia import link, ptx
 from naiad.language.extra import cuda
 from naiad.runtime import compiler
+
+pytestmark = pytest.mark.usefixtures("fresh_cache")
 
 TARGET = "cuda:sm_90a"
 has_linker = link.linker_version() is not None
@@ -34,12 +35,6 @@ def scale_kernel(x_ptr, out_ptr, n, factor, BLOCK: tl.constexpr):
 @naiad.jit
 def warps_kernel(out_ptr):
     tl.store(out_ptr + tl.arange(0, 2), tl.arange(0, 2) * cuda.num_threads() + cuda.num_warps())
-
-
-@pytest.fixture(autouse=True)
-def cache_dir(tmp_path):
-    with knobs.override(NAIAD_CACHE_DIR=str(tmp_path / "cache")):
-        yield tmp_path / "cache"
 
 
 def _warmup(**options):
@@ -65,7 +60,7 @@ def _entries(directory: pathlib.Path) -> list[pathlib.Path]:
     return sorted(p for p in found if (p / "manifest.json").is_file() and "-" not in p.name)
 
 
-def test_second_compile_comes_from_disk(monkeypatch, cache_dir):
+def test_second_compile_comes_from_disk(monkeypatch, fresh_cache):
     first = _warmup()
     compiler.disk_cache().clear_memory()  # as a new process: nothing in memory
     _forbid_compiling(monkeypatch)
@@ -81,7 +76,7 @@ def test_second_compile_comes_from_disk(monkeypatch, cache_dir):
         "BLOCK": "constexpr",
     }
     assert second.metadata.num_warps == 4 and second.metadata.shared == first.metadata.shared
-    (entry,) = _entries(cache_dir)
+    (entry,) = _entries(fresh_cache)
     manifest = json.loads((entry / "manifest.json").read_text())
     assert manifest["metadata"]["kernel"]["name"] == "scale_kernel"
     if has_linker:
@@ -92,23 +87,23 @@ def test_second_compile_comes_from_disk(monkeypatch, cache_dir):
 @pytest.mark.parametrize(
     "change", [{"num_warps": 8}, {"maxnreg": 64}, {"debug": True}, {"target": "cuda:sm_80"}]
 )
-def test_each_input_of_the_key_makes_its_own_entry(change, cache_dir):
+def test_each_input_of_the_key_makes_its_own_entry(change, fresh_cache):
     _warmup()
     target = change.pop("target", TARGET)
     scale_kernel.warmup("*fp32", "*fp32", 4096, 1.5, grid=(16,), BLOCK=256, target=target, **change)
-    assert len(_entries(cache_dir)) == 2
+    assert len(_entries(fresh_cache)) == 2
 
 
-def test_other_specialization_other_entry(cache_dir):
+def test_other_specialization_other_entry(fresh_cache):
     _warmup()
     scale_kernel.warmup("*fp32", "*fp32", 4095, 1.5, grid=(16,), BLOCK=256, target=TARGET)
-    assert len(_entries(cache_dir)) == 2
+    assert len(_entries(fresh_cache)) == 2
 
 
 @pytest.mark.skipif(not has_linker, reason="no nvJitLink nor driver: no cubin to damage")
-def test_damaged_entry_is_rebuilt(cache_dir):
+def test_damaged_entry_is_rebuilt(fresh_cache):
     first = _warmup()
-    (entry,) = _entries(cache_dir)
+    (entry,) = _entries(fresh_cache)
     cubin = entry / "cubin"
     cubin.write_bytes(cubin.read_bytes()[:-7])
     compiler.disk_cache().clear_memory()
@@ -117,7 +112,7 @@ def test_damaged_entry_is_rebuilt(cache_dir):
     assert (entry / "cubin").read_bytes() == first.asm["cubin"]
 
 
-def test_new_process_compiles_nothing_after_ttir(cache_dir, tmp_path):
+def test_new_process_compiles_nothing_after_ttir(fresh_cache, tmp_path):
     """A second interpreter finds the entry the first wrote; every stage after TTIR raises."""
     script = tmp_path / "warm.py"
     script.write_text(
@@ -136,7 +131,7 @@ def test_new_process_compiles_nothing_after_ttir(cache_dir, tmp_path):
             """
         )
     )
-    env = {**os.environ, "NAIAD_CACHE_DIR": str(cache_dir)}
+    env = {**os.environ, "NAIAD_CACHE_DIR": str(fresh_cache)}
     runs = [
         subprocess.run([sys.executable, str(script), mode], capture_output=True, text=True, env=env)
         for mode in ("fresh", "cached")

@@ -15,7 +15,6 @@ import naiad
 import naiad.language as tl
 from naiad import knobs
 from naiad.errors import NaiadError
-from naiad.runtime import compiler
 from naiad.runtime.binder import Unbound, make_binder
 from naiad.runtime.specialization import Specialization
 from naiad.tools.tensor_descriptor import TensorDescriptor
@@ -68,13 +67,9 @@ KERNELS = (axpy, maybe_bias, copy_unspecialized, copy_any_alignment, scale_tiles
 
 
 @pytest.fixture(autouse=True)
-def compiled_for_the_cpu(tmp_path):
-    with knobs.override(NAIAD_BACKEND="cpu", NAIAD_CACHE_DIR=str(tmp_path / "cache")):
-        compiler._cache = None
-        for kernel in KERNELS:
-            kernel.forget_compiled()
-        yield
-    compiler._cache = None
+def compiled_for_the_cpu(cpu_fresh_cache):
+    for kernel in KERNELS:
+        kernel.forget_compiled()
 
 
 @pytest.fixture

@@ -65,12 +65,10 @@ def thrice(x_ptr, out_ptr, BLOCK: tl.constexpr):
 
 
 @pytest.fixture(autouse=True)
-def fresh(tmp_path):
+def fresh(cpu_fresh_cache):
     SEEN.clear()
-    with knobs.override(NAIAD_CACHE_DIR=str(tmp_path / "cache"), NAIAD_BACKEND="cpu"):
-        for kernel in (twice, thrice):
-            kernel.forget_compiled()
-        yield
+    for kernel in (twice, thrice):
+        kernel.forget_compiled()
 
 
 def _inputs():

@@ -10,6 +10,8 @@ import naiad.language as tl
 from naiad import knobs
 from naiad.runtime import compiler
 
+pytestmark = pytest.mark.usefixtures("cpu_fresh_cache")
+
 SCALE = tl.constexpr(3)
 
 
@@ -18,14 +20,6 @@ def scale_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
     offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offsets < n
     tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) * SCALE, mask=mask)
-
-
-@pytest.fixture(autouse=True)
-def compiled(tmp_path):
-    with knobs.override(NAIAD_BACKEND="cpu", NAIAD_CACHE_DIR=str(tmp_path / "cache")):
-        compiler._cache = None  # a fresh disk cache per test
-        yield
-    compiler._cache = None
 
 
 @naiad.jit(noinline=True)

@@ -86,12 +86,11 @@ KERNELS = (_dot, _dot_loop, _dot3d)
 
 
 @pytest.fixture(autouse=True)
-def compiled(tmp_path):
+def compiled(cpu_fresh_cache):
     """Compiled for this CPU, from a fresh cache: a test that forces a blocking must not load
     an object compiled under another one."""
-    with knobs.override(NAIAD_BACKEND="cpu", NAIAD_CACHE_DIR=str(tmp_path / "cache")):
-        _forget_compiled()
-        yield
+    _forget_compiled()
+    yield
     _forget_compiled()
 
 

@@ -18,8 +18,8 @@ import pytest
 
 import naiad
 import naiad.language as tl
-from naiad import knobs
-from naiad.runtime import compiler
+
+pytestmark = pytest.mark.usefixtures("cpu_fresh_cache")
 
 OPERANDS = ["bf16", "fp16", "fp8e5", "fp8e4nv", "i8"]
 
@@ -30,14 +30,6 @@ def _matmul(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constex
     a = tl.load(a_ptr + om[:, None] * K + ok[None, :])
     b = tl.load(b_ptr + ok[:, None] * N + on[None, :])
     tl.store(c_ptr + om[:, None] * N + on[None, :], tl.dot(a, b))
-
-
-@pytest.fixture(autouse=True)
-def compiled(tmp_path):
-    with knobs.override(NAIAD_BACKEND="cpu", NAIAD_CACHE_DIR=str(tmp_path / "cache")):
-        compiler._cache = None
-        yield
-    compiler._cache = None
 
 
 def vector_conversions(operand: str) -> int:

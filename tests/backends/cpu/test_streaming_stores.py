@@ -12,7 +12,9 @@ import naiad
 import naiad.language as tl
 from naiad import knobs
 from naiad.backends.cpu import pool
-from naiad.runtime import compiler, cpu_streaming
+from naiad.runtime import cpu_streaming
+
+pytestmark = pytest.mark.usefixtures("cpu_fresh_cache")
 
 X86 = platform.machine() in ("x86_64", "AMD64")
 
@@ -59,14 +61,6 @@ def shift_kernel(p_ptr, n, BLOCK: tl.constexpr):
     mask = offsets < n
     x = tl.load(p_ptr + offsets, mask=mask)
     tl.store(p_ptr + offsets + 1, x * 2, mask=mask)
-
-
-@pytest.fixture(autouse=True)
-def compiled(tmp_path):
-    with knobs.override(NAIAD_BACKEND="cpu", NAIAD_CACHE_DIR=str(tmp_path / "cache")):
-        compiler._cache = None
-        yield
-    compiler._cache = None
 
 
 def _forget(*kernels):
