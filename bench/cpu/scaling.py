@@ -17,6 +17,9 @@ f32 4096x1024, the tutorial matmul f32 1024^3, tutorial 06's attention forward f
 D64 against `scaled_dot_product_attention`; and the attention forward on f32 at the same shape
 through `naiad.ops.scaled_dot_product_attention` (tutorial 06 is fp16 only), as
 bench/ops/attention.py measures it on the CPU.
+
+A kernel that fails (or a process that runs past `CHILD_S`) is a row saying so, with its
+traceback on stderr; the other rows are still measured.
 """
 
 from __future__ import annotations
@@ -28,10 +31,12 @@ import platform
 import subprocess
 import sys
 import time
+import traceback
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ALL = ("add", "softmax", "matmul", "attention_fp16", "attention_f32")
+CHILD_S = 150  # one thread count's process: about 40 s at one thread on the 2-core EPYC
 
 
 def cpu_model() -> str:
@@ -81,7 +86,11 @@ def child(threads: int, only: list[str], count: int) -> None:
     benches = dict(kernels.BENCHES, attention_f32=bench_attention_f32)
     results = {}
     for name in only:
-        results.update(benches[name](count))
+        try:
+            results.update(benches[name](count))
+        except Exception as error:  # reported in the table; the other kernels still run
+            traceback.print_exc()
+            results[name] = {"error": f"{type(error).__name__}: {error}"[:200]}
     print(json.dumps(results), flush=True)
 
 
@@ -96,8 +105,14 @@ def measure(threads: int, only: list[str], count: int) -> dict:
     env.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # kernels.py says why
     command = [sys.executable, str(Path(__file__).resolve()), "--child", str(threads)]
     command += ["--only", ",".join(only), "--pairs", str(count)]
-    done = subprocess.run(command, env=env, stdout=subprocess.PIPE, text=True, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    try:
+        done = subprocess.run(command, env=env, stdout=subprocess.PIPE, text=True, timeout=CHILD_S)
+    except subprocess.TimeoutExpired:
+        return {name: {"error": f"no result within {CHILD_S} s"} for name in only}
+    lines = done.stdout.strip().splitlines()
+    if done.returncode or not lines:
+        return {name: {"error": f"the process exited with {done.returncode}"} for name in only}
+    return json.loads(lines[-1])
 
 
 def table(rows: dict, counts: list[int]) -> list[str]:
@@ -110,7 +125,12 @@ def table(rows: dict, counts: list[int]) -> list[str]:
     for label, by_count in rows.items():
         one = by_count.get(counts[0])
         for threads in counts:
-            r = by_count[threads]
+            r = by_count.get(threads, {"error": "not measured"})
+            if "error" in r:
+                lines.append(f"| {label} | {threads} | failed: {r['error']} | | | | |")
+                continue
+            if one is None or "error" in one:
+                one = r
             lo, hi = r["spread"]
             ups = (one["naiad_ms"] / r["naiad_ms"], one["base_ms"] / r["base_ms"])
             lines.append(
