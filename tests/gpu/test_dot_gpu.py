@@ -33,8 +33,8 @@ CASES = {
     "bf16x6": (torch.float32, "bf16x6", torch.float32, "dot"),
     "ieee": (torch.float32, "ieee", torch.float32, "dot"),
     "int8": (torch.int8, None, torch.int32, "exact"),
-    "e4m3": (torch.float8_e4m3fn, None, torch.float32, "dot"),
-    "e5m2": (torch.float8_e5m2, None, torch.float32, "dot"),
+    "e4m3": (torch.float8_e4m3fn, None, torch.float32, "dot_fp8"),
+    "e5m2": (torch.float8_e5m2, None, torch.float32, "dot_fp8"),
     "e5m2_acc16": (torch.float8_e5m2, None, torch.float16, "dot"),
     "f64": (torch.float64, "ieee", torch.float64, "dot"),
 }
@@ -157,8 +157,8 @@ _LOOP_TYPES = {
     "f16": (torch.float16, tl.float32, "dot"),
     "tf32": (torch.float32, tl.float32, "dot_tf32"),
     "int8": (torch.int8, tl.int32, "exact"),
-    "e4m3": (torch.float8_e4m3fn, tl.float32, "dot"),
-    "e5m2": (torch.float8_e5m2, tl.float32, "dot"),
+    "e4m3": (torch.float8_e4m3fn, tl.float32, "dot_fp8"),
+    "e5m2": (torch.float8_e5m2, tl.float32, "dot_fp8"),
 }
 
 

@@ -236,25 +236,28 @@ def _evaluate_typed(module, dtype: str, k: int, seed: int) -> np.ndarray:
     ("dtype", "b_k_major"),
     [
         ("fp8e4nv", True),
-        ("i8", False),
-        ("fp32", False),
-        pytest.param("fp8e5", False, marks=pytest.mark.full),
-        pytest.param("i8", True, marks=pytest.mark.full),
-        pytest.param("fp32", True, marks=pytest.mark.full),
+        ("i8", True),
+        ("fp32", True),
+        ("fp8e4nv", False),
+        pytest.param("fp8e5", True, marks=pytest.mark.full),
+        pytest.param("i8", False, marks=pytest.mark.full),
+        pytest.param("fp32", False, marks=pytest.mark.full),
     ],
 )
 def test_k_major_only_types_take_wgmma(dtype, b_k_major):
-    """tf32, int8 and fp8 dots on wgmma read both buffers K-major: a B loaded with N
-    contiguous is stored transposed (and its 8-bit elements then copied by no `cp.async`);
-    the values of the TTIR for every trip count."""
+    """tf32, int8 and fp8 dots take wgmma where both operands are loaded K-major (its only
+    order for them), reading them from `cp.async` rings; a B loaded with N contiguous keeps
+    mma.sync. The values of the TTIR for every trip count."""
     before, after = _typed_loop(dtype, b_k_major)
-    (dot,) = [op for op in after.walk() if op.name == "ttng.warp_group_dot"]
-    assert (dot.a.type.encoding.transposed, dot.b.type.encoding.transposed) == (False, True)
-    copies = _loop_ops(after).count("ttg.async_copy_global_to_local")
-    assert copies == (1 if dtype != "fp32" and not b_k_major else 2)
+    dots = [op for op in after.walk() if op.name == "ttng.warp_group_dot"]
+    assert len(dots) == b_k_major
+    if b_k_major:
+        (dot,) = dots
+        assert (dot.a.type.encoding.transposed, dot.b.type.encoding.transposed) == (False, True)
+        assert _loop_ops(after).count("ttg.async_copy_global_to_local") == 2
     for k in (0, 32, 100):
         got, want = _evaluate_typed(after, dtype, k, k), _evaluate_typed(before, dtype, k, k)
-        np.testing.assert_allclose(got, want, rtol=1e-6)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)  # f32 sums in any order
 
 
 @pytest.mark.parametrize(("imprecise", "wgmma"), [(None, True), (32, True), (16, False)])

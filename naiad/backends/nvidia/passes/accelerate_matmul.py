@@ -180,7 +180,9 @@ class AccelerateMatmul(Pass):
             if not isinstance(dot.d.type.encoding, BlockedEncodingAttr):
                 continue
             chained = _chained(dot)
-            if self.wgmma and wgmma_fits(dot, capability, num_warps, chained, element_kind):
+            if self.wgmma and wgmma_fits(
+                dot, capability, num_warps, chained, element_kind, _source
+            ):
                 to_wgmma(dot, num_warps, chained, _source, element_kind)
                 continue
             k_width = mma_k_width(dot, capability)

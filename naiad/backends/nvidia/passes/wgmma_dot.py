@@ -20,9 +20,11 @@ which holds the first dot's result rows as the second's A (a renumbering of regi
 then all go along M.
 
 `wgmma` reads the other operand types (tf32, int8, fp8 e4m3 / e5m2) only K-major: their
-buffers are stored with K contiguous whatever their source holds (a source contiguous along M
-or N is stored transposed, element by element, and not copied by `cp.async`), and their A
-goes through a buffer even in a chain.
+buffers are stored with K contiguous, and their A goes through a buffer even in a chain. Where
+an operand is loaded with M or N contiguous (B of a row-major matrix), its buffer would be
+written element by element and copied by no 16-byte `cp.async`; such a dot keeps `mma.sync`,
+which reads it at full speed (Triton takes wgmma there: its tf32 matmul of a row-major B then
+runs at 0.4 of its mma.sync speed on an H200).
 
 As Triton chooses: sm_90 only, 2-D dots, M a multiple of 64 (a warpgroup's rows), num_warps a
 multiple of 4, K a multiple of the instruction's (16 for 16-bit operands, 8 for tf32, 32 for
@@ -55,12 +57,17 @@ _FP8 = ("f8E4M3FN", "f8E5M2")
 EITHER_MAJOR = ("f16", "bf16")
 
 
-def wgmma_fits(dot: tt.DotOp, capability: int, num_warps: int, chained: bool, kind) -> bool:
-    """Whether `dot` takes `wgmma` (see the module doc)."""
+def wgmma_fits(dot: tt.DotOp, capability: int, num_warps: int, chained: bool, kind, source) -> bool:
+    """Whether `dot` takes `wgmma` (see the module doc); `source(value)` is an operand before
+    the conversion that made it a dot operand."""
     if capability != 90 or num_warps % 4:
         return False
     a, b = dot.a.type, dot.b.type
     if len(a.shape) != 2 or not _has_instruction(dot, kind):
+        return False
+    if kind(a.element_type) not in EITHER_MAJOR and not all(
+        _stored_k_major(source(value), op_idx) for op_idx, value in enumerate((dot.a, dot.b))
+    ):
         return False
     m, k, n = a.shape[0], a.shape[1], b.shape[1]
     instr_k = 256 // a.element_type.width
@@ -155,6 +162,19 @@ def _loaded(value) -> bool:
     if isinstance(owner, tt.TransOp):
         owner = owner.src.defining_op
     return isinstance(owner, tt.LoadOp | tt.DescriptorLoadOp)
+
+
+def _stored_k_major(value, op_idx: int) -> bool:
+    """Whether operand `op_idx`, stored as `_buffer` stores it, is loaded with K contiguous (a
+    computed operand is stored from registers in either order at the same cost)."""
+    trans = value.defining_op
+    if isinstance(trans, tt.TransOp) and value.has_one_use and len(trans.src.type.shape) == 2:
+        value, op_idx = trans.src, 1 - op_idx
+    if not _loaded(value):
+        return True
+    t = value.type
+    k_dim, mn_dim = (1, 0) if op_idx == 0 else (0, 1)
+    return contiguous_dim(to_linear_layout(t.encoding, t.shape), k_dim, mn_dim) == k_dim
 
 
 def _registers(dot: Operation, value, encoding):
