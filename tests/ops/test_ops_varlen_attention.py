@@ -6,9 +6,10 @@ prefix sums' checks."""
 import pytest
 import torch
 from ops_helpers import FLOATS, assert_matches, make
-from varlen_reference import prefix_sums, varlen_reference
+from varlen_reference import prefix_sums, varlen_logsumexp, varlen_reference
 
 import naiad.ops as ops
+from naiad.ops.attention import flash
 
 
 def _lengths(gen, count, fixed=(1, 70)) -> list[int]:
@@ -56,6 +57,34 @@ def test_varlen_attention_interpreted(gen, interpreted):
 
 def test_varlen_attention_compiled(gen, compiled):
     _small_case(gen)
+
+
+def test_torch_varlen_attn_through_the_switch(gen, interpreted, monkeypatch):
+    """torch.nn.attention.varlen.varlen_attn reaches Naiad's kernels through ATen's
+    _flash_attention_forward and _flash_attention_backward (torch has no CPU kernel for them);
+    its causal window (-1, 0) is the bottom-right mask, and the log-sum-exp is (H, total_q)."""
+    varlen = pytest.importorskip("torch.nn.attention.varlen")  # in torch 2.13, not in every one
+    calls = []
+    for name in ("forward", "backward"):
+        kernel = getattr(flash, name)
+        monkeypatch.setattr(flash, name, lambda *a, k=kernel: calls.append(k) or k(*a))
+    lengths_q, lengths_k = [1, 9, 20], [4, 3, 20]
+    cu_q, cu_k = prefix_sums(lengths_q), prefix_sums(lengths_k)
+    q = make((30, 4, 16), torch.float32, gen, -1, 1).requires_grad_()
+    k, v = (make((27, 2, 16), torch.float32, gen, -1, 1).requires_grad_() for _ in "kv")
+    grad = make((30, 4, 16), torch.float32, gen, -1, 1)
+    with ops.use(include=["flash_attention_forward", "flash_attention"]):
+        out, lse = varlen.varlen_attn(q, k, v, cu_q, cu_k, 20, 20, window_size=(-1, 0),
+                                      return_aux=varlen.AuxRequest(lse=True),
+                                      enable_gqa=True)  # fmt: skip
+        actual = [out, *torch.autograd.grad(out, (q, k, v), grad)]
+    assert len(calls) == 2
+    wide = [t.detach().double().requires_grad_() for t in (q, k, v)]
+    expected = _with_grads(varlen_reference, wide, grad.double(), cu_q, cu_k, 0.25, True)
+    for a, e in zip(actual, expected, strict=True):
+        assert_matches(a, e.float(), 8.0, normwise=True)
+    expected_lse = varlen_logsumexp(*wide[:2], cu_q, cu_k, 0.25, True).float()
+    torch.testing.assert_close(lse, expected_lse, rtol=1e-5, atol=1e-5)
 
 
 def test_varlen_attention_checks_its_prefix_sums(gen):

@@ -13,6 +13,10 @@ causal mask ends at the bottom right of each sequence (its last query sees all i
 a sequence has more queries than keys, its first queries see none and give zeros). The scale
 defaults to 1 / sqrt(E). fp32/fp16/bf16, head dims up to 256, any strides with a unit one along
 E; the output is (total_q, H, E), contiguous.
+
+The switch also registers ATen's `_flash_attention_forward` and `_flash_attention_backward` for
+packed sequences, which torch.nn.attention.varlen.varlen_attn calls (torch has no CPU kernel for
+them): the same kernels, with the log-sum-exp as ATen lays it out, (H, total_q).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import torch
 
 from ..differentiable import apply
 from ..dtypes import Unsupported
+from ..registry import aten
 from . import flash
 
 __all__ = ["varlen_attention"]
@@ -79,3 +84,49 @@ def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seql
     problem = _Problem(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, causal,
                        softmax_scale)  # fmt: skip
     return apply(flash.Attention, q, k, v, problem)
+
+
+def _aten_problem(query, key, value, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p, is_causal,
+                  scale, window_size_left, window_size_right):  # fmt: skip
+    """The problem of an ATen flash-attention call, where Naiad's kernels compute it: packed
+    sequences, no dropout, and no window but the causal one (-1 keys back, 0 ahead: no key past
+    the query's diagonal, which is_causal also says)."""
+    if cum_seq_q is None or cum_seq_k is None:
+        raise Unsupported("flash attention of batched sequences through this overload")
+    if dropout_p:
+        raise Unsupported("flash attention with dropout")
+    window = (-1 if window_size_left is None else window_size_left,
+              -1 if window_size_right is None else window_size_right)  # fmt: skip
+    if window not in ((-1, -1), (-1, 0)):
+        raise Unsupported(f"flash attention in a window of {window}")
+    causal = is_causal or window == (-1, 0)
+    return _Problem(query, key, value, cum_seq_q, cum_seq_k, max_q, max_k, causal, scale)
+
+
+@aten("_flash_attention_forward.default")
+def flash_attention_forward(query, key, value, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p,
+                            is_causal, return_debug_mask, *, scale=None, window_size_left=None,
+                            window_size_right=None, seqused_k=None, alibi_slopes=None,
+                            block_table=None, num_splits=None):  # fmt: skip
+    """num_splits only asks how to divide the work; Naiad's kernels do not split a sequence."""
+    if return_debug_mask or seqused_k is not None or alibi_slopes is not None:
+        raise Unsupported("flash attention with a debug mask, used key counts or ALiBi")
+    if block_table is not None:
+        raise Unsupported("flash attention over paged keys")
+    problem = _aten_problem(query, key, value, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p,
+                            is_causal, scale, window_size_left, window_size_right)  # fmt: skip
+    out, lse = flash.forward(problem)
+    device = out.device
+    seeds = torch.zeros(2, dtype=torch.uint64, device=device)  # no dropout: no random numbers
+    unused = torch.empty((), dtype=torch.uint64, device=device)
+    return out, lse.t().contiguous(), seeds, unused, torch.empty(0, device=device)
+
+
+@aten("_flash_attention_backward.default")
+def flash_attention_backward(grad_out, query, key, value, out, logsumexp, cum_seq_q, cum_seq_k,
+                             max_q, max_k, dropout_p, is_causal, rng_state, unused, *,
+                             scale=None, window_size_left=None,
+                             window_size_right=None):  # fmt: skip
+    problem = _aten_problem(query, key, value, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p,
+                            is_causal, scale, window_size_left, window_size_right)  # fmt: skip
+    return flash.backward(problem, grad_out, out, logsumexp.t().contiguous())
