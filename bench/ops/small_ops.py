@@ -11,7 +11,9 @@ launch forward, one or two backward); SwiGLU (`silu(gate) * up`) as a library wr
 code run with Naiad's silu and mul switched in (`naiad.ops.use`: torch's autograd calls Naiad's
 mul twice and its own silu_backward). Timing as bench/ops/cpu_ops.py's (alternating batches of
 calls, the Naiad side's batch inside its switch; the median of the per-pair ratios torch time /
-Naiad time: > 1 means Naiad is faster), in microseconds per call.
+Naiad time: > 1 means Naiad is faster), in microseconds per call. `--one-thread` runs both sides
+on one thread (`NAIAD_NUM_THREADS=1`, `torch.set_num_threads(1)`) in the thread's CPU time, as
+bench/cpu/kernels.py's option does: on a shared machine, wall time also measures the neighbours.
 """
 
 from __future__ import annotations
@@ -21,12 +23,16 @@ import contextlib
 import os
 import platform
 import statistics
+import time
 
-import cpu_ops  # this script's directory is first on sys.path
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # bench/cpu/kernels.py says why
+os.environ.setdefault("NAIAD_BACKEND", "cpu")
+
 import torch
 import torch.nn.functional as F
 
 import naiad.ops as ops
+from naiad import knobs
 
 SWIGLU_OPS = ["silu", "mul"]
 
@@ -77,16 +83,23 @@ def check(ours, theirs, switch) -> None:
         torch.testing.assert_close(value, reference, rtol=1e-4, atol=1e-5)
 
 
-def measure(ours, theirs, switch, pairs: int) -> tuple[float, float, float]:
+def timed(fn, calls: int, clock) -> float:
+    start = clock()
+    for _ in range(calls):
+        fn()
+    return (clock() - start) / calls
+
+
+def measure(ours, theirs, switch, pairs: int, clock) -> tuple[float, float, float]:
     """(median ratio torch/Naiad, median Naiad s, median torch s), as cpu_ops.measure."""
     with switch():
         ours()
-    calls = max(1, int(0.02 / max(cpu_ops.timed(theirs, 3), 1e-6)))
+    calls = max(1, int(0.02 / max(timed(theirs, 3, time.perf_counter), 1e-6)))
     ratios, mine, base = [], [], []
     for _ in range(pairs):
         with switch():
-            a = cpu_ops.timed(ours, calls)
-        t = cpu_ops.timed(theirs, calls)
+            a = timed(ours, calls, clock)
+        t = timed(theirs, calls, clock)
         ratios.append(t / a)
         mine.append(a)
         base.append(t)
@@ -98,10 +111,17 @@ def main():
     parser.add_argument("--pairs", type=int, default=15)
     parser.add_argument("--only", default="")
     parser.add_argument("--shapes", default="16x128,4x64")
+    parser.add_argument("--one-thread", action="store_true", help="one thread, CPU time")
     args = parser.parse_args()
+    clock = time.perf_counter
+    if args.one_thread:  # kernels.py's --one-thread: what each side does, whoever shares the CPU
+        knobs.set_override("NAIAD_NUM_THREADS", 1)
+        torch.set_num_threads(1)
+        clock = time.thread_time
     chosen = set(filter(None, args.only.split(",")))
     where = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
-    print(f"# {where}, torch {torch.__version__}, {torch.get_num_threads()} torch threads, fp32")
+    print(f"# {where}, torch {torch.__version__}, {torch.get_num_threads()} torch threads, fp32, "
+          f"{'thread CPU' if args.one_thread else 'wall'} time")  # fmt: skip
     print(f"{'op, forward + backward':<28} {'torch/naiad':>11} {'naiad us':>9} {'torch us':>9}")
     for shape in args.shapes.split(","):
         rows, hidden = map(int, shape.split("x"))
@@ -109,7 +129,7 @@ def main():
             if chosen and name not in chosen:
                 continue
             check(ours, theirs, switch)
-            ratio, mine, base = measure(ours, theirs, switch, args.pairs)
+            ratio, mine, base = measure(ours, theirs, switch, args.pairs, clock)
             label = f"{name} {rows}x{hidden}"
             print(f"{label:<28} {ratio:>11.2f} {mine * 1e6:>9.1f} {base * 1e6:>9.1f}", flush=True)
 
