@@ -125,7 +125,7 @@ class CpuLauncher:
             return found
         tiered = not strict and n_programs is not None and cpu_tiering.mode() == "auto"
         if tiered and not compile_lock.held_here():
-            return self._tiered(key, spec, debug, n_programs)
+            return self._tiered(key, spec, debug, n_programs, bound)
         return self._wait_for_background(key) or compiled_once(
             self.kernels, key, lambda: self._make(spec, debug, strict)
         )
@@ -157,7 +157,7 @@ class CpuLauncher:
             return None
         return cpu_tiering.finish_here(job)
 
-    def _tiered(self, key, spec, debug: bool, n_programs: int):
+    def _tiered(self, key, spec, debug: bool, n_programs: int, bound: dict):
         """`kernel` for a launch that tiering may run in the interpreter: only the first launch
         of a specialization does; a second one while it compiles takes the compile over (or
         waits for it), so a kernel launched many times at once costs at most one interpreted
@@ -173,11 +173,11 @@ class CpuLauncher:
                         del self._compiling[key]
                 if not job.dropped:  # failed: compile here, where its error is met
                     return compiled_once(self.kernels, key, lambda: self._make(spec, debug, False))
-            found = self._begin(key, spec, debug, n_programs)
+            found = self._begin(key, spec, debug, n_programs, bound)
             if found is not _ABSENT:
                 return found
 
-    def _begin(self, key, spec, debug: bool, n_programs: int):
+    def _begin(self, key, spec, debug: bool, n_programs: int, bound: dict):
         """Under the compile lock: the kernel of `key` when loaded or when its compile is not
         worth tiering (compiled here), INTERPRET when its compile goes to the background, or
         _ABSENT when another thread's background compile of it began meanwhile."""
@@ -200,7 +200,7 @@ class CpuLauncher:
             if begun is None:
                 table[key] = found = self._make(spec, debug, False)
                 return found
-            if not cpu_tiering.is_small(begun.ttir, n_programs):
+            if not cpu_tiering.is_small(begun.ttir, n_programs, bound):
                 table[key] = found = self._make(spec, debug, False, begun)
                 return found
             job = cpu_tiering.BackgroundJob(

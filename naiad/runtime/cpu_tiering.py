@@ -5,7 +5,8 @@ A new small kernel costs the interpreter a few milliseconds and the compiler mos
 (LLVM's optimizer and code generation; docs/cpu.md), so a kernel launched once or a few times -
 a test, a first try in a notebook - is answered sooner by the interpreter. The launcher
 (cpu_launcher.py) builds the kernel's TTIR first, as every compile does; when the disk cache
-misses and the launch's work, estimated from that TTIR (`is_small`), is small, the back end's
+misses and the launch's work, estimated from that TTIR and the launch's integer arguments
+(`is_small`; a loop's trips from its bounds, loop_trips.py), is small, the back end's
 stages go to the background worker and the launch runs in the interpreter, with the CPU's own
 language rules (IEEE dots), debug mode and `device_print` as the compiled kernel has them.
 The next launch of that specialization runs compiled: it takes the compile over from the queue,
@@ -36,6 +37,7 @@ import re
 import threading
 
 from .. import knobs
+from . import loop_trips
 
 MODES = ("auto", "off", "always-compile")
 
@@ -45,13 +47,17 @@ MODES = ("auto", "off", "always-compile")
 # programs, or 2**16 element-programs, stay well under that.
 SMALL_PROGRAMS = 64
 SMALL_WORK = 1 << 16
-# Every loop counts as this many trips of its body (nested or not): the TTIR seldom shows a
-# trip count, whose bounds mostly come from arguments.
+# A trip of a loop costs about as much as a program (a millisecond: 0.95 ms a trip measured on
+# a grid-stride copy of two-element blocks), so a program's body counts as at least this many
+# elements, once per trip: 64 program-trips of small blocks are small.
+SMALL_BODY = SMALL_WORK // SMALL_PROGRAMS
+# A loop whose trip count the launch's arguments do not give (loop_trips.py: its bounds depend
+# on a loaded value, a program id, an enclosing loop) counts as this many trips of its body.
 LOOP_TRIPS_GUESS = 16
 QUEUED = 4
 
 _TENSOR_SHAPE = re.compile(r"tensor<((?:\d+x)+)")
-_LOOP = re.compile(r"\bscf\.(?:for|while)\b")
+_WHILE = re.compile(r"\bscf\.while\b")
 
 
 def mode() -> str:
@@ -77,22 +83,29 @@ def waiting_for_compiled():
         _waiting.depth -= 1
 
 
-def estimated_work(ttir: str, n_programs: int) -> int:
-    """Programs x the elements of the kernel's largest block x `LOOP_TRIPS_GUESS` per loop
-    of its TTIR (nested or not: an estimate that errs towards compiling)."""
+def estimated_work(ttir: str, n_programs: int, arguments: dict | None = None) -> int:
+    """Programs x the elements of the kernel's largest block (at least `SMALL_BODY`) x the
+    trips of each loop of its TTIR (nested or not: an estimate that errs towards compiling).
+    A `scf.for` counts the trips its bounds give with the launch's `arguments` (by parameter
+    name), at least one; any other loop counts `LOOP_TRIPS_GUESS`."""
     largest = 1
     for match in _TENSOR_SHAPE.finditer(ttir):
         elements = 1
         for size in match.group(1).split("x")[:-1]:
             elements *= int(size)
         largest = max(largest, elements)
-    loops = len(_LOOP.findall(ttir))
-    return n_programs * largest * LOOP_TRIPS_GUESS**loops
+    work = n_programs * max(largest, SMALL_BODY) * LOOP_TRIPS_GUESS ** len(_WHILE.findall(ttir))
+    for trips in loop_trips.trip_counts(ttir, arguments or {}):
+        work *= LOOP_TRIPS_GUESS if trips is None else max(1, trips)
+    return work
 
 
-def is_small(ttir: str, n_programs: int) -> bool:
-    """Whether the interpreter runs this launch sooner than the compiler builds it."""
-    return n_programs <= SMALL_PROGRAMS and estimated_work(ttir, n_programs) <= SMALL_WORK
+def is_small(ttir: str, n_programs: int, arguments: dict | None = None) -> bool:
+    """Whether the interpreter runs this launch, with these `arguments` (by parameter name),
+    sooner than the compiler builds it."""
+    return (
+        n_programs <= SMALL_PROGRAMS and estimated_work(ttir, n_programs, arguments) <= SMALL_WORK
+    )
 
 
 class BackgroundJob:

@@ -86,6 +86,30 @@ def test_large_launch_waits_for_the_compiled_kernel():
     np.testing.assert_array_equal(out, x * np.float32(3.0) + y)
 
 
+def test_a_long_loop_given_by_the_arguments_waits_for_the_compiled_kernel(monkeypatch):
+    """Two programs of two elements look small, but `n` gives the grid-stride loop n / 4
+    trips: the estimate reads them from the arguments (loop_trips.py) and the launch compiles.
+    Interpreted, these 20,001 trips took 97 s here (8 million trips: hours)."""
+
+    @naiad.jit
+    def double_strided(x, y, n, BLOCK: tl.constexpr):
+        offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        for _ in range(tl.cdiv(n, 4)):
+            mask = offsets < n
+            tl.store(y + offsets, tl.load(x + offsets, mask=mask) * 2.0, mask=mask)
+            offsets += tl.num_programs(0) * BLOCK
+
+    def interpreted(*args):
+        raise AssertionError("the launch ran in the interpreter")
+
+    monkeypatch.setattr(cpu_launcher, "run_grid", interpreted)
+    n = 80_003
+    x = np.random.default_rng(3).standard_normal(n).astype(np.float32)
+    y = np.full(n, np.nan, np.float32)
+    assert isinstance(double_strided[(2,)](x, y, n, BLOCK=2), CompiledKernel)
+    np.testing.assert_array_equal(y, x * np.float32(2.0))
+
+
 def test_interpreted_launch_keeps_the_cpu_rules():
     """An fp32 dot is IEEE on the CPU: the interpreted first launch must not round its
     operands to tf32 (the interpreter's own default, CUDA's), so both launches agree with
@@ -160,11 +184,13 @@ def test_threads_launching_at_once_compile_once(monkeypatch):
 
 
 def test_work_estimate_reads_blocks_and_loops():
-    ttir = "%0 = tt.make_range {end = 128 : i32} : tensor<128xi32>\n%1 : tensor<16x32xf32>\n"
-    assert cpu_tiering.estimated_work(ttir, 3) == 3 * 512
+    ttir = "%0 = tt.make_range {end = 128 : i32} : tensor<128xi32>\n%1 : tensor<64x32xf32>\n"
+    assert cpu_tiering.estimated_work(ttir, 3) == 3 * 2048
     looped = ttir + "scf.for %i = %a to %b step %c : i32 {\n}\n"
-    assert cpu_tiering.estimated_work(looped, 3) == 3 * 512 * cpu_tiering.LOOP_TRIPS_GUESS
+    assert cpu_tiering.estimated_work(looped, 3) == 3 * 2048 * cpu_tiering.LOOP_TRIPS_GUESS
     assert not cpu_tiering.is_small(ttir, cpu_tiering.SMALL_PROGRAMS + 1)
+    small_blocks = "%0 = tt.make_range {end = 2 : i32} : tensor<2xi32>\n"
+    assert cpu_tiering.estimated_work(small_blocks, 3) == 3 * cpu_tiering.SMALL_BODY
 
 
 def test_an_unknown_setting_is_refused():

@@ -1,0 +1,110 @@
+"""The trip counts of a kernel's `scf.for` loops, read from its TTIR text and a launch's integer
+arguments, for tiering's estimate of a launch's work (cpu_tiering.py).
+
+A loop's bounds mostly come from arguments (`for i in range(tl.cdiv(n, BLOCK))`), so the TTIR
+alone does not say how long a launch runs: a grid-stride loop over a 33-million-element tensor on
+two programs of two elements looks as small as a loop of four trips, and interpreted it runs for
+hours where it compiles in a second. At launch the arguments are known, and the scalar
+arithmetic between them and a loop's bounds (constants, `arith` integer ops, extensions and
+truncations) is evaluated here on the printed TTIR. A bound that depends on anything else (a
+loaded value, a program id, an enclosing loop's variable) gives no count. The text is read, not
+a module: a kernel whose TTIR came from the disk cache has no module in memory.
+"""
+
+from __future__ import annotations
+
+import numbers
+import re
+
+_NAME = r"%[\w.$-]+"
+# A function's signature is printed on its first line, parameters with their locations.
+_FUNCTION = re.compile(r"\btt\.func\b(?P<visibility>\s+public)?\s+@[\w.$-]+\((?P<params>.*)")
+_PARAMETER = re.compile(rf"({_NAME})\s*:\s*i\d+\b")
+_DEFINITION = re.compile(rf"^\s*({_NAME})\s*=\s*arith\.(\w+)\s+([^:]*?)\s*:")
+_FOR = re.compile(rf"\bscf\.for\s+{_NAME}\s*=\s*({_NAME})\s+to\s+({_NAME})\s+step\s+({_NAME})")
+_INTEGER = re.compile(r"^-?\d+$")
+_DEFINED = re.compile(rf"({_NAME})(?::\d+)?\s*=(?!=)")
+_NAMES = re.compile(_NAME)
+_BLOCK = re.compile(r"^\s*\^bb")
+
+
+def _truncating_division(a: int, b: int) -> int:
+    quotient = abs(a) // abs(b)
+    return quotient if (a < 0) == (b < 0) else -quotient
+
+
+def _ceiling_division(a: int, b: int) -> int:
+    return -((-a) // b)
+
+
+# arith's integer ops as Python functions of unbounded integers: an estimate, so the wrap-around
+# of i32 and the unsigned readings of negative values are not modelled.
+_BINARY = {
+    "addi": lambda a, b: a + b,
+    "subi": lambda a, b: a - b,
+    "muli": lambda a, b: a * b,
+    "divsi": _truncating_division,
+    "divui": _truncating_division,
+    "ceildivsi": _ceiling_division,
+    "ceildivui": _ceiling_division,
+    "floordivsi": lambda a, b: a // b,
+    "remsi": lambda a, b: a - b * _truncating_division(a, b),
+    "remui": lambda a, b: a - b * _truncating_division(a, b),
+    "minsi": min,
+    "minui": min,
+    "maxsi": max,
+    "maxui": max,
+}
+_DIVIDING = ("divsi", "divui", "ceildivsi", "ceildivui", "floordivsi", "remsi", "remui")
+_UNARY = ("extsi", "extui", "trunci", "index_cast", "index_castui")
+
+
+def _evaluate(op: str, operands: str, known: dict[str, int]) -> int | None:
+    if op == "constant":
+        return int(operands) if _INTEGER.match(operands) else None
+    names = re.findall(_NAME, operands)
+    values = [known.get(name) for name in names]
+    if None in values:
+        return None
+    if op in _UNARY and len(values) == 1:
+        return values[0]
+    if op in _BINARY and len(values) == 2:
+        if op in _DIVIDING and values[1] == 0:
+            return None
+        return _BINARY[op](*values)
+    return None
+
+
+def trip_counts(ttir: str, arguments: dict) -> list[int | None]:
+    """One entry per `scf.for` of `ttir`, in textual order: its trip count (0 or more), or None
+    where its bounds are not known from constants and the public function's integer
+    `arguments` (a launch's, by the kernel's parameter names, which name the TTIR's)."""
+    counts: list[int | None] = []
+    known: dict[str, int] = {}
+    for line in ttir.splitlines():
+        function = _FUNCTION.search(line)
+        if function is not None:  # names are the function's own: start again
+            known = {}
+            if function.group("visibility"):
+                for name in _PARAMETER.findall(function.group("params")):
+                    value = arguments.get(name[1:])
+                    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+                        known[name] = int(value)
+            continue
+        loop = _FOR.search(line)
+        if loop is not None:
+            start, end, step = (known.get(name) for name in loop.groups())
+            if None in (start, end, step) or step <= 0:
+                counts.append(None)
+            else:
+                counts.append(max(0, _ceiling_division(end - start, step)))
+        # The printer reuses names in sibling regions (two loops' `%arg5`): a name this line
+        # defines forgets what an earlier region gave it, and then takes its value if known.
+        for name in _DEFINED.findall(line) + (_NAMES.findall(line) if _BLOCK.match(line) else []):
+            known.pop(name, None)
+        definition = _DEFINITION.match(line)
+        if definition is not None:
+            value = _evaluate(definition.group(2), definition.group(3), known)
+            if value is not None:
+                known[definition.group(1)] = value
+    return counts

@@ -1,0 +1,43 @@
+"""A kernel's loop trip counts read from its TTIR and a launch's integer arguments
+(runtime/loop_trips.py), which tiering's estimate of a launch's work uses: checked against
+Python's own count of the same `range`s."""
+
+import numpy as np
+
+import naiad
+import naiad.language as tl
+from naiad.runtime import loop_trips
+
+
+@naiad.jit
+def nested_sums(x, out, start, n, m, BLOCK: tl.constexpr):
+    total = tl.zeros([BLOCK], tl.float32)
+    for i in range(start, tl.cdiv(n, BLOCK)):
+        for j in range(0, m, 3):
+            total += tl.load(x + i * BLOCK + tl.arange(0, BLOCK)) * j
+    for k in range(4):
+        total += k
+    for _ in range(tl.load(x).to(tl.int32)):  # a bound read from memory: not known at launch
+        total += 1.0
+    tl.store(out + tl.arange(0, BLOCK), total)
+
+
+def _ttir() -> str:
+    compiled = nested_sums.warmup(
+        "*fp32", "*fp32", "i32", "i32", "i32", grid=(1,), BLOCK=16, target="cpu"
+    )
+    return compiled.asm["ttir"]
+
+
+def test_trip_counts_follow_the_arguments():
+    ttir = _ttir()
+    rng = np.random.default_rng(16)
+    for _ in range(20):
+        start, n, m = (int(v) for v in rng.integers([-40, 2, -5], [40, 5000, 200]))
+        expected = [len(range(start, -(-n // 16))), len(range(0, m, 3)), 4, None]
+        arguments = {"x": object(), "out": object(), "start": start, "n": n, "m": m}
+        assert loop_trips.trip_counts(ttir, arguments) == expected
+
+
+def test_bounds_without_their_arguments_are_unknown():
+    assert loop_trips.trip_counts(_ttir(), {"n": 100, "m": True}) == [None, None, 4, None]
