@@ -1,16 +1,16 @@
 """Run triton-shared's python examples (its `python/examples` folder of pytest files) on Naiad.
 
     python scripts/triton_shared_examples.py EXAMPLES_DIR [--only test_mask,test_reduce]
-        [--timeout 900] [--out DIR]
+        [--timeout 900] [--out DIR] [--scripts]
 
 Nothing is fetched: EXAMPLES_DIR is that folder of a triton-shared checkout (or export), with its
 conftest.py. The files run unmodified, as triton-shared's CI runs them (`pytest .` in the folder,
 every test on the CPU: its conftest's `device` fixture is "cpu"), one pytest process per file,
 through Naiad's switch (`naiad.install_as_triton()`) and compiled for this machine's CPU unless
-NAIAD_BACKEND says otherwise. Every launch runs compiled code (NAIAD_CPU_TIERING=always-compile
-unless set): most examples launch a kernel once on a small grid, which would otherwise run in
-the interpreter while the compile finishes in the background, and the compiled code would go
-unchecked.
+NAIAD_BACKEND says otherwise. NAIAD_BACKEND=cpu (the default here) makes every launch wait for
+its compiled kernel: most examples launch a kernel once on a small grid, which with the default
+`auto` tiering would run in the interpreter while the compile finishes in the background, and
+the compiled code would go unchecked (NAIAD_BACKEND=auto measures what a user gets).
 
 One module is stood in: the examples select triton-shared's CPU back end with
 `from triton.backends.triton_shared.driver import CPUDriver` and
@@ -19,9 +19,10 @@ Triton's; the harness makes it a module whose `CPUDriver` is Naiad's CPU driver,
 plays here. Everything else the examples import is Naiad's answer to Triton's API.
 
 The table printed gives, per file, the counts of passed / failed / skipped tests, and for each
-failing test the last line of its error. With --scripts, every file with a `__main__` block (the
-examples' CPU benchmarks, triton-shared's `benchmark.measure`; bare_matmul.py checks its product
-there) is then run as a script too: passed when it runs to the end.
+failing test the line of its error (a file that does not import counts as one failed test).
+With --scripts, every file with a `__main__` block (the examples' CPU benchmarks, timed by
+triton-shared's `benchmark.measure`; bare_matmul.py checks its product there) is then run as a
+script too: passed when it runs to the end.
 """
 
 from __future__ import annotations
@@ -69,11 +70,7 @@ runpy.run_path({path!r}, run_name="__main__")
 
 def _switched(code: str, folder: Path, timeout: float) -> subprocess.CompletedProcess | None:
     """Run `code` in a fresh Python in `folder`; None when it ran past `timeout` seconds."""
-    env = {
-        **os.environ,
-        "NAIAD_BACKEND": os.environ.get("NAIAD_BACKEND", "cpu"),
-        "NAIAD_CPU_TIERING": os.environ.get("NAIAD_CPU_TIERING", "always-compile"),
-    }
+    env = {**os.environ, "NAIAD_BACKEND": os.environ.get("NAIAD_BACKEND", "cpu")}
     try:
         return subprocess.run(
             [sys.executable, "-c", code],
