@@ -47,6 +47,7 @@ class CompileOptions:
     num_stages: int = 3
     maxnreg: int | None = None
     debug: bool = False
+    enable_fp_fusion: bool = True
 
 
 @dataclass

@@ -75,6 +75,7 @@ def compile_options(options=None, debug: bool = False) -> CompileOptions:
         num_stages=getattr(options, "num_stages", 3),
         maxnreg=getattr(options, "maxnreg", None),
         debug=bool(debug),
+        enable_fp_fusion=getattr(options, "enable_fp_fusion", True),
     )
 
 

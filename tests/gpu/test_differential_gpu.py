@@ -9,7 +9,10 @@ one exception to "the interpreter is the reference": compiled for the GPU it is 
 which NVPTX expands to fma(-trunc(x / y), y, x), not C's fmod, exactly as Triton's; so the
 interpreter serving as reference here computes `%` of floats by that expansion
 (tests/language/exact_arithmetic.py's `gpu_float_rem`); fp32 sqrt and rsqrt flush a subnormal
-input to zero as the GPU's approximations do, and everything else is as always.
+input to zero as the GPU's approximations do, and everything else is as always. The kernels are
+compiled with `enable_fp_fusion=False`: by default a float multiply feeding an add fuses into
+one fma, rounded once where the interpreter rounds twice (seed 528's `acc + a * b` differs in
+its last bit), and an add is checked bit for bit.
 
 Run on the GPU machine: `scripts/gpu-check OUTDIR` (or `python3 -m pytest tests/gpu -m gpu`).
 """
@@ -39,8 +42,10 @@ exact_arithmetic = _module("exact_arithmetic", "tests/language/exact_arithmetic.
 
 
 def run_cuda(kernel, args: dict, grid: tuple) -> dict:
-    """The harness's executor for the GPU: launch compiled for it, arrays there and back."""
-    cuda_transfer.launch_on_cuda(JITFunction.run)(kernel, grid=tuple(grid), **args)
+    """The harness's executor for the GPU: launch compiled for it, arrays there and back, with
+    `enable_fp_fusion=False` (see the module doc)."""
+    launch = cuda_transfer.launch_on_cuda(JITFunction.run)
+    launch(kernel, grid=tuple(grid), enable_fp_fusion=False, **args)
     return {name: value for name, value in args.items() if isinstance(value, np.ndarray)}
 
 

@@ -29,7 +29,7 @@ _TYPES = {
     torch.bfloat16: (torch.float32, tl.float32, "dot"),
     torch.float32: (torch.float32, tl.float32, "dot_tf32"),
     torch.int8: (torch.int32, tl.int32, "exact"),
-    torch.float8_e4m3fn: (torch.float32, tl.float32, "dot"),
+    torch.float8_e4m3fn: (torch.float32, tl.float32, "dot_fp8"),
 }
 
 

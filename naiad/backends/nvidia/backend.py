@@ -46,6 +46,7 @@ class NvidiaBackend(Backend):
             "num_ctas": options.num_ctas,
             "maxnreg": options.maxnreg,
             "debug": bool(options.debug),
+            "enable_fp_fusion": options.enable_fp_fusion,
             "linker": link.linker_version(),
             "libdevice": _libdevice_identity(),
         }

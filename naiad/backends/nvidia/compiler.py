@@ -104,7 +104,10 @@ def to_llvm(c: Compilation) -> None:
     from .lowering import lower_module  # the lowering is large: loaded on the first compile
 
     c.run_passes("llir", LLIR_PIPELINE)
-    llir = lower_module(c.module, c.target, c.options.debug, c.options.maxnreg)
+    options = c.options
+    llir = lower_module(
+        c.module, c.target, options.debug, options.maxnreg, options.enable_fp_fusion
+    )
     c.metadata["shared"] = c.module.attributes["ttg.shared"].value  # the lowering's scratch too
     c.module = c.asm["llir"] = llir
 
@@ -151,6 +154,7 @@ class CudaOptions:
     maxnreg: int | None = None
     debug: bool = False
     num_stages: int = 3
+    enable_fp_fusion: bool = True
 
 
 def compile_module(

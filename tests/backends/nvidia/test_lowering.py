@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 from test_toolchain import PTXAS, needs_ptxas
 
+import naiad
+import naiad.language as tl
 from naiad.backends.nvidia import ptx
 from naiad.backends.nvidia import target as nv_target
 from naiad.backends.nvidia.layouts import to_linear_layout
@@ -157,3 +159,21 @@ def test_the_llvm_ir_is_verified():
     for name in ("add_sm90", "softmax_sm90", "row_sum_sm80", "transpose_sm80"):
         _, llir = lower_fixture(name)
         ptx.parse_module(llir, name)
+
+
+@naiad.jit
+def _multiply_add(x, y, z, out):
+    r = tl.arange(0, 128)
+    tl.store(out + r, tl.load(x + r) * tl.load(y + r) + tl.load(z + r))
+
+
+@pytest.mark.parametrize("fusion", [True, False])
+def test_enable_fp_fusion_decides_fma(fusion):
+    """Float multiplies and adds fuse into fma by default (Triton's `enable_fp_fusion`); with
+    the option off, each rounds on its own, as the interpreter computes them."""
+    compiled = _multiply_add.warmup(
+        *["*fp32"] * 4, grid=(1,), target="cuda:sm_90a", enable_fp_fusion=fusion
+    )
+    text = compiled.asm["ptx"]
+    assert ("fma.rn.f32" in text) == fusion
+    assert ("mul.rn.f32" in text and "add.rn.f32" in text) != fusion

@@ -27,6 +27,7 @@ class Context:
         self.num_warps = num_warps
         self.capability = capability
         self.axis_info = axis_info
+        self.fp_fusion = True  # float adds and multiplies may fuse into fma (enable_fp_fusion)
         self.values: dict = {}
         # The bytes allocate-shared-memory gave the module (None: the pass did not run, and
         # every scratch starts at 0), and the bytes of shared memory the kernel needs.

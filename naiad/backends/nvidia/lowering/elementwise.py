@@ -7,7 +7,8 @@ PTX's own `div`/`rem` (inline assembly, so LLVM cannot assume the divisor is non
 gives all ones, so a select makes x % 0 = x, Naiad's definition on every back end); shifts by
 the bit width or more give PTX's result through a select. f32 `/` is `div.full.f32`, as
 Triton's lowering emits for `arith.divf`. Float adds, subtracts and multiplies carry the
-`contract` flag, so that LLVM fuses them into `fma` as Triton's default `enable_fp_fusion` does.
+`contract` flag, so that LLVM fuses them into `fma` as Triton's default `enable_fp_fusion` does;
+compiled with `enable_fp_fusion=False`, they do not (each rounds, as the interpreter's).
 """
 
 from __future__ import annotations
@@ -28,11 +29,12 @@ _INT_BINARY = {
     "arith.xori": "xor",
 }
 _FLOAT_BINARY = {
-    "arith.addf": "fadd contract",
-    "arith.subf": "fsub contract",
-    "arith.mulf": "fmul contract",
+    "arith.addf": "fadd",
+    "arith.subf": "fsub",
+    "arith.mulf": "fmul",
     "arith.remf": "frem",
 }
+_CONTRACTIBLE = ("arith.addf", "arith.subf", "arith.mulf")
 _INTRINSIC_BINARY = {
     "arith.maxnumf": "llvm.maxnum",
     "arith.minnumf": "llvm.minnum",
@@ -120,6 +122,8 @@ def _lower_int_binary(ctx: Context, op) -> None:
 
 def _lower_float_binary(ctx: Context, op) -> None:
     name = _FLOAT_BINARY[op.name]
+    if ctx.fp_fusion and op.name in _CONTRACTIBLE:
+        name += " contract"
     map_registers(ctx, op, lambda t, a, b: ctx.em.op(f"{name} {t} {a}, {b}"))
 
 

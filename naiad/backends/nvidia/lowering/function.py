@@ -51,12 +51,15 @@ def _module_int(module, name: str, default: int) -> int:
     return default if attr is None else int(attr.value)
 
 
-def lower_module(module, target, debug: bool = False, maxnreg: int | None = None) -> str:
+def lower_module(
+    module, target, debug: bool = False, maxnreg: int | None = None, fp_fusion: bool = True
+) -> str:
     """The LLVM IR text of `module`'s kernel for `target` (see the package doc); sets the
     module's `ttg.shared` attribute to the bytes of shared memory the kernel needs. With
     `debug`, every access is bounds-checked against hidden extent parameters (bounds.py).
     `maxnreg` caps the registers per thread in the PTX itself (`.maxnreg`): the linkers
-    compile PTX as relocatable code, where a `-maxrregcount` option leaves kernels alone."""
+    compile PTX as relocatable code, where a `-maxrregcount` option leaves kernels alone.
+    `fp_fusion` (Triton's `enable_fp_fusion`) lets float multiplies and adds fuse into fma."""
     if isinstance(target, str):
         target = nv_target.cuda_target(target)
     func = _kernel(module)
@@ -71,6 +74,7 @@ def lower_module(module, target, debug: bool = False, maxnreg: int | None = None
         allocated = end if buffers else None
     ctx = Context(num_warps, target.capability, AxisInfoAnalysis(module), allocated)
     ctx.buffer_offsets = buffers
+    ctx.fp_fusion = fp_fusion
     block = func.body.block
     params = []
     for index, arg in enumerate(block.arguments):
