@@ -64,17 +64,14 @@ def test_rms_norm(dtype, gen, backend):
     "shape, normalized, affine",
     [((3, 40, 300), (300,), True), ((4, 3, 700), (3, 700), True), ((6, 20), (20,), False)],
 )
-def test_rms_norm_backward_layouts(shape, normalized, affine, gen, compiled):
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_rms_norm_backward_layouts(shape, normalized, affine, dtype, gen, compiled):
     """The fused backward over many programs (the weight's gradient summed over their rows),
     rows longer than a block, several normalized dims, no weight, and a transposed input."""
-    x = (
-        make(shape[::-1], torch.float32, gen).t()
-        if len(shape) == 2
-        else make(shape, torch.float32, gen)
-    )
+    x = make(shape[::-1], dtype, gen).t() if len(shape) == 2 else make(shape, dtype, gen)
     leaves = [x.requires_grad_()]
     if affine:
-        leaves.append(make(normalized, torch.float32, gen).requires_grad_())
+        leaves.append(make(normalized, dtype, gen).requires_grad_())
     _check(lambda a, b=None: ops.rms_norm(a, normalized, b, 1e-5),
            lambda a, b=None: F.rms_norm(a, normalized, b, 1e-5), leaves, gen, 8)  # fmt: skip
 
