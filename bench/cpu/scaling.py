@@ -51,9 +51,16 @@ def cpu_model() -> str:
 
 
 def usable_cpus() -> int:
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
+    """The CPUs this process may run on (its affinity), and no more than a cgroup's CPU quota
+    allows: a container may see all of its host's CPUs and be given the time of a few."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    try:
+        quota, period = Path("/sys/fs/cgroup/cpu.max").read_text().split()
+    except (OSError, ValueError):
+        return cpus or 1
+    if quota == "max":
+        return cpus or 1
+    return max(1, min(cpus or 1, int(quota) // int(period)))
 
 
 def bench_attention_f32(count: int) -> dict:
