@@ -18,7 +18,8 @@ the pool stays usable. (A one-program launch answers a Ctrl-C when its program e
 would in slices.)
 
 `NAIAD_NUM_THREADS` is the number of threads that run programs, the calling one included
-(default: the CPUs this process may run on); 1 runs every grid inline. The pool starts on the
+(default: the CPUs this process may run on, capped by its cgroup's CPU quota); 1 runs every grid
+inline. The pool starts on the
 first large launch, is rebuilt when the setting changes, after `os.fork` (the child has none of
 the parent's threads), and after `shutdown()`; its threads are joined at exit.
 
@@ -201,11 +202,32 @@ _workers_lock = threading.Lock()
 _abandoned: list = []  # what cancelled launches whose programs did not end still use
 
 
+# Linux's cgroup v2 CPU limit of this process's group: "<quota> <period>" (µs) or "max <period>".
+CGROUP_CPU_MAX = "/sys/fs/cgroup/cpu.max"
+
+
 @functools.cache
 def _available_cpus() -> int:
+    """The CPUs this process may run on, and no more than its cgroup's CPU quota gives time
+    for: a container often sees every CPU of its host with the time of a few, and workers past
+    that share the same few cores, each preempted while it holds a chunk."""
     if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
+        cpus = len(os.sched_getaffinity(0))
+    else:
+        cpus = os.cpu_count() or 1
+    quota = _cgroup_cpus(CGROUP_CPU_MAX)
+    return cpus if quota is None else max(1, min(cpus, quota))
+
+
+def _cgroup_cpus(path: str) -> int | None:
+    """The whole CPUs a cgroup v2 `cpu.max` file allows (at least 1), None where it sets no
+    limit or cannot be read."""
+    try:
+        with open(path) as f:
+            quota, period = f.read().split()
+        return None if quota == "max" else max(1, int(quota) // int(period))
+    except (OSError, ValueError):
+        return None
 
 
 def thread_count() -> int:

@@ -278,7 +278,22 @@ def test_shutdown_and_restart():
 def test_num_threads_knob():
     with knobs.override(NAIAD_NUM_THREADS=3):
         assert pool.thread_count() == 3
+    quota = pool._cgroup_cpus(pool.CGROUP_CPU_MAX)
     with knobs.override(NAIAD_NUM_THREADS=0):
-        assert pool.thread_count() == len(os.sched_getaffinity(0))
+        assert pool.thread_count() == min(len(os.sched_getaffinity(0)), quota or 1 << 30)
     with knobs.override(NAIAD_NUM_THREADS="two"), pytest.raises(ValueError, match="NAIAD_NUM"):
         pool.thread_count()
+
+
+@pytest.mark.parametrize(
+    "text, cpus",
+    [("max 100000\n", None), ("400000 100000\n", 4), ("250000 100000", 2),
+     ("50000 100000", 1), ("", None), ("four 100000", None)],
+)  # fmt: skip
+def test_default_threads_follow_the_cgroup_quota(tmp_path, text, cpus):
+    """A container's CPU quota (cgroup v2 cpu.max: quota and period in µs) caps the default
+    thread count, in whole CPUs; no limit, or a file that does not parse, leaves it alone."""
+    path = tmp_path / "cpu.max"
+    path.write_text(text)
+    assert pool._cgroup_cpus(str(path)) == cpus
+    assert pool._cgroup_cpus(str(tmp_path / "absent")) is None
