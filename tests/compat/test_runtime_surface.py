@@ -128,7 +128,7 @@ def test_triton_compile_of_an_ast_source_for_each_target():
     compiled = compile(source, target=GPUTarget("cpu", "x86_64", 1), options={"kpack": 2})
     assert compiled.src is source
     # A CPU program takes its worker whole (compiled_kernel.py): occupancy as on a GPU gives 1.
-    properties = driver.active.utils.get_device_properties()
+    properties = driver.CpuDriver().utils.get_device_properties()
     assert properties["max_num_regs"] // (compiled.n_regs * 1 * 4) == 1
     assert properties["max_shared_mem"] // compiled.metadata.shared == 1
     assert "tt.func" in compiled.asm["ttir"] and compiled.kernel == compiled.binary

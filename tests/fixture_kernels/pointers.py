@@ -46,6 +46,9 @@ def grouped_matmul(
 def round_trip(x_ptr, address, ints, out, N: tl.constexpr):
     offs = tl.arange(0, N)
     tl.store(ints + offs, (x_ptr + offs).to(tl.int64))
+    # An integer argument below 2**31 is an int32, as in Triton; only 64-bit integers become
+    # pointers, and some allocators place arrays that low.
+    address = address.to(tl.int64)
     from_argument = tl.cast(address, tl.pointer_type(tl.float32))
     from_block = tl.cast(address + offs * 4, tl.pointer_type(tl.float32), bitcast=True)
     tl.store(out + offs, tl.load(from_argument + offs) + tl.load(from_block))

@@ -52,6 +52,7 @@ def active_driver():
 
 
 def test_without_a_gpu_the_demo_runs_on_the_cpu_and_says_so(capsys):
+    driver.active.set(driver.CpuDriver())  # what a machine without a GPU starts with
     assert run_all.select_device(cpu=False) == torch.device("cpu")
     assert run_all.main(["-q", "-k", "04"]) == 0
     out = capsys.readouterr().out

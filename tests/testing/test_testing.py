@@ -49,8 +49,11 @@ class FakeClock:
 
 @pytest.fixture
 def clock(monkeypatch):
+    """The fake time of the host clock, which do_bench then uses even where an earlier test of
+    this process initialized CUDA (its default would be CUDA events there)."""
     fake = FakeClock()
     monkeypatch.setattr(bench_module, "perf_counter", fake)
+    monkeypatch.setattr(bench_module, "_pick_clock", lambda device: bench_module._HostClock())
     return fake
 
 
