@@ -111,11 +111,11 @@ class CpuLauncher:
         self._compiling = {}
 
     def kernel(
-        self, bound: dict, debug: bool, strict: bool = True, n_programs: int | None = None
+        self, bound: dict, debug: bool, strict: bool = True, grid: tuple | None = None
     ) -> CpuLaunchable | None:
         """The loaded kernel of this specialization (compiled on first use). Unless `strict`,
         a kernel using something the CPU back end does not compile yet gives None (run it in
-        the interpreter), with a warning naming it, once. Given the launch's `n_programs`,
+        the interpreter), with a warning naming it, once. Given the launch's 3-D `grid`,
         unless `strict` and where tiering is on, a small launch of a kernel not compiled yet
         gives INTERPRET (cpu_tiering.py), its compile under way in the background."""
         spec = Specialization.of(self.jit_function, bound)
@@ -123,9 +123,9 @@ class CpuLauncher:
         found = self.kernels.get(key, _ABSENT)
         if found is not _ABSENT:
             return found
-        tiered = not strict and n_programs is not None and cpu_tiering.mode() == "auto"
+        tiered = not strict and grid is not None and cpu_tiering.mode() == "auto"
         if tiered and not compile_lock.held_here():
-            return self._tiered(key, spec, debug, n_programs, bound)
+            return self._tiered(key, spec, debug, grid, bound)
         return self._wait_for_background(key) or compiled_once(
             self.kernels, key, lambda: self._make(spec, debug, strict)
         )
@@ -157,7 +157,7 @@ class CpuLauncher:
             return None
         return cpu_tiering.finish_here(job)
 
-    def _tiered(self, key, spec, debug: bool, n_programs: int, bound: dict):
+    def _tiered(self, key, spec, debug: bool, grid: tuple, bound: dict):
         """`kernel` for a launch that tiering may run in the interpreter: only the first launch
         of a specialization does; a second one while it compiles takes the compile over (or
         waits for it), so a kernel launched many times at once costs at most one interpreted
@@ -173,11 +173,11 @@ class CpuLauncher:
                         del self._compiling[key]
                 if not job.dropped:  # failed: compile here, where its error is met
                     return compiled_once(self.kernels, key, lambda: self._make(spec, debug, False))
-            found = self._begin(key, spec, debug, n_programs, bound)
+            found = self._begin(key, spec, debug, grid, bound)
             if found is not _ABSENT:
                 return found
 
-    def _begin(self, key, spec, debug: bool, n_programs: int, bound: dict):
+    def _begin(self, key, spec, debug: bool, grid: tuple, bound: dict):
         """Under the compile lock: the kernel of `key` when loaded or when its compile is not
         worth tiering (compiled here), INTERPRET when its compile goes to the background, or
         _ABSENT when another thread's background compile of it began meanwhile."""
@@ -200,7 +200,8 @@ class CpuLauncher:
             if begun is None:
                 table[key] = found = self._make(spec, debug, False)
                 return found
-            if not cpu_tiering.is_small(begun.ttir, n_programs, bound):
+            n_programs = grid[0] * grid[1] * grid[2]
+            if not cpu_tiering.is_small(begun.ttir, n_programs, bound, grid):
                 table[key] = found = self._make(spec, debug, False, begun)
                 return found
             job = cpu_tiering.BackgroundJob(
@@ -254,7 +255,7 @@ class CpuLauncher:
             return INTERPRET
         addresses, read_only = pointers
         n_programs = grid[0] * grid[1] * grid[2]
-        launchable = self.kernel(bound, debug, strict, n_programs)
+        launchable = self.kernel(bound, debug, strict, grid)
         if launchable is INTERPRET:
             run_grid(self.jit_function, bound, grid, debug, _cpu_language(debug))
             return None

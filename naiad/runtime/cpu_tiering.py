@@ -51,8 +51,8 @@ SMALL_WORK = 1 << 16
 # a grid-stride copy of two-element blocks), so a program's body counts as at least this many
 # elements, once per trip: 64 program-trips of small blocks are small.
 SMALL_BODY = SMALL_WORK // SMALL_PROGRAMS
-# A loop whose trip count the launch's arguments do not give (loop_trips.py: its bounds depend
-# on a loaded value, a program id, an enclosing loop) counts as this many trips of its body.
+# A loop whose trip count the launch's arguments and grid do not give (loop_trips.py: its bounds
+# depend on a loaded value, an enclosing loop) counts as this many trips of its body.
 LOOP_TRIPS_GUESS = 16
 QUEUED = 4
 
@@ -83,11 +83,13 @@ def waiting_for_compiled():
         _waiting.depth -= 1
 
 
-def estimated_work(ttir: str, n_programs: int, arguments: dict | None = None) -> int:
+def estimated_work(
+    ttir: str, n_programs: int, arguments: dict | None = None, grid: tuple | None = None
+) -> int:
     """Programs x the elements of the kernel's largest block (at least `SMALL_BODY`) x the
     trips of each loop of its TTIR (nested or not: an estimate that errs towards compiling).
     A `scf.for` counts the trips its bounds give with the launch's `arguments` (by parameter
-    name), at least one; any other loop counts `LOOP_TRIPS_GUESS`."""
+    name) and 3-D `grid`, at least one; any other loop counts `LOOP_TRIPS_GUESS`."""
     largest = 1
     for match in _TENSOR_SHAPE.finditer(ttir):
         elements = 1
@@ -95,17 +97,19 @@ def estimated_work(ttir: str, n_programs: int, arguments: dict | None = None) ->
             elements *= int(size)
         largest = max(largest, elements)
     work = n_programs * max(largest, SMALL_BODY) * LOOP_TRIPS_GUESS ** len(_WHILE.findall(ttir))
-    for trips in loop_trips.trip_counts(ttir, arguments or {}):
+    for trips in loop_trips.trip_counts(ttir, arguments or {}, grid):
         work *= LOOP_TRIPS_GUESS if trips is None else max(1, trips)
     return work
 
 
-def is_small(ttir: str, n_programs: int, arguments: dict | None = None) -> bool:
-    """Whether the interpreter runs this launch, with these `arguments` (by parameter name),
-    sooner than the compiler builds it."""
-    return (
-        n_programs <= SMALL_PROGRAMS and estimated_work(ttir, n_programs, arguments) <= SMALL_WORK
-    )
+def is_small(
+    ttir: str, n_programs: int, arguments: dict | None = None, grid: tuple | None = None
+) -> bool:
+    """Whether the interpreter runs this launch, with these `arguments` (by parameter name) over
+    this `grid`, sooner than the compiler builds it."""
+    if n_programs > SMALL_PROGRAMS:
+        return False
+    return estimated_work(ttir, n_programs, arguments, grid) <= SMALL_WORK
 
 
 class BackgroundJob:

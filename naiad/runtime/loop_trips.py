@@ -4,11 +4,11 @@ arguments, for tiering's estimate of a launch's work (cpu_tiering.py).
 A loop's bounds mostly come from arguments (`for i in range(tl.cdiv(n, BLOCK))`), so the TTIR
 alone does not say how long a launch runs: a grid-stride loop over a 33-million-element tensor on
 two programs of two elements looks as small as a loop of four trips, and interpreted it runs for
-hours where it compiles in a second. At launch the arguments are known, and the scalar
-arithmetic between them and a loop's bounds (constants, `arith` integer ops, extensions and
-truncations) is evaluated here on the printed TTIR. A bound that depends on anything else (a
-loaded value, a program id, an enclosing loop's variable) gives no count. The text is read, not
-a module: a kernel whose TTIR came from the disk cache has no module in memory.
+hours where it compiles in a second. At launch the arguments and the grid are known, and the
+scalar arithmetic between them and a loop's bounds (constants, `arith` integer ops, extensions
+and truncations, program ids and counts) is evaluated here on the printed TTIR. A bound that
+depends on anything else (a loaded value, an enclosing loop's variable) gives no count. The text
+is read, not a module: a kernel whose TTIR came from the disk cache has no module in memory.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ _INTEGER = re.compile(r"^-?\d+$")
 _DEFINED = re.compile(rf"({_NAME})(?::\d+)?\s*=(?!=)")
 _NAMES = re.compile(_NAME)
 _BLOCK = re.compile(r"^\s*\^bb")
+_PROGRAM = re.compile(rf"^\s*({_NAME})\s*=\s*tt\.get_(program_id|num_programs)\s+([xyz])\b")
 
 
 def _truncating_division(a: int, b: int) -> int:
@@ -75,10 +76,18 @@ def _evaluate(op: str, operands: str, known: dict[str, int]) -> int | None:
     return None
 
 
-def trip_counts(ttir: str, arguments: dict) -> list[int | None]:
+def trip_counts(ttir: str, arguments: dict, grid: tuple | None = None) -> list[int | None]:
     """One entry per `scf.for` of `ttir`, in textual order: its trip count (0 or more), or None
-    where its bounds are not known from constants and the public function's integer
-    `arguments` (a launch's, by the kernel's parameter names, which name the TTIR's)."""
+    where its bounds are not known from constants, the public function's integer `arguments`
+    (a launch's, by the kernel's parameter names, which name the TTIR's) and the launch's
+    3-D `grid` (`tl.num_programs`; a program id is taken at each end of the grid, and a loop
+    counts the larger of its two trip counts: `range(pid, n, step)` runs longest at 0)."""
+    first = _counts(ttir, arguments, grid, last_program=False)
+    last = _counts(ttir, arguments, grid, last_program=True)
+    return [None if a is None or b is None else max(a, b) for a, b in zip(first, last)]
+
+
+def _counts(ttir: str, arguments: dict, grid: tuple | None, last_program: bool) -> list:
     counts: list[int | None] = []
     known: dict[str, int] = {}
     for line in ttir.splitlines():
@@ -107,4 +116,11 @@ def trip_counts(ttir: str, arguments: dict) -> list[int | None]:
             value = _evaluate(definition.group(2), definition.group(3), known)
             if value is not None:
                 known[definition.group(1)] = value
+        program = _PROGRAM.match(line)
+        if program is not None and grid is not None:
+            size = grid["xyz".index(program.group(3))]
+            if program.group(2) == "num_programs":
+                known[program.group(1)] = size
+            else:
+                known[program.group(1)] = size - 1 if last_program else 0
     return counts
