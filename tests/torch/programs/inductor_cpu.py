@@ -1,8 +1,11 @@
 """torch.compile with Inductor generating Triton kernels for the CPU
 (`torch._inductor.config.cpu_backend = "triton"`), compiled by Naiad under `python -m
 naiad.run`: each case named on the command line is compiled (fullgraph), run on random inputs
-and compared with eager, forward and (for modules) backward; prints `case: forward backward`."""
+and compared with eager, forward and (for modules) backward; prints `case: forward backward`.
+NAIAD_TORCH_DEVICE=cuda runs the same cases on the GPU, where Inductor generates Triton kernels
+by default."""
 
+import os
 import sys
 
 import torch
@@ -132,6 +135,7 @@ def check_dynamic() -> str:
 
 
 if __name__ == "__main__":
+    torch.set_default_device(os.environ.get("NAIAD_TORCH_DEVICE", "cpu"))
     torch.manual_seed(0)
     print("inductor sees triton:", triton_compat.HAS_TRITON)
     for case in sys.argv[1:]:
