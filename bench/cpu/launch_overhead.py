@@ -113,6 +113,29 @@ exit:
 """
 
 
+def small_grid_launch_us(threads: int, pause: float) -> float:
+    """Microseconds per cached launch of vector add over 64 programs of 16 elements (torch
+    tensors) with `threads` threads: median of 30 x 300 launches in a row (`pause` 0: the
+    workers awake), or of 30 single launches each after `pause` seconds idle (the workers
+    asleep by then)."""
+    import torch
+
+    x, y = torch.rand(1024) + 0.5, torch.rand(1024) + 0.5
+    out = torch.empty(1024)
+
+    def launch():
+        add_kernel[(64,)](x, y, out, 1024, BLOCK=16)
+
+    with knobs.override(NAIAD_NUM_THREADS=threads):
+        for _ in range(200):
+            launch()
+        if not torch.equal(out, x + y):
+            raise SystemExit("vector add on 64 programs: wrong result")
+        if pause:
+            return median_us(launch, 30, 1, pause=pause)
+        return median_us(launch, 30, 300)
+
+
 def median_us(step, repeat: int, inner: int = 1, pause: float = 0.0) -> float:
     """Median over `repeat` timings of `inner` calls of `step`, per call, in microseconds; each
     timing after `pause` seconds of idling."""
@@ -177,7 +200,11 @@ def main():
     with knobs.override(NAIAD_BACKEND="cpu"):
         hot, full = cached_launch_us(True), cached_launch_us(False)
     print(f"cached launch of vector add (1024, torch): {hot:6.2f} us  (hot path)")
-    print(f"                                           {full:6.2f} us  (full path, every launch)\n")
+    print(f"                                           {full:6.2f} us  (full path, every launch)")
+    with knobs.override(NAIAD_BACKEND="cpu"):
+        awake, asleep = small_grid_launch_us(threads, 0.0), small_grid_launch_us(threads, 0.005)
+    print(f"the same on 64 programs of 16:             {awake:6.2f} us  (hot path)")
+    print(f"  the same, workers asleep (5 ms idle):    {asleep:6.2f} us\n")
 
     start = time.perf_counter()
     code = llvm_tools.compile_ir(KERNEL, target.machine, "lcg")
