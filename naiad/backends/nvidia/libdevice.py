@@ -7,7 +7,9 @@ site-packages; the `cuda` extra installs it), then a CUDA toolkit at `$CUDA_HOME
 The bitcode is parsed once per process. Its function definitions are made `linkonce_odr` before
 linking, so the optimizer drops every function the kernel does not call (libdevice has ~350
 definitions; a kernel calls a few), and only modules that declare an `__nv_*` function pay for
-the link at all.
+the link at all. Linking the whole library takes 60-130 ms, so a kernel links a subset: the
+functions it declares and everything they call, cut out of the library once per set of names
+in a process (`_subset`), a few milliseconds to link.
 
 libdevice's code asks `__nvvm_reflect("__CUDA_FTZ")` whether to flush f32 denormals to zero; LLVM's
 NVVMReflect pass (part of the NVPTX -O3 pipeline) answers from the module flag
@@ -102,5 +104,22 @@ def link(module: llvm.ModuleRef, ftz: bool = True) -> bool:
     if not calls_libdevice(module):
         return False
     module.link_in(_reflect_flags(ftz))
-    module.link_in(_prepared(), preserve=True)
+    declared = sorted(
+        str(f).strip() for f in module.functions if f.is_declaration and f.name.startswith(_PREFIX)
+    )
+    module.link_in(llvm.parse_bitcode(_subset(tuple(declared))))
     return True
+
+
+@functools.lru_cache(maxsize=64)
+def _subset(declarations: tuple[str, ...]) -> bytes:
+    """The bitcode of the libdevice functions `declarations` declare and of everything they
+    call, alone (see the module doc): linking fetches only the `linkonce_odr` definitions a
+    module refers to, so the library linked into a module of these declarations is the subset.
+    The cost is in copying the library for the link, once per set."""
+    module = llvm.parse_assembly(
+        f'target triple = "{nv_target.TRIPLE}"\n'
+        f'target datalayout = "{nv_target.DATA_LAYOUT}"\n' + "\n".join(declarations)
+    )
+    module.link_in(_prepared(), preserve=True)
+    return module.as_bitcode()

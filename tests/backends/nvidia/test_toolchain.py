@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 import ir_kernels
+import llvmlite.binding as llvm
 import pytest
 
 from naiad.backends.nvidia import libdevice, link, ptx
@@ -187,6 +188,17 @@ def test_libdevice_only_when_called_and_only_what_is_called():
     for code in (add, exp):
         assert ".func" not in code.text and "__nvvm_reflect" not in code.text
     assert len(re.findall(r"^define ", exp.llir, re.MULTILINE)) == 1
+
+
+@needs_libdevice
+def test_a_kernel_links_the_libdevice_functions_it_declares_and_their_callees():
+    """The subset linked for __nv_log2f holds it and the reflect query it makes, nothing else of
+    the library; a second kernel of the same declarations reuses it."""
+    declaration = "declare float @__nv_log2f(float)"
+    subset = llvm.parse_bitcode(libdevice._subset((declaration,)))
+    defined = {f.name for f in subset.functions if not f.is_declaration}
+    assert defined == {"__nv_log2f"}
+    assert libdevice._subset((declaration,)) is libdevice._subset((declaration,))
 
 
 @needs_libdevice
