@@ -38,6 +38,7 @@ class FastCpuLaunch:
         "_block",
         "_check",
         "_entry",
+        "_inline_programs",
         "_launchable",
         "_launcher",
         "_local",
@@ -50,7 +51,6 @@ class FastCpuLaunch:
         "_stream_from",
         "_table",
         "_tensor",
-        "_threads",
     )
 
     def __init__(self, launcher: CpuLauncher, launchable: CpuLaunchable, select, pointers):
@@ -73,7 +73,7 @@ class FastCpuLaunch:
         self._launchable = launchable  # keeps `_entry` mapped
         self._scratch = launchable.scratch_bytes
         self._sites = launchable.sites
-        self._threads = 1 if launchable.kernel.metadata.get("prints") else None
+        self._inline_programs = launchable.inline_programs
 
     @classmethod
     def prepare(cls, launcher: CpuLauncher, launchable: CpuLaunchable):
@@ -128,7 +128,8 @@ class FastCpuLaunch:
             self._pack(block, 0, dims[0], dims[1], dims[2], *values, *extents, stream)
         except struct.error:  # not an int64 (an unsigned one past 2**63): as ctypes converts it
             block = self._block(dims[0], dims[1], dims[2], *values, *extents, stream)
-        self._run(self._entry, block, n_programs, self._scratch, self._sites, self._threads)
+        threads = 1 if n_programs <= self._inline_programs else None
+        self._run(self._entry, block, n_programs, self._scratch, self._sites, threads)
         return self._launchable.kernel  # the CompiledKernel that ran: what a launch returns
 
     def _block_of_this_thread(self):

@@ -14,6 +14,7 @@ in the background (cpu_tiering.py).
 
 from __future__ import annotations
 
+import sys
 import warnings
 from dataclasses import dataclass
 
@@ -27,6 +28,7 @@ from .compile_lock import compile_lock, compiled_once
 from .compiled_kernel import CompiledKernel
 from .compiler import begin_compile, compile_options, compile_specialization
 from .cpu_fast_launch import FastCpuLaunch
+from .cpu_inline_grid import inline_programs
 from .cpu_parameters import pack_parameters
 from .cpu_streaming import streaming_grid
 from .globals_check import check_globals
@@ -48,6 +50,7 @@ class CpuLaunchable:
     loaded: object  # keeps the object code mapped
     _prepared: object = None  # its FastCpuLaunch, made on first request (False: none)
     _stream_from: int | None = None
+    _inline_programs: int | None = None
 
     @property
     def arguments(self) -> list:
@@ -69,6 +72,18 @@ class CpuLaunchable:
         if self._stream_from is None:
             self._stream_from = streaming_grid(self.kernel.metadata.get("stream_bytes", 0))
         return self._stream_from
+
+    @property
+    def inline_programs(self) -> int:
+        """The largest grid run on the launching thread alone, without waking the pool's
+        workers: any grid of a kernel that prints (its lines come in program order), else a
+        grid whose work is small (cpu_inline_grid.py)."""
+        if self._inline_programs is None:
+            if self.kernel.metadata.get("prints"):
+                self._inline_programs = sys.maxsize
+            else:
+                self._inline_programs = inline_programs(self.kernel.asm.get("ttgir"))
+        return self._inline_programs
 
     @property
     def scratch_bytes(self) -> int:
@@ -270,7 +285,7 @@ class CpuLauncher:
             check_globals(self.jit_function, launchable.globals_used)
         stream = n_programs >= launchable.stream_from
         params = pack_parameters(launchable.arguments, bound, grid, addresses, stream)
-        threads = 1 if launchable.kernel.metadata.get("prints") else None  # prints in order
+        threads = 1 if n_programs <= launchable.inline_programs else None
         pool.run(
             launchable.entry,
             params,

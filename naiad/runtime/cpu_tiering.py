@@ -90,16 +90,22 @@ def estimated_work(
     trips of each loop of its TTIR (nested or not: an estimate that errs towards compiling).
     A `scf.for` counts the trips its bounds give with the launch's `arguments` (by parameter
     name) and 3-D `grid`, at least one; any other loop counts `LOOP_TRIPS_GUESS`."""
+    work = n_programs * max(largest_block(ttir), SMALL_BODY)
+    work *= LOOP_TRIPS_GUESS ** len(_WHILE.findall(ttir))
+    for trips in loop_trips.trip_counts(ttir, arguments or {}, grid):
+        work *= LOOP_TRIPS_GUESS if trips is None else max(1, trips)
+    return work
+
+
+def largest_block(ttir: str) -> int:
+    """The elements of the largest tensor of `ttir` (1 where it has none)."""
     largest = 1
     for match in _TENSOR_SHAPE.finditer(ttir):
         elements = 1
         for size in match.group(1).split("x")[:-1]:
             elements *= int(size)
         largest = max(largest, elements)
-    work = n_programs * max(largest, SMALL_BODY) * LOOP_TRIPS_GUESS ** len(_WHILE.findall(ttir))
-    for trips in loop_trips.trip_counts(ttir, arguments or {}, grid):
-        work *= LOOP_TRIPS_GUESS if trips is None else max(1, trips)
-    return work
+    return largest
 
 
 def is_small(

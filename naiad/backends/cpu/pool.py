@@ -44,7 +44,9 @@ from . import abi, llvm_tools, loader, pool_caller_ir, pool_ir
 from .target import host_target
 
 # A grid of fewer programs runs inline. One program has nothing to share; any more may be worth
-# the few microseconds a launch on awake workers costs (bench/cpu/launch_overhead.py).
+# the few microseconds a launch on awake workers costs (bench/cpu/launch_overhead.py). The pool
+# knows no program's cost: the launcher asks for one thread (`threads`) where the kernel's TTIR
+# says the grid's work is small (runtime/cpu_inline_grid.py).
 INLINE_BELOW = 2
 # The entry point's C type (abi.py): params, first program, end, scratch, status.
 _ENTRY_TYPE = ctypes.CFUNCTYPE(
