@@ -22,12 +22,12 @@ import argparse
 import contextlib
 import os
 import platform
-import statistics
 import time
 
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # bench/cpu/kernels.py says why
 os.environ.setdefault("NAIAD_BACKEND", "cpu")
 
+import cpu_ops  # bench/ops/, the script's directory, is first on sys.path
 import torch
 import torch.nn.functional as F
 
@@ -83,29 +83,6 @@ def check(ours, theirs, switch) -> None:
         torch.testing.assert_close(value, reference, rtol=1e-4, atol=1e-5)
 
 
-def timed(fn, calls: int, clock) -> float:
-    start = clock()
-    for _ in range(calls):
-        fn()
-    return (clock() - start) / calls
-
-
-def measure(ours, theirs, switch, pairs: int, clock) -> tuple[float, float, float]:
-    """(median ratio torch/Naiad, median Naiad s, median torch s), as cpu_ops.measure."""
-    with switch():
-        ours()
-    calls = max(1, int(0.02 / max(timed(theirs, 3, time.perf_counter), 1e-6)))
-    ratios, mine, base = [], [], []
-    for _ in range(pairs):
-        with switch():
-            a = timed(ours, calls, clock)
-        t = timed(theirs, calls, clock)
-        ratios.append(t / a)
-        mine.append(a)
-        base.append(t)
-    return statistics.median(ratios), statistics.median(mine), statistics.median(base)
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=15)
@@ -129,7 +106,7 @@ def main():
             if chosen and name not in chosen:
                 continue
             check(ours, theirs, switch)
-            ratio, mine, base = measure(ours, theirs, switch, args.pairs, clock)
+            ratio, mine, base = cpu_ops.measure(ours, theirs, args.pairs, clock, switch)
             label = f"{name} {rows}x{hidden}"
             print(f"{label:<28} {ratio:>11.2f} {mine * 1e6:>9.1f} {base * 1e6:>9.1f}", flush=True)
 
