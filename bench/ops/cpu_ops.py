@@ -134,6 +134,9 @@ def main():
         ratio, mine, base = measure(ours, theirs, args.pairs)
         ratios.append(ratio)
         print(f"{name:<16} {ratio:>11.2f} {mine * 1e3:>9.3f} {base * 1e3:>9.3f}", flush=True)
+    if not ratios:
+        names = ", ".join(cases(8, args.device))
+        raise SystemExit(f"no op is named in --only {args.only!r}; the ops: {names}")
     geomean = math.exp(sum(map(math.log, ratios)) / len(ratios))
     print(f"geometric mean of torch/naiad over {len(ratios)} ops: {geomean:.2f}")
 
