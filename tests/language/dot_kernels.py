@@ -130,6 +130,16 @@ def matmul_loop_storing(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K
 
 
 @naiad.jit
+def chain_fp8(a_ptr, b_ptr, v_ptr, c_ptr, M: tl.constexpr, K: tl.constexpr):
+    """`chain` on fp8 as attention's fp8 mode runs it: P = (A B^T) in fp8 times V, where V is
+    stored transposed ((K, M), its reduction dimension contiguous)."""
+    o = tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :]
+    p = tl.dot(tl.load(a_ptr + o), tl.load(b_ptr + o).T)  # [M, M]
+    v = tl.load(v_ptr + tl.arange(0, K)[:, None] * M + tl.arange(0, M)[None, :]).T  # [M, K]
+    tl.store(c_ptr + o, tl.dot(p.to(tl.float8e4nv), v))
+
+
+@naiad.jit
 def chain(a_ptr, b_ptr, d_ptr, c_ptr, M: tl.constexpr, K: tl.constexpr):
     o = tl.arange(0, M)[:, None] * K + tl.arange(0, K)[None, :]
     ab = tl.dot(tl.load(a_ptr + o), tl.load(b_ptr + o).T)  # [M, M]

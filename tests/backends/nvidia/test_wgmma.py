@@ -294,3 +294,24 @@ def test_k_major_only_types_emit_their_instruction(dtype, tmp_path):
     assert all(line.rstrip().endswith(tail + " }") for line in instructions)
     if dtype.startswith("fp8"):
         assert len(re.findall(r"add(\.rn)?\.f32", text)) >= 32  # 32 registers per K step
+
+
+def test_chained_fp8_dots_keep_the_values():
+    """Attention's fp8 chain on wgmma: the second dot's A (P, computed in registers) goes
+    through a K-major buffer, as fp8 operands are read from shared memory only; its B is V
+    stored transposed. The values of the TTIR."""
+    m, k = 64, 64
+    args = ("*fp8e4nv", "*fp8e4nv", "*fp8e4nv", "*fp32")
+    before, after = _modules(DOT_KERNELS.chain_fp8, args, {"M": m, "K": k}, 3)
+    dots = [op for op in after.walk() if op.name == "ttng.warp_group_dot"]
+    assert [isinstance(dot.a.type, MemDescType) for dot in dots] == [True, True]
+    assert all(not dot.a.type.encoding.transposed for dot in dots)
+    gen = np.random.default_rng(12)
+    a, b, v = (gen.standard_normal(m * k).astype(ml_dtypes.float8_e4m3fn) for _ in range(3))
+    outs = []
+    for module in (after, before):
+        out = np.full(m * k, 7.0, dtype=np.float32)
+        func = next(op for op in module.walk() if op.name == "tt.func")
+        evaluate(module, func.sym_name.value, [a, b, v, out], grid=(1,))
+        outs.append(out)
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-5, atol=1e-5)
