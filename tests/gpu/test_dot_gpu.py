@@ -138,6 +138,19 @@ def test_chained_dots(m):
     check("dot", c.cpu(), (ab @ d.double()).numpy(), "gpu", np.float32, k=m)
 
 
+def test_chained_fp8_dots():
+    """Attention's fp8 chain (wgmma on sm_90a: P through a K-major buffer, V stored
+    transposed); the reference rounds P to fp8 as the kernel does."""
+    gen = torch.Generator().manual_seed(6)
+    m = k = 64
+    a, b = (_random((m, k), torch.float8_e4m3fn, gen) for _ in range(2))
+    v_t = _random((k, m), torch.float8_e4m3fn, gen)
+    c = torch.full((m, k), 7.0, device="cuda")
+    kernels.chain_fp8[(1,)](a.cuda(), b.cuda(), v_t.cuda(), c, m, k)
+    p = (a.double() @ b.double().T).float().to(torch.float8_e4m3fn).double()
+    check("dot_fp8", c.cpu(), (p @ v_t.double().T).numpy(), "gpu", np.float32, k=m)
+
+
 @pytest.mark.parametrize("config", [0, 1, 2])
 @pytest.mark.parametrize("dtype", [torch.float16, torch.float32])
 def test_tutorial_matmul(config, dtype):
