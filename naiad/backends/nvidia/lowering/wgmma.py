@@ -39,6 +39,7 @@ from ....errors import InternalError
 from ....ir import RankedTensorType
 from ..layouts import LinearLayout
 from ..passes.accelerate_matmul import element_kind
+from ..passes.wgmma_dot import EITHER_MAJOR
 from . import barriers
 from .context import Context, lowers
 from .dot_operands import lookup, pack32, register_table
@@ -114,7 +115,7 @@ class _WgmmaDot:
             raise InternalError(f"wgmma: no instruction for {op.a.type.element_type} operands")
         self.integer = a_type == "s8"
         self.acc = ("i32", "r") if self.integer else ("float", "f")
-        self.either_major = a_type in ("f16", "bf16")
+        self.either_major = element_kind(op.a.type.element_type) in EITHER_MAJOR
         shape = f"m64n{self.instr_n}k{self.instr_k}"
         self.text = f"wgmma.mma_async.sync.aligned.{shape}.{'s32' if self.integer else 'f32'}"
         self.text += f".{a_type}.{b_type}"
