@@ -116,8 +116,8 @@ exit:
 def small_grid_launch_us(threads: int, pause: float) -> float:
     """Microseconds per cached launch of vector add over 64 programs of 16 elements (torch
     tensors) with `threads` threads: median of 30 x 300 launches in a row (`pause` 0: the
-    workers awake), or of 30 single launches each after `pause` seconds idle (the workers
-    asleep by then)."""
+    workers awake, where the launch uses them), or of 30 single launches each after `pause`
+    seconds idle (workers asleep by then; the caches cold on a shared machine)."""
     import torch
 
     x, y = torch.rand(1024) + 0.5, torch.rand(1024) + 0.5
@@ -201,10 +201,12 @@ def main():
         hot, full = cached_launch_us(True), cached_launch_us(False)
     print(f"cached launch of vector add (1024, torch): {hot:6.2f} us  (hot path)")
     print(f"                                           {full:6.2f} us  (full path, every launch)")
-    with knobs.override(NAIAD_BACKEND="cpu"):
-        awake, asleep = small_grid_launch_us(threads, 0.0), small_grid_launch_us(threads, 0.005)
-    print(f"the same on 64 programs of 16:             {awake:6.2f} us  (hot path)")
-    print(f"  the same, workers asleep (5 ms idle):    {asleep:6.2f} us\n")
+    for count in (threads, 1):  # 1 thread: the floor, no worker to wake
+        with knobs.override(NAIAD_BACKEND="cpu"):
+            awake, idle = small_grid_launch_us(count, 0.0), small_grid_launch_us(count, 0.005)
+        print(f"the same on 64 programs of 16, {count} threads:  {awake:6.2f} us  (hot path)")
+        print(f"  the same, after 5 ms idle:               {idle:6.2f} us")
+    print()
 
     start = time.perf_counter()
     code = llvm_tools.compile_ir(KERNEL, target.machine, "lcg")
