@@ -299,3 +299,20 @@ def test_accumulator_dtype_must_match_out_dtype(in_dtype, acc, out):
 
 def test_int8_with_int32_accumulator_and_out_dtype():
     _dot_bad_acc[(1,)](np.ones(1024, np.int8), np.ones(1024, np.int8), tl.int32, tl.int32)
+
+
+@naiad.jit
+def _fp8_dot_imprecise(a_ptr, b_ptr, c_ptr, IMPRECISE: tl.constexpr):
+    r = tl.arange(0, 16)
+    k = tl.arange(0, 32)
+    a = tl.load(a_ptr + r[:, None] * 32 + k[None, :])
+    b = tl.load(b_ptr + k[:, None] * 16 + r[None, :])
+    c = tl.dot(a, b, max_num_imprecise_acc=IMPRECISE)
+    tl.store(c_ptr + r[:, None] * 16 + r[None, :], c)
+
+
+def test_max_num_imprecise_acc_above_k_raises():
+    """An fp8 dot may not sum more K elements in reduced precision than it has (Triton's rule)."""
+    a = rng(3).standard_normal(16 * 32).astype(ml_dtypes.float8_e4m3fn)
+    with kernel_error("max_num_imprecise_acc \\(64\\) must be <= K \\(32\\)"):
+        _fp8_dot_imprecise[(1,)](a, a, poisoned(256, np.float32), 64)
