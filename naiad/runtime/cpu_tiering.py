@@ -32,6 +32,7 @@ from __future__ import annotations
 import atexit
 import collections
 import contextlib
+import math
 import os
 import re
 import threading
@@ -58,6 +59,7 @@ QUEUED = 4
 
 _TENSOR_SHAPE = re.compile(r"tensor<((?:\d+x)+)")
 _WHILE = re.compile(r"\bscf\.while\b")
+_FUNCTION = re.compile(r"\btt\.func\b")
 
 
 def mode() -> str:
@@ -87,14 +89,25 @@ def estimated_work(
     ttir: str, n_programs: int, arguments: dict | None = None, grid: tuple | None = None
 ) -> int:
     """Programs x the elements of the kernel's largest block (at least `SMALL_BODY`) x the
-    trips of each loop of its TTIR (nested or not: an estimate that errs towards compiling).
-    A `scf.for` counts the trips its bounds give with the launch's `arguments` (by parameter
-    name) and 3-D `grid`, at least one; any other loop counts `LOOP_TRIPS_GUESS`."""
+    loop bodies a program runs: each loop's trips times those of the loops that hold it, summed
+    over its loops (a kernel of several functions, whose calls may sit in loops, multiplies
+    every loop's trips: an estimate that errs towards compiling). A `scf.for` counts the trips
+    its bounds give with the launch's `arguments` (by parameter name) and 3-D `grid`, at least
+    one; any other loop counts `LOOP_TRIPS_GUESS`, and a `scf.while` multiplies the whole."""
     work = n_programs * max(largest_block(ttir), SMALL_BODY)
     work *= LOOP_TRIPS_GUESS ** len(_WHILE.findall(ttir))
-    for trips in loop_trips.trip_counts(ttir, arguments or {}, grid):
-        work *= LOOP_TRIPS_GUESS if trips is None else max(1, trips)
-    return work
+    trips = [
+        LOOP_TRIPS_GUESS if count is None else max(1, count)
+        for count in loop_trips.trip_counts(ttir, arguments or {}, grid)
+    ]
+    if len(_FUNCTION.findall(ttir)) > 1:  # a call in a loop may run a loop of another function
+        return work * math.prod(trips)
+    # Each trip of each loop runs a body once: a loop runs its trips times each trip of the
+    # loop that holds it, and loops one after another add up.
+    runs: list[int] = []
+    for count, parent in zip(trips, loop_trips.enclosing_loops(ttir)):
+        runs.append(count * (1 if parent is None else runs[parent]))
+    return work * max(1, sum(runs))
 
 
 def largest_block(ttir: str) -> int:

@@ -87,6 +87,27 @@ def trip_counts(ttir: str, arguments: dict, grid: tuple | None = None) -> list[i
     return [None if a is None or b is None else max(a, b) for a, b in zip(first, last)]
 
 
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def enclosing_loops(ttir: str) -> list[int | None]:
+    """One entry per `scf.for` of `ttir`, in the order of `trip_counts`: the index of the
+    innermost `scf.for` whose body holds it, or None. Read from the braces of the printed
+    regions (strings, which may hold braces, left out): a loop's body opens on its line."""
+    parents: list[int | None] = []
+    open_loops: list[tuple[int, int]] = []  # (index, the depth inside its body)
+    depth = 0
+    for line in ttir.splitlines():
+        code = _STRING.sub('""', line)
+        if _FOR.search(code) is not None:
+            parents.append(open_loops[-1][0] if open_loops else None)
+            open_loops.append((len(parents) - 1, depth + 1))
+        depth += code.count("{") - code.count("}")
+        while open_loops and depth < open_loops[-1][1]:
+            open_loops.pop()
+    return parents
+
+
 def _counts(ttir: str, arguments: dict, grid: tuple | None, last_program: bool) -> list:
     counts: list[int | None] = []
     known: dict[str, int] = {}

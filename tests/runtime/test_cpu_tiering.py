@@ -193,6 +193,36 @@ def test_work_estimate_reads_blocks_and_loops():
     assert cpu_tiering.estimated_work(small_blocks, 3) == 3 * cpu_tiering.SMALL_BODY
 
 
+def test_loops_one_after_another_add_their_trips_and_nested_ones_multiply():
+    """A layer norm's three passes over a row of 4 blocks on 4 programs: 12 bodies a program
+    (about 50 ms interpreted), not 4**3; a loop inside another runs its trips per outer trip."""
+    header = 'tt.func public @k(%n: i32 loc("a{b":1:1)) {\n'
+    passes = "".join(
+        f"  scf.for %i{k} = %c0 to %n step %c64 : i32 {{\n    %x{k} = arith.addi %i{k}, %i{k}\n"
+        "  } {tt.num_stages = 1 : i32}\n"
+        for k in range(3)
+    )
+    constants = "  %c0 = arith.constant 0 : i32\n  %c64 = arith.constant 64 : i32\n"
+    body = cpu_tiering.SMALL_BODY
+    sequential = header + constants + passes + "}\n"
+    assert cpu_tiering.estimated_work(sequential, 4, {"n": 256}) == 4 * body * 12
+    assert cpu_tiering.is_small(sequential, 4, {"n": 256})
+    assert not cpu_tiering.is_small(sequential, 4, {"n": 64 * 10_000})
+    nested = (
+        header
+        + constants
+        + (
+            "  scf.for %i = %c0 to %n step %c64 : i32 {\n"
+            "    scf.for %j = %c0 to %n step %c64 : i32 {\n    }\n"
+            "    scf.for %k = %c0 to %n step %c64 : i32 {\n    }\n"
+            "  }\n  scf.for %m = %c0 to %n step %c64 : i32 {\n  }\n}\n"
+        )
+    )
+    assert cpu_tiering.estimated_work(nested, 1, {"n": 256}) == body * (4 + 16 + 16 + 4)
+    called = nested + "tt.func private @f() {\n}\n"  # calls may nest loops: all multiply
+    assert cpu_tiering.estimated_work(called, 1, {"n": 256}) == body * 4**4
+
+
 def test_an_unknown_setting_is_refused():
     with knobs.override(NAIAD_CPU_TIERING="sometimes"), pytest.raises(ValueError, match="auto"):
         cpu_tiering.mode()

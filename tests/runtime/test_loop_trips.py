@@ -72,3 +72,8 @@ def test_program_ids_and_counts_come_from_the_grid():
 
 def test_bounds_without_their_arguments_are_unknown():
     assert loop_trips.trip_counts(_ttir(), {"n": 100, "m": True}) == [None, None, 4, None]
+
+
+def test_enclosing_loops_follow_the_source():
+    """`nested_sums`: the loop over j sits in the loop over i; the two others stand alone."""
+    assert loop_trips.enclosing_loops(_ttir()) == [None, 0, None, None]
