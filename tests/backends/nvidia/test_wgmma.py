@@ -190,14 +190,17 @@ def test_chained_dots_keep_the_values():
     dots = [op for op in after.walk() if op.name == "ttng.warp_group_dot"]
     assert [isinstance(dot.a.type, MemDescType) for dot in dots] == [True, False]
     gen = np.random.default_rng(11)
-    a, b, d = (gen.standard_normal(m * k).astype(np.float16) for _ in range(3))
-    outs = []
-    for module in (after, before):
-        out = np.full(m * k, 7.0, dtype=np.float32)
-        func = next(op for op in module.walk() if op.name == "tt.func")
-        evaluate(module, func.sym_name.value, [a, b, d, out], grid=(1,))
-        outs.append(out)
-    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-3, atol=1e-3)
+    inputs = [gen.standard_normal(m * k).astype(np.float16) for _ in range(3)]
+    got, want = (_chain_output(module, inputs) for module in (after, before))
+    np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-3)
+
+
+def _chain_output(module, inputs: list) -> np.ndarray:
+    """What a chain kernel's module writes (f32, poisoned first) from `inputs`."""
+    out = np.full(inputs[0].size, 7.0, dtype=np.float32)
+    func = next(op for op in module.walk() if op.name == "tt.func")
+    evaluate(module, func.sym_name.value, [*inputs, out], grid=(1,))
+    return out
 
 
 # Operand types wgmma reads K-major only: (numpy type, accumulator, instruction type text).
@@ -307,11 +310,6 @@ def test_chained_fp8_dots_keep_the_values():
     assert [isinstance(dot.a.type, MemDescType) for dot in dots] == [True, True]
     assert all(not dot.a.type.encoding.transposed for dot in dots)
     gen = np.random.default_rng(12)
-    a, b, v = (gen.standard_normal(m * k).astype(ml_dtypes.float8_e4m3fn) for _ in range(3))
-    outs = []
-    for module in (after, before):
-        out = np.full(m * k, 7.0, dtype=np.float32)
-        func = next(op for op in module.walk() if op.name == "tt.func")
-        evaluate(module, func.sym_name.value, [a, b, v, out], grid=(1,))
-        outs.append(out)
-    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-5, atol=1e-5)
+    inputs = [gen.standard_normal(m * k).astype(ml_dtypes.float8_e4m3fn) for _ in range(3)]
+    got, want = (_chain_output(module, inputs) for module in (after, before))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
