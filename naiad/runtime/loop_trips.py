@@ -16,6 +16,8 @@ from __future__ import annotations
 import numbers
 import re
 
+from ..dialects.arith.folding import INT_RULES
+
 _NAME = r"%[\w.$-]+"
 # A function's signature is printed on its first line, parameters with their locations.
 _FUNCTION = re.compile(r"\btt\.func\b(?P<visibility>\s+public)?\s+@[\w.$-]+\((?P<params>.*)")
@@ -29,34 +31,9 @@ _BLOCK = re.compile(r"^\s*\^bb")
 _PROGRAM = re.compile(rf"^\s*({_NAME})\s*=\s*tt\.get_(program_id|num_programs)\s+([xyz])\b")
 
 
-def _truncating_division(a: int, b: int) -> int:
-    quotient = abs(a) // abs(b)
-    return quotient if (a < 0) == (b < 0) else -quotient
-
-
-def _ceiling_division(a: int, b: int) -> int:
-    return -((-a) // b)
-
-
-# arith's integer ops as Python functions of unbounded integers: an estimate, so the wrap-around
-# of i32 and the unsigned readings of negative values are not modelled.
-_BINARY = {
-    "addi": lambda a, b: a + b,
-    "subi": lambda a, b: a - b,
-    "muli": lambda a, b: a * b,
-    "divsi": _truncating_division,
-    "divui": _truncating_division,
-    "ceildivsi": _ceiling_division,
-    "ceildivui": _ceiling_division,
-    "floordivsi": lambda a, b: a // b,
-    "remsi": lambda a, b: a - b * _truncating_division(a, b),
-    "remui": lambda a, b: a - b * _truncating_division(a, b),
-    "minsi": min,
-    "minui": min,
-    "maxsi": max,
-    "maxui": max,
-}
-_DIVIDING = ("divsi", "divui", "ceildivsi", "ceildivui", "floordivsi", "remsi", "remui")
+# The folder's rules for arith's integer ops (dialects/arith/folding.py), at 64 bits: the TTIR's
+# i32 wrap-around is not modelled, which an estimate can afford.
+_WIDTH = 64
 _UNARY = ("extsi", "extui", "trunci", "index_cast", "index_castui")
 
 
@@ -69,10 +46,9 @@ def _evaluate(op: str, operands: str, known: dict[str, int]) -> int | None:
         return None
     if op in _UNARY and len(values) == 1:
         return values[0]
-    if op in _BINARY and len(values) == 2:
-        if op in _DIVIDING and values[1] == 0:
-            return None
-        return _BINARY[op](*values)
+    if op in INT_RULES and len(values) == 2:
+        result = INT_RULES[op](values[0], values[1], _WIDTH)
+        return result if isinstance(result, int) else None  # a division by zero: not folded
     return None
 
 
@@ -127,7 +103,7 @@ def _counts(ttir: str, arguments: dict, grid: tuple | None, last_program: bool) 
             if None in (start, end, step) or step <= 0:
                 counts.append(None)
             else:
-                counts.append(max(0, _ceiling_division(end - start, step)))
+                counts.append(max(0, -((start - end) // step)))  # ceil((end - start) / step)
         # The printer reuses names in sibling regions (two loops' `%arg5`): a name this line
         # defines forgets what an earlier region gave it, and then takes its value if known.
         for name in _DEFINED.findall(line) + (_NAMES.findall(line) if _BLOCK.match(line) else []):
