@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 from ....dialects.ttg.attributes import NvidiaMmaEncodingAttr
 from ....errors import InternalError
-from ..passes.accelerate_matmul import FP8_KINDS, element_kind, input_precision
+from ..passes.dot_kinds import FP8_KINDS, element_kind, input_precision
 from .context import Context, lowers
 from .dot_fma import lower_fma_dot
 from .dot_operands import bf16_split, fp8_to_f16, lookup, pack32, register_table, tf32_split

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from ....errors import InternalError
 from ....ir import RankedTensorType
 from ..layouts import LinearLayout
-from ..passes.accelerate_matmul import element_kind
+from ..passes.dot_kinds import FP8_KINDS, element_kind
 from ..passes.wgmma_dot import EITHER_MAJOR
 from . import barriers
 from .context import Context, lowers
@@ -195,7 +195,7 @@ class _WgmmaDot:
         accumulator before adding them into its f32 one (`maxNumImpreciseAcc`, as Triton
         reads it: partial sums when it is at most K), or None: the whole dot accumulates in
         the instruction."""
-        if element_kind(op.a.type.element_type) not in ("f8E4M3FN", "f8E5M2"):
+        if element_kind(op.a.type.element_type) not in FP8_KINDS:
             return None
         attr = op.attributes.get("maxNumImpreciseAcc")
         every = 0 if attr is None else attr.value

@@ -27,18 +27,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ....dialects import tt, ttg, ttng
-from ....dialects.tt.attributes import InputPrecision
 from ....dialects.ttg.attributes import (
     BlockedEncodingAttr,
     DotOperandEncodingAttr,
     NvidiaMmaEncodingAttr,
 )
-from ....ir import FloatType, IntegerType, Operation, register_pass
+from ....ir import Operation, register_pass
 from ....ir.passes import Pass
+from .dot_kinds import FP8_KINDS, element_kind, input_precision
 from .layout_inference import with_encoding
 from .wgmma_dot import to_wgmma, wgmma_fits
 
-FP8_KINDS = ("f8E4M3FN", "f8E5M2")
 _SIXTEEN_BIT = ("f16", "bf16")
 
 
@@ -83,21 +82,6 @@ def mma_k_width(dot: tt.DotOp, capability: int) -> int | None:
     if rank not in (2, 3) or m < 16 or n < 8 or k < 8 * k_width:
         return None
     return k_width
-
-
-def input_precision(dot: tt.DotOp) -> str:
-    """The dot's `inputPrecision` by name (`tf32`, `tf32x3`, `ieee`, `bf16x3`, `bf16x6`)."""
-    attr = dot.inputPrecision
-    return "ieee" if attr is None else InputPrecision.by_value[attr.value]
-
-
-def element_kind(t) -> str:
-    """`f16`, `f8E4M3FN`, `i8`, ...: the name of a scalar type's kind."""
-    if isinstance(t, FloatType):
-        return t.kind
-    if isinstance(t, IntegerType):
-        return f"i{t.width}"
-    return str(t)
 
 
 def warps_per_tile(dot: tt.DotOp, shape, num_warps: int) -> list[int]:
@@ -180,10 +164,8 @@ class AccelerateMatmul(Pass):
             if not isinstance(dot.d.type.encoding, BlockedEncodingAttr):
                 continue
             chained = _chained(dot)
-            if self.wgmma and wgmma_fits(
-                dot, capability, num_warps, chained, element_kind, _source
-            ):
-                to_wgmma(dot, num_warps, chained, _source, element_kind)
+            if self.wgmma and wgmma_fits(dot, capability, num_warps, chained, _source):
+                to_wgmma(dot, num_warps, chained, _source)
                 continue
             k_width = mma_k_width(dot, capability)
             if k_width is not None:

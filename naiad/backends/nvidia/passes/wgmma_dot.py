@@ -39,7 +39,6 @@ each warp. Other dots keep `mma.sync`.
 from __future__ import annotations
 
 from ....dialects import tt, ttg, ttng
-from ....dialects.tt.attributes import InputPrecision
 from ....dialects.ttg.attributes import (
     SHARED_MEMORY,
     DotOperandEncodingAttr,
@@ -50,22 +49,22 @@ from ....dialects.ttg.types import MemDescType
 from ....ir import DenseArrayAttr, Operation
 from ....ir.types import i32
 from ..layouts import contiguous_dim, to_linear_layout
+from .dot_kinds import FP8_KINDS, element_kind, input_precision
 from .layout_inference import with_encoding
 
-_FP8 = ("f8E4M3FN", "f8E5M2")
 # The operand types `wgmma` reads from either major order; the others only K-major.
 EITHER_MAJOR = ("f16", "bf16")
 
 
-def wgmma_fits(dot: tt.DotOp, capability: int, num_warps: int, chained: bool, kind, source) -> bool:
+def wgmma_fits(dot: tt.DotOp, capability: int, num_warps: int, chained: bool, source) -> bool:
     """Whether `dot` takes `wgmma` (see the module doc); `source(value)` is an operand before
     the conversion that made it a dot operand."""
     if capability != 90 or num_warps % 4:
         return False
     a, b = dot.a.type, dot.b.type
-    if len(a.shape) != 2 or not _has_instruction(dot, kind):
+    if len(a.shape) != 2 or not _has_instruction(dot):
         return False
-    if kind(a.element_type) not in EITHER_MAJOR and not all(
+    if element_kind(a.element_type) not in EITHER_MAJOR and not all(
         _stored_k_major(source(value), op_idx) for op_idx, value in enumerate((dot.a, dot.b))
     ):
         return False
@@ -74,11 +73,11 @@ def wgmma_fits(dot: tt.DotOp, capability: int, num_warps: int, chained: bool, ki
     return m % 64 == 0 and n % 16 == 0 and k % instr_k == 0 and (not chained or m >= 16 * num_warps)
 
 
-def _has_instruction(dot: tt.DotOp, kind) -> bool:
+def _has_instruction(dot: tt.DotOp) -> bool:
     """Whether a `wgmma` instruction takes the dot's operand and accumulator types."""
-    ka, kb = kind(dot.a.type.element_type), kind(dot.b.type.element_type)
-    acc = kind(dot.d.type.element_type)
-    if ka in _FP8 and kb in _FP8:
+    ka, kb = element_kind(dot.a.type.element_type), element_kind(dot.b.type.element_type)
+    acc = element_kind(dot.d.type.element_type)
+    if ka in FP8_KINDS and kb in FP8_KINDS:
         imprecise = dot.attributes.get("maxNumImpreciseAcc")
         return acc == "f32" and imprecise is not None and imprecise.value >= 32
     if ka != kb:
@@ -87,9 +86,7 @@ def _has_instruction(dot: tt.DotOp, kind) -> bool:
         return acc == "f32"
     if ka == "i8":
         return acc == "i32"
-    precision = dot.attributes.get("inputPrecision")
-    tf32 = precision is not None and InputPrecision.by_value[precision.value] == "tf32"
-    return ka == "f32" and acc == "f32" and tf32
+    return ka == "f32" and acc == "f32" and input_precision(dot) == "tf32"
 
 
 def warps_per_warpgroup_tile(shape, num_warps: int, chained: bool) -> list[int]:
@@ -116,17 +113,16 @@ def instruction_n(shape, num_warps: int) -> int:
     return next(n for n in range(256, 0, -8) if shape[1] % n == 0 and n <= widest)
 
 
-def to_wgmma(dot: tt.DotOp, num_warps: int, chained: bool, source, kind) -> None:
+def to_wgmma(dot: tt.DotOp, num_warps: int, chained: bool, source) -> None:
     """Rewrite `dot` into a `ttng.warp_group_dot` (see the module doc); `source(value)` is an
-    operand before the conversion that made it a dot operand, `kind(type)` a scalar type's
-    name."""
+    operand before the conversion that made it a dot operand."""
     shape = dot.d.type.shape
     warps = warps_per_warpgroup_tile(shape, num_warps, chained)
     k = 256 // dot.a.type.element_type.width
     mma = NvidiaMmaEncodingAttr(3, 0, warps, [16, instruction_n(shape, num_warps), k])
     at = dot.location
     a_source = source(dot.a)
-    either_major = kind(dot.a.type.element_type) in EITHER_MAJOR
+    either_major = element_kind(dot.a.type.element_type) in EITHER_MAJOR
     if chained and either_major and not _loaded(a_source):
         k_width = 32 // dot.a.type.element_type.width
         a = _registers(dot, a_source, DotOperandEncodingAttr(0, mma, k_width))
@@ -167,14 +163,30 @@ def _loaded(value) -> bool:
 def _stored_k_major(value, op_idx: int) -> bool:
     """Whether operand `op_idx`, stored as `_buffer` stores it, is loaded with K contiguous (a
     computed operand is stored from registers in either order at the same cost)."""
+    trans = _stored_transposed(value)
+    if trans is not None:
+        value, op_idx = trans.src, 1 - op_idx
+    return not _loaded(value) or _source_contiguous_dim(value, op_idx) == _k_dim(op_idx)
+
+
+def _stored_transposed(value) -> tt.TransOp | None:
+    """The `tt.trans` of a 2-D tensor read by the dot alone that made `value`: the tensor is
+    stored untransposed and viewed transposed."""
     trans = value.defining_op
     if isinstance(trans, tt.TransOp) and value.has_one_use and len(trans.src.type.shape) == 2:
-        value, op_idx = trans.src, 1 - op_idx
-    if not _loaded(value):
-        return True
+        return trans
+    return None
+
+
+def _k_dim(op_idx: int) -> int:
+    return 1 if op_idx == 0 else 0
+
+
+def _source_contiguous_dim(value, op_idx: int) -> int:
+    """The dimension of operand `op_idx` (K or M/N) that `value`'s layout holds contiguously."""
     t = value.type
-    k_dim, mn_dim = (1, 0) if op_idx == 0 else (0, 1)
-    return contiguous_dim(to_linear_layout(t.encoding, t.shape), k_dim, mn_dim) == k_dim
+    k_dim = _k_dim(op_idx)
+    return contiguous_dim(to_linear_layout(t.encoding, t.shape), k_dim, 1 - k_dim)
 
 
 def _registers(dot: Operation, value, encoding):
@@ -191,8 +203,8 @@ def _buffer(dot: Operation, value, op_idx: int, either_major: bool):
     transposed 2-D tensor read by the dot alone is stored untransposed and viewed
     transposed."""
     at = dot.location
-    trans = value.defining_op
-    if isinstance(trans, tt.TransOp) and value.has_one_use and len(trans.src.type.shape) == 2:
+    trans = _stored_transposed(value)
+    if trans is not None:
         stored = _alloc(dot, trans.src, 1 - op_idx, either_major)
         view_t = stored.type.clone(
             shape=value.type.shape, encoding=_transposed(stored.type.encoding), alloc_shape=None
@@ -209,10 +221,7 @@ def _alloc(dot: Operation, value, op_idx: int, either_major: bool):
     """`value` (an operand, or its transpose when `op_idx` is swapped) in a new buffer, along
     its source's contiguous dimension when `either_major`, else along K."""
     t = value.type
-    k_dim, mn_dim = (1, 0) if op_idx == 0 else (0, 1)
-    inner = k_dim
-    if either_major:
-        inner = contiguous_dim(to_linear_layout(t.encoding, t.shape), k_dim, mn_dim)
+    inner = _source_contiguous_dim(value, op_idx) if either_major else _k_dim(op_idx)
     encoding = nvmma_encoding(t.shape[inner], t.element_type.width, transposed=inner == 0)
     memdesc = MemDescType(t.shape, t.element_type, encoding, SHARED_MEMORY)
     alloc = ttg.LocalAllocOp(value, result=memdesc, location=dot.location)
