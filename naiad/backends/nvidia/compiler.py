@@ -12,14 +12,12 @@ only the cubin needs a linker.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ...errors import InternalError
 from ...ir import Operation
 from ...ir.errors import VerificationError
 from ...ir.printer import print_module
 from ...ir.verifier import verify
-from ..registry import Compilation, Stage
+from ..registry import Compilation, CompileOptions, Stage
 from . import link, ptx
 from . import target as nv_target
 from .passes.accelerate_matmul import AccelerateMatmul
@@ -145,18 +143,6 @@ STAGES = (
 )
 
 
-@dataclass(frozen=True)
-class CudaOptions:
-    """The launch options the NVIDIA stages read (Triton's names)."""
-
-    num_warps: int = 4
-    num_ctas: int = 1
-    maxnreg: int | None = None
-    debug: bool = False
-    num_stages: int = 3
-    enable_fp_fusion: bool = True
-
-
 def compile_module(
     module: Operation,
     target_name: str,
@@ -176,7 +162,13 @@ def compile_module(
         KernelNotImplementedError: an op the lowering does not handle yet (at the user's line).
         PtxIsaError: the kernel needs a newer PTX ISA than the installed CUDA accepts.
     """
-    options = CudaOptions(num_warps, num_ctas, maxnreg, debug, num_stages)
+    options = CompileOptions(
+        num_warps=num_warps,
+        num_ctas=num_ctas,
+        num_stages=num_stages,
+        maxnreg=maxnreg,
+        debug=debug,
+    )
     c = Compilation(module, nv_target.cuda_target(target_name), options, {})
     for stage in STAGES:
         stage.run(c)
