@@ -114,7 +114,7 @@ class _WgmmaDot:
         if a_type is None or b_type is None:
             raise InternalError(f"wgmma: no instruction for {op.a.type.element_type} operands")
         self.integer = a_type == "s8"
-        self.acc = ("i32", "r") if self.integer else ("float", "f")
+        self.acc_type = llvm_type(op.d.type)  # i32 or float
         self.either_major = element_kind(op.a.type.element_type) in EITHER_MAJOR
         shape = f"m64n{self.instr_n}k{self.instr_k}"
         self.text = f"wgmma.mma_async.sync.aligned.{shape}.{'s32' if self.integer else 'f32'}"
@@ -164,7 +164,7 @@ class _WgmmaDot:
         em.asm("void", "wgmma.commit_group.sync.aligned;", "", [])
         is_async = self.op.attributes.get("isAsync")
         if is_async is None or not is_async.value:
-            acc = wait_group(em, acc, 0, self.acc[0])
+            acc = wait_group(em, acc, 0, self.acc_type)
         ctx[self.op.d] = acc
         barriers.owe(ctx)
 
@@ -288,9 +288,12 @@ class _WgmmaDot:
             f"{{ .reg .pred p; setp.ne.b32 p, ${scale}, 0; "
             f"{self.text} {{{outs}}}, {a_text}, ${b}, {self._tail()}; }}"
         )
-        acc_type, acc_constraint = self.acc
+        acc_type = self.acc_type
         constraints = ",".join(
-            [f"={acc_constraint}"] * n + [c for c, _ in a] + ["l", "r"] + [str(i) for i in range(n)]
+            [f"={_constraint(acc_type)}"] * n
+            + [c for c, _ in a]
+            + ["l", "r"]
+            + [str(i) for i in range(n)]
         )
         a_args = [("i64" if c == "l" else "i32", v) for c, v in a]
         args = [*a_args, ("i64", b_desc), ("i32", str(int(accumulate)))]
@@ -314,13 +317,17 @@ def wait_group(em, acc: list[str], pendings: int, acc_type: str) -> list[str]:
     """`wgmma.wait_group pendings` holding every accumulator register (of LLVM type
     `acc_type`), so that their readers come after it."""
     n = len(acc)
-    constraint = "r" if acc_type == "i32" else "f"
-    constraints = ",".join([f"={constraint}"] * n + [str(i) for i in range(n)])
+    constraints = ",".join([f"={_constraint(acc_type)}"] * n + [str(i) for i in range(n)])
     struct = "{ " + ", ".join([acc_type] * n) + " }"
     args = [(acc_type, v) for v in acc]
     text = f"wgmma.wait_group.sync.aligned {pendings};"
     result = em.asm(struct, text, constraints, args, hint="wait")
     return [em.op(f"extractvalue {struct} {result}, {i}") for i in range(n)]
+
+
+def _constraint(acc_type: str) -> str:
+    """The inline-assembly constraint of an accumulator register: 32-bit integer or float."""
+    return "r" if acc_type == "i32" else "f"
 
 
 @lowers("ttng.warp_group_dot")
