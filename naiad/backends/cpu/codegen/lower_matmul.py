@@ -38,6 +38,7 @@ from llvmlite import ir
 
 from ....ir import FloatType, IntegerType, element_type, f32
 from ..lower_scalar.float_bits import IEEE, encode
+from ..lower_scalar.half_hardware import converts_halves
 from ..lower_scalar.registry import intrinsic
 from ..lower_scalar.types import llvm_type
 from ..target import host_target
@@ -133,7 +134,7 @@ def matmul_kernel(fl: FunctionLowering, op, a: View, b: View, c: View) -> bool:
     c_pack = None if c_in_place else fl.buffer([m, n], compute)
     with loop_nest(bld, c.sizes[:-2], name="batch") as batch:
         a2, b2, c2 = (_matrix(bld, view, batch) for view in (a, b, c))
-        halves = _converts_halves(fl.module.triple)
+        halves = converts_halves(fl.module.triple)
         if a_pack is not None:
             a2 = _pack(bld, a2, a_pack, lambda x: _operand(bld, x, a_type, compute, halves))
         if b_pack is not None:
@@ -149,15 +150,6 @@ def matmul_kernel(fl: FunctionLowering, op, a: View, b: View, c: View) -> bool:
             else:
                 _pack(bld, acc, c2, lambda x: encode(bld, x, narrow, "rtne", IEEE))
     return True
-
-
-def _converts_halves(triple: str) -> bool:
-    """Whether the target converts f16 to f32 in one instruction per vector: F16C on x86-64
-    (`vcvtph2ps`, checked in the host's features), always on AArch64 (`fcvtl`)."""
-    if triple.split("-", 1)[0] in ("aarch64", "arm64"):
-        return True
-    host = host_target()
-    return host.triple == triple and "+f16c" in host.features.split(",")
 
 
 def _operand(bld: ir.IRBuilder, x: ir.Value, t, compute, halves: bool) -> ir.Value:

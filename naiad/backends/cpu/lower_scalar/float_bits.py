@@ -13,6 +13,9 @@ names:
 
 NaN becomes the format's canonical NaN, or with `nan_payload` keeps its sign and the leading
 bits of its payload, quieted (the GPU's cvt between f64 and f32 / f16 / bf16).
+
+Between f32 and f16, on a target that has instructions for it, both directions take them
+instead, with the same results (half_hardware.py).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ....ir.float_format import FloatFormat
+from .half_hardware import converts_halves, f16_to_f32, f32_to_f16
 from .types import F32, F64, NATIVE_FORMATS
 
 IEEE = "ieee"
@@ -37,6 +41,8 @@ def const(ty: ir.Type, value) -> ir.Constant:
 def decode_to_f32(b: ir.IRBuilder, bits: ir.Value, fmt: FloatFormat) -> ir.Value:
     """The f32 holding the exact value of `bits` (format `fmt`); NaN becomes the canonical f32
     NaN, except from bf16, whose f32 is its bits shifted left (every NaN kept as it is)."""
+    if fmt.kind == "f16" and converts_halves(b.module.triple):
+        return f16_to_f32(b, bits)
     i32 = ir.IntType(32)
     wide = b.zext(bits, i32)
     if fmt.kind == "bf16":
@@ -82,6 +88,9 @@ def encode(
     nan_payload: bool = False,
 ) -> ir.Value:
     """The bits (iN) of f32 / f64 value `x` rounded into `fmt`, as the module docstring says."""
+    ieee_f16 = fmt.kind == "f16" and overflow == IEEE and not nan_payload
+    if ieee_f16 and x.type == F32 and rounding == "rtne" and converts_halves(b.module.triple):
+        return f32_to_f16(b, x)
     src = NATIVE_FORMATS["f64" if x.type == F64 else "f32"]
     iw = ir.IntType(src.width)
     sm, dm = src.mant_bits, fmt.mant_bits
