@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from .. import ir
 from ..language import core
 from ..language import dtypes as t
-from ..language.memory import tensor_descriptor
+from ..language.tensor_descriptors import tensor_descriptor
 from .types import ir_type
 
 _DESCRIPTOR = re.compile(r"tensordesc<\s*(\w+)\s*\[([\d,\s]+)\]\s*(?:,\s*(\w+))?\s*>")

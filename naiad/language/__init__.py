@@ -94,13 +94,8 @@ from .memory import (
     atomic_xchg,
     atomic_xor,
     load,
-    load_tensor_descriptor,
     make_block_ptr,
-    make_tensor_descriptor,
     store,
-    store_tensor_descriptor,
-    tensor_descriptor,
-    tensor_descriptor_type,
 )
 from .polling import atomic_poll  # noqa: F401  (Triton 3.9; not in 3.8's __all__)
 from .random import (
@@ -154,6 +149,13 @@ from .standard import (
     zeros_like,
 )
 from .target import TargetInfo as target_info
+from .tensor_descriptors import (
+    load_tensor_descriptor,
+    make_tensor_descriptor,
+    store_tensor_descriptor,
+    tensor_descriptor,
+    tensor_descriptor_type,
+)
 from .type_spellings import str_to_ty  # noqa: F401  (Triton's tl has it, outside __all__)
 from .unsupported import aggregate_replace  # noqa: F401  (likewise)
 

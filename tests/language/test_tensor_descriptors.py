@@ -1,5 +1,6 @@
 """tl.make_tensor_descriptor: block loads and stores (partial tiles at the edges are padded on load
-and clipped on store), its argument checks, and the parts Naiad does not provide yet."""
+and clipped on store) and its argument checks. Gathers, scatters and block atomics have their own
+files (test_descriptor_gather_scatter.py, test_descriptor_atomics.py)."""
 
 import numpy as np
 import pytest
@@ -189,45 +190,3 @@ def _desc_store_wrong_shape(dst):
 def test_store_of_wrong_shape_raises():
     with kernel_error("block shape"):
         _desc_store_wrong_shape[(1,)](np.ones(256, np.float32))
-
-
-@naiad.jit
-def _desc_unsupported(src, WHAT: tl.constexpr):
-    d = tl.make_tensor_descriptor(src, [16, 16], [16, 1], [1, 16])
-    rows = tl.arange(0, 8)
-    if WHAT == "gather":
-        d.gather(rows, 0)
-    elif WHAT == "scatter":
-        d.scatter(tl.zeros((8, 16), tl.float32), rows, 0)
-    elif WHAT == "atomic_add":
-        d.atomic_add([0, 0], tl.zeros((1, 16), tl.float32))
-    elif WHAT == "atomic_max":
-        d.atomic_max([0, 0], tl.zeros((1, 16), tl.float32))
-    elif WHAT == "atomic_min":
-        d.atomic_min([0, 0], tl.zeros((1, 16), tl.float32))
-    elif WHAT == "atomic_and":
-        d.atomic_and([0, 0], tl.zeros((1, 16), tl.int32))
-    elif WHAT == "atomic_or":
-        d.atomic_or([0, 0], tl.zeros((1, 16), tl.int32))
-    else:
-        d.atomic_xor([0, 0], tl.zeros((1, 16), tl.int32))
-
-
-@pytest.mark.parametrize(
-    "what",
-    [
-        "gather",
-        "scatter",
-        "atomic_add",
-        "atomic_max",
-        "atomic_min",
-        "atomic_and",
-        "atomic_or",
-        "atomic_xor",
-    ],
-)
-def test_unsupported_descriptor_operations_name_the_feature(what):
-    src = np.ones(256, np.float32)
-    with kernel_error(f"tensor descriptor {what}", NotImplementedError):
-        _desc_unsupported[(1,)](src, what)
-    np.testing.assert_array_equal(src, 1.0)

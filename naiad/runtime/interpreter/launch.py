@@ -12,9 +12,9 @@ import numpy as np
 from ... import errors
 from ...language import core
 from ...language import dtypes as t
-from ...language.memory import tensor_descriptor
 from ...language.semantic import Semantic
 from ...language.target import CUDA_HOPPER
+from ...language.tensor_descriptors import tensor_descriptor
 from .. import diagnostics
 from ..host_arrays import describe, is_array_like
 from ..params import integer_argument_type

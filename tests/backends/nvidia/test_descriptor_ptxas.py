@@ -11,6 +11,8 @@ from fixture_kernels.descriptors import row_sums_3d, scale_into
 from test_lowering import ARCHES, assemble
 from test_toolchain import needs_ptxas
 
+import naiad
+import naiad.language as tl
 from naiad.tools.tensor_descriptor import TensorDescriptor
 
 
@@ -85,3 +87,36 @@ def test_descriptor_accesses_vectorize_when_their_parts_allow(tmp_path):
         )
     assert widths[64][0] > 0 and widths[64][0] == widths[64][1]
     assert widths[70][0] == 0
+
+
+@naiad.jit
+def _gather_add_scatter(src, dst, acc, peak, rows_ptr, R: tl.constexpr):
+    """Rows `rows` of `src` plus one go to the same rows of `dst`, are added into `acc`'s first
+    block and raise `peak`'s: a gather, a scatter and block atomics through host descriptors."""
+    rows = tl.load(rows_ptr + tl.arange(0, R))
+    block = src.gather(rows, 0) + 1
+    dst.scatter(block, rows, 0)
+    acc.atomic_add([0, 0], block)
+    peak.atomic_max([0, 0], block.to(tl.int32))
+
+
+@needs_ptxas
+@pytest.mark.parametrize("arch", ARCHES)
+def test_gather_scatter_and_block_atomics_assemble(arch, tmp_path):
+    x = np.random.default_rng(2).random((64, 32)).astype(np.float32)
+    acc = np.zeros((32, 32), np.float32)
+    compiled = _gather_add_scatter.warmup(
+        TensorDescriptor.from_tensor(x, [1, 32]),
+        TensorDescriptor.from_tensor(np.empty_like(x), [1, 32]),
+        TensorDescriptor.from_tensor(acc, [16, 32]),
+        TensorDescriptor.from_tensor(np.zeros((32, 32), np.int32), [16, 32]),
+        np.arange(16, dtype=np.int32),
+        R=16,
+        grid=(1,),
+        target=f"cuda:{arch}",
+    )
+    ptx = compiled.asm["ptx"]
+    assemble(ptx, arch, tmp_path)
+    # Block atomics are pointer atomics, ordered `release` at GPU scope as Triton's fallback.
+    assert "atom.global.release.gpu.add.f32" in ptx
+    assert "atom.global.release.gpu.max.s32" in ptx
