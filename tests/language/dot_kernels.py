@@ -173,3 +173,26 @@ def dot_majors(
     else:
         b = tl.load(b_ptr + rk[:, None] * N + rn[None, :])
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b, out_dtype=OUT))
+
+
+@naiad.jit
+def backward_loop(k_ptr, q_ptr, do_ptr, dk_ptr, dv_ptr, STEPS, N: tl.constexpr, D: tl.constexpr):
+    """Attention backward's dK/dV loop in miniature: K and V (here one tile, `k`) loaded
+    before the loop, and per iteration a tile Q^T stored transposed (its rows along D) that
+    two dots read, as it is and transposed, and a tile dO that two dots read:
+    dv += (k q^T)·dO, dk += (k dO^T)·q."""
+    rn = tl.arange(0, N)
+    rd = tl.arange(0, D)
+    k = tl.load(k_ptr + rn[:, None] * D + rd[None, :])
+    dk = tl.zeros([N, D], dtype=tl.float32)
+    dv = tl.zeros([N, D], dtype=tl.float32)
+    for step in range(STEPS):
+        rows = step * N + rn
+        q_t = tl.load(q_ptr + rows[None, :] * D + rd[:, None])  # [D, N], contiguous along D
+        do = tl.load(do_ptr + rows[:, None] * D + rd[None, :])  # [N, D]
+        p_t = tl.dot(k, q_t).to(tl.float16)
+        dv += tl.dot(p_t, do)
+        dp_t = tl.dot(k, tl.trans(do)).to(tl.float16)
+        dk += tl.dot(dp_t, tl.trans(q_t))
+    tl.store(dk_ptr + rn[:, None] * D + rd[None, :], dk)
+    tl.store(dv_ptr + rn[:, None] * D + rd[None, :], dv)

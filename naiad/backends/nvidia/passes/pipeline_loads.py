@@ -322,10 +322,13 @@ def _steady_state(loop, args, loads, slice_ops, rings: dict, stages: int, slots:
     distance = b.add(arith.MulIOp(b.constant(stages - 1, loop.induction_var.type), loop.step))
     iv = b.add(arith.AddIOp(loop.induction_var, distance))
     next_env = _stage(b, loop, loads, slice_ops, dict(zip(args, ahead)), iv, rings, write)
-    for load in loads:
+    views = [
+        b.add(ttg.MemDescIndexOp(rings[load], read, result=_slot_type(rings[load].type)))
+        for load in loads
+    ]
+    # Erased only now: a load may be the op the builder inserts before.
+    for load, view in zip(loads, views):
         alloc = next(iter(load.result.users))
-        ring = rings[load]
-        view = b.add(ttg.MemDescIndexOp(ring, read, result=_slot_type(ring.type)))
         alloc.result.replace_all_uses_with(view)
         alloc.erase()
         load.erase()
