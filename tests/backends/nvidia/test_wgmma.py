@@ -313,3 +313,45 @@ def test_chained_fp8_dots_keep_the_values():
     inputs = [gen.standard_normal(m * k).astype(ml_dtypes.float8_e4m3fn) for _ in range(3)]
     got, want = (_chain_output(module, inputs) for module in (after, before))
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_backward_loop_shares_and_pipelines_its_buffers():
+    """Attention backward's shape: the tile made before the loop is stored once, before it;
+    each tile two dots read (as is and transposed) is one buffer, filled by `cp.async` in
+    the ring; and the TTGIR computes what the TTIR did for every trip count."""
+    n, d = 64, 32
+    args = ("*fp16",) * 3 + ("*fp32",) * 2 + ("i32",)
+    before, after = _modules(DOT_KERNELS.backward_loop, args, {"N": n, "D": d}, 3)
+    body = _loop_ops(after)
+    assert "ttg.local_alloc" not in body and "tt.load" not in body
+    assert body.count("ttg.async_copy_global_to_local") == 2
+    loop = next(op for op in after.walk() if op.name == "scf.for")
+    allocs = [op for op in after.walk() if op.name == "ttg.local_alloc"]
+    assert len(allocs) == 3  # the tile before the loop and the two rings
+    assert all(op.parent is loop.parent for op in allocs)
+    for steps in (0, 1, 2, 5):
+        gen = np.random.default_rng(steps)
+        k = (gen.standard_normal(n * d) / 4).astype(np.float16)
+        q, do = ((gen.standard_normal(max(steps, 1) * n * d) / 4).astype(np.float16) for _ in "qd")
+        outs = []
+        for module in (after, before):
+            dk, dv = (np.full(n * d, 7.0, dtype=np.float32) for _ in "kv")
+            func = next(op for op in module.walk() if op.name == "tt.func")
+            evaluate(module, func.sym_name.value, [k, q, do, dk, dv, steps], grid=(1,))
+            outs.append((dk, dv))
+        for got, want in zip(*outs):
+            np.testing.assert_allclose(got, want, rtol=2e-3, atol=2e-3)
+
+
+@needs_ptxas
+def test_register_operands_are_written_before_the_fence(tmp_path):
+    """A chained dot's A (converted from the first dot's result) and the accumulator pass
+    through `wgmma.fence`, so every conversion precedes it: ptxas has no register write
+    between the instructions to fence on its own (it says so when it injects one)."""
+    _, after = _modules(DOT_KERNELS.chain, ("*fp16",) * 3 + ("*fp32",), {"M": 64, "K": 64}, 3)
+    text = _ptx(after, tmp_path)
+    report = assemble(text, "sm_90a", tmp_path)
+    assert "is injected" not in report
+    first_dot = text.index("wgmma.mma_async", text.index("wgmma.wait_group"))
+    fence = text.rindex("wgmma.fence", 0, first_dot)
+    assert "cvt.rn.f16x2.f32" not in text[fence:first_dot]

@@ -24,11 +24,12 @@ waits for them and adds them into the accumulator at f32, as Triton does: the in
 own fp8 accumulation keeps fewer bits than f32.
 
 A dot is issued as `wgmma.fence`, every instruction, `commit_group`; a synchronous one then
-waits (`wait_group 0`), an asynchronous one leaves that to `ttng.warp_group_dot_wait`. The wait
-takes the accumulator registers in and out, so that nothing reads them before it. Stores from
-registers into a buffer (`ttg.local_alloc %x`) are generic-proxy writes: each thread fences
-them to the asynchronous proxy before the barrier that publishes them; `cp.async` copies need
-no fence.
+waits (`wait_group 0`), an asynchronous one leaves that to `ttng.warp_group_dot_wait`. The fence
+takes the accumulator and A's registers in and out, so that everything writing them comes
+before it; the wait takes the accumulator in and out, so that nothing reads it before it.
+Stores from registers into a buffer (`ttg.local_alloc %x`) are generic-proxy writes: each
+thread fences them to the asynchronous proxy before the barrier that publishes them;
+`cp.async` copies need no fence.
 """
 
 from __future__ import annotations
@@ -155,7 +156,12 @@ class _WgmmaDot:
             None if operand is None else self._start_address(operand, warpgroup[i])
             for i, operand in enumerate(self.operands)
         ]
-        em.asm("void", "wgmma.fence.sync.aligned;", "", [])
+        a_words = None
+        if self.a_table is not None:
+            steps = range(0, self.op.a.type.shape[1], self.instr_k)
+            a_words = {(m0, k0): self._a_words(m0, k0) for m0, _ in tiles for k0 in steps}
+        acc, a_words = self._fence(acc, a_words)
+        self.a_words = a_words
         for m0, n0 in tiles:
             registers = [lookup(table, c, "the accumulator") for c in self._tile_coords(m0, n0)]
             state = self._block([acc[r] for r in registers], starts, m0, n0)
@@ -167,6 +173,28 @@ class _WgmmaDot:
             acc = wait_group(em, acc, 0, self.acc_type)
         ctx[self.op.d] = acc
         barriers.owe(ctx)
+
+    def _fence(self, acc: list[str], a_words: dict | None):
+        """`wgmma.fence` holding the accumulator and A's registers: they go in and come out
+        of it, so that everything that writes them (A's conversion from the first dot's
+        result, attention's rescale of the accumulator) comes before it, as the instruction
+        requires of registers an `wgmma` reads. Without them LLVM may schedule those writes
+        between the instructions, and ptxas then fences each one on its own."""
+        keys = [] if a_words is None else list(a_words)
+        words = [w for key in keys for w in a_words[key]]
+        acc_type = self.acc_type
+        typed = [(acc_type, v) for v in acc] + [("i32", w) for w in words]
+        n = len(typed)
+        outs = [f"={_constraint(t)}" for t, _ in typed]
+        constraints = ",".join(outs + [str(i) for i in range(n)])
+        struct = "{ " + ", ".join(t for t, _ in typed) + " }"
+        em = self.em
+        fenced = em.asm(struct, "wgmma.fence.sync.aligned;", constraints, typed, hint="fence")
+        values = [em.op(f"extractvalue {struct} {fenced}, {i}") for i in range(n)]
+        acc, words = values[: len(acc)], values[len(acc) :]
+        if a_words is None:
+            return acc, None
+        return acc, {key: words[4 * i : 4 * i + 4] for i, key in enumerate(keys)}
 
     def _block(self, state: list[str], starts: list, m0: int, n0: int) -> list[str]:
         """The instructions of one result block, every K step accumulating into `state`; with
@@ -277,7 +305,7 @@ class _WgmmaDot:
         if self.a_table is None:
             a = [("l", self._descriptor(0, starts[0], (m0, k0)))]
         else:
-            a = [("r", word) for word in self._a_words(m0, k0)]
+            a = [("r", word) for word in self.a_words[(m0, k0)]]
         b_desc = self._descriptor(1, starts[1], (k0, n0))
         n = len(state)
         outs = ",".join(f"${i}" for i in range(n))
