@@ -40,7 +40,7 @@ _EXP2_LIMITS = (-151.0, 129.0)
 _ROUNDER = 1.5 * 2.0**23
 
 
-def _round(m: Emitter, x, factor: float | None = None):
+def round_to_integer(m: Emitter, x, factor: float | None = None):
     """(n as a float, n as an integer) with n = rint(x * factor) (or rint(x))."""
     total = m.add(x, _ROUNDER) if factor is None else m.fma(x, factor, _ROUNDER)
     n = m.sub(total, _ROUNDER)
@@ -50,7 +50,7 @@ def _round(m: Emitter, x, factor: float | None = None):
 def exp(m: Emitter, x):
     """e**x for f32, within 2 ulp (see the module's docstring)."""
     clamped = m.clamp(x, *_EXP_LIMITS)
-    n, ni = _round(m, clamped, float(LOG2_E))
+    n, ni = round_to_integer(m, clamped, float(LOG2_E))
     ln2_hi, ln2_lo = split_constant(LN2, m.fmt, 2)
     r = m.fma(m.neg(n), ln2_hi, clamped)  # exact: r is small and a multiple of ulp(ln2_hi)
     r = m.fma(m.neg(n), ln2_lo, r)
@@ -61,7 +61,7 @@ def exp(m: Emitter, x):
 def exp2(m: Emitter, x):
     """2**x for f32, within 2 ulp (see the module's docstring)."""
     clamped = m.clamp(x, *_EXP2_LIMITS)
-    n, ni = _round(m, clamped)
+    n, ni = round_to_integer(m, clamped)
     r = m.sub(clamped, n)
     p = m.fma(r, m.poly(r, EXP2), 1.0)
     return m.keep_nan(x, m.ldexp(p, ni))

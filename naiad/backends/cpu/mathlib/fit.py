@@ -205,6 +205,11 @@ def fits(mp):
             lambda z: z / (mp.erf(sq(z)) / sq(z)),
             0, mp.mpf("1.0001"), {"f32": 5, "f64": 11},
         ),
+        "erf_tail": (  # f32 erf a = 1 - 2**P(a), a >= 1: relative error of erf
+            lambda a: mp.log(mp.erfc(a), 2),
+            lambda a: mp.erfc(a) * ln2 / mp.erf(a),
+            1, mp.mpf("3.92"), {"f32": 6},
+        ),
         "erfc_f32": (*_erfc_scaled(mp, mp.mpf("0.5"), "0.5", "10.1", "0.1640625"), {"f32": 10}),
         "erfc_f64": (*_erfc_scaled(mp, mp.mpf("0.5"), "0.5", "27.5", "0.0673828125"), {"f64": 22}),
         "cbrt": (lambda m: mp.cbrt(m), lambda m: 1 / mp.cbrt(m), 1, 8, {"f32": 5, "f64": 5}),
