@@ -166,6 +166,31 @@ def test_a_store_overlapping_its_own_load_sees_the_snapshot(shift):
     np.testing.assert_array_equal(out, expected)
 
 
+@naiad.jit
+def halve_into(p, q, n, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    x = tl.load(p + offsets, mask=offsets < n)
+    tl.store(q + offsets, x.to(tl.float16), mask=offsets < n)
+
+
+@pytest.mark.parametrize("byte_shift", [-64, -6, 0, 2, 40, 128])
+def test_a_converting_store_over_its_own_load_sees_the_snapshot(byte_shift):
+    """An f32 load stored as f16 into the same memory: read in place where the byte ranges are
+    apart (-64: ends where the load starts; 128: starts where it ends), copied first where they
+    overlap at any offset, the same first byte included."""
+    gen = np.random.default_rng(abs(byte_shift) + 1)
+    memory = np.zeros(512, np.uint8)
+    start = 192
+    memory[start : start + 128] = _rows(gen, 32, np.float32).view(np.uint8)
+    loaded = memory[start : start + 128].view(np.float32).copy()
+    written = start + byte_shift
+    halve_into[(1,)](memory[start:].view(np.float32), memory[written:].view(np.float16), 32,
+                     BLOCK=32)  # fmt: skip
+    np.testing.assert_array_equal(
+        memory[written : written + 64].view(np.float16), loaded.astype(np.float16)
+    )
+
+
 REDUCTIONS = [
     ("sum", np.float32),
     ("sum", np.float64),

@@ -219,13 +219,13 @@ def guard_overlaps(fl, generic, target: View) -> None:
 
 def _apart_or_in_step(b: ir.IRBuilder, read: View, written: View, identity: bool):
     """i1: the byte ranges of the two views are disjoint (or one is empty), or — when the read
-    goes through the identity map — they are the same elements with the same strides."""
-    size = element_bytes(read.element)
-    if size is None or element_bytes(written.element) != size:
+    goes through the identity map — they are the same elements with the same strides. Views of
+    different element sizes (a conversion's f32 read, f16 written) can only be disjoint."""
+    size, written_size = element_bytes(read.element), element_bytes(written.element)
+    if size is None or written_size is None:
         return ir.Constant(ir.IntType(1), 0)
-    (read_lo, read_hi, read_base), (written_lo, written_hi, written_base) = (
-        _byte_range(b, view, size) for view in (read, written)
-    )
+    read_lo, read_hi, read_base = _byte_range(b, read, size)
+    written_lo, written_hi, written_base = _byte_range(b, written, written_size)
     safe = b.or_(
         b.icmp_unsigned("<=", read_hi, written_lo), b.icmp_unsigned("<=", written_hi, read_lo)
     )
@@ -234,8 +234,10 @@ def _apart_or_in_step(b: ir.IRBuilder, read: View, written: View, identity: bool
             safe = b.or_(safe, b.icmp_signed("<=", n, as_value(0)))
         elif n <= 0:
             return ir.Constant(ir.IntType(1), 1)
-    if identity and all(
-        isinstance(s, int) and s == t for s, t in zip(read.strides, written.strides)
+    if (
+        identity
+        and size == written_size
+        and all(isinstance(s, int) and s == t for s, t in zip(read.strides, written.strides))
     ):
         safe = b.or_(safe, b.icmp_unsigned("==", read_base, written_base))
     return safe
