@@ -4,4 +4,15 @@ Importing this package registers every pass, so `PassManager(["cse", "dce"])` an
 find them by name.
 """
 
-from . import analysis, canonicalize, combine, cse, dce, inline, licm, loop_unroll, symbol_dce  # noqa: F401
+from . import (  # noqa: F401
+    analysis,
+    canonicalize,
+    combine,
+    cse,
+    dce,
+    fuse_nested_loops,
+    inline,
+    licm,
+    loop_unroll,
+    symbol_dce,
+)

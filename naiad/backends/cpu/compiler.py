@@ -41,7 +41,9 @@ from .target import CpuTarget
 # Every access is bounds-checked, debug mode or not (middle/linalg/bounds_checks.py): a CPU
 # kernel shares the process with its caller, and an access far outside an array would kill it
 # (or quietly write into a neighbour) where a GPU's fault leaves the user's Python running.
-TARGET_TTIR_PIPELINE = (Inline(include_noinline=True),)
+# `tl.range(flatten=True)` nests are fused in this stage, as Triton fuses them in its TTGIR
+# stage: `asm['ttir']` keeps the hint, `asm['ttgir']` shows the one loop.
+TARGET_TTIR_PIPELINE = (Inline(include_noinline=True), "fuse-nested-loops")
 LINALG_PIPELINE = (
     TritonToLinalg(bounds=True),
     "canonicalize",

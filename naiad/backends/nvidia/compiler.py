@@ -33,10 +33,12 @@ def ttgir_pipeline(
     num_stages: int = 3,
     arch_specific: bool = True,
 ) -> list:
-    """The TTGIR passes in order, as Triton's make_ttgir: layouts, tensor-core dots (`wgmma`
-    on sm_90 when `arch_specific`, the sm_90a target), operands through shared memory, and
-    the pipelining of their loads."""
+    """The TTGIR passes in order, as Triton's make_ttgir: flattened loop nests fused, layouts,
+    tensor-core dots (`wgmma` on sm_90 when `arch_specific`, the sm_90a target), operands
+    through shared memory, and the pipelining of their loads."""
     return [
+        # `tl.range(flatten=True)` nests, fused on the TTIR so every later pass sees one loop
+        "fuse-nested-loops",
         ConvertToTTGIR(
             num_warps=num_warps,
             threads_per_warp=threads_per_warp,

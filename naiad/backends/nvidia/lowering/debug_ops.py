@@ -1,4 +1,6 @@
-"""`tt.print` (vprintf), `tt.assert` (`__assertfail`) and `ttg.barrier` (`tl.debug_barrier`).
+"""`tt.print` (vprintf), `tt.assert` (`__assertfail`), `llvm.intr.assume` (`tl.assume`: LLVM's
+`llvm.assume` of the condition, every register of a block's) and `ttg.barrier`
+(`tl.debug_barrier`).
 
 **Print.** The lines are the interpreter's (naiad/runtime/interpreter/printing.py), one per
 element: `pid (0, 0, 0) idx (3, 1) x: 1.500000`. Each element is printed once, by the thread
@@ -204,6 +206,15 @@ def _assert(ctx: Context, op) -> None:
         lambda: em.call("void", "__assertfail", [*args, ("i64", "1")]),
         "assert",
     )
+
+
+@lowers("llvm.intr.assume")
+def _assume(ctx: Context, op) -> None:
+    held = ctx[op.cond]
+    t = op.cond.type
+    registers = unique_registers(layout_of(t)) if isinstance(t, RankedTensorType) else [0]
+    for r in registers:
+        ctx.em.call("void", "llvm.assume", [("i1", held[r])])
 
 
 @lowers("ttg.barrier")

@@ -1,0 +1,33 @@
+"""The CPU back end fuses `tl.range(..., flatten=True)` nests (`fuse-nested-loops`, in its TTGIR
+stage): the TTIR keeps the `tt.flatten` hint and the TTGIR has one loop where the nest had two,
+as Triton's GPU back ends do. Inner bounds read from the outer induction variable add a first loop
+that counts the fused iterations. The values: tests/language/test_flattened_loops.py."""
+
+import numpy as np
+from fixture_kernels.flattened_loops import dependent, numbered, row_blocks
+
+
+def test_a_nest_of_two_loops_becomes_one():
+    compiled = numbered.warmup(10, 10, np.zeros((32, 32), np.int32), grid=(1,), target="cpu")
+    assert "tt.flatten" in compiled.asm["ttir"]
+    assert compiled.asm["ttir"].count("scf.for") == 2
+    assert compiled.asm["ttgir"].count("scf.for") == 1
+
+
+def test_dependent_inner_bounds_are_counted_by_a_loop_first():
+    for ordered in (True, False):
+        out = np.zeros(128, np.int32)
+        compiled = dependent.warmup(10, out, out, ordered, grid=(1,), target="cpu")
+        ttgir = compiled.asm["ttgir"]
+        counting = ttgir[ttgir.index("scf.for") :]
+        # the counting loop holds no loop; the fused loop follows it, alone
+        assert counting[: counting.index("}")].count("scf.for") == 1
+        assert counting[counting.index("}") :].count("scf.for") == 1
+
+
+def test_loads_and_carried_pointers_stay_in_one_loop():
+    x = np.zeros((5, 37), np.float32)
+    compiled = row_blocks.warmup(
+        x, x[:, 0], np.zeros((5, 16), np.float32), 5, 37, 16, grid=(1,), target="cpu"
+    )
+    assert compiled.asm["ttgir"].count("scf.for") == 1

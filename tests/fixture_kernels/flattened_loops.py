@@ -1,0 +1,52 @@
+"""Kernels with `tl.range(..., flatten=True)` nests, shared by the value tests
+(tests/language/test_flattened_loops.py) and the checks of the fused loop the CPU and NVIDIA
+back ends compile (tests/backends/cpu/test_flattened_loop_shape.py,
+tests/backends/nvidia/test_flattened_loops_ptxas.py)."""
+
+import naiad
+import naiad.language as tl
+
+
+@naiad.jit
+def numbered(rows, cols, grid_ptr):
+    """Number the cells of a rows x cols window of a 32-wide grid 1, 2, ... row by row (the
+    nest of Triton's first flatten test, with its own inner trip count)."""
+    counter = 1
+    for row in tl.range(0, rows, flatten=True):
+        for col in tl.range(0, cols):
+            tl.store(grid_ptr + row * 32 + col, counter)
+            counter += 1
+
+
+@naiad.jit
+def dependent(n, rows_ptr, cols_ptr, ORDERED: tl.constexpr):
+    """List the (row, col) pairs of a triangle whose row r spans columns 2r to 3r (ORDERED:
+    assumed non-empty, as Triton's dependent flatten test) or 2r to 3r - 3 (the first rows
+    empty)."""
+    at = 0
+    for row in tl.range(0, n, flatten=True):
+        first = 2 * row
+        if ORDERED:
+            stop = first + row + 1
+            tl.assume(stop > first)
+        else:
+            stop = first + row - 2
+        for col in tl.range(first, stop):
+            tl.store(rows_ptr + at, row)
+            tl.store(cols_ptr + at, col)
+            at += 1
+
+
+@naiad.jit
+def row_blocks(x_ptr, y_ptr, out_ptr, rows, cols, BLOCK: tl.constexpr):
+    """Per row: a scale loaded before the inner loop, the row's blocks summed by pointers the
+    inner loop advances, and the total stored after it."""
+    offs = tl.arange(0, BLOCK)
+    for r in tl.range(0, rows, flatten=True):
+        scale = tl.load(y_ptr + r)
+        ptrs = x_ptr + r * cols + offs
+        acc = tl.zeros([BLOCK], dtype=tl.float32)
+        for c in tl.range(0, cols, BLOCK):
+            acc += tl.load(ptrs, mask=c + offs < cols, other=0.0) * scale
+            ptrs += BLOCK
+        tl.store(out_ptr + r * BLOCK + offs, acc)

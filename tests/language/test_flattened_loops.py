@@ -1,0 +1,51 @@
+"""`tl.range(..., flatten=True)`: the compiled back ends fuse the nest into one loop
+(`fuse-nested-loops`); the values are those of the nest as written, for every trip count: none,
+one, several, inner bounds read from the outer induction variable (assumed ordered or not), and
+code before and after the inner loop."""
+
+import numpy as np
+import pytest
+from fixture_kernels.flattened_loops import dependent, numbered, row_blocks
+from memory_helpers import assert_exact, poisoned, random_array, rng
+
+
+@pytest.mark.parametrize("outer, inner", [(10, 10), (0, 5), (5, 0), (1, 1), (3, -2), (-1, 4)])
+def test_every_inner_iteration_runs_once_in_order(outer, inner):
+    out = np.zeros((32, 32), np.int32)
+    numbered[(1,)](outer, inner, out)
+    expected = np.zeros((32, 32), np.int32)
+    k = 1
+    for i in range(outer):
+        for j in range(inner):
+            expected[i, j] = k
+            k += 1
+    assert_exact(out, expected)
+
+
+@pytest.mark.parametrize("assume", [True, False])
+def test_inner_bounds_read_the_outer_variable(assume):
+    ub = 10
+    out_i, out_j = np.full(128, -1, np.int32), np.full(128, -1, np.int32)
+    dependent[(1,)](ub, out_i, out_j, assume)
+    ref_i, ref_j = np.full(128, -1, np.int32), np.full(128, -1, np.int32)
+    k = 0
+    for i in range(ub):
+        for j in range(2 * i, 3 * i + 1 if assume else 3 * i - 2):
+            ref_i[k], ref_j[k] = i, j
+            k += 1
+    assert_exact(out_i, ref_i)
+    assert_exact(out_j, ref_j)
+
+
+@pytest.mark.parametrize("rows, cols", [(5, 37), (3, 0), (1, 16)])
+def test_loads_and_pointers_carried_across_the_fused_loop(rows, cols):
+    gen = rng(31)
+    block = 16
+    x = random_array((rows, max(cols, 1)), np.float32, gen)[:, :cols].copy()
+    y = random_array(rows, np.float32, gen)
+    out = poisoned((rows, block), np.float32)
+    row_blocks[(1,)](x, y, out, rows, cols, block)
+    padded = np.zeros((rows, -(-cols // block) * block), np.float64)
+    padded[:, :cols] = x
+    expected = (padded.reshape(rows, -1, block) * y[:, None, None].astype(np.float64)).sum(axis=1)
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
