@@ -29,9 +29,6 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from .lower_scalar.conversions import convert_float
-from .lower_scalar.types import F32, F64, I16
-
 # (helper, its LLVM signature, the internal converter it wraps, source and destination kinds)
 _CONVERSIONS = (
     ("__extendhfsf2", "float", "half", "f16", "f32"),
@@ -40,7 +37,6 @@ _CONVERSIONS = (
     ("__truncsfbf2", "bfloat", "float", "f32", "bf16"),
     ("__truncdfbf2", "bfloat", "double", "f64", "bf16"),
 )
-_STORAGE = {"f16": I16, "bf16": I16, "f32": F32, "f64": F64}
 
 # __udivti3 and friends: quotient or remainder, signed or not.
 _DIVISIONS = (
@@ -124,8 +120,14 @@ define i128 @{name}(i128 %a, i128 %b) {{
 
 def _converter(module: ir.Module, src: str, dst: str) -> ir.Function:
     """`naiad.<src>_to_<dst>`: the conversion on storage values (f16/bf16 as i16 bits)."""
+    # Imported here: a process whose disk cache holds the library's object code (the first
+    # launch of a cached kernel) never builds it, and the scalar lowering takes 7 ms to import.
+    from .lower_scalar.conversions import convert_float
+    from .lower_scalar.types import F32, F64, I16
+
+    storage = {"f16": I16, "bf16": I16, "f32": F32, "f64": F64}
     function = ir.Function(
-        module, ir.FunctionType(_STORAGE[dst], [_STORAGE[src]]), f"naiad.{src}_to_{dst}"
+        module, ir.FunctionType(storage[dst], [storage[src]]), f"naiad.{src}_to_{dst}"
     )
     function.linkage = "internal"
     builder = ir.IRBuilder(function.append_basic_block("entry"))
