@@ -5,7 +5,10 @@ they are), then rounded once to the result's dtype: the error allowed is a few u
 result dtype's precision, as a kernel that computes in fp32 and rounds once should reach.
 """
 
+from pathlib import Path
+
 import torch
+from module_files import module_from_file
 
 FLOATS = (torch.float32, torch.float16, torch.bfloat16)
 INTS = (torch.int32, torch.int64, torch.int8, torch.uint8)
@@ -75,3 +78,9 @@ def assert_matches(actual, expected, scale=1.0, normwise=False):
     torch.testing.assert_close(
         actual.double(), expected.double(), rtol=rtol * scale, atol=atol * scale, equal_nan=True
     )
+
+
+def tiny_llama_model():
+    """The Llama-style model class that examples/pytorch/llama_ops.py runs under naiad.ops."""
+    path = Path(__file__).resolve().parents[2] / "examples" / "pytorch" / "tiny_llama.py"
+    return module_from_file("tiny_llama", path).TinyLlama

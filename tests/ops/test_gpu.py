@@ -4,11 +4,12 @@ the GPU, against torch on float64 copies, and the Llama-style model's step throu
 import pytest
 import torch
 import torch.nn.functional as F
-from ops_helpers import assert_matches, reference
-from tiny_llama import TinyLlama
+from ops_helpers import assert_matches, reference, tiny_llama_model
 from varlen_reference import prefix_sums, varlen_reference
 
 import naiad.ops as ops
+
+TinyLlama = tiny_llama_model()
 
 pytestmark = pytest.mark.gpu
 

@@ -1,13 +1,16 @@
-"""A Llama-style decoder (tiny_llama.py) forward and backward with naiad.ops switched on: logits,
-loss and every parameter's gradient equal eager torch's within tolerance, and every ATen op the
-step dispatches is either Naiad's or in the list below (what torch still runs, and why)."""
+"""A Llama-style decoder (examples/pytorch/tiny_llama.py) forward and backward with naiad.ops
+switched on: logits, loss and every parameter's gradient equal eager torch's within tolerance,
+and every ATen op the step dispatches is either Naiad's or in the list below (what torch still
+runs, and why)."""
 
 import torch
-from tiny_llama import TinyLlama
+from ops_helpers import tiny_llama_model
 from torch.utils._python_dispatch import TorchDispatchMode
 
 import naiad.ops as ops
 from naiad.ops.registry import table
+
+TinyLlama = tiny_llama_model()
 
 # ATen ops the step reaches that Naiad does not implement: views, allocations and copies, the
 # indexing and data movement of issue 19's last group (repeat_interleave, stack), and

@@ -13,7 +13,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "pytorch"
 
 
 @pytest.mark.full
-@pytest.mark.parametrize("name", ["custom_op", "wrap_triton", "inductor_cpu"])
+@pytest.mark.parametrize("name", ["custom_op", "wrap_triton", "inductor_cpu", "llama_ops"])
 def test_example_runs(name):
     env = dict(os.environ)
     env.pop("NAIAD_INTERPRET", None)

@@ -1,7 +1,7 @@
 """A Llama-style decoder written with torch.nn (transformers is not a dependency): token
 embedding, RMSNorm, rotary-free causal self-attention with grouped key/value heads, a SiLU-gated
-MLP, a tied output head and the cross-entropy loss. Small and random, for the op library's model
-test (test_model.py)."""
+MLP, a tied output head and the cross-entropy loss. Small and random: llama_ops.py runs it under
+naiad.ops, and tests/ops/test_model.py checks it there."""
 
 import torch
 import torch.nn.functional as F
