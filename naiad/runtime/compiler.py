@@ -20,7 +20,8 @@ Any target compiles without its device: arguments may be arrays, torch dtypes or
 signature strings (`'*fp16'`, `'i32'`); pointers given as types are assumed 16-byte aligned.
 
 Compiles are serialized process-wide (compile_lock.py), which is what makes launching from
-many threads safe. What a compile gives is a CompiledKernel (compiled_kernel.py); what
+many threads safe; while one runs, the old generation's garbage collections wait for its
+end (young_gc.py). What a compile gives is a CompiledKernel (compiled_kernel.py); what
 NAIAD_DUMP_DIR writes of it, compile_dumps.py.
 """
 
@@ -38,6 +39,7 @@ from .compile_dumps import dump_stages, pass_dumps
 from .compile_lock import compile_lock
 from .compiled_kernel import CompiledKernel
 from .specialization import Specialization, kernel_name
+from .young_gc import young_collections_only
 
 # Triton's make_ttir, in its order (rewrite-tensor-pointer is not needed: block pointers are
 # already pointer blocks when the frontend emits them).
@@ -95,7 +97,11 @@ def begin_compile(
     the TTIR can decide where the stages run before paying for them (cpu_tiering.py)."""
     backend, parsed = registry.lookup(target or DEFAULT_TTIR_TARGET)
     insertions = extensions.insertions_for(jit_function)
-    with compile_lock, compile_profile.compiling(_name(jit_function), backend.name):  # (module doc)
+    with (
+        compile_lock,
+        young_collections_only(),
+        compile_profile.compiling(_name(jit_function), backend.name),
+    ):  # (module doc)
         language = backend.language_target(parsed, options)
         build = _build_or_read(jit_function, spec, language, insertions)
         key = cache_key(
@@ -139,7 +145,11 @@ class UnfinishedCompile:
         compile gives way between its stages to compiles other threads wait for."""
         give_way = compile_lock.give_way if background else None
         where = f"{self.backend.name}, in the background" if background else self.backend.name
-        with compile_lock, compile_profile.compiling(_name(self.jit_function), where):
+        with (
+            compile_lock,
+            young_collections_only(),
+            compile_profile.compiling(_name(self.jit_function), where),
+        ):
             build = self.build
             if build.module is None:  # the TTIR was read: the stages need its module
                 build = _build(self.jit_function, self.spec, self.language, self.insertions)
@@ -222,7 +232,11 @@ def build_ttir(
     options = CompileOptions(num_warps=num_warps, debug=bool(debug))
     spec = Specialization.of(jit_function, bound)
     insertions = extensions.insertions_for(jit_function)
-    with compile_lock, compile_profile.compiling(_name(jit_function), backend.name):
+    with (
+        compile_lock,
+        young_collections_only(),
+        compile_profile.compiling(_name(jit_function), backend.name),
+    ):
         return _build(jit_function, spec, backend.language_target(parsed, options), insertions)
 
 

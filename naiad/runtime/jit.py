@@ -33,6 +33,7 @@ from .launchers import INTERPRET, backend_for_launch, holds_memory, make_launche
 from .params import kernel_params
 from .pickling import KernelReference
 from .specialization import mangle_type, native_specialize_impl  # noqa: F401  (Triton's have them)
+from .young_gc import young_collections_only
 
 
 class JITFunction(JITSource, KernelInterface):
@@ -245,34 +246,36 @@ class JITFunction(JITSource, KernelInterface):
 
     def _run_slow(self, args, kwargs, grid, warmup, target, key):
         """Bind, choose the options, the back end and the specialization, and launch; prepare
-        the launch under the binder's `key` for the hot path."""
-        for name in OTHER_VENDORS_OPTIONS & kwargs.keys() - self.params_by_name.keys():
-            del kwargs[name]
-        # A kernel parameter wins over a launch option of the same name (e.g. `num_stages`).
-        options = LaunchOptions(
-            **{
-                k: kwargs.pop(k)
-                for k in list(kwargs)
-                if k in OPTION_NAMES and k not in self.params_by_name
-            }
-        )
-        bound = self._bind(args, kwargs)
-        dims = self._grid(grid, bound)
-        debug = (
-            options.debug
-            if options.debug is not None
-            else (self.debug if self.debug is not None else knobs.debug.get())
-        )
-        if warmup:
-            target = target or _warmup_target(bound)
-            return compile_kernel(self, bound, target, bool(debug), options=options)
-        check_arguments(self.__name__, self.params, bound)
-        if 0 in dims:
-            return None
-        prepared, kernel = self._launch(bound, dims, options, bool(debug))
-        if prepared is not None and key is not None and not debug:
-            self._launches[key] = prepared
-        return kernel
+        the launch under the binder's `key` for the hot path. The old generation's collections
+        wait for its end (young_gc.py): its imports, compiles and loads would trigger them."""
+        with young_collections_only():
+            for name in OTHER_VENDORS_OPTIONS & kwargs.keys() - self.params_by_name.keys():
+                del kwargs[name]
+            # A kernel parameter wins over a launch option of the same name (e.g. `num_stages`).
+            options = LaunchOptions(
+                **{
+                    k: kwargs.pop(k)
+                    for k in list(kwargs)
+                    if k in OPTION_NAMES and k not in self.params_by_name
+                }
+            )
+            bound = self._bind(args, kwargs)
+            dims = self._grid(grid, bound)
+            debug = (
+                options.debug
+                if options.debug is not None
+                else (self.debug if self.debug is not None else knobs.debug.get())
+            )
+            if warmup:
+                target = target or _warmup_target(bound)
+                return compile_kernel(self, bound, target, bool(debug), options=options)
+            check_arguments(self.__name__, self.params, bound)
+            if 0 in dims:
+                return None
+            prepared, kernel = self._launch(bound, dims, options, bool(debug))
+            if prepared is not None and key is not None and not debug:
+                self._launches[key] = prepared
+            return kernel
 
     def _launch(self, bound: dict, dims, options, debug: bool):
         """Run on the back end of the arguments' device (launchers.py) unless the settings

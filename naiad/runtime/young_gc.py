@@ -1,0 +1,93 @@
+"""While a launch takes its slow path or a kernel compiles, Python's cyclic collector collects
+only its young generations; the old generation waits for the region's end.
+
+    with young_collections_only():     # regions nest, in one thread or several
+        ...
+
+Why: a full collection walks every object the process holds — 17 ms after `import naiad`, 110
+to 200 ms once torch is imported (2-core EPYC). A compile allocates enough to trigger one
+every few compiles (tutorial 06's attention forward: one in three, 175 ms), and the first
+launch of a cached kernel in a new process triggered two of them (its imports of llvmlite and
+of the CPU back end), a third of that launch's time. The compile's own objects are what fill
+the young generations, and its reference cycles (op <-> block <-> region) die young: they are
+collected as usual while the region lasts, and once more as it ends, so that the garbage it
+made is freed there and then. What outlives the region moves to the old generation, whose
+next full collection comes when Python's own rule next calls for it.
+
+The thresholds are those of CPython's generational collector (3.11 to 3.13, with the GIL),
+and both older generations' are raised here: the second threshold is how many young
+collections come before one of the middle generation, the third how many of those (explicit
+ones included) before the old one's, and once that count is passed, any automatic collection
+starts with the old generation. Elsewhere (3.14's incremental collector reads the thresholds
+differently; the free-threaded build) nothing changes. A threshold the program sets while a
+region lasts is kept: the region's end restores the old values only over its own.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import sysconfig
+import threading
+from contextlib import contextmanager
+
+# The older generations' thresholds inside a region: never reached, in effect.
+HELD = 1 << 30
+
+# A program that does little but compile (an autotuner's loop) may seldom allocate enough
+# outside the regions for Python to make a full collection there: after this many collections
+# of the middle generation without one, the end of a region makes it.
+FULL_EVERY = 100
+
+APPLIES = (
+    sys.implementation.name == "cpython"
+    and sys.version_info < (3, 14)
+    and not sysconfig.get_config_var("Py_GIL_DISABLED")
+)
+
+_lock = threading.Lock()
+_depth = 0
+_thresholds: tuple | None = None  # (before the outermost region, set for it)
+
+
+@contextmanager
+def young_collections_only():
+    """Hold back the old generation's collections until the outermost region ends, then
+    collect the young generations, and all of them when `FULL_EVERY` collections of the middle
+    generation went by without one (unless the program turned the collector off)."""
+    if not APPLIES:
+        yield
+        return
+    _enter()
+    try:
+        yield
+    finally:
+        if _leave():
+            gc.collect(1)
+            if gc.get_count()[2] >= FULL_EVERY:
+                gc.collect()
+
+
+def _enter() -> None:
+    global _depth, _thresholds
+    with _lock:
+        _depth += 1
+        if _depth == 1:
+            before = gc.get_threshold()
+            held = (before[0], HELD, HELD)
+            gc.set_threshold(*held)
+            _thresholds = (before, held)
+
+
+def _leave() -> bool:
+    """Whether the outermost region ended with the collector on (it collects then)."""
+    global _depth, _thresholds
+    with _lock:
+        _depth -= 1
+        if _depth:
+            return False
+        before, held = _thresholds
+        _thresholds = None
+        if gc.get_threshold() == held:
+            gc.set_threshold(*before)
+        return gc.isenabled()
