@@ -1,15 +1,14 @@
 """`fuse-nested-loops`: a loop marked `tt.flatten` (`tl.range(..., flatten=True)`) and the one
 loop nested in it become one loop over every inner iteration of every outer iteration.
 
-Legal when the outer loop's body holds exactly one `scf.for` (which holds none), the inner
-bounds are computed from values outside the nest and the outer induction variable through pure
-scalar ops (not from carried values), and every value carried across fused iterations has a
-placeholder of its type before the loop. Anything else is left alone. As Triton's fusion: the
-fused loop runs `max(1, inner trips)` iterations per outer iteration, `T` counting them; the code
-before the inner loop (the prologue) runs where `T == 0`, the inner body where `T < inner trips`
-and the code after it (the epilogue) on the last. Inner bounds that read the outer induction
-variable are counted by a first loop over the outer range. An inner loop whose bounds are
-assumed ordered (`llvm.intr.assume(ub > lb)`) runs its body unconditionally.
+Legal for the nests `loop_nests.Nest` accepts; anything else is left alone. As Triton's fusion:
+the fused loop runs `max(1, inner trips)` iterations per outer iteration, `T` counting them; the
+code before the inner loop (the prologue) runs where `T == 0`, the inner body where
+`T < inner trips` and the code after it (the epilogue) on the last. Inner bounds that read the
+outer induction variable are counted by a first loop over the outer range. Where the inner
+bounds are invariant, an empty inner loop is decided once, before the loop (the nest without
+its inner loop runs then), and where they are assumed ordered (`llvm.intr.assume(ub > lb)`),
+the body needs no condition either. Trip counts are i64, so no product of two overflows.
 
     scf.for %i = %lb to %ub step %s {tt.flatten} { P(%i); scf.for %j = %lj to %uj step %sj
         { B(%i, %j) }; E(%i) }
@@ -27,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..dialects import arith, llvm, scf, tt
+from ..dialects import arith, scf, tt
 from ..ir import (
     DenseElementsAttr,
     FloatAttr,
@@ -35,13 +34,14 @@ from ..ir import (
     IntegerAttr,
     IntegerType,
     Operation,
-    Pure,
     RankedTensorType,
     Value,
     register_pass,
 )
 from ..ir.passes import Pass
+from .canonicalize import Canonicalize
 from .licm import LICM
+from .loop_nests import Nest, placeholder_source
 
 _FLATTEN = "tt.flatten"
 _STAGES = "tt.num_stages"
@@ -55,150 +55,12 @@ class FuseNestedLoops(Pass):
 
     def run(self, module: Operation) -> None:
         for loop in [op for op in module.walk(post_order=True) if isinstance(op, scf.ForOp)]:
-            if _FLATTEN in loop.attributes and _Nest.of(loop) is not None:
+            if _FLATTEN in loop.attributes and Nest.of(loop) is not None:
                 # As Triton, invariant code leaves the nest first: fewer values to carry.
                 LICM().run(loop)
-                nest = _Nest.of(loop)
+                nest = Nest.of(loop)
                 if nest is not None:
                     _fuse(nest)
-
-
-@dataclass
-class _Nest:
-    """A fusable nest: the loops, the ops around the inner one, and how its bounds are made."""
-
-    outer: scf.ForOp
-    inner: scf.ForOp
-    prologue: list[Operation]
-    epilogue: list[Operation]
-    bound_ops: list[Operation]  # the prologue ops the inner bounds are computed by, in order
-    dependent: bool  # the inner bounds read the outer induction variable
-    must_run: bool  # the inner loop is assumed to run at least once
-    outputs: list[Value]  # prologue results read after the prologue
-
-    @staticmethod
-    def of(outer: scf.ForOp) -> _Nest | None:
-        ops = list(outer.body)[:-1]
-        loops = [op for op in ops if isinstance(op, scf.ForOp)]
-        if len(loops) != 1:
-            return None
-        inner = loops[0]
-        if any(isinstance(op, scf.ForOp) for op in inner.body):
-            return None
-        for loop in (outer, inner):
-            if "unsignedCmp" in loop.attributes or not isinstance(loop.step.type, IntegerType):
-                return None
-        at = ops.index(inner)
-        prologue, epilogue = ops[:at], ops[at + 1 :]
-        bounds = _bound_slice(outer, inner, prologue)
-        if bounds is None:
-            return None
-        members = set(prologue)
-        outputs = [
-            r
-            for op in prologue
-            for r in op.results
-            if any(_top(user, outer) not in members for user in r.users)
-        ]
-        nest = _Nest(outer, inner, prologue, epilogue, *bounds, _assumed_to_run(inner), outputs)
-        carried = [inner.induction_var, *inner.region_iter_args, *outputs]
-        if any(_placeholder_source(v, outer) is None for v in carried):
-            return None
-        return nest
-
-
-def _top(op: Operation, outer: scf.ForOp) -> Operation:
-    """The op of `outer`'s body that is or holds `op`."""
-    while op.parent is not outer.body:
-        op = op.parent_op()
-    return op
-
-
-def _inside(value: Value, loop: scf.ForOp) -> bool:
-    owner = value.defining_op
-    if owner is None:
-        block_owner = value.parent_block.parent_op()
-        return block_owner is not None and loop.is_ancestor(block_owner)
-    return loop.is_ancestor(owner)
-
-
-def _is_scalar(t) -> bool:
-    return isinstance(t, IntegerType | FloatType) or (
-        isinstance(t, tt.PointerType) and not isinstance(t.pointee_type, RankedTensorType)
-    )
-
-
-def _bound_slice(outer, inner, prologue) -> tuple[list[Operation], bool] | None:
-    """The prologue ops the inner bounds are made by, and whether they read the outer
-    induction variable; None when they read a carried value or an op with effects."""
-    members, needed, dependent = set(prologue), set(), False
-    stack = [inner.lowerBound, inner.upperBound, inner.step]
-    while stack:
-        value = stack.pop()
-        if value is outer.induction_var:
-            dependent = True
-            continue
-        if not _inside(value, outer):
-            continue
-        owner = value.defining_op
-        if owner is None or owner not in members:
-            return None
-        if owner in needed:
-            continue
-        types = [v.type for v in (*owner.operands, *owner.results)]
-        if Pure not in owner.traits or owner.regions or not all(map(_is_scalar, types)):
-            return None
-        needed.add(owner)
-        stack.extend(owner.operands)
-    return [op for op in prologue if op in needed], dependent
-
-
-def _assumed_to_run(inner: scf.ForOp) -> bool:
-    """`llvm.intr.assume(ub > lb)` (or `lb < ub`) on the inner loop's own bounds."""
-    for user in inner.upperBound.users:
-        if not isinstance(user, arith.CmpIOp):
-            continue
-        if not any(isinstance(u, llvm.AssumeOp) for u in user.result.users):
-            continue
-        operands = (user.lhs, user.rhs)
-        if (user.predicate_name, operands) in (
-            ("sgt", (inner.upperBound, inner.lowerBound)),
-            ("slt", (inner.lowerBound, inner.upperBound)),
-        ):
-            return True
-    return False
-
-
-def _placeholder_source(value: Value, outer: scf.ForOp):
-    """What the initial value of a slot carrying `value` is made from: zero for numbers, the
-    scalar pointer outside the nest that a pointer is derived from (so the slot points into the
-    same argument); None when there is none."""
-    t = value.type
-    element = t.element_type if isinstance(t, RankedTensorType) else t
-    if isinstance(element, IntegerType | FloatType):
-        return 0
-    if not isinstance(element, tt.PointerType) or isinstance(
-        element.pointee_type, RankedTensorType
-    ):
-        return None
-    seen = set()
-    while _inside(value, outer) and value not in seen:
-        seen.add(value)
-        owner = value.defining_op
-        if isinstance(owner, tt.AddPtrOp):
-            value = owner.ptr
-        elif isinstance(owner, tt.SplatOp | tt.BroadcastOp | tt.ExpandDimsOp | tt.ReshapeOp):
-            value = owner.src
-        elif owner is None and isinstance(value.parent_block.parent_op(), scf.ForOp):
-            loop = value.parent_block.parent_op()
-            if value not in loop.region_iter_args:
-                return None
-            value = loop.initArgs[loop.region_iter_args.index(value)]
-        else:
-            return None
-    if _inside(value, outer) or value.type is not element:
-        return None
-    return value
 
 
 class _Emit:
@@ -268,7 +130,7 @@ def _mapped(mapping: dict, values) -> list[Value]:
     return [mapping.get(v, v) for v in values]
 
 
-def _counts(nest: _Nest, emit: _Emit) -> tuple[Value, Value | None, Value | None]:
+def _counts(nest: Nest, emit: _Emit) -> tuple[Value, Value | None, Value | None]:
     """The fused trip count, and the inner trip count and `max(1, trips)` where they are the
     same for every outer iteration (None where the prologue computes them)."""
     outer, inner = nest.outer, nest.inner
@@ -289,16 +151,50 @@ def _counts(nest: _Nest, emit: _Emit) -> tuple[Value, Value | None, Value | None
     return count.outs[0], None, None
 
 
-def _fuse(nest: _Nest) -> None:
-    """Replace the nest with one loop (the module docstring's form)."""
-    outer, inner = nest.outer, nest.inner
+def _fuse(nest: Nest) -> None:
+    """Replace the nest with one loop (the module docstring's form). Where the inner bounds are
+    the same for every outer iteration, whether the inner loop runs at all is decided once, as
+    Triton does: an empty one takes the nest without it, so the fused body needs no condition
+    (and its loads can be pipelined)."""
+    outer = nest.outer
     emit = _Emit(outer.parent, outer.location, anchor=outer)
     total, inner_trips, inner_len = _counts(nest, emit)
+    if nest.dependent or nest.must_run:
+        fused = _fused_loop(nest, emit, total, inner_trips, inner_len, nest.must_run)
+        return _replace(nest, fused, fused.outs[2 : 2 + len(outer.outs)])
+    empty = emit(arith.CmpIOp("sle", inner_trips, emit.const(0)))
+    split = emit.op(scf.IfOp(empty, [v.type for v in outer.outs], with_else=True))
+    _Emit(split.then_block, outer.location).op(scf.YieldOp(_without_inner(nest, split)))
+    emit = _Emit(split.else_block, outer.location)
+    fused = _fused_loop(nest, emit, total, inner_trips, inner_len, True)
+    emit.op(scf.YieldOp(fused.outs[2 : 2 + len(outer.outs)]))
+    _replace(nest, fused, split.outs)
+    # An outer loop left with nothing to do once its inner loop is gone folds away here.
+    Canonicalize().run(split)
+
+
+def _without_inner(nest: Nest, split: scf.IfOp) -> list[Value]:
+    """A copy of the outer loop in `split`'s then block, its inner loop replaced by the inner
+    loop's initial values; the copy's results."""
+    index = list(nest.outer.body).index(nest.inner)
+    copy = nest.outer.clone({})
+    del copy.attributes[_FLATTEN]
+    split.then_block.append(copy)
+    inner = list(copy.body)[index]
+    for result, initial in zip(inner.outs, inner.initArgs):
+        result.replace_all_uses_with(initial)
+    inner.erase()
+    return list(copy.outs)
+
+
+def _fused_loop(nest: Nest, emit: _Emit, total, inner_trips, inner_len, unconditional: bool):
+    """The fused loop, at `emit`; `unconditional`: the inner body runs on every iteration."""
+    outer, inner = nest.outer, nest.inner
     n_outer, n_inner, dependent = len(outer.initArgs), len(inner.initArgs), nest.dependent
     slots = [inner.induction_var, *inner.region_iter_args, *nest.outputs]
     inits = [emit.const(0), emit(arith.SubIOp(outer.lowerBound, outer.step)), *outer.initArgs]
     inits += [emit.const(0), emit.const(1)] if dependent else []
-    inits += [emit.placeholder(v, _placeholder_source(v, outer)) for v in slots]
+    inits += [emit.placeholder(v, placeholder_source(v, outer)) for v in slots]
     fused = emit.op(scf.ForOp(emit.const(0), total, emit.const(1), inits))
     args = list(fused.region_iter_args)
     count, previous_i, carried = args[0], args[1], args[2 : 2 + n_outer]
@@ -330,7 +226,9 @@ def _fuse(nest: _Nest) -> None:
     if dependent:
         inner_trips, inner_len = head[-2], head[-1]
     mapping = {**iter_args, outer.induction_var: i_now, **dict(zip(nest.outputs, p_now))}
-    j_next, b_next = _inner_body(nest, body, mapping, count, inner_trips, j_now, b_now)
+    j_next, b_next = _inner_body(
+        nest, body, mapping, (unconditional, count, inner_trips), j_now, b_now
+    )
 
     def epilogue(then: _Emit) -> list[Value]:
         tail_map = {**mapping, **dict(zip(inner.outs, b_next))}
@@ -343,12 +241,14 @@ def _fuse(nest: _Nest) -> None:
     out = [body(arith.SelectOp(last, body.const(0), bumped)), i_now, *a_next]
     out += [inner_trips, inner_len] if dependent else []
     body.op(scf.YieldOp([*out, j_next, *b_next, *p_now]))
-    _replace(nest, fused)
+    return fused
 
 
-def _inner_body(nest, body: _Emit, mapping, count, inner_trips, j_now, b_now):
-    """One inner iteration at `j_now` with carried `b_now`, where `count` < the inner trip
-    count (unconditionally when the loop is assumed to run): the next `j` and carried values."""
+def _inner_body(nest, body: _Emit, mapping, runs_when, j_now, b_now):
+    """One inner iteration at `j_now` with carried `b_now`, where the counter is below the
+    inner trip count (`runs_when`: unconditional, the counter, the trip count): the next `j`
+    and carried values."""
+    unconditional, count, inner_trips = runs_when
     inner = nest.inner
     ops = list(inner.body)
     step = mapping.get(inner.step, inner.step)
@@ -358,7 +258,7 @@ def _inner_body(nest, body: _Emit, mapping, count, inner_trips, j_now, b_now):
         _clone_all(ops[:-1], inner_map, emit)
         return [emit(arith.AddIOp(j_now, step)), *_mapped(inner_map, ops[-1].operands)]
 
-    if nest.must_run:
+    if unconditional:
         values = iteration(body)
     else:
         runs = body(arith.CmpIOp("slt", count, inner_trips))
@@ -366,13 +266,13 @@ def _inner_body(nest, body: _Emit, mapping, count, inner_trips, j_now, b_now):
     return values[0], values[1:]
 
 
-def _replace(nest: _Nest, fused: scf.ForOp) -> None:
-    """The outer loop's results are the fused loop's; the nest goes. The fused loop keeps the
-    larger of the two loops' `tt.num_stages`."""
+def _replace(nest: Nest, fused: scf.ForOp, results) -> None:
+    """The outer loop's results are `results`; the nest goes. The fused loop keeps the larger
+    of the two loops' `tt.num_stages`."""
     outer, inner = nest.outer, nest.inner
     stages = [loop.attributes[_STAGES] for loop in (outer, inner) if _STAGES in loop.attributes]
     if stages:
         fused.attributes[_STAGES] = max(stages, key=lambda attr: attr.value)
-    for old, new in zip(outer.outs, fused.outs[2:]):
+    for old, new in zip(outer.outs, results):
         old.replace_all_uses_with(new)
     outer.erase()

@@ -1,7 +1,9 @@
 """The CPU back end fuses `tl.range(..., flatten=True)` nests (`fuse-nested-loops`, in its TTGIR
 stage): the TTIR keeps the `tt.flatten` hint and the TTGIR has one loop where the nest had two,
 as Triton's GPU back ends do. Inner bounds read from the outer induction variable add a first loop
-that counts the fused iterations. The values: tests/language/test_flattened_loops.py."""
+that counts the fused iterations; invariant ones, the nest without its inner loop for when that
+one is empty (which folds away where the outer loop then does nothing). The values:
+tests/language/test_flattened_loops.py."""
 
 import numpy as np
 from fixture_kernels.flattened_loops import dependent, numbered, row_blocks
@@ -25,9 +27,14 @@ def test_dependent_inner_bounds_are_counted_by_a_loop_first():
         assert counting[counting.index("}") :].count("scf.for") == 1
 
 
-def test_loads_and_carried_pointers_stay_in_one_loop():
+def test_an_empty_inner_loop_is_decided_before_the_loop():
+    """Invariant inner bounds: `if inner trips <= 0` takes the nest without its inner loop (a
+    loop still, since it stores), else the fused loop, whose inner body runs unconditionally."""
     x = np.zeros((5, 37), np.float32)
     compiled = row_blocks.warmup(
         x, x[:, 0], np.zeros((5, 16), np.float32), 5, 37, 16, grid=(1,), target="cpu"
     )
-    assert compiled.asm["ttgir"].count("scf.for") == 1
+    ttgir = compiled.asm["ttgir"]
+    assert ttgir.count("scf.for") == 2
+    fused = ttgir[ttgir.index("} else {") :]
+    assert fused.count("scf.for") == 1 and "arith.cmpi slt" not in fused[: fused.index("tt.load")]

@@ -11,7 +11,8 @@ CASES = {
     "numbered": (numbered, ("i32", "i32", "*i32"), {}, 1),
     "dependent_ordered": (dependent, ("i32", "*i32", "*i32"), {"ORDERED": True}, 2),
     "dependent": (dependent, ("i32", "*i32", "*i32"), {"ORDERED": False}, 2),
-    "row_blocks": (row_blocks, ("*fp32", "*fp32", "*fp32", "i32", "i32"), {"BLOCK": 16}, 1),
+    # and the nest without its inner loop, for an empty one
+    "row_blocks": (row_blocks, ("*fp32", "*fp32", "*fp32", "i32", "i32"), {"BLOCK": 16}, 2),
 }
 
 

@@ -1,19 +1,24 @@
 // RUN: naiad-opt %s -p fuse-nested-loops | filecheck %s
 
-// Inner bounds the same for every outer iteration: one loop over max(0, outer trips) *
-// max(1, inner trips); the prologue where T == 0, the body where T < inner trips, the
-// epilogue on the last fused iteration of each outer one.
+// Inner bounds the same for every outer iteration: whether the inner loop runs is decided
+// once; an empty one takes the nest without it, else one loop over max(0, outer trips) *
+// inner trips runs the prologue where T == 0, the body always, the epilogue on the last fused
+// iteration of each outer one.
 // CHECK-LABEL: tt.func public @invariant
 // CHECK: arith.divsi
 // CHECK: %[[INNER:.+]] = arith.divsi
 // CHECK: %[[LEN:.+]] = arith.maxsi %[[INNER]], %{{.+}} : i64
 // CHECK: %[[TOTAL:.+]] = arith.muli %{{.+}}, %[[LEN]] : i64
-// CHECK: scf.for %{{.+}} = %{{.+}} to %[[TOTAL]] step %{{.+}} iter_args(%[[T:arg[0-9]+]] = %{{[^,]+}}, %[[I:arg[0-9]+]] = 
+// CHECK: %[[EMPTY:.+]] = arith.cmpi sle, %[[INNER]], %{{.+}} : i64
+// CHECK: scf.if %[[EMPTY]]
+// CHECK: scf.for %{{.+}} = %arg0 to %arg1 step %arg2
+// CHECK-NOT: scf.for
+// CHECK: } else {
+// CHECK: scf.for %{{.+}} = %{{.+}} to %[[TOTAL]] step %{{.+}} iter_args(%[[T:arg[0-9]+]] = %{{[^,]+}}, %[[I:arg[0-9]+]] =
 // CHECK: arith.cmpi eq, %[[T]], %{{.+}} : i64
 // CHECK: scf.if
 // CHECK: arith.addi %[[I]], %arg2 : i32
-// CHECK: arith.cmpi slt, %[[T]], %[[INNER]] : i64
-// CHECK: scf.if
+// CHECK-NOT: arith.cmpi slt
 // CHECK: arith.subi %[[LEN]], %{{.+}} : i64
 // CHECK: scf.if
 // CHECK: arith.select
@@ -38,10 +43,12 @@ tt.func public @invariant(%lb: i32, %ub: i32, %s: i32) -> i32 {
   tt.return %r : i32
 }
 
-// An inner trip count that may be zero or negative (an argument): the outer iteration still
-// takes one fused iteration, which runs the prologue and the epilogue only.
+// An inner trip count that may be zero or negative (an argument): the nest without its inner
+// loop, or the fused loop.
 // CHECK-LABEL: tt.func public @inner_may_be_empty
-// CHECK-COUNT-1: scf.for
+// CHECK: arith.cmpi sle
+// CHECK: scf.if
+// CHECK-COUNT-2: scf.for
 // CHECK-NOT: scf.for
 tt.func public @inner_may_be_empty(%n: i32, %m: i32, %s: i32) -> i32 {
   %c0 = arith.constant 0 : i32

@@ -1,0 +1,155 @@
+"""Which loop nests `fuse-nested-loops` can fuse, and what it needs to know of them: the code
+before and after the inner loop, how the inner bounds are computed, whether the inner loop is
+assumed to run, the values carried from the prologue, and how a carried slot is first filled.
+
+A nest is fusable when the outer loop's body holds exactly one `scf.for` (which holds none, as
+Triton fuses nests of two loops), neither compares unsigned, the inner bounds come from values
+outside the nest and the outer induction variable through pure scalar ops (never from a carried
+value), and every value the fused loop carries has a placeholder of its type before it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..dialects import arith, llvm, scf, tt
+from ..ir import FloatType, IntegerType, Operation, Pure, RankedTensorType, Value
+
+
+@dataclass
+class Nest:
+    """A fusable nest: the loops, the ops around the inner one, and how its bounds are made."""
+
+    outer: scf.ForOp
+    inner: scf.ForOp
+    prologue: list[Operation]
+    epilogue: list[Operation]
+    bound_ops: list[Operation]  # the prologue ops the inner bounds are computed by, in order
+    dependent: bool  # the inner bounds read the outer induction variable
+    must_run: bool  # the inner loop is assumed to run at least once
+    outputs: list[Value]  # prologue results read after the prologue
+
+    @staticmethod
+    def of(outer: scf.ForOp) -> Nest | None:
+        """The nest `outer` heads, or None where it cannot be fused."""
+        ops = list(outer.body)[:-1]
+        loops = [op for op in ops if isinstance(op, scf.ForOp)]
+        if len(loops) != 1:
+            return None
+        inner = loops[0]
+        if any(isinstance(op, scf.ForOp) for op in inner.body):
+            return None
+        for loop in (outer, inner):
+            if "unsignedCmp" in loop.attributes or not isinstance(loop.step.type, IntegerType):
+                return None
+        at = ops.index(inner)
+        prologue, epilogue = ops[:at], ops[at + 1 :]
+        bounds = _bound_slice(outer, inner, prologue)
+        if bounds is None:
+            return None
+        members = set(prologue)
+        outputs = [
+            r
+            for op in prologue
+            for r in op.results
+            if any(_top(user, outer) not in members for user in r.users)
+        ]
+        nest = Nest(outer, inner, prologue, epilogue, *bounds, _assumed_to_run(inner), outputs)
+        carried = [inner.induction_var, *inner.region_iter_args, *outputs]
+        if any(placeholder_source(v, outer) is None for v in carried):
+            return None
+        return nest
+
+
+def _top(op: Operation, outer: scf.ForOp) -> Operation:
+    """The op of `outer`'s body that is or holds `op`."""
+    while op.parent is not outer.body:
+        op = op.parent_op()
+    return op
+
+
+def _inside(value: Value, loop: scf.ForOp) -> bool:
+    owner = value.defining_op
+    if owner is None:
+        block_owner = value.parent_block.parent_op()
+        return block_owner is not None and loop.is_ancestor(block_owner)
+    return loop.is_ancestor(owner)
+
+
+def _is_scalar(t) -> bool:
+    return isinstance(t, IntegerType | FloatType) or (
+        isinstance(t, tt.PointerType) and not isinstance(t.pointee_type, RankedTensorType)
+    )
+
+
+def _bound_slice(outer, inner, prologue) -> tuple[list[Operation], bool] | None:
+    """The prologue ops the inner bounds are made by, and whether they read the outer
+    induction variable; None when they read a carried value or an op with effects."""
+    members, needed, dependent = set(prologue), set(), False
+    stack = [inner.lowerBound, inner.upperBound, inner.step]
+    while stack:
+        value = stack.pop()
+        if value is outer.induction_var:
+            dependent = True
+            continue
+        if not _inside(value, outer):
+            continue
+        owner = value.defining_op
+        if owner is None or owner not in members:
+            return None
+        if owner in needed:
+            continue
+        types = [v.type for v in (*owner.operands, *owner.results)]
+        if Pure not in owner.traits or owner.regions or not all(map(_is_scalar, types)):
+            return None
+        needed.add(owner)
+        stack.extend(owner.operands)
+    return [op for op in prologue if op in needed], dependent
+
+
+def _assumed_to_run(inner: scf.ForOp) -> bool:
+    """`llvm.intr.assume(ub > lb)` (or `lb < ub`) on the inner loop's own bounds."""
+    for user in inner.upperBound.users:
+        if not isinstance(user, arith.CmpIOp):
+            continue
+        if not any(isinstance(u, llvm.AssumeOp) for u in user.result.users):
+            continue
+        operands = (user.lhs, user.rhs)
+        if (user.predicate_name, operands) in (
+            ("sgt", (inner.upperBound, inner.lowerBound)),
+            ("slt", (inner.lowerBound, inner.upperBound)),
+        ):
+            return True
+    return False
+
+
+def placeholder_source(value: Value, outer: scf.ForOp):
+    """What the initial value of a slot carrying `value` is made from: zero for numbers, the
+    scalar pointer outside the nest that a pointer is derived from (so the slot points into the
+    same argument); None when there is none."""
+    t = value.type
+    element = t.element_type if isinstance(t, RankedTensorType) else t
+    if isinstance(element, IntegerType | FloatType):
+        return 0
+    if not isinstance(element, tt.PointerType) or isinstance(
+        element.pointee_type, RankedTensorType
+    ):
+        return None
+    seen = set()
+    while _inside(value, outer) and value not in seen:
+        seen.add(value)
+        owner = value.defining_op
+        if isinstance(owner, tt.AddPtrOp):
+            value = owner.ptr
+        elif isinstance(owner, tt.SplatOp | tt.BroadcastOp | tt.ExpandDimsOp | tt.ReshapeOp):
+            value = owner.src
+        elif owner is None and isinstance(value.parent_block.parent_op(), scf.ForOp):
+            loop = value.parent_block.parent_op()
+            if value not in loop.region_iter_args:
+                return None
+            value = loop.initArgs[loop.region_iter_args.index(value)]
+        else:
+            return None
+    if _inside(value, outer) or value.type is not element:
+        return None
+    return value
