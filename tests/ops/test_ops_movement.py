@@ -48,6 +48,14 @@ def test_scatter_family(dim, gen, backend):
         ops.scatter_add(x, dim, index + 10, src)
 
 
+def test_scatter_add_over_rows_of_several_programs(gen, backend):
+    """Rows of 8 elements: on the CPU each program adds 128 rows, the second one 22."""
+    x, src = make((3, 50, 8), torch.float32, gen), make((3, 50, 8), torch.float32, gen)
+    index = torch.randint(0, 8, (3, 50, 8), generator=gen)
+    expected = reference(torch.scatter_add, x, 2, index, src)
+    assert_matches(ops.scatter_add(x, 2, index, src), expected, 4)
+
+
 @pytest.mark.full
 @pytest.mark.parametrize("dtype", FLOATS + (torch.int32, torch.int64))
 def test_scatter_add_dtypes(dtype, gen, backend):
