@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from llvmlite import ir
 
-from .loops import as_value, loop_nest
+from .loops import I64, as_value, counted_loop, loop_nest
 
 
 def add(b: ir.IRBuilder, x, y):
@@ -120,6 +120,13 @@ class View:
 # `rep stosb` on x86) cost a layer norm as much as the rest of its row did.
 INLINE_FILL_BYTES = 16384
 
+# A fill of a whole number of these, more than one, is a loop calling one out-of-line function
+# that stores this many bytes (`naiad.fill.<byte>`, one per module): a 16 KiB fill stored
+# inline is 512 stores in one block, and tutorial 06's attention forward had 1,289 of them, a
+# third of its instructions and of its object code's compile time. Attention, matmul and layer
+# norm run as fast (bench/RESULTS.md). (A loop of inline chunks would become memset calls.)
+FILL_CHUNK_BYTES = 4096
+
 
 def copy_elements(b: ir.IRBuilder, source: View, target: View) -> None:
     """Element-by-element copy between two views of the same sizes (a fill when the source is
@@ -137,10 +144,38 @@ def fill_elements(b: ir.IRBuilder, target: View, value: ir.Value) -> None:
     byte, size = _repeated_byte(value), _static_bytes(target)
     inline = byte is not None and size is not None and 0 < size <= INLINE_FILL_BYTES
     if inline and target.is_contiguous():
-        _memset_inline(b, target.address(b, [0] * target.rank), byte, size)
+        _fill_bytes(b, target.address(b, [0] * target.rank), byte, size)
         return
     with loop_nest(b, target.sizes) as indices:
         target.store(b, value, indices)
+
+
+def _fill_bytes(b: ir.IRBuilder, start: ir.Value, byte: int, size: int) -> None:
+    """`size` bytes from `start` set to `byte`: a whole number of chunks past one by
+    `naiad.fill.<byte>`, anything else inline (a tensor's bytes are a power of two)."""
+    chunks, rest = divmod(size, FILL_CHUNK_BYTES)
+    if chunks <= 1 or rest:
+        _memset_inline(b, start, byte, size)
+        return
+    fill = _chunk_filler(b.module, byte)
+    with counted_loop(b, 0, chunks, name="fill") as i:
+        offset = b.mul(i, ir.Constant(I64, FILL_CHUNK_BYTES), flags=("nsw",))
+        b.call(fill, [b.gep(start, [offset], inbounds=True, source_etype=ir.IntType(8))])
+
+
+def _chunk_filler(module: ir.Module, byte: int) -> ir.Function:
+    """`void naiad.fill.<byte>(ptr)`: FILL_CHUNK_BYTES bytes set to `byte`, never inlined."""
+    name = f"naiad.fill.{byte}"
+    function = module.globals.get(name)
+    if function is None:
+        function = ir.Function(module, ir.FunctionType(ir.VoidType(), [ir.PointerType()]), name)
+        function.linkage = "internal"
+        function.attributes.add("noinline")
+        function.attributes.add("nounwind")
+        b = ir.IRBuilder(function.append_basic_block("entry"))
+        _memset_inline(b, function.args[0], byte, FILL_CHUNK_BYTES)
+        b.ret_void()
+    return function
 
 
 def _splat_constant(view: View) -> ir.Constant | None:
