@@ -136,7 +136,9 @@ def placeholder_source(value: Value, outer: scf.ForOp):
     ):
         return None
     seen = set()
-    while _inside(value, outer) and value not in seen:
+    while value.type is not element or _inside(value, outer):
+        if value in seen:
+            return None
         seen.add(value)
         owner = value.defining_op
         if isinstance(owner, tt.AddPtrOp):
@@ -150,6 +152,4 @@ def placeholder_source(value: Value, outer: scf.ForOp):
             value = loop.initArgs[loop.region_iter_args.index(value)]
         else:
             return None
-    if _inside(value, outer) or value.type is not element:
-        return None
     return value

@@ -50,3 +50,42 @@ def row_blocks(x_ptr, y_ptr, out_ptr, rows, cols, BLOCK: tl.constexpr):
             acc += tl.load(ptrs, mask=c + offs < cols, other=0.0) * scale
             ptrs += BLOCK
         tl.store(out_ptr + r * BLOCK + offs, acc)
+
+
+@naiad.jit
+def persistent_matmul(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    PROGRAMS: tl.constexpr,
+    BM: tl.constexpr,
+    BN: tl.constexpr,
+    BK: tl.constexpr,
+):
+    """C = A @ B, each program taking every PROGRAMS-th output tile: a flattened nest of tiles and
+    K steps, whose pointer blocks into A and B start outside the nest once invariant code leaves
+    it, and whose accumulator is carried from the prologue through the K steps to the store."""
+    tiles_n = tl.cdiv(N, BN)
+    k_steps = tl.cdiv(K, BK)
+    for tile in tl.range(tl.program_id(0), tl.cdiv(M, BM) * tiles_n, PROGRAMS, flatten=True):
+        rows = (tile // tiles_n) * BM + tl.arange(0, BM)
+        cols = (tile % tiles_n) * BN + tl.arange(0, BN)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for step in range(k_steps):
+            ks = step * BK + tl.arange(0, BK)
+            a = tl.load(
+                a_ptr + rows[:, None] * K + ks[None, :],
+                mask=(rows[:, None] < M) & (ks[None, :] < K),
+                other=0.0,
+            )
+            b = tl.load(
+                b_ptr + ks[:, None] * N + cols[None, :],
+                mask=(ks[:, None] < K) & (cols[None, :] < N),
+                other=0.0,
+            )
+            acc = tl.dot(a, b, acc)
+        inside = (rows[:, None] < M) & (cols[None, :] < N)
+        tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc, mask=inside)

@@ -5,7 +5,7 @@ code before and after the inner loop."""
 
 import numpy as np
 import pytest
-from fixture_kernels.flattened_loops import dependent, numbered, row_blocks
+from fixture_kernels.flattened_loops import dependent, numbered, persistent_matmul, row_blocks
 from memory_helpers import assert_exact, poisoned, random_array, rng
 
 
@@ -49,3 +49,14 @@ def test_loads_and_pointers_carried_across_the_fused_loop(rows, cols):
     padded[:, :cols] = x
     expected = (padded.reshape(rows, -1, block) * y[:, None, None].astype(np.float64)).sum(axis=1)
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_a_persistent_matmul():
+    gen = rng(32)
+    m, n, k = 40, 24, 50
+    a = random_array((m, k), np.float16, gen)
+    b = random_array((k, n), np.float16, gen)
+    c = poisoned((m, n), np.float32)
+    persistent_matmul[(3,)](a, b, c, m, n, k, PROGRAMS=3, BM=16, BN=16, BK=16)
+    expected = a.astype(np.float64) @ b.astype(np.float64)
+    np.testing.assert_allclose(c, expected, rtol=1e-3, atol=1e-3)

@@ -6,7 +6,7 @@ one is empty (which folds away where the outer loop then does nothing). The valu
 tests/language/test_flattened_loops.py."""
 
 import numpy as np
-from fixture_kernels.flattened_loops import dependent, numbered, row_blocks
+from fixture_kernels.flattened_loops import dependent, numbered, persistent_matmul, row_blocks
 
 
 def test_a_nest_of_two_loops_becomes_one():
@@ -38,3 +38,15 @@ def test_an_empty_inner_loop_is_decided_before_the_loop():
     assert ttgir.count("scf.for") == 2
     fused = ttgir[ttgir.index("} else {") :]
     assert fused.count("scf.for") == 1 and "arith.cmpi slt" not in fused[: fused.index("tt.load")]
+
+
+def test_pointer_blocks_made_outside_the_nest_are_carried():
+    """LICM moves the splat of A's and B's base pointers out of the nest before the fusion: the
+    pointer blocks the fused loop carries start from those bases."""
+    a = np.zeros((40, 50), np.float16)
+    compiled = persistent_matmul.warmup(
+        a, a.T.copy(), np.zeros((40, 40), np.float32), 40, 40, 50,
+        PROGRAMS=3, BM=16, BN=16, BK=16, grid=(3,), target="cpu",
+    )  # fmt: skip
+    ttgir = compiled.asm["ttgir"]
+    assert ttgir[ttgir.index("} else {") :].count("scf.for") == 1
