@@ -355,3 +355,37 @@ def test_register_operands_are_written_before_the_fence(tmp_path):
     first_dot = text.index("wgmma.mma_async", text.index("wgmma.wait_group"))
     fence = text.rindex("wgmma.fence", 0, first_dot)
     assert "cvt.rn.f16x2.f32" not in text[fence:first_dot]
+
+
+def _publishing_barriers_fenced(text: str) -> bool:
+    """Whether, before the first `wgmma`, every barrier after stores to shared memory has a
+    `fence.proxy.async` between those stores and it."""
+    head = text[: text.index("wgmma.mma_async")]
+    stored = fenced = False
+    for line in (line.strip() for line in head.splitlines()):
+        if line.startswith("st.shared"):
+            stored, fenced = True, False
+        elif line.startswith("fence.proxy.async"):
+            fenced = True
+        elif line.startswith("bar.sync") and stored:
+            if not fenced:
+                return False
+            stored = False
+    return True
+
+
+@pytest.mark.parametrize("kernel", ["dot_majors", "backward_loop"])
+def test_buffer_stores_are_fenced_before_the_barrier_that_publishes_them(kernel):
+    """Stores into a buffer wgmma reads are fenced to the asynchronous proxy before whichever
+    barrier publishes them: a shape op's between the store and the dot (dot_majors), or a
+    pipelined loop's wait (backward_loop's K, stored before the loop)."""
+    if kernel == "dot_majors":
+        args = ("*fp16", "*fp16", "*fp32")
+        kwargs = dict(M=64, N=32, K=64, A_K_MAJOR=True, B_K_MAJOR=True, OUT=tl.float32)
+    else:
+        args = ("*fp16",) * 3 + ("*fp32",) * 2 + ("i32",)
+        kwargs = dict(N=64, D=32)
+    compiled = getattr(DOT_KERNELS, kernel).warmup(
+        *args, **kwargs, num_warps=4, grid=(1,), target="cuda:sm_90a"
+    )
+    assert _publishing_barriers_fenced(compiled.asm["ptx"])

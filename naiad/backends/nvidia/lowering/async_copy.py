@@ -81,7 +81,5 @@ def _commit_group(ctx: Context, op) -> None:
 @lowers("ttg.async_wait")
 def _wait(ctx: Context, op) -> None:
     ctx.em.asm("void", f"cp.async.wait_group {op.num.value};", "", [])
-    ctx.em.barrier()
-    ctx.barrier_owed = False
-    ctx.stores_pending = False
+    barriers.barrier(ctx)
     ctx[op.retToken] = ["0"]

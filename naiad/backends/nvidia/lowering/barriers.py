@@ -24,7 +24,9 @@ and the lowering pays it (`bar.sync`) just before the next op that may touch sha
 Shared-memory buffers (`ttg.local_alloc`, shared_memory.py) add the other direction: their
 stores must be seen before their reads. A store leaves `Context.stores_pending`; the first
 `ttg.local_load` after it pays with one barrier (so the two operands of a dot share it), and
-so does any other op that touches shared memory, a region op, or the end of a block.
+so does any other op that touches shared memory, a region op, or the end of a block. Stores
+into a buffer `wgmma` reads (`Context.async_proxy_stores`) are fenced to the asynchronous
+proxy before whichever barrier publishes them (`barrier`).
 
 The other scratch users (shape ops that move elements between threads, atomics returning
 values, histograms, device_print) end with their own barrier. Triton places the same barrier
@@ -107,9 +109,24 @@ def pay(ctx) -> None:
 def sync_stores(ctx) -> None:
     """Emit the barrier that makes the pending shared-memory stores visible, if any are."""
     if ctx.stores_pending:
-        ctx.em.barrier()
-        ctx.stores_pending = False
-        ctx.barrier_owed = False  # the same barrier frees the bytes read before
+        barrier(ctx)
+
+
+def fence_async_shared(em) -> None:
+    """This thread's generic stores to shared memory, visible to the asynchronous proxy."""
+    em.asm("void", "fence.proxy.async.shared::cta;", "", [])
+
+
+def barrier(ctx) -> None:
+    """A barrier that publishes every pending store and frees every owed scratch. Stores into
+    a buffer `wgmma` reads (the asynchronous proxy) are fenced to that proxy first, by every
+    thread: whichever barrier publishes them, the one at the dot or an earlier one (a shape
+    op's, a pipelined loop's wait), wgmma must see them."""
+    if ctx.stores_pending and ctx.async_proxy_stores:
+        fence_async_shared(ctx.em)
+    ctx.em.barrier()
+    ctx.stores_pending = ctx.async_proxy_stores = False
+    ctx.barrier_owed = False  # the same barrier frees the bytes read before
 
 
 def lower(ctx, op, fn) -> None:

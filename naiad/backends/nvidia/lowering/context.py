@@ -36,6 +36,7 @@ class Context:
         self._op = None  # the op being lowered
         self.barrier_owed = False  # a reduction's scratch is still being read (barriers.py)
         self.stores_pending = False  # shared buffers stored, not yet behind a barrier
+        self.async_proxy_stores = False  # some of them into buffers wgmma reads (barriers.py)
         self.buffer_offsets: dict = {}  # local_alloc -> offset, when the pass did not run
         self.bounds = None  # debug mode's bounds checks (bounds.py), when compiled with debug
 

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ....dialects.ttg.attributes import NVMMASharedEncodingAttr
 from ..layouts import LinearLayout
 from ..passes.allocate_shared_memory import buffer_alignment
 from . import barriers
@@ -110,6 +111,7 @@ def _local_alloc(ctx: Context, op) -> None:
     ctx.values[op.result] = view
     if op.src is not None:
         store_tensor(ctx, view, op.src)
+        ctx.async_proxy_stores |= isinstance(t.encoding, NVMMASharedEncodingAttr)
 
 
 def store_tensor(ctx: Context, view: SharedView, value) -> None:
@@ -127,6 +129,7 @@ def store_tensor(ctx: Context, view: SharedView, value) -> None:
 @lowers("ttg.local_store")
 def _local_store(ctx: Context, op) -> None:
     store_tensor(ctx, _view_of(ctx, op.dst), op.src)
+    ctx.async_proxy_stores |= isinstance(op.dst.type.encoding, NVMMASharedEncodingAttr)
 
 
 @lowers("ttg.local_load")

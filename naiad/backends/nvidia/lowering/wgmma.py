@@ -145,8 +145,6 @@ class _WgmmaDot:
 
     def lower(self) -> None:
         ctx, em = self.ctx, self.em
-        if ctx.stores_pending:
-            fence_async_shared(em)
         barriers.sync_stores(ctx)
         table = register_table(self.acc_layout)
         acc = list(ctx[self.op.c])
@@ -369,11 +367,6 @@ def _warp_group_dot_wait(ctx: Context, op) -> None:
     ctx[op.outputs] = wait_group(ctx.em, ctx[op.inputs], op.pendings.value, acc_type)
 
 
-def fence_async_shared(em) -> None:
-    """This thread's generic stores to shared memory, visible to the asynchronous proxy."""
-    em.asm("void", "fence.proxy.async.shared::cta;", "", [])
-
-
 @lowers("ttng.fence_async_shared")
 def _fence_async_shared(ctx: Context, op) -> None:
-    fence_async_shared(ctx.em)
+    barriers.fence_async_shared(ctx.em)
