@@ -3,6 +3,8 @@ naiad.ops against torch (exact, but for added floats): several dims, negative an
 indices, non-contiguous inputs, ties kept in order, NaN sorted last, empty and 0-dim inputs;
 through the switch."""
 
+import importlib
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -48,8 +50,11 @@ def test_scatter_family(dim, gen, backend):
         ops.scatter_add(x, dim, index + 10, src)
 
 
-def test_scatter_add_over_rows_of_several_programs(gen, backend):
-    """Rows of 8 elements: on the CPU each program adds 128 rows, the second one 22."""
+def test_scatter_add_over_rows_of_several_programs(gen, backend, monkeypatch):
+    """Rows of 8 elements, 1024 elements a program: on the CPU each program adds 128 rows, the
+    second one 22."""
+    scatter_module = importlib.import_module("naiad.ops.indexing.scatter")  # not the function
+    monkeypatch.setattr(scatter_module, "_ADDED_PER_PROGRAM", 1024)
     x, src = make((3, 50, 8), torch.float32, gen), make((3, 50, 8), torch.float32, gen)
     index = torch.randint(0, 8, (3, 50, 8), generator=gen)
     expected = reference(torch.scatter_add, x, 2, index, src)

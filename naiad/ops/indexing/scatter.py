@@ -27,6 +27,9 @@ from ..registry import aten
 __all__ = ["index_add", "scatter", "scatter_add"]
 
 _BLOCK = 1024
+# Elements of the index space each program adds on the CPU (whole rows, at least one): a small
+# scatter is one program, a large one spreads over the threads.
+_ADDED_PER_PROGRAM = 16384
 _RANK = 4
 _ADDABLE = (torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int32, torch.int64)
 
@@ -103,7 +106,7 @@ def _scatter_into(out, dim, index, src, accumulate, alpha=1):
     strides = (*i4.stride(), *s4.stride(), *o4.stride())
     if accumulate and out.device.type == "cpu":
         rows = n0 * n1 * n2
-        per_program = max(1, _BLOCK // n3)
+        per_program = max(1, _ADDED_PER_PROGRAM // n3)
         grid = ((rows + per_program - 1) // per_program,)
         _rows_add_kernel[grid](i4, s4, o4, rows, per_program, n1, n2, n3, d, alpha, *strides)
     else:
