@@ -15,7 +15,8 @@ NaN becomes the format's canonical NaN, or with `nan_payload` keeps its sign and
 bits of its payload, quieted (the GPU's cvt between f64 and f32 / f16 / bf16).
 
 Between f32 and f16, on a target that has instructions for it, both directions take them
-instead, with the same results (half_hardware.py).
+instead, with the same results (half_hardware.py); f32 to bf16 to nearest even is a rounding
+add and a shift (`_f32_to_bf16`).
 """
 
 from __future__ import annotations
@@ -88,9 +89,11 @@ def encode(
     nan_payload: bool = False,
 ) -> ir.Value:
     """The bits (iN) of f32 / f64 value `x` rounded into `fmt`, as the module docstring says."""
-    ieee_f16 = fmt.kind == "f16" and overflow == IEEE and not nan_payload
-    if ieee_f16 and x.type == F32 and rounding == "rtne" and converts_halves(b.module.triple):
+    plain = x.type == F32 and rounding == "rtne" and overflow == IEEE and not nan_payload
+    if plain and fmt.kind == "f16" and converts_halves(b.module.triple):
         return f32_to_f16(b, x)
+    if plain and fmt.kind == "bf16":
+        return _f32_to_bf16(b, x, fmt)
     src = NATIVE_FORMATS["f64" if x.type == F64 else "f32"]
     iw = ir.IntType(src.width)
     sm, dm = src.mant_bits, fmt.mant_bits
@@ -125,6 +128,19 @@ def encode(
     out = b.select(negative, b.or_(out, const(dt, fmt.sign_bit)), out)
     is_nan = b.icmp_unsigned(">", mag, const(iw, src.inf))
     return b.select(is_nan, _nan(b, bits, fraction, fmt, src, nan_payload), out)
+
+
+def _f32_to_bf16(b: ir.IRBuilder, x: ir.Value, fmt: FloatFormat) -> ir.Value:
+    """`encode` of f32 into bf16 to nearest even with IEEE overflow, NaN canonical: bf16 is
+    f32's top half, over the same exponent range, so adding 0x7FFF plus the kept part's lowest
+    bit and shifting rounds every number (subnormals alike; past the largest finite the carry
+    reaches inf's pattern, and inf stays inf). Four integer operations, a constant shift."""
+    i32 = ir.IntType(32)
+    bits = b.bitcast(x, i32)
+    odd = b.and_(b.lshr(bits, const(i32, 16)), const(i32, 1))
+    rounded = b.lshr(b.add(b.add(bits, const(i32, 0x7FFF)), odd), const(i32, 16))
+    is_nan = b.fcmp_unordered("uno", x, x)
+    return b.trunc(b.select(is_nan, const(i32, fmt.nan), rounded), ir.IntType(16))
 
 
 def _overflow(b, field, mag, fmt: FloatFormat, src: FloatFormat, rounding, overflow):
