@@ -226,6 +226,7 @@ def _fused_loop(nest: Nest, emit: _Emit, total, inner_trips, inner_len, uncondit
     if dependent:
         inner_trips, inner_len = head[-2], head[-1]
     mapping = {**iter_args, outer.induction_var: i_now, **dict(zip(nest.outputs, p_now))}
+    _clone_all(nest.recomputed, mapping, body)
     j_next, b_next = _inner_body(
         nest, body, mapping, (unconditional, count, inner_trips), j_now, b_now
     )

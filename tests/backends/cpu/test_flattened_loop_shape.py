@@ -2,8 +2,10 @@
 stage): the TTIR keeps the `tt.flatten` hint and the TTGIR has one loop where the nest had two,
 as Triton's GPU back ends do. Inner bounds read from the outer induction variable add a first loop
 that counts the fused iterations; invariant ones, the nest without its inner loop for when that
-one is empty (which folds away where the outer loop then does nothing). The values:
-tests/language/test_flattened_loops.py."""
+one is empty (which folds away where the outer loop then does nothing). A nest whose inner loop
+carries a pointer is left alone. The values: tests/language/test_flattened_loops.py."""
+
+import re
 
 import numpy as np
 from fixture_kernels.flattened_loops import dependent, numbered, persistent_matmul, row_blocks
@@ -29,24 +31,25 @@ def test_dependent_inner_bounds_are_counted_by_a_loop_first():
 
 def test_an_empty_inner_loop_is_decided_before_the_loop():
     """Invariant inner bounds: `if inner trips <= 0` takes the nest without its inner loop (a
-    loop still, since it stores), else the fused loop, whose inner body runs unconditionally."""
-    x = np.zeros((5, 37), np.float32)
-    compiled = row_blocks.warmup(
-        x, x[:, 0], np.zeros((5, 16), np.float32), 5, 37, 16, grid=(1,), target="cpu"
-    )
-    ttgir = compiled.asm["ttgir"]
-    assert ttgir.count("scf.for") == 2
-    fused = ttgir[ttgir.index("} else {") :]
-    assert fused.count("scf.for") == 1 and "arith.cmpi slt" not in fused[: fused.index("tt.load")]
-
-
-def test_pointer_blocks_made_outside_the_nest_are_carried():
-    """LICM moves the splat of A's and B's base pointers out of the nest before the fusion: the
-    pointer blocks the fused loop carries start from those bases."""
+    loop still, since it stores), else the fused loop, whose inner body runs unconditionally
+    on pointer blocks made from the current tile."""
     a = np.zeros((40, 50), np.float16)
     compiled = persistent_matmul.warmup(
         a, a.T.copy(), np.zeros((40, 40), np.float32), 40, 40, 50,
         PROGRAMS=3, BM=16, BN=16, BK=16, grid=(3,), target="cpu",
     )  # fmt: skip
     ttgir = compiled.asm["ttgir"]
-    assert ttgir[ttgir.index("} else {") :].count("scf.for") == 1
+    assert ttgir.count("scf.for") == 2
+    fused = ttgir[ttgir.index("} else {") :]
+    assert fused.count("scf.for") == 1
+    # no `counter < inner trips` (an i64 comparison) guards the dot
+    assert not re.search(r"arith\.cmpi slt, .* : i64", fused[: fused.index("tt.dot")])
+
+
+def test_a_nest_whose_inner_loop_carries_a_pointer_is_left_alone():
+    x = np.zeros((5, 37), np.float32)
+    compiled = row_blocks.warmup(
+        x, x[:, 0], np.zeros((5, 16), np.float32), 5, 37, 16, grid=(1,), target="cpu"
+    )
+    assert compiled.asm["ttgir"].count("scf.for") == 2
+    assert "tt.flatten" in compiled.asm["ttgir"]

@@ -184,22 +184,26 @@ tt.func public @two_inner_loops(%lb: i32, %ub: i32, %s: i32) -> i32 {
   tt.return %r : i32
 }
 
-// Stores in the prologue, the body and the epilogue, a pointer block made in the prologue and
-// advanced by the inner loop, and a loaded block carried to the epilogue: carried pointers
-// start as a splat of the argument they point into, numbers as zeros.
+// Stores in the prologue, the body and the epilogue, a loaded block carried to the epilogue
+// (zeros before the loop), and pointer blocks the prologue makes from the outer variable: made
+// again after the prologue from the current one, not carried.
 // CHECK-LABEL: tt.func public @pointers
-// CHECK: %[[START:.+]] = tt.splat %arg0 : !tt.ptr<i32> -> tensor<8x!tt.ptr<i32>>
 // CHECK: arith.constant dense<0> : tensor<8xi32>
-// CHECK: scf.for {{.+}} iter_args({{.+}} = %[[START]],
+// CHECK: scf.for {{.+}} iter_args({{.+}}) -> (i64, i32, i32, tensor<8xi32>) : i64
+// CHECK: scf.if
+// CHECK: tt.store
+// CHECK: scf.yield
+// CHECK: tt.splat %{{.+}} : !tt.ptr<i32> -> tensor<8x!tt.ptr<i32>>
+// CHECK: tt.store
+// CHECK: scf.if
+// CHECK: tt.store
 // CHECK-NOT: scf.for
 // CHECK: tt.return
 tt.func public @pointers(%out: !tt.ptr<i32>, %n: i32, %m: i32) {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
-  %c8 = arith.constant 8 : i32
   %c16 = arith.constant 16 : i32
   %range = tt.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32>
-  %eights = tt.splat %c8 : i32 -> tensor<8xi32>
   scf.for %i = %c0 to %n step %c1 : i32 {
     %row = arith.muli %i, %c16 : i32
     %at = tt.addptr %out, %row : !tt.ptr<i32>, i32
@@ -208,17 +212,45 @@ tt.func public @pointers(%out: !tt.ptr<i32>, %n: i32, %m: i32) {
     %old = tt.load %ptrs : tensor<8x!tt.ptr<i32>>
     %is = tt.splat %i : i32 -> tensor<8xi32>
     tt.store %ptrs, %is : tensor<8x!tt.ptr<i32>>
-    %end = scf.for %j = %c1 to %m step %c1 iter_args(%p = %ptrs) -> (tensor<8x!tt.ptr<i32>>) : i32 {
-      %q = tt.addptr %p, %eights : tensor<8x!tt.ptr<i32>>, tensor<8xi32>
+    scf.for %j = %c1 to %m step %c1 : i32 {
+      %step = arith.muli %j, %c16 : i32
+      %steps = tt.splat %step : i32 -> tensor<8xi32>
+      %q = tt.addptr %ptrs, %steps : tensor<8x!tt.ptr<i32>>, tensor<8xi32>
       %x = tt.load %q : tensor<8x!tt.ptr<i32>>
       %js = tt.splat %j : i32 -> tensor<8xi32>
       %y = arith.addi %x, %js : tensor<8xi32>
       tt.store %q, %y : tensor<8x!tt.ptr<i32>>
+    }
+    %sum = arith.addi %old, %is : tensor<8xi32>
+    tt.store %ptrs, %sum : tensor<8x!tt.ptr<i32>>
+  } {tt.flatten}
+  tt.return
+}
+
+// Left alone: the inner loop carries a pointer block (`ptrs += 8`), which fused would reach
+// each iteration through the prologue's condition (the CPU back end then gathers through it).
+// CHECK-LABEL: tt.func public @inner_loop_carries_a_pointer
+// CHECK-COUNT-2: scf.for
+// CHECK: tt.flatten
+tt.func public @inner_loop_carries_a_pointer(%out: !tt.ptr<i32>, %n: i32, %m: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c16 = arith.constant 16 : i32
+  %range = tt.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32>
+  %eights = tt.splat %c16 : i32 -> tensor<8xi32>
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    %row = arith.muli %i, %c16 : i32
+    %at = tt.addptr %out, %row : !tt.ptr<i32>, i32
+    %ats = tt.splat %at : !tt.ptr<i32> -> tensor<8x!tt.ptr<i32>>
+    %ptrs = tt.addptr %ats, %range : tensor<8x!tt.ptr<i32>>, tensor<8xi32>
+    %end = scf.for %j = %c1 to %m step %c1 iter_args(%p = %ptrs) -> (tensor<8x!tt.ptr<i32>>) : i32 {
+      %q = tt.addptr %p, %eights : tensor<8x!tt.ptr<i32>>, tensor<8xi32>
+      %js = tt.splat %j : i32 -> tensor<8xi32>
+      tt.store %q, %js : tensor<8x!tt.ptr<i32>>
       scf.yield %q : tensor<8x!tt.ptr<i32>>
     }
-    %last = tt.load %end : tensor<8x!tt.ptr<i32>>
-    %sum = arith.addi %last, %old : tensor<8xi32>
-    tt.store %end, %sum : tensor<8x!tt.ptr<i32>>
+    %is = tt.splat %i : i32 -> tensor<8xi32>
+    tt.store %end, %is : tensor<8x!tt.ptr<i32>>
   } {tt.flatten}
   tt.return
 }
