@@ -1,6 +1,6 @@
 """Kernels with `tl.range(..., flatten=True)` nests, shared by the value tests
-(tests/language/test_flattened_loops.py) and the checks of the fused loop the CPU and NVIDIA
-back ends compile (tests/backends/cpu/test_flattened_loop_shape.py,
+(tests/language/test_flattened_loops.py) and the checks of the loops the CPU and NVIDIA back
+ends compile (tests/backends/cpu/test_flattened_loop_shape.py,
 tests/backends/nvidia/test_flattened_loops_ptxas.py)."""
 
 import naiad
