@@ -24,6 +24,9 @@ from ..registry import aten
 __all__ = ["argsort", "sort", "topk"]
 
 MAX_ROW = 4096
+# A topk narrows the row to BLOCK_K groups of BLOCK_K first where the row holds at least this
+# many times BLOCK_K * BLOCK_K keys.
+GROUPED_FROM = 4
 _KEYED = (
     torch.float32, torch.float16, torch.bfloat16,
     torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool,
@@ -40,21 +43,54 @@ def _order_key(v, FLOAT: tl.constexpr):
     return v.to(tl.int32)
 
 
-@jit(do_not_specialize=["N", "K"])
-def _sort_kernel(x, values, indices, N, K, s_row, s_col, FLOAT: tl.constexpr,
-                 DESCENDING: tl.constexpr, BLOCK: tl.constexpr, BLOCK_K: tl.constexpr):  # fmt: skip
-    """The first K keys of each row in order: all BLOCK sorted, or where BLOCK_K < BLOCK (a
-    topk) only the BLOCK_K smallest kept by tl.topk, which merges instead of sorting all."""
-    row = tl.program_id(0).to(tl.int64)
-    cols = tl.arange(0, BLOCK)
-    inside = cols < N
-    v = tl.load(x + row * s_row + cols * s_col, mask=inside, other=0)
+@jit
+def _packed(v, cols, inside, FLOAT: tl.constexpr, DESCENDING: tl.constexpr):
+    """Elements `v` at positions `cols` as int64 keys: the order key in the high half, the
+    position in the low half; where not `inside`, the largest key."""
     key = _order_key(v, FLOAT)
     if DESCENDING:
         key = ~key
     packed = (key.to(tl.int64) << 32) | cols.to(tl.int64)
-    packed = tl.where(inside, packed, 0x7FFFFFFFFFFFFFFF)
-    if BLOCK_K < BLOCK:
+    return tl.where(inside, packed, 0x7FFFFFFFFFFFFFFF)
+
+
+@jit
+def _smallest_by_groups(x, row, N, s_row, s_col, packed, FLOAT: tl.constexpr,
+                        DESCENDING: tl.constexpr, BLOCK: tl.constexpr,
+                        BLOCK_K: tl.constexpr):  # fmt: skip
+    """The BLOCK_K smallest of the row's keys `packed`, sorted, found among a few groups of
+    BLOCK_K keys: each of them lies in one of the BLOCK_K groups of least minimum (were its group
+    not among those, their BLOCK_K minima, each below its own minimum, would rank it past
+    BLOCK_K; keys are unique). So a min over the row, then tl.topk on the group minima and on
+    those groups' BLOCK_K * BLOCK_K keys, instead of tl.topk's network over the whole row."""
+    minima = tl.min(tl.reshape(packed, [BLOCK // BLOCK_K, BLOCK_K]), 1)
+    groups = (tl.topk(minima, BLOCK_K, descending=False) & 0xFFFFFFFF) // BLOCK_K
+    cols = tl.reshape(groups[:, None] * BLOCK_K + tl.arange(0, BLOCK_K)[None, :],
+                      [BLOCK_K * BLOCK_K])  # fmt: skip
+    inside = cols < N
+    v = tl.load(x + row * s_row + cols * s_col, mask=inside, other=0)
+    candidates = _packed(v, cols, inside, FLOAT, DESCENDING)
+    return tl.topk(candidates, BLOCK_K, descending=False)
+
+
+@jit(do_not_specialize=["N", "K"])
+def _sort_kernel(x, values, indices, N, K, s_row, s_col, FLOAT: tl.constexpr,
+                 DESCENDING: tl.constexpr, BLOCK: tl.constexpr, BLOCK_K: tl.constexpr,
+                 GROUPED: tl.constexpr):  # fmt: skip
+    """The first K keys of each row in order: all BLOCK sorted, or where BLOCK_K < BLOCK (a
+    topk) only the BLOCK_K smallest, kept by tl.topk, which merges instead of sorting all
+    (GROUPED: first narrowed to a few groups of the row)."""
+    row = tl.program_id(0).to(tl.int64)
+    cols = tl.arange(0, BLOCK)
+    inside = cols < N
+    v = tl.load(x + row * s_row + cols * s_col, mask=inside, other=0)
+    packed = _packed(v, cols, inside, FLOAT, DESCENDING)
+    if GROUPED:
+        first = _smallest_by_groups(x, row, N, s_row, s_col, packed, FLOAT, DESCENDING, BLOCK,
+                                    BLOCK_K)  # fmt: skip
+        position = first & 0xFFFFFFFF
+        cols = tl.arange(0, BLOCK_K)
+    elif BLOCK_K < BLOCK:
         position = tl.topk(packed, BLOCK_K, descending=False) & 0xFFFFFFFF
         cols = tl.arange(0, BLOCK_K)
     else:
@@ -93,8 +129,10 @@ def _sorted_rows(input, dim, k, descending):
         block = 1 << max(n - 1, 0).bit_length()
         block_k = 1 << max(k - 1, 0).bit_length()
         is_float = input.dtype.is_floating_point
+        # The CPU's network gathers each compare-and-swap's partner; the GPU's swaps registers.
+        grouped = input.device.type == "cpu" and block >= GROUPED_FROM * block_k * block_k
         _sort_kernel[(rows.shape[0],)](rows, values, indices, n, k, *rows.stride(), is_float,
-                                       bool(descending), block, block_k)  # fmt: skip
+                                       bool(descending), block, block_k, grouped)  # fmt: skip
     if not input.dim():
         return values.reshape(()), indices.reshape(())
     return values.movedim(-1, dim), indices.movedim(-1, dim)
