@@ -70,7 +70,12 @@ class _Emit:
         self.block, self.location, self.anchor = block, location, anchor
 
     def op(self, op: Operation) -> Operation:
+        """Insert a new op, at this emitter's location."""
         op.location = self.location
+        return self.insert(op)
+
+    def insert(self, op: Operation) -> Operation:
+        """Insert `op` as it is (a copy of the user's keeps the user's location)."""
         if self.anchor is None:
             self.block.append(op)
         else:
@@ -123,7 +128,7 @@ class _Emit:
 def _clone_all(ops, mapping: dict, emit: _Emit) -> None:
     """Copy `ops` in order; `mapping` learns the copies' results."""
     for op in ops:
-        emit.op(op.clone(mapping))
+        emit.insert(op.clone(mapping))
 
 
 def _mapped(mapping: dict, values) -> list[Value]:

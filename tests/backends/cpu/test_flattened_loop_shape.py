@@ -5,6 +5,7 @@ that counts the fused iterations; invariant ones, the nest without its inner loo
 one is empty (which folds away where the outer loop then does nothing). A nest whose inner loop
 carries a pointer is left alone. The values: tests/language/test_flattened_loops.py."""
 
+import inspect
 import re
 
 import numpy as np
@@ -16,6 +17,15 @@ def test_a_nest_of_two_loops_becomes_one():
     assert "tt.flatten" in compiled.asm["ttir"]
     assert compiled.asm["ttir"].count("scf.for") == 2
     assert compiled.asm["ttgir"].count("scf.for") == 1
+
+
+def test_moved_ops_keep_the_users_locations():
+    compiled = numbered.warmup(10, 10, np.zeros((32, 32), np.int32), grid=(1,), target="cpu")
+    ttgir = compiled.asm["ttgir"]
+    alias = re.search(r"tt\.store .* loc\((#loc\d+)\)", ttgir).group(1)
+    where = re.search(rf"^{alias} = loc\(\"(.+)\":(\d+):", ttgir, re.M)
+    source = inspect.getsource(inspect.getmodule(numbered.fn)).splitlines()
+    assert "tl.store(grid_ptr" in source[int(where.group(2)) - 1]
 
 
 def test_dependent_inner_bounds_are_counted_by_a_loop_first():
