@@ -4,6 +4,12 @@ and a user kernel launched inside torch.compile(fullgraph=True) against its eage
 
     python bench/cpu/torch_inductor.py [--batch 8 --seq 128 --dim 256 --heads 4 --reps 20]
     python bench/cpu/torch_inductor.py --train     # a training step: forward and backward
+    python bench/cpu/torch_inductor.py --device cuda [--train]
+
+On a GPU (`--device cuda`) the block is compiled by Inductor for CUDA, its Triton kernels
+compiled by Naiad (under `python -m naiad.run`) against the same kernels compiled by Triton
+(Inductor's default where Triton is installed), and eager; each timed call ends with a
+synchronization.
 
 Each configuration runs in a fresh process with empty Inductor and Naiad caches, so the compile
 time (the first call of the compiled function) is cold. The block is the forward pass of a
@@ -37,23 +43,27 @@ def measure(args) -> None:
     # (importing the tests' program chose "triton"; the C++ back end is Inductor's default)
     inductor_config.cpu_backend = "triton" if args.backend == "naiad" else "cpp"
     torch.manual_seed(0)
-    block = Block(args.dim, args.heads)
-    x = torch.randn(args.batch, args.seq, args.dim)
+    block = Block(args.dim, args.heads).to(args.device)
+    x = torch.randn(args.batch, args.seq, args.dim, device=args.device)
+    sync = torch.cuda.synchronize if args.device == "cuda" else lambda: None
     if args.train:
-        return measure_training_step(args, block, x)
+        return measure_training_step(args, block, x, sync)
     block.eval()
     with torch.no_grad():
         fn = block if args.backend == "eager" else torch.compile(block, fullgraph=True)
         start = time.perf_counter()
         got = fn(x)
+        sync()
         print(f"compile_s: {time.perf_counter() - start:.2f}")
         print(f"max_err: {(got - block(x)).abs().max().item():.2e}")
         for _ in range(3):
             fn(x)
+        sync()
         times, cpu_times = [], []
         for _ in range(args.reps):
             start, cpu_start = time.perf_counter(), time.process_time()
             fn(x)
+            sync()
             times.append(time.perf_counter() - start)
             cpu_times.append(time.process_time() - cpu_start)
     print(f"ms: {statistics.median(times) * 1e3:.3f}")
@@ -62,7 +72,7 @@ def measure(args) -> None:
     print(f"cpu_ms: {statistics.median(cpu_times) * 1e3:.3f}")
 
 
-def measure_training_step(args, block, x) -> None:
+def measure_training_step(args, block, x, sync) -> None:
     """A training step's forward and backward (loss: the sum of the block's output); the
     error is the largest difference of a parameter's gradient from eager's."""
     import torch
@@ -76,6 +86,7 @@ def measure_training_step(args, block, x) -> None:
     fn = block if args.backend == "eager" else torch.compile(block, fullgraph=True)
     start = time.perf_counter()
     got = step(fn)
+    sync()
     print(f"compile_s: {time.perf_counter() - start:.2f}")
     print(f"max_err: {max((g - e).abs().max().item() for g, e in zip(got, expected)):.2e}")
     for _ in range(3):
@@ -84,6 +95,7 @@ def measure_training_step(args, block, x) -> None:
     for _ in range(args.reps):
         start, cpu_start = time.perf_counter(), time.process_time()
         step(fn)
+        sync()
         times.append(time.perf_counter() - start)
         cpu_times.append(time.process_time() - cpu_start)
     print(f"ms: {statistics.median(times) * 1e3:.3f}")
@@ -110,18 +122,24 @@ def main() -> None:
     parser.add_argument("--heads", type=int, default=4)
     parser.add_argument("--reps", type=int, default=20)
     parser.add_argument("--train", action="store_true", help="a training step, fwd + bwd")
-    parser.add_argument("--child", choices=("eager", "cpp", "naiad"))
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    parser.add_argument("--child", choices=("eager", "cpp", "triton", "naiad"))
     parser.add_argument("--backend", default=None)
     args = parser.parse_args()
     if args.child:
         args.backend = args.child
         measure(args)
         return
-    options = [f"--{k}={getattr(args, k)}" for k in ("batch", "seq", "dim", "heads", "reps")]
+    names = ("batch", "seq", "dim", "heads", "reps", "device")
+    options = [f"--{k}={getattr(args, k)}" for k in names]
     options += ["--train"] if args.train else []
     what = "training step" if args.train else "forward"
-    print(f"block {what}: batch {args.batch}, seq {args.seq}, dim {args.dim}, heads {args.heads}")
-    for backend in ("eager", "cpp", "naiad"):
+    print(
+        f"block {what} on {args.device}: batch {args.batch}, seq {args.seq}, dim {args.dim}, "
+        f"heads {args.heads}"
+    )
+    backends = ("eager", "triton", "naiad") if args.device == "cuda" else ("eager", "cpp", "naiad")
+    for backend in backends:
         seen = run_child(backend, options)
         print(f"{backend}: {seen}", flush=True)
 
