@@ -41,6 +41,18 @@ class tensor_descriptor_type:
         return f"tensordesc<{self.block_type}>"
 
 
+def _block_atomic(op: str, what: str):
+    """The method `desc.atomic_<op>(offsets, value)`."""
+
+    @builtin
+    def atomic(self, offsets, value, _semantic=None):
+        self._reduce(_semantic, op, offsets, value)
+
+    atomic.__name__ = atomic.__qualname__ = f"atomic_{op}"
+    atomic.__doc__ = f"Atomically {what} the block at `offsets` (in-bounds elements only)."
+    return atomic
+
+
 class tensor_descriptor:
     """A descriptor of a strided 1- to 5-D tensor in global memory, read and written in blocks."""
 
@@ -212,35 +224,12 @@ class tensor_descriptor:
         else:
             semantic.atomic_rmw(op, pointers, value, mask, "release", "gpu")
 
-    @builtin
-    def atomic_add(self, offsets, value, _semantic=None):
-        """Atomically add `value` into the block at `offsets` (in-bounds elements only)."""
-        self._reduce(_semantic, "add", offsets, value)
-
-    @builtin
-    def atomic_min(self, offsets, value, _semantic=None):
-        """Atomically lower the block at `offsets` to `value` where it is smaller."""
-        self._reduce(_semantic, "min", offsets, value)
-
-    @builtin
-    def atomic_max(self, offsets, value, _semantic=None):
-        """Atomically raise the block at `offsets` to `value` where it is larger."""
-        self._reduce(_semantic, "max", offsets, value)
-
-    @builtin
-    def atomic_and(self, offsets, value, _semantic=None):
-        """Atomically `&` `value` into the block at `offsets`."""
-        self._reduce(_semantic, "and", offsets, value)
-
-    @builtin
-    def atomic_or(self, offsets, value, _semantic=None):
-        """Atomically `|` `value` into the block at `offsets`."""
-        self._reduce(_semantic, "or", offsets, value)
-
-    @builtin
-    def atomic_xor(self, offsets, value, _semantic=None):
-        """Atomically `^` `value` into the block at `offsets`."""
-        self._reduce(_semantic, "xor", offsets, value)
+    atomic_add = _block_atomic("add", "add `value` into")
+    atomic_min = _block_atomic("min", "lower to `value`, where it is smaller,")
+    atomic_max = _block_atomic("max", "raise to `value`, where it is larger,")
+    atomic_and = _block_atomic("and", "`&` `value` into")
+    atomic_or = _block_atomic("or", "`|` `value` into")
+    atomic_xor = _block_atomic("xor", "`^` `value` into")
 
 
 @builtin
