@@ -49,7 +49,7 @@ def _block_atomic(op: str, what: str):
         self._reduce(_semantic, op, offsets, value)
 
     atomic.__name__ = atomic.__qualname__ = f"atomic_{op}"
-    atomic.__doc__ = f"Atomically {what} the block at `offsets` (in-bounds elements only)."
+    atomic.__doc__ = f"Atomically {what} (in-bounds elements only); returns nothing."
     return atomic
 
 
@@ -224,12 +224,12 @@ class tensor_descriptor:
         else:
             semantic.atomic_rmw(op, pointers, value, mask, "release", "gpu")
 
-    atomic_add = _block_atomic("add", "add `value` into")
-    atomic_min = _block_atomic("min", "lower to `value`, where it is smaller,")
-    atomic_max = _block_atomic("max", "raise to `value`, where it is larger,")
-    atomic_and = _block_atomic("and", "`&` `value` into")
-    atomic_or = _block_atomic("or", "`|` `value` into")
-    atomic_xor = _block_atomic("xor", "`^` `value` into")
+    atomic_add = _block_atomic("add", "add `value` into the block at `offsets`")
+    atomic_min = _block_atomic("min", "lower the block at `offsets` to `value` where it is less")
+    atomic_max = _block_atomic("max", "raise the block at `offsets` to `value` where it is more")
+    atomic_and = _block_atomic("and", "`&` `value` into the block at `offsets`")
+    atomic_or = _block_atomic("or", "`|` `value` into the block at `offsets`")
+    atomic_xor = _block_atomic("xor", "`^` `value` into the block at `offsets`")
 
 
 @builtin
