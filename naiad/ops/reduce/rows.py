@@ -71,6 +71,8 @@ def as_rows(x: torch.Tensor, dims: list[int]) -> Rows:
     permutation, m, n, kept, keepdim_shape = found
     if not x.dim():
         view = x.reshape(1, 1)
+    elif permutation is None and x.dim() == 2 and x.shape[0] == m:
+        view = x  # already (M, N): a reshape would only make another view object (µs each)
     elif permutation is None:
         view = x.reshape(m, n)
     else:
