@@ -315,13 +315,15 @@ def test_chained_fp8_dots_keep_the_values():
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
-def test_backward_loop_shares_and_pipelines_its_buffers():
-    """Attention backward's shape: the tile made before the loop is stored once, before it;
-    each tile two dots read (as is and transposed) is one buffer, filled by `cp.async` in
-    the ring; and the TTGIR computes what the TTIR did for every trip count."""
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
+def test_backward_loop_shares_and_pipelines_its_buffers(arch):
+    """Attention backward's shape, on wgmma and on mma.sync: the tile made before the loop is
+    stored once, before it; each tile two dots read (as is and transposed) is one buffer,
+    filled by `cp.async` in the ring; and the TTGIR computes what the TTIR did for every trip
+    count."""
     n, d = 64, 32
     args = ("*fp16",) * 3 + ("*fp32",) * 2 + ("i32",)
-    before, after = _modules(DOT_KERNELS.backward_loop, args, {"N": n, "D": d}, 3)
+    before, after = _modules(DOT_KERNELS.backward_loop, args, {"N": n, "D": d}, 3, arch)
     body = _loop_ops(after)
     assert "ttg.local_alloc" not in body and "tt.load" not in body
     assert body.count("ttg.async_copy_global_to_local") == 2

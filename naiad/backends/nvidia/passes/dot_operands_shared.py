@@ -44,6 +44,7 @@ from ....ir import DenseArrayAttr, Operation, register_pass
 from ....ir.passes import Pass
 from ....ir.types import i32
 from ..lowering.ldmatrix import fragment_dims, operand_encoding, plan_ldmatrix
+from .operand_buffers import operand_buffer
 
 
 def operand_through_shared(convert: Operation) -> Operation | None:
@@ -65,17 +66,16 @@ def operand_through_shared(convert: Operation) -> Operation | None:
         natural = memdesc.clone(
             shape=trans.src.type.shape, encoding=_permuted(encoding, [1, 0]), alloc_shape=None
         )
-        alloc = ttg.LocalAllocOp(trans.src, result=natural, location=at)
+        buffer = operand_buffer(trans.src, natural, at)
         view = ttg.MemDescTransOp(
-            alloc.result, order=DenseArrayAttr(i32, [1, 0]), result=memdesc, location=at
+            buffer, order=DenseArrayAttr(i32, [1, 0]), result=memdesc, location=at
         )
-        ops = [alloc, view]
+        convert.parent.insert_before(view, convert)
+        buffer = view.result
     else:
-        alloc = ttg.LocalAllocOp(convert.src, result=memdesc, location=at)
-        ops = [alloc]
-    load = ttg.LocalLoadOp(ops[-1].result, result=dst_t, location=at)
-    for op in [*ops, load]:
-        convert.parent.insert_before(op, convert)
+        buffer = operand_buffer(convert.src, memdesc, at)
+    load = ttg.LocalLoadOp(buffer, result=dst_t, location=at)
+    convert.parent.insert_before(load, convert)
     convert.result.replace_all_uses_with(load.result)
     convert.erase()
     if trans is not None:

@@ -51,6 +51,7 @@ from ....ir.types import i32
 from ..layouts import contiguous_dim, to_linear_layout
 from .dot_kinds import FP8_KINDS, element_kind, input_precision
 from .layout_inference import with_encoding
+from .operand_buffers import operand_buffer
 
 # The operand types `wgmma` reads from either major order; the others only K-major.
 EITHER_MAJOR = ("f16", "bf16")
@@ -218,28 +219,14 @@ def _buffer(dot: Operation, value, op_idx: int, either_major: bool):
 
 
 def _alloc(dot: Operation, value, op_idx: int, either_major: bool):
-    """`value` (an operand, or its transpose when `op_idx` is swapped) in a buffer, along its
-    source's contiguous dimension when `either_major`, else along K.
-
-    The buffer is written where `value` is made, and one buffer serves every dot that reads
-    `value` in the same layout, as Triton places them: an operand made before a loop (the
-    backward's K and V) is stored once rather than every iteration, and a tile two dots read
-    (the backward's Q^T, read as is and transposed) is one buffer, which the pipeliner can
-    then fill by `cp.async` (it takes a load that one buffer reads)."""
+    """`value` (an operand, or its transpose when `op_idx` is swapped) in a buffer (placed and
+    shared as operand_buffers.py says), along its source's contiguous dimension when
+    `either_major`, else along K."""
     t = value.type
     inner = _source_contiguous_dim(value, op_idx) if either_major else _k_dim(op_idx)
     encoding = nvmma_encoding(t.shape[inner], t.element_type.width, transposed=inner == 0)
     memdesc = MemDescType(t.shape, t.element_type, encoding, SHARED_MEMORY)
-    for user in value.users:
-        if isinstance(user, ttg.LocalAllocOp) and user.result.type == memdesc:
-            return user.result
-    alloc = ttg.LocalAllocOp(value, result=memdesc, location=dot.location)
-    owner = value.defining_op
-    if owner is None:
-        value.parent_block.prepend(alloc)
-    else:
-        owner.parent.insert_after(alloc, owner)
-    return alloc.result
+    return operand_buffer(value, memdesc, dot.location)
 
 
 def nvmma_encoding(extent: int, bits: int, transposed: bool) -> NVMMASharedEncodingAttr:
