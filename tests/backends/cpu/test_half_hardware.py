@@ -7,7 +7,8 @@ neighbouring f16 values in the normal and subnormal ranges and the f32 values ne
 overflow threshold (65520) and its neighbours, f32 subnormals, signed zeros, infinities and
 NaNs with payloads; the f16 values are all 65,536 bit patterns. Kernels on this machine run in
 the test's process; the same test runs again in a child process compiled for an x86-64 model
-without F16C (NAIAD_HOST_CPU: the host target is read once per process).
+without F16C (NAIAD_HOST_CPU: the host target is read once per process). The full tier compiles
+the kernels for models this machine may not run (AVX-512, AVX512-FP16) and reads their code.
 """
 
 import os
@@ -19,13 +20,16 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from host_code import undefined_symbols
 
 import naiad
 import naiad.language as tl
 from naiad.backends.cpu import llvm_tools
-from naiad.backends.cpu.target import host_target
+from naiad.backends.cpu.target import HOST_CPU_MODELS, host_target
 
 pytestmark = pytest.mark.usefixtures("cpu_fresh_cache")
+
+HERE = Path(__file__).resolve().parent
 
 BLOCK = 1024
 
@@ -96,7 +100,7 @@ def test_f16_conversions_match_numpy_on_this_cpu():
 _ON_ANOTHER_MODEL = textwrap.dedent(
     """
     import sys
-    sys.path.insert(0, {folder!r})
+    sys.path[:0] = [{folder!r}, {tests!r}]
     from naiad import knobs
     import test_half_hardware as t
     with knobs.override(NAIAD_BACKEND="cpu"):
@@ -112,7 +116,11 @@ _ON_ANOTHER_MODEL = textwrap.dedent(
 def test_f16_conversions_match_numpy_without_f16c(tmp_path):
     """x86-64-v2 (SSE4.2, no F16C): the integer conversions of float_bits.py, same bits."""
     done = subprocess.run(
-        [sys.executable, "-c", _ON_ANOTHER_MODEL.format(folder=str(Path(__file__).parent))],
+        [
+            sys.executable,
+            "-c",
+            _ON_ANOTHER_MODEL.format(folder=str(HERE), tests=str(HERE.parents[1])),
+        ],
         capture_output=True,
         text=True,
         env={**os.environ, "NAIAD_HOST_CPU": "x86-64-v2", "NAIAD_CACHE_DIR": str(tmp_path)},
@@ -120,3 +128,53 @@ def test_f16_conversions_match_numpy_without_f16c(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "@@ False" in done.stdout.splitlines()
+
+
+def compiled_conversions() -> str:
+    """For this process's host: whether both directions convert whole vectors with the f16
+    instructions, and the conversion helpers the objects would call, as one line."""
+    conversions = []
+    for types in (("*fp32", "*fp16"), ("*fp16", "*fp32")):
+        compiled = _cast.warmup(*types, 4096, grid=(4,), BLOCK=BLOCK, target="cpu")
+        vector = r"fp(?:trunc|ext) <\d+ x (?:float|half)> .* to <\d+ x (?:half|float)>"
+        helpers = {name for name in undefined_symbols(compiled.binary) if "hf" in name}
+        conversions.append(
+            f"{re.search(vector, compiled.asm['llir']) is not None}:{sorted(helpers)}"
+        )
+    return " ".join(conversions)
+
+
+_COMPILE_ON_ANOTHER_MODEL = textwrap.dedent(
+    """
+    import sys
+    sys.path[:0] = [{folder!r}, {tests!r}]
+    from naiad import knobs
+    import test_half_hardware as t
+    with knobs.override(NAIAD_BACKEND="cpu"):
+        print("@@", t.compiled_conversions())
+    """
+)
+
+
+@pytest.mark.full
+@pytest.mark.parametrize("model", ["x86-64-v2", "x86-64-v3", "skylake-avx512", "sapphirerapids"])
+def test_f16_conversions_compile_on(model, tmp_path):
+    """Compiled only (this machine may not run the code): vector f16 instructions exactly where
+    the model has F16C, and never a call to a conversion helper."""
+    if host_target().arch != "x86_64":
+        pytest.skip("x86-64 CPU models")
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _COMPILE_ON_ANOTHER_MODEL.format(folder=str(HERE), tests=str(HERE.parents[1])),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NAIAD_HOST_CPU": model, "NAIAD_CACHE_DIR": str(tmp_path)},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    (line,) = [line for line in done.stdout.splitlines() if line.startswith("@@")]
+    hardware = "+f16c" in HOST_CPU_MODELS["x86_64"][model].split(",")
+    assert line.split()[1:] == [f"{hardware}:[]", f"{hardware}:[]"]
