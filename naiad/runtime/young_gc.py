@@ -20,12 +20,14 @@ collections come before one of the middle generation, the third how many of thos
 ones included) before the old one's, and once that count is passed, any automatic collection
 starts with the old generation. Elsewhere (3.14's incremental collector reads the thresholds
 differently; the free-threaded build) nothing changes. A threshold the program sets while a
-region lasts is kept: the region's end restores the old values only over its own.
+region lasts is kept: the region's end restores the old values only over its own. A forked
+child (an autotuner's compile workers) keeps only the forking thread's regions.
 """
 
 from __future__ import annotations
 
 import gc
+import os
 import sys
 import sysconfig
 import threading
@@ -46,15 +48,16 @@ APPLIES = (
 )
 
 _lock = threading.Lock()
-_depth = 0
-_thresholds: tuple | None = None  # (before the outermost region, set for it)
+_local = threading.local()  # this thread's depth of regions
+_threads = 0  # threads inside a region
+_thresholds: tuple | None = None  # (before the first thread's region, set for it)
 
 
 @contextmanager
 def young_collections_only():
-    """Hold back the old generation's collections until the outermost region ends, then
-    collect the young generations, and all of them when `FULL_EVERY` collections of the middle
-    generation went by without one (unless the program turned the collector off)."""
+    """Hold back the old generation's collections until the last region open in any thread
+    ends, then collect the young generations, and all of them when `FULL_EVERY` collections of
+    the middle generation went by without one (unless the program turned the collector off)."""
     if not APPLIES:
         yield
         return
@@ -69,10 +72,14 @@ def young_collections_only():
 
 
 def _enter() -> None:
-    global _depth, _thresholds
+    global _threads, _thresholds
+    depth = getattr(_local, "depth", 0)
+    _local.depth = depth + 1
+    if depth:
+        return
     with _lock:
-        _depth += 1
-        if _depth == 1:
+        _threads += 1
+        if _threads == 1:
             before = gc.get_threshold()
             held = (before[0], HELD, HELD)
             gc.set_threshold(*held)
@@ -80,14 +87,38 @@ def _enter() -> None:
 
 
 def _leave() -> bool:
-    """Whether the outermost region ended with the collector on (it collects then)."""
-    global _depth, _thresholds
+    """Whether the last region ended with the collector on (it collects then)."""
+    _local.depth -= 1
+    if _local.depth:
+        return False
     with _lock:
-        _depth -= 1
-        if _depth:
-            return False
-        before, held = _thresholds
-        _thresholds = None
-        if gc.get_threshold() == held:
-            gc.set_threshold(*before)
-        return gc.isenabled()
+        return _thread_left()
+
+
+def _thread_left() -> bool:
+    global _threads, _thresholds
+    _threads -= 1
+    if _threads:
+        return False
+    before, held = _thresholds
+    _thresholds = None
+    if gc.get_threshold() == held:
+        gc.set_threshold(*before)
+    return gc.isenabled()
+
+
+def _after_fork_in_child() -> None:
+    """Only the forking thread lives on in a child: the regions the others were in never end
+    there, so they are forgotten (and the thresholds put back if the forking thread is in
+    none). The lock, which another thread may have held, is made anew."""
+    global _lock, _threads
+    _lock = threading.Lock()
+    if _thresholds is not None and not getattr(_local, "depth", 0):
+        _threads = 1
+        _thread_left()
+    else:
+        _threads = 1 if _thresholds is not None else 0
+
+
+if APPLIES:
+    os.register_at_fork(after_in_child=_after_fork_in_child)

@@ -4,6 +4,10 @@ young generations, so the garbage the region made is freed there (issue 18: full
 took 17-200 ms each in the middle of compiles and of a cached kernel's first launch)."""
 
 import gc
+import json
+import os
+import subprocess
+import sys
 import weakref
 
 import numpy as np
@@ -97,6 +101,48 @@ def test_after_many_regions_without_a_full_collection_one_is_made(thresholds, ol
     with young_collections_only():
         pass
     assert old_collections == [2]
+
+
+FORK = """
+import gc, json, os, threading
+from naiad.runtime import young_gc
+
+gc.set_threshold(700, 10, 10)
+inside, release = threading.Event(), threading.Event()
+
+def in_a_region():
+    with young_gc.young_collections_only():
+        inside.set()
+        release.wait()
+
+thread = threading.Thread(target=in_a_region)
+thread.start()
+inside.wait()
+held = gc.get_threshold()
+pid = os.fork()
+if pid == 0:  # the thread in its region is not here
+    ok = gc.get_threshold() == (700, 10, 10)
+    with young_gc.young_collections_only():
+        ok = ok and gc.get_threshold() == (700, young_gc.HELD, young_gc.HELD)
+    os._exit(0 if ok and gc.get_threshold() == (700, 10, 10) else 1)
+_, status = os.waitpid(pid, 0)
+release.set()
+thread.join()
+print(json.dumps([held, os.waitstatus_to_exitcode(status), gc.get_threshold()]))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork")
+def test_a_child_forgets_the_regions_of_threads_it_has_not():
+    """A region open in another thread at a fork never ends in the child: the child's
+    thresholds are the program's, and its own regions hold and restore them (a subprocess:
+    it forks with a thread running)."""
+    done = subprocess.run([sys.executable, "-c", FORK], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    held, child, after = json.loads(done.stdout)
+    assert held == [700, young_gc.HELD, young_gc.HELD]
+    assert child == 0
+    assert after == [700, 10, 10]
 
 
 @naiad.jit
