@@ -18,6 +18,8 @@ def escape_string(text: str) -> str:
 
     It works on UTF-8 bytes, as LLVM does, so a non-ASCII character becomes several `\\XX`.
     """
+    if text.isascii() and text.isprintable() and "\\" not in text and '"' not in text:
+        return text  # nothing to escape: every location's file name, 500 times a module
     out = []
     for byte in text.encode("utf-8"):
         if byte == 0x5C:
