@@ -23,14 +23,13 @@ tutorial runs first is autotuned on both sides; its time is not counted.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
-import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tutorial_sides import cell, load_tutorial, ratio, run_sides, write
+
 CASES = [(d, causal) for d in (64, 128) for causal in (False, True)]
 Z, H, N = 4, 32, 4096
 TOL = 2e-2
@@ -39,18 +38,6 @@ DEVICE = "cuda"
 
 def label(d: int, causal: bool) -> str:
     return f"D{d}{' causal' if causal else ''}"
-
-
-def _tutorial(path: Path, side: str):
-    if side == "naiad":
-        sys.path.insert(0, str(ROOT))
-        import naiad
-
-        naiad.install_as_triton()
-    spec = importlib.util.spec_from_file_location("fused_attention_tutorial", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _errors(attention, torch, d: int, causal: bool) -> dict:
@@ -82,7 +69,7 @@ def _errors(attention, torch, d: int, causal: bool) -> dict:
 
 def side_main(tutorial: Path, side: str, cases, rounds: int) -> dict:
     """This process's side: {label: {"errors": ..., "tflops": ...}}."""
-    module = _tutorial(tutorial, side)
+    module = load_tutorial(tutorial, side)
     import torch
     import triton
 
@@ -111,19 +98,9 @@ def side_main(tutorial: Path, side: str, cases, rounds: int) -> dict:
             flops = 2.5 * 4 * Z * H * N * N * d * (0.5 if causal else 1.0)
             row["tflops"] = flops / ms * 1e-9
         except Exception as exc:  # a report: say what failed and go on
-            results[name] = {"error": f"{type(exc).__name__}: {exc}"[:400]}
+            results[name] = {"failure": f"{type(exc).__name__}: {exc}"[:400]}
         print(side, name, results[name], flush=True)
     return results
-
-
-def _cell(row: dict | None) -> str:
-    if row is None:
-        return "-"
-    if "error" in row:
-        return "ERROR"
-    if row["tflops"] is None:
-        return "FAIL"
-    return f"{row['tflops']:.0f}"
 
 
 def main(argv=None) -> int:
@@ -139,34 +116,20 @@ def main(argv=None) -> int:
     if args.side:
         print(json.dumps(side_main(args.tutorial, args.side, cases, args.rounds)))
         return 0
-    results = {}
-    for side in ("naiad", "triton"):
-        command = [sys.executable, __file__, str(args.tutorial), "--side", side]
-        command += ["--cases", args.cases, "--rounds", str(args.rounds)]
-        done = subprocess.run(command, capture_output=True, text=True)
-        lines = done.stdout.strip().splitlines()
-        sys.stderr.write(done.stderr[-3000:])
-        try:
-            results[side] = json.loads(lines[-1])
-        except (IndexError, json.JSONDecodeError):
-            print(f"{side}: no result (exit {done.returncode})\n{done.stdout[-2000:]}")
-            results[side] = {}
+    results = run_sides(
+        __file__, [str(args.tutorial), "--cases", args.cases, "--rounds", str(args.rounds)]
+    )
     print(f"\nattention backward, fp16, Z{Z} H{H} N{N} (TFLOP/s)")
     print("| case | Naiad | Triton | Naiad / Triton | Naiad errors (o, dq, dk, dv) |")
     print("|---|---|---|---|---|")
     for case in cases:
         name = label(*case)
         ours, theirs = results["naiad"].get(name), results["triton"].get(name)
-        ratio = "-"
-        if ours and theirs and ours.get("tflops") and theirs.get("tflops"):
-            ratio = f"{ours['tflops'] / theirs['tflops']:.2f}"
         errors = "-"
         if ours and "errors" in ours:
             errors = ", ".join(f"{e:.1e}" for e in ours["errors"].values())
-        print(f"| {name} | {_cell(ours)} | {_cell(theirs)} | {ratio} | {errors} |")
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "attention_backward.json").write_text(json.dumps(results, indent=1))
+        print(f"| {name} | {cell(ours)} | {cell(theirs)} | {ratio(ours, theirs)} | {errors} |")
+    write(args.out, "attention_backward.json", results)
     return 0
 
 

@@ -23,36 +23,25 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import subprocess
 import sys
-import types
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tutorial_sides import cell, load_tutorial, ratio, run_sides, write
+
 TOL = 1e-2
 _BINDING = "    from triton._C.libtriton import nvidia\n"
 
 
 def _tutorial(path: Path, side: str):
-    if side == "naiad":
-        sys.path.insert(0, str(ROOT))
-        import naiad
-
-        naiad.install_as_triton()
     text = path.read_text()
     if _BINDING not in text:
         raise SystemExit(f"{path}: not the expected tutorial (no cuBLAS binding import)")
     start = text.index(_BINDING)
     last = "device_blas = nvidia.cublas.CublasLt(device_workspace)\n"
     end = text.index(last, start) + len(last)
-    # Three lines for three: the kernels' lines stay where the file has them (their source is
-    # read from it).
+    # Three lines for three: the kernels stay on the lines the file has them.
     none = "    nvidia = None\n    device_workspace = None\n    device_blas = None\n"
-    text = text[:start] + none + text[end:]
-    module = types.ModuleType("persistent_matmul_tutorial")
-    module.__file__ = str(path)
-    exec(compile(text, str(path), "exec"), module.__dict__)
-    return module
+    return load_tutorial(path, side, text[:start] + none + text[end:])
 
 
 def keep_configs(module, wanted: dict) -> None:
@@ -117,14 +106,6 @@ def side_main(tutorial: Path, side: str, size: int, rounds: int, wanted: dict) -
     return results
 
 
-def _cell(row: dict | None) -> str:
-    if row is None:
-        return "-"
-    if "failure" in row:
-        return "ERROR"
-    return "FAIL" if row["tflops"] is None else f"{row['tflops']:.0f}"
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("tutorial", type=Path, help="Triton's 09-persistent-matmul.py")
@@ -143,17 +124,8 @@ def main(argv=None) -> int:
     if args.side:
         print(json.dumps(side_main(args.tutorial, args.side, args.size, args.rounds, wanted)))
         return 0
-    results = {}
-    for side in ("naiad", "triton"):
-        command = [sys.executable, __file__, str(args.tutorial), "--side", side]
-        command += ["--size", str(args.size), "--rounds", str(args.rounds), "--config", args.config]
-        done = subprocess.run(command, capture_output=True, text=True)
-        sys.stderr.write(done.stderr[-4000:])
-        try:
-            results[side] = json.loads(done.stdout.strip().splitlines()[-1])
-        except (IndexError, json.JSONDecodeError):
-            print(f"{side}: no result (exit {done.returncode})\n{done.stdout[-2000:]}")
-            results[side] = {}
+    arguments = [str(args.tutorial), "--size", str(args.size), "--rounds", str(args.rounds)]
+    results = run_sides(__file__, [*arguments, "--config", args.config])
     size = args.size
     print(f"\ntutorial 09 matmul, fp16, {size}x{size}x{size} (TFLOP/s)")
     print("| variant | Naiad | Triton | Naiad / Triton | Naiad relative error |")
@@ -161,14 +133,9 @@ def main(argv=None) -> int:
     names = list(results["triton"]) or [name for name, _ in variants(None, None, None)]
     for name in names:
         ours, theirs = results["naiad"].get(name), results["triton"].get(name)
-        ratio = "-"
-        if ours and theirs and ours.get("tflops") and theirs.get("tflops"):
-            ratio = f"{ours['tflops'] / theirs['tflops']:.2f}"
         error = f"{ours['error']:.1e}" if ours and "error" in ours else "-"
-        print(f"| {name} | {_cell(ours)} | {_cell(theirs)} | {ratio} | {error} |")
-    if args.out:
-        args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "persistent_matmul.json").write_text(json.dumps(results, indent=1))
+        print(f"| {name} | {cell(ours)} | {cell(theirs)} | {ratio(ours, theirs)} | {error} |")
+    write(args.out, "persistent_matmul.json", results)
     return 0
 
 
