@@ -75,6 +75,7 @@ PUBLIC_SUBMODULES = (
     "triton.backends.compiler",
     "triton.tools",
     "triton.tools.tensor_descriptor",
+    "triton.tools.mxfp",
     "triton.knobs",
     "triton.profiler",
     "triton.errors",

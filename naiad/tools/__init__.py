@@ -1,1 +1,1 @@
-"""Host-side tools that kernels' callers use (`TensorDescriptor`)."""
+"""Host-side tools that kernels' callers use (`TensorDescriptor`, microscaling data in `mxfp`)."""
