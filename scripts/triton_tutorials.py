@@ -16,6 +16,13 @@ minutes a call (240 s for one 128x8192x8192 product here). The harness replaces
 `Benchmark.x_vals` and the line lists, and draws no plot, which would need matplotlib: the
 tutorial's file is not edited. The table printed
 last gives, per tutorial, passed / failed (with the first line of the error) / timed out.
+
+A tutorial whose `__main__` does nothing without a GPU that has some feature (10 checks for
+block-scaled tensor cores, then prints that it needs them) also gets a "kernels" row where this
+machine has no CUDA device: the file is imported as a module, not run, and its own check
+functions are called at sizes a CPU finishes (KERNEL_CHECKS), with every `device="cuda"` of a
+torch call made "cpu" and the tutorial's `torch.cuda` queries answered as KERNEL_CHECKS says.
+The values are still checked by the tutorial's own code against its own reference.
 """
 
 from __future__ import annotations
@@ -54,10 +61,47 @@ sys.argv = [{path!r}]
 runpy.run_path({path!r}, run_name="__main__")
 """
 
+# Tutorial number -> (its check function, the calls' arguments, module functions that ask
+# torch.cuda and the answer each gives). Tutorial 10: its four formats, a 2 x 2 grid of its
+# 128 x 256 tiles and two (fp4: one) steps along K; `is_rubin` asks for the device's capability.
+KERNEL_CHECKS = {
+    "10": (
+        "validate_block_scaled",
+        [(256, 512, 512, form) for form in ("mxfp4", "nvfp4", "mxfp8", "mixed")],
+        {"is_rubin": False},
+    ),
+}
 
-def run_one(path: Path, timeout: float, short: bool) -> tuple[str, str]:
-    """('passed' | 'failed' | 'timed out', detail) for one tutorial."""
-    code = _HARNESS.format(path=str(path), short=short)
+_KERNEL_HARNESS = """
+import importlib.util, time
+import naiad
+naiad.install_as_triton()
+import torch
+from torch.overrides import TorchFunctionMode
+
+class CudaOnCpu(TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = dict(kwargs or {{}})
+        if str(kwargs.get("device", "")).startswith("cuda"):
+            kwargs["device"] = "cpu"
+        return func(*args, **kwargs)
+
+spec = importlib.util.spec_from_file_location("tutorial", {path!r})
+tutorial = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(tutorial)
+for name, answer in {answers!r}.items():
+    setattr(tutorial, name, lambda answer=answer: answer)
+with CudaOnCpu():
+    for args in {calls!r}:
+        torch.manual_seed(42)
+        start = time.perf_counter()
+        getattr(tutorial, {function!r})(*args)
+        print(f"{{args}}: {{time.perf_counter() - start:.1f}} s", flush=True)
+"""
+
+
+def _outcome(command: list, cwd: Path, timeout: float) -> tuple[str, str]:
+    """('passed' | 'failed' | 'timed out', detail) for one process of the harness."""
     env = {
         **os.environ,
         "NAIAD_BACKEND": os.environ.get("NAIAD_BACKEND", "cpu"),
@@ -65,12 +109,7 @@ def run_one(path: Path, timeout: float, short: bool) -> tuple[str, str]:
     }
     try:
         done = subprocess.run(
-            [sys.executable, "-c", code],
-            cwd=path.parent,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
+            command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
         )
     except subprocess.TimeoutExpired:
         return "timed out", f"after {timeout:.0f} s"
@@ -79,6 +118,25 @@ def run_one(path: Path, timeout: float, short: bool) -> tuple[str, str]:
         return "passed", benchmark[0][:240] if benchmark else ""
     lines = [line for line in done.stderr.strip().splitlines() if line.strip()]
     return "failed", lines[-1][:240] if lines else f"exit status {done.returncode}"
+
+
+def run_one(path: Path, timeout: float, short: bool) -> tuple[str, str]:
+    """('passed' | 'failed' | 'timed out', detail) for one tutorial run as `__main__`."""
+    code = _HARNESS.format(path=str(path), short=short)
+    return _outcome([sys.executable, "-c", code], path.parent, timeout)
+
+
+def run_kernel_checks(path: Path, timeout: float) -> tuple[str, str]:
+    """The tutorial's own checks of its kernels (KERNEL_CHECKS), its devices made the CPU."""
+    function, calls, answers = KERNEL_CHECKS[path.name[:2]]
+    code = _KERNEL_HARNESS.format(path=str(path), function=function, calls=calls, answers=answers)
+    return _outcome([sys.executable, "-c", code], path.parent, timeout)
+
+
+def torch_has_cuda() -> bool:
+    """Whether torch sees a CUDA device here (asked in a child: the harness imports no torch)."""
+    probe = "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)"
+    return subprocess.run([sys.executable, "-c", probe]).returncode == 0
 
 
 def main(argv=None) -> int:
@@ -97,8 +155,13 @@ def main(argv=None) -> int:
         outcome, detail = run_one(path, options.timeout, not options.full_benchmarks)
         results.append((path.name, outcome, detail))
         print(f"{path.name:40} {outcome:10} {detail}", flush=True)
+        if path.name[:2] in KERNEL_CHECKS and not torch_has_cuda():
+            outcome, detail = run_kernel_checks(path, options.timeout)
+            name = f"{path.name} (kernels)"
+            results.append((name, outcome, detail))
+            print(f"{name:40} {outcome:10} {detail}", flush=True)
     passed = sum(outcome == "passed" for _, outcome, _ in results)
-    print(f"{passed} of {len(results)} tutorials passed")
+    print(f"{passed} of {len(results)} passed")
     return 0
 
 

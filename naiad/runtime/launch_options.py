@@ -19,6 +19,7 @@ class LaunchOptions:
     sanitize_overflow: bool = True
     launch_cooperative_grid: bool = False
     launch_pdl: bool = False
+    clc: bool = False
     extern_libs: dict | None = None
 
     def __post_init__(self):
@@ -29,6 +30,10 @@ class LaunchOptions:
             raise ValueError(f"num_stages must be a non-negative int, got {self.num_stages!r}")
         if self.maxnreg is not None and (not isinstance(self.maxnreg, int) or self.maxnreg <= 0):
             raise ValueError(f"maxnreg must be a positive int or None, got {self.maxnreg!r}")
+        if self.clc:
+            # Cluster launch control schedules tiles on Blackwell (sm_100+), which Naiad does not
+            # target; Triton refuses it below sm_100 too. False, the default, launches as usual.
+            raise ValueError("clc=True (Blackwell's cluster launch control) is not supported")
 
 
 OPTION_NAMES = frozenset(LaunchOptions.__dataclass_fields__)

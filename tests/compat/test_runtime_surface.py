@@ -1,8 +1,9 @@
 """Triton's runtime surface that programs and libraries use, on Naiad: JIT functions' source
 (`src`, `_unsafe_update_src`, kernels made by `exec`), `params[i].num`, `cache_key`,
 `__globals__`; `warmup` and `triton.compile` returning a CompiledKernel that relaunches
-(`compiled[grid](*args)`, `run`); other vendors' options in a Config; the Autotuner's
-subclassing surface; `do_bench_cudagraph`; the driver's `set_active`/`reset_active`."""
+(`compiled[grid](*args)`, `run`); other vendors' options in a Config; the `clc` launch
+option; the Autotuner's subclassing surface; `do_bench_cudagraph`; the driver's
+`set_active`/`reset_active`."""
 
 import inspect
 import textwrap
@@ -168,6 +169,17 @@ def test_another_vendors_options_in_a_config_are_ignored():
     np.testing.assert_array_equal(out, x + y)
     with pytest.raises(NotImplementedError, match="ir_override"):
         naiad.Config({}, ir_override="kernel.ttgir")
+
+
+def test_the_cluster_launch_control_option_launches_when_off_and_is_refused_on():
+    """Triton's block-scaled tutorial passes `clc=False` to every launch; `True` asks for
+    Blackwell's tile scheduling, which Naiad does not emit (Triton refuses it below sm_100)."""
+    x, y, out = arrays()
+    with knobs.override(NAIAD_BACKEND="cpu"):
+        add[(2,)](x, y, out, 100, BLOCK=64, clc=False)
+        np.testing.assert_array_equal(out, x + y)
+        with pytest.raises(ValueError, match="clc=True"):
+            add[(2,)](x, y, out, 100, BLOCK=64, clc=True)
 
 
 class CountingAutotuner(naiad.Autotuner):
