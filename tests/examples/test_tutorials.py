@@ -57,6 +57,17 @@ def test_06b_fused_attention_block_ptr():
     load("06b_fused_attention_block_ptr").check(Z=2, H=1, N_CTX=64, HEAD_DIM=32)
 
 
+def test_10_block_scaled_matmul():
+    """fp8 A with fp4 B: both element formats and e8m0 scales, two programs, two K steps."""
+    result = load("10_block_scaled_matmul").check(formats=("mixed",), M=40, N=24)
+    assert result["rel_err"] <= 2.0**-18
+
+
+@pytest.mark.full  # four formats' compiles
+def test_10_block_scaled_matmul_every_format():
+    load("10_block_scaled_matmul").check()
+
+
 def test_run_all_reports_every_example(capsys):
     run_all = load("run_all")
     assert run_all.main(["-q", "-k", "01"]) == 0
