@@ -71,11 +71,25 @@ def _expand_descriptors(bound: dict) -> dict:
     values = dict(bound)
     for name, value in bound.items():
         if isinstance(value, TensorDescriptor):
+            _check_block_bytes(name, value)
             values[name] = value.base
             for i, (size, stride) in enumerate(zip(value.shape, value.strides)):
                 values[f"{name}.shape.{i}"] = int(size)
                 values[f"{name}.stride.{i}"] = int(stride)
     return values
+
+
+def _check_block_bytes(name: str, desc: TensorDescriptor) -> None:
+    """A descriptor's block spans at least 16 bytes along its last dimension, the rule of the
+    GPU's bulk copies that the interpreter and the CUDA launcher apply too: a kernel that runs
+    on the CPU runs there."""
+    itemsize = describe(desc.base).itemsize
+    last = int(desc.block_shape[-1])
+    if last * itemsize < 16:
+        raise ValueError(
+            f"argument `{name}`: descriptor blocks need at least 16 bytes in the last "
+            f"dimension, got {last} x {itemsize} bytes"
+        )
 
 
 def _slot(name: str, kind: str, value) -> int:

@@ -7,6 +7,7 @@ import torch
 
 import naiad
 import naiad.language as tl
+from naiad import knobs
 from naiad.tools.tensor_descriptor import TensorDescriptor
 
 
@@ -47,4 +48,13 @@ def test_descriptor_arguments_are_checked():
     with pytest.raises(ValueError, match="contiguous"):
         TensorDescriptor(a, [16, 16], [1, 16], [16, 16])
     with pytest.raises(ValueError, match="16 bytes"):
+        _scale_tiles[(1, 1)](TensorDescriptor.from_tensor(a, [16, 2]), a, 16, 16, BM=16, BN=2)
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "cpu"])
+def test_a_block_under_16_bytes_wide_is_refused_by_every_executor(backend):
+    """The GPU's rule for descriptor blocks holds wherever the kernel runs, so a kernel that
+    passes on the CPU does not fail on the GPU for it."""
+    a = np.ones((16, 16), np.float32)
+    with knobs.override(NAIAD_BACKEND=backend), pytest.raises(ValueError, match="2 x 4 bytes"):
         _scale_tiles[(1, 1)](TensorDescriptor.from_tensor(a, [16, 2]), a, 16, 16, BM=16, BN=2)
