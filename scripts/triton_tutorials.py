@@ -20,8 +20,9 @@ last gives, per tutorial, passed / failed (with the first line of the error) / t
 A tutorial whose `__main__` does nothing without a GPU that has some feature (10 checks for
 block-scaled tensor cores, then prints that it needs them) also gets a "kernels" row where this
 machine has no CUDA device: the file is imported as a module, not run, and its own check
-functions are called at sizes a CPU finishes (KERNEL_CHECKS), with every `device="cuda"` of a
-torch call made "cpu" and the tutorial's `torch.cuda` queries answered as KERNEL_CHECKS says.
+functions are called at sizes a CPU finishes (KERNEL_CHECKS: 10's NVIDIA and AMD kernels),
+with every `device="cuda"` of a torch call made "cpu" and the tutorial's `torch.cuda` queries
+answered as KERNEL_CHECKS says.
 The values are still checked by the tutorial's own code against its own reference.
 """
 
@@ -61,13 +62,17 @@ sys.argv = [{path!r}]
 runpy.run_path({path!r}, run_name="__main__")
 """
 
-# Tutorial number -> (its check function, the calls' arguments, module functions that ask
-# torch.cuda and the answer each gives). Tutorial 10: its four formats, a 2 x 2 grid of its
-# 128 x 256 tiles and two (fp4: one) steps along K; `is_rubin` asks for the device's capability.
+# Tutorial number -> (its check functions' calls, module functions that ask torch.cuda and the
+# answer each gives). Tutorial 10: the NVIDIA kernel in its four formats on a 2 x 2 grid of its
+# 128 x 256 tiles, two steps along K (fp8: four); the AMD (CDNA4) kernel with either scale
+# shuffle, a 2 x 2 grid of 128 x 128 tiles, two steps. `is_rubin` asks for the capability.
 KERNEL_CHECKS = {
     "10": (
-        "validate_block_scaled",
-        [(256, 512, 512, form) for form in ("mxfp4", "nvfp4", "mxfp8", "mixed")],
+        [
+            ("validate_block_scaled", (256, 512, 512, form))
+            for form in ("mxfp4", "nvfp4", "mxfp8", "mixed")
+        ]
+        + [("validate_block_scaled_amd", (256, 256, 512, "mxfp4", nonk)) for nonk in (16, 32)],
         {"is_rubin": False},
     ),
 }
@@ -92,11 +97,11 @@ spec.loader.exec_module(tutorial)
 for name, answer in {answers!r}.items():
     setattr(tutorial, name, lambda answer=answer: answer)
 with CudaOnCpu():
-    for args in {calls!r}:
+    for function, args in {calls!r}:
         torch.manual_seed(42)
         start = time.perf_counter()
-        getattr(tutorial, {function!r})(*args)
-        print(f"{{args}}: {{time.perf_counter() - start:.1f}} s", flush=True)
+        getattr(tutorial, function)(*args)
+        print(f"{{function}}{{args}}: {{time.perf_counter() - start:.1f}} s", flush=True)
 """
 
 
@@ -128,8 +133,8 @@ def run_one(path: Path, timeout: float, short: bool) -> tuple[str, str]:
 
 def run_kernel_checks(path: Path, timeout: float) -> tuple[str, str]:
     """The tutorial's own checks of its kernels (KERNEL_CHECKS), its devices made the CPU."""
-    function, calls, answers = KERNEL_CHECKS[path.name[:2]]
-    code = _KERNEL_HARNESS.format(path=str(path), function=function, calls=calls, answers=answers)
+    calls, answers = KERNEL_CHECKS[path.name[:2]]
+    code = _KERNEL_HARNESS.format(path=str(path), calls=calls, answers=answers)
     return _outcome([sys.executable, "-c", code], path.parent, timeout)
 
 
