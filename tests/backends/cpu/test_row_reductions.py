@@ -191,6 +191,34 @@ def test_a_converting_store_over_its_own_load_sees_the_snapshot(byte_shift):
     )
 
 
+@naiad.jit
+def reverse_into(p, q, n, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    x = tl.load(p + (n - 1 - offsets), mask=offsets < n)
+    tl.store(q + offsets, x, mask=offsets < n)
+
+
+def test_a_load_stored_as_it_is_is_copied_from_where_it_lies():
+    plan = _planned(reverse_into, "*fp32", "*fp32", "i32", BLOCK=32)
+    assert len(plan.copy_stores) == 1 and not plan.snapshots
+
+
+@pytest.mark.parametrize("shift", [0, 5, -7, 40, -40])
+@pytest.mark.parametrize("n", [32, 29])
+def test_a_load_stored_as_it_is_over_itself_sees_the_snapshot(shift, n):
+    """A row read backwards and stored as it is (the store copies from the loaded view): into
+    itself (0: the same bytes, other strides), overlapping at an offset, and apart (±40); a
+    full and a partial box."""
+    gen = np.random.default_rng(n + shift + 100)
+    data = _rows(gen, 128, np.float32)
+    out = data.copy()
+    start = 48
+    reverse_into[(1,)](out[start:], out[start + shift :], n, BLOCK=32)
+    expected = data.copy()
+    expected[start + shift : start + shift + n] = data[start : start + n][::-1]
+    np.testing.assert_array_equal(out, expected)
+
+
 REDUCTIONS = [
     ("sum", np.float32),
     ("sum", np.float64),

@@ -22,6 +22,7 @@ from ..lower_scalar.types import llvm_type
 from .function import I64, FunctionLowering, lowers
 from .lower_addresses import AddressView
 from .lower_linalg import _generic, copy_view
+from .snapshots import store_copy
 from .streaming import stream_mode, streamed
 from .views import View
 
@@ -125,6 +126,10 @@ def _materialize(fl: FunctionLowering, op) -> None:
     producer = fl.plan.stores.get(op)
     target = fl.value(dest)
     mode = stream_mode(op, target) if isinstance(target, View) and not op.results else None
+    copy = fl.plan.copy_stores.get(op)
+    if copy is not None:  # store_plan.py: a load stored as it is, from the loaded view
+        store_copy(fl, copy, target, lambda block: _write(fl, op, target, mode, block))
+        return
     if mode is not None:  # streaming.py: non-temporal stores, always or as the launch says
         block = None if producer is not None else fl.value(source)
         streamed(fl, op, target, mode, block, producer)
@@ -135,6 +140,14 @@ def _materialize(fl: FunctionLowering, op) -> None:
     copy_view(fl, fl.value(source), target)
     for result in op.results:
         fl.bind(result, fl.value(dest))
+
+
+def _write(fl: FunctionLowering, op, target, mode, block: View) -> None:
+    """Copy `block` into `target`, streaming as `mode` says (None: normal stores)."""
+    if mode is not None:
+        streamed(fl, op, target, mode, block)
+    else:
+        copy_view(fl, block, target)
 
 
 @lowers("builtin.unrealized_conversion_cast")

@@ -217,6 +217,21 @@ def guard_overlaps(fl, generic, target: View) -> None:
         fl.bind(value, _either(b, safe, view, buffer))
 
 
+def store_copy(fl, copy, target: View, store) -> None:
+    """A copy store (store_plan.py): `store(view)` for the loaded view of the skipped `copy`
+    where `target` is apart from it or its very elements in step, else the copy into the
+    load's buffer first and `store(buffer)`. Both ways keep their views' static strides (a
+    select between them would make the strides run-time values, and the loops scalar)."""
+    b = fl.builder
+    view, buffer = fl.value(copy.operands[0]), fl.value(copy.operands[1])
+    with b.if_else(_apart_or_in_step(b, view, target, True)) as (apart, overlapping):
+        with apart:
+            store(view)
+        with overlapping:
+            copy_elements(b, view, buffer)
+            store(buffer)
+
+
 def _apart_or_in_step(b: ir.IRBuilder, read: View, written: View, identity: bool):
     """i1: the byte ranges of the two views are disjoint (or one is empty), or — when the read
     goes through the identity map — they are the same elements with the same strides. Views of

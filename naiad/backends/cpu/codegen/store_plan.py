@@ -24,6 +24,11 @@ and write W itself. `plan_stores` finds these shapes in a block before it is low
   store(p + i + 1, 2 * x)`): at the store, a run-time test makes the copy after all when the
   two regions overlap and are not the same elements (snapshots.guard_overlaps).
 
+A load stored as it is (`tl.store(q, tl.load(p), mask)`, a flip's row read backwards) through
+the same box is a *copy store*: the store copies from the loaded view itself, with the view's own
+strides, and the load's copy and fill are skipped, under the same conditions and the same
+run-time overlap test (snapshots.store_copy, which copies through the load's buffer otherwise).
+
 Every other load read only by reductions, generics, slices and extracts, with no write before
 its last read, is read in place whenever its mask keeps the whole block (snapshots.py: the copy
 then runs only for a partial box).
@@ -56,6 +61,7 @@ class StorePlan:
     in_place: dict = field(default_factory=dict)  # to_tensor result -> the view value it reads
     snapshots: dict = field(default_factory=dict)  # copy op -> snapshots.Snapshot
     overlap_guards: dict = field(default_factory=dict)  # in-place read -> its skipped copy
+    copy_stores: dict = field(default_factory=dict)  # store of a load as it is -> its copy
 
 
 def _only_user(value):
@@ -110,6 +116,9 @@ def _plan_store(plan: StorePlan, store) -> None:
             return
         slice_op, source = producer, producer.operands[0]
         producer = source.defining_op
+    if producer is not None and producer.name == "bufferization.to_tensor":
+        _plan_copy_store(plan, store, slice_op, source)
+        return
     if producer is None or not _elementwise(producer):
         return
     if _only_user(source) is not (slice_op or store):
@@ -137,11 +146,41 @@ def _box_sizes(view_value):
 
 
 def _plan_read(plan: StorePlan, value, generic, box, store) -> None:
+    found = _box_copy(value, generic, box, store)
+    if found is None:
+        return
+    copy, fills = found
+    plan.in_place[value] = copy.operands[0]
+    plan.overlap_guards[value] = copy
+    plan.skipped.add(copy)
+    for fill in fills:
+        plan.skipped.add(_fill_region(fill))
+
+
+def _plan_copy_store(plan: StorePlan, store, slice_op, value) -> None:
+    """A load stored as it is, through the same box: the store copies from the loaded view
+    (snapshots.store_copy guards the overlap), and the load's copy and fill are skipped."""
+    if slice_op is not None and slice_op.parent is not store.parent:
+        return
+    found = _box_copy(value, slice_op or store, _box_sizes(store.operands[1]), store)
+    if found is None:
+        return
+    copy, fills = found
+    plan.copy_stores[store] = copy
+    plan.skipped.add(copy)
+    for fill in fills:
+        plan.skipped.add(_fill_region(fill))
+
+
+def _box_copy(value, reader, box, store):
+    """(copy, fills) when tensor `value`, read by `reader` only, is the `to_tensor` of a buffer
+    filled only by a copy of the store's box of a view (and fills of the rest), with no write
+    between the copy and the store; else None."""
     to_tensor = value.defining_op
     if box is None or to_tensor is None or to_tensor.name != "bufferization.to_tensor":
-        return
-    if _only_user(value) is not generic:
-        return
+        return None
+    if _only_user(value) is not reader:
+        return None
     buffer = to_tensor.operands[0]
     copy, fills = None, []
     for use in buffer.uses:
@@ -157,21 +196,17 @@ def _plan_read(plan: StorePlan, value, generic, box, store) -> None:
         if user.name == "linalg.fill":
             fills.append(user)
             continue
-        return
+        return None
     if copy is None or copy.parent is not store.parent:
-        return
+        return None
     window = copy.operands[0].defining_op
     if window is None or window.name != "memref.subview" or not _same(window.mixed_sizes, box):
-        return
+        return None
     if not _same(copy.operands[1].defining_op.mixed_sizes, box):
-        return
+        return None
     if _written_between(copy, store):
-        return
-    plan.in_place[value] = copy.operands[0]
-    plan.overlap_guards[value] = copy
-    plan.skipped.add(copy)
-    for fill in fills:
-        plan.skipped.add(_fill_region(fill))
+        return None
+    return copy, fills
 
 
 def _fill_region(fill):
