@@ -130,6 +130,25 @@ def matmul_loop_storing(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K
 
 
 @naiad.jit
+def matmul_loop_zeroing_b(
+    a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K, BK: tl.constexpr
+):
+    """`matmul_loop` that zeroes each tile of B after reading it: the loop writes through an
+    argument it loads from."""
+    offs_m = tl.arange(0, M)
+    offs_n = tl.arange(0, N)
+    offs_k = tl.arange(0, BK)
+    acc = tl.zeros((M, N), dtype=tl.float32)
+    for k0 in range(0, K, BK):
+        a = tl.load(a_ptr + offs_m[:, None] * K + (k0 + offs_k)[None, :])
+        b_ptrs = b_ptr + (k0 + offs_k)[:, None] * N + offs_n[None, :]
+        b = tl.load(b_ptrs)
+        acc += tl.dot(a, b)
+        tl.store(b_ptrs, tl.zeros_like(b))
+    tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc.to(tl.float16))
+
+
+@naiad.jit
 def chain_fp8(a_ptr, b_ptr, v_ptr, c_ptr, M: tl.constexpr, K: tl.constexpr):
     """`chain` on fp8 as attention's fp8 mode runs it: P = (A B^T) in fp8 times V, where V is
     stored transposed ((K, M), its reduction dimension contiguous)."""

@@ -71,6 +71,23 @@ def test_one_stage_does_not_pipeline():
     assert "ttg.async_copy_global_to_local" not in _loop_ops(after)
 
 
+@pytest.mark.parametrize(("kernel", "pipelined"), [("storing", True), ("zeroing_b", False)])
+def test_a_loop_with_stores_pipelines_when_they_write_elsewhere(kernel, pipelined):
+    """A loop that stores through another argument than its loads read is pipelined (C's
+    partial products); one that writes through an argument it loads from (B, zeroed after
+    each read) is not: a copy issued ahead could read what the loop has yet to write. The
+    values of the TTIR either way."""
+    args = ("*fp16", "*fp16", "*fp16")
+    kwargs = {"M": 64, "N": 64, "K": 128, "BK": 32}
+    before, after = _modules(getattr(DOT_KERNELS, f"matmul_loop_{kernel}"), args, kwargs, 3)
+    body = _loop_ops(after)
+    assert "tt.store" in body
+    assert ("ttg.async_copy_global_to_local" in body) == pipelined
+    for k in (0, 32, 96, 160):
+        got, want = _run(after, k, seed=k), _run(before, k, seed=k)
+        np.testing.assert_allclose(got.astype(np.float32), want.astype(np.float32), rtol=2e-3)
+
+
 # The tutorial's configs for CUDA GPUs: (BLOCK_M, BLOCK_N, BLOCK_K, num_warps, num_stages)
 TUTORIAL_CONFIGS = [
     (128, 256, 64, 8, 3),
@@ -178,3 +195,40 @@ def test_pipelined_attention_keeps_the_values(causal):
         evaluate(module, func.sym_name.value, values, grid=(n_ctx // 64, 1))
         outs.append(out)
     np.testing.assert_allclose(outs[0], outs[1], rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
+def test_fused_persistent_loop_pipelines_across_tiles(arch):
+    """A persistent matmul's nest, fused by fuse-nested-loops, is pipelined as one loop: the
+    copies of the next tile's first K steps are issued while the current tile finishes (the
+    prologue's condition that steps the tile is copied ahead with them), and the epilogue's
+    store, through another argument than the loads', stays in the loop. The values of the
+    TTIR, with tiles not a multiple of the programs, ragged M, one K step, and programs with
+    no tile. (N and K are specialized as multiples of 16, as a launch with such values does:
+    the copies are then 16 bytes wide.)"""
+    from fixture_kernels.flattened_loops import persistent_matmul
+
+    args = ("*fp16", "*fp16", "*fp32", 130, 48, 64)
+    kwargs = {"PROGRAMS": 4, "BM": 64, "BN": 32, "BK": 16}
+    bound = persistent_matmul._bind(args, kwargs)
+    before = build_ttir(persistent_matmul, bound, f"cuda:{arch}").module
+    after = build_ttir(persistent_matmul, bound, f"cuda:{arch}").module
+    target = nv_target.cuda_target(f"cuda:{arch}")
+    passes = ttgir_pipeline(4, target.capability, num_stages=3, arch_specific=target.arch_specific)
+    run_pipeline(["fuse-nested-loops", *passes], after)
+    # (the pass keeps the nest for a K of no steps, decided once before the loops)
+    loops = [[o.name for o in op.walk()] for op in after.walk() if isinstance(op, scf.ForOp)]
+    (inside,) = [names for names in loops if "ttg.async_copy_global_to_local" in names]
+    assert inside.count("ttg.async_copy_global_to_local") == 2 and "tt.store" in inside
+    assert "tt.load" not in inside and inside.count("scf.for") == 1
+    func = next(op for op in after.walk() if isinstance(op, tt.FuncOp))
+    for m, n, k in ((130, 48, 64), (64, 32, 16), (70, 96, 48)):
+        gen = np.random.default_rng(m + n + k)
+        a = gen.standard_normal(m * k).astype(np.float16)
+        b = gen.standard_normal(k * n).astype(np.float16)
+        outs = []
+        for module in (after, before):
+            c = np.full(m * n, 7.0, dtype=np.float32)
+            evaluate(module, func.sym_name.value, [a, b, c, m, n, k], grid=(4,))
+            outs.append(c)
+        np.testing.assert_allclose(outs[0], outs[1], rtol=1e-3, atol=1e-3)

@@ -21,14 +21,18 @@ of S buffers while iteration i computes on slot i % S:
     async_wait {num = 0}; ttg.local_dealloc ring
 
 The address of a future iteration is computed by a copy of the ops it depends on in the loop
-(pointer arithmetic, masks from the induction variable): the values the loop carries for them
-(a pointer tensor advanced each iteration) get a copy of their own, `S - 1` iterations ahead,
-started by the prologue's copies of their update. A loop qualifies when it is innermost and
-writes no global memory (no store or atomic: a copy issued ahead must not read what the loop
-has yet to write). A load qualifies when it is the only reader's input of a `ttg.local_alloc`
-in the loop's body, its `other` is absent or zero, each thread's vectors are at least 4 bytes,
-and its address depends only on the induction variable, loop invariants, and carried values
-whose update depends on nothing else. The original loads, and the carried values only they
+(pointer arithmetic, masks from the induction variable, and `scf.if`s of such ops: the
+prologue of a fused persistent loop, which steps to the next output tile): the values the loop
+carries for them (a pointer tensor advanced each iteration, the tile) get a copy of their own,
+`S - 1` iterations ahead, started by the prologue's copies of their update. So a fused
+persistent matmul (fuse-nested-loops) prefetches the next tile's first K steps while it
+finishes the current one. A loop qualifies when it is innermost, has no atomics, and its
+stores write through other kernel arguments than its pipelined loads read (a copy issued
+ahead must not read what the loop has yet to write; the epilogue's store of C qualifies). A
+load qualifies when it is the only reader's input of a `ttg.local_alloc` in the loop's body,
+its `other` is absent or zero, each thread's vectors are at least 4 bytes, and its address
+depends only on the induction variable, loop invariants, and carried values whose update
+depends on nothing else. The original loads, and the carried values only they
 used, are left dead for canonicalize. Correct for every trip count: copies past the end are
 masked off (zero-filled, never read), and the loop's results do not change.
 """
@@ -67,26 +71,77 @@ class PipelineLoads(Pass):
         for loop in [op for op in module.walk() if isinstance(op, scf.ForOp)]:
             stages = loop.attributes.get("tt.num_stages")
             stages = self.num_stages if stages is None else stages.value
-            if stages >= 2 and _plain_loop(loop):
+            stores = _plain_loop(loop)
+            if stages >= 2 and stores is not None:
                 loads = [op for op in loop.body.ops if _pipelinable(op, axis_info)]
                 address = _address_slice(loads, loop)
-                if loads and address is not None:
+                if loads and address is not None and _apart(stores, loads):
                     _pipeline(loop, loads, *address, stages)
 
 
-_WRITES_GLOBAL = (tt.StoreOp, tt.AtomicRMWOp, tt.AtomicCASOp)
+_ATOMICS = (tt.AtomicRMWOp, tt.AtomicCASOp)
 
 
-def _plain_loop(loop: Operation) -> bool:
-    """An innermost loop that writes no global memory: a copy issued iterations ahead can
-    then not read what an earlier iteration has yet to store."""
+def _plain_loop(loop: Operation) -> list | None:
+    """The stores of an innermost loop without atomics (which other programs may wait on),
+    or None when the loop is not one."""
+    stores = []
     for op in loop.walk():
         if op is not loop and isinstance(op, scf.ForOp | scf.WhileOp):
-            return False
+            return None
         descriptor_write = op.name.startswith("tt.descriptor_") and op.name != "tt.descriptor_load"
-        if isinstance(op, _WRITES_GLOBAL) or descriptor_write:
-            return False
-    return True
+        if isinstance(op, _ATOMICS) or descriptor_write:
+            return None
+        if isinstance(op, tt.StoreOp):
+            stores.append(op)
+    return stores
+
+
+def _apart(stores: list, loads: list) -> bool:
+    """Whether the loop's stores write through other kernel arguments than the loads read
+    (a persistent matmul's epilogue stores C, its loads read A and B): a copy issued
+    iterations ahead then cannot read what an earlier iteration has yet to store. Triton's
+    pipeliner does not ask; arguments that are views of one tensor are the caller's to
+    avoid, as there."""
+    if not stores:
+        return True
+    read = {_base_argument(load.ptr) for load in loads}
+    written = {_base_argument(store.ptr) for store in stores}
+    return None not in read | written and not read & written
+
+
+def _base_argument(pointer):
+    """The kernel argument `pointer` (a pointer or a tensor of them) is derived from by
+    offsets, splats and broadcasts, through the loop values that carry it; None when it is
+    not plainly one."""
+    seen = set()
+    while pointer not in seen:
+        seen.add(pointer)
+        owner = pointer.defining_op
+        if isinstance(owner, tt.AddPtrOp):
+            pointer = owner.ptr
+        elif isinstance(owner, tt.SplatOp | tt.BroadcastOp | tt.ExpandDimsOp):
+            pointer = owner.src
+        elif owner is None:
+            found = carried(pointer)
+            if found is None:
+                parent = pointer.parent_block.parent_op()
+                return pointer if isinstance(parent, tt.FuncOp) else None
+            loop, index = found[0], pointer.index - 1
+            update = loop.body.terminator.operands[index]
+            if _base_argument_in_loop(update, pointer) is not pointer:
+                return None
+            pointer = loop.initArgs[index]
+        else:
+            return None
+    return None
+
+
+def _base_argument_in_loop(update, argument):
+    """`argument` when the loop's `update` of it is `argument` advanced by offsets."""
+    while isinstance(update.defining_op, tt.AddPtrOp):
+        update = update.defining_op.ptr
+    return update
 
 
 def _pipelinable(op: Operation, axis_info) -> bool:
@@ -135,13 +190,32 @@ def _address_slice(loads: list, loop: Operation):
             continue  # an argument of the function or of an enclosing op
         if not _inside(owner, loop):
             continue  # defined before the loop
-        if owner.parent is not body or Pure not in owner.traits or owner.regions:
+        if owner.parent is not body or not _computes_only(owner):
             return None
         if owner not in ops:
             ops.add(owner)
             pending.extend(owner.operands)
+            pending.extend(_captured(owner))
     ordered = [op for op in body.ops if op in ops]
     return ordered, sorted(args, key=lambda a: a.index)
+
+
+def _computes_only(op: Operation) -> bool:
+    """A pure op, or an `scf.if` whose branches hold only pure ops (a fused loop's prologue,
+    which steps a persistent kernel's tile): copies of it may run iterations ahead."""
+    if not op.regions:
+        return Pure in op.traits
+    if not isinstance(op, scf.IfOp):
+        return False
+    inner = [o for o in op.walk() if o is not op]
+    return all(isinstance(o, scf.YieldOp) or _computes_only(o) for o in inner)
+
+
+def _captured(op: Operation) -> list:
+    """The values the regions of `op` read from outside them."""
+    inside = {r for o in op.walk() if o is not op for r in o.results}
+    inside |= {a for region in op.regions for block in region.blocks for a in block.arguments}
+    return [v for o in op.walk() if o is not op for v in o.operands if v not in inside]
 
 
 def _inside(op: Operation, loop: Operation) -> bool:
