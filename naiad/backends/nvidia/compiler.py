@@ -37,10 +37,10 @@ def ttgir_pipeline(
     on sm_90 when `arch_specific`, the sm_90a target), operands through shared memory, and
     the pipelining of their loads."""
     # `tl.range(flatten=True)` nests are not fused here (`fuse-nested-loops` is, on the CPU):
-    # the pipeliner cannot overlap the loads of a fused loop, whose addresses come through the
-    # prologue's condition; a fused persistent fp16 matmul ran at 136 TFLOP/s against 489 for
-    # the nest (H200, 4096^3). `naiad.add_pass("fuse-nested-loops", pipeline="ttgir",
-    # before="convert-to-ttgir")` fuses them anyway.
+    # the pipeliner now prefetches across a fused loop's tiles, but its dot stays synchronous
+    # there, and the fused loop was last measured before that (136 TFLOP/s against 489 for the
+    # nest, persistent fp16 matmul, H200, 4096^3). `naiad.add_pass("fuse-nested-loops",
+    # pipeline="ttgir", before="convert-to-ttgir")` fuses them anyway.
     return [
         ConvertToTTGIR(
             num_warps=num_warps,
