@@ -52,9 +52,10 @@ def _check_float32(dtype) -> None:
         raise ValueError(f"microscaling codes decode to torch.float32 only, got {dtype}")
 
 
-class MXFP4Tensor:
-    """A tensor of e2m1 (fp4) codes, one per uint8 in its low four bits, made from float32
-    values (`data`) or of a `size` to be filled by `random()`."""
+class _Codes:
+    """A tensor of one microscaling format's codes (uint8), made from float32 values (`data`,
+    encoded by the subclass's `_from_float`) or of a `size` for the subclass's `random` to
+    fill."""
 
     def __init__(self, data=None, size=None, device=None):
         self.device = device
@@ -66,7 +67,12 @@ class MXFP4Tensor:
         elif size is not None:
             self.size = _size_tuple(size)
         else:
-            raise ValueError("MXFP4Tensor needs either data or size")
+            raise ValueError(f"{type(self).__name__} needs either data or size")
+
+
+class MXFP4Tensor(_Codes):
+    """A tensor of e2m1 (fp4) codes, one per uint8 in its low four bits, made from float32
+    values (`data`) or of a `size` to be filled by `random()`."""
 
     def random(self) -> MXFP4Tensor:
         """Fill with codes drawn uniformly from all sixteen (both zeros, every sign and
@@ -124,21 +130,9 @@ class MXFP4Tensor:
         return data.to(torch.uint8)
 
 
-class MXScaleTensor:
+class MXScaleTensor(_Codes):
     """A tensor of e8m0 scale codes (uint8), made from float32 values (`data`) or of a `size`
     to be filled by `random(low, high)`."""
-
-    def __init__(self, data=None, size=None, device=None):
-        self.device = device
-        if data is not None:
-            data = _check_source(data)
-            self.device = data.device
-            self.size = tuple(data.shape)
-            self.data = self._from_float(data)
-        elif size is not None:
-            self.size = _size_tuple(size)
-        else:
-            raise ValueError("MXScaleTensor needs either data or size")
 
     def random(self, low=None, high=None) -> MXScaleTensor:
         """Fill with codes drawn uniformly between those of `low` and `high` (each the code

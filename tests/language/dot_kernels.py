@@ -116,36 +116,27 @@ def matmul_loop_typed(
 
 
 @naiad.jit
-def matmul_loop_storing(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K, BK: tl.constexpr):
-    """`matmul_loop` storing each partial product to C inside the loop."""
-    offs_m = tl.arange(0, M)
-    offs_n = tl.arange(0, N)
-    offs_k = tl.arange(0, BK)
-    acc = tl.zeros((M, N), dtype=tl.float32)
-    for k0 in range(0, K, BK):
-        a = tl.load(a_ptr + offs_m[:, None] * K + (k0 + offs_k)[None, :])
-        b = tl.load(b_ptr + (k0 + offs_k)[:, None] * N + offs_n[None, :])
-        acc += tl.dot(a, b)
-        tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc.to(tl.float16))
-
-
-@naiad.jit
-def matmul_loop_zeroing_b(
-    a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K, BK: tl.constexpr
+def matmul_loop_storing(
+    a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K, BK: tl.constexpr, ZERO_B: tl.constexpr
 ):
-    """`matmul_loop` that zeroes each tile of B after reading it: the loop writes through an
-    argument it loads from."""
+    """`matmul_loop` storing inside the loop: each partial product to C, or (`ZERO_B`) zeros
+    over each tile of B once read, writing through an argument the loop loads from."""
     offs_m = tl.arange(0, M)
     offs_n = tl.arange(0, N)
     offs_k = tl.arange(0, BK)
+    c_ptrs = c_ptr + offs_m[:, None] * N + offs_n[None, :]
     acc = tl.zeros((M, N), dtype=tl.float32)
     for k0 in range(0, K, BK):
         a = tl.load(a_ptr + offs_m[:, None] * K + (k0 + offs_k)[None, :])
         b_ptrs = b_ptr + (k0 + offs_k)[:, None] * N + offs_n[None, :]
         b = tl.load(b_ptrs)
         acc += tl.dot(a, b)
-        tl.store(b_ptrs, tl.zeros_like(b))
-    tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc.to(tl.float16))
+        if ZERO_B:
+            tl.store(b_ptrs, tl.zeros_like(b))
+        else:
+            tl.store(c_ptrs, acc.to(tl.float16))
+    if ZERO_B:
+        tl.store(c_ptrs, acc.to(tl.float16))
 
 
 @naiad.jit
