@@ -130,12 +130,13 @@ def test_f16_conversions_match_numpy_without_f16c(tmp_path):
     assert "@@ False" in done.stdout.splitlines()
 
 
-def compiled_conversions() -> str:
-    """For this process's host: whether both directions convert whole vectors with the f16
-    instructions, and the conversion helpers the objects would call, as one line."""
+def compiled_conversions(target: str = "cpu") -> str:
+    """For `target` (this process's host by default): whether both directions convert whole
+    vectors with the f16 instructions, and the conversion helpers the objects would call, as
+    one line."""
     conversions = []
     for types in (("*fp32", "*fp16"), ("*fp16", "*fp32")):
-        compiled = _cast.warmup(*types, 4096, grid=(4,), BLOCK=BLOCK, target="cpu")
+        compiled = _cast.warmup(*types, 4096, grid=(4,), BLOCK=BLOCK, target=target)
         vector = r"fp(?:trunc|ext) <\d+ x (?:float|half)> .* to <\d+ x (?:half|float)>"
         helpers = {name for name in undefined_symbols(compiled.binary) if "hf" in name}
         conversions.append(
@@ -178,3 +179,9 @@ def test_f16_conversions_compile_on(model, tmp_path):
     (line,) = [line for line in done.stdout.splitlines() if line.startswith("@@")]
     hardware = "+f16c" in HOST_CPU_MODELS["x86_64"][model].split(",")
     assert line.split()[1:] == [f"{hardware}:[]", f"{hardware}:[]"]
+
+
+@pytest.mark.full
+def test_f16_conversions_compile_for_aarch64():
+    """Every AArch64 core converts f16 in vectors (`fcvtn`, `fcvtl`)."""
+    assert compiled_conversions("cpu:aarch64").split() == ["True:[]", "True:[]"]
