@@ -32,6 +32,8 @@ _NO_PYTHON_VALUE = (
 class IRBuilder:
     """A `naiad.language.builder.Builder` that builds TTIR at `self.builder`'s insertion point."""
 
+    holds_inline_ptx = True
+
     def __init__(self, builder: ir.Builder | None = None):
         self.builder = builder or ir.Builder()
 

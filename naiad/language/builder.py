@@ -90,6 +90,10 @@ ELEMENTWISE_OPS = {
 class Builder(Protocol):
     """What a builder provides. Every method returns a new handle unless stated otherwise."""
 
+    # Whether what it builds can hold inline PTX (the IR builder's kernels, compiled for an
+    # NVIDIA target); the interpreter executes what it builds, and cannot.
+    holds_inline_ptx: bool
+
     def constant(self, value, ty) -> Handle: ...
     def splat(self, scalar: Handle, ty) -> Handle: ...
     def elementwise(self, op: str, operands: Sequence[Handle], ty, **attrs) -> Handle: ...

@@ -22,6 +22,8 @@ class DeviceAssertionError(AssertionError):
 class InterpreterBuilder:
     """A `naiad.language.builder.Builder` over NumPy."""
 
+    holds_inline_ptx = False
+
     def __init__(self, memory: Memory, grid: tuple, debug: bool, out=print):
         self.memory = memory
         self.grid = grid

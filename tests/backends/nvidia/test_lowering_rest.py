@@ -381,6 +381,28 @@ def _asm_kernel(x, out, N: tl.constexpr):
     tl.store(out + offs, tripled + swapped + extra)
 
 
+@naiad.jit
+def _gdc_kernel(x, out, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    cuda.gdc_wait()
+    v = tl.load(x + offs)
+    cuda.gdc_launch_dependents()
+    tl.store(out + offs, v + 1)
+
+
+@needs_ptxas
+def test_grid_dependence_control_is_griddepcontrol_from_sm_90(tmp_path):
+    """gdc_wait before the load, gdc_launch_dependents after it, on sm_90a; nothing on sm_80,
+    where no launch depends on another's progress."""
+    a = np.ones(128, np.float32)
+    texts = assembled_ptx(_gdc_kernel, (a, a), dict(N=128), tmp_path)
+    hopper = texts["sm_90a"]
+    wait, launch = hopper.index("griddepcontrol.wait"), hopper.index("griddepcontrol.launch")
+    load = hopper.index("ld.global")
+    assert wait < load < launch
+    assert "griddepcontrol" not in texts["sm_80"]
+
+
 @needs_ptxas
 def test_inline_asm_and_cuda_extras_assemble(tmp_path):
     a = np.ones(512, np.int32)
