@@ -142,10 +142,11 @@ def test_dump_passes_writes_the_ir_after_every_pass(tmp_path):
     with knobs.override(NAIAD_DUMP_DIR=str(tmp_path / "dump"), NAIAD_DUMP_PASSES=1):
         twice.warmup(x, out, grid=(1,), BLOCK=64)
     names = sorted(p.name for p in (tmp_path / "dump").rglob("*.mlir"))
-    # The TTIR pipeline, then the back end's passes (Linalg's, then the CPU's), each numbered.
+    # The TTIR pipeline, then the back end's passes (loop fusion, Linalg's, then the CPU's),
+    # each numbered.
     assert "ttir-001-inline.mlir" in names and "ttir-006-loop-unroll.mlir" in names
-    assert names[0] == "cpu-001-inline.mlir" and "cpu-002-tt-to-linalg.mlir" in names
-    assert "cpu-006-cpu-fuse-elementwise.mlir" in names
+    assert names[0] == "cpu-001-inline.mlir" and "cpu-002-fuse-nested-loops.mlir" in names
+    assert "cpu-003-tt-to-linalg.mlir" in names and "cpu-007-cpu-fuse-elementwise.mlir" in names
     first = next((tmp_path / "dump").rglob("ttir-001-inline.mlir")).read_text()
     assert first.startswith("// after pass 'inline'") and "tt.func" in first
 

@@ -9,9 +9,11 @@
              %s = arith.addf %x, %y : f32
              linalg.yield %s : f32 } -> tensor<1024xf32>
 
-Scalars used with tensors arrive splatted (the frontend broadcasts first), so every operand of
-a tensor op is a tensor of the result's shape. Pointer-valued elementwise ops (`arith.select`
-between pointers, `tt.addptr`) are pointer arithmetic and live in convert_pointers.py.
+Scalars used with tensors arrive splatted (the frontend broadcasts first); the one scalar
+operand a tensor op may have, as MLIR allows, is an `arith.select`'s condition (loop fusion
+selects whole tensors on one i1), which the body reads as it is. Pointer-valued elementwise
+ops (`arith.select` between pointers, `tt.addptr`) are pointer arithmetic and live in
+convert_pointers.py.
 
 TTIR's own elementwise ops become their upstream equivalents, with the same results bit for bit:
 
@@ -48,10 +50,14 @@ def convert_elementwise(c: FunctionConversion, op: Operation) -> None:
             c.bind(old, value)
         return
 
-    def body(elements):
-        return scalar_op(c, op, elements)
+    tensors = [v for v in operands if isinstance(v.type, RankedTensorType)]
 
-    results = emit.elementwise(c, operands, [r.type for r in op.results], body)
+    def body(elements):
+        element = iter(elements)
+        inside = [next(element) if v in tensors else v for v in operands]
+        return scalar_op(c, op, inside)
+
+    results = emit.elementwise(c, tensors, [r.type for r in op.results], body)
     for old, value in zip(op.results, results):
         c.bind(old, value)
 

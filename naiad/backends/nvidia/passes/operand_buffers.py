@@ -25,8 +25,19 @@ def operand_buffer(value, memdesc, location):
             return user.result
     alloc = ttg.LocalAllocOp(value, result=memdesc, location=location)
     owner = value.defining_op
-    if owner is None:
-        value.parent_block.prepend(alloc)
-    else:
+    if owner is not None:
         owner.parent.insert_after(alloc, owner)
+        return alloc.result
+    # A block argument's buffer goes at the block's start, after those of the arguments
+    # stored before it (in the order the dots read them).
+    block = value.parent_block
+    anchor = next((op for op in block.ops if not _stores_an_argument(op)), None)
+    if anchor is None:
+        block.append(alloc)
+    else:
+        block.insert_before(alloc, anchor)
     return alloc.result
+
+
+def _stores_an_argument(op) -> bool:
+    return isinstance(op, ttg.LocalAllocOp) and op.src is not None and op.src.defining_op is None

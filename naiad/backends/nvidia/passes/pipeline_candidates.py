@@ -1,0 +1,184 @@
+"""Which loops and loads tritongpu-pipeline (pipeline_loads.py) takes, and the ops their
+addresses come from.
+
+A loop qualifies when it is innermost, has no atomics (other programs may wait on them), and
+its stores write through other kernel arguments than its pipelined loads read: a copy issued
+iterations ahead must not read what the loop has yet to write. Triton's pipeliner does not
+ask; arguments that view one tensor are the caller's to avoid, as there. A persistent
+matmul's epilogue, storing C in a fused loop, qualifies.
+
+A load qualifies when it is the only reader's input of a `ttg.local_alloc` in the loop's body,
+its `other` is absent or zero, and each thread's vectors are at least 4 bytes. Its address
+(and mask) may depend on the induction variable, loop invariants, carried values whose update
+depends on nothing else, and ops of the body that only compute: pure ops, and `scf.if`s of
+them (a fused persistent loop's prologue, which steps to the next output tile). Those ops are
+what the pipeliner copies to compute an address iterations ahead.
+"""
+
+from __future__ import annotations
+
+from ....dialects import arith, scf, tt, ttg
+from ....ir import DenseElementsAttr, Operation, Pure
+from ..lowering.async_copy import COPY_BYTES, copy_plan
+from ..lowering.ldmatrix import shared_offsets
+from .loop_carried import carried
+
+
+def candidates(loop: Operation, axis_info):
+    """(the loads to pipeline, the body's ops their addresses depend on in order, the carried
+    values those read), or None when `loop` or none of its loads qualifies."""
+    stores = _plain_loop(loop)
+    if stores is None:
+        return None
+    loads = [op for op in loop.body.ops if _pipelinable(op, axis_info)]
+    address = _address_slice(loads, loop)
+    if not loads or address is None or not _apart(stores, loads):
+        return None
+    return (loads, *address)
+
+
+_ATOMICS = (tt.AtomicRMWOp, tt.AtomicCASOp)
+
+
+def _plain_loop(loop: Operation) -> list | None:
+    """The stores of an innermost loop without atomics (which other programs may wait on),
+    or None when the loop is not one."""
+    stores = []
+    for op in loop.walk():
+        if op is not loop and isinstance(op, scf.ForOp | scf.WhileOp):
+            return None
+        descriptor_write = op.name.startswith("tt.descriptor_") and op.name != "tt.descriptor_load"
+        if isinstance(op, _ATOMICS) or descriptor_write:
+            return None
+        if isinstance(op, tt.StoreOp):
+            stores.append(op)
+    return stores
+
+
+def _apart(stores: list, loads: list) -> bool:
+    """Whether the loop's stores write through other kernel arguments than the loads read
+    (a persistent matmul's epilogue stores C, its loads read A and B): a copy issued
+    iterations ahead then cannot read what an earlier iteration has yet to store. Triton's
+    pipeliner does not ask; arguments that are views of one tensor are the caller's to
+    avoid, as there."""
+    if not stores:
+        return True
+    read = {_base_argument(load.ptr) for load in loads}
+    written = {_base_argument(store.ptr) for store in stores}
+    return None not in read | written and not read & written
+
+
+def _base_argument(pointer):
+    """The kernel argument `pointer` (a pointer or a tensor of them) is derived from by
+    offsets, splats and broadcasts, through the loop values that carry it; None when it is
+    not plainly one."""
+    seen = set()
+    while pointer not in seen:
+        seen.add(pointer)
+        owner = pointer.defining_op
+        if isinstance(owner, tt.AddPtrOp):
+            pointer = owner.ptr
+        elif isinstance(owner, tt.SplatOp | tt.BroadcastOp | tt.ExpandDimsOp):
+            pointer = owner.src
+        elif owner is None:
+            found = carried(pointer)
+            if found is None:
+                parent = pointer.parent_block.parent_op()
+                return pointer if isinstance(parent, tt.FuncOp) else None
+            loop, index = found[0], pointer.index - 1
+            update = loop.body.terminator.operands[index]
+            if _base_argument_in_loop(update, pointer) is not pointer:
+                return None
+            pointer = loop.initArgs[index]
+        else:
+            return None
+    return None
+
+
+def _base_argument_in_loop(update, argument):
+    """`argument` when the loop's `update` of it is `argument` advanced by offsets."""
+    while isinstance(update.defining_op, tt.AddPtrOp):
+        update = update.defining_op.ptr
+    return update
+
+
+def _pipelinable(op: Operation, axis_info) -> bool:
+    """A tensor load whose one reader stores it into a buffer (see the module doc)."""
+    if not isinstance(op, tt.LoadOp) or not op.result.has_one_use:
+        return False
+    alloc = next(iter(op.result.users))
+    if not isinstance(alloc, ttg.LocalAllocOp) or alloc.parent is not op.parent:
+        return False
+    if op.other is not None and not _is_zero(op.other):
+        return False
+    t = alloc.result.type
+    nbytes = t.element_type.width // 8
+    to_offset = shared_offsets(t.encoding, t.shape).invert()
+    _, width = copy_plan(axis_info, op.ptr, op.mask, to_offset, nbytes)
+    return width * nbytes in COPY_BYTES
+
+
+def _is_zero(value) -> bool:
+    owner = value.defining_op
+    if not isinstance(owner, arith.ConstantOp):
+        return False
+    attr = owner.value
+    return isinstance(attr, DenseElementsAttr) and attr.is_splat and not attr.splat_value
+
+
+def _address_slice(loads: list, loop: Operation):
+    """(the body's ops the loads' addresses and masks depend on, in order; the carried
+    values they read), or None when one depends on anything else (see the module doc)."""
+    body = loop.body
+    ops: set[Operation] = set()
+    args: set = set()
+    pending = [v for load in loads for v in (load.ptr, load.mask) if v is not None]
+    while pending:
+        value = pending.pop()
+        if value is loop.induction_var or value in args:
+            continue
+        if carried(value) is not None and carried(value)[0] is loop:
+            args.add(value)
+            pending.append(body.terminator.operands[value.index - 1])
+            continue
+        owner = value.defining_op
+        if owner is None:
+            if value.parent_block is body:
+                return None
+            continue  # an argument of the function or of an enclosing op
+        if not _inside(owner, loop):
+            continue  # defined before the loop
+        if owner.parent is not body or not _computes_only(owner):
+            return None
+        if owner not in ops:
+            ops.add(owner)
+            pending.extend(owner.operands)
+            pending.extend(_captured(owner))
+    ordered = [op for op in body.ops if op in ops]
+    return ordered, sorted(args, key=lambda a: a.index)
+
+
+def _computes_only(op: Operation) -> bool:
+    """A pure op, or an `scf.if` whose branches hold only pure ops (a fused loop's prologue,
+    which steps a persistent kernel's tile): copies of it may run iterations ahead."""
+    if not op.regions:
+        return Pure in op.traits
+    if not isinstance(op, scf.IfOp):
+        return False
+    inner = [o for o in op.walk() if o is not op]
+    return all(isinstance(o, scf.YieldOp) or _computes_only(o) for o in inner)
+
+
+def _captured(op: Operation) -> list:
+    """The values the regions of `op` read from outside them."""
+    inside = {r for o in op.walk() if o is not op for r in o.results}
+    inside |= {a for region in op.regions for block in region.blocks for a in block.arguments}
+    return [v for o in op.walk() if o is not op for v in o.operands if v not in inside]
+
+
+def _inside(op: Operation, loop: Operation) -> bool:
+    while op is not None:
+        if op is loop:
+            return True
+        op = op.parent_op()
+    return False
