@@ -20,6 +20,11 @@ def escape_string(text: str) -> str:
     """
     if text.isascii() and text.isprintable() and "\\" not in text and '"' not in text:
         return text  # nothing to escape: every location's file name, 500 times a module
+    return escape_bytes(text)
+
+
+def escape_bytes(text: str) -> str:
+    """`escape_string`'s rule applied byte by byte, with no shortcut."""
     out = []
     for byte in text.encode("utf-8"):
         if byte == 0x5C:

@@ -104,9 +104,27 @@ _ON_ANOTHER_MODEL = textwrap.dedent(
     from naiad import knobs
     import test_half_hardware as t
     with knobs.override(NAIAD_BACKEND="cpu"):
-        print("@@", t.check_conversions())
+        print("@@", t.{function}())
     """
 )
+
+
+def on_another_model(function: str, model: str, tmp_path) -> list[str]:
+    """What this module's `function()` prints, in a process compiling for CPU `model`
+    (NAIAD_HOST_CPU): its `@@` line's words after the marker."""
+    source = _ON_ANOTHER_MODEL.format(
+        folder=str(HERE), tests=str(HERE.parents[1]), function=function
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", source],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NAIAD_HOST_CPU": model, "NAIAD_CACHE_DIR": str(tmp_path)},
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    (line,) = [line for line in done.stdout.splitlines() if line.startswith("@@")]
+    return line.split()[1:]
 
 
 @pytest.mark.skipif(
@@ -115,19 +133,7 @@ _ON_ANOTHER_MODEL = textwrap.dedent(
 )
 def test_f16_conversions_match_numpy_without_f16c(tmp_path):
     """x86-64-v2 (SSE4.2, no F16C): the integer conversions of float_bits.py, same bits."""
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            _ON_ANOTHER_MODEL.format(folder=str(HERE), tests=str(HERE.parents[1])),
-        ],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "NAIAD_HOST_CPU": "x86-64-v2", "NAIAD_CACHE_DIR": str(tmp_path)},
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert "@@ False" in done.stdout.splitlines()
+    assert on_another_model("check_conversions", "x86-64-v2", tmp_path) == ["False"]
 
 
 def compiled_conversions(target: str = "cpu") -> str:
@@ -145,18 +151,6 @@ def compiled_conversions(target: str = "cpu") -> str:
     return " ".join(conversions)
 
 
-_COMPILE_ON_ANOTHER_MODEL = textwrap.dedent(
-    """
-    import sys
-    sys.path[:0] = [{folder!r}, {tests!r}]
-    from naiad import knobs
-    import test_half_hardware as t
-    with knobs.override(NAIAD_BACKEND="cpu"):
-        print("@@", t.compiled_conversions())
-    """
-)
-
-
 @pytest.mark.full
 @pytest.mark.parametrize("model", ["x86-64-v2", "x86-64-v3", "skylake-avx512", "sapphirerapids"])
 def test_f16_conversions_compile_on(model, tmp_path):
@@ -164,21 +158,9 @@ def test_f16_conversions_compile_on(model, tmp_path):
     the model has F16C, and never a call to a conversion helper."""
     if host_target().arch != "x86_64":
         pytest.skip("x86-64 CPU models")
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            _COMPILE_ON_ANOTHER_MODEL.format(folder=str(HERE), tests=str(HERE.parents[1])),
-        ],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "NAIAD_HOST_CPU": model, "NAIAD_CACHE_DIR": str(tmp_path)},
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    (line,) = [line for line in done.stdout.splitlines() if line.startswith("@@")]
     hardware = "+f16c" in HOST_CPU_MODELS["x86_64"][model].split(",")
-    assert line.split()[1:] == [f"{hardware}:[]", f"{hardware}:[]"]
+    words = on_another_model("compiled_conversions", model, tmp_path)
+    assert words == [f"{hardware}:[]", f"{hardware}:[]"]
 
 
 @pytest.mark.full
