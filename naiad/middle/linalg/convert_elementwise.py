@@ -50,11 +50,12 @@ def convert_elementwise(c: FunctionConversion, op: Operation) -> None:
             c.bind(old, value)
         return
 
-    tensors = [v for v in operands if isinstance(v.type, RankedTensorType)]
+    is_tensor = [isinstance(v.type, RankedTensorType) for v in operands]
+    tensors = [v for v, tensor in zip(operands, is_tensor) if tensor]
 
     def body(elements):
         element = iter(elements)
-        inside = [next(element) if v in tensors else v for v in operands]
+        inside = [next(element) if tensor else v for v, tensor in zip(operands, is_tensor)]
         return scalar_op(c, op, inside)
 
     results = emit.elementwise(c, tensors, [r.type for r in op.results], body)

@@ -110,12 +110,12 @@ def _local_alloc(ctx: Context, op) -> None:
     )
     ctx.values[op.result] = view
     if op.src is not None:
-        store_tensor(ctx, view, op.src)
-        ctx.async_proxy_stores |= isinstance(t.encoding, NVMMASharedEncodingAttr)
+        store_tensor(ctx, view, op.src, t)
 
 
-def store_tensor(ctx: Context, view: SharedView, value) -> None:
-    """Store the register tensor `value` into `view`; its readers pay the barrier after."""
+def store_tensor(ctx: Context, view: SharedView, value, memdesc) -> None:
+    """Store the register tensor `value` into `view` (of type `memdesc`); its readers pay the
+    barrier after, fenced to the asynchronous proxy first where wgmma reads the buffer."""
     barriers.pay(ctx)  # earlier readers of these bytes may not be done
     nbytes = view.element_bytes
     offsets, vector, registers = store_plan(layout_of(value.type), view.to_offset, nbytes)
@@ -124,12 +124,12 @@ def store_tensor(ctx: Context, view: SharedView, value) -> None:
     base = view.origin_offset()
     emit_stores(ctx, ctx[value], elem, nbytes, offsets, vector, registers, base, view.dynamic)
     ctx.stores_pending = True
+    ctx.async_proxy_stores |= isinstance(memdesc.encoding, NVMMASharedEncodingAttr)
 
 
 @lowers("ttg.local_store")
 def _local_store(ctx: Context, op) -> None:
-    store_tensor(ctx, _view_of(ctx, op.dst), op.src)
-    ctx.async_proxy_stores |= isinstance(op.dst.type.encoding, NVMMASharedEncodingAttr)
+    store_tensor(ctx, _view_of(ctx, op.dst), op.src, op.dst.type)
 
 
 @lowers("ttg.local_load")

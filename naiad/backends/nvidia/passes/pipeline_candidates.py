@@ -146,7 +146,7 @@ def _address_slice(loads: list, loop: Operation):
             if value.parent_block is body:
                 return None
             continue  # an argument of the function or of an enclosing op
-        if not _inside(owner, loop):
+        if not loop.is_ancestor(owner):
             continue  # defined before the loop
         if owner.parent is not body or not _computes_only(owner):
             return None
@@ -159,14 +159,15 @@ def _address_slice(loads: list, loop: Operation):
 
 
 def _computes_only(op: Operation) -> bool:
-    """A pure op, or an `scf.if` whose branches hold only pure ops (a fused loop's prologue,
-    which steps a persistent kernel's tile): copies of it may run iterations ahead."""
-    if not op.regions:
-        return Pure in op.traits
+    """A pure op, or an `scf.if` whose branches hold only pure ops and such `scf.if`s (a fused
+    loop's prologue, which steps a persistent kernel's tile): copies of it may run iterations
+    ahead."""
     if not isinstance(op, scf.IfOp):
-        return False
-    inner = [o for o in op.walk() if o is not op]
-    return all(isinstance(o, scf.YieldOp) or _computes_only(o) for o in inner)
+        return Pure in op.traits and not op.regions
+    return all(
+        isinstance(o, scf.IfOp | scf.YieldOp) or (Pure in o.traits and not o.regions)
+        for o in op.walk()
+    )
 
 
 def _captured(op: Operation) -> list:
@@ -174,11 +175,3 @@ def _captured(op: Operation) -> list:
     inside = {r for o in op.walk() if o is not op for r in o.results}
     inside |= {a for region in op.regions for block in region.blocks for a in block.arguments}
     return [v for o in op.walk() if o is not op for v in o.operands if v not in inside]
-
-
-def _inside(op: Operation, loop: Operation) -> bool:
-    while op is not None:
-        if op is loop:
-            return True
-        op = op.parent_op()
-    return False
