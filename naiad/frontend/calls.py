@@ -30,7 +30,10 @@ def is_jit(fn) -> bool:
 
 
 class JitCallable:
-    """A jit function passed to a builtin or to Python code: calling it emits the call."""
+    """A jit function passed to a builtin or to Python code: calling it emits the call. It
+    still reads as a jit function to the builtins that take only those (`map_elementwise`)."""
+
+    __naiad_jit__ = True
 
     def __init__(self, generator, fn, node):
         self.generator, self.fn, self.node = generator, fn, node
@@ -64,12 +67,12 @@ class CallsMixin:
 
     def call(self, func, args, kwargs, node):
         func = core._unwrap_if_constexpr(func)
+        if isinstance(func, JitCallable):
+            return func(*args, **kwargs)
         if isinstance(func, pytypes.MethodType) and is_jit(func.__func__):
             return self.call_jit(func.__func__, [func.__self__, *args], kwargs, node)
         if is_jit(func):
             return self.call_jit(func, args, kwargs, node)
-        if isinstance(func, JitCallable):
-            return func(*args, **kwargs)
         special = _PYTHON_BUILTINS.get(id(func))
         if special is not None:
             return special(self, args, kwargs)

@@ -128,6 +128,11 @@ class ControlFlowMixin:
         then_block, _, then_ret = self._branch(node.body + rest)
         else_block, _, else_ret = self._branch(node.orelse + rest)
         then_ret, else_ret = _returned_value(then_ret), _returned_value(else_ret)
+        with self.builder.at_end(then_block):
+            decayed = vals.decay_against(then_ret, else_ret, self.semantic.to_tensor)
+        with self.builder.at_end(else_block):
+            else_ret = vals.decay_against(else_ret, then_ret, self.semantic.to_tensor)
+        then_ret = decayed
         if not vals.same_structure(then_ret, else_ret):
             raise TypeError(
                 "a function must return one type on every path, but returns "

@@ -160,6 +160,22 @@ class IRBuilder:
             results = combine(list(block.arguments[:count]), list(block.arguments[count:]), ())
             self._create(return_class, list(results))
 
+    def map_elementwise(self, values, shape, pack, body):
+        """The scalar region is built first, in a block of its own: the function's results
+        give the op's result types."""
+        block = ir.Block([v.type.element_type for v in values for _ in range(pack)])
+        with self.builder.at_end(block):
+            results = body(list(block.arguments), ())
+            self._create(tt.MapElementwiseReturnOp, list(results))
+        op = self._create(
+            tt.MapElementwiseOp,
+            list(values),
+            pack=ir.IntegerAttr(pack, ir.i32),
+            result=[ir.RankedTensorType(shape, r.type) for r in results[::pack]],
+            scalarOp=ir.Region([block]),
+        )
+        return list(op.results)
+
     def dot(self, lhs, rhs, acc, input_precision, max_num_imprecise_acc, ty):
         return self._create(
             tt.DotOp,

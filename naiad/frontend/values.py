@@ -156,6 +156,23 @@ def same_structure(a, b) -> bool:
     )
 
 
+def decay_against(value, other, to_tensor):
+    """`value` with each Python number that differs from `other`'s part at its place made a
+    tensor by `to_tensor`: two returns of a function that differ only so merge as tensors, as
+    Triton's (`return -1` on one path, `return 1` on another returns an int32)."""
+    if isinstance(value, core.tensor) or same_structure(value, other):
+        return value
+    kind, children = _children(value)
+    if kind is None:
+        plain = core._unwrap_if_constexpr(value)
+        return to_tensor(plain) if isinstance(plain, bool | int | float) else value
+    other_kind, other_children = _children(other)
+    if kind != other_kind or len(children) != len(other_children):
+        return value
+    mapped = [decay_against(c, o, to_tensor) for (_, c), (_, o) in zip(children, other_children)]
+    return _rebuild_node(value, kind, mapped)
+
+
 def _same_constant(a, b) -> bool:
     if a is b:
         return True

@@ -131,6 +131,13 @@ class Builder(Protocol):
     def scan(
         self, values: Sequence[Handle], axis: int, reverse: bool, combine: Callable, types
     ) -> list: ...
+    # `body(handles, shape) -> handles` calls the mapped function on `pack` elements of each
+    # value (value by value); `shape` is () for scalars, or the shape of blocks whose lanes are
+    # independent elements (a builder may call it once on whole blocks, so). It returns `pack`
+    # handles per result, result by result.
+    def map_elementwise(
+        self, values: Sequence[Handle], shape: Sequence[int], pack: int, body: Callable
+    ) -> list: ...
     def dot(
         self,
         lhs: Handle,

@@ -68,8 +68,15 @@ def inline_asm_elementwise(asm, constraints, args, dtype, is_pure, pack, _semant
 
 @builtin
 def map_elementwise(scalar_fn, *args, pack=1, _semantic=None):
-    """Apply a scalar function with control flow to every element."""
-    raise NotImplementedError("tl.map_elementwise is not supported yet in Naiad")
+    """Apply the `@jit` function `scalar_fn` to every element of `args` (broadcast together).
+
+    `scalar_fn` receives scalars, so it may branch and loop on them (with `tl.where` both sides
+    of a branch are computed everywhere). It returns one value or a tuple; the result is a block
+    or a tuple of blocks of the arguments' shape. With `pack=k` it receives `k` elements of each
+    argument, argument by argument (`fn(a0, a1, b0, b1)`), and returns `k` values per result,
+    result by result (`c0, c1, d0, d1`).
+    """
+    return _semantic.map_elementwise(scalar_fn, args, pack)
 
 
 @builtin

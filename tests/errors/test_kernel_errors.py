@@ -145,10 +145,17 @@ def test_static_assert_raises_compile_time_assertion_failure():
 
 
 @naiad.jit
-def uses_map_elementwise(out_ptr):
+def maps_a_python_function(out_ptr):
     offs = tl.arange(0, 16)
     y = tl.map_elementwise(abs, offs)  # MARK
     tl.store(out_ptr + offs, y)
+
+
+def test_map_elementwise_needs_a_jit_function():
+    with pytest.raises(TypeError) as info:
+        maps_a_python_function[(1,)](_out(dtype=np.int32))
+    message = assert_located(info.value, maps_a_python_function, "# MARK", at="tl.map_elementwise")
+    assert "must be a @jit function, got 'abs'" in message
 
 
 @naiad.jit
@@ -158,18 +165,11 @@ def uses_inline_asm(out_ptr):
     tl.store(out_ptr + offs, y)
 
 
-@pytest.mark.parametrize(
-    "kernel, feature, at",
-    [
-        (uses_map_elementwise, "map_elementwise", "tl.map_elementwise"),
-        (uses_inline_asm, "inline_asm_elementwise", "tl.inline_asm_elementwise"),
-    ],
-)
-def test_unsupported_feature_is_not_implemented_and_named(kernel, feature, at):
+def test_inline_asm_off_the_gpu_is_not_implemented_and_named():
     with pytest.raises(NotImplementedError) as info:
-        kernel[(1,)](_out(dtype=np.int32))
-    message = assert_located(info.value, kernel, "# MARK", at=at)
-    assert feature in message
+        uses_inline_asm[(1,)](_out(dtype=np.int32))
+    message = assert_located(info.value, uses_inline_asm, "# MARK", at="tl.inline_asm_elementwise")
+    assert "inline_asm_elementwise" in message
 
 
 # -- memory ----------------------------------------------------------------------------------------

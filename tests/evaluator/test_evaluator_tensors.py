@@ -276,6 +276,32 @@ def test_map_elementwise_runs_its_scalar_region():
     np.testing.assert_array_equal(y, np.abs(x))
 
 
+def test_map_elementwise_with_pack_two():
+    """Pack 2: the region takes (x0, x1) and returns (x1 - x0, x0 * x1) for the pair of
+    consecutive elements it reads, and the result keeps each element's own lane: so element
+    2i is x[2i+1] - x[2i] and element 2i+1 is x[2i] * x[2i+1]; with a branch (scalars only)."""
+    t = tensor([16], f32)
+    k = Kernel("k", [t], [t])
+    region = Region([Block([f32, f32])])
+    mapped = k.create(
+        tt.MapElementwiseOp, [k.args[0]], pack=IntegerAttr(2, i32), result=[t], scalarOp=region
+    )
+    x0, x1 = region.blocks[0].arguments
+    with k.at_end(region.blocks[0]):
+        branch = k.create(scf.IfOp, k.op(arith.CmpFOp, "olt", x0, x1), [f32])
+        with k.at_end(branch.then_block):
+            k.op(scf.YieldOp, [k.op(arith.SubFOp, x1, x0)])
+        with k.at_end(branch.else_block):
+            k.op(scf.YieldOp, [k.op(arith.SubFOp, x1, x0)])
+        k.op(tt.MapElementwiseReturnOp, [branch.results[0], k.op(arith.MulFOp, x0, x1)])
+    x = RNG.standard_normal(16).astype(np.float32)
+    [(y,)] = evaluate(k.ret(mapped.results[0]), "k", [x])
+    expected = np.empty(16, np.float32)
+    expected[0::2] = x[1::2] - x[0::2]
+    expected[1::2] = x[0::2] * x[1::2]
+    np.testing.assert_array_equal(y, expected)
+
+
 def test_descriptor_gather_and_reduce():
     """Rows 3, 0, 9 (out of bounds: zeros) of an 8x16 tensor from column 4; then an atomic
     add of ones into the block at (6, 8), half of which lies outside."""

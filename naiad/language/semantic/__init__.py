@@ -15,12 +15,20 @@ from .memory import MemoryMixin
 from .program import ProgramMixin
 from .promotion import computation_type, integer_promote, literal_type, loop_index_type
 from .reductions import ReductionsMixin
+from .scalar_maps import ScalarMapsMixin
 from .shapes import ShapesMixin
 from .values import ValuesMixin
 
 
 class Semantic(
-    ValuesMixin, ArithMixin, CastsMixin, ShapesMixin, MemoryMixin, ReductionsMixin, ProgramMixin
+    ValuesMixin,
+    ArithMixin,
+    CastsMixin,
+    ShapesMixin,
+    MemoryMixin,
+    ReductionsMixin,
+    ScalarMapsMixin,
+    ProgramMixin,
 ):
     """Language rules bound to one builder and one target."""
 

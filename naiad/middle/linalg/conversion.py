@@ -227,6 +227,7 @@ def convert_module(module: Operation, bounds: bool = False) -> Operation:
         convert_memory,
         convert_pointers,
         convert_reductions,
+        convert_scalar_maps,
         convert_shapes,
     )
     from .functions import convert_function

@@ -13,7 +13,6 @@ import numpy as np
 
 from ...dialects.tt.attributes import InputPrecision
 from ...ir import IntegerType, element_type
-from ...language.semantic.program import BlockHasNoScalarValue
 from ..interpreter import floats
 from ..interpreter.memory import Pointers
 from .errors import UnsupportedOpError, handles, unsupported
@@ -147,24 +146,17 @@ def scan(ev, op, operands):
 
 @handles("tt.map_elementwise")
 def map_elementwise(ev, op, operands):
-    """The scalar region applied to every element: on whole tensors at once, or element by
-    element when its control flow needs scalars. `pack > 1` (several elements per call) has no
-    meaning in the language yet."""
-    if op.pack.value != 1:
-        raise UnsupportedOpError(
-            f"the reference evaluator cannot run '{op.name}' with pack {op.pack.value}"
-        )
+    """The scalar region applied to every element (`pack` at a time) as the interpreter applies
+    a mapped function: on whole blocks of lanes at once, or group by group when its control flow
+    needs scalars."""
     arrays = _arrays(op, operands)
-    try:
-        return _typed(op, ev.run_combine(op.scalarOp, arrays))
-    except BlockHasNoScalarValue:
-        pass
-    shape = np.broadcast_shapes(*(a.shape for a in arrays))
-    outs = [np.empty(shape, host_dtype(v.type)) for v in op.results]
-    for index in np.ndindex(*shape):
-        for out, value in zip(outs, ev.run_combine(op.scalarOp, [a[index] for a in arrays])):
-            out[index] = value
-    return outs
+    shape = list(np.broadcast_shapes(*(a.shape for a in arrays)))
+    arrays = [np.broadcast_to(a, shape) for a in arrays]
+
+    def body(handles, lanes_shape):
+        return ev.run_combine(op.scalarOp, handles)
+
+    return _typed(op, ev.builder.map_elementwise(arrays, shape, op.pack.value, body))
 
 
 def _dot_operand(value, ir_type):

@@ -13,6 +13,7 @@ from ...language.semantic.program import BlockHasNoScalarValue
 from . import elementwise as ew
 from .memory import Memory, Pointers, merged_origin
 from .regions import dot, reduce, scan
+from .scalar_maps import map_elementwise
 
 
 class DeviceAssertionError(AssertionError):
@@ -175,6 +176,9 @@ class InterpreterBuilder:
 
     def scan(self, values, axis, reverse, combine, types):
         return scan(values, axis, reverse, combine)
+
+    def map_elementwise(self, values, shape, pack, body):
+        return map_elementwise(values, shape, pack, body)
 
     def dot(self, lhs, rhs, acc, input_precision, max_num_imprecise_acc, ty):
         return dot(

@@ -23,12 +23,12 @@ def _flatten(lists: list[list[str]]) -> list[str]:
     return [x for registers in lists for x in registers]
 
 
-def _lower_region(ctx: Context, block, arguments: list[list[str]]) -> list[list[str]]:
+def lower_region(ctx: Context, block, arguments: list[list[str]]) -> list[list[str]]:
     """Lower a region's block with its arguments bound; return its terminator's operands."""
     for arg, registers in zip(block.arguments, arguments):
         ctx[arg] = registers
     for op in block.ops:
-        if op.name in ("scf.yield", "scf.condition"):
+        if op.name in ("scf.yield", "scf.condition", "tt.map_elementwise.return"):
             return [ctx[v] for v in op.operands]
         ctx.lower_op(op)
     return []
@@ -55,7 +55,7 @@ def _for(ctx: Context, op) -> None:
     em.emit(f"br i1 {go_on}, label %{body}, label %{exit_}")
     em.start_block(body)
     block = op.region.block
-    yielded = _lower_region(ctx, block, [[iv]] + names)
+    yielded = lower_region(ctx, block, [[iv]] + names)
     nxt = em.op(f"add {kind} {iv}, {step}")
     latch = em.block
     em.emit(f"br label %{head}")
@@ -77,7 +77,7 @@ def _if(ctx: Context, op) -> None:
     arms = []
     for label, region in ((then, op.thenRegion), (other, op.elseRegion)):
         em.start_block(label)
-        yielded = _lower_region(ctx, region.block, []) if region.blocks else []
+        yielded = lower_region(ctx, region.block, []) if region.blocks else []
         arms.append((_flatten(yielded), em.block))
         em.emit(f"br label %{merge}")
     em.start_block(merge)
@@ -105,12 +105,12 @@ def _while(ctx: Context, op) -> None:
     types = [llvm_type(v.type) for v, regs in zip(op.inits, inits) for _ in regs]
     lines = [em.placeholder() for _ in _flatten(names)]
     condition_block = op.before.block
-    forwarded = _lower_region(ctx, condition_block, names)
+    forwarded = lower_region(ctx, condition_block, names)
     (go_on,) = forwarded[0]
     em.emit(f"br i1 {go_on}, label %{body}, label %{exit_}")
     results = forwarded[1:]
     em.start_block(body)
-    yielded = _lower_region(ctx, op.after.block, results)
+    yielded = lower_region(ctx, op.after.block, results)
     latch = em.block
     em.emit(f"br label %{head}")
     _fill_phis(

@@ -28,6 +28,7 @@ from . import (  # noqa: F401  (each module registers its lowerings)
     memory,
     positions,
     reduce,
+    scalar_maps,
     scan,
     shared_memory,
     wgmma,
