@@ -70,7 +70,7 @@ def generate(
     name = name or python_fn.__name__
     source = function_source(python_fn)
     unit = CompilationUnit(target)
-    params = specialization.parameters(source, signature, constexprs, attrs)
+    params = specialization.parameters(source, signature, constexprs, attrs, target)
     arguments = specialization.arguments(params)
     arg_attrs = [attributes for _, _, attributes in arguments]
     func = unit.new_function(
@@ -80,8 +80,9 @@ def generate(
         arg_attrs=arg_attrs if any(arg_attrs) else None,
     )
     name_arguments(func, arguments)
+    values = specialization.values(params, func.arguments, unit.irb)
     with core.use_semantic(unit.semantic):
-        returned = unit.generate(func, source, True, specialization.values(params, func.arguments))
+        returned = unit.generate(func, source, True, values)
     if returned is not None:
         raise TypeError(f"a kernel returns nothing, but `{python_fn.__name__}` returns a value")
     unit.module.location = func.location  # as Triton: the module is where the kernel is

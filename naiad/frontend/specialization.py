@@ -7,7 +7,9 @@ the attributes the launcher proved (`tt.divisibility = 16` for pointers aligned 
 integers divisible by 16); a constexpr is baked in (an integer equal to 1 arrives as a constexpr,
 as Triton specializes it). A host tensor descriptor is its base pointer, its shape and its
 strides (i64), named `desc`, `desc.shape.0`, ..., `desc.stride.0`, ...; its attributes come
-under those names too (`attrs["desc.shape.0"]`), and its last stride is the constant 1.
+under those names too (`attrs["desc.shape.0"]`), and its last stride is the constant 1. On a
+target with the tensor memory accelerator a qualifying descriptor has its tensor map ahead of
+those, `desc.tensor_map` (tensor_maps.py).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from .. import ir
 from ..language import core
 from ..language import dtypes as t
 from ..language.tensor_descriptors import tensor_descriptor
+from . import tensor_maps
 from .types import ir_type
 
 _DESCRIPTOR = re.compile(r"tensordesc<\s*(\w+)\s*\[([\d,\s]+)\]\s*(?:,\s*(\w+))?\s*>")
@@ -35,10 +38,12 @@ class Parameter:
     value: object = None  # a constexpr's value; a descriptor's padding
     attributes: dict = field(default_factory=dict)  # a descriptor's: its base pointer's
     parts: dict = field(default_factory=dict)  # a descriptor's "shape.i"/"stride.i" -> attributes
+    tensor_map: bool = False  # a descriptor's: passed as a tensor map too (tensor_maps.py)
 
 
-def parameters(source, signature: dict, constexprs: dict, attrs: dict) -> list[Parameter]:
-    """Each parameter of the kernel's Python signature, as this specialization gives it."""
+def parameters(source, signature: dict, constexprs: dict, attrs: dict, target) -> list[Parameter]:
+    """Each parameter of the kernel's Python signature, as this specialization gives it on
+    `target`."""
     found = []
     for name, param in source.signature.parameters.items():
         spec = signature.get(name, "constexpr" if name in constexprs else None)
@@ -57,7 +62,10 @@ def parameters(source, signature: dict, constexprs: dict, attrs: dict) -> list[P
             parts = {
                 k[len(prefix) :]: _attributes(v) for k, v in attrs.items() if k.startswith(prefix)
             }
-            parameter = dataclasses.replace(parameter, parts=parts)
+            tensor_map = tensor_maps.qualifies(
+                target, parameter.type, parameter.value, parameter.attributes, parts
+            )
+            parameter = dataclasses.replace(parameter, parts=parts, tensor_map=tensor_map)
         found.append(parameter)
     return found
 
@@ -90,6 +98,8 @@ def arguments(params: list[Parameter]) -> list[tuple[str, ir.Type, dict]]:
         if p.kind == "value":
             found.append((p.name, ir_type(p.type), p.attributes))
         elif p.kind == "descriptor":
+            if p.tensor_map:
+                found.append((f"{p.name}.tensor_map", tensor_maps.argument_type(p.type), {}))
             found.append((p.name, ir_type(t.pointer_type(p.type.element_ty)), p.attributes))
             rank = len(p.type.shape)
             for part in ("shape", "stride"):
@@ -100,8 +110,9 @@ def arguments(params: list[Parameter]) -> list[tuple[str, ir.Type, dict]]:
     return found
 
 
-def values(params: list[Parameter], block_arguments) -> dict:
-    """Each parameter's kernel value: tensors over the function's arguments, constexprs."""
+def values(params: list[Parameter], block_arguments, irb) -> dict:
+    """Each parameter's kernel value: tensors over the function's arguments, constexprs;
+    descriptors build their tensor copies with `irb`."""
     handles = iter(block_arguments)
     bound = {}
     for p in params:
@@ -110,16 +121,18 @@ def values(params: list[Parameter], block_arguments) -> dict:
         elif p.kind == "value":
             bound[p.name] = core.tensor(next(handles), p.type)
         else:
-            bound[p.name] = _descriptor(p, handles)
+            bound[p.name] = _descriptor(p, handles, irb)
     return bound
 
 
-def _descriptor(p: Parameter, handles) -> tensor_descriptor:
+def _descriptor(p: Parameter, handles, irb) -> tensor_descriptor:
     """The descriptor over its arguments; its last stride is the constant 1 the host
     `TensorDescriptor` guarantees (its argument stays in the ABI), so that accesses along the
     last dimension are known contiguous and vectorize as an in-kernel descriptor's do."""
+    tensor_map = tensor_maps.TensorMap(next(handles), irb, p.type) if p.tensor_map else None
     base = core.tensor(next(handles), t.pointer_type(p.type.element_ty))
     rank = len(p.type.shape)
     shape = [core.tensor(next(handles), t.int64) for _ in range(rank)]
     strides = [core.tensor(next(handles), t.int64) for _ in range(rank)]
-    return tensor_descriptor(base, shape, strides[:-1] + [core.constexpr(1)], p.type, p.value)
+    strides = strides[:-1] + [core.constexpr(1)]
+    return tensor_descriptor(base, shape, strides, p.type, p.value, tensor_map)

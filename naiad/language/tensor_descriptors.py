@@ -4,7 +4,8 @@ A descriptor is a language-level value, as a block pointer is (`memory.py`): eac
 the block of pointers and the in-bounds mask, then goes through ordinary loads, stores and atomic
 read-modify-writes. Every back end (the interpreter, the CPU, the GPU) therefore compiles it with
 nothing of its own; out-of-bounds elements read as the padding and are never written, as through
-Triton's tensor memory accelerator.
+Triton's tensor memory accelerator. A host descriptor the NVIDIA back end reads by tensor copies
+carries a `tensor_map` (frontend/tensor_maps.py), which builds its block loads and stores.
 
 The argument rules are Triton 3.8's, checked here so that a kernel Naiad accepts is one Triton
 accepts: a gather or scatter works on a 2-D descriptor of one-row blocks, with at least 8 int16 or
@@ -56,9 +57,12 @@ def _block_atomic(op: str, what: str):
 class tensor_descriptor:
     """A descriptor of a strided 1- to 5-D tensor in global memory, read and written in blocks."""
 
-    def __init__(self, base, shape, strides, block_type: t.block_type, padding: str = "zero"):
+    def __init__(
+        self, base, shape, strides, block_type: t.block_type, padding="zero", tensor_map=None
+    ):
         self.base, self.shape, self.strides = base, shape, strides
         self.type = tensor_descriptor_type(block_type, padding)
+        self.tensor_map = tensor_map
 
     @property
     def block_type(self):
@@ -96,7 +100,11 @@ class tensor_descriptor:
     @builtin
     def load(self, offsets, _semantic=None):
         """The block at `offsets`; out-of-bounds elements read as the descriptor's padding."""
-        pointer = self._block_pointer(_semantic, offsets)
+        pointer = self._block_pointer(_semantic, offsets)  # checks the offsets
+        if self.tensor_map is not None:
+            block = self.tensor_map.load(_semantic, offsets)
+            if block is not None:
+                return block
         return pointer.load(_semantic, range(len(self.shape)), self.type.padding)
 
     @builtin
@@ -104,7 +112,10 @@ class tensor_descriptor:
         """Store `value` at `offsets`; out-of-bounds elements are not written."""
         value = _semantic.to_tensor(value)
         self._check_block_value(value, "store")
-        pointer = self._block_pointer(_semantic, offsets)
+        pointer = self._block_pointer(_semantic, offsets)  # checks the offsets
+        if self.tensor_map is not None:
+            value = _semantic.cast(value, self.dtype)
+            return self.tensor_map.store(_semantic, _unwrap_if_constexpr(offsets), value)
         return pointer.store(_semantic, value, range(len(self.shape)))
 
     # -- rows by index -----------------------------------------------------------------------

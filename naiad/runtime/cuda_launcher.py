@@ -142,9 +142,10 @@ class CudaLauncher:
         signature = metadata["signature"]
         runtime = self.runtime_names
         kept = [name for name in runtime if signature[name] != "constexpr"]
+        tensor_maps = set(metadata.get("tensor_maps", ()))
         kinds, names = [], []
         for name in kept:
-            part_kinds, part_names = _parameters(name, signature[name])
+            part_kinds, part_names = _parameters(name, signature[name], name in tensor_maps)
             kinds += part_kinds
             names += part_names
         kinds, names = tuple(kinds), tuple(names)
@@ -161,39 +162,57 @@ class CudaLauncher:
             arg_names=names,
         )
         indexes = [runtime.index(name) for name in kept]
-        descriptors = {runtime.index(n) for n in kept if signature[n].startswith("tensordesc")}
+        descriptors = {
+            runtime.index(n): _tensor_map_maker(n, signature[n]) if n in tensor_maps else None
+            for n in kept
+            if signature[n].startswith("tensordesc")
+        }
         select = _selector(indexes, len(runtime), descriptors)
         return _Compiled(kernel, select, pointers, compiled.globals_used, debug, compiled)
 
 
-def _parameters(name: str, spec: str) -> tuple[list[str], list[str]]:
+def _parameters(name: str, spec: str, tensor_map: bool) -> tuple[list[str], list[str]]:
     """The kernel parameters (signature kinds) that the runtime argument `name` of signature
     `spec` becomes, and how errors name each: one, or a host descriptor's base pointer, shape
-    and strides, as the frontend declares them."""
+    and strides, as the frontend declares them, after its tensor map where it has one."""
     match = _DESCRIPTOR_SPEC.match(spec)
     if match is None:
         return [spec], [f"argument `{name}`"]
     rank = len(match.group(2).split(","))
-    names = [f"the tensor of descriptor `{name}`"]
+    kinds = ["tensormap"] if tensor_map else []
+    names = [f"the tensor map of descriptor `{name}`"] if tensor_map else []
+    names += [f"the tensor of descriptor `{name}`"]
     names += [f"the shape of descriptor `{name}`"] * rank
     names += [f"the strides of descriptor `{name}`"] * rank
-    return [f"*{match.group(1)}"] + ["i64"] * (2 * rank), names
+    return kinds + [f"*{match.group(1)}"] + ["i64"] * (2 * rank), names
 
 
-def _selector(indexes: list[int], count: int, descriptors: set[int]):
+def _tensor_map_maker(name: str, spec: str):
+    """The `TensorMaps` of descriptor argument `name` of signature `spec`."""
+    from .tensor_maps import TensorMaps  # the NVIDIA lowering's box rules: loaded when needed
+
+    element, block = _DESCRIPTOR_SPEC.match(spec).groups()
+    padding = "nan" if spec.rstrip("> ").endswith("nan") else "zero"
+    return TensorMaps(name, element, [int(b) for b in block.split(",")], padding)
+
+
+def _selector(indexes: list[int], count: int, descriptors: dict):
     """`runtime values -> kernel arguments`: the values at `indexes` (the others became
-    constants), those at `descriptors` (each a sequence: base, shape..., strides...) spread
-    into their parts; None when that is every value as it is."""
+    constants), those in `descriptors` (each a sequence: base, shape..., strides...) spread
+    into their parts, after their tensor map where `descriptors` gives its `TensorMaps`;
+    None when that is every value as it is."""
     if not descriptors:
         if indexes == list(range(count)):
             return None
         return (lambda r: ()) if not indexes else _tuple_getter(indexes)
-    plan = tuple((i, i in descriptors) for i in indexes)
+    plan = tuple((i, i in descriptors, descriptors.get(i)) for i in indexes)
 
     def select(values):
         args = []
-        for i, spread in plan:
+        for i, spread, tensor_maps in plan:
             if spread:
+                if tensor_maps is not None:
+                    args.append(tensor_maps.encode(values[i]))
                 args.extend(values[i])
             else:
                 args.append(values[i])
@@ -308,7 +327,9 @@ _PARAM_FORMATS = {
     "u64": "Q",
     "fp32": "f",
     "fp64": "d",
+    "tensormap": "128s",  # a CUtensorMap, passed by value (runtime/tensor_maps.py)
 }
+_TENSOR_MAP_ALIGNMENT = 64
 
 
 class PackedParams:
@@ -333,7 +354,7 @@ class PackedParams:
             if code is None:
                 raise cuda_driver.CudaError(f"no kernel parameter of type {kind!r}")
             size = struct.calcsize(code)
-            padding = -offset % size
+            padding = -offset % _TENSOR_MAP_ALIGNMENT if kind == "tensormap" else -offset % size
             text += "x" * padding + code
             offsets.append(offset + padding)
             offset += padding + size

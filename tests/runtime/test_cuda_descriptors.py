@@ -2,8 +2,9 @@
 for real (TTIR -> ... -> cubin, where a linker is present) and the driver is a stand-in that
 records each launch with the parameters read back from the `void**` array as cuLaunchKernel
 reads them. A descriptor must arrive as the frontend expands it (base pointer, shape, strides),
-on the slow path and the hot path alike; its errors name it. The same kernels on a GPU are
-tests/gpu/test_descriptor_gpu.py's."""
+on the slow path and the hot path alike, after its tensor map where the kernel reads it by
+tensor copies (sm_90; the driver's encoder is a stand-in too); its errors name it. The same
+kernels on a GPU are tests/gpu/test_descriptor_gpu.py's."""
 
 import ctypes
 import random
@@ -16,7 +17,7 @@ import naiad.language as tl
 from naiad import knobs
 from naiad.backends.nvidia import driver as cuda_driver
 from naiad.backends.nvidia import link
-from naiad.runtime import cuda_launcher
+from naiad.runtime import cuda_launcher, tensor_maps
 from naiad.runtime.binder import make_binder
 from naiad.tools.tensor_descriptor import TensorDescriptor
 
@@ -60,7 +61,9 @@ def _read(kinds, address):
     """The parameters as the driver reads them from a `void**` array."""
     pointers = (ctypes.c_void_p * len(kinds)).from_address(address)
     return tuple(
-        (ctypes.c_uint64 if k.startswith("*") else _CTYPES[k]).from_address(p).value
+        ctypes.string_at(p, 128)
+        if k == "tensormap"
+        else (ctypes.c_uint64 if k.startswith("*") else _CTYPES[k]).from_address(p).value
         for k, p in zip(kinds, pointers)
     )
 
@@ -69,7 +72,7 @@ def _read(kinds, address):
 def fake_driver(monkeypatch):
     """Records each launch as (path, grid, kernel signature, parameters)."""
     launches = []
-    monkeypatch.setattr(cuda_launcher, "_arch", lambda device: "cuda:sm_90a")
+    monkeypatch.setattr(cuda_launcher, "_arch", lambda device: "cuda:sm_80")
     monkeypatch.setattr(cuda_launcher, "_stream_reader", lambda: lambda device: 7)
     monkeypatch.setattr(  # the handle is the kernel itself, so a launch knows its signature
         cuda_driver.CubinKernel,
@@ -94,6 +97,21 @@ def fake_driver(monkeypatch):
     with knobs.override(NAIAD_BACKEND="auto"):
         yield launches
     scale_tiles.forget_compiled()
+
+
+def _fake_tensor_map(self, address: int, sizes_and_strides: tuple) -> bytes:
+    """A stand-in for the driver's encoding: the fields it is made from, padded to 128 bytes."""
+    text = f"{self.name} {address} {sizes_and_strides} {self.box} {self.swizzle} {self.fill}"
+    return text.encode().ljust(128, b"\0")
+
+
+@pytest.fixture
+def fake_hopper(fake_driver, monkeypatch):
+    """`fake_driver` on an sm_90a device, whose kernels read aligned descriptors by tensor
+    copies; tensor maps are encoded by `_fake_tensor_map`."""
+    monkeypatch.setattr(cuda_launcher, "_arch", lambda device: "cuda:sm_90a")
+    monkeypatch.setattr(tensor_maps.TensorMaps, "_encode", _fake_tensor_map)
+    return fake_driver
 
 
 def _descriptor(address, rows, cols, block=(16, 32), device="cuda:0", dtype="float32"):
@@ -190,10 +208,32 @@ def test_the_binder_keys_a_descriptor_by_what_specializes_it():
 
 
 def test_the_selector_spreads_descriptors_and_drops_constants():
-    select = cuda_launcher._selector([0, 2, 3], 4, {2})
+    select = cuda_launcher._selector([0, 2, 3], 4, {2: None})
     values = ("x", "one", (4096, 40, 64, 64, 1), 2.5)
     assert list(select(values)) == ["x", 4096, 40, 64, 64, 1, 2.5]
-    assert cuda_launcher._selector([0, 1], 2, set()) is None
+    assert cuda_launcher._selector([0, 1], 2, {}) is None
+
+
+@needs_linker
+def test_an_aligned_descriptor_on_hopper_arrives_with_its_tensor_map(fake_hopper):
+    """Aligned rows: the kernel takes the descriptor's tensor map, then its parts; a map is
+    encoded per tensor (address, shape, strides) with the block's box and swizzle (16 x 32
+    fp32: rows of 128 bytes), on the slow path and the hot path alike. Rows of 40 elements
+    (160 bytes) are not 16-element aligned: that descriptor keeps the pointer ABI."""
+    src, dst = _descriptor(4096, 48, 64), _descriptor(8192, 48, 64)
+    scale_tiles[(3, 2)](src, dst, 2.0, BM=16, BN=32)
+    scale_tiles[(3, 2)](_descriptor(12288, 32, 64), dst, 2.0, BM=16, BN=32)
+    kinds = ("tensormap", *DESCRIPTOR_KINDS)
+    assert [path for path, *_ in fake_hopper] == ["slow", "fast"]
+    assert {k for _, _, k, _ in fake_hopper} == {(*kinds * 2, "fp32")}
+    maps = [(values[0], values[6]) for _, _, _, values in fake_hopper]
+    assert maps[0][0].rstrip(b"\0") == b"src 4096 (48, 64, 64, 1) (32, 16) 3 0"
+    assert maps[1][0].rstrip(b"\0") == b"src 12288 (32, 64, 64, 1) (32, 16) 3 0"
+    assert maps[0][1] == maps[1][1] and maps[0][1].startswith(b"dst 8192 (48, 64, 64, 1)")
+    assert fake_hopper[1][3][1:6] == (12288, 32, 64, 64, 1)
+    fake_hopper.clear()
+    scale_tiles[(1,)](_descriptor(4096, 48, 40), _descriptor(8192, 48, 40), 2.0, BM=16, BN=32)
+    assert [k for _, _, k, _ in fake_hopper] == [(*DESCRIPTOR_KINDS * 2, "fp32")]
 
 
 @needs_linker

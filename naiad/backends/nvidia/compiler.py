@@ -12,6 +12,7 @@ only the cubin needs a linker.
 
 from __future__ import annotations
 
+from ...dialects import tt
 from ...errors import InternalError
 from ...ir import Operation
 from ...ir.errors import VerificationError
@@ -107,12 +108,24 @@ def to_llvm(c: Compilation) -> None:
     from .lowering import lower_module  # the lowering is large: loaded on the first compile
 
     c.run_passes("llir", LLIR_PIPELINE)
+    c.metadata["tensor_maps"] = _tensor_maps(c.module)
     options = c.options
     llir = lower_module(
         c.module, c.target, options.debug, options.maxnreg, options.enable_fp_fusion
     )
     c.metadata["shared"] = c.module.attributes["ttg.shared"].value  # the lowering's scratch too
     c.module = c.asm["llir"] = llir
+
+
+def _tensor_maps(module) -> list[str]:
+    """The descriptor arguments the kernel takes a tensor map of (frontend/tensor_maps.py),
+    by name: the launcher encodes one for each."""
+    (kernel,) = [op for op in module.body.ops if isinstance(op, tt.FuncOp)]
+    return [
+        arg.location.name.removesuffix(".tensor_map")
+        for arg in kernel.body.block.arguments
+        if isinstance(arg.type, tt.TensorDescType)
+    ]
 
 
 def to_ptx(c: Compilation) -> None:

@@ -218,6 +218,20 @@ def load_function(cubin: bytes, entry: str, device: int, shared: int) -> Functio
 
 
 # -- launching -------------------------------------------------------------------------------------
+class _TensorMapSlot(ctypes.Structure):
+    """A `CUtensorMap` parameter: 128 bytes, written whole (`value`)."""
+
+    _fields_ = (("raw", ctypes.c_uint8 * 128),)
+
+    @property
+    def value(self) -> bytes:
+        return bytes(self.raw)
+
+    @value.setter
+    def value(self, data: bytes) -> None:
+        ctypes.memmove(ctypes.addressof(self), data, 128)
+
+
 _SCALAR_TYPES = {
     "i1": ctypes.c_int8,
     "i8": ctypes.c_int8,
@@ -231,6 +245,7 @@ _SCALAR_TYPES = {
     "u64": ctypes.c_uint64,
     "fp32": ctypes.c_float,
     "fp64": ctypes.c_double,
+    "tensormap": _TensorMapSlot,
 }
 
 

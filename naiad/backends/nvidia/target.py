@@ -144,6 +144,7 @@ _INSTRUCTIONS = (
     (r"redux\.sync", PtxIsa(7, 0), 80, False),
     (r"mbarrier\.try[._]wait", PtxIsa(7, 8), 90, False),
     (r"stmatrix", PtxIsa(7, 8), 90, False),
+    (r"cp\.async\.bulk", PtxIsa(8, 0), 90, False),
     (r"\bmapa\b|barrier\.cluster", PtxIsa(7, 8), 90, False),
     (r"griddepcontrol", PtxIsa(7, 8), 90, False),
     (r"e4m3x2|e5m2x2", PtxIsa(7, 8), 89, False),

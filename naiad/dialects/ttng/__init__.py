@@ -37,6 +37,13 @@ from ...ir.types import i32
 from ..base import BoolAttrC, I32Attr
 from ..tt.attributes import InputPrecision
 from ..ttg.types import TTG_MemDesc
+from .tensor_copies import (  # the pipelined tensor copies' ops
+    AsyncTMACopyGlobalToLocalOp,
+    BarrierExpectOp,
+    InitBarrierOp,
+    InvalBarrierOp,
+    WaitBarrierOp,
+)
 
 AnyTensor = TensorOf(AnyType)
 
@@ -88,3 +95,15 @@ class FenceAsyncSharedOp(Operation):
     bCluster = opt_attribute(BoolAttrC)  # the ODS name
     assembly_format = "attr-dict"
     attribute_defaults: ClassVar[dict] = {"bCluster": BoolAttr(False)}
+
+
+__all__ = [
+    "AsyncTMACopyGlobalToLocalOp",
+    "BarrierExpectOp",
+    "FenceAsyncSharedOp",
+    "InitBarrierOp",
+    "InvalBarrierOp",
+    "WaitBarrierOp",
+    "WarpGroupDotOp",
+    "WarpGroupDotWaitOp",
+]

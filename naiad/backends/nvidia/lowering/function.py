@@ -31,6 +31,7 @@ from . import (  # noqa: F401  (each module registers its lowerings)
     scalar_maps,
     scan,
     shared_memory,
+    tma,
     wgmma,
 )
 from .context import Context, lowers
@@ -81,7 +82,7 @@ def lower_module(
     for index, arg in enumerate(block.arguments):
         name = f"%arg{index}"
         ctx[arg] = [name]
-        params.append(f"{llvm_type(arg.type)} {name}")
+        params.append(f"{_parameter_type(arg.type)} {name}")
     if debug:
         params += bounds.install(ctx, func)
     ctx.lower_block(block)
@@ -104,6 +105,15 @@ def lower_module(
         "",
     ]
     return "\n".join(lines)
+
+
+def _parameter_type(t) -> str:
+    """A kernel parameter's LLVM type: a tensor map (`!tt.tensordesc`, lowering/tma.py) is the
+    128-byte `CUtensorMap` itself, passed by value and read in place (`__grid_constant__`), as
+    the copy engine needs its address; every other argument is a scalar."""
+    if isinstance(t, tt.TensorDescType):
+        return 'ptr byval([128 x i8]) align 64 "nvvm.grid_constant"'
+    return llvm_type(t)
 
 
 def _calls(em) -> bool:

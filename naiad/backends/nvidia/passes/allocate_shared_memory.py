@@ -8,7 +8,8 @@ allocation to the last use of the buffer or of any view of it (`ttg.memdesc_*`).
 a loop or an `if` keeps the buffer live for that whole op, so a buffer read in every iteration
 survives the iterations between. Buffers whose live ranges overlap get disjoint bytes; the
 others share them. Placement is first fit, largest buffer first, each at a 16-byte boundary,
-or at its swizzle atom's for a `#ttg.nvmma_shared` buffer (8 rows of the swizzle width: the
+or at its swizzle atom's for a `#ttg.nvmma_shared` buffer or a tensor copy's scratch (8 rows
+of the swizzle width: the
 hardware swizzles by address bits, wgmma.py).
 
 Sets `allocation.offset` (i32) on every op owning a buffer (and `allocation.size`, the bytes
@@ -35,7 +36,7 @@ from ....dialects.ttg.types import MemDescType
 from ....ir import IntegerAttr, Operation, register_pass
 from ....ir.passes import Pass
 from ....ir.types import i32
-from .scratch_size import scratch_bytes
+from .scratch_size import scratch_alignment, scratch_bytes
 
 ALIGNMENT = 16
 
@@ -102,7 +103,7 @@ def _buffers(func: Operation) -> list[Buffer]:
             continue
         size = scratch_bytes(op)
         if size:
-            buffers.append(Buffer(op, size, index[op], index[op]))
+            buffers.append(Buffer(op, size, index[op], index[op], scratch_alignment(op)))
     return buffers
 
 

@@ -6,7 +6,9 @@ ordered by contiguity (longest first) and, along the fastest, how many elements 
 access at once: min(contiguity, divisibility in elements, 128 bits), at most the elements per
 thread, raised to the widest of the memory ops connected to it by def-use chains with the same
 shape and order (a store keeps its own limit: a thread writing more than 16 bytes leaves gaps in
-the warp's writes). Always legal: the op's operands are converted to that layout and its
+the warp's writes). A block moved by a tensor copy (`tt.descriptor_load` / `tt.descriptor_store`,
+read or written through shared memory) takes 16 bytes a thread along its rows, the widest
+shared-memory access. Always legal: the op's operands are converted to that layout and its
 results back, and remove-layout-conversions carries the new layout to the neighbours.
 
     %v = tt.load %p : tensor<1024x!tt.ptr<f32>, #blocked>                (sizePerThread = [1])
@@ -65,8 +67,24 @@ class Coalesce(Pass):
         for op in memory_ops:
             neighbours = groups[component[op]]
             chosen[op] = _coalesced_encoding(op, neighbours, analysis, num_warps, threads)
+        for op in module.walk():
+            if isinstance(op, (tt.DescriptorLoadOp, tt.DescriptorStoreOp)):
+                chosen[op] = _tensor_copy_encoding(op, num_warps, threads)
         for op, encoding in chosen.items():
             _relayout(op, encoding)
+
+
+def _tensor_copy_encoding(op, num_warps: int, threads: int):
+    """16 bytes a thread along the rows of a tensor copy's block (see the module doc)."""
+    t = op.desc.type.block_type
+    shape = list(t.shape)
+    elements = 1
+    for d in shape:
+        elements *= d
+    per_thread = min(128 // t.element_type.width, max(elements // (num_warps * threads), 1))
+    size = [1] * (len(shape) - 1) + [min(per_thread, shape[-1])]
+    order = list(range(len(shape) - 1, -1, -1))
+    return BlockedEncodingAttr.for_shape(shape, size, order, num_warps, threads)
 
 
 def _per_thread(op: Operation, order, analysis: AxisInfoAnalysis) -> int:

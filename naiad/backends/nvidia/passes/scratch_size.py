@@ -15,7 +15,9 @@ raises an InternalError when they disagree, so the two cannot drift silently.
   bytes): a step exchanges one total per block;
 - `tt.atomic_rmw`, `tt.atomic_cas` whose old values are used and held by several threads: the
   tensor; a used scalar: 8 bytes;
-- `tt.histogram`: 4 bytes per bin.
+- `tt.histogram`: 4 bytes per bin;
+- `tt.descriptor_load`, `tt.descriptor_store` (tensor copies, `lowering/tma.py`): the block, and
+  a load's `mbarrier`, at a 1024-byte boundary (`scratch_alignment`).
 
 Shape ops that may exchange registers through memory (`tt.trans`, `tt.join`, `tt.cat`, ...)
 are not sized here: their lowering asks at run time, and gets room past every allocation.
@@ -114,6 +116,20 @@ def _histogram(op) -> int:
     return op.result.type.shape[0] * 4
 
 
+def _tensor_copy(op) -> int:
+    from ..lowering.tma import scratch_bytes as tensor_copy_bytes
+
+    return tensor_copy_bytes(op)
+
+
+def scratch_alignment(op) -> int:
+    """The boundary `op`'s scratch starts at: a swizzled tensor copy's destination needs its
+    swizzle atom's; 16 bytes for every other op."""
+    from ..lowering.tma import SCRATCH_ALIGNMENT
+
+    return SCRATCH_ALIGNMENT if op.name in ("tt.descriptor_load", "tt.descriptor_store") else 16
+
+
 _RULES = {
     "ttg.convert_layout": _convert,
     "tt.reduce": _reduce,
@@ -121,4 +137,6 @@ _RULES = {
     "tt.atomic_rmw": _atomic,
     "tt.atomic_cas": _atomic,
     "tt.histogram": _histogram,
+    "tt.descriptor_load": _tensor_copy,
+    "tt.descriptor_store": _tensor_copy,
 }

@@ -1,0 +1,96 @@
+"""Host tensor descriptors read and written by the tensor memory accelerator (TMA, sm_90 and later).
+
+Everywhere a host `TensorDescriptor` is its base pointer, shape and strides, and its blocks are
+loaded and stored through pointers (language/tensor_descriptors.py). On an NVIDIA target with
+TMA, a descriptor whose tensor the hardware can address is also passed as a tensor map: the
+128-byte `CUtensorMap` the launcher encodes (runtime/tensor_maps.py), a `!tt.tensordesc`
+argument ahead of its parts, named `desc.tensor_map`. The tensor qualifies when the launcher
+proved its base aligned to 16 bytes and every stride but the last a multiple of 16 elements
+(the `tt.divisibility` facts it specializes on; TMA needs 16-byte aligned rows).
+
+A block access then becomes `tt.descriptor_load` / `tt.descriptor_store`, which the NVIDIA back
+end lowers to one bulk tensor copy through shared memory (lowering/tma.py), when the block is
+one the copy moves whole: two dimensions, rows of at least 32 bytes (the narrowest swizzled
+row) and at least 8 of them, no `bool` elements, and NaN padding only for floats (the copy's
+NaN fill). Loads inside loops keep the pointer path: the pipeliner overlaps those with
+`cp.async` across iterations, which it does not do for tensor copies yet. Out-of-bounds
+elements are zero-filled (NaN for `padding="nan"`) and never written, as through pointers.
+"""
+
+from __future__ import annotations
+
+from .. import ir
+from ..dialects import scf, tt
+from ..language import core
+from ..language import dtypes as t
+from .types import ir_type
+
+# A TMA row of fewer bytes has no swizzled shared layout (lowering/tma.py).
+_MIN_ROW_BYTES = 32
+_MIN_ROWS = 8
+_DIVISIBLE = "tt.divisibility"
+
+
+def qualifies(target, block_type: t.block_type, padding: str, base_attributes: dict, parts: dict):
+    """Whether a host descriptor of `block_type` and `padding` is passed as a tensor map on
+    `target`, from its base pointer's attributes and its parts' (`stride.i` -> attributes)."""
+    if target.backend != "cuda" or target.arch < 90 or target.debug:
+        return False
+    rank = len(block_type.shape)
+    aligned = [base_attributes] + [parts.get(f"stride.{i}", {}) for i in range(rank - 1)]
+    return all(_divisible_by_16(a) for a in aligned) and block_moves_whole(block_type, padding)
+
+
+def block_moves_whole(block_type: t.block_type, padding: str = "zero") -> bool:
+    """Whether one bulk tensor copy moves a block of `block_type` (see the module doc)."""
+    element = block_type.element_ty
+    if len(block_type.shape) != 2 or element == t.int1:
+        return False
+    if padding == "nan" and not element.is_floating():
+        return False
+    rows, columns = block_type.shape
+    return columns * element.primitive_bitwidth // 8 >= _MIN_ROW_BYTES and rows >= _MIN_ROWS
+
+
+def _divisible_by_16(attributes: dict) -> bool:
+    attr = attributes.get(_DIVISIBLE)
+    return attr is not None and attr.value % 16 == 0
+
+
+def argument_type(block_type: t.block_type) -> ir.Type:
+    """The `!tt.tensordesc` argument of a tensor map for blocks of `block_type`."""
+    return tt.TensorDescType(ir_type(block_type))
+
+
+class TensorMap:
+    """A descriptor's tensor map argument (`handle`), building its accesses with `irb`."""
+
+    def __init__(self, handle, irb, block_type: t.block_type):
+        self.handle, self.irb, self.block_type = handle, irb, block_type
+
+    def load(self, semantic, offsets):
+        """The block at `offsets` by a tensor copy, or None where pointers load it (in a loop)."""
+        if self._in_loop():
+            return None
+        indices = self._indices(semantic, offsets)
+        op = self.irb._create(tt.DescriptorLoadOp, self.handle, indices)
+        return core.tensor(op.result, self.block_type)
+
+    def store(self, semantic, offsets, value) -> None:
+        """Store `value` at `offsets` by a tensor copy."""
+        indices = self._indices(semantic, offsets)
+        self.irb._create(tt.DescriptorStoreOp, self.handle, value.handle, indices)
+
+    def _indices(self, semantic, offsets) -> list:
+        return [semantic.cast(semantic.to_tensor(o), t.int32).handle for o in offsets]
+
+    def _in_loop(self) -> bool:
+        block = self.irb.builder.block
+        while block is not None:
+            op = block.parent_op()
+            if op is None:
+                return False
+            if isinstance(op, (scf.ForOp, scf.WhileOp)):
+                return True
+            block = op.parent
+        return False

@@ -1,0 +1,85 @@
+"""Host descriptors compiled for tensor copies on sm_90a (frontend/tensor_maps.py,
+lowering/tma.py), assembled by ptxas: which accesses become `cp.async.bulk.tensor` (one per box),
+the tensor map parameters, and the accesses that keep pointers (sm_80, misaligned rows, loads in
+loops, debug mode). The values on a GPU: tests/gpu/test_tensor_copies_gpu.py."""
+
+import re
+
+import numpy as np
+import pytest
+from test_lowering import assemble
+from test_toolchain import needs_ptxas
+
+import naiad
+import naiad.language as tl
+from naiad.tools.tensor_descriptor import TensorDescriptor
+
+
+@naiad.jit
+def shift_tiles(src, dst, BM: tl.constexpr, BN: tl.constexpr):
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    dst.store([pm * BM, pn * BN], src.load([pm * BM, pn * BN]) + 1)
+
+
+@naiad.jit
+def row_block_sums(src, out_ptr, K, BM: tl.constexpr, BK: tl.constexpr):
+    acc = tl.zeros((BM, BK), tl.float32)
+    for k in range(0, K, BK):
+        acc += src.load([tl.program_id(0) * BM, k]).to(tl.float32)
+    tl.store(out_ptr + tl.arange(0, BM), tl.sum(acc, 1))
+
+
+def _compile(kernel, args, target="cuda:sm_90a", **kwargs):
+    return kernel.warmup(*args, grid=(1, 1), target=target, **kwargs)
+
+
+def _loads_and_stores(ptx: str) -> tuple[int, int]:
+    return (
+        len(re.findall(r"cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global", ptx)),
+        len(re.findall(r"cp\.async\.bulk\.tensor\.2d\.global\.shared::cta", ptx)),
+    )
+
+
+@needs_ptxas
+@pytest.mark.parametrize(
+    "dtype, block, boxes",
+    [
+        (np.float16, (64, 64), 1),
+        (np.float16, (32, 128), 2),
+        (np.float32, (8, 8), 1),
+        (np.int8, (32, 64), 1),
+        (np.float32, (512, 32), 2),
+    ],
+)
+def test_aligned_blocks_move_by_tensor_copies(dtype, block, boxes, tmp_path):
+    """One copy per box each way (a box: rows of at most 128 bytes, at most 256 of them),
+    completing on an mbarrier; the tensor maps are 128-byte parameters ahead of each
+    descriptor's parts; nothing spills."""
+    x = np.random.default_rng(0).standard_normal((1024, 256)).astype(dtype)
+    descs = [TensorDescriptor.from_tensor(a, list(block)) for a in (x, np.empty_like(x))]
+    ptx = _compile(shift_tiles, descs, BM=block[0], BN=block[1]).asm["ptx"]
+    report = assemble(ptx, "sm_90a", tmp_path)
+    assert _loads_and_stores(ptx) == (boxes, boxes)
+    assert "mbarrier.try_wait.parity" in ptx and "fence.proxy.async.shared::cta" in ptx
+    assert len(re.findall(r"\.param \.align 64 \.b8 \w+\[128\]", ptx)) == 2
+    assert "ld.global" not in ptx and "st.global" not in ptx
+    assert " 0 bytes spill stores" in report
+
+
+@needs_ptxas
+def test_other_accesses_keep_pointers(tmp_path):
+    x = np.random.default_rng(1).standard_normal((128, 80)).astype(np.float16)
+    aligned = [TensorDescriptor.from_tensor(a, [64, 64]) for a in (x, np.empty_like(x))]
+    assert _loads_and_stores(
+        _compile(shift_tiles, aligned, "cuda:sm_80", BM=64, BN=64).asm["ptx"]
+    ) == (0, 0)
+    rows_of_72 = np.empty((128, 72), np.float16)  # 144-byte rows: not 16 elements apart
+    descs = [TensorDescriptor(rows_of_72, [128, 70], [72, 1], [64, 64]) for _ in range(2)]
+    ptx = _compile(shift_tiles, descs, BM=64, BN=64).asm["ptx"]
+    assert _loads_and_stores(ptx) == (0, 0)
+    debug = _compile(shift_tiles, aligned, BM=64, BN=64, debug=True).asm["ptx"]
+    assert _loads_and_stores(debug) == (0, 0)
+    in_loop = _compile(row_block_sums, [aligned[0], np.empty(64, np.float32), 80], BM=64, BK=64)
+    assemble(in_loop.asm["ptx"], "sm_90a", tmp_path)
+    assert _loads_and_stores(in_loop.asm["ptx"]) == (0, 0)
