@@ -132,6 +132,12 @@ host_cpu = _Text(
     "compile host code for this CPU model instead of the one detected (e.g. x86-64-v2: no AVX, "
     "no F16C); it must be one this machine can run",
 )
+cpu_loader = _Text(
+    "NAIAD_CPU_LOADER",
+    "how CPU object code is linked into the process: 'auto' (unset): Naiad's own linker where it "
+    "handles the object, else LLVM's ORC JIT; 'naiad': Naiad's linker only (an object it cannot "
+    "link is an error); 'orc': LLVM's always",
+)
 num_threads = _Int(
     "NAIAD_NUM_THREADS", "threads running a CPU kernel's programs (0: one per available CPU)"
 )
@@ -179,17 +185,30 @@ _LAUNCH_SETTINGS = (interpret.env, backend.env, debug.env)
 # every launch would pay three times.
 _ENVIRON_TABLE = getattr(os.environ, "_data", None)
 _ENCODED_LAUNCH_SETTINGS = tuple(os.environ.encodekey(env) for env in _LAUNCH_SETTINGS)
+_ENCODED_TWINS = tuple(
+    os.environ.encodekey(TRITON_TWINS[env]) for env in (interpret.env, debug.env)
+)
 
 
 def launch_settings() -> tuple:
     """The raw values of the settings that steer a launch (NAIAD_INTERPRET, NAIAD_BACKEND,
-    NAIAD_DEBUG) as one hashable tuple, in tens of nanoseconds: the launch hot path keys its
-    prepared launches by it, so that changing one (in the environment or with `override()`)
-    sends the next launch through the full path again."""
-    if _overrides or _ENVIRON_TABLE is None or _as_triton[0]:
+    NAIAD_DEBUG; while Naiad stands in for Triton, an unset one's TRITON_* twin) as one
+    hashable tuple, in tens of nanoseconds: the launch hot path keys its prepared launches by
+    it, so that changing one (in the environment or with `override()`) sends the next launch
+    through the full path again. Read from the environment's own table, the values are bytes
+    (text only where `override()` is in force)."""
+    if _overrides or _ENVIRON_TABLE is None:
         return tuple(_raw(env) for env in _LAUNCH_SETTINGS)
     get = _ENVIRON_TABLE.get
     interpret_name, backend_name, debug_name = _ENCODED_LAUNCH_SETTINGS
+    if _as_triton[0]:  # as `_raw` reads them (every Triton program under `naiad.run` is here)
+        interpret, debug = get(interpret_name), get(debug_name)
+        interpret_twin, debug_twin = _ENCODED_TWINS
+        return (
+            get(interpret_twin) if interpret is None else interpret,
+            get(backend_name),
+            get(debug_twin) if debug is None else debug,
+        )
     return (get(interpret_name), get(backend_name), get(debug_name))
 
 

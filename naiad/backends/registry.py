@@ -40,7 +40,13 @@ from ..passes.pipeline import run_pipeline
 
 @dataclass(frozen=True)
 class CompileOptions:
-    """The launch options stages may read (Triton's names), and debug mode."""
+    """The launch options stages may read (Triton's names), and debug mode.
+
+    `debug` is Naiad's debug mode: assertions on and every access bounds-checked (on a GPU,
+    against extents the launch passes, so such launches never take the hot path). `asserts`
+    turns the assertions alone on: `tl.device_assert`, and integer overflow checks unless
+    `sanitize_overflow` is False. That is what Triton's own `debug` option means, as
+    `triton.compile` takes it (Inductor compiles every kernel so, for its indexing asserts)."""
 
     num_warps: int = 4
     num_ctas: int = 1
@@ -48,6 +54,13 @@ class CompileOptions:
     maxnreg: int | None = None
     debug: bool = False
     enable_fp_fusion: bool = True
+    asserts: bool = False
+    sanitize_overflow: bool = True
+
+    @property
+    def assertions(self) -> bool:
+        """Whether the language compiles its assertions: in debug mode, or asked alone."""
+        return self.debug or self.asserts
 
 
 @dataclass

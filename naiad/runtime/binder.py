@@ -226,9 +226,14 @@ def _binding(params, align_free) -> tuple[str, list[str], dict, list[str], list[
         "    __g = __grid",
         "    if __type(__g) is not __tuple and __callable(__g):",
         f"        __g = __g({_by_name(params)})",
-        "    if __type(__g) is __tuple and __len(__g) == 1 and __type(__g[0]) is __int"
-        f" and 0 < __g[0] <= {GRID_LIMITS[0]}:",
+        "    __n = __len(__g) if __type(__g) is __tuple else 0",
+        f"    if __n == 1 and __type(__g[0]) is __int and 0 < __g[0] <= {GRID_LIMITS[0]}:",
         "        __dims = (__g[0], 1, 1)",
+        # three sizes, as libraries that launch compiled kernels pass them (Inductor)
+        "    elif __n == 3 and __type(__g[0]) is __int and __type(__g[1]) is __int"
+        f" and __type(__g[2]) is __int and 0 < __g[0] <= {GRID_LIMITS[0]}"
+        f" and 0 < __g[1] <= {GRID_LIMITS[1]} and 0 < __g[2] <= {GRID_LIMITS[2]}:",
+        "        __dims = __g",
         "    else:",
         "        __dims = __launch_dims(__g)",
         "    if __options:",

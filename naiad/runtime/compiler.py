@@ -78,6 +78,8 @@ def compile_options(options=None, debug: bool = False) -> CompileOptions:
         maxnreg=getattr(options, "maxnreg", None),
         debug=bool(debug),
         enable_fp_fusion=getattr(options, "enable_fp_fusion", True),
+        asserts=bool(getattr(options, "asserts", False)),
+        sanitize_overflow=bool(getattr(options, "sanitize_overflow", True)),
     )
 
 

@@ -3,7 +3,8 @@
 Each JIT function gets one `CpuLauncher` (jit.py keeps it). A launch specializes its arguments
 (specialization.py) and finds the loaded kernel of that specialization (in memory), else
 compiles it (runtime/compiler.py: TTIR → Linalg → LLVM → object code, through the disk cache;
-debug mode is part of the key) and links the object into the process once. Each launch packs
+the options the CPU's compile reads - debug mode, assertions - are part of the key,
+`cpu_options`) and links the object into the process once. Each launch packs
 the parameter block (cpu_parameters.py: grid size, then one 8-byte slot per argument of the
 compiled function, then the extent of each pointer argument, then whether the launch streams
 its stores: cpu_streaming.py) and runs the grid on the worker pool. A global the kernel read at
@@ -19,6 +20,7 @@ import warnings
 from dataclasses import dataclass
 
 from .. import compile_profile
+from ..backends.registry import CompileOptions
 from ..errors import KernelNotImplementedError
 from . import (
     cpu_objects,  # noqa: F401  (the disk cache keeps the runtime's own objects)
@@ -26,7 +28,7 @@ from . import (
 )
 from .compile_lock import compile_lock, compiled_once
 from .compiled_kernel import CompiledKernel
-from .compiler import begin_compile, compile_options, compile_specialization
+from .compiler import begin_compile, compile_specialization
 from .cpu_fast_launch import FastCpuLaunch
 from .cpu_inline_grid import inline_programs
 from .cpu_parameters import pack_parameters
@@ -109,7 +111,7 @@ def _load(kernel: CompiledKernel) -> CpuLaunchable:
 
 
 class CpuLauncher:
-    """The CPU kernels of one JIT function, loaded, by specialization and debug mode; each
+    """The CPU kernels of one JIT function, loaded, by specialization and compile options; each
     compiled and loaded once, however many threads launch it first (`compiled_once`), whether
     it compiles in the launching thread or in the background (cpu_tiering.py: `_compiling`
     holds the background compiles under way, by key, until their kernel is in the table)."""
@@ -126,7 +128,7 @@ class CpuLauncher:
         self._compiling = {}
 
     def kernel(
-        self, bound: dict, debug: bool, strict: bool = True, grid: tuple | None = None
+        self, bound: dict, options, strict: bool = True, grid: tuple | None = None
     ) -> CpuLaunchable | None:
         """The loaded kernel of this specialization (compiled on first use). Unless `strict`,
         a kernel using something the CPU back end does not compile yet gives None (run it in
@@ -134,20 +136,20 @@ class CpuLauncher:
         unless `strict` and where tiering is on, a small launch of a kernel not compiled yet
         gives INTERPRET (cpu_tiering.py), its compile under way in the background."""
         spec = Specialization.of(self.jit_function, bound)
-        key = (spec.key, debug)
+        key = (spec.key, options)
         found = self.kernels.get(key, _ABSENT)
         if found is not _ABSENT:
             return found
         tiered = not strict and grid is not None and cpu_tiering.mode() == "auto"
         if tiered and not compile_lock.held_here():
-            return self._tiered(key, spec, debug, grid, bound)
+            return self._tiered(key, spec, options, grid, bound)
         return self._wait_for_background(key) or compiled_once(
-            self.kernels, key, lambda: self._make(spec, debug, strict)
+            self.kernels, key, lambda: self._make(spec, options, strict)
         )
 
-    def _make(self, spec, debug: bool, strict: bool, begun=None):
+    def _make(self, spec, options, strict: bool, begun=None):
         """Compile (or finish `begun`, an UnfinishedCompile) and load; see `kernel`."""
-        jit_function, options = self.jit_function, compile_options(None, debug)
+        jit_function = self.jit_function
         try:
             with compile_profile.compiling(jit_function.__name__, "cpu"):
                 if begun is None:
@@ -172,7 +174,7 @@ class CpuLauncher:
             return None
         return cpu_tiering.finish_here(job)
 
-    def _tiered(self, key, spec, debug: bool, grid: tuple, bound: dict):
+    def _tiered(self, key, spec, options, grid: tuple, bound: dict):
         """`kernel` for a launch that tiering may run in the interpreter: only the first launch
         of a specialization does; a second one while it compiles takes the compile over (or
         waits for it), so a kernel launched many times at once costs at most one interpreted
@@ -187,12 +189,14 @@ class CpuLauncher:
                     if self._compiling.get(key) is job:
                         del self._compiling[key]
                 if not job.dropped:  # failed: compile here, where its error is met
-                    return compiled_once(self.kernels, key, lambda: self._make(spec, debug, False))
-            found = self._begin(key, spec, debug, grid, bound)
+                    return compiled_once(
+                        self.kernels, key, lambda: self._make(spec, options, False)
+                    )
+            found = self._begin(key, spec, options, grid, bound)
             if found is not _ABSENT:
                 return found
 
-    def _begin(self, key, spec, debug: bool, grid: tuple, bound: dict):
+    def _begin(self, key, spec, options, grid: tuple, bound: dict):
         """Under the compile lock: the kernel of `key` when loaded or when its compile is not
         worth tiering (compiled here), INTERPRET when its compile goes to the background, or
         _ABSENT when another thread's background compile of it began meanwhile."""
@@ -206,18 +210,18 @@ class CpuLauncher:
             if job is not None and job.current():
                 return _ABSENT
             try:
-                begun = begin_compile(self.jit_function, spec, "cpu", compile_options(None, debug))
+                begun = begin_compile(self.jit_function, spec, "cpu", options)
             except KernelNotImplementedError:  # compiled again by `_make`, which warns
                 begun = None
             if isinstance(begun, CompiledKernel):  # the disk cache had it
                 table[key] = found = _load(begun)
                 return found
             if begun is None:
-                table[key] = found = self._make(spec, debug, False)
+                table[key] = found = self._make(spec, options, False)
                 return found
             n_programs = grid[0] * grid[1] * grid[2]
             if not cpu_tiering.is_small(begun.ttir, n_programs, bound, grid):
-                table[key] = found = self._make(spec, debug, False, begun)
+                table[key] = found = self._make(spec, options, False, begun)
                 return found
             job = cpu_tiering.BackgroundJob(
                 lambda background: self._finish(table, compiling, key, begun, background)
@@ -241,18 +245,19 @@ class CpuLauncher:
         for want of a compiled kernel). A launch that tiering ran in the interpreter while the
         kernel compiles gets the kernel to come (`cpu_tiering.CompiledLater`), as Triton's
         launch returns the compiled kernel: reading it waits for the compile."""
-        key = (Specialization.of(self.jit_function, bound).key, debug)
+        options = cpu_options(options, debug)
+        key = (Specialization.of(self.jit_function, bound).key, options)
         launchable = self.kernels.get(key)
         if launchable is not None:
             return launchable.kernel
         job = self._compiling.get(key)
         if job is None or not job.current():
             return None
-        return cpu_tiering.CompiledLater(lambda: self._kernel_of(key, bound, debug))
+        return cpu_tiering.CompiledLater(lambda: self._kernel_of(key, bound, options))
 
-    def _kernel_of(self, key, bound: dict, debug: bool) -> CompiledKernel:
+    def _kernel_of(self, key, bound: dict, options) -> CompiledKernel:
         """The CompiledKernel of `key`, compiled or waited for now (CompiledLater)."""
-        launchable = self.kernel(bound, debug, strict=False)
+        launchable = self.kernel(bound, options, strict=False)
         if launchable is None:
             raise AttributeError(f"`{self.jit_function.__name__}` runs in the interpreter")
         return launchable.kernel
@@ -270,9 +275,10 @@ class CpuLauncher:
             return INTERPRET
         addresses, read_only = pointers
         n_programs = grid[0] * grid[1] * grid[2]
-        launchable = self.kernel(bound, debug, strict, grid)
+        compiling = cpu_options(options, debug)
+        launchable = self.kernel(bound, compiling, strict, grid)
         if launchable is INTERPRET:
-            run_grid(self.jit_function, bound, grid, debug, _cpu_language(debug))
+            run_grid(self.jit_function, bound, grid, debug, _cpu_language(compiling))
             return None
         if launchable is None:
             return INTERPRET
@@ -299,12 +305,23 @@ class CpuLauncher:
         return launchable.prepared(self)
 
 
-def _cpu_language(debug: bool):
+def cpu_options(options, debug: bool) -> CompileOptions:
+    """The compile options of a CPU launch with launch `options` (LaunchOptions; None: the
+    defaults) in debug mode or not: only those the CPU's compile reads (assertions), so that
+    launches differing in the others (`num_warps`, `num_stages`) share one kernel."""
+    return CompileOptions(
+        debug=debug,
+        asserts=bool(getattr(options, "asserts", False)),
+        sanitize_overflow=bool(getattr(options, "sanitize_overflow", True)),
+    )
+
+
+def _cpu_language(options: CompileOptions):
     """The language's rules for this machine's CPU (what a compiled launch would have)."""
     from ..backends import registry
 
     backend, target = registry.lookup("cpu")
-    return backend.language_target(target, compile_options(None, debug))
+    return backend.language_target(target, options)
 
 
 def _host_pointers(bound: dict):

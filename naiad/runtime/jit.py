@@ -19,6 +19,7 @@ from .. import knobs
 from ..knobs import launch_settings
 from ..language import core
 from ..language.core import ConstexprFunction  # noqa: F401  (Triton's runtime.jit has it)
+from ..language.target import CUDA_HOPPER
 from ..passes import extensions
 from .binder import Unbound, grid_dims, make_binder, make_entry, tensor_type
 from .compiler import compile_kernel
@@ -289,7 +290,10 @@ class JITFunction(JITSource, KernelInterface):
                 prepared = launcher.launch(bound, dims, options, debug, mode == "cpu")
                 if prepared is not INTERPRET:
                     return prepared, launcher.compiled(bound, options, debug)
-        run_grid(self, bound, dims, debug)
+        rules = CUDA_HOPPER.with_options(
+            debug=debug or options.asserts, sanitize_overflow=options.sanitize_overflow
+        )
+        run_grid(self, bound, dims, debug, rules)
         return None, None
 
     def warmup(self, *args, grid, **kwargs):

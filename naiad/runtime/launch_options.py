@@ -8,7 +8,9 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class LaunchOptions:
-    """Options a launch may pass besides the kernel's own arguments (Triton's names)."""
+    """Options a launch may pass besides the kernel's own arguments (Triton's names, and
+    `asserts`: the assertions compiled without debug mode's bounds checks, as
+    `triton.compile`'s `debug` option compiles them; registry.CompileOptions)."""
 
     num_warps: int = 4
     num_stages: int = 3
@@ -17,6 +19,7 @@ class LaunchOptions:
     debug: bool | None = None
     enable_fp_fusion: bool = True
     sanitize_overflow: bool = True
+    asserts: bool = False
     launch_cooperative_grid: bool = False
     launch_pdl: bool = False
     clc: bool = False

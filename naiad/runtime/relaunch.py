@@ -114,22 +114,57 @@ class TritonCompiledKernel:
 
     def relaunch(self, grid, args) -> None:
         """Launch over `grid` with every argument of the kernel in order (a constexpr's value
-        is taken from the compile), or with the non-constexpr ones only."""
-        fn = self.fn
-        params = fn.params
-        if len(args) not in (len(params), sum(not p.is_constexpr for p in params)):
+        is taken from the compile), or with the non-constexpr ones only. The call goes through
+        the kernel's launch entry (what `kernel[grid]` calls), so after the first it takes the
+        hot path: libraries relaunch on every call (Inductor's launchers call `run`)."""
+        plan = self.__dict__.get("_relaunch_plan") or self._plan_relaunch()
+        every, runtime, constants, options = plan
+        if len(args) == every:
+            values = list(args)
+            for index, value, compiled in constants:
+                if compiled:
+                    values[index] = value
+        elif len(args) == runtime:
+            values = list(args)
+            for index, value, _ in constants:
+                values.insert(index, value)
+        else:
             raise TypeError(
-                f"{self.name}[grid]() takes the kernel's {len(params)} arguments (or its "
+                f"{self.name}[grid]() takes the kernel's {every} arguments (or its "
                 f"non-constexpr ones), got {len(args)}"
             )
-        given = iter(args)
-        values = []
-        for p in params:
-            value = next(given) if len(args) == len(params) or not p.is_constexpr else None
-            values.append(self.constants.get(p.name, value) if p.is_constexpr else value)
+        fn = self.fn
+        (fn._entry or fn._make_entry())(grid, *values, **options)
+
+    def _plan_relaunch(self) -> tuple:
+        """What each relaunch reads, made once (plain data, so the kernel still pickles): the
+        number of parameters, of non-constexpr ones, each constexpr's position, compiled value
+        and whether the compile had one (else a call's own value is kept, None where it leaves
+        the constexpr out), and the compiled options as launch keywords (except where a
+        parameter has that name)."""
+        params, compiled = self.fn.params, self.constants
+        constants = tuple(
+            (index, compiled.get(p.name), p.name in compiled)
+            for index, p in enumerate(params)
+            if p.is_constexpr
+        )
         options = {
             name: getattr(self.options, name)
-            for name in ("num_warps", "num_ctas", "num_stages", "maxnreg", "debug")
-            if name not in fn.params_by_name  # a parameter of that name is the kernel's own
+            for name in _RELAUNCH_OPTIONS
+            if name not in self.fn.params_by_name  # a parameter of that name is the kernel's own
         }
-        fn.run(*values, grid=grid, **options)
+        plan = (len(params), len(params) - len(constants), constants, options)
+        self.__dict__["_relaunch_plan"] = plan
+        return plan
+
+
+# The compile options a relaunch passes again, so that it finds the kernel compiled with them.
+_RELAUNCH_OPTIONS = (
+    "num_warps",
+    "num_ctas",
+    "num_stages",
+    "maxnreg",
+    "debug",
+    "asserts",
+    "sanitize_overflow",
+)

@@ -16,6 +16,7 @@ import naiad.language as tl
 from naiad import knobs
 from naiad.errors import NaiadError
 from naiad.runtime.binder import Unbound, make_binder
+from naiad.runtime.cpu_launcher import cpu_options
 from naiad.runtime.specialization import Specialization
 from naiad.tools.tensor_descriptor import TensorDescriptor
 
@@ -106,7 +107,8 @@ def _uses_the_slow_paths_kernel(kernel, grid, args, kwargs):
     binder = make_binder(kernel.params)
     key, _, _ = binder(knobs.launch_settings(), grid, *args, **kwargs)
     prepared = kernel._launches[key]
-    loaded = kernel._launchers["cpu"].kernels[(_slow_key(kernel, args, kwargs), False)]
+    options = cpu_options(None, debug=False)
+    loaded = kernel._launchers["cpu"].kernels[(_slow_key(kernel, args, kwargs), options)]
     return prepared._entry == loaded.entry
 
 

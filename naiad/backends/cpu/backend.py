@@ -50,7 +50,8 @@ class CpuBackend(Backend):
             arch=0,
             default_dot_input_precision="ieee",
             deprecated_fp8_dot_operand_dtypes=(),
-            debug=options.debug,
+            debug=options.assertions,
+            sanitize_overflow=options.sanitize_overflow,
             num_warps=options.num_warps,
         )
 

@@ -25,7 +25,8 @@ class NvidiaBackend(Backend):
         return CUDA_HOPPER.with_options(
             name=target.name,
             arch=target.capability,
-            debug=options.debug,
+            debug=options.assertions,
+            sanitize_overflow=options.sanitize_overflow,
             num_warps=options.num_warps,
             max_num_imprecise_acc_default=2**30 if target.capability == 90 else 0,
         )

@@ -11,6 +11,11 @@ a Hopper launch compiles), or `cpu`; None is the active driver's. As in Triton, 
 known divisible by 16 (a pointer aligned to 16 bytes) only where `attrs` says so: the kernel
 then is the one a launch with such arguments compiles, so a launch of the result (which
 specializes its arguments again) finds it in the cache instead of compiling another.
+
+Triton's `debug` option compiles what it compiles in Triton: the assertions (`tl.device_assert`,
+and integer overflow checks unless `sanitize_overflow=False`), without Naiad's debug mode's
+bounds checks (CompileOptions.asserts). Inductor asks for it on every kernel, for its indexing
+asserts; in debug mode each of its launches would take the slow path (docs/pytorch.md).
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from .._C.libtriton import ir
 from ..backends.compiler import NaiadBackend, target_name
 from ..runtime.cache import triton_key  # noqa: F401  (older Triton had it here)
 
-_OPTION_NAMES = ("num_warps", "num_ctas", "num_stages", "maxnreg", "debug")
+_OPTION_NAMES = ("num_warps", "num_ctas", "num_stages", "maxnreg", "debug", "sanitize_overflow")
 
 
 class ASTSource:
@@ -89,8 +94,8 @@ class ASTSource:
 
 def compile(src, target=None, options=None, _env_vars=None) -> CompiledKernel:
     """Compile `src` (an ASTSource) for `target` (a GPUTarget; None: the active driver's) with
-    Triton's `options` (num_warps, num_ctas, num_stages, maxnreg, debug; others are ignored,
-    as Triton's back ends ignore the options they do not have)."""
+    Triton's `options` (num_warps, num_ctas, num_stages, maxnreg, debug, sanitize_overflow;
+    others are ignored, as Triton's back ends ignore the options they do not have)."""
     if not isinstance(src, ASTSource):
         raise NotImplementedError(
             "triton.compile of an IR file is not supported by Naiad yet: compile an "
@@ -98,12 +103,11 @@ def compile(src, target=None, options=None, _env_vars=None) -> CompiledKernel:
         )
     backend = make_backend(target or active.get_current_target())
     chosen = {k: v for k, v in (options or {}).items() if k in _OPTION_NAMES}
-    launch_options = SimpleNamespace(
-        **{"num_warps": 4, "num_ctas": 1, "num_stages": 3, "maxnreg": None, **chosen}
-    )
-    debug = bool(chosen.get("debug", False))
+    asserts = bool(chosen.pop("debug", False))  # Triton's debug: the assertions (module doc)
+    defaults = {"num_warps": 4, "num_ctas": 1, "num_stages": 3, "maxnreg": None}
+    launch_options = SimpleNamespace(**{**defaults, **chosen}, asserts=asserts)
     kernel = compile_kernel(
-        src.fn, src.bound_arguments(), backend.target_name, debug, options=launch_options
+        src.fn, src.bound_arguments(), backend.target_name, False, options=launch_options
     )
     kernel.src = src
     return kernel

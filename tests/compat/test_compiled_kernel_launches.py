@@ -1,0 +1,150 @@
+"""Kernels compiled by `triton.compile` and relaunched through `CompiledKernel.run`, as Inductor
+launches every kernel it generates: Triton's `debug` option compiles the assertions (and integer
+overflow checks unless `sanitize_overflow=False`) without Naiad's debug mode, so relaunches take
+the hot path; relaunches pass every argument or the non-constexpr ones, on 1-D and 3-D grids."""
+
+import numpy as np
+import pytest
+
+import naiad
+import naiad.language as tl
+from naiad import knobs
+from naiad.errors import KernelAssertionError
+from naiad.runtime.jit import JITFunction
+from naiad.triton.backends.compiler import GPUTarget
+from naiad.triton.compiler import ASTSource, compile
+
+CPU = GPUTarget("cpu", "x86_64", 1)
+SIGNATURE = {"src": "*fp32", "index": "*i32", "out": "*fp32", "n": "i32", "size": "i32"}
+
+
+@naiad.jit
+def checked_gather(src, index, out, n, size, BLOCK: tl.constexpr):
+    """out[i] = src[index[i]], asserting each index in range (as Inductor's indirect loads)."""
+    offs = (tl.program_id(0) + tl.program_id(1) * tl.num_programs(0)) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    i = tl.load(index + offs, mask=mask, other=0)
+    tl.device_assert((i >= 0) & (i < size), "index out of bounds")
+    tl.store(out + offs, tl.load(src + i, mask=mask), mask=mask)
+
+
+@naiad.jit
+def scaled(a, out, n, factor, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out + offs, tl.load(a + offs, mask=mask) * factor, mask=mask)
+
+
+def compiled_gather(**options):
+    source = ASTSource(checked_gather, SIGNATURE, constexprs={"BLOCK": 32})
+    return compile(source, target=CPU, options={"num_warps": 2, **options})
+
+
+def relaunch(compiled, grid, *args):
+    """What Inductor's generated launcher calls, with no launch hooks."""
+    run = compiled.run
+    run(*grid, 0, compiled.function, compiled.packed_metadata, None, None, None, *args)
+
+
+@pytest.fixture(autouse=True)
+def compiled_on_the_cpu(monkeypatch):
+    """Launches run compiled (the tests' default is the interpreter), set in the environment
+    as a program sets it: `knobs.override` would take the launch settings' slower branch."""
+    monkeypatch.setenv("NAIAD_BACKEND", "cpu")
+
+
+@pytest.fixture
+def slow_launches(monkeypatch):
+    """Counts the launches that take the slow path (JITFunction._run_slow)."""
+    calls = []
+    slow = JITFunction._run_slow
+
+    def counted(self, *args):
+        calls.append(self.__name__)
+        return slow(self, *args)
+
+    monkeypatch.setattr(JITFunction, "_run_slow", counted)
+    return calls
+
+
+def gather_inputs(n=100, size=70, seed=0):
+    rng = np.random.default_rng(seed)
+    src = rng.standard_normal(size).astype(np.float32)
+    index = rng.integers(0, size, n).astype(np.int32)
+    return src, index, np.full(n, np.nan, np.float32)
+
+
+def test_tritons_debug_option_compiles_assertions_without_naiads_debug_mode(
+    slow_launches, monkeypatch
+):
+    compiled = compiled_gather(debug=True, sanitize_overflow=False)
+    assert compiled.options.asserts and not compiled.options.debug
+    assert "tt.assert" in compiled.asm["ttir"]
+    assert "tt.assert" not in compiled_gather().asm["ttir"]
+    src, index, out = gather_inputs()
+    for seed in range(4):  # the first launch loads the kernel; the others take the hot path
+        src, index, out = gather_inputs(seed=seed)
+        relaunch(compiled, (4, 1, 1), src, index, out, 100, 70, 32)
+        np.testing.assert_array_equal(out, src[index])
+    assert slow_launches == ["checked_gather"]
+    index[37] = 70
+    with pytest.raises(KernelAssertionError, match="index out of bounds"):
+        relaunch(compiled, (4, 1, 1), src, index, out, 100, 70, 32)
+    monkeypatch.setenv("NAIAD_BACKEND", "interpreter")  # the interpreter asserts as well
+    with pytest.raises(KernelAssertionError, match="index out of bounds"):
+        relaunch(compiled, (4, 1, 1), src, index, out, 100, 70, 32)
+
+
+def test_a_relaunch_passes_every_argument_or_the_non_constexpr_ones(slow_launches):
+    compiled = compiled_gather(debug=True)
+    src, index, out = gather_inputs(n=200, seed=5)
+    relaunch(compiled, (2, 4, 1), src, index, out, 200, 70, None)  # a placeholder constexpr
+    np.testing.assert_array_equal(out, src[index])
+    out[:] = np.nan
+    relaunch(compiled, (2, 4, 1), src, index, out, 200, 70)
+    np.testing.assert_array_equal(out, src[index])
+    assert slow_launches == ["checked_gather"]
+    with pytest.raises(TypeError, match="takes the kernel's 6 arguments"):
+        relaunch(compiled, (1, 1, 1), src, index, out)
+
+
+@pytest.mark.parametrize("executor", ["cpu", "interpreter"])
+@pytest.mark.parametrize("sanitize_overflow", [True, False])
+def test_overflow_checks_follow_sanitize_overflow(sanitize_overflow, executor, monkeypatch):
+    monkeypatch.setenv("NAIAD_BACKEND", executor)
+    signature = {"a": "*i32", "out": "*i32", "n": "i32", "factor": "i32"}
+    source = ASTSource(scaled, signature, constexprs={"BLOCK": 16})
+    options = {"debug": True, "sanitize_overflow": sanitize_overflow}
+    compiled = compile(source, target=CPU, options=options)
+    rng = np.random.default_rng(3)
+    a = rng.integers(-(2**20), 2**20, 40).astype(np.int32)
+    out = np.zeros_like(a)
+    relaunch(compiled, (3, 1, 1), a, out, 40, 1000, 16)
+    np.testing.assert_array_equal(out, a * 1000)
+    a[7] = 2**30  # times 4 wraps around in int32
+    if sanitize_overflow:
+        with pytest.raises(KernelAssertionError, match="int32 overflow"):
+            relaunch(compiled, (3, 1, 1), a, out, 40, 4, 16)
+    else:
+        relaunch(compiled, (3, 1, 1), a, out, 40, 4, 16)
+        np.testing.assert_array_equal(out, a * np.int32(4))
+
+
+def test_launch_settings_follow_tritons_twins_on_the_hot_path(monkeypatch):
+    """While Naiad stands in for Triton, an unset NAIAD_* launch setting reads its TRITON_*
+    twin on the hot path too; a set one (even empty) wins."""
+    monkeypatch.delenv("NAIAD_INTERPRET", raising=False)
+    monkeypatch.delenv("NAIAD_DEBUG", raising=False)
+    monkeypatch.setenv("TRITON_DEBUG", "1")
+    knobs.read_triton_twins(True)
+    try:
+        with_twin = knobs.launch_settings()
+        monkeypatch.setenv("TRITON_DEBUG", "0")
+        assert knobs.launch_settings() != with_twin
+        monkeypatch.setenv("NAIAD_DEBUG", "")
+        monkeypatch.setenv("TRITON_DEBUG", "1")
+        emptied = knobs.launch_settings()
+        assert emptied != with_twin and emptied[2] in (b"", "")
+        assert not knobs.debug.get()
+    finally:
+        knobs.read_triton_twins(False)
