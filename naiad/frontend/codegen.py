@@ -53,6 +53,9 @@ class CodeGenerator(ExpressionsMixin, ControlFlowMixin, CallsMixin, ast.NodeVisi
         self._loop_depth = 0
         self._name_hint = None
         self._scoped_out: dict = {}  # name -> where it was defined and went out of scope
+        # Names declared `name: tl.constexpr` without a value: their next assignment keeps a
+        # compile-time value (Triton's pending annotations: `d0: tl.constexpr; d0, d1 = shape`).
+        self._pending_constexpr: set = set()
 
     def generate(self, params: dict):
         """Generate the body with `params` bound; the returned value (None when it falls off
@@ -188,13 +191,45 @@ class CodeGenerator(ExpressionsMixin, ControlFlowMixin, CallsMixin, ast.NodeVisi
         target = node.targets[0]
         name = target.id if len(node.targets) == 1 and isinstance(target, ast.Name) else None
         value = self.visit_named(node.value, name)
+        if self.rewritten and len(node.targets) == 1 and self._declared_in(target):
+            self._assign_declared(target, value, node)
+            return
         if self.rewritten:
             value = self._assigned_at(value, node.value, name)
         for target in node.targets:
             self.assign(target, value, node)
 
+    def _declared_in(self, target) -> bool:
+        """Whether a name of `target` was declared `tl.constexpr` and not assigned since."""
+        if not self._pending_constexpr or any(isinstance(n, ast.Starred) for n in ast.walk(target)):
+            return False
+        return any(
+            isinstance(n, ast.Name) and n.id in self._pending_constexpr for n in ast.walk(target)
+        )
+
+    def _assign_declared(self, target, value, node) -> None:
+        """Assign part by part: a declared name keeps its part as `x: tl.constexpr = part`
+        would, any other as `x = part`."""
+        if isinstance(target, ast.Tuple | ast.List):
+            items = list(core._unwrap_if_constexpr(value))
+            if len(items) != len(target.elts):
+                raise ValueError(f"cannot unpack {len(items)} values into {len(target.elts)} names")
+            for inner, item in zip(target.elts, items):
+                self._assign_declared(inner, item, node)
+            return
+        declared = isinstance(target, ast.Name) and target.id in self._pending_constexpr
+        if declared and not isinstance(value, core.tensor):
+            self._pending_constexpr.discard(target.id)
+            value = core.constexpr(core._unwrap_if_constexpr(value))
+        else:
+            name = target.id if isinstance(target, ast.Name) else None
+            value = self._assigned_at(value, node.value, name)
+        self.assign(target, value, node)
+
     def visit_AnnAssign(self, node):
         if node.value is None:
+            if names_constexpr(node.annotation) and isinstance(node.target, ast.Name):
+                self._pending_constexpr.add(node.target.id)
             return
         name = node.target.id if isinstance(node.target, ast.Name) else None
         value = self.visit_named(node.value, name)

@@ -61,7 +61,10 @@ def _unwrap_if_constexpr(o):
     if isinstance(o, list):
         return [_unwrap_if_constexpr(x) for x in o]
     if isinstance(o, _py.tuple) and not isinstance(o, tuple):
-        return _py.tuple(_unwrap_if_constexpr(x) for x in o)
+        values = [_unwrap_if_constexpr(x) for x in o]
+        if hasattr(type(o), "_fields"):  # a NamedTuple keeps its class (and field names)
+            return type(o)(*values)
+        return _py.tuple(values)
     return o.value if isinstance(o, constexpr) else o
 
 
@@ -337,9 +340,6 @@ class tuple:
         if name in fields:
             return self.values[fields.index(name)]
         raise AttributeError(name)
-
-    def __setitem__(self, index, value):
-        self.values[_unwrap_if_constexpr(index)] = value
 
     def __add__(self, other):
         return tuple(self.values + list(other))

@@ -46,6 +46,21 @@ def test_bitwise_and_on_floats_is_a_type_error():
 
 
 @naiad.jit
+def assigns_into_a_tuple(out_ptr):
+    t = tl.tuple([5, 6, 7])
+    t[0] = 0  # MARK
+    tl.store(out_ptr, t[1])
+
+
+def test_tuples_are_immutable():
+    """As Triton's `tl.tuple`: an item cannot be replaced (a new tuple can be made)."""
+    with pytest.raises(TypeError) as info:
+        assigns_into_a_tuple[(1,)](_out(dtype=np.int32))
+    message = assert_located(info.value, assigns_into_a_tuple, "# MARK", at="t[0] = 0")
+    assert "does not support item assignment" in message
+
+
+@naiad.jit
 def arange_not_power_of_2(out_ptr):
     offs = tl.arange(0, 3)  # MARK
     tl.store(out_ptr + offs, offs)

@@ -8,6 +8,8 @@
 - Runtime integer arguments are int32, int64 or uint64 by value (Triton's specialization).
 """
 
+from typing import NamedTuple
+
 import numpy as np
 import pytest
 from dtype_tables import np_dtype, tl_dtype
@@ -291,3 +293,56 @@ def test_literals_have_types():
     out = poisoned(1, "int32")
     _literal_types_kernel[(1,)](out, (5, 6, 7))
     assert int(out[0]) == 6 + 3
+
+
+@naiad.jit
+def _declared_constexpr_kernel(out_ptr, x_ptr, SHAPE: tl.constexpr):
+    rows: tl.constexpr
+    cols: tl.constexpr
+    depth: tl.constexpr
+    (rows, cols), depth = SHAPE
+    scale = depth  # not declared: a tensor, as any assignment of a number
+    tl.static_assert(isinstance(rows, tl.constexpr) and isinstance(cols, tl.constexpr))
+    tl.static_assert(isinstance(depth, tl.constexpr) and isinstance(scale, tl.tensor))
+    offs = tl.arange(0, rows)[:, None] * cols + tl.arange(0, cols)[None, :]
+    x = tl.load(x_ptr + offs) * scale  # rows and cols are usable as shapes
+    flat = tl.reshape(x, (rows * cols,))
+    depth = 5  # the declaration is used up: a plain assignment again
+    tl.static_assert(isinstance(depth, tl.tensor))
+    tl.store(out_ptr + tl.arange(0, rows * cols), flat + depth)
+
+
+def test_declared_constexpr_names_keep_unpacked_parts():
+    """`d0: tl.constexpr` without a value, then `d0, d1 = SHAPE`: the declared names take their
+    parts as constexprs (Triton's pending annotations), nested tuples too; only once."""
+    x = np.random.default_rng(12).uniform(-2, 2, (4, 8)).astype(np.float32)
+    out = poisoned(32, "float32")
+    _declared_constexpr_kernel[(1,)](out, x, ((4, 8), 3))
+    assert_exact(out, (x * np.float32(3) + np.float32(5)).reshape(-1))
+
+
+class _Tile(NamedTuple):
+    rows: tl.constexpr
+    cols: tl.constexpr
+
+
+@naiad.constexpr_function
+def _area_tile(tile):
+    return _Tile(tile.rows * tile.cols, 1)
+
+
+@naiad.jit
+def _named_tuple_kernel(out_ptr, x_ptr, ROWS: tl.constexpr):
+    tile = _area_tile(_Tile(ROWS, 4))  # a NamedTuple reaches the function as one
+    tl.static_assert(tile.rows == ROWS * 4 and tile.cols == 1)
+    offs = tl.arange(0, tile.rows)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs) * tile.cols * 2)
+
+
+def test_named_tuple_through_a_constexpr_function():
+    """A NamedTuple made in a kernel keeps its class when a constexpr function unwraps it
+    (Triton's test_tuple_constexpr_function reads a field of the result)."""
+    x = np.random.default_rng(13).uniform(-2, 2, 8).astype(np.float32)
+    out = poisoned(8, "float32")
+    _named_tuple_kernel[(1,)](out, x, ROWS=2)
+    assert_exact(out, x * np.float32(2))

@@ -28,6 +28,18 @@ def assigned_constexpr(value):
     return core.constexpr(value)
 
 
+def assigned_as(value, kept):
+    """`d0, d1 = shape` after `d0: tl.constexpr` (a declaration without a value): each part
+    is assigned as `x: tl.constexpr = part` (`kept` True) or `x = part` (False), `kept`
+    nested as the targets are."""
+    if isinstance(kept, bool):
+        return assigned_constexpr(value) if kept else assigned(value)
+    parts = list(core._unwrap_if_constexpr(value))
+    if len(parts) != len(kept):
+        raise ValueError(f"cannot unpack {len(parts)} values into {len(kept)} names")
+    return tuple(assigned_as(part, k) for part, k in zip(parts, kept))
+
+
 # Python's builtins that see constexprs' values, as Triton's code generator calls them
 # (`getattr(tl.PropagateNan, NAME)` with NAME a constexpr string); frontend/calls.py says why
 # `isinstance` is not one.

@@ -35,14 +35,38 @@ class _KernelTransformer(ast.NodeTransformer):
     def _call(self, name, node, *args):
         return ast.copy_location(ast.Call(_rt(name, node), list(args), []), node)
 
+    def __init__(self):
+        # Names declared `x: tl.constexpr` without a value, whose next assignment keeps a
+        # compile-time value (Triton's pending annotations).
+        self._declared: set = set()
+
     def visit_Assign(self, node):
         self.generic_visit(node)
-        node.value = self._call("assigned", node.value, node.value)
+        kept = self._kept(node.targets[0]) if len(node.targets) == 1 else None
+        if _any_kept(kept):
+            node.value = self._call("assigned_as", node.value, node.value, ast.Constant(kept))
+        else:
+            node.value = self._call("assigned", node.value, node.value)
         return node
+
+    def _kept(self, target):
+        """For each name of `target` (nested as it is), whether it was declared constexpr;
+        None where a part is not a name or a tuple of them. Declarations are used up."""
+        if isinstance(target, ast.Name):
+            kept = target.id in self._declared
+            self._declared.discard(target.id)
+            return kept
+        if isinstance(target, ast.Tuple | ast.List) and self._declared:
+            parts = tuple(self._kept(e) for e in target.elts)
+            return None if None in parts else parts
+        return None
 
     def visit_AnnAssign(self, node):
         # `x: tl.constexpr = ...` keeps a compile-time constant; any other annotation is a value.
         self.generic_visit(node)
+        declared = node.value is None and isinstance(node.target, ast.Name)
+        if declared and _names_constexpr(node.annotation):
+            self._declared.add(node.target.id)
         if node.value is not None:
             kind = "assigned_constexpr" if _names_constexpr(node.annotation) else "assigned"
             node.value = self._call(kind, node.value, node.value)
@@ -142,6 +166,12 @@ class _KernelTransformer(ast.NodeTransformer):
         node.decorator_list = []
         self.generic_visit(node)
         return node
+
+
+def _any_kept(kept) -> bool:
+    if isinstance(kept, tuple):
+        return any(_any_kept(k) for k in kept)
+    return kept is True
 
 
 def _names_constexpr(annotation) -> bool:
