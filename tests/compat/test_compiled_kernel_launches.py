@@ -3,12 +3,15 @@ launches every kernel it generates: Triton's `debug` option compiles the asserti
 overflow checks unless `sanitize_overflow=False`) without Naiad's debug mode, so relaunches take
 the hot path; relaunches pass every argument or the non-constexpr ones, on 1-D and 3-D grids."""
 
+import re
+
 import numpy as np
 import pytest
 
 import naiad
 import naiad.language as tl
 from naiad import knobs
+from naiad.backends.nvidia import link
 from naiad.errors import KernelAssertionError
 from naiad.runtime.jit import JITFunction
 from naiad.triton.backends.compiler import GPUTarget
@@ -93,6 +96,20 @@ def test_tritons_debug_option_compiles_assertions_without_naiads_debug_mode(
     monkeypatch.setenv("NAIAD_BACKEND", "interpreter")  # the interpreter asserts as well
     with pytest.raises(KernelAssertionError, match="index out of bounds"):
         relaunch(compiled, (4, 1, 1), src, index, out, 100, 70, 32)
+
+
+@pytest.mark.skipif(link.linker_version() is None, reason="nvJitLink is not installed")
+def test_on_a_gpu_target_the_kernel_asserts_without_taking_extents():
+    """Debug mode's kernels take each pointer's extent after their arguments; these do not."""
+    source = ASTSource(checked_gather, SIGNATURE, constexprs={"BLOCK": 32})
+    gpu = GPUTarget("cuda", 90, 32)
+    parameters = {}
+    for debug in (True, False):
+        ptx = compile(source, target=gpu, options={"debug": debug}).asm["ptx"]
+        assert ("__assertfail" in ptx) == debug
+        entry = re.search(r"\.entry\s+\w+\s*\((.*?)\)", ptx, re.S).group(1)
+        parameters[debug] = entry.count(".param")
+    assert parameters[True] == parameters[False] == len(SIGNATURE)
 
 
 def test_a_relaunch_passes_every_argument_or_the_non_constexpr_ones(slow_launches):
