@@ -325,6 +325,7 @@ _PARAM_FORMATS = {
     "u16": "H",
     "u32": "I",
     "u64": "Q",
+    "fp16": "e",
     "fp32": "f",
     "fp64": "d",
     "tensormap": "128s",  # a CUtensorMap, passed by value (runtime/tensor_maps.py)

@@ -119,6 +119,10 @@ def _specialize_one(param, value):
         return value.spec, None, [list(attribute) for attribute in value.attributes]
     if isinstance(value, str):  # a signature string given for an argument that is not there
         return value, None, _DIVISIBLE if value.startswith("*") else []
+    declared = param.annotation
+    if declared is not None and declared.is_floating() and isinstance(value, int | float):
+        # `x: tl.float16`: the declared type, and no specialization (as Triton's launcher)
+        return t.ty_to_signature(declared), None, []
     if isinstance(value, bool):
         return "i1", None, []
     if isinstance(value, int):

@@ -10,10 +10,11 @@
 
 from typing import NamedTuple
 
+import ml_dtypes
 import numpy as np
 import pytest
 from dtype_tables import np_dtype, tl_dtype
-from helpers import assert_exact, kernel_error
+from helpers import assert_exact, kernel_error, running_on
 from inputs import poisoned
 
 import naiad
@@ -268,6 +269,41 @@ def test_integer_argument_types(value, dtype):
     out = poisoned(1, dtype)
     _int_argument_kernel[(1,)](out, value, EXPECTED=tl_dtype(dtype))
     assert int(out[0]) == int(value)
+
+
+@naiad.jit
+def _float_argument_kernel(out_ptr, half: tl.float16, double: tl.float64, single: tl.float32):
+    tl.static_assert(half.dtype == tl.float16 and double.dtype == tl.float64)
+    tl.static_assert(single.dtype == tl.float32)
+    tl.store(out_ptr, half.to(tl.float64))
+    tl.store(out_ptr + 1, double)
+    tl.store(out_ptr + 2, single.to(tl.float64))
+
+
+def test_float_arguments_take_their_declared_type():
+    """`x: tl.float16` makes the argument an fp16 (rounded once, on the host), fp64 keeps every
+    bit, and an int given to a float parameter is a float, not the constant 1 (Triton)."""
+    gen = np.random.default_rng(14)
+    for _ in range(2):  # the second launch takes the hot path
+        half, double = gen.uniform(-100, 100), gen.uniform(-1, 1)
+        out = poisoned(3, "float64")
+        _float_argument_kernel[(1,)](out, half, double, 1)
+        assert out[0] == float(np.float16(half)) and out[1] == double and out[2] == 1.0
+
+
+@naiad.jit
+def _bfloat16_argument_kernel(out_ptr, value: tl.bfloat16):
+    tl.static_assert(value.dtype == tl.bfloat16)
+    tl.store(out_ptr, value.to(tl.float32))
+
+
+def test_bfloat16_argument():
+    if running_on() == "cuda":
+        pytest.skip("the CUDA launcher has no bf16 scalar parameter yet (docs/compat.md)")
+    value = np.random.default_rng(15).uniform(-100, 100)
+    out = poisoned(1, "float32")
+    _bfloat16_argument_kernel[(1,)](out, value)
+    assert out[0] == np.float32(ml_dtypes.bfloat16(value))
 
 
 @pytest.mark.parametrize("value", (2**64, -(2**63) - 1))

@@ -42,6 +42,8 @@ def kernel_value(name, value, param, memory, copies):
     annotation = param.annotation if param is not None else None
     if value is None:
         return None
+    if annotation is not None and annotation.is_floating() and isinstance(value, int | float):
+        value = float(value)  # `x: tl.float32` given 1 is 1.0 (specialization.py agrees)
     if isinstance(value, bool):
         return scalar_tensor(value, t.int1)
     if isinstance(value, int):
