@@ -28,6 +28,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from .. import knobs
+from ..backends.cpu import host_facts
 from ..fork_safety import hold_across_fork
 from . import cache_store
 
@@ -51,14 +52,14 @@ def naiad_source_hash() -> str:
         fields = (name, st.st_size, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
         stamp.update(("\0".join(map(str, fields)) + "\n").encode())
     key = "naiad-source-" + stamp.hexdigest()
-    remembered = _remembered(key)
-    if remembered is not None:
+    remembered = _recall(key).get("naiad")
+    if isinstance(remembered, str) and len(remembered) == 64:
         return remembered
     digest = hashlib.sha256()
     for name, _ in files:
         digest.update(name.encode())
         digest.update(pathlib.Path(root, name).read_bytes())
-    _remember(key, digest.hexdigest())
+    _note(key, {"naiad": digest.hexdigest()})
     return digest.hexdigest()
 
 
@@ -66,14 +67,16 @@ def _source_files(root: str) -> list[tuple[str, os.stat_result]]:
     """(path relative to `root`, its stat) of every Python file under `root`, in the order of
     their paths' parts (pathlib's order), symbolic links to folders not followed. os.scandir
     instead of Path.rglob: it is what a cached kernel's first launch in a new process waits
-    for, and pathlib took 28 ms for Naiad's 500 files where this takes 4."""
+    for, and pathlib took 28 ms for Naiad's 500 files where this takes 4. The `__pycache__`
+    folders, half of the folders met, hold no source and are not entered."""
     found: list[tuple[tuple[str, ...], os.stat_result]] = []
 
     def scan(directory: str, parts: tuple[str, ...]) -> None:
         with os.scandir(directory) as entries:
             for entry in entries:
                 if entry.is_dir(follow_symlinks=False):
-                    scan(entry.path, (*parts, entry.name))
+                    if entry.name != "__pycache__":
+                        scan(entry.path, (*parts, entry.name))
                 elif entry.name.endswith(".py"):
                     found.append(((*parts, entry.name), entry.stat()))
 
@@ -82,40 +85,46 @@ def _source_files(root: str) -> list[tuple[str, os.stat_result]]:
     return [(os.sep.join(parts), st) for parts, st in found]
 
 
-def _remembered(key: str) -> str | None:
-    """The source hash an earlier process stored under `key` in the disk cache, if any: read
-    quietly, as a cache hit or nothing (the compile cache itself reports unusable directories)."""
+def _recall(key: str) -> dict:
+    """The metadata an earlier process noted under `key` in the disk cache (empty if none):
+    read quietly, as a cache hit or nothing (the compile cache itself reports unusable
+    directories)."""
     try:
         root = Cache().directory
         cache_store.open_directory(root)
         found = cache_store.read_entry(root, key)
     except (cache_store.Refused, cache_store.DamagedEntry, OSError, ValueError):
-        return None
-    value = None if found is None else found[1].get("naiad")
-    return value if isinstance(value, str) and len(value) == 64 else None
+        return {}
+    return {} if found is None or not isinstance(found[1], dict) else found[1]
 
 
-def _remember(key: str, value: str) -> None:
+def _note(key: str, values: dict) -> None:
     try:
         root = Cache().directory
         cache_store.open_directory(root)
-        cache_store.write_entry(root, key, {}, {"naiad": value})
+        cache_store.write_entry(root, key, {}, values)
     except (cache_store.Refused, cache_store.DamagedEntry, OSError):
         pass  # kept for this process only
 
 
-def _llvm_version() -> str:
-    try:
-        import llvmlite
-        import llvmlite.binding as llvm
-    except ImportError:  # the cache works without llvmlite; compiled back ends need it
-        return "none"
-    return f"{llvmlite.__version__}/{'.'.join(map(str, llvm.llvm_version_info))}"
+def _remembered_host_facts(stamp: str, ask) -> dict:
+    """LLVM's facts of this host (backends/cpu/host_facts.py) as an earlier process with the
+    same stamp noted them, else `ask()`'s, noted for the next."""
+    key = "llvm-host-" + stamp
+    found = _recall(key)
+    if host_facts.well_formed(found):
+        return found
+    found = ask()
+    _note(key, found)
+    return found
+
+
+host_facts.use_store(_remembered_host_facts)
 
 
 def cache_key(parts: dict) -> str:
     """The key of the artifacts decided by `parts` (JSON-serializable), Naiad and LLVM."""
-    record = {"parts": parts, "naiad": naiad_source_hash(), "llvm": _llvm_version()}
+    record = {"parts": parts, "naiad": naiad_source_hash(), "llvm": host_facts.llvm_version()}
     text = json.dumps(record, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 

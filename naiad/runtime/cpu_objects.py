@@ -3,14 +3,14 @@ disk cache like kernels, so a new process links them instead of running LLVM aga
 
 The key is the object's name, the host target (triple, CPU, features) and, through
 `cache.cache_key`, Naiad's source and LLVM's version: everything the code is made from. The
-back end asks through `llvm_tools.cached_object`, which this module serves once imported (the
+back end asks through `object_store.cached_object`, which this module serves once imported (the
 CPU launcher imports it). NAIAD_ALWAYS_COMPILE builds them again, as it does kernels.
 """
 
 from __future__ import annotations
 
 from .. import knobs
-from ..backends.cpu import llvm_tools
+from ..backends.cpu import object_store
 from ..backends.cpu.target import host_target
 from .cache import cache_key
 from .compiler import disk_cache
@@ -33,4 +33,4 @@ def cached_object(name: str, make) -> bytes:
     return code
 
 
-llvm_tools.use_object_store(cached_object)
+object_store.use_object_store(cached_object)

@@ -1,9 +1,11 @@
 """What a new process reads from the disk cache instead of recomputing (issue 18): the hash of
 Naiad's source (runtime/cache.py: remembered under the files' names, sizes, inodes and times),
-the CPU runtime's own object code (runtime/cpu_objects.py: the runtime library and the worker
-pool) and a kernel's TTIR (runtime/ttir_cache.py), which is built again when a file it came
-from or a global it read changes. Each is checked against the value computed from scratch, in
-fresh processes sharing one cache directory, and every kernel's output against NumPy."""
+LLVM's facts of the host (backends/cpu/host_facts.py), the CPU runtime's own object code
+(runtime/cpu_objects.py: the runtime library and the worker pool) and a kernel's TTIR
+(runtime/ttir_cache.py), which is built again when a file it came from or a global it read
+changes. Each is checked against the value computed from scratch, in fresh processes sharing
+one cache directory, and every kernel's output against NumPy; a process that finds them all
+links the cached kernel without importing llvmlite's binding (elf_linker.py)."""
 
 import hashlib
 import json
@@ -15,6 +17,7 @@ import sys
 import numpy as np
 
 import naiad
+from naiad.backends.cpu import host_facts
 
 PROBE = """
 import json, sys
@@ -36,7 +39,12 @@ out = np.full(500, np.nan, np.float32)
 with knobs.override(NAIAD_BACKEND="cpu"):
     axpy[(4,)](x, y, out, 500, BLOCK=128)
 np.testing.assert_allclose(out, np.float32(2.5) * x + y, rtol=1e-6)
-print(json.dumps({"hash": cache.naiad_source_hash()}))
+from naiad.backends.cpu import host_facts
+print(json.dumps({
+    "hash": cache.naiad_source_hash(),
+    "facts": host_facts.facts(),
+    "llvm imported": "llvmlite.binding" in sys.modules,
+}))
 """
 
 
@@ -49,7 +57,7 @@ def _full_source_hash() -> str:
     return digest.hexdigest()
 
 
-def _probe(cache_dir: pathlib.Path, seed: int) -> str:
+def _probe(cache_dir: pathlib.Path, seed: int) -> dict:
     env = {**os.environ, "NAIAD_CACHE_DIR": str(cache_dir)}
     script = cache_dir.parent / "probe.py"  # a file: kernels need their source
     script.write_text(PROBE)
@@ -57,7 +65,7 @@ def _probe(cache_dir: pathlib.Path, seed: int) -> str:
         [sys.executable, str(script), str(seed)], capture_output=True, text=True, env=env
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout)["hash"]
+    return json.loads(done.stdout)
 
 
 def _entries(cache_dir: pathlib.Path) -> set[str]:
@@ -68,12 +76,16 @@ def test_a_new_process_reads_what_the_first_one_stored(tmp_path):
     cache_dir = tmp_path / "cache"
     first = _probe(cache_dir, seed=1)
     stored = _entries(cache_dir)
-    # The kernel, its TTIR, the runtime library, the worker pool and the source hash.
+    # The kernel, its TTIR, the runtime library, the worker pool, the source hash and LLVM's
+    # facts of the host.
     kinds = sorted(name[:-64] for name in stored)  # the keys' prefixes
-    assert kinds == ["", "naiad-source-", "runtime-object-", "runtime-object-", "ttir-"], kinds
+    expected = ["", "llvm-host-", "naiad-source-", "runtime-object-", "runtime-object-", "ttir-"]
+    assert kinds == expected, kinds
     second = _probe(cache_dir, seed=2)
     assert _entries(cache_dir) == stored  # nothing new: every one of them was read
-    assert first == second == _full_source_hash()
+    assert first["hash"] == second["hash"] == _full_source_hash()
+    assert first["facts"] == second["facts"] == host_facts.ask_llvm()
+    assert first["llvm imported"] and not second["llvm imported"]
 
 
 HELPERS = """

@@ -47,9 +47,7 @@ from __future__ import annotations
 
 import linecache
 import struct
-from typing import NamedTuple
-
-from llvmlite import ir
+from typing import TYPE_CHECKING, NamedTuple
 
 from ...errors import (
     CompilationError,
@@ -59,6 +57,9 @@ from ...errors import (
     NaiadError,
     SourceLocation,
 )
+
+if TYPE_CHECKING:
+    from llvmlite import ir
 
 # -- the parameter block ------------------------------------------------------------------------
 GRID_SLOTS = 3  # params[0:3] = grid size (x, y, z); the kernel's arguments start at params[3]
@@ -87,7 +88,11 @@ _FAULT_ERRORS: dict[int, type[CompilationError]] = {
 
 
 def entry_function_type() -> ir.FunctionType:
-    """The entry point's LLVM type, for code generators building it with `llvmlite.ir`."""
+    """The entry point's LLVM type, for code generators building it with `llvmlite.ir`
+    (imported here: the launcher reads this module's constants, and a launch of a cached
+    kernel builds no IR)."""
+    from llvmlite import ir
+
     ptr = ir.PointerType()
     i64 = ir.IntType(64)
     return ir.FunctionType(ir.VoidType(), [ptr, i64, i64, ptr, ptr])

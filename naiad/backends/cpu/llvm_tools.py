@@ -110,24 +110,6 @@ def compile_ir(
     return emit_object(module, machine)
 
 
-# The store of `cached_object`: (name, make) -> bytes. The runtime installs the disk cache
-# (runtime/cpu_objects.py): the back end never imports the runtime.
-_object_store: list = [None]
-
-
-def use_object_store(store) -> None:
-    """Keep the object code of `cached_object` in `store(name, make)` (None: build it each time)."""
-    _object_store[0] = store
-
-
-def cached_object(name: str, make) -> bytes:
-    """The object code `make()` builds for the host, named `name` (the runtime library, the
-    worker pool): from the store the runtime installed when it holds it, else built now
-    (70-130 ms of LLVM per process otherwise)."""
-    store = _object_store[0]
-    return make() if store is None else store(name, make)
-
-
 # -- loading object code ------------------------------------------------------------------------
 JIT = llvm.LLJIT
 LoadedLibrary = llvm.ResourceTracker

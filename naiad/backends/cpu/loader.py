@@ -1,17 +1,20 @@
 """Loading compiled object code into this process.
 
 A kernel's object code (from the compiler, or read back from the cache) is linked into the
-process by LLVM's ORC JIT linker: relocations applied, sections mapped executable, and nothing
-else — no optimizer and no code generation run again, so loading a cached kernel costs a few
-hundred microseconds (bench/cpu/launch_overhead.py measures it).
+process: relocations applied, sections mapped executable, and nothing else — no optimizer and no
+code generation run again, so loading a cached kernel costs a few hundred microseconds
+(bench/cpu/launch_overhead.py measures it). Naiad's own linker does it (elf_linker.py: ELF
+objects for x86-64 and AArch64, the relocations LLVM emits for Naiad's code), so a process that
+only runs cached kernels never imports llvmlite's binding; an object it does not handle entirely
+goes to LLVM's ORC JIT linker instead, as does every object with NAIAD_CPU_LOADER=orc.
 
 The object's undefined symbols resolve first to a fixed table of C library functions, with their
 addresses looked up in the process (`ctypes.CDLL(None)`): the memory intrinsics LLVM may call,
 `printf`/`fflush` for `device_print`, the thread and futex calls of the worker pool, and the libm
 functions LLVM turns some intrinsics into on targets without an instruction for them (`frem`
 becomes `fmodf`; `llvm.floor` becomes `floorf` without SSE4.1). That table is what code
-generators may rely on; LLVM's JIT linker also falls back to the symbols the process exports, and
-a symbol found nowhere fails the link with an InternalError (LLVM names it on stderr).
+generators may rely on; both linkers also fall back to the symbols the process exports, and
+a symbol found nowhere fails the link with an InternalError.
 Compiler-rt helpers (`__truncsfhf2`, `__divti3`, ...) are not in a Python process: Naiad's own
 (runtime_library.py) are linked first, and every object resolves against them, so LLVM IR that
 makes LLVM call one links on every CPU.
@@ -28,9 +31,10 @@ import itertools
 import threading
 from collections.abc import Iterable
 
-from ... import compile_profile
+from ... import compile_profile, knobs
+from ...errors import InternalError
 from ...fork_safety import hold_across_fork
-from . import llvm_tools, printing, runtime_library
+from . import elf_linker, object_store, printing, runtime_library
 from .target import host_target
 
 _LIBC_SYMBOLS = (
@@ -92,11 +96,11 @@ _ELF_MACHINES = {62: "x86_64", 183: "aarch64"}
 class LoadedObject:
     """Object code linked into the process; its exported symbols stay valid while it lives."""
 
-    __slots__ = ("_library", "addresses")
+    __slots__ = ("_code", "addresses")
 
-    def __init__(self, library: llvm_tools.LoadedLibrary, exports: Iterable[str]):
-        self._library = library
-        self.addresses = {name: library[name] for name in exports}
+    def __init__(self, code, exports: Iterable[str]):
+        self._code = code  # an elf_linker.LinkedImage or an ORC library: `code[name]` addresses
+        self.addresses = {name: code[name] for name in exports}
 
     def address(self, name: str) -> int:
         """The address of exported symbol `name` (an entry point, for `pool.run`)."""
@@ -118,27 +122,33 @@ def process_symbols() -> dict[str, int]:
 
 
 @functools.cache
-def _jit() -> llvm_tools.JIT:
-    """The process's one JIT linker: libraries linked into it live until their handle dies."""
+def _jit():
+    """The process's one ORC JIT linker: libraries linked into it live until their handle dies."""
+    from . import llvm_tools
+
     return llvm_tools.create_jit(host_target().machine)
 
 
 @functools.cache
 def _runtime_library() -> LoadedObject:
-    """runtime_library.py, compiled for the host and linked once per process (about 30 ms)."""
-    code = llvm_tools.cached_object(
-        "runtime",
-        lambda: llvm_tools.compile_ir(runtime_library.library_ir(), host_target().machine),
-    )
+    """runtime_library.py, compiled for the host (about 30 ms; the disk cache keeps it) and
+    linked once per process."""
+
+    def make() -> bytes:
+        from . import llvm_tools
+
+        return llvm_tools.compile_ir(runtime_library.library_ir(), host_target().machine)
+
+    code = object_store.cached_object("runtime", make)
     exports = runtime_library.EXPORTS
-    return LoadedObject(llvm_tools.link_object(_jit(), "naiad_runtime", code, {}, exports), exports)
+    return LoadedObject(_link(code, "naiad_runtime", {}, exports), exports)
 
 
 _library_ids = itertools.count()
-# One load at a time: the first makes the JIT and the tables it links against (cached once made),
-# and two threads making them at once would each link into their own copy, the one not kept
-# then unmapping code its thread runs. llvmlite serializes the link itself anyway. A fork waits
-# for the load in progress (fork_safety.py: the pool loads its code outside any compile).
+# One load at a time: the first makes the tables it links against and maybe the JIT (cached once
+# made), and two threads making them at once would each link into their own copy, the one not
+# kept then unmapping code its thread runs. llvmlite serializes an ORC link itself anyway. A fork
+# waits for the load in progress (fork_safety.py: the pool loads its code outside any compile).
 _loading = threading.RLock()
 hold_across_fork(_loading, 10)
 
@@ -153,15 +163,33 @@ def load_object(code: bytes, exports: Iterable[str], name: str = "kernel") -> Lo
 
     Raises:
         ValueError: the object is for another architecture.
-        InternalError: an undefined symbol of the object is found nowhere.
+        InternalError: an undefined symbol of the object is found nowhere; with
+            NAIAD_CPU_LOADER=naiad, Naiad's linker does not handle the object.
     """
     _check_architecture(code)
     exports = list(exports)
     with _loading, compile_profile.stage("load"):
-        library = llvm_tools.link_object(
-            _jit(), f"{name}.{next(_library_ids)}", code, process_symbols(), exports
-        )
-    return LoadedObject(library, exports)
+        return LoadedObject(_link(code, name, process_symbols(), exports), exports)
+
+
+_LINKERS = ("auto", "naiad", "orc")
+
+
+def _link(code: bytes, name: str, imports: dict[str, int], exports: list[str]):
+    """Naiad's linker where it handles the object and NAIAD_CPU_LOADER allows, else LLVM's."""
+    choice = knobs.cpu_loader.get().strip() or "auto"
+    if choice not in _LINKERS:
+        raise ValueError(f"NAIAD_CPU_LOADER={choice!r}: expected one of {', '.join(_LINKERS)}")
+    if choice != "orc":
+        try:
+            return elf_linker.link(code, imports, name)
+        except elf_linker.Unsupported as exc:
+            if choice == "naiad":
+                raise InternalError(f"Naiad's linker cannot link `{name}`: {exc}") from exc
+    from . import llvm_tools
+
+    library = f"{name}.{next(_library_ids)}"
+    return llvm_tools.link_object(_jit(), library, code, imports, exports)
 
 
 def _check_architecture(code: bytes) -> None:

@@ -40,7 +40,7 @@ import threading
 import numpy as np
 
 from ... import knobs
-from . import abi, llvm_tools, loader, pool_caller_ir, pool_ir
+from . import abi, loader, object_store, pool_caller_ir, pool_ir
 from .target import host_target
 
 # A grid of fewer programs runs inline. One program has nothing to share; any more may be worth
@@ -92,10 +92,12 @@ class _Native:
         target = host_target()
 
         def make() -> bytes:
+            from . import llvm_tools
+
             text = pool_ir.pool_module(target.arch)
             return llvm_tools.compile_ir(text, target.machine, "pool", optimized=False)
 
-        code = llvm_tools.cached_object("pool", make)
+        code = object_store.cached_object("pool", make)
         self._object = loader.load_object(code, pool_ir.EXPORTS, "naiad_pool")
         address = self._object.address
         ptr, i64, i32 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int32

@@ -27,7 +27,10 @@ compares and subtractions LLVM lowers inline on every 64-bit target.
 
 from __future__ import annotations
 
-from llvmlite import ir
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from llvmlite import ir
 
 # (helper, its LLVM signature, the internal converter it wraps, source and destination kinds)
 _CONVERSIONS = (
@@ -122,6 +125,8 @@ def _converter(module: ir.Module, src: str, dst: str) -> ir.Function:
     """`naiad.<src>_to_<dst>`: the conversion on storage values (f16/bf16 as i16 bits)."""
     # Imported here: a process whose disk cache holds the library's object code (the first
     # launch of a cached kernel) never builds it, and the scalar lowering takes 7 ms to import.
+    from llvmlite import ir
+
     from .lower_scalar.conversions import convert_float
     from .lower_scalar.types import F32, F64, I16
 
@@ -157,6 +162,8 @@ def _conversion(name: str, ret: str, param: str, src: str, dst: str) -> str:
 
 def library_ir() -> str:
     """The whole library as LLVM IR text (target-neutral: no triple or data layout yet)."""
+    from llvmlite import ir
+
     module = ir.Module(name="naiad_runtime")
     for _, _, _, src, dst in _CONVERSIONS:
         _converter(module, src, dst)

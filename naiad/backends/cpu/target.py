@@ -7,16 +7,22 @@ run elsewhere. LLVM aborts the process on an unknown triple or feature, so every
 it comes from the tables below or from LLVM's own description of the host.
 
 A target's `description()` (triple, CPU, features) goes into the cache key of every compiled
-kernel: an object built for one CPU is never loaded on another.
+kernel: an object built for one CPU is never loaded on another. The host's comes from
+host_facts.py, which asks LLVM once and remembers; LLVM itself (llvm_tools.py) is imported only
+to compile, when a target machine is made.
 """
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ... import knobs
-from . import llvm_tools
+from . import host_facts
+
+if TYPE_CHECKING:
+    from . import llvm_tools
 
 # The architectures the CPU back end generates code for, by the first part of a triple
 # (`arm64` is Apple's spelling of AArch64).
@@ -82,13 +88,16 @@ class CpuTarget:
     @property
     def data_layout(self) -> str:
         """The data layout LLVM IR for this target carries."""
+        from . import llvm_tools
+
         return llvm_tools.data_layout(self.machine)
 
 
 @functools.cache
 def host_target() -> CpuTarget:
     """The machine this process runs on (as NAIAD_HOST_CPU names it, where it is set)."""
-    triple = llvm_tools.host_triple()
+    facts = host_facts.facts()
+    triple = facts["triple"]
     arch = triple.split("-", 1)[0]
     if arch not in _HOST_ARCHES:
         raise NotImplementedError(
@@ -96,7 +105,7 @@ def host_target() -> CpuTarget:
         )
     model = knobs.host_cpu.get().strip()
     if not model:
-        return CpuTarget("cpu", triple, llvm_tools.host_cpu_name(), llvm_tools.host_cpu_features())
+        return CpuTarget("cpu", triple, facts["cpu"], facts["features"])
     if model not in HOST_CPU_MODELS[arch]:
         known = ", ".join(HOST_CPU_MODELS[arch])
         raise ValueError(f"NAIAD_HOST_CPU={model!r} is not a {arch} CPU model Naiad knows: {known}")
@@ -122,4 +131,6 @@ def cpu_target(name: str = "cpu") -> CpuTarget:
 
 @functools.cache
 def _target_machine(target: CpuTarget) -> llvm_tools.TargetMachine:
+    from . import llvm_tools
+
     return llvm_tools.create_target_machine(target.triple, target.cpu, target.features)
