@@ -30,6 +30,7 @@ import types as pytypes
 from .. import errors, ir
 from ..language import constructs, core
 from ..language import dtypes as t
+from ..language.active_semantic import unused_result_error
 from .calls import CallsMixin
 from .control_flow import NOT_RETURNED, ControlFlowMixin
 from .expressions import BINARY_OPERATORS, ExpressionsMixin
@@ -182,6 +183,13 @@ class CodeGenerator(ExpressionsMixin, ControlFlowMixin, CallsMixin, ast.NodeVisi
         return found
 
     def visit_Expr(self, node):
+        if isinstance(node.value, ast.Call) and _is_lookup(node.value.func):
+            # A call's result is dropped: may it be? (Only a name or an attribute chain is
+            # looked up twice: anything else could do work.)
+            callee = core._unwrap_if_constexpr(self.visit(node.value.func))
+            message = unused_result_error(callee, ast.unparse(node.value.func))
+            if message is not None:
+                raise ValueError(message)
         self.visit(node.value)
 
     def visit_Pass(self, node):
@@ -336,6 +344,13 @@ class CodeGenerator(ExpressionsMixin, ControlFlowMixin, CallsMixin, ast.NodeVisi
             if not isinstance(target, ast.Name):
                 raise NotImplementedError("only names can be deleted in a kernel")
             del self.scope[target.id]
+
+
+def _is_lookup(node) -> bool:
+    """A name, or attributes of one (`tl.advance`, `x.advance`)."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
 
 
 def _named(location: ir.Location, name: str) -> ir.Location:

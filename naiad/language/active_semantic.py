@@ -56,10 +56,25 @@ def is_builtin(fn) -> bool:
     return getattr(fn, "__naiad_builtin__", False)
 
 
-def must_use_result(fn):
-    """Document that a builtin's result must be used (e.g. `advance` returns a new pointer)."""
-    fn.__naiad_must_use_result__ = True
+def must_use_result(fn, message=True):
+    """Make a call whose result is dropped (a statement of its own) a compile error: a builtin
+    (`advance` returns a new pointer) or a `@jit` function. Given a string first, as Triton's
+    `@must_use_result("why")`, it returns the decorator, and the error adds that string."""
+    if isinstance(fn, str):
+        return lambda inner: must_use_result(inner, fn)
+    fn.__naiad_must_use_result__ = message
     return fn
+
+
+def unused_result_error(fn, spelled: str) -> str | None:
+    """The message for a dropped result of `fn` (called as `spelled`), None when it may be."""
+    wanted = getattr(fn, "__naiad_must_use_result__", False)
+    if not wanted:
+        return None
+    words = [f"The result of {spelled} is not being used."]
+    if isinstance(wanted, str):
+        words.append(wanted)
+    return " ".join(words)
 
 
 def jit(fn):

@@ -133,6 +133,7 @@ class block_ptr:
         self.offsets, self.block_shape, self.order = list(offsets), list(block_shape), list(order)
         self.type = t.pointer_type(t.block_type(base.type.scalar.element_ty, self.block_shape))
 
+    @must_use_result
     def advance(self, offsets, _semantic=None):
         """`tl.advance(self, offsets)`, as the method `ptr.advance(offsets)`."""
         return advance(self, offsets, _semantic=_semantic)

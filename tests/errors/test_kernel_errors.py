@@ -60,6 +60,40 @@ def test_tuples_are_immutable():
     assert "does not support item assignment" in message
 
 
+@naiad.must_use_result("Assign it: `x = cube(x)`.")
+@naiad.jit
+def cube(x):
+    return x * x * x
+
+
+@naiad.jit
+def drops_a_cube(out_ptr):
+    x = tl.arange(0, 16).to(tl.float32)
+    cube(x)  # MARK
+    tl.store(out_ptr + tl.arange(0, 16), x)
+
+
+@naiad.jit
+def drops_an_advance(out_ptr):
+    block = tl.make_block_ptr(out_ptr, (16,), (1,), (0,), (8,), (0,))
+    block.advance((8,))  # MARK
+    tl.store(block, tl.arange(0, 8).to(tl.float32))
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "cpu"])
+@pytest.mark.parametrize(
+    "kernel, spelled, extra",
+    [(drops_a_cube, "cube", " Assign it: `x = cube(x)`."), (drops_an_advance, "block.advance", "")],
+)
+def test_a_dropped_result_that_must_be_used(kernel, spelled, extra, backend):
+    """A call marked `must_use_result` (a user's, with its words, or `advance`) as a statement
+    of its own is an error, in the interpreter and compiled (Triton's words)."""
+    with knobs.override(NAIAD_BACKEND=backend), pytest.raises(ValueError) as info:
+        kernel[(1,)](_out())
+    message = assert_located(info.value, kernel, "# MARK", at=spelled)
+    assert f"The result of {spelled} is not being used.{extra}" in message
+
+
 @naiad.jit
 def arange_not_power_of_2(out_ptr):
     offs = tl.arange(0, 3)  # MARK

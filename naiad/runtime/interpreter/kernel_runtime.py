@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from ...language import core
+from ...language.active_semantic import unused_result_error
 from ...language.iterators import range as lang_range
 from ...language.literals import attribute_of  # noqa: F401  (the rewrite calls it)
 
@@ -38,6 +39,14 @@ def assigned_as(value, kept):
     if len(parts) != len(kept):
         raise ValueError(f"cannot unpack {len(parts)} values into {len(kept)} names")
     return tuple(assigned_as(part, k) for part, k in zip(parts, kept))
+
+
+def check_dropped_result(spelled, func):
+    """Before `func(...)` as a statement of its own: refused where `func` must have its result
+    used (`must_use_result`), as the compiler refuses it."""
+    message = unused_result_error(core._unwrap_if_constexpr(func), spelled)
+    if message is not None:
+        raise ValueError(message)
 
 
 # Python's builtins that see constexprs' values, as Triton's code generator calls them

@@ -1,6 +1,6 @@
 """Rewrite a kernel's Python source so that running it as Python follows the compiler's semantics.
 
-Running a kernel as plain Python would differ from compiling it in seven places, each rewritten here
+Running a kernel as plain Python would differ from compiling it in nine places, each rewritten here
 (positions are kept, so tracebacks, `print` and `breakpoint()` point at the user's own lines):
 
 - `x = 0` gives `x` the compiler's type (int32), so later `x += big` wraps as on the GPU;
@@ -9,7 +9,9 @@ Running a kernel as plain Python would differ from compiling it in seven places,
 - `a is b` compares the values of constexprs (`BLOCK is None` for a constexpr None);
 - a tensor assigned before a `for` / `while` loop and in its body must keep its type;
 - `assert cond, msg` is `tl.device_assert(cond, msg)` (checked in debug mode only);
-- an attribute of a literal (`(10).type`, `(5, 6).type`) reads it as a constexpr or a `tl.tuple`.
+- an attribute of a literal (`(10).type`, `(5, 6).type`) reads it as a constexpr or a `tl.tuple`;
+- a name declared `d0: tl.constexpr` without a value keeps its next assignment a constexpr;
+- a call whose result is dropped is refused where the callee is `must_use_result`.
 
 Before the rewrite, the Python the compiler refuses (`try`, `break`, `lambda`, `yield`, ...) is
 refused here too, at the same file:line:col (language/constructs.py).
@@ -155,6 +157,19 @@ class _KernelTransformer(ast.NodeTransformer):
             return self._call(name, node, node.left, node.comparators[0])
         return node
 
+    def visit_Expr(self, node):
+        # A call whose result is dropped is refused for a function marked `must_use_result`,
+        # as the compiler refuses it: a check before the call (the call itself is left as it
+        # is, so `breakpoint()` still stops in the kernel's frame).
+        call = node.value
+        if not (isinstance(call, ast.Call) and _is_lookup(call.func)):
+            self.generic_visit(node)
+            return node
+        spelled = ast.Constant(ast.unparse(call.func))
+        check = ast.Expr(self._call("check_dropped_result", call, spelled, call.func))
+        self.generic_visit(node)
+        return [ast.copy_location(check, node), node]
+
     def visit_Assert(self, node):
         self.generic_visit(node)
         msg = node.msg if node.msg is not None else ast.Constant("")
@@ -166,6 +181,13 @@ class _KernelTransformer(ast.NodeTransformer):
         node.decorator_list = []
         self.generic_visit(node)
         return node
+
+
+def _is_lookup(node) -> bool:
+    """A name, or attributes of one: what the compiler checks a dropped call's callee of."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
 
 
 def _any_kept(kept) -> bool:
