@@ -19,8 +19,10 @@ A back end is an object registered here and found by the prefix of a target name
 `runtime/compiler.py` runs frontend → TTIR pipeline → a back end's stages behind one disk cache,
 for every launch, `warmup()`, tool and test. A back end outside the package registers with
 `register_backend` when imported, or through the entry-point group `naiad.backends` (each entry
-point names a module, or a callable returning a back end), loaded the first time a target is
-looked up; docs/architecture.md shows one.
+point names a module, or a callable returning a back end), loaded the first time a target or a
+device no back end registered so far takes is looked up, or every back end is listed: finding
+entry points reads every installed distribution's metadata (5-20 ms), which a launch on the
+package's own back ends does not wait for. docs/architecture.md shows one.
 """
 
 from __future__ import annotations
@@ -30,7 +32,6 @@ import threading
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import metadata as importlib_metadata
 
 from ..fork_safety import hold_across_fork
 from ..ir import Operation
@@ -133,6 +134,7 @@ class Backend:
 
 
 _BACKENDS: list[Backend] = []
+_builtin_loaded = False
 _entry_points_loaded = False
 _lock = threading.Lock()
 
@@ -159,26 +161,36 @@ def unregister_backend(name: str) -> None:
 
 def backends() -> list[Backend]:
     """Every registered back end, the package's own first."""
-    _load_all()
+    _load(entry_points=True)
     return list(_BACKENDS)
 
 
 def lookup(target_name: str) -> tuple[Backend, object]:
     """The back end of `target_name` and the target it parses from it."""
     name = str(target_name)
-    for backend in backends():
-        if backend.matches(name):
-            return backend, backend.parse_target(name)
+    backend = _first(lambda backend: backend.matches(name))
+    if backend is not None:
+        return backend, backend.parse_target(name)
     known = ", ".join(f"'{p}'" for b in backends() for p in b.prefixes)
     raise ValueError(f"unknown target {target_name!r}: no back end takes it (prefixes: {known})")
 
 
 def for_device(device_type: str) -> Backend | None:
     """The back end whose kernels run on memory of `device_type` ('cpu', 'cuda'), if any."""
-    for backend in backends():
-        if backend.device_type == device_type:
+    return _first(lambda backend: backend.device_type == device_type)
+
+
+def _first(takes: Callable[[Backend], bool]) -> Backend | None:
+    """The first registered back end `takes`, the entry points' loaded only if none of those
+    registered so far is one (see the module's docstring)."""
+    _load(entry_points=False)
+    for backend in list(_BACKENDS):
+        if takes(backend):
             return backend
-    return None
+    if _entry_points_loaded:
+        return None
+    _load(entry_points=True)
+    return next((backend for backend in list(_BACKENDS) if takes(backend)), None)
 
 
 # Importing the back ends, which the first lookup does in whatever thread: a fork waits until it
@@ -188,20 +200,32 @@ _importing = threading.RLock()
 hold_across_fork(_importing, 5)
 
 
-def _load_all() -> None:
-    if _entry_points_loaded:
+def _load(entry_points: bool) -> None:
+    """Import the package's back ends and, with `entry_points`, those the entry points name."""
+    if _entry_points_loaded or (_builtin_loaded and not entry_points):
         return
     with _importing:
-        _import_all()
+        _import_builtin()
+        if entry_points:
+            _import_entry_points()
 
 
-def _import_all() -> None:
-    global _entry_points_loaded
-    if _entry_points_loaded:
+def _import_builtin() -> None:
+    global _builtin_loaded
+    if _builtin_loaded:
         return
     for module in _BUILTIN:
         importlib.import_module(module)
-    for entry in importlib_metadata.entry_points(group="naiad.backends"):
+    _builtin_loaded = True
+
+
+def _import_entry_points() -> None:
+    global _entry_points_loaded
+    if _entry_points_loaded:
+        return
+    from importlib import metadata  # 10-20 ms to import: only where it is needed
+
+    for entry in metadata.entry_points(group="naiad.backends"):
         loaded = entry.load()  # a module registers its back end as it is imported
         if isinstance(loaded, Backend):
             register_backend(loaded)

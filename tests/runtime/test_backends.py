@@ -93,10 +93,24 @@ def test_an_entry_point_registers_a_back_end(monkeypatch):
             return [entry]
         return real(**selection)
 
-    monkeypatch.setattr(registry.importlib_metadata, "entry_points", entry_points)
+    monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
     monkeypatch.setattr(registry, "_entry_points_loaded", False)
     try:
         backend, _ = registry.lookup("llir")
         assert isinstance(backend, LlvmIrOnly)
     finally:
         registry.unregister_backend("llir-only")
+
+
+def test_the_packages_own_back_ends_are_found_without_reading_entry_points(monkeypatch):
+    """Finding entry points reads every installed distribution's metadata: a lookup the
+    package's own back ends answer does not wait for it."""
+
+    def entry_points(**selection):
+        pytest.fail("entry points read")
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", entry_points)
+    monkeypatch.setattr(registry, "_entry_points_loaded", False)
+    backend, target = registry.lookup("cpu:aarch64")
+    assert backend.name == "cpu" and target.triple.startswith("aarch64")
+    assert registry.for_device("cpu") is backend
