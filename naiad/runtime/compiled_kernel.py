@@ -40,7 +40,7 @@ class CompiledKernel(TritonCompiledKernel):
     `n_regs` and `n_spills` of its cubin (None otherwise). `globals_used` are the globals its
     code read when it was built (checked again at every launch). `fn`, `constants` and
     `options` (its JIT function, constexpr values and CompileOptions) relaunch it through
-    Triton's surface (relaunch.py)."""
+    Triton's surface (relaunch.py), which runs it for arguments its `specialization` admits."""
 
     name: str
     asm: dict
@@ -50,6 +50,7 @@ class CompiledKernel(TritonCompiledKernel):
     fn: object = field(default=None, repr=False)
     constants: dict = field(default_factory=dict, repr=False)
     options: CompileOptions = field(default_factory=CompileOptions, repr=False)
+    specialization: object = field(default=None, repr=False)
 
     def __post_init__(self):
         self.metadata = Metadata(self.metadata)

@@ -174,7 +174,7 @@ class UnfinishedCompile:
         kernel.metadata.update(entry.metadata["kernel"])
         kernel.binary = stages.get(backend.binary_stage) if backend.binary_stage else None
         kernel.fn, kernel.constants = self.jit_function, dict(self.spec.constexprs)
-        kernel.options = self.options
+        kernel.options, kernel.specialization = self.options, self.spec
         dump_stages(kernel, self.spec)
         return kernel
 

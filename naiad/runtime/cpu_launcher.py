@@ -37,7 +37,7 @@ from .globals_check import check_globals
 from .host_arrays import describe, is_array_like
 from .interpreter.launch import run_grid
 from .launchers import INTERPRET
-from .specialization import Specialization
+from .specialization import launch_specialization
 from .tensor_descriptor import TensorDescriptor
 
 _ABSENT = object()
@@ -135,7 +135,7 @@ class CpuLauncher:
         the interpreter), with a warning naming it, once. Given the launch's 3-D `grid`,
         unless `strict` and where tiering is on, a small launch of a kernel not compiled yet
         gives INTERPRET (cpu_tiering.py), its compile under way in the background."""
-        spec = Specialization.of(self.jit_function, bound)
+        spec = launch_specialization(self.jit_function, bound)
         key = (spec.key, options)
         found = self.kernels.get(key, _ABSENT)
         if found is not _ABSENT:
@@ -246,7 +246,7 @@ class CpuLauncher:
         kernel compiles gets the kernel to come (`cpu_tiering.CompiledLater`), as Triton's
         launch returns the compiled kernel: reading it waits for the compile."""
         options = cpu_options(options, debug)
-        key = (Specialization.of(self.jit_function, bound).key, options)
+        key = (launch_specialization(self.jit_function, bound).key, options)
         launchable = self.kernels.get(key)
         if launchable is not None:
             return launchable.kernel

@@ -43,7 +43,7 @@ from .compile_lock import compiled_once
 from .compiler import compile_options, compile_specialization
 from .globals_check import check_globals, globals_checker
 from .host_arrays import describe
-from .specialization import Specialization
+from .specialization import Specialization, launch_specialization
 from .tensor_descriptor import TensorDescriptor
 
 # A host descriptor's signature string (specialization.py): element type and block shape.
@@ -107,7 +107,7 @@ class CudaLauncher:
 
     def compiled(self, bound: dict, options, debug: bool):
         """The CompiledKernel a launch with these arguments ran."""
-        spec = Specialization.of(self.jit_function, bound)
+        spec = launch_specialization(self.jit_function, bound)
         found = self.kernels.get((spec.key, options, debug, _arch(_device_of(bound))))
         return None if found is None else found.source
 
@@ -116,7 +116,7 @@ class CudaLauncher:
         path on this device."""
         device = _device_of(bound)
         runtime = tuple(_launch_value(name, bound[name]) for name in self.runtime_names)
-        spec = Specialization.of(self.jit_function, bound)
+        spec = launch_specialization(self.jit_function, bound)
         key = (spec.key, options, debug, _arch(device))
         compiled = compiled_once(
             self.kernels, key, lambda: self._compile(spec, options, debug, device)

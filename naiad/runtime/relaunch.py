@@ -10,16 +10,21 @@ relaunch compiled kernels read and call.
 
 A relaunch goes through the kernel's JIT function with the compiled options: its declared
 `tl.constexpr` parameters take the compiled values (Triton's launcher ignores the ones passed,
-which may be placeholders), and every other argument is specialized again, so arguments that
-differ in alignment or in being 1 run code compiled for them instead of code compiled for other
-facts (which Triton would run). A CompiledKernel read back without its JIT function compiles
-only.
+which may be placeholders), and every other argument is specialized again. Arguments that hold
+every fact the kernel was compiled for run it, as Triton's launcher does, even where they hold
+more (a pointer aligned where the compile did not know it); arguments that break one (an
+unaligned pointer where the compile assumed alignment, an integer other than 1 where it took 1
+as a constant) run code compiled for them instead, where Triton would run the kernel anyway
+(specialization.launch_specialization). A CompiledKernel read back without its JIT function
+compiles only.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+
+from .specialization import relaunching
 
 
 class TritonCompiledKernel:
@@ -134,7 +139,12 @@ class TritonCompiledKernel:
                 f"non-constexpr ones), got {len(args)}"
             )
         fn = self.fn
-        (fn._entry or fn._make_entry())(grid, *values, **options)
+        compiled = self.specialization
+        relaunched = relaunching.set(None if compiled is None else (fn, compiled))
+        try:
+            (fn._entry or fn._make_entry())(grid, *values, **options)
+        finally:
+            relaunching.reset(relaunched)
 
     def _plan_relaunch(self) -> tuple:
         """What each relaunch reads, made once (plain data, so the kernel still pickles): the

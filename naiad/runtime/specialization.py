@@ -13,11 +13,18 @@ constexprs; a host TensorDescriptor its element type, block shape and padding, w
 alignment and which sizes and strides are divisible by 16. Arguments may also be torch dtypes
 or signature strings (`warmup`), read as aligned pointers. The launch hot path keys the same
 facts from the arguments directly (binder.py); tests check that the two always agree.
+
+The launchers compile and run `launch_specialization`: the arguments' own, except while a
+compiled kernel relaunches (`relaunching`, relaunch.py) with arguments that hold every fact it
+was compiled for: then that kernel's, so that the relaunch runs it rather than compiling
+another for the facts the arguments add, as Triton's launcher runs its compiled kernel.
+Inductor compiles with its graph inputs taken as unaligned and launches aligned tensors.
 """
 
 from __future__ import annotations
 
 from collections import namedtuple
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from ..language import dtypes as t
@@ -64,6 +71,13 @@ class Specialization:
         )
         return cls(signature, constexprs, attrs, key)
 
+    def admits(self, other: Specialization) -> bool:
+        """Whether code compiled for this specialization is right for arguments of `other`:
+        the same signature and constexprs, and each attribute of this one held there too."""
+        if self.key[:2] != other.key[:2]:
+            return False
+        return all(other.attrs.get(name) == held for name, held in self.attrs.items())
+
     def view(self) -> SpecializationView:
         """This specialization as `jit(repr=f)`'s f reads it."""
         return SpecializationView(dict(self.constexprs), dict(self.signature))
@@ -77,6 +91,20 @@ class TypedArgument:
 
     spec: str
     attributes: tuple = ()
+
+
+# (JIT function, Specialization) of the compiled kernel relaunching in this context (relaunch.py).
+relaunching: ContextVar = ContextVar("relaunching", default=None)
+
+
+def launch_specialization(jit_function, bound: dict) -> Specialization:
+    """The specialization a launch of `jit_function` with `bound` arguments compiles and runs
+    (the module doc): the relaunched kernel's where it admits the arguments', else theirs."""
+    spec = Specialization.of(jit_function, bound)
+    relaunched = relaunching.get()
+    if relaunched is not None and relaunched[0] is jit_function and relaunched[1].admits(spec):
+        return relaunched[1]
+    return spec
 
 
 def kernel_name(jit_function, spec: Specialization) -> str:

@@ -1,7 +1,8 @@
 """Kernels compiled by `triton.compile` and relaunched through `CompiledKernel.run`, as Inductor
 launches every kernel it generates: Triton's `debug` option compiles the assertions (and integer
 overflow checks unless `sanitize_overflow=False`) without Naiad's debug mode, so relaunches take
-the hot path; relaunches pass every argument or the non-constexpr ones, on 1-D and 3-D grids."""
+the hot path; relaunches pass every argument or the non-constexpr ones, on 1-D and 3-D grids,
+and run the compiled kernel wherever the arguments hold the facts it was compiled for."""
 
 import re
 
@@ -165,3 +166,37 @@ def test_launch_settings_follow_tritons_twins_on_the_hot_path(monkeypatch):
         assert not knobs.debug.get()
     finally:
         knobs.read_triton_twins(False)
+
+
+def loaded_ttir(kernel) -> list:
+    """The TTIR of every kernel `kernel` loaded on the CPU."""
+    return [loaded.kernel.asm["ttir"] for loaded in kernel._launchers["cpu"].kernels.values()]
+
+
+def test_a_relaunch_runs_the_compiled_kernel_for_arguments_that_hold_more_facts():
+    """Compiled without alignment facts (as Inductor compiles its graph inputs), relaunched with
+    aligned arrays: that kernel runs, and none is compiled for the alignment."""
+    kernel = naiad.JITFunction(checked_gather.fn)
+    compiled = compile(ASTSource(kernel, SIGNATURE, {"BLOCK": 32}), target=CPU)
+    assert "tt.divisibility" not in compiled.asm["ttir"]
+    src, index, out = gather_inputs(n=64, seed=7)  # NumPy's buffers are 16-byte aligned
+    relaunch(compiled, (2, 1, 1), src, index, out, 64, 70, 32)
+    np.testing.assert_array_equal(out, src[index])
+    assert loaded_ttir(kernel) == [compiled.asm["ttir"]]
+
+
+def test_a_relaunch_breaking_a_compiled_fact_compiles_its_own_kernel():
+    """Compiled for aligned pointers, relaunched with a misaligned one: the kernel compiled for
+    the arguments runs (Triton would run the aligned one on it)."""
+    kernel = naiad.JITFunction(checked_gather.fn)
+    aligned = {(i,): [["tt.divisibility", 16]] for i in range(3)}
+    source = ASTSource(kernel, SIGNATURE, {"BLOCK": 32}, attrs=aligned)
+    compiled = compile(source, target=CPU)
+    src, index, out = gather_inputs(n=64, seed=8)
+    shifted = np.empty(71, np.float32)[1:]  # 4 bytes past an aligned buffer
+    shifted[:] = src
+    relaunch(compiled, (2, 1, 1), shifted, index, out, 64, 70, 32)
+    np.testing.assert_array_equal(out, src[index])
+    (ran,) = loaded_ttir(kernel)
+    aligned_src = "%src: !tt.ptr<f32> {tt.divisibility = 16"
+    assert aligned_src in compiled.asm["ttir"] and aligned_src not in ran
