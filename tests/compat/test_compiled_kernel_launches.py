@@ -124,6 +124,13 @@ def test_a_relaunch_passes_every_argument_or_the_non_constexpr_ones(slow_launche
     assert slow_launches == ["checked_gather"]
     with pytest.raises(TypeError, match="takes the kernel's 6 arguments"):
         relaunch(compiled, (1, 1, 1), src, index, out)
+    # Three sizes take the hot path inline within CUDA's limits; beyond them, and with an empty
+    # dimension, the slow path says so or runs nothing.
+    with pytest.raises(ValueError, match=r"grid dimension 1 is 65536 \(y\): at most 65535"):
+        relaunch(compiled, (1, 65536, 1), src, index, out, 200, 70)
+    out[:] = np.nan
+    relaunch(compiled, (2, 0, 1), src, index, out, 200, 70)
+    assert np.isnan(out).all()
 
 
 @pytest.mark.parametrize("executor", ["cpu", "interpreter"])
