@@ -15,8 +15,7 @@ imports, then to what the process exports (as LLVM's linker resolves them); a ca
 through a stub holding its 64-bit address, since code in a fresh mapping may lie beyond a
 branch's reach of the C library; a load through the global offset table reads a slot of the
 table made here. Unwind tables (`.eh_frame`) are not loaded: nothing unwinds through a kernel
-(it throws nothing, and a fault in one ends the process), as with code LLVM's linker loads
-without a debugger attached.
+(it throws nothing, and a fault in one ends the process).
 
 Whatever it does not know — another relocation type, a TLS or COMMON symbol, a section of some
 other kind, a field a value does not fit — raises `Unsupported`, and loader.py hands the object
@@ -28,6 +27,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import mmap
+import weakref
 from collections.abc import Mapping
 
 from ...errors import InternalError
@@ -40,17 +40,21 @@ _SKIPPED_SECTIONS = (".eh_frame",)
 _REFUSED_SECTIONS = (".ctors", ".dtors", ".init_array", ".fini_array", ".preinit_array")
 _LOADED_TYPES = (elf_object.SHT_PROGBITS, elf_object.SHT_NOBITS)
 _GOT_SLOT = 8
+_MAP_FAILED = ctypes.c_void_p(-1).value  # mmap's (void *) -1
 
 
 class LinkedImage:
-    """Object code mapped into the process; unmapped when this is collected (mmap's own
-    finalizer), so whoever calls into it keeps it alive."""
+    """Object code mapped into the process. The mapping is released when this is collected,
+    but never at exit: threads a cancelled launch abandoned may still run its code while the
+    interpreter shuts down (pool.py), as they may in code LLVM's linker loaded, which llvmlite
+    does not free then either."""
 
-    __slots__ = ("_memory", "symbols")
+    __slots__ = ("__weakref__", "symbols")
 
-    def __init__(self, memory: mmap.mmap, symbols: dict[str, int]):
-        self._memory = memory
-        self.symbols = symbols  # every global symbol the object defines -> its address
+    def __init__(self, address: int, size: int):
+        self.symbols: dict[str, int] = {}  # every global symbol the object defines -> address
+        release = weakref.finalize(self, _libc().munmap, address, size)
+        release.atexit = False  # (weakref.finalize calls none once the interpreter exits)
 
     def __getitem__(self, name: str) -> int:
         try:
@@ -69,22 +73,26 @@ def link(code: bytes, imports: Mapping[str, int], name: str = "object") -> Linke
     """
     obj = elf_object.parse(code)
     layout = _Layout(obj)
-    memory = mmap.mmap(
-        -1,
+    base = _libc().mmap(
+        None,
         layout.size,
-        flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS,
-        prot=mmap.PROT_READ | mmap.PROT_WRITE,
+        mmap.PROT_READ | mmap.PROT_WRITE,
+        mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS,
+        -1,
+        0,
     )
-    base = ctypes.addressof(ctypes.c_char.from_buffer(memory))
+    if base in (None, _MAP_FAILED):
+        raise OSError(ctypes.get_errno(), "mmap failed for object code")
+    linked = LinkedImage(base, layout.size)  # unmapped when dropped, on an error below too
     image = relocated(obj, layout, base, imports, name)
-    memory[:] = image.data
+    ctypes.memmove(base, bytes(image.data), layout.size)
     layout.protect(base, obj.machine)
-    symbols = {
+    linked.symbols = {
         symbol.name: address
         for symbol, address in zip(obj.symbols, image.addresses, strict=True)
         if symbol.defined and symbol.binding != elf_object.STB_LOCAL
     }
-    return LinkedImage(memory, symbols)
+    return linked
 
 
 class Image:
@@ -254,7 +262,12 @@ def _align(value: int, alignment: int) -> int:
 @functools.cache
 def _libc() -> ctypes.CDLL:
     libc = ctypes.CDLL(None, use_errno=True)
-    libc.mprotect.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+    size, address = ctypes.c_size_t, ctypes.c_void_p
+    libc.mmap.argtypes = (address, size, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long)
+    libc.mmap.restype = address
+    libc.munmap.argtypes = (address, size)
+    libc.munmap.restype = ctypes.c_int
+    libc.mprotect.argtypes = (address, size, ctypes.c_int)
     libc.mprotect.restype = ctypes.c_int
     return libc
 
