@@ -129,7 +129,9 @@ def _descriptor(p: Parameter, handles, irb) -> tensor_descriptor:
     """The descriptor over its arguments; its last stride is the constant 1 the host
     `TensorDescriptor` guarantees (its argument stays in the ABI), so that accesses along the
     last dimension are known contiguous and vectorize as an in-kernel descriptor's do."""
-    tensor_map = tensor_maps.TensorMap(next(handles), irb, p.type) if p.tensor_map else None
+    tensor_map = (
+        tensor_maps.TensorMap(next(handles), irb, p.type, p.value) if p.tensor_map else None
+    )
     base = core.tensor(next(handles), t.pointer_type(p.type.element_ty))
     rank = len(p.type.shape)
     shape = [core.tensor(next(handles), t.int64) for _ in range(rank)]

@@ -12,9 +12,10 @@ A block access then becomes `tt.descriptor_load` / `tt.descriptor_store`, which 
 end lowers to one bulk tensor copy through shared memory (lowering/tma.py), when the block is
 one the copy moves whole: two dimensions, rows of at least 32 bytes (the narrowest swizzled
 row) and at least 8 of them, no `bool` elements, and NaN padding only for floats (the copy's
-NaN fill). Loads inside loops keep the pointer path: the pipeliner overlaps those with
-`cp.async` across iterations, which it does not do for tensor copies yet. Out-of-bounds
-elements are zero-filled (NaN for `padding="nan"`) and never written, as through pointers.
+NaN fill). In a loop, the pipeliner overlaps the copies of a dot's operands with the
+iterations before, and turns the other loads back into pointer loads (they are zero-padded:
+NaN-padded loads in loops keep pointers from here). Out-of-bounds elements are zero-filled
+(NaN for `padding="nan"`) and never written, as through pointers.
 """
 
 from __future__ import annotations
@@ -65,12 +66,14 @@ def argument_type(block_type: t.block_type) -> ir.Type:
 class TensorMap:
     """A descriptor's tensor map argument (`handle`), building its accesses with `irb`."""
 
-    def __init__(self, handle, irb, block_type: t.block_type):
-        self.handle, self.irb, self.block_type = handle, irb, block_type
+    def __init__(self, handle, irb, block_type: t.block_type, padding: str):
+        self.handle, self.irb = handle, irb
+        self.block_type, self.padding = block_type, padding
 
     def load(self, semantic, offsets):
-        """The block at `offsets` by a tensor copy, or None where pointers load it (in a loop)."""
-        if self._in_loop():
+        """The block at `offsets` by a tensor copy, or None where pointers load it (a NaN-padded
+        block in a loop: see the module doc)."""
+        if self.padding == "nan" and self._in_loop():
             return None
         indices = self._indices(semantic, offsets)
         op = self.irb._create(tt.DescriptorLoadOp, self.handle, indices)

@@ -94,3 +94,74 @@ def test_new_tensors_get_their_own_tensor_maps():
         shift_tiles[grid](TensorDescriptor.from_tensor(src, [32, 64]),
                           TensorDescriptor.from_tensor(dst, [32, 64]), BM=32, BN=64)  # fmt: skip
         torch.testing.assert_close(dst, src + 1, rtol=0, atol=0)
+
+
+@naiad.jit
+def matmul_tiles(a, b, c, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k in range(0, K, BK):
+        acc = tl.dot(a.load([tl.program_id(0) * BM, k]), b.load([k, tl.program_id(1) * BN]), acc)
+    c.store([tl.program_id(0) * BM, tl.program_id(1) * BN], acc.to(c.dtype))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize(
+    "M, N, K, BM, BN, BK, stages, warps",
+    [
+        (256, 256, 512, 128, 128, 64, 3, 4),  # whole tiles, one copy a row
+        (200, 144, 336, 128, 128, 64, 4, 4),  # ragged M, N and K: the edges read zeros
+        (256, 512, 256, 128, 256, 64, 3, 8),  # 8 warps, B rows of two boxes
+        (128, 128, 64, 64, 128, 64, 3, 4),  # one K step: the prologue's second copy is off
+    ],
+)
+def test_a_matmul_loop_pipelines_tensor_copies(dtype, M, N, K, BM, BN, BK, stages, warps):
+    """The K loop's tiles come through rings filled by tensor copies, each on its slot's
+    mbarrier; compared with torch's matmul in float32."""
+    a, b = _random((M, K), dtype, 4), _random((K, N), dtype, 5)
+    c = torch.empty((M, N), device="cuda", dtype=dtype)
+    descs = [
+        TensorDescriptor.from_tensor(a, [BM, BK]),
+        TensorDescriptor.from_tensor(b, [BK, BN]),
+        TensorDescriptor.from_tensor(c, [BM, BN]),
+    ]
+    grid = (_cdiv(M, BM), _cdiv(N, BN))
+    kernel = matmul_tiles[grid](*descs, K, BM=BM, BN=BN, BK=BK, num_stages=stages,
+                                num_warps=warps)  # fmt: skip
+    assert "ttng.async_tma_copy_global_to_local" in kernel.asm["ttgir"]
+    expected = (a.float() @ b.float()).to(dtype)
+    torch.testing.assert_close(c, expected, rtol=2e-2, atol=2e-2 * max(K, 1) ** 0.5)
+
+
+def test_a_loop_of_no_steps_issues_no_copies():
+    """K = 0: the prologue's copies are all off, no phase is waited for, the tile is zero."""
+    a, b = _random((64, 64), torch.float16, 7), _random((64, 128), torch.float16, 8)
+    c = _random((64, 128), torch.float16, 9)
+    descs = [
+        TensorDescriptor.from_tensor(a, [64, 64]),
+        TensorDescriptor.from_tensor(b, [64, 128]),
+        TensorDescriptor.from_tensor(c, [64, 128]),
+    ]
+    matmul_tiles[(1, 1)](*descs, 0, BM=64, BN=128, BK=64, num_stages=3)
+    torch.testing.assert_close(c, torch.zeros_like(c), rtol=0, atol=0)
+
+
+@naiad.jit
+def row_sums(src, out_ptr, K, BM: tl.constexpr, BK: tl.constexpr):
+    """A loop of descriptor loads that feed a sum, not a dot: pointer loads (the fallback)."""
+    acc = tl.zeros((BM, BK), tl.float32)
+    for k in range(0, K, BK):
+        acc += src.load([tl.program_id(0) * BM, k]).to(tl.float32)
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    tl.store(out_ptr + rows, tl.sum(acc, 1))
+
+
+def test_loads_in_a_loop_that_feed_no_dot_read_through_pointers():
+    x = _random((96, 200), torch.float16, 6)
+    storage = torch.zeros((96, 208), device="cuda", dtype=torch.float16)
+    storage[:, :200] = x
+    out = torch.empty(128, device="cuda")
+    desc = TensorDescriptor(storage, [96, 200], [208, 1], [64, 64])
+    kernel = row_sums[(2,)](desc, out, 200, BM=64, BK=64)
+    assert "cp.async.bulk.tensor" not in kernel.asm["ptx"]
+    torch.testing.assert_close(out[:96], x.float().sum(1), rtol=1e-3, atol=1e-2)
+    torch.testing.assert_close(out[96:], torch.zeros(32, device="cuda"), rtol=0, atol=0)

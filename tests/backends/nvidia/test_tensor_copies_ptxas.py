@@ -1,7 +1,8 @@
 """Host descriptors compiled for tensor copies on sm_90a (frontend/tensor_maps.py,
-lowering/tma.py), assembled by ptxas: which accesses become `cp.async.bulk.tensor` (one per box),
-the tensor map parameters, and the accesses that keep pointers (sm_80, misaligned rows, loads in
-loops, debug mode). The values on a GPU: tests/gpu/test_tensor_copies_gpu.py."""
+lowering/tma.py, the pipeliner's rings), assembled by ptxas: which accesses become
+`cp.async.bulk.tensor` (one per box), the tensor map parameters, a matmul's K loop filling its
+rings by copies, and the accesses that keep pointers (sm_80, misaligned rows, loads in loops
+that feed no dot, debug mode). The values on a GPU: tests/gpu/test_tensor_copies_gpu.py."""
 
 import re
 
@@ -28,6 +29,14 @@ def row_block_sums(src, out_ptr, K, BM: tl.constexpr, BK: tl.constexpr):
     for k in range(0, K, BK):
         acc += src.load([tl.program_id(0) * BM, k]).to(tl.float32)
     tl.store(out_ptr + tl.arange(0, BM), tl.sum(acc, 1))
+
+
+@naiad.jit
+def matmul_tiles(a, b, c, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k in range(0, K, BK):
+        acc = tl.dot(a.load([tl.program_id(0) * BM, k]), b.load([k, tl.program_id(1) * BN]), acc)
+    c.store([tl.program_id(0) * BM, tl.program_id(1) * BN], acc.to(tl.float16))
 
 
 def _compile(kernel, args, target="cuda:sm_90a", **kwargs):
@@ -83,3 +92,26 @@ def test_other_accesses_keep_pointers(tmp_path):
     in_loop = _compile(row_block_sums, [aligned[0], np.empty(64, np.float32), 80], BM=64, BK=64)
     assemble(in_loop.asm["ptx"], "sm_90a", tmp_path)
     assert _loads_and_stores(in_loop.asm["ptx"]) == (0, 0)
+
+
+@needs_ptxas
+def test_a_matmul_loop_fills_its_rings_by_tensor_copies(tmp_path):
+    """3 stages: the prologue copies 2 iterations' A and B tiles (B's rows of 256 bytes are
+    two boxes), the loop one iteration's, each stage on its slot's mbarrier; the loop waits
+    for the phase of the slot it reads; no pointer loads remain and nothing spills."""
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((256, 512)).astype(np.float16)
+    b = rng.standard_normal((512, 256)).astype(np.float16)
+    descs = [
+        TensorDescriptor.from_tensor(a, [128, 64]),
+        TensorDescriptor.from_tensor(b, [64, 128]),
+        TensorDescriptor.from_tensor(np.empty((256, 256), np.float16), [128, 128]),
+    ]
+    compiled = _compile(matmul_tiles, [*descs, 512], BM=128, BN=128, BK=64, num_stages=3)
+    ptx = compiled.asm["ptx"]
+    report = assemble(ptx, "sm_90a", tmp_path)
+    assert "ttng.async_tma_copy_global_to_local" in compiled.asm["ttgir"]
+    assert _loads_and_stores(ptx) == (3 * 3, 2)
+    assert ptx.count("mbarrier.arrive.expect_tx") == 3
+    assert "mbarrier.try_wait.parity" in ptx and "ld.global" not in ptx
+    assert " 0 bytes spill stores" in report

@@ -152,14 +152,20 @@ def lower(ctx, op, fn) -> None:
 
 
 def _waits_on_both_sides(terminator) -> bool:
-    """Whether the loop `terminator` ends begins its body with a `ttg.async_wait` and is
-    followed by one, past the waits for its asynchronous dots (the pipeliner's loops): each
-    waits at a barrier before any shared memory is touched, so the debt needs no barrier of
-    its own at the back edge or the exit."""
+    """Whether the loop `terminator` ends begins its body with a `ttg.async_wait` (or the
+    wait for a tensor copy's barrier and a `ttg.barrier`) and is followed by an async_wait,
+    past the waits for its asynchronous dots (the pipeliner's loops): each waits at a barrier
+    before any shared memory is touched, so the debt needs no barrier of its own at the back
+    edge or the exit."""
     loop = terminator.parent_op()
     if loop is None or loop.name != "scf.for":
         return False
     first, after = loop.regions[0].blocks[0].first_op, loop.next_op
     while after is not None and after.name == "ttng.warp_group_dot_wait":
         after = after.next_op
-    return all(o is not None and o.name == "ttg.async_wait" for o in (first, after))
+    if after is None or after.name != "ttg.async_wait":
+        return False
+    if first.name == "ttg.async_wait":
+        return True
+    opening = [first.name, first.next_op.name, first.next_op.next_op.name]
+    return opening == ["ttg.memdesc_index", "ttng.wait_barrier", "ttg.barrier"]

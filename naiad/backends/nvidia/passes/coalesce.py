@@ -6,10 +6,11 @@ ordered by contiguity (longest first) and, along the fastest, how many elements 
 access at once: min(contiguity, divisibility in elements, 128 bits), at most the elements per
 thread, raised to the widest of the memory ops connected to it by def-use chains with the same
 shape and order (a store keeps its own limit: a thread writing more than 16 bytes leaves gaps in
-the warp's writes). A block moved by a tensor copy (`tt.descriptor_load` / `tt.descriptor_store`,
-read or written through shared memory) takes 16 bytes a thread along its rows, the widest
-shared-memory access. Always legal: the op's operands are converted to that layout and its
-results back, and remove-layout-conversions carries the new layout to the neighbours.
+the warp's writes). A block loaded by a tensor copy (`tt.descriptor_load`, read from shared
+memory) takes 16 bytes a thread along its rows, the widest shared-memory access; a block stored
+by one keeps the layout it has (it is written into shared memory from any). Always legal: the
+op's operands are converted to that layout and its results back, and remove-layout-conversions
+carries the new layout to the neighbours.
 
     %v = tt.load %p : tensor<1024x!tt.ptr<f32>, #blocked>                (sizePerThread = [1])
     ==>
@@ -68,7 +69,7 @@ class Coalesce(Pass):
             neighbours = groups[component[op]]
             chosen[op] = _coalesced_encoding(op, neighbours, analysis, num_warps, threads)
         for op in module.walk():
-            if isinstance(op, (tt.DescriptorLoadOp, tt.DescriptorStoreOp)):
+            if isinstance(op, tt.DescriptorLoadOp):
                 chosen[op] = _tensor_copy_encoding(op, num_warps, threads)
         for op, encoding in chosen.items():
             _relayout(op, encoding)

@@ -5,9 +5,12 @@
     convert(tt.splat s)                       ==> tt.splat s in the new layout
     convert(tt.make_range)                    ==> tt.make_range in the new layout
     convert(arith.constant dense<...>)        ==> the constant in the new layout
+    tt.descriptor_store d[..], convert(x)     ==> tt.descriptor_store d[..], x
 
 Each makes the value directly where it is needed: a splat, a range or a constant costs the
-same in any layout. A conversion left without users is dead and goes (it is Pure).
+same in any layout, and a tensor copy's store writes its block into shared memory from any
+layout (lowering/tma.py), so a conversion before it would only add a round trip. A conversion
+left without users is dead and goes (it is Pure).
 """
 
 from __future__ import annotations
@@ -96,12 +99,27 @@ class RematerializeConstant(RewritePattern):
         return True
 
 
+class StoreWithoutConvert(RewritePattern):
+    """A tensor copy's store takes its value in the layout the value has."""
+
+    root = tt.DescriptorStoreOp
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        convert = op.src.defining_op
+        if not isinstance(convert, ttg.ConvertLayoutOp):
+            return False
+        with rewriter.modify_op_in_place(op):
+            op.set_operand(1, convert.src)
+        return True
+
+
 PATTERNS = (
     FoldIdentityConvert(),
     FoldConvertChain(),
     RematerializeSplat(),
     RematerializeMakeRange(),
     RematerializeConstant(),
+    StoreWithoutConvert(),
 )
 
 

@@ -8,11 +8,14 @@ ask; arguments that view one tensor are the caller's to avoid, as there. A persi
 matmul's epilogue, storing C in a fused loop, qualifies.
 
 A load qualifies when it is the only reader's input of a `ttg.local_alloc` in the loop's body,
-its `other` is absent or zero, and each thread's vectors are at least 4 bytes. Its address
-(and mask) may depend on the induction variable, loop invariants, carried values whose update
-depends on nothing else, and ops of the body that only compute: pure ops, and `scf.if`s of
-them (a fused persistent loop's prologue, which steps to the next output tile). Those ops are
-what the pipeliner copies to compute an address iterations ahead.
+its `other` is absent or zero, and each thread's vectors are at least 4 bytes; a block load
+through a tensor map (`tt.descriptor_load`, copied by the tensor memory accelerator) when its
+buffer has the layout its copies write (lowering/tma.py's `block_encoding`). Its address
+(and mask; a tensor map's block indices) may depend on the induction variable, loop
+invariants, carried values whose update depends on nothing else, and ops of the body that
+only compute: pure ops, and `scf.if`s of them (a fused persistent loop's prologue, which
+steps to the next output tile). Those ops are what the pipeliner copies to compute an
+address iterations ahead.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from ....dialects import arith, scf, tt, ttg
 from ....ir import DenseElementsAttr, Operation, Pure
 from ..lowering.async_copy import COPY_BYTES, copy_plan
 from ..lowering.ldmatrix import shared_offsets
+from ..lowering.tma import block_encoding
 from .loop_carried import carried
 
 
@@ -63,9 +67,18 @@ def _apart(stores: list, loads: list) -> bool:
     avoid, as there."""
     if not stores:
         return True
-    read = {_base_argument(load.ptr) for load in loads}
+    read = {_read_argument(load) for load in loads}
     written = {_base_argument(store.ptr) for store in stores}
     return None not in read | written and not read & written
+
+
+def _read_argument(load):
+    """The kernel argument a load reads through: a tensor map's tensor is the base pointer
+    argument that follows it (frontend/tensor_maps.py)."""
+    if isinstance(load, tt.DescriptorLoadOp):
+        arguments = load.desc.parent_block.arguments
+        return arguments[load.desc.index + 1]
+    return _base_argument(load.ptr)
 
 
 def _base_argument(pointer):
@@ -102,13 +115,26 @@ def _base_argument_in_loop(update, argument):
     return update
 
 
+def filled_buffer(load: Operation):
+    """The `ttg.local_alloc` that is the one reader of `load`'s value, or None; a tensor copy's
+    value may reach it through one layout conversion (the copy fills the buffer itself)."""
+    if not load.result.has_one_use:
+        return None
+    user = next(iter(load.result.users))
+    if isinstance(load, tt.DescriptorLoadOp) and isinstance(user, ttg.ConvertLayoutOp):
+        user = next(iter(user.result.users)) if user.result.has_one_use else None
+    return user if isinstance(user, ttg.LocalAllocOp) and user.parent is load.parent else None
+
+
 def _pipelinable(op: Operation, axis_info) -> bool:
     """A tensor load whose one reader stores it into a buffer (see the module doc)."""
-    if not isinstance(op, tt.LoadOp) or not op.result.has_one_use:
+    if not isinstance(op, tt.LoadOp | tt.DescriptorLoadOp):
         return False
-    alloc = next(iter(op.result.users))
-    if not isinstance(alloc, ttg.LocalAllocOp) or alloc.parent is not op.parent:
+    alloc = filled_buffer(op)
+    if alloc is None:
         return False
+    if isinstance(op, tt.DescriptorLoadOp):
+        return alloc.result.type.encoding == block_encoding(op.result.type)
     if op.other is not None and not _is_zero(op.other):
         return False
     t = alloc.result.type
@@ -132,7 +158,7 @@ def _address_slice(loads: list, loop: Operation):
     body = loop.body
     ops: set[Operation] = set()
     args: set = set()
-    pending = [v for load in loads for v in (load.ptr, load.mask) if v is not None]
+    pending = [v for load in loads for v in address_values(load) if v is not None]
     while pending:
         value = pending.pop()
         if value is loop.induction_var or value in args:
@@ -156,6 +182,14 @@ def _address_slice(loads: list, loop: Operation):
             pending.extend(_captured(owner))
     ordered = [op for op in body.ops if op in ops]
     return ordered, sorted(args, key=lambda a: a.index)
+
+
+def address_values(load) -> list:
+    """What a load's address is computed from: its pointers and mask, or a tensor map's block
+    indices."""
+    if isinstance(load, tt.DescriptorLoadOp):
+        return list(load.indices)
+    return [load.ptr, load.mask]
 
 
 def _computes_only(op: Operation) -> bool:

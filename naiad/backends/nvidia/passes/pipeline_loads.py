@@ -21,17 +21,21 @@ of S buffers while iteration i computes on slot i % S:
     async_wait {num = 0}; ttg.local_dealloc ring
 
 The address of a future iteration is computed by a copy of the ops it depends on in the loop
-(pointer arithmetic, masks from the induction variable, and `scf.if`s of such ops: the
-prologue of a fused persistent loop, which steps to the next output tile): the values the loop
-carries for them (a pointer tensor advanced each iteration, the tile) get a copy of their own,
-`S - 1` iterations ahead, started by the prologue's copies of their update. So a fused
-persistent matmul (fuse-nested-loops) prefetches the next tile's first K steps while it
-finishes the current one. Which loops and loads qualify is pipeline_candidates.py's to say
-(innermost loops without atomics whose stores write elsewhere than their loads read; loads
-that one buffer reads). The original loads, and the carried values only they used, are left
-dead for canonicalize. Correct for every trip count: copies past the end are
-masked off (zero-filled, never read), and the loop's results do not change.
-"""
+(pointer arithmetic, masks from the induction variable, and `scf.if`s of such ops: the prologue
+of a fused persistent loop, which steps to the next output tile): the values the loop carries
+for them (a pointer tensor advanced each iteration, the tile) get a copy of their own, `S - 1`
+iterations ahead, started by the prologue's copies of their update. So a fused persistent matmul
+(fuse-nested-loops) prefetches the next tile's first K steps while it finishes the current one.
+Which loops and loads qualify is pipeline_candidates.py's to say (innermost loops without
+atomics whose stores write elsewhere than their loads read; loads that one buffer reads). The
+original loads, and the carried values only they used, are left dead for canonicalize. Block
+loads through tensor maps fill their slots by tensor copies instead
+(`ttng.async_tma_copy_global_to_local`), completing on one `mbarrier` per slot, armed with the
+stage's bytes; an iteration waits for its slot's barrier phase (the parity the loop carries,
+flipped as the read slot wraps) where cp.async waits for its group. Such loads in loops that are
+not pipelined become pointer loads first (descriptor_pointers.py). Correct for every trip count:
+copies past the end are masked off (zero-filled, never read), and the loop's results do not
+change."""
 
 from __future__ import annotations
 
@@ -39,15 +43,17 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 from ....dialects import arith, scf, tt, ttg, ttng
-from ....dialects.ttg.attributes import SHARED_MEMORY
+from ....dialects.ttg.attributes import SHARED_MEMORY, SwizzledSharedEncodingAttr
+from ....dialects.ttg.barrier import BarrierOp
 from ....dialects.ttg.types import ASYNC_TOKEN, MemDescType
 from ....ir import IntegerAttr, Operation, Region, register_pass
 from ....ir.attributes import BoolAttr
 from ....ir.passes import Pass
-from ....ir.types import i1, i32
+from ....ir.types import i1, i32, i64
 from ....passes.analysis.axis_info import AxisInfoAnalysis
 from .allocate_shared_memory import alloc_bytes
-from .pipeline_candidates import candidates
+from .descriptor_pointers import to_pointer_load
+from .pipeline_candidates import candidates, filled_buffer
 
 # The shared memory one block of an sm_90 GPU may use (227 KiB, with the opt-in).
 SHARED_BYTES_SM90 = 232448
@@ -61,13 +67,34 @@ class PipelineLoads(Pass):
     num_stages: int = 3
 
     def run(self, module: Operation) -> None:
+        loops = [op for op in module.walk() if isinstance(op, scf.ForOp)]
         axis_info = SimpleNamespace(axis_info=AxisInfoAnalysis(module))
-        for loop in [op for op in module.walk() if isinstance(op, scf.ForOp)]:
-            stages = loop.attributes.get("tt.num_stages")
-            stages = self.num_stages if stages is None else stages.value
+        copied = set()
+        for loop in loops:
+            found = candidates(loop, axis_info) if self._stages(loop) >= 2 else None
+            copied |= set(found[0]) if found is not None else set()
+        for op in [op for op in module.walk() if isinstance(op, tt.DescriptorLoadOp)]:
+            if op not in copied and _in_loop(op):
+                to_pointer_load(op)  # a candidate for cp.async now (descriptor_pointers.py)
+        axis_info = SimpleNamespace(axis_info=AxisInfoAnalysis(module))
+        for loop in loops:
+            stages = self._stages(loop)
             found = candidates(loop, axis_info) if stages >= 2 else None
             if found is not None:
                 _pipeline(loop, *found, stages)
+
+    def _stages(self, loop) -> int:
+        stages = loop.attributes.get("tt.num_stages")
+        return self.num_stages if stages is None else stages.value
+
+
+def _in_loop(op: Operation) -> bool:
+    parent = op.parent_op()
+    while parent is not None:
+        if isinstance(parent, scf.ForOp | scf.WhileOp):
+            return True
+        parent = parent.parent_op()
+    return False
 
 
 class _Builder:
@@ -85,7 +112,7 @@ class _Builder:
         return self.add(arith.ConstantOp(IntegerAttr(value, t)))
 
 
-def _stage(b: _Builder, loop, loads, slice_ops, env: dict, iv, rings, slot) -> dict:
+def _stage(b: _Builder, loop, loads, slice_ops, env: dict, iv, rings, barriers, slot) -> dict:
     """Copy the loads of the iteration whose induction variable is `iv` and whose carried
     values are `env` (argument -> value) into slot `slot` of their rings, masked off past the
     loop's end, and commit them as one group; the carried values of the next iteration."""
@@ -98,7 +125,19 @@ def _stage(b: _Builder, loop, loads, slice_ops, env: dict, iv, rings, slot) -> d
             mapping[old] = new
     predicate = "ult" if loop.attributes.get("unsignedCmp") is not None else "slt"
     in_range = b.add(arith.CmpIOp(predicate, iv, loop.upperBound))
-    for load in loads:
+    copies = [load for load in loads if isinstance(load, tt.DescriptorLoadOp)]
+    if copies:
+        barrier = b.add(ttg.MemDescIndexOp(barriers, slot, result=_slot_type(barriers.type)))
+        size = sum(
+            load.result.type.numel * load.result.type.element_type.width // 8 for load in copies
+        )
+        b.add(ttng.BarrierExpectOp(barrier, in_range, size=IntegerAttr(size, i32)))
+    for load in copies:
+        view = b.add(ttg.MemDescIndexOp(rings[load], slot, result=_slot_type(rings[load].type)))
+        indices = [mapping.get(v, v) for v in load.indices]
+        b.add(ttng.AsyncTMACopyGlobalToLocalOp(load.desc, indices, view, barrier, in_range))
+    pointer_loads = [load for load in loads if load not in copies]
+    for load in pointer_loads:
         ptr = mapping.get(load.ptr, load.ptr)
         mask_t = ptr.type.clone(element_type=i1)
         mask = b.add(tt.SplatOp(in_range, result=mask_t))
@@ -107,7 +146,8 @@ def _stage(b: _Builder, loop, loads, slice_ops, env: dict, iv, rings, slot) -> d
         ring = rings[load]
         view = b.add(ttg.MemDescIndexOp(ring, slot, result=_slot_type(ring.type)))
         b.add(ttg.AsyncCopyGlobalToLocalOp(ptr, view, mask, token=ASYNC_TOKEN))
-    b.add(ttg.AsyncCommitGroupOp([], asyncToken=ASYNC_TOKEN))
+    if pointer_loads:
+        b.add(ttg.AsyncCommitGroupOp([], asyncToken=ASYNC_TOKEN))
     terminator = loop.body.terminator
     yielded = [terminator.operands[arg.index - 1] for arg in env]
     return {arg: mapping.get(value, value) for arg, value in zip(env, yielded)}
@@ -130,19 +170,23 @@ def _pipeline(loop, loads, slice_ops, args, stages: int) -> None:
     slots = stages + 1 if dots else stages
     rings = {}
     for load in loads:
-        alloc_t = next(iter(load.result.users)).result.type
+        alloc_t = filled_buffer(load).result.type
         ring_t = MemDescType(
             (slots, *alloc_t.shape), alloc_t.element_type, alloc_t.encoding, SHARED_MEMORY, True
         )
         rings[load] = before.add(ttg.LocalAllocOp(None, result=ring_t))
+    barriers = None
+    if any(isinstance(load, tt.DescriptorLoadOp) for load in loads):
+        barriers = _barrier_ring(before, slots)
     iv_t = loop.induction_var.type
     env = {arg: loop.initArgs[arg.index - 1] for arg in args}
     for s in range(stages - 1):
         offset = before.add(arith.MulIOp(before.constant(s, iv_t), loop.step))
         iv = before.add(arith.AddIOp(loop.lowerBound, offset))
-        env = _stage(before, loop, loads, slice_ops, env, iv, rings, before.constant(s, i32))
-    new_loop = _with_more_carried(loop, [env[arg] for arg in args], stages)
-    _steady_state(new_loop, args, loads, slice_ops, rings, stages, slots)
+        slot = before.constant(s, i32)
+        env = _stage(before, loop, loads, slice_ops, env, iv, rings, barriers, slot)
+    new_loop = _with_more_carried(loop, [env[arg] for arg in args], stages, barriers is not None)
+    _steady_state(new_loop, args, loads, slice_ops, rings, barriers, stages, slots)
     after = _Builder(new_loop.next_op, new_loop.location)
     for dot in dots:
         _issue_asynchronously(dot, new_loop, after)
@@ -151,6 +195,28 @@ def _pipeline(loop, loads, slice_ops, args, stages: int) -> None:
     after.add(ttg.AsyncWaitOp([], num=IntegerAttr(0, i32), retToken=ASYNC_TOKEN))
     for ring in rings.values():
         after.add(ttg.LocalDeallocOp(ring))
+    if barriers is not None:
+        for s in range(slots):
+            barrier = after.add(
+                ttg.MemDescIndexOp(
+                    barriers, after.constant(s, i32), result=_slot_type(barriers.type)
+                )
+            )
+            after.add(ttng.InvalBarrierOp(barrier))
+        after.add(ttg.LocalDeallocOp(barriers))
+
+
+def _barrier_ring(b: _Builder, slots: int):
+    """One `mbarrier` per slot for the tensor copies into it, initialized for one arrival (the
+    expecting thread's) and seen by every thread before any waits on it."""
+    encoding = SwizzledSharedEncodingAttr(1, 1, 1, [0])
+    ring_t = MemDescType((slots, 1), i64, encoding, SHARED_MEMORY, True)
+    ring = b.add(ttg.LocalAllocOp(None, result=ring_t))
+    for s in range(slots):
+        barrier = b.add(ttg.MemDescIndexOp(ring, b.constant(s, i32), result=_slot_type(ring_t)))
+        b.add(ttng.InitBarrierOp(barrier, count=IntegerAttr(1, i32)))
+    b.add(BarrierOp("all"))
+    return ring
 
 
 def _asynchronous_dots(loop, loads, stages: int) -> list:
@@ -160,7 +226,7 @@ def _asynchronous_dots(loop, loads, stages: int) -> list:
     S + 1 slots, copies still S - 1 iterations ahead): the copy an iteration issues overwrites
     the slot of the dot two iterations back, which every warpgroup has waited for. None when
     the larger rings would not fit in an sm_90 block's shared memory."""
-    buffers = {next(iter(load.result.users)).result for load in loads}
+    buffers = {filled_buffer(load).result for load in loads}
     ring_bytes = sum((stages + 1) * alloc_bytes(buffer.type) for buffer in buffers)
     if ring_bytes > SHARED_BYTES_SM90:
         return []
@@ -204,10 +270,13 @@ def _issue_asynchronously(dot, loop, after: _Builder) -> None:
     result.replace_uses_where(last, lambda user, _index: user is not last.defining_op)
 
 
-def _with_more_carried(loop, extra_inits: list, stages: int) -> Operation:
-    """`loop` rebuilt to carry `extra_inits` too, then the write and read slots (i32)."""
+def _with_more_carried(loop, extra_inits: list, stages: int, phase: bool) -> Operation:
+    """`loop` rebuilt to carry `extra_inits` too, then the write and read slots (i32), and
+    the parity of the read slot's barrier phase where tensor copies fill it."""
     b = _Builder(loop, loop.location)
     inits = [*loop.initArgs, *extra_inits, b.constant(stages - 1, i32), b.constant(0, i32)]
+    if phase:
+        inits.append(b.constant(0, i32))
     body = loop.body
     for value in inits[len(loop.initArgs) :]:
         body.add_argument(value.type, loop.location)
@@ -228,31 +297,48 @@ def _with_more_carried(loop, extra_inits: list, stages: int) -> Operation:
     return new
 
 
-def _steady_state(loop, args, loads, slice_ops, rings: dict, stages: int, slots: int):
-    """The body's new start: wait for this iteration's slot, copy iteration i + S - 1 into the
-    slot the last iteration read, read the operands from this iteration's slot; the yield
-    carries the copies' next addresses and the slots on."""
+def _steady_state(loop, args, loads, slice_ops, rings: dict, barriers, stages, slots):
+    """The body's new start: wait for this iteration's slot (its copies' group, or its
+    barrier's phase), copy iteration i + S - 1 into the slot the last iteration read, read the
+    operands from this iteration's slot; the yield carries the copies' next addresses, the
+    slots and the phase on."""
     body = loop.body
-    extra = body.arguments[len(body.arguments) - len(args) - 2 :]
-    ahead, (write, read) = extra[: len(args)], extra[len(args) :]
+    slots_carried = 2 if barriers is None else 3
+    extra = body.arguments[len(body.arguments) - len(args) - slots_carried :]
+    ahead, (write, read, *phase) = extra[: len(args)], extra[len(args) :]
     b = _Builder(body.first_op, loop.location)
-    b.add(ttg.AsyncWaitOp([], num=IntegerAttr(stages - 2, i32), retToken=ASYNC_TOKEN))
+    copied = [load for load in loads if isinstance(load, tt.DescriptorLoadOp)]
+    if len(copied) < len(loads):
+        b.add(ttg.AsyncWaitOp([], num=IntegerAttr(stages - 2, i32), retToken=ASYNC_TOKEN))
+    if copied:
+        barrier = b.add(ttg.MemDescIndexOp(barriers, read, result=_slot_type(barriers.type)))
+        b.add(ttng.WaitBarrierOp(barrier, phase[0]))
+        if len(copied) == len(loads):  # every warp is done with the slot the copies refill
+            b.add(BarrierOp("all"))
     distance = b.add(arith.MulIOp(b.constant(stages - 1, loop.induction_var.type), loop.step))
     iv = b.add(arith.AddIOp(loop.induction_var, distance))
-    next_env = _stage(b, loop, loads, slice_ops, dict(zip(args, ahead)), iv, rings, write)
+    env = dict(zip(args, ahead))
+    next_env = _stage(b, loop, loads, slice_ops, env, iv, rings, barriers, write)
     views = [
         b.add(ttg.MemDescIndexOp(rings[load], read, result=_slot_type(rings[load].type)))
         for load in loads
     ]
     # Erased only now: a load may be the op the builder inserts before.
     for load, view in zip(loads, views):
-        alloc = next(iter(load.result.users))
+        alloc = filled_buffer(load)
         alloc.result.replace_all_uses_with(view)
+        between = alloc.src.defining_op  # the load, or a conversion of its value
         alloc.erase()
+        if between is not load:
+            between.erase()
         load.erase()
     terminator = body.terminator
     at_yield = _Builder(terminator, loop.location)
     advanced = [_advance(at_yield, slot, slots) for slot in (write, read)]
+    if phase:  # the parity flips as the read slot wraps around
+        wraps = at_yield.add(arith.CmpIOp("eq", advanced[1], at_yield.constant(0, i32)))
+        flipped = at_yield.add(arith.XOrIOp(phase[0], at_yield.constant(1, i32)))
+        advanced.append(at_yield.add(arith.SelectOp(wraps, flipped, phase[0])))
     terminator.set_operands([*terminator.operands, *[next_env[a] for a in args], *advanced])
 
 
