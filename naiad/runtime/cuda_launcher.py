@@ -130,6 +130,8 @@ class CudaLauncher:
         compiled.kernel.launch(grid, args, stream)
         if debug:  # the extents are the launch's own: never the hot path
             return None
+        if "bf16" in compiled.kernel.signature:  # struct has no bfloat16: the slow path rounds
+            return None
         return fast_cuda_launch(self, compiled, device)
 
     def _compile(self, spec: Specialization, options, debug: bool, device: int) -> _Compiled:

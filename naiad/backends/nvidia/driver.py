@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
+import struct
 import threading
 from dataclasses import dataclass
 
@@ -232,6 +233,38 @@ class _TensorMapSlot(ctypes.Structure):
         ctypes.memmove(ctypes.addressof(self), data, 128)
 
 
+class _HalfSlot(ctypes.Structure):
+    """An fp16 parameter: a number written as its nearest half (`value`)."""
+
+    _fields_ = (("bits", ctypes.c_uint16),)
+
+    @property
+    def value(self) -> float:
+        return struct.unpack("<e", struct.pack("<H", self.bits))[0]
+
+    @value.setter
+    def value(self, number: float) -> None:
+        self.bits = struct.unpack("<H", struct.pack("<e", number))[0]
+
+
+class _BFloat16Slot(ctypes.Structure):
+    """A bf16 parameter: a number written as its nearest bfloat16, ties to even (`value`)."""
+
+    _fields_ = (("bits", ctypes.c_uint16),)
+
+    @property
+    def value(self) -> float:
+        return struct.unpack("<f", struct.pack("<I", self.bits << 16))[0]
+
+    @value.setter
+    def value(self, number: float) -> None:
+        (word,) = struct.unpack("<I", struct.pack("<f", number))
+        if (word >> 23) & 0xFF == 0xFF and word & 0x7FFFFF:  # NaN stays a quiet NaN
+            self.bits = (word >> 16) | 0x40
+            return
+        self.bits = ((word + 0x7FFF + ((word >> 16) & 1)) >> 16) & 0xFFFF
+
+
 _SCALAR_TYPES = {
     "i1": ctypes.c_int8,
     "i8": ctypes.c_int8,
@@ -245,6 +278,8 @@ _SCALAR_TYPES = {
     "u64": ctypes.c_uint64,
     "fp32": ctypes.c_float,
     "fp64": ctypes.c_double,
+    "fp16": _HalfSlot,
+    "bf16": _BFloat16Slot,
     "tensormap": _TensorMapSlot,
 }
 
