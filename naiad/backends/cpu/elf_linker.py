@@ -40,6 +40,9 @@ _SKIPPED_SECTIONS = (".eh_frame",)
 _REFUSED_SECTIONS = (".ctors", ".dtors", ".init_array", ".fini_array", ".preinit_array")
 _LOADED_TYPES = (elf_object.SHT_PROGBITS, elf_object.SHT_NOBITS)
 _GOT_SLOT = 8
+# Symbols a static linker defines, which code refers to only through relocations this linker
+# does not apply (the GOT's base, for the large code model): LLVM's linker takes such objects.
+_LINKER_DEFINED = ("_GLOBAL_OFFSET_TABLE_",)
 _MAP_FAILED = ctypes.c_void_p(-1).value  # mmap's (void *) -1
 
 
@@ -224,6 +227,8 @@ def _address(obj, symbol, layout: _Layout, base: int, imports: Mapping[str, int]
 
 
 def _resolve(symbol, imports: Mapping[str, int]) -> int:
+    if symbol.name in _LINKER_DEFINED:
+        raise Unsupported(f"the linker-defined symbol {symbol.name}")
     address = imports.get(symbol.name)
     if address is None:
         address = _process_symbol(symbol.name)

@@ -355,6 +355,23 @@ def test_what_the_linker_does_not_handle_goes_to_llvm():
         loader.load_object(code, ["answer"], "ctor")
 
 
+# The GOT's base, which a static linker defines.
+GOT_BASE = """
+@_GLOBAL_OFFSET_TABLE_ = external global i8
+define ptr @got() {
+  ret ptr @_GLOBAL_OFFSET_TABLE_
+}
+"""
+
+
+@ELF_HOST
+def test_linker_defined_symbols_go_to_llvm():
+    code = llvm_tools.compile_ir(GOT_BASE, host_target().machine, "got")
+    with pytest.raises(elf_object.Unsupported, match="_GLOBAL_OFFSET_TABLE_"):
+        elf_linker.link(code, {})
+    assert loader.load_object(code, ["got"], "got").address("got")
+
+
 TAIL_CALL = """
 declare float @fmodf(float, float)
 define float @tail(float %x, float %y) {
