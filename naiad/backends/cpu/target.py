@@ -97,6 +97,8 @@ class CpuTarget:
 def host_target() -> CpuTarget:
     """The machine this process runs on (as NAIAD_HOST_CPU names it, where it is set)."""
     facts = host_facts.facts()
+    if "triple" not in facts:
+        raise ImportError("the CPU back end needs llvmlite, which is not installed")
     triple = facts["triple"]
     arch = triple.split("-", 1)[0]
     if arch not in _HOST_ARCHES:
