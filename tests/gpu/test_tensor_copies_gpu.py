@@ -165,3 +165,37 @@ def test_loads_in_a_loop_that_feed_no_dot_read_through_pointers():
     assert "cp.async.bulk.tensor" not in kernel.asm["ptx"]
     torch.testing.assert_close(out[:96], x.float().sum(1), rtol=1e-3, atol=1e-2)
     torch.testing.assert_close(out[96:], torch.zeros(32, device="cuda"), rtol=0, atol=0)
+
+
+@naiad.jit
+def persistent_matmul(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                      SUBTILE: tl.constexpr, PROGRAMS: tl.constexpr):  # fmt: skip
+    """Tutorial 09's TMA persistent shape: programs stride over the output tiles, B is loaded
+    K-major and transposed for the dot, the epilogue stores whole tiles or two halves."""
+    num_n = tl.cdiv(N, BN)
+    for tile in tl.range(tl.program_id(0), tl.cdiv(M, BM) * num_n, PROGRAMS):
+        om, on = (tile // num_n) * BM, (tile % num_n) * BN
+        acc = tl.zeros((BM, BN), tl.float32)
+        for ki in range(tl.cdiv(K, BK)):
+            acc = tl.dot(a.load([om, ki * BK]), b.load([on, ki * BK]).T, acc)
+        if SUBTILE:
+            c0, c1 = tl.split(tl.permute(tl.reshape(acc, (BM, 2, BN // 2)), (0, 2, 1)))
+            c.store([om, on], c0.to(tl.float16))
+            c.store([om, on + BN // 2], c1.to(tl.float16))
+        else:
+            c.store([om, on], acc.to(tl.float16))
+
+
+@pytest.mark.parametrize("subtile", [False, True])
+def test_a_persistent_matmul_over_tensor_copies(subtile):
+    M, N, K, BM, BN, BK = 400, 384, 320, 128, 128, 64
+    a, b = _random((M, K), torch.float16, 10), _random((N, K), torch.float16, 11)
+    c = torch.empty((M, N), device="cuda", dtype=torch.float16)
+    descs = [
+        TensorDescriptor.from_tensor(a, [BM, BK]),
+        TensorDescriptor.from_tensor(b, [BN, BK]),
+        TensorDescriptor.from_tensor(c, [BM, BN // 2 if subtile else BN]),
+    ]
+    persistent_matmul[(5,)](*descs, M, N, K, BM=BM, BN=BN, BK=BK, SUBTILE=subtile, PROGRAMS=5,
+                            num_warps=8, num_stages=3)  # fmt: skip
+    torch.testing.assert_close(c, (a.float() @ b.float().T).half(), rtol=2e-2, atol=0.4)

@@ -351,7 +351,8 @@ def _declared_constexpr_kernel(out_ptr, x_ptr, SHAPE: tl.constexpr):
 def test_declared_constexpr_names_keep_unpacked_parts():
     """`d0: tl.constexpr` without a value, then `d0, d1 = SHAPE`: the declared names take their
     parts as constexprs (Triton's pending annotations), nested tuples too; only once."""
-    x = np.random.default_rng(12).uniform(-2, 2, (4, 8)).astype(np.float32)
+    # whole numbers: x * 3 + 5 is exact, fused into one fma (the GPU) or not
+    x = np.random.default_rng(12).integers(-1000, 1000, (4, 8)).astype(np.float32)
     out = poisoned(32, "float32")
     _declared_constexpr_kernel[(1,)](out, x, ((4, 8), 3))
     assert_exact(out, (x * np.float32(3) + np.float32(5)).reshape(-1))
