@@ -109,23 +109,37 @@ def expect_bytes(ctx: Context, barrier: str, nbytes: int, issue: str) -> None:
     ctx.em.asm("void", text, "b,l", [("i1", issue), (SHARED_PTR, barrier)])
 
 
-def copy_in(ctx: Context, indices, tensor_map: str, to_offset, block_type, at, barrier, issue):
-    """The copies of the block at `indices` into the buffer at byte `at` (an i32 value, past
-    the scratch base) of layout `to_offset`, completing on `barrier`."""
+def _issue_per_box(ctx: Context, indices, block_type, to_offset, at, args, instruction, tail=()):
+    """One asm block, run by the thread `args[0]` picks: `instruction(n)` for each box of the
+    block at `indices` (operand $n its shared address, $n+1 and $n+2 its coordinates), then
+    `tail`; the boxes' bytes start at `at` (an i32 value past the scratch base)."""
     em = ctx.em
-    args = [("i1", issue), (TENSOR_MAP_PTR, tensor_map), (SHARED_PTR, barrier)]
-    copies = []
+    args, copies = list(args), []
     for column, row, offset in _boxes(block_type, to_offset):
         inner, outer = _coordinates(ctx, indices, column, row)
         byte = em.op(f"add i32 {at}, {offset}") if offset else at
-        n = len(args)
+        copies.append(instruction(len(args)))
         args += [(SHARED_PTR, em.shared_address(byte)), ("i32", inner), ("i32", outer)]
-        copies.append(
+    text = "{ @!$0 bra.uni skip; " + " ".join([*copies, *tail]) + " skip: }"
+    constraints = ",".join(["b"] + ["l"] * (len(args) - 1 - 3 * len(copies)))
+    em.asm("void", text, constraints + ",l,r,r" * len(copies), args)
+
+
+def copy_in(ctx: Context, indices, tensor_map: str, to_offset, block_type, at, barrier, issue):
+    """The copies of the block at `indices` into the buffer at byte `at` (an i32 value, past
+    the scratch base) of layout `to_offset`, completing on `barrier`."""
+    _issue_per_box(
+        ctx,
+        indices,
+        block_type,
+        to_offset,
+        at,
+        [("i1", issue), (TENSOR_MAP_PTR, tensor_map), (SHARED_PTR, barrier)],
+        lambda n: (
             "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
             f"[${n}], [$1, {{${n + 1}, ${n + 2}}}], [$2];"
-        )
-    text = "{ @!$0 bra.uni skip; " + " ".join(copies) + " skip: }"
-    em.asm("void", text, "b,l,l" + ",l,r,r" * len(copies), args)
+        ),
+    )
 
 
 def wait_barrier(ctx: Context, barrier: str, phase: str) -> None:
@@ -197,19 +211,19 @@ def _store(ctx: Context, op) -> None:
     emit_stores(ctx, ctx[op.src], llvm_type(t), nbytes, offsets, vector, registers)
     barriers.fence_async_shared(em)  # the copy engine reads the scratch: the async proxy
     em.barrier()
-    args = [("i1", _issuer(ctx)), (TENSOR_MAP_PTR, ctx[op.desc][0])]
-    copies = []
-    for column, row, offset in _boxes(t, to_offset):
-        inner, outer = _coordinates(ctx, op.indices, column, row)
-        n = len(args)
-        args += [(SHARED_PTR, em.shared_address(str(offset))), ("i32", inner), ("i32", outer)]
-        copies.append(
+    _issue_per_box(
+        ctx,
+        op.indices,
+        t,
+        to_offset,
+        "0",
+        [("i1", _issuer(ctx)), (TENSOR_MAP_PTR, ctx[op.desc][0])],
+        lambda n: (
             f"cp.async.bulk.tensor.2d.global.shared::cta.bulk_group "
             f"[$1, {{${n + 1}, ${n + 2}}}], [${n}];"
-        )
-    copies += ["cp.async.bulk.commit_group;", "cp.async.bulk.wait_group.read 0;"]
-    text = "{ @!$0 bra.uni skip; " + " ".join(copies) + " skip: }"
-    em.asm("void", text, "b,l" + ",l,r,r" * (len(copies) - 2), args)
+        ),
+        tail=("cp.async.bulk.commit_group;", "cp.async.bulk.wait_group.read 0;"),
+    )
     barriers.owe(ctx)  # the scratch is free once every thread passes the next barrier
 
 
