@@ -15,7 +15,9 @@ Each configuration runs in a fresh process with empty Inductor and Naiad caches,
 time (the first call of the compiled function) is cold. The block is the forward pass of a
 pre-norm transformer block under torch.no_grad(); times are medians of `--reps` calls after
 3 warm-ups, in wall time and in the CPU time of the whole process. Prints one line per
-configuration.
+configuration as it ends, with the wall time of its process (`child_s`: start-up, compile,
+timing and exit); a configuration that fails or outlives `--child-timeout` seconds prints
+`failed` and the tail of its stderr, and the others still run.
 """
 
 from __future__ import annotations
@@ -102,16 +104,29 @@ def measure_training_step(args, block, x, sync) -> None:
     print(f"cpu_ms: {statistics.median(cpu_times) * 1e3:.3f}")
 
 
-def run_child(backend: str, options: list[str]) -> dict:
+def run_child(backend: str, options: list[str], timeout: float) -> dict:
+    """One configuration's `key: value` lines, and `child_s` (its process's wall time). A child
+    that fails or outlives `timeout` seconds gives `failed` and the tail of its stderr instead,
+    so that one configuration's failure does not hide the others' rows."""
     with tempfile.TemporaryDirectory() as inductor_cache, tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=inductor_cache, NAIAD_CACHE_DIR=cache)
         env.pop("NAIAD_INTERPRET", None)
         prefix = ["-m", "naiad.run"] if backend == "naiad" else []
         command = [sys.executable, *prefix, __file__, "--child", backend, *options]
-        done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
+        start = time.perf_counter()
+        try:
+            done = subprocess.run(
+                command, env=env, capture_output=True, text=True, check=False, timeout=timeout
+            )
+        except subprocess.TimeoutExpired as expired:
+            stderr = expired.stderr or b""
+            stderr = stderr.decode(errors="replace") if isinstance(stderr, bytes) else stderr
+            return {"failed": f"no result within {timeout:.0f} s", "stderr": stderr[-3000:]}
+    seen = dict(line.split(": ", 1) for line in done.stdout.splitlines() if ": " in line)
+    seen["child_s"] = f"{time.perf_counter() - start:.1f}"
     if done.returncode != 0:
-        raise RuntimeError(done.stderr[-3000:])
-    return dict(line.split(": ", 1) for line in done.stdout.splitlines() if ": " in line)
+        return {**seen, "failed": f"exit status {done.returncode}", "stderr": done.stderr[-3000:]}
+    return seen
 
 
 def main() -> None:
@@ -125,6 +140,9 @@ def main() -> None:
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--child", choices=("eager", "cpp", "triton", "naiad"))
     parser.add_argument("--backend", default=None)
+    parser.add_argument(
+        "--child-timeout", type=float, default=300, help="seconds each configuration may take"
+    )
     args = parser.parse_args()
     if args.child:
         args.backend = args.child
@@ -140,8 +158,11 @@ def main() -> None:
     )
     backends = ("eager", "triton", "naiad") if args.device == "cuda" else ("eager", "cpp", "naiad")
     for backend in backends:
-        seen = run_child(backend, options)
+        seen = run_child(backend, options, args.child_timeout)
+        stderr = seen.pop("stderr", None)
         print(f"{backend}: {seen}", flush=True)
+        if stderr is not None:
+            print(f"{backend} stderr (tail):\n{stderr}", flush=True)
 
 
 if __name__ == "__main__":
