@@ -45,6 +45,7 @@ class NvidiaBackend(Backend):
             "target": target.name,
             "num_warps": options.num_warps,
             "num_ctas": options.num_ctas,
+            "num_stages": options.num_stages,  # how deep the pipeliner rings a loop's loads
             "maxnreg": options.maxnreg,
             "debug": bool(options.debug),
             "enable_fp_fusion": options.enable_fp_fusion,
