@@ -165,6 +165,13 @@ TRITON_TWINS = {
 }
 
 
+def triton_cache_dir() -> str:
+    """`TRITON_CACHE_DIR` itself (empty where unset), whatever `NAIAD_CACHE_DIR` says: where
+    Triton's compile leaves each kernel's files, and where tools built on Triton look for a
+    compiled kernel's binary (triton/compiler/binary_files.py)."""
+    return os.environ.get("TRITON_CACHE_DIR", "")
+
+
 def read_triton_twins(on: bool) -> None:
     """Read (or stop reading) the `TRITON_*` twins of unset settings (as_triton.py)."""
     _as_triton[0] = bool(on)

@@ -11,7 +11,9 @@ None, *args)` with every argument, constexprs included, on every call of the com
 function. Here an Inductor-style pointwise kernel over 1024 elements (one program) is launched
 so: 200 warm-up launches, then `--launches` launches and one synchronize, best of `--rounds`
 (interleaved with the `kernel[(1,)]` launches). A one-program grid keeps the device ahead of
-the host, so the time is the host's. Results are checked against torch first.
+the host, so the time is the host's. Results are checked against torch first. On CUDA the
+cubin is also launched by torch's C++ launcher ("static launcher"), as Inductor launches the
+kernels whose cubin it finds.
 """
 
 from __future__ import annotations
@@ -67,7 +69,30 @@ def launchers(device: str, x, y, out):
     def jit():
         kernel[(1,)](x, y, out, SIZE, XBLOCK=SIZE)
 
-    return {"kernel[grid]": jit, "CompiledKernel.run": inductor}
+    ways = {"kernel[grid]": jit, "CompiledKernel.run": inductor}
+    if device == "cuda":
+        ways["static launcher"] = static_launcher(compiled, stream, x, y, out)
+    return ways
+
+
+def static_launcher(compiled, stream, x, y, out):
+    """The compiled cubin launched by torch's C++ launcher, as Inductor launches a kernel whose
+    cubin it finds where Triton's compile leaves it (Naiad's: triton/compiler/binary_files.py)."""
+    import tempfile
+
+    from torch._inductor.runtime.static_triton_launcher import StaticallyLaunchedCudaKernel
+
+    with tempfile.NamedTemporaryFile(suffix=".cubin", delete=False) as cubin:
+        cubin.write(compiled.asm["cubin"])
+    compiled._cubin_path = cubin.name
+    static = StaticallyLaunchedCudaKernel(compiled)
+    static.load_kernel(torch.cuda.current_device())
+    run = static.run
+
+    def launch():
+        run(1, 1, 1, stream, x, y, out, SIZE)
+
+    return launch
 
 
 def per_launch_us(launch, launches: int, sync) -> float:

@@ -44,10 +44,13 @@ class TritonCompiledKernel:
 
     @property
     def hash(self) -> str:
-        """A digest of the compiled code and its metadata (Triton: its cache key)."""
+        """A digest of the compiled code, its binary included, and its metadata (Triton: its
+        cache key): kernels that differ in options their metadata does not hold (the
+        pipeliner's `num_stages`) never share a file that tools key by it
+        (triton/compiler/binary_files.py)."""
         text = json.dumps(self.metadata, sort_keys=True, default=repr)
-        code = self.asm.get("ttir", "")
-        return hashlib.sha256((text + code).encode()).hexdigest()
+        code = (text + self.asm.get("ttir", "")).encode()
+        return hashlib.sha256(code + (self.binary or b"")).hexdigest()
 
     @property
     def packed_metadata(self) -> tuple:

@@ -31,6 +31,7 @@ from ...runtime.specialization import TypedArgument
 from .._C.libtriton import ir
 from ..backends.compiler import NaiadBackend, target_name
 from ..runtime.cache import triton_key  # noqa: F401  (older Triton had it here)
+from .binary_files import leave_binary
 
 _OPTION_NAMES = ("num_warps", "num_ctas", "num_stages", "maxnreg", "debug", "sanitize_overflow")
 
@@ -110,6 +111,7 @@ def compile(src, target=None, options=None, _env_vars=None) -> CompiledKernel:
         src.fn, src.bound_arguments(), backend.target_name, False, options=launch_options
     )
     kernel.src = src
+    leave_binary(kernel, src)
     return kernel
 
 
