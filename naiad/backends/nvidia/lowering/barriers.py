@@ -10,9 +10,10 @@ and the lowering pays it (`bar.sync`) just before the next op that may touch sha
 
 - an op of the `REGISTER_ONLY` families keeps the debt (arith, math, global loads and
   stores, pointer arithmetic, splats and ranges never touch shared memory);
-- an op of `PAYS_ITS_OWN` (reductions, scans, layout conversions) keeps it until it first
-  writes its scratch and pays there (`pay`): a reduction after its in-warp steps, a
-  conversion planned as a register renumbering or warp shuffles never;
+- an op of `PAYS_ITS_OWN` (reductions, scans, layout conversions, broadcasts, expand_dims and
+  reshapes) keeps it until it first writes its scratch and pays there (`pay`): a reduction
+  after its in-warp steps, a conversion planned as a register renumbering or warp shuffles and
+  a shape op that renumbers registers never;
 - `scf.for` / `scf.if` / `scf.while` whose regions hold only such ops keep it too, carried
   past the whole op; any other op pays before it is lowered;
 - inside a region, a debt still owed before the block's terminator is paid there, so every
@@ -72,7 +73,10 @@ _BUFFER_OPS = frozenset(
         "ttng.warp_group_dot",  # fences the pending stores before their barrier (wgmma.py)
     }
 )
-PAYS_ITS_OWN = frozenset({"tt.reduce", "tt.scan", "ttg.convert_layout"}) | _BUFFER_OPS
+# Shape ops that usually renumber registers and exchange through the scratch only when their
+# layouts make them (exchanges.py pays before it writes).
+_SHAPE_OPS = frozenset({"tt.broadcast", "tt.expand_dims", "tt.reshape"})
+PAYS_ITS_OWN = frozenset({"tt.reduce", "tt.scan", "ttg.convert_layout"}) | _SHAPE_OPS | _BUFFER_OPS
 _STORES_WAIT_FOR = _BUFFER_OPS
 _REGION_OPS = frozenset({"scf.for", "scf.if", "scf.while"})
 _TERMINATORS = frozenset({"scf.yield", "scf.condition"})

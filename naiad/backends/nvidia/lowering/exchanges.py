@@ -16,6 +16,7 @@ and a non-splat constant is a table in global memory read at each element's posi
 from __future__ import annotations
 
 from ....ir import DenseElementsAttr
+from . import barriers
 from .context import Context, lowers
 from .convert import held_coords, row_major, shared_load, shared_store
 from .emitter import SHARED_PTR, bit_width, literal, llvm_type
@@ -39,6 +40,7 @@ def exchange(ctx: Context, sources, dst_type, source_index) -> list[str]:
     size = bit_width(elem) // 8
     total = sum(_numel(t.shape) for _, t in sources)
     ctx.need_shared(total * size)
+    barriers.pay(ctx)  # an earlier user's reads of the scratch may be pending
     em = ctx.em
     base = 0
     for registers, t in sources:
