@@ -70,7 +70,10 @@ class TensorWrapper:
 
 
 def reinterpret(tensor, dtype):
-    """View `tensor`'s memory as elements of `dtype` (a `naiad.language` dtype) in a kernel."""
+    """View `tensor`'s memory as elements of `dtype` in a kernel: a `naiad.language` dtype, or
+    a host one (`torch.float8_e4m3fn`, `np.float16`), as Triton's `reinterpret` takes both."""
+    if not isinstance(dtype, t.dtype):
+        dtype = dtype_of_host_name(str(np.dtype(dtype) if _is_numpy_dtype(dtype) else dtype))
     if isinstance(tensor, TensorWrapper):
         return (
             tensor.base
@@ -95,6 +98,11 @@ class HostArray:
     @property
     def itemsize(self) -> int:
         return max(1, self.dtype.primitive_bitwidth // 8)
+
+
+def _is_numpy_dtype(dtype) -> bool:
+    is_scalar_type = isinstance(dtype, type) and issubclass(dtype, np.generic)
+    return isinstance(dtype, np.dtype) or is_scalar_type
 
 
 def is_array_like(value) -> bool:

@@ -277,6 +277,19 @@ def test_reinterpret_int32_as_uint32_changes_the_shift():
     assert unsigned.view(np.uint32).tolist() == [0x7FFFFFFF, 0x7FFFFFFF, 2, 2**30 - 1]  # logical
 
 
+def test_reinterpret_to_a_host_dtype():
+    """A NumPy (or torch) dtype names the element type too, as Triton's reinterpret takes
+    torch dtypes: uint16 bits read as fp16, and random fp8 e5m2 bits given as ml_dtypes'."""
+    gen = np.random.default_rng(16)
+    halves = gen.standard_normal(16).astype(np.float16)
+    out = np.zeros(16, np.float32)
+    fp8_to_fp32[(1,)](naiad.reinterpret(halves.view(np.uint16), np.float16), out, BLOCK=16)
+    np.testing.assert_array_equal(out, halves.astype(np.float32))
+    bits = gen.integers(0, 0x7B, 16, dtype=np.uint8)  # finite magnitudes, positive
+    fp8_to_fp32[(1,)](naiad.reinterpret(bits, ml_dtypes.float8_e5m2), out, BLOCK=16)
+    np.testing.assert_array_equal(out, bits.view(ml_dtypes.float8_e5m2).astype(np.float32))
+
+
 def test_reinterpret_back_to_own_dtype_unwraps():
     x = np.zeros(4, np.int32)
     assert naiad.reinterpret(naiad.reinterpret(x, tl.uint32), tl.int32) is x
