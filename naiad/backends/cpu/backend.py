@@ -42,14 +42,17 @@ class CpuBackend(Backend):
 
     def language_target(self, target: CpuTarget, options):
         """The language's rules for the CPU: any dot shape, IEEE dots by default (there is no
-        tf32 here), every fp8 conversion, and every fp8 format as a dot operand (fp8e4b15 too,
-        which Hopper's tensor cores lack: the CPU's dot converts its operands anyway)."""
+        tf32 here), every fp8 format (AMD's fp8e4b8 and fp8e5b16 too, as Triton's CPU
+        interpreter takes them) and conversion, and every fp8 format as a dot operand
+        (fp8e4b15 too, which Hopper's tensor cores lack: the CPU's dot converts its operands
+        anyway)."""
         return CUDA_HOPPER.with_options(
             name=target.name,
             backend="cpu",
             arch=0,
             default_dot_input_precision="ieee",
             deprecated_fp8_dot_operand_dtypes=(),
+            supported_fp8_dtypes=("fp8e5", "fp8e4b15", "fp8e4nv", "fp8e4b8", "fp8e5b16"),
             debug=options.assertions,
             sanitize_overflow=options.sanitize_overflow,
             num_warps=options.num_warps,
