@@ -397,3 +397,62 @@ tt.func public @pointer_integer_casts(%x: !tt.ptr<f32>, %a: i64, %out: !tt.ptr<i
   tt.store %p, %one : !tt.ptr<f32>
   tt.return
 }
+
+// tt.map_elementwise: a parallel generic over its operands whose body is the scalar region,
+// its scf.if on the scalars included.
+// CHECK-LABEL: func.func public @map_elementwise
+// CHECK-SAME: (%[[V:[^:]+]]: tensor<8xf32>, %[[W:[^:]+]]: tensor<8xf32>,
+// CHECK: linalg.generic {{.+}} ins(%[[V]], %[[W]] : tensor<8xf32>, tensor<8xf32>)
+// CHECK-NEXT: ^bb0(%[[A:[^:]+]]: f32, %[[B:[^:]+]]: f32, %{{[^:]+}}: f32):
+// CHECK-NEXT: %[[LT:.+]] = arith.cmpf olt, %[[A]], %[[B]] : f32
+// CHECK-NEXT: %[[M:.+]] = scf.if %[[LT]] -> (f32) {
+// CHECK: arith.subf %[[A]], %[[B]] : f32
+// CHECK: linalg.yield %[[M]] : f32
+tt.func public @map_elementwise(%v: tensor<8xf32>, %w: tensor<8xf32>, %y: !tt.ptr<f32>) {
+  %r = "tt.map_elementwise"(%v, %w) <{pack = 1 : i32}> ({
+  ^bb0(%a: f32, %b: f32):
+    %lt = arith.cmpf olt, %a, %b : f32
+    %m = scf.if %lt -> (f32) {
+      scf.yield %b : f32
+    } else {
+      %d = arith.subf %a, %b : f32
+      scf.yield %d : f32
+    }
+    tt.map_elementwise.return %m : f32
+  }) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %range = tt.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32>
+  %ys = tt.splat %y : !tt.ptr<f32> -> tensor<8x!tt.ptr<f32>>
+  %yp = tt.addptr %ys, %range : tensor<8x!tt.ptr<f32>>, tensor<8xi32>
+  tt.store %yp, %r : tensor<8x!tt.ptr<f32>>
+  tt.return
+}
+
+// pack 2 over a 2x4 block: the operand flattened, each element reads its pair (the group's
+// start is its index less its lane), the region runs on the pair, and a select keeps the
+// element's own lane of the result (lane 1: the region's second value).
+// CHECK-LABEL: func.func public @map_elementwise_pack
+// CHECK: %[[FLAT:.+]] = tensor.collapse_shape %{{.+}} {{\[\[}}0, 1]] : tensor<2x4xi32> into tensor<8xi32>
+// CHECK: linalg.generic
+// CHECK: %[[I:.+]] = linalg.index 0 : index
+// CHECK: %[[LANE:.+]] = arith.remui %[[I]], %{{.+}} : index
+// CHECK: %[[START:.+]] = arith.subi %[[I]], %[[LANE]] : index
+// CHECK: %[[X0:.+]] = tensor.extract %[[FLAT]][%{{.+}}] : tensor<8xi32>
+// CHECK: %[[X1:.+]] = tensor.extract %[[FLAT]][%{{.+}}] : tensor<8xi32>
+// CHECK: %[[SUM:.+]] = arith.addi %[[X0]], %[[X1]] : i32
+// CHECK: %[[SECOND:.+]] = arith.cmpi eq, %[[LANE]], %{{.+}} : index
+// CHECK: %[[PICK:.+]] = arith.select %[[SECOND]], %[[X0]], %[[SUM]] : i32
+// CHECK: linalg.yield %[[PICK]] : i32
+// CHECK: tensor.expand_shape
+tt.func public @map_elementwise_pack(%v: tensor<2x4xi32>, %y: !tt.ptr<i32>) {
+  %r = "tt.map_elementwise"(%v) <{pack = 2 : i32}> ({
+  ^bb0(%a0: i32, %a1: i32):
+    %s = arith.addi %a0, %a1 : i32
+    tt.map_elementwise.return %s, %a0 : i32, i32
+  }) : (tensor<2x4xi32>) -> tensor<2x4xi32>
+  %flat = tt.reshape %r : tensor<2x4xi32> -> tensor<8xi32>
+  %range = tt.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32>
+  %ys = tt.splat %y : !tt.ptr<i32> -> tensor<8x!tt.ptr<i32>>
+  %yp = tt.addptr %ys, %range : tensor<8x!tt.ptr<i32>>, tensor<8xi32>
+  tt.store %yp, %flat : tensor<8x!tt.ptr<i32>>
+  tt.return
+}
