@@ -163,9 +163,9 @@ def test_piecewise_float_function():
 
 def test_while_loop_in_the_scalar_function():
     gen = rng(3)
-    n = random_array(128, np.int32, gen, 1, 300)
-    out = poisoned(128, np.int32)
-    map_one[(1,)](n, out, BLOCK=128, FN=collatz_steps)
+    n = random_array(64, np.int32, gen, 1, 60)
+    out = poisoned(64, np.int32)
+    map_one[(1,)](n, out, BLOCK=64, FN=collatz_steps)
 
     def steps(v):
         count = 0
