@@ -163,7 +163,8 @@ class IRBuilder:
     def map_elementwise(self, values, shape, pack, body):
         """The scalar region is built first, in a block of its own: the function's results
         give the op's result types."""
-        block = ir.Block([v.type.element_type for v in values for _ in range(pack)])
+        arg_types = [v.type.element_type for v in values for _ in range(pack)]
+        block = ir.Block(arg_types, [self.builder.location] * len(arg_types))  # the call's
         with self.builder.at_end(block):
             results = body(list(block.arguments), ())
             self._create(tt.MapElementwiseReturnOp, list(results))
