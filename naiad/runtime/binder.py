@@ -373,6 +373,50 @@ def make_entry(owner, align_free, launches: dict, show_traceback):
     return _define("__entry", "\n".join(source) + "\n", env, "<naiad launch>", name)
 
 
+def make_relaunch(owner, align_free, launches: dict, options: dict, constants: dict):
+    """`relaunch(grid, *args) -> the CompiledKernel run, or None`: the launch entry of
+    `owner` for a compiled kernel relaunched (relaunch.py) with every parameter positionally,
+    its launch `options` and its compiled `constants` (constexpr values by name, which replace
+    the ones passed, as Triton's launcher ignores those). It keys a call as the entry keys one
+    with those values and the options as keywords, so both find the launches prepared under
+    one key, but keys the options once, here, instead of reading a keyword dict at every call.
+    It returns None where no prepared launch ran the call: the caller takes the slow path.
+    None where the entry has no keying of its own (parameter names that clash with the
+    generated code's) or `options` is empty (the entry keys no options then)."""
+    params = owner.params
+    if _clashes(params) or not options:
+        return None
+    signature, lines, env, keys, values = _binding(params, align_free)
+    env.update(
+        __launches=launches,
+        __launch_settings=launch_settings,
+        __options_key=tuple(options.items()),  # what the entry's lines make of `**options`
+        __Unbound=Unbound,
+    )
+    compiled = []
+    for index, param in enumerate(params):
+        if param.name in constants:
+            env[f"__c{index}"] = constants[param.name]
+            compiled.append(f"    {param.name} = __c{index}")
+    source = [
+        f"def __relaunch(__grid, {signature}):",
+        *compiled,
+        "    try:",
+        "        __settings = __launch_settings()",
+        "        __options = None  # keyed below, as the entry keys them",
+        *("    " + line for line in lines),
+        "        __settings = (__settings, __options_key)",
+        f"        __key = {_tuple(keys)}",
+        "        __launch = __launches.get(__key)",
+        "    except (__Unbound, TypeError):  # TypeError: an unhashable constexpr",
+        "        return None",
+        "    if __launch is not None:",
+        f"        return __launch(__dims, {_tuple(values)}, {_tuple(_runtime_names(params))})",
+        "    return None",
+    ]
+    return _define("__relaunch", "\n".join(source) + "\n", env, "<naiad relaunch>", owner.__name__)
+
+
 def _then(signature: str) -> str:
     """A parameter list followed by more parameters (empty for a kernel without any)."""
     return f"{signature}, " if signature else ""

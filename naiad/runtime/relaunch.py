@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 
+from .binder import make_relaunch
 from .specialization import relaunching
 
 
@@ -122,12 +123,18 @@ class TritonCompiledKernel:
 
     def relaunch(self, grid, args) -> None:
         """Launch over `grid` with every argument of the kernel in order (a constexpr's value
-        is taken from the compile), or with the non-constexpr ones only. The call goes through
-        the kernel's launch entry (what `kernel[grid]` calls), so after the first it takes the
-        hot path: libraries relaunch on every call (Inductor's launchers call `run`)."""
+        is taken from the compile), or with the non-constexpr ones only. A call with every
+        argument first tries the launch prepared for it (`_relauncher`: keyed as
+        `kernel[grid]` keys a launch with the compiled options and constexprs, in one
+        generated function); anything else goes through the kernel's launch entry with the
+        options as keywords, which prepares the launch for the next call: libraries relaunch
+        on every call (Inductor's launchers call `run`)."""
         plan = self.__dict__.get("_relaunch_plan") or self._plan_relaunch()
-        every, runtime, constants, options = plan
+        every, runtime, constants, options, relaunch_key = plan
+        fn = self.fn
         if len(args) == every:
+            if relaunch_key is not None and _relauncher(fn, plan)(grid, *args):
+                return
             values = list(args)
             for index, value, compiled in constants:
                 if compiled:
@@ -141,7 +148,6 @@ class TritonCompiledKernel:
                 f"{self.name}[grid]() takes the kernel's {every} arguments (or its "
                 f"non-constexpr ones), got {len(args)}"
             )
-        fn = self.fn
         compiled = self.specialization
         relaunched = relaunching.set(None if compiled is None else (fn, compiled))
         try:
@@ -154,7 +160,8 @@ class TritonCompiledKernel:
         number of parameters, of non-constexpr ones, each constexpr's position, compiled value
         and whether the compile had one (else a call's own value is kept, None where it leaves
         the constexpr out), and the compiled options as launch keywords (except where a
-        parameter has that name)."""
+        parameter has that name), and the key of the relaunch entry for those options and
+        constants (None where a value is unhashable: such relaunches take the entry)."""
         params, compiled = self.fn.params, self.constants
         constants = tuple(
             (index, compiled.get(p.name), p.name in compiled)
@@ -166,9 +173,40 @@ class TritonCompiledKernel:
             for name in _RELAUNCH_OPTIONS
             if name not in self.fn.params_by_name  # a parameter of that name is the kernel's own
         }
-        plan = (len(params), len(params) - len(constants), constants, options)
+        plan = (len(params), len(params) - len(constants), constants, options, None)
+        try:  # the key of the relaunch entry: options and compiled constants (when hashable)
+            relaunch_key = (tuple(options.items()), tuple(sorted(compiled.items())))
+            hash(relaunch_key)
+            plan = (*plan[:4], relaunch_key)
+        except TypeError:
+            pass
         self.__dict__["_relaunch_plan"] = plan
         return plan
+
+
+def _relauncher(fn, plan: tuple):
+    """The relaunch entry (binder.make_relaunch) of `fn` for the options and compiled
+    constants of `plan`, kept on `fn` by their key with the launch entry it was made for (a
+    new one is made when torch is imported later); one that never launches where the entry
+    has no keying of its own."""
+    _, _, constants, options, key = plan
+    made = fn.__dict__.get("_relaunch_entries")
+    if made is None:
+        made = fn.__dict__["_relaunch_entries"] = {}
+    found = made.get(key)
+    if found is not None and found[0] is fn._entry:
+        return found[1]
+    entry = fn._entry or fn._make_entry()
+    values = {fn.params[index].name: value for index, value, compiled in constants if compiled}
+    run = make_relaunch(fn, fn.do_not_specialize_on_alignment, fn._launches, options, values)
+    run = run or _never
+    made[key] = (entry, run)
+    return run
+
+
+def _never(grid, *args) -> None:
+    """A relaunch entry that runs nothing: every relaunch takes the launch entry."""
+    return None
 
 
 # The compile options a relaunch passes again, so that it finds the kernel compiled with them.

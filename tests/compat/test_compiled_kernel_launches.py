@@ -207,3 +207,23 @@ def test_a_relaunch_breaking_a_compiled_fact_compiles_its_own_kernel():
     (ran,) = loaded_ttir(kernel)
     aligned_src = "%src: !tt.ptr<f32> {tt.divisibility = 16"
     assert aligned_src in compiled.asm["ttir"] and aligned_src not in ran
+
+
+def test_a_relaunch_with_every_argument_runs_without_the_launch_entry(slow_launches):
+    """After its first launch, a relaunch passing every argument (a placeholder constexpr
+    among them, as Inductor passes its constexprs) runs the prepared launch from the kernel's
+    relaunch entry, keyed with the compiled options once, without a call of the launch entry
+    that `kernel[grid]` calls."""
+    kernel = naiad.JITFunction(checked_gather.fn)
+    source = ASTSource(kernel, SIGNATURE, {"BLOCK": 32})
+    compiled = compile(source, target=CPU, options={"debug": True, "sanitize_overflow": False})
+    src, index, out = gather_inputs(n=90, seed=11)
+    relaunch(compiled, (3, 1, 1), src, index, out, 90, 70, None)
+    np.testing.assert_array_equal(out, src[index])
+    entry, entered = kernel._entry, []
+    kernel._entry = lambda *args, **kwargs: entered.append(1) or entry(*args, **kwargs)
+    for seed in range(3):
+        src, index, out = gather_inputs(n=90, seed=12 + seed)
+        relaunch(compiled, (1, 3, 1), src, index, out, 90, 70, None)
+        np.testing.assert_array_equal(out, src[index])
+    assert entered == [] and slow_launches == ["checked_gather"]
