@@ -117,10 +117,13 @@ def arrays_of(args):
 
 def evaluator_args(args, names):
     """The TTIR function's arguments: a host descriptor is followed by its shape and strides
-    (`desc_q.shape.0`, ..., `desc_q.stride.1`), as Triton's launcher passes them."""
+    (`desc_q.shape.0`, ..., `desc_q.stride.1`), as Triton's launcher passes them, and where
+    Naiad's frontend compiled it for tensor copies its tensor map comes first
+    (`desc_q.tensor_map`: the descriptor itself, as for Triton's `!tt.tensordesc` arguments)."""
     flat = dict(args)
     for key, value in args.items():
         if isinstance(value, TensorDescriptor):
+            flat[f"{key}.tensor_map"] = value
             flat.update({f"{key}.shape.{i}": s for i, s in enumerate(value.shape)})
             flat.update({f"{key}.stride.{i}": s for i, s in enumerate(value.strides)})
     return {n: flat[n] for n in names}
