@@ -195,7 +195,7 @@ class _Missing:
 MISSING = _Missing()
 
 
-def _binding(params, align_free) -> tuple[str, list[str], dict, list[str], list[str]]:
+def binding(params, align_free) -> tuple[str, list[str], dict, list[str], list[str]]:
     """What the binder and the launch entry share: their parameter list (a required parameter
     defaults to MISSING), the lines that key the arguments and evaluate the grid into
     `__dims` (at one level of indentation, reading `__settings` and `__options`), the
@@ -247,11 +247,12 @@ def _by_name(params) -> str:
     return "{" + ", ".join(f"{p.name!r}: {p.name}" for p in params) + "}"
 
 
-def _tuple(names: list[str]) -> str:
+def tupled(names: list[str]) -> str:
+    """The source of a tuple of `names` (generated code)."""
     return "(" + "".join(f"{name}, " for name in names) + ")"
 
 
-def _define(name: str, source: str, env: dict, filename: str, shown_as: str | None = None):
+def define(name: str, source: str, env: dict, filename: str, shown_as: str | None = None):
     """The function `name` that `source` defines, compiled under `filename`; named `shown_as`
     in tracebacks and Python's argument errors, a name its own code never looks up."""
     exec(compile(source, filename, "exec"), env)
@@ -262,7 +263,7 @@ def _define(name: str, source: str, env: dict, filename: str, shown_as: str | No
     return function
 
 
-def _clashes(params) -> bool:
+def clashes(params) -> bool:
     """Whether a parameter name would clash with the generated code's own (`__...`)."""
     return any(p.name.startswith("__") for p in params)
 
@@ -276,9 +277,9 @@ def make_binder(params, align_free=(), with_arguments=False):
     `align_free` names the parameters whose alignment is not specialized
     (`do_not_specialize_on_alignment`). What the entry would leave to the slow path raises
     Unbound (a missing argument too)."""
-    if _clashes(params):
+    if clashes(params):
         return None
-    signature, lines, env, keys, values = _binding(params, align_free)
+    signature, lines, env, keys, values = binding(params, align_free)
     env.update(__Unbound=Unbound, __missing=MISSING)
     required = [p.name for p in params if not p.has_default]
     source = "\n".join(
@@ -286,14 +287,14 @@ def make_binder(params, align_free=(), with_arguments=False):
             f"def binder(__settings, __grid, {_then(signature)}**__options):",
             *(f"    if {name} is __missing: raise __Unbound" for name in required),
             *lines,
-            f"    return {_tuple(keys)}, __dims, {_tuple(values)}"
-            + (f", {_tuple(_runtime_names(params))}" if with_arguments else ""),
+            f"    return {tupled(keys)}, __dims, {tupled(values)}"
+            + (f", {tupled(runtime_names(params))}" if with_arguments else ""),
         ]
     )
-    return _define("binder", source + "\n", env, "<naiad binder>")
+    return define("binder", source + "\n", env, "<naiad binder>")
 
 
-def _runtime_names(params) -> list[str]:
+def runtime_names(params) -> list[str]:
     """The non-constexpr parameters, whose arguments a prepared launch takes as they were
     given: the CPU's reads the storage of its arrays there (bounds checks, cpu_launcher.py)."""
     return [p.name for p in params if not p.is_constexpr]
@@ -345,10 +346,10 @@ def make_entry(owner, align_free, launches: dict, show_traceback):
         "            raise",
         "        raise __hide(__error)",
     ]
-    if _clashes(params):
+    if clashes(params):
         source = ["def __entry(__grid, *__args, **__kwargs):", *tail]
-        return _define("__entry", "\n".join(source) + "\n", env, "<naiad launch>", name)
-    signature, lines, binding_env, keys, values = _binding(params, align_free)
+        return define("__entry", "\n".join(source) + "\n", env, "<naiad launch>", name)
+    signature, lines, binding_env, keys, values = binding(params, align_free)
     env.update(binding_env)
     source = [
         f"def __entry(__grid, {_then(signature)}*__extra, **__options):",
@@ -357,64 +358,20 @@ def make_entry(owner, align_free, launches: dict, show_traceback):
         "            raise __Unbound",
         "        __settings = __launch_settings()",
         *("    " + line for line in lines),
-        f"        __key = {_tuple(keys)}",
+        f"        __key = {tupled(keys)}",
         "        __launch = __launches.get(__key)",
         "    except (__Unbound, TypeError):  # TypeError: an unhashable constexpr or option",
         "        pass",
         "    else:",
         "        if __launch is not None:",
-        f"            __ran = __launch(__dims, {_tuple(values)}, {_tuple(_runtime_names(params))})",
+        f"            __ran = __launch(__dims, {tupled(values)}, {tupled(runtime_names(params))})",
         "            if __ran:  # the CompiledKernel it ran",
         "                return __ran",
         "        __grid = __dims",
         f"    __args, __kwargs = __as_given({_by_name(params)}, __extra, __options)",
         *tail,
     ]
-    return _define("__entry", "\n".join(source) + "\n", env, "<naiad launch>", name)
-
-
-def make_relaunch(owner, align_free, launches: dict, options: dict, constants: dict):
-    """`relaunch(grid, *args) -> the CompiledKernel run, or None`: the launch entry of
-    `owner` for a compiled kernel relaunched (relaunch.py) with every parameter positionally,
-    its launch `options` and its compiled `constants` (constexpr values by name, which replace
-    the ones passed, as Triton's launcher ignores those). It keys a call as the entry keys one
-    with those values and the options as keywords, so both find the launches prepared under
-    one key, but keys the options once, here, instead of reading a keyword dict at every call.
-    It returns None where no prepared launch ran the call: the caller takes the slow path.
-    None where the entry has no keying of its own (parameter names that clash with the
-    generated code's) or `options` is empty (the entry keys no options then)."""
-    params = owner.params
-    if _clashes(params) or not options:
-        return None
-    signature, lines, env, keys, values = _binding(params, align_free)
-    env.update(
-        __launches=launches,
-        __launch_settings=launch_settings,
-        __options_key=tuple(options.items()),  # what the entry's lines make of `**options`
-        __Unbound=Unbound,
-    )
-    compiled = []
-    for index, param in enumerate(params):
-        if param.name in constants:
-            env[f"__c{index}"] = constants[param.name]
-            compiled.append(f"    {param.name} = __c{index}")
-    source = [
-        f"def __relaunch(__grid, {signature}):",
-        *compiled,
-        "    try:",
-        "        __settings = __launch_settings()",
-        "        __options = None  # keyed below, as the entry keys them",
-        *("    " + line for line in lines),
-        "        __settings = (__settings, __options_key)",
-        f"        __key = {_tuple(keys)}",
-        "        __launch = __launches.get(__key)",
-        "    except (__Unbound, TypeError):  # TypeError: an unhashable constexpr",
-        "        return None",
-        "    if __launch is not None:",
-        f"        return __launch(__dims, {_tuple(values)}, {_tuple(_runtime_names(params))})",
-        "    return None",
-    ]
-    return _define("__relaunch", "\n".join(source) + "\n", env, "<naiad relaunch>", owner.__name__)
+    return define("__entry", "\n".join(source) + "\n", env, "<naiad launch>", name)
 
 
 def _then(signature: str) -> str:

@@ -24,7 +24,8 @@ from __future__ import annotations
 import hashlib
 import json
 
-from .binder import make_relaunch
+from ..knobs import launch_settings
+from .binder import Unbound, binding, clashes, define, runtime_names, tupled
 from .specialization import relaunching
 
 
@@ -185,7 +186,7 @@ class TritonCompiledKernel:
 
 
 def _relauncher(fn, plan: tuple):
-    """The relaunch entry (binder.make_relaunch) of `fn` for the options and compiled
+    """The relaunch entry (make_relaunch) of `fn` for the options and compiled
     constants of `plan`, kept on `fn` by their key with the launch entry it was made for (a
     new one is made when torch is imported later); one that never launches where the entry
     has no keying of its own."""
@@ -219,3 +220,48 @@ _RELAUNCH_OPTIONS = (
     "asserts",
     "sanitize_overflow",
 )
+
+
+def make_relaunch(owner, align_free, launches: dict, options: dict, constants: dict):
+    """`relaunch(grid, *args) -> the CompiledKernel run, or None`: the launch entry of
+    `owner` for a compiled kernel relaunched (relaunch.py) with every parameter positionally,
+    its launch `options` and its compiled `constants` (constexpr values by name, which replace
+    the ones passed, as Triton's launcher ignores those). It keys a call as the entry keys one
+    with those values and the options as keywords, so both find the launches prepared under
+    one key, but keys the options once, here, instead of reading a keyword dict at every call.
+    It returns None where no prepared launch ran the call: the caller takes the slow path.
+    None where the entry has no keying of its own (parameter names that clash with the
+    generated code's) or `options` is empty (the entry keys no options then)."""
+    params = owner.params
+    if clashes(params) or not options:
+        return None
+    signature, lines, env, keys, values = binding(params, align_free)
+    names = tupled(runtime_names(params))
+    env.update(
+        __launches=launches,
+        __launch_settings=launch_settings,
+        __options_key=tuple(options.items()),  # what the entry's lines make of `**options`
+        __Unbound=Unbound,
+    )
+    compiled = []
+    for index, param in enumerate(params):
+        if param.name in constants:
+            env[f"__c{index}"] = constants[param.name]
+            compiled.append(f"    {param.name} = __c{index}")
+    source = [
+        f"def __relaunch(__grid, {signature}):",
+        *compiled,
+        "    try:",
+        "        __settings = __launch_settings()",
+        "        __options = None  # keyed below, as the entry keys them",
+        *("    " + line for line in lines),
+        "        __settings = (__settings, __options_key)",
+        f"        __key = {tupled(keys)}",
+        "        __launch = __launches.get(__key)",
+        "    except (__Unbound, TypeError):  # TypeError: an unhashable constexpr",
+        "        return None",
+        "    if __launch is not None:",
+        f"        return __launch(__dims, {tupled(values)}, {names})",
+        "    return None",
+    ]
+    return define("__relaunch", "\n".join(source) + "\n", env, "<naiad relaunch>", owner.__name__)
