@@ -167,7 +167,10 @@ def _load(ctx: Context, op) -> None:
     issue = _issuer(ctx)
     barrier = em.shared_address(str(block_bytes))
     init_barrier(ctx, barrier, 1, issue)
-    em.barrier()  # every thread sees the initialized barrier before it waits on it
+    # The scratch's last generic writes come before the copy's (the asynchronous proxy's), and
+    # every thread sees the initialized barrier before it waits on it.
+    barriers.fence_async_shared(em)
+    em.barrier()
     expect_bytes(ctx, barrier, block_bytes, issue)
     copy_in(ctx, op.indices, ctx[op.desc][0], to_offset, t, "0", barrier, issue)
     wait_barrier(ctx, barrier, "0")

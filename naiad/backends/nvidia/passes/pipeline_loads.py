@@ -208,13 +208,15 @@ def _pipeline(loop, loads, slice_ops, args, stages: int) -> None:
 
 def _barrier_ring(b: _Builder, slots: int):
     """One `mbarrier` per slot for the tensor copies into it, initialized for one arrival (the
-    expecting thread's) and seen by every thread before any waits on it."""
+    expecting thread's) and seen by every thread before any waits on it; the generic writes
+    that last used the rings' bytes are fenced to the copies' (asynchronous) proxy first."""
     encoding = SwizzledSharedEncodingAttr(1, 1, 1, [0])
     ring_t = MemDescType((slots, 1), i64, encoding, SHARED_MEMORY, True)
     ring = b.add(ttg.LocalAllocOp(None, result=ring_t))
     for s in range(slots):
         barrier = b.add(ttg.MemDescIndexOp(ring, b.constant(s, i32), result=_slot_type(ring_t)))
         b.add(ttng.InitBarrierOp(barrier, count=IntegerAttr(1, i32)))
+    b.add(ttng.FenceAsyncSharedOp())  # earlier generic writes of the rings' bytes come first
     b.add(BarrierOp("all"))
     return ring
 
