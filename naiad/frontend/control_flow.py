@@ -22,7 +22,7 @@ import ast
 import builtins
 
 from .. import ir
-from ..dialects import scf
+from ..dialects import scf, ub
 from ..language import core
 from ..language import dtypes as t
 from ..language.iterators import condition as lang_condition
@@ -127,6 +127,10 @@ class ControlFlowMixin:
         rest = self.rest_statements()
         then_block, _, then_ret = self._branch(node.body + rest)
         else_block, _, else_ret = self._branch(node.orelse + rest)
+        then_ret, else_ret = (
+            self._poison_like(then_block, then_ret, else_ret),
+            self._poison_like(else_block, else_ret, then_ret),
+        )
         then_ret, else_ret = _returned_value(then_ret), _returned_value(else_ret)
         with self.builder.at_end(then_block):
             decayed = vals.decay_against(then_ret, else_ret, self.semantic.to_tensor)
@@ -141,6 +145,17 @@ class ControlFlowMixin:
         then_leaves, else_leaves = vals.leaves(then_ret), vals.leaves(else_ret)
         results = self._create_if(cond, then_block, else_block, then_leaves, else_leaves)
         self.returned = vals.rebuild(then_ret, iter(results))
+
+    def _poison_like(self, block, returned, other):
+        """A path that falls off the end of the function where the other returns values:
+        it returns undefined values of theirs (`ub.poison`), as Triton's code generator."""
+        if returned is not NOT_RETURNED or other is NOT_RETURNED or other is None:
+            return returned
+        with self.builder.at_end(block):
+            return vals.map_leaves(
+                other,
+                lambda x: core.tensor(self.builder.create(ub.PoisonOp, types_of(x)).result, x.type),
+            )
 
     def conditional_expression(self, node, cond):
         """`a if c else b` on a runtime `c`: an `scf.if` yielding the chosen value. A Python

@@ -20,9 +20,10 @@ so each converter here works on a value or, through `_on_offsets`, on a pointer.
 
 from __future__ import annotations
 
-from ...dialects import arith, tt
+from ...dialects import arith, tt, ub
+from ...ir import RankedTensorType, is_pointer_like
 from . import emit, emit_tensor
-from .conversion import FunctionConversion, Pointer, converts, is_pointer, offset_type
+from .conversion import FunctionConversion, Pointer, converts, fail, is_pointer, offset_type
 
 
 def _on_offsets(c: FunctionConversion, op, transform) -> None:
@@ -116,3 +117,15 @@ def _gather(c: FunctionConversion, op) -> None:
 @converts(arith.ConstantOp)
 def _constant(c: FunctionConversion, op) -> None:
     c.bind(op.result, c.emit(op.clone_as([], [op.result.type])).result)
+
+
+@converts(ub.PoisonOp)
+def _poison(c: FunctionConversion, op) -> None:
+    """An undefined value (a path that returns none of a function's values): any will do, and
+    zero is the cheapest, as the reference evaluator gives."""
+    t = op.result.type
+    element = t.element_type if isinstance(t, RankedTensorType) else t
+    if is_pointer_like(element):
+        fail(op, "an undefined pointer (ub.poison) does not compile for the CPU")
+    zero = emit.zero_of(c, element)
+    c.bind(op.result, emit.fill(c, zero, t) if isinstance(t, RankedTensorType) else zero)

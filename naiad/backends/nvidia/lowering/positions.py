@@ -32,6 +32,12 @@ def _constant(ctx: Context, op) -> None:
     ctx[op.result] = [literal(value.value, t)]
 
 
+@lowers("ub.poison")
+def _poison(ctx: Context, op) -> None:
+    """An undefined value (a path that returns none of a function's values): LLVM's own."""
+    ctx[op.result] = ["poison"] * register_count(op.result.type)
+
+
 def _sreg(ctx: Context, name: str, axis: int) -> str:
     return ctx.em.call("i32", f"llvm.nvvm.read.ptx.sreg.{name}.{'xyz'[axis]}", [], "pid")
 
