@@ -138,9 +138,10 @@ class ControlFlowMixin:
             else_ret = vals.decay_against(else_ret, then_ret, self.semantic.to_tensor)
         then_ret = decayed
         if not vals.same_structure(then_ret, else_ret):
+            # "Return type mismatch" is the phrase Triton's error has (its tests look for it).
             raise TypeError(
-                "a function must return one type on every path, but returns "
-                f"{vals.describe(then_ret)} and {vals.describe(else_ret)}"
+                f"Return type mismatch: {vals.describe(then_ret)} and "
+                f"{vals.describe(else_ret)} (a function must return one type on every path)"
             )
         then_leaves, else_leaves = vals.leaves(then_ret), vals.leaves(else_ret)
         results = self._create_if(cond, then_block, else_block, then_leaves, else_leaves)
@@ -171,8 +172,10 @@ class ControlFlowMixin:
                 chosen.append(value)
             blocks.append(block)
         if not vals.same_structure(*chosen):
+            # Triton's error has this phrase (its tests look for it).
             raise TypeError(
-                f"the two values of a conditional expression must have one type, got "
+                "Ternary expression with dynamic condition has inconsistent type: the two "
+                f"values of a conditional expression must have one type, got "
                 f"{vals.describe(chosen[0])} and {vals.describe(chosen[1])}"
             )
         leaves = [vals.leaves(v) for v in chosen]

@@ -95,6 +95,43 @@ def test_a_dropped_result_that_must_be_used(kernel, spelled, extra, backend):
 
 
 @naiad.jit
+def float_or_int(x):
+    if x > 0:
+        return x
+    return 1
+
+
+@naiad.jit
+def returns_two_types(out_ptr):
+    x = tl.load(out_ptr)
+    tl.store(out_ptr, float_or_int(x))  # MARK
+
+
+@naiad.jit
+def chooses_two_types(out_ptr):
+    x = tl.load(out_ptr)
+    y = x if x > 0 else 1  # MARK
+    tl.store(out_ptr, y)
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "cpu"])
+def test_paths_of_two_types(backend):
+    """A function's returns (fp32 and int32) and a conditional expression's values must agree,
+    in Triton's words (its tests look for them). The interpreter runs one path: no error."""
+    with knobs.override(NAIAD_BACKEND=backend):
+        if backend == "interpreter":
+            returns_two_types[(1,)](_out())
+            return
+        with pytest.raises(TypeError) as info:
+            returns_two_types[(1,)](_out())
+        assert "Return type mismatch: fp32 and int32" in str(info.value)
+        with pytest.raises(TypeError) as info:
+            chooses_two_types[(1,)](_out())
+        message = assert_located(info.value, chooses_two_types, "# MARK", at="x if x > 0 else 1")
+        assert "Ternary expression with dynamic condition has inconsistent type" in message
+
+
+@naiad.jit
 def arange_not_power_of_2(out_ptr):
     offs = tl.arange(0, 3)  # MARK
     tl.store(out_ptr + offs, offs)
