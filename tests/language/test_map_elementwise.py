@@ -3,6 +3,7 @@ applied to every element; against NumPy on random inputs, in the interpreter and
 
 import numpy as np
 import pytest
+from fixture_kernels.scalar_maps import collatz_steps, divmod_packed
 from memory_helpers import assert_exact, kernel_error, poisoned, random_array, rng
 
 import naiad
@@ -32,18 +33,6 @@ def piecewise(x):
 
 
 @naiad.jit
-def collatz_steps(n):
-    steps = 0
-    while n != 1:
-        if n % 2 == 0:
-            n = n // 2
-        else:
-            n = 3 * n + 1
-        steps += 1
-    return steps
-
-
-@naiad.jit
 def gcd(a, b):
     while b != 0:
         a, b = b, a % b
@@ -53,11 +42,6 @@ def gcd(a, b):
 @naiad.jit
 def divmod_(a, b):
     return a // b, a % b
-
-
-@naiad.jit
-def divmod_packed(a0, a1, b0, b1):
-    return a0 // b0, a1 // b1, a0 % b0, a1 % b1
 
 
 @naiad.jit

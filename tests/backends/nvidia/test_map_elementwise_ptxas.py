@@ -4,28 +4,12 @@ assembles for sm_80 and sm_90a. Values on a GPU: tests/language/test_map_element
 `-m gpu`."""
 
 import pytest
+from fixture_kernels.scalar_maps import collatz_steps, divmod_packed
 from test_lowering import assembled_ptx, count
 from test_toolchain import needs_ptxas
 
 import naiad
 import naiad.language as tl
-
-
-@naiad.jit
-def steps_to_one(n):
-    steps = 0
-    while n != 1:
-        if n % 2 == 0:
-            n = n // 2
-        else:
-            n = 3 * n + 1
-        steps += 1
-    return steps
-
-
-@naiad.jit
-def divmod_packed(a0, a1, b0, b1):
-    return a0 // b0, a1 // b1, a0 % b0, a1 % b1
 
 
 @naiad.jit
@@ -39,7 +23,7 @@ def scaled_and_flag(x, n):
 @naiad.jit
 def collatz(n_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
-    tl.store(out_ptr + offs, tl.map_elementwise(steps_to_one, tl.load(n_ptr + offs)))
+    tl.store(out_ptr + offs, tl.map_elementwise(collatz_steps, tl.load(n_ptr + offs)))
 
 
 @naiad.jit
