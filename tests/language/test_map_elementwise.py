@@ -3,7 +3,7 @@ applied to every element; against NumPy on random inputs, in the interpreter and
 
 import numpy as np
 import pytest
-from fixture_kernels.scalar_maps import collatz_steps, divmod_packed
+from fixture_kernels.scalar_maps import collatz_steps, divmod_packed, scaled_and_flag
 from memory_helpers import assert_exact, kernel_error, poisoned, random_array, rng
 
 import naiad
@@ -47,14 +47,6 @@ def divmod_(a, b):
 @naiad.jit
 def affine_packed3(x0, x1, x2, k0, k1, k2):
     return (x0 + 1.0) * k0, (x1 + 1.0) * k1, (x2 + 1.0) * k2
-
-
-@naiad.jit
-def scaled_and_flag(x, n):
-    y = x.to(tl.float32)
-    if n > 0:
-        y = y * n
-    return y, (n > 0).to(tl.int8)
 
 
 @naiad.jit

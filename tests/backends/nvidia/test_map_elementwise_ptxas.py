@@ -4,20 +4,12 @@ assembles for sm_80 and sm_90a. Values on a GPU: tests/language/test_map_element
 `-m gpu`."""
 
 import pytest
-from fixture_kernels.scalar_maps import collatz_steps, divmod_packed
+from fixture_kernels.scalar_maps import collatz_steps, divmod_packed, scaled_and_flag
 from test_lowering import assembled_ptx, count
 from test_toolchain import needs_ptxas
 
 import naiad
 import naiad.language as tl
-
-
-@naiad.jit
-def scaled_and_flag(x, n):
-    y = x.to(tl.float32)
-    if n > 0:
-        y = y * n
-    return y, (n > 0).to(tl.int8)
 
 
 @naiad.jit
