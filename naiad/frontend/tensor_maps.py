@@ -70,30 +70,15 @@ class TensorMap:
         self.handle, self.irb = handle, irb
         self.block_type, self.padding = block_type, padding
 
-    def load(self, semantic, offsets):
-        """The block at `offsets` by a tensor copy, or None where pointers load it (a NaN-padded
-        block in a loop: see the module doc)."""
-        if self.padding == "nan" and self._in_loop():
+    def load(self, offsets):
+        """The block at `offsets` (int32 tensors) by a tensor copy, or None where pointers load
+        it (a NaN-padded block in a loop: see the module doc)."""
+        if self.padding == "nan" and scf.in_loop(self.irb.builder.block):
             return None
-        indices = self._indices(semantic, offsets)
-        op = self.irb._create(tt.DescriptorLoadOp, self.handle, indices)
+        op = self.irb._create(tt.DescriptorLoadOp, self.handle, [o.handle for o in offsets])
         return core.tensor(op.result, self.block_type)
 
-    def store(self, semantic, offsets, value) -> None:
-        """Store `value` at `offsets` by a tensor copy."""
-        indices = self._indices(semantic, offsets)
+    def store(self, offsets, value) -> None:
+        """Store `value` at `offsets` (int32 tensors) by a tensor copy."""
+        indices = [o.handle for o in offsets]
         self.irb._create(tt.DescriptorStoreOp, self.handle, value.handle, indices)
-
-    def _indices(self, semantic, offsets) -> list:
-        return [semantic.cast(semantic.to_tensor(o), t.int32).handle for o in offsets]
-
-    def _in_loop(self) -> bool:
-        block = self.irb.builder.block
-        while block is not None:
-            op = block.parent_op()
-            if op is None:
-                return False
-            if isinstance(op, (scf.ForOp, scf.WhileOp)):
-                return True
-            block = op.parent
-        return False

@@ -76,15 +76,18 @@ class tensor_descriptor:
     def dtype(self):
         return self.type.block_type.element_ty
 
-    def _block_pointer(self, semantic, offsets):
-        """The block pointer at `offsets` (int32, as Triton converts them), rows outermost."""
+    def _offsets(self, semantic, offsets) -> list:
+        """`offsets`, one per dimension, as int32 tensors (as Triton converts them)."""
         offsets = _unwrap_if_constexpr(offsets)
         if len(offsets) != len(self.shape):
             raise ValueError(
                 f"tensor descriptor of rank {len(self.shape)} needs {len(self.shape)} "
                 f"offsets, got {len(offsets)}"
             )
-        offsets = [semantic.cast(semantic.to_tensor(o), t.int32) for o in offsets]
+        return [semantic.cast(semantic.to_tensor(o), t.int32) for o in offsets]
+
+    def _block_pointer(self, offsets):
+        """The block pointer at `offsets` (`_offsets`'), rows outermost."""
         order = list(range(len(self.shape)))[::-1]
         return block_ptr(self.base, self.shape, self.strides, offsets, self.block_shape, order)
 
@@ -100,11 +103,12 @@ class tensor_descriptor:
     @builtin
     def load(self, offsets, _semantic=None):
         """The block at `offsets`; out-of-bounds elements read as the descriptor's padding."""
-        pointer = self._block_pointer(_semantic, offsets)  # checks the offsets
+        offsets = self._offsets(_semantic, offsets)
         if self.tensor_map is not None:
-            block = self.tensor_map.load(_semantic, offsets)
+            block = self.tensor_map.load(offsets)
             if block is not None:
                 return block
+        pointer = self._block_pointer(offsets)
         return pointer.load(_semantic, range(len(self.shape)), self.type.padding)
 
     @builtin
@@ -112,11 +116,10 @@ class tensor_descriptor:
         """Store `value` at `offsets`; out-of-bounds elements are not written."""
         value = _semantic.to_tensor(value)
         self._check_block_value(value, "store")
-        pointer = self._block_pointer(_semantic, offsets)  # checks the offsets
+        offsets = self._offsets(_semantic, offsets)
         if self.tensor_map is not None:
-            value = _semantic.cast(value, self.dtype)
-            return self.tensor_map.store(_semantic, _unwrap_if_constexpr(offsets), value)
-        return pointer.store(_semantic, value, range(len(self.shape)))
+            return self.tensor_map.store(offsets, _semantic.cast(value, self.dtype))
+        return self._block_pointer(offsets).store(_semantic, value, range(len(self.shape)))
 
     # -- rows by index -----------------------------------------------------------------------
     def _rows(self, semantic, x_offsets, y_offset, what):
@@ -228,7 +231,7 @@ class tensor_descriptor:
             raise ValueError(
                 f"tensor descriptor atomic_{op} does not support {self.dtype} (it takes {accepted})"
             )
-        pointer = self._block_pointer(semantic, offsets)
+        pointer = self._block_pointer(self._offsets(semantic, offsets))
         pointers, mask = pointer._pointers_and_mask(semantic, range(len(self.shape)))
         if op in ("min", "max"):
             semantic.atomic_extremum(op, pointers, value, mask, "release", "gpu")

@@ -228,3 +228,13 @@ class YieldOp(Operation):
 
     def __init__(self, values=(), **fields):
         super().__init__(list(values), **fields)
+
+
+def in_loop(block) -> bool:
+    """Whether `block` lies in the body of an `scf.for` or `scf.while`, at any depth."""
+    op = block.parent_op()
+    while op is not None:
+        if isinstance(op, ForOp | WhileOp):
+            return True
+        op = op.parent_op()
+    return False

@@ -58,11 +58,16 @@ def block_layout(block_type):
     return shared_offsets(block_encoding(block_type), block_type.shape).invert()
 
 
+def block_bytes(t) -> int:
+    """The bytes of a block of tensor or buffer type `t`: what its copies move."""
+    return t.numel * (t.element_type.width // 8)
+
+
 def scratch_bytes(op) -> int:
     """The shared scratch of a descriptor load (block and mbarrier) or store (block)."""
-    t = op.result.type if op.name == "tt.descriptor_load" else op.src.type
-    block = t.numel * (t.element_type.width // 8)
-    return block + _BARRIER_BYTES if op.name == "tt.descriptor_load" else block
+    if op.name == "tt.descriptor_load":
+        return block_bytes(op.result.type) + _BARRIER_BYTES
+    return block_bytes(op.src.type)
 
 
 def _boxes(block_type, to_offset):
@@ -161,17 +166,16 @@ def _load(ctx: Context, op) -> None:
     t = op.result.type
     em = ctx.em
     nbytes = t.element_type.width // 8
-    block_bytes = t.numel * nbytes
-    _scratch(ctx, op, block_bytes + _BARRIER_BYTES)
+    _scratch(ctx, op, scratch_bytes(op))
     to_offset = block_layout(t)
     issue = _issuer(ctx)
-    barrier = em.shared_address(str(block_bytes))
+    barrier = em.shared_address(str(block_bytes(t)))
     init_barrier(ctx, barrier, 1, issue)
     # The scratch's last generic writes come before the copy's (the asynchronous proxy's), and
     # every thread sees the initialized barrier before it waits on it.
     barriers.fence_async_shared(em)
     em.barrier()
-    expect_bytes(ctx, barrier, block_bytes, issue)
+    expect_bytes(ctx, barrier, block_bytes(t), issue)
     copy_in(ctx, op.indices, ctx[op.desc][0], to_offset, t, "0", barrier, issue)
     wait_barrier(ctx, barrier, "0")
     ctx[op.result] = _read(ctx, t, to_offset, nbytes)
@@ -208,7 +212,7 @@ def _store(ctx: Context, op) -> None:
     t = op.src.type
     em = ctx.em
     nbytes = t.element_type.width // 8
-    _scratch(ctx, op, t.numel * nbytes)
+    _scratch(ctx, op, scratch_bytes(op))
     to_offset = block_layout(t)
     offsets, vector, registers = store_plan(layout_of(t), to_offset, nbytes)
     emit_stores(ctx, ctx[op.src], llvm_type(t), nbytes, offsets, vector, registers)
@@ -231,11 +235,17 @@ def _store(ctx: Context, op) -> None:
 
 
 # -- the pipeliner's copies (tritongpu-pipeline): rings of buffers and of mbarriers -------------
-def _address(ctx: Context, memdesc) -> str:
-    """The shared address of a buffer view's first byte (one slot of a ring)."""
+def _view_bytes(ctx: Context, memdesc) -> str:
+    """The byte offset (an i32 value) of a buffer view's first byte (one slot of a ring) past
+    the scratch base, which it sets to the buffer's."""
     view = ctx.values[memdesc]
     ctx.em.scratch_base = view.base
-    return ctx.em.shared_address("0" if view.dynamic is None else view.dynamic)
+    return "0" if view.dynamic is None else view.dynamic
+
+
+def _address(ctx: Context, memdesc) -> str:
+    """The shared address of a buffer view's first byte."""
+    return ctx.em.shared_address(_view_bytes(ctx, memdesc))
 
 
 @lowers("ttng.init_barrier")
@@ -252,11 +262,10 @@ def _barrier_expect(ctx: Context, op) -> None:
 @lowers("ttng.async_tma_copy_global_to_local")
 def _async_copy(ctx: Context, op) -> None:
     barrier = _address(ctx, op.barrier)
-    view = ctx.values[op.result]
-    ctx.em.scratch_base = view.base
-    at = "0" if view.dynamic is None else view.dynamic
+    at = _view_bytes(ctx, op.result)
+    to_offset = ctx.values[op.result].to_offset
     issue = _issuer(ctx, ctx[op.pred][0])
-    copy_in(ctx, op.coord, ctx[op.desc][0], view.to_offset, op.result.type, at, barrier, issue)
+    copy_in(ctx, op.coord, ctx[op.desc][0], to_offset, op.result.type, at, barrier, issue)
 
 
 @lowers("ttng.wait_barrier")

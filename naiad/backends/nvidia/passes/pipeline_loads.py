@@ -51,6 +51,7 @@ from ....ir.attributes import BoolAttr
 from ....ir.passes import Pass
 from ....ir.types import i1, i32, i64
 from ....passes.analysis.axis_info import AxisInfoAnalysis
+from ..lowering.tma import block_bytes
 from .allocate_shared_memory import alloc_bytes
 from .descriptor_pointers import to_pointer_load
 from .pipeline_candidates import candidates, filled_buffer
@@ -74,7 +75,7 @@ class PipelineLoads(Pass):
             found = candidates(loop, axis_info) if self._stages(loop) >= 2 else None
             copied |= set(found[0]) if found is not None else set()
         for op in [op for op in module.walk() if isinstance(op, tt.DescriptorLoadOp)]:
-            if op not in copied and _in_loop(op):
+            if op not in copied and scf.in_loop(op.parent):
                 to_pointer_load(op)  # a candidate for cp.async now (descriptor_pointers.py)
         axis_info = SimpleNamespace(axis_info=AxisInfoAnalysis(module))
         for loop in loops:
@@ -86,15 +87,6 @@ class PipelineLoads(Pass):
     def _stages(self, loop) -> int:
         stages = loop.attributes.get("tt.num_stages")
         return self.num_stages if stages is None else stages.value
-
-
-def _in_loop(op: Operation) -> bool:
-    parent = op.parent_op()
-    while parent is not None:
-        if isinstance(parent, scf.ForOp | scf.WhileOp):
-            return True
-        parent = parent.parent_op()
-    return False
 
 
 class _Builder:
@@ -110,6 +102,10 @@ class _Builder:
 
     def constant(self, value: int, t):
         return self.add(arith.ConstantOp(IntegerAttr(value, t)))
+
+    def slot(self, ring, index):
+        """The view of slot `index` (an i32 value) of the multi-buffered `ring`."""
+        return self.add(ttg.MemDescIndexOp(ring, index, result=_slot_type(ring.type)))
 
 
 def _stage(b: _Builder, loop, loads, slice_ops, env: dict, iv, rings, barriers, slot) -> dict:
@@ -127,13 +123,11 @@ def _stage(b: _Builder, loop, loads, slice_ops, env: dict, iv, rings, barriers, 
     in_range = b.add(arith.CmpIOp(predicate, iv, loop.upperBound))
     copies = [load for load in loads if isinstance(load, tt.DescriptorLoadOp)]
     if copies:
-        barrier = b.add(ttg.MemDescIndexOp(barriers, slot, result=_slot_type(barriers.type)))
-        size = sum(
-            load.result.type.numel * load.result.type.element_type.width // 8 for load in copies
-        )
+        barrier = b.slot(barriers, slot)
+        size = sum(block_bytes(load.result.type) for load in copies)
         b.add(ttng.BarrierExpectOp(barrier, in_range, size=IntegerAttr(size, i32)))
     for load in copies:
-        view = b.add(ttg.MemDescIndexOp(rings[load], slot, result=_slot_type(rings[load].type)))
+        view = b.slot(rings[load], slot)
         indices = [mapping.get(v, v) for v in load.indices]
         b.add(ttng.AsyncTMACopyGlobalToLocalOp(load.desc, indices, view, barrier, in_range))
     pointer_loads = [load for load in loads if load not in copies]
@@ -143,8 +137,7 @@ def _stage(b: _Builder, loop, loads, slice_ops, env: dict, iv, rings, barriers, 
         mask = b.add(tt.SplatOp(in_range, result=mask_t))
         if load.mask is not None:
             mask = b.add(arith.AndIOp(mapping.get(load.mask, load.mask), mask))
-        ring = rings[load]
-        view = b.add(ttg.MemDescIndexOp(ring, slot, result=_slot_type(ring.type)))
+        view = b.slot(rings[load], slot)
         b.add(ttg.AsyncCopyGlobalToLocalOp(ptr, view, mask, token=ASYNC_TOKEN))
     if pointer_loads:
         b.add(ttg.AsyncCommitGroupOp([], asyncToken=ASYNC_TOKEN))
@@ -175,9 +168,9 @@ def _pipeline(loop, loads, slice_ops, args, stages: int) -> None:
             (slots, *alloc_t.shape), alloc_t.element_type, alloc_t.encoding, SHARED_MEMORY, True
         )
         rings[load] = before.add(ttg.LocalAllocOp(None, result=ring_t))
-    barriers = None
+    barriers, barrier_slots = None, []
     if any(isinstance(load, tt.DescriptorLoadOp) for load in loads):
-        barriers = _barrier_ring(before, slots)
+        barriers, barrier_slots = _barrier_ring(before, slots)
     iv_t = loop.induction_var.type
     env = {arg: loop.initArgs[arg.index - 1] for arg in args}
     for s in range(stages - 1):
@@ -195,30 +188,27 @@ def _pipeline(loop, loads, slice_ops, args, stages: int) -> None:
     after.add(ttg.AsyncWaitOp([], num=IntegerAttr(0, i32), retToken=ASYNC_TOKEN))
     for ring in rings.values():
         after.add(ttg.LocalDeallocOp(ring))
+    for barrier in barrier_slots:
+        after.add(ttng.InvalBarrierOp(barrier))
     if barriers is not None:
-        for s in range(slots):
-            barrier = after.add(
-                ttg.MemDescIndexOp(
-                    barriers, after.constant(s, i32), result=_slot_type(barriers.type)
-                )
-            )
-            after.add(ttng.InvalBarrierOp(barrier))
         after.add(ttg.LocalDeallocOp(barriers))
 
 
 def _barrier_ring(b: _Builder, slots: int):
-    """One `mbarrier` per slot for the tensor copies into it, initialized for one arrival (the
-    expecting thread's) and seen by every thread before any waits on it; the generic writes
-    that last used the rings' bytes are fenced to the copies' (asynchronous) proxy first."""
+    """(the ring, its slots' views): one `mbarrier` per slot for the tensor copies into it,
+    initialized for one arrival (the expecting thread's) and seen by every thread before any
+    waits on it; the generic writes that last used the rings' bytes are fenced to the copies'
+    (asynchronous) proxy first."""
     encoding = SwizzledSharedEncodingAttr(1, 1, 1, [0])
-    ring_t = MemDescType((slots, 1), i64, encoding, SHARED_MEMORY, True)
-    ring = b.add(ttg.LocalAllocOp(None, result=ring_t))
-    for s in range(slots):
-        barrier = b.add(ttg.MemDescIndexOp(ring, b.constant(s, i32), result=_slot_type(ring_t)))
-        b.add(ttng.InitBarrierOp(barrier, count=IntegerAttr(1, i32)))
+    ring = b.add(
+        ttg.LocalAllocOp(None, result=MemDescType((slots, 1), i64, encoding, SHARED_MEMORY, True))
+    )
+    views = [b.slot(ring, b.constant(s, i32)) for s in range(slots)]
+    for view in views:
+        b.add(ttng.InitBarrierOp(view, count=IntegerAttr(1, i32)))
     b.add(ttng.FenceAsyncSharedOp())  # earlier generic writes of the rings' bytes come first
     b.add(BarrierOp("all"))
-    return ring
+    return ring, views
 
 
 def _asynchronous_dots(loop, loads, stages: int) -> list:
@@ -313,18 +303,14 @@ def _steady_state(loop, args, loads, slice_ops, rings: dict, barriers, stages, s
     if len(copied) < len(loads):
         b.add(ttg.AsyncWaitOp([], num=IntegerAttr(stages - 2, i32), retToken=ASYNC_TOKEN))
     if copied:
-        barrier = b.add(ttg.MemDescIndexOp(barriers, read, result=_slot_type(barriers.type)))
-        b.add(ttng.WaitBarrierOp(barrier, phase[0]))
+        b.add(ttng.WaitBarrierOp(b.slot(barriers, read), phase[0]))
         if len(copied) == len(loads):  # every warp is done with the slot the copies refill
             b.add(BarrierOp("all"))
     distance = b.add(arith.MulIOp(b.constant(stages - 1, loop.induction_var.type), loop.step))
     iv = b.add(arith.AddIOp(loop.induction_var, distance))
     env = dict(zip(args, ahead))
     next_env = _stage(b, loop, loads, slice_ops, env, iv, rings, barriers, write)
-    views = [
-        b.add(ttg.MemDescIndexOp(rings[load], read, result=_slot_type(rings[load].type)))
-        for load in loads
-    ]
+    views = [b.slot(rings[load], read) for load in loads]
     # Erased only now: a load may be the op the builder inserts before.
     for load, view in zip(loads, views):
         alloc = filled_buffer(load)
