@@ -46,8 +46,8 @@ from .host_arrays import describe
 from .specialization import Specialization, launch_specialization
 from .tensor_descriptor import TensorDescriptor
 
-# A host descriptor's signature string (specialization.py): element type and block shape.
-_DESCRIPTOR_SPEC = re.compile(r"tensordesc<\s*(\w+)\s*\[([\d,\s]+)\]")
+# A host descriptor's signature string (specialization.py): element type, block shape, padding.
+_DESCRIPTOR_SPEC = re.compile(r"tensordesc<\s*(\w+)\s*\[([\d,\s]+)\]\s*(?:,\s*(\w+))?")
 
 
 def is_cuda_tensor(value) -> bool:
@@ -193,9 +193,8 @@ def _tensor_map_maker(name: str, spec: str):
     """The `TensorMaps` of descriptor argument `name` of signature `spec`."""
     from .tensor_maps import TensorMaps  # the NVIDIA lowering's box rules: loaded when needed
 
-    element, block = _DESCRIPTOR_SPEC.match(spec).groups()
-    padding = "nan" if spec.rstrip("> ").endswith("nan") else "zero"
-    return TensorMaps(name, element, [int(b) for b in block.split(",")], padding)
+    element, block, padding = _DESCRIPTOR_SPEC.match(spec).groups()
+    return TensorMaps(name, element, [int(b) for b in block.split(",")], padding or "zero")
 
 
 def _selector(indexes: list[int], count: int, descriptors: dict):
