@@ -79,10 +79,7 @@ def _tensor_copy_encoding(op, num_warps: int, threads: int):
     """16 bytes a thread along the rows of a tensor copy's block (see the module doc)."""
     t = op.desc.type.block_type
     shape = list(t.shape)
-    elements = 1
-    for d in shape:
-        elements *= d
-    per_thread = min(128 // t.element_type.width, max(elements // (num_warps * threads), 1))
+    per_thread = min(128 // t.element_type.width, max(t.numel // (num_warps * threads), 1))
     size = [1] * (len(shape) - 1) + [min(per_thread, shape[-1])]
     order = list(range(len(shape) - 1, -1, -1))
     return BlockedEncodingAttr.for_shape(shape, size, order, num_warps, threads)
