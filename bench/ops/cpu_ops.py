@@ -91,20 +91,21 @@ def timed(fn, calls: int, clock=time.perf_counter) -> float:
 
 
 def measure(
-    ours, theirs, pairs: int, clock=time.perf_counter, around=contextlib.nullcontext
+    ours, theirs, pairs: int, clock=time.perf_counter, around=contextlib.nullcontext, timer=timed
 ) -> tuple[float, float, float]:
     """(median ratio torch/Naiad, median Naiad s, median torch s): `pairs` alternating batches
-    of each, about 20 ms of torch's calls a batch, timed by `clock`; Naiad's calls run inside
-    the context `around()` makes (small_ops.py's switch)."""
+    of each, about 20 ms of torch's calls a batch, timed by `timer(fn, calls, clock)` (`timed`:
+    `clock` read between synchronizations); Naiad's calls run inside the context `around()`
+    makes (small_ops.py's switch)."""
     with around():
         ours()
     theirs()
-    calls = max(1, int(0.02 / max(timed(theirs, 3), 1e-6)))
+    calls = max(1, int(0.02 / max(timer(theirs, 3, clock), 1e-6)))
     ratios, mine, base = [], [], []
     for _ in range(pairs):
         with around():
-            a = timed(ours, calls, clock)
-        t = timed(theirs, calls, clock)
+            a = timer(ours, calls, clock)
+        t = timer(theirs, calls, clock)
         ratios.append(t / a)
         mine.append(a)
         base.append(t)

@@ -1,0 +1,391 @@
+"""naiad.ops against torch eager, grouped as issue 19's speed goals, on a GPU or the CPU: one
+table, a geometric mean per group, and each case's result checked against torch's first.
+
+    PYTHONPATH=$PWD python bench/ops/op_goals.py --device cuda [--jobs 12] [--pairs 5]
+                                                 [--groups products,attention] [--size 4096]
+    PYTHONPATH=$PWD python bench/ops/op_goals.py --device cpu --size 64 --pairs 1   # quick
+
+The groups and their goals (issue 19, on an H100/H200; ratio torch time / Naiad time, > 1:
+Naiad faster): pointwise, reductions and norms (cpu_ops.py's fp32 cases at --size squared),
+their geometric mean together >= 1.0; products (mm, addmm, bmm in fp16 and bf16 against cuBLAS)
+and attention (scaled_dot_product_attention forward, and forward + backward, against torch's
+flash kernel) >= 0.9; the Llama-style model's training step (forward + backward, bf16, every
+ATen op Naiad has switched on by `naiad.ops.use()` against eager) >= 1.0 in tokens/s. Data
+movement (flip, scatter_add, sort, topk) is shown with no GPU goal. On the CPU the cases are
+fp32 and smaller, and the issue's goal is the geometric mean over the op set >= 0.8.
+
+Per case, Naiad's result is compared with torch's first (normwise relative error of the floats
+against a bound of the output's precision; integers and booleans exactly), in the time shown
+beside the verdict (compiles included where the kernels were not compiled yet): a case whose
+result differs is timed but left out of the means, one that raises is not timed; both are
+listed after the table. Then both sides alternate in this process (cpu_ops.measure: `--pairs`
+pairs of batches of calls, about 20 ms of torch's calls a batch), a batch timed between CUDA
+events on a GPU (the host clock on the CPU), so a call's time is what an eager program sees of
+it: its kernels or its host path, whichever is longer. The ratio is the median over the pairs.
+
+`--jobs N` compiles first in N child processes, each running Naiad's side of its share of the
+cases once: they fill the disk cache this process then reads (a compile holds the GIL, so
+processes, not threads). Without it each kernel compiles during its case's check. `--budget S`
+starts no case after S seconds from the start (the rest are listed as not run), so that a run
+under a hard time limit still ends with its means.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import math
+import os
+import platform
+import subprocess
+import sys
+import time
+import traceback
+from pathlib import Path
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # bench/cpu/kernels.py says why
+os.environ.setdefault("NAIAD_CPU_TIERING", "off")  # CPU kernels timed compiled, never interpreted
+
+import cpu_ops  # bench/ops/, the script's directory, is first on sys.path
+import torch
+import torch.nn.functional as F
+
+import naiad.ops as ops
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "pytorch"))
+from tiny_llama import TinyLlama
+
+ELEMENTWISE_GROUPS = {
+    "pointwise": ("add", "mul scalar", "add broadcast", "add transposed", "exp", "sigmoid",
+                  "gelu", "silu", "where", "lt", "to fp16"),
+    "reductions": ("sum rows", "sum cols", "amax rows", "argmax rows", "var rows",
+                   "logsumexp rows"),
+    "norms": ("softmax", "log_softmax", "layer_norm", "rms_norm"),
+    "data movement": ("flip", "scatter_add", "sort rows", "topk rows"),
+}  # fmt: skip
+# The table's order: the goals' groups first, data movement (no GPU goal) last.
+GROUPS = ("pointwise", "reductions", "norms", "products", "attention fwd", "model",
+          "attention fwd+bwd", "data movement")  # fmt: skip
+# (the groups a goal's mean is taken over, the goal on a GPU)
+GPU_GOALS = {
+    "pointwise + reductions + norms": (("pointwise", "reductions", "norms"), 1.0),
+    "products (cuBLAS)": (("products",), 0.9),
+    "attention fwd (flash)": (("attention fwd",), 0.9),
+    "attention fwd+bwd (flash)": (("attention fwd+bwd",), 0.9),
+    "model tokens/s fwd+bwd": (("model",), 1.0),
+}
+CPU_GOAL = 0.8  # over every case
+# The normwise relative error a result may have, by its dtype (products and model steps
+# accumulate in fp32 on both sides; the bound covers the last rounding to the output's type).
+TOLERANCE = {torch.float32: 1e-5, torch.float16: 2e-3, torch.bfloat16: 1.6e-2}
+
+
+@dataclasses.dataclass
+class Case:
+    group: str
+    name: str
+    ours: object  # () -> result, Naiad's side
+    theirs: object  # () -> result, torch's side
+    around: object = contextlib.nullcontext  # the context Naiad's side runs in
+    slack: float = 1.0  # times TOLERANCE
+
+
+def elementwise_cases(n, device):
+    """cpu_ops.py's cases, each in its group."""
+    group_of = {name: group for group, names in ELEMENTWISE_GROUPS.items() for name in names}
+    cases = cpu_ops.cases(n, device)
+    if set(cases) != set(group_of):
+        raise SystemExit(f"cpu_ops.py's cases and ELEMENTWISE_GROUPS differ: "
+                         f"{sorted(set(cases) ^ set(group_of))}")  # fmt: skip
+    return [Case(group_of[name], f"{name} fp32 {n}x{n}", *calls) for name, calls in cases.items()]
+
+
+def _randn(*shape, device, dtype):
+    return torch.randn(*shape, device=device).to(dtype)
+
+
+def product_cases(n, device):
+    """mm and addmm of n x n x n, bmm of 32 products of n/4 cubed, per dtype."""
+    dtypes = (torch.float16, torch.bfloat16) if device == "cuda" else (torch.float32,)
+    cases = []
+    for dtype in dtypes:
+        a, b, bias = (_randn(*s, device=device, dtype=dtype) for s in ((n, n), (n, n), (n,)))
+        m = max(n // 4, 1)
+        a3, b3 = (_randn(32, m, m, device=device, dtype=dtype) for _ in "ab")
+        kind = str(dtype).removeprefix("torch.")
+        cases += [
+            Case("products", f"mm {kind} {n}^3", lambda a=a, b=b: ops.mm(a, b),
+                 lambda a=a, b=b: torch.mm(a, b)),
+            Case("products", f"addmm {kind} {n}^3", lambda a=a, b=b, c=bias: ops.addmm(c, a, b),
+                 lambda a=a, b=b, c=bias: torch.addmm(c, a, b)),
+            Case("products", f"bmm {kind} 32x{m}^3", lambda a=a3, b=b3: ops.bmm(a, b),
+                 lambda a=a3, b=b3: torch.bmm(a, b)),
+        ]  # fmt: skip
+    return cases
+
+
+def _attention_shapes(n, device):
+    """(batch, heads, length, head dim) per case, the dtypes of the forward, of the backward."""
+    if device == "cuda":
+        shapes = [(4, 16, 1024, 64), (4, 16, 1024, 128), (2, 16, 4096, 64), (2, 16, 4096, 128)]
+        return shapes, (torch.float16, torch.bfloat16), (torch.float16,)
+    return [(1, 2, n, 64)], (torch.float32,), (torch.float32,)
+
+
+def attention_cases(n, device):
+    """scaled_dot_product_attention, causal or not, forward; forward + backward (the gradients
+    of q, k, v for a fixed random output gradient)."""
+    shapes, forward_dtypes, backward_dtypes = _attention_shapes(n, device)
+    cases = []
+    for backward, dtypes in ((False, forward_dtypes), (True, backward_dtypes)):
+        for dtype in dtypes:
+            for shape in shapes:
+                for causal in (False, True):
+                    cases.append(_attention_case(shape, dtype, causal, backward, device))
+    return cases
+
+
+def _attention_case(shape, dtype, causal, backward, device):
+    q, k, v = (_randn(*shape, device=device, dtype=dtype).requires_grad_() for _ in "qkv")
+    grad = _randn(*shape, device=device, dtype=dtype)
+
+    def call(fn):
+        def run():
+            out = fn(q, k, v, is_causal=causal)
+            return [out, *torch.autograd.grad(out, (q, k, v), grad)] if backward else out
+
+        return run
+
+    kind = str(dtype).removeprefix("torch.")
+    name = f"{kind} {'x'.join(map(str, shape))}{' causal' if causal else ''}"
+    group = "attention fwd+bwd" if backward else "attention fwd"
+    ours, theirs = call(ops.scaled_dot_product_attention), call(F.scaled_dot_product_attention)
+    return Case(group, name, ours, theirs, slack=2.0)
+
+
+def model_cases(n, device):
+    """The Llama-style model's training step: logits, loss and every parameter's gradient."""
+    if device == "cuda":
+        config = dict(vocab=8192, dim=1024, heads=16, kv_heads=4, hidden=2816, layers=4)
+        batch, length, dtype = 8, 512, torch.bfloat16
+    else:
+        config = dict(vocab=256, dim=64, heads=4, kv_heads=2, hidden=128, layers=2)
+        batch, length, dtype = 2, max(n // 2, 8), torch.float32
+    torch.manual_seed(0)
+    model = TinyLlama(**config).to(device=device, dtype=dtype)
+    tokens, labels = (torch.randint(0, config["vocab"], (batch, length), device=device)
+                      for _ in "tl")  # fmt: skip
+
+    def step():
+        logits, loss = model(tokens, labels)
+        return [logits, loss, *torch.autograd.grad(loss, list(model.parameters()))]
+
+    shape = f"{config['layers']} layers of {config['dim']}, {batch}x{length} tokens"
+    name = f"llama step {str(dtype).removeprefix('torch.')} {shape}"
+    return [Case("model", name, step, step, around=ops.use, slack=3.0)]
+
+
+BUILDERS = {
+    **dict.fromkeys(ELEMENTWISE_GROUPS, elementwise_cases),
+    "products": product_cases,
+    "attention fwd": attention_cases,
+    "attention fwd+bwd": attention_cases,
+    "model": model_cases,
+}
+
+
+def build(groups, n, device) -> list[Case]:
+    """The cases of the chosen groups, in GROUPS' order."""
+    cases = []
+    for builder in dict.fromkeys(BUILDERS[group] for group in groups):
+        cases += builder(n, device)
+    return sorted((c for c in cases if c.group in groups), key=lambda c: GROUPS.index(c.group))
+
+
+def _flat(result):
+    if isinstance(result, torch.Tensor):
+        return [result]
+    return [t for item in result for t in _flat(item)]
+
+
+def disagreement(mine, theirs, slack) -> str | None:
+    """None where every output agrees, else what differs."""
+    mine, theirs = _flat(mine), _flat(theirs)
+    if len(mine) != len(theirs):
+        return f"{len(mine)} outputs, torch {len(theirs)}"
+    for i, (a, e) in enumerate(zip(mine, theirs)):
+        if a.shape != e.shape or a.dtype != e.dtype:
+            return f"output {i}: {a.dtype}{list(a.shape)}, torch {e.dtype}{list(e.shape)}"
+        if not e.is_floating_point():
+            if not torch.equal(a, e):
+                return f"output {i}: {int((a != e).sum())} of {e.numel()} differ"
+            continue
+        bound = TOLERANCE.get(e.dtype, 1e-12) * slack
+        a, e = a.detach().double(), e.detach().double()
+        error = float(
+            torch.linalg.vector_norm(a - e) / torch.linalg.vector_norm(e).clamp_min(1e-30)
+        )
+        if not error <= bound:
+            return f"output {i}: normwise error {error:.1e}"
+    return None
+
+
+def _check(case: Case) -> tuple[str, str]:
+    """("ok", ""), ("differs", how) or ("error", what was raised): Naiad's result against
+    torch's."""
+    try:
+        with case.around():
+            mine = case.ours()
+        found = disagreement(mine, case.theirs(), case.slack)
+    except Exception as error:
+        traceback.print_exc()
+        return "error", f"{type(error).__name__}: {error}".splitlines()[0][:100]
+    return ("differs", found) if found else ("ok", "")
+
+
+def cuda_timed(fn, calls: int, clock=None) -> float:
+    """Seconds per call of a batch of `calls`, between CUDA events (`clock` is not used)."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    torch.cuda.synchronize()
+    start.record()
+    for _ in range(calls):
+        fn()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end) / 1e3 / calls
+
+
+def warm_in_children(args, jobs: int) -> str:
+    """Naiad's side of every case run once across `jobs` child processes, stopped at half the
+    budget if one is set (this process compiles what they left); what happened, in words."""
+    start = time.perf_counter()
+    argv = [sys.executable, __file__, "--device", args.device, "--size", str(args.size),
+            "--groups", ",".join(args.chosen)]  # fmt: skip
+    children = [
+        subprocess.Popen([*argv, "--warm-part", f"{i}/{jobs}"], stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)  # a failure shows in this process's check
+        for i in range(jobs)
+    ]  # fmt: skip
+    stopped = 0
+    for child in children:
+        left = None if not args.budget else start + args.budget / 2 - time.perf_counter()
+        try:
+            child.wait(timeout=None if left is None else max(left, 0.1))
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+            stopped += 1
+    seconds = time.perf_counter() - start
+    return f"compiled first in {jobs} processes: {seconds:.1f} s, {stopped} stopped unfinished"
+
+
+def warm_part(args) -> None:
+    """A child of warm_in_children: the model's step alone in child 0 (it compiles some 40
+    kernels, the longest share), the other cases shared round-robin by the rest."""
+    index, jobs = map(int, args.warm_part.split("/"))
+    cases = build(args.chosen, args.size, args.device)
+    heavy = [case for case in cases if case.group == "model"]
+    light = [case for case in cases if case.group != "model"]
+    if heavy and jobs > 1:
+        mine = heavy if index == 0 else light[index - 1 :: jobs - 1]
+    else:
+        mine = cases[index::jobs]
+    for case in mine:
+        with contextlib.suppress(Exception), case.around():
+            case.ours()
+    if args.device == "cuda":
+        torch.cuda.synchronize()
+
+
+def _header(args) -> str:
+    if args.device == "cuda":
+        where = f"{torch.cuda.get_device_name()}, {os.cpu_count()} host cores"
+    else:
+        where = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, " \
+                f"{torch.get_num_threads()} torch threads"  # fmt: skip
+    try:
+        here = Path(__file__).parent
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here,
+                                capture_output=True, text=True).stdout.strip() or "?"  # fmt: skip
+    except OSError:
+        commit = "?"
+    return f"# naiad.ops vs torch eager: {where}, torch {torch.__version__}, naiad at {commit}"
+
+
+def geomean(values):
+    return math.exp(sum(map(math.log, values)) / len(values)) if values else float("nan")
+
+
+def summary(ratios: dict[str, list[float]], failed: dict[str, int], device: str) -> None:
+    """The geometric mean per group and per goal."""
+    print("\n# geometric means of torch time / Naiad time (> 1: Naiad faster); cases that "
+          "failed their check are left out")  # fmt: skip
+    print(f"{'group':<32} {'cases':>5} {'failed':>6} {'geomean':>7}  goal")
+    for group in GROUPS:
+        if group in ratios or failed.get(group):
+            values = ratios.get(group, [])
+            print(f"{group:<32} {len(values):>5} {failed.get(group, 0):>6} "
+                  f"{geomean(values):>7.2f}")  # fmt: skip
+    goals = GPU_GOALS if device == "cuda" else {"all cases (CPU)": (GROUPS, CPU_GOAL)}
+    for label, (groups, goal) in goals.items():
+        values = [r for g in groups for r in ratios.get(g, [])]
+        if values:
+            mean = geomean(values)
+            verdict = "met" if mean >= goal else "NOT met"
+            print(f"{label:<32} {len(values):>5} {sum(failed.get(g, 0) for g in groups):>6} "
+                  f"{mean:>7.2f}  >= {goal} {verdict}")  # fmt: skip
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
+    parser.add_argument("--size", type=int, help="n of the n x n operands (4096 cuda, 1024 cpu)")
+    parser.add_argument("--pairs", type=int, default=5)
+    parser.add_argument("--groups", default=",".join(GROUPS), help="of: " + ", ".join(GROUPS))
+    parser.add_argument("--jobs", type=int, default=0, help="compile first in N processes")
+    parser.add_argument("--budget", type=float, help="seconds: no case starts after them")
+    parser.add_argument("--warm-part", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    args.size = args.size or (4096 if args.device == "cuda" else 1024)
+    args.chosen = [g.strip() for g in args.groups.split(",") if g.strip()]
+    if unknown := set(args.chosen) - set(GROUPS):
+        raise SystemExit(f"unknown groups {sorted(unknown)}; the groups: {', '.join(GROUPS)}")
+    if args.warm_part:
+        return warm_part(args)
+    began = time.perf_counter()
+    print(_header(args), flush=True)
+    if args.jobs:
+        print(f"# {warm_in_children(args, args.jobs)}", flush=True)
+    timer = cuda_timed if args.device == "cuda" else cpu_ops.timed
+    print(f"{'group':<18} {'case':<50} {'check, s':<12} {'torch/naiad':>11} {'naiad ms':>9} "
+          f"{'torch ms':>9}")  # fmt: skip
+    ratios, failed, notes = {}, {}, []
+    for case in build(args.chosen, args.size, args.device):
+        start = time.perf_counter()
+        if args.budget and start - began > args.budget:
+            notes.append(f"{case.group} / {case.name}: not run, past --budget {args.budget} s")
+            continue
+        status, detail = _check(case)
+        label = f"{case.group:<18} {case.name:<50}"
+        if status != "ok":
+            failed[case.group] = failed.get(case.group, 0) + 1
+            notes.append(f"{case.group} / {case.name}: {status}: {detail}")
+        if status == "error":
+            print(f"{label} ERROR: {detail}", flush=True)
+            continue
+        check = f"{status} {time.perf_counter() - start:4.1f}s"
+        ratio, mine, base = cpu_ops.measure(case.ours, case.theirs, args.pairs,
+                                            around=case.around, timer=timer)  # fmt: skip
+        if status == "ok":
+            ratios.setdefault(case.group, []).append(ratio)
+        print(f"{label} {check:<12} {ratio:>11.2f} {mine * 1e3:>9.3f} {base * 1e3:>9.3f}",
+              flush=True)  # fmt: skip
+    if notes:
+        print("\n# cases not in the means (a result not torch's, an error, no time left):")
+        print("\n".join(notes))
+    summary(ratios, failed, args.device)
+
+
+if __name__ == "__main__":
+    main()
