@@ -9,7 +9,9 @@ as Triton specializes it). A host tensor descriptor is its base pointer, its sha
 strides (i64), named `desc`, `desc.shape.0`, ..., `desc.stride.0`, ...; its attributes come
 under those names too (`attrs["desc.shape.0"]`), and its last stride is the constant 1. On a
 target with the tensor memory accelerator a qualifying descriptor has its tensor map ahead of
-those, `desc.tensor_map` (tensor_maps.py).
+those, `desc.tensor_map` (tensor_maps.py). A tuple argument's signature is the tuple of its
+elements' (runtime/tuple_arguments.py): each element is a parameter of its own at its path
+(`t.0`, `t.1.2`), and the kernel sees a `tl.tuple` of their values (with a NamedTuple's fields).
 """
 
 from __future__ import annotations
@@ -33,12 +35,13 @@ class Parameter:
     """One kernel parameter in this specialization."""
 
     name: str
-    kind: str  # "constexpr", "value" or "descriptor"
+    kind: str  # "constexpr", "value", "descriptor" or "tuple"
     type: t.dtype | None = None  # a value's type; a descriptor's block type
-    value: object = None  # a constexpr's value; a descriptor's padding
+    value: object = None  # a constexpr's value; a descriptor's padding; a tuple's field names
     attributes: dict = field(default_factory=dict)  # a descriptor's: its base pointer's
     parts: dict = field(default_factory=dict)  # a descriptor's "shape.i"/"stride.i" -> attributes
     tensor_map: bool = False  # a descriptor's: passed as a tensor map too (tensor_maps.py)
+    items: tuple = ()  # a tuple's: its elements' parameters
 
 
 def parameters(source, signature: dict, constexprs: dict, attrs: dict, target) -> list[Parameter]:
@@ -47,27 +50,33 @@ def parameters(source, signature: dict, constexprs: dict, attrs: dict, target) -
     found = []
     for name, param in source.signature.parameters.items():
         spec = signature.get(name, "constexpr" if name in constexprs else None)
-        if spec is None or spec == "constexpr":
-            if name in constexprs:
-                value = constexprs[name]
-            elif param.default is not param.empty:
-                value = param.default
-            else:
+        if (spec is None or spec == "constexpr") and name not in constexprs:
+            if param.default is param.empty:
                 raise TypeError(f"no type in the signature and no constexpr value for `{name}`")
-            found.append(Parameter(name, "constexpr", value=value))
+            found.append(Parameter(name, "constexpr", value=param.default))
             continue
-        parameter = _runtime_parameter(name, spec, _attributes(attrs.get(name)))
-        if parameter.kind == "descriptor":
-            prefix = f"{name}."
-            parts = {
-                k[len(prefix) :]: _attributes(v) for k, v in attrs.items() if k.startswith(prefix)
-            }
-            tensor_map = tensor_maps.qualifies(
-                target, parameter.type, parameter.value, parameter.attributes, parts
-            )
-            parameter = dataclasses.replace(parameter, parts=parts, tensor_map=tensor_map)
-        found.append(parameter)
+        found.append(_parameter(name, spec, constexprs, attrs, target))
     return found
+
+
+def _parameter(name: str, spec, constexprs: dict, attrs: dict, target) -> Parameter:
+    """The parameter (or tuple element, at path `name`) of signature `spec`."""
+    if spec is None or spec == "constexpr":
+        return Parameter(name, "constexpr", value=constexprs[name])
+    if isinstance(spec, (tuple, list)):  # a tuple argument (lists: read back from JSON)
+        items = tuple(
+            _parameter(f"{name}.{i}", s, constexprs, attrs, target) for i, s in enumerate(spec)
+        )
+        return Parameter(name, "tuple", value=getattr(spec, "_fields", None), items=items)
+    parameter = _runtime_parameter(name, spec, _attributes(attrs.get(name)))
+    if parameter.kind == "descriptor":
+        prefix = f"{name}."
+        parts = {k[len(prefix) :]: _attributes(v) for k, v in attrs.items() if k.startswith(prefix)}
+        tensor_map = tensor_maps.qualifies(
+            target, parameter.type, parameter.value, parameter.attributes, parts
+        )
+        parameter = dataclasses.replace(parameter, parts=parts, tensor_map=tensor_map)
+    return parameter
 
 
 def _runtime_parameter(name: str, spec, attributes: dict) -> Parameter:
@@ -95,7 +104,9 @@ def arguments(params: list[Parameter]) -> list[tuple[str, ir.Type, dict]]:
     """The `tt.func` arguments: (name, IR type, attributes) per runtime value."""
     found = []
     for p in params:
-        if p.kind == "value":
+        if p.kind == "tuple":
+            found += arguments(p.items)
+        elif p.kind == "value":
             found.append((p.name, ir_type(p.type), p.attributes))
         elif p.kind == "descriptor":
             if p.tensor_map:
@@ -114,15 +125,19 @@ def values(params: list[Parameter], block_arguments, irb) -> dict:
     """Each parameter's kernel value: tensors over the function's arguments, constexprs;
     descriptors build their tensor copies with `irb`."""
     handles = iter(block_arguments)
-    bound = {}
-    for p in params:
-        if p.kind == "constexpr":
-            bound[p.name] = core.constexpr(p.value)
-        elif p.kind == "value":
-            bound[p.name] = core.tensor(next(handles), p.type)
-        else:
-            bound[p.name] = _descriptor(p, handles, irb)
-    return bound
+    return {p.name: _value(p, handles, irb) for p in params}
+
+
+def _value(p: Parameter, handles, irb):
+    if p.kind == "constexpr":
+        return core.constexpr(p.value)
+    if p.kind == "value":
+        return core.tensor(next(handles), p.type)
+    if p.kind == "tuple":
+        items = [_value(item, handles, irb) for item in p.items]
+        types = [getattr(v, "type", None) for v in items]
+        return core.tuple(items, t.tuple_type(types, p.value))
+    return _descriptor(p, handles, irb)
 
 
 def _descriptor(p: Parameter, handles, irb) -> tensor_descriptor:

@@ -39,6 +39,7 @@ from .interpreter.launch import run_grid
 from .launchers import INTERPRET
 from .specialization import launch_specialization
 from .tensor_descriptor import TensorDescriptor
+from .tuple_arguments import spread
 
 _ABSENT = object()
 
@@ -270,7 +271,8 @@ class CpuLauncher:
         there under the CPU's language rules, and returns None (nothing prepared)."""
         from ..backends.cpu import pool
 
-        pointers = _host_pointers(bound)
+        arguments = spread(bound, self.jit_function.params)
+        pointers = _host_pointers(arguments)
         if pointers is None:
             return INTERPRET
         addresses, read_only = pointers
@@ -290,7 +292,7 @@ class CpuLauncher:
         if launchable.globals_used:
             check_globals(self.jit_function, launchable.globals_used)
         stream = n_programs >= launchable.stream_from
-        params = pack_parameters(launchable.arguments, bound, grid, addresses, stream)
+        params = pack_parameters(launchable.arguments, arguments, grid, addresses, stream)
         threads = 1 if n_programs <= launchable.inline_programs else None
         pool.run(
             launchable.entry,
@@ -324,11 +326,11 @@ def _cpu_language(options: CompileOptions):
     return backend.language_target(target, options)
 
 
-def _host_pointers(bound: dict):
-    """The data address of every array argument, and the names of the read-only ones; None
-    when an array is not in host memory."""
+def _host_pointers(arguments: dict):
+    """The data address of every array argument (tuples spread), and the names of the
+    read-only ones; None when an array is not in host memory."""
     addresses, read_only = {}, set()
-    for name, value in bound.items():
+    for name, value in arguments.items():
         if not is_array_like(value) or isinstance(value, TensorDescriptor):
             continue
         array = describe(value)

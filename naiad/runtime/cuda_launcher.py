@@ -45,6 +45,7 @@ from .globals_check import check_globals, globals_checker
 from .host_arrays import describe
 from .specialization import Specialization, launch_specialization
 from .tensor_descriptor import TensorDescriptor
+from .tuple_arguments import all_leaves, spread
 
 # A host descriptor's signature string (specialization.py): element type, block shape, padding.
 _DESCRIPTOR_SPEC = re.compile(r"tensordesc<\s*(\w+)\s*\[([\d,\s]+)\]\s*(?:,\s*(\w+))?")
@@ -97,7 +98,7 @@ class CudaLauncher:
 
     def __init__(self, jit_function, backend=None):
         self.jit_function = jit_function
-        self.runtime_names = [p.name for p in jit_function.params if not p.is_constexpr]
+        self.constexpr_names = {p.name for p in jit_function.params if p.is_constexpr}
         self.kernels: dict = {}
         self._current_stream = _stream_reader()
 
@@ -115,7 +116,8 @@ class CudaLauncher:
         """Launch with every check (the slow path); return the launch prepared for the hot
         path on this device."""
         device = _device_of(bound)
-        runtime = tuple(_launch_value(name, bound[name]) for name in self.runtime_names)
+        arguments = spread(bound, self.jit_function.params)
+        runtime = tuple(_launch_value(n, arguments[n]) for n in self._runtime_names(arguments))
         spec = launch_specialization(self.jit_function, bound)
         key = (spec.key, options, debug, _arch(device))
         compiled = compiled_once(
@@ -134,6 +136,12 @@ class CudaLauncher:
             return None
         return fast_cuda_launch(self, compiled, device)
 
+    def _runtime_names(self, arguments: dict) -> list[str]:
+        """The names of the runtime values of a launch (`arguments` by name, tuples spread):
+        every parameter's but the constexprs' (a runtime value may still be a constant of
+        the specialization, as an integer equal to 1)."""
+        return [name for name in arguments if name not in self.constexpr_names]
+
     def _compile(self, spec: Specialization, options, debug: bool, device: int) -> _Compiled:
         """Compile this specialization for `device` (compiler.py)."""
         target = _arch(device)
@@ -141,8 +149,8 @@ class CudaLauncher:
             self.jit_function, spec, target, compile_options(options, debug)
         )
         metadata = compiled.metadata
-        signature = metadata["signature"]
-        runtime = self.runtime_names
+        signature = spread(metadata["signature"], self.jit_function.params)
+        runtime = self._runtime_names(signature)
         kept = [name for name in runtime if signature[name] != "constexpr"]
         tensor_maps = set(metadata.get("tensor_maps", ()))
         kinds, names = [], []
@@ -210,8 +218,8 @@ def _selector(indexes: list[int], count: int, descriptors: dict):
 
     def select(values):
         args = []
-        for i, spread, tensor_maps in plan:
-            if spread:
+        for i, spreads, tensor_maps in plan:
+            if spreads:
                 if tensor_maps is not None:
                     args.append(tensor_maps.encode(values[i]))
                 args.extend(values[i])
@@ -364,9 +372,9 @@ class PackedParams:
 
 
 def _device_of(bound: dict) -> int:
-    """The device of the first CUDA tensor among the arguments, descriptors' included (the
-    driver checks that the others agree)."""
-    for value in bound.values():
+    """The device of the first CUDA tensor among the arguments, descriptors' and tuples'
+    included (the driver checks that the others agree)."""
+    for value in all_leaves(bound.values()):
         if is_cuda_tensor(value):
             tensor = value.base if isinstance(value, TensorDescriptor) else value
             return tensor.device.index or 0

@@ -30,26 +30,28 @@ import numpy as np
 
 from .host_arrays import TensorWrapper
 from .tensor_descriptor import TensorDescriptor
+from .tuple_arguments import leaves
 
 _VALUES = "an array, a tensor, an int, a float, a bool or None"
 
 
 def check_arguments(kernel_name: str, params, bound: dict) -> None:
-    """Raise TypeError, naming the kernel and the argument, for a launch argument that no back
-    end may receive (see the module doc). Constexpr parameters take any value."""
+    """Raise TypeError, naming the kernel and the argument, for a launch argument (a tuple's
+    leaf too) that no back end may receive (see the module doc). Constexpr parameters take any
+    value."""
     for param in params:
         if param.is_constexpr:
             continue
-        value = bound[param.name]
-        if isinstance(value, (str, bytes)):
-            raise TypeError(
-                f"{kernel_name}: argument `{param.name}`: expected {_VALUES}, got "
-                f"{type(value).__name__} {value!r} (signature strings such as '*fp32' describe "
-                "arguments to `warmup()` only)"
-            )
-        problem = byte_order_problem(value)
-        if problem is not None:
-            raise TypeError(f"{kernel_name}: argument `{param.name}`: {problem}")
+        for name, value in leaves(param.name, bound[param.name]):
+            if isinstance(value, (str, bytes)):
+                raise TypeError(
+                    f"{kernel_name}: argument `{name}`: expected {_VALUES}, got "
+                    f"{type(value).__name__} {value!r} (signature strings such as '*fp32' "
+                    "describe arguments to `warmup()` only)"
+                )
+            problem = byte_order_problem(value)
+            if problem is not None:
+                raise TypeError(f"{kernel_name}: argument `{name}`: {problem}")
 
 
 def byte_order_problem(value) -> str | None:

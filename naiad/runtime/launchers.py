@@ -16,15 +16,16 @@ import importlib
 
 from ..backends import registry
 from .tensor_descriptor import TensorDescriptor
+from .tuple_arguments import all_leaves
 
 # What `launch` returns when the kernel is to run in the interpreter instead.
 INTERPRET = object()
 
 
 def device_of(bound: dict) -> tuple[str, int]:
-    """The device type and index the arguments live on: the first tensor's that is not in
-    host memory (the launcher checks that the others agree), else ('cpu', 0)."""
-    for value in bound.values():
+    """The device type and index the arguments live on (in tuples too): the first tensor's
+    that is not in host memory (the launcher checks that the others agree), else ('cpu', 0)."""
+    for value in all_leaves(bound.values()):
         if isinstance(value, TensorDescriptor):
             value = value.base
         device = getattr(value, "device", None)
@@ -37,7 +38,7 @@ def device_of(bound: dict) -> tuple[str, int]:
 def holds_memory(bound: dict) -> bool:
     """Whether any argument is an array or tensor (a descriptor's base included), rather than
     only types and signature strings (`warmup`)."""
-    for value in bound.values():
+    for value in all_leaves(bound.values()):
         if isinstance(value, TensorDescriptor):
             value = value.base
         if hasattr(value, "data_ptr") or hasattr(value, "__array_interface__"):

@@ -10,9 +10,11 @@ Triton's rules: a pointer is its element type, and 16-byte aligned or not; an in
 i64 or u64 by its value (or its annotation), constant when it equals 1, and divisible by 16 or
 not (`do_not_specialize` drops both facts); a float is fp32; a bool i1; None and `tl.dtype`s
 constexprs; a host TensorDescriptor its element type, block shape and padding, with its base's
-alignment and which sizes and strides are divisible by 16. Arguments may also be torch dtypes
-or signature strings (`warmup`), read as aligned pointers. The launch hot path keys the same
-facts from the arguments directly (binder.py); tests check that the two always agree.
+alignment and which sizes and strides are divisible by 16; a tuple the tuple of its leaves'
+(tuple_arguments.py), whose facts are named by their paths (`constexprs["t.1"]`). Arguments
+may also be torch dtypes or signature strings (`warmup`), read as aligned pointers. The launch
+hot path keys the same facts from the arguments directly (binder.py); tests check that the two
+always agree (it leaves tuples to the slow path).
 
 The launchers compile and run `launch_specialization`: the arguments' own, except while a
 compiled kernel relaunches (`relaunching`, relaunch.py) with arguments that hold every fact it
@@ -23,14 +25,17 @@ Inductor compiles with its graph inputs taken as unaligned and launches aligned 
 
 from __future__ import annotations
 
+import dataclasses
 from collections import namedtuple
 from contextvars import ContextVar
 from dataclasses import dataclass
 
+from ..language import core
 from ..language import dtypes as t
 from .host_arrays import describe, dtype_of_host_name, is_array_like
 from .params import KernelParam, integer_argument_type
 from .tensor_descriptor import TensorDescriptor
+from .tuple_arguments import is_tuple, rebuilt
 
 _DIVISIBLE = [["tt.divisibility", 16]]
 
@@ -53,19 +58,11 @@ class Specialization:
         """The specialization of a launch of `jit_function` with `bound` arguments."""
         signature, constexprs, attrs = {}, {}, {}
         for param in jit_function.params:
-            value = bound[param.name]
-            spec, constant, attributes = _specialize_one(param, value)
-            signature[param.name] = spec
-            if spec == "constexpr":
-                constexprs[param.name] = value if constant is None else constant
-            if param.name in jit_function.do_not_specialize_on_alignment:
-                continue
-            if attributes:
-                attrs[param.name] = attributes
-            if isinstance(value, TensorDescriptor):
-                attrs.update(_descriptor_attributes(param.name, value))
+            aligned = param.name not in jit_function.do_not_specialize_on_alignment
+            facts = _Facts(constexprs, attrs if aligned else {})
+            signature[param.name] = facts.specialize(param, param.name, bound[param.name])
         key = (
-            tuple(signature.items()),
+            tuple((name, _tree_key(spec)) for name, spec in signature.items()),
             tuple((name, type(value), repr(value)) for name, value in constexprs.items()),
             repr(sorted(attrs.items())),
         )
@@ -134,6 +131,42 @@ def mangle_type(arg, specialize: bool = False) -> str:
     return native_specialize_impl(None, arg, specialize_value=specialize)[0]
 
 
+@dataclass(frozen=True)
+class _Facts:
+    """Where one launch's specialization collects its constexpr values and attributes, by the
+    name of the argument or of the tuple leaf (tuple_arguments.py) they belong to."""
+
+    constexprs: dict
+    attrs: dict
+
+    def specialize(self, param, path: str, value):
+        """The signature of argument `value` of `param` (at `path` inside a tuple argument),
+        recording its facts: a tuple's is the tuple of its leaves' signatures."""
+        if is_tuple(value) and not param.is_constexpr:
+            leaf = dataclasses.replace(param, annotation=None)
+            items = [
+                self.specialize(dataclasses.replace(leaf, name=f"{path}.{i}"), f"{path}.{i}", v)
+                for i, v in enumerate(value)
+            ]
+            return rebuilt(value, items)
+        spec, constant, attributes = _specialize_one(param, value)
+        if spec == "constexpr":
+            self.constexprs[path] = value if constant is None else constant
+        if attributes:
+            self.attrs[path] = attributes
+        if isinstance(value, TensorDescriptor):
+            self.attrs.update(_descriptor_attributes(path, value))
+        return spec
+
+
+def _tree_key(spec):
+    """A signature as a key: a tuple's class is part of it (a NamedTuple of the same leaves as
+    a plain tuple compiles differently: its fields are read by name)."""
+    if is_tuple(spec):
+        return (type(spec), *(_tree_key(s) for s in spec))
+    return spec
+
+
 def _pointer_spec(element: t.dtype, const: bool = False) -> str:
     """`*fp32`; `*kfp32` for a `tl.const` parameter (stores through it are refused)."""
     return "*" + ("k" if const else "") + t.ty_to_signature(element)
@@ -143,6 +176,8 @@ def _specialize_one(param, value):
     """(signature string, constexpr value or None, attributes) of one argument, as Triton."""
     if param.is_constexpr or value is None or isinstance(value, t.dtype):
         return "constexpr", value, []
+    if isinstance(value, core.constexpr) or getattr(value, "__naiad_jit__", False):
+        return "constexpr", value, []  # `tl.constexpr(4)` in a tuple; a jit function
     if isinstance(value, TypedArgument):
         return value.spec, None, [list(attribute) for attribute in value.attributes]
     if isinstance(value, str):  # a signature string given for an argument that is not there

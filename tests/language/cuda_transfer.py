@@ -103,6 +103,9 @@ def launch_on_cuda(run):
         def move(value):
             if isinstance(value, np.ndarray) and value.dtype in _TORCH_DTYPES:
                 return buffers.tensor(value)
+            if isinstance(value, tuple):  # a tuple argument's arrays (a NamedTuple keeps its class)
+                items = [move(v) for v in value]
+                return type(value)(*items) if hasattr(type(value), "_fields") else tuple(items)
             return value
 
         args = [move(a) for a in args]

@@ -54,7 +54,7 @@ class FakeTensor:
         return self.address
 
 
-_CTYPES = {"i64": ctypes.c_int64, "fp32": ctypes.c_float}
+_CTYPES = {"i32": ctypes.c_int32, "i64": ctypes.c_int64, "fp32": ctypes.c_float}
 
 
 def _read(kinds, address):

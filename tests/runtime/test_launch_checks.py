@@ -75,6 +75,23 @@ def test_a_non_native_array_is_refused(backend):
         strided_copy[(1,)](naiad.reinterpret(other, tl.float32), dst, 8, 1, 8)
 
 
+@naiad.jit
+def pair_copy(pair, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(pair[1] + offs, tl.load(pair[0] + offs, mask=mask), mask=mask)
+
+
+def test_a_tuples_leaves_are_checked_and_named_by_their_path(backend):
+    src, dst = fresh(), fresh(seed=3)
+    with pytest.raises(TypeError, match=r"argument `pair.0`: expected an array in this machine"):
+        pair_copy[(1,)]((swapped(src), dst), 8, 8)
+    with pytest.raises(TypeError, match=r"pair_copy: argument `pair.1`: expected an array"):
+        pair_copy[(1,)]((src, "*fp32"), 8, 8)
+    pair_copy[(1,)]((src, dst), 8, 8)
+    np.testing.assert_array_equal(dst, src)
+
+
 def test_native_order_spelled_explicitly_is_accepted(backend):
     src, dst = fresh().astype("=f4"), np.zeros(8, np.float32)
     strided_copy[(1,)](src, dst, 8, 1, 8)

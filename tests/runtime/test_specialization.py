@@ -6,6 +6,7 @@ integer equal to 1 where it was folded in). Random signatures and arguments, pai
 """
 
 import itertools
+from typing import NamedTuple
 
 import numpy as np
 import pytest
@@ -117,6 +118,36 @@ def test_keys_differ_for_every_fact():
     keys = [Specialization.of(every_kind, every_kind._bind(args, {})).key for args in facts]
     for a, b in itertools.combinations(range(len(keys)), 2):
         assert keys[a] != keys[b], (a, b)
+
+
+class Pair(NamedTuple):
+    first: object
+    second: object
+
+
+def test_a_tuple_specializes_as_its_leaves():
+    """A tuple's signature is its leaves', its facts named by their paths; a NamedTuple keeps
+    its class, and its key is not a plain tuple's (its fields are read by name). The binder
+    leaves tuples to the slow path."""
+    x = np.zeros(64, np.float32)
+    nested = (x, (16, 1, None), tl.constexpr(4))
+    args = (nested, Pair(x[1:], 2.0), (1, 5), 32, 2.0, True, None, 16)
+    spec = Specialization.of(fewer_facts, fewer_facts._bind(args, {}))
+    assert spec.signature["a_ptr"] == ("*fp32", ("i32", "constexpr", "constexpr"), "constexpr")
+    assert type(spec.signature["b_ptr"]) is Pair and spec.signature["b_ptr"] == ("*fp32", "fp32")
+    assert spec.signature["n"] == ("i32", "i32")  # do_not_specialize: 1 stays a value
+    assert {k: v for k, v in spec.constexprs.items() if "." in k} == {
+        "a_ptr.1.1": 1,
+        "a_ptr.1.2": None,
+        "a_ptr.2": tl.constexpr(4),
+    }
+    aligned = [["tt.divisibility", 16]]
+    # b_ptr's leaves keep no alignment (do_not_specialize_on_alignment), n's no divisibility
+    assert spec.attrs == {"a_ptr.0": aligned, "a_ptr.1.0": aligned, "m": aligned}
+    plain = Specialization.of(fewer_facts, fewer_facts._bind((nested, (x[1:], 2.0), *args[2:]), {}))
+    assert plain.signature == spec.signature and plain.key != spec.key
+    with pytest.raises(Unbound):
+        make_binder(fewer_facts.params)(None, (1,), *args)
 
 
 def _name_by_specialization(specialization):
