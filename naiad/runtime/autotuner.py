@@ -39,6 +39,7 @@ from ..errors import (  # PTXASError also because triton.runtime.autotuner has i
 from . import autotune_cache, bench
 from .heuristics import Heuristics, heuristics
 from .kernel_interface import KernelInterface
+from .pickling import PicklesByReference
 
 __all__ = ["Autotuner", "Config", "Heuristics", "autotune", "heuristics"]
 
@@ -135,7 +136,7 @@ def _as_timings(result) -> tuple[float, ...]:
     return (float(result),)
 
 
-class Autotuner(KernelInterface):
+class Autotuner(KernelInterface, PicklesByReference):
     """A kernel that chooses its config per tuning key (see the module docstring)."""
 
     def __init__(

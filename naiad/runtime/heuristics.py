@@ -8,9 +8,10 @@ under it, the heuristic sees the config's meta-parameters; over it, only the cal
 from __future__ import annotations
 
 from .kernel_interface import KernelInterface
+from .pickling import PicklesByReference
 
 
-class Heuristics(KernelInterface):
+class Heuristics(KernelInterface, PicklesByReference):
     """A kernel whose launches get extra keyword arguments from `values[name](named_args)`."""
 
     def __init__(self, fn, arg_names, values):

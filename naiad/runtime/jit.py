@@ -32,12 +32,12 @@ from .launch_checks import check_arguments
 from .launch_options import OPTION_NAMES, OTHER_VENDORS_OPTIONS, LaunchOptions
 from .launchers import INTERPRET, backend_for_launch, holds_memory, make_launcher
 from .params import kernel_params
-from .pickling import KernelReference
+from .pickling import KernelReference, PicklesByReference
 from .specialization import mangle_type, native_specialize_impl  # noqa: F401  (Triton's have them)
 from .young_gc import young_collections_only
 
 
-class JITFunction(JITSource, KernelInterface):
+class JITFunction(JITSource, KernelInterface, PicklesByReference):
     """A kernel in `naiad.language`: launchable on a grid, callable from other kernels."""
 
     def __init__(

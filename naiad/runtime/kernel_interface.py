@@ -2,8 +2,9 @@
 
 A jit function, an `Autotuner` and a `Heuristics` all take `run(*args, grid, warmup=False,
 **kwargs)` and are launched as `kernel[grid](*args, **kwargs)`; each also exposes `arg_names` (the
-kernel's parameters, in order) and `fn` (what it wraps). Each pickles by reference to where
-its kernel is defined (pickling.py).
+kernel's parameters, in order) and `fn` (what it wraps). Naiad's three pickle by reference to
+where their kernel is defined (pickling.py's `PicklesByReference`); a library's own subclass of
+this interface (Inductor's `CachingAutotuner`) pickles as its class says.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import functools
 from abc import ABC, abstractmethod
 
 from .. import errors, knobs
-from .pickling import KernelReference, unpickle_kernel
+from .pickling import KernelReference
 
 
 class KernelInterface(ABC):
@@ -28,10 +29,6 @@ class KernelInterface(ABC):
     def reference(self) -> KernelReference:
         """Where the kernel is defined (that of the kernel this object wraps)."""
         return self.fn.reference
-
-    def __reduce__(self):
-        """Pickled as a reference: unpickled as the object the same module defines there."""
-        return unpickle_kernel, (self.reference, type(self))
 
     def warmup(self, *args, grid, **kwargs):
         """Compile for these arguments without running (`run(..., warmup=True)`)."""

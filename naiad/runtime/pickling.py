@@ -64,6 +64,21 @@ class KernelReference:
         )
 
 
+class PicklesByReference:
+    """Mixin of Naiad's kernel classes (`JITFunction`, `Autotuner`, `Heuristics` and their
+    subclasses): pickled, and deep-copied, as a reference to where the kernel is defined.
+
+    Not a method of `KernelInterface` itself: libraries subclass that interface for objects
+    that carry state of their own and say how it pickles (Inductor's `CachingAutotuner` keeps
+    its compiled configs in its `__getstate__`, and saves a deep copy of itself in its graph
+    cache). Taken by reference, such a copy came back as the live object of the generated
+    module, whose compiled configs were already released after autotuning."""
+
+    def __reduce__(self):
+        """Pickled as a reference: unpickled as the object the same module defines there."""
+        return unpickle_kernel, (self.reference, type(self))
+
+
 def unpickle_kernel(reference: KernelReference, kind: type):
     """The kernel `reference` names (what `__reduce__` of a kernel class returns to)."""
     return reference.resolve(kind)

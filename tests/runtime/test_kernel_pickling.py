@@ -3,6 +3,7 @@ defines, in this process or in another that never imported the module (loaded fr
 even after a library stripped the kernel's function and globals for pickling, as torch's
 Inductor does before sending a kernel back from a compile worker."""
 
+import copy
 import pickle
 import subprocess
 import sys
@@ -71,3 +72,14 @@ def test_a_pickled_kernel_whose_definition_moved_is_refused(monkeypatch):
     monkeypatch.setattr(pickled_kernels, "scale", moved)
     with pytest.raises(TypeError, match="no longer defines it"):
         pickle.loads(payload)
+
+
+def test_a_library_launcher_over_a_kernel_copies_its_own_state():
+    live = pickled_kernels.launched_scale
+    live.compiled = ["config 1", "config 2"]
+    saved = copy.deepcopy(live)
+    payload = pickle.dumps(live)
+    live.compiled = []  # the library releases them after autotuning; the copies keep theirs
+    for kept in (saved, pickle.loads(payload)):
+        assert kept is not live and kept.compiled == ["config 1", "config 2"]
+        assert kept.fn is pickled_kernels.scale
