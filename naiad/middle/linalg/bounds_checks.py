@@ -25,12 +25,17 @@ is legal when every byte of every active element lies in the extent:
 
 A failed check is a `cf.assert` at the access's location, carrying the unit attribute
 `naiad.bounds_check`, so that a back end reports it as an out-of-bounds access (an IndexError)
-rather than a failed assertion. Only when it fails, a loop over the access's lanes counts the
-failing ones and keeps the first `SHOWN_OFFSETS` offsets, which a call of the runtime function
-`naiad_bounds_info_<n>(count, storage elements, offsets...)` just before the assert hands to the
-back end; the assert's message is a `str.format` template over them (`{0}`: the count, `{1}`:
-the storage's size in elements, `{offsets}`: the offsets the back end lists), worded as the
-interpreter's (naiad/runtime/interpreter/memory.py).
+rather than a failed assertion. Only when it fails, the failing lanes are counted and the first
+`SHOWN_OFFSETS` offsets kept, and handed to the back end just before the assert; the assert's
+message is a `str.format` template over them (`{0}`: the count, `{1}`: the storage's size in
+elements, `{offsets}`: the offsets the back end lists), worded as the interpreter's
+(naiad/runtime/interpreter/memory.py). An access element by element counts them in a loop over
+its lanes and calls the runtime function `naiad_bounds_info_<n>(count, storage elements,
+offsets...)`; a strided view calls `naiad_bounds_view_<n>(start, first, last, storage elements,
+origin, sizes..., strides...)` instead, its lanes' offsets described, for the back end to count
+out of line: the view's loop nest, made for every view of the kernel, cost more of the
+compiler's time than anything else in the failing branches (a sixth of LLVM's time on tutorial
+06's attention), in code that runs only when a check fails.
 
 A pointer made from one integer is checked against the argument whose storage holds that address
 when it is made (`bind_address_extent`), and its reports name that argument. Not checked: a
@@ -62,6 +67,10 @@ from .emit import (
 BOUNDS_ATTRIBUTE = "naiad.bounds_check"
 RECOMPUTED_ATTRIBUTE = "naiad.report"  # offsets made again in a failing check's report
 INFO_FUNCTION = "naiad_bounds_info"  # (count, storage elements, offsets...): the report's values
+# (start, first, last, storage elements, origin, sizes..., strides...): a view's report to count,
+# its lanes `start + Σ_d i_d · strides[d]`, `0 <= i_d < sizes[d]`, row-major, failing outside
+# `[first, last]`, shown counted from `origin`
+VIEW_FUNCTION = "naiad_bounds_view"
 SHOWN_OFFSETS = 8  # offending offsets a report lists, as the interpreter's (after 2 values)
 
 
@@ -208,43 +217,59 @@ def _not(c, condition: Value) -> Value:
     return op(c, "arith.xori", [condition, scalar_constant(c, 1, i1)], i1)
 
 
-def _report(c, ok: Value, limits: _Limits, what: str, shape, lanes) -> None:
-    """Fail unless `ok`; on failure, first hand the back end the report's values: the lanes of
-    `shape` (ints or index values) whose `element_at(indices) -> (offset, on)` is active and
-    outside, counted, and the first of their offsets (`lanes()`, called in the failing branch,
-    gives `element_at`)."""
+def _report(c, ok: Value, limits: _Limits, what: str, tally) -> None:
+    """Fail unless `ok`; on failure, `tally()` first hands the back end the report's values."""
 
-    def tally():
-        zero = scalar_constant(c, 0, i64)
-        element_at = lanes()
-
-        def body(indices, carried):
-            offset, on = element_at(indices)
-            bad = _not(c, limits.inside(c, offset))
-            if on is not None:
-                bad = op(c, "arith.andi", [bad, on], i1)
-            count, shown = carried[0], carried[1:]
-            kept = []
-            for k, value in enumerate(shown):
-                here = compare(c, "eq", count, scalar_constant(c, k, i64))
-                take = op(c, "arith.andi", [bad, here], i1)
-                kept.append(op(c, "arith.select", [take, offset, value], i64))
-            step = op(c, "arith.extui", [bad], i64)
-            return [op(c, "arith.addi", [count, step], i64), *kept]
-
-        count, *shown = loop_nest(c, list(shape), [zero] * (1 + SHOWN_OFFSETS), body)
-        if limits.origin is not None:  # counted from the argument's start, as the interpreter
-            shown = [op(c, "arith.subi", [v, limits.origin], i64) for v in shown]
-        symbol = c.runtime.declare(INFO_FUNCTION, [i64] * (2 + SHOWN_OFFSETS))
-        c.emit(func.CallOp(symbol, [count, limits.elements, *shown], []))
+    def failing():
+        tally()
         return []
 
-    if_else(c, _not(c, ok), [], tally, None)
+    if_else(c, _not(c, ok), [], failing, None)
     homes = limits.extent.homes
     if not homes:
         _fail_unless(c, ok, what, f"argument `{limits.extent.name}`")
     for inside, name in homes:  # the argument it pointed into when it was made is blamed
         _fail_unless(c, op(c, "arith.ori", [ok, _not(c, inside)], i1), what, f"argument `{name}`")
+
+
+def _tally_lanes(c, limits: _Limits, shape, lanes) -> None:
+    """The report of the lanes of `shape` (ints or index values) whose
+    `element_at(indices) -> (offset, on)` is active and outside, counted in a loop, and the
+    first of their offsets (`lanes()`, called in the failing branch, gives `element_at`)."""
+    zero = scalar_constant(c, 0, i64)
+    element_at = lanes()
+
+    def body(indices, carried):
+        offset, on = element_at(indices)
+        bad = _not(c, limits.inside(c, offset))
+        if on is not None:
+            bad = op(c, "arith.andi", [bad, on], i1)
+        count, shown = carried[0], carried[1:]
+        kept = []
+        for k, value in enumerate(shown):
+            here = compare(c, "eq", count, scalar_constant(c, k, i64))
+            take = op(c, "arith.andi", [bad, here], i1)
+            kept.append(op(c, "arith.select", [take, offset, value], i64))
+        step = op(c, "arith.extui", [bad], i64)
+        return [op(c, "arith.addi", [count, step], i64), *kept]
+
+    count, *shown = loop_nest(c, list(shape), [zero] * (1 + SHOWN_OFFSETS), body)
+    if limits.origin is not None:  # counted from the argument's start, as the interpreter
+        shown = [op(c, "arith.subi", [v, limits.origin], i64) for v in shown]
+    symbol = c.runtime.declare(INFO_FUNCTION, [i64] * (2 + SHOWN_OFFSETS))
+    c.emit(func.CallOp(symbol, [count, limits.elements, *shown], []))
+
+
+def _tally_view(c, limits: _Limits, start, sizes, strides) -> None:
+    """The report of a view, described for the back end to count (`VIEW_FUNCTION`)."""
+    origin = scalar_constant(c, 0, i64) if limits.origin is None else limits.origin
+    described = [
+        scalar_constant(c, v, i64) if isinstance(v, int) else to_i64(c, v)
+        for v in (start, *sizes, *strides)
+    ]
+    values = [described[0], limits.first, limits.last, limits.elements, origin, *described[1:]]
+    symbol = c.runtime.declare(VIEW_FUNCTION, [i64] * len(values))
+    c.emit(func.CallOp(symbol, values, []))
 
 
 def _fail_unless(c, ok: Value, what: str, through: str) -> None:
@@ -279,13 +304,7 @@ def check_view(c, base: Value, start, strides, lows, sizes, what: str) -> None:
     if empty is not None:
         ok = op(c, "arith.ori", [ok, empty], i1)
 
-    def element_at(indices):
-        at = first
-        for i, stride in zip(indices, strides):
-            at = index_op(c, "arith.addi", at, index_op(c, "arith.muli", i, stride))
-        return to_i64(c, as_index(c, at)), None
-
-    _report(c, ok, limits, what, sizes, lambda: element_at)
+    _report(c, ok, limits, what, lambda: _tally_view(c, limits, first, sizes, strides))
 
 
 def check_elements(c, pointer, mask, what: str) -> None:
@@ -302,7 +321,11 @@ def check_elements(c, pointer, mask, what: str) -> None:
     if not isinstance(offsets.type, RankedTensorType):
         ok = limits.inside(c, offsets)
         ok = ok if mask is None else op(c, "arith.ori", [ok, _not(c, mask)], i1)
-        _report(c, ok, limits, what, [], lambda: lambda indices: (offsets, mask))
+
+        def scalar():
+            return lambda indices: (offsets, mask)
+
+        _report(c, ok, limits, what, lambda: _tally_lanes(c, limits, [], scalar))
         return
     shape = list(offsets.type.shape)
     lanes = isinstance(getattr(mask, "type", None), RankedTensorType)
@@ -322,7 +345,8 @@ def check_elements(c, pointer, mask, what: str) -> None:
 
     (any_outside,) = loop_nest(c, shape, [scalar_constant(c, 0, i8)], body)
     ok = compare(c, "eq", any_outside, scalar_constant(c, 0, i8))
-    _report(c, ok, limits, what, shape, _recomputed(c, offsets, mask))
+    lanes = _recomputed(c, offsets, mask)
+    _report(c, ok, limits, what, lambda: _tally_lanes(c, limits, shape, lanes))
 
 
 def _recomputed(c, offsets: Value, mask: Value | None):
@@ -366,6 +390,7 @@ __all__ = [
     "BOUNDS_ATTRIBUTE",
     "INFO_FUNCTION",
     "SHOWN_OFFSETS",
+    "VIEW_FUNCTION",
     "Extent",
     "bind_address_extent",
     "bind_extents",

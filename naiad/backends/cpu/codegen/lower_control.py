@@ -22,16 +22,9 @@ from llvmlite import ir
 
 from ....ir import RankedTensorType
 from ....middle.linalg.bounds_checks import BOUNDS_ATTRIBUTE
-from ..abi import (
-    FAULT_ASSERT,
-    FAULT_BOUNDS,
-    STATUS_CODE_OFFSET,
-    STATUS_INFO_OFFSET,
-    STATUS_INFO_SLOTS,
-    STATUS_PID_OFFSET,
-    STATUS_SITE_OFFSET,
-)
-from .function import I8, I32, I64, FunctionLowering, lowers
+from ..abi import FAULT_ASSERT, FAULT_BOUNDS
+from .failures import fail_site, record_failure
+from .function import FunctionLowering, lowers
 from .in_place import deferred_inits, update_in_place
 from .lower_linalg import copy_view
 from .views import View
@@ -247,7 +240,7 @@ def _assume(fl: FunctionLowering, op) -> None:
 def _assert(fl: FunctionLowering, op) -> None:
     """A failed assert claims the status record (first failure wins) and ends the program; a
     bounds check (middle/linalg/bounds_checks.py) reports an out-of-bounds access, with the
-    values its report call left in the program's info slots (`fault_info`)."""
+    values its report call left in the program's info slots (failures.py)."""
     b = fl.builder
     message = op.msg.value if hasattr(op.msg, "value") else str(op.msg)
     bounds = BOUNDS_ATTRIBUTE in op.attributes
@@ -258,62 +251,7 @@ def _assert(fl: FunctionLowering, op) -> None:
     ok_block = function.append_basic_block("assert.ok")
     b.cbranch(failed, fail_block, ok_block)
     b.position_at_end(fail_block)
-    info = _info_slots(fl) if bounds and fl.fault_info is not None else None
-    record_failure(fl, FAULT_BOUNDS if bounds else FAULT_ASSERT, site, info)
+    with_info = bounds and fl.fault_info is not None
+    record_failure(fl, FAULT_BOUNDS if bounds else FAULT_ASSERT, site, with_info)
     b.ret_void()
     b.position_at_end(ok_block)
-
-
-def fault_info(fl: FunctionLowering, op) -> None:
-    """The middle layer's `call @naiad_bounds_info_<n>(values...)`: keep the values in the
-    program's info slots (scratch), which the failing bounds check that follows copies into
-    the status record if its program is the one that claims it."""
-    if fl.fault_info is None:
-        fl.fault_info = fl.arena.allocate(STATUS_INFO_SLOTS * 8)
-    b = fl.builder
-    slots = _info_slots(fl)
-    for k, value in enumerate(op.operands[:STATUS_INFO_SLOTS]):
-        b.store(fl.value(value), b.gep(slots, [ir.Constant(I64, k)], source_etype=I64))
-
-
-def _info_slots(fl: FunctionLowering) -> ir.Value:
-    return fl.builder.gep(fl.scratch, [ir.Constant(I64, fl.fault_info)], source_etype=I8)
-
-
-def fail_site(fl: FunctionLowering, op, message: str, template: bool = False) -> int:
-    """The id of a new failure site at `op`'s source location; `message` is shown as it is
-    unless it is a `template` over the status record's values (abi.py)."""
-    from ....ir import file_line_col
-
-    loc = file_line_col(op.location)
-    file, line, column = ("<unknown>", 0, 0) if loc is None else (loc.filename, loc.line, loc.col)
-    if not template:
-        message = message.replace("{", "{{").replace("}", "}}")
-    fl.sites.append((file, line, message, column, fl.kernel))
-    return len(fl.sites) - 1
-
-
-def record_failure(fl: FunctionLowering, code: int, site: int, info: ir.Value | None = None):
-    """Claim the status record with `code` if no program did, then write site and pid (and
-    the `STATUS_INFO_SLOTS` i64 values at `info`, if given)."""
-    b = fl.builder
-    status = fl.status
-    code_ptr = b.gep(status, [ir.Constant(I64, STATUS_CODE_OFFSET)], source_etype=I8)
-    old = b.cmpxchg(code_ptr, ir.Constant(I32, 0), ir.Constant(I32, code), "monotonic", "monotonic")
-    won = b.extract_value(old, 1)
-    function = b.function
-    write = function.append_basic_block("status.write")
-    done = function.append_basic_block("status.done")
-    b.cbranch(won, write, done)
-    b.position_at_end(write)
-    site_ptr = b.gep(status, [ir.Constant(I64, STATUS_SITE_OFFSET)], source_etype=I8)
-    b.store(ir.Constant(I32, site), site_ptr)
-    pid_ptr = b.gep(status, [ir.Constant(I64, STATUS_PID_OFFSET)], source_etype=I8)
-    b.store(fl.linear_pid, pid_ptr)
-    if info is not None:
-        values = b.gep(status, [ir.Constant(I64, STATUS_INFO_OFFSET)], source_etype=I8)
-        for k in range(STATUS_INFO_SLOTS):
-            value = b.load(b.gep(info, [ir.Constant(I64, k)], source_etype=I64), typ=I64)
-            b.store(value, b.gep(values, [ir.Constant(I64, k)], source_etype=I64))
-    b.branch(done)
-    b.position_at_end(done)

@@ -9,13 +9,13 @@ import json
 from llvmlite import ir
 
 from ....ir import MemRefType, RankedTensorType, element_type
-from ....middle.linalg.bounds_checks import INFO_FUNCTION
+from ....middle.linalg.bounds_checks import INFO_FUNCTION, VIEW_FUNCTION
 from ..lower_scalar.float_bits import decode_to_f32
 from ..lower_scalar.types import FORMATS, llvm_type
 from ..printing import SYMBOL
+from .failures import fault_info, view_info
 from .function import I32, I64, PTR, FunctionLowering, lowers
 from .loops import loop_nest
-from .lower_control import fault_info
 from .views import View
 
 _PREFIX = "naiad_print"
@@ -59,8 +59,11 @@ def _slot(fl: FunctionLowering, element: ir.Value, kind: str, signed: bool, hex_
 @lowers("func.call")
 def _call(fl: FunctionLowering, op) -> None:
     callee = op.callee.root if hasattr(op.callee, "root") else str(op.callee)
-    if callee.startswith(INFO_FUNCTION):  # a failing bounds check's report (lower_control.py)
+    if callee.startswith(INFO_FUNCTION):  # a failing bounds check's report (failures.py)
         fault_info(fl, op)
+        return
+    if callee.startswith(VIEW_FUNCTION):
+        view_info(fl, op)
         return
     if not callee.startswith(_PREFIX):
         from ..lower_scalar.registry import unsupported

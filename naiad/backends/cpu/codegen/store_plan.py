@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ....middle.linalg.bounds_checks import INFO_FUNCTION
+from ....middle.linalg.bounds_checks import INFO_FUNCTION, VIEW_FUNCTION
 from .snapshots import plan_snapshots
 
 _WRITES = (
@@ -95,7 +95,7 @@ def _is_report(op) -> bool:
     if op.name != "func.call":
         return False
     callee = op.callee.root if hasattr(op.callee, "root") else str(op.callee)
-    return callee.startswith(INFO_FUNCTION)
+    return callee.startswith((INFO_FUNCTION, VIEW_FUNCTION))
 
 
 def plan_stores(function) -> StorePlan:
