@@ -11,7 +11,7 @@ and launches it through
 devices and a grid beyond CUDA's limits are clear errors naming the argument. A host
 `TensorDescriptor` is passed as the frontend expands it (frontend/specialization.py): its base
 pointer, its shape and its strides (i64 each); its tensor is checked like the others, and its
-block shape against the interpreter's rules, before anything compiles (`_descriptor_parts`).
+block shape against the interpreter's rules, before anything compiles (cuda_parameters.py).
 A kernel compiled in debug mode takes, after its arguments, each pointer argument's extent (the
 bytes its torch storage allows around it, `_extents`), which its bounds checks read
 (lowering/bounds.py); such a launch is never prepared for the hot path, whose parameters hold
@@ -21,17 +21,16 @@ It returns the launch prepared for the hot path (`fast_cuda_launch`), which jit.
 binder's key (binder.py; the key holds every tensor's dtype, alignment and device, and a
 descriptor's dtype, device, block shape and padding, so the checks above hold for every launch
 that finds it). A prepared launch writes the binder's launch values (a descriptor's parts
-spread into its parameters, `_selector`) into a parameter block preallocated per thread, reads
-the device's current torch stream with one call, and calls cuLaunchKernel (driver.fast_launch).
-Nothing on it synchronizes, allocates device memory or loads a module (the cubin was loaded on
-that device by the slow path), so launches are captured by `torch.cuda.graph`.
+spread into its parameters: cuda_parameters.py) into a parameter block preallocated per thread,
+reads the device's current torch stream with one call, and calls cuLaunchKernel
+(driver.fast_launch). Nothing on it synchronizes, allocates device memory or loads a module
+(the cubin was loaded on that device by the slow path), so launches are captured by
+`torch.cuda.graph`.
 """
 
 from __future__ import annotations
 
 import ctypes
-import operator
-import re
 import struct
 import sys
 import threading
@@ -41,14 +40,12 @@ from ..backends.nvidia import driver as cuda_driver
 from ..backends.nvidia import target as nv_target
 from .compile_lock import compiled_once
 from .compiler import compile_options, compile_specialization
+from .cuda_parameters import kernel_parameters, launch_value, selector, tensor_map_maker
 from .globals_check import check_globals, globals_checker
 from .host_arrays import describe
 from .specialization import Specialization, launch_specialization
 from .tensor_descriptor import TensorDescriptor
 from .tuple_arguments import all_leaves, spread
-
-# A host descriptor's signature string (specialization.py): element type, block shape, padding.
-_DESCRIPTOR_SPEC = re.compile(r"tensordesc<\s*(\w+)\s*\[([\d,\s]+)\]\s*(?:,\s*(\w+))?")
 
 
 def is_cuda_tensor(value) -> bool:
@@ -117,7 +114,7 @@ class CudaLauncher:
         path on this device."""
         device = _device_of(bound)
         arguments = spread(bound, self.jit_function.params)
-        runtime = tuple(_launch_value(n, arguments[n]) for n in self._runtime_names(arguments))
+        runtime = tuple(launch_value(n, arguments[n]) for n in self._runtime_names(arguments))
         spec = launch_specialization(self.jit_function, bound)
         key = (spec.key, options, debug, _arch(device))
         compiled = compiled_once(
@@ -155,7 +152,7 @@ class CudaLauncher:
         tensor_maps = set(metadata.get("tensor_maps", ()))
         kinds, names = [], []
         for name in kept:
-            part_kinds, part_names = _parameters(name, signature[name], name in tensor_maps)
+            part_kinds, part_names = kernel_parameters(name, signature[name], name in tensor_maps)
             kinds += part_kinds
             names += part_names
         kinds, names = tuple(kinds), tuple(names)
@@ -173,91 +170,12 @@ class CudaLauncher:
         )
         indexes = [runtime.index(name) for name in kept]
         descriptors = {
-            runtime.index(n): _tensor_map_maker(n, signature[n]) if n in tensor_maps else None
+            runtime.index(n): tensor_map_maker(n, signature[n]) if n in tensor_maps else None
             for n in kept
             if signature[n].startswith("tensordesc")
         }
-        select = _selector(indexes, len(runtime), descriptors)
+        select = selector(indexes, len(runtime), descriptors)
         return _Compiled(kernel, select, pointers, compiled.globals_used, debug, compiled)
-
-
-def _parameters(name: str, spec: str, tensor_map: bool) -> tuple[list[str], list[str]]:
-    """The kernel parameters (signature kinds) that the runtime argument `name` of signature
-    `spec` becomes, and how errors name each: one, or a host descriptor's base pointer, shape
-    and strides, as the frontend declares them, after its tensor map where it has one."""
-    match = _DESCRIPTOR_SPEC.match(spec)
-    if match is None:
-        return [spec], [f"argument `{name}`"]
-    rank = len(match.group(2).split(","))
-    kinds = ["tensormap"] if tensor_map else []
-    names = [f"the tensor map of descriptor `{name}`"] if tensor_map else []
-    names += [f"the tensor of descriptor `{name}`"]
-    names += [f"the shape of descriptor `{name}`"] * rank
-    names += [f"the strides of descriptor `{name}`"] * rank
-    return kinds + [f"*{match.group(1)}"] + ["i64"] * (2 * rank), names
-
-
-def _tensor_map_maker(name: str, spec: str):
-    """The `TensorMaps` of descriptor argument `name` of signature `spec`."""
-    from .tensor_maps import TensorMaps  # the NVIDIA lowering's box rules: loaded when needed
-
-    element, block, padding = _DESCRIPTOR_SPEC.match(spec).groups()
-    return TensorMaps(name, element, [int(b) for b in block.split(",")], padding or "zero")
-
-
-def _selector(indexes: list[int], count: int, descriptors: dict):
-    """`runtime values -> kernel arguments`: the values at `indexes` (the others became
-    constants), those in `descriptors` (each a sequence: base, shape..., strides...) spread
-    into their parts, after their tensor map where `descriptors` gives its `TensorMaps`;
-    None when that is every value as it is."""
-    if not descriptors:
-        if indexes == list(range(count)):
-            return None
-        return (lambda r: ()) if not indexes else _tuple_getter(indexes)
-    plan = tuple((i, i in descriptors, descriptors.get(i)) for i in indexes)
-
-    def select(values):
-        args = []
-        for i, spreads, tensor_maps in plan:
-            if spreads:
-                if tensor_maps is not None:
-                    args.append(tensor_maps.encode(values[i]))
-                args.extend(values[i])
-            else:
-                args.append(values[i])
-        return args
-
-    return select
-
-
-def _launch_value(name: str, value):
-    """A bound argument as the slow path passes it: a host descriptor as its parts (the shape
-    the binder gives the hot path), anything else as it is."""
-    return _descriptor_parts(name, value) if isinstance(value, TensorDescriptor) else value
-
-
-def _descriptor_parts(name: str, desc: TensorDescriptor) -> tuple:
-    """(base, *shape, *strides) of a host descriptor, after the checks of its block shape: one
-    size per dimension of its shape, powers of 2 (as every block of a kernel), at least 16
-    bytes along the last dimension (the interpreter's rule). They come before compiling, so a
-    bad block is named here rather than at a load of the kernel."""
-    block = [int(b) for b in desc.block_shape]
-    rank = len(block)
-    if len(desc.shape) != rank or len(desc.strides) != rank:
-        raise ValueError(
-            f"descriptor `{name}`: block shape {block} does not match its shape "
-            f"{list(desc.shape)} and strides {list(desc.strides)} (one block size, size and "
-            "stride per dimension)"
-        )
-    if any(b < 1 or b & (b - 1) for b in block):
-        raise ValueError(f"descriptor `{name}`: block sizes must be powers of 2, got {block}")
-    itemsize = describe(desc.base).itemsize
-    if block[-1] * itemsize < 16:
-        raise ValueError(
-            f"argument `{name}`: descriptor blocks need at least 16 bytes in the last "
-            f"dimension, got {block[-1]} x {itemsize} bytes"
-        )
-    return (desc.base, *desc.shape, *desc.strides)
 
 
 def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
@@ -398,9 +316,3 @@ def _extents(args: tuple, pointers: tuple[int, ...]) -> tuple[int, ...]:
         low = array.storage_base - array.data_ptr
         values += (low, low + array.storage_nbytes)
     return tuple(values)
-
-
-def _tuple_getter(indexes: list[int]):
-    """`values -> tuple(values[i] for i in indexes)`, always a tuple."""
-    getter = operator.itemgetter(*indexes)
-    return getter if len(indexes) > 1 else (lambda values: (getter(values),))

@@ -17,7 +17,7 @@ import naiad.language as tl
 from naiad import knobs
 from naiad.backends.nvidia import driver as cuda_driver
 from naiad.backends.nvidia import link
-from naiad.runtime import cuda_launcher, tensor_maps
+from naiad.runtime import cuda_launcher, cuda_parameters, tensor_maps
 from naiad.runtime.binder import make_binder
 from naiad.tools.tensor_descriptor import TensorDescriptor
 
@@ -177,7 +177,7 @@ def test_a_block_shape_not_matching_the_shape_is_named():
     src = _descriptor(4096, 40, 64)
     src.block_shape = [16, 32, 2]  # changed after it was made
     with pytest.raises(ValueError, match=r"`src`: block shape \[16, 32, 2\] does not match"):
-        cuda_launcher._descriptor_parts("src", src)
+        cuda_parameters.descriptor_parts("src", src)
 
 
 def test_the_binder_keys_a_descriptor_by_what_specializes_it():
@@ -208,10 +208,10 @@ def test_the_binder_keys_a_descriptor_by_what_specializes_it():
 
 
 def test_the_selector_spreads_descriptors_and_drops_constants():
-    select = cuda_launcher._selector([0, 2, 3], 4, {2: None})
+    select = cuda_parameters.selector([0, 2, 3], 4, {2: None})
     values = ("x", "one", (4096, 40, 64, 64, 1), 2.5)
     assert list(select(values)) == ["x", 4096, 40, 64, 64, 1, 2.5]
-    assert cuda_launcher._selector([0, 1], 2, {}) is None
+    assert cuda_parameters.selector([0, 1], 2, {}) is None
 
 
 @needs_linker

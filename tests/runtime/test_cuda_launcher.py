@@ -10,7 +10,7 @@ import pytest
 import naiad
 import naiad.language as tl
 from naiad.backends.nvidia import driver as cuda_driver
-from naiad.runtime import cuda_launcher
+from naiad.runtime import cuda_launcher, cuda_parameters
 from naiad.runtime.launch_options import LaunchOptions
 
 
@@ -104,6 +104,6 @@ def test_cuda_tensors_go_to_the_cuda_launcher(monkeypatch):
 
 
 def test_the_selected_runtime_values_drop_constants():
-    getter = cuda_launcher._tuple_getter([0, 2])
+    getter = cuda_parameters.tuple_getter([0, 2])
     assert getter(("a", "b", "c")) == ("a", "c")
-    assert cuda_launcher._tuple_getter([1])(("a", "b")) == ("b",)
+    assert cuda_parameters.tuple_getter([1])(("a", "b")) == ("b",)
