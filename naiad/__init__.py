@@ -25,6 +25,7 @@ from .errors import (  # noqa: F401
     OutOfResources,
     UnsupportedLanguageConstruct,
 )
+from .language.aggregates import aggregate  # noqa: F401
 from .language.core import constexpr_function, must_use_result  # noqa: F401
 from .passes.extensions import add_pass, added_pass, remove_pass  # noqa: F401
 from .runtime.allocator import set_allocator  # noqa: F401

@@ -14,6 +14,7 @@ import operator
 
 from ..language import core
 from ..language.literals import attribute_of
+from .calls import is_jit
 
 BINARY_OPERATORS = {
     ast.Add: operator.add,
@@ -60,7 +61,12 @@ class ExpressionsMixin:
         return attribute_of(self.visit(node.value), node.attr)
 
     def visit_Subscript(self, node):
-        return self.visit(node.value)[self.visit(node.slice)]
+        value = self.visit(node.value)
+        index = self.visit(node.slice)
+        getitem = getattr(type(value), "__getitem__", None)
+        if is_jit(getitem):  # an aggregate's jit `__getitem__`: a call, as any jit method's
+            return self.call_jit(getitem, [value, index], {}, node)
+        return value[index]
 
     def visit_Slice(self, node):
         parts = (node.lower, node.upper, node.step)

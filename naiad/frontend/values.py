@@ -5,10 +5,11 @@ A function's arguments and results, a loop's carried values and an `scf.if`'s re
 lists of IR values. A kernel value may be a tensor, a compile-time value (a constexpr, a dtype, a
 string, None, ...), or a structure holding both: a Python tuple or list, a `tl.tuple`, or one of
 the language's aggregates (`block_ptr`, `tensor_descriptor`: objects of `naiad.language` whose
-attributes hold tensors). Flattening takes the tensors in a fixed order (elements in order,
-attributes in definition order); rebuilding puts new tensors back into a copy of the structure,
-keeping its compile-time parts. Two values can merge (at an `if`, around a loop) when their
-structures match: the same compile-time parts and tensors of the same types.
+attributes hold tensors), or a user's `@naiad.aggregate` (language/aggregates.py). Flattening
+takes the tensors in a fixed order (elements in order, attributes in definition order, an
+aggregate's fields in declaration order); rebuilding puts new tensors back into a copy of the
+structure, keeping its compile-time parts. Two values can merge (at an `if`, around a loop) when
+their structures match: the same compile-time parts and tensors of the same types.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import copy
 import types as pytypes
 
-from ..language import core
+from ..language import aggregates, core
 from ..language import dtypes as t
 
 
@@ -50,6 +51,8 @@ def _children(value):
         return "tl.tuple", list(enumerate(value.values))
     if isinstance(value, (tuple, list)):
         return "seq", list(enumerate(value))
+    if aggregates.is_aggregate(value):
+        return "object", aggregates.fields(value)
     if _is_aggregate(value):
         return "object", list(vars(value).items())
     return None, None
@@ -65,6 +68,8 @@ def _rebuild_node(value, kind, children):
         if hasattr(type(value), "_fields"):  # a NamedTuple
             return type(value)(*children)
         return type(value)(children)
+    if aggregates.is_aggregate(value):
+        return aggregates.rebuilt(value, children)
     clone = copy.copy(value)
     for (key, _), child in zip(vars(value).items(), children):
         setattr(clone, key, child)

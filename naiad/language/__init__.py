@@ -4,6 +4,7 @@ Write `import naiad.language as tl` and use it exactly as `triton.language`.
 """
 
 from . import extra, math
+from .aggregates import aggregate_replace  # noqa: F401  (Triton's tl has it, outside __all__)
 from .block_scaled import dot_scaled
 from .core import (
     TRITON_MAX_TENSOR_NUMEL,
@@ -157,7 +158,6 @@ from .tensor_descriptors import (
     tensor_descriptor_type,
 )
 from .type_spellings import str_to_ty  # noqa: F401  (Triton's tl has it, outside __all__)
-from .unsupported import aggregate_replace  # noqa: F401  (likewise)
 
 __all__ = [
     "TRITON_MAX_TENSOR_NUMEL",

@@ -379,6 +379,10 @@ def _tensor_member(fn):
 def __getattr__(name: str):
     """Triton's `triton.language.core` also holds every builtin (`core.load`, `core.where`);
     Naiad's live in their own modules, so the package's public names are read through here."""
+    if name == "_aggregate":  # Triton 3.6's only spelling of `@triton.aggregate`
+        from .aggregates import aggregate
+
+        return aggregate
     package = sys.modules.get(__package__)
     if name.startswith("_") or package is None or name not in package.__dict__:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

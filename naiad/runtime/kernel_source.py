@@ -28,6 +28,7 @@ import textwrap
 import types
 
 from .. import errors
+from ..language.aggregates import jit_methods
 from .pickling import KernelReference
 
 _counter = itertools.count(1)
@@ -109,6 +110,12 @@ def cache_key(jit_function, seen=None) -> str:
         if getattr(value, "__naiad_jit__", False) and hasattr(value, "fn"):
             key = name if id(value) in seen else cache_key(value, seen)
             parts.append(f"{name}={key}")
+        elif getattr(value, "__naiad_aggregate__", False):  # an aggregate: its jit methods
+            for member, method in jit_methods(value):
+                if not hasattr(method, "fn"):
+                    continue  # a function of the language's own library
+                key = member if id(method) in seen else cache_key(method, seen)
+                parts.append(f"{name}.{member}={key}")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 

@@ -15,6 +15,7 @@ from ..errors import (  # noqa: F401
     OutOfResources,
     TritonError,
 )
+from ..language.aggregates import aggregate  # noqa: F401
 from ..language.core import constexpr_function, must_use_result  # noqa: F401
 from ..runtime.allocator import set_allocator  # noqa: F401
 from ..runtime.autotuner import Config, autotune, heuristics  # noqa: F401
@@ -32,7 +33,6 @@ __version__ = "3.8.0"
 __getattr__ = missing_names(
     "triton",
     {
-        "aggregate": "@triton.aggregate classes",
         "AsyncCompileMode": "asynchronous compilation",
         "FutureKernel": "asynchronous compilation",
         "MockTensor": "MockTensor (warmup takes torch dtypes and signature strings instead)",

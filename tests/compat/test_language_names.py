@@ -131,16 +131,6 @@ def test_a_dtype_argument_is_a_constexpr_and_constexpr_takes_run_time_values(bac
     np.testing.assert_array_equal(y, (x + 10).astype(np.float16))
 
 
-@naiad.jit
-def aggregate_kernel(X):
-    tl.aggregate_replace(X)
-
-
-def test_names_naiad_does_not_have_yet_say_so():
-    with pytest.raises(naiad.CompilationError, match="aggregate"):
-        aggregate_kernel[(1,)](np.zeros(1, np.float32))
-
-
 def test_core_holds_every_builtin_as_triton_s_does():
     from naiad.language import core
 

@@ -101,9 +101,9 @@ def test_a_name_naiad_does_not_have_fails_saying_so():
             raise AssertionError("triton.fb imported")
         import triton
         try:
-            triton.aggregate
+            triton.AsyncCompileMode
         except AttributeError as error:
-            assert "triton.aggregate" in str(error) and "Naiad" in str(error), error
+            assert "triton.AsyncCompileMode" in str(error) and "Naiad" in str(error), error
         """
     )
 
