@@ -176,7 +176,10 @@ def _attention_kernel():
 @pytest.mark.parametrize("causal", [False, pytest.param(True, marks=pytest.mark.full)])
 def test_pipelined_attention_keeps_the_values(causal):
     """K read transposed from its ring (`ttg.memdesc_trans` of the slot its copy filled), V
-    from its own, Q sliced from a buffer outside the loop: the values of the TTIR."""
+    from its own, Q sliced from a buffer outside the loop: the values of the TTIR. P.V runs
+    on across the back edge (asynchronous_dots.py): the next iteration's Q.K^T retires it,
+    the copies are issued after that dot and a barrier, into rings of as many slots as
+    stages, and the accumulator is waited for before it is rescaled."""
     kernel = _attention_kernel()
     n_ctx, d = 128, 32
     args = ("*fp16", "*fp16", "*fp16", "*fp32", 0.3, n_ctx * d, d, n_ctx)
@@ -185,6 +188,15 @@ def test_pipelined_attention_keeps_the_values(causal):
     body = _loop_ops(after)
     assert body.count("ttg.async_copy_global_to_local") == 2
     assert "ttg.memdesc_trans" in body
+    first_dot = body.index("ttng.warp_group_dot")
+    assert body[first_dot + 1] == "ttg.barrier"
+    assert first_dot < body.index("ttg.async_copy_global_to_local")
+    assert body.index("ttng.warp_group_dot_wait") < body.index("ttng.warp_group_dot", first_dot + 1)
+    loop = next(op for op in after.walk() if isinstance(op, scf.ForOp))
+    dots = [op for op in loop.body.ops if op.name == "ttng.warp_group_dot"]
+    assert [dot.attributes.get("isAsync") is not None for dot in dots] == [False, True]
+    rings = [op.result.type.shape[0] for op in after.walk() if op.name == "ttg.local_alloc"]
+    assert rings.count(3) == 2
     gen = np.random.default_rng(7)
     q, k, v = (gen.standard_normal(n_ctx * d).astype(np.float16) for _ in range(3))
     outs = []

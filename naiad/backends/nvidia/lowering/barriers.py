@@ -18,8 +18,8 @@ and the lowering pays it (`bar.sync`) just before the next op that may touch sha
   past the whole op; any other op pays before it is lowered;
 - inside a region, a debt still owed before the block's terminator is paid there, so every
   block ends without one: a loop's back edge and an `if`'s other branch start clean; but for a
-  loop that begins with `ttg.async_wait` and is followed by one (a pipelined loop), whose
-  barriers settle the debt before anything touches shared memory again;
+  loop whose body reaches a barrier before anything writes the scratch and which is followed by
+  a `ttg.async_wait` (a pipelined loop): those barriers settle the debt first;
 - the kernel's end needs nothing.
 
 Shared-memory buffers (`ttg.local_alloc`, shared_memory.py) add the other direction: their
@@ -156,20 +156,36 @@ def lower(ctx, op, fn) -> None:
 
 
 def _waits_on_both_sides(terminator) -> bool:
-    """Whether the loop `terminator` ends begins its body with a `ttg.async_wait` (or the
-    wait for a tensor copy's barrier and a `ttg.barrier`) and is followed by an async_wait,
-    past the waits for its asynchronous dots (the pipeliner's loops): each waits at a barrier
-    before any shared memory is touched, so the debt needs no barrier of its own at the back
-    edge or the exit."""
+    """Whether the loop `terminator` ends reaches a barrier in its body before anything writes
+    the scratch, and is followed by a `ttg.async_wait` past the waits for its asynchronous dots
+    (the pipeliner's loops): each side waits at a barrier before the scratch is written again,
+    so the debt needs no barrier of its own at the back edge or the exit."""
     loop = terminator.parent_op()
     if loop is None or loop.name != "scf.for":
         return False
-    first, after = loop.regions[0].blocks[0].first_op, loop.next_op
+    after = loop.next_op
     while after is not None and after.name == "ttng.warp_group_dot_wait":
         after = after.next_op
     if after is None or after.name != "ttg.async_wait":
         return False
-    if first.name == "ttg.async_wait":
-        return True
-    opening = [first.name, first.next_op.name, first.next_op.next_op.name]
-    return opening == ["ttg.memdesc_index", "ttng.wait_barrier", "ttg.barrier"]
+    return _opens_with_a_barrier(loop.regions[0].blocks[0])
+
+
+# What a pipelined loop's body may do before its barrier: wait for its copies, view its
+# buffers, and run dots that read them (none writes the scratch).
+_BEFORE_THE_BARRIER = frozenset(
+    {"ttg.memdesc_index", "ttng.wait_barrier", "ttng.warp_group_dot", "ttng.warp_group_dot_wait"}
+)
+
+
+def _opens_with_a_barrier(body) -> bool:
+    """Whether `body` reaches a barrier (a `ttg.async_wait`'s or a `ttg.barrier`) with only
+    the ops of `_BEFORE_THE_BARRIER` and register-only ops before it: the copies' wait at the
+    iteration's start, or the one after the dot that retires the last iteration's dots
+    (asynchronous_dots.py)."""
+    op = body.first_op
+    while op is not None and op.name not in ("ttg.async_wait", "ttg.barrier"):
+        if op.name not in _BEFORE_THE_BARRIER and touches_shared(op):
+            return False
+        op = op.next_op
+    return op is not None

@@ -47,17 +47,13 @@ from ....dialects.ttg.attributes import SHARED_MEMORY, SwizzledSharedEncodingAtt
 from ....dialects.ttg.barrier import BarrierOp
 from ....dialects.ttg.types import ASYNC_TOKEN, MemDescType
 from ....ir import IntegerAttr, Operation, Region, register_pass
-from ....ir.attributes import BoolAttr
 from ....ir.passes import Pass
 from ....ir.types import i1, i32, i64
 from ....passes.analysis.axis_info import AxisInfoAnalysis
 from ..lowering.tma import block_bytes
-from .allocate_shared_memory import alloc_bytes
+from .asynchronous_dots import issue_asynchronously, plan_dots
 from .descriptor_pointers import to_pointer_load
 from .pipeline_candidates import candidates, filled_buffer
-
-# The shared memory one block of an sm_90 GPU may use (227 KiB, with the opt-in).
-SHARED_BYTES_SM90 = 232448
 
 
 @register_pass("tritongpu-pipeline")
@@ -159,8 +155,8 @@ def _slot_type(ring_t: MemDescType) -> MemDescType:
 
 def _pipeline(loop, loads, slice_ops, args, stages: int) -> None:
     before = _Builder(loop, loop.location)
-    dots = _asynchronous_dots(loop, loads, stages)
-    slots = stages + 1 if dots else stages
+    dots = plan_dots(loop, loads, stages)
+    slots = stages + dots.extra_slots()
     rings = {}
     for load in loads:
         alloc_t = filled_buffer(load).result.type
@@ -179,10 +175,9 @@ def _pipeline(loop, loads, slice_ops, args, stages: int) -> None:
         slot = before.constant(s, i32)
         env = _stage(before, loop, loads, slice_ops, env, iv, rings, barriers, slot)
     new_loop = _with_more_carried(loop, [env[arg] for arg in args], stages, barriers is not None)
-    _steady_state(new_loop, args, loads, slice_ops, rings, barriers, stages, slots)
+    _steady_state(new_loop, args, loads, slice_ops, rings, barriers, stages, slots, dots.retiring)
     after = _Builder(new_loop.next_op, new_loop.location)
-    for dot in dots:
-        _issue_asynchronously(dot, new_loop, after)
+    issue_asynchronously(dots, new_loop, after)
     # Its barrier: every warpgroup is done with the rings, and with the copies, before any
     # reuses their bytes.
     after.add(ttg.AsyncWaitOp([], num=IntegerAttr(0, i32), retToken=ASYNC_TOKEN))
@@ -209,57 +204,6 @@ def _barrier_ring(b: _Builder, slots: int):
     b.add(ttng.FenceAsyncSharedOp())  # earlier generic writes of the rings' bytes come first
     b.add(BarrierOp("all"))
     return ring, views
-
-
-def _asynchronous_dots(loop, loads, stages: int) -> list:
-    """The `ttng.warp_group_dot`s of the loop that may run on while the next iteration
-    starts: each reads a pipelined load's buffer and accumulates into a carried value that
-    nothing else reads in the loop. Their slots are then kept one iteration longer (a ring of
-    S + 1 slots, copies still S - 1 iterations ahead): the copy an iteration issues overwrites
-    the slot of the dot two iterations back, which every warpgroup has waited for. None when
-    the larger rings would not fit in an sm_90 block's shared memory."""
-    buffers = {filled_buffer(load).result for load in loads}
-    ring_bytes = sum((stages + 1) * alloc_bytes(buffer.type) for buffer in buffers)
-    if ring_bytes > SHARED_BYTES_SM90:
-        return []
-    terminator = loop.body.terminator
-    dots = []
-    for op in loop.body.ops:
-        if not isinstance(op, ttng.WarpGroupDotOp):
-            continue
-        sources = {_buffer_of(op.a), _buffer_of(op.b)}
-        carried_in = op.c
-        users = list(op.d.users)
-        if not sources & buffers or users != [terminator] or not op.d.has_one_use:
-            continue
-        index = list(terminator.operands).index(op.d)
-        if carried_in is not loop.body.arguments[index + 1] or not carried_in.has_one_use:
-            continue
-        dots.append(op)
-    return dots
-
-
-def _buffer_of(memdesc):
-    """The buffer a memdesc views (through `ttg.memdesc_trans`)."""
-    owner = memdesc.defining_op
-    while isinstance(owner, ttg.MemDescTransOp):
-        memdesc = owner.src
-        owner = memdesc.defining_op
-    return memdesc
-
-
-def _issue_asynchronously(dot, loop, after: _Builder) -> None:
-    """`dot` returns at once; a wait right after it lets at most this iteration's dot run
-    on, and one after the loop (`after`, before the barrier that frees the rings) waits for
-    the last."""
-    dot.attributes["isAsync"] = BoolAttr(True)
-    wait = ttng.WarpGroupDotWaitOp(dot.d, pendings=IntegerAttr(1, i32), location=dot.location)
-    dot.parent.insert_after(wait, dot)
-    dot.d.replace_uses_where(wait.outputs, lambda user, _index: user is not wait)
-    index = list(loop.body.terminator.operands).index(wait.outputs)
-    result = loop.outs[index]
-    last = after.add(ttng.WarpGroupDotWaitOp(result, pendings=IntegerAttr(0, i32)))
-    result.replace_uses_where(last, lambda user, _index: user is not last.defining_op)
 
 
 def _with_more_carried(loop, extra_inits: list, stages: int, phase: bool) -> Operation:
@@ -289,11 +233,11 @@ def _with_more_carried(loop, extra_inits: list, stages: int, phase: bool) -> Ope
     return new
 
 
-def _steady_state(loop, args, loads, slice_ops, rings: dict, barriers, stages, slots):
+def _steady_state(loop, args, loads, slice_ops, rings: dict, barriers, stages, slots, retiring):
     """The body's new start: wait for this iteration's slot (its copies' group, or its
-    barrier's phase), copy iteration i + S - 1 into the slot the last iteration read, read the
-    operands from this iteration's slot; the yield carries the copies' next addresses, the
-    slots and the phase on."""
+    barrier's phase), copy iteration i + S - 1 into the slot the last iteration read (there, or
+    after the dot `retiring`, asynchronous_dots.py), read the operands from this iteration's
+    slot; the yield carries the copies' next addresses, the slots and the phase on."""
     body = loop.body
     slots_carried = 2 if barriers is None else 3
     extra = body.arguments[len(body.arguments) - len(args) - slots_carried :]
@@ -304,12 +248,15 @@ def _steady_state(loop, args, loads, slice_ops, rings: dict, barriers, stages, s
         b.add(ttg.AsyncWaitOp([], num=IntegerAttr(stages - 2, i32), retToken=ASYNC_TOKEN))
     if copied:
         b.add(ttng.WaitBarrierOp(b.slot(barriers, read), phase[0]))
-        if len(copied) == len(loads):  # every warp is done with the slot the copies refill
-            b.add(BarrierOp("all"))
-    distance = b.add(arith.MulIOp(b.constant(stages - 1, loop.induction_var.type), loop.step))
-    iv = b.add(arith.AddIOp(loop.induction_var, distance))
+    issue = b if retiring is None else _Builder(retiring.next_op, loop.location)
+    if retiring is not None or len(copied) == len(loads):
+        issue.add(BarrierOp("all"))  # every warp is done with the slot the copies refill
+    distance = issue.add(
+        arith.MulIOp(issue.constant(stages - 1, loop.induction_var.type), loop.step)
+    )
+    iv = issue.add(arith.AddIOp(loop.induction_var, distance))
     env = dict(zip(args, ahead))
-    next_env = _stage(b, loop, loads, slice_ops, env, iv, rings, barriers, write)
+    next_env = _stage(issue, loop, loads, slice_ops, env, iv, rings, barriers, write)
     views = [b.slot(rings[load], read) for load in loads]
     # Erased only now: a load may be the op the builder inserts before.
     for load, view in zip(loads, views):

@@ -1,0 +1,145 @@
+"""Which wgmma dots of a pipelined loop run on asynchronously across iterations, and where the
+loop's copies may then be issued (for pipeline_loads.py).
+
+A `ttng.warp_group_dot` that reads a pipelined operand buffer and whose result only goes on to
+the next iteration need not be waited for in its own iteration: it is issued with `isAsync` and
+keeps the tensor cores busy while the warps go on. What then must hold is that nothing reads
+its accumulator before it completes, and that no copy overwrites the slot it reads while it
+runs. Two loop shapes give both:
+
+- **Accumulating** (a matmul's K loop): the dot accumulates straight into the value the loop
+  carries, and nothing else reads it. A wait right after the dot lets at most this iteration's
+  dot run on (`pendings = 1`), so the dot two iterations back is done: the rings get one slot
+  more (S + 1, copies still S - 1 iterations ahead), and the copy an iteration issues at its
+  start overwrites that one's slot.
+- **Retired** (attention's P.V): a synchronous wgmma dot of the body (Q.K^T) comes before the
+  asynchronous ones. Its `wait_group 0` retires every dot in flight, the previous iteration's
+  included, so the copies of the iteration S - 1 ahead are issued right after it (and a barrier:
+  every warpgroup is past its own), into the slot the previous iteration read: S slots, as many
+  as without the overlap. The value the loop carries is waited for just before it is first
+  read in the next iteration (`pendings = 0`: after the retiring dot a formality, but the wait
+  passes the accumulator through, so its readers cannot be moved above it).
+
+Triton's pipeliner gives its attention loop the second shape: P.V runs on across the back edge
+and the next iteration's copies are issued after Q.K^T has been waited for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ....dialects import ttg, ttng
+from ....ir import IntegerAttr, Operation
+from ....ir.attributes import BoolAttr
+from ....ir.types import i32
+from .allocate_shared_memory import alloc_bytes
+from .pipeline_candidates import filled_buffer
+
+# The shared memory one block of an sm_90 GPU may use (227 KiB, with the opt-in).
+SHARED_BYTES_SM90 = 232448
+
+
+@dataclass
+class DotPlan:
+    """The dots issued asynchronously; `retiring`: the synchronous dot after which the loop's
+    copies are issued (None: they are issued at the iteration's start)."""
+
+    dots: list = field(default_factory=list)
+    retiring: Operation | None = None
+
+    def extra_slots(self) -> int:
+        """The slots the rings need beyond the loop's stages."""
+        return 1 if self.dots and self.retiring is None else 0
+
+
+def plan_dots(loop, loads, stages: int) -> DotPlan:
+    """How the dots of `loop` (whose `loads` are pipelined `stages` deep) overlap."""
+    buffers = {filled_buffer(load).result for load in loads}
+    terminator = loop.body.terminator
+    carried = []
+    for op in loop.body.ops:
+        if not isinstance(op, ttng.WarpGroupDotOp):
+            continue
+        if not {_buffer_of(op.a), _buffer_of(op.b)} & buffers:
+            continue
+        if list(op.d.users) == [terminator] and op.d.has_one_use:
+            carried.append(op)
+    retiring = next(
+        (op for op in loop.body.ops if isinstance(op, ttng.WarpGroupDotOp) and op not in carried),
+        None,
+    )
+    body = list(loop.body.ops)
+    if (
+        carried
+        and retiring is not None
+        and all(body.index(retiring) < body.index(d) for d in carried)
+    ):
+        return DotPlan(carried, retiring)
+    ring_bytes = sum((stages + 1) * alloc_bytes(buffer.type) for buffer in buffers)
+    if ring_bytes > SHARED_BYTES_SM90:
+        return DotPlan()
+    return DotPlan([dot for dot in carried if _accumulates_carried(dot, loop)])
+
+
+def _accumulates_carried(dot, loop) -> bool:
+    """Whether `dot` accumulates into the value the loop carries for it, read by nothing else."""
+    index = list(loop.body.terminator.operands).index(dot.d)
+    carried_in = dot.c
+    return carried_in is loop.body.arguments[index + 1] and carried_in.has_one_use
+
+
+def _buffer_of(memdesc):
+    """The buffer a memdesc views (through `ttg.memdesc_trans`)."""
+    owner = memdesc.defining_op
+    while isinstance(owner, ttg.MemDescTransOp):
+        memdesc = owner.src
+        owner = memdesc.defining_op
+    return memdesc
+
+
+def issue_asynchronously(plan: DotPlan, loop, after) -> None:
+    """Issue the plan's dots of `loop` (rebuilt by the pipeliner: the same body) with
+    `isAsync`, each waited for as its shape needs, and once more after the loop (`after`, a
+    builder before the barrier that frees the rings) for the last iteration's."""
+    terminator = loop.body.terminator
+    for dot in plan.dots:
+        dot.attributes["isAsync"] = BoolAttr(True)
+        index = list(terminator.operands).index(dot.d)
+        if plan.retiring is None:
+            _wait_right_after(dot)
+        else:
+            _wait_before_first_read(loop.body.arguments[index + 1], loop, dot.location)
+        _wait_for_last(loop.outs[index], after)
+
+
+def _wait_right_after(dot) -> None:
+    """At most this dot in flight once it is issued: the one before it is done."""
+    wait = ttng.WarpGroupDotWaitOp(dot.d, pendings=IntegerAttr(1, i32))
+    wait.location = dot.location
+    dot.parent.insert_after(wait, dot)
+    dot.d.replace_uses_where(wait.outputs, lambda user, _index: user is not wait)
+
+
+def _wait_for_last(result, after) -> None:
+    """The loop's `result` read after every dot is done."""
+    last = after.add(ttng.WarpGroupDotWaitOp(result, pendings=IntegerAttr(0, i32)))
+    result.replace_uses_where(last, lambda user, _index: user is not last.defining_op)
+
+
+def _wait_before_first_read(carried, loop, location) -> None:
+    """Wait for every dot in flight right before the body's first reader of `carried` (the
+    previous iteration's asynchronous result), which reads the wait's output instead."""
+    body = list(loop.body.ops)
+    readers = [_in_body(user, loop) for user in carried.users]
+    first = min(readers, key=body.index)
+    wait = ttng.WarpGroupDotWaitOp(carried, pendings=IntegerAttr(0, i32))
+    wait.location = location
+    first.parent.insert_before(wait, first)
+    carried.replace_uses_where(wait.outputs, lambda user, _index: user is not wait)
+
+
+def _in_body(op: Operation, loop) -> Operation:
+    """The op of `loop`'s body that is `op` or holds it."""
+    while op.parent is not loop.body:
+        op = op.parent_op()
+    return op
