@@ -26,7 +26,7 @@ from ..backends.cpu.lower_scalar import LOWERINGS as CPU_SCALAR
 from ..backends.nvidia.lowering.context import LOWERINGS as NVIDIA
 from ..ir import Elementwise
 from ..ir.opdef import registered_ops
-from ..middle.linalg.conversion import CONVERTERS
+from ..middle.linalg.conversion import load_converters
 from ..runtime.evaluator import HANDLERS
 from ..runtime.evaluator.errors import UnsupportedOpError
 from ..runtime.interpreter.elementwise import BINARY, CONVERSIONS, UNARY
@@ -34,6 +34,7 @@ from ..runtime.interpreter.elementwise import BINARY, CONVERSIONS, UNARY
 # The dialects of TTIR: what the language's builtins make.
 LANGUAGE_DIALECTS = ("tt", "arith", "math", "scf", "cf", "ub")
 _INTERPRETED = set(BINARY) | set(UNARY) | set(CONVERSIONS)
+CONVERTERS = load_converters()
 
 
 def _interpreter(cls) -> str:

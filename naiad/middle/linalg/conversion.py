@@ -216,10 +216,12 @@ def offset_type(t):
     return RankedTensorType(t.shape, i64) if isinstance(t, RankedTensorType) else i64
 
 
-def convert_module(module: Operation, bounds: bool = False) -> Operation:
-    """The Linalg form of every function of a TTIR module, as a new module; with `bounds`,
-    every access is checked against its argument's extent (bounds_checks.py)."""
+def load_converters() -> OpTable:
+    """`CONVERTERS`, every converter registered: their modules register as they are imported,
+    and import this one, so they are imported here, on the first conversion (or by whoever
+    reads the table: tools/ops_table.py), not at the top."""
     from . import (  # noqa: F401  (register the converters)
+        control_flow,
         convert_addresses,
         convert_debug,
         convert_descriptors,
@@ -229,8 +231,18 @@ def convert_module(module: Operation, bounds: bool = False) -> Operation:
         convert_reductions,
         convert_scalar_maps,
         convert_shapes,
+        functions,
     )
+
+    return CONVERTERS
+
+
+def convert_module(module: Operation, bounds: bool = False) -> Operation:
+    """The Linalg form of every function of a TTIR module, as a new module; with `bounds`,
+    every access is checked against its argument's extent (bounds_checks.py)."""
     from .functions import convert_function
+
+    load_converters()
 
     runtime = RuntimeFunctions()
     functions = []
@@ -254,6 +266,7 @@ __all__ = [
     "fail",
     "func",
     "is_pointer",
+    "load_converters",
     "offset_type",
     "pointee",
 ]
