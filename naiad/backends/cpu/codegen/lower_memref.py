@@ -5,7 +5,7 @@ memref.subview            a View of a View
 memref.cast               the same memory (an unranked argument seen as `memref<?xT>`)
 memref.view, memref.extract_aligned_pointer_as_index   addresses (lower_addresses.py)
 memref.alloc / alloca     a scratch buffer (static shape; per program, no malloc)
-memref.copy               an element loop
+memref.copy               a loop of row copies (row_copies.py), else an element loop
 memref.load / store       one element
 bufferization.to_tensor   the tensor *is* the buffer (the conversion only wraps fresh
                           buffers that are never written again)
@@ -22,6 +22,7 @@ from ..lower_scalar.types import llvm_type
 from .function import I64, FunctionLowering, lowers
 from .lower_addresses import AddressView
 from .lower_linalg import _generic, copy_view
+from .row_copies import copy_rows
 from .snapshots import store_copy
 from .streaming import stream_mode, streamed
 from .views import View
@@ -99,7 +100,9 @@ def _dealloc(fl: FunctionLowering, op) -> None:
 
 @lowers("memref.copy")
 def _copy(fl: FunctionLowering, op) -> None:
-    copy_view(fl, fl.value(op.source), fl.value(op.target))
+    source, target = fl.value(op.source), fl.value(op.target)
+    if not copy_rows(fl.builder, source, target):
+        copy_view(fl, source, target)
 
 
 @lowers("memref.load")
