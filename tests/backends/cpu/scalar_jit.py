@@ -60,7 +60,10 @@ class ScalarKernels:
         self.ops: dict[str, object] = {}
         self.loaded = None
 
-    def add(self, op) -> str:
+    def add(self, op, constants: dict[int, int] | None = None) -> str:
+        """A loop applying `op`; the operands at the positions `constants` names are those
+        constants in the IR (their arrays are still passed, and not read)."""
+        constants = constants or {}
         name = f"k{len(self.ops)}"
         self.ops[name] = op
         value_types = [llvm_type(v.type) for v in op.operands]
@@ -76,7 +79,10 @@ class ScalarKernels:
         i = b.phi(I64)
         i.add_incoming(ir.Constant(I64, 0), entry)
         operands = []
-        for arg, ty in zip(fn.args, value_types):
+        for k, (arg, ty) in enumerate(zip(fn.args, value_types)):
+            if k in constants:
+                operands.append(ir.Constant(ty, constants[k]))
+                continue
             address = b.gep(arg, [i], source_etype=_memory_type(ty))
             value = b.load(address, typ=_memory_type(ty))
             operands.append(b.trunc(value, ty) if _memory_type(ty) != ty else value)

@@ -9,7 +9,7 @@ import re
 import numpy as np
 import pytest
 from llvmlite import ir
-from scalar_jit import ScalarKernels, make_op, run_all
+from scalar_jit import ScalarKernels, assert_bits_equal, make_op, reference, run_all
 from scalar_values import int_values, pair_values, values
 
 from naiad.backends.cpu.lower_scalar import LOWERINGS, ScalarContext, llvm_type, lower_scalar_op
@@ -134,6 +134,29 @@ def test_integer_ops_match_the_reference(width):
 @pytest.mark.parametrize("width", WIDTHS)
 def test_integer_ops_vectorized(width):
     run_all(_int_cases(width, np.random.default_rng(100 + width)), vectorize=True)
+
+
+_DIVISIONS = BINARY[6:13]  # divsi, divui, remsi, remui, ceildivsi, ceildivui, floordivsi
+
+
+@pytest.mark.parametrize("width", (8, 32, 64))
+def test_divisions_by_constants_match_the_reference(width):
+    """A constant divisor other than 0 (and -1, signed) needs no guard (integers.py): the
+    plain division by every such kind of constant, and the guarded ones by 0 and -1."""
+    ty = IntegerType(width)
+    low, high = -(2 ** (width - 1)), 2 ** (width - 1) - 1
+    divisors = (1, 2, 3, 7, 16, -1, -2, -7, -16, 0, low, high)
+    dividends = values(ty, N, np.random.default_rng(width))
+    kernels = ScalarKernels()
+    cases = []
+    for name in _DIVISIONS:
+        for divisor in divisors:
+            op = make_op(name, [ty, ty], [ty])
+            inputs = [dividends, np.full(N, divisor, dividends.dtype)]
+            cases.append((op, inputs, kernels.add(op, constants={1: divisor})))
+    kernels.compile()
+    for op, inputs, name in cases:
+        assert_bits_equal(kernels.run(name, inputs), reference(op, inputs), op, inputs)
 
 
 def _mixed_cases(rng):
