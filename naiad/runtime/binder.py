@@ -13,7 +13,8 @@ the same frame it computes
 - the launch values of the non-constexpr parameters, in order: a tensor's data pointer, an
   integer, float or bool as it is, a host tensor descriptor's parts as one tuple (its tensor's
   data pointer, its shape, its strides: what the frontend makes of it), keyed by its tensor's
-  dtype and device, its block shape and its padding;
+  dtype and device, its block shape and its padding; a tuple's leaves as one flat tuple of
+  their launch values (constants as None), keyed by its class and its leaves' keys, nested;
 
 and runs the launch prepared under the key. One frame from the call to the prepared launch: a
 launch's host time is mostly this Python (bench/gpu/launch_overhead.py).
@@ -31,23 +32,16 @@ from __future__ import annotations
 import operator
 import sys
 
-import numpy as np
-
 from ..errors import CompilationError, without_naiad_frames
 from ..knobs import launch_settings
 from ..language import core
-from .tensor_descriptor import TensorDescriptor
+from .argument_keys import INT32_MAX, INT32_MIN, Unbound, constexpr_key, other_key, wide_int_key
 
-_INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
 # The largest grid CUDA launches (x < 2**31, y and z < 65536), refused beyond on every back end
 # and in the interpreter: program ids are int32, and the CPU would wrap them (or run a grid of
 # 2**20 x 2**20 programs for hours) where CUDA refuses at once.
 GRID_LIMITS = (2**31 - 1, 65535, 65535)
 _AXES = "xyz"
-
-
-class Unbound(Exception):
-    """This launch is not one the binder handles: the slow path takes it."""
 
 
 def grid_dims(grid) -> tuple[int, int, int]:
@@ -78,57 +72,6 @@ def _launch_dims(grid) -> tuple[int, int, int]:
     if 0 in dims:
         raise Unbound
     return dims
-
-
-def _constexpr_key(value):
-    """A constexpr that is not a plain int, keyed by its type and repr: `1`, `1.0` and `True`
-    hash alike but specialize differently, and a list is not hashable."""
-    return (type(value), repr(value))
-
-
-def _wide_int_key(value: int):
-    """The key of an integer beyond int32: int64 or uint64 by range (as Triton), and %16."""
-    if -(2**63) <= value < 2**63:
-        return ("i64", value % 16 == 0)
-    if 2**63 <= value < 2**64:
-        return ("u64", value % 16 == 0)
-    raise Unbound  # the slow path says it is too large
-
-
-def _other_key(value, align_free: bool = False):
-    """(key, launch value) of an argument that is neither a torch.Tensor nor an int; an array's
-    alignment is left out of the key when `align_free`."""
-    kind = type(value)
-    if value is None:
-        return None, None
-    if kind is bool:
-        return "i1", value
-    if isinstance(value, float):  # a NumPy float64 too: the slow path makes it an fp32
-        return "fp32", float(value)
-    if kind is TensorDescriptor:
-        return _descriptor_key(value, align_free)
-    if kind is np.ndarray:
-        address, read_only = value.__array_interface__["data"]
-        return (value.dtype, align_free or address % 16 == 0, "numpy", read_only), address
-    device = getattr(value, "device", None)
-    if device is not None and hasattr(value, "data_ptr") and hasattr(value, "dtype"):
-        address = value.data_ptr()  # a tensor subclass (a Parameter, ...)
-        return (kind, value.dtype, align_free or address % 16 == 0, device), address
-    raise Unbound  # NumPy scalars, array subclasses, dtypes: the slow path
-
-
-def _descriptor_key(desc: TensorDescriptor, align_free: bool = False):
-    """(key, launch value) of a host tensor descriptor: what compiler.specialize reads of it
-    (its tensor's dtype and alignment, which sizes and strides are divisible by 16, its block
-    shape, its padding) and where it lives, and its parts (base address, shape..., strides...)
-    as one tuple."""
-    base_key, address = _other_key(desc.base, align_free)
-    if not isinstance(base_key, tuple):
-        raise Unbound  # not a tensor: the slow path says so
-    block = tuple(operator.index(b) for b in desc.block_shape)
-    divisible = () if align_free else tuple(s % 16 == 0 for s in (*desc.shape, *desc.strides))
-    key = (TensorDescriptor, base_key, block, desc.padding, divisible)
-    return key, (address, *desc.shape, *desc.strides)
 
 
 class _NoTensor:
@@ -163,7 +106,7 @@ def _argument_lines(param, index: int, align_free: bool) -> tuple[list[str], lis
     if param.annotation is not None and param.annotation.is_int():
         int_key = small
     else:
-        in_range = f"{_INT32_MIN} <= {name} <= {_INT32_MAX}"
+        in_range = f"{INT32_MIN} <= {name} <= {INT32_MAX}"
         int_key = f"({small}) if {in_range} else __wide_int_key({name})"
     aligned, device = f"__a{index}", f"__e{index}"
     lines = [
@@ -177,7 +120,7 @@ def _argument_lines(param, index: int, align_free: bool) -> tuple[list[str], lis
         f"        {key} = {int_key}",
         f"        {aligned} = {device} = None",
         "    else:",
-        f"        {key}, {value} = __other_key({name}{', True' if align_free else ''})",
+        f"        {key}, {value} = __other_key({name}, {align_free}, {param.do_not_specialize})",
         f"        {aligned} = {device} = None",
     ]
     return lines, [key, aligned, device]
@@ -202,9 +145,9 @@ def binding(params, align_free) -> tuple[str, list[str], dict, list[str], list[s
     environment those lines read, the names of the key's items and of the launch values."""
     env = {
         "__Tensor": tensor_type(),
-        "__constexpr_key": _constexpr_key,
-        "__wide_int_key": _wide_int_key,
-        "__other_key": _other_key,
+        "__constexpr_key": constexpr_key,
+        "__wide_int_key": wide_int_key,
+        "__other_key": other_key,
         "__launch_dims": _launch_dims,
         # Builtins under names of the generated code's own: a parameter may be named `type`.
         "__callable": callable,

@@ -18,6 +18,7 @@ import numpy as np
 from .binder import tensor_type
 from .cpu_parameters import extent, slot_converter
 from .globals_check import globals_checker
+from .tuple_arguments import is_tuple, leaves
 
 if TYPE_CHECKING:
     from .cpu_launcher import CpuLaunchable, CpuLauncher
@@ -64,7 +65,9 @@ class FastCpuLaunch:
         self._block = ctypes.c_int64 * slots
         self._pack = struct.Struct(f"={slots}q").pack_into  # native: the kernel reads it
         self._local = threading.local()
-        self._pointers = pointers  # the runtime index of each pointer argument, in slot order
+        # per pointer argument, in slot order: its runtime index, and for a tuple's leaf its
+        # place among the tuple's launch values and its path in the tuple
+        self._pointers = pointers
         self._tensor = tensor_type()
         self._stream_from = launchable.stream_from
         self._select = select
@@ -79,22 +82,33 @@ class FastCpuLaunch:
     def prepare(cls, launcher: CpuLauncher, launchable: CpuLaunchable):
         """The launch of `launchable`, or None when one of its arguments is not a launch value
         of the binder (the parts of a tensor descriptor)."""
-        jit_function = launcher.jit_function
-        runtime = [p.name for p in jit_function.params if not p.is_constexpr]
-        slots = []
+        places = _places(launcher.jit_function, launchable.kernel.metadata["signature"])
+        slots, pointers = [], []
         for name, kind in launchable.arguments:
-            if name not in runtime:
+            if name not in places:
                 return None
-            param = jit_function.params_by_name[name]
-            slots.append((runtime.index(name), slot_converter(kind, param.annotation)))
-        pointers = [runtime.index(name) for name, kind in launchable.arguments if kind == "ptr"]
-        if [index for index, _ in slots] == list(range(len(runtime))) and not any(
-            convert for _, convert in slots
-        ):
-            return cls(launcher, launchable, None, pointers)
+            i, j, path, annotation = places[name]
+            slots.append((i, j, slot_converter(kind, annotation)))
+            if kind == "ptr":
+                pointers.append((i, j, path))
+        if all(j is None for _, j, _ in slots):
+            runtime_count = len({place[0] for place in places.values()})
+            identity = [i for i, _, _ in slots] == list(range(runtime_count))
+            if identity and not any(convert for _, _, convert in slots):
+                return cls(launcher, launchable, None, pointers)
+            converters = [(i, convert) for i, _, convert in slots]
 
-        def select(values):
-            return [values[i] if convert is None else convert(values[i]) for i, convert in slots]
+            def select(values):
+                return [values[i] if c is None else c(values[i]) for i, c in converters]
+
+        else:
+
+            def select(values):
+                picked = []
+                for i, j, convert in slots:
+                    value = values[i] if j is None else values[i][j]
+                    picked.append(value if convert is None else convert(value))
+                return picked
 
         return cls(launcher, launchable, select, pointers)
 
@@ -108,17 +122,21 @@ class FastCpuLaunch:
             self._check()
         extents = []
         tensor = self._tensor
-        for i in self._pointers:  # `extent`, its two common cases inline (this is per launch)
-            value = arguments[i]
+        for i, j, path in self._pointers:  # `extent`, its two common cases inline (per launch)
+            value, address = arguments[i], values[i]
+            if j is not None:  # a tuple's leaf
+                address = address[j]
+                for k in path:
+                    value = value[k]
             kind = type(value)
             if kind is np.ndarray and value.base is None:
                 extents += (0, value.nbytes)
             elif kind is tensor:
                 storage = value.untyped_storage()
-                low = storage.data_ptr() - values[i]
+                low = storage.data_ptr() - address
                 extents += (low, low + storage.nbytes())
             else:
-                extents += extent(value, values[i], tensor)
+                extents += extent(value, address, tensor)
         if self._select is not None:
             values = self._select(values)
         n_programs = dims[0] * dims[1] * dims[2]
@@ -140,3 +158,20 @@ class FastCpuLaunch:
         except AttributeError:
             block = self._local.block = self._block()
             return block
+
+
+def _places(jit_function, signature: dict) -> dict:
+    """Where the binder puts each argument of the compiled function (by name): (runtime index,
+    place among a tuple's flat launch values or None, path of indices in the tuple, declared
+    type). A tuple argument's leaves are named by their paths (tuple_arguments.py)."""
+    places = {}
+    runtime = [p for p in jit_function.params if not p.is_constexpr]
+    for i, param in enumerate(runtime):
+        spec = signature.get(param.name)
+        if not is_tuple(spec):
+            places[param.name] = (i, None, (), param.annotation)
+            continue
+        for j, (path, _) in enumerate(leaves(param.name, spec)):
+            steps = tuple(int(k) for k in path[len(param.name) + 1 :].split("."))
+            places[path] = (i, j, steps, None)
+    return places

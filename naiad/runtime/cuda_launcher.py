@@ -40,12 +40,18 @@ from ..backends.nvidia import driver as cuda_driver
 from ..backends.nvidia import target as nv_target
 from .compile_lock import compiled_once
 from .compiler import compile_options, compile_specialization
-from .cuda_parameters import kernel_parameters, launch_value, selector, tensor_map_maker
+from .cuda_parameters import (
+    flattener,
+    kernel_parameters,
+    launch_value,
+    selector,
+    tensor_map_maker,
+)
 from .globals_check import check_globals, globals_checker
 from .host_arrays import describe
 from .specialization import Specialization, launch_specialization
 from .tensor_descriptor import TensorDescriptor
-from .tuple_arguments import all_leaves, spread
+from .tuple_arguments import all_leaves, is_tuple, spread
 
 
 def is_cuda_tensor(value) -> bool:
@@ -84,6 +90,7 @@ class _Compiled:
     globals_used: dict | None = None
     debug: bool = False  # compiled in debug mode: takes each pointer's extent (see below)
     source: object = None  # the CompiledKernel (compiled_kernel.py): what a launch returns
+    flatten: object = None  # the binder's values -> runtime values (tuples' leaves spread)
 
     def arguments(self, runtime: tuple) -> tuple:
         return runtime if self.select is None else self.select(runtime)
@@ -175,7 +182,10 @@ class CudaLauncher:
             if signature[n].startswith("tensordesc")
         }
         select = selector(indexes, len(runtime), descriptors)
-        return _Compiled(kernel, select, pointers, compiled.globals_used, debug, compiled)
+        params = [p.name for p in self.jit_function.params if not p.is_constexpr]
+        tuples = [is_tuple(metadata["signature"].get(name)) for name in params]
+        flatten = flattener(tuples) if any(tuples) else None
+        return _Compiled(kernel, select, pointers, compiled.globals_used, debug, compiled, flatten)
 
 
 def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
@@ -195,6 +205,7 @@ def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
     driver_launch = cuda_driver.fast_launch(kernel.function(device), kernel.threads, kernel.shared)
     layout = PackedParams.layout(kernel.signature)
     select = compiled.select
+    flatten = compiled.flatten
     check = globals_checker(launcher.jit_function, compiled.globals_used or {})
     stream = launcher._current_stream or _default_stream
     table = launcher.kernels
@@ -215,6 +226,8 @@ def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
             return False
         if check is not None:
             check()
+        if flatten is not None:
+            values = flatten(values)
         if select is not None:
             values = select(values)
         try:

@@ -99,3 +99,20 @@ def tuple_getter(indexes: list[int]):
     """`values -> tuple(values[i] for i in indexes)`, always a tuple."""
     getter = operator.itemgetter(*indexes)
     return getter if len(indexes) > 1 else (lambda values: (getter(values),))
+
+
+def flattener(tuples: list[bool]):
+    """`binder values -> runtime values`: the hot path's launch values, where a tuple argument
+    is one flat tuple of its leaves' values (`tuples` says which), with those leaves spread in
+    place, as the slow path's runtime values have them (tuple_arguments.py)."""
+
+    def flatten(values):
+        flat = []
+        for value, spreads in zip(values, tuples):
+            if spreads:
+                flat.extend(value)
+            else:
+                flat.append(value)
+        return flat
+
+    return flatten

@@ -14,7 +14,7 @@ alignment and which sizes and strides are divisible by 16; a tuple the tuple of 
 (tuple_arguments.py), whose facts are named by their paths (`constexprs["t.1"]`). Arguments
 may also be torch dtypes or signature strings (`warmup`), read as aligned pointers. The launch
 hot path keys the same facts from the arguments directly (binder.py); tests check that the two
-always agree (it leaves tuples to the slow path).
+always agree, tuples included.
 
 The launchers compile and run `launch_specialization`: the arguments' own, except while a
 compiled kernel relaunches (`relaunching`, relaunch.py) with arguments that hold every fact it

@@ -11,7 +11,9 @@ leaf's path, `name.i.j`, as the compiled function's arguments are (frontend/spec
 A leaf that specializes to a constant (None, a `tl.constexpr`, a dtype, a jit function, an
 integer equal to 1) is no argument of the compiled function; the others are passed in order.
 
-The launchers reach the leaves through `spread`, the one place that walks a launch's tuples.
+The slow path reaches the leaves through `spread`; the hot path's binder keys a tuple by its
+class and its leaves' keys, nested, and gives its leaves' launch values as one flat tuple, which
+the prepared launches spread (binder.py, cpu_fast_launch.py, cuda_parameters.flattener).
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@ path is spied on) and use the kernel the slow path would have chosen. CPU kernel
 the CUDA hot path is test_cuda_fast_launch.py's (a driver stand-in) and tests/gpu's.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 import pytest
 import torch
@@ -64,7 +66,22 @@ def scale_tiles(desc, out_ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
     tl.store(out_ptr + offs_m[:, None] * N + offs_n[None, :], block * 2, mask=mask)
 
 
-KERNELS = (axpy, maybe_bias, copy_unspecialized, copy_any_alignment, scale_tiles)
+@naiad.jit
+def tuple_axpy(xs, out, consts, BLOCK: tl.constexpr):
+    """out = xs[0] * alpha + xs[1][0] * k (+ xs[1][1] unless None), (alpha, k) = consts."""
+    offs = tl.arange(0, BLOCK)
+    acc = tl.load(xs[0] + offs) * consts[0] + tl.load(xs[1][0] + offs) * consts[1]
+    if xs[1][1] is not None:
+        acc += tl.load(xs[1][1] + offs)
+    tl.store(out + offs, acc)
+
+
+class Consts(NamedTuple):
+    alpha: float
+    k: int
+
+
+KERNELS = (axpy, maybe_bias, copy_unspecialized, copy_any_alignment, scale_tiles, tuple_axpy)
 
 
 @pytest.fixture(autouse=True)
@@ -255,6 +272,33 @@ def test_tensor_descriptors_take_the_slow_path(slow_calls):
         scale_tiles[(3,)](TensorDescriptor.from_tensor(a, [16, 32]), out, 40, 32, BM=16, BN=32)
         np.testing.assert_array_equal(out, a * 2)
     assert slow_calls == ["scale_tiles", "scale_tiles"]
+
+
+def test_tuples_take_the_hot_path_and_respecialize_on_their_leaves(slow_calls):
+    """A tuple's leaves are keyed as arguments of their own, nested, with the tuple's class:
+    fresh values of the same facts take the hot path, a leaf's new fact (an integer becoming
+    1, a misaligned array, None for an array, a torch tensor) or another class the slow path."""
+    x, y, z = _random(32, seed=4), _random(32, seed=5), _random(32, seed=6)
+    cases = [
+        ((x, (y, z)), Consts(1.5, 3), "slow"),
+        ((_random(32, seed=7), (y, _random(32, seed=8))), Consts(-0.5, 5), "hot"),
+        ((x, (y, z)), Consts(2.0, 1), "slow"),  # k == 1: a constant
+        ((x, (y, None)), Consts(2.0, 7), "slow"),
+        ((_random(32, seed=9, offset=1), (y, z)), Consts(2.0, 7), "slow"),  # misaligned
+        ((torch.from_numpy(x), (y, z)), Consts(2.0, 7), "slow"),
+        ((x, (y, z)), (2.0, 7), "slow"),  # a plain tuple, not Consts
+        ((torch.from_numpy(z), (x, y)), Consts(0.25, 9), "hot"),
+    ]
+    for xs, consts, path in cases:
+        slow_calls.clear()
+        out = np.full(32, np.nan, np.float32)
+        tuple_axpy[(1,)](xs, out, consts, BLOCK=32)
+        first, (second, third) = (np.asarray(xs[0]), xs[1])
+        expected = first * np.float32(consts[0]) + second * np.float32(consts[1])
+        if third is not None:
+            expected += third
+        np.testing.assert_allclose(out, expected, rtol=1e-6)
+        assert slow_calls == (["tuple_axpy"] if path == "slow" else []), (xs, consts)
 
 
 def test_a_changed_global_is_still_an_error():

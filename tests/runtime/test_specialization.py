@@ -56,14 +56,29 @@ def _arguments(rng) -> dict:
     }
 
 
+def _tupled(rng, args: dict) -> dict:
+    """`args` with some of them in tuples (nested, a NamedTuple) with other leaves of every
+    kind: what a tuple argument specializes on is its leaves' facts and its class."""
+    ints = [int(rng.choice(_INTS)) for _ in range(2)]
+    leaf = [None, tl.constexpr(3), 2.5, True][int(rng.integers(0, 4))]
+    b_ptr = Pair(args["b_ptr"], leaf) if rng.integers(0, 2) else (args["b_ptr"], args["maybe"])
+    return {
+        **args,
+        "a_ptr": (args["a_ptr"], (ints[0], leaf)),
+        "b_ptr": b_ptr,
+        "n": (args["n"], ints[1]),
+    }
+
+
+@pytest.mark.parametrize("tupled", [False, True], ids=["plain", "tuples"])
 @pytest.mark.parametrize("kernel", [every_kind, fewer_facts], ids=lambda k: k.__name__)
-def test_equal_binder_keys_mean_equal_specializations(kernel):
+def test_equal_binder_keys_mean_equal_specializations(kernel, tupled):
     rng = np.random.default_rng(11)
     binder = make_binder(kernel.params, kernel.do_not_specialize_on_alignment)
     settings = knobs.launch_settings()
     seen = []
     for _ in range(300):
-        args = _arguments(rng)
+        args = _tupled(rng, _arguments(rng)) if tupled else _arguments(rng)
         try:
             key, _, _ = binder(settings, (1,), **args)
         except Unbound:
@@ -127,8 +142,8 @@ class Pair(NamedTuple):
 
 def test_a_tuple_specializes_as_its_leaves():
     """A tuple's signature is its leaves', its facts named by their paths; a NamedTuple keeps
-    its class, and its key is not a plain tuple's (its fields are read by name). The binder
-    leaves tuples to the slow path."""
+    its class, and its key is not a plain tuple's (its fields are read by name), for the
+    binder too, which gives a tuple's leaves as one flat launch value."""
     x = np.zeros(64, np.float32)
     nested = (x, (16, 1, None), tl.constexpr(4))
     args = (nested, Pair(x[1:], 2.0), (1, 5), 32, 2.0, True, None, 16)
@@ -144,10 +159,13 @@ def test_a_tuple_specializes_as_its_leaves():
     aligned = [["tt.divisibility", 16]]
     # b_ptr's leaves keep no alignment (do_not_specialize_on_alignment), n's no divisibility
     assert spec.attrs == {"a_ptr.0": aligned, "a_ptr.1.0": aligned, "m": aligned}
-    plain = Specialization.of(fewer_facts, fewer_facts._bind((nested, (x[1:], 2.0), *args[2:]), {}))
-    assert plain.signature == spec.signature and plain.key != spec.key
-    with pytest.raises(Unbound):
-        make_binder(fewer_facts.params)(None, (1,), *args)
+    plain = (nested, (x[1:], 2.0), *args[2:])
+    plain_spec = Specialization.of(fewer_facts, fewer_facts._bind(plain, {}))
+    assert plain_spec.signature == spec.signature and plain_spec.key != spec.key
+    binder = make_binder(fewer_facts.params)
+    (key, _, values), (plain_key, _, _) = binder(None, (1,), *args), binder(None, (1,), *plain)
+    assert key != plain_key
+    assert values[:3] == ((x.ctypes.data, 16, 1, None, None), (x[1:].ctypes.data, 2.0), (1, 5))
 
 
 def _name_by_specialization(specialization):
