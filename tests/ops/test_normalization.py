@@ -123,6 +123,15 @@ def test_softmax_and_layer_norm_compiled(gen, compiled):
            lambda *a: F.layer_norm(a[0], (40,), a[1], a[2]), [x, w, b], gen, 8)  # fmt: skip
 
 
+@pytest.mark.parametrize("n", [300, 1100])
+def test_layer_norm_of_long_rows_compiled(n, gen, compiled):
+    """Rows of 256 and more take a program each on the CPU: a row that fits one block (300, a
+    masked tail) is read once, a longer one (1100) in three passes over 1024-blocks."""
+    x, w, b = _leaves(gen, torch.float32, (3, n), (n,), (n,))
+    _check(lambda *a: ops.layer_norm(a[0], n, a[1], a[2]),
+           lambda *a: F.layer_norm(a[0], (n,), a[1], a[2]), [x, w, b], gen, 8)  # fmt: skip
+
+
 def test_fully_masked_softmax_row_is_nan(backend):
     x = torch.tensor([[float("-inf")] * 3, [0.0, 1.0, 2.0]])
     assert_matches(ops.softmax(x, 1), torch.softmax(x, 1))

@@ -153,6 +153,20 @@ def test_reductions_compiled(gen, compiled):
     assert_matches(ops.sum(y, 0), reference(torch.sum, y, 0), 2)
 
 
+def test_extremes_of_long_rows_with_nan_and_infinities_compiled(gen, compiled):
+    """Rows of 300 take a program each on the CPU, whose lanes keep their extreme by a compare
+    and a select: a NaN first, last (in the block's masked tail) or alone in a lane wins over
+    every value after it, and rows of -inf and with +inf keep them."""
+    x = make((6, 300), torch.float32, gen)
+    x[0, 0] = x[1, 299] = x[2, 150] = math.nan
+    x[3] = -math.inf
+    x[4, 7], x[5, 290] = math.inf, -math.inf
+    for ours, theirs in ((ops.amax, torch.amax), (ops.amin, torch.amin)):
+        assert_matches(ours(x, 1), theirs(x, 1))
+        assert_matches(ours(x.t(), 0), theirs(x.t(), 0))  # the same rows, read as columns
+    assert_matches(ops.norm(x[3:], math.inf, 1), torch.linalg.vector_norm(x[3:], math.inf, 1))
+
+
 def test_registered_reductions_reach_naiad(gen, interpreted):
     x = make((4, 6), torch.float32, gen)
     with ops.use(include=["sum", "mean", "max", "var", "cumsum"]):

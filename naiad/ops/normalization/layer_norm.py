@@ -2,7 +2,8 @@
 the mean and 1/std of each row for the backward); the backward is composed (backward.py).
 
 Each program normalizes BLOCK_M rows of the (M, N) view in three passes over the row: the mean,
-the variance around it (two passes keep fp32 accurate), then (x - mean) * rstd * weight + bias.
+the variance around it (two passes keep fp32 accurate), then (x - mean) * rstd * weight + bias;
+a row that fits one block is read once and the three passes run on the block in registers.
 eps is a compile-time constant: a float argument would reach the kernel as fp32, and models use
 one or two values of it.
 """
@@ -18,7 +19,7 @@ from ...runtime.jit import jit
 from ..differentiable import apply
 from ..dtypes import tl_dtype
 from ..reduce.kernels import _row_moments, _rows
-from ..reduce.launch import accumulator, launch_rows
+from ..reduce.launch import accumulator, blocks, launch_rows
 from ..reduce.rows import as_rows
 from ..registry import aten
 from .backward import normalized_backward
@@ -28,15 +29,43 @@ __all__ = ["layer_norm"]
 
 @jit(do_not_specialize=["M", "N"])
 def layer_norm_kernel(x, out, M, N, s_m, s_n, s_out, weight, bias, mean, rstd, EPS: tl.constexpr,
-                      HAS_WEIGHT: tl.constexpr, HAS_BIAS: tl.constexpr, COMPUTE: tl.constexpr,
-                      INDEX64: tl.constexpr, BLOCK_M: tl.constexpr,
+                      HAS_WEIGHT: tl.constexpr, HAS_BIAS: tl.constexpr, ONE_BLOCK: tl.constexpr,
+                      COMPUTE: tl.constexpr, INDEX64: tl.constexpr, BLOCK_M: tl.constexpr,
                       BLOCK_N: tl.constexpr):  # fmt: skip
-    if BLOCK_M == 1:  # one row a program, as 1-D blocks (faster on the CPU)
+    if BLOCK_M == 1 and ONE_BLOCK:  # the whole row in registers: read once
+        _layer_norm_block(x, out, N, s_m, s_n, weight, bias, mean, rstd, EPS, HAS_WEIGHT,
+                          HAS_BIAS, COMPUTE, INDEX64, BLOCK_N)  # fmt: skip
+    elif BLOCK_M == 1:  # one row a program, as 1-D blocks (faster on the CPU)
         _layer_norm_row(x, out, N, s_m, s_n, weight, bias, mean, rstd, EPS, HAS_WEIGHT,
                         HAS_BIAS, COMPUTE, INDEX64, BLOCK_N)  # fmt: skip
     else:
         _layer_norm_tile(x, out, M, N, s_m, s_n, s_out, weight, bias, mean, rstd, EPS,
                          HAS_WEIGHT, HAS_BIAS, COMPUTE, INDEX64, BLOCK_M, BLOCK_N)  # fmt: skip
+
+
+@jit
+def _layer_norm_block(x, out, N, s_m, s_n, weight, bias, mean, rstd, EPS: tl.constexpr,
+                      HAS_WEIGHT: tl.constexpr, HAS_BIAS: tl.constexpr, COMPUTE: tl.constexpr,
+                      INDEX64: tl.constexpr, BLOCK_N: tl.constexpr):  # fmt: skip
+    """_layer_norm_row's three passes over a row that fits one block (N <= BLOCK_N), from the
+    one load: the same mean, deviations and scaling, so the same values, for a third of the
+    row's reads (each load of a block is a copy on the CPU)."""
+    row = _rows(1, INDEX64)
+    cols = tl.arange(0, BLOCK_N)
+    inside = cols < N
+    v = tl.load(x + row * s_m + cols * s_n, mask=inside, other=0).to(COMPUTE)
+    average = tl.sum(v, 0) / N
+    d = tl.where(inside, v - average, 0.0)
+    inverse = 1.0 / tl.sqrt(tl.sum(d * d, 0) / N + EPS)
+    y = d * inverse
+    if HAS_WEIGHT:
+        y = y * tl.load(weight + cols, mask=inside).to(COMPUTE)
+    if HAS_BIAS:
+        y = y + tl.load(bias + cols, mask=inside).to(COMPUTE)
+    tl.store(out + row * N + cols, y.to(out.dtype.element_ty), mask=inside)
+    one = tl.arange(0, 1)
+    tl.store(mean + row + one, (tl.zeros([1], COMPUTE) + average).to(mean.dtype.element_ty))
+    tl.store(rstd + row + one, (tl.zeros([1], COMPUTE) + inverse).to(rstd.dtype.element_ty))
 
 
 @jit
@@ -110,7 +139,8 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     mean = torch.empty(stats_shape, dtype=input.dtype, device=input.device)
     rstd = torch.empty(stats_shape, dtype=input.dtype, device=input.device)
     params = [_flat(weight, input), _flat(bias, input), mean, rstd, float(eps)]
-    flags = {"HAS_WEIGHT": weight is not None, "HAS_BIAS": bias is not None}
+    flags = {"HAS_WEIGHT": weight is not None, "HAS_BIAS": bias is not None,
+             "ONE_BLOCK": blocks(rows.M, rows.N, input.device)[1] >= rows.N}  # fmt: skip
     launch_rows(layer_norm_kernel, rows, [out], params, accumulator(input.dtype), **flags)
     return out, mean, rstd
 

@@ -8,7 +8,7 @@ import torch
 from ..dtypes import tl_dtype
 from ..registry import aten
 from . import kernels as K
-from .launch import accumulator, launch_rows
+from .launch import ACCUMULATOR_BLOCK_N, accumulator, launch_rows
 from .reductions import _highest, _lowest, _no_empty_reduction, amax, amin
 from .rows import as_rows, normalized_dims
 
@@ -26,7 +26,8 @@ def _extreme(input, dim, keepdim, largest: bool):
     indices = torch.empty(rows.M, dtype=torch.int64, device=input.device)
     init = _lowest(input.dtype) if largest else _highest(input.dtype)
     compute = torch.int32 if input.dtype == torch.bool else accumulator(input.dtype)
-    launch_rows(K.arg_reduce_kernel, rows, [values, indices], [init], compute, LARGEST=largest)
+    launch_rows(K.arg_reduce_kernel, rows, [values, indices], [init], compute,
+                lanes=ACCUMULATOR_BLOCK_N, LARGEST=largest)  # fmt: skip
     if dim is None:
         shape = [1] * input.dim() if keepdim else []
     else:

@@ -13,13 +13,18 @@ import torch
 from ..dtypes import tl_dtype
 from .rows import Rows
 
-__all__ = ["accumulator", "blocks", "launch_rows"]
+__all__ = ["ACCUMULATOR_BLOCK_N", "accumulator", "blocks", "launch_rows"]
 
 TILE = {"cpu": 4096, "cuda": 4096}
 # On the CPU, rows this long get a program each: kernels that see BLOCK_M == 1 use 1-D blocks,
 # which the CPU back end reduces several times faster than [1, N] tiles (bench/RESULTS.md).
 ONE_ROW_FROM = 256
 MAX_BLOCK_N = {"cpu": 1024, "cuda": 1024}
+# Kernels that keep a BLOCK_N-lane accumulator across a row's blocks (sum, max, argmax) run
+# fastest on the CPU with 256 lanes: over 1024 rows of 1024 on one thread, 1024 lanes took
+# 1.08x (sum), 1.21x (amax) and 1.78x (argmax) the time (bench/RESULTS.md). Kernels that hold a
+# whole row in one block (softmax, the norms) keep MAX_BLOCK_N: 256 lanes took them 1.1-1.4x.
+ACCUMULATOR_BLOCK_N = {"cpu": 256, "cuda": 1024}
 _INDEX32_LIMIT = 2**31 - 1
 
 
@@ -29,9 +34,10 @@ def _power_of_2_above(n: int) -> int:
     return 1 << max(n - 1, 0).bit_length()
 
 
-def blocks(M: int, N: int, device: torch.device) -> tuple[int, int]:
+def blocks(M: int, N: int, device: torch.device, widest=MAX_BLOCK_N) -> tuple[int, int]:
+    """(BLOCK_M, BLOCK_N) of a row kernel's tile; BLOCK_N at most `widest` of the device."""
     kind = "cpu" if device.type == "cpu" else "cuda"
-    block_n = min(_power_of_2_above(max(N, 1)), MAX_BLOCK_N[kind])
+    block_n = min(_power_of_2_above(max(N, 1)), widest[kind])
     if kind == "cpu" and N >= ONE_ROW_FROM:
         return 1, block_n
     block_m = min(_power_of_2_above(max(M, 1)), max(1, TILE[kind] // block_n))
@@ -62,13 +68,15 @@ _LAUNCHES: dict = {}
 _LAUNCHES_KEPT = 4096
 
 
-def _rows_launch(rows: Rows, compute: torch.dtype, by_columns: bool, constexprs: dict):
+def _rows_launch(rows: Rows, compute: torch.dtype, by_columns: bool, lanes: dict, constexprs):
     """(grid, keywords) of a row kernel's launch over `rows`."""
     view = rows.view
     if by_columns:
         constexprs["COLUMNS"] = columns(rows)
-    pick = column_blocks if constexprs.get("COLUMNS") else blocks
-    block_m, block_n = pick(rows.M, rows.N, view.device)
+    if constexprs.get("COLUMNS"):
+        block_m, block_n = column_blocks(rows.M, rows.N, view.device)
+    else:
+        block_m, block_n = blocks(rows.M, rows.N, view.device, lanes)
     s_m, s_n = view.stride()
     farthest = (rows.M - 1) * abs(s_m) + (rows.N - 1) * abs(s_n) + block_m * abs(s_m) + block_n
     options = {} if view.device.type == "cpu" else {"num_warps": 4}
@@ -84,20 +92,22 @@ def _rows_launch(rows: Rows, compute: torch.dtype, by_columns: bool, constexprs:
 
 
 def launch_rows(kernel, rows: Rows, outputs, scalars, compute: torch.dtype, by_columns=False,
-                **constexprs):  # fmt: skip
+                lanes=MAX_BLOCK_N, **constexprs):  # fmt: skip
     """Run `kernel(x, *outputs, M, N, s_m, s_n, 1, *scalars, **constexprs, COMPUTE, INDEX64,
     BLOCK_M, BLOCK_N)` over every row; nothing to do where M == 0. `by_columns`: the kernel
-    takes COLUMNS too, and tiles along the kept positions where they are contiguous."""
+    takes COLUMNS too, and tiles along the kept positions where they are contiguous. `lanes`:
+    the widest BLOCK_N per device (MAX_BLOCK_N, or ACCUMULATOR_BLOCK_N for kernels that
+    accumulate per lane)."""
     if rows.M == 0:
         return
     view = rows.view
     s_m, s_n = view.stride()
-    key = (kernel, rows.M, rows.N, s_m, s_n, view.device, compute, by_columns,
+    key = (kernel, rows.M, rows.N, s_m, s_n, view.device, compute, by_columns, id(lanes),
            *constexprs.items())  # fmt: skip
     found = _LAUNCHES.get(key)
     if found is None:
         if len(_LAUNCHES) >= _LAUNCHES_KEPT:
             _LAUNCHES.clear()
-        found = _LAUNCHES[key] = _rows_launch(rows, compute, by_columns, constexprs)
+        found = _LAUNCHES[key] = _rows_launch(rows, compute, by_columns, lanes, constexprs)
     grid, keywords = found
     kernel[grid](view, *outputs, rows.M, rows.N, s_m, s_n, 1, *scalars, **keywords)

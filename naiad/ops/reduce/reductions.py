@@ -11,7 +11,7 @@ import torch
 from ..dtypes import Unsupported, tl_dtype
 from ..registry import aten
 from . import kernels as K
-from .launch import accumulator, launch_rows
+from .launch import ACCUMULATOR_BLOCK_N, accumulator, launch_rows
 from .rows import as_rows, normalized_dims
 
 __all__ = ["all", "amax", "amin", "any", "logsumexp", "mean", "norm", "prod", "sum"]
@@ -36,7 +36,8 @@ def _reduce(input, dim, keepdim, op, result_dtype, init, out=None):
     else:  # allocated in its final shape: no view to make after the launch
         target = torch.empty(rows.shape(keepdim), dtype=result_dtype, device=input.device)
     compute = _compute(input.dtype, result_dtype, op)
-    launch_rows(K.reduce_kernel, rows, [target], [], compute, True, INIT=init, OP=op)
+    launch_rows(K.reduce_kernel, rows, [target], [], compute, True, lanes=ACCUMULATOR_BLOCK_N,
+                INIT=init, OP=op)  # fmt: skip
     if out is None:
         return target
     return _finish(target.view(-1), rows, keepdim, out)
