@@ -40,3 +40,27 @@ def test_a_windows_rows_arrive_whole(cpu_fresh_cache, dtype, cols):
         tile_column_sums[(1,)](src, dst, rows, cols, row0, block_rows, cols)
         expected = src[row0 : row0 + block_rows].astype(np.float64).sum(axis=0)
         np.testing.assert_array_equal(dst, expected.astype(dtype))
+
+
+@naiad.jit
+def store_transposed(src, dst, M, N, row0, BM: tl.constexpr, BN: tl.constexpr):
+    """The transpose of src's BN x BM tile into dst's window of BM rows from row0 (rows past M
+    not written)."""
+    x = tl.load(src + tl.arange(0, BN)[:, None] * BM + tl.arange(0, BM)[None, :])
+    window = tl.make_block_ptr(dst, (M, N), (N, 1), (row0, 0), (BM, BN), (1, 0))
+    tl.store(window, tl.trans(x), boundary_check=(0,))
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.int64])
+def test_a_tile_stored_from_scratch_lands_row_by_row(cpu_fresh_cache, dtype):
+    """A scratch buffer (the transpose) stored into a window of the kernel's memory, whole or
+    with its last rows past the end: the rows inside arrive, nothing else is written."""
+    gen = np.random.default_rng(19)
+    rows, cols, block_rows = 10, 16, 8
+    src = gen.integers(-1000, 1000, (cols, block_rows)).astype(dtype)
+    for row0 in (0, 2, 5):
+        dst = np.full((rows, cols), 77, dtype)
+        store_transposed[(1,)](src, dst, rows, cols, row0, block_rows, cols)
+        expected = np.full((rows, cols), 77, dtype)
+        expected[row0 : row0 + block_rows] = src.T[: rows - row0]
+        np.testing.assert_array_equal(dst, expected)

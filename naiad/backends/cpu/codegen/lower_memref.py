@@ -22,7 +22,7 @@ from ..lower_scalar.types import llvm_type
 from .function import I64, FunctionLowering, lowers
 from .lower_addresses import AddressView
 from .lower_linalg import _generic, copy_view
-from .row_copies import copy_rows
+from .row_copies import copy_rows, in_scratch
 from .snapshots import store_copy
 from .streaming import stream_mode, streamed
 from .views import View
@@ -140,7 +140,10 @@ def _materialize(fl: FunctionLowering, op) -> None:
     if producer is not None:  # store_plan.py: compute the block right into the destination
         _generic(fl, producer, into=target)
         return
-    copy_view(fl, fl.value(source), target)
+    block = fl.value(source)
+    disjoint = in_scratch(fl, block) and not in_scratch(fl, target)
+    if not (disjoint and copy_rows(fl.builder, block, target)):
+        copy_view(fl, block, target)
     for result in op.results:
         fl.bind(result, fl.value(dest))
 
