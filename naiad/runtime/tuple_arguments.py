@@ -38,17 +38,19 @@ def rebuilt(like, items: list):
 
 def spread(values: dict, params) -> dict:
     """`values` (a launch's bound arguments, or a specialization's signature, by parameter name)
-    with each tuple of a parameter that is not constexpr replaced by its leaves, under their
-    paths, in order. Constexpr parameters keep their values, tuples or not."""
-    if not any(is_tuple(v) for v in values.values()):
-        return values
-    constexpr = {p.name for p in params if p.is_constexpr}
+    in the parameters' order, with each tuple of a parameter that is not constexpr replaced by
+    its leaves, under their paths, in order. Constexpr parameters keep their values, tuples or
+    not. The order is the parameters' whatever the order of `values`: a compiled kernel's
+    metadata read back from the disk cache lists its signature sorted by name."""
     spread_out = {}
-    for name, value in values.items():
-        if name in constexpr:
-            spread_out[name] = value
+    for p in params:
+        if p.name not in values:
+            continue
+        value = values[p.name]
+        if p.is_constexpr or not is_tuple(value):
+            spread_out[p.name] = value
         else:
-            for path, leaf in leaves(name, value):
+            for path, leaf in leaves(p.name, value):
                 spread_out[path] = leaf
     return spread_out
 

@@ -14,6 +14,7 @@ from test_cuda_descriptors import DESCRIPTOR_KINDS, FakeTensor, _descriptor, nee
 
 import naiad
 import naiad.language as tl
+from naiad.runtime import cuda_launcher
 
 
 class Scaled(NamedTuple):
@@ -82,3 +83,30 @@ def test_a_descriptor_in_a_tuple_arrives_with_its_tensor_map(fake_hopper):
     assert values[1:6] == (4096, 48, 64, 64, 1)
     assert values[6].startswith(b"descs.1 8192 (48, 64, 64, 1)")
     assert values[7:] == (8192, 48, 64, 64, 1, 2.5)
+
+
+@naiad.jit
+def scaled_add(y_ptr, x_ptr, n, alpha, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(y_ptr + offs, tl.load(y_ptr + offs, mask=mask) + alpha * tl.load(x_ptr + offs), mask)
+
+
+@needs_linker
+def test_parameters_keep_their_order_when_the_kernel_comes_from_the_disk_cache(
+    fake_driver, monkeypatch
+):
+    """A compiled kernel read back from the disk cache lists its signature sorted by name
+    (alpha, n, x_ptr, y_ptr), as the stand-in compile below does; the launch still passes the
+    parameters in the order the kernel declares them."""
+    compile_specialization = cuda_launcher.compile_specialization
+
+    def as_read_from_disk(*args):
+        compiled = compile_specialization(*args)
+        compiled.metadata["signature"] = dict(sorted(compiled.metadata["signature"].items()))
+        return compiled
+
+    monkeypatch.setattr(cuda_launcher, "compile_specialization", as_read_from_disk)
+    scaled_add[(1,)](FakeTensor(4096 * 3), FakeTensor(4096 * 5), 37, 0.5, BLOCK=64)
+    expected = (("*fp32", "*fp32", "i32", "fp32"), (4096 * 3, 4096 * 5, 37, 0.5))
+    assert [(kinds, values) for _, _, kinds, values in fake_driver] == [expected]
