@@ -227,7 +227,8 @@ def _is_kernel_value(value) -> bool:
     if isinstance(value, core.tensor | core.constexpr | core.tuple) or is_aggregate(value):
         return True
     module = builtins.type(value).__module__
-    return module.startswith("naiad.language") and not isinstance(value, t.dtype | builtins.type)
+    language_object = module.startswith("naiad.language") and not callable(value)
+    return language_object and not isinstance(value, t.dtype | builtins.type)
 
 
 def _new(cls, *args, _semantic=None, _generator=None, **kwargs):
