@@ -38,6 +38,7 @@ import dataclasses
 import math
 import os
 import platform
+import signal
 import subprocess
 import sys
 import time
@@ -268,14 +269,19 @@ def warm_in_children(args, jobs: int) -> str:
         for i in range(jobs)
     ]  # fmt: skip
     stopped = 0
-    for child in children:
-        left = None if not args.budget else start + args.budget / 2 - time.perf_counter()
-        try:
-            child.wait(timeout=None if left is None else max(left, 0.1))
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
-            stopped += 1
+    try:
+        for child in children:
+            left = None if not args.budget else start + args.budget / 2 - time.perf_counter()
+            try:
+                child.wait(timeout=None if left is None else max(left, 0.1))
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+                stopped += 1
+    finally:  # interrupted (SIGTERM): no child outlives this process
+        for child in children:
+            if child.poll() is None:
+                child.kill()
     seconds = time.perf_counter() - start
     return f"compiled first in {jobs} processes: {seconds:.1f} s, {stopped} stopped unfinished"
 
@@ -296,6 +302,40 @@ def warm_part(args) -> None:
             case.ours()
     if args.device == "cuda":
         torch.cuda.synchronize()
+
+
+class Stopped(BaseException):
+    """SIGTERM, as `timeout` sends it: the run ends with the means of what it measured (a
+    BaseException, so that a case's own error handling does not take it)."""
+
+
+def _stop(signum, frame):
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # once: the summary is printed whole
+    raise Stopped
+
+
+def run_cases(args, timer, began, ratios, failed, notes) -> None:
+    """Check and time each case, a row each; ratios, failures and notes collected."""
+    for case in build(args.chosen, args.size, args.device):
+        start = time.perf_counter()
+        if args.budget and start - began > args.budget:
+            notes.append(f"{case.group} / {case.name}: not run, past --budget {args.budget} s")
+            continue
+        status, detail = _check(case)
+        label = f"{case.group:<18} {case.name:<50}"
+        if status != "ok":
+            failed[case.group] = failed.get(case.group, 0) + 1
+            notes.append(f"{case.group} / {case.name}: {status}: {detail}")
+        if status == "error":
+            print(f"{label} ERROR: {detail}", flush=True)
+            continue
+        check = f"{status} {time.perf_counter() - start:4.1f}s"
+        ratio, mine, base = cpu_ops.measure(case.ours, case.theirs, args.pairs,
+                                            around=case.around, timer=timer)  # fmt: skip
+        if status == "ok":
+            ratios.setdefault(case.group, []).append(ratio)
+        print(f"{label} {check:<12} {ratio:>11.2f} {mine * 1e3:>9.3f} {base * 1e3:>9.3f}",
+              flush=True)  # fmt: skip
 
 
 def _header(args) -> str:
@@ -355,32 +395,17 @@ def main():
         return warm_part(args)
     began = time.perf_counter()
     print(_header(args), flush=True)
-    if args.jobs:
-        print(f"# {warm_in_children(args, args.jobs)}", flush=True)
+    signal.signal(signal.SIGTERM, _stop)
     timer = cuda_timed if args.device == "cuda" else cpu_ops.timed
-    print(f"{'group':<18} {'case':<50} {'check, s':<12} {'torch/naiad':>11} {'naiad ms':>9} "
-          f"{'torch ms':>9}")  # fmt: skip
     ratios, failed, notes = {}, {}, []
-    for case in build(args.chosen, args.size, args.device):
-        start = time.perf_counter()
-        if args.budget and start - began > args.budget:
-            notes.append(f"{case.group} / {case.name}: not run, past --budget {args.budget} s")
-            continue
-        status, detail = _check(case)
-        label = f"{case.group:<18} {case.name:<50}"
-        if status != "ok":
-            failed[case.group] = failed.get(case.group, 0) + 1
-            notes.append(f"{case.group} / {case.name}: {status}: {detail}")
-        if status == "error":
-            print(f"{label} ERROR: {detail}", flush=True)
-            continue
-        check = f"{status} {time.perf_counter() - start:4.1f}s"
-        ratio, mine, base = cpu_ops.measure(case.ours, case.theirs, args.pairs,
-                                            around=case.around, timer=timer)  # fmt: skip
-        if status == "ok":
-            ratios.setdefault(case.group, []).append(ratio)
-        print(f"{label} {check:<12} {ratio:>11.2f} {mine * 1e3:>9.3f} {base * 1e3:>9.3f}",
-              flush=True)  # fmt: skip
+    try:
+        if args.jobs:
+            print(f"# {warm_in_children(args, args.jobs)}", flush=True)
+        print(f"{'group':<18} {'case':<50} {'check, s':<12} {'torch/naiad':>11} "
+              f"{'naiad ms':>9} {'torch ms':>9}")  # fmt: skip
+        run_cases(args, timer, began, ratios, failed, notes)
+    except Stopped:
+        notes.append("stopped by SIGTERM (a time limit): the cases after the last row not run")
     if notes:
         print("\n# cases not in the means (a result not torch's, an error, no time left):")
         print("\n".join(notes))
