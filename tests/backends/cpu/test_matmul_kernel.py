@@ -15,7 +15,7 @@ import naiad
 import naiad.language as tl
 from naiad import knobs
 from naiad.backends.cpu.codegen import lower_linalg, lower_matmul
-from naiad.backends.cpu.codegen.lower_matmul import Blocking, RegisterFile, blocking
+from naiad.backends.cpu.codegen.lower_matmul import Blocking, RegisterFile, blocking, fit_rows
 from naiad.runtime import compiler
 from naiad.testing import check
 
@@ -120,6 +120,7 @@ def forced_blocking(monkeypatch):
 
     def force(tile: Blocking):
         monkeypatch.setattr(lower_matmul, "blocking", lambda registers, bits: tile)
+        monkeypatch.setattr(lower_matmul, "fit_rows", lambda tile, m: tile)  # edges stay
 
     return force
 
@@ -232,6 +233,31 @@ def test_blocking_follows_the_vector_registers():
     assert blocking(RegisterFile(256, 16), 32) == Blocking(8, 6, 2)  # AVX2: 6 x 16 f32
     assert blocking(RegisterFile(128, 32), 32) == Blocking(4, 8, 2)  # NEON: 8 x 8 f32
     assert blocking(RegisterFile(512, 32), 64) == Blocking(8, 8, 2)  # AVX-512: 8 x 16 f64
+
+
+def test_tiles_take_as_many_rows_as_divide_m():
+    avx2 = Blocking(8, 6, 2)
+    assert fit_rows(avx2, 60) == avx2
+    assert fit_rows(avx2, 64) == Blocking(8, 4, 2)  # not 10 tiles of 6 and an edge of 4
+    assert fit_rows(avx2, 10) == Blocking(8, 5, 2)
+    assert fit_rows(avx2, 7) == avx2  # no divisor of at least MIN_FITTED_ROWS: an edge tile
+    assert fit_rows(Blocking(16, 8, 2), 64) == Blocking(16, 8, 2)  # AVX-512
+
+
+def test_a_dot_of_64_rows_takes_tiles_of_4_rows_with_6_row_registers(monkeypatch):
+    """With the 16 registers of AVX2 (6-row tiles), 64 rows are cut into 16 tiles of 4 rows,
+    not 10 of 6 and an edge of 4: values against float64."""
+    chosen = []
+    blocked = lower_matmul._blocked
+    monkeypatch.setattr(lower_matmul, "blocking", lambda registers, bits: Blocking(8, 6, 2))
+
+    def spy(fl, tile, *rest):
+        chosen.append(tile)
+        blocked(fl, tile, *rest)
+
+    monkeypatch.setattr(lower_matmul, "_blocked", spy)
+    _run_dot("float32", 64, 32, 32, "nn", seed=64)
+    assert chosen == [Blocking(8, 4, 2)]
 
 
 def test_aarch64_uses_neon_multiply_adds():

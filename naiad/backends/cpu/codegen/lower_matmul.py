@@ -25,7 +25,8 @@ strides serve. In a loop, a dot whose accumulator is the carried tensor updates 
 buffer in place (`accumulates_in_place`, asked by in_place.py).
 
 MR and NV come from the target's vector registers (`register_file`): the accumulators, NV
-vectors of B and a broadcast must fit in them. What the kernel does not cover — operands of
+vectors of B and a broadcast must fit in them; MR then shrinks to divide M where it can
+(`fit_rows`), so that no edge row block makes the micro-kernel a second time. What the kernel does not cover — operands of
 dynamic size, accumulators other than f32/f64/i32/i64 and the 16/8-bit floats — returns False
 and keeps the loop nest.
 """
@@ -98,6 +99,23 @@ def blocking(registers: RegisterFile, element_bits: int) -> Blocking:
     return Blocking(lanes, rows, vectors)
 
 
+# The fewest rows a tile is cut to so that it divides M (`fit_rows`).
+MIN_FITTED_ROWS = 4
+
+
+def fit_rows(tile: Blocking, m: int) -> Blocking:
+    """`tile` with as many rows as divide `m`, down to MIN_FITTED_ROWS (`tile` itself if none
+    does): a row count that leaves a remainder makes the micro-kernel twice, once for the
+    edge rows. With 16 registers (AVX2: 6 rows) a dot of 64 rows took 10 tiles and an edge
+    of 4, and the two micro-kernels of each dot were a sixth of tutorial 06's LLVM IR and
+    about a tenth of LLVM's time on it; 4 rows ran as fast there and on the 1024^3 matmul
+    (bench/RESULTS.md)."""
+    for rows in range(tile.rows, MIN_FITTED_ROWS - 1, -1):
+        if m % rows == 0:
+            return Blocking(tile.lanes, rows, tile.vectors)
+    return tile
+
+
 def _compute_type(out_type):
     """The IR type the accumulators hold for an output element type, else None."""
     out = element_type(out_type)
@@ -124,8 +142,8 @@ def matmul_kernel(fl: FunctionLowering, op, a: View, b: View, c: View) -> bool:
     if compute is None or not _static(a, b, c):
         return False
     element = llvm_type(compute)
-    tile = blocking(register_file(fl.module.triple), _bits(element))
     m, n = c.sizes[-2:]
+    tile = fit_rows(blocking(register_file(fl.module.triple), _bits(element)), m)
     k = a.sizes[-1]
     bld = fl.builder
     a_pack = None if _same(a_type, compute) else fl.buffer([m, k], compute)
