@@ -30,12 +30,9 @@ import warnings
 import numpy as np
 
 from .. import knobs
-from ..errors import (  # PTXASError also because triton.runtime.autotuner has it
-    AutotunerError,
-    CompileTimeAssertionFailure,
-    OutOfResources,
-    PTXASError,
-)
+
+# PTXASError too, because triton.runtime.autotuner has it
+from ..errors import AutotunerError, CompileTimeAssertionFailure, OutOfResources, PTXASError
 from . import autotune_cache, bench
 from .heuristics import Heuristics, heuristics
 from .kernel_interface import KernelInterface
