@@ -19,6 +19,7 @@ readable source. Where the text comes from:
 from __future__ import annotations
 import __future__
 
+import functools
 import hashlib
 import inspect
 import itertools
@@ -85,9 +86,14 @@ def with_source(fn, text: str):
     return _function_like(fn, codes[0], closure)
 
 
+@functools.lru_cache(maxsize=512)
 def source_text(fn) -> str:
     """The function's source from its `def` line, dedented, without decorators (Triton's
-    `JITFunction.src`)."""
+    `JITFunction.src`). Read once per function object, as the frontend parses it once
+    (frontend/source.py): the cache keys made of it describe the text that compiles, and a
+    compile no longer reads and tokenizes every file of the kernel's functions three times
+    (`inspect` finds a function's lines by tokenizing its file: 10-15 ms of a tutorial 06
+    compile)."""
     return _from_def(textwrap.dedent("".join(inspect.getsourcelines(fn)[0])))
 
 
