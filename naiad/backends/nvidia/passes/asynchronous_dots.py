@@ -128,9 +128,13 @@ def _wait_for_last(result, after) -> None:
 
 def _wait_before_first_read(carried, loop, location) -> None:
     """Wait for every dot in flight right before the body's first reader of `carried` (the
-    previous iteration's asynchronous result), which reads the wait's output instead."""
+    previous iteration's asynchronous result), which reads the wait's output instead. A value
+    the body never reads needs no wait: the retiring dot waits for it before its registers are
+    reused."""
     body = list(loop.body.ops)
     readers = [_in_body(user, loop) for user in carried.users]
+    if not readers:
+        return
     first = min(readers, key=body.index)
     wait = ttng.WarpGroupDotWaitOp(carried, pendings=IntegerAttr(0, i32))
     wait.location = location
