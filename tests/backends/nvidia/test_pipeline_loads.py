@@ -7,10 +7,9 @@ operands'; and it assembles without spills. Values on the GPU: tests/gpu/test_do
 
 import numpy as np
 import pytest
+from fixture_kernels.chained_dots import chained_products
 from test_dot_lowering import DOT_KERNELS, ROOT, _load
 
-import naiad
-import naiad.language as tl
 from naiad.backends.nvidia import link
 from naiad.backends.nvidia import target as nv_target
 from naiad.backends.nvidia.compiler import ttgir_pipeline
@@ -248,26 +247,12 @@ def test_fused_persistent_loop_pipelines_across_tiles(arch):
         np.testing.assert_allclose(outs[0], outs[1], rtol=1e-3, atol=1e-3)
 
 
-@naiad.jit
-def last_chained_product(a_ptr, b_ptr, v_ptr, out_ptr, K, BLOCK: tl.constexpr):
-    """The second dot's result is carried on but never read in the loop (only the last
-    iteration's is stored)."""
-    rows = tl.arange(0, BLOCK)[:, None] * BLOCK
-    cols = tl.arange(0, BLOCK)[None, :]
-    a = tl.load(a_ptr + rows + cols)
-    last = tl.zeros((BLOCK, BLOCK), tl.float32)
-    for k in range(0, K, BLOCK):
-        s = tl.dot(a, tl.load(b_ptr + k * BLOCK + rows + cols))
-        last = tl.dot(s.to(tl.float16), tl.load(v_ptr + k * BLOCK + rows + cols))
-    tl.store(out_ptr + rows + cols, last)
-
-
 def test_an_asynchronous_dot_whose_carried_result_the_loop_never_reads():
     """No wait is needed in the body (the first dot retires the last iteration's second); the
     one after the loop gives the last value."""
     args = ("*fp16", "*fp16", "*fp16", "*fp32")
-    kwargs = {"K": 256, "BLOCK": 64}
-    before, after = _modules(last_chained_product, args, kwargs, 3)
+    kwargs = {"K": 256, "BLOCK": 64, "RESCALE": False}
+    before, after = _modules(chained_products, args, kwargs, 3)
     body = _loop_ops(after)
     assert "ttng.warp_group_dot_wait" not in body and body.count("ttng.warp_group_dot") == 2
     gen = np.random.default_rng(11)

@@ -1,0 +1,24 @@
+"""A loop of two chained dots, as attention's: s = a . b_k, then the accumulator takes
+s . v_k, rescaled by a half first (RESCALE: the carried value is read in the loop) or replaced
+(the carried value is never read there). Shared by the pipeliner's evaluator test
+(tests/backends/nvidia/test_pipeline_loads.py) and the GPU's values
+(tests/gpu/test_asynchronous_dots_gpu.py)."""
+
+import naiad
+import naiad.language as tl
+
+
+@naiad.jit
+def chained_products(a_ptr, b_ptr, v_ptr, out_ptr, K, BLOCK: tl.constexpr, RESCALE: tl.constexpr):
+    rows = tl.arange(0, BLOCK)[:, None] * BLOCK
+    cols = tl.arange(0, BLOCK)[None, :]
+    a = tl.load(a_ptr + rows + cols)
+    acc = tl.zeros((BLOCK, BLOCK), tl.float32)
+    for k in range(0, K, BLOCK):
+        s = tl.dot(a, tl.load(b_ptr + k * BLOCK + rows + cols)).to(tl.float16)
+        v = tl.load(v_ptr + k * BLOCK + rows + cols)
+        if RESCALE:
+            acc = tl.dot(s, v, acc * 0.5)
+        else:
+            acc = tl.dot(s, v)
+    tl.store(out_ptr + rows + cols, acc)
