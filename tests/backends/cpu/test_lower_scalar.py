@@ -141,8 +141,10 @@ _DIVISIONS = BINARY[6:13]  # divsi, divui, remsi, remui, ceildivsi, ceildivui, f
 
 @pytest.mark.parametrize("width", (8, 32, 64))
 def test_divisions_by_constants_match_the_reference(width):
-    """A constant divisor other than 0 (and -1, signed) needs no guard (integers.py): the
-    plain division by every such kind of constant, and the guarded ones by 0 and -1."""
+    """Divisions by constants in the IR, as the middle layer makes them (the extents' element
+    sizes, the sorting networks' strides), of every kind: the guards fold to the right answer
+    for each. (Emitted unguarded, they made LLVM unroll tl.topk's loops of 1024 elements:
+    compile 0.4 -> 1.1 s.)"""
     ty = IntegerType(width)
     low, high = -(2 ** (width - 1)), 2 ** (width - 1) - 1
     divisors = (1, 2, 3, 7, 16, -1, -2, -7, -16, 0, low, high)

@@ -33,16 +33,6 @@ def wrapping(b, op, operands, ctx):
     }[op.name](a, c)
 
 
-def _plain_divisor(d, signed: bool) -> bool:
-    """Whether `d` is a constant no guard is needed for: not 0 (nor -1, signed). The guards'
-    selects of a constant divisor are LLVM's to fold, but every pass until then reads them:
-    the extents' divisions by element sizes made a twelfth of tutorial 06's LLVM IR."""
-    if not isinstance(d, ir.Constant) or not isinstance(d.type, ir.IntType):
-        return False
-    value = int(d.constant) & ((1 << d.type.width) - 1)
-    return value != 0 and not (signed and value == (1 << d.type.width) - 1)
-
-
 def _signed_guard(b, a, d):
     """(divisor made safe, divisor is 0, the INT_MIN / -1 case)."""
     ty = a.type
@@ -54,22 +44,16 @@ def _signed_guard(b, a, d):
 
 
 def divsi(b, a, d):
-    if _plain_divisor(d, signed=True):
-        return b.sdiv(a, d)
     safe, zero, _ = _signed_guard(b, a, d)  # INT_MIN / 1 is the INT_MIN / -1 answer
     return b.select(zero, _c(a.type, -1), b.sdiv(a, safe))
 
 
 def remsi(b, a, d):
-    if _plain_divisor(d, signed=True):
-        return b.srem(a, d)
     safe, zero, _ = _signed_guard(b, a, d)  # INT_MIN % 1 is 0, the INT_MIN % -1 answer
     return b.select(zero, a, b.srem(a, safe))
 
 
 def divui(b, a, d):
-    if _plain_divisor(d, signed=False):
-        return b.udiv(a, d)
     ty = a.type
     zero = b.icmp_unsigned("==", d, _c(ty, 0))
     safe = b.select(zero, _c(ty, 1), d)
@@ -77,8 +61,6 @@ def divui(b, a, d):
 
 
 def remui(b, a, d):
-    if _plain_divisor(d, signed=False):
-        return b.urem(a, d)
     ty = a.type
     zero = b.icmp_unsigned("==", d, _c(ty, 0))
     return b.select(zero, a, b.urem(a, b.select(zero, _c(ty, 1), d)))
@@ -108,11 +90,7 @@ def rounded_division(b, op, operands, ctx):
         inexact = b.icmp_unsigned("!=", remui(b, a, d), zero)
         return b.add(divui(b, a, d), b.zext(inexact, ty))
     inexact = b.icmp_unsigned("!=", remsi(b, a, d), zero)
-    if _plain_divisor(d, signed=True):  # the divisor's sign is known
-        negative = (int(d.constant) >> (ty.width - 1)) & 1
-        same_sign = b.icmp_signed("<" if negative else ">=", a, zero)
-    else:
-        same_sign = b.icmp_unsigned("==", b.icmp_signed("<", a, zero), b.icmp_signed("<", d, zero))
+    same_sign = b.icmp_unsigned("==", b.icmp_signed("<", a, zero), b.icmp_signed("<", d, zero))
     quotient = divsi(b, a, d)
     if op.name == "arith.ceildivsi":
         return b.add(quotient, b.zext(b.and_(inexact, same_sign), ty))
