@@ -14,9 +14,13 @@ nobody else reads, else a fresh buffer (holding a copy of the init when the op r
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from llvmlite import ir
 
 from ....ir import MemRefType, f32
+from ....ir.affine import AffineBinaryExpr, AffineDimExpr
 from ..lower_scalar.float_bits import IEEE, decode_to_f32, encode
 from .affine import apply
 from .element_math import multiply_add, narrow_float
@@ -81,23 +85,77 @@ def lower_structured(fl, op, inputs, outputs, maps, body_block, results_of_body,
             for i, v in enumerate(outputs)
         ]
         bounds = _domain(op, views + out_views, maps)
+    operands = [
+        (body_block.arguments[k], view, affine_map)
+        for k, (view, affine_map) in enumerate(zip(views + out_views, maps))
+        if body_block.arguments[k].has_uses
+    ]
+    # Only inputs: an output read by the body (a reduction's accumulator) changes as it runs.
+    inputs_used = [operand for operand in operands if operand[0].index < len(views)]
+    row_invariant = _row_invariant(inputs_used, bounds)
+    read_per_row = {id(argument) for argument, _, _ in row_invariant}
     saved = fl.loop_indices
-    with loop_nest(b, bounds) as indices:
-        fl.loop_indices = list(indices)
-        for k, (view, affine_map) in enumerate(zip(views + out_views, maps)):
-            argument = body_block.arguments[k]
-            if not argument.has_uses:
-                continue
-            if isinstance(view, View):
-                fl.bind(argument, view.load(b, apply(b, affine_map, indices)))
-            else:  # a scalar input
-                fl.bind(argument, view)
-        yielded = results_of_body()
-        for view, affine_map, value in zip(out_views, maps[len(views) :], yielded):
-            view.store(b, value, apply(b, affine_map, indices))
+    with _rows(b, bounds) as outer:
+        # An operand the innermost loop does not move through (a broadcast column: `m[:, None]`)
+        # is read once per row, here: read inside, LLVM kept its load in the loop (its address
+        # and the row's store were not told apart) and left the loop scalar (tutorial 06's
+        # exp2 over the scores, its rescaled accumulator).
+        for argument, view, affine_map in row_invariant:
+            fl.bind(argument, view.load(b, apply(b, affine_map, [*outer, 0])))
+        with _innermost(b, bounds) as inner:
+            indices = [*outer, *inner]
+            fl.loop_indices = indices
+            for argument, view, affine_map in operands:
+                if not isinstance(view, View):  # a scalar input
+                    fl.bind(argument, view)
+                elif id(argument) not in read_per_row:
+                    fl.bind(argument, view.load(b, apply(b, affine_map, indices)))
+            yielded = results_of_body()
+            for view, affine_map, value in zip(out_views, maps[len(views) :], yielded):
+                view.store(b, value, apply(b, affine_map, indices))
     fl.loop_indices = saved
     for result, view in zip(op.results, out_views):
         fl.bind(result, view)
+
+
+def _row_invariant(operands, bounds) -> list:
+    """The view operands whose maps do not name the innermost loop, when that loop has a
+    constant, non-zero trip count (so reading them before it reads what its first iteration
+    would: never an element the nest does not touch)."""
+    if len(bounds) == 0 or not isinstance(bounds[-1], int) or bounds[-1] <= 0:
+        return []
+    last = len(bounds) - 1
+    return [
+        (argument, view, affine_map)
+        for argument, view, affine_map in operands
+        if isinstance(view, View) and not any(_names_dim(e, last) for e in affine_map.results)
+    ]
+
+
+def _names_dim(expr, position: int) -> bool:
+    """Whether the affine expression `expr` depends on loop `position`."""
+    if isinstance(expr, AffineDimExpr):
+        return expr.position == position
+    if isinstance(expr, AffineBinaryExpr):
+        return _names_dim(expr.lhs, position) or _names_dim(expr.rhs, position)
+    return False
+
+
+@contextmanager
+def _rows(b: ir.IRBuilder, bounds) -> Iterator[list]:
+    """The loops of a structured op's domain but its innermost (none for a 0-d domain)."""
+    with loop_nest(b, bounds[:-1]) as outer:
+        yield list(outer)
+
+
+@contextmanager
+def _innermost(b: ir.IRBuilder, bounds) -> Iterator[list]:
+    """The innermost loop of the domain, as a list of its index (empty for a 0-d domain)."""
+    if not bounds:
+        yield []
+        return
+    with counted_loop(b, 0, bounds[-1], name=f"d{len(bounds) - 1}") as index:
+        yield [index]
 
 
 def _lower_body(fl: FunctionLowering, block):
