@@ -1,4 +1,5 @@
-"""Layout inference through `tt.reshape`, `tt.join` and `tt.split` (passes/layout_inference.py):
+"""Layout inference through `tt.reshape`, `tt.trans`, `tt.join` and `tt.split`
+(passes/layout_inference.py):
 each keeps every element in the thread and register that holds it, so that the lowering only
 renumbers registers. Read from the layouts themselves and from the TTGIR and PTX of a kernel;
 no GPU here (the values on the GPU are tests/language/test_shapes.py's, `-m gpu`)."""
@@ -15,6 +16,7 @@ import naiad.language as tl
 from naiad.backends.nvidia.layouts import to_linear_layout
 from naiad.backends.nvidia.passes.layout_inference import (
     join_encoding,
+    permute_encoding,
     reshape_encoding,
     split_encoding,
 )
@@ -98,6 +100,48 @@ def test_the_rules_keep_elements_in_place_for_every_kind_of_layout(seed):
         for j in (0, 1):
             assert pairs.apply(register=2 * r + j, lane=lane, warp=w) == (*coords, j)
     assert to_linear_layout(split_encoding(joined, (*shape, 2)), shape) == source
+
+
+@pytest.mark.parametrize("seed", range(100))
+def test_a_permutation_keeps_every_element_in_its_register(seed):
+    """`tt.trans` of a layout of any family: result element at the permuted coordinates is
+    the one the same register, lane and warp held."""
+    rng = random.Random(seed)
+    shape, encoding, _ = _random_case(rng)
+    order = list(range(len(shape)))
+    rng.shuffle(order)
+    new_shape = [shape[d] for d in order]
+    source = to_linear_layout(encoding, shape)
+    result = to_linear_layout(permute_encoding(encoding, shape, order), new_shape)
+    for (r, lane, w), coords in _elements(source):
+        assert result.apply(register=r, lane=lane, warp=w) == tuple(coords[d] for d in order)
+
+
+@naiad.jit
+def halved_epilogue(a_ptr, b_ptr, c_ptr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """A dot's accumulator stored as two column halves, as tutorial 09's subtiled epilogue:
+    reshape, permute, split."""
+    rows, cols, ks = tl.arange(0, BM), tl.arange(0, BN), tl.arange(0, BK)
+    a = tl.load(a_ptr + rows[:, None] * BK + ks[None, :])
+    b = tl.load(b_ptr + ks[:, None] * BN + cols[None, :])
+    acc = tl.dot(a, b)
+    left, right = tl.split(tl.permute(tl.reshape(acc, (BM, 2, BN // 2)), (0, 2, 1)))
+    halves = rows[:, None] * BN + tl.arange(0, BN // 2)[None, :]
+    tl.store(c_ptr + halves, left)
+    tl.store(c_ptr + halves + BN // 2, right)
+
+
+def test_a_subtiled_epilogue_moves_no_element_between_threads():
+    """On sm_90a the accumulator is wgmma's: reshaped, permuted and split in registers. The
+    kernel's shared memory is then the larger of its operands' buffers and one half's
+    conversion to the stores' coalesced layout (64 KiB); converting the 3-D accumulator
+    through shared memory took 256 KiB."""
+    compiled = halved_epilogue.warmup(
+        "*fp16", "*fp16", "*fp32", 128, 256, 64, num_warps=8, grid=(1,), target="cuda:sm_90a"
+    )
+    ttgir = compiled.asm["ttgir"]
+    assert "ttng.warp_group_dot" in ttgir and "tt.trans" in ttgir
+    assert compiled.metadata["shared"] <= 128 * 128 * 4
 
 
 def test_a_split_across_lanes_has_no_layout_of_its_own():

@@ -73,6 +73,23 @@ def permute_blocked(encoding, order) -> BlockedEncodingAttr | None:
     )
 
 
+def permute_encoding(encoding, shape, order):
+    """The layout of `tt.trans` with permutation `order` of a tensor of `shape` in `encoding`
+    that leaves every element in the thread and register holding it: blocked layouts permuted
+    field by field, any other through its linear layout, each basis's coordinates permuted
+    (result dimension i is source dimension order[i]). None when it has no linear layout."""
+    if isinstance(encoding, BlockedEncodingAttr):
+        return permute_blocked(encoding, order)
+    layout = _linear(encoding, shape)
+    if layout is None:
+        return None
+    bases = [
+        [tuple(b[d] for d in order) for b in layout.bases(name)]
+        for name in ("register", *_THREAD_DIMS)
+    ]
+    return LinearEncodingAttr(*bases)
+
+
 def _inverse(order) -> list[int]:
     inverse = [0] * len(order)
     for i, d in enumerate(order):
@@ -162,7 +179,8 @@ def infer_dst_encoding(op: Operation, encoding):
             return encoding.parent
         return None
     if isinstance(op, tt.TransOp):
-        return permute_blocked(encoding, list(op.order.values))
+        permuted = permute_encoding(encoding, op.src.type.shape, list(op.order.values))
+        return _named(permuted, op.result.type)
     if isinstance(op, tt.ReshapeOp):
         inferred = reshape_encoding(encoding, op.src.type.shape, op.result.type.shape)
         return _named(inferred, op.result.type)
@@ -185,7 +203,8 @@ def infer_src_encoding(op: Operation, encoding):
     if isinstance(op, tt.ExpandDimsOp):
         return SliceEncodingAttr(op.axis.value, encoding)
     if isinstance(op, tt.TransOp):
-        return permute_blocked(encoding, _inverse(list(op.order.values)))
+        order = _inverse(list(op.order.values))
+        return _named(permute_encoding(encoding, op.result.type.shape, order), op.src.type)
     if isinstance(op, tt.ReshapeOp):
         inferred = reshape_encoding(encoding, op.result.type.shape, op.src.type.shape)
         return _named(inferred, op.src.type)
