@@ -105,7 +105,8 @@ def test_constexpr_fields_defaults_static_and_inherited_methods():
     out = poisoned(64, np.float32)
     row_kernel[(1,)](m, out, m.strides[0] // 4, 0.25, BLOCK=32)
     assert_exact(out[:32], m[1, :32] + m[2, :32] * 2)
-    assert_exact(out[32:], m[0, :32] * 3 + np.float32(0.25))
+    # The GPU fuses the multiply-add (one rounding, as Triton's default fp fusion): 1 ulp.
+    np.testing.assert_allclose(out[32:], m[0, :32] * 3 + np.float32(0.25), rtol=1e-6, atol=0)
 
 
 @naiad.aggregate
