@@ -61,3 +61,26 @@ def test_linear_and_matmul_through_the_switch(gen, interpreted):
 def test_mm_compiled(gen, compiled):
     a, b = make((70, 40), torch.float32, gen), make((40, 90), torch.float32, gen)
     _close(ops.mm(a, b), a.double() @ b.double(), 40)
+
+
+def test_gpu_half_products_pipeline_into_the_tensor_cores():
+    """Compiled for an H100/H200 without one: a large fp16 product's tile (the tutorial's
+    128x256x64) loads its operands by 16-byte copies, pipelined, into asynchronous wgmma, with
+    no spills; so does the smaller tile. The GPU's values: tests/ops/test_gpu.py."""
+    import numpy as np
+
+    import naiad.language as tl
+    from naiad.ops.linalg.matmul import _blocks, matmul_kernel
+
+    cuda = torch.device("cuda")
+    for m, n in ((4096, 4096), (64, 64)):
+        block_m, block_n, block_k, options = _blocks(cuda, torch.float16, m, n)
+        a, b, c = (np.zeros((m, n), np.float16) for _ in range(3))
+        strides = (0, n, 1) * 4
+        compiled = matmul_kernel.warmup(
+            a, b, c, c, m, n, n, *strides, 1.0, 1.0, False, False, tl.float32, None,
+            block_m, block_n, block_k, grid=(1,), target="cuda:sm_90a", **options,
+        )  # fmt: skip
+        ttgir = compiled.asm["ttgir"]
+        assert "ttg.async_copy_global_to_local" in ttgir and "isAsync = true" in ttgir
+        assert compiled.n_spills in (0, None)
