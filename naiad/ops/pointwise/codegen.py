@@ -6,9 +6,10 @@ its own so the frontend reads it like any other kernel. Each program takes BLOCK
 elements of the collapsed index space (layout.py), splits each flat index into the dims' indices
 (innermost first: `i % size`, then `// size`), loads every tensor operand at its own strides,
 casts the promoted operands to COMPUTE, calls the scalar function and stores the result cast to
-the output's element type. Scalars arrive as kernel arguments. Sizes, counts and scalars are not
-specialized on (a new value must not cost a compile); strides are, so a stride of 1 becomes a
-constant and contiguous operands load as vectors.
+the output's element type. Scalars arrive as kernel arguments and are not specialized on (a new
+value must not cost a compile); sizes, counts and strides are, as any argument: a stride of 1
+becomes a constant, and with sizes that are multiples of 16 contiguous operands load and store
+as vectors.
 """
 
 from __future__ import annotations
@@ -116,6 +117,8 @@ def generate(fn, pattern, rank: int):
 
 
 def _unspecialized(pattern, rank):
-    """The count, the sizes and the scalars: values that change from call to call."""
-    names = ["n"] + [f"s{d}" for d in range(1, rank)]
-    return names + [f"in{i}" for i, (kind, _) in enumerate(pattern) if kind == SCALAR]
+    """The scalars: values that change from call to call. The count and the sizes are
+    specialized as any argument (a multiple of 16, 1, or neither: at most three kernels each),
+    so that a mask over a multiple of 16 is uniform over 16-byte pieces and the loads and
+    stores are vectors (unspecialized, every element was loaded and stored on its own)."""
+    return [f"in{i}" for i, (kind, _) in enumerate(pattern) if kind == SCALAR]
