@@ -28,6 +28,7 @@ from .function import FunctionLowering, lowers
 from .loops import counted_loop, loop_nest
 from .lower_matmul import matmul_kernel
 from .snapshots import guard_overlaps
+from .transpose_blocks import transpose_in_blocks
 from .views import View, copy_elements, fill_elements
 
 
@@ -216,6 +217,11 @@ def _permute(fl: FunctionLowering, op) -> None:
     input_map = op.maps()[0]
     output_map = op.maps()[1]
     b = fl.builder
+    swapped = op.name == "linalg.transpose" and list(op.permutation.values) == [1, 0]
+    if swapped and transpose_in_blocks(b, source, target):
+        for result in op.results:
+            fl.bind(result, target)
+        return
     with loop_nest(b, target.sizes) as indices:
         # The loops run over the output; the input index is the input map composed with the
         # inverse of the output map, which for these ops maps output dims to loop dims.
