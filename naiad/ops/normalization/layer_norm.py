@@ -27,7 +27,7 @@ from .backward import normalized_backward
 __all__ = ["layer_norm"]
 
 
-@jit(do_not_specialize=["M", "N"])
+@jit
 def layer_norm_kernel(x, out, M, N, s_m, s_n, s_out, weight, bias, mean, rstd, EPS: tl.constexpr,
                       HAS_WEIGHT: tl.constexpr, HAS_BIAS: tl.constexpr, ONE_BLOCK: tl.constexpr,
                       COMPUTE: tl.constexpr, INDEX64: tl.constexpr, BLOCK_M: tl.constexpr,

@@ -22,7 +22,7 @@ from ..reduce.rows import as_rows
 __all__ = ["rms_norm"]
 
 
-@jit(do_not_specialize=["M", "N"])
+@jit
 def rms_norm_kernel(x, out, M, N, s_m, s_n, s_out, weight, rstd, EPS: tl.constexpr,
                     HAS_WEIGHT: tl.constexpr, COMPUTE: tl.constexpr, INDEX64: tl.constexpr,
                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):  # fmt: skip
@@ -48,7 +48,7 @@ def rms_norm_kernel(x, out, M, N, s_m, s_n, s_out, weight, rstd, EPS: tl.constex
     tl.store(rstd + rows, inverse.to(rstd.dtype.element_ty), mask=row_mask)
 
 
-@jit(do_not_specialize=["M", "N"])
+@jit
 def rms_norm_backward_kernel(x, dx, dw_rows, M, N, s_m, s_n, s_out, grad, g_m, g_n, weight, rstd,
                              HAS_WEIGHT: tl.constexpr, WEIGHT_GRAD: tl.constexpr,
                              COMPUTE: tl.constexpr, INDEX64: tl.constexpr,

@@ -36,7 +36,7 @@ def _softmax_of(v, LOG: tl.constexpr):
     return e / total
 
 
-@jit(do_not_specialize=["M", "N"])
+@jit
 def softmax_kernel(x, out, M, N, s_m, s_n, s_out, LOG: tl.constexpr, COMPUTE: tl.constexpr,
                    ONE_TILE: tl.constexpr, INDEX64: tl.constexpr, BLOCK_M: tl.constexpr,
                    BLOCK_N: tl.constexpr):  # fmt: skip
@@ -84,7 +84,7 @@ def _softmax_long_rows(x, out, rows, row_mask, N, s_m, s_n, LOG: tl.constexpr,
         tl.store(out + rows[:, None] * N + cols[None, :], result, mask=mask)
 
 
-@jit(do_not_specialize=["M", "N"])
+@jit
 def softmax_backward_kernel(grad, out, M, N, s_m, s_n, s_out, y, y_m, y_n, LOG: tl.constexpr,
                             COMPUTE: tl.constexpr, INDEX64: tl.constexpr, BLOCK_M: tl.constexpr,
                             BLOCK_N: tl.constexpr):  # fmt: skip

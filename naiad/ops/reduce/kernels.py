@@ -5,8 +5,9 @@ One kernel serves sum, prod, max, min, all, any, mean and the 1, 2 and inf norms
 element transform, the combine and the finish at compile time); one keeps (value, index) pairs
 for max/min with indices and argmax/argmin; one makes the two passes of var/std (mean, then the
 squared deviations, which keeps fp32 accurate); one the two of logsumexp. Accumulators are
-fp32 for fp16/bf16 (COMPUTE), as ATen's. Counts and scalars are not specialized on (a new
-row length must not cost a compile); strides are (a stride of 1 makes a vector load).
+fp32 for fp16/bf16 (COMPUTE), as ATen's. Scalars are not specialized on (a new value must not
+cost a compile); counts and strides are, as any argument (a multiple of 16, 1, or neither): a
+stride of 1 and a row length that is a multiple of 16 make the row's loads vectors.
 """
 
 from __future__ import annotations
@@ -106,7 +107,7 @@ def _rows(BLOCK_M: tl.constexpr, INDEX64: tl.constexpr):
     return pid * BLOCK_M + tl.arange(0, BLOCK_M)
 
 
-@jit(do_not_specialize=["M", "N"])
+@jit
 def reduce_kernel(x, out, M, N, s_m, s_n, s_out, INIT: tl.constexpr, OP: tl.constexpr,
                   COLUMNS: tl.constexpr, COMPUTE: tl.constexpr,
                   INDEX64: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):  # fmt: skip
@@ -179,7 +180,7 @@ def _pick_min(v1, i1, v2, i2):
     return tl.where(second, v2, v1), tl.where(second, i2, i1)
 
 
-@jit(do_not_specialize=["M", "N", "init"])
+@jit(do_not_specialize=["init"])
 def arg_reduce_kernel(x, values, indices, M, N, s_m, s_n, s_out, init, LARGEST: tl.constexpr,
                       COMPUTE: tl.constexpr, INDEX64: tl.constexpr, BLOCK_M: tl.constexpr,
                       BLOCK_N: tl.constexpr):  # fmt: skip
@@ -268,7 +269,7 @@ def _row_moments(x, rows, row_mask, N, s_m, s_n, COMPUTE: tl.constexpr, BLOCK_M:
     return average, tl.sum(squares, 1)
 
 
-@jit(do_not_specialize=["M", "N", "correction"])
+@jit(do_not_specialize=["correction"])
 def moments_kernel(x, var, mean, M, N, s_m, s_n, s_out, correction, SQRT: tl.constexpr,
                    COMPUTE: tl.constexpr, INDEX64: tl.constexpr, BLOCK_M: tl.constexpr,
                    BLOCK_N: tl.constexpr):  # fmt: skip
@@ -311,7 +312,7 @@ def _row_sum_exp(x, rows, row_mask, N, s_m, s_n, shift, COMPUTE: tl.constexpr,
     return tl.sum(total, 1)
 
 
-@jit(do_not_specialize=["M", "N"])
+@jit
 def logsumexp_kernel(x, out, M, N, s_m, s_n, s_out, COMPUTE: tl.constexpr,
                      INDEX64: tl.constexpr, BLOCK_M: tl.constexpr,
                      BLOCK_N: tl.constexpr):  # fmt: skip

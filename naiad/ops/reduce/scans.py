@@ -25,7 +25,7 @@ def _multiply(a, b):
     return a * b
 
 
-@jit(do_not_specialize=["M", "N"])
+@jit
 def scan_kernel(x, out, M, N, s_m, s_n, s_out, PRODUCT: tl.constexpr, COMPUTE: tl.constexpr,
                 INDEX64: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):  # fmt: skip
     """out[m, n] = x[m, 0] + ... + x[m, n] (or the product); `out` is (M, N) contiguous."""
