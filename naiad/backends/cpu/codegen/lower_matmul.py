@@ -26,9 +26,9 @@ buffer in place (`accumulates_in_place`, asked by in_place.py).
 
 MR and NV come from the target's vector registers (`register_file`): the accumulators, NV
 vectors of B and a broadcast must fit in them; MR then shrinks to divide M where it can
-(`fit_rows`), so that no edge row block makes the micro-kernel a second time. What the kernel does not cover — operands of
-dynamic size, accumulators other than f32/f64/i32/i64 and the 16/8-bit floats — returns False
-and keeps the loop nest.
+(`fit_rows`), so that no edge row block makes the micro-kernel a second time. What the kernel
+does not cover — operands of dynamic size, accumulators other than f32/f64/i32/i64 and the
+16/8-bit floats — returns False and keeps the loop nest.
 """
 
 from __future__ import annotations
