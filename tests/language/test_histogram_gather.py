@@ -149,7 +149,7 @@ def _histogram_mask(x_ptr, z_ptr, m, M: tl.constexpr, N: tl.constexpr):
     tl.store(z_ptr + tl.arange(0, N), tl.histogram(x, N, mask=mask))
 
 
-@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.uint8, np.int16])
+@pytest.mark.parametrize("dtype", [np.int32, np.uint32])
 def test_histogram_with_mask(dtype):
     gen = rng(5)
     m, n = 100, 16

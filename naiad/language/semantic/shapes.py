@@ -225,6 +225,12 @@ class ShapesMixin:
             raise ValueError("histogram needs a 1-D input")
         if not input.type.scalar.is_int():
             raise TypeError("histogram needs an integer input")
+        if input.type.scalar.int_bitwidth != 32:
+            # Triton refuses other widths at compile time; its tests look for these words.
+            raise ValueError(
+                f"histogram only supports 32-bit integer input, got {input.type.scalar}: "
+                f"convert it first (`x.to(tl.int32)`)"
+            )
         self.validate_block_shape([num_bins])
         if mask is not None:
             mask = self.broadcast_impl_shape(
