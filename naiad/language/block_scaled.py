@@ -48,6 +48,39 @@ def _check_format(value, fmt: str, side: str) -> str:
     return fmt
 
 
+def _scale_factor(value, scale, fmt: str, k_pack, is_lhs: bool):
+    """How many elements along K share one scale of `scale` (None for no scale or one scalar
+    scale), after checking the scale's shape against the operand's: [..., M, K / s] for lhs,
+    [..., N, K / s] for rhs."""
+    if _is_none(scale) or len(scale.shape) == 0:
+        return None
+    side = "lhs" if is_lhs else "rhs"
+    shape = [_unwrap_if_constexpr(d) for d in value.shape]
+    k_axis, rows_axis = (-1, -2) if is_lhs else (-2, -1)
+    packed_axis = k_axis if _unwrap_if_constexpr(k_pack) else rows_axis
+    if fmt == "e2m1":
+        shape[packed_axis] *= 2
+    k, rows = shape[k_axis], shape[rows_axis]
+    scale_shape = [_unwrap_if_constexpr(d) for d in scale.shape]
+    if scale_shape[:-1] != shape[:-2] + [rows] or k % scale_shape[-1] != 0:
+        raise ValueError(
+            f"dot_scaled: {side}_scale must be shaped [{', '.join(map(str, shape[:-2] + [rows]))}, "
+            f"K / s] with s dividing K = {k}, got {scale_shape}"
+        )
+    return k // scale_shape[-1]
+
+
+def _check_scales(lhs, lhs_scale, lhs_format, lhs_k_pack, rhs, rhs_scale, rhs_format, rhs_k_pack):
+    """Both scales cover blocks of the same length along K (as Triton requires)."""
+    lhs_factor = _scale_factor(lhs, lhs_scale, lhs_format, lhs_k_pack, True)
+    rhs_factor = _scale_factor(rhs, rhs_scale, rhs_format, rhs_k_pack, False)
+    if lhs_factor is not None and rhs_factor is not None and lhs_factor != rhs_factor:
+        raise ValueError(
+            f"dot_scaled: lhs_scale has one scale per {lhs_factor} elements along K and "
+            f"rhs_scale one per {rhs_factor}; both operands must have the same scale factor"
+        )
+
+
 def _is_none(value) -> bool:
     return _unwrap_if_constexpr(value) is None
 
@@ -191,6 +224,7 @@ def dot_scaled(
     rhs_format = _check_format(rhs, rhs_format, "rhs")
     if not (lhs_k_pack or lhs_format == "e2m1") or not (rhs_k_pack or rhs_format == "e2m1"):
         raise ValueError("dot_scaled: only e2m1 operands may be packed along M or N")
+    _check_scales(lhs, lhs_scale, lhs_format, lhs_k_pack, rhs, rhs_scale, rhs_format, rhs_k_pack)
     a = _upcast(lhs, lhs_scale, lhs_format, lhs_k_pack, True)
     b = _upcast(rhs, rhs_scale, rhs_format, rhs_k_pack, False)
     operand = _operand_type(lhs_format, rhs_format, lhs_scale, rhs_scale)

@@ -53,3 +53,47 @@ def test_histogram_of_other_than_32_bit_integers(dtype, mode):
     assert "histogram only supports 32-bit integer input" in message
     assert np.dtype(dtype).name in message
     assert (z == -1).all()
+
+
+@naiad.jit
+def scaled_by_unequal_blocks(out_ptr, LHS_SCALES: tl.constexpr, RHS_SCALES: tl.constexpr):
+    rows = tl.arange(0, 32)
+    a = tl.full((32, 64), 0x38, tl.uint8)
+    b = tl.full((64, 32), 0x38, tl.uint8)
+    a_scale = tl.full((32, LHS_SCALES), 127, tl.uint8)
+    b_scale = tl.full((32, RHS_SCALES), 127, tl.uint8)
+    c = tl.dot_scaled(a, a_scale, "e5m2", b, b_scale, "e5m2")  # MARK
+    tl.store(out_ptr + rows[:, None] * 32 + rows[None, :], c)
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+def test_dot_scaled_operands_scaled_by_blocks_of_different_lengths(mode):
+    """lhs_scale [32, 4] scales blocks of 16 of K = 64, rhs_scale [32, 2] blocks of 32."""
+    out = np.full((32, 32), -1, np.float32)
+    with pytest.raises(naiad.CompilationError) as info:
+        MODES[mode](scaled_by_unequal_blocks, out, LHS_SCALES=4, RHS_SCALES=2)
+    message = assert_located(
+        info.value,
+        scaled_by_unequal_blocks,
+        "# MARK",
+        at="tl.dot_scaled",
+        frames_hidden=_hides(mode),
+    )
+    assert "same scale factor" in message and "16" in message and "32" in message
+    assert (out == -1).all()
+
+
+def test_dot_scaled_with_more_scales_than_k_elements():
+    out = np.full((32, 32), -1, np.float32)
+    with pytest.raises(naiad.CompilationError) as info:
+        _interpret(scaled_by_unequal_blocks, out, LHS_SCALES=128, RHS_SCALES=128)
+    message = assert_located(info.value, scaled_by_unequal_blocks, "# MARK", at="tl.dot_scaled")
+    assert "lhs_scale must be shaped [32, K / s]" in message and "K = 64" in message
+
+
+def test_dot_scaled_with_equal_blocks_runs():
+    """The same kernel with both scales over blocks of 32 (the refusals above are of shapes
+    only): e5m2 0x38 is 0.5 and e8m0 127 is 2^0, so every element is 64 products of 0.25."""
+    out = np.full((32, 32), -1, np.float32)
+    _interpret(scaled_by_unequal_blocks, out, LHS_SCALES=2, RHS_SCALES=2)
+    assert (out == 0.5 * 0.5 * 64).all()
