@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from .. import errors, ir, knobs
 from ..language import core
 from ..language.target import CUDA_HOPPER, TargetInfo
+from ..language.unspecialized_constexprs import refuse_unspecialized_constexprs
 from . import specialization
 from .ir_builder import IRBuilder
 from .source import function_source
@@ -68,6 +69,7 @@ def generate(
     constexprs, attrs = dict(constexprs or {}), dict(attrs or {})
     python_fn = getattr(fn, "fn", fn)
     name = name or python_fn.__name__
+    refuse_unspecialized_constexprs(fn)
     source = function_source(python_fn)
     unit = CompilationUnit(target)
     params = specialization.parameters(source, signature, constexprs, attrs, target)

@@ -97,3 +97,34 @@ def test_dot_scaled_with_equal_blocks_runs():
     out = np.full((32, 32), -1, np.float32)
     _interpret(scaled_by_unequal_blocks, out, LHS_SCALES=2, RHS_SCALES=2)
     assert (out == 0.5 * 0.5 * 64).all()
+
+
+@naiad.jit(do_not_specialize=["N"])
+def constexpr_not_specialized(out_ptr, N: tl.constexpr):  # MARK
+    tl.store(out_ptr + tl.arange(0, 16), tl.full((16,), N, tl.int32))
+
+
+@naiad.jit(do_not_specialize=[1])
+def constexpr_not_specialized_by_index(out_ptr, N: tl.constexpr):  # MARK
+    tl.store(out_ptr + tl.arange(0, 16), tl.full((16,), N, tl.int32))
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+@pytest.mark.parametrize("kernel", [constexpr_not_specialized, constexpr_not_specialized_by_index])
+def test_constexpr_listed_in_do_not_specialize(kernel, mode):
+    out = np.full(16, -1, np.int32)
+    with pytest.raises(naiad.CompilationError) as info:
+        MODES[mode](kernel, out, 5)
+    message = assert_located(info.value, kernel, "# MARK", at="N: tl", frames_hidden=_hides(mode))
+    assert "N marked as constexpr and listed in do_not_specialize" in message
+    assert "do_not_specialize" in info.value.help
+    assert (out == -1).all()
+
+
+def test_compile_of_a_constexpr_listed_in_do_not_specialize():
+    """Triton's compile API (the active driver's target: the CPU here) refuses it too."""
+    from naiad.triton.compiler import ASTSource, compile
+
+    source = ASTSource(constexpr_not_specialized, {"out_ptr": "*i32"}, {"N": 5})
+    with pytest.raises(naiad.CompilationError, match="N marked as constexpr"):
+        compile(source)

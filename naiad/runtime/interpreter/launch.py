@@ -15,6 +15,7 @@ from ...language import dtypes as t
 from ...language.semantic import Semantic
 from ...language.target import CUDA_HOPPER
 from ...language.tensor_descriptors import tensor_descriptor
+from ...language.unspecialized_constexprs import refuse_unspecialized_constexprs
 from .. import diagnostics
 from ..host_arrays import describe, is_array_like
 from ..params import integer_argument_type
@@ -108,6 +109,7 @@ def run_grid(jit_function, bound: dict, grid: tuple, debug: bool, language=None)
     """Run `jit_function` in the interpreter over `grid` with the bound arguments, under the
     rules of `language` (a language target; None: CUDA on Hopper's, the strictest, with
     `debug`): a launch standing in for a compiled one takes its back end's rules."""
+    refuse_unspecialized_constexprs(jit_function)  # as a compile does (frontend)
     memory, copies = Memory(), HostCopies()
     params = {p.name: p for p in jit_function.params}
     try:
