@@ -24,7 +24,10 @@ import os
 import sys
 
 from .. import dialects, passes  # noqa: F401  (registers the ops, their syntax, the passes)
-from ..backends.cpu import fuse_elementwise  # noqa: F401  (cpu-fuse-elementwise)
+from ..backends.cpu import (
+    fuse_elementwise,  # noqa: F401  (cpu-fuse-elementwise)
+    widen_dot_operands,  # noqa: F401  (cpu-widen-dot-operands)
+)
 from ..backends.nvidia import passes as nvidia_passes  # noqa: F401  (the TTGIR passes)
 from ..dialects import syntax  # noqa: F401
 from ..errors import NaiadError

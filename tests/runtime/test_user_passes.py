@@ -146,7 +146,7 @@ def test_dump_passes_writes_the_ir_after_every_pass(tmp_path):
     # each numbered.
     assert "ttir-001-inline.mlir" in names and "ttir-006-loop-unroll.mlir" in names
     assert names[0] == "cpu-001-inline.mlir" and "cpu-002-fuse-nested-loops.mlir" in names
-    assert "cpu-003-tt-to-linalg.mlir" in names and "cpu-007-cpu-fuse-elementwise.mlir" in names
+    assert "cpu-003-tt-to-linalg.mlir" in names and "cpu-008-cpu-fuse-elementwise.mlir" in names
     first = next((tmp_path / "dump").rglob("ttir-001-inline.mlir")).read_text()
     assert first.startswith("// after pass 'inline'") and "tt.func" in first
 

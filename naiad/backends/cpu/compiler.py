@@ -11,7 +11,8 @@ The steps, in order (`STAGES`, which the back end (backend.py) hands to the runt
 2. `linalg`: `tt-to-linalg` with every access bounds-checked, then `canonicalize`, `cse` and
    `dce` (the pointer offsets the structured views made unnecessary disappear here) —
    `asm['linalg']`;
-3. `llir`: `cpu-fuse-elementwise` (an elementwise chain becomes one loop), then code
+3. `llir`: `cpu-widen-dot-operands` (a dot's 16/8-bit float operands widened to f32 once,
+   where they are made), `cpu-fuse-elementwise` (an elementwise chain becomes one loop), then code
    generation (codegen/): loops over scratch buffers, the entry point of abi.py — LLVM IR,
    verified by LLVM before anything else runs; then LLVM's -O2 pipeline with loop and SLP
    vectorization (a large kernel without unrolling and SLP: `LARGE_MODULE_LINES`) —
@@ -37,6 +38,7 @@ from . import llvm_tools
 from .codegen.module import lower_kernel
 from .fuse_elementwise import FuseElementwise
 from .target import CpuTarget
+from .widen_dot_operands import WidenDotOperands
 
 # Every access is bounds-checked, debug mode or not (middle/linalg/bounds_checks.py): a CPU
 # kernel shares the process with its caller, and an access far outside an array would kill it
@@ -50,7 +52,7 @@ LINALG_PIPELINE = (
     "cse",
     "dce",
 )
-CPU_PIPELINE = (FuseElementwise(), "canonicalize", "cse", "dce")
+CPU_PIPELINE = (WidenDotOperands(), FuseElementwise(), "canonicalize", "cse", "dce")
 
 # A kernel whose LLVM IR (before optimization) is longer than this many lines is optimized
 # without loop unrolling and SLP vectorization: on tutorial 06's attention (3,000 lines) they

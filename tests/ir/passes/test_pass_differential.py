@@ -19,7 +19,10 @@ import pytest
 
 import naiad.dialects
 import naiad.passes  # noqa: F401  (registers the passes)
-from naiad.backends.cpu import fuse_elementwise  # noqa: F401  (cpu-fuse-elementwise)
+from naiad.backends.cpu import (
+    fuse_elementwise,  # noqa: F401  (cpu-fuse-elementwise)
+    widen_dot_operands,  # noqa: F401  (cpu-widen-dot-operands)
+)
 from naiad.ir import FloatType, IntegerType, RankedTensorType
 from naiad.ir.parser import parse_module
 from naiad.ir.passes import PassManager

@@ -16,13 +16,14 @@ products in increasing k, each with one fused multiply-add (as tt.dot may on eve
 results are those of the loop nest bit for bit; integer products wrap as they do there.
 
 Operands the vectors cannot read in place are packed first into per-program scratch (the arena
-of function.py): A and B when their elements are not the accumulator's type (16- and 8-bit
-floats decode to f32 — f16 by `vcvtph2ps` where the CPU has F16C — and int8 widens to int32,
-exactly, once per element instead of once per product), B when its rows are not contiguous (a
-transposed operand), and C when its rows are not contiguous or it is stored as a 16/8-bit float
-(rounded once at the end, as the loop nest does). A is read one element at a time, so any
-strides serve. In a loop, a dot whose accumulator is the carried tensor updates the loop's
-buffer in place (`accumulates_in_place`, asked by in_place.py).
+of function.py): A and B when their elements are not the accumulator's type (int8 widens to
+int32, exactly, once per element instead of once per product; 16- and 8-bit floats arrive
+already widened to f32 by `cpu-widen-dot-operands`, where they were made, so that a
+loop-invariant operand is widened once and a rounded one in the loop that rounds it), B when
+its rows are not contiguous (a transposed operand), and C when its rows are not contiguous or it
+is stored as a 16/8-bit float (rounded once at the end, as the loop nest does). A is read one
+element at a time, so any strides serve. In a loop, a dot whose accumulator is the carried
+tensor updates the loop's buffer in place (`accumulates_in_place`, asked by in_place.py).
 
 MR and NV come from the target's vector registers (`register_file`): the accumulators, NV
 vectors of B and a broadcast must fit in them; MR then shrinks to divide M where it can
@@ -39,7 +40,6 @@ from llvmlite import ir
 
 from ....ir import FloatType, IntegerType, element_type, f32
 from ..lower_scalar.float_bits import IEEE, encode
-from ..lower_scalar.half_hardware import converts_halves
 from ..lower_scalar.registry import intrinsic
 from ..lower_scalar.types import llvm_type
 from ..target import host_target
@@ -152,11 +152,10 @@ def matmul_kernel(fl: FunctionLowering, op, a: View, b: View, c: View) -> bool:
     c_pack = None if c_in_place else fl.buffer([m, n], compute)
     with loop_nest(bld, c.sizes[:-2], name="batch") as batch:
         a2, b2, c2 = (_matrix(bld, view, batch) for view in (a, b, c))
-        halves = converts_halves(fl.module.triple)
         if a_pack is not None:
-            a2 = _pack(bld, a2, a_pack, lambda x: _operand(bld, x, a_type, compute, halves))
+            a2 = _pack(bld, a2, a_pack, lambda x: widen(bld, x, a_type, compute))
         if b_pack is not None:
-            b2 = _pack(bld, b2, b_pack, lambda x: _operand(bld, x, b_type, compute, halves))
+            b2 = _pack(bld, b2, b_pack, lambda x: widen(bld, x, b_type, compute))
         acc = c2
         if c_pack is not None:
             acc = _pack(bld, c2, c_pack, lambda x: widen(bld, x, out_type, compute))
@@ -168,19 +167,6 @@ def matmul_kernel(fl: FunctionLowering, op, a: View, b: View, c: View) -> bool:
             else:
                 _pack(bld, acc, c2, lambda x: encode(bld, x, narrow, "rtne", IEEE))
     return True
-
-
-def _operand(bld: ir.IRBuilder, x: ir.Value, t, compute, halves: bool) -> ir.Value:
-    """An operand element `x` of IR type `t` as an accumulator element: f16 and fp8 e5m2 (an
-    f16 cut to its top byte) by the hardware's f16 conversion where it has one (`halves`:
-    exact, as the bit decoding of `widen`; a NaN keeps its payload, quieted, where `widen`
-    gives the canonical NaN, which no result depends on beyond being a NaN), else `widen`."""
-    kind = getattr(element_type(t), "kind", None)
-    if halves and compute is f32 and kind in ("f16", "f8E5M2"):
-        if kind == "f8E5M2":  # f16's top byte: its sign, all 5 exponent bits, 2 of the fraction
-            x = bld.shl(bld.zext(x, ir.IntType(16)), ir.Constant(ir.IntType(16), 8))
-        return bld.fpext(bld.bitcast(x, ir.HalfType()), ir.FloatType())
-    return widen(bld, x, t, compute)
 
 
 def accumulates_in_place(op, carried, block) -> bool:
