@@ -1,7 +1,8 @@
 """Kernels taking host tensor descriptors, shared by the ptxas checks without a GPU
-(tests/backends/nvidia/test_descriptor_ptxas.py) and the GPU tests that run them
-(tests/gpu/test_descriptor_gpu.py): the parts the launcher packs are checked on one side and
-the values on the other, for the same kernels."""
+(tests/backends/nvidia/test_descriptor_ptxas.py, test_tensor_copies_ptxas.py) and the GPU tests
+that run them (tests/gpu/test_descriptor_gpu.py, test_tensor_copies_gpu.py): what the launcher
+packs and what the code is made of are checked on one side and the values on the other, for the
+same kernels."""
 
 import naiad
 import naiad.language as tl
@@ -22,3 +23,22 @@ def row_sums_3d(src, out_ptr, BM: tl.constexpr, BN: tl.constexpr):
     pid = tl.program_id(0)
     block = src.load([pid, 0, 0]).reshape(BM, BN)
     tl.store(out_ptr + pid * BM + tl.arange(0, BM), tl.sum(block.to(tl.float32), axis=1))
+
+
+@naiad.jit
+def shift_tiles(src, dst, BM: tl.constexpr, BN: tl.constexpr):
+    """Each program reads one block of `src` and writes it plus one into `dst`."""
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    block = src.load([pm * BM, pn * BN])
+    dst.store([pm * BM, pn * BN], block + 1)
+
+
+@naiad.jit
+def matmul_tiles(a, b, c, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """c's block = a's row of blocks @ b's column of blocks, K in steps of BK (a dot's operands
+    loaded in a loop: what the pipeliner fills by tensor copies)."""
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k in range(0, K, BK):
+        acc = tl.dot(a.load([tl.program_id(0) * BM, k]), b.load([k, tl.program_id(1) * BN]), acc)
+    c.store([tl.program_id(0) * BM, tl.program_id(1) * BN], acc.to(c.dtype))

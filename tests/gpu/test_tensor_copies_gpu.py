@@ -8,6 +8,7 @@ test_tensor_copies_ptxas.py checks that they compile to tensor copies.
 
 import pytest
 import torch
+from fixture_kernels.descriptors import matmul_tiles, shift_tiles
 from gpu_helpers import compiled  # noqa: F401  (the fixture: launches compile for the GPU)
 
 import naiad
@@ -15,15 +16,6 @@ import naiad.language as tl
 from naiad.tools.tensor_descriptor import TensorDescriptor
 
 pytestmark = pytest.mark.gpu
-
-
-@naiad.jit
-def shift_tiles(src, dst, BM: tl.constexpr, BN: tl.constexpr):
-    """Each program reads one block of `src` and writes it plus one into `dst`."""
-    pm = tl.program_id(0)
-    pn = tl.program_id(1)
-    block = src.load([pm * BM, pn * BN])
-    dst.store([pm * BM, pn * BN], block + 1)
 
 
 def _cdiv(a: int, b: int) -> int:
@@ -94,14 +86,6 @@ def test_new_tensors_get_their_own_tensor_maps():
         shift_tiles[grid](TensorDescriptor.from_tensor(src, [32, 64]),
                           TensorDescriptor.from_tensor(dst, [32, 64]), BM=32, BN=64)  # fmt: skip
         torch.testing.assert_close(dst, src + 1, rtol=0, atol=0)
-
-
-@naiad.jit
-def matmul_tiles(a, b, c, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-    acc = tl.zeros((BM, BN), tl.float32)
-    for k in range(0, K, BK):
-        acc = tl.dot(a.load([tl.program_id(0) * BM, k]), b.load([k, tl.program_id(1) * BN]), acc)
-    c.store([tl.program_id(0) * BM, tl.program_id(1) * BN], acc.to(c.dtype))
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])

@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 import pytest
+from fixture_kernels.descriptors import matmul_tiles, shift_tiles
 from test_lowering import assemble
 from test_toolchain import needs_ptxas
 
@@ -17,26 +18,11 @@ from naiad.tools.tensor_descriptor import TensorDescriptor
 
 
 @naiad.jit
-def shift_tiles(src, dst, BM: tl.constexpr, BN: tl.constexpr):
-    pm = tl.program_id(0)
-    pn = tl.program_id(1)
-    dst.store([pm * BM, pn * BN], src.load([pm * BM, pn * BN]) + 1)
-
-
-@naiad.jit
 def row_block_sums(src, out_ptr, K, BM: tl.constexpr, BK: tl.constexpr):
     acc = tl.zeros((BM, BK), tl.float32)
     for k in range(0, K, BK):
         acc += src.load([tl.program_id(0) * BM, k]).to(tl.float32)
     tl.store(out_ptr + tl.arange(0, BM), tl.sum(acc, 1))
-
-
-@naiad.jit
-def matmul_tiles(a, b, c, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
-    acc = tl.zeros((BM, BN), tl.float32)
-    for k in range(0, K, BK):
-        acc = tl.dot(a.load([tl.program_id(0) * BM, k]), b.load([k, tl.program_id(1) * BN]), acc)
-    c.store([tl.program_id(0) * BM, tl.program_id(1) * BN], acc.to(tl.float16))
 
 
 def _compile(kernel, args, target="cuda:sm_90a", **kwargs):
