@@ -1,13 +1,16 @@
 """Naiad's exception hierarchy and the format of a located kernel error.
 
 A user's mistake inside a kernel is a `CompilationError` that names the user's own file:line:column,
-shows the line with a caret under the column, and lists the call chain of jit functions that led
-there:
+shows the line with a caret under the column, the function it is in with the position counted
+from that function's `def` (line 1 is the `def`, columns from 0, the count Triton's errors give as
+`at L:C:`), and lists the call chain of jit functions that led there:
 
     kernels.py:42:17: error: `other` needs `mask`
         x = tl.load(ptr + offs, other=0.0)
                     ^
+      in `add_kernel` at 5:16: (line 5 from its def, column offset 16)
     help: pass mask=... or drop other=
+      called from kernels.py:60:5 in `launch_helper` at 3:4:
 """
 
 from __future__ import annotations
@@ -24,13 +27,16 @@ _STDLIB_DIR = sysconfig.get_paths()["stdlib"]
 
 @dataclass(frozen=True)
 class SourceLocation:
-    """A point in the user's source: absolute file line, 1-based; column 1-based (0 = unknown)."""
+    """A point in the user's source: absolute file line, 1-based; column 1-based (0 = unknown).
+    `def_line` and `def_col` are where the enclosing function's `def` is written (0: unknown)."""
 
     filename: str
     lineno: int
     col: int = 0
     source_line: str = ""
     function: str = ""
+    def_line: int = 0
+    def_col: int = 0
 
     def __str__(self) -> str:
         return (
@@ -38,6 +44,25 @@ class SourceLocation:
             if self.col
             else f"{self.filename}:{self.lineno}"
         )
+
+    @property
+    def in_function(self) -> tuple[int, int] | None:
+        """(line, column offset) counted from the enclosing function's `def`: its line is 1 and
+        the `def` keyword's column is 0. Triton's errors locate with these (`at 2:4:`), so a
+        position a Triton user knows, or a test of theirs checks, reads the same here. None where
+        the function or the column is unknown."""
+        if not (self.function and self.def_line and self.def_col and self.col):
+            return None
+        if self.lineno < self.def_line or self.col < self.def_col:
+            return None  # not inside the function's text (a decorator's line)
+        return self.lineno - self.def_line + 1, self.col - self.def_col
+
+    def in_function_text(self) -> str:
+        """`` in `fn` at L:C:`` (see `in_function`), or "" where unknown."""
+        position = self.in_function
+        if position is None:
+            return ""
+        return f" in `{self.function}` at {position[0]}:{position[1]}:"
 
 
 class NaiadError(Exception):
@@ -87,10 +112,17 @@ class CompilationError(NaiadError):
                 text += f"\n    {line[indent:]}"
                 if self.location.col > indent:
                     text += "\n    " + " " * (self.location.col - 1 - indent) + "^"
+            position = self.location.in_function
+            if position is not None:
+                line, offset = position
+                text += f"\n {self.location.in_function_text()}"
+                text += f" (line {line} from its def, column offset {offset})"
         if self.help:
             text += f"\nhelp: {self.help}"
         for caller in self.call_chain:
-            what = f" in `{caller.function}`" if caller.function else ""
+            what = caller.in_function_text()
+            if not what and caller.function:
+                what = f" in `{caller.function}`"
             text += f"\n  called from {caller}{what}"
         return text
 
@@ -223,29 +255,63 @@ def is_user_file(filename: str) -> bool:
     return not in_stdlib
 
 
-def source_location(filename: str, lineno: int, byte_col: int, function: str) -> SourceLocation:
+def source_location(
+    filename: str, lineno: int, byte_col: int, function: str, definition: tuple[int, int] = (0, 0)
+) -> SourceLocation:
     """The SourceLocation of an AST position: `byte_col` (Python's `col_offset`) counts UTF-8
-    bytes; the location's column counts characters, 1-based."""
+    bytes; the location's column counts characters, 1-based. `definition` is the (line, 0-based
+    column) of the enclosing function's `def`, from its AST node."""
     line = linecache.getline(filename, lineno).rstrip("\r\n")
     col = len(line.encode("utf-8")[:byte_col].decode("utf-8", "replace")) + 1
-    return SourceLocation(filename, lineno, col, line, function)
+    def_line, def_col = definition
+    return SourceLocation(filename, lineno, col, line, function, def_line, def_col + 1)
 
 
-def frame_location(frame: traceback.FrameSummary) -> SourceLocation:
+def definition_position(filename: str, first_line: int) -> tuple[int, int]:
+    """(line, 0-based column) of the `def` of a function whose code starts at `first_line`
+    (`co_firstlineno`: the first decorator's line when it has any); (0, 0) where none is found
+    within a few lines."""
+    for lineno in range(first_line, first_line + _DECORATOR_LINES_READ):
+        text = linecache.getline(filename, lineno)
+        stripped = text.lstrip()
+        if stripped.startswith(("def ", "async def ")):
+            return lineno, len(text) - len(stripped)
+        if not text:
+            break
+    return 0, 0
+
+
+# Decorators (with their arguments) read past to reach a `def`: beyond this, the position within
+# the function is left out of the message rather than searched for.
+_DECORATOR_LINES_READ = 40
+
+
+def frame_location(frame: traceback.FrameSummary, first_line: int = 0) -> SourceLocation:
     """The SourceLocation of a traceback frame: the whole line (the frame's `line` is stripped)
-    and a 1-based character column (the frame's `colno` counts UTF-8 bytes)."""
+    and a 1-based character column (the frame's `colno` counts UTF-8 bytes). `first_line` is the
+    frame's code's `co_firstlineno`, which finds the function's `def` (0: unknown)."""
     line = linecache.getline(frame.filename, frame.lineno).rstrip("\r\n") or (frame.line or "")
     colno = getattr(frame, "colno", None)
     col = 0
     if colno is not None:
         col = len(line.encode("utf-8")[:colno].decode("utf-8", errors="replace")) + 1
-    return SourceLocation(frame.filename, frame.lineno, col, line, frame.name)
+    def_line, def_col = 0, 0
+    if first_line and not frame.name.startswith("<"):  # not a module, lambda, comprehension
+        def_line, def_col = definition_position(frame.filename, first_line)
+    def_col = def_col + 1 if def_line else 0
+    return SourceLocation(frame.filename, frame.lineno, col, line, frame.name, def_line, def_col)
 
 
 def user_frames(exc: BaseException) -> list[SourceLocation]:
     """The user's frames of `exc`'s traceback, outermost first."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    return [frame_location(f) for f in frames if is_user_file(f.filename)]
+    tb = exc.__traceback__
+    frames = traceback.extract_tb(tb)
+    first_lines = [frame.f_code.co_firstlineno for frame, _ in traceback.walk_tb(tb)]
+    return [
+        frame_location(f, first)
+        for f, first in zip(frames, first_lines)
+        if is_user_file(f.filename)
+    ]
 
 
 def without_naiad_frames(error: BaseException) -> BaseException:

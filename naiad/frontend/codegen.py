@@ -85,7 +85,8 @@ class CodeGenerator(ExpressionsMixin, ControlFlowMixin, CallsMixin, ast.NodeVisi
             return super().visit(node)
         except errors.CompilationError as exc:
             if exc.location is None and self.source.is_user:
-                raise self._located(exc, node) from exc
+                # The located error replaces the unlocated one: same message, same cause.
+                raise self._located(exc, node) from exc.__cause__
             raise
         except Exception as exc:
             if not self.source.is_user:
@@ -108,7 +109,8 @@ class CodeGenerator(ExpressionsMixin, ControlFlowMixin, CallsMixin, ast.NodeVisi
         else:
             location, chain = here, callers
         cls = errors.located_error_class(exc)
-        return cls(errors.error_message(exc), location, call_chain=chain)
+        help = exc.help if isinstance(exc, errors.CompilationError) else ""
+        return cls(errors.error_message(exc), location, help=help, call_chain=chain)
 
     def generic_visit(self, node):
         if isinstance(node, (ast.Break, ast.Continue)):

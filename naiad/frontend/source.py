@@ -47,7 +47,10 @@ class FunctionSource:
 
     def location(self, node: ast.AST) -> errors.SourceLocation:
         """The user-facing location of `node`: file, line, 1-based character column."""
-        return errors.source_location(self.filename, node.lineno, node.col_offset, self.fn.__name__)
+        definition = (self.definition.lineno, self.definition.col_offset)
+        return errors.source_location(
+            self.filename, node.lineno, node.col_offset, self.fn.__name__, definition
+        )
 
     def ir_location(self, node: ast.AST, name: str | None) -> ir.Location:
         """The IR location of `node` (`NameLoc(name, ...)` inside `name = ...`), made once."""

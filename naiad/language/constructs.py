@@ -171,5 +171,11 @@ def check_function(definition: ast.FunctionDef, filename: str, function: str) ->
     refusal = first_refusal(definition)
     if refusal is not None:
         node = refusal.node
-        location = errors.source_location(filename, node.lineno, node.col_offset, function)
+        location = errors.source_location(
+            filename,
+            node.lineno,
+            node.col_offset,
+            function,
+            (definition.lineno, definition.col_offset),
+        )
         raise refusal_error(refusal, location)

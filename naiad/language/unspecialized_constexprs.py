@@ -45,6 +45,7 @@ def _parameter_location(fn, name: str) -> errors.SourceLocation:
     node = next(
         a for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs) if a.arg == name
     )
+    def_position = (first_line + definition.lineno - 1, definition.col_offset + indent)
     return errors.source_location(
-        filename, first_line + node.lineno - 1, node.col_offset + indent, fn.__name__
+        filename, first_line + node.lineno - 1, node.col_offset + indent, fn.__name__, def_position
     )

@@ -20,7 +20,8 @@ def located(exc: BaseException, kernel_name: str) -> errors.CompilationError:
     chain = tuple(reversed(frames[:-1]))
     if location is None:
         message = f"in kernel `{kernel_name}`: {message}"
-    return errors.located_error_class(exc)(message, location, call_chain=chain)
+    help = exc.help if isinstance(exc, errors.CompilationError) else ""
+    return errors.located_error_class(exc)(message, location, help=help, call_chain=chain)
 
 
 def reraise(exc: BaseException, kernel_name: str):
@@ -29,5 +30,8 @@ def reraise(exc: BaseException, kernel_name: str):
     if knobs.traceback.get():
         raise error from exc
     if error is not exc:
-        error.__cause__ = exc  # the original error, as Triton's errors keep it
+        # The original error, as Triton's errors keep it; an unlocated CompilationError is
+        # replaced by the located one, which keeps its cause.
+        unlocated = isinstance(exc, errors.CompilationError)
+        error.__cause__ = exc.__cause__ if unlocated else exc
     raise errors.without_naiad_frames(error)
