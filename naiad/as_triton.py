@@ -49,6 +49,7 @@ ALIASES = {
     "triton.runtime.driver": "naiad.runtime.driver",
     "triton.runtime.errors": "naiad.errors",
     "triton.compiler.errors": "naiad.errors",
+    "triton.compiler.code_generator": "naiad.frontend.codegen",
 }
 
 # The public submodules Triton's users import (issue 16), each checked by tests/compat/.

@@ -161,6 +161,14 @@ class UnsupportedLanguageConstruct(CompilationError):
     to the interpreter on it (language/constructs.py)."""
 
 
+def unpacking_error(values: int, names: int) -> ValueError:
+    """The error of unpacking `values` values into `names` names, in Python's own words (what
+    a kernel author knows from Python, and what Triton's tests look for)."""
+    if values > names:
+        return ValueError(f"too many values to unpack (expected {names})")
+    return ValueError(f"not enough values to unpack (expected {names}, got {values})")
+
+
 def located_error_class(exc: BaseException) -> type[CompilationError]:
     """The CompilationError subclass that reports `exc` at a user location: it is also an
     instance of `exc`'s builtin kind (TypeError, ValueError, ...), so callers may catch either.

@@ -97,6 +97,9 @@ class CallsMixin:
         bound = source.signature.bind(*args, **kwargs)
         bound.apply_defaults()
         values = dict(bound.arguments)
+        for name, param in source.signature.parameters.items():
+            if param.kind == param.VAR_POSITIONAL:  # `*args`: the extra arguments, a tl.tuple
+                values[name] = core.tuple(values[name])
         if hasattr(fn_object, "fn"):
             # A user's jit function: a constexpr parameter given a Python value holds a
             # constexpr; given a tensor, it holds the tensor (as the interpreter, as Triton).

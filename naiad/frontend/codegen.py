@@ -223,7 +223,7 @@ class CodeGenerator(ExpressionsMixin, ControlFlowMixin, CallsMixin, ast.NodeVisi
         if isinstance(target, ast.Tuple | ast.List):
             items = list(core._unwrap_if_constexpr(value))
             if len(items) != len(target.elts):
-                raise ValueError(f"cannot unpack {len(items)} values into {len(target.elts)} names")
+                raise errors.unpacking_error(len(items), len(target.elts))
             for inner, item in zip(target.elts, items):
                 self._assign_declared(inner, item, node)
             return
@@ -316,7 +316,7 @@ class CodeGenerator(ExpressionsMixin, ControlFlowMixin, CallsMixin, ast.NodeVisi
             after = len(targets) - at - 1
             items = items[:at] + [items[at : len(items) - after]] + items[len(items) - after :]
         if len(items) != len(targets):
-            raise ValueError(f"cannot unpack {len(items)} values into {len(targets)} names")
+            raise errors.unpacking_error(len(items), len(targets))
         for target, item in zip(targets, items):
             self.assign(target, item, node)
 

@@ -171,9 +171,17 @@ class ExpressionsMixin:
         return self.conditional_expression(node, cond)
 
     def visit_NamedExpr(self, node):
-        value = self.visit(node.value)
-        self.assign(node.target, value, node)
-        return value
+        """`(x := value)` assigns as `x = value` does (a Python number becomes a typed scalar,
+        unless `x` was declared `tl.constexpr`), and is the value `x` then holds (Triton)."""
+        name = node.target.id
+        value = self.visit_named(node.value, name)
+        if self.rewritten and self._declared_in(node.target):
+            self._assign_declared(node.target, value, node)
+        else:
+            if self.rewritten:
+                value = self._assigned_at(value, node.value, name)
+            self.assign(node.target, value, node)
+        return self.scope[name]
 
     # -- comprehensions: over compile-time sequences, with Python's meaning ------------------------
     def visit_ListComp(self, node):

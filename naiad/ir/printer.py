@@ -28,16 +28,29 @@ from .types import FunctionType
 
 
 def print_module(
-    op, *, generic: bool = False, locations: bool = True, record: set | None = None
+    op,
+    *,
+    generic: bool = False,
+    locations: bool = True,
+    record: set | None = None,
+    name_locations: bool = True,
 ) -> str:
     """The text of `op` (usually a ModuleOp) and, with `locations`, its location aliases.
 
     `record`, if given, receives every op and block argument whose location was printed: what
     a round trip through the text can preserve (an elided `scf.yield`, or the induction
-    variable of `scf.for`, has no location in the text).
+    variable of `scf.for`, has no location in the text). Without `name_locations`, values
+    are not named after their `NameLoc`s (`%c11_i32`, not `%scalar`): MLIR's default names,
+    which Triton's `str_nodebug()` prints and FileCheck tests of its frontend match.
     """
     with gc_paused():
-        printer = Printer(op, generic=generic, locations=locations, record=record)
+        printer = Printer(
+            op,
+            generic=generic,
+            locations=locations,
+            record=record,
+            name_locations=name_locations,
+        )
         printer.print_op(op)
         return printer.finish()
 
@@ -54,7 +67,7 @@ class _Inline:
 class Printer:
     """The text being printed, and what custom printers call to add to it."""
 
-    def __init__(self, root, *, generic=False, locations=True, record=None):
+    def __init__(self, root, *, generic=False, locations=True, record=None, name_locations=True):
         self.root = root
         self.generic = generic
         self.locations = locations
@@ -64,6 +77,7 @@ class Printer:
         self.names = NameState(
             root,
             None if generic else _result_names,
+            name_locations=name_locations,
             unique=generic,
             argument_names=None if generic else _argument_names,
         )

@@ -42,8 +42,8 @@ def aggregate(cls: type) -> type:
     for base in bases:
         if not is_aggregate_class(base):
             raise TypeError(
-                f"aggregate {cls.__name__}: aggregates can only inherit from other aggregates, "
-                f"got {base.__name__}"
+                f"Aggregates can only inherit from other aggregates: aggregate "
+                f"{cls.__name__} inherits from {base.__name__}"
             )
     fields, defaults = _fields(cls, bases)
     init = cls.__dict__.get("__init__") or _field_init(cls.__name__, fields, defaults)

@@ -242,6 +242,22 @@ def build_ttir(
         return _build(jit_function, spec, backend.language_target(parsed, options), insertions)
 
 
+def frontend_ttir(jit_function, bound: dict, target=None, debug: bool = False):
+    """Step 3's code generator alone: the TTIR module (`builtin.module`) it makes for one
+    specialization on `target` (None: 'cuda:sm_90a'), before any pass, calls kept. What
+    FileCheck tests of the frontend read (triton._filecheck)."""
+    from ..frontend import generate
+
+    backend, parsed = registry.lookup(target or DEFAULT_TTIR_TARGET)
+    language = backend.language_target(parsed, CompileOptions(debug=bool(debug)))
+    spec = Specialization.of(jit_function, bound)
+    with compile_lock, young_collections_only():
+        name = kernel_name(jit_function, spec)
+        return generate(
+            jit_function, spec.signature, spec.constexprs, spec.attrs, language, name=name
+        ).module
+
+
 def compile_ttir(jit_function, bound: dict, target=None, debug: bool = False) -> CompiledKernel:
     """The TTIR of `jit_function` specialized for `bound`, after the TTIR pipeline."""
     build = build_ttir(jit_function, bound, target, debug)

@@ -31,7 +31,8 @@ from .kernel_source import JITSource, readable
 from .launch_checks import check_arguments
 from .launch_options import OPTION_NAMES, OTHER_VENDORS_OPTIONS, LaunchOptions
 from .launchers import INTERPRET, backend_for_launch, holds_memory, make_launcher
-from .params import kernel_params
+from .mock_tensor import MockTensor  # noqa: F401  (Triton's runtime.jit has it)
+from .params import kernel_params, var_positional
 from .pickling import KernelReference, PicklesByReference
 from .specialization import mangle_type, native_specialize_impl  # noqa: F401  (Triton's have them)
 from .young_gc import young_collections_only
@@ -69,6 +70,7 @@ class JITFunction(JITSource, KernelInterface, PicklesByReference):
             fn, tuple(do_not_specialize or ()), tuple(do_not_specialize_on_alignment or ())
         )
         self.arg_names = [p.name for p in self.params]
+        self._var_positional = var_positional(fn)
         self.params_by_name = {p.name: p for p in self.params}
         self._binder = None  # made at the first launch (binder.py); False: none possible
         self._launches: dict = {}  # launch key -> prepared launch (the hot path, binder.py)
@@ -162,7 +164,7 @@ class JITFunction(JITSource, KernelInterface, PicklesByReference):
                 if isinstance(values[p.name], core.tensor):
                     continue
                 values[p.name] = core.constexpr(values[p.name])
-        return self.interpreted()(**values)
+        return self.interpreted()(*bound.args, **bound.kwargs)
 
     # -- launches --------------------------------------------------------------------------------
     def __getitem__(self, grid):
@@ -187,6 +189,11 @@ class JITFunction(JITSource, KernelInterface, PicklesByReference):
         return self._binder
 
     def _bind(self, args, kwargs) -> dict:
+        if self._var_positional is not None:
+            raise TypeError(
+                f"{self.__name__}() takes *{self._var_positional}: a jit function with *args "
+                "is called from kernels only, not launched"
+            )
         if len(args) > len(self.params):
             raise TypeError(
                 f"{self.__name__}() takes {len(self.params)} arguments but {len(args)} were given"

@@ -5,6 +5,7 @@ argument.
 - A string is no launch value: `warmup()` reads `'*fp32'` or `'i32'` as a signature, but a
   launch would pass it to the back end as a pointer or an integer (the CPU path failed in
   `int()` or in the signature parser, with no argument named).
+- A MockTensor stands for a tensor by its dtype alone (mock_tensor.py): nothing to launch on.
 - An array in non-native byte order (NumPy's `'>f4'` on a little-endian host) is refused: every
   back end reads native numbers, so the kernel would see its bytes swapped, and torch, Triton's
   array type, has no such dtype to follow. A copy in native order is the fix the message gives.
@@ -17,9 +18,10 @@ interpreter and debug mode report naming the argument, as any out-of-bounds acce
 debug mode it is undefined, as in Triton. (torch has no negative strides: `torch.from_numpy`
 refuses such a view.)
 
-The launch hot path never meets what is refused here: a string and an object that is only
-array-like take the slow path, and a NumPy array's dtype, byte order included, is part of its
-key (binder.py), so a big-endian array never finds a launch prepared for a native one.
+The launch hot path never meets what is refused here: a string, a MockTensor and an object
+that is only array-like take the slow path, and a NumPy array's dtype, byte order included, is
+part of its key (binder.py), so a big-endian array never finds a launch prepared for a native
+one.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import sys
 import numpy as np
 
 from .host_arrays import TensorWrapper
+from .mock_tensor import MockTensor
 from .tensor_descriptor import TensorDescriptor
 from .tuple_arguments import leaves
 
@@ -48,6 +51,11 @@ def check_arguments(kernel_name: str, params, bound: dict) -> None:
                     f"{kernel_name}: argument `{name}`: expected {_VALUES}, got "
                     f"{type(value).__name__} {value!r} (signature strings such as '*fp32' "
                     "describe arguments to `warmup()` only)"
+                )
+            if isinstance(value, MockTensor):
+                raise TypeError(
+                    f"{kernel_name}: argument `{name}`: a MockTensor has no data to launch on "
+                    "(it stands for a tensor in `warmup()` and compiles only)"
                 )
             problem = byte_order_problem(value)
             if problem is not None:

@@ -53,13 +53,15 @@ def _is_constexpr_annotation(annotation) -> bool:
 
 
 def kernel_params(fn, do_not_specialize=(), do_not_specialize_on_alignment=()) -> list[KernelParam]:
+    """The launch parameters of `fn`. A `*args` parameter is not one: a jit function taking it is
+    called from kernels only, where the extra arguments are a `tl.tuple` (frontend/calls.py),
+    and a launch of it is refused (`var_positional`)."""
     signature = inspect.signature(fn)
     params = []
-    for index, (name, p) in enumerate(signature.parameters.items()):
-        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-            raise TypeError(
-                f"kernel `{fn.__name__}`: *args and **kwargs parameters are not supported"
-            )
+    named = [(n, p) for n, p in signature.parameters.items() if p.kind != p.VAR_POSITIONAL]
+    for index, (name, p) in enumerate(named):
+        if p.kind == p.VAR_KEYWORD:
+            raise TypeError(f"kernel `{fn.__name__}`: **kwargs parameters are not supported")
         params.append(
             KernelParam(
                 name,
@@ -73,6 +75,14 @@ def kernel_params(fn, do_not_specialize=(), do_not_specialize_on_alignment=()) -
             )
         )
     return params
+
+
+def var_positional(fn) -> str | None:
+    """The name of `fn`'s `*args` parameter, None where it has none."""
+    for name, p in inspect.signature(fn).parameters.items():
+        if p.kind == p.VAR_POSITIONAL:
+            return name
+    return None
 
 
 def integer_argument_type(name: str, value: int, annotation: t.dtype | None = None) -> t.dtype:

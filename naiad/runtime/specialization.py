@@ -12,9 +12,9 @@ not (`do_not_specialize` drops both facts); a float is fp32; a bool i1; None and
 constexprs; a host TensorDescriptor its element type, block shape and padding, with its base's
 alignment and which sizes and strides are divisible by 16; a tuple the tuple of its leaves'
 (tuple_arguments.py), whose facts are named by their paths (`constexprs["t.1"]`). Arguments
-may also be torch dtypes or signature strings (`warmup`), read as aligned pointers. The launch
-hot path keys the same facts from the arguments directly (binder.py); tests check that the two
-always agree, tuples included.
+may also be torch dtypes, signature strings or MockTensors (`warmup`), read as aligned
+pointers. The launch hot path keys the same facts from the arguments directly (binder.py);
+tests check that the two always agree, tuples included.
 
 The launchers compile and run `launch_specialization`: the arguments' own, except while a
 compiled kernel relaunches (`relaunching`, relaunch.py) with arguments that hold every fact it
@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from ..language import core
 from ..language import dtypes as t
 from .host_arrays import describe, dtype_of_host_name, is_array_like
+from .mock_tensor import MockTensor
 from .params import KernelParam, integer_argument_type
 from .tensor_descriptor import TensorDescriptor
 from .tuple_arguments import is_tuple, rebuilt
@@ -196,6 +197,8 @@ def _specialize_one(param, value):
         return spec, None, _DIVISIBLE if aligned else []
     if isinstance(value, float):
         return "fp32", None, []
+    if isinstance(value, MockTensor):
+        return _pointer_spec(value.element_type, param.is_const), None, _DIVISIBLE
     if isinstance(value, TensorDescriptor):
         element = t.ty_to_signature(describe(value.base).dtype)
         shape = ", ".join(str(int(b)) for b in value.block_shape)

@@ -22,6 +22,7 @@ from ..runtime.autotuner import Config, autotune, heuristics  # noqa: F401
 from ..runtime.host_arrays import TensorWrapper, reinterpret  # noqa: F401
 from ..runtime.jit import JITFunction, jit  # noqa: F401
 from ..runtime.kernel_interface import KernelInterface  # noqa: F401
+from ..runtime.mock_tensor import MockTensor  # noqa: F401
 from ..utils import cdiv, next_power_of_2  # noqa: F401
 from . import _C, _utils, backends, compiler, knobs, runtime  # noqa: F401
 from .compiler import compile  # noqa: F401
@@ -35,6 +36,5 @@ __getattr__ = missing_names(
     {
         "AsyncCompileMode": "asynchronous compilation",
         "FutureKernel": "asynchronous compilation",
-        "MockTensor": "MockTensor (warmup takes torch dtypes and signature strings instead)",
     },
 )

@@ -204,7 +204,7 @@ def test_only_aggregates_are_parents():
     class Plain:
         pass
 
-    with pytest.raises(TypeError, match="aggregates can only inherit from other aggregates"):
+    with pytest.raises(TypeError, match="Aggregates can only inherit from other aggregates"):
 
         @naiad.aggregate
         class Child(Plain):

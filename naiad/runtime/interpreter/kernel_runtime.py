@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from ... import errors
 from ...language import core
 from ...language.active_semantic import unused_result_error
 from ...language.iterators import range as lang_range
@@ -37,7 +38,7 @@ def assigned_as(value, kept):
         return assigned_constexpr(value) if kept else assigned(value)
     parts = list(core._unwrap_if_constexpr(value))
     if len(parts) != len(kept):
-        raise ValueError(f"cannot unpack {len(parts)} values into {len(kept)} names")
+        raise errors.unpacking_error(len(parts), len(kept))
     return tuple(assigned_as(part, k) for part, k in zip(parts, kept))
 
 

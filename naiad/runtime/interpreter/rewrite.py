@@ -51,6 +51,15 @@ class _KernelTransformer(ast.NodeTransformer):
             node.value = self._call("assigned", node.value, node.value)
         return node
 
+    def visit_NamedExpr(self, node):
+        """`(x := value)` assigns as `x = value` does."""
+        self.generic_visit(node)
+        if self._kept(node.target):
+            node.value = self._call("assigned_as", node.value, node.value, ast.Constant(True))
+        else:
+            node.value = self._call("assigned", node.value, node.value)
+        return node
+
     def _kept(self, target):
         """For each name of `target` (nested as it is), whether it was declared constexpr;
         None where a part is not a name or a tuple of them. Declarations are used up."""

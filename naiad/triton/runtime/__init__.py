@@ -8,12 +8,12 @@ from ...runtime.autotuner import Autotuner, Config, Heuristics, autotune, heuris
 from ...runtime.host_arrays import TensorWrapper, reinterpret  # noqa: F401
 from ...runtime.jit import JITFunction  # noqa: F401
 from ...runtime.kernel_interface import KernelInterface  # noqa: F401
+from ...runtime.mock_tensor import MockTensor  # noqa: F401
 from ..missing import missing_names
 
 __getattr__ = missing_names(
     "triton.runtime",
     {
-        "MockTensor": "MockTensor (warmup takes torch dtypes and signature strings instead)",
         "RemoteCacheBackend": "a remote compile cache",
         "RedisRemoteCacheBackend": "a remote compile cache",
     },

@@ -128,3 +128,12 @@ class module(operation):
 
     def __str__(self) -> str:
         return print_module(self._op)
+
+    def str(self) -> str:
+        """The module's text with its locations, values named after them (`%offsets`)."""
+        return print_module(self._op)
+
+    def str_nodebug(self) -> str:
+        """The module's text without locations, values with MLIR's default names (`%c11_i32`,
+        `%0`, `%arg0`): what FileCheck tests of the frontend match (triton._filecheck)."""
+        return print_module(self._op, locations=False, name_locations=False)
