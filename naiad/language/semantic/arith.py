@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 from .. import dtypes as t
 from ..core import PropagateNan, _unwrap_if_constexpr, tensor
 from .promotion import computation_type, literal_type
@@ -299,6 +301,14 @@ class ArithMixin:
     def where(self, condition, x, y) -> tensor:
         condition = self.to_tensor(condition)
         if condition.type.scalar != t.int1:
+            # Taken as `condition != 0`, as Triton does, with its warning: an integer or float
+            # mask where a comparison was meant is a common slip.
+            warnings.warn(
+                f"tl.where takes a boolean condition; a {condition.type.scalar} one is read as "
+                "`condition != 0` (compare it explicitly)",
+                UserWarning,
+                stacklevel=2,
+            )
             condition = self.cast(condition, t.int1)
         x, y = self.binary_operands(x, y, True, True)
         if condition.type.is_block():
