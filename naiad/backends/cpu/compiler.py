@@ -15,7 +15,7 @@ The steps, in order (`STAGES`, which the back end (backend.py) hands to the runt
    where they are made), `cpu-fuse-elementwise` (an elementwise chain becomes one loop), then code
    generation (codegen/): loops over scratch buffers, the entry point of abi.py — LLVM IR,
    verified by LLVM before anything else runs; then LLVM's -O2 pipeline with loop and SLP
-   vectorization (a large kernel without unrolling and SLP: `LARGE_MODULE_LINES`) —
+   vectorization (a large kernel without unrolling, interleaving and SLP: `LARGE_MODULE_LINES`) —
    `asm['llir']` is the optimized IR;
 4. `obj`: object code for the target, the bytes loaded at launch; `assembly()` gives its
    assembly text (`asm['asm']`) when asked for: printing it is a second code generation.
@@ -55,10 +55,13 @@ LINALG_PIPELINE = (
 CPU_PIPELINE = (WidenDotOperands(), FuseElementwise(), "canonicalize", "cse", "dce")
 
 # A kernel whose LLVM IR (before optimization) is longer than this many lines is optimized
-# without loop unrolling and SLP vectorization: on tutorial 06's attention (3,000 lines) they
-# cost half of LLVM's time (optimization 0.59 -> 0.28 s, object code 0.47 -> 0.21 s, CPU time),
-# and the loops that matter are vectorized and interleaved anyway; bench/cpu/kernels.py ran
-# as fast without them (bench/RESULTS.md). Small kernels keep them: there they cost little.
+# without loop unrolling, the vectorizer's interleaving and SLP vectorization: on tutorial 06's
+# attention (3,000 lines) unrolling and SLP cost half of LLVM's time (optimization 0.59 -> 0.28
+# s, object code 0.47 -> 0.21 s, CPU time), and interleaving another 10-15 % of it (2,100
+# lines); the loops that matter are vectorized anyway, and Naiad's own vector loops (the dot's
+# micro-kernel, reductions, transposes) hide their latencies themselves. bench/cpu/kernels.py
+# and the attention kernels ran as fast without them (bench/RESULTS.md). Small kernels keep
+# them: there they cost little.
 LARGE_MODULE_LINES = 1500
 
 
@@ -94,7 +97,7 @@ def to_llvm(c: Compilation) -> None:
         c.module = llvm_tools.parse_module(text, lowered.entry)
     with compile_profile.stage("LLVM optimize"):
         small = text.count("\n") <= LARGE_MODULE_LINES
-        llvm_tools.optimize(c.module, target.machine, speed_level=2, unroll_and_slp=small)
+        llvm_tools.optimize(c.module, target.machine, speed_level=2, grow_loops=small)
     c.asm["llir"] = str(c.module)
     c.metadata.update(
         entry=lowered.entry,

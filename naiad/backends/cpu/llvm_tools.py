@@ -67,20 +67,20 @@ def data_layout(machine: TargetMachine) -> str:
 
 # -- modules ------------------------------------------------------------------------------------
 def optimize(
-    module: ModuleRef, machine: TargetMachine, speed_level: int = 3, unroll_and_slp: bool = True
+    module: ModuleRef, machine: TargetMachine, speed_level: int = 3, grow_loops: bool = True
 ) -> None:
     """Retarget `module` to `machine` and run LLVM's default pipeline at `speed_level` (the new
-    pass manager), with loop vectorization and interleaving on: the CPU back end leaves
-    vectorization of its loops to LLVM. `unroll_and_slp` False leaves out loop unrolling (but
-    for loops that ask for it) and the SLP vectorizer, which on a large module cost as much as
-    the rest of the pipeline and double the code emitted after it."""
+    pass manager), with loop vectorization on: the CPU back end leaves vectorization of its
+    loops to LLVM. `grow_loops` False leaves out what copies a loop's body (unrolling, but for
+    loops that ask for it, and the vectorizer's interleaving) and the SLP vectorizer: on a large
+    module they cost as much as the rest of the pipeline and make more code to emit after it."""
     module.triple = machine.triple
     module.data_layout = data_layout(machine)
     tuning = llvm.create_pipeline_tuning_options(speed_level=speed_level)
     tuning.loop_vectorization = True
-    tuning.slp_vectorization = unroll_and_slp
-    tuning.loop_interleaving = True
-    tuning.loop_unrolling = unroll_and_slp
+    tuning.slp_vectorization = grow_loops
+    tuning.loop_interleaving = grow_loops
+    tuning.loop_unrolling = grow_loops
     builder = llvm.create_pass_builder(machine, tuning)
     builder.getModulePassManager().run(module, builder)
 
