@@ -21,6 +21,7 @@ import builtins
 import types as pytypes
 
 from ..language import core
+from ..language.compile_time import checked_constant_extremum
 from . import values as vals
 from .source import function_source
 
@@ -128,8 +129,10 @@ def mangled_name(fn, values: dict) -> str:
 # -- Python builtins with a kernel meaning ---------------------------------------------------------
 def _extremum(python, semantic_name):
     def call(generator, args, kwargs):
-        if kwargs or len(args) < 2 or not any(isinstance(a, core.tensor) for a in args):
+        if kwargs or len(args) < 2:
             return python(*args, **kwargs)
+        if not any(isinstance(a, core.tensor) for a in args):
+            return checked_constant_extremum(python, args)
         combine = getattr(generator.semantic, semantic_name)
         result = args[0]
         for arg in args[1:]:

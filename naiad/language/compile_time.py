@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 import textwrap
 
 
@@ -40,3 +41,27 @@ class ConstexprFunction:
 def constexpr_function(fn) -> ConstexprFunction:
     """Decorate a plain Python function to be called at compile time on constexpr values."""
     return ConstexprFunction(fn)
+
+
+def checked_constant_extremum(python, args):
+    """Python's `min` or `max` (`python`) of compile-time values `args`, refused where Python's
+    answer would depend on the order of the arguments while a kernel's `tl.minimum`/`tl.maximum`
+    would not: a NaN (every comparison with it is false) or a negative zero (equal to 0.0).
+    Triton refuses both as well.
+
+    Raises:
+        ValueError: an argument is a NaN or -0.0.
+    """
+    from .core import _unwrap_if_constexpr  # core imports this module
+
+    for value in (_unwrap_if_constexpr(a) for a in args):
+        if not isinstance(value, float):
+            continue
+        if math.isnan(value):
+            raise ValueError(f"{python.__name__}() of compile-time values does not take NaN")
+        if value == 0.0 and math.copysign(1.0, value) < 0:
+            raise ValueError(
+                f"{python.__name__}() of compile-time values does not take -0.0 (it equals "
+                "0.0, so the result would depend on the order of the arguments)"
+            )
+    return python(*args)

@@ -164,3 +164,22 @@ def test_unpacking_errors_read_as_python_s(backend):
             unpacks[(1,)](out, HOW=0)
         with pytest.raises(ValueError, match=r"not enough values to unpack \(expected 3, got 2\)"):
             unpacks[(1,)](out, HOW=1)
+
+
+@naiad.jit
+def constant_extrema(out_ptr, A: tl.constexpr, B: tl.constexpr):
+    low: tl.constexpr = min(A, B, 2.5)
+    high: tl.constexpr = max(A, B, 2.5)
+    tl.store(out_ptr, low)
+    tl.store(out_ptr + 1, high)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_min_and_max_of_constants_refuse_nan_and_negative_zero(backend):
+    out = np.full(2, np.nan, np.float32)
+    with knobs.override(NAIAD_BACKEND=backend):
+        constant_extrema[(1,)](out, A=4.0, B=-1.5)
+        np.testing.assert_array_equal(out, [-1.5, 4.0])
+        for a, refused in ((float("nan"), "does not take NaN"), (-0.0, r"does not take -0\.0")):
+            with pytest.raises(ValueError, match=refused):
+                constant_extrema[(1,)](out, A=a, B=1.0)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ... import errors
 from ...language import core
 from ...language.active_semantic import unused_result_error
+from ...language.compile_time import checked_constant_extremum
 from ...language.iterators import range as lang_range
 from ...language.literals import attribute_of  # noqa: F401  (the rewrite calls it)
 
@@ -56,10 +57,17 @@ def check_dropped_result(spelled, func):
 _UNWRAPPING_BUILTINS = frozenset(id(f) for f in (len, list, float, int, getattr, hasattr))
 
 
+_EXTREMA = frozenset((id(min), id(max)))
+
+
 def python_call(func, *args, **kwargs):
-    """A call of `func` by name: the builtins above get their arguments' values."""
+    """A call of `func` by name: the builtins above get their arguments' values; `min` and
+    `max` of compile-time values are checked as the compiler checks them."""
     if id(func) in _UNWRAPPING_BUILTINS:
         args = [core._unwrap_if_constexpr(a) for a in args]
+    elif id(func) in _EXTREMA and not kwargs and len(args) >= 2:
+        constant = not any(isinstance(a, core.tensor) for a in args)
+        return checked_constant_extremum(func, args) if constant else func(*args)
     return func(*args, **kwargs)
 
 

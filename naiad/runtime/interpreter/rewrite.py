@@ -26,7 +26,8 @@ import textwrap
 from ...language import constructs
 
 _RT = "__naiad_rt"
-_UNWRAPPING_NAMES = frozenset(("len", "list", "float", "int", "getattr", "hasattr"))
+# Builtins whose calls by name go through `kernel_runtime.python_call`.
+_UNWRAPPING_NAMES = frozenset(("len", "list", "float", "int", "getattr", "hasattr", "min", "max"))
 
 
 def _rt(name: str, node: ast.AST) -> ast.Attribute:
