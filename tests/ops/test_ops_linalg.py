@@ -58,9 +58,12 @@ def test_linear_and_matmul_through_the_switch(gen, interpreted):
     assert_matches(m, x @ w.t(), 16, normwise=True)
 
 
-def test_mm_compiled(gen, compiled):
-    a, b = make((70, 40), torch.float32, gen), make((40, 90), torch.float32, gen)
-    _close(ops.mm(a, b), a.double() @ b.double(), 40)
+@pytest.mark.parametrize("k", [40, 64])
+def test_mm_compiled(k, gen, compiled):
+    """K not a multiple of the block's (masked loads) and a multiple (unmasked); rows and
+    columns past the matrix wrap around and are never stored."""
+    a, b = make((70, k), torch.float32, gen), make((k, 90), torch.float32, gen)
+    _close(ops.mm(a, b), a.double() @ b.double(), k)
 
 
 def test_gpu_half_products_pipeline_into_the_tensor_cores():
@@ -78,8 +81,8 @@ def test_gpu_half_products_pipeline_into_the_tensor_cores():
         a, b, c = (np.zeros((m, n), np.float16) for _ in range(3))
         strides = (0, n, 1) * 4
         compiled = matmul_kernel.warmup(
-            a, b, c, c, m, n, n, *strides, 1.0, 1.0, False, False, tl.float32, None,
-            block_m, block_n, block_k, grid=(1,), target="cuda:sm_90a", **options,
+            a, b, c, c, m, n, n, *strides, 1.0, 1.0, False, False, tl.float32, None, True,
+            block_m, block_n, block_k, 8, grid=(1,), target="cuda:sm_90a", **options,
         )  # fmt: skip
         ttgir = compiled.asm["ttgir"]
         assert "ttg.async_copy_global_to_local" in ttgir and "isAsync = true" in ttgir

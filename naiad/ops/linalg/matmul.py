@@ -29,21 +29,38 @@ _FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 @jit(do_not_specialize=["alpha", "beta"])
 def matmul_kernel(a, b, c, bias, M, N, K, s_ab, s_am, s_ak, s_bb, s_bk, s_bn, s_cb, s_cm, s_cn,
                   s_xb, s_xm, s_xn, alpha, beta, HAS_BIAS: tl.constexpr, SCALED: tl.constexpr,
-                  ACC: tl.constexpr, PRECISION: tl.constexpr, BLOCK_M: tl.constexpr,
-                  BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):  # fmt: skip
-    """c[p] = alpha * a[p] @ b[p] + beta * bias[p] for the batch entry p = program_id(1)."""
+                  ACC: tl.constexpr, PRECISION: tl.constexpr, EVEN_K: tl.constexpr,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                  GROUP_M: tl.constexpr):  # fmt: skip
+    """c[p] = alpha * a[p] @ b[p] + beta * bias[p] for the batch entry p = program_id(1).
+
+    Programs walk the tiles in groups of GROUP_M tile rows, column after column, so that the
+    programs running at once share their rows of `a` and columns of `b` in the L2 cache. Rows
+    and columns past the matrix wrap around (`% M`, `% N`) instead of being masked: their
+    values are computed and never stored, and the K loop's loads stay unmasked when BLOCK_K
+    divides K (EVEN_K)."""
     p = tl.program_id(1).to(tl.int64)
+    tiles_m = tl.cdiv(M, BLOCK_M)
     tiles_n = tl.cdiv(N, BLOCK_N)
     pid = tl.program_id(0)
-    rows = (pid // tiles_n) * BLOCK_M + tl.arange(0, BLOCK_M)
-    cols = (pid % tiles_n) * BLOCK_N + tl.arange(0, BLOCK_N)
+    group = pid // (GROUP_M * tiles_n)
+    first_m = group * GROUP_M
+    group_m = min(tiles_m - first_m, GROUP_M)
+    tile_m = first_m + (pid % (GROUP_M * tiles_n)) % group_m
+    tile_n = (pid % (GROUP_M * tiles_n)) // group_m
+    rows = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
     ks = tl.arange(0, BLOCK_K)
-    a_ptrs = a + p * s_ab + rows[:, None] * s_am + ks[None, :] * s_ak
-    b_ptrs = b + p * s_bb + ks[:, None] * s_bk + cols[None, :] * s_bn
+    a_ptrs = a + p * s_ab + (rows % M)[:, None] * s_am + ks[None, :] * s_ak
+    b_ptrs = b + p * s_bb + ks[:, None] * s_bk + (cols % N)[None, :] * s_bn
     acc = tl.zeros([BLOCK_M, BLOCK_N], ACC)
     for k in range(0, K, BLOCK_K):
-        a_tile = tl.load(a_ptrs, mask=(rows[:, None] < M) & (ks[None, :] < K - k), other=0.0)
-        b_tile = tl.load(b_ptrs, mask=(ks[:, None] < K - k) & (cols[None, :] < N), other=0.0)
+        if EVEN_K:
+            a_tile = tl.load(a_ptrs)
+            b_tile = tl.load(b_ptrs)
+        else:
+            a_tile = tl.load(a_ptrs, mask=ks[None, :] < K - k, other=0.0)
+            b_tile = tl.load(b_ptrs, mask=ks[:, None] < K - k, other=0.0)
         acc = tl.dot(a_tile, b_tile, acc, input_precision=PRECISION, out_dtype=ACC)
         a_ptrs += BLOCK_K * s_ak
         b_ptrs += BLOCK_K * s_bk
@@ -89,8 +106,8 @@ def _product(a, b, bias=None, alpha=1, beta=1, out=None):
     tl_dtype(a.dtype)
     matmul_kernel[grid](
         a, b, c, x, m, n, k, *a.stride(), *b.stride(), *c.stride(), *x.stride(),
-        float(alpha), float(beta), has_bias, alpha != 1, acc, precision,
-        block_m, block_n, block_k, **options,
+        float(alpha), float(beta), has_bias, alpha != 1, acc, precision, k % block_k == 0,
+        block_m, block_n, block_k, 8, **options,
     )  # fmt: skip
     return c
 
