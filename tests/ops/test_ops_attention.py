@@ -51,6 +51,22 @@ def test_attention_masks_and_shapes(gen, interpreted):
     _check(gen, torch.float32, (q, k, v), is_causal=True, enable_gqa=True)
 
 
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_whole_and_partial_key_blocks(causal, gen, interpreted):
+    """Long enough that most key blocks are seen whole by every query of a program (streamed
+    unmasked) before the diagonal and the last partial block (masked)."""
+    q, k, v = _qkv(gen, torch.float32, B=1, H=2, HK=1, L=150, S=200, E=32)
+    _check(gen, torch.float32, (q, k, v), is_causal=causal, enable_gqa=True)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_forward_compiled(causal, gen, compiled):
+    q, k, v = (t.detach() for t in _qkv(gen, torch.float16, B=1, H=2, HK=2, L=200, S=256, E=64))
+    expected = F.scaled_dot_product_attention(q.double(), k.double(), v.double(), is_causal=causal)
+    actual = ops.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    assert_matches(actual, expected.half(), 8.0, normwise=True)
+
+
 def test_attention_strided_inputs(gen, interpreted):
     """(B, L, H, E) tensors seen as (B, H, L, E), as attention layers make them."""
     q, k, v = (make((2, 17, 3, 32), torch.float32, gen, -1, 1).transpose(1, 2) for _ in "qkv")

@@ -2,7 +2,11 @@
 the keys and values in blocks of BLOCK_N with an online softmax (a running maximum and sum per
 query, the accumulator rescaled when the maximum grows), so the L x S scores never reach memory.
 It writes the output and each query's log-sum-exp (natural log), which the backward reads.
-A causal program stops at the last key block its queries can see. Query head h reads key/value
+A causal program stops at the last key block its queries can see. The key blocks every query of
+the program sees whole (all before the causal diagonal and the sequence's end, where no mask
+is given) stream first with no mask: their scores go from the dot to exp2 in one multiply-add
+per element, as Triton's attention tutorial does; only the rest (the diagonal, the last partial
+block, or every block under a mask) are masked. Query head h reads key/value
 head h // GROUP (grouped-query attention; GROUP == 1 for ordinary heads). The sequences are
 batched or packed (sequence.py); a packed program past its sequence's end does nothing.
 """
@@ -13,8 +17,41 @@ from ... import language as tl
 from ...runtime.jit import jit
 from .scores import scores
 from .sequence import causal_diagonal, sequence
+from .tiles import load_rows
 
 __all__ = ["attention_forward"]
+
+
+@jit
+def _stream(acc, total, running_max, q_tile, k_base, v_base, rows, L, S, diagonal, mask_base,
+            sk_s, sv_s, sm_l, sm_s, scale_log2, lo, hi, E: tl.constexpr, CAUSAL: tl.constexpr,
+            MASK_KIND: tl.constexpr, PRECISION: tl.constexpr, BLOCK_N: tl.constexpr,
+            BLOCK_E: tl.constexpr, MASKED: tl.constexpr):  # fmt: skip
+    """The online softmax over the key blocks from `lo` to `hi`: (acc, total, running_max)
+    after them. MASKED False: every query sees every key of these blocks, so no score is
+    masked and the scale folds into the exponent's multiply-add."""
+    dims = tl.arange(0, BLOCK_E)
+    for begin in range(lo, hi, BLOCK_N):
+        cols = begin + tl.arange(0, BLOCK_N)
+        k_tile = load_rows(k_base, cols, sk_s, dims, S, E, BLOCK_E, MASKED)
+        if MASKED:
+            s = scores(q_tile, k_tile, rows, cols, L, S, diagonal, mask_base, sm_l, sm_s,
+                       scale_log2, CAUSAL, MASK_KIND, PRECISION)  # fmt: skip
+            new_max = tl.maximum(running_max, tl.max(s, 1))
+            shift = tl.where(new_max == float("-inf"), 0.0, new_max)
+            p = tl.math.exp2(s - shift[:, None])
+        else:
+            s = tl.dot(q_tile, tl.trans(k_tile), input_precision=PRECISION)
+            new_max = tl.maximum(running_max, tl.max(s, 1) * scale_log2)
+            shift = new_max
+            p = tl.math.exp2(s * scale_log2 - shift[:, None])
+        rescale = tl.math.exp2(running_max - shift)
+        v_tile = load_rows(v_base, cols, sv_s, dims, S, E, BLOCK_E, MASKED)
+        acc = acc * rescale[:, None]
+        acc = tl.dot(p.to(v_tile.dtype), v_tile, acc, input_precision=PRECISION)
+        total = total * rescale + tl.sum(p, 1)
+        running_max = new_max
+    return acc, total, running_max
 
 
 @jit(do_not_specialize=["L", "S", "H", "GROUP", "scale_log2"])
@@ -36,10 +73,8 @@ def attention_forward(q, k, v, o, lse, mask, cu_q, cu_k, L, S, H, GROUP, scale_l
     diagonal = causal_diagonal(L, S, PACKED)
     rows = start + tl.arange(0, BLOCK_M)
     dims = tl.arange(0, BLOCK_E)
-    e_in = dims < E
-    q_base = q + b * sq_b + h * sq_h + q_first * sq_l
-    q_tile = tl.load(q_base + rows[:, None] * sq_l + dims[None, :],
-                     mask=(rows[:, None] < L) & e_in[None, :], other=0)  # fmt: skip
+    q_tile = load_rows(q + b * sq_b + h * sq_h + q_first * sq_l, rows, sq_l, dims, L, E,
+                        BLOCK_E, True)  # fmt: skip
     k_base = k + b * sk_b + kv * sk_h + k_first * sk_s
     v_base = v + b * sv_b + kv * sv_h + k_first * sv_s
     mask_base = mask + b * sm_b + h * sm_h
@@ -47,30 +82,26 @@ def attention_forward(q, k, v, o, lse, mask, cu_q, cu_k, L, S, H, GROUP, scale_l
     total = tl.zeros([BLOCK_M], tl.float32)
     acc = tl.zeros([BLOCK_M, BLOCK_E], tl.float32)
     end = S
+    whole = S
     if CAUSAL:
         end = tl.minimum(S, start + BLOCK_M + diagonal)
+        whole = tl.minimum(S, tl.maximum(start + diagonal + 1, 0))
     if PACKED:
         end = end if start < L else 0
-    for begin in range(0, end, BLOCK_N):
-        cols = begin + tl.arange(0, BLOCK_N)
-        kv_mask = (cols[:, None] < S) & e_in[None, :]
-        k_tile = tl.load(k_base + cols[:, None] * sk_s + dims[None, :], mask=kv_mask, other=0)
-        s = scores(q_tile, k_tile, rows, cols, L, S, diagonal, mask_base, sm_l, sm_s,
-                   scale_log2, CAUSAL, MASK_KIND, PRECISION)  # fmt: skip
-        new_max = tl.maximum(running_max, tl.max(s, 1))
-        shift = tl.where(new_max == float("-inf"), 0.0, new_max)
-        p = tl.math.exp2(s - shift[:, None])
-        rescale = tl.math.exp2(running_max - shift)
-        v_tile = tl.load(v_base + cols[:, None] * sv_s + dims[None, :], mask=kv_mask, other=0)
-        acc = acc * rescale[:, None]
-        acc = tl.dot(p.to(v_tile.dtype), v_tile, acc, input_precision=PRECISION)
-        total = total * rescale + tl.sum(p, 1)
-        running_max = new_max
+    whole = tl.minimum((whole // BLOCK_N) * BLOCK_N, end) if MASK_KIND == 0 else 0
+    acc, total, running_max = _stream(acc, total, running_max, q_tile, k_base, v_base, rows, L,
+                                      S, diagonal, mask_base, sk_s, sv_s, sm_l, sm_s, scale_log2,
+                                      0, whole, E, CAUSAL, MASK_KIND, PRECISION, BLOCK_N, BLOCK_E,
+                                      False)  # fmt: skip
+    acc, total, running_max = _stream(acc, total, running_max, q_tile, k_base, v_base, rows, L,
+                                      S, diagonal, mask_base, sk_s, sv_s, sm_l, sm_s, scale_log2,
+                                      whole, end, E, CAUSAL, MASK_KIND, PRECISION, BLOCK_N,
+                                      BLOCK_E, True)  # fmt: skip
     safe_total = tl.where(total == 0, 1.0, total)
     out = acc / safe_total[:, None]
     row_in = rows < L
     out_rows = b * so_b + h * so_h + (q_first + rows) * so_l
     where = o + out_rows[:, None] * E + dims[None, :]
-    tl.store(where, out.to(o.dtype.element_ty), mask=row_in[:, None] & e_in[None, :])
+    tl.store(where, out.to(o.dtype.element_ty), mask=row_in[:, None] & (dims[None, :] < E))
     log_sum = (running_max + tl.math.log2(safe_total)) * 0.6931471805599453
     tl.store(lse + out_rows, log_sum, mask=row_in)
