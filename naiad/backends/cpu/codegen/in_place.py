@@ -16,14 +16,15 @@ b = b + t` read the new `a` once the broadcast was fused into `b`'s generic (iss
 from __future__ import annotations
 
 from .aliases import aliases, buffer_readers, runs_after
-from .lower_matmul import accumulates_in_place
+from .lower_matmul import MATMULS, accumulates_in_place
 from .views import View
 
 
 def update_in_place(fl, block, arguments, buffers) -> None:
     """Record in `fl.into` each generic of loop body `block` that writes a carried tensor's
     buffer itself (see the module); a dot accumulating into the carried tensor does the same
-    (lower_matmul.accumulates_in_place)."""
+    (lower_matmul.accumulates_in_place), and so do a dot and the generic scaling the carried
+    tensor it accumulates into (`scaled_accumulator`)."""
     yielded = block.last_op.operands
     for argument, buffer, value in zip(arguments, buffers, yielded):
         generic = value.defining_op
@@ -33,6 +34,28 @@ def update_in_place(fl, block, arguments, buffers) -> None:
             fl.plan, generic, argument, value, block
         ):
             fl.into[generic] = buffer
+            continue
+        scaling = scaled_accumulator(fl.plan, generic, argument, value, block)
+        if scaling is not None:
+            fl.into[scaling] = buffer
+            fl.into[generic] = buffer
+
+
+def scaled_accumulator(plan, dot, argument, value, block):
+    """The generic making the accumulator of `dot` (which makes the carried `argument`'s next
+    `value`) when both may write the loop's buffer, else None: attention's
+    `acc = tl.dot(p, v, acc * alpha[:, None])`. The generic updates the buffer in place (as
+    `in_place_target` allows: no read of the old value runs after it), then the dot reads each
+    C element before it writes it, as a dot accumulating into the carried tensor does; without
+    this the scaled tensor was copied into the dot's own buffer and the dot's result into the
+    loop's, two passes over the accumulator per iteration."""
+    if dot is None or dot.name not in MATMULS or dot.parent is not block:
+        return None
+    if len(value.uses) != 1:  # the dot's result: yielded only
+        return None
+    (init,) = dot.outputs  # read by the dot only (in_place_target: one use)
+    scaling = init.defining_op
+    return scaling if in_place_target(plan, scaling, argument, init, block) else None
 
 
 def in_place_target(plan, generic, argument, value, block) -> bool:
