@@ -7,17 +7,20 @@ them: p = exp2(s - lse * log2(e)) from the forward's log-sum-exp.
   dV += p^T dO, dK += ds^T Q with ds = p * (dO V^T - delta);
 - `attention_dq`: one program per block of queries walks the keys it sees: dQ += ds K.
 
-Each gradient is owned by one program, so nothing is added atomically and results repeat. The
-sequences are batched or packed (sequence.py); a packed program past its sequence's end
-stores nothing.
+As in the forward, the blocks every query and key of the pair sees whole (before the causal
+diagonal, inside both sequences, no mask given) run unmasked: plain loads, and the scores go to
+exp2 in one multiply-add per element. Each gradient is owned by one program, so nothing is
+added atomically and results repeat. The sequences are batched or packed (sequence.py); a
+packed program past its sequence's end stores nothing.
 """
 
 from __future__ import annotations
 
 from ... import language as tl
 from ...runtime.jit import jit
-from .scores import scores
+from .scores import hide, scores
 from .sequence import causal_diagonal, sequence
+from .tiles import load_rows
 
 __all__ = ["attention_delta", "attention_dkdv", "attention_dq"]
 
@@ -37,10 +40,57 @@ def attention_delta(o, do, delta, R, E: tl.constexpr, BLOCK_M: tl.constexpr,
 
 
 @jit
-def _probabilities(s, lse_log2):
-    """exp2(s - lse) per row, 0 for rows that saw no key (lse = -inf)."""
-    shift = tl.where(lse_log2 == float("-inf"), 0.0, lse_log2)
-    return tl.math.exp2(s - shift[:, None])
+def _probabilities(q_tile, k_tile, rows, cols, L, S, diagonal, mask, sm_l, sm_s, scale_log2,
+                   lse_log2, CAUSAL: tl.constexpr, MASK_KIND: tl.constexpr,
+                   PRECISION: tl.constexpr, MASKED: tl.constexpr):  # fmt: skip
+    """p = exp2(s - lse) of the [rows, cols] tile; 0 where masked and for rows that saw no key
+    (lse = -inf). MASKED False: every pair is visible and every row saw keys."""
+    if MASKED:
+        s = scores(q_tile, k_tile, rows, cols, L, S, diagonal, mask, sm_l, sm_s, scale_log2,
+                   CAUSAL, MASK_KIND, PRECISION)  # fmt: skip
+        shift = tl.where(lse_log2 == float("-inf"), 0.0, lse_log2)
+        return tl.math.exp2(s - shift[:, None])
+    s = tl.dot(q_tile, tl.trans(k_tile), input_precision=PRECISION)
+    return tl.math.exp2(s * scale_log2 - lse_log2[:, None])
+
+
+@jit
+def _row_values(base, rows, stride, L, MASKED: tl.constexpr):
+    """lse or delta of `rows` (at base + rows * stride); 0 past L."""
+    if MASKED:
+        return tl.load(base + rows * stride, mask=rows < L, other=0)
+    return tl.load(base + rows * stride)
+
+
+@jit
+def _key_block_gradients(dk_acc, dv_acc, k_tile, v_tile, cols, q_base, out_base, do, lse, delta,
+                         mask, L, S, diagonal, sq_l, so_l, sm_l, sm_s, scale_log2, lo, hi,
+                         E: tl.constexpr, CAUSAL: tl.constexpr, MASK_KIND: tl.constexpr,
+                         PRECISION: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_E: tl.constexpr,
+                         MASKED: tl.constexpr):  # fmt: skip
+    """dk_acc and dv_acc after the query blocks from `lo` to `hi` of one query head. The tiles
+    are [keys, queries] (p^T, dp^T, ds^T): each is then the register operand of the product
+    that accumulates it into dv or dk, with no transpose of a computed tile."""
+    dims = tl.arange(0, BLOCK_E)
+    for begin in range(lo, hi, BLOCK_M):
+        rows = begin + tl.arange(0, BLOCK_M)
+        q_tile = load_rows(q_base, rows, sq_l, dims, L, E, BLOCK_E, MASKED)
+        lse_log2 = _row_values(lse + out_base, rows, so_l, L, MASKED) * 1.4426950408889634
+        s_t = tl.dot(k_tile, tl.trans(q_tile), input_precision=PRECISION)
+        if MASKED:
+            s_t = hide(s_t * scale_log2, rows[None, :], cols[:, None], L, S, diagonal, mask,
+                       sm_l, sm_s, CAUSAL, MASK_KIND)  # fmt: skip
+            shift = tl.where(lse_log2 == float("-inf"), 0.0, lse_log2)
+            p_t = tl.math.exp2(s_t - shift[None, :])
+        else:
+            p_t = tl.math.exp2(s_t * scale_log2 - lse_log2[None, :])
+        do_tile = load_rows(do + out_base * E, rows, so_l * E, dims, L, E, BLOCK_E, MASKED)
+        dv_acc = tl.dot(p_t.to(do_tile.dtype), do_tile, dv_acc, input_precision=PRECISION)
+        dp_t = tl.dot(v_tile, tl.trans(do_tile), input_precision=PRECISION)
+        row_delta = _row_values(delta + out_base, rows, so_l, L, MASKED)
+        ds_t = p_t * (dp_t - row_delta[None, :])
+        dk_acc = tl.dot(ds_t.to(q_tile.dtype), q_tile, dk_acc, input_precision=PRECISION)
+    return dk_acc, dv_acc
 
 
 @jit(do_not_specialize=["L", "S", "H", "GROUP", "scale_log2"])
@@ -52,7 +102,9 @@ def attention_dkdv(q, k, v, do, lse, delta, dk, dv, mask, cu_q, cu_k, L, S, H, G
                    BLOCK_N: tl.constexpr, BLOCK_E: tl.constexpr):  # fmt: skip
     """do, lse and delta have their rows where the forward's o and lse have them (so_*); dk and
     dv theirs (one a key and key head) at b * sd_b + kv * sd_h + n * sd_s, E elements each; dk
-    is returned already scaled by `scale`."""
+    is returned already scaled by `scale`. The query blocks split in three runs: masked ones
+    before the first block that sees the whole key block (causal), unmasked ones, and masked
+    ones from the sequence's last partial block on."""
     start = tl.program_id(0) * BLOCK_N
     bkv = tl.program_id(1).to(tl.int64)
     hk = H // GROUP
@@ -63,46 +115,68 @@ def attention_dkdv(q, k, v, do, lse, delta, dk, dv, mask, cu_q, cu_k, L, S, H, G
     diagonal = causal_diagonal(L, S, PACKED)
     cols = start + tl.arange(0, BLOCK_N)
     dims = tl.arange(0, BLOCK_E)
-    e_in = dims < E
-    kv_mask = (cols[:, None] < S) & e_in[None, :]
-    k_tile = tl.load(k + b * sk_b + kv * sk_h + (k_first + cols[:, None]) * sk_s + dims[None, :],
-                     mask=kv_mask, other=0)  # fmt: skip
-    v_tile = tl.load(v + b * sv_b + kv * sv_h + (k_first + cols[:, None]) * sv_s + dims[None, :],
-                     mask=kv_mask, other=0)  # fmt: skip
+    k_tile = load_rows(k + b * sk_b + kv * sk_h + k_first * sk_s, cols, sk_s, dims, S, E, BLOCK_E,
+                       True)  # fmt: skip
+    v_tile = load_rows(v + b * sv_b + kv * sv_h + k_first * sv_s, cols, sv_s, dims, S, E, BLOCK_E,
+                       True)  # fmt: skip
     dk_acc = tl.zeros([BLOCK_N, BLOCK_E], tl.float32)
     dv_acc = tl.zeros([BLOCK_N, BLOCK_E], tl.float32)
     first = 0
+    whole_from = 0
     if CAUSAL:
         first = (tl.maximum(start - diagonal, 0) // BLOCK_M) * BLOCK_M
+        whole_from = tl.cdiv(tl.maximum(start + BLOCK_N - 1 - diagonal, 0), BLOCK_M) * BLOCK_M
     last = L
     if PACKED:
         last = L if start < S else 0
+    whole_to = tl.maximum(tl.minimum((L // BLOCK_M) * BLOCK_M, last), first)
+    whole_from = tl.minimum(tl.maximum(whole_from, first), whole_to)
+    if MASK_KIND != 0 or start + BLOCK_N > S:
+        whole_from = first
+        whole_to = first
     for g in range(0, GROUP):
         h = kv * GROUP + g
         q_base = q + b * sq_b + h * sq_h + q_first * sq_l
         out_base = b * so_b + h * so_h + q_first * so_l
-        for begin in range(first, last, BLOCK_M):
-            rows = begin + tl.arange(0, BLOCK_M)
-            out_rows = out_base + rows * so_l
-            q_mask = (rows[:, None] < L) & e_in[None, :]
-            q_tile = tl.load(q_base + rows[:, None] * sq_l + dims[None, :], mask=q_mask, other=0)
-            s = scores(q_tile, k_tile, rows, cols, L, S, diagonal, mask + b * sm_b + h * sm_h,
-                       sm_l, sm_s, scale_log2, CAUSAL, MASK_KIND, PRECISION)  # fmt: skip
-            lse_log2 = tl.load(lse + out_rows, mask=rows < L, other=0) * 1.4426950408889634
-            p = _probabilities(s, lse_log2)
-            do_tile = tl.load(do + out_rows[:, None] * E + dims[None, :], mask=q_mask, other=0)
-            dv_acc = tl.dot(tl.trans(p.to(do_tile.dtype)), do_tile, dv_acc,
-                            input_precision=PRECISION)  # fmt: skip
-            dp = tl.dot(do_tile, tl.trans(v_tile), input_precision=PRECISION)
-            row_delta = tl.load(delta + out_rows, mask=rows < L, other=0)
-            ds = p * (dp - row_delta[:, None])
-            dk_acc = tl.dot(tl.trans(ds.to(q_tile.dtype)), q_tile, dk_acc,
-                            input_precision=PRECISION)  # fmt: skip
+        head_mask = mask + b * sm_b + h * sm_h
+        dk_acc, dv_acc = _key_block_gradients(
+            dk_acc, dv_acc, k_tile, v_tile, cols, q_base, out_base, do, lse, delta, head_mask,
+            L, S, diagonal, sq_l, so_l, sm_l, sm_s, scale_log2, first, whole_from, E, CAUSAL,
+            MASK_KIND, PRECISION, BLOCK_M, BLOCK_E, True)  # fmt: skip
+        dk_acc, dv_acc = _key_block_gradients(
+            dk_acc, dv_acc, k_tile, v_tile, cols, q_base, out_base, do, lse, delta, head_mask,
+            L, S, diagonal, sq_l, so_l, sm_l, sm_s, scale_log2, whole_from, whole_to, E, CAUSAL,
+            MASK_KIND, PRECISION, BLOCK_M, BLOCK_E, False)  # fmt: skip
+        dk_acc, dv_acc = _key_block_gradients(
+            dk_acc, dv_acc, k_tile, v_tile, cols, q_base, out_base, do, lse, delta, head_mask,
+            L, S, diagonal, sq_l, so_l, sm_l, sm_s, scale_log2, whole_to, last, E, CAUSAL,
+            MASK_KIND, PRECISION, BLOCK_M, BLOCK_E, True)  # fmt: skip
     scale = scale_log2 * 0.6931471805599453
     key_rows = b * sd_b + kv * sd_h + (k_first + cols) * sd_s
     out_at = key_rows[:, None] * E + dims[None, :]
+    kv_mask = (cols[:, None] < S) & (dims[None, :] < E)
     tl.store(dk + out_at, (dk_acc * scale).to(dk.dtype.element_ty), mask=kv_mask)
     tl.store(dv + out_at, dv_acc.to(dv.dtype.element_ty), mask=kv_mask)
+
+
+@jit
+def _query_block_gradient(dq_acc, q_tile, do_tile, lse_log2, row_delta, rows, k_base, v_base,
+                          mask, L, S, diagonal, sk_s, sv_s, sm_l, sm_s, scale_log2, lo, hi,
+                          E: tl.constexpr, CAUSAL: tl.constexpr, MASK_KIND: tl.constexpr,
+                          PRECISION: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_E: tl.constexpr,
+                          MASKED: tl.constexpr):  # fmt: skip
+    """dq_acc after the key blocks from `lo` to `hi`."""
+    dims = tl.arange(0, BLOCK_E)
+    for begin in range(lo, hi, BLOCK_N):
+        cols = begin + tl.arange(0, BLOCK_N)
+        k_tile = load_rows(k_base, cols, sk_s, dims, S, E, BLOCK_E, MASKED)
+        v_tile = load_rows(v_base, cols, sv_s, dims, S, E, BLOCK_E, MASKED)
+        p = _probabilities(q_tile, k_tile, rows, cols, L, S, diagonal, mask, sm_l, sm_s,
+                           scale_log2, lse_log2, CAUSAL, MASK_KIND, PRECISION, MASKED)  # fmt: skip
+        dp = tl.dot(do_tile, tl.trans(v_tile), input_precision=PRECISION)
+        ds = p * (dp - row_delta[:, None])
+        dq_acc = tl.dot(ds.to(k_tile.dtype), k_tile, dq_acc, input_precision=PRECISION)
+    return dq_acc
 
 
 @jit(do_not_specialize=["L", "S", "H", "GROUP", "scale_log2"])
@@ -113,7 +187,8 @@ def attention_dq(q, k, v, do, lse, delta, dq, mask, cu_q, cu_k, L, S, H, GROUP, 
                  PRECISION: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                  BLOCK_E: tl.constexpr):  # fmt: skip
     """dq, do, lse and delta have their rows where the forward's o and lse have them (so_*); dq
-    is returned already scaled by `scale`."""
+    is returned already scaled by `scale`. The key blocks every query of the block sees whole
+    run unmasked first, as in the forward."""
     start = tl.program_id(0) * BLOCK_M
     bh = tl.program_id(1).to(tl.int64)
     b = bh // H
@@ -124,33 +199,33 @@ def attention_dq(q, k, v, do, lse, delta, dq, mask, cu_q, cu_k, L, S, H, GROUP, 
     diagonal = causal_diagonal(L, S, PACKED)
     rows = start + tl.arange(0, BLOCK_M)
     dims = tl.arange(0, BLOCK_E)
-    e_in = dims < E
-    q_mask = (rows[:, None] < L) & e_in[None, :]
-    q_tile = tl.load(q + b * sq_b + h * sq_h + (q_first + rows[:, None]) * sq_l + dims[None, :],
-                     mask=q_mask, other=0)  # fmt: skip
-    out_rows = b * so_b + h * so_h + (q_first + rows) * so_l
-    do_tile = tl.load(do + out_rows[:, None] * E + dims[None, :], mask=q_mask, other=0)
-    lse_log2 = tl.load(lse + out_rows, mask=rows < L, other=0) * 1.4426950408889634
-    row_delta = tl.load(delta + out_rows, mask=rows < L, other=0)
+    q_tile = load_rows(q + b * sq_b + h * sq_h + q_first * sq_l, rows, sq_l, dims, L, E, BLOCK_E,
+                       True)  # fmt: skip
+    out_base = b * so_b + h * so_h + q_first * so_l
+    do_tile = load_rows(do + out_base * E, rows, so_l * E, dims, L, E, BLOCK_E, True)
+    lse_log2 = _row_values(lse + out_base, rows, so_l, L, True) * 1.4426950408889634
+    row_delta = _row_values(delta + out_base, rows, so_l, L, True)
     k_base = k + b * sk_b + kv * sk_h + k_first * sk_s
     v_base = v + b * sv_b + kv * sv_h + k_first * sv_s
+    head_mask = mask + b * sm_b + h * sm_h
     dq_acc = tl.zeros([BLOCK_M, BLOCK_E], tl.float32)
     end = S
+    whole = S
     if CAUSAL:
         end = tl.minimum(S, start + BLOCK_M + diagonal)
+        whole = tl.minimum(S, tl.maximum(start + diagonal + 1, 0))
     if PACKED:
         end = end if start < L else 0
-    for begin in range(0, end, BLOCK_N):
-        cols = begin + tl.arange(0, BLOCK_N)
-        kv_mask = (cols[:, None] < S) & e_in[None, :]
-        k_tile = tl.load(k_base + cols[:, None] * sk_s + dims[None, :], mask=kv_mask, other=0)
-        v_tile = tl.load(v_base + cols[:, None] * sv_s + dims[None, :], mask=kv_mask, other=0)
-        s = scores(q_tile, k_tile, rows, cols, L, S, diagonal, mask + b * sm_b + h * sm_h, sm_l,
-                   sm_s, scale_log2, CAUSAL, MASK_KIND, PRECISION)  # fmt: skip
-        p = _probabilities(s, lse_log2)
-        dp = tl.dot(do_tile, tl.trans(v_tile), input_precision=PRECISION)
-        ds = p * (dp - row_delta[:, None])
-        dq_acc = tl.dot(ds.to(k_tile.dtype), k_tile, dq_acc, input_precision=PRECISION)
+    whole = tl.minimum((whole // BLOCK_N) * BLOCK_N, end) if MASK_KIND == 0 else 0
+    dq_acc = _query_block_gradient(dq_acc, q_tile, do_tile, lse_log2, row_delta, rows, k_base,
+                                   v_base, head_mask, L, S, diagonal, sk_s, sv_s, sm_l, sm_s,
+                                   scale_log2, 0, whole, E, CAUSAL, MASK_KIND, PRECISION,
+                                   BLOCK_N, BLOCK_E, False)  # fmt: skip
+    dq_acc = _query_block_gradient(dq_acc, q_tile, do_tile, lse_log2, row_delta, rows, k_base,
+                                   v_base, head_mask, L, S, diagonal, sk_s, sv_s, sm_l, sm_s,
+                                   scale_log2, whole, end, E, CAUSAL, MASK_KIND, PRECISION,
+                                   BLOCK_N, BLOCK_E, True)  # fmt: skip
     scale = scale_log2 * 0.6931471805599453
-    out_at = out_rows[:, None] * E + dims[None, :]
+    out_at = (out_base + rows * so_l)[:, None] * E + dims[None, :]
+    q_mask = (rows[:, None] < L) & (dims[None, :] < E)
     tl.store(dq + out_at, (dq_acc * scale).to(dq.dtype.element_ty), mask=q_mask)

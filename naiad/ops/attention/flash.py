@@ -27,13 +27,13 @@ MAX_HEAD_DIM = 256
 # (kernel, device kind) -> rows (widest head block, BLOCK_M queries, BLOCK_N keys, num_warps):
 # the first row whose head block is at least the call's. The GPU rows are the fastest of a
 # sweep on an H200 (fp16, 4x16x1024, causal and not; the forward's again at 2x16x4096 after
-# wgmma and pipelining: bench/RESULTS.md); the widest heads take smaller tiles (the tiles share
-# the registers). The CPU keeps one set of tiles.
+# wgmma and pipelining, the backward's after its whole blocks went unmasked: bench/RESULTS.md);
+# the widest heads take smaller tiles (the tiles share the registers). The CPU keeps one set.
 _CPU = ((64, 64, 64, 1), (256, 32, 32, 1))
 BLOCKS = {
     ("forward", "cuda"): ((64, 64, 64, 4), (128, 128, 128, 8), (256, 32, 32, 4)),
-    ("dkdv", "cuda"): ((64, 64, 64, 4), (128, 32, 128, 8), (256, 32, 32, 4)),
-    ("dq", "cuda"): ((128, 64, 64, 4), (256, 32, 32, 4)),
+    ("dkdv", "cuda"): ((64, 64, 64, 4), (128, 64, 128, 8), (256, 16, 64, 4)),
+    ("dq", "cuda"): ((64, 64, 64, 4), (128, 128, 64, 8), (256, 64, 32, 4)),
     ("forward", "cpu"): ((64, 64, 64, 1), (128, 64, 32, 1), (256, 32, 32, 1)),
     ("dkdv", "cpu"): _CPU,
     ("dq", "cpu"): _CPU,
