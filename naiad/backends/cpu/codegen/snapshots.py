@@ -19,7 +19,10 @@ the code decides at run time:
     %t = view of (full ? V : buf)           (one pointer select; strides selected where they differ)
 
 and every reader — reductions, elementwise generics, slices, extracts — reads the row in place
-when the mask keeps all of it, and the padded buffer otherwise. `plan_snapshots` finds the
+when the mask keeps all of it, and the padded buffer otherwise. A load without a mask copies
+the whole view (`memref.copy %V, %buf`, no subviews): it is always full, and its readers read V
+(attention's key and value tiles, transposed or widened for a dot, were copied every
+iteration). `plan_snapshots` finds the
 loads that qualify (called by store_plan.py, after the stores); `lower_snapshot` lowers one
 (called by function.py at the copy).
 
@@ -91,30 +94,38 @@ def _prefix_subview(value):
 
 def _snapshot(copy, deferred) -> Snapshot | None:
     window, target = (_prefix_subview(v) for v in copy.operands[:2])
-    if window is None or target is None:
+    if window is None and target is None:  # an unmasked load: the whole view, always full
+        whole, buffer = copy.operands[:2]
+        if not _is_alloc(buffer) or getattr(whole.type, "shape", None) != buffer.type.shape:
+            return None
+        writer = copy
+    elif window is None or target is None:
         return None
-    buffer = target.operands[0]
-    alloc = buffer.defining_op
-    if alloc is None or alloc.name not in ("memref.alloc", "memref.alloca"):
-        return None
-    shape = list(buffer.type.shape)
-    whole = window.operands[0]
-    if list(getattr(whole.type, "shape", ())) != shape or target.results[0].uses != ((copy, 1),):
-        return None
-    box = window.mixed_sizes
-    if len(box) != len(shape) or any(
-        not (x is y or x == y) for x, y in zip(box, target.mixed_sizes)
-    ):
-        return None
-    if any(isinstance(size, int) and size != n for size, n in zip(box, shape)):
-        return None  # never full: the copy stays
+    else:
+        buffer = target.operands[0]
+        if not _is_alloc(buffer):
+            return None
+        shape = list(buffer.type.shape)
+        whole = window.operands[0]
+        if list(getattr(whole.type, "shape", ())) != shape or target.results[0].uses != (
+            (copy, 1),
+        ):
+            return None
+        box = window.mixed_sizes
+        if len(box) != len(shape) or any(
+            not (x is y or x == y) for x, y in zip(box, target.mixed_sizes)
+        ):
+            return None
+        if any(isinstance(size, int) and size != n for size, n in zip(box, shape)):
+            return None  # never full: the copy stays
+        writer = target
     tensor = None
     for user, _ in buffer.uses:
         if user.name == "bufferization.to_tensor" and tensor is None:
             tensor = user.results[0]
         elif user.name == "linalg.fill" and _before(user, copy):
             continue
-        elif user is not target:
+        elif user is not writer:
             return None
     if tensor is None or not _before(copy, tensor.defining_op):
         return None
@@ -122,6 +133,11 @@ def _snapshot(copy, deferred) -> Snapshot | None:
     if readers is None or any(reader in deferred for reader in readers):
         return None  # a use we cannot follow, or a reader lowered at its store (which writes)
     return Snapshot(whole, buffer, tensor)
+
+
+def _is_alloc(buffer) -> bool:
+    op = buffer.defining_op
+    return op is not None and op.name in ("memref.alloc", "memref.alloca")
 
 
 def _before(op, later) -> bool:
@@ -171,10 +187,14 @@ def _unwritten(copy, tensor, writes_memory) -> bool:
 
 
 def lower_snapshot(fl, copy, snapshot: Snapshot) -> None:
-    """The copy, run only when the box is partial; the tensor, a view of V or of the buffer."""
+    """The copy, run only when the box is partial; the tensor, a view of V or of the buffer
+    (V itself where the box's sizes are constants: then they are the block's, `_snapshot`)."""
     b = fl.builder
     source, target = fl.value(copy.operands[0]), fl.value(copy.operands[1])
     whole, buffer = fl.value(snapshot.view), fl.value(snapshot.buffer)
+    if all(isinstance(size, int) for size in source.sizes):
+        fl.bind(snapshot.tensor, whole)
+        return
     full = ir.Constant(ir.IntType(1), 1)
     for size, n in zip(source.sizes, buffer.sizes):
         if not isinstance(size, int):
