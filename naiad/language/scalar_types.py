@@ -6,6 +6,7 @@ Triton's (`str(float32) == "fp32"`, `repr(float32) == "naiad.language.float32"`)
 
 from __future__ import annotations
 
+import sys
 from enum import Enum
 from functools import cached_property
 
@@ -220,10 +221,19 @@ class dtype:
         return self.name
 
     def __repr__(self):
-        return f"naiad.language.{_NAME_TO_PUBLIC.get(self.name, self.name)}"
+        return f"{_public_package()}.{_NAME_TO_PUBLIC.get(self.name, self.name)}"
 
     def mangle(self) -> str:
         return self.codegen_name
+
+
+def _public_package() -> str:
+    """Where a dtype's repr is found again by `eval`: `triton.language` while Naiad stands in
+    for Triton (that name is then this package: generated kernel source and Triton's tests
+    read it so), else `naiad.language`."""
+    package = sys.modules.get(__package__)
+    switched = package is not None and getattr(sys.modules.get("triton"), "language", 0) is package
+    return "triton.language" if switched else "naiad.language"
 
 
 void = dtype("void")

@@ -198,3 +198,25 @@ def test_triton_interpret_makes_kernels_run_in_the_interpreter():
         extra=(str(PROGRAMS),),
     )
     assert out.split() == ["[0,", "1,", "2,", "3]", "[]"]  # ran, and no back end compiled
+
+
+def test_a_dtype_s_repr_evaluates_under_the_name_it_was_imported_by():
+    """Generated kernel source and Triton's tests `eval` a dtype's repr."""
+    out = run_python(
+        """
+        import naiad, naiad.language as nl
+        plain = repr(nl.int8)
+        naiad.install_as_triton()
+        import triton
+        switched = repr(nl.bfloat16)
+        print(plain, switched, eval(switched) is nl.bfloat16)
+        naiad.uninstall_as_triton()
+        print(repr(nl.int8))
+        """
+    )
+    assert out.split() == [
+        "naiad.language.int8",
+        "triton.language.bfloat16",
+        "True",
+        "naiad.language.int8",
+    ]
