@@ -23,8 +23,16 @@ class Unbound(Exception):
 
 def constexpr_key(value):
     """A constexpr that is not a plain int, keyed by its type and repr: `1`, `1.0` and `True`
-    hash alike but specialize differently, and a list is not hashable."""
-    return (type(value), repr(value))
+    hash alike but specialize differently, and a list is not hashable. Scalar dtypes, bools and
+    strings key by themselves: a dtype's repr looks up the package it is printed from, which
+    cost a library's launches several microseconds each (naiad.ops' products pass the
+    accumulator's dtype)."""
+    kind = type(value)
+    if kind is core.dtype:
+        return (kind, value.name)
+    if kind is bool or kind is str:
+        return (kind, value)
+    return (kind, repr(value))
 
 
 def wide_int_key(value: int):
