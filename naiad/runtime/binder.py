@@ -172,6 +172,10 @@ def binding(params, align_free) -> tuple[str, list[str], dict, list[str], list[s
         "    __n = __len(__g) if __type(__g) is __tuple else 0",
         f"    if __n == 1 and __type(__g[0]) is __int and 0 < __g[0] <= {GRID_LIMITS[0]}:",
         "        __dims = (__g[0], 1, 1)",
+        # a batch of tiles (products, attention): grid_dims costs a launch several microseconds
+        "    elif __n == 2 and __type(__g[0]) is __int and __type(__g[1]) is __int"
+        f" and 0 < __g[0] <= {GRID_LIMITS[0]} and 0 < __g[1] <= {GRID_LIMITS[1]}:",
+        "        __dims = (__g[0], __g[1], 1)",
         # three sizes, as libraries that launch compiled kernels pass them (Inductor)
         "    elif __n == 3 and __type(__g[0]) is __int and __type(__g[1]) is __int"
         f" and __type(__g[2]) is __int and 0 < __g[0] <= {GRID_LIMITS[0]}"
