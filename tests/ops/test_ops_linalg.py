@@ -87,3 +87,27 @@ def test_gpu_half_products_pipeline_into_the_tensor_cores():
         ttgir = compiled.asm["ttgir"]
         assert "ttg.async_copy_global_to_local" in ttgir and "isAsync = true" in ttgir
         assert compiled.n_spills in (0, None)
+
+
+def test_products_of_one_shape_in_other_layouts(gen, backend):
+    """Launches are kept per shapes and strides: the same shapes transposed, with a bias or
+    scaled each get their own (a 2-dim product is not a batch's)."""
+    a, b = make((12, 20), torch.float32, gen), make((20, 9), torch.float32, gen)
+    bias = make((12, 1), torch.float32, gen)
+    expected = a.double() @ b.double()
+    for _ in range(2):
+        _close(ops.mm(a, b), expected, 20)
+        _close(ops.mm(a.t().contiguous().t(), b.t().contiguous().t()), expected, 20)
+        _close(ops.addmm(bias, a, b), bias.double() + expected, 20)
+        _close(ops.addmm(bias, a, b, alpha=3, beta=0), 3 * expected, 20)
+        _close(ops.bmm(a[None], b[None])[0], expected, 20)
+
+
+def test_product_shape_errors():
+    a = torch.randn(2, 3)
+    with pytest.raises(RuntimeError, match=r"cannot be multiplied \(2x3 and 4x5\)"):
+        ops.mm(a, torch.randn(4, 5))
+    with pytest.raises(RuntimeError, match="expected 2-dim operands, got 3-dim and 2-dim"):
+        ops.mm(a[None], a.t())
+    with pytest.raises(RuntimeError, match="expected 3-dim operands"):
+        ops.bmm(a, a.t())

@@ -88,27 +88,70 @@ def _blocks(device: torch.device, dtype, m: int, n: int) -> tuple[int, int, int,
     return 128, 128, 32, {"num_warps": 8, "num_stages": 3}
 
 
-def _product(a, b, bias=None, alpha=1, beta=1, out=None):
-    """alpha * a @ b + beta * bias over 3-dim a (P, M, K), b (P, K, N); bias broadcastable."""
-    if a.dtype not in _FLOATS or b.dtype != a.dtype:
-        raise Unsupported(f"matrix products of {a.dtype} and {b.dtype}")
-    batch, m, k = a.shape
-    n = b.shape[2]
-    c = torch.empty(batch, m, n, dtype=a.dtype, device=a.device) if out is None else out
-    if c.numel() == 0:
-        return c
-    has_bias = bias is not None and beta != 0
-    x = bias.expand(batch, m, n) if has_bias else c
-    block_m, block_n, block_k, options = _blocks(a.device, a.dtype, m, n)
-    grid = (((m + block_m - 1) // block_m) * ((n + block_n - 1) // block_n), batch)
-    acc = tl.float64 if a.dtype == torch.float64 else tl.float32
-    precision = "ieee" if a.dtype in (torch.float32, torch.float64) else None
-    tl_dtype(a.dtype)
-    matmul_kernel[grid](
-        a, b, c, x, m, n, k, *a.stride(), *b.stride(), *c.stride(), *x.stride(),
-        float(alpha), float(beta), has_bias, alpha != 1, acc, precision, k % block_k == 0,
-        block_m, block_n, block_k, 8, **options,
-    )  # fmt: skip
+class _Launch:
+    """What a product's launch depends on besides the data (the operands' dtype, device, shapes
+    and strides, the bias's, whether alpha scales): the result's shape, the grid, and the
+    kernel's arguments after the pointers (sizes and strides, then the constexprs after alpha
+    and beta)."""
+
+    __slots__ = ("constexprs", "grid", "options", "shape", "sizes_and_strides")
+
+    def __init__(self, a, b, bias, scaled: bool):
+        if a.dtype not in _FLOATS or b.dtype != a.dtype:
+            raise Unsupported(f"matrix products of {a.dtype} and {b.dtype}")
+        *batch, m, k = a.shape
+        *other_batch, k_b, n = b.shape
+        if k_b != k or other_batch != batch:
+            shapes = " and ".join("x".join(map(str, t.shape)) for t in (a, b))
+            raise RuntimeError(f"the shapes cannot be multiplied ({shapes})")
+        self.shape = (*batch, m, n)
+        c_strides = (m * n, n, 1)
+        x_strides = _batched(bias.expand(self.shape).stride()) if bias is not None else c_strides
+        block_m, block_n, block_k, self.options = _blocks(a.device, a.dtype, m, n)
+        tiles = ((m + block_m - 1) // block_m) * ((n + block_n - 1) // block_n)
+        self.grid = (tiles, batch[0] if batch else 1)
+        self.sizes_and_strides = (m, n, k, *_batched(a.stride()), *_batched(b.stride()),
+                                  *c_strides, *x_strides)  # fmt: skip
+        acc = tl.float64 if a.dtype == torch.float64 else tl.float32
+        precision = "ieee" if a.dtype in (torch.float32, torch.float64) else None
+        tl_dtype(a.dtype)
+        self.constexprs = (bias is not None, scaled, acc, precision, k % block_k == 0,
+                           block_m, block_n, block_k, 8)  # fmt: skip
+
+
+def _batched(strides) -> tuple:
+    """A matrix's or a batch's strides as a batch's (a matrix is a batch of one)."""
+    return strides if len(strides) == 3 else (0, *strides)
+
+
+# Launches per (operand dtypes, device, shapes and strides, bias's, alpha != 1): a call of a
+# known kind only allocates and launches. Forgotten past _LAUNCHES_KEPT.
+_LAUNCHES: dict = {}
+_LAUNCHES_KEPT = 1024
+
+
+def _product(rank: int, a, b, bias=None, alpha=1, beta=1):
+    """alpha * a @ b + beta * bias for matrices (M, K) x (K, N) (rank 2) or batches
+    (P, M, K) x (P, K, N) (rank 3); bias broadcastable to the result. The operands reach the
+    kernel as they are: views made per call cost microseconds each."""
+    if a.dim() != rank or b.dim() != rank:
+        raise RuntimeError(f"expected {rank}-dim operands, got {a.dim()}-dim and {b.dim()}-dim")
+    if bias is not None and beta == 0:
+        bias = None
+    scaled = alpha != 1
+    key = (a.dtype, b.dtype, a.device, a.shape, a.stride(), b.shape, b.stride(), scaled,
+           None if bias is None else (bias.shape, bias.stride()))  # fmt: skip
+    launch = _LAUNCHES.get(key)
+    if launch is None:
+        if len(_LAUNCHES) >= _LAUNCHES_KEPT:
+            _LAUNCHES.clear()
+        launch = _LAUNCHES[key] = _Launch(a, b, bias, scaled)
+    c = torch.empty(launch.shape, dtype=a.dtype, device=a.device)
+    if c.numel():
+        matmul_kernel[launch.grid](
+            a, b, c, c if bias is None else bias, *launch.sizes_and_strides, float(alpha),
+            float(beta), *launch.constexprs, **launch.options,
+        )  # fmt: skip
     return c
 
 
@@ -119,25 +162,22 @@ def _into(result, out):
 @aten("mm.default", "mm.out")
 def mm(input, mat2, *, out=None):
     """input @ mat2 for matrices."""
-    return _into(_product(input[None], mat2[None])[0], out)
+    return _into(_product(2, input, mat2), out)
 
 
 @aten("addmm.default", "addmm.out")
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * mat1 @ mat2 (input broadcast to the product's shape)."""
-    m, n = mat1.shape[0], mat2.shape[1]
-    bias = input.expand(m, n)[None]
-    return _into(_product(mat1[None], mat2[None], bias, alpha, beta)[0], out)
+    return _into(_product(2, mat1, mat2, input, alpha, beta), out)
 
 
 @aten("bmm.default", "bmm.out")
 def bmm(input, mat2, *, out=None):
     """A batch of matrix products."""
-    return _into(_product(input, mat2), out)
+    return _into(_product(3, input, mat2), out)
 
 
 @aten("baddbmm.default", "baddbmm.out")
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * batch1 @ batch2, batch by batch."""
-    p, m, n = batch1.shape[0], batch1.shape[1], batch2.shape[2]
-    return _into(_product(batch1, batch2, input.expand(p, m, n), alpha, beta), out)
+    return _into(_product(3, batch1, batch2, input, alpha, beta), out)
