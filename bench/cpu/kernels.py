@@ -23,7 +23,8 @@ per element) against a 2-thread copy's (`o.copy_(x)`, 8 bytes per element) in th
 fused softmax f32 (4096 x 1024); layer norm forward f32 (4096 x 1024); the tutorial matmul f32
 (1024^3), and on bf16 operands (`--only matmul_bf16`, against torch.matmul on bf16); tutorial 06's
 attention forward, fp16, Z1 H8 N1024 D64, non-causal (`--only attention_fp16`, against
-`scaled_dot_product_attention`). The kernels are the tutorials' own source (examples/).
+`scaled_dot_product_attention`), and naiad.ops' attention forward on bf16 and f32 tensors of that
+shape (`--only attention_ops`). The other kernels are the tutorials' own source (examples/).
 """
 
 from __future__ import annotations
@@ -221,6 +222,26 @@ def bench_attention_fp16(count):
     }
 
 
+def bench_attention_ops(count):
+    """naiad.ops.scaled_dot_product_attention forward, Z1 H8 N1024 D64, non-causal, on bf16 and
+    on f32 tensors, against torch's `scaled_dot_product_attention` on the same tensors."""
+    import naiad.ops as ops
+
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    rows = {}
+    for dtype, name, tolerance in ((torch.bfloat16, "bf16", 2e-2), (torch.float32, "f32", 1e-4)):
+        q, k, v = (torch.randn(1, 8, 1024, 64).to(dtype) for _ in range(3))
+        out = ops.scaled_dot_product_attention(q, k, v)
+        ref = sdpa(q.double(), k.double(), v.double())
+        assert ((out.double() - ref).norm() / ref.norm()) < tolerance
+        rows[f"attention fwd {name} Z1 H8 N1024 D64 (naiad.ops)"] = pairs(
+            lambda q=q, k=k, v=v: ops.scaled_dot_product_attention(q, k, v),
+            lambda q=q, k=k, v=v: sdpa(q, k, v),
+            count,
+        )
+    return rows
+
+
 BENCHES = {
     "add": bench_add,
     "softmax": bench_softmax,
@@ -228,6 +249,7 @@ BENCHES = {
     "matmul": bench_matmul,
     "matmul_bf16": bench_matmul_bf16,
     "attention_fp16": bench_attention_fp16,
+    "attention_ops": bench_attention_ops,
 }
 
 
