@@ -65,6 +65,21 @@ def test_rms_norm(dtype, gen, backend):
            lambda a, b: F.rms_norm(a, (16,), b, 1e-6), [x, w], gen, 8)  # fmt: skip
 
 
+def test_strided_parameters_and_last_dim_results(gen, interpreted):
+    """A weight and bias that are every other element of a vector (read as they lie, not as
+    contiguous), and softmax over the last dim of 3 dims and of a 0-dim tensor (its result is
+    allocated in the input's shape, no view)."""
+    x, w, b = _leaves(gen, torch.float32, (5, 16), (32,), (32,))
+    _check(lambda a, c: ops.rms_norm(a, 16, c[::2], 1e-6),
+           lambda a, c: F.rms_norm(a, (16,), c[::2], 1e-6), [x, w], gen, 8)  # fmt: skip
+    _check(lambda a, c, d: ops.layer_norm(a, 16, c[::2], d[1::2]),
+           lambda a, c, d: F.layer_norm(a, (16,), c[::2], d[1::2]), [x, w, b], gen, 8)  # fmt: skip
+    _check(lambda a: ops.softmax(a, -1), lambda a: torch.softmax(a, -1),
+           _leaves(gen, torch.float32, (2, 3, 5)), gen, 4)  # fmt: skip
+    scalar = make((), torch.float32, gen)
+    assert_matches(ops.log_softmax(scalar, 0), torch.log_softmax(scalar, 0))
+
+
 @pytest.mark.parametrize(
     "shape, normalized, affine",
     [((3, 40, 300), (300,), True), ((4, 3, 700), (3, 700), True), ((6, 20), (20,), False)],

@@ -123,9 +123,15 @@ def _layer_norm_tile(x, out, M, N, s_m, s_n, s_out, weight, bias, mean, rstd, EP
     tl.store(rstd + rows, inverse.to(rstd.dtype.element_ty), mask=row_mask)
 
 
-def _flat(param, input):
-    """weight or bias as a contiguous vector (or the input itself as a placeholder pointer)."""
-    return input if param is None else param.reshape(-1)
+def flat_parameter(param, input):
+    """weight or bias as the contiguous vector the row kernels read (or the input itself as a
+    placeholder pointer). A contiguous vector passes as it is: a reshape makes a view per
+    call, which costs a small op's launch microseconds."""
+    if param is None:
+        return input
+    if param.dim() == 1 and param.is_contiguous():
+        return param
+    return param.reshape(-1).contiguous()
 
 
 @aten("native_layer_norm.default")
@@ -138,7 +144,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     stats_shape = [*input.shape[:axis], *([1] * len(normalized_shape))]
     mean = torch.empty(stats_shape, dtype=input.dtype, device=input.device)
     rstd = torch.empty(stats_shape, dtype=input.dtype, device=input.device)
-    params = [_flat(weight, input), _flat(bias, input), mean, rstd, float(eps)]
+    params = [flat_parameter(weight, input), flat_parameter(bias, input), mean, rstd, float(eps)]
     flags = {"HAS_WEIGHT": weight is not None, "HAS_BIAS": bias is not None,
              "ONE_BLOCK": blocks(rows.M, rows.N, input.device)[1] >= rows.N}  # fmt: skip
     launch_rows(layer_norm_kernel, rows, [out], params, accumulator(input.dtype), **flags)

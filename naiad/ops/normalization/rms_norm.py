@@ -18,6 +18,7 @@ from ..reduce import sum as _sum
 from ..reduce.kernels import _rows
 from ..reduce.launch import accumulator, blocks, launch_rows
 from ..reduce.rows import as_rows
+from .layer_norm import flat_parameter
 
 __all__ = ["rms_norm"]
 
@@ -96,7 +97,7 @@ def _forward(input, dims, weight, eps):
     wide = accumulator(input.dtype)
     out = torch.empty(input.shape, dtype=input.dtype, device=input.device)
     rstd = torch.empty(rows.keepdim_shape, dtype=wide, device=input.device)
-    w = input if weight is None else weight.reshape(-1)
+    w = flat_parameter(weight, input)
     params = [w, rstd, float(eps)]
     flags = {"HAS_WEIGHT": weight is not None}
     launch_rows(rms_norm_kernel, rows, [out], params, wide, **flags)
@@ -132,7 +133,7 @@ def _backward(grad, input, dims, weight, rstd, weight_grad: bool):
         dw_rows = torch.empty(programs, rows.N, dtype=kind, device=input.device)
     else:
         dw_rows = dx  # not written
-    w = input if weight is None else weight.reshape(-1)
+    w = flat_parameter(weight, input)
     params = [g, g.stride(0), g.stride(1), w, rstd]
     flags = {"HAS_WEIGHT": weight is not None, "WEIGHT_GRAD": weight_grad}
     launch_rows(rms_norm_backward_kernel, rows, [dx, dw_rows], params, wide, **flags)

@@ -124,10 +124,18 @@ def _rows_of(x, dim):
     return x, d, as_rows(x, [d])
 
 
+def _buffer(x, d, rows, dtype):
+    """The kernel's contiguous (M, N) output; where the scanned dim is x's last, allocated in
+    x's shape (the same memory, without a view made per call)."""
+    if d == x.dim() - 1:
+        return torch.empty(x.shape, dtype=dtype, device=x.device)
+    return torch.empty(rows.M, rows.N, dtype=dtype, device=x.device)
+
+
 def _back(buffer, x, d, shape):
     """The (M, N) buffer viewed in x's dim order (the scanned dim back in its place)."""
     if d == x.dim() - 1:
-        return buffer.view(shape)
+        return buffer if x.shape == shape else buffer.view(shape)
     order = [k for k in range(x.dim()) if k != d] + [d]
     viewed = buffer.view([x.shape[k] for k in order])
     return viewed.permute(*sorted(range(len(order)), key=order.__getitem__)).view(shape)
@@ -136,7 +144,7 @@ def _back(buffer, x, d, shape):
 def _forward(input, dim, dtype, log: bool):
     tl_dtype(input.dtype)
     x, d, rows = _rows_of(input, dim)
-    buffer = torch.empty(rows.M, rows.N, dtype=dtype, device=input.device)
+    buffer = _buffer(x, d, rows, dtype)
     one_tile = blocks(rows.M, rows.N, input.device)[1] >= rows.N
     launch_rows(softmax_kernel, rows, [buffer], [], accumulator(dtype), LOG=log, ONE_TILE=one_tile)
     return _back(buffer, x, d, input.shape)
@@ -145,7 +153,7 @@ def _forward(input, dim, dtype, log: bool):
 def _backward(grad, output, dim, dtype, log: bool):
     g, d, rows = _rows_of(grad, dim)
     _, _, y = _rows_of(output, dim)
-    buffer = torch.empty(rows.M, rows.N, dtype=dtype, device=grad.device)
+    buffer = _buffer(g, d, rows, dtype)
     y_m, y_n = y.view.stride()
     compute = accumulator(dtype)
     launch_rows(softmax_backward_kernel, rows, [buffer], [y.view, y_m, y_n], compute, LOG=log)
