@@ -56,9 +56,15 @@ def columns(rows: Rows) -> bool:
     return rows.M > 1 and rows.N > 1 and s_m == 1 and s_n != 1
 
 
+# Kept positions per program of a column reduction: a GPU takes 32 (a 128-byte row segment of
+# fp32), so that 4096 columns make 128 programs, not 16 (a sum over the rows of 4096 x 4096 took
+# 0.146 ms on an H200 with 256, against torch's 0.029).
+COLUMN_BLOCK_M = {"cpu": 256, "cuda": 32}
+
+
 def column_blocks(M: int, N: int, device: torch.device) -> tuple[int, int]:
     kind = "cpu" if device.type == "cpu" else "cuda"
-    block_m = min(_power_of_2_above(M), 256)
+    block_m = min(_power_of_2_above(M), COLUMN_BLOCK_M[kind])
     return block_m, min(_power_of_2_above(N), max(1, TILE[kind] // block_m))
 
 
