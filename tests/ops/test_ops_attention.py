@@ -67,6 +67,21 @@ def test_attention_forward_compiled(causal, gen, compiled):
     assert_matches(actual, expected.half(), 8.0, normwise=True)
 
 
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention_forward_through_tensor_copies(causal, gen, backend, monkeypatch):
+    """The forward as a Hopper GPU runs it: q, k and v read through tensor descriptors of
+    their rows (grouped heads: a key head's rows are found from the query head's), here on
+    every back end."""
+    monkeypatch.setattr(flash, "_by_tensor_copies", lambda p, block_m, block_n: True)
+    q = make((2, 4, 128, 64), torch.float16, gen, -1, 1)
+    k, v = (make((2, 2, 192, 64), torch.float16, gen, -1, 1) for _ in "kv")
+    kwargs = {"is_causal": causal, "enable_gqa": True}
+    wide = (t.double() for t in (q, k, v))
+    expected = F.scaled_dot_product_attention(*wide, **kwargs)
+    actual = ops.scaled_dot_product_attention(q, k, v, **kwargs)
+    assert_matches(actual, expected.half(), 8.0, normwise=True)
+
+
 def test_attention_strided_inputs(gen, interpreted):
     """(B, L, H, E) tensors seen as (B, H, L, E), as attention layers make them."""
     q, k, v = (make((2, 17, 3, 32), torch.float32, gen, -1, 1).transpose(1, 2) for _ in "qkv")

@@ -10,10 +10,12 @@ value gradients another).
 
 from __future__ import annotations
 
+import functools
 import math
 
 import torch
 
+from ...runtime.tensor_descriptor import TensorDescriptor
 from ..dtypes import Unsupported
 from .backward import attention_delta, attention_dkdv, attention_dq
 from .forward import attention_forward
@@ -32,9 +34,11 @@ MAX_HEAD_DIM = 256
 _CPU = ((64, 64, 64, 1), (256, 32, 32, 1))
 BLOCKS = {
     ("forward", "cuda"): ((64, 64, 64, 4), (128, 128, 128, 8), (256, 32, 32, 4)),
+    ("forward by copies", "cuda"): ((64, 128, 128, 4), (128, 128, 128, 8)),
     ("dkdv", "cuda"): ((64, 64, 64, 4), (128, 64, 128, 8), (256, 16, 64, 4)),
     ("dq", "cuda"): ((64, 64, 64, 4), (128, 128, 64, 8), (256, 64, 32, 4)),
     ("forward", "cpu"): ((64, 64, 64, 1), (128, 64, 32, 1), (256, 32, 32, 1)),
+    ("forward by copies", "cpu"): ((64, 64, 64, 1), (128, 64, 32, 1)),
     ("dkdv", "cpu"): _CPU,
     ("dq", "cpu"): _CPU,
 }
@@ -92,16 +96,63 @@ class Problem:
         return block_m, block_n, (*flags, block_m, block_n, self.block_e), options
 
 
+# The forward's work (batches x heads x L x S x E) from which it reads by tensor copies: their
+# launch costs about 100 us more host time than a pointer one (the descriptors' keys and
+# tensor maps; H200: 147 against 46 us a call), which a kernel shorter than that does not repay
+# (4x16x1024x64: 0.057 -> 0.119 ms a call), while long ones gain (2x16x4096x128: 0.649 ->
+# 0.618 ms; at 128x128 tiles with 4 warps, D64 0.401 -> 0.35 ms).
+_COPIES_FROM = 2**34
+
+
+@functools.lru_cache(maxsize=None)
+def _copies_on(device_index: int) -> bool:
+    """Whether the GPU has a tensor-copy engine (Hopper's TMA: compute capability 9 on)."""
+    return torch.cuda.get_device_capability(device_index)[0] >= 9
+
+
+def _by_tensor_copies(p: Problem, block_m: int, block_n: int) -> bool:
+    """Whether the forward reads q, k and v through tensor descriptors of their rows: on a GPU
+    with a tensor-copy engine, for long enough contiguous batched sequences without a mask
+    whose head dim fills its block and whose lengths the blocks divide (so that no block
+    passes its sequence's end into the next one's rows)."""
+    q, k = p.q, p.k
+    return (
+        q.is_cuda
+        and not p.packed
+        and p.mask_kind == NO_MASK
+        and p.E == p.block_e
+        and p.L % block_m == 0
+        and p.S % block_n == 0
+        and p.batches * p.H * p.L * p.S * p.E >= _COPIES_FROM
+        and max(q.numel(), k.numel()) // p.E < 2**31
+        and _copies_on(q.device.index)
+        and all(t.is_contiguous() and t.data_ptr() % 16 == 0 for t in (q, k, p.v))
+    )
+
+
+def _row_descriptor(t, rows: int) -> TensorDescriptor:
+    """A descriptor of contiguous `t`'s rows of E elements, in blocks of `rows` rows."""
+    E = t.shape[-1]
+    return TensorDescriptor(t, [t.numel() // E, E], [E, 1], [rows, E])
+
+
 def forward(p: Problem):
     """(output of `p.out_shape`, log-sum-exp of its rows, fp32)."""
     q = p.q
     out = torch.empty(p.out_shape, dtype=q.dtype, device=q.device)
     lse = torch.empty(p.out_shape[:-1], dtype=torch.float32, device=q.device)
-    block_m, _, constants, options = p.constants("forward")
-    if out.numel():
-        grid = ((p.L + block_m - 1) // block_m, p.batches * p.H)
-        attention_forward[grid](q, p.k, p.v, out, lse, p.mask, *p.arguments(), *p.out_rows,
-                                *constants, **options)  # fmt: skip
+    if not out.numel():
+        return out, lse
+    inputs = (q, p.k, p.v)
+    block_m, block_n, constants, options = p.constants("forward")
+    by_copies = p.constants("forward by copies") if p.block_e <= 128 else None
+    copies = by_copies is not None and _by_tensor_copies(p, *by_copies[:2])
+    if copies:
+        block_m, block_n, constants, options = by_copies
+        inputs = (_row_descriptor(q, block_m), *(_row_descriptor(t, block_n) for t in inputs[1:]))
+    grid = ((p.L + block_m - 1) // block_m, p.batches * p.H)
+    attention_forward[grid](*inputs, out, lse, p.mask, *p.arguments(), *p.out_rows, *constants,
+                            copies, **options)  # fmt: skip
     return out, lse
 
 
