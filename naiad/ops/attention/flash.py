@@ -104,7 +104,7 @@ class Problem:
 _COPIES_FROM = 2**34
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _copies_on(device_index: int) -> bool:
     """Whether the GPU has a tensor-copy engine (Hopper's TMA: compute capability 9 on)."""
     return torch.cuda.get_device_capability(device_index)[0] >= 9
@@ -120,7 +120,7 @@ def _by_tensor_copies(p: Problem, block_m: int, block_n: int) -> bool:
         q.is_cuda
         and not p.packed
         and p.mask_kind == NO_MASK
-        and p.E == p.block_e
+        and p.block_e == p.E
         and p.L % block_m == 0
         and p.S % block_n == 0
         and p.batches * p.H * p.L * p.S * p.E >= _COPIES_FROM
