@@ -17,6 +17,8 @@ Combine.td say the rewrites; MLIR's arith canonicalizations the integer one):
     expand_dims(broadcast(x))    -> broadcast(expand_dims(x))
     expand_dims / reshape of a dense constant -> the constant, reshaped
     cmpi(make_range(0, 128), splat(128)) slt  -> dense<true>   (decided for every element)
+    ptr_to_int(int_to_ptr(x))    -> x                     also through a select of two such
+                                                           pointers (Naiad's own: below)
 
     %a = tt.addptr %p, %x : tensor<8x!tt.ptr<f32>>, tensor<8xi64>
     %b = tt.addptr %a, %y : tensor<8x!tt.ptr<f32>>, tensor<8xi64>
@@ -360,6 +362,34 @@ class FoldRangeComparison(RewritePattern):
         return True
 
 
+class FoldAddressRoundTrip(RewritePattern):
+    """ptr_to_int(int_to_ptr(x)) -> x, and ptr_to_int(select(c, int_to_ptr(a), int_to_ptr(b)))
+    -> select(c, a, b): an integer taken through a pointer type and back keeps every bit (as
+    LLVM's inttoptr and ptrtoint do), and a program that chooses between addresses and stores
+    the choice (Triton's test_where on pointers) never needs a pointer. The CPU back end's
+    pointers into memory hold addresses aligned to their pointee (middle/linalg/
+    convert_addresses.py), so without this an unaligned integer would lose its low bits."""
+
+    root = tt.PtrToIntOp
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        source = op.src.defining_op
+        if isinstance(source, tt.IntToPtrOp) and source.src.type is op.result.type:
+            rewriter.replace_op(op, [source.src])
+            return True
+        if not isinstance(source, arith.SelectOp):
+            return False
+        chosen = [source.true_value.defining_op, source.false_value.defining_op]
+        if not all(isinstance(c, tt.IntToPtrOp) for c in chosen):
+            return False
+        if any(c.src.type is not op.result.type for c in chosen):
+            return False
+        rewriter.replace_op(
+            op, rewriter.create(arith.SelectOp, source.condition, chosen[0].src, chosen[1].src)
+        )
+        return True
+
+
 def tt_canonicalization_patterns() -> list[RewritePattern]:
     """The patterns `canonicalize` adds to every op's own."""
     return [
@@ -379,4 +409,5 @@ def tt_canonicalization_patterns() -> list[RewritePattern]:
         FoldExpandDimsOfDenseConstant(),
         FoldReshapeOfDenseConstant(),
         FoldRangeComparison(),
+        FoldAddressRoundTrip(),
     ]

@@ -352,3 +352,32 @@ tt.func public @views_stay(%x: f32) -> (tensor<2x4xi32>, tensor<2x4xf32>, tensor
   %f = tt.reshape %b : tensor<2x4xi32> -> tensor<8xi32>
   tt.return %b, %q, %t, %f : tensor<2x4xi32>, tensor<2x4xf32>, tensor<4x2xi32>, tensor<8xi32>
 }
+
+// ---- ptr_to_int of int_to_ptr: the integer itself, also through a select of two such pointers
+
+// CHECK-LABEL: tt.func public @address_round_trip
+// CHECK-NOT: tt.int_to_ptr
+// CHECK-NOT: tt.ptr_to_int
+// CHECK: %[[S:.+]] = arith.select %arg2, %arg0, %arg1 : tensor<8xi1>, tensor<8xi64>
+// CHECK: tt.return %arg0, %[[S]]
+tt.func public @address_round_trip(%a: tensor<8xi64>, %b: tensor<8xi64>, %c: tensor<8xi1>) -> (tensor<8xi64>, tensor<8xi64>) {
+  %pa = tt.int_to_ptr %a : tensor<8xi64> -> tensor<8x!tt.ptr<i32>>
+  %pb = tt.int_to_ptr %b : tensor<8xi64> -> tensor<8x!tt.ptr<i32>>
+  %back = tt.ptr_to_int %pa : tensor<8x!tt.ptr<i32>> -> tensor<8xi64>
+  %chosen = arith.select %c, %pa, %pb : tensor<8xi1>, tensor<8x!tt.ptr<i32>>
+  %both = tt.ptr_to_int %chosen : tensor<8x!tt.ptr<i32>> -> tensor<8xi64>
+  tt.return %back, %both : tensor<8xi64>, tensor<8xi64>
+}
+
+// A select between a pointer made from an integer and an argument's pointer stays: the
+// argument's address is known only at run time (and is its own).
+// CHECK-LABEL: tt.func public @address_round_trip_stays
+// CHECK: tt.int_to_ptr
+// CHECK: arith.select
+// CHECK: tt.ptr_to_int
+tt.func public @address_round_trip_stays(%a: tensor<8xi64>, %p: tensor<8x!tt.ptr<i32>>, %c: tensor<8xi1>) -> tensor<8xi64> {
+  %pa = tt.int_to_ptr %a : tensor<8xi64> -> tensor<8x!tt.ptr<i32>>
+  %chosen = arith.select %c, %pa, %p : tensor<8xi1>, tensor<8x!tt.ptr<i32>>
+  %both = tt.ptr_to_int %chosen : tensor<8x!tt.ptr<i32>> -> tensor<8xi64>
+  tt.return %both : tensor<8xi64>
+}
