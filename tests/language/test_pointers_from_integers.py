@@ -18,6 +18,7 @@ from fixture_kernels.pointers import (
 )
 
 import naiad
+import naiad.language as tl
 
 
 @pytest.fixture(autouse=True)
@@ -93,3 +94,45 @@ def test_an_access_past_a_live_array_names_that_array(gen):
 def test_a_pointer_converts_to_64_bits_only():
     with pytest.raises(naiad.CompilationError, match="pointers are 64-bit"):
         narrow[(1,)](np.zeros(1, np.float32), np.zeros(1, np.int32))
+
+
+@naiad.jit
+def choose_addresses(c_ptr, a_ptr, b_ptr, chosen_ptr, back_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    a = tl.load(a_ptr + offs).to(tl.pointer_type(tl.int32))
+    b = tl.load(b_ptr + offs).to(tl.pointer_type(tl.int32))
+    tl.store(chosen_ptr + offs, tl.where(tl.load(c_ptr + offs), a, b))
+    tl.store(back_ptr + offs, a.to(tl.int64))
+
+
+def test_integers_through_a_pointer_type_keep_every_bit(gen):
+    """Never dereferenced, any 64-bit integer, unaligned too, survives the pointer type, also
+    chosen by a `where` (as Triton's test_where stores pointers)."""
+    condition = gen.integers(0, 2, 64).astype(bool)
+    a, b = (gen.integers(-(2**63), 2**63 - 1, 64, dtype=np.int64) for _ in range(2))
+    chosen, back = np.zeros(64, np.int64), np.zeros(64, np.int64)
+    choose_addresses[(1,)](condition, a, b, chosen, back, N=64)
+    np.testing.assert_array_equal(chosen, np.where(condition, a, b))
+    np.testing.assert_array_equal(back, a)
+
+
+@naiad.jit
+def either_argument(choice_ptr, x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    inside = offs < n
+    whole = tl.where(tl.load(choice_ptr) != 0, x_ptr, y_ptr)  # one choice for the block
+    lanes = tl.where(tl.load(choice_ptr + 1 + offs, mask=inside, other=0) != 0, x_ptr, y_ptr)
+    tl.store(out_ptr + offs, tl.load(whole + offs, mask=inside), mask=inside)
+    tl.store(out_ptr + n + offs, tl.load(lanes + offs, mask=inside), mask=inside)
+
+
+@pytest.mark.parametrize("first", [0, 1])
+def test_a_where_between_two_arguments_reads_the_chosen_one(gen, first):
+    """Compiled for the CPU, the pointer chosen between two arguments is an address (as one
+    made from an integer)."""
+    x, y = (gen.standard_normal(40).astype(np.float32) for _ in range(2))
+    choice = np.concatenate([[first], gen.integers(0, 2, 40)]).astype(np.int32)
+    out = np.full(80, np.nan, np.float32)
+    either_argument[(1,)](choice, x, y, out, 40, BLOCK=64)
+    np.testing.assert_array_equal(out[:40], x if first else y)
+    np.testing.assert_array_equal(out[40:], np.where(choice[1:] != 0, x, y))

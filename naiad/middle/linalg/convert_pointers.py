@@ -1,7 +1,8 @@
 """Pointer arithmetic: every pointer's offset from its base is computed in `i64` elements.
 
     tt.addptr %p, %off     offset(p) + sext(off)    (a scalar add, or a linalg.generic)
-    arith.select %c, %p, %q  a select of the offsets (both point into one argument)
+    arith.select %c, %p, %q  a select of the offsets (both point into one argument); of the
+                           addresses, into memory, for pointers into different arguments
     tt.bitcast %p          the same offsets into the same argument, when the element size is
                            unchanged; else the pointer at the same address (convert_addresses.py)
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from ...dialects import arith, tt
 from . import emit, emit_memory
-from .conversion import FunctionConversion, Pointer, converts, fail, is_pointer, pointee
+from .conversion import FunctionConversion, Pointer, converts, is_pointer, pointee
 from .convert_addresses import address, from_address, is_memory, plain_memory, storage_bytes
 from .convert_elementwise import convert_elementwise
 
@@ -36,7 +37,14 @@ def _select(c: FunctionConversion, op) -> None:
         # Two pointers made from integers: memory, unchecked (each had its own extent).
         base = plain_memory(c, a.base)
         if base is None or base is not plain_memory(c, b.base):
-            fail(op, "a select between pointers into different arguments has no lowering to Linalg")
+            # Into different arguments (`tl.where(c, x_ptr, y_ptr)`): the address chosen, a
+            # pointer into memory (convert_addresses.py), read element by element.
+            element = pointee(op.result.type)
+            chosen = emit.select(
+                c, c.value(op.condition), address(c, a, element), address(c, b, element)
+            )
+            c.bind(op.result, from_address(c, op, chosen, element))
+            return
     offset = emit.select(c, c.value(op.condition), a.offset, b.offset)
     c.bind(op.result, Pointer(base, offset))
 

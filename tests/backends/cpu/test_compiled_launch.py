@@ -161,17 +161,23 @@ def test_host_arrays_run_compiled_by_default():
 
 
 @naiad.jit
-def _either_argument(x_ptr, y_ptr, out_ptr, first):
-    # A select between pointers into two arguments: no Linalg lowering yet.
-    tl.store(out_ptr, tl.load(tl.where(first > 0, x_ptr, y_ptr)))
+def _next_address(p):
+    return p + 1
+
+
+@naiad.jit
+def _shifted_by_a_map(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    # tl.map_elementwise over pointers: no Linalg lowering.
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(tl.map_elementwise(_next_address, x_ptr + offs)))
 
 
 def test_what_the_cpu_cannot_compile_runs_in_the_interpreter_with_a_warning():
-    x, y = np.full(4, 2.5, np.float32), np.full(4, -1.5, np.float32)
-    out = np.full(1, 7, np.float32)
+    x = np.random.default_rng(5).standard_normal(9).astype(np.float32)
+    out = np.full(8, np.nan, np.float32)
     with knobs.override(NAIAD_BACKEND=""), pytest.warns(RuntimeWarning, match="interpreter"):
-        _either_argument[(1,)](x, y, out, 0)
-    assert out[0] == -1.5
+        _shifted_by_a_map[(1,)](x, out, BLOCK=8)
+    np.testing.assert_array_equal(out, x[1:])
     with knobs.override(NAIAD_BACKEND="cpu"), pytest.raises(naiad.errors.KernelNotImplementedError):
-        _either_argument.forget_compiled()
-        _either_argument[(1,)](x, y, out, 0)
+        _shifted_by_a_map.forget_compiled()
+        _shifted_by_a_map[(1,)](x, out, BLOCK=8)
