@@ -168,8 +168,8 @@ def inplace_target(target, *others):
     """`target` as the output of an in-place op, after torch's check that the other operands
     broadcast to its shape (never it to theirs)."""
     shapes = [a.shape for a in others if isinstance(a, torch.Tensor)]
-    shape = torch.broadcast_shapes(target.shape, *shapes)
-    if tuple(shape) != tuple(target.shape):
+    shape = broadcast_shape([target.shape, *shapes])
+    if shape != tuple(target.shape):
         raise RuntimeError(
             f"output with shape {list(target.shape)} doesn't match the broadcast shape "
             f"{list(shape)}"
