@@ -17,6 +17,8 @@ __all__ = ["Rows", "as_rows", "normalized_dims"]
 
 def normalized_dims(dim, ndim: int) -> list[int]:
     """`dim` (None, an int or a list; negative allowed; empty meaning all) as sorted dims."""
+    if type(dim) in (list, tuple) and len(dim) == 1:  # ATen's dim lists hold one dim mostly
+        dim = dim[0]
     if type(dim) is int and -ndim <= dim < ndim:  # the common case, without building sets
         return [dim + ndim if dim < 0 else dim]
     if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
