@@ -215,7 +215,7 @@ def fmod(input, other, *, out=None):
       "pow.Tensor_Scalar_out", "pow.Scalar_out")  # fmt: skip
 def pow(input, exponent, *, out=None):
     """input ** exponent on floating point (integer powers are left to torch)."""
-    if not any(_is_floating(v) for v in (input, exponent)):
+    if not (_is_floating(input) or _is_floating(exponent)):
         raise Unsupported("integer powers")
     return _pow(input, exponent, out=out)
 
