@@ -42,3 +42,22 @@ def matmul_tiles(a, b, c, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexp
     for k in range(0, K, BK):
         acc = tl.dot(a.load([tl.program_id(0) * BM, k]), b.load([k, tl.program_id(1) * BN]), acc)
     c.store([tl.program_id(0) * BM, tl.program_id(1) * BN], acc.to(c.dtype))
+
+
+@naiad.jit
+def tile_read_twice(a, x, y, out1, out2, K, BK: tl.constexpr, BN: tl.constexpr):
+    """out1 = sum over k of x @ a[k], out2 = sum over k of y @ a[k]^T: each tile of `a` is read by
+    two dots, as it is and transposed (attention backward's Q and dO tiles), so one buffer
+    holds it and the pipeliner fills that buffer by copies."""
+    rows = tl.arange(0, BK)
+    cols = tl.arange(0, BN)
+    xt = tl.load(x + rows[:, None] * BK + rows[None, :])
+    yt = tl.load(y + rows[:, None] * BN + cols[None, :])
+    acc1 = tl.zeros((BK, BN), tl.float32)
+    acc2 = tl.zeros((BK, BK), tl.float32)
+    for k in range(0, K, BK):
+        tile = a.load([k, 0])
+        acc1 = tl.dot(xt, tile, acc1)
+        acc2 = tl.dot(yt, tl.trans(tile), acc2)
+    tl.store(out1 + rows[:, None] * BN + cols[None, :], acc1)
+    tl.store(out2 + rows[:, None] * BK + rows[None, :], acc2)

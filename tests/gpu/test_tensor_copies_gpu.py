@@ -8,7 +8,7 @@ test_tensor_copies_ptxas.py checks that they compile to tensor copies.
 
 import pytest
 import torch
-from fixture_kernels.descriptors import matmul_tiles, shift_tiles
+from fixture_kernels.descriptors import matmul_tiles, shift_tiles, tile_read_twice
 from gpu_helpers import compiled  # noqa: F401  (the fixture: launches compile for the GPU)
 
 import naiad
@@ -114,6 +114,22 @@ def test_a_matmul_loop_pipelines_tensor_copies(dtype, M, N, K, BM, BN, BK, stage
     assert "ttng.async_tma_copy_global_to_local" in kernel.asm["ttgir"]
     expected = (a.float() @ b.float()).to(dtype)
     torch.testing.assert_close(c, expected, rtol=2e-2, atol=2e-2 * max(K, 1) ** 0.5)
+
+
+def test_a_tile_read_as_it_is_and_transposed_comes_by_copies():
+    """Each tile of `a` feeds one dot as it is and one transposed, from one ring filled by
+    tensor copies; compared with torch in float32."""
+    a = _random((512, 64), torch.float16, 6)
+    x, y = _random((64, 64), torch.float16, 7), _random((64, 64), torch.float16, 8)
+    out1, out2 = (torch.empty((64, 64), device="cuda", dtype=torch.float32) for _ in "12")
+    desc = TensorDescriptor.from_tensor(a, [64, 64])
+    kernel = tile_read_twice[(1,)](desc, x, y, out1, out2, 512, BK=64, BN=64, num_stages=3)
+    assert "ttng.async_tma_copy_global_to_local" in kernel.asm["ttgir"]
+    tiles = a.float().view(8, 64, 64)
+    torch.testing.assert_close(out1, (x.float() @ tiles).sum(0), rtol=1e-2, atol=1e-1)
+    torch.testing.assert_close(
+        out2, (y.float() @ tiles.transpose(1, 2)).sum(0), rtol=1e-2, atol=1e-1
+    )
 
 
 def test_a_loop_of_no_steps_issues_no_copies():

@@ -8,7 +8,7 @@ import re
 
 import numpy as np
 import pytest
-from fixture_kernels.descriptors import matmul_tiles, shift_tiles
+from fixture_kernels.descriptors import matmul_tiles, shift_tiles, tile_read_twice
 from test_lowering import assemble
 from test_toolchain import needs_ptxas
 
@@ -100,4 +100,23 @@ def test_a_matmul_loop_fills_its_rings_by_tensor_copies(tmp_path):
     assert _loads_and_stores(ptx) == (3 * 3, 2)
     assert ptx.count("mbarrier.arrive.expect_tx") == 3
     assert "mbarrier.try_wait.parity" in ptx and "ld.global" not in ptx
+    assert " 0 bytes spill stores" in report
+
+
+@needs_ptxas
+def test_a_tile_two_dots_read_fills_one_ring_by_tensor_copies(tmp_path):
+    """A loaded tile read as it is by one dot and transposed by another is one buffer: one
+    ring, filled by copies (3 stages: 2 in the prologue, 1 a step), viewed transposed by the
+    second wgmma."""
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((512, 64)).astype(np.float16)
+    x, y = (rng.standard_normal((64, 64)).astype(np.float16) for _ in "xy")
+    out1, out2 = (np.empty((64, 64), np.float32) for _ in "12")
+    args = [TensorDescriptor.from_tensor(a, [64, 64]), x, y, out1, out2, 512]
+    compiled = _compile(tile_read_twice, args, BK=64, BN=64, num_stages=3)
+    ttgir, ptx = compiled.asm["ttgir"], compiled.asm["ptx"]
+    report = assemble(ptx, "sm_90a", tmp_path)
+    assert ttgir.count("ttng.async_tma_copy_global_to_local") == 3
+    assert "ttg.memdesc_trans" in ttgir
+    assert _loads_and_stores(ptx) == (3, 0)
     assert " 0 bytes spill stores" in report

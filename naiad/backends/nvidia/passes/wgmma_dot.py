@@ -206,7 +206,7 @@ def _buffer(dot: Operation, value, op_idx: int, either_major: bool):
     at = dot.location
     trans = _stored_transposed(value)
     if trans is not None:
-        stored = _alloc(dot, trans.src, 1 - op_idx, either_major)
+        stored = _alloc(dot, _before_conversion(trans.src), 1 - op_idx, either_major)
         view_t = stored.type.clone(
             shape=value.type.shape, encoding=_transposed(stored.type.encoding), alloc_shape=None
         )
@@ -216,6 +216,17 @@ def _buffer(dot: Operation, value, op_idx: int, either_major: bool):
         dot.parent.insert_before(view, dot)
         return view.result
     return _alloc(dot, value, op_idx, either_major)
+
+
+def _before_conversion(value):
+    """The tensor a layout conversion read alone by `value`'s transpose was made from: a
+    buffer holds the same elements whatever the registers' layout, and storing the tensor as
+    it was made lets the dot that reads it untransposed share the buffer (a descriptor load's
+    tile, read as it is and transposed, is then one buffer the pipeliner fills by copies)."""
+    owner = value.defining_op
+    if isinstance(owner, ttg.ConvertLayoutOp) and value.has_one_use:
+        return owner.src
+    return value
 
 
 def _alloc(dot: Operation, value, op_idx: int, either_major: bool):
