@@ -20,7 +20,7 @@ from ... import language as tl
 from ...runtime.jit import jit
 from .scores import hide, scores
 from .sequence import causal_diagonal, sequence
-from .tiles import load_rows
+from .tiles import load_block, load_rows
 
 __all__ = ["attention_delta", "attention_dkdv", "attention_dq"]
 
@@ -63,18 +63,18 @@ def _row_values(base, rows, stride, L, MASKED: tl.constexpr):
 
 
 @jit
-def _key_block_gradients(dk_acc, dv_acc, k_tile, v_tile, cols, q_base, out_base, do, lse, delta,
-                         mask, L, S, diagonal, sq_l, so_l, sm_l, sm_s, scale_log2, lo, hi,
-                         E: tl.constexpr, CAUSAL: tl.constexpr, MASK_KIND: tl.constexpr,
+def _key_block_gradients(dk_acc, dv_acc, k_tile, v_tile, cols, q_src, q_row, do_src, out_base,
+                         lse, delta, mask, L, S, diagonal, sq_l, so_l, sm_l, sm_s, scale_log2, lo,
+                         hi, E: tl.constexpr, CAUSAL: tl.constexpr, MASK_KIND: tl.constexpr,
                          PRECISION: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_E: tl.constexpr,
-                         MASKED: tl.constexpr):  # fmt: skip
+                         MASKED: tl.constexpr, DESCRIPTORS: tl.constexpr):  # fmt: skip
     """dk_acc and dv_acc after the query blocks from `lo` to `hi` of one query head. The tiles
     are [keys, queries] (p^T, dp^T, ds^T): each is then the register operand of the product
     that accumulates it into dv or dk, with no transpose of a computed tile."""
-    dims = tl.arange(0, BLOCK_E)
     for begin in range(lo, hi, BLOCK_M):
         rows = begin + tl.arange(0, BLOCK_M)
-        q_tile = load_rows(q_base, rows, sq_l, dims, L, E, BLOCK_E, MASKED)
+        q_tile = load_block(q_src, q_row, begin, sq_l, L, E, BLOCK_M, BLOCK_E, MASKED,
+                            DESCRIPTORS)  # fmt: skip
         lse_log2 = _row_values(lse + out_base, rows, so_l, L, MASKED) * 1.4426950408889634
         s_t = tl.dot(k_tile, tl.trans(q_tile), input_precision=PRECISION)
         if MASKED:
@@ -84,7 +84,8 @@ def _key_block_gradients(dk_acc, dv_acc, k_tile, v_tile, cols, q_base, out_base,
             p_t = tl.math.exp2(s_t - shift[None, :])
         else:
             p_t = tl.math.exp2(s_t * scale_log2 - lse_log2[None, :])
-        do_tile = load_rows(do + out_base * E, rows, so_l * E, dims, L, E, BLOCK_E, MASKED)
+        do_tile = load_block(do_src, out_base, begin, so_l * E, L, E, BLOCK_M, BLOCK_E, MASKED,
+                             DESCRIPTORS)  # fmt: skip
         dv_acc = tl.dot(p_t.to(do_tile.dtype), do_tile, dv_acc, input_precision=PRECISION)
         dp_t = tl.dot(v_tile, tl.trans(do_tile), input_precision=PRECISION)
         row_delta = _row_values(delta + out_base, rows, so_l, L, MASKED)
@@ -99,12 +100,14 @@ def attention_dkdv(q, k, v, do, lse, delta, dk, dv, mask, cu_q, cu_k, L, S, H, G
                    sm_b, sm_h, sm_l, sm_s, so_b, so_h, so_l, sd_b, sd_h, sd_s,
                    E: tl.constexpr, CAUSAL: tl.constexpr, MASK_KIND: tl.constexpr,
                    PACKED: tl.constexpr, PRECISION: tl.constexpr, BLOCK_M: tl.constexpr,
-                   BLOCK_N: tl.constexpr, BLOCK_E: tl.constexpr):  # fmt: skip
+                   BLOCK_N: tl.constexpr, BLOCK_E: tl.constexpr,
+                   DESCRIPTORS: tl.constexpr):  # fmt: skip
     """do, lse and delta have their rows where the forward's o and lse have them (so_*); dk and
     dv theirs (one a key and key head) at b * sd_b + kv * sd_h + n * sd_s, E elements each; dk
     is returned already scaled by `scale`. The query blocks split in three runs: masked ones
     before the first block that sees the whole key block (causal), unmasked ones, and masked
-    ones from the sequence's last partial block on."""
+    ones from the sequence's last partial block on. DESCRIPTORS: q and do are descriptors of
+    their rows, as the forward's (flash.py)."""
     start = tl.program_id(0) * BLOCK_N
     bkv = tl.program_id(1).to(tl.int64)
     hk = H // GROUP
@@ -136,21 +139,25 @@ def attention_dkdv(q, k, v, do, lse, delta, dk, dv, mask, cu_q, cu_k, L, S, H, G
         whole_to = first
     for g in range(0, GROUP):
         h = kv * GROUP + g
-        q_base = q + b * sq_b + h * sq_h + q_first * sq_l
         out_base = b * so_b + h * so_h + q_first * so_l
+        if DESCRIPTORS:
+            q_src, do_src = q, do
+        else:
+            q_src, do_src = q + b * sq_b + h * sq_h + q_first * sq_l, do + out_base * E
+        q_row = (b * H + h) * L
         head_mask = mask + b * sm_b + h * sm_h
         dk_acc, dv_acc = _key_block_gradients(
-            dk_acc, dv_acc, k_tile, v_tile, cols, q_base, out_base, do, lse, delta, head_mask,
-            L, S, diagonal, sq_l, so_l, sm_l, sm_s, scale_log2, first, whole_from, E, CAUSAL,
-            MASK_KIND, PRECISION, BLOCK_M, BLOCK_E, True)  # fmt: skip
+            dk_acc, dv_acc, k_tile, v_tile, cols, q_src, q_row, do_src, out_base, lse, delta,
+            head_mask, L, S, diagonal, sq_l, so_l, sm_l, sm_s, scale_log2, first, whole_from, E,
+            CAUSAL, MASK_KIND, PRECISION, BLOCK_M, BLOCK_E, True, DESCRIPTORS)  # fmt: skip
         dk_acc, dv_acc = _key_block_gradients(
-            dk_acc, dv_acc, k_tile, v_tile, cols, q_base, out_base, do, lse, delta, head_mask,
-            L, S, diagonal, sq_l, so_l, sm_l, sm_s, scale_log2, whole_from, whole_to, E, CAUSAL,
-            MASK_KIND, PRECISION, BLOCK_M, BLOCK_E, False)  # fmt: skip
+            dk_acc, dv_acc, k_tile, v_tile, cols, q_src, q_row, do_src, out_base, lse, delta,
+            head_mask, L, S, diagonal, sq_l, so_l, sm_l, sm_s, scale_log2, whole_from, whole_to, E,
+            CAUSAL, MASK_KIND, PRECISION, BLOCK_M, BLOCK_E, False, DESCRIPTORS)  # fmt: skip
         dk_acc, dv_acc = _key_block_gradients(
-            dk_acc, dv_acc, k_tile, v_tile, cols, q_base, out_base, do, lse, delta, head_mask,
-            L, S, diagonal, sq_l, so_l, sm_l, sm_s, scale_log2, whole_to, last, E, CAUSAL,
-            MASK_KIND, PRECISION, BLOCK_M, BLOCK_E, True)  # fmt: skip
+            dk_acc, dv_acc, k_tile, v_tile, cols, q_src, q_row, do_src, out_base, lse, delta,
+            head_mask, L, S, diagonal, sq_l, so_l, sm_l, sm_s, scale_log2, whole_to, last, E,
+            CAUSAL, MASK_KIND, PRECISION, BLOCK_M, BLOCK_E, True, DESCRIPTORS)  # fmt: skip
     scale = scale_log2 * 0.6931471805599453
     key_rows = b * sd_b + kv * sd_h + (k_first + cols) * sd_s
     out_at = key_rows[:, None] * E + dims[None, :]
@@ -160,17 +167,18 @@ def attention_dkdv(q, k, v, do, lse, delta, dk, dv, mask, cu_q, cu_k, L, S, H, G
 
 
 @jit
-def _query_block_gradient(dq_acc, q_tile, do_tile, lse_log2, row_delta, rows, k_base, v_base,
-                          mask, L, S, diagonal, sk_s, sv_s, sm_l, sm_s, scale_log2, lo, hi,
-                          E: tl.constexpr, CAUSAL: tl.constexpr, MASK_KIND: tl.constexpr,
+def _query_block_gradient(dq_acc, q_tile, do_tile, lse_log2, row_delta, rows, k_src, v_src,
+                          kv_row, mask, L, S, diagonal, sk_s, sv_s, sm_l, sm_s, scale_log2, lo,
+                          hi, E: tl.constexpr, CAUSAL: tl.constexpr, MASK_KIND: tl.constexpr,
                           PRECISION: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_E: tl.constexpr,
-                          MASKED: tl.constexpr):  # fmt: skip
+                          MASKED: tl.constexpr, DESCRIPTORS: tl.constexpr):  # fmt: skip
     """dq_acc after the key blocks from `lo` to `hi`."""
-    dims = tl.arange(0, BLOCK_E)
     for begin in range(lo, hi, BLOCK_N):
         cols = begin + tl.arange(0, BLOCK_N)
-        k_tile = load_rows(k_base, cols, sk_s, dims, S, E, BLOCK_E, MASKED)
-        v_tile = load_rows(v_base, cols, sv_s, dims, S, E, BLOCK_E, MASKED)
+        k_tile = load_block(k_src, kv_row, begin, sk_s, S, E, BLOCK_N, BLOCK_E, MASKED,
+                            DESCRIPTORS)  # fmt: skip
+        v_tile = load_block(v_src, kv_row, begin, sv_s, S, E, BLOCK_N, BLOCK_E, MASKED,
+                            DESCRIPTORS)  # fmt: skip
         p = _probabilities(q_tile, k_tile, rows, cols, L, S, diagonal, mask, sm_l, sm_s,
                            scale_log2, lse_log2, CAUSAL, MASK_KIND, PRECISION, MASKED)  # fmt: skip
         dp = tl.dot(do_tile, tl.trans(v_tile), input_precision=PRECISION)
@@ -185,10 +193,11 @@ def attention_dq(q, k, v, do, lse, delta, dq, mask, cu_q, cu_k, L, S, H, GROUP, 
                  sm_b, sm_h, sm_l, sm_s, so_b, so_h, so_l, E: tl.constexpr,
                  CAUSAL: tl.constexpr, MASK_KIND: tl.constexpr, PACKED: tl.constexpr,
                  PRECISION: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                 BLOCK_E: tl.constexpr):  # fmt: skip
+                 BLOCK_E: tl.constexpr, DESCRIPTORS: tl.constexpr):  # fmt: skip
     """dq, do, lse and delta have their rows where the forward's o and lse have them (so_*); dq
     is returned already scaled by `scale`. The key blocks every query of the block sees whole
-    run unmasked first, as in the forward."""
+    run unmasked first, as in the forward. DESCRIPTORS: k and v are descriptors of their rows,
+    as the forward's (flash.py)."""
     start = tl.program_id(0) * BLOCK_M
     bh = tl.program_id(1).to(tl.int64)
     b = bh // H
@@ -205,8 +214,12 @@ def attention_dq(q, k, v, do, lse, delta, dq, mask, cu_q, cu_k, L, S, H, GROUP, 
     do_tile = load_rows(do + out_base * E, rows, so_l * E, dims, L, E, BLOCK_E, True)
     lse_log2 = _row_values(lse + out_base, rows, so_l, L, True) * 1.4426950408889634
     row_delta = _row_values(delta + out_base, rows, so_l, L, True)
-    k_base = k + b * sk_b + kv * sk_h + k_first * sk_s
-    v_base = v + b * sv_b + kv * sv_h + k_first * sv_s
+    if DESCRIPTORS:
+        k_src, v_src = k, v
+    else:
+        k_src = k + b * sk_b + kv * sk_h + k_first * sk_s
+        v_src = v + b * sv_b + kv * sv_h + k_first * sv_s
+    kv_row = (b * (H // GROUP) + kv) * S
     head_mask = mask + b * sm_b + h * sm_h
     dq_acc = tl.zeros([BLOCK_M, BLOCK_E], tl.float32)
     end = S
@@ -217,14 +230,14 @@ def attention_dq(q, k, v, do, lse, delta, dq, mask, cu_q, cu_k, L, S, H, GROUP, 
     if PACKED:
         end = end if start < L else 0
     whole = tl.minimum((whole // BLOCK_N) * BLOCK_N, end) if MASK_KIND == 0 else 0
-    dq_acc = _query_block_gradient(dq_acc, q_tile, do_tile, lse_log2, row_delta, rows, k_base,
-                                   v_base, head_mask, L, S, diagonal, sk_s, sv_s, sm_l, sm_s,
-                                   scale_log2, 0, whole, E, CAUSAL, MASK_KIND, PRECISION,
-                                   BLOCK_N, BLOCK_E, False)  # fmt: skip
-    dq_acc = _query_block_gradient(dq_acc, q_tile, do_tile, lse_log2, row_delta, rows, k_base,
-                                   v_base, head_mask, L, S, diagonal, sk_s, sv_s, sm_l, sm_s,
-                                   scale_log2, whole, end, E, CAUSAL, MASK_KIND, PRECISION,
-                                   BLOCK_N, BLOCK_E, True)  # fmt: skip
+    dq_acc = _query_block_gradient(dq_acc, q_tile, do_tile, lse_log2, row_delta, rows, k_src,
+                                   v_src, kv_row, head_mask, L, S, diagonal, sk_s, sv_s, sm_l,
+                                   sm_s, scale_log2, 0, whole, E, CAUSAL, MASK_KIND, PRECISION,
+                                   BLOCK_N, BLOCK_E, False, DESCRIPTORS)  # fmt: skip
+    dq_acc = _query_block_gradient(dq_acc, q_tile, do_tile, lse_log2, row_delta, rows, k_src,
+                                   v_src, kv_row, head_mask, L, S, diagonal, sk_s, sv_s, sm_l,
+                                   sm_s, scale_log2, whole, end, E, CAUSAL, MASK_KIND, PRECISION,
+                                   BLOCK_N, BLOCK_E, True, DESCRIPTORS)  # fmt: skip
     scale = scale_log2 * 0.6931471805599453
     out_at = (out_base + rows * so_l)[:, None] * E + dims[None, :]
     q_mask = (rows[:, None] < L) & (dims[None, :] < E)

@@ -111,7 +111,8 @@ def _copies_on(device_index: int) -> bool:
 
 
 def _by_tensor_copies(p: Problem, block_m: int, block_n: int) -> bool:
-    """Whether the forward reads q, k and v through tensor descriptors of their rows: on a GPU
+    """Whether a kernel reads q, k, v (and the backward dO) through tensor descriptors of their
+    rows, in blocks of `block_m` queries and `block_n` keys: on a GPU
     with a tensor-copy engine, for long enough contiguous batched sequences without a mask
     whose head dim fills its block and whose lengths the blocks divide (so that no block
     passes its sequence's end into the next one's rows)."""
@@ -170,14 +171,21 @@ def backward(p: Problem, grad, out, lse):
     rows = delta.numel()
     options = {} if q.device.type == "cpu" else {"num_warps": 4}
     attention_delta[((rows + 63) // 64,)](out, grad, delta, rows, p.E, 64, p.block_e, **options)
-    tensors = (q, p.k, p.v, grad, lse, delta)
-    _, block_n, constants, options = p.constants("dkdv")
+    block_m, block_n, constants, options = p.constants("dkdv")
+    copies = _by_tensor_copies(p, block_m, block_n)
+    tensors = [q, p.k, p.v, grad, lse, delta]
+    if copies:  # the query blocks dkdv walks
+        tensors[0], tensors[3] = _row_descriptor(q, block_m), _row_descriptor(grad, block_m)
     kv_grid = ((p.S + block_n - 1) // block_n, p.batches * (p.H // p.group))
     attention_dkdv[kv_grid](*tensors, dk, dv, p.mask, *p.arguments(), *p.out_rows, *p.kv_rows,
-                            *constants, **options)  # fmt: skip
-    block_m, _, constants, options = p.constants("dq")
+                            *constants, copies, **options)  # fmt: skip
+    block_m, block_n, constants, options = p.constants("dq")
+    copies = _by_tensor_copies(p, block_m, block_n)
+    tensors = [q, p.k, p.v, grad, lse, delta]
+    if copies:  # the key blocks dq walks
+        tensors[1], tensors[2] = _row_descriptor(p.k, block_n), _row_descriptor(p.v, block_n)
     q_grid = ((p.L + block_m - 1) // block_m, p.batches * p.H)
-    attention_dq[q_grid](*tensors, dq, p.mask, *p.arguments(), *p.out_rows, *constants,
+    attention_dq[q_grid](*tensors, dq, p.mask, *p.arguments(), *p.out_rows, *constants, copies,
                          **options)  # fmt: skip
     return dq, dk, dv
 
