@@ -17,8 +17,8 @@ Combine.td say the rewrites; MLIR's arith canonicalizations the integer one):
     expand_dims(broadcast(x))    -> broadcast(expand_dims(x))
     expand_dims / reshape of a dense constant -> the constant, reshaped
     cmpi(make_range(0, 128), splat(128)) slt  -> dense<true>   (decided for every element)
-    ptr_to_int(int_to_ptr(x))    -> x                     also through a select of two such
-                                                           pointers (Naiad's own: below)
+    ptr_to_int(int_to_ptr(x))    -> x                     through a select of two such too
+                                                           (Naiad's own: address_round_trip.py)
 
     %a = tt.addptr %p, %x : tensor<8x!tt.ptr<f32>>, tensor<8xi64>
     %b = tt.addptr %a, %y : tensor<8x!tt.ptr<f32>>, tensor<8xi64>
@@ -42,6 +42,7 @@ from ..ir import (
     Value,
     constant_value,
 )
+from .address_round_trip import FoldAddressRoundTrip
 
 # Hints the frontend attaches to an addptr; the merged addptr keeps the outer op's (Triton's
 # CopyDiscardableAttrs).
@@ -359,34 +360,6 @@ class FoldRangeComparison(RewritePattern):
             return False
         constant = rewriter.create(arith.ConstantOp, make_attr(op.result.type, [verdict]))
         rewriter.replace_op(op, constant)
-        return True
-
-
-class FoldAddressRoundTrip(RewritePattern):
-    """ptr_to_int(int_to_ptr(x)) -> x, and ptr_to_int(select(c, int_to_ptr(a), int_to_ptr(b)))
-    -> select(c, a, b): an integer taken through a pointer type and back keeps every bit (as
-    LLVM's inttoptr and ptrtoint do), and a program that chooses between addresses and stores
-    the choice (Triton's test_where on pointers) never needs a pointer. The CPU back end's
-    pointers into memory hold addresses aligned to their pointee (middle/linalg/
-    convert_addresses.py), so without this an unaligned integer would lose its low bits."""
-
-    root = tt.PtrToIntOp
-
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
-        source = op.src.defining_op
-        if isinstance(source, tt.IntToPtrOp) and source.src.type is op.result.type:
-            rewriter.replace_op(op, [source.src])
-            return True
-        if not isinstance(source, arith.SelectOp):
-            return False
-        chosen = [source.true_value.defining_op, source.false_value.defining_op]
-        if not all(isinstance(c, tt.IntToPtrOp) for c in chosen):
-            return False
-        if any(c.src.type is not op.result.type for c in chosen):
-            return False
-        rewriter.replace_op(
-            op, rewriter.create(arith.SelectOp, source.condition, chosen[0].src, chosen[1].src)
-        )
         return True
 
 

@@ -354,6 +354,7 @@ tt.func public @views_stay(%x: f32) -> (tensor<2x4xi32>, tensor<2x4xf32>, tensor
 }
 
 // ---- ptr_to_int of int_to_ptr: the integer itself, also through a select of two such pointers
+// (naiad/passes/address_round_trip.py)
 
 // CHECK-LABEL: tt.func public @address_round_trip
 // CHECK-NOT: tt.int_to_ptr
