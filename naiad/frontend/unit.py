@@ -50,7 +50,9 @@ class CompilationUnit:
 
     def generate(self, func, source, rewritten: bool, params: dict) -> list:
         """Generate `source`'s body into `func` with `params` bound; the returned value."""
-        location = ir.FileLineColLoc(source.filename, source.definition.lineno, 1)
+        # The `def` keyword's line and column (a kernel defined in a function is indented).
+        definition = source.definition
+        location = ir.FileLineColLoc(source.filename, definition.lineno, definition.col_offset + 1)
         func.location = location
         for arg in func.arguments:
             if isinstance(arg.location, ir.NameLoc):  # `loc("x"(<the function's location>))`

@@ -4,6 +4,8 @@ without locations) and `triton.runtime.jit.MockTensor` (an argument standing for
 dtype). Also the frontend behaviours Triton's test_frontend.py checks: `*args` in jit helpers,
 `:=` assigning as `=` does, and unpacking errors in Python's words."""
 
+import inspect
+
 import numpy as np
 import pytest
 
@@ -183,3 +185,17 @@ def test_min_and_max_of_constants_refuse_nan_and_negative_zero(backend):
         for a, refused in ((float("nan"), "does not take NaN"), (-0.0, r"does not take -0\.0")):
             with pytest.raises(ValueError, match=refused):
                 constant_extrema[(1,)](out, A=a, B=1.0)
+
+
+def test_a_kernel_s_location_is_its_def_keyword():
+    """Line and column of `def`, also for a kernel defined (indented) in a function."""
+
+    @naiad.jit
+    def nested(out_ptr):
+        tl.store(out_ptr, 1)
+
+    lines, first = inspect.getsourcelines(nested.fn)
+    at = next(i for i, line in enumerate(lines) if line.lstrip().startswith("def "))
+    column = len(lines[at]) - len(lines[at].lstrip()) + 1
+    text = _filecheck.run_parser(nested, args=(MockTensor(tl.int32),)).str()
+    assert f'#loc = loc("{__file__}":{first + at}:{column})' in text, text
