@@ -1,6 +1,8 @@
 """naiad.ops on CUDA tensors (`-m gpu`, skipped without a GPU): the same kernels compiled for
 the GPU, against torch on float64 copies, and the Llama-style model's step through the switch."""
 
+import importlib
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -52,6 +54,27 @@ def test_norms_and_products_on_cuda(dtype, on_gpu):
     a, m = _cuda(70, 300, dtype=dtype), _cuda(300, 50, dtype=dtype)
     expected = (a.double() @ m.double()).to(dtype)
     assert_matches(ops.mm(a, m), expected, 4 * 300**0.5, normwise=True)
+
+
+def test_rms_norm_through_the_switch_on_cuda(on_gpu, monkeypatch):
+    """torch's rms_norm on a GPU calls ATen's _fused_rms_norm and its backward: under the
+    switch, Naiad's kernels, with torch's values (float64 reference)."""
+    module = importlib.import_module("naiad.ops.normalization.rms_norm")
+    calls = []
+    forward = module._forward
+    monkeypatch.setattr(module, "_forward", lambda *a: calls.append(1) or forward(*a))
+    x = _cuda(16, 300).requires_grad_()
+    w = _cuda(300).requires_grad_()
+    g = _cuda(16, 300)
+    wide = [t.detach().double().requires_grad_() for t in (x, w)]
+    y64 = F.rms_norm(wide[0], (300,), wide[1], 1e-6)
+    expected = [y64, *torch.autograd.grad(y64, wide, g.double())]
+    with ops.use():
+        y = F.rms_norm(x, (300,), w, 1e-6)
+        actual = [y, *torch.autograd.grad(y, (x, w), g)]
+    assert calls
+    for a, e in zip(actual, expected, strict=True):
+        assert_matches(a, e.float(), 16, normwise=True)
 
 
 def test_llama_style_model_on_cuda(on_gpu):

@@ -13,6 +13,7 @@ from ops_helpers import FLOATS, assert_matches, make
 
 import naiad.language as tl
 import naiad.ops as ops
+from naiad.ops.normalization.rms_norm import fused_rms_norm_backward
 from naiad.ops.normalization.softmax import softmax_kernel
 
 FULL = pytest.mark.full
@@ -168,3 +169,28 @@ def test_gpu_rows_move_as_vectors():
     )
     accesses = set(re.findall(r"(?:ld|st)\.global\S*", compiled.asm["ptx"]))
     assert accesses == {"ld.global.v4.b32", "st.global.v4.b32"}
+
+
+def test_fused_rms_norm_ops(gen, interpreted):
+    """ATen's `_fused_rms_norm` (what torch's rms_norm calls on a GPU) under the switch: Naiad's
+    forward, then Naiad's `_fused_rms_norm_backward` under torch's derivative formula; output,
+    rstd and both gradients against torch's rms_norm in float64. A gradient `output_mask`
+    leaves out is None."""
+    x = make((3, 5, 16), torch.float32, gen).requires_grad_()
+    w = make((16,), torch.float32, gen).requires_grad_()
+    g = make((3, 5, 16), torch.float32, gen)
+    wide = [t.detach().double().requires_grad_() for t in (x, w)]
+    expected = F.rms_norm(wide[0], (16,), wide[1], 1e-6)
+    expected_grads = torch.autograd.grad(expected, wide, g.double())
+    with ops.use(include=["fused_rms_norm"]):
+        assert ops.registered() == ["_fused_rms_norm.default", "_fused_rms_norm_backward.default"]
+        out, rstd = torch.ops.aten._fused_rms_norm(x, [16], w, 1e-6)
+        grads = torch.autograd.grad(out, (x, w), g)
+    assert_matches(out, expected.float(), 8)
+    rms = wide[0].detach().pow(2).mean(-1, keepdim=True).add(1e-6).rsqrt()
+    assert rstd.shape == (3, 5, 1)
+    assert_matches(rstd, rms.float(), 8)
+    for actual, e in zip(grads, expected_grads, strict=True):
+        assert_matches(actual, e.float(), 16, normwise=True)
+    dx, dw = fused_rms_norm_backward(g, x.detach(), [16], rstd, None, [True, False])
+    assert dw is None and dx.shape == x.shape

@@ -3,8 +3,9 @@ kernel (two passes over each row: the sum of squares, then the scaled output; on
 the composed form took four). The backward is one row kernel too, with a sum of its per-program
 rows of the weight's gradient where it ran more than one program: the shared normalization
 backward (backward.py) took seven launches, each costing more host time than a few rows' work
-(issue 18: small ops forward + backward). torch composes its own rms_norm of the ops Naiad
-registers, so the switch needs no entry."""
+(issue 18: small ops forward + backward). On a GPU torch's rms_norm calls ATen's
+`_fused_rms_norm` and, for its gradient, `_fused_rms_norm_backward`, which the switch takes; on
+the CPU torch composes it of ops the switch takes one by one."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from ..reduce import sum as _sum
 from ..reduce.kernels import _rows
 from ..reduce.launch import accumulator, blocks, launch_rows
 from ..reduce.rows import as_rows
+from ..registry import aten
 from .layer_norm import flat_parameter
 
 __all__ = ["rms_norm"]
@@ -142,6 +144,24 @@ def _backward(grad, input, dims, weight, rstd, weight_grad: bool):
     if programs == 1:
         return dx, dw_rows.view(weight.shape)
     return dx, _sum(dw_rows, [0], dtype=weight.dtype).view(weight.shape)
+
+
+@aten("_fused_rms_norm.default")
+def fused_rms_norm(input, normalized_shape, weight=None, eps=None):
+    """(output, rstd) as ATen's `_fused_rms_norm`: rstd in the accumulator's dtype, the
+    normalized dims kept as 1."""
+    dims = list(range(input.dim() - len(normalized_shape), input.dim()))
+    return _forward(input, dims, weight, torch.finfo(input.dtype).eps if eps is None else eps)
+
+
+@aten("_fused_rms_norm_backward.default")
+def fused_rms_norm_backward(grad_out, input, normalized_shape, rstd, weight, output_mask):
+    """(grad of input, grad of weight) as ATen's `_fused_rms_norm_backward`, each only where
+    `output_mask` asks for it."""
+    dims = list(range(input.dim() - len(normalized_shape), input.dim()))
+    weight_grad = weight is not None and output_mask[1]
+    dx, dw = _backward(grad_out, input, dims, weight, rstd, weight_grad)
+    return (dx if output_mask[0] else None), dw
 
 
 def rms_norm(input, normalized_shape, weight=None, eps=None):
