@@ -289,6 +289,27 @@ def definition_position(filename: str, first_line: int) -> tuple[int, int]:
     return 0, 0
 
 
+def enclosing_definition(filename: str, lineno: int) -> tuple[str, int, int]:
+    """(name, line, 1-based column) of the `def` whose body holds line `lineno` of `filename`:
+    the nearest `def` above it indented less than it; ("", 0, 0) where none is found. What a
+    compiled kernel's fault site (file, line, column) lacks to say where it is counted from its
+    function's `def`, as the interpreter's reports do."""
+    text = linecache.getline(filename, lineno)
+    indent = len(text) - len(text.lstrip())
+    for above in range(lineno - 1, 0, -1):
+        line = linecache.getline(filename, above)
+        stripped = line.lstrip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        depth = len(line) - len(stripped)
+        if depth < indent and stripped.startswith(("def ", "async def ")):
+            name = stripped.split("def ", 1)[1].split("(", 1)[0].strip()
+            return name, above, depth + 1
+        if depth == 0 and not stripped.startswith(("@", ")")):
+            break  # a module-level statement: the line is in no function
+    return "", 0, 0
+
+
 # Decorators (with their arguments) read past to reach a `def`: beyond this, the position within
 # the function is left out of the message rather than searched for.
 _DECORATOR_LINES_READ = 40

@@ -103,3 +103,19 @@ def test_unknown_function_or_column_leaves_the_position_out():
     assert "at " not in str(naiad.CompilationError("bad", site))
     before_def = naiad.errors.SourceLocation("k.py", 3, 1, "@jit", "k", 4, 1)
     assert before_def.in_function is None
+
+
+def test_the_enclosing_definition_of_a_source_line(tmp_path):
+    """What a compiled fault site (file, line, column) is given to count its position from its
+    function's `def`: the nearest `def` above, indented less; none at module level."""
+    from naiad.errors import enclosing_definition
+
+    path = tmp_path / "k.py"
+    path.write_text(
+        "import naiad\n\n@naiad.jit\ndef outer(x):\n    y = 1\n\n    def inner():\n"
+        "        return y\n    return inner\n\nz = 2\n"
+    )
+    assert enclosing_definition(str(path), 5) == ("outer", 4, 1)
+    assert enclosing_definition(str(path), 8) == ("inner", 7, 5)
+    assert enclosing_definition(str(path), 9) == ("outer", 4, 1)
+    assert enclosing_definition(str(path), 11) == ("", 0, 0)

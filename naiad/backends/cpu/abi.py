@@ -56,6 +56,7 @@ from ...errors import (
     KernelIndexError,
     NaiadError,
     SourceLocation,
+    enclosing_definition,
 )
 
 if TYPE_CHECKING:
@@ -154,7 +155,8 @@ def fault_error(fault: Fault, sites, grid: tuple[int, int, int]) -> NaiadError:
     except (IndexError, KeyError, ValueError):
         message = site.message
     line_text = linecache.getline(site.file, site.line)
-    location = SourceLocation(site.file, site.line, site.column, line_text)
+    location = SourceLocation(site.file, site.line, site.column, line_text,
+                              *enclosing_definition(site.file, site.line))  # fmt: skip
     where = f"program {program_coords(fault.pid, grid)}"
     if site.kernel:
         where += f" of `{site.kernel}`"
