@@ -10,14 +10,11 @@ load that a store may overwrite before its last use keeps its snapshot.
 
 import numpy as np
 import pytest
+from store_plans import planned
 
 import naiad
 import naiad.language as tl
 from naiad import knobs
-from naiad.backends.cpu.codegen.store_plan import plan_stores
-from naiad.backends.cpu.compiler import CPU_PIPELINE
-from naiad.ir.parser import parse_module
-from naiad.passes.pipeline import run_pipeline
 
 
 @pytest.fixture(autouse=True)
@@ -119,21 +116,13 @@ def test_softmax_rows_match_numpy(n_cols):
     np.testing.assert_allclose(out, e / e.sum(axis=1, keepdims=True), rtol=2e-6, atol=1e-9)
 
 
-def _planned(kernel, *signature, **constants):
-    compiled = kernel.warmup(*signature, grid=(1,), target="cpu", **constants)
-    module = parse_module(compiled.asm["linalg"])
-    run_pipeline(CPU_PIPELINE, module)
-    (function,) = [op for op in module.walk() if op.name == "func.func" and op.regions[0].blocks]
-    return plan_stores(function)
-
-
 def test_softmax_load_is_read_in_place():
-    plan = _planned(softmax_rows, "*fp32", "*fp32", "i32", BLOCK=1024)
+    plan = planned(softmax_rows, "*fp32", "*fp32", "i32", BLOCK=1024)
     assert len(plan.snapshots) == 1
 
 
 def test_a_store_before_the_last_use_keeps_the_snapshot():
-    plan = _planned(store_then_sum, "*fp32", "*fp32", "*fp32", "i32", BLOCK=256)
+    plan = planned(store_then_sum, "*fp32", "*fp32", "*fp32", "i32", BLOCK=256)
     assert not plan.snapshots
     gen = np.random.default_rng(7)
     for n_cols in (256, 200):
@@ -199,7 +188,7 @@ def reverse_into(p, q, n, BLOCK: tl.constexpr):
 
 
 def test_a_load_stored_as_it_is_is_copied_from_where_it_lies():
-    plan = _planned(reverse_into, "*fp32", "*fp32", "i32", BLOCK=32)
+    plan = planned(reverse_into, "*fp32", "*fp32", "i32", BLOCK=32)
     assert len(plan.copy_stores) == 1 and not plan.snapshots
 
 

@@ -10,14 +10,11 @@ in f32 and f16, and of a load a store overwrites before its last read (its copy 
 
 import numpy as np
 import pytest
+from store_plans import planned
 
 import naiad
 import naiad.language as tl
 from naiad import knobs
-from naiad.backends.cpu.codegen.store_plan import plan_stores
-from naiad.backends.cpu.compiler import CPU_PIPELINE
-from naiad.ir.parser import parse_module
-from naiad.passes.pipeline import run_pipeline
 
 
 @pytest.fixture(autouse=True)
@@ -46,18 +43,10 @@ def store_over_then_sum(p, sums, BLOCK: tl.constexpr):
     tl.store(sums, tl.sum(x))
 
 
-def _planned(kernel, *signature, **constants):
-    compiled = kernel.warmup(*signature, grid=(1,), target="cpu", **constants)
-    module = parse_module(compiled.asm["linalg"])
-    run_pipeline(CPU_PIPELINE, module)
-    (function,) = [op for op in module.walk() if op.name == "func.func" and op.regions[0].blocks]
-    return plan_stores(function)
-
-
 @pytest.mark.parametrize("dtype, name", [(np.float32, "fp32"), (np.float16, "fp16")])
 def test_tiles_are_read_in_place(dtype, name):
     M, N, K = 16, 32, 16
-    plan = _planned(tile_times_window, f"*{name}", f"*{name}", "*fp32", "i32", M=M, N=N, K=K)
+    plan = planned(tile_times_window, f"*{name}", f"*{name}", "*fp32", "i32", M=M, N=N, K=K)
     assert len(plan.snapshots) == 2
     rng = np.random.default_rng(11)
     a = rng.standard_normal((M, K)).astype(dtype)
@@ -70,7 +59,7 @@ def test_tiles_are_read_in_place(dtype, name):
 
 
 def test_a_load_stored_over_keeps_its_copy():
-    plan = _planned(store_over_then_sum, "*fp32", "*fp32", BLOCK=64)
+    plan = planned(store_over_then_sum, "*fp32", "*fp32", BLOCK=64)
     assert not plan.snapshots
     x = np.random.default_rng(3).standard_normal(64).astype(np.float32)
     p, sums = x.copy(), np.full(1, np.nan, np.float32)
