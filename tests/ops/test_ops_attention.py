@@ -78,6 +78,28 @@ def test_attention_through_tensor_copies(causal, gen, backend, monkeypatch):
     _check(gen, torch.float16, (q, k, v), scale=16.0, is_causal=causal, enable_gqa=True)
 
 
+def test_which_problems_are_read_by_tensor_copies(monkeypatch):
+    """Rows are copied by blocks only where no block can pass a sequence's end into the next
+    one's rows and the work repays a descriptor launch's host time."""
+    from naiad.ops.attention.sdpa import _Problem
+
+    monkeypatch.setattr(flash, "_COPIES_FROM", 2**20)
+    q, k, v = (torch.empty(1, 2, 256, 64, dtype=torch.float16) for _ in "qkv")
+
+    def copyable(q=q, k=k, v=v, mask=None, block_m=64, **kwargs):
+        problem = _Problem(q, k, v, mask, 0.0, kwargs.get("causal", False), None)
+        return flash.rows_copyable(problem, block_m, 64)
+
+    assert copyable() and copyable(causal=True)
+    assert not copyable(block_m=96)  # a block past the sequence's end
+    assert not copyable(mask=torch.ones(256, 256, dtype=torch.bool))
+    narrow = [torch.empty(1, 2, 256, 48, dtype=torch.float16) for _ in "qkv"]
+    assert not copyable(*narrow)  # E short of its block
+    assert not copyable(q=torch.empty(1, 256, 2, 64, dtype=torch.float16).transpose(1, 2))
+    monkeypatch.setattr(flash, "_COPIES_FROM", 2**40)
+    assert not copyable()  # too short to repay the launch
+
+
 def test_attention_strided_inputs(gen, interpreted):
     """(B, L, H, E) tensors seen as (B, H, L, E), as attention layers make them."""
     q, k, v = (make((2, 17, 3, 32), torch.float32, gen, -1, 1).transpose(1, 2) for _ in "qkv")

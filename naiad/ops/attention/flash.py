@@ -112,21 +112,25 @@ def _copies_on(device_index: int) -> bool:
 
 def _by_tensor_copies(p: Problem, block_m: int, block_n: int) -> bool:
     """Whether a kernel reads q, k, v (and the backward dO) through tensor descriptors of their
-    rows, in blocks of `block_m` queries and `block_n` keys: on a GPU
-    with a tensor-copy engine, for long enough contiguous batched sequences without a mask
-    whose head dim fills its block and whose lengths the blocks divide (so that no block
-    passes its sequence's end into the next one's rows)."""
+    rows, in blocks of `block_m` queries and `block_n` keys: on a GPU with a tensor-copy engine,
+    for a problem `rows_copyable` allows."""
+    q = p.q
+    return q.is_cuda and rows_copyable(p, block_m, block_n) and _copies_on(q.device.index)
+
+
+def rows_copyable(p: Problem, block_m: int, block_n: int) -> bool:
+    """Whether q, k and v can be read as blocks of their rows: long enough contiguous batched
+    sequences without a mask, whose head dim fills its block and whose lengths the blocks
+    divide (so that no block passes its sequence's end into the next one's rows)."""
     q, k = p.q, p.k
     return (
-        q.is_cuda
-        and not p.packed
+        not p.packed
         and p.mask_kind == NO_MASK
         and p.block_e == p.E
         and p.L % block_m == 0
         and p.S % block_n == 0
         and p.batches * p.H * p.L * p.S * p.E >= _COPIES_FROM
         and max(q.numel(), k.numel()) // p.E < 2**31
-        and _copies_on(q.device.index)
         and all(t.is_contiguous() and t.data_ptr() % 16 == 0 for t in (q, k, p.v))
     )
 
