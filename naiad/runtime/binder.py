@@ -89,7 +89,7 @@ def tensor_type() -> type:
     return getattr(torch, "Tensor", _NoTensor) if torch is not None else _NoTensor
 
 
-def _argument_lines(param, index: int, align_free: bool) -> tuple[list[str], list[str]]:
+def argument_lines(param, index: int, align_free: bool) -> tuple[list[str], list[str]]:
     """The source that keys argument `param.name` (and puts its launch value in `__v{index}`
     unless it is a constexpr), and the names of its key items. A constexpr has one item; every
     other argument three, so that the key is one flat tuple (cheaper to build, hash and
@@ -161,8 +161,8 @@ def binding(params, align_free) -> tuple[str, list[str], dict, list[str], list[s
         env[f"__d{index}"] = param.default if param.has_default else MISSING
         signature.append(f"{param.name}=__d{index}")
         free = param.name in align_free  # by name only, as compiler.specialize reads it
-        argument_lines, argument_keys = _argument_lines(param, index, free)
-        lines += argument_lines
+        own_lines, argument_keys = argument_lines(param, index, free)
+        lines += own_lines
         keys += argument_keys
     values = [f"__v{i}" for i, p in enumerate(params) if not p.is_constexpr]
     lines += [

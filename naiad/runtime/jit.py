@@ -22,6 +22,7 @@ from ..language.core import ConstexprFunction  # noqa: F401  (Triton's runtime.j
 from ..language.target import CUDA_HOPPER
 from ..passes import extensions
 from .binder import Unbound, grid_dims, make_binder, make_entry, tensor_type
+from .bound_launch import bind_launch
 from .compiler import compile_kernel
 from .interpreter import kernel_runtime
 from .interpreter.launch import run_grid
@@ -74,6 +75,9 @@ class JITFunction(JITSource, KernelInterface, PicklesByReference):
         self.params_by_name = {p.name: p for p in self.params}
         self._binder = None  # made at the first launch (binder.py); False: none possible
         self._launches: dict = {}  # launch key -> prepared launch (the hot path, binder.py)
+        # Counts the times `_launches` was emptied: bound launches (bound_launch.py) keep one
+        # prepared launch each and run it only while this is what it was when they kept it.
+        self.launch_generation = 0
         self.debug = debug
         self.noinline = noinline
         self.interpret = interpret
@@ -103,7 +107,12 @@ class JITFunction(JITSource, KernelInterface, PicklesByReference):
             if launcher is not None:
                 launcher.forget()
         self._launchers = {}
+        self._forget_launches()
+
+    def _forget_launches(self) -> None:
+        """Empty the prepared launches, those that bound launches keep included."""
         self._launches.clear()
+        self.launch_generation += 1
 
     # Setting `debug` or `interpret` drops the prepared launches, which were made under the old
     # value, so the hot path need not read them at every launch.
@@ -114,7 +123,7 @@ class JITFunction(JITSource, KernelInterface, PicklesByReference):
     @debug.setter
     def debug(self, value):
         self._debug = value
-        self._launches.clear()
+        self._forget_launches()
 
     @property
     def interpret(self):
@@ -123,7 +132,7 @@ class JITFunction(JITSource, KernelInterface, PicklesByReference):
     @interpret.setter
     def interpret(self, value):
         self._interpret = value
-        self._launches.clear()
+        self._forget_launches()
 
     def __repr__(self):
         return f"JITFunction({self.fn.__module__}:{self.fn.__qualname__})"
@@ -171,6 +180,16 @@ class JITFunction(JITSource, KernelInterface, PicklesByReference):
         """`kernel[grid](*args)`, as KernelInterface's, through the kernel's launch entry
         (binder.make_entry) instead of a wrapper per launch."""
         return functools.partial(self._entry or self._make_entry(), grid)
+
+    def bind_launch(self, varying, grid, *args, **kwargs):
+        """`launch(*values)`: this kernel's launch over `grid` with the arguments and options
+        of the sample call `(*args, **kwargs)`, except the parameters named in `varying`,
+        which each call passes, in that order; what `kernel[grid](...)` returns. Per call it
+        checks only the varying arguments' facts (and the launch settings) and runs the
+        launch prepared for them, skipping the launch entry's keying of every argument; any
+        change takes the normal path (bound_launch.py). For libraries that decide a launch once
+        per kind of call (naiad.ops)."""
+        return bind_launch(self, varying, grid, args, kwargs)
 
     def _make_entry(self):
         """The launch hot path as one generated function, `entry(grid, *args, **kwargs)`,
@@ -235,7 +254,7 @@ class JITFunction(JITSource, KernelInterface, PicklesByReference):
         if tensor_type() is not self._keyed_tensor:  # torch was imported since: key it inline
             self._keyed_tensor = tensor_type()
             self._binder = self._entry = None
-            self._launches.clear()
+            self._forget_launches()
         if not warmup:
             binder = self._get_binder()
             if binder:

@@ -1,0 +1,167 @@
+"""A launch bound to the fixed part of a call: what a library that keeps a launch plan per kind
+of call runs at each call of the kind, instead of `kernel[grid](...)`.
+
+A library that decides a launch once per kind of call (naiad.ops keeps one per dtypes, shapes
+and strides) passes the same grid, sizes, strides, constexprs and options at every call of
+that kind; only a few arguments change: its tensors, a scalar factor. The launch entry
+(binder.py) still keys every argument at every call (a matrix product's 28: 6-7 us of host
+time). `kernel.bind_launch(varying, grid, *args, **kwargs)` takes one whole sample call and the
+names of the parameters that change, and returns a function of those arguments alone, in the
+order of `varying`. Per call it
+
+- keys the varying arguments exactly as the launch entry keys them (a tensor's dtype, 16-byte
+  alignment and device; an integer's ==1, %16 and width; a float's kind; ...), and compares
+  those facts with the ones the kept prepared launch was registered under,
+- checks that the launch settings (knobs.launch_settings) are the ones it was registered under
+  and that the kernel has not dropped its prepared launches since
+  (`JITFunction.launch_generation`: `forget_compiled`, a new `debug` or `interpret`),
+- and runs that prepared launch with the fixed arguments' launch values kept from the sample.
+
+Anything else - a fact that differs, an argument the entry does not key inline, a prepared
+launch that declines (the CPU's bounds checks) - runs the whole call through `kernel[dims]`,
+the normal path, which prepares a launch for it; the bound launch then keeps that one. The
+fixed arguments and the grid are the sample's at every call: a callable grid is evaluated
+once, and a fixed argument may only be a constexpr, None, a bool, an int or a float (an array's
+data could move between calls), which `bind_launch` checks.
+"""
+
+from __future__ import annotations
+
+from ..knobs import launch_settings
+from .binder import Unbound, argument_lines, binding, clashes, define, grid_dims, tupled
+
+# Kinds of fixed argument a bound launch keeps as they are (anything else is refused).
+_FIXED_KINDS = (type(None), bool, int, float)
+
+
+def bind_launch(owner, varying, grid, args, kwargs):
+    """The bound launch of the JIT function `owner` (see the module doc): `launch(*values)`
+    with the values of the parameters named in `varying`, in that order, and every other
+    argument, the launch options and the grid those of the sample call `(grid, *args,
+    **kwargs)`; it returns what `kernel[grid](...)` returns."""
+    params = owner.params
+    by_name = owner.params_by_name
+    unknown = [name for name in varying if name not in by_name]
+    if unknown:
+        raise TypeError(f"{owner.__name__}() has no parameter {unknown[0]!r} to vary")
+    if len(args) > len(params):
+        raise TypeError(f"{owner.__name__}() takes {len(params)} arguments but {len(args)} given")
+    named = dict(zip((p.name for p in params), args))
+    options = {k: v for k, v in kwargs.items() if k not in by_name}
+    named.update({k: v for k, v in kwargs.items() if k in by_name})
+    for param in params:
+        value = named.get(param.name, param.default if param.has_default else None)
+        fixed = param.name not in varying and not param.is_constexpr
+        if fixed and type(value) not in _FIXED_KINDS:
+            raise TypeError(
+                f"{owner.__name__}(): the fixed argument {param.name!r} is a "
+                f"{type(value).__name__}; pass it as a varying one"
+            )
+    if callable(grid) and not isinstance(grid, (tuple, list)):
+        grid = grid(dict(named))
+    dims = grid_dims(grid)
+    return _BoundLaunch(owner, tuple(varying), named, options, dims).function
+
+
+class _BoundLaunch:
+    """The state of one bound launch: the generated per-call function (`function`) and what it
+    compares against, kept in that function's globals (`env["__state"]`: the varying
+    arguments' facts, the launch settings, the kernel's launch generation and the prepared
+    launch), which `_full` renews after each call that took the normal path."""
+
+    def __init__(self, owner, varying: tuple, named: dict, options: dict, dims):
+        self.owner = owner
+        self.varying = varying  # the names of the parameters each call passes, in order
+        self.named = named  # the sample call's other arguments, by parameter name
+        self.options = options  # its launch options (num_warps, ...)
+        self.dims = dims  # its grid, evaluated
+        params = owner.params
+        self.env = {"__state": (None, None, None, None), "__full": self._full}
+        # Generated unless the entry has no keying of its own or the grid runs nothing.
+        self.generated = not clashes(params) and 0 not in dims
+        if not self.generated:
+            self.function = self._full
+            return
+        self.function = self._generate(params)
+        sample = [self._given(name) for name in varying]
+        self._renew(sample)
+
+    def _generate(self, params):
+        """The per-call function (see the module doc), generated as the launch entry is."""
+        _, _, env, keys, _ = binding(params, self.owner.do_not_specialize_on_alignment)
+        env = self.env | env
+        env.update(__Unbound=Unbound, __launch_settings=launch_settings, __owner=self.owner)
+        env["__dims"] = self.dims
+        free = self.owner.do_not_specialize_on_alignment
+        lines, facts, values, arguments = [], [], [], []
+        for index, param in enumerate(params):
+            if param.name in self.varying:
+                argument, names = argument_lines(param, index, param.name in free)
+                lines += argument
+                facts += names
+                if not param.is_constexpr:
+                    values.append(f"__v{index}")
+                    arguments.append(param.name)
+            elif not param.is_constexpr:
+                given = self._given(param.name)
+                env[f"__given{index}"] = given
+                env[f"__f{index}"] = float(given) if type(given) is float else given
+                values.append(f"__f{index}")
+                arguments.append(f"__given{index}")
+        self._positions = [keys.index(name) for name in facts]
+        source = [
+            f"def __bound({', '.join(self.varying)}):",
+            "    try:",
+            *("    " + line for line in lines),
+            "    except (__Unbound, TypeError):",
+            "        pass",
+            "    else:",
+            "        __facts, __settings, __generation, __launch = __state",
+            f"        if ({tupled(facts)} == __facts and __launch_settings() == __settings"
+            " and __owner.launch_generation == __generation):",
+            f"            __ran = __launch(__dims, {tupled(values)}, {tupled(arguments)})",
+            "            if __ran:  # the CompiledKernel it ran",
+            "                return __ran",
+            f"    return __full({', '.join(self.varying)})",
+        ]
+        self.env = env
+        return define("__bound", "\n".join(source) + "\n", env, "<naiad bound launch>",
+                      self.owner.__name__)  # fmt: skip
+
+    def _given(self, name: str):
+        """The sample call's argument `name`, or the parameter's default where it left it out."""
+        if name in self.named:
+            return self.named[name]
+        param = self.owner.params_by_name[name]
+        if not param.has_default:
+            raise TypeError(f"{self.owner.__name__}() missing required argument {name!r}")
+        return param.default
+
+    def _full(self, *values):
+        """The whole call through the launch entry, the normal path; then the launch it
+        prepared for these values' facts is the one the bound launch runs."""
+        call = dict(self.named)
+        call.update(zip(self.varying, values))
+        ran = self.owner[self.dims](**call, **self.options)
+        if self.generated:
+            self._renew(values)
+        return ran
+
+    def _renew(self, values) -> None:
+        """Keep the prepared launch registered for the call with `values` and its facts, or
+        none (the next call takes the normal path)."""
+        binder = self.owner._get_binder()
+        generation = self.owner.launch_generation
+        settings = launch_settings()
+        call = dict(self.named)
+        call.update(zip(self.varying, values))
+        try:
+            key = binder(settings, self.dims, **call, **self.options)[0]
+            launch = self.owner._launches.get(key)
+        except (Unbound, TypeError):
+            launch = None
+        if launch is None:
+            self.env["__state"] = (None, None, None, None)
+            return
+        facts = tuple(key[position] for position in self._positions)
+        self.env["__state"] = (facts, settings, generation, launch)

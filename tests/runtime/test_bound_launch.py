@@ -1,0 +1,135 @@
+"""Bound launches (bound_launch.py, `JITFunction.bind_launch`): a launch with its fixed
+arguments kept, which per call checks only the varying arguments' facts.
+
+A bound call must compute what `kernel[grid](...)` computes, and take the normal path (the
+launch entry; spied on through `run`, where the entry sends what it has no prepared launch for)
+whenever a fact the kept launch was prepared under differs: a tensor's dtype or 16-byte
+alignment, an integer's ==1 / %16 class, the launch settings, a kernel whose prepared launches
+were forgotten. CPU kernels run compiled, on torch CPU tensors; each case checks the values
+against NumPy.
+"""
+
+import numpy as np
+import pytest
+import torch
+
+import naiad
+import naiad.language as tl
+
+
+@naiad.jit
+def scaled_sum(x_ptr, y_ptr, out_ptr, n, alpha, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, alpha * x + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+N = 100
+GRID = ((N + 63) // 64,)
+
+
+@pytest.fixture(autouse=True)
+def compiled_for_the_cpu(cpu_fresh_cache):
+    scaled_sum.forget_compiled()
+
+
+@pytest.fixture
+def full_calls(monkeypatch):
+    """The launches that reached `run` (the normal path), as a list that grows."""
+    calls = []
+    original = scaled_sum.run
+
+    def spy(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(scaled_sum, "run", spy)
+    return calls
+
+
+def _random(n, dtype=torch.float32, seed=0, offset=0):
+    """Random values in +-[0.5, 2), from element `offset` of a larger tensor (misaligned when
+    offset * itemsize is not a multiple of 16)."""
+    gen = torch.Generator().manual_seed(seed)
+    whole = torch.rand(n + offset, generator=gen, dtype=torch.float64) * 1.5 + 0.5
+    signs = torch.randint(0, 2, (n + offset,), generator=gen) * 2 - 1
+    return (whole * signs).to(dtype)[offset:]
+
+
+def _bind():
+    x, y, out = _random(N), _random(N, seed=1), torch.empty(N)
+    return scaled_sum.bind_launch(("x_ptr", "y_ptr", "out_ptr", "alpha"), GRID, x, y, out, N,
+                                  1.0, BLOCK=64)  # fmt: skip
+
+
+def _check(launch, seed, alpha=0.75, dtype=torch.float32, offset=0):
+    x = _random(N, dtype, seed, offset)
+    y = _random(N, dtype, seed + 1, offset)
+    out = torch.empty(N + offset, dtype=dtype)[offset:]
+    launch(x, y, out, alpha)
+    expected = alpha * x.double().numpy() + y.double().numpy()
+    tolerance = 1e-6 if dtype == torch.float32 else 1e-12
+    np.testing.assert_allclose(out.double().numpy(), expected, rtol=tolerance, atol=tolerance)
+
+
+def test_a_bound_launch_runs_the_prepared_launch_on_new_tensors(full_calls):
+    launch = _bind()
+    _check(launch, seed=2)  # the first call prepares, through the normal path
+    assert len(full_calls) == 1
+    for seed in range(3, 6):
+        _check(launch, seed=seed, alpha=seed / 3)
+    assert len(full_calls) == 1
+
+
+@pytest.mark.parametrize(
+    "change",
+    [{"dtype": torch.float64}, {"offset": 1}],  # another dtype; a pointer off 16 bytes
+)
+def test_a_changed_fact_takes_the_normal_path_and_is_kept(full_calls, change):
+    launch = _bind()
+    _check(launch, seed=2)
+    _check(launch, seed=3, **change)
+    assert len(full_calls) == 2
+    _check(launch, seed=4, **change)  # the launch prepared for the new facts is kept
+    assert len(full_calls) == 2
+    _check(launch, seed=5)  # back: the launch entry finds the first facts' launch itself
+    assert len(full_calls) == 2
+
+
+def test_a_varying_integer_is_keyed_by_its_class(full_calls):
+    @naiad.jit
+    def scale(x_ptr, out_ptr, n, k, BLOCK: tl.constexpr):
+        offs = tl.arange(0, BLOCK)
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * k, mask=offs < n)
+
+    x, out = _random(N), torch.empty(N)
+    launch = scale.bind_launch(("x_ptr", "out_ptr", "k"), (1,), x, out, N, 3, BLOCK=128)
+    for k in (3, 1, 32, 5, 1):  # 1 and multiples of 16 are specializations of their own
+        x = _random(N, seed=k)
+        launch(x, out, k)
+        np.testing.assert_allclose(out.numpy(), x.numpy() * k, rtol=1e-6)
+
+
+def test_settings_and_forgotten_launches_take_the_normal_path(full_calls, monkeypatch):
+    launch = _bind()
+    _check(launch, seed=2)
+    scaled_sum.forget_compiled()
+    _check(launch, seed=3)
+    assert len(full_calls) == 2
+    monkeypatch.setenv("NAIAD_DEBUG", "1")  # debug launches are never prepared
+    _check(launch, seed=4)
+    _check(launch, seed=5)
+    assert len(full_calls) == 4
+    monkeypatch.delenv("NAIAD_DEBUG")
+    _check(launch, seed=6)  # the launch prepared before the debug ones is found again
+    _check(launch, seed=7)
+    assert len(full_calls) == 4
+
+
+def test_a_fixed_array_or_an_unknown_parameter_is_refused():
+    x, y, out = _random(N), _random(N, seed=1), torch.empty(N)
+    with pytest.raises(TypeError, match="fixed argument 'out_ptr'"):
+        scaled_sum.bind_launch(("x_ptr", "y_ptr"), GRID, x, y, out, N, 1.0, BLOCK=64)
+    with pytest.raises(TypeError, match="no parameter 'z'"):
+        scaled_sum.bind_launch(("z",), GRID, x, y, out, N, 1.0, BLOCK=64)
