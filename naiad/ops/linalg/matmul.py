@@ -94,7 +94,7 @@ class _Launch:
     kernel's arguments after the pointers (sizes and strides, then the constexprs after alpha
     and beta)."""
 
-    __slots__ = ("constexprs", "grid", "options", "shape", "sizes_and_strides")
+    __slots__ = ("bound", "constexprs", "grid", "options", "shape", "sizes_and_strides")
 
     def __init__(self, a, b, bias, scaled: bool):
         if a.dtype not in _FLOATS or b.dtype != a.dtype:
@@ -117,6 +117,21 @@ class _Launch:
         tl_dtype(a.dtype)
         self.constexprs = (bias is not None, scaled, acc, precision, k % block_k == 0,
                            block_m, block_n, block_k, 8)  # fmt: skip
+        self.bound = None  # the kernel's launch bound to this kind of call, at its first run
+
+    def run(self, a, b, c, bias, alpha: float, beta: float):
+        """Launch the kernel for one call of this kind: only the operands and the factors
+        change between its calls (JITFunction.bind_launch)."""
+        if self.bound is None:
+            self.bound = matmul_kernel.bind_launch(
+                _VARYING, self.grid, a, b, c, bias, *self.sizes_and_strides, alpha, beta,
+                *self.constexprs, **self.options,
+            )  # fmt: skip
+        self.bound(a, b, c, bias, alpha, beta)
+
+
+# The arguments of matmul_kernel that change between the calls of one kind.
+_VARYING = ("a", "b", "c", "bias", "alpha", "beta")
 
 
 def _batched(strides) -> tuple:
@@ -148,10 +163,7 @@ def _product(rank: int, a, b, bias=None, alpha=1, beta=1):
         launch = _LAUNCHES[key] = _Launch(a, b, bias, scaled)
     c = torch.empty(launch.shape, dtype=a.dtype, device=a.device)
     if c.numel():
-        matmul_kernel[launch.grid](
-            a, b, c, c if bias is None else bias, *launch.sizes_and_strides, float(alpha),
-            float(beta), *launch.constexprs, **launch.options,
-        )  # fmt: skip
+        launch.run(a, b, c, c if bias is None else bias, float(alpha), float(beta))
     return c
 
 

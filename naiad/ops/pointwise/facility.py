@@ -41,8 +41,8 @@ class _Plan:
     device, shape and strides, or a scalar's type) decided: the result's dtype and shape, how
     it is allocated, and the launch; a call of the kind only allocates and launches."""
 
-    __slots__ = ("device", "grid", "itemized", "kernel", "options", "result", "shape", "tail",
-                 "template", "widened")  # fmt: skip
+    __slots__ = ("bound", "device", "grid", "itemized", "kernel", "options", "result", "shape",
+                 "tail", "template", "widened")  # fmt: skip
 
     def __init__(self, device, shape, result, template, itemized, widened):
         self.device = device
@@ -52,6 +52,7 @@ class _Plan:
         self.itemized = itemized  # 0-dim CPU tensors passed as numbers to another device
         self.widened = widened  # Python floats passed as fp64 tensors
         self.kernel = None  # None: nothing to launch (an empty result)
+        self.bound = None  # the kernel's launch bound to this kind of call, at its first run
 
     def arguments(self, args):
         """The call's arguments as the kernel takes them."""
@@ -71,7 +72,12 @@ class _Plan:
             else:
                 out = torch.empty_like(args[self.template], dtype=self.result)
         if self.kernel is not None:
-            self.kernel[self.grid](*args, out, *self.tail, **self.options)
+            if self.bound is None:  # the operands and the output change between calls
+                varying = self.kernel.arg_names[: len(args) + 1]
+                self.bound = self.kernel.bind_launch(
+                    varying, self.grid, *args, out, *self.tail, **self.options
+                )
+            self.bound(*args, out)
         return out
 
 

@@ -68,14 +68,15 @@ def column_blocks(M: int, N: int, device: torch.device) -> tuple[int, int]:
     return block_m, min(_power_of_2_above(N), max(1, TILE[kind] // block_m))
 
 
-# What launch_rows decides per (kernel, rows' geometry, dtype, constexprs): the grid and the
-# launch's keywords. Forgotten past _LAUNCHES_KEPT.
+# What launch_rows decides per (kernel, rows' geometry, dtype, constexprs): the grid, the
+# launch's keywords and the kernel's launch bound to them (JITFunction.bind_launch).
+# Forgotten past _LAUNCHES_KEPT.
 _LAUNCHES: dict = {}
 _LAUNCHES_KEPT = 4096
 
 
 def _rows_launch(rows: Rows, compute: torch.dtype, by_columns: bool, lanes: dict, constexprs):
-    """(grid, keywords) of a row kernel's launch over `rows`."""
+    """(grid, keywords, [its bound launch once made]) of a row kernel's launch over `rows`."""
     view = rows.view
     if by_columns:
         constexprs["COLUMNS"] = columns(rows)
@@ -94,7 +95,7 @@ def _rows_launch(rows: Rows, compute: torch.dtype, by_columns: bool, lanes: dict
         "BLOCK_N": block_n,
         **options,
     }
-    return ((rows.M + block_m - 1) // block_m,), keywords
+    return ((rows.M + block_m - 1) // block_m,), keywords, []  # [] until its bound launch
 
 
 def launch_rows(kernel, rows: Rows, outputs, scalars, compute: torch.dtype, by_columns=False,
@@ -109,11 +110,23 @@ def launch_rows(kernel, rows: Rows, outputs, scalars, compute: torch.dtype, by_c
     view = rows.view
     s_m, s_n = view.stride()
     key = (kernel, rows.M, rows.N, s_m, s_n, view.device, compute, by_columns, id(lanes),
-           *constexprs.items())  # fmt: skip
+           len(outputs), len(scalars), *constexprs.items())  # fmt: skip
     found = _LAUNCHES.get(key)
     if found is None:
         if len(_LAUNCHES) >= _LAUNCHES_KEPT:
             _LAUNCHES.clear()
         found = _LAUNCHES[key] = _rows_launch(rows, compute, by_columns, lanes, constexprs)
-    grid, keywords = found
-    kernel[grid](view, *outputs, rows.M, rows.N, s_m, s_n, 1, *scalars, **keywords)
+    grid, keywords, bound = found
+    if not bound:  # the rows' tensor, the outputs and the scalars change between calls
+        names = kernel.arg_names
+        varying = (
+            names[0],
+            *names[1 : 1 + len(outputs)],
+            *names[6 + len(outputs) :][: len(scalars)],
+        )
+        bound.append(
+            kernel.bind_launch(
+                varying, grid, view, *outputs, rows.M, rows.N, s_m, s_n, 1, *scalars, **keywords
+            )
+        )
+    bound[0](view, *outputs, *scalars)
