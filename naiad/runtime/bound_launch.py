@@ -72,7 +72,10 @@ class _BoundLaunch:
     def __init__(self, owner, varying: tuple, named: dict, options: dict, dims):
         self.owner = owner
         self.varying = varying  # the names of the parameters each call passes, in order
-        self.named = named  # the sample call's other arguments, by parameter name
+        sample = [named[name] if name in named else self._default(name) for name in varying]
+        # The sample call's other arguments, by parameter name (not its varying ones: a bound
+        # launch must not keep the sample's tensors alive).
+        self.named = {name: value for name, value in named.items() if name not in varying}
         self.options = options  # its launch options (num_warps, ...)
         self.dims = dims  # its grid, evaluated
         params = owner.params
@@ -83,7 +86,6 @@ class _BoundLaunch:
             self.function = self._full
             return
         self.function = self._generate(params)
-        sample = [self._given(name) for name in varying]
         self._renew(sample)
 
     def _generate(self, params):
@@ -130,8 +132,10 @@ class _BoundLaunch:
 
     def _given(self, name: str):
         """The sample call's argument `name`, or the parameter's default where it left it out."""
-        if name in self.named:
-            return self.named[name]
+        return self.named[name] if name in self.named else self._default(name)
+
+    def _default(self, name: str):
+        """The default of parameter `name`, which the sample call left out."""
         param = self.owner.params_by_name[name]
         if not param.has_default:
             raise TypeError(f"{self.owner.__name__}() missing required argument {name!r}")

@@ -9,6 +9,9 @@ were forgotten. CPU kernels run compiled, on torch CPU tensors; each case checks
 against NumPy.
 """
 
+import gc
+import weakref
+
 import numpy as np
 import pytest
 import torch
@@ -133,3 +136,14 @@ def test_a_fixed_array_or_an_unknown_parameter_is_refused():
         scaled_sum.bind_launch(("x_ptr", "y_ptr"), GRID, x, y, out, N, 1.0, BLOCK=64)
     with pytest.raises(TypeError, match="no parameter 'z'"):
         scaled_sum.bind_launch(("z",), GRID, x, y, out, N, 1.0, BLOCK=64)
+
+
+def test_a_bound_launch_keeps_no_tensor_of_its_sample():
+    x, y, out = _random(N), _random(N, seed=1), torch.empty(N)
+    sample = weakref.ref(x)
+    launch = scaled_sum.bind_launch(("x_ptr", "y_ptr", "out_ptr", "alpha"), GRID, x, y, out, N,
+                                    1.0, BLOCK=64)  # fmt: skip
+    del x
+    gc.collect()
+    assert sample() is None
+    _check(launch, seed=2)
