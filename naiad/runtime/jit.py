@@ -30,6 +30,7 @@ from .interpreter.rewrite import rewrite
 from .kernel_interface import KernelInterface
 from .kernel_source import JITSource, readable
 from .launch_checks import check_arguments
+from .launch_mode import compile_mode
 from .launch_options import OPTION_NAMES, OTHER_VENDORS_OPTIONS, LaunchOptions
 from .launchers import INTERPRET, backend_for_launch, holds_memory, make_launcher
 from .mock_tensor import MockTensor  # noqa: F401  (Triton's runtime.jit has it)
@@ -308,7 +309,7 @@ class JITFunction(JITSource, KernelInterface, PicklesByReference):
         """Run on the back end of the arguments' device (launchers.py) unless the settings
         choose the interpreter; return the launch prepared for the hot path and the
         CompiledKernel that ran (None and None in the interpreter)."""
-        mode = _compile_mode(self)
+        mode = compile_mode(self)
         backend, _ = backend_for_launch(bound)
         if mode is not None and backend is not None:
             launcher = self.launcher(backend)
@@ -354,22 +355,6 @@ def _forget_all_compiled() -> None:
 
 
 extensions.listeners.append(_forget_all_compiled)
-
-
-def _compile_mode(jit_function) -> str | None:
-    """How a launch runs: "cpu" (compiled, `NAIAD_BACKEND=cpu`: what the back
-    end cannot compile is an error), "auto" (the default: compiled, and in the interpreter
-    with a warning when the kernel uses what the CPU back end does not compile yet), or None
-    (the interpreter: `NAIAD_BACKEND=interpreter`, `NAIAD_INTERPRET=1`, `interpret=True`).
-    Debug mode compiles too: asserts on and every access bounds-checked (docs/cpu.md). Unless
-    the interpreter is chosen, a launch with torch CUDA tensors runs compiled on their GPU
-    (cuda_launcher.py), whichever of "cpu" and "auto" is set."""
-    backend = knobs.backend.get().strip().lower() or "auto"
-    if backend == "interpreter" or jit_function.interpret or knobs.interpret.get():
-        return None
-    if backend not in ("cpu", "auto"):
-        raise ValueError(f"NAIAD_BACKEND={backend!r}: expected 'cpu', 'interpreter' or unset")
-    return backend
 
 
 def jit(
