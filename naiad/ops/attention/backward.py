@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from ... import language as tl
 from ...runtime.jit import jit
+from .runs import key_runs, query_runs
 from .scores import hide, scores
 from .sequence import causal_diagonal, sequence
 from .tiles import load_block, load_rows
@@ -94,28 +95,6 @@ def _key_block_gradients(dk_acc, dv_acc, k_tile, v_tile, cols, q_src, q_row, do_
     return dk_acc, dv_acc
 
 
-@jit
-def _query_runs(start, L, S, diagonal, CAUSAL: tl.constexpr, MASK_KIND: tl.constexpr,
-                PACKED: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):  # fmt: skip
-    """(first, whole_from, whole_to, last): the query blocks that see the key block at `start`
-    run from `first` to `last`; those from `whole_from` to `whole_to` see all of it (inside both
-    sequences, past the causal diagonal, no mask) and run unmasked."""
-    first = 0
-    whole_from = 0
-    if CAUSAL:
-        first = (tl.maximum(start - diagonal, 0) // BLOCK_M) * BLOCK_M
-        whole_from = tl.cdiv(tl.maximum(start + BLOCK_N - 1 - diagonal, 0), BLOCK_M) * BLOCK_M
-    last = L
-    if PACKED:
-        last = L if start < S else 0
-    whole_to = tl.maximum(tl.minimum((L // BLOCK_M) * BLOCK_M, last), first)
-    whole_from = tl.minimum(tl.maximum(whole_from, first), whole_to)
-    if MASK_KIND != 0 or start + BLOCK_N > S:
-        whole_from = first
-        whole_to = first
-    return first, whole_from, whole_to, last
-
-
 @jit(do_not_specialize=["L", "S", "H", "GROUP", "scale_log2"])
 def attention_dkdv(q, k, v, do, lse, delta, dk, dv, mask, cu_q, cu_k, L, S, H, GROUP, scale_log2,
                    sq_b, sq_h, sq_l, sk_b, sk_h, sk_s, sv_b, sv_h, sv_s,
@@ -146,7 +125,7 @@ def attention_dkdv(q, k, v, do, lse, delta, dk, dv, mask, cu_q, cu_k, L, S, H, G
                        True)  # fmt: skip
     dk_acc = tl.zeros([BLOCK_N, BLOCK_E], tl.float32)
     dv_acc = tl.zeros([BLOCK_N, BLOCK_E], tl.float32)
-    first, whole_from, whole_to, last = _query_runs(start, L, S, diagonal, CAUSAL, MASK_KIND,
+    first, whole_from, whole_to, last = query_runs(start, L, S, diagonal, CAUSAL, MASK_KIND,
                                                     PACKED, BLOCK_M, BLOCK_N)  # fmt: skip
     for g in range(0, GROUP):
         h = kv * GROUP + g
@@ -233,14 +212,7 @@ def attention_dq(q, k, v, do, lse, delta, dq, mask, cu_q, cu_k, L, S, H, GROUP, 
     kv_row = (b * (H // GROUP) + kv) * S
     head_mask = mask + b * sm_b + h * sm_h
     dq_acc = tl.zeros([BLOCK_M, BLOCK_E], tl.float32)
-    end = S
-    whole = S
-    if CAUSAL:
-        end = tl.minimum(S, start + BLOCK_M + diagonal)
-        whole = tl.minimum(S, tl.maximum(start + diagonal + 1, 0))
-    if PACKED:
-        end = end if start < L else 0
-    whole = tl.minimum((whole // BLOCK_N) * BLOCK_N, end) if MASK_KIND == 0 else 0
+    whole, end = key_runs(start, L, S, diagonal, CAUSAL, MASK_KIND, PACKED, BLOCK_M, BLOCK_N)
     dq_acc = _query_block_gradient(dq_acc, q_tile, do_tile, lse_log2, row_delta, rows, k_src,
                                    v_src, kv_row, head_mask, L, S, diagonal, sk_s, sv_s, sm_l,
                                    sm_s, scale_log2, 0, whole, E, CAUSAL, MASK_KIND, PRECISION,

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from ... import language as tl
 from ...runtime.jit import jit
+from .runs import key_runs
 from .scores import scores
 from .sequence import causal_diagonal, sequence
 from .tiles import load_block
@@ -93,14 +94,7 @@ def attention_forward(q, k, v, o, lse, mask, cu_q, cu_k, L, S, H, GROUP, scale_l
     running_max = tl.full([BLOCK_M], float("-inf"), tl.float32)
     total = tl.zeros([BLOCK_M], tl.float32)
     acc = tl.zeros([BLOCK_M, BLOCK_E], tl.float32)
-    end = S
-    whole = S
-    if CAUSAL:
-        end = tl.minimum(S, start + BLOCK_M + diagonal)
-        whole = tl.minimum(S, tl.maximum(start + diagonal + 1, 0))
-    if PACKED:
-        end = end if start < L else 0
-    whole = tl.minimum((whole // BLOCK_N) * BLOCK_N, end) if MASK_KIND == 0 else 0
+    whole, end = key_runs(start, L, S, diagonal, CAUSAL, MASK_KIND, PACKED, BLOCK_M, BLOCK_N)
     acc, total, running_max = _stream(acc, total, running_max, q_tile, k_src, v_src, kv_row, rows,
                                       L, S, diagonal, mask_base, sk_s, sv_s, sm_l, sm_s,
                                       scale_log2, 0, whole, E, CAUSAL, MASK_KIND, PRECISION,
