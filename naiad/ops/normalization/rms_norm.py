@@ -93,8 +93,9 @@ def rms_norm_backward_kernel(x, dx, dw_rows, M, N, s_m, s_n, s_out, grad, g_m, g
 
 
 def _forward(input, dims, weight, eps):
-    """(output, rstd with the normalized dims kept as 1)."""
+    """(output, rstd with the normalized dims kept as 1); eps None is the dtype's epsilon."""
     tl_dtype(input.dtype)
+    eps = torch.finfo(input.dtype).eps if eps is None else eps
     rows = as_rows(input, dims)
     wide = accumulator(input.dtype)
     out = torch.empty(input.shape, dtype=input.dtype, device=input.device)
@@ -150,16 +151,15 @@ def _backward(grad, input, dims, weight, rstd, weight_grad: bool):
 def fused_rms_norm(input, normalized_shape, weight=None, eps=None):
     """(output, rstd) as ATen's `_fused_rms_norm`: rstd in the accumulator's dtype, the
     normalized dims kept as 1."""
-    dims = list(range(input.dim() - len(normalized_shape), input.dim()))
-    return _forward(input, dims, weight, torch.finfo(input.dtype).eps if eps is None else eps)
+    return _forward(input, _last_dims(input, normalized_shape), weight, eps)
 
 
 @aten("_fused_rms_norm_backward.default")
 def fused_rms_norm_backward(grad_out, input, normalized_shape, rstd, weight, output_mask):
     """(grad of input, grad of weight) as ATen's `_fused_rms_norm_backward`, each only where
     `output_mask` asks for it."""
-    dims = list(range(input.dim() - len(normalized_shape), input.dim()))
     weight_grad = weight is not None and output_mask[1]
+    dims = _last_dims(input, normalized_shape)
     dx, dw = _backward(grad_out, input, dims, weight, rstd, weight_grad)
     return (dx if output_mask[0] else None), dw
 
@@ -167,6 +167,9 @@ def fused_rms_norm_backward(grad_out, input, normalized_shape, rstd, weight, out
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """torch.nn.functional.rms_norm's signature; eps defaults to the dtype's epsilon."""
     shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
-    dims = list(range(input.dim() - len(shape), input.dim()))
-    eps = torch.finfo(input.dtype).eps if eps is None else eps
-    return apply(_RmsNorm, input, dims, weight, eps)
+    return apply(_RmsNorm, input, _last_dims(input, shape), weight, eps)
+
+
+def _last_dims(input, normalized_shape) -> list[int]:
+    """The dims a normalized shape of that many sizes covers: the last ones."""
+    return list(range(input.dim() - len(normalized_shape), input.dim()))
