@@ -1,8 +1,10 @@
 """Tutorial 04 — low-memory dropout (Triton's `python/tutorials/04-low-memory-dropout.py`).
 
-Both kernels of the tutorial, unchanged but for the imports: `_dropout` with an explicit keep
-mask, and `_seeded_dropout`, whose mask is regenerated from one seed with `tl.rand(seed, offsets)`
-(Philox-4x32-10). The host code is Naiad's own, its tensors made on DEVICE (the active driver's
+Both kernels of the tutorial, unchanged but for the imports and one comparison: `_dropout` with
+an explicit keep mask, and `_seeded_dropout`, whose mask is regenerated from one seed with
+`tl.rand(seed, offsets)` (Philox-4x32-10). The tutorial hands `tl.where` the int32 mask itself,
+which Triton (3.6 and 3.8 alike) accepts with a deprecation warning; here it is compared with 0
+first, so the condition is boolean and the example runs without that warning. The host code is Naiad's own, its tensors made on DEVICE (the active driver's
 device); it checks the seeded mask bit for bit against an independent NumPy Philox.
 Run alone: `python examples/04_low_memory_dropout.py`.
 """
@@ -32,7 +34,7 @@ def _dropout(
     mask = offsets < n_elements
     # Load data
     x = tl.load(x_ptr + offsets, mask=mask)
-    x_keep = tl.load(x_keep_ptr + offsets, mask=mask)
+    x_keep = tl.load(x_keep_ptr + offsets, mask=mask) != 0
     # The line below is the crucial part, described in the paragraph above!
     output = tl.where(x_keep, x / (1 - p), 0.0)
     # Write-back output

@@ -2,7 +2,7 @@
 
 DATA FOR scripts/make_ttir_fixtures.py: this module imports the real `triton` and is never imported
 by Naiad's tests. The kernel bodies are copied verbatim from Naiad's examples/ (which are Triton's
-tutorial bodies unchanged but for the imports); only the `@triton.autotune` decorators were dropped,
+tutorial bodies unchanged but for the imports, and 04's keep mask compared with 0); only the `@triton.autotune` decorators were dropped,
 since the fixture script compiles one fixed configuration. Do not reformat: the TTIR locations refer
 to line and column numbers here, and the long lines are Triton's.
 """
@@ -181,7 +181,7 @@ def _dropout(
     mask = offsets < n_elements
     # Load data
     x = tl.load(x_ptr + offsets, mask=mask)
-    x_keep = tl.load(x_keep_ptr + offsets, mask=mask)
+    x_keep = tl.load(x_keep_ptr + offsets, mask=mask) != 0
     # The line below is the crucial part, described in the paragraph above!
     output = tl.where(x_keep, x / (1 - p), 0.0)
     # Write-back output
