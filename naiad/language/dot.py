@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from . import dtypes as t
 from .core import builtin
 
 
@@ -14,13 +13,15 @@ def dot(
     input_precision=None,
     allow_tf32=None,
     max_num_imprecise_acc=None,
-    out_dtype=t.float32,
+    out_dtype=None,
     _semantic=None,
 ):
     """The matrix product of two 2-D blocks, or of batches of them (any number of leading
     dimensions, equal in both), plus `acc` when given.
 
     int8 operands accumulate in int32, fp16 in `out_dtype` (fp32 or fp16), bf16 and fp32 in fp32.
+    `out_dtype` left out is `acc`'s dtype, or fp32 without `acc` (Triton 3.8's default: an fp16
+    accumulator needs no `out_dtype=tl.float16` beside it).
     fp32 operands use `input_precision` ("tf32" by default on NVIDIA, "tf32x3", "ieee", ...).
     Batches of more than one dimension are folded into one (a row-major reshape, which moves no
     element) around a 3-D `tt.dot`, as Triton does: the IR's dot is 2-D or 3-D.

@@ -288,7 +288,7 @@ def _dot_bad_acc(a_ptr, b_ptr, ACC: tl.constexpr, OUT: tl.constexpr):
     "in_dtype,acc,out",
     [
         (np.float16, tl.float16, tl.float32),  # the accumulator must have the out_dtype
-        (np.int8, tl.int32, tl.float32),  # Triton: int8 with an int32 acc needs out_dtype=int32
+        (np.int8, tl.int32, tl.float32),  # an explicit out_dtype must be the acc's
         (np.float32, tl.float16, tl.float32),
     ],
 )
@@ -299,6 +299,33 @@ def test_accumulator_dtype_must_match_out_dtype(in_dtype, acc, out):
 
 def test_int8_with_int32_accumulator_and_out_dtype():
     _dot_bad_acc[(1,)](np.ones(1024, np.int8), np.ones(1024, np.int8), tl.int32, tl.int32)
+
+
+@naiad.jit
+def _dot_acc_default_out(a_ptr, b_ptr, acc_ptr, c_ptr, N: tl.constexpr):
+    o = tl.arange(0, N)[:, None] * N + tl.arange(0, N)[None, :]
+    acc = tl.load(acc_ptr + o)
+    c = tl.dot(tl.load(a_ptr + o), tl.load(b_ptr + o), acc)
+    tl.static_assert(c.dtype == acc.dtype)
+    tl.store(c_ptr + o, c)
+
+
+@pytest.mark.parametrize("in_dtype,acc_dtype", [(np.float16, np.float16), (np.int8, np.int32)])
+def test_out_dtype_left_out_is_the_accumulators(in_dtype, acc_dtype):
+    """Without `out_dtype` the dot accumulates in `acc`'s dtype (Triton 3.8): an fp16 or int32
+    accumulator needs no `out_dtype` beside it."""
+    gen, n = rng(11), 32
+    a, b = random_array((n, n), in_dtype, gen), random_array((n, n), in_dtype, gen)
+    acc = random_array((n, n), acc_dtype, gen)
+    c = poisoned((n, n), acc_dtype)
+    _dot_acc_default_out[(1,)](a, b, acc, c, n)
+    wide = np.int64 if np.dtype(in_dtype).kind == "i" else np.float64
+    ref = a.astype(wide) @ b.astype(wide) + acc.astype(wide)
+    assert c.dtype == acc_dtype
+    if wide is np.int64:
+        assert_exact(c, ref.astype(np.int32))
+    else:
+        check("dot", c, ref, "interpreter", c.dtype, k=n)
 
 
 @naiad.jit

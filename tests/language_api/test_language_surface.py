@@ -222,7 +222,7 @@ TRITON_SIGNATURES = [
             ("input_precision", None),
             ("allow_tf32", None),
             ("max_num_imprecise_acc", None),
-            ("out_dtype", tl.float32),
+            ("out_dtype", None),  # Triton 3.8: the accumulator's dtype, else fp32 (3.6: fp32)
         ],
     ),
     (

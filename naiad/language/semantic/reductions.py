@@ -111,10 +111,14 @@ class ReductionsMixin:
         input_precision=None,
         allow_tf32=None,
         max_num_imprecise_acc=None,
-        out_dtype=t.float32,
+        out_dtype=None,
     ) -> tensor:
         lhs, rhs = self.to_tensor(lhs), self.to_tensor(rhs)
+        acc = _unwrap_if_constexpr(acc)
+        acc = None if acc is None else self.to_tensor(acc)
         out_dtype = _unwrap_if_constexpr(out_dtype)
+        if out_dtype is None:
+            out_dtype = t.float32 if acc is None else acc.type.scalar
         a, b = lhs.type.scalar, rhs.type.scalar
         precision = self._dot_precision(
             _unwrap_if_constexpr(input_precision), _unwrap_if_constexpr(allow_tf32)
@@ -126,20 +130,18 @@ class ReductionsMixin:
         ret_ty = t.block_type(ret, batch + [m, n])
         if acc is None:
             acc = self.full_constant(0, ret, ret_ty.shape)
-        else:
-            acc = self.to_tensor(acc)
-            if acc.type.get_block_shapes() != ret_ty.shape:
-                raise ValueError(
-                    f"dot accumulator has shape {list(acc.type.get_block_shapes())}, "
-                    f"expected {list(ret_ty.shape)}"
-                )
-            # Triton asserts `acc.type.element_ty == out_dtype`: an int32 accumulator of int8
-            # operands needs out_dtype=tl.int32.
-            if acc.type.scalar != ret or acc.type.scalar != out_dtype:
-                raise TypeError(
-                    f"dot accumulator has dtype {acc.type.scalar}, expected {ret} "
-                    f"(and out_dtype={out_dtype} to match it)"
-                )
+        elif acc.type.get_block_shapes() != ret_ty.shape:
+            raise ValueError(
+                f"dot accumulator has shape {list(acc.type.get_block_shapes())}, "
+                f"expected {list(ret_ty.shape)}"
+            )
+        # Triton asserts `acc.type.element_ty == out_dtype`: an out_dtype given beside an
+        # accumulator must be the accumulator's (fp32 with an fp16 one is refused).
+        elif acc.type.scalar != ret or acc.type.scalar != out_dtype:
+            raise TypeError(
+                f"dot accumulator has dtype {acc.type.scalar}, expected {ret} "
+                f"(and out_dtype={out_dtype} to match it)"
+            )
         imprecise = self._dot_imprecise_acc(_unwrap_if_constexpr(max_num_imprecise_acc), a, b, k)
         handle = self.builder.dot(lhs.handle, rhs.handle, acc.handle, precision, imprecise, ret_ty)
         return tensor(handle, ret_ty)
