@@ -26,6 +26,12 @@ def atomic_poll(pointer, expected_value, sem=None, scope=None, timeout_ns=None):
     static_assert(
         timeout_ns is None, "tl.atomic_poll(timeout_ns=...) is not supported by Naiad yet"
     )
+    # A poll only reads: release (or acq_rel) ordering would order no write of its own, and
+    # Triton refuses it at compile time rather than quietly weakening it.
+    static_assert(
+        sem is None or sem == "acquire" or sem == "relaxed",
+        "tl.atomic_poll takes sem='acquire' or sem='relaxed'",
+    )
     seen = atomic_cas(pointer, expected_value, expected_value, sem=_sem(sem), scope=_scope(scope))
     while seen != expected_value:
         seen = atomic_cas(

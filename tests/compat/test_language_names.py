@@ -66,6 +66,13 @@ def test_atomic_poll_compiles_for_the_gpu_and_refuses_a_timeout():
         poll_timeout_kernel[(1,)](flag, out, 0)
 
 
+@pytest.mark.parametrize("sem", ["release", "acq_rel"])
+def test_atomic_poll_refuses_orderings_that_write(sem):
+    flag, out = np.ones(1, np.int32), np.zeros(1, np.bool_)
+    with pytest.raises(naiad.CompilationError, match="sem='acquire' or sem='relaxed'"):
+        poll_kernel[(1,)](flag, out, 1, SEM=sem, SCOPE="gpu")
+
+
 @naiad.jit
 def propagate_nan_kernel(A, B, C, propagate_nan: tl.constexpr, func: tl.constexpr):
     if func == "clamp":
