@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import operator
 
+from .. import errors
 from ..language import core
 from ..language.literals import attribute_of
 from .calls import is_jit
@@ -41,7 +42,13 @@ _COMPARISONS = {
     ast.In: lambda a, b: a in b,
     ast.NotIn: lambda a, b: a not in b,
 }
-_UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert}
+# Each unary operator: the function applying it, the method it calls, its symbol (for the error
+# of an operand without that method).
+_UNARY = {
+    ast.USub: (operator.neg, "__neg__", "-"),
+    ast.UAdd: (operator.pos, "__pos__", "+"),
+    ast.Invert: (operator.invert, "__invert__", "~"),
+}
 
 
 def _unwrap(value):
@@ -121,7 +128,15 @@ class ExpressionsMixin:
             if self.rewritten and isinstance(operand, core.tensor):
                 return self.semantic.not_(operand)
             return not operand
-        return _UNARY[type(node.op)](operand)
+        apply, method, symbol = _UNARY[type(node.op)]
+        kind = type(_unwrap(operand))
+        if not hasattr(kind, method):
+            # Refused by the frontend, as Triton's code generator refuses it: the error has no
+            # Python TypeError behind it as its cause.
+            raise errors.UnsupportedLanguageConstruct(
+                f"unary {symbol} is not supported on a value of type {kind.__name__}"
+            )
+        return apply(operand)
 
     def visit_BoolOp(self, node):
         """`a and b`: elementwise on a tensor (int1 only, as Triton), else Python's

@@ -60,6 +60,24 @@ def test_tuples_are_immutable():
     assert "does not support item assignment" in message
 
 
+@naiad.jit
+def negates_a_tuple(out_ptr):
+    t = (1, 2)
+    u = -t  # MARK
+    tl.store(out_ptr, u[0])
+
+
+def test_a_unary_operator_on_a_value_without_it_is_refused_by_the_compiler():
+    """`-(1, 2)` in a compiled kernel: refused at the operator, as Triton's code generator
+    refuses it, with no Python TypeError behind it (the error's cause is None)."""
+    with knobs.override(NAIAD_BACKEND="cpu"), pytest.raises(naiad.CompilationError) as info:
+        negates_a_tuple[(1,)](_out(dtype=np.int32))
+    message = assert_located(info.value, negates_a_tuple, "# MARK", at="-t")
+    assert isinstance(info.value, naiad.errors.UnsupportedLanguageConstruct)
+    assert message == "unary - is not supported on a value of type tuple"
+    assert info.value.__cause__ is None
+
+
 @naiad.must_use_result("Assign it: `x = cube(x)`.")
 @naiad.jit
 def cube(x):
