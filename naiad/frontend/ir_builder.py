@@ -16,7 +16,7 @@ from .. import ir
 from ..dialects import arith, llvm, tt
 from ..dialects.arith.attributes import CmpFPredicate, CmpIPredicate
 from ..dialects.ttg import barrier
-from . import types
+from . import tensor_maps, types
 
 _HINT_ATTRIBUTES = {
     "multiple_of": "tt.divisibility",
@@ -215,6 +215,13 @@ class IRBuilder:
 
     def assume(self, cond):
         self._create(llvm.AssumeOp, cond)
+
+    def tensor_map(self, target, base, shape, strides, wide_strides, block_type, padding):
+        """The tensor map of a descriptor made in the kernel, or None where it keeps pointers
+        (tensor_maps.in_kernel)."""
+        return tensor_maps.in_kernel(
+            self, target, base, shape, strides, wide_strides, block_type, padding
+        )
 
     def hint(self, value, kind, values):
         """The hint as Triton records it: `tt.divisibility = dense<8> : tensor<1xi32>` (one

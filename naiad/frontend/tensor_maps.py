@@ -1,4 +1,4 @@
-"""Host tensor descriptors read and written by the tensor memory accelerator (TMA, sm_90 and later).
+"""Tensor descriptors read and written by the tensor memory accelerator (TMA, sm_90 and later).
 
 Everywhere a host `TensorDescriptor` is its base pointer, shape and strides, and its blocks are
 loaded and stored through pointers (language/tensor_descriptors.py). On an NVIDIA target with
@@ -16,12 +16,21 @@ NaN fill). In a loop, the pipeliner overlaps the copies of a dot's operands with
 iterations before, and turns the other loads back into pointer loads (they are zero-padded:
 NaN-padded loads in loops keep pointers from here). Out-of-bounds elements are zero-filled
 (NaN for `padding="nan"`) and never written, as through pointers.
+
+A descriptor made in the kernel (`tl.make_tensor_descriptor`) gets a tensor map the same way
+(`in_kernel`): a `tt.make_tensor_descriptor` op, which each program builds in its slot of the
+launch's global scratch (lowering/tensor_map_create.py; the launcher allocates it through
+`naiad.set_allocator`'s allocator). The copies need proof, at compile time, of what the host
+checks of its maps: a base pointer that is a kernel argument aligned to 16 bytes, strides (but
+the last, the literal 1) that are constants or kernel arguments whose divisibility makes
+16-byte multiples, and a block the copy moves whole. A descriptor made inside a loop keeps
+pointers: copies of an earlier iteration may still read its map when the next one rewrites it.
 """
 
 from __future__ import annotations
 
 from .. import ir
-from ..dialects import scf, tt
+from ..dialects import arith, scf, tt
 from ..language import core
 from ..language import dtypes as t
 from .types import ir_type
@@ -56,6 +65,63 @@ def block_moves_whole(block_type: t.block_type, padding: str = "zero") -> bool:
 def _divisible_by_16(attributes: dict) -> bool:
     attr = attributes.get(_DIVISIBLE)
     return attr is not None and attr.value % 16 == 0
+
+
+def in_kernel(irb, target, base, shape, strides, wide_strides, block_type, padding):
+    """The tensor map of a descriptor made in the kernel over `base` (a pointer tensor) with
+    `shape` and `strides` as the kernel gave them (ints, constexprs or tensors) and its strides
+    as int64 tensors (`wide_strides`), built by `irb`; None where the descriptor keeps
+    pointers (the module doc). The op takes i32 sizes and i64 strides, as Triton's does."""
+    if target.backend != "cuda" or target.arch < 90 or target.debug:
+        return None
+    if not block_moves_whole(block_type, padding) or scf.in_loop(irb.builder.block):
+        return None
+    element_bytes = block_type.element_ty.primitive_bitwidth // 8
+    *outer, last = [getattr(s, "value", s) for s in strides]
+    if last != 1 or _known_divisor(base.handle) % 16:
+        return None
+    if any((_known_divisor(_handle(s)) * element_bytes) % 16 for s in outer):
+        return None
+    sizes = [_int32(irb, getattr(s, "value", s)) for s in shape]
+    op = irb._create(
+        tt.MakeTensorDescOp, base.handle, sizes, [s.handle for s in wide_strides],
+        padding=padding, result=argument_type(block_type),
+    )  # fmt: skip
+    return TensorMap(op.result, irb, block_type, padding)
+
+
+def _handle(value):
+    """The IR value of a stride given as a tensor, or the Python int it is."""
+    return value if isinstance(value, int) else value.handle
+
+
+def _known_divisor(value) -> int:
+    """What `value` (an int, or an IR value) is known to be a multiple of: itself for a
+    constant, a kernel argument's `tt.divisibility`, else 1."""
+    if isinstance(value, int):
+        return value or 1 << 62  # zero is a multiple of everything
+    owner = value.defining_op
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, ir.IntegerAttr):
+        return _known_divisor(int(owner.value.value))
+    if owner is not None:
+        return 1
+    function = value.parent_block.parent_op()
+    if not isinstance(function, tt.FuncOp) or not function.arg_attrs:
+        return 1
+    attr = function.arg_attrs[value.index].get(_DIVISIBLE)
+    if isinstance(attr, ir.DenseElementsAttr):  # a `tl.multiple_of` hint on the argument
+        return int(attr.values[0])
+    return 1 if attr is None else int(attr.value)
+
+
+def _int32(irb, size):
+    """A size as an i32 IR value (Triton's descriptor sizes are 32-bit)."""
+    if isinstance(size, int):
+        return irb.constant(size, t.int32)
+    handle = size.handle
+    if handle.type == ir.i32:
+        return handle
+    return irb._create(arith.TruncIOp, handle, out=ir.i32).out
 
 
 def argument_type(block_type: t.block_type) -> ir.Type:

@@ -4,8 +4,9 @@ A descriptor is a language-level value, as a block pointer is (`memory.py`): eac
 the block of pointers and the in-bounds mask, then goes through ordinary loads, stores and atomic
 read-modify-writes. Every back end (the interpreter, the CPU, the GPU) therefore compiles it with
 nothing of its own; out-of-bounds elements read as the padding and are never written, as through
-Triton's tensor memory accelerator. A host descriptor the NVIDIA back end reads by tensor copies
-carries a `tensor_map` (frontend/tensor_maps.py), which builds its block loads and stores.
+Triton's tensor memory accelerator. A descriptor the NVIDIA back end reads by tensor copies (a
+host one, or one made in the kernel over memory it can prove aligned) carries a `tensor_map`
+(frontend/tensor_maps.py), which builds its block loads and stores.
 
 The argument rules are Triton 3.8's, checked here so that a kernel Naiad accepts is one Triton
 accepts: a gather or scatter works on a 2-D descriptor of one-row blocks, with at least 8 int16 or
@@ -275,11 +276,14 @@ def make_tensor_descriptor(
     padding_option = _unwrap_if_constexpr(padding_option)
     if padding_option not in ("zero", "nan"):
         raise ValueError(f"padding_option must be 'zero' or 'nan', got {padding_option!r}")
+    block_type = t.block_type(element, block_shape)
+    given_shape, given_strides = list(shape), list(strides)
     shape = [_semantic.cast(_semantic.to_tensor(s), t.int64) for s in shape]
     strides = [_semantic.cast(_semantic.to_tensor(s), t.int64) for s in strides]
-    return tensor_descriptor(
-        base, shape, strides, t.block_type(element, block_shape), padding_option
+    tensor_map = _semantic.builder.tensor_map(
+        _semantic.target, base, given_shape, given_strides, strides, block_type, padding_option
     )
+    return tensor_descriptor(base, shape, strides, block_type, padding_option, tensor_map)
 
 
 @builtin

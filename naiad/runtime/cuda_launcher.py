@@ -23,9 +23,10 @@ descriptor's dtype, device, block shape and padding, so the checks above hold fo
 that finds it). A prepared launch writes the binder's launch values (a descriptor's parts
 spread into its parameters: cuda_parameters.py) into a parameter block preallocated per thread,
 reads the device's current torch stream with one call, and calls cuLaunchKernel
-(driver.fast_launch). Nothing on it synchronizes, allocates device memory or loads a module
-(the cubin was loaded on that device by the slow path), so launches are captured by
-`torch.cuda.graph`.
+(driver.fast_launch). Nothing on it synchronizes or loads a module (the cubin was loaded on that
+device by the slow path), and the one allocation, a kernel's global scratch where it makes
+tensor maps (global_scratch.py), comes from the allocator on the launch's stream, so launches are
+captured by `torch.cuda.graph`.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from dataclasses import dataclass
 
 from ..backends.nvidia import driver as cuda_driver
 from ..backends.nvidia import target as nv_target
+from . import global_scratch
 from .compile_lock import compiled_once
 from .compiler import compile_options, compile_specialization
 from .cuda_parameters import (
@@ -91,6 +93,7 @@ class _Compiled:
     debug: bool = False  # compiled in debug mode: takes each pointer's extent (see below)
     source: object = None  # the CompiledKernel (compiled_kernel.py): what a launch returns
     flatten: object = None  # the binder's values -> runtime values (tuples' leaves spread)
+    scratch: int = 0  # global scratch bytes per program, the last parameter (global_scratch.py)
 
     def arguments(self, runtime: tuple) -> tuple:
         return runtime if self.select is None else self.select(runtime)
@@ -133,6 +136,9 @@ class CudaLauncher:
         if compiled.debug:
             args = (*args, *_extents(args, compiled.pointers))
         stream = self._current_stream(device) if self._current_stream else 0
+        if compiled.scratch:  # kept until the kernel is queued
+            dims = (*tuple(grid), 1, 1)[:3]
+            args = (*args, global_scratch.allocate(compiled.scratch, dims, device, stream))
         compiled.kernel.launch(grid, args, stream)
         if debug:  # the extents are the launch's own: never the hot path
             return None
@@ -167,6 +173,10 @@ class CudaLauncher:
         if debug:  # each pointer's extent [low, high) follows the arguments
             kinds += ("i64", "i64") * len(pointers)
             names += tuple(f"the extent of {names[i]}" for i in pointers for _ in "lh")
+        scratch = metadata.get("global_scratch_size", 0)
+        if scratch:  # the last parameter (global_scratch.py)
+            kinds += ("*i8",)
+            names += ("the launch's global scratch",)
         kernel = cuda_driver.CubinKernel(
             compiled.asm["cubin"],
             metadata["name"],
@@ -185,7 +195,9 @@ class CudaLauncher:
         params = [p.name for p in self.jit_function.params if not p.is_constexpr]
         tuples = [is_tuple(metadata["signature"].get(name)) for name in params]
         flatten = flattener(tuples) if any(tuples) else None
-        return _Compiled(kernel, select, pointers, compiled.globals_used, debug, compiled, flatten)
+        return _Compiled(
+            kernel, select, pointers, compiled.globals_used, debug, compiled, flatten, scratch
+        )
 
 
 def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
@@ -206,6 +218,7 @@ def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
     layout = PackedParams.layout(kernel.signature)
     select = compiled.select
     flatten = compiled.flatten
+    scratch = compiled.scratch
     check = globals_checker(launcher.jit_function, compiled.globals_used or {})
     stream = launcher._current_stream or _default_stream
     table = launcher.kernels
@@ -234,11 +247,15 @@ def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
             pack, buffer, address = local.params
         except AttributeError:
             pack, buffer, address = params()
+        queue = stream(device)
+        if scratch:  # kept until the kernel is queued
+            allocation = global_scratch.allocate(scratch, dims, device, queue)
+            values = (*values, global_scratch.address(allocation))
         try:
             pack(buffer, 0, *values)
         except struct.error:
             return False
-        driver_launch(gx, gy, gz, stream(device), address)
+        driver_launch(gx, gy, gz, queue, address)
         return ran  # the CompiledKernel: what a launch returns
 
     # Never a false value once it ran: the caller would take that for "declined" and launch

@@ -1,14 +1,16 @@
 """Host descriptors read and written by tensor copies (sm_90 and later: `cp.async.bulk.tensor`,
 frontend/tensor_maps.py): every swizzle width (rows of 32, 64, 128 and 256 bytes: two boxes),
 8- to 32-bit elements, blocks hanging over the tensor's edges (read as zero or NaN, never
-written), a window of a larger tensor, and the tensor map cache across launches. Compared with
-torch on the same random inputs. The same kernels on the CPU: tests/backends/nvidia/
+written), a window of a larger tensor, and the tensor map cache across launches; descriptors
+made in the kernel, whose maps each program builds in the launch's global scratch. Compared
+with torch on the same random inputs. The same kernels on the CPU: tests/backends/nvidia/
 test_tensor_copies_ptxas.py checks that they compile to tensor copies.
 """
 
 import pytest
 import torch
 from fixture_kernels.descriptors import matmul_tiles, shift_tiles, tile_read_twice
+from fixture_kernels.made_descriptors import made_matmul, scale_made_tiles
 from gpu_helpers import compiled  # noqa: F401  (the fixture: launches compile for the GPU)
 
 import naiad
@@ -199,3 +201,48 @@ def test_a_persistent_matmul_over_tensor_copies(subtile):
     persistent_matmul[(5,)](*descs, M, N, K, BM=BM, BN=BN, BK=BK, SUBTILE=subtile, PROGRAMS=5,
                             num_warps=8, num_stages=3)  # fmt: skip
     torch.testing.assert_close(c, (a.float() @ b.float().T).half(), rtol=2e-2, atol=0.4)
+
+
+@pytest.mark.parametrize(
+    "dtype, block",
+    [(torch.float16, (64, 64)), (torch.bfloat16, (32, 64)), (torch.float32, (16, 32))],
+)
+@pytest.mark.parametrize("allocator", ["torch's", "set"])
+def test_descriptors_made_in_the_kernel_move_blocks_by_copies(dtype, block, allocator):
+    """[200, 96] tensors in [16 rows more] of memory: blocks over the edges read zeros and
+    write nothing; twice (the slow path, then the hot path), with the scratch from torch or
+    from the allocator set."""
+    bm, bn = block
+    src, dst = _random((200, 96), dtype, 3), _random((216, 96), dtype, 4)
+    before = dst.clone()
+    calls = []
+
+    def allocate(size, alignment, stream):
+        calls.append((size, alignment))
+        return torch.empty(size, dtype=torch.int8, device="cuda")
+
+    naiad.set_allocator(allocate if allocator == "set" else None)
+    try:
+        for _ in range(2):
+            grid = (_cdiv(200, bm), _cdiv(96, bn))
+            kernel = scale_made_tiles[grid](src, dst, 200, 96, 2.0, BM=bm, BN=bn, PADDING="zero")
+    finally:
+        naiad.set_allocator(None)
+    assert "tensormap.cp_fenceproxy" in kernel.asm["ptx"]
+    expected = before.clone()
+    expected[:200] = (src.float() * 2).to(dtype)
+    torch.testing.assert_close(dst, expected, rtol=0, atol=0)
+    programs = _cdiv(200, bm) * _cdiv(96, bn)
+    assert calls == ([(programs * 256, 128)] * 2 if allocator == "set" else [])
+
+
+def test_a_matmul_over_descriptors_made_in_the_kernel():
+    """c = a @ b^T with ragged M and N, the K loop's rings filled from the kernel's own maps."""
+    M, N, K = 300, 200, 320
+    a, b = _random((M, K), torch.float16, 5), _random((N, K), torch.float16, 6)
+    c = torch.empty((M, N), dtype=torch.float16, device="cuda")
+    grid = (_cdiv(M, 128), _cdiv(N, 128))
+    kernel = made_matmul[grid](a, b, c, M, N, K, BM=128, BN=128, BK=64, num_warps=8, num_stages=3)
+    assert "wgmma.mma_async" in kernel.asm["ptx"] and "cp.async.bulk.tensor" in kernel.asm["ptx"]
+    expected = (a.double() @ b.double().T).to(torch.float16)
+    torch.testing.assert_close(c, expected, rtol=2e-3, atol=2e-2)

@@ -11,6 +11,7 @@ import random
 from dataclasses import dataclass
 
 import pytest
+from fixture_kernels.made_descriptors import scale_made_tiles
 
 import naiad
 import naiad.language as tl
@@ -20,6 +21,7 @@ from naiad.backends.nvidia import link
 from naiad.runtime import cuda_launcher, cuda_parameters, tensor_maps
 from naiad.runtime.binder import make_binder
 from naiad.tools.tensor_descriptor import TensorDescriptor
+from naiad.triton.runtime._allocation import NullAllocator
 
 needs_linker = pytest.mark.skipif(link.linker_version() is None, reason="no nvJitLink")
 
@@ -244,3 +246,34 @@ def test_a_debug_launch_passes_the_extent_of_each_descriptors_tensor(fake_driver
     assert path == "slow" and kinds == (*DESCRIPTOR_KINDS * 2, "fp32", "i64", "i64", "i64", "i64")
     # each tensor's storage, as describe() sees a stand-in: [0, its bytes) around its pointer
     assert values[-4:] == (0, 1 << 20, 0, 1 << 20)
+
+
+@needs_linker
+def test_descriptors_made_in_the_kernel_get_the_launchs_global_scratch(fake_hopper):
+    """A kernel that makes two tensor maps takes, last, the address of 2 x 128 bytes per program
+    from the allocator `naiad.set_allocator` set (called as Triton calls it: size, alignment,
+    stream), on the slow path and the hot path; Triton's `NullAllocator` raises its error."""
+    calls = []
+
+    def allocator(size, alignment, stream):
+        calls.append((size, alignment, stream))
+        return 1 << 32
+
+    src, dst = FakeTensor(4096), FakeTensor(8192)
+    scale_made_tiles.forget_compiled()
+    naiad.set_allocator(allocator)
+    try:
+        for _ in range(2):
+            scale_made_tiles[(3, 2)](src, dst, 48, 64, 2.0, BM=16, BN=32, PADDING="zero")
+        naiad.set_allocator(NullAllocator())
+        with pytest.raises(RuntimeError, match="no allocator was set"):
+            scale_made_tiles[(3, 2)](src, dst, 48, 64, 2.0, BM=16, BN=32, PADDING="zero")
+    finally:
+        naiad.set_allocator(None)
+        scale_made_tiles.forget_compiled()
+    assert [path for path, *_ in fake_hopper] == ["slow", "fast"]
+    assert {kinds for _, _, kinds, _ in fake_hopper} == {
+        ("*fp32", "*fp32", "i32", "i32", "fp32", "*i8")
+    }
+    assert [values[-1] for *_, values in fake_hopper] == [1 << 32] * 2
+    assert calls == [(6 * 256, 128, 7)] * 2

@@ -109,12 +109,22 @@ def to_llvm(c: Compilation) -> None:
 
     c.run_passes("llir", LLIR_PIPELINE)
     c.metadata["tensor_maps"] = _tensor_maps(c.module)
+    c.metadata["global_scratch_size"] = _global_scratch_size(c.module)
     options = c.options
     llir = lower_module(
         c.module, c.target, options.debug, options.maxnreg, options.enable_fp_fusion
     )
     c.metadata["shared"] = c.module.attributes["ttg.shared"].value  # the lowering's scratch too
     c.module = c.asm["llir"] = llir
+
+
+def _global_scratch_size(module) -> int:
+    """The bytes of global scratch each program needs: the tensor maps it makes
+    (lowering/tensor_map_create.py); the launcher allocates them."""
+    from .lowering.tensor_map_create import scratch_bytes_per_program
+
+    (kernel,) = [op for op in module.body.ops if isinstance(op, tt.FuncOp)]
+    return scratch_bytes_per_program(kernel)
 
 
 def _tensor_maps(module) -> list[str]:

@@ -228,6 +228,10 @@ class InterpreterBuilder:
                 f"tl.assume: the assumed condition is false in program {self.pid}"
             )
 
+    def tensor_map(self, target, base, shape, strides, wide_strides, block_type, padding):
+        """None: the interpreter reads every descriptor through its pointers."""
+        return None
+
     def hint(self, value, kind, values):
         if self.debug and kind == "multiple_of" and not isinstance(value, Pointers):
             divisor = np.array(values[-1] if np.ndim(value) else values[0], dtype=np.int64)

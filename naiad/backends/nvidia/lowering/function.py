@@ -31,6 +31,7 @@ from . import (  # noqa: F401  (each module registers its lowerings)
     scalar_maps,
     scan,
     shared_memory,
+    tensor_map_create,
     tma,
     wgmma,
 )
@@ -85,6 +86,7 @@ def lower_module(
         params.append(f"{_parameter_type(arg.type)} {name}")
     if debug:
         params += bounds.install(ctx, func)
+    params += tensor_map_create.install(ctx, func)
     ctx.lower_block(block)
     module.attributes["ttg.shared"] = IntegerAttr(ctx.shared_bytes, i32)
     em = ctx.em

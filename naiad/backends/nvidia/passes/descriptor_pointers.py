@@ -17,7 +17,9 @@ the load had:
                  (0 <= rows < %desc.shape.0) & (0 <= cols < %desc.shape.1), 0.0
 
 The last stride is 1, as the frontend makes it for every host descriptor. Only zero padding
-reaches here: the frontend keeps NaN-padded loads in loops on pointers from the start.
+reaches here: the frontend keeps NaN-padded loads in loops on pointers from the start. A
+descriptor made in the kernel (`tt.make_tensor_descriptor`) has its parts as the op's operands
+(`parts`), its sizes as i32.
 """
 
 from __future__ import annotations
@@ -43,12 +45,23 @@ class _Builder:
         return self.add(tt.SplatOp(scalar, result=t.clone(element_type=scalar.type)))
 
 
+def parts(desc) -> tuple:
+    """(base pointer, rows, columns, row stride) of a 2-D tensor map `desc`: the arguments
+    that follow a host descriptor's map (frontend/tensor_maps.py), or the operands of the
+    `tt.make_tensor_descriptor` that made it in the kernel."""
+    made = desc.defining_op
+    if isinstance(made, tt.MakeTensorDescOp):
+        return (made.base, *made.shape, made.strides[0])
+    arguments = desc.parent_block.arguments
+    return tuple(arguments[desc.index + i] for i in (1, 2, 3, 4))
+
+
 def to_pointer_load(load: Operation) -> None:
-    """Replace `load` (a `tt.descriptor_load` of a tensor map argument) by pointer loads."""
-    arguments = load.desc.parent_block.arguments
-    base, rows_size, cols_size, row_stride = (arguments[load.desc.index + i] for i in (1, 2, 3, 4))
-    t = load.result.type
+    """Replace `load` (a `tt.descriptor_load` of a tensor map) by pointer loads."""
     b = _Builder(load)
+    base, rows_size, cols_size, row_stride = parts(load.desc)
+    rows_size, cols_size = (_wide(b, size) for size in (rows_size, cols_size))
+    t = load.result.type
     rows = _coordinates(b, load.indices[0], t, 0)
     cols = _coordinates(b, load.indices[1], t, 1)
     offsets = b.add(arith.AddIOp(b.add(arith.MulIOp(rows, b.splat(row_stride, rows.type))), cols))
@@ -67,6 +80,11 @@ def to_pointer_load(load: Operation) -> None:
     loaded = b.add(tt.LoadOp(pointers, mask, other, result=t))
     load.result.replace_all_uses_with(loaded)
     load.erase()
+
+
+def _wide(b: _Builder, size):
+    """An i64 size (an in-kernel descriptor's are i32)."""
+    return size if size.type == i64 else b.add(arith.ExtSIOp(size, out=i64))
 
 
 def _coordinates(b: _Builder, start, t: RankedTensorType, dim: int):

@@ -25,6 +25,7 @@ from ....ir import DenseElementsAttr, Operation, Pure
 from ..lowering.async_copy import COPY_BYTES, copy_plan
 from ..lowering.ldmatrix import shared_offsets
 from ..lowering.tma import block_encoding
+from .descriptor_pointers import parts
 from .loop_carried import carried
 
 
@@ -73,11 +74,10 @@ def _apart(stores: list, loads: list) -> bool:
 
 
 def _read_argument(load):
-    """The kernel argument a load reads through: a tensor map's tensor is the base pointer
-    argument that follows it (frontend/tensor_maps.py)."""
+    """The kernel argument a load reads through: a tensor map's tensor is its base pointer
+    (descriptor_pointers.parts)."""
     if isinstance(load, tt.DescriptorLoadOp):
-        arguments = load.desc.parent_block.arguments
-        return arguments[load.desc.index + 1]
+        return _base_argument(parts(load.desc)[0])
     return _base_argument(load.ptr)
 
 

@@ -17,7 +17,9 @@ raises an InternalError when they disagree, so the two cannot drift silently.
   tensor; a used scalar: 8 bytes;
 - `tt.histogram`: 4 bytes per bin;
 - `tt.descriptor_load`, `tt.descriptor_store` (tensor copies, `lowering/tma.py`): the block, and
-  a load's `mbarrier`, at a 1024-byte boundary (`scratch_alignment`).
+  a load's `mbarrier`, at a 1024-byte boundary (`scratch_alignment`);
+- `tt.make_tensor_descriptor` (`lowering/tensor_map_create.py`): the 128-byte tensor map it
+  assembles, at a 128-byte boundary.
 
 Shape ops that may exchange registers through memory (`tt.trans`, `tt.join`, `tt.cat`, ...)
 are not sized here: their lowering asks at run time, and gets room past every allocation.
@@ -122,12 +124,21 @@ def _tensor_copy(op) -> int:
     return tensor_copy_bytes(op)
 
 
+def _tensor_map(op) -> int:
+    from ..lowering.tensor_map_create import TENSOR_MAP_BYTES
+
+    return TENSOR_MAP_BYTES
+
+
 def scratch_alignment(op) -> int:
     """The boundary `op`'s scratch starts at: a swizzled tensor copy's destination needs its
-    swizzle atom's; 16 bytes for every other op."""
+    swizzle atom's, a tensor map being assembled its own size; 16 bytes for every other op."""
+    from ..lowering.tensor_map_create import TENSOR_MAP_BYTES
     from ..lowering.tma import SCRATCH_ALIGNMENT
 
-    return SCRATCH_ALIGNMENT if op.name in ("tt.descriptor_load", "tt.descriptor_store") else 16
+    if op.name in ("tt.descriptor_load", "tt.descriptor_store"):
+        return SCRATCH_ALIGNMENT
+    return TENSOR_MAP_BYTES if op.name == "tt.make_tensor_descriptor" else 16
 
 
 _RULES = {
@@ -139,4 +150,5 @@ _RULES = {
     "tt.histogram": _histogram,
     "tt.descriptor_load": _tensor_copy,
     "tt.descriptor_store": _tensor_copy,
+    "tt.make_tensor_descriptor": _tensor_map,
 }

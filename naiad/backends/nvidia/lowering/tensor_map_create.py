@@ -1,0 +1,147 @@
+"""`tt.make_tensor_descriptor` on sm_90: the tensor map of a descriptor made in the kernel
+(frontend/tensor_maps.py says which descriptors have one), built by each program in global memory,
+where the copy engine reads maps from.
+
+The launch gives the kernel global scratch: a last, hidden parameter (`%global_scratch`) over
+`global_scratch_size` bytes per program, which the launcher allocates (runtime/cuda_launcher.py,
+through `naiad.set_allocator`'s allocator). A program's maps lie at `scratch + program *
+bytes_per_program + index * 128`, `program` its linear id (x fastest) and `index` the map op's
+place in the kernel, so no two programs write one map.
+
+A map is assembled in the op's shared scratch, as the `tensormap.replace` instructions write it:
+warp 0 zeroes the 128 bytes, thread 0 writes the fields, and warp 0 copies the map to its global
+slot with `tensormap.cp_fenceproxy` (a release to the tensor-map proxy) and acquires it there
+(`fence.proxy.tensormap::generic.acquire`) before thread 0, the thread that issues every copy
+(lowering/tma.py), reads it. The fields are those the launcher gives a host map
+(runtime/tensor_maps.py): the tensor's sizes and byte strides innermost first, the box and
+swizzle of the block's scratch (`tma.box`), element strides of 1, and the out-of-bounds fill
+(zero, or NaN for `padding="nan"`). The element type is numbered as PTX numbers it, which is not
+the driver's numbering (bf16 is 10 here, 9 there).
+"""
+
+from __future__ import annotations
+
+from ....dialects import tt
+from ....dialects.tt.attributes import PaddingOption
+from ....ir import FloatType
+from . import barriers
+from .context import Context, lowers
+from .emitter import SHARED_PTR
+from .tma import box, swizzle_bytes
+
+TENSOR_MAP_BYTES = 128
+GLOBAL_SCRATCH = "%global_scratch"
+_SWIZZLE_MODES = {32: 1, 64: 2, 128: 3}
+_FLOAT_TYPES = {"bf16": 10, "f16": 6, "f32": 7, "f64": 9}
+_UNSIGNED_TYPES = {1: 0, 2: 1, 4: 2, 8: 4}  # bytes -> u8, u16, u32, u64: copies move bits
+_REPLACE = "tensormap.replace.tile.{}.shared::cta.b1024.{}"
+
+
+def map_ops(func) -> list:
+    """The kernel's `tt.make_tensor_descriptor` ops, in the order their maps are laid out."""
+    return [op for op in func.walk() if isinstance(op, tt.MakeTensorDescOp)]
+
+
+def scratch_bytes_per_program(func) -> int:
+    """The global scratch one program of the kernel needs (its launch metadata)."""
+    return TENSOR_MAP_BYTES * len(map_ops(func))
+
+
+def install(ctx: Context, func) -> list[str]:
+    """Give the kernel its global scratch parameter when it makes tensor maps; return the
+    hidden parameter's declaration (none without maps)."""
+    ops = map_ops(func)
+    ctx.tensor_map_slots = {op: index for index, op in enumerate(ops)}
+    return [f"ptr addrspace(1) {GLOBAL_SCRATCH}"] if ops else []
+
+
+def _program_slot(ctx: Context) -> str:
+    """This program's first map in the global scratch (a global pointer), computed once."""
+    em = ctx.em
+    if "tensor_map_slot" not in em.cache:
+        ids = {}
+        for name in ("ctaid.x", "ctaid.y", "ctaid.z", "nctaid.x", "nctaid.y"):
+            intrinsic = f"llvm.nvvm.read.ptx.sreg.{name}"
+            em.declare(intrinsic, f"declare i32 @{intrinsic}()")
+            ids[name] = em.entry_op(f"call i32 @{intrinsic}()", "pid")
+        row = em.entry_op(f"mul i32 {ids['ctaid.z']}, {ids['nctaid.y']}")
+        row = em.entry_op(f"add i32 {row}, {ids['ctaid.y']}")
+        program = em.entry_op(f"mul i32 {row}, {ids['nctaid.x']}")
+        program = em.entry_op(f"add i32 {program}, {ids['ctaid.x']}")
+        wide = em.entry_op(f"zext i32 {program} to i64")
+        per_program = TENSOR_MAP_BYTES * len(ctx.tensor_map_slots)
+        offset = em.entry_op(f"mul i64 {wide}, {per_program}")
+        em.cache["tensor_map_slot"] = em.entry_op(
+            f"getelementptr i8, ptr addrspace(1) {GLOBAL_SCRATCH}, i64 {offset}"
+        )
+    return em.cache["tensor_map_slot"]
+
+
+def element_type_code(element) -> int:
+    """The `.elemtype` of a tensor map of `element`s, in PTX's numbering."""
+    if isinstance(element, FloatType) and element.kind in _FLOAT_TYPES:
+        return _FLOAT_TYPES[element.kind]
+    return _UNSIGNED_TYPES[element.width // 8]  # 8-bit floats move as bytes
+
+
+@lowers("tt.make_tensor_descriptor")
+def _make_tensor_descriptor(ctx: Context, op) -> None:
+    em = ctx.em
+    block = op.result.type.block_type
+    nbytes = block.element_type.width // 8
+    ctx.need_shared(TENSOR_MAP_BYTES)
+    staging = em.shared_address("0")
+    index = ctx.tensor_map_slots[op]
+    slot = em.op(
+        f"getelementptr i8, ptr addrspace(1) {_program_slot(ctx)}, i64 {index * TENSOR_MAP_BYTES}"
+    )
+    tid = em.tid()
+    warp0 = em.op(f"icmp ult i32 {tid}, 32")
+    first = em.op(f"icmp eq i32 {tid}, 0")
+    word = em.op(f"shl i32 {tid}, 2")
+    em.asm(
+        "void", "@$0 st.shared.b32 [$1], 0;", "b,l",
+        [("i1", warp0), (SHARED_PTR, em.shared_address(word))],
+    )  # fmt: skip
+    em.call("void", "llvm.nvvm.bar.warp.sync", [("i32", "-1")])
+    (rows_size,), (columns_size,) = (ctx[s] for s in op.shape)
+    (row_stride,) = ctx[op.strides[0]]
+    row_bytes = em.op(f"mul i64 {row_stride}, {nbytes}")
+    box_columns, box_rows = box(block.shape, nbytes)
+    fields = [  # (field, width, ordinal: the dimension innermost first, value)
+        ("global_address", "b64", None, ("ptr addrspace(1)", ctx[op.base][0])),
+        ("box_dim", "b32", 0, ("i32", str(box_columns))),
+        ("box_dim", "b32", 1, ("i32", str(box_rows))),
+        ("global_dim", "b32", 0, ("i32", columns_size)),
+        ("global_dim", "b32", 1, ("i32", rows_size)),
+        ("global_stride", "b64", 0, ("i64", row_bytes)),  # the row's: the last stride is 1
+        ("element_stride", "b32", 0, ("i32", "1")),
+        ("element_stride", "b32", 1, ("i32", "1")),
+    ]
+    swizzle = _SWIZZLE_MODES[swizzle_bytes(block.shape[1], nbytes)]
+    fill = 1 if op.padding is not None and PaddingOption.keyword(op.padding) == "nan" else 0
+    for name, width, dim, value in fields:
+        ordinal = "" if dim is None else f"{dim}, "
+        text = f"@$0 {_REPLACE.format(name, width)} [$1], {ordinal}$2;"
+        constraint = "l" if width == "b64" else "r"
+        em.asm("void", text, f"b,l,{constraint}", [("i1", first), (SHARED_PTR, staging), value])
+    for name, value in (  # immediates only
+        ("rank", 1),  # the rank less one: two dimensions
+        ("elemtype", element_type_code(block.element_type)),
+        ("interleave_layout", 0),
+        ("swizzle_mode", swizzle),
+        ("fill_mode", fill),
+    ):
+        text = f"@$0 {_REPLACE.format(name, 'b32')} [$1], {value};"
+        em.asm("void", text, "b,l", [("i1", first), (SHARED_PTR, staging)])
+    em.asm(
+        "void",
+        "@$0 tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu"
+        ".sync.aligned [$1], [$2], 128; "
+        "@$0 fence.proxy.tensormap::generic.acquire.gpu [$1], 128; "
+        "@$0 cp.async.bulk.commit_group; @$0 cp.async.bulk.wait_group.read 0;",
+        "b,l,l",
+        [("i1", warp0), ("ptr addrspace(1)", slot), (SHARED_PTR, staging)],
+    )
+    ctx[op.result] = [em.op(f"addrspacecast ptr addrspace(1) {slot} to ptr")]
+    barriers.owe(ctx)  # the staging bytes are free once every warp has passed a barrier

@@ -1,0 +1,127 @@
+"""Descriptors made in the kernel (`tl.make_tensor_descriptor`) compiled for sm_90a and assembled
+by ptxas: a descriptor over memory the kernel proves aligned builds its tensor map in the launch's
+global scratch (frontend/tensor_maps.py, lowering/tensor_map_create.py) and its blocks move by
+tensor copies, a matmul's K loop filling its rings from them; the others keep pointers. The
+values on a GPU: tests/gpu/test_tensor_copies_gpu.py."""
+
+import re
+
+import numpy as np
+import pytest
+from fixture_kernels.made_descriptors import (
+    made_in_a_loop,
+    made_matmul,
+    scale_made_tiles,
+    shifted_made_tiles,
+)
+from test_lowering import assemble
+from test_toolchain import needs_ptxas
+
+from naiad.backends.nvidia.lowering.tensor_map_create import element_type_code
+from naiad.ir import FloatType, IntegerType
+
+
+def _fields(ptx: str, field: str) -> list[str]:
+    """The values `tensormap.replace` writes into `field`, in order."""
+    return re.findall(
+        rf"tensormap\.replace\.tile\.{field}\.shared::cta\.b1024\.b\d+ \[%\w+\], (.+);", ptx
+    )
+
+
+def _copies(ptx: str) -> int:
+    return len(re.findall(r"cp\.async\.bulk\.tensor\.2d", ptx))
+
+
+@needs_ptxas
+@pytest.mark.parametrize(
+    "dtype, block, padding, elemtype, swizzle, fill",
+    [
+        (np.float16, (64, 64), "zero", "6", "3", "0"),  # 128-byte rows
+        (np.float32, (16, 16), "nan", "7", "2", "1"),  # 64-byte rows, NaN outside
+    ],
+)
+def test_an_aligned_descriptor_builds_its_map_in_the_scratch(
+    dtype, block, padding, elemtype, swizzle, fill, tmp_path
+):
+    """Two maps per program (256 bytes of scratch, the kernel's last parameter), each written
+    field by field by one thread and published by warp 0; one copy each way; no spills."""
+    x = np.random.default_rng(0).standard_normal((200, 96)).astype(dtype)
+    bm, bn = block
+    kernel = scale_made_tiles.warmup(
+        x, np.empty_like(x), 200, 96, 2.0, BM=bm, BN=bn, PADDING=padding, grid=(1, 1),
+        target="cuda:sm_90a",
+    )  # fmt: skip
+    ptx = kernel.asm["ptx"]
+    report = assemble(ptx, "sm_90a", tmp_path)
+    assert kernel.metadata["global_scratch_size"] == 256
+    assert re.search(r"\.param \.u64 \.ptr \.global \.align 1 \w+_param_5\s*\)", ptx)
+    assert _fields(ptx, "elemtype") == [elemtype] * 2
+    assert _fields(ptx, "swizzle_mode") == [swizzle] * 2
+    assert _fields(ptx, "fill_mode") == [fill, "0"]
+    assert _fields(ptx, "rank") == ["1", "1"]
+    assert len(re.findall(r"tensormap\.cp_fenceproxy\.global\.shared::cta", ptx)) == 2
+    assert _copies(ptx) == 2 and "ld.global" not in ptx and "st.global" not in ptx
+    assert " 0 bytes spill stores" in report
+
+
+@needs_ptxas
+def test_a_k_loop_fills_its_rings_from_maps_made_in_the_kernel(tmp_path):
+    a = np.random.default_rng(1).standard_normal((256, 256)).astype(np.float16)
+    kernel = made_matmul.warmup(
+        a, a, np.empty_like(a), 256, 256, 256, BM=128, BN=128, BK=64, grid=(1, 1),
+        target="cuda:sm_90a", num_warps=8, num_stages=3,
+    )  # fmt: skip
+    ptx = kernel.asm["ptx"]
+    report = assemble(ptx, "sm_90a", tmp_path)
+    assert kernel.metadata["global_scratch_size"] == 3 * 128
+    assert "wgmma.mma_async" in ptx and "ld.global" not in ptx and "cp.async.cg" not in ptx
+    assert _copies(ptx) >= 4  # the prologue's and the loop's, A's and B's, and C's store
+    assert " 0 bytes spill stores" in report
+
+
+@needs_ptxas
+@pytest.mark.parametrize(
+    "kernel, args, constexprs, target, maps",
+    [
+        (shifted_made_tiles, (32, 32), {"SHIFT": 8, "BM": 32}, "cuda:sm_90a", 1),  # dst's only
+        (made_in_a_loop, (64, 32), {"BM": 32}, "cuda:sm_90a", 0),
+        (
+            scale_made_tiles,
+            (64, 40, 2.0),
+            {"BM": 32, "BN": 32, "PADDING": "zero"},
+            "cuda:sm_90a",
+            0,
+        ),
+        (scale_made_tiles, (64, 32, 2.0), {"BM": 32, "BN": 32, "PADDING": "zero"}, "cuda:sm_80", 0),
+    ],
+    ids=["base-past-an-argument", "made-in-a-loop", "80-byte-rows", "sm_80"],
+)
+def test_descriptors_the_kernel_cannot_prove_aligned_keep_pointers(
+    kernel, args, constexprs, target, maps
+):
+    """A base pointer past an argument, a descriptor made in a loop, rows that are not 16-byte
+    multiples, and sm_80: no map for that descriptor (the loads go through pointers)."""
+    x = np.random.default_rng(2).standard_normal((64, 40)).astype(np.float16)
+    compiled = kernel.warmup(x, np.empty_like(x), *args, **constexprs, grid=(1,), target=target)
+    ptx = compiled.asm["ptx"]
+    assert compiled.metadata.get("global_scratch_size", 0) == 128 * maps
+    assert len(re.findall(r"tensormap\.cp_fenceproxy", ptx)) == maps and "ld.global" in ptx
+
+
+@needs_ptxas
+def test_debug_mode_keeps_pointers_for_its_bounds_checks():
+    x = np.random.default_rng(3).standard_normal((64, 32)).astype(np.float16)
+    compiled = scale_made_tiles.warmup(
+        x, np.empty_like(x), 64, 32, 2.0, BM=32, BN=32, PADDING="zero", grid=(1,),
+        target="cuda:sm_90a", debug=True,
+    )  # fmt: skip
+    assert compiled.metadata["global_scratch_size"] == 0
+    assert "tensormap" not in compiled.asm["ptx"]
+
+
+def test_element_types_are_numbered_as_ptx_numbers_them():
+    """Not the driver's numbering: bf16 is 10 and f64 9 in PTX (9 and 8 for the driver)."""
+    floats = {kind: element_type_code(FloatType(kind)) for kind in ("f16", "bf16", "f32", "f64")}
+    assert floats == {"f16": 6, "bf16": 10, "f32": 7, "f64": 9}
+    assert [element_type_code(IntegerType(w)) for w in (8, 16, 32, 64)] == [0, 1, 2, 4]
+    assert element_type_code(FloatType("f8E4M3FN")) == 0  # 8-bit floats move as bytes

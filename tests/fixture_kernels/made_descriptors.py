@@ -1,0 +1,59 @@
+"""Kernels that make their tensor descriptors (`tl.make_tensor_descriptor`), shared by the checks
+without a GPU (tests/backends/nvidia/test_in_kernel_tensor_maps_ptxas.py: which descriptors get
+tensor maps, what the maps hold; tests/runtime/test_cuda_descriptors.py: the launch's global
+scratch) and the GPU tests that run them (tests/gpu/test_tensor_copies_gpu.py)."""
+
+import naiad
+import naiad.language as tl
+
+
+@naiad.jit
+def scale_made_tiles(
+    src_ptr, dst_ptr, M, N, factor, BM: tl.constexpr, BN: tl.constexpr, PADDING: tl.constexpr
+):
+    """dst's block = src's block * factor, through descriptors over [M, N] row-major tensors
+    (src's padding `PADDING`): blocks over the edges read the padding and write nothing."""
+    src = tl.make_tensor_descriptor(
+        src_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN], padding_option=PADDING
+    )
+    dst = tl.make_tensor_descriptor(dst_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    dst.store([pm * BM, pn * BN], (src.load([pm * BM, pn * BN]) * factor).to(dst.dtype))
+
+
+@naiad.jit
+def made_matmul(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """c = a @ b^T (a [M, K], b [N, K], c [M, N], row-major), one [BM, BN] block per program,
+    K in steps of BK through descriptors made in the kernel (what the pipeliner fills its
+    rings from)."""
+    a = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+    b = tl.make_tensor_descriptor(b_ptr, shape=[N, K], strides=[K, 1], block_shape=[BN, BK])
+    c = tl.make_tensor_descriptor(c_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k in range(0, tl.cdiv(K, BK)):
+        acc = tl.dot(a.load([pm * BM, k * BK]), b.load([pn * BN, k * BK]).T, acc)
+    c.store([pm * BM, pn * BN], acc.to(c.dtype))
+
+
+@naiad.jit
+def shifted_made_tiles(src_ptr, dst_ptr, M, N, SHIFT: tl.constexpr, BM: tl.constexpr):
+    """dst's rows = src's rows + 1, the descriptor's base `SHIFT` elements into src (an
+    address the kernel cannot prove 16-byte aligned unless SHIFT says so)."""
+    src = tl.make_tensor_descriptor(
+        src_ptr + SHIFT, shape=[M, N], strides=[N, 1], block_shape=[BM, 32]
+    )
+    dst = tl.make_tensor_descriptor(dst_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, 32])
+    dst.store([tl.program_id(0) * BM, 0], src.load([tl.program_id(0) * BM, 0]) + 1)
+
+
+@naiad.jit
+def made_in_a_loop(src_ptr, dst_ptr, M, N, BM: tl.constexpr):
+    """The row blocks of a [M, N] tensor plus one, through a descriptor made anew in each
+    iteration (which keeps pointers: see frontend/tensor_maps.py)."""
+    for i in range(0, tl.cdiv(M, BM)):
+        src = tl.make_tensor_descriptor(src_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, 32])
+        dst = tl.make_tensor_descriptor(dst_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, 32])
+        dst.store([i * BM, 0], src.load([i * BM, 0]) + 1)
