@@ -84,6 +84,29 @@ def matmul_loop(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K, BK: tl
 
 
 @naiad.jit
+def scaled_matmul_loop(
+    a_ptr, s_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K, BK: tl.constexpr
+):
+    """c = (a * s[None, :]) @ b: the column scales `s` reach the dot through a multiply (a load
+    the pipeliner takes with the operands', as attention backward's row statistics)."""
+    offs_m = tl.arange(0, M)
+    offs_n = tl.arange(0, N)
+    offs_k = tl.arange(0, BK)
+    acc = tl.zeros((M, N), dtype=tl.float32)
+    for k0 in range(0, K, BK):
+        mask_k = k0 + offs_k < K
+        a = tl.load(
+            a_ptr + offs_m[:, None] * K + (k0 + offs_k)[None, :], mask=mask_k[None, :], other=0.0
+        )
+        s = tl.load(s_ptr + k0 + offs_k, mask=mask_k, other=0.0)
+        b = tl.load(
+            b_ptr + (k0 + offs_k)[:, None] * N + offs_n[None, :], mask=mask_k[:, None], other=0.0
+        )
+        acc += tl.dot((a * s[None, :]).to(tl.float16), b)
+    tl.store(c_ptr + offs_m[:, None] * N + offs_n[None, :], acc.to(tl.float16))
+
+
+@naiad.jit
 def matmul_loop_typed(
     a_ptr,
     b_ptr,

@@ -5,6 +5,8 @@ loop's end; the tutorial matmul's K loop holds its copies and no conversion but 
 operands'; and it assembles without spills. Values on the GPU: tests/gpu/test_dot_gpu.py.
 """
 
+import re
+
 import numpy as np
 import pytest
 from fixture_kernels.chained_dots import chained_products
@@ -172,6 +174,37 @@ def test_tutorial_matmul_assembles_without_spills(config, arch):
 def _attention_kernel():
     path = ROOT / "bench" / "gpu" / "tensor_core_kernels.py"
     return _load(path, "pipeline_attention").attention_fwd_pointers
+
+
+@pytest.mark.parametrize("arch", ["sm_90a", pytest.param("sm_80", marks=pytest.mark.full)])
+def test_a_load_reaching_the_dot_through_other_ops_is_pipelined(arch):
+    """The column scales multiply A before the dot: their load gets a buffer of its own and is
+    copied ahead with the operands (buffered_loads.py), its one-element-per-thread vectors
+    copied only by the threads that own them; the values are the TTIR's for every trip
+    count."""
+    args = ("*fp16", "*fp32", "*fp16", "*fp16")
+    kwargs = {"M": 64, "N": 64, "K": 128, "BK": 32}
+    before, after = _modules(DOT_KERNELS.scaled_matmul_loop, args, kwargs, 3, arch)
+    body = _loop_ops(after)
+    assert body.count("ttg.async_copy_global_to_local") == 3 and "tt.load" not in body
+    assert body.count("ttg.local_load") >= 1
+    for k in (0, 32, 96, 160):
+        outs = []
+        for module in (after, before):
+            gen = np.random.default_rng(k)
+            a = gen.standard_normal(64 * 256).astype(np.float16)
+            scales = gen.standard_normal(256).astype(np.float32)
+            b = gen.standard_normal(256 * 64).astype(np.float16)
+            c = np.full(64 * 64, 7.0, dtype=np.float16)
+            func = next(op for op in module.walk() if isinstance(op, tt.FuncOp))
+            evaluate(module, func.sym_name.value, [a, scales, b, c, k], grid=(1,))
+            outs.append(c.astype(np.float32))
+        np.testing.assert_allclose(outs[0], outs[1], rtol=2e-3, atol=2e-3)
+    compiled = DOT_KERNELS.scaled_matmul_loop.warmup(
+        *args, **kwargs, grid=(1,), target=f"cuda:{arch}", num_stages=3
+    )
+    ptx = compiled.asm["ptx"]  # nvJitLink assembled it; the scales' copies are predicated
+    assert re.search(r"@%p\d+ cp\.async\.c[ag]\.shared\.global", ptx) and compiled.n_spills == 0
 
 
 @pytest.mark.parametrize("causal", [False, pytest.param(True, marks=pytest.mark.full)])

@@ -11,7 +11,9 @@ layout (ldmatrix.store_plan); the pipeliner only makes copies of at least 4 byte
 in debug mode, whose bounds checks see the loads.
 
 The copies a thread issued since its last `cp.async.commit_group` form a group;
-`cp.async.wait_group N` waits until at most N of its groups are in flight. The copies of the
+`cp.async.wait_group N` waits until at most N of its groups are in flight. Where several threads
+hold an element (a row statistic in a slice of the dot's layout), only the thread with the
+layout's free lane and warp bits zero copies it. The copies of the
 other threads become visible at the barrier that follows the wait (emitted with it), which
 also tells the copies of the next stage that every warp is done reading the slot they
 overwrite.
@@ -23,7 +25,7 @@ from ....errors import InternalError
 from . import barriers
 from .context import Context, lowers
 from .emitter import GLOBAL_PTR, SHARED_PTR
-from .indexing import layout_of
+from .indexing import layout_of, redundant_thread_mask
 from .ldmatrix import store_plan, thread_bytes
 from .memory import vector_width
 
@@ -56,7 +58,13 @@ def _async_copy(ctx: Context, op) -> None:
     thread = thread_bytes(ctx, offsets, nbytes, view.dynamic)
     origin = view.origin_offset()
     kind = "cg" if size == 16 else "ca"
-    redundant = layout_of(op.src.type).free_variable_masks().get("register", 0)
+    layout = layout_of(op.src.type)
+    redundant = layout.free_variable_masks().get("register", 0)
+    copies_held_elsewhere = redundant_thread_mask(layout)
+    unique = None  # this thread's copies are the only ones of their elements
+    if copies_held_elsewhere:
+        held = em.op(f"and i32 {em.tid()}, {copies_held_elsewhere}")
+        unique = em.op(f"icmp eq i32 {held}, 0")
     for first in range(0, len(ptrs), width):
         if first & redundant:
             continue
@@ -68,7 +76,10 @@ def _async_copy(ctx: Context, op) -> None:
             source_bytes = em.op(f"select i1 {masks[first]}, i32 {size}, i32 0")
         text = f"cp.async.{kind}.shared.global [ $0 + 0 ], [ $1 + 0 ], {size}, $2;"
         args = [(SHARED_PTR, address), (GLOBAL_PTR, ptrs[first]), ("i32", source_bytes)]
-        em.asm("void", text, "l,l,r", args)
+        if unique is None:
+            em.asm("void", text, "l,l,r", args)
+        else:
+            em.asm("void", "@$3 " + text, "l,l,r,b", [*args, ("i1", unique)])
     ctx[op.token] = ["0"]
 
 

@@ -52,6 +52,7 @@ from ....ir.types import i1, i32, i64
 from ....passes.analysis.axis_info import AxisInfoAnalysis
 from ..lowering.tma import block_bytes
 from .asynchronous_dots import issue_asynchronously, plan_dots
+from .buffered_loads import buffer_dot_inputs, unbuffer
 from .descriptor_pointers import to_pointer_load
 from .pipeline_candidates import candidates, filled_buffer
 
@@ -66,23 +67,38 @@ class PipelineLoads(Pass):
     def run(self, module: Operation) -> None:
         loops = [op for op in module.walk() if isinstance(op, scf.ForOp)]
         axis_info = SimpleNamespace(axis_info=AxisInfoAnalysis(module))
-        copied = set()
+        copied, buffered = set(), []
         for loop in loops:
+            if self._stages(loop) >= 2:
+                qualifies = lambda load, loop=loop: _takes(loop, load, axis_info)  # noqa: E731
+                buffered += buffer_dot_inputs(loop, qualifies)
             found = candidates(loop, axis_info) if self._stages(loop) >= 2 else None
             copied |= set(found[0]) if found is not None else set()
         for op in [op for op in module.walk() if isinstance(op, tt.DescriptorLoadOp)]:
             if op not in copied and scf.in_loop(op.parent):
                 to_pointer_load(op)  # a candidate for cp.async now (descriptor_pointers.py)
         axis_info = SimpleNamespace(axis_info=AxisInfoAnalysis(module))
+        taken = set()
         for loop in loops:
             stages = self._stages(loop)
             found = candidates(loop, axis_info) if stages >= 2 else None
             if found is not None:
+                taken |= set(found[0])
                 _pipeline(loop, *found, stages)
+        for load in buffered:
+            if load not in taken:
+                unbuffer(load)
 
     def _stages(self, loop) -> int:
         stages = loop.attributes.get("tt.num_stages")
         return self.num_stages if stages is None else stages.value
+
+
+def _takes(loop, load, axis_info) -> bool:
+    """Whether the pipeliner would take `load`, now read by a buffer, with the loop's other
+    loads (pipeline_candidates.py)."""
+    found = candidates(loop, axis_info)
+    return found is not None and load in found[0]
 
 
 class _Builder:
