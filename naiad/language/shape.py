@@ -24,8 +24,17 @@ def expand_dims(input, axis, _semantic=None):
     """Insert size-1 dimensions at `axis` (an int or a sequence of ints)."""
     axis = _unwrap_if_constexpr(axis)
     axes = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    axes = [_unwrap_if_constexpr(a) for a in axes]
     rank = len(_semantic.to_tensor(input).type.get_block_shapes()) + len(axes)
-    axes = sorted(a + rank if a < 0 else a for a in (_unwrap_if_constexpr(x) for x in axes))
+    for a in axes:
+        # Each axis names a dimension of the result; checked before it is normalized, or an
+        # axis below -rank would wrap onto a valid one.
+        if isinstance(a, int) and not -rank <= a < rank:
+            raise ValueError(
+                f"invalid axis {a}: expand_dims takes axes in [{-rank}, {rank - 1}] "
+                f"for a result of rank {rank}"
+            )
+    axes = sorted(a + rank if a < 0 else a for a in axes)
     if len(set(axes)) != len(axes):
         raise ValueError(f"expand_dims received duplicate axes, normalized axes = {axes}")
     for a in axes:

@@ -321,13 +321,16 @@ def test_invalid_indexing_raises(which, match):
 
 
 @naiad.jit
-def _expand_out_of_range(src):
-    tl.expand_dims(tl.load(src + tl.arange(0, 8)), 2)
+def _expand_out_of_range(src, AXIS: tl.constexpr):
+    tl.expand_dims(tl.load(src + tl.arange(0, 8)), AXIS)
 
 
-def test_expand_dims_axis_out_of_range_raises():
-    with kernel_error("axis"):
-        _expand_out_of_range[(1,)](np.ones(8, np.float32))
+@pytest.mark.parametrize("axis,bad", [(2, 2), (-3, -3), ((0, 3), 3), ((-4, 0), -4)])
+def test_expand_dims_axis_out_of_range_raises(axis, bad):
+    """An axis names a dimension of the result: a negative one below -rank is refused, not
+    wrapped onto a valid one (-3 on a rank-1 block made a [8, 1] block)."""
+    with kernel_error(f"invalid axis {bad}"):
+        _expand_out_of_range[(1,)](np.ones(8, np.float32), axis)
 
 
 @naiad.jit
