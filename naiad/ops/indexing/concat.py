@@ -3,8 +3,7 @@ copy (convert.py), which writes through the slice's strides; no kernel of their 
 
 from __future__ import annotations
 
-import torch
-
+from ..allocate import empty
 from ..convert import to
 from ..dtypes import Kind, computation_dtypes
 from ..reduce.rows import normalized_dims
@@ -23,7 +22,7 @@ def cat(tensors, dim=0, *, out=None):
     shape = list(tensors[0].shape)
     shape[dim] = sum(t.shape[dim] for t in tensors)
     if out is None:
-        out = torch.empty(shape, dtype=dtype, device=tensors[0].device)
+        out = empty(shape, dtype, tensors[0].device)
     else:
         out.resize_(shape)
     offset = 0

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import math
 
-import torch
-
 from ... import language as tl
 from ...runtime.jit import jit
+from ..allocate import empty
 from ..convert import to
 from ..dtypes import tl_dtype
 from ..reduce.rows import normalized_dims
@@ -39,7 +38,7 @@ def _flip_one(x, dim):
     shape = list(x.shape)
     outer, inner = math.prod(shape[:dim]), math.prod(shape[dim + 1 :])
     x3 = x.reshape(outer, shape[dim], inner)
-    out = torch.empty(shape, dtype=x.dtype, device=x.device)
+    out = empty(shape, x.dtype, x.device)
     innermost = inner == 1
     if innermost:
         block, grid = blocks_and_grid(outer, shape[dim])

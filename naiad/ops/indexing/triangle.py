@@ -3,10 +3,9 @@ each program a block of one row of one matrix."""
 
 from __future__ import annotations
 
-import torch
-
 from ... import language as tl
 from ...runtime.jit import jit
+from ..allocate import empty
 from ..dtypes import tl_dtype
 from ..registry import aten
 from .row_blocks import blocks_and_grid, row_block
@@ -28,16 +27,41 @@ def _triangle_kernel(x, out, R, C, s_b, s_r, s_c, diagonal, UPPER: tl.constexpr,
     tl.store(out + row * C + c, v, mask=mask)
 
 
+# The launch per kind of call (the input's shape, strides, dtype and device, the diagonal, the
+# side): its grid and its kernel's launch bound to them (JITFunction.bind_launch), so that a
+# call only allocates and launches. Forgotten past _LAUNCHES_KEPT.
+_LAUNCHES: dict = {}
+_LAUNCHES_KEPT = 1024
+
+
+def _launch(x, result, diagonal, upper):
+    """The bound launch of `x` (a matrix, or a batch of them in one leading dim) into
+    `result` for this kind of call, or None where there is nothing to do."""
+    if not result.numel():
+        return None
+    rows, cols = x.shape[-2:]
+    strides = x.stride() if x.dim() == 3 else (0, *x.stride())  # a matrix: a batch of one
+    block, grid = blocks_and_grid(result.numel() // cols, cols)
+    return _triangle_kernel.bind_launch(
+        ("x", "out"), grid, x, result, rows, cols, *strides, diagonal, upper, block
+    )
+
+
 def _triangle(input, diagonal, upper, out=None):
     if input.dim() < 2:
         raise RuntimeError("triu/tril: input tensor must have at least 2 dimensions")
-    tl_dtype(input.dtype)
-    rows, cols = input.shape[-2:]
-    x = input.reshape(-1, rows, cols)
-    result = torch.empty(input.shape, dtype=input.dtype, device=input.device)
-    if result.numel():
-        block, grid = blocks_and_grid(x.shape[0] * rows, cols)
-        _triangle_kernel[grid](x, result, rows, cols, *x.stride(), diagonal, upper, block)
+    key = (input.shape, input.stride(), input.dtype, input.device, diagonal, upper)
+    launch = _LAUNCHES.get(key)
+    # a matrix is read as it lies (no view made per call); a batch as one leading dim
+    x = input if input.dim() == 2 else input.reshape(-1, *input.shape[-2:])
+    result = empty(input.shape, input.dtype, input.device)
+    if launch is None:
+        tl_dtype(input.dtype)
+        if len(_LAUNCHES) >= _LAUNCHES_KEPT:
+            _LAUNCHES.clear()
+        launch = _LAUNCHES[key] = [_launch(x, result, diagonal, upper)]
+    if launch[0] is not None:
+        launch[0](x, result)
     return result if out is None else out.resize_(result.shape).copy_(result)
 
 

@@ -18,6 +18,7 @@ import torch
 
 from ... import language as tl
 from ...runtime.jit import jit
+from ..allocate import empty
 from ..dtypes import Unsupported, tl_dtype
 from ..registry import aten
 
@@ -94,9 +95,12 @@ class _Launch:
     kernel's arguments after the pointers (sizes and strides, then the constexprs after alpha
     and beta)."""
 
-    __slots__ = ("bound", "constexprs", "grid", "options", "shape", "sizes_and_strides")
+    __slots__ = ("bound", "constexprs", "device", "dtype", "factors", "grid", "options",
+                 "shape", "sizes_and_strides")  # fmt: skip
 
-    def __init__(self, a, b, bias, scaled: bool):
+    def __init__(self, rank: int, a, b, bias, scaled: bool):
+        if a.dim() != rank or b.dim() != rank:
+            raise RuntimeError(f"expected {rank}-dim operands, got {a.dim()}-dim and {b.dim()}-dim")
         if a.dtype not in _FLOATS or b.dtype != a.dtype:
             raise Unsupported(f"matrix products of {a.dtype} and {b.dtype}")
         *batch, m, k = a.shape
@@ -105,6 +109,10 @@ class _Launch:
             shapes = " and ".join("x".join(map(str, t.shape)) for t in (a, b))
             raise RuntimeError(f"the shapes cannot be multiplied ({shapes})")
         self.shape = (*batch, m, n)
+        self.dtype, self.device = a.dtype, a.device
+        # alpha and beta vary between calls only where the kernel reads them: a product
+        # without a bias or a scale binds them as fixed ones, two arguments fewer to key
+        self.factors = scaled or bias is not None
         c_strides = (m * n, n, 1)
         x_strides = _batched(bias.expand(self.shape).stride()) if bias is not None else c_strides
         block_m, block_n, block_k, self.options = _blocks(a.device, a.dtype, m, n)
@@ -119,19 +127,24 @@ class _Launch:
                            block_m, block_n, block_k, 8)  # fmt: skip
         self.bound = None  # the kernel's launch bound to this kind of call, at its first run
 
-    def run(self, a, b, c, bias, alpha: float, beta: float):
+    def run(self, a, b, c, bias, alpha, beta):
         """Launch the kernel for one call of this kind: only the operands and the factors
         change between its calls (JITFunction.bind_launch)."""
         if self.bound is None:
+            varying = _VARYING + ("alpha", "beta") if self.factors else _VARYING
             self.bound = matmul_kernel.bind_launch(
-                _VARYING, self.grid, a, b, c, bias, *self.sizes_and_strides, alpha, beta,
-                *self.constexprs, **self.options,
+                varying, self.grid, a, b, c, bias, *self.sizes_and_strides, float(alpha),
+                float(beta), *self.constexprs, **self.options,
             )  # fmt: skip
-        self.bound(a, b, c, bias, alpha, beta)
+        if self.factors:
+            self.bound(a, b, c, bias, float(alpha), float(beta))
+        else:
+            self.bound(a, b, c, bias)
 
 
-# The arguments of matmul_kernel that change between the calls of one kind.
-_VARYING = ("a", "b", "c", "bias", "alpha", "beta")
+# The arguments of matmul_kernel that change between the calls of one kind (and alpha and
+# beta where the kernel reads them).
+_VARYING = ("a", "b", "c", "bias")
 
 
 def _batched(strides) -> tuple:
@@ -149,21 +162,19 @@ def _product(rank: int, a, b, bias=None, alpha=1, beta=1):
     """alpha * a @ b + beta * bias for matrices (M, K) x (K, N) (rank 2) or batches
     (P, M, K) x (P, K, N) (rank 3); bias broadcastable to the result. The operands reach the
     kernel as they are: views made per call cost microseconds each."""
-    if a.dim() != rank or b.dim() != rank:
-        raise RuntimeError(f"expected {rank}-dim operands, got {a.dim()}-dim and {b.dim()}-dim")
     if bias is not None and beta == 0:
         bias = None
     scaled = alpha != 1
-    key = (a.dtype, b.dtype, a.device, a.shape, a.stride(), b.shape, b.stride(), scaled,
+    key = (rank, a.dtype, b.dtype, a.device, a.shape, a.stride(), b.shape, b.stride(), scaled,
            None if bias is None else (bias.shape, bias.stride()))  # fmt: skip
     launch = _LAUNCHES.get(key)
     if launch is None:
         if len(_LAUNCHES) >= _LAUNCHES_KEPT:
             _LAUNCHES.clear()
-        launch = _LAUNCHES[key] = _Launch(a, b, bias, scaled)
-    c = torch.empty(launch.shape, dtype=a.dtype, device=a.device)
-    if c.numel():
-        launch.run(a, b, c, c if bias is None else bias, float(alpha), float(beta))
+        launch = _LAUNCHES[key] = _Launch(rank, a, b, bias, scaled)
+    c = empty(launch.shape, launch.dtype, launch.device)
+    if launch.grid[0] and launch.grid[1]:
+        launch.run(a, b, c, c if bias is None else bias, alpha, beta)
     return c
 
 

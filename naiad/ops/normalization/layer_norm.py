@@ -16,6 +16,7 @@ import torch
 
 from ... import language as tl
 from ...runtime.jit import jit
+from ..allocate import empty
 from ..differentiable import apply
 from ..dtypes import tl_dtype
 from ..reduce.kernels import _row_moments, _rows
@@ -140,10 +141,10 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     tl_dtype(input.dtype)
     axis = input.dim() - len(normalized_shape)
     rows = as_rows(input, list(range(axis, input.dim())))
-    out = torch.empty(input.shape, dtype=input.dtype, device=input.device)
+    out = empty(input.shape, input.dtype, input.device)
     stats_shape = [*input.shape[:axis], *([1] * len(normalized_shape))]
-    mean = torch.empty(stats_shape, dtype=input.dtype, device=input.device)
-    rstd = torch.empty(stats_shape, dtype=input.dtype, device=input.device)
+    mean = empty(stats_shape, input.dtype, input.device)
+    rstd = empty(stats_shape, input.dtype, input.device)
     params = [flat_parameter(weight, input), flat_parameter(bias, input), mean, rstd, float(eps)]
     flags = {"HAS_WEIGHT": weight is not None, "HAS_BIAS": bias is not None,
              "ONE_BLOCK": blocks(rows.M, rows.N, input.device)[1] >= rows.N}  # fmt: skip

@@ -13,6 +13,7 @@ import torch
 
 from ... import language as tl
 from ...runtime.jit import jit
+from ..allocate import empty
 from ..differentiable import apply
 from ..dtypes import tl_dtype
 from ..reduce import sum as _sum
@@ -98,8 +99,8 @@ def _forward(input, dims, weight, eps):
     eps = torch.finfo(input.dtype).eps if eps is None else eps
     rows = as_rows(input, dims)
     wide = accumulator(input.dtype)
-    out = torch.empty(input.shape, dtype=input.dtype, device=input.device)
-    rstd = torch.empty(rows.keepdim_shape, dtype=wide, device=input.device)
+    out = empty(input.shape, input.dtype, input.device)
+    rstd = empty(rows.keepdim_shape, wide, input.device)
     w = flat_parameter(weight, input)
     params = [w, rstd, float(eps)]
     flags = {"HAS_WEIGHT": weight is not None}
@@ -127,23 +128,24 @@ def _backward(grad, input, dims, weight, rstd, weight_grad: bool):
     """(dx, dweight or None): one launch, and a sum of the per-program rows of dweight where
     more than one program ran."""
     rows = as_rows(input, dims)
-    g = as_rows(grad, dims).view
+    g = as_rows(grad, dims)
     wide = accumulator(input.dtype)
-    dx = torch.empty(input.shape, dtype=input.dtype, device=input.device)
+    dx = empty(input.shape, input.dtype, input.device)
     programs = -(-rows.M // blocks(rows.M, rows.N, input.device)[0])
-    if weight_grad:  # one program's row is the gradient itself, stored in the weight's dtype
-        kind = weight.dtype if programs == 1 else wide
-        dw_rows = torch.empty(programs, rows.N, dtype=kind, device=input.device)
+    if weight_grad and programs == 1:  # its one row is the gradient, in the weight's shape
+        dw_rows = empty(weight.shape, weight.dtype, input.device)
+    elif weight_grad:
+        dw_rows = torch.empty(programs, rows.N, dtype=wide, device=input.device)
     else:
         dw_rows = dx  # not written
     w = flat_parameter(weight, input)
-    params = [g, g.stride(0), g.stride(1), w, rstd]
+    params = [g.data, g.s_m, g.s_n, w, rstd]
     flags = {"HAS_WEIGHT": weight is not None, "WEIGHT_GRAD": weight_grad}
     launch_rows(rms_norm_backward_kernel, rows, [dx, dw_rows], params, wide, **flags)
     if not weight_grad:
         return dx, None
     if programs == 1:
-        return dx, dw_rows.view(weight.shape)
+        return dx, dw_rows
     return dx, _sum(dw_rows, [0], dtype=weight.dtype).view(weight.shape)
 
 

@@ -14,6 +14,7 @@ import torch
 
 from ... import language as tl
 from ...runtime.jit import jit
+from ..allocate import empty
 from ..differentiable import apply
 from ..dtypes import tl_dtype
 from ..reduce.kernels import _max, _row_max, _row_sum_exp, _rows
@@ -128,7 +129,7 @@ def _buffer(x, d, rows, dtype):
     """The kernel's contiguous (M, N) output; where the scanned dim is x's last, allocated in
     x's shape (the same memory, without a view made per call)."""
     if d == x.dim() - 1:
-        return torch.empty(x.shape, dtype=dtype, device=x.device)
+        return empty(x.shape, dtype, x.device)
     return torch.empty(rows.M, rows.N, dtype=dtype, device=x.device)
 
 
@@ -154,9 +155,8 @@ def _backward(grad, output, dim, dtype, log: bool):
     g, d, rows = _rows_of(grad, dim)
     _, _, y = _rows_of(output, dim)
     buffer = _buffer(g, d, rows, dtype)
-    y_m, y_n = y.view.stride()
     compute = accumulator(dtype)
-    launch_rows(softmax_backward_kernel, rows, [buffer], [y.view, y_m, y_n], compute, LOG=log)
+    launch_rows(softmax_backward_kernel, rows, [buffer], [y.data, y.s_m, y.s_n], compute, LOG=log)
     return _back(buffer, g, d, grad.shape)
 
 

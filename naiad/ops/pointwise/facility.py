@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import torch
 
+from ..allocate import empty
 from ..dtypes import Kind, computation_dtypes, tl_dtype
 from . import codegen
 from .layout import broadcast_shape, broadcast_strides, contiguous_walk, walk
@@ -68,7 +69,7 @@ class _Plan:
         args = self.arguments(args)
         if out is None:
             if self.template is None:
-                out = torch.empty(self.shape, dtype=self.result, device=self.device)
+                out = empty(self.shape, self.result, self.device)
             else:
                 out = torch.empty_like(args[self.template], dtype=self.result)
         if self.kernel is not None:

@@ -52,8 +52,7 @@ def accumulator(dtype: torch.dtype) -> torch.dtype:
 def columns(rows: Rows) -> bool:
     """Whether the kept positions, not the reduced elements, lie next to each other (a sum over
     the leading dims of a contiguous tensor): then a tile's contiguous axis runs along them."""
-    s_m, s_n = rows.view.stride()
-    return rows.M > 1 and rows.N > 1 and s_m == 1 and s_n != 1
+    return rows.M > 1 and rows.N > 1 and rows.s_m == 1 and rows.s_n != 1
 
 
 # Kept positions per program of a column reduction: a GPU takes 32 (a 128-byte row segment of
@@ -77,16 +76,16 @@ _LAUNCHES_KEPT = 4096
 
 def _rows_launch(rows: Rows, compute: torch.dtype, by_columns: bool, lanes: dict, constexprs):
     """(grid, keywords, [its bound launch once made]) of a row kernel's launch over `rows`."""
-    view = rows.view
+    data = rows.data
     if by_columns:
         constexprs["COLUMNS"] = columns(rows)
     if constexprs.get("COLUMNS"):
-        block_m, block_n = column_blocks(rows.M, rows.N, view.device)
+        block_m, block_n = column_blocks(rows.M, rows.N, data.device)
     else:
-        block_m, block_n = blocks(rows.M, rows.N, view.device, lanes)
-    s_m, s_n = view.stride()
+        block_m, block_n = blocks(rows.M, rows.N, data.device, lanes)
+    s_m, s_n = rows.s_m, rows.s_n
     farthest = (rows.M - 1) * abs(s_m) + (rows.N - 1) * abs(s_n) + block_m * abs(s_m) + block_n
-    options = {} if view.device.type == "cpu" else {"num_warps": 4}
+    options = {} if data.device.type == "cpu" else {"num_warps": 4}
     keywords = {
         **constexprs,
         "COMPUTE": tl_dtype(compute),
@@ -107,10 +106,13 @@ def launch_rows(kernel, rows: Rows, outputs, scalars, compute: torch.dtype, by_c
     accumulate per lane)."""
     if rows.M == 0:
         return
-    view = rows.view
-    s_m, s_n = view.stride()
-    key = (kernel, rows.M, rows.N, s_m, s_n, view.device, compute, by_columns, id(lanes),
-           len(outputs), len(scalars), *constexprs.items())  # fmt: skip
+    data, s_m, s_n = rows.data, rows.s_m, rows.s_n
+    # The dtypes of the rows and the first output too: a sum of bf16 into fp32 and one of fp32
+    # shared a key, and their calls in turn made the bound launch fall back every time (the
+    # Llama step's loss, three sums a call).
+    key = (kernel, rows.M, rows.N, s_m, s_n, data.device, data.dtype, outputs[0].dtype,
+           compute, by_columns, id(lanes), len(outputs), len(scalars),
+           *constexprs.items())  # fmt: skip
     found = _LAUNCHES.get(key)
     if found is None:
         if len(_LAUNCHES) >= _LAUNCHES_KEPT:
@@ -126,7 +128,7 @@ def launch_rows(kernel, rows: Rows, outputs, scalars, compute: torch.dtype, by_c
         )
         bound.append(
             kernel.bind_launch(
-                varying, grid, view, *outputs, rows.M, rows.N, s_m, s_n, 1, *scalars, **keywords
+                varying, grid, data, *outputs, rows.M, rows.N, s_m, s_n, 1, *scalars, **keywords
             )
         )
-    bound[0](view, *outputs, *scalars)
+    bound[0](data, *outputs, *scalars)

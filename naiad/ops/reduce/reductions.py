@@ -8,6 +8,7 @@ import math
 
 import torch
 
+from ..allocate import empty
 from ..dtypes import Unsupported, tl_dtype
 from ..registry import aten
 from . import kernels as K
@@ -34,7 +35,7 @@ def _reduce(input, dim, keepdim, op, result_dtype, init, out=None):
         out.resize_(rows.shape(keepdim))
         target, out = out, None
     else:  # allocated in its final shape: no view to make after the launch
-        target = torch.empty(rows.shape(keepdim), dtype=result_dtype, device=input.device)
+        target = empty(rows.shape(keepdim), result_dtype, input.device)
     compute = _compute(input.dtype, result_dtype, op)
     launch_rows(K.reduce_kernel, rows, [target], [], compute, True, lanes=ACCUMULATOR_BLOCK_N,
                 INIT=init, OP=op)  # fmt: skip

@@ -8,6 +8,7 @@ layout, and write one result per row.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import torch
@@ -32,51 +33,77 @@ def normalized_dims(dim, ndim: int) -> list[int]:
 
 
 class Rows:
-    """`view` is the operand as a 2-dim (M, N) tensor (a view where strides allow); `kept`
-    is the result's shape without the reduced dims, `keepdim_shape` with them as 1."""
+    """The operand as (M, N) rows: element (m, n) lies at `data` + m * s_m + n * s_n. `data`
+    is the operand itself where its kept dims and its reduced dims each fold into one stride
+    (no view made: a reshape costs a call microseconds of host time), else a copy in that
+    order. `view` is the (M, N) tensor itself, made on first use. `kept` is the result's shape
+    without the reduced dims, `keepdim_shape` with them as 1."""
 
-    __slots__ = ("M", "N", "keepdim_shape", "kept", "view")
+    __slots__ = ("M", "N", "_view", "data", "keepdim_shape", "kept", "s_m", "s_n")
 
-    def __init__(self, view, kept, keepdim_shape):
-        self.view = view
-        self.M, self.N = view.shape
+    def __init__(self, data, m, n, s_m, s_n, kept, keepdim_shape, view=None):
+        self.data = data
+        self.M, self.N = m, n
+        self.s_m, self.s_n = s_m, s_n
         self.kept = kept
         self.keepdim_shape = keepdim_shape
+        self._view = view
+
+    @property
+    def view(self):
+        """The rows as an (M, N) tensor (strides s_m, s_n)."""
+        if self._view is None:
+            self._view = self.data.as_strided((self.M, self.N), (self.s_m, self.s_n))
+        return self._view
 
     def shape(self, keepdim: bool) -> list[int]:
         return self.keepdim_shape if keepdim else self.kept
 
 
-# (shape, dims) -> (permutation or None, M, N, kept, keepdim_shape): a call's host work is
-# mostly these list builds, which depend on the shape only. Forgotten past _GEOMETRIES_KEPT.
+# (shape, strides, dims) -> (permutation or None, M, N, kept, keepdim_shape, the folded
+# strides (s_m, s_n) or None): a call's host work is mostly these list builds, which depend on
+# the layout only. Forgotten past _GEOMETRIES_KEPT.
 _GEOMETRIES: dict = {}
 _GEOMETRIES_KEPT = 4096
 
 
-def _geometry(shape, dims):
+def _folded(shape, strides, dims) -> int | None:
+    """The one stride that walks `dims` (in that order) as a single flat dim, or None where
+    their strides do not fold. Dims of size 1 take no part."""
+    walked = [(shape[d], strides[d]) for d in dims if shape[d] != 1]
+    for (_, outer), (size, inner) in itertools.pairwise(walked):
+        if outer != size * inner:
+            return None
+    return walked[-1][1] if walked else 1
+
+
+def _geometry(shape, strides, dims):
     kept_dims = [d for d in range(len(shape)) if d not in dims]
     kept = [shape[d] for d in kept_dims]
     keepdim_shape = [1 if d in dims else n for d, n in enumerate(shape)]
     order = (*kept_dims, *dims)
     permutation = None if order == tuple(range(len(shape))) else order
-    return permutation, math.prod(kept), math.prod(shape[d] for d in dims), kept, keepdim_shape
+    m, n = math.prod(kept), math.prod(shape[d] for d in dims)
+    s_m, s_n = _folded(shape, strides, kept_dims), _folded(shape, strides, dims)
+    folded = None if s_m is None or s_n is None or m * n == 0 else (s_m, s_n)
+    return permutation, m, n, kept, keepdim_shape, folded
 
 
 def as_rows(x: torch.Tensor, dims: list[int]) -> Rows:
     """`x` as rows reducing `dims` (sorted, as normalized_dims gives them)."""
-    key = (x.shape, *dims)
+    key = (x.shape, x.stride(), *dims)
     found = _GEOMETRIES.get(key)
     if found is None:
         if len(_GEOMETRIES) >= _GEOMETRIES_KEPT:
             _GEOMETRIES.clear()
-        found = _GEOMETRIES[key] = _geometry(x.shape, dims)
-    permutation, m, n, kept, keepdim_shape = found
+        found = _GEOMETRIES[key] = _geometry(x.shape, x.stride(), dims)
+    permutation, m, n, kept, keepdim_shape, folded = found
+    if folded is not None:
+        return Rows(x, m, n, *folded, kept, keepdim_shape)
     if not x.dim():
         view = x.reshape(1, 1)
-    elif permutation is None and x.dim() == 2 and x.shape[0] == m:
-        view = x  # already (M, N): a reshape would only make another view object (µs each)
     elif permutation is None:
         view = x.reshape(m, n)
     else:
         view = x.permute(*permutation).reshape(m, n)
-    return Rows(view, kept, keepdim_shape)
+    return Rows(view, m, n, *view.stride(), kept, keepdim_shape, view)
