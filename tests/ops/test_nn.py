@@ -48,6 +48,21 @@ def test_nll_loss_direct(gen, backend):
     assert_matches(ops.nll_loss(logp[0], labels[0]), F.nll_loss(logp[0], labels[0]))
 
 
+def test_nll_loss_past_one_program(gen, backend):
+    """More samples than one program sums (_ONE_PROGRAM_SAMPLES): a gather, then sums; some
+    targets ignored; the mean with class weights, the sum without."""
+    n = 65536 + 3
+    logp = torch.log_softmax(make((n, 3), torch.float32, gen), 1)
+    labels = torch.randint(0, 3, (n,), generator=gen)
+    labels[::7] = -100
+    w = make((3,), torch.float32, gen, low=0.1, high=1)
+    for reduction, weight in (("mean", w), ("sum", None)):
+        wide = None if weight is None else weight.double()
+        expected = F.nll_loss(logp.double(), labels, wide, reduction=reduction)
+        actual = ops.nll_loss(logp, labels, weight, reduction=reduction)
+        assert_matches(actual, expected.float(), 8)
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, pytest.param(torch.bfloat16, marks=FULL)])
 def test_embedding(dtype, gen, backend):
     weight = make((10, 6), dtype, gen).requires_grad_()

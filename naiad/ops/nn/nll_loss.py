@@ -2,8 +2,11 @@
 log_softmax, torch's cross_entropy (label smoothing and ignore_index included) is made of them.
 
 One kernel gathers each sample's log-probability at its target and its class weight (0 where
-the target is ignore_index); the reductions are Naiad's sums. The backward writes each row's one
-nonzero gradient, -weight * grad (/ total weight for the mean), into zeros.
+the target is ignore_index); the reductions are Naiad's sums. Up to _ONE_PROGRAM_SAMPLES
+samples, the mean and the sum are one program instead, which gathers, sums and divides (a
+training step's loss: one launch where the gather, four sums, a division and two conversions
+took eight, each a small op's host time). The backward writes each row's one nonzero gradient,
+-weight * grad (/ total weight for the mean), into zeros.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ import torch
 
 from ... import language as tl
 from ...runtime.jit import jit
+from ..allocate import empty
 from ..dtypes import Unsupported, tl_dtype
 from ..reduce import sum as _sum
 from ..registry import aten
@@ -25,10 +29,10 @@ NONE, MEAN, SUM = 0, 1, 2  # ATen's reduction codes
 
 
 @jit
-def _samples(labels, N, ignore, BLOCK: tl.constexpr):
-    """(i, inside, valid, t) of this program's block of samples: inside where i < N, valid
+def _samples(labels, first, N, ignore, BLOCK: tl.constexpr):
+    """(i, inside, valid, t) of the block of samples from `first`: inside where i < N, valid
     where also the target is not `ignore`, t the target (0 where not valid)."""
-    i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    i = first + tl.arange(0, BLOCK)
     inside = i < N
     t = tl.load(labels + i, mask=inside, other=ignore)
     valid = inside & (t != ignore)
@@ -38,7 +42,7 @@ def _samples(labels, N, ignore, BLOCK: tl.constexpr):
 @jit(do_not_specialize=["N", "ignore"])
 def _gather_kernel(x, labels, weight, loss, picked, N, s_n, s_c, ignore,
                    HAS_WEIGHT: tl.constexpr, ACC: tl.constexpr, BLOCK: tl.constexpr):  # fmt: skip
-    i, inside, valid, t = _samples(labels, N, ignore, BLOCK)
+    i, inside, valid, t = _samples(labels, tl.program_id(0) * BLOCK, N, ignore, BLOCK)
     v = tl.load(x + i * s_n + t * s_c, mask=valid, other=0).to(ACC)
     if HAS_WEIGHT:
         w = tl.load(weight + t, mask=valid, other=0).to(ACC)
@@ -48,10 +52,35 @@ def _gather_kernel(x, labels, weight, loss, picked, N, s_n, s_c, ignore,
     tl.store(picked + i, w, mask=inside)
 
 
+@jit(do_not_specialize=["ignore"])
+def _loss_kernel(x, labels, weight, loss, total, N, s_n, s_c, ignore, MEAN: tl.constexpr,
+                 HAS_WEIGHT: tl.constexpr, ACC: tl.constexpr, BLOCK: tl.constexpr):  # fmt: skip
+    """One program over every sample: `total` = the sum of the valid samples' weights, `loss`
+    = the sum of -weight * x[i, t] over them (divided by `total` for the MEAN), each stored
+    in its tensor's dtype."""
+    losses = tl.zeros([BLOCK], ACC)
+    weights = tl.zeros([BLOCK], ACC)
+    for first in range(0, N, BLOCK):
+        i, _, valid, t = _samples(labels, first, N, ignore, BLOCK)
+        v = tl.load(x + i * s_n + t * s_c, mask=valid, other=0).to(ACC)
+        if HAS_WEIGHT:
+            w = tl.load(weight + t, mask=valid, other=0).to(ACC)
+        else:
+            w = tl.where(valid, 1.0, 0.0)
+        losses += -w * v
+        weights += w
+    summed = tl.sum(losses, 0)
+    weighed = tl.sum(weights, 0)
+    if MEAN:
+        summed = summed / weighed
+    tl.store(loss, summed.to(loss.dtype.element_ty))
+    tl.store(total, weighed.to(total.dtype.element_ty))
+
+
 @jit(do_not_specialize=["N", "ignore"])
 def _scatter_kernel(grad, labels, weight, out, N, s_g, s_n, s_c, ignore, total, MEAN: tl.constexpr,
                     HAS_WEIGHT: tl.constexpr, ACC: tl.constexpr, BLOCK: tl.constexpr):  # fmt: skip
-    i, _, valid, t = _samples(labels, N, ignore, BLOCK)
+    i, _, valid, t = _samples(labels, tl.program_id(0) * BLOCK, N, ignore, BLOCK)
     g = tl.load(grad + i * s_g, mask=valid, other=0).to(ACC)
     w = tl.load(weight + t, mask=valid, other=0).to(ACC) if HAS_WEIGHT else 1.0
     result = -w * g
@@ -67,12 +96,47 @@ def _as_rows(input, target):
     return (input[None], target[None]) if input.dim() == 1 else (input, target)
 
 
+# At most this many samples take the one-program loss (the mean and the sum): a GPU's one
+# program walks them in blocks of _ONE_PROGRAM_BLOCK, 64 blocks at most.
+_ONE_PROGRAM_SAMPLES = 65536
+_ONE_PROGRAM_BLOCK = 1024
+# The one-program loss's launch per kind of call (the input's shape, strides, dtype and
+# device, the target's dtype, the weight's presence, the reduction, ignore_index), bound to
+# it (JITFunction.bind_launch). Forgotten past _LAUNCHES_KEPT.
+_LAUNCHES: dict = {}
+_LAUNCHES_KEPT = 256
+
+
+def _one_program_loss(x, t, weight, reduction, ignore_index, dtype):
+    """(loss, total weight) of the mean or the sum, 0-dim in `dtype`, in one launch."""
+    key = (x.shape, x.stride(), x.dtype, x.device, t.dtype, weight is None, reduction,
+           ignore_index)  # fmt: skip
+    loss = empty((), dtype, x.device)
+    total = empty((), dtype, x.device)
+    w = weight if weight is not None else x
+    launch = _LAUNCHES.get(key)
+    if launch is None:
+        if len(_LAUNCHES) >= _LAUNCHES_KEPT:
+            _LAUNCHES.clear()
+        n = t.shape[0]
+        block = min(_ONE_PROGRAM_BLOCK, max(16, 1 << (n - 1).bit_length()))
+        acc = tl_dtype(torch.float64 if x.dtype == torch.float64 else torch.float32)
+        launch = _LAUNCHES[key] = _loss_kernel.bind_launch(
+            ("x", "labels", "weight", "loss", "total"), (1,), x, t, w, loss, total, n,
+            *x.stride(), ignore_index, reduction == MEAN, weight is not None, acc, block,
+        )  # fmt: skip
+    launch(x, t, w, loss, total)
+    return loss, total
+
+
 @aten("nll_loss_forward.default", "nll_loss_forward.output")
 def nll_loss_forward(input, target, weight, reduction, ignore_index, *, output=None,
                      total_weight=None):  # fmt: skip
     """(loss, total weight) of the log-probabilities `input` at `target`."""
     x, t = _as_rows(input, target)
     n = t.shape[0]
+    if reduction != NONE and 0 < n <= _ONE_PROGRAM_SAMPLES and output is None:
+        return _one_program_loss(x, t, weight, reduction, ignore_index, input.dtype)
     losses = torch.empty(n, dtype=input.dtype, device=input.device)
     acc = torch.float64 if input.dtype == torch.float64 else torch.float32
     picked = torch.empty(n, dtype=acc, device=input.device)
