@@ -8,6 +8,8 @@ import torch
 
 from ... import language as tl
 from ...runtime.jit import jit
+from ..allocate import empty
+from ..convert import to
 from ..dtypes import Unsupported, tl_dtype
 from ..registry import aten
 
@@ -58,19 +60,45 @@ def _block_d(d: int) -> int:
     return min(1 << max(d - 1, 0).bit_length(), 256)
 
 
+# The gather's and the backward's launches per kind of call (the shapes, strides and dtypes of
+# the weight or the gradient and of the indices, the device, ...), bound to it
+# (JITFunction.bind_launch), or None where there is nothing to do. Forgotten past
+# _LAUNCHES_KEPT.
+_LAUNCHES: dict = {}
+_LAUNCHES_KEPT = 256
+
+
+def _gather_launch(weight, flat, out):
+    r, d = flat.numel(), weight.shape[1]
+    if not (r and d):
+        return None
+    grid = ((r + _ROWS - 1) // _ROWS,)
+    return _gather_rows.bind_launch(
+        ("weight", "indices", "out"), grid, weight, flat, out, r, d, weight.stride(0), _ROWS,
+        _block_d(d),
+    )  # fmt: skip
+
+
 @aten("embedding.default")
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
-    """weight[indices]: one row of weight per index."""
-    tl_dtype(weight.dtype)
-    if weight.dim() != 2 or weight.stride(1) != 1:
-        raise Unsupported("embedding of a weight with strided rows")
-    flat = indices.reshape(-1).contiguous()
-    r, d = flat.numel(), weight.shape[1]
-    out = torch.empty(r, d, dtype=weight.dtype, device=weight.device)
-    if r and d:
-        grid = ((r + _ROWS - 1) // _ROWS,)
-        _gather_rows[grid](weight, flat, out, r, d, weight.stride(0), _ROWS, _block_d(d))
-    return out.view(*indices.shape, d)
+    """weight[indices]: one row of weight per index, the result allocated in its shape (the
+    kernel writes its rows in order)."""
+    key = (_gather_rows, weight.shape, weight.stride(), weight.dtype, weight.device,
+           indices.shape, indices.stride(), indices.dtype)  # fmt: skip
+    launch = _LAUNCHES.get(key)
+    if launch is None:
+        tl_dtype(weight.dtype)
+        if weight.dim() != 2 or weight.stride(1) != 1:
+            raise Unsupported("embedding of a weight with strided rows")
+    flat = indices if indices.is_contiguous() else indices.contiguous()  # read as flat
+    out = empty((*indices.shape, weight.shape[1]), weight.dtype, weight.device)
+    if launch is None:
+        if len(_LAUNCHES) >= _LAUNCHES_KEPT:
+            _LAUNCHES.clear()
+        launch = _LAUNCHES[key] = [_gather_launch(weight, flat, out)]
+    if launch[0] is not None:
+        launch[0](weight, flat, out)
+    return out
 
 
 @aten("embedding_dense_backward.default")
@@ -79,13 +107,33 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
     if scale_grad_by_freq:
         raise Unsupported("embedding backward scaled by frequency")
     d = grad_output.shape[-1]
-    grad = grad_output.reshape(-1, d).contiguous()
-    flat = indices.reshape(-1).contiguous()
+    grad = grad_output if grad_output.is_contiguous() else grad_output.contiguous()  # flat rows
+    flat = indices if indices.is_contiguous() else indices.contiguous()
     total = torch.zeros(num_weights, d, dtype=torch.float32, device=grad.device)
-    r = flat.numel()
-    if r and d and grad.device.type == "cpu":
-        _add_rows_in_order[(1,)](grad, flat, total, r, d, padding_idx, _block_d(d))
-    elif r and d:
-        grid = ((r + _ROWS - 1) // _ROWS,)
-        _add_rows[grid](grad, flat, total, r, d, padding_idx, _ROWS, _block_d(d))
-    return total.to(grad_output.dtype)
+    key = (_add_rows, grad.shape, grad.dtype, grad.device, flat.shape, flat.dtype, num_weights,
+           padding_idx)  # fmt: skip
+    launch = _LAUNCHES.get(key)
+    if launch is None:
+        if len(_LAUNCHES) >= _LAUNCHES_KEPT:
+            _LAUNCHES.clear()
+        launch = _LAUNCHES[key] = [_add_launch(grad, flat, total, padding_idx)]
+    if launch[0] is not None:
+        launch[0](grad, flat, total)
+    return total if grad_output.dtype == torch.float32 else to(total, grad_output.dtype)
+
+
+def _add_launch(grad, flat, total, padding_idx):
+    """The bound launch adding the rows of `grad` into `total` (None: no rows): one program
+    in order on the CPU, atomic adds on a GPU."""
+    r, d = flat.numel(), total.shape[1]
+    if not (r and d):
+        return None
+    varying = ("grad", "indices", "out")
+    if grad.device.type == "cpu":
+        return _add_rows_in_order.bind_launch(
+            varying, (1,), grad, flat, total, r, d, padding_idx, _block_d(d)
+        )
+    grid = ((r + _ROWS - 1) // _ROWS,)
+    return _add_rows.bind_launch(
+        varying, grid, grad, flat, total, r, d, padding_idx, _ROWS, _block_d(d)
+    )

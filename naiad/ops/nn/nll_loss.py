@@ -100,17 +100,18 @@ def _as_rows(input, target):
 # program walks them in blocks of _ONE_PROGRAM_BLOCK, 64 blocks at most.
 _ONE_PROGRAM_SAMPLES = 65536
 _ONE_PROGRAM_BLOCK = 1024
-# The one-program loss's launch per kind of call (the input's shape, strides, dtype and
-# device, the target's dtype, the weight's presence, the reduction, ignore_index), bound to
-# it (JITFunction.bind_launch). Forgotten past _LAUNCHES_KEPT.
+# The one-program loss's and the backward's launches per kind of call (the input's shape,
+# dtype and device, its strides or the gradient's, the target's dtype, the weight's presence,
+# the reduction, ignore_index), bound to it (JITFunction.bind_launch). Forgotten past
+# _LAUNCHES_KEPT.
 _LAUNCHES: dict = {}
 _LAUNCHES_KEPT = 256
 
 
 def _one_program_loss(x, t, weight, reduction, ignore_index, dtype):
     """(loss, total weight) of the mean or the sum, 0-dim in `dtype`, in one launch."""
-    key = (x.shape, x.stride(), x.dtype, x.device, t.dtype, weight is None, reduction,
-           ignore_index)  # fmt: skip
+    key = (_loss_kernel, x.shape, x.stride(), x.dtype, x.device, t.dtype, weight is None,
+           reduction, ignore_index)  # fmt: skip
     loss = empty((), dtype, x.device)
     total = empty((), dtype, x.device)
     w = weight if weight is not None else x
@@ -165,17 +166,25 @@ def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_inde
                       *, grad_input=None):  # fmt: skip
     x, t = _as_rows(input, target)
     n = t.shape[0]
-    out = torch.zeros_like(x, memory_format=torch.contiguous_format)
+    out = torch.zeros_like(input, memory_format=torch.contiguous_format)
     if n:
-        g = grad_output.reshape(-1)
-        s_g = g.stride(0) if reduction == NONE else 0
+        # grad_output is one value (the mean's, the sum's: read at stride 0) or one per sample
+        g = grad_output if grad_output.dim() <= 1 else grad_output.reshape(-1)
+        key = (_scatter_kernel, x.shape, x.dtype, x.device, t.dtype, g.shape, g.stride(),
+               weight is None, reduction, ignore_index)  # fmt: skip
         w = weight if weight is not None else x
-        _scatter_kernel[((n + _BLOCK - 1) // _BLOCK,)](
-            g, t, w, out, n, s_g, *out.stride(), ignore_index, total_weight, reduction == MEAN,
-            weight is not None,
-            tl_dtype(torch.float64 if input.dtype == torch.float64 else torch.float32), _BLOCK,
-        )  # fmt: skip
-    out = out.view(input.shape)
+        launch = _LAUNCHES.get(key)
+        if launch is None:
+            if len(_LAUNCHES) >= _LAUNCHES_KEPT:
+                _LAUNCHES.clear()
+            s_g = g.stride(0) if reduction == NONE else 0
+            acc = tl_dtype(torch.float64 if input.dtype == torch.float64 else torch.float32)
+            launch = _LAUNCHES[key] = _scatter_kernel.bind_launch(
+                ("grad", "labels", "weight", "out", "total"), ((n + _BLOCK - 1) // _BLOCK,), g,
+                t, w, out, n, s_g, x.shape[1], 1, ignore_index, total_weight,
+                reduction == MEAN, weight is not None, acc, _BLOCK,
+            )  # fmt: skip
+        launch(g, t, w, out, total_weight)
     return out if grad_input is None else grad_input.resize_(out.shape).copy_(out)
 
 
