@@ -145,8 +145,8 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     stats_shape = [*input.shape[:axis], *([1] * len(normalized_shape))]
     mean = empty(stats_shape, input.dtype, input.device)
     rstd = empty(stats_shape, input.dtype, input.device)
-    params = [flat_parameter(weight, input), flat_parameter(bias, input), mean, rstd, float(eps)]
-    flags = {"HAS_WEIGHT": weight is not None, "HAS_BIAS": bias is not None,
+    params = [flat_parameter(weight, input), flat_parameter(bias, input), mean, rstd]
+    flags = {"EPS": float(eps), "HAS_WEIGHT": weight is not None, "HAS_BIAS": bias is not None,
              "ONE_BLOCK": blocks(rows.M, rows.N, input.device)[1] >= rows.N}  # fmt: skip
     launch_rows(layer_norm_kernel, rows, [out], params, accumulator(input.dtype), **flags)
     return out, mean, rstd

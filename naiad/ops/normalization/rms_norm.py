@@ -102,9 +102,9 @@ def _forward(input, dims, weight, eps):
     out = empty(input.shape, input.dtype, input.device)
     rstd = empty(rows.keepdim_shape, wide, input.device)
     w = flat_parameter(weight, input)
-    params = [w, rstd, float(eps)]
-    flags = {"HAS_WEIGHT": weight is not None}
-    launch_rows(rms_norm_kernel, rows, [out], params, wide, **flags)
+    # eps a fixed constexpr of the launch (keyed once per kind of call), not a varying one
+    flags = {"EPS": float(eps), "HAS_WEIGHT": weight is not None}
+    launch_rows(rms_norm_kernel, rows, [out], [w, rstd], wide, **flags)
     return out, rstd
 
 

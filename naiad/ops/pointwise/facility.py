@@ -42,14 +42,15 @@ class _Plan:
     device, shape and strides, or a scalar's type) decided: the result's dtype and shape, how
     it is allocated, and the launch; a call of the kind only allocates and launches."""
 
-    __slots__ = ("bound", "device", "grid", "itemized", "kernel", "options", "result", "shape",
-                 "tail", "template", "widened")  # fmt: skip
+    __slots__ = ("bound", "device", "grid", "itemized", "kernel", "options", "result",
+                 "retyped", "shape", "tail", "template", "widened")  # fmt: skip
 
     def __init__(self, device, shape, result, template, itemized, widened):
         self.device = device
         self.shape = shape
         self.result = result
         self.template = template  # the operand the result is allocated like, or None
+        self.retyped = False  # whether the result's dtype is not the template's (set by _plan)
         self.itemized = itemized  # 0-dim CPU tensors passed as numbers to another device
         self.widened = widened  # Python floats passed as fp64 tensors
         self.kernel = None  # None: nothing to launch (an empty result)
@@ -71,7 +72,11 @@ class _Plan:
             if self.template is None:
                 out = empty(self.shape, self.result, self.device)
             else:
-                out = torch.empty_like(args[self.template], dtype=self.result)
+                like = args[self.template]
+                if self.retyped:  # a dtype given costs empty_like a microsecond more
+                    out = torch.empty_like(like, dtype=self.result)
+                else:
+                    out = torch.empty_like(like)
         if self.kernel is not None:
             if self.bound is None:  # the operands and the output change between calls
                 varying = self.kernel.arg_names[: len(args) + 1]
@@ -127,6 +132,7 @@ class PointwiseOp:
         tensors = [a for a in args if isinstance(a, torch.Tensor)]
         shape = _broadcast_shape(tensors, out)
         plan = _Plan(device, shape, result, _template(args, shape), itemized, widened)
+        plan.retyped = plan.template is not None and args[plan.template].dtype != result
         launched = plan.arguments(args)
         sample = out if out is not None else plan.run(args, None)
         if sample.numel():
