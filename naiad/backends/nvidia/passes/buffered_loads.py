@@ -14,8 +14,10 @@ otherwise. Such a load gets a buffer here, read back in its own layout:
 
 which makes it a load the pipeliner fills by `cp.async` (pipeline_candidates.py). A load takes
 a buffer only where it would then qualify (its vectors at least 4 bytes, its `other` zero, its
-address computable iterations ahead); `unbuffer` takes the buffer back from one the pipeliner
-left, so no load pays a round trip through shared memory for nothing.
+address computable iterations ahead) and only when it is small (`MAX_BYTES`: vectors and thin
+tiles, not an attention mask's [BLOCK_M, BLOCK_N] tile, whose ring of stages would take the
+shared memory the operands' rings need); `unbuffer` takes the buffer back from one the
+pipeliner left, so no load pays a round trip through shared memory for nothing.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from ....dialects.ttg.types import MemDescType
 from ....ir import Operation, RankedTensorType
 
 _DOTS = (tt.DotOp, ttng.WarpGroupDotOp)
+MAX_BYTES = 4096  # a buffered load's tile, per stage
 
 
 def buffer_dot_inputs(loop: Operation, qualifies) -> list[Operation]:
@@ -56,6 +59,9 @@ def _reaches_a_dot(load: Operation, loop: Operation) -> bool:
     """A tensor load of the body, read by no buffer yet, whose value reaches a dot of the
     body through other ops of the body."""
     if not isinstance(load, tt.LoadOp) or not isinstance(load.result.type, RankedTensorType):
+        return False
+    t = load.result.type
+    if t.numel * max(t.element_type.width // 8, 1) > MAX_BYTES:
         return False
     if any(isinstance(user, ttg.LocalAllocOp) for user in load.result.users):
         return False
