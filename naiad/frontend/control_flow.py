@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import ast
 import builtins
+import warnings
 
 from .. import ir
 from ..dialects import scf, ub
 from ..language import core
 from ..language import dtypes as t
+from ..language.if_conditions import if_condition
 from ..language.iterators import condition as lang_condition
 from ..language.iterators import range as lang_range
 from ..language.semantic import loop_index_type
@@ -43,6 +45,14 @@ class ControlFlowMixin:
         if not isinstance(cond, core.tensor):
             self.visit_body(node.body if core._unwrap_if_constexpr(cond) else node.orelse)
             return
+        where = self.source.location(node.test)
+        cond = if_condition(
+            cond,
+            self.semantic,
+            lambda message: warnings.warn_explicit(
+                message, UserWarning, where.filename, where.lineno
+            ),
+        )
         cond = self.scalar_condition(cond, "if")
         if self.source.contains_return(node):
             self._if_returning(node, cond)

@@ -3,8 +3,11 @@
 
 from __future__ import annotations
 
+import warnings
+
 from ... import errors
 from ...language import core
+from ...language import if_conditions as conditions
 from ...language.active_semantic import unused_result_error
 from ...language.compile_time import checked_constant_extremum
 from ...language.iterators import range as lang_range
@@ -90,6 +93,16 @@ def check_loop_carried(types, scope):
                 f"re-assigned to {now} in loop! Please make sure that the type stays "
                 "consistent."
             )
+
+
+def if_condition(cond):
+    """The condition of an `if` statement: a one-element block is its element, as the
+    compiler reads it; the warning names the kernel's line (the caller's frame)."""
+    return conditions.if_condition(
+        cond,
+        core.current_semantic(),
+        lambda message: warnings.warn(message, UserWarning, stacklevel=4),
+    )
 
 
 def logical_and(lhs, rhs_thunk):

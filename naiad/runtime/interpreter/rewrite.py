@@ -1,12 +1,13 @@
 """Rewrite a kernel's Python source so that running it as Python follows the compiler's semantics.
 
-Running a kernel as plain Python would differ from compiling it in nine places, each rewritten here
+Running a kernel as plain Python would differ from compiling it in ten places, each rewritten here
 (positions are kept, so tracebacks, `print` and `breakpoint()` point at the user's own lines):
 
 - `x = 0` gives `x` the compiler's type (int32), so later `x += big` wraps as on the GPU;
 - `for i in range(...)` yields typed induction variables (see `tl.range`);
 - `a and b`, `a or b`, `not a` on tensors are elementwise logic, not Python truthiness;
 - `a is b` compares the values of constexprs (`BLOCK is None` for a constexpr None);
+- `if` on a one-element block branches on its element, with a warning (if_conditions.py);
 - a tensor assigned before a `for` / `while` loop and in its body must keep its type;
 - `assert cond, msg` is `tl.device_assert(cond, msg)` (checked in debug mode only);
 - an attribute of a literal (`(10).type`, `(5, 6).type`) reads it as a constexpr or a `tl.tuple`;
@@ -94,6 +95,11 @@ class _KernelTransformer(ast.NodeTransformer):
     def visit_While(self, node):
         self.generic_visit(node)
         return self._check_loop_carried(node)
+
+    def visit_If(self, node):
+        self.generic_visit(node)
+        node.test = self._call("if_condition", node.test, node.test)
+        return node
 
     def _check_loop_carried(self, node):
         """A tensor assigned before a loop and in it keeps its type, as the compiler demands:
