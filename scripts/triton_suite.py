@@ -25,6 +25,8 @@ import tempfile
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+_TEST_ID = re.compile(r"[\w./-]+\.py::\S")
+
 
 def _switched(args: list[str], cwd: Path, env: dict) -> subprocess.CompletedProcess:
     command = [sys.executable, "-m", "naiad.run", "-m", "pytest", *args]
@@ -45,11 +47,19 @@ def _prepare(checkout: Path, test_file: str, work: Path) -> Path:
 
 
 def collect(test_path: Path, work: Path, env: dict) -> list[str]:
+    """The lines of the collection that name a test: its ids, and the few warnings that quote
+    one after some words (`Test: tests/test_core.py::test_dtype_tensor, argvalues type: map`).
+    Samples are drawn from these lines, as they always were, so a seed keeps its sample; the
+    warnings are dropped from a sample afterwards (`is_test_id`)."""
     done = _switched(["--collect-only", "-q", str(test_path)], work, env)
-    ids = [line.strip() for line in done.stdout.splitlines() if "::" in line]
-    if not ids:
+    lines = [line.strip() for line in done.stdout.splitlines() if "::" in line]
+    if not any(is_test_id(line) for line in lines):
         raise SystemExit(f"nothing collected:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
-    return ids
+    return lines
+
+
+def is_test_id(line: str) -> bool:
+    return _TEST_ID.match(line) is not None
 
 
 def _causes(junit: Path) -> tuple[collections.Counter, collections.Counter]:
@@ -88,7 +98,8 @@ def main(argv=None) -> int:
     work = Path(tempfile.mkdtemp(prefix="naiad-triton-suite-"))
     test_path = _prepare(options.checkout.resolve(), options.file, work)
     ids = [i for i in collect(test_path, work, env) if re.search(options.select, i)]
-    chosen = sorted(random.Random(options.seed).sample(ids, min(options.sample, len(ids))))
+    drawn = random.Random(options.seed).sample(ids, min(options.sample, len(ids)))
+    chosen = sorted(i for i in drawn if is_test_id(i))
     out = options.out or work
     out.mkdir(parents=True, exist_ok=True)
     (out / "ids.txt").write_text("\n".join(chosen) + "\n")
@@ -97,7 +108,8 @@ def main(argv=None) -> int:
     done = _switched([*args, *options.pytest_args, *chosen], work, env)
     (out / "log.txt").write_text(done.stdout + done.stderr)
     outcomes, causes = _causes(junit)
-    print(f"{len(ids)} collected, {len(chosen)} run (seed {options.seed}): {dict(outcomes)}")
+    collected = sum(is_test_id(i) for i in ids)
+    print(f"{collected} collected, {len(chosen)} run (seed {options.seed}): {dict(outcomes)}")
     for cause, count in causes.most_common():
         print(f"{count:5}  {cause}")
     return 0
