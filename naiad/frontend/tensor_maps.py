@@ -20,11 +20,14 @@ NaN-padded loads in loops keep pointers from here). Out-of-bounds elements are z
 A descriptor made in the kernel (`tl.make_tensor_descriptor`) gets a tensor map the same way
 (`in_kernel`): a `tt.make_tensor_descriptor` op, which each program builds in its slot of the
 launch's global scratch (lowering/tensor_map_create.py; the launcher allocates it through
-`naiad.set_allocator`'s allocator). The copies need proof, at compile time, of what the host
-checks of its maps: a base pointer that is a kernel argument aligned to 16 bytes, strides (but
-the last, the literal 1) that are constants or kernel arguments whose divisibility makes
-16-byte multiples, and a block the copy moves whole. A descriptor made inside a loop keeps
-pointers: copies of an earlier iteration may still read its map when the next one rewrites it.
+`naiad.set_allocator`'s allocator), when its block is one the copy moves whole and its last
+stride is the literal 1. What the host checks of its maps, a base aligned to 16 bytes and row
+strides that are 16-byte multiples, is proven after inlining by the axis analysis, which follows
+the arithmetic from the kernel's specialized arguments (backends/nvidia/passes/
+tensor_map_proofs.py); a descriptor without that proof goes back to pointers there. A
+descriptor made inside a loop keeps pointers from the start (copies of an earlier iteration may
+still read its map when the next one rewrites it), and so does one made in a jit helper (the
+helper's map would not reach the caller with the descriptor it returns).
 """
 
 from __future__ import annotations
@@ -74,13 +77,10 @@ def in_kernel(irb, target, base, shape, strides, wide_strides, block_type, paddi
     pointers (the module doc). The op takes i32 sizes and i64 strides, as Triton's does."""
     if target.backend != "cuda" or target.arch < 90 or target.debug:
         return None
-    if not block_moves_whole(block_type, padding) or scf.in_loop(irb.builder.block):
+    block = irb.builder.block
+    if not block_moves_whole(block_type, padding) or scf.in_loop(block) or _in_a_helper(block):
         return None
-    element_bytes = block_type.element_ty.primitive_bitwidth // 8
-    *outer, last = [getattr(s, "value", s) for s in strides]
-    if last != 1 or _known_divisor(base.handle) % 16:
-        return None
-    if any((_known_divisor(_handle(s)) * element_bytes) % 16 for s in outer):
+    if getattr(strides[-1], "value", strides[-1]) != 1:
         return None
     sizes = [_int32(irb, getattr(s, "value", s)) for s in shape]
     op = irb._create(
@@ -90,28 +90,14 @@ def in_kernel(irb, target, base, shape, strides, wide_strides, block_type, paddi
     return TensorMap(op.result, irb, block_type, padding)
 
 
-def _handle(value):
-    """The IR value of a stride given as a tensor, or the Python int it is."""
-    return value if isinstance(value, int) else value.handle
-
-
-def _known_divisor(value) -> int:
-    """What `value` (an int, or an IR value) is known to be a multiple of: itself for a
-    constant, a kernel argument's `tt.divisibility`, else 1."""
-    if isinstance(value, int):
-        return value or 1 << 62  # zero is a multiple of everything
-    owner = value.defining_op
-    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, ir.IntegerAttr):
-        return _known_divisor(int(owner.value.value))
-    if owner is not None:
-        return 1
-    function = value.parent_block.parent_op()
-    if not isinstance(function, tt.FuncOp) or not function.arg_attrs:
-        return 1
-    attr = function.arg_attrs[value.index].get(_DIVISIBLE)
-    if isinstance(attr, ir.DenseElementsAttr):  # a `tl.multiple_of` hint on the argument
-        return int(attr.values[0])
-    return 1 if attr is None else int(attr.value)
+def _in_a_helper(block) -> bool:
+    """Whether `block` lies in a jit helper (a private `tt.func`) rather than in the kernel: a
+    map made there would be the helper's value, which a descriptor returned to the caller
+    would keep without the call's results carrying it."""
+    op = block.parent_op()
+    while op is not None and not isinstance(op, tt.FuncOp):
+        op = op.parent_op()
+    return op is not None and op.sym_visibility is not None and op.sym_visibility.value == "private"
 
 
 def _int32(irb, size):

@@ -57,3 +57,18 @@ def made_in_a_loop(src_ptr, dst_ptr, M, N, BM: tl.constexpr):
         src = tl.make_tensor_descriptor(src_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, 32])
         dst = tl.make_tensor_descriptor(dst_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, 32])
         dst.store([i * BM, 0], src.load([i * BM, 0]) + 1)
+
+
+@naiad.jit
+def _made_in_a_helper(ptr, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    return tl.make_tensor_descriptor(ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, BN])
+
+
+@naiad.jit
+def scale_helper_tiles(src_ptr, dst_ptr, M, N, factor, BM: tl.constexpr, BN: tl.constexpr):
+    """scale_made_tiles with its descriptors made by a jit helper (which keep pointers)."""
+    src = _made_in_a_helper(src_ptr, M, N, BM, BN)
+    dst = _made_in_a_helper(dst_ptr, M, N, BM, BN)
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    dst.store([pm * BM, pn * BN], (src.load([pm * BM, pn * BN]) * factor).to(dst.dtype))

@@ -49,6 +49,7 @@ def ttgir_pipeline(
             num_ctas=num_ctas,
             target=f"cuda:{capability}",
         ),
+        "tritongpu-prove-tensor-maps",
         "coalesce",
         "remove-layout-conversions",
         # optimize-thread-locality comes here too; the conversions accelerate-matmul makes

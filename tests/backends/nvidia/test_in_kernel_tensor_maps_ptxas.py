@@ -11,14 +11,21 @@ import pytest
 from fixture_kernels.made_descriptors import (
     made_in_a_loop,
     made_matmul,
+    scale_helper_tiles,
     scale_made_tiles,
     shifted_made_tiles,
 )
 from test_lowering import assemble
 from test_toolchain import needs_ptxas
 
+from naiad.backends.nvidia import target as nv_target
+from naiad.backends.nvidia.compiler import ttgir_pipeline
 from naiad.backends.nvidia.lowering.tensor_map_create import element_type_code
+from naiad.dialects import tt
 from naiad.ir import FloatType, IntegerType
+from naiad.passes.pipeline import run_pipeline
+from naiad.runtime.compiler import build_ttir
+from naiad.runtime.evaluator import evaluate
 
 
 def _fields(ptx: str, field: str) -> list[str]:
@@ -83,7 +90,8 @@ def test_a_k_loop_fills_its_rings_from_maps_made_in_the_kernel(tmp_path):
 @pytest.mark.parametrize(
     "kernel, args, constexprs, target, maps",
     [
-        (shifted_made_tiles, (32, 32), {"SHIFT": 8, "BM": 32}, "cuda:sm_90a", 1),  # dst's only
+        (shifted_made_tiles, (32, 32), {"SHIFT": 4, "BM": 32}, "cuda:sm_90a", 1),  # dst's only
+        (shifted_made_tiles, (32, 32), {"SHIFT": 8, "BM": 32}, "cuda:sm_90a", 2),  # 16 bytes on
         (made_in_a_loop, (64, 32), {"BM": 32}, "cuda:sm_90a", 0),
         (
             scale_made_tiles,
@@ -94,18 +102,63 @@ def test_a_k_loop_fills_its_rings_from_maps_made_in_the_kernel(tmp_path):
         ),
         (scale_made_tiles, (64, 32, 2.0), {"BM": 32, "BN": 32, "PADDING": "zero"}, "cuda:sm_80", 0),
     ],
-    ids=["base-past-an-argument", "made-in-a-loop", "80-byte-rows", "sm_80"],
+    ids=["base-8-bytes-past", "base-16-bytes-past", "made-in-a-loop", "80-byte-rows", "sm_80"],
 )
 def test_descriptors_the_kernel_cannot_prove_aligned_keep_pointers(
     kernel, args, constexprs, target, maps
 ):
-    """A base pointer past an argument, a descriptor made in a loop, rows that are not 16-byte
-    multiples, and sm_80: no map for that descriptor (the loads go through pointers)."""
+    """A base pointer 8 bytes past an aligned argument (16 bytes past keeps its map: the proof
+    follows the arithmetic), a descriptor made in a loop, rows that are not 16-byte multiples,
+    and sm_80: no map for that descriptor (its accesses go through pointers)."""
     x = np.random.default_rng(2).standard_normal((64, 40)).astype(np.float16)
     compiled = kernel.warmup(x, np.empty_like(x), *args, **constexprs, grid=(1,), target=target)
     ptx = compiled.asm["ptx"]
     assert compiled.metadata.get("global_scratch_size", 0) == 128 * maps
-    assert len(re.findall(r"tensormap\.cp_fenceproxy", ptx)) == maps and "ld.global" in ptx
+    assert len(re.findall(r"tensormap\.cp_fenceproxy", ptx)) == maps
+    assert ("ld.global" in ptx) == (maps < 2)
+
+
+@needs_ptxas
+def test_a_descriptor_a_helper_makes_keeps_pointers():
+    x = np.random.default_rng(4).standard_normal((64, 32)).astype(np.float16)
+    compiled = scale_helper_tiles.warmup(
+        x, np.empty_like(x), 64, 32, 2.0, BM=32, BN=32, grid=(1,), target="cuda:sm_90a"
+    )
+    assert compiled.metadata["global_scratch_size"] == 0
+    assert "tensormap" not in compiled.asm["ptx"] and "ld.global" in compiled.asm["ptx"]
+
+
+@pytest.mark.parametrize(
+    "kernel, N, constexprs",
+    [
+        (shifted_made_tiles, 32, {"SHIFT": 4, "BM": 32}),  # an unproven base
+        (scale_made_tiles, 40, {"BM": 16, "BN": 32, "PADDING": "nan"}),  # unproven rows
+    ],
+    ids=["base", "rows-nan-padded"],
+)
+def test_unproven_maps_read_and_write_through_pointers(kernel, N, constexprs):
+    """The accesses an unproven map gives back to pointers (tritongpu-prove-tensor-maps)
+    read and write what the TTIR's did, edges and padding included (the evaluator)."""
+    M = 50
+    x = np.random.default_rng(5).standard_normal(M * N + 8).astype(np.float16)
+    args = (x, np.empty_like(x), M, N) + ((2.0,) if kernel is scale_made_tiles else ())
+    bound = kernel._bind(args, constexprs)
+    before = build_ttir(kernel, bound, "cuda:sm_90a").module
+    after = build_ttir(kernel, bound, "cuda:sm_90a").module
+    target = nv_target.cuda_target("cuda:sm_90a")
+    run_pipeline(ttgir_pipeline(4, target.capability, arch_specific=True), after)
+    maps = [sum(isinstance(op, tt.MakeTensorDescOp) for op in m.walk()) for m in (before, after)]
+    assert maps == [2, 1 if kernel is shifted_made_tiles else 0]  # dst's base is aligned
+    outs = []
+    for module in (after, before):
+        dst = np.full_like(x, 7.0)
+        values = [x, dst, M, N] + ([2.0] if kernel is scale_made_tiles else [])
+        func = next(op for op in module.walk() if isinstance(op, tt.FuncOp))
+        bm = constexprs["BM"]
+        bn = constexprs.get("BN", 32)
+        evaluate(module, func.sym_name.value, values, grid=(-(-M // bm), -(-N // bn)))
+        outs.append(dst)
+    np.testing.assert_array_equal(outs[0], outs[1])
 
 
 @needs_ptxas

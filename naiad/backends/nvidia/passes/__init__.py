@@ -12,4 +12,5 @@ from . import (  # noqa: F401
     pipeline_loads,
     reduce_data_duplication,
     remove_layout_conversions,
+    tensor_map_proofs,
 )

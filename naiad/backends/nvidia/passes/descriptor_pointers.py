@@ -1,30 +1,32 @@
-"""A block load through a tensor map, as the pointer load it stands for (tritongpu-pipeline's
-fallback for loads in loops).
+"""A block load or store through a tensor map, as the pointer access it stands for.
 
-A `tt.descriptor_load` outside a loop is one synchronous tensor copy (lowering/tma.py). Inside
-a loop, a copy the pipeliner cannot overlap with the iterations before it (its block is not a
-dot operand's buffer in the copy's layout: a reduction's input, an `mma.sync` operand, a loop
-of one stage) would make every warp wait for it at two barriers per iteration, where pointer
-loads keep the warps going and, feeding a dot's buffer, are pipelined with `cp.async`. So the
-pipeliner rewrites those into the masked loads of the descriptor's base pointer, shape and
-strides, the arguments that follow its tensor map (frontend/tensor_maps.py), in the layout
-the load had:
+Two passes give tensor-map accesses back to pointers. tritongpu-pipeline, for loads in loops: a
+`tt.descriptor_load` outside a loop is one synchronous tensor copy (lowering/tma.py), but
+inside a loop, a copy the pipeliner cannot overlap with the iterations before it (its block is
+not a dot operand's buffer in the copy's layout: a reduction's input, an `mma.sync` operand, a
+loop of one stage) would make every warp wait for it at two barriers per iteration, where
+pointer loads keep the warps going and, feeding a dot's buffer, are pipelined with `cp.async`.
+And the proof of an in-kernel map's alignment (tensor_map_proofs.py), for every access through
+a map it cannot prove. Either way the access becomes the masked loads or stores of the
+descriptor's base pointer, shape and strides, in the layout it had:
 
     %b = tt.descriptor_load %desc.tensor_map[%x, %y] : ... -> tensor<64x64xf16, #blocked>
     ==>
     rows = %x + arange(64) (i64), cols = %y + arange(64) (i64), in slices of #blocked
     %b = tt.load (splat %desc + rows * %desc.stride.0 + cols),
-                 (0 <= rows < %desc.shape.0) & (0 <= cols < %desc.shape.1), 0.0
+                 (0 <= rows < %desc.shape.0) & (0 <= cols < %desc.shape.1), padding
 
-The last stride is 1, as the frontend makes it for every host descriptor. Only zero padding
-reaches here: the frontend keeps NaN-padded loads in loops on pointers from the start. A
-descriptor made in the kernel (`tt.make_tensor_descriptor`) has its parts as the op's operands
-(`parts`), its sizes as i32.
+The parts are a host descriptor's arguments that follow its tensor map (frontend/tensor_maps.py),
+or the operands of the `tt.make_tensor_descriptor` that made it in the kernel, sizes i32
+(`parts`). The last stride is 1 (the frontend makes maps of no other descriptor). The padding
+is zero, or NaN for an in-kernel descriptor made with `padding_option="nan"` (a host
+descriptor's NaN-padded loads in loops keep pointers from the frontend on).
 """
 
 from __future__ import annotations
 
 from ....dialects import arith, tt
+from ....dialects.tt.attributes import PaddingOption
 from ....dialects.ttg.attributes import SliceEncodingAttr
 from ....ir import FloatAttr, FloatType, IntegerAttr, Operation, RankedTensorType
 from ....ir.types import i32, i64
@@ -39,7 +41,7 @@ class _Builder:
     def add(self, op: Operation):
         op.location = self.anchor.location
         self.anchor.parent.insert_before(op, self.anchor)
-        return op.results[0]
+        return op.results[0] if op.results else None
 
     def splat(self, scalar, t: RankedTensorType):
         return self.add(tt.SplatOp(scalar, result=t.clone(element_type=scalar.type)))
@@ -57,13 +59,40 @@ def parts(desc) -> tuple:
 
 
 def to_pointer_load(load: Operation) -> None:
-    """Replace `load` (a `tt.descriptor_load` of a tensor map) by pointer loads."""
+    """Replace `load` (a `tt.descriptor_load` of a tensor map) by pointer loads; what lies
+    outside the tensor reads as the descriptor's padding."""
     b = _Builder(load)
-    base, rows_size, cols_size, row_stride = parts(load.desc)
-    rows_size, cols_size = (_wide(b, size) for size in (rows_size, cols_size))
     t = load.result.type
-    rows = _coordinates(b, load.indices[0], t, 0)
-    cols = _coordinates(b, load.indices[1], t, 1)
+    pointers, mask = _block(b, load.desc, load.indices, t)
+    element = t.element_type
+    nan = _padding(load.desc) == "nan"
+    fill = (
+        FloatAttr(float("nan") if nan else 0.0, element)
+        if isinstance(element, FloatType)
+        else IntegerAttr(0, element)
+    )
+    other = b.splat(b.add(arith.ConstantOp(fill)), t)
+    loaded = b.add(tt.LoadOp(pointers, mask, other, result=t))
+    load.result.replace_all_uses_with(loaded)
+    load.erase()
+
+
+def to_pointer_store(store: Operation) -> None:
+    """Replace `store` (a `tt.descriptor_store` through a tensor map) by a masked pointer
+    store: what lies outside the tensor is not written."""
+    b = _Builder(store)
+    pointers, mask = _block(b, store.desc, store.indices, store.src.type)
+    b.add(tt.StoreOp(pointers, store.src, mask))
+    store.erase()
+
+
+def _block(b: _Builder, desc, indices, t: RankedTensorType):
+    """(the pointers, the in-bounds mask) of the block of type `t` at `indices` of the 2-D
+    tensor map `desc`, in `t`'s layout."""
+    base, rows_size, cols_size, row_stride = parts(desc)
+    rows_size, cols_size = (_wide(b, size) for size in (rows_size, cols_size))
+    rows = _coordinates(b, indices[0], t, 0)
+    cols = _coordinates(b, indices[1], t, 1)
     offsets = b.add(arith.AddIOp(b.add(arith.MulIOp(rows, b.splat(row_stride, rows.type))), cols))
     pointers = b.add(tt.AddPtrOp(b.splat(base, t), offsets))
     zero = b.splat(b.add(arith.ConstantOp(IntegerAttr(0, i64))), rows.type)
@@ -74,12 +103,16 @@ def to_pointer_load(load: Operation) -> None:
             b.add(arith.CmpIOp("slt", coords, b.splat(size, coords.type))),
         ))  # fmt: skip
         mask = inside if mask is None else b.add(arith.AndIOp(mask, inside))
-    element = t.element_type
-    padding = FloatAttr(0.0, element) if isinstance(element, FloatType) else IntegerAttr(0, element)
-    other = b.splat(b.add(arith.ConstantOp(padding)), t)
-    loaded = b.add(tt.LoadOp(pointers, mask, other, result=t))
-    load.result.replace_all_uses_with(loaded)
-    load.erase()
+    return pointers, mask
+
+
+def _padding(desc) -> str:
+    """`zero` or `nan`: an in-kernel descriptor's; a host one's loads in loops are zero-padded
+    (frontend/tensor_maps.py)."""
+    made = desc.defining_op
+    if isinstance(made, tt.MakeTensorDescOp) and made.padding is not None:
+        return PaddingOption.keyword(made.padding)
+    return "zero"
 
 
 def _wide(b: _Builder, size):
