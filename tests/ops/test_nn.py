@@ -48,6 +48,18 @@ def test_nll_loss_direct(gen, backend):
     assert_matches(ops.nll_loss(logp[0], labels[0]), F.nll_loss(logp[0], labels[0]))
 
 
+def test_nll_loss_backward_of_one_sample(gen, backend):
+    """A (C,) input and a 0-dim target: each reduction's gradient, through the switch (the
+    gradient of reduction='none' is 0-dim too)."""
+    logp = torch.log_softmax(make((7,), torch.float32, gen), 0).requires_grad_()
+    label = torch.tensor(3)
+    for reduction in ("none", "mean", "sum"):
+        expected = torch.autograd.grad(F.nll_loss(logp, label, reduction=reduction), logp)
+        with ops.use():
+            actual = torch.autograd.grad(F.nll_loss(logp, label, reduction=reduction), logp)
+        assert_matches(actual[0], expected[0])
+
+
 def test_nll_loss_past_one_program(gen, backend):
     """More samples than one program sums (_ONE_PROGRAM_SAMPLES): a gather, then sums; some
     targets ignored; the mean with class weights, the sum without."""

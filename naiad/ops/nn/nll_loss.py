@@ -177,7 +177,7 @@ def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_inde
         if launch is None:
             if len(_LAUNCHES) >= _LAUNCHES_KEPT:
                 _LAUNCHES.clear()
-            s_g = g.stride(0) if reduction == NONE else 0
+            s_g = g.stride(0) if reduction == NONE and g.dim() else 0
             acc = tl_dtype(torch.float64 if input.dtype == torch.float64 else torch.float32)
             launch = _LAUNCHES[key] = _scatter_kernel.bind_launch(
                 ("grad", "labels", "weight", "out", "total"), ((n + _BLOCK - 1) // _BLOCK,), g,
