@@ -216,9 +216,7 @@ def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
     kernel = compiled.kernel
     driver_launch = cuda_driver.fast_launch(kernel.function(device), kernel.threads, kernel.shared)
     layout = PackedParams.layout(kernel.signature)
-    select = compiled.select
-    flatten = compiled.flatten
-    scratch = compiled.scratch
+    select, flatten, scratch = compiled.select, compiled.flatten, compiled.scratch
     check = globals_checker(launcher.jit_function, compiled.globals_used or {})
     stream = launcher._current_stream or _default_stream
     table = launcher.kernels
@@ -247,15 +245,14 @@ def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
             pack, buffer, address = local.params
         except AttributeError:
             pack, buffer, address = params()
-        queue = stream(device)
-        if scratch:  # kept until the kernel is queued
-            allocation = global_scratch.allocate(scratch, dims, device, queue)
-            values = (*values, global_scratch.address(allocation))
+        if scratch:  # the allocation is kept until the kernel is queued
+            kept = global_scratch.allocate(scratch, dims, device, stream(device))
+            values = (*values, global_scratch.address(kept))
         try:
             pack(buffer, 0, *values)
         except struct.error:
             return False
-        driver_launch(gx, gy, gz, queue, address)
+        driver_launch(gx, gy, gz, stream(device), address)
         return ran  # the CompiledKernel: what a launch returns
 
     # Never a false value once it ran: the caller would take that for "declined" and launch
