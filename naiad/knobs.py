@@ -127,6 +127,11 @@ cache_max_size = _Size(
     default=1 << 30,
 )
 cuda_home = _Text("CUDA_HOME", "a CUDA toolkit: where libdevice is found when no wheel has it")
+cuda_arch = _Text(
+    "NAIAD_CUDA_ARCH",
+    "compile CUDA kernels for this older architecture (e.g. sm_80: mma.sync and cp.async, no "
+    "wgmma or TMA) instead of the device's own; the driver compiles their PTX for the device",
+)
 host_cpu = _Text(
     "NAIAD_HOST_CPU",
     "compile host code for this CPU model instead of the one detected (e.g. x86-64-v2: no AVX, "

@@ -37,6 +37,7 @@ import sys
 import threading
 from dataclasses import dataclass
 
+from .. import knobs
 from ..backends.nvidia import driver as cuda_driver
 from ..backends.nvidia import target as nv_target
 from . import global_scratch
@@ -184,6 +185,7 @@ class CudaLauncher:
             num_warps=metadata.get("num_warps", options.num_warps),
             shared=metadata.get("shared", 0),
             arg_names=names,
+            ptx=compiled.asm.get("ptx"),
         )
         indexes = [runtime.index(name) for name in kept]
         descriptors = {
@@ -327,9 +329,21 @@ def _device_of(bound: dict) -> int:
 
 
 def _arch(device: int) -> str:
-    """The target name of `device` ('cuda:sm_90a', ...)."""
+    """The target name kernels for `device` are compiled for ('cuda:sm_90a', ...): the
+    device's own, or an older architecture's that `NAIAD_CUDA_ARCH` names (its PTX runs on a
+    newer device: the driver compiles it there, `CubinKernel`)."""
     major, minor = cuda_driver.device_properties(device).capability
-    return nv_target.target_for_capability(major, minor).name
+    own = nv_target.target_for_capability(major, minor)
+    asked = knobs.cuda_arch.get().strip()
+    if not asked:
+        return own.name
+    target = nv_target.cuda_target(asked if asked.startswith("cuda:") else f"cuda:{asked}")
+    if target.capability > own.capability:
+        raise ValueError(
+            f"NAIAD_CUDA_ARCH={asked}: device {device} is {own.arch}; kernels can be compiled for "
+            "its own or an older architecture, whose PTX the driver compiles for it"
+        )
+    return target.name
 
 
 def _extents(args: tuple, pointers: tuple[int, ...]) -> tuple[int, ...]:

@@ -194,7 +194,7 @@ def test_threads_launching_at_once_compile_once_and_pass_their_own_arguments(
 def test_threads_load_a_kernels_module_once_per_device(monkeypatch):
     loads = []
 
-    def load_function(cubin, entry, device, shared):
+    def load_function(cubin, entry, device, shared, ptx=None):
         loads.append(device)
         time.sleep(0.02)  # every thread asks while the first load runs
         return cuda_driver.Function(object(), device, 0, 0, 0, 0)

@@ -9,6 +9,7 @@ import pytest
 
 import naiad
 import naiad.language as tl
+from naiad import knobs
 from naiad.backends.nvidia import driver as cuda_driver
 from naiad.runtime import cuda_launcher, cuda_parameters
 from naiad.runtime.launch_options import LaunchOptions
@@ -107,3 +108,34 @@ def test_the_selected_runtime_values_drop_constants():
     getter = cuda_parameters.tuple_getter([0, 2])
     assert getter(("a", "b", "c")) == ("a", "c")
     assert cuda_parameters.tuple_getter([1])(("a", "b")) == ("b",)
+
+
+class _Hopper:
+    capability = (9, 0)
+
+
+_ARCH = cuda_launcher._arch  # the module's fixture stands a fixed target in for it
+
+
+@pytest.mark.parametrize(
+    "asked, target",
+    [("", "cuda:sm_90a"), ("sm_80", "cuda:sm_80"), ("cuda:sm_86", "cuda:sm_86")],
+)
+def test_naiad_cuda_arch_compiles_for_an_older_architecture(monkeypatch, asked, target):
+    """Unset: the device's own target; an older architecture's on request (its PTX runs on
+    the newer device: CubinKernel loads it where the cubin does not)."""
+    monkeypatch.setattr(cuda_launcher.cuda_driver, "device_properties", lambda device: _Hopper())
+    with knobs.override(NAIAD_CUDA_ARCH=asked):
+        assert _ARCH(0) == target
+
+
+class _Ampere:
+    capability = (8, 6)
+
+
+def test_naiad_cuda_arch_refuses_a_newer_or_unknown_architecture(monkeypatch):
+    monkeypatch.setattr(cuda_launcher.cuda_driver, "device_properties", lambda device: _Ampere())
+    with knobs.override(NAIAD_CUDA_ARCH="sm_90a"), pytest.raises(ValueError, match="older"):
+        _ARCH(0)
+    with knobs.override(NAIAD_CUDA_ARCH="sm_75"), pytest.raises(ValueError, match="unknown"):
+        _ARCH(0)

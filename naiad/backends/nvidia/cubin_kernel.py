@@ -16,6 +16,9 @@ class CubinKernel:
     """A compiled kernel as the runtime launches it: its cubin is loaded on a device the first
     time it runs there; `launch` binds the arguments into one preallocated parameter block.
 
+    A kernel compiled for an older architecture than the device's (`NAIAD_CUDA_ARCH`) loads
+    from its PTX, which the driver compiles for the device, when its cubin does not run there.
+
     A pointer argument is a CUDA tensor (anything with `data_ptr()` and a `device`), an integer
     address, or None (a null pointer). The kernel runs on its tensors' device, which they must
     share; with no tensor among the arguments, on the current device.
@@ -34,8 +37,10 @@ class CubinKernel:
         num_warps: int = 4,
         shared: int = 0,
         arg_names: tuple[str, ...] | None = None,
+        ptx: str | None = None,
     ):
         self.cubin, self.entry, self.signature = cubin, entry, tuple(signature)
+        self.ptx = ptx
         self.threads, self.shared = 32 * num_warps, shared
         self.arg_names = arg_names or tuple(f"argument {i}" for i in range(len(signature)))
         self.params = driver.ParamBlock(self.signature)
@@ -51,7 +56,7 @@ class CubinKernel:
                 loaded = self._functions.get(device)
                 if loaded is None:
                     loaded = self._functions[device] = driver.load_function(
-                        self.cubin, self.entry, device, self.shared
+                        self.cubin, self.entry, device, self.shared, self.ptx
                     )
         return loaded
 

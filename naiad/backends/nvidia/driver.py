@@ -192,9 +192,13 @@ class Function:
     max_threads: int
 
 
-def load_function(cubin: bytes, entry: str, device: int, shared: int) -> Function:
+def load_function(
+    cubin: bytes, entry: str, device: int, shared: int, ptx: str | None = None
+) -> Function:
     """Load `cubin` into device `device`'s primary context and look up `entry`; allow it
-    `shared` bytes of dynamic shared memory."""
+    `shared` bytes of dynamic shared memory. A cubin for another architecture than the
+    device's (CUDA_ERROR_NO_BINARY_FOR_GPU) loads from `ptx` instead, which the driver
+    compiles for the device, as it does a fat binary's PTX."""
     limit = device_properties(device).max_shared_mem
     if shared > limit:
         raise OutOfResources(shared, limit, "shared memory")
@@ -205,7 +209,7 @@ def load_function(cubin: bytes, entry: str, device: int, shared: int) -> Functio
         return int(_call("cuFuncGetAttribute", code, handle))
 
     with device_context(device):
-        module = _call("cuModuleLoadData", cubin)
+        module = _load_module(cubin, ptx)
         handle = _call("cuModuleGetFunction", module, entry.encode())
         if shared > _DEFAULT_SHARED_LIMIT:
             _call(
@@ -216,6 +220,16 @@ def load_function(cubin: bytes, entry: str, device: int, shared: int) -> Functio
             )
         names = ("NUM_REGS", "LOCAL_SIZE_BYTES", "SHARED_SIZE_BYTES", "MAX_THREADS_PER_BLOCK")
         return Function(handle, device, *(get(handle, name) for name in names))
+
+
+def _load_module(cubin: bytes, ptx: str | None):
+    """The module of `cubin`, or of `ptx` where the cubin is for another architecture."""
+    cuda = _cuda()
+    result, module = cuda.cuModuleLoadData(cubin)
+    if result == cuda.CUresult.CUDA_ERROR_NO_BINARY_FOR_GPU and ptx is not None:
+        return _call("cuModuleLoadData", ptx.encode() + b"\0")
+    _check(cuda, result, "cuModuleLoadData")
+    return module
 
 
 # -- launching -------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from naiad.backends.nvidia import driver as cuda_driver
 
 class Result(IntEnum):
     CUDA_SUCCESS = 0
+    CUDA_ERROR_NO_BINARY_FOR_GPU = 209
     CUDA_ERROR_LAUNCH_FAILED = 719
 
 
@@ -59,7 +60,9 @@ class FakeCuda:
 
     def cuModuleLoadData(self, image):
         self.calls.append(("load", self.current))
-        return Result.CUDA_SUCCESS, "module"
+        if image.startswith(b"sm_80 cubin"):  # built for an older GPU than this one
+            return Result.CUDA_ERROR_NO_BINARY_FOR_GPU, None
+        return Result.CUDA_SUCCESS, ("module", bytes(image))
 
     def cuModuleGetFunction(self, module, name):
         self.calls.append(("function", self.current))
@@ -123,3 +126,18 @@ def test_loading_a_module_on_another_device_gives_the_context_back(use_driver, m
 
 class _Limits:
     max_shared_mem = 228 * 1024
+
+
+def test_a_cubin_for_an_older_gpu_loads_from_its_ptx(use_driver, monkeypatch):
+    """NAIAD_CUDA_ARCH=sm_80 on a newer GPU: the driver refuses the sm_80 cubin, and the kernel
+    loads from its PTX (null-terminated), which the driver compiles for the device."""
+    fake = use_driver(FakeCuda(1001))
+    modules = []
+    monkeypatch.setattr(cuda_driver, "device_properties", lambda index: _Limits())
+    monkeypatch.setattr(
+        fake, "cuModuleGetFunction", lambda module, name: modules.append(module) or (0, "handle")
+    )
+    cuda_driver.load_function(b"sm_80 cubin", "kernel", 1, 0, ptx=".target sm_80")
+    assert modules == [("module", b".target sm_80\0")]
+    with pytest.raises(cuda_driver.CudaError, match="CUDA_ERROR_NO_BINARY_FOR_GPU"):
+        cuda_driver.load_function(b"sm_80 cubin", "kernel", 1, 0)  # no PTX to fall back on
