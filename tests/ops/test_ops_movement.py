@@ -61,6 +61,16 @@ def test_scatter_add_over_rows_of_several_programs(gen, backend, monkeypatch):
     assert_matches(ops.scatter_add(x, 2, index, src), expected, 4)
 
 
+def test_scatter_of_two_gigaelement_tensors_takes_64_bit_offsets(gen, backend, monkeypatch):
+    """A tensor of 2**31 elements or more makes the scatter's offsets 64-bit (stood in for by
+    its span); the values are those of the 32-bit kernel's."""
+    scatter_module = importlib.import_module("naiad.ops.indexing.scatter")
+    monkeypatch.setattr(scatter_module, "_span", lambda t: 2**31)
+    x, src = make((4, 6), torch.float32, gen), make((4, 6), torch.float32, gen)
+    unique = torch.rand(4, 6, generator=gen).argsort(1)
+    assert_matches(ops.scatter(x, 1, unique - 6, src), torch.scatter(x, 1, unique, src))
+
+
 @pytest.mark.full
 @pytest.mark.parametrize("dtype", FLOATS + (torch.int32, torch.int64))
 def test_scatter_add_dtypes(dtype, gen, backend):

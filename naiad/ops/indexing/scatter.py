@@ -37,8 +37,13 @@ _ADDABLE = (torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.i
 @jit(do_not_specialize=["n", "n1", "n2", "n3", "D", "alpha"])
 def _scatter_kernel(index, src, out, n, n1, n2, n3, D, alpha,
                     si0, si1, si2, si3, ss0, ss1, ss2, ss3, so0, so1, so2, so3,
-                    ACCUMULATE: tl.constexpr, BLOCK: tl.constexpr):  # fmt: skip
-    p = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+                    ACCUMULATE: tl.constexpr, BLOCK: tl.constexpr, WIDE: tl.constexpr):  # fmt: skip
+    """Element p of the index space scatters; its coordinates and offsets are 32-bit unless
+    WIDE (an index space or a tensor of 2**31 elements or more): a GPU divides 64-bit
+    integers in a software routine, four times an element here."""
+    p = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    if WIDE:
+        p = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     mask = p < n
     c3 = p % n3
     rest = p // n3
@@ -47,7 +52,7 @@ def _scatter_kernel(index, src, out, n, n1, n2, n3, D, alpha,
     c1 = rest % n1
     c0 = rest // n1
     j = tl.load(index + c0 * si0 + c1 * si1 + c2 * si2 + c3 * si3, mask=mask, other=0)
-    j = j.to(tl.int64)
+    j = j.to(tl.int64) if WIDE else j.to(tl.int32)  # checked within [-D, D) before the launch
     j = tl.where(j < 0, j + D, j)
     v = tl.load(src + c0 * ss0 + c1 * ss1 + c2 * ss2 + c3 * ss3, mask=mask)
     target = out + c0 * so0 + c1 * so1 + c2 * so2 + j * so3
@@ -87,6 +92,11 @@ def _four_dims(t, dim):
     return moved.reshape([1] * (_RANK - moved.dim()) + list(moved.shape))
 
 
+def _span(t) -> int:
+    """The elements from t's first to its last, plus one: what its offsets reach."""
+    return 1 + sum((size - 1) * stride for size, stride in zip(t.shape, t.stride()))
+
+
 def _scatter_into(out, dim, index, src, accumulate, alpha=1):
     """out (written in place) at `index` along `dim`, from src, over index's index space."""
     rank = max(out.dim(), 1)
@@ -111,7 +121,10 @@ def _scatter_into(out, dim, index, src, accumulate, alpha=1):
         _rows_add_kernel[grid](i4, s4, o4, rows, per_program, n1, n2, n3, d, alpha, *strides)
     else:
         grid = ((n + _BLOCK - 1) // _BLOCK,)
-        _scatter_kernel[grid](i4, s4, o4, n, n1, n2, n3, d, alpha, *strides, accumulate, _BLOCK)
+        wide = max(n, *(_span(t) for t in (i4, s4, o4))) >= 2**31
+        _scatter_kernel[grid](
+            i4, s4, o4, n, n1, n2, n3, d, alpha, *strides, accumulate, _BLOCK, wide
+        )
     return out
 
 
