@@ -149,7 +149,7 @@ num_threads = _Int(
 stream_bytes = _Int(
     "NAIAD_CPU_STREAM_BYTES",
     "bytes a CPU launch's stores must write for its unhinted stores to stream past the caches "
-    "(0: twice the last-level cache); read when a kernel is first launched",
+    "(0: half the last-level cache); read when a kernel is first launched",
 )
 as_triton = _Flag(
     "NAIAD_AS_TRITON",

@@ -2,11 +2,16 @@
 
 A kernel's structured stores that carry no cache hint are compiled both ways (normal and
 non-temporal: backends/cpu/codegen/streaming.py) and the launch chooses with one parameter
-slot (abi.py). It streams when those stores write at least `STREAM_CACHE_FACTOR` times the
-last-level cache: lines written that many bytes back are evicted before anyone reads them, so
-a normal store's read of each line (read-for-ownership) is wasted memory traffic, while a
-smaller output is better left in the cache for its next reader. `NAIAD_CPU_STREAM_BYTES` sets
-the threshold in bytes instead (1: every launch streams).
+slot (abi.py). It streams when those stores write at least half the last-level cache: lines
+written that many bytes back, with the launch's own reads between, are mostly evicted before
+anyone reads them, so a normal store's read of each line (read-for-ownership) is wasted memory
+traffic, while a smaller output is better left in the cache for its next reader.
+`NAIAD_CPU_STREAM_BYTES` sets the threshold in bytes instead (1: every launch streams).
+
+Half, not more: on a Zen 3 EPYC (32 MiB L3 shared with other guests), a 16 MiB output streamed
+made layer norm 4096 x 1024 1.23 times as fast and a vector add 1.36 times; on a Zen 5 EPYC a
+vector add's 8 MiB output (a quarter) lost 15 % streamed, so a quarter stays normal
+(bench/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -17,8 +22,8 @@ import sys
 
 from .. import knobs
 
-# Measured on a machine with a 32 MiB L3: bench/RESULTS.md.
-STREAM_CACHE_FACTOR = 2
+# The launch's output, as a fraction of the last-level cache, from which it streams.
+STREAM_CACHE_FRACTION = 0.5
 _DEFAULT_LAST_LEVEL_CACHE = 32 << 20
 _CACHE_INFO = "/sys/devices/system/cpu/cpu0/cache"
 
@@ -48,5 +53,5 @@ def streaming_grid(stream_bytes: int) -> int:
     store `stream_bytes` through stores the launch chooses for (no such store: never)."""
     if stream_bytes <= 0:
         return sys.maxsize
-    threshold = knobs.stream_bytes.get() or STREAM_CACHE_FACTOR * last_level_cache_bytes()
+    threshold = knobs.stream_bytes.get() or int(STREAM_CACHE_FRACTION * last_level_cache_bytes())
     return max(1, -(-threshold // stream_bytes))

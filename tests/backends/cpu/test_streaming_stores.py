@@ -226,12 +226,12 @@ def test_the_launch_streams_when_its_stores_pass_the_threshold(monkeypatch):
     np.testing.assert_array_equal(out, x * 2 + y)
 
 
-def test_the_default_threshold_is_twice_the_last_level_cache():
+def test_the_default_threshold_is_half_the_last_level_cache():
     cache = cpu_streaming.last_level_cache_bytes()
     assert cache >= 1 << 20
     assert cpu_streaming.streaming_grid(0) > 1 << 40
     with knobs.override(NAIAD_CPU_STREAM_BYTES=""):
-        assert cpu_streaming.streaming_grid(16384) == -(-2 * cache // 16384)
+        assert cpu_streaming.streaming_grid(16384) == -(-(cache // 2) // 16384)
     with knobs.override(NAIAD_CPU_STREAM_BYTES="1"):
         assert cpu_streaming.streaming_grid(16384) == 1
 
