@@ -496,6 +496,26 @@ def test_cat_2d(dim):
     assert_exact(dst, expected)
 
 
+@naiad.jit
+def _cat_mismatched(a_ptr, b_ptr, M: tl.constexpr, N: tl.constexpr, B_DTYPE: tl.constexpr):
+    a = tl.load(a_ptr + tl.arange(0, M))
+    b = tl.load(b_ptr + tl.arange(0, N)).to(B_DTYPE)
+    tl.store(a_ptr + tl.arange(0, 1), tl.sum(tl.cat(a, b)))
+
+
+@pytest.mark.parametrize(
+    "m,n,b_dtype,match",
+    [
+        (16, 8, tl.float32, r"same shape, got \[16\] and \[8\]"),
+        (1, 8, tl.float32, r"same shape, got \[1\] and \[8\]"),  # never broadcast
+        (8, 8, tl.float16, "one type"),
+    ],
+)
+def test_cat_of_two_shapes_or_types_is_refused(m, n, b_dtype, match):
+    with kernel_error(match):
+        _cat_mismatched[(1,)](np.ones(m, np.float32), np.ones(n, np.float32), m, n, b_dtype)
+
+
 # -------------------------------------------------------------------------------------------------
 # flip
 # -------------------------------------------------------------------------------------------------

@@ -147,9 +147,12 @@ class ShapesMixin:
     def cat(self, lhs, rhs, can_reorder=False, dim=0) -> tensor:
         lhs, rhs = self.to_tensor(lhs), self.to_tensor(rhs)
         dim = _unwrap_if_constexpr(dim)
+        shape, other = list(lhs.type.get_block_shapes()), list(rhs.type.get_block_shapes())
+        if shape != other:
+            # Triton's words, which its tests look for.
+            raise ValueError(f"tl.cat requires tensors of the same shape, got {shape} and {other}")
         if lhs.type != rhs.type:
             raise TypeError(f"cat needs operands of one type, got {lhs.type} and {rhs.type}")
-        shape = list(lhs.type.get_block_shapes())
         if not shape:
             raise ValueError("cat needs block operands")
         dim = dim + len(shape) if dim < 0 else dim
