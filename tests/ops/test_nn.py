@@ -48,6 +48,19 @@ def test_nll_loss_direct(gen, backend):
     assert_matches(ops.nll_loss(logp[0], labels[0]), F.nll_loss(logp[0], labels[0]))
 
 
+def test_nll_loss_of_strided_targets(gen, backend):
+    """Targets that are a column of a label table (not contiguous), forward and backward
+    through the switch, for each reduction."""
+    x = make((6, 5), torch.float32, gen).requires_grad_()
+    labels = torch.randint(0, 5, (6, 2), generator=gen)[:, 1]
+    for reduction in ("mean", "sum", "none"):
+        expected = _forward_and_grad(lambda t: F.cross_entropy(t, labels, reduction=reduction), x)
+        with ops.use():
+            actual = _forward_and_grad(lambda t: F.cross_entropy(t, labels, reduction=reduction), x)
+        for a, e in zip(actual, expected, strict=True):
+            assert_matches(a, e, 4)
+
+
 def test_nll_loss_backward_of_one_sample(gen, backend):
     """A (C,) input and a 0-dim target: each reduction's gradient, through the switch (the
     gradient of reduction='none' is 0-dim too)."""

@@ -90,9 +90,13 @@ def _scatter_kernel(grad, labels, weight, out, N, s_g, s_n, s_c, ignore, total, 
 
 
 def _as_rows(input, target):
+    """(input as (N, C) rows, the targets as N contiguous indices: the kernels read target i
+    at `labels + i`)."""
     if input.dim() not in (1, 2) or target.dim() != input.dim() - 1:
         raise Unsupported("nll_loss of more than two dims (nll_loss2d)")
     tl_dtype(input.dtype)
+    if not target.is_contiguous():  # a column of a label table was read as its first items
+        target = target.contiguous()
     return (input[None], target[None]) if input.dim() == 1 else (input, target)
 
 
