@@ -45,19 +45,17 @@ class ControlFlowMixin:
         if not isinstance(cond, core.tensor):
             self.visit_body(node.body if core._unwrap_if_constexpr(cond) else node.orelse)
             return
-        where = self.source.location(node.test)
-        cond = if_condition(
-            cond,
-            self.semantic,
-            lambda message: warnings.warn_explicit(
-                message, UserWarning, where.filename, where.lineno
-            ),
-        )
+        cond = if_condition(cond, self.semantic, lambda message: self._warn_at(node.test, message))
         cond = self.scalar_condition(cond, "if")
         if self.source.contains_return(node):
             self._if_returning(node, cond)
         else:
             self._if_merging(node, cond)
+
+    def _warn_at(self, node, message: str):
+        """A UserWarning naming the user's line of `node`, not the compiler's."""
+        where = self.source.location(node)
+        warnings.warn_explicit(message, UserWarning, where.filename, where.lineno)
 
     def scalar_condition(self, cond, what: str):
         """A runtime condition as an i1 scalar (other scalars compare with 0, as Triton's
