@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 
 from . import driver
+from .param_block import ParamBlock
 
 
 class CubinKernel:
@@ -43,7 +44,7 @@ class CubinKernel:
         self.ptx = ptx
         self.threads, self.shared = 32 * num_warps, shared
         self.arg_names = arg_names or tuple(f"argument {i}" for i in range(len(signature)))
-        self.params = driver.ParamBlock(self.signature)
+        self.params = ParamBlock(self.signature)
         self._pointers = frozenset(i for i, kind in enumerate(self.signature) if kind[0] == "*")
         self._functions: dict[int, driver.Function] = {}
         self._launching = threading.Lock()

@@ -10,6 +10,7 @@ from enum import IntEnum
 import pytest
 
 from naiad.backends.nvidia import driver as cuda_driver
+from naiad.backends.nvidia.param_block import ParamBlock
 
 
 class Result(IntEnum):
@@ -83,7 +84,7 @@ def use_driver(monkeypatch):
 
 
 def _slow(function):
-    params = cuda_driver.ParamBlock(("i32",))
+    params = ParamBlock(("i32",))
     cuda_driver.launch(function, (3, 2, 1), 128, 0, 77, params)
 
 
