@@ -8,8 +8,9 @@
   attribute raised at load, where the device's opt-in limit allows it (else OutOfResources).
 - `launch` is cuLaunchKernel with a preallocated parameter block (`ParamBlock`, param_block.py):
   nothing on the way synchronizes, allocates device memory or loads modules, so a launch on a
-  capturing stream is recorded into a CUDA graph. Loading and launching on a device other than the caller's current
-  one switch contexts and switch back (`device_context`), so torch's current device stays.
+  capturing stream is recorded into a CUDA graph. Loading and launching on a device other than
+  the caller's current one switch contexts and switch back (`device_context`), so torch's
+  current device stays.
 - Every failing call raises `CudaError` naming the call and the CUresult (`CUDA_ERROR_...`).
 """
 
