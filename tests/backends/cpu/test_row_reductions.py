@@ -285,3 +285,60 @@ def test_zeroed_accumulators_are_stored_inline():
     )
     assert "llvm.memset.inline" in compiled.asm["llir"]
     assert "memset" not in compiled.asm["asm"]
+
+
+def _float_rule_extremum(row: np.ndarray, is_max: bool) -> np.float32:
+    """maxnumf / minnumf by the float rules, folded in float64: NaN loses to a number, -0
+    orders below +0 (NaN only when every element is one)."""
+    numbers = row[~np.isnan(row)].astype(np.float64)
+    if numbers.size == 0:
+        return np.float32(np.nan)
+    best = numbers.max() if is_max else numbers.min()
+    if best == 0:
+        signs = np.signbit(numbers[numbers == 0])
+        negative = signs.all() if is_max else signs.any()
+        return np.float32(-0.0 if negative else 0.0)
+    return np.float32(best)
+
+
+def _special_rows(gen, n: int) -> np.ndarray:
+    """Rows where a NaN, an infinity or the sign of a zero decides a maximum or minimum."""
+    negative_nan = np.array([0xFFC00001], np.uint32).view(np.float32)[0]
+    rows = [
+        gen.standard_normal(n),
+        -np.abs(gen.standard_normal(n)),  # every sign set: a maximum is the nearest to zero
+        np.abs(gen.standard_normal(n)),  # every sign clear: a minimum is the nearest to zero
+        np.full(n, -0.0),
+        np.where(gen.random(n) < 0.5, -0.0, 0.0),
+        np.concatenate([-np.abs(gen.standard_normal(n - 1)), [-0.0]]),
+        np.concatenate([np.abs(gen.standard_normal(n - 1)), [0.0]]),
+        np.full(n, np.nan),
+        np.full(n, negative_nan),
+        np.where(gen.random(n) < 0.1, np.nan, gen.standard_normal(n)),
+        np.where(gen.random(n) < 0.1, negative_nan, gen.standard_normal(n)),
+        np.where(gen.random(n) < 0.1, negative_nan, -np.abs(gen.standard_normal(n))),
+        np.where(gen.random(n) < 0.1, np.nan, np.abs(gen.standard_normal(n))),
+        np.where(gen.random(n) < 0.5, np.inf, -np.inf),
+        np.full(n, -np.inf),
+    ]
+    return np.stack(rows).astype(np.float32)
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("n_cols", [256, 200])
+def test_f32_extrema_on_bits_keep_the_float_rules(op, n_cols):
+    """An f32 tl.max / tl.min folds the elements' bits as integers (lower_reduce.py); signed
+    zeros, NaNs of either sign and infinities give the float rules' result, bit for bit."""
+    gen = np.random.default_rng(7 + n_cols)
+    x = _special_rows(gen, n_cols)
+    for permuted in (x, x[:, gen.permutation(n_cols)].copy()):
+        out = np.full(len(x), 1.5, np.float32)
+        reduce_rows[(len(x),)](permuted, out, n_cols, OP=op, BLOCK=256)
+        padded = np.zeros((len(x), 256), np.float32)  # `other` is 0 past n_cols
+        padded[:, :n_cols] = permuted
+        expected = np.array([_float_rule_extremum(r, op == "max") for r in padded])
+        assert np.array_equal(np.isnan(out), np.isnan(expected))
+        numbers = ~np.isnan(expected)
+        np.testing.assert_array_equal(
+            out[numbers].view(np.uint32), expected[numbers].view(np.uint32)
+        )

@@ -16,6 +16,15 @@ correct, and vectorized as far as the SLP vectorizer manages. Left to the SLP ve
 scalar lanes were not enough: it grouped a maximum's lanes by two as soon as a tree of halves
 followed the loop.
 
+An f32 `maxnumf` / `minnumf` (tl.max, tl.min) folds the elements' bits as integers first: one
+signed maximum and one unsigned minimum (a maximum: any element with its sign clear makes the
+signed maximum non-negative, and it is then the largest such value; else the unsigned minimum
+is the negative value nearest zero) or one unsigned maximum and minimum (a minimum), two vector
+operations per 16 lanes where the float rules (-0 below +0, a NaN losing to a number) take six;
+-0 and +0 order by their bits. Where a NaN could decide the result (the integer candidate is a
+NaN), the float fold runs after all, so every result is the one the float rules give
+(`_integer_extremum`). On a Zen 3 core the softmax's row maximum took 24 % of its time.
+
 The middle layer reduces a tensor `t` without a neutral element as "`t` without its first slice,
 into that first slice"; the lanes then start from `t` itself (`_split_first`), which keeps the
 loads aligned and leaves no one-element-short tail. Reductions over several dimensions, or too
@@ -143,8 +152,92 @@ class _Fold:
         while chains > 1 and length < 2 * chains * LANES:
             chains //= 2
         span = chains * LANES
-        partials = [self.load_lanes(c * LANES) for c in range(chains)]
         steps = length // span
+        extremum = _integer_extremum_kind(self.block, self.views)
+        if extremum is None:
+            accumulated = self.fold_vectors(chains, steps)
+        else:
+            # Two accumulators a chain; integer compares take one cycle, so two chains hide
+            # them, and four (32 registers of AVX2 lanes) spilled to the stack.
+            pairs = min(chains, 2)
+            accumulated = self.integer_extremum(extremum, pairs, steps * chains // pairs)
+        for i in range(steps * span, length):
+            accumulated = self.combine(
+                accumulated, [v.load(b, self.position(i)) for v in self.views]
+            )
+        return accumulated
+
+    def integer_extremum(self, is_max: bool, chains: int, steps: int) -> list:
+        """The f32 maxnumf / minnumf of the first `steps` spans of `chains` vectors, folded on
+        the elements' bits, or by `fold_vectors` where a NaN could decide it (see the module)."""
+        b = self.b
+        bits_type = ir.VectorType(I32, LANES)
+
+        def fold_bits(accumulated, elements) -> list:
+            # A maximum keeps (signed maximum, unsigned minimum); a minimum (unsigned maximum,
+            # unsigned minimum).
+            (high, low), (x_high, x_low) = accumulated, elements
+            above = (
+                b.icmp_signed(">", x_high, high) if is_max else b.icmp_unsigned(">", x_high, high)
+            )
+            below = b.icmp_unsigned("<", x_low, low)
+            return [b.select(above, x_high, high), b.select(below, x_low, low)]
+
+        def loaded_bits(start) -> list:
+            bits = b.bitcast(self.load_lanes(start)[0], bits_type)
+            return [bits, bits]
+
+        partials = [loaded_bits(c * LANES) for c in range(chains)]
+        entry = b.block
+        with counted_loop(b, 1, steps, name="step") as step:
+            phis = [[b.phi(bits_type) for _ in range(2)] for _ in partials]
+            for phi_chain, chain in zip(phis, partials):
+                for phi, value in zip(phi_chain, chain):
+                    phi.add_incoming(value, entry)
+            base = b.mul(step, ir.Constant(I64, chains * LANES))
+            updated = [
+                fold_bits(phi_chain, loaded_bits(_plus(b, base, c * LANES)))
+                for c, phi_chain in enumerate(phis)
+            ]
+            latch = b.block
+            for phi_chain, chain in zip(phis, updated):
+                for phi, value in zip(phi_chain, chain):
+                    phi.add_incoming(value, latch)
+        vectors = updated[0]
+        for chain in updated[1:]:
+            vectors = fold_bits(vectors, chain)
+        width = LANES
+        while width > 1:
+            width //= 2
+            vectors = fold_bits(
+                [_lanes(b, v, 0, width) for v in vectors],
+                [_lanes(b, v, width, width) for v in vectors],
+            )
+        first, smallest = (b.extract_element(v, ir.Constant(I32, 0)) for v in vectors)
+        # A maximum: the signed maximum when some element's sign is clear, else the unsigned
+        # minimum; a minimum: the unsigned maximum when some element's sign is set, else the
+        # unsigned minimum.
+        zero = ir.Constant(I32, 0)
+        first_wins = b.icmp_signed(">=", first, zero) if is_max else b.icmp_signed("<", first, zero)
+        candidate = b.select(first_wins, first, smallest)
+        magnitude = b.and_(candidate, ir.Constant(I32, 0x7FFFFFFF))
+        is_nan = b.icmp_unsigned(">", magnitude, ir.Constant(I32, 0x7F800000))
+        value = b.bitcast(candidate, self.views[0].element)
+        fast_block = b.block
+        with b.if_then(is_nan):
+            exact = self.fold_vectors(chains, steps)[0]
+            exact_block = b.block
+        result = b.phi(value.type)
+        result.add_incoming(value, fast_block)
+        result.add_incoming(exact, exact_block)
+        return [result]
+
+    def fold_vectors(self, chains: int, steps: int) -> list:
+        """The combine region over the first `steps` spans of `chains` vectors, folded into
+        one value per result."""
+        b = self.b
+        span = chains * LANES
+        partials = [self.load_lanes(c * LANES) for c in range(chains)]
         entry = b.block
         with counted_loop(b, 1, steps, name="step") as step:
             phis = [[b.phi(v.type) for v in chain] for chain in partials]
@@ -170,12 +263,21 @@ class _Fold:
             low = [_lanes(b, v, 0, width) for v in vectors]
             high = [_lanes(b, v, width, width) for v in vectors]
             vectors = self.combine_lanes(low, high, width)
-        accumulated = [b.extract_element(v, ir.Constant(I32, 0)) for v in vectors]
-        for i in range(steps * span, length):
-            accumulated = self.combine(
-                accumulated, [v.load(b, self.position(i)) for v in self.views]
-            )
-        return accumulated
+        return [b.extract_element(v, ir.Constant(I32, 0)) for v in vectors]
+
+
+def _integer_extremum_kind(block, views) -> bool | None:
+    """True for a region that is one f32 `maxnumf` of its two arguments over one view, False
+    for one `minnumf`, None for anything else (see the module)."""
+    ops = list(block)
+    if len(views) != 1 or views[0].element != ir.FloatType() or len(ops) != 2:
+        return None
+    op = ops[0]
+    if op.name not in ("arith.maxnumf", "arith.minnumf"):
+        return None
+    if set(op.operands) != set(block.arguments) or list(ops[1].operands) != list(op.results):
+        return None
+    return op.name == "arith.maxnumf"
 
 
 def _on_vectors(block) -> bool:
