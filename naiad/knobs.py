@@ -130,7 +130,8 @@ cuda_home = _Text("CUDA_HOME", "a CUDA toolkit: where libdevice is found when no
 cuda_arch = _Text(
     "NAIAD_CUDA_ARCH",
     "compile CUDA kernels for this older architecture (e.g. sm_80: mma.sync and cp.async, no "
-    "wgmma or TMA) instead of the device's own; the driver compiles their PTX for the device",
+    "wgmma or TMA) instead of the device's own; the driver compiles their PTX for the device; "
+    "read when a kernel is first launched with given arguments",
 )
 host_cpu = _Text(
     "NAIAD_HOST_CPU",

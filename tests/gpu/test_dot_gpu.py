@@ -14,6 +14,7 @@ import torch
 from gpu_helpers import ROOT, compiled, load_module  # noqa: F401 (compiled: autouse fixture)
 
 import naiad.language as tl
+from naiad import knobs
 from naiad.testing import check
 
 pytestmark = pytest.mark.gpu
@@ -123,6 +124,25 @@ def test_dot_in_a_loop_with_masked_k():
     b = torch.randn((k, n), generator=gen).half()
     c = torch.full((m, n), 7.0, device="cuda", dtype=torch.float16)
     kernels.matmul_loop[(1,)](a.cuda(), b.cuda(), c, m, n, k, 32)
+    check("dot", c.cpu(), (a.double() @ b.double()).numpy(), "gpu", np.float16, k=k)
+
+
+def test_an_older_architectures_code_runs_on_this_gpu():
+    """NAIAD_CUDA_ARCH=sm_80 on a newer GPU: the K loop compiles to mma.sync and cp.async, and
+    its PTX, which the driver compiles for the device, gives the same product."""
+    gen = torch.Generator().manual_seed(8)
+    m, n, k = 64, 64, 96
+    a = torch.randn((m, k), generator=gen).half()
+    b = torch.randn((k, n), generator=gen).half()
+    c = torch.full((m, n), 7.0, device="cuda", dtype=torch.float16)
+    kernels.matmul_loop.forget_compiled()
+    try:
+        with knobs.override(NAIAD_CUDA_ARCH="sm_80"):
+            compiled = kernels.matmul_loop[(1,)](a.cuda(), b.cuda(), c, m, n, k, 32)
+    finally:
+        kernels.matmul_loop.forget_compiled()
+    ptx = compiled.asm["ptx"]
+    assert ".target sm_80" in ptx and "mma.sync" in ptx and "wgmma" not in ptx
     check("dot", c.cpu(), (a.double() @ b.double()).numpy(), "gpu", np.float16, k=k)
 
 
