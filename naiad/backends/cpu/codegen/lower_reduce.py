@@ -23,7 +23,7 @@ is the negative value nearest zero) or one unsigned maximum and minimum (a minim
 operations per 16 lanes where the float rules (-0 below +0, a NaN losing to a number) take six;
 -0 and +0 order by their bits. Where a NaN could decide the result (the integer candidate is a
 NaN), the float fold runs after all, so every result is the one the float rules give
-(`_integer_extremum`). On a Zen 3 core the softmax's row maximum took 24 % of its time.
+(`_Fold.integer_extremum`). On a Zen 3 core the softmax's row maximum took 24 % of its time.
 
 The middle layer reduces a tensor `t` without a neutral element as "`t` without its first slice,
 into that first slice"; the lanes then start from `t` itself (`_split_first`), which keeps the
@@ -214,9 +214,15 @@ class _Fold:
                 [_lanes(b, v, width, width) for v in vectors],
             )
         first, smallest = (b.extract_element(v, ir.Constant(I32, 0)) for v in vectors)
-        # A maximum: the signed maximum when some element's sign is clear, else the unsigned
-        # minimum; a minimum: the unsigned maximum when some element's sign is set, else the
-        # unsigned minimum.
+        return self.bits_or_float_fold(is_max, first, smallest, chains, steps)
+
+    def bits_or_float_fold(self, is_max: bool, first, smallest, chains: int, steps: int) -> list:
+        """The extremum from the folded bits, or the float fold's where it is a NaN.
+
+        A maximum: the signed maximum when some element's sign is clear, else the unsigned
+        minimum; a minimum: the unsigned maximum when some element's sign is set, else the
+        unsigned minimum."""
+        b = self.b
         zero = ir.Constant(I32, 0)
         first_wins = b.icmp_signed(">=", first, zero) if is_max else b.icmp_signed("<", first, zero)
         candidate = b.select(first_wins, first, smallest)
