@@ -110,7 +110,9 @@ def to_llvm(c: Compilation) -> None:
 
     c.run_passes("llir", LLIR_PIPELINE)
     c.metadata["tensor_maps"] = _tensor_maps(c.module)
-    c.metadata["global_scratch_size"] = _global_scratch_size(c.module)
+    scratch = _global_scratch_size(c.module)
+    if scratch:  # only then: torch's static launcher reads its presence as one more parameter
+        c.metadata["global_scratch_size"] = scratch
     options = c.options
     llir = lower_module(
         c.module, c.target, options.debug, options.maxnreg, options.enable_fp_fusion
