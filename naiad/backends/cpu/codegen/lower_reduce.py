@@ -173,7 +173,7 @@ class _Fold:
         b = self.b
         bits_type = ir.VectorType(I32, LANES)
 
-        def fold_bits(accumulated, elements) -> list:
+        def fold_bits(accumulated, elements, _width) -> list:
             # A maximum keeps (signed maximum, unsigned minimum); a minimum (unsigned maximum,
             # unsigned minimum).
             (high, low), (x_high, x_low) = accumulated, elements
@@ -187,32 +187,7 @@ class _Fold:
             bits = b.bitcast(self.load_lanes(start)[0], bits_type)
             return [bits, bits]
 
-        partials = [loaded_bits(c * LANES) for c in range(chains)]
-        entry = b.block
-        with counted_loop(b, 1, steps, name="step") as step:
-            phis = [[b.phi(bits_type) for _ in range(2)] for _ in partials]
-            for phi_chain, chain in zip(phis, partials):
-                for phi, value in zip(phi_chain, chain):
-                    phi.add_incoming(value, entry)
-            base = b.mul(step, ir.Constant(I64, chains * LANES))
-            updated = [
-                fold_bits(phi_chain, loaded_bits(_plus(b, base, c * LANES)))
-                for c, phi_chain in enumerate(phis)
-            ]
-            latch = b.block
-            for phi_chain, chain in zip(phis, updated):
-                for phi, value in zip(phi_chain, chain):
-                    phi.add_incoming(value, latch)
-        vectors = updated[0]
-        for chain in updated[1:]:
-            vectors = fold_bits(vectors, chain)
-        width = LANES
-        while width > 1:
-            width //= 2
-            vectors = fold_bits(
-                [_lanes(b, v, 0, width) for v in vectors],
-                [_lanes(b, v, width, width) for v in vectors],
-            )
+        vectors = self.chained_fold(chains, steps, loaded_bits, fold_bits)
         first, smallest = (b.extract_element(v, ir.Constant(I32, 0)) for v in vectors)
         return self.bits_or_float_fold(is_max, first, smallest, chains, steps)
 
@@ -242,34 +217,42 @@ class _Fold:
         """The combine region over the first `steps` spans of `chains` vectors, folded into
         one value per result."""
         b = self.b
-        span = chains * LANES
-        partials = [self.load_lanes(c * LANES) for c in range(chains)]
+        vectors = self.chained_fold(chains, steps, self.load_lanes, self.combine_lanes)
+        return [b.extract_element(v, ir.Constant(I32, 0)) for v in vectors]
+
+    def chained_fold(self, chains: int, steps: int, load, combine) -> list:
+        """`chains` independent accumulators (lists of vectors: `load(start)` gives one
+        chain's at element `start`) folded with `combine(accumulated, loaded, width)` over the
+        first `steps` spans of `chains` vectors, then into one another and lane by lane
+        halves: element 0 of each returned vector holds a result. `steps` >= 2: the loop runs,
+        and its exit follows only its latch."""
+        b = self.b
+        partials = [load(c * LANES) for c in range(chains)]
         entry = b.block
         with counted_loop(b, 1, steps, name="step") as step:
             phis = [[b.phi(v.type) for v in chain] for chain in partials]
             for phi_chain, chain in zip(phis, partials):
                 for phi, value in zip(phi_chain, chain):
                     phi.add_incoming(value, entry)
-            base = b.mul(step, ir.Constant(I64, span))
+            base = b.mul(step, ir.Constant(I64, chains * LANES))
             updated = [
-                self.combine_lanes(phi_chain, self.load_lanes(_plus(b, base, c * LANES)), LANES)
+                combine(phi_chain, load(_plus(b, base, c * LANES)), LANES)
                 for c, phi_chain in enumerate(phis)
             ]
             latch = b.block
             for phi_chain, chain in zip(phis, updated):
                 for phi, value in zip(phi_chain, chain):
                     phi.add_incoming(value, latch)
-        # steps >= 2: the loop runs, and its exit follows only its latch.
         vectors = updated[0]
         for chain in updated[1:]:
-            vectors = self.combine_lanes(vectors, chain, LANES)
+            vectors = combine(vectors, chain, LANES)
         width = LANES
         while width > 1:
             width //= 2
             low = [_lanes(b, v, 0, width) for v in vectors]
             high = [_lanes(b, v, width, width) for v in vectors]
-            vectors = self.combine_lanes(low, high, width)
-        return [b.extract_element(v, ir.Constant(I32, 0)) for v in vectors]
+            vectors = combine(low, high, width)
+        return vectors
 
 
 def _integer_extremum_kind(block, views) -> bool | None:
