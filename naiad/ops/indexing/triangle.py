@@ -7,6 +7,7 @@ from ... import language as tl
 from ...runtime.jit import jit
 from ..allocate import empty
 from ..dtypes import tl_dtype
+from ..kept import KeptTable
 from ..registry import aten
 from .row_blocks import blocks_and_grid, row_block
 
@@ -29,9 +30,8 @@ def _triangle_kernel(x, out, R, C, s_b, s_r, s_c, diagonal, UPPER: tl.constexpr,
 
 # The launch per kind of call (the input's shape, strides, dtype and device, the diagonal, the
 # side): its grid and its kernel's launch bound to them (JITFunction.bind_launch), so that a
-# call only allocates and launches. Forgotten past _LAUNCHES_KEPT.
-_LAUNCHES: dict = {}
-_LAUNCHES_KEPT = 1024
+# call only allocates and launches; 1024 kinds.
+_LAUNCHES = KeptTable(1024)
 
 
 def _launch(x, result, diagonal, upper):
@@ -57,9 +57,7 @@ def _triangle(input, diagonal, upper, out=None):
     result = empty(input.shape, input.dtype, input.device)
     if launch is None:
         tl_dtype(input.dtype)
-        if len(_LAUNCHES) >= _LAUNCHES_KEPT:
-            _LAUNCHES.clear()
-        launch = _LAUNCHES[key] = [_launch(x, result, diagonal, upper)]
+        launch = _LAUNCHES.put(key, [_launch(x, result, diagonal, upper)])
     if launch[0] is not None:
         launch[0](x, result)
     return result if out is None else out.resize_(result.shape).copy_(result)

@@ -20,6 +20,7 @@ from ... import language as tl
 from ...runtime.jit import jit
 from ..allocate import empty
 from ..dtypes import Unsupported, tl_dtype
+from ..kept import KeptTable
 from ..registry import aten
 
 __all__ = ["addmm", "baddbmm", "bmm", "mm"]
@@ -153,9 +154,8 @@ def _batched(strides) -> tuple:
 
 
 # Launches per (operand dtypes, device, shapes and strides, bias's, alpha != 1): a call of a
-# known kind only allocates and launches. Forgotten past _LAUNCHES_KEPT.
-_LAUNCHES: dict = {}
-_LAUNCHES_KEPT = 1024
+# known kind only allocates and launches; 1024 kinds.
+_LAUNCHES = KeptTable(1024)
 
 
 def _product(rank: int, a, b, bias=None, alpha=1, beta=1):
@@ -169,9 +169,7 @@ def _product(rank: int, a, b, bias=None, alpha=1, beta=1):
            None if bias is None else (bias.shape, bias.stride()))  # fmt: skip
     launch = _LAUNCHES.get(key)
     if launch is None:
-        if len(_LAUNCHES) >= _LAUNCHES_KEPT:
-            _LAUNCHES.clear()
-        launch = _LAUNCHES[key] = _Launch(rank, a, b, bias, scaled)
+        launch = _LAUNCHES.put(key, _Launch(rank, a, b, bias, scaled))
     c = empty(launch.shape, launch.dtype, launch.device)
     if launch.grid[0] and launch.grid[1]:
         launch.run(a, b, c, c if bias is None else bias, alpha, beta)

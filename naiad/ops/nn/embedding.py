@@ -11,6 +11,7 @@ from ...runtime.jit import jit
 from ..allocate import empty
 from ..convert import to
 from ..dtypes import Unsupported, tl_dtype
+from ..kept import KeptTable
 from ..registry import aten
 
 __all__ = ["embedding"]
@@ -62,10 +63,8 @@ def _block_d(d: int) -> int:
 
 # The gather's and the backward's launches per kind of call (the shapes, strides and dtypes of
 # the weight or the gradient and of the indices, the device, ...), bound to it
-# (JITFunction.bind_launch), or None where there is nothing to do. Forgotten past
-# _LAUNCHES_KEPT.
-_LAUNCHES: dict = {}
-_LAUNCHES_KEPT = 256
+# (JITFunction.bind_launch), or None where there is nothing to do; 256 kinds.
+_LAUNCHES = KeptTable(256)
 
 
 def _gather_launch(weight, flat, out):
@@ -93,9 +92,7 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     flat = indices if indices.is_contiguous() else indices.contiguous()  # read as flat
     out = empty((*indices.shape, weight.shape[1]), weight.dtype, weight.device)
     if launch is None:
-        if len(_LAUNCHES) >= _LAUNCHES_KEPT:
-            _LAUNCHES.clear()
-        launch = _LAUNCHES[key] = [_gather_launch(weight, flat, out)]
+        launch = _LAUNCHES.put(key, [_gather_launch(weight, flat, out)])
     if launch[0] is not None:
         launch[0](weight, flat, out)
     return out
@@ -114,9 +111,7 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
            padding_idx)  # fmt: skip
     launch = _LAUNCHES.get(key)
     if launch is None:
-        if len(_LAUNCHES) >= _LAUNCHES_KEPT:
-            _LAUNCHES.clear()
-        launch = _LAUNCHES[key] = [_add_launch(grad, flat, total, padding_idx)]
+        launch = _LAUNCHES.put(key, [_add_launch(grad, flat, total, padding_idx)])
     if launch[0] is not None:
         launch[0](grad, flat, total)
     return total if grad_output.dtype == torch.float32 else to(total, grad_output.dtype)

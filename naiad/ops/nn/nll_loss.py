@@ -17,6 +17,7 @@ from ... import language as tl
 from ...runtime.jit import jit
 from ..allocate import empty
 from ..dtypes import Unsupported, tl_dtype
+from ..kept import KeptTable
 from ..reduce import sum as _sum
 from ..registry import aten
 
@@ -107,9 +108,8 @@ _ONE_PROGRAM_BLOCK = 1024
 # The one-program loss's and the backward's launches per kind of call (the input's shape,
 # dtype and device, its strides or the gradient's, the target's dtype, the weight's presence,
 # the reduction, ignore_index), bound to it (JITFunction.bind_launch). Forgotten past
-# _LAUNCHES_KEPT.
-_LAUNCHES: dict = {}
-_LAUNCHES_KEPT = 256
+# 256 kinds.
+_LAUNCHES = KeptTable(256)
 
 
 def _one_program_loss(x, t, weight, reduction, ignore_index, dtype):
@@ -121,15 +121,13 @@ def _one_program_loss(x, t, weight, reduction, ignore_index, dtype):
     w = weight if weight is not None else x
     launch = _LAUNCHES.get(key)
     if launch is None:
-        if len(_LAUNCHES) >= _LAUNCHES_KEPT:
-            _LAUNCHES.clear()
         n = t.shape[0]
         block = min(_ONE_PROGRAM_BLOCK, max(16, 1 << (n - 1).bit_length()))
         acc = tl_dtype(torch.float64 if x.dtype == torch.float64 else torch.float32)
-        launch = _LAUNCHES[key] = _loss_kernel.bind_launch(
+        launch = _LAUNCHES.put(key, _loss_kernel.bind_launch(
             ("x", "labels", "weight", "loss", "total"), (1,), x, t, w, loss, total, n,
             *x.stride(), ignore_index, reduction == MEAN, weight is not None, acc, block,
-        )  # fmt: skip
+        ))  # fmt: skip
     launch(x, t, w, loss, total)
     return loss, total
 
@@ -179,15 +177,13 @@ def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_inde
         w = weight if weight is not None else x
         launch = _LAUNCHES.get(key)
         if launch is None:
-            if len(_LAUNCHES) >= _LAUNCHES_KEPT:
-                _LAUNCHES.clear()
             s_g = g.stride(0) if reduction == NONE and g.dim() else 0
             acc = tl_dtype(torch.float64 if input.dtype == torch.float64 else torch.float32)
-            launch = _LAUNCHES[key] = _scatter_kernel.bind_launch(
+            launch = _LAUNCHES.put(key, _scatter_kernel.bind_launch(
                 ("grad", "labels", "weight", "out", "total"), ((n + _BLOCK - 1) // _BLOCK,), g,
                 t, w, out, n, s_g, x.shape[1], 1, ignore_index, total_weight,
                 reduction == MEAN, weight is not None, acc, _BLOCK,
-            )  # fmt: skip
+            ))  # fmt: skip
         launch(g, t, w, out, total_weight)
     return out if grad_input is None else grad_input.resize_(out.shape).copy_(out)
 

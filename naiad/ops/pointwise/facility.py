@@ -14,6 +14,7 @@ import torch
 
 from ..allocate import empty
 from ..dtypes import Kind, computation_dtypes, tl_dtype
+from ..kept import KeptTable
 from . import codegen
 from .layout import broadcast_shape, broadcast_strides, contiguous_walk, walk
 
@@ -96,7 +97,7 @@ class PointwiseOp:
         self.promote = promote
         self.__name__ = name
         self._kernels: dict = {}
-        self._plans: dict = {}  # call key -> _Plan (at most _PLANS_KEPT, then forgotten)
+        self._plans = KeptTable(_PLANS_KEPT)  # call key -> _Plan
 
     def __repr__(self):
         return f"<naiad.ops pointwise {self.__name__}>"
@@ -138,9 +139,7 @@ class PointwiseOp:
         if sample.numel():
             self._prepare(plan, launched, sample, shape, compute)
         if _kind(out) == key[1]:
-            if len(self._plans) >= _PLANS_KEPT:
-                self._plans.clear()
-            self._plans[key] = plan
+            self._plans.put(key, plan)
         return plan, out
 
     def _prepare(self, plan, args, out, shape, compute):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import torch
 
 from ..dtypes import tl_dtype
+from ..kept import KeptTable
 from .rows import Rows
 
 __all__ = ["ACCUMULATOR_BLOCK_N", "accumulator", "blocks", "launch_rows"]
@@ -68,10 +69,9 @@ def column_blocks(M: int, N: int, device: torch.device) -> tuple[int, int]:
 
 
 # What launch_rows decides per (kernel, rows' geometry, dtype, constexprs): the grid, the
-# launch's keywords and the kernel's launch bound to them (JITFunction.bind_launch).
-# Forgotten past _LAUNCHES_KEPT.
-_LAUNCHES: dict = {}
-_LAUNCHES_KEPT = 4096
+# launch's keywords and the kernel's launch bound to them (JITFunction.bind_launch); 4096
+# kinds.
+_LAUNCHES = KeptTable(4096)
 
 
 def _rows_launch(rows: Rows, compute: torch.dtype, by_columns: bool, lanes: dict, constexprs):
@@ -115,9 +115,7 @@ def launch_rows(kernel, rows: Rows, outputs, scalars, compute: torch.dtype, by_c
            *constexprs.items())  # fmt: skip
     found = _LAUNCHES.get(key)
     if found is None:
-        if len(_LAUNCHES) >= _LAUNCHES_KEPT:
-            _LAUNCHES.clear()
-        found = _LAUNCHES[key] = _rows_launch(rows, compute, by_columns, lanes, constexprs)
+        found = _LAUNCHES.put(key, _rows_launch(rows, compute, by_columns, lanes, constexprs))
     grid, keywords, bound = found
     if not bound:  # the rows' tensor, the outputs and the scalars change between calls
         names = kernel.arg_names
