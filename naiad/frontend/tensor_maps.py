@@ -47,11 +47,17 @@ _DIVISIBLE = "tt.divisibility"
 def qualifies(target, block_type: t.block_type, padding: str, base_attributes: dict, parts: dict):
     """Whether a host descriptor of `block_type` and `padding` is passed as a tensor map on
     `target`, from its base pointer's attributes and its parts' (`stride.i` -> attributes)."""
-    if target.backend != "cuda" or target.arch < 90 or target.debug:
+    if not _copies_on(target):
         return False
     rank = len(block_type.shape)
     aligned = [base_attributes] + [parts.get(f"stride.{i}", {}) for i in range(rank - 1)]
     return all(_divisible_by_16(a) for a in aligned) and block_moves_whole(block_type, padding)
+
+
+def _copies_on(target) -> bool:
+    """Whether `target` moves blocks by tensor copies: an NVIDIA GPU from sm_90, outside debug
+    mode (whose bounds checks see pointer accesses)."""
+    return target.backend == "cuda" and target.arch >= 90 and not target.debug
 
 
 def block_moves_whole(block_type: t.block_type, padding: str = "zero") -> bool:
@@ -75,7 +81,7 @@ def in_kernel(irb, target, base, shape, strides, wide_strides, block_type, paddi
     `shape` and `strides` as the kernel gave them (ints, constexprs or tensors) and its strides
     as int64 tensors (`wide_strides`), built by `irb`; None where the descriptor keeps
     pointers (the module doc). The op takes i32 sizes and i64 strides, as Triton's does."""
-    if target.backend != "cuda" or target.arch < 90 or target.debug:
+    if not _copies_on(target):
         return None
     block = irb.builder.block
     if not block_moves_whole(block_type, padding) or scf.in_loop(block) or _in_a_helper(block):

@@ -121,8 +121,8 @@ class CudaLauncher:
         return None if found is None else found.source
 
     def launch(self, bound: dict, grid, options, debug: bool, strict: bool = True):
-        """Launch with every check (the slow path); return the launch prepared for the hot
-        path on this device."""
+        """Launch over `grid` (three sizes) with every check (the slow path); return the
+        launch prepared for the hot path on this device."""
         device = _device_of(bound)
         arguments = spread(bound, self.jit_function.params)
         runtime = tuple(launch_value(n, arguments[n]) for n in self._runtime_names(arguments))
@@ -138,8 +138,7 @@ class CudaLauncher:
             args = (*args, *_extents(args, compiled.pointers))
         stream = self._current_stream(device) if self._current_stream else 0
         if compiled.scratch:  # kept until the kernel is queued
-            dims = (*tuple(grid), 1, 1)[:3]
-            args = (*args, global_scratch.allocate(compiled.scratch, dims, device, stream))
+            args = (*args, global_scratch.allocate(compiled.scratch, grid, device, stream))
         compiled.kernel.launch(grid, args, stream)
         if debug:  # the extents are the launch's own: never the hot path
             return None
