@@ -19,17 +19,15 @@ from .standard import _log2, _same_width_int, max, min, xor_sum
 
 
 @jit
-def _halves(bits, shape):
-    """Split `bits` viewed as `shape = [outer, 2, inner]` into (first half, second half), each
-    broadcast back over the middle axis so they line up with `bits`."""
+def _partners(bits, shape):
+    """Each element's partner in `bits` viewed as `shape = [outer, 2, inner]` (the element
+    across the middle axis), and whether the element is the second of its pair. The pair's xor,
+    broadcast back, xored with an element gives the other one: one exchange between the halves
+    (a shuffle of lanes, or a trip through shared memory across warps) instead of one per half."""
     y = reshape(bits, shape)
-    is_second = arange(0, 2)[None, :, None] == 1
-    zero = y ^ y  # zeros of y's own dtype (y * 0 would widen int1 to int32)
-    first = xor_sum(math.where(is_second, zero, y), 1)
-    second = xor_sum(math.where(is_second, y, zero), 1)
-    first = broadcast_to(expand_dims(first, 1), shape)
-    second = broadcast_to(expand_dims(second, 1), shape)
-    return first, second, is_second
+    pair = broadcast_to(expand_dims(xor_sum(y, 1), 1), shape)
+    is_second = broadcast_to(arange(0, 2)[None, :, None] == 1, shape)
+    return reshape(y ^ pair, bits.shape), reshape(is_second, bits.shape)
 
 
 @jit
@@ -42,9 +40,7 @@ def _compare_and_swap(x, flip, i, n_dims):
     n_outer = x.numel >> n_dims
     shape = [n_outer * 2**i, 2, 2 ** (n_dims - i - 1)]
     bits = x.to(_same_width_int(x.dtype), bitcast=True)
-    first, second, is_second = _halves(bits, shape)
-    partner = reshape(math.where(is_second, first, second), x.shape)
-    is_right = reshape(broadcast_to(is_second, shape), x.shape)
+    partner, is_right = _partners(bits, shape)
     take = (x > partner.to(x.dtype, bitcast=True)) != (is_right ^ flip)
     return math.where(take, partner, bits).to(x.dtype, bitcast=True)
 
@@ -175,8 +171,7 @@ def flip(x, dim=None):
     bits = x.to(_same_width_int(x.dtype), bitcast=True)
     for j in static_range(steps):
         shape = [outer * 2**j, 2, (bits.numel // outer) >> (j + 1)]
-        first, second, is_second = _halves(bits, shape)
-        bits = reshape(math.where(is_second, first, second), x.shape)
+        bits = _partners(bits, shape)[0]
     return bits.to(x.dtype, bitcast=True)
 
 
