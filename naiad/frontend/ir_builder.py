@@ -140,6 +140,9 @@ class IRBuilder:
     def atomic_cas(self, ptr, cmp, value, sem, scope, ty):
         return self._create(tt.AtomicCASOp, ptr, cmp, value, sem=sem, scope=scope).result
 
+    def atomic_poll(self, ptr, expected, timeout, sem, scope):
+        return self._create(tt.AtomicPollOp, ptr, expected, timeout, sem=sem, scope=scope).result
+
     # -- regions --------------------------------------------------------------------------------
     def reduce(self, values, axis, combine, types_):
         op = self._create(tt.ReduceOp, list(values), axis)

@@ -125,6 +125,9 @@ class Builder(Protocol):
     def atomic_cas(
         self, ptr: Handle, cmp: Handle, value: Handle, sem: str, scope: str, ty
     ) -> Handle: ...
+    def atomic_poll(
+        self, ptr: Handle, expected: Handle, timeout: Handle | None, sem: str, scope: str
+    ) -> Handle: ...
 
     # regions: `combine(lhs_handles, rhs_handles, shape) -> handles`
     def reduce(self, values: Sequence[Handle], axis: int, combine: Callable, types) -> list: ...

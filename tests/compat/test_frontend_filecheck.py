@@ -199,3 +199,24 @@ def test_a_kernel_s_location_is_its_def_keyword():
     column = len(lines[at]) - len(lines[at].lstrip()) + 1
     text = _filecheck.run_parser(nested, args=(MockTensor(tl.int32),)).str()
     assert f'#loc = loc("{__file__}":{first + at}:{column})' in text, text
+
+
+@naiad.jit
+def poll_with_and_without_a_timeout(flag, timeout_ns):
+    # CHECK-LABEL: tt.func public @poll_with_and_without_a_timeout
+    # CHECK: tt.atomic_poll relaxed, sys, %arg0, %{{.*}} : !tt.ptr<i16>, i16 -> i1
+    tl.atomic_poll(flag, 3, sem="relaxed", scope="sys")
+    # CHECK: %[[T:.*]] = arith.extsi %arg1 : i32 to i64
+    # CHECK: tt.atomic_poll acquire, gpu, %arg0, %{{.*}} timeout %[[T]] : !tt.ptr<i16>, i16 -> i1
+    tl.atomic_poll(flag, 3, timeout_ns=timeout_ns)
+
+
+def test_atomic_poll_is_triton_s_op_and_its_text_reads_back():
+    from naiad.ir.parser import parse_module
+    from naiad.ir.printer import print_module
+
+    args = (MockTensor(tl.int16), 100)
+    _filecheck.run_filecheck_test(poll_with_and_without_a_timeout, args=args)
+    text = _filecheck.run_parser(poll_with_and_without_a_timeout, args=args).str()
+    assert text.count("tt.atomic_poll") == 2
+    assert print_module(parse_module(text)) == text

@@ -1,6 +1,6 @@
 """Triton 3.6-3.9 language names and behaviours that Triton programs and libraries use, in the
 interpreter and compiled for the CPU: `tl.str_to_ty`, `tl.dtype.STANDARD_FP_TYPES`,
-`tl.atomic_poll`, `getattr(tl.PropagateNan, NAME)` with a constexpr name, a conditional
+`getattr(tl.PropagateNan, NAME)` with a constexpr name, a conditional
 expression choosing Python numbers on a run-time condition, `x.to(block_ptr.type.element_ty)`, a
 dtype passed to a helper (a constexpr: `.value`), `NAME: tl.constexpr = <run-time value>`; and
 the names Naiad does not have yet fail saying so."""
@@ -29,48 +29,6 @@ def test_str_to_ty_and_standard_fp_types():
     assert tl.str_to_ty(("i32", "fp32"), None) == tl.tuple_type([tl.int32, tl.float32])
     assert tl.dtype.STANDARD_FP_TYPES == ("fp16", "bf16", "fp32", "fp64")
     assert all(tl.dtype(name).is_standard_floating() for name in tl.dtype.STANDARD_FP_TYPES)
-
-
-@naiad.jit
-def poll_kernel(flag, out, expected, SEM: tl.constexpr, SCOPE: tl.constexpr):
-    tl.store(out, tl.atomic_poll(flag, expected, sem=SEM, scope=SCOPE))
-
-
-@naiad.jit
-def poll_method_kernel(flag, out):
-    tl.store(out, flag.atomic_poll(1))
-
-
-@naiad.jit
-def poll_timeout_kernel(flag, out, timeout_ns):
-    tl.store(out, tl.atomic_poll(flag, 1, timeout_ns=timeout_ns))
-
-
-@pytest.mark.parametrize("dtype", [np.int16, np.int32, np.int64])
-def test_atomic_poll_returns_once_the_value_is_there(backend, dtype):
-    flag, out = np.ones(1, dtype), np.zeros(1, np.bool_)
-    poll_kernel[(1,)](flag, out, 1, SEM="acquire", SCOPE="gpu")
-    assert out[0] and flag[0] == 1
-    out[0] = False
-    poll_method_kernel[(1,)](flag, out)
-    assert out[0]
-
-
-def test_atomic_poll_compiles_for_the_gpu_and_refuses_a_timeout():
-    flag, out = np.ones(1, np.int32), np.zeros(1, np.bool_)
-    compiled = poll_kernel.warmup(
-        flag, out, 1, SEM="relaxed", SCOPE="cta", grid=(1,), target="cuda:sm_90a"
-    )
-    assert "atom" in compiled.asm["llir"] or "cmpxchg" in compiled.asm["llir"]
-    with pytest.raises(naiad.CompilationError, match="timeout_ns"):
-        poll_timeout_kernel[(1,)](flag, out, 0)
-
-
-@pytest.mark.parametrize("sem", ["release", "acq_rel"])
-def test_atomic_poll_refuses_orderings_that_write(sem):
-    flag, out = np.ones(1, np.int32), np.zeros(1, np.bool_)
-    with pytest.raises(naiad.CompilationError, match="sem='acquire' or sem='relaxed'"):
-        poll_kernel[(1,)](flag, out, 1, SEM=sem, SCOPE="gpu")
 
 
 @naiad.jit

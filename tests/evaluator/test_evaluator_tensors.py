@@ -161,6 +161,20 @@ def test_atomics_masked_unsigned_and_compare_and_swap():
     assert lock[0] == 1 and list(swapped) == [0] + [1] * 7  # only the first lane takes the lock
 
 
+def test_atomic_poll_sees_the_value_or_times_out():
+    """A flag holding a random value: a poll for it is true, a poll for another with a timeout
+    of zero (one read) is false; neither writes."""
+    k = Kernel("k", [tt.ptr(i64)], [i1, i1])
+    (flag,) = k.args
+    value = int(RNG.integers(1, 2**62))
+    seen = k.op(tt.AtomicPollOp, flag, k.const(value, i64), sem="relaxed", scope="sys")
+    missed = k.op(tt.AtomicPollOp, flag, k.const(value + 1, i64), k.const(0, i64))
+    module = k.ret(seen, missed)
+    flags = np.array([value], np.int64)
+    [(seen, missed)] = evaluate(module, "k", [flags])
+    assert bool(seen) and not bool(missed) and flags[0] == value
+
+
 def test_block_pointers_bound_check_and_pad():
     """A 4x4 window at (2, 6) of a 5x8 tensor: rows and columns past the edge read NaN."""
     base = RNG.standard_normal(40).astype(np.float32)

@@ -173,14 +173,14 @@ def _argument_kinds(module) -> list:
 def _written_arguments(module, arguments) -> list:
     """The pointer arguments the kernel may store to (all of them when a store's pointer is
     not traced to one argument), so a launch can refuse read-only arrays for them instead of
-    faulting."""
+    faulting. A poll counts: the CPU reads it by a compare-and-swap, which writes."""
     func = _kernel_function(module)
     analysis = PointerAnalysis()
     names = {arg: name for arg, (name, _) in zip(func.arguments, arguments)}
     pointers = [name for name, kind in arguments if kind == "ptr"]
     written = set()
     for op in func.walk():
-        if isinstance(op, tt.StoreOp | tt.AtomicRMWOp | tt.AtomicCASOp):
+        if isinstance(op, tt.StoreOp | tt.AtomicRMWOp | tt.AtomicCASOp | tt.AtomicPollOp):
             base = analysis.base_of(op.ptr)
             if base not in names:
                 return pointers

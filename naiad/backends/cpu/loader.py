@@ -45,6 +45,7 @@ _LIBC_SYMBOLS = (
     "fflush",
     "syscall",
     "sched_yield",
+    "clock_gettime",
     "pthread_create",
     "pthread_join",
 )

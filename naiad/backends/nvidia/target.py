@@ -157,6 +157,7 @@ _INSTRUCTIONS = (
     (r"expect[._]tx", PtxIsa(8, 0), 90, False),
     (r"multimem\.", PtxIsa(8, 1), 90, False),
     (r"tensormap\.", PtxIsa(8, 3), 90, False),
+    (r"fence\.(acquire|release)\.", PtxIsa(8, 6), 90, False),
 )
 _COMPILED = tuple((re.compile(p), isa, cc, a) for p, isa, cc, a in _INSTRUCTIONS)
 

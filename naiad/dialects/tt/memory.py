@@ -23,6 +23,7 @@ from ...ir import (
     SameOperandsAndResultShape,
     attribute,
     encoding_of,
+    i1,
     i32,
     irdl_op,
     operand,
@@ -34,6 +35,7 @@ from ...ir import (
 )
 from ...ir.rewriter import constant_value
 from ..base import (
+    I1,
     I32,
     I64,
     BoolAttrC,
@@ -266,6 +268,37 @@ class AtomicCASOp(Operation):
     def verify_(self) -> None:
         _check_ptr_matches(self, self.cmp, "ptr type matches cmp type")
         _check_ptr_matches(self, self.val, "ptr type matches value type")
+
+
+@irdl_op
+class AtomicPollOp(Operation):
+    """Wait until `*ptr == expected` (a scalar 16-, 32- or 64-bit integer), reading it with
+    `sem` (acquire or relaxed) at `scope`; true once seen, false if `timeout` (unsigned
+    nanoseconds) passed first. Without a timeout it waits for ever. It reads only, but it
+    orders memory and must stay where it is, so it is marked as writing too."""
+
+    name = "tt.atomic_poll"
+    traits = TT | {MemoryRead, MemoryWrite}
+    ptr = operand(TT_PtrLike)  # a scalar pointer (verify_): written `!tt.ptr<...>` in full
+    expected = operand(TT_Type)
+    timeout = opt_operand(I64)
+    sem = attribute(MemSemantic)
+    scope = attribute(MemSyncScope)
+    result = result(I1)
+    assembly_format = (
+        "$sem `,` $scope `,` $ptr `,` $expected (`timeout` $timeout^)? attr-dict `:` "
+        "type($ptr) `,` type($expected) `->` type($result)"
+    )
+
+    def __init__(self, ptr, expected, timeout=None, *, sem="acquire", scope="gpu", **fields):
+        _atomic_fields(sem, scope, fields)
+        fields.setdefault("result", i1)
+        super().__init__(ptr, expected, timeout, **fields)
+
+    def verify_(self) -> None:
+        if isinstance(self.ptr.type, RankedTensorType):
+            fail(self, "polls a scalar pointer")
+        _check_ptr_matches(self, self.expected, "ptr type matches expected type")
 
 
 @irdl_op

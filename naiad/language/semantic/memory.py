@@ -234,3 +234,33 @@ class MemoryMixin:
         )
         handle = self.builder.atomic_cas(ptr.handle, cmp.handle, val.handle, sem, scope, val.type)
         return tensor(handle, val.type)
+
+    def atomic_poll(self, ptr, expected, sem=None, scope=None, timeout_ns=None) -> tensor:
+        """Triton 3.9's checks, in its words: a scalar pointer to a 16-, 32- or 64-bit integer,
+        a poll that only reads (acquire or relaxed), a scalar integer timeout cast to uint64."""
+        timeout_ns = _unwrap_if_constexpr(timeout_ns)
+        if isinstance(timeout_ns, int) and timeout_ns < 0:
+            raise ValueError("atomic_poll timeout_ns must be non-negative")
+        ptr, expected = self.to_tensor(ptr), self.to_tensor(expected)
+        if ptr.type.is_block():
+            raise ValueError("atomic_poll only supports a pointer to a scalar")
+        if not ptr.type.is_ptr():
+            raise ValueError(f"Unsupported ptr type {ptr.type} in `tl.atomic_poll`")
+        if expected.type.is_block():
+            raise ValueError("Expected value argument cannot be block type")
+        element = ptr.type.element_ty
+        if not element.is_int() or element.primitive_bitwidth not in (16, 32, 64):
+            raise ValueError("atomic_poll only supports integer elements with width {16, 32, 64}")
+        expected = self.cast(expected, element)
+        sem = _check_choice("sem", _unwrap_if_constexpr(sem) or "acquire", _SEMANTICS)
+        if sem not in ("acquire", "relaxed"):
+            raise ValueError("atomic_poll only supports acquire and relaxed semantics")
+        scope = _check_choice("scope", _unwrap_if_constexpr(scope) or "gpu", _SCOPES)
+        timeout = None
+        if timeout_ns is not None:
+            timeout = self.to_tensor(timeout_ns)
+            if timeout.type.is_block() or not timeout.type.is_int():
+                raise ValueError("atomic_poll timeout_ns must be a scalar integer")
+            timeout = self.cast(timeout, t.uint64).handle
+        handle = self.builder.atomic_poll(ptr.handle, expected.handle, timeout, sem, scope)
+        return tensor(handle, t.int1)

@@ -114,13 +114,16 @@ class RuntimeFunctions:
     def __init__(self):
         self.declarations: dict[tuple, func.FuncOp] = {}
 
-    def declare(self, name: str, inputs) -> str:
-        key = (name, tuple(inputs))
+    def declare(self, name: str, inputs, results=()) -> str:
+        key = (name, tuple(inputs), tuple(results))
         declaration = self.declarations.get(key)
         if declaration is None:
             symbol = f"{name}_{len([k for k in self.declarations if k[0] == name])}"
             declaration = func.FuncOp(
-                symbol, FunctionType(list(inputs), []), visibility="private", declaration=True
+                symbol,
+                FunctionType(list(inputs), list(results)),
+                visibility="private",
+                declaration=True,
             )
             self.declarations[key] = declaration
         return declaration.sym_name.value
@@ -228,6 +231,7 @@ def load_converters() -> OpTable:
         convert_elementwise,
         convert_memory,
         convert_pointers,
+        convert_polling,
         convert_reductions,
         convert_scalar_maps,
         convert_shapes,

@@ -163,6 +163,14 @@ def atomic_cas(ev, op, operands):
     )
 
 
+@handles("tt.atomic_poll")
+def atomic_poll(ev, op, operands):
+    ptr, expected = ev.value(op.ptr), ev.value(op.expected)
+    timeout = None if op.timeout is None else ev.value(op.timeout)
+    expected = np.asarray(expected).astype(host_dtype(op.expected.type))
+    return atomics.atomic_poll(ev.memory, ptr, expected, timeout)
+
+
 @handles("tt.make_tensor_ptr")
 def make_tensor_ptr(ev, op, operands):
     block = op.result.type.pointee_type

@@ -6,6 +6,8 @@ lanes that address the same element see each other's updates in order, as a seri
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from .elementwise import host_dtype
@@ -72,3 +74,24 @@ def atomic_cas(memory, ptr, cmp, value, ty):
             view[i] = v
     out[active] = old.view(dtype)
     return out
+
+
+def atomic_poll(memory, ptr, expected, timeout_ns) -> np.ndarray:
+    """Read the element at `ptr` until it equals `expected` (True), or until `timeout_ns`
+    nanoseconds have passed since the first read (False; a zero timeout still reads once).
+    No other program runs meanwhile, so only another thread of the process can change it: a
+    poll without a timeout for a value nothing writes waits for ever, as on a GPU."""
+    dtype = expected.dtype
+    buffer, index = memory.element_indices(ptr, np.ones(ptr.shape, bool), dtype, "atomic_poll")
+    view = buffer.typed(dtype)
+    start = time.monotonic_ns()
+    while view[index[0]] != expected:
+        if timeout_ns is not None and time.monotonic_ns() - start >= _unsigned(timeout_ns):
+            return np.array(False)
+        time.sleep(0)  # let a writing thread run
+    return np.array(True)
+
+
+def _unsigned(value) -> int:
+    """A uint64 operand, whichever signedness holds its bits."""
+    return int(np.asarray(value).astype(np.int64).view(np.uint64))

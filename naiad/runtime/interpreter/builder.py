@@ -170,6 +170,11 @@ class InterpreterBuilder:
 
         return atomic_cas(self.memory, ptr, np.asarray(cmp), np.asarray(value), ty)
 
+    def atomic_poll(self, ptr, expected, timeout, sem, scope):
+        from .atomics import atomic_poll
+
+        return atomic_poll(self.memory, ptr, np.asarray(expected), timeout)
+
     # -- regions --------------------------------------------------------------------------------
     def reduce(self, values, axis, combine, types):
         return reduce(values, axis, combine)

@@ -10,12 +10,14 @@ from llvmlite import ir
 
 from ....ir import MemRefType, RankedTensorType, element_type
 from ....middle.linalg.bounds_checks import INFO_FUNCTION, VIEW_FUNCTION
+from ....middle.linalg.convert_polling import CLOCK_FUNCTION
 from ..lower_scalar.float_bits import decode_to_f32
 from ..lower_scalar.types import FORMATS, llvm_type
 from ..printing import SYMBOL
 from .failures import fault_info, view_info
 from .function import I32, I64, PTR, FunctionLowering, lowers
 from .loops import loop_nest
+from .lower_clock import clock_ns
 from .views import View
 
 _PREFIX = "naiad_print"
@@ -64,6 +66,9 @@ def _call(fl: FunctionLowering, op) -> None:
         return
     if callee.startswith(VIEW_FUNCTION):
         view_info(fl, op)
+        return
+    if callee.startswith(CLOCK_FUNCTION):
+        clock_ns(fl, op)
         return
     if not callee.startswith(_PREFIX):
         from ..lower_scalar.registry import unsupported

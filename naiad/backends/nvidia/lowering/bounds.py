@@ -62,6 +62,7 @@ _WHAT = {
     "tt.store": "store",
     "tt.atomic_rmw": "atomic",
     "tt.atomic_cas": "atomic",
+    "tt.atomic_poll": "atomic_poll",
 }
 _UNSEEN = object()  # not reached yet by the tracing: compatible with any argument
 

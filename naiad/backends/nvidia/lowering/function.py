@@ -26,6 +26,7 @@ from . import (  # noqa: F401  (each module registers its lowerings)
     inline_asm,
     math_ops,
     memory,
+    polling,
     positions,
     reduce,
     scalar_maps,

@@ -42,7 +42,7 @@ def candidates(loop: Operation, axis_info):
     return (loads, *address)
 
 
-_ATOMICS = (tt.AtomicRMWOp, tt.AtomicCASOp)
+_ATOMICS = (tt.AtomicRMWOp, tt.AtomicCASOp, tt.AtomicPollOp)
 
 
 def _plain_loop(loop: Operation) -> list | None:
