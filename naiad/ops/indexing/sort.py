@@ -5,8 +5,9 @@ tl.sort orders values only, so each element becomes one int64 key that orders li
 (value, position): the value as an int32 that orders as the value does (a float's bits with the
 magnitude bits flipped where it is negative; NaN made the one positive NaN so that it sorts
 last, as torch's), negated bitwise for a descending sort, in the high half, and the position in
-the low half. Equal values then keep their order (a stable sort either way), and the sorted
-positions, read back from the keys, give the indices and the values (gathered from the row).
+the low half. Equal values then keep their order (a stable sort either way); the sorted keys'
+low halves are the indices and their high halves, turned back, the values (a NaN's, whose bits
+the key does not keep, read again from the row).
 Rows of up to MAX_ROW elements. int64 values are sorted where they all fit an int32 (read on the
 host first); others, and fp64, do not fit a half and go to torch.
 """
@@ -35,10 +36,11 @@ _KEYED = (
 
 @jit
 def _order_key(v, FLOAT: tl.constexpr):
-    """An int32 that orders as the value `v` does (NaN above +inf)."""
+    """An int32 that orders as the value `v` does (NaN above +inf; -0.0 equal to +0.0, as
+    torch's sorts hold them, so that a stable sort keeps the two zeros in their order)."""
     if FLOAT:
         f = v.to(tl.float32)
-        bits = tl.where(f != f, 0x7FC00000, f.to(tl.int32, bitcast=True))
+        bits = tl.where(f != f, 0x7FC00000, tl.where(f == 0, 0, f.to(tl.int32, bitcast=True)))
         return bits ^ ((bits >> 31) & 0x7FFFFFFF)
     return v.to(tl.int32)
 
@@ -52,6 +54,23 @@ def _packed(v, cols, inside, FLOAT: tl.constexpr, DESCENDING: tl.constexpr):
         key = ~key
     packed = (key.to(tl.int64) << 32) | cols.to(tl.int64)
     return tl.where(inside, packed, 0x7FFFFFFFFFFFFFFF)
+
+
+@jit
+def _value_of(first, ptrs, kept, FLOAT: tl.constexpr, DESCENDING: tl.constexpr):
+    """The values of sorted keys `first`, read back from their high halves (the order key is
+    its own inverse on the bits), so that only a NaN or a zero, whose key does not keep its
+    bits or sign, is read again from the row (`ptrs`, at its position): the others need no
+    gather from memory."""
+    key = (first >> 32).to(tl.int32)
+    if DESCENDING:
+        key = ~key
+    if FLOAT:
+        f = (key ^ ((key >> 31) & 0x7FFFFFFF)).to(tl.float32, bitcast=True)
+        lost = (f != f) | (f == 0)
+        again = tl.load(ptrs, mask=kept & lost)
+        return tl.where(lost, again, f.to(again.dtype))
+    return key
 
 
 @jit
@@ -88,17 +107,17 @@ def _sort_kernel(x, values, indices, N, K, s_row, s_col, FLOAT: tl.constexpr,
     if GROUPED:
         first = _smallest_by_groups(x, row, N, s_row, s_col, packed, FLOAT, DESCENDING, BLOCK,
                                     BLOCK_K)  # fmt: skip
-        position = first & 0xFFFFFFFF
         cols = tl.arange(0, BLOCK_K)
     elif BLOCK_K < BLOCK:
-        position = tl.topk(packed, BLOCK_K, descending=False) & 0xFFFFFFFF
+        first = tl.topk(packed, BLOCK_K, descending=False)
         cols = tl.arange(0, BLOCK_K)
     else:
-        position = tl.sort(packed) & 0xFFFFFFFF
+        first = tl.sort(packed)
+    position = first & 0xFFFFFFFF
     kept = cols < K
     tl.store(indices + row * K + cols, position, mask=kept)
-    picked = tl.load(x + row * s_row + position * s_col, mask=kept)
-    tl.store(values + row * K + cols, picked, mask=kept)
+    picked = _value_of(first, x + row * s_row + position * s_col, kept, FLOAT, DESCENDING)
+    tl.store(values + row * K + cols, picked.to(values.dtype.element_ty), mask=kept)
 
 
 def _int32_valued(input) -> bool:
