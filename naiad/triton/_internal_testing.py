@@ -124,7 +124,14 @@ def _never() -> bool:
 
 is_hip = is_hip_cdna = is_hip_cdna2 = is_hip_cdna3 = is_hip_cdna4 = _never
 is_hip_cdna3_or_newer = is_hip_rdna = is_hip_rdna3 = is_hip_rdna4 = is_hip_rdna4m = _never
-is_hip_gfx1250 = is_xpu = _never
+is_hip_gfx11 = is_hip_gfx12 = is_hip_gfx1250 = is_xpu = _never
+
+
+def get_arch() -> str:
+    """The active target's arch (an int capability on CUDA, as Triton's), "" in the
+    interpreter."""
+    target = get_current_target()
+    return "" if target is None else str(target.arch)
 
 
 def get_hip_lds_size() -> int:
