@@ -95,13 +95,14 @@ def _smallest_by_groups(x, row, N, s_row, s_col, packed, FLOAT: tl.constexpr,
 @jit(do_not_specialize=["N", "K"])
 def _sort_kernel(x, values, indices, N, K, s_row, s_col, FLOAT: tl.constexpr,
                  DESCENDING: tl.constexpr, BLOCK: tl.constexpr, BLOCK_K: tl.constexpr,
-                 GROUPED: tl.constexpr):  # fmt: skip
+                 GROUPED: tl.constexpr, FULL: tl.constexpr):  # fmt: skip
     """The first K keys of each row in order: all BLOCK sorted, or where BLOCK_K < BLOCK (a
     topk) only the BLOCK_K smallest, kept by tl.topk, which merges instead of sorting all
-    (GROUPED: first narrowed to a few groups of the row)."""
+    (GROUPED: first narrowed to a few groups of the row). FULL: N is BLOCK and K is BLOCK_K,
+    so loads and stores need no masks (and move 16 bytes a thread at a time on a GPU)."""
     row = tl.program_id(0).to(tl.int64)
     cols = tl.arange(0, BLOCK)
-    inside = cols < N
+    inside = (cols < N) | FULL
     v = tl.load(x + row * s_row + cols * s_col, mask=inside, other=0)
     packed = _packed(v, cols, inside, FLOAT, DESCENDING)
     if GROUPED:
@@ -114,7 +115,7 @@ def _sort_kernel(x, values, indices, N, K, s_row, s_col, FLOAT: tl.constexpr,
     else:
         first = tl.sort(packed)
     position = first & 0xFFFFFFFF
-    kept = cols < K
+    kept = (cols < K) | FULL
     tl.store(indices + row * K + cols, position, mask=kept)
     picked = _value_of(first, x + row * s_row + position * s_col, kept, FLOAT, DESCENDING)
     tl.store(values + row * K + cols, picked.to(values.dtype.element_ty), mask=kept)
@@ -150,11 +151,24 @@ def _sorted_rows(input, dim, k, descending):
         is_float = input.dtype.is_floating_point
         # The CPU's network gathers each compare-and-swap's partner; the GPU's swaps registers.
         grouped = input.device.type == "cpu" and block >= GROUPED_FROM * block_k * block_k
+        full = n == block and k == block_k
         _sort_kernel[(rows.shape[0],)](rows, values, indices, n, k, *rows.stride(), is_float,
-                                       bool(descending), block, block_k, grouped)  # fmt: skip
+                                       bool(descending), block, block_k, grouped, full,
+                                       **_options(input.device, block, block_k))  # fmt: skip
     if not input.dim():
         return values.reshape(()), indices.reshape(())
     return values.movedim(-1, dim), indices.movedim(-1, dim)
+
+
+def _options(device, block, block_k):
+    """A GPU's full sort spreads the row over warps at 8 keys a thread (16 warps for 4096)
+    under 64 registers (none spilled, sm_90a): two such CTAs, 32 warps, share an SM, enough to
+    hide the latency of the network's shuffles and the row's loads, which ptxas issues one
+    16-byte load at a time between the first stages; at 4 warps a 4096-key sort took 207
+    registers, 8 warps an SM. A topk keeps the default (its 4 warps take 103 registers)."""
+    if device.type == "cpu" or block_k < block:
+        return {}
+    return {"num_warps": min(max(block // 256, 1), 16), "maxnreg": 64}
 
 
 def _out(result, out):
