@@ -1,20 +1,31 @@
-"""Run Triton's own test_core.py (or any of its test files) against Naiad, through the switch.
+"""Run Triton's own test_core.py (or any of its test files) against Naiad, through the switch,
+and, with `--against-triton`, the same tests against the Triton installed beside it.
 
-    python scripts/triton_suite.py TRITON_CHECKOUT [--sample N] [--seed S] [--device cpu]
-        [--file python/test/unit/language/test_core.py] [--out DIR] [-- pytest args]
+    python scripts/triton_suite.py TRITON_CHECKOUT [--sample N] [--seed S] [--device cpu|cuda]
+        [--file python/test/unit/language/test_core.py] [--select REGEX] [--out DIR]
+        [--against-triton] [--workers N] [--triton-workers N] [--test-timeout S] [--budget S]
+        [-- pytest args]
 
 Nothing is fetched: TRITON_CHECKOUT is a checkout (or an export) of Triton's repository. The
 test ids of the file are collected under `python -m naiad.run`, a fixed random sample of them
-(seeded, so runs compare) is run with `--device cpu` (compiled for the CPU: NAIAD_BACKEND=cpu)
-and junit XML, and the outcome is printed: counts, and the failures grouped by the first line
-of their message (what docs/compat.md records). The runs happen in a copy of the test folder
-with Triton's python/conftest.py beside it, so Triton's own fixtures (`device`, ...) apply.
+(seeded, so runs compare) is run with `--device DEVICE` (cpu: compiled for the CPU,
+NAIAD_BACKEND=cpu; cuda: compiled for the GPU), and the outcome is printed: counts, and the
+failures grouped by the first line of their message (what docs/compat.md records). The runs
+happen in a copy of the test folder with Triton's conftest files beside it, so Triton's own
+fixtures (`device`, ...) apply.
+
+`--against-triton` runs the sample a second time, at the same time, with `python -m pytest`
+and no switch: the installed Triton (its interpreter, TRITON_INTERPRET=1, for `--device cpu`),
+and prints what both passed and Naiad's share of Triton's passes, with what Naiad did instead
+where Triton passed. Each side runs its tests in parallel where pytest-xdist is installed (the
+cores split between the sides), each test within `--test-timeout` (triton_suite_runs.py), and
+both within `--budget` seconds. Logs, `ids.txt`, `outcomes.tsv` and `summary.txt` go to --out.
 """
 
 from __future__ import annotations
 
 import argparse
-import collections
+import math
 import os
 import random
 import re
@@ -22,15 +33,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import xml.etree.ElementTree as ET
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import triton_suite_report as report
+from triton_suite_runs import Limits, Side, has_module, run_side
+
 _TEST_ID = re.compile(r"[\w./-]+\.py::\S")
-
-
-def _switched(args: list[str], cwd: Path, env: dict) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "naiad.run", "-m", "pytest", *args]
-    return subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True)
 
 
 def _prepare(checkout: Path, test_file: str, work: Path) -> Path:
@@ -46,12 +56,13 @@ def _prepare(checkout: Path, test_file: str, work: Path) -> Path:
     return folder / source.name
 
 
-def collect(test_path: Path, work: Path, env: dict) -> list[str]:
+def collect(side: Side, test_path: Path, work: Path) -> list[str]:
     """The lines of the collection that name a test: its ids, and the few warnings that quote
     one after some words (`Test: tests/test_core.py::test_dtype_tensor, argvalues type: map`).
     Samples are drawn from these lines, as they always were, so a seed keeps its sample; the
     warnings are dropped from a sample afterwards (`is_test_id`)."""
-    done = _switched(["--collect-only", "-q", str(test_path)], work, env)
+    command = [*side.prefix, "--collect-only", "-q", str(test_path)]
+    done = subprocess.run(command, cwd=work, env=side.env, capture_output=True, text=True)
     lines = [line.strip() for line in done.stdout.splitlines() if "::" in line]
     if not any(is_test_id(line) for line in lines):
         raise SystemExit(f"nothing collected:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
@@ -62,28 +73,32 @@ def is_test_id(line: str) -> bool:
     return _TEST_ID.match(line) is not None
 
 
-def _causes(junit: Path) -> tuple[collections.Counter, collections.Counter]:
-    outcomes, causes = collections.Counter(), collections.Counter()
-    for case in ET.parse(junit).getroot().iter("testcase"):
-        failed = case.find("failure") if case.find("failure") is not None else case.find("error")
-        if failed is not None:
-            outcomes["failed" if case.find("failure") is not None else "error"] += 1
-            causes[_first_line(failed.get("message") or failed.text or "")] += 1
-        elif case.find("skipped") is not None:
-            outcomes["skipped"] += 1
-        else:
-            outcomes["passed"] += 1
-    return outcomes, causes
+def _sides(options) -> tuple[Side, Side | None]:
+    """Naiad through its switch, and (`--against-triton`) the installed Triton without it,
+    each with its share of the cores where pytest-xdist is installed."""
+    cores = os.cpu_count() or 1
+    parallel = has_module("xdist")
+    naiad_workers = options.workers if options.workers is not None else cores
+    if options.against_triton and options.workers is None:
+        naiad_workers = max(1, cores * 3 // 4)  # Naiad compiles in Python: the larger share
+    triton_workers = options.triton_workers or max(1, cores - naiad_workers)
+    backend = "cpu" if options.device == "cpu" else "auto"
+    naiad = Side(
+        "naiad",
+        [sys.executable, "-m", "naiad.run", "-m", "pytest"],
+        {**os.environ, "NAIAD_BACKEND": backend},
+        naiad_workers if parallel else 0,
+    )
+    if not options.against_triton:
+        return naiad, None
+    plain = {k: v for k, v in os.environ.items() if not k.startswith("NAIAD_")}
+    if options.device == "cpu":
+        plain["TRITON_INTERPRET"] = "1"
+    triton = Side("triton", [sys.executable, "-m", "pytest"], plain, triton_workers * parallel)
+    return naiad, triton
 
 
-def _first_line(message: str) -> str:
-    line = message.strip().splitlines()[0] if message.strip() else "(no message)"
-    line = re.sub(r"0x[0-9a-f]+", "0x…", line)
-    line = re.sub(r"/[^\s:]+/", "…/", line)
-    return line[:200]
-
-
-def main(argv=None) -> int:
+def _parse(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("checkout", type=Path)
     parser.add_argument("--file", default="python/test/unit/language/test_core.py")
@@ -92,26 +107,44 @@ def main(argv=None) -> int:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--select", default="", help="a regular expression test ids must match")
     parser.add_argument("--out", type=Path, default=None)
+    parser.add_argument("--against-triton", action="store_true")
+    parser.add_argument("--workers", type=int, default=None, help="Naiad's xdist workers")
+    parser.add_argument("--triton-workers", type=int, default=None)
+    parser.add_argument("--test-timeout", type=float, default=300.0, help="seconds a test")
+    parser.add_argument("--budget", type=float, default=math.inf, help="seconds for the runs")
     parser.add_argument("pytest_args", nargs="*")
-    options = parser.parse_args(argv)
-    env = {**os.environ, "NAIAD_BACKEND": "cpu" if options.device == "cpu" else "auto"}
+    return parser.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    options = _parse(argv)
+    naiad, triton = _sides(options)
     work = Path(tempfile.mkdtemp(prefix="naiad-triton-suite-"))
     test_path = _prepare(options.checkout.resolve(), options.file, work)
-    ids = [i for i in collect(test_path, work, env) if re.search(options.select, i)]
+    ids = [i for i in collect(naiad, test_path, work) if re.search(options.select, i)]
     drawn = random.Random(options.seed).sample(ids, min(options.sample, len(ids)))
     chosen = sorted(i for i in drawn if is_test_id(i))
-    out = options.out or work
+    out = (options.out or work).resolve()
     out.mkdir(parents=True, exist_ok=True)
     (out / "ids.txt").write_text("\n".join(chosen) + "\n")
-    junit = out / "junit.xml"
-    args = [f"--device={options.device}", f"--junitxml={junit}", "-q", "-p", "no:randomly"]
-    done = _switched([*args, *options.pytest_args, *chosen], work, env)
-    (out / "log.txt").write_text(done.stdout + done.stderr)
-    outcomes, causes = _causes(junit)
+    known = set(collect(triton, test_path, work)) if triton is not None else set()
+    extra = [f"--device={options.device}", *options.pytest_args]
+    limits = Limits(options.test_timeout, time.monotonic() + options.budget, extra)
     collected = sum(is_test_id(i) for i in ids)
-    print(f"{collected} collected, {len(chosen)} run (seed {options.seed}): {dict(outcomes)}")
-    for cause, count in causes.most_common():
-        print(f"{count:5}  {cause}")
+    if triton is None:
+        results = run_side(naiad, chosen, work, out, limits)
+        lines = report.single(results, collected, options.seed)
+        other = None
+    else:
+        uncollected = [i for i in chosen if i not in known]
+        runs = ((naiad, chosen), (triton, [i for i in chosen if i in known]))
+        with ThreadPoolExecutor(2) as pool:
+            done = [pool.submit(run_side, side, tests, work, out, limits) for side, tests in runs]
+            results, other = (future.result() for future in done)
+        lines = report.against(results, other, uncollected, collected, options.seed)
+    (out / "outcomes.tsv").write_text(report.table(results, other))
+    (out / "summary.txt").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
     return 0
 
 
