@@ -210,7 +210,9 @@ def manifest_bytes(key: str, files: dict[str, bytes], metadata: dict) -> bytes:
         "files": facts,
         "digest": digest(key, metadata, facts),
     }
-    return json.dumps(manifest, sort_keys=True).encode()
+    # Not sorted: the metadata's mappings keep their order (a kernel's signature is in
+    # parameter order, as a launch built from a cache hit reads it); `digest` is canonical.
+    return json.dumps(manifest).encode()
 
 
 def _write_file(path: pathlib.Path, data: bytes) -> None:

@@ -66,6 +66,13 @@ def test_put_then_get_from_memory_and_from_disk(tmp_path):
     assert store.get(key).metadata == entry.metadata  # the writer sees what readers see
 
 
+def test_metadata_mappings_keep_their_order_on_disk(tmp_path):
+    key = cache_key({"kernel": "order"})
+    signature = {"x_ptr": "*fp32", "B": "i32", "a": "constexpr", "W": "i32"}
+    Cache(tmp_path).put(key, FILES, {"signature": signature})
+    assert list(Cache(tmp_path).get(key).metadata["signature"]) == list(signature)
+
+
 def test_cache_dir_knob_is_followed_as_it_changes(tmp_path):
     store = Cache()
     for name in ("here", "there"):
