@@ -195,7 +195,7 @@ def test_gpu_sort_code():
     options = sort_module._options(torch.device("cuda"), 4096, 4096)
     compiled = sort_module._sort_kernel.warmup(
         x, values, np.zeros((2, 4096), np.int64), 4096, 4096, 4096, 1, True, False, 4096, 4096,
-        False, True, grid=(2,), target="cuda:sm_90a", **options,
+        False, True, 32, grid=(2,), target="cuda:sm_90a", **options,
     )  # fmt: skip
     ptx = compiled.asm["ptx"]
     assert ptx.count("shfl.sync") == 640

@@ -35,47 +35,61 @@ _KEYED = (
 
 
 @jit
-def _order_key(v, FLOAT: tl.constexpr):
-    """An int32 that orders as the value `v` does (NaN above +inf; -0.0 equal to +0.0, as
-    torch's sorts hold them, so that a stable sort keeps the two zeros in their order)."""
+def _order_key(v, FLOAT: tl.constexpr, KEY_BITS: tl.constexpr):
+    """An int32 within KEY_BITS signed bits that orders as the value `v` does (NaN above +inf;
+    -0.0 equal to +0.0, as torch's sorts hold them, so that a stable sort keeps the two zeros
+    in their order): a float's bits (16 of them for fp16 and bf16) with the magnitude flipped
+    where negative."""
     if FLOAT:
-        f = v.to(tl.float32)
-        bits = tl.where(f != f, 0x7FC00000, tl.where(f == 0, 0, f.to(tl.int32, bitcast=True)))
-        return bits ^ ((bits >> 31) & 0x7FFFFFFF)
+        if KEY_BITS == 16:
+            bits = v.to(tl.int16, bitcast=True).to(tl.int32)
+        else:
+            bits = v.to(tl.float32).to(tl.int32, bitcast=True)
+        top = (1 << (KEY_BITS - 1)) - 1  # above +inf, a NaN of either width
+        bits = tl.where(v != v, top, tl.where(v == 0, 0, bits))
+        return bits ^ ((bits >> 31) & top)
     return v.to(tl.int32)
 
 
 @jit
-def _packed(v, cols, inside, FLOAT: tl.constexpr, DESCENDING: tl.constexpr):
-    """Elements `v` at positions `cols` as int64 keys: the order key in the high half, the
-    position in the low half; where not `inside`, the largest key."""
-    key = _order_key(v, FLOAT)
+def _packed(v, cols, inside, FLOAT: tl.constexpr, DESCENDING: tl.constexpr,
+            KEY_BITS: tl.constexpr):  # fmt: skip
+    """Elements `v` at positions `cols` as keys of twice KEY_BITS (int32 for 16-bit values,
+    int64 otherwise): the order key in the high half, the position in the low half; where not
+    `inside`, the largest key."""
+    key = _order_key(v, FLOAT, KEY_BITS)
     if DESCENDING:
         key = ~key
+    if KEY_BITS == 16:
+        return tl.where(inside, (key << 16) | cols, 0x7FFFFFFF)
     packed = (key.to(tl.int64) << 32) | cols.to(tl.int64)
     return tl.where(inside, packed, 0x7FFFFFFFFFFFFFFF)
 
 
 @jit
-def _value_of(first, ptrs, kept, FLOAT: tl.constexpr, DESCENDING: tl.constexpr):
-    """The values of sorted keys `first`, read back from their high halves (the order key is
-    its own inverse on the bits), so that only a NaN or a zero, whose key does not keep its
-    bits or sign, is read again from the row (`ptrs`, at its position): the others need no
-    gather from memory."""
-    key = (first >> 32).to(tl.int32)
+def _value_of(first, ptrs, kept, values, FLOAT: tl.constexpr, DESCENDING: tl.constexpr,
+              KEY_BITS: tl.constexpr):  # fmt: skip
+    """The values (of `values`' dtype) of sorted keys `first`, read back from their high halves
+    (the order key is its own inverse on the bits), so that only a NaN or a zero, whose key
+    does not keep its bits or sign, is read again from the row (`ptrs`, at its position): the
+    others need no gather from memory."""
+    key = (first >> KEY_BITS).to(tl.int32)
     if DESCENDING:
         key = ~key
-    if FLOAT:
-        f = (key ^ ((key >> 31) & 0x7FFFFFFF)).to(tl.float32, bitcast=True)
-        lost = (f != f) | (f == 0)
-        again = tl.load(ptrs, mask=kept & lost)
-        return tl.where(lost, again, f.to(again.dtype))
-    return key
+    if not FLOAT:
+        return key.to(values.dtype.element_ty)
+    bits = key ^ ((key >> 31) & ((1 << (KEY_BITS - 1)) - 1))
+    if KEY_BITS == 16:
+        f = bits.to(tl.int16).to(values.dtype.element_ty, bitcast=True)
+    else:
+        f = bits.to(tl.float32, bitcast=True).to(values.dtype.element_ty)
+    lost = (f != f) | (f == 0)
+    return tl.where(lost, tl.load(ptrs, mask=kept & lost), f)
 
 
 @jit
 def _smallest_by_groups(x, row, N, s_row, s_col, packed, FLOAT: tl.constexpr,
-                        DESCENDING: tl.constexpr, BLOCK: tl.constexpr,
+                        DESCENDING: tl.constexpr, KEY_BITS: tl.constexpr, BLOCK: tl.constexpr,
                         BLOCK_K: tl.constexpr):  # fmt: skip
     """The BLOCK_K smallest of the row's keys `packed`, sorted, found among a few groups of
     BLOCK_K keys: each of them lies in one of the BLOCK_K groups of least minimum (were its group
@@ -83,19 +97,20 @@ def _smallest_by_groups(x, row, N, s_row, s_col, packed, FLOAT: tl.constexpr,
     BLOCK_K; keys are unique). So a min over the row, then tl.topk on the group minima and on
     those groups' BLOCK_K * BLOCK_K keys, instead of tl.topk's network over the whole row."""
     minima = tl.min(tl.reshape(packed, [BLOCK // BLOCK_K, BLOCK_K]), 1)
-    groups = (tl.topk(minima, BLOCK_K, descending=False) & 0xFFFFFFFF) // BLOCK_K
+    least = tl.topk(minima, BLOCK_K, descending=False)
+    groups = (least & ((1 << KEY_BITS) - 1)).to(tl.int32) // BLOCK_K
     cols = tl.reshape(groups[:, None] * BLOCK_K + tl.arange(0, BLOCK_K)[None, :],
                       [BLOCK_K * BLOCK_K])  # fmt: skip
     inside = cols < N
     v = tl.load(x + row * s_row + cols * s_col, mask=inside, other=0)
-    candidates = _packed(v, cols, inside, FLOAT, DESCENDING)
+    candidates = _packed(v, cols, inside, FLOAT, DESCENDING, KEY_BITS)
     return tl.topk(candidates, BLOCK_K, descending=False)
 
 
 @jit(do_not_specialize=["N", "K"])
 def _sort_kernel(x, values, indices, N, K, s_row, s_col, FLOAT: tl.constexpr,
                  DESCENDING: tl.constexpr, BLOCK: tl.constexpr, BLOCK_K: tl.constexpr,
-                 GROUPED: tl.constexpr, FULL: tl.constexpr):  # fmt: skip
+                 GROUPED: tl.constexpr, FULL: tl.constexpr, KEY_BITS: tl.constexpr):  # fmt: skip
     """The first K keys of each row in order: all BLOCK sorted, or where BLOCK_K < BLOCK (a
     topk) only the BLOCK_K smallest, kept by tl.topk, which merges instead of sorting all
     (GROUPED: first narrowed to a few groups of the row). FULL: N is BLOCK and K is BLOCK_K,
@@ -104,21 +119,22 @@ def _sort_kernel(x, values, indices, N, K, s_row, s_col, FLOAT: tl.constexpr,
     cols = tl.arange(0, BLOCK)
     inside = (cols < N) | FULL
     v = tl.load(x + row * s_row + cols * s_col, mask=inside, other=0)
-    packed = _packed(v, cols, inside, FLOAT, DESCENDING)
+    packed = _packed(v, cols, inside, FLOAT, DESCENDING, KEY_BITS)
     if GROUPED:
-        first = _smallest_by_groups(x, row, N, s_row, s_col, packed, FLOAT, DESCENDING, BLOCK,
-                                    BLOCK_K)  # fmt: skip
+        first = _smallest_by_groups(x, row, N, s_row, s_col, packed, FLOAT, DESCENDING,
+                                    KEY_BITS, BLOCK, BLOCK_K)  # fmt: skip
         cols = tl.arange(0, BLOCK_K)
     elif BLOCK_K < BLOCK:
         first = tl.topk(packed, BLOCK_K, descending=False)
         cols = tl.arange(0, BLOCK_K)
     else:
         first = tl.sort(packed)
-    position = first & 0xFFFFFFFF
+    position = (first & ((1 << KEY_BITS) - 1)).to(tl.int64)
     kept = (cols < K) | FULL
     tl.store(indices + row * K + cols, position, mask=kept)
-    picked = _value_of(first, x + row * s_row + position * s_col, kept, FLOAT, DESCENDING)
-    tl.store(values + row * K + cols, picked.to(values.dtype.element_ty), mask=kept)
+    picked = _value_of(first, x + row * s_row + position * s_col, kept, values, FLOAT,
+                       DESCENDING, KEY_BITS)  # fmt: skip
+    tl.store(values + row * K + cols, picked, mask=kept)
 
 
 def _int32_valued(input) -> bool:
@@ -152,8 +168,9 @@ def _sorted_rows(input, dim, k, descending):
         # The CPU's network gathers each compare-and-swap's partner; the GPU's swaps registers.
         grouped = input.device.type == "cpu" and block >= GROUPED_FROM * block_k * block_k
         full = n == block and k == block_k
+        key_bits = 16 if input.element_size() <= 2 else 32
         _sort_kernel[(rows.shape[0],)](rows, values, indices, n, k, *rows.stride(), is_float,
-                                       bool(descending), block, block_k, grouped, full,
+                                       bool(descending), block, block_k, grouped, full, key_bits,
                                        **_options(input.device, block, block_k))  # fmt: skip
     if not input.dim():
         return values.reshape(()), indices.reshape(())
