@@ -231,6 +231,11 @@ class AutotunerError(NaiadError, ValueError):
         return str(self)
 
 
+class InvalidLaunchOption(NaiadError, ValueError, AssertionError):
+    """A launch option out of its range (`num_warps=3`). A ValueError, and an AssertionError
+    too: Triton checks its options with `assert`, and code written for it catches that."""
+
+
 class OutOfResources(NaiadError):
     """A kernel needs more of a hardware resource (shared memory, registers, threads) than the
     target has."""

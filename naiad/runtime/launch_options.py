@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import InvalidLaunchOption
+
 
 @dataclass(frozen=True)
 class LaunchOptions:
@@ -28,11 +30,15 @@ class LaunchOptions:
     def __post_init__(self):
         warps = self.num_warps
         if not isinstance(warps, int) or warps < 1 or warps & (warps - 1):
-            raise ValueError(f"num_warps must be a power of 2, got {warps!r}")
+            raise InvalidLaunchOption(f"num_warps must be a power of 2, got {warps!r}")
         if not isinstance(self.num_stages, int) or self.num_stages < 0:
-            raise ValueError(f"num_stages must be a non-negative int, got {self.num_stages!r}")
+            raise InvalidLaunchOption(
+                f"num_stages must be a non-negative int, got {self.num_stages!r}"
+            )
         if self.maxnreg is not None and (not isinstance(self.maxnreg, int) or self.maxnreg <= 0):
-            raise ValueError(f"maxnreg must be a positive int or None, got {self.maxnreg!r}")
+            raise InvalidLaunchOption(
+                f"maxnreg must be a positive int or None, got {self.maxnreg!r}"
+            )
         if self.clc:
             # Cluster launch control schedules tiles on Blackwell (sm_100+), which Naiad does not
             # target; Triton refuses it below sm_100 too. False, the default, launches as usual.

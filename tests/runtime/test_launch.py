@@ -140,6 +140,9 @@ def test_grid_dimensions_must_be_integers():
 def test_num_warps_must_be_power_of_2(warps):
     with pytest.raises(ValueError, match=r"num_warps must be a power of 2"):
         fill_index[(1,)](poisoned(16), 16, num_warps=warps)
+    # Triton checks its options with `assert`: code catching AssertionError finds it too.
+    with pytest.raises(AssertionError, match=r"num_warps must be a power of 2"):
+        fill_index.warmup(poisoned(16), 16, grid=(1,), num_warps=warps)
 
 
 def test_options_are_accepted():
