@@ -17,6 +17,7 @@ import numpy as np
 
 from .binder import tensor_type
 from .cpu_parameters import extent, slot_converter
+from .cpu_streaming import program_threshold
 from .globals_check import globals_checker
 from .tuple_arguments import is_tuple, leaves
 
@@ -49,7 +50,7 @@ class FastCpuLaunch:
         "_scratch",
         "_select",
         "_sites",
-        "_stream_from",
+        "_stream_threshold",
         "_table",
         "_tensor",
     )
@@ -69,7 +70,7 @@ class FastCpuLaunch:
         # place among the tuple's launch values and its path in the tuple
         self._pointers = pointers
         self._tensor = tensor_type()
-        self._stream_from = launchable.stream_from
+        self._stream_threshold = launchable.stream_threshold
         self._select = select
         self._run = pool.run
         self._entry = launchable.entry
@@ -140,7 +141,7 @@ class FastCpuLaunch:
         if self._select is not None:
             values = self._select(values)
         n_programs = dims[0] * dims[1] * dims[2]
-        stream = n_programs >= self._stream_from
+        stream = program_threshold(self._stream_threshold, n_programs)
         block = self._block_of_this_thread()
         try:  # one pack into a block made once per thread: 3x faster than a new ctypes array
             self._pack(block, 0, dims[0], dims[1], dims[2], *values, *extents, stream)

@@ -6,11 +6,11 @@ compiles it (runtime/compiler.py: TTIR → Linalg → LLVM → object code, thro
 the options the CPU's compile reads - debug mode, assertions - are part of the key,
 `cpu_options`) and links the object into the process once. Each launch packs
 the parameter block (cpu_parameters.py: grid size, then one 8-byte slot per argument of the
-compiled function, then the extent of each pointer argument, then whether the launch streams
-its stores: cpu_streaming.py) and runs the grid on the worker pool. A global the kernel read at
-compile time that has changed since is an error, as in Triton. Later launches take the hot path
-(cpu_fast_launch.py); a small first launch may run in the interpreter while the kernel compiles
-in the background (cpu_tiering.py).
+compiled function, then the extent of each pointer argument, then the bytes from which a
+program streams its stores: cpu_streaming.py) and runs the grid on the worker pool. A global
+the kernel read at compile time that has changed since is an error, as in Triton. Later
+launches take the hot path (cpu_fast_launch.py); a small first launch may run in the
+interpreter while the kernel compiles in the background (cpu_tiering.py).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from .compiler import begin_compile, compile_specialization
 from .cpu_fast_launch import FastCpuLaunch
 from .cpu_inline_grid import inline_programs
 from .cpu_parameters import pack_parameters
-from .cpu_streaming import streaming_grid
+from .cpu_streaming import program_threshold, stream_threshold
 from .globals_check import check_globals
 from .host_arrays import describe, is_array_like
 from .interpreter.launch import run_grid
@@ -52,7 +52,7 @@ class CpuLaunchable:
     entry: int
     loaded: object  # keeps the object code mapped
     _prepared: object = None  # its FastCpuLaunch, made on first request (False: none)
-    _stream_from: int | None = None
+    _stream_threshold: int | None = None
     _inline_programs: int | None = None
 
     @property
@@ -70,11 +70,12 @@ class CpuLaunchable:
         return self.kernel.globals_used
 
     @property
-    def stream_from(self) -> int:
-        """The grid size from which a launch streams the kernel's unhinted stores."""
-        if self._stream_from is None:
-            self._stream_from = streaming_grid(self.kernel.metadata.get("stream_bytes", 0))
-        return self._stream_from
+    def stream_threshold(self) -> int:
+        """The bytes a launch's stores must write for it to stream the kernel's unhinted
+        stores (the knob is read once, at the first launch)."""
+        if self._stream_threshold is None:
+            self._stream_threshold = stream_threshold()
+        return self._stream_threshold
 
     @property
     def inline_programs(self) -> int:
@@ -291,7 +292,7 @@ class CpuLauncher:
             )
         if launchable.globals_used:
             check_globals(self.jit_function, launchable.globals_used)
-        stream = n_programs >= launchable.stream_from
+        stream = program_threshold(launchable.stream_threshold, n_programs)
         params = pack_parameters(launchable.arguments, arguments, grid, addresses, stream)
         threads = 1 if n_programs <= launchable.inline_programs else None
         pool.run(

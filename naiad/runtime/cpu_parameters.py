@@ -30,10 +30,11 @@ def slot_converter(kind: str, annotation):
     return None
 
 
-def pack_parameters(arguments, bound: dict, grid, addresses=None, stream=False) -> np.ndarray:
+def pack_parameters(arguments, bound: dict, grid, addresses, stream: int) -> np.ndarray:
     """The parameter block of abi.py: grid size, then one slot per compiled argument
-    (`addresses`: the data addresses of array arguments, when already known), then the extent
-    of each pointer argument, then whether the launch streams its stores."""
+    (`addresses`: the data addresses of array arguments, when known, else None), then the extent
+    of each pointer argument, then `stream`, the bytes a program's stores must write to
+    stream (cpu_streaming.program_threshold)."""
     values = _expand_descriptors(bound)
     slots = [grid[0], grid[1], grid[2]]
     for name, kind in arguments:
@@ -42,7 +43,7 @@ def pack_parameters(arguments, bound: dict, grid, addresses=None, stream=False) 
     for name, kind in arguments:
         if kind == "ptr":
             slots += extent(values[name])
-    slots.append(int(stream))
+    slots.append(stream)
     return np.array(slots, dtype=np.int64)
 
 

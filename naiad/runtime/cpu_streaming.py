@@ -2,10 +2,12 @@
 
 A kernel's structured stores that carry no cache hint are compiled both ways (normal and
 non-temporal: backends/cpu/codegen/streaming.py) and the launch chooses with one parameter
-slot (abi.py). It streams when those stores write at least half the last-level cache: lines
-written that many bytes back, with the launch's own reads between, are mostly evicted before
-anyone reads them, so a normal store's read of each line (read-for-ownership) is wasted memory
-traffic, while a smaller output is better left in the cache for its next reader.
+slot (abi.py): the bytes each program must store, which the program compares with what it
+stores, a store in a loop counted by the loop's trips. It streams when those stores write at
+least half the last-level cache: lines written that many bytes back, with the launch's own
+reads between, are mostly evicted before anyone reads them, so a normal store's read of each
+line (read-for-ownership) is wasted memory traffic, while a smaller output is better left in
+the cache for its next reader.
 `NAIAD_CPU_STREAM_BYTES` sets the threshold in bytes instead (1: every launch streams).
 
 Half, not more: on a Zen 3 EPYC (32 MiB L3 shared with other guests), a 16 MiB output streamed
@@ -18,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import glob
-import sys
 
 from .. import knobs
 
@@ -48,10 +49,13 @@ def last_level_cache_bytes() -> int:
     return max(sizes, default=_DEFAULT_LAST_LEVEL_CACHE)
 
 
-def streaming_grid(stream_bytes: int) -> int:
-    """The number of programs from which a launch streams, for a kernel whose programs each
-    store `stream_bytes` through stores the launch chooses for (no such store: never)."""
-    if stream_bytes <= 0:
-        return sys.maxsize
-    threshold = knobs.stream_bytes.get() or int(STREAM_CACHE_FRACTION * last_level_cache_bytes())
-    return max(1, -(-threshold // stream_bytes))
+def stream_threshold() -> int:
+    """The bytes a launch's streamable stores must write for it to stream them."""
+    return knobs.stream_bytes.get() or int(STREAM_CACHE_FRACTION * last_level_cache_bytes())
+
+
+def program_threshold(threshold: int, n_programs: int) -> int:
+    """The bytes each of `n_programs` programs must store for the launch to reach
+    `threshold`: the parameter block's last slot (abi.py). The program compares what it
+    stores, its loops' trips counted (backends/cpu/codegen/streaming.py)."""
+    return max(1, -(-threshold // max(n_programs, 1)))

@@ -13,8 +13,10 @@ in the order of the pointers: the *extent* `[low, high)`, the bytes around the p
 array's underlying storage (a NumPy array's base buffer, a torch tensor's storage) allows, as
 signed offsets from the pointer (`low <= 0 <= high`; a null pointer's extent is empty). Every
 access is checked against it (middle/linalg/bounds_checks.py). The last slot, after all of
-those, is the launch's store mode: nonzero when the stores the kernel leaves to the launch write
-past the caches (non-temporal; codegen/streaming.py, runtime/cpu_streaming.py).
+those, is the launch's store mode: the bytes a program's stores that the kernel leaves to the
+launch must write for them to go past the caches (non-temporal; a store in a loop counted by
+the loop's trips; codegen/streaming.py, runtime/cpu_streaming.py): 1 streams them always, 0
+never.
 
 The entry point runs the linear program ids `pid_begin <= p < pid_end` in increasing order, where
 p = x + gx * (y + gy * z) for the program (x, y, z) of a grid (gx, gy, gz). The runner calls it once

@@ -1,17 +1,25 @@
 """Streaming (non-temporal) stores on the CPU: the store hints reach the code, a launch chooses
-for unhinted stores by the bytes it writes, and results never depend on the choice."""
+for unhinted stores by the bytes it writes (a store in a loop counted by the loop's trips), and
+results never depend on the choice."""
 
+import ctypes
+import itertools
 import platform
 import re
+import types
 
 import numpy as np
 import pytest
+from host_code import load_ir
 from launch_kernels import add_kernel
+from llvmlite import ir
 
 import naiad
 import naiad.language as tl
 from naiad import knobs
 from naiad.backends.cpu import pool
+from naiad.backends.cpu.codegen.loops import trip_count
+from naiad.backends.cpu.codegen.streaming import MAX_COUNTED_TRIPS, launch_flag
 from naiad.runtime import cpu_streaming
 
 pytestmark = pytest.mark.usefixtures("cpu_fresh_cache")
@@ -210,7 +218,7 @@ def _flags(monkeypatch):
     return seen
 
 
-def test_the_launch_streams_when_its_stores_pass_the_threshold(monkeypatch):
+def test_the_launch_passes_the_bytes_each_program_must_store(monkeypatch):
     rng = np.random.default_rng(9)
     n = 1 << 16
     x, y = rng.standard_normal(n, np.float32), rng.standard_normal(n, np.float32)
@@ -222,18 +230,85 @@ def test_the_launch_streams_when_its_stores_pass_the_threshold(monkeypatch):
         for programs in (15, 16, 64, 15, 16):  # the slow path first, then the hot path
             add_kernel[(programs,)](x, y, out, programs * 1024, BLOCK=1024)
     _forget(add_kernel)
-    assert seen == [0, 1, 1, 0, 1]
+    assert seen == [4370, 4096, 1024, 4370, 4096]
     np.testing.assert_array_equal(out, x * 2 + y)
 
 
 def test_the_default_threshold_is_half_the_last_level_cache():
     cache = cpu_streaming.last_level_cache_bytes()
     assert cache >= 1 << 20
-    assert cpu_streaming.streaming_grid(0) > 1 << 40
     with knobs.override(NAIAD_CPU_STREAM_BYTES=""):
-        assert cpu_streaming.streaming_grid(16384) == -(-(cache // 2) // 16384)
+        assert cpu_streaming.stream_threshold() == cache // 2
     with knobs.override(NAIAD_CPU_STREAM_BYTES="1"):
-        assert cpu_streaming.streaming_grid(16384) == 1
+        assert cpu_streaming.stream_threshold() == 1
+    assert cpu_streaming.program_threshold(1, 64) == 1
+    assert cpu_streaming.program_threshold(1 << 24, 64) == 1 << 18
+
+
+@naiad.jit
+def row_loop_kernel(x_ptr, out_ptr, m, n, BLOCK: tl.constexpr):
+    """Programs striding over the rows, one store per row, as tutorial 02's softmax does."""
+    cols = tl.arange(0, BLOCK)
+    for row in tl.range(tl.program_id(0), m, tl.num_programs(0)):
+        x = tl.load(x_ptr + row * n + cols, mask=cols < n)
+        tl.store(out_ptr + row * n + cols, x * 3 - 1, mask=cols < n)
+
+
+def test_a_row_loop_streams_the_same():
+    rng = np.random.default_rng(12)
+    m, n = 37, 300
+    x = rng.standard_normal(m * n).astype(np.float32)
+    expected = np.empty_like(x)
+    _interpreted(row_loop_kernel, (4,), (x, expected, m, n), BLOCK=512)
+    # 4 programs of 9 or 10 rows of 2 KiB blocks: 64 KiB streams only with the rows counted.
+    for mode in (ALWAYS, NEVER, str(64 << 10)):
+        out = np.full_like(x, 5)
+        _run(row_loop_kernel, (4,), (x, out, m, n), mode, BLOCK=512)
+        np.testing.assert_array_equal(out, expected)
+
+
+def _decision_module(depth: int) -> ir.Module:
+    """`i1 decide(i64 flag, i64 threshold, i64 lower, i64 upper, i64 step, ...)`: whether a
+    4 KiB store streams under `depth` nested loops of those bounds (the last slot's
+    threshold, the program's flag)."""
+    i64 = ir.IntType(64)
+    module = ir.Module(name="decide")
+    function = ir.Function(
+        module, ir.FunctionType(ir.IntType(8), [i64] * (2 + 3 * depth)), "decide"
+    )
+    b = ir.IRBuilder(function.append_basic_block("entry"))
+    flag, threshold, *bounds = function.args
+    trips = [trip_count(b, *bounds[3 * d : 3 * d + 3], False) for d in range(depth)]
+    fl = types.SimpleNamespace(
+        builder=b,
+        loop_trips=trips,
+        stream=b.icmp_signed("!=", flag, i64(0)),
+        stream_threshold=threshold,
+    )
+    b.ret(b.zext(launch_flag(fl, 4096), ir.IntType(8)))
+    return module
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+def test_a_store_in_loops_counts_their_trips(depth):
+    loaded = load_ir(str(_decision_module(depth)), ["decide"], name=f"decide{depth}")
+    decide = ctypes.CFUNCTYPE(ctypes.c_int8, *[ctypes.c_int64] * (2 + 3 * depth))(
+        loaded.address("decide")
+    )
+    loops = [(0, 64, 1), (3, 4096, 64), (5, 5, 1), (9, 2, 1), (0, 10, 0), (-7, 7, 3)]
+    for bounds in itertools.product(loops, repeat=depth):
+        trips = 1
+        for lower, upper, step in bounds:
+            trips *= max(0, -(-(upper - lower) // max(step, 1)))
+        flat = [v for triple in bounds for v in triple]
+        for threshold in (1, max(1, 4096 * trips), 4096 * trips + 1, 1 << 62):
+            for flag in (0, 1):
+                expected = flag or 4096 * trips >= threshold
+                assert decide(flag, threshold, *flat) == expected, (bounds, threshold, flag)
+    # The trips count up to MAX_COUNTED_TRIPS, so the bytes stay within an i64.
+    huge = [0, 1 << 40, 1] * depth
+    assert decide(0, 4096 * MAX_COUNTED_TRIPS, *huge) == 1
+    assert decide(0, 4096 * MAX_COUNTED_TRIPS + 1, *huge) == 0
 
 
 def test_aarch64_streams_with_stnp():

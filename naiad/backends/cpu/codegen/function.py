@@ -3,7 +3,7 @@
 The kernel becomes two LLVM functions:
 
     internal void @<name>.program(<arguments>, i32 × 6 program ids, ptr scratch, ptr status,
-                                  i64 pid, i1 stream)
+                                  i64 pid, i1 stream, i64 stream_threshold)
     void @<name>(ptr params, i64 pid_begin, i64 pid_end, ptr scratch, ptr status)   (abi.py)
 
 `program` is the body of one program, op by op; the entry point unpacks the parameter block and
@@ -74,6 +74,8 @@ class FunctionLowering:
         self.into: dict[Operation, View] = {}  # generics writing a loop's carried buffer
         self.stream: ir.Value | None = None  # i1: this launch streams its stores (streaming.py)
         self.stream_bytes = 0  # bytes per program of the stores the launch may stream
+        self.stream_threshold: ir.Value | None = None  # i64: the bytes a program streams from
+        self.loop_trips: list[ir.Value] = []  # i64 trip counts of the enclosing scf.for loops
 
     # -- values
 

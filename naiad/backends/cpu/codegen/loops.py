@@ -87,3 +87,17 @@ def if_then(b: ir.IRBuilder, condition: ir.Value, name: str = "then") -> Iterato
     if not b.block.is_terminated:
         b.branch(after)
     b.position_at_end(after)
+
+
+def trip_count(b: ir.IRBuilder, lower, upper, step, unsigned: bool) -> ir.Value:
+    """The iterations of a loop from `lower` below `upper` by `step`, as an i64: what a
+    store in its body is counted by when the launch decides to stream (streaming.py). The
+    divisor is at least 1, so that a step of 0 divides nothing."""
+    extend = b.zext if unsigned else b.sext
+    if lower.type != I64:
+        lower, upper, step = (extend(v, I64) for v in (lower, upper, step))
+    below = b.icmp_unsigned("<", lower, upper) if unsigned else b.icmp_signed("<", lower, upper)
+    one = ir.Constant(I64, 1)
+    step = b.select(b.icmp_signed(">", step, one), step, one)
+    span = b.sub(b.add(b.sub(upper, lower), step), one)
+    return b.select(below, b.udiv(span, step), ir.Constant(I64, 0))

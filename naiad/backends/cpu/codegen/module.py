@@ -28,6 +28,9 @@ from .store_plan import plan_stores
 I1 = ir.IntType(1)
 
 PROGRAM_ARGUMENTS = 6  # num_programs x, y, z and program id x, y, z, trailing (middle layer)
+# What the entry point passes a program after those: its scratch arena, the status record, its
+# linear id, whether its streamable stores stream, the bytes from which a store in a loop does.
+PROGRAM_TAIL = (PTR, PTR, I64, I1, I64)
 
 
 @dataclass
@@ -61,7 +64,7 @@ def lower_kernel(
     inputs = list(func_op.signature.inputs)
     user_inputs = inputs[: len(inputs) - PROGRAM_ARGUMENTS]
     program_type = ir.FunctionType(
-        ir.VoidType(), [_argument_type(t) for t in inputs] + [PTR, PTR, I64, I1]
+        ir.VoidType(), [_argument_type(t) for t in inputs] + list(PROGRAM_TAIL)
     )
     program = ir.Function(module, program_type, f"{name}.program")
     program.linkage = "internal"
@@ -69,23 +72,28 @@ def lower_kernel(
     # The scratch arena is the worker's own: nothing else in the program reaches it, so LLVM
     # may keep an argument's memory (a load read in place) apart from the scratch buffers a
     # loop writes, and vectorize the loop without run-time alias checks and a scalar copy.
-    program.args[-4].add_attribute("noalias")
+    program.args[-len(PROGRAM_TAIL)].add_attribute("noalias")
     fl = FunctionLowering(module, ScalarContext(module, features=features))
     fl.plan = plan_stores(func_op)
     fl.kernel = name
     fl.builder = ir.IRBuilder(program.append_basic_block("entry"))
     arguments = list(program.args)
-    fl.scratch, fl.status, fl.linear_pid, fl.stream = arguments[-4:]
+    tail = arguments[-len(PROGRAM_TAIL) :]
+    fl.scratch, fl.status, fl.linear_pid, fl.stream, fl.stream_threshold = tail
     for value, argument in zip(func_op.entry_block.arguments, arguments):
         fl.bind(value, argument)
     fl.lower_block(func_op.entry_block)
     if not fl.builder.block.is_terminated:
         fl.builder.ret_void()
-    _entry_point(module, name, program, user_inputs)
+    _entry_point(module, name, program, user_inputs, fl.stream_bytes)
     return LoweredKernel(module, name, fl.arena.size, fl.sites, fl.stream_bytes)
 
 
-def _entry_point(module: ir.Module, name: str, program: ir.Function, user_inputs) -> None:
+def _entry_point(module: ir.Module, name: str, program: ir.Function, user_inputs, stream_bytes):
+    """The ABI's entry point. The launch's last slot is the bytes a program's streamable
+    stores must write for them to stream (abi.py); `stream_bytes` is what they write with
+    each store counted once, the flag every program is passed (streaming.py counts a store in
+    a loop by the loop's trips itself)."""
     entry = ir.Function(module, entry_function_type(), name)
     params, begin, end, scratch, status = entry.args
     b = ir.IRBuilder(entry.append_basic_block("entry"))
@@ -93,7 +101,10 @@ def _entry_point(module: ir.Module, name: str, program: ir.Function, user_inputs
         b.load(b.gep(params, [ir.Constant(I64, i)], source_etype=I64), typ=I64)
         for i in range(GRID_SLOTS + len(user_inputs) + 1)
     ]
-    stream = b.icmp_signed("!=", slots.pop(), ir.Constant(I64, 0))  # the last slot (abi.py)
+    threshold = slots.pop()  # the last slot (abi.py): 0 never streams
+    never = b.icmp_signed("<=", threshold, ir.Constant(I64, 0))
+    threshold = b.select(never, ir.Constant(I64, (1 << 63) - 1), threshold)
+    stream = b.icmp_signed(">=", ir.Constant(I64, stream_bytes), threshold)
     grid = slots[:GRID_SLOTS]
     arguments = [_unpack(b, slot, t) for slot, t in zip(slots[GRID_SLOTS:], user_inputs)]
     grid32 = [b.trunc(g, I32) for g in grid]
@@ -104,7 +115,7 @@ def _entry_point(module: ir.Module, name: str, program: ir.Function, user_inputs
         y = b.urem(rest, grid[1])
         z = b.udiv(rest, grid[1])
         coords = [b.trunc(v, I32) for v in (x, y, z)]
-        b.call(program, [*arguments, *grid32, *coords, scratch, status, pid, stream])
+        b.call(program, [*arguments, *grid32, *coords, scratch, status, pid, stream, threshold])
         failed = b.icmp_signed(
             "!=", b.load_atomic(code_ptr, "monotonic", 4, typ=I32), ir.Constant(I32, 0)
         )

@@ -97,7 +97,7 @@ def streamed(fl, op, target: View, mode: str, source=None, producer=None) -> Non
     flag = ir.Constant(ir.IntType(1), 1)
     if mode == "launch":
         fl.stream_bytes += block_bytes(op, target)
-        flag = fl.stream
+        flag = launch_flag(fl, block_bytes(op, target))
     if producer is not None and _windows(producer) is not None:
         guard_overlaps(fl, producer, target)
         _stream_generic(fl, producer, target, flag)
@@ -114,6 +114,28 @@ def streamed(fl, op, target: View, mode: str, source=None, producer=None) -> Non
     if (fl.module.triple or platform.machine()).startswith(("x86_64", "i386", "i686")):
         with b.if_then(flag):
             _sfence(b)
+
+
+# Each loop's trips count at most this many times toward a store's bytes, and so does their
+# product, so that the product of nested loops' trips and a block's bytes stays within an i64.
+MAX_COUNTED_TRIPS = 1 << 24
+
+
+def launch_flag(fl, store_bytes: int) -> ir.Value:
+    """Whether the launch streams a store of `store_bytes` bytes per run (i1): the program's
+    flag, or, in loops, the store's bytes times the loops' trips reaching the launch's bytes
+    per program. A row softmax whose programs stride over the rows stores one row per
+    iteration: counted once, its 16 MiB output was never streamed."""
+    if not fl.loop_trips:
+        return fl.stream
+    b = fl.builder
+    cap = ir.Constant(I64, MAX_COUNTED_TRIPS)
+    trips = ir.Constant(I64, 1)
+    for count in fl.loop_trips:
+        trips = b.mul(trips, b.select(b.icmp_unsigned("<", count, cap), count, cap))
+        trips = b.select(b.icmp_unsigned("<", trips, cap), trips, cap)
+    written = b.mul(trips, ir.Constant(I64, store_bytes))
+    return b.or_(fl.stream, b.icmp_signed(">=", written, fl.stream_threshold))
 
 
 def _write(fl, target: View, source, producer) -> None:
