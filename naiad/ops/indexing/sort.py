@@ -178,13 +178,16 @@ def _sorted_rows(input, dim, k, descending):
 
 
 def _options(device, block, block_k):
-    """A GPU's full sort spreads the row over warps at 8 keys a thread (16 warps for 4096)
-    under 64 registers (none spilled, sm_90a): two such CTAs, 32 warps, share an SM, enough to
-    hide the latency of the network's shuffles and the row's loads, which ptxas issues one
-    16-byte load at a time between the first stages; at 4 warps a 4096-key sort took 207
-    registers, 8 warps an SM. A topk keeps the default (its 4 warps take 103 registers)."""
-    if device.type == "cpu" or block_k < block:
+    """A GPU spreads the row over warps at 8 keys a thread for a full sort (16 warps for 4096)
+    under 64 registers, 16 for a topk (8 warps; 63 registers for k = 8), none spilled on
+    sm_90a: 32 warps share an SM, enough to hide the latency of the network's shuffles and of
+    the row's loads, which ptxas issues one 16-byte load at a time between the first stages. At
+    the default 4 warps a 4096-key sort took 207 registers (8 warps an SM), a topk of 8 156
+    (12 warps an SM)."""
+    if device.type == "cpu":
         return {}
+    if block_k < block:  # uncapped: a large k's merges hold more (k = 512 spilled under 64)
+        return {"num_warps": min(max(block // 512, 1), 16)}
     return {"num_warps": min(max(block // 256, 1), 16), "maxnreg": 64}
 
 
