@@ -1,13 +1,15 @@
 """sort, argsort and topk along one dim, each row sorted by one program with the language's
 bitonic sort (tl.sort).
 
-tl.sort orders values only, so each element becomes one int64 key that orders like the pair
-(value, position): the value as an int32 that orders as the value does (a float's bits with the
-magnitude bits flipped where it is negative; NaN made the one positive NaN so that it sorts
-last, as torch's), negated bitwise for a descending sort, in the high half, and the position in
-the low half. Equal values then keep their order (a stable sort either way); the sorted keys'
-low halves are the indices and their high halves, turned back, the values (a NaN's, whose bits
-the key does not keep, read again from the row).
+tl.sort orders values only, so each element becomes one key that orders like the pair (value,
+position): an int64 of two 32-bit halves, or for 16-bit values an int32 of two 16-bit halves
+(half the work in every compare-and-swap). The high half is the value as an integer that orders
+as the value does (a float's bits with the magnitude bits flipped where it is negative; NaN made
+one positive NaN so that it sorts last, and -0.0 made +0.0, as torch's sorts hold them),
+negated bitwise for a descending sort; the low half is the position. Equal values then keep
+their order (a stable sort either way); the sorted keys' low halves are the indices and their
+high halves, turned back, the values (a NaN's or a zero's, whose bits the key does not keep,
+read again from the row).
 Rows of up to MAX_ROW elements. int64 values are sorted where they all fit an int32 (read on the
 host first); others, and fp64, do not fit a half and go to torch.
 """
