@@ -47,6 +47,7 @@ class Ptx:
 def _target_machine(arch: str, features: str) -> llvm.TargetMachine:
     """An NVPTX target machine at -O3; `arch` and `features` come from target.py's tables."""
     llvm_util.initialize()
+    llvm.set_option("", nv_target.SHORT_POINTERS)  # NVPTX's alone: other targets ignore it
     machine = llvm.Target.from_triple(nv_target.TRIPLE).create_target_machine(
         cpu=arch, features=features, opt=3
     )

@@ -27,9 +27,17 @@ from typing import NamedTuple
 from ...errors import InternalError, NaiadError
 
 TRIPLE = "nvptx64-nvidia-cuda"
-# NVPTX's data layout for 64-bit pointers (what LLVM's target machine reports for every sm_NN):
-# shared-memory pointers (address space 3) stay 64-bit, as Naiad's lowering expects.
-DATA_LAYOUT = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
+# LLVM's option for 32-bit pointers into shared, constant and local memory (their windows are
+# under 4 GiB). A shared-memory address then takes one register, not two, and its arithmetic
+# is 32-bit: a tensor-core loop computes one address per operand fragment it reads, and with
+# 64-bit addresses each cost a widening and a 64-bit add besides (the tf32 matmul's K loop of
+# a 128x32 tile: 68 `add.s64` and 50 `cvt.s64.s32` where 27 `add.s32` do).
+SHORT_POINTERS = "-nvptx-short-ptr"
+# NVPTX's data layout with SHORT_POINTERS (what LLVM's target machine reports for every sm_NN).
+DATA_LAYOUT = (
+    "e-p3:32:32-p4:32:32-p5:32:32-p6:32:32-p7:32:32"
+    "-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
+)
 
 
 class PtxIsa(NamedTuple):

@@ -26,8 +26,9 @@ from . import barriers
 from .context import Context, lowers
 from .emitter import GLOBAL_PTR, SHARED_PTR
 from .indexing import layout_of, redundant_thread_mask
-from .ldmatrix import store_plan, thread_bytes
+from .ldmatrix import store_plan
 from .memory import vector_width
+from .thread_addresses import ThreadAddresses
 
 COPY_BYTES = (4, 8, 16)  # what one `cp.async` moves
 
@@ -55,7 +56,7 @@ def _async_copy(ctx: Context, op) -> None:
     masks = ctx[op.mask] if op.mask is not None else None
     if ctx.bounds:
         raise InternalError("debug mode checks every load: the compiler does not pipeline it")
-    thread = thread_bytes(ctx, offsets, nbytes, view.dynamic)
+    addresses = ThreadAddresses(ctx, offsets, nbytes, view.dynamic)
     origin = view.origin_offset()
     kind = "cg" if size == 16 else "ca"
     layout = layout_of(op.src.type)
@@ -68,18 +69,16 @@ def _async_copy(ctx: Context, op) -> None:
     for first in range(0, len(ptrs), width):
         if first & redundant:
             continue
-        constant = (offsets.apply(register=first)[0] ^ origin) * nbytes
-        byte = em.op(f"xor i32 {thread}, {constant}") if constant else thread
-        address = em.shared_address(byte)
+        address = addresses.address((offsets.apply(register=first)[0] ^ origin) * nbytes)
         source_bytes = str(size)
         if masks is not None:
             source_bytes = em.op(f"select i1 {masks[first]}, i32 {size}, i32 0")
         text = f"cp.async.{kind}.shared.global [ $0 + 0 ], [ $1 + 0 ], {size}, $2;"
         args = [(SHARED_PTR, address), (GLOBAL_PTR, ptrs[first]), ("i32", source_bytes)]
         if unique is None:
-            em.asm("void", text, "l,l,r", args)
+            em.asm("void", text, "r,l,r", args)
         else:
-            em.asm("void", "@$3 " + text, "l,l,r,b", [*args, ("i1", unique)])
+            em.asm("void", "@$3 " + text, "r,l,r,b", [*args, ("i1", unique)])
     ctx[op.token] = ["0"]
 
 

@@ -20,7 +20,7 @@ from ....ir.float_format import float_to_bits, round_float
 
 _FLOAT_TYPES = {"f16": "half", "bf16": "bfloat", "f32": "float", "f64": "double"}
 GLOBAL_PTR = "ptr addrspace(1)"
-SHARED_PTR = "ptr addrspace(3)"
+SHARED_PTR = "ptr addrspace(3)"  # 32 bits wide (target.py's data layout): "r" in inline asm
 SHARED_BASE = "@global_smem"
 
 
@@ -186,6 +186,10 @@ class Emitter:
         hint: str = "asm",
     ) -> str:
         """Inline PTX; `ret` is `void`, one type, or `{ t, t, ... }` for several outputs."""
+        inputs = [c for c in constraints.split(",") if c and not c.startswith("=")]
+        for (kind, _), constraint in zip(args, inputs):
+            if kind == SHARED_PTR and constraint != "r":
+                raise InternalError(f"a shared-memory address is 32-bit, not {constraint!r}")
         effects = " sideeffect" if side_effects else ""
         operands = ", ".join(f"{t} {v}" for t, v in args)
         call = f'call {ret} asm{effects} "{asm_text(text)}", "{constraints}"({operands})'

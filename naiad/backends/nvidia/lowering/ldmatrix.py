@@ -44,10 +44,13 @@ from . import barriers
 from .context import Context
 from .dot_operands import unpack32
 from .emitter import SHARED_PTR, llvm_type
-from .indexing import emit_thread_coords, layout_of
+from .indexing import layout_of
+from .thread_addresses import ThreadAddresses
 
 _ROW_BYTES = 16  # one row of an 8 x 8 matrix of 16-bit elements
 _LINE_BYTES = 128  # the 32 four-byte banks
+# A 32-bit operand read element by element: each read of a warp covers 4 rows of 8 elements.
+_FRAGMENT_ROWS, _FRAGMENT_COLUMNS = 4, 8
 
 
 @dataclass(frozen=True)
@@ -127,7 +130,23 @@ def operand_encoding(src_t, dst_t, element_loads: bool = False):
     if trans and nbytes != 2 and not element_loads:
         return None
     inner, outer = (mn_dim, k_dim) if trans else (k_dim, mn_dim)
+    if trans and nbytes != 2:
+        return _element_load_encoding(dst_t.shape, inner, outer, nbytes)
     return swizzled_encoding(dst_t.shape, inner, outer, nbytes)
+
+
+def _element_load_encoding(shape, inner: int, outer: int, nbytes: int):
+    """The shared layout of an operand read one element per register along its rows (tf32's
+    B stored row-major): a warp's read takes 4 rows (K, `lane % 4`) of 8 consecutive elements
+    (N, `lane / 4`). Units of 8 elements are swizzled over 4 rows, which makes the read meet
+    every bank once, and rows 4 apart share their phase: a thread's registers then sit at
+    constant distances from its first, so a loop computes one address per operand and the
+    other reads take immediate offsets (a phase over 8 rows needs an XOR per register)."""
+    row_bytes = shape[inner] * nbytes
+    rows_per_line = max(1, _LINE_BYTES // row_bytes)
+    max_phase = max(1, _FRAGMENT_ROWS // rows_per_line)
+    order = [inner, outer] + [d for d in range(len(shape) - 1, -1, -1) if d not in (inner, outer)]
+    return SwizzledSharedEncodingAttr(_FRAGMENT_COLUMNS, rows_per_line, max_phase, order)
 
 
 def fragment_dims(dst_t) -> tuple[int, int, int] | None:
@@ -261,23 +280,6 @@ def _store_vector(offsets: LinearLayout, limit: int) -> int:
 
 
 # -- the code -----------------------------------------------------------------------------------
-def thread_bytes(ctx: Context, layout: LinearLayout, nbytes: int, dynamic=None) -> str:
-    """This thread's part of a byte offset of `layout` (its output is an element offset),
-    plus `dynamic` (an i32 value: the slot of a multi-buffered allocation, a multiple of a
-    power of two above every offset of `layout`, so adding it commutes with the XOR of a
-    register's constant)."""
-    (offset,) = emit_thread_coords(ctx.em, layout)
-    shift = nbytes.bit_length() - 1
-    offset = ctx.em.op(f"shl i32 {offset}, {shift}") if shift else offset
-    return ctx.em.op(f"add i32 {offset}, {dynamic}") if dynamic is not None else offset
-
-
-def _address(ctx: Context, thread: str, constant: int) -> str:
-    """The shared address of byte offset `thread` XOR `constant` (offsets are linear)."""
-    offset = ctx.em.op(f"xor i32 {thread}, {constant}") if constant else thread
-    return ctx.em.shared_address(offset)
-
-
 def _emit(ctx: Context, op, plan: LdmatrixPlan) -> None:
     nbytes = plan.element_bytes
     ctx.need_shared(plan.shared.in_dim_size("offset") * nbytes)
@@ -298,10 +300,9 @@ def emit_stores(
     """Store the registers `values` at element offsets `offsets` (register, lane, warp ->
     offset), `vector` at a time from each of `registers`; `base` is an element offset
     (constant) XOR-ed into all, `dynamic` bytes (a value) added (`thread_bytes`)."""
-    thread = thread_bytes(ctx, offsets, nbytes, dynamic)
+    addresses = ThreadAddresses(ctx, offsets, nbytes, dynamic)
     for first in registers:
-        constant = (offsets.apply(register=first)[0] ^ base) * nbytes
-        address = _address(ctx, thread, constant)
+        address = addresses.address((offsets.apply(register=first)[0] ^ base) * nbytes)
         _store(ctx, values[first : first + vector], elem, nbytes, address)
 
 
@@ -311,11 +312,11 @@ def emit_loads(ctx: Context, loads, elem: str, nbytes: int, base=0, dynamic=None
     em = ctx.em
     load_offsets, matrices, trans, words = loads
     per_word = 4 // nbytes
-    thread = thread_bytes(ctx, load_offsets, nbytes, dynamic)
+    addresses = ThreadAddresses(ctx, load_offsets, nbytes, dynamic)
     loaded = []
     for instruction in range(load_offsets.in_dim_size("register")):
         constant = (load_offsets.apply(register=instruction)[0] ^ base) * nbytes
-        loaded.append(_ldmatrix(ctx, matrices, trans, _address(ctx, thread, constant)))
+        loaded.append(_ldmatrix(ctx, matrices, trans, addresses.address(constant)))
     registers = []
     for instruction, matrix in words:
         word = loaded[instruction][matrix]
@@ -351,7 +352,7 @@ def _ldmatrix(ctx: Context, n: int, trans: bool, address: str) -> list[str]:
     trans = ".trans" if trans else ""
     outs = ", ".join(f"${i}" for i in range(n))
     text = f"ldmatrix.sync.aligned.m8n8.x{n}{trans}.shared.b16 {{{outs}}}, [${n}];"
-    constraints = ",".join(["=r"] * n + ["l"])
+    constraints = ",".join(["=r"] * n + ["r"])
     ret = "i32" if n == 1 else "{ " + ", ".join(["i32"] * n) + " }"
     # A side effect keeps the read between the barriers around it.
     result = ctx.em.asm(ret, text, constraints, [(SHARED_PTR, address)], True, "ldm")

@@ -43,8 +43,8 @@ from .ldmatrix import (
     load_plan,
     shared_offsets,
     store_plan,
-    thread_bytes,
 )
+from .thread_addresses import ThreadAddresses
 
 
 @dataclass(frozen=True)
@@ -162,14 +162,12 @@ def _element_loads(ctx: Context, view: SharedView, t) -> list[str]:
     em = ctx.em
     offsets = layout_of(t).compose(view.to_offset)
     nbytes = view.element_bytes
-    thread = thread_bytes(ctx, offsets, nbytes, view.dynamic)
+    addresses = ThreadAddresses(ctx, offsets, nbytes, view.dynamic)
     base = view.origin_offset()
     mem = memory_type(t.element_type)
     registers = []
     for r in range(offsets.in_dim_size("register")):
-        constant = (offsets.apply(register=r)[0] ^ base) * nbytes
-        byte = em.op(f"xor i32 {thread}, {constant}") if constant else thread
-        address = em.shared_address(byte)
+        address = addresses.address((offsets.apply(register=r)[0] ^ base) * nbytes)
         value = em.op(f"load {mem}, {SHARED_PTR} {address}, align {view.element_bytes}")
         registers.append(from_memory(em, value, t.element_type))
     return registers

@@ -100,7 +100,7 @@ def _make_tensor_descriptor(ctx: Context, op) -> None:
     first = em.op(f"icmp eq i32 {tid}, 0")
     word = em.op(f"shl i32 {tid}, 2")
     em.asm(
-        "void", "@$0 st.shared.b32 [$1], 0;", "b,l",
+        "void", "@$0 st.shared.b32 [$1], 0;", "b,r",
         [("i1", warp0), (SHARED_PTR, em.shared_address(word))],
     )  # fmt: skip
     em.call("void", "llvm.nvvm.bar.warp.sync", [("i32", "-1")])
@@ -124,7 +124,7 @@ def _make_tensor_descriptor(ctx: Context, op) -> None:
         ordinal = "" if dim is None else f"{dim}, "
         text = f"@$0 {_REPLACE.format(name, width)} [$1], {ordinal}$2;"
         constraint = "l" if width == "b64" else "r"
-        em.asm("void", text, f"b,l,{constraint}", [("i1", first), (SHARED_PTR, staging), value])
+        em.asm("void", text, f"b,r,{constraint}", [("i1", first), (SHARED_PTR, staging), value])
     for name, value in (  # immediates only
         ("rank", 1),  # the rank less one: two dimensions
         ("elemtype", element_type_code(block.element_type)),
@@ -133,14 +133,14 @@ def _make_tensor_descriptor(ctx: Context, op) -> None:
         ("fill_mode", fill),
     ):
         text = f"@$0 {_REPLACE.format(name, 'b32')} [$1], {value};"
-        em.asm("void", text, "b,l", [("i1", first), (SHARED_PTR, staging)])
+        em.asm("void", text, "b,r", [("i1", first), (SHARED_PTR, staging)])
     em.asm(
         "void",
         "@$0 tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu"
         ".sync.aligned [$1], [$2], 128; "
         "@$0 fence.proxy.tensormap::generic.acquire.gpu [$1], 128; "
         "@$0 cp.async.bulk.commit_group; @$0 cp.async.bulk.wait_group.read 0;",
-        "b,l,l",
+        "b,l,r",
         [("i1", warp0), ("ptr addrspace(1)", slot), (SHARED_PTR, staging)],
     )
     ctx[op.result] = [em.op(f"addrspacecast ptr addrspace(1) {slot} to ptr")]

@@ -26,7 +26,8 @@ from . import barriers
 from .context import Context, lowers
 from .emitter import SHARED_PTR, from_memory, llvm_type, memory_type
 from .indexing import layout_of
-from .ldmatrix import emit_stores, shared_offsets, store_plan, thread_bytes
+from .ldmatrix import emit_stores, shared_offsets, store_plan
+from .thread_addresses import ThreadAddresses
 
 # The copy engine's largest box extent, and the alignment of a swizzled destination (8 rows of
 # 128 bytes: the swizzle reads address bits 4-9).
@@ -105,13 +106,13 @@ def _issuer(ctx: Context, pred: str | None = None) -> str:
 
 def init_barrier(ctx: Context, barrier: str, count: int, issue: str) -> None:
     text = f"@$0 mbarrier.init.shared::cta.b64 [$1], {count};"
-    ctx.em.asm("void", text, "b,l", [("i1", issue), (SHARED_PTR, barrier)])
+    ctx.em.asm("void", text, "b,r", [("i1", issue), (SHARED_PTR, barrier)])
 
 
 def expect_bytes(ctx: Context, barrier: str, nbytes: int, issue: str) -> None:
     """Arrive on `barrier`, which then waits for `nbytes` more of copies in this phase."""
     text = f"@$0 mbarrier.arrive.expect_tx.shared::cta.b64 _, [$1], {nbytes};"
-    ctx.em.asm("void", text, "b,l", [("i1", issue), (SHARED_PTR, barrier)])
+    ctx.em.asm("void", text, "b,r", [("i1", issue), (SHARED_PTR, barrier)])
 
 
 def _issue_per_box(ctx: Context, indices, block_type, to_offset, at, args, instruction, tail=()):
@@ -126,8 +127,9 @@ def _issue_per_box(ctx: Context, indices, block_type, to_offset, at, args, instr
         copies.append(instruction(len(args)))
         args += [(SHARED_PTR, em.shared_address(byte)), ("i32", inner), ("i32", outer)]
     text = "{ @!$0 bra.uni skip; " + " ".join([*copies, *tail]) + " skip: }"
-    constraints = ",".join(["b"] + ["l"] * (len(args) - 1 - 3 * len(copies)))
-    em.asm("void", text, constraints + ",l,r,r" * len(copies), args)
+    constraints = ",".join("b" if kind == "i1" else "l" if kind == TENSOR_MAP_PTR else "r"
+                           for kind, _ in args)  # fmt: skip
+    em.asm("void", text, constraints, args)
 
 
 def copy_in(ctx: Context, indices, tensor_map: str, to_offset, block_type, at, barrier, issue):
@@ -153,12 +155,12 @@ def wait_barrier(ctx: Context, barrier: str, phase: str) -> None:
         "{ .reg .pred done; wait: mbarrier.try_wait.parity.shared::cta.b64 done, [$0], $1; "
         "@!done bra.uni wait; }"
     )
-    ctx.em.asm("void", text, "l,r", [(SHARED_PTR, barrier), ("i32", phase)])
+    ctx.em.asm("void", text, "r,r", [(SHARED_PTR, barrier), ("i32", phase)])
 
 
 def inval_barrier(ctx: Context, barrier: str, issue: str) -> None:
     text = "@$0 mbarrier.inval.shared::cta.b64 [$1];"
-    ctx.em.asm("void", text, "b,l", [("i1", issue), (SHARED_PTR, barrier)])
+    ctx.em.asm("void", text, "b,r", [("i1", issue), (SHARED_PTR, barrier)])
 
 
 @lowers("tt.descriptor_load")
@@ -188,13 +190,11 @@ def _read(ctx: Context, t, to_offset, nbytes: int) -> list[str]:
     """This thread's registers of the block in the scratch, read in vectors of up to 16 bytes."""
     em = ctx.em
     offsets, vector, _ = store_plan(layout_of(t), to_offset, nbytes)
-    thread = thread_bytes(ctx, offsets, nbytes)
+    addresses = ThreadAddresses(ctx, offsets, nbytes)
     mem = memory_type(t.element_type)
     registers = []
     for first in range(0, offsets.in_dim_size("register"), vector):
-        constant = offsets.apply(register=first)[0] * nbytes
-        byte = em.op(f"xor i32 {thread}, {constant}") if constant else thread
-        address = em.shared_address(byte)
+        address = addresses.address(offsets.apply(register=first)[0] * nbytes)
         if vector == 1:
             loaded = [em.op(f"load {mem}, {SHARED_PTR} {address}, align {nbytes}")]
         else:
