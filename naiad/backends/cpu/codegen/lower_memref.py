@@ -22,6 +22,7 @@ from ..lower_scalar.types import llvm_type
 from .function import I64, FunctionLowering, lowers
 from .lower_addresses import AddressView
 from .lower_linalg import _generic, copy_view
+from .prefetch import prefetch_next_iteration
 from .row_copies import copy_rows, in_scratch
 from .snapshots import store_copy
 from .streaming import stream_mode, streamed
@@ -45,7 +46,9 @@ def _reinterpret_cast(fl: FunctionLowering, op) -> None:
     sizes = [index_value(fl, x) for x in op.mixed_sizes]
     strides = [index_value(fl, x) for x in op.mixed_strides]
     element = llvm_type(op.results[0].type.element_type)
-    fl.bind(op.results[0], View(pointer, element, offset, sizes, strides))
+    view = View(pointer, element, offset, sizes, strides)
+    fl.bind(op.results[0], view)
+    prefetch_next_iteration(fl, op, view)
 
 
 @lowers("memref.subview")
