@@ -11,6 +11,7 @@ import torch.nn.functional as F
 from ops_helpers import FLOATS, INTS, assert_matches, make, reference
 
 import naiad.ops as ops
+from naiad.ops.dtypes import Unsupported
 
 
 def test_flip_and_repeat(gen, backend):
@@ -144,6 +145,19 @@ def test_sort_dtypes(dtype, gen, backend):
     expected = torch.sort(x, dim=1, stable=True)
     for actual, wanted in zip(ops.sort(x, 1), expected, strict=True):
         assert_matches(actual, wanted)
+
+
+def test_sort_int64_by_range(gen, backend):
+    """int64 values within int16 sort 32-bit keys, within int32 64-bit ones: both torch's, ties
+    in order; beyond int32 the op hands the call to torch (Unsupported)."""
+    for low, high in ((-5, 9), (-(2**15), 2**15), (-(2**31), 2**31)):
+        x = torch.randint(low, high, (3, 70), generator=gen, dtype=torch.int64)
+        for descending in (False, True):
+            expected = torch.sort(x, dim=1, descending=descending, stable=True)
+            for actual, wanted in zip(ops.sort(x, 1, descending), expected, strict=True):
+                assert_matches(actual, wanted)
+    with pytest.raises(Unsupported):
+        ops.sort(torch.tensor([2**40, 1]))
 
 
 def test_nonzero_and_unique(gen, backend):

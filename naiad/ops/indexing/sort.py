@@ -11,7 +11,7 @@ their order (a stable sort either way); the sorted keys' low halves are the indi
 high halves, turned back, the values (a NaN's or a zero's, whose bits the key does not keep,
 read again from the row).
 Rows of up to MAX_ROW elements. int64 values are sorted where they all fit an int32 (read on the
-host first); others, and fp64, do not fit a half and go to torch.
+host first; within int16, as 16-bit values); others, and fp64, do not fit a half and go to torch.
 """
 
 from __future__ import annotations
@@ -139,19 +139,27 @@ def _sort_kernel(x, values, indices, N, K, s_row, s_col, FLOAT: tl.constexpr,
     tl.store(values + row * K + cols, picked, mask=kept)
 
 
-def _int32_valued(input) -> bool:
-    """Whether `input` is int64 with every value within int32's range."""
+def _key_bits(input) -> int | None:
+    """The bits of the order key (16: an int32 key; 32: an int64 one): 16 for 16-bit and
+    narrower dtypes and for int64 values all within int16 (labels, expert ids); 32 for the
+    other keyed dtypes and int64 values within int32 (both read on the host); None for others."""
+    if input.dtype in _KEYED:
+        return 16 if input.element_size() <= 2 else 32
     if input.dtype != torch.int64:
-        return False
+        return None
     if not input.numel():
-        return True
-    low, high = torch.aminmax(input)
-    return int(low) >= -(2**31) and int(high) < 2**31
+        return 16
+    low, high = (int(v) for v in torch.aminmax(input))
+    for bits in (16, 32):
+        if low >= -(2 ** (bits - 1)) and high < 2 ** (bits - 1):
+            return bits
+    return None
 
 
 def _sorted_rows(input, dim, k, descending):
     """(values, indices) of the first k of each row along `dim` in sorted order."""
-    if input.dtype not in _KEYED and not _int32_valued(input):
+    key_bits = _key_bits(input)
+    if key_bits is None:
         raise Unsupported(f"sort of {input.dtype}")
     tl_dtype(input.dtype)
     (dim,) = normalized_dims(dim, max(input.dim(), 1))
@@ -170,7 +178,6 @@ def _sorted_rows(input, dim, k, descending):
         # The CPU's network gathers each compare-and-swap's partner; the GPU's swaps registers.
         grouped = input.device.type == "cpu" and block >= GROUPED_FROM * block_k * block_k
         full = n == block and k == block_k
-        key_bits = 16 if input.element_size() <= 2 else 32
         _sort_kernel[(rows.shape[0],)](rows, values, indices, n, k, *rows.stride(), is_float,
                                        bool(descending), block, block_k, grouped, full, key_bits,
                                        **_options(input.device, block, block_k))  # fmt: skip
