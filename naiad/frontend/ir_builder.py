@@ -126,8 +126,10 @@ class IRBuilder:
         return self._create(tt.HistogramOp, value, mask, result=types.ir_type(ty)).result
 
     # -- memory ---------------------------------------------------------------------------------
-    def load(self, ptr, mask, other, ty):
-        return self._create(tt.LoadOp, ptr, mask, other).result
+    def load(self, ptr, mask, other, ty, cache="", evict="", volatile=False):
+        """`cache` (".cg", ...), `evict` ("evict_last", ...), `volatile`: tl.load's hints."""
+        hints = {"cache": cache.lstrip(".") or None, "evict": evict or None}
+        return self._create(tt.LoadOp, ptr, mask, other, isVolatile=volatile, **hints).result
 
     def store(self, ptr, value, mask, cache="", evict=""):
         """`cache` (".cs", ...) and `evict` ("evict_first", ...): tl.store's hints, or ""."""

@@ -115,7 +115,16 @@ class Builder(Protocol):
     def histogram(self, value: Handle, num_bins: int, mask: Handle | None, ty) -> Handle: ...
 
     # memory
-    def load(self, ptr: Handle, mask: Handle | None, other: Handle | None, ty) -> Handle: ...
+    def load(
+        self,
+        ptr: Handle,
+        mask: Handle | None,
+        other: Handle | None,
+        ty,
+        cache: str = "",
+        evict: str = "",
+        volatile: bool = False,
+    ) -> Handle: ...
     def store(
         self, ptr: Handle, value: Handle, mask: Handle | None, cache: str = "", evict: str = ""
     ) -> None: ...

@@ -178,7 +178,7 @@ class block_ptr:
                 )
         return checks
 
-    def load(self, semantic, boundary_check, padding_option):
+    def load(self, semantic, boundary_check, padding_option, hints=None):
         checks = self._check_boundary(boundary_check)
         pointers, mask = self._pointers_and_mask(semantic, checks)
         other = None
@@ -191,7 +191,7 @@ class block_ptr:
             other = 0
         if other == 0 and self.base.type.scalar.element_ty.is_floating():
             other = 0.0  # an fp32 zero converted to the element type, as Triton's padding
-        return semantic.pointer_load(pointers, mask, other)
+        return semantic.pointer_load(pointers, mask, other, hints)
 
     def store(self, semantic, value, boundary_check):
         pointers, mask = self._pointers_and_mask(semantic, self._check_boundary(boundary_check))

@@ -166,6 +166,7 @@ _INSTRUCTIONS = (
     (r"multimem\.", PtxIsa(8, 1), 90, False),
     (r"tensormap\.", PtxIsa(8, 3), 90, False),
     (r"fence\.(acquire|release)\.", PtxIsa(8, 6), 90, False),
+    (r"L1::evict_", PtxIsa(7, 4), 70, False),
 )
 _COMPILED = tuple((re.compile(p), isa, cc, a) for p, isa, cc, a in _INSTRUCTIONS)
 

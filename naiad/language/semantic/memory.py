@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import dtypes as t
 from ..core import _unwrap_if_constexpr, tensor
 
-_LOAD_CACHE = ("", ".ca", ".cg", ".cv")
+_LOAD_CACHE = ("", ".ca", ".cg", ".cs", ".cv")  # .cs: Triton main's
 _STORE_CACHE = ("", ".wb", ".cg", ".cs", ".wt")
 _EVICTION = ("", "evict_first", "evict_last")
 _SEMANTICS = ("acquire", "release", "acq_rel", "relaxed")
@@ -36,20 +36,25 @@ class MemoryMixin:
         eviction_policy="",
         volatile=False,
     ) -> tensor:
-        cache_modifier = _check_choice("cache_modifier", cache_modifier, _LOAD_CACHE)
-        _check_choice("eviction_policy", eviction_policy, _EVICTION)
+        hints = {
+            "cache": _check_choice("cache_modifier", cache_modifier, _LOAD_CACHE),
+            "evict": _check_choice("eviction_policy", eviction_policy, _EVICTION),
+            "volatile": bool(_unwrap_if_constexpr(volatile)),
+        }
         padding_option = _check_choice("padding_option", padding_option, ("", "zero", "nan"))
         if getattr(ptr, "is_block_pointer", False):
             if mask is not None or other is not None:
                 raise ValueError(
                     "`mask` and `other` arguments cannot be specified for loading block pointers"
                 )
-            return ptr.load(self, boundary_check, padding_option)
+            return ptr.load(self, boundary_check, padding_option, hints)
         if boundary_check or padding_option:
             raise ValueError("`boundary_check` and `padding_option` are only for block pointers")
-        return self.pointer_load(ptr, mask, other)
+        return self.pointer_load(ptr, mask, other, hints)
 
-    def pointer_load(self, ptr, mask=None, other=None) -> tensor:
+    def pointer_load(self, ptr, mask=None, other=None, hints=None) -> tensor:
+        """A load through a pointer or a block of them; `hints`: `cache` (".cg", ...), `evict`
+        ("evict_last", ...) and `volatile`, which the TTIR keeps (load's defaults: none)."""
         ptr = self.to_tensor(ptr)
         if not ptr.type.scalar.is_ptr():
             raise ValueError(f"Unsupported ptr type {ptr.type} in `tl.load`")
@@ -67,7 +72,7 @@ class MemoryMixin:
         if element.is_bool():
             as_bytes = self.cast(ptr, t.pointer_type(t.int8, ptr.type.scalar.address_space))
             other = None if other is None else self.cast(other, t.int8)
-            return self.cast(self.pointer_load(as_bytes, mask, other), t.int1)
+            return self.cast(self.pointer_load(as_bytes, mask, other, hints), t.int1)
         if other is not None:
             other = self.cast(other, element)
         ty = ptr.type.with_element_ty(element) if ptr.type.is_block() else element
@@ -76,6 +81,7 @@ class MemoryMixin:
             None if mask is None else mask.handle,
             None if other is None else other.handle,
             ty,
+            **(hints or {}),
         )
         return tensor(handle, ty)
 

@@ -146,7 +146,8 @@ class InterpreterBuilder:
         return np.bincount(values[keep], minlength=num_bins).astype(np.int32)
 
     # -- memory ---------------------------------------------------------------------------------
-    def load(self, ptr, mask, other, ty):
+    def load(self, ptr, mask, other, ty, cache="", evict="", volatile=False):
+        """Programs run one at a time here: the hints change nothing."""
         dtype = ew.host_dtype(ty.scalar)
         fill = np.zeros((), dtype) if other is None else other
         if ty.scalar.is_ptr():  # a pointer loaded from memory: where it points, its origin

@@ -14,12 +14,19 @@ elements; one 16- or 8-bit word when smaller), the unit of `ld.global.v{1,2,4}.b
 
 A store is issued once per element: registers repeating an element, and threads holding copies
 of another thread's elements (the layout's free variables), do not store.
+
+The op's hints become Triton's qualifiers: a volatile load is `ld.volatile.global` (never served
+from L1, for a flag another program writes), the cache operator `.ca`, `.cg`, `.cs`, `.cv` (of a
+load) or `.wb`, `.cg`, `.cs`, `.wt` (of a store), the eviction policy `.L1::evict_first` or
+`.L1::evict_last`. PTX takes at most one of them: volatile wins over the others, a cache
+operator over an eviction policy, which is only a hint.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ....dialects.tt.attributes import CacheModifier, EvictionPolicy
 from ....ir import RankedTensorType
 from .context import Context, lowers
 from .emitter import (
@@ -123,7 +130,7 @@ def _unpack(ctx: Context, word: str, mem: str, vec: Vector) -> list[str]:
 
 
 def _load_vector(
-    ctx: Context, address: str, predicate: str, vec: Vector, fill: list[str] | None
+    ctx: Context, address: str, predicate: str, vec: Vector, fill: list[str] | None, hints: str
 ) -> list[str]:
     """The words of one predicated vector load. Masked-off words read `fill` (the packed
     `other` words, moved in before the load, as Triton does), else 0: one predicate covers
@@ -135,7 +142,7 @@ def _load_vector(
     else:
         inits = "".join(f"{mov} {o}, ${vec.words + 2 + i};\n" for i, o in enumerate(outputs))
     registers = outputs[0] if vec.words == 1 else "{ " + ", ".join(outputs) + " }"
-    text = f"{inits}@${vec.words + 1} ld.global{vec.suffix} {registers}, [ ${vec.words} + 0 ];"
+    text = f"{inits}@${vec.words + 1} ld{hints}{vec.suffix} {registers}, [ ${vec.words} + 0 ];"
     word = vec.word_type
     args = [(GLOBAL_PTR, address), ("i1", predicate)]
     constraints = [f"={vec.constraint}"] * vec.words + ["l", "b"]
@@ -147,6 +154,21 @@ def _load_vector(
     if vec.words == 1:
         return [result]
     return [ctx.em.op(f"extractvalue {ret} {result}, {i}") for i in range(vec.words)]
+
+
+def _hints(op) -> str:
+    """`.volatile.global`, `.global.cg`, `.global.L1::evict_last`, ...: what follows `ld` or
+    `st` for the op's hints (the module doc says which one wins)."""
+    volatile = op.attributes.get("isVolatile")
+    if volatile is not None and volatile.value:
+        return ".volatile.global"
+    cache = op.attributes.get("cache")
+    if cache is not None and CacheModifier.keyword(cache) != "none":
+        return f".global.{CacheModifier.keyword(cache)}"
+    evict = op.attributes.get("evict")
+    if evict is not None and EvictionPolicy.keyword(evict) != "evict_normal":
+        return f".global.L1::{EvictionPolicy.keyword(evict)}"
+    return ".global"
 
 
 def _fill_words(ctx: Context, others: list[str], start: int, mem: str, vec: Vector, t) -> list:
@@ -172,7 +194,7 @@ def _load(ctx: Context, op) -> None:
         # The vector width never exceeds the mask's constancy, so `masks[start]` is every
         # element's mask and `other` can fill the words the load leaves untouched.
         fill = _fill_words(ctx, others, start, mem, vec, t) if others is not None else None
-        words = _load_vector(ctx, ptrs[start], predicate, vec, fill)
+        words = _load_vector(ctx, ptrs[start], predicate, vec, fill, _hints(op))
         for word in words:
             values += _unpack(ctx, word, mem, vec)
     ctx[op.result] = [from_memory(ctx.em, v, t) for v in values]
@@ -217,7 +239,7 @@ def _store(ctx: Context, op) -> None:
         ]
         inputs = [f"${i + 1}" for i in range(vec.words)]
         registers = inputs[0] if vec.words == 1 else "{ " + ", ".join(inputs) + " }"
-        text = f"@${vec.words + 1} st.global{vec.suffix} [ $0 + 0 ], {registers};"
+        text = f"@${vec.words + 1} st{_hints(op)}{vec.suffix} [ $0 + 0 ], {registers};"
         constraints = ",".join(["l"] + [vec.constraint] * vec.words + ["b"])
         args = [(GLOBAL_PTR, ptrs[start])] + [(vec.word_type, w) for w in words]
         ctx.em.asm("void", text, constraints, args + [("i1", predicate)])

@@ -137,6 +137,9 @@ def _pipelinable(op: Operation, axis_info) -> bool:
         return alloc.result.type.encoding == block_encoding(op.result.type)
     if op.other is not None and not _is_zero(op.other):
         return False
+    volatile = op.attributes.get("isVolatile")
+    if volatile is not None and volatile.value:
+        return False  # read when the program reaches it, never iterations ahead
     t = alloc.result.type
     nbytes = t.element_type.width // 8
     to_offset = shared_offsets(t.encoding, t.shape).invert()
