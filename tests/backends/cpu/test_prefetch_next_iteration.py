@@ -1,7 +1,8 @@
 """A block a loop reads at an offset computed from its induction variable is prefetched for the
 next iteration (codegen/prefetch.py): the lines of the block read, never of one stored, nor of
 one whose offset the loop carries or divides. Values against NumPy on seeded random data, over
-grids that give each program one row, several, or none."""
+grids that give each program one row, several, or none, and rows that follow on from each other
+(one program: the prefetch skipped at run time) or lie apart."""
 
 import re
 
@@ -80,3 +81,10 @@ def test_carried_and_divided_offsets_are_left_to_the_hardware():
     assert _prefetches(kernel) == 0
     rows = x.reshape(m, block).astype(np.float64)
     np.testing.assert_allclose(out, (rows + rows[np.arange(m) // 2]).sum(axis=1), rtol=1e-5)
+
+
+def test_aarch64_prefetches_with_prfm():
+    kernel = strided_rows.warmup(
+        "*fp32", "*fp32", 40, 200, 256, BLOCK=256, grid=(4,), target="cpu:aarch64"
+    )
+    assert kernel.asm["asm"].count("prfm") == 17

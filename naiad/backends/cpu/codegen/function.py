@@ -76,8 +76,7 @@ class FunctionLowering:
         self.stream_bytes = 0  # bytes per program of the stores the launch may stream
         self.stream_threshold: ir.Value | None = None  # i64: the bytes a program streams from
         self.loop_trips: list[ir.Value] = []  # i64 trip counts of the enclosing scf.for loops
-        # (scf.for op, its next induction value, whether there is a next iteration), innermost last
-        self.loops: list[tuple] = []
+        self.loops: list = []  # prefetch.Step of each enclosing scf.for, innermost last
 
     # -- values
 

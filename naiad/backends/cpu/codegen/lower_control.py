@@ -28,6 +28,7 @@ from .function import FunctionLowering, lowers
 from .in_place import deferred_inits, update_in_place
 from .loops import trip_count
 from .lower_linalg import copy_view
+from .prefetch import Step
 from .views import View
 
 
@@ -140,7 +141,7 @@ def _for(fl: FunctionLowering, op) -> None:
     fl.loop_trips.append(trips)
     next_iv = b.add(iv, step)
     more = b.icmp_unsigned("<", next_iv, upper) if unsigned else b.icmp_signed("<", next_iv, upper)
-    fl.loops.append((op, next_iv, more))
+    fl.loops.append(Step(op.induction_var, next_iv, more, op.body))
     yielded = _lower_until_yield(fl, op.body)
     fl.loops.pop()
     fl.loop_trips.pop()
