@@ -34,6 +34,16 @@ def lower_region(ctx: Context, block, arguments: list[list[str]]) -> list[list[s
     return []
 
 
+def _loop_hints(ctx: Context, op) -> str:
+    """The loop metadata of a loop's back edge: `llvm.licm.disable` for a loop marked
+    `tt.disable_licm` (`tl.range(..., disable_licm=True)`, `tl.condition(...)`), as Triton
+    attaches it, so LLVM hoists nothing out of it either; else nothing."""
+    if "tt.disable_licm" not in op.attributes:
+        return ""
+    disable = ctx.em.metadata('!"llvm.licm.disable"')
+    return f", !llvm.loop {ctx.em.metadata(f'$self, {disable}', distinct=True)}"
+
+
 @lowers("scf.for")
 def _for(ctx: Context, op) -> None:
     em = ctx.em
@@ -58,7 +68,7 @@ def _for(ctx: Context, op) -> None:
     yielded = lower_region(ctx, block, [[iv]] + names)
     nxt = em.op(f"add {kind} {iv}, {step}")
     latch = em.block
-    em.emit(f"br label %{head}")
+    em.emit(f"br label %{head}{_loop_hints(ctx, op)}")
     em.fill(iv_line, f"{iv} = phi {kind} [ {lower}, %{before} ], [ {nxt}, %{latch} ]")
     _fill_phis(
         ctx, _flatten(names), lines, types, [(_flatten(inits), before), (_flatten(yielded), latch)]
@@ -112,7 +122,7 @@ def _while(ctx: Context, op) -> None:
     em.start_block(body)
     yielded = lower_region(ctx, op.after.block, results)
     latch = em.block
-    em.emit(f"br label %{head}")
+    em.emit(f"br label %{head}{_loop_hints(ctx, op)}")
     _fill_phis(
         ctx, _flatten(names), lines, types, [(_flatten(inits), before), (_flatten(yielded), latch)]
     )

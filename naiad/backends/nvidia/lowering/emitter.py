@@ -166,6 +166,16 @@ class Emitter:
     def declare(self, name: str, text: str) -> None:
         self.declarations.setdefault(name, text)
 
+    def metadata(self, fields: str, distinct: bool = False) -> str:
+        """A new metadata node `!N = [distinct ]!{fields}` (`$self` in `fields` names the node
+        itself, as a loop's identity does); its name `!N`."""
+        self._count += 1
+        name = f"!{self._count}"
+        text = ("distinct " if distinct else "") + "!{" + fields.replace("$self", name) + "}"
+        # Under an `llvm.` key: the declarations that are not call targets (function.py).
+        self.declarations[f"llvm.metadata{name}"] = f"{name} = {text}"
+        return name
+
     def call(self, ret: str, name: str, args: list[tuple[str, str]], hint: str = "v") -> str:
         """Call intrinsic or function `name` (declared on first use) with (type, value) args."""
         arg_types = ", ".join(t for t, _ in args)
