@@ -117,5 +117,5 @@ def test_gather_scatter_and_block_atomics_assemble_for_sm_90a(tmp_path):
     ptx = compiled.asm["ptx"]
     assemble(ptx, "sm_90a", tmp_path)
     # Block atomics are pointer atomics, ordered `release` at GPU scope as Triton's fallback.
-    assert "atom.global.release.gpu.add.f32" in ptx
-    assert "atom.global.release.gpu.max.s32" in ptx
+    assert "atom.global.gpu.release.add.f32" in ptx
+    assert "atom.global.gpu.release.max.s32" in ptx

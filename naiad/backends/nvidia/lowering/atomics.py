@@ -1,8 +1,12 @@
 """`tt.atomic_rmw` and `tt.atomic_cas`: one predicated PTX `atom` per distinct element.
 
-Each access is inline PTX, as Triton writes it: `@p atom.global.acq_rel.gpu.add.f32 d, [a], b;`
+Each access is inline PTX, as Triton writes it: `@p atom.global.gpu.acq_rel.add.f32 d, [a], b;`
 with the op's memory semantics (`relaxed`, `acquire`, `release`, `acq_rel`) and scope (`cta`,
-`gpu`, `sys`) spelled as PTX qualifiers. The instruction per kind and element type:
+`gpu`, `sys`) spelled as PTX qualifiers, in Triton's order, which differs per instruction and
+which programs and tests read back: the scope first for a read-modify-write, the semantics
+first for a compare-and-swap (`atom.global.acq_rel.gpu.cas.b32`) and, in the loop that adds
+bf16 before sm_90, before the state space (`atom.acq_rel.gpu.global.cas.b16`). The instruction
+per kind and element type:
 
 | kind | PTX |
 |---|---|
@@ -53,8 +57,13 @@ def _ptx_op(kind: str, t, capability: int) -> str | None:
 
 
 def _qualifiers(op) -> str:
-    """`.acq_rel.gpu`: the memory semantics and scope as PTX spells them."""
+    """`.acq_rel.gpu`: the memory semantics, then the scope."""
     return f".{MemSemantic.keyword(op.sem)}.{MemSyncScope.keyword(op.scope)}"
+
+
+def _scope_first(op) -> str:
+    """`.gpu.acq_rel`: the scope, then the memory semantics (a read-modify-write's order)."""
+    return f".{MemSyncScope.keyword(op.scope)}.{MemSemantic.keyword(op.sem)}"
 
 
 def _as_word(ctx: Context, value: str, t) -> str:
@@ -98,7 +107,7 @@ def _cas_loop_add(ctx: Context, op, address: str, value: str, predicate: str) ->
     phi = em.placeholder()
     old = _from_word(ctx, current, t)
     new = em.op(f"fadd {kind} {old}, {value}")
-    text = f"atom.global{_qualifiers(op)}.cas.b16"
+    text = f"atom{_qualifiers(op)}.global.cas.b16"
     seen = _atom(ctx, text, t, address, [old, new], "true")
     seen_word = _as_word(ctx, seen, t)
     again = em.op(f"icmp ne i16 {seen_word}, {current}")
@@ -185,7 +194,7 @@ def _atomic_rmw(ctx: Context, op) -> None:
         if ptx is None:
             olds[r] = _cas_loop_add(ctx, op, ptrs[r], values[r], predicate)
         else:
-            text = f"atom.global{_qualifiers(op)}.{ptx}"
+            text = f"atom.global{_scope_first(op)}.{ptx}"
             olds[r] = _atom(ctx, text, t, ptrs[r], [values[r]], predicate)
     ctx[op.result] = _old_values(ctx, op, t, olds)
 
