@@ -113,7 +113,7 @@ def _parse(argv):
     parser.add_argument("--test-timeout", type=float, default=300.0, help="seconds a test")
     parser.add_argument("--budget", type=float, default=math.inf, help="seconds for the runs")
     parser.add_argument("pytest_args", nargs="*")
-    return parser.parse_args(argv)
+    return parser.parse_intermixed_args(argv)  # pytest args after `--`, options anywhere
 
 
 def main(argv=None) -> int:

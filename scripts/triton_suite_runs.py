@@ -149,8 +149,9 @@ def run_side(side: Side, ids: list[str], work: Path, out: Path, limits: Limits) 
             break
         remaining = left
     results, started = read_log(log)
+    why = "the budget ran out" if time.monotonic() >= limits.deadline else "pytest ran none"
     for test in ids:
         if test not in results:
             ended = "crashed" if test in started else "not run"
-            results[test] = Result(ended, _ENDED if test in started else "the budget ran out")
+            results[test] = Result(ended, _ENDED if test in started else why)
     return {test: results[test] for test in ids}
