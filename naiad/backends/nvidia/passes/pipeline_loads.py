@@ -1,5 +1,7 @@
 """`tritongpu-pipeline`: software pipelining of the loads that feed a loop's dots, with
-`num_stages` buffers in flight (`cp.async`, sm_80 and later).
+`num_stages` buffers in flight (`cp.async`, sm_80 and later). Below, the ring of S slots the
+copies of asynchronous `wgmma` loops take; loops of `mma.sync` dots refill the slot an
+iteration has just read, at its end, with S - 1 slots (`_refills_read_slot`).
 
 After tritongpu-dot-operands-shared, a matmul's K loop loads each operand tile into registers
 and stores it into a shared buffer (`ttg.local_alloc`) that `ldmatrix` reads. Pipelined, the
@@ -173,6 +175,8 @@ def _pipeline(loop, loads, slice_ops, args, stages: int) -> None:
     before = _Builder(loop, loop.location)
     dots = plan_dots(loop, loads, stages)
     slots = stages + dots.extra_slots()
+    if _refills_read_slot(loop, loads, stages):
+        slots = stages - 1
     rings = {}
     for load in loads:
         alloc_t = filled_buffer(load).result.type
@@ -190,7 +194,8 @@ def _pipeline(loop, loads, slice_ops, args, stages: int) -> None:
         iv = before.add(arith.AddIOp(loop.lowerBound, offset))
         slot = before.constant(s, i32)
         env = _stage(before, loop, loads, slice_ops, env, iv, rings, barriers, slot)
-    new_loop = _with_more_carried(loop, [env[arg] for arg in args], stages, barriers is not None)
+    write = (stages - 1) % slots
+    new_loop = _with_more_carried(loop, [env[arg] for arg in args], write, barriers is not None)
     _steady_state(new_loop, args, loads, slice_ops, rings, barriers, stages, slots, dots.retiring)
     after = _Builder(new_loop.next_op, new_loop.location)
     issue_asynchronously(dots, new_loop, after)
@@ -203,6 +208,21 @@ def _pipeline(loop, loads, slice_ops, args, stages: int) -> None:
         after.add(ttng.InvalBarrierOp(barrier))
     if barriers is not None:
         after.add(ttg.LocalDeallocOp(barriers))
+
+
+def _refills_read_slot(loop, loads, stages: int) -> bool:
+    """Whether the loop's copies refill the slot the iteration has just read, at its end (after
+    a barrier), so that the rings need `stages - 1` slots, not `stages`: the copies of
+    iteration i + S - 1 are issued once iteration i's dots have read their operands, still
+    S - 1 iterations ahead. Shared memory is what limits how many programs an SM runs on the
+    `mma.sync` path (a tf32 128x32x32 tile's four slots take 80 KiB, three 60: two programs
+    an SM, or three); Triton's pipeliner sizes its rings so there. Not with `wgmma`, whose
+    asynchronous reads of a slot outlast the iteration, nor with tensor copies, whose slots
+    complete on barriers of their own; and two stages keep two slots (one slot would leave
+    nothing in flight while the dots run)."""
+    if stages < 3 or any(isinstance(load, tt.DescriptorLoadOp) for load in loads):
+        return False
+    return not any(isinstance(op, ttng.WarpGroupDotOp) for op in loop.walk())
 
 
 def _barrier_ring(b: _Builder, slots: int):
@@ -222,11 +242,12 @@ def _barrier_ring(b: _Builder, slots: int):
     return ring, views
 
 
-def _with_more_carried(loop, extra_inits: list, stages: int, phase: bool) -> Operation:
-    """`loop` rebuilt to carry `extra_inits` too, then the write and read slots (i32), and
-    the parity of the read slot's barrier phase where tensor copies fill it."""
+def _with_more_carried(loop, extra_inits: list, write: int, phase: bool) -> Operation:
+    """`loop` rebuilt to carry `extra_inits` too, then the write and read slots (i32, from
+    `write` and 0), and the parity of the read slot's barrier phase where tensor copies fill
+    it."""
     b = _Builder(loop, loop.location)
-    inits = [*loop.initArgs, *extra_inits, b.constant(stages - 1, i32), b.constant(0, i32)]
+    inits = [*loop.initArgs, *extra_inits, b.constant(write, i32), b.constant(0, i32)]
     if phase:
         inits.append(b.constant(0, i32))
     body = loop.body
@@ -252,8 +273,9 @@ def _with_more_carried(loop, extra_inits: list, stages: int, phase: bool) -> Ope
 def _steady_state(loop, args, loads, slice_ops, rings: dict, barriers, stages, slots, retiring):
     """The body's new start: wait for this iteration's slot (its copies' group, or its
     barrier's phase), copy iteration i + S - 1 into the slot the last iteration read (there, or
-    after the dot `retiring`, asynchronous_dots.py), read the operands from this iteration's
-    slot; the yield carries the copies' next addresses, the slots and the phase on."""
+    after the dot `retiring`, asynchronous_dots.py), or into this iteration's slot at its end
+    (`_refills_read_slot`), read the operands from this iteration's slot; the yield carries the
+    copies' next addresses, the slots and the phase on."""
     body = loop.body
     slots_carried = 2 if barriers is None else 3
     extra = body.arguments[len(body.arguments) - len(args) - slots_carried :]
@@ -265,7 +287,9 @@ def _steady_state(loop, args, loads, slice_ops, rings: dict, barriers, stages, s
     if copied:
         b.add(ttng.WaitBarrierOp(b.slot(barriers, read), phase[0]))
     issue = b if retiring is None else _Builder(retiring.next_op, loop.location)
-    if retiring is not None or len(copied) == len(loads):
+    if slots < stages:  # the copies refill the slot this iteration reads: at its end
+        issue = _Builder(body.terminator, loop.location)
+    if retiring is not None or len(copied) == len(loads) or slots < stages:
         issue.add(BarrierOp("all"))  # every warp is done with the slot the copies refill
     distance = issue.add(
         arith.MulIOp(issue.constant(stages - 1, loop.induction_var.type), loop.step)
