@@ -18,7 +18,7 @@ import naiad
 import naiad.language as tl
 from naiad import knobs
 from naiad.backends.cpu import pool
-from naiad.backends.cpu.codegen.loops import trip_count
+from naiad.backends.cpu.codegen.loops import ForLoop
 from naiad.backends.cpu.codegen.streaming import MAX_COUNTED_TRIPS, launch_flag
 from naiad.runtime import cpu_streaming
 
@@ -278,10 +278,10 @@ def _decision_module(depth: int) -> ir.Module:
     )
     b = ir.IRBuilder(function.append_basic_block("entry"))
     flag, threshold, *bounds = function.args
-    trips = [trip_count(b, *bounds[3 * d : 3 * d + 3], False) for d in range(depth)]
+    loops = [ForLoop(None, None, *bounds[3 * d : 3 * d + 3], False) for d in range(depth)]
     fl = types.SimpleNamespace(
         builder=b,
-        loop_trips=trips,
+        loops=loops,
         stream=b.icmp_signed("!=", flag, i64(0)),
         stream_threshold=threshold,
     )

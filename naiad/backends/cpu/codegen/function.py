@@ -75,8 +75,7 @@ class FunctionLowering:
         self.stream: ir.Value | None = None  # i1: this launch streams its stores (streaming.py)
         self.stream_bytes = 0  # bytes per program of the stores the launch may stream
         self.stream_threshold: ir.Value | None = None  # i64: the bytes a program streams from
-        self.loop_trips: list[ir.Value] = []  # i64 trip counts of the enclosing scf.for loops
-        self.loops: list = []  # prefetch.Step of each enclosing scf.for, innermost last
+        self.loops: list = []  # loops.ForLoop of each enclosing scf.for, innermost last
 
     # -- values
 

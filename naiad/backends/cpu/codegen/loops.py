@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 from llvmlite import ir
 
@@ -101,3 +102,31 @@ def trip_count(b: ir.IRBuilder, lower, upper, step, unsigned: bool) -> ir.Value:
     step = b.select(b.icmp_signed(">", step, one), step, one)
     span = b.sub(b.add(b.sub(upper, lower), step), one)
     return b.select(below, b.udiv(span, step), ir.Constant(I64, 0))
+
+
+@dataclass(frozen=True)
+class ForLoop:
+    """An `scf.for` whose body is being lowered, for what its ops ask of it: its trips (a
+    store deciding whether to stream) or its next induction value (a load prefetching), made
+    where they are asked from its bounds, which dominate the body; nothing is made for a loop
+    that no one asks (a kernel's IR length decides how LLVM optimizes it: compiler.py)."""
+
+    op: object  # the scf.for
+    iv: ir.Value
+    lower: ir.Value
+    upper: ir.Value
+    step: ir.Value
+    unsigned: bool
+
+    def trips(self, b: ir.IRBuilder) -> ir.Value:
+        return trip_count(b, self.lower, self.upper, self.step, self.unsigned)
+
+    def following(self, b: ir.IRBuilder) -> ir.Value:
+        """The next iteration's induction value."""
+        return b.add(self.iv, self.step)
+
+    def runs(self, b: ir.IRBuilder, iv: ir.Value) -> ir.Value:
+        """Whether an iteration with induction value `iv` runs (i1)."""
+        if self.unsigned:
+            return b.icmp_unsigned("<", iv, self.upper)
+        return b.icmp_signed("<", iv, self.upper)

@@ -26,9 +26,8 @@ from ..abi import FAULT_ASSERT, FAULT_BOUNDS
 from .failures import fail_site, record_failure
 from .function import FunctionLowering, lowers
 from .in_place import deferred_inits, update_in_place
-from .loops import trip_count
+from .loops import ForLoop
 from .lower_linalg import copy_view
-from .prefetch import Step
 from .views import View
 
 
@@ -119,7 +118,6 @@ def _for(fl: FunctionLowering, op) -> None:
     header = function.append_basic_block("for.header")
     body = function.append_basic_block("for.body")
     exit_block = function.append_basic_block("for.exit")
-    trips = trip_count(b, lower, upper, step, op.unsignedCmp is not None)
     preheader = b.block
     b.branch(header)
     b.position_at_end(header)
@@ -138,13 +136,9 @@ def _for(fl: FunctionLowering, op) -> None:
         if i in deferred:
             carried = FirstIterationView(carried, fl.value(inits[i]), first)
         fl.bind(argument, carried)
-    fl.loop_trips.append(trips)
-    next_iv = b.add(iv, step)
-    more = b.icmp_unsigned("<", next_iv, upper) if unsigned else b.icmp_signed("<", next_iv, upper)
-    fl.loops.append(Step(op.induction_var, next_iv, more, op.body))
+    fl.loops.append(ForLoop(op, iv, lower, upper, step, unsigned))
     yielded = _lower_until_yield(fl, op.body)
     fl.loops.pop()
-    fl.loop_trips.pop()
     _next_iteration(fl, phis, buffers, yielded)
     iv.add_incoming(b.add(iv, step), b.block)
     first.add_incoming(ir.Constant(ir.IntType(1), 0), b.block)

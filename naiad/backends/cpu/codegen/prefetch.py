@@ -28,8 +28,6 @@ behind it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from llvmlite import ir
 
 from ....ir import Value
@@ -65,17 +63,6 @@ I32 = ir.IntType(32)
 I64 = ir.IntType(64)
 
 
-@dataclass(frozen=True)
-class Step:
-    """From one iteration of an `scf.for` to the next: its induction `variable` becomes
-    `following`, if `more` (i1); `scope` is the loop's body."""
-
-    variable: Value
-    following: ir.Value
-    more: ir.Value
-    scope: object
-
-
 def prefetch_next_iteration(fl, op, view: View) -> None:
     """Prefetch the block `view` (bound to `op`, a `memref.reinterpret_cast` of a kernel
     argument) where the next iteration of the innermost enclosing `scf.for` reads it, where
@@ -85,15 +72,16 @@ def prefetch_next_iteration(fl, op, view: View) -> None:
         return
     if not _read_only(op.results[0]):
         return
-    if not fl.loops or op.parent is not fl.loops[-1].scope:
+    if not fl.loops or op.parent is not fl.loops[-1].op.body:
         return
-    step = fl.loops[-1]
-    chain = _iteration_chain(offsets[0], step)
-    if not chain or _follows_on(chain, step, view):
+    loop = fl.loops[-1]
+    chain = _iteration_chain(offsets[0], loop.op)
+    if not chain or _follows_on(chain, loop.op, view):
         return
     b = fl.builder
-    following = _recomputed(fl, chain, step, offsets[0])
-    with b.if_then(b.and_(step.more, _apart(b, view, following))):
+    next_iv = loop.following(b)
+    following = _recomputed(fl, chain, loop.op.induction_var, next_iv, offsets[0])
+    with b.if_then(b.and_(loop.runs(b, next_iv), _apart(b, view, following))):
         _prefetch_lines(fl, View(view.pointer, view.element, following, view.sizes, view.strides))
 
 
@@ -135,7 +123,7 @@ def _lines(view: View) -> int | None:
     return lines if lines <= MAX_LINES else None
 
 
-def _iteration_chain(value: Value, step: Step) -> list | None:
+def _iteration_chain(value: Value, loop) -> list | None:
     """The ops of the loop's body that compute `value` from its induction variable, in order;
     None when `value` does not depend on it or depends on it through anything but integer
     arithmetic (a value the loop carries among them)."""
@@ -143,16 +131,16 @@ def _iteration_chain(value: Value, step: Step) -> list | None:
     depends: dict[Value, bool] = {}
 
     def visit(v: Value) -> bool:
-        if v is step.variable:
+        if v is loop.induction_var:
             return True
         if v in depends:
             return depends[v]
         op = v.defining_op
         if op is None:
-            if v.parent_block is step.scope:  # carried by the loop: known at the iteration's end
+            if v.parent_block is loop.body:  # carried by the loop: known at the iteration's end
                 raise _Unknown
             return False  # an argument of the kernel or of an outer loop: the same next time
-        if op.parent is not step.scope:
+        if op.parent is not loop.body:
             depends[v] = False  # made before the loop
             return False
         found = any([visit(operand) for operand in op.operands])
@@ -173,20 +161,20 @@ def _iteration_chain(value: Value, step: Step) -> list | None:
 _SHIFTS = frozenset(f"arith.{name}" for name in ("index_cast", "index_castui", "extsi", "extui"))
 
 
-def _follows_on(chain: list, step: Step, view: View) -> bool:
+def _follows_on(chain: list, loop, view: View) -> bool:
     """Whether the next iteration's block starts where this one ends: a 1-d block of `n`
     elements at `iv + c`, the loop stepping by the constant `n` (`for off in range(0, N,
     BLOCK)`). The hardware prefetchers follow such a stream already, and a row of 1024
     elements read in one iteration made four blocks of prefetches that never ran."""
     if view.rank != 1:
         return False
-    moving = {step.variable, *(result for op in chain for result in op.results)}
+    moving = {loop.induction_var, *(result for op in chain for result in op.results)}
     for op in chain:
         if op.name not in _SHIFTS and op.name != "arith.addi":
             return False
         if sum(operand in moving for operand in op.operands) != 1:
             return False
-    loop_step = constant_value(step.scope.parent_op().step)
+    loop_step = constant_value(loop.step)
     return getattr(loop_step, "value", None) == view.sizes[0]
 
 
@@ -194,12 +182,12 @@ class _Unknown(Exception):
     """The next iteration's offset is not computable where the block is read."""
 
 
-def _recomputed(fl, chain: list, step: Step, offset: Value) -> ir.Value:
-    """`offset` computed again with the step's variable bound to its next value; the
-    bindings are restored after."""
+def _recomputed(fl, chain: list, variable: Value, value: ir.Value, offset: Value) -> ir.Value:
+    """`offset` computed again with `variable` bound to `value`; the bindings are restored
+    after."""
     saved = {v: fl.values[v] for op in chain for v in op.results}
-    saved[step.variable] = fl.values[step.variable]
-    fl.bind(step.variable, step.following)
+    saved[variable] = fl.values[variable]
+    fl.bind(variable, value)
     try:
         for op in chain:
             fl.lower_scalar(op)

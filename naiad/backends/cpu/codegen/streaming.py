@@ -126,14 +126,17 @@ def launch_flag(fl, store_bytes: int) -> ir.Value:
     flag, or, in loops, the store's bytes times the loops' trips reaching the launch's bytes
     per program. A row softmax whose programs stride over the rows stores one row per
     iteration: counted once, its 16 MiB output was never streamed."""
-    if not fl.loop_trips:
+    if not fl.loops:
         return fl.stream
     b = fl.builder
     cap = ir.Constant(I64, MAX_COUNTED_TRIPS)
-    trips = ir.Constant(I64, 1)
-    for count in fl.loop_trips:
-        trips = b.mul(trips, b.select(b.icmp_unsigned("<", count, cap), count, cap))
-        trips = b.select(b.icmp_unsigned("<", trips, cap), trips, cap)
+    trips = None
+    for loop in fl.loops:
+        count = loop.trips(b)
+        count = b.select(b.icmp_unsigned("<", count, cap), count, cap)
+        trips = count if trips is None else b.mul(trips, count)
+        if len(fl.loops) > 1:
+            trips = b.select(b.icmp_unsigned("<", trips, cap), trips, cap)
     written = b.mul(trips, ir.Constant(I64, store_bytes))
     return b.or_(fl.stream, b.icmp_signed(">=", written, fl.stream_threshold))
 
