@@ -14,8 +14,13 @@ multiplies by its value.
 As Triton does on GPUs without native block-scaled instructions, every operand is upcast: the
 fp4/fp8 values decoded exactly (integer arithmetic on their bits for fp4), scaled (by a power of
 two: exact), and multiplied with `tl.dot` in bf16, where these values are exact, accumulating in
-fp32; fp16 operands that would be rounded by bf16 are multiplied in fp32 (`input_precision`
-"ieee"). So every back end computes it by this definition, and the GPU's dot does the work.
+fp32. An fp16 operand (11 significant bits) that bf16 would round is multiplied in fp32 split
+into bf16 parts (`input_precision` "bf16x3": a high and a low part, 8 + 3 bits, each exact; the
+dropped low x low product is zero when the other operand fits bf16, as every other format
+does; "bf16x6", three parts, when both operands are fp16), so every product is still exact and
+the GPU's tensor cores do the work (Triton upcasts to fp16 there instead, rounding large or
+tiny scaled values); the interpreter and the CPU compute those precisions in IEEE fp32. So
+every back end computes it by this definition, and the GPU's dot does the work.
 `fast_math` is accepted; NaN scales are honoured either way.
 """
 
@@ -195,14 +200,15 @@ def _upcast(value, scale, fmt, k_pack, is_lhs):
 
 
 def _operand_type(lhs_format, rhs_format, lhs_scale, rhs_scale):
-    """bf16 unless an fp16 operand would be rounded by it: then fp16 for two unscaled fp16
-    operands, else fp32."""
+    """(the operands' type, the dot's input precision): bf16 unless an fp16 operand would be
+    rounded by it; then fp16 for two unscaled fp16 operands, else fp32 split into bf16 parts
+    (see the module doc)."""
     formats = (_unwrap_if_constexpr(lhs_format), _unwrap_if_constexpr(rhs_format))
     if "fp16" not in formats:
-        return t.bfloat16
+        return t.bfloat16, None
     if formats == ("fp16", "fp16") and _is_none(lhs_scale) and _is_none(rhs_scale):
-        return t.float16
-    return t.float32
+        return t.float16, None
+    return t.float32, "bf16x6" if formats == ("fp16", "fp16") else "bf16x3"
 
 
 @jit
@@ -227,8 +233,7 @@ def dot_scaled(
     _check_scales(lhs, lhs_scale, lhs_format, lhs_k_pack, rhs, rhs_scale, rhs_format, rhs_k_pack)
     a = _upcast(lhs, lhs_scale, lhs_format, lhs_k_pack, True)
     b = _upcast(rhs, rhs_scale, rhs_format, rhs_k_pack, False)
-    operand = _operand_type(lhs_format, rhs_format, lhs_scale, rhs_scale)
-    precision = "ieee" if operand == t.float32 else None
+    operand, precision = _operand_type(lhs_format, rhs_format, lhs_scale, rhs_scale)
     product = dot(a.to(operand), b.to(operand), input_precision=precision)
     if not _is_none(acc):
         product = product + acc.to(t.float32)
