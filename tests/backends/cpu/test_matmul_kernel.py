@@ -7,15 +7,20 @@ every accumulator type, and tile blockings forced small and odd, so full tiles, 
 edge columns of every kind run at the shapes a tl.dot has.
 """
 
+import types
+
 import ml_dtypes
 import numpy as np
 import pytest
+from llvmlite import ir
 
 import naiad
 import naiad.language as tl
 from naiad import knobs
 from naiad.backends.cpu.codegen import lower_linalg, lower_matmul
+from naiad.backends.cpu.codegen.element_math import multiply_add_intrinsic
 from naiad.backends.cpu.codegen.lower_matmul import Blocking, RegisterFile, blocking, fit_rows
+from naiad.backends.cpu.target import host_target
 from naiad.runtime import compiler
 from naiad.testing import check
 
@@ -266,3 +271,30 @@ def test_aarch64_uses_neon_multiply_adds():
         a, a, a, a, 32, 1, 32, 1, 32, 32, 32, tl.float32, grid=(1,), target="cpu:aarch64"
     )
     assert "fmla\tv" in kernel.asm["asm"] and ".4s" in kernel.asm["asm"]
+
+
+@pytest.mark.parametrize(
+    "triple, features, intrinsic",
+    [
+        ("x86_64-unknown-linux-gnu", "+popcnt,+sse4.2", "llvm.fmuladd"),  # x86-64-v2
+        ("x86_64-unknown-linux-gnu", "+avx,+avx2,+f16c,+fma", "llvm.fma"),
+        ("x86_64-unknown-linux-gnu", "+avx,-fma,+fma4", "llvm.fma"),
+        ("aarch64-unknown-linux-gnu", "+neon", "llvm.fma"),
+    ],
+)
+def test_multiply_adds_fuse_where_the_target_has_the_instruction(triple, features, intrinsic):
+    module = ir.Module(name="dot")
+    module.triple = triple
+    fl = types.SimpleNamespace(module=module, context=types.SimpleNamespace(features=features))
+    assert multiply_add_intrinsic(fl) == intrinsic
+
+
+def test_this_hosts_dot_never_calls_the_c_librarys_fma():
+    """Without FMA (NAIAD_HOST_CPU=x86-64-v2) a fused multiply-add would be a call of fmaf per
+    element; the dot multiplies and adds instead, and fuses where the host can."""
+    a = np.ones((32, 32), np.float32)
+    kernel = _dot.warmup(a, a, a, a, 32, 1, 32, 1, 32, 32, 32, tl.float32, grid=(1,), target="cpu")
+    host = host_target()
+    fused = host.arch != "x86_64" or "+fma" in host.features.split(",")
+    assert ("@llvm.fma.v" in kernel.asm["llir"]) == fused
+    assert "fmaf" not in kernel.asm["asm"]

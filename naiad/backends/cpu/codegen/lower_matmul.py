@@ -12,8 +12,10 @@ of B, broadcasts MR elements of one column of A and issues MR·NV multiply-adds:
 
 Compared with the loop nest of `lower_linalg.py`, which loads and stores C on every multiply-add,
 memory traffic per multiply-add drops by a factor of about MR. Every C element still sums its
-products in increasing k, each with one fused multiply-add (as tt.dot may on every target), so
-results are those of the loop nest bit for bit; integer products wrap as they do there.
+products in increasing k, each with one fused multiply-add where the target has the instruction
+(as tt.dot may on every target; a multiply and an add on an x86 without FMA, where a fused one
+is a C library call: element_math.multiply_add_intrinsic), so results are those of the loop
+nest bit for bit; integer products wrap as they do there.
 
 Operands the vectors cannot read in place are packed first into per-program scratch (the arena
 of function.py): A and B when their elements are not the accumulator's type (int8 widens to
@@ -43,7 +45,7 @@ from ..lower_scalar.float_bits import IEEE, encode
 from ..lower_scalar.registry import intrinsic
 from ..lower_scalar.types import llvm_type
 from ..target import host_target
-from .element_math import narrow_float, widen
+from .element_math import multiply_add_intrinsic, narrow_float, widen
 from .function import FunctionLowering
 from .loops import counted_loop, loop_nest
 from .views import View, add
@@ -303,5 +305,5 @@ def _multiply_add(fl, element, x: ir.Value, y: ir.Value, acc: ir.Value) -> ir.Va
     if isinstance(element, ir.IntType):
         return bld.add(acc, bld.mul(x, y))
     width = acc.type.count
-    name = f"llvm.fma.v{width}f{_bits(element)}"
+    name = f"{multiply_add_intrinsic(fl)}.v{width}f{_bits(element)}"
     return bld.call(intrinsic(fl.module, name, acc.type, [acc.type] * 3), [x, y, acc])
