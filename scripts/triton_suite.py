@@ -4,7 +4,7 @@ and, with `--against-triton`, the same tests against the Triton installed beside
     python scripts/triton_suite.py TRITON_CHECKOUT [--sample N] [--seed S] [--device cpu|cuda]
         [--file python/test/unit/language/test_core.py] [--select REGEX] [--out DIR]
         [--against-triton] [--workers N] [--triton-workers N] [--test-timeout S] [--budget S]
-        [-- pytest args]
+        [--ptx-target cuda:sm_90a] [-- pytest args]
 
 Nothing is fetched: TRITON_CHECKOUT is a checkout (or an export) of Triton's repository. The
 test ids of the file are collected under `python -m naiad.run`, a fixed random sample of them
@@ -20,6 +20,11 @@ and prints what both passed and Naiad's share of Triton's passes, with what Naia
 where Triton passed. Each side runs its tests in parallel where pytest-xdist is installed (the
 cores split between the sides), each test within `--test-timeout` (triton_suite_runs.py), and
 both within `--budget` seconds. Logs, `ids.txt`, `outcomes.tsv` and `summary.txt` go to --out.
+
+`--ptx-target cuda:sm_90a` (with `--device cpu`, Naiad alone) takes the tests' CUDA branches
+without a GPU: kernels run on the CPU and what a test reads of the compiled kernel is the
+target's compile (triton_suite_emulation.py): the GPU's compile errors and IR shapes, not its
+values.
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import triton_suite_report as report
-from triton_suite_runs import Limits, Side, has_module, run_side
+from triton_suite_runs import SCRIPTS, Limits, Side, has_module, run_side
 
 _TEST_ID = re.compile(r"[\w./-]+\.py::\S")
 
@@ -83,10 +88,17 @@ def _sides(options) -> tuple[Side, Side | None]:
         naiad_workers = max(1, cores * 3 // 4)  # Naiad compiles in Python: the larger share
     triton_workers = options.triton_workers or max(1, cores - naiad_workers)
     backend = "cpu" if options.device == "cpu" else "auto"
+    env = {**os.environ, "NAIAD_BACKEND": backend}
+    if options.ptx_target:
+        if options.device != "cpu" or options.against_triton:
+            raise SystemExit("--ptx-target runs Naiad alone, with --device cpu")
+        plugin = f"-p triton_suite_emulation {env.get('PYTEST_ADDOPTS', '')}"
+        env.update(NAIAD_SUITE_PTX_TARGET=options.ptx_target, PYTEST_ADDOPTS=plugin.strip())
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(SCRIPTS), env.get("PYTHONPATH")]))
     naiad = Side(
         "naiad",
         [sys.executable, "-m", "naiad.run", "-m", "pytest"],
-        {**os.environ, "NAIAD_BACKEND": backend},
+        env,
         naiad_workers if parallel else 0,
     )
     if not options.against_triton:
@@ -112,6 +124,7 @@ def _parse(argv):
     parser.add_argument("--triton-workers", type=int, default=None)
     parser.add_argument("--test-timeout", type=float, default=300.0, help="seconds a test")
     parser.add_argument("--budget", type=float, default=math.inf, help="seconds for the runs")
+    parser.add_argument("--ptx-target", default="", help="e.g. cuda:sm_90a (see the doc)")
     parser.add_argument("pytest_args", nargs="*")
     return parser.parse_intermixed_args(argv)  # pytest args after `--`, options anywhere
 

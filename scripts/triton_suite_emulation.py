@@ -1,0 +1,44 @@
+"""A pytest plugin of scripts/triton_suite.py (`--ptx-target cuda:sm_90a`): Triton's tests take
+their CUDA branches on a machine without a GPU. Kernels run on the CPU (the values a test
+checks are the CPU's), and the compiled kernel a launch or `warmup` returns is a compile for
+the target, so the PTX, TTGIR and LLVM IR a test reads back are the GPU's; `is_cuda()` is true
+and the capability is the target's.
+
+What it finds are the GPU's compile errors and the IR shapes the tests check (which MMA, which
+qualifiers, vector widths), not what only running on a GPU shows. Loaded before the test
+module is imported (`-p triton_suite_emulation`, with NAIAD_SUITE_PTX_TARGET set), so the
+predicates the test module imports by name are these.
+"""
+
+from __future__ import annotations
+
+import os
+
+import torch
+
+import naiad.triton._internal_testing as testing
+from naiad.runtime.jit import JITFunction
+
+TARGET = os.environ["NAIAD_SUITE_PTX_TARGET"]
+_ARCH = int("".join(ch for ch in TARGET.split(":sm_")[1] if ch.isdigit()))
+_CAPABILITY = (_ARCH // 10, _ARCH % 10)
+
+testing.is_cuda = lambda: True
+testing._capability = lambda: _CAPABILITY[0]
+torch.cuda.get_device_capability = lambda *args, **kwargs: _CAPABILITY
+torch.cuda.get_device_name = lambda *args, **kwargs: f"emulated {TARGET}"
+
+_run = JITFunction.run
+
+
+def _run_reading_the_target(self, *args, grid, warmup=False, **kwargs):
+    """Launch on the CPU (unless a warmup), then return the target's compile of the kernel;
+    a launch or warmup that names its own target is left alone."""
+    if kwargs.get("target"):
+        return _run(self, *args, grid=grid, warmup=warmup, **kwargs)
+    if not warmup:
+        _run(self, *args, grid=grid, **kwargs)
+    return _run(self, *args, grid=grid, warmup=True, target=TARGET, **kwargs)
+
+
+JITFunction.run = _run_reading_the_target
