@@ -5,8 +5,7 @@
   torch's tensors live in the same context.
 - A cubin is loaded once per device (`CubinKernel.function`, in cubin_kernel.py); a kernel
   needing more than 48 KB of dynamic shared memory gets the MAX_DYNAMIC_SHARED_SIZE_BYTES
-  attribute raised at load, where the device's opt-in limit allows it (else OutOfResources),
-  and asks for the largest shared-memory carveout (CU_FUNC_CACHE_PREFER_SHARED).
+  attribute raised at load, where the device's opt-in limit allows it (else OutOfResources).
 - `launch` is cuLaunchKernel with a preallocated parameter block (`ParamBlock`, param_block.py):
   nothing on the way synchronizes, allocates device memory or loads modules, so a launch on a
   capturing stream is recorded into a CUDA graph. Loading and launching on a device other than
@@ -219,11 +218,6 @@ def load_function(
                 attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                 shared,
             )
-            # The largest shared-memory carveout of the SM's L1, as Triton asks for such
-            # kernels: otherwise the driver may configure one with room for fewer blocks than
-            # fit (tf32 128x32x32 tiles, 60 KiB a block, ran at half the speed of the same
-            # code loaded with this preference).
-            _call("cuFuncSetCacheConfig", handle, _cuda().CUfunc_cache.CU_FUNC_CACHE_PREFER_SHARED)
         names = ("NUM_REGS", "LOCAL_SIZE_BYTES", "SHARED_SIZE_BYTES", "MAX_THREADS_PER_BLOCK")
         return Function(handle, device, *(get(handle, name) for name in names))
 

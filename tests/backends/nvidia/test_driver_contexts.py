@@ -29,7 +29,6 @@ class FakeCuda:
         CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 2
         CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 3
         CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 4
-        CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
 
     def __init__(self, current: int, launch_result=Result.CUDA_SUCCESS):
         self.current = current
@@ -72,17 +71,6 @@ class FakeCuda:
 
     def cuFuncGetAttribute(self, code, handle):
         return Result.CUDA_SUCCESS, 8 * code
-
-    class CUfunc_cache:
-        CU_FUNC_CACHE_PREFER_SHARED = 1
-
-    def cuFuncSetAttribute(self, handle, code, value):
-        self.calls.append(("attribute", code, value))
-        return (Result.CUDA_SUCCESS,)
-
-    def cuFuncSetCacheConfig(self, handle, config):
-        self.calls.append(("cache config", config))
-        return (Result.CUDA_SUCCESS,)
 
 
 @pytest.fixture
@@ -139,16 +127,6 @@ def test_loading_a_module_on_another_device_gives_the_context_back(use_driver, m
 
 class _Limits:
     max_shared_mem = 228 * 1024
-
-
-@pytest.mark.parametrize("shared", [48 * 1024, 60 * 1024])
-def test_a_kernel_past_48_kib_opts_in_and_prefers_shared_memory(use_driver, monkeypatch, shared):
-    fake = use_driver(FakeCuda(1001))
-    monkeypatch.setattr(cuda_driver, "device_properties", lambda index: _Limits())
-    cuda_driver.load_function(b"cubin", "kernel", 1, shared)
-    configured = [call for call in fake.calls if call[0] in ("attribute", "cache config")]
-    opted_in = [("attribute", 8, shared), ("cache config", 1)]
-    assert configured == (opted_in if shared > 48 * 1024 else [])
 
 
 def test_a_cubin_for_an_older_gpu_loads_from_its_ptx(use_driver, monkeypatch):
