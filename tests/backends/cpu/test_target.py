@@ -119,14 +119,17 @@ def test_host_loop_is_vectorized_and_runs():
 
 def test_large_module_loops_are_vectorized_but_not_copied():
     """`grow_loops=False` (the pipeline of a large kernel) still vectorizes the loop, once: no
-    interleaved copies of its vector body, no unrolled remainder; by default it is interleaved.
-    The vector code computes the same values either way (checked on the host)."""
+    interleaved copies of its vector body (one store of the widest vector), no unrolled
+    remainder; by default it is interleaved. A narrower vector loop for the remainder is the
+    target's choice (znver4's AVX-512 body gets a 4-wide epilogue). The vector code computes
+    the same values either way (checked on the host)."""
     host = host_target()
     vector_stores = {}
     for grow in (True, False):
         module = llvm_tools.parse_module(ELEMENTWISE, "axpy")
         llvm_tools.optimize(module, host.machine, speed_level=2, grow_loops=grow)
-        vector_stores[grow] = len(re.findall(r"store <\d+ x float>", str(module)))
+        widths = [int(w) for w in re.findall(r"store <(\d+) x float>", str(module))]
+        vector_stores[grow] = widths.count(max(widths))
         code = llvm_tools.emit_object(module, host.machine)
         loaded = loader.load_object(code, ["axpy"], f"axpy_{grow}")
         axpy = ctypes.CFUNCTYPE(
