@@ -39,6 +39,18 @@ class _Flag:
 
 
 @dataclass(frozen=True)
+class _DefaultOn:
+    """A boolean setting that is on unless set to something else than 1, true, yes or on."""
+
+    env: str
+    doc: str
+
+    def get(self) -> bool:
+        text = _raw(self.env).strip().lower()
+        return not text or text in _TRUE
+
+
+@dataclass(frozen=True)
 class _Text:
     """A string setting; empty means unset."""
 
@@ -108,6 +120,11 @@ profile_compile = _Flag(
     "NAIAD_PROFILE_COMPILE", "print each compile's time per stage (AST to TTIR ... load) on stderr"
 )
 always_compile = _Flag("NAIAD_ALWAYS_COMPILE", "compile every kernel again, ignoring the caches")
+default_fp_fusion = _DefaultOn(
+    "NAIAD_DEFAULT_FP_FUSION",
+    "whether a launch that does not say `enable_fp_fusion` lets float multiplies and adds fuse "
+    "into fma (on unless 0); read when a kernel is first launched with given arguments",
+)
 backend = _Text(
     "NAIAD_BACKEND",
     "where kernels on host arrays run: unset (compiled for the CPU where it can be), 'cpu' "
@@ -167,6 +184,7 @@ TRITON_TWINS = {
     debug.env: "TRITON_DEBUG",
     print_autotuning.env: "TRITON_PRINT_AUTOTUNING",
     always_compile.env: "TRITON_ALWAYS_COMPILE",
+    default_fp_fusion.env: "TRITON_DEFAULT_FP_FUSION",
     cache_dir.env: "TRITON_CACHE_DIR",
 }
 

@@ -77,10 +77,16 @@ def compile_options(options=None, debug: bool = False) -> CompileOptions:
         num_stages=getattr(options, "num_stages", 3),
         maxnreg=getattr(options, "maxnreg", None),
         debug=bool(debug),
-        enable_fp_fusion=getattr(options, "enable_fp_fusion", True),
+        enable_fp_fusion=_fp_fusion(getattr(options, "enable_fp_fusion", None)),
         asserts=bool(getattr(options, "asserts", False)),
         sanitize_overflow=bool(getattr(options, "sanitize_overflow", True)),
     )
+
+
+def _fp_fusion(asked: bool | None) -> bool:
+    """A launch's `enable_fp_fusion`, else the default setting (Triton's
+    `knobs.language.default_fp_fusion`)."""
+    return knobs.default_fp_fusion.get() if asked is None else bool(asked)
 
 
 def compile_specialization(

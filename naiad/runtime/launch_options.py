@@ -19,7 +19,7 @@ class LaunchOptions:
     num_ctas: int = 1
     maxnreg: int | None = None
     debug: bool | None = None
-    enable_fp_fusion: bool = True
+    enable_fp_fusion: bool | None = None  # None: knobs.default_fp_fusion (on by default)
     sanitize_overflow: bool = True
     asserts: bool = False
     launch_cooperative_grid: bool = False

@@ -140,7 +140,9 @@ class cache_knobs(base_knobs):
 
 class language_knobs(base_knobs):
     fp32_default = env_knob("TRITON_F32_DEFAULT")
-    default_fp_fusion = env_knob("TRITON_DEFAULT_FP_FUSION", True, bool)
+    default_fp_fusion = env_knob(
+        "TRITON_DEFAULT_FP_FUSION", True, bool, naiad_knobs.default_fp_fusion
+    )
 
 
 class nvidia_knobs(base_knobs):

@@ -52,3 +52,33 @@ def test_the_groups_surface_of_triton_s_test_fixtures():
     assert isinstance(fresh, knobs.compilation_knobs)
     keys = {knob.key for knob in fresh.knob_descriptors.values()}
     assert "TRITON_ALWAYS_COMPILE" in keys and "TRITON_KERNEL_DUMP" in keys
+
+
+def test_default_fp_fusion_is_the_launches_default(monkeypatch):
+    """`knobs.language.default_fp_fusion` (TRITON_DEFAULT_FP_FUSION) decides whether a launch
+    that does not say `enable_fp_fusion` fuses a multiply and an add into an fma on the GPU;
+    a launch that says wins."""
+    import numpy as np
+
+    import naiad
+    import naiad.language as tl
+
+    @naiad.jit
+    def mul_add(data):
+        ptrs = data + tl.arange(0, 128)
+        tl.store(ptrs, tl.load(ptrs) * 1.5 + 1.0)
+
+    def fused(**options):
+        x = np.zeros(128, np.float32)
+        compiled = mul_add.warmup(x, grid=(1,), target="cuda:sm_90a", **options)
+        return "fma.rn.f32" in compiled.asm["ptx"]
+
+    assert knobs.language.default_fp_fusion is True and fused()
+    knobs.language.default_fp_fusion = False
+    assert naiad_knobs.default_fp_fusion.get() is False
+    assert not fused() and fused(enable_fp_fusion=True)
+    knobs.language.default_fp_fusion = True
+    assert fused() and not fused(enable_fp_fusion=False)
+    knobs.language.default_fp_fusion = None  # back to the environment, which says no
+    monkeypatch.setenv("NAIAD_DEFAULT_FP_FUSION", "0")
+    assert not fused()
