@@ -23,6 +23,7 @@ from llvmlite import ir
 from ....ir import RankedTensorType
 from ....middle.linalg.bounds_checks import BOUNDS_ATTRIBUTE
 from ..abi import FAULT_ASSERT, FAULT_BOUNDS
+from .chunked_loads import enter_chunked_load
 from .failures import fail_site, record_failure
 from .function import FunctionLowering, lowers
 from .in_place import deferred_inits, update_in_place
@@ -201,6 +202,9 @@ def _while(fl: FunctionLowering, op) -> None:
     b = fl.builder
     inits = list(op.inits)
     buffers = _enter_loop(fl, inits)
+    for inner in op.after.block:
+        if inner in fl.plan.chunked:  # a load's runs, the first maybe the whole block
+            enter_chunked_load(fl, fl.plan.chunked[inner])
     function = b.function
     before = function.append_basic_block("while.before")
     after = function.append_basic_block("while.after")

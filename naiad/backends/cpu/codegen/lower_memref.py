@@ -19,6 +19,7 @@ from llvmlite import ir
 from ....dialects.view_like import kept_dimensions
 from ....ir import DYNAMIC, MemRefType, UnrankedMemRefType, Value
 from ..lower_scalar.types import llvm_type
+from .chunked_loads import lower_chunked_copy, lower_chunked_tensor
 from .function import I64, FunctionLowering, lowers
 from .lower_addresses import AddressView
 from .lower_linalg import _generic, copy_view
@@ -103,7 +104,14 @@ def _dealloc(fl: FunctionLowering, op) -> None:
 
 @lowers("memref.copy")
 def _copy(fl: FunctionLowering, op) -> None:
-    source, target = fl.value(op.source), fl.value(op.target)
+    chunked = fl.plan.chunked.get(op)
+    if chunked is not None:  # a run of a load's rows, maybe the whole block (chunked_loads.py)
+        lower_chunked_copy(fl, chunked, lambda source, target: _copy_views(fl, source, target))
+        return
+    _copy_views(fl, fl.value(op.source), fl.value(op.target))
+
+
+def _copy_views(fl: FunctionLowering, source, target) -> None:
     if not copy_rows(fl.builder, source, target):
         copy_view(fl, source, target)
 
@@ -122,6 +130,10 @@ def _store(fl: FunctionLowering, op) -> None:
 
 @lowers("bufferization.to_tensor")
 def _to_tensor(fl: FunctionLowering, op) -> None:
+    chunked = fl.plan.chunked.get(op.results[0])
+    if chunked is not None:  # chunked_loads.py: the block's view where one run was all of it
+        lower_chunked_tensor(fl, chunked, fl.value(op.operands[0]))
+        return
     read = fl.plan.in_place.get(op.results[0])  # store_plan.py: read the loaded view itself
     fl.bind(op.results[0], fl.value(read if read is not None else op.operands[0]))
 

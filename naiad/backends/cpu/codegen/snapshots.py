@@ -75,12 +75,12 @@ def plan_snapshots(function, plan, writes_memory) -> None:
     for op in function.walk():
         if op.name == "memref.copy" and op not in plan.skipped:
             snapshot = _snapshot(op, plan.deferred)
-            if snapshot is not None and _unwritten(op, snapshot.tensor, writes_memory):
+            if snapshot is not None and unwritten(op, snapshot.tensor, writes_memory):
                 plan.snapshots[op] = snapshot
                 plan.skipped.add(snapshot.tensor.defining_op)
 
 
-def _prefix_subview(value):
+def prefix_subview(value):
     """The `memref.subview` making `value` at offsets 0 with unit strides, or None."""
     op = value.defining_op
     if op is None or op.name != "memref.subview":
@@ -93,17 +93,17 @@ def _prefix_subview(value):
 
 
 def _snapshot(copy, deferred) -> Snapshot | None:
-    window, target = (_prefix_subview(v) for v in copy.operands[:2])
+    window, target = (prefix_subview(v) for v in copy.operands[:2])
     if window is None and target is None:  # an unmasked load: the whole view, always full
         whole, buffer = copy.operands[:2]
-        if not _is_alloc(buffer) or getattr(whole.type, "shape", None) != buffer.type.shape:
+        if not is_alloc(buffer) or getattr(whole.type, "shape", None) != buffer.type.shape:
             return None
         writer = copy
     elif window is None or target is None:
         return None
     else:
         buffer = target.operands[0]
-        if not _is_alloc(buffer):
+        if not is_alloc(buffer):
             return None
         shape = list(buffer.type.shape)
         whole = window.operands[0]
@@ -123,24 +123,24 @@ def _snapshot(copy, deferred) -> Snapshot | None:
     for user, _ in buffer.uses:
         if user.name == "bufferization.to_tensor" and tensor is None:
             tensor = user.results[0]
-        elif user.name == "linalg.fill" and _before(user, copy):
+        elif user.name == "linalg.fill" and comes_before(user, copy):
             continue
         elif user is not writer:
             return None
-    if tensor is None or not _before(copy, tensor.defining_op):
+    if tensor is None or not comes_before(copy, tensor.defining_op):
         return None
-    readers = _readers(tensor)
+    readers = readers_of(tensor)
     if readers is None or any(reader in deferred for reader in readers):
         return None  # a use we cannot follow, or a reader lowered at its store (which writes)
     return Snapshot(whole, buffer, tensor)
 
 
-def _is_alloc(buffer) -> bool:
+def is_alloc(buffer) -> bool:
     op = buffer.defining_op
     return op is not None and op.name in ("memref.alloc", "memref.alloca")
 
 
-def _before(op, later) -> bool:
+def comes_before(op, later) -> bool:
     """Whether `op` (or the op holding it in `later`'s block) comes before `later`."""
     while op is not None and op.parent is not later.parent:
         op = op.parent_op()
@@ -149,13 +149,13 @@ def _before(op, later) -> bool:
     return op is later
 
 
-def _readers(value) -> list | None:
+def readers_of(value) -> list | None:
     """The ops that read the buffer behind tensor `value` (through views), or None when one
     may do anything else with it (carry it in a loop, insert into it, yield it)."""
     found = []
     for user, index in value.uses:
         if user.name in VIEW_OPS and index == 0:
-            inner = _readers(user.results[0])
+            inner = readers_of(user.results[0])
             if inner is None:
                 return None
             found += inner
@@ -166,12 +166,12 @@ def _readers(value) -> list | None:
     return found
 
 
-def _unwritten(copy, tensor, writes_memory) -> bool:
+def unwritten(copy, tensor, writes_memory) -> bool:
     """Whether no op from the copy to the last reader of `tensor` may write memory."""
     block = copy.parent
     position = {op: i for i, op in enumerate(block)}
     last = position[copy]
-    for reader in _readers(tensor):
+    for reader in readers_of(tensor):
         op = reader
         while op is not None and op.parent is not block:
             op = op.parent_op()
@@ -201,10 +201,10 @@ def lower_snapshot(fl, copy, snapshot: Snapshot) -> None:
             full = b.and_(full, b.icmp_signed("==", size, as_value(n)))
     with if_then(b, b.not_(full), name="partial"):
         copy_elements(b, source, target)
-    fl.bind(snapshot.tensor, _either(b, full, whole, buffer))
+    fl.bind(snapshot.tensor, either_view(b, full, whole, buffer))
 
 
-def _either(b: ir.IRBuilder, full, whole: View, buffer: View) -> View:
+def either_view(b: ir.IRBuilder, full, whole: View, buffer: View) -> View:
     """The view `full ? whole : buffer` (the same sizes): a selected base, offset 0."""
 
     def base(view: View):
@@ -234,7 +234,7 @@ def guard_overlaps(fl, generic, target: View) -> None:
         safe = _apart_or_in_step(b, view, target, indexing.is_identity)
         with if_then(b, b.not_(safe), name="overlap"):
             copy_elements(b, view, buffer)
-        fl.bind(value, _either(b, safe, view, buffer))
+        fl.bind(value, either_view(b, safe, view, buffer))
 
 
 def store_copy(fl, copy, target: View, store) -> None:

@@ -39,6 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ....middle.linalg.bounds_checks import INFO_FUNCTION, VIEW_FUNCTION
+from .chunked_loads import plan_chunked_loads
 from .snapshots import plan_snapshots
 
 _WRITES = (
@@ -60,6 +61,7 @@ class StorePlan:
     skipped: set = field(default_factory=set)  # copies and fills nobody needs
     in_place: dict = field(default_factory=dict)  # to_tensor result -> the view value it reads
     snapshots: dict = field(default_factory=dict)  # copy op -> snapshots.Snapshot
+    chunked: dict = field(default_factory=dict)  # copy op, tensor -> chunked_loads.ChunkedLoad
     overlap_guards: dict = field(default_factory=dict)  # in-place read -> its skipped copy
     copy_stores: dict = field(default_factory=dict)  # store of a load as it is -> its copy
 
@@ -104,6 +106,7 @@ def plan_stores(function) -> StorePlan:
         if op.name == "bufferization.materialize_in_destination" and not op.results:
             _plan_store(plan, op)
     plan_snapshots(function, plan, _writes_memory)
+    plan_chunked_loads(function, plan, _writes_memory)
     return plan
 
 
