@@ -89,12 +89,16 @@ def tensor_type() -> type:
     return getattr(torch, "Tensor", _NoTensor) if torch is not None else _NoTensor
 
 
-def argument_lines(param, index: int, align_free: bool) -> tuple[list[str], list[str]]:
+def argument_lines(
+    param, index: int, align_free: bool, typed: bool = False
+) -> tuple[list[str], list[str]]:
     """The source that keys argument `param.name` (and puts its launch value in `__v{index}`
     unless it is a constexpr), and the names of its key items. A constexpr has one item; every
     other argument three, so that the key is one flat tuple (cheaper to build, hash and
     compare than nested ones) whose layout is fixed: a tensor's dtype, alignment and device;
-    an integer's code or another argument's key, then two Nones."""
+    an integer's code or another argument's key, then two Nones. `typed` (a bound launch's
+    tensor whose dtype and device its caller fixes): a tensor's dtype and device are not read,
+    both items are the marker `__typed`."""
     name, key, value = param.name, f"__k{index}", f"__v{index}"
     if param.is_constexpr:
         line = f"    {key} = {name} if __type({name}) is __int else __constexpr_key({name})"
@@ -109,12 +113,15 @@ def argument_lines(param, index: int, align_free: bool) -> tuple[list[str], list
         in_range = f"{INT32_MIN} <= {name} <= {INT32_MAX}"
         int_key = f"({small}) if {in_range} else __wide_int_key({name})"
     aligned, device = f"__a{index}", f"__e{index}"
+    kinds = [f"        {key} = {device} = __typed"] if typed else [
+        f"        {key} = {name}.dtype",
+        f"        {device} = {name}.device",
+    ]  # fmt: skip
     lines = [
         f"    if __type({name}) is __Tensor:",
         f"        {value} = {name}.data_ptr()",
-        f"        {key} = {name}.dtype",
         f"        {aligned} = {'True' if align_free else f'{value} % 16 == 0'}",
-        f"        {device} = {name}.device",
+        *kinds,
         f"    elif __type({name}) is __int:",
         f"        {value} = {name}",
         f"        {key} = {int_key}",

@@ -11,11 +11,15 @@ order of `varying`. Per call it
 
 - keys the varying arguments exactly as the launch entry keys them (a tensor's dtype, 16-byte
   alignment and device; an integer's ==1, %16 and width; a float's kind; ...), and compares
-  those facts with the ones the kept prepared launch was registered under,
+  those facts with the ones the kept prepared launch was registered under; a tensor the caller
+  names `typed` (its plan fixes its dtype and device) is keyed by its alignment alone,
 - checks that the launch settings (knobs.launch_settings) are the ones it was registered under
   and that the kernel has not dropped its prepared launches since
   (`JITFunction.launch_generation`: `forget_compiled`, a new `debug` or `interpret`),
-- and runs that prepared launch with the fixed arguments' launch values kept from the sample.
+- and runs that prepared launch with the fixed arguments' launch values kept from the sample
+  (each run of them one tuple, which the call concatenates with the varying values); a
+  prepared CUDA launch offers `bind`, which packs the fixed parameters once for this bound
+  launch (cuda_bound_params.py), and then each call passes the varying values alone.
 
 Anything else - a fact that differs, an argument the entry does not key inline, a prepared
 launch that declines (the CPU's bounds checks) - runs the whole call through `kernel[dims]`,
@@ -34,16 +38,20 @@ from .binder import Unbound, argument_lines, binding, clashes, define, grid_dims
 _FIXED_KINDS = (type(None), bool, int, float)
 
 
-def bind_launch(owner, varying, grid, args, kwargs):
+def bind_launch(owner, varying, grid, args, kwargs, typed=()):
     """The bound launch of the JIT function `owner` (see the module doc): `launch(*values)`
     with the values of the parameters named in `varying`, in that order, and every other
     argument, the launch options and the grid those of the sample call `(grid, *args,
-    **kwargs)`; it returns what `kernel[grid](...)` returns."""
+    **kwargs)`; it returns what `kernel[grid](...)` returns. `typed` names varying parameters
+    whose tensors have the sample's dtype and device at every call, which the caller's own
+    plan guarantees (naiad.ops keys its plans by them): only their alignment is keyed."""
     params = owner.params
     by_name = owner.params_by_name
     unknown = [name for name in varying if name not in by_name]
     if unknown:
         raise TypeError(f"{owner.__name__}() has no parameter {unknown[0]!r} to vary")
+    if not set(typed) <= set(varying):
+        raise TypeError(f"{owner.__name__}(): a typed parameter must be a varying one")
     if len(args) > len(params):
         raise TypeError(f"{owner.__name__}() takes {len(params)} arguments but {len(args)} given")
     named = dict(zip((p.name for p in params), args))
@@ -60,18 +68,36 @@ def bind_launch(owner, varying, grid, args, kwargs):
     if callable(grid) and not isinstance(grid, (tuple, list)):
         grid = grid(dict(named))
     dims = grid_dims(grid)
-    return _BoundLaunch(owner, tuple(varying), named, options, dims).function
+    return _BoundLaunch(owner, tuple(varying), named, options, dims, frozenset(typed)).function
+
+
+class _Typed:
+    """The key items of a typed tensor (`bind_launch`'s `typed`) in place of its dtype and
+    device, which are not read."""
+
+    def __repr__(self):
+        return "<typed>"
+
+
+_TYPED = _Typed()
+# The state of a bound launch without a prepared launch: the varying facts, the launch
+# settings, the launch generation, the prepared launch, and that launch with the fixed
+# parameters packed (None where the back end has none).
+_NO_STATE = (None, None, None, None, None)
 
 
 class _BoundLaunch:
     """The state of one bound launch: the generated per-call function (`function`) and what it
     compares against, kept in that function's globals (`env["__state"]`: the varying
-    arguments' facts, the launch settings, the kernel's launch generation and the prepared
-    launch), which `_full` renews after each call that took the normal path."""
+    arguments' facts, the launch settings, the kernel's launch generation, the prepared
+    launch and, where its back end makes one (CUDA: cuda_bound_params.py), that launch with
+    the fixed parameters packed once, which then takes the varying values alone), which
+    `_full` renews after each call that took the normal path."""
 
-    def __init__(self, owner, varying: tuple, named: dict, options: dict, dims):
+    def __init__(self, owner, varying: tuple, named: dict, options: dict, dims, typed):
         self.owner = owner
         self.varying = varying  # the names of the parameters each call passes, in order
+        self.typed = typed  # those whose tensors' dtype and device the caller fixes
         sample = [named[name] if name in named else self._default(name) for name in varying]
         # The sample call's other arguments, by parameter name (not its varying ones: a bound
         # launch must not keep the sample's tensors alive).
@@ -79,7 +105,7 @@ class _BoundLaunch:
         self.options = options  # its launch options (num_warps, ...)
         self.dims = dims  # its grid, evaluated
         params = owner.params
-        self.env = {"__state": (None, None, None, None), "__full": self._full}
+        self.env = {"__state": _NO_STATE, "__full": self._full}
         # Generated unless the entry has no keying of its own or the grid runs nothing.
         self.generated = not clashes(params) and 0 not in dims
         if not self.generated:
@@ -93,23 +119,31 @@ class _BoundLaunch:
         _, _, env, keys, _ = binding(params, self.owner.do_not_specialize_on_alignment)
         env = self.env | env
         env.update(__Unbound=Unbound, __launch_settings=launch_settings, __owner=self.owner)
+        env["__typed"] = _TYPED
         env["__dims"] = self.dims
         free = self.owner.do_not_specialize_on_alignment
-        lines, facts, values, arguments = [], [], [], []
+        lines, facts, values, arguments, varying = [], [], [], [], []
+        self._fixed = {}  # the fixed runtime values, by position among the runtime values
+        self._typed_facts = {}  # a typed tensor's positions in the facts -> its in `varying`
         for index, param in enumerate(params):
             if param.name in self.varying:
-                argument, names = argument_lines(param, index, param.name in free)
+                typed = param.name in self.typed
+                argument, names = argument_lines(param, index, param.name in free, typed)
                 lines += argument
+                if typed:
+                    where = self.varying.index(param.name)
+                    self._typed_facts.update({len(facts): where, len(facts) + 2: where})
                 facts += names
                 if not param.is_constexpr:
+                    varying.append(len(values))
                     values.append(f"__v{index}")
                     arguments.append(param.name)
             elif not param.is_constexpr:
                 given = self._given(param.name)
-                env[f"__given{index}"] = given
-                env[f"__f{index}"] = float(given) if type(given) is float else given
-                values.append(f"__f{index}")
-                arguments.append(f"__given{index}")
+                self._fixed[len(values)] = float(given) if type(given) is float else given
+                values.append((self._fixed[len(values)],))
+                arguments.append((given,))
+        self._varying_runtime = tuple(varying)
         self._positions = [keys.index(name) for name in facts]
         source = [
             f"def __bound({', '.join(self.varying)}):",
@@ -118,10 +152,14 @@ class _BoundLaunch:
             "    except (__Unbound, TypeError):",
             "        pass",
             "    else:",
-            "        __facts, __settings, __generation, __launch = __state",
+            "        __facts, __settings, __generation, __launch, __fixed_packed = __state",
             f"        if ({tupled(facts)} == __facts and __launch_settings() == __settings"
             " and __owner.launch_generation == __generation):",
-            f"            __ran = __launch(__dims, {tupled(values)}, {tupled(arguments)})",
+            "            if __fixed_packed is not None:",
+            f"                __ran = __fixed_packed({tupled([values[i] for i in varying])})",
+            "            else:",
+            f"                __ran = __launch(__dims, {_joined(values, 'values', env)},"
+            f" {_joined(arguments, 'given', env)})",
             "            if __ran:  # the CompiledKernel it ran",
             "                return __ran",
             f"    return __full({', '.join(self.varying)})",
@@ -165,7 +203,38 @@ class _BoundLaunch:
         except (Unbound, TypeError):
             launch = None
         if launch is None:
-            self.env["__state"] = (None, None, None, None)
+            self.env["__state"] = _NO_STATE
             return
-        facts = tuple(key[position] for position in self._positions)
-        self.env["__state"] = (facts, settings, generation, launch)
+        facts = [key[position] for position in self._positions]
+        for fact, where in self._typed_facts.items():
+            if type(values[where]) is self.env["__Tensor"]:
+                facts[fact] = _TYPED
+        bind = getattr(launch, "bind", None)  # a CUDA launch's (cuda_bound_params.py)
+        fixed_packed = bind and bind(self._fixed, self._varying_runtime, self.dims)
+        self.env["__state"] = (tuple(facts), settings, generation, launch, fixed_packed)
+
+
+def _joined(items: list, name: str, env: dict) -> str:
+    """The source of one tuple of `items`: the names of per-call values (str) and fixed values
+    (one-tuples), each run of fixed ones kept in `env` as one tuple that the call concatenates
+    (a matrix product's 17 fixed sizes and strides: one global read, not 17)."""
+    parts, names, fixed = [], [], []
+
+    def close():
+        if names:
+            parts.append(tupled(names))
+            names.clear()
+        if fixed:
+            env[f"__{name}{len(parts)}"] = tuple(fixed)
+            parts.append(f"__{name}{len(parts)}")
+            fixed.clear()
+
+    for item in items:
+        if isinstance(item, str):
+            if fixed:
+                close()
+            names.append(item)
+        else:
+            fixed.append(item[0])
+    close()
+    return " + ".join(parts) if parts else "()"

@@ -32,6 +32,7 @@ captured by `torch.cuda.graph`.
 from __future__ import annotations
 
 import ctypes
+import functools
 import struct
 import sys
 import threading
@@ -43,6 +44,7 @@ from ..backends.nvidia import target as nv_target
 from . import global_scratch
 from .compile_lock import compiled_once
 from .compiler import compile_options, compile_specialization
+from .cuda_bound_params import Prepared, bind_parameters
 from .cuda_parameters import (
     flattener,
     kernel_parameters,
@@ -95,6 +97,9 @@ class _Compiled:
     source: object = None  # the CompiledKernel (compiled_kernel.py): what a launch returns
     flatten: object = None  # the binder's values -> runtime values (tuples' leaves spread)
     scratch: int = 0  # global scratch bytes per program, the last parameter (global_scratch.py)
+    # the runtime value each kernel parameter takes, where each takes one as it is (no
+    # descriptor, tuple or scratch): what lets a bound launch pack its fixed ones once
+    taken: tuple | None = None
 
     def arguments(self, runtime: tuple) -> tuple:
         return runtime if self.select is None else self.select(runtime)
@@ -196,24 +201,31 @@ class CudaLauncher:
         params = [p.name for p in self.jit_function.params if not p.is_constexpr]
         tuples = [is_tuple(metadata["signature"].get(name)) for name in params]
         flatten = flattener(tuples) if any(tuples) else None
+        plain = not descriptors and flatten is None and not scratch and not debug
+        taken = tuple(indexes) if plain else None
         return _Compiled(
-            kernel, select, pointers, compiled.globals_used, debug, compiled, flatten, scratch
+            kernel,
+            select,
+            pointers,
+            compiled.globals_used,
+            debug,
+            compiled,
+            flatten,
+            scratch,
+            taken,
         )
 
 
 def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
-    """A specialization's launch on one device for the hot path (see the module doc):
-
-        launch(dims, values, arguments=None) -> bool
-
-    launches over `dims` with the binder's launch `values`, or returns False (nothing launched)
-    when the slow path must say what is wrong (a grid beyond CUDA's limits, an integer that
-    does not fit its parameter) or the kernel was forgotten since (`CudaLauncher.forget`
-    replaced the launcher's table). A closure, not an object: each name it reads on every launch is
-    a cell, not an attribute. The parameter block is per thread: a launch writes it and the
-    driver reads it, and another thread's launch must not write in between. It holds the
-    compiled kernel (its module, loaded on `device`) for as long as it can be called, however
-    the launcher's tables change meanwhile."""
+    """A specialization's launch on one device for the hot path (see the module doc), which
+    `launch(dims, values, arguments=None)` runs over `dims` with the binder's launch `values`,
+    or returns False (nothing launched) when the slow path must say what is wrong (a grid
+    beyond CUDA's limits, an integer that does not fit its parameter) or the kernel was
+    forgotten (`CudaLauncher.forget` replaced the launcher's table). A closure: each name it reads per launch is a cell, not an attribute.
+    The parameter block is per thread (another thread's launch must not write it before the
+    driver has read it). It holds the compiled kernel (its module, loaded on `device`) while
+    it can be called. `launch.bind`, where each parameter takes one value as it is: the launch
+    of a bound launch, its fixed parameters packed once (cuda_bound_params.py)."""
     kernel = compiled.kernel
     driver_launch = cuda_driver.fast_launch(kernel.function(device), kernel.threads, kernel.shared)
     layout = PackedParams.layout(kernel.signature)
@@ -256,10 +268,13 @@ def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
         driver_launch(gx, gy, gz, stream(device), address)
         return ran  # the CompiledKernel: what a launch returns
 
-    # Never a false value once it ran: the caller would take that for "declined" and launch
-    # again on the slow path.
+    # Never false once it ran: the caller would take that for "declined" and launch again.
     ran = compiled.source if compiled.source is not None else True
     launch.compiled = compiled  # kept alive with the launch, not read on it
+    if compiled.taken is not None and len(compiled.taken) == len(kernel.signature):
+        launch.bind = functools.partial(bind_parameters, Prepared(
+            launcher, table, check, stream, device, driver_launch, ran, kernel.signature,
+            compiled.taken, PackedParams))  # fmt: skip
     return launch
 
 

@@ -147,3 +147,40 @@ def test_a_bound_launch_keeps_no_tensor_of_its_sample():
     gc.collect()
     assert sample() is None
     _check(launch, seed=2)
+
+
+def test_typed_tensors_are_keyed_by_their_alignment_alone(full_calls):
+    """`typed`: the caller fixes the tensors' dtype and device, so only their alignment is
+    keyed: a pointer off 16 bytes still takes the normal path, and is kept."""
+    x, y, out = _random(N), _random(N, seed=1), torch.empty(N)
+    launch = scaled_sum.bind_launch(("x_ptr", "y_ptr", "out_ptr", "alpha"), GRID, x, y, out, N,
+                                    1.0, BLOCK=64, typed=("x_ptr", "y_ptr", "out_ptr"))  # fmt: skip
+    _check(launch, seed=2)
+    for seed in range(3, 6):
+        _check(launch, seed=seed, alpha=-seed / 4)
+    assert len(full_calls) == 1
+    _check(launch, seed=6, offset=1)
+    _check(launch, seed=7, offset=1)
+    assert len(full_calls) == 2
+    with pytest.raises(TypeError, match="typed parameter must be a varying one"):
+        scaled_sum.bind_launch(("x_ptr", "y_ptr", "out_ptr"), GRID, x, y, out, N, 1.0, BLOCK=64,
+                               typed=("alpha",))  # fmt: skip
+
+
+def test_fixed_arguments_between_varying_ones_keep_their_places(full_calls):
+    """Runs of fixed arguments reach the prepared launch as kept tuples between the varying
+    values: a varying pointer after fixed sizes gets its own place."""
+
+    @naiad.jit
+    def affine(x_ptr, n, scale, out_ptr, shift, BLOCK: tl.constexpr):
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) * scale + shift, mask=mask)
+
+    x, out = _random(N), torch.empty(N)
+    launch = affine.bind_launch(("x_ptr", "out_ptr"), GRID, x, N, 1.5, out, -0.25, BLOCK=64)
+    for seed in range(2, 5):
+        x, out = _random(N, seed=seed), torch.empty(N)
+        launch(x, out)
+        expected = x.double().numpy() * 1.5 - 0.25
+        np.testing.assert_allclose(out.double().numpy(), expected, rtol=1e-6, atol=1e-6)

@@ -329,3 +329,34 @@ def test_cuda_launches_are_checked_as_on_every_back_end(fake_driver):
     with pytest.raises(TypeError, match=r"axpy: argument `x_ptr`: expected .*, got str"):
         axpy[(1,)]("*fp32", y, out, 100, 2.5, BLOCK=64)
     assert [entry[0] for entry in fake_driver] == ["slow"]
+
+
+def test_a_bound_launch_packs_its_fixed_parameters_once(fake_driver, monkeypatch):
+    """A bound launch of a prepared CUDA launch (cuda_bound_params.py): the fixed parameters
+    (n, alpha) are packed once into a block of their own, each call packs its tensors; the
+    driver reads every value where the `void**` array points, as on the prepared launch."""
+    kinds = ("*fp32", "*fp32", "*fp32", "i32", "fp32")
+    kernel = cuda_driver.CubinKernel(b"", "axpy", kinds)
+    compiled = cuda_launcher._Compiled(kernel, None, (0, 1, 2), {}, taken=(0, 1, 2, 3, 4))
+    monkeypatch.setattr(cuda_launcher.CudaLauncher, "_compile", lambda *args: compiled)
+    rng = random.Random(7)
+    n, alpha = rng.randint(2, 999), rng.uniform(-2, 2)
+    tensors = [[FakeCudaTensor(4096 * rng.randint(1, 99)) for _ in "xyo"] for _ in range(4)]
+    launch = axpy.bind_launch(("x_ptr", "y_ptr", "out_ptr"), (3,), *tensors[0], n, alpha,
+                              BLOCK=64)  # fmt: skip
+    blocks = []
+    record = cuda_launcher.bind_parameters
+
+    def spy(*args):
+        blocks.append(record(*args))
+        return blocks[-1]
+
+    monkeypatch.setattr(cuda_launcher, "bind_parameters", spy)
+    for x, y, out in tensors:
+        launch(x, y, out)
+    expected = [(t.address for t in group) for group in tensors]
+    assert [entry[1:] for entry in fake_driver] == [
+        ((3, 1, 1), 100, (*addresses, n, pytest.approx(alpha))) for addresses in expected
+    ]
+    assert [path for path, *_ in fake_driver] == ["slow", "fast", "fast", "fast"]
+    assert len(blocks) == 1  # the fixed block, made once

@@ -96,7 +96,7 @@ class _Launch:
     kernel's arguments after the pointers (sizes and strides, then the constexprs after alpha
     and beta)."""
 
-    __slots__ = ("bound", "constexprs", "device", "dtype", "factors", "grid", "options",
+    __slots__ = ("biased", "bound", "constexprs", "device", "dtype", "factors", "grid", "options",
                  "shape", "sizes_and_strides")  # fmt: skip
 
     def __init__(self, rank: int, a, b, bias, scaled: bool):
@@ -114,6 +114,7 @@ class _Launch:
         # alpha and beta vary between calls only where the kernel reads them: a product
         # without a bias or a scale binds them as fixed ones, two arguments fewer to key
         self.factors = scaled or bias is not None
+        self.biased = bias is not None
         c_strides = (m * n, n, 1)
         x_strides = _batched(bias.expand(self.shape).stride()) if bias is not None else c_strides
         block_m, block_n, block_k, self.options = _blocks(a.device, a.dtype, m, n)
@@ -132,15 +133,21 @@ class _Launch:
         """Launch the kernel for one call of this kind: only the operands and the factors
         change between its calls (JITFunction.bind_launch)."""
         if self.bound is None:
-            varying = _VARYING + ("alpha", "beta") if self.factors else _VARYING
+            # the operands' dtypes and device are the plan's (its key), and a product without
+            # a bias passes None, fixed, for the pointer the kernel does not read
+            tensors = _VARYING if self.biased else _VARYING[:3]
+            varying = tensors + ("alpha", "beta") if self.factors else tensors
             self.bound = matmul_kernel.bind_launch(
                 varying, self.grid, a, b, c, bias, *self.sizes_and_strides, float(alpha),
-                float(beta), *self.constexprs, **self.options,
+                float(beta), *self.constexprs, typed=tensors, **self.options,
             )  # fmt: skip
         if self.factors:
-            self.bound(a, b, c, bias, float(alpha), float(beta))
-        else:
+            operands = (a, b, c, bias) if self.biased else (a, b, c)
+            self.bound(*operands, float(alpha), float(beta))
+        elif self.biased:
             self.bound(a, b, c, bias)
+        else:
+            self.bound(a, b, c)
 
 
 # The arguments of matmul_kernel that change between the calls of one kind (and alpha and
@@ -172,33 +179,38 @@ def _product(rank: int, a, b, bias=None, alpha=1, beta=1):
         launch = _LAUNCHES.put(key, _Launch(rank, a, b, bias, scaled))
     c = empty(launch.shape, launch.dtype, launch.device)
     if launch.grid[0] and launch.grid[1]:
-        launch.run(a, b, c, c if bias is None else bias, alpha, beta)
+        launch.run(a, b, c, bias, alpha, beta)
     return c
 
 
 def _into(result, out):
-    return result if out is None else out.resize_(result.shape).copy_(result)
+    """`result` in `out`, resized (called where `out` is given: a call costs every product)."""
+    return out.resize_(result.shape).copy_(result)
 
 
 @aten("mm.default", "mm.out")
 def mm(input, mat2, *, out=None):
     """input @ mat2 for matrices."""
-    return _into(_product(2, input, mat2), out)
+    result = _product(2, input, mat2)
+    return result if out is None else _into(result, out)
 
 
 @aten("addmm.default", "addmm.out")
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * mat1 @ mat2 (input broadcast to the product's shape)."""
-    return _into(_product(2, mat1, mat2, input, alpha, beta), out)
+    result = _product(2, mat1, mat2, input, alpha, beta)
+    return result if out is None else _into(result, out)
 
 
 @aten("bmm.default", "bmm.out")
 def bmm(input, mat2, *, out=None):
     """A batch of matrix products."""
-    return _into(_product(3, input, mat2), out)
+    result = _product(3, input, mat2)
+    return result if out is None else _into(result, out)
 
 
 @aten("baddbmm.default", "baddbmm.out")
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * batch1 @ batch2, batch by batch."""
-    return _into(_product(3, batch1, batch2, input, alpha, beta), out)
+    result = _product(3, batch1, batch2, input, alpha, beta)
+    return result if out is None else _into(result, out)

@@ -68,7 +68,8 @@ class _Plan:
         return args
 
     def run(self, args, out):
-        args = self.arguments(args)
+        if self.itemized or self.widened:  # (a call of its own costs every op call)
+            args = self.arguments(args)
         if out is None:
             if self.template is None:
                 out = empty(self.shape, self.result, self.device)
@@ -80,9 +81,10 @@ class _Plan:
                     out = torch.empty_like(like)
         if self.kernel is not None:
             if self.bound is None:  # the operands and the output change between calls
+                # (their dtypes and devices are the plan's: its key, `retyped`, `widened`)
                 varying = self.kernel.arg_names[: len(args) + 1]
                 self.bound = self.kernel.bind_launch(
-                    varying, self.grid, *args, out, *self.tail, **self.options
+                    varying, self.grid, *args, out, *self.tail, typed=varying, **self.options
                 )
             self.bound(*args, out)
         return out

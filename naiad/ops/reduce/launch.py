@@ -124,9 +124,8 @@ def launch_rows(kernel, rows: Rows, outputs, scalars, compute: torch.dtype, by_c
             *names[1 : 1 + len(outputs)],
             *names[6 + len(outputs) :][: len(scalars)],
         )
-        bound.append(
-            kernel.bind_launch(
-                varying, grid, data, *outputs, rows.M, rows.N, s_m, s_n, 1, *scalars, **keywords
-            )
-        )
+        bound.append(  # typed: the rows' dtype and device are the key's
+            kernel.bind_launch(varying, grid, data, *outputs, rows.M, rows.N, s_m, s_n, 1,
+                               *scalars, typed=names[:1], **keywords)
+        )  # fmt: skip
     bound[0](data, *outputs, *scalars)

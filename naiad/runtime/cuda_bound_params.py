@@ -1,0 +1,94 @@
+"""A prepared CUDA launch bound to one bound launch's fixed arguments (bound_launch.py): their
+parameters packed once, and per call only the varying ones.
+
+A bound launch passes the same sizes, strides and factors at every call of its kind, and only
+a few tensors change (a matrix product: 3 of its 17 kernel parameters). cuLaunchKernel reads
+each parameter through its own pointer in the `void**` array, so the fixed ones are written
+once into a block of their own, and the array points there for them and into a small block
+per thread for the varying ones, which each call packs. The per-call work left: one `struct`
+call on the varying values, the stream query and the driver call; the runtime values' tuple,
+the selection of the kernel's parameters among them and the packing of the fixed ones are gone.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+import threading
+from typing import NamedTuple
+
+from ..backends.nvidia import driver as cuda_driver
+from .cuda_parameters import tuple_getter
+
+
+class Prepared(NamedTuple):
+    """What a prepared launch reads at each call (cuda_launcher.fast_cuda_launch), and how its
+    kernel's parameters are laid out."""
+
+    launcher: object  # its CudaLauncher, whose table of kernels it checks
+    table: dict  # that table when the launch was prepared
+    check: object  # the globals check, or None
+    stream: object  # device -> the current stream
+    device: int
+    driver: object  # driver.fast_launch's launch
+    ran: object  # what a launch returns
+    signature: tuple  # the kernel's parameter types
+    kept: tuple  # the runtime value each parameter takes, by position
+    packed: type  # cuda_launcher.PackedParams
+
+
+def bind_parameters(prepared: Prepared, fixed: dict, varying: tuple, dims):
+    """`launch(values) -> ran | False` over `dims` for a bound launch whose runtime values at
+    the positions in `fixed` never change (position -> value) and those at `varying` come, in
+    that order, as `values`; None where one cannot be made (a grid or a fixed value the
+    driver refuses: the prepared launch then says so on each call). `prepared` holds what the
+    prepared launch reads (cuda_launcher.fast_cuda_launch). False from a call: a varying value
+    does not fit its parameter, or the kernel was forgotten; nothing was launched."""
+    gx, gy, gz = dims
+    if any(size > limit for size, limit in zip(dims, cuda_driver.GRID_LIMITS)):
+        return None
+    signature, kept, packed = prepared.signature, prepared.kept, prepared.packed
+    fixed_params = [j for j, index in enumerate(kept) if index in fixed]
+    varying_params = [j for j, index in enumerate(kept) if index not in fixed]
+    block = packed(packed.layout(tuple(signature[j] for j in fixed_params)))
+    try:
+        block.pack(block.buffer, 0, *(fixed[kept[j]] for j in fixed_params))
+    except struct.error:
+        return None
+    fixed_addresses = dict(zip(fixed_params, block.pointers))
+    varying_layout = packed.layout(tuple(signature[j] for j in varying_params))
+    picked = [varying.index(kept[j]) for j in varying_params]
+    pick = None if picked == list(range(len(varying))) else tuple_getter(picked)
+    local = threading.local()
+
+    def params():
+        """This thread's block of the varying parameters and its `void**` array."""
+        own = packed(varying_layout)
+        addresses = fixed_addresses | dict(zip(varying_params, own.pointers))
+        array = (ctypes.c_void_p * max(1, len(kept)))(*(addresses[j] for j in range(len(kept))))
+        local.kept = (own, array, block)  # alive while this thread may launch
+        local.params = (own.pack, own.buffer, ctypes.addressof(array))
+        return local.params
+
+    launcher, table, check, stream, device, driver_launch, ran = prepared[:7]
+
+    def launch(values):
+        if launcher.kernels is not table:
+            return False
+        if check is not None:
+            check()
+        if pick is not None:
+            values = pick(values)
+        try:
+            pack, buffer, address = local.params
+        except AttributeError:
+            pack, buffer, address = params()
+        try:
+            pack(buffer, 0, *values)
+        except struct.error:
+            return False
+        driver_launch(gx, gy, gz, stream(device), address)
+        return ran
+
+    launch.block = block  # the fixed parameters' block lives as long as the launch
+    return launch
