@@ -15,7 +15,7 @@ from store_plans import planned
 import naiad
 import naiad.language as tl
 from naiad import knobs
-from naiad.backends.cpu.codegen import store_plan
+from naiad.backends.cpu.codegen import lower_matmul, store_plan
 from naiad.runtime import compiler
 
 
@@ -92,3 +92,9 @@ def test_reading_in_place_changes_no_bit(monkeypatch, tmp_path, m, n, k):
         *_, copied = _run(m, n, k, seed=5)
     assert planned_functions  # compiled again, every run copied
     np.testing.assert_array_equal(in_place.view(np.uint32), copied.view(np.uint32))
+
+
+def test_tiles_are_copied_where_the_dot_has_fewer_or_narrower_registers():
+    """Only AVX-512's 32 registers of 512 bits read in place (lower_matmul.reads_rows_in_place):
+    NEON's 128-bit registers, and AVX2 measured slower in place, keep the copies."""
+    assert not lower_matmul.reads_rows_in_place("aarch64-unknown-linux-gnu")

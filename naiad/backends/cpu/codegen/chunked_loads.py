@@ -19,10 +19,12 @@ kept in stack slots (which LLVM makes registers) until the tensor is read:
 
     copy only when (%run, %box) != (BM, BK);  %t = view of (whole ? %V : %buf)
 
-The 1024^3 tutorial matmul on Zen 4 spent about 2 of its 25 ms copying its tiles this way
-(bench/RESULTS.md): read in place, their rows stream from memory while the dot's multiply-adds
-run. Legal, as for a snapshot, when nothing may write memory between the loop and the
-tensor's last read, and each reader only reads (snapshots.readers_of).
+The 1024^3 tutorial matmul on one Zen 4 core ran 25.0 -> 22.4 ms (bench/RESULTS.md): read in
+place, the tiles' rows come from memory while the dot's multiply-adds run, where the copies
+waited on them. Compiled for AVX2 or SSE the copies stay (lower_memref.py asks
+lower_matmul.reads_rows_in_place): there reading in place was slower. Legal, as for a
+snapshot, when nothing may write memory between the loop and the tensor's last read, and each
+reader only reads (snapshots.readers_of).
 """
 
 from __future__ import annotations

@@ -78,6 +78,16 @@ def register_file(triple: str) -> RegisterFile:
     return RegisterFile(128, 16)
 
 
+def reads_rows_in_place(triple: str) -> bool:
+    """Whether a dot reads tiles in place well from rows a page apart (chunked_loads.py): with
+    AVX-512's tiles (8 rows, 16 multiply-adds per step of k) the 1024^3 tutorial matmul ran
+    25.0 -> 22.4 ms on Zen 4; compiled for AVX2 on the same core (4 rows: 8 multiply-adds per
+    two rows of B, each a page from the last and from L2) 25.4 -> 37 ms, and for SSE 74 -> 81
+    ms (bench/RESULTS.md). Elsewhere the tiles are copied, as they were."""
+    registers = register_file(triple)
+    return registers.bits >= 512 and registers.count >= 32
+
+
 @dataclass(frozen=True)
 class Blocking:
     """A micro-kernel's tile: `rows` (MR) by `vectors` (NV) vectors of `lanes` elements."""

@@ -23,6 +23,7 @@ from .chunked_loads import lower_chunked_copy, lower_chunked_tensor
 from .function import I64, FunctionLowering, lowers
 from .lower_addresses import AddressView
 from .lower_linalg import _generic, copy_view
+from .lower_matmul import reads_rows_in_place
 from .prefetch import prefetch_next_iteration
 from .row_copies import copy_rows, in_scratch
 from .snapshots import store_copy
@@ -104,11 +105,18 @@ def _dealloc(fl: FunctionLowering, op) -> None:
 
 @lowers("memref.copy")
 def _copy(fl: FunctionLowering, op) -> None:
-    chunked = fl.plan.chunked.get(op)
+    chunked = _chunked(fl, op)
     if chunked is not None:  # a run of a load's rows, maybe the whole block (chunked_loads.py)
         lower_chunked_copy(fl, chunked, lambda source, target: _copy_views(fl, source, target))
         return
     _copy_views(fl, fl.value(op.source), fl.value(op.target))
+
+
+def _chunked(fl: FunctionLowering, key):
+    """The chunked load (chunked_loads.py) of a copy or tensor, where the target's dot reads
+    operands in place well (lower_matmul.reads_rows_in_place)."""
+    load = fl.plan.chunked.get(key)
+    return load if load is not None and reads_rows_in_place(fl.module.triple) else None
 
 
 def _copy_views(fl: FunctionLowering, source, target) -> None:
@@ -130,7 +138,7 @@ def _store(fl: FunctionLowering, op) -> None:
 
 @lowers("bufferization.to_tensor")
 def _to_tensor(fl: FunctionLowering, op) -> None:
-    chunked = fl.plan.chunked.get(op.results[0])
+    chunked = _chunked(fl, op.results[0])
     if chunked is not None:  # chunked_loads.py: the block's view where one run was all of it
         lower_chunked_tensor(fl, chunked, fl.value(op.operands[0]))
         return
