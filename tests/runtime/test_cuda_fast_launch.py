@@ -360,3 +360,39 @@ def test_a_bound_launch_packs_its_fixed_parameters_once(fake_driver, monkeypatch
     ]
     assert [path for path, *_ in fake_driver] == ["slow", "fast", "fast", "fast"]
     assert len(blocks) == 1  # the fixed block, made once
+
+
+def test_a_bound_launch_packs_each_threads_tensors_in_its_own_block(fake_driver, monkeypatch):
+    """The fixed block is shared; each thread's varying values go into a block of its own,
+    which its `void**` array points to (another thread's launch must not overwrite them)."""
+    kinds = ("*fp32", "*fp32", "*fp32", "i32", "fp32")
+    kernel = cuda_driver.CubinKernel(b"", "axpy", kinds)
+    compiled = cuda_launcher._Compiled(kernel, None, (0, 1, 2), {}, taken=(0, 1, 2, 3, 4))
+    monkeypatch.setattr(cuda_launcher.CudaLauncher, "_compile", lambda *args: compiled)
+    addresses, record = [], cuda_driver.fast_launch
+
+    def fast_launch(function, threads, shared):
+        launch = record(function, threads, shared)
+
+        def spy(gx, gy, gz, stream, address):
+            addresses.append(address)
+            launch(gx, gy, gz, stream, address)
+
+        return spy
+
+    monkeypatch.setattr(cuda_driver, "fast_launch", fast_launch)
+    rng = random.Random(11)
+    n, alpha = rng.randint(2, 999), rng.uniform(-2, 2)
+    groups = [[FakeCudaTensor(4096 * rng.randint(1, 99)) for _ in "xyo"] for _ in range(4)]
+    launch = axpy.bind_launch(("x_ptr", "y_ptr", "out_ptr"), (2,), *groups[0], n, alpha,
+                              BLOCK=64)  # fmt: skip
+    launch(*groups[0])  # the normal path: prepares the launch
+    launch(*groups[1])
+    worker = threading.Thread(target=lambda: launch(*groups[2]))
+    worker.start()
+    worker.join()
+    launch(*groups[3])
+    assert [entry[3] for entry in fake_driver] == [
+        (*(t.address for t in group), n, pytest.approx(alpha)) for group in groups
+    ]
+    assert addresses[0] == addresses[2] != addresses[1]  # the worker's array is its own
