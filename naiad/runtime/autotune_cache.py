@@ -13,7 +13,8 @@ Before timing, the configs of one tuning are compiled in parallel (`compile_in_p
 forked worker processes, as many as the cores (at most one per config), each compile their share
 with `warmup`, which writes the compiled kernels to the disk cache; the timing then loads them.
 Nothing is sent between the processes but the exit status, so any kernel and any arguments work.
-It is skipped where it cannot help or cannot be safe: one config, one core, no `fork`, the
+It is skipped where it cannot help or cannot be safe: one config, one core, no `fork`, other
+Python threads running (one may be importing a module, which a child would find locked), the
 interpreter, a disk cache that is ignored (`NAIAD_ALWAYS_COMPILE`), arguments on a GPU
 (a forked child cannot use the parent's CUDA context), or inside a worker. A worker that fails
 or outlives `_PARALLEL_TIMEOUT` is ignored (killed): the timing then compiles what is missing.
@@ -25,6 +26,7 @@ import hashlib
 import json
 import os
 import signal
+import threading
 import time
 
 from .. import knobs
@@ -104,6 +106,11 @@ def _cores() -> int:
 
 def _worth_forking(autotuner, named_args: dict, count: int) -> bool:
     if _in_worker or count < 2 or _cores() < 2 or not hasattr(os, "fork"):
+        return False
+    if threading.active_count() > 1:
+        # A module another thread is importing when the fork happens stays locked in the
+        # child, whose compile then waits on it for good (eight threads launching at once: a
+        # child stuck importing the CPU back end, its parent waiting _PARALLEL_TIMEOUT).
         return False
     if not getattr(_jit_function(autotuner), "__naiad_jit__", False):
         return False  # a kernel interface that compiles nothing

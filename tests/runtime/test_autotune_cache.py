@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import threading
 
 import numpy as np
 
@@ -109,3 +110,12 @@ def test_configs_compile_in_parallel_workers(cpu_fresh_cache, monkeypatch):
     assert entries  # the workers wrote the compiled kernels
     with knobs.override(NAIAD_INTERPRET="1"):
         assert autotune_cache.compile_in_parallel(tuner, (x, out, 64, 2.0), _grid, {}, configs) == 0
+    # Another Python thread (it could be importing a module the children would need): no fork.
+    release = threading.Event()
+    other = threading.Thread(target=release.wait)
+    other.start()
+    try:
+        assert autotune_cache.compile_in_parallel(tuner, (x, out, 64, 2.0), _grid, {}, configs) == 0
+    finally:
+        release.set()
+        other.join()
