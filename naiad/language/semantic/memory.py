@@ -76,12 +76,14 @@ class MemoryMixin:
         if other is not None:
             other = self.cast(other, element)
         ty = ptr.type.with_element_ty(element) if ptr.type.is_block() else element
+        # The hints only when given, as for stores: a builder without them still loads.
+        given = {name: value for name, value in (hints or {}).items() if value}
         handle = self.builder.load(
             ptr.handle,
             None if mask is None else mask.handle,
             None if other is None else other.handle,
             ty,
-            **(hints or {}),
+            **given,
         )
         return tensor(handle, ty)
 

@@ -5,27 +5,29 @@
 #shared = #ttg.swizzled_shared<{vec = 8, perPhase = 2, maxPhase = 4, order = [1, 0]}>
 #smem = #ttg.shared_memory
 module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
-  // A K loop whose operand tile is loaded, stored into a buffer and read by the dot: with three
-  // stages, a ring of three buffers; the prologue copies iterations 0 and 1 (each masked off
-  // past the trip count) and commits a group each; each iteration waits until one group is
-  // left in flight, copies iteration i + 2 into the slot iteration i - 1 read, and reads slot
-  // i % 3; the pointers of the copies run two iterations ahead; the loop ends draining.
+  // A K loop of mma.sync dots whose operand tile is loaded, stored into a buffer and read by the
+  // dot: with three stages, a ring of two buffers (the loop refills the slot it has just read);
+  // the prologue copies iterations 0 and 1 (each masked off past the trip count) and commits a
+  // group each; each iteration waits until one group is left in flight, reads slot i % 2, and
+  // after its dot and a barrier copies iteration i + 2 into that slot; the pointers of the
+  // copies run two iterations ahead; the loop ends draining.
   // CHECK-LABEL: tt.func @k_loop
-  // CHECK: %[[RING:[0-9]+]] = ttg.local_alloc : () -> !ttg.memdesc<3x64x32xf16, #shared, #smem, mutable>
+  // CHECK: %[[RING:[0-9]+]] = ttg.local_alloc : () -> !ttg.memdesc<2x64x32xf16, #shared, #smem, mutable>
   // CHECK: ttg.memdesc_index %[[RING]][%{{.*}}]
   // CHECK: ttg.async_copy_global_to_local %{{.*}}, %{{.*}} mask %{{.*}}
   // CHECK: ttg.async_commit_group
   // CHECK: ttg.async_copy_global_to_local
   // CHECK: ttg.async_commit_group
-  // CHECK: scf.for {{.*}} iter_args(%{{[a-z0-9_]+}} = %{{[a-z0-9_]+}}, %[[AHEAD:[a-z0-9_]+]] = %{{[a-z0-9_]+}}, %[[WRITE:[a-z0-9_]+]] = %c2_i32, %[[READ:[a-z0-9_]+]] = %c0_i32{{[_0-9]*}})
+  // CHECK: scf.for {{.*}} iter_args(%{{[a-z0-9_]+}} = %{{[a-z0-9_]+}}, %[[AHEAD:[a-z0-9_]+]] = %{{[a-z0-9_]+}}, %[[WRITE:[a-z0-9_]+]] = %c0_i32{{[_0-9]*}}, %[[READ:[a-z0-9_]+]] = %c0_i32{{[_0-9]*}})
   // CHECK-NEXT: ttg.async_wait {num = 1 : i32}
   // CHECK-NOT: tt.load
-  // CHECK: %[[SLOT:[0-9]+]] = ttg.memdesc_index %[[RING]][%[[WRITE]]]
-  // CHECK: ttg.async_copy_global_to_local %[[AHEAD]], %[[SLOT]] mask
-  // CHECK: ttg.async_commit_group
   // CHECK: %[[TILE:[0-9]+]] = ttg.memdesc_index %[[RING]][%[[READ]]]
   // CHECK: ttg.local_load %[[TILE]]
   // CHECK: tt.dot
+  // CHECK: ttg.barrier all
+  // CHECK: %[[SLOT:[0-9]+]] = ttg.memdesc_index %[[RING]][%[[WRITE]]]
+  // CHECK: ttg.async_copy_global_to_local %[[AHEAD]], %[[SLOT]] mask
+  // CHECK: ttg.async_commit_group
   // CHECK: scf.yield
   // CHECK: ttg.async_wait {num = 0 : i32}
   // CHECK: ttg.local_dealloc %[[RING]]
