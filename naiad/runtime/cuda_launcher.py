@@ -219,13 +219,14 @@ class CudaLauncher:
 def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
     """A specialization's launch on one device for the hot path (see the module doc), which
     `launch(dims, values, arguments=None)` runs over `dims` with the binder's launch `values`,
-    or returns False (nothing launched) when the slow path must say what is wrong (a grid
-    beyond CUDA's limits, an integer that does not fit its parameter) or the kernel was
-    forgotten (`CudaLauncher.forget` replaced the launcher's table). A closure: each name it reads per launch is a cell, not an attribute.
-    The parameter block is per thread (another thread's launch must not write it before the
-    driver has read it). It holds the compiled kernel (its module, loaded on `device`) while
-    it can be called. `launch.bind`, where each parameter takes one value as it is: the launch
-    of a bound launch, its fixed parameters packed once (cuda_bound_params.py)."""
+    or returns False (nothing launched) when the slow path must say what is wrong (a grid beyond
+    CUDA's limits, an integer that does not fit its parameter) or the kernel was forgotten
+    (`CudaLauncher.forget` replaced the launcher's table). A closure: each name it reads per
+    launch is a cell, not an attribute. The parameter block is per thread (another thread's
+    launch must not write it before the driver has read it). It holds the compiled kernel (its
+    module, loaded on `device`) while it can be called. `launch.bind`, where each parameter
+    takes one value as it is: the launch of a bound launch, its fixed parameters packed once
+    (cuda_bound_params.py)."""
     kernel = compiled.kernel
     driver_launch = cuda_driver.fast_launch(kernel.function(device), kernel.threads, kernel.shared)
     layout = PackedParams.layout(kernel.signature)
