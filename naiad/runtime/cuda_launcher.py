@@ -224,9 +224,8 @@ def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
     (`CudaLauncher.forget` replaced the launcher's table). A closure: each name it reads per
     launch is a cell, not an attribute. The parameter block is per thread (another thread's
     launch must not write it before the driver has read it). It holds the compiled kernel (its
-    module, loaded on `device`) while it can be called. `launch.bind`, where each parameter
-    takes one value as it is: the launch of a bound launch, its fixed parameters packed once
-    (cuda_bound_params.py)."""
+    module, loaded on `device`) while it can be called. `launch.bind`: a bound launch's, its
+    fixed parameters packed once (cuda_bound_params.py)."""
     kernel = compiled.kernel
     driver_launch = cuda_driver.fast_launch(kernel.function(device), kernel.threads, kernel.shared)
     layout = PackedParams.layout(kernel.signature)
