@@ -35,7 +35,7 @@ from llvmlite import ir
 
 from ....ir import Operation, Value
 from .loops import as_value, if_then
-from .snapshots import comes_before, either_view, is_alloc, prefix_subview, readers_of, unwritten
+from .snapshots import either_view, is_alloc, prefix_subview, read_as_tensor, unwritten
 from .views import View
 
 I1 = ir.IntType(1)
@@ -80,20 +80,8 @@ def _chunked_load(loop, deferred) -> ChunkedLoad | None:
         return None
     if target.results[0].uses != ((copy, 1),) or target.parent is not copy.parent:
         return None
-    tensor = None
-    for user, _ in buffer.uses:
-        if user.name == "bufferization.to_tensor" and tensor is None:
-            tensor = user.results[0]
-        elif user.name == "linalg.fill" and comes_before(user, loop):
-            continue
-        elif user is not target:
-            return None
+    tensor = read_as_tensor(buffer, target, loop, deferred)
     if tensor is None or tensor.defining_op.parent is not loop.parent:
-        return None
-    if not comes_before(loop, tensor.defining_op):
-        return None
-    readers = readers_of(tensor)
-    if readers is None or any(reader in deferred for reader in readers):
         return None
     return ChunkedLoad(copy, whole, tensor)
 

@@ -119,20 +119,29 @@ def _snapshot(copy, deferred) -> Snapshot | None:
         if any(isinstance(size, int) and size != n for size, n in zip(box, shape)):
             return None  # never full: the copy stays
         writer = target
+    tensor = read_as_tensor(buffer, writer, copy, deferred)
+    return None if tensor is None else Snapshot(whole, buffer, tensor)
+
+
+def read_as_tensor(buffer, writer, anchor, deferred):
+    """The one `bufferization.to_tensor` of `buffer` after `anchor` (the copy, or the loop of
+    copies, that fills it), or None: its only other users must be `writer` and fills before
+    `anchor`, and every reader of the tensor must only read, none lowered at its store (in
+    `deferred`, which writes)."""
     tensor = None
     for user, _ in buffer.uses:
         if user.name == "bufferization.to_tensor" and tensor is None:
             tensor = user.results[0]
-        elif user.name == "linalg.fill" and comes_before(user, copy):
+        elif user.name == "linalg.fill" and comes_before(user, anchor):
             continue
         elif user is not writer:
             return None
-    if tensor is None or not comes_before(copy, tensor.defining_op):
+    if tensor is None or not comes_before(anchor, tensor.defining_op):
         return None
     readers = readers_of(tensor)
     if readers is None or any(reader in deferred for reader in readers):
         return None  # a use we cannot follow, or a reader lowered at its store (which writes)
-    return Snapshot(whole, buffer, tensor)
+    return tensor
 
 
 def is_alloc(buffer) -> bool:
