@@ -93,6 +93,34 @@ def fake_driver(monkeypatch):
     axpy.forget_compiled()
 
 
+@pytest.fixture
+def addresses(fake_driver, monkeypatch):
+    """The `void**` array address of each hot-path launch, in order."""
+    found, record = [], cuda_driver.fast_launch
+
+    def fast_launch(function, threads, shared):
+        launch = record(function, threads, shared)
+
+        def spy(gx, gy, gz, stream, address):
+            found.append(address)
+            launch(gx, gy, gz, stream, address)
+
+        return spy
+
+    monkeypatch.setattr(cuda_driver, "fast_launch", fast_launch)
+    return found
+
+
+@pytest.fixture
+def bound_driver(fake_driver, monkeypatch):
+    """`fake_driver` with axpy's every parameter taken, as a bound launch's kernel has them."""
+    kinds = ("*fp32", "*fp32", "*fp32", "i32", "fp32")
+    kernel = cuda_driver.CubinKernel(b"", "axpy", kinds)
+    compiled = cuda_launcher._Compiled(kernel, None, (0, 1, 2), {}, taken=(0, 1, 2, 3, 4))
+    monkeypatch.setattr(cuda_launcher.CudaLauncher, "_compile", lambda *args: compiled)
+    return fake_driver
+
+
 def test_cuda_hot_path_writes_the_arguments_and_reads_the_stream(fake_driver):
     x, y, out = FakeCudaTensor(4096), FakeCudaTensor(8192), FakeCudaTensor(12288)
     axpy[(3,)](x, y, out, 100, 2.5, BLOCK=64)
@@ -106,20 +134,7 @@ def test_cuda_hot_path_writes_the_arguments_and_reads_the_stream(fake_driver):
     ]
 
 
-def test_each_thread_packs_its_own_parameter_block(fake_driver, monkeypatch):
-    addresses = []
-    record = cuda_driver.fast_launch
-
-    def fast_launch(function, threads, shared):
-        launch = record(function, threads, shared)
-
-        def spy(gx, gy, gz, stream, address):
-            addresses.append(address)
-            launch(gx, gy, gz, stream, address)
-
-        return spy
-
-    monkeypatch.setattr(cuda_driver, "fast_launch", fast_launch)
+def test_each_thread_packs_its_own_parameter_block(fake_driver, addresses):
     rng = random.Random(5)
     x, y, out = (FakeCudaTensor(4096 * rng.randint(1, 99)) for _ in range(3))
     n, alpha = rng.randint(2, 999), rng.uniform(-2, 2)
@@ -331,14 +346,10 @@ def test_cuda_launches_are_checked_as_on_every_back_end(fake_driver):
     assert [entry[0] for entry in fake_driver] == ["slow"]
 
 
-def test_a_bound_launch_packs_its_fixed_parameters_once(fake_driver, monkeypatch):
+def test_a_bound_launch_packs_its_fixed_parameters_once(bound_driver, monkeypatch):
     """A bound launch of a prepared CUDA launch (cuda_bound_params.py): the fixed parameters
     (n, alpha) are packed once into a block of their own, each call packs its tensors; the
     driver reads every value where the `void**` array points, as on the prepared launch."""
-    kinds = ("*fp32", "*fp32", "*fp32", "i32", "fp32")
-    kernel = cuda_driver.CubinKernel(b"", "axpy", kinds)
-    compiled = cuda_launcher._Compiled(kernel, None, (0, 1, 2), {}, taken=(0, 1, 2, 3, 4))
-    monkeypatch.setattr(cuda_launcher.CudaLauncher, "_compile", lambda *args: compiled)
     rng = random.Random(7)
     n, alpha = rng.randint(2, 999), rng.uniform(-2, 2)
     tensors = [[FakeCudaTensor(4096 * rng.randint(1, 99)) for _ in "xyo"] for _ in range(4)]
@@ -355,32 +366,16 @@ def test_a_bound_launch_packs_its_fixed_parameters_once(fake_driver, monkeypatch
     for x, y, out in tensors:
         launch(x, y, out)
     expected = [(t.address for t in group) for group in tensors]
-    assert [entry[1:] for entry in fake_driver] == [
+    assert [entry[1:] for entry in bound_driver] == [
         ((3, 1, 1), 100, (*addresses, n, pytest.approx(alpha))) for addresses in expected
     ]
-    assert [path for path, *_ in fake_driver] == ["slow", "fast", "fast", "fast"]
+    assert [path for path, *_ in bound_driver] == ["slow", "fast", "fast", "fast"]
     assert len(blocks) == 1  # the fixed block, made once
 
 
-def test_a_bound_launch_packs_each_threads_tensors_in_its_own_block(fake_driver, monkeypatch):
+def test_a_bound_launch_packs_each_threads_tensors_in_its_own_block(bound_driver, addresses):
     """The fixed block is shared; each thread's varying values go into a block of its own,
     which its `void**` array points to (another thread's launch must not overwrite them)."""
-    kinds = ("*fp32", "*fp32", "*fp32", "i32", "fp32")
-    kernel = cuda_driver.CubinKernel(b"", "axpy", kinds)
-    compiled = cuda_launcher._Compiled(kernel, None, (0, 1, 2), {}, taken=(0, 1, 2, 3, 4))
-    monkeypatch.setattr(cuda_launcher.CudaLauncher, "_compile", lambda *args: compiled)
-    addresses, record = [], cuda_driver.fast_launch
-
-    def fast_launch(function, threads, shared):
-        launch = record(function, threads, shared)
-
-        def spy(gx, gy, gz, stream, address):
-            addresses.append(address)
-            launch(gx, gy, gz, stream, address)
-
-        return spy
-
-    monkeypatch.setattr(cuda_driver, "fast_launch", fast_launch)
     rng = random.Random(11)
     n, alpha = rng.randint(2, 999), rng.uniform(-2, 2)
     groups = [[FakeCudaTensor(4096 * rng.randint(1, 99)) for _ in "xyo"] for _ in range(4)]
@@ -392,7 +387,7 @@ def test_a_bound_launch_packs_each_threads_tensors_in_its_own_block(fake_driver,
     worker.start()
     worker.join()
     launch(*groups[3])
-    assert [entry[3] for entry in fake_driver] == [
+    assert [entry[3] for entry in bound_driver] == [
         (*(t.address for t in group), n, pytest.approx(alpha)) for group in groups
     ]
     assert addresses[0] == addresses[2] != addresses[1]  # the worker's array is its own
