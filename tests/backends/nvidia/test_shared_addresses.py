@@ -13,6 +13,7 @@ from test_toolchain import needs_ptxas
 
 from naiad.backends.nvidia.lowering.indexing import layout_of
 from naiad.backends.nvidia.lowering.ldmatrix import operand_encoding, shared_offsets
+from naiad.backends.nvidia.lowering.thread_addresses import thread_bits
 
 
 @pytest.mark.parametrize(
@@ -34,11 +35,7 @@ def test_tf32_b_element_reads(shape, warps):
                 offsets.apply(register=register, lane=lane, warp=warp)[0] for lane in range(lanes)
             ]
             assert _conflict_free([(4 * offset, 4) for offset in reads])
-    thread_bits = 0
-    for name in ("lane", "warp"):
-        for (basis,) in offsets.bases(name):
-            thread_bits |= basis
-    parts = {offsets.apply(register=r)[0] & thread_bits for r in range(registers)}
+    parts = {offsets.apply(register=r)[0] & thread_bits(offsets) for r in range(registers)}
     columns = {layout_of(dst_t).apply(register=r)[1] // 8 for r in range(registers)}
     assert len(parts) <= len(columns)
 

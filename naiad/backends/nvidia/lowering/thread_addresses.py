@@ -19,6 +19,16 @@ from .context import Context
 from .indexing import emit_thread_coords
 
 
+def thread_bits(layout: LinearLayout) -> int:
+    """The output bits some thread's part of `layout` (its lane and warp bases) may set."""
+    bits = 0
+    for name in layout.in_dims:
+        if name != "register":
+            for (basis,) in layout.bases(name):
+                bits |= basis
+    return bits
+
+
 class ThreadAddresses:
     """The addresses of one thread's registers: `layout` maps (register, lane, warp) to an
     element offset, elements of `nbytes`; `dynamic` (an i32 value or None) bytes are added."""
@@ -28,12 +38,7 @@ class ThreadAddresses:
         (offset,) = emit_thread_coords(ctx.em, layout)
         shift = nbytes.bit_length() - 1
         self._thread = ctx.em.op(f"shl i32 {offset}, {shift}") if shift else offset
-        thread_bits = 0
-        for name in layout.in_dims:
-            if name != "register":
-                for (basis,) in layout.bases(name):
-                    thread_bits |= basis
-        self._thread_bits = thread_bits << shift
+        self._thread_bits = thread_bits(layout) << shift
         self._dynamic = dynamic
         self._parts: dict[int, str] = {}
 
