@@ -24,6 +24,8 @@ output type the same way).
 Legal for `linalg.matmul` / `linalg.batch_matmul` on tensors of static shape whose
 accumulator is f32 (or a 16/8-bit float, which the micro-kernel accumulates in f32) and whose
 operand is a 16- or 8-bit float. Each operand value is widened once, however many dots read it.
+A bf16 × bf16 dot that runs on AVX512-BF16's `vdpbf16ps` (codegen/lower_matmul_bf16.py:
+`takes_pairs`) keeps its operands bf16: that instruction reads them as they are.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from ...ir.affine import AffineMap
 from ...ir.passes import Pass
 from .codegen.element_math import narrow_float
 from .codegen.lower_matmul import MATMULS
+from .codegen.lower_matmul_bf16 import takes_pairs
 
 
 def _widened_type(value):
@@ -83,7 +86,7 @@ def widen_dot_operands(module: Operation) -> int:
     number of operands widened."""
     widened: dict = {}  # operand value -> its f32 tensor
     for op in list(module.walk()):
-        if op.name not in MATMULS or not _accumulates_in_f32(op):
+        if op.name not in MATMULS or not _accumulates_in_f32(op) or takes_pairs(op):
             continue
         for index, value in enumerate(op.inputs):
             wide = _widened_type(value)

@@ -18,6 +18,7 @@ import pytest
 
 import naiad
 import naiad.language as tl
+from naiad.backends.cpu.codegen import lower_matmul_bf16
 
 pytestmark = pytest.mark.usefixtures("cpu_fresh_cache")
 
@@ -35,11 +36,15 @@ def _matmul(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constex
 def vector_conversions(operand: str) -> int:
     """The vector instructions that take the operand's narrow elements (a conversion's first
     step: an extension, a comparison, a shift) in the optimized LLVM IR of the matmul compiled
-    for this process's host; loads and stores, which copying a tile also makes, do not count."""
+    for this process's host; loads and stores, which copying a tile also makes, do not count.
+    Where the host has AVX512-BF16, a bf16 dot is not converted but multiplied by `vdpbf16ps`
+    (lower_matmul_bf16.py): its count of those instead."""
     out = "*i32" if operand == "i8" else "*fp32"
     kernel = _matmul.warmup(
         f"*{operand}", f"*{operand}", out, grid=(1,), M=32, N=64, K=32, target="cpu"
     )
+    if operand == "bf16" and lower_matmul_bf16.has_bf16_pairs():
+        return kernel.asm["asm"].count("vdpbf16ps")
     narrow = "i8" if operand in ("fp8e5", "fp8e4nv", "i8") else "(?:i16|half)"
     pattern = rf"= (?:zext|sext|fpext|icmp \w+|and|lshr|shl)(?: nuw| nsw| nneg)* <\d+ x {narrow}>"
     return len(re.findall(pattern, kernel.asm["llir"]))
@@ -48,6 +53,13 @@ def vector_conversions(operand: str) -> int:
 def test_narrow_operands_convert_in_vectors():
     for operand in OPERANDS:
         assert vector_conversions(operand) > 0, operand
+
+
+def test_bf16_dots_take_pairs_only_where_the_cpu_has_avx512_bf16():
+    """The product checks the host's features before it emits `vdpbf16ps`."""
+    kernel = _matmul.warmup("*bf16", "*bf16", "*fp32", grid=(1,), M=32, N=64, K=32, target="cpu")
+    pairs = kernel.asm["asm"].count("vdpbf16ps")
+    assert (pairs > 0) == lower_matmul_bf16.has_bf16_pairs(), pairs
 
 
 _ON_ANOTHER_MODEL = textwrap.dedent(
@@ -65,7 +77,7 @@ _ON_ANOTHER_MODEL = textwrap.dedent(
 @pytest.mark.full
 @pytest.mark.parametrize("model", ["x86-64-v2", "x86-64-v3", "sapphirerapids"])
 def test_narrow_operands_convert_in_vectors_on(model):
-    """SSE4.2 only, AVX2, AVX-512 with AVX512-BF16 and AVX512-FP16."""
+    """SSE4.2 only, AVX2, AVX-512 with AVX512-BF16 and AVX512-FP16 (bf16: `vdpbf16ps`)."""
     folder = str(Path(__file__).parent)
     done = subprocess.run(
         [sys.executable, "-c", _ON_ANOTHER_MODEL.format(folder=folder)],

@@ -29,7 +29,9 @@ tensor updates the loop's buffer in place (`accumulates_in_place`, asked by in_p
 
 MR and NV come from the target's vector registers (`register_file`): the accumulators, NV
 vectors of B and a broadcast must fit in them; MR then shrinks to divide M where it can
-(`fit_rows`), so that no edge row block makes the micro-kernel a second time. What the kernel
+(`fit_rows`), so that no edge row block makes the micro-kernel a second time. On a CPU with
+AVX512-BF16, bf16 operands stay bf16 and are multiplied two products per lane, with the same
+results (lower_matmul_bf16.py). What the kernel
 does not cover — operands of dynamic size, accumulators other than f32/f64/i32/i64 and the
 16/8-bit floats — returns False and keeps the loop nest.
 """
@@ -45,6 +47,7 @@ from ..lower_scalar.float_bits import IEEE, encode
 from ..lower_scalar.registry import intrinsic
 from ..lower_scalar.types import llvm_type
 from ..target import host_target
+from . import lower_matmul_bf16
 from .element_math import multiply_add_intrinsic, narrow_float, widen
 from .function import FunctionLowering
 from .loops import counted_loop, loop_nest
@@ -158,8 +161,11 @@ def matmul_kernel(fl: FunctionLowering, op, a: View, b: View, c: View) -> bool:
     tile = fit_rows(blocking(register_file(fl.module.triple), _bits(element)), m)
     k = a.sizes[-1]
     bld = fl.builder
-    a_pack = None if _same(a_type, compute) else fl.buffer([m, k], compute)
-    b_pack = None if _same(b_type, compute) and b.strides[-1] == 1 else fl.buffer([k, n], compute)
+    pairs = lower_matmul_bf16.applies(a_type, b_type, out_type, (m, n, k), fl.module.triple)
+    a_pack = None if pairs or _same(a_type, compute) else fl.buffer([m, k], compute)
+    b_pack = None
+    if not pairs and not (_same(b_type, compute) and b.strides[-1] == 1):
+        b_pack = fl.buffer([k, n], compute)
     c_in_place = _same(out_type, compute) and c.strides[-1] == 1
     c_pack = None if c_in_place else fl.buffer([m, n], compute)
     with loop_nest(bld, c.sizes[:-2], name="batch") as batch:
@@ -171,7 +177,10 @@ def matmul_kernel(fl: FunctionLowering, op, a: View, b: View, c: View) -> bool:
         acc = c2
         if c_pack is not None:
             acc = _pack(bld, c2, c_pack, lambda x: widen(bld, x, out_type, compute))
-        _blocked(fl, tile, element, a2, b2, acc, (m, n, k))
+        if pairs:
+            lower_matmul_bf16.multiply(fl, tile.rows, a2, b2, acc, (m, n, k))
+        else:
+            _blocked(fl, tile, element, a2, b2, acc, (m, n, k))
         if c_pack is not None:
             narrow = narrow_float(out_type)
             if narrow is None:

@@ -1,0 +1,228 @@
+"""bf16 × bf16 dots on CPUs with AVX512-BF16: `vdpbf16ps`, two products per f32 lane.
+
+`vdpbf16ps acc, x, y` adds to each of 16 f32 lanes the products of the lane's two bf16 pairs,
+the high halves' product first, then the low halves': `acc = (acc + x.hi·y.hi) + x.lo·y.lo`,
+each product exact (8-bit significands) and each sum rounded to nearest even (measured so on
+Zen 4, as Intel documents it). With the pair (A[i, k], A[i, k+1]) held high half first in a dword
+broadcast to every lane, and the pairs (B[k, j], B[k+1, j]) of 16 consecutive columns j likewise
+in a register, one lane of one instruction is exactly the f32 micro-kernel's two fused
+multiply-adds (lower_matmul.py) in increasing k, so results are those of the f32 path bit for bit
+— except that the instruction treats subnormal inputs as zero and flushes subnormal sums (its
+fixed DAZ/FTZ). It multiplies twice the products per instruction: on Zen 4 one 512-bit
+`vdpbf16ps` issues per cycle as one `vfmadd231ps` does (bench/RESULTS.md, 2026-11-29).
+
+A and B are packed first, once per dot, into per-program scratch of dwords:
+
+    A → [M, K/2]   A[i, 2p] << 16 | A[i, 2p+1]       (a rotate of 16 dwords at a time when
+    B → [K/2, N]   B[2p, j] << 16 | B[2p+1, j]        A's rows have unit stride; B's rows of
+                                                       unit stride interleaved by shuffles)
+
+and each C tile of MR rows × two vectors of 16 columns is carried in registers through the loop
+over pairs, as lower_matmul.py's tiles are through k. `cpu-widen-dot-operands` leaves such a
+dot's operands bf16 (`takes_pairs`); `applies` chooses this kernel where the host's features
+(target.py; NAIAD_HOST_CPU names a model) include AVX512-BF16, for bf16 operands with an f32
+accumulator (or a 16/8-bit float one, rounded once at the end), N a multiple of 16 and K even.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ....ir import RankedTensorType, bf16, element_type, f32
+from ..lower_scalar.registry import intrinsic
+from ..target import host_target
+from .element_math import narrow_float
+from .function import FunctionLowering
+from .loops import counted_loop, loop_nest
+from .views import View, add
+
+LANES = 16  # f32 lanes of a 512-bit register
+VECTORS = 2  # vectors of 16 columns per tile row
+FEATURES = ("+avx512f", "+avx512bf16")
+I16 = ir.IntType(16)
+I32 = ir.IntType(32)
+I64 = ir.IntType(64)
+
+
+class _BFloat(ir.Type):
+    """LLVM's `bfloat`, which llvmlite's IR builder does not name: the intrinsic's operands are
+    vectors of it (bitcasts of the packed bits)."""
+
+    def _to_string(self) -> str:
+        return "bfloat"
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, _BFloat)
+
+    def __hash__(self) -> int:
+        return hash(_BFloat)
+
+
+F32X16 = ir.VectorType(ir.FloatType(), LANES)
+BF16X32 = ir.VectorType(_BFloat(), 2 * LANES)
+I32X16 = ir.VectorType(I32, LANES)
+DOT_PAIRS = "llvm.x86.avx512bf16.dpbf16ps.512"
+
+
+def has_bf16_pairs(triple: str | None = None) -> bool:
+    """Whether code for `triple` (the host's when None) runs on a CPU with AVX512-BF16."""
+    host = host_target()
+    if triple is not None and host.triple != triple:
+        return False
+    features = host.features.split(",")
+    return all(feature in features for feature in FEATURES)
+
+
+def _fits(a_element, b_element, out_element, n, k) -> bool:
+    accumulates_in_f32 = out_element is f32 or narrow_float(out_element) is not None
+    return (
+        a_element is bf16
+        and b_element is bf16
+        and accumulates_in_f32
+        and isinstance(n, int)
+        and isinstance(k, int)
+        and n % LANES == 0
+        and k > 0
+        and k % 2 == 0
+    )
+
+
+def takes_pairs(op) -> bool:
+    """Whether the matmul `op` (on tensors) will run on `vdpbf16ps` on this host, so that its
+    bf16 operands are to stay bf16 (widen_dot_operands.py)."""
+    a, b = (value.type for value in op.inputs)
+    out = op.outputs[0].type
+    if not all(isinstance(t, RankedTensorType) and t.has_static_shape for t in (a, b, out)):
+        return False
+    n, k = out.shape[-1], a.shape[-1]
+    return _fits(a.element_type, b.element_type, out.element_type, n, k) and has_bf16_pairs()
+
+
+def applies(a_type, b_type, out_type, shape, triple: str) -> bool:
+    """Whether a matmul of these operand and output types and (m, n, k) `shape`, compiled for
+    `triple`, runs on `vdpbf16ps`."""
+    _, n, k = shape
+    elements = (element_type(t) for t in (a_type, b_type, out_type))
+    return _fits(*elements, n, k) and has_bf16_pairs(triple)
+
+
+def multiply(fl: FunctionLowering, rows: int, a: View, b: View, c: View, shape) -> None:
+    """C (f32) += A @ B over the whole matrix: the operands packed in pairs, then full tiles of
+    `rows` rows in loops, the edge row block (fewer rows) and the edge column tile (one
+    vector)."""
+    m, n, k = shape
+    a_pairs, b_pairs = _pack_a(fl, a, m, k), _pack_b(fl, b, n, k)
+    bld = fl.builder
+    columns = LANES * VECTORS
+    full_m, full_n = m - m % rows, n - n % columns
+
+    def row_block(i0, count):
+        if full_n:
+            with counted_loop(bld, 0, full_n, step=columns, name="nr") as j0:
+                _tile(fl, (a_pairs, b_pairs, c), i0, j0, count, VECTORS, k // 2)
+        if n % columns:
+            _tile(fl, (a_pairs, b_pairs, c), i0, full_n, count, 1, k // 2)
+
+    if full_m:
+        with counted_loop(bld, 0, full_m, step=rows, name="mr") as i0:
+            row_block(i0, rows)
+    if m % rows:
+        row_block(full_m, m % rows)
+
+
+def _pair(bld: ir.IRBuilder, first: ir.Value, second: ir.Value) -> ir.Value:
+    """The dword `first << 16 | second` of two bf16 bit patterns."""
+    high = bld.shl(bld.zext(first, I32), ir.Constant(I32, 16))
+    return bld.or_(high, bld.zext(second, I32))
+
+
+def _pack_a(fl: FunctionLowering, a: View, m: int, k: int) -> View:
+    """A as [M, K/2] dwords, each pair's first element in the high half. Rows of unit stride
+    are read 16 dwords at a time and rotated by 16 bits."""
+    bld = fl.builder
+    pairs = fl.buffer([m, k // 2], None, I32)
+    if a.strides[-1] == 1 and (k // 2) % LANES == 0:
+        rotate = intrinsic(fl.module, "llvm.fshl.v16i32", I32X16, [I32X16] * 3)
+        sixteen = ir.Constant(I32X16, [16] * LANES)
+        with loop_nest(bld, [m, k // (2 * LANES)], name="pack.a") as (i, v):
+            p = bld.mul(v, ir.Constant(I64, LANES))
+            column = bld.shl(p, ir.Constant(I64, 1))
+            words = bld.load(a.address(bld, [i, column]), typ=I32X16, align=2)
+            turned = bld.call(rotate, [words, words, sixteen])
+            bld.store(turned, pairs.address(bld, [i, p]), align=4)
+        return pairs
+    with loop_nest(bld, [m, k // 2], name="pack.a") as (i, p):
+        column = bld.shl(p, ir.Constant(I64, 1))
+        first, second = a.load(bld, [i, column]), a.load(bld, [i, add(bld, column, 1)])
+        pairs.store(bld, _pair(bld, first, second), [i, p])
+    return pairs
+
+
+def _pack_b(fl: FunctionLowering, b: View, n: int, k: int) -> View:
+    """B as [K/2, N] dwords, each pair's first row in the high half. Rows of unit stride are
+    interleaved 16 columns at a time (two vector loads, one shuffle, one store)."""
+    bld = fl.builder
+    pairs = fl.buffer([k // 2, n], None, I32)
+    if b.strides[-1] != 1:
+        with loop_nest(bld, [k // 2, n], name="pack.b") as (p, j):
+            row = bld.shl(p, ir.Constant(I64, 1))
+            first, second = b.load(bld, [row, j]), b.load(bld, [add(bld, row, 1), j])
+            pairs.store(bld, _pair(bld, first, second), [p, j])
+        return pairs
+    half = ir.VectorType(I16, LANES)
+    # little-endian dwords: the second row's element is the low half, the first's the high one
+    mix = ir.Constant(
+        ir.VectorType(I32, 2 * LANES), [lane for j in range(LANES) for lane in (j + LANES, j)]
+    )
+    with loop_nest(bld, [k // 2, n // LANES], name="pack.b") as (p, v):
+        j = bld.mul(v, ir.Constant(I64, LANES))
+        row = bld.shl(p, ir.Constant(I64, 1))
+        first = bld.load(b.address(bld, [row, j]), typ=half, align=2)
+        second = bld.load(b.address(bld, [add(bld, row, 1), j]), typ=half, align=2)
+        bld.store(bld.shuffle_vector(first, second, mix), pairs.address(bld, [p, j]), align=4)
+    return pairs
+
+
+def _tile(fl, views, i0, j0, rows: int, vectors: int, k2: int) -> None:
+    """One tile of C at (i0, j0): `rows` × `vectors` accumulators carried through the loop over
+    pairs as phis, one `vdpbf16ps` per accumulator and pair."""
+    a_pairs, b_pairs, c = views
+    bld = fl.builder
+    dot = intrinsic(fl.module, DOT_PAIRS, F32X16, [F32X16, BF16X32, BF16X32])
+    starts = [v * LANES for v in range(vectors)]
+    acc = [
+        [
+            bld.load(c.address(bld, [add(bld, i0, r), add(bld, j0, s)]), typ=F32X16, align=4)
+            for s in starts
+        ]
+        for r in range(rows)
+    ]
+    before = bld.block
+    with counted_loop(bld, 0, k2, name="pairs") as p:
+        phis = [[bld.phi(F32X16) for _ in row] for row in acc]
+        for row, phi_row in zip(acc, phis):
+            for value, phi in zip(row, phi_row):
+                phi.add_incoming(value, before)
+        rhs = [
+            bld.load(b_pairs.address(bld, [p, add(bld, j0, s)]), typ=BF16X32, align=4)
+            for s in starts
+        ]
+        updated = []
+        for r, phi_row in enumerate(phis):
+            pair = a_pairs.load(bld, [add(bld, i0, r), p])
+            lhs = bld.bitcast(_splat(bld, pair), BF16X32)
+            updated.append([bld.call(dot, [phi, lhs, x]) for x, phi in zip(rhs, phi_row)])
+        for phi_row, new_row in zip(phis, updated):
+            for phi, value in zip(phi_row, new_row):
+                phi.add_incoming(value, bld.block)
+    # k2 is static and positive, so the loop's exit follows its last iteration only.
+    for r, row in enumerate(updated):
+        for s, value in zip(starts, row):
+            bld.store(value, c.address(bld, [add(bld, i0, r), add(bld, j0, s)]), align=4)
+
+
+def _splat(bld: ir.IRBuilder, scalar: ir.Value) -> ir.Value:
+    one = bld.insert_element(ir.Constant(I32X16, ir.Undefined), scalar, ir.Constant(I32, 0))
+    return bld.shuffle_vector(
+        one, ir.Constant(I32X16, ir.Undefined), ir.Constant(I32X16, [0] * LANES)
+    )

@@ -1,0 +1,79 @@
+"""bf16 dots on `vdpbf16ps` (codegen/lower_matmul_bf16.py), where this CPU has AVX512-BF16.
+
+Values against float64 with the tolerance table's bound for dots, and bit for bit against the
+same kernel on f32 operands holding the same values (the f32 micro-kernel's fused multiply-adds
+in increasing k): full tiles, a tile of one vector (N = 16), B as stored and transposed (packed
+pair by pair), an f32 accumulator given and a bf16 output. Without AVX512-BF16 the same cases
+run through the f32 micro-kernel (test_matmul_narrow_operands.py checks the choice).
+"""
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import naiad
+import naiad.language as tl
+from naiad.runtime import compiler
+from naiad.testing import check
+
+BF16 = np.dtype(ml_dtypes.bfloat16)
+
+
+@naiad.jit
+def _matmul(a_ptr, b_ptr, acc_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr,
+            TB: tl.constexpr, OUT: tl.constexpr):  # fmt: skip
+    """C = A @ B + ACC, B read transposed from an (N, K) array when TB."""
+    om, on, ok = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + om[:, None] * K + ok[None, :])
+    if TB:
+        b = tl.load(b_ptr + ok[:, None] + on[None, :] * K)
+    else:
+        b = tl.load(b_ptr + ok[:, None] * N + on[None, :])
+    co = om[:, None] * N + on[None, :]
+    c = tl.dot(a, b, tl.load(acc_ptr + co))
+    tl.store(c_ptr + co, c.to(OUT))
+
+
+@pytest.fixture(autouse=True)
+def compiled(cpu_fresh_cache):
+    compiler._cache = None
+    _matmul.forget_compiled()
+    yield
+    compiler._cache = None
+    _matmul.forget_compiled()
+
+
+def _operands(m, n, k, seed):
+    gen = np.random.default_rng(seed)
+    a = gen.standard_normal((m, k)).astype(BF16)
+    b = (gen.standard_normal((k, n)) * 100).astype(BF16)
+    acc = gen.standard_normal((m, n)).astype(np.float32)
+    return a, b, acc
+
+
+def _run(a, b, acc, transposed, out=np.float32):
+    m, k = a.shape
+    n = b.shape[1]
+    c = np.full((m, n), np.nan, out)
+    b_given = np.ascontiguousarray(b.T) if transposed else b
+    out_type = tl.float32 if out is np.float32 else tl.bfloat16
+    _matmul[(1,)](a, b_given, acc, c, m, n, k, transposed, out_type)
+    return c
+
+
+@pytest.mark.parametrize("m,n,k", [(16, 16, 16), (64, 16, 64), (32, 128, 32), (16, 64, 256)])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_values_and_the_f32_paths_bits(m, n, k, transposed):
+    a, b, acc = _operands(m, n, k, seed=m * n + k)
+    c = _run(a, b, acc, transposed)
+    reference = a.astype(np.float64) @ b.astype(np.float64) + acc
+    check("dot", c, reference, "cpu", np.float32, k=k)
+    same_in_f32 = _run(a.astype(np.float32), b.astype(np.float32), acc, transposed)
+    np.testing.assert_array_equal(c.view(np.uint32), same_in_f32.view(np.uint32))
+
+
+def test_a_bf16_output_is_rounded_once():
+    a, b, acc = _operands(32, 64, 64, seed=7)
+    c = _run(a, b, acc, False, out=BF16)
+    exact = _run(a, b, acc, False)
+    np.testing.assert_array_equal(c.view(np.uint16), exact.astype(BF16).view(np.uint16))
