@@ -11,6 +11,7 @@ compiled by the launch for every dtype it meets.
 from __future__ import annotations
 
 import torch
+from torch import Tensor
 
 from ..allocate import empty
 from ..dtypes import Kind, computation_dtypes, tl_dtype
@@ -107,7 +108,9 @@ class PointwiseOp:
     def __call__(self, *args, out=None, dtype=None):
         """Apply the op; `out` receives the result (cast to its dtype); `dtype` overrides the
         result dtype (and computes in it, or in fp32 for fp16 and bf16)."""
-        key = (dtype, _kind(out), *map(_kind, args))
+        key = (dtype, out if out is None else _kind(out))
+        for a in args:  # the items of _kind, flat: one tuple to build and hash, no calls
+            key += (a.dtype, a.device, a.shape, a.stride()) if isinstance(a, Tensor) else (type(a),)
         plan = self._plans.get(key)
         if plan is None:
             plan, out = self._plan(args, out, dtype, key)
@@ -140,7 +143,7 @@ class PointwiseOp:
         sample = out if out is not None else plan.run(args, None)
         if sample.numel():
             self._prepare(plan, launched, sample, shape, compute)
-        if _kind(out) == key[1]:
+        if (out if out is None else _kind(out)) == key[1]:
             self._plans.put(key, plan)
         return plan, out
 
@@ -197,7 +200,8 @@ def _for_dtype(dtype: torch.dtype) -> torch.dtype:
 
 def _kind(value):
     """What a plan depends on in an argument: a tensor's dtype, device, shape and strides; a
-    scalar's type (its value reaches the kernel as an argument)."""
+    scalar's type (its value reaches the kernel as an argument). `PointwiseOp.__call__` keys
+    the operands by the same items, inline."""
     if isinstance(value, torch.Tensor):
         return (value.dtype, value.device, value.shape, value.stride())
     return type(value)
