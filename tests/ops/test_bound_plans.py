@@ -65,3 +65,27 @@ def test_a_change_of_back_end_between_calls_of_one_plan(op, gen):
     for backend in ("cpu", "interpreter", "cpu"):
         with knobs.override(NAIAD_BACKEND=backend):
             torch.testing.assert_close(call().double(), reference, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("rows", [8, 600])  # one program's weight gradient, and a sum of rows
+def test_rms_norm_plans_across_alignments_and_weights(rows, compiled, gen):
+    """`_fused_rms_norm` and its backward keep a plan per kind of call: each call of a kind,
+    at other alignments, with a weight, without, and with one that is not a contiguous vector
+    (w[::2], which no plan takes as it is), against float64."""
+    from naiad.ops.normalization.rms_norm import fused_rms_norm, fused_rms_norm_backward
+
+    xs, gs = _views(gen, (rows, 64))
+    (buffer,) = _views(gen, (128,), count=1)
+    weights = [None, buffer[0][:64], buffer[1][:64], buffer[0][::2], buffer[0][:64]]
+    close = {"rtol": 1e-4, "atol": 1e-4}
+    for x, g, w in zip(xs, gs, weights):
+        wide = [x.double().requires_grad_(), None if w is None else w.double().requires_grad_()]
+        expected = torch.nn.functional.rms_norm(wide[0], (64,), wide[1], 1e-6)
+        leaves = [t for t in wide if t is not None]
+        expected_grads = torch.autograd.grad(expected, leaves, g.double())
+        out, rstd = fused_rms_norm(x, [64], w, 1e-6)
+        torch.testing.assert_close(out.double(), expected.detach(), **close)
+        dx, dw = fused_rms_norm_backward(g, x, [64], rstd, w, [True, w is not None])
+        torch.testing.assert_close(dx.double(), expected_grads[0], **close)
+        if w is not None:
+            torch.testing.assert_close(dw.double(), expected_grads[1], **close)

@@ -16,6 +16,7 @@ from ...runtime.jit import jit
 from ..allocate import empty
 from ..differentiable import apply
 from ..dtypes import tl_dtype
+from ..kept import KeptTable
 from ..reduce import sum as _sum
 from ..reduce.kernels import _rows
 from ..reduce.launch import accumulator, blocks, launch_rows
@@ -93,8 +94,40 @@ def rms_norm_backward_kernel(x, dx, dw_rows, M, N, s_m, s_n, s_out, grad, g_m, g
                      mask=cols < N)  # fmt: skip
 
 
+# What one kind of call decides, for the forward (the input's dtype, device, shape and strides,
+# the normalized dims, eps, the weight's kind) and for the backward (the gradient's kind and
+# which gradients are asked for too): the results' allocation and the row kernel's bound launch
+# (launch_rows). A call of a known kind allocates and launches: the rows' geometry, the flags
+# and launch_rows' own key cost a call about 2 us of host time on the development CPU, and a
+# Llama step makes 18 of these calls. Kept only where the operands are read as they lie (no copy
+# in as_rows) and the weight passes as it is.
+_FORWARDS = KeptTable(1024)
+_BACKWARDS = KeptTable(1024)
+
+
+def _kind(tensor):
+    """What a plan depends on in a tensor that may be None (the weight)."""
+    if tensor is None:
+        return None
+    return (tensor.dtype, tensor.device, tensor.shape, tensor.stride())
+
+
 def _forward(input, dims, weight, eps):
     """(output, rstd with the normalized dims kept as 1); eps None is the dtype's epsilon."""
+    key = (input.dtype, input.device, input.shape, input.stride(), tuple(dims), eps,
+           _kind(weight))  # fmt: skip
+    plan = _FORWARDS.get(key)
+    if plan is None:
+        return _first_forward(input, dims, weight, eps, key)
+    contiguous, stats_shape, wide, launch = plan
+    out = torch.empty_like(input) if contiguous else empty(input.shape, input.dtype, input.device)
+    rstd = empty(stats_shape, wide, input.device)
+    launch(input, out, input if weight is None else weight, rstd)
+    return out, rstd
+
+
+def _first_forward(input, dims, weight, eps, key):
+    """`_forward` the whole way, for the first call of its kind; its plan kept where it can be."""
     tl_dtype(input.dtype)
     eps = torch.finfo(input.dtype).eps if eps is None else eps
     rows = as_rows(input, dims)
@@ -104,7 +137,9 @@ def _forward(input, dims, weight, eps):
     w = flat_parameter(weight, input)
     # eps a fixed constexpr of the launch (keyed once per kind of call), not a varying one
     flags = {"EPS": float(eps), "HAS_WEIGHT": weight is not None}
-    launch_rows(rms_norm_kernel, rows, [out], [w, rstd], wide, **flags)
+    launch = launch_rows(rms_norm_kernel, rows, [out], [w, rstd], wide, **flags)
+    if launch is not None and rows.data is input and (weight is None or w is weight):
+        _FORWARDS.put(key, (input.is_contiguous(), rows.keepdim_shape, wide, launch))
     return out, rstd
 
 
@@ -127,21 +162,49 @@ class _RmsNorm(torch.autograd.Function):
 def _backward(grad, input, dims, weight, rstd, weight_grad: bool):
     """(dx, dweight or None): one launch, and a sum of the per-program rows of dweight where
     more than one program ran."""
+    key = (grad.dtype, grad.device, grad.shape, grad.stride(), input.dtype, input.device,
+           input.shape, input.stride(), tuple(dims), _kind(weight), weight_grad)  # fmt: skip
+    plan = _BACKWARDS.get(key)
+    if plan is None:
+        return _first_backward(grad, input, dims, weight, rstd, weight_grad, key)
+    contiguous, programs, n, g_m, g_n, launch = plan
+    dx = torch.empty_like(input) if contiguous else empty(input.shape, input.dtype, input.device)
+    dw_rows = _weight_rows(dx, weight, weight_grad, programs, n)
+    launch(input, dx, dw_rows, grad, g_m, g_n, input if weight is None else weight, rstd)
+    return _backward_results(dx, dw_rows, weight, weight_grad, programs)
+
+
+def _first_backward(grad, input, dims, weight, rstd, weight_grad: bool, key):
+    """`_backward` the whole way, for the first call of its kind; its plan kept where it can
+    be."""
     rows = as_rows(input, dims)
     g = as_rows(grad, dims)
     wide = accumulator(input.dtype)
     dx = empty(input.shape, input.dtype, input.device)
     programs = -(-rows.M // blocks(rows.M, rows.N, input.device)[0])
-    if weight_grad and programs == 1:  # its one row is the gradient, in the weight's shape
-        dw_rows = empty(weight.shape, weight.dtype, input.device)
-    elif weight_grad:
-        dw_rows = torch.empty(programs, rows.N, dtype=wide, device=input.device)
-    else:
-        dw_rows = dx  # not written
+    dw_rows = _weight_rows(dx, weight, weight_grad, programs, rows.N)
     w = flat_parameter(weight, input)
     params = [g.data, g.s_m, g.s_n, w, rstd]
     flags = {"HAS_WEIGHT": weight is not None, "WEIGHT_GRAD": weight_grad}
-    launch_rows(rms_norm_backward_kernel, rows, [dx, dw_rows], params, wide, **flags)
+    launch = launch_rows(rms_norm_backward_kernel, rows, [dx, dw_rows], params, wide, **flags)
+    read_as_they_lie = rows.data is input and g.data is grad and (weight is None or w is weight)
+    if launch is not None and read_as_they_lie:
+        _BACKWARDS.put(key, (input.is_contiguous(), programs, rows.N, g.s_m, g.s_n, launch))
+    return _backward_results(dx, dw_rows, weight, weight_grad, programs)
+
+
+def _weight_rows(dx, weight, weight_grad: bool, programs: int, n: int):
+    """Where the kernel writes the weight's gradient: in the weight's shape where one program
+    runs, else a row of `n` per program in the accumulator's dtype; `dx` (not written) where
+    no gradient is asked for."""
+    if not weight_grad:
+        return dx
+    if programs == 1:  # its one row is the gradient, in the weight's shape
+        return empty(weight.shape, weight.dtype, dx.device)
+    return torch.empty(programs, n, dtype=accumulator(dx.dtype), device=dx.device)
+
+
+def _backward_results(dx, dw_rows, weight, weight_grad: bool, programs: int):
     if not weight_grad:
         return dx, None
     if programs == 1:

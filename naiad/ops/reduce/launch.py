@@ -103,9 +103,11 @@ def launch_rows(kernel, rows: Rows, outputs, scalars, compute: torch.dtype, by_c
     BLOCK_M, BLOCK_N)` over every row; nothing to do where M == 0. `by_columns`: the kernel
     takes COLUMNS too, and tiles along the kept positions where they are contiguous. `lanes`:
     the widest BLOCK_N per device (MAX_BLOCK_N, or ACCUMULATOR_BLOCK_N for kernels that
-    accumulate per lane)."""
+    accumulate per lane). Returns the bound launch it ran, `launch(x, *outputs, *scalars)`
+    (None where nothing ran), which an op that keeps a plan per kind of call can run itself:
+    this key costs a call about a microsecond."""
     if rows.M == 0:
-        return
+        return None
     data, s_m, s_n = rows.data, rows.s_m, rows.s_n
     # The dtypes of the rows and the first output too: a sum of bf16 into fp32 and one of fp32
     # shared a key, and their calls in turn made the bound launch fall back every time (the
@@ -129,3 +131,4 @@ def launch_rows(kernel, rows: Rows, outputs, scalars, compute: torch.dtype, by_c
                                *scalars, typed=names[:1], **keywords)
         )  # fmt: skip
     bound[0](data, *outputs, *scalars)
+    return bound[0]
