@@ -34,9 +34,9 @@ def ttgir_pipeline(
     num_stages: int = 3,
     arch_specific: bool = True,
 ) -> list:
-    """The TTGIR passes in order, as Triton's make_ttgir: layouts, tensor-core dots (`wgmma`
-    on sm_90 when `arch_specific`, the sm_90a target), operands through shared memory, and
-    the pipelining of their loads."""
+    """The TTGIR passes in order, as Triton's make_ttgir: layouts, loop-accumulated
+    reductions kept within threads, tensor-core dots (`wgmma` on sm_90 when `arch_specific`,
+    the sm_90a target), operands through shared memory, and the pipelining of their loads."""
     # `tl.range(flatten=True)` nests are not fused here (`fuse-nested-loops` is, on the CPU):
     # the pipeliner now prefetches across a fused loop's tiles, but its dot stays synchronous
     # there, and the fused loop was last measured before that (136 TFLOP/s against 489 for the
@@ -52,8 +52,7 @@ def ttgir_pipeline(
         "tritongpu-prove-tensor-maps",
         "coalesce",
         "remove-layout-conversions",
-        # optimize-thread-locality comes here too; the conversions accelerate-matmul makes
-        # are removed again.
+        "tritongpu-optimize-thread-locality",
         AccelerateMatmul(wgmma=arch_specific),
         "remove-layout-conversions",
         "canonicalize",
