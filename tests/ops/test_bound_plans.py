@@ -89,3 +89,20 @@ def test_rms_norm_plans_across_alignments_and_weights(rows, compiled, gen):
         torch.testing.assert_close(dx.double(), expected_grads[0], **close)
         if w is not None:
             torch.testing.assert_close(dw.double(), expected_grads[1], **close)
+
+
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_backward_plans_across_alignments(log, compiled, gen):
+    """`_softmax_backward_data` / `_log_softmax_backward_data` keep a plan per kind of call:
+    each call of a kind at other alignments of the gradient and the output, against float64."""
+    from naiad.ops.normalization.softmax import _log_softmax_backward_data, _softmax_backward_data
+
+    backward = _log_softmax_backward_data if log else _softmax_backward_data
+    xs, gs = _views(gen, (8, 64))
+    for x, g in zip(xs, gs):
+        wide = x.double().requires_grad_()
+        y = (torch.log_softmax if log else torch.softmax)(wide, -1)
+        (expected,) = torch.autograd.grad(y, wide, g.double())
+        output = torch.empty_like(g).copy_(y.detach())  # fp32, at the gradient's alignment
+        result = backward(g, output, -1, torch.float32)
+        torch.testing.assert_close(result.double(), expected, rtol=1e-4, atol=1e-4)

@@ -17,6 +17,7 @@ from ...runtime.jit import jit
 from ..allocate import empty
 from ..differentiable import apply
 from ..dtypes import tl_dtype
+from ..kept import KeptTable
 from ..reduce.kernels import _max, _row_max, _row_sum_exp, _rows
 from ..reduce.launch import accumulator, blocks, launch_rows
 from ..reduce.rows import as_rows, normalized_dims
@@ -142,21 +143,65 @@ def _back(buffer, x, d, shape):
     return viewed.permute(*sorted(range(len(order)), key=order.__getitem__)).view(shape)
 
 
+# What one kind of call decides (the operands' dtype, device, shape and strides, the dim, the
+# result's dtype, log or not): the result's allocation and the row kernel's bound launch
+# (launch_rows); a call of a known kind allocates and launches, without the rows' geometry and
+# launch_rows' own key (about 2 us of host time a call on the development CPU). Kept where the
+# dim is the last one of an operand of at least one dim and the operands are read as they lie.
+_FORWARDS = KeptTable(1024)
+_BACKWARDS = KeptTable(1024)
+
+
 def _forward(input, dim, dtype, log: bool):
+    key = (input.dtype, input.device, input.shape, input.stride(), dim, dtype, log)
+    plan = _FORWARDS.get(key)
+    if plan is None:
+        return _first_forward(input, dim, dtype, log, key)
+    like, launch = plan
+    buffer = torch.empty_like(input) if like else empty(input.shape, dtype, input.device)
+    launch(input, buffer)
+    return buffer
+
+
+def _first_forward(input, dim, dtype, log: bool, key):
+    """`_forward` the whole way, for the first call of its kind; its plan kept where it can be."""
     tl_dtype(input.dtype)
     x, d, rows = _rows_of(input, dim)
     buffer = _buffer(x, d, rows, dtype)
     one_tile = blocks(rows.M, rows.N, input.device)[1] >= rows.N
-    launch_rows(softmax_kernel, rows, [buffer], [], accumulator(dtype), LOG=log, ONE_TILE=one_tile)
+    compute = accumulator(dtype)
+    launch = launch_rows(softmax_kernel, rows, [buffer], [], compute, LOG=log, ONE_TILE=one_tile)
+    if launch is not None and x is input and rows.data is input and d == x.dim() - 1:
+        like = dtype == input.dtype and input.is_contiguous()
+        _FORWARDS.put(key, (like, launch))
     return _back(buffer, x, d, input.shape)
 
 
 def _backward(grad, output, dim, dtype, log: bool):
+    key = (grad.dtype, grad.device, grad.shape, grad.stride(), output.dtype, output.device,
+           output.shape, output.stride(), dim, dtype, log)  # fmt: skip
+    plan = _BACKWARDS.get(key)
+    if plan is None:
+        return _first_backward(grad, output, dim, dtype, log, key)
+    like, y_m, y_n, launch = plan
+    buffer = torch.empty_like(grad) if like else empty(grad.shape, dtype, grad.device)
+    launch(grad, buffer, output, y_m, y_n)
+    return buffer
+
+
+def _first_backward(grad, output, dim, dtype, log: bool, key):
+    """`_backward` the whole way, for the first call of its kind; its plan kept where it can
+    be."""
     g, d, rows = _rows_of(grad, dim)
     _, _, y = _rows_of(output, dim)
     buffer = _buffer(g, d, rows, dtype)
     compute = accumulator(dtype)
-    launch_rows(softmax_backward_kernel, rows, [buffer], [y.data, y.s_m, y.s_n], compute, LOG=log)
+    params = [y.data, y.s_m, y.s_n]
+    launch = launch_rows(softmax_backward_kernel, rows, [buffer], params, compute, LOG=log)
+    as_they_lie = g is grad and rows.data is grad and y.data is output
+    if launch is not None and as_they_lie and d == g.dim() - 1:
+        like = dtype == grad.dtype and grad.is_contiguous()
+        _BACKWARDS.put(key, (like, y.s_m, y.s_n, launch))
     return _back(buffer, g, d, grad.shape)
 
 
