@@ -106,3 +106,17 @@ def test_softmax_backward_plans_across_alignments(log, compiled, gen):
         output = torch.empty_like(g).copy_(y.detach())  # fp32, at the gradient's alignment
         result = backward(g, output, -1, torch.float32)
         torch.testing.assert_close(result.double(), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_product_plans_key_every_operands_dtype_and_device(compiled, gen):
+    """A product's plan passes its tensors keyed by their alignment alone, so the plan's key
+    holds each one's dtype and device: a bias of another dtype takes a plan of its own, and
+    an operand on another device is a clear error, not a pointer the kernel cannot read."""
+    a, b = torch.randn(16, 16, generator=gen), torch.randn(16, 16, generator=gen)
+    bias = torch.randn(16, generator=gen)
+    ops.addmm(bias, a, b)
+    result = ops.addmm(bias.double(), a, b).double()
+    expected = bias.double() + a.double() @ b.double()
+    torch.testing.assert_close(result, expected, rtol=1e-5, atol=1e-5)
+    with pytest.raises(RuntimeError, match="on one device"):
+        ops.mm(a, torch.empty(16, 16, device="meta"))

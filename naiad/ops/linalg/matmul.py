@@ -18,7 +18,6 @@ import torch
 
 from ... import language as tl
 from ...runtime.jit import jit
-from ..allocate import empty
 from ..dtypes import Unsupported, tl_dtype
 from ..kept import KeptTable
 from ..registry import aten
@@ -104,6 +103,9 @@ class _Launch:
             raise RuntimeError(f"expected {rank}-dim operands, got {a.dim()}-dim and {b.dim()}-dim")
         if a.dtype not in _FLOATS or b.dtype != a.dtype:
             raise Unsupported(f"matrix products of {a.dtype} and {b.dtype}")
+        devices = sorted({str(t.device) for t in (a, b, bias) if t is not None})
+        if len(devices) > 1:  # the plan's tensors are keyed by their alignment alone
+            raise RuntimeError(f"expected all tensors on one device, found {devices}")
         *batch, m, k = a.shape
         *other_batch, k_b, n = b.shape
         if k_b != k or other_batch != batch:
@@ -172,12 +174,14 @@ def _product(rank: int, a, b, bias=None, alpha=1, beta=1):
     if bias is not None and beta == 0:
         bias = None
     scaled = alpha != 1
-    key = (rank, a.dtype, b.dtype, a.device, a.shape, a.stride(), b.shape, b.stride(), scaled,
-           None if bias is None else (bias.shape, bias.stride()))  # fmt: skip
+    # every tensor's dtype and device: the bound launch reads them from the plan alone
+    biased = None if bias is None else (bias.dtype, bias.device, bias.shape, bias.stride())
+    key = (rank, a.dtype, a.device, a.shape, a.stride(), b.dtype, b.device, b.shape, b.stride(),
+           scaled, biased)  # fmt: skip
     launch = _LAUNCHES.get(key)
     if launch is None:
         launch = _LAUNCHES.put(key, _Launch(rank, a, b, bias, scaled))
-    c = empty(launch.shape, launch.dtype, launch.device)
+    c = torch.empty(*launch.shape, dtype=launch.dtype, device=launch.device)  # allocate.py's way
     if launch.grid[0] and launch.grid[1]:
         launch.run(a, b, c, bias, alpha, beta)
     return c
