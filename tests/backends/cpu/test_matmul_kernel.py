@@ -17,7 +17,12 @@ from llvmlite import ir
 import naiad
 import naiad.language as tl
 from naiad import knobs
-from naiad.backends.cpu.codegen import lower_linalg, lower_matmul, lower_matmul_bf16
+from naiad.backends.cpu.codegen import (
+    lower_linalg,
+    lower_matmul,
+    lower_matmul_bf16,
+    lower_matmul_int8,
+)
 from naiad.backends.cpu.codegen.element_math import multiply_add_intrinsic
 from naiad.backends.cpu.codegen.lower_matmul import Blocking, RegisterFile, blocking, fit_rows
 from naiad.backends.cpu.target import host_target
@@ -108,20 +113,25 @@ def _forget_compiled():
 @pytest.fixture
 def micro_kernels(monkeypatch) -> list:
     """The shapes (M, N, K) the micro-kernel compiled in this test, in order: the f32 one's or,
-    on a CPU with AVX512-BF16, the bf16 pairs' (lower_matmul_bf16.py)."""
+    on a CPU with AVX512-BF16 or AVX512-VNNI, the packed operands' (lower_matmul_bf16.py,
+    lower_matmul_int8.py)."""
     calls = []
-    blocked, pairs = lower_matmul._blocked, lower_matmul_bf16.multiply
+    blocked = lower_matmul._blocked
 
     def spy(fl, tile, element, a, b, c, shape):
         calls.append(shape)
         blocked(fl, tile, element, a, b, c, shape)
 
-    def spy_pairs(fl, rows, a, b, c, shape):
-        calls.append(shape)
-        pairs(fl, rows, a, b, c, shape)
+    def spy_on(multiply):
+        def spy_packed(fl, rows, a, b, c, shape):
+            calls.append(shape)
+            multiply(fl, rows, a, b, c, shape)
+
+        return spy_packed
 
     monkeypatch.setattr(lower_matmul, "_blocked", spy)
-    monkeypatch.setattr(lower_matmul_bf16, "multiply", spy_pairs)
+    for kernel in (lower_matmul_bf16, lower_matmul_int8):
+        monkeypatch.setattr(kernel, "multiply", spy_on(kernel.multiply))
     return calls
 
 

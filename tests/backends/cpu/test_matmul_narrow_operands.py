@@ -18,7 +18,7 @@ import pytest
 
 import naiad
 import naiad.language as tl
-from naiad.backends.cpu.codegen import lower_matmul_bf16
+from naiad.backends.cpu.codegen import lower_matmul_bf16, lower_matmul_int8
 
 pytestmark = pytest.mark.usefixtures("cpu_fresh_cache")
 
@@ -37,14 +37,16 @@ def vector_conversions(operand: str) -> int:
     """The vector instructions that take the operand's narrow elements (a conversion's first
     step: an extension, a comparison, a shift) in the optimized LLVM IR of the matmul compiled
     for this process's host; loads and stores, which copying a tile also makes, do not count.
-    Where the host has AVX512-BF16, a bf16 dot is not converted but multiplied by `vdpbf16ps`
-    (lower_matmul_bf16.py): its count of those instead."""
+    Where the host has AVX512-BF16 (AVX512-VNNI), a bf16 (int8) dot is not converted but
+    multiplied by `vdpbf16ps` (`vpdpbusd`): its count of those instead."""
     out = "*i32" if operand == "i8" else "*fp32"
     kernel = _matmul.warmup(
         f"*{operand}", f"*{operand}", out, grid=(1,), M=32, N=64, K=32, target="cpu"
     )
     if operand == "bf16" and lower_matmul_bf16.has_bf16_pairs():
         return kernel.asm["asm"].count("vdpbf16ps")
+    if operand == "i8" and lower_matmul_int8.has_byte_dots():
+        return kernel.asm["asm"].count("vpdpbusd")
     narrow = "i8" if operand in ("fp8e5", "fp8e4nv", "i8") else "(?:i16|half)"
     pattern = rf"= (?:zext|sext|fpext|icmp \w+|and|lshr|shl)(?: nuw| nsw| nneg)* <\d+ x {narrow}>"
     return len(re.findall(pattern, kernel.asm["llir"]))
@@ -55,11 +57,20 @@ def test_narrow_operands_convert_in_vectors():
         assert vector_conversions(operand) > 0, operand
 
 
-def test_bf16_dots_take_pairs_only_where_the_cpu_has_avx512_bf16():
-    """The product checks the host's features before it emits `vdpbf16ps`."""
-    kernel = _matmul.warmup("*bf16", "*bf16", "*fp32", grid=(1,), M=32, N=64, K=32, target="cpu")
-    pairs = kernel.asm["asm"].count("vdpbf16ps")
-    assert (pairs > 0) == lower_matmul_bf16.has_bf16_pairs(), pairs
+@pytest.mark.parametrize(
+    "operand,out,instruction,present",
+    [
+        ("bf16", "*fp32", "vdpbf16ps", lower_matmul_bf16.has_bf16_pairs),
+        ("i8", "*i32", "vpdpbusd", lower_matmul_int8.has_byte_dots),
+    ],
+)
+def test_dot_instructions_only_where_the_cpu_has_them(operand, out, instruction, present):
+    """The product checks the host's features before it emits AVX-512's dot instructions."""
+    kernel = _matmul.warmup(
+        f"*{operand}", f"*{operand}", out, grid=(1,), M=32, N=64, K=32, target="cpu"
+    )
+    count = kernel.asm["asm"].count(instruction)
+    assert (count > 0) == present(), count
 
 
 _ON_ANOTHER_MODEL = textwrap.dedent(
@@ -77,7 +88,8 @@ _ON_ANOTHER_MODEL = textwrap.dedent(
 @pytest.mark.full
 @pytest.mark.parametrize("model", ["x86-64-v2", "x86-64-v3", "sapphirerapids"])
 def test_narrow_operands_convert_in_vectors_on(model):
-    """SSE4.2 only, AVX2, AVX-512 with AVX512-BF16 and AVX512-FP16 (bf16: `vdpbf16ps`)."""
+    """SSE4.2 only, AVX2, AVX-512 with AVX512-BF16, AVX512-FP16 and AVX512-VNNI (bf16:
+    `vdpbf16ps`, int8: `vpdpbusd`)."""
     folder = str(Path(__file__).parent)
     done = subprocess.run(
         [sys.executable, "-c", _ON_ANOTHER_MODEL.format(folder=folder)],

@@ -30,8 +30,9 @@ tensor updates the loop's buffer in place (`accumulates_in_place`, asked by in_p
 MR and NV come from the target's vector registers (`register_file`): the accumulators, NV
 vectors of B and a broadcast must fit in them; MR then shrinks to divide M where it can
 (`fit_rows`), so that no edge row block makes the micro-kernel a second time. On a CPU with
-AVX512-BF16, bf16 operands stay bf16 and are multiplied two products per lane, with the same
-results (lower_matmul_bf16.py). What the kernel
+AVX512-BF16, bf16 operands stay bf16 and are multiplied two products per lane, and with
+AVX512-VNNI int8 operands four per lane, with the same results (lower_matmul_bf16.py,
+lower_matmul_int8.py). What the kernel
 does not cover — operands of dynamic size, accumulators other than f32/f64/i32/i64 and the
 16/8-bit floats — returns False and keeps the loop nest.
 """
@@ -47,7 +48,7 @@ from ..lower_scalar.float_bits import IEEE, encode
 from ..lower_scalar.registry import intrinsic
 from ..lower_scalar.types import llvm_type
 from ..target import host_target
-from . import lower_matmul_bf16
+from . import lower_matmul_bf16, lower_matmul_int8
 from .element_math import multiply_add_intrinsic, narrow_float, widen
 from .function import FunctionLowering
 from .loops import counted_loop, loop_nest
@@ -161,10 +162,10 @@ def matmul_kernel(fl: FunctionLowering, op, a: View, b: View, c: View) -> bool:
     tile = fit_rows(blocking(register_file(fl.module.triple), _bits(element)), m)
     k = a.sizes[-1]
     bld = fl.builder
-    pairs = lower_matmul_bf16.applies(a_type, b_type, out_type, (m, n, k), fl.module.triple)
-    a_pack = None if pairs or _same(a_type, compute) else fl.buffer([m, k], compute)
+    packed = _packed_kernel(op, (m, n, k), fl.module.triple)
+    a_pack = None if packed or _same(a_type, compute) else fl.buffer([m, k], compute)
     b_pack = None
-    if not pairs and not (_same(b_type, compute) and b.strides[-1] == 1):
+    if not packed and not (_same(b_type, compute) and b.strides[-1] == 1):
         b_pack = fl.buffer([k, n], compute)
     c_in_place = _same(out_type, compute) and c.strides[-1] == 1
     c_pack = None if c_in_place else fl.buffer([m, n], compute)
@@ -177,8 +178,8 @@ def matmul_kernel(fl: FunctionLowering, op, a: View, b: View, c: View) -> bool:
         acc = c2
         if c_pack is not None:
             acc = _pack(bld, c2, c_pack, lambda x: widen(bld, x, out_type, compute))
-        if pairs:
-            lower_matmul_bf16.multiply(fl, tile.rows, a2, b2, acc, (m, n, k))
+        if packed:
+            packed.multiply(fl, tile.rows, a2, b2, acc, (m, n, k))
         else:
             _blocked(fl, tile, element, a2, b2, acc, (m, n, k))
         if c_pack is not None:
@@ -188,6 +189,16 @@ def matmul_kernel(fl: FunctionLowering, op, a: View, b: View, c: View) -> bool:
             else:
                 _pack(bld, acc, c2, lambda x: encode(bld, x, narrow, "rtne", IEEE))
     return True
+
+
+def _packed_kernel(op, shape, triple: str):
+    """The module whose AVX-512 dot instruction multiplies `op`'s operands on `triple`
+    (lower_matmul_bf16.py, lower_matmul_int8.py), else None."""
+    types = (*(v.type for v in op.inputs), op.outputs[0].type)
+    for kernel in (lower_matmul_bf16, lower_matmul_int8):
+        if kernel.applies(*types, shape, triple):
+            return kernel
+    return None
 
 
 def accumulates_in_place(op, carried, block) -> bool:

@@ -17,11 +17,11 @@ A and B are packed first, once per dot, into per-program scratch of dwords:
     B → [K/2, N]   B[2p, j] << 16 | B[2p+1, j]        A's rows have unit stride; B's rows of
                                                        unit stride interleaved by shuffles)
 
-and each C tile of MR rows × two vectors of 16 columns is carried in registers through the loop
-over pairs, as lower_matmul.py's tiles are through k. `cpu-widen-dot-operands` leaves such a
-dot's operands bf16 (`takes_pairs`); `applies` chooses this kernel where the host's features
-(target.py; NAIAD_HOST_CPU names a model) include AVX512-BF16, for bf16 operands with an f32
-accumulator (or a 16/8-bit float one, rounded once at the end), N a multiple of 16 and K even.
+and the tiles of packed_tiles.py multiply them, one `vdpbf16ps` per accumulator and pair.
+`cpu-widen-dot-operands` leaves such a dot's operands bf16 (`takes_pairs`); `applies` chooses
+this kernel where the host's features (target.py; NAIAD_HOST_CPU names a model) include
+AVX512-BF16, for bf16 operands with an f32 accumulator (or a 16/8-bit float one, rounded once
+at the end), N a multiple of 16 and K even.
 """
 
 from __future__ import annotations
@@ -33,11 +33,10 @@ from ..lower_scalar.registry import intrinsic
 from ..target import host_target
 from .element_math import narrow_float
 from .function import FunctionLowering
-from .loops import counted_loop, loop_nest
+from .loops import loop_nest
+from .packed_tiles import LANES, DotInstruction, multiply_packed
 from .views import View, add
 
-LANES = 16  # f32 lanes of a 512-bit register
-VECTORS = 2  # vectors of 16 columns per tile row
 FEATURES = ("+avx512f", "+avx512bf16")
 I16 = ir.IntType(16)
 I32 = ir.IntType(32)
@@ -61,7 +60,7 @@ class _BFloat(ir.Type):
 F32X16 = ir.VectorType(ir.FloatType(), LANES)
 BF16X32 = ir.VectorType(_BFloat(), 2 * LANES)
 I32X16 = ir.VectorType(I32, LANES)
-DOT_PAIRS = "llvm.x86.avx512bf16.dpbf16ps.512"
+DOT_PAIRS = DotInstruction("llvm.x86.avx512bf16.dpbf16ps.512", F32X16, BF16X32)
 
 
 def has_bf16_pairs(triple: str | None = None) -> bool:
@@ -107,27 +106,11 @@ def applies(a_type, b_type, out_type, shape, triple: str) -> bool:
 
 
 def multiply(fl: FunctionLowering, rows: int, a: View, b: View, c: View, shape) -> None:
-    """C (f32) += A @ B over the whole matrix: the operands packed in pairs, then full tiles of
-    `rows` rows in loops, the edge row block (fewer rows) and the edge column tile (one
-    vector)."""
+    """C (f32) += A @ B over the whole matrix: the operands packed in pairs, then the tiles of
+    packed_tiles.py (`rows` rows)."""
     m, n, k = shape
-    a_pairs, b_pairs = _pack_a(fl, a, m, k), _pack_b(fl, b, n, k)
-    bld = fl.builder
-    columns = LANES * VECTORS
-    full_m, full_n = m - m % rows, n - n % columns
-
-    def row_block(i0, count):
-        if full_n:
-            with counted_loop(bld, 0, full_n, step=columns, name="nr") as j0:
-                _tile(fl, (a_pairs, b_pairs, c), i0, j0, count, VECTORS, k // 2)
-        if n % columns:
-            _tile(fl, (a_pairs, b_pairs, c), i0, full_n, count, 1, k // 2)
-
-    if full_m:
-        with counted_loop(bld, 0, full_m, step=rows, name="mr") as i0:
-            row_block(i0, rows)
-    if m % rows:
-        row_block(full_m, m % rows)
+    views = (_pack_a(fl, a, m, k), _pack_b(fl, b, n, k), c)
+    multiply_packed(fl, DOT_PAIRS, rows, views, (m, n, k // 2))
 
 
 def _pair(bld: ir.IRBuilder, first: ir.Value, second: ir.Value) -> ir.Value:
@@ -181,48 +164,3 @@ def _pack_b(fl: FunctionLowering, b: View, n: int, k: int) -> View:
         second = bld.load(b.address(bld, [add(bld, row, 1), j]), typ=half, align=2)
         bld.store(bld.shuffle_vector(first, second, mix), pairs.address(bld, [p, j]), align=4)
     return pairs
-
-
-def _tile(fl, views, i0, j0, rows: int, vectors: int, k2: int) -> None:
-    """One tile of C at (i0, j0): `rows` × `vectors` accumulators carried through the loop over
-    pairs as phis, one `vdpbf16ps` per accumulator and pair."""
-    a_pairs, b_pairs, c = views
-    bld = fl.builder
-    dot = intrinsic(fl.module, DOT_PAIRS, F32X16, [F32X16, BF16X32, BF16X32])
-    starts = [v * LANES for v in range(vectors)]
-    acc = [
-        [
-            bld.load(c.address(bld, [add(bld, i0, r), add(bld, j0, s)]), typ=F32X16, align=4)
-            for s in starts
-        ]
-        for r in range(rows)
-    ]
-    before = bld.block
-    with counted_loop(bld, 0, k2, name="pairs") as p:
-        phis = [[bld.phi(F32X16) for _ in row] for row in acc]
-        for row, phi_row in zip(acc, phis):
-            for value, phi in zip(row, phi_row):
-                phi.add_incoming(value, before)
-        rhs = [
-            bld.load(b_pairs.address(bld, [p, add(bld, j0, s)]), typ=BF16X32, align=4)
-            for s in starts
-        ]
-        updated = []
-        for r, phi_row in enumerate(phis):
-            pair = a_pairs.load(bld, [add(bld, i0, r), p])
-            lhs = bld.bitcast(_splat(bld, pair), BF16X32)
-            updated.append([bld.call(dot, [phi, lhs, x]) for x, phi in zip(rhs, phi_row)])
-        for phi_row, new_row in zip(phis, updated):
-            for phi, value in zip(phi_row, new_row):
-                phi.add_incoming(value, bld.block)
-    # k2 is static and positive, so the loop's exit follows its last iteration only.
-    for r, row in enumerate(updated):
-        for s, value in zip(starts, row):
-            bld.store(value, c.address(bld, [add(bld, i0, r), add(bld, j0, s)]), align=4)
-
-
-def _splat(bld: ir.IRBuilder, scalar: ir.Value) -> ir.Value:
-    one = bld.insert_element(ir.Constant(I32X16, ir.Undefined), scalar, ir.Constant(I32, 0))
-    return bld.shuffle_vector(
-        one, ir.Constant(I32X16, ir.Undefined), ir.Constant(I32X16, [0] * LANES)
-    )
