@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from .. import ir
 from ..dialects import tt
+from ..errors import UnsupportedLanguageConstruct
+from ..language import core
 from ..language.semantic import Semantic
 from . import values as vals
 from .codegen import CodeGenerator
@@ -72,6 +74,8 @@ class CompilationUnit:
         """The private `tt.func` of one specialization of a jit function."""
         if name in self._in_progress:
             raise RecursionError(f"jit function `{source.fn.__name__}` calls itself")
+        if getattr(fn_object, "noinline", False) and self.target.is_cuda():
+            _check_noinline_arguments(source.fn.__name__, values)
         arguments = []
         for param, value in values.items():
             leaves = vals.leaves(value)
@@ -111,3 +115,17 @@ def name_arguments(func, arguments) -> None:
     """Name each argument after what it stands for (`x_ptr`, `state.0`, `desc.shape.1`)."""
     for arg, entry in zip(func.arguments, arguments):
         arg.location = ir.NameLoc(entry[0])
+
+
+def _check_noinline_arguments(function: str, values: dict) -> None:
+    """On the GPU, a `noinline` function is called with scalars only, as Triton's compiler
+    requires there (a block argument would need one layout agreed by every call site). Naiad's
+    NVIDIA back end inlines these functions anyway; the rule keeps its kernels Triton's. The
+    CPU back end and the interpreter accept blocks, as Triton's interpreter does."""
+    for param, value in values.items():
+        for leaf in vals.leaves(value):
+            if isinstance(leaf, core.tensor) and leaf.type.is_block() and leaf.type.numel != 1:
+                raise UnsupportedLanguageConstruct(
+                    f"`{function}` is noinline, and on the GPU a noinline function takes no "
+                    f"blocks: its argument `{param}` is {leaf.type}"
+                )

@@ -18,6 +18,7 @@ from ...ir import Operation
 from ...ir.errors import VerificationError
 from ...ir.printer import print_module
 from ...ir.verifier import verify
+from ...passes.inline import Inline
 from ..registry import Compilation, CompileOptions, Stage
 from . import link, ptx
 from . import target as nv_target
@@ -43,6 +44,9 @@ def ttgir_pipeline(
     # nest, persistent fp16 matmul, H200, 4096^3). `naiad.add_pass("fuse-nested-loops",
     # pipeline="ttgir", before="convert-to-ttgir")` fuses them anyway.
     return [
+        # The lowering makes one function: `noinline` callees (scalar arguments only, the
+        # frontend's rule) are inlined here, after `asm['ttir']` shows their calls.
+        Inline(include_noinline=True),
         ConvertToTTGIR(
             num_warps=num_warps,
             threads_per_warp=threads_per_warp,
