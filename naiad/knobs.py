@@ -150,6 +150,12 @@ cuda_arch = _Text(
     "wgmma or TMA) instead of the device's own; the driver compiles their PTX for the device; "
     "read when a kernel is first launched with given arguments",
 )
+cuda_native_launch = _DefaultOn(
+    "NAIAD_CUDA_NATIVE_LAUNCH",
+    "a bound CUDA launch (naiad.ops') checks the context and calls cuLaunchKernel in one native "
+    "call (runtime/cuda_native_launch.py); 0: through cuda-bindings' two calls; read when a "
+    "launch is prepared",
+)
 host_cpu = _Text(
     "NAIAD_HOST_CPU",
     "compile host code for this CPU model instead of the one detected (e.g. x86-64-v2: no AVX, "

@@ -11,8 +11,10 @@ CUDA_SUCCESS at once (the Python Naiad controls); with `--bindings`, cuda.bindin
 over whatever `libcuda.so.1` the loader finds (on a machine without a GPU, a stand-in library
 whose entry points return 0, named by LD_LIBRARY_PATH), so that cuda-bindings' own argument
 conversion and result enum are counted, and cuLaunchKernel through ctypes on the same library
-is timed beside it. torch's raw stream query is a Python function here (a CPU build of torch
-has none). Thread CPU time per call, best of `--rounds` batches of 100,000 calls.
+is timed beside it, and the bound launch through the native launch (cuda_native_launch.py:
+the context check and cuLaunchKernel in one call) beside the one through cuda-bindings. torch's
+raw stream query is a Python function here (a CPU build of torch has none). Thread CPU time per
+call, best of `--rounds` batches of 100,000 calls.
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from naiad import knobs
 from naiad.backends.nvidia import driver as cuda_driver
-from naiad.runtime import cuda_launcher
+from naiad.runtime import cuda_launcher, cuda_native_launch
 from naiad.runtime.cuda_parameters import tuple_getter
 
 # matmul_kernel's runtime values for a 4096x1024 @ 1024x1024 bf16 product without a bias
@@ -102,8 +105,13 @@ def main():
     rows = {"prepared launch (dims, 21 values)": lambda: launch(dims, values)}
     if hasattr(launch, "bind"):  # the bound launch's: fixed parameters packed once
         fixed = {i: v for i, v in enumerate(VALUES) if i > 2}
-        bound, tensors = launch.bind(fixed, (0, 1, 2), dims), VALUES[:3]
-        rows["the same, fixed ones packed (3 values)"] = lambda: bound(tensors)
+        tensors = VALUES[:3]
+        with knobs.override(NAIAD_CUDA_NATIVE_LAUNCH="0"):
+            through_bindings = launch.bind(fixed, (0, 1, 2), dims)
+        rows["the same, fixed ones packed (3 values)"] = lambda: through_bindings(tensors)
+        if cuda_native_launch.native_launch() is not None:  # a driver library by name
+            native = launch.bind(fixed, (0, 1, 2), dims)
+            rows["the same, one native launch call"] = lambda: native(tensors)
     if args.bindings:
         library = ctypes.CDLL("libcuda.so.1").cuLaunchKernel
         handle, stream, params = ctypes.c_void_p(5), ctypes.c_void_p(0), ctypes.c_void_p(4096)

@@ -18,6 +18,7 @@ import threading
 from typing import NamedTuple
 
 from ..backends.nvidia import driver as cuda_driver
+from . import cuda_native_launch
 from .cuda_parameters import tuple_getter
 
 
@@ -35,6 +36,9 @@ class Prepared(NamedTuple):
     signature: tuple  # the kernel's parameter types
     kept: tuple  # the runtime value each parameter takes, by position
     packed: type  # cuda_launcher.PackedParams
+    function: object  # the driver.Function launched, its threads per block and shared bytes:
+    threads: int  # what the native launch (cuda_native_launch.py) writes into its block
+    shared: int
 
 
 def bind_parameters(prepared: Prepared, fixed: dict, varying: tuple, dims):
@@ -43,8 +47,8 @@ def bind_parameters(prepared: Prepared, fixed: dict, varying: tuple, dims):
     that order, as `values`; None where one cannot be made (a grid or a fixed value the
     driver refuses: the prepared launch then says so on each call). `prepared` holds what the
     prepared launch reads (cuda_launcher.fast_cuda_launch). False from a call: a varying value
-    does not fit its parameter, or the kernel was forgotten; nothing was launched."""
-    gx, gy, gz = dims
+    does not fit its parameter, or the kernel was forgotten; nothing was launched. The driver
+    calls are one native call where cuda_native_launch.py's function is at hand."""
     if any(size > limit for size, limit in zip(dims, cuda_driver.GRID_LIMITS)):
         return None
     signature, kept, packed = prepared.signature, prepared.kept, prepared.packed
@@ -55,22 +59,45 @@ def bind_parameters(prepared: Prepared, fixed: dict, varying: tuple, dims):
         block.pack(block.buffer, 0, *(fixed[kept[j]] for j in fixed_params))
     except struct.error:
         return None
-    fixed_addresses = dict(zip(fixed_params, block.pointers))
-    varying_layout = packed.layout(tuple(signature[j] for j in varying_params))
+    text, offsets = packed.layout(tuple(signature[j] for j in varying_params))
     picked = [varying.index(kept[j]) for j in varying_params]
     pick = None if picked == list(range(len(varying))) else tuple_getter(picked)
+    native = cuda_native_launch.native_launch()
+    start = cuda_native_launch.VALUES if native is not None else 0
     local = threading.local()
 
     def params():
-        """This thread's block of the varying parameters and its `void**` array."""
-        own = packed(varying_layout)
-        addresses = fixed_addresses | dict(zip(varying_params, own.pointers))
+        """This thread's block of the varying parameters (after the native launch's header
+        and stream where it has one) and the `void**` array, made at its first launch."""
+        own = ctypes.create_string_buffer(max(1, start + struct.calcsize(text)))
+        base = ctypes.addressof(own)
+        addresses = dict(zip(fixed_params, block.pointers))
+        addresses.update((j, base + start + o) for j, o in zip(varying_params, offsets))
         array = (ctypes.c_void_p * max(1, len(kept)))(*(addresses[j] for j in range(len(kept))))
+        if native is None:
+            pack = struct.Struct(text).pack_into
+        else:  # the stream, then the values: one pack per call
+            pack = struct.Struct("<Q" + text[1:]).pack_into
+            header = cuda_native_launch.header_values(
+                prepared.function, prepared.threads, prepared.shared, dims, ctypes.addressof(array)
+            )
+            cuda_native_launch.HEADER.pack_into(own, 0, *header)
         local.kept = (own, array, block)  # alive while this thread may launch
-        local.params = (own.pack, own.buffer, ctypes.addressof(array))
+        local.params = (pack, own, base, ctypes.addressof(array))
         return local.params
 
+    if native is None:
+        launch = _python_launch(prepared, dims, pick, local, params)
+    else:
+        launch = _native_launch(prepared, dims, pick, local, params, native)
+    launch.block = block  # the fixed parameters' block lives as long as the launch
+    return launch
+
+
+def _python_launch(prepared: Prepared, dims, pick, local, params):
+    """The bound launch's per-call function through the driver module's fast launch."""
     launcher, table, check, stream, device, driver_launch, ran = prepared[:7]
+    gx, gy, gz = dims
 
     def launch(values):
         if launcher.kernels is not table:
@@ -80,9 +107,9 @@ def bind_parameters(prepared: Prepared, fixed: dict, varying: tuple, dims):
         if pick is not None:
             values = pick(values)
         try:
-            pack, buffer, address = local.params
+            pack, buffer, _, address = local.params
         except AttributeError:
-            pack, buffer, address = params()
+            pack, buffer, _, address = params()
         try:
             pack(buffer, 0, *values)
         except struct.error:
@@ -90,5 +117,36 @@ def bind_parameters(prepared: Prepared, fixed: dict, varying: tuple, dims):
         driver_launch(gx, gy, gz, stream(device), address)
         return ran
 
-    launch.block = block  # the fixed parameters' block lives as long as the launch
+    return launch
+
+
+def _native_launch(prepared: Prepared, dims, pick, local, params, native):
+    """The bound launch's per-call function through the native launch: one call where the
+    device's context is current, else the driver module's launch, which makes it current."""
+    launcher, table, check, stream, device, driver_launch, ran = prepared[:7]
+    gx, gy, gz = dims
+    other_context, raise_error = cuda_native_launch.OTHER_CONTEXT, cuda_driver.raise_launch_error
+
+    def launch(values):
+        if launcher.kernels is not table:
+            return False
+        if check is not None:
+            check()
+        if pick is not None:
+            values = pick(values)
+        try:
+            pack, buffer, base, address = local.params
+        except AttributeError:
+            pack, buffer, base, address = params()
+        try:
+            pack(buffer, cuda_native_launch.STREAM, stream(device), *values)
+        except struct.error:
+            return False
+        result = native(base)
+        if result == other_context:
+            driver_launch(gx, gy, gz, stream(device), address)
+        elif result:
+            raise_error(result)
+        return ran
+
     return launch

@@ -224,10 +224,10 @@ def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
     (`CudaLauncher.forget` replaced the launcher's table). A closure: each name it reads per
     launch is a cell, not an attribute. The parameter block is per thread (another thread's
     launch must not write it before the driver has read it). It holds the compiled kernel (its
-    module, loaded on `device`) while it can be called. `launch.bind`: a bound launch's, its
-    fixed parameters packed once (cuda_bound_params.py)."""
+    module, loaded on `device`). `launch.bind`: cuda_bound_params.py's, for bound launches."""
     kernel = compiled.kernel
-    driver_launch = cuda_driver.fast_launch(kernel.function(device), kernel.threads, kernel.shared)
+    function = kernel.function(device)
+    driver_launch = cuda_driver.fast_launch(function, kernel.threads, kernel.shared)
     layout = PackedParams.layout(kernel.signature)
     select, flatten, scratch = compiled.select, compiled.flatten, compiled.scratch
     check = globals_checker(launcher.jit_function, compiled.globals_used or {})
@@ -274,7 +274,7 @@ def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
     if compiled.taken is not None and len(compiled.taken) == len(kernel.signature):
         launch.bind = functools.partial(bind_parameters, Prepared(
             launcher, table, check, stream, device, driver_launch, ran, kernel.signature,
-            compiled.taken, PackedParams))  # fmt: skip
+            compiled.taken, PackedParams, function, kernel.threads, kernel.shared))  # fmt: skip
     return launch
 
 

@@ -16,7 +16,7 @@ import naiad.language as tl
 from naiad import knobs
 from naiad.backends import registry
 from naiad.backends.nvidia import driver as cuda_driver
-from naiad.runtime import cuda_launcher
+from naiad.runtime import cuda_launcher, cuda_native_launch
 from naiad.runtime.launch_options import LaunchOptions
 
 
@@ -88,6 +88,8 @@ def fake_driver(monkeypatch):
 
     monkeypatch.setattr(cuda_driver, "launch", slow)
     monkeypatch.setattr(cuda_driver, "fast_launch", fast_launch)
+    # bound launches call the stand-in's fast launch too (the native one has a test of its own)
+    monkeypatch.setattr(cuda_native_launch, "native_launch", lambda: None)
     axpy.forget_compiled()
     yield launches
     axpy.forget_compiled()
@@ -391,3 +393,62 @@ def test_a_bound_launch_packs_each_threads_tensors_in_its_own_block(bound_driver
         (*(t.address for t in group), n, pytest.approx(alpha)) for group in groups
     ]
     assert addresses[0] == addresses[2] != addresses[1]  # the worker's array is its own
+
+
+def test_a_bound_launch_through_the_native_launch(bound_driver, monkeypatch):
+    """The native launch (cuda_native_launch.py) calls the driver's cuCtxGetCurrent and
+    cuLaunchKernel itself: here ctypes callbacks that record what they are given, reading the
+    values where the `void**` array points. Where another context is current the launch goes
+    through the driver module's (which switches); a failing launch raises its CudaError."""
+    rng = random.Random(13)
+    n, alpha = rng.randint(2, 999), rng.uniform(-2, 2)
+    groups = [[FakeCudaTensor(4096 * rng.randint(1, 99)) for _ in "xyo"] for _ in range(4)]
+    current, result, native = [0x1000], [0], []
+    kinds = {0: ctypes.c_uint64, 1: ctypes.c_uint64, 2: ctypes.c_uint64, 3: ctypes.c_int32}
+
+    def get_current(slot):
+        ctypes.c_void_p.from_address(slot).value = current[0]
+        return 0
+
+    def launch_kernel(function, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        pointers = (ctypes.c_void_p * 5).from_address(params)
+        values = [
+            kinds.get(i, ctypes.c_float).from_address(p).value for i, p in enumerate(pointers)
+        ]
+        native.append((function, (gx, gy, gz), (bx, by, bz), shared, stream, extra, tuple(values)))
+        return result[0]
+
+    vp, u32, i32 = ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int32
+    callbacks = (
+        ctypes.CFUNCTYPE(i32, vp)(get_current),
+        ctypes.CFUNCTYPE(i32, vp, *[u32] * 7, vp, vp, vp)(launch_kernel),
+    )
+    addresses = tuple(ctypes.cast(c, vp).value for c in callbacks)
+    monkeypatch.setattr(cuda_native_launch, "native_launch", _real_native_launch)
+    monkeypatch.setattr(cuda_driver, "entry_points", lambda: addresses)
+    monkeypatch.setattr(cuda_driver, "launch_handles", lambda function: (77, 0x1000))
+    monkeypatch.setattr(cuda_driver, "raise_launch_error", lambda code: _raise(code))
+    launch = axpy.bind_launch(("x_ptr", "y_ptr", "out_ptr"), (3,), *groups[0], n, alpha,
+                              BLOCK=64)  # fmt: skip
+    launch(*groups[0])  # the normal path: prepares the launch
+    launch(*groups[1])
+    current[0] = 0x2000  # another device's context: the driver module's launch
+    launch(*groups[2])
+    current[0], result[0] = 0x1000, 700
+    with pytest.raises(cuda_driver.CudaError, match="700"):
+        launch(*groups[3])
+    expected = [(*(t.address for t in g), n, pytest.approx(alpha)) for g in groups]
+    assert [entry[0] for entry in bound_driver] == ["slow", "fast"]
+    assert [entry[3] for entry in bound_driver] == [expected[0], expected[2]]
+    threads = 32 * 4  # axpy's default num_warps
+    assert native == [
+        (77, (3, 1, 1), (threads, 1, 1), 0, 100, None, expected[1]),
+        (77, (3, 1, 1), (threads, 1, 1), 0, 100, None, expected[3]),
+    ]
+
+
+_real_native_launch = cuda_native_launch.native_launch
+
+
+def _raise(code: int):
+    raise cuda_driver.CudaError(f"cuLaunchKernel failed: {code}")

@@ -296,6 +296,33 @@ def launch(function: Function, grid, threads: int, shared: int, stream: int, par
         )
 
 
+# -- what native code needs to launch (runtime/cuda_native_launch.py) -----------------------------
+@functools.cache
+def entry_points() -> tuple[int, int] | None:
+    """The addresses of cuCtxGetCurrent and cuLaunchKernel in the driver library (the exports
+    by name: the legacy default stream's versions, which cuda-bindings' calls take too), for
+    native code that makes a launch's two calls itself; None where the library does not open
+    by its name or no driver answers (cuInit)."""
+    try:
+        _cuda()
+        library = ctypes.CDLL("libcuda.so.1")
+    except (CudaError, OSError):
+        return None
+    names = ("cuCtxGetCurrent", "cuLaunchKernel")
+    return tuple(ctypes.cast(getattr(library, name), ctypes.c_void_p).value for name in names)
+
+
+def launch_handles(function: Function) -> tuple[int, int]:
+    """(the CUfunction, the context it runs in: its device's primary one) as integers."""
+    return int(function.handle), int(context(function.device))
+
+
+def raise_launch_error(result: int) -> None:
+    """The CudaError of a cuLaunchKernel that native code made and that returned `result`."""
+    cuda = _cuda()
+    _check(cuda, cuda.CUresult(result), "cuLaunchKernel")
+
+
 # -- the driver's own linker (link.py's fallback) --------------------------------------------------
 def link_ptx(ptx: bytes, name: str, maxnreg: int | None) -> tuple[bytes, str]:
     """The cubin of `ptx` for the current device, by cuLinkCreate/AddData/Complete."""

@@ -1,0 +1,117 @@
+"""A bound CUDA launch's driver calls made by one native function: the context check and
+cuLaunchKernel, which cuda-bindings makes as two Python calls.
+
+Through cuda-bindings a launch on the hot path calls cuCtxGetCurrent (to see that its device's
+context is current), compares the context objects, then calls cuLaunchKernel with eleven
+arguments that cuda-bindings converts one by one and around which it releases the GIL. Measured
+on a stand-in driver library whose entry points return at once (bench/RESULTS.md, 2026-11-29):
+those steps cost ~1,070 ns a launch on the development CPU, the same launch through this
+function ~350 ns, the parameters' packing included. The function reads everything from one
+block per bound launch and thread, which the caller writes once (`HEADER`) but for the stream
+and the varying parameters' values, which each call packs right after the header:
+
+    offset  0: cuCtxGetCurrent's address     8: cuLaunchKernel's address
+           16: the context the launch needs  24: the CUfunction
+           32: grid x, y, z, threads per block, dynamic shared bytes (five u32), padding
+           56: the parameters' void** array  64: the stream (per call)
+           72: the varying parameters' values (per call), where the void** array points
+
+It returns cuLaunchKernel's CUresult (0: queued), or OTHER_CONTEXT where another context is
+current or the query failed: the caller then launches through the driver module, which makes the
+device's context current for the launch and gives the caller's back (driver.device_context).
+The call keeps the GIL, as torch's own launches do: nothing on it waits but the driver.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+import threading
+
+from .. import knobs
+from ..backends.nvidia import driver as cuda_driver
+
+__all__ = ["HEADER", "OTHER_CONTEXT", "VALUES", "header_values", "native_launch"]
+
+HEADER = struct.Struct("<QQQQIIIIIxxxxQ")  # the block's fixed part (the module doc)
+STREAM = HEADER.size  # the stream's offset; the varying values follow it
+VALUES = STREAM + 8
+OTHER_CONTEXT = -1
+
+_IR = f"""
+define i32 @naiad_cuda_launch(ptr %block) {{
+entry:
+  %current = alloca ptr
+  store ptr null, ptr %current
+  %get_current = load ptr, ptr %block
+  %queried = call i32 %get_current(ptr %current)
+  %context = load ptr, ptr %current
+  %expected_at = getelementptr i8, ptr %block, i64 16
+  %expected = load ptr, ptr %expected_at
+  %same = icmp eq ptr %context, %expected
+  %answered = icmp eq i32 %queried, 0
+  %ready = and i1 %answered, %same
+  br i1 %ready, label %launch, label %other
+other:
+  ret i32 {OTHER_CONTEXT}
+launch:
+  %launch_at = getelementptr i8, ptr %block, i64 8
+  %launch_kernel = load ptr, ptr %launch_at
+  %function_at = getelementptr i8, ptr %block, i64 24
+  %function = load ptr, ptr %function_at
+  %gx_at = getelementptr i8, ptr %block, i64 32
+  %gx = load i32, ptr %gx_at
+  %gy_at = getelementptr i8, ptr %block, i64 36
+  %gy = load i32, ptr %gy_at
+  %gz_at = getelementptr i8, ptr %block, i64 40
+  %gz = load i32, ptr %gz_at
+  %threads_at = getelementptr i8, ptr %block, i64 44
+  %threads = load i32, ptr %threads_at
+  %shared_at = getelementptr i8, ptr %block, i64 48
+  %shared = load i32, ptr %shared_at
+  %params_at = getelementptr i8, ptr %block, i64 56
+  %params = load ptr, ptr %params_at
+  %stream_at = getelementptr i8, ptr %block, i64 {STREAM}
+  %stream = load ptr, ptr %stream_at
+  %result = call i32 %launch_kernel(ptr %function, i32 %gx, i32 %gy, i32 %gz, i32 %threads,
+                                    i32 1, i32 1, i32 %shared, ptr %stream, ptr %params, ptr null)
+  ret i32 %result
+}}
+"""
+
+_loaded: list = []  # [(the loaded object, the ctypes function)] once made
+_loading = threading.Lock()
+
+
+def native_launch():
+    """`launch(block_address) -> int`, the native function (see the module doc), compiled for
+    the host once (the disk cache keeps it) and loaded once per process; None where the
+    setting is off or the driver library's entry points cannot be found."""
+    if not knobs.cuda_native_launch.get() or cuda_driver.entry_points() is None:
+        return None
+    if not _loaded:
+        with _loading:  # one copy: another thread's unkept one could be unmapped under it
+            if not _loaded:
+                _loaded.append(_load())
+    return _loaded[0][1]
+
+
+def _load():
+    from ..backends.cpu import llvm_tools, loader, object_store
+    from ..backends.cpu.target import host_target
+    from . import cpu_objects  # noqa: F401 (serves object_store from the disk cache)
+
+    def make() -> bytes:
+        return llvm_tools.compile_ir(_IR, host_target().machine, "cuda_launch", optimized=False)
+
+    code = object_store.cached_object("cuda_launch", make)
+    loaded = loader.load_object(code, ["naiad_cuda_launch"], "naiad_cuda_launch")
+    function_type = ctypes.PYFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)  # keeps the GIL
+    return loaded, function_type(loaded.address("naiad_cuda_launch"))
+
+
+def header_values(function, threads: int, shared: int, dims, params_address: int) -> tuple:
+    """HEADER's values for a launch of `function` (a driver.Function) over `dims`."""
+    get_current, launch_kernel = cuda_driver.entry_points()
+    handle, context = cuda_driver.launch_handles(function)
+    return (get_current, launch_kernel, context, handle, *dims, threads, shared, params_address)
