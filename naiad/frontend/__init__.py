@@ -82,7 +82,7 @@ def generate(
         arg_attrs=arg_attrs if any(arg_attrs) else None,
     )
     name_arguments(func, arguments)
-    values = specialization.values(params, func.arguments, unit.irb)
+    values = specialization.values(params, func.arguments)
     with core.use_semantic(unit.semantic):
         returned = unit.generate(func, source, True, values)
     if returned is not None:

@@ -111,6 +111,8 @@ class CallsMixin:
             for name, value in values.items():  # a dtype is a constexpr too (`DTYPE.value`)
                 if isinstance(value, core.dtype):
                     values[name] = core.constexpr(value)
+        if getattr(fn_object, "noinline", False):  # it stays a call: no maps cross (values.py)
+            values = {name: vals.without_maps(value) for name, value in values.items()}
         name = mangled_name(fn, values)
         callee = self.unit.functions.get(name)
         if callee is None:

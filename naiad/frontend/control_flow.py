@@ -92,6 +92,7 @@ class ControlFlowMixin:
                 carried.append((name, then_value, else_value))
         new = (then_scope.keys() & else_scope.keys()) - self.scope.keys()
         carried += [(name, then_scope[name], else_scope[name]) for name in sorted(new)]
+        carried = [(n, vals.without_maps(a), vals.without_maps(b)) for n, a, b in carried]
         for name, then_value, else_value in carried:
             if not vals.same_structure(then_value, else_value):
                 raise TypeError(
@@ -140,6 +141,7 @@ class ControlFlowMixin:
             self._poison_like(else_block, else_ret, then_ret),
         )
         then_ret, else_ret = _returned_value(then_ret), _returned_value(else_ret)
+        then_ret, else_ret = vals.without_maps(then_ret), vals.without_maps(else_ret)
         with self.builder.at_end(then_block):
             decayed = vals.decay_against(then_ret, else_ret, self.semantic.to_tensor)
         with self.builder.at_end(else_block):
@@ -177,7 +179,7 @@ class ControlFlowMixin:
                 value = self.visit(branch)
                 if isinstance(core._unwrap_if_constexpr(value), bool | int | float):
                     value = self.semantic.to_tensor(core._unwrap_if_constexpr(value))
-                chosen.append(value)
+                chosen.append(vals.without_maps(value))
             blocks.append(block)
         if not vals.same_structure(*chosen):
             # Triton's error has this phrase (its tests look for it).

@@ -228,6 +228,13 @@ class IRBuilder:
             self, target, base, shape, strides, wide_strides, block_type, padding
         )
 
+    def tensor_map_load(self, tensor_map, offsets, desc_type):
+        """A block by one tensor copy through `tensor_map`, or None (tensor_maps.load)."""
+        return tensor_maps.load(self, tensor_map, offsets, desc_type)
+
+    def tensor_map_store(self, tensor_map, offsets, value):
+        self._create(tt.DescriptorStoreOp, tensor_map, value, offsets)
+
     def hint(self, value, kind, values):
         """The hint as Triton records it: `tt.divisibility = dense<8> : tensor<1xi32>` (one
         value per dimension) on the defining op; on a function argument, an argument attribute;

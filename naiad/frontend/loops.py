@@ -42,7 +42,7 @@ def loop_attributes(options) -> dict:
 
 def _carried(gen, body, node, exclude=frozenset()) -> list:
     assigned = gen.source.stored_names(body, node) - exclude
-    return [(name, value) for name, value in gen.scope.items() if name in assigned]
+    return [(name, vals.without_maps(v)) for name, v in gen.scope.items() if name in assigned]
 
 
 def _target_names(target) -> frozenset:
@@ -70,6 +70,8 @@ def _yielded(gen, carried, bound) -> tuple[list, list]:
     values, changed = [], []
     for (name, init), start in zip(carried, bound):
         now = gen.scope.get(name, start)
+        if now is not start:
+            now = vals.without_maps(now)
         if now is not start and not vals.same_structure(init, now):
             error = TypeError(
                 f"Loop-carried variable {name} has initial type {vals.describe(init)} but is "

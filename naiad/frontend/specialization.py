@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from .. import ir
 from ..language import core
 from ..language import dtypes as t
-from ..language.tensor_descriptors import tensor_descriptor
+from ..language.tensor_descriptors import tensor_descriptor, tensor_descriptor_type
 from . import tensor_maps
 from .types import ir_type
 
@@ -121,32 +121,31 @@ def arguments(params: list[Parameter]) -> list[tuple[str, ir.Type, dict]]:
     return found
 
 
-def values(params: list[Parameter], block_arguments, irb) -> dict:
-    """Each parameter's kernel value: tensors over the function's arguments, constexprs;
-    descriptors build their tensor copies with `irb`."""
+def values(params: list[Parameter], block_arguments) -> dict:
+    """Each parameter's kernel value: tensors over the function's arguments, constexprs,
+    descriptors (with their tensor maps)."""
     handles = iter(block_arguments)
-    return {p.name: _value(p, handles, irb) for p in params}
+    return {p.name: _value(p, handles) for p in params}
 
 
-def _value(p: Parameter, handles, irb):
+def _value(p: Parameter, handles):
     if p.kind == "constexpr":
         return core.constexpr(p.value)
     if p.kind == "value":
         return core.tensor(next(handles), p.type)
     if p.kind == "tuple":
-        items = [_value(item, handles, irb) for item in p.items]
+        items = [_value(item, handles) for item in p.items]
         types = [getattr(v, "type", None) for v in items]
         return core.tuple(items, t.tuple_type(types, p.value))
-    return _descriptor(p, handles, irb)
+    return _descriptor(p, handles)
 
 
-def _descriptor(p: Parameter, handles, irb) -> tensor_descriptor:
+def _descriptor(p: Parameter, handles) -> tensor_descriptor:
     """The descriptor over its arguments; its last stride is the constant 1 the host
     `TensorDescriptor` guarantees (its argument stays in the ABI), so that accesses along the
     last dimension are known contiguous and vectorize as an in-kernel descriptor's do."""
-    tensor_map = (
-        tensor_maps.TensorMap(next(handles), irb, p.type, p.value) if p.tensor_map else None
-    )
+    desc_type = tensor_descriptor_type(p.type, p.value)
+    tensor_map = core.tensor(next(handles), desc_type) if p.tensor_map else None
     base = core.tensor(next(handles), t.pointer_type(p.type.element_ty))
     rank = len(p.type.shape)
     shape = [core.tensor(next(handles), t.int64) for _ in range(rank)]

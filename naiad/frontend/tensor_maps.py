@@ -26,15 +26,20 @@ strides that are 16-byte multiples, is proven after inlining by the axis analysi
 the arithmetic from the kernel's specialized arguments (backends/nvidia/passes/
 tensor_map_proofs.py); a descriptor without that proof goes back to pointers there. A
 descriptor made inside a loop keeps pointers from the start (copies of an earlier iteration may
-still read its map when the next one rewrites it), and so does one made in a jit helper (the
-helper's map would not reach the caller with the descriptor it returns).
+still read its map when the next one rewrites it), and so does one made in a `noinline` helper
+(only the kernel has the scratch). A map is a value of the descriptor (its `tensor_map` tensor):
+it crosses calls as an argument and a result, so a jit helper may make the descriptor its
+caller reads (tutorial 06's `_maybe_make_tensor_desc`) or read its caller's. Where a descriptor
+merges at a loop or an `if`, or enters a `noinline` callee, it leaves its map behind
+(values.without_maps) and reads through pointers: the pointer fallback finds a map's parts only
+where it was made or passed in. A helper that makes a map inside its caller's loop is inlined
+there before the map's proof, which gives such a map back to pointers (tensor_map_proofs.py).
 """
 
 from __future__ import annotations
 
 from .. import ir
 from ..dialects import arith, scf, tt
-from ..language import core
 from ..language import dtypes as t
 from .types import ir_type
 
@@ -77,14 +82,15 @@ def _divisible_by_16(attributes: dict) -> bool:
 
 
 def in_kernel(irb, target, base, shape, strides, wide_strides, block_type, padding):
-    """The tensor map of a descriptor made in the kernel over `base` (a pointer tensor) with
-    `shape` and `strides` as the kernel gave them (ints, constexprs or tensors) and its strides
-    as int64 tensors (`wide_strides`), built by `irb`; None where the descriptor keeps
-    pointers (the module doc). The op takes i32 sizes and i64 strides, as Triton's does."""
+    """The tensor map (an IR value) of a descriptor made in the kernel over `base` (a pointer
+    tensor) with `shape` and `strides` as the kernel gave them (ints, constexprs or tensors)
+    and its strides as int64 tensors (`wide_strides`), built by `irb`; None where the
+    descriptor keeps pointers (the module doc). The op takes i32 sizes and i64 strides, as
+    Triton's does."""
     if not _copies_on(target):
         return None
     block = irb.builder.block
-    if not block_moves_whole(block_type, padding) or scf.in_loop(block) or _in_a_helper(block):
+    if not block_moves_whole(block_type, padding) or scf.in_loop(block) or _noinline(block):
         return None
     if getattr(strides[-1], "value", strides[-1]) != 1:
         return None
@@ -93,17 +99,17 @@ def in_kernel(irb, target, base, shape, strides, wide_strides, block_type, paddi
         tt.MakeTensorDescOp, base.handle, sizes, [s.handle for s in wide_strides],
         padding=padding, result=argument_type(block_type),
     )  # fmt: skip
-    return TensorMap(op.result, irb, block_type, padding)
+    return op.result
 
 
-def _in_a_helper(block) -> bool:
-    """Whether `block` lies in a jit helper (a private `tt.func`) rather than in the kernel: a
-    map made there would be the helper's value, which a descriptor returned to the caller
-    would keep without the call's results carrying it."""
+def _noinline(block) -> bool:
+    """Whether `block` lies in a `noinline` jit helper, which stays a call: its map would need
+    the kernel's scratch."""
     op = block.parent_op()
     while op is not None and not isinstance(op, tt.FuncOp):
         op = op.parent_op()
-    return op is not None and op.sym_visibility is not None and op.sym_visibility.value == "private"
+    flag = op.attributes.get("noinline") if op is not None else None
+    return isinstance(flag, ir.BoolAttr) and flag.value
 
 
 def _int32(irb, size):
@@ -121,22 +127,9 @@ def argument_type(block_type: t.block_type) -> ir.Type:
     return tt.TensorDescType(ir_type(block_type))
 
 
-class TensorMap:
-    """A descriptor's tensor map argument (`handle`), building its accesses with `irb`."""
-
-    def __init__(self, handle, irb, block_type: t.block_type, padding: str):
-        self.handle, self.irb = handle, irb
-        self.block_type, self.padding = block_type, padding
-
-    def load(self, offsets):
-        """The block at `offsets` (int32 tensors) by a tensor copy, or None where pointers load
-        it (a NaN-padded block in a loop: see the module doc)."""
-        if self.padding == "nan" and scf.in_loop(self.irb.builder.block):
-            return None
-        op = self.irb._create(tt.DescriptorLoadOp, self.handle, [o.handle for o in offsets])
-        return core.tensor(op.result, self.block_type)
-
-    def store(self, offsets, value) -> None:
-        """Store `value` at `offsets` (int32 tensors) by a tensor copy."""
-        indices = [o.handle for o in offsets]
-        self.irb._create(tt.DescriptorStoreOp, self.handle, value.handle, indices)
+def load(irb, tensor_map, offsets, desc_type):
+    """The block at `offsets` (i32 IR values) by a tensor copy through `tensor_map`, or None
+    where pointers load it (a NaN-padded block in a loop: see the module doc)."""
+    if desc_type.padding == "nan" and scf.in_loop(irb.builder.block):
+        return None
+    return irb._create(tt.DescriptorLoadOp, tensor_map, offsets).result

@@ -10,6 +10,11 @@ takes the tensors in a fixed order (elements in order, attributes in definition 
 aggregate's fields in declaration order); rebuilding puts new tensors back into a copy of the
 structure, keeping its compile-time parts. Two values can merge (at an `if`, around a loop) when
 their structures match: the same compile-time parts and tensors of the same types.
+
+A descriptor's tensor map (its `tensor_map` tensor, frontend/tensor_maps.py) crosses calls with
+it, and nothing else: values that merge (loop-carried, an `if`'s) and the arguments of a
+`noinline` callee drop it first (`without_maps`), so that every map a block access reads is one
+made in the function or passed to it, whose base, shapes and strides the back end can find.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import types as pytypes
 
 from ..language import aggregates, core
 from ..language import dtypes as t
+from ..language.tensor_descriptors import tensor_descriptor, tensor_descriptor_type
 
 
 class Leaf:
@@ -91,6 +97,19 @@ def map_leaves(value, fn, leaf_class=core.tensor):
     if all(m is c for m, (_, c) in zip(mapped, children)):
         return value
     return _rebuild_node(value, kind, mapped)
+
+
+def without_maps(value):
+    """`value` with each descriptor in it reading through pointers (the module doc)."""
+
+    def drop(desc):
+        if desc.tensor_map is None:
+            return desc
+        plain = copy.copy(desc)
+        plain.tensor_map = None
+        return plain
+
+    return map_leaves(value, drop, tensor_descriptor)
 
 
 def leaves(value) -> list:
@@ -193,6 +212,8 @@ def _same_constant(a, b) -> bool:
 # -- mangling: Triton's names for specialized functions ----------------------------------------
 def mangle_type(ty) -> str:
     """Triton's `mangle` of a type: `fp32`, `i32`/`u32` (`u1` for int1), `Pfp16`, `fp32S64_32S`."""
+    if isinstance(ty, tensor_descriptor_type):  # a descriptor's tensor map
+        return ty.mangle()
     if isinstance(ty, t.block_type):
         return f"{mangle_type(ty.element_ty)}S{'_'.join(map(str, ty.shape))}S"
     if isinstance(ty, t.pointer_type):

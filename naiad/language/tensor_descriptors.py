@@ -5,8 +5,10 @@ the block of pointers and the in-bounds mask, then goes through ordinary loads, 
 read-modify-writes. Every back end (the interpreter, the CPU, the GPU) therefore compiles it with
 nothing of its own; out-of-bounds elements read as the padding and are never written, as through
 Triton's tensor memory accelerator. A descriptor the NVIDIA back end reads by tensor copies (a
-host one, or one made in the kernel over memory it can prove aligned) carries a `tensor_map`
-(frontend/tensor_maps.py), which builds its block loads and stores.
+host one, or one made in the kernel over memory it can prove aligned) carries a `tensor_map`: a
+tensor of the descriptor's type over the `!tt.tensordesc` value, through which the builder makes
+its block loads and stores (frontend/tensor_maps.py). It is the descriptor's first part, so that
+it crosses calls as a function argument ahead of the base, shapes and strides it stands for.
 
 The argument rules are Triton 3.8's, checked here so that a kernel Naiad accepts is one Triton
 accepts: a gather or scatter works on a 2-D descriptor of one-row blocks, with at least 8 int16 or
@@ -17,6 +19,7 @@ Triton's reductions accept.
 
 from __future__ import annotations
 
+from . import core
 from . import dtypes as t
 from .core import _unwrap_if_constexpr, builtin
 from .memory import block_ptr
@@ -42,6 +45,30 @@ class tensor_descriptor_type:
     def __str__(self):
         return f"tensordesc<{self.block_type}>"
 
+    def __eq__(self, other):
+        return (
+            isinstance(other, tensor_descriptor_type)
+            and self.block_type == other.block_type
+            and self.padding == other.padding
+        )
+
+    def __hash__(self):
+        return hash(("tensordesc", self.block_type, self.padding))
+
+    def mangle(self):
+        return f"D{self.block_type.mangle()}{self.padding}D"
+
+    # A descriptor's tensor map is one (scalar) value of this type: what a tensor asks its type.
+    @property
+    def scalar(self):
+        return self
+
+    def get_block_shapes(self):
+        return ()
+
+    def is_block(self):
+        return False
+
 
 def _block_atomic(op: str, what: str):
     """The method `desc.atomic_<op>(offsets, value)`."""
@@ -61,9 +88,9 @@ class tensor_descriptor:
     def __init__(
         self, base, shape, strides, block_type: t.block_type, padding="zero", tensor_map=None
     ):
+        self.tensor_map = tensor_map  # first: a call passes it ahead of the parts (module doc)
         self.base, self.shape, self.strides = base, shape, strides
         self.type = tensor_descriptor_type(block_type, padding)
-        self.tensor_map = tensor_map
 
     @property
     def block_type(self):
@@ -106,9 +133,11 @@ class tensor_descriptor:
         """The block at `offsets`; out-of-bounds elements read as the descriptor's padding."""
         offsets = self._offsets(_semantic, offsets)
         if self.tensor_map is not None:
-            block = self.tensor_map.load(offsets)
-            if block is not None:
-                return block
+            handle = _semantic.builder.tensor_map_load(
+                self.tensor_map.handle, [o.handle for o in offsets], self.type
+            )
+            if handle is not None:
+                return core.tensor(handle, self.block_type)
         pointer = self._block_pointer(offsets)
         return pointer.load(_semantic, range(len(self.shape)), self.type.padding)
 
@@ -119,7 +148,9 @@ class tensor_descriptor:
         self._check_block_value(value, "store")
         offsets = self._offsets(_semantic, offsets)
         if self.tensor_map is not None:
-            return self.tensor_map.store(offsets, _semantic.cast(value, self.dtype))
+            value = _semantic.cast(value, self.dtype)
+            indices = [o.handle for o in offsets]
+            return _semantic.builder.tensor_map_store(self.tensor_map.handle, indices, value.handle)
         return self._block_pointer(offsets).store(_semantic, value, range(len(self.shape)))
 
     # -- rows by index -----------------------------------------------------------------------
@@ -280,9 +311,11 @@ def make_tensor_descriptor(
     given_shape, given_strides = list(shape), list(strides)
     shape = [_semantic.cast(_semantic.to_tensor(s), t.int64) for s in shape]
     strides = [_semantic.cast(_semantic.to_tensor(s), t.int64) for s in strides]
-    tensor_map = _semantic.builder.tensor_map(
+    handle = _semantic.builder.tensor_map(
         _semantic.target, base, given_shape, given_strides, strides, block_type, padding_option
     )
+    desc_type = tensor_descriptor_type(block_type, padding_option)
+    tensor_map = None if handle is None else core.tensor(handle, desc_type)
     return tensor_descriptor(base, shape, strides, block_type, padding_option, tensor_map)
 
 

@@ -37,13 +37,6 @@ TUTORIALS = [
     "06b_fused_attention_block_ptr",
 ]
 
-_DESCRIPTORS = (
-    "tensor descriptors are lowered by Naiad's language to a block of pointers and a bounds mask "
-    "(test_fixtures.DESCRIPTOR_OPS); Triton keeps tt.make_tensor_descriptor / "
-    "tt.descriptor_load / tt.descriptor_store through its TTIR passes, while Naiad's expansion "
-    "(tt.load / tt.store of pointer blocks) is then shared by CSE and rewritten by combine"
-)
-
 # fixture -> (reason, ops only Triton has, ops only Naiad has, similarity ratio to 4 places)
 JUSTIFIED = {
     "04_seeded_dropout": (
@@ -52,22 +45,6 @@ JUSTIFIED = {
         {"tt.mulhiui": 1, "arith.xori": 1},
         {},
         0.9924,
-    ),
-    "06_fused_attention": (
-        _DESCRIPTORS,
-        {"tt.make_tensor_descriptor": 4, "tt.descriptor_load": 5, "tt.descriptor_store": 1},
-        {"arith.muli": 5, "arith.extsi": 8, "arith.addi": 10, "tt.splat": 14}
-        | {"tt.expand_dims": 6, "tt.broadcast": 13, "arith.cmpi": 10, "arith.andi": 5}
-        | {"tt.addptr": 6, "tt.load": 5, "tt.store": 1},
-        0.6971,
-    ),
-    "06_fused_attention_noncausal": (
-        _DESCRIPTORS,
-        {"tt.make_tensor_descriptor": 4, "tt.descriptor_load": 3, "tt.descriptor_store": 1},
-        {"arith.muli": 3, "arith.extsi": 6, "arith.addi": 6, "tt.make_range": 1, "tt.splat": 9}
-        | {"tt.expand_dims": 4, "tt.broadcast": 8, "arith.cmpi": 6, "arith.andi": 3}
-        | {"tt.addptr": 4, "tt.load": 3, "tt.store": 1},
-        0.6667,
     ),
 }
 

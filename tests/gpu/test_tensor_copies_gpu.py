@@ -10,7 +10,7 @@ test_tensor_copies_ptxas.py checks that they compile to tensor copies.
 import pytest
 import torch
 from fixture_kernels.descriptors import matmul_tiles, shift_tiles, tile_read_twice
-from fixture_kernels.made_descriptors import made_matmul, scale_made_tiles
+from fixture_kernels.made_descriptors import helper_made_matmul, made_matmul, scale_made_tiles
 from gpu_helpers import compiled  # noqa: F401  (the fixture: launches compile for the GPU)
 
 import naiad
@@ -236,13 +236,15 @@ def test_descriptors_made_in_the_kernel_move_blocks_by_copies(dtype, block, allo
     assert calls == ([(programs * 256, 128)] * 2 if allocator == "set" else [])
 
 
-def test_a_matmul_over_descriptors_made_in_the_kernel():
-    """c = a @ b^T with ragged M and N, the K loop's rings filled from the kernel's own maps."""
+@pytest.mark.parametrize("kernel", [made_matmul, helper_made_matmul], ids=["kernel", "helpers"])
+def test_a_matmul_over_descriptors_made_in_the_kernel(kernel):
+    """c = a @ b^T with ragged M and N, the K loop's rings filled from the kernel's own maps
+    (made in the kernel, or made by one helper and read in another's loop)."""
     M, N, K = 300, 200, 320
     a, b = _random((M, K), torch.float16, 5), _random((N, K), torch.float16, 6)
     c = torch.empty((M, N), dtype=torch.float16, device="cuda")
     grid = (_cdiv(M, 128), _cdiv(N, 128))
-    kernel = made_matmul[grid](a, b, c, M, N, K, BM=128, BN=128, BK=64, num_warps=8, num_stages=3)
+    kernel = kernel[grid](a, b, c, M, N, K, BM=128, BN=128, BK=64, num_warps=8, num_stages=3)
     assert "wgmma.mma_async" in kernel.asm["ptx"] and "cp.async.bulk.tensor" in kernel.asm["ptx"]
     expected = (a.double() @ b.double().T).to(torch.float16)
     torch.testing.assert_close(c, expected, rtol=2e-3, atol=2e-2)

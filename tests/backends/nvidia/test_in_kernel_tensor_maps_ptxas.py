@@ -9,8 +9,12 @@ import re
 import numpy as np
 import pytest
 from fixture_kernels.made_descriptors import (
+    helper_made_in_a_loop,
+    helper_made_matmul,
     made_in_a_loop,
     made_matmul,
+    merged_made_tiles,
+    noinline_made_tiles,
     scale_helper_tiles,
     scale_made_tiles,
     shifted_made_tiles,
@@ -119,13 +123,76 @@ def test_descriptors_the_kernel_cannot_prove_aligned_keep_pointers(
 
 
 @needs_ptxas
-def test_a_descriptor_a_helper_makes_keeps_pointers():
+def test_descriptors_a_helper_makes_build_their_maps():
+    """The helper returns each descriptor with its map (frontend/values.py): two maps, one
+    copy each way, no pointer access."""
     x = np.random.default_rng(4).standard_normal((64, 32)).astype(np.float16)
     compiled = scale_helper_tiles.warmup(
         x, np.empty_like(x), 64, 32, 2.0, BM=32, BN=32, grid=(1,), target="cuda:sm_90a"
     )
-    assert "global_scratch_size" not in compiled.metadata
-    assert "tensormap" not in compiled.asm["ptx"] and "ld.global" in compiled.asm["ptx"]
+    ptx = compiled.asm["ptx"]
+    assert compiled.metadata["global_scratch_size"] == 256
+    assert len(re.findall(r"tensormap\.cp_fenceproxy", ptx)) == 2
+    assert _copies(ptx) == 2 and "ld.global" not in ptx and "st.global" not in ptx
+
+
+@needs_ptxas
+def test_a_helpers_k_loop_fills_its_rings_from_a_helpers_maps(tmp_path):
+    """Tutorial 06's shape: one helper makes the descriptors, another reads them in its K
+    loop; inlined, the loop's wgmma rings fill by tensor copies."""
+    a = np.random.default_rng(1).standard_normal((256, 256)).astype(np.float16)
+    kernel = helper_made_matmul.warmup(
+        a, a, np.empty_like(a), 256, 256, 256, BM=128, BN=128, BK=64, grid=(1, 1),
+        target="cuda:sm_90a", num_warps=8, num_stages=3,
+    )  # fmt: skip
+    ptx = kernel.asm["ptx"]
+    report = assemble(ptx, "sm_90a", tmp_path)
+    assert kernel.metadata["global_scratch_size"] == 3 * 128
+    assert "wgmma.mma_async" in ptx and "ld.global" not in ptx and "cp.async.cg" not in ptx
+    assert _copies(ptx) >= 4
+    assert " 0 bytes spill stores" in report
+
+
+def _ttgir(kernel, args, constexprs):
+    """(TTIR, TTGIR after the map proofs) of `kernel` for sm_90a."""
+    bound = kernel._bind(args, constexprs)
+    before = build_ttir(kernel, bound, "cuda:sm_90a").module
+    after = build_ttir(kernel, bound, "cuda:sm_90a").module
+    target = nv_target.cuda_target("cuda:sm_90a")
+    run_pipeline(ttgir_pipeline(4, target.capability, arch_specific=True), after)
+    return before, after
+
+
+def _count(module, op_class) -> int:
+    return sum(isinstance(op, op_class) for op in module.walk())
+
+
+@pytest.mark.parametrize(
+    "kernel, maps_made, maps_kept",
+    [(helper_made_in_a_loop, 2, 0), (merged_made_tiles, 1, 1), (noinline_made_tiles, 0, 0)],
+    ids=["made-by-a-helper-in-a-loop", "merged-at-an-if", "read-by-a-noinline-helper"],
+)
+def test_maps_that_cannot_be_kept_go_back_to_pointers(kernel, maps_made, maps_kept):
+    """A map made in a loop once inlined (given back by the proofs), a descriptor merged at
+    an `if` and descriptors a `noinline` helper reads (whose maps the TTIR drops, nothing
+    reading them): their accesses go through pointers, with the TTIR's values (the
+    evaluator)."""
+    M, N, BM = 96, 32, 32
+    x = np.random.default_rng(6).standard_normal(M * N).astype(np.float16)
+    before, after = _ttgir(kernel, (x, np.empty_like(x), M, N), {"BM": BM})
+    assert _count(before, tt.MakeTensorDescOp) == maps_made
+    assert _count(after, tt.MakeTensorDescOp) == maps_kept
+    for func in (op for op in before.walk() if isinstance(op, tt.FuncOp)):
+        if func.sym_visibility is not None:  # a callee that stays a call takes no map
+            assert not any(isinstance(a.type, tt.TensorDescType) for a in func.arguments)
+    outs = []
+    for module in (after, before):
+        dst = np.full_like(x, 7.0)
+        func = next(op for op in module.walk() if isinstance(op, tt.FuncOp))
+        evaluate(module, func.sym_name.value, [x, dst, M, N], grid=(M // BM,))
+        outs.append(dst)
+    np.testing.assert_array_equal(outs[0], outs[1])
+    np.testing.assert_array_equal(outs[0], x + np.float16(1))
 
 
 @pytest.mark.parametrize(

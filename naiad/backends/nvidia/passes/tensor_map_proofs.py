@@ -8,14 +8,16 @@ of 16 bytes is the axis analysis's to say, after inlining: it follows the arithm
 the kernel's arguments were specialized on (`ptr + 8` of an aligned f16 pointer is aligned, `ptr
 + 4` is not) and `tl.multiple_of` hints. A map whose base and row stride are proven keeps its
 copies; any other gives its loads and stores back to pointers (descriptor_pointers.py) and is
-erased, so an unaligned tensor is never read through a map the hardware would refuse.
+erased, so an unaligned tensor is never read through a map the hardware would refuse. So is a
+map that inlining put inside a loop (a jit helper that makes a descriptor, called in a loop):
+an iteration would rewrite the map while the copies of an earlier one may still read it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ....dialects import tt
+from ....dialects import scf, tt
 from ....ir import Operation, register_pass
 from ....ir.passes import Pass
 from ....passes.analysis.axis_info import AxisInfoAnalysis
@@ -35,7 +37,8 @@ def proven(made: Operation, axis_info: AxisInfoAnalysis) -> bool:
 @register_pass("tritongpu-prove-tensor-maps")
 @dataclass(frozen=True)
 class ProveTensorMaps(Pass):
-    """Give the accesses through unproven in-kernel tensor maps back to pointers."""
+    """Give the accesses through unproven in-kernel tensor maps (and those made in loops)
+    back to pointers."""
 
     def run(self, module: Operation) -> None:
         made = [op for op in module.walk() if isinstance(op, tt.MakeTensorDescOp)]
@@ -43,7 +46,7 @@ class ProveTensorMaps(Pass):
             return
         axis_info = AxisInfoAnalysis(module)
         for op in made:
-            if proven(op, axis_info):
+            if proven(op, axis_info) and not scf.in_loop(op.parent):
                 continue
             for user in list(op.result.users):
                 if isinstance(user, tt.DescriptorLoadOp):
