@@ -33,8 +33,8 @@ _run = JITFunction.run
 
 def _run_reading_the_target(self, *args, grid, warmup=False, **kwargs):
     """Launch on the CPU (unless a warmup), then return the target's compile of the kernel;
-    a launch or warmup that names its own target is left alone."""
-    if kwargs.get("target"):
+    a launch or warmup that names its own target (or Triton's `arch`) is left alone."""
+    if kwargs.get("target") or kwargs.get("arch"):
         return _run(self, *args, grid=grid, warmup=warmup, **kwargs)
     if not warmup:
         _run(self, *args, grid=grid, **kwargs)

@@ -31,7 +31,7 @@ from .kernel_interface import KernelInterface
 from .kernel_source import JITSource, readable
 from .launch_checks import check_arguments
 from .launch_mode import compile_mode
-from .launch_options import OPTION_NAMES, OTHER_VENDORS_OPTIONS, LaunchOptions
+from .launch_options import OPTION_NAMES, OTHER_VENDORS_OPTIONS, LaunchOptions, arch_target
 from .launchers import INTERPRET, backend_for_launch, holds_memory, make_launcher
 from .mock_tensor import MockTensor  # noqa: F401  (Triton's runtime.jit has it)
 from .params import kernel_params, var_positional
@@ -253,6 +253,8 @@ class JITFunction(JITSource, KernelInterface, PicklesByReference):
         which prepares the launch for the next call with the same key."""
         key = None
         target = None if "target" in self.params_by_name else kwargs.pop("target", None)
+        arch = None if "arch" in self.params_by_name else kwargs.pop("arch", None)
+        target = target or (arch and arch_target(arch))  # Triton's option, as a target
         if tensor_type() is not self._keyed_tensor:  # torch was imported since: key it inline
             self._keyed_tensor = tensor_type()
             self._binder = self._entry = None
@@ -326,10 +328,11 @@ class JITFunction(JITSource, KernelInterface, PicklesByReference):
 
     def warmup(self, *args, grid, **kwargs):
         """Compile the kernel for these arguments (arrays, torch dtypes or signature strings
-        such as `'*fp16'`) and `target=` without running it. Without `target`, the one a launch
-        with these arguments would use: their GPU's for CUDA tensors, 'cpu' for host arrays,
-        the active driver's (the GPU where one is present, else 'cpu') for types alone. A
-        kernel parameter named `target` takes the keyword, as it does at a launch."""
+        such as `'*fp16'`) and `target=` (or Triton's `arch='sm80'`) without running it.
+        Without either, the target a launch with these arguments would use: their GPU's for
+        CUDA tensors, 'cpu' for host arrays, the active driver's (the GPU where one is
+        present, else 'cpu') for types alone. A kernel parameter named `target` (or `arch`)
+        takes the keyword, as it does at a launch."""
         return self.run(*args, grid=grid, warmup=True, **kwargs)
 
 

@@ -3,6 +3,7 @@ defaults (`num_warps`, `num_stages`, ...), checked when a launch names them."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..errors import InvalidLaunchOption
@@ -31,6 +32,9 @@ class LaunchOptions:
         warps = self.num_warps
         if not isinstance(warps, int) or warps < 1 or warps & (warps - 1):
             raise InvalidLaunchOption(f"num_warps must be a power of 2, got {warps!r}")
+        ctas = self.num_ctas
+        if not isinstance(ctas, int) or ctas < 1 or ctas & (ctas - 1):
+            raise InvalidLaunchOption(f"num_ctas must be a power of 2, got {ctas!r}")
         if not isinstance(self.num_stages, int) or self.num_stages < 0:
             raise InvalidLaunchOption(
                 f"num_stages must be a non-negative int, got {self.num_stages!r}"
@@ -51,3 +55,16 @@ OPTION_NAMES = frozenset(LaunchOptions.__dataclass_fields__)
 OTHER_VENDORS_OPTIONS = frozenset(
     ("waves_per_eu", "matrix_instr_nonkdim", "kpack", "schedule_hint", "instruction_sched_variant")
 )
+
+
+def arch_target(arch) -> str:
+    """The target Triton's `arch=` option names ('sm80', 'sm90', 'sm_86', 90): an NVIDIA
+    compute capability, whose target is `cuda:sm_NN` (9.0: `sm_90a`, as for a device of that
+    capability; the back end refuses the ones Naiad does not compile for). AMD's are refused."""
+    match = re.fullmatch(r"(?:cuda:)?(?:sm_?)?(\d+)(a?)", str(arch).strip().lower())
+    if match is None:
+        raise InvalidLaunchOption(
+            f"arch={arch!r}: Naiad compiles for NVIDIA GPUs (arch='sm80', 'sm90', ...) and CPUs"
+        )
+    capability = int(match.group(1))
+    return f"cuda:sm_{capability}{'a' if capability == 90 else match.group(2)}"

@@ -13,7 +13,7 @@ only the cubin needs a linker.
 from __future__ import annotations
 
 from ...dialects import tt
-from ...errors import InternalError
+from ...errors import InternalError, InvalidLaunchOption
 from ...ir import Operation
 from ...ir.errors import VerificationError
 from ...ir.printer import print_module
@@ -96,7 +96,7 @@ def to_ttgir(c: Compilation) -> None:
     pipeline = ttgir_pipeline(
         options.num_warps,
         target.capability,
-        options.num_ctas,
+        ctas_per_program(options.num_ctas, target.capability),
         32,
         stages,
         target.arch_specific,
@@ -104,6 +104,19 @@ def to_ttgir(c: Compilation) -> None:
     c.run_passes("ttgir", pipeline)
     _check_ttgir(c.module)
     c.asm["ttgir"] = print_module(c.module)
+
+
+def ctas_per_program(num_ctas: int, capability: int) -> int:
+    """The CTAs one program runs on: one. `num_ctas > 1` asks Hopper to spread a program over
+    a thread-block cluster; a program's values do not depend on it (its program id is the
+    cluster's), so Naiad runs each program on one CTA. Below sm_90 there are no clusters, and
+    the option is refused, as Triton refuses it."""
+    if num_ctas > 1 and capability < 90:
+        raise InvalidLaunchOption(
+            f"num_ctas > 1 requires NVIDIA SM90+ (Hopper): thread-block clusters; got "
+            f"num_ctas={num_ctas} for sm_{capability}"
+        )
+    return 1
 
 
 def to_llvm(c: Compilation) -> None:
@@ -154,7 +167,7 @@ def to_ptx(c: Compilation) -> None:
         name=code.entry,
         target=c.target.name,
         num_warps=c.options.num_warps,
-        num_ctas=c.options.num_ctas,
+        num_ctas=ctas_per_program(c.options.num_ctas, c.target.capability),
         ptx_isa=str(code.isa),
     )
 
