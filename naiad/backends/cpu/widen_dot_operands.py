@@ -24,8 +24,9 @@ output type the same way).
 Legal for `linalg.matmul` / `linalg.batch_matmul` on tensors of static shape whose
 accumulator is f32 (or a 16/8-bit float, which the micro-kernel accumulates in f32) and whose
 operand is a 16- or 8-bit float. Each operand value is widened once, however many dots read it.
-A bf16 × bf16 dot that runs on AVX512-BF16's `vdpbf16ps` (codegen/lower_matmul_bf16.py:
-`takes_pairs`) keeps its operands bf16: that instruction reads them as they are.
+A dot that runs on AVX512-BF16's `vdpbf16ps` (codegen/lower_matmul_bf16.py: `takes_pairs`)
+has its operands widened to bf16 instead, exactly: bf16 ones stay as they are, 8-bit floats
+become bf16 (every value of theirs is one).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ...dialects import arith, linalg, tensor
-from ...ir import Builder, FloatType, Operation, RankedTensorType, f32, register_pass
+from ...ir import Builder, FloatType, Operation, RankedTensorType, bf16, f32, register_pass
 from ...ir.affine import AffineMap
 from ...ir.passes import Pass
 from .codegen.element_math import narrow_float
@@ -41,14 +42,14 @@ from .codegen.lower_matmul import MATMULS
 from .codegen.lower_matmul_bf16 import takes_pairs
 
 
-def _widened_type(value):
-    """The f32 tensor type `value` (a dot operand) is widened to, else None."""
+def _widened_type(value, target):
+    """The tensor type of `target` elements `value` (a dot operand) is widened to, else None."""
     t = value.type
     if not isinstance(t, RankedTensorType) or not t.has_static_shape:
         return None
-    if narrow_float(t.element_type) is None:
+    if narrow_float(t.element_type) is None or t.element_type is target:
         return None
-    return RankedTensorType(t.shape, f32)
+    return RankedTensorType(t.shape, target)
 
 
 def _accumulates_in_f32(op) -> bool:
@@ -76,7 +77,7 @@ def _widen(value, wide: RankedTensorType) -> Operation:
             ["parallel"] * wide.rank,
         )
     with builder.at_end(widen.body):
-        element = builder.create(arith.ExtFOp, widen.body.arguments[0], out=f32)
+        element = builder.create(arith.ExtFOp, widen.body.arguments[0], out=wide.element_type)
         builder.create(linalg.YieldOp, [element.results[0]])
     return widen
 
@@ -84,17 +85,18 @@ def _widen(value, wide: RankedTensorType) -> Operation:
 def widen_dot_operands(module: Operation) -> int:
     """Widen every narrow float operand of the f32 dots in `module` (see the module); the
     number of operands widened."""
-    widened: dict = {}  # operand value -> its f32 tensor
+    widened: dict = {}  # (operand value, element type) -> its widened tensor
     for op in list(module.walk()):
-        if op.name not in MATMULS or not _accumulates_in_f32(op) or takes_pairs(op):
+        if op.name not in MATMULS or not _accumulates_in_f32(op):
             continue
+        target = bf16 if takes_pairs(op) else f32
         for index, value in enumerate(op.inputs):
-            wide = _widened_type(value)
+            wide = _widened_type(value, target)
             if wide is None:
                 continue
-            if value not in widened:
-                widened[value] = _widen(value, wide).results[0]
-            op.set_operand(index, widened[value])
+            if (value, target) not in widened:
+                widened[value, target] = _widen(value, wide).results[0]
+            op.set_operand(index, widened[value, target])
     return len(widened)
 
 

@@ -1,4 +1,5 @@
-"""bf16 dots on `vdpbf16ps` (codegen/lower_matmul_bf16.py), where this CPU has AVX512-BF16.
+"""bf16 and fp8 dots on `vdpbf16ps` (codegen/lower_matmul_bf16.py), where this CPU has
+AVX512-BF16 (fp8 operands widened to bf16, exactly, by cpu-widen-dot-operands).
 
 Values against float64 with the tolerance table's bound for dots, and bit for bit against the
 same kernel on f32 operands holding the same values (the f32 micro-kernel's fused multiply-adds
@@ -17,6 +18,8 @@ from naiad.runtime import compiler
 from naiad.testing import check
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
+FP8E5 = np.dtype(ml_dtypes.float8_e5m2)
+FP8E4 = np.dtype(ml_dtypes.float8_e4m3fn)
 
 
 @naiad.jit
@@ -43,10 +46,10 @@ def compiled(cpu_fresh_cache):
     _matmul.forget_compiled()
 
 
-def _operands(m, n, k, seed):
+def _operands(m, n, k, seed, dtype=BF16):
     gen = np.random.default_rng(seed)
-    a = gen.standard_normal((m, k)).astype(BF16)
-    b = (gen.standard_normal((k, n)) * 100).astype(BF16)
+    a = gen.standard_normal((m, k)).astype(dtype)
+    b = (gen.standard_normal((k, n)) * 100).astype(dtype)
     acc = gen.standard_normal((m, n)).astype(np.float32)
     return a, b, acc
 
@@ -63,8 +66,9 @@ def _run(a, b, acc, transposed, out=np.float32):
 
 @pytest.mark.parametrize("m,n,k", [(16, 16, 16), (64, 16, 64), (32, 128, 32), (16, 64, 256)])
 @pytest.mark.parametrize("transposed", [False, True])
-def test_values_and_the_f32_paths_bits(m, n, k, transposed):
-    a, b, acc = _operands(m, n, k, seed=m * n + k)
+@pytest.mark.parametrize("dtype", [BF16, FP8E5, FP8E4], ids=["bf16", "fp8e5", "fp8e4nv"])
+def test_values_and_the_f32_paths_bits(m, n, k, transposed, dtype):
+    a, b, acc = _operands(m, n, k, seed=m * n + k, dtype=dtype)
     c = _run(a, b, acc, transposed)
     reference = a.astype(np.float64) @ b.astype(np.float64) + acc
     check("dot", c, reference, "cpu", np.float32, k=k)

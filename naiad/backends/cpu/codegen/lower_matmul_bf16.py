@@ -72,12 +72,22 @@ def has_bf16_pairs(triple: str | None = None) -> bool:
     return all(feature in features for feature in FEATURES)
 
 
-def _fits(a_element, b_element, out_element, n, k) -> bool:
+def exact_in_bf16(t) -> bool:
+    """Whether the operand element type `t` goes into `vdpbf16ps` as bf16: bf16 itself, and the
+    8-bit floats, every value of which is a bf16 that is not subnormal (at most 7 mantissa
+    bits, the smallest above 2^-126): widened to bf16 instead of f32, their products are as
+    exact, and none is flushed."""
+    t = element_type(t)
+    if t is bf16:
+        return True
+    fmt = narrow_float(t)
+    return fmt is not None and fmt.mant_bits <= 7 and 1 - fmt.bias - fmt.mant_bits >= -126
+
+
+def _fits(out_element, n, k) -> bool:
     accumulates_in_f32 = out_element is f32 or narrow_float(out_element) is not None
     return (
-        a_element is bf16
-        and b_element is bf16
-        and accumulates_in_f32
+        accumulates_in_f32
         and isinstance(n, int)
         and isinstance(k, int)
         and n % LANES == 0
@@ -87,22 +97,23 @@ def _fits(a_element, b_element, out_element, n, k) -> bool:
 
 
 def takes_pairs(op) -> bool:
-    """Whether the matmul `op` (on tensors) will run on `vdpbf16ps` on this host, so that its
-    bf16 operands are to stay bf16 (widen_dot_operands.py)."""
+    """Whether the matmul `op` (on tensors) is to run on `vdpbf16ps` on this host, its operands
+    widened to bf16 where they are not (widen_dot_operands.py)."""
     a, b = (value.type for value in op.inputs)
     out = op.outputs[0].type
     if not all(isinstance(t, RankedTensorType) and t.has_static_shape for t in (a, b, out)):
         return False
     n, k = out.shape[-1], a.shape[-1]
-    return _fits(a.element_type, b.element_type, out.element_type, n, k) and has_bf16_pairs()
+    operands = exact_in_bf16(a.element_type) and exact_in_bf16(b.element_type)
+    return operands and _fits(out.element_type, n, k) and has_bf16_pairs()
 
 
 def applies(a_type, b_type, out_type, shape, triple: str) -> bool:
     """Whether a matmul of these operand and output types and (m, n, k) `shape`, compiled for
     `triple`, runs on `vdpbf16ps`."""
     _, n, k = shape
-    elements = (element_type(t) for t in (a_type, b_type, out_type))
-    return _fits(*elements, n, k) and has_bf16_pairs(triple)
+    operands = element_type(a_type) is bf16 and element_type(b_type) is bf16
+    return operands and _fits(element_type(out_type), n, k) and has_bf16_pairs(triple)
 
 
 def multiply(fl: FunctionLowering, rows: int, a: View, b: View, c: View, shape) -> None:
