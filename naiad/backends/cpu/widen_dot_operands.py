@@ -77,7 +77,11 @@ def _widen(value, wide: RankedTensorType) -> Operation:
             ["parallel"] * wide.rank,
         )
     with builder.at_end(widen.body):
-        element = builder.create(arith.ExtFOp, widen.body.arguments[0], out=wide.element_type)
+        element = builder.create(arith.ExtFOp, widen.body.arguments[0], out=f32)
+        if wide.element_type is not f32:
+            # to bf16 through f32: exact, and IEEE's meaning of the source's bits, as the f32
+            # path reads them (a direct fp8e5 -> bf16 cast reads inf and NaN as numbers)
+            element = builder.create(arith.TruncFOp, element.results[0], out=wide.element_type)
         builder.create(linalg.YieldOp, [element.results[0]])
     return widen
 

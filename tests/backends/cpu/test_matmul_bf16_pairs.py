@@ -81,3 +81,19 @@ def test_a_bf16_output_is_rounded_once():
     c = _run(a, b, acc, False, out=BF16)
     exact = _run(a, b, acc, False)
     np.testing.assert_array_equal(c.view(np.uint16), exact.astype(BF16).view(np.uint16))
+
+
+@pytest.mark.parametrize("dtype", [FP8E5, FP8E4], ids=["fp8e5", "fp8e4nv"])
+def test_fp8_infinities_and_nans_as_the_f32_path(dtype):
+    """fp8e5's inf and NaN (and fp8e4nv's NaN) stay so on the way to bf16: a direct fp8e5 ->
+    bf16 cast reads their bits as numbers."""
+    a, b, acc = _operands(16, 32, 32, seed=11, dtype=dtype)
+    specials = [np.inf, -np.inf, np.nan] if dtype == FP8E5 else [np.nan]
+    a[0, :3] = np.resize(np.array(specials, dtype), 3)
+    b[5, 7] = np.array(np.nan, dtype)
+    c = _run(a, b, acc, False)
+    same_in_f32 = _run(a.astype(np.float32), b.astype(np.float32), acc, False)
+    assert np.isnan(c[0]).any() and not np.isfinite(c[0]).all()
+    np.testing.assert_array_equal(np.isnan(c), np.isnan(same_in_f32))
+    finite = np.isfinite(same_in_f32)
+    np.testing.assert_array_equal(c[finite].view(np.uint32), same_in_f32[finite].view(np.uint32))
