@@ -143,3 +143,40 @@ def test_hot_path_runs_on_the_tensors_device(slow_calls):
         torch.cuda.synchronize(1)
         torch.testing.assert_close(out, alpha * x + y + 0.5)
     assert len(slow_calls) == 1
+
+
+@pytest.mark.parametrize("native", ["1", "0"])
+def test_bound_launches_through_the_native_launch(native, monkeypatch):
+    """A bound launch (bind_launch, as naiad.ops makes them) calls the driver through the
+    native launch (cuda_native_launch.py) or, with NAIAD_CUDA_NATIVE_LAUNCH=0, through
+    cuda-bindings: the same results, on the current stream and under graph capture, and where
+    no context is current (the native call declines, the driver module's launch makes the
+    device's context current)."""
+    from cuda.bindings import driver as cuda
+
+    monkeypatch.setenv("NAIAD_CUDA_NATIVE_LAUNCH", native)
+    axpy.forget_compiled()
+    x, y = _inputs(4096), _inputs(4096, seed=1)
+    out = torch.full_like(x, float("nan"))
+    launch = axpy.bind_launch(("x_ptr", "y_ptr", "out_ptr", "alpha"), (16,), x, y, out, 4096,
+                              1.0, BLOCK=256)  # fmt: skip
+    for seed, alpha in ((2, 2.0), (3, -0.5), (4, 1.5)):
+        x.copy_(_inputs(4096, seed=seed))
+        launch(x, y, out, alpha)
+        torch.testing.assert_close(out, alpha * x + y + 0.5)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        launch(x, y, out, 3.0)
+    out.fill_(float("nan"))
+    graph.replay()
+    torch.cuda.synchronize()
+    torch.testing.assert_close(out, 3.0 * x + y + 0.5)
+    torch.cuda.synchronize()
+    (result, context) = cuda.cuCtxPopCurrent()  # no context current on this thread
+    assert int(result) == 0
+    try:
+        launch(x, y, out, -2.0)
+        torch.cuda.synchronize()
+    finally:
+        cuda.cuCtxSetCurrent(context)  # as it was (the launch may have made it current)
+    torch.testing.assert_close(out, -2.0 * x + y + 0.5)
