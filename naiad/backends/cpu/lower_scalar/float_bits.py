@@ -44,11 +44,10 @@ def decode_to_f32(b: ir.IRBuilder, bits: ir.Value, fmt: FloatFormat) -> ir.Value
     NaN, except from bf16, whose f32 is its bits shifted left (every NaN kept as it is)."""
     if fmt.kind == "f16" and converts_halves(b.module.triple):
         return f16_to_f32(b, bits)
-    if fmt.kind == "f8E5M2" and fmt.specials == "ieee" and converts_halves(b.module.triple):
-        # fp8e5's bits are an f16's top byte, inf and NaN included: one shift and `vcvtph2ps`
-        # where the decoding below takes about twenty operations
-        i16 = ir.IntType(16)
-        return f16_to_f32(b, b.shl(b.zext(bits, i16), const(i16, 8)))
+    if fmt.width == 8 and converts_halves(b.module.triple):
+        halves = _decode_by_halves(b, bits, fmt)
+        if halves is not None:
+            return halves
     i32 = ir.IntType(32)
     wide = b.zext(bits, i32)
     if fmt.kind == "bf16":
@@ -79,6 +78,31 @@ def decode_to_f32(b: ir.IRBuilder, bits: ir.Value, fmt: FloatFormat) -> ir.Value
     if nan is not None:
         out = b.select(nan, const(i32, _CANONICAL_F32_NAN), out)
     return b.bitcast(out, F32)
+
+
+def _decode_by_halves(b: ir.IRBuilder, bits: ir.Value, fmt: FloatFormat) -> ir.Value | None:
+    """An 8-bit float decoded through `vcvtph2ps` (a handful of operations where
+    decode_to_f32's rebiasing takes about twenty), else None. fp8e5 (IEEE) is an f16's top
+    byte, inf and NaN included. A 4-bit exponent and 3-bit mantissa, placed in an f16's low
+    fields, read as the value times 2^(bias - 15), subnormals included (they are the f16's
+    too), and never as an f16 inf or NaN: one exact scaling, and the format's NaN selected."""
+    i16 = ir.IntType(16)
+    wide = b.zext(bits, i16)
+    if fmt.kind == "f8E5M2" and fmt.specials == "ieee":
+        return f16_to_f32(b, b.shl(wide, const(i16, 8)))
+    if (fmt.exp_bits, fmt.mant_bits) != (4, 3) or fmt.specials not in ("fn", "fnuz", "finite"):
+        return None
+    sign = b.shl(b.and_(wide, const(i16, 0x80)), const(i16, 8))
+    half = b.or_(sign, b.shl(b.and_(wide, const(i16, 0x7F)), const(i16, 7)))
+    value = b.fmul(b.fpext(b.bitcast(half, ir.HalfType()), F32), const(F32, 2.0 ** (15 - fmt.bias)))
+    if fmt.specials == "fn":
+        nan = b.icmp_unsigned("==", b.and_(wide, const(i16, 0x7F)), const(i16, 0x7F))
+    elif fmt.specials == "fnuz":
+        nan = b.icmp_unsigned("==", wide, const(i16, 0x80))
+    else:
+        return value
+    canonical = b.bitcast(const(ir.IntType(32), _CANONICAL_F32_NAN), F32)
+    return b.select(nan, canonical, value)
 
 
 def _max(b, x, y):
