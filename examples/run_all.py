@@ -1,7 +1,8 @@
 """Run every tutorial example in order and print a summary: `python examples/run_all.py`.
 
-Each example is one of Triton's tutorials (`python/tutorials/0X-*.py`) with its kernels unchanged
-but for the imports, checked against a float64 NumPy reference. Exit status 0 when all pass.
+Each example is one of Triton's tutorials (`python/tutorials/NN-*.py`): 01-06 with its kernels
+unchanged but for the imports, 07 and later with kernels of Naiad's own showing the same thing;
+each is checked against a float64 NumPy reference. Exit status 0 when all pass.
 Options: `-k NAME` runs only the examples whose file name contains NAME; `-q` hides the examples'
 own lines; `--cpu` keeps the kernels on the CPU when a GPU is present.
 

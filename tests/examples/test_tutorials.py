@@ -52,6 +52,12 @@ def test_06_fused_attention():
     load("06_fused_attention").check(N_CTX=64, HEAD_DIM=32, every_config=True)
 
 
+def test_07_extern_functions():
+    """libdevice asin in fp32 and fp64 (two symbols), hypot and atan2; ragged last blocks."""
+    result = load("07_extern_functions").check(size=3000)
+    assert result["rel_err"] <= 2.0**-21
+
+
 @pytest.mark.full  # a minute of CPU compiles; block pointers have their own default-tier tests
 def test_06b_fused_attention_block_ptr():
     load("06b_fused_attention_block_ptr").check(Z=2, H=1, N_CTX=64, HEAD_DIM=32)

@@ -88,6 +88,8 @@ CHECKS = [
     ("06_fused_attention", {"Z": 2, "H": 3, "N_CTX": 256, "HEAD_DIM": 32}),
     ("06b_fused_attention_block_ptr", {}),
     ("06b_fused_attention_block_ptr", {"Z": 2, "H": 2, "N_CTX": 256, "HEAD_DIM": 64}),
+    ("07_extern_functions", {}),
+    ("07_extern_functions", {"size": 1 << 20, "seed": 1}),
 ]
 
 
