@@ -112,7 +112,8 @@ def _dots(module):
         ("tf32x3", "sm_90a", 1),
         ("bf16x6", "sm_90a", 2),
         ("int8", "sm_80", 4),
-        ("e4m3", "sm_90a", 4),  # native fp8 mma.sync from sm_89 on
+        ("e4m3", "sm_89", 4),  # fp8 mma.sync of its own on sm_89 only
+        ("e4m3", "sm_90a", 2),  # upcast to f16, as Hopper runs PTX's fp8 mma.sync
         ("e4m3", "sm_80", 2),  # upcast to f16
         ("e5m2_acc16", "sm_90a", 2),  # an f16 accumulator: f16 mma of the upcast values
         ("ieee", "sm_90a", None),
@@ -387,8 +388,8 @@ def test_dot_assembles_per_dtype(case, arch, tmp_path):
     if case in ("e4m3", "e5m2"):
         ptx_kind = "e4m3" if case == "e4m3" else "e5m2"
         fp8 = rf"mma\.sync\.aligned\.m16n8k32\.row\.col\.f32\.{ptx_kind}\.{ptx_kind}\.f32"
-        pattern = fp8 if arch == "sm_90a" else _MMA["f16"]
-        case = "fp8" if arch == "sm_90a" else case
+        pattern = fp8 if arch == "sm_89" else _MMA["f16"]  # upcast on sm_80 and sm_90a
+        case = "fp8" if arch == "sm_89" else case
     else:
         pattern = _MMA[case]
     assert count(pattern, text) == _PER_THREAD.get(case, 4)

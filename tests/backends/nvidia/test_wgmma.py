@@ -250,14 +250,20 @@ def _evaluate_typed(module, dtype: str, k: int, seed: int) -> np.ndarray:
 def test_k_major_only_types_take_wgmma(dtype, b_k_major):
     """tf32, int8 and fp8 dots take wgmma where both operands are loaded K-major (its only
     order for them), reading them from `cp.async` rings; a B loaded with N contiguous keeps
-    mma.sync. The values of the TTIR for every trip count."""
+    mma.sync for tf32 and int8, whose mma.sync Hopper runs natively, while fp8 (whose
+    mma.sync it does not) takes wgmma anyway: that B is stored K-major from registers in each
+    iteration (no copy can transpose it), and the dot is waited for before the next store.
+    The values of the TTIR for every trip count."""
     before, after = _typed_loop(dtype, b_k_major)
     dots = [op for op in after.walk() if op.name == "ttng.warp_group_dot"]
-    assert len(dots) == b_k_major
-    if b_k_major:
+    takes_wgmma = b_k_major or dtype.startswith("fp8")
+    assert len(dots) == takes_wgmma
+    if takes_wgmma:
         (dot,) = dots
         assert (dot.a.type.encoding.transposed, dot.b.type.encoding.transposed) == (False, True)
-        assert _loop_ops(after).count("ttg.async_copy_global_to_local") == 2
+        copies = _loop_ops(after).count("ttg.async_copy_global_to_local")
+        assert copies == (2 if b_k_major else 1)
+        assert ("isAsync" in dot.attributes) == b_k_major
     for k in (0, 32, 100):
         got, want = _evaluate_typed(after, dtype, k, k), _evaluate_typed(before, dtype, k, k)
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)  # f32 sums in any order
@@ -297,6 +303,17 @@ def test_k_major_only_types_emit_their_instruction(dtype, tmp_path):
     assert all(line.rstrip().endswith(tail + " }") for line in instructions)
     if dtype.startswith("fp8"):
         assert len(re.findall(r"add(\.rn)?\.f32", text)) >= 32  # 32 registers per K step
+
+
+@needs_ptxas
+def test_fp8_with_a_row_major_b_emits_wgmma(tmp_path):
+    """fp8 with B loaded N-contiguous: wgmma reading a B stored K-major from registers, and
+    the partial sums of `max_num_imprecise_acc=32` added as `add.f32`, one a register each K
+    tile (Triton's PTX; test_core's test_dot_max_num_imprecise_acc counts them)."""
+    _, after = _typed_loop("fp8e4nv", False, 32)
+    text = _ptx(after, tmp_path)
+    assert "wgmma.mma_async" in text and "mma.sync" not in text
+    assert len(re.findall(r"\badd\.f32", text)) == 64 * 64 // 128
 
 
 def test_chained_fp8_dots_keep_the_values():

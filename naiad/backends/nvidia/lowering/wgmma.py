@@ -21,7 +21,8 @@ The operand types are f16, bf16 (either major order), tf32, int8 (an s32 accumul
 fp8 e4m3 / e5m2 (K-major only). An fp8 dot whose `maxNumImpreciseAcc` is at most its K sums
 each run of that many K elements in fresh registers (the first instruction with scale-d off),
 waits for them and adds them into the accumulator at f32, as Triton does: the instruction's
-own fp8 accumulation keeps fewer bits than f32.
+own fp8 accumulation keeps fewer bits than f32. The adds are contractible as elementwise ones
+are (`add.f32` in the PTX, as Triton's, unless `enable_fp_fusion=False`: `add.rn.f32`).
 
 A dot is issued as `wgmma.fence`, every instruction, `commit_group`; a synchronous one then
 waits (`wait_group 0`), an asynchronous one leaves that to `ttng.warp_group_dot_wait`. The fence
@@ -211,7 +212,8 @@ class _WgmmaDot:
                 partial = self._mma(partial, starts, m0, n0, k0, accumulate=k0 != steps[first])
             em.asm("void", "wgmma.commit_group.sync.aligned;", "", [])
             partial = wait_group(em, partial, 0, "float")
-            state = [em.op(f"fadd float {x}, {y}") for x, y in zip(state, partial)]
+            add = "fadd contract" if self.ctx.fp_fusion else "fadd"  # elementwise.py's rule
+            state = [em.op(f"{add} float {x}, {y}") for x, y in zip(state, partial)]
             em.asm("void", "wgmma.fence.sync.aligned;", "", [])
         return state
 

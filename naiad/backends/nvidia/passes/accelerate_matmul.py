@@ -52,9 +52,10 @@ def module_capability(module: Operation) -> int:
 def mma_k_width(dot: tt.DotOp, capability: int) -> int | None:
     """The `kWidth` of the operands when `dot` can use `mma.sync` on `capability`, else None.
 
-    fp8 operands feed the fp8 instruction (kWidth 4) from sm_89 on with an f32 accumulator;
+    fp8 operands feed the fp8 instruction (kWidth 4) on sm_89 with an f32 accumulator;
     elsewhere they are upcast to f16 (kWidth 2), as Triton does on the archs without fp8
-    `mma.sync` (an f16 accumulator of fp8 operands is an f16 dot of the upcast values).
+    `mma.sync` of their own: Hopper runs PTX's fp8 one as f16 upcasts and f16 products anyway
+    (an f16 accumulator of fp8 operands is an f16 dot of the upcast values).
     """
     if capability < 80:
         return None
@@ -63,7 +64,7 @@ def mma_k_width(dot: tt.DotOp, capability: int) -> int | None:
     ka, kb = element_kind(a.element_type), element_kind(b.element_type)
     precision = input_precision(dot)
     if ka in FP8_KINDS and kb in FP8_KINDS:
-        native = capability >= 89 and element_kind(out) == "f32"
+        native = capability == 89 and element_kind(out) == "f32"
         k_width = 4 if native else 2
     elif ka != kb:
         return None

@@ -1,8 +1,9 @@
 """Which wgmma dots of a pipelined loop run on asynchronously across iterations, and where the
 loop's copies may then be issued (for pipeline_loads.py).
 
-A `ttng.warp_group_dot` that reads a pipelined operand buffer and whose result only goes on to
-the next iteration need not be waited for in its own iteration: it is issued with `isAsync` and
+A `ttng.warp_group_dot` that reads a pipelined operand buffer, and no buffer the iteration
+stores from registers, and whose result only goes on to the next iteration need not be waited
+for in its own iteration: it is issued with `isAsync` and
 keeps the tensor cores busy while the warps go on. What then must hold is that nothing reads
 its accumulator before it completes, and that no copy overwrites the slot it reads while it
 runs. Two loop shapes give both:
@@ -60,7 +61,8 @@ def plan_dots(loop, loads, stages: int) -> DotPlan:
     for op in loop.body.ops:
         if not isinstance(op, ttng.WarpGroupDotOp):
             continue
-        if not {_buffer_of(op.a), _buffer_of(op.b)} & buffers:
+        operands = {_buffer_of(op.a), _buffer_of(op.b)}
+        if not operands & buffers or any(_stored_in(b, loop) for b in operands - buffers):
             continue
         if list(op.d.users) == [terminator] and op.d.has_one_use:
             carried.append(op)
@@ -86,6 +88,14 @@ def _accumulates_carried(dot, loop) -> bool:
     index = list(loop.body.terminator.operands).index(dot.d)
     carried_in = dot.c
     return carried_in is loop.body.arguments[index + 1] and carried_in.has_one_use
+
+
+def _stored_in(buffer, loop) -> bool:
+    """Whether `buffer` is written from registers in each iteration of `loop` (an operand
+    no copy can fill, such as an fp8 B stored K-major from a row-major load): a dot reading
+    it must be done before the next iteration writes it again."""
+    owner = buffer.defining_op
+    return isinstance(owner, ttg.LocalAllocOp) and owner.src is not None and loop.is_ancestor(owner)
 
 
 def _buffer_of(memdesc):

@@ -22,9 +22,12 @@ then all go along M.
 `wgmma` reads the other operand types (tf32, int8, fp8 e4m3 / e5m2) only K-major: their
 buffers are stored with K contiguous, and their A goes through a buffer even in a chain. Where
 an operand is loaded with M or N contiguous (B of a row-major matrix), its buffer would be
-written element by element and copied by no 16-byte `cp.async`; such a dot keeps `mma.sync`,
-which reads it at full speed (Triton takes wgmma there: its tf32 matmul of a row-major B then
-runs at 0.4 of its mma.sync speed on an H200).
+written element by element and copied by no 16-byte `cp.async`; a tf32 or int8 dot then keeps
+`mma.sync`, which reads it at full speed (Triton takes wgmma there: its tf32 matmul of a
+row-major B then runs at 0.4 of its mma.sync speed on an H200). An fp8 dot takes wgmma all the
+same, as Triton's does: Hopper has no fp8 `mma.sync` of its own (PTX's is two f16 ones), so
+the operand is stored K-major from registers in each iteration, and the dot is waited for in
+its iteration (asynchronous_dots.py), before the next store.
 
 As Triton chooses: sm_90 only, 2-D dots, M a multiple of 64 (a warpgroup's rows), num_warps a
 multiple of 4, K a multiple of the instruction's (16 for 16-bit operands, 8 for tf32, 32 for
@@ -55,6 +58,8 @@ from .operand_buffers import operand_buffer
 
 # The operand types `wgmma` reads from either major order; the others only K-major.
 EITHER_MAJOR = ("f16", "bf16")
+# Types whose dots take wgmma whatever order their operands are loaded in (module doc).
+ANY_LOADED_ORDER = EITHER_MAJOR + FP8_KINDS
 
 
 def wgmma_fits(dot: tt.DotOp, capability: int, num_warps: int, chained: bool, source) -> bool:
@@ -65,7 +70,7 @@ def wgmma_fits(dot: tt.DotOp, capability: int, num_warps: int, chained: bool, so
     a, b = dot.a.type, dot.b.type
     if len(a.shape) != 2 or not _has_instruction(dot):
         return False
-    if element_kind(a.element_type) not in EITHER_MAJOR and not all(
+    if element_kind(a.element_type) not in ANY_LOADED_ORDER and not all(
         _stored_k_major(source(value), op_idx) for op_idx, value in enumerate((dot.a, dot.b))
     ):
         return False
