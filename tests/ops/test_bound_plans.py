@@ -120,3 +120,20 @@ def test_product_plans_key_every_operands_dtype_and_device(compiled, gen):
     torch.testing.assert_close(result, expected, rtol=1e-5, atol=1e-5)
     with pytest.raises(RuntimeError, match="on one device"):
         ops.mm(a, torch.empty(16, 16, device="meta"))
+
+
+def test_reduction_plans_across_alignments_dims_and_keepdim(compiled, gen):
+    """Reductions keep a plan per kind of call (the operand's kind, the dims, keepdim, the
+    reduction): each kind at other alignments, with a dim as an int, a list and None, against
+    float64; a dim out of range is still an error after a plan was made."""
+    (xs,) = _views(gen, (8, 64), count=1)
+    close = {"rtol": 1e-5, "atol": 1e-5}
+    for x in xs:
+        wide = x.double()
+        torch.testing.assert_close(ops.sum(x, 1).double(), wide.sum(1), **close)
+        torch.testing.assert_close(ops.sum(x, [0], True).double(), wide.sum(0, True), **close)
+        torch.testing.assert_close(ops.mean(x, [-1], True).double(), wide.mean(-1, True), **close)
+        torch.testing.assert_close(ops.amax(x, 1).double(), wide.amax(1))
+        torch.testing.assert_close(ops.sum(x).double(), wide.sum(), **close)
+    with pytest.raises(IndexError, match="out of range"):
+        ops.sum(xs[0], 2)

@@ -10,6 +10,7 @@ import torch
 
 from ..allocate import empty
 from ..dtypes import Unsupported, tl_dtype
+from ..kept import KeptTable
 from ..registry import aten
 from . import kernels as K
 from .launch import ACCUMULATOR_BLOCK_N, accumulator, launch_rows
@@ -28,7 +29,31 @@ def _finish(result, rows, keepdim, out):
     return out
 
 
+# What one kind of call decides (the operand's dtype, device, shape and strides, the dims,
+# keepdim, the reduction and its result's dtype): the result's shape and the row kernel's bound
+# launch (launch_rows); a call of a known kind allocates and launches, without the rows'
+# geometry and launch_rows' own key (as the norms' and softmax's plans). Kept where no `out` is
+# given and the operand is read as it lies (no copy in as_rows).
+_PLANS = KeptTable(4096)
+
+
 def _reduce(input, dim, keepdim, op, result_dtype, init, out=None):
+    if out is not None:
+        return _reduce_whole(input, dim, keepdim, op, result_dtype, init, out, None)
+    dims = dim if dim is None or isinstance(dim, int) else tuple(dim)
+    key = (input.dtype, input.device, input.shape, input.stride(), dims, keepdim, op,
+           result_dtype, init)  # fmt: skip
+    plan = _PLANS.get(key)
+    if plan is None:
+        return _reduce_whole(input, dim, keepdim, op, result_dtype, init, None, key)
+    shape, launch = plan
+    target = empty(shape, result_dtype, input.device)
+    launch(input, target)
+    return target
+
+
+def _reduce_whole(input, dim, keepdim, op, result_dtype, init, out, key):
+    """`_reduce` the whole way; its plan kept under `key` where it can be (None: never)."""
     tl_dtype(input.dtype)  # Unsupported for dtypes kernels cannot hold
     rows = as_rows(input, normalized_dims(dim, input.dim()))
     if out is not None and out.dtype == result_dtype and out.is_contiguous():
@@ -37,8 +62,10 @@ def _reduce(input, dim, keepdim, op, result_dtype, init, out=None):
     else:  # allocated in its final shape: no view to make after the launch
         target = empty(rows.shape(keepdim), result_dtype, input.device)
     compute = _compute(input.dtype, result_dtype, op)
-    launch_rows(K.reduce_kernel, rows, [target], [], compute, True, lanes=ACCUMULATOR_BLOCK_N,
-                INIT=init, OP=op)  # fmt: skip
+    launch = launch_rows(K.reduce_kernel, rows, [target], [], compute, True,
+                         lanes=ACCUMULATOR_BLOCK_N, INIT=init, OP=op)  # fmt: skip
+    if key is not None and launch is not None and rows.data is input:
+        _PLANS.put(key, (rows.shape(keepdim), launch))
     if out is None:
         return target
     return _finish(target.view(-1), rows, keepdim, out)
