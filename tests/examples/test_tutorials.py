@@ -58,6 +58,15 @@ def test_07_extern_functions():
     assert result["rel_err"] <= 2.0**-21
 
 
+@pytest.mark.parametrize("programs", [1, 3, 40])
+def test_08_grouped_gemm(programs):
+    """Three products of ragged sizes (one with strided rows) from device arrays of addresses
+    and sizes; fewer, some and more programs than tiles."""
+    sizes = ((40, 24, 70), (5, 33, 16), (33, 33, 33))
+    result = load("08_grouped_gemm").check(sizes=sizes, num_programs=programs)
+    assert result["rel_err"] <= 2.0**-11 + 4 * 70 * 2.0**-24
+
+
 @pytest.mark.full  # a minute of CPU compiles; block pointers have their own default-tier tests
 def test_06b_fused_attention_block_ptr():
     load("06b_fused_attention_block_ptr").check(Z=2, H=1, N_CTX=64, HEAD_DIM=32)

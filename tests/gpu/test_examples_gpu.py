@@ -90,6 +90,9 @@ CHECKS = [
     ("06b_fused_attention_block_ptr", {"Z": 2, "H": 2, "N_CTX": 256, "HEAD_DIM": 64}),
     ("07_extern_functions", {}),
     ("07_extern_functions", {"size": 1 << 20, "seed": 1}),
+    ("08_grouped_gemm", {}),
+    ("08_grouped_gemm", {"sizes": ((1024, 512, 256), (300, 700, 129), (7, 5, 3)), "seed": 1}),
+    ("08_grouped_gemm", {"sizes": ((256, 256, 256),) * 6, "num_programs": 5}),
 ]
 
 
