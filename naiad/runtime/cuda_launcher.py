@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 from .. import knobs
 from ..backends.nvidia import driver as cuda_driver
+from ..backends.nvidia import launch_attributes
 from ..backends.nvidia import target as nv_target
 from . import global_scratch
 from .compile_lock import compiled_once
@@ -190,6 +191,7 @@ class CudaLauncher:
             shared=metadata.get("shared", 0),
             arg_names=names,
             ptx=compiled.asm.get("ptx"),
+            attributes=launch_attributes.names(options.launch_pdl, options.launch_cooperative_grid),
         )
         indexes = [runtime.index(name) for name in kept]
         descriptors = {
@@ -224,17 +226,16 @@ def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
     (`CudaLauncher.forget` replaced the launcher's table). A closure: each name it reads per
     launch is a cell, not an attribute. The parameter block is per thread (another thread's
     launch must not write it before the driver has read it). It holds the compiled kernel (its
-    module, loaded on `device`). `launch.bind`: cuda_bound_params.py's, for bound launches."""
+    module, loaded on `device`); `launch.bind` makes bound launches (cuda_bound_params.py)."""
     kernel = compiled.kernel
     function = kernel.function(device)
-    driver_launch = cuda_driver.fast_launch(function, kernel.threads, kernel.shared)
+    driver_launch = _driver_launch(kernel, function)
     layout = PackedParams.layout(kernel.signature)
     select, flatten, scratch = compiled.select, compiled.flatten, compiled.scratch
     check = globals_checker(launcher.jit_function, compiled.globals_used or {})
     stream = launcher._current_stream or _default_stream
     table = launcher.kernels
-    local = threading.local()
-    max_x, max_y, max_z = cuda_driver.GRID_LIMITS
+    local, (max_x, max_y, max_z) = threading.local(), cuda_driver.GRID_LIMITS
 
     def params():
         """This thread's parameter block, made at its first launch."""
@@ -271,11 +272,22 @@ def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
     # Never false once it ran: the caller would take that for "declined" and launch again.
     ran = compiled.source if compiled.source is not None else True
     launch.compiled = compiled  # kept alive with the launch, not read on it
-    if compiled.taken is not None and len(compiled.taken) == len(kernel.signature):
+    taken = compiled.taken
+    if taken is not None and len(taken) == len(kernel.signature) and not kernel.attributes:
         launch.bind = functools.partial(bind_parameters, Prepared(
             launcher, table, check, stream, device, driver_launch, ran, kernel.signature,
-            compiled.taken, PackedParams, function, kernel.threads, kernel.shared))  # fmt: skip
+            taken, PackedParams, function, kernel.threads, kernel.shared))  # fmt: skip
     return launch
+
+
+def _driver_launch(kernel, function):
+    """The driver's launch of `kernel` on `function`'s device: cuLaunchKernelEx where it has
+    launch attributes (launch_attributes.py; such a launch is never bound), else
+    cuLaunchKernel."""
+    if kernel.attributes:
+        threads, shared = kernel.threads, kernel.shared
+        return launch_attributes.fast_launch(function, threads, shared, kernel.attributes)
+    return cuda_driver.fast_launch(function, kernel.threads, kernel.shared)
 
 
 def _default_stream(device: int) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 
-from . import driver
+from . import driver, launch_attributes
 from .param_block import ParamBlock
 
 
@@ -27,7 +27,10 @@ class CubinKernel:
     Safe from several threads: a device's module is loaded once (the first thread loads it, the
     others wait), and a launch holds the kernel's lock from writing the shared parameter block
     until cuLaunchKernel has copied it. Modules are never unloaded (as the CUDA runtime keeps
-    its own), so a `Function` handed out stays valid."""
+    its own), so a `Function` handed out stays valid.
+
+    `attributes` (launch_attributes.names) launch it through cuLaunchKernelEx: programmatic
+    dependent launch, a cooperative grid."""
 
     def __init__(
         self,
@@ -39,9 +42,10 @@ class CubinKernel:
         shared: int = 0,
         arg_names: tuple[str, ...] | None = None,
         ptx: str | None = None,
+        attributes: tuple[str, ...] = (),
     ):
         self.cubin, self.entry, self.signature = cubin, entry, tuple(signature)
-        self.ptx = ptx
+        self.ptx, self.attributes = ptx, attributes
         self.threads, self.shared = 32 * num_warps, shared
         self.arg_names = arg_names or tuple(f"argument {i}" for i in range(len(signature)))
         self.params = ParamBlock(self.signature)
@@ -100,6 +104,10 @@ class CubinKernel:
         driver.check_grid(grid)
         with self._launching:  # one parameter block: no other thread writes it until launched
             device = self._bind(args)
-            driver.launch(
-                self.function(device), grid, self.threads, self.shared, stream, self.params
-            )
+            function = self.function(device)
+            if self.attributes:
+                launch_attributes.launch(
+                    function, grid, self.threads, self.shared, stream, self.params, self.attributes
+                )
+            else:
+                driver.launch(function, grid, self.threads, self.shared, stream, self.params)
