@@ -10,9 +10,10 @@ names of the parameters that change, and returns a function of those arguments a
 order of `varying`. Per call it
 
 - keys the varying arguments exactly as the launch entry keys them (a tensor's dtype, 16-byte
-  alignment and device; an integer's ==1, %16 and width; a float's kind; ...), and compares
-  those facts with the ones the kept prepared launch was registered under; a tensor the caller
-  names `typed` (its plan fixes its dtype and device) is keyed by its alignment alone,
+  alignment and device; an integer's ==1, %16 and width; a float's kind; ...), and finds the
+  prepared launch kept for those facts (the latest one, else one kept by its facts: a plan's
+  views at two alignments take turns); a tensor the caller names `typed` (its plan fixes its
+  dtype and device) is keyed by its alignment alone,
 - checks that the launch settings (knobs.launch_settings) are the ones it was registered under
   and that the kernel has not dropped its prepared launches since
   (`JITFunction.launch_generation`: `forget_compiled`, a new `debug` or `interpret`),
@@ -23,7 +24,7 @@ order of `varying`. Per call it
 
 Anything else - a fact that differs, an argument the entry does not key inline, a prepared
 launch that declines (the CPU's bounds checks) - runs the whole call through `kernel[dims]`,
-the normal path, which prepares a launch for it; the bound launch then keeps that one. The
+the normal path, which prepares a launch for it; the bound launch then keeps that one too. The
 fixed arguments and the grid are the sample's at every call: a callable grid is evaluated
 once, and a fixed argument may only be a constexpr, None, a bool, an int or a float (an array's
 data could move between calls), which `bind_launch` checks.
@@ -84,6 +85,9 @@ _TYPED = _Typed()
 # settings, the launch generation, the prepared launch, and that launch with the fixed
 # parameters packed (None where the back end has none).
 _NO_STATE = (None, None, None, None, None)
+# States a bound launch keeps by their facts before it forgets them all (alignments rarely
+# take more than two).
+_STATES_KEPT = 8
 
 
 class _BoundLaunch:
@@ -92,7 +96,8 @@ class _BoundLaunch:
     arguments' facts, the launch settings, the kernel's launch generation, the prepared
     launch and, where its back end makes one (CUDA: cuda_bound_params.py), that launch with
     the fixed parameters packed once, which then takes the varying values alone), which
-    `_full` renews after each call that took the normal path."""
+    `_full` renews after each call that took the normal path, and every state by its facts
+    (`env["__states"]`, up to _STATES_KEPT)."""
 
     def __init__(self, owner, varying: tuple, named: dict, options: dict, dims, typed):
         self.owner = owner
@@ -105,7 +110,9 @@ class _BoundLaunch:
         self.options = options  # its launch options (num_warps, ...)
         self.dims = dims  # its grid, evaluated
         params = owner.params
-        self.env = {"__state": _NO_STATE, "__full": self._full}
+        # the latest state, and each state kept by its facts (a plan's views at two alignments
+        # take turns: each call of one would otherwise take the normal path and renew)
+        self.env = {"__state": _NO_STATE, "__states": {}, "__full": self._full}
         # Generated unless the entry has no keying of its own or the grid runs nothing.
         self.generated = not clashes(params) and 0 not in dims
         if not self.generated:
@@ -152,8 +159,10 @@ class _BoundLaunch:
             "    except (__Unbound, TypeError):",
             "        pass",
             "    else:",
-            "        __facts, __settings, __generation, __launch, __fixed_packed = __state",
-            f"        if ({tupled(facts)} == __facts and __launch_settings() == __settings"
+            f"        __now = {tupled(facts)}",
+            "        __found = __state if __now == __state[0] else __states.get(__now, __state)",
+            "        __facts, __settings, __generation, __launch, __fixed_packed = __found",
+            "        if (__now == __facts and __launch_settings() == __settings"
             " and __owner.launch_generation == __generation):",
             "            if __fixed_packed is not None:",
             f"                __ran = __fixed_packed({tupled([values[i] for i in varying])})",
@@ -190,8 +199,9 @@ class _BoundLaunch:
         return ran
 
     def _renew(self, values) -> None:
-        """Keep the prepared launch registered for the call with `values` and its facts, or
-        none (the next call takes the normal path)."""
+        """Keep the prepared launch registered for the call with `values` and its facts (the
+        latest state, and by its facts), or none as the latest (the next call with other facts
+        takes the normal path)."""
         binder = self.owner._get_binder()
         generation = self.owner.launch_generation
         settings = launch_settings()
@@ -211,7 +221,11 @@ class _BoundLaunch:
                 facts[fact] = _TYPED
         bind = getattr(launch, "bind", None)  # a CUDA launch's (cuda_bound_params.py)
         fixed_packed = bind and bind(self._fixed, self._varying_runtime, self.dims)
-        self.env["__state"] = (tuple(facts), settings, generation, launch, fixed_packed)
+        state = (tuple(facts), settings, generation, launch, fixed_packed)
+        states = self.env["__states"]
+        if len(states) >= _STATES_KEPT:
+            states.clear()
+        self.env["__state"] = states[state[0]] = state
 
 
 def _joined(items: list, name: str, env: dict) -> str:

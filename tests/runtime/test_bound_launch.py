@@ -100,6 +100,17 @@ def test_a_changed_fact_takes_the_normal_path_and_is_kept(full_calls, change):
     assert len(full_calls) == 2
 
 
+def test_views_at_two_alignments_taking_turns_keep_a_launch_each(full_calls):
+    """A plan's views at two alignments that take turns (cat's slices of one result) each
+    find the launch kept for their facts: only the first call of each takes the normal path."""
+    launch = _bind()
+    normal, full = [], launch.__globals__["__full"]
+    launch.__globals__["__full"] = lambda *values: normal.append(1) or full(*values)
+    for seed, offset in enumerate((0, 1, 0, 1, 0, 1)):
+        _check(launch, seed=seed + 2, offset=offset)
+    assert len(normal) == 2
+
+
 def test_a_varying_integer_is_keyed_by_its_class(full_calls):
     @naiad.jit
     def scale(x_ptr, out_ptr, n, k, BLOCK: tl.constexpr):

@@ -209,7 +209,8 @@ def _backward_results(dx, dw_rows, weight, weight_grad: bool, programs: int):
         return dx, None
     if programs == 1:
         return dx, dw_rows
-    return dx, _sum(dw_rows, [0], dtype=weight.dtype).view(weight.shape)
+    summed = _sum(dw_rows, [0], dtype=weight.dtype)
+    return dx, summed if summed.shape == weight.shape else summed.view(weight.shape)
 
 
 @aten("_fused_rms_norm.default")
