@@ -67,6 +67,14 @@ def test_08_grouped_gemm(programs):
     assert result["rel_err"] <= 2.0**-11 + 4 * 70 * 2.0**-24
 
 
+def test_09_persistent_matmul():
+    """Every variant (naive, flattened persistent loop, host and in-kernel descriptors) on 3
+    programs over 9 ragged tiles, K not a multiple of its block."""
+    blocks = {"BLOCK_M": 32, "BLOCK_N": 16, "BLOCK_K": 16, "GROUP_M": 2}
+    result = load("09_persistent_matmul").check(M=70, N=40, K=56, programs=3, **blocks)
+    assert result["rel_err"] <= 2.0**-11 + 4 * 56 * 2.0**-24
+
+
 @pytest.mark.full  # a minute of CPU compiles; block pointers have their own default-tier tests
 def test_06b_fused_attention_block_ptr():
     load("06b_fused_attention_block_ptr").check(Z=2, H=1, N_CTX=64, HEAD_DIM=32)

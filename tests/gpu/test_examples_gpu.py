@@ -70,6 +70,9 @@ def relative_error(out, ref) -> float:
     return float(diff.norm() / ref.norm())
 
 
+# 64 x 64 x 32 tiles, 4 warps: more programs' worth of tiles at a small size
+SMALL_TILES = {"BLOCK_M": 64, "BLOCK_N": 64, "BLOCK_K": 32, "GROUP_M": 2, "num_warps": 4}
+
 # Each example's check() with its own sizes ({}), then larger or raggeder ones.
 CHECKS = [
     ("01_vector_add", {}),
@@ -93,6 +96,9 @@ CHECKS = [
     ("08_grouped_gemm", {}),
     ("08_grouped_gemm", {"sizes": ((1024, 512, 256), (300, 700, 129), (7, 5, 3)), "seed": 1}),
     ("08_grouped_gemm", {"sizes": ((256, 256, 256),) * 6, "num_programs": 5}),
+    ("09_persistent_matmul", {}),
+    ("09_persistent_matmul", {"M": 1000, "N": 1032, "K": 520, "seed": 1}),
+    ("09_persistent_matmul", {"M": 300, "N": 264, "K": 136, "programs": 7, **SMALL_TILES}),
 ]
 
 
