@@ -83,7 +83,7 @@ def test_the_full_plan_and_its_parts():
     tables = bench_script().tables
     assert len(tables.MATMUL_CONFIGS) == 8
     full = tables.plan(False, {"matmul", "attention"})
-    assert len(full) == 11 + 8
+    assert len(full) == 11 + 8 + 2  # matmuls, fp16 attention, tutorial 06 in fp8
     parts = [
         tables.plan(False, {"matmul"}, "matmul f16,matmul bf16"),
         tables.plan(False, {"matmul"}, "f32,int8,fp8"),

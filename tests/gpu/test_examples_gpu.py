@@ -252,6 +252,34 @@ def test_fused_attention_through_host_descriptors(z, h, n_ctx, head_dim, causal)
 
 
 @pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize(
+    "head_dim, block_m, block_n, warps", [(64, 128, 64, 4), (128, 128, 128, 8)]
+)
+def test_fused_attention_in_its_fp8_mode(head_dim, block_m, block_n, warps, causal):
+    """`FP8_OUTPUT`: fp8e5 Q, K, V (passed transposed, (Z, H, D, N) in memory) and output, both
+    dots on fp8 wgmma. The kernel's V descriptor spans Z*H*N columns of the transposed V, so the
+    first head reads all of its V and the second head none of it (zero-filled: its output is
+    zero), under Triton's semantics as here."""
+    attention = example("06_fused_attention")
+    z, h, n_ctx = 1, 2, 256
+    q, k, v = (x.to(torch.float8_e5m2) for x in _attention_inputs(z, h, n_ctx, head_dim, 64))
+    exact = [x.float() for x in (q, k, v)]
+    ref_o, ref_m = _attention_reference(attention, *exact, causal, 0.5)
+    o = torch.empty_like(q)
+    m = torch.empty((z, h, n_ctx), device="cuda")
+    grid = (n_ctx // block_m, z * h, 1)
+    kernel = attention._attn_fwd.fn[grid](
+        0.5, m, z, h, q, k, v.transpose(2, 3).contiguous(), o, N_CTX=n_ctx, HEAD_DIM=head_dim,
+        FP8_OUTPUT=True, STAGE=3 if causal else 1, warp_specialize=False, IS_HOPPER=False,
+        BLOCK_M=block_m, BLOCK_N=block_n, num_warps=warps, num_stages=3,
+    )  # fmt: skip
+    assert "e5m2" in kernel.asm["ptx"] and "wgmma.mma_async" in kernel.asm["ptx"]
+    assert relative_error(o[0, 0].float(), ref_o[0, 0]) <= 0.1  # an fp8e5 output
+    assert relative_error(m[0, 0], ref_m[0, 0]) <= 1e-5
+    assert torch.count_nonzero(o[0, 1].float()) == 0
+
+
+@pytest.mark.parametrize("causal", [False, True])
 def test_fused_attention_block_pointers_in_wide_tiles(causal):
     """128 x 64 tiles (the example's check runs 64 x 32 and 32 x 32), through the example's host
     code, K transposed as there."""

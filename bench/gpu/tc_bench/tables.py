@@ -113,7 +113,8 @@ QUICK_ATTENTION_CONFIGS = {d: configs[:2] for d, configs in ATTENTION_CONFIGS.it
 @dataclass(frozen=True)
 class AttentionCase:
     """Attention forward over fp16 (Z, H, N, D) tensors through `kernel`: "tutorial" (tutorial
-    06's `_attn_fwd`, in-kernel tensor descriptors) or "pointers" (tensor_core_kernels.py)."""
+    06's `_attn_fwd`, in-kernel tensor descriptors) or "pointers" (tensor_core_kernels.py);
+    `fp8`: tutorial 06's fp8 mode (fp8e5 Q, K, transposed V and output: `FP8_OUTPUT`)."""
 
     kernel: str
     Z: int
@@ -121,11 +122,13 @@ class AttentionCase:
     N: int
     D: int
     causal: bool
+    fp8: bool = False
 
     @property
     def label(self) -> str:
         mask = "causal" if self.causal else "non-causal"
-        return f"attention {self.kernel} Z{self.Z} H{self.H} N{self.N} D{self.D} {mask}"
+        kind = f"{self.kernel} fp8" if self.fp8 else self.kernel
+        return f"attention {kind} Z{self.Z} H{self.H} N{self.N} D{self.D} {mask}"
 
     @property
     def flops(self) -> float:
@@ -138,7 +141,7 @@ ATTENTION_CASES = tuple(
     for kernel in ("tutorial", "pointers")
     for d in (64, 128)
     for causal in (False, True)
-)
+) + tuple(AttentionCase("tutorial", 4, 32, 4096, d, False, fp8=True) for d in (64, 128))
 QUICK_ATTENTION_CASES = tuple(
     AttentionCase(kernel, 4, 32, 1024, d, False)
     for kernel in ("tutorial", "pointers")
