@@ -5,9 +5,9 @@ host code launches it) and tensor_core_kernels.py's `attention_fwd_pointers`.
 q, k, v are fresh normal samples in fp16, sm_scale = 1/sqrt(D). The check: the whole output is
 finite, and four heads (first and last of the first and last batch) match a float64 softmax
 attention within a relative error of 1e-2 (P and O are rounded to fp16). In tutorial 06's fp8
-mode, of the fp8e5 inputs, within 0.1 (the output is fp8e5 too), the first two heads only: its
-V descriptor spans Z*H*N columns of the Z*H*D*N-element transposed V, so only the first Z*H/D
-heads lie inside it and the others read zeros for V, under Triton as under Naiad.
+mode, of the fp8e5 inputs, within 0.1 (the output is fp8e5 too), the first head only: its V
+descriptor spans Z*H*N columns of the Z*H*D*N-element transposed V, so only the first Z*H/D
+heads (one at D128) lie inside it and the others read zeros for V, under Triton as under Naiad.
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def case_rows(case, configs, rounds: int, sources: dict, emit) -> None:
     passed, heads = (q, k, v), None
     if case.fp8:  # the kernel reads V transposed, (Z, H, D, N) in memory, as the tutorial's host
         q, k, v = (x.to(torch.float8_e5m2) for x in (q, k, v))
-        passed, heads = (q, k, v.transpose(2, 3).contiguous()), [(0, 0), (0, 1)]
+        passed, heads = (q, k, v.transpose(2, 3).contiguous()), [(0, 0)]
     inputs = (x.to(torch.float16) for x in (q, k, v))
     verify = verifier(*inputs, case.causal, sm_scale, heads)
     outputs = {variant: torch.empty_like(q) for variant in VARIANTS}
