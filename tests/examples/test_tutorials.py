@@ -75,6 +75,13 @@ def test_09_persistent_matmul():
     assert result["rel_err"] <= 2.0**-11 + 4 * 56 * 2.0**-24
 
 
+def test_11_programmatic_dependent_launch():
+    """Five dependent launches with launch_pdl=True (gdc_wait, gdc_launch_dependents) and five
+    without, ping-ponging between two buffers: the launches run in order here."""
+    result = load("11_programmatic_dependent_launch").check(size=3000, steps=5)
+    assert result["rel_err"] <= 4 * 5 * 2.0**-24
+
+
 @pytest.mark.full  # a minute of CPU compiles; block pointers have their own default-tier tests
 def test_06b_fused_attention_block_ptr():
     load("06b_fused_attention_block_ptr").check(Z=2, H=1, N_CTX=64, HEAD_DIM=32)
@@ -99,7 +106,7 @@ def test_run_all_reports_every_example(capsys):
     assert "executor: interpreter (NumPy)" in out or "executor: compiled" in out
 
 
-@pytest.mark.parametrize("stem", [p.stem for p in sorted(EXAMPLES.glob("0*_*.py"))])
+@pytest.mark.parametrize("stem", [p.stem for p in sorted(EXAMPLES.glob("[0-9][0-9]*_*.py"))])
 def test_every_example_has_a_main(stem):
     assert callable(getattr(load(stem), "main", None))
 

@@ -99,6 +99,9 @@ CHECKS = [
     ("09_persistent_matmul", {}),
     ("09_persistent_matmul", {"M": 1000, "N": 1032, "K": 520, "seed": 1}),
     ("09_persistent_matmul", {"M": 300, "N": 264, "K": 136, "programs": 7, **SMALL_TILES}),
+    ("11_programmatic_dependent_launch", {}),
+    ("11_programmatic_dependent_launch", {"size": 1 << 22, "steps": 32, "seed": 1}),
+    ("11_programmatic_dependent_launch", {"size": 1000, "steps": 200, "seed": 2}),
 ]
 
 
