@@ -278,7 +278,7 @@ def test_fused_attention_in_its_fp8_mode(head_dim, block_m, block_n, warps, caus
     )  # fmt: skip
     assert "e5m2" in kernel.asm["ptx"] and "wgmma.mma_async" in kernel.asm["ptx"]
     assert relative_error(o[0, 0].float(), ref_o[0, 0]) <= 0.1  # an fp8e5 output
-    assert relative_error(m[0, 0], ref_m[0, 0]) <= 1e-5
+    assert relative_error(m[0, 0], ref_m[0, 0]) <= 1e-4  # fp8 wgmma's narrower accumulation
     assert torch.count_nonzero(o[0, 1].float()) == 0
 
 
