@@ -255,15 +255,21 @@ def _ldmatrix_counts(text: str) -> tuple[int, int]:
         ("f16_acc16", 2, 2),
         ("tf32", 4, 0),  # A: f32 rows along K; B (N contiguous) has no `.trans` of 32 bits
         ("int8", 1, 0),
-        ("e4m3", 1, 0),  # sm_90a: native fp8 (sm_80 upcasts: kWidth 2 of bytes, no ldmatrix)
+        ("e4m3", 0, 0),  # upcast to f16 on sm_80 and sm_90a: kWidth 2 of bytes, no ldmatrix
         ("bf16x3", 0, 0),  # f32 split into bf16 after the conversion
     ],
 )
 def test_dot_kernels_use_ldmatrix(case, plain, trans, arch, tmp_path):
     text = _ptx_of(_case_module(case, arch), arch, tmp_path)
-    if case == "e4m3" and arch == "sm_80":
-        plain = 0
     assert _ldmatrix_counts(text) == (plain, trans)
+
+
+@needs_ptxas
+def test_native_fp8_dots_use_ldmatrix(tmp_path):
+    """sm_89 has an fp8 mma.sync of its own, whose operands go through ldmatrix."""
+    text = _ptx_of(_case_module("e4m3", "sm_89"), "sm_89", tmp_path)
+    assert "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32" in text
+    assert _ldmatrix_counts(text) == (1, 0)
 
 
 @needs_ptxas

@@ -95,9 +95,13 @@ class _Match:
 
 
 def combine_op(reduce: Operation) -> Operation | None:
-    """The one op of a reduction's combine region that returns its result, or None."""
-    ops = list(reduce.regions[0].block.ops)
-    if len(ops) != 2 or ops[1].operands != ops[0].results or len(ops[0].results) != 1:
+    """The one op of a reduction's combine region, applied to its two arguments and
+    returned, or None."""
+    block = reduce.regions[0].block
+    ops = list(block.ops)
+    if len(ops) != 2 or len(ops[0].results) != 1 or list(ops[1].operands) != list(ops[0].results):
+        return None
+    if sorted(map(id, ops[0].operands)) != sorted(map(id, block.arguments)):
         return None
     return ops[0]
 

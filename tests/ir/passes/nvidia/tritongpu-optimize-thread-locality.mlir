@@ -87,6 +87,27 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
     tt.return %r : tensor<32xf32, #ttg.slice<{dim = 1, parent = #blocked}>>
   }
 
+  // Left alone: a combine region that is not an op of its two arguments (`a + a`).
+  // CHECK-LABEL: tt.func @combine_of_one_argument
+  // CHECK-NOT: tt.reshape
+  // CHECK: "tt.reduce"(%arg0) <{axis = 1 : i32}>
+  // CHECK-NOT: "tt.reduce"
+  // CHECK: tt.return
+  tt.func @combine_of_one_argument(%x: tensor<32x32xf32, #blocked>, %n: i32, %init: tensor<32xf32, #ttg.slice<{dim = 1, parent = #blocked}>>) -> tensor<32xf32, #ttg.slice<{dim = 1, parent = #blocked}>> {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> (tensor<32xf32, #ttg.slice<{dim = 1, parent = #blocked}>>) : i32 {
+      %s = "tt.reduce"(%x) <{axis = 1 : i32}> ({
+      ^bb0(%a: f32, %b: f32):
+        %t = arith.addf %a, %a : f32
+        tt.reduce.return %t : f32
+      }) : (tensor<32x32xf32, #blocked>) -> tensor<32xf32, #ttg.slice<{dim = 1, parent = #blocked}>>
+      %u = arith.addf %acc, %s : tensor<32xf32, #ttg.slice<{dim = 1, parent = #blocked}>>
+      scf.yield %u : tensor<32xf32, #ttg.slice<{dim = 1, parent = #blocked}>>
+    }
+    tt.return %r : tensor<32xf32, #ttg.slice<{dim = 1, parent = #blocked}>>
+  }
+
   // Left alone: a column reduction (not the fastest dimension) and a combine op that differs
   // from the reduction's.
   // CHECK-LABEL: tt.func @not_rewritten
