@@ -4,7 +4,9 @@ here), so each example's `check()` runs its kernels compiled for the GPU (TTIR -
 -> PTX -> cubin) and holds them to its float64 reference and bounds, at its own sizes and at
 larger ones: vector add, fused softmax, matmul (each config, the autotuner, leaky_relu fused,
 tf32), low-memory dropout (the Philox mask bit for bit), layer norm forward and backward, fused
-attention (in-kernel descriptors, block pointers); and the README demo. Beyond the examples'
+attention (in-kernel descriptors, block pointers), libdevice calls, grouped GEMM (pointers from
+device arrays), persistent matmul (flattened loops, host and in-kernel descriptors), chains of
+programmatic dependent launches; and the README demo. Beyond the examples'
 checks: the kernels against the interpreter on the same inputs, attention through host
 TensorDescriptors, the launcher's clear errors, a launch inside CUDA graph capture, and a kernel
 on a second GPU.
