@@ -96,7 +96,7 @@ class _Launch:
     and beta)."""
 
     __slots__ = ("biased", "bound", "constexprs", "device", "dtype", "factors", "grid", "options",
-                 "shape", "sizes_and_strides")  # fmt: skip
+                 "plain", "shape", "sizes_and_strides")  # fmt: skip
 
     def __init__(self, rank: int, a, b, bias, scaled: bool):
         if a.dim() != rank or b.dim() != rank:
@@ -130,6 +130,7 @@ class _Launch:
         self.constexprs = (bias is not None, scaled, acc, precision, k % block_k == 0,
                            block_m, block_n, block_k, 8)  # fmt: skip
         self.bound = None  # the kernel's launch bound to this kind of call, at its first run
+        self.plain = None  # that launch where it takes the three tensors alone (_product)
 
     def run(self, a, b, c, bias, alpha, beta):
         """Launch the kernel for one call of this kind: only the operands and the factors
@@ -143,6 +144,8 @@ class _Launch:
                 varying, self.grid, a, b, c, bias, *self.sizes_and_strides, float(alpha),
                 float(beta), *self.constexprs, typed=tensors, **self.options,
             )  # fmt: skip
+            if not self.factors and not self.biased:
+                self.plain = self.bound
         if self.factors:
             operands = (a, b, c, bias) if self.biased else (a, b, c)
             self.bound(*operands, float(alpha), float(beta))
@@ -182,7 +185,9 @@ def _product(rank: int, a, b, bias=None, alpha=1, beta=1):
     if launch is None:
         launch = _LAUNCHES.put(key, _Launch(rank, a, b, bias, scaled))
     c = torch.empty(*launch.shape, dtype=launch.dtype, device=launch.device)  # allocate.py's way
-    if launch.grid[0] and launch.grid[1]:
+    if launch.plain is not None:  # one frame fewer for products without a bias or a scale
+        launch.plain(a, b, c)
+    elif launch.grid[0] and launch.grid[1]:
         launch.run(a, b, c, bias, alpha, beta)
     return c
 
