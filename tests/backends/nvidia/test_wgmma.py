@@ -317,15 +317,16 @@ def test_fp8_with_a_row_major_b_emits_wgmma(tmp_path):
 
 
 def test_chained_fp8_dots_keep_the_values():
-    """Attention's fp8 chain on wgmma: the second dot's A (P, computed in registers) goes
-    through a K-major buffer, as fp8 operands are read from shared memory only; its B is V
-    stored transposed. The values of the TTIR."""
+    """Attention's fp8 chain on wgmma: the second dot's A (P, computed in registers) stays in
+    registers, four K elements a lane (kWidth 4: an exchange within each quad of lanes from
+    the first dot's result); its B is V stored transposed. The values of the TTIR."""
     m, k = 64, 64
     args = ("*fp8e4nv", "*fp8e4nv", "*fp8e4nv", "*fp32")
     before, after = _modules(DOT_KERNELS.chain_fp8, args, {"M": m, "K": k}, 3)
     dots = [op for op in after.walk() if op.name == "ttng.warp_group_dot"]
-    assert [isinstance(dot.a.type, MemDescType) for dot in dots] == [True, True]
-    assert all(not dot.a.type.encoding.transposed for dot in dots)
+    assert [isinstance(dot.a.type, MemDescType) for dot in dots] == [True, False]
+    assert not dots[0].a.type.encoding.transposed
+    assert dots[1].a.type.encoding.k_width == 4
     gen = np.random.default_rng(12)
     inputs = [gen.standard_normal(m * k).astype(ml_dtypes.float8_e4m3fn) for _ in range(3)]
     got, want = (_chain_output(module, inputs) for module in (after, before))

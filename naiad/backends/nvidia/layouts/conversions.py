@@ -221,23 +221,26 @@ def mma_to_linear_layout(enc: NvidiaMmaEncodingAttr, shape) -> LinearLayout:
     return _fit_to_shape(_with_warps(tile, warps), enc.cga_layout, shape)
 
 
-def wgmma_to_linear_layout(enc: NvidiaMmaEncodingAttr, shape, n: int | None = None):
+def wgmma_to_linear_layout(
+    enc: NvidiaMmaEncodingAttr, shape, n: int | None = None, k_width: int = 2
+):
     """The accumulator of `wgmma` (version 3, `instr_shape` = [16, n, k]): a warp holds 16 rows
     of the instruction's n columns as `mma.sync` holds its 16x8 tile, repeated every 8
     columns (registers); the four warps of a warpgroup stack 64 rows, and warpgroups tile
     `warps_per_cta` rows first, as the instruction's M is theirs. `n` overrides the columns
-    one instruction covers (an A operand's: its whole K)."""
+    one instruction covers (an A operand's: its whole K), `k_width` the consecutive columns a
+    lane holds (an A operand's kWidth: four 8-bit elements to a 32-bit register)."""
     if len(shape) != 2:
         raise ValueError(f"{enc} is 2-D, not {len(shape)}-D")
     n = enc.instr_shape[1] if n is None else n
     names = dim_names(2)
     tile = (
         identity_nd(REGISTER, [1, 1], [1, 0])
-        * LinearLayout.identity1d(2, REGISTER, names[1])
+        * LinearLayout.identity1d(k_width, REGISTER, names[1])
         * LinearLayout.identity1d(4, LANE, names[1])
         * LinearLayout.identity1d(8, LANE, names[0])
         * LinearLayout.identity1d(2, REGISTER, names[0])
-        * LinearLayout.identity1d(n // 8, REGISTER, names[1])
+        * LinearLayout.identity1d(n // (4 * k_width), REGISTER, names[1])
     )
     warps = identity_nd(WARP, enc.warps_per_cta, [0, 1])
     return _fit_to_shape(_with_warps(tile, warps), enc.cga_layout, shape)
@@ -251,10 +254,10 @@ def dot_operand_to_linear_layout(enc: DotOperandEncodingAttr, shape) -> LinearLa
     if isinstance(parent, NvidiaMmaEncodingAttr) and parent.version_major == 2:
         return _mma_operand(enc, parent, shape)
     if isinstance(parent, NvidiaMmaEncodingAttr) and parent.version_major == 3 and not enc.op_idx:
-        # wgmma's A from registers: per K step of 16, the mma.sync fragment of A (two columns
-        # side by side, rows 8 apart, the next 8 columns), which is the accumulator's layout
-        # with K for its columns; B is always read from shared memory.
-        return wgmma_to_linear_layout(parent, shape, n=shape[1])
+        # wgmma's A from registers: per K step, the mma.sync fragment of A (kWidth columns
+        # side by side, rows 8 apart, the next 4 kWidth columns), which for 16-bit elements is
+        # the accumulator's layout with K for its columns; B is always read from shared memory.
+        return wgmma_to_linear_layout(parent, shape, n=shape[1], k_width=enc.k_width)
     raise NotImplementedError(f"no linear layout for {enc}")
 
 

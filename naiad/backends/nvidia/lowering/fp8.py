@@ -1,9 +1,10 @@
 """`tt.fp_to_fp`: float conversions with a rounding mode, fp8 among them, bit for bit as the
 interpreter's model of Triton on Hopper (naiad/runtime/interpreter/floats.py states each rule).
 
-- To fp8e4nv / fp8e5 with rtne: on sm_89+ `cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32` (fp16 and bf16
-  widened to fp32 first, exactly); elsewhere the same rounding in integer arithmetic: a magnitude
-  beyond the largest finite value, infinities included, saturates; NaN is 0x7f.
+- To fp8e4nv / fp8e5 with rtne: on sm_89+ `cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32`, two registers
+  to an instruction as it converts them (fp16 and bf16 widened to fp32 first, exactly);
+  elsewhere the same rounding in integer arithmetic: a magnitude beyond the largest finite
+  value, infinities included, saturates; NaN is 0x7f.
 - To fp8 with rtz: truncation; fp8e5 keeps infinities (IEEE round-toward-zero from fp32), fp8e4nv
   saturates.
 - From fp8e4nv / fp8e5: exact. On sm_89+ fp16 comes from `cvt.rn.f16x2.{e4m3x2,e5m2x2}` and
@@ -161,6 +162,23 @@ def _software_downcast(ctx: Context, value: str, src: str, dst: str, rtz: bool) 
     return em.op(f"select i1 {is_nan}, i8 {_CANONICAL_NAN[dst]}, i8 {byte}")
 
 
+def _paired_to_fp8(ctx: Context, op, src: str, dst: str) -> None:
+    """The hardware rtne conversion to fp8 of the registers of `op`'s source two at a time,
+    as `cvt...x2` converts them (the first of a pair into the low byte)."""
+    em, values = ctx.em, ctx[op.src]
+    if src != "f32":
+        values = [_widen(ctx, value, src, "f32") for value in values]
+    text = f"cvt.rn.satfinite.{_FP8[dst]}x2.f32 $0, $1, $2;"
+    out = []
+    for i in range(0, len(values), 2):
+        low, high = values[i], values[min(i + 1, len(values) - 1)]
+        pair = em.asm("i16", text, "=h,f,f", [("float", high), ("float", low)], False)
+        out.append(em.op(f"trunc i16 {pair} to i8"))
+        if i + 1 < len(values):
+            out.append(em.op(f"trunc i16 {em.op(f'lshr i16 {pair}, 8')} to i8"))
+    ctx[op.result] = out
+
+
 def _to_fp8(ctx: Context, value: str, src: str, dst: str, rtz: bool) -> str:
     if src in ("f16", "bf16"):
         value, src = _widen(ctx, value, src, "f32"), "f32"
@@ -225,6 +243,9 @@ def _fp_to_fp(ctx: Context, op) -> None:
     for t, kind in ((op.src.type, src), (op.result.type, dst)):
         if element_of(t).width == 8 and kind not in _FP8 and kind != _E4B15:
             unsupported(op, f"no NVIDIA conversion between {src} and {dst}")
+
+    if dst in _FP8 and src in ("f32", "f16", "bf16") and not rtz and ctx.capability >= 89:
+        return _paired_to_fp8(ctx, op, src, dst)
 
     def convert(_, value):
         if src == _E4B15:

@@ -132,7 +132,7 @@ class _WgmmaDot:
             self._operand(op.b, 0),
         ]
         self.a_table = register_table(layout_of(op.a.type)) if a_in_registers else None
-        if a_in_registers and not self.either_major:
+        if a_in_registers and op.a.type.element_type.width not in (8, 16):
             raise InternalError(f"wgmma: {a_type} operands are read from shared memory only")
 
     def _operand(self, value, k_dim: int) -> _Operand:
@@ -289,13 +289,15 @@ class _WgmmaDot:
         return em.op(f"or i64 {wide}, {operand.descriptor.bits}")
 
     def _a_words(self, m0: int, k0: int) -> list[str]:
-        """A's four 32-bit words of the K step at `k0` for the rows at `m0`: two columns each,
-        rows +0 / +8, columns +0 / +8 (the mma.sync fragment of A)."""
+        """A's four 32-bit words of the K step at `k0` for the rows at `m0`, each `per` = 32 /
+        bits consecutive columns: rows +0 / +8, columns +0 / +4 per (the mma.sync fragment of
+        A: columns +0 / +8 of 16-bit elements, +0 / +16 of 8-bit ones)."""
         values = self.ctx[self.op.a]
+        per = 32 // self.op.a.type.element_type.width
         words = []
-        for dk, dm in ((0, 0), (0, 8), (8, 0), (8, 8)):
-            pair = [(m0 + dm, k0 + dk + e) for e in (0, 1)]
-            regs = [lookup(self.a_table, c, "A") for c in pair]
+        for dk, dm in ((0, 0), (0, 8), (4 * per, 0), (4 * per, 8)):
+            run = [(m0 + dm, k0 + dk + e) for e in range(per)]
+            regs = [lookup(self.a_table, c, "A") for c in run]
             words.append(pack32(self.em, [values[r] for r in regs], self.elem))
         return words
 

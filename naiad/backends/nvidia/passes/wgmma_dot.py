@@ -16,11 +16,13 @@ fills (128, 64 or 32 bytes); `wgmma` reads either major order of 16-bit operands
 `tt.trans` made (attention's K^T) is stored as it was loaded and read through
 `ttg.memdesc_trans`. In a chain of dots (attention's Q K^T, then P V), an A that is computed
 rather than loaded (P) stays in registers, in the `#ttg.dot_op` layout of the version 3 parent,
-which holds the first dot's result rows as the second's A (a renumbering of registers); warps
-then all go along M.
+which holds the first dot's result rows as the second's A (16-bit: a renumbering of registers;
+8-bit, tutorial 06's fp8 mode: an exchange within each quad of lanes, as K runs over four
+elements a lane where the result holds two); warps then all go along M.
 
-`wgmma` reads the other operand types (tf32, int8, fp8 e4m3 / e5m2) only K-major: their
-buffers are stored with K contiguous, and their A goes through a buffer even in a chain. Where
+`wgmma` reads the other operand types (tf32, int8, fp8 e4m3 / e5m2) from shared memory only
+K-major: their buffers are stored with K contiguous (tf32's A goes through one even in a
+chain). Where
 an operand is loaded with M or N contiguous (B of a row-major matrix), its buffer would be
 written element by element and copied by no 16-byte `cp.async`; a tf32 or int8 dot then keeps
 `mma.sync`, which reads it at full speed (Triton takes wgmma there: its tf32 matmul of a
@@ -129,8 +131,9 @@ def to_wgmma(dot: tt.DotOp, num_warps: int, chained: bool, source) -> None:
     at = dot.location
     a_source = source(dot.a)
     either_major = element_kind(dot.a.type.element_type) in EITHER_MAJOR
-    if chained and either_major and not _loaded(a_source):
-        k_width = 32 // dot.a.type.element_type.width
+    width = dot.a.type.element_type.width
+    if chained and width in (8, 16) and not _loaded(a_source):
+        k_width = 32 // width
         a = _registers(dot, a_source, DotOperandEncodingAttr(0, mma, k_width))
     else:
         a = _buffer(dot, a_source, 0, either_major)
