@@ -20,6 +20,7 @@ PDL, COOPERATIVE = (
     IDS.CU_LAUNCH_ATTRIBUTE_COOPERATIVE,
 )
 FIELDS = {PDL: "programmaticStreamSerializationAllowed", COOPERATIVE: "cooperative"}
+CURRENT = [None]  # the context the stand-in driver says is current
 
 
 @pytest.fixture
@@ -42,9 +43,18 @@ def launches(monkeypatch):
         CUlaunchAttribute=cuda.CUlaunchAttribute,
         CUlaunchAttributeID=IDS,
         cuLaunchKernelEx=launch_kernel_ex,
+        cuCtxGetCurrent=lambda: (0, CURRENT[0]),
     )
+
+    @contextlib.contextmanager
+    def device_context(device):
+        made.append(f"context of device {device}")
+        yield
+
     monkeypatch.setattr(cuda_driver, "_cuda", lambda: fake)
-    monkeypatch.setattr(cuda_driver, "device_context", lambda device: contextlib.nullcontext())
+    monkeypatch.setattr(cuda_driver, "context", lambda device: "device 0's context")
+    monkeypatch.setattr(cuda_driver, "device_context", device_context)
+    CURRENT[0] = "device 0's context"
     return made
 
 
@@ -63,9 +73,11 @@ def test_the_options_become_launch_attributes(launches, pdl, cooperative, expect
     wanted = launch_attributes.names(pdl, cooperative)
     launch = launch_attributes.fast_launch(FUNCTION, 256, 4096, wanted)
     launch(7, 2, 1, 55, 0xABC0)
+    CURRENT[0] = "another device's context"  # the launch makes its device's current for it
     launch(3, 1, 1, 56, 0xDEF0)
     assert launches == [
         ((7, 2, 1), (256, 1, 1), 4096, 55, expected, 0xABC0),
+        "context of device 0",
         ((3, 1, 1), (256, 1, 1), 4096, 56, expected, 0xDEF0),
     ]
 

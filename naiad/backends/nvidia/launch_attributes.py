@@ -46,7 +46,9 @@ def _attributes(cuda, wanted: tuple[str, ...]) -> list:
 
 def fast_launch(function: driver.Function, threads: int, shared: int, wanted: tuple[str, ...]):
     """`launch(gx, gy, gz, stream, params_address)` as driver.fast_launch's, with the
-    attributes `wanted`, in the function's device's context (the caller's given back after)."""
+    attributes `wanted`: one query that the device's context is current (else the launch
+    goes through `device_context`, the caller's context given back after), the grid and stream
+    written into the configuration built once, and the launch."""
     cuda = driver._cuda()
     config = cuda.CUlaunchConfig()
     config.blockDimX, config.blockDimY, config.blockDimZ = threads, 1, 1
@@ -54,11 +56,16 @@ def fast_launch(function: driver.Function, threads: int, shared: int, wanted: tu
     config.attrs = _attributes(cuda, wanted)
     config.numAttrs = len(wanted)
     device, handle, launch_kernel = function.device, function.handle, cuda.cuLaunchKernelEx
+    expected, get_current = driver.context(device), cuda.cuCtxGetCurrent
 
     def launch(gx: int, gy: int, gz: int, stream: int, params_address: int) -> None:
         config.gridDimX, config.gridDimY, config.gridDimZ = gx, gy, gz
         config.hStream = stream
-        with driver.device_context(device):
+        result, current = get_current()
+        if result or current != expected:
+            with driver.device_context(device):
+                (result,) = launch_kernel(config, handle, params_address, 0)
+        else:
             (result,) = launch_kernel(config, handle, params_address, 0)
         if result:
             driver._check(cuda, result, "cuLaunchKernelEx")
