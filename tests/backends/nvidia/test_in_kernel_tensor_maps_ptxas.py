@@ -76,9 +76,12 @@ def test_an_aligned_descriptor_builds_its_map_in_the_scratch(
 
 
 @needs_ptxas
-def test_a_k_loop_fills_its_rings_from_maps_made_in_the_kernel(tmp_path):
+@pytest.mark.parametrize("kernel", [made_matmul, helper_made_matmul], ids=["kernel", "helpers"])
+def test_a_k_loop_fills_its_rings_from_maps_made_in_the_kernel(kernel, tmp_path):
+    """The maps made in the kernel, or (tutorial 06's shape) by one helper and read in
+    another's K loop: inlined, the loop's wgmma rings fill by tensor copies."""
     a = np.random.default_rng(1).standard_normal((256, 256)).astype(np.float16)
-    kernel = made_matmul.warmup(
+    kernel = kernel.warmup(
         a, a, np.empty_like(a), 256, 256, 256, BM=128, BN=128, BK=64, grid=(1, 1),
         target="cuda:sm_90a", num_warps=8, num_stages=3,
     )  # fmt: skip
@@ -134,23 +137,6 @@ def test_descriptors_a_helper_makes_build_their_maps():
     assert compiled.metadata["global_scratch_size"] == 256
     assert len(re.findall(r"tensormap\.cp_fenceproxy", ptx)) == 2
     assert _copies(ptx) == 2 and "ld.global" not in ptx and "st.global" not in ptx
-
-
-@needs_ptxas
-def test_a_helpers_k_loop_fills_its_rings_from_a_helpers_maps(tmp_path):
-    """Tutorial 06's shape: one helper makes the descriptors, another reads them in its K
-    loop; inlined, the loop's wgmma rings fill by tensor copies."""
-    a = np.random.default_rng(1).standard_normal((256, 256)).astype(np.float16)
-    kernel = helper_made_matmul.warmup(
-        a, a, np.empty_like(a), 256, 256, 256, BM=128, BN=128, BK=64, grid=(1, 1),
-        target="cuda:sm_90a", num_warps=8, num_stages=3,
-    )  # fmt: skip
-    ptx = kernel.asm["ptx"]
-    report = assemble(ptx, "sm_90a", tmp_path)
-    assert kernel.metadata["global_scratch_size"] == 3 * 128
-    assert "wgmma.mma_async" in ptx and "ld.global" not in ptx and "cp.async.cg" not in ptx
-    assert _copies(ptx) >= 4
-    assert " 0 bytes spill stores" in report
 
 
 def _ttgir(kernel, args, constexprs):
