@@ -114,6 +114,16 @@ def host_target() -> CpuTarget:
     return CpuTarget("cpu", triple, model, HOST_CPU_MODELS[arch][model])
 
 
+def host_has(features: tuple[str, ...], triple: str | None = None) -> bool:
+    """Whether code for `triple` (the host's when None) runs on a CPU with every one of
+    `features` (LLVM's names, `+avx512bf16`): code for another triple never runs here."""
+    host = host_target()
+    if triple is not None and host.triple != triple:
+        return False
+    present = host.features.split(",")
+    return all(feature in present for feature in features)
+
+
 def target_names() -> list[str]:
     """Every name `cpu_target` accepts."""
     return ["cpu", *_NAMED_TARGETS]

@@ -30,7 +30,7 @@ from llvmlite import ir
 
 from ....ir import RankedTensorType, bf16, element_type, f32
 from ..lower_scalar.registry import intrinsic
-from ..target import host_target
+from ..target import host_has
 from .element_math import narrow_float
 from .function import FunctionLowering
 from .loops import loop_nest
@@ -65,11 +65,7 @@ DOT_PAIRS = DotInstruction("llvm.x86.avx512bf16.dpbf16ps.512", F32X16, BF16X32)
 
 def has_bf16_pairs(triple: str | None = None) -> bool:
     """Whether code for `triple` (the host's when None) runs on a CPU with AVX512-BF16."""
-    host = host_target()
-    if triple is not None and host.triple != triple:
-        return False
-    features = host.features.split(",")
-    return all(feature in features for feature in FEATURES)
+    return host_has(FEATURES, triple)
 
 
 def exact_in_bf16(t) -> bool:

@@ -27,7 +27,7 @@ from llvmlite import ir
 
 from ....ir import IntegerType, element_type
 from ..lower_scalar.registry import intrinsic
-from ..target import host_target
+from ..target import host_has
 from .function import FunctionLowering
 from .loops import counted_loop, loop_nest
 from .packed_tiles import LANES, DotInstruction, multiply_packed, splat
@@ -45,11 +45,7 @@ DOT_QUADS = DotInstruction("llvm.x86.avx512.vpdpbusd.512", I32X16, I8X64)
 
 def has_byte_dots(triple: str | None = None) -> bool:
     """Whether code for `triple` (the host's when None) runs on a CPU with AVX512-VNNI."""
-    host = host_target()
-    if triple is not None and host.triple != triple:
-        return False
-    features = host.features.split(",")
-    return all(feature in features for feature in FEATURES)
+    return host_has(FEATURES, triple)
 
 
 def _bits(t) -> int | None:
