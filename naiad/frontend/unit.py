@@ -74,7 +74,7 @@ class CompilationUnit:
         """The private `tt.func` of one specialization of a jit function."""
         if name in self._in_progress:
             raise RecursionError(f"jit function `{source.fn.__name__}` calls itself")
-        if getattr(fn_object, "noinline", False) and self.target.is_cuda():
+        if getattr(fn_object, "noinline", False):
             _check_noinline_arguments(source.fn.__name__, values)
         arguments = []
         for param, value in values.items():
@@ -118,14 +118,15 @@ def name_arguments(func, arguments) -> None:
 
 
 def _check_noinline_arguments(function: str, values: dict) -> None:
-    """On the GPU, a `noinline` function is called with scalars only, as Triton's compiler
-    requires there (a block argument would need one layout agreed by every call site). Naiad's
-    NVIDIA back end inlines these functions anyway; the rule keeps its kernels Triton's. The
-    CPU back end and the interpreter accept blocks, as Triton's interpreter does."""
+    """A `noinline` function is called with scalars only, on every compiled target, as Triton's
+    compiler requires (a block argument would need one layout agreed by every call site on a
+    GPU). Naiad's back ends inline these functions anyway; the rule keeps a program that
+    compiles here one that Triton compiles. The interpreter, which compiles nothing, accepts
+    blocks, as Triton's interpreter does."""
     for param, value in values.items():
         for leaf in vals.leaves(value):
             if isinstance(leaf, core.tensor) and leaf.type.is_block() and leaf.type.numel != 1:
                 raise UnsupportedLanguageConstruct(
-                    f"`{function}` is noinline, and on the GPU a noinline function takes no "
-                    f"blocks: its argument `{param}` is {leaf.type}"
+                    f"`{function}` is noinline, and a noinline function takes no blocks: "
+                    f"its argument `{param}` is {leaf.type}"
                 )

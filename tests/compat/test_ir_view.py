@@ -16,8 +16,8 @@ from naiad.triton.compiler import ASTSource
 
 
 @naiad.jit(noinline=True)
-def _bump(ptr, offs):
-    tl.atomic_add(ptr + offs, 1.0)
+def _bump(ptr, offset):
+    tl.atomic_add(ptr + offset, 1.0)
 
 
 @naiad.jit
@@ -25,7 +25,7 @@ def _copy_and_count(src, dst, counts, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     for _ in range(n):
         tl.store(dst + offs, tl.load(src + offs))
-    _bump(counts, offs)
+    _bump(counts, n)
 
 
 def _walked():

@@ -37,7 +37,7 @@ def scale(vec, i):
 
 @naiad.jit
 def noinline_block_kernel(X, BLOCK: tl.constexpr):
-    """Calls a noinline function with a block: refused for the GPU, as Triton refuses it."""
+    """Calls a noinline function with a block: refused when compiled, as Triton refuses it."""
     offs = tl.arange(0, BLOCK)
     tl.store(X + offs, scale(tl.load(X + offs), 3))
 

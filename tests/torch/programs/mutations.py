@@ -32,8 +32,8 @@ def axpy_kernel(x_ptr, y_ptr, out_ptr, n, alpha, BLOCK: tl.constexpr):
 
 
 @triton.jit(noinline=True)
-def _accumulate(ptr, offs, value, mask):
-    tl.atomic_add(ptr + offs, value, mask=mask)
+def _accumulate(ptr, offset, value):
+    tl.atomic_add(ptr + offset, value)
 
 
 @triton.jit
@@ -44,7 +44,7 @@ def scatter_sum_kernel(src_ptr, index_ptr, table_ptr, sums_ptr, n, BLOCK: tl.con
     mask = offs < n
     value = tl.load(src_ptr + offs, mask=mask, other=0.0)
     target = tl.load(index_ptr + offs, mask=mask, other=0)
-    _accumulate(sums_ptr, target, value, mask)
+    _accumulate(sums_ptr, tl.max(target, axis=0), tl.sum(value, axis=0))
     pointer = table_ptr + offs
     for _ in range(2):
         if tl.program_id(0) >= 0:
