@@ -181,3 +181,32 @@ def test_what_the_cpu_cannot_compile_runs_in_the_interpreter_with_a_warning():
     with knobs.override(NAIAD_BACKEND="cpu"), pytest.raises(naiad.errors.KernelNotImplementedError):
         _shifted_by_a_map.forget_compiled()
         _shifted_by_a_map[(1,)](x, out, BLOCK=8)
+
+
+@naiad.jit
+def batched_dot_kernel(a_ptr, b_ptr, c_ptr, B: tl.constexpr, M: tl.constexpr, K: tl.constexpr):
+    """One program: c[i] = a[i] @ b[i] for the B square matrices of each operand."""
+    i = tl.arange(0, B)[:, None, None]
+    r = tl.arange(0, M)[None, :, None]
+    k = tl.arange(0, K)[None, None, :]
+    a = tl.load(a_ptr + i * M * K + r * K + k)
+    b = tl.load(
+        b_ptr + i * K * M + tl.arange(0, K)[None, :, None] * M + tl.arange(0, M)[None, None, :]
+    )
+    c = tl.dot(a, b)
+    tl.store(c_ptr + i * M * M + r * M + tl.arange(0, M)[None, None, :], c)
+
+
+def test_scratch_memory_holds_a_batch_of_float64_dot_operands():
+    """The CPU's `max_shared_mem` is a megabyte (compiled_kernel.py): a batch of 8 float64
+    operand pairs of 32 x 64 and 64 x 32 (256 KiB, four times a GPU's 64 KiB) fits in it, and
+    the compiled dot gives float64's products."""
+    properties = naiad.runtime.driver.CpuDriver().utils.get_device_properties()
+    assert properties["max_shared_mem"] == 1 << 20
+    assert properties["max_shared_mem"] >= 8 * (32 * 64 + 64 * 32) * 8
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((8, 32, 64))
+    b = rng.standard_normal((8, 64, 32))
+    c = np.full((8, 32, 32), np.nan)
+    batched_dot_kernel[(1,)](a, b, c, B=8, M=32, K=64)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-12, atol=1e-12)
