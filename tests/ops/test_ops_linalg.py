@@ -67,17 +67,16 @@ def test_mm_compiled(k, gen, compiled):
 
 
 def test_gpu_half_products_pipeline_into_the_tensor_cores():
-    """Compiled for an H100/H200 without one: a large fp16 product's tile (the tutorial's
-    128x256x64) loads its operands by 16-byte copies, pipelined, into asynchronous wgmma, with
-    no spills; so does the smaller tile. The GPU's values: tests/ops/test_gpu.py."""
+    """Compiled for an H100/H200 without one: each half-precision tile the products take (the
+    tutorial's 128x256x64 down to 64x128x32) loads its operands by 16-byte copies, pipelined,
+    into asynchronous wgmma, with no spills. The GPU's values: tests/ops/test_gpu.py."""
     import numpy as np
 
     import naiad.language as tl
-    from naiad.ops.linalg.matmul import _blocks, matmul_kernel
+    from naiad.ops.linalg.matmul import _HALF_TILES, matmul_kernel
 
-    cuda = torch.device("cuda")
-    for m, n in ((4096, 4096), (64, 64)):
-        block_m, block_n, block_k, options = _blocks(cuda, torch.float16, m, n)
+    m = n = 256
+    for block_m, block_n, block_k, options in _HALF_TILES:
         a, b, c = (np.zeros((m, n), np.float16) for _ in range(3))
         strides = (0, n, 1) * 4
         compiled = matmul_kernel.warmup(
@@ -87,6 +86,24 @@ def test_gpu_half_products_pipeline_into_the_tensor_cores():
         ttgir = compiled.asm["ttgir"]
         assert "ttg.async_copy_global_to_local" in ttgir and "isAsync = true" in ttgir
         assert compiled.n_spills in (0, None)
+
+
+@pytest.mark.parametrize(
+    "m, n, batch, tile",
+    [
+        (4096, 2816, 1, (128, 256)),  # 352 programs
+        (2816, 1024, 1, (128, 256)),  # 88 of 132 multiprocessors: still one wave of the largest
+        (1024, 1024, 1, (128, 64)),  # 32 or 64 programs of the larger tiles: too few
+        (4096, 256, 1, (128, 64)),
+        (1024, 1024, 4, (128, 256)),  # a batch's products count together: 4 x 32
+        (16, 16, 1, (64, 128)),  # nothing fills the GPU: the smallest tile
+    ],
+)
+def test_gpu_half_products_take_the_largest_tile_that_fills_the_gpu(m, n, batch, tile, monkeypatch):
+    from naiad.ops.linalg import matmul
+
+    monkeypatch.setattr(matmul, "_multiprocessors", lambda device: 132)  # an H200
+    assert matmul._blocks(torch.device("cuda"), torch.bfloat16, m, n, batch)[:2] == tile
 
 
 def test_products_of_one_shape_in_other_layouts(gen, backend):
