@@ -217,6 +217,7 @@ def export_to_child_processes(env: str, value: str, *, prepend_path: bool = Fals
 
 # The settings a launch reads to choose where and how a kernel runs (launch_settings).
 _LAUNCH_SETTINGS = (interpret.env, backend.env, debug.env)
+_INTERPRET, _BACKEND, _DEBUG = _LAUNCH_SETTINGS
 # The environment's own table of encoded names and values, behind os.environ's Mapping layer:
 # looking a missing name up through os.environ costs a raised KeyError (about 0.5 us), which
 # every launch would pay three times.
@@ -233,8 +234,12 @@ def launch_settings() -> tuple:
     hashable tuple, in tens of nanoseconds: the launch hot path keys its prepared launches by
     it, so that changing one (in the environment or with `override()`) sends the next launch
     through the full path again. Read from the environment's own table, the values are bytes
-    (text only where `override()` is in force)."""
-    if _overrides or _ENVIRON_TABLE is None:
+    (text only where `override()` sets one of them: an override of another setting, such as
+    NAIAD_NUM_THREADS, leaves this path as fast, where it cost each launch three `_raw` reads,
+    about 1 us)."""
+    if _ENVIRON_TABLE is None or (
+        _overrides and (_INTERPRET in _overrides or _BACKEND in _overrides or _DEBUG in _overrides)
+    ):
         return tuple(_raw(env) for env in _LAUNCH_SETTINGS)
     get = _ENVIRON_TABLE.get
     interpret_name, backend_name, debug_name = _ENCODED_LAUNCH_SETTINGS

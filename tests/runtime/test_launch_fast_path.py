@@ -346,6 +346,23 @@ def test_settings_and_forgotten_kernels_take_the_slow_path(slow_calls, monkeypat
     assert slow_calls == ["axpy"] * 7
 
 
+def test_an_override_of_another_setting_keeps_the_hot_path(slow_calls):
+    """Overriding a setting that does not steer launches (NAIAD_NUM_THREADS) leaves the launch
+    settings as the environment gives them; overriding one that does still changes them."""
+    x, y = _random(64), _random(64, seed=1)
+    out = np.empty_like(x)
+    axpy[(1,)](x, y, out, 64, 1.0, 64)
+    plain = knobs.launch_settings()
+    with knobs.override(NAIAD_NUM_THREADS=1):
+        assert knobs.launch_settings() == plain
+        out[:] = np.nan
+        axpy[(1,)](x, y, out, 64, 1.0, 64)
+        with knobs.override(NAIAD_DEBUG="1"):
+            assert knobs.launch_settings() != plain
+    np.testing.assert_allclose(out, _axpy_reference(x, y, 1.0, 0), rtol=1e-6, atol=1e-5)
+    assert slow_calls == ["axpy"]
+
+
 def test_errors_are_the_slow_paths(slow_calls):
     x = _random(64)
     out = np.full_like(x, 7.0)
