@@ -146,9 +146,9 @@ cache_max_size = _Size(
 cuda_home = _Text("CUDA_HOME", "a CUDA toolkit: where libdevice is found when no wheel has it")
 cuda_arch = _Text(
     "NAIAD_CUDA_ARCH",
-    "compile CUDA kernels for this older architecture (e.g. sm_80: mma.sync and cp.async, no "
-    "wgmma or TMA) instead of the device's own; the driver compiles their PTX for the device; "
-    "read when a kernel is first launched with given arguments",
+    "compile CUDA kernels for this older architecture (e.g. sm_80 or Triton's sm80: mma.sync "
+    "and cp.async, no wgmma or TMA) instead of the device's own; the driver compiles their PTX "
+    "for the device; read when a kernel is first launched with given arguments, and by warmup",
 )
 cuda_native_launch = _DefaultOn(
     "NAIAD_CUDA_NATIVE_LAUNCH",
@@ -192,6 +192,7 @@ TRITON_TWINS = {
     always_compile.env: "TRITON_ALWAYS_COMPILE",
     default_fp_fusion.env: "TRITON_DEFAULT_FP_FUSION",
     cache_dir.env: "TRITON_CACHE_DIR",
+    cuda_arch.env: "TRITON_OVERRIDE_ARCH",
 }
 
 

@@ -356,20 +356,11 @@ def _device_of(bound: dict) -> int:
 
 def _arch(device: int) -> str:
     """The target name kernels for `device` are compiled for ('cuda:sm_90a', ...): the
-    device's own, or an older architecture's that `NAIAD_CUDA_ARCH` names (its PTX runs on a
-    newer device: the driver compiles it there, `CubinKernel`)."""
+    device's own, or an older architecture's that `NAIAD_CUDA_ARCH` (Triton's
+    `TRITON_OVERRIDE_ARCH`, `knobs.runtime.override_arch`) names; its PTX runs on a newer
+    device: the driver compiles it there, `CubinKernel`."""
     major, minor = cuda_driver.device_properties(device).capability
-    own = nv_target.target_for_capability(major, minor)
-    asked = knobs.cuda_arch.get().strip()
-    if not asked:
-        return own.name
-    target = nv_target.cuda_target(asked if asked.startswith("cuda:") else f"cuda:{asked}")
-    if target.capability > own.capability:
-        raise ValueError(
-            f"NAIAD_CUDA_ARCH={asked}: device {device} is {own.arch}; kernels can be compiled for "
-            "its own or an older architecture, whose PTX the driver compiles for it"
-        )
-    return target.name
+    return nv_target.target_for_device(major, minor, knobs.cuda_arch.get()).name
 
 
 def _extents(args: tuple, pointers: tuple[int, ...]) -> tuple[int, ...]:

@@ -3,9 +3,9 @@ defaults (`num_warps`, `num_stages`, ...), checked when a launch names them."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from ..backends.nvidia.target import arch_name
 from ..errors import InvalidLaunchOption
 
 
@@ -61,10 +61,9 @@ def arch_target(arch) -> str:
     """The target Triton's `arch=` option names ('sm80', 'sm90', 'sm_86', 90): an NVIDIA
     compute capability, whose target is `cuda:sm_NN` (9.0: `sm_90a`, as for a device of that
     capability; the back end refuses the ones Naiad does not compile for). AMD's are refused."""
-    match = re.fullmatch(r"(?:cuda:)?(?:sm_?)?(\d+)(a?)", str(arch).strip().lower())
-    if match is None:
+    name = arch_name(arch)
+    if name is None:
         raise InvalidLaunchOption(
             f"arch={arch!r}: Naiad compiles for NVIDIA GPUs (arch='sm80', 'sm90', ...) and CPUs"
         )
-    capability = int(match.group(1))
-    return f"cuda:sm_{capability}{'a' if capability == 90 else match.group(2)}"
+    return name

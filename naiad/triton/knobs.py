@@ -108,7 +108,7 @@ class base_knobs:
 class runtime_knobs(base_knobs):
     interpret = env_knob("TRITON_INTERPRET", False, bool, naiad_knobs.interpret)
     debug = env_knob("TRITON_DEBUG", False, bool, naiad_knobs.debug)
-    override_arch = env_knob("TRITON_OVERRIDE_ARCH")
+    override_arch = env_knob("TRITON_OVERRIDE_ARCH", None, str, naiad_knobs.cuda_arch)
     launch_enter_hook = env_knob("", refuses_functions="launch hooks")
     launch_exit_hook = env_knob("", refuses_functions="launch hooks")
     jit_cache_hook = env_knob("", refuses_functions="JIT cache hooks")

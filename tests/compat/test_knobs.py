@@ -35,8 +35,23 @@ def test_scope_undoes_what_the_block_set():
 def test_other_knobs_read_their_environment_variable(monkeypatch):
     monkeypatch.setenv("TRITON_KERNEL_DUMP", "1")
     assert knobs.compilation.dump_ir is True
+
+
+def test_override_arch_is_naiads_cuda_arch(monkeypatch):
+    """`knobs.runtime.override_arch` (TRITON_OVERRIDE_ARCH) is NAIAD_CUDA_ARCH: set, it is the
+    setting the CUDA launcher and warmup compile for; its environment variable is read while
+    Naiad stands in for Triton."""
+    knobs.runtime.override_arch = "sm80"
+    assert naiad_knobs.cuda_arch.get() == "sm80" and knobs.runtime.override_arch == "sm80"
+    knobs.runtime.override_arch = None
+    assert naiad_knobs.cuda_arch.get() == ""
     monkeypatch.setenv("TRITON_OVERRIDE_ARCH", "sm90")
-    assert knobs.runtime.override_arch == "sm90"
+    naiad_knobs.read_triton_twins(True)
+    try:
+        assert knobs.runtime.override_arch == "sm90"
+    finally:
+        naiad_knobs.read_triton_twins(False)
+    assert knobs.runtime.override_arch == ""
 
 
 def test_hooks_naiad_would_never_call_are_refused():

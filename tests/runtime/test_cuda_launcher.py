@@ -11,6 +11,7 @@ import naiad
 import naiad.language as tl
 from naiad import knobs
 from naiad.backends.nvidia import driver as cuda_driver
+from naiad.backends.nvidia.backend import NvidiaBackend
 from naiad.runtime import cuda_launcher, cuda_parameters
 from naiad.runtime.launch_options import LaunchOptions
 
@@ -119,7 +120,13 @@ _ARCH = cuda_launcher._arch  # the module's fixture stands a fixed target in for
 
 @pytest.mark.parametrize(
     "asked, target",
-    [("", "cuda:sm_90a"), ("sm_80", "cuda:sm_80"), ("cuda:sm_86", "cuda:sm_86")],
+    [
+        ("", "cuda:sm_90a"),
+        ("sm_80", "cuda:sm_80"),
+        ("cuda:sm_86", "cuda:sm_86"),
+        ("sm80", "cuda:sm_80"),  # Triton's spellings (TRITON_OVERRIDE_ARCH, arch=)
+        ("sm90", "cuda:sm_90a"),
+    ],
 )
 def test_naiad_cuda_arch_compiles_for_an_older_architecture(monkeypatch, asked, target):
     """Unset: the device's own target; an older architecture's on request (its PTX runs on
@@ -127,6 +134,7 @@ def test_naiad_cuda_arch_compiles_for_an_older_architecture(monkeypatch, asked, 
     monkeypatch.setattr(cuda_launcher.cuda_driver, "device_properties", lambda device: _Hopper())
     with knobs.override(NAIAD_CUDA_ARCH=asked):
         assert _ARCH(0) == target
+        assert NvidiaBackend().device_target(0) == target  # what warmup compiles for
 
 
 class _Ampere:

@@ -5,9 +5,10 @@ for a GPU, not when the back end is registered: a CPU launch never needs it."""
 
 from __future__ import annotations
 
+from ... import knobs
 from ...language.target import CUDA_HOPPER
 from ..registry import Backend, register_backend
-from .target import CudaTarget, cuda_target, target_for_capability
+from .target import CudaTarget, cuda_target, target_for_device
 
 
 class NvidiaBackend(Backend):
@@ -54,10 +55,12 @@ class NvidiaBackend(Backend):
         }
 
     def device_target(self, index: int) -> str:
+        """The device's own target, or the older one `NAIAD_CUDA_ARCH` asks for (warmup
+        compiles for what a launch would)."""
         from . import driver
 
         major, minor = driver.device_properties(index).capability
-        return target_for_capability(major, minor).name
+        return target_for_device(major, minor, knobs.cuda_arch.get()).name
 
 
 def _libdevice_identity() -> str:

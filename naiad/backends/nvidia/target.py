@@ -144,6 +144,33 @@ def target_for_capability(major: int, minor: int) -> CudaTarget:
     return cuda_target(arch)
 
 
+def arch_name(arch) -> str | None:
+    """The target an architecture's spelling names (Triton's `arch='sm80'` and
+    `TRITON_OVERRIDE_ARCH=sm90`, `sm_86`, `90`, `cuda:sm_90a`): `cuda:sm_NN`, 9.0's `sm_90a`
+    as for a device of that capability; None where the text names no NVIDIA architecture."""
+    match = re.fullmatch(r"(?:cuda:)?(?:sm_?)?(\d+)(a?)", str(arch).strip().lower())
+    if match is None:
+        return None
+    capability = int(match.group(1))
+    return f"cuda:sm_{capability}{'a' if capability == 90 else match.group(2)}"
+
+
+def target_for_device(major: int, minor: int, asked: str = "") -> CudaTarget:
+    """The target kernels for a device of capability `major.minor` are compiled for: its own,
+    or the older architecture `asked` names (`NAIAD_CUDA_ARCH`; its PTX runs on the newer
+    device, whose driver compiles it there)."""
+    own = target_for_capability(major, minor)
+    if not asked.strip():
+        return own
+    target = cuda_target(arch_name(asked) or asked)
+    if target.capability > own.capability:
+        raise ValueError(
+            f"NAIAD_CUDA_ARCH={asked}: the device is {own.arch}; kernels can be compiled for "
+            "its own or an older architecture, whose PTX the driver compiles for it"
+        )
+    return target
+
+
 # -- instructions that need a newer ISA than sm_80's 7.0 -------------------------------------
 # (pattern found in LLVM IR — an inline-asm mnemonic or an `llvm.nvvm.` intrinsic name, which
 # spell the instruction alike —, least ISA, least capability, whether only `a` targets have it).
