@@ -194,3 +194,18 @@ def test_fused_rms_norm_ops(gen, interpreted):
         assert_matches(actual, e.float(), 16, normwise=True)
     dx, dw = fused_rms_norm_backward(g, x.detach(), [16], rstd, None, [True, False])
     assert dw is None and dx.shape == x.shape
+
+
+def test_softmax_under_a_functorch_transform_says_what_it_needs(gen, compiled):
+    """A recorded call outside functorch transforms takes the C apply (differentiable.py), one
+    inside them torch's `Function.apply`, which explains that a setup_context is needed."""
+    x = make((4, 24), torch.float32, gen)
+    with pytest.raises(RuntimeError, match="setup_context"):
+        torch.func.grad(lambda a: ops.softmax(a, 1)[:, 0].sum())(x)
+    _check(
+        lambda a: ops.softmax(a, 1),
+        lambda a: torch.softmax(a, 1),
+        _leaves(gen, torch.float32, (4, 24)),
+        gen,
+        4,
+    )
