@@ -131,3 +131,16 @@ def noinline_made_tiles(src_ptr, dst_ptr, M, N, BM: tl.constexpr):
     src = tl.make_tensor_descriptor(src_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, 32])
     dst = tl.make_tensor_descriptor(dst_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, 32])
     _add_one_rows(src, dst, tl.program_id(0) * BM)
+
+
+@naiad.jit
+def carried_made_tiles(src_ptr, dst_ptr, M, N, BM: tl.constexpr):
+    """dst's rows = src's rows + 1, src read through a descriptor the loop carries (reassigned
+    in each iteration: it reads through pointers), dst through its own map."""
+    first = tl.make_tensor_descriptor(src_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, 32])
+    again = tl.make_tensor_descriptor(src_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, 32])
+    dst = tl.make_tensor_descriptor(dst_ptr, shape=[M, N], strides=[N, 1], block_shape=[BM, 32])
+    current = first
+    for i in range(0, tl.cdiv(M, BM)):
+        dst.store([i * BM, 0], current.load([i * BM, 0]) + 1)
+        current = again

@@ -9,6 +9,7 @@ import re
 import numpy as np
 import pytest
 from fixture_kernels.made_descriptors import (
+    carried_made_tiles,
     helper_made_in_a_loop,
     helper_made_matmul,
     made_in_a_loop,
@@ -155,14 +156,19 @@ def _count(module, op_class) -> int:
 
 @pytest.mark.parametrize(
     "kernel, maps_made, maps_kept",
-    [(helper_made_in_a_loop, 2, 0), (merged_made_tiles, 1, 1), (noinline_made_tiles, 0, 0)],
-    ids=["made-by-a-helper-in-a-loop", "merged-at-an-if", "read-by-a-noinline-helper"],
+    [
+        (helper_made_in_a_loop, 2, 0),
+        (merged_made_tiles, 1, 1),
+        (carried_made_tiles, 1, 1),
+        (noinline_made_tiles, 0, 0),
+    ],
+    ids=["made-by-a-helper-in-a-loop", "merged-at-an-if", "carried-by-a-loop", "noinline"],
 )
 def test_maps_that_cannot_be_kept_go_back_to_pointers(kernel, maps_made, maps_kept):
     """A map made in a loop once inlined (given back by the proofs), a descriptor merged at
-    an `if` and descriptors a `noinline` helper reads (whose maps the TTIR drops, nothing
-    reading them): their accesses go through pointers, with the TTIR's values (the
-    evaluator)."""
+    an `if` or carried by a loop and descriptors a `noinline` helper reads (whose maps the TTIR
+    drops, nothing reading them): their accesses go through pointers, with the TTIR's values
+    (the evaluator)."""
     M, N, BM = 96, 32, 32
     x = np.random.default_rng(6).standard_normal(M * N).astype(np.float16)
     before, after = _ttgir(kernel, (x, np.empty_like(x), M, N), {"BM": BM})
