@@ -19,8 +19,10 @@ order of `varying`. Per call it
   (`JITFunction.launch_generation`: `forget_compiled`, a new `debug` or `interpret`),
 - and runs that prepared launch with the fixed arguments' launch values kept from the sample
   (each run of them one tuple, which the call concatenates with the varying values); a
-  prepared CUDA launch offers `bind`, which packs the fixed parameters once for this bound
-  launch (cuda_bound_params.py), and then each call passes the varying values alone.
+  prepared launch may offer `bind`, which packs the fixed parameters once for this bound
+  launch (CUDA: cuda_bound_params.py; CPU: cpu_bound_params.py), and then each call passes
+  the varying values alone, with the varying arguments they come from (whose arrays' extents
+  the CPU's bounds checks read).
 
 Anything else - a fact that differs, an argument the entry does not key inline, a prepared
 launch that declines (the CPU's bounds checks) - runs the whole call through `kernel[dims]`,
@@ -165,7 +167,8 @@ class _BoundLaunch:
             "        if (__now == __facts and __launch_settings() == __settings"
             " and __owner.launch_generation == __generation):",
             "            if __fixed_packed is not None:",
-            f"                __ran = __fixed_packed({tupled([values[i] for i in varying])})",
+            f"                __ran = __fixed_packed({tupled([values[i] for i in varying])},"
+            f" {tupled([arguments[i] for i in varying])})",
             "            else:",
             f"                __ran = __launch(__dims, {_joined(values, 'values', env)},"
             f" {_joined(arguments, 'given', env)})",

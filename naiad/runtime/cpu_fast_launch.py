@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .binder import tensor_type
+from .cpu_bound_params import Prepared, bind_parameters
 from .cpu_parameters import extent, slot_converter
 from .cpu_streaming import program_threshold
 from .globals_check import globals_checker
@@ -50,12 +51,13 @@ class FastCpuLaunch:
         "_scratch",
         "_select",
         "_sites",
+        "_slots",
         "_stream_threshold",
         "_table",
         "_tensor",
     )
 
-    def __init__(self, launcher: CpuLauncher, launchable: CpuLaunchable, select, pointers):
+    def __init__(self, launcher: CpuLauncher, launchable: CpuLaunchable, places, select, pointers):
         from ..backends.cpu import pool
 
         jit_function = launcher.jit_function
@@ -69,6 +71,7 @@ class FastCpuLaunch:
         # per pointer argument, in slot order: its runtime index, and for a tuple's leaf its
         # place among the tuple's launch values and its path in the tuple
         self._pointers = pointers
+        self._slots = tuple(places)  # per compiled argument: (runtime index, place, converter)
         self._tensor = tensor_type()
         self._stream_threshold = launchable.stream_threshold
         self._select = select
@@ -96,7 +99,7 @@ class FastCpuLaunch:
             runtime_count = len({place[0] for place in places.values()})
             identity = [i for i, _, _ in slots] == list(range(runtime_count))
             if identity and not any(convert for _, _, convert in slots):
-                return cls(launcher, launchable, None, pointers)
+                return cls(launcher, launchable, slots, None, pointers)
             converters = [(i, convert) for i, _, convert in slots]
 
             def select(values):
@@ -111,7 +114,7 @@ class FastCpuLaunch:
                     picked.append(value if convert is None else convert(value))
                 return picked
 
-        return cls(launcher, launchable, select, pointers)
+        return cls(launcher, launchable, slots, select, pointers)
 
     def __call__(self, dims, values, arguments=None):
         """Run over `dims` (three sizes) with the binder's `values` and the `arguments` they
@@ -150,6 +153,16 @@ class FastCpuLaunch:
         threads = 1 if n_programs <= self._inline_programs else None
         self._run(self._entry, block, n_programs, self._scratch, self._sites, threads)
         return self._launchable.kernel  # the CompiledKernel that ran: what a launch returns
+
+    def bind(self, fixed: dict, varying: tuple, dims):
+        """This launch bound to a bound launch's fixed runtime values (bound_launch.py), or
+        None: cpu_bound_params.bind_parameters."""
+        prepared = Prepared(
+            self._launcher, self._table, self._check, self._tensor, self._slots,
+            tuple(self._pointers), self._stream_threshold, self._inline_programs, self._pack,
+            self._block, self._run, self._launchable,
+        )  # fmt: skip
+        return bind_parameters(prepared, fixed, varying, dims)
 
     def _block_of_this_thread(self):
         """This thread's parameter block: the pool reads it during the launch, which another

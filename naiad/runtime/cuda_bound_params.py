@@ -42,13 +42,14 @@ class Prepared(NamedTuple):
 
 
 def bind_parameters(prepared: Prepared, fixed: dict, varying: tuple, dims):
-    """`launch(values) -> ran | False` over `dims` for a bound launch whose runtime values at
-    the positions in `fixed` never change (position -> value) and those at `varying` come, in
-    that order, as `values`; None where one cannot be made (a grid or a fixed value the
-    driver refuses: the prepared launch then says so on each call). `prepared` holds what the
-    prepared launch reads (cuda_launcher.fast_cuda_launch). False from a call: a varying value
-    does not fit its parameter, or the kernel was forgotten; nothing was launched. The driver
-    calls are one native call where cuda_native_launch.py's function is at hand."""
+    """`launch(values, arguments) -> ran | False` over `dims` for a bound launch whose runtime
+    values at the positions in `fixed` never change (position -> value) and those at `varying`
+    come, in that order, as `values` (`arguments`, what they come from, is not read); None
+    where one cannot be made (a grid or a fixed value the driver refuses: the prepared launch
+    then says so on each call). `prepared` holds what the prepared launch reads
+    (cuda_launcher.fast_cuda_launch). False from a call: a varying value does not fit its
+    parameter, or the kernel was forgotten; nothing was launched. The driver calls are one
+    native call where cuda_native_launch.py's function is at hand."""
     if any(size > limit for size, limit in zip(dims, cuda_driver.GRID_LIMITS)):
         return None
     signature, kept, packed = prepared.signature, prepared.kept, prepared.packed
@@ -99,7 +100,7 @@ def _python_launch(prepared: Prepared, dims, pick, local, params):
     launcher, table, check, stream, device, driver_launch, ran = prepared[:7]
     gx, gy, gz = dims
 
-    def launch(values):
+    def launch(values, arguments=None):  # the arrays' extents are the CPU's (bound_launch.py)
         if launcher.kernels is not table:
             return False
         if check is not None:
@@ -127,7 +128,7 @@ def _native_launch(prepared: Prepared, dims, pick, local, params, native):
     gx, gy, gz = dims
     other_context, raise_error = cuda_native_launch.OTHER_CONTEXT, cuda_driver.raise_launch_error
 
-    def launch(values):
+    def launch(values, arguments=None):  # the arrays' extents are the CPU's (bound_launch.py)
         if launcher.kernels is not table:
             return False
         if check is not None:

@@ -10,6 +10,7 @@ against NumPy.
 """
 
 import gc
+import threading
 import weakref
 
 import numpy as np
@@ -18,6 +19,7 @@ import torch
 
 import naiad
 import naiad.language as tl
+from naiad.errors import KernelIndexError
 
 
 @naiad.jit
@@ -195,3 +197,40 @@ def test_fixed_arguments_between_varying_ones_keep_their_places(full_calls):
         launch(x, out)
         expected = x.double().numpy() * 1.5 - 0.25
         np.testing.assert_allclose(out.double().numpy(), expected, rtol=1e-6, atol=1e-6)
+
+
+def test_a_cpu_launch_keeps_its_fixed_slots_and_checks_each_calls_extents(full_calls):
+    """The prepared CPU launch is bound to the fixed values (cpu_bound_params.py): a call
+    packs only its varying ones, and the bounds checks still read each call's arrays: a
+    tensor shorter than the fixed size is an out-of-bounds load, then the launch runs on."""
+    launch = _bind()
+    _check(launch, seed=2)
+    assert launch.__globals__["__state"][4] is not None  # the bound CPU launch
+    _check(launch, seed=3, alpha=-1.25)
+    short = _random(N // 2, seed=4)
+    with pytest.raises(KernelIndexError, match="out-of-bounds load through argument `x_ptr`"):
+        launch(short, _random(N, seed=5), torch.empty(N), 0.5)
+    _check(launch, seed=6)
+    assert len(full_calls) == 1
+
+
+def test_threads_sharing_a_bound_cpu_launch_pack_their_own_blocks():
+    """Each thread packs its own slots and block: calls from four threads at once compute
+    their own values."""
+    launch = _bind()
+    _check(launch, seed=2)
+    failures = []
+
+    def work(seed):
+        try:
+            for round in range(50):
+                _check(launch, seed=seed + round, alpha=seed / 7)
+        except AssertionError as error:
+            failures.append(error)
+
+    threads = [threading.Thread(target=work, args=(10 * k,)) for k in range(1, 5)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failures
