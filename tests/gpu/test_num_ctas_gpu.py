@@ -28,7 +28,10 @@ def test_num_ctas_gives_the_values_of_one_cta(num_ctas):
             _scale[(79,)](x, y, x.numel(), BLOCK=128, num_ctas=num_ctas)
         return
     _scale[(79,)](x, y, x.numel(), BLOCK=128, num_ctas=num_ctas)
-    torch.testing.assert_close(y, x * 1.5 + 1.0, rtol=0, atol=0)
+    one = torch.full_like(x, float("nan"))
+    _scale[(79,)](x, one, x.numel(), BLOCK=128, num_ctas=1)
+    torch.testing.assert_close(y, one, rtol=0, atol=0)  # bit for bit: one multiply-add each
+    torch.testing.assert_close(y, x * 1.5 + 1.0)
 
 
 def test_warmup_arch_compiles_for_sm80():
