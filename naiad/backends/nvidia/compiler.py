@@ -39,10 +39,11 @@ def ttgir_pipeline(
     reductions kept within threads, tensor-core dots (`wgmma` on sm_90 when `arch_specific`,
     the sm_90a target), operands through shared memory, and the pipelining of their loads."""
     # `tl.range(flatten=True)` nests are not fused here (`fuse-nested-loops` is, on the CPU):
-    # the pipeliner now prefetches across a fused loop's tiles, but its dot stays synchronous
-    # there, and the fused loop was last measured before that (136 TFLOP/s against 489 for the
-    # nest, persistent fp16 matmul, H200, 4096^3). `naiad.add_pass("fuse-nested-loops",
-    # pipeline="ttgir", before="convert-to-ttgir")` fuses them anyway.
+    # the pipeliner prefetches across a fused loop's tiles, but its dot stays synchronous
+    # there (the tile's reset accumulator and its epilogue in the loop), and fused nests run
+    # slower (examples/09, fp16 4096^3, H200, TFLOP/s fused against the nest: pointers 264 /
+    # 487, descriptors 133 / 547). `naiad.add_pass("fuse-nested-loops", pipeline="ttgir",
+    # before="convert-to-ttgir")` fuses them anyway.
     return [
         # The lowering makes one function: `noinline` callees (scalar arguments only, the
         # frontend's rule) are inlined here, after `asm['ttir']` shows their calls.
