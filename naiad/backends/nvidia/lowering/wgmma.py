@@ -41,7 +41,7 @@ from ....errors import InternalError
 from ....ir import RankedTensorType
 from ..layouts import LinearLayout
 from ..passes.dot_kinds import FP8_KINDS, element_kind
-from ..passes.wgmma_dot import EITHER_MAJOR
+from ..passes.wgmma_dot import EITHER_MAJOR, REGISTER_A_WIDTHS
 from . import barriers
 from .context import Context, lowers
 from .dot_operands import lookup, pack32, register_table
@@ -132,7 +132,7 @@ class _WgmmaDot:
             self._operand(op.b, 0),
         ]
         self.a_table = register_table(layout_of(op.a.type)) if a_in_registers else None
-        if a_in_registers and op.a.type.element_type.width not in (8, 16):
+        if a_in_registers and op.a.type.element_type.width not in REGISTER_A_WIDTHS:
             raise InternalError(f"wgmma: {a_type} operands are read from shared memory only")
 
     def _operand(self, value, k_dim: int) -> _Operand:

@@ -22,14 +22,13 @@ elements a lane where the result holds two); warps then all go along M.
 
 `wgmma` reads the other operand types (tf32, int8, fp8 e4m3 / e5m2) from shared memory only
 K-major: their buffers are stored with K contiguous (tf32's A goes through one even in a
-chain). Where
-an operand is loaded with M or N contiguous (B of a row-major matrix), its buffer would be
-written element by element and copied by no 16-byte `cp.async`; a tf32 or int8 dot then keeps
-`mma.sync`, which reads it at full speed (Triton takes wgmma there: its tf32 matmul of a
-row-major B then runs at 0.4 of its mma.sync speed on an H200). An fp8 dot takes wgmma all the
-same, as Triton's does: Hopper has no fp8 `mma.sync` of its own (PTX's is two f16 ones), so
-the operand is stored K-major from registers in each iteration, and the dot is waited for in
-its iteration (asynchronous_dots.py), before the next store.
+chain). Where an operand is loaded with M or N contiguous (B of a row-major matrix), its
+buffer would be written element by element and copied by no 16-byte `cp.async`; a tf32 or
+int8 dot then keeps `mma.sync`, which reads it at full speed (Triton takes wgmma there: its
+tf32 matmul of a row-major B then runs at 0.4 of its mma.sync speed on an H200). An fp8 dot
+takes wgmma all the same, as Triton's does: Hopper has no fp8 `mma.sync` of its own (PTX's is
+two f16 ones), so the operand is stored K-major from registers in each iteration, and the dot
+is waited for in its iteration (asynchronous_dots.py), before the next store.
 
 As Triton chooses: sm_90 only, 2-D dots, M a multiple of 64 (a warpgroup's rows), num_warps a
 multiple of 4, K a multiple of the instruction's (16 for 16-bit operands, 8 for tf32, 32 for
@@ -62,6 +61,9 @@ from .operand_buffers import operand_buffer
 EITHER_MAJOR = ("f16", "bf16")
 # Types whose dots take wgmma whatever order their operands are loaded in (module doc).
 ANY_LOADED_ORDER = EITHER_MAJOR + FP8_KINDS
+# The element widths of an A that wgmma reads from registers (a chain's computed A): 16-bit
+# elements two to a register, 8-bit four; tf32's goes through a buffer.
+REGISTER_A_WIDTHS = (8, 16)
 
 
 def wgmma_fits(dot: tt.DotOp, capability: int, num_warps: int, chained: bool, source) -> bool:
@@ -132,7 +134,7 @@ def to_wgmma(dot: tt.DotOp, num_warps: int, chained: bool, source) -> None:
     a_source = source(dot.a)
     either_major = element_kind(dot.a.type.element_type) in EITHER_MAJOR
     width = dot.a.type.element_type.width
-    if chained and width in (8, 16) and not _loaded(a_source):
+    if chained and width in REGISTER_A_WIDTHS and not _loaded(a_source):
         k_width = 32 // width
         a = _registers(dot, a_source, DotOperandEncodingAttr(0, mma, k_width))
     else:
