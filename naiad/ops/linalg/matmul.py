@@ -101,11 +101,15 @@ def _blocks(device: torch.device, dtype, m: int, n: int, batch: int) -> tuple[in
     if dtype in (torch.float16, torch.bfloat16):
         wanted = _WAVE_SHARE * _multiprocessors(device)
         for block_m, block_n, block_k, options in _HALF_TILES:
-            programs = -(-m // block_m) * -(-n // block_n) * batch
-            if programs >= wanted:
+            if _tiles(m, n, block_m, block_n) * batch >= wanted:
                 return block_m, block_n, block_k, options
         return _HALF_TILES[-1]
     return 128, 128, 32, {"num_warps": 8, "num_stages": 3}
+
+
+def _tiles(m: int, n: int, block_m: int, block_n: int) -> int:
+    """The programs one (m, n) product takes: its tiles."""
+    return -(-m // block_m) * -(-n // block_n)
 
 
 @functools.cache
@@ -145,8 +149,7 @@ class _Launch:
         x_strides = _batched(bias.expand(self.shape).stride()) if bias is not None else c_strides
         batch_size = batch[0] if batch else 1
         block_m, block_n, block_k, self.options = _blocks(a.device, a.dtype, m, n, batch_size)
-        tiles = ((m + block_m - 1) // block_m) * ((n + block_n - 1) // block_n)
-        self.grid = (tiles, batch_size)
+        self.grid = (_tiles(m, n, block_m, block_n), batch_size)
         self.sizes_and_strides = (m, n, k, *_batched(a.stride()), *_batched(b.stride()),
                                   *c_strides, *x_strides)  # fmt: skip
         acc = tl.float64 if a.dtype == torch.float64 else tl.float32
