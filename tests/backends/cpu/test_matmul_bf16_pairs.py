@@ -14,7 +14,6 @@ import pytest
 
 import naiad
 import naiad.language as tl
-from naiad.runtime import compiler
 from naiad.testing import check
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
@@ -39,10 +38,10 @@ def _matmul(a_ptr, b_ptr, acc_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: t
 
 @pytest.fixture(autouse=True)
 def compiled(cpu_fresh_cache):
-    compiler._cache = None
+    """A fresh cache (cpu_fresh_cache resets the compiler's), the kernel's compiled code
+    forgotten on both sides."""
     _matmul.forget_compiled()
     yield
-    compiler._cache = None
     _matmul.forget_compiled()
 
 
