@@ -29,6 +29,10 @@ class FakeCuda:
         CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 2
         CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 3
         CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 4
+        CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8
+
+    class CUfunc_cache:
+        CU_FUNC_CACHE_PREFER_SHARED = 1
 
     def __init__(self, current: int, launch_result=Result.CUDA_SUCCESS):
         self.current = current
@@ -71,6 +75,14 @@ class FakeCuda:
 
     def cuFuncGetAttribute(self, code, handle):
         return Result.CUDA_SUCCESS, 8 * code
+
+    def cuFuncSetAttribute(self, handle, code, value):
+        self.calls.append(("attribute", code, value))
+        return (Result.CUDA_SUCCESS,)
+
+    def cuFuncSetCacheConfig(self, handle, config):
+        self.calls.append(("cache config", config))
+        return (Result.CUDA_SUCCESS,)
 
 
 @pytest.fixture
@@ -127,6 +139,21 @@ def test_loading_a_module_on_another_device_gives_the_context_back(use_driver, m
 
 class _Limits:
     max_shared_mem = 228 * 1024
+
+
+@pytest.mark.parametrize(
+    "shared, expected", [(48 * 1024, []), (61440, [("attribute", 8, 61440), ("cache config", 1)])]
+)
+def test_a_kernel_past_48_kb_of_shared_memory_opts_in_and_prefers_shared(
+    use_driver, monkeypatch, shared, expected
+):
+    """Past the default 48 KB a kernel raises its dynamic shared memory limit and asks for the
+    L1/shared split that favours shared memory, so that as many of its blocks fit on a
+    multiprocessor as the shared memory allows."""
+    fake = use_driver(FakeCuda(1001))
+    monkeypatch.setattr(cuda_driver, "device_properties", lambda index: _Limits())
+    cuda_driver.load_function(b"cubin", "kernel", 1, shared)
+    assert [call for call in fake.calls if call[0] in ("attribute", "cache config")] == expected
 
 
 def test_a_cubin_for_an_older_gpu_loads_from_its_ptx(use_driver, monkeypatch):
