@@ -265,6 +265,12 @@ def set_override(env: str, value) -> None:
         _overrides[env] = value
 
 
+def current_override(env: str):
+    """What `set_override` or an `override()` block set `env` to, or None where nothing is set:
+    for triton.knobs, whose groups keep the settings in effect when a test swaps them out."""
+    return _overrides.get(env)
+
+
 def read_environment(env: str) -> str | None:
     """The environment's raw text for `env`, or None: for the few settings of other tools that
     Naiad reports (triton.knobs), so that the environment is read here only."""

@@ -51,10 +51,15 @@ _I64 = IntegerType(64)
 @register_pass("fuse-nested-loops")
 @dataclass(frozen=True)
 class FuseNestedLoops(Pass):
-    """Fuse each `tt.flatten` loop with the loop nested in it, innermost nests first."""
+    """Fuse each `tt.flatten` loop with the loop nested in it, innermost nests first; where
+    `except_dots`, not the nests with a `tt.dot` (the GPU's choice, see its ttgir_pipeline)."""
+
+    except_dots: bool = False
 
     def run(self, module: Operation) -> None:
         for loop in [op for op in module.walk(post_order=True) if isinstance(op, scf.ForOp)]:
+            if self.except_dots and any(isinstance(op, tt.DotOp) for op in loop.walk()):
+                continue
             if _FLATTEN in loop.attributes and Nest.of(loop) is not None:
                 # As Triton, invariant code leaves the nest first: fewer values to carry.
                 LICM().run(loop)

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import contextlib
 import copy as _copy
+import sys
+import types
 
 from .. import knobs as naiad_knobs
 
@@ -72,6 +74,7 @@ class base_knobs:
 
     def __init__(self):
         self._values: dict = {}
+        self._naiad_settings: dict = {}  # the Naiad settings to restore when put back (copy)
 
     @property
     def knob_descriptors(self) -> dict[str, env_knob]:
@@ -85,9 +88,24 @@ class base_knobs:
         return {name: getattr(self, name) for name in self.knob_descriptors}
 
     def copy(self):
+        """A twin with this group's values. Triton's test fixture (`fresh_knobs`) puts the
+        twin in this group's place (`triton.knobs.runtime = twin.reset()`) and this group back
+        after the test. The knobs that are Naiad's settings live in Naiad, not in the group, so
+        the group notes their values now, and putting it back restores them (_KnobsModule):
+        an `override_arch` a test set does not outlive the test."""
         twin = _copy.copy(self)
         twin._values = dict(self._values)
+        twin._naiad_settings = {}
+        self._naiad_settings = {
+            knob.naiad.env: naiad_knobs.current_override(knob.naiad.env)
+            for knob in self.knob_descriptors.values()
+            if knob.naiad is not None
+        }
         return twin
+
+    def _put_back(self) -> None:
+        for env, value in self._naiad_settings.items():
+            naiad_knobs.set_override(env, value)
 
     def reset(self):
         for knob in self.knob_descriptors.values():
@@ -172,3 +190,15 @@ nvidia = nvidia_knobs()
 amd = amd_knobs()
 build = build_knobs()
 proton = proton_knobs()
+
+
+class _KnobsModule(types.ModuleType):
+    """This module, whose groups restore their Naiad settings when set back in place."""
+
+    def __setattr__(self, name: str, value) -> None:
+        if isinstance(value, base_knobs) and self.__dict__.get(name) is not value:
+            value._put_back()
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _KnobsModule

@@ -54,6 +54,26 @@ def test_override_arch_is_naiads_cuda_arch(monkeypatch):
     assert knobs.runtime.override_arch == ""
 
 
+def test_a_group_put_back_after_a_test_restores_naiads_settings():
+    """Triton's `fresh_knobs` fixture: a fresh copy of each group stands in during the test,
+    the group is put back after it. An `override_arch` the test set is Naiad's setting, so it
+    must go with the copy; it had outlived the test and made the next tests of the process
+    compile for sm_70."""
+    original = knobs.runtime
+    knobs.runtime.debug = True
+    knobs.runtime = original.copy().reset()
+    try:
+        assert knobs.runtime.debug is False
+        knobs.runtime.override_arch = "sm70"
+        assert naiad_knobs.cuda_arch.get() == "sm70"
+    finally:
+        knobs.runtime = original
+    try:
+        assert naiad_knobs.cuda_arch.get() == "" and knobs.runtime.debug is True
+    finally:
+        knobs.runtime.debug = None
+
+
 def test_hooks_naiad_would_never_call_are_refused():
     knobs.runtime.launch_enter_hook = None  # nothing to call: fine
     with pytest.raises(NotImplementedError, match="launch hooks"):

@@ -1,10 +1,32 @@
 """Kernels with `tl.range(..., flatten=True)` nests, shared by the value tests
 (tests/language/test_flattened_loops.py) and the checks of the loops the CPU and NVIDIA back
 ends compile (tests/backends/cpu/test_flattened_loop_shape.py,
-tests/backends/nvidia/test_flattened_loops_ptxas.py)."""
+tests/backends/nvidia/test_flattened_loops_ptxas.py), with the values the nests give."""
+
+import numpy as np
 
 import naiad
 import naiad.language as tl
+
+
+def numbered_expected(rows: int, cols: int) -> np.ndarray:
+    """The 32 x 32 grid `numbered` leaves in zeros."""
+    grid = np.zeros((32, 32), np.int32)
+    for row in range(rows):
+        for col in range(cols):
+            grid[row, col] = row * max(cols, 0) + col + 1
+    return grid
+
+
+def dependent_expected(n: int, ordered: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The rows and columns `dependent` lists into two 128-long arrays of -1."""
+    rows, cols = np.full(128, -1, np.int32), np.full(128, -1, np.int32)
+    at = 0
+    for row in range(n):
+        for col in range(2 * row, 3 * row + 1 if ordered else 3 * row - 2):
+            rows[at], cols[at] = row, col
+            at += 1
+    return rows, cols
 
 
 @naiad.jit

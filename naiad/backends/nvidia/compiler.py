@@ -18,6 +18,7 @@ from ...ir import Operation
 from ...ir.errors import VerificationError
 from ...ir.printer import print_module
 from ...ir.verifier import verify
+from ...passes.fuse_nested_loops import FuseNestedLoops
 from ...passes.inline import Inline
 from ..registry import Compilation, CompileOptions, Stage
 from . import link, ptx
@@ -38,16 +39,16 @@ def ttgir_pipeline(
     """The TTGIR passes in order, as Triton's make_ttgir: layouts, loop-accumulated
     reductions kept within threads, tensor-core dots (`wgmma` on sm_90 when `arch_specific`,
     the sm_90a target), operands through shared memory, and the pipelining of their loads."""
-    # `tl.range(flatten=True)` nests are not fused here (`fuse-nested-loops` is, on the CPU):
-    # the pipeliner prefetches across a fused loop's tiles, but its dot stays synchronous
-    # there (the tile's reset accumulator and its epilogue in the loop), and fused nests run
-    # slower (examples/09, fp16 4096^3, H200, TFLOP/s fused against the nest: pointers 264 /
-    # 487, descriptors 133 / 547). `naiad.add_pass("fuse-nested-loops", pipeline="ttgir",
-    # before="convert-to-ttgir")` fuses them anyway.
+    # `tl.range(flatten=True)` nests with dots are not fused here, the others are, as on the
+    # CPU: the pipeliner prefetches across a fused loop's tiles, but its dot stays synchronous
+    # there (the tile's reset accumulator and its epilogue in the loop), and fused matmul nests
+    # run slower (examples/09, fp16 4096^3, H200, TFLOP/s fused against the nest: pointers
+    # 264 / 487, descriptors 133 / 547).
     return [
         # The lowering makes one function: `noinline` callees (scalar arguments only, the
         # frontend's rule) are inlined here, after `asm['ttir']` shows their calls.
         Inline(include_noinline=True),
+        FuseNestedLoops(except_dots=True),
         ConvertToTTGIR(
             num_warps=num_warps,
             threads_per_warp=threads_per_warp,

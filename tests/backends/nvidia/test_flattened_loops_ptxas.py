@@ -1,7 +1,7 @@
 """`tl.range(..., flatten=True)` nests compiled for sm_90a without a GPU. The NVIDIA back end
-keeps the nest (its pipeliner cannot overlap a fused loop's loads: naiad/backends/nvidia/
-compiler.py); `fuse-nested-loops` added before convert-to-ttgir fuses it, and both compile and
-assemble."""
+fuses them as Triton does, but for nests with a dot, which it keeps (fused, their dot stays
+synchronous: naiad/backends/nvidia/compiler.py); `fuse-nested-loops` added before
+convert-to-ttgir fuses those too, and every form compiles and assembles."""
 
 import pytest
 from fixture_kernels.flattened_loops import dependent, numbered, persistent_matmul
@@ -10,16 +10,18 @@ from test_toolchain import needs_ptxas
 
 import naiad
 
-# kernel, signature, constexprs, loops in the TTGIR when fused
+# kernel, signature, constexprs, loops in the TTGIR by default, loops when fused
 CASES = {
-    "numbered": (numbered, ("i32", "i32", "*i32"), {}, 1),
-    "dependent_ordered": (dependent, ("i32", "*i32", "*i32"), {"ORDERED": True}, 2),
-    "dependent": (dependent, ("i32", "*i32", "*i32"), {"ORDERED": False}, 2),
-    # and the nest without its inner loop, for an empty one
+    "numbered": (numbered, ("i32", "i32", "*i32"), {}, 1, 1),
+    # the fused loop and the one that counts the inner trips
+    "dependent_ordered": (dependent, ("i32", "*i32", "*i32"), {"ORDERED": True}, 2, 2),
+    "dependent": (dependent, ("i32", "*i32", "*i32"), {"ORDERED": False}, 2, 2),
+    # the nest; fused, the loop and the nest without its inner loop, for an empty one
     "persistent_matmul": (
         persistent_matmul,
         ("*fp16", "*fp16", "*fp32", "i32", "i32", "i32"),
         {"PROGRAMS": 132, "BM": 64, "BN": 64, "BK": 32},
+        2,
         2,
     ),
 }
@@ -38,10 +40,11 @@ def _compile(kernel, signature, constants, tmp_path):
 
 @needs_ptxas
 @pytest.mark.parametrize("case", CASES)
-def test_flattened_nests_compile_nested_and_fused(case, tmp_path):
-    kernel, signature, constants, fused_loops = CASES[case]
-    nested = _compile(kernel, signature, constants, tmp_path)
-    assert nested.asm["ttgir"].count("scf.for") == 2
+def test_flattened_nests_compile_as_chosen_and_fused(case, tmp_path):
+    kernel, signature, constants, default_loops, fused_loops = CASES[case]
+    chosen = _compile(kernel, signature, constants, tmp_path)
+    assert chosen.asm["ttgir"].count("scf.for") == default_loops
+    assert ("tt.dot" in chosen.asm["ttir"]) == ("tt.flatten" in chosen.asm["ttgir"])
     where = {"pipeline": "ttgir", "before": "convert-to-ttgir", "kernel": kernel}
     with naiad.added_pass("fuse-nested-loops", **where):
         fused = _compile(kernel, signature, constants, tmp_path)

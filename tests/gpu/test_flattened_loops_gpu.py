@@ -1,0 +1,34 @@
+"""On the GPU: `tl.range(..., flatten=True)` nests without a dot, which the NVIDIA back end fuses
+into one loop as Triton does, give the nest's values for every trip count (the CPU's cases,
+tests/language/test_flattened_loops.py)."""
+
+import numpy as np
+import pytest
+import torch
+from fixture_kernels.flattened_loops import (
+    dependent,
+    dependent_expected,
+    numbered,
+    numbered_expected,
+)
+from gpu_helpers import compiled  # noqa: F401  (the fixture: launches compile for the GPU)
+
+pytestmark = pytest.mark.gpu
+
+
+@pytest.mark.parametrize("outer, inner", [(10, 10), (0, 5), (5, 0), (1, 1), (3, -2)])
+def test_a_fused_nest_runs_every_inner_iteration_once_in_order(outer, inner):
+    out = torch.zeros((32, 32), dtype=torch.int32, device="cuda")
+    launched = numbered[(1,)](outer, inner, out)
+    assert launched.asm["ttgir"].count("scf.for") == 1
+    np.testing.assert_array_equal(out.cpu().numpy(), numbered_expected(outer, inner))
+
+
+@pytest.mark.parametrize("ordered", [True, False])
+def test_fused_inner_bounds_read_the_outer_variable(ordered):
+    rows = torch.full((128,), -1, dtype=torch.int32, device="cuda")
+    cols = torch.full((128,), -1, dtype=torch.int32, device="cuda")
+    dependent[(1,)](10, rows, cols, ordered)
+    expected_rows, expected_cols = dependent_expected(10, ordered)
+    np.testing.assert_array_equal(rows.cpu().numpy(), expected_rows)
+    np.testing.assert_array_equal(cols.cpu().numpy(), expected_cols)
