@@ -38,6 +38,12 @@ class TensorWrapper:
     def data(self):
         return getattr(self.base, "data", self.base)
 
+    @data.setter
+    def data(self, value):
+        """Rebinds the wrapped array (`w.data = w.data[:, :50]` narrows it to a view), as
+        assigning a torch tensor's `.data` does; the dtype read in a kernel stays."""
+        self.base = value
+
     def stride(self, *args):
         if hasattr(self.base, "stride"):
             return self.base.stride(*args)

@@ -35,6 +35,11 @@ _E8M0_NAN = 255
 _E8M0_LARGEST = 254
 
 
+class PackingDimensionError(ValueError, AssertionError):
+    """A packing dimension the tensor does not have. Also an AssertionError, the class
+    Triton's `triton.tools.mxfp` raises there, so code written against either catches it."""
+
+
 def _size_tuple(size) -> tuple:
     return tuple(size) if isinstance(size, (tuple, list, torch.Size)) else (size,)
 
@@ -106,7 +111,7 @@ class MXFP4Tensor(_Codes):
         padded with one +0 code at its end, so `dim` becomes ceil(n / 2) long."""
         data = self.data
         if not 0 <= dim < data.ndim:
-            raise ValueError(f"dim {dim} is not a dimension of a {data.ndim}-d tensor")
+            raise PackingDimensionError(f"dim {dim} is not a dimension of a {data.ndim}-d tensor")
         if data.shape[dim] % 2:
             pad_shape = list(data.shape)
             pad_shape[dim] = 1

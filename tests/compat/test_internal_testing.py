@@ -71,3 +71,22 @@ def test_the_null_allocator_resets_and_refuses():
             allocator.get_allocator()(16, 16, None)
     finally:
         allocator.set_allocator(None)
+
+
+def test_assigning_a_wrappers_data_narrows_what_a_kernel_reads():
+    import naiad
+
+    @naiad.jit
+    def copy_rows(dst, src, n_cols, stride_row, BLOCK: tl.constexpr):
+        row = tl.program_id(0)
+        cols = tl.arange(0, BLOCK)
+        values = tl.load(src + row * stride_row + cols, mask=cols < n_cols)
+        tl.store(dst + row * n_cols + cols, values, mask=cols < n_cols)
+
+    full = np.random.RandomState(5).randint(1, 2**32 - 1, size=(6, 40), dtype=np.uint64)
+    wrapped = testing.to_triton(full.astype(np.uint32), device="cpu")
+    wrapped.data = wrapped.data[:4, :27]
+    assert wrapped.shape == (4, 27) and wrapped.stride() == (40, 1)
+    out = wrapped.new_empty((4, 27))
+    copy_rows[(4,)](out, wrapped, 27, wrapped.stride(0), BLOCK=32)
+    np.testing.assert_array_equal(testing.to_numpy(out), full[:4, :27].astype(np.uint32))

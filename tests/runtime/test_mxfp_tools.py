@@ -116,3 +116,11 @@ def test_construction_needs_data_or_size():
         MXScaleTensor([1.0, 2.0])
     with pytest.raises(ValueError):
         MXFP4Tensor(size=2).random().to(torch.float16)
+
+
+@pytest.mark.parametrize("dim", [2, -1])
+def test_packing_along_a_missing_dimension_is_refused_as_triton_refuses_it(dim):
+    codes = MXFP4Tensor(size=(4, 6)).random()
+    for error in (ValueError, AssertionError):
+        with pytest.raises(error, match=f"dim {dim} is not a dimension"):
+            codes.to_packed_tensor(dim=dim)
