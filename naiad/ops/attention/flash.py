@@ -20,6 +20,7 @@ from ..dtypes import Unsupported
 from .backward import attention_delta, attention_dkdv, attention_dq
 from .forward import attention_forward
 from .scores import LOG2E, NO_MASK
+from .whole_blocks import attention_forward_whole
 
 __all__ = ["BLOCKS", "DTYPES", "MAX_HEAD_DIM", "Attention", "Problem", "backward", "forward"]
 
@@ -34,11 +35,9 @@ MAX_HEAD_DIM = 256
 _CPU = ((64, 64, 64, 1), (256, 32, 32, 1))
 BLOCKS = {
     ("forward", "cuda"): ((64, 64, 64, 4), (128, 128, 128, 8), (256, 32, 32, 4)),
-    ("forward by copies", "cuda"): ((64, 128, 128, 4), (128, 128, 128, 8)),
     ("dkdv", "cuda"): ((64, 64, 64, 4), (128, 64, 128, 8), (256, 16, 64, 4)),
     ("dq", "cuda"): ((64, 64, 64, 4), (128, 128, 64, 8), (256, 64, 32, 4)),
     ("forward", "cpu"): ((64, 64, 64, 1), (128, 64, 32, 1), (256, 32, 32, 1)),
-    ("forward by copies", "cpu"): ((64, 64, 64, 1), (128, 64, 32, 1)),
     ("dkdv", "cpu"): _CPU,
     ("dq", "cpu"): _CPU,
 }
@@ -96,6 +95,18 @@ class Problem:
         return block_m, block_n, (*flags, block_m, block_n, self.block_e), options
 
 
+# The forward of whole blocks (whole_blocks.py), by device kind and head dim: (BLOCK_M, BLOCK_N,
+# launch options). The GPU's are the tiles and warps Triton's attention tutorial keeps for
+# Hopper (128-query blocks; 64 keys with 4 warps at D64, 128 with 8 at D128), stages from its
+# list (2-4): D128's 128x128 tiles fit two stages of K and V in shared memory beside Q (160 KB;
+# three would take 224 of the 227), D64's three.
+_WHOLE = {
+    "cuda": {64: (128, 64, {"num_warps": 4, "num_stages": 3}),
+             128: (128, 128, {"num_warps": 8, "num_stages": 2})},
+    "cpu": {64: (64, 64, {}), 128: (64, 32, {})},
+}  # fmt: skip
+_WHOLE_DTYPES = (torch.float16, torch.bfloat16)
+
 # The forward's work (batches x heads x L x S x E) from which it reads by tensor copies: their
 # launch costs about 100 us more host time than a pointer one (the descriptors' keys and
 # tensor maps; H200: 147 against 46 us a call), which a kernel shorter than that does not repay
@@ -141,6 +152,37 @@ def _row_descriptor(t, rows: int) -> TensorDescriptor:
     return TensorDescriptor(t, [t.numel() // E, E], [E, 1], [rows, E])
 
 
+def _whole_tiles(p: Problem):
+    """(BLOCK_M, BLOCK_N, launch options) of the whole-block forward where `p` may take it (half
+    precision, a head dim of the table, a causal diagonal from the top left inside the keys,
+    read by tensor copies), else None."""
+    kind = "cpu" if p.q.device.type == "cpu" else "cuda"
+    tiles = _WHOLE[kind].get(p.E)
+    if tiles is None or p.q.dtype not in _WHOLE_DTYPES or (p.causal and p.L > p.S):
+        return None
+    return tiles if _by_tensor_copies(p, *tiles[:2]) else None
+
+
+def forward_launch(p: Problem, out, lse, tiles=None):
+    """(kernel, grid, arguments, launch options) of the forward of `p` into `out` and `lse`: the
+    whole-block kernel at `tiles` (BLOCK_M, BLOCK_N, options) where given or `p` takes it, else
+    the general one."""
+    tiles = tiles or _whole_tiles(p)
+    if tiles is not None:
+        block_m, block_n, options = tiles
+        q, k, v = p.q, p.k, p.v
+        descs = (_row_descriptor(q, block_m), _row_descriptor(k, block_n),
+                 _row_descriptor(v, block_n), _row_descriptor(out, block_m))  # fmt: skip
+        arguments = (*descs, lse, p.L, p.S, p.H, p.group, p.scale_log2, p.E, p.causal,
+                     block_m, block_n)  # fmt: skip
+        grid = (p.L // block_m, p.batches * p.H)
+        return attention_forward_whole, grid, arguments, options
+    block_m, block_n, constants, options = p.constants("forward")
+    arguments = (p.q, p.k, p.v, out, lse, p.mask, *p.arguments(), *p.out_rows, *constants)
+    grid = ((p.L + block_m - 1) // block_m, p.batches * p.H)
+    return attention_forward, grid, arguments, options
+
+
 def forward(p: Problem):
     """(output of `p.out_shape`, log-sum-exp of its rows, fp32)."""
     q = p.q
@@ -148,16 +190,8 @@ def forward(p: Problem):
     lse = torch.empty(p.out_shape[:-1], dtype=torch.float32, device=q.device)
     if not out.numel():
         return out, lse
-    inputs = (q, p.k, p.v)
-    block_m, block_n, constants, options = p.constants("forward")
-    by_copies = p.constants("forward by copies") if p.block_e <= 128 else None
-    copies = by_copies is not None and _by_tensor_copies(p, *by_copies[:2])
-    if copies:
-        block_m, block_n, constants, options = by_copies
-        inputs = (_row_descriptor(q, block_m), *(_row_descriptor(t, block_n) for t in inputs[1:]))
-    grid = ((p.L + block_m - 1) // block_m, p.batches * p.H)
-    attention_forward[grid](*inputs, out, lse, p.mask, *p.arguments(), *p.out_rows, *constants,
-                            copies, **options)  # fmt: skip
+    kernel, grid, arguments, options = forward_launch(p, out, lse)
+    kernel[grid](*arguments, **options)
     return out, lse
 
 

@@ -18,24 +18,23 @@ from ...runtime.jit import jit
 from .runs import key_runs
 from .scores import scores
 from .sequence import causal_diagonal, sequence
-from .tiles import load_block
+from .tiles import load_rows
 
 __all__ = ["attention_forward"]
 
 
 @jit
-def _stream(acc, total, running_max, q_tile, k_src, v_src, kv_row, rows, L, S, diagonal,
+def _stream(acc, total, running_max, q_tile, k_src, v_src, rows, L, S, diagonal,
             mask_base, sk_s, sv_s, sm_l, sm_s, scale_log2, lo, hi, E: tl.constexpr,
             CAUSAL: tl.constexpr, MASK_KIND: tl.constexpr, PRECISION: tl.constexpr,
-            BLOCK_N: tl.constexpr, BLOCK_E: tl.constexpr, MASKED: tl.constexpr,
-            DESCRIPTORS: tl.constexpr):  # fmt: skip
+            BLOCK_N: tl.constexpr, BLOCK_E: tl.constexpr, MASKED: tl.constexpr):  # fmt: skip
     """The online softmax over the key blocks from `lo` to `hi`: (acc, total, running_max)
     after them. MASKED False: every query sees every key of these blocks, so no score is
     masked and the scale folds into the exponent's multiply-add."""
+    dims = tl.arange(0, BLOCK_E)
     for begin in range(lo, hi, BLOCK_N):
         cols = begin + tl.arange(0, BLOCK_N)
-        k_tile = load_block(k_src, kv_row, begin, sk_s, S, E, BLOCK_N, BLOCK_E, MASKED,
-                            DESCRIPTORS)  # fmt: skip
+        k_tile = load_rows(k_src, cols, sk_s, dims, S, E, BLOCK_E, MASKED)
         if MASKED:
             s = scores(q_tile, k_tile, rows, cols, L, S, diagonal, mask_base, sm_l, sm_s,
                        scale_log2, CAUSAL, MASK_KIND, PRECISION)  # fmt: skip
@@ -48,8 +47,7 @@ def _stream(acc, total, running_max, q_tile, k_src, v_src, kv_row, rows, L, S, d
             shift = new_max
             p = tl.math.exp2(s * scale_log2 - shift[:, None])
         rescale = tl.math.exp2(running_max - shift)
-        v_tile = load_block(v_src, kv_row, begin, sv_s, S, E, BLOCK_N, BLOCK_E, MASKED,
-                            DESCRIPTORS)  # fmt: skip
+        v_tile = load_rows(v_src, cols, sv_s, dims, S, E, BLOCK_E, MASKED)
         acc = acc * rescale[:, None]
         acc = tl.dot(p.to(v_tile.dtype), v_tile, acc, input_precision=PRECISION)
         total = total * rescale + tl.sum(p, 1)
@@ -63,12 +61,10 @@ def attention_forward(q, k, v, o, lse, mask, cu_q, cu_k, L, S, H, GROUP, scale_l
                       sm_b, sm_h, sm_l, sm_s, so_b, so_h, so_l, E: tl.constexpr,
                       CAUSAL: tl.constexpr, MASK_KIND: tl.constexpr, PACKED: tl.constexpr,
                       PRECISION: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                      BLOCK_E: tl.constexpr, DESCRIPTORS: tl.constexpr):  # fmt: skip
+                      BLOCK_E: tl.constexpr):  # fmt: skip
     """q, k, v have a unit stride along the head dim E; o and lse have their rows (one a query
     and head) at b * so_b + h * so_h + l * so_l: o's row r is o[r * E:][:E], lse's is lse[r].
-    DESCRIPTORS: q, k and v are tensor descriptors of contiguous batched tensors' rows (B *
-    heads * length, E), in blocks of BLOCK_M or BLOCK_N rows that divide L and S (not packed,
-    no mask, E == BLOCK_E)."""
+    (Problems of whole blocks take whole_blocks.py's kernel instead: flash.py.)"""
     start = tl.program_id(0) * BLOCK_M
     bh = tl.program_id(1).to(tl.int64)
     b = bh // H
@@ -79,30 +75,23 @@ def attention_forward(q, k, v, o, lse, mask, cu_q, cu_k, L, S, H, GROUP, scale_l
     diagonal = causal_diagonal(L, S, PACKED)
     rows = start + tl.arange(0, BLOCK_M)
     dims = tl.arange(0, BLOCK_E)
-    if DESCRIPTORS:
-        q_src, k_src, v_src = q, k, v
-        q_row = (b * H + h) * L
-        kv_row = (b * (H // GROUP) + kv) * S
-    else:
-        q_src = q + b * sq_b + h * sq_h + q_first * sq_l
-        k_src = k + b * sk_b + kv * sk_h + k_first * sk_s
-        v_src = v + b * sv_b + kv * sv_h + k_first * sv_s
-        q_row = 0
-        kv_row = 0
-    q_tile = load_block(q_src, q_row, start, sq_l, L, E, BLOCK_M, BLOCK_E, True, DESCRIPTORS)
+    q_tile = load_rows(q + b * sq_b + h * sq_h + q_first * sq_l, rows, sq_l, dims, L, E, BLOCK_E,
+                       True)  # fmt: skip
+    k_src = k + b * sk_b + kv * sk_h + k_first * sk_s
+    v_src = v + b * sv_b + kv * sv_h + k_first * sv_s
     mask_base = mask + b * sm_b + h * sm_h
     running_max = tl.full([BLOCK_M], float("-inf"), tl.float32)
     total = tl.zeros([BLOCK_M], tl.float32)
     acc = tl.zeros([BLOCK_M, BLOCK_E], tl.float32)
     whole, end = key_runs(start, L, S, diagonal, CAUSAL, MASK_KIND, PACKED, BLOCK_M, BLOCK_N)
-    acc, total, running_max = _stream(acc, total, running_max, q_tile, k_src, v_src, kv_row, rows,
+    acc, total, running_max = _stream(acc, total, running_max, q_tile, k_src, v_src, rows,
                                       L, S, diagonal, mask_base, sk_s, sv_s, sm_l, sm_s,
                                       scale_log2, 0, whole, E, CAUSAL, MASK_KIND, PRECISION,
-                                      BLOCK_N, BLOCK_E, False, DESCRIPTORS)  # fmt: skip
-    acc, total, running_max = _stream(acc, total, running_max, q_tile, k_src, v_src, kv_row, rows,
+                                      BLOCK_N, BLOCK_E, False)  # fmt: skip
+    acc, total, running_max = _stream(acc, total, running_max, q_tile, k_src, v_src, rows,
                                       L, S, diagonal, mask_base, sk_s, sv_s, sm_l, sm_s,
                                       scale_log2, whole, end, E, CAUSAL, MASK_KIND, PRECISION,
-                                      BLOCK_N, BLOCK_E, True, DESCRIPTORS)  # fmt: skip
+                                      BLOCK_N, BLOCK_E, True)  # fmt: skip
     safe_total = tl.where(total == 0, 1.0, total)
     out = acc / safe_total[:, None]
     row_in = rows < L

@@ -1,0 +1,177 @@
+"""The main loops of naiad.ops' attention forward beside the attention tutorial's, compiled for
+sm_90a without a GPU (issue 19).
+
+    python bench/compile/attention_loops.py [--heads 64,128] [--out DIR]
+
+Each kernel is compiled as a Hopper launch would compile it, from CPU tensors of the launch's
+shapes (`warmup(target="cuda:sm_90a")`): examples/06_fused_attention.py's `_attn_fwd` through
+host tensor descriptors of its rows (as the tutorial's host code makes them on Hopper), and
+naiad.ops' forward for a problem of whole blocks (flash.forward_launch: the whole-block kernel at
+its GPU tiles) and, for the record, the general kernel at the same problem (pointers, masks).
+Both tutorial and whole-block kernels run at the same tiles, warps and stages. Printed per
+kernel: registers and spilled bytes (ptxas), then each `scf.for` of the TTGIR as its operations
+counted by name, and the PTX's counts of the instructions that decide the speed (tensor copies,
+wgmma, mbarrier waits, barriers, global loads, layout shuffles through shared memory).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from naiad.ops.attention import flash  # noqa: E402
+from naiad.ops.attention.sdpa import _Problem  # noqa: E402
+from naiad.tools.tensor_descriptor import TensorDescriptor  # noqa: E402
+
+TARGET = "cuda:sm_90a"
+BATCH, HEADS, LENGTH = 1, 2, 4096
+PTX_COUNTS = {
+    "tensor copies": r"cp\.async\.bulk\.tensor",
+    "cp.async (pointer copies)": r"cp\.async\.(?:ca|cg)",
+    "wgmma.mma_async": r"wgmma\.mma_async",
+    "wgmma.wait_group": r"wgmma\.wait_group",
+    "mbarrier waits": r"mbarrier\.try_wait",
+    "bar.sync": r"\bbar\.sync|barrier\.sync",
+    "ld.global": r"ld\.global",
+    "st.global": r"st\.global",
+    "ld.shared": r"ld\.shared",
+    "st.shared": r"st\.shared",
+    "ex2.approx": r"ex2\.approx",
+}
+
+
+def _tutorial():
+    spec = importlib.util.spec_from_file_location(
+        "tutorial06", ROOT / "examples" / "06_fused_attention.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def compile_tutorial(tutorial, E, causal, block_m, block_n, options):
+    rows = torch.empty(BATCH * HEADS * LENGTH, E, dtype=torch.float16)
+
+    def desc(block):
+        return TensorDescriptor(rows, [rows.shape[0], E], [E, 1], [block, E])
+
+    lse = torch.empty(rows.shape[0], dtype=torch.float32)
+    return tutorial._attn_fwd.fn.warmup(
+        E**-0.5, lse, BATCH, HEADS, desc(block_m), desc(block_n), desc(block_n), desc(block_m),
+        N_CTX=LENGTH, HEAD_DIM=E, BLOCK_M=block_m, BLOCK_N=block_n, FP8_OUTPUT=False,
+        STAGE=3 if causal else 1, warp_specialize=False, IS_HOPPER=True, grid=(1,),
+        target=TARGET, **options,
+    )  # fmt: skip
+
+
+def compile_ops(E, causal, tiles):
+    """naiad.ops' forward kernel at `tiles` (the whole-block kernel's) or the general one."""
+    q, k, v = (torch.empty(BATCH, HEADS, LENGTH, E, dtype=torch.float16) for _ in "qkv")
+    problem = _Problem(q, k, v, None, 0.0, causal, None)
+    out, lse = torch.empty_like(q), torch.empty(BATCH, HEADS, LENGTH)
+    if tiles is None:  # the general kernel at the GPU's tiles and warps
+        blocks = flash._blocks
+        flash._blocks = lambda kernel, _, block_e: blocks(kernel, torch.device("cuda"), block_e)
+        try:
+            kernel, grid, arguments, options = flash.forward_launch(problem, out, lse)
+        finally:
+            flash._blocks = blocks
+    else:
+        kernel, grid, arguments, options = flash.forward_launch(problem, out, lse, tiles=tiles)
+    return kernel.warmup(*arguments, grid=grid, target=TARGET, **options)
+
+
+def loops(ttgir: str) -> list[Counter]:
+    """The operations of each scf.for body, counted by name (nested regions included)."""
+    found, depth, current = [], 0, None
+    for line in ttgir.splitlines():
+        if current is None and "scf.for" in line:
+            current, depth = Counter(), 0
+        if current is None:
+            continue
+        depth += line.count("{") - line.count("}")
+        name = re.search(r"(?:=\s*|^\s*)\"?([a-z_]+\.[a-z_.0-9]+)", line)
+        if name and "scf.for" not in line:
+            current[name.group(1)] += 1
+        if depth <= 0 and "scf.yield" not in line and "scf.for" not in line:
+            found.append(current)
+            current = None
+    return found
+
+
+def summary(compiled) -> dict:
+    ptx = compiled.asm["ptx"]
+    return {
+        "registers": compiled.n_regs,
+        "spilled bytes": compiled.n_spills,
+        "loops": [dict(sorted(c.items())) for c in loops(compiled.asm["ttgir"])],
+        "ptx": {name: len(re.findall(pattern, ptx)) for name, pattern in PTX_COUNTS.items()},
+    }
+
+
+def table(label: str, results: dict) -> str:
+    """One label's kernels side by side: registers, spills, each loop's operations, the PTX."""
+    names = list(results)
+    lines = [f"## {label}", "", "| | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+
+    def row(key, values):
+        lines.append(f"| {key} | " + " | ".join(str(v) for v in values) + " |")
+
+    row("registers", [results[n]["registers"] for n in names])
+    row("spilled bytes", [results[n]["spilled bytes"] for n in names])
+    for index in range(max(len(results[n]["loops"]) for n in names)):
+        bodies = [
+            dict(results[n]["loops"][index : index + 1] and results[n]["loops"][index])
+            for n in names
+        ]
+        for op in sorted(set().union(*bodies)):
+            row(f"loop {index + 1}: {op}", [body.get(op, 0) for body in bodies])
+    for key in PTX_COUNTS:
+        row(f"PTX {key}", [results[n]["ptx"][key] for n in names])
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--heads", default="64,128")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args(argv)
+    tutorial = _tutorial()
+    results = {}
+    for E in (int(e) for e in args.heads.split(",")):
+        tiles = flash._WHOLE["cuda"][E]
+        block_m, block_n, options = tiles
+        for causal in (False, True):
+            label = f"D{E}{' causal' if causal else ''} {block_m}x{block_n} " + " ".join(
+                f"{k}={v}" for k, v in options.items()
+            )
+            kernels = {
+                "tutorial": compile_tutorial(tutorial, E, causal, block_m, block_n, options),
+                "naiad.ops whole blocks": compile_ops(E, causal, tiles),
+                "naiad.ops general": compile_ops(E, causal, None),
+            }
+            results[label] = {name: summary(c) for name, c in kernels.items()}
+            print(table(label, results[label]), flush=True)
+            if args.out:
+                args.out.mkdir(parents=True, exist_ok=True)
+                for name, c in kernels.items():
+                    stem = re.sub(r"\W+", "_", f"{label} {name}")
+                    for stage in ("ttgir", "ptx"):
+                        (args.out / f"{stem}.{stage}").write_text(c.asm[stage])
+    if args.out:
+        (args.out / "attention_loops.json").write_text(json.dumps(results, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""The whole-block attention forward (naiad/ops/attention/whole_blocks.py) against torch on
+float64 copies: half precision, head dims 64 and 128, causal and not, grouped heads, keys longer
+than queries; and which calls take it. A Hopper GPU takes it for long problems read by tensor
+copies; here the copies' condition is forced so that the CPU back ends run the same kernel."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+from ops_helpers import assert_matches, make
+
+import naiad.ops as ops
+from naiad.ops.attention import flash
+from naiad.ops.attention.sdpa import _Problem
+from naiad.ops.attention.whole_blocks import attention_forward_whole
+
+
+@pytest.fixture
+def copies(monkeypatch):
+    """Tensor copies read every problem whose shapes allow them, on any device and length."""
+    monkeypatch.setattr(flash, "_COPIES_FROM", 0)
+    monkeypatch.setattr(flash, "_by_tensor_copies", flash.rows_copyable)
+
+
+def _kernel(q, k, v, causal):
+    problem = _Problem(q, k, v, None, 0.0, causal, None)
+    out, lse = torch.empty_like(q), torch.empty(q.shape[:-1])
+    return flash.forward_launch(problem, out, lse)[0]
+
+
+def _inputs(gen, dtype, H, HK, L, S, E):
+    q = make((2, H, L, E), dtype, gen, -2, 2).requires_grad_()
+    k, v = (make((2, HK, S, E), dtype, gen, -2, 2).requires_grad_() for _ in "kv")
+    return q, k, v
+
+
+def _check(gen, q, k, v, causal):
+    """The output, its log-sum-exp (through the forward alone) and the three gradients."""
+    kwargs = {"is_causal": causal, "enable_gqa": True}
+    grad = make(q.shape, q.dtype, gen, -1, 1)
+    out = ops.scaled_dot_product_attention(q, k, v, **kwargs)
+    actual = [out, *torch.autograd.grad(out, (q, k, v), grad)]
+    wide = [t.detach().double().requires_grad_() for t in (q, k, v)]
+    out = F.scaled_dot_product_attention(*wide, **kwargs)
+    expected = [out, *torch.autograd.grad(out, wide, grad.double())]
+    for a, e in zip(actual, expected, strict=True):
+        assert_matches(a, e.to(q.dtype), 16.0, normwise=True)
+    problem = _Problem(q.detach(), k.detach(), v.detach(), None, 0.0, causal, None)
+    _, lse = flash.forward(problem)
+    scores = wide[0] @ wide[1].repeat_interleave(q.shape[1] // k.shape[1], 1).transpose(-1, -2)
+    scores = scores * q.shape[-1] ** -0.5
+    if causal:
+        scores = scores.masked_fill(torch.ones_like(scores, dtype=bool).triu(1), float("-inf"))
+    torch.testing.assert_close(lse.double(), scores.logsumexp(-1).detach(), rtol=0, atol=2e-2)
+
+
+@pytest.mark.parametrize("dtype, E", [(torch.float16, 64), (torch.bfloat16, 128)])
+@pytest.mark.parametrize("causal", [False, True])
+def test_whole_block_forward(dtype, E, causal, gen, interpreted, copies):
+    """Two query blocks of a program's tile (64 on the CPU), so that a causal program walks
+    blocks before its diagonal; more keys than queries; two query heads a key head."""
+    q, k, v = _inputs(gen, dtype, H=4, HK=2, L=128, S=192, E=E)
+    assert _kernel(q, k, v, causal) is attention_forward_whole
+    _check(gen, q, k, v, causal)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_whole_block_forward_compiled(causal, gen, compiled, copies):
+    q, k, v = _inputs(gen, torch.float16, H=2, HK=1, L=128, S=128, E=64)
+    _check(gen, q, k, v, causal)
+
+
+def test_which_calls_take_whole_blocks(gen, copies):
+    """Half precision, head dims 64 and 128, lengths the tiles divide, no mask, and a causal
+    diagonal inside the keys; the rest takes the general kernel."""
+    half = [torch.empty(1, 2, 128, 64, dtype=torch.float16) for _ in "qkv"]
+    assert _kernel(*half, causal=True) is attention_forward_whole
+    wide = [t.float() for t in half]
+    assert _kernel(*wide, causal=False) is not attention_forward_whole
+    long_q = [torch.empty(1, 2, n, 64, dtype=torch.float16) for n in (128, 64, 64)]
+    assert _kernel(*long_q, causal=False) is attention_forward_whole
+    assert _kernel(*long_q, causal=True) is not attention_forward_whole  # L > S
+    for E in (32, 96, 256):
+        other = [torch.empty(1, 2, 128, E, dtype=torch.float16) for _ in "qkv"]
+        assert _kernel(*other, causal=False) is not attention_forward_whole
+    ragged = [torch.empty(1, 2, 100, 64, dtype=torch.float16) for _ in "qkv"]
+    assert _kernel(*ragged, causal=False) is not attention_forward_whole
