@@ -118,6 +118,32 @@ def test_attention_on_cuda(dtype, causal, length, on_gpu, monkeypatch):
         assert_matches(a, e.to(dtype), 16, normwise=True)
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("E", [64, 128])
+@pytest.mark.parametrize("causal", [False, True])
+def test_whole_block_attention_on_cuda(dtype, E, causal, on_gpu, monkeypatch):
+    """The whole-block forward (on Hopper: tensor copies, the tutorial's tiles): several query
+    blocks, more keys than queries, two query heads a key head; then the backward from its
+    log-sum-exp."""
+    from naiad.ops.attention.sdpa import _Problem
+    from naiad.ops.attention.whole_blocks import attention_forward_whole
+
+    monkeypatch.setattr(flash, "_COPIES_FROM", 0)
+    q = _cuda(2, 4, 384, E, dtype=dtype).requires_grad_()
+    k, v = (_cuda(2, 2, 512, E, dtype=dtype).requires_grad_() for _ in "kv")
+    if torch.cuda.get_device_capability()[0] >= 9:
+        problem = _Problem(q, k, v, None, 0.0, causal, None)
+        taken = flash.forward_launch(problem, torch.empty_like(q), q.new_empty(q.shape[:-1]))[0]
+        assert taken is attention_forward_whole
+    grad = _cuda(2, 4, 384, E, dtype=dtype)
+    kwargs = {"is_causal": causal, "enable_gqa": True}
+    actual = _attention_with_grads(ops.scaled_dot_product_attention, q, k, v, grad, **kwargs)
+    wide = [t.detach().double().requires_grad_() for t in (q, k, v)]
+    expected = _attention_with_grads(F.scaled_dot_product_attention, *wide, grad.double(), **kwargs)
+    for a, e in zip(actual, expected, strict=True):
+        assert_matches(a, e.to(dtype), 16, normwise=True)
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("causal", [False, True])
 def test_varlen_attention_on_cuda(dtype, causal, on_gpu):
