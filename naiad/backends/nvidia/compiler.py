@@ -26,6 +26,7 @@ from . import target as nv_target
 from .passes.accelerate_matmul import AccelerateMatmul
 from .passes.convert_to_ttgir import ConvertToTTGIR
 from .passes.pipeline_loads import PipelineLoads
+from .passes.warp_specialize import WarpSpecialize
 
 
 def ttgir_pipeline(
@@ -67,6 +68,7 @@ def ttgir_pipeline(
         "cse",
         "remove-layout-conversions",
         "tritongpu-dot-operands-shared",
+        *([WarpSpecialize(num_stages=num_stages)] if arch_specific and capability >= 90 else []),
         PipelineLoads(num_stages=num_stages if capability >= 80 else 1),
         "canonicalize",
         "tritongpu-reduce-data-duplication",
@@ -128,6 +130,8 @@ def to_llvm(c: Compilation) -> None:
 
     c.run_passes("llir", LLIR_PIPELINE)
     c.metadata["tensor_maps"] = _tensor_maps(c.module)
+    launched = c.module.attributes.get("ttg.total-num-warps")  # a warp-specialized kernel's
+    c.metadata["num_warps"] = c.options.num_warps if launched is None else launched.value
     scratch = _global_scratch_size(c.module)
     if scratch:  # only then: torch's static launcher reads its presence as one more parameter
         c.metadata["global_scratch_size"] = scratch
@@ -168,7 +172,6 @@ def to_ptx(c: Compilation) -> None:
     c.metadata.update(
         name=code.entry,
         target=c.target.name,
-        num_warps=c.options.num_warps,
         num_ctas=ctas_per_program(c.options.num_ctas, c.target.capability),
         ptx_isa=str(code.isa),
     )

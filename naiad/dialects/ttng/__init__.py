@@ -38,6 +38,7 @@ from ..base import BoolAttrC, I32Attr
 from ..tt.attributes import InputPrecision
 from ..ttg.types import TTG_MemDesc
 from .tensor_copies import (  # the pipelined tensor copies' ops
+    ArriveBarrierOp,
     AsyncTMACopyGlobalToLocalOp,
     BarrierExpectOp,
     InitBarrierOp,
@@ -98,6 +99,7 @@ class FenceAsyncSharedOp(Operation):
 
 
 __all__ = [
+    "ArriveBarrierOp",
     "AsyncTMACopyGlobalToLocalOp",
     "BarrierExpectOp",
     "FenceAsyncSharedOp",

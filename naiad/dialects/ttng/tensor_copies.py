@@ -7,6 +7,7 @@ in shared memory and the copy that completes on one.
     ttng.async_tma_copy_global_to_local %desc[%x, %y] %slot, %bar, %pred
         : !tt.tensordesc<128x64xf16>, !ttg.memdesc<1xi64, ...> -> !ttg.memdesc<128x64xf16, ...>
     ttng.wait_barrier %bar, %phase : !ttg.memdesc<1xi64, ...>
+    ttng.arrive_barrier %bar : !ttg.memdesc<1xi64, ...>
     ttng.inval_barrier %bar : !ttg.memdesc<1xi64, ...>
 
 A barrier completes a phase when its one arrival (`barrier_expect`, which also names the bytes
@@ -83,6 +84,17 @@ class WaitBarrierOp(Operation):
     alloc = operand(TTG_MemDesc)
     phase = operand(I32)
     assembly_format = "$alloc `,` $phase attr-dict `:` qualified(type($alloc))"
+
+
+@irdl_op
+class ArriveBarrierOp(Operation):
+    """Every thread that runs it arrives once on the `mbarrier` at `alloc` (a warp-specialized
+    loop's consumers, freeing a slot for the producer: `init_barrier` counts them)."""
+
+    name = "ttng.arrive_barrier"
+    traits = _EFFECTS
+    alloc = operand(TTG_MemDesc)
+    assembly_format = "$alloc attr-dict `:` qualified(type($alloc))"
 
 
 @irdl_op

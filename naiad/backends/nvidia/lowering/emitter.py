@@ -126,6 +126,7 @@ class Emitter:
         self.block = "entry"
         self._count = 0
         self.cache: dict = {}  # per-function values keyed by what they compute (entry stream)
+        self.partition_barrier = None  # (id, threads) inside a warp-specialized partition
         self.scratch_base = 0  # where the scratch of the op being lowered starts (context.py)
 
     def fresh(self, hint: str = "v") -> str:
@@ -218,8 +219,13 @@ class Emitter:
 
     def barrier(self) -> None:
         """`bar.sync 0`: every thread of the CTA arrives; shared memory written before is
-        visible after."""
-        self.call("void", "llvm.nvvm.barrier0", [])
+        visible after. Within a warp-specialized partition (partitions.py), the partition's
+        named barrier, which its threads alone reach."""
+        if self.partition_barrier is None:
+            self.call("void", "llvm.nvvm.barrier0", [])
+            return
+        barrier_id, threads = self.partition_barrier
+        self.asm("void", f"bar.sync {barrier_id}, {threads};", "", [])
 
     def shared_address(self, byte_offset: str) -> str:
         """The shared-memory address `byte_offset` (an i32 value) bytes into the scratch of

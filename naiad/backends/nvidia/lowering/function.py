@@ -26,6 +26,7 @@ from . import (  # noqa: F401  (each module registers its lowerings)
     inline_asm,
     math_ops,
     memory,
+    partitions,
     polling,
     positions,
     reduce,
@@ -68,6 +69,7 @@ def lower_module(
         target = nv_target.cuda_target(target)
     func = _kernel(module)
     num_warps = _module_int(module, "ttg.num-warps", 4)
+    launched_warps = _module_int(module, "ttg.total-num-warps", num_warps)  # partitions too
     if _module_int(module, "ttg.threads-per-warp", 32) != 32:
         raise InternalError("NVIDIA warps have 32 threads")
     allocated = module.attributes.get("ttg.shared")  # set by allocate-shared-memory
@@ -104,7 +106,7 @@ def lower_module(
         *em.body,
         "}",
         "",
-        f"attributes #0 = {{ {_kernel_attributes(func, num_warps, maxnreg, _calls(em))} }}",
+        f"attributes #0 = {{ {_kernel_attributes(func, launched_warps, maxnreg, _calls(em))} }}",
         "",
     ]
     return "\n".join(lines)
@@ -132,12 +134,21 @@ def _kernel_attributes(func, num_warps: int, maxnreg: int | None, calls: bool) -
     keeps a memory-bound kernel's occupancy (occupancy.py; none for a kernel that calls
     functions, see `_calls`)."""
     attributes = f'"nvvm.maxntid"="{32 * num_warps}"'
+    if maxnreg is None and _sets_registers(func):  # `setmaxnreg` starts from a fair share
+        maxnreg = min(255, 65536 // (32 * num_warps) // 8 * 8)
     if maxnreg is not None:
         return attributes + f' "nvvm.maxnreg"="{maxnreg}"'
     ctas = None if calls else min_ctas_per_sm(func, num_warps)
     if ctas is not None:
         attributes += f' "nvvm.minctasm"="{ctas}"'
     return attributes
+
+
+def _sets_registers(func) -> bool:
+    return any(
+        op.name == "ttg.warp_specialize" and op.attributes.get("defaultRegisters") is not None
+        for op in func.walk()
+    )
 
 
 @lowers("tt.return")

@@ -103,7 +103,7 @@ def _takes(loop, load, axis_info) -> bool:
     return found is not None and load in found[0]
 
 
-class _Builder:
+class Builder:
     """Inserts new ops before `anchor`, at `location`."""
 
     def __init__(self, anchor: Operation, location):
@@ -119,10 +119,10 @@ class _Builder:
 
     def slot(self, ring, index):
         """The view of slot `index` (an i32 value) of the multi-buffered `ring`."""
-        return self.add(ttg.MemDescIndexOp(ring, index, result=_slot_type(ring.type)))
+        return self.add(ttg.MemDescIndexOp(ring, index, result=slot_type(ring.type)))
 
 
-def _stage(b: _Builder, loop, loads, slice_ops, env: dict, iv, rings, barriers, slot) -> dict:
+def _stage(b: Builder, loop, loads, slice_ops, env: dict, iv, rings, barriers, slot) -> dict:
     """Copy the loads of the iteration whose induction variable is `iv` and whose carried
     values are `env` (argument -> value) into slot `slot` of their rings, masked off past the
     loop's end, and commit them as one group; the carried values of the next iteration."""
@@ -160,7 +160,7 @@ def _stage(b: _Builder, loop, loads, slice_ops, env: dict, iv, rings, barriers, 
     return {arg: mapping.get(value, value) for arg, value in zip(env, yielded)}
 
 
-def _slot_type(ring_t: MemDescType) -> MemDescType:
+def slot_type(ring_t: MemDescType) -> MemDescType:
     return MemDescType(
         ring_t.shape[1:],
         ring_t.element_type,
@@ -172,7 +172,7 @@ def _slot_type(ring_t: MemDescType) -> MemDescType:
 
 
 def _pipeline(loop, loads, slice_ops, args, stages: int) -> None:
-    before = _Builder(loop, loop.location)
+    before = Builder(loop, loop.location)
     dots = plan_dots(loop, loads, stages)
     slots = stages + dots.extra_slots()
     if _refills_read_slot(loop, loads, stages):
@@ -186,7 +186,7 @@ def _pipeline(loop, loads, slice_ops, args, stages: int) -> None:
         rings[load] = before.add(ttg.LocalAllocOp(None, result=ring_t))
     barriers, barrier_slots = None, []
     if any(isinstance(load, tt.DescriptorLoadOp) for load in loads):
-        barriers, barrier_slots = _barrier_ring(before, slots)
+        barriers, barrier_slots = barrier_ring(before, slots)
     iv_t = loop.induction_var.type
     env = {arg: loop.initArgs[arg.index - 1] for arg in args}
     for s in range(stages - 1):
@@ -197,7 +197,7 @@ def _pipeline(loop, loads, slice_ops, args, stages: int) -> None:
     write = (stages - 1) % slots
     new_loop = _with_more_carried(loop, [env[arg] for arg in args], write, barriers is not None)
     _steady_state(new_loop, args, loads, slice_ops, rings, barriers, stages, slots, dots.retiring)
-    after = _Builder(new_loop.next_op, new_loop.location)
+    after = Builder(new_loop.next_op, new_loop.location)
     issue_asynchronously(dots, new_loop, after)
     # Its barrier: every warpgroup is done with the rings, and with the copies, before any
     # reuses their bytes.
@@ -232,20 +232,21 @@ def _refills_read_slot(loop, loads, stages: int) -> bool:
     return sum(not isinstance(dot.c.defining_op, tt.DotOp) for dot in dots) == 1
 
 
-def _barrier_ring(b: _Builder, slots: int):
-    """(the ring, its slots' views): one `mbarrier` per slot for the tensor copies into it,
-    initialized for one arrival (the expecting thread's) and seen by every thread before any
-    waits on it; the generic writes that last used the rings' bytes are fenced to the copies'
-    (asynchronous) proxy first."""
+def barrier_ring(b: Builder, slots: int, arrivals: int = 1, publish: bool = True):
+    """(the ring, its slots' views): one `mbarrier` per slot, initialized for `arrivals` per
+    phase (one: the thread that expects the tensor copies' bytes); with `publish`, seen by
+    every thread before any waits on it, the generic writes that last used the rings' bytes
+    fenced to the copies' (asynchronous) proxy first."""
     encoding = SwizzledSharedEncodingAttr(1, 1, 1, [0])
     ring = b.add(
         ttg.LocalAllocOp(None, result=MemDescType((slots, 1), i64, encoding, SHARED_MEMORY, True))
     )
     views = [b.slot(ring, b.constant(s, i32)) for s in range(slots)]
     for view in views:
-        b.add(ttng.InitBarrierOp(view, count=IntegerAttr(1, i32)))
-    b.add(ttng.FenceAsyncSharedOp())  # earlier generic writes of the rings' bytes come first
-    b.add(BarrierOp("all"))
+        b.add(ttng.InitBarrierOp(view, count=IntegerAttr(arrivals, i32)))
+    if publish:
+        b.add(ttng.FenceAsyncSharedOp())  # earlier generic writes of the rings' bytes first
+        b.add(BarrierOp("all"))
     return ring, views
 
 
@@ -253,7 +254,7 @@ def _with_more_carried(loop, extra_inits: list, write: int, phase: bool) -> Oper
     """`loop` rebuilt to carry `extra_inits` too, then the write and read slots (i32, from
     `write` and 0), and the parity of the read slot's barrier phase where tensor copies fill
     it."""
-    b = _Builder(loop, loop.location)
+    b = Builder(loop, loop.location)
     inits = [*loop.initArgs, *extra_inits, b.constant(write, i32), b.constant(0, i32)]
     if phase:
         inits.append(b.constant(0, i32))
@@ -287,15 +288,15 @@ def _steady_state(loop, args, loads, slice_ops, rings: dict, barriers, stages, s
     slots_carried = 2 if barriers is None else 3
     extra = body.arguments[len(body.arguments) - len(args) - slots_carried :]
     ahead, (write, read, *phase) = extra[: len(args)], extra[len(args) :]
-    b = _Builder(body.first_op, loop.location)
+    b = Builder(body.first_op, loop.location)
     copied = [load for load in loads if isinstance(load, tt.DescriptorLoadOp)]
     if len(copied) < len(loads):
         b.add(ttg.AsyncWaitOp([], num=IntegerAttr(stages - 2, i32), retToken=ASYNC_TOKEN))
     if copied:
         b.add(ttng.WaitBarrierOp(b.slot(barriers, read), phase[0]))
-    issue = b if retiring is None else _Builder(retiring.next_op, loop.location)
+    issue = b if retiring is None else Builder(retiring.next_op, loop.location)
     if slots < stages:  # the copies refill the slot this iteration reads: at its end
-        issue = _Builder(body.terminator, loop.location)
+        issue = Builder(body.terminator, loop.location)
     if retiring is not None or len(copied) == len(loads) or slots < stages:
         issue.add(BarrierOp("all"))  # every warp is done with the slot the copies refill
     distance = issue.add(
@@ -315,7 +316,7 @@ def _steady_state(loop, args, loads, slice_ops, rings: dict, barriers, stages, s
             between.erase()
         load.erase()
     terminator = body.terminator
-    at_yield = _Builder(terminator, loop.location)
+    at_yield = Builder(terminator, loop.location)
     advanced = [_advance(at_yield, slot, slots) for slot in (write, read)]
     if phase:  # the parity flips as the read slot wraps around
         wraps = at_yield.add(arith.CmpIOp("eq", advanced[1], at_yield.constant(0, i32)))
@@ -324,7 +325,7 @@ def _steady_state(loop, args, loads, slice_ops, rings: dict, barriers, stages, s
     terminator.set_operands([*terminator.operands, *[next_env[a] for a in args], *advanced])
 
 
-def _advance(b: _Builder, slot, slots: int):
+def _advance(b: Builder, slot, slots: int):
     """(slot + 1) % slots."""
     following = b.add(arith.AddIOp(slot, b.constant(1, i32)))
     wraps = b.add(arith.CmpIOp("eq", following, b.constant(slots, i32)))

@@ -1,0 +1,360 @@
+"""`tritongpu-warp-specialize`: a loop marked `tl.range(..., warp_specialize=True)` whose tensor
+copies feed `wgmma` runs as two partitions (sm_90a): one more warpgroup, the *producer*, issues
+the copies into a ring of shared buffers, and the kernel's own warps, the *consumers*, run the
+dots on each slot once its copies land and hand the slot back.
+
+Where it applies (a persistent matmul's tile loop, its K loop inside, as Triton specializes
+on Hopper; or a K loop alone): the marked loop `L` is in the kernel's body, and what follows
+it (an epilogue) the consumers run; the loop `K` that holds the loads is `L` or the one loop
+in `L`'s body, holding no loop itself; its block loads through tensor maps
+(`tt.descriptor_load`, maps made before `L`) each fill a buffer, its `ttng.warp_group_dot`s
+read only those buffers, and the loads' block indices come from scalar arithmetic on the
+induction variables and values defined before `L`. Anything else keeps one partition (the
+hint changes no value; Triton too leaves attention's loop alone on Hopper).
+
+    full[S], empty[S] = mbarriers (full: one arrival, the producer's expect; empty: one per
+                        consumer thread); ring_x[S] per load; then:
+    ttg.warp_specialize
+    default {                               (consumers: the kernel's warps)
+      L' = L carrying a count n of K iterations:
+        K': slot = n % S; wait full[slot] at parity (n / S) & 1
+            the dots read ring_x[slot] (synchronous); arrive on empty[slot]; n += 1
+    }
+    partition0 {                            (producer: 4 warps, one thread issuing)
+      L's loop over the same tiles, K's over the same steps, with the same count n:
+        wait empty[slot] at parity ((n / S) & 1) ^ 1   (a fresh barrier passes parity 1)
+        expect the slot's bytes on full[slot]; copy each block into ring_x[slot]; n += 1
+    }
+
+The producer clones only the scalar ops the copies' indices and K's bounds need. The ring is
+S = `num_stages` slots deep (at least 2). Registers: with more than 256 threads in all, the
+producer gives registers back (`setmaxnreg.dec` to 40) and the consumers take them (`inc`);
+lowering/partitions.py lowers the op.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ....dialects import arith, scf, tt, ttg, ttng
+from ....dialects.ttg.attributes import SHARED_MEMORY
+from ....dialects.ttg.types import MemDescType
+from ....ir import (
+    Block,
+    DenseArrayAttr,
+    IntegerAttr,
+    Operation,
+    Pure,
+    RankedTensorType,
+    Region,
+    register_pass,
+)
+from ....ir.passes import Pass
+from ....ir.types import i1, i32
+from ..lowering.tma import block_bytes
+from .pipeline_candidates import filled_buffer
+from .pipeline_loads import Builder, barrier_ring
+
+_MARK = "tt.warp_specialize"
+PRODUCER_WARPS = 4  # one warpgroup: `setmaxnreg` acts on whole warpgroups
+PRODUCER_REGISTERS = 40
+_REGISTER_FILE = 65536  # 32-bit registers per multiprocessor (sm_90)
+
+
+@register_pass("tritongpu-warp-specialize")
+@dataclass(frozen=True)
+class WarpSpecialize(Pass):
+    """Split each qualifying `warp_specialize` loop into a producer and consumers (module doc)."""
+
+    num_stages: int = 3
+
+    def run(self, module: Operation) -> None:
+        num_warps = module.attributes["ttg.num-warps"].value
+        if num_warps % 4:
+            return
+        for func in [op for op in module.body.ops if isinstance(op, tt.FuncOp)]:
+            for loop in [op for op in func.body.block.ops if isinstance(op, scf.ForOp)]:
+                shape = _shape(loop)
+                if shape is not None and _MARK in loop.attributes:
+                    _specialize(loop, *shape, max(2, self.num_stages), num_warps)
+                    total = num_warps + PRODUCER_WARPS
+                    module.attributes["ttg.total-num-warps"] = IntegerAttr(total, i32)
+
+
+def _shape(loop: Operation):
+    """(K, its copied loads, the scalar ops of L and K their indices and K's bounds need), or
+    None where `loop` does not qualify (module doc)."""
+    if any(_barrier_of_its_own(op) for after in _epilogue(loop) for op in after.walk()):
+        return None
+    inner = [op for op in loop.body.ops if isinstance(op, scf.ForOp | scf.WhileOp)]
+    k_loop = loop if not inner else inner[0]
+    if len(inner) > 1 or any(
+        isinstance(op, scf.ForOp | scf.WhileOp)
+        for op in loop.walk()
+        if op is not loop and op is not k_loop
+    ):
+        return None
+    if any(_barrier_of_its_own(op) for op in loop.walk()):
+        return None
+    loads = [op for op in k_loop.body.ops if isinstance(op, tt.DescriptorLoadOp)]
+    if not loads or not all(_feeds_wgmma(load) for load in loads):
+        return None
+    buffers = {filled_buffer(load).result for load in loads}
+    if not all(_reads_only(dot, buffers) for dot in k_loop.body.ops if _is_wgmma(dot)):
+        return None
+    if any(_inside(load.desc, loop) for load in loads):
+        return None
+    needed = [*(v for load in loads for v in load.indices)]
+    if k_loop is not loop:
+        needed += [k_loop.lowerBound, k_loop.upperBound, k_loop.step]
+    ops = _scalar_slice(needed, loop, k_loop)
+    return None if ops is None else (k_loop, loads, ops)
+
+
+def _epilogue(loop: Operation) -> list:
+    """The ops after `loop` up to the function's return (the consumers run them)."""
+    ops, op = [], loop.next_op
+    while op is not None and not isinstance(op, tt.ReturnOp):
+        ops.append(op)
+        op = op.next_op
+    return ops
+
+
+def _barrier_of_its_own(op: Operation) -> bool:
+    """Ops whose lowering synchronizes the whole CTA by a barrier of its own, not the
+    emitter's (which a partition turns into its named barrier): a polling vote."""
+    return isinstance(op, tt.AtomicPollOp)
+
+
+def _is_wgmma(op: Operation) -> bool:
+    return isinstance(op, ttng.WarpGroupDotOp)
+
+
+def _reads_only(dot: Operation, buffers: set) -> bool:
+    """Whether both of `dot`'s operands are (transposed views of) `buffers`: the slots the
+    consumers hand back once the dot is done."""
+    for operand in (dot.a, dot.b):
+        source = operand.defining_op
+        while isinstance(source, ttg.MemDescTransOp):
+            operand, source = source.src, source.src.defining_op
+        if operand not in buffers:
+            return False
+    return True
+
+
+def _feeds_wgmma(load: Operation) -> bool:
+    """Whether `load` fills a buffer that only `wgmma` dots read (through transposed views)."""
+    alloc = filled_buffer(load)
+    if alloc is None or alloc.src.defining_op is not load:
+        return False
+    readers = list(alloc.result.users)
+    while readers:
+        reader = readers.pop()
+        if isinstance(reader, ttg.MemDescTransOp):
+            readers += list(reader.result.users)
+        elif not isinstance(reader, ttng.WarpGroupDotOp):
+            return False
+    return True
+
+
+def _inside(value, loop: Operation) -> bool:
+    """Whether `value` is defined in `loop` (an op or block argument of its regions)."""
+    owner = value.defining_op if value.defining_op is not None else value.owner.parent_op()
+    while owner is not None:
+        if owner is loop:
+            return True
+        owner = owner.parent_op()
+    return False
+
+
+def _scalar_slice(values, loop: Operation, k_loop: Operation):
+    """The ops of `loop`'s and `k_loop`'s bodies that `values` depend on, in program order,
+    or None where one is not pure scalar arithmetic or a value is carried by a loop."""
+    bodies = {loop.body, k_loop.body}
+    inductions = {loop.induction_var, k_loop.induction_var}
+    needed, pending = set(), list(values)
+    while pending:
+        value = pending.pop()
+        op = value.defining_op
+        if op is None:
+            if value.owner in bodies and value not in inductions:
+                return None  # an iter_arg: its update chain would have to be cloned
+            continue
+        if op.parent not in bodies or op in needed:
+            continue
+        if (
+            Pure not in op.traits
+            or op.regions
+            or any(isinstance(r.type, RankedTensorType) for r in op.results)
+        ):
+            return None
+        needed.add(op)
+        pending += list(op.operands)
+    return [op for body in (loop.body, k_loop.body) for op in body.ops if op in needed]
+
+
+def _specialize(loop, k_loop, loads, slice_ops, stages: int, num_warps: int) -> None:
+    before = Builder(loop, loop.location)
+    rings = {}
+    for load in loads:
+        alloc_t = filled_buffer(load).result.type
+        ring_t = MemDescType(
+            (stages, *alloc_t.shape), alloc_t.element_type, alloc_t.encoding, SHARED_MEMORY, True
+        )
+        rings[load] = before.add(ttg.LocalAllocOp(None, result=ring_t))
+    full, _ = barrier_ring(before, stages, publish=False)
+    empty, _ = barrier_ring(before, stages, arrivals=32 * num_warps)
+    op = ttg.WarpSpecializeOp(
+        defaultRegion=Region([Block()]),
+        partitionRegion=Region([Block()]),
+        partitionNumWarps=DenseArrayAttr(i32, [PRODUCER_WARPS]),
+        location=loop.location,
+        **_registers(num_warps),
+    )
+    loop.parent.insert_before(op, loop)
+    epilogue = _epilogue(loop)
+    consumer_block, producer_block = op.defaultRegion.blocks[0], op.partitionRegion.blocks[0]
+    for op_after in [loop, *epilogue]:
+        op_after.detach()
+        consumer_block.append(op_after)
+    consumer_block.append(ttg.WarpYieldOp(location=loop.location))
+    producer_block.append(ttg.WarpReturnOp(location=loop.location))
+    ends = Builder(producer_block.terminator, loop.location)
+    _produce(ends, loop, k_loop, loads, slice_ops, rings, full, empty, stages)
+    _consume(loop, k_loop, loads, rings, full, empty, stages)
+
+
+def _registers(num_warps: int) -> dict:
+    """`setmaxnreg` values where the threads' fair share is short of what wgmma tiles need."""
+    threads = 32 * (num_warps + PRODUCER_WARPS)
+    if _REGISTER_FILE // threads >= 232:
+        return {}
+    spare = _REGISTER_FILE - 32 * PRODUCER_WARPS * PRODUCER_REGISTERS
+    consumer = min(256, spare // (32 * num_warps) // 8 * 8)
+    return {
+        "requestedRegisters": DenseArrayAttr(i32, [PRODUCER_REGISTERS]),
+        "defaultRegisters": IntegerAttr(consumer, i32),
+    }
+
+
+def _slot_and_parity(b: Builder, count, stages: int):
+    """(count % stages, (count / stages) & 1) as i32 values."""
+    depth = b.constant(stages, i32)
+    slot = b.add(arith.RemUIOp(count, depth))
+    parity = b.add(arith.AndIOp(b.add(arith.DivUIOp(count, depth)), b.constant(1, i32)))
+    return slot, parity
+
+
+def _produce(b, loop, k_loop, loads, slice_ops, rings, full, empty, stages: int) -> None:
+    """The producer's loops, built before `b`'s anchor: L's and K's bounds, the slice, and
+    per K step the wait for a free slot and its copies."""
+    mapping: dict = {}
+    zero = b.constant(0, i32)
+
+    def clone_slice(body_ops, into: Builder):
+        for op in body_ops:
+            if op in slice_ops:
+                copy = op.clone(mapping)
+                into.add(copy)
+                mapping.update(zip(op.results, copy.results))
+
+    def k_steps(into: Builder, count):
+        inner = _counting_loop(into, k_loop, mapping, count)
+        body = Builder(inner.body.terminator, k_loop.location)
+        mapping[k_loop.induction_var] = inner.induction_var
+        clone_slice(k_loop.body.ops, body)
+        (carried,) = inner.body.arguments[1:]
+        slot, parity = _slot_and_parity(body, carried, stages)
+        free = body.add(arith.XOrIOp(parity, body.constant(1, i32)))
+        body.add(ttng.WaitBarrierOp(body.slot(empty, slot), free))
+        arrived = body.slot(full, slot)
+        on = body.constant(1, i1)
+        nbytes = sum(block_bytes(load.result.type) for load in loads)
+        body.add(ttng.BarrierExpectOp(arrived, on, size=IntegerAttr(nbytes, i32)))
+        for load in loads:
+            indices = [mapping.get(v, v) for v in load.indices]
+            view = body.slot(rings[load], slot)
+            body.add(ttng.AsyncTMACopyGlobalToLocalOp(load.desc, indices, view, arrived, on))
+        _finish(inner, body.add(arith.AddIOp(carried, body.constant(1, i32))))
+        return inner.outs[0]
+
+    if k_loop is loop:
+        k_steps(b, zero)
+        return
+    outer = _counting_loop(b, loop, mapping, zero)
+    body = Builder(outer.body.terminator, loop.location)
+    mapping[loop.induction_var] = outer.induction_var
+    clone_slice(loop.body.ops, body)
+    _finish(outer, k_steps(body, outer.body.arguments[1]))
+
+
+def _counting_loop(b: Builder, template: Operation, mapping: dict, count) -> Operation:
+    """A loop over `template`'s range (its bounds through `mapping`) carrying one i32 count from
+    `count`, inserted at `b`; its body ends in a yield that `_finish` fills."""
+    bounds = [mapping.get(v, v) for v in (template.lowerBound, template.upperBound, template.step)]
+    loop = scf.ForOp(*bounds, [count], location=template.location)
+    if "unsignedCmp" in template.attributes:
+        loop.attributes["unsignedCmp"] = template.attributes["unsignedCmp"]
+    loop.body.append(scf.YieldOp([], location=template.location))
+    b.add(loop)
+    return loop
+
+
+def _finish(loop: Operation, count) -> None:
+    loop.body.terminator.set_operands([count])
+
+
+def _consume(loop, k_loop, loads, rings, full, empty, stages: int) -> None:
+    """`loop` (L) and `k_loop` (K) carry the count of K steps; each step waits for its slot's
+    copies, its dots read the slot, and the slot is handed back after the last of them."""
+    zero = Builder(loop, loop.location).constant(0, i32)
+    k_count = zero
+    if k_loop is not loop:
+        loop = _carry(loop, zero)
+        k_count = loop.body.arguments[-1]
+        k_loop = next(op for op in loop.body.ops if isinstance(op, scf.ForOp))
+    k_loop = _carry(k_loop, k_count)
+    count = k_loop.body.arguments[-1]
+    b = Builder(k_loop.body.first_op, k_loop.location)
+    slot, parity = _slot_and_parity(b, count, stages)
+    b.add(ttng.WaitBarrierOp(b.slot(full, slot), parity))
+    views = [b.slot(rings[load], slot) for load in loads]
+    for load, view in zip(loads, views):  # erased only now: the builder inserts before one
+        alloc = filled_buffer(load)
+        alloc.result.replace_all_uses_with(view)
+        alloc.erase()
+        load.erase()
+    last_dot = [op for op in k_loop.body.ops if isinstance(op, ttng.WarpGroupDotOp)][-1]
+    after = Builder(last_dot.next_op, k_loop.location)
+    after.add(ttng.ArriveBarrierOp(after.slot(empty, slot)))
+    terminator = k_loop.body.terminator
+    following = Builder(terminator, k_loop.location)
+    terminator.set_operands(
+        [*terminator.operands, following.add(arith.AddIOp(count, following.constant(1, i32)))]
+    )
+    if k_loop.parent_op() is not None and k_loop.parent_op() is not k_loop:
+        outer = k_loop.parent_op()
+        if isinstance(outer, scf.ForOp) and outer.body is k_loop.parent:
+            yielded = outer.body.terminator
+            yielded.set_operands([*yielded.operands, k_loop.outs[-1]])
+
+
+def _carry(loop: Operation, init) -> Operation:
+    """`loop` rebuilt to carry one more value from `init` (the body yields it: `_consume`)."""
+    body = loop.body
+    body.add_argument(init.type, loop.location)
+    new = scf.ForOp(
+        loop.lowerBound,
+        loop.upperBound,
+        loop.step,
+        [*loop.initArgs, init],
+        attributes=dict(loop.attributes),
+        location=loop.location,
+        region=Region(),
+    )
+    new.region.take_body(loop.region)
+    loop.parent.insert_before(new, loop)
+    for old, result in zip(loop.outs, new.outs):
+        old.replace_all_uses_with(result)
+    loop.erase()
+    return new
