@@ -11,7 +11,8 @@ view is `offset(c) XOR offset(origin)`: the thread's part of an address is compu
 layout, and each view adds a constant.
 
 - `local_alloc %x` stores each element once (threads holding copies skip theirs), in vectors
-  of up to 16 bytes (ldmatrix.store_plan).
+  of up to 16 bytes (ldmatrix.store_plan), or with `stmatrix` on sm_90 where the registers and
+  the buffer's layout fit it (a tensor-core accumulator, stmatrix.py).
 - `local_load` into an `mma.sync` operand reads with `ldmatrix` (ldmatrix.load_plan); into any
   other layout, one element per register.
 
@@ -36,14 +37,8 @@ from . import barriers
 from .context import Context, lowers
 from .emitter import SHARED_PTR, bit_width, from_memory, llvm_type, memory_type
 from .indexing import layout_of
-from .ldmatrix import (
-    emit_loads,
-    emit_stores,
-    fragment_dims,
-    load_plan,
-    shared_offsets,
-    store_plan,
-)
+from .ldmatrix import emit_loads, fragment_dims, load_plan, shared_offsets
+from .stmatrix import store_registers
 from .thread_addresses import ThreadAddresses
 
 
@@ -117,12 +112,8 @@ def store_tensor(ctx: Context, view: SharedView, value, memdesc) -> None:
     """Store the register tensor `value` into `view` (of type `memdesc`); its readers pay the
     barrier after, fenced to the asynchronous proxy first where wgmma reads the buffer."""
     barriers.pay(ctx)  # earlier readers of these bytes may not be done
-    nbytes = view.element_bytes
-    offsets, vector, registers = store_plan(layout_of(value.type), view.to_offset, nbytes)
     ctx.em.scratch_base = view.base
-    elem = llvm_type(value.type)
-    base = view.origin_offset()
-    emit_stores(ctx, ctx[value], elem, nbytes, offsets, vector, registers, base, view.dynamic)
+    store_registers(ctx, value, view.to_offset, view.origin_offset(), view.dynamic)
     ctx.stores_pending = True
     ctx.async_proxy_stores |= isinstance(memdesc.encoding, NVMMASharedEncodingAttr)
 

@@ -24,9 +24,10 @@ from ....dialects.ttg.attributes import NVMMASharedEncodingAttr
 from ....errors import InternalError
 from . import barriers
 from .context import Context, lowers
-from .emitter import SHARED_PTR, from_memory, llvm_type, memory_type
+from .emitter import SHARED_PTR, from_memory, memory_type
 from .indexing import layout_of
-from .ldmatrix import emit_stores, shared_offsets, store_plan
+from .ldmatrix import shared_offsets, store_plan
+from .stmatrix import store_registers
 from .thread_addresses import ThreadAddresses
 
 # The copy engine's largest box extent, and the alignment of a swizzled destination (8 rows of
@@ -211,11 +212,9 @@ def _read(ctx: Context, t, to_offset, nbytes: int) -> list[str]:
 def _store(ctx: Context, op) -> None:
     t = op.src.type
     em = ctx.em
-    nbytes = t.element_type.width // 8
     _scratch(ctx, op, scratch_bytes(op))
     to_offset = block_layout(t)
-    offsets, vector, registers = store_plan(layout_of(t), to_offset, nbytes)
-    emit_stores(ctx, ctx[op.src], llvm_type(t), nbytes, offsets, vector, registers)
+    store_registers(ctx, op.src, to_offset)
     barriers.fence_async_shared(em)  # the copy engine reads the scratch: the async proxy
     em.barrier()
     _issue_per_box(

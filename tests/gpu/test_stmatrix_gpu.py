@@ -1,0 +1,106 @@
+"""Matmul epilogues that store the accumulator into the TMA store's buffer with `stmatrix`
+(lowering/stmatrix.py), on the GPU: wgmma and mma.sync tiles, f16 and bf16, C and C^T, sizes
+that are not multiples of the tile (the store writes nothing past the edge). Integer-valued
+inputs make every sum exact, so C must equal NumPy's bit for bit wherever an element lands;
+random normal inputs are checked within the tolerance table. On sm_90 the PTX is checked to
+hold `stmatrix` (elsewhere the vector stores run the same test).
+
+Run on the GPU machine: `scripts/gpu-check OUTDIR` (or `python3 -m pytest tests/gpu -m gpu`).
+"""
+
+import pytest
+import torch
+from gpu_helpers import compiled  # noqa: F401  (the fixture: launches compile for the GPU)
+
+import naiad
+import naiad.language as tl
+from naiad.testing import check
+from naiad.tools.tensor_descriptor import TensorDescriptor
+
+pytestmark = pytest.mark.gpu
+
+_NAMES = {torch.float16: "fp16", torch.bfloat16: "bf16"}
+
+
+@naiad.jit
+def tiled_matmul(
+    a_desc,
+    b_desc,
+    c_desc,
+    K,
+    BM: tl.constexpr,
+    BN: tl.constexpr,
+    BK: tl.constexpr,
+    TRANSPOSE: tl.constexpr,
+):
+    """C (or C^T when TRANSPOSE) = A @ B, one BM x BN tile a program, stored by descriptor."""
+    row = tl.program_id(0) * BM
+    col = tl.program_id(1) * BN
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        acc = tl.dot(a_desc.load([row, k]), b_desc.load([k, col]), acc)
+    out = acc.to(c_desc.dtype)
+    if TRANSPOSE:
+        c_desc.store([col, row], tl.trans(out))
+    else:
+        c_desc.store([row, col], out)  # fmt: skip
+
+
+def _run(a, b, tile, warps, transpose):
+    """C from the kernel (poisoned first) and the compiled kernel's PTX."""
+    (m, k), n = a.shape, b.shape[1]
+    bm, bn, bk = tile
+    c = torch.full((n, m) if transpose else (m, n), 7.0, dtype=a.dtype, device="cuda")
+    block = [bn, bm] if transpose else [bm, bn]
+    args = (
+        TensorDescriptor.from_tensor(a, [bm, bk]),
+        TensorDescriptor.from_tensor(b, [bk, bn]),
+        TensorDescriptor.from_tensor(c, block),
+        k,
+    )
+    meta = dict(BM=bm, BN=bn, BK=bk, TRANSPOSE=transpose, num_warps=warps)
+    grid = (-(-m // bm), -(-n // bn))
+    ptx = tiled_matmul.warmup(*args, **meta, grid=grid).asm["ptx"]
+    tiled_matmul[grid](*args, **meta)
+    return (c.T if transpose else c).cpu(), ptx
+
+
+# (M, N, K), (BM, BN, BK), warps: wgmma tiles, mma.sync tiles; edges that cut tiles (sizes
+# multiples of 16 bytes, which the descriptors copy by TMA)
+CASES = [
+    ((128, 128, 64), (64, 64, 32), 4),
+    ((144, 80, 96), (128, 128, 64), 8),
+    ((256, 256, 128), (128, 256, 64), 8),
+    ((80, 48, 48), (32, 32, 16), 4),
+    ((48, 48, 32), (16, 16, 16), 4),
+]
+
+
+@pytest.mark.parametrize("transpose", [False, True])
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize(("sizes", "tile", "warps"), CASES)
+def test_exact_epilogues(sizes, tile, warps, dtype, transpose):
+    """Integer-valued operands: every product and sum is exact in the f32 accumulator, so C is
+    the exact product rounded once to `dtype`."""
+    m, n, k = sizes
+    gen = torch.Generator().manual_seed(m * 7 + n + k)
+    a = torch.randint(-3, 4, (m, k), generator=gen).to(dtype)
+    b = torch.randint(-3, 4, (k, n), generator=gen).to(dtype)
+    c, ptx = _run(a.cuda(), b.cuda(), tile, warps, transpose)
+    expected = torch.from_numpy(a.double().numpy() @ b.double().numpy()).to(dtype)
+    assert torch.equal(c, expected)
+    if torch.cuda.get_device_capability() >= (9, 0):
+        assert "stmatrix.sync.aligned.m8n8" in ptx
+        assert (".trans.shared.b16" in ptx) == transpose  # the operands' stores are plain
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize(("sizes", "tile", "warps"), CASES[:2] + CASES[3:4])
+def test_random_epilogues(sizes, tile, warps, dtype):
+    m, n, k = sizes
+    gen = torch.Generator().manual_seed(m + n * 3 + k)
+    a = torch.randn((m, k), generator=gen, dtype=torch.float64).to(dtype)
+    b = torch.randn((k, n), generator=gen, dtype=torch.float64).to(dtype)
+    c, _ = _run(a.cuda(), b.cuda(), tile, warps, False)
+    expected = a.double().numpy() @ b.double().numpy()
+    check("dot", c.float(), expected, "gpu", _NAMES[dtype], k=k)
