@@ -1,28 +1,34 @@
-"""The main loops of naiad.ops' attention forward beside the attention tutorial's, compiled for
+"""The main loops of naiad.ops' attention kernels beside the attention tutorial's, compiled for
 sm_90a without a GPU (issue 19).
 
-    python bench/compile/attention_loops.py [--heads 64,128] [--out DIR]
+    python bench/compile/attention_loops.py [--heads 64,128] [--backward TUTORIAL] [--out DIR]
 
 Each kernel is compiled as a Hopper launch would compile it, from CPU tensors of the launch's
-shapes (`warmup(target="cuda:sm_90a")`): examples/06_fused_attention.py's `_attn_fwd` through
-host tensor descriptors of its rows (as the tutorial's host code makes them on Hopper), and
-naiad.ops' forward for a problem of whole blocks (flash.forward_launch: the whole-block kernel at
-its GPU tiles) and, for the record, the general kernel at the same problem (pointers, masks).
-Both tutorial and whole-block kernels run at the same tiles, warps and stages. Printed per
-kernel: registers and spilled bytes (ptxas), then each `scf.for` of the TTGIR as its operations
-counted by name, and the PTX's counts of the instructions that decide the speed (tensor copies,
-wgmma, mbarrier waits, barriers, global loads, layout shuffles through shared memory).
+shapes (`warmup(target="cuda:sm_90a")`). Forward: examples/06_fused_attention.py's `_attn_fwd`
+through host tensor descriptors of its rows (as the tutorial's host code makes them on Hopper),
+naiad.ops' whole-block kernel (flash.forward_launch at its GPU tiles, the same tiles, warps and
+stages) and, for the record, the general kernel at the same problem (its GPU tiles, pointers and
+masks). With `--backward`, the backward's too: naiad.ops' whole-block dK/dV and dQ kernels
+(flash.backward_launches at their GPU tiles), the general ones as a Hopper GPU ran them before
+(their GPU tiles, tensor copies of the walked blocks), and where TUTORIAL names Triton's own
+06-fused-attention.py (from a checkout; compiled through `naiad.install_as_triton()`) its
+`_attn_bwd` at its own launch's config. Printed per kernel: registers and spilled bytes
+(ptxas), then each `scf.for` of the TTGIR as its operations counted by name, and the PTX's
+counts of the instructions that decide the speed (tensor copies, wgmma, mbarrier waits,
+barriers, global loads, layout shuffles through shared memory).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import json
 import re
 import sys
 from collections import Counter
 from pathlib import Path
+from unittest import mock
 
 import torch
 
@@ -50,10 +56,8 @@ PTX_COUNTS = {
 }
 
 
-def _tutorial():
-    spec = importlib.util.spec_from_file_location(
-        "tutorial06", ROOT / "examples" / "06_fused_attention.py"
-    )
+def _load(path: Path, name: str):
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -74,21 +78,60 @@ def compile_tutorial(tutorial, E, causal, block_m, block_n, options):
     )  # fmt: skip
 
 
+def compile_tutorial_backward(tutorial, E, causal):
+    """Triton's tutorial `_attn_bwd` at the config its host code launches it with."""
+    x = torch.empty(BATCH, HEADS, LENGTH, E, dtype=torch.float16)
+    rows = torch.empty(BATCH, HEADS, LENGTH)
+    strides = (HEADS * LENGTH * E, LENGTH * E, E, 1)
+    return tutorial._attn_bwd.warmup(
+        x, x, x, E**-0.5, x, x, x, x, rows, rows, *strides, HEADS, LENGTH, BLOCK_M1=32,
+        BLOCK_N1=128, BLOCK_M2=128, BLOCK_N2=32, BLK_SLICE_FACTOR=2, HEAD_DIM=E, CAUSAL=causal,
+        num_warps=4, num_stages=5, grid=(1,), target=TARGET,
+    )  # fmt: skip
+
+
+@contextlib.contextmanager
+def general_on_hopper():
+    """flash's choices as a Hopper GPU makes them for the general kernels: their GPU tiles and
+    warps, tensor copies where the shapes allow, the whole-block kernels not taken."""
+    blocks = flash._blocks
+    with contextlib.ExitStack() as stack:
+        for name, value in (
+            ("_blocks", lambda kernel, _, block_e: blocks(kernel, torch.device("cuda"), block_e)),
+            ("_by_tensor_copies", flash.rows_copyable),
+            ("_COPIES_FROM", 0),
+            ("_whole_tiles", lambda p: None),
+            ("_whole_backward_tiles", lambda p, grad: None),
+        ):
+            stack.enter_context(mock.patch.object(flash, name, value))
+        yield
+
+
+def _tensors(E):
+    q, k, v = (torch.empty(BATCH, HEADS, LENGTH, E, dtype=torch.float16) for _ in "qkv")
+    return q, k, v, torch.empty(BATCH, HEADS, LENGTH)
+
+
 def compile_ops(E, causal, tiles):
     """naiad.ops' forward kernel at `tiles` (the whole-block kernel's) or the general one."""
-    q, k, v = (torch.empty(BATCH, HEADS, LENGTH, E, dtype=torch.float16) for _ in "qkv")
+    q, k, v, lse = _tensors(E)
     problem = _Problem(q, k, v, None, 0.0, causal, None)
-    out, lse = torch.empty_like(q), torch.empty(BATCH, HEADS, LENGTH)
-    if tiles is None:  # the general kernel at the GPU's tiles and warps
-        blocks = flash._blocks
-        flash._blocks = lambda kernel, _, block_e: blocks(kernel, torch.device("cuda"), block_e)
-        try:
-            kernel, grid, arguments, options = flash.forward_launch(problem, out, lse)
-        finally:
-            flash._blocks = blocks
-    else:
-        kernel, grid, arguments, options = flash.forward_launch(problem, out, lse, tiles=tiles)
+    with general_on_hopper() if tiles is None else contextlib.nullcontext():
+        kernel, grid, arguments, options = flash.forward_launch(problem, torch.empty_like(q), lse,
+                                                                tiles=tiles)  # fmt: skip
     return kernel.warmup(*arguments, grid=grid, target=TARGET, **options)
+
+
+def compile_ops_backward(E, causal, tiles) -> list:
+    """naiad.ops' dK/dV and dQ kernels at `tiles` (the whole-block kernels') or the general
+    ones."""
+    q, k, v, lse = _tensors(E)
+    problem = _Problem(q, k, v, None, 0.0, causal, None)
+    results = [torch.empty_like(t) for t in (q, k, v)]
+    with general_on_hopper() if tiles is None else contextlib.nullcontext():
+        launches = flash.backward_launches(problem, torch.empty_like(q), lse, lse, *results,
+                                           tiles=tiles)  # fmt: skip
+    return [kernel.warmup(*a, grid=grid, target=TARGET, **o) for kernel, grid, a, o in launches]
 
 
 def loops(ttgir: str) -> list[Counter]:
@@ -141,36 +184,69 @@ def table(label: str, results: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _forward_kernels(tutorial, E, causal) -> tuple[str, dict]:
+    tiles = flash._WHOLE["cuda"][E]
+    block_m, block_n, options = tiles
+    settings = " ".join(f"{k}={v}" for k, v in options.items())
+    label = f"forward D{E}{' causal' if causal else ''} {block_m}x{block_n} {settings}"
+    return label, {
+        "tutorial": compile_tutorial(tutorial, E, causal, block_m, block_n, options),
+        "naiad.ops whole blocks": compile_ops(E, causal, tiles),
+        "naiad.ops general": compile_ops(E, causal, None),
+    }
+
+
+def _backward_kernels(tutorial, E, causal) -> tuple[str, dict]:
+    tiles = flash._WHOLE_BACKWARD["cuda"][E]
+    label = f"backward D{E}{' causal' if causal else ''} " + ", ".join(
+        f"{name} {m}x{n} w{o['num_warps']} s{o['num_stages']}"
+        for name, (m, n, o) in zip(("dkdv", "dq"), tiles, strict=True)
+    )
+    kernels = {}
+    if tutorial is not None:
+        kernels["tutorial _attn_bwd"] = compile_tutorial_backward(tutorial, E, causal)
+    dkdv, dq = compile_ops_backward(E, causal, tiles)
+    kernels.update({"whole dkdv": dkdv, "whole dq": dq})
+    dkdv, dq = compile_ops_backward(E, causal, None)
+    kernels.update({"general dkdv": dkdv, "general dq": dq})
+    return label, kernels
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--heads", default="64,128")
+    parser.add_argument("--backward", nargs="?", const="", default=None, metavar="TUTORIAL")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args(argv)
-    tutorial = _tutorial()
+    forward = _load(ROOT / "examples" / "06_fused_attention.py", "tutorial06")
+    backward = None
+    if args.backward:
+        import naiad
+
+        naiad.install_as_triton()
+        backward = _load(Path(args.backward), "tutorial06_triton")
     results = {}
     for E in (int(e) for e in args.heads.split(",")):
-        tiles = flash._WHOLE["cuda"][E]
-        block_m, block_n, options = tiles
         for causal in (False, True):
-            label = f"D{E}{' causal' if causal else ''} {block_m}x{block_n} " + " ".join(
-                f"{k}={v}" for k, v in options.items()
-            )
-            kernels = {
-                "tutorial": compile_tutorial(tutorial, E, causal, block_m, block_n, options),
-                "naiad.ops whole blocks": compile_ops(E, causal, tiles),
-                "naiad.ops general": compile_ops(E, causal, None),
-            }
-            results[label] = {name: summary(c) for name, c in kernels.items()}
-            print(table(label, results[label]), flush=True)
-            if args.out:
-                args.out.mkdir(parents=True, exist_ok=True)
-                for name, c in kernels.items():
-                    stem = re.sub(r"\W+", "_", f"{label} {name}")
-                    for stage in ("ttgir", "ptx"):
-                        (args.out / f"{stem}.{stage}").write_text(c.asm[stage])
+            made = [_forward_kernels(forward, E, causal)]
+            if args.backward is not None:
+                made.append(_backward_kernels(backward, E, causal))
+            for label, kernels in made:
+                results[label] = {name: summary(c) for name, c in kernels.items()}
+                print(table(label, results[label]), flush=True)
+                if args.out:
+                    _write(args.out, label, kernels)
     if args.out:
         (args.out / "attention_loops.json").write_text(json.dumps(results, indent=1))
     return 0
+
+
+def _write(out: Path, label: str, kernels: dict) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    for name, compiled in kernels.items():
+        stem = re.sub(r"\W+", "_", f"{label} {name}")
+        for stage in ("ttgir", "ptx"):
+            (out / f"{stem}.{stage}").write_text(compiled.asm[stage])
 
 
 if __name__ == "__main__":

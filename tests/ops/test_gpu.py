@@ -122,20 +122,22 @@ def test_attention_on_cuda(dtype, causal, length, on_gpu, monkeypatch):
 @pytest.mark.parametrize("E", [64, 128])
 @pytest.mark.parametrize("causal", [False, True])
 def test_whole_block_attention_on_cuda(dtype, E, causal, on_gpu, monkeypatch):
-    """The whole-block forward (on Hopper: tensor copies, the tutorial's tiles): several query
-    blocks, more keys than queries, two query heads a key head; then the backward from its
-    log-sum-exp."""
+    """The whole-block forward and backward (on Hopper: tensor copies, the tutorial's tiles):
+    several query blocks, more keys than queries, two query heads a key head."""
     from naiad.ops.attention.sdpa import _Problem
+    from naiad.ops.attention.whole_backward import attention_dkdv_whole, attention_dq_whole
     from naiad.ops.attention.whole_blocks import attention_forward_whole
 
     monkeypatch.setattr(flash, "_COPIES_FROM", 0)
     q = _cuda(2, 4, 384, E, dtype=dtype).requires_grad_()
     k, v = (_cuda(2, 2, 512, E, dtype=dtype).requires_grad_() for _ in "kv")
+    grad = _cuda(2, 4, 384, E, dtype=dtype)
     if torch.cuda.get_device_capability()[0] >= 9:
         problem = _Problem(q, k, v, None, 0.0, causal, None)
-        taken = flash.forward_launch(problem, torch.empty_like(q), q.new_empty(q.shape[:-1]))[0]
-        assert taken is attention_forward_whole
-    grad = _cuda(2, 4, 384, E, dtype=dtype)
+        lse, results = q.new_empty(q.shape[:-1]), [torch.empty_like(t) for t in (q, k, v)]
+        assert flash.forward_launch(problem, results[0], lse)[0] is attention_forward_whole
+        launches = flash.backward_launches(problem, grad, lse, lse, *results)
+        assert [launch[0] for launch in launches] == [attention_dkdv_whole, attention_dq_whole]
     kwargs = {"is_causal": causal, "enable_gqa": True}
     actual = _attention_with_grads(ops.scaled_dot_product_attention, q, k, v, grad, **kwargs)
     wide = [t.detach().double().requires_grad_() for t in (q, k, v)]

@@ -1,7 +1,8 @@
-"""The whole-block attention forward (naiad/ops/attention/whole_blocks.py) against torch on
-float64 copies: half precision, head dims 64 and 128, causal and not, grouped heads, keys longer
-than queries; and which calls take it. A Hopper GPU takes it for long problems read by tensor
-copies; here the copies' condition is forced so that the CPU back ends run the same kernel."""
+"""The whole-block attention forward and backward (naiad/ops/attention/whole_blocks.py,
+whole_backward.py) against torch on float64 copies: half precision, head dims 64 and 128, causal
+and not, grouped heads, keys longer than queries; and which calls take them. A Hopper GPU takes
+them for long problems read by tensor copies; here the copies' condition is forced so that the
+CPU back ends run the same kernels."""
 
 import pytest
 import torch
@@ -11,6 +12,7 @@ from ops_helpers import assert_matches, make
 import naiad.ops as ops
 from naiad.ops.attention import flash
 from naiad.ops.attention.sdpa import _Problem
+from naiad.ops.attention.whole_backward import attention_dkdv_whole, attention_dq_whole
 from naiad.ops.attention.whole_blocks import attention_forward_whole
 
 
@@ -25,6 +27,14 @@ def _kernel(q, k, v, causal):
     problem = _Problem(q, k, v, None, 0.0, causal, None)
     out, lse = torch.empty_like(q), torch.empty(q.shape[:-1])
     return flash.forward_launch(problem, out, lse)[0]
+
+
+def _backward_kernels(q, k, v, causal):
+    problem = _Problem(q, k, v, None, 0.0, causal, None)
+    lse = torch.empty(q.shape[:-1])
+    results = (torch.empty_like(q), torch.empty_like(k), torch.empty_like(v))
+    launches = flash.backward_launches(problem, torch.empty_like(q), lse, lse, *results)
+    return [launch[0] for launch in launches]
 
 
 def _inputs(gen, dtype, H, HK, L, S, E):
@@ -55,16 +65,17 @@ def _check(gen, q, k, v, causal):
 
 @pytest.mark.parametrize("dtype, E", [(torch.float16, 64), (torch.bfloat16, 128)])
 @pytest.mark.parametrize("causal", [False, True])
-def test_whole_block_forward(dtype, E, causal, gen, interpreted, copies):
+def test_whole_blocks(dtype, E, causal, gen, interpreted, copies):
     """Two query blocks of a program's tile (64 on the CPU), so that a causal program walks
     blocks before its diagonal; more keys than queries; two query heads a key head."""
     q, k, v = _inputs(gen, dtype, H=4, HK=2, L=128, S=192, E=E)
     assert _kernel(q, k, v, causal) is attention_forward_whole
+    assert _backward_kernels(q, k, v, causal) == [attention_dkdv_whole, attention_dq_whole]
     _check(gen, q, k, v, causal)
 
 
 @pytest.mark.parametrize("causal", [False, True])
-def test_whole_block_forward_compiled(causal, gen, compiled, copies):
+def test_whole_blocks_compiled(causal, gen, compiled, copies):
     q, k, v = _inputs(gen, torch.float16, H=2, HK=1, L=128, S=128, E=64)
     _check(gen, q, k, v, causal)
 
@@ -79,6 +90,7 @@ def test_which_calls_take_whole_blocks(gen, copies):
     long_q = [torch.empty(1, 2, n, 64, dtype=torch.float16) for n in (128, 64, 64)]
     assert _kernel(*long_q, causal=False) is attention_forward_whole
     assert _kernel(*long_q, causal=True) is not attention_forward_whole  # L > S
+    assert attention_dkdv_whole not in _backward_kernels(*long_q, causal=True)
     for E in (32, 96, 256):
         other = [torch.empty(1, 2, 128, E, dtype=torch.float16) for _ in "qkv"]
         assert _kernel(*other, causal=False) is not attention_forward_whole

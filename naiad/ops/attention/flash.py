@@ -20,6 +20,7 @@ from ..dtypes import Unsupported
 from .backward import attention_delta, attention_dkdv, attention_dq
 from .forward import attention_forward
 from .scores import LOG2E, NO_MASK
+from .whole_backward import attention_dkdv_whole, attention_dq_whole
 from .whole_blocks import attention_forward_whole
 
 __all__ = ["BLOCKS", "DTYPES", "MAX_HEAD_DIM", "Attention", "Problem", "backward", "forward"]
@@ -106,6 +107,17 @@ _WHOLE = {
     "cpu": {64: (64, 64, {}), 128: (64, 32, {})},
 }  # fmt: skip
 _WHOLE_DTYPES = (torch.float16, torch.bfloat16)
+# The backward of the same problems (whole_backward.py): the dK/dV kernel's and the dQ kernel's
+# (BLOCK_M queries, BLOCK_N keys, launch options). The GPU's D64 are the tutorial's backward
+# tiles (dK/dV: 32 queries against 128 keys, dQ: 128 against 32, 4 warps, 5 stages); D128 keeps
+# the general kernels' swept tiles with 8 warps, whose operands fit two stages.
+_WHOLE_BACKWARD = {
+    "cuda": {64: ((32, 128, {"num_warps": 4, "num_stages": 5}),
+                  (128, 32, {"num_warps": 4, "num_stages": 5})),
+             128: ((64, 128, {"num_warps": 8, "num_stages": 2}),
+                   (128, 64, {"num_warps": 8, "num_stages": 2}))},
+    "cpu": {64: ((32, 64, {}), (64, 32, {})), 128: ((32, 64, {}), (64, 32, {}))},
+}  # fmt: skip
 
 # The forward's work (batches x heads x L x S x E) from which it reads by tensor copies: their
 # launch costs about 100 us more host time than a pointer one (the descriptors' keys and
@@ -195,6 +207,53 @@ def forward(p: Problem):
     return out, lse
 
 
+def _whole_backward_tiles(p: Problem, grad):
+    """The dK/dV and dQ tiles of the whole-block backward where `p` (and its output's gradient
+    `grad`, contiguous) may take it, else None."""
+    kind = "cpu" if p.q.device.type == "cpu" else "cuda"
+    tiles = _WHOLE_BACKWARD[kind].get(p.E)
+    if tiles is None or _whole_tiles(p) is None or grad.data_ptr() % 16:
+        return None
+    return tiles if all(_by_tensor_copies(p, *t[:2]) for t in tiles) else None
+
+
+def backward_launches(p: Problem, grad, lse, delta, dq, dk, dv, tiles=None) -> list:
+    """(kernel, grid, arguments, launch options) of the dK/dV and dQ kernels of `p`, `grad`
+    contiguous: the whole-block ones at `tiles` (dK/dV's and dQ's) where given or `p` takes
+    them, else the general ones."""
+    tiles = tiles or _whole_backward_tiles(p, grad)
+    kv_heads = p.batches * (p.H // p.group)
+    if tiles is not None:
+        (m1, n1, dkdv_options), (m2, n2, dq_options) = tiles
+        rows = (p.L, p.S, p.H, p.group, p.scale_log2, p.E, p.causal)
+        dkdv = (_row_descriptor(p.q, m1), _row_descriptor(p.k, n1), _row_descriptor(p.v, n1),
+                _row_descriptor(grad, m1), lse, delta, _row_descriptor(dk, n1),
+                _row_descriptor(dv, n1), *rows, m1, n1)  # fmt: skip
+        dq_args = (_row_descriptor(p.q, m2), _row_descriptor(p.k, n2), _row_descriptor(p.v, n2),
+                   _row_descriptor(grad, m2), lse, delta, _row_descriptor(dq, m2), *rows, m2,
+                   n2)  # fmt: skip
+        return [
+            (attention_dkdv_whole, ((p.S + n1 - 1) // n1, kv_heads), dkdv, dkdv_options),
+            (attention_dq_whole, (p.L // m2, p.batches * p.H), dq_args, dq_options),
+        ]
+    launches = []
+    for kernel, name, walked in ((attention_dkdv, "dkdv", (0, 3)), (attention_dq, "dq", (1, 2))):
+        block_m, block_n, constants, options = p.constants(name)
+        copies = _by_tensor_copies(p, block_m, block_n)
+        tensors = [p.q, p.k, p.v, grad, lse, delta]
+        if copies:  # the blocks it walks: queries and dO in dK/dV, keys and values in dQ
+            for i in walked:
+                tensors[i] = _row_descriptor(tensors[i], block_m if i in (0, 3) else block_n)
+        if name == "dkdv":
+            grid = ((p.S + block_n - 1) // block_n, kv_heads)
+            arguments = (*tensors, dk, dv, p.mask, *p.arguments(), *p.out_rows, *p.kv_rows)
+        else:
+            grid = ((p.L + block_m - 1) // block_m, p.batches * p.H)
+            arguments = (*tensors, dq, p.mask, *p.arguments(), *p.out_rows)
+        launches.append((kernel, grid, (*arguments, *constants, copies), options))
+    return launches
+
+
 def backward(p: Problem, grad, out, lse):
     """(dq, dk, dv) of the attention whose forward gave `out` and `lse`."""
     q = p.q
@@ -209,22 +268,8 @@ def backward(p: Problem, grad, out, lse):
     rows = delta.numel()
     options = {} if q.device.type == "cpu" else {"num_warps": 4}
     attention_delta[((rows + 63) // 64,)](out, grad, delta, rows, p.E, 64, p.block_e, **options)
-    block_m, block_n, constants, options = p.constants("dkdv")
-    copies = _by_tensor_copies(p, block_m, block_n)
-    tensors = [q, p.k, p.v, grad, lse, delta]
-    if copies:  # the query blocks dkdv walks
-        tensors[0], tensors[3] = _row_descriptor(q, block_m), _row_descriptor(grad, block_m)
-    kv_grid = ((p.S + block_n - 1) // block_n, p.batches * (p.H // p.group))
-    attention_dkdv[kv_grid](*tensors, dk, dv, p.mask, *p.arguments(), *p.out_rows, *p.kv_rows,
-                            *constants, copies, **options)  # fmt: skip
-    block_m, block_n, constants, options = p.constants("dq")
-    copies = _by_tensor_copies(p, block_m, block_n)
-    tensors = [q, p.k, p.v, grad, lse, delta]
-    if copies:  # the key blocks dq walks
-        tensors[1], tensors[2] = _row_descriptor(p.k, block_n), _row_descriptor(p.v, block_n)
-    q_grid = ((p.L + block_m - 1) // block_m, p.batches * p.H)
-    attention_dq[q_grid](*tensors, dq, p.mask, *p.arguments(), *p.out_rows, *constants, copies,
-                         **options)  # fmt: skip
+    for kernel, grid, arguments, options in backward_launches(p, grad, lse, delta, dq, dk, dv):
+        kernel[grid](*arguments, **options)
     return dq, dk, dv
 
 
