@@ -45,7 +45,7 @@ class LaunchOptions:
             )
         if self.clc:
             # Cluster launch control schedules tiles on Blackwell (sm_100+), which Naiad does not
-            # target; Triton refuses it below sm_100 too. False, the default, launches as usual.
+            # emit there; Triton refuses it below sm_100 too. False, the default, launches as usual.
             raise ValueError("clc=True (Blackwell's cluster launch control) is not supported")
 
 

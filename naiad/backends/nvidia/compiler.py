@@ -103,7 +103,7 @@ def to_ttgir(c: Compilation) -> None:
         ctas_per_program(options.num_ctas, target.capability),
         32,
         stages,
-        target.arch_specific,
+        target.hopper_only,
     )
     c.run_passes("ttgir", pipeline)
     _check_ttgir(c.module)

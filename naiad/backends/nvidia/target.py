@@ -1,8 +1,9 @@
 """The NVIDIA targets Naiad compiles for, and the PTX ISA version each kernel's PTX declares.
 
-A target is named `cuda:sm_NN` (`sm_80`, `sm_86`, `sm_89`, `sm_90`, `sm_90a`). A device of compute
-capability 9.0 gets `sm_90a`: the arch-specific Hopper instructions (wgmma, setmaxnreg) exist only
-there, and code for `sm_90a` runs on every 9.0 device. Every string handed to LLVM (triple, CPU,
+A target is named `cuda:sm_NN` (`sm_80`, `sm_86`, `sm_89`, `sm_90`, `sm_90a`, `sm_100`,
+`sm_100a`). A device of compute capability 9.0 gets `sm_90a`: the arch-specific Hopper
+instructions (wgmma, setmaxnreg) exist only there, and code for `sm_90a` runs on every 9.0
+device; 10.0 gets `sm_100a`, as Triton compiles for it. Every string handed to LLVM (triple, CPU,
 features) comes from the tables below: LLVM prints a warning for a feature it does not know and
 aborts the process on a bad triple.
 
@@ -77,7 +78,13 @@ _ARCHES = {
     "sm_89": _Arch(89, PtxIsa(7, 8), False),
     "sm_90": _Arch(90, PtxIsa(7, 8), False),
     "sm_90a": _Arch(90, PtxIsa(8, 0), True),
+    # Blackwell (B100/B200/GB200). Its tensor-memory MMA (tcgen05) is not Naiad's yet: dots are
+    # mma.sync, which sm_100 keeps, and Hopper's wgmma does not exist there (`hopper_only`).
+    "sm_100": _Arch(100, PtxIsa(8, 6), False),
+    "sm_100a": _Arch(100, PtxIsa(8, 6), True),
 }
+# The capabilities whose devices get their arch-specific target, as Triton compiles for them.
+_ARCH_SPECIFIC_BY_DEFAULT = (90, 100)
 
 
 @dataclass(frozen=True)
@@ -96,6 +103,12 @@ class CudaTarget:
     def arch_specific(self) -> bool:
         """Whether this is an `a` target (its code runs only on this exact capability)."""
         return _ARCHES[self.arch].arch_specific
+
+    @property
+    def hopper_only(self) -> bool:
+        """Whether Hopper's arch-specific instructions (wgmma, and the warp-specialized
+        producer that feeds it) exist: sm_90a alone; sm_100a has others in their place."""
+        return self.arch == "sm_90a"
 
     @property
     def min_isa(self) -> PtxIsa:
@@ -134,8 +147,9 @@ def cuda_target(name: str) -> CudaTarget:
 
 def target_for_capability(major: int, minor: int) -> CudaTarget:
     """The target for a device of compute capability `major.minor`: 9.0 gets `sm_90a`, so that
-    Hopper kernels may use wgmma; others their own `sm_NN`."""
-    arch = f"sm_{major}{minor}" + ("a" if (major, minor) == (9, 0) else "")
+    Hopper kernels may use wgmma, and 10.0 `sm_100a`, as Triton's; others their own `sm_NN`."""
+    capability = major * 10 + minor
+    arch = f"sm_{capability}" + ("a" if capability in _ARCH_SPECIFIC_BY_DEFAULT else "")
     if arch not in _ARCHES:
         raise ValueError(
             f"compute capability {major}.{minor} is not supported; Naiad targets "
@@ -152,7 +166,8 @@ def arch_name(arch) -> str | None:
     if match is None:
         return None
     capability = int(match.group(1))
-    return f"cuda:sm_{capability}{'a' if capability == 90 else match.group(2)}"
+    suffix = "a" if capability in _ARCH_SPECIFIC_BY_DEFAULT else match.group(2)
+    return f"cuda:sm_{capability}{suffix}"
 
 
 def target_for_device(major: int, minor: int, asked: str = "") -> CudaTarget:
