@@ -67,15 +67,17 @@ def test_attention_forward_compiled(causal, gen, compiled):
     assert_matches(actual, expected.half(), 8.0, normwise=True)
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32])
 @pytest.mark.parametrize("causal", [False, True])
-def test_attention_through_tensor_copies(causal, gen, backend, monkeypatch):
+def test_attention_through_tensor_copies(dtype, causal, gen, backend, monkeypatch):
     """Forward and backward as a Hopper GPU runs them on long sequences: q, k, v and dO read
     through tensor descriptors of their rows (grouped heads: a key head's rows are found from
-    the query head's), here on every back end."""
+    the query head's), here on every back end; fp16 by the whole-block kernels, fp32 by the
+    general backward's copies of the blocks it walks."""
     monkeypatch.setattr(flash, "_by_tensor_copies", lambda p, block_m, block_n: True)
-    q = make((2, 4, 128, 64), torch.float16, gen, -1, 1).requires_grad_()
-    k, v = (make((2, 2, 192, 64), torch.float16, gen, -1, 1).requires_grad_() for _ in "kv")
-    _check(gen, torch.float16, (q, k, v), scale=16.0, is_causal=causal, enable_gqa=True)
+    q = make((2, 4, 128, 64), dtype, gen, -1, 1).requires_grad_()
+    k, v = (make((2, 2, 192, 64), dtype, gen, -1, 1).requires_grad_() for _ in "kv")
+    _check(gen, dtype, (q, k, v), scale=16.0, is_causal=causal, enable_gqa=True)
 
 
 def test_which_problems_are_read_by_tensor_copies(monkeypatch):
