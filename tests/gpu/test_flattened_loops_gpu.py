@@ -20,7 +20,7 @@ pytestmark = pytest.mark.gpu
 def test_a_fused_nest_runs_every_inner_iteration_once_in_order(outer, inner):
     out = torch.zeros((32, 32), dtype=torch.int32, device="cuda")
     launched = numbered[(1,)](outer, inner, out)
-    assert launched.asm["ttgir"].count("scf.for") == 1
+    assert launched.asm["ttgir"].count("scf.for") <= 1  # none where 1 and 1 are specialized
     np.testing.assert_array_equal(out.cpu().numpy(), numbered_expected(outer, inner))
 
 

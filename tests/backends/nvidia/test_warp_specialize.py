@@ -38,16 +38,24 @@ def _regions(ttgir: str) -> tuple[str, str]:
 
 
 @needs_ptxas
-@pytest.mark.parametrize("num_warps, block_n, subtile", [(4, 128, False), (8, 256, True)])
+@pytest.mark.parametrize(
+    "num_warps, block_n, subtile, slots",
+    [(4, 128, False, 4), (8, 256, True, 4), (8, 256, False, 3)],
+)
 def test_a_persistent_tile_loop_splits_into_producer_and_consumers(
-    num_warps, block_n, subtile, tmp_path
+    num_warps, block_n, subtile, slots, tmp_path
 ):
+    """`slots`: num_stages (3) and one for the dot in flight, but where the rings and the
+    epilogue's whole 128 x 256 tile would not fit in shared memory together."""
     compiled = _persistent(num_warps, block_n, subtile)
     ttgir, ptx = compiled.asm["ttgir"], compiled.asm["ptx"]
+    assert f"memdesc<{slots}x{block_n}x64xf16" in ttgir
     assert ttgir.count('"ttg.warp_specialize"') == 1
     consumers, producer = _regions(ttgir)
     assert consumers.count("ttng.warp_group_dot ") == 1 and "async_tma_copy" not in consumers
-    assert consumers.count("ttng.wait_barrier") == 1 and consumers.count("arrive_barrier") == 1
+    assert "isAsync = true" in consumers and "{pendings = 1 : i32}" in consumers
+    # the slot of the step before, handed back in the loop; the last step's, after it
+    assert consumers.count("ttng.wait_barrier") == 1 and consumers.count("arrive_barrier") == 2
     assert producer.count("ttng.async_tma_copy_global_to_local") == 2
     assert producer.count("ttng.barrier_expect") == 1 and "warp_group_dot" not in producer
     assert "tt.descriptor_load" not in ttgir
@@ -73,7 +81,8 @@ def test_a_k_loop_over_host_descriptors_splits_too(tmp_path):
     )  # fmt: skip
     consumers, producer = _regions(compiled.asm["ttgir"])
     assert "tt.descriptor_store" in consumers  # the epilogue after the loop: the consumers'
-    assert "4x128x64xf16" in compiled.asm["ttgir"]  # a ring of num_stages slots
+    # num_stages slots, and one for the dot still in flight
+    assert "5x128x64xf16" in compiled.asm["ttgir"]
     assert producer.count("ttng.async_tma_copy_global_to_local") == 2
     assert compiled.metadata.num_warps == 8
     assert "0 bytes spill" in assemble(compiled.asm["ptx"], "sm_90a", tmp_path)

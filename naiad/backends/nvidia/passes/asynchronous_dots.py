@@ -80,10 +80,10 @@ def plan_dots(loop, loads, stages: int) -> DotPlan:
     ring_bytes = sum((stages + 1) * alloc_bytes(buffer.type) for buffer in buffers)
     if ring_bytes > SHARED_BYTES_SM90:
         return DotPlan()
-    return DotPlan([dot for dot in carried if _accumulates_carried(dot, loop)])
+    return DotPlan([dot for dot in carried if accumulates_carried(dot, loop)])
 
 
-def _accumulates_carried(dot, loop) -> bool:
+def accumulates_carried(dot, loop) -> bool:
     """Whether `dot` accumulates into the value the loop carries for it, read by nothing else."""
     index = list(loop.body.terminator.operands).index(dot.d)
     carried_in = dot.c
@@ -116,18 +116,19 @@ def issue_asynchronously(plan: DotPlan, loop, after) -> None:
         dot.attributes["isAsync"] = BoolAttr(True)
         index = list(terminator.operands).index(dot.d)
         if plan.retiring is None:
-            _wait_right_after(dot)
+            wait_right_after(dot)
         else:
             _wait_before_first_read(loop.body.arguments[index + 1], loop, dot.location)
         _wait_for_last(loop.outs[index], after)
 
 
-def _wait_right_after(dot) -> None:
-    """At most this dot in flight once it is issued: the one before it is done."""
+def wait_right_after(dot) -> None:
+    """At most this dot in flight once it is issued: the one before it is done. The wait."""
     wait = ttng.WarpGroupDotWaitOp(dot.d, pendings=IntegerAttr(1, i32))
     wait.location = dot.location
     dot.parent.insert_after(wait, dot)
     dot.d.replace_uses_where(wait.outputs, lambda user, _index: user is not wait)
+    return wait
 
 
 def _wait_for_last(result, after) -> None:
