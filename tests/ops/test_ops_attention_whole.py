@@ -74,9 +74,12 @@ def test_whole_blocks(dtype, E, causal, gen, interpreted, copies):
     _check(gen, q, k, v, causal)
 
 
+@pytest.mark.parametrize(
+    "dtype, E", [(torch.float16, 64), pytest.param(torch.bfloat16, 128, marks=pytest.mark.full)]
+)
 @pytest.mark.parametrize("causal", [False, True])
-def test_whole_blocks_compiled(causal, gen, compiled, copies):
-    q, k, v = _inputs(gen, torch.float16, H=2, HK=1, L=128, S=128, E=64)
+def test_whole_blocks_compiled(dtype, E, causal, gen, compiled, copies):
+    q, k, v = _inputs(gen, dtype, H=2, HK=1, L=128, S=128, E=E)
     _check(gen, q, k, v, causal)
 
 
