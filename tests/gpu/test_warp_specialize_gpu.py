@@ -2,9 +2,9 @@
 the kernel's warps running the dots, passes/warp_specialize.py) give torch's values: a
 persistent tile loop with 4 and 8 consumer warps (8: the registers move to the consumers by
 `setmaxnreg`), its split epilogue, a K loop over host descriptors; ragged edges, K shorter
-than a block, more tiles than programs and fewer. (The rows of A, B and C are 16-byte multiples,
-which a tensor map needs: other shapes read through pointers, unspecialized.) The CPU checks of the same kernels:
-tests/backends/nvidia/test_warp_specialize.py."""
+than a block, more tiles than programs and fewer. (The rows of A, B and C are 16-byte
+multiples, which a tensor map needs: other shapes read through pointers, unspecialized.) The
+CPU checks of the same kernels: tests/backends/nvidia/test_warp_specialize.py."""
 
 import pytest
 import torch

@@ -3,14 +3,10 @@ copies feed `wgmma` runs as two partitions (sm_90a): one more warpgroup, the *pr
 the copies into a ring of shared buffers, and the kernel's own warps, the *consumers*, run the
 dots on each slot once its copies land and hand the slot back.
 
-Where it applies (a persistent matmul's tile loop, its K loop inside, as Triton specializes
-on Hopper; or a K loop alone): the marked loop `L` is in the kernel's body, and what follows
-it (an epilogue) the consumers run; the loop `K` that holds the loads is `L` or the one loop
-in `L`'s body, holding no loop itself; its block loads through tensor maps
-(`tt.descriptor_load`, maps made before `L`) each fill a buffer, its `ttng.warp_group_dot`s
-read only those buffers, and the loads' block indices come from scalar arithmetic on the
-induction variables and values defined before `L`. Anything else keeps one partition (the
-hint changes no value; Triton too leaves attention's loop alone on Hopper).
+Where it applies (warp_specialize_candidates.py): a persistent matmul's tile loop `L` with
+its K loop inside, as Triton specializes on Hopper, or a K loop alone, whose tensor-copy loads
+feed only `wgmma`; what follows `L` (an epilogue) the consumers run. Anything else keeps one
+partition (the hint changes no value; Triton too leaves attention's loop alone on Hopper).
 
     full[S], empty[S] = mbarriers (full: one arrival, the producer's expect; empty: one per
                         consumer thread); ring_x[S] per load; then:
@@ -35,8 +31,8 @@ through the epilogue: the producer fills them for the next tile meanwhile). K's 
 asynchronously when it is K's only dot and accumulates into what K carries (a matmul's);
 other dots are synchronous, and the step hands its own slot back after the last of them.
 Measured on an H200 (fp16 8192^3, 128x256x64 tiles, 8 consumer warps, TFLOP/s): synchronous
-578, asynchronous with S slots 618, with S + 1 664. Registers: with more than 256 threads in all, the
-producer gives registers back (`setmaxnreg.dec` to 40) and the consumers take them (`inc`);
+578, asynchronous with S slots 618, with S + 1 664. Registers: with more than 256 threads in
+all, the producer gives registers back (`setmaxnreg.dec` to 40) and the consumers take them (`inc`);
 lowering/partitions.py lowers the op.
 """
 
@@ -52,8 +48,6 @@ from ....ir import (
     DenseArrayAttr,
     IntegerAttr,
     Operation,
-    Pure,
-    RankedTensorType,
     Region,
     register_pass,
 )
@@ -65,6 +59,7 @@ from .allocate_shared_memory import alloc_bytes
 from .asynchronous_dots import SHARED_BYTES_SM90, accumulates_carried, wait_right_after
 from .pipeline_candidates import filled_buffer
 from .pipeline_loads import Builder, barrier_ring
+from .warp_specialize_candidates import epilogue, is_wgmma, shape
 
 _MARK = "tt.warp_specialize"
 PRODUCER_WARPS = 4  # one warpgroup: `setmaxnreg` acts on whole warpgroups
@@ -85,123 +80,11 @@ class WarpSpecialize(Pass):
             return
         for func in [op for op in module.body.ops if isinstance(op, tt.FuncOp)]:
             for loop in [op for op in func.body.block.ops if isinstance(op, scf.ForOp)]:
-                shape = _shape(loop)
-                if shape is not None and _MARK in loop.attributes:
-                    _specialize(loop, *shape, max(2, self.num_stages), num_warps)
+                found = shape(loop)
+                if found is not None and _MARK in loop.attributes:
+                    _specialize(loop, *found, max(2, self.num_stages), num_warps)
                     total = num_warps + PRODUCER_WARPS
                     module.attributes["ttg.total-num-warps"] = IntegerAttr(total, i32)
-
-
-def _shape(loop: Operation):
-    """(K, its copied loads, the scalar ops of L and K their indices and K's bounds need), or
-    None where `loop` does not qualify (module doc)."""
-    if any(_barrier_of_its_own(op) for after in _epilogue(loop) for op in after.walk()):
-        return None
-    inner = [op for op in loop.body.ops if isinstance(op, scf.ForOp | scf.WhileOp)]
-    k_loop = loop if not inner else inner[0]
-    if len(inner) > 1 or any(
-        isinstance(op, scf.ForOp | scf.WhileOp)
-        for op in loop.walk()
-        if op is not loop and op is not k_loop
-    ):
-        return None
-    if any(_barrier_of_its_own(op) for op in loop.walk()):
-        return None
-    loads = [op for op in k_loop.body.ops if isinstance(op, tt.DescriptorLoadOp)]
-    if not loads or not all(_feeds_wgmma(load) for load in loads):
-        return None
-    buffers = {filled_buffer(load).result for load in loads}
-    if not all(_reads_only(dot, buffers) for dot in k_loop.body.ops if _is_wgmma(dot)):
-        return None
-    if any(_inside(load.desc, loop) for load in loads):
-        return None
-    needed = [*(v for load in loads for v in load.indices)]
-    if k_loop is not loop:
-        needed += [k_loop.lowerBound, k_loop.upperBound, k_loop.step]
-    ops = _scalar_slice(needed, loop, k_loop)
-    return None if ops is None else (k_loop, loads, ops)
-
-
-def _epilogue(loop: Operation) -> list:
-    """The ops after `loop` up to the function's return (the consumers run them)."""
-    ops, op = [], loop.next_op
-    while op is not None and not isinstance(op, tt.ReturnOp):
-        ops.append(op)
-        op = op.next_op
-    return ops
-
-
-def _barrier_of_its_own(op: Operation) -> bool:
-    """Ops whose lowering synchronizes the whole CTA by a barrier of its own, not the
-    emitter's (which a partition turns into its named barrier): a polling vote."""
-    return isinstance(op, tt.AtomicPollOp)
-
-
-def _is_wgmma(op: Operation) -> bool:
-    return isinstance(op, ttng.WarpGroupDotOp)
-
-
-def _reads_only(dot: Operation, buffers: set) -> bool:
-    """Whether both of `dot`'s operands are (transposed views of) `buffers`: the slots the
-    consumers hand back once the dot is done."""
-    for operand in (dot.a, dot.b):
-        source = operand.defining_op
-        while isinstance(source, ttg.MemDescTransOp):
-            operand, source = source.src, source.src.defining_op
-        if operand not in buffers:
-            return False
-    return True
-
-
-def _feeds_wgmma(load: Operation) -> bool:
-    """Whether `load` fills a buffer that only `wgmma` dots read (through transposed views)."""
-    alloc = filled_buffer(load)
-    if alloc is None or alloc.src.defining_op is not load:
-        return False
-    readers = list(alloc.result.users)
-    while readers:
-        reader = readers.pop()
-        if isinstance(reader, ttg.MemDescTransOp):
-            readers += list(reader.result.users)
-        elif not isinstance(reader, ttng.WarpGroupDotOp):
-            return False
-    return True
-
-
-def _inside(value, loop: Operation) -> bool:
-    """Whether `value` is defined in `loop` (an op or block argument of its regions)."""
-    owner = value.defining_op if value.defining_op is not None else value.owner.parent_op()
-    while owner is not None:
-        if owner is loop:
-            return True
-        owner = owner.parent_op()
-    return False
-
-
-def _scalar_slice(values, loop: Operation, k_loop: Operation):
-    """The ops of `loop`'s and `k_loop`'s bodies that `values` depend on, in program order,
-    or None where one is not pure scalar arithmetic or a value is carried by a loop."""
-    bodies = {loop.body, k_loop.body}
-    inductions = {loop.induction_var, k_loop.induction_var}
-    needed, pending = set(), list(values)
-    while pending:
-        value = pending.pop()
-        op = value.defining_op
-        if op is None:
-            if value.owner in bodies and value not in inductions:
-                return None  # an iter_arg: its update chain would have to be cloned
-            continue
-        if op.parent not in bodies or op in needed:
-            continue
-        if (
-            Pure not in op.traits
-            or op.regions
-            or any(isinstance(r.type, RankedTensorType) for r in op.results)
-        ):
-            return None
-        needed.add(op)
-        pending += list(op.operands)
-    return [op for body in (loop.body, k_loop.body) for op in body.ops if op in needed]
 
 
 def _specialize(loop, k_loop, loads, slice_ops, stages: int, num_warps: int) -> None:
@@ -226,9 +109,9 @@ def _specialize(loop, k_loop, loads, slice_ops, stages: int, num_warps: int) -> 
         **_registers(num_warps),
     )
     loop.parent.insert_before(op, loop)
-    epilogue = _epilogue(loop)
+    after_loop = epilogue(loop)
     consumer_block, producer_block = op.defaultRegion.blocks[0], op.partitionRegion.blocks[0]
-    for op_after in [loop, *epilogue]:
+    for op_after in [loop, *after_loop]:
         op_after.detach()
         consumer_block.append(op_after)
     consumer_block.append(ttg.WarpYieldOp(location=loop.location))
@@ -240,7 +123,7 @@ def _specialize(loop, k_loop, loads, slice_ops, stages: int, num_warps: int) -> 
 
 def _lone_accumulating_dot(k_loop: Operation) -> bool:
     """Whether K's one dot accumulates into what K carries: it can run on asynchronously."""
-    dots = [op for op in k_loop.body.ops if _is_wgmma(op)]
+    dots = [op for op in k_loop.body.ops if is_wgmma(op)]
     return len(dots) == 1 and accumulates_carried(dots[0], k_loop)
 
 
@@ -361,7 +244,7 @@ def _consume(loop, k_loop, loads, rings, full, empty, stages: int, asynchronous:
     following = Builder(terminator, k_loop.location)
     after_k = following.add(arith.AddIOp(count, following.constant(1, i32)))
     terminator.set_operands([*terminator.operands, after_k])
-    dots = [op for op in k_loop.body.ops if _is_wgmma(op)]
+    dots = [op for op in k_loop.body.ops if is_wgmma(op)]
     if asynchronous:
         dots[0].attributes["isAsync"] = BoolAttr(True)
         wait = wait_right_after(dots[0])
