@@ -1,6 +1,8 @@
-"""Launching the flash kernels (forward.py, backward.py) for one attention call, whatever holds
-its sequences: a `Problem` says the shapes, strides, layouts and flags; `forward` and `backward`
-allocate the results and run the kernels; `Attention` makes the pair differentiable.
+"""Launching the flash kernels (forward.py, backward.py; whole_blocks.py, whole_backward.py where
+every block is whole) for one attention call, whatever holds its sequences: a `Problem` says the
+shapes, strides, layouts and flags; `forward_launch` and `backward_launches` choose the kernels
+and their arguments, `forward` and `backward` allocate the results and run them; `Attention`
+makes the pair differentiable.
 
 A subclass of `Problem` reads its call's tensors (batched ones in sdpa.py, packed ones in
 varlen.py) and sets the layouts: where its inputs' (batch, head, position) rows are, and where
@@ -23,7 +25,17 @@ from .scores import LOG2E, NO_MASK
 from .whole_backward import attention_dkdv_whole, attention_dq_whole
 from .whole_blocks import attention_forward_whole
 
-__all__ = ["BLOCKS", "DTYPES", "MAX_HEAD_DIM", "Attention", "Problem", "backward", "forward"]
+__all__ = [
+    "BLOCKS",
+    "DTYPES",
+    "MAX_HEAD_DIM",
+    "Attention",
+    "Problem",
+    "backward",
+    "backward_launches",
+    "forward",
+    "forward_launch",
+]
 
 DTYPES = (torch.float32, torch.float16, torch.bfloat16)
 MAX_HEAD_DIM = 256
