@@ -1,9 +1,10 @@
-"""Matmul epilogues that store the accumulator into the TMA store's buffer with `stmatrix`
-(lowering/stmatrix.py), on the GPU: wgmma and mma.sync tiles, f16 and bf16, C and C^T, sizes
-that are not multiples of the tile (the store writes nothing past the edge). Integer-valued
-inputs make every sum exact, so C must equal NumPy's bit for bit wherever an element lands;
-random normal inputs are checked within the tolerance table. On sm_90 the PTX is checked to
-hold `stmatrix` (elsewhere the vector stores run the same test).
+"""Matmul epilogues that store the accumulator into shared memory with `stmatrix`
+(lowering/stmatrix.py), on the GPU: the TMA store's buffer (C and C^T) and the round trip to
+masked pointer stores' layout; wgmma and mma.sync tiles, f16 and bf16, sizes that are not
+multiples of the tile (nothing is written past the edge). Integer-valued inputs make every sum
+exact, so C must equal NumPy's bit for bit wherever an element lands; random normal inputs are
+checked within the tolerance table. On sm_90 the PTX is checked to hold `stmatrix` (elsewhere
+the vector stores run the same test).
 
 Run on the GPU machine: `scripts/gpu-check OUTDIR` (or `python3 -m pytest tests/gpu -m gpu`).
 """
@@ -43,7 +44,31 @@ def tiled_matmul(
     if TRANSPOSE:
         c_desc.store([col, row], tl.trans(out))
     else:
-        c_desc.store([row, col], out)  # fmt: skip
+        c_desc.store([row, col], out)
+
+
+@naiad.jit
+def pointer_matmul(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """C = A @ B (row-major, contiguous), one BM x BN tile a program, masked at the edges: the
+    accumulator goes to the stores' layout through shared memory (a convert_layout)."""
+    rows = tl.program_id(0) * BM + tl.arange(0, BM)
+    cols = tl.program_id(1) * BN + tl.arange(0, BN)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        ks = k + tl.arange(0, BK)
+        a_block = tl.load(
+            a + rows[:, None] * K + ks[None, :],
+            mask=(rows[:, None] < M) & (ks[None, :] < K),
+            other=0.0,
+        )
+        b_block = tl.load(
+            b + ks[:, None] * N + cols[None, :],
+            mask=(ks[:, None] < K) & (cols[None, :] < N),
+            other=0.0,
+        )
+        acc = tl.dot(a_block, b_block, acc)
+    inside = (rows[:, None] < M) & (cols[None, :] < N)
+    tl.store(c + rows[:, None] * N + cols[None, :], acc.to(c.dtype.element_ty), mask=inside)
 
 
 def _run(a, b, tile, warps, transpose):
@@ -104,3 +129,27 @@ def test_random_epilogues(sizes, tile, warps, dtype):
     c, _ = _run(a.cuda(), b.cuda(), tile, warps, False)
     expected = a.double().numpy() @ b.double().numpy()
     check("dot", c.float(), expected, "gpu", _NAMES[dtype], k=k)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize(("sizes", "tile", "warps"), CASES)
+def test_pointer_epilogues(sizes, tile, warps, dtype):
+    """The accumulator converted to the masked stores' layout: on sm_90 the round trip
+    through shared memory stores by `stmatrix` where its plan chose it."""
+    m, n, k = sizes
+    bm, bn, bk = tile
+    gen = torch.Generator().manual_seed(m * 5 + n * 3 + k)
+    a = torch.randint(-3, 4, (m, k), generator=gen).to(dtype)
+    b = torch.randint(-3, 4, (k, n), generator=gen).to(dtype)
+    c = torch.full((m, n), 7.0, dtype=dtype, device="cuda")
+    args = (a.cuda(), b.cuda(), c, m, n, k)
+    meta = dict(BM=bm, BN=bn, BK=bk, num_warps=warps)
+    grid = (-(-m // bm), -(-n // bn))
+    if torch.cuda.get_device_capability() >= (9, 0):
+        assert (
+            "stmatrix.sync.aligned.m8n8"
+            in pointer_matmul.warmup(*args, **meta, grid=grid).asm["ptx"]
+        )
+    pointer_matmul[grid](*args, **meta)
+    expected = torch.from_numpy(a.double().numpy() @ b.double().numpy()).to(dtype)
+    assert torch.equal(c.cpu(), expected)

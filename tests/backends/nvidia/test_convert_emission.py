@@ -47,6 +47,10 @@ _GEP = re.compile(r"^getelementptr inbounds i8, ptr addrspace\(3\) @global_smem,
 _SHFL = re.compile(
     r"^call i32 @llvm\.nvvm\.shfl\.sync\.idx\.i32\(i32 -1, i32 (\S+), i32 (\S+), i32 31\)$"
 )
+_STMATRIX = re.compile(
+    r'^call void asm sideeffect "stmatrix\.sync\.aligned\.m8n8\.x(\d)(\.trans)?\.shared\.b16 '
+    r'[^"]*", "[^"]*"\((.*)\)$'
+)
 _OPS = {
     "xor": lambda a, b: a ^ b,
     "and": lambda a, b: a & b,
@@ -99,6 +103,8 @@ class Machine:
             elif line.startswith("store "):
                 for tid in active:
                     self._store(tid, line)
+            elif match := _STMATRIX.match(line):
+                self._stmatrix(match, {t // 32 for t in active}, len(active))
             else:
                 name, text = line.split(" = ", 1)
                 match = _SHFL.match(text)
@@ -134,6 +140,28 @@ class Machine:
         assert address % (lanes * nbytes) == 0, "a misaligned vector"
         for i, element in enumerate(elements):
             self.memory[address + i * nbytes] = element
+
+    def _stmatrix(self, match, warps: set[int], active: int) -> None:
+        """`stmatrix` as the PTX manual defines it, by each of the `warps` (whole: `active`
+        threads): lane l gives the address of row l % 8 of matrix l / 8; thread t's word of
+        matrix m holds row t / 4, columns 2 (t % 4) and 2 (t % 4) + 1 (`.trans`: rows
+        2 (t % 4) and 2 (t % 4) + 1, column t / 4)."""
+        assert active == 32 * len(warps), "a stmatrix some lanes of a warp skip"
+        matrices, trans = int(match[1]), bool(match[2])
+        operands = [o.split()[-1] for o in match[3].split(", ")]
+        for warp in sorted(warps):
+            lanes = range(32 * warp, 32 * warp + 32)
+            address = [self.read(t, operands[0]) for t in lanes]
+            for m in range(matrices):
+                rows = address[8 * m : 8 * m + 8]
+                assert all(r % 16 == 0 for r in rows), "a row not 16-byte aligned"
+                for lane, tid in enumerate(lanes):
+                    for i, element in enumerate(self.read(tid, operands[1 + m])):
+                        if trans:
+                            at = rows[2 * (lane % 4) + i] + 2 * (lane // 4)
+                        else:
+                            at = rows[lane // 4] + 2 * (2 * (lane % 4) + i)
+                        self.memory[at] = element
 
     def _evaluate(self, tid: int, text: str):
         if text.startswith("call i32 @llvm.nvvm.read.ptx.sreg.tid.x"):
@@ -268,7 +296,9 @@ def test_narrow_values_shuffle_packed(element, monkeypatch, tmp_path):
     is forced (a round trip costs less here)."""
     from naiad.backends.nvidia.lowering import convert
 
-    monkeypatch.setattr(convert, "plan_convert", plan_shuffle)
+    monkeypatch.setattr(
+        convert, "plan_convert", lambda src, dst, bits, _: plan_shuffle(src, dst, bits)
+    )
     kinds = {"i1": IntegerType(1), "i8": IntegerType(8)}
     kind = kinds.get(element) or FloatType(element)
     encodings = [

@@ -39,6 +39,8 @@ class Context:
         self.async_proxy_stores = False  # some of them into buffers wgmma reads (barriers.py)
         self.buffer_offsets: dict = {}  # local_alloc -> offset, when the pass did not run
         self.bounds = None  # debug mode's bounds checks (bounds.py), when compiled with debug
+        # The kernel gets a memory-bound floor on CTAs per SM, a register cap (occupancy.py).
+        self.register_floor = False
 
     def __getitem__(self, value) -> list[str]:
         return self.values[value]

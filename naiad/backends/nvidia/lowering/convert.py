@@ -5,7 +5,10 @@ renumbering of the registers (no instruction), shuffles within warps (`convert_s
 or a round trip through the scratch in the swizzled layout `convert_swizzle.py` chooses:
 vector stores of the source's distinct elements (threads holding copies skip theirs), a
 barrier, vector loads of the destination's; the barrier that frees the scratch for the next
-user is owed and paid before that user writes (barriers.py). The `ldmatrix` path of dot
+user is owed and paid before that user writes (barriers.py). On sm_90 the stores of a 16-bit
+source are `stmatrix` where the plan found a layout that allows them (an accumulator into a
+blocked layout: `convert_plan.py`, `stmatrix.py`), unless the kernel runs under the register
+cap of a memory-bound kernel (`occupancy.py`). The `ldmatrix` path of dot
 operands (`ldmatrix.py`) is tried before the general plans.
 
 The scratch lies in dynamic shared memory (`@global_smem`) where allocate-shared-memory placed
@@ -20,9 +23,10 @@ from . import barriers
 from .context import Context, lowers
 from .convert_plan import Renumber, Shared, Shuffle, plan_convert
 from .convert_shuffle import emit_shuffle
-from .emitter import SHARED_PTR, bit_width, from_memory, memory_type, to_memory
+from .emitter import SHARED_PTR, bit_width, from_memory, llvm_type, memory_type, to_memory
 from .indexing import emit_thread_coords, layout_of
 from .ldmatrix import convert_with_ldmatrix
+from .stmatrix import STMATRIX_CAPABILITY, emit_stmatrix
 
 
 def shared_store(ctx: Context, value: str, t, byte_offset: str) -> None:
@@ -74,7 +78,10 @@ def element_offsets(ctx: Context, layout, shape, size: int) -> list[str]:
 @lowers("ttg.convert_layout")
 def _convert_layout(ctx: Context, op) -> None:
     src_t, dst_t = op.src.type, op.result.type
-    plan = plan_convert(layout_of(src_t), layout_of(dst_t), bit_width(src_t))
+    # A stmatrix x4 holds four words and an address at once: under a memory-bound kernel's
+    # register cap that spilled where vector stores did not (test_convert_lowering.py).
+    stmatrix = ctx.capability >= STMATRIX_CAPABILITY and not ctx.register_floor
+    plan = plan_convert(layout_of(src_t), layout_of(dst_t), bit_width(src_t), stmatrix)
     registers = ctx[op.src]
     if isinstance(plan, Renumber):
         ctx[op.result] = [registers[r] for r in plan.sources]
@@ -96,8 +103,8 @@ def _access_address(ctx: Context, base: str, offset: int, t) -> str:
 
 
 def _round_trip(ctx: Context, plan: Shared, registers: list[str], t) -> list[str]:
-    """Vector stores of the source's registers, a barrier (the warp's when the plan is
-    warp-local), vector loads; the barrier that frees the scratch is owed (barriers.py)."""
+    """Vector (or `stmatrix`) stores of the source's registers, a barrier (the warp's when the
+    plan is warp-local), vector loads; the barrier that frees the scratch is owed."""
     em = ctx.em
     ctx.need_shared(plan.nbytes)
     barriers.pay(ctx)  # an earlier user's reads of the scratch may be pending
@@ -107,18 +114,10 @@ def _round_trip(ctx: Context, plan: Shared, registers: list[str], t) -> list[str
         stores, join = em.label("convert.store"), em.label("convert.stored")
         em.emit(f"br i1 {em.op(f'icmp eq i32 {held}, 0')}, label %{stores}, label %{join}")
         em.start_block(stores)
-    base = emit_thread_coords(em, plan.store_offsets)[0]
-    kind, align = _vector_type(t, plan.store_vec)
-    mem = memory_type(t)
-    for access in plan.stores:
-        values = [to_memory(ctx.em, registers[r], t) for r in access.registers]
-        value = values[0]
-        if plan.store_vec > 1:
-            value = "poison"
-            for i, element in enumerate(values):
-                value = em.op(f"insertelement {kind} {value}, {mem} {element}, i32 {i}")
-        address = _access_address(ctx, base, access.offset, t)
-        em.emit(f"store {kind} {value}, {SHARED_PTR} {address}, align {align}")
+    if plan.stmatrix is not None:
+        emit_stmatrix(ctx, registers, llvm_type(t), plan.stmatrix)
+    else:
+        _vector_stores(ctx, plan, registers, t)
     if join is not None:
         em.emit(f"br label %{join}")
         em.start_block(join)
@@ -139,6 +138,23 @@ def _round_trip(ctx: Context, plan: Shared, registers: list[str], t) -> list[str
             loaded[r] = from_memory(ctx.em, element, t)
     barriers.owe(ctx)
     return [loaded[r] for r in plan.copies]
+
+
+def _vector_stores(ctx: Context, plan: Shared, registers: list[str], t) -> None:
+    """The round trip's stores as `st.shared` vectors of `plan.store_vec` elements."""
+    em = ctx.em
+    base = emit_thread_coords(em, plan.store_offsets)[0]
+    kind, align = _vector_type(t, plan.store_vec)
+    mem = memory_type(t)
+    for access in plan.stores:
+        values = [to_memory(ctx.em, registers[r], t) for r in access.registers]
+        value = values[0]
+        if plan.store_vec > 1:
+            value = "poison"
+            for i, element in enumerate(values):
+                value = em.op(f"insertelement {kind} {value}, {mem} {element}, i32 {i}")
+        address = _access_address(ctx, base, access.offset, t)
+        em.emit(f"store {kind} {value}, {SHARED_PTR} {address}, align {align}")
 
 
 def _vector_type(t, vec: int) -> tuple[str, int]:

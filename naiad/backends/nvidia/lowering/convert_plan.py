@@ -16,7 +16,10 @@ only transcribes the plan. Three plans, cheapest first:
    written once: registers and threads that hold copies (the layout's free variables) skip
    their stores, and the destination's repeated registers copy the loaded value. When each
    warp reads only what it wrote (the warps agree and none skips), the barrier between the
-   stores and the loads is the warp's own (`bar.warp.sync`).
+   stores and the loads is the warp's own (`bar.warp.sync`). On sm_90 a 16-bit source may
+   store by `stmatrix` instead (an accumulator: four lanes' words fill a 16-byte row): in a
+   layout made for it (`stmatrix_layout`), where that takes no more wavefronts nor
+   instructions than the vector stores and loads of the general layout.
 """
 
 from __future__ import annotations
@@ -28,8 +31,16 @@ from ....errors import InternalError
 from ..layouts import LinearLayout
 from ..layouts.bits import GF2Solver, xor_bits
 from .convert_lanes import Shuffle, plan_shuffle
-from .convert_swizzle import choose_shared_layout
+from .convert_swizzle import (
+    SharedLayout,
+    access_wavefronts,
+    choose_shared_layout,
+    independent_registers,
+    stmatrix_layout,
+    stmatrix_wavefronts,
+)
 from .indexing import redundant_thread_mask, register_coords, register_map
+from .stmatrix import StmatrixPlan, plan_stmatrix
 
 _LANE_BITS = 5
 # Rough instruction counts the choice between a shuffle and a round trip weighs: a round trip
@@ -69,6 +80,11 @@ class Shared:
     copies: tuple[int, ...]
     nbytes: int
     warp_local: bool  # each warp reads only what it wrote: the first barrier is the warp's
+    stmatrix: StmatrixPlan | None = None  # the stores, when `stmatrix` makes them
+
+    @property
+    def store_instructions(self) -> int:
+        return len(self.stores) if self.stmatrix is None else len(self.stmatrix.words)
 
     @property
     def store_vec(self) -> int:
@@ -81,7 +97,7 @@ class Shared:
     @property
     def cost(self) -> float:
         barriers = _BARRIERS_COST // 2 if self.warp_local else _BARRIERS_COST
-        return _ACCESS_COST * (len(self.stores) + len(self.loads)) + barriers
+        return _ACCESS_COST * (self.store_instructions + len(self.loads)) + barriers
 
 
 def _accesses(layout: LinearLayout, offsets: LinearLayout, bits: list[int]):
@@ -102,9 +118,13 @@ def _accesses(layout: LinearLayout, offsets: LinearLayout, bits: list[int]):
     return tuple(accesses)
 
 
-def plan_shared(src: LinearLayout, dst: LinearLayout, elem_bytes: int) -> Shared:
-    """The round trip through shared memory (always possible)."""
+def plan_shared(src: LinearLayout, dst: LinearLayout, elem_bytes: int, stmatrix=False) -> Shared:
+    """The round trip through shared memory (always possible); with `stmatrix` (sm_90), its
+    stores by that instruction where a layout allowing them costs no more wavefronts."""
     shared = choose_shared_layout(src, dst, elem_bytes)
+    by_stmatrix = None
+    if stmatrix:
+        shared, by_stmatrix = _stmatrix_stores(src, dst, elem_bytes, shared)
     store_offsets = src.compose(shared.offsets)
     load_offsets = dst.compose(shared.offsets)
     stores = _accesses(src, store_offsets, list(shared.store_bits))
@@ -132,7 +152,40 @@ def plan_shared(src: LinearLayout, dst: LinearLayout, elem_bytes: int) -> Shared
         tuple(copies),
         numel * elem_bytes,
         warp_local,
+        by_stmatrix,
     )
+
+
+def _stmatrix_stores(src, dst, elem_bytes: int, shared: SharedLayout):
+    """(layout, `stmatrix` stores) of the round trip: the `stmatrix_layout` (plain or
+    `.trans`) whose stores fit the instruction, where no lane skips its stores (the
+    instruction is the whole warp's), if it takes no more wavefronts nor instructions than
+    `shared` (the fewest of both of the two); else (`shared`, None)."""
+    if redundant_thread_mask(src) & ((1 << _LANE_BITS) - 1):
+        return shared, None
+    waves = access_wavefronts(src, shared.offsets, shared.store_bits, elem_bytes)
+    waves += access_wavefronts(dst, shared.offsets, shared.load_bits, elem_bytes)
+    best = (waves, _accesses_of(src, shared.store_bits) + _accesses_of(dst, shared.load_bits))
+    chosen = (shared, None)
+    for trans in (False, True):
+        candidate = stmatrix_layout(src, dst, elem_bytes, trans)
+        if candidate is None:
+            continue
+        stores = plan_stmatrix(src.compose(candidate.offsets), 8 * elem_bytes)
+        if stores is None or stores.trans != trans:
+            continue
+        matrices = stores.matrices * len(stores.words)
+        waves = stmatrix_wavefronts(src, candidate.offsets, matrices, trans)
+        waves += access_wavefronts(dst, candidate.offsets, candidate.load_bits, elem_bytes)
+        cost = (waves, len(stores.words) + _accesses_of(dst, candidate.load_bits))
+        if cost[0] <= best[0] and cost[1] <= best[1]:
+            best, chosen = cost, (candidate, stores)
+    return chosen
+
+
+def _accesses_of(layout: LinearLayout, bits) -> int:
+    """A thread's vector accesses of its distinct registers, the vectors along `bits`."""
+    return 1 << (len(independent_registers(layout)) - len(bits))
 
 
 def _within_warps(src: LinearLayout, dst: LinearLayout) -> bool:
@@ -146,9 +199,13 @@ def _within_warps(src: LinearLayout, dst: LinearLayout) -> bool:
 
 
 @lru_cache(maxsize=1024)
-def plan_convert(src: LinearLayout, dst: LinearLayout, bits: int) -> Renumber | Shuffle | Shared:
+def plan_convert(
+    src: LinearLayout, dst: LinearLayout, bits: int, stmatrix: bool = False
+) -> Renumber | Shuffle | Shared:
     """The cheapest plan converting `src` to `dst` for elements of `bits` bits in memory
-    (i1 as 8, pointers as 64)."""
+    (i1 as 8, pointers as 64). `stmatrix` (sm_90) lets a round trip store by that instruction;
+    whether the plan is a round trip does not depend on it (passes/scratch_size.py asks
+    without)."""
     if src.out_shape != dst.out_shape:
         raise InternalError("convert_layout between layouts of different shapes")
     mapping = register_map(src, dst, lambda c: c)
@@ -158,4 +215,4 @@ def plan_convert(src: LinearLayout, dst: LinearLayout, bits: int) -> Renumber | 
     shuffle = plan_shuffle(src, dst, bits)
     if shuffle is not None and shuffle.cost <= shared.cost:
         return shuffle
-    return shared
+    return plan_shared(src, dst, bits // 8, stmatrix=True) if stmatrix else shared

@@ -28,6 +28,11 @@ layout here) decides how fast both halves go:
   with and without the one-sided widening (a wider store may leave the loads no slot bits to
   swizzle); the layout whose accesses take the fewest wavefronts in all is kept.
 
+For `stmatrix` stores (sm_90, 16-bit elements) `stmatrix_layout` builds another candidate: the
+three source bases along one 16-byte row of a matrix take the lowest offset bits, the other
+bases of the instruction's rows land on multiples of 8 elements, and the swizzle serves the
+eight rows of a matrix and the destination's loads.
+
 The scratch holds the tensor once: `T` is a bijection onto `[0, numel)`.
 """
 
@@ -72,7 +77,7 @@ def group_lanes(elem_bytes: int, vec: int) -> int:
     return 7 - (max(vec * elem_bytes, 4).bit_length() - 1)
 
 
-def _independent_registers(layout: LinearLayout) -> dict[int, int]:
+def independent_registers(layout: LinearLayout) -> dict[int, int]:
     """Packed basis -> register bit, for the registers that repeat no element."""
     free = layout.free_variable_masks().get("register", 0)
     bits: dict[int, int] = {}
@@ -86,7 +91,7 @@ def _vectors(src: LinearLayout, dst: LinearLayout, most: int, extend: bool):
     """The offset bits of the vectors: the register bases both layouts hold (source order),
     then (with `extend`) the further registers of the side whose accesses that saves most.
     Returns the packed bases and, per side, its register bits along them (a prefix)."""
-    src_bits, dst_bits = _independent_registers(src), _independent_registers(dst)
+    src_bits, dst_bits = independent_registers(src), independent_registers(dst)
     common = [b for b in src_bits if b in dst_bits][:most]
     room = most - len(common) if extend else 0
     extra_src = [b for b in src_bits if b not in common][:room]
@@ -232,6 +237,63 @@ def _wavefronts(src, dst, shared: SharedLayout, elem_bytes: int) -> int:
     for layout, bits in ((src, shared.store_bits), (dst, shared.load_bits)):
         vec = 1 << len(bits)
         lanes = _group_offsets(layout, shared.offsets, group_lanes(elem_bytes, vec))
-        accesses = 1 << (len(_independent_registers(layout)) - len(bits))
+        accesses = 1 << (len(independent_registers(layout)) - len(bits))
         total += accesses << wavefronts_log2(lanes, elem_bytes, vec)
     return total
+
+
+def stmatrix_rows(src: LinearLayout, trans: bool) -> list[int]:
+    """The packed bases of `src` that step the 8 rows of one `stmatrix` matrix: lane bits 2-4,
+    or with `.trans` register bit 0 and lane bits 0, 1; the other three run along a row."""
+    registers, lanes = src.packed_bases("register"), src.packed_bases("lane")
+    return [registers[0], lanes[0], lanes[1]] if trans else list(lanes[2:])
+
+
+def stmatrix_layout(src: LinearLayout, dst: LinearLayout, elem_bytes: int, trans: bool):
+    """A shared layout whose stores can be `stmatrix` (16-bit elements): the lowest offset
+    bits are the three bases of `src` along a row of a matrix (register bit 0 and lane bits
+    0, 1; lane bits 2-4 with `.trans`), the destination's registers along them its load
+    vector; then the destination's lanes, registers and warps, each bit above the 128-byte row
+    swizzled as `_swizzle` does, the stores modelled as the 16-byte rows of one matrix. None
+    where those bases are not three independent ones; whether the stores fit is
+    `plan_stmatrix`'s to say."""
+    if elem_bytes != 2 or len(src.packed_bases("lane")) != 5 or not src.packed_bases("register"):
+        return None
+    rows = stmatrix_rows(src, trans)
+    bases = stmatrix_rows(src, not trans)
+    if _rank(bases) != 3:
+        return None
+    dst_bits = independent_registers(dst)
+    load = []
+    for basis in bases:
+        if basis not in dst_bits:
+            break
+        load.append(dst_bits[basis])
+    shape = src.out_shape
+    total_bits = sum(size.bit_length() - 1 for size in shape.values())
+    columns = _unswizzled(dst, total_bits, bases)
+    offsets = _layout(columns, shape)
+    while not _aligned(dst, offsets, load):
+        load.pop()  # a lane or warp of the destination repeats a vector register
+    vec = 1 << len(load)
+    row_offsets = [offsets.apply_flat(basis) for basis in rows]
+    loads = _group_offsets(dst, offsets, group_lanes(elem_bytes, vec))
+    columns = _swizzle(columns, [(row_offsets, 8), (loads, vec)], elem_bytes, total_bits)
+    return SharedLayout(_layout(columns, shape), (0,) if not trans else (), tuple(load))
+
+
+def access_wavefronts(layout, offsets: LinearLayout, bits, elem_bytes: int) -> int:
+    """The wavefronts of one side's vector accesses along register `bits`: each access of a
+    warp moves 32 vectors in 128-byte wavefronts, more where a lane group conflicts."""
+    vec = 1 << len(bits)
+    lanes = _group_offsets(layout, offsets, group_lanes(elem_bytes, vec))
+    accesses = 1 << (len(independent_registers(layout)) - len(bits))
+    per_access = max(1, 32 * vec * elem_bytes // _ROW_BYTES)
+    return accesses * per_access << wavefronts_log2(lanes, elem_bytes, vec)
+
+
+def stmatrix_wavefronts(src: LinearLayout, offsets: LinearLayout, matrices: int, trans: bool):
+    """The wavefronts of `matrices` 8 x 8 matrices of 16-bit elements stored by `stmatrix`
+    from `src` into `offsets`: one each (128 bytes), more where its rows conflict."""
+    rows = [offsets.apply_flat(basis) for basis in stmatrix_rows(src, trans)]
+    return matrices << wavefronts_log2(rows, 2, 8)

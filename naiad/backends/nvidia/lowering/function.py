@@ -81,6 +81,7 @@ def lower_module(
     ctx = Context(num_warps, target.capability, AxisInfoAnalysis(module), allocated)
     ctx.buffer_offsets = buffers
     ctx.fp_fusion = fp_fusion
+    ctx.register_floor = min_ctas_per_sm(func, launched_warps) is not None
     block = func.body.block
     params = []
     for index, arg in enumerate(block.arguments):
