@@ -92,7 +92,8 @@ class TritonCompiledKernel:
         if self.fn is None:
             raise RuntimeError(
                 f"CompiledKernel `{self.name}` has no JIT function to launch it with "
-                "(it was read back without one): it can be inspected, not launched"
+                "(it was read back without one, or compiled from an IR file): it can be "
+                "inspected, not launched"
             )
 
     def launch_metadata(self, grid, stream, *args):

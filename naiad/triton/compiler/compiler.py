@@ -1,5 +1,7 @@
 """`triton.compiler.compiler`: `triton.compile(ASTSource(fn, signature, constexprs),
-target=GPUTarget(...), options={...})`, through Naiad's one compiler (runtime/compiler.py).
+target=GPUTarget(...), options={...})`, through Naiad's one compiler (runtime/compiler.py), or
+`triton.compile("kernel.ttir", target=...)`, whose kernel is inspected, not launched
+(runtime/ir_files.py).
 
     src = ASTSource(add_kernel, {"x": "*fp32", "y": "*fp32", "n": "i32", "BLOCK": "constexpr"},
                     constexprs={"BLOCK": 1024})
@@ -20,12 +22,14 @@ asserts; in debug mode each of its launches would take the slow path (docs/pytor
 
 from __future__ import annotations
 
+import os
 from types import SimpleNamespace
 
 from ...errors import InterpreterError  # noqa: F401  (Triton's compiler module has it)
 from ...runtime.compiled_kernel import CompiledKernel
-from ...runtime.compiler import build_ttir, compile_kernel
+from ...runtime.compiler import build_ttir, compile_kernel, compile_options
 from ...runtime.driver import GPUTarget, active
+from ...runtime.ir_files import compile_ir_file
 from ...runtime.jit import JITFunction
 from ...runtime.specialization import TypedArgument
 from .._C.libtriton import ir
@@ -94,19 +98,19 @@ class ASTSource:
 
 
 def compile(src, target=None, options=None, _env_vars=None) -> CompiledKernel:
-    """Compile `src` (an ASTSource) for `target` (a GPUTarget; None: the active driver's) with
-    Triton's `options` (num_warps, num_ctas, num_stages, maxnreg, debug, sanitize_overflow;
-    others are ignored, as Triton's back ends ignore the options they do not have)."""
-    if not isinstance(src, ASTSource):
-        raise NotImplementedError(
-            "triton.compile of an IR file is not supported by Naiad yet: compile an "
-            "ASTSource, or run the file's passes with `naiad-opt` (see docs/compat.md)"
-        )
+    """Compile `src` (an ASTSource, or the path of a `.ttir` file: runtime/ir_files.py) for
+    `target` (a GPUTarget; None: the active driver's) with Triton's `options` (num_warps,
+    num_ctas, num_stages, maxnreg, debug, sanitize_overflow; others are ignored, as Triton's
+    back ends ignore the options they do not have)."""
     backend = make_backend(target or active.get_current_target())
     chosen = {k: v for k, v in (options or {}).items() if k in _OPTION_NAMES}
     asserts = bool(chosen.pop("debug", False))  # Triton's debug: the assertions (module doc)
     defaults = {"num_warps": 4, "num_ctas": 1, "num_stages": 3, "maxnreg": None}
     launch_options = SimpleNamespace(**{**defaults, **chosen}, asserts=asserts)
+    if isinstance(src, (str, os.PathLike)):  # an IR file: compiled, to be inspected
+        return compile_ir_file(src, backend.target_name, compile_options(launch_options))
+    if not isinstance(src, ASTSource):
+        raise TypeError(f"triton.compile takes an ASTSource or a path, got {type(src).__name__}")
     kernel = compile_kernel(
         src.fn, src.bound_arguments(), backend.target_name, False, options=launch_options
     )
