@@ -71,6 +71,17 @@ def pointer_matmul(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.
     tl.store(c + rows[:, None] * N + cols[None, :], acc.to(c.dtype.element_ty), mask=inside)
 
 
+@naiad.jit
+def chained_dots(a, b, x, out, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    """out = X @ (A @ B): the first accumulator goes into the buffer the second dot reads."""
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    ab = tl.dot(
+        tl.load(a + rm[:, None] * K + rk[None, :]), tl.load(b + rk[:, None] * N + rn[None, :])
+    )
+    y = tl.dot(tl.load(x + rm[:, None] * M + rm[None, :]), ab.to(x.dtype.element_ty))
+    tl.store(out + rm[:, None] * N + rn[None, :], y)
+
+
 def _run(a, b, tile, warps, transpose):
     """C from the kernel (poisoned first) and the compiled kernel's PTX."""
     (m, k), n = a.shape, b.shape[1]
@@ -153,3 +164,26 @@ def test_pointer_epilogues(sizes, tile, warps, dtype):
     pointer_matmul[grid](*args, **meta)
     expected = torch.from_numpy(a.double().numpy() @ b.double().numpy()).to(dtype)
     assert torch.equal(c.cpu(), expected)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize(("m", "n", "k", "warps"), [(64, 64, 64, 4), (128, 128, 64, 8)])
+def test_chained_accumulator_buffers(m, n, k, dtype, warps):
+    """A @ B rounded to `dtype` is the second dot's B (a buffer stored from the accumulator):
+    integer-valued inputs small enough that both products are exact in f32 and A @ B in
+    `dtype` (|A @ B| <= 2 k <= 256), so the result equals NumPy's bit for bit."""
+    gen = torch.Generator().manual_seed(m + n + k)
+    a = torch.randint(-1, 2, (m, k), generator=gen).to(dtype)
+    b = torch.randint(-2, 3, (k, n), generator=gen).to(dtype)
+    x = torch.randint(-2, 3, (m, m), generator=gen).to(dtype)
+    out = torch.full((m, n), 7.0, device="cuda")
+    args = (a.cuda(), b.cuda(), x.cuda(), out)
+    meta = dict(M=m, N=n, K=k, num_warps=warps)
+    if torch.cuda.get_device_capability() >= (9, 0):
+        assert (
+            "stmatrix.sync.aligned.m8n8" in chained_dots.warmup(*args, **meta, grid=(1,)).asm["ptx"]
+        )
+    chained_dots[(1,)](*args, **meta)
+    ab = a.double().numpy() @ b.double().numpy()
+    expected = x.double().numpy() @ ab
+    assert torch.equal(out.cpu().double(), torch.from_numpy(expected))

@@ -336,6 +336,32 @@ def test_not_before_sm90(tmp_path):
     assert "stmatrix" not in text
 
 
+@naiad.jit
+def chained_dots(a, b, x, out, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    """out = X @ (A @ B): the first accumulator is the second wgmma's B, read from a buffer."""
+    rm, rn, rk = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    ab = tl.dot(
+        tl.load(a + rm[:, None] * K + rk[None, :]), tl.load(b + rk[:, None] * N + rn[None, :])
+    )
+    y = tl.dot(tl.load(x + rm[:, None] * M + rm[None, :]), ab.to(tl.float16))
+    tl.store(out + rm[:, None] * N + rn[None, :], y)
+
+
+@needs_ptxas
+def test_accumulator_buffers(tmp_path):
+    """The buffer of a chained wgmma's B is stored from the accumulator itself (no conversion
+    before `ttg.local_alloc`): 64 x 64 on 4 warps, four `stmatrix` x4 a thread."""
+    compiled = chained_dots.warmup(
+        "*fp16", "*fp16", "*fp16", "*fp32", M=64, N=64, K=64, num_warps=4, grid=(1,),
+        target="cuda:sm_90a",
+    )  # fmt: skip
+    assert re.search(r"ttg\.local_alloc %\S+ : \(tensor<64x64xf16, #mma>\)", compiled.asm["ttgir"])
+    text = compiled.asm["ptx"]
+    assemble(text, "sm_90a", tmp_path)
+    assert count(r"wgmma\.mma_async", text) == 8
+    assert _stmatrix_counts(text) == {"x4": 4}
+
+
 @needs_ptxas
 @pytest.mark.skipif(link.linker_version() is None, reason="nvJitLink is not installed")
 @pytest.mark.parametrize(

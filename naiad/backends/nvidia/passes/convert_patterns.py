@@ -6,16 +6,22 @@
     convert(tt.make_range)                    ==> tt.make_range in the new layout
     convert(arith.constant dense<...>)        ==> the constant in the new layout
     tt.descriptor_store d[..], convert(x)     ==> tt.descriptor_store d[..], x
+    ttg.local_alloc convert(acc)              ==> ttg.local_alloc acc   (acc: #ttg.nvidia_mma)
 
 Each makes the value directly where it is needed: a splat, a range or a constant costs the
 same in any layout, and a tensor copy's store writes its block into shared memory from any
-layout (lowering/tma.py), so a conversion before it would only add a round trip. A conversion
+layout (lowering/tma.py), so a conversion before it would only add a round trip. So does a
+buffer's store of a tensor-core accumulator (a chained wgmma's B): the accumulator goes into the
+buffer directly (`stmatrix` on sm_90, lowering/stmatrix.py), as Triton folds the conversion into
+the allocation; other sources keep theirs (the buffer's layout was chosen for the converted
+value's vectors, operand_buffers.py). A conversion
 left without users is dead and goes (it is Pure).
 """
 
 from __future__ import annotations
 
 from ....dialects import arith, tt, ttg
+from ....dialects.ttg.attributes import NvidiaMmaEncodingAttr
 from ....ir import (
     DenseElementsAttr,
     Operation,
@@ -113,6 +119,22 @@ class StoreWithoutConvert(RewritePattern):
         return True
 
 
+class AllocWithoutConvert(RewritePattern):
+    """A buffer takes a tensor-core accumulator in the layout it has."""
+
+    root = ttg.LocalAllocOp
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        convert = None if op.src is None else op.src.defining_op
+        if not isinstance(convert, ttg.ConvertLayoutOp):
+            return False
+        if not isinstance(convert.src.type.encoding, NvidiaMmaEncodingAttr):
+            return False
+        with rewriter.modify_op_in_place(op):
+            op.set_operand(0, convert.src)
+        return True
+
+
 PATTERNS = (
     FoldIdentityConvert(),
     FoldConvertChain(),
@@ -120,6 +142,7 @@ PATTERNS = (
     RematerializeMakeRange(),
     RematerializeConstant(),
     StoreWithoutConvert(),
+    AllocWithoutConvert(),
 )
 
 

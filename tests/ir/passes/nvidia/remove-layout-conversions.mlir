@@ -5,6 +5,10 @@
 #blocked = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 #blocked1 = #ttg.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 #blocked2 = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked3 = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
+#smem = #ttg.shared_memory
 module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
   // What coalesce leaves of `y = x + 1`: the load's layout flows forward to the add and the
   // store; the pointers (a range, splats, pointer arithmetic) are recomputed in it.
@@ -92,5 +96,25 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
     %yp4 = ttg.convert_layout %yp : tensor<1024x!tt.ptr<f32>, #blocked> -> tensor<1024x!tt.ptr<f32>, #blocked1>
     tt.store %yp4, %out#1 : tensor<1024x!tt.ptr<f32>, #blocked1>
     tt.return %out#0 : tensor<1024x!tt.ptr<f32>, #blocked>
+  }
+  // A buffer stores an accumulator in its own layout (stmatrix on sm_90): the conversion a
+  // chained wgmma's B went through is gone.
+  // CHECK-LABEL: tt.func @alloc_accumulator
+  // CHECK-NOT: ttg.convert_layout
+  // CHECK: ttg.local_alloc %arg0 : (tensor<64x64xf16, #mma>) -> !ttg.memdesc<64x64xf16, #shared, #smem>
+  tt.func @alloc_accumulator(%acc: tensor<64x64xf16, #mma>) {
+    %b = ttg.convert_layout %acc : tensor<64x64xf16, #mma> -> tensor<64x64xf16, #blocked3>
+    %buffer = ttg.local_alloc %b : (tensor<64x64xf16, #blocked3>) -> !ttg.memdesc<64x64xf16, #shared, #smem>
+    tt.return
+  }
+
+  // Any other source keeps its conversion: the buffer's layout was chosen for its vectors.
+  // CHECK-LABEL: tt.func @alloc_blocked
+  // CHECK: %[[B:.*]] = ttg.convert_layout %arg0 : tensor<64x64xf16, #blocked2> -> tensor<64x64xf16, #[[EIGHT:blocked[0-9]*]]>
+  // CHECK: ttg.local_alloc %[[B]] : (tensor<64x64xf16, #[[EIGHT]]>)
+  tt.func @alloc_blocked(%x: tensor<64x64xf16, #blocked2>) {
+    %b = ttg.convert_layout %x : tensor<64x64xf16, #blocked2> -> tensor<64x64xf16, #blocked3>
+    %buffer = ttg.local_alloc %b : (tensor<64x64xf16, #blocked3>) -> !ttg.memdesc<64x64xf16, #shared, #smem>
+    tt.return
   }
 }
