@@ -37,6 +37,9 @@ class Context:
         self.barrier_owed = False  # a reduction's scratch is still being read (barriers.py)
         self.stores_pending = False  # shared buffers stored, not yet behind a barrier
         self.async_proxy_stores = False  # some of them into buffers wgmma reads (barriers.py)
+        # Rings whose slots mbarriers hand back to a warp-specialized producer (partitions.py):
+        # a dot reading only them owes no barrier.
+        self.handed_back: frozenset = frozenset()
         self.buffer_offsets: dict = {}  # local_alloc -> offset, when the pass did not run
         self.bounds = None  # debug mode's bounds checks (bounds.py), when compiled with debug
         # The kernel gets a memory-bound floor on CTAs per SM, a register cap (occupancy.py).

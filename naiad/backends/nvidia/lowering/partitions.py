@@ -40,7 +40,11 @@ def _warp_specialize(ctx: Context, op) -> None:
     if op.defaultRegisters is not None:
         _set_registers(em, "inc", op.defaultRegisters.value)
     with _partition(ctx, _DEFAULT_BARRIER, default_threads):
-        _lower_region(ctx, op.defaultRegion.blocks[0])
+        ctx.handed_back = _filled_rings(op)
+        try:
+            _lower_region(ctx, op.defaultRegion.blocks[0])
+        finally:
+            ctx.handed_back = frozenset()
     em.emit(f"br label %{end}")
     em.start_block(partition)
     if op.requestedRegisters is not None:
@@ -54,6 +58,17 @@ def _warp_specialize(ctx: Context, op) -> None:
             em.cache = saved
     em.emit(f"br label %{end}")
     em.start_block(end)
+
+
+def _filled_rings(op) -> frozenset:
+    """The rings whose slots the producer's copies fill: the consumers hand each slot back on
+    its *empty* barrier once the dot that read it is done, and only then does the producer
+    write it again, so the dots reading them owe no barrier of their own (barriers.py)."""
+    return frozenset(
+        copy.result.defining_op.src
+        for copy in op.walk()  # only the producer issues copies
+        if copy.name == "ttng.async_tma_copy_global_to_local"
+    )
 
 
 def _set_registers(em, direction: str, registers: int) -> None:

@@ -135,6 +135,10 @@ class _WgmmaDot:
         if a_in_registers and op.a.type.element_type.width not in REGISTER_A_WIDTHS:
             raise InternalError(f"wgmma: {a_type} operands are read from shared memory only")
 
+    def _buffers(self) -> list:
+        """The shared-memory operands (memdesc values) the dot reads."""
+        return [v for v in (self.op.a, self.op.b) if not isinstance(v.type, RankedTensorType)]
+
     def _operand(self, value, k_dim: int) -> _Operand:
         view = self.ctx.values[value]
         t = value.type
@@ -171,7 +175,8 @@ class _WgmmaDot:
         if is_async is None or not is_async.value:
             acc = wait_group(em, acc, 0, self.acc_type)
         ctx[self.op.d] = acc
-        barriers.owe(ctx)
+        if not all(_ring_of(operand) in ctx.handed_back for operand in self._buffers()):
+            barriers.owe(ctx)
 
     def _fence(self, acc: list[str], a_words: dict | None):
         """`wgmma.fence` holding the accumulator and A's registers: they go in and come out
@@ -358,6 +363,14 @@ def wait_group(em, acc: list[str], pendings: int, acc_type: str) -> list[str]:
 def _constraint(acc_type: str) -> str:
     """The inline-assembly constraint of an accumulator register: 32-bit integer or float."""
     return "r" if acc_type == "i32" else "f"
+
+
+def _ring_of(memdesc):
+    """The multi-buffered allocation a slot view (through transposes) belongs to, or None."""
+    owner = memdesc.defining_op
+    while owner is not None and owner.name == "ttg.memdesc_trans":
+        owner = owner.src.defining_op
+    return owner.src if owner is not None and owner.name == "ttg.memdesc_index" else None
 
 
 @lowers("ttng.warp_group_dot")
