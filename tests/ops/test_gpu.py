@@ -128,7 +128,7 @@ def test_whole_block_attention_on_cuda(dtype, E, causal, on_gpu, monkeypatch):
     from naiad.ops.attention.whole_backward import attention_dkdv_whole, attention_dq_whole
     from naiad.ops.attention.whole_blocks import attention_forward_whole
 
-    monkeypatch.setattr(flash, "_COPIES_FROM", 0)
+    monkeypatch.setattr(flash, "_WHOLE_FROM", 0)
     q = _cuda(2, 4, 384, E, dtype=dtype).requires_grad_()
     k, v = (_cuda(2, 2, 512, E, dtype=dtype).requires_grad_() for _ in "kv")
     grad = _cuda(2, 4, 384, E, dtype=dtype)

@@ -74,7 +74,7 @@ def test_attention_through_tensor_copies(dtype, causal, gen, backend, monkeypatc
     through tensor descriptors of their rows (grouped heads: a key head's rows are found from
     the query head's), here on every back end; fp16 by the whole-block kernels, fp32 by the
     general backward's copies of the blocks it walks."""
-    monkeypatch.setattr(flash, "_by_tensor_copies", lambda p, block_m, block_n: True)
+    monkeypatch.setattr(flash, "_by_tensor_copies", lambda p, block_m, block_n, least=None: True)
     q = make((2, 4, 128, 64), dtype, gen, -1, 1).requires_grad_()
     k, v = (make((2, 2, 192, 64), dtype, gen, -1, 1).requires_grad_() for _ in "kv")
     _check(gen, dtype, (q, k, v), scale=16.0, is_causal=causal, enable_gqa=True)

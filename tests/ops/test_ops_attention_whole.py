@@ -20,6 +20,7 @@ from naiad.ops.attention.whole_blocks import attention_forward_whole
 def copies(monkeypatch):
     """Tensor copies read every problem whose shapes allow them, on any device and length."""
     monkeypatch.setattr(flash, "_COPIES_FROM", 0)
+    monkeypatch.setattr(flash, "_WHOLE_FROM", 0)
     monkeypatch.setattr(flash, "_by_tensor_copies", flash.rows_copyable)
 
 
@@ -99,3 +100,17 @@ def test_which_calls_take_whole_blocks(gen, copies):
         assert _kernel(*other, causal=False) is not attention_forward_whole
     ragged = [torch.empty(1, 2, 100, 64, dtype=torch.float16) for _ in "qkv"]
     assert _kernel(*ragged, causal=False) is not attention_forward_whole
+
+
+def test_whole_blocks_from_their_own_work_threshold(copies, monkeypatch):
+    """The whole-block kernels are taken from `_WHOLE_FROM` on (batches x heads x L x S x E),
+    whatever the general kernels' threshold for tensor copies."""
+    q, k, v = (torch.empty(1, 2, 128, 64, dtype=torch.float16) for _ in "qkv")
+    work = 2 * 128 * 128 * 64
+    monkeypatch.setattr(flash, "_COPIES_FROM", 2**40)
+    monkeypatch.setattr(flash, "_WHOLE_FROM", work)
+    assert _kernel(q, k, v, causal=False) is attention_forward_whole
+    assert _backward_kernels(q, k, v, causal=False) == [attention_dkdv_whole, attention_dq_whole]
+    monkeypatch.setattr(flash, "_WHOLE_FROM", work + 1)
+    assert _kernel(q, k, v, causal=False) is not attention_forward_whole
+    assert attention_dkdv_whole not in _backward_kernels(q, k, v, causal=False)

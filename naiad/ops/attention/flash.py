@@ -111,11 +111,12 @@ class Problem:
 # The forward of whole blocks (whole_blocks.py), by device kind and head dim: (BLOCK_M, BLOCK_N,
 # launch options). The GPU's are the tiles and warps Triton's attention tutorial keeps for
 # Hopper (128-query blocks; 64 keys with 4 warps at D64, 128 with 8 at D128), stages from its
-# list (2-4): D128's 128x128 tiles fit two stages of K and V in shared memory beside Q (160 KB;
-# three would take 224 of the 227), D64's three.
+# list (2-4), swept on an H200 (fp16 2x16x4096, TFLOP/s): D64 three stages (424; 128x128 w4 s2
+# 428 but 315 against 323 causal), D128 three (480 against two's 466; causal 396 against 395),
+# whose K and V rings and Q take 224 of the 227 KB of shared memory.
 _WHOLE = {
     "cuda": {64: (128, 64, {"num_warps": 4, "num_stages": 3}),
-             128: (128, 128, {"num_warps": 8, "num_stages": 2})},
+             128: (128, 128, {"num_warps": 8, "num_stages": 3})},
     "cpu": {64: (64, 64, {}), 128: (64, 32, {})},
 }  # fmt: skip
 _WHOLE_DTYPES = (torch.float16, torch.bfloat16)
@@ -137,6 +138,11 @@ _WHOLE_BACKWARD = {
 # (4x16x1024x64: 0.057 -> 0.119 ms a call), while long ones gain (2x16x4096x128: 0.649 ->
 # 0.618 ms; at 128x128 tiles with 4 warps, D64 0.401 -> 0.35 ms).
 _COPIES_FROM = 2**34
+# The same for the whole-block kernels, which repay it sooner: at 4x16x1024 (2**32 at D64) their
+# forward already matches the general one's (H200, ms: D64 0.060 both, D128 0.091 against 0.101,
+# causal 0.073 against 0.082) and their backward has no guards nor spills (the general D128
+# dK/dV spills 104-130 bytes, bench/RESULTS.md).
+_WHOLE_FROM = 2**32
 
 
 @functools.cache
@@ -145,26 +151,28 @@ def _copies_on(device_index: int) -> bool:
     return torch.cuda.get_device_capability(device_index)[0] >= 9
 
 
-def _by_tensor_copies(p: Problem, block_m: int, block_n: int) -> bool:
+def _by_tensor_copies(p: Problem, block_m: int, block_n: int, least=None) -> bool:
     """Whether a kernel reads q, k, v (and the backward dO) through tensor descriptors of their
     rows, in blocks of `block_m` queries and `block_n` keys: on a GPU with a tensor-copy engine,
     for a problem `rows_copyable` allows."""
     q = p.q
-    return q.is_cuda and rows_copyable(p, block_m, block_n) and _copies_on(q.device.index)
+    return q.is_cuda and rows_copyable(p, block_m, block_n, least) and _copies_on(q.device.index)
 
 
-def rows_copyable(p: Problem, block_m: int, block_n: int) -> bool:
+def rows_copyable(p: Problem, block_m: int, block_n: int, least=None) -> bool:
     """Whether q, k and v can be read as blocks of their rows: long enough contiguous batched
-    sequences without a mask, whose head dim fills its block and whose lengths the blocks
-    divide (so that no block passes its sequence's end into the next one's rows)."""
+    sequences (work from `least`, else from `_COPIES_FROM`) without a mask, whose head dim fills
+    its block and whose lengths the blocks divide (so that no block passes its sequence's end
+    into the next one's rows)."""
     q, k = p.q, p.k
+    least = _COPIES_FROM if least is None else least
     return (
         not p.packed
         and p.mask_kind == NO_MASK
         and p.block_e == p.E
         and p.L % block_m == 0
         and p.S % block_n == 0
-        and p.batches * p.H * p.L * p.S * p.E >= _COPIES_FROM
+        and p.batches * p.H * p.L * p.S * p.E >= least
         and max(q.numel(), k.numel()) // p.E < 2**31
         and all(t.is_contiguous() and t.data_ptr() % 16 == 0 for t in (q, k, p.v))
     )
@@ -184,7 +192,7 @@ def _whole_tiles(p: Problem):
     tiles = _WHOLE[kind].get(p.E)
     if tiles is None or p.q.dtype not in _WHOLE_DTYPES or (p.causal and p.L > p.S):
         return None
-    return tiles if _by_tensor_copies(p, *tiles[:2]) else None
+    return tiles if _by_tensor_copies(p, *tiles[:2], _WHOLE_FROM) else None
 
 
 def forward_launch(p: Problem, out, lse, tiles=None):
@@ -226,7 +234,7 @@ def _whole_backward_tiles(p: Problem, grad):
     tiles = _WHOLE_BACKWARD[kind].get(p.E)
     if tiles is None or _whole_tiles(p) is None or grad.data_ptr() % 16:
         return None
-    return tiles if all(_by_tensor_copies(p, *t[:2]) for t in tiles) else None
+    return tiles if all(_by_tensor_copies(p, *t[:2], _WHOLE_FROM) for t in tiles) else None
 
 
 def backward_launches(p: Problem, grad, lse, delta, dq, dk, dv, tiles=None) -> list:
