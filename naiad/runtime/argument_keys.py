@@ -8,6 +8,7 @@ not handle raises `Unbound`, and the slow path takes the launch."""
 from __future__ import annotations
 
 import operator
+import sys
 
 import numpy as np
 
@@ -49,14 +50,14 @@ def other_key(value, align_free: bool = False, plain_ints: bool = False):
     alignment is left out of the key when `align_free`, the ==1 and %16 of a tuple's integers
     when `plain_ints` (`do_not_specialize`)."""
     kind = type(value)
+    if kind is TensorDescriptor:  # first: a library's launch may pass several (attention)
+        return _descriptor_key(value, align_free)
     if value is None:
         return None, None
     if kind is bool:
         return "i1", value
     if isinstance(value, float):  # a NumPy float64 too: the slow path makes it an fp32
         return "fp32", float(value)
-    if kind is TensorDescriptor:
-        return _descriptor_key(value, align_free)
     if isinstance(value, tuple):
         leaves = []
         return _tuple_key(value, align_free, plain_ints, leaves), tuple(leaves)
@@ -101,10 +102,32 @@ def _descriptor_key(desc: TensorDescriptor, align_free: bool = False):
     (its tensor's dtype and alignment, which sizes and strides are divisible by 16, its block
     shape, its padding) and where it lives, and its parts (base address, shape..., strides...)
     as one tuple."""
-    base_key, address = other_key(desc.base, align_free)
-    if not isinstance(base_key, tuple):
-        raise Unbound  # not a tensor: the slow path says so
-    block = tuple(operator.index(b) for b in desc.block_shape)
-    divisible = () if align_free else tuple(s % 16 == 0 for s in (*desc.shape, *desc.strides))
+    base = desc.base
+    if type(base) is tensor_type():  # a torch.Tensor: keyed as other_key would, inline
+        address = base.data_ptr()
+        base_key = (type(base), base.dtype, align_free or address % 16 == 0, base.device)
+    else:
+        base_key, address = other_key(base, align_free)
+        if not isinstance(base_key, tuple):
+            raise Unbound  # not a tensor: the slow path says so
+    block = tuple(map(operator.index, desc.block_shape))
+    shape, strides = desc.shape, desc.strides
+    divisible = () if align_free else tuple(s % 16 == 0 for s in shape + strides)
     key = (TensorDescriptor, base_key, block, desc.padding, divisible)
-    return key, (address, *desc.shape, *desc.strides)
+    return key, (address, *shape, *strides)
+
+
+def tensor_type() -> type:
+    """torch.Tensor once torch has been imported (arguments of exactly that type take the
+    inline branch, and a host descriptor's tensor here), else `_NoTensor`. A launch never
+    imports torch itself: a NumPy program would pay seconds for it. A binder made before torch
+    was imported keys tensors through `other_key`, which is slower but correct;
+    `JITFunction.run` remakes the binder and the entry once torch appears (both must key
+    alike)."""
+    torch = sys.modules.get("torch")
+    return getattr(torch, "Tensor", _NoTensor) if torch is not None else _NoTensor
+
+
+class _NoTensor:
+    """What the generated code compares argument types with while torch is not imported: a
+    type no argument has."""

@@ -30,12 +30,19 @@ empty dimension, missing or extra arguments (whose errors the slow path raises).
 from __future__ import annotations
 
 import operator
-import sys
 
 from ..errors import CompilationError, without_naiad_frames
 from ..knobs import launch_settings
 from ..language import core
-from .argument_keys import INT32_MAX, INT32_MIN, Unbound, constexpr_key, other_key, wide_int_key
+from .argument_keys import (
+    INT32_MAX,
+    INT32_MIN,
+    Unbound,
+    constexpr_key,
+    other_key,
+    tensor_type,
+    wide_int_key,
+)
 
 # The largest grid CUDA launches (x < 2**31, y and z < 65536), refused beyond on every back end
 # and in the interpreter: program ids are int32, and the CPU would wrap them (or run a grid of
@@ -72,21 +79,6 @@ def _launch_dims(grid) -> tuple[int, int, int]:
     if 0 in dims:
         raise Unbound
     return dims
-
-
-class _NoTensor:
-    """What the generated code compares argument types with while torch is not imported: a
-    type no argument has."""
-
-
-def tensor_type() -> type:
-    """torch.Tensor once torch has been imported (arguments of exactly that type take the
-    inline branch), else `_NoTensor`. A launch never imports torch itself: a NumPy program
-    would pay seconds for it. A binder made before torch was imported keys tensors through
-    `_other_key`, which is slower but correct; `JITFunction.run` remakes the binder and the
-    entry once torch appears (both must key alike)."""
-    torch = sys.modules.get("torch")
-    return getattr(torch, "Tensor", _NoTensor) if torch is not None else _NoTensor
 
 
 def argument_lines(

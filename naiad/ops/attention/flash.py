@@ -77,6 +77,7 @@ class Problem:
 
     packed = False
     mask_kind, mask_strides = NO_MASK, (0, 0, 0, 0)
+    whole = False  # the whole-block forward's tiles or None once `_whole_tiles` decided
 
     def __init__(self, q, k, v, heads, key_heads, causal, scale):
         """The checks and flags that do not depend on how the sequences are held; `q`, `k`, `v`
@@ -187,12 +188,14 @@ def _row_descriptor(t, rows: int) -> TensorDescriptor:
 def _whole_tiles(p: Problem):
     """(BLOCK_M, BLOCK_N, launch options) of the whole-block forward where `p` may take it (half
     precision, a head dim of the table, a causal diagonal from the top left inside the keys,
-    read by tensor copies), else None."""
-    kind = "cpu" if p.q.device.type == "cpu" else "cuda"
-    tiles = _WHOLE[kind].get(p.E)
-    if tiles is None or p.q.dtype not in _WHOLE_DTYPES or (p.causal and p.L > p.S):
-        return None
-    return tiles if _by_tensor_copies(p, *tiles[:2], _WHOLE_FROM) else None
+    read by tensor copies), else None. Decided once per problem: the backward asks again, and
+    each check costs a call microseconds of host time."""
+    if p.whole is False:
+        kind = "cpu" if p.q.device.type == "cpu" else "cuda"
+        tiles = _WHOLE[kind].get(p.E)
+        taken = tiles is not None and p.q.dtype in _WHOLE_DTYPES and not (p.causal and p.L > p.S)
+        p.whole = tiles if taken and _by_tensor_copies(p, *tiles[:2], _WHOLE_FROM) else None
+    return p.whole
 
 
 def forward_launch(p: Problem, out, lse, tiles=None):
@@ -229,12 +232,13 @@ def forward(p: Problem):
 
 def _whole_backward_tiles(p: Problem, grad):
     """The dK/dV and dQ tiles of the whole-block backward where `p` (and its output's gradient
-    `grad`, contiguous) may take it, else None."""
+    `grad`, contiguous) may take it, else None: where it takes the forward, the tensor copies'
+    other conditions hold, so only the lengths are checked against these tiles."""
     kind = "cpu" if p.q.device.type == "cpu" else "cuda"
     tiles = _WHOLE_BACKWARD[kind].get(p.E)
     if tiles is None or _whole_tiles(p) is None or grad.data_ptr() % 16:
         return None
-    return tiles if all(_by_tensor_copies(p, *t[:2], _WHOLE_FROM) for t in tiles) else None
+    return tiles if all(p.L % m == 0 and p.S % n == 0 for m, n, _ in tiles) else None
 
 
 def backward_launches(p: Problem, grad, lse, delta, dq, dk, dv, tiles=None) -> list:
