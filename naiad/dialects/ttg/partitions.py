@@ -12,6 +12,8 @@ scalar code only. Unlike Triton's, the regions read the values defined above the
 (no block arguments): every warp computes those, before it takes its partition.
 `requestedRegisters` (per partition) and `defaultRegisters` are the registers per thread each
 asks for with `setmaxnreg` (0: no change); the module's `ttg.total-num-warps` counts them all.
+It prints in MLIR's generic form: its regions capture rather than take arguments, so Triton's
+custom syntax would not describe it.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ class WarpYieldOp(Operation):
 
     name = "ttg.warp_yield"
     traits = frozenset({Pure, Terminator, HasParent("ttg.warp_specialize")})
+    assembly_format = "attr-dict"
 
 
 @irdl_op
@@ -46,3 +49,4 @@ class WarpReturnOp(Operation):
 
     name = "ttg.warp_return"
     traits = frozenset({Pure, Terminator, HasParent("ttg.warp_specialize")})
+    assembly_format = "attr-dict"

@@ -12,10 +12,13 @@ import pytest
 from fixture_kernels.chained_dots import chained_products
 from test_dot_lowering import DOT_KERNELS, ROOT, _load
 
+import naiad
+import naiad.language as tl
 from naiad.backends.nvidia import link
 from naiad.backends.nvidia import target as nv_target
 from naiad.backends.nvidia.compiler import ttgir_pipeline
 from naiad.dialects import scf, tt
+from naiad.ir.printer import print_module
 from naiad.passes.pipeline import run_pipeline
 from naiad.runtime.compiler import build_ttir
 from naiad.runtime.evaluator import evaluate
@@ -309,3 +312,45 @@ def test_an_asynchronous_dot_whose_carried_result_the_loop_never_reads():
         evaluate(module, func.sym_name.value, [a, b, v, out, 256], grid=(1,))
         outs.append(out)
     np.testing.assert_allclose(outs[0], outs[1], rtol=1e-3, atol=1e-3)
+
+
+@naiad.jit
+def _block_sums(a_ptr, b_ptr, out_ptr, n, blocks, BLOCK: tl.constexpr, STAGES: tl.constexpr):
+    """out = a + b over `blocks` consecutive blocks of this program, no dot in the loop."""
+    offsets = tl.program_id(0) * BLOCK * blocks + tl.arange(0, BLOCK)
+    for _ in tl.range(0, blocks, num_stages=STAGES):
+        mask = offsets < n
+        tl.store(
+            out_ptr + offsets,
+            tl.load(a_ptr + offsets, mask=mask) + tl.load(b_ptr + offsets, mask=mask),
+            mask=mask,
+        )
+        offsets += BLOCK
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_a_loop_given_stages_pipelines_its_loads_without_a_dot(arch):
+    """`tl.range(..., num_stages=3)` asks for its loads to be copied ahead even where no dot
+    reads them, as Triton's pipeliner does: both loads by `cp.async` into rings of their own
+    (three copies each: two ahead of the loop, one in it); the values are the loop's as
+    written for every trip count, past the end of the array included."""
+    args = ("*fp16", "*fp16", "*fp16", 1008, "i32")  # n a multiple of 16: 16-byte vectors
+    _, after = _modules(_block_sums, args, {"BLOCK": 256, "STAGES": 3}, 3, arch)
+    text = print_module(after)
+    assert text.count("ttg.async_copy_global_to_local") == 6 and text.count("ttg.local_alloc") == 2
+    gen = np.random.default_rng(5)
+    a, b = (gen.standard_normal(1008).astype(np.float16) for _ in range(2))
+    func = next(op for op in after.walk() if isinstance(op, tt.FuncOp)).sym_name.value
+    for blocks in (0, 1, 2, 4, 5):  # 5 blocks of 256 run past the 1008 elements
+        out = np.full(1008, 7.0, dtype=np.float16)
+        evaluate(after, func, [a, b, out, 1008, blocks], grid=(1,))
+        covered = min(1008, 256 * blocks)
+        np.testing.assert_array_equal(out[:covered], a[:covered] + b[:covered])
+        np.testing.assert_array_equal(out[covered:], 7.0)
+
+
+def test_a_loop_without_given_stages_leaves_loads_without_a_dot_alone():
+    """The launch's num_stages alone pipelines only the loads that feed dots."""
+    args = ("*fp16", "*fp16", "*fp16", 1008, "i32")
+    _, after = _modules(_block_sums, args, {"BLOCK": 256, "STAGES": None}, 3)
+    assert "ttg.async_copy_global_to_local" not in print_module(after)

@@ -33,8 +33,8 @@ def _regions(ttgir: str) -> tuple[str, str]:
     """The default (consumers') and the partition (producer's) region of the one
     `ttg.warp_specialize`."""
     start = ttgir.index('"ttg.warp_specialize"')
-    split = ttgir.index('"ttg.warp_yield"', start)
-    return ttgir[start:split], ttgir[split : ttgir.index('"ttg.warp_return"', split)]
+    split = ttgir.index("ttg.warp_yield", start)
+    return ttgir[start:split], ttgir[split : ttgir.index("ttg.warp_return", split)]
 
 
 @needs_ptxas

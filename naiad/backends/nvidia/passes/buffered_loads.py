@@ -1,5 +1,6 @@
-"""Loads that reach a loop's dots through other ops, given a buffer so that the pipeliner takes
-them too (tritongpu-pipeline, pipeline_loads.py).
+"""Loads that reach a loop's dots through other ops, or any load of a loop whose stages the
+kernel set (`tl.range(..., num_stages=N)`), given a buffer so that the pipeliner takes them too
+(tritongpu-pipeline, pipeline_loads.py).
 
 The pipeliner copies a load ahead when a shared buffer is its one reader (a dot operand's tile).
 Triton's pipeliner also takes the loads whose values reach a dot by any path: attention
@@ -12,7 +13,9 @@ otherwise. Such a load gets a buffer here, read back in its own layout:
                                              %m_read = ttg.local_load %buffer
                                              ... uses of %m_read ...
 
-which makes it a load the pipeliner fills by `cp.async` (pipeline_candidates.py). A load takes
+which makes it a load the pipeliner fills by `cp.async` (pipeline_candidates.py). As Triton's
+pipeliner, a loop whose `num_stages` the kernel gave (the `tt.num_stages` attribute) has every
+such load copied ahead, dots or not (a vector add over a row's blocks). A load takes
 a buffer only where it would then qualify (its vectors at least 4 bytes, its `other` zero, its
 address computable iterations ahead) and only when it is small (`MAX_BYTES`: vectors and thin
 tiles, not an attention mask's [BLOCK_M, BLOCK_N] tile, whose ring of stages would take the
@@ -33,10 +36,12 @@ MAX_BYTES = 4096  # a buffered load's tile, per stage
 
 def buffer_dot_inputs(loop: Operation, qualifies) -> list[Operation]:
     """Give a buffer to each load of `loop`'s body that reaches a dot of the body through
-    other ops and `qualifies(load)` once buffered; return those loads."""
+    other ops (any load, in a loop whose stages the kernel set) and `qualifies(load)` once
+    buffered; return those loads."""
+    every_load = "tt.num_stages" in loop.attributes
     buffered = []
     for load in list(loop.body.ops):
-        if not _reaches_a_dot(load, loop):
+        if not _unbuffered_tile(load) or not (every_load or _reaches_a_dot(load, loop)):
             continue
         _buffer(load)
         if qualifies(load):
@@ -55,16 +60,18 @@ def unbuffer(load: Operation) -> None:
     alloc.erase()
 
 
-def _reaches_a_dot(load: Operation, loop: Operation) -> bool:
-    """A tensor load of the body, read by no buffer yet, whose value reaches a dot of the
-    body through other ops of the body."""
+def _unbuffered_tile(load: Operation) -> bool:
+    """A small tensor load (`MAX_BYTES`) that no buffer reads yet."""
     if not isinstance(load, tt.LoadOp) or not isinstance(load.result.type, RankedTensorType):
         return False
     t = load.result.type
     if t.numel * max(t.element_type.width // 8, 1) > MAX_BYTES:
         return False
-    if any(isinstance(user, ttg.LocalAllocOp) for user in load.result.users):
-        return False
+    return not any(isinstance(user, ttg.LocalAllocOp) for user in load.result.users)
+
+
+def _reaches_a_dot(load: Operation, loop: Operation) -> bool:
+    """Whether the load's value reaches a dot of the body through other ops of the body."""
     seen, pending = set(), [load.result]
     while pending:
         for user in pending.pop().users:
