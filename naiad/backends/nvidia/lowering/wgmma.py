@@ -155,8 +155,8 @@ class _WgmmaDot:
         acc = list(ctx[self.op.c])
         tiles = self._tiles()
         warpgroup = self._warpgroup_origin()
-        starts = [
-            None if operand is None else self._start_address(operand, warpgroup[i])
+        fields = [
+            None if operand is None else self._address_field(operand, warpgroup[i])
             for i, operand in enumerate(self.operands)
         ]
         a_words = None
@@ -167,7 +167,7 @@ class _WgmmaDot:
         self.a_words = a_words
         for m0, n0 in tiles:
             registers = [lookup(table, c, "the accumulator") for c in self._tile_coords(m0, n0)]
-            state = self._block([acc[r] for r in registers], starts, m0, n0)
+            state = self._block([acc[r] for r in registers], fields, m0, n0)
             for r, value in zip(registers, state):
                 acc[r] = value
         em.asm("void", "wgmma.commit_group.sync.aligned;", "", [])
@@ -200,21 +200,21 @@ class _WgmmaDot:
             return acc, None
         return acc, {key: words[4 * i : 4 * i + 4] for i, key in enumerate(keys)}
 
-    def _block(self, state: list[str], starts: list, m0: int, n0: int) -> list[str]:
+    def _block(self, state: list[str], fields: list, m0: int, n0: int) -> list[str]:
         """The instructions of one result block, every K step accumulating into `state`; with
         partial sums (`imprecise_every`), into fresh registers that are added into `state`,
         at f32, every that many K elements."""
         steps = list(range(0, self.op.a.type.shape[1], self.instr_k))
         if self.imprecise_every is None:
             for k0 in steps:
-                state = self._mma(state, starts, m0, n0, k0, accumulate=True)
+                state = self._mma(state, fields, m0, n0, k0, accumulate=True)
             return state
         em = self.em
         per_sum = -(-self.imprecise_every // self.instr_k)
         for first in range(0, len(steps), per_sum):
             partial = ["0.0"] * len(state)
             for k0 in steps[first : first + per_sum]:
-                partial = self._mma(partial, starts, m0, n0, k0, accumulate=k0 != steps[first])
+                partial = self._mma(partial, fields, m0, n0, k0, accumulate=k0 != steps[first])
             em.asm("void", "wgmma.commit_group.sync.aligned;", "", [])
             partial = wait_group(em, partial, 0, "float")
             add = "fadd contract" if self.ctx.fp_fusion else "fadd"  # elementwise.py's rule
@@ -281,17 +281,28 @@ class _WgmmaDot:
         address = em.shared_address(byte)
         return em.op(f"ptrtoint {SHARED_PTR} {address} to i32")
 
-    def _descriptor(self, index: int, start: str, corner: tuple[int, int]) -> str:
+    def _address_field(self, operand: _Operand, warpgroup_bases) -> str:
+        """Bits 0-13 of the descriptor of the operand's first element: its address / 16."""
+        start = self._start_address(operand, warpgroup_bases)
+        field = self.em.op(f"lshr i32 {start}, 4")
+        return self.em.op(f"and i32 {field}, 16383")
+
+    def _descriptor(self, index: int, field: str, corner: tuple[int, int]) -> str:
         """The descriptor of operand `index`'s block whose first element is `corner` (view
-        coordinates, on a row that is a multiple of 8)."""
-        em, operand = self.em, self.operands[index]
-        view = operand.view
-        moved = view.offset_of(corner) * view.element_bytes
-        address = em.op(f"add i32 {start}, {moved}") if moved else start
-        field = em.op(f"lshr i32 {address}, 4")
-        field = em.op(f"and i32 {field}, 16383")
-        wide = em.op(f"zext i32 {field} to i64")
-        return em.op(f"or i64 {wide}, {operand.descriptor.bits}")
+        coordinates, on a row that is a multiple of 8): a low word of the operand's address
+        `field` plus a constant (the block's offset / 16 and the constant part's low bits;
+        buffers end below the field's 256 KB, so nothing carries out of it) and a constant
+        high word. One value per operand and 32-bit adds of constants, where masking each
+        block's own address made a value of its own: ptxas held every block's descriptor
+        of attention backward's loop-invariant buffers across its loops, spilled."""
+        operand = self.operands[index]
+        moved = operand.view.offset_of(corner) * operand.view.element_bytes
+        if moved % 16:
+            raise InternalError(f"wgmma: a block starts {moved} bytes into its buffer")
+        bits = operand.descriptor.bits
+        low = self.em.op(f"add i32 {field}, {(bits & 0xFFFFFFFF) + (moved >> 4)}")
+        wide = self.em.op(f"zext i32 {low} to i64")
+        return self.em.op(f"or i64 {wide}, {bits >> 32 << 32}")
 
     def _a_words(self, m0: int, k0: int) -> list[str]:
         """A's four 32-bit words of the K step at `k0` for the rows at `m0`, each `per` = 32 /
@@ -306,14 +317,14 @@ class _WgmmaDot:
             words.append(pack32(self.em, [values[r] for r in regs], self.elem))
         return words
 
-    def _mma(self, state: list[str], starts: list, m0: int, n0: int, k0: int, accumulate: bool):
+    def _mma(self, state: list[str], fields: list, m0: int, n0: int, k0: int, accumulate: bool):
         """One `wgmma.mma_async` for the block at rows `m0`, columns `n0` and K step `k0`: the
         accumulator registers in and out, scale-d on when `accumulate` (off: d = A B)."""
         if self.a_table is None:
-            a = [("l", self._descriptor(0, starts[0], (m0, k0)))]
+            a = [("l", self._descriptor(0, fields[0], (m0, k0)))]
         else:
             a = [("r", word) for word in self.a_words[(m0, k0)]]
-        b_desc = self._descriptor(1, starts[1], (k0, n0))
+        b_desc = self._descriptor(1, fields[1], (k0, n0))
         n = len(state)
         outs = ",".join(f"${i}" for i in range(n))
         a_names = ",".join(f"${n + i}" for i in range(len(a)))
