@@ -238,3 +238,27 @@ def in_loop(block) -> bool:
             return True
         op = op.parent_op()
     return False
+
+
+def carrying_more(loop: ForOp, extra_inits) -> ForOp:
+    """`loop` rebuilt in its place to carry `extra_inits` too, after its own values: its body
+    (moved, not copied) gets their arguments, and the caller appends their yielded values to
+    the body's `scf.yield`. The old loop's results are replaced by the new loop's first ones."""
+    extra_inits = list(extra_inits)
+    for value in extra_inits:
+        loop.body.add_argument(value.type, loop.location)
+    new = ForOp(
+        loop.lowerBound,
+        loop.upperBound,
+        loop.step,
+        [*loop.initArgs, *extra_inits],
+        attributes=dict(loop.attributes),
+        location=loop.location,
+        region=Region(),
+    )
+    new.region.take_body(loop.region)
+    loop.parent.insert_before(new, loop)
+    for old, result in zip(loop.outs, new.outs):
+        old.replace_all_uses_with(result)
+    loop.erase()
+    return new

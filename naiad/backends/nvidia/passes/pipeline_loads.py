@@ -48,7 +48,7 @@ from ....dialects import arith, scf, tt, ttg, ttng
 from ....dialects.ttg.attributes import SHARED_MEMORY, SwizzledSharedEncodingAttr
 from ....dialects.ttg.barrier import BarrierOp
 from ....dialects.ttg.types import ASYNC_TOKEN, MemDescType
-from ....ir import IntegerAttr, Operation, Region, register_pass
+from ....ir import IntegerAttr, Operation, register_pass
 from ....ir.passes import Pass
 from ....ir.types import i1, i32, i64
 from ....passes.analysis.axis_info import AxisInfoAnalysis
@@ -255,27 +255,10 @@ def _with_more_carried(loop, extra_inits: list, write: int, phase: bool) -> Oper
     `write` and 0), and the parity of the read slot's barrier phase where tensor copies fill
     it."""
     b = Builder(loop, loop.location)
-    inits = [*loop.initArgs, *extra_inits, b.constant(write, i32), b.constant(0, i32)]
+    inits = [*extra_inits, b.constant(write, i32), b.constant(0, i32)]
     if phase:
         inits.append(b.constant(0, i32))
-    body = loop.body
-    for value in inits[len(loop.initArgs) :]:
-        body.add_argument(value.type, loop.location)
-    new = scf.ForOp(
-        loop.lowerBound,
-        loop.upperBound,
-        loop.step,
-        inits,
-        attributes=dict(loop.attributes),
-        location=loop.location,
-        region=Region(),
-    )
-    new.region.take_body(loop.region)
-    loop.parent.insert_before(new, loop)
-    for old, result in zip(loop.outs, new.outs):
-        old.replace_all_uses_with(result)
-    loop.erase()
-    return new
+    return scf.carrying_more(loop, inits)
 
 
 def _steady_state(loop, args, loads, slice_ops, rings: dict, barriers, stages, slots, retiring):

@@ -226,10 +226,10 @@ def _consume(loop, k_loop, loads, rings, full, empty, stages: int, asynchronous:
     zero = Builder(loop, loop.location).constant(0, i32)
     k_count = zero
     if k_loop is not loop:
-        loop = _carry(loop, zero)
+        loop = scf.carrying_more(loop, [zero])
         k_count = loop.body.arguments[-1]
         k_loop = next(op for op in loop.body.ops if isinstance(op, scf.ForOp))
-    k_loop = _carry(k_loop, k_count)
+    k_loop = scf.carrying_more(k_loop, [k_count])
     count = k_loop.body.arguments[-1]
     b = Builder(k_loop.body.first_op, k_loop.location)
     slot, parity = _slot_and_parity(b, count, stages)
@@ -276,24 +276,3 @@ def _hand_back(b: Builder, condition, empty, count, stages: int) -> None:
     branch.then_block.append(scf.YieldOp([], location=b.location))
     inside = Builder(branch.then_block.terminator, b.location)
     inside.add(ttng.ArriveBarrierOp(inside.slot(empty, slot)))
-
-
-def _carry(loop: Operation, init) -> Operation:
-    """`loop` rebuilt to carry one more value from `init` (the body yields it: `_consume`)."""
-    body = loop.body
-    body.add_argument(init.type, loop.location)
-    new = scf.ForOp(
-        loop.lowerBound,
-        loop.upperBound,
-        loop.step,
-        [*loop.initArgs, init],
-        attributes=dict(loop.attributes),
-        location=loop.location,
-        region=Region(),
-    )
-    new.region.take_body(loop.region)
-    loop.parent.insert_before(new, loop)
-    for old, result in zip(loop.outs, new.outs):
-        old.replace_all_uses_with(result)
-    loop.erase()
-    return new
