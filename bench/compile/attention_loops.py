@@ -2,6 +2,7 @@
 sm_90a without a GPU (issue 19).
 
     python bench/compile/attention_loops.py [--heads 64,128] [--backward TUTORIAL] [--out DIR]
+    python bench/compile/attention_loops.py --backward-tiles [--heads 64,128]
 
 Each kernel is compiled as a Hopper launch would compile it, from CPU tensors of the launch's
 shapes (`warmup(target="cuda:sm_90a")`). Forward: examples/06_fused_attention.py's `_attn_fwd`
@@ -15,7 +16,9 @@ masks). With `--backward`, the backward's too: naiad.ops' whole-block dK/dV and 
 `_attn_bwd` at its own launch's config. Printed per kernel: registers and spilled bytes
 (ptxas), then each `scf.for` of the TTGIR as its operations counted by name, and the PTX's
 counts of the instructions that decide the speed (tensor copies, wgmma, mbarrier waits,
-barriers, global loads, layout shuffles through shared memory).
+barriers, global loads, layout shuffles through shared memory). `--backward-tiles` compiles the
+whole-block backward at each of BACKWARD_TILES instead and prints registers, spilled bytes and
+shared memory of both kernels.
 """
 
 from __future__ import annotations
@@ -134,6 +137,39 @@ def compile_ops_backward(E, causal, tiles) -> list:
     return [kernel.warmup(*a, grid=grid, target=TARGET, **o) for kernel, grid, a, o in launches]
 
 
+def _tiles(m, n, warps, stages):
+    return (m, n, {"num_warps": warps, "num_stages": stages})
+
+
+# Tile pairs (dK/dV, dQ) of the whole-block backward that `--backward-tiles` compiles: the
+# tables' picks, fewer stages, 8 warps over 64 queries, square 64x64 tiles.
+BACKWARD_TILES = {
+    64: [(_tiles(32, 128, 4, 5), _tiles(128, 32, 4, 5)),
+         (_tiles(32, 128, 4, 3), _tiles(128, 32, 4, 3)),
+         (_tiles(64, 128, 8, 3), _tiles(128, 64, 8, 3)),
+         (_tiles(64, 128, 8, 2), _tiles(128, 64, 8, 2)),
+         (_tiles(64, 128, 4, 3), _tiles(128, 64, 4, 3)),
+         (_tiles(64, 64, 4, 3), _tiles(64, 64, 4, 3))],
+    128: [(_tiles(64, 128, 8, 2), _tiles(128, 64, 8, 2)),
+          (_tiles(64, 128, 8, 3), _tiles(128, 64, 8, 3)),
+          (_tiles(32, 128, 4, 3), _tiles(128, 32, 4, 3)),
+          (_tiles(32, 128, 8, 3), _tiles(128, 32, 8, 3)),
+          (_tiles(64, 64, 4, 2), _tiles(64, 64, 4, 2))],
+}  # fmt: skip
+
+
+def backward_tiles(E: int, causal: bool) -> list[str]:
+    """One line per pair of BACKWARD_TILES: each kernel's registers, spilled bytes and shared
+    memory (KB)."""
+    lines = []
+    for tiles in BACKWARD_TILES[E]:
+        name = ", ".join(f"{m}x{n} w{o['num_warps']} s{o['num_stages']}" for m, n, o in tiles)
+        kernels = compile_ops_backward(E, causal, tiles)
+        facts = [f"{c.n_regs} / {c.n_spills} / {c.metadata['shared'] / 1024:.0f}" for c in kernels]
+        lines.append(f"D{E}{' causal' if causal else ''} {name}: dkdv {facts[0]}, dq {facts[1]}")
+    return lines
+
+
 def loops(ttgir: str) -> list[Counter]:
     """The operations of each scf.for body, counted by name (nested regions included)."""
     found, depth, current = [], 0, None
@@ -217,7 +253,13 @@ def main(argv=None) -> int:
     parser.add_argument("--heads", default="64,128")
     parser.add_argument("--backward", nargs="?", const="", default=None, metavar="TUTORIAL")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--backward-tiles", action="store_true")
     args = parser.parse_args(argv)
+    if args.backward_tiles:  # registers / spilled bytes / shared KB of the candidate pairs
+        for E in (int(e) for e in args.heads.split(",")):
+            for causal in (False, True):
+                print("\n".join(backward_tiles(E, causal)), flush=True)
+        return 0
     forward = _load(ROOT / "examples" / "06_fused_attention.py", "tutorial06")
     backward = None
     if args.backward:
