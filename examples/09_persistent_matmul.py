@@ -1,6 +1,6 @@
 """Tutorial 09 — persistent matmul (what Triton's `python/tutorials/09-persistent-matmul.py` shows).
 
-The same fp16 product C = A @ B four ways, from one program per output tile to programs that stay
+The same fp16 product C = A @ B five ways, from one program per output tile to programs that stay
 resident and walk the tiles, reading their operands through tensor descriptors:
 
 - `naive`: a grid of one program per tile of C, operands read through pointers with masks;
@@ -13,7 +13,10 @@ resident and walk the tiles, reading their operands through tensor descriptors:
   past the tensor's edge and does not write there, so the kernel needs no masks;
 - `device descriptor`: the same loop, the descriptors made inside the kernel with
   `tl.make_tensor_descriptor` from pointers, shapes and strides (on the GPU into global scratch
-  from the allocator given to `set_allocator`).
+  from the allocator given to `set_allocator`);
+- `warp specialized`: the same again, the tile loop asking for `warp_specialize=True` (and not
+  flattened): on Hopper one more warpgroup issues the tensor copies into a ring of buffers while
+  the kernel's warps run the dots and the epilogue; elsewhere the loop runs as written.
 
 The kernels and host code are Naiad's own. Tiles are numbered in groups of GROUP_M tile rows so
 that consecutive tiles share rows of A and columns of B. Every variant is checked against float64
@@ -89,11 +92,12 @@ def matmul_persistent_kernel(a, b, c, M, N, K, PROGRAMS: tl.constexpr, BLOCK_M: 
 @triton.jit
 def descriptor_tiles(a_desc, b_desc, c_desc, M, N, K, PROGRAMS: tl.constexpr,
                      BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                     GROUP_M: tl.constexpr):
+                     GROUP_M: tl.constexpr, WARP_SPECIALIZE: tl.constexpr):
     """This program's tiles of C, persistent as `matmul_persistent_kernel`'s, through
     descriptors of A (M x K), B (K x N) and C (M x N): their edges need no masks."""
     tiles = tl.cdiv(M, BLOCK_M) * tl.cdiv(N, BLOCK_N)
-    for tile in tl.range(tl.program_id(0), tiles, PROGRAMS, flatten=True):
+    for tile in tl.range(tl.program_id(0), tiles, PROGRAMS, flatten=not WARP_SPECIALIZE,
+                         warp_specialize=WARP_SPECIALIZE):
         row, col = tile_origin(tile, M, N, BLOCK_M, BLOCK_N, GROUP_M)
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
         for k in range(0, K, BLOCK_K):
@@ -106,25 +110,28 @@ def matmul_descriptor_kernel(a_desc, b_desc, c_desc, M, N, K, PROGRAMS: tl.const
                              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
                              GROUP_M: tl.constexpr):
     # The host made the descriptors.
-    descriptor_tiles(a_desc, b_desc, c_desc, M, N, K, PROGRAMS, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M)
+    descriptor_tiles(a_desc, b_desc, c_desc, M, N, K, PROGRAMS, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
+                     False)
 
 
 @triton.jit
 def matmul_device_descriptor_kernel(a, b, c, M, N, K, PROGRAMS: tl.constexpr,
                                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                                    BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+                                    BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
+                                    WARP_SPECIALIZE: tl.constexpr = False):
     # The kernel makes the descriptors from pointers, shapes and strides.
     a_desc = tl.make_tensor_descriptor(a, [M, K], [K, 1], [BLOCK_M, BLOCK_K])
     b_desc = tl.make_tensor_descriptor(b, [K, N], [N, 1], [BLOCK_K, BLOCK_N])
     c_desc = tl.make_tensor_descriptor(c, [M, N], [N, 1], [BLOCK_M, BLOCK_N])
-    descriptor_tiles(a_desc, b_desc, c_desc, M, N, K, PROGRAMS, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M)
+    descriptor_tiles(a_desc, b_desc, c_desc, M, N, K, PROGRAMS, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
+                     WARP_SPECIALIZE)
 
 
 # ---------------------------------------------------------------------------------------------
 # Host side
 # ---------------------------------------------------------------------------------------------
 
-VARIANTS = ("naive", "persistent", "descriptor", "device descriptor")
+VARIANTS = ("naive", "persistent", "descriptor", "device descriptor", "warp specialized")
 
 
 def resident_programs() -> int:
@@ -160,11 +167,13 @@ def matmul(a, b, variant="persistent", programs=None, **blocks):
                        TensorDescriptor.from_tensor(b, [bk, bn]),
                        TensorDescriptor.from_tensor(c, [bm, bn]))
         matmul_descriptor_kernel[(programs,)](*descriptors, M, N, K, PROGRAMS=programs, **meta)
-    elif variant == "device descriptor":
+    elif variant in ("device descriptor", "warp specialized"):
         # Scratch for the descriptors the programs make (128 bytes each, on the GPU).
         triton.set_allocator(lambda size, alignment, stream:
                              torch.empty(size, dtype=torch.int8, device=a.device))
-        matmul_device_descriptor_kernel[(programs,)](a, b, c, M, N, K, PROGRAMS=programs, **meta)
+        matmul_device_descriptor_kernel[(programs,)](
+            a, b, c, M, N, K, PROGRAMS=programs, WARP_SPECIALIZE=variant == "warp specialized",
+            **meta)
     else:
         raise ValueError(f"unknown variant {variant!r}; one of {VARIANTS}")
     return c
