@@ -17,6 +17,7 @@ import os
 import torch
 
 import naiad.triton._internal_testing as testing
+from naiad.backends.cpu.backend import CpuBackend
 from naiad.runtime.jit import JITFunction
 
 TARGET = os.environ["NAIAD_SUITE_PTX_TARGET"]
@@ -42,3 +43,16 @@ def _run_reading_the_target(self, *args, grid, warmup=False, **kwargs):
 
 
 JITFunction.run = _run_reading_the_target
+
+_cpu_rules = CpuBackend.language_target
+
+
+def _cpu_rules_with_the_targets_reductions(self, target, options):
+    """The CPU's language rules, with the target's bulk tensor reduction: a tensor
+    descriptor's fp16/bf16 atomic min/max, which Triton takes on sm_90 and refuses on a CPU,
+    runs here when the target has it (the CPU computes it as the GPU does)."""
+    rules = _cpu_rules(self, target, options)
+    return rules.with_options(bulk_tensor_reduce=_ARCH >= 90)
+
+
+CpuBackend.language_target = _cpu_rules_with_the_targets_reductions

@@ -32,6 +32,9 @@ class TargetInfo:
     # wgmma accumulates that way (Triton's default there), none elsewhere.
     max_num_imprecise_acc_default: int = 0
     max_tensor_numel: int = 1048576
+    # Hopper's bulk tensor reduction (`cp.reduce.async.bulk.tensor`): Triton takes a tensor
+    # descriptor's fp16/bf16 `atomic_min`/`atomic_max` on CUDA from sm_90 on, and nowhere else.
+    bulk_tensor_reduce: bool = True
     extra: dict = field(default_factory=dict, compare=False, hash=False)
 
     def min_dot_size(self, lhs: t.dtype, rhs: t.dtype) -> tuple[int, int, int]:

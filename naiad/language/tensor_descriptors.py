@@ -26,10 +26,11 @@ from .memory import block_ptr
 
 # Element types of Triton's block atomics (`tt.descriptor_reduce`), by reduction.
 _BITWISE_TYPES = (t.uint32, t.int32, t.uint64, t.int64)
+_HALF_FLOATS = (t.float16, t.bfloat16)  # min and max of these need bulk tensor reductions
 _ATOMIC_TYPES = {
     "add": (t.uint32, t.int32, t.uint64, t.float32, t.float16, t.bfloat16),
-    "min": _BITWISE_TYPES,
-    "max": _BITWISE_TYPES,
+    "min": _BITWISE_TYPES + _HALF_FLOATS,
+    "max": _BITWISE_TYPES + _HALF_FLOATS,
     "and": _BITWISE_TYPES,
     "or": _BITWISE_TYPES,
     "xor": _BITWISE_TYPES,
@@ -252,11 +253,12 @@ class tensor_descriptor:
                 f"tensor descriptor atomic_{op}: the value's element type {value.type.scalar} "
                 f"must be the descriptor's {self.dtype}"
             )
-        if op in ("min", "max") and self.dtype in (t.float16, t.bfloat16):
+        half_float = op in ("min", "max") and self.dtype in _HALF_FLOATS
+        if half_float and not semantic.target.bulk_tensor_reduce:
             raise ValueError(
                 f"tensor descriptor atomic_{op} of {self.dtype} needs Hopper's bulk tensor "
-                "reduction; Naiad's descriptors lower to pointer atomics, which have no 16-bit "
-                "float min or max (Triton's pointer fallback refuses it too)"
+                f"reduction (CUDA sm_90 or later), which {semantic.target.name} lacks; Triton "
+                "refuses it there too"
             )
         if self.dtype not in _ATOMIC_TYPES[op]:
             accepted = ", ".join(str(d) for d in _ATOMIC_TYPES[op])
@@ -265,7 +267,9 @@ class tensor_descriptor:
             )
         pointer = self._block_pointer(self._offsets(semantic, offsets))
         pointers, mask = pointer._pointers_and_mask(semantic, range(len(self.shape)))
-        if op in ("min", "max"):
+        if half_float:
+            semantic.float_extremum(op, pointers, value, mask, "release", "gpu")
+        elif op in ("min", "max"):
             semantic.atomic_extremum(op, pointers, value, mask, "release", "gpu")
         else:
             semantic.atomic_rmw(op, pointers, value, mask, "release", "gpu")

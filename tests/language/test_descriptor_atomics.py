@@ -4,10 +4,12 @@ types each reduction takes are Triton's, and the others are errors."""
 
 import numpy as np
 import pytest
+from fixture_kernels.half_extremes import assert_same, race_into_block, reference, special_values
 from memory_helpers import assert_exact, kernel_error, random_array, rng
 
 import naiad
 import naiad.language as tl
+from naiad.errors import CompilationError
 
 
 @naiad.jit
@@ -117,6 +119,24 @@ def test_block_atomics_every_element_type(op, dtype):
     assert_exact(dst, expected)
 
 
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_float_extremes_are_ieee_maximum_and_minimum(backend, op, dtype, gen):
+    """fp16/bf16 min and max, which Triton does with Hopper's bulk tensor reduction: IEEE
+    754-2019's maximum / minimum (a NaN wins, -0 < +0) whatever order the racing programs come
+    in, in the interpreter (Hopper's rules) and on the GPU (`-m gpu`). The CPU refuses them,
+    as Triton does everywhere but on CUDA from sm_90 on."""
+    dst = special_values((20, 40), dtype, gen)
+    src = special_values((17, 8, 32), dtype, gen)
+    expected = reference(dst, src, -3, 12, op)
+    if backend == "cpu":
+        with pytest.raises(CompilationError, match="bulk tensor reduction"):
+            race_into_block[(17,)](None, dst, src, 20, 40, -3, 12, op, 8, 32)
+        return
+    race_into_block[(17,)](None, dst, src, 20, 40, -3, 12, op, 8, 32)
+    assert_same(dst, expected)
+
+
 # -------------------------------------------------------------------------------------------------
 # Triton's argument rules
 # -------------------------------------------------------------------------------------------------
@@ -127,7 +147,6 @@ def test_block_atomics_every_element_type(op, dtype):
         ("add", np.int64, "does not support int64"),
         ("add", np.float64, "does not support fp64"),
         ("min", np.float32, "does not support fp32"),
-        ("max", np.float16, "no 16-bit float min or max"),
         ("and", np.float32, "does not support fp32"),
         ("xor", np.int16, "does not support int16"),
     ],

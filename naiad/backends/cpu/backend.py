@@ -45,7 +45,8 @@ class CpuBackend(Backend):
         tf32 here), every fp8 format (AMD's fp8e4b8 and fp8e5b16 too, as Triton's CPU
         interpreter takes them) and conversion, and every fp8 format as a dot operand
         (fp8e4b15 too, which Hopper's tensor cores lack: the CPU's dot converts its operands
-        anyway)."""
+        anyway). No bulk tensor reduction: a tensor descriptor's fp16/bf16 atomic min/max is
+        refused, as Triton refuses it off Hopper."""
         return CUDA_HOPPER.with_options(
             name=target.name,
             backend="cpu",
@@ -56,6 +57,7 @@ class CpuBackend(Backend):
             debug=options.assertions,
             sanitize_overflow=options.sanitize_overflow,
             num_warps=options.num_warps,
+            bulk_tensor_reduce=False,
         )
 
     def stages(self, target, options):

@@ -30,6 +30,7 @@ class NvidiaBackend(Backend):
             sanitize_overflow=options.sanitize_overflow,
             num_warps=options.num_warps,
             max_num_imprecise_acc_default=2**30 if target.capability == 90 else 0,
+            bulk_tensor_reduce=target.capability >= 90,
         )
 
     def stages(self, target, options):

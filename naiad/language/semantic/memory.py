@@ -228,6 +228,14 @@ class MemoryMixin:
         old_bits = self.where(non_negative, pos_old, self.bitcast(neg_old, itype))
         return self.bitcast(old_bits, element)
 
+    def float_extremum(self, which: str, ptr, val, mask, sem, scope) -> tensor:
+        """A float `tt.atomic_rmw max|min` of a block of pointers, `val` and `mask` already of
+        its shape and type: IEEE 754-2019's maximum / minimum per element (a NaN wins, -0 is
+        below +0). A tensor descriptor's fp16/bf16 atomics are these (Hopper's bulk tensor
+        reduction in Triton); `atomic_extremum` refuses 16-bit floats, as Triton's
+        `tl.atomic_max` does."""
+        return self._atomic(which, ptr, val, mask, sem, scope)
+
     def atomic_cas(self, ptr, cmp, val, sem=None, scope=None) -> tensor:
         ptr, val, _, sem, scope = self._atomic_operands(ptr, val, None, "cas", sem, scope)
         element = val.type.scalar

@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 
-from .elementwise import host_dtype
+from .elementwise import extremum_float, host_dtype
 
 _APPLY = {
     "add": np.add,
@@ -42,7 +42,7 @@ def atomic_rmw(memory, kind, ptr, value, mask, ty):
         return out
     view = buffer.typed(dtype)
     values = np.broadcast_to(value.astype(dtype), ptr.shape)[active]
-    apply = _APPLY[kind]
+    apply = _float_extremum(kind) if _is_float(dtype) and kind in ("max", "min") else _APPLY[kind]
     with np.errstate(all="ignore"):
         if len(np.unique(index)) == len(index):
             old = view[index].copy()
@@ -54,6 +54,17 @@ def atomic_rmw(memory, kind, ptr, value, mask, ty):
                 view[i] = apply(view[i], v)
     out[active] = old
     return out
+
+
+def _is_float(dtype) -> bool:
+    return np.dtype(dtype).kind == "f" or np.dtype(dtype).name == "bfloat16"
+
+
+def _float_extremum(kind: str):
+    """A float `max` / `min` (a tensor descriptor's fp16/bf16 atomics): IEEE 754-2019's
+    maximum / minimum, as `arith.maximumf`: a NaN on either side gives NaN and -0 is below +0,
+    whichever order the lanes come in (NumPy's own picks a side on ties of zeros)."""
+    return lambda old, new: extremum_float(old, new, kind, True)
 
 
 def atomic_cas(memory, ptr, cmp, value, ty):

@@ -100,7 +100,9 @@ def _mulhi(a, b, ty):
     return high.view(a.dtype)
 
 
-def _extremum_float(a, b, which: str, nan_propagates: bool):
+def extremum_float(a, b, which: str, nan_propagates: bool):
+    """IEEE 754-2019's maximum / minimum (`nan_propagates`) or maximumNumber / minimumNumber
+    of `a` and `b`: -0 below +0 either way."""
     if nan_propagates:
         result = np.maximum(a, b) if which == "max" else np.minimum(a, b)
     else:
@@ -179,10 +181,10 @@ BINARY = {
     "arith.maxui": lambda a, b, ty, **_: np.maximum(a, b),
     "arith.minsi": lambda a, b, ty, **_: np.minimum(a, b),
     "arith.minui": lambda a, b, ty, **_: np.minimum(a, b),
-    "arith.maximumf": lambda a, b, ty, **_: _extremum_float(a, b, "max", True),
-    "arith.minimumf": lambda a, b, ty, **_: _extremum_float(a, b, "min", True),
-    "arith.maxnumf": lambda a, b, ty, **_: _extremum_float(a, b, "max", False),
-    "arith.minnumf": lambda a, b, ty, **_: _extremum_float(a, b, "min", False),
+    "arith.maximumf": lambda a, b, ty, **_: extremum_float(a, b, "max", True),
+    "arith.minimumf": lambda a, b, ty, **_: extremum_float(a, b, "min", True),
+    "arith.maxnumf": lambda a, b, ty, **_: extremum_float(a, b, "max", False),
+    "arith.minnumf": lambda a, b, ty, **_: extremum_float(a, b, "min", False),
     "arith.cmpi": lambda a, b, ty, predicate: _CMP[predicate](a, b),
     "arith.cmpf": lambda a, b, ty, predicate: _CMP[predicate](a, b),
     "tt.mulhiui": lambda a, b, ty, **_: _mulhi(a, b, ty),

@@ -4,17 +4,25 @@ Each access is inline PTX, as Triton writes it: `@p atom.global.gpu.acq_rel.add.
 with the op's memory semantics (`relaxed`, `acquire`, `release`, `acq_rel`) and scope (`cta`,
 `gpu`, `sys`) spelled as PTX qualifiers, in Triton's order, which differs per instruction and
 which programs and tests read back: the scope first for a read-modify-write, the semantics
-first for a compare-and-swap (`atom.global.acq_rel.gpu.cas.b32`) and, in the loop that adds
-bf16 before sm_90, before the state space (`atom.acq_rel.gpu.global.cas.b16`). The instruction
-per kind and element type:
+first for a compare-and-swap (`atom.global.acq_rel.gpu.cas.b32`) and, in the compare-and-swap
+loop, before the state space (`atom.acq_rel.gpu.global.cas.b16`). The instruction per kind and
+element type:
 
 | kind | PTX |
 |---|---|
 | add (integers) | `add.u32` / `add.u64` (two's complement: the same bits for signed values) |
-| fadd | `add.f32`, `add.f64`, `add.noftz.f16`, `add.noftz.bf16` (sm_90; a CAS loop before) |
-| max, min / umax, umin | `max.s32` ... / `max.u32` ... |
+| fadd | `add.f32`, `add.f64`, `add.noftz.f16`, `add.noftz.bf16` (sm_90; the loop before) |
+| max, min (integers) / umax, umin | `max.s32` ... / `max.u32` ... |
+| max, min (floats) | the loop, computing `llvm.maximum` / `llvm.minimum` |
 | and, or, xor, exch | `.b32` / `.b64` |
 | cas | `cas.b16` / `cas.b32` / `cas.b64` |
+
+PTX has no float `atom.max`/`atom.min` (but vector forms on sm_90), and no bf16 add before
+sm_90: those read the element, compute the new value and `atom.cas` it until no other thread
+changed it in between. Float max and min are IEEE 754-2019's maximum and minimum, as the
+interpreter's atomics (runtime/interpreter/atomics.py): a NaN on either side gives NaN, and -0
+is below +0. The frontend makes them only for a tensor descriptor's fp16/bf16 `atomic_max` /
+`atomic_min` on sm_90 and later (tl.atomic_max takes fp32/fp64 by their bits, as Triton).
 
 An atomic happens once per element, whatever the layout: registers repeating an element are
 skipped (their result is the first register's), and threads holding copies of another thread's
@@ -31,6 +39,7 @@ from ....ir import FloatType, RankedTensorType
 from ....passes.diagnostics import unsupported
 from .context import Context, lowers
 from .convert import element_offsets, shared_load, shared_store
+from .elementwise import intrinsic_suffix
 from .emitter import GLOBAL_PTR, element_of, llvm_type
 from .guards import predicated
 from .indexing import layout_of, redundant_thread_mask, register_coords, unique_registers
@@ -43,10 +52,12 @@ _WORDS = {16: ("i16", "h"), 32: ("i32", "r"), 64: ("i64", "l")}
 
 
 def _ptx_op(kind: str, t, capability: int) -> str | None:
-    """The `op.type` part of the instruction, or None when PTX has no such atomic (bf16 add
-    before sm_90: done by a CAS loop)."""
+    """The `op.type` part of the instruction, or None when PTX has no such atomic (float max
+    and min, bf16 add before sm_90: done by a compare-and-swap loop)."""
     scalar = element_of(t)
     width = scalar.width
+    if isinstance(scalar, FloatType) and kind in ("max", "min"):
+        return None
     if kind == "fadd":
         if scalar.kind == "bf16":
             return "add.noftz.bf16" if capability >= 90 else None
@@ -90,31 +101,45 @@ def _atom(ctx: Context, text: str, t, address: str, operands: list[str], predica
     return _from_word(ctx, old, t)
 
 
-def _cas_loop_add(ctx: Context, op, address: str, value: str, predicate: str) -> str:
-    """`*address += value` for a 16-bit float by compare-and-swap until no other thread
-    intervened (PTX has no bf16 atomic add before sm_90); the old value."""
+def _combine(ctx: Context, kind: str, t, old: str, value: str) -> str:
+    """What the compare-and-swap loop stores over `old`: `old + value`, or IEEE 754-2019's
+    maximum / minimum of the two (a NaN wins, -0 < +0)."""
+    kind_type = llvm_type(t)
+    if kind == "fadd":
+        return ctx.em.op(f"fadd {kind_type} {old}, {value}")
+    name = f"llvm.{'maximum' if kind == 'max' else 'minimum'}.{intrinsic_suffix(t)}"
+    return ctx.em.call(kind_type, name, [(kind_type, old), (kind_type, value)])
+
+
+def _cas_loop(ctx: Context, op, kind: str, address: str, value: str, predicate: str) -> str:
+    """`*address = combine(*address, value)` (`_combine`) by compare-and-swap until no other
+    thread intervened, for the float atomics PTX lacks; the old value. The loop retries with
+    the bits the failed swap saw, so it ends once a swap finds what it combined."""
     em = ctx.em
     t = op.val.type
-    kind = llvm_type(t)
+    kind_type = llvm_type(t)
+    width = element_of(t).width
+    word, letter = _WORDS[width]
     head, body, done = em.label("cas.head"), em.label("cas.body"), em.label("cas.done")
     before = em.block
     em.emit(f"br i1 {predicate}, label %{head}, label %{done}")
     em.start_block(head)
-    start = em.asm("i16", "ld.global.b16 $0, [ $1 + 0 ];", "=h,l", [(GLOBAL_PTR, address)])
+    load = f"ld.global.b{width} $0, [ $1 + 0 ];"
+    start = em.asm(word, load, f"={letter},l", [(GLOBAL_PTR, address)])
     em.emit(f"br label %{body}")
     em.start_block(body)
     current = em.fresh("cur")
     phi = em.placeholder()
     old = _from_word(ctx, current, t)
-    new = em.op(f"fadd {kind} {old}, {value}")
-    text = f"atom{_qualifiers(op)}.global.cas.b16"
+    new = _combine(ctx, kind, t, old, value)
+    text = f"atom{_qualifiers(op)}.global.cas.b{width}"
     seen = _atom(ctx, text, t, address, [old, new], "true")
     seen_word = _as_word(ctx, seen, t)
-    again = em.op(f"icmp ne i16 {seen_word}, {current}")
-    em.fill(phi, f"{current} = phi i16 [ {start}, %{head} ], [ {seen_word}, %{body} ]")
+    again = em.op(f"icmp ne {word} {seen_word}, {current}")
+    em.fill(phi, f"{current} = phi {word} [ {start}, %{head} ], [ {seen_word}, %{body} ]")
     em.emit(f"br i1 {again}, label %{body}, label %{done}")
     em.start_block(done)
-    return em.op(f"phi {kind} [ poison, %{before} ], [ {seen}, %{body} ]")
+    return em.op(f"phi {kind_type} [ poison, %{before} ], [ {seen}, %{body} ]")
 
 
 def _old_values(ctx: Context, op, t, olds: dict[int, str]) -> list[str]:
@@ -181,7 +206,7 @@ def _atomic_rmw(ctx: Context, op) -> None:
     kind = RMWOp.keyword(op.atomic_rmw_op)
     scalar = element_of(t)
     if scalar.width not in _WORDS or (
-        isinstance(scalar, FloatType) and kind not in ("fadd", "exch")
+        isinstance(scalar, FloatType) and kind not in ("fadd", "exch", "max", "min")
     ):
         unsupported(op, f"no GPU atomic `{kind}` on {scalar}")
     ptx = _ptx_op(kind, t, ctx.capability)
@@ -192,7 +217,7 @@ def _atomic_rmw(ctx: Context, op) -> None:
     for r in _unique(t):
         predicate = store_predicate(ctx, t, masks[r] if masks is not None else "true")
         if ptx is None:
-            olds[r] = _cas_loop_add(ctx, op, ptrs[r], values[r], predicate)
+            olds[r] = _cas_loop(ctx, op, kind, ptrs[r], values[r], predicate)
         else:
             text = f"atom.global{_scope_first(op)}.{ptx}"
             olds[r] = _atom(ctx, text, t, ptrs[r], [values[r]], predicate)
