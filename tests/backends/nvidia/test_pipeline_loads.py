@@ -354,3 +354,30 @@ def test_a_loop_without_given_stages_leaves_loads_without_a_dot_alone():
     args = ("*fp16", "*fp16", "*fp16", 1008, "i32")
     _, after = _modules(_block_sums, args, {"BLOCK": 256, "STAGES": None}, 3)
     assert "ttg.async_copy_global_to_local" not in print_module(after)
+
+
+@naiad.jit
+def _product_sums(a_ptr, b_ptr, total_ptr, K, SEM: tl.constexpr, READ_OLD: tl.constexpr):
+    """A K loop of dots that adds each step's product into `total` by atomics."""
+    rows, ks = tl.arange(0, 64), tl.arange(0, 32)
+    acc = tl.zeros((64, 64), tl.float32)
+    for k in range(0, K, 32):
+        a = tl.load(a_ptr + rows[:, None] * K + (k + ks)[None, :])
+        b = tl.load(b_ptr + (k + ks)[:, None] * 64 + rows[None, :])
+        product = tl.dot(a, b)
+        old = tl.atomic_add(total_ptr + rows[:, None] * 64 + rows[None, :], product, sem=SEM)
+        acc += old if READ_OLD else product
+    tl.store(total_ptr + 64 * 64 + rows[:, None] * 64 + rows[None, :], acc)
+
+
+@pytest.mark.parametrize(
+    ("sem", "read_old", "pipelined"),
+    [("relaxed", False, True), ("acq_rel", False, False), ("relaxed", True, False)],
+)
+def test_a_loop_of_relaxed_atomic_adds_pipelines(sem, read_old, pipelined):
+    """Relaxed atomic adds whose old values go unread order nothing (attention backward's dQ
+    sums): the loop's loads are copied ahead. An acquire-release add, or one whose old value
+    the loop reads, keeps the loop as written."""
+    args = ("*fp16", "*fp16", "*fp32", 256)
+    _, after = _modules(_product_sums, args, {"SEM": sem, "READ_OLD": read_old}, 3)
+    assert ("ttg.async_copy_global_to_local" in print_module(after)) == pipelined

@@ -1,11 +1,12 @@
 """Which loops and loads tritongpu-pipeline (pipeline_loads.py) takes, and the ops their
 addresses come from.
 
-A loop qualifies when it is innermost, has no atomics (other programs may wait on them), and
-its stores write through other kernel arguments than its pipelined loads read: a copy issued
-iterations ahead must not read what the loop has yet to write. Triton's pipeliner does not
-ask; arguments that view one tensor are the caller's to avoid, as there. A persistent
-matmul's epilogue, storing C in a fused loop, qualifies.
+A loop qualifies when it is innermost, has no atomics that other programs may wait on (relaxed
+adds whose old values go unread count as stores), and its stores write through other kernel
+arguments than its pipelined loads read: a copy issued iterations ahead must not read what the
+loop has yet to write. Triton's pipeliner does not ask; arguments that view one tensor are the
+caller's to avoid, as there. A persistent matmul's epilogue, storing C in a fused loop,
+qualifies.
 
 A load qualifies when it is the only reader's input of a `ttg.local_alloc` in the loop's body,
 its `other` is absent or zero, and each thread's vectors are at least 4 bytes; a block load
@@ -21,6 +22,7 @@ address iterations ahead.
 from __future__ import annotations
 
 from ....dialects import arith, scf, tt, ttg
+from ....dialects.tt.attributes import MemSemantic
 from ....ir import DenseElementsAttr, Operation, Pure
 from ..lowering.async_copy import COPY_BYTES, copy_plan
 from ..lowering.ldmatrix import shared_offsets
@@ -46,18 +48,29 @@ _ATOMICS = (tt.AtomicRMWOp, tt.AtomicCASOp, tt.AtomicPollOp)
 
 
 def _plain_loop(loop: Operation) -> list | None:
-    """The stores of an innermost loop without atomics (which other programs may wait on),
-    or None when the loop is not one."""
+    """The stores of an innermost loop, or None when the loop is not one or holds atomics that
+    other programs may wait on. A relaxed read-modify-write whose old value the loop never
+    reads (attention backward's dQ, summed by atomic adds) orders nothing: it counts as a
+    store, whose address must lie apart from the pipelined loads' (`_apart`)."""
     stores = []
     for op in loop.walk():
         if op is not loop and isinstance(op, scf.ForOp | scf.WhileOp):
             return None
         descriptor_write = op.name.startswith("tt.descriptor_") and op.name != "tt.descriptor_load"
-        if isinstance(op, _ATOMICS) or descriptor_write:
-            return None
-        if isinstance(op, tt.StoreOp):
+        if _unordered_update(op) or isinstance(op, tt.StoreOp):
             stores.append(op)
+        elif isinstance(op, _ATOMICS) or descriptor_write:
+            return None
     return stores
+
+
+def _unordered_update(op: Operation) -> bool:
+    """A relaxed `tt.atomic_rmw` whose result is unused."""
+    return (
+        isinstance(op, tt.AtomicRMWOp)
+        and MemSemantic.keyword(op.sem) == "relaxed"
+        and not op.result.has_uses
+    )
 
 
 def _apart(stores: list, loads: list) -> bool:
