@@ -7,7 +7,10 @@ each target of `TARGETS` through `kernel.warmup(..., target=...)`, and its PTX i
 `DIR/<module>.<kernel>.<arch>.ptx`. A launch the interpreter refuses (a kernel written wrong on
 purpose) does not count: the next launch of that kernel is tried instead; a kernel the
 interpreter runs but the compiler refuses is recorded in `DIR/report.json` with the error's
-first line.
+first line. A kernel the language's rules refuse on one target (a `KernelValueError`: a
+descriptor's fp16 atomic_max needs Hopper's bulk tensor reduction, which sm_80 lacks, and
+Triton refuses it there too) counts for the targets that take it, and `report.json` lists the
+refusal apart (`refused`).
 
 test_ptxas_every_kernel.py runs it in a subprocess and assembles the files with ptxas.
 """
@@ -18,9 +21,19 @@ import json
 import os
 import pathlib
 
+from naiad.errors import KernelValueError
 from naiad.runtime.jit import JITFunction
 
 TARGETS = ("cuda:sm_80", "cuda:sm_90a")
+
+
+class _Refusal(str):
+    """The language's refusal of a kernel on one target (its error's first line)."""
+
+
+def _first_line(error: Exception) -> str:
+    lines = str(error).strip().splitlines() or [type(error).__name__]
+    return lines[0][-200:]
 
 
 class PtxCollector:
@@ -30,6 +43,7 @@ class PtxCollector:
         self.directory = directory
         self.done: set[str] = set()
         self.failures: dict[str, str] = {}
+        self.refused: dict[str, str] = {}
         self._run = JITFunction.run
 
     def install(self) -> None:
@@ -53,15 +67,21 @@ class PtxCollector:
         JITFunction.run = run
 
     def compile(self, kernel, args, grid, kwargs) -> dict | str:
-        """{arch: PTX} of this launch, or the first line of the compiler's error."""
+        """{arch: PTX, or the language's refusal on that target} of this launch, or the first
+        line of the compiler's error."""
         texts = {}
         for target in TARGETS:
+            arch = target.split(":")[1]
             try:
                 compiled = kernel.warmup(*args, grid=grid, target=target, **kwargs)
+            except KernelValueError as error:  # the target's rules refuse the kernel
+                texts[arch] = _Refusal(_first_line(error))
+                continue
             except Exception as error:  # every failure is the report's subject
-                lines = str(error).strip().splitlines() or [type(error).__name__]
-                return f"{target}: {type(error).__name__}: {lines[0][-200:]}"
-            texts[target.split(":")[1]] = compiled.asm["ptx"]
+                return f"{target}: {type(error).__name__}: {_first_line(error)}"
+            texts[arch] = compiled.asm["ptx"]
+        if all(isinstance(text, _Refusal) for text in texts.values()):
+            return f"every target refuses it: {next(iter(texts.values()))}"
         return texts
 
     def record(self, name: str, outcome: dict | str) -> None:
@@ -71,11 +91,14 @@ class PtxCollector:
         self.failures.pop(name, None)
         self.done.add(name)
         for arch, text in outcome.items():
-            (self.directory / f"{name}.{arch}.ptx").write_text(text)
+            if isinstance(text, _Refusal):
+                self.refused[f"{name}.{arch}"] = str(text)
+            else:
+                (self.directory / f"{name}.{arch}.ptx").write_text(text)
 
     def pytest_unconfigure(self, config):
         JITFunction.run = self._run
-        report = {"kernels": sorted(self.done), "failures": self.failures}
+        report = {"kernels": sorted(self.done), "failures": self.failures, "refused": self.refused}
         (self.directory / "report.json").write_text(json.dumps(report, indent=1))
 
 

@@ -59,6 +59,8 @@ def test_every_kernel_compiles(collected):
     report = json.loads((collected / "report.json").read_text())
     assert report["failures"] == {}
     assert len(report["kernels"]) > 100  # the language tests launch ~130 kernels
+    # the language's refusals on one target: a Hopper-only descriptor reduction on sm_80
+    assert set(report["refused"]) <= {"half_extremes.race_into_block.sm_80"}
 
 
 def _assemble(source: pathlib.Path, arch: str) -> str | None:
@@ -70,8 +72,9 @@ def _assemble(source: pathlib.Path, arch: str) -> str | None:
 
 @pytest.mark.parametrize("arch", ARCHES)
 def test_ptxas_assembles_every_kernel(collected, arch):
-    kernels = json.loads((collected / "report.json").read_text())["kernels"]
-    sources = [collected / f"{name}.{arch}.ptx" for name in kernels]
+    report = json.loads((collected / "report.json").read_text())
+    names = [name for name in report["kernels"] if f"{name}.{arch}" not in report["refused"]]
+    sources = [collected / f"{name}.{arch}.ptx" for name in names]
     assert sources and all(source.is_file() for source in sources)
     with ThreadPoolExecutor(max_workers=2) as pool:
         errors = [e for e in pool.map(lambda s: _assemble(s, arch), sources) if e]
