@@ -27,13 +27,16 @@ partition (the hint changes no value; Triton too leaves attention's loop alone o
 The producer clones only the scalar ops the copies' indices and K's bounds need. The ring is
 S = `num_stages` slots deep (at least 2), and one more for the dot in flight where the rings
 and the epilogue's largest tensor-copy store fit in shared memory together (the rings live
-through the epilogue: the producer fills them for the next tile meanwhile). K's dot runs on
-asynchronously when it is K's only dot and accumulates into what K carries (a matmul's);
-other dots are synchronous, and the step hands its own slot back after the last of them.
-Measured on an H200 (fp16 8192^3, 128x256x64 tiles, 8 consumer warps, TFLOP/s): synchronous
-578, asynchronous with S slots 618, with S + 1 664. Registers: with more than 256 threads in
-all, the producer gives registers back (`setmaxnreg.dec` to 40) and the consumers take them (`inc`);
-lowering/partitions.py lowers the op.
+through the epilogue: the producer fills them for the next tile meanwhile): there K's dot runs
+on asynchronously, when it is K's only dot and accumulates into what K carries (a matmul's).
+Otherwise the dots are synchronous, and the step hands its own slot back after the last of
+them. Measured on an H200 (fp16 8192^3, 8 consumer warps, TFLOP/s, consumer warpgroups apart):
+128x256x64 with a split epilogue, asynchronous with S + 1 slots 641 against synchronous 608;
+without the split (no slot more fits), synchronous 647 against asynchronous 590.
+
+Registers: with more than 256 threads in all, the producer gives registers back
+(`setmaxnreg.dec` to 40) and the consumers take them (`inc`); lowering/partitions.py lowers
+the op.
 """
 
 from __future__ import annotations
@@ -89,10 +92,10 @@ class WarpSpecialize(Pass):
 
 def _specialize(loop, k_loop, loads, slice_ops, stages: int, num_warps: int) -> None:
     before = Builder(loop, loop.location)
-    asynchronous = _lone_accumulating_dot(k_loop)
     slot_types = [filled_buffer(load).result.type for load in loads]
-    if asynchronous and _fits(loop, slot_types, stages + 1):
-        stages += 1  # the dot in flight holds its slot one step longer
+    # The dot in flight holds its slot one step longer: asynchronous only with a slot more.
+    asynchronous = _lone_accumulating_dot(k_loop) and _fits(loop, slot_types, stages + 1)
+    stages += int(asynchronous)
     rings = {}
     for load, alloc_t in zip(loads, slot_types):
         ring_t = MemDescType(
