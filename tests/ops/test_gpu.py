@@ -102,6 +102,16 @@ def _attention_with_grads(fn, q, k, v, grad, **kwargs):
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("causal", [False, True])
+def _matches_float64_attention(q, k, v, grad, causal, dtype):
+    """The output and the gradients of q, k and v against torch's attention in float64."""
+    kwargs = {"is_causal": causal, "enable_gqa": True}
+    actual = _attention_with_grads(ops.scaled_dot_product_attention, q, k, v, grad, **kwargs)
+    wide = [t.detach().double().requires_grad_() for t in (q, k, v)]
+    expected = _attention_with_grads(F.scaled_dot_product_attention, *wide, grad.double(), **kwargs)
+    for a, e in zip(actual, expected, strict=True):
+        assert_matches(a, e.to(dtype), 16, normwise=True)
+
+
 @pytest.mark.parametrize("length", [200, 256])
 def test_attention_on_cuda(dtype, causal, length, on_gpu, monkeypatch):
     """Lengths the blocks do not divide (masked tails) and do (on Hopper, read by tensor
@@ -110,12 +120,7 @@ def test_attention_on_cuda(dtype, causal, length, on_gpu, monkeypatch):
     q = _cuda(2, 4, length, 64, dtype=dtype).requires_grad_()
     k, v = (_cuda(2, 2, length, 64, dtype=dtype).requires_grad_() for _ in "kv")
     grad = _cuda(2, 4, length, 64, dtype=dtype)
-    kwargs = {"is_causal": causal, "enable_gqa": True}
-    actual = _attention_with_grads(ops.scaled_dot_product_attention, q, k, v, grad, **kwargs)
-    wide = [t.detach().double().requires_grad_() for t in (q, k, v)]
-    expected = _attention_with_grads(F.scaled_dot_product_attention, *wide, grad.double(), **kwargs)
-    for a, e in zip(actual, expected, strict=True):
-        assert_matches(a, e.to(dtype), 16, normwise=True)
+    _matches_float64_attention(q, k, v, grad, causal, dtype)
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
@@ -138,12 +143,7 @@ def test_whole_block_attention_on_cuda(dtype, E, causal, on_gpu, monkeypatch):
         assert flash.forward_launch(problem, results[0], lse)[0] is attention_forward_whole
         launches = flash.backward_launches(problem, grad, lse, lse, *results)
         assert [launch[0] for launch in launches] == [attention_dkdv_whole, attention_dq_whole]
-    kwargs = {"is_causal": causal, "enable_gqa": True}
-    actual = _attention_with_grads(ops.scaled_dot_product_attention, q, k, v, grad, **kwargs)
-    wide = [t.detach().double().requires_grad_() for t in (q, k, v)]
-    expected = _attention_with_grads(F.scaled_dot_product_attention, *wide, grad.double(), **kwargs)
-    for a, e in zip(actual, expected, strict=True):
-        assert_matches(a, e.to(dtype), 16, normwise=True)
+    _matches_float64_attention(q, k, v, grad, causal, dtype)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
