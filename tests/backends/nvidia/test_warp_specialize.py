@@ -101,3 +101,15 @@ def test_a_loop_of_pointer_loads_keeps_one_partition():
     assert 'warp_specialize"' not in compiled.asm["ttgir"]
     assert "ttg.async_copy_global_to_local" in compiled.asm["ttgir"]  # pipelined as before
     assert compiled.metadata.num_warps == 4
+
+
+def test_a_launch_register_cap_keeps_registers_in_place():
+    """`maxnreg` caps every thread: the partitions then leave their registers alone."""
+    compiled = persistent_tiles.warmup(
+        "*fp16", "*fp16", "*fp16", 4096, 4096, 4096, PROGRAMS=132, BLOCK_M=128, BLOCK_N=256,
+        BLOCK_K=64, SUBTILE=True, num_warps=8, num_stages=3, maxnreg=160, grid=(1,),
+        target=TARGET,
+    )  # fmt: skip
+    ptx = compiled.asm["ptx"]
+    assert '"ttg.warp_specialize"' in compiled.asm["ttgir"] and "setmaxnreg" not in ptx
+    assert ".maxnreg 160" in ptx

@@ -80,6 +80,7 @@ def lower_module(
         allocated = end if buffers else None
     ctx = Context(num_warps, target.capability, AxisInfoAnalysis(module), allocated)
     ctx.buffer_offsets = buffers
+    ctx.register_cap = maxnreg
     ctx.fp_fusion = fp_fusion
     ctx.register_floor = min_ctas_per_sm(func, launched_warps) is not None
     block = func.body.block
