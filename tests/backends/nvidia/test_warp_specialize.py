@@ -113,3 +113,18 @@ def test_a_launch_register_cap_keeps_registers_in_place():
     ptx = compiled.asm["ptx"]
     assert '"ttg.warp_specialize"' in compiled.asm["ttgir"] and "setmaxnreg" not in ptx
     assert ".maxnreg 160" in ptx
+
+
+@pytest.mark.parametrize("num_warps", [8, 12, 16])
+def test_the_consumers_take_no_more_registers_than_the_producer_gives_back(num_warps):
+    """`setmaxnreg.inc` waits until the block's pool holds what it asks: asking for more than
+    the producer released (from the fair share the kernel starts with) would wait forever."""
+    from naiad.backends.nvidia.lowering.partitions import fair_share
+    from naiad.backends.nvidia.passes.warp_specialize import PRODUCER_WARPS, _registers
+
+    asked = _registers(num_warps)
+    share = fair_share(32 * (num_warps + PRODUCER_WARPS))
+    (producer,) = asked["requestedRegisters"].values
+    consumer = asked["defaultRegisters"].value
+    assert consumer > share > producer and consumer % 8 == 0
+    assert (consumer - share) * 32 * num_warps <= (share - producer) * 32 * PRODUCER_WARPS

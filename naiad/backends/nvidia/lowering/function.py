@@ -137,7 +137,7 @@ def _kernel_attributes(func, num_warps: int, maxnreg: int | None, calls: bool) -
     functions, see `_calls`)."""
     attributes = f'"nvvm.maxntid"="{32 * num_warps}"'
     if maxnreg is None and _sets_registers(func):  # `setmaxnreg` starts from a fair share
-        maxnreg = min(255, 65536 // (32 * num_warps) // 8 * 8)
+        maxnreg = partitions.fair_share(32 * num_warps)
     if maxnreg is not None:
         return attributes + f' "nvvm.maxnreg"="{maxnreg}"'
     ctas = None if calls else min_ctas_per_sm(func, num_warps)

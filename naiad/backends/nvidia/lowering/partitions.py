@@ -74,6 +74,12 @@ def _filled_rings(op) -> frozenset:
     )
 
 
+def fair_share(threads: int) -> int:
+    """Registers a thread of a block of `threads` gets of an sm_90 multiprocessor's 65,536 (a
+    multiple of 8, at most 255): where `setmaxnreg` moves registers, the kernel's `.maxnreg`."""
+    return min(255, 65536 // threads // 8 * 8)
+
+
 def _set_registers(em, direction: str, registers: int) -> None:
     em.asm("void", f"setmaxnreg.{direction}.sync.aligned.u32 {registers};", "", [])
 

@@ -57,6 +57,7 @@ from ....ir import (
 from ....ir.attributes import BoolAttr
 from ....ir.passes import Pass
 from ....ir.types import i1, i32
+from ..lowering.partitions import fair_share
 from ..lowering.tma import block_bytes
 from .allocate_shared_memory import alloc_bytes
 from .asynchronous_dots import SHARED_BYTES_SM90, accumulates_carried, wait_right_after
@@ -67,7 +68,6 @@ from .warp_specialize_candidates import epilogue, is_wgmma, shape
 _MARK = "tt.warp_specialize"
 PRODUCER_WARPS = 4  # one warpgroup: `setmaxnreg` acts on whole warpgroups
 PRODUCER_REGISTERS = 40
-_REGISTER_FILE = 65536  # 32-bit registers per multiprocessor (sm_90)
 
 
 @register_pass("tritongpu-warp-specialize")
@@ -141,12 +141,14 @@ def _fits(loop: Operation, slot_types, slots: int) -> bool:
 
 
 def _registers(num_warps: int) -> dict:
-    """`setmaxnreg` values where the threads' fair share is short of what wgmma tiles need."""
-    threads = 32 * (num_warps + PRODUCER_WARPS)
-    if _REGISTER_FILE // threads >= 232:
+    """`setmaxnreg` values where the threads' fair share is short of what wgmma tiles need.
+    The block starts with `fair_share` registers a thread (the kernel's `.maxnreg`); what the
+    producer gives back is all the consumers may take, in steps of 8 a thread."""
+    share = fair_share(32 * (num_warps + PRODUCER_WARPS))
+    if share >= 232:
         return {}
-    spare = _REGISTER_FILE - 32 * PRODUCER_WARPS * PRODUCER_REGISTERS
-    consumer = min(256, spare // (32 * num_warps) // 8 * 8)
+    given_back = (share - PRODUCER_REGISTERS) * 32 * PRODUCER_WARPS
+    consumer = min(256, share + given_back // (32 * num_warps) // 8 * 8)
     return {
         "requestedRegisters": DenseArrayAttr(i32, [PRODUCER_REGISTERS]),
         "defaultRegisters": IntegerAttr(consumer, i32),
