@@ -87,3 +87,27 @@ def pointer_k_loop(
         acc.to(tl.float16),
         mask=(rows[:, None] < M) & (cols[None, :] < N),
     )
+
+
+@naiad.jit
+def two_k_loops(
+    a_desc,
+    b_desc,
+    c_desc,
+    d_desc,
+    K,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+):
+    """C = A @ B, then D = A @ B again by a second marked K loop (which the consumers run)."""
+    row = tl.program_id(0) * BLOCK_M
+    col = tl.program_id(1) * BLOCK_N
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in tl.range(0, K, BLOCK_K, warp_specialize=True):
+        acc = tl.dot(a_desc.load([row, k]), b_desc.load([k, col]), acc)
+    c_desc.store([row, col], acc.to(tl.float16))
+    again = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in tl.range(0, K, BLOCK_K, warp_specialize=True):
+        again = tl.dot(a_desc.load([row, k]), b_desc.load([k, col]), again)
+    d_desc.store([row, col], again.to(tl.float16))

@@ -8,7 +8,7 @@ CPU checks of the same kernels: tests/backends/nvidia/test_warp_specialize.py.""
 
 import pytest
 import torch
-from fixture_kernels.warp_specialized import k_loop, persistent_tiles
+from fixture_kernels.warp_specialized import k_loop, persistent_tiles, two_k_loops
 from gpu_helpers import compiled  # noqa: F401  (the fixture: launches compile for the GPU)
 
 import naiad
@@ -73,3 +73,17 @@ def test_a_warp_specialized_k_loop(m, n, k):
     torch.cuda.synchronize()
     assert '"ttg.warp_specialize"' in launched.asm["ttgir"]
     _check(c, a, b)
+
+
+def test_a_second_marked_loop_runs_in_the_consumers_region():
+    m, n, k = 256, 256, 192
+    a, b = _operands(m, n, k, 8)
+    c, d = (torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16) for _ in "cd")
+    descriptors = [
+        TensorDescriptor.from_tensor(x, block)
+        for x, block in ((a, [128, 64]), (b, [64, 128]), (c, [128, 128]), (d, [128, 128]))
+    ]
+    two_k_loops[(2, 2)](*descriptors, k, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, num_stages=3)
+    torch.cuda.synchronize()
+    _check(c, a, b)
+    _check(d, a, b)

@@ -6,7 +6,7 @@ zero-fill past them and never write there."""
 
 import numpy as np
 import pytest
-from fixture_kernels.warp_specialized import k_loop, persistent_tiles, pointer_k_loop
+from fixture_kernels.warp_specialized import k_loop, persistent_tiles, pointer_k_loop, two_k_loops
 from memory_helpers import poisoned, random_array, rng
 
 from naiad.tools.tensor_descriptor import TensorDescriptor
@@ -48,3 +48,13 @@ def test_a_k_loop_through_pointers():
     c = poisoned((m, n), np.float16)
     pointer_k_loop[(3, 3)](a, b, c, m, n, k, BLOCK_M=16, BLOCK_N=16, BLOCK_K=16)
     np.testing.assert_allclose(c.astype(np.float64), _expected(a, b), rtol=2e-2, atol=2e-2)
+
+
+def test_two_marked_k_loops():
+    m, n, k = SHAPES[0]
+    a, b = _operands(m, n, k, 54)
+    c, d = poisoned((m, n), np.float16), poisoned((m, n), np.float16)
+    descriptors = [TensorDescriptor.from_tensor(x, [16, 16]) for x in (a, b, c, d)]
+    two_k_loops[(-(-m // 16), -(-n // 16))](*descriptors, k, BLOCK_M=16, BLOCK_N=16, BLOCK_K=16)
+    for out in (c, d):
+        np.testing.assert_allclose(out.astype(np.float64), _expected(a, b), rtol=2e-2, atol=2e-2)

@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 import pytest
-from fixture_kernels.warp_specialized import k_loop, persistent_tiles, pointer_k_loop
+from fixture_kernels.warp_specialized import k_loop, persistent_tiles, pointer_k_loop, two_k_loops
 from test_lowering import assemble
 from test_toolchain import needs_ptxas
 
@@ -128,3 +128,22 @@ def test_the_consumers_take_no_more_registers_than_the_producer_gives_back(num_w
     consumer = asked["defaultRegisters"].value
     assert consumer > share > producer and consumer % 8 == 0
     assert (consumer - share) * 32 * num_warps <= (share - producer) * 32 * PRODUCER_WARPS
+
+
+@needs_ptxas
+def test_only_the_first_marked_loop_splits(tmp_path):
+    """A second marked loop lies in the consumers' region once the first splits: it runs there
+    as written (its loads through tensor copies of their own)."""
+    a, b, c, d = (np.empty((512, 512), np.float16) for _ in range(4))
+    blocks = ([128, 64], [64, 128], [128, 128], [128, 128])
+    descriptors = [TensorDescriptor.from_tensor(x, blk) for x, blk in zip((a, b, c, d), blocks)]
+    compiled = two_k_loops.warmup(
+        *descriptors, 512, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, num_warps=4, num_stages=3,
+        grid=(1,), target=TARGET,
+    )  # fmt: skip
+    ttgir = compiled.asm["ttgir"]
+    assert ttgir.count('"ttg.warp_specialize"') == 1
+    consumers, producer = _regions(ttgir)
+    assert producer.count("ttng.async_tma_copy_global_to_local") == 2
+    assert consumers.count("ttng.async_tma_copy_global_to_local") == 6  # pipelined: 2 x (2 + 1)
+    assert "0 bytes spill" in assemble(compiled.asm["ptx"], "sm_90a", tmp_path)

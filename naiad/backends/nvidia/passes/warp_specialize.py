@@ -73,7 +73,8 @@ PRODUCER_REGISTERS = 40
 @register_pass("tritongpu-warp-specialize")
 @dataclass(frozen=True)
 class WarpSpecialize(Pass):
-    """Split each qualifying `warp_specialize` loop into a producer and consumers (module doc)."""
+    """Split the first qualifying `warp_specialize` loop of the kernel into a producer and
+    consumers (module doc); a later one runs in the consumers' region as written."""
 
     num_stages: int = 3
 
@@ -83,11 +84,12 @@ class WarpSpecialize(Pass):
             return
         for func in [op for op in module.body.ops if isinstance(op, tt.FuncOp)]:
             for loop in [op for op in func.body.block.ops if isinstance(op, scf.ForOp)]:
-                found = shape(loop)
-                if found is not None and _MARK in loop.attributes:
+                found = shape(loop) if _MARK in loop.attributes else None
+                if found is not None:
                     _specialize(loop, *found, max(2, self.num_stages), num_warps)
                     total = num_warps + PRODUCER_WARPS
                     module.attributes["ttg.total-num-warps"] = IntegerAttr(total, i32)
+                    break  # what follows the loop now lies in the consumers' region
 
 
 def _specialize(loop, k_loop, loads, slice_ops, stages: int, num_warps: int) -> None:
