@@ -111,3 +111,24 @@ def two_k_loops(
     for k in tl.range(0, K, BLOCK_K, warp_specialize=True):
         again = tl.dot(a_desc.load([row, k]), b_desc.load([k, col]), again)
     d_desc.store([row, col], again.to(tl.float16))
+
+
+@naiad.jit
+def counted_k_loop(
+    a_desc,
+    b_desc,
+    c_desc,
+    counter,
+    K,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+):
+    """`k_loop` that first counts its programs by an atomic add, before the marked loop."""
+    tl.atomic_add(counter, 1)
+    row = tl.program_id(0) * BLOCK_M
+    col = tl.program_id(1) * BLOCK_N
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in tl.range(0, K, BLOCK_K, warp_specialize=True):
+        acc = tl.dot(a_desc.load([row, k]), b_desc.load([k, col]), acc)
+    c_desc.store([row, col], acc.to(tl.float16))

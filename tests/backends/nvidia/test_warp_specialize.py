@@ -12,7 +12,13 @@ import re
 
 import numpy as np
 import pytest
-from fixture_kernels.warp_specialized import k_loop, persistent_tiles, pointer_k_loop, two_k_loops
+from fixture_kernels.warp_specialized import (
+    counted_k_loop,
+    k_loop,
+    persistent_tiles,
+    pointer_k_loop,
+    two_k_loops,
+)
 from test_lowering import assemble
 from test_toolchain import needs_ptxas
 
@@ -147,3 +153,17 @@ def test_only_the_first_marked_loop_splits(tmp_path):
     assert producer.count("ttng.async_tma_copy_global_to_local") == 2
     assert consumers.count("ttng.async_tma_copy_global_to_local") == 6  # pipelined: 2 x (2 + 1)
     assert "0 bytes spill" in assemble(compiled.asm["ptx"], "sm_90a", tmp_path)
+
+
+def test_an_atomic_before_the_loop_keeps_one_partition():
+    """Every warp runs what precedes the loop, the producer's too: an atomic there would count
+    twice, so the loop is left as written."""
+    a, b, c = (np.empty((512, 512), np.float16) for _ in range(3))
+    blocks = ([128, 64], [64, 128], [128, 128])
+    descriptors = [TensorDescriptor.from_tensor(x, blk) for x, blk in zip((a, b, c), blocks)]
+    compiled = counted_k_loop.warmup(
+        *descriptors, "*i32", 512, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, num_warps=4,
+        num_stages=3, grid=(1,), target=TARGET,
+    )  # fmt: skip
+    assert '"ttg.warp_specialize"' not in compiled.asm["ttgir"]
+    assert compiled.metadata.num_warps == 4

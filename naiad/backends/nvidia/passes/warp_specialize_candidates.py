@@ -1,14 +1,15 @@
 """Which loops tritongpu-warp-specialize (warp_specialize.py) splits, and the ops the producer
 needs of them.
 
-The loop `L` marked `warp_specialize` is in the kernel's body; what follows it (an epilogue)
-the consumers will run, so it may not synchronize the whole CTA by a barrier of its own (a
-polling vote). The loop `K` holding the loads is `L` or the one loop in `L`'s body, holding no
-loop itself. K's block loads through tensor maps made before `L` each fill a buffer that only
-`wgmma` dots read, and those dots read nothing else: the slots are what the consumers hand
-back. The loads' block indices and K's bounds come from pure scalar arithmetic on the
-induction variables and values defined before `L` (not from values a loop carries): the
-producer clones that arithmetic.
+The loop `L` marked `warp_specialize` is in the kernel's body; what follows it (an epilogue) the
+consumers will run, so it may not synchronize the whole CTA by a barrier of its own (a polling
+vote); what precedes it every warp runs, the producer's too, so it may not hold an op whose
+effect a repetition would change (atomics, prints). The loop `K` holding the loads is `L` or the
+one loop in `L`'s body, holding no loop itself. K's block loads through tensor maps made before
+`L` each fill a buffer that only `wgmma` dots read, and those dots read nothing else: the slots
+are what the consumers hand back. The loads' block indices and K's bounds come from pure scalar
+arithmetic on the induction variables and values defined before `L` (not from values a loop
+carries): the producer clones that arithmetic.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ def shape(loop: Operation):
     """(K, its copied loads, the scalar ops of L and K their indices and K's bounds need), or
     None where `loop` does not qualify (module doc)."""
     if any(_barrier_of_its_own(op) for after in epilogue(loop) for op in after.walk()):
+        return None
+    if any(_not_repeatable(op) for before in _prologue(loop) for op in before.walk()):
         return None
     inner = [op for op in loop.body.ops if isinstance(op, scf.ForOp | scf.WhileOp)]
     k_loop = loop if not inner else inner[0]
@@ -55,6 +58,25 @@ def epilogue(loop: Operation) -> list:
         ops.append(op)
         op = op.next_op
     return ops
+
+
+def _prologue(loop: Operation) -> list:
+    """The ops of the kernel's body before `loop`: every warp runs them, the producer's too."""
+    ops, op = [], loop.prev_op
+    while op is not None:
+        ops.append(op)
+        op = op.prev_op
+    return ops
+
+
+_ONCE_PER_THREAD = (tt.AtomicRMWOp, tt.AtomicCASOp, tt.AtomicPollOp, tt.PrintOp, tt.AssertOp)
+
+
+def _not_repeatable(op: Operation) -> bool:
+    """An op the producer's warps, running the prologue beside the kernel's own, would repeat
+    with an effect (an atomic counted twice, a line printed twice); a store of the same values
+    to the same addresses is not one."""
+    return isinstance(op, _ONCE_PER_THREAD)
 
 
 def _barrier_of_its_own(op: Operation) -> bool:
