@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from ....errors import InternalError
 from ....ir import RankedTensorType
 from ..layouts import LinearLayout
+from ..passes.asynchronous_dots import buffer_of
 from ..passes.dot_kinds import FP8_KINDS, element_kind
 from ..passes.wgmma_dot import EITHER_MAJOR, REGISTER_A_WIDTHS
 from . import barriers
@@ -378,9 +379,7 @@ def _constraint(acc_type: str) -> str:
 
 def _ring_of(memdesc):
     """The multi-buffered allocation a slot view (through transposes) belongs to, or None."""
-    owner = memdesc.defining_op
-    while owner is not None and owner.name == "ttg.memdesc_trans":
-        owner = owner.src.defining_op
+    owner = buffer_of(memdesc).defining_op
     return owner.src if owner is not None and owner.name == "ttg.memdesc_index" else None
 
 

@@ -61,7 +61,7 @@ def plan_dots(loop, loads, stages: int) -> DotPlan:
     for op in loop.body.ops:
         if not isinstance(op, ttng.WarpGroupDotOp):
             continue
-        operands = {_buffer_of(op.a), _buffer_of(op.b)}
+        operands = {buffer_of(op.a), buffer_of(op.b)}
         if not operands & buffers or any(_stored_in(b, loop) for b in operands - buffers):
             continue
         if list(op.d.users) == [terminator] and op.d.has_one_use:
@@ -98,7 +98,7 @@ def _stored_in(buffer, loop) -> bool:
     return isinstance(owner, ttg.LocalAllocOp) and owner.src is not None and loop.is_ancestor(owner)
 
 
-def _buffer_of(memdesc):
+def buffer_of(memdesc):
     """The buffer a memdesc views (through `ttg.memdesc_trans`)."""
     owner = memdesc.defining_op
     while isinstance(owner, ttg.MemDescTransOp):

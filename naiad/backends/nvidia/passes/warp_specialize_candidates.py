@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ....dialects import scf, tt, ttg, ttng
 from ....ir import Operation, Pure, RankedTensorType
+from .asynchronous_dots import buffer_of
 from .pipeline_candidates import filled_buffer
 
 
@@ -92,13 +93,7 @@ def is_wgmma(op: Operation) -> bool:
 def _reads_only(dot: Operation, buffers: set) -> bool:
     """Whether both of `dot`'s operands are (transposed views of) `buffers`: the slots the
     consumers hand back once the dot is done."""
-    for operand in (dot.a, dot.b):
-        source = operand.defining_op
-        while isinstance(source, ttg.MemDescTransOp):
-            operand, source = source.src, source.src.defining_op
-        if operand not in buffers:
-            return False
-    return True
+    return buffer_of(dot.a) in buffers and buffer_of(dot.b) in buffers
 
 
 def _feeds_wgmma(load: Operation) -> bool:
