@@ -108,7 +108,7 @@ def lower_module(
         *em.body,
         "}",
         "",
-        f"attributes #0 = {{ {_kernel_attributes(func, launched_warps, maxnreg, _calls(em))} }}",
+        f"attributes #0 = {{ {_kernel_attributes(func, launched_warps, maxnreg, ctx, em)} }}",
         "",
     ]
     return "\n".join(lines)
@@ -131,26 +131,20 @@ def _calls(em) -> bool:
     return any(not name.startswith(("llvm.", "@")) for name in em.declarations)
 
 
-def _kernel_attributes(func, num_warps: int, maxnreg: int | None, calls: bool) -> str:
-    """`.maxntid`, and either the launch's register cap or the floor on CTAs per SM that
+def _kernel_attributes(func, num_warps: int, maxnreg: int | None, ctx: Context, em) -> str:
+    """`.maxntid`, and either the launch's register cap (a fair share where the lowering
+    moved registers by `setmaxnreg`, which starts from it) or the floor on CTAs per SM that
     keeps a memory-bound kernel's occupancy (occupancy.py; none for a kernel that calls
     functions, see `_calls`)."""
     attributes = f'"nvvm.maxntid"="{32 * num_warps}"'
-    if maxnreg is None and _sets_registers(func):  # `setmaxnreg` starts from a fair share
+    if maxnreg is None and ctx.moves_registers:
         maxnreg = partitions.fair_share(32 * num_warps)
     if maxnreg is not None:
         return attributes + f' "nvvm.maxnreg"="{maxnreg}"'
-    ctas = None if calls else min_ctas_per_sm(func, num_warps)
+    ctas = None if _calls(em) else min_ctas_per_sm(func, num_warps)
     if ctas is not None:
         attributes += f' "nvvm.minctasm"="{ctas}"'
     return attributes
-
-
-def _sets_registers(func) -> bool:
-    return any(
-        op.name == "ttg.warp_specialize" and op.attributes.get("defaultRegisters") is not None
-        for op in func.walk()
-    )
 
 
 @lowers("tt.return")

@@ -39,8 +39,8 @@ def _warp_specialize(ctx: Context, op) -> None:
     em.start_block(default)
     # A launch's own `maxnreg` caps every thread: registers then stay where they are (an
     # increase past the cap could never be granted from the block's pool).
-    moves_registers = op.defaultRegisters is not None and ctx.register_cap is None
-    if moves_registers:
+    ctx.moves_registers = op.defaultRegisters is not None and ctx.register_cap is None
+    if ctx.moves_registers:
         _set_registers(em, "inc", op.defaultRegisters.value)
     with _partition(ctx, _DEFAULT_BARRIER, default_threads):
         ctx.handed_back = _filled_rings(op)
@@ -50,7 +50,7 @@ def _warp_specialize(ctx: Context, op) -> None:
             ctx.handed_back = frozenset()
     em.emit(f"br label %{end}")
     em.start_block(partition)
-    if moves_registers:
+    if ctx.moves_registers:
         (registers,) = op.requestedRegisters.values
         _set_registers(em, "dec", registers)
     with _partition(ctx, _PARTITION_BARRIER, 32 * partition_warps):
