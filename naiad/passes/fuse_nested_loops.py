@@ -58,14 +58,18 @@ class FuseNestedLoops(Pass):
 
     def run(self, module: Operation) -> None:
         for loop in [op for op in module.walk(post_order=True) if isinstance(op, scf.ForOp)]:
-            if self.except_dots and any(isinstance(op, tt.DotOp) for op in loop.walk()):
+            if _FLATTEN not in loop.attributes or (self.except_dots and _has_dot(loop)):
                 continue
-            if _FLATTEN in loop.attributes and Nest.of(loop) is not None:
+            if Nest.of(loop) is not None:
                 # As Triton, invariant code leaves the nest first: fewer values to carry.
                 LICM().run(loop)
                 nest = Nest.of(loop)
                 if nest is not None:
                     _fuse(nest)
+
+
+def _has_dot(loop: Operation) -> bool:
+    return any(isinstance(op, tt.DotOp) for op in loop.walk())
 
 
 class _Emit:
