@@ -49,16 +49,25 @@ def persistent_tiles(
 
 
 @naiad.jit
-def k_loop(
+def _marked_tile(
     a_desc, b_desc, c_desc, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr
 ):
-    """One program per tile of C over host descriptors, its K loop marked."""
+    """This program's tile of C = A @ B by a marked K loop, stored (inlined into its caller's
+    body, where the back end looks for the loop)."""
     row = tl.program_id(0) * BLOCK_M
     col = tl.program_id(1) * BLOCK_N
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     for k in tl.range(0, K, BLOCK_K, warp_specialize=True):
         acc = tl.dot(a_desc.load([row, k]), b_desc.load([k, col]), acc)
     c_desc.store([row, col], acc.to(tl.float16))
+
+
+@naiad.jit
+def k_loop(
+    a_desc, b_desc, c_desc, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr
+):
+    """One program per tile of C over host descriptors, its K loop marked."""
+    _marked_tile(a_desc, b_desc, c_desc, K, BLOCK_M, BLOCK_N, BLOCK_K)
 
 
 @naiad.jit
@@ -101,16 +110,8 @@ def two_k_loops(
     BLOCK_K: tl.constexpr,
 ):
     """C = A @ B, then D = A @ B again by a second marked K loop (which the consumers run)."""
-    row = tl.program_id(0) * BLOCK_M
-    col = tl.program_id(1) * BLOCK_N
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in tl.range(0, K, BLOCK_K, warp_specialize=True):
-        acc = tl.dot(a_desc.load([row, k]), b_desc.load([k, col]), acc)
-    c_desc.store([row, col], acc.to(tl.float16))
-    again = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in tl.range(0, K, BLOCK_K, warp_specialize=True):
-        again = tl.dot(a_desc.load([row, k]), b_desc.load([k, col]), again)
-    d_desc.store([row, col], again.to(tl.float16))
+    _marked_tile(a_desc, b_desc, c_desc, K, BLOCK_M, BLOCK_N, BLOCK_K)
+    _marked_tile(a_desc, b_desc, d_desc, K, BLOCK_M, BLOCK_N, BLOCK_K)
 
 
 @naiad.jit
@@ -126,9 +127,4 @@ def counted_k_loop(
 ):
     """`k_loop` that first counts its programs by an atomic add, before the marked loop."""
     tl.atomic_add(counter, 1)
-    row = tl.program_id(0) * BLOCK_M
-    col = tl.program_id(1) * BLOCK_N
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in tl.range(0, K, BLOCK_K, warp_specialize=True):
-        acc = tl.dot(a_desc.load([row, k]), b_desc.load([k, col]), acc)
-    c_desc.store([row, col], acc.to(tl.float16))
+    _marked_tile(a_desc, b_desc, c_desc, K, BLOCK_M, BLOCK_N, BLOCK_K)
