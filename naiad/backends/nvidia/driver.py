@@ -5,8 +5,11 @@
   torch's tensors live in the same context.
 - A cubin is loaded once per device (`CubinKernel.function`, in cubin_kernel.py); a kernel
   needing more than 48 KB of dynamic shared memory gets the MAX_DYNAMIC_SHARED_SIZE_BYTES
-  attribute raised at load, where the device's opt-in limit allows it (else OutOfResources),
-  and prefers shared memory in the multiprocessor's L1/shared split.
+  attribute raised at load, where the device's opt-in limit allows it (else OutOfResources).
+  The multiprocessor's L1/shared split stays the driver's choice, which gives a kernel's blocks
+  the shared memory they need: forcing the largest carveout (CU_FUNC_CACHE_PREFER_SHARED) shrinks
+  L1 for nothing, and a kernel that spills pays (tutorial 06's attention backward at D128 on an
+  H200: 107.6 / 94.6 TFLOP/s without it, 88.4 / 80.0 with it; no kernel measured faster with it).
 - `launch` is cuLaunchKernel with a preallocated parameter block (`ParamBlock`, param_block.py):
   nothing on the way synchronizes, allocates device memory or loads modules, so a launch on a
   capturing stream is recorded into a CUDA graph. Loading and launching on a device other than
@@ -219,11 +222,6 @@ def load_function(
                 attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                 shared,
             )
-            # Where the L1/shared split is the driver's to choose, it may leave room for
-            # fewer of these blocks than the multiprocessor's shared memory could hold; Triton
-            # asks for the same split. (Measured on an H200: no change to the tf32 small-tile
-            # matmuls, whose gap to Triton was the reason to look.)
-            _call("cuFuncSetCacheConfig", handle, _cuda().CUfunc_cache.CU_FUNC_CACHE_PREFER_SHARED)
         names = ("NUM_REGS", "LOCAL_SIZE_BYTES", "SHARED_SIZE_BYTES", "MAX_THREADS_PER_BLOCK")
         return Function(handle, device, *(get(handle, name) for name in names))
 
