@@ -47,6 +47,7 @@ _GEP = re.compile(r"^getelementptr inbounds i8, ptr addrspace\(3\) @global_smem,
 _SHFL = re.compile(
     r"^call i32 @llvm\.nvvm\.shfl\.sync\.idx\.i32\(i32 -1, i32 (\S+), i32 (\S+), i32 31\)$"
 )
+_PRMT = re.compile(r"^call i32 @llvm\.nvvm\.prmt\(i32 (\S+), i32 (\S+), i32 (\S+)\)$")
 _STMATRIX = re.compile(
     r'^call void asm sideeffect "stmatrix\.sync\.aligned\.m8n8\.x(\d)(\.trans)?\.shared\.b16 '
     r'[^"]*", "[^"]*"\((.*)\)$'
@@ -156,7 +157,10 @@ class Machine:
                 rows = address[8 * m : 8 * m + 8]
                 assert all(r % 16 == 0 for r in rows), "a row not 16-byte aligned"
                 for lane, tid in enumerate(lanes):
-                    for i, element in enumerate(self.read(tid, operands[1 + m])):
+                    word = self.read(tid, operands[1 + m])
+                    if isinstance(word, int):  # a register of two 16-bit elements
+                        word = (word & 0xFFFF, word >> 16)
+                    for i, element in enumerate(word):
                         if trans:
                             at = rows[2 * (lane % 4) + i] + 2 * (lane // 4)
                         else:
@@ -174,9 +178,17 @@ class Machine:
             values = tuple(self.memory[address + i * max(bits // 8, 1)] for i in range(lanes))
             return values if lanes > 1 else values[0]
         if match := _CAST.match(text):
-            op, _, value, to = match.groups()
+            op, kind, value, to = match.groups()
             value = self.read(tid, value)
+            if op == "bitcast" and kind != to:
+                return _rebox(value, kind, to)
             return value & ((1 << _WIDTHS[to]) - 1) if op == "trunc" else value
+        if match := _PRMT.match(text):
+            a, b, selector = (self.read(tid, operand) for operand in match.groups())
+            pool = a | b << 32
+            nibbles = [selector >> 4 * k & 0xF for k in range(4)]
+            assert all(n < 8 for n in nibbles), "prmt's sign-replicating mode"
+            return sum((pool >> 8 * n & 0xFF) << 8 * k for k, n in enumerate(nibbles))
         if match := _SELECT.match(text):
             return self.read(tid, match[3] if self.read(tid, match[1]) else match[5])
         if match := _INSERT.match(text):
@@ -194,6 +206,17 @@ class Machine:
         op, kind, a, b = _BINARY.match(text).groups()
         result = _OPS[op](self.read(tid, a), self.read(tid, b))
         return result & ((1 << _WIDTHS[kind]) - 1)
+
+
+def _rebox(value, kind: str, to: str):
+    """A bitcast between a vector of integers and one integer (the first element lowest)."""
+    if kind.startswith("<"):
+        _, bits = _vector(kind)
+        return sum(element << bits * i for i, element in enumerate(value))
+    lanes, bits = _vector(to)
+    if lanes == 1:
+        return value  # a float's bits are its value here
+    return tuple(value >> bits * i & ((1 << bits) - 1) for i in range(lanes))
 
 
 def _value(coords: int, bits: int) -> int:

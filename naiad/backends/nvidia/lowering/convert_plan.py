@@ -9,7 +9,8 @@ only transcribes the plan. Three plans, cheapest first:
    the registers are renumbered, no instruction.
 2. **Shuffle**: the warp bases agree, so every element a thread needs is in a lane of its own
    warp: rounds of `shfl.sync.idx` (`convert_lanes.py`). Kept when its shuffles and selects
-   cost less than the round trip below.
+   cost less than the round trip below, and for 8-bit elements whenever they can go a word
+   at a time with one select and one `prmt` a word (`convert_words.py`).
 3. **Shared**: a round trip through the scratch in the layout `convert_swizzle.py` chooses:
    vector stores of the source's registers, a barrier, vector loads of the destination's (up
    to 16 bytes each, the widths of the two sides may differ), a barrier. Each element is
@@ -39,6 +40,7 @@ from .convert_swizzle import (
     stmatrix_layout,
     stmatrix_wavefronts,
 )
+from .convert_words import plan_words
 from .indexing import redundant_thread_mask, register_coords, register_map
 from .stmatrix import StmatrixPlan, plan_stmatrix
 
@@ -211,8 +213,18 @@ def plan_convert(
     mapping = register_map(src, dst, lambda c: c)
     if mapping is not None:
         return Renumber(tuple(mapping))
-    shared = plan_shared(src, dst, bits // 8)
     shuffle = plan_shuffle(src, dst, bits)
+    if shuffle is not None and _by_words(shuffle):
+        return shuffle
+    shared = plan_shared(src, dst, bits // 8)
     if shuffle is not None and shuffle.cost <= shared.cost:
         return shuffle
     return plan_shared(src, dst, bits // 8, stmatrix=True) if stmatrix else shared
+
+
+def _by_words(shuffle: Shuffle) -> bool:
+    """Whether the shuffle moves its 8-bit elements a word at a time for a select, a shuffle
+    and a `prmt` a word: less than a round trip, which assembles the same words to store
+    them, then stores, waits and loads (the element-wise costs above leave that out)."""
+    words = plan_words(shuffle)
+    return words is not None and words.whole and shuffle.send.selects <= 1

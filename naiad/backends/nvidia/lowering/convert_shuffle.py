@@ -6,7 +6,8 @@ pointers) as two words, i1 as a word. A conversion packs the narrow values its r
 from the same lane into one word (`Shuffle.packs`: two 16-bit, four 8-bit or i1). The plan's
 per-lane choices (the register a lane sends, the round a lane keeps, where a received value
 goes) are trees of selects on bits of the lane index, whose selector bits are computed once
-per function at the top of the entry block.
+per function at the top of the entry block. 8-bit elements go a word at a time where every
+destination word is one `prmt` of two received words (`convert_words.py`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from ..layouts import LinearLayout
 from ..layouts.bits import xor_bits
 from .context import Context
 from .convert_lanes import LaneMux, Shuffle
-from .emitter import bit_width, llvm_type
+from .convert_words import PER_WORD, Words, plan_words
+from .dot_operands import unpack32
+from .emitter import bit_width, from_memory, llvm_type, to_memory
 from .indexing import emit_thread_coords
 
 _I32 = IntegerType(32)
@@ -109,20 +112,25 @@ def _selector_bits(em, mux: LaneMux) -> list[str]:
     return bits
 
 
-def select_tree(em, kind: str, candidates: list[str], bits: list[str]) -> str:
-    """`candidates[x]` where x's bit i is `bits[i]`: a tree of selects, lowest bit first."""
+def select_tree(em, kind: str, candidates: list[str], bits: list[str], entry=False) -> str:
+    """`candidates[x]` where x's bit i is `bits[i]`: a tree of selects, lowest bit first (in
+    the entry block with `entry`)."""
+    emit = em.entry_op if entry else em.op
     for bit in bits:
         paired = []
         for x in range(0, len(candidates), 2):
             low, high = candidates[x], candidates[x + 1]
             same = low == high
-            paired.append(low if same else em.op(f"select i1 {bit}, {kind} {high}, {kind} {low}"))
+            paired.append(low if same else emit(f"select i1 {bit}, {kind} {high}, {kind} {low}"))
         candidates = paired
     return candidates[0]
 
 
 def emit_shuffle(ctx: Context, plan: Shuffle, registers: list[str], t) -> list[str]:
     """The destination registers of `plan` from the source `registers` (element type `t`)."""
+    words = plan_words(plan)
+    if words is not None and words.whole:
+        return _emit_words(ctx, plan, words, registers, t)
     em = ctx.em
     kind = llvm_type(t)
     reading = _lane_function(em, plan.lane_bases)
@@ -155,3 +163,52 @@ def emit_shuffle(ctx: Context, plan: Shuffle, registers: list[str], t) -> list[s
         ]
         values[target] = select_tree(em, kind, candidates, rotate_bits)
     return [values[c] for c in plan.copies]
+
+
+def _emit_words(ctx: Context, plan: Shuffle, words: Words, registers: list[str], t) -> list[str]:
+    """The destination registers of `plan`, its 8-bit elements moved a word at a time: per
+    pack a select of candidate words and a shuffle, per destination word a `prmt`."""
+    em = ctx.em
+    data = [to_memory(em, value, t) for value in registers]  # i1 travels as a byte
+    reading = _lane_function(em, plan.lane_bases)
+    send_bits = _selector_bits(em, plan.send)
+    assembled: dict[tuple, str] = {}
+
+    def word(sources: tuple) -> str:
+        if sources not in assembled:
+            assembled[sources] = _assemble(em, [data[r] for r in sources if r is not None])
+        return assembled[sources]
+
+    received = []
+    for pack, candidates in zip(plan.packs(), words.sent):
+        sent = select_tree(em, "i32", [word(c) for c in candidates], send_bits)
+        source = plan.rounds[pack[0][0]][pack[0][1]].lane
+        lane = em.op(f"xor i32 {reading}, {source}") if source else reading
+        received.append(warp_shuffle(ctx, sent, _I32, "idx", lane))
+    choice_bits = _selector_bits(em, plan.accept) + _selector_bits(em, plan.rotate)
+    out = []
+    for w, gather in enumerate(words.gathers):
+        selectors = [str(s) for s in gather.selectors]
+        selector = select_tree(em, "i32", selectors, choice_bits, entry=True)
+        first, second = (received[p] for p in gather.words)
+        args = [("i32", first), ("i32", second), ("i32", selector)]
+        bytes_ = unpack32(em, em.call("i32", "llvm.nvvm.prmt", args), "i8", PER_WORD)
+        count = min(PER_WORD, len(plan.copies) - w * PER_WORD)
+        out.extend(from_memory(em, b, t) for b in bytes_[:count])
+    return out
+
+
+def _assemble(em, parts: list[str]) -> str:
+    """Bytes as one i32, the first lowest: pairs as 16-bit halves by shifts and ors, the
+    halves as a vector. LLVM folds a pair split from one 16-bit value (an fp8 conversion's
+    two results) back into it, and writes the halves as one `mov.b32 {lo, hi}`."""
+    halves = []
+    for j in range(0, 4, 2):
+        pair = [em.op(f"zext i8 {part} to i16") for part in parts[j : j + 2]]
+        if len(pair) == 2:
+            pair = [em.op(f"or i16 {pair[0]}, {em.op(f'shl i16 {pair[1]}, 8')}")]
+        halves.append(pair[0] if pair else "0")
+    vector = "poison"
+    for j, half in enumerate(halves):
+        vector = em.op(f"insertelement <2 x i16> {vector}, i16 {half}, i32 {j}")
+    return em.op(f"bitcast <2 x i16> {vector} to i32")
