@@ -127,7 +127,7 @@ def test_attention_on_cuda(dtype, causal, length, on_gpu, monkeypatch):
 @pytest.mark.parametrize("E", [64, 128])
 @pytest.mark.parametrize("causal", [False, True])
 def test_whole_block_attention_on_cuda(dtype, E, causal, on_gpu, monkeypatch):
-    """The whole-block forward and backward (on Hopper: tensor copies, the tutorial's tiles):
+    """The whole-block forward and backward (on Hopper: tensor copies, the tables' tiles):
     several query blocks, more keys than queries, two query heads a key head."""
     from naiad.ops.attention.sdpa import _Problem
     from naiad.ops.attention.whole_backward import attention_dkdv_whole, attention_dq_whole

@@ -75,6 +75,21 @@ def test_whole_blocks(dtype, E, causal, gen, interpreted, copies):
     _check(gen, q, k, v, causal)
 
 
+@pytest.mark.parametrize("E, causal", list(flash._WHOLE_BACKWARD["cuda"]))
+def test_whole_backward_at_the_gpu_tiles(E, causal, gen, interpreted, copies, monkeypatch):
+    """The backward kernels at the GPU's tiles (flash._WHOLE_BACKWARD), run here: each pair
+    keeps the kernels' rules (dK/dV's queries divide its keys, dQ's keys its queries), and the
+    gradients match at those tiles, grouped heads and more keys than queries included."""
+    tiles = flash._WHOLE_BACKWARD["cuda"][(E, causal)]
+    (m1, n1, _), (m2, n2, _) = tiles
+    assert n1 % m1 == 0 and m2 % n2 == 0
+    cpu_tiles = tuple((m, n, {}) for m, n, _ in tiles)
+    monkeypatch.setitem(flash._WHOLE_BACKWARD["cpu"], (E, causal), cpu_tiles)
+    q, k, v = _inputs(gen, torch.float16, H=4, HK=2, L=128, S=256, E=E)
+    assert _backward_kernels(q, k, v, causal) == [attention_dkdv_whole, attention_dq_whole]
+    _check(gen, q, k, v, causal)
+
+
 @pytest.mark.parametrize(
     "dtype, E", [(torch.float16, 64), pytest.param(torch.bfloat16, 128, marks=pytest.mark.full)]
 )

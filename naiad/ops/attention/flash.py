@@ -121,16 +121,25 @@ _WHOLE = {
     "cpu": {64: (64, 64, {}), 128: (64, 32, {})},
 }  # fmt: skip
 _WHOLE_DTYPES = (torch.float16, torch.bfloat16)
-# The backward of the same problems (whole_backward.py): the dK/dV kernel's and the dQ kernel's
-# (BLOCK_M queries, BLOCK_N keys, launch options). The GPU's D64 are the tutorial's backward
-# tiles (dK/dV: 32 queries against 128 keys, dQ: 128 against 32, 4 warps, 5 stages); D128 keeps
-# the general kernels' swept tiles with 8 warps, whose operands fit two stages.
+# The backward of the same problems (whole_backward.py), by device kind, head dim and causal
+# flag: the dK/dV kernel's and the dQ kernel's (BLOCK_M queries, BLOCK_N keys, launch options).
+# The GPU's are the fastest of each kernel timed alone over the tiles that compile for sm_90a
+# without spills (H200, fp16 2x16x4096, ms; bench/RESULTS.md, "naiad.ops attention, fourth
+# pass"): D64 dK/dV 64x64 w4 s3 0.591 (32x128 w4 s5 before: 0.692), causal 0.325 (0.549); dQ
+# 128x64 w8 s3 0.392 (128x32 w4 s5: 0.460), causal 0.231 (0.273); D128 dK/dV 64x128 w8 s2
+# 1.030 as before, causal 64x64 w4 s2 0.583 (0.590); dQ 128x32 w8 s3 0.705 (128x64 w8 s2:
+# 0.722), causal 64x64 w4 s2 0.403 (0.421).
 _WHOLE_BACKWARD = {
-    "cuda": {64: ((32, 128, {"num_warps": 4, "num_stages": 5}),
-                  (128, 32, {"num_warps": 4, "num_stages": 5})),
-             128: ((64, 128, {"num_warps": 8, "num_stages": 2}),
-                   (128, 64, {"num_warps": 8, "num_stages": 2}))},
-    "cpu": {64: ((32, 64, {}), (64, 32, {})), 128: ((32, 64, {}), (64, 32, {}))},
+    "cuda": {(64, False): ((64, 64, {"num_warps": 4, "num_stages": 3}),
+                           (128, 64, {"num_warps": 8, "num_stages": 3})),
+             (64, True): ((64, 64, {"num_warps": 4, "num_stages": 3}),
+                          (128, 64, {"num_warps": 8, "num_stages": 3})),
+             (128, False): ((64, 128, {"num_warps": 8, "num_stages": 2}),
+                            (128, 32, {"num_warps": 8, "num_stages": 3})),
+             (128, True): ((64, 64, {"num_warps": 4, "num_stages": 2}),
+                           (64, 64, {"num_warps": 4, "num_stages": 2}))},
+    "cpu": {(E, causal): ((32, 64, {}), (64, 32, {}))
+            for E in (64, 128) for causal in (False, True)},
 }  # fmt: skip
 
 # The forward's work (batches x heads x L x S x E) from which it reads by tensor copies: their
@@ -235,7 +244,7 @@ def _whole_backward_tiles(p: Problem, grad):
     `grad`, contiguous) may take it, else None: where it takes the forward, the tensor copies'
     other conditions hold, so only the lengths are checked against these tiles."""
     kind = "cpu" if p.q.device.type == "cpu" else "cuda"
-    tiles = _WHOLE_BACKWARD[kind].get(p.E)
+    tiles = _WHOLE_BACKWARD[kind].get((p.E, p.causal))
     if tiles is None or _whole_tiles(p) is None or grad.data_ptr() % 16:
         return None
     return tiles if all(p.L % m == 0 and p.S % n == 0 for m, n, _ in tiles) else None
