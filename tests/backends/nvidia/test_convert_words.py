@@ -36,8 +36,9 @@ def _p_types(m: int, n: int, warps: int, element=None):
 @pytest.mark.parametrize("m, n, warps", TILES)
 def test_fp8_p_goes_a_word_at_a_time(m, n, warps):
     """Each pack's candidates are whole words of consecutive source registers (a lane sends
-    the word of columns +0 or +8 of its row pair: one select), each destination word one
-    `prmt` of two received words; the plan is chosen over a round trip."""
+    the word of its two rows at columns c, c + 1 or at c + 8, c + 9: one select), each
+    destination word one `prmt` of two received words; the plan is chosen over a round
+    trip."""
     src, dst = (to_linear_layout(t.encoding, t.shape) for t in _p_types(m, n, warps))
     plan = plan_convert(src, dst, 8)
     assert isinstance(plan, Shuffle)

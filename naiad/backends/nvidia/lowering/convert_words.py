@@ -8,8 +8,8 @@ rotate selects): about ten instructions a byte. Here the choices are made on wor
 - **Sending.** A lane's choice of register (`Shuffle.send`) is the same for every byte of a
   pack, so the pack's candidate words are whole words of source registers, and one select
   of words picks this lane's. Candidates of different packs are often the same registers
-  (tutorial 06's fp8 P: a lane sends the word of columns +0 or +8 of its row pair), so each
-  distinct word is assembled once.
+  (tutorial 06's fp8 P: a lane sends the word of its two rows at columns c, c + 1 or the one
+  at c + 8, c + 9, each also another pack's), so each distinct word is assembled once.
 - **Receiving.** A destination word (four consecutive destination registers, as a dot
   operand's 32-bit register holds them) takes its bytes, for every choice a reader can make
   (accept and rotate), from at most two received words: one `prmt` of the two, whose byte
