@@ -30,11 +30,12 @@ from ...ir import (
     irdl_op,
     operand,
     opt_attribute,
+    opt_operand,
     result,
 )
 from ...ir.attributes import BoolAttr, IntegerAttr
 from ...ir.types import i32
-from ..base import BoolAttrC, I32Attr
+from ..base import I1, BoolAttrC, I32Attr
 from ..tt.attributes import InputPrecision
 from ..ttg.types import TTG_MemDesc
 from .tensor_copies import (  # the pipelined tensor copies' ops
@@ -53,18 +54,23 @@ AnyTensor = TensorOf(AnyType)
 class WarpGroupDotOp(Operation):
     """`d = a @ b + c` by the warpgroups' `wgmma` instructions: `b` is a shared-memory buffer,
     `a` one too or registers (`#ttg.dot_op` of the result's layout), `c` and `d` registers in
-    the `nvidia_mma` version 3 layout."""
+    the `nvidia_mma` version 3 layout. Where `useC` is given and false, `d = a @ b`: the
+    instruction's scale-d, so that a loop that starts a new accumulator in some iterations
+    (a fused persistent matmul's next tile) passes the carried one to the dot untouched."""
 
     name = "ttng.warp_group_dot"
     traits = frozenset({MemoryRead})
     a = operand(AnyType)
     b = operand(TTG_MemDesc)
     c = operand(AnyTensor)
+    useC = opt_operand(I1)  # the ODS name
     inputPrecision = opt_attribute(InputPrecision)  # the ODS name
     maxNumImpreciseAcc = opt_attribute(I32Attr)  # the ODS name
     isAsync = opt_attribute(BoolAttrC)  # the ODS name
     d = result(AnyTensor)
-    assembly_format = "$a`,` $b`,` $c attr-dict `:` type($a) `*` qualified(type($b)) `->` type($d)"
+    assembly_format = (
+        "$a`,` $b`,` $c (`,` $useC^)? attr-dict `:` type($a) `*` qualified(type($b)) `->` type($d)"
+    )
     attribute_defaults: ClassVar[dict] = {
         "inputPrecision": InputPrecision.get("ieee"),
         "maxNumImpreciseAcc": IntegerAttr(0, i32),

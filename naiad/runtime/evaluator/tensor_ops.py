@@ -170,8 +170,11 @@ def _dot_operand(value, ir_type):
 
 @handles("tt.dot", "ttng.warp_group_dot")
 def dot(ev, op, operands):
-    """`tt.dot`, and Hopper's `ttng.warp_group_dot`, whose operands are buffers (arrays)."""
-    a, b, c = (np.array(x) for x in operands)
+    """`tt.dot`, and Hopper's `ttng.warp_group_dot`, whose operands are buffers (arrays) and
+    whose `useC`, where given and false, leaves the accumulator out."""
+    a, b, c = (np.array(x) for x in operands[:3])
+    if len(operands) > 3 and not operands[3]:
+        c = np.zeros_like(c)
     precision = "ieee" if op.inputPrecision is None else InputPrecision.keyword(op.inputPrecision)
     imprecise = 0 if op.maxNumImpreciseAcc is None else op.maxNumImpreciseAcc.value
     a, b = _dot_operand(a, op.a.type), _dot_operand(b, op.b.type)

@@ -28,7 +28,7 @@ from naiad.backends.nvidia import target as nv_target
 from naiad.backends.nvidia.compiler import LLIR_PIPELINE
 from naiad.backends.nvidia.layouts import to_linear_layout
 from naiad.backends.nvidia.lowering import lower_module
-from naiad.backends.nvidia.lowering.wgmma import matrix_descriptor
+from naiad.backends.nvidia.lowering.matrix_descriptors import matrix_descriptor
 from naiad.dialects.ttg.attributes import NvidiaMmaEncodingAttr, NVMMASharedEncodingAttr
 from naiad.dialects.ttg.types import MemDescType
 from naiad.passes.pipeline import run_pipeline

@@ -22,7 +22,9 @@ fp8 e4m3 / e5m2 (K-major only). An fp8 dot whose `maxNumImpreciseAcc` is at most
 each run of that many K elements in fresh registers (the first instruction with scale-d off),
 waits for them and adds them into the accumulator at f32, as Triton does: the instruction's
 own fp8 accumulation keeps fewer bits than f32. The adds are contractible as elementwise ones
-are (`add.f32` in the PTX, as Triton's, unless `enable_fp_fusion=False`: `add.rn.f32`).
+are (`add.f32` in the PTX, as Triton's, unless `enable_fp_fusion=False`: `add.rn.f32`). A dot
+whose `useC` is false computes d = A B: the first instruction of each block takes the flag as
+its scale-d (the accumulator registers still go in, unread).
 
 A dot is issued as `wgmma.fence`, every instruction, `commit_group`; a synchronous one then
 waits (`wait_group 0`), an asynchronous one leaves that to `ttng.warp_group_dot_wait`. The fence
@@ -39,7 +41,6 @@ from dataclasses import dataclass
 
 from ....errors import InternalError
 from ....ir import RankedTensorType
-from ..layouts import LinearLayout
 from ..passes.asynchronous_dots import buffer_of
 from ..passes.dot_kinds import FP8_KINDS, element_kind
 from ..passes.wgmma_dot import EITHER_MAJOR, REGISTER_A_WIDTHS
@@ -48,6 +49,7 @@ from .context import Context, lowers
 from .dot_operands import lookup, pack32, register_table
 from .emitter import SHARED_PTR, llvm_type
 from .indexing import layout_of, register_coords
+from .matrix_descriptors import Descriptor, matrix_descriptor
 
 # Operand types as PTX names them, and what follows scale-d in the instruction: the scales of
 # A and B (+1 or -1; not for integers), then each operand's transpose flag (16-bit types
@@ -60,42 +62,7 @@ _PTX_TYPES = {
     "f8E5M2": "e5m2",
     "i8": "s8",
 }
-_SWIZZLE_MODE = {128: 1, 64: 2, 32: 3}
 WARPGROUP_THREADS = 128
-
-
-@dataclass(frozen=True)
-class Descriptor:
-    """The constant part of an operand's matrix descriptor and its major order: `transposed`
-    is the instruction's imm-trans flag (the operand's M or N dimension is the contiguous one)."""
-
-    bits: int
-    transposed: bool
-
-
-def matrix_descriptor(to_offset: LinearLayout, swizzle: int, nbytes: int, k_dim: int):
-    """The descriptor of an operand stored by `to_offset` (element -> offset of one 2-D
-    buffer) with a `swizzle`-byte swizzle, K along `k_dim` (see the module doc)."""
-    names = to_offset.in_dims
-
-    def byte_offset(dim: int, step: int) -> int:
-        coords = {names[0]: 0, names[1]: 0}
-        coords[names[dim]] = step
-        return to_offset.apply(**coords)[0] * nbytes
-
-    contiguous = 0 if byte_offset(0, 1) == nbytes else 1
-    strided = 1 - contiguous
-    row_elements = swizzle // nbytes
-    sizes = [to_offset.in_dim_size(n) for n in names]
-    sbo = byte_offset(strided, 8)
-    if sbo != 8 * swizzle:
-        raise InternalError("wgmma: the operand's buffer is not in rows of its swizzle")
-    if sizes[contiguous] > row_elements:
-        lbo = byte_offset(contiguous, row_elements)
-    else:
-        lbo = sizes[strided] * swizzle  # not read: one column block
-    bits = (lbo >> 4) << 16 | (sbo >> 4) << 32 | _SWIZZLE_MODE[swizzle] << 62
-    return Descriptor(bits, contiguous != k_dim)
 
 
 @dataclass(frozen=True)
@@ -166,6 +133,10 @@ class _WgmmaDot:
             a_words = {(m0, k0): self._a_words(m0, k0) for m0, _ in tiles for k0 in steps}
         acc, a_words = self._fence(acc, a_words)
         self.a_words = a_words
+        self.use_c = "1"
+        if self.op.useC is not None:
+            (flag,) = ctx[self.op.useC]
+            self.use_c = em.op(f"zext i1 {flag} to i32")
         for m0, n0 in tiles:
             registers = [lookup(table, c, "the accumulator") for c in self._tile_coords(m0, n0)]
             state = self._block([acc[r] for r in registers], fields, m0, n0)
@@ -208,17 +179,22 @@ class _WgmmaDot:
         steps = list(range(0, self.op.a.type.shape[1], self.instr_k))
         if self.imprecise_every is None:
             for k0 in steps:
-                state = self._mma(state, fields, m0, n0, k0, accumulate=True)
+                accumulate = self.use_c if k0 == steps[0] else "1"
+                state = self._mma(state, fields, m0, n0, k0, accumulate)
             return state
         em = self.em
         per_sum = -(-self.imprecise_every // self.instr_k)
         for first in range(0, len(steps), per_sum):
             partial = ["0.0"] * len(state)
             for k0 in steps[first : first + per_sum]:
-                partial = self._mma(partial, fields, m0, n0, k0, accumulate=k0 != steps[first])
+                accumulate = "0" if k0 == steps[first] else "1"
+                partial = self._mma(partial, fields, m0, n0, k0, accumulate)
             em.asm("void", "wgmma.commit_group.sync.aligned;", "", [])
             partial = wait_group(em, partial, 0, "float")
             add = "fadd contract" if self.ctx.fp_fusion else "fadd"  # elementwise.py's rule
+            if first == 0 and self.use_c != "1":  # d = A B: the first sum is the result
+                keep = em.op(f"icmp ne i32 {self.use_c}, 0")
+                state = [em.op(f"select i1 {keep}, float {x}, float 0.0") for x in state]
             state = [em.op(f"{add} float {x}, {y}") for x, y in zip(state, partial)]
             em.asm("void", "wgmma.fence.sync.aligned;", "", [])
         return state
@@ -318,9 +294,10 @@ class _WgmmaDot:
             words.append(pack32(self.em, [values[r] for r in regs], self.elem))
         return words
 
-    def _mma(self, state: list[str], fields: list, m0: int, n0: int, k0: int, accumulate: bool):
+    def _mma(self, state: list[str], fields: list, m0: int, n0: int, k0: int, accumulate: str):
         """One `wgmma.mma_async` for the block at rows `m0`, columns `n0` and K step `k0`: the
-        accumulator registers in and out, scale-d on when `accumulate` (off: d = A B)."""
+        accumulator registers in and out, scale-d on where `accumulate` (an i32: a constant or
+        a value) is not 0 (off: d = A B)."""
         if self.a_table is None:
             a = [("l", self._descriptor(0, fields[0], (m0, k0)))]
         else:
@@ -343,7 +320,7 @@ class _WgmmaDot:
             + [str(i) for i in range(n)]
         )
         a_args = [("i64" if c == "l" else "i32", v) for c, v in a]
-        args = [*a_args, ("i64", b_desc), ("i32", str(int(accumulate)))]
+        args = [*a_args, ("i64", b_desc), ("i32", accumulate)]
         args += [(acc_type, v) for v in state]
         struct = "{ " + ", ".join([acc_type] * n) + " }"
         result = self.em.asm(struct, text, constraints, args, hint="wgmma")

@@ -9,6 +9,7 @@ from . import (  # noqa: F401
     coalesce,
     convert_to_ttgir,
     dot_operands_shared,
+    optimize_accumulator_init,
     optimize_thread_locality,
     pipeline_loads,
     reduce_data_duplication,
