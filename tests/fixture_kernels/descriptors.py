@@ -61,3 +61,14 @@ def tile_read_twice(a, x, y, out1, out2, K, BK: tl.constexpr, BN: tl.constexpr):
         acc2 = tl.dot(yt, tl.trans(tile), acc2)
     tl.store(out1 + rows[:, None] * BN + cols[None, :], acc1)
     tl.store(out2 + rows[:, None] * BK + rows[None, :], acc2)
+
+
+@naiad.jit
+def running_products(a, b, c, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """c's k-th block column = a's first k + 1 blocks of K @ b's: a store through a tensor map
+    in every K step, to another tensor than the loads read (as a fused persistent matmul's
+    epilogue stores C)."""
+    acc = tl.zeros((BM, BN), tl.float32)
+    for k in range(0, K, BK):
+        acc = tl.dot(a.load([0, k]), b.load([k, 0]), acc)
+        c.store([0, k // BK * BN], acc.to(c.dtype))

@@ -9,7 +9,12 @@ test_tensor_copies_ptxas.py checks that they compile to tensor copies.
 
 import pytest
 import torch
-from fixture_kernels.descriptors import matmul_tiles, shift_tiles, tile_read_twice
+from fixture_kernels.descriptors import (
+    matmul_tiles,
+    running_products,
+    shift_tiles,
+    tile_read_twice,
+)
 from fixture_kernels.made_descriptors import helper_made_matmul, made_matmul, scale_made_tiles
 from gpu_helpers import compiled  # noqa: F401  (the fixture: launches compile for the GPU)
 
@@ -116,6 +121,24 @@ def test_a_matmul_loop_pipelines_tensor_copies(dtype, M, N, K, BM, BN, BK, stage
     assert "ttng.async_tma_copy_global_to_local" in kernel.asm["ttgir"]
     expected = (a.float() @ b.float()).to(dtype)
     torch.testing.assert_close(c, expected, rtol=2e-2, atol=2e-2 * max(K, 1) ** 0.5)
+
+
+def test_a_loop_storing_through_a_tensor_map_pipelines_its_copies():
+    """Each K step stores the running product through a third tensor map while the copies of
+    the next steps are in flight; every block column against torch in float32."""
+    a, b = _random((128, 512), torch.float16, 12), _random((512, 128), torch.float16, 13)
+    c = torch.empty((128, 1024), device="cuda", dtype=torch.float16)
+    descs = [
+        TensorDescriptor.from_tensor(a, [128, 64]),
+        TensorDescriptor.from_tensor(b, [64, 128]),
+        TensorDescriptor.from_tensor(c, [128, 128]),
+    ]
+    kernel = running_products[(1,)](*descs, 512, BM=128, BN=128, BK=64, num_stages=3)
+    assert "ttng.async_tma_copy_global_to_local" in kernel.asm["ttgir"]
+    for step in range(8):
+        expected = a[:, : 64 * (step + 1)].float() @ b[: 64 * (step + 1)].float()
+        got = c[:, 128 * step : 128 * (step + 1)].float()
+        torch.testing.assert_close(got, expected, rtol=2e-2, atol=0.5)
 
 
 def test_a_tile_read_as_it_is_and_transposed_comes_by_copies():

@@ -8,7 +8,12 @@ import re
 
 import numpy as np
 import pytest
-from fixture_kernels.descriptors import matmul_tiles, shift_tiles, tile_read_twice
+from fixture_kernels.descriptors import (
+    matmul_tiles,
+    running_products,
+    shift_tiles,
+    tile_read_twice,
+)
 from test_lowering import assemble
 from test_toolchain import needs_ptxas
 
@@ -119,4 +124,23 @@ def test_a_tile_two_dots_read_fills_one_ring_by_tensor_copies(tmp_path):
     assert ttgir.count("ttng.async_tma_copy_global_to_local") == 3
     assert "ttg.memdesc_trans" in ttgir
     assert _loads_and_stores(ptx) == (3, 0)
+    assert " 0 bytes spill stores" in report
+
+
+@needs_ptxas
+def test_a_loop_storing_through_a_tensor_map_fills_its_rings_by_copies(tmp_path):
+    """The store writes elsewhere than the loads read: the loop is pipelined (2 stages in the
+    prologue, 1 a step; a step's store is two boxes of rows of 256 bytes)."""
+    a = np.empty((128, 512), np.float16)
+    b = np.empty((512, 128), np.float16)
+    c = np.empty((128, 1024), np.float16)
+    descs = [
+        TensorDescriptor.from_tensor(a, [128, 64]),
+        TensorDescriptor.from_tensor(b, [64, 128]),
+        TensorDescriptor.from_tensor(c, [128, 128]),
+    ]
+    compiled = _compile(running_products, [*descs, 512], BM=128, BN=128, BK=64, num_stages=3)
+    assert "ttng.async_tma_copy_global_to_local" in compiled.asm["ttgir"]
+    report = assemble(compiled.asm["ptx"], "sm_90a", tmp_path)
+    assert _loads_and_stores(compiled.asm["ptx"]) == (3 * 3, 2)
     assert " 0 bytes spill stores" in report

@@ -57,7 +57,7 @@ def _plain_loop(loop: Operation) -> list | None:
         if op is not loop and isinstance(op, scf.ForOp | scf.WhileOp):
             return None
         descriptor_write = op.name.startswith("tt.descriptor_") and op.name != "tt.descriptor_load"
-        if _unordered_update(op) or isinstance(op, tt.StoreOp):
+        if _unordered_update(op) or isinstance(op, tt.StoreOp | tt.DescriptorStoreOp):
             stores.append(op)
         elif isinstance(op, _ATOMICS) or descriptor_write:
             return None
@@ -82,16 +82,16 @@ def _apart(stores: list, loads: list) -> bool:
     if not stores:
         return True
     read = {_read_argument(load) for load in loads}
-    written = {_base_argument(store.ptr) for store in stores}
+    written = {_read_argument(store) for store in stores}
     return None not in read | written and not read & written
 
 
-def _read_argument(load):
-    """The kernel argument a load reads through: a tensor map's tensor is its base pointer
-    (descriptor_pointers.parts)."""
-    if isinstance(load, tt.DescriptorLoadOp):
-        return _base_argument(parts(load.desc)[0])
-    return _base_argument(load.ptr)
+def _read_argument(access):
+    """The kernel argument a load reads (a store writes) through: a tensor map's tensor is its
+    base pointer (descriptor_pointers.parts)."""
+    if isinstance(access, tt.DescriptorLoadOp | tt.DescriptorStoreOp):
+        return _base_argument(parts(access.desc)[0])
+    return _base_argument(access.ptr)
 
 
 def _base_argument(pointer):
