@@ -51,14 +51,20 @@ _I64 = IntegerType(64)
 @register_pass("fuse-nested-loops")
 @dataclass(frozen=True)
 class FuseNestedLoops(Pass):
-    """Fuse each `tt.flatten` loop with the loop nested in it, innermost nests first; where
-    `except_dots`, not the nests with a `tt.dot` (the GPU's choice, see its ttgir_pipeline)."""
+    """Fuse each `tt.flatten` loop with the loop nested in it, innermost nests first; but for
+    the nests with a `tt.dot` where `except_dots` is "all", and those with a dot and block
+    loads through tensor maps where it is "tensor-maps" (the GPU's choices, see its
+    ttgir_pipeline)."""
 
-    except_dots: bool = False
+    except_dots: str = "none"
+
+    def __post_init__(self) -> None:
+        if self.except_dots not in ("none", "all", "tensor-maps"):
+            raise ValueError(f"fuse-nested-loops: except_dots={self.except_dots!r}")
 
     def run(self, module: Operation) -> None:
         for loop in [op for op in module.walk(post_order=True) if isinstance(op, scf.ForOp)]:
-            if _FLATTEN not in loop.attributes or (self.except_dots and _has_dot(loop)):
+            if _FLATTEN not in loop.attributes or self._kept(loop):
                 continue
             if Nest.of(loop) is not None:
                 # As Triton, invariant code leaves the nest first: fewer values to carry.
@@ -67,9 +73,12 @@ class FuseNestedLoops(Pass):
                 if nest is not None:
                     _fuse(nest)
 
-
-def _has_dot(loop: Operation) -> bool:
-    return any(isinstance(op, tt.DotOp) for op in loop.walk())
+    def _kept(self, loop: Operation) -> bool:
+        """Whether the nest `loop` heads stays a nest (`except_dots`)."""
+        ops = list(loop.walk())
+        if self.except_dots == "none" or not any(isinstance(op, tt.DotOp) for op in ops):
+            return False
+        return self.except_dots == "all" or any(isinstance(op, tt.DescriptorLoadOp) for op in ops)
 
 
 class _Emit:

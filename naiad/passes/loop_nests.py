@@ -30,6 +30,16 @@ from ..ir import (
     Value,
 )
 
+_DIVISIONS = (
+    arith.DivSIOp,
+    arith.DivUIOp,
+    arith.CeilDivSIOp,
+    arith.CeilDivUIOp,
+    arith.FloorDivSIOp,
+    arith.RemSIOp,
+    arith.RemUIOp,
+)
+
 
 @dataclass
 class Nest:
@@ -88,8 +98,10 @@ def _cheap(op: Operation) -> bool:
     """A prologue op cheaper to compute again where its value is read than to carry: a pure
     elementwise, constant or data-movement op (no dot, no region). A pointer block so computed
     stays a base plus offsets that the CPU back end's pointer analysis reads (a carried one is
-    only a value), and needs no placeholder."""
-    if Pure not in op.traits or op.regions:
+    only a value), and needs no placeholder. Not an integer division or remainder: a GPU has
+    no instruction for one (tutorial 09's persistent matmul, its tile numbering recomputed in
+    every K step: 233 instructions a step on sm_90a, 153 with the quotients carried)."""
+    if Pure not in op.traits or op.regions or isinstance(op, _DIVISIONS):
         return False
     cheap = (Elementwise, ConstantLike, SameOperandsAndResultElementType)
     return not op.operands or any(trait in op.traits for trait in cheap)

@@ -1,6 +1,7 @@
-"""On the GPU: `tl.range(..., flatten=True)` nests without a dot, which the NVIDIA back end fuses
-into one loop as Triton does, give the nest's values for every trip count (the CPU's cases,
-tests/language/test_flattened_loops.py)."""
+"""On the GPU: `tl.range(..., flatten=True)` nests, which the NVIDIA back end fuses into one loop
+as Triton does, give the nest's values for every trip count (the CPU's cases,
+tests/language/test_flattened_loops.py), and a fused persistent matmul's asynchronous wgmma
+dot those of float64 over ragged tiles, programs with several tiles and programs with none."""
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ from fixture_kernels.flattened_loops import (
     dependent_expected,
     numbered,
     numbered_expected,
+    persistent_matmul,
 )
 from gpu_helpers import compiled  # noqa: F401  (the fixture: launches compile for the GPU)
 
@@ -32,3 +34,21 @@ def test_fused_inner_bounds_read_the_outer_variable(ordered):
     expected_rows, expected_cols = dependent_expected(10, ordered)
     np.testing.assert_array_equal(rows.cpu().numpy(), expected_rows)
     np.testing.assert_array_equal(cols.cpu().numpy(), expected_cols)
+
+
+@pytest.mark.parametrize(
+    "m, n, k, programs", [(300, 200, 136, 7), (64, 64, 16, 3), (130, 48, 520, 40)]
+)
+def test_a_fused_persistent_matmul_with_an_asynchronous_dot(m, n, k, programs):
+    if torch.cuda.get_device_capability() < (9, 0):
+        pytest.skip("wgmma needs sm_90a")
+    gen = torch.Generator().manual_seed(m + n + k)
+    a = torch.randn((m, k), generator=gen).half()
+    b = torch.randn((k, n), generator=gen).half()
+    c = torch.full((m, n), 7.0, device="cuda")
+    launched = persistent_matmul[(programs,)](
+        a.cuda(), b.cuda(), c, m, n, k, PROGRAMS=programs, BM=64, BN=64, BK=32
+    )
+    assert "tt.flatten" not in launched.asm["ttgir"] and "isAsync = true" in launched.asm["ttgir"]
+    expected = a.double().numpy() @ b.double().numpy()
+    np.testing.assert_allclose(c.cpu().numpy(), expected, rtol=2e-3, atol=2e-3)

@@ -40,16 +40,22 @@ def ttgir_pipeline(
     """The TTGIR passes in order, as Triton's make_ttgir: layouts, loop-accumulated
     reductions kept within threads, tensor-core dots (`wgmma` on sm_90 when `arch_specific`,
     the sm_90a target), operands through shared memory, and the pipelining of their loads."""
-    # `tl.range(flatten=True)` nests with dots are not fused here, the others are, as on the
-    # CPU: the pipeliner prefetches across a fused loop's tiles, but its dot stays synchronous
-    # there (the tile's reset accumulator and its epilogue in the loop), and fused matmul nests
-    # run slower (examples/09, fp16 4096^3, H200, TFLOP/s fused against the nest: pointers
-    # 264 / 487, descriptors 133 / 547).
+    # `tl.range(flatten=True)` nests are fused, as Triton fuses them, so that the pipeliner
+    # prefetches the next tile's first K steps under the current tile's last ones and its
+    # epilogue. Below wgmma, not the nests with dots: their dot stays synchronous in the fused
+    # loop (wgmma's runs on: the tile's fresh accumulator is its useC, the epilogue waits in its
+    # branch, asynchronous_dots.py); fused with a synchronous dot, matmul nests ran slower
+    # (examples/09, fp16 4096^3, H200, TFLOP/s fused against the nest: pointers 264 / 487,
+    # descriptors 133 / 547). With wgmma, not the nests whose operands arrive by tensor
+    # copies: as nests they ran at 1.00-1.12 of Triton's fused loops (tutorial 09, fp16 8192^3,
+    # H200), and fused, their epilogue's buffers cannot reuse the rings' bytes (304 KB of
+    # shared memory with the tutorial's subtiled epilogue, 128x256x64 s3).
+    wgmma = arch_specific and capability >= 90
     return [
         # The lowering makes one function: `noinline` callees (scalar arguments only, the
         # frontend's rule) are inlined here, after `asm['ttir']` shows their calls.
         Inline(include_noinline=True),
-        FuseNestedLoops(except_dots=True),
+        FuseNestedLoops(except_dots="tensor-maps" if wgmma else "all"),
         ConvertToTTGIR(
             num_warps=num_warps,
             threads_per_warp=threads_per_warp,
@@ -68,7 +74,8 @@ def ttgir_pipeline(
         "cse",
         "remove-layout-conversions",
         "tritongpu-dot-operands-shared",
-        *([WarpSpecialize(num_stages=num_stages)] if arch_specific and capability >= 90 else []),
+        "tritongpu-optimize-accumulator-init",
+        *([WarpSpecialize(num_stages=num_stages)] if wgmma else []),
         PipelineLoads(num_stages=num_stages if capability >= 80 else 1),
         "canonicalize",
         "tritongpu-reduce-data-duplication",

@@ -295,6 +295,46 @@ def test_fused_persistent_loop_pipelines_across_tiles(arch):
         np.testing.assert_allclose(outs[0], outs[1], rtol=1e-3, atol=1e-3)
 
 
+def test_fused_persistent_wgmma_dot_runs_on_across_tiles():
+    """On sm_90a the fused persistent matmul's dot runs on as a K loop's does, as Triton
+    pipelines tutorial 09's persistent kernel: a new tile's fresh accumulator is the dot's
+    useC (no select reads the registers of a dot in flight), a wait right after it lets it run
+    on, the epilogue's branch waits for it and hands the waited value to the next iteration,
+    and the copies, issued after the first wait and a barrier, fill S slots. The values: the
+    test above."""
+    from fixture_kernels.flattened_loops import persistent_matmul
+
+    args = ("*fp16", "*fp16", "*fp32", 130, 48, 64)
+    kwargs = {"PROGRAMS": 4, "BM": 64, "BN": 32, "BK": 16}
+    _, after = _modules(persistent_matmul, args, kwargs, 3)
+    (loop,) = [
+        op
+        for op in after.walk()
+        if isinstance(op, scf.ForOp) and "ttng.warp_group_dot" in [o.name for o in op.body.ops]
+    ]
+    body = list(loop.body.ops)
+    (dot,) = [op for op in body if op.name == "ttng.warp_group_dot"]
+    assert dot.attributes["isAsync"].value and dot.useC is not None
+    assert dot.c in loop.body.arguments and dot.c.has_one_use
+    wait = body[body.index(dot) + 1]
+    assert wait.name == "ttng.warp_group_dot_wait" and wait.pendings.value == 1
+    copies = [i for i, op in enumerate(body) if op.name == "ttg.async_copy_global_to_local"]
+    assert body[body.index(wait) + 1].name == "ttg.barrier" and min(copies) > body.index(wait)
+    (epilogue,) = [op for op in body if isinstance(op, scf.IfOp) and "tt.store" in _names(op)]
+    last = epilogue.then_block.first_op
+    assert last.name == "ttng.warp_group_dot_wait" and last.pendings.value == 0
+    assert last.inputs is wait.outputs
+    assert epilogue.then_block.terminator.operands[-1] is last.outputs
+    assert epilogue.else_block.terminator.operands[-1] is wait.outputs
+    assert loop.body.terminator.operands[dot.c.index - 1] is epilogue.outs[-1]
+    rings = [op.result.type for op in after.walk() if op.name == "ttg.local_alloc"]
+    assert [t.shape[0] for t in rings if len(t.shape) == 3] == [3, 3]
+
+
+def _names(op) -> list[str]:
+    return [inner.name for inner in op.walk()]
+
+
 def test_an_asynchronous_dot_whose_carried_result_the_loop_never_reads():
     """No wait is needed in the body (the first dot retires the last iteration's second); the
     one after the loop gives the last value."""

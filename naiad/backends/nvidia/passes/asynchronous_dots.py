@@ -21,6 +21,16 @@ runs. Two loop shapes give both:
   read in the next iteration (`pendings = 0`: after the retiring dot a formality, but the wait
   passes the accumulator through, so its readers cannot be moved above it).
 
+- **With an epilogue** (a fused persistent matmul, fuse-nested-loops): the dot accumulates
+  into the carried value as above (a new tile's start is its `useC`,
+  optimize_accumulator_init.py), and the loop's last iteration of each tile also reads the
+  result, in the `scf.if` of the tile's epilogue. The wait right after the dot lets it run on
+  (`pendings = 1`); the epilogue's branch waits for it (`pendings = 0`) and yields the waited
+  value to the next iteration, so that no register of a dot in flight is read or copied. The
+  copies of the iteration S - 1 ahead are issued after that first wait (and a barrier: every
+  warpgroup's previous dot is done), into the slot the previous iteration read: S slots, as
+  Triton's pipeliner gives this loop; the epilogue's shared buffer lives beside the rings.
+
 Triton's pipeliner gives its attention loop the second shape: P.V runs on across the back edge
 and the next iteration's copies are issued after Q.K^T has been waited for.
 """
@@ -29,8 +39,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ....dialects import ttg, ttng
-from ....ir import IntegerAttr, Operation
+from ....dialects import scf, ttg, ttng
+from ....ir import IntegerAttr, Operation, Region
 from ....ir.attributes import BoolAttr
 from ....ir.types import i32
 from .allocate_shared_memory import alloc_bytes
@@ -47,10 +57,17 @@ class DotPlan:
 
     dots: list = field(default_factory=list)
     retiring: Operation | None = None
+    epilogue: Operation | None = None  # the `scf.if` that also reads the dot's result
 
     def extra_slots(self) -> int:
         """The slots the rings need beyond the loop's stages."""
-        return 1 if self.dots and self.retiring is None else 0
+        return 1 if self.dots and self.retiring is None and self.epilogue is None else 0
+
+    def refill_after(self) -> Operation | None:
+        """The op after which the loop's copies are issued (None: at the iteration's start)."""
+        if self.epilogue is not None:
+            return self.dots[0]
+        return self.retiring
 
 
 def plan_dots(loop, loads, stages: int) -> DotPlan:
@@ -66,6 +83,10 @@ def plan_dots(loop, loads, stages: int) -> DotPlan:
             continue
         if list(op.d.users) == [terminator] and op.d.has_one_use:
             carried.append(op)
+        elif (epilogue := _epilogue(op, loop)) and accumulates_carried(op, loop):
+            dots = [d for d in loop.body.ops if isinstance(d, ttng.WarpGroupDotOp)]
+            fits = _ring_bytes(buffers, stages) <= SHARED_BYTES_SM90
+            return DotPlan([op], epilogue=epilogue) if dots == [op] and fits else DotPlan()
     retiring = next(
         (op for op in loop.body.ops if isinstance(op, ttng.WarpGroupDotOp) and op not in carried),
         None,
@@ -77,10 +98,28 @@ def plan_dots(loop, loads, stages: int) -> DotPlan:
         and all(body.index(retiring) < body.index(d) for d in carried)
     ):
         return DotPlan(carried, retiring)
-    ring_bytes = sum((stages + 1) * alloc_bytes(buffer.type) for buffer in buffers)
-    if ring_bytes > SHARED_BYTES_SM90:
+    if _ring_bytes(buffers, stages + 1) > SHARED_BYTES_SM90:
         return DotPlan()
     return DotPlan([dot for dot in carried if accumulates_carried(dot, loop)])
+
+
+def _ring_bytes(buffers, slots: int) -> int:
+    return sum(slots * alloc_bytes(buffer.type) for buffer in buffers)
+
+
+def _epilogue(dot, loop) -> Operation | None:
+    """The `scf.if` after `dot` in `loop`'s body that reads its result, where the loop carries
+    the result on (one use by the yield) and nothing else reads it; else None."""
+    terminator = loop.body.terminator
+    readers = [user for user, _ in dot.d.uses if user is not terminator]
+    if dot.d.use_count - len(readers) != 1 or not readers:
+        return None
+    body = list(loop.body.ops)
+    branches = {_in_body(user, loop) for user in readers}
+    if len(branches) != 1:
+        return None
+    (branch,) = branches
+    return branch if isinstance(branch, scf.IfOp) and body.index(branch) > body.index(dot) else None
 
 
 def accumulates_carried(dot, loop) -> bool:
@@ -116,19 +155,76 @@ def issue_asynchronously(plan: DotPlan, loop, after) -> None:
         dot.attributes["isAsync"] = BoolAttr(True)
         index = list(terminator.operands).index(dot.d)
         if plan.retiring is None:
-            wait_right_after(dot)
+            wait = wait_right_after(dot)
+            if plan.epilogue is not None:
+                _wait_in_branch(plan.epilogue, wait.outputs, index)
         else:
             _wait_before_first_read(loop.body.arguments[index + 1], loop, dot.location)
         _wait_for_last(loop.outs[index], after)
 
 
-def wait_right_after(dot) -> None:
+def wait_right_after(dot) -> Operation:
     """At most this dot in flight once it is issued: the one before it is done. The wait."""
     wait = ttng.WarpGroupDotWaitOp(dot.d, pendings=IntegerAttr(1, i32))
     wait.location = dot.location
     dot.parent.insert_after(wait, dot)
     dot.d.replace_uses_where(wait.outputs, lambda user, _index: user is not wait)
     return wait
+
+
+def _wait_in_branch(branch, value, index: int) -> None:
+    """Each block of the epilogue's `branch` that reads `value` (the accumulator of a dot in
+    flight) first waits for every dot, and yields the waited value; the other block yields
+    `value`; the loop's yield (operand `index`) carries the branch's new result."""
+    blocks = [block for block in (branch.then_block, branch.else_block) if block is not None]
+    yielded = {}
+    for block in blocks:
+        readers = [user for user, _ in value.uses if _within(user, block)]
+        if not readers:
+            continue
+        wait = ttng.WarpGroupDotWaitOp(value, pendings=IntegerAttr(0, i32))
+        wait.location = branch.location
+        block.prepend(wait)
+        value.replace_uses_where(
+            wait.outputs, lambda user, _index, b=block, w=wait: user is not w and _within(user, b)
+        )
+        yielded[block] = wait.outputs
+    routed = _with_result(branch, lambda block: yielded.get(block, value), value.type)
+    routed.parent.terminator.set_operand(index, routed.outs[-1])
+
+
+def _with_result(branch, value_of, t):
+    """`branch` rebuilt in place with one more result of type `t`, each block yielding
+    `value_of(block)` for it (an else block made where there was none); the new op."""
+    new = scf.IfOp(
+        branch.condition,
+        [*(r.type for r in branch.outs), t],
+        thenRegion=Region(),
+        elseRegion=Region(),
+        attributes=dict(branch.attributes),
+        location=branch.location,
+    )
+    new.thenRegion.take_body(branch.thenRegion)
+    if branch.else_block is None:
+        branch.elseRegion.add_block().append(scf.YieldOp([]))
+    new.elseRegion.take_body(branch.elseRegion)
+    for block in (new.then_block, new.else_block):
+        terminator = block.terminator
+        terminator.set_operands([*terminator.operands, value_of(block)])
+    branch.parent.insert_before(new, branch)
+    for old, result in zip(branch.outs, new.outs):
+        old.replace_all_uses_with(result)
+    branch.erase()
+    return new
+
+
+def _within(op: Operation, block) -> bool:
+    """Whether `op` lies in `block`, at any depth."""
+    while op is not None:
+        if op.parent is block:
+            return True
+        op = op.parent_op()
+    return False
 
 
 def _wait_for_last(result, after) -> None:

@@ -196,7 +196,8 @@ def _pipeline(loop, loads, slice_ops, args, stages: int) -> None:
         env = _stage(before, loop, loads, slice_ops, env, iv, rings, barriers, slot)
     write = (stages - 1) % slots
     new_loop = _with_more_carried(loop, [env[arg] for arg in args], write, barriers is not None)
-    _steady_state(new_loop, args, loads, slice_ops, rings, barriers, stages, slots, dots.retiring)
+    refill_after = dots.refill_after()
+    _steady_state(new_loop, args, loads, slice_ops, rings, barriers, stages, slots, refill_after)
     after = Builder(new_loop.next_op, new_loop.location)
     issue_asynchronously(dots, new_loop, after)
     # Its barrier: every warpgroup is done with the rings, and with the copies, before any
@@ -264,9 +265,9 @@ def _with_more_carried(loop, extra_inits: list, write: int, phase: bool) -> Oper
 def _steady_state(loop, args, loads, slice_ops, rings: dict, barriers, stages, slots, retiring):
     """The body's new start: wait for this iteration's slot (its copies' group, or its
     barrier's phase), copy iteration i + S - 1 into the slot the last iteration read (there, or
-    after the dot `retiring`, asynchronous_dots.py), or into this iteration's slot at its end
-    (`_refills_read_slot`), read the operands from this iteration's slot; the yield carries the
-    copies' next addresses, the slots and the phase on."""
+    after the dot `retiring` and its wait, asynchronous_dots.py), or into this iteration's slot
+    at its end (`_refills_read_slot`), read the operands from this iteration's slot; the yield
+    carries the copies' next addresses, the slots and the phase on."""
     body = loop.body
     slots_carried = 2 if barriers is None else 3
     extra = body.arguments[len(body.arguments) - len(args) - slots_carried :]
