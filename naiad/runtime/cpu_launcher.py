@@ -105,7 +105,8 @@ class CpuLaunchable:
         return self._prepared or None
 
 
-def _load(kernel: CompiledKernel) -> CpuLaunchable:
+def load_launchable(kernel: CompiledKernel) -> CpuLaunchable:
+    """`kernel` (compiled for this CPU) linked into the process."""
     from ..backends.cpu.loader import load_object
 
     loaded = load_object(kernel.binary, [name := kernel.metadata["entry"]], name)
@@ -155,8 +156,10 @@ class CpuLauncher:
         try:
             with compile_profile.compiling(jit_function.__name__, "cpu"):
                 if begun is None:
-                    return _load(compile_specialization(jit_function, spec, "cpu", options))
-                return _load(begun.finish())
+                    return load_launchable(
+                        compile_specialization(jit_function, spec, "cpu", options)
+                    )
+                return load_launchable(begun.finish())
         except KernelNotImplementedError as error:
             if strict:
                 raise
@@ -216,7 +219,7 @@ class CpuLauncher:
             except KernelNotImplementedError:  # compiled again by `_make`, which warns
                 begun = None
             if isinstance(begun, CompiledKernel):  # the disk cache had it
-                table[key] = found = _load(begun)
+                table[key] = found = load_launchable(begun)
                 return found
             if begun is None:
                 table[key] = found = self._make(spec, options, False)
@@ -236,7 +239,7 @@ class CpuLauncher:
     def _finish(table: dict, compiling: dict, key, begun, background: bool) -> CpuLaunchable:
         """The job of a tiered compile: finish it, load it, and put it in `table` before taking
         the job out of `compiling` (so that a launch finds one or the other)."""
-        launchable = _load(begun.finish(background=background))
+        launchable = load_launchable(begun.finish(background=background))
         with compile_lock:
             table[key] = launchable
             compiling.pop(key, None)
@@ -270,14 +273,10 @@ class CpuLauncher:
         memory, or, unless `strict`, when the kernel uses what the CPU back end does not
         compile yet. A launch that tiering runs in the interpreter (cpu_tiering.py) runs
         there under the CPU's language rules, and returns None (nothing prepared)."""
-        from ..backends.cpu import pool
-
         arguments = spread(bound, self.jit_function.params)
-        pointers = _host_pointers(arguments)
+        pointers = host_pointers(arguments)
         if pointers is None:
             return INTERPRET
-        addresses, read_only = pointers
-        n_programs = grid[0] * grid[1] * grid[2]
         compiling = cpu_options(options, debug)
         launchable = self.kernel(bound, compiling, strict, grid)
         if launchable is INTERPRET:
@@ -285,27 +284,30 @@ class CpuLauncher:
             return None
         if launchable is None:
             return INTERPRET
-        for name in read_only & launchable.written:
-            raise ValueError(
-                f"argument `{name}` is read-only, and `{self.jit_function.__name__}` stores "
-                "through it"
-            )
         if launchable.globals_used:
             check_globals(self.jit_function, launchable.globals_used)
-        stream = program_threshold(launchable.stream_threshold, n_programs)
-        params = pack_parameters(launchable.arguments, arguments, grid, addresses, stream)
-        threads = 1 if n_programs <= launchable.inline_programs else None
-        pool.run(
-            launchable.entry,
-            params,
-            n_programs,
-            launchable.scratch_bytes,
-            launchable.sites,
-            threads,
-        )
+        run_launchable(launchable, arguments, grid, pointers, self.jit_function.__name__)
         if debug:  # debug launches pass extents the slow path computes: never the hot path
             return None
         return launchable.prepared(self)
+
+
+def run_launchable(launchable: CpuLaunchable, arguments: dict, grid, pointers, name: str):
+    """Run `launchable` over `grid` on the worker pool with `arguments` by name, whose arrays'
+    `pointers` are `host_pointers(arguments)`; a read-only array the kernel `name` stores
+    through is an error."""
+    from ..backends.cpu import pool
+
+    addresses, read_only = pointers
+    for array in read_only & launchable.written:
+        raise ValueError(f"argument `{array}` is read-only, and `{name}` stores through it")
+    n_programs = grid[0] * grid[1] * grid[2]
+    stream = program_threshold(launchable.stream_threshold, n_programs)
+    params = pack_parameters(launchable.arguments, arguments, grid, addresses, stream)
+    threads = 1 if n_programs <= launchable.inline_programs else None
+    pool.run(
+        launchable.entry, params, n_programs, launchable.scratch_bytes, launchable.sites, threads
+    )
 
 
 def cpu_options(options, debug: bool) -> CompileOptions:
@@ -327,7 +329,7 @@ def _cpu_language(options: CompileOptions):
     return backend.language_target(target, options)
 
 
-def _host_pointers(arguments: dict):
+def host_pointers(arguments: dict):
     """The data address of every array argument (tuples spread), and the names of the
     read-only ones; None when an array is not in host memory."""
     addresses, read_only = {}, set()

@@ -72,7 +72,7 @@ def any_cuda_tensor(values) -> bool:
     return any(is_cuda_tensor(v) for v in values)
 
 
-def _stream_reader():
+def stream_reader():
     """`stream(device) -> int`: the device's current torch stream. torch's private
     `_cuda_getCurrentRawStream` returns the raw handle without making a Stream object (which
     costs microseconds per launch); None without torch (stream 0, the legacy default)."""
@@ -114,7 +114,7 @@ class CudaLauncher:
         self.jit_function = jit_function
         self.constexpr_names = {p.name for p in jit_function.params if p.is_constexpr}
         self.kernels: dict = {}
-        self._current_stream = _stream_reader()
+        self._current_stream = stream_reader()
 
     def forget(self) -> None:
         """Drop every compiled kernel (the next launch compiles or loads again)."""
@@ -123,13 +123,13 @@ class CudaLauncher:
     def compiled(self, bound: dict, options, debug: bool):
         """The CompiledKernel a launch with these arguments ran."""
         spec = launch_specialization(self.jit_function, bound)
-        found = self.kernels.get((spec.key, options, debug, _arch(_device_of(bound))))
+        found = self.kernels.get((spec.key, options, debug, _arch(device_of(bound))))
         return None if found is None else found.source
 
     def launch(self, bound: dict, grid, options, debug: bool, strict: bool = True):
         """Launch over `grid` (three sizes) with every check (the slow path); return the
         launch prepared for the hot path on this device."""
-        device = _device_of(bound)
+        device = device_of(bound)
         arguments = spread(bound, self.jit_function.params)
         runtime = tuple(launch_value(n, arguments[n]) for n in self._runtime_names(arguments))
         spec = launch_specialization(self.jit_function, bound)
@@ -344,7 +344,7 @@ class PackedParams:
         return text, tuple(offsets)
 
 
-def _device_of(bound: dict) -> int:
+def device_of(bound: dict) -> int:
     """The device of the first CUDA tensor among the arguments, descriptors' and tuples'
     included (the driver checks that the others agree)."""
     for value in all_leaves(bound.values()):

@@ -6,10 +6,10 @@ so a kernel written or edited as IR (a test's hand-written TTIR, one printed by
     compiled = compile_ir_file("add.ttir", "cuda:sm_90a", CompileOptions(num_warps=4))
     compiled.asm["ttgir"], compiled.asm["ptx"], compiled.metadata.name
 
-The kernel is the file's public `tt.func` (the others are its callees). What comes back can be
-inspected, not launched: Naiad's launchers take a kernel's arguments through its JIT function,
-which an IR file does not have (relaunch.py says so at a launch). Every call compiles: a file
-is a tool's input, not a launch's, so nothing is cached.
+The kernel is the file's public `tt.func` (the others are its callees). What comes back is
+inspected (`asm`, `metadata`) and launched as Triton's is, `compiled[grid](*args)` with the
+function's parameters in order (ir_file_launch.py). Every call compiles: a file is a tool's
+input, not a launch's, so nothing is cached.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from ..backends.registry import CompileOptions
 from .compile_lock import compile_lock
 from .compiled_kernel import CompiledKernel
 from .compiler import TTIR_PIPELINE, TTIRBuild, _run_stages
+from .ir_file_launch import parameter_kinds
 
 # The IR a file may hold, by its suffix, as Triton tells them apart.
 SUFFIXES = (".ttir",)
@@ -50,11 +51,12 @@ def compile_ir_text(
     backend, target = registry.lookup(target_name)
     with compile_lock:
         module = parse_module(text, filename)
-        name = _kernel_name(module, filename)
+        name, func = _kernel(module, filename)
         run_pipeline(list(TTIR_PIPELINE), module)
         language = backend.language_target(target, options)
         asm = {"source": text, "ttir": print_module(module)}
         metadata = {"name": name, "target": language.name, "debug": bool(options.debug)}
+        metadata["parameters"] = parameter_kinds(func)
         kernel = CompiledKernel(name, asm, metadata, options=options)
         stages = backend.stages(target, options)
         files, made = _run_stages(
@@ -68,10 +70,11 @@ def compile_ir_text(
     return kernel
 
 
-def _kernel_name(module, filename: str) -> str:
-    """The name of the module's public `tt.func` (the kernel; private ones are its callees)."""
+def _kernel(module, filename: str):
+    """The name and op of the module's public `tt.func` (the kernel; private ones are its
+    callees)."""
     public = [
-        op.sym_name.value
+        op
         for op in module.regions[0].entry_block
         if op.name == "tt.func"
         and (op.sym_visibility is None or op.sym_visibility.value == "public")
@@ -82,4 +85,4 @@ def _kernel_name(module, filename: str) -> str:
             f"{filename}: a TTIR file compiles one kernel, its one public tt.func; "
             f"found {len(public)}"
         )
-    return public[0]
+    return public[0].sym_name.value, public[0]

@@ -88,12 +88,12 @@ class TritonCompiledKernel:
 
     def _init_handles(self) -> None:
         """Check that this kernel can be launched (Triton loads the binary here; Naiad's
-        launchers load it at the first launch, once per process)."""
-        if self.fn is None:
+        launchers load it at the first launch, once per process). A kernel compiled from an
+        IR file launches with its parameters' kinds (ir_file_launch.py)."""
+        if self.fn is None and "parameters" not in self.metadata:
             raise RuntimeError(
                 f"CompiledKernel `{self.name}` has no JIT function to launch it with "
-                "(it was read back without one, or compiled from an IR file): it can be "
-                "inspected, not launched"
+                "(it was read back without one): it can be inspected, not launched"
             )
 
     def launch_metadata(self, grid, stream, *args):
@@ -110,7 +110,7 @@ class TritonCompiledKernel:
     def _run(self, gx, gy, gz, stream, function, packed, metadata, enter, exit_, *args):
         if enter is not None and metadata is not None:
             enter(metadata)
-        self.relaunch((gx, gy, gz), args)
+        self.relaunch((gx, gy, gz), args, stream)
         if exit_ is not None and metadata is not None:
             exit_(metadata)
 
@@ -119,18 +119,23 @@ class TritonCompiledKernel:
         self._init_handles()
 
         def runner(*args, stream=None):
-            return self.relaunch(grid, args)
+            return self.relaunch(grid, args, stream)
 
         return runner
 
-    def relaunch(self, grid, args) -> None:
+    def relaunch(self, grid, args, stream=None) -> None:
         """Launch over `grid` with every argument of the kernel in order (a constexpr's value
         is taken from the compile), or with the non-constexpr ones only. A call with every
         argument first tries the launch prepared for it (`_relauncher`: keyed as
         `kernel[grid]` keys a launch with the compiled options and constexprs, in one
         generated function); anything else goes through the kernel's launch entry with the
         options as keywords, which prepares the launch for the next call: libraries relaunch
-        on every call (Inductor's launchers call `run`)."""
+        on every call (Inductor's launchers call `run`). `stream` is read by a kernel of an IR
+        file only; a JIT function's launch takes the device's current stream."""
+        if self.fn is None:
+            from .ir_file_launch import launch_ir_kernel
+
+            return launch_ir_kernel(self, grid, args, stream)
         plan = self.__dict__.get("_relaunch_plan") or self._plan_relaunch()
         every, runtime, constants, options, relaunch_key = plan
         fn = self.fn

@@ -1,7 +1,8 @@
 """`triton.compile` of a `.ttir` file (runtime/ir_files.py): the file's kernel goes through the
 TTIR pipeline and the target's stages, and comes out as the same code a launch of the kernel it
 was printed from compiles (whose values are checked against NumPy here), for the CPU and for an
-NVIDIA target without a GPU. Such a kernel is inspected, not launched."""
+NVIDIA target without a GPU; compiled for the CPU, it launches here with its function's
+parameters (runtime/ir_file_launch.py; the GPU's launch: tests/gpu/test_ir_file_launch_gpu.py)."""
 
 import numpy as np
 import pytest
@@ -47,8 +48,40 @@ def test_a_ttir_file_compiles_to_the_code_of_its_kernel(target, stage, tmp_path)
         scale_add[(3,)](x, y, out, 300, 0.75, BLOCK=128)
     expected = 0.75 * x.astype(np.float64) + y.astype(np.float64)
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)
-    with pytest.raises(RuntimeError, match="compiled from an IR file"):
-        from_file[(3,)](x, y, out, 300, 0.75, 128)
+    assert from_file.metadata.parameters == ["*fp32", "*fp32", "*fp32", "i32", "fp32"]
+    if target.backend == "cpu":
+        again = np.full_like(x, np.nan)
+        from_file[(3,)](x, y, again, 300, 0.75)
+        np.testing.assert_array_equal(again, out)
+
+
+def test_a_file_kernel_launches_on_the_cpu_with_its_parameters(tmp_path):
+    """Launched as Triton launches a file's kernel: `compiled[grid](*args)` in the function's
+    parameter order, and a launcher's `compiled.run(...)`; the CPU launches' checks hold."""
+    cpu = GPUTarget("cpu", "x86_64", 1)
+    path = tmp_path / "scale_add.ttir"
+    path.write_text(
+        compile(ASTSource(scale_add, SIGNATURE, constexprs={"BLOCK": 64}), cpu).asm["ttir"]
+    )
+    kernel = compile(str(path), target=cpu)
+    rng = np.random.default_rng(17)
+    x, y = (rng.standard_normal(200).astype(np.float32) for _ in range(2))
+    expected = -1.5 * x.astype(np.float64) + y.astype(np.float64)
+    out = np.full_like(x, np.nan)
+    kernel[4](x, y, out, 200, -1.5)
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)
+    out[:] = np.nan
+    kernel.run(4, 1, 1, None, kernel.function, kernel.packed_metadata, None, None, None,
+               x, y, out, 200, -1.5)  # fmt: skip
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)
+    with pytest.raises(
+        TypeError, match=r"takes 5 arguments \(\*fp32, \*fp32, \*fp32, i32, fp32\), got 4"
+    ):
+        kernel[4](x, y, out, 200)
+    frozen = out.copy()
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only, and `scale_add` stores through it"):
+        kernel[4](x, y, frozen, 200, -1.5)
 
 
 def test_what_a_file_compile_refuses(tmp_path):

@@ -81,14 +81,14 @@ def _launch_shift(rng, n: int, block: int = 64) -> None:
 
 def test_threads_wanting_one_specialization_compile_it_once(compiled, monkeypatch):
     loads = []
-    load = cpu_launcher._load
+    load = cpu_launcher.load_launchable
 
     def slow_load(kernel):
         loads.append(kernel.metadata["constexprs"]["BLOCK"])
         time.sleep(0.05)  # every thread asks while the first compile runs
         return load(kernel)
 
-    monkeypatch.setattr(cpu_launcher, "_load", slow_load)
+    monkeypatch.setattr(cpu_launcher, "load_launchable", slow_load)
     barrier = threading.Barrier(8)
     errors = []
 

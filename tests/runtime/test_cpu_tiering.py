@@ -154,8 +154,8 @@ def test_threads_launching_at_once_compile_once(monkeypatch):
     ran in the background or in a thread waiting for it (a large launch)."""
     kernel = _scale_add()
     loads = []
-    load = cpu_launcher._load
-    monkeypatch.setattr(cpu_launcher, "_load", lambda k: loads.append(k) or load(k))
+    load = cpu_launcher.load_launchable
+    monkeypatch.setattr(cpu_launcher, "load_launchable", lambda k: loads.append(k) or load(k))
     rng = np.random.default_rng(5)
     large = 64 * 256 + 3  # 65 programs; no size here divides by 16 (one specialization)
     x, y = rng.standard_normal((2, large), np.float32)

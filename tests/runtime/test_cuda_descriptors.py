@@ -75,7 +75,7 @@ def fake_driver(monkeypatch):
     """Records each launch as (path, grid, kernel signature, parameters)."""
     launches = []
     monkeypatch.setattr(cuda_launcher, "_arch", lambda device: "cuda:sm_80")
-    monkeypatch.setattr(cuda_launcher, "_stream_reader", lambda: lambda device: 7)
+    monkeypatch.setattr(cuda_launcher, "stream_reader", lambda: lambda device: 7)
     monkeypatch.setattr(  # the handle is the kernel itself, so a launch knows its signature
         cuda_driver.CubinKernel,
         "function",

@@ -67,7 +67,7 @@ def fake_driver(monkeypatch):
     function = cuda_driver.Function(None, 0, 0, 0, 0, 0)
     monkeypatch.setattr(cuda_launcher, "_arch", lambda device: "cuda:sm_90a")
     monkeypatch.setattr(cuda_launcher.CudaLauncher, "_compile", lambda *args: compiled)
-    monkeypatch.setattr(cuda_launcher, "_stream_reader", lambda: lambda device: 100 + device)
+    monkeypatch.setattr(cuda_launcher, "stream_reader", lambda: lambda device: 100 + device)
     monkeypatch.setattr(cuda_driver.CubinKernel, "function", lambda self, device: function)
     monkeypatch.setattr(cuda_driver, "set_current_device", lambda device: None)
 

@@ -1,7 +1,7 @@
 """`triton.compiler.compiler`: `triton.compile(ASTSource(fn, signature, constexprs),
 target=GPUTarget(...), options={...})`, through Naiad's one compiler (runtime/compiler.py), or
-`triton.compile("kernel.ttir", target=...)`, whose kernel is inspected, not launched
-(runtime/ir_files.py).
+`triton.compile("kernel.ttir", target=...)`, whose kernel is inspected and launched with its
+function's parameters (runtime/ir_files.py, runtime/ir_file_launch.py).
 
     src = ASTSource(add_kernel, {"x": "*fp32", "y": "*fp32", "n": "i32", "BLOCK": "constexpr"},
                     constexprs={"BLOCK": 1024})
@@ -107,7 +107,7 @@ def compile(src, target=None, options=None, _env_vars=None) -> CompiledKernel:
     asserts = bool(chosen.pop("debug", False))  # Triton's debug: the assertions (module doc)
     defaults = {"num_warps": 4, "num_ctas": 1, "num_stages": 3, "maxnreg": None}
     launch_options = SimpleNamespace(**{**defaults, **chosen}, asserts=asserts)
-    if isinstance(src, (str, os.PathLike)):  # an IR file: compiled, to be inspected
+    if isinstance(src, (str, os.PathLike)):  # an IR file
         return compile_ir_file(src, backend.target_name, compile_options(launch_options))
     if not isinstance(src, ASTSource):
         raise TypeError(f"triton.compile takes an ASTSource or a path, got {type(src).__name__}")

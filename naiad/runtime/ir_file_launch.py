@@ -1,0 +1,136 @@
+"""Launching a kernel compiled from an IR file: `compiled[grid](*args)`, and a launcher's
+`compiled.run(...)`, on what `triton.compile("kernel.ttir", target=...)` returns, as Triton
+launches it.
+
+The arguments are the kernel's `tt.func` parameters in order: an array for each pointer (on a
+GPU also an address), a number for each scalar. Nothing specializes: an IR file has no JIT
+function, so the kernel runs as the file declares it, and what a parameter promises
+(`tt.divisibility = 16`) is the caller's to keep, as in Triton.
+
+- A CUDA kernel runs on its tensors' GPU, on the stream given, else the device's current torch
+  stream, through `CubinKernel`, which checks each argument's device and kind.
+- A CPU kernel runs on the worker pool over host arrays, with the CPU launches' checks: a
+  read-only array it stores through is an error, and each array's extent reaches the bounds
+  checks of debug mode.
+
+The parameters' kinds are read from the file's function when it compiles (`parameter_kinds`,
+kept as `metadata["parameters"]`); a loaded kernel is kept per compiled kernel, outside it, so
+that the compiled kernel still pickles.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from ..dialects import tt
+from ..ir.float_format import FLOAT_KINDS
+from ..ir.types import FloatType, IntegerType
+from ..language.type_spellings import SIGNATURE_TO_DTYPE
+
+
+def _scalar_kinds() -> dict[str, str]:
+    """A scalar's IR spelling (`f32`, `i32`) -> the signature kind a launch reads (`fp32`,
+    `i32`); signless integers take the signed names, as the frontend writes them. Spelled from
+    the frontend's tables, not by making IR types (making them here would change the order in
+    which a process first meets them)."""
+    kinds = {}
+    for name, dtype in SIGNATURE_TO_DTYPE.items():
+        if dtype.is_int():
+            kinds.setdefault(f"i{dtype.int_bitwidth}", name)
+        elif dtype.name in FLOAT_KINDS:
+            kinds.setdefault(FLOAT_KINDS[dtype.name], name)
+    return kinds
+
+
+_KINDS = _scalar_kinds()
+_LOADED: dict[int, object] = {}  # id(compiled kernel) -> its loaded kernel (see the module doc)
+
+
+def parameter_kinds(func) -> list[str]:
+    """The kind of each parameter of `func` (a `tt.func`) as a launch reads it: `*fp32`,
+    `i32`, `bf16`; a parameter of another type keeps its IR spelling, which a launch refuses."""
+    return [_kind(argument.type) for argument in func.body.block.arguments]
+
+
+def _kind(ty) -> str:
+    if isinstance(ty, tt.PointerType) and isinstance(ty.pointee_type, (IntegerType, FloatType)):
+        return "*" + _KINDS[str(ty.pointee_type)]
+    if isinstance(ty, (IntegerType, FloatType)):
+        return _KINDS[str(ty)]
+    return str(ty)
+
+
+def launch_ir_kernel(kernel, grid, args: tuple, stream=None) -> None:
+    """Run `kernel` (a CompiledKernel of an IR file) over `grid` with `args` (module doc)."""
+    kinds = kernel.metadata["parameters"]
+    if len(args) != len(kinds):
+        raise TypeError(
+            f"`{kernel.name}` takes {len(kinds)} arguments ({', '.join(kinds)}), got {len(args)}"
+        )
+    for index, kind in enumerate(kinds):
+        if kind not in SIGNATURE_TO_DTYPE and kind[1:] not in SIGNATURE_TO_DTYPE:
+            raise TypeError(
+                f"parameter {index} of `{kernel.name}` is a {kind}: a kernel compiled from an "
+                "IR file is launched with pointers and scalars"
+            )
+    grid = (grid,) if isinstance(grid, int) else tuple(grid)
+    grid = (grid + (1, 1))[:3]
+    if kernel._on_cpu:
+        _launch_on_cpu(kernel, grid, args)
+    else:
+        _launch_on_gpu(kernel, grid, args, stream)
+
+
+def _loaded(kernel, load):
+    """The loaded form of `kernel`, made by `load(kernel)` once per compiled kernel."""
+    found = _LOADED.get(id(kernel))
+    if found is None:
+        found = _LOADED[id(kernel)] = load(kernel)
+        weakref.finalize(kernel, _LOADED.pop, id(kernel), None)
+    return found
+
+
+def _launch_on_cpu(kernel, grid, args: tuple) -> None:
+    from .cpu_launcher import host_pointers, load_launchable, run_launchable
+
+    launchable = _loaded(kernel, load_launchable)
+    arguments = {name: value for (name, _), value in zip(launchable.arguments, args)}
+    pointers = host_pointers(arguments)
+    if pointers is None:
+        raise ValueError(
+            f"`{kernel.name}` was compiled for the CPU: its arrays must be in host memory"
+        )
+    run_launchable(launchable, arguments, grid, pointers, kernel.name)
+
+
+def _launch_on_gpu(kernel, grid, args: tuple, stream) -> None:
+    from . import global_scratch
+    from .cuda_launcher import device_of, stream_reader
+
+    scratch = kernel.metadata.get("global_scratch_size", 0)
+    cubin_kernel = _loaded(kernel, _cubin_kernel)
+    device = device_of(dict(enumerate(args)))
+    if stream is None:
+        current = stream_reader()
+        stream = current(device) if current else 0
+    if scratch:  # the last parameter, as for a JIT launch (global_scratch.py)
+        args = (*args, global_scratch.allocate(scratch, grid, device, stream))
+    cubin_kernel.launch(grid, args, stream)
+
+
+def _cubin_kernel(kernel):
+    from ..backends.nvidia.cubin_kernel import CubinKernel
+
+    kinds = tuple(kernel.metadata["parameters"])
+    names = tuple(f"argument {index} of `{kernel.name}`" for index in range(len(kinds)))
+    if kernel.metadata.get("global_scratch_size", 0):
+        kinds, names = (*kinds, "*i8"), (*names, "the launch's global scratch")
+    return CubinKernel(
+        kernel.binary,
+        kernel.metadata["name"],
+        kinds,
+        num_warps=kernel.metadata.get("num_warps", 4),
+        shared=kernel.metadata.get("shared", 0),
+        arg_names=names,
+        ptx=kernel.asm.get("ptx"),
+    )
