@@ -103,6 +103,9 @@ class Backend:
     device_type: str | None = None
     launcher: str | None = None
     binary_stage: str | None = None  # the stage whose output the launcher loads
+    # Whether its `ttgir` stage lays out for a GPU, so that a `.ttgir` file (a kernel laid out
+    # by Triton's or Naiad's TTGIR passes) goes on from the stages after it (ir_files.py).
+    compiles_ttgir_files: bool = False
 
     def matches(self, target_name: str) -> bool:
         """Whether `target_name` is one of this back end's (by its prefix)."""

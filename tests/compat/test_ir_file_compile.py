@@ -84,10 +84,47 @@ def test_a_file_kernel_launches_on_the_cpu_with_its_parameters(tmp_path):
         kernel[4](x, y, frozen, 200, -1.5)
 
 
+@naiad.jit
+def square_product(a_ptr, b_ptr, c_ptr, BLOCK: tl.constexpr):
+    rows = tl.arange(0, BLOCK)
+    offsets = rows[:, None] * BLOCK + rows[None, :]
+    c = tl.dot(tl.load(a_ptr + offsets), tl.load(b_ptr + offsets))
+    tl.store(c_ptr + offsets, c)
+
+
+@pytest.mark.parametrize(
+    "kernel, signature, constexprs",
+    [
+        (scale_add, SIGNATURE, {"BLOCK": 128}),
+        (square_product, {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32"}, {"BLOCK": 64}),
+    ],
+)
+def test_a_ttgir_file_goes_on_from_its_layouts(kernel, signature, constexprs, tmp_path):
+    """A `.ttgir` file (here the TTGIR a compile printed, wgmma's layouts in the product's)
+    skips the TTIR and TTGIR passes: the same PTX, shared memory and warps as the compile it
+    came from, its module's `ttg.num-warps` (8) over the options' (4)."""
+    hopper = GPUTarget("cuda", 90, 32)
+    from_ast = compile(
+        ASTSource(kernel, signature, constexprs=constexprs), hopper, {"num_warps": 8}
+    )
+    path = tmp_path / "kernel.ttgir"
+    path.write_text(from_ast.asm["ttgir"])
+    from_file = compile(str(path), target=hopper, options={"num_warps": 4})
+    assert from_file.asm["ttgir"] == from_ast.asm["ttgir"] and "ttir" not in from_file.asm
+    assert from_file.asm["ptx"] == from_ast.asm["ptx"]
+    assert from_file.metadata.num_warps == 8
+    assert from_file.metadata.shared == from_ast.metadata.shared
+    assert from_file.metadata.parameters == list(signature.values())
+
+
 def test_what_a_file_compile_refuses(tmp_path):
     cpu = GPUTarget("cpu", "x86_64", 1)
-    with pytest.raises(NotImplementedError, match=r"`\.ttgir` file"):
-        compile(str(tmp_path / "kernel.ttgir"), target=cpu)
+    with pytest.raises(NotImplementedError, match=r"`\.llir` file"):
+        compile(str(tmp_path / "kernel.llir"), target=cpu)
+    laid_out = tmp_path / "kernel.ttgir"
+    laid_out.write_text("tt.func public @k() {\n  tt.return\n}\n")
+    with pytest.raises(ValueError, match="laid out for a GPU; target 'cpu' compiles TTIR"):
+        compile(str(laid_out), target=cpu)
     two = tmp_path / "two.ttir"
     body = "tt.func public @{}() {{\n  tt.return\n}}\n"
     two.write_text(body.format("a") + body.format("b"))

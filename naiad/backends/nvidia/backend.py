@@ -17,6 +17,7 @@ class NvidiaBackend(Backend):
     device_type = "cuda"
     launcher = "naiad.runtime.cuda_launcher:CudaLauncher"
     binary_stage = "cubin"
+    compiles_ttgir_files = True
 
     def parse_target(self, name: str) -> CudaTarget:
         return cuda_target(name)
