@@ -27,6 +27,7 @@ from naiad.backends.nvidia.lowering import lower_module
 from naiad.backends.nvidia.lowering.dot_mma import (
     check_fragments,
     fragment_coords,
+    instruction_fragments,
     tile_bases,
     tile_corners,
 )
@@ -113,9 +114,9 @@ def _dots(module):
         ("bf16x6", "sm_90a", 2),
         ("int8", "sm_80", 4),
         ("e4m3", "sm_89", 4),  # fp8 mma.sync of its own on sm_89 only
-        ("e4m3", "sm_90a", 2),  # upcast to f16, as Hopper runs PTX's fp8 mma.sync
-        ("e4m3", "sm_80", 2),  # upcast to f16
-        ("e5m2_acc16", "sm_90a", 2),  # an f16 accumulator: f16 mma of the upcast values
+        ("e4m3", "sm_90a", 4),  # words of four bytes (ldmatrix), upcast to f16 at the dot
+        ("e4m3", "sm_80", 4),  # the same
+        ("e5m2_acc16", "sm_90a", 4),  # an f16 accumulator: f16 mma of the upcast values
         ("ieee", "sm_90a", None),
         ("f64", "sm_90a", None),
     ],
@@ -286,6 +287,45 @@ def _simulate(shape, warps, k_width, k_extent, seed):
 def test_mma_fragments_compute_the_product(shape, warps, k_width, k_extent):
     out, expected = _simulate(shape, warps, k_width, k_extent, seed=sum(shape) + k_width)
     np.testing.assert_array_equal(out, expected)
+
+
+@pytest.mark.parametrize(("shape", "warps"), [((32, 16), [2, 1]), ((64, 64), [2, 2])])
+def test_upcast_words_feed_two_f16_instructions(shape, warps):
+    """fp8 operands in words of four (kWidth 4) upcast to f16: the word's first two elements
+    go to one m16n8k16, the last two to the next (instruction_fragments), in A and B alike;
+    run through the PTX manual's f16 fragments thread by thread, the sum is A @ B."""
+    mma = NvidiaMmaEncodingAttr(2, 0, warps, [16, 8])
+    m, n = shape
+    k_extent = 64
+    la = to_linear_layout(DotOperandEncodingAttr(0, mma, 4), (m, k_extent))
+    lb = to_linear_layout(DotOperandEncodingAttr(1, mma, 4), (k_extent, n))
+    lc = to_linear_layout(mma, shape)
+    gen = np.random.default_rng(m + n)
+    a = gen.integers(-8, 8, (m, k_extent)).astype(np.float64)
+    b = gen.integers(-8, 8, (k_extent, n)).astype(np.float64)
+    ta, tb, tc = register_table(la), register_table(lb), register_table(lc)
+    out = np.full(shape, np.nan)
+    for warp in range(warps[0] * warps[1]):
+        for base in tile_bases(lc):
+            tile = np.zeros((16, 8))
+            for k0 in range(0, k_extent, 32):
+                for a_groups, b_groups in instruction_fragments((), *base, k0, 4, 2):
+                    a_tile, b_tile = np.full((16, 16), np.nan), np.full((16, 8), np.nan)
+                    for lane in range(32):
+                        flat_a = [c for group in a_groups for c in group]
+                        flat_b = [c for group in b_groups for c in group]
+                        for i, coords in enumerate(flat_a):
+                            held = la.apply(register=ta[coords], lane=lane, warp=warp)
+                            a_tile[_ptx_a(lane, i, 2)] = a[held]
+                        for i, coords in enumerate(flat_b):
+                            held = lb.apply(register=tb[coords], lane=lane, warp=warp)
+                            b_tile[_ptx_b(lane, i, 2)] = b[held]
+                    assert not np.isnan(a_tile).any() and not np.isnan(b_tile).any()
+                    tile += a_tile @ b_tile
+            for lane in range(32):
+                for i, coords in enumerate(tile_corners(base)):
+                    out[lc.apply(register=tc[coords], lane=lane, warp=warp)] = tile[_ptx_c(lane, i)]
+    np.testing.assert_array_equal(out, a @ b)
 
 
 @pytest.mark.parametrize(

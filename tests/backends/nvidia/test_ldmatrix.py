@@ -255,7 +255,7 @@ def _ldmatrix_counts(text: str) -> tuple[int, int]:
         ("f16_acc16", 2, 2),
         ("tf32", 4, 0),  # A: f32 rows along K; B (N contiguous) has no `.trans` of 32 bits
         ("int8", 1, 0),
-        ("e4m3", 0, 0),  # upcast to f16 on sm_80 and sm_90a: kWidth 2 of bytes, no ldmatrix
+        ("e4m3", 1, 0),  # as int8: words of four bytes, upcast to f16 at the dot
         ("bf16x3", 0, 0),  # f32 split into bf16 after the conversion
     ],
 )

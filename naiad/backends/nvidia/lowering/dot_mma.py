@@ -12,7 +12,10 @@ fragments; the lowering only picks the registers of each instruction from the la
   (m0 + 8 (j & 1), k0 + 4 kWidth (j >> 1) + e) and B's j = 0..1 hold (k0 + 4 kWidth j + e, n0),
   e < kWidth, packed into 32 bits, the lower e lower;
 - the lanes of the three layouts are the instruction's fragment (checked), and the warps of
-  the operands are the accumulator's (checked), so the register part is all that varies.
+  the operands are the accumulator's (checked), so the register part is all that varies;
+- fp8 operands upcast to f16 come in words of four (kWidth 4, which `ldmatrix` reads): each
+  word's first two elements feed one m16n8k16 and its last two the next, in A and B alike,
+  so the two instructions multiply the word's K elements in another grouping, the same sum.
 
 | operands (inputPrecision) | instruction | notes |
 |---|---|---|
@@ -79,9 +82,7 @@ def _plan(op, capability: int) -> _Plan:
     k_width = op.a.type.encoding.k_width
     precision = input_precision(op)
     head = "mma.sync.aligned."
-    if a_kind in FP8_KINDS and k_width == 4:
-        if capability < 89:
-            raise InternalError("fp8 mma.sync needs sm_89")
+    if a_kind in FP8_KINDS and k_width == 4 and capability == 89 and acc == "f32":
         ptx = f"{_PTX_FP8[a_kind]}.{_PTX_FP8[b_kind]}"
         return _Plan(f"{head}m16n8k32.row.col.f32.{ptx}.f32", 32, "i8", "float", "fp8")
     if a_kind in ("f16", *FP8_KINDS):
@@ -126,6 +127,17 @@ def fragment_coords(head, m0: int, n0: int, k0: int, k_width: int):
     return a_groups, b_groups
 
 
+def instruction_fragments(head, m0: int, n0: int, k0: int, k_width: int, per_word: int):
+    """The (A, B) register groups of each instruction of the K step at k0 (see
+    `fragment_coords`): one instruction, or, where an instruction packs `per_word` < kWidth
+    elements a register (fp8 upcast to f16), one per part of the word."""
+    a_groups, b_groups = fragment_coords(head, m0, n0, k0, k_width)
+    return [
+        ([g[s : s + per_word] for g in a_groups], [g[s : s + per_word] for g in b_groups])
+        for s in range(0, k_width, per_word)
+    ]
+
+
 def check_fragments(la, lb, lc, k_width: int, rank: int) -> None:
     """The lanes hold the instruction's fragments and the operands' warps are the result's."""
     batch = (0,) * (rank - 2)
@@ -155,7 +167,9 @@ class _MmaDot:
         self.ctx, self.em, self.op = ctx, ctx.em, op
         self.plan = _plan(op, ctx.capability)
         self.k_width = op.a.type.encoding.k_width
-        if self.plan.k != 8 * self.k_width:
+        self.per_word = self.plan.k // 8  # the elements an instruction's register packs
+        upcast = self.plan.elem == "half" and element_kind(op.a.type.element_type) in FP8_KINDS
+        if self.plan.k != 8 * self.k_width and not (upcast and self.k_width == 4):
             raise InternalError(f"mma dot: kWidth {self.k_width} does not fit {self.plan.text}")
         self.layouts = [layout_of(v.type) for v in (op.a, op.b, op.d)]
         self.rank = len(op.d.type.shape)
@@ -190,11 +204,16 @@ class _MmaDot:
             self.packed[key] = pack32(self.em, values, self.plan.elem)
         return self.packed[key]
 
-    def _fragments(self, head, m0: int, n0: int, k0: int, pa: int, pb: int):
-        a_groups, b_groups = fragment_coords(head, m0, n0, k0, self.k_width)
-        a_regs = [self._operand(0, pa, group) for group in a_groups]
-        b_regs = [self._operand(1, pb, group) for group in b_groups]
-        return a_regs, b_regs
+    def _products(self, state, head, m0: int, n0: int, pa: int, pb: int) -> list[str]:
+        """`state` after the instructions of every K step (split parts `pa`, `pb`)."""
+        k_extent = self.op.a.type.shape[-1]
+        for k0 in range(0, k_extent, 8 * self.k_width):
+            args = (head, m0, n0, k0, self.k_width, self.per_word)
+            for a_groups, b_groups in instruction_fragments(*args):
+                a_regs = [self._operand(0, pa, group) for group in a_groups]
+                b_regs = [self._operand(1, pb, group) for group in b_groups]
+                state = self._mma(state, a_regs, b_regs)
+        return state
 
     def lower(self) -> None:
         op = self.op
@@ -214,20 +233,15 @@ class _MmaDot:
 
     def _tile(self, head, m0: int, n0: int, c_values: list[str]) -> list[str]:
         """The four result elements of one 16 x 8 tile (c0..c3 order)."""
-        k_extent = self.op.a.type.shape[-1]
         small = _SMALL_PRODUCTS.get(self.plan.precision)
         if small is None:
-            state = self._pack_acc(c_values)
-            for k0 in range(0, k_extent, self.plan.k):
-                state = self._mma(state, *self._fragments(head, m0, n0, k0, 0, 0))
+            state = self._products(self._pack_acc(c_values), head, m0, n0, 0, 0)
             return self._unpack_acc(state)
         state = ["0.000000e+00"] * 4
         for pa, pb in small:
-            for k0 in range(0, k_extent, self.plan.k):
-                state = self._mma(state, *self._fragments(head, m0, n0, k0, pa, pb))
+            state = self._products(state, head, m0, n0, pa, pb)
         state = [self._nan_to_zero(v) for v in state]
-        for k0 in range(0, k_extent, self.plan.k):
-            state = self._mma(state, *self._fragments(head, m0, n0, k0, 0, 0))
+        state = self._products(state, head, m0, n0, 0, 0)
         return [self.em.op(f"fadd float {v}, {c}") for v, c in zip(state, c_values)]
 
     def _nan_to_zero(self, value: str) -> str:

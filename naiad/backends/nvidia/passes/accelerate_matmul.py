@@ -52,20 +52,22 @@ def module_capability(module: Operation) -> int:
 def mma_k_width(dot: tt.DotOp, capability: int) -> int | None:
     """The `kWidth` of the operands when `dot` can use `mma.sync` on `capability`, else None.
 
-    fp8 operands feed the fp8 instruction (kWidth 4) on sm_89 with an f32 accumulator;
-    elsewhere they are upcast to f16 (kWidth 2), as Triton does on the archs without fp8
-    `mma.sync` of their own: Hopper runs PTX's fp8 one as f16 upcasts and f16 products anyway
-    (an f16 accumulator of fp8 operands is an f16 dot of the upcast values).
+    fp8 operands take kWidth 4, the 32-bit word of 8-bit elements, everywhere: on sm_89 with
+    an f32 accumulator they feed the fp8 instruction; elsewhere they are upcast to f16 in
+    registers at the dot, which runs two f16 instructions per word, as Triton does on the archs
+    without fp8 `mma.sync` of their own (Hopper runs PTX's fp8 one as f16 upcasts and f16
+    products anyway; an f16 accumulator of fp8 operands is an f16 dot of the upcast values).
+    With kWidth 2 (a 16-bit word of fp8) `ldmatrix` could not read the operand: its conversion
+    stayed in the loop, through an unswizzled buffer, and B was not pipelined (tutorial 03's
+    fp8 64x32x32 w2 tiles on sm_90a, which take no wgmma). (An 8-bit dot's K is at least 32.)
     """
     if capability < 80:
         return None
     a, b = dot.a.type, dot.b.type
-    out = dot.d.type.element_type
     ka, kb = element_kind(a.element_type), element_kind(b.element_type)
     precision = input_precision(dot)
     if ka in FP8_KINDS and kb in FP8_KINDS:
-        native = capability == 89 and element_kind(out) == "f32"
-        k_width = 4 if native else 2
+        k_width = 4
     elif ka != kb:
         return None
     elif ka in _SIXTEEN_BIT:
