@@ -1,11 +1,12 @@
 """wgmma's matrix descriptors as the lowering writes them (LLVM IR of `ttng.warp_group_dot`,
-sm_90a): each operand of a dot has one address field (its first element's shared address / 16)
-and every instruction's descriptor is that field plus a constant in the low word and a constant
-high word, so ptxas sees one value per operand rather than one per block (attention backward's
-loop-invariant K, V, Q and dO buffers had every block's descriptor held across its loops,
-spilled). The descriptors are evaluated for buffers placed anywhere in shared memory against
-the descriptor of each block's own address: the K step moves 32 bytes along a K-major row, 16
-rows of an M- or N-major buffer."""
+sm_90a): each operand of a dot has one address field (its first element's shared address / 16,
+through a `mov` with side effects that LLVM keeps at the dot) and every instruction's
+descriptor is that field plus one 64-bit constant, so ptxas sees one value per operand rather
+than one per block, made where the dot is (attention backward's loop-invariant K, V, Q and dO
+buffers had every block's descriptor held across its loops, spilled; the PTX of two loops:
+test_wgmma_loop_descriptors.py). The descriptors are evaluated for buffers placed anywhere in
+shared memory against the descriptor of each block's own address: the K step moves 32 bytes
+along a K-major row, 16 rows of an M- or N-major buffer."""
 
 import re
 
@@ -17,36 +18,34 @@ import naiad.language as tl
 from naiad.backends.nvidia.lowering import lower_module
 from naiad.ir.parser import parse_module
 
-_FIELD = re.compile(r"^\s*(%\w+) = and i32 (%\w+), 16383$")
 _SHIFT = re.compile(r"^\s*(%\w+) = lshr i32 (%\w+), 4$")
-_LOW = re.compile(r"^\s*(%\w+) = add i32 (%\w+), (\d+)$")
+_FIELD = re.compile(r"^\s*(%\w+) = and i32 (%\w+), 16383$")
+_KEPT = re.compile(
+    r'^\s*(%\w+) = call i32 asm sideeffect "mov\.b32 \$0, \$1;", "=r,r"\(i32 (%\w+)\)$'
+)
 _WIDE = re.compile(r"^\s*(%\w+) = zext i32 (%\w+) to i64$")
-_HIGH = re.compile(r"^\s*(%\w+) = or i64 (%\w+), (\d+)$")
+_BLOCK = re.compile(r"^\s*(%\w+) = add i64 (%\w+), (\d+)$")
 _WGMMA = re.compile(r"wgmma\.mma_async.*\(i64 (%\w+), i64 (%\w+), ")
 _SWIZZLE = {1: 128, 2: 64, 3: 32}
 
 
-def _descriptors(llvm: str) -> list[tuple[tuple[str, int, int], tuple[str, int, int]]]:
-    """Per wgmma instruction, (address operand, low constant, high word) of its A and B
-    descriptors, traced back through the lowering's adds to the field's shifted address."""
+def _descriptors(llvm: str) -> list[tuple[tuple[str, int], tuple[str, int]]]:
+    """Per wgmma instruction, (kept field, constant) of its A and B descriptors, traced back
+    through the lowering's add and widening to the kept field, and from it through the mask
+    to the shifted address."""
     defs = {}
-    for pattern in (_FIELD, _SHIFT, _LOW, _WIDE, _HIGH):
+    for pattern in (_SHIFT, _FIELD, _KEPT, _WIDE, _BLOCK):
         for line in llvm.splitlines():
             if m := pattern.match(line):
                 defs[m.group(1)] = (pattern, m.groups()[1:])
 
-    def trace(name: str) -> tuple[str, int, int]:
-        pattern, (wide, high) = defs[name]
-        assert pattern is _HIGH
-        pattern, (low,) = defs[wide]
-        assert pattern is _WIDE
-        pattern, (field, constant) = defs[low]
-        assert pattern is _LOW
-        pattern, (shifted,) = defs[field]
-        assert pattern is _FIELD
-        pattern, (address,) = defs[shifted]
-        assert pattern is _SHIFT
-        return address, int(constant), int(high)
+    def trace(name: str) -> tuple[str, int]:
+        value, constants, names = name, [], []
+        for pattern in (_BLOCK, _WIDE, _KEPT, _FIELD, _SHIFT):
+            got, operands = defs[value]
+            assert got is pattern
+            value, constants, names = operands[0], constants + list(operands[1:]), names + [value]
+        return names[2], int(constants[0])  # the kept field (the asm's result)
 
     return [(trace(a), trace(b)) for a, b in _WGMMA.findall(llvm)]
 
@@ -71,13 +70,12 @@ def test_blocks_are_constants_added_to_one_field_per_operand(a_k_major, b_k_majo
     gen = np.random.default_rng(int(a_k_major) * 2 + int(b_k_major))
     for operand in range(2):
         blocks = [instruction[operand] for instruction in instructions]
-        assert len({address for address, _, _ in blocks}) == 1  # one field per operand
-        _, first, high = blocks[0]
-        bits = high | first  # the constant part: the first block sits at the field itself
+        assert len({field for field, _ in blocks}) == 1  # one field per operand
+        bits = blocks[0][1]  # the constant part: the first block sits at the field itself
         assert bits >> 62 in _SWIZZLE and _SWIZZLE[bits >> 62] == swizzles[operand]
         assert (bits >> 32 & 0x3FFF) << 4 == 8 * swizzles[operand]  # 8 rows of the swizzle
         for start in gen.integers(0, 200, size=20) * 1024:
-            for k, (_, low, high) in enumerate(blocks):
-                got = high | (((int(start) >> 4) & 0x3FFF) + low)
+            for k, (_, constant) in enumerate(blocks):
+                got = ((int(start) >> 4) & 0x3FFF) + constant
                 moved = int(start) + k * strides[operand]
                 assert got == (bits & ~0x3FFF) | ((moved >> 4) & 0x3FFF)

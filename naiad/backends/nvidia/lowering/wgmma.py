@@ -259,27 +259,31 @@ class _WgmmaDot:
         return em.op(f"ptrtoint {SHARED_PTR} {address} to i32")
 
     def _address_field(self, operand: _Operand, warpgroup_bases) -> str:
-        """Bits 0-13 of the descriptor of the operand's first element: its address / 16."""
+        """Bits 0-13 of the descriptor of the operand's first element (its address / 16), an
+        i64 that LLVM can neither hoist out of the dot's loop nor share with another dot: it
+        passes through a `mov` with side effects. Attention backward's K and V (and Q and dO,
+        at the same addresses) stay put across four loops, the first of a constant trip
+        count (no guard): their descriptors were made once above it and held through all
+        four, which nvJitLink 13.5 kept in ordinary registers, spilled, and reloaded one per
+        instruction. Made at each dot, they live in uniform registers, as with one loop."""
         start = self._start_address(operand, warpgroup_bases)
         field = self.em.op(f"lshr i32 {start}, 4")
-        return self.em.op(f"and i32 {field}, 16383")
+        field = self.em.op(f"and i32 {field}, 16383")
+        field = self.em.asm("i32", "mov.b32 $0, $1;", "=r,r", [("i32", field)], hint="field")
+        return self.em.op(f"zext i32 {field} to i64")
 
     def _descriptor(self, index: int, field: str, corner: tuple[int, int]) -> str:
         """The descriptor of operand `index`'s block whose first element is `corner` (view
-        coordinates, on a row that is a multiple of 8): a low word of the operand's address
-        `field` plus a constant (the block's offset / 16 and the constant part's low bits;
-        buffers end below the field's 256 KB, so nothing carries out of it) and a constant
-        high word. One value per operand and 32-bit adds of constants, where masking each
-        block's own address made a value of its own: ptxas held every block's descriptor
-        of attention backward's loop-invariant buffers across its loops, spilled."""
+        coordinates, on a row that is a multiple of 8): the operand's address `field` plus
+        one 64-bit constant, the constant part and the block's offset / 16 (buffers end below
+        the field's 256 KB, so nothing carries out of it). One add to one value per operand,
+        which ptxas redoes in uniform registers at each instruction instead of holding every
+        block's descriptor."""
         operand = self.operands[index]
         moved = operand.view.offset_of(corner) * operand.view.element_bytes
         if moved % 16:
             raise InternalError(f"wgmma: a block starts {moved} bytes into its buffer")
-        bits = operand.descriptor.bits
-        low = self.em.op(f"add i32 {field}, {(bits & 0xFFFFFFFF) + (moved >> 4)}")
-        wide = self.em.op(f"zext i32 {low} to i64")
-        return self.em.op(f"or i64 {wide}, {bits >> 32 << 32}")
+        return self.em.op(f"add i64 {field}, {operand.descriptor.bits + (moved >> 4)}")
 
     def _a_words(self, m0: int, k0: int) -> list[str]:
         """A's four 32-bit words of the K step at `k0` for the rows at `m0`, each `per` = 32 /
