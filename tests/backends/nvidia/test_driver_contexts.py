@@ -134,9 +134,7 @@ class _Limits:
     max_shared_mem = 228 * 1024
 
 
-@pytest.mark.parametrize(
-    "shared, expected", [(48 * 1024, []), (61440, [("attribute", 8, 61440)])]
-)
+@pytest.mark.parametrize("shared, expected", [(48 * 1024, []), (61440, [("attribute", 8, 61440)])])
 def test_a_kernel_past_48_kb_of_shared_memory_opts_in_and_leaves_the_split_to_the_driver(
     use_driver, monkeypatch, shared, expected
 ):
