@@ -40,6 +40,7 @@ from ..ir import (
 )
 from ..ir.passes import Pass
 from .canonicalize import Canonicalize
+from .dot_nests import EXCEPT_DOTS, kept
 from .licm import LICM
 from .loop_nests import Nest, placeholder_source
 
@@ -52,19 +53,18 @@ _I64 = IntegerType(64)
 @dataclass(frozen=True)
 class FuseNestedLoops(Pass):
     """Fuse each `tt.flatten` loop with the loop nested in it, innermost nests first; but for
-    the nests with a `tt.dot` where `except_dots` is "all", and those with a dot and block
-    loads through tensor maps where it is "tensor-maps" (the GPU's choices, see its
-    ttgir_pipeline)."""
+    the nests with a `tt.dot` that `except_dots` and `shared_bytes` keep (dot_nests.py)."""
 
     except_dots: str = "none"
+    shared_bytes: int = 0
 
     def __post_init__(self) -> None:
-        if self.except_dots not in ("none", "all", "tensor-maps"):
+        if self.except_dots not in EXCEPT_DOTS:
             raise ValueError(f"fuse-nested-loops: except_dots={self.except_dots!r}")
 
     def run(self, module: Operation) -> None:
         for loop in [op for op in module.walk(post_order=True) if isinstance(op, scf.ForOp)]:
-            if _FLATTEN not in loop.attributes or self._kept(loop):
+            if _FLATTEN not in loop.attributes or kept(loop, self.except_dots, self.shared_bytes):
                 continue
             if Nest.of(loop) is not None:
                 # As Triton, invariant code leaves the nest first: fewer values to carry.
@@ -72,13 +72,6 @@ class FuseNestedLoops(Pass):
                 nest = Nest.of(loop)
                 if nest is not None:
                     _fuse(nest)
-
-    def _kept(self, loop: Operation) -> bool:
-        """Whether the nest `loop` heads stays a nest (`except_dots`)."""
-        ops = list(loop.walk())
-        if self.except_dots == "none" or not any(isinstance(op, tt.DotOp) for op in ops):
-            return False
-        return self.except_dots == "all" or any(isinstance(op, tt.DescriptorLoadOp) for op in ops)
 
 
 class _Emit:

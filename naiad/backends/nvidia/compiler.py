@@ -24,6 +24,7 @@ from ..registry import Compilation, CompileOptions, Stage
 from . import link, ptx
 from . import target as nv_target
 from .passes.accelerate_matmul import AccelerateMatmul
+from .passes.asynchronous_dots import SHARED_BYTES_SM90
 from .passes.convert_to_ttgir import ConvertToTTGIR
 from .passes.pipeline_loads import PipelineLoads
 from .passes.warp_specialize import WarpSpecialize
@@ -47,15 +48,17 @@ def ttgir_pipeline(
     # branch, asynchronous_dots.py); fused with a synchronous dot, matmul nests ran slower
     # (examples/09, fp16 4096^3, H200, TFLOP/s fused against the nest: pointers 264 / 487,
     # descriptors 133 / 547). With wgmma, not the nests whose operands arrive by tensor
-    # copies: as nests they ran at 1.00-1.12 of Triton's fused loops (tutorial 09, fp16 8192^3,
-    # H200), and fused, their epilogue's buffers cannot reuse the rings' bytes (304 KB of
-    # shared memory with the tutorial's subtiled epilogue, 128x256x64 s3).
+    # copies (as nests they ran at 1.00-1.12 of Triton's fused loops, tutorial 09, fp16
+    # 8192^3, H200), nor those whose rings and epilogue would not fit in shared memory
+    # together (passes/dot_nests.py).
     wgmma = arch_specific and capability >= 90
     return [
         # The lowering makes one function: `noinline` callees (scalar arguments only, the
         # frontend's rule) are inlined here, after `asm['ttir']` shows their calls.
         Inline(include_noinline=True),
-        FuseNestedLoops(except_dots="tensor-maps" if wgmma else "all"),
+        FuseNestedLoops(
+            except_dots="tensor-maps" if wgmma else "all", shared_bytes=SHARED_BYTES_SM90
+        ),
         ConvertToTTGIR(
             num_warps=num_warps,
             threads_per_warp=threads_per_warp,

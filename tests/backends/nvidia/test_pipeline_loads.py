@@ -331,6 +331,21 @@ def test_fused_persistent_wgmma_dot_runs_on_across_tiles():
     assert [t.shape[0] for t in rings if len(t.shape) == 3] == [3, 3]
 
 
+@pytest.mark.parametrize(("stages", "slots"), [(2, 2), (4, 2)])
+def test_a_fused_loop_takes_the_stages_that_fit_beside_its_epilogue(stages, slots):
+    """128x256x64 fp16 operands, an fp32 tile stored: the epilogue's 128 KB stay live beside
+    the rings, so 4 stages would not fit in 227 KB; the pipeliner takes 2, still asynchronous."""
+    from fixture_kernels.flattened_loops import persistent_matmul
+
+    args = ("*fp16", "*fp16", "*fp32", 1024, 1024, 1024)
+    kwargs = {"PROGRAMS": 132, "BM": 128, "BN": 256, "BK": 64}
+    _, after = _modules(persistent_matmul, args, kwargs, stages, num_warps=8)
+    rings = [op.result.type for op in after.walk() if op.name == "ttg.local_alloc"]
+    assert [t.shape[0] for t in rings if len(t.shape) == 3] == [slots, slots]
+    (dot,) = [op for op in after.walk() if op.name == "ttng.warp_group_dot"]
+    assert dot.attributes["isAsync"].value
+
+
 def _names(op) -> list[str]:
     return [inner.name for inner in op.walk()]
 

@@ -45,6 +45,7 @@ from ....ir.attributes import BoolAttr
 from ....ir.types import i32
 from .allocate_shared_memory import alloc_bytes
 from .pipeline_candidates import filled_buffer
+from .scratch_size import scratch_bytes
 
 # The shared memory one block of an sm_90 GPU may use (227 KiB, with the opt-in).
 SHARED_BYTES_SM90 = 232448
@@ -58,6 +59,7 @@ class DotPlan:
     dots: list = field(default_factory=list)
     retiring: Operation | None = None
     epilogue: Operation | None = None  # the `scf.if` that also reads the dot's result
+    stages: int | None = None  # fewer stages than asked, for the epilogue's shared memory
 
     def extra_slots(self) -> int:
         """The slots the rings need beyond the loop's stages."""
@@ -85,8 +87,9 @@ def plan_dots(loop, loads, stages: int) -> DotPlan:
             carried.append(op)
         elif (epilogue := _epilogue(op, loop)) and accumulates_carried(op, loop):
             dots = [d for d in loop.body.ops if isinstance(d, ttng.WarpGroupDotOp)]
-            fits = _ring_bytes(buffers, stages) <= SHARED_BYTES_SM90
-            return DotPlan([op], epilogue=epilogue) if dots == [op] and fits else DotPlan()
+            fits = _fitting_stages(buffers, epilogue, stages)
+            plan = DotPlan([op], epilogue=epilogue, stages=fits)
+            return plan if dots == [op] and fits else DotPlan()
     retiring = next(
         (op for op in loop.body.ops if isinstance(op, ttng.WarpGroupDotOp) and op not in carried),
         None,
@@ -105,6 +108,22 @@ def plan_dots(loop, loads, stages: int) -> DotPlan:
 
 def _ring_bytes(buffers, slots: int) -> int:
     return sum(slots * alloc_bytes(buffer.type) for buffer in buffers)
+
+
+def _fitting_stages(buffers, epilogue, stages: int) -> int | None:
+    """The most stages, at most `stages` and at least 2, whose rings fit in shared memory
+    beside the epilogue's buffers and scratch (live with them: a nest's epilogue reused the
+    rings' bytes, 128x256x64 s4 did then). None where even 2 do not."""
+    buffers_in = sum(alloc_bytes(op.result.type) for op in epilogue.walk() if _allocates(op))
+    scratch = max((scratch_bytes(op) or 0 for op in epilogue.walk()), default=0)
+    for count in range(stages, 1, -1):
+        if _ring_bytes(buffers, count) + buffers_in + scratch <= SHARED_BYTES_SM90:
+            return count
+    return None
+
+
+def _allocates(op) -> bool:
+    return isinstance(op, ttg.LocalAllocOp)
 
 
 def _epilogue(dot, loop) -> Operation | None:

@@ -174,6 +174,7 @@ def slot_type(ring_t: MemDescType) -> MemDescType:
 def _pipeline(loop, loads, slice_ops, args, stages: int) -> None:
     before = Builder(loop, loop.location)
     dots = plan_dots(loop, loads, stages)
+    stages = dots.stages or stages
     slots = stages + dots.extra_slots()
     if _refills_read_slot(loop, loads, stages):
         slots = stages - 1
