@@ -36,8 +36,10 @@ def test_fused_inner_bounds_read_the_outer_variable(ordered):
     np.testing.assert_array_equal(cols.cpu().numpy(), expected_cols)
 
 
+# ragged M and N tiles, tiles not a multiple of the programs, programs without a tile (K and N
+# multiples of 16: 16-byte copies, the loop pipelined)
 @pytest.mark.parametrize(
-    "m, n, k, programs", [(300, 200, 136, 7), (64, 64, 16, 3), (130, 48, 520, 40)]
+    "m, n, k, programs", [(300, 176, 128, 7), (128, 64, 512, 3), (200, 320, 96, 40)]
 )
 def test_a_fused_persistent_matmul_with_an_asynchronous_dot(m, n, k, programs):
     if torch.cuda.get_device_capability() < (9, 0):
