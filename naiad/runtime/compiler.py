@@ -166,6 +166,8 @@ class UnfinishedCompile:
             files, metadata = _run_stages(
                 build, self.backend, self.target, self.options, self.insertions, stages, give_way
             )
+            if knobs.always_compile.get():  # this compile's code, over what an earlier one kept
+                disk_cache().discard(self.key)
             entry = disk_cache().put(self.key, files, metadata)
             return self.from_entry(entry)
 

@@ -4,6 +4,7 @@ computes the right values and the entry is rebuilt; and a cache directory that c
 costs one warning, never a launch. Loading a damaged entry could crash the process, so those
 launches run in a subprocess (cache_launches.py); test_cache.py tests the Cache itself."""
 
+import dataclasses
 import json
 import os
 import pathlib
@@ -177,3 +178,37 @@ def test_an_unusable_cache_warns_once_and_kernels_run(tmp_path, monkeypatch, how
     messages = [str(w.message) for w in caught if w.category is RuntimeWarning]
     assert len(messages) == 1 and str(directory) in messages[0] and reason in messages[0]
     assert directory.is_file() or [p for p in directory.rglob("*") if not p.is_dir()] == []
+
+
+def _triple(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets) * 3)
+
+
+def _marked(code):
+    """A kernel's PTX with a comment at its end (the code a changed compiler would make)."""
+    return dataclasses.replace(code, text=code.text + "// x")
+
+
+def test_always_compile_gives_this_compiles_code_and_keeps_it(tmp_path, monkeypatch):
+    """NAIAD_ALWAYS_COMPILE compiles again and returns what it compiled, never the entry an
+    earlier compile of the same key left (a compiler changed without its source changing, as
+    a pass patched here, would otherwise come back as before), and stores it over that entry."""
+    from naiad.backends.nvidia import compiler as nvidia
+    from naiad.runtime.compiler import disk_cache
+
+    compile_ptx = nvidia.ptx.compile_ptx
+    arguments, options = ("*fp32", "*fp32"), dict(BLOCK=64, grid=(1,), target="cuda:sm_90a")
+    with knobs.override(NAIAD_CACHE_DIR=str(tmp_path)):
+        with monkeypatch.context() as patched:
+            patched.setattr(
+                nvidia.ptx, "compile_ptx", lambda *a, **k: _marked(compile_ptx(*a, **k))
+            )
+            assert naiad.jit(_triple).warmup(*arguments, **options).asm["ptx"].endswith("// x")
+        disk_cache().clear_memory()
+        assert naiad.jit(_triple).warmup(*arguments, **options).asm["ptx"].endswith("// x")
+        with knobs.override(NAIAD_ALWAYS_COMPILE="1"):
+            again = naiad.jit(_triple).warmup(*arguments, **options)
+        disk_cache().clear_memory()
+        kept = naiad.jit(_triple).warmup(*arguments, **options)
+    assert not again.asm["ptx"].endswith("// x") and kept.asm["ptx"] == again.asm["ptx"]
