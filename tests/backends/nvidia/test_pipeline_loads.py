@@ -18,6 +18,7 @@ from naiad.backends.nvidia import link
 from naiad.backends.nvidia import target as nv_target
 from naiad.backends.nvidia.compiler import ttgir_pipeline
 from naiad.dialects import scf, tt
+from naiad.ir.locations import FileLineColLoc, NameLoc
 from naiad.ir.printer import print_module
 from naiad.passes.pipeline import run_pipeline
 from naiad.runtime.compiler import build_ttir
@@ -136,6 +137,26 @@ def test_tutorial_matmul_loop_converts_only_dot_operands():
     assert "ttg.convert_layout" not in body
     assert body.count("ttg.async_copy_global_to_local") == 2
     assert body.count("ttg.local_load") == 2 * 64 // 16
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_copies_keep_their_loads_source_lines(arch):
+    """Each copy, in the prologue and in the loop, and the address arithmetic cloned for the
+    prologue stand at the source line of what they copy (the two tl.load of the K loop), not
+    at the loop's: a profile or a TTGIR side by side with Triton's finds them there."""
+    module = _tutorial_matmul(TUTORIAL_CONFIGS[2], arch)
+    source = (ROOT / "examples" / "03_matmul.py").read_text().splitlines()
+    load_lines = {i + 1 for i, text in enumerate(source) if "= tl.load(" in text}
+    copies = [op for op in module.walk() if op.name == "ttg.async_copy_global_to_local"]
+    assert len(copies) == 2 * TUTORIAL_CONFIGS[2][4]  # S - 1 stages ahead, and the loop's
+    assert {_line(copy.location) for copy in copies} == load_lines
+
+
+def _line(location) -> int:
+    """The source line of a location (through names and call sites)."""
+    while not isinstance(location, FileLineColLoc):
+        location = location.child if isinstance(location, NameLoc) else location.callee
+    return location.line
 
 
 @pytest.mark.skipif(link.linker_version() is None, reason="nvJitLink is not installed")

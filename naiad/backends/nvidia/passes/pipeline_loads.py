@@ -109,8 +109,10 @@ class Builder:
     def __init__(self, anchor: Operation, location):
         self.anchor, self.location = anchor, location
 
-    def add(self, op: Operation):
-        op.location = self.location
+    def add(self, op: Operation, location=None):
+        """Insert `op`, at `location` where given (the op it copies or stands for), so that
+        a profile puts a copy on its load's source line, as Triton's pipeliner does."""
+        op.location = self.location if location is None else location
         self.anchor.parent.insert_before(op, self.anchor)
         return op.results[0] if op.results else None
 
@@ -130,7 +132,7 @@ def _stage(b: Builder, loop, loads, slice_ops, env: dict, iv, rings, barriers, s
     mapping[loop.induction_var] = iv
     for op in slice_ops:
         copy = op.clone(mapping)
-        b.add(copy)
+        b.add(copy, op.location)
         for old, new in zip(op.results, copy.results):
             mapping[old] = new
     predicate = "ult" if loop.attributes.get("unsignedCmp") is not None else "slt"
@@ -143,7 +145,8 @@ def _stage(b: Builder, loop, loads, slice_ops, env: dict, iv, rings, barriers, s
     for load in copies:
         view = b.slot(rings[load], slot)
         indices = [mapping.get(v, v) for v in load.indices]
-        b.add(ttng.AsyncTMACopyGlobalToLocalOp(load.desc, indices, view, barrier, in_range))
+        copy = ttng.AsyncTMACopyGlobalToLocalOp(load.desc, indices, view, barrier, in_range)
+        b.add(copy, load.location)
     pointer_loads = [load for load in loads if load not in copies]
     for load in pointer_loads:
         ptr = mapping.get(load.ptr, load.ptr)
@@ -152,7 +155,7 @@ def _stage(b: Builder, loop, loads, slice_ops, env: dict, iv, rings, barriers, s
         if load.mask is not None:
             mask = b.add(arith.AndIOp(mapping.get(load.mask, load.mask), mask))
         view = b.slot(rings[load], slot)
-        b.add(ttg.AsyncCopyGlobalToLocalOp(ptr, view, mask, token=ASYNC_TOKEN))
+        b.add(ttg.AsyncCopyGlobalToLocalOp(ptr, view, mask, token=ASYNC_TOKEN), load.location)
     if pointer_loads:
         b.add(ttg.AsyncCommitGroupOp([], asyncToken=ASYNC_TOKEN))
     terminator = loop.body.terminator
