@@ -127,16 +127,22 @@ def main(argv: list[str] | None = None) -> int:
 def _process(text: str, filename: str, args) -> str:
     """Parse, verify, run the passes of `args` on one input and print the result."""
     module = parse_module(text, filename)
-    specs = [spec.strip() for spec in args.passes.split(",") if spec.strip()]
-    unknown = [s for s in specs if s.partition("{")[0] not in registered_passes()]
-    if unknown:
-        known = ", ".join(registered_passes())
-        raise _Failure(f"{filename}: error: unknown pass '{unknown[0]}' (known: {known})")
-    pipeline = [_pass_with_options(spec, filename) for spec in specs]
+    pipeline = pipeline_of(args.passes, filename)
     if not args.no_verify:
         verify(module)
     PassManager(pipeline, verify_each=not args.no_verify, expected=(NaiadError,)).run(module)
     return print_module(module, generic=args.generic, locations=not args.no_locations)
+
+
+def pipeline_of(named: str, filename: str) -> list:
+    """The pipeline `-p` names (`named`: `a,b{key=value}`): each pass's name, or the pass with
+    its options; an unknown pass is a diagnostic that names the known ones."""
+    specs = [spec.strip() for spec in named.split(",") if spec.strip()]
+    unknown = [s for s in specs if s.partition("{")[0] not in registered_passes()]
+    if unknown:
+        known = ", ".join(registered_passes())
+        raise _Failure(f"{filename}: error: unknown pass '{unknown[0]}' (known: {known})")
+    return [_pass_with_options(spec, filename) for spec in specs]
 
 
 def describe_passes() -> str:

@@ -13,6 +13,7 @@ a variant (`canonicalize-tt.mlir`) runs its pass.
 """
 
 import pathlib
+import shlex
 
 import numpy as np
 import pytest
@@ -28,6 +29,7 @@ from naiad.ir.parser import parse_module
 from naiad.ir.passes import PassManager
 from naiad.runtime.evaluator import evaluate
 from naiad.runtime.evaluator.values import host_dtype
+from naiad.tools.opt import pipeline_of
 
 _HERE = pathlib.Path(__file__).parent
 _CASES = sorted(p for p in _HERE.glob("*.mlir"))
@@ -53,12 +55,13 @@ def _draw(func, rng):
     return args
 
 
-def _pipeline(path) -> list[str]:
-    """The passes the RUN line names (`-p a,b`); the file's stem when it names none."""
+def _pipeline(path) -> list:
+    """The passes the first RUN line names (`-p a,b`, `-p "a{key=value}"`, read as naiad-opt
+    reads them); the file's stem when it names none."""
     for line in path.read_text().splitlines():
-        words = line.split()
-        if line.startswith("// RUN:") and "-p" in words[:-1]:
-            return words[words.index("-p") + 1].split(",")
+        words = shlex.split(line.removeprefix("// RUN:")) if line.startswith("// RUN:") else []
+        if "-p" in words[:-1]:
+            return pipeline_of(words[words.index("-p") + 1], path.name)
     return [path.stem]
 
 
