@@ -70,12 +70,15 @@ class _Arch:
     capability: int  # major * 10 + minor
     min_isa: PtxIsa
     arch_specific: bool  # the `a` suffix: arch-specific instructions, runs only on this major.minor
+    # Shared memory a block may use, with the opt-in (bytes): A100 163 KiB; the 8.6 and 8.9
+    # GPUs (A10, L4, RTX 30 and 40 series) 99 KiB; Hopper and Blackwell 227 KiB.
+    shared_per_block: int = 232448
 
 
 _ARCHES = {
-    "sm_80": _Arch(80, PtxIsa(7, 0), False),
-    "sm_86": _Arch(86, PtxIsa(7, 1), False),
-    "sm_89": _Arch(89, PtxIsa(7, 8), False),
+    "sm_80": _Arch(80, PtxIsa(7, 0), False, 166912),
+    "sm_86": _Arch(86, PtxIsa(7, 1), False, 101376),
+    "sm_89": _Arch(89, PtxIsa(7, 8), False, 101376),
     "sm_90": _Arch(90, PtxIsa(7, 8), False),
     "sm_90a": _Arch(90, PtxIsa(8, 0), True),
     # Blackwell (B100/B200/GB200). Its tensor-memory MMA (tcgen05) is not Naiad's yet: dots are
@@ -83,6 +86,13 @@ _ARCHES = {
     "sm_100": _Arch(100, PtxIsa(8, 6), False),
     "sm_100a": _Arch(100, PtxIsa(8, 6), True),
 }
+
+
+def shared_per_block(capability: int) -> int:
+    """The shared memory a block may use on the GPUs of `capability` (major * 10 + minor), with
+    the opt-in: what a kernel compiled for that capability must fit to launch there."""
+    known = [arch.shared_per_block for arch in _ARCHES.values() if arch.capability == capability]
+    return min(known, default=_Arch(0, PtxIsa(7, 0), False).shared_per_block)
 # The capabilities whose devices get their arch-specific target, as Triton compiles for them.
 _ARCH_SPECIFIC_BY_DEFAULT = (90, 100)
 

@@ -243,6 +243,38 @@ def test_a_load_reaching_the_dot_through_other_ops_is_pipelined(arch):
     assert re.search(r"@%p\d+ cp\.async\.c[ag]\.shared\.global", ptx) and compiled.n_spills == 0
 
 
+@pytest.mark.parametrize(
+    ("arch", "d", "block_n", "warps", "slots"),
+    [
+        ("sm_80", 64, 64, 4, 3),  # 3 slots and Q: 64 KiB of the A100's 163
+        ("sm_80", 128, 128, 8, 2),  # 3 slots would take 224 KiB
+        ("sm_86", 128, 64, 4, 2),  # 3 slots 128 KiB, of 99
+    ],
+)
+def test_attention_rings_fit_the_targets_shared_memory(arch, d, block_n, warps, slots):
+    """The mma.sync attention loop keeps a slot per stage where that fits the target's shared
+    memory a block, else refills the slot it read at its end (Triton's ring there); the
+    values are the TTIR's either way (a 2-slot loop run in the evaluator)."""
+    n_ctx = 256
+    args = ("*fp16", "*fp16", "*fp16", "*fp16", 0.3, n_ctx * d, d, n_ctx)
+    kwargs = {"HEAD_DIM": d, "BLOCK_M": 128, "BLOCK_N": block_n, "CAUSAL": False}
+    before, after = _modules(_attention_kernel(), args, kwargs, 3, arch, warps)
+    allocs = [op.result.type.shape for op in after.walk() if op.name == "ttg.local_alloc"]
+    assert [shape[0] for shape in allocs if len(shape) == 3] == [slots, slots]  # K's, V's
+    if slots == 3:
+        return
+    gen = np.random.default_rng(d)
+    q, k, v = (gen.standard_normal(n_ctx * d).astype(np.float16) for _ in range(3))
+    outs = []
+    for module in (after, before):
+        out = np.full(n_ctx * d, 7.0, dtype=np.float16)
+        func = next(op for op in module.walk() if isinstance(op, tt.FuncOp))
+        values = [q, k, v, out, 0.3, n_ctx * d, d, n_ctx]
+        evaluate(module, func.sym_name.value, values, grid=(n_ctx // 128, 1))
+        outs.append(out.astype(np.float32))
+    np.testing.assert_allclose(outs[0], outs[1], rtol=2e-3, atol=2e-3)
+
+
 @pytest.mark.parametrize("causal", [False, pytest.param(True, marks=pytest.mark.full)])
 def test_pipelined_attention_keeps_the_values(causal):
     """K read transposed from its ring (`ttg.memdesc_trans` of the slot its copy filled), V

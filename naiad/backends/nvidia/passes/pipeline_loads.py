@@ -53,6 +53,9 @@ from ....ir.passes import Pass
 from ....ir.types import i1, i32, i64
 from ....passes.analysis.axis_info import AxisInfoAnalysis
 from ..lowering.tma import block_bytes
+from ..target import shared_per_block
+from .accelerate_matmul import module_capability
+from .allocate_shared_memory import alloc_bytes
 from .asynchronous_dots import issue_asynchronously, plan_dots
 from .buffered_loads import buffer_dot_inputs, unbuffer
 from .descriptor_pointers import to_pointer_load
@@ -86,7 +89,7 @@ class PipelineLoads(Pass):
             found = candidates(loop, axis_info) if stages >= 2 else None
             if found is not None:
                 taken |= set(found[0])
-                _pipeline(loop, *found, stages)
+                _pipeline(loop, *found, stages, shared_per_block(module_capability(module)))
         for load in buffered:
             if load not in taken:
                 unbuffer(load)
@@ -174,12 +177,12 @@ def slot_type(ring_t: MemDescType) -> MemDescType:
     )
 
 
-def _pipeline(loop, loads, slice_ops, args, stages: int) -> None:
+def _pipeline(loop, loads, slice_ops, args, stages: int, shared: int) -> None:
     before = Builder(loop, loop.location)
     dots = plan_dots(loop, loads, stages)
     stages = dots.stages or stages
     slots = stages + dots.extra_slots()
-    if _refills_read_slot(loop, loads, stages):
+    if _refills_read_slot(loop, loads, stages, shared):
         slots = stages - 1
     rings = {}
     for load in loads:
@@ -215,7 +218,7 @@ def _pipeline(loop, loads, slice_ops, args, stages: int) -> None:
         after.add(ttg.LocalDeallocOp(barriers))
 
 
-def _refills_read_slot(loop, loads, stages: int) -> bool:
+def _refills_read_slot(loop, loads, stages: int, shared: int) -> bool:
     """Whether the loop's copies refill the slot the iteration has just read, at its end (after
     a barrier), so that the rings need `stages - 1` slots, not `stages`: the copies of
     iteration i + S - 1 are issued once iteration i's dots have read their operands, still
@@ -224,17 +227,38 @@ def _refills_read_slot(loop, loads, stages: int) -> bool:
     an SM, or three); Triton's pipeliner sizes its rings so there. Not with `wgmma`, whose
     asynchronous reads of a slot outlast the iteration, nor with tensor copies, whose slots
     complete on barriers of their own; and two stages keep two slots (one slot would leave
-    nothing in flight while the dots run). Only for one chain of dots (a matmul's, cut along
-    K): attention's loop, two chains with the softmax between them, measured no faster and
-    spilled more with the copies at its end (sm_80 path on an H200, D128 128x128 w8: 8 -> 28
-    spilled words, 329 -> 291 TFLOP/s)."""
+    nothing in flight while the dots run). For one chain of dots (a matmul's, cut along K);
+    attention's loop, two chains with the softmax between them, measured no faster and spilled
+    more with the copies at its end (sm_80 path on an H200, D128 128x128 w8: 8 -> 28 spilled
+    words, 329 -> 291 TFLOP/s), so it keeps S slots where they fit the target's `shared` bytes
+    a block (target.shared_per_block) beside the kernel's other buffers; where they do not
+    (that config's 224 KiB for sm_80, whose A100 gives a block 163 KiB; tutorial 06's D128
+    128x64 w4 at 128 KiB on the 99 KiB of sm_86 and sm_89), the kernel could not launch on the
+    GPUs it is compiled for, and S - 1 slots are Triton's ring there."""
     if stages < 3 or any(isinstance(load, tt.DescriptorLoadOp) for load in loads):
         return False
     ops = list(loop.walk())
     if any(isinstance(op, ttng.WarpGroupDotOp) for op in ops):
         return False
     dots = [op for op in ops if isinstance(op, tt.DotOp)]
-    return sum(not isinstance(dot.c.defining_op, tt.DotOp) for dot in dots) == 1
+    if sum(not isinstance(dot.c.defining_op, tt.DotOp) for dot in dots) == 1:
+        return True
+    return _buffer_bytes(loop, loads, stages) > shared
+
+
+def _buffer_bytes(loop, loads, slots: int) -> int:
+    """The shared memory of `loads`' rings of `slots` slots and of the buffers, outside loops,
+    that the kernel keeps beside them (attention's Q)."""
+    rings = sum(slots * alloc_bytes(filled_buffer(load).result.type) for load in loads)
+    func = loop.parent_op()
+    while not isinstance(func, tt.FuncOp):
+        func = func.parent_op()
+    kept = [
+        op
+        for op in func.walk()
+        if isinstance(op, ttg.LocalAllocOp) and op.src is not None and not scf.in_loop(op.parent)
+    ]
+    return rings + sum(alloc_bytes(op.result.type) for op in kept)
 
 
 def barrier_ring(b: Builder, slots: int, arrivals: int = 1, publish: bool = True):
