@@ -80,9 +80,10 @@ def bind_parameters(prepared: Prepared, fixed: dict, varying: tuple, dims):
         else:  # the stream, then the values: one pack per call
             pack = struct.Struct("<Q" + text[1:]).pack_into
             header = cuda_native_launch.header_values(
-                prepared.function, prepared.threads, prepared.shared, dims, ctypes.addressof(array)
+                prepared.function, prepared.threads, prepared.shared, ctypes.addressof(array)
             )
             cuda_native_launch.HEADER.pack_into(own, 0, *header)
+            cuda_native_launch.GRID_SIZES.pack_into(own, cuda_native_launch.GRID, *dims)
         local.kept = (own, array, block)  # alive while this thread may launch
         local.params = (pack, own, base, ctypes.addressof(array))
         return local.params

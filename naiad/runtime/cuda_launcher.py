@@ -22,30 +22,29 @@ binder's key (binder.py; the key holds every tensor's dtype, alignment and devic
 descriptor's dtype, device, block shape and padding, so the checks above hold for every launch
 that finds it). A prepared launch writes the binder's launch values (a descriptor's parts
 spread into its parameters: cuda_parameters.py) into a parameter block preallocated per thread,
-reads the device's current torch stream with one call, and calls cuLaunchKernel
-(driver.fast_launch). Nothing on it synchronizes or loads a module (the cubin was loaded on that
-device by the slow path), and the one allocation, a kernel's global scratch where it makes
-tensor maps (global_scratch.py), comes from the allocator on the launch's stream, so launches are
-captured by `torch.cuda.graph`.
+reads the device's current torch stream with one call, and calls cuLaunchKernel: in one native
+call with the context check (cuda_native_launch.py) where it can, else through
+driver.fast_launch (cuda_prepared_calls.py). Nothing on it synchronizes or loads a module (the
+cubin was loaded on that device by the slow path), and the one allocation, a kernel's global
+scratch where it makes tensor maps (global_scratch.py), comes from the allocator on the launch's
+stream, so launches are captured by `torch.cuda.graph`.
 """
 
 from __future__ import annotations
 
-import ctypes
 import functools
-import struct
 import sys
-import threading
 from dataclasses import dataclass
 
 from .. import knobs
 from ..backends.nvidia import driver as cuda_driver
 from ..backends.nvidia import launch_attributes
 from ..backends.nvidia import target as nv_target
-from . import global_scratch
+from . import cuda_native_launch, global_scratch
 from .compile_lock import compiled_once
 from .compiler import compile_options, compile_specialization
 from .cuda_bound_params import Prepared, bind_parameters
+from .cuda_packed_params import PackedParams
 from .cuda_parameters import (
     flattener,
     kernel_parameters,
@@ -53,6 +52,7 @@ from .cuda_parameters import (
     selector,
     tensor_map_maker,
 )
+from .cuda_prepared_calls import native_launch, python_launch
 from .globals_check import check_globals, globals_checker
 from .host_arrays import describe
 from .specialization import Specialization, launch_specialization
@@ -223,60 +223,39 @@ def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
     `launch(dims, values, arguments=None)` runs over `dims` with the binder's launch `values`,
     or returns False (nothing launched) when the slow path must say what is wrong (a grid beyond
     CUDA's limits, an integer that does not fit its parameter) or the kernel was forgotten
-    (`CudaLauncher.forget` replaced the launcher's table). A closure: each name it reads per
-    launch is a cell, not an attribute. The parameter block is per thread (another thread's
-    launch must not write it before the driver has read it). It holds the compiled kernel (its
+    (`CudaLauncher.forget` replaced the launcher's table). The parameter block is per thread
+    (another thread's launch must not write it before the driver has read it). The driver
+    calls are one native call where cuda_native_launch.py's function is at hand and the kernel
+    has no launch attributes, else the driver module's. It holds the compiled kernel (its
     module, loaded on `device`); `launch.bind` makes bound launches (cuda_bound_params.py)."""
     kernel = compiled.kernel
     function = kernel.function(device)
-    driver_launch = _driver_launch(kernel, function)
-    layout = PackedParams.layout(kernel.signature)
-    select, flatten, scratch = compiled.select, compiled.flatten, compiled.scratch
-    check = globals_checker(launcher.jit_function, compiled.globals_used or {})
-    stream = launcher._current_stream or _default_stream
-    table = launcher.kernels
-    local, (max_x, max_y, max_z) = threading.local(), cuda_driver.GRID_LIMITS
-
-    def params():
-        """This thread's parameter block, made at its first launch."""
-        block = local.block = PackedParams(layout)  # keeps the buffers alive
-        local.params = (block.pack, block.buffer, block.address)
-        return local.params
-
-    def launch(dims, values, arguments=None):  # `arguments`: the CPU's need (binder.py)
-        gx, gy, gz = dims
-        if gx > max_x or gy > max_y or gz > max_z:
-            return False
-        if launcher.kernels is not table:
-            return False
-        if check is not None:
-            check()
-        if flatten is not None:
-            values = flatten(values)
-        if select is not None:
-            values = select(values)
-        try:
-            pack, buffer, address = local.params
-        except AttributeError:
-            pack, buffer, address = params()
-        if scratch:  # the allocation is kept until the kernel is queued
-            kept = global_scratch.allocate(scratch, dims, device, stream(device))
-            values = (*values, global_scratch.address(kept))
-        try:
-            pack(buffer, 0, *values)
-        except struct.error:
-            return False
-        driver_launch(gx, gy, gz, stream(device), address)
-        return ran  # the CompiledKernel: what a launch returns
-
     # Never false once it ran: the caller would take that for "declined" and launch again.
     ran = compiled.source if compiled.source is not None else True
+    prepared = Prepared(
+        launcher,
+        launcher.kernels,
+        globals_checker(launcher.jit_function, compiled.globals_used or {}),
+        launcher._current_stream or _default_stream,
+        device,
+        _driver_launch(kernel, function),
+        ran,
+        kernel.signature,
+        compiled.taken,
+        PackedParams,
+        function,
+        kernel.threads,
+        kernel.shared,
+    )
+    native = None if kernel.attributes else cuda_native_launch.native_launch()
+    if native is None:
+        launch = python_launch(prepared, compiled.select, compiled.flatten, compiled.scratch)
+    else:
+        launch = native_launch(prepared, compiled.select, compiled.flatten, compiled.scratch)
     launch.compiled = compiled  # kept alive with the launch, not read on it
     taken = compiled.taken
     if taken is not None and len(taken) == len(kernel.signature) and not kernel.attributes:
-        launch.bind = functools.partial(bind_parameters, Prepared(
-            launcher, table, check, stream, device, driver_launch, ran, kernel.signature,
-            taken, PackedParams, function, kernel.threads, kernel.shared))  # fmt: skip
+        launch.bind = functools.partial(bind_parameters, prepared)
     return launch
 
 
@@ -293,55 +272,6 @@ def _driver_launch(kernel, function):
 def _default_stream(device: int) -> int:
     """Stream 0 (the legacy default stream), where torch is not imported."""
     return 0
-
-
-# The struct code of each scalar kernel parameter type (a pointer is a 'Q').
-_PARAM_FORMATS = {
-    "i1": "b",
-    "i8": "b",
-    "i16": "h",
-    "i32": "i",
-    "i64": "q",
-    "u1": "B",
-    "u8": "B",
-    "u16": "H",
-    "u32": "I",
-    "u64": "Q",
-    "fp16": "e",
-    "fp32": "f",
-    "fp64": "d",
-    "tensormap": "128s",  # a CUtensorMap, passed by value (runtime/tensor_maps.py)
-}
-_TENSOR_MAP_ALIGNMENT = 64
-
-
-class PackedParams:
-    """A kernel's parameters in one buffer written by one `struct` call (cheaper than a ctypes
-    object per parameter), each at its natural alignment, and the `void**` array of their
-    addresses that cuLaunchKernel reads."""
-
-    def __init__(self, layout: tuple[str, tuple[int, ...]]):
-        text, offsets = layout
-        self.pack = struct.Struct(text).pack_into
-        self.buffer = ctypes.create_string_buffer(max(1, struct.calcsize(text)))
-        base = ctypes.addressof(self.buffer)
-        self.pointers = (ctypes.c_void_p * max(1, len(offsets)))(*[base + o for o in offsets])
-        self.address = ctypes.addressof(self.pointers)
-
-    @classmethod
-    def layout(cls, signature: tuple[str, ...]) -> tuple[str, tuple[int, ...]]:
-        """The struct format (little-endian, explicit padding) and each parameter's offset."""
-        text, offsets, offset = "<", [], 0
-        for kind in signature:
-            code = "Q" if kind.startswith("*") else _PARAM_FORMATS.get(kind)
-            if code is None:
-                raise cuda_driver.CudaError(f"no kernel parameter of type {kind!r}")
-            size = struct.calcsize(code)
-            padding = -offset % _TENSOR_MAP_ALIGNMENT if kind == "tensormap" else -offset % size
-            text += "x" * padding + code
-            offsets.append(offset + padding)
-            offset += padding + size
-        return text, tuple(offsets)
 
 
 def device_of(bound: dict) -> int:

@@ -1,5 +1,5 @@
-"""A bound CUDA launch's driver calls made by one native function: the context check and
-cuLaunchKernel, which cuda-bindings makes as two Python calls.
+"""A prepared CUDA launch's driver calls made by one native function (bound launches and the
+others alike): the context check and cuLaunchKernel, which cuda-bindings makes as two calls.
 
 Through cuda-bindings a launch on the hot path calls cuCtxGetCurrent (to see that its device's
 context is current), compares the context objects, then calls cuLaunchKernel with eleven
@@ -7,14 +7,16 @@ arguments that cuda-bindings converts one by one and around which it releases th
 on a stand-in driver library whose entry points return at once (bench/RESULTS.md, 2026-11-29):
 those steps cost ~1,070 ns a launch on the development CPU, the same launch through this
 function ~350 ns, the parameters' packing included. The function reads everything from one
-block per bound launch and thread, which the caller writes once (`HEADER`) but for the stream
-and the varying parameters' values, which each call packs right after the header:
+block per prepared launch and thread, which the caller writes once (`HEADER`) but for what
+changes between its calls, which each call packs in one `struct` call after the header: a bound
+launch's stream and varying values (cuda_bound_params.py), a prepared launch's grid too, and
+all of its values (`unbound_block`):
 
     offset  0: cuCtxGetCurrent's address     8: cuLaunchKernel's address
            16: the context the launch needs  24: the CUfunction
-           32: grid x, y, z, threads per block, dynamic shared bytes (five u32), padding
-           56: the parameters' void** array  64: the stream (per call)
-           72: the varying parameters' values (per call), where the void** array points
+           32: threads per block, dynamic shared bytes (two u32)
+           40: the parameters' void** array  48: grid x, y, z (three u32), padding
+           64: the stream                    72: the parameters' values, where the array points
 
 It returns cuLaunchKernel's CUresult (0: queued), or OTHER_CONTEXT where another context is
 current or the query failed: the caller then launches through the driver module, which makes the
@@ -31,11 +33,23 @@ import threading
 from .. import knobs
 from ..backends.nvidia import driver as cuda_driver
 
-__all__ = ["HEADER", "OTHER_CONTEXT", "VALUES", "header_values", "native_launch"]
+__all__ = [
+    "GRID",
+    "HEADER",
+    "OTHER_CONTEXT",
+    "STREAM",
+    "VALUES",
+    "header_values",
+    "native_launch",
+    "unbound_block",
+]
 
-HEADER = struct.Struct("<QQQQIIIIIxxxxQ")  # the block's fixed part (the module doc)
-STREAM = HEADER.size  # the stream's offset; the varying values follow it
+HEADER = struct.Struct("<QQQQIIQ")  # the block's fixed part (the module doc)
+GRID = HEADER.size  # the grid's offset (three u32 and padding), then the stream's
+GRID_SIZES = struct.Struct("<III")
+STREAM = GRID + 16
 VALUES = STREAM + 8
+_VALUES_ALIGNMENT = 64  # a tensor map's (cuda_launcher.PackedParams lays the values out so)
 OTHER_CONTEXT = -1
 
 _IR = f"""
@@ -59,18 +73,18 @@ launch:
   %launch_kernel = load ptr, ptr %launch_at
   %function_at = getelementptr i8, ptr %block, i64 24
   %function = load ptr, ptr %function_at
-  %gx_at = getelementptr i8, ptr %block, i64 32
-  %gx = load i32, ptr %gx_at
-  %gy_at = getelementptr i8, ptr %block, i64 36
-  %gy = load i32, ptr %gy_at
-  %gz_at = getelementptr i8, ptr %block, i64 40
-  %gz = load i32, ptr %gz_at
-  %threads_at = getelementptr i8, ptr %block, i64 44
+  %threads_at = getelementptr i8, ptr %block, i64 32
   %threads = load i32, ptr %threads_at
-  %shared_at = getelementptr i8, ptr %block, i64 48
+  %shared_at = getelementptr i8, ptr %block, i64 36
   %shared = load i32, ptr %shared_at
-  %params_at = getelementptr i8, ptr %block, i64 56
+  %params_at = getelementptr i8, ptr %block, i64 40
   %params = load ptr, ptr %params_at
+  %gx_at = getelementptr i8, ptr %block, i64 48
+  %gx = load i32, ptr %gx_at
+  %gy_at = getelementptr i8, ptr %block, i64 52
+  %gy = load i32, ptr %gy_at
+  %gz_at = getelementptr i8, ptr %block, i64 56
+  %gz = load i32, ptr %gz_at
   %stream_at = getelementptr i8, ptr %block, i64 {STREAM}
   %stream = load ptr, ptr %stream_at
   %result = call i32 %launch_kernel(ptr %function, i32 %gx, i32 %gy, i32 %gz, i32 %threads,
@@ -110,8 +124,29 @@ def _load():
     return loaded, function_type(loaded.address("naiad_cuda_launch"))
 
 
-def header_values(function, threads: int, shared: int, dims, params_address: int) -> tuple:
-    """HEADER's values for a launch of `function` (a driver.Function) over `dims`."""
+def header_values(function, threads: int, shared: int, params_address: int) -> tuple:
+    """HEADER's values for a launch of `function` (a driver.Function)."""
     get_current, launch_kernel = cuda_driver.entry_points()
     handle, context = cuda_driver.launch_handles(function)
-    return (get_current, launch_kernel, context, handle, *dims, threads, shared, params_address)
+    return (get_current, launch_kernel, context, handle, threads, shared, params_address)
+
+
+def unbound_block(function, threads: int, shared: int, layout: tuple[str, tuple[int, ...]]):
+    """The block of a prepared launch whose grid, stream and every parameter's value each call
+    packs (cuda_launcher.fast_cuda_launch), laid out by `layout` (cuda_launcher.PackedParams'
+    struct format and offsets of the kernel's parameters), with its header written:
+    `(pack, buffer, offset, base, array)`. A call runs `pack(buffer, offset, gx, gy, gz,
+    stream, *values)` (`offset`: the grid's in `buffer`) then the native launch on `base`;
+    `array` is the `void**` array (the driver module's launch reads it where another context
+    is current; the caller keeps it alive). The values start 64-byte aligned, as a tensor
+    map's fields."""
+    text, offsets = layout
+    size = struct.calcsize(text)
+    buffer = ctypes.create_string_buffer(_VALUES_ALIGNMENT + VALUES + max(1, size))
+    offset = -(ctypes.addressof(buffer) + VALUES) % _VALUES_ALIGNMENT
+    base = ctypes.addressof(buffer) + offset
+    array = (ctypes.c_void_p * max(1, len(offsets)))(*[base + VALUES + o for o in offsets])
+    header = header_values(function, threads, shared, ctypes.addressof(array))
+    HEADER.pack_into(buffer, offset, *header)
+    pack = struct.Struct("<IIIxxxxQ" + text[1:]).pack_into
+    return pack, buffer, offset + GRID, base, array

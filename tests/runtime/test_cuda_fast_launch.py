@@ -5,6 +5,7 @@ tests/gpu/test_launch_fast_path_gpu.py's."""
 
 import ctypes
 import random
+import struct
 import threading
 import time
 from dataclasses import dataclass
@@ -395,14 +396,12 @@ def test_a_bound_launch_packs_each_threads_tensors_in_its_own_block(bound_driver
     assert addresses[0] == addresses[2] != addresses[1]  # the worker's array is its own
 
 
-def test_a_bound_launch_through_the_native_launch(bound_driver, monkeypatch):
-    """The native launch (cuda_native_launch.py) calls the driver's cuCtxGetCurrent and
-    cuLaunchKernel itself: here ctypes callbacks that record what they are given, reading the
-    values where the `void**` array points. Where another context is current the launch goes
-    through the driver module's (which switches); a failing launch raises its CudaError."""
-    rng = random.Random(13)
-    n, alpha = rng.randint(2, 999), rng.uniform(-2, 2)
-    groups = [[FakeCudaTensor(4096 * rng.randint(1, 99)) for _ in "xyo"] for _ in range(4)]
+@pytest.fixture
+def native_driver(fake_driver, monkeypatch):
+    """The native launch (cuda_native_launch.py) over ctypes callbacks that stand for the
+    driver's cuCtxGetCurrent and cuLaunchKernel and record each launch with the values read
+    where the `void**` array points: `(current, result, native)`, the context the first
+    reports (a list of one), the CUresult the second returns (the same) and the records."""
     current, result, native = [0x1000], [0], []
     kinds = {0: ctypes.c_uint64, 1: ctypes.c_uint64, 2: ctypes.c_uint64, 3: ctypes.c_int32}
 
@@ -428,6 +427,18 @@ def test_a_bound_launch_through_the_native_launch(bound_driver, monkeypatch):
     monkeypatch.setattr(cuda_driver, "entry_points", lambda: addresses)
     monkeypatch.setattr(cuda_driver, "launch_handles", lambda function: (77, 0x1000))
     monkeypatch.setattr(cuda_driver, "raise_launch_error", lambda code: _raise(code))
+    yield current, result, native
+    del callbacks  # alive until the last launch
+
+
+def test_a_bound_launch_through_the_native_launch(bound_driver, native_driver):
+    """A bound launch's driver calls are the native launch's; where another context is current
+    the launch goes through the driver module's (which switches); a failing launch raises its
+    CudaError."""
+    rng = random.Random(13)
+    n, alpha = rng.randint(2, 999), rng.uniform(-2, 2)
+    groups = [[FakeCudaTensor(4096 * rng.randint(1, 99)) for _ in "xyo"] for _ in range(4)]
+    current, result, native = native_driver
     launch = axpy.bind_launch(("x_ptr", "y_ptr", "out_ptr"), (3,), *groups[0], n, alpha,
                               BLOCK=64)  # fmt: skip
     launch(*groups[0])  # the normal path: prepares the launch
@@ -447,8 +458,68 @@ def test_a_bound_launch_through_the_native_launch(bound_driver, monkeypatch):
     ]
 
 
+def test_a_prepared_launch_through_the_native_launch(fake_driver, native_driver):
+    """A launch that is not bound (`kernel[grid](...)`) makes its driver calls natively too,
+    its grid, stream and every value packed per call; another context current: the driver
+    module's launch, with the same values; a failing launch raises its CudaError."""
+    rng = random.Random(17)
+    current, result, native = native_driver
+    calls = []
+    for _ in range(5):
+        x, y, out = (FakeCudaTensor(4096 * rng.randint(1, 99)) for _ in "xyo")
+        grid = (rng.randint(1, 9), rng.randint(1, 9))
+        n, alpha = rng.randint(2, 999), rng.uniform(-2, 2)
+        calls.append((grid, (x, y, out, n, alpha)))
+    for grid, args in calls[:3]:
+        axpy[grid](*args, BLOCK=64)
+    current[0] = 0x2000
+    axpy[calls[3][0]](*calls[3][1], BLOCK=64)
+    current[0], result[0] = 0x1000, 700
+    with pytest.raises(cuda_driver.CudaError, match="700"):
+        axpy[calls[4][0]](*calls[4][1], BLOCK=64)
+    expected = [
+        ((*grid, 1), (*(t.address for t in args[:3]), args[3], pytest.approx(args[4])))
+        for grid, args in calls
+    ]
+    assert [(path, grid, values) for path, grid, _, values in fake_driver] == [
+        ("slow", *expected[0]),
+        ("fast", *expected[3]),
+    ]
+    threads = 32 * 4
+    assert native == [
+        (77, grid, (threads, 1, 1), 0, 100, None, values)
+        for grid, values in (expected[1], expected[2], expected[4])
+    ]
+
+
 _real_native_launch = cuda_native_launch.native_launch
 
 
 def _raise(code: int):
     raise cuda_driver.CudaError(f"cuLaunchKernel failed: {code}")
+
+
+def test_a_native_block_starts_the_values_64_byte_aligned(monkeypatch):
+    """A prepared launch's native block (cuda_native_launch.unbound_block) holds the header the
+    native function reads, and each parameter's value where the `void**` array points: a
+    tensor map's (its fields) 64-byte aligned; one pack writes the grid, the stream and the
+    values."""
+    monkeypatch.setattr(cuda_driver, "entry_points", lambda: (0x11, 0x22))
+    monkeypatch.setattr(cuda_driver, "launch_handles", lambda function: (0x33, 0x44))
+    layout = cuda_launcher.PackedParams.layout(("i32", "tensormap", "*fp32", "fp32"))
+    rng = random.Random(19)
+    for _ in range(8):  # buffers at several addresses
+        pack, buffer, offset, base, array = cuda_native_launch.unbound_block(None, 96, 512, layout)
+        tensor_map = rng.randbytes(128)
+        values = (rng.randint(-99, 99), tensor_map, 4096 * rng.randint(1, 99), 0.5)
+        pack(buffer, offset, 3, 2, 1, 7, *values)
+        pointers = list(array)
+        assert pointers[1] % 64 == 0
+        header = cuda_native_launch.HEADER.unpack_from(ctypes.string_at(base, 48))
+        assert header == (0x11, 0x22, 0x44, 0x33, 96, 512, ctypes.addressof(array))
+        grid_and_stream = ctypes.string_at(base + cuda_native_launch.GRID, 24)
+        assert struct.unpack("<IIIxxxxQ", grid_and_stream) == (3, 2, 1, 7)
+        assert ctypes.c_int32.from_address(pointers[0]).value == values[0]
+        assert ctypes.string_at(pointers[1], 128) == tensor_map
+        assert ctypes.c_uint64.from_address(pointers[2]).value == values[2]
+        assert ctypes.c_float.from_address(pointers[3]).value == 0.5
