@@ -312,12 +312,16 @@ def run_launchable(launchable: CpuLaunchable, arguments: dict, grid, pointers, n
 
 def cpu_options(options, debug: bool) -> CompileOptions:
     """The compile options of a CPU launch with launch `options` (LaunchOptions; None: the
-    defaults) in debug mode or not: only those the CPU's compile reads (assertions), so that
-    launches differing in the others (`num_warps`, `num_stages`) share one kernel."""
+    defaults) in debug mode or not: only those the CPU's compile reads, the assertions and
+    `num_warps`, which a kernel may read (`tl.extra.cuda.num_warps()`, `num_threads()`).
+    Launches differing in the others (`num_stages`) share one kernel; launches differing in
+    `num_warps` build their TTIR apart and share the compiled code wherever it does not read
+    it (the disk cache keys the code by its TTIR)."""
     return CompileOptions(
         debug=debug,
         asserts=bool(getattr(options, "asserts", False)),
         sanitize_overflow=bool(getattr(options, "sanitize_overflow", True)),
+        num_warps=getattr(options, "num_warps", None) or 4,
     )
 
 

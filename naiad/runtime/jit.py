@@ -321,7 +321,9 @@ class JITFunction(JITSource, KernelInterface, PicklesByReference):
                 if prepared is not INTERPRET:
                     return prepared, launcher.compiled(bound, options, debug)
         rules = CUDA_HOPPER.with_options(
-            debug=debug or options.asserts, sanitize_overflow=options.sanitize_overflow
+            debug=debug or options.asserts,
+            sanitize_overflow=options.sanitize_overflow,
+            num_warps=options.num_warps,  # what `tl.extra.cuda.num_warps()` reads
         )
         run_grid(self, bound, dims, debug, rules)
         return None, None

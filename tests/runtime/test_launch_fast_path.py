@@ -7,6 +7,7 @@ path is spied on) and use the kernel the slow path would have chosen. CPU kernel
 the CUDA hot path is test_cuda_fast_launch.py's (a driver stand-in) and tests/gpu's.
 """
 
+from types import SimpleNamespace
 from typing import NamedTuple
 
 import numpy as np
@@ -124,7 +125,7 @@ def _uses_the_slow_paths_kernel(kernel, grid, args, kwargs):
     binder = make_binder(kernel.params)
     key, _, _ = binder(knobs.launch_settings(), grid, *args, **kwargs)
     prepared = kernel._launches[key]
-    options = cpu_options(None, debug=False)
+    options = cpu_options(SimpleNamespace(num_warps=kwargs.get("num_warps", 4)), debug=False)
     loaded = kernel._launchers["cpu"].kernels[(_slow_key(kernel, args, kwargs), options)]
     return prepared._entry == loaded.entry
 
