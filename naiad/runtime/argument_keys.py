@@ -112,7 +112,7 @@ def _descriptor_key(desc: TensorDescriptor, align_free: bool = False):
             raise Unbound  # not a tensor: the slow path says so
     block = tuple(map(operator.index, desc.block_shape))
     shape, strides = desc.shape, desc.strides
-    divisible = () if align_free else tuple(s % 16 == 0 for s in shape + strides)
+    divisible = () if align_free else tuple([s % 16 == 0 for s in shape + strides])
     key = (TensorDescriptor, base_key, block, desc.padding, divisible)
     return key, (address, *shape, *strides)
 

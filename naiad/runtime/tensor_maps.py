@@ -48,9 +48,10 @@ class TensorMaps:
         self.encode_address = functools.lru_cache(_CACHED_MAPS)(self._encode)
 
     def encode(self, parts) -> bytes:
-        base = parts[0]
-        address = base.data_ptr() if hasattr(base, "data_ptr") else int(base)
-        return self.encode_address(address, tuple(parts[1:]))
+        base = parts[0]  # an address as the binder gives it, or a tensor (the slow path's)
+        if type(base) is not int:
+            base = base.data_ptr() if hasattr(base, "data_ptr") else int(base)
+        return self.encode_address(base, tuple(parts[1:]))
 
     def _encode(self, address: int, sizes_and_strides: tuple) -> bytes:
         rank = len(sizes_and_strides) // 2

@@ -14,6 +14,7 @@ from naiad.ops.attention import flash
 from naiad.ops.attention.sdpa import _Problem
 from naiad.ops.attention.whole_backward import attention_dkdv_whole, attention_dq_whole
 from naiad.ops.attention.whole_blocks import attention_forward_whole
+from naiad.runtime.tensor_descriptor import TensorDescriptor
 
 
 @pytest.fixture
@@ -129,3 +130,32 @@ def test_whole_blocks_from_their_own_work_threshold(copies, monkeypatch):
     monkeypatch.setattr(flash, "_WHOLE_FROM", work + 1)
     assert _kernel(q, k, v, causal=False) is not attention_forward_whole
     assert attention_dkdv_whole not in _backward_kernels(q, k, v, causal=False)
+
+
+def test_a_problem_makes_each_input_descriptor_once(gen, copies):
+    """The forward and both backward kernels of one problem read q, k and v through one
+    descriptor per input and block (flash.Problem.input_rows): made once, each of its input's
+    rows; the output's and the gradients' are their own."""
+    q, k, v = _inputs(gen, torch.float16, H=4, HK=2, L=128, S=192, E=64)
+    problem = _Problem(q, k, v, None, 0.0, False, None)
+    lse = torch.empty(q.shape[:-1])
+    out, grad, dq = (torch.empty_like(q) for _ in range(3))
+    dk, dv = torch.empty_like(k), torch.empty_like(v)
+    launches = [flash.forward_launch(problem, out, lse)]
+    launches += flash.backward_launches(problem, grad, lse, lse, dq, dk, dv)
+    inputs = {id(t): name for name, t in zip("qkv", (q, k, v))}
+    found, others = {}, []
+    for _, _, arguments, _ in launches:
+        for desc in arguments:
+            if not isinstance(desc, TensorDescriptor):
+                continue
+            if id(desc.base) not in inputs:
+                others.append(desc.base)
+                continue
+            block = tuple(desc.block_shape)
+            assert found.setdefault((inputs[id(desc.base)], block), desc) is desc
+            assert desc.shape == [desc.base.numel() // 64, 64] and desc.strides == [64, 1]
+            assert desc.block_shape == [block[0], 64]
+    assert {name for name, _ in found} == set("qkv")
+    assert len(found) < 9  # the three kernels' 9 reads share descriptors
+    assert all(any(b is t for b in others) for t in (out, grad, dq, dk, dv))

@@ -96,6 +96,18 @@ class Problem:
         self.block_e = max(16, 1 << (E - 1).bit_length())
         cuda_tf32 = q.is_cuda and torch.backends.cuda.matmul.allow_tf32
         self.precision = "tf32" if q.dtype == torch.float32 and cuda_tf32 else "ieee"
+        self._input_rows = {}  # (input, rows) -> its descriptor (`input_rows`)
+
+    def input_rows(self, index: int, rows: int) -> TensorDescriptor:
+        """The descriptor of q's, k's or v's (`index` 0, 1, 2) rows in blocks of `rows`, made
+        once per problem: the whole-block forward and both backward kernels read the three
+        inputs, 9 of a call's 15 descriptors, of which 5 repeat one (a descriptor costs a launch
+        microseconds of host time to make)."""
+        desc = self._input_rows.get((index, rows))
+        if desc is None:
+            t = (self.q, self.k, self.v)[index]
+            desc = self._input_rows[(index, rows)] = _row_descriptor(t, rows)
+        return desc
 
     def arguments(self):
         """The arguments after the tensors: sequence bounds, sizes, scale and input strides."""
@@ -214,9 +226,8 @@ def forward_launch(p: Problem, out, lse, tiles=None):
     tiles = tiles or _whole_tiles(p)
     if tiles is not None:
         block_m, block_n, options = tiles
-        q, k, v = p.q, p.k, p.v
-        descs = (_row_descriptor(q, block_m), _row_descriptor(k, block_n),
-                 _row_descriptor(v, block_n), _row_descriptor(out, block_m))  # fmt: skip
+        descs = (p.input_rows(0, block_m), p.input_rows(1, block_n), p.input_rows(2, block_n),
+                 _row_descriptor(out, block_m))  # fmt: skip
         arguments = (*descs, lse, p.L, p.S, p.H, p.group, p.scale_log2, p.E, p.causal,
                      block_m, block_n)  # fmt: skip
         grid = (p.L // block_m, p.batches * p.H)
@@ -259,10 +270,10 @@ def backward_launches(p: Problem, grad, lse, delta, dq, dk, dv, tiles=None) -> l
     if tiles is not None:
         (m1, n1, dkdv_options), (m2, n2, dq_options) = tiles
         rows = (p.L, p.S, p.H, p.group, p.scale_log2, p.E, p.causal)
-        dkdv = (_row_descriptor(p.q, m1), _row_descriptor(p.k, n1), _row_descriptor(p.v, n1),
+        dkdv = (p.input_rows(0, m1), p.input_rows(1, n1), p.input_rows(2, n1),
                 _row_descriptor(grad, m1), lse, delta, _row_descriptor(dk, n1),
                 _row_descriptor(dv, n1), *rows, m1, n1)  # fmt: skip
-        dq_args = (_row_descriptor(p.q, m2), _row_descriptor(p.k, n2), _row_descriptor(p.v, n2),
+        dq_args = (p.input_rows(0, m2), p.input_rows(1, n2), p.input_rows(2, n2),
                    _row_descriptor(grad, m2), lse, delta, _row_descriptor(dq, m2), *rows, m2,
                    n2)  # fmt: skip
         return [
@@ -276,7 +287,8 @@ def backward_launches(p: Problem, grad, lse, delta, dq, dk, dv, tiles=None) -> l
         tensors = [p.q, p.k, p.v, grad, lse, delta]
         if copies:  # the blocks it walks: queries and dO in dK/dV, keys and values in dQ
             for i in walked:
-                tensors[i] = _row_descriptor(tensors[i], block_m if i in (0, 3) else block_n)
+                rows = block_m if i in (0, 3) else block_n
+                tensors[i] = p.input_rows(i, rows) if i < 3 else _row_descriptor(grad, rows)
         if name == "dkdv":
             grid = ((p.S + block_n - 1) // block_n, kv_heads)
             arguments = (*tensors, dk, dv, p.mask, *p.arguments(), *p.out_rows, *p.kv_rows)
