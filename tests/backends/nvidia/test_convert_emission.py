@@ -30,8 +30,9 @@ from naiad.backends.nvidia.lowering.convert_lanes import Shuffle, plan_shuffle
 from naiad.backends.nvidia.lowering.convert_plan import Shared, plan_convert
 from naiad.backends.nvidia.lowering.emitter import llvm_type
 from naiad.dialects.ttg import attributes as attrs
-from naiad.ir import FloatType, IntegerType, RankedTensorType
+from naiad.ir import FloatType, IntegerAttr, IntegerType, RankedTensorType
 from naiad.ir.parser import parse_module
+from naiad.ir.types import i32
 
 _WIDTHS = {"i1": 1, "i8": 8, "i16": 16, "i32": 32, "i64": 64, "half": 16, "bfloat": 16}
 _WIDTHS |= {"float": 32, "double": 64, "ptr addrspace(1)": 64}
@@ -72,12 +73,14 @@ def _vector(kind: str) -> tuple[int, int]:
 
 
 class Machine:
-    """All threads of one CTA executing one function body in lockstep."""
+    """All threads of one CTA executing one function body in lockstep; shared memory of
+    `scratch` bytes where given (an access past it fails)."""
 
-    def __init__(self, threads: int):
+    def __init__(self, threads: int, scratch: int | None = None):
         self.threads = threads
         self.values = [{} for _ in range(threads)]
         self.memory = {}
+        self.scratch = scratch
         self.skipping = [None] * threads  # the label a thread jumped to, until it is reached
 
     def read(self, tid: int, operand: str):
@@ -139,6 +142,7 @@ class Machine:
         nbytes = max(bits // 8, 1)
         address = self.read(tid, address)
         assert address % (lanes * nbytes) == 0, "a misaligned vector"
+        assert self.scratch is None or address + lanes * nbytes <= self.scratch, "past the scratch"
         for i, element in enumerate(elements):
             self.memory[address + i * nbytes] = element
 
@@ -224,15 +228,16 @@ def _value(coords: int, bits: int) -> int:
     return (coords * 0x9E3779B1 >> 7) & ((1 << bits) - 1) if bits < 16 else coords + 1
 
 
-def execute_lowering(op, threads: int, operands) -> tuple[list[list[int]], list[str]]:
-    """Lower `op` alone and execute its code for every thread. `operands` are (value,
-    registers, value_of) triples: `value_of(tid, r)` is what register r of that operand holds
-    in thread tid. Returns each thread's registers of `op.result`, and the code."""
+def execute_lowering(op, threads: int, operands, scratch=None) -> tuple[list[list[int]], list[str]]:
+    """Lower `op` alone and execute its code for every thread (shared memory of `scratch`
+    bytes where given). `operands` are (value, registers, value_of) triples: `value_of(tid, r)`
+    is what register r of that operand holds in thread tid. Returns each thread's registers of
+    `op.result`, and the code."""
     ctx = Context(threads // 32, 90, None)
     for k, (value, registers, _) in enumerate(operands):
         ctx[value] = [f"%in{k}.{r}" for r in range(registers)]
     ctx.lower_op(op)
-    machine = Machine(threads)
+    machine = Machine(threads, scratch)
     for tid in range(threads):
         for value, _, value_of in operands:
             for r, name in enumerate(ctx[value]):
@@ -242,18 +247,20 @@ def execute_lowering(op, threads: int, operands) -> tuple[list[list[int]], list[
     return [[machine.values[t][name] for name in ctx[op.result]] for t in range(threads)], code
 
 
-def run_conversion(src_t, dst_t):
-    """Lower a conversion from `src_t` to `dst_t` alone and execute it; returns (each
+def run_conversion(src_t, dst_t, scratch=None):
+    """Lower a conversion from `src_t` to `dst_t` alone and execute it, in the rounds that
+    `scratch` bytes (planned as allocate-shared-memory does) leave where given; returns (each
     thread's results, the expected ones)."""
     src = to_linear_layout(src_t.encoding, src_t.shape)
     dst = to_linear_layout(dst_t.encoding, dst_t.shape)
     op = _Convert(src_t, dst_t)
+    if scratch is not None:
+        op.attributes["allocation.size"] = IntegerAttr(scratch, i32)
     threads = 32 * src.in_dim_size("warp")
     bits = _WIDTHS[llvm_type(src_t)]
     registers = src.in_dim_size("register")
-    got, _ = execute_lowering(
-        op, threads, [(op.src, registers, lambda tid, r: _value(_held(src, r, tid), bits))]
-    )
+    operand = (op.src, registers, lambda tid, r: _value(_held(src, r, tid), bits))
+    got, _ = execute_lowering(op, threads, [operand], scratch)
     expected = [
         [_value(_held(dst, r, t), bits) for r in range(dst.in_dim_size("register"))]
         for t in range(threads)
@@ -291,6 +298,25 @@ def test_emitted_code_delivers_every_element(pair, element):
 
 
 _ELEMENT_TYPES = {"f32": FloatType("f32"), "f64": FloatType("f64"), "i8": IntegerType(8)}
+
+
+@pytest.mark.parametrize("rounds", [2, 4])
+def test_matmul_accumulator_in_rounds_delivers_every_element(rounds):
+    """Tutorial 03's 128 x 256 f32 accumulator (8 warps) to its store layout through a
+    scratch of a half or a quarter of the tile, as allocate-shared-memory plans it where the
+    whole one does not fit: every element arrives, no access goes past the scratch, a barrier
+    between the stores and the loads of each round and one between rounds."""
+    mma = attrs.NvidiaMmaEncodingAttr(2, 0, [2, 4], [16, 8])
+    blocked = attrs.BlockedEncodingAttr([1, 4], [1, 32], [4, 2], [1, 0])
+    types = [RankedTensorType((128, 256), FloatType("f32"), e) for e in (mma, blocked)]
+    op = _Convert(*types)
+    op.attributes["allocation.size"] = IntegerAttr(128 * 256 * 4 // rounds, i32)
+    got, expected = run_conversion(*types, 128 * 256 * 4 // rounds)
+    assert got == expected
+    ctx = Context(8, 80, None)
+    ctx[op.src] = [f"%in.{r}" for r in range(128)]
+    ctx.lower_op(op)
+    assert sum("llvm.nvvm.barrier0" in line for line in ctx.em.body) == 2 * rounds - 1
 
 
 def test_random_conversions_run_as_planned():

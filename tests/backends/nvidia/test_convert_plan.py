@@ -7,8 +7,9 @@ by vector stores and read by vector loads - for hundreds of seeded random layout
 (blocked, slice, mma v2, dot_op, linear; shapes of rank 1-3; 1-8 warps; elements of 1-64
 bits). Every destination register of every thread must receive exactly the element the
 destination layout names; stores must not write one address with two elements, nor load an
-address nobody wrote. The bank-conflict model is checked on conversions whose answer is
-known by hand.
+address nobody wrote, and a round trip in rounds stays within its part of the scratch and
+loads what its round stored. The bank-conflict model is checked on conversions whose answer
+is known by hand.
 """
 
 import random
@@ -16,9 +17,10 @@ import random
 import pytest
 from test_encodings import _split
 
-from naiad.backends.nvidia.layouts import to_linear_layout
+from naiad.backends.nvidia.layouts import LinearLayout, to_linear_layout
 from naiad.backends.nvidia.lowering.convert_lanes import Shuffle, plan_shuffle
 from naiad.backends.nvidia.lowering.convert_plan import Renumber, Shared, plan_convert, plan_shared
+from naiad.backends.nvidia.lowering.convert_rounds import most_rounds, round_bases
 from naiad.backends.nvidia.lowering.convert_swizzle import group_lanes, wavefronts_log2
 from naiad.backends.nvidia.lowering.indexing import evaluate, thread_plan
 from naiad.dialects.ttg import attributes as attrs
@@ -145,32 +147,37 @@ def _shuffled(plan: Shuffle, registers, tid):
 
 
 def _round_trip(plan: Shared, registers, threads, numel):
-    memory = {}
+    """The stores, then the loads, of each round in turn through a scratch of `numel /
+    rounds` elements, emptied between rounds: a load must find what its round stored."""
     store_plan = thread_plan(plan.store_offsets)
-    for tid in range(threads):
-        if tid & plan.skip_mask:
-            continue
-        (base,) = evaluate(store_plan, tid)
-        for access in plan.stores:
-            start = base ^ access.offset
-            assert start % plan.store_vec == 0
-            for i, r in enumerate(access.registers):
-                assert start + i < numel
-                value = (registers[tid][r], tid // LANES)
-                assert memory.setdefault(start + i, value)[0] == value[0], "two elements"
     load_plan = thread_plan(plan.load_offsets)
-    out = []
-    for tid in range(threads):
-        (base,) = evaluate(load_plan, tid)
-        loaded = {}
-        for access in plan.loads:
-            start = base ^ access.offset
-            assert start % plan.load_vec == 0
-            for i, r in enumerate(access.registers):
-                loaded[r], writer = memory[start + i]
-                assert not plan.warp_local or writer == tid // LANES, "written by another warp"
-        out.append([loaded[c] for c in plan.copies])
-    return out
+    out = [{} for _ in range(threads)]
+    for round_ in range(plan.rounds):
+        memory = {}
+        for tid in range(threads):
+            if tid & plan.skip_mask:
+                continue
+            (base,) = evaluate(store_plan, tid)
+            for access in plan.stores:
+                if access.round != round_:
+                    continue
+                start = base ^ access.offset
+                assert start % plan.store_vec == 0
+                for i, r in enumerate(access.registers):
+                    assert start + i < numel // plan.rounds
+                    value = (registers[tid][r], tid // LANES)
+                    assert memory.setdefault(start + i, value)[0] == value[0], "two elements"
+        for tid in range(threads):
+            (base,) = evaluate(load_plan, tid)
+            for access in plan.loads:
+                if access.round != round_:
+                    continue
+                start = base ^ access.offset
+                assert start % plan.load_vec == 0
+                for i, r in enumerate(access.registers):
+                    out[tid][r], writer = memory[start + i]
+                    assert not plan.warp_local or writer == tid // LANES, "written by another warp"
+    return [[loaded[c] for c in plan.copies] for loaded in out]
 
 
 def expected(dst):
@@ -263,3 +270,54 @@ def test_copies_are_stored_once():
     writers = [tid for tid in range(128) if not tid & plan.skip_mask]
     assert writers == list(range(16))
     assert simulate(plan, src, dst) == expected(dst)
+
+
+def test_round_trips_in_rounds_deliver_the_destination_layout():
+    """Random pairs whose round trip can go in rounds, in two and in the most: each round's
+    loads find what its stores wrote in a scratch of `1 / rounds` of the tile."""
+    rng = random.Random(5)
+    split = 0
+    for _ in range(300):
+        src, dst = random_pair(rng)
+        bits = rng.choice(BITS)
+        most = most_rounds(src, dst, bits // 8)
+        for rounds in sorted({2, most}) if most > 1 else ():
+            plan = plan_shared(src, dst, bits // 8, rounds=rounds)
+            assert plan.nbytes * rounds == plan_shared(src, dst, bits // 8).nbytes
+            assert {a.round for a in plan.stores} == set(range(rounds))
+            assert simulate(plan, src, dst) == expected(dst), (src, dst, bits, rounds)
+            split += 1
+    assert split >= 30
+
+
+def test_matmul_accumulator_goes_in_rounds_of_its_row_repetitions():
+    """Tutorial 03's 128 x 256 f32 accumulator (8 warps) to its store layout: rows 32 and 64
+    are register bases of both layouts, so up to 4 rounds of 32 KiB instead of 128 KiB, the
+    16-byte vectors kept."""
+    shape = [128, 256]
+    src = to_linear_layout(attrs.NvidiaMmaEncodingAttr(2, 0, [2, 4], [16, 8]), shape)
+    dst = to_linear_layout(attrs.BlockedEncodingAttr([1, 4], [1, 32], [4, 2], [1, 0]), shape)
+    assert isinstance(plan_convert(src, dst, 32), Shared)
+    assert most_rounds(src, dst, 4) == 4
+    for rounds in (1, 2, 4):
+        plan = plan_shared(src, dst, 4, rounds=rounds)
+        assert plan.nbytes == 128 * 256 * 4 // rounds
+        assert plan.store_vec == plan.load_vec == 4
+        assert _wavefronts(plan, 32) == (0, 0)
+        assert simulate(plan, src, dst) == expected(dst)
+
+
+def test_no_rounds_where_a_lane_holds_a_round_basis():
+    """Columns 16 apart are a register basis of both layouts, which a lane of the destination
+    also steps (those lanes hold copies): in rounds along it, a thread would load in one round
+    an element stored in the other."""
+    src = to_linear_layout(attrs.BlockedEncodingAttr([2, 2], [8, 4], [1, 1], [1, 0]), [16, 32])
+    dst = LinearLayout(
+        {
+            "register": [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [8, 0]],
+            "lane": [[1, 0], [2, 0], [4, 0], [0, 16], [0, 0]],
+            "warp": [],
+        },
+        {"dim0": 16, "dim1": 32},
+    )
+    assert round_bases(src, dst, 4) == ()

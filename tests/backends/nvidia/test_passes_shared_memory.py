@@ -1,7 +1,9 @@
 """allocate-shared-memory and tritongpu-reduce-data-duplication: the offsets chosen from live
-ranges never let two live buffers share a byte; the lowering places each op's scratch at its
-offset and refuses a request larger than the pass planned; the inserted conversion drops
-exactly the repeated registers. (FileCheck cases: tests/ir/passes/nvidia/.)
+ranges never let two live buffers share a byte; a conversion's scratch shrinks to its rounds
+only where the kernel would not fit the target's shared memory (tutorial 03's f32 output on
+sm_86); the lowering places each op's scratch at its offset and refuses a request larger than
+the pass planned; the inserted conversion drops exactly the repeated registers. (FileCheck
+cases: tests/ir/passes/nvidia/.)
 """
 
 import re
@@ -9,10 +11,13 @@ import re
 import numpy as np
 import pytest
 from fixture_kernels.reductions import column_stats_kernel
+from test_dot_lowering import ROOT, _load
+from test_lowering import assemble
+from test_toolchain import needs_ptxas
 
 from naiad.backends.nvidia.layouts import LinearLayout, to_linear_layout
 from naiad.backends.nvidia.lowering import lower_module
-from naiad.backends.nvidia.passes.allocate_shared_memory import ALIGNMENT, Buffer, allocate
+from naiad.backends.nvidia.passes.allocate_shared_memory import ALIGNMENT, Buffer, allocate, fit
 from naiad.backends.nvidia.passes.reduce_data_duplication import independent_registers
 from naiad.dialects.ttg.attributes import BlockedEncodingAttr
 from naiad.errors import InternalError
@@ -56,6 +61,52 @@ def test_overlapping_live_ranges_stack():
     offsets, total = allocate(buffers)
     assert offsets == {"a": 0, "b": 4096, "c": 5104}
     assert total == 5204
+
+
+def test_scratch_shrinks_only_where_the_kernel_would_not_fit():
+    """A conversion's 128 KiB scratch (it can go in 2 or 4 rounds) after a ring of 96 KiB:
+    whole under a 163 KiB limit, halved under 99 KiB (the ring's 96 KiB then bound the
+    kernel), quartered only when the ring leaves less; a scratch that cannot shrink stays."""
+    ring = Buffer("ring", 98304, 0, 10)
+    convert = Buffer("convert", 131072, 12, 12, smaller=(65536, 32768))
+    for limit, size, total in [(166912, 131072, 131072), (101376, 65536, 98304)]:
+        buffers, _, spanned = fit([ring, convert], limit)
+        assert [b.size for b in buffers] == [98304, size] and spanned == total
+    live = Buffer("ring", 98304, 0, 20)  # the ring still live at the conversion
+    buffers, _, spanned = fit([live, convert], 101376 + 32768)
+    assert [b.size for b in buffers] == [98304, 32768] and spanned == 98304 + 32768
+    whole = Buffer("reduce", 131072, 12, 12)
+    assert fit([ring, whole], 101376)[2] == 131072
+
+
+def _tutorial_matmul(arch: str):
+    tutorial = _load(ROOT / "examples" / "03_matmul.py", "shared_memory_matmul")
+    return tutorial.matmul_kernel.fn.warmup(
+        *("*fp16", "*fp16", "*fp32", 4096, 4096, 4096, 4096, 1, 4096, 1, 4096, 1),
+        BLOCK_SIZE_M=128,
+        BLOCK_SIZE_N=256,
+        BLOCK_SIZE_K=64,
+        GROUP_SIZE_M=8,
+        ACTIVATION="",
+        num_warps=8,
+        num_stages=3,
+        grid=(1,),
+        target=f"cuda:{arch}",
+    )
+
+
+@needs_ptxas
+def test_tutorial_matmul_with_an_f32_output_fits_sm86(tmp_path):
+    """Tutorial 03 at 128 x 256 x 64 with an f32 C: its accumulator's conversion took the
+    whole 128 KiB tile, more than the 99 KiB a block gets on sm_86 and sm_89 (A10, L4, RTX),
+    so the kernel could not launch there; in two rounds it takes 64 KiB and the kernel the
+    96 KiB of its rings, as Triton's (98304 bytes). On sm_80 (163 KiB) it stays whole."""
+    compiled = _tutorial_matmul("sm_86")
+    assert compiled.metadata["shared"] == 98304
+    report = assemble(compiled.asm["ptx"], "sm_86", tmp_path)
+    assert " 0 bytes spill stores" in report
+    assert compiled.asm["ptx"].count("bar.sync") == 4 + 2  # the epilogue's second round
+    assert _tutorial_matmul("sm_80").metadata["shared"] == 131072
 
 
 def _ttgir():

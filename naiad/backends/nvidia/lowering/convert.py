@@ -13,7 +13,9 @@ operands (`ldmatrix.py`) is tried before the general plans.
 
 The scratch lies in dynamic shared memory (`@global_smem`) where allocate-shared-memory placed
 it for the op (`Context.need_shared`); no user writes it while another's reads may be pending
-(a barrier before the write, or the owed one paid). The scalar helpers
+(a barrier before the write, or the owed one paid). Where the pass gave a round trip less
+than its tile (the kernel would not fit the target's shared memory otherwise), it goes in
+rounds (`convert_rounds.py`): the tile's bytes over the planned ones. The scalar helpers
 below (row-major positions, one element at a time) serve the reductions, scans and shape ops.
 """
 
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 from . import barriers
 from .context import Context, lowers
-from .convert_plan import Renumber, Shared, Shuffle, plan_convert
+from .convert_plan import Renumber, Shared, Shuffle, plan_convert, plan_shared
 from .convert_shuffle import emit_shuffle
 from .emitter import SHARED_PTR, bit_width, from_memory, llvm_type, memory_type, to_memory
 from .indexing import emit_thread_coords, layout_of
@@ -91,7 +93,20 @@ def _convert_layout(ctx: Context, op) -> None:
     if isinstance(plan, Shuffle):
         ctx[op.result] = emit_shuffle(ctx, plan, registers, src_t.element_type)
         return
+    rounds = _rounds(op, plan)
+    if rounds > 1:
+        src, dst = layout_of(src_t), layout_of(dst_t)
+        plan = plan_shared(src, dst, bit_width(src_t) // 8, rounds=rounds)
     ctx[op.result] = _round_trip(ctx, plan, registers, src_t.element_type)
+
+
+def _rounds(op, plan: Shared) -> int:
+    """The rounds the round trip goes in: the tile's bytes over the scratch
+    allocate-shared-memory gave it (a fraction where the whole tile did not fit)."""
+    planned = op.attributes.get("allocation.size")
+    if planned is None or not 0 < planned.value < plan.nbytes:
+        return 1
+    return plan.nbytes // planned.value
 
 
 def _access_address(ctx: Context, base: str, offset: int, t) -> str:
@@ -104,31 +119,57 @@ def _access_address(ctx: Context, base: str, offset: int, t) -> str:
 
 def _round_trip(ctx: Context, plan: Shared, registers: list[str], t) -> list[str]:
     """Vector (or `stmatrix`) stores of the source's registers, a barrier (the warp's when the
-    plan is warp-local), vector loads; the barrier that frees the scratch is owed."""
-    em = ctx.em
+    plan is warp-local), vector loads; in rounds, the same for each round, a barrier between
+    them (the next round writes where this one read); the barrier that frees the scratch is
+    owed."""
     ctx.need_shared(plan.nbytes)
     barriers.pay(ctx)  # an earlier user's reads of the scratch may be pending
+    loaded: dict[int, str] = {}
+    for round_ in range(plan.rounds):
+        if round_:
+            _wait(ctx, plan)
+        _stores(ctx, plan, registers, t, round_)
+        _wait(ctx, plan)
+        _loads(ctx, plan, t, round_, loaded)
+    barriers.owe(ctx)
+    return [loaded[r] for r in plan.copies]
+
+
+def _wait(ctx: Context, plan: Shared) -> None:
+    """The barrier between a round's stores and its loads, and between rounds: the warp's
+    when each warp reads only what it wrote (and so rewrites only what it read)."""
+    if plan.warp_local:
+        ctx.em.call("void", "llvm.nvvm.bar.warp.sync", [("i32", "-1")])
+    else:
+        ctx.em.barrier()
+
+
+def _stores(ctx: Context, plan: Shared, registers: list[str], t, round_: int) -> None:
+    """The stores of one round, by the threads holding no copy of another's elements."""
+    em = ctx.em
     join = None
     if plan.skip_mask:  # threads holding copies of other threads' elements do not store
         held = em.op(f"and i32 {em.tid()}, {plan.skip_mask}")
         stores, join = em.label("convert.store"), em.label("convert.stored")
         em.emit(f"br i1 {em.op(f'icmp eq i32 {held}, 0')}, label %{stores}, label %{join}")
         em.start_block(stores)
-    if plan.stmatrix is not None:
+    if plan.stmatrix is not None:  # a tile in one round
         emit_stmatrix(ctx, registers, llvm_type(t), plan.stmatrix)
     else:
-        _vector_stores(ctx, plan, registers, t)
+        _vector_stores(ctx, plan, registers, t, round_)
     if join is not None:
         em.emit(f"br label %{join}")
         em.start_block(join)
-    if plan.warp_local:  # the loads read what the same warp stored
-        em.call("void", "llvm.nvvm.bar.warp.sync", [("i32", "-1")])
-    else:
-        em.barrier()
+
+
+def _loads(ctx: Context, plan: Shared, t, round_: int, loaded: dict[int, str]) -> None:
+    """The vector loads of one round, each loaded register into `loaded`."""
+    em = ctx.em
     base = emit_thread_coords(em, plan.load_offsets)[0]
     kind, align = _vector_type(t, plan.load_vec)
-    loaded = {}
     for access in plan.loads:
+        if access.round != round_:
+            continue
         address = _access_address(ctx, base, access.offset, t)
         value = em.op(f"load {kind}, {SHARED_PTR} {address}, align {align}")
         for i, r in enumerate(access.registers):
@@ -136,17 +177,17 @@ def _round_trip(ctx: Context, plan: Shared, registers: list[str], t) -> list[str
             if plan.load_vec > 1:
                 element = em.op(f"extractelement {kind} {value}, i32 {i}")
             loaded[r] = from_memory(ctx.em, element, t)
-    barriers.owe(ctx)
-    return [loaded[r] for r in plan.copies]
 
 
-def _vector_stores(ctx: Context, plan: Shared, registers: list[str], t) -> None:
-    """The round trip's stores as `st.shared` vectors of `plan.store_vec` elements."""
+def _vector_stores(ctx: Context, plan: Shared, registers: list[str], t, round_: int) -> None:
+    """The stores of one round as `st.shared` vectors of `plan.store_vec` elements."""
     em = ctx.em
     base = emit_thread_coords(em, plan.store_offsets)[0]
     kind, align = _vector_type(t, plan.store_vec)
     mem = memory_type(t)
     for access in plan.stores:
+        if access.round != round_:
+            continue
         values = [to_memory(ctx.em, registers[r], t) for r in access.registers]
         value = values[0]
         if plan.store_vec > 1:

@@ -21,6 +21,14 @@ only transcribes the plan. Three plans, cheapest first:
    store by `stmatrix` instead (an accumulator: four lanes' words fill a 16-byte row): in a
    layout made for it (`stmatrix_layout`), where that takes no more wavefronts nor
    instructions than the vector stores and loads of the general layout.
+
+A round trip may go in rounds (`convert_rounds.py`): the same stores, barrier and loads, each
+round moving the elements of one value of the round bases through a scratch that holds a
+`1 / rounds` part of the tensor, a barrier between rounds. Whether it does is the shared
+memory's to say (passes/allocate_shared_memory.py), never the plan's cost: `plan_convert`
+picks the plan as for one round; the lowering then plans a round trip again by `plan_shared`
+in the rounds it was given room for (by vector stores: `stmatrix` is left to the tiles that
+go whole).
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ from ....errors import InternalError
 from ..layouts import LinearLayout
 from ..layouts.bits import GF2Solver, xor_bits
 from .convert_lanes import Shuffle, plan_shuffle
+from .convert_rounds import round_bases
 from .convert_swizzle import (
     SharedLayout,
     access_wavefronts,
@@ -61,18 +70,21 @@ class Renumber:
 @dataclass(frozen=True)
 class Access:
     """One vector access: `registers` in memory order, at element offset `offset ^
-    thread_part(tid)` (the thread part of the side's offset layout)."""
+    thread_part(tid)` (the thread part of the side's offset layout) in `round`."""
 
     registers: tuple[int, ...]
     offset: int
+    round: int = 0
 
 
 @dataclass(frozen=True)
 class Shared:
     """A round trip through the scratch: `stores` of the source's registers by the threads
-    with no `skip_mask` bit set, a barrier, `loads`, a barrier; destination register r is the
-    loaded register `copies[r]`. `store_offsets` / `load_offsets` map (register, lane, warp)
-    to element offsets; each side's accesses are vectors of one width."""
+    with no `skip_mask` bit set, a barrier, `loads`, a barrier, for each of the `rounds` in
+    turn (the accesses of its `round`); destination register r is the loaded register
+    `copies[r]`. `store_offsets` / `load_offsets` map (register, lane, warp) to element
+    offsets (a round's in their top bits, which the accesses' offsets leave out); each side's
+    accesses are vectors of one width. `nbytes`: the scratch, one round's part."""
 
     store_offsets: LinearLayout
     load_offsets: LinearLayout
@@ -83,6 +95,7 @@ class Shared:
     nbytes: int
     warp_local: bool  # each warp reads only what it wrote: the first barrier is the warp's
     stmatrix: StmatrixPlan | None = None  # the stores, when `stmatrix` makes them
+    rounds: int = 1
 
     @property
     def store_instructions(self) -> int:
@@ -102,9 +115,10 @@ class Shared:
         return _ACCESS_COST * (self.store_instructions + len(self.loads)) + barriers
 
 
-def _accesses(layout: LinearLayout, offsets: LinearLayout, bits: list[int]):
+def _accesses(layout: LinearLayout, offsets: LinearLayout, bits: list[int], scratch: int):
     """The vector accesses of the registers of `layout` holding distinct elements, the
-    registers of one access varying along register `bits` (offset bits 0, 1, ...)."""
+    registers of one access varying along register `bits` (offset bits 0, 1, ...); the
+    offset bits from `scratch` (elements) up are the access's round."""
     free = layout.free_variable_masks().get("register", 0)
     along = 0
     for bit in bits:
@@ -116,21 +130,33 @@ def _accesses(layout: LinearLayout, offsets: LinearLayout, bits: list[int]):
         steps = [1 << b for b in bits]
         registers = tuple(start ^ xor_bits(steps, i) for i in range(1 << len(bits)))
         (offset,) = offsets.apply(register=start)
-        accesses.append(Access(registers, offset))
+        accesses.append(Access(registers, offset % scratch, offset // scratch))
     return tuple(accesses)
 
 
-def plan_shared(src: LinearLayout, dst: LinearLayout, elem_bytes: int, stmatrix=False) -> Shared:
+def plan_shared(
+    src: LinearLayout, dst: LinearLayout, elem_bytes: int, stmatrix=False, rounds: int = 1
+) -> Shared:
     """The round trip through shared memory (always possible); with `stmatrix` (sm_90), its
-    stores by that instruction where a layout allowing them costs no more wavefronts."""
-    shared = choose_shared_layout(src, dst, elem_bytes)
+    stores by that instruction where a layout allowing them costs no more wavefronts; in
+    `rounds` (a power of two, at most `convert_rounds.most_rounds`) along the first round
+    bases."""
+    k = rounds.bit_length() - 1
+    bases = round_bases(src, dst, elem_bytes) if rounds > 1 else ()
+    if rounds != 1 << k or k > len(bases):
+        raise InternalError(f"a conversion cannot go in {rounds} rounds")
+    shared = choose_shared_layout(src, dst, elem_bytes, bases[:k])
     by_stmatrix = None
-    if stmatrix:
+    if stmatrix and rounds == 1:
         shared, by_stmatrix = _stmatrix_stores(src, dst, elem_bytes, shared)
     store_offsets = src.compose(shared.offsets)
     load_offsets = dst.compose(shared.offsets)
-    stores = _accesses(src, store_offsets, list(shared.store_bits))
-    loads = _accesses(dst, load_offsets, list(shared.load_bits))
+    numel = 1
+    for size in src.out_shape.values():
+        numel *= size
+    scratch = numel // rounds
+    stores = _accesses(src, store_offsets, list(shared.store_bits), scratch)
+    loads = _accesses(dst, load_offsets, list(shared.load_bits), scratch)
     loaded = {r for access in loads for r in access.registers}
     copies = []
     first: dict[tuple[int, ...], int] = {}
@@ -139,9 +165,6 @@ def plan_shared(src: LinearLayout, dst: LinearLayout, elem_bytes: int, stmatrix=
             first.setdefault(coords, r)
     for coords in register_coords(dst):
         copies.append(first[coords])
-    numel = 1
-    for size in src.out_shape.values():
-        numel *= size
     skip = redundant_thread_mask(src)
     # Every warp stores all it holds (no warp bits skip) and needs only what it holds.
     warp_local = not skip >> _LANE_BITS and _within_warps(src, dst)
@@ -152,9 +175,10 @@ def plan_shared(src: LinearLayout, dst: LinearLayout, elem_bytes: int, stmatrix=
         loads,
         skip,
         tuple(copies),
-        numel * elem_bytes,
+        scratch * elem_bytes,
         warp_local,
         by_stmatrix,
+        rounds,
     )
 
 
@@ -207,7 +231,7 @@ def plan_convert(
     """The cheapest plan converting `src` to `dst` for elements of `bits` bits in memory
     (i1 as 8, pointers as 64). `stmatrix` (sm_90) lets a round trip store by that instruction;
     whether the plan is a round trip does not depend on it (passes/scratch_size.py asks
-    without)."""
+    without). A round trip is planned in one round; `plan_shared` plans it in more."""
     if src.out_shape != dst.out_shape:
         raise InternalError("convert_layout between layouts of different shapes")
     mapping = register_map(src, dst, lambda c: c)

@@ -33,7 +33,8 @@ three source bases along one 16-byte row of a matrix take the lowest offset bits
 bases of the instruction's rows land on multiples of 8 elements, and the swizzle serves the
 eight rows of a matrix and the destination's loads.
 
-The scratch holds the tensor once: `T` is a bijection onto `[0, numel)`.
+`T` is a bijection onto `[0, numel)`; where the conversion goes in rounds (convert_rounds.py),
+the round bases take its top bits and the scratch holds the bits below them.
 """
 
 from __future__ import annotations
@@ -87,15 +88,16 @@ def independent_registers(layout: LinearLayout) -> dict[int, int]:
     return bits
 
 
-def _vectors(src: LinearLayout, dst: LinearLayout, most: int, extend: bool):
+def _vectors(src: LinearLayout, dst: LinearLayout, most: int, extend: bool, rounds=()):
     """The offset bits of the vectors: the register bases both layouts hold (source order),
-    then (with `extend`) the further registers of the side whose accesses that saves most.
-    Returns the packed bases and, per side, its register bits along them (a prefix)."""
+    then (with `extend`) the further registers of the side whose accesses that saves most;
+    never a round basis. Returns the packed bases and, per side, its register bits along them
+    (a prefix)."""
     src_bits, dst_bits = independent_registers(src), independent_registers(dst)
-    common = [b for b in src_bits if b in dst_bits][:most]
+    common = [b for b in src_bits if b in dst_bits and b not in rounds][:most]
     room = most - len(common) if extend else 0
-    extra_src = [b for b in src_bits if b not in common][:room]
-    extra_dst = [b for b in dst_bits if b not in common][:room]
+    extra_src = [b for b in src_bits if b not in common and b not in rounds][:room]
+    extra_dst = [b for b in dst_bits if b not in common and b not in rounds][:room]
     # Accesses per thread: 2 ** (independent registers - vector bits) on each side.
     n_src, n_dst, n_common = len(src_bits), len(dst_bits), len(common)
     by_src = (1 << (n_src - n_common - len(extra_src))) + (1 << (n_dst - n_common))
@@ -108,20 +110,22 @@ def _vectors(src: LinearLayout, dst: LinearLayout, most: int, extend: bool):
     return bases, store, load
 
 
-def _unswizzled(first: LinearLayout, total_bits: int, vector: list[int]) -> list[int]:
+def _unswizzled(first: LinearLayout, total_bits: int, vector: list[int], rounds=()) -> list[int]:
     """The packed coordinates of each offset bit: the vector bases, the lanes, registers and
     warps of `first` (one side's accesses then fall in consecutive slots), then unit vectors,
-    each kept when independent of those before."""
+    each kept when independent of those before; the round bases last, at the top bits (the
+    others span a space without them: convert_rounds.py)."""
     solver = GF2Solver([])
     columns = []
     candidates = list(vector)
     for name in ("lane", "register", "warp"):
-        candidates += first.packed_bases(name)
+        candidates += [b for b in first.packed_bases(name) if b not in rounds]
     candidates += [1 << i for i in range(total_bits)]
+    below = total_bits - len(rounds)
     for c in candidates:
-        if c and len(columns) < total_bits and solver.add(c):
+        if c and len(columns) < below and solver.add(c):
             columns.append(c)
-    return columns
+    return columns + list(rounds)
 
 
 def _layout(columns: list[int], shape: dict[str, int]) -> LinearLayout:
@@ -198,27 +202,31 @@ def _swizzle(columns, sides, elem_bytes: int, total_bits: int) -> list[int]:
     return out
 
 
-def choose_shared_layout(src: LinearLayout, dst: LinearLayout, elem_bytes: int) -> SharedLayout:
+def choose_shared_layout(
+    src: LinearLayout, dst: LinearLayout, elem_bytes: int, rounds: tuple[int, ...] = ()
+) -> SharedLayout:
     """The vectorized, swizzled shared layout of a round trip from `src` to `dst` (see the
     module doc): with or without the one-sided widening, and with either side's lanes first,
-    the one whose accesses take the fewest wavefronts in all."""
+    the one whose accesses take the fewest wavefronts in all. The `rounds` bases
+    (convert_rounds.py) take the highest offset bits, unswizzled: a round's accesses differ
+    from another's only there."""
     best = None
     for extend in (True, False):
         for first in (src, dst):
-            layout = _candidate(src, dst, elem_bytes, extend, first)
+            layout = _candidate(src, dst, elem_bytes, extend, first, rounds)
             cost = _wavefronts(src, dst, layout, elem_bytes)
             if best is None or cost < best[0]:
                 best = (cost, layout)
     return best[1]
 
 
-def _candidate(src, dst, elem_bytes: int, extend: bool, first) -> SharedLayout:
+def _candidate(src, dst, elem_bytes: int, extend: bool, first, rounds) -> SharedLayout:
     shape = src.out_shape
     total_bits = sum(size.bit_length() - 1 for size in shape.values())
     vectors = (MAX_VECTOR_BYTES // elem_bytes).bit_length() - 1
     while True:
-        bases, store, load = _vectors(src, dst, vectors, extend)
-        columns = _unswizzled(first, total_bits, bases)
+        bases, store, load = _vectors(src, dst, vectors, extend, rounds)
+        columns = _unswizzled(first, total_bits, bases, rounds)
         offsets = _layout(columns, shape)
         if _aligned(src, offsets, store) and _aligned(dst, offsets, load):
             break

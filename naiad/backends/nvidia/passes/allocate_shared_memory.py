@@ -12,10 +12,21 @@ or at its swizzle atom's for a `#ttg.nvmma_shared` buffer or a tensor copy's scr
 of the swizzle width: the
 hardware swizzles by address bits, wgmma.py).
 
+A conversion's round trip through shared memory can go in rounds through a half, a quarter,
+... of its tile (scratch_size.scratch_choices, lowering/convert_rounds.py). Where the buffers
+placed at full size reach past the shared memory a block may use on the target's GPUs
+(`target.shared_per_block`: 99 KiB on sm_86 and sm_89, where the 128 KiB of a 128 x 256 f32
+accumulator's conversion kept tutorial 03's kernel from launching), the largest such scratch
+live beside a buffer placed past it takes its next smaller size, and the buffers are placed
+again, until they fit or none can shrink. Only then: a kernel that fits keeps its conversions
+whole, as fast as before, since each extra round adds two barriers on the path and the
+splitting buys nothing when the kernel launches anyway (a matmul tile large enough to need it
+runs one block an SM, its registers' limit, either way).
+
 Sets `allocation.offset` (i32) on every op owning a buffer (and `allocation.size`, the bytes
-planned, on an op whose lowering uses scratch, which the lowering checks its need against) and
-`ttg.shared` (i32) on the
-module: the end of the highest buffer. The lowering reads both (lowering/context.py):
+planned, on an op whose lowering uses scratch, which the lowering checks its need against; a
+conversion reads its rounds from it) and `ttg.shared` (i32) on the module: the end of the
+highest buffer. The lowering reads both (lowering/context.py):
 
     %r = "tt.reduce"(%x) <{axis = 0 : i32}> ({...}) : (tensor<1024xf32, #blocked>) -> f32
     %c = ttg.convert_layout %y : tensor<64x64xf32, #blocked> -> tensor<64x64xf32, #blocked1>
@@ -29,27 +40,31 @@ Legal always: it only annotates. Run it last, after every pass that moves or mak
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ....dialects import tt
 from ....dialects.ttg.types import MemDescType
 from ....ir import IntegerAttr, Operation, register_pass
 from ....ir.passes import Pass
 from ....ir.types import i32
-from .scratch_size import scratch_alignment, scratch_bytes
+from ..target import shared_per_block
+from .accelerate_matmul import module_capability
+from .scratch_size import scratch_alignment, scratch_choices
 
 ALIGNMENT = 16
 
 
 @dataclass(frozen=True)
 class Buffer:
-    """`size` bytes owned by `owner`, live over the op numbers [`start`, `end`]."""
+    """`size` bytes owned by `owner`, live over the op numbers [`start`, `end`]; `smaller`:
+    the sizes its owner can also work in, largest first (a conversion's rounds)."""
 
     owner: Operation
     size: int
     start: int
     end: int
     alignment: int = ALIGNMENT
+    smaller: tuple[int, ...] = ()
 
     def overlaps(self, other: Buffer) -> bool:
         return self.start <= other.end and other.start <= self.end
@@ -101,9 +116,10 @@ def _buffers(func: Operation) -> list[Buffer]:
             end = _live_end(op, last)
             buffers.append(Buffer(op, size, index[op], end, buffer_alignment(t)))
             continue
-        size = scratch_bytes(op)
+        size, *smaller = scratch_choices(op)
         if size:
-            buffers.append(Buffer(op, size, index[op], index[op], scratch_alignment(op)))
+            at = index[op]
+            buffers.append(Buffer(op, size, at, at, scratch_alignment(op), tuple(smaller)))
     return buffers
 
 
@@ -132,6 +148,22 @@ def allocate(buffers: list[Buffer]) -> tuple[dict, int]:
     return offsets, total
 
 
+def fit(buffers: list[Buffer], limit: int) -> tuple[list[Buffer], dict, int]:
+    """`buffers` placed (as `allocate`) within `limit` bytes where shrinking scratch can do it
+    (see the module doc): the buffers at their sizes, their offsets, the bytes they span."""
+    offsets, total = allocate(buffers)
+    while total > limit:
+        past = [b for b in buffers if offsets[b.owner] + b.size > limit]
+        shrinkable = [b for b in buffers if b.smaller and any(b.overlaps(o) for o in past)]
+        if not shrinkable:
+            break
+        largest = max(shrinkable, key=lambda b: b.size)
+        smaller = replace(largest, size=largest.smaller[0], smaller=largest.smaller[1:])
+        buffers = [smaller if b is largest else b for b in buffers]
+        offsets, total = allocate(buffers)
+    return buffers, offsets, total
+
+
 @register_pass("allocate-shared-memory")
 @dataclass(frozen=True)
 class AllocateSharedMemory(Pass):
@@ -139,11 +171,13 @@ class AllocateSharedMemory(Pass):
 
     def run(self, module: Operation) -> None:
         total = 0
+        limit = shared_per_block(module_capability(module))
         for func in [op for op in module.walk() if isinstance(op, tt.FuncOp)]:
-            offsets, size = allocate(_buffers(func))
-            for owner, offset in offsets.items():
-                owner.attributes["allocation.offset"] = IntegerAttr(offset, i32)
+            buffers, offsets, size = fit(_buffers(func), limit)
+            for buffer in buffers:
+                owner = buffer.owner
+                owner.attributes["allocation.offset"] = IntegerAttr(offsets[owner], i32)
                 if owner.name != "ttg.local_alloc":  # scratch: the lowering reads its size
-                    owner.attributes["allocation.size"] = IntegerAttr(scratch_bytes(owner), i32)
+                    owner.attributes["allocation.size"] = IntegerAttr(buffer.size, i32)
             total = max(total, size)
         module.attributes["ttg.shared"] = IntegerAttr(total, i32)

@@ -7,7 +7,9 @@ raises an InternalError when they disagree, so the two cannot drift silently.
 
 - `ttg.convert_layout`: the tensor once when its plan is a round trip through shared memory
   (`lowering/convert_plan.py`) or `ldmatrix` applies (`ldmatrix.py`), none for a renumbering
-  or shuffles within warps;
+  or shuffles within warps; a round trip may also take a half, a quarter, ... of it, down to
+  its most rounds (`scratch_choices`, `lowering/convert_rounds.py`): allocate-shared-memory
+  picks, the lowering reads the rounds from what it planned;
 - `tt.reduce` with warps along the axis: per operand, one partial per warp position and kept
   element (arrays aligned to 8 bytes);
 - `tt.scan` with warps along the axis: per operand, one element per aligned block of
@@ -45,6 +47,27 @@ def scratch_bytes(op) -> int | None:
     """The scratch `op` needs (0: none), or None when this table does not size `op`."""
     rule = _RULES.get(op.name)
     return None if rule is None else rule(op)
+
+
+def scratch_choices(op) -> tuple[int, ...]:
+    """The scratch sizes `op`'s lowering can work in, largest first: a conversion's round
+    trip (not one `ldmatrix` lowers) in 1, 2, 4, ... rounds; one size for every other op."""
+    whole = scratch_bytes(op)
+    if op.name != "ttg.convert_layout" or not whole:
+        return (whole,)
+    from ..lowering.convert_plan import Shared, plan_convert
+    from ..lowering.convert_rounds import most_rounds
+    from ..lowering.emitter import bit_width
+    from ..lowering.indexing import layout_of
+    from ..lowering.ldmatrix import plan_ldmatrix
+
+    src_t, dst_t = op.src.type, op.result.type
+    src, dst = layout_of(src_t), layout_of(dst_t)
+    plan = plan_convert(src, dst, bit_width(src_t))
+    if not isinstance(plan, Shared) or plan_ldmatrix(src_t, dst_t) is not None:
+        return (whole,)
+    rounds = most_rounds(src, dst, bit_width(src_t) // 8)
+    return tuple(whole >> k for k in range(rounds.bit_length()))
 
 
 def _convert(op) -> int:
