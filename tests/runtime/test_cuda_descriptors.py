@@ -209,6 +209,32 @@ def test_the_binder_keys_a_descriptor_by_what_specializes_it():
     assert all(key_and_values(desc)[0] != base for desc in changed)
 
 
+def test_a_descriptors_key_follows_its_geometry_when_it_changes():
+    """The key's block and divisibility are kept by geometry (argument_keys._GEOMETRIES): a
+    descriptor changed after it was keyed keys by its new sizes, strides and block, and a block
+    of constexprs keys as its ints."""
+    binder = make_binder(scale_tiles.params)
+    rng = random.Random(7)
+
+    def key(desc):
+        return binder(None, (1,), desc, desc, 1.5, BM=16, BN=32)[0]
+
+    for _ in range(20):
+        rows, cols = rng.randrange(1, 20) * 8, rng.randrange(1, 20) * 8
+        desc = _descriptor(4096, rows, cols)
+        first = key(desc)
+        assert key(_descriptor(8192, rows, cols)) == first
+        desc.shape = [rows + 8, cols]  # the first size's divisibility by 16 flips
+        desc.strides = [cols + 8, 1]
+        assert key(_descriptor(4096, rows + 8, cols)) != first
+        fresh_strides = TensorDescriptor(FakeTensor(4096), [rows + 8, cols], [cols + 8, 1],
+                                         [16, 32])  # fmt: skip
+        assert key(desc) == key(fresh_strides) != first
+        desc.block_shape = [tl.constexpr(16), tl.constexpr(64)]
+        assert key(desc) == key(TensorDescriptor(FakeTensor(4096), [rows + 8, cols],
+                                                 [cols + 8, 1], [16, 64]))  # fmt: skip
+
+
 def test_the_selector_spreads_descriptors_and_drops_constants():
     select = cuda_parameters.selector([0, 2, 3], 4, {2: None})
     values = ("x", "one", (4096, 40, 64, 64, 1), 2.5)
