@@ -1,7 +1,7 @@
 """`ttg.convert_layout` on the GPU, along each plan (renumber, shuffles within warps, the
-vectorized and swizzled round trip through shared memory), for i1, i8, f16, f32, f64 and
-pointers; and kernels whose pipelines convert (tl.trans, a row sum broadcast back, a dot
-stored, permute / reshape), against NumPy.
+vectorized and swizzled round trip through shared memory, whole and in rounds), for i1, i8,
+f16, f32, f64 and pointers; and kernels whose pipelines convert (tl.trans, a row sum broadcast
+back, a dot stored, permute / reshape), against NumPy.
 
 The single-conversion kernels are the TTGIR of tests/backends/nvidia/test_convert_lowering.py
 (a tile loaded in one layout, converted, stored from the other), linked and launched through
@@ -73,6 +73,26 @@ def test_one_conversion_keeps_every_element(pair, element):
     torch.cuda.synchronize()
     expected = (x != 0).to(torch.int8) if element == "i1" else x
     assert torch.equal(y.cpu(), expected.cpu())
+
+
+def test_a_conversion_in_rounds_keeps_every_element():
+    """Tutorial 03's 128 x 256 f32 accumulator to its store layout, allocated for sm_86's 99
+    KiB: two rounds through 64 KiB, every element bit for bit."""
+    module = cases.rounds_module()
+    target = _target()
+    code = ptx.compile_ptx(
+        lower_module(module, target), target, cuda_version=driver.driver_version()
+    )
+    cubin = link.link(code.text, code.entry, target)
+    shared = module.attributes["ttg.shared"].value
+    assert shared == 128 * 256 * 4 // 2
+    kernel = driver.CubinKernel(cubin.data, code.entry, ("*fp32",) * 2, shared=shared)
+    gen = torch.Generator().manual_seed(86)
+    x = _random((128, 256), torch.float32, gen).cuda()
+    y = torch.full((128, 256), 77, dtype=torch.float32, device="cuda")  # poisoned
+    kernel.launch((1,), (x, y), active.get_current_stream(torch.cuda.current_device()))
+    torch.cuda.synchronize()
+    assert torch.equal(y.cpu(), x.cpu())
 
 
 def _kernel_args(name: str, gen):

@@ -196,6 +196,34 @@ def test_round_trips_are_vectorized(tmp_path):
     assert count(r"ld\.shared\.v4\.b16", text) == 8
 
 
+# Tutorial 03's 128 x 256 accumulator (8 warps) and the layout it is stored from
+WIDE_MMA = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 4], instrShape = [16, 8]}>"  # noqa: E501
+WIDE_ROWS = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [4, 2], order = [1, 0]}>"  # noqa: E501
+
+
+def rounds_module():
+    """The f32 conversion of tutorial 03's 128 x 256 accumulator in a kernel for sm_86 (99
+    KiB a block), shared memory allocated: its 128 KiB tile goes in 2 rounds of 64 KiB."""
+    text = convert_ttgir(WIDE_MMA, WIDE_ROWS, (128, 256), "f32", num_warps=8)
+    module = parse_module(text.replace('ttg.target = "cuda:90"', 'ttg.target = "cuda:86"'))
+    run_pipeline(LLIR_PIPELINE, module)
+    return module
+
+
+@needs_ptxas
+@pytest.mark.parametrize("arch", ARCHES)
+def test_a_conversion_in_rounds_assembles(arch, tmp_path):
+    """The same 16-byte vectors as the whole tile's, the stores and loads of each round
+    apart: a barrier before each round's loads and one between the rounds."""
+    module = rounds_module()
+    (op,) = _conversions(module)
+    assert op.attributes["allocation.size"].value == module.attributes["ttg.shared"].value
+    assert module.attributes["ttg.shared"].value == 128 * 256 * 4 // 2
+    text = _ptx(module, arch, tmp_path)
+    assert count(r"st\.shared\.v4\.b32", text) == count(r"ld\.shared\.v4\.b32", text) == 32
+    assert count(r"bar\.sync", text) == 3
+
+
 @needs_ptxas
 def test_copies_are_stored_once(tmp_path):
     """A 16 x 64 tile on rows of 4 threads x 4 warps is held twice (warps 2-3 repeat 0-1):
