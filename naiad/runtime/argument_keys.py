@@ -50,8 +50,8 @@ def other_key(value, align_free: bool = False, plain_ints: bool = False):
     alignment is left out of the key when `align_free`, the ==1 and %16 of a tuple's integers
     when `plain_ints` (`do_not_specialize`)."""
     kind = type(value)
-    if kind is TensorDescriptor:  # first: a library's launch may pass several (attention)
-        return _descriptor_key(value, align_free)
+    if kind is TensorDescriptor:  # the binder's entries key them first (descriptor_key)
+        return descriptor_key(value, align_free)
     if value is None:
         return None, None
     if kind is bool:
@@ -97,13 +97,14 @@ def _tuple_key(value: tuple, align_free: bool, plain_ints: bool, leaves: list) -
     return tuple(keys)
 
 
-def _descriptor_key(desc: TensorDescriptor, align_free: bool = False):
+def descriptor_key(desc: TensorDescriptor, align_free: bool = False, tensor=None):
     """(key, launch value) of a host tensor descriptor: what compiler.specialize reads of it
     (its tensor's dtype and alignment, which sizes and strides are divisible by 16, its block
     shape, its padding) and where it lives, and its parts (base address, shape..., strides...)
-    as one tuple."""
+    as one tuple. `tensor`: `tensor_type()`, which the binder's generated code passes (a
+    library's launch may pass several descriptors: attention's 15 a forward and backward)."""
     base = desc.base
-    if type(base) is tensor_type():  # a torch.Tensor: keyed as other_key would, inline
+    if type(base) is (tensor_type() if tensor is None else tensor):  # keyed inline
         address = base.data_ptr()
         base_key = (type(base), base.dtype, align_free or address % 16 == 0, base.device)
     else:
@@ -129,7 +130,7 @@ _GEOMETRIES_KEPT = 1024
 
 
 def _geometry(geometry: tuple, block_shape, sizes) -> tuple[tuple, tuple]:
-    """(block, divisible) of a descriptor (`_descriptor_key`), kept under `geometry`."""
+    """(block, divisible) of a descriptor (`descriptor_key`), kept under `geometry`."""
     found = tuple(map(operator.index, block_shape)), tuple([s % 16 == 0 for s in sizes])
     if len(_GEOMETRIES) >= _GEOMETRIES_KEPT:
         _GEOMETRIES.clear()

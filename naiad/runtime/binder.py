@@ -39,10 +39,12 @@ from .argument_keys import (
     INT32_MIN,
     Unbound,
     constexpr_key,
+    descriptor_key,
     other_key,
     tensor_type,
     wide_int_key,
 )
+from .tensor_descriptor import TensorDescriptor
 
 # The largest grid CUDA launches (x < 2**31, y and z < 65536), refused beyond on every back end
 # and in the interpreter: program ids are int32, and the CPU would wrap them (or run a grid of
@@ -118,6 +120,9 @@ def argument_lines(
         f"        {value} = {name}",
         f"        {key} = {int_key}",
         f"        {aligned} = {device} = None",
+        f"    elif __type({name}) is __TensorDescriptor:",
+        f"        {key}, {value} = __descriptor_key({name}, {align_free}, __Tensor)",
+        f"        {aligned} = {device} = None",
         "    else:",
         f"        {key}, {value} = __other_key({name}, {align_free}, {param.do_not_specialize})",
         f"        {aligned} = {device} = None",
@@ -147,6 +152,8 @@ def binding(params, align_free) -> tuple[str, list[str], dict, list[str], list[s
         "__constexpr_key": constexpr_key,
         "__wide_int_key": wide_int_key,
         "__other_key": other_key,
+        "__TensorDescriptor": TensorDescriptor,
+        "__descriptor_key": descriptor_key,
         "__launch_dims": _launch_dims,
         # Builtins under names of the generated code's own: a parameter may be named `type`.
         "__callable": callable,

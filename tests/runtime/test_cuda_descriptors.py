@@ -212,7 +212,8 @@ def test_the_binder_keys_a_descriptor_by_what_specializes_it():
 def test_a_descriptors_key_follows_its_geometry_when_it_changes():
     """The key's block and divisibility are kept by geometry (argument_keys._GEOMETRIES): a
     descriptor changed after it was keyed keys by its new sizes, strides and block, and a block
-    of constexprs keys as its ints."""
+    of constexprs keys as its ints; where the alignment is not specialized, neither the base's
+    alignment nor the divisibility is in the key."""
     binder = make_binder(scale_tiles.params)
     rng = random.Random(7)
 
@@ -233,6 +234,10 @@ def test_a_descriptors_key_follows_its_geometry_when_it_changes():
         desc.block_shape = [tl.constexpr(16), tl.constexpr(64)]
         assert key(desc) == key(TensorDescriptor(FakeTensor(4096), [rows + 8, cols],
                                                  [cols + 8, 1], [16, 64]))  # fmt: skip
+    free = make_binder(scale_tiles.params, ("src", "dst"))  # no alignment nor divisibility
+    keys = {free(None, (1,), d, d, 1.5, BM=16, BN=32)[0] for d in
+            (_descriptor(4096, 48, 64), _descriptor(4100, 40, 72))}  # fmt: skip
+    assert len(keys) == 1
 
 
 def test_the_selector_spreads_descriptors_and_drops_constants():
