@@ -257,7 +257,10 @@ class IRBuilder:
         raise TypeError(_NO_PYTHON_VALUE)
 
     def to_string(self, value, ty):
-        return f"tensor<{ty}>"
+        """A value being compiled, as `str()` or `tl.static_print` shows it: its type, as
+        Triton's prints it (`int32[constexpr[128]]`; a scalar `int32[]`)."""
+        dims = ", ".join(f"constexpr[{size}]" for size in ty.get_block_shapes())
+        return f"{ty.scalar}[{dims}]"
 
 
 def constant_attr(value, type_: ir.Type) -> ir.Attribute:

@@ -104,8 +104,10 @@ def test_device_print_hex_several_values_and_scalars(capsys):
     assert capsys.readouterr().out.splitlines() == [
         "pid (0, 0, 0) idx (0) hex: 0x00000001",
         "pid (0, 0, 0) idx (1) hex: 0xffffffff",
-        "pid (0, 0, 0) idx (0) two: 1, 0",
-        "pid (0, 0, 0) idx (1) two: -1, 1",
+        "pid (0, 0, 0) idx (0) two: (operand 0) 1",  # operand by operand, as the GPU prints
+        "pid (0, 0, 0) idx (1) two: (operand 0) -1",
+        "pid (0, 0, 0) idx (0) two: (operand 1) 0",
+        "pid (0, 0, 0) idx (1) two: (operand 1) 1",
         "pid (0, 0, 0) idx () scalar: 0",  # a scalar has an empty index, as the GPU prints it
     ]
 

@@ -24,6 +24,8 @@ import sys
 
 import numpy as np
 
+from ..print_format import index_text, index_widths, operand_labels
+
 CALLBACK = ctypes.CFUNCTYPE(
     None, ctypes.c_char_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32, ctypes.c_void_p
 )
@@ -60,15 +62,16 @@ def format_print(site: dict, pid, slots) -> list[str]:
     if not kinds:
         return [f"pid ({pid_text}){site['prefix']}"]
     shape = site["shape"]
+    widths = index_widths(shape)
+    count = len(kinds)
     lines = []
-    for n, index in enumerate(np.ndindex(*shape)):
-        row = slots[n * len(kinds) : (n + 1) * len(kinds)]
-        values = ", ".join(
-            _value(int(s), k, bool(signed), site["hex"])
-            for s, k, signed in zip(row, kinds, site["signed"])
-        )
-        idx = ", ".join(str(i) for i in index)
-        lines.append(f"pid ({pid_text}) idx ({idx}){site['prefix']}{values}")
+    for n, label in enumerate(operand_labels(count)):
+        kind, signed = kinds[n], bool(site["signed"][n])
+        for e, index in enumerate(np.ndindex(*shape)):
+            value = _value(int(slots[e * count + n]), kind, signed, site["hex"])
+            lines.append(
+                f"pid ({pid_text}) idx ({index_text(index, widths)}){site['prefix']}{label}{value}"
+            )
     return lines
 
 

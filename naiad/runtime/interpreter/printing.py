@@ -1,10 +1,11 @@
 """The text of `device_print`: one line per element, prefixed by program and element index, like
-the GPU's printf output (`pid (0, 0, 0) idx (3) x: 1.5`)."""
+the GPU's printf output (`pid (0, 0, 0) idx (  3) x: 1.5`, backends/print_format.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from ...backends.print_format import index_text, index_widths, operand_labels
 from .memory import Pointers
 
 
@@ -27,7 +28,8 @@ def format_device_print(pid, prefix, hex, values, types):
     if not arrays:
         yield f"pid ({pid_text}){prefix}"
         return
-    for index in np.ndindex(*shape):
-        idx = ", ".join(str(i) for i in index)
-        text = ", ".join(_format(a[index], ty, hex) for a, ty in zip(arrays, types))
-        yield f"pid ({pid_text}) idx ({idx}){prefix}{text}"
+    widths = index_widths(shape)
+    for label, a, ty in zip(operand_labels(len(arrays)), arrays, types):
+        for index in np.ndindex(*shape):
+            idx = index_text(index, widths)
+            yield f"pid ({pid_text}) idx ({idx}){prefix}{label}{_format(a[index], ty, hex)}"

@@ -147,7 +147,8 @@ def test_device_print_prints_what_the_interpreter_prints(hex_bits, capsys):
             _prints[(2,)](x, h, 3, HEX=hex_bits)
         outputs[backend] = capsys.readouterr().out
     assert outputs["cpu"] == outputs["interpreter"]
-    assert outputs["cpu"].count("\n") == 2 * (4 + 1 + 4)
+    assert outputs["cpu"].count("\n") == 2 * (3 * 4 + 1 + 4)  # three operands: their own lines
+    assert "pid (1, 0, 0) idx (2) x: (operand 1) " in outputs["cpu"]
 
 
 def test_host_arrays_run_compiled_by_default():

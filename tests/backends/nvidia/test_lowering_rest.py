@@ -317,7 +317,7 @@ def test_print_and_assert_assemble(tmp_path):
     compiled = _debug_kernel.warmup(a, 256, N=256, grid=(1,), target="cuda:sm_90a", debug=True)
     assemble(compiled.asm["ptx"], "sm_90a", tmp_path)
     llir = compiled.asm["llir"]
-    assert 'c"pid (%u, %u, %u) idx (%u) v: %f\\0A\\00"' in llir
+    assert 'c"pid (%u, %u, %u) idx (%3u) v: %f\\0A\\00"' in llir  # 256: three digits
     assert 'c"pid (%u, %u, %u) idx () n: %d\\0A\\00"' in llir
     assert "0x%08x" in llir and "v too big" in llir and __file__.split("/")[-1] in llir
     assert "call.uni" in compiled.asm["ptx"] or "vprintf" in compiled.asm["ptx"]

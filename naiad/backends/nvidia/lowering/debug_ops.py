@@ -22,6 +22,7 @@ from __future__ import annotations
 from ....dialects.tt.types import PointerType
 from ....ir import FloatType, RankedTensorType
 from ....ir.locations import file_line_col
+from ...print_format import index_widths, operand_labels
 from .context import Context, lowers
 from .convert import row_major
 from .emitter import element_of, llvm_type
@@ -135,16 +136,21 @@ def _print(ctx: Context, op) -> None:
     hex = bool(op.hex.value)
     signed = [bool(s) for s in op.isSigned.values] if op.args else []
     tensors = [v for v in op.args if isinstance(v.type, RankedTensorType)]
-    specs = ", ".join(_spec(v.type, hex, s)[0] for v, s in zip(op.args, signed))
+    # One format per operand, each operand on lines of its own (backends/print_format.py).
+    specs = [
+        f"{label}{_spec(v.type, hex, s)[0]}"
+        for label, v, s in zip(operand_labels(len(op.args)), op.args, signed)
+    ]
     if not tensors:
         index = " idx ()" if op.args else ""
-        fmt = f"pid (%u, %u, %u){index}{prefix}{specs}\n"
 
         def emit():
-            args = _program_ids(ctx) + [
-                _argument(ctx, ctx[v][0], v.type, hex, s) for v, s in zip(op.args, signed)
-            ]
-            _vprintf(ctx, fmt, args)
+            pids = _program_ids(ctx)
+            if not op.args:
+                _vprintf(ctx, f"pid (%u, %u, %u){prefix}\n", pids)
+            for v, s, spec in zip(op.args, signed, specs):
+                value = _argument(ctx, ctx[v][0], v.type, hex, s)
+                _vprintf(ctx, f"pid (%u, %u, %u){index}{prefix}{spec}\n", [*pids, value])
 
         predicated(ctx, store_predicate(ctx, op.args[0].type if op.args else None, "true"), emit)
         return
@@ -152,27 +158,26 @@ def _print(ctx: Context, op) -> None:
     held = {v: _in_layout(ctx, v, t) for v in op.args}
     layout = layout_of(t)
     rank = len(t.shape)
-    fmt = f"pid (%u, %u, %u) idx ({', '.join(['%u'] * rank)}){prefix}{specs}\n"
+    index = ", ".join(f"%{width}u" for width in index_widths(t.shape))
     thread = emit_thread_coords(ctx.em, layout)
     coords = register_coords(layout)
 
     def emit():
         pids = _program_ids(ctx)
-        for r in unique_registers(layout):
-            index = [
-                (
-                    "i32",
-                    ctx.em.op(f"xor i32 {thread[d]}, {coords[r][d]}")
-                    if coords[r][d]
-                    else thread[d],
-                )
-                for d in range(rank)
-            ]
-            values = [
-                _argument(ctx, held[v][r] if len(held[v]) > 1 else held[v][0], v.type, hex, s)
-                for v, s in zip(op.args, signed)
-            ]
-            _vprintf(ctx, fmt, pids + index + values)
+        for v, s, spec in zip(op.args, signed, specs):
+            fmt = f"pid (%u, %u, %u) idx ({index}){prefix}{spec}\n"
+            for r in unique_registers(layout):
+                element = [
+                    (
+                        "i32",
+                        ctx.em.op(f"xor i32 {thread[d]}, {coords[r][d]}")
+                        if coords[r][d]
+                        else thread[d],
+                    )
+                    for d in range(rank)
+                ]
+                held_r = held[v][r] if len(held[v]) > 1 else held[v][0]
+                _vprintf(ctx, fmt, [*pids, *element, _argument(ctx, held_r, v.type, hex, s)])
 
     predicated(ctx, store_predicate(ctx, t, "true"), emit, "print")
 
