@@ -8,24 +8,13 @@ import re
 
 import numpy as np
 import pytest
+from fixture_kernels.ir_files import SIGNATURE, scale_add
 
 import naiad
 import naiad.language as tl
 from naiad import knobs
 from naiad.triton.backends.compiler import GPUTarget
 from naiad.triton.compiler import ASTSource, compile
-
-
-@naiad.jit
-def scale_add(x_ptr, y_ptr, out_ptr, n, alpha, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask)
-    y = tl.load(y_ptr + offs, mask=mask)
-    tl.store(out_ptr + offs, alpha * x + y, mask=mask)
-
-
-SIGNATURE = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "alpha": "fp32"}
 
 
 def _renamed(code: str) -> str:

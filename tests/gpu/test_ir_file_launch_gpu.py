@@ -7,29 +7,18 @@ Run on the GPU machine: `scripts/gpu-check OUTDIR` (or `python3 -m pytest tests/
 
 import pytest
 import torch
+from fixture_kernels.ir_files import SIGNATURE, scale_add
 
-import naiad
-import naiad.language as tl
 from naiad.triton.backends.compiler import GPUTarget
 from naiad.triton.compiler import ASTSource, compile
 
 pytestmark = pytest.mark.gpu
 
 
-@naiad.jit
-def scale_add(x_ptr, y_ptr, out_ptr, n, alpha, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask)
-    y = tl.load(y_ptr + offs, mask=mask)
-    tl.store(out_ptr + offs, alpha * x + y, mask=mask)
-
-
 def test_a_ttir_file_kernel_launches_on_the_gpu(tmp_path):
     major, minor = torch.cuda.get_device_capability()
     target = GPUTarget("cuda", 10 * major + minor, 32)
-    signature = {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32"}
-    source = ASTSource(scale_add, {**signature, "alpha": "fp32"}, constexprs={"BLOCK": 256})
+    source = ASTSource(scale_add, SIGNATURE, constexprs={"BLOCK": 256})
     path = tmp_path / "scale_add.ttir"
     path.write_text(compile(source, target=target).asm["ttir"])
     kernel = compile(str(path), target=target, options={"num_warps": 4})
