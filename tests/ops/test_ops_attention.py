@@ -98,8 +98,27 @@ def test_which_problems_are_read_by_tensor_copies(monkeypatch):
     narrow = [torch.empty(1, 2, 256, 48, dtype=torch.float16) for _ in "qkv"]
     assert not copyable(*narrow)  # E short of its block
     assert not copyable(q=torch.empty(1, 256, 2, 64, dtype=torch.float16).transpose(1, 2))
+    shifted = torch.empty(2 * 256 * 64 + 1, dtype=torch.float16)[1:].view(1, 2, 256, 64)
+    assert not copyable(k=shifted) and not copyable(v=shifted)  # rows 2 bytes off alignment
+    assert not copyable(v=torch.empty(1, 256, 2, 64, dtype=torch.float16).transpose(1, 2))
     monkeypatch.setattr(flash, "_COPIES_FROM", 2**40)
     assert not copyable()  # too short to repay the launch
+
+
+def test_a_problem_reads_the_tf32_setting_only_for_fp32_on_a_gpu(monkeypatch):
+    """fp32 products on a GPU follow torch.backends.cuda.matmul.allow_tf32; half precision and
+    the CPU never read it (a read costs each call's Problem host time)."""
+    from naiad.ops.attention.sdpa import _Problem
+
+    class Unread:
+        @property
+        def allow_tf32(self):
+            raise AssertionError("allow_tf32 read")
+
+    monkeypatch.setattr(torch.backends.cuda, "matmul", Unread())
+    for dtype in (torch.float16, torch.bfloat16, torch.float32):
+        q, k, v = (torch.empty(1, 2, 16, 32, dtype=dtype) for _ in "qkv")
+        assert _Problem(q, k, v, None, 0.0, False, None).precision == "ieee"
 
 
 def test_attention_strided_inputs(gen, interpreted):
