@@ -5,11 +5,13 @@
 **Print.** The lines are the interpreter's (naiad/runtime/interpreter/printing.py), one per
 element: `pid (0, 0, 0) idx (3, 1) x: 1.500000`. Each element is printed once, by the thread
 that holds it first (registers repeating an element and threads holding copies stay silent), so
-the GPU prints the interpreter's lines, in some order. Without tensor operands the line is
-printed once, by thread 0. Formats: integers `%d` / `%u` (`%lld` / `%llu` at 64 bits), floats
-`%f` (vprintf promotes them to double, as C's varargs do), `hex` prints the bits zero-padded
-(`0x%08x`), pointers `0x%llx`. vprintf takes the format and a buffer holding the arguments at
-their natural alignment.
+the GPU prints the interpreter's lines, in some order. Without tensor operands every thread
+prints the line, as Triton's GPU does (128 lines for 4 warps; Triton's tests count them), where
+the interpreter and the CPU print it once a program, as Triton's interpreter does. Several
+operands print operand by operand (backends/print_format.py). Formats: integers `%d` / `%u`
+(`%lld` / `%llu` at 64 bits), floats `%f` (vprintf promotes them to double, as C's varargs
+do), `hex` prints the bits zero-padded (`0x%08x`), pointers `0x%llx`. vprintf takes the format
+and a buffer holding the arguments at their natural alignment.
 
 **Assert.** A thread some of whose elements fail calls CUDA's `__assertfail(message, file,
 line, function, 1)` with the op's location (the user's `file:line`) and the kernel's name: the
@@ -152,7 +154,7 @@ def _print(ctx: Context, op) -> None:
                 value = _argument(ctx, ctx[v][0], v.type, hex, s)
                 _vprintf(ctx, f"pid (%u, %u, %u){index}{prefix}{spec}\n", [*pids, value])
 
-        predicated(ctx, store_predicate(ctx, op.args[0].type if op.args else None, "true"), emit)
+        emit()  # by every thread, as Triton's GPU prints a scalar (module doc)
         return
     t = tensors[0].type
     held = {v: _in_layout(ctx, v, t) for v in op.args}
