@@ -247,6 +247,31 @@ def test_the_selector_spreads_descriptors_and_drops_constants():
     assert cuda_parameters.selector([0, 1], 2, {}) is None
 
 
+def test_the_selector_puts_each_tensor_map_before_its_descriptors_parts():
+    """Descriptors with and without a tensor map among other values, in the kernel's order."""
+
+    class Maps:
+        def __init__(self, name):
+            self.name = name
+
+        def encode(self, parts):
+            return (self.name, *parts)
+
+    rng = random.Random(11)
+    parts = [(rng.randrange(1, 99) * 4096, rng.randint(1, 99), 64, 64, 1) for _ in range(3)]
+    values = (parts[0], 7, parts[1], 2.5, parts[2], "dropped")
+    select = cuda_parameters.selector([0, 1, 2, 3, 4], 6, {0: Maps("a"), 2: None, 4: Maps("c")})
+    assert list(select(values)) == [
+        ("a", *parts[0]),
+        *parts[0],
+        7,
+        *parts[1],
+        2.5,
+        ("c", *parts[2]),
+        *parts[2],
+    ]
+
+
 @needs_linker
 def test_an_aligned_descriptor_on_hopper_arrives_with_its_tensor_map(fake_hopper):
     """Aligned rows: the kernel takes the descriptor's tensor map, then its parts; a map is
