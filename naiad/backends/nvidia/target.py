@@ -93,6 +93,8 @@ def shared_per_block(capability: int) -> int:
     the opt-in: what a kernel compiled for that capability must fit to launch there."""
     known = [arch.shared_per_block for arch in _ARCHES.values() if arch.capability == capability]
     return min(known, default=_Arch(0, PtxIsa(7, 0), False).shared_per_block)
+
+
 # The capabilities whose devices get their arch-specific target, as Triton compiles for them.
 _ARCH_SPECIFIC_BY_DEFAULT = (90, 100)
 
