@@ -23,26 +23,9 @@ from __future__ import annotations
 import weakref
 
 from ..dialects import tt
-from ..ir.float_format import FLOAT_KINDS
 from ..ir.types import FloatType, IntegerType
-from ..language.type_spellings import SIGNATURE_TO_DTYPE
+from ..language.type_spellings import SIGNATURE_TO_DTYPE, ty_to_signature
 
-
-def _scalar_kinds() -> dict[str, str]:
-    """A scalar's IR spelling (`f32`, `i32`) -> the signature kind a launch reads (`fp32`,
-    `i32`); signless integers take the signed names, as the frontend writes them. Spelled from
-    the frontend's tables, not by making IR types (making them here would change the order in
-    which a process first meets them)."""
-    kinds = {}
-    for name, dtype in SIGNATURE_TO_DTYPE.items():
-        if dtype.is_int():
-            kinds.setdefault(f"i{dtype.int_bitwidth}", name)
-        elif dtype.name in FLOAT_KINDS:
-            kinds.setdefault(FLOAT_KINDS[dtype.name], name)
-    return kinds
-
-
-_KINDS = _scalar_kinds()
 _LOADED: dict[int, object] = {}  # id(compiled kernel) -> its loaded kernel (see the module doc)
 
 
@@ -53,10 +36,12 @@ def parameter_kinds(func) -> list[str]:
 
 
 def _kind(ty) -> str:
+    from .evaluator.values import scalar_dtype  # IR scalars as language types, when a file compiles
+
     if isinstance(ty, tt.PointerType) and isinstance(ty.pointee_type, (IntegerType, FloatType)):
-        return "*" + _KINDS[str(ty.pointee_type)]
+        return "*" + ty_to_signature(scalar_dtype(ty.pointee_type))
     if isinstance(ty, (IntegerType, FloatType)):
-        return _KINDS[str(ty)]
+        return ty_to_signature(scalar_dtype(ty))
     return str(ty)
 
 
