@@ -32,7 +32,7 @@ from .kernel_source import JITSource, readable
 from .launch_checks import check_arguments
 from .launch_mode import compile_mode
 from .launch_options import OPTION_NAMES, OTHER_VENDORS_OPTIONS, LaunchOptions, arch_target
-from .launchers import INTERPRET, backend_for_launch, holds_memory, make_launcher
+from .launchers import INTERPRET, backend_for_launch, make_launcher
 from .mock_tensor import MockTensor  # noqa: F401  (Triton's runtime.jit has it)
 from .params import kernel_params, var_positional
 from .pickling import KernelReference, PicklesByReference
@@ -340,14 +340,10 @@ class JITFunction(JITSource, KernelInterface, PicklesByReference):
 
 def _warmup_target(bound: dict) -> str:
     """The target `warmup()` compiles for when none is named (see `warmup`)."""
-    if holds_memory(bound):
-        backend, index = backend_for_launch(bound)
-        if backend is None:
-            raise ValueError("no back end runs on the device of these arguments")
-        return backend.device_target(index)
-    from .driver import active
-
-    return active.get_current_target_name()
+    backend, index = backend_for_launch(bound)
+    if backend is None:
+        raise ValueError("no back end runs on the device of these arguments")
+    return backend.device_target(index)
 
 
 # Every JIT function, so that adding a pass to the pipelines (passes/extensions.py) makes each

@@ -24,7 +24,11 @@ INTERPRET = object()
 
 def device_of(bound: dict) -> tuple[str, int]:
     """The device type and index the arguments live on (in tuples too): the first tensor's
-    that is not in host memory (the launcher checks that the others agree), else ('cpu', 0)."""
+    that is not in host memory (the launcher checks that the others agree), else ('cpu', 0)
+    for host arrays. A launch with no array at all (scalars, or types for `warmup`) runs
+    where Triton's would, on the active driver's device (runtime/driver.py: the current GPU
+    where one is present, else the CPU), so a kernel that only prints or asserts shows the
+    GPU's behaviour on a GPU machine."""
     for value in all_leaves(bound.values()):
         if isinstance(value, TensorDescriptor):
             value = value.base
@@ -32,7 +36,11 @@ def device_of(bound: dict) -> tuple[str, int]:
         kind = getattr(device, "type", None)
         if kind is not None and kind != "cpu" and hasattr(value, "data_ptr"):
             return kind, getattr(device, "index", None) or 0
-    return "cpu", 0
+    if holds_memory(bound):
+        return "cpu", 0
+    from .driver import active  # the CUDA driver's module only where such a launch asks
+
+    return active.get_current_target().backend, active.get_current_device()
 
 
 def holds_memory(bound: dict) -> bool:

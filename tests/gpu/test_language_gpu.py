@@ -70,6 +70,28 @@ def test_device_print_prints_the_interpreters_lines(tmp_path):
     assert len(lines) - len(scalar) == len(expected) - 2  # each element's line once
 
 
+_SCALARS_ONLY_SCRIPT = """
+    import naiad, naiad.language as tl
+
+    @naiad.jit
+    def hello(n):
+        print("x:", tl.program_id(0) + n)
+
+    hello[(2,)](40)
+    import torch; torch.cuda.synchronize()
+"""
+
+
+def test_a_launch_without_arrays_runs_on_the_gpu(tmp_path):
+    """No tensor says where to run: as Triton's, on the active driver's device (every thread
+    prints the scalar, where the CPU prints it once a program)."""
+    done = _run_script(_SCALARS_ONLY_SCRIPT, "auto", tmp_path / "scalars.py")
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if line.startswith("pid")]
+    assert sorted(set(lines)) == [f"pid ({p}, 0, 0) idx () x: {40 + p}" for p in (0, 1)]
+    assert len(lines) == 2 * 4 * 32
+
+
 _ASSERT_SCRIPT = """
     import torch, naiad, naiad.language as tl
 

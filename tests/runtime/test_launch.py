@@ -9,6 +9,7 @@ import torch
 
 import naiad
 import naiad.language as tl
+from naiad.runtime import driver, launchers
 
 
 @naiad.jit
@@ -324,6 +325,31 @@ def test_torch_cpu_tensors():
     out = torch.zeros(8, dtype=torch.float32)
     scale_copy[(1,)](x, out, 3, BLOCK=8)
     assert torch.equal(out, x * 3)
+
+
+class _GpuDriver:
+    """The active driver as a GPU machine's answers: device 1 of CUDA's."""
+
+    def get_current_target(self):
+        return driver.GPUTarget("cuda", 90, 32)
+
+    def get_current_device(self):
+        return 1
+
+
+def test_a_launch_without_arrays_runs_on_the_active_drivers_device():
+    """Host arrays run on the CPU; with no array at all, where Triton's launch would: the
+    active driver's device (the GPU on a GPU machine)."""
+    previous = driver.active.get()
+    try:
+        driver.active.set(_GpuDriver())
+        assert launchers.device_of({"n": 3, "scale": 0.5}) == ("cuda", 1)
+        assert launchers.device_of({"x": np.zeros(4), "n": 3}) == ("cpu", 0)
+        assert launchers.device_of({"x": torch.zeros(4), "n": 3}) == ("cpu", 0)
+        driver.active.set(driver.CpuDriver())
+        assert launchers.device_of({"n": 3}) == ("cpu", 0)
+    finally:
+        driver.active.set(previous)
 
 
 def test_torch_bfloat16_tensor():
