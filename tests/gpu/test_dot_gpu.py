@@ -97,6 +97,31 @@ def test_dot_num_warps(case, num_warps):
     _run(case, 64, 64, 32, use_acc=True, num_warps=num_warps)
 
 
+@pytest.mark.parametrize("num_warps", [1, 2])
+@pytest.mark.parametrize("case", ["e4m3", "e5m2", "e5m2_acc16"])
+def test_fp8_dot_below_a_warpgroup(case, num_warps):
+    """fp8 dots of fewer than 4 warps (no wgmma) upcast their operands to f16 for mma.sync:
+    on sm_89+ each register's pair of elements by one `cvt.rn.f16x2`."""
+    _run(case, 64, 64, 64, use_acc=True, num_warps=num_warps)
+
+
+@pytest.mark.parametrize("b_k_major", [False, True])
+@pytest.mark.parametrize("case", ["e4m3", "e5m2"])
+def test_fp8_matmul_loop_on_two_warps(case, b_k_major):
+    """The pipelined K loop of a 2-warp fp8 matmul (tutorial 03's w2 configs: mma.sync with
+    operands upcast by pairs), K not a multiple of the block."""
+    dtype, acc, op = _LOOP_TYPES[case]
+    gen = torch.Generator().manual_seed(11 + b_k_major)
+    m, n, k = 64, 64, 208  # 16-byte rows (cp.async), a K tail of 16
+    a, b = _random((m, k), dtype, gen), _random((k, n), dtype, gen)
+    stored_b = b.T.contiguous() if b_k_major else b
+    c = torch.full((m, n), 7, dtype=torch.float32, device="cuda")
+    kernels.matmul_loop_typed[(1,)](
+        a.cuda(), stored_b.cuda(), c, m, n, k, 32, b_k_major, acc, None, num_warps=2, num_stages=5
+    )
+    check(op, c.cpu(), (a.double() @ b.double()).numpy(), "gpu", np.float32, k=k)
+
+
 @pytest.mark.full
 @pytest.mark.parametrize("use_acc", [False, True])
 @pytest.mark.parametrize("m", [16, 64, 128])
