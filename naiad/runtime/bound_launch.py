@@ -30,24 +30,34 @@ the normal path, which prepares a launch for it; the bound launch then keeps tha
 fixed arguments and the grid are the sample's at every call: a callable grid is evaluated
 once, and a fixed argument may only be a constexpr, None, a bool, an int or a float (an array's
 data could move between calls), which `bind_launch` checks.
+
+A varying host tensor descriptor named in `described` is passed per call as its tensor alone:
+the sample's descriptor fixes its shape, strides, block and padding (and, as `typed`, its
+tensor's dtype and device), so a call makes no descriptor and keys only the tensor's alignment;
+its launch value is the tensor's address followed by the kept sizes and strides. A library
+whose plan fixes a descriptor's geometry (naiad.ops attention's rows of q, k, v and of its
+results: 15 descriptors a forward and backward, each ~2.5 us of host time to make and key on
+the H200's host) passes its tensors; the normal path gets the descriptor made again.
 """
 
 from __future__ import annotations
 
 from ..knobs import launch_settings
 from .binder import Unbound, argument_lines, binding, clashes, define, grid_dims, tupled
+from .tensor_descriptor import TensorDescriptor
 
 # Kinds of fixed argument a bound launch keeps as they are (anything else is refused).
 _FIXED_KINDS = (type(None), bool, int, float)
 
 
-def bind_launch(owner, varying, grid, args, kwargs, typed=()):
+def bind_launch(owner, varying, grid, args, kwargs, typed=(), described=()):
     """The bound launch of the JIT function `owner` (see the module doc): `launch(*values)`
     with the values of the parameters named in `varying`, in that order, and every other
     argument, the launch options and the grid those of the sample call `(grid, *args,
     **kwargs)`; it returns what `kernel[grid](...)` returns. `typed` names varying parameters
     whose tensors have the sample's dtype and device at every call, which the caller's own
-    plan guarantees (naiad.ops keys its plans by them): only their alignment is keyed."""
+    plan guarantees (naiad.ops keys its plans by them): only their alignment is keyed;
+    `described` names varying descriptors each call passes as their tensors (the module doc)."""
     params = owner.params
     by_name = owner.params_by_name
     unknown = [name for name in varying if name not in by_name]
@@ -55,6 +65,8 @@ def bind_launch(owner, varying, grid, args, kwargs, typed=()):
         raise TypeError(f"{owner.__name__}() has no parameter {unknown[0]!r} to vary")
     if not set(typed) <= set(varying):
         raise TypeError(f"{owner.__name__}(): a typed parameter must be a varying one")
+    if not set(described) <= set(varying):
+        raise TypeError(f"{owner.__name__}(): a described parameter must be a varying one")
     if len(args) > len(params):
         raise TypeError(f"{owner.__name__}() takes {len(params)} arguments but {len(args)} given")
     named = dict(zip((p.name for p in params), args))
@@ -71,7 +83,16 @@ def bind_launch(owner, varying, grid, args, kwargs, typed=()):
     if callable(grid) and not isinstance(grid, (tuple, list)):
         grid = grid(dict(named))
     dims = grid_dims(grid)
-    return _BoundLaunch(owner, tuple(varying), named, options, dims, frozenset(typed)).function
+    geometry = {}  # a described descriptor's name -> (its fields but the tensor, its parts)
+    for name in described:
+        desc = named.get(name)
+        if type(desc) is not TensorDescriptor:
+            raise TypeError(f"{owner.__name__}(): the described argument {name!r} is not a "
+                            "tensor descriptor")  # fmt: skip
+        fields = (desc.shape, desc.strides, desc.block_shape, desc.padding, desc.round_f32_to_tf32)
+        geometry[name] = (fields, (*desc.shape, *desc.strides))
+    typed = frozenset(typed)
+    return _BoundLaunch(owner, tuple(varying), named, options, dims, typed, geometry).function
 
 
 class _Typed:
@@ -101,11 +122,14 @@ class _BoundLaunch:
     `_full` renews after each call that took the normal path, and every state by its facts
     (`env["__states"]`, up to _STATES_KEPT)."""
 
-    def __init__(self, owner, varying: tuple, named: dict, options: dict, dims, typed):
+    def __init__(self, owner, varying: tuple, named: dict, options: dict, dims, typed, geometry):
         self.owner = owner
         self.varying = varying  # the names of the parameters each call passes, in order
         self.typed = typed  # those whose tensors' dtype and device the caller fixes
+        self.geometry = geometry  # the described descriptors' (bind_launch)
         sample = [named[name] if name in named else self._default(name) for name in varying]
+        sample = [named[name].base if name in geometry else value
+                  for name, value in zip(varying, sample)]  # fmt: skip
         # The sample call's other arguments, by parameter name (not its varying ones: a bound
         # launch must not keep the sample's tensors alive).
         self.named = {name: value for name, value in named.items() if name not in varying}
@@ -134,8 +158,17 @@ class _BoundLaunch:
         lines, facts, values, arguments, varying = [], [], [], [], []
         self._fixed = {}  # the fixed runtime values, by position among the runtime values
         self._typed_facts = {}  # a typed tensor's positions in the facts -> its in `varying`
+        self._described_facts = []  # a described descriptor's position in the facts
         for index, param in enumerate(params):
-            if param.name in self.varying:
+            if param.name in self.geometry:
+                self._described_facts.append(len(facts))
+                env[f"__parts{index}"] = self.geometry[param.name][1]
+                lines += _described_lines(param.name, index, param.name in free)
+                facts += [f"__k{index}", f"__a{index}", f"__e{index}"]
+                varying.append(len(values))
+                values.append(f"__v{index}")
+                arguments.append(param.name)
+            elif param.name in self.varying:
                 typed = param.name in self.typed
                 argument, names = argument_lines(param, index, param.name in free, typed)
                 lines += argument
@@ -191,12 +224,19 @@ class _BoundLaunch:
             raise TypeError(f"{self.owner.__name__}() missing required argument {name!r}")
         return param.default
 
+    def _call(self, values) -> dict:
+        """The whole call's arguments by name, with `values` for the varying ones (a described
+        descriptor made again around its tensor)."""
+        call = dict(self.named)
+        call.update(zip(self.varying, values))
+        for name, (fields, _) in self.geometry.items():
+            call[name] = TensorDescriptor(call[name], *fields)
+        return call
+
     def _full(self, *values):
         """The whole call through the launch entry, the normal path; then the launch it
         prepared for these values' facts is the one the bound launch runs."""
-        call = dict(self.named)
-        call.update(zip(self.varying, values))
-        ran = self.owner[self.dims](**call, **self.options)
+        ran = self.owner[self.dims](**self._call(values), **self.options)
         if self.generated:
             self._renew(values)
         return ran
@@ -208,8 +248,7 @@ class _BoundLaunch:
         binder = self.owner._get_binder()
         generation = self.owner.launch_generation
         settings = launch_settings()
-        call = dict(self.named)
-        call.update(zip(self.varying, values))
+        call = self._call(values)
         try:
             key = binder(settings, self.dims, **call, **self.options)[0]
             launch = self.owner._launches.get(key)
@@ -222,6 +261,8 @@ class _BoundLaunch:
         for fact, where in self._typed_facts.items():
             if type(values[where]) is self.env["__Tensor"]:
                 facts[fact] = _TYPED
+        for fact in self._described_facts:  # its tensor's alignment (descriptor_key's)
+            facts[fact] = facts[fact][1][2]
         bind = getattr(launch, "bind", None)  # a CUDA launch's (cuda_bound_params.py)
         fixed_packed = bind and bind(self._fixed, self._varying_runtime, self.dims)
         state = (tuple(facts), settings, generation, launch, fixed_packed)
@@ -229,6 +270,21 @@ class _BoundLaunch:
         if len(states) >= _STATES_KEPT:
             states.clear()
         self.env["__state"] = states[state[0]] = state
+
+
+def _described_lines(name: str, index: int, align_free: bool) -> list[str]:
+    """The source that keys a described descriptor's tensor `name` (bind_launch) by its
+    alignment alone and puts the descriptor's launch value in `__v{index}`: its address and
+    the kept sizes and strides (`__parts{index}`). Anything but a torch tensor takes the
+    normal path."""
+    aligned = "True" if align_free else f"__v{index}[0] % 16 == 0"
+    return [
+        f"    if __type({name}) is not __Tensor:",
+        "        raise __Unbound",
+        f"    __v{index} = ({name}.data_ptr(),) + __parts{index}",
+        f"    __k{index} = {aligned}",
+        f"    __a{index} = __e{index} = None",
+    ]
 
 
 def _joined(items: list, name: str, env: dict) -> str:

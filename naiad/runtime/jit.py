@@ -182,7 +182,7 @@ class JITFunction(JITSource, KernelInterface, PicklesByReference):
         (binder.make_entry) instead of a wrapper per launch."""
         return functools.partial(self._entry or self._make_entry(), grid)
 
-    def bind_launch(self, varying, grid, *args, typed=(), **kwargs):
+    def bind_launch(self, varying, grid, *args, typed=(), described=(), **kwargs):
         """`launch(*values)`: this kernel's launch over `grid` with the arguments and options
         of the sample call `(*args, **kwargs)`, except the parameters named in `varying`,
         which each call passes, in that order; what `kernel[grid](...)` returns. Per call it
@@ -190,8 +190,9 @@ class JITFunction(JITSource, KernelInterface, PicklesByReference):
         launch prepared for them, skipping the launch entry's keying of every argument; any
         change takes the normal path (bound_launch.py). For libraries that decide a launch once
         per kind of call (naiad.ops); `typed` names the varying tensors whose dtype and device
-        that kind fixes, which it then does not read."""
-        return bind_launch(self, varying, grid, args, kwargs, typed)
+        that kind fixes, which it then does not read; `described` the varying host
+        descriptors each call passes as their tensors, the sample's fixing their geometry."""
+        return bind_launch(self, varying, grid, args, kwargs, typed, described)
 
     def _make_entry(self):
         """The launch hot path as one generated function, `entry(grid, *args, **kwargs)`,

@@ -333,3 +333,40 @@ def test_descriptors_made_in_the_kernel_get_the_launchs_global_scratch(fake_hopp
     }
     assert [values[-1] for *_, values in fake_hopper] == [1 << 32] * 2
     assert calls == [(6 * 256, 128, 7)] * 2
+
+
+@needs_linker
+def test_a_bound_launch_takes_described_descriptors_as_their_tensors(fake_hopper):
+    """`bind_launch(described=...)`: each call passes a descriptor's tensor alone and the
+    sample's descriptor fixes its geometry. The kernel gets what the launch entry gives it for
+    the same descriptors (tensor maps of each call's addresses); a call keys the tensor's
+    alignment alone, so a misaligned one takes the normal path once and is kept; anything but
+    a torch tensor takes the normal path. Its argument errors are named."""
+    rows, cols = 40, 64
+    calls = [(4096, 8192), (12288, 16384), (4104, 8192), (4104, 24576), (20480, 28672)]
+    for src, dst in calls:
+        scale_tiles[(3, 2)](_descriptor(src, rows, cols), _descriptor(dst, rows, cols), 2.0,
+                            BM=16, BN=32)  # fmt: skip
+    direct = [values for *_, values in fake_hopper]
+    fake_hopper.clear()
+    sample = _descriptor(4096, rows, cols), _descriptor(8192, rows, cols)
+    launch = scale_tiles.bind_launch(("src", "dst"), (3, 2), *sample, 2.0, BM=16, BN=32,
+                                     described=("src", "dst"))  # fmt: skip
+    launch.__globals__["__Tensor"] = FakeTensor  # what the call checks it is given
+    normal, full = [], launch.__globals__["__full"]
+    launch.__globals__["__full"] = lambda *values: normal.append(1) or full(*values)
+    for src, dst in calls:
+        launch(FakeTensor(src), FakeTensor(dst))
+    assert [values for *_, values in fake_hopper] == direct
+    assert len(normal) == 1  # the first misaligned source (the entry prepared both launches)
+
+    class Subclass(FakeTensor):
+        pass
+
+    launch(Subclass(4096), FakeTensor(8192))  # not exactly a tensor: the normal path
+    assert len(normal) == 2
+    with pytest.raises(TypeError, match="is not a tensor descriptor"):
+        scale_tiles.bind_launch(("src", "dst"), (3, 2), FakeTensor(4096), sample[1], 2.0, BM=16,
+                                BN=32, described=("src",))  # fmt: skip
+    with pytest.raises(TypeError, match="described parameter must be a varying one"):
+        scale_tiles.bind_launch(("dst",), (3, 2), *sample, 2.0, BM=16, BN=32, described=("src",))
