@@ -223,6 +223,9 @@ _INSTRUCTIONS = (
     (r"L1::evict_", PtxIsa(7, 4), 70, False),
 )
 _COMPILED = tuple((re.compile(p), isa, cc, a) for p, isa, cc, a in _INSTRUCTIONS)
+# Instructions that sm_89 takes in a later ISA than sm_90 does (ptxas: "cvt with
+# .e4m3x2/.e5m2x2 on sm_89 requires PTX ISA .version 8.1").
+_LATER_ON_SM89 = ((re.compile(r"e4m3x2|e5m2x2"), PtxIsa(8, 1)),)
 
 
 def required_isa(target: CudaTarget, llvm_ir: str) -> PtxIsa:
@@ -240,6 +243,10 @@ def required_isa(target: CudaTarget, llvm_ir: str) -> PtxIsa:
                 f"the LLVM IR uses `{match.group(0)}`, which {target.arch} lacks (needs {wanted})"
             )
         isa = max(isa, needed)
+    if target.capability == 89:
+        for pattern, needed in _LATER_ON_SM89:
+            if pattern.search(llvm_ir):
+                isa = max(isa, needed)
     return isa
 
 

@@ -51,8 +51,16 @@ def test_tutorial_fp8_loop_converts_pairs(block_m, block_n, tmp_path):
 
 
 @needs_ptxas
-@pytest.mark.parametrize(("case", "kind"), [("e4m3", "e4m3"), ("e5m2_acc16", "e5m2")])
-@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+@pytest.mark.parametrize(
+    ("case", "kind", "arch"),
+    [
+        ("e4m3", "e4m3", "sm_80"),
+        ("e4m3", "e4m3", "sm_90a"),
+        ("e5m2_acc16", "e5m2", "sm_80"),
+        ("e5m2_acc16", "e5m2", "sm_89"),  # in PTX 8.1 (an f32 accumulator: fp8 mma of its own)
+        ("e5m2_acc16", "e5m2", "sm_90a"),
+    ],
+)
 def test_upcast_dots_convert_pairs_from_sm_89(case, kind, arch, tmp_path):
     """A 32 x 32 x 32 dot on 2 x 2 warps: each thread packs 8 registers of A and 8 of B."""
     text = _ptx_of(_case_module(case, arch), arch, tmp_path)

@@ -129,6 +129,8 @@ def _with_asm(instruction: str) -> str:
         ("fence.proxy.async.shared::cta", "sm_90", (8, 0)),
         ("wgmma.fence.sync.aligned", "sm_90a", (8, 0)),
         ("griddepcontrol.wait", "sm_90", (7, 8)),
+        ("cvt.rn.f16x2.e4m3x2 %r1, %rs1", "sm_90", (7, 8)),
+        ("cvt.rn.f16x2.e4m3x2 %r1, %rs1", "sm_89", (8, 1)),  # later on sm_89 (ptxas says)
         (
             "tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu"
             ".sync.aligned [%rd1], [%rd2], 128",
