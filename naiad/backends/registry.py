@@ -57,6 +57,7 @@ class CompileOptions:
     enable_fp_fusion: bool = True
     asserts: bool = False
     sanitize_overflow: bool = True
+    extern_libs: tuple[tuple[str, str], ...] = ()  # (name, bitcode path), a CUDA kernel links
 
     @property
     def assertions(self) -> bool:

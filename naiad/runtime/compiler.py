@@ -40,6 +40,7 @@ from .compile_lock import compile_lock
 from .compiled_kernel import CompiledKernel
 from .specialization import Specialization, kernel_name
 from .young_gc import young_collections_only
+from .launch_options import extern_lib_pairs
 
 # Triton's make_ttir, in its order (rewrite-tensor-pointer is not needed: block pointers are
 # already pointer blocks when the frontend emits them).
@@ -80,6 +81,7 @@ def compile_options(options=None, debug: bool = False) -> CompileOptions:
         enable_fp_fusion=_fp_fusion(getattr(options, "enable_fp_fusion", None)),
         asserts=bool(getattr(options, "asserts", False)),
         sanitize_overflow=bool(getattr(options, "sanitize_overflow", True)),
+        extern_libs=extern_lib_pairs(getattr(options, "extern_libs", ())),
     )
 
 

@@ -3,6 +3,7 @@ defaults (`num_warps`, `num_stages`, ...), checked when a launch names them."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 from ..backends.nvidia.target import arch_name
@@ -26,9 +27,12 @@ class LaunchOptions:
     launch_cooperative_grid: bool = False
     launch_pdl: bool = False
     clc: bool = False
-    extern_libs: dict | None = None
+    # Triton's `extern_libs={'libdevice': path, ...}`: bitcode libraries a CUDA kernel links
+    # (backends/nvidia/extern_libs.py); kept as sorted (name, path) pairs, so options hash.
+    extern_libs: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self):
+        object.__setattr__(self, "extern_libs", extern_lib_pairs(self.extern_libs))
         warps = self.num_warps
         if not isinstance(warps, int) or warps < 1 or warps & (warps - 1):
             raise InvalidLaunchOption(f"num_warps must be a power of 2, got {warps!r}")
@@ -47,6 +51,23 @@ class LaunchOptions:
             # Cluster launch control schedules tiles on Blackwell (sm_100+), which Naiad does not
             # emit there; Triton refuses it below sm_100 too. False, the default, launches as usual.
             raise ValueError("clc=True (Blackwell's cluster launch control) is not supported")
+
+
+def extern_lib_pairs(libs) -> tuple[tuple[str, str], ...]:
+    """`extern_libs` as sorted (name, path) pairs, from Triton's mapping of library names to
+    bitcode paths (or such pairs already); None or empty: none."""
+    if not libs:
+        return ()
+    items = libs.items() if isinstance(libs, dict) else libs
+    try:
+        pairs = tuple(sorted((name, os.fspath(path)) for name, path in items))
+    except (TypeError, ValueError):
+        pairs = None
+    if pairs is None or not all(isinstance(name, str) and name for name, _ in pairs):
+        raise InvalidLaunchOption(
+            f"extern_libs must map library names to bitcode file paths, got {libs!r}"
+        )
+    return pairs
 
 
 OPTION_NAMES = frozenset(LaunchOptions.__dataclass_fields__)

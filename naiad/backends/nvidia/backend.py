@@ -41,8 +41,9 @@ class NvidiaBackend(Backend):
 
     def cache_facts(self, target: CudaTarget, options) -> dict:
         """The options the stages read, and the tools whose versions shape the code: the
-        linker (it bounds the PTX ISA and makes the cubin) and the libdevice linked."""
-        from . import link
+        linker (it bounds the PTX ISA and makes the cubin), the libdevice linked and the
+        libraries a launch names (`extern_libs`)."""
+        from . import extern_libs, link
 
         return {
             "target": target.name,
@@ -54,6 +55,7 @@ class NvidiaBackend(Backend):
             "enable_fp_fusion": options.enable_fp_fusion,
             "linker": link.linker_version(),
             "libdevice": _libdevice_identity(),
+            "extern_libs": extern_libs.identity(getattr(options, "extern_libs", ())),
         }
 
     def device_target(self, index: int) -> str:

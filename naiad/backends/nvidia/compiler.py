@@ -175,7 +175,12 @@ def _tensor_maps(module) -> list[str]:
 
 def to_ptx(c: Compilation) -> None:
     """LLVM IR → PTX (libdevice linked, -O3), at the least PTX ISA the kernel needs."""
-    code = ptx.compile_ptx(c.module, c.target, cuda_version=link.linker_version())
+    code = ptx.compile_ptx(
+        c.module,
+        c.target,
+        cuda_version=link.linker_version(),
+        extern_libs=getattr(c.options, "extern_libs", ()),
+    )
     c.module = code
     c.asm["llir"] = code.llir
     c.asm["ptx"] = code.text

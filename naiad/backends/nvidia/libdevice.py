@@ -68,10 +68,11 @@ def path() -> pathlib.Path:
 
 
 @functools.cache
-def _prepared() -> llvm.ModuleRef:
-    """libdevice parsed once, retargeted to the kernels' triple and data layout (so that linking
-    does not warn about a mismatch) with its definitions made `linkonce_odr`."""
-    module = llvm.parse_bitcode(path().read_bytes())
+def _prepared(library: pathlib.Path) -> llvm.ModuleRef:
+    """The libdevice at `library` parsed once, retargeted to the kernels' triple and data
+    layout (so that linking does not warn about a mismatch) with its definitions made
+    `linkonce_odr`."""
+    module = llvm.parse_bitcode(library.read_bytes())
     module.triple = nv_target.TRIPLE
     module.data_layout = nv_target.DATA_LAYOUT
     for function in module.functions:
@@ -96,10 +97,11 @@ def _reflect_flags(ftz: bool) -> llvm.ModuleRef:
     )
 
 
-def link(module: llvm.ModuleRef, ftz: bool = True) -> bool:
+def link(module: llvm.ModuleRef, ftz: bool = True, library: pathlib.Path | None = None) -> bool:
     """Link libdevice into `module` if it calls any `__nv_*` function; return whether it did.
 
-    `ftz` answers `__CUDA_FTZ` (flush f32 denormals in libdevice's code). The unused functions
+    `ftz` answers `__CUDA_FTZ` (flush f32 denormals in libdevice's code); `library` is the
+    bitcode a launch named (extern_libs.py; None: the one `path()` finds). The unused functions
     are removed by the optimizer that runs next (they are `linkonce_odr`)."""
     if not calls_libdevice(module):
         return False
@@ -107,12 +109,12 @@ def link(module: llvm.ModuleRef, ftz: bool = True) -> bool:
     declared = sorted(
         str(f).strip() for f in module.functions if f.is_declaration and f.name.startswith(_PREFIX)
     )
-    module.link_in(llvm.parse_bitcode(_subset(tuple(declared))))
+    module.link_in(llvm.parse_bitcode(_subset(tuple(declared), library or path())))
     return True
 
 
 @functools.lru_cache(maxsize=64)
-def _subset(declarations: tuple[str, ...]) -> bytes:
+def _subset(declarations: tuple[str, ...], library: pathlib.Path) -> bytes:
     """The bitcode of the libdevice functions `declarations` declare and of everything they
     call, alone (see the module doc): linking fetches only the `linkonce_odr` definitions a
     module refers to, so the library linked into a module of these declarations is the subset.
@@ -121,5 +123,5 @@ def _subset(declarations: tuple[str, ...]) -> bytes:
         f'target triple = "{nv_target.TRIPLE}"\n'
         f'target datalayout = "{nv_target.DATA_LAYOUT}"\n' + "\n".join(declarations)
     )
-    module.link_in(_prepared(), preserve=True)
+    module.link_in(_prepared(library), preserve=True)
     return module.as_bitcode()

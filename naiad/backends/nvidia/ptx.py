@@ -26,6 +26,7 @@ import llvmlite.binding as llvm
 
 from ... import llvm_util
 from ...errors import InternalError
+from . import extern_libs as extern
 from . import libdevice
 from . import target as nv_target
 
@@ -94,6 +95,7 @@ def compile_ptx(
     cuda_version: int | None = None,
     ftz: bool = True,
     name: str = "kernel",
+    extern_libs: tuple[tuple[str, str], ...] = (),
 ) -> Ptx:
     """PTX for one kernel's LLVM IR.
 
@@ -104,6 +106,7 @@ def compile_ptx(
             machine code, bounding the ISA version; None when not known.
         ftz: libdevice's `__CUDA_FTZ` (Triton's default: True).
         name: the kernel's name in errors.
+        extern_libs: the bitcode libraries a launch named, (name, path) (extern_libs.py).
 
     Raises:
         PtxIsaError: the kernel needs a newer ISA than `cuda_version` accepts.
@@ -112,7 +115,8 @@ def compile_ptx(
     isa = nv_target.select_isa(target, llvm_ir, cuda_version)
     machine = _target_machine(target.arch, target.features(isa))
     module = parse_module(llvm_ir, name)
-    libdevice.link(module, ftz=ftz)
+    libdevice.link(module, ftz=ftz, library=extern.libdevice_path(extern_libs))
+    extern.link_others(module, extern_libs)
     _optimize(module, machine)
     try:
         module.verify()

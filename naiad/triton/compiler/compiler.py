@@ -37,7 +37,15 @@ from ..backends.compiler import NaiadBackend, target_name
 from ..runtime.cache import triton_key  # noqa: F401  (older Triton had it here)
 from .binary_files import leave_binary
 
-_OPTION_NAMES = ("num_warps", "num_ctas", "num_stages", "maxnreg", "debug", "sanitize_overflow")
+_OPTION_NAMES = (
+    "num_warps",
+    "num_ctas",
+    "num_stages",
+    "maxnreg",
+    "debug",
+    "sanitize_overflow",
+    "extern_libs",
+)
 
 
 class ASTSource:
@@ -100,7 +108,7 @@ class ASTSource:
 def compile(src, target=None, options=None, _env_vars=None) -> CompiledKernel:
     """Compile `src` (an ASTSource, or the path of a `.ttir` file: runtime/ir_files.py) for
     `target` (a GPUTarget; None: the active driver's) with Triton's `options` (num_warps,
-    num_ctas, num_stages, maxnreg, debug, sanitize_overflow; others are ignored, as Triton's
+    num_ctas, num_stages, maxnreg, debug, sanitize_overflow, extern_libs; others are ignored, as Triton's
     back ends ignore the options they do not have)."""
     backend = make_backend(target or active.get_current_target())
     chosen = {k: v for k, v in (options or {}).items() if k in _OPTION_NAMES}

@@ -205,10 +205,12 @@ def test_a_kernel_links_the_libdevice_functions_it_declares_and_their_callees():
     """The subset linked for __nv_log2f holds it and the reflect query it makes, nothing else of
     the library; a second kernel of the same declarations reuses it."""
     declaration = "declare float @__nv_log2f(float)"
-    subset = llvm.parse_bitcode(libdevice._subset((declaration,)))
+    subset = llvm.parse_bitcode(libdevice._subset((declaration,), libdevice.path()))
     defined = {f.name for f in subset.functions if not f.is_declaration}
     assert defined == {"__nv_log2f"}
-    assert libdevice._subset((declaration,)) is libdevice._subset((declaration,))
+    assert libdevice._subset((declaration,), libdevice.path()) is libdevice._subset(
+        (declaration,), libdevice.path()
+    )
 
 
 @needs_libdevice
