@@ -17,7 +17,7 @@ import pathlib
 import llvmlite.binding as llvm
 
 from ...errors import NaiadError
-from . import target as nv_target
+from . import libdevice
 
 LIBDEVICE = "libdevice"
 
@@ -64,12 +64,6 @@ def link_others(module: llvm.ModuleRef, libs: tuple[tuple[str, str], ...]) -> No
 
 @functools.lru_cache(maxsize=16)
 def _prepared(path: str, mtime_ns: int) -> bytes:
-    """The library at `path` for the kernels' triple and data layout, its definitions
-    `linkonce_odr` (parsed once per file version)."""
-    library = llvm.parse_bitcode(pathlib.Path(path).read_bytes())
-    library.triple = nv_target.TRIPLE
-    library.data_layout = nv_target.DATA_LAYOUT
-    for function in library.functions:
-        if not function.is_declaration:
-            function.linkage = "linkonce_odr"
-    return library.as_bitcode()
+    """The library at `path`, `linkable` (parsed once per file version; a module is consumed
+    by the link, so bitcode is kept)."""
+    return libdevice.linkable(pathlib.Path(path).read_bytes()).as_bitcode()

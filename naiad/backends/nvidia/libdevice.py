@@ -67,18 +67,23 @@ def path() -> pathlib.Path:
     )
 
 
-@functools.cache
-def _prepared(library: pathlib.Path) -> llvm.ModuleRef:
-    """The libdevice at `library` parsed once, retargeted to the kernels' triple and data
-    layout (so that linking does not warn about a mismatch) with its definitions made
-    `linkonce_odr`."""
-    module = llvm.parse_bitcode(library.read_bytes())
+def linkable(bitcode: bytes) -> llvm.ModuleRef:
+    """A bitcode library retargeted to the kernels' triple and data layout (so that linking
+    does not warn about a mismatch), its definitions made `linkonce_odr` (the optimizer drops
+    those a kernel does not call)."""
+    module = llvm.parse_bitcode(bitcode)
     module.triple = nv_target.TRIPLE
     module.data_layout = nv_target.DATA_LAYOUT
     for function in module.functions:
         if not function.is_declaration:
             function.linkage = "linkonce_odr"
     return module
+
+
+@functools.cache
+def _prepared(library: pathlib.Path) -> llvm.ModuleRef:
+    """The libdevice at `library`, parsed once and `linkable`."""
+    return linkable(library.read_bytes())
 
 
 def calls_libdevice(module: llvm.ModuleRef) -> bool:
