@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..dialects import arith, scf, tt
+from ..dialects import arith, scf, tt, ub
 from ..ir import (
     DenseElementsAttr,
     FloatAttr,
@@ -41,7 +41,7 @@ from ..ir import (
 from ..ir.passes import Pass
 from .canonicalize import Canonicalize
 from .dot_nests import EXCEPT_DOTS, kept
-from .licm import LICM
+from .licm import hoist_nest_invariants
 from .loop_nests import Nest, placeholder_source
 
 _FLATTEN = "tt.flatten"
@@ -67,8 +67,8 @@ class FuseNestedLoops(Pass):
             if _FLATTEN not in loop.attributes or kept(loop, self.except_dots, self.shared_bytes):
                 continue
             if Nest.of(loop) is not None:
-                # As Triton, invariant code leaves the nest first: fewer values to carry.
-                LICM().run(loop)
+                # Code invariant in the whole nest leaves it first: fewer values to carry.
+                hoist_nest_invariants(loop)
                 nest = Nest.of(loop)
                 if nest is not None:
                     _fuse(nest)
@@ -125,6 +125,14 @@ class _Emit:
         if isinstance(t, RankedTensorType):
             zero = DenseElementsAttr(t, zero.value)
         return self(arith.ConstantOp(zero))
+
+    def undefined(self, value: Value, source) -> Value:
+        """The first value of a slot that the prologue fills before any read: `ub.poison` for
+        numbers, so that what the analyses know of the prologue's values (a row of offsets'
+        contiguity, say) is not joined with a zero's; pointers as `placeholder`."""
+        if not isinstance(source, int):
+            return self.placeholder(value, source)
+        return self(ub.PoisonOp(value.type))
 
     def branch(self, condition: Value, types: list, then_values, else_values) -> list[Value]:
         """`scf.if condition` yielding `then_values(emit)` or `else_values`; its results."""
@@ -210,7 +218,8 @@ def _fused_loop(nest: Nest, emit: _Emit, total, inner_trips, inner_len, uncondit
     slots = [inner.induction_var, *inner.region_iter_args, *nest.outputs]
     inits = [emit.const(0), emit(arith.SubIOp(outer.lowerBound, outer.step)), *outer.initArgs]
     inits += [emit.const(0), emit.const(1)] if dependent else []
-    inits += [emit.placeholder(v, placeholder_source(v, outer)) for v in slots]
+    inits += [emit.placeholder(v, placeholder_source(v, outer)) for v in slots[: 1 + n_inner]]
+    inits += [emit.undefined(v, placeholder_source(v, outer)) for v in nest.outputs]
     fused = emit.op(scf.ForOp(emit.const(0), total, emit.const(1), inits))
     args = list(fused.region_iter_args)
     count, previous_i, carried = args[0], args[1], args[2 : 2 + n_outer]

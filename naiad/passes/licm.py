@@ -95,6 +95,24 @@ class LICM(Pass):
             _add_mask(load, condition)
 
 
+def hoist_nest_invariants(loop: Operation) -> None:
+    """Move in front of `loop` the pure ops anywhere in it (its nested loops' bodies too) that
+    compute the same value on every iteration of `loop` itself; an op invariant only in an
+    inner loop stays there. Before a nest is fused (fuse-nested-loops), as Triton's fusion
+    sees it: what the inner loop computes from the outer iteration's values is computed in
+    the fused loop's body again, not hoisted into the prologue and carried."""
+    if "tt.disable_licm" in loop.attributes:
+        return
+    moved = True
+    while moved:
+        moved = False
+        for op in list(loop.walk()):
+            if op is loop or Pure not in op.traits or not _invariant(op, loop):
+                continue
+            op.move_before(loop)
+            moved = True
+
+
 def _add_mask(load: tt.LoadOp, mask: Value) -> None:
     """Give a mask-less load `mask` (a new op: the operand list changes length)."""
     masked = tt.LoadOp(

@@ -20,25 +20,16 @@ from dataclasses import dataclass
 from ..dialects import arith, llvm, scf, tt
 from ..ir import (
     ConstantLike,
-    Elementwise,
     FloatType,
     IntegerType,
     Operation,
     Pure,
     RankedTensorType,
-    SameOperandsAndResultElementType,
     Value,
 )
 
-_DIVISIONS = (
-    arith.DivSIOp,
-    arith.DivUIOp,
-    arith.CeilDivSIOp,
-    arith.CeilDivUIOp,
-    arith.FloorDivSIOp,
-    arith.RemSIOp,
-    arith.RemUIOp,
-)
+# Ops that only place values: computed again, they cost no arithmetic.
+_MOVES = (tt.SplatOp, tt.BroadcastOp, tt.ExpandDimsOp, tt.ReshapeOp, tt.MakeRangeOp)
 
 
 @dataclass
@@ -53,7 +44,7 @@ class Nest:
     dependent: bool  # the inner bounds read the outer induction variable
     must_run: bool  # the inner loop is assumed to run at least once
     outputs: list[Value]  # prologue results read after the prologue, carried
-    recomputed: list[Operation]  # cheap prologue ops computed again after the prologue, in order
+    recomputed: list[Operation]  # prologue ops computed again after the prologue, in order
 
     @staticmethod
     def of(outer: scf.ForOp) -> Nest | None:
@@ -75,7 +66,7 @@ class Nest:
         bounds = _bound_slice(outer, inner, prologue)
         if bounds is None:
             return None
-        recomputed = {op for op in prologue if _cheap(op)}
+        recomputed = {op for op in prologue if _recomputed(op)}
         kept = set(prologue) - recomputed  # read after the prologue as carried values
         outputs = [
             r
@@ -94,17 +85,19 @@ class Nest:
         return nest
 
 
-def _cheap(op: Operation) -> bool:
-    """A prologue op cheaper to compute again where its value is read than to carry: a pure
-    elementwise, constant or data-movement op (no dot, no region). A pointer block so computed
-    stays a base plus offsets that the CPU back end's pointer analysis reads (a carried one is
-    only a value), and needs no placeholder. Not an integer division or remainder: a GPU has
-    no instruction for one (tutorial 09's persistent matmul, its tile numbering recomputed in
-    every K step: 233 instructions a step on sm_90a, 153 with the quotients carried)."""
-    if Pure not in op.traits or op.regions or isinstance(op, _DIVISIONS):
+def _recomputed(op: Operation) -> bool:
+    """A prologue op computed again where its value is read, not carried: one that costs no
+    arithmetic (a constant, a range, a splat, a broadcast, a reshape) or makes a pointer (a
+    pointer block so computed stays a base plus offsets that the CPU back end's pointer
+    analysis reads, where a carried one is only a value, and takes no 64-bit registers).
+    Anything else the prologue computes and the loop reads is carried, as Triton carries it:
+    tutorial 09's persistent matmul carries its tile's row and column offsets (4 and 8 values a
+    thread) instead of computing them again, masks and all, in every K step."""
+    if Pure not in op.traits or op.regions:
         return False
-    cheap = (Elementwise, ConstantLike, SameOperandsAndResultElementType)
-    return not op.operands or any(trait in op.traits for trait in cheap)
+    if any(_is_pointer(r.type) for r in op.results):
+        return True
+    return not op.operands or isinstance(op, _MOVES) or ConstantLike in op.traits
 
 
 def _top(op: Operation, outer: scf.ForOp) -> Operation:

@@ -185,11 +185,12 @@ tt.func public @two_inner_loops(%lb: i32, %ub: i32, %s: i32) -> i32 {
 }
 
 // Stores in the prologue, the body and the epilogue, a loaded block carried to the epilogue
-// (zeros before the loop), and pointer blocks the prologue makes from the outer variable: made
-// again after the prologue from the current one, not carried.
+// (undefined before the loop: the prologue fills it first), and pointer blocks the prologue
+// makes from the outer variable: made again after the prologue from the carried row offset
+// (arithmetic, carried), not carried themselves.
 // CHECK-LABEL: tt.func public @pointers
-// CHECK: arith.constant dense<0> : tensor<8xi32>
-// CHECK: scf.for {{.+}} iter_args({{.+}}) -> (i64, i32, i32, tensor<8xi32>) : i64
+// CHECK: ub.poison : tensor<8xi32>
+// CHECK: scf.for {{.+}} iter_args({{.+}}) -> (i64, i32, i32, i32, tensor<8xi32>) : i64
 // CHECK: scf.if
 // CHECK: tt.store
 // CHECK: scf.yield

@@ -48,12 +48,6 @@ def yielded(value: Value) -> Value:
     return loop_parts(loop)[3].operands[index]
 
 
-def has_other_readers(value: Value, slice_ops: set[Operation], root: Operation) -> bool:
-    """Whether an iteration argument is read by an op the slice does not recompute: that op
-    would need a conversion back in every iteration."""
-    return any(user not in slice_ops and user is not root for user in value.users)
-
-
 def retype(argument: Value, encoding, new_yielded: Value, copies: set[Operation]) -> Operation:
     """Give the carried `argument` (and its loop result) the layout `encoding`, the loop
     yielding `new_yielded` for it; readers other than `copies` keep the old layout through a

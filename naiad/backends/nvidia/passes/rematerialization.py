@@ -24,11 +24,11 @@ so it costs nothing; a carried value read by an op outside the slice costs a con
 
 from __future__ import annotations
 
-from ....dialects import arith, math, tt, ttg
+from ....dialects import arith, math, scf, tt, ttg
 from ....dialects.base import bit_width
 from ....dialects.ttg.attributes import DotOperandEncodingAttr
 from ....ir import Operation, Pure, Value, element_type, is_pointer_like
-from . import loop_carried
+from . import branch_results, loop_carried
 from .layout_inference import infer_src_encoding, is_expensive_math, set_constant_type, tensor_type
 
 
@@ -113,6 +113,10 @@ def _slice(root: Value, encoding, made: dict, threads: int) -> dict[Value, objec
             layouts[value] = wanted
             queue.append((loop_carried.yielded(value), wanted))
             continue
+        if branch_results.branch_of(value) is not None:
+            layouts[value] = wanted
+            queue.extend((v, wanted) for v in branch_results.yielded(value))
+            continue
         if op is None or len(op.results) != 1:
             return None
         layouts[value] = wanted
@@ -141,7 +145,7 @@ def _cost(layouts: dict[Value, object], convert: Operation) -> int:
 
     cost = 0
     for op in ops:
-        if single_use(op) or isinstance(op, arith.ConstantOp):
+        if single_use(op) or isinstance(op, arith.ConstantOp | scf.IfOp):
             continue
         size = _bytes(op.results[0])
         if isinstance(op, tt.LoadOp):
@@ -150,22 +154,45 @@ def _cost(layouts: dict[Value, object], convert: Operation) -> int:
             cost += _bytes(op.operands[0])
         elif op.name.startswith(("arith.", "math.")) or isinstance(op, math.FmaOp):
             cost += (8 if is_expensive_math(op) else 1) * size
+    passers = _passers(layouts)
     for value in layouts:
-        if value.defining_op is None and loop_carried.has_other_readers(value, ops, convert):
+        if value.defining_op is not None and branch_results.branch_of(value) is None:
+            continue
+        if any(user not in ops | passers and user is not convert for user in value.users):
             cost += 32 * _bytes(value, 32, 32)
     return cost
 
 
+def _passers(layouts: dict[Value, object]) -> set[Operation]:
+    """The yields that only pass a slice value on to another (a branch yielding the value a
+    loop carries, a loop yielding a branch's result): retyped with both, no conversion."""
+    passers = set()
+    for value in layouts:
+        for user in value.users:
+            if not isinstance(user, scf.YieldOp):
+                continue
+            parent = user.parent_op()
+            if not isinstance(parent, scf.ForOp | scf.IfOp):
+                continue
+            targets = parent.body.arguments[1:] if isinstance(parent, scf.ForOp) else parent.outs
+            passed = [t for v, t in zip(user.operands, targets) if v is value]
+            if all(t in layouts and layouts[t] is layouts[value] for t in passed):
+                passers.add(user)
+    return passers
+
+
 def _rewrite(layouts: dict[Value, object], made: dict) -> tuple[dict, list[Operation]]:
     """Recompute the slice in program order, each copy right after its original, and retype
-    the carried values it reached; the new values, and the conversions made before loops."""
+    the carried values and branch results it reached; the new values, and the conversions
+    made before loops."""
     carried = [v for v in layouts if v.defining_op is None]
-    computed = [v for v in layouts if v.defining_op is not None]
+    branched = [v for v in layouts if branch_results.branch_of(v) is not None]
+    computed = [v for v in layouts if v.defining_op is not None and v not in branched]
+    new: dict[Value, Value] = {v: v for v in (*carried, *branched)}
     if not computed:
-        return _retype_carried(carried, layouts, {v: v for v in carried}, made, set())
+        return _retype_carried(carried, layouts, new, made, _passers(layouts))
     position = {op: i for i, op in enumerate(_function_of(computed[0]).walk())}
     ops = sorted({v.defining_op for v in computed}, key=position.__getitem__)
-    new: dict[Value, Value] = {v: v for v in carried}
     for op in ops:
         encoding = layouts[op.results[0]]
         source = None if isinstance(op, ttg.ConvertLayoutOp) else infer_src_encoding(op, encoding)
@@ -184,7 +211,12 @@ def _rewrite(layouts: dict[Value, object], made: dict) -> tuple[dict, list[Opera
         else:
             result.type = retyped
         new[op.results[0]] = made[(op.results[0], encoding)] = result
-    copies = {new[v].defining_op for v in computed}
+    copies = {new[v].defining_op for v in computed} | _passers(layouts)
+    for result in branched:
+        encoding = layouts[result]
+        values = branch_results.yielded(result)
+        update = [new.get(v) or made.get((v, encoding)) or v for v in values]
+        branch_results.retype(result, encoding, update, copies)
     return _retype_carried(carried, layouts, new, made, copies)
 
 

@@ -97,6 +97,53 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
     tt.store %yp4, %out#1 : tensor<1024x!tt.ptr<f32>, #blocked1>
     tt.return %out#0 : tensor<1024x!tt.ptr<f32>, #blocked>
   }
+  // Offsets made in a branch taken where a tile starts and carried to the steps after it (a
+  // fused persistent loop's shape): the branch yields them in the layout their reader wants
+  // (a row's slice), both blocks recomputing or passing them on, the loop carries them so, and
+  // the step reads them without a conversion.
+  // CHECK-LABEL: tt.func @offsets_through_a_branch
+  // CHECK: scf.for {{.*}} -> (tensor<32xi32, #ttg.slice<{dim = 1, parent = #blocked2}>>)
+  // CHECK: scf.if {{.*}} -> (tensor<32xi32, #ttg.slice<{dim = 1, parent = #blocked2}>>)
+  // CHECK: arith.select {{.*}} : tensor<32xi1, #ttg.slice<{dim = 1, parent = #blocked2}>>, tensor<32xi32, #ttg.slice<{dim = 1, parent = #blocked2}>>
+  // CHECK: } else {
+  // CHECK-NEXT: scf.yield %{{.*}} : tensor<32xi32, #ttg.slice<{dim = 1, parent = #blocked2}>>
+  // CHECK-NOT: ttg.convert_layout
+  // CHECK: tt.expand_dims
+  // CHECK-NOT: ttg.convert_layout
+  // CHECK: tt.return
+  tt.func @offsets_through_a_branch(%x: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %n: i32, %m: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c4 = arith.constant 4 : i32
+    %undefined = ub.poison : tensor<32xi32, #blocked>
+    %xs = tt.splat %x : !tt.ptr<f32> -> tensor<32x4x!tt.ptr<f32>, #blocked2>
+    %out = scf.for %t = %c0 to %n step %c1 iter_args(%offs = %undefined) -> (tensor<32xi32, #blocked>) : i32 {
+      %k = arith.remsi %t, %c4 : i32
+      %first = arith.cmpi eq, %k, %c0 : i32
+      %now = scf.if %first -> (tensor<32xi32, #blocked>) {
+        %start = arith.muli %t, %m : i32
+        %r = tt.make_range {end = 32 : i32, start = 0 : i32} : tensor<32xi32, #blocked>
+        %starts = tt.splat %start : i32 -> tensor<32xi32, #blocked>
+        %o = arith.addi %starts, %r : tensor<32xi32, #blocked>
+        %ms = tt.splat %m : i32 -> tensor<32xi32, #blocked>
+        %in = arith.cmpi slt, %o, %ms : tensor<32xi32, #blocked>
+        %zeros = arith.constant dense<0> : tensor<32xi32, #blocked>
+        %o2 = arith.select %in, %o, %zeros : tensor<32xi1, #blocked>, tensor<32xi32, #blocked>
+        scf.yield %o2 : tensor<32xi32, #blocked>
+      } else {
+        scf.yield %offs : tensor<32xi32, #blocked>
+      }
+      %rows = ttg.convert_layout %now : tensor<32xi32, #blocked> -> tensor<32xi32, #ttg.slice<{dim = 1, parent = #blocked2}>>
+      %e = tt.expand_dims %rows {axis = 1 : i32} : tensor<32xi32, #ttg.slice<{dim = 1, parent = #blocked2}>> -> tensor<32x1xi32, #blocked2>
+      %eb = tt.broadcast %e : tensor<32x1xi32, #blocked2> -> tensor<32x4xi32, #blocked2>
+      %p = tt.addptr %xs, %eb : tensor<32x4x!tt.ptr<f32>, #blocked2>, tensor<32x4xi32, #blocked2>
+      %v = tt.load %p : tensor<32x4x!tt.ptr<f32>, #blocked2>
+      %w = arith.addf %v, %v : tensor<32x4xf32, #blocked2>
+      tt.store %p, %w : tensor<32x4x!tt.ptr<f32>, #blocked2>
+      scf.yield %now : tensor<32xi32, #blocked>
+    }
+    tt.return
+  }
   // A buffer stores an accumulator in its own layout (stmatrix on sm_90): the conversion a
   // chained wgmma's B went through is gone.
   // CHECK-LABEL: tt.func @alloc_accumulator
