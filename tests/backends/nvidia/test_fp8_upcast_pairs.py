@@ -6,7 +6,9 @@ Tutorial 03's fp8 e4m3 matmul at 64x32x32 w2 s5 and 32x64x32 w2 s5 on sm_90a con
 by element in its K loop (shifts, masks, a NaN select and an f16 multiply for each of its 128
 bytes: 650 SASS instructions a K step by nvJitLink 13.5, 131 registers) and ran at a third of
 Triton's speed on the H200; by pairs the loop is 95 instructions and 96 registers (Triton 3.6:
-95 and 90). Values on the GPU: tests/gpu/test_dot_gpu.py (fp8 dots of one and two warps).
+95 and 90). Elementwise conversions from fp8 (`tt.fp_to_fp`) convert pairs of registers alike
+(they took a `cvt.rn.f16x2` a byte). Values on the GPU: tests/gpu/test_dot_gpu.py (fp8 dots of
+one and two warps), tests/language/test_casts.py's fp8 cases on cuda (every fp8 pattern).
 """
 
 import pytest
@@ -16,6 +18,8 @@ from test_lowering_kernels import example
 from test_thread_locality import _loop_body
 from test_toolchain import assemble, needs_ptxas
 
+import naiad
+import naiad.language as tl
 from naiad.backends.nvidia import link
 
 # the integer-arithmetic conversion's marks: its f16 multiply by 2^8 and its NaN select
@@ -71,3 +75,22 @@ def test_upcast_dots_convert_pairs_from_sm_89(case, kind, arch, tmp_path):
     else:
         assert pairs == 16
         assert count(_SOFTWARE, text) == 0
+
+
+@naiad.jit
+def _upcast_kernel(x, y, N: tl.constexpr, OUT: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(y + offs, tl.load(x + offs).to(OUT))
+
+
+@needs_ptxas
+@pytest.mark.parametrize("src", ["fp8e4nv", "fp8e5"])
+@pytest.mark.parametrize(("dst", "name"), [(tl.float16, "fp16"), (tl.float32, "fp32")])
+def test_elementwise_upcasts_convert_pairs(src, dst, name, tmp_path):
+    """1024 elements on 4 warps: 8 a thread, 4 conversions (8 before)."""
+    compiled = _upcast_kernel.warmup(
+        f"*{src}", f"*{name}", 1024, dst, grid=(1,), target="cuda:sm_90a", num_warps=4
+    )
+    ptx = compiled.asm["ptx"]
+    assert count(r"cvt\.rn\.f16x2\.e[45]m[23]x2", ptx) == 4
+    assemble(ptx, "sm_90a", tmp_path)

@@ -7,8 +7,8 @@ interpreter's model of Triton on Hopper (naiad/runtime/interpreter/floats.py sta
   value, infinities included, saturates; NaN is 0x7f.
 - To fp8 with rtz: truncation; fp8e5 keeps infinities (IEEE round-toward-zero from fp32), fp8e4nv
   saturates.
-- From fp8e4nv / fp8e5: exact. On sm_89+ fp16 comes from `cvt.rn.f16x2.{e4m3x2,e5m2x2}` and
-  the other widths from that fp16; elsewhere, and for fp8e5 -> bf16 (whose all-ones exponent
+- From fp8e4nv / fp8e5: exact. On sm_89+ fp16 comes from `cvt.rn.f16x2.{e4m3x2,e5m2x2}`, two
+  registers to an instruction, and the other widths from that fp16; elsewhere, and for fp8e5 -> bf16 (whose all-ones exponent
   Triton's bit shift treats as a number: inf -> 65536), a 256-entry table of the results,
   computed here from the IR's float formats, is read at the byte's index.
 - fp32 -> fp16 / bf16 with rtz: `cvt.rz.{f16,bf16}.f32`; rtne is LLVM's `fptrunc`; widening is
@@ -32,6 +32,7 @@ from ....dialects.tt.attributes import RoundingMode
 from ....ir.float_format import KERNEL_FORMATS, float_from_bits, float_to_bits
 from ....passes.diagnostics import unsupported
 from .context import Context, lowers
+from .dot_operands import fp8_pair_to_f16x2, unpack32
 from .elementwise import map_registers
 from .emitter import element_of, float_literal
 
@@ -102,6 +103,20 @@ def _from_fp8(ctx: Context, src: str, dst: str, byte: str) -> str:
     if dst == "f64":
         return ctx.em.op(f"fpext float {_upcast_table(ctx, src, 'f32', byte)} to double")
     return _upcast_table(ctx, src, dst, byte)
+
+
+def _paired_from_fp8(ctx: Context, op, src: str, dst: str) -> None:
+    """The hardware conversion from fp8 (sm_89+) of the registers of `op`'s source two at a
+    time, as `cvt.rn.f16x2` converts them (one byte a conversion left half of it unused), then
+    widened from f16 exactly."""
+    em, values = ctx.em, ctx[op.src]
+    out = []
+    for i in range(0, len(values), 2):
+        pair = values[i : i + 2]
+        both = fp8_pair_to_f16x2(em, [pair[0], pair[-1]], src)
+        halves = unpack32(em, both, "half", 2)[: len(pair)]
+        out += [_widen(ctx, half, "f16", dst) for half in halves]
+    ctx[op.result] = out
 
 
 def _widen(ctx: Context, value: str, src: str, dst: str) -> str:
@@ -246,6 +261,10 @@ def _fp_to_fp(ctx: Context, op) -> None:
 
     if dst in _FP8 and src in ("f32", "f16", "bf16") and not rtz and ctx.capability >= 89:
         return _paired_to_fp8(ctx, op, src, dst)
+    hardware_upcast = not (src == "f8E5M2" and dst == "bf16")  # else a table (module doc)
+    wide = dst in ("f16", "bf16", "f32", "f64")
+    if src in _FP8 and wide and hardware_upcast and ctx.capability >= 89:
+        return _paired_from_fp8(ctx, op, src, dst)
 
     def convert(_, value):
         if src == _E4B15:
