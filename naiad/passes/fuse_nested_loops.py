@@ -110,6 +110,13 @@ class _Emit:
         rounded = self(arith.AddIOp(span, self(arith.SubIOp(step, self.const(1)))))
         return self(arith.DivSIOp(rounded, step))
 
+    def narrow(self, value: Value | None, t: IntegerType) -> Value | None:
+        """A trip count (i64) as the tile counter's type `t`: at least 0, so that it fits
+        (loop_nests.counter_type)."""
+        if value is None or t.width == 64:
+            return value
+        return self(arith.TruncIOp(self.at_least(value, 0), out=t))
+
     def at_least(self, value: Value, floor: int) -> Value:
         return self(arith.MaxSIOp(value, self.const(floor)))
 
@@ -215,9 +222,10 @@ def _fused_loop(nest: Nest, emit: _Emit, total, inner_trips, inner_len, uncondit
     """The fused loop, at `emit`; `unconditional`: the inner body runs on every iteration."""
     outer, inner = nest.outer, nest.inner
     n_outer, n_inner, dependent = len(outer.initArgs), len(inner.initArgs), nest.dependent
-    slots = [inner.induction_var, *inner.region_iter_args, *nest.outputs]
-    inits = [emit.const(0), emit(arith.SubIOp(outer.lowerBound, outer.step)), *outer.initArgs]
-    inits += [emit.const(0), emit.const(1)] if dependent else []
+    slots, c = [inner.induction_var, *inner.region_iter_args, *nest.outputs], nest.counter
+    inner_trips, inner_len = emit.narrow(inner_trips, c), emit.narrow(inner_len, c)
+    inits = [emit.const(0, c), emit(arith.SubIOp(outer.lowerBound, outer.step)), *outer.initArgs]
+    inits += [emit.const(0, c), emit.const(1, c)] if dependent else []
     inits += [emit.placeholder(v, placeholder_source(v, outer)) for v in slots[: 1 + n_inner]]
     inits += [emit.undefined(v, placeholder_source(v, outer)) for v in nest.outputs]
     fused = emit.op(scf.ForOp(emit.const(0), total, emit.const(1), inits))
@@ -238,14 +246,16 @@ def _fused_loop(nest: Nest, emit: _Emit, total, inner_trips, inner_len, uncondit
         values += _mapped(mapping, inner.initArgs) + [mapping[v] for v in nest.outputs]
         if dependent:
             trips = then.trips(*_mapped(mapping, (inner.lowerBound, inner.upperBound, inner.step)))
-            values += [trips, then.at_least(trips, 1)]
+            values += [then.narrow(trips, c), then.narrow(then.at_least(trips, 1), c)]
         return values
 
     types = [previous_i.type, j_arg.type, *(a.type for a in (*b_args, *p_args))]
-    types += [_I64, _I64] if dependent else []
+    types += [c, c] if dependent else []
     otherwise = [previous_i, j_arg, *b_args, *p_args]
     otherwise += [inner_trips, inner_len] if dependent else []
-    head = body.branch(body(arith.CmpIOp("eq", count, body.const(0))), types, prologue, otherwise)
+    head = body.branch(
+        body(arith.CmpIOp("eq", count, body.const(0, c))), types, prologue, otherwise
+    )
     i_now, j_now, b_now = head[0], head[1], head[2 : 2 + n_inner]
     p_now = head[2 + n_inner : 2 + n_inner + len(nest.outputs)]
     if dependent:
@@ -261,10 +271,10 @@ def _fused_loop(nest: Nest, emit: _Emit, total, inner_trips, inner_len, uncondit
         _clone_all(nest.epilogue, tail_map, then)
         return _mapped(tail_map, outer.body.terminator.operands)
 
-    last = body(arith.CmpIOp("eq", count, body(arith.SubIOp(inner_len, body.const(1)))))
+    last = body(arith.CmpIOp("eq", count, body(arith.SubIOp(inner_len, body.const(1, c)))))
     a_next = body.branch(last, [v.type for v in carried], epilogue, carried)
-    bumped = body(arith.AddIOp(count, body.const(1)))
-    out = [body(arith.SelectOp(last, body.const(0), bumped)), i_now, *a_next]
+    bumped = body(arith.AddIOp(count, body.const(1, c)))
+    out = [body(arith.SelectOp(last, body.const(0, c), bumped)), i_now, *a_next]
     out += [inner_trips, inner_len] if dependent else []
     body.op(scf.YieldOp([*out, j_next, *b_next, *p_now]))
     return fused

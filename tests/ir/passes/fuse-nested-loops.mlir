@@ -3,7 +3,8 @@
 // Inner bounds the same for every outer iteration: whether the inner loop runs is decided
 // once; an empty one takes the nest without it, else one loop over max(0, outer trips) *
 // inner trips runs the prologue where T == 0, the body always, the epilogue on the last fused
-// iteration of each outer one.
+// iteration of each outer one. T counts in i32, the inner loop's type (from 0 by 1: its trip
+// count fits); the total stays i64.
 // CHECK-LABEL: tt.func public @invariant
 // CHECK: arith.divsi
 // CHECK: %[[INNER:.+]] = arith.divsi
@@ -14,12 +15,14 @@
 // CHECK: scf.for %{{.+}} = %arg0 to %arg1 step %arg2
 // CHECK-NOT: scf.for
 // CHECK: } else {
+// CHECK: %[[LEN32:.+]] = arith.trunci %{{.+}} : i64 to i32
 // CHECK: scf.for %{{.+}} = %{{.+}} to %[[TOTAL]] step %{{.+}} iter_args(%[[T:arg[0-9]+]] = %{{[^,]+}}, %[[I:arg[0-9]+]] =
-// CHECK: arith.cmpi eq, %[[T]], %{{.+}} : i64
+// CHECK-SAME: : i64
+// CHECK: arith.cmpi eq, %[[T]], %{{.+}} : i32
 // CHECK: scf.if
 // CHECK: arith.addi %[[I]], %arg2 : i32
 // CHECK-NOT: arith.cmpi slt
-// CHECK: arith.subi %[[LEN]], %{{.+}} : i64
+// CHECK: arith.subi %[[LEN32]], %{{.+}} : i32
 // CHECK: scf.if
 // CHECK: arith.select
 // CHECK-NOT: scf.for
@@ -44,11 +47,13 @@ tt.func public @invariant(%lb: i32, %ub: i32, %s: i32) -> i32 {
 }
 
 // An inner trip count that may be zero or negative (an argument): the nest without its inner
-// loop, or the fused loop.
+// loop, or the fused loop. Its step an argument, the trip count may not fit the inner loop's
+// i32: T counts in i64.
 // CHECK-LABEL: tt.func public @inner_may_be_empty
 // CHECK: arith.cmpi sle
 // CHECK: scf.if
 // CHECK-COUNT-2: scf.for
+// CHECK: arith.cmpi eq, %{{.+}}, %{{.+}} : i64
 // CHECK-NOT: scf.for
 tt.func public @inner_may_be_empty(%n: i32, %m: i32, %s: i32) -> i32 {
   %c0 = arith.constant 0 : i32
@@ -190,7 +195,7 @@ tt.func public @two_inner_loops(%lb: i32, %ub: i32, %s: i32) -> i32 {
 // (arithmetic, carried), not carried themselves.
 // CHECK-LABEL: tt.func public @pointers
 // CHECK: ub.poison : tensor<8xi32>
-// CHECK: scf.for {{.+}} iter_args({{.+}}) -> (i64, i32, i32, i32, tensor<8xi32>) : i64
+// CHECK: scf.for {{.+}} iter_args({{.+}}) -> (i32, i32, i32, i32, tensor<8xi32>) : i64
 // CHECK: scf.if
 // CHECK: tt.store
 // CHECK: scf.yield
