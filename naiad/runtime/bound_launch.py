@@ -151,26 +151,21 @@ class _BoundLaunch:
         """The per-call function (see the module doc), generated as the launch entry is."""
         _, _, env, keys, _ = binding(params, self.owner.do_not_specialize_on_alignment)
         env = self.env | env
-        env.update(__Unbound=Unbound, __launch_settings=launch_settings, __owner=self.owner)
-        env["__typed"] = _TYPED
-        env["__dims"] = self.dims
+        env.update(__Unbound=Unbound, __launch_settings=launch_settings, __owner=self.owner,
+                   __typed=_TYPED, __dims=self.dims)  # fmt: skip
         free = self.owner.do_not_specialize_on_alignment
         lines, facts, values, arguments, varying = [], [], [], [], []
         self._fixed = {}  # the fixed runtime values, by position among the runtime values
-        self._typed_facts = {}  # a typed tensor's positions in the facts -> its in `varying`
-        self._described_facts = []  # a described descriptor's position in the facts
+        # a typed tensor's positions in the facts -> its in `varying`; a described one's
+        self._typed_facts, self._described_facts = {}, []
         for index, param in enumerate(params):
-            if param.name in self.geometry:
-                self._described_facts.append(len(facts))
-                env[f"__parts{index}"] = self.geometry[param.name][1]
-                lines += _described_lines(param.name, index, param.name in free)
-                facts += [f"__k{index}", f"__a{index}", f"__e{index}"]
-                varying.append(len(values))
-                values.append(f"__v{index}")
-                arguments.append(param.name)
-            elif param.name in self.varying:
-                typed = param.name in self.typed
-                argument, names = argument_lines(param, index, param.name in free, typed)
+            if param.name in self.varying:
+                typed = param.name in self.typed and param.name not in self.geometry
+                if param.name in self.geometry:
+                    self._described_facts.append(len(facts))
+                    argument, names = _described_lines(param.name, self.geometry, index, free)
+                else:
+                    argument, names = argument_lines(param, index, param.name in free, typed)
                 lines += argument
                 if typed:
                     where = self.varying.index(param.name)
@@ -272,19 +267,22 @@ class _BoundLaunch:
         self.env["__state"] = states[state[0]] = state
 
 
-def _described_lines(name: str, index: int, align_free: bool) -> list[str]:
+def _described_lines(name: str, geometry: dict, index: int, align_free):
     """The source that keys a described descriptor's tensor `name` (bind_launch) by its
-    alignment alone and puts the descriptor's launch value in `__v{index}`: its address and
-    the kept sizes and strides (`__parts{index}`). Anything but a torch tensor takes the
-    normal path."""
-    aligned = "True" if align_free else f"__v{index}[0] % 16 == 0"
-    return [
+    alignment alone (unless `name` is in `align_free`) and puts the descriptor's launch value
+    in `__v{index}` (its address, then its kept sizes and strides from `geometry`, written as
+    constants), and the names of its key items, laid out as binder.argument_lines'. Anything
+    but a torch tensor takes the normal path."""
+    parts = geometry[name][1]
+    aligned = "True" if name in align_free else f"__v{index}[0] % 16 == 0"
+    lines = [
         f"    if __type({name}) is not __Tensor:",
         "        raise __Unbound",
-        f"    __v{index} = ({name}.data_ptr(),) + __parts{index}",
+        f"    __v{index} = ({name}.data_ptr(), {', '.join(map(str, parts))})",
         f"    __k{index} = {aligned}",
         f"    __a{index} = __e{index} = None",
     ]
+    return lines, [f"__k{index}", f"__a{index}", f"__e{index}"]
 
 
 def _joined(items: list, name: str, env: dict) -> str:
