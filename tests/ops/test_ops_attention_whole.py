@@ -10,10 +10,11 @@ import torch.nn.functional as F
 from ops_helpers import assert_matches, make
 
 import naiad.ops as ops
-from naiad.ops.attention import flash
+from naiad.ops.attention import bound, flash
 from naiad.ops.attention.sdpa import _Problem
 from naiad.ops.attention.whole_backward import attention_dkdv_whole, attention_dq_whole
 from naiad.ops.attention.whole_blocks import attention_forward_whole
+from naiad.ops.kept import KeptTable
 from naiad.runtime.tensor_descriptor import TensorDescriptor
 
 
@@ -159,3 +160,19 @@ def test_a_problem_makes_each_input_descriptor_once(gen, copies):
     assert {name for name, _ in found} == set("qkv")
     assert len(found) < 9  # the three kernels' 9 reads share descriptors
     assert all(any(b is t for b in others) for t in (out, grad, dq, dk, dv))
+
+
+def test_calls_of_one_kind_share_their_bound_launches(gen, interpreted, copies, monkeypatch):
+    """The whole-block launches are bound once per kind of call (attention/bound.py): calls of
+    one kind on other tensors (a misaligned query among them) each get their own results, and
+    the kind keeps its three launches; another scale is another kind."""
+    monkeypatch.setattr(bound, "_LAUNCHES", KeptTable(256))
+    for offset in (0, 0, 8):
+        q, k, v = _inputs(gen, torch.float16, H=4, HK=2, L=128, S=192, E=64)
+        if offset:  # the same values 16 bytes off (the bound launch keys each alignment)
+            storage = torch.empty(q.numel() + offset, dtype=q.dtype)
+            q = storage[offset:].view(q.shape).copy_(q.detach()).requires_grad_()
+        _check(gen, q, k, v, causal=False)
+    assert sorted(key[0] for key in bound._LAUNCHES) == ["dkdv", "dq", "forward"]
+    ops.scaled_dot_product_attention(q, k, v, scale=0.5, enable_gqa=True)
+    assert len(bound._LAUNCHES) == 4

@@ -19,6 +19,7 @@ import torch
 
 from ...runtime.tensor_descriptor import TensorDescriptor
 from ..dtypes import Unsupported
+from . import bound
 from .backward import attention_delta, attention_dkdv, attention_dq
 from .forward import attention_forward
 from .scores import LOG2E, NO_MASK
@@ -256,8 +257,13 @@ def forward(p: Problem):
     lse = torch.empty(p.out_shape[:-1], dtype=torch.float32, device=q.device)
     if not out.numel():
         return out, lse
-    kernel, grid, arguments, options = forward_launch(p, out, lse)
-    kernel[grid](*arguments, **options)
+    tiles = _whole_tiles(p)
+    if tiles is None:
+        kernel, grid, arguments, options = forward_launch(p, out, lse)
+        kernel[grid](*arguments, **options)
+    else:  # bound to its kind of call (bound.py)
+        tensors = (p.q, p.k, p.v, out, lse)
+        bound.run(p, "forward", tiles[:2], lambda: forward_launch(p, out, lse, tiles), tensors)
     return out, lse
 
 
@@ -324,8 +330,18 @@ def backward(p: Problem, grad, out, lse):
     rows = delta.numel()
     options = {} if q.device.type == "cpu" else {"num_warps": 4}
     attention_delta[((rows + 63) // 64,)](out, grad, delta, rows, p.E, 64, p.block_e, **options)
-    for kernel, grid, arguments, options in backward_launches(p, grad, lse, delta, dq, dk, dv):
-        kernel[grid](*arguments, **options)
+    tiles = _whole_backward_tiles(p, grad)
+    if tiles is None:
+        for kernel, grid, arguments, options in backward_launches(p, grad, lse, delta, dq, dk, dv):
+            kernel[grid](*arguments, **options)
+        return dq, dk, dv
+
+    def sample(index):
+        return lambda: backward_launches(p, grad, lse, delta, dq, dk, dv, tiles)[index]
+
+    inputs = (p.q, p.k, p.v, grad, lse, delta)
+    bound.run(p, "dkdv", tiles[0][:2], sample(0), (*inputs, dk, dv))
+    bound.run(p, "dq", tiles[1][:2], sample(1), (*inputs, dq))
     return dq, dk, dv
 
 
