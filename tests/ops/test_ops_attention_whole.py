@@ -176,3 +176,13 @@ def test_calls_of_one_kind_share_their_bound_launches(gen, interpreted, copies, 
     assert sorted(key[0] for key in bound._LAUNCHES) == ["dkdv", "dq", "forward"]
     ops.scaled_dot_product_attention(q, k, v, scale=0.5, enable_gqa=True)
     assert len(bound._LAUNCHES) == 4
+
+
+def test_the_whole_backward_takes_a_gradient_like_the_output_alone(copies):
+    """The bound whole-block backward reads dO's rows as the output's (attention/bound.py): a
+    gradient of another dtype or shape takes the general kernels."""
+    q, k, v = (torch.empty(1, 2, 128, 64, dtype=torch.float16) for _ in "qkv")
+    problem = _Problem(q, k, v, None, 0.0, False, None)
+    assert flash._whole_backward_tiles(problem, torch.empty_like(q)) is not None
+    assert flash._whole_backward_tiles(problem, torch.empty_like(q, dtype=torch.float32)) is None
+    assert flash._whole_backward_tiles(problem, torch.empty(2, 2, 64, 64, dtype=q.dtype)) is None

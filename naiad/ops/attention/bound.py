@@ -7,8 +7,12 @@ rows follow from the shapes: the kind of call (dtype, device, shapes, flags, sca
 fixes every descriptor's geometry, the grid and every scalar. Its bound launch takes the
 tensors alone (`described`), so a call neither makes its descriptors (15 a forward and
 backward, each ~1.3 us on the development CPU, ~2.5 on the H200's host) nor keys them and the
-scalars; it still keys each tensor's 16-byte alignment, and a new alignment takes the launch
-entry once. The general kernels (pointers) keep `kernel[grid](...)`.
+scalars; it still keys each tensor's 16-byte alignment (and the log-sum-exp's and delta's
+dtype and device), and a new alignment takes the launch entry once. What the kind fixes of a
+descriptor's tensor, its dtype and device, holds by the Problem's checks (k and v of q's
+dtype), the key (the inputs' devices) and the callers (the results allocated as q; the
+backward takes the whole blocks for an output gradient of q's dtype and device alone). The
+general kernels (pointers) keep `kernel[grid](...)`.
 """
 
 from __future__ import annotations
@@ -27,15 +31,14 @@ def run(p, kernel: str, blocks: tuple, sample, tensors: tuple):
     its tensor); `sample()` gives the launch as flash makes it, (kernel, grid, arguments,
     options), the first time a kind of call is seen."""
     q = p.q
-    key = (kernel, *blocks, q.dtype, q.device, p.batches, p.H, p.group, p.L, p.S, p.E, p.causal,
-           p.scale_log2)  # fmt: skip
+    key = (kernel, *blocks, q.dtype, q.device, p.k.device, p.v.device, p.batches, p.H, p.group,
+           p.L, p.S, p.E, p.causal, p.scale_log2)  # fmt: skip
     launch = _LAUNCHES.get(key)
     if launch is None:
         jit_function, grid, arguments, options = sample()
         varying = [param.name for param in jit_function.params[: len(tensors)]]
         described = [name for name in varying if name.endswith("_desc")]
-        typed = [name for name in varying if name not in described]
         launch = _LAUNCHES.put(key, jit_function.bind_launch(
-            varying, grid, *arguments, typed=typed, described=described, **options
+            varying, grid, *arguments, described=described, **options
         ))  # fmt: skip
     return launch(*tensors)

@@ -18,6 +18,7 @@ import math
 import torch
 
 from ...runtime.tensor_descriptor import TensorDescriptor
+from ..allocate import empty
 from ..dtypes import Unsupported
 from . import bound
 from .backward import attention_delta, attention_dkdv, attention_dq
@@ -253,8 +254,9 @@ def forward_launch(p: Problem, out, lse, tiles=None):
 def forward(p: Problem):
     """(output of `p.out_shape`, log-sum-exp of its rows, fp32)."""
     q = p.q
-    out = torch.empty(p.out_shape, dtype=q.dtype, device=q.device)
-    lse = torch.empty(p.out_shape[:-1], dtype=torch.float32, device=q.device)
+    device = q.device
+    out = empty(p.out_shape, q.dtype, device)
+    lse = empty(p.out_shape[:-1], torch.float32, device)
     if not out.numel():
         return out, lse
     tiles = _whole_tiles(p)
@@ -269,11 +271,15 @@ def forward(p: Problem):
 
 def _whole_backward_tiles(p: Problem, grad):
     """The dK/dV and dQ tiles of the whole-block backward where `p` (and its output's gradient
-    `grad`, contiguous) may take it, else None: where it takes the forward, the tensor copies'
-    other conditions hold, so only the lengths are checked against these tiles."""
-    kind = "cpu" if p.q.device.type == "cpu" else "cuda"
+    `grad`, contiguous, of the output's dtype, device and shape, as bound.py reads it) may take
+    it, else None: where it takes the forward, the tensor copies' other conditions hold, so
+    only the lengths are checked against these tiles."""
+    q = p.q
+    kind = "cpu" if q.device.type == "cpu" else "cuda"
     tiles = _WHOLE_BACKWARD[kind].get((p.E, p.causal))
     if tiles is None or _whole_tiles(p) is None or grad.data_ptr() % 16:
+        return None
+    if grad.dtype != q.dtype or grad.device != q.device or grad.shape != p.out_shape:
         return None
     return tiles if all(p.L % m == 0 and p.S % n == 0 for m, n, _ in tiles) else None
 
@@ -321,14 +327,15 @@ def backward(p: Problem, grad, out, lse):
     q = p.q
     grad = grad.contiguous()
     out = out.contiguous()
-    dq = torch.empty(p.out_shape, dtype=q.dtype, device=q.device)
-    dk = torch.empty(p.kv_shape, dtype=q.dtype, device=q.device)
+    device = q.device
+    dq = empty(p.out_shape, q.dtype, device)
+    dk = empty(p.kv_shape, q.dtype, device)
     dv = torch.empty_like(dk)
     if not (dq.numel() and dk.numel()):
         return dq.zero_(), dk.zero_(), dv.zero_()
-    delta = torch.empty(p.out_shape[:-1], dtype=torch.float32, device=q.device)
+    delta = empty(p.out_shape[:-1], torch.float32, device)
     rows = delta.numel()
-    options = {} if q.device.type == "cpu" else {"num_warps": 4}
+    options = {} if device.type == "cpu" else {"num_warps": 4}
     attention_delta[((rows + 63) // 64,)](out, grad, delta, rows, p.E, 64, p.block_e, **options)
     tiles = _whole_backward_tiles(p, grad)
     if tiles is None:
