@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ... import knobs
-from . import host_facts
+from . import host_facts, tile_state
 
 if TYPE_CHECKING:
     from . import llvm_tools
@@ -43,7 +43,7 @@ HOST_CPU_MODELS = {
         "haswell": _V3,
         "skylake-avx512": _V4,
         "icelake-server": _V4,
-        "sapphirerapids": _V4 + ",+avx512bf16,+avx512fp16",
+        "sapphirerapids": _V4 + ",+avx512bf16,+avx512fp16,+amx-tile,+amx-bf16,+amx-int8",
         "znver3": _V3,
         "znver4": _V4 + ",+avx512bf16",
     },
@@ -107,11 +107,23 @@ def host_target() -> CpuTarget:
         )
     model = knobs.host_cpu.get().strip()
     if not model:
-        return CpuTarget("cpu", triple, facts["cpu"], facts["features"])
+        return CpuTarget("cpu", triple, facts["cpu"], _granted(facts["features"]))
     if model not in HOST_CPU_MODELS[arch]:
         known = ", ".join(HOST_CPU_MODELS[arch])
         raise ValueError(f"NAIAD_HOST_CPU={model!r} is not a {arch} CPU model Naiad knows: {known}")
-    return CpuTarget("cpu", triple, model, HOST_CPU_MODELS[arch][model])
+    return CpuTarget("cpu", triple, model, _granted(HOST_CPU_MODELS[arch][model]))
+
+
+def _granted(features: str) -> str:
+    """`features` with AMX's turned off (`-amx-tile`, ...) unless NAIAD_CPU_AMX asks for the
+    tiles and the OS grants them to this process (tile_state.py): an AMX instruction without
+    the grant kills the process, and a CPU model such as `sapphirerapids` implies AMX to LLVM
+    unless its features say otherwise. The features go into every cache key, so code made with
+    the tiles is never loaded by a process that may not run it."""
+    present = features.split(",")
+    if "+amx-tile" not in present or (knobs.cpu_amx.get() and tile_state.tiles_granted()):
+        return features
+    return ",".join("-" + f[1:] if f.startswith("+amx-") else f for f in present)
 
 
 def host_has(features: tuple[str, ...], triple: str | None = None) -> bool:

@@ -32,7 +32,8 @@ vectors of B and a broadcast must fit in them; MR then shrinks to divide M where
 (`fit_rows`), so that no edge row block makes the micro-kernel a second time. On a CPU with
 AVX512-BF16, bf16 operands stay bf16 and are multiplied two products per lane, and with
 AVX512-VNNI int8 operands four per lane, with the same results (lower_matmul_bf16.py,
-lower_matmul_int8.py). What the kernel
+lower_matmul_int8.py); with AMX (NAIAD_CPU_AMX) bf16 tiles of 16 × 16 × 32
+(lower_matmul_amx.py). What the kernel
 does not cover — operands of dynamic size, accumulators other than f32/f64/i32/i64 and the
 16/8-bit floats — returns False and keeps the loop nest.
 """
@@ -48,7 +49,7 @@ from ..lower_scalar.float_bits import IEEE, encode
 from ..lower_scalar.registry import intrinsic
 from ..lower_scalar.types import llvm_type
 from ..target import host_target
-from . import lower_matmul_bf16, lower_matmul_int8
+from . import lower_matmul_amx, lower_matmul_bf16, lower_matmul_int8
 from .element_math import multiply_add_intrinsic, narrow_float, widen
 from .function import FunctionLowering
 from .loops import counted_loop, loop_nest
@@ -192,10 +193,11 @@ def matmul_kernel(fl: FunctionLowering, op, a: View, b: View, c: View) -> bool:
 
 
 def _packed_kernel(op, shape, triple: str):
-    """The module whose AVX-512 dot instruction multiplies `op`'s operands on `triple`
-    (lower_matmul_bf16.py, lower_matmul_int8.py), else None."""
+    """The module whose dot instruction multiplies `op`'s operands on `triple`: AMX's tiles
+    where this process may use them, else AVX-512's (lower_matmul_amx.py, lower_matmul_bf16.py,
+    lower_matmul_int8.py), else None."""
     types = (*(v.type for v in op.inputs), op.outputs[0].type)
-    for kernel in (lower_matmul_bf16, lower_matmul_int8):
+    for kernel in (lower_matmul_amx, lower_matmul_bf16, lower_matmul_int8):
         if kernel.applies(*types, shape, triple):
             return kernel
     return None

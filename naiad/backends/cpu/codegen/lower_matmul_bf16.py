@@ -116,7 +116,7 @@ def multiply(fl: FunctionLowering, rows: int, a: View, b: View, c: View, shape) 
     """C (f32) += A @ B over the whole matrix: the operands packed in pairs, then the tiles of
     packed_tiles.py (`rows` rows)."""
     m, n, k = shape
-    views = (_pack_a(fl, a, m, k), _pack_b(fl, b, n, k), c)
+    views = (_pack_a(fl, a, m, k), pack_b(fl, b, n, k), c)
     multiply_packed(fl, DOT_PAIRS, rows, views, (m, n, k // 2))
 
 
@@ -148,21 +148,25 @@ def _pack_a(fl: FunctionLowering, a: View, m: int, k: int) -> View:
     return pairs
 
 
-def _pack_b(fl: FunctionLowering, b: View, n: int, k: int) -> View:
-    """B as [K/2, N] dwords, each pair's first row in the high half. Rows of unit stride are
-    interleaved 16 columns at a time (two vector loads, one shuffle, one store)."""
+def pack_b(fl: FunctionLowering, b: View, n: int, k: int, high_first: bool = True) -> View:
+    """B as [K/2, N] dwords, each pair's first row in the high half (`vdpbf16ps` adds its
+    product first), or in the low half where not `high_first` (AMX's layout, the rows simply
+    interleaved: lower_matmul_amx.py). Rows of unit stride are interleaved 16 columns at a time
+    (two vector loads, one shuffle, one store)."""
     bld = fl.builder
     pairs = fl.buffer([k // 2, n], None, I32)
     if b.strides[-1] != 1:
         with loop_nest(bld, [k // 2, n], name="pack.b") as (p, j):
             row = bld.shl(p, ir.Constant(I64, 1))
             first, second = b.load(bld, [row, j]), b.load(bld, [add(bld, row, 1), j])
-            pairs.store(bld, _pair(bld, first, second), [p, j])
+            high, low = (first, second) if high_first else (second, first)
+            pairs.store(bld, _pair(bld, high, low), [p, j])
         return pairs
     half = ir.VectorType(I16, LANES)
-    # little-endian dwords: the second row's element is the low half, the first's the high one
+    # little-endian dwords: the low half is the element at the lower address
+    order = (LANES, 0) if high_first else (0, LANES)
     mix = ir.Constant(
-        ir.VectorType(I32, 2 * LANES), [lane for j in range(LANES) for lane in (j + LANES, j)]
+        ir.VectorType(I32, 2 * LANES), [j + lane for j in range(LANES) for lane in order]
     )
     with loop_nest(bld, [k // 2, n // LANES], name="pack.b") as (p, v):
         j = bld.mul(v, ir.Constant(I64, LANES))

@@ -1,0 +1,37 @@
+"""bf16 dots compiled (never run) in test_matmul_amx.py's child process: the instructions of
+AMX and of AVX512-BF16 their code for the child's host target holds."""
+
+import naiad
+import naiad.language as tl
+
+WORDS = ("tdpbf16ps", "ldtilecfg", "tilerelease", "vdpbf16ps")
+
+
+@naiad.jit
+def block(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.constexpr):
+    om, on, ok = tl.arange(0, M), tl.arange(0, N), tl.arange(0, K)
+    a = tl.load(a_ptr + om[:, None] * K + ok[None, :])
+    b = tl.load(b_ptr + ok[:, None] * N + on[None, :])
+    tl.store(c_ptr + om[:, None] * N + on[None, :], tl.dot(a, b))
+
+
+@naiad.jit
+def looped(at_ptr, b_ptr, c_ptr, K, M: tl.constexpr, N: tl.constexpr, BK: tl.constexpr):
+    """C = A @ B with A stored transposed (K × M), K in steps of BK into one accumulator."""
+    om, on, ok = tl.arange(0, M), tl.arange(0, N), tl.arange(0, BK)
+    acc = tl.zeros((M, N), tl.float32)
+    for k0 in range(0, K, BK):
+        a = tl.load(at_ptr + (k0 + ok)[None, :] * M + om[:, None])
+        b = tl.load(b_ptr + (k0 + ok)[:, None] * N + on[None, :])
+        acc = tl.dot(a, b, acc)
+    tl.store(c_ptr + om[:, None] * N + on[None, :], acc)
+
+
+def instruction_counts() -> list[int]:
+    """How often each of WORDS occurs in each kernel's assembly (block, then looped)."""
+    types = ("*bf16", "*bf16", "*fp32")
+    kernels = [
+        block.warmup(*types, grid=(1,), M=64, N=64, K=32, target="cpu"),
+        looped.warmup(*types, "i32", grid=(1,), M=64, N=32, BK=64, target="cpu"),
+    ]
+    return [kernel.asm["asm"].count(word) for kernel in kernels for word in WORDS]

@@ -1,0 +1,100 @@
+"""bf16 dots on AMX tiles (codegen/lower_matmul_amx.py) are chosen only where the CPU has AMX,
+NAIAD_CPU_AMX asks for them and the OS grants the process the tile state (tile_state.py).
+
+Nothing here executes an AMX instruction: a process without the grant dies of SIGILL on one,
+and this suite runs on CPUs without AMX. The code for a Sapphire Rapids (NAIAD_HOST_CPU) is
+compiled in a child process, the OS's answer faked there, and only read; the values are checked
+on a CPU with AMX by a script run there (bench/RESULTS.md says which).
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import amx_kernels
+import pytest
+
+from naiad import knobs
+from naiad.backends.cpu import llvm_tools, target, tile_state
+
+AMX = "+avx512f,+avx512bf16,+amx-tile,+amx-bf16,+amx-int8"
+# what the child prints, by kernel and instruction (amx_kernels.instruction_counts)
+_NAMES = [f"{kernel}.{word}" for kernel in ("block", "looped") for word in amx_kernels.WORDS]
+
+
+def _refuse():
+    raise AssertionError("the OS was asked for the tiles where no feature needs them")
+
+
+@pytest.mark.parametrize("asked,granted", [(False, True), (True, False), (False, False)])
+def test_amx_features_off_unless_asked_and_granted(monkeypatch, asked, granted):
+    monkeypatch.setattr(tile_state, "tiles_granted", lambda: granted)
+    with knobs.override(NAIAD_CPU_AMX="1" if asked else "0"):
+        features = target._granted(AMX).split(",")
+    assert "-amx-tile" in features and "-amx-bf16" in features and "-amx-int8" in features
+    assert not any(f.startswith("+amx-") for f in features)
+    assert "+avx512bf16" in features
+
+
+def test_amx_features_kept_where_asked_and_granted(monkeypatch):
+    monkeypatch.setattr(tile_state, "tiles_granted", lambda: True)
+    with knobs.override(NAIAD_CPU_AMX="1"):
+        assert target._granted(AMX) == AMX
+
+
+def test_the_os_is_not_asked_without_amx(monkeypatch):
+    monkeypatch.setattr(tile_state, "tiles_granted", _refuse)
+    with knobs.override(NAIAD_CPU_AMX="1"):
+        assert target._granted("+avx512f,+avx512bf16") == "+avx512f,+avx512bf16"
+
+
+def test_no_grant_on_a_cpu_without_amx():
+    """The request itself is a system call, safe anywhere; on a CPU without AMX it fails."""
+    granted = tile_state.tiles_granted()
+    assert isinstance(granted, bool)
+    if "+amx-tile" not in llvm_tools.host_cpu_features().split(","):
+        assert not granted
+
+
+_CHILD = textwrap.dedent(
+    """
+    import sys
+    sys.path.insert(0, {folder!r})
+    from naiad import knobs
+    from naiad.backends.cpu import target, tile_state
+    import amx_kernels as k
+    for granted in (True, False):
+        tile_state.tiles_granted = lambda granted=granted: granted
+        target.host_target.cache_clear()
+        with knobs.override(NAIAD_BACKEND="cpu", NAIAD_CPU_AMX="1"):
+            print("@@", granted, *k.instruction_counts())
+    """
+)
+
+
+def test_sapphire_rapids_dots_on_tiles_only_where_granted(tmp_path):
+    """Compiled for a Sapphire Rapids: `tdpbf16ps` with `ldtilecfg` and `tilerelease` where
+    the OS grants the tiles (faked), `vdpbf16ps` where it does not, for a dot of one block and
+    a dot in a K loop on a transposed A."""
+    folder = str(Path(__file__).parent)
+    env = {**os.environ, "NAIAD_HOST_CPU": "sapphirerapids", "NAIAD_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD.format(folder=folder)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = [line.split()[1:] for line in done.stdout.splitlines() if line.startswith("@@")]
+    counts = {granted: dict(zip(_NAMES, map(int, rest))) for granted, *rest in rows}
+    tiles, vectors = counts["True"], counts["False"]
+    for kernel in ("block", "looped"):
+        assert tiles[f"{kernel}.tdpbf16ps"] > 0 and tiles[f"{kernel}.vdpbf16ps"] == 0, tiles
+        assert tiles[f"{kernel}.ldtilecfg"] > 0 and tiles[f"{kernel}.tilerelease"] > 0, tiles
+        assert vectors[f"{kernel}.tdpbf16ps"] == 0 and vectors[f"{kernel}.ldtilecfg"] == 0
+        assert vectors[f"{kernel}.vdpbf16ps"] > 0, vectors
+    # 64 x 64 x 32: four blocks of 2 x 2 tiles of 16 x 16, one step of 32 k each
+    assert tiles["block.tdpbf16ps"] == 16, tiles
