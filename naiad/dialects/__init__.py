@@ -1,8 +1,9 @@
 """Op definitions of the dialects, one folder per dialect (its ops by topic, and `syntax.py`,
 the hand-written syntax of its ops that have one): TTIR's `tt`, `arith`, `math`, `scf`, `cf`,
-`ub`, the one op of `llvm` Triton's TTIR holds; `ttg` (TTGIR; `ttg/barrier.py` is the one of its
-ops TTIR holds) and `ttng` (its Hopper ops); and upstream MLIR's `func`, `linalg`, `tensor`,
-`memref` and `bufferization` for the Linalg middle layer. Importing this package registers
+`ub`, the one op of `llvm` Triton's TTIR holds, `gpu.barrier` of hand-written IR; `ttg`
+(TTGIR; `ttg/barrier.py` is the one of its ops TTIR holds) and `ttng` (its Hopper ops); and
+upstream MLIR's `func`, `linalg`, `tensor`, `memref` and `bufferization` for the Linalg
+middle layer. Importing this package registers
 every op, type and attribute, and then every syntax (`syntax/` holds what the syntaxes share).
 
     from . import arith, scf, tt
@@ -20,6 +21,7 @@ from . import (  # noqa: F401
     bufferization,
     cf,
     func,
+    gpu,
     linalg,
     llvm,
     math,
@@ -42,6 +44,7 @@ DIALECTS = (
     "ub",
     "ttg",
     "ttng",
+    "gpu",
     "llvm",
     "func",
     "linalg",

@@ -66,6 +66,7 @@ from .opfields import (  # noqa: F401
     result,
     successor,
     var_operand,
+    var_region,
     var_result,
 )
 from .passes import Pass, PassManager, pass_class, register_pass, registered_passes  # noqa: F401

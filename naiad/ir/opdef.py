@@ -66,6 +66,8 @@ class OpDef:
         self.results = tuple(f for f in fields.values() if isinstance(f, ResultDef))
         self.attributes = tuple(f for f in fields.values() if isinstance(f, AttributeDef))
         self.regions = tuple(f for f in fields.values() if isinstance(f, RegionDef))
+        if any(d.variadic for d in self.regions[:-1]):
+            raise TypeError(f"{name}: only the last region field may be variadic")
         self.successors = tuple(f for f in fields.values() if isinstance(f, SuccessorDef))
         self.operand_segments = Segments(self.operands, OPERAND_SEGMENTS, "operands")
         self.result_segments = Segments(self.results, RESULT_SEGMENTS, "results")
@@ -91,7 +93,13 @@ class OpDef:
                 attributes[d.name] = value
             elif not d.optional:
                 raise TypeError(f"{cls_name}() missing attribute {d.name!r}")
-        regions = [fields.pop(d.name, None) or Region() for d in self.regions]
+        regions = []
+        for d in self.regions:
+            value = fields.pop(d.name, None)
+            if d.variadic:
+                regions.extend(value or ())
+            else:
+                regions.append(value or Region())
         successors = []
         for d in self.successors:
             if d.name not in fields:
@@ -213,7 +221,10 @@ def _accessors(op_def: OpDef):
     for d in op_def.attributes:
         yield d.name, *_attribute_accessors(d.name, d.optional)
     for k, d in enumerate(op_def.regions):
-        yield d.name, (lambda op, k=k: op.regions[k]), None
+        if d.variadic:
+            yield d.name, (lambda op, k=k: tuple(op.regions[k:])), None
+        else:
+            yield d.name, (lambda op, k=k: op.regions[k]), None
     for k, d in enumerate(op_def.successors):
         yield d.name, (lambda op, k=k: op.successors[k]), _successor_setter(k)
 

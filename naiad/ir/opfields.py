@@ -50,10 +50,11 @@ class AttributeDef(Field):
 
 
 class RegionDef(Field):
-    __slots__ = ("single_block",)
+    __slots__ = ("single_block", "variadic")
 
-    def __init__(self, single_block: bool):
+    def __init__(self, single_block: bool, variadic: bool = False):
         self.single_block = single_block
+        self.variadic = variadic  # any number of regions; only the last declared (opdef.py)
 
 
 class SuccessorDef(Field):
@@ -91,6 +92,11 @@ def opt_attribute(constraint=AnyAttr) -> AttributeDef:
 
 def region(single_block: bool = False) -> RegionDef:
     return RegionDef(single_block)
+
+
+def var_region(single_block: bool = False) -> RegionDef:
+    """Any number of regions (MLIR's VariadicRegion): the op's last declared region field."""
+    return RegionDef(single_block, variadic=True)
 
 
 def successor() -> SuccessorDef:

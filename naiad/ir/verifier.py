@@ -145,11 +145,14 @@ def _check_declared(op: Operation, op_def) -> None:
                 f"attribute '{d.name}' failed to satisfy constraint: {d.constraint.description}",
                 op,
             )
-    if len(op.regions) != len(op_def.regions):
-        raise VerificationError(
-            f"expected {len(op_def.regions)} regions, but found {len(op.regions)}", op
-        )
-    for i, (d, region) in enumerate(zip(op_def.regions, op.regions)):
+    declared = op_def.regions
+    variadic = bool(declared) and declared[-1].variadic
+    fixed = len(declared) - variadic
+    if len(op.regions) != fixed and not (variadic and len(op.regions) > fixed):
+        expected = f"at least {fixed}" if variadic else str(fixed)
+        raise VerificationError(f"expected {expected} regions, but found {len(op.regions)}", op)
+    for i, region in enumerate(op.regions):
+        d = declared[min(i, len(declared) - 1)]
         if d.single_block and len(region.blocks) > 1:
             raise VerificationError(f"region #{i} ('{d.name}') must have at most 1 block", op)
     if len(op.successors) != len(op_def.successors):

@@ -9,8 +9,9 @@ matching the one at the same place. Nested regions are simplified first, so two 
 computation look alike by the time their parents are compared.
 
 An op in a nested region may reuse an op of an enclosing block that comes before the region's
-op; blocks of a region other than its entry see only the enclosing scopes (a conservative
-stand-in for full dominance across branches).
+op, unless the region's op is isolated from above (a warp-specialize partition); blocks of a
+region other than its entry see only the enclosing scopes (a conservative stand-in for full
+dominance across branches).
 
     %a = arith.addi %x, %y : i32            %a = arith.addi %x, %y : i32
     %b = arith.addi %x, %y : i32     ==>    %c = arith.muli %a, %a : i32
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..ir import Operation, Pure, RecursiveMemoryEffects, Region, register_pass
+from ..ir import IsolatedFromAbove, Operation, Pure, RecursiveMemoryEffects, Region, register_pass
 from ..ir.equality import difference
 from ..ir.passes import Pass
 
@@ -68,8 +69,8 @@ class CSE(Pass):
 
     def _block(self, block, known: dict) -> None:
         for op in block:
-            for region in op.regions:
-                self._region(region, known)
+            for region in op.regions:  # an isolated region sees nothing of the scopes above
+                self._region(region, {} if IsolatedFromAbove in op.traits else known)
             if not op.results or not _effect_free(op):
                 continue
             key = _key(op)

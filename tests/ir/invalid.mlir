@@ -157,3 +157,124 @@ tt.func @r(%x: f32) {
   %a = "arith.truncf"(%x) : (f32) -> f64
   tt.return
 }
+
+// -----
+
+// A warp-specialize partition runs on a power of 2 of warps.
+tt.func @ws_warps() {
+  // expected-error @+1 {{partition number of warps must be a power of 2}}
+  ttg.warp_specialize()
+  default {
+    ttg.warp_yield
+  }
+  partition0() num_warps(3) {
+    ttg.warp_return
+  } : () -> ()
+  tt.return
+}
+
+// -----
+
+// Each partition takes the captures as its arguments.
+tt.func @ws_arguments(%p: !tt.ptr<i32>) {
+  // expected-error @+1 {{partition #0 must take the captures' types as arguments}}
+  ttg.warp_specialize(%p)
+  default {
+    ttg.warp_yield
+  }
+  partition0(%x: i32) num_warps(1) {
+    ttg.warp_return
+  } : (!tt.ptr<i32>) -> ()
+  tt.return
+}
+
+// -----
+
+// A partition ends with `ttg.warp_return`.
+tt.func @ws_return() {
+  // expected-error @+1 {{partition #0 must end with 'ttg.warp_return'}}
+  ttg.warp_specialize()
+  default {
+    ttg.warp_yield
+  }
+  partition0() num_warps(1) {
+    %c = arith.constant 1 : i32
+  } : () -> ()
+  tt.return
+}
+
+// -----
+
+// The default region ends with `ttg.warp_yield`.
+tt.func @ws_yield() {
+  // expected-error @+1 {{the default region must end with 'ttg.warp_yield'}}
+  ttg.warp_specialize()
+  default {
+    %c = arith.constant 1 : i32
+  }
+  partition0() num_warps(1) {
+    ttg.warp_return
+  } : () -> ()
+  tt.return
+}
+
+// -----
+
+// The default region yields the op's results.
+tt.func @ws_results() {
+  // expected-error @+1 {{the default region's 'ttg.warp_yield' must give the op's result types}}
+  %r = ttg.warp_specialize()
+  default {
+    ttg.warp_yield
+  }
+  partition0() num_warps(1) {
+    ttg.warp_return
+  } : () -> (i32)
+  tt.return
+}
+
+// -----
+
+// Start ids, when given, are one per partition.
+tt.func @ws_starts() {
+  // expected-error @+1 {{'warpGroupStartIds' must have one entry per partition (1)}}
+  ttg.warp_specialize() attributes {warpGroupStartIds = array<i32: 4, 8>}
+  default {
+    ttg.warp_yield
+  }
+  partition0() num_warps(1) {
+    ttg.warp_return
+  } : () -> ()
+  tt.return
+}
+
+// -----
+
+// One `num_warps` per partition (the generic form spells `partitionNumWarps` itself).
+tt.func @ws_counts() {
+  // expected-error @+1 {{has 1 partitions but 'partitionNumWarps' says otherwise}}
+  "ttg.warp_specialize"() <{partitionNumWarps = array<i32: 1, 2>}> ({
+    ttg.warp_yield
+  }, {
+    "ttg.warp_specialize.partitions"() ({
+      ttg.warp_return
+    }) : () -> ()
+  }) : () -> ()
+  tt.return
+}
+
+// -----
+
+// A partition is isolated from above: what it reads comes through the captures.
+tt.func @ws_isolated(%v: i32) {
+  "ttg.warp_specialize"() <{partitionNumWarps = array<i32: 1>}> ({
+    ttg.warp_yield
+  }, {
+    "ttg.warp_specialize.partitions"() ({
+      // expected-error @+1 {{use of undeclared SSA value name '%v'}}
+      %w = arith.addi %v, %v : i32
+      ttg.warp_return
+    }) : () -> ()
+  }) : () -> ()
+  tt.return
+}

@@ -88,8 +88,9 @@ def ttgir_pipeline(
     ]
 
 
-# Before the lowering, as Triton's make_llir: places every shared-memory buffer.
-LLIR_PIPELINE = ["allocate-shared-memory"]
+# Before the lowering, as Triton's make_llir: places the partitions' warps and every
+# shared-memory buffer.
+LLIR_PIPELINE = ["tritongpu-allocate-warp-groups", "allocate-shared-memory"]
 
 
 def _check_ttgir(module: Operation) -> None:

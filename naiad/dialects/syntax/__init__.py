@@ -17,4 +17,5 @@ from ..memref import syntax as memref  # noqa: F401
 from ..scf import syntax as scf  # noqa: F401
 from ..tensor import syntax as tensor  # noqa: F401
 from ..tt import syntax as tt  # noqa: F401
+from ..ttg import partitions_syntax as ttg_partitions  # noqa: F401
 from ..ttg import syntax as ttg  # noqa: F401

@@ -45,7 +45,12 @@ from ..tt.memory import CACHE_EVICT_FORMAT
 from ..tt.types import TT_BoolLike, TT_PtrTensor, TT_Tensor
 from . import attributes as ttg_attributes  # noqa: F401  (registers the encodings)
 from .barrier import AddrSpace, BarrierOp  # noqa: F401  (part of this dialect)
-from .partitions import WarpReturnOp, WarpSpecializeOp, WarpYieldOp  # noqa: F401
+from .partitions import (  # noqa: F401
+    WarpReturnOp,
+    WarpSpecializeOp,
+    WarpSpecializePartitionsOp,
+    WarpYieldOp,
+)
 from .types import TTG_AsyncToken, TTG_MemDesc
 
 AnyTensor = TensorOf(AnyType)

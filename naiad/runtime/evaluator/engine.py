@@ -33,6 +33,8 @@ _EXITS = frozenset(
         "tt.reduce.return",
         "tt.scan.return",
         "tt.map_elementwise.return",
+        "ttg.warp_yield",
+        "ttg.warp_return",
     }
 )
 
@@ -222,6 +224,17 @@ def scf_while(ev: Evaluator, op, operands):
         if not ev.scalar(condition, op):
             return args
         carried = ev.run_region(op.after, args)[1]
+
+
+@handles("ttg.warp_specialize")
+def warp_specialize(ev: Evaluator, op, operands):
+    """The default region, then each partition with the captures as its arguments: on a GPU
+    they run at once, which gives the same values where they do not race (as the regions of
+    a correct kernel do not, or synchronize through memory a program cannot wait on here)."""
+    results = ev.run_region(op.defaultRegion, [])[1]
+    for block in op.partition_blocks:
+        ev.run_region(block.parent, operands)
+    return results
 
 
 @handles("tt.call")

@@ -208,7 +208,7 @@ def assume(ev, op, operands):
     ev.builder.assume(operands[0])
 
 
-@handles("ttg.barrier")
+@handles("ttg.barrier", "gpu.barrier")
 def barrier(ev, op, operands):
     """Programs run one at a time, each as a whole: there is nothing to wait for."""
 

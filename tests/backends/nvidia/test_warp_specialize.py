@@ -38,7 +38,7 @@ def _persistent(num_warps, block_n=128, subtile=False):
 def _regions(ttgir: str) -> tuple[str, str]:
     """The default (consumers') and the partition (producer's) region of the one
     `ttg.warp_specialize`."""
-    start = ttgir.index('"ttg.warp_specialize"')
+    start = ttgir.index("ttg.warp_specialize(")
     split = ttgir.index("ttg.warp_yield", start)
     return ttgir[start:split], ttgir[split : ttgir.index("ttg.warp_return", split)]
 
@@ -57,7 +57,7 @@ def test_a_persistent_tile_loop_splits_into_producer_and_consumers(
     compiled = _persistent(num_warps, block_n, subtile)
     ttgir, ptx = compiled.asm["ttgir"], compiled.asm["ptx"]
     assert f"memdesc<{slots}x{block_n}x64xf16" in ttgir
-    assert ttgir.count('"ttg.warp_specialize"') == 1
+    assert ttgir.count("ttg.warp_specialize(") == 1
     consumers, producer = _regions(ttgir)
     assert consumers.count("ttng.warp_group_dot ") == 1 and "async_tma_copy" not in consumers
     asynchronous = slots == 4  # a slot more than the 3 stages: the dot runs on
@@ -104,7 +104,7 @@ def test_a_loop_of_pointer_loads_keeps_one_partition():
         "*fp16", "*fp16", "*fp16", 4096, 4096, 4096, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64,
         num_warps=4, num_stages=3, grid=(1,), target=TARGET,
     )  # fmt: skip
-    assert 'warp_specialize"' not in compiled.asm["ttgir"]
+    assert "ttg.warp_specialize(" not in compiled.asm["ttgir"]
     assert "ttg.async_copy_global_to_local" in compiled.asm["ttgir"]  # pipelined as before
     assert compiled.metadata.num_warps == 4
 
@@ -117,7 +117,7 @@ def test_a_launch_register_cap_keeps_registers_in_place():
         target=TARGET,
     )  # fmt: skip
     ptx = compiled.asm["ptx"]
-    assert '"ttg.warp_specialize"' in compiled.asm["ttgir"] and "setmaxnreg" not in ptx
+    assert "ttg.warp_specialize(" in compiled.asm["ttgir"] and "setmaxnreg" not in ptx
     assert ".maxnreg 160" in ptx
 
 
@@ -148,7 +148,7 @@ def test_only_the_first_marked_loop_splits(tmp_path):
         grid=(1,), target=TARGET,
     )  # fmt: skip
     ttgir = compiled.asm["ttgir"]
-    assert ttgir.count('"ttg.warp_specialize"') == 1
+    assert ttgir.count("ttg.warp_specialize(") == 1
     consumers, producer = _regions(ttgir)
     assert producer.count("ttng.async_tma_copy_global_to_local") == 2
     assert consumers.count("ttng.async_tma_copy_global_to_local") == 6  # pipelined: 2 x (2 + 1)
@@ -165,5 +165,5 @@ def test_an_atomic_before_the_loop_keeps_one_partition():
         *descriptors, "*i32", 512, BLOCK_M=128, BLOCK_N=128, BLOCK_K=64, num_warps=4,
         num_stages=3, grid=(1,), target=TARGET,
     )  # fmt: skip
-    assert '"ttg.warp_specialize"' not in compiled.asm["ttgir"]
+    assert "ttg.warp_specialize(" not in compiled.asm["ttgir"]
     assert compiled.metadata.num_warps == 4

@@ -72,7 +72,7 @@ def _dialect_ops():
     return [op for op in registered_ops() if op.name.partition(".")[0] in naiad.dialects.DIALECTS]
 
 
-GENERIC_ONLY = {"tt.reduce", "tt.scan", "tt.map_elementwise", "ttg.warp_specialize"}
+GENERIC_ONLY = {"tt.reduce", "tt.scan", "tt.map_elementwise", "ttg.warp_specialize.partitions"}
 
 
 @pytest.mark.parametrize("op", _dialect_ops(), ids=lambda op: op.name)

@@ -123,3 +123,34 @@ tt.func public @if_with_store_stays(%p: !tt.ptr<i32>, %x: i32, %y: i32) -> i32 {
   %m = arith.muli %a, %b : i32
   tt.return %m : i32
 }
+
+// A warp-specialize partition is isolated from above: its constant stays its own (reusing the
+// equal one above would read a value the partition does not capture). The default region
+// may reuse it.
+// CHECK-LABEL: tt.func public @partition_isolated
+// CHECK: %[[ONE:.+]] = arith.constant 1 : i32
+// CHECK: %[[Q:.+]] = tt.addptr %arg0, %[[ONE]]
+// CHECK: default {
+// CHECK-NEXT: tt.store %[[Q]], %[[ONE]]
+// CHECK: partition0(%[[P:[^:]+]]: !tt.ptr<i32>{{.*}}) num_warps(1) {
+// CHECK-NEXT: %[[OWN:.+]] = arith.constant 1 : i32
+// CHECK-NEXT: tt.addptr %[[P]], %[[OWN]]
+tt.func public @partition_isolated(%p: !tt.ptr<i32>) {
+  %one = arith.constant 1 : i32
+  %q = tt.addptr %p, %one : !tt.ptr<i32>, i32
+  tt.store %q, %one : !tt.ptr<i32>
+  ttg.warp_specialize(%p)
+  default {
+    %one_again = arith.constant 1 : i32
+    %r = tt.addptr %p, %one_again : !tt.ptr<i32>, i32
+    tt.store %r, %one_again : !tt.ptr<i32>
+    ttg.warp_yield
+  }
+  partition0(%arg: !tt.ptr<i32>) num_warps(1) {
+    %own = arith.constant 1 : i32
+    %s = tt.addptr %arg, %own : !tt.ptr<i32>, i32
+    tt.store %s, %own : !tt.ptr<i32>
+    ttg.warp_return
+  } : (!tt.ptr<i32>) -> ()
+  tt.return
+}

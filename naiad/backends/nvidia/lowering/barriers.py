@@ -37,6 +37,7 @@ by a dataflow analysis of shared-memory accesses; this is the part of it these o
 from __future__ import annotations
 
 _REGISTER_ONLY_DIALECTS = ("arith.", "math.")
+_BARRIERS = ("ttg.barrier", "gpu.barrier")  # both lower to the CTA's (or region's) barrier
 REGISTER_ONLY = frozenset(
     {
         "tt.addptr",
@@ -142,7 +143,7 @@ def lower(ctx, op, fn) -> None:
         fn(ctx, op)
         ctx.barrier_owed = True
     else:
-        if op.name == "ttg.barrier":  # its own barrier settles the debt
+        if op.name in _BARRIERS:  # its own barrier settles the debt
             ctx.barrier_owed = False
         elif ctx.barrier_owed and op.name not in PAYS_ITS_OWN and touches_shared(op):
             pay(ctx)
@@ -184,7 +185,7 @@ def _opens_with_a_barrier(body) -> bool:
     iteration's start, or the one after the dot that retires the last iteration's dots
     (asynchronous_dots.py)."""
     op = body.first_op
-    while op is not None and op.name not in ("ttg.async_wait", "ttg.barrier"):
+    while op is not None and op.name not in ("ttg.async_wait", *_BARRIERS):
         if op.name not in _BEFORE_THE_BARRIER and touches_shared(op):
             return False
         op = op.next_op

@@ -224,6 +224,6 @@ def _assume(ctx: Context, op) -> None:
         ctx.em.call("void", "llvm.assume", [("i1", held[r])])
 
 
-@lowers("ttg.barrier")
+@lowers("ttg.barrier", "gpu.barrier")
 def _barrier(ctx: Context, op) -> None:
     ctx.em.barrier()

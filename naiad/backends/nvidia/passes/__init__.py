@@ -6,6 +6,7 @@ pipeline of `naiad.backends.nvidia.compiler`.
 from . import (  # noqa: F401
     accelerate_matmul,
     allocate_shared_memory,
+    allocate_warp_groups,
     coalesce,
     convert_to_ttgir,
     dot_operands_shared,

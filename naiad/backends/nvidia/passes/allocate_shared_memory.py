@@ -7,9 +7,10 @@ of an atomic; sizes in scratch_size.py), and `ttg.local_alloc` buffers, live fro
 allocation to the last use of the buffer or of any view of it (`ttg.memdesc_*`). A use inside
 a loop or an `if` keeps the buffer live for that whole op, so a buffer read in every iteration
 survives the iterations between. Buffers whose live ranges overlap get disjoint bytes; the
-others share them. Placement is first fit, largest buffer first, each at a 16-byte boundary,
-or at its swizzle atom's for a `#ttg.nvmma_shared` buffer or a tensor copy's scratch (8 rows
-of the swizzle width: the
+others share them; a buffer of a warp-specialize partition is live over the whole
+`ttg.warp_specialize`, since the partitions run at once. Placement is first fit, largest
+buffer first, each at a 16-byte boundary, or at its swizzle atom's for a `#ttg.nvmma_shared`
+buffer or a tensor copy's scratch (8 rows of the swizzle width: the
 hardware swizzles by address bits, wgmma.py).
 
 A conversion's round trip through shared memory can go in rounds through a half, a quarter,
@@ -113,14 +114,27 @@ def _buffers(func: Operation) -> list[Buffer]:
         if op.name == "ttg.local_alloc":
             t = op.result.type
             size = alloc_bytes(t)
-            end = _live_end(op, last)
-            buffers.append(Buffer(op, size, index[op], end, buffer_alignment(t)))
+            start, end = _concurrent(op, index, last, (index[op], _live_end(op, last)))
+            buffers.append(Buffer(op, size, start, end, buffer_alignment(t)))
             continue
         size, *smaller = scratch_choices(op)
         if size:
-            at = index[op]
-            buffers.append(Buffer(op, size, at, at, scratch_alignment(op), tuple(smaller)))
+            start, end = _concurrent(op, index, last, (index[op], index[op]))
+            buffers.append(Buffer(op, size, start, end, scratch_alignment(op), tuple(smaller)))
     return buffers
+
+
+def _concurrent(op: Operation, index: dict, last: dict, span: tuple[int, int]):
+    """`span`, or for a buffer of a warp-specialize partition the whole `ttg.warp_specialize`
+    too: the partitions and the default region run at once, so their buffers never share
+    bytes."""
+    parent = op.parent_op()
+    while parent is not None and parent.name != "ttg.warp_specialize.partitions":
+        parent = parent.parent_op()
+    if parent is None:
+        return span
+    specialize = parent.parent_op()
+    return min(span[0], index[specialize]), max(span[1], last[specialize])
 
 
 def buffer_alignment(t: MemDescType) -> int:

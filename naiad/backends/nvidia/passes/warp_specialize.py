@@ -47,11 +47,9 @@ from ....dialects import arith, scf, tt, ttg, ttng
 from ....dialects.ttg.attributes import SHARED_MEMORY
 from ....dialects.ttg.types import MemDescType
 from ....ir import (
-    Block,
     DenseArrayAttr,
     IntegerAttr,
     Operation,
-    Region,
     register_pass,
 )
 from ....ir.attributes import BoolAttr
@@ -106,16 +104,10 @@ def _specialize(loop, k_loop, loads, slice_ops, stages: int, num_warps: int) -> 
         rings[load] = before.add(ttg.LocalAllocOp(None, result=ring_t))
     full, _ = barrier_ring(before, stages, publish=False)
     empty, _ = barrier_ring(before, stages, arrivals=32 * num_warps)
-    op = ttg.WarpSpecializeOp(
-        defaultRegion=Region([Block()]),
-        partitionRegion=Region([Block()]),
-        partitionNumWarps=DenseArrayAttr(i32, [PRODUCER_WARPS]),
-        location=loop.location,
-        **_registers(num_warps),
-    )
+    op = ttg.WarpSpecializeOp.build([], [PRODUCER_WARPS], loop.location, **_registers(num_warps))
     loop.parent.insert_before(op, loop)
     after_loop = epilogue(loop)
-    consumer_block, producer_block = op.defaultRegion.blocks[0], op.partitionRegion.blocks[0]
+    consumer_block, (producer_block,) = op.default_block, op.partition_blocks
     for op_after in [loop, *after_loop]:
         op_after.detach()
         consumer_block.append(op_after)
@@ -123,7 +115,23 @@ def _specialize(loop, k_loop, loads, slice_ops, stages: int, num_warps: int) -> 
     producer_block.append(ttg.WarpReturnOp(location=loop.location))
     ends = Builder(producer_block.terminator, loop.location)
     _produce(ends, loop, k_loop, loads, slice_ops, rings, full, empty, stages)
+    _capture(op, producer_block)
     _consume(loop, k_loop, loads, rings, full, empty, stages, asynchronous)
+
+
+def _capture(op: Operation, block) -> None:
+    """Make what the partition `block` reads from above (bounds, descriptors, rings, barriers)
+    the op's captures and the block's arguments: a partition is isolated from above."""
+    partitions = block.parent_op()
+    captured: dict = {}
+    for inner in block.parent.walk():
+        for value in inner.operands:
+            owner = value.defining_op or value.owner.parent_op()
+            if value not in captured and not partitions.is_ancestor(owner):
+                captured[value] = block.add_argument(value.type, op.location)
+    for value, argument in captured.items():
+        value.replace_uses_where(argument, lambda user, _i: partitions.is_ancestor(user))
+    op.set_operands(list(captured))
 
 
 def _lone_accumulating_dot(k_loop: Operation) -> bool:

@@ -68,4 +68,34 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
     %same = ttg.convert_layout %x : tensor<64x64xf32, #blocked> -> tensor<64x64xf32, #blocked>
     tt.return %same : tensor<64x64xf32, #blocked>
   }
+
+  // The default region and a partition of a `ttg.warp_specialize` run at once: their
+  // reductions' scratch never shares bytes (one after the other, they would share offset 0).
+  // CHECK-LABEL: tt.func @partitions_apart
+  // CHECK: "tt.reduce"(%arg0)
+  // CHECK: }) {allocation.offset = [[DEFAULT:[0-9]+]] : i32, allocation.size = 1024 : i32}
+  // CHECK: partition0
+  // CHECK: "tt.reduce"
+  // CHECK-NOT: allocation.offset = [[DEFAULT]] :
+  // CHECK: }) {allocation.offset = {{[0-9]+}} : i32, allocation.size = 1024 : i32}
+  tt.func @partitions_apart(%x: tensor<64x64xf32, #blocked>) {
+    ttg.warp_specialize(%x)
+    default {
+      %r0 = "tt.reduce"(%x) <{axis = 0 : i32}> ({
+      ^bb0(%p: f32, %q: f32):
+        %s = arith.addf %p, %q : f32
+        tt.reduce.return %s : f32
+      }) : (tensor<64x64xf32, #blocked>) -> tensor<64xf32, #ttg.slice<{dim = 0, parent = #blocked}>>
+      ttg.warp_yield
+    }
+    partition0(%y: tensor<64x64xf32, #blocked>) num_warps(4) {
+      %r1 = "tt.reduce"(%y) <{axis = 0 : i32}> ({
+      ^bb0(%p: f32, %q: f32):
+        %s = arith.maxnumf %p, %q : f32
+        tt.reduce.return %s : f32
+      }) : (tensor<64x64xf32, #blocked>) -> tensor<64xf32, #ttg.slice<{dim = 0, parent = #blocked}>>
+      ttg.warp_return
+    } : (tensor<64x64xf32, #blocked>) -> ()
+    tt.return
+  }
 }
