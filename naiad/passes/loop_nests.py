@@ -20,14 +20,25 @@ from dataclasses import dataclass
 from ..dialects import arith, llvm, scf, tt
 from ..ir import (
     ConstantLike,
+    Elementwise,
     FloatType,
     IntegerType,
     Operation,
     Pure,
     RankedTensorType,
+    SameOperandsAndResultElementType,
     Value,
 )
 
+_DIVISIONS = (
+    arith.DivSIOp,
+    arith.DivUIOp,
+    arith.CeilDivSIOp,
+    arith.CeilDivUIOp,
+    arith.FloorDivSIOp,
+    arith.RemSIOp,
+    arith.RemUIOp,
+)
 # Ops that only place values: computed again, they cost no arithmetic.
 _MOVES = (tt.SplatOp, tt.BroadcastOp, tt.ExpandDimsOp, tt.ReshapeOp, tt.MakeRangeOp)
 
@@ -67,18 +78,10 @@ class Nest:
         bounds = _bound_slice(outer, inner, prologue)
         if bounds is None:
             return None
-        recomputed = {op for op in prologue if _recomputed(op)}
-        kept = set(prologue) - recomputed  # read after the prologue as carried values
-        outputs = [
-            r
-            for op in prologue
-            if op in kept
-            for r in op.results
-            if any(_top(user, outer) not in kept for user in r.users)
-        ]
+        recomputed, outputs = _split(outer, prologue, [*epilogue, outer.body.terminator])
         nest = Nest(
             outer, inner, prologue, epilogue, *bounds, _assumed_to_run(inner), outputs,
-            [op for op in prologue if op in recomputed], counter_type(inner),
+            recomputed, counter_type(inner),
         )  # fmt: skip
         carried = [inner.induction_var, *inner.region_iter_args, *outputs]
         if any(placeholder_source(v, outer) is None for v in carried):
@@ -86,12 +89,47 @@ class Nest:
         return nest
 
 
-def _recomputed(op: Operation) -> bool:
+def _split(outer, prologue, epilogue) -> tuple[list[Operation], list[Value]]:
+    """The prologue ops computed again after the prologue, and the values carried from it
+    (each in prologue order): what the loop reads after the prologue, traced back through the
+    recomputed ops (`_free` ones, and the `_cheap` ones the epilogue reads)."""
+    members = set(prologue)
+    recomputed = {op for op in prologue if _free(op)}
+    pending = [v for op in epilogue for inner in op.walk() for v in inner.operands]
+    seen = set()
+    while pending:
+        op = pending.pop().defining_op
+        if op not in members or op in seen:
+            continue
+        seen.add(op)
+        if op in recomputed or _cheap(op):
+            recomputed.add(op)
+            pending.extend(op.operands)
+    needed, carried = set(), set()
+    pending = [
+        r
+        for op in prologue
+        for r in op.results
+        if any(_top(user, outer) not in members for user in r.users)
+    ]
+    while pending:
+        value = pending.pop()
+        op = value.defining_op
+        if op not in recomputed:
+            carried.add(value)
+        elif op not in needed:
+            needed.add(op)
+            pending.extend(v for v in op.operands if v.defining_op in members)
+    outputs = [r for op in prologue for r in op.results if r in carried]
+    return [op for op in prologue if op in needed], outputs
+
+
+def _free(op: Operation) -> bool:
     """A prologue op computed again where its value is read, not carried: one that costs no
     arithmetic (a constant, a range, a splat, a broadcast, a reshape) or makes a pointer (a
     pointer block so computed stays a base plus offsets that the CPU back end's pointer
     analysis reads, where a carried one is only a value, and takes no 64-bit registers).
-    Anything else the prologue computes and the loop reads is carried, as Triton carries it:
+    Anything else the prologue computes and the K steps read is carried, as Triton carries it:
     tutorial 09's persistent matmul carries its tile's row and column offsets (4 and 8 values a
     thread) instead of computing them again, masks and all, in every K step."""
     if Pure not in op.traits or op.regions:
@@ -99,6 +137,18 @@ def _recomputed(op: Operation) -> bool:
     if any(_is_pointer(r.type) for r in op.results):
         return True
     return not op.operands or isinstance(op, _MOVES) or ConstantLike in op.traits
+
+
+def _cheap(op: Operation) -> bool:
+    """A pure elementwise op but a division: computed again where the epilogue reads its
+    value. Carried, a value that the K steps and the epilogue both read would be needed in
+    two layouts (the loads' and the store's), and the K steps converted it through shared
+    memory (a persistent matmul whose store reuses the rows of its A loads: 98 spills at
+    128x256x64 on sm_90a). A GPU has no instruction for a division: carried."""
+    if Pure not in op.traits or op.regions or isinstance(op, _DIVISIONS):
+        return False
+    cheap = (Elementwise, ConstantLike, SameOperandsAndResultElementType)
+    return not op.operands or any(trait in op.traits for trait in cheap)
 
 
 def counter_type(inner: scf.ForOp) -> IntegerType:

@@ -191,11 +191,11 @@ tt.func public @two_inner_loops(%lb: i32, %ub: i32, %s: i32) -> i32 {
 
 // Stores in the prologue, the body and the epilogue, a loaded block carried to the epilogue
 // (undefined before the loop: the prologue fills it first), and pointer blocks the prologue
-// makes from the outer variable: made again after the prologue from the carried row offset
-// (arithmetic, carried), not carried themselves.
+// makes from the outer variable: made again after the prologue from the current one, not
+// carried (the epilogue stores through them, so their row offset is computed again too).
 // CHECK-LABEL: tt.func public @pointers
 // CHECK: ub.poison : tensor<8xi32>
-// CHECK: scf.for {{.+}} iter_args({{.+}}) -> (i32, i32, i32, i32, tensor<8xi32>) : i64
+// CHECK: scf.for {{.+}} iter_args({{.+}}) -> (i32, i32, i32, tensor<8xi32>) : i64
 // CHECK: scf.if
 // CHECK: tt.store
 // CHECK: scf.yield
@@ -229,6 +229,42 @@ tt.func public @pointers(%out: !tt.ptr<i32>, %n: i32, %m: i32) {
     }
     %sum = arith.addi %old, %is : tensor<8xi32>
     tt.store %ptrs, %sum : tensor<8x!tt.ptr<i32>>
+  } {tt.flatten}
+  tt.return
+}
+
+// Offsets the prologue computes: those only the inner body reads (%rows) are carried from the
+// branch that starts an outer iteration; those the epilogue reads (%cols) are computed again
+// after it (carried, they would be needed in the epilogue's layout as well as the body's), from
+// the division, carried.
+// CHECK-LABEL: tt.func public @offsets
+// CHECK: scf.for {{.+}} -> (i32, i32, i32, i32, tensor<8xi32>) : i64
+// CHECK: scf.if
+// CHECK: arith.divsi
+// CHECK: arith.addi %{{.+}}, %{{.+}} : tensor<8xi32>
+// CHECK: scf.yield
+// CHECK: } else {
+// CHECK: arith.muli %{{.+}}, %{{.+}} : tensor<8xi32>
+// CHECK-NOT: arith.divsi
+// CHECK: tt.return
+tt.func public @offsets(%out: !tt.ptr<i32>, %n: i32, %m: i32, %w: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %range = tt.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32>
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    %q = arith.divsi %i, %w : i32
+    %qs = tt.splat %q : i32 -> tensor<8xi32>
+    %rows = arith.addi %qs, %range : tensor<8xi32>
+    %cols = arith.muli %qs, %range : tensor<8xi32>
+    %base = tt.splat %out : !tt.ptr<i32> -> tensor<8x!tt.ptr<i32>>
+    scf.for %j = %c0 to %m step %c1 : i32 {
+      %js = tt.splat %j : i32 -> tensor<8xi32>
+      %at = arith.addi %rows, %js : tensor<8xi32>
+      %p = tt.addptr %base, %at : tensor<8x!tt.ptr<i32>>, tensor<8xi32>
+      tt.store %p, %js : tensor<8x!tt.ptr<i32>>
+    }
+    %pc = tt.addptr %base, %cols : tensor<8x!tt.ptr<i32>>, tensor<8xi32>
+    tt.store %pc, %qs : tensor<8x!tt.ptr<i32>>
   } {tt.flatten}
   tt.return
 }
