@@ -4,6 +4,8 @@ loop, its epilogue waiting in its branch; nests whose operands arrive by tensor 
 nests: naiad/backends/nvidia/compiler.py); `fuse-nested-loops` added before convert-to-ttgir
 changes nothing then, and every form compiles and assembles."""
 
+import re
+
 import pytest
 from fixture_kernels.flattened_loops import dependent, numbered, persistent_matmul
 from test_lowering import assemble
@@ -50,3 +52,22 @@ def test_flattened_nests_compile_as_chosen_and_fused(case, tmp_path):
     with naiad.added_pass("fuse-nested-loops", **where):
         fused = _compile(kernel, signature, constants, tmp_path)
     assert fused.asm["ttgir"].count("scf.for") == fused_loops
+
+
+@needs_ptxas
+def test_a_fused_persistent_matmul_converts_no_offsets_in_its_loop(tmp_path):
+    """At tutorial 09's persistent config (128x256x64, 8 warps, sm_90a) the fused loop
+    converts none of its offsets (this kernel's store reuses the rows and columns of its
+    loads: they are computed again, not carried, or the K steps would convert them to the
+    loads' layouts), the A operand's descriptor takes its warpgroup through `shfl.sync.idx`
+    (uniform for ptxas), and the PTX assembles without spills."""
+    compiled = persistent_matmul.warmup(
+        *CASES["persistent_matmul"][1],
+        PROGRAMS=132, BM=128, BN=256, BK=64, num_warps=8, grid=(1,), target="cuda:sm_90a",
+    )  # fmt: skip
+    ttgir = compiled.asm["ttgir"]
+    (fused,) = [line for line in ttgir.splitlines() if "scf.for" in line and "#mma>" in line]
+    assert not re.search(r"ttg\.convert_layout %\S+ : tensor<\d+xi32", ttgir[ttgir.index(fused) :])
+    assert "shfl.sync.idx.b32" in compiled.asm["ptx"]
+    report = assemble(compiled.asm["ptx"], "sm_90a", tmp_path)
+    assert "0 bytes spill stores" in report
