@@ -26,6 +26,7 @@ import sys
 from .. import dialects, passes  # noqa: F401  (registers the ops, their syntax, the passes)
 from ..backends.cpu import (
     fuse_elementwise,  # noqa: F401  (cpu-fuse-elementwise)
+    sequence_partitions,  # noqa: F401  (cpu-sequence-partitions)
     widen_dot_operands,  # noqa: F401  (cpu-widen-dot-operands)
 )
 from ..backends.nvidia import passes as nvidia_passes  # noqa: F401  (the TTGIR passes)

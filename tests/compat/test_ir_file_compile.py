@@ -9,6 +9,7 @@ import re
 import numpy as np
 import pytest
 from fixture_kernels.ir_files import SIGNATURE, scale_add
+from fixture_kernels.warp_partitions import SCALARS
 
 import naiad
 import naiad.language as tl
@@ -131,3 +132,18 @@ def test_what_a_file_compile_refuses(tmp_path):
         compile(two, target=cpu)
     with pytest.raises(TypeError, match="an ASTSource or a path"):
         compile(scale_add, target=cpu)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_ttir_files_partitions_run_one_after_another_on_the_cpu(seed, tmp_path):
+    """A hand-written `ttg.warp_specialize` (fixture_kernels/warp_partitions.py) compiles for
+    the CPU with its regions in sequence (backends/cpu/sequence_partitions.py) and stores
+    each region's value."""
+    path = tmp_path / "scalars.ttir"
+    path.write_text(SCALARS)
+    kernel = compile(str(path), target=GPUTarget("cpu", "x86_64", 1))
+    assert "ttg.warp_specialize" not in kernel.asm["ttgir"]
+    base = int(np.random.default_rng(seed).integers(-30000, 30000))
+    out = np.full(3, -1, np.int32)
+    kernel[(1, 1, 1)](out, base)
+    assert out.tolist() == [base + 7, base * base, base]

@@ -37,6 +37,7 @@ from ..registry import Compilation, Stage
 from . import llvm_tools
 from .codegen.module import lower_kernel
 from .fuse_elementwise import FuseElementwise
+from .sequence_partitions import SequencePartitions
 from .target import CpuTarget
 from .widen_dot_operands import WidenDotOperands
 
@@ -44,8 +45,13 @@ from .widen_dot_operands import WidenDotOperands
 # kernel shares the process with its caller, and an access far outside an array would kill it
 # (or quietly write into a neighbour) where a GPU's fault leaves the user's Python running.
 # `tl.range(flatten=True)` nests are fused in this stage, as Triton fuses them in its TTGIR
-# stage: `asm['ttir']` keeps the hint, `asm['ttgir']` shows the one loop.
-TARGET_TTIR_PIPELINE = (Inline(include_noinline=True), "fuse-nested-loops")
+# stage: `asm['ttir']` keeps the hint, `asm['ttgir']` shows the one loop. A hand-written
+# `ttg.warp_specialize` runs its regions one after another (sequence_partitions.py).
+TARGET_TTIR_PIPELINE = (
+    Inline(include_noinline=True),
+    SequencePartitions(),
+    "fuse-nested-loops",
+)
 LINALG_PIPELINE = (
     TritonToLinalg(bounds=True),
     "canonicalize",

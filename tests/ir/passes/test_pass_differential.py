@@ -22,6 +22,7 @@ import naiad.dialects
 import naiad.passes  # noqa: F401  (registers the passes)
 from naiad.backends.cpu import (
     fuse_elementwise,  # noqa: F401  (cpu-fuse-elementwise)
+    sequence_partitions,  # noqa: F401  (cpu-sequence-partitions)
     widen_dot_operands,  # noqa: F401  (cpu-widen-dot-operands)
 )
 from naiad.ir import FloatType, IntegerType, RankedTensorType
