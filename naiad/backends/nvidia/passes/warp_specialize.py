@@ -10,7 +10,7 @@ partition (the hint changes no value; Triton too leaves attention's loop alone o
 
     full[S], empty[S] = mbarriers (full: one arrival, the producer's expect; empty: one per
                         consumer thread); ring_x[S] per load; then:
-    ttg.warp_specialize
+    ttg.warp_specialize(bounds, descriptors, rings, full, empty, ...)
     default {                               (consumers: the kernel's warps)
       L' = L carrying a count n of K iterations:
         K': slot = n % S; wait full[slot] at parity (n / S) & 1
@@ -18,13 +18,14 @@ partition (the hint changes no value; Triton too leaves attention's loop alone o
             if not K's first step: arrive on empty[(n - 1) % S]; n += 1
         wait for the last dot; if K ran: arrive on empty[(n - 1) % S]; the epilogue
     }
-    partition0 {                            (producer: 4 warps, one thread issuing)
+    partition0(its captures) num_warps(4) { (producer: 4 warps, one thread issuing)
       L's loop over the same tiles, K's over the same steps, with the same count n:
         wait empty[slot] at parity ((n / S) & 1) ^ 1   (a fresh barrier passes parity 1)
         expect the slot's bytes on full[slot]; copy each block into ring_x[slot]; n += 1
     }
 
-The producer clones only the scalar ops the copies' indices and K's bounds need. The ring is
+The producer clones only the scalar ops the copies' indices and K's bounds need; what else it
+reads from above becomes the op's captures (a partition is isolated from above). The ring is
 S = `num_stages` slots deep (at least 2), and one more for the dot in flight where the rings
 and the epilogue's largest tensor-copy store fit in shared memory together (the rings live
 through the epilogue: the producer fills them for the next tile meanwhile): there K's dot runs
