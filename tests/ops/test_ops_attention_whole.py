@@ -165,7 +165,8 @@ def test_a_problem_makes_each_input_descriptor_once(gen, copies):
 def test_calls_of_one_kind_share_their_bound_launches(gen, interpreted, copies, monkeypatch):
     """The whole-block launches are bound once per kind of call (attention/bound.py): calls of
     one kind on other tensors (a misaligned query among them) each get their own results, and
-    the kind keeps its three launches; another scale is another kind."""
+    the kind keeps its four launches (the delta kernel's too); another scale is another
+    kind."""
     monkeypatch.setattr(bound, "_LAUNCHES", KeptTable(256))
     for offset in (0, 0, 8):
         q, k, v = _inputs(gen, torch.float16, H=4, HK=2, L=128, S=192, E=64)
@@ -173,9 +174,9 @@ def test_calls_of_one_kind_share_their_bound_launches(gen, interpreted, copies, 
             storage = torch.empty(q.numel() + offset, dtype=q.dtype)
             q = storage[offset:].view(q.shape).copy_(q.detach()).requires_grad_()
         _check(gen, q, k, v, causal=False)
-    assert sorted(key[0] for key in bound._LAUNCHES) == ["dkdv", "dq", "forward"]
+    assert sorted(key[0] for key in bound._LAUNCHES) == ["delta", "dkdv", "dq", "forward"]
     ops.scaled_dot_product_attention(q, k, v, scale=0.5, enable_gqa=True)
-    assert len(bound._LAUNCHES) == 4
+    assert len(bound._LAUNCHES) == 5
 
 
 def test_the_whole_backward_takes_a_gradient_like_the_output_alone(copies):

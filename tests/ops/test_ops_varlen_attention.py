@@ -134,3 +134,10 @@ def test_varlen_attention_of_strided_inputs(gen, backend):
     qkv = make((sum(lengths), 3, 3, 32), torch.float32, gen, -1, 1)
     q, k, v = qkv.unbind(1)
     _check(gen, torch.float32, lengths, lengths, causal=True, tensors=(q, k, v))
+
+
+def test_calls_alike_but_for_their_total_length(gen, interpreted):
+    """Two calls of as many sequences of the same longest lengths but other totals: the
+    backward's bound delta launch (attention/bound.py) keys the rows it covers."""
+    for lengths in ([70, 9, 30], [70, 50, 61]):
+        _check(gen, torch.float32, lengths, lengths, H=2, HK=1, E=16, scale=0.3)

@@ -12,7 +12,8 @@ dtype and device), and a new alignment takes the launch entry once. What the kin
 descriptor's tensor, its dtype and device, holds by the Problem's checks (k and v of q's
 dtype), the key (the inputs' devices) and the callers (the results allocated as q; the
 backward takes the whole blocks for an output gradient of q's dtype and device alone). The
-general kernels (pointers) keep `kernel[grid](...)`.
+backward's delta kernel (pointers, whichever kernels follow it) is bound too, its tensors keyed
+by dtype, device and alignment; the general kernels keep `kernel[grid](...)`.
 """
 
 from __future__ import annotations
@@ -26,13 +27,16 @@ _LAUNCHES = KeptTable(256)
 
 
 def run(p, kernel: str, blocks: tuple, sample, tensors: tuple):
-    """Launch the whole-block `kernel` ("forward", "dkdv" or "dq") of problem `p` at `blocks`
-    (BLOCK_M, BLOCK_N) on `tensors`, its first parameters' tensors in order (a descriptor's as
-    its tensor); `sample()` gives the launch as flash makes it, (kernel, grid, arguments,
-    options), the first time a kind of call is seen."""
-    q = p.q
-    key = (kernel, *blocks, q.dtype, q.device, p.k.device, p.v.device, p.batches, p.H, p.group,
-           p.L, p.S, p.E, p.causal, p.scale_log2)  # fmt: skip
+    """Launch `kernel` ("forward", "dkdv", "dq": the whole-block kernels; "delta") of problem
+    `p` at `blocks` (its block sizes) on `tensors`, its first parameters' tensors in order (a
+    descriptor's as its tensor); `sample()` gives the launch as flash makes it, (kernel, grid,
+    arguments, options), the first time a kind of call is seen."""
+    kind = p.kind
+    if kind is None:  # once per problem: its forward and backward launch three or four kernels
+        q = p.q
+        kind = p.kind = (q.dtype, q.device, p.k.device, p.v.device, p.batches, p.H, p.group,
+                         p.L, p.S, p.E, p.causal, p.scale_log2)  # fmt: skip
+    key = (kernel, blocks, kind)
     launch = _LAUNCHES.get(key)
     if launch is None:
         jit_function, grid, arguments, options = sample()

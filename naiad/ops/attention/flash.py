@@ -80,6 +80,7 @@ class Problem:
     packed = False
     mask_kind, mask_strides = NO_MASK, (0, 0, 0, 0)
     whole = False  # the whole-block forward's tiles or None once `_whole_tiles` decided
+    kind = None  # what fixes its bound launches (bound.py), once asked
 
     def __init__(self, q, k, v, heads, key_heads, causal, scale):
         """The checks and flags that do not depend on how the sequences are held; `q`, `k`, `v`
@@ -335,8 +336,13 @@ def backward(p: Problem, grad, out, lse):
         return dq.zero_(), dk.zero_(), dv.zero_()
     delta = empty(p.out_shape[:-1], torch.float32, device)
     rows = delta.numel()
-    options = {} if device.type == "cpu" else {"num_warps": 4}
-    attention_delta[((rows + 63) // 64,)](out, grad, delta, rows, p.E, 64, p.block_e, **options)
+
+    def delta_launch():
+        options = {} if device.type == "cpu" else {"num_warps": 4}
+        arguments = (out, grad, delta, rows, p.E, 64, p.block_e)
+        return attention_delta, ((rows + 63) // 64,), arguments, options
+
+    bound.run(p, "delta", (64, rows), delta_launch, (out, grad, delta))  # rows: packed ones vary
     tiles = _whole_backward_tiles(p, grad)
     if tiles is None:
         for kernel, grid, arguments, options in backward_launches(p, grad, lse, delta, dq, dk, dv):
