@@ -163,8 +163,9 @@ host_cpu = _Text(
 )
 cpu_amx = _Flag(
     "NAIAD_CPU_AMX",
-    "multiply bf16 dots on AMX tiles (`tdpbf16ps`) where the CPU has AMX and the OS grants the "
-    "process the tile state (off unless 1); read once per process, with the host's CPU",
+    "multiply bf16 and int8 dots on AMX tiles (`tdpbf16ps`, `tdpbssd`) where the CPU has AMX "
+    "and the OS grants the process the tile state (off unless 1); read once per process, with "
+    "the host's CPU",
 )
 cpu_loader = _Text(
     "NAIAD_CPU_LOADER",

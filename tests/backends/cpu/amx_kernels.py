@@ -1,10 +1,11 @@
-"""bf16 dots compiled (never run) in test_matmul_amx.py's child process: the instructions of
-AMX and of AVX512-BF16 their code for the child's host target holds."""
+"""bf16 and int8 dots compiled (never run) in test_matmul_amx.py's child process: the
+instructions of AMX and of AVX512-BF16 their code for the child's host target holds."""
 
 import naiad
 import naiad.language as tl
 
-WORDS = ("tdpbf16ps", "ldtilecfg", "tilerelease", "vdpbf16ps")
+WORDS = ("tdpbf16ps", "tdpbssd", "ldtilecfg", "tilerelease", "vdpbf16ps")
+KERNELS = ("block", "looped", "int8")
 
 
 @naiad.jit
@@ -28,10 +29,12 @@ def looped(at_ptr, b_ptr, c_ptr, K, M: tl.constexpr, N: tl.constexpr, BK: tl.con
 
 
 def instruction_counts() -> list[int]:
-    """How often each of WORDS occurs in each kernel's assembly (block, then looped)."""
+    """How often each of WORDS occurs in each of KERNELS' assembly: `block` and `looped` on
+    bf16, `block` on int8 into int32."""
     types = ("*bf16", "*bf16", "*fp32")
     kernels = [
         block.warmup(*types, grid=(1,), M=64, N=64, K=32, target="cpu"),
         looped.warmup(*types, "i32", grid=(1,), M=64, N=32, BK=64, target="cpu"),
+        block.warmup("*i8", "*i8", "*i32", grid=(1,), M=64, N=64, K=64, target="cpu"),
     ]
     return [kernel.asm["asm"].count(word) for kernel in kernels for word in WORDS]

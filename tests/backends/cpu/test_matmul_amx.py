@@ -1,12 +1,15 @@
-"""bf16 dots on AMX tiles (codegen/lower_matmul_amx.py) are chosen only where the CPU has AMX,
-NAIAD_CPU_AMX asks for them and the OS grants the process the tile state (tile_state.py).
+"""bf16 and int8 dots on AMX tiles (codegen/lower_matmul_amx.py) are chosen only where the CPU
+has AMX, NAIAD_CPU_AMX asks for them and the OS grants the process the tile state
+(tile_state.py).
 
 Nothing here executes an AMX instruction: a process without the grant dies of SIGILL on one,
 and this suite runs on CPUs without AMX. The code for a Sapphire Rapids (NAIAD_HOST_CPU) is
-compiled in a child process, the OS's answer faked there, and only read; the values are checked
-on a CPU with AMX by a script run there (bench/RESULTS.md says which).
+compiled in a child process, the OS's answer faked there, and only read; the packing of B in
+AMX's layout runs here (vector code only). The values of the tiles' products are checked on a
+CPU with AMX, against a float64 reference, by a script run there.
 """
 
+import ctypes
 import os
 import subprocess
 import sys
@@ -14,14 +17,19 @@ import textwrap
 from pathlib import Path
 
 import amx_kernels
+import numpy as np
 import pytest
+from llvmlite import ir
 
 from naiad import knobs
 from naiad.backends.cpu import llvm_tools, target, tile_state
+from naiad.backends.cpu.codegen import lower_matmul_bf16
+from naiad.backends.cpu.codegen.function import FunctionLowering
+from naiad.backends.cpu.codegen.views import View
 
 AMX = "+avx512f,+avx512bf16,+amx-tile,+amx-bf16,+amx-int8"
 # what the child prints, by kernel and instruction (amx_kernels.instruction_counts)
-_NAMES = [f"{kernel}.{word}" for kernel in ("block", "looped") for word in amx_kernels.WORDS]
+_NAMES = [f"{kernel}.{word}" for kernel in amx_kernels.KERNELS for word in amx_kernels.WORDS]
 
 
 def _refuse():
@@ -77,7 +85,7 @@ _CHILD = textwrap.dedent(
 def test_sapphire_rapids_dots_on_tiles_only_where_granted(tmp_path):
     """Compiled for a Sapphire Rapids: `tdpbf16ps` with `ldtilecfg` and `tilerelease` where
     the OS grants the tiles (faked), `vdpbf16ps` where it does not, for a dot of one block and
-    a dot in a K loop on a transposed A."""
+    a dot in a K loop on a transposed A; `tdpbssd` for int8 only where granted."""
     folder = str(Path(__file__).parent)
     env = {**os.environ, "NAIAD_HOST_CPU": "sapphirerapids", "NAIAD_CACHE_DIR": str(tmp_path)}
     done = subprocess.run(
@@ -96,5 +104,45 @@ def test_sapphire_rapids_dots_on_tiles_only_where_granted(tmp_path):
         assert tiles[f"{kernel}.ldtilecfg"] > 0 and tiles[f"{kernel}.tilerelease"] > 0, tiles
         assert vectors[f"{kernel}.tdpbf16ps"] == 0 and vectors[f"{kernel}.ldtilecfg"] == 0
         assert vectors[f"{kernel}.vdpbf16ps"] > 0, vectors
-    # 64 x 64 x 32: four blocks of 2 x 2 tiles of 16 x 16, one step of 32 k each
-    assert tiles["block.tdpbf16ps"] == 16, tiles
+    # 64 x 64 x 32 (x 64 on int8): four blocks of 2 x 2 tiles of 16 x 16, one step of k each
+    assert tiles["block.tdpbf16ps"] == 16 and tiles["int8.tdpbssd"] == 16, tiles
+    assert tiles["int8.ldtilecfg"] > 0 and vectors["int8.tdpbssd"] == 0, vectors
+    assert tiles["block.tdpbssd"] == tiles["int8.tdpbf16ps"] == 0, tiles
+
+
+def _packed_b(k: int, n: int, transposed: bool) -> tuple:
+    """The library (kept while used) and compiled function `pack(b, out)`:
+    lower_matmul_bf16.pack_b in AMX's order (`high_first` False) of a [k, n] bf16 matrix
+    (stored transposed where asked) into `out`'s [k/2, n] dwords."""
+    module = ir.Module("pack")
+    module.triple = target.host_target().triple
+    ptr = ir.PointerType()
+    function = ir.Function(module, ir.FunctionType(ir.VoidType(), [ptr, ptr]), "pack")
+    fl = FunctionLowering(module, None)
+    fl.builder = ir.IRBuilder(function.append_basic_block("entry"))
+    b_ptr, fl.scratch = function.args
+    i16 = ir.IntType(16)
+    b = View.contiguous(b_ptr, i16, [n, k] if transposed else [k, n])
+    if transposed:
+        b = View(b_ptr, i16, 0, [k, n], [1, k])
+    lower_matmul_bf16.pack_b(fl, b, n, k, high_first=False)
+    fl.builder.ret_void()
+    machine = target.host_target().machine
+    code = llvm_tools.compile_ir(str(module), machine, "pack")
+    library = llvm_tools.link_object(llvm_tools.create_jit(machine), "pack", code, {}, ["pack"])
+    kind = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
+    return library, kind(library["pack"])
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_b_packed_for_tiles_as_interleaved_rows(transposed):
+    """AMX's B: dword (p, j) holds B[2p, j] in its low half and B[2p + 1, j] in its high half
+    (the rows interleaved); rows of unit stride take the vector shuffle, strided ones the
+    element loop. Only the packing runs here (no AMX instruction)."""
+    k, n = 64, 48
+    bits = np.random.default_rng(7).integers(0, 1 << 16, (k, n), dtype=np.uint16)
+    stored = np.ascontiguousarray(bits.T) if transposed else bits
+    out = np.full((k // 2, n), 0xDEADBEEF, np.uint32)
+    _library, pack = _packed_b(k, n, transposed)
+    pack(stored.ctypes.data, out.ctypes.data)
+    assert np.array_equal(out & 0xFFFF, bits[0::2]) and np.array_equal(out >> 16, bits[1::2])

@@ -32,7 +32,7 @@ vectors of B and a broadcast must fit in them; MR then shrinks to divide M where
 (`fit_rows`), so that no edge row block makes the micro-kernel a second time. On a CPU with
 AVX512-BF16, bf16 operands stay bf16 and are multiplied two products per lane, and with
 AVX512-VNNI int8 operands four per lane, with the same results (lower_matmul_bf16.py,
-lower_matmul_int8.py); with AMX (NAIAD_CPU_AMX) bf16 tiles of 16 × 16 × 32
+lower_matmul_int8.py); with AMX (NAIAD_CPU_AMX) on tiles of 16 × 16 accumulators
 (lower_matmul_amx.py). What the kernel
 does not cover — operands of dynamic size, accumulators other than f32/f64/i32/i64 and the
 16/8-bit floats — returns False and keeps the loop nest.

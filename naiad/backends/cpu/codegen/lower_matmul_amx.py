@@ -1,4 +1,5 @@
-"""bf16 × bf16 dots on AMX tiles: `tdpbf16ps`, 16 × 16 f32 accumulators times 32 k per instruction.
+"""bf16 and int8 dots on AMX tiles: `tdpbf16ps` (`tdpbssd`), 16 × 16 f32 (i32) accumulators
+times 32 (64) k per instruction.
 
 AMX (Sapphire Rapids and later Xeons) has eight tile registers of up to 16 rows of 64 bytes.
 `tdpbf16ps c, a, b` adds to each f32 C[m, n] of a 16 × 16 tile the products of row m of A
@@ -8,41 +9,81 @@ high half), 512 products of each C element's 16 × 32 block of k in one instruct
 `vdpbf16ps` (lower_matmul_bf16.py) makes 32. Each product of two bf16 is exact in f32; the sums
 are rounded to nearest even with subnormal inputs and results flushed to zero, as `vdpbf16ps`
 does, but in the hardware's own order within a pair and a tile: the results are the f32 path's
-within a dot's f32 accumulation tolerance, not bit for bit.
+within a dot's f32 accumulation tolerance, not bit for bit. `tdpbssd` does the same for
+int8 × int8 into i32, four signed byte products per dword of B (B's rows interleaved by fours:
+lower_matmul_int8.pack_b's layout), 1,024 products per C element's 16 × 64 block, wrapping as
+i32 addition does: the i32 path's results exactly.
 
     A: read in place by `tileloadd` (it takes a row stride) where its rows have unit stride,
        else copied into contiguous scratch first;
-    B → [K/2, N] dwords, pairs of rows interleaved (lower_matmul_bf16.pack_b), once per dot;
-    C: the f32 accumulators, loaded and stored by tiles (their rows have unit stride).
+    B → [K/2, N] dwords, pairs of rows interleaved (lower_matmul_bf16.pack_b), or [K/4, N] of
+       fours (lower_matmul_int8.pack_b), once per dot;
+    C: the accumulators, loaded and stored by tiles (their rows have unit stride).
 
 C is cut into blocks of 2 × 2 tiles (32 × 32), which with two tiles of A and two of B fill the
-eight registers; each block's four tiles are carried through the loop over k by 32 as phis of
+eight registers; each block's four tiles are carried through the loop over k by 32 (64) as phis of
 LLVM's `x86_amx` type, which its AMX passes give registers, configure (`ldtilecfg` at the
 function's entry) and release (`tilerelease` at its exit). Edges of 16 rows or columns take one
-tile instead of two. `applies` asks for bf16 operands with an f32 (or 16/8-bit float) output,
-M and N multiples of 16 and K of 32, and a host with AMX-BF16 whose tiles this process may use
+tile instead of two. `applies` asks for bf16 operands with an f32 (or 16/8-bit float) output
+and K a multiple of 32, or int8 ones with an i32 output and K a multiple of 64, M and N
+multiples of 16, and a host with AMX-BF16 (AMX-INT8) whose tiles this process may use
 (target.py turns the features off otherwise: NAIAD_CPU_AMX, tile_state.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from llvmlite import ir
 
+from ....ir import IntegerType, element_type
 from ..lower_scalar.registry import intrinsic
 from ..target import host_has
-from . import lower_matmul_bf16
+from . import lower_matmul_bf16, lower_matmul_int8
 from .function import FunctionLowering
 from .loops import I64, as_value, counted_loop, loop_nest
 from .views import View, add, mul
 
-FEATURES = ("+amx-tile", "+amx-bf16")
 TILE_ROWS = 16
-TILE_BYTES = 64  # of one tile row: 16 f32 of C, 32 bf16 of A, 16 pairs of B
+TILE_BYTES = 64  # of one tile row: 16 f32 (i32) of C, 32 bf16 (64 int8) of A, 16 dwords of B
 TILE_COLUMNS = TILE_BYTES // 4
-TILE_K = TILE_BYTES // 2
 BLOCK = 2  # tiles of C a block has down and across
+I8 = ir.IntType(8)
 I16 = ir.IntType(16)
-I32 = ir.IntType(32)
+
+
+@dataclass(frozen=True)
+class TileDot:
+    """One of AMX's dot instructions: its intrinsic, the CPU features it needs, the bytes of
+    one of A's elements and how B is packed (`pack(fl, b, n, k)`: dwords of k-groups)."""
+
+    name: str
+    features: tuple[str, ...]
+    element: ir.IntType
+    pack: Callable
+
+    @property
+    def tile_k(self) -> int:
+        """The k a tile of A holds in a row."""
+        return TILE_BYTES * 8 // self.element.width
+
+    @property
+    def group(self) -> int:
+        """The k of one dword of packed B."""
+        return 32 // self.element.width
+
+
+BF16 = TileDot(
+    "llvm.x86.tdpbf16ps.internal",
+    ("+amx-tile", "+amx-bf16"),
+    I16,
+    lambda fl, b, n, k: lower_matmul_bf16.pack_b(fl, b, n, k, high_first=False),
+)
+INT8 = TileDot(
+    "llvm.x86.tdpbssd.internal", ("+amx-tile", "+amx-int8"), I8, lower_matmul_int8.pack_b
+)
+FEATURES = BF16.features
 
 
 class _Tile(ir.Type):
@@ -73,34 +114,46 @@ def applies(a_type, b_type, out_type, shape, triple: str) -> bool:
     """Whether a matmul of these operand and output types and (m, n, k) `shape`, compiled for
     `triple`, runs on AMX tiles."""
     m, n, k = shape
+    if lower_matmul_bf16.applies(a_type, b_type, out_type, shape, triple):
+        dot = BF16
+    elif _bits(a_type) == _bits(b_type) == 8 and _bits(out_type) == 32:
+        dot = INT8
+    else:
+        return False
     return (
-        lower_matmul_bf16.applies(a_type, b_type, out_type, shape, triple)
-        and isinstance(m, int)
+        all(isinstance(size, int) for size in shape)
         and m % TILE_ROWS == 0
         and n % TILE_COLUMNS == 0
-        and k % TILE_K == 0
-        and has_tiles(triple)
+        and k > 0
+        and k % dot.tile_k == 0
+        and host_has(dot.features, triple)
     )
 
 
+def _bits(t) -> int | None:
+    t = element_type(t)
+    return t.width if isinstance(t, IntegerType) else None
+
+
 def multiply(fl: FunctionLowering, rows: int, a: View, b: View, c: View, shape) -> None:
-    """C (f32) += A @ B over the whole matrix: B packed in interleaved pairs (A too where its
-    rows are strided), then blocks of 2 × 2 tiles, edges of one. `rows` (the vector
-    micro-kernel's) is not used: a tile's shape is fixed."""
+    """C (f32 or i32) += A @ B over the whole matrix: B packed in interleaved k-groups (A
+    copied where its rows are strided), then blocks of 2 × 2 tiles, edges of one. `rows` (the
+    vector micro-kernel's) is not used: a tile's shape is fixed."""
     m, n, k = shape
     bld = fl.builder
+    dot = INT8 if a.element == I8 else BF16
     if a.strides[-1] != 1:
         a = _copy(fl, a, m, k)
-    views = (a, lower_matmul_bf16.pack_b(fl, b, n, k, high_first=False), c)
+    views = (a, dot.pack(fl, b, n, k), c)
     step_m, step_n = BLOCK * TILE_ROWS, BLOCK * TILE_COLUMNS
     full_m, full_n = m - m % step_m, n - n % step_n
 
     def row_block(i0, down):
         if full_n:
             with counted_loop(bld, 0, full_n, step=step_n, name="amx.n") as j0:
-                _block(fl, views, (i0, j0), (down, BLOCK), k)
+                _block(fl, dot, views, (i0, j0), (down, BLOCK), k)
         if n % step_n:
-            _block(fl, views, (i0, full_n), (down, 1), k)
+            _block(fl, dot, views, (i0, full_n), (down, 1), k)
 
     if full_m:
         with counted_loop(bld, 0, full_m, step=step_m, name="amx.m") as i0:
@@ -109,27 +162,27 @@ def multiply(fl: FunctionLowering, rows: int, a: View, b: View, c: View, shape) 
         row_block(full_m, 1)
 
 
-def _block(fl: FunctionLowering, views, at, tiles, k: int) -> None:
+def _block(fl: FunctionLowering, dot: TileDot, views, at, tiles, k: int) -> None:
     """One block of C at `at` = (i0, j0) of `tiles` = (down, across) tiles, carried through the
-    loop over k by 32: one `tdpbf16ps` per tile of C and step, loads of A's and B's tiles."""
+    loop over k by a tile's k: one `dot` per tile of C and step, loads of A's and B's tiles."""
     a, b, c = views
     (i0, j0), (down, across) = at, tiles
     bld = fl.builder
-    dot = intrinsic(fl.module, "llvm.x86.tdpbf16ps.internal", TILE, [I16] * 3 + [TILE] * 3)
+    call = intrinsic(fl.module, dot.name, TILE, [I16] * 3 + [TILE] * 3)
     rows = [add(bld, i0, TILE_ROWS * r) for r in range(down)]
     columns = [add(bld, j0, TILE_COLUMNS * s) for s in range(across)]
     acc = [[_load(fl, c, [i, j], 4) for j in columns] for i in rows]
     before = bld.block
-    with counted_loop(bld, 0, k, step=TILE_K, name="amx.k") as kk:
+    with counted_loop(bld, 0, k, step=dot.tile_k, name="amx.k") as kk:
         phis = [[bld.phi(TILE) for _ in row] for row in acc]
         for row, phi_row in zip(acc, phis):
             for value, phi in zip(row, phi_row):
                 phi.add_incoming(value, before)
-        lhs = [_load(fl, a, [i, kk], 2) for i in rows]
-        pair = bld.lshr(kk, ir.Constant(I64, 1))
-        rhs = [_load(fl, b, [pair, j], 4) for j in columns]
+        lhs = [_load(fl, a, [i, kk], dot.element.width // 8) for i in rows]
+        group = bld.udiv(kk, ir.Constant(I64, dot.group))
+        rhs = [_load(fl, b, [group, j], 4) for j in columns]
         updated = [
-            [bld.call(dot, [_ROWS, _BYTES, _BYTES, phi, x, y]) for y, phi in zip(rhs, phi_row)]
+            [bld.call(call, [_ROWS, _BYTES, _BYTES, phi, x, y]) for y, phi in zip(rhs, phi_row)]
             for x, phi_row in zip(lhs, phis)
         ]
         for phi_row, new_row in zip(phis, updated):
@@ -163,9 +216,9 @@ def _ptr() -> ir.Type:
 
 
 def _copy(fl: FunctionLowering, a: View, m: int, k: int) -> View:
-    """A's [M, K] bf16 bits into contiguous scratch (rows of unit stride for `tileloadd`)."""
+    """A's [M, K] elements into contiguous scratch (rows of unit stride for `tileloadd`)."""
     bld = fl.builder
-    rows = fl.buffer([m, k], None, I16)
+    rows = fl.buffer([m, k], None, a.element)
     with loop_nest(bld, [m, k], name="amx.copy.a") as indices:
         rows.store(bld, a.load(bld, indices), indices)
     return rows

@@ -74,7 +74,7 @@ def multiply(fl: FunctionLowering, rows: int, a: View, b: View, c: View, shape) 
     """C (i32) += A @ B over the whole matrix: the operands packed in groups of four, the
     columns' surplus, then the tiles of packed_tiles.py (`rows` rows)."""
     m, n, k = shape
-    b_quads = _pack_b(fl, b, n, k)
+    b_quads = pack_b(fl, b, n, k)
     views = (_pack_a(fl, a, m, k), b_quads, c)
     surplus = _surplus(fl, b_quads, n, k // GROUP)
     multiply_packed(fl, DOT_QUADS, rows, views, (m, n, k // GROUP), offsets=surplus)
@@ -101,9 +101,10 @@ def _pack_a(fl: FunctionLowering, a: View, m: int, k: int) -> View:
     return quads
 
 
-def _pack_b(fl: FunctionLowering, b: View, n: int, k: int) -> View:
+def pack_b(fl: FunctionLowering, b: View, n: int, k: int) -> View:
     """B as [K/4, N] dwords of the bytes of four consecutive rows. Rows of unit stride are
-    interleaved 16 columns at a time (four vector loads, one shuffle, one store)."""
+    interleaved 16 columns at a time (four vector loads, one shuffle, one store). This is also
+    AMX's layout of B for `tdpbssd` (lower_matmul_amx.py)."""
     bld = fl.builder
     quads = fl.buffer([k // GROUP, n], None, I32)
     if b.strides[-1] != 1:
