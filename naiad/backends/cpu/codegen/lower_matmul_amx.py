@@ -83,7 +83,6 @@ BF16 = TileDot(
 INT8 = TileDot(
     "llvm.x86.tdpbssd.internal", ("+amx-tile", "+amx-int8"), I8, lower_matmul_int8.pack_b
 )
-FEATURES = BF16.features
 
 
 class _Tile(ir.Type):
@@ -102,12 +101,6 @@ class _Tile(ir.Type):
 TILE = _Tile()
 _ROWS = ir.Constant(I16, TILE_ROWS)
 _BYTES = ir.Constant(I16, TILE_BYTES)
-
-
-def has_tiles(triple: str | None = None) -> bool:
-    """Whether code for `triple` (the host's when None) may use AMX's bf16 tiles here: the CPU
-    has them and this process may (target.py)."""
-    return host_has(FEATURES, triple)
 
 
 def applies(a_type, b_type, out_type, shape, triple: str) -> bool:
