@@ -111,3 +111,41 @@ def persistent_matmul(
             acc = tl.dot(a, b, acc)
         inside = (rows[:, None] < M) & (cols[None, :] < N)
         tl.store(c_ptr + rows[:, None] * N + cols[None, :], acc, mask=inside)
+
+
+@naiad.jit
+def persistent_matmul_offsets(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    PROGRAMS: tl.constexpr,
+    BM: tl.constexpr,
+    BN: tl.constexpr,
+    BK: tl.constexpr,
+):
+    """`persistent_matmul` in tutorial 09's shape: the tile's rows and columns clamped into the
+    matrices by `tl.where` (and said contiguous, as the tutorial says) before the K loop, which
+    alone reads them (fused, they are carried from the branch that starts a tile), and the
+    epilogue numbering its tile again from a counter of its own."""
+    tiles_n = tl.cdiv(N, BN)
+    k_steps = tl.cdiv(K, BK)
+    tile_c = tl.program_id(0) - PROGRAMS
+    for tile in tl.range(tl.program_id(0), tl.cdiv(M, BM) * tiles_n, PROGRAMS, flatten=True):
+        rows = (tile // tiles_n) * BM + tl.arange(0, BM)
+        cols = (tile % tiles_n) * BN + tl.arange(0, BN)
+        rows = tl.max_contiguous(tl.multiple_of(tl.where(rows < M, rows, 0), BM), BM)
+        cols = tl.max_contiguous(tl.multiple_of(tl.where(cols < N, cols, 0), BN), BN)
+        acc = tl.zeros((BM, BN), dtype=tl.float32)
+        for step in range(k_steps):
+            ks = step * BK + tl.arange(0, BK)
+            a = tl.load(a_ptr + rows[:, None] * K + ks[None, :], mask=ks[None, :] < K, other=0.0)
+            b = tl.load(b_ptr + ks[:, None] * N + cols[None, :], mask=ks[:, None] < K, other=0.0)
+            acc = tl.dot(a, b, acc)
+        tile_c += PROGRAMS
+        rows_c = (tile_c // tiles_n) * BM + tl.arange(0, BM)
+        cols_c = (tile_c % tiles_n) * BN + tl.arange(0, BN)
+        inside = (rows_c[:, None] < M) & (cols_c[None, :] < N)
+        tl.store(c_ptr + rows_c[:, None] * N + cols_c[None, :], acc, mask=inside)

@@ -12,6 +12,7 @@ from fixture_kernels.flattened_loops import (
     numbered,
     numbered_expected,
     persistent_matmul,
+    persistent_matmul_offsets,
 )
 from gpu_helpers import compiled  # noqa: F401  (the fixture: launches compile for the GPU)
 
@@ -38,17 +39,19 @@ def test_fused_inner_bounds_read_the_outer_variable(ordered):
 
 # ragged M and N tiles, tiles not a multiple of the programs, programs without a tile (K and N
 # multiples of 16: 16-byte copies, the loop pipelined)
+# (persistent_matmul_offsets: tutorial 09's shape, its tile's offsets carried across K steps)
+@pytest.mark.parametrize("kernel", [persistent_matmul, persistent_matmul_offsets])
 @pytest.mark.parametrize(
     "m, n, k, programs", [(300, 176, 128, 7), (128, 64, 512, 3), (200, 320, 96, 40)]
 )
-def test_a_fused_persistent_matmul_with_an_asynchronous_dot(m, n, k, programs):
+def test_a_fused_persistent_matmul_with_an_asynchronous_dot(m, n, k, programs, kernel):
     if torch.cuda.get_device_capability() < (9, 0):
         pytest.skip("wgmma needs sm_90a")
     gen = torch.Generator().manual_seed(m + n + k)
     a = torch.randn((m, k), generator=gen).half()
     b = torch.randn((k, n), generator=gen).half()
     c = torch.full((m, n), 7.0, device="cuda")
-    launched = persistent_matmul[(programs,)](
+    launched = kernel[(programs,)](
         a.cuda(), b.cuda(), c, m, n, k, PROGRAMS=programs, BM=64, BN=64, BK=32
     )
     assert "tt.flatten" not in launched.asm["ttgir"] and "isAsync = true" in launched.asm["ttgir"]

@@ -311,17 +311,20 @@ def test_pipelined_attention_keeps_the_values(causal):
     np.testing.assert_allclose(outs[0], outs[1], rtol=1e-3, atol=1e-3)
 
 
+@pytest.mark.parametrize("kernel", ["persistent_matmul", "persistent_matmul_offsets"])
 @pytest.mark.parametrize("arch", ["sm_90a", "sm_80"])
-def test_fused_persistent_loop_pipelines_across_tiles(arch):
+def test_fused_persistent_loop_pipelines_across_tiles(arch, kernel):
     """A persistent matmul's nest, fused by fuse-nested-loops, is pipelined as one loop: the
     copies of the next tile's first K steps are issued while the current tile finishes (the
     prologue's condition that steps the tile is copied ahead with them), and the epilogue's
     store, through another argument than the loads', stays in the loop. The values of the
     TTIR, with tiles not a multiple of the programs, ragged M, one K step, and programs with
     no tile. (N and K are specialized as multiples of 16, as a launch with such values does:
-    the copies are then 16 bytes wide.)"""
-    from fixture_kernels.flattened_loops import persistent_matmul
+    the copies are then 16 bytes wide.) The kernel in tutorial 09's shape carries its tile's
+    offsets, 1-D, from the branch that starts a tile, never converted in the loop."""
+    from fixture_kernels import flattened_loops
 
+    persistent_matmul = getattr(flattened_loops, kernel)
     args = ("*fp16", "*fp16", "*fp32", 130, 48, 64)
     kwargs = {"PROGRAMS": 4, "BM": 64, "BN": 32, "BK": 16}
     bound = persistent_matmul._bind(args, kwargs)
@@ -335,6 +338,14 @@ def test_fused_persistent_loop_pipelines_across_tiles(arch):
     (inside,) = [names for names in loops if "ttg.async_copy_global_to_local" in names]
     assert inside.count("ttg.async_copy_global_to_local") == 2 and "tt.store" in inside
     assert "tt.load" not in inside and inside.count("scf.for") == 1
+    if kernel == "persistent_matmul_offsets":
+        (loop,) = [op for op in after.walk() if isinstance(op, scf.ForOp) and op.body.ops and any(
+            o.name == "ttg.async_copy_global_to_local" for o in op.body.ops)]  # fmt: skip
+        offsets = [a.type.shape for a in loop.region_iter_args if str(a.type).startswith("tensor<")]
+        assert (64,) in offsets and (32,) in offsets
+        assert not any(
+            o.name == "ttg.convert_layout" and "xi32" in str(o.result.type) for o in loop.walk()
+        )
     func = next(op for op in after.walk() if isinstance(op, tt.FuncOp))
     for m, n, k in ((130, 48, 64), (64, 32, 16), (70, 96, 48)):
         gen = np.random.default_rng(m + n + k)
