@@ -5,14 +5,14 @@ AMX (Sapphire Rapids and later Xeons) has eight tile registers of up to 16 rows 
 `tdpbf16ps c, a, b` adds to each f32 C[m, n] of a 16 × 16 tile the products of row m of A
 (16 × 32 bf16, A's rows as they are in memory) with column n of B held as pairs of rows
 interleaved ("VNNI" layout: dword (p, j) holds B[2p, j] in its low half, B[2p+1, j] in its
-high half), 512 products of each C element's 16 × 32 block of k in one instruction, where
+high half): 8,192 products (16 × 16 elements, 32 k each) in one instruction, where
 `vdpbf16ps` (lower_matmul_bf16.py) makes 32. Each product of two bf16 is exact in f32; the sums
 are rounded to nearest even with subnormal inputs and results flushed to zero, as `vdpbf16ps`
 does, but in the hardware's own order within a pair and a tile: the results are the f32 path's
 within a dot's f32 accumulation tolerance, not bit for bit. `tdpbssd` does the same for
 int8 × int8 into i32, four signed byte products per dword of B (B's rows interleaved by fours:
-lower_matmul_int8.pack_b's layout), 1,024 products per C element's 16 × 64 block, wrapping as
-i32 addition does: the i32 path's results exactly.
+lower_matmul_int8.pack_b's layout), 64 k per element, wrapping as i32 addition does: the i32
+path's results exactly.
 
     A: read in place by `tileloadd` (it takes a row stride) where its rows have unit stride,
        else copied into contiguous scratch first;
@@ -21,13 +21,14 @@ i32 addition does: the i32 path's results exactly.
     C: the accumulators, loaded and stored by tiles (their rows have unit stride).
 
 C is cut into blocks of 2 × 2 tiles (32 × 32), which with two tiles of A and two of B fill the
-eight registers; each block's four tiles are carried through the loop over k by 32 (64) as phis of
-LLVM's `x86_amx` type, which its AMX passes give registers, configure (`ldtilecfg` at the
-function's entry) and release (`tilerelease` at its exit). Edges of 16 rows or columns take one
-tile instead of two. `applies` asks for bf16 operands with an f32 (or 16/8-bit float) output
-and K a multiple of 32, or int8 ones with an i32 output and K a multiple of 64, M and N
-multiples of 16, and a host with AMX-BF16 (AMX-INT8) whose tiles this process may use
-(target.py turns the features off otherwise: NAIAD_CPU_AMX, tile_state.py).
+eight registers; each block's four tiles are carried through the loop over k by 32 (64) as
+phis of LLVM's `x86_amx` type, which its AMX passes give registers, configure (`ldtilecfg`
+before their first use and after calls) and release (`tilerelease` at the function's exit).
+Edges of 16 rows or columns take one tile instead of two. `applies` asks for bf16 operands
+with an f32 (or 16/8-bit float) output and K a multiple of 32, or int8 ones with an i32 output
+and K a multiple of 64, M and N multiples of 16, and a host with AMX-BF16 (AMX-INT8) whose
+tiles this process may use (target.py turns the features off otherwise: NAIAD_CPU_AMX,
+tile_state.py).
 """
 
 from __future__ import annotations
