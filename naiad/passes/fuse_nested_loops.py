@@ -222,13 +222,9 @@ def _fused_loop(nest: Nest, emit: _Emit, total, inner_trips, inner_len, uncondit
     """The fused loop, at `emit`; `unconditional`: the inner body runs on every iteration."""
     outer, inner = nest.outer, nest.inner
     n_outer, n_inner, dependent = len(outer.initArgs), len(inner.initArgs), nest.dependent
-    slots, c = [inner.induction_var, *inner.region_iter_args, *nest.outputs], nest.counter
+    c = nest.counter
     inner_trips, inner_len = emit.narrow(inner_trips, c), emit.narrow(inner_len, c)
-    inits = [emit.const(0, c), emit(arith.SubIOp(outer.lowerBound, outer.step)), *outer.initArgs]
-    inits += [emit.const(0, c), emit.const(1, c)] if dependent else []
-    inits += [emit.placeholder(v, placeholder_source(v, outer)) for v in slots[: 1 + n_inner]]
-    inits += [emit.undefined(v, placeholder_source(v, outer)) for v in nest.outputs]
-    fused = emit.op(scf.ForOp(emit.const(0), total, emit.const(1), inits))
+    fused = emit.op(scf.ForOp(emit.const(0), total, emit.const(1), _inits(nest, emit)))
     args = list(fused.region_iter_args)
     count, previous_i, carried = args[0], args[1], args[2 : 2 + n_outer]
     rest = args[2 + n_outer :]
@@ -278,6 +274,18 @@ def _fused_loop(nest: Nest, emit: _Emit, total, inner_trips, inner_len, uncondit
     out += [inner_trips, inner_len] if dependent else []
     body.op(scf.YieldOp([*out, j_next, *b_next, *p_now]))
     return fused
+
+
+def _inits(nest: Nest, emit: _Emit) -> list[Value]:
+    """The fused loop's first values: its counter, the outer variable one step before the outer
+    lower bound, the outer loop's carried values, (the inner trip counts where the prologue
+    computes them,) placeholders of the inner slots, and the prologue's values, undefined."""
+    outer, inner, c = nest.outer, nest.inner, nest.counter
+    inits = [emit.const(0, c), emit(arith.SubIOp(outer.lowerBound, outer.step)), *outer.initArgs]
+    inits += [emit.const(0, c), emit.const(1, c)] if nest.dependent else []
+    for v in (inner.induction_var, *inner.region_iter_args):
+        inits.append(emit.placeholder(v, placeholder_source(v, outer)))
+    return inits + [emit.undefined(v, placeholder_source(v, outer)) for v in nest.outputs]
 
 
 def _inner_body(nest, body: _Emit, mapping, runs_when, j_now, b_now):
