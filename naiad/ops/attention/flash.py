@@ -185,7 +185,8 @@ def _by_tensor_copies(p: Problem, block_m: int, block_n: int, least=None) -> boo
     rows, in blocks of `block_m` queries and `block_n` keys: on a GPU with a tensor-copy engine,
     for a problem `rows_copyable` allows."""
     q = p.q
-    return q.is_cuda and rows_copyable(p, block_m, block_n, least) and _copies_on(q.device.index)
+    # get_device(): the index without a torch.device made (on the GPU, every call asks)
+    return q.is_cuda and rows_copyable(p, block_m, block_n, least) and _copies_on(q.get_device())
 
 
 def rows_copyable(p: Problem, block_m: int, block_n: int, least=None) -> bool:
@@ -276,7 +277,7 @@ def _whole_backward_tiles(p: Problem, grad):
     it, else None: where it takes the forward, the tensor copies' other conditions hold, so
     only the lengths are checked against these tiles."""
     q = p.q
-    kind = "cpu" if q.device.type == "cpu" else "cuda"
+    kind = "cuda" if q.is_cuda else "cpu"  # (whole blocks need a GPU, or the tests force them)
     tiles = _WHOLE_BACKWARD[kind].get((p.E, p.causal))
     if tiles is None or _whole_tiles(p) is None or grad.data_ptr() % 16:
         return None
