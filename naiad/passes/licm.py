@@ -100,7 +100,8 @@ def hoist_nest_invariants(loop: Operation) -> None:
     compute the same value on every iteration of `loop` itself; an op invariant only in an
     inner loop stays there. Before a nest is fused (fuse-nested-loops), as Triton's fusion
     sees it: what the inner loop computes from the outer iteration's values is computed in
-    the fused loop's body again, not hoisted into the prologue and carried."""
+    the fused loop's body again, not hoisted into the prologue and carried. Ops under a
+    branch stay (a division its condition guards would run unguarded)."""
     if "tt.disable_licm" in loop.attributes:
         return
     moved = True
@@ -109,8 +110,19 @@ def hoist_nest_invariants(loop: Operation) -> None:
         for op in list(loop.walk()):
             if op is loop or Pure not in op.traits or not _invariant(op, loop):
                 continue
-            op.move_before(loop)
-            moved = True
+            if _in_loops_only(op, loop):
+                op.move_before(loop)
+                moved = True
+
+
+def _in_loops_only(op: Operation, loop: Operation) -> bool:
+    """Whether every op between `op` and `loop` is an `scf.for`."""
+    parent = op.parent_op()
+    while parent is not loop:
+        if not isinstance(parent, scf.ForOp):
+            return False
+        parent = parent.parent_op()
+    return True
 
 
 def _add_mask(load: tt.LoadOp, mask: Value) -> None:

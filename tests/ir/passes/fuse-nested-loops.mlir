@@ -269,6 +269,44 @@ tt.func public @offsets(%out: !tt.ptr<i32>, %n: i32, %m: i32, %w: i32) {
   tt.return
 }
 
+// Before fusing, only what is the same for the whole nest leaves it (%w2 and the branch's
+// condition, before the fused loop); what only the inner loop repeats (%row, from the outer
+// variable) stays in the fused body, neither hoisted into the prologue nor carried; a division
+// under a branch stays under it.
+// CHECK-LABEL: tt.func public @nest_invariants
+// CHECK: %[[W2:.+]] = arith.muli %arg2, %arg2 : i32
+// CHECK: scf.for {{.+}} -> (i32, i32, i32) : i64
+// CHECK: scf.if
+// CHECK-NOT: arith.muli
+// CHECK: } else {
+// CHECK: arith.muli %{{.+}}, %[[W2]] : i32
+// CHECK: scf.if
+// CHECK-NEXT: arith.divsi %arg1, %arg2 : i32
+// CHECK: tt.return
+tt.func public @nest_invariants(%out: !tt.ptr<i32>, %n: i32, %w: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c4 = arith.constant 4 : i32
+  scf.for %i = %c0 to %n step %c1 : i32 {
+    scf.for %j = %c0 to %c4 step %c1 : i32 {
+      %w2 = arith.muli %w, %w : i32
+      %row = arith.muli %i, %w2 : i32
+      %nonzero = arith.cmpi ne, %w, %c0 : i32
+      %q = scf.if %nonzero -> (i32) {
+        %d = arith.divsi %n, %w : i32
+        scf.yield %d : i32
+      } else {
+        scf.yield %c0 : i32
+      }
+      %at = arith.addi %row, %j : i32
+      %v = arith.addi %at, %q : i32
+      %p = tt.addptr %out, %at : !tt.ptr<i32>, i32
+      tt.store %p, %v : !tt.ptr<i32>
+    }
+  } {tt.flatten}
+  tt.return
+}
+
 // Left alone: the inner loop carries a pointer block (`ptrs += 8`), which fused would reach
 // each iteration through the prologue's condition (the CPU back end then gathers through it).
 // CHECK-LABEL: tt.func public @inner_loop_carries_a_pointer
