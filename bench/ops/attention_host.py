@@ -5,7 +5,8 @@ backward), every launch through the NVIDIA launcher's hot path and the driver's 
 stand-in `libcuda.so.1` whose entry points return at once.
 
     python bench/ops/attention_host.py --make-stub DIR         # builds DIR/libcuda.so.1 (cc)
-    LD_LIBRARY_PATH=DIR PYTHONPATH=$PWD python bench/ops/attention_host.py [--fwd] [--profile]
+    LD_LIBRARY_PATH=DIR PYTHONPATH=$PWD python bench/ops/attention_host.py \
+        [--fwd | --recorded | --direct] [--profile]
 
 The tensors are CPU tensors; the launches are routed to the NVIDIA launcher as if they were on
 an sm_90a GPU (its kernels compiled for sm_90a, loaded as stand-in functions; the first launch
@@ -13,7 +14,10 @@ of each, the slow path, runs nothing), the tiles and options are the GPU's, and 
 calls the stand-in library (so its argument conversions count, as does the native launch,
 cuda_native_launch.py). What differs from a GPU: torch's CPU allocator and autograd engine
 (the backward runs on the calling thread) and no stream query. Thread CPU time per call, best
-of `--rounds` batches of `--calls`; `--profile`: cProfile of `--calls` calls instead. The CPU
+of `--rounds` batches of `--calls`; `--profile`: cProfile of `--calls` calls instead. Modes: a
+warm forward + backward through autograd (the default), the forward without grad (`--fwd`), the
+forward recorded by autograd (`--recorded`: the GPU profile's "naiad fwd" row), forward and
+backward without autograd (`--direct`: `flash.forward`, `flash.backward` on one Problem). The CPU
 allocator's cost is not the caching allocator's: glibc maps and unmaps each 8 MB result (which
 gives the tensor maps' cache the same addresses back, as torch's caching allocator does on a
 GPU); with MALLOC_MMAP_THRESHOLD_ raised the forward costs ~10 us more here.
@@ -114,26 +118,19 @@ def route_to_cuda() -> None:
             flash.BLOCKS[(kernel, kind)] = flash.BLOCKS[(kernel, "cuda")]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--make-stub", metavar="DIR", help="build the stand-in library and stop")
-    parser.add_argument("--fwd", action="store_true", help="the forward alone, no autograd")
-    parser.add_argument("--profile", action="store_true")
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--calls", type=int, default=300)
-    args = parser.parse_args()
-    if args.make_stub:
-        return make_stub(args.make_stub)
-    os.environ.setdefault("NAIAD_BACKEND", "auto")
+def calls() -> dict:
+    """The timed calls by mode (`main`'s flags), on bf16 4x16x1024 D64 CPU tensors."""
     import torch
 
     import naiad.ops as ops
+    from naiad.ops.attention import flash
+    from naiad.ops.attention.sdpa import _Problem
 
-    route_to_cuda()
     torch.manual_seed(0)
     q, k, v = (torch.randn(4, 16, 1024, 64, dtype=torch.bfloat16, requires_grad=True)
                for _ in "qkv")  # fmt: skip
     grad = torch.randn_like(q)
+    inputs = (q.detach(), k.detach(), v.detach())
 
     def forward_backward():
         out = ops.scaled_dot_product_attention(q, k, v)
@@ -143,7 +140,35 @@ def main() -> None:
         with torch.no_grad():
             ops.scaled_dot_product_attention(q, k, v)
 
-    call = forward if args.fwd else forward_backward
+    def recorded():
+        ops.scaled_dot_product_attention(q, k, v)
+
+    def direct():
+        problem = _Problem(*inputs, None, 0.0, False, None)
+        out, lse = flash.forward(problem)
+        flash.backward(problem, grad, out, lse)
+
+    return {"forward + backward": forward_backward, "fwd": forward, "recorded": recorded,
+            "direct": direct}  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--make-stub", metavar="DIR", help="build the stand-in library and stop")
+    parser.add_argument("--fwd", action="store_true", help="the forward alone, no autograd")
+    parser.add_argument("--recorded", action="store_true", help="the forward, recorded")
+    parser.add_argument("--direct", action="store_true", help="fwd + bwd without autograd")
+    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--calls", type=int, default=300)
+    args = parser.parse_args()
+    if args.make_stub:
+        return make_stub(args.make_stub)
+    os.environ.setdefault("NAIAD_BACKEND", "auto")
+    route_to_cuda()
+    chosen = [mode for mode in ("fwd", "recorded", "direct") if getattr(args, mode)]
+    name = chosen[0] if chosen else "forward + backward"
+    call = calls()[name]
     for _ in range(3):  # compiles (or loads) the kernels and prepares their launches
         call()
     if args.profile:
@@ -157,7 +182,6 @@ def main() -> None:
         for _ in range(args.calls):
             call()
         times.append((time.thread_time() - start) / args.calls * 1e6)
-    name = "forward" if args.fwd else "forward + backward"
     print(f"{name}: best {min(times):.1f} us a call ({' '.join(f'{t:.1f}' for t in times)})")
 
 
