@@ -50,13 +50,14 @@ def selector(indexes: list[int], count: int, descriptors: dict):
             return None
         return (lambda r: ()) if not indexes else tuple_getter(indexes)
     # Generated: one tuple display of the values, spread where they are descriptors (a loop
-    # over the plan cost each of attention's launches 0.1-0.3 us more on the development CPU;
-    # the maps' lookups are most of what is left).
+    # over the plan cost each of attention's launches 0.1-0.3 us more on the development CPU);
+    # a map is looked up by the descriptor's value in its dict first (tensor_maps.py).
     env, parts = {}, []
     for i in indexes:
         if i in descriptors and descriptors[i] is not None:
+            env[f"_found{i}"] = descriptors[i].by_parts.get
             env[f"_maps{i}"] = descriptors[i].encode
-            parts.append(f"_maps{i}(values[{i}])")
+            parts.append(f"(_found{i}(values[{i}]) or _maps{i}(values[{i}]))")
         parts.append(f"*values[{i}]" if i in descriptors else f"values[{i}]")
     source = f"def select(values):\n    return ({', '.join(parts)},)\n"
     exec(compile(source, "<naiad selector>", "exec"), env)

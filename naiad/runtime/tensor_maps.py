@@ -6,7 +6,11 @@ A map is encoded by the driver (`cuTensorMapEncodeTiled`) from the descriptor's 
 sizes, byte strides; innermost first), the box one copy moves and its swizzle (those of the
 kernel's scratch: `tma.box`, `tma.swizzle_bytes`) and the fill of out-of-bounds elements (zero,
 or NaN for `padding="nan"`). Encoding costs a driver call, so maps are kept per tensor address,
-shape and strides (`TensorMaps`): a launch over the same tensor reuses its map.
+shape and strides (`TensorMaps`): a launch over the same tensor reuses its map. The hot path
+finds a map by the descriptor's launch value itself, `(address, *shape, *strides)`, in one
+dict (`by_parts`, which a launch's generated selector reads directly: cuda_parameters.selector),
+before `encode`'s slicing and its cache by address (a library's launches look up several maps
+a call: naiad.ops attention 15 a forward and backward).
 """
 
 from __future__ import annotations
@@ -46,12 +50,24 @@ class TensorMaps:
         self.swizzle = _SWIZZLES[swizzle_bytes(block_shape[1], self.nbytes)]
         self.fill = _NAN_FILL if padding == "nan" else 0
         self.encode_address = functools.lru_cache(_CACHED_MAPS)(self._encode)
+        # (address, *shape, *strides) -> its map, as `encode` found them; emptied when full
+        self.by_parts: dict = {}
 
     def encode(self, parts) -> bytes:
+        """The map of a descriptor's `parts` (base, *shape, *strides): by the parts where they
+        were seen (the hot path's), else found or encoded by address and kept by the parts."""
+        found = self.by_parts.get(parts) if type(parts) is tuple else None
+        if found is not None:
+            return found
         base = parts[0]  # an address as the binder gives it, or a tensor (the slow path's)
         if type(base) is not int:
             base = base.data_ptr() if hasattr(base, "data_ptr") else int(base)
-        return self.encode_address(base, tuple(parts[1:]))
+        sizes = tuple(parts[1:])
+        found = self.encode_address(base, sizes)
+        if len(self.by_parts) >= _CACHED_MAPS:
+            self.by_parts.clear()
+        self.by_parts[(base, *sizes)] = found
+        return found
 
     def _encode(self, address: int, sizes_and_strides: tuple) -> bytes:
         rank = len(sizes_and_strides) // 2

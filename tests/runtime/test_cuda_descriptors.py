@@ -248,11 +248,13 @@ def test_the_selector_spreads_descriptors_and_drops_constants():
 
 
 def test_the_selector_puts_each_tensor_map_before_its_descriptors_parts():
-    """Descriptors with and without a tensor map among other values, in the kernel's order."""
+    """Descriptors with and without a tensor map among other values, in the kernel's order; a
+    map kept by the descriptor's parts (`TensorMaps.by_parts`) is taken as it is."""
 
     class Maps:
         def __init__(self, name):
             self.name = name
+            self.by_parts = {}
 
         def encode(self, parts):
             return (self.name, *parts)
@@ -260,16 +262,45 @@ def test_the_selector_puts_each_tensor_map_before_its_descriptors_parts():
     rng = random.Random(11)
     parts = [(rng.randrange(1, 99) * 4096, rng.randint(1, 99), 64, 64, 1) for _ in range(3)]
     values = (parts[0], 7, parts[1], 2.5, parts[2], "dropped")
-    select = cuda_parameters.selector([0, 1, 2, 3, 4], 6, {0: Maps("a"), 2: None, 4: Maps("c")})
+    first, last = Maps("a"), Maps("c")
+    last.by_parts[parts[2]] = "kept"
+    select = cuda_parameters.selector([0, 1, 2, 3, 4], 6, {0: first, 2: None, 4: last})
     assert list(select(values)) == [
         ("a", *parts[0]),
         *parts[0],
         7,
         *parts[1],
         2.5,
-        ("c", *parts[2]),
+        "kept",
         *parts[2],
     ]
+
+
+def test_a_tensor_map_is_kept_by_its_descriptors_parts(monkeypatch):
+    """`TensorMaps.encode`: a map is encoded once per address, sizes and strides, kept by the
+    parts as the hot path gives them (an address) whether they first came with the address or
+    the tensor (the slow path's); a full table is emptied, and its maps encoded again."""
+    encoded = []
+
+    def fake_encode(self, address, sizes_and_strides):
+        encoded.append(address)
+        return _fake_tensor_map(self, address, sizes_and_strides)
+
+    monkeypatch.setattr(tensor_maps.TensorMaps, "_encode", fake_encode)
+    maps = tensor_maps.TensorMaps("src", "fp32", [16, 32], "zero")
+    rng = random.Random(5)
+    addresses = [rng.randrange(1, 999) * 4096 for _ in range(3)]
+    first = maps.encode((FakeTensor(addresses[0]), 40, 64, 64, 1))
+    assert maps.encode((addresses[0], 40, 64, 64, 1)) is first
+    assert maps.by_parts == {(addresses[0], 40, 64, 64, 1): first}
+    for address in addresses[1:]:
+        assert maps.encode((address, 40, 64, 64, 1)).startswith(f"src {address} ".encode())
+    assert encoded == addresses
+    monkeypatch.setattr(tensor_maps, "_CACHED_MAPS", 3)
+    fresh = tensor_maps.TensorMaps("src", "fp32", [16, 32], "zero")
+    for address in [*addresses, addresses[0], 4096 * 1000]:
+        fresh.encode((address, 40, 64, 64, 1))
+    assert list(fresh.by_parts) == [(4096 * 1000, 40, 64, 64, 1)]
 
 
 @needs_linker
