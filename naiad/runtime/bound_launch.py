@@ -89,8 +89,9 @@ def bind_launch(owner, varying, grid, args, kwargs, typed=(), described=()):
         if type(desc) is not TensorDescriptor:
             raise TypeError(f"{owner.__name__}(): the described argument {name!r} is not a "
                             "tensor descriptor")  # fmt: skip
-        fields = (desc.shape, desc.strides, desc.block_shape, desc.padding, desc.round_f32_to_tf32)
-        geometry[name] = (fields, (*desc.shape, *desc.strides))
+        shape, strides, block = list(desc.shape), list(desc.strides), list(desc.block_shape)
+        fields = (shape, strides, block, desc.padding, desc.round_f32_to_tf32)  # copies: kept
+        geometry[name] = (fields, (*shape, *strides))
     typed = frozenset(typed)
     return _BoundLaunch(owner, tuple(varying), named, options, dims, typed, geometry).function
 
