@@ -161,10 +161,10 @@ host_cpu = _Text(
     "compile host code for this CPU model instead of the one detected (e.g. x86-64-v2: no AVX, "
     "no F16C); it must be one this machine can run",
 )
-cpu_amx = _Flag(
+cpu_amx = _DefaultOn(
     "NAIAD_CPU_AMX",
     "multiply bf16 and int8 dots on AMX tiles (`tdpbf16ps`, `tdpbssd`) where the CPU has AMX "
-    "and the OS grants the process the tile state (off unless 1); read once per process, with "
+    "and the OS grants the process the tile state (on unless 0); read once per process, with "
     "the host's CPU",
 )
 cpu_loader = _Text(

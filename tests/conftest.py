@@ -22,6 +22,9 @@ def pytest_configure(config):
     # Launches on the CPU run compiled from the first: the tests compare that code with the
     # interpreter (tests/runtime/test_cpu_tiering.py tests tiering itself).
     os.environ.setdefault("NAIAD_CPU_TIERING", "always-compile")
+    # The same CPU code on every machine: bf16 and int8 dots keep their vector paths, whose
+    # values tests compare bit for bit; tests/backends/cpu/test_matmul_amx.py asks for AMX.
+    os.environ.setdefault("NAIAD_CPU_AMX", "0")
     if "NAIAD_CACHE_DIR" not in os.environ:  # compiled kernels go to a cache of this run only
         directory = tempfile.mkdtemp(prefix="naiad-test-cache-")
         os.environ["NAIAD_CACHE_DIR"] = directory
