@@ -108,8 +108,8 @@ class ASTSource:
 def compile(src, target=None, options=None, _env_vars=None) -> CompiledKernel:
     """Compile `src` (an ASTSource, or the path of a `.ttir` file: runtime/ir_files.py) for
     `target` (a GPUTarget; None: the active driver's) with Triton's `options` (num_warps,
-    num_ctas, num_stages, maxnreg, debug, sanitize_overflow, extern_libs; others are ignored, as Triton's
-    back ends ignore the options they do not have)."""
+    num_ctas, num_stages, maxnreg, debug, sanitize_overflow, extern_libs; others are ignored,
+    as Triton's back ends ignore the options they do not have)."""
     backend = make_backend(target or active.get_current_target())
     chosen = {k: v for k, v in (options or {}).items() if k in _OPTION_NAMES}
     asserts = bool(chosen.pop("debug", False))  # Triton's debug: the assertions (module doc)

@@ -9,9 +9,10 @@ tutorials (test_warp_specialization, tutorial 09's cuBLAS row), through torch's 
 As Triton's: A is [M, K], B is [N, K] (B is given transposed), the output [M, N]; A, B and the
 output share one dtype of float8_e4m3fn, float16, bfloat16 and float32, and `gemm`'s C is
 float16 whatever that dtype. The products accumulate in float32 and are rounded once to the
-output's dtype. Unlike Triton's, which runs float32 inputs as TF32, float32 stays float32 here
-(the upcast to float32 is what makes every dtype accumulate as cuBLAS does, fp8 included, which
-torch's matmul takes only through scaled kernels). The workspace fixes the device: every
+output's dtype: `matmul` of float16 and bfloat16 CUDA operands goes to cuBLAS as they are
+(torch's half GEMM, so tutorial 09's cuBLAS row times cuBLAS), the rest is multiplied in
+float32 (torch's matmul takes fp8 only through scaled kernels). Unlike Triton's, which runs
+float32 inputs as TF32, float32 stays float32 here. The workspace fixes the device: every
 operand must be on it (a CPU workspace runs the same arithmetic on the CPU); cuBLAS's scratch is
 torch's own.
 """
@@ -35,7 +36,7 @@ class CublasLt:
     def matmul(self, A, B, C) -> None:
         """C = A @ B.T, in place."""
         _check_operands(self.device, A, B, C)
-        C.copy_(_product(A, B).to(C.dtype))
+        C.copy_(_product(A, B, rounded=True).to(C.dtype))
 
     def gemm(self, A, B, C, D, alpha: float, beta: float) -> None:
         """D = alpha * A @ B.T + beta * C, in place; C is float16 and of D's shape."""
@@ -51,10 +52,14 @@ class CublasLt:
         D.copy_(result.to(D.dtype))
 
 
-def _product(A, B):
-    """A @ B.T with float32 products and sums: fp8/fp16/bf16 values are exact in float32."""
+def _product(A, B, rounded: bool = False):
+    """A @ B.T with float32 sums (module doc): where the result may be `rounded` to the
+    operands' dtype at once, cuBLAS's half GEMM for float16 and bfloat16 CUDA operands; else
+    float32 products (fp8/fp16/bf16 values are exact in float32)."""
     import torch
 
+    if rounded and A.is_cuda and A.dtype in (torch.float16, torch.bfloat16):
+        return torch.matmul(A, B.t())
     return torch.matmul(A.float(), B.float().t())
 
 
