@@ -8,13 +8,21 @@ What it finds are the GPU's compile errors and the IR shapes the tests check (wh
 qualifiers, vector widths), not what only running on a GPU shows. Loaded before the test
 module is imported (`-p triton_suite_emulation`, with NAIAD_SUITE_PTX_TARGET set), so the
 predicates the test module imports by name are these.
+
+A test that makes its tensors with `device="cuda"` (test_warp_specialization's matmuls and its
+cuBLAS reference) gets CPU tensors: a function mode moves every CUDA device a torch call
+names to the CPU, `torch.cuda.is_available()` is true, and the device's properties are an
+H200's (132 multiprocessors, for persistent grids).
 """
 
 from __future__ import annotations
 
+import functools
 import os
+from types import SimpleNamespace
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 import naiad.triton._internal_testing as testing
 from naiad.backends.cpu.backend import CpuBackend
@@ -43,6 +51,9 @@ def _run_reading_the_target(self, *args, grid, warmup=False, **kwargs):
 
 
 JITFunction.run = _run_reading_the_target
+# `kernel[grid](...)` goes through `run` too: the launch entry's hot path would return the
+# CPU's compile of a specialization launched before.
+JITFunction.__getitem__ = lambda self, grid: functools.partial(self.run, grid=grid)
 
 _cpu_rules = CpuBackend.language_target
 
@@ -56,3 +67,37 @@ def _cpu_rules_with_the_targets_reductions(self, target, options):
 
 
 CpuBackend.language_target = _cpu_rules_with_the_targets_reductions
+
+
+def _on_the_cpu(value):
+    """`value`, or the CPU where it names a CUDA device."""
+    if isinstance(value, torch.device) and value.type == "cuda":
+        return torch.device("cpu")
+    if isinstance(value, str) and value.split(":")[0] == "cuda":
+        return "cpu"
+    return value
+
+
+class _CudaOnTheCpu(TorchFunctionMode):
+    """Every torch call that names a CUDA device names the CPU instead; `Tensor.cuda()` keeps
+    the tensor where it is."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        if func is torch.Tensor.cuda:
+            return args[0]
+        args = tuple(_on_the_cpu(arg) for arg in args)
+        kwargs = {name: _on_the_cpu(value) for name, value in (kwargs or {}).items()}
+        return func(*args, **kwargs)
+
+
+_H200 = SimpleNamespace(
+    name=f"emulated {TARGET}",
+    major=_CAPABILITY[0],
+    minor=_CAPABILITY[1],
+    multi_processor_count=132,
+    total_memory=141 * 2**30,
+)
+torch.cuda.is_available = lambda: True
+torch.cuda.get_device_properties = lambda *args, **kwargs: _H200
+torch.cuda.synchronize = lambda *args, **kwargs: None
+_CudaOnTheCpu().__enter__()

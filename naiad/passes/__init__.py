@@ -10,6 +10,7 @@ from . import (  # noqa: F401
     combine,
     cse,
     dce,
+    drop_layouts,
     fuse_nested_loops,
     inline,
     licm,

@@ -8,9 +8,11 @@ so a kernel written or edited as IR (a test's hand-written TTIR, one printed by
 
 A `.ttgir` file holds a kernel already laid out for a GPU, as Triton's TTGIR stage leaves it:
 it skips the TTIR pipeline and the TTGIR passes and goes on from the lowering, for a back end
-that has a `ttgir` stage (a CPU target refuses it); its module's `ttg.num-warps` is the
-kernel's warps, as in Triton, and the module attributes it leaves out take the target's and
-the options' values.
+that has a `ttgir` stage; its module's `ttg.num-warps` is the kernel's warps, as in Triton,
+and the module attributes it leaves out take the target's and the options' values. A back end
+that compiles TTIR (the CPU's) takes the file's kernel with its layouts dropped
+(passes/drop_layouts.py: TTIR's ops and `ttg.warp_specialize`; what only a GPU holds, shared
+memory and `ttng` ops, is refused by name).
 
 The kernel is the file's public `tt.func` (the others are its callees). What comes back is
 inspected (`asm`, `metadata`) and launched as Triton's is, `compiled[grid](*args)` with the
@@ -64,11 +66,13 @@ def compile_ir_text(
         module = parse_module(text, filename)
         name, func = _kernel(module, filename)
         stages = backend.stages(target, options)
-        if laid_out:
-            stages, options = _after_layouts(module, backend, stages, target_name, options)
+        if laid_out and backend.compiles_ttgir_files:
+            stages, options = _after_layouts(module, stages, target_name, options)
             asm = {"source": text, "ttgir": print_module(module)}
         else:
-            run_pipeline(list(TTIR_PIPELINE), module)
+            # A back end that compiles TTIR takes a .ttgir file's kernel without its layouts.
+            dropped = ["drop-layouts"] if laid_out else []
+            run_pipeline([*dropped, *TTIR_PIPELINE], module)
             asm = {"source": text, "ttir": print_module(module)}
         language = backend.language_target(target, options)
         metadata = {"name": name, "target": language.name, "debug": bool(options.debug)}
@@ -85,16 +89,11 @@ def compile_ir_text(
     return kernel
 
 
-def _after_layouts(module, backend, stages: list, target_name: str, options: CompileOptions):
+def _after_layouts(module, stages: list, target_name: str, options: CompileOptions):
     """The stages after `ttgir` and the options for a TTGIR `module`, whose attributes the
     file left out are set: the target's, one CTA, 32 threads a warp, and the options' warps
     where it names none (a module's own `ttg.num-warps` is the kernel's)."""
     names = [stage.name for stage in stages]
-    if not backend.compiles_ttgir_files:
-        raise ValueError(
-            f"a .ttgir file holds a kernel laid out for a GPU; target {target_name!r} compiles "
-            "TTIR (give a .ttir file, or a CUDA target)"
-        )
     attributes = module.attributes
     defaults = {"ttg.num-warps": options.num_warps, "ttg.num-ctas": 1}
     defaults["ttg.threads-per-warp"] = 32

@@ -9,13 +9,51 @@ import re
 import numpy as np
 import pytest
 from fixture_kernels.ir_files import SIGNATURE, scale_add
-from fixture_kernels.warp_partitions import SCALARS
+from fixture_kernels.warp_partitions import REGION_WARPS, SCALARS, reductions
 
 import naiad
 import naiad.language as tl
 from naiad import knobs
+from naiad.errors import CompilationError
 from naiad.triton.backends.compiler import GPUTarget
 from naiad.triton.compiler import ASTSource, compile
+
+# A TTGIR kernel of TTIR's ops in two layouts, a converted tensor and a laid-out constant:
+# out[i] = x[i] * 3 over 128 elements.
+TIMES_THREE = """
+#a = #ttg.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [1], order = [0]}>
+#b = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+module attributes {"ttg.num-warps" = 4 : i32} {
+  tt.func public @times_three(%x: !tt.ptr<f32>, %out: !tt.ptr<f32>) {
+    %three = arith.constant dense<3.0> : tensor<128xf32, #a>
+    %offs = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #a>
+    %xs = tt.splat %x : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>, #a>
+    %ptrs = tt.addptr %xs, %offs : tensor<128x!tt.ptr<f32>, #a>, tensor<128xi32, #a>
+    %vals = tt.load %ptrs : tensor<128x!tt.ptr<f32>, #a>
+    %prod = arith.mulf %vals, %three : tensor<128xf32, #a>
+    %moved = ttg.convert_layout %prod : tensor<128xf32, #a> -> tensor<128xf32, #b>
+    %offs_b = ttg.convert_layout %offs : tensor<128xi32, #a> -> tensor<128xi32, #b>
+    %os = tt.splat %out : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>, #b>
+    %dst = tt.addptr %os, %offs_b : tensor<128x!tt.ptr<f32>, #b>, tensor<128xi32, #b>
+    tt.store %dst, %moved : tensor<128x!tt.ptr<f32>, #b>
+    tt.return
+  }
+}
+"""
+
+# Shared memory: TTGIR's alone, which the CPU refuses.
+SHARED_MEMORY = """
+#a = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+#s = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#smem = #ttg.shared_memory
+module attributes {"ttg.num-warps" = 4 : i32} {
+  tt.func public @staged(%x: !tt.ptr<f32>) {
+    %offs = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #a>
+    %buf = ttg.local_alloc : () -> !ttg.memdesc<128xf32, #s, #smem, mutable>
+    tt.return
+  }
+}
+"""
 
 
 def _renamed(code: str) -> str:
@@ -121,10 +159,10 @@ def test_what_a_file_compile_refuses(tmp_path):
     cpu = GPUTarget("cpu", "x86_64", 1)
     with pytest.raises(NotImplementedError, match=r"`\.llir` file"):
         compile(str(tmp_path / "kernel.llir"), target=cpu)
-    laid_out = tmp_path / "kernel.ttgir"
-    laid_out.write_text("tt.func public @k() {\n  tt.return\n}\n")
-    with pytest.raises(ValueError, match="laid out for a GPU; target 'cpu' compiles TTIR"):
-        compile(str(laid_out), target=cpu)
+    shared = tmp_path / "shared.ttgir"
+    shared.write_text(SHARED_MEMORY)
+    with pytest.raises(CompilationError, match=r"`ttg\.local_alloc` holds what only a GPU has"):
+        compile(str(shared), target=cpu)
     two = tmp_path / "two.ttir"
     body = "tt.func public @{}() {{\n  tt.return\n}}\n"
     two.write_text(body.format("a") + body.format("b"))
@@ -147,3 +185,31 @@ def test_a_ttir_files_partitions_run_one_after_another_on_the_cpu(seed, tmp_path
     out = np.full(3, -1, np.int32)
     kernel[(1, 1, 1)](out, base)
     assert out.tolist() == [base + 7, base * base, base]
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_ttgir_file_runs_on_the_cpu_without_its_layouts(seed, tmp_path):
+    """A `.ttgir` file compiled for the CPU drops its layouts (passes/drop_layouts.py): the
+    converted tensor and the laid-out constant keep their values, and a `ttg.warp_specialize`
+    of four regions in three layouts (Triton's warpgroup-reduction test's shape) runs its
+    regions in sequence."""
+    cpu = GPUTarget("cpu", "x86_64", 1)
+    rng = np.random.default_rng(seed)
+    path = tmp_path / "times_three.ttgir"
+    path.write_text(TIMES_THREE)
+    kernel = compile(str(path), target=cpu)
+    assert "#ttg" not in kernel.asm["ttir"] and "convert_layout" not in kernel.asm["ttir"]
+    x = rng.standard_normal(128).astype(np.float32)
+    out = np.full_like(x, np.nan)
+    kernel[(1, 1, 1)](x, out)
+    np.testing.assert_array_equal(out, (x.astype(np.float64) * 3).astype(np.float32))
+
+    path = tmp_path / "reductions.ttgir"
+    path.write_text(reductions())
+    kernel = compile(str(path), target=cpu)
+    x = rng.integers(-(2**20), 2**20, 256 * len(REGION_WARPS)).astype(np.int32)
+    out = np.full(len(REGION_WARPS), -1, np.int32)
+    kernel[(1, 1, 1)](x, out)
+    parts = x.astype(np.int64).reshape(len(REGION_WARPS), 256)
+    expected = [part.max() if r % 2 else part.sum() for r, part in enumerate(parts)]
+    assert out.tolist() == expected
