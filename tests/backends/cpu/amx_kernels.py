@@ -1,5 +1,8 @@
 """bf16 and int8 dots compiled (never run) in test_matmul_amx.py's child process: the
-instructions of AMX and of AVX512-BF16 their code for the child's host target holds."""
+instructions of AMX and of AVX512-BF16 their code for the child's host target holds, and the
+tile instructions one iteration of a K loop runs."""
+
+import asm_loops
 
 import naiad
 import naiad.language as tl
@@ -38,3 +41,19 @@ def instruction_counts() -> list[int]:
         block.warmup("*i8", "*i8", "*i32", grid=(1,), M=64, N=64, K=64, target="cpu"),
     ]
     return [kernel.asm["asm"].count(word) for kernel in kernels for word in WORDS]
+
+
+LOOP_WORDS = ("tileloadd", "tilestored", "tdpbf16ps")
+LOOP_BLOCKS = ((32, 32), (64, 64))  # C's tiles fit the tile registers / do not (16 tiles)
+
+
+def k_loop_counts() -> list[int]:
+    """How often each of LOOP_WORDS occurs in the K loop of `looped` (bf16, BK 32) with each
+    of LOOP_BLOCKS' C."""
+    types = ("*bf16", "*bf16", "*fp32", "i32")
+    counts = []
+    for m, n in LOOP_BLOCKS:
+        asm = looped.warmup(*types, grid=(1,), M=m, N=n, BK=32, target="cpu").asm["asm"]
+        found = asm_loops.innermost_loop_counts(asm, "looped", "tdpbf16ps", LOOP_WORDS)
+        counts += [found[word] for word in LOOP_WORDS]
+    return counts

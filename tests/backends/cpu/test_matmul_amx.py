@@ -30,6 +30,10 @@ from naiad.backends.cpu.codegen.views import View
 AMX = "+avx512f,+avx512bf16,+amx-tile,+amx-bf16,+amx-int8"
 # what the child prints, by kernel and instruction (amx_kernels.instruction_counts)
 _NAMES = [f"{kernel}.{word}" for kernel in amx_kernels.KERNELS for word in amx_kernels.WORDS]
+# what it prints of each K loop, by C's block and instruction (amx_kernels.k_loop_counts)
+_LOOP_NAMES = [
+    f"{m}x{n}.{word}" for m, n in amx_kernels.LOOP_BLOCKS for word in amx_kernels.LOOP_WORDS
+]
 
 
 def _refuse():
@@ -78,6 +82,8 @@ _CHILD = textwrap.dedent(
         target.host_target.cache_clear()
         with knobs.override(NAIAD_BACKEND="cpu", NAIAD_CPU_AMX="1"):
             print("@@", granted, *k.instruction_counts())
+            if granted:
+                print("@@loop", *k.k_loop_counts())
     """
 )
 
@@ -85,7 +91,8 @@ _CHILD = textwrap.dedent(
 def test_sapphire_rapids_dots_on_tiles_only_where_granted(tmp_path):
     """Compiled for a Sapphire Rapids: `tdpbf16ps` with `ldtilecfg` and `tilerelease` where
     the OS grants the tiles (faked), `vdpbf16ps` where it does not, for a dot of one block and
-    a dot in a K loop on a transposed A; `tdpbssd` for int8 only where granted."""
+    a dot in a K loop on a transposed A; `tdpbssd` for int8 only where granted. The tile
+    instructions of one step of the K loop, with C in tile registers and in its buffer."""
     folder = str(Path(__file__).parent)
     env = {**os.environ, "NAIAD_HOST_CPU": "sapphirerapids", "NAIAD_CACHE_DIR": str(tmp_path)}
     done = subprocess.run(
@@ -96,7 +103,8 @@ def test_sapphire_rapids_dots_on_tiles_only_where_granted(tmp_path):
         timeout=300,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    rows = [line.split()[1:] for line in done.stdout.splitlines() if line.startswith("@@")]
+    lines = done.stdout.splitlines()
+    rows = [line.split()[1:] for line in lines if line.startswith("@@ ")]
     counts = {granted: dict(zip(_NAMES, map(int, rest))) for granted, *rest in rows}
     tiles, vectors = counts["True"], counts["False"]
     for kernel in ("block", "looped"):
@@ -108,6 +116,15 @@ def test_sapphire_rapids_dots_on_tiles_only_where_granted(tmp_path):
     assert tiles["block.tdpbf16ps"] == 16 and tiles["int8.tdpbssd"] == 16, tiles
     assert tiles["int8.ldtilecfg"] > 0 and vectors["int8.tdpbssd"] == 0, vectors
     assert tiles["block.tdpbssd"] == tiles["int8.tdpbf16ps"] == 0, tiles
+    (loop,) = [line.split()[1:] for line in lines if line.startswith("@@loop ")]
+    per_step = dict(zip(_LOOP_NAMES, map(int, loop)))
+    # C of 32 x 32 stays in four tile registers through the K loop (amx_carried.py): a step
+    # loads two tiles of A and two of B and stores nothing; C of 64 x 64 (16 tiles) does not
+    # fit and goes through its buffer: 16 loads of C, 8 of A, 8 of B, 16 stores.
+    assert per_step["32x32.tdpbf16ps"] == 4 and per_step["32x32.tileloadd"] == 4, per_step
+    assert per_step["32x32.tilestored"] == 0, per_step
+    assert per_step["64x64.tdpbf16ps"] == 16 and per_step["64x64.tilestored"] == 16, per_step
+    assert per_step["64x64.tileloadd"] == 32, per_step
 
 
 def _packed_b(k: int, n: int, transposed: bool) -> tuple:

@@ -23,6 +23,7 @@ from llvmlite import ir
 from ....ir import RankedTensorType
 from ....middle.linalg.bounds_checks import BOUNDS_ATTRIBUTE
 from ..abi import FAULT_ASSERT, FAULT_BOUNDS
+from .amx_carried import carried_tiles
 from .chunked_loads import enter_chunked_load
 from .failures import fail_site, record_failure
 from .function import FunctionLowering, lowers
@@ -115,6 +116,9 @@ def _for(fl: FunctionLowering, op) -> None:
     inits = list(op.initArgs)
     deferred = deferred_inits(fl, op)
     buffers = _enter_loop(fl, inits, deferred)
+    tiles = carried_tiles(fl, op, buffers)
+    if tiles is not None:
+        tiles.load(fl)
     function = b.function
     header = function.append_basic_block("for.header")
     body = function.append_basic_block("for.body")
@@ -127,6 +131,8 @@ def _for(fl: FunctionLowering, op) -> None:
     first = b.phi(ir.IntType(1), name="first")
     first.add_incoming(ir.Constant(ir.IntType(1), 1), preheader)
     phis = _carried(fl, inits, buffers, preheader)
+    if tiles is not None:
+        tiles.enter(fl, preheader)
     unsigned = op.unsignedCmp is not None
     below = b.icmp_unsigned("<", iv, upper) if unsigned else b.icmp_signed("<", iv, upper)
     b.cbranch(below, body, exit_block)
@@ -141,10 +147,14 @@ def _for(fl: FunctionLowering, op) -> None:
     yielded = _lower_until_yield(fl, op.body)
     fl.loops.pop()
     _next_iteration(fl, phis, buffers, yielded)
+    if tiles is not None:
+        tiles.next_iteration(fl)
     iv.add_incoming(b.add(iv, step), b.block)
     first.add_incoming(ir.Constant(ir.IntType(1), 0), b.block)
     b.branch(header)
     b.position_at_end(exit_block)
+    if tiles is not None:
+        tiles.leave(fl)
     if deferred:
         _fill_if_never_ran(fl, first, [(buffers[i], fl.value(inits[i])) for i in sorted(deferred)])
     for result, carried in zip(op.results, phis):

@@ -158,6 +158,10 @@ def matmul_kernel(fl: FunctionLowering, op, a: View, b: View, c: View) -> bool:
     compute = _compute_type(out_type)
     if compute is None or not _static(a, b, c):
         return False
+    carried = fl.carried_tiles.get(op)
+    if carried is not None:  # C in tile registers across the loop (amx_carried.py)
+        carried.updated = lower_matmul_amx.accumulate(fl, a, b, carried.phis, carried.shape)
+        return True
     element = llvm_type(compute)
     m, n = c.sizes[-2:]
     tile = fit_rows(blocking(register_file(fl.module.triple), _bits(element)), m)

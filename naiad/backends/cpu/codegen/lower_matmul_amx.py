@@ -24,7 +24,8 @@ C is cut into blocks of 2 × 2 tiles (32 × 32), which with two tiles of A and t
 eight registers; each block's four tiles are carried through the loop over k by 32 (64) as
 phis of LLVM's `x86_amx` type, which its AMX passes give registers, configure (`ldtilecfg`
 before their first use and after calls) and release (`tilerelease` at the function's exit).
-Edges of 16 rows or columns take one tile instead of two. `applies` asks for bf16 operands
+Edges of 16 rows or columns take one tile instead of two. A dot whose C a K loop keeps in
+tile registers across its steps (amx_carried.py) takes them from its caller (`accumulate`). `applies` asks for bf16 operands
 with an f32 (or 16/8-bit float) output and K a multiple of 32, or int8 ones with an i32 output
 and K a multiple of 64, M and N multiples of 16, and a host with AMX-BF16 (AMX-INT8) whose
 tiles this process may use (target.py turns the features off otherwise: NAIAD_CPU_AMX,
@@ -157,15 +158,38 @@ def multiply(fl: FunctionLowering, rows: int, a: View, b: View, c: View, shape) 
 
 
 def _block(fl: FunctionLowering, dot: TileDot, views, at, tiles, k: int) -> None:
-    """One block of C at `at` = (i0, j0) of `tiles` = (down, across) tiles, carried through the
-    loop over k by a tile's k: one `dot` per tile of C and step, loads of A's and B's tiles."""
+    """One block of C at `at` = (i0, j0) of `tiles` = (down, across) tiles: loaded, carried
+    through the loop over k (`_k_loop`), stored."""
     a, b, c = views
     (i0, j0), (down, across) = at, tiles
     bld = fl.builder
-    call = intrinsic(fl.module, dot.name, TILE, [I16] * 3 + [TILE] * 3)
     rows = [add(bld, i0, TILE_ROWS * r) for r in range(down)]
     columns = [add(bld, j0, TILE_COLUMNS * s) for s in range(across)]
-    acc = [[_load(fl, c, [i, j], 4) for j in columns] for i in rows]
+    acc = load_tiles(fl, c, rows, columns)
+    store_tiles(fl, c, rows, columns, _k_loop(fl, dot, (a, b), (rows, columns), acc, k))
+
+
+def accumulate(fl: FunctionLowering, a: View, b: View, acc, shape) -> list[list[ir.Value]]:
+    """The tiles `acc` (all of C's: `x86_amx` values, rows of tiles, which the caller keeps in
+    registers across its own loop, amx_carried.py) plus A @ B: the updated tiles. B is packed
+    (A copied where its rows are strided) as `multiply` does."""
+    m, n, k = shape
+    dot = INT8 if a.element == I8 else BF16
+    if a.strides[-1] != 1:
+        a = _copy(fl, a, m, k)
+    rows = [TILE_ROWS * r for r in range(len(acc))]
+    columns = [TILE_COLUMNS * s for s in range(len(acc[0]))]
+    return _k_loop(fl, dot, (a, dot.pack(fl, b, n, k)), (rows, columns), acc, k)
+
+
+def _k_loop(fl: FunctionLowering, dot: TileDot, operands, at, acc, k: int):
+    """The tiles `acc` of C at (`rows`, `columns`) = `at` carried as phis through the loop over
+    k by a tile's k: one `dot` per tile of C and step, loads of A's and B's tiles. The tiles
+    after the loop."""
+    a, b = operands
+    rows, columns = at
+    bld = fl.builder
+    call = intrinsic(fl.module, dot.name, TILE, [I16] * 3 + [TILE] * 3)
     before = bld.block
     with counted_loop(bld, 0, k, step=dot.tile_k, name="amx.k") as kk:
         phis = [[bld.phi(TILE) for _ in row] for row in acc]
@@ -183,13 +207,23 @@ def _block(fl: FunctionLowering, dot: TileDot, views, at, tiles, k: int) -> None
             for phi, value in zip(phi_row, new_row):
                 phi.add_incoming(value, bld.block)
     # k is static and positive, so the loop's exit follows its last iteration only.
+    return updated
+
+
+def load_tiles(fl: FunctionLowering, c: View, rows, columns) -> list[list[ir.Value]]:
+    """The tiles of C (f32 or i32) at `rows` × `columns`."""
+    return [[_load(fl, c, [i, j], 4) for j in columns] for i in rows]
+
+
+def store_tiles(fl: FunctionLowering, c: View, rows, columns, tiles) -> None:
+    """`tiles` into C (f32 or i32) at `rows` × `columns`."""
     store = intrinsic(
         fl.module, "llvm.x86.tilestored64.internal", ir.VoidType(), [I16, I16, _ptr(), I64, TILE]
     )
-    for i, row in zip(rows, updated):
+    for i, row in zip(rows, tiles):
         for j, value in zip(columns, row):
             address, stride = _address(fl, c, [i, j], 4)
-            bld.call(store, [_ROWS, _BYTES, address, stride, value])
+            fl.builder.call(store, [_ROWS, _BYTES, address, stride, value])
 
 
 def _load(fl: FunctionLowering, view: View, indices, element_bytes: int) -> ir.Value:
