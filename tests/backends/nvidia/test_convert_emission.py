@@ -51,7 +51,7 @@ _SHFL = re.compile(
 _PRMT = re.compile(r"^call i32 @llvm\.nvvm\.prmt\(i32 (\S+), i32 (\S+), i32 (\S+)\)$")
 _STMATRIX = re.compile(
     r'^call void asm sideeffect "stmatrix\.sync\.aligned\.m8n8\.x(\d)(\.trans)?\.shared\.b16 '
-    r'[^"]*", "[^"]*"\((.*)\)$'
+    r'\[\$0(?:\+(\d+))?\][^"]*", "[^"]*"\((.*)\)$'
 )
 _OPS = {
     "xor": lambda a, b: a ^ b,
@@ -153,10 +153,11 @@ class Machine:
         2 (t % 4) and 2 (t % 4) + 1, column t / 4)."""
         assert active == 32 * len(warps), "a stmatrix some lanes of a warp skip"
         matrices, trans = int(match[1]), bool(match[2])
-        operands = [o.split()[-1] for o in match[3].split(", ")]
+        immediate = int(match[3] or 0)  # `[$0+N]`: N bytes past the operand's address
+        operands = [o.split()[-1] for o in match[4].split(", ")]
         for warp in sorted(warps):
             lanes = range(32 * warp, 32 * warp + 32)
-            address = [self.read(t, operands[0]) for t in lanes]
+            address = [self.read(t, operands[0]) + immediate for t in lanes]
             for m in range(matrices):
                 rows = address[8 * m : 8 * m + 8]
                 assert all(r % 16 == 0 for r in rows), "a row not 16-byte aligned"

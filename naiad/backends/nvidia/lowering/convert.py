@@ -29,6 +29,7 @@ from .emitter import SHARED_PTR, bit_width, from_memory, llvm_type, memory_type,
 from .indexing import emit_thread_coords, layout_of
 from .ldmatrix import convert_with_ldmatrix
 from .stmatrix import STMATRIX_CAPABILITY, emit_stmatrix
+from .thread_addresses import ThreadAddresses
 
 
 def shared_store(ctx: Context, value: str, t, byte_offset: str) -> None:
@@ -109,14 +110,6 @@ def _rounds(op, plan: Shared) -> int:
     return plan.nbytes // planned.value
 
 
-def _access_address(ctx: Context, base: str, offset: int, t) -> str:
-    """The shared address of the vector of `t` elements at element offset `base ^ offset`."""
-    em = ctx.em
-    element = em.op(f"xor i32 {base}, {offset}") if offset else base
-    shift = (bit_width(t) // 8).bit_length() - 1
-    return em.shared_address(em.op(f"shl i32 {element}, {shift}") if shift else element)
-
-
 def _round_trip(ctx: Context, plan: Shared, registers: list[str], t) -> list[str]:
     """Vector (or `stmatrix`) stores of the source's registers, a barrier (the warp's when the
     plan is warp-local), vector loads; in rounds, the same for each round, a barrier between
@@ -165,12 +158,13 @@ def _stores(ctx: Context, plan: Shared, registers: list[str], t, round_: int) ->
 def _loads(ctx: Context, plan: Shared, t, round_: int, loaded: dict[int, str]) -> None:
     """The vector loads of one round, each loaded register into `loaded`."""
     em = ctx.em
-    base = emit_thread_coords(em, plan.load_offsets)[0]
+    nbytes = bit_width(t) // 8
+    addresses = ThreadAddresses(ctx, plan.load_offsets, nbytes)
     kind, align = _vector_type(t, plan.load_vec)
     for access in plan.loads:
         if access.round != round_:
             continue
-        address = _access_address(ctx, base, access.offset, t)
+        address = addresses.address(access.offset * nbytes)
         value = em.op(f"load {kind}, {SHARED_PTR} {address}, align {align}")
         for i, r in enumerate(access.registers):
             element = value
@@ -182,7 +176,8 @@ def _loads(ctx: Context, plan: Shared, t, round_: int, loaded: dict[int, str]) -
 def _vector_stores(ctx: Context, plan: Shared, registers: list[str], t, round_: int) -> None:
     """The stores of one round as `st.shared` vectors of `plan.store_vec` elements."""
     em = ctx.em
-    base = emit_thread_coords(em, plan.store_offsets)[0]
+    nbytes = bit_width(t) // 8
+    addresses = ThreadAddresses(ctx, plan.store_offsets, nbytes)
     kind, align = _vector_type(t, plan.store_vec)
     mem = memory_type(t)
     for access in plan.stores:
@@ -194,7 +189,7 @@ def _vector_stores(ctx: Context, plan: Shared, registers: list[str], t, round_: 
             value = "poison"
             for i, element in enumerate(values):
                 value = em.op(f"insertelement {kind} {value}, {mem} {element}, i32 {i}")
-        address = _access_address(ctx, base, access.offset, t)
+        address = addresses.address(access.offset * nbytes)
         em.emit(f"store {kind} {value}, {SHARED_PTR} {address}, align {align}")
 
 

@@ -133,10 +133,12 @@ def emit_stmatrix(
     n = plan.matrices
     trans = ".trans" if plan.trans else ""
     words = ", ".join(f"${i + 1}" for i in range(n))
-    text = f"stmatrix.sync.aligned.m8n8.x{n}{trans}.shared.b16 [$0], {{{words}}};"
     constraints = ",".join(["r"] * (n + 1) + ["~{memory}"])
     for instruction, firsts in enumerate(plan.words):
         constant = (plan.address.apply(register=instruction)[0] ^ base) * _ELEMENT_BYTES
-        args = [(SHARED_PTR, addresses.address(constant))]
+        address, immediate = addresses.split(constant)
+        at = f"$0+{immediate}" if immediate else "$0"
+        text = f"stmatrix.sync.aligned.m8n8.x{n}{trans}.shared.b16 [{at}], {{{words}}};"
+        args = [(SHARED_PTR, address)]
         args += [("i32", pack32(em, values[r : r + 2], elem)) for r in firsts]
         em.asm("void", text, constraints, args, True, "stm")

@@ -44,14 +44,26 @@ class ThreadAddresses:
 
     def address(self, constant: int) -> str:
         """The shared address of byte offset `thread ^ constant` (plus the slot's bytes)."""
-        xor = constant & self._thread_bits
+        byte = self._part(constant & self._thread_bits)
+        added = constant & ~self._thread_bits
+        if added:
+            byte = self._em.op(f"add i32 {byte}, {added}")
+        return self._em.shared_address(byte)
+
+    def split(self, constant: int) -> tuple[str, int]:
+        """The same address as an operand of inline PTX: the shared address of the
+        constant's XOR part and the bytes to write as the operand's immediate
+        (`[$0+bytes]`). LLVM folds an added constant into a load's or store's immediate but
+        never into an `asm` operand: made into an address of its own there, and hoisted out
+        of a loop with it, each constant kept a register live across the loop."""
+        address = self._em.shared_address(self._part(constant & self._thread_bits))
+        return address, constant & ~self._thread_bits
+
+    def _part(self, xor: int) -> str:
+        """The byte offset `thread ^ xor` (plus the slot's bytes), made once per `xor`."""
         if xor not in self._parts:
             part = self._em.op(f"xor i32 {self._thread}, {xor}") if xor else self._thread
             if self._dynamic is not None:
                 part = self._em.op(f"add i32 {part}, {self._dynamic}")
             self._parts[xor] = part
-        byte = self._parts[xor]
-        added = constant & ~self._thread_bits
-        if added:
-            byte = self._em.op(f"add i32 {byte}, {added}")
-        return self._em.shared_address(byte)
+        return self._parts[xor]
