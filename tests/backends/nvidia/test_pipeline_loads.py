@@ -20,6 +20,7 @@ from naiad.backends.nvidia.compiler import ttgir_pipeline
 from naiad.dialects import scf, tt
 from naiad.ir.locations import FileLineColLoc, NameLoc
 from naiad.ir.printer import print_module
+from naiad.passes.combine import is_zero
 from naiad.passes.pipeline import run_pipeline
 from naiad.runtime.compiler import build_ttir
 from naiad.runtime.evaluator import evaluate
@@ -363,9 +364,10 @@ def test_fused_persistent_wgmma_dot_runs_on_across_tiles():
     """On sm_90a the fused persistent matmul's dot runs on as a K loop's does, as Triton
     pipelines tutorial 09's persistent kernel: a new tile's fresh accumulator is the dot's
     useC (no select reads the registers of a dot in flight), a wait right after it lets it run
-    on, the epilogue's branch waits for it and hands the waited value to the next iteration,
-    and the copies, issued after the first wait and a barrier, fill S slots. The values: the
-    test above."""
+    on, the epilogue's branch waits for it, the next iteration (a new tile's first) gets zeros
+    where the branch ran (the select canonicalize makes of its yield: Triton's form; LLVM sinks
+    it back into the branch), and the copies, issued after the first wait and a barrier, fill
+    S slots. The values: the test above."""
     from fixture_kernels.flattened_loops import persistent_matmul
 
     args = ("*fp16", "*fp16", "*fp32", 130, 48, 64)
@@ -388,9 +390,9 @@ def test_fused_persistent_wgmma_dot_runs_on_across_tiles():
     last = epilogue.then_block.first_op
     assert last.name == "ttng.warp_group_dot_wait" and last.pendings.value == 0
     assert last.inputs is wait.outputs
-    assert epilogue.then_block.terminator.operands[-1] is last.outputs
-    assert epilogue.else_block.terminator.operands[-1] is wait.outputs
-    assert loop.body.terminator.operands[dot.c.index - 1] is epilogue.outs[-1]
+    carried = loop.body.terminator.operands[dot.c.index - 1].defining_op
+    assert carried.name == "arith.select" and carried.condition is epilogue.condition
+    assert is_zero(carried.true_value) and carried.false_value is wait.outputs
     rings = [op.result.type for op in after.walk() if op.name == "ttg.local_alloc"]
     assert [t.shape[0] for t in rings if len(t.shape) == 3] == [3, 3]
 

@@ -26,7 +26,8 @@ runs. Two loop shapes give both:
   optimize_accumulator_init.py), and the loop's last iteration of each tile also reads the
   result, in the `scf.if` of the tile's epilogue. The wait right after the dot lets it run on
   (`pendings = 1`); the epilogue's branch waits for it (`pendings = 0`) and yields the waited
-  value to the next iteration, so that no register of a dot in flight is read or copied. The
+  value to the next iteration, so that no register of a dot in flight is read or copied (zeros
+  where the next iteration's dot starts a tile: the value is then dead). The
   copies of the iteration S - 1 ahead are issued after that first wait (and a barrier: every
   warpgroup's previous dot is done), into the slot the previous iteration read: S slots, as
   Triton's pipeliner gives this loop; the epilogue's shared buffer lives beside the rings.
@@ -39,10 +40,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ....dialects import scf, ttg, ttng
-from ....ir import IntegerAttr, Operation, Region
-from ....ir.attributes import BoolAttr
-from ....ir.types import i32
+from ....dialects import arith, scf, ttg, ttng
+from ....ir import IntegerAttr, IntegerType, Operation, Region
+from ....ir.attributes import BoolAttr, DenseElementsAttr
+from ....ir.rewriter import constant_value
+from ....ir.types import i1, i32
+from ....passes.combine import is_zero
 from .allocate_shared_memory import alloc_bytes
 from .pipeline_candidates import filled_buffer
 from .scratch_size import scratch_bytes
@@ -176,7 +179,8 @@ def issue_asynchronously(plan: DotPlan, loop, after) -> None:
         if plan.retiring is None:
             wait = wait_right_after(dot)
             if plan.epilogue is not None:
-                _wait_in_branch(plan.epilogue, wait.outputs, index)
+                restarts = _restarts_after(plan.epilogue, dot, loop, index)
+                _wait_in_branch(plan.epilogue, wait.outputs, index, restarts)
         else:
             _wait_before_first_read(loop.body.arguments[index + 1], loop, dot.location)
         _wait_for_last(loop.outs[index], after)
@@ -191,10 +195,15 @@ def wait_right_after(dot) -> Operation:
     return wait
 
 
-def _wait_in_branch(branch, value, index: int) -> None:
+def _wait_in_branch(branch, value, index: int, restarts: bool = False) -> None:
     """Each block of the epilogue's `branch` that reads `value` (the accumulator of a dot in
     flight) first waits for every dot, and yields the waited value; the other block yields
-    `value`; the loop's yield (operand `index`) carries the branch's new result."""
+    `value`; the loop's yield (operand `index`) carries the branch's new result. Where the
+    next iteration starts over (`restarts`, `_restarts_after`), the then block yields zeros
+    instead: carried on, the last tile's accumulator kept its 128 registers a thread live
+    through the whole epilogue, beside the values it converts and stores (240 registers for
+    tutorial 09's 128x256 tile, 198 with the zeros). `ub.poison` would spare the zeros'
+    moves, but LLVM folds a phi of poison and a value into the value, which is live again."""
     blocks = [block for block in (branch.then_block, branch.else_block) if block is not None]
     yielded = {}
     for block in blocks:
@@ -208,8 +217,51 @@ def _wait_in_branch(branch, value, index: int) -> None:
             wait.outputs, lambda user, _index, b=block, w=wait: user is not w and _within(user, b)
         )
         yielded[block] = wait.outputs
+    if restarts:
+        zero = 0 if isinstance(value.type.element_type, IntegerType) else 0.0
+        zeros = arith.ConstantOp(DenseElementsAttr(value.type, zero), location=branch.location)
+        branch.then_block.insert_before(zeros, branch.then_block.terminator)
+        yielded[branch.then_block] = zeros.result
     routed = _with_result(branch, lambda block: yielded.get(block, value), value.type)
     routed.parent.terminator.set_operand(index, routed.outs[-1])
+
+
+def _restarts_after(branch, dot, loop, index: int) -> bool:
+    """Whether nothing reads the accumulator the loop carries for `dot` once `branch`'s then
+    block has run: the loop's result is unread, and the next iteration's dot starts over,
+    its `useC` being `counter != 0` (or `not counter == 0`) for a counter the loop resets to
+    0 where `branch`'s condition holds (a fused persistent matmul's tile end,
+    fuse-nested-loops)."""
+    if loop.outs[index].has_uses or dot.useC is None:
+        return False
+    counter = _restart_counter(dot.useC)
+    arguments = list(loop.body.arguments)
+    if counter is None or counter not in arguments[1:]:
+        return False
+    reset = loop.body.terminator.operands[arguments.index(counter) - 1].defining_op
+    return (
+        isinstance(reset, arith.SelectOp)
+        and reset.condition is branch.condition
+        and is_zero(reset.true_value)
+    )
+
+
+def _restart_counter(use):
+    """The counter `c` of a `useC` computed as `c != 0` or `(c == 0) ^ true`; else None."""
+    op = use.defining_op
+    negated = False
+    if isinstance(op, arith.XOrIOp):
+        ones = [v for v in op.operands if constant_value(v) == IntegerAttr(1, i1)]
+        others = [v for v in op.operands if v not in ones]
+        if len(ones) != 1 or len(others) != 1:
+            return None
+        op, negated = others[0].defining_op, True
+    if not isinstance(op, arith.CmpIOp) or op.predicate_name != ("eq" if negated else "ne"):
+        return None
+    lhs, rhs = op.lhs, op.rhs
+    if is_zero(rhs):
+        return lhs
+    return rhs if is_zero(lhs) else None
 
 
 def _with_result(branch, value_of, t):
