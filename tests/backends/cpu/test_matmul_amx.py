@@ -23,7 +23,7 @@ from llvmlite import ir
 
 from naiad import knobs
 from naiad.backends.cpu import llvm_tools, target, tile_state
-from naiad.backends.cpu.codegen import lower_matmul_bf16
+from naiad.backends.cpu.codegen import amx_panels, lower_matmul_bf16
 from naiad.backends.cpu.codegen.function import FunctionLowering
 from naiad.backends.cpu.codegen.views import View
 
@@ -119,12 +119,16 @@ def test_sapphire_rapids_dots_on_tiles_only_where_granted(tmp_path):
     (loop,) = [line.split()[1:] for line in lines if line.startswith("@@loop ")]
     per_step = dict(zip(_LOOP_NAMES, map(int, loop)))
     # C of 32 x 32 stays in four tile registers through the K loop (amx_carried.py): a step
-    # loads two tiles of A and two of B and stores nothing; C of 64 x 64 (16 tiles) does not
-    # fit and goes through its buffer: 16 loads of C, 8 of A, 8 of B, 16 stores.
+    # loads two tiles of A and two of B and stores nothing. C of 64 x 64 (16 tiles) does not
+    # fit: STEPS steps gather their operands into panels (amx_panels.py), whose product
+    # (its k loop unrolled by LLVM, at most STEPS tile steps) loads and stores C's 16 tiles
+    # once, with 4 tiles of A and B per 4 tdpbf16ps; per step it was 16 loads and 16 stores
+    # of C for 16 tdpbf16ps.
     assert per_step["32x32.tdpbf16ps"] == 4 and per_step["32x32.tileloadd"] == 4, per_step
     assert per_step["32x32.tilestored"] == 0, per_step
-    assert per_step["64x64.tdpbf16ps"] == 16 and per_step["64x64.tilestored"] == 16, per_step
-    assert per_step["64x64.tileloadd"] == 32, per_step
+    product = 16 * amx_panels.STEPS
+    assert per_step["64x64.tdpbf16ps"] == product and per_step["64x64.tilestored"] == 16
+    assert per_step["64x64.tileloadd"] == 16 + product, per_step
 
 
 def _packed_b(k: int, n: int, transposed: bool) -> tuple:
@@ -163,3 +167,35 @@ def test_b_packed_for_tiles_as_interleaved_rows(transposed):
     _library, pack = _packed_b(k, n, transposed)
     pack(stored.ctypes.data, out.ctypes.data)
     assert np.array_equal(out & 0xFFFF, bits[0::2]) and np.array_equal(out >> 16, bits[1::2])
+
+
+def test_b_packed_into_panel_slots():
+    """amx_panels.py packs each K step's B into its slot of one panel: here a [k, n] B into
+    slots 1 and 3 of a panel of STEPS slots (k/2 rows of n dwords each); the other slots are
+    left as they were. Only the packing runs here (no AMX instruction)."""
+    k, n, steps = 32, 48, amx_panels.STEPS
+    module = ir.Module("panel")
+    module.triple = target.host_target().triple
+    ptr = ir.PointerType()
+    function = ir.Function(module, ir.FunctionType(ir.VoidType(), [ptr, ptr]), "pack")
+    fl = FunctionLowering(module, None)
+    fl.builder = ir.IRBuilder(function.append_basic_block("entry"))
+    b_ptr, panel_ptr = function.args
+    b = View.contiguous(b_ptr, ir.IntType(16), [k, n])
+    for slot in (1, 3):
+        into = View(panel_ptr, ir.IntType(32), slot * (k // 2) * n, [k // 2, n], [n, 1])
+        lower_matmul_bf16.pack_b(fl, b, n, k, high_first=False, into=into)
+    fl.builder.ret_void()
+    machine = target.host_target().machine
+    code = llvm_tools.compile_ir(str(module), machine, "panel")
+    library = llvm_tools.link_object(llvm_tools.create_jit(machine), "panel", code, {}, ["pack"])
+    pack = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)(library["pack"])
+    bits = np.random.default_rng(11).integers(0, 1 << 16, (k, n), dtype=np.uint16)
+    panel = np.full((steps, k // 2, n), 0xDEADBEEF, np.uint32)
+    pack(bits.ctypes.data, panel.ctypes.data)
+    for slot in range(steps):
+        if slot in (1, 3):
+            assert np.array_equal(panel[slot] & 0xFFFF, bits[0::2])
+            assert np.array_equal(panel[slot] >> 16, bits[1::2])
+        else:
+            assert (panel[slot] == 0xDEADBEEF).all()

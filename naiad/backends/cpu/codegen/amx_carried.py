@@ -9,7 +9,8 @@ registers (C of 32 × 32 at most: 4 + 2 + 2), and the loop's body holds no other
 would want them, the tiles are loaded once before the loop, carried as phis of LLVM's
 `x86_amx` through it (the dot takes them as its accumulators and gives back its results:
 lower_matmul_amx.accumulate) and stored once at its exit, into the buffer that stands for the
-loop's result. A larger C (64 × 64: sixteen tiles) does not fit and keeps the buffer.
+loop's result. A larger C (64 × 64: sixteen tiles) does not fit: its steps are gathered into
+panels instead (amx_panels.py).
 
 The values are those of the buffered loop: the same instructions on the same tiles in the
 same order; only where the accumulators wait between steps changes.
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 
 from ....ir import element_type, f32, i32
 from . import lower_matmul_amx
+from .amx_panels import PanelSteps
 from .lower_matmul import MATMULS, accumulates_in_place
 from .lower_matmul_amx import TILE, TILE_COLUMNS, TILE_ROWS
 from .views import View
@@ -73,36 +75,41 @@ class CarriedTiles:
         del fl.carried_tiles[self.dot]
         lower_matmul_amx.store_tiles(fl, self.buffer, self.rows, self.columns, self.phis)
 
+    def multiply(self, fl, a: View, b: View, c: View) -> None:
+        """The body's dot: A @ B added to the tiles (C, the loop's buffer, is not touched)."""
+        self.updated = lower_matmul_amx.accumulate(fl, a, b, self.phis, self.shape)
 
-def carried_tiles(fl, op, buffers) -> CarriedTiles | None:
-    """The tiles of the dot of `scf.for` `op` that may stay in tile registers across the loop
-    (see the module), else None. `buffers` are the loop's buffers of its carried values."""
+
+def carried_tiles(fl, op, buffers) -> CarriedTiles | PanelSteps | None:
+    """How the dot of `scf.for` `op` keeps its accumulator across the loop: in tile registers
+    where C fits them (see the module), else its steps gathered into panels (amx_panels.py);
+    None where the loop has no such dot. `buffers` are the loop's buffers of its carried
+    values."""
     block = op.body
     yielded = block.last_op.operands
     for argument, buffer, value in zip(op.region_iter_args, buffers, yielded):
         dot = value.defining_op
         if buffer is None or dot is None or dot.name != "linalg.matmul":
             continue
-        if not accumulates_in_place(dot, argument, block) or not _fits(fl, dot):
+        if not accumulates_in_place(dot, argument, block) or not _on_tiles(fl, dot):
             return None
         # another dot of the body, nested or not, would want the tile registers too
         if sum(inner.name in MATMULS for inner in op.walk()) != 1:
             return None
         m, n = dot.outputs[0].type.shape
-        return CarriedTiles(dot, buffer, (m, n, dot.inputs[0].type.shape[-1]))
+        shape = (m, n, dot.inputs[0].type.shape[-1])
+        down, across = m // TILE_ROWS, n // TILE_COLUMNS
+        if down * across + down + across <= TILE_REGISTERS:
+            return CarriedTiles(dot, buffer, shape)
+        return PanelSteps(dot, shape)
     return None
 
 
-def _fits(fl, dot) -> bool:
-    """Whether `dot` runs on AMX tiles with an f32 or i32 C (its own buffer's elements) whose
-    tiles, with a row of A's and a column of B's, fit the tile registers."""
+def _on_tiles(fl, dot) -> bool:
+    """Whether `dot` runs on AMX tiles with an f32 or i32 C (its own buffer's elements)."""
     a_type, b_type = (v.type for v in dot.inputs)
     out_type = dot.outputs[0].type
     if element_type(out_type) not in (f32, i32):
         return False
-    m, n = out_type.shape
-    shape = (m, n, a_type.shape[-1])
-    if not lower_matmul_amx.applies(a_type, b_type, out_type, shape, fl.module.triple):
-        return False
-    down, across = m // TILE_ROWS, n // TILE_COLUMNS
-    return down * across + down + across <= TILE_REGISTERS
+    shape = (*out_type.shape, a_type.shape[-1])
+    return lower_matmul_amx.applies(a_type, b_type, out_type, shape, fl.module.triple)

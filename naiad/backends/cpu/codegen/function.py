@@ -76,7 +76,7 @@ class FunctionLowering:
         self.stream_bytes = 0  # bytes per program of the stores the launch may stream
         self.stream_threshold: ir.Value | None = None  # i64: the bytes a program streams from
         self.loops: list = []  # loops.ForLoop of each enclosing scf.for, innermost last
-        self.carried_tiles: dict = {}  # a loop's dot → its AMX tiles (amx_carried.py)
+        self.carried_tiles: dict = {}  # a K loop's dot → its AMX accumulator (amx_carried.py)
 
     # -- values
 

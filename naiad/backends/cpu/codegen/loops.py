@@ -27,15 +27,19 @@ def as_value(value) -> ir.Value:
 
 @contextmanager
 def counted_loop(
-    b: ir.IRBuilder, start, stop, step: int = 1, name: str = "i"
+    b: ir.IRBuilder, start, stop, step: int = 1, name: str = "i", at_least_once: bool = False
 ) -> Iterator[ir.Value]:
-    """A loop over `start <= i < stop` by `step` (> 0); `b` ends after the loop."""
+    """A loop over `start <= i < stop` by `step` (> 0); `b` ends after the loop. Where the
+    caller knows `start < stop` (`at_least_once`), the body is entered unguarded, so that it
+    dominates the code after the loop, which may use the values of its last iteration."""
     start, stop = as_value(start), as_value(stop)
     function = b.function
     body = function.append_basic_block(f"{name}.body")
     done = function.append_basic_block(f"{name}.done")
     entry = b.block
-    if not (isinstance(start, ir.Constant) and isinstance(stop, ir.Constant)):
+    if at_least_once:
+        b.branch(body)
+    elif not (isinstance(start, ir.Constant) and isinstance(stop, ir.Constant)):
         b.cbranch(b.icmp_signed("<", start, stop), body, done)
     elif start.constant < stop.constant:
         b.branch(body)

@@ -159,8 +159,8 @@ def matmul_kernel(fl: FunctionLowering, op, a: View, b: View, c: View) -> bool:
     if compute is None or not _static(a, b, c):
         return False
     carried = fl.carried_tiles.get(op)
-    if carried is not None:  # C in tile registers across the loop (amx_carried.py)
-        carried.updated = lower_matmul_amx.accumulate(fl, a, b, carried.phis, carried.shape)
+    if carried is not None:  # C kept on AMX tiles across the loop (amx_carried.py)
+        carried.multiply(fl, a, b, c)
         return True
     element = llvm_type(compute)
     m, n = c.sizes[-2:]

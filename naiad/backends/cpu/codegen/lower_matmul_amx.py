@@ -25,11 +25,12 @@ eight registers; each block's four tiles are carried through the loop over k by 
 phis of LLVM's `x86_amx` type, which its AMX passes give registers, configure (`ldtilecfg`
 before their first use and after calls) and release (`tilerelease` at the function's exit).
 Edges of 16 rows or columns take one tile instead of two. A dot whose C a K loop keeps in
-tile registers across its steps (amx_carried.py) takes them from its caller (`accumulate`). `applies` asks for bf16 operands
-with an f32 (or 16/8-bit float) output and K a multiple of 32, or int8 ones with an i32 output
-and K a multiple of 64, M and N multiples of 16, and a host with AMX-BF16 (AMX-INT8) whose
-tiles this process may use (target.py turns the features off otherwise: NAIAD_CPU_AMX,
-tile_state.py).
+tile registers across its steps (amx_carried.py) takes them from its caller (`accumulate`);
+one whose steps a K loop gathers into panels (amx_panels.py) multiplies the panels
+(`multiply_panels`). `applies` asks for bf16 operands with an f32 (or 16/8-bit float) output
+and K a multiple of 32, or int8 ones with an i32 output and K a multiple of 64, M and N
+multiples of 16, and a host with AMX-BF16 (AMX-INT8) whose tiles this process may use
+(target.py turns the features off otherwise: NAIAD_CPU_AMX, tile_state.py).
 """
 
 from __future__ import annotations
@@ -58,7 +59,8 @@ I16 = ir.IntType(16)
 @dataclass(frozen=True)
 class TileDot:
     """One of AMX's dot instructions: its intrinsic, the CPU features it needs, the bytes of
-    one of A's elements and how B is packed (`pack(fl, b, n, k)`: dwords of k-groups)."""
+    one of A's elements and how B is packed (`pack(fl, b, n, k, into=None)`: dwords of
+    k-groups, into a fresh buffer or `into`)."""
 
     name: str
     features: tuple[str, ...]
@@ -80,7 +82,7 @@ BF16 = TileDot(
     "llvm.x86.tdpbf16ps.internal",
     ("+amx-tile", "+amx-bf16"),
     I16,
-    lambda fl, b, n, k: lower_matmul_bf16.pack_b(fl, b, n, k, high_first=False),
+    lambda fl, b, n, k, into=None: lower_matmul_bf16.pack_b(fl, b, n, k, False, into),
 )
 INT8 = TileDot(
     "llvm.x86.tdpbssd.internal", ("+amx-tile", "+amx-int8"), I8, lower_matmul_int8.pack_b
@@ -130,16 +132,28 @@ def _bits(t) -> int | None:
     return t.width if isinstance(t, IntegerType) else None
 
 
+def tile_dot(op) -> TileDot:
+    """The instruction a matmul `op` that `applies` runs on: int8 or bf16 operands."""
+    return INT8 if _bits(op.inputs[0].type) == 8 else BF16
+
+
 def multiply(fl: FunctionLowering, rows: int, a: View, b: View, c: View, shape) -> None:
     """C (f32 or i32) += A @ B over the whole matrix: B packed in interleaved k-groups (A
     copied where its rows are strided), then blocks of 2 × 2 tiles, edges of one. `rows` (the
     vector micro-kernel's) is not used: a tile's shape is fixed."""
     m, n, k = shape
-    bld = fl.builder
     dot = INT8 if a.element == I8 else BF16
     if a.strides[-1] != 1:
         a = _copy(fl, a, m, k)
-    views = (a, dot.pack(fl, b, n, k), c)
+    multiply_panels(fl, dot, (a, dot.pack(fl, b, n, k), c), shape)
+
+
+def multiply_panels(fl: FunctionLowering, dot: TileDot, views, shape) -> None:
+    """C += A @ B with B packed already (`views` = (A, packed B, C)), in blocks of 2 × 2
+    tiles, edges of one; k may be an i64 value (amx_panels.py: the steps gathered, at least
+    one tile's k)."""
+    m, n, k = shape
+    bld = fl.builder
     step_m, step_n = BLOCK * TILE_ROWS, BLOCK * TILE_COLUMNS
     full_m, full_n = m - m % step_m, n - n % step_n
 
@@ -191,7 +205,7 @@ def _k_loop(fl: FunctionLowering, dot: TileDot, operands, at, acc, k: int):
     bld = fl.builder
     call = intrinsic(fl.module, dot.name, TILE, [I16] * 3 + [TILE] * 3)
     before = bld.block
-    with counted_loop(bld, 0, k, step=dot.tile_k, name="amx.k") as kk:
+    with counted_loop(bld, 0, k, step=dot.tile_k, name="amx.k", at_least_once=True) as kk:
         phis = [[bld.phi(TILE) for _ in row] for row in acc]
         for row, phi_row in zip(acc, phis):
             for value, phi in zip(row, phi_row):
@@ -206,7 +220,7 @@ def _k_loop(fl: FunctionLowering, dot: TileDot, operands, at, acc, k: int):
         for phi_row, new_row in zip(phis, updated):
             for phi, value in zip(phi_row, new_row):
                 phi.add_incoming(value, bld.block)
-    # k is static and positive, so the loop's exit follows its last iteration only.
+    # k is positive, so the loop's exit follows its last iteration only.
     return updated
 
 

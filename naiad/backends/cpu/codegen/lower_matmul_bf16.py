@@ -148,13 +148,16 @@ def _pack_a(fl: FunctionLowering, a: View, m: int, k: int) -> View:
     return pairs
 
 
-def pack_b(fl: FunctionLowering, b: View, n: int, k: int, high_first: bool = True) -> View:
+def pack_b(
+    fl: FunctionLowering, b: View, n: int, k: int, high_first: bool = True, into=None
+) -> View:
     """B as [K/2, N] dwords, each pair's first row in the high half (`vdpbf16ps` adds its
     product first), or in the low half where not `high_first` (AMX's layout, the rows simply
-    interleaved: lower_matmul_amx.py). Rows of unit stride are interleaved 16 columns at a time
-    (two vector loads, one shuffle, one store)."""
+    interleaved: lower_matmul_amx.py), in a fresh buffer or `into` (a view of [K/2, N] dwords
+    with rows of unit stride: a slot of amx_panels.py's panel). Rows of unit stride are
+    interleaved 16 columns at a time (two vector loads, one shuffle, one store)."""
     bld = fl.builder
-    pairs = fl.buffer([k // 2, n], None, I32)
+    pairs = fl.buffer([k // 2, n], None, I32) if into is None else into
     if b.strides[-1] != 1:
         with loop_nest(bld, [k // 2, n], name="pack.b") as (p, j):
             row = bld.shl(p, ir.Constant(I64, 1))

@@ -101,12 +101,13 @@ def _pack_a(fl: FunctionLowering, a: View, m: int, k: int) -> View:
     return quads
 
 
-def pack_b(fl: FunctionLowering, b: View, n: int, k: int) -> View:
-    """B as [K/4, N] dwords of the bytes of four consecutive rows. Rows of unit stride are
-    interleaved 16 columns at a time (four vector loads, one shuffle, one store). This is also
-    AMX's layout of B for `tdpbssd` (lower_matmul_amx.py)."""
+def pack_b(fl: FunctionLowering, b: View, n: int, k: int, into=None) -> View:
+    """B as [K/4, N] dwords of the bytes of four consecutive rows, in a fresh buffer or `into`
+    (a view of [K/4, N] dwords with rows of unit stride). Rows of unit stride are interleaved
+    16 columns at a time (four vector loads, one shuffle, one store). This is also AMX's
+    layout of B for `tdpbssd` (lower_matmul_amx.py)."""
     bld = fl.builder
-    quads = fl.buffer([k // GROUP, n], None, I32)
+    quads = fl.buffer([k // GROUP, n], None, I32) if into is None else into
     if b.strides[-1] != 1:
         with loop_nest(bld, [k, n], name="pack.b") as (kk, j):
             group = bld.lshr(kk, ir.Constant(I64, 2))
