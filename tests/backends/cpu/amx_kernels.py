@@ -31,6 +31,21 @@ def looped(at_ptr, b_ptr, c_ptr, K, M: tl.constexpr, N: tl.constexpr, BK: tl.con
     tl.store(c_ptr + om[:, None] * N + on[None, :], acc)
 
 
+@naiad.jit
+def accumulated(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """C = A @ B in blocks, K in steps of BK into an accumulator of C's type (int32 for int8:
+    test_matmul_amx_emulated.py)."""
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.program_id(1) * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), c.dtype.element_ty)
+    for k0 in range(0, K, BK):
+        x = tl.load(a + rm[:, None] * K + (k0 + rk)[None, :])
+        y = tl.load(b + (k0 + rk)[:, None] * N + rn[None, :])
+        acc = tl.dot(x, y, acc)
+    tl.store(c + rm[:, None] * N + rn[None, :], acc)
+
+
 def instruction_counts() -> list[int]:
     """How often each of WORDS occurs in each of KERNELS' assembly: `block` and `looped` on
     bf16, `block` on int8 into int32."""
