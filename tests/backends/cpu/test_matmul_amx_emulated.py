@@ -3,8 +3,9 @@ in a child process (the emulation replaces how that process parses kernels' IR).
 
 Tutorial 03 on bf16 with C's tiles carried in registers through its K loop (32 × 32 blocks,
 amx_carried.py) and gathered into panels of 4 steps (64 × 64, amx_panels.py), with K steps no
-multiple of 4, fewer than 4, a masked last step and none at all; a blocked int8 matmul (exact)
-both ways; against float64 / int64 references.
+multiple of 4, fewer than 4, a masked last step and none at all; a dot outside any loop (its
+own tiles' loop, lower_matmul_amx.multiply); a blocked int8 matmul (exact) both ways; against
+float64 / int64 references.
 """
 
 import os
@@ -20,7 +21,7 @@ _CHILD = textwrap.dedent(
     import numpy as np
     import torch
     import amx_emulation
-    from amx_kernels import accumulated
+    from amx_kernels import accumulated, block
     from naiad import knobs
     from fixture_kernels import tutorials
 
@@ -41,6 +42,14 @@ _CHILD = textwrap.dedent(
             ref = a.double().numpy() @ b.double().numpy()
             err = np.linalg.norm(c.double().numpy() - ref) / max(np.linalg.norm(ref), 1e-30)
             print("@@", m, n, k, bm, bn, max(dots[compiled:], default=-1), err)
+        a = torch.randn(64, 64, generator=gen).to(torch.bfloat16)
+        b = torch.randn(64, 32, generator=gen).to(torch.bfloat16)
+        c = torch.full((64, 32), float("nan"))
+        compiled = len(dots)
+        block[(1,)](a, b, c, M=64, N=32, K=64)
+        ref = a.double().numpy() @ b.double().numpy()
+        err = np.linalg.norm(c.double().numpy() - ref) / np.linalg.norm(ref)
+        print("@@", 64, 32, 64, 64, 32, max(dots[compiled:], default=-1), err)
         for m, n, k, bm, bk in {int8_cases}:
             a = torch.randint(-128, 128, (m, k), generator=gen, dtype=torch.int8)
             b = torch.randint(-128, 128, (k, n), generator=gen, dtype=torch.int8)
@@ -82,7 +91,7 @@ def test_tiles_carried_and_panels_match_references_emulated(tmp_path):
     )
     assert done.returncode == 0, done.stderr[-3000:]
     rows = [line.split()[1:] for line in done.stdout.splitlines() if line.startswith("@@")]
-    assert len(rows) == len(BF16_CASES) + len(INT8_CASES), done.stdout
+    assert len(rows) == len(BF16_CASES) + 1 + len(INT8_CASES), done.stdout
     for *shape, dots, err in rows:
         # each kernel compiled here holds emulated tile dots (-1: the specialization was
         # compiled for an earlier case); fp16 output: its rounding is the bound
