@@ -28,9 +28,9 @@ from .loops import I64
 from .row_copies import copy_rows
 from .views import View, add, copy_elements
 
-STEPS = (
-    4  # C's traffic per product a quarter of the per-step dots'; panels 2 × 16 KiB at 64 × 64 × 32
-)
+# Steps a panel gathers: C's tile traffic per product a quarter of the per-step dots'; the
+# panels take 2 × 16 KiB of scratch at 64 × 64 × 32.
+STEPS = 4
 
 
 @dataclass
