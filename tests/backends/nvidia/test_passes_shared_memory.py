@@ -79,6 +79,22 @@ def test_scratch_shrinks_only_where_the_kernel_would_not_fit():
     assert fit([ring, whole], 101376)[2] == 131072
 
 
+def test_scratch_beside_a_live_buffer_shrinks_where_that_lowers_the_total():
+    """A fused persistent matmul's epilogue (outside the loop's body, under its branch):
+    its 64 KiB conversion beside rings live through the loop takes 2 rounds of 32 KiB, the
+    kernel fitting or not (Triton's 180,224 bytes for tutorial 09); the same conversion in a
+    loop's body (every iteration) or live alone (after a matmul's loop) stays whole."""
+    rings = [Buffer("a", 49152, 0, 30), Buffer("b", 98304, 0, 30)]
+    epilogue = Buffer("convert", 65536, 20, 20, smaller=(32768,))
+    buffers, _, total = fit([*rings, epilogue], 232448)
+    assert [b.size for b in buffers] == [49152, 98304, 32768] and total == 180224
+    in_body = Buffer("convert", 65536, 20, 20, smaller=(32768,), in_loop=True)
+    assert fit([*rings, in_body], 232448)[2] == 212992
+    after = [Buffer("a", 49152, 0, 10), Buffer("b", 98304, 0, 10), epilogue]
+    buffers, _, total = fit(after, 232448)
+    assert buffers[-1].size == 65536 and total == 147456
+
+
 def _tutorial_matmul(arch: str):
     tutorial = _load(ROOT / "examples" / "03_matmul.py", "shared_memory_matmul")
     return tutorial.matmul_kernel.fn.warmup(

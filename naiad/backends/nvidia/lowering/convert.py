@@ -14,7 +14,8 @@ operands (`ldmatrix.py`) is tried before the general plans.
 The scratch lies in dynamic shared memory (`@global_smem`) where allocate-shared-memory placed
 it for the op (`Context.need_shared`); no user writes it while another's reads may be pending
 (a barrier before the write, or the owed one paid). Where the pass gave a round trip less
-than its tile (the kernel would not fit the target's shared memory otherwise), it goes in
+than its tile (the kernel would not fit the target's shared memory otherwise, or the bytes
+would stay taken beside a live buffer), it goes in
 rounds (`convert_rounds.py`): the tile's bytes over the planned ones. The scalar helpers
 below (row-major positions, one element at a time) serve the reductions, scans and shape ops.
 """
@@ -97,7 +98,7 @@ def _convert_layout(ctx: Context, op) -> None:
     rounds = _rounds(op, plan)
     if rounds > 1:
         src, dst = layout_of(src_t), layout_of(dst_t)
-        plan = plan_shared(src, dst, bit_width(src_t) // 8, rounds=rounds)
+        plan = plan_shared(src, dst, bit_width(src_t) // 8, stmatrix, rounds)
     ctx[op.result] = _round_trip(ctx, plan, registers, src_t.element_type)
 
 
@@ -146,8 +147,8 @@ def _stores(ctx: Context, plan: Shared, registers: list[str], t, round_: int) ->
         stores, join = em.label("convert.store"), em.label("convert.stored")
         em.emit(f"br i1 {em.op(f'icmp eq i32 {held}, 0')}, label %{stores}, label %{join}")
         em.start_block(stores)
-    if plan.stmatrix is not None:  # a tile in one round
-        emit_stmatrix(ctx, registers, llvm_type(t), plan.stmatrix)
+    if plan.stmatrix is not None:
+        emit_stmatrix(ctx, registers, llvm_type(t), plan.stmatrix, round_=round_)
     else:
         _vector_stores(ctx, plan, registers, t, round_)
     if join is not None:

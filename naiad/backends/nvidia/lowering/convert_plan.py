@@ -27,8 +27,8 @@ round moving the elements of one value of the round bases through a scratch that
 `1 / rounds` part of the tensor, a barrier between rounds. Whether it does is the shared
 memory's to say (passes/allocate_shared_memory.py), never the plan's cost: `plan_convert`
 picks the plan as for one round; the lowering then plans a round trip again by `plan_shared`
-in the rounds it was given room for (by vector stores: `stmatrix` is left to the tiles that
-go whole).
+in the rounds it was given room for (by `stmatrix` too, whose round bases may include a
+register the general layout keeps for its vectors: convert_rounds.round_bases).
 """
 
 from __future__ import annotations
@@ -143,12 +143,12 @@ def plan_shared(
     bases."""
     k = rounds.bit_length() - 1
     bases = round_bases(src, dst, elem_bytes) if rounds > 1 else ()
-    if rounds != 1 << k or k > len(bases):
-        raise InternalError(f"a conversion cannot go in {rounds} rounds")
-    shared = choose_shared_layout(src, dst, elem_bytes, bases[:k])
+    shared = choose_shared_layout(src, dst, elem_bytes, bases[:k]) if k <= len(bases) else None
     by_stmatrix = None
-    if stmatrix and rounds == 1:
-        shared, by_stmatrix = _stmatrix_stores(src, dst, elem_bytes, shared)
+    if stmatrix:
+        shared, by_stmatrix = _stmatrix_stores(src, dst, elem_bytes, shared, k)
+    if rounds != 1 << k or shared is None:
+        raise InternalError(f"a conversion cannot go in {rounds} rounds")
     store_offsets = src.compose(shared.offsets)
     load_offsets = dst.compose(shared.offsets)
     numel = 1
@@ -182,29 +182,35 @@ def plan_shared(
     )
 
 
-def _stmatrix_stores(src, dst, elem_bytes: int, shared: SharedLayout):
-    """(layout, `stmatrix` stores) of the round trip: the `stmatrix_layout` (plain or
-    `.trans`) whose stores fit the instruction, where no lane skips its stores (the
-    instruction is the whole warp's), if it takes no more wavefronts nor instructions than
-    `shared` (the fewest of both of the two); else (`shared`, None)."""
+def _stmatrix_stores(src, dst, elem_bytes: int, shared: SharedLayout | None, k: int = 0):
+    """(layout, `stmatrix` stores) of the round trip in `2 ** k` rounds: the
+    `stmatrix_layout` (plain or `.trans`) whose stores fit the instruction, where no lane
+    skips its stores (the instruction is the whole warp's), if it takes no more wavefronts nor
+    instructions than `shared` (the fewest of both of the two; None: the general layout cannot
+    go in those rounds); else (`shared`, None)."""
     if redundant_thread_mask(src) & ((1 << _LANE_BITS) - 1):
         return shared, None
-    waves = access_wavefronts(src, shared.offsets, shared.store_bits, elem_bytes)
-    waves += access_wavefronts(dst, shared.offsets, shared.load_bits, elem_bytes)
-    best = (waves, _accesses_of(src, shared.store_bits) + _accesses_of(dst, shared.load_bits))
-    chosen = (shared, None)
+    best, chosen = None, (shared, None)
+    if shared is not None:
+        waves = access_wavefronts(src, shared.offsets, shared.store_bits, elem_bytes)
+        waves += access_wavefronts(dst, shared.offsets, shared.load_bits, elem_bytes)
+        accesses = _accesses_of(src, shared.store_bits) + _accesses_of(dst, shared.load_bits)
+        best = (waves, accesses)
     for trans in (False, True):
-        candidate = stmatrix_layout(src, dst, elem_bytes, trans)
+        bases = round_bases(src, dst, elem_bytes, trans)
+        if k > len(bases):
+            continue
+        candidate = stmatrix_layout(src, dst, elem_bytes, trans, bases[:k])
         if candidate is None:
             continue
-        stores = plan_stmatrix(src.compose(candidate.offsets), 8 * elem_bytes)
+        stores = plan_stmatrix(src.compose(candidate.offsets), 8 * elem_bytes, 1 << k)
         if stores is None or stores.trans != trans:
             continue
         matrices = stores.matrices * len(stores.words)
         waves = stmatrix_wavefronts(src, candidate.offsets, matrices, trans)
         waves += access_wavefronts(dst, candidate.offsets, candidate.load_bits, elem_bytes)
         cost = (waves, len(stores.words) + _accesses_of(dst, candidate.load_bits))
-        if cost[0] <= best[0] and cost[1] <= best[1]:
+        if best is None or (cost[0] <= best[0] and cost[1] <= best[1]):
             best, chosen = cost, (candidate, stores)
     return chosen
 

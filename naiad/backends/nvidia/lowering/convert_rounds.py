@@ -31,7 +31,7 @@ from functools import lru_cache
 
 from ..layouts import LinearLayout
 from ..layouts.bits import GF2Solver
-from .convert_swizzle import MAX_VECTOR_BYTES, independent_registers
+from .convert_swizzle import MAX_VECTOR_BYTES, independent_registers, stmatrix_rows
 
 _DIMS = ("register", "lane", "warp", "block")
 
@@ -62,22 +62,33 @@ def _splits(src: LinearLayout, dst: LinearLayout, bases: list[int]) -> bool:
 
 
 @lru_cache(maxsize=1024)
-def round_bases(src: LinearLayout, dst: LinearLayout, elem_bytes: int) -> tuple[int, ...]:
+def round_bases(
+    src: LinearLayout, dst: LinearLayout, elem_bytes: int, stmatrix: bool | None = None
+) -> tuple[int, ...]:
     """The packed register bases a round trip from `src` to `dst` can go in rounds along, the
     most first (the source's highest register bits first: the farthest repetitions of its
-    pattern); the rounds of `2 ** k` use the first `k`."""
+    pattern); the rounds of `2 ** k` use the first `k`. With `stmatrix` (False: plain, True:
+    `.trans`) the stores' vectors are the three source bases along a matrix's row
+    (`stmatrix_layout`), which alone are kept out: a 16-bit accumulator's row +8 register,
+    which the general layout keeps for its vectors, may then be a round, as in Triton's
+    conversion of tutorial 09's epilogue (two rounds of 32 KB)."""
     if any(src.packed_bases("block")) or any(dst.packed_bases("block")):
         return ()  # a tensor spread over a cluster's blocks goes whole
     src_bits, dst_bits = independent_registers(src), independent_registers(dst)
     common = [b for b in src_bits if b in dst_bits]
-    vectors = (MAX_VECTOR_BYTES // elem_bytes).bit_length() - 1
+    if stmatrix is None:
+        common = common[(MAX_VECTOR_BYTES // elem_bytes).bit_length() - 1 :]
+    else:
+        row = set(stmatrix_rows(src, not stmatrix))
+        common = [b for b in common if b not in row and b != src.packed_bases("register")[0]]
     chosen: list[int] = []
-    for basis in sorted(common[vectors:], key=lambda b: -src_bits[b]):
+    for basis in sorted(common, key=lambda b: -src_bits[b]):
         if _splits(src, dst, [*chosen, basis]):
             chosen.append(basis)
     return tuple(chosen)
 
 
-def most_rounds(src: LinearLayout, dst: LinearLayout, elem_bytes: int) -> int:
-    """The most rounds a round trip from `src` to `dst` can take (1: the whole tile)."""
-    return 1 << len(round_bases(src, dst, elem_bytes))
+def most_rounds(src: LinearLayout, dst: LinearLayout, elem_bytes: int, stmatrix=None) -> int:
+    """The most rounds a round trip from `src` to `dst` can take (1: the whole tile), by
+    `stmatrix` stores where given (as `round_bases`)."""
+    return 1 << len(round_bases(src, dst, elem_bytes, stmatrix))

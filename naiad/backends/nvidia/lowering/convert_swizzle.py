@@ -257,14 +257,15 @@ def stmatrix_rows(src: LinearLayout, trans: bool) -> list[int]:
     return [registers[0], lanes[0], lanes[1]] if trans else list(lanes[2:])
 
 
-def stmatrix_layout(src: LinearLayout, dst: LinearLayout, elem_bytes: int, trans: bool):
+def stmatrix_layout(src: LinearLayout, dst: LinearLayout, elem_bytes: int, trans: bool, rounds=()):
     """A shared layout whose stores can be `stmatrix` (16-bit elements): the lowest offset
     bits are the three bases of `src` along a row of a matrix (register bit 0 and lane bits
     0, 1; lane bits 2-4 with `.trans`), the destination's registers along them its load
     vector; then the destination's lanes, registers and warps, each bit above the 128-byte row
     swizzled as `_swizzle` does, the stores modelled as the 16-byte rows of one matrix. None
     where those bases are not three independent ones; whether the stores fit is
-    `plan_stmatrix`'s to say."""
+    `plan_stmatrix`'s to say. The `rounds` bases take the top offset bits, as in
+    `choose_shared_layout`."""
     if elem_bytes != 2 or len(src.packed_bases("lane")) != 5 or not src.packed_bases("register"):
         return None
     rows = stmatrix_rows(src, trans)
@@ -279,7 +280,7 @@ def stmatrix_layout(src: LinearLayout, dst: LinearLayout, elem_bytes: int, trans
         load.append(dst_bits[basis])
     shape = src.out_shape
     total_bits = sum(size.bit_length() - 1 for size in shape.values())
-    columns = _unswizzled(dst, total_bits, bases)
+    columns = _unswizzled(dst, total_bits, bases, rounds)
     offsets = _layout(columns, shape)
     while not _aligned(dst, offsets, load):
         load.pop()  # a lane or warp of the destination repeats a vector register

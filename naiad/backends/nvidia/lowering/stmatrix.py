@@ -53,6 +53,7 @@ class StmatrixPlan:
     matrices: int
     trans: bool
     words: tuple[tuple[int, ...], ...]
+    rounds: int = 1  # the last `len(words) / rounds` instructions of each round in turn
 
 
 def store_registers(ctx: Context, value, to_offset: LinearLayout, base=0, dynamic=None) -> None:
@@ -73,9 +74,12 @@ def store_registers(ctx: Context, value, to_offset: LinearLayout, base=0, dynami
     emit_stores(ctx, ctx[value], elem, nbytes, offsets, vector, registers, base, dynamic)
 
 
-def plan_stmatrix(offsets: LinearLayout, element_bits: int) -> StmatrixPlan | None:
+def plan_stmatrix(offsets: LinearLayout, element_bits: int, rounds: int = 1) -> StmatrixPlan | None:
     """The `stmatrix` stores of registers placed by `offsets` ((register, lane, warp) ->
-    element offset, one CTA), or None when the instruction does not fit (see the module doc)."""
+    element offset, one CTA), or None when the instruction does not fit (see the module doc).
+    In `rounds` (a conversion's, convert_rounds.py: the registers whose offsets reach the top
+    bits), those registers number the instructions, highest, so that each round's are
+    consecutive and no instruction's matrices straddle two rounds."""
     if element_bits != 16 or "offset" not in offsets.out_dims:
         return None
     registers = list(offsets.packed_bases("register"))
@@ -83,13 +87,13 @@ def plan_stmatrix(offsets: LinearLayout, element_bits: int) -> StmatrixPlan | No
     if not registers or len(lanes) != 5:
         return None
     for trans in (False, True):
-        plan = _plan(offsets, registers, lanes, trans)
+        plan = _plan(offsets, registers, lanes, trans, rounds)
         if plan is not None:
             return plan
     return None
 
 
-def _plan(offsets: LinearLayout, registers, lanes, trans: bool) -> StmatrixPlan | None:
+def _plan(offsets: LinearLayout, registers, lanes, trans: bool, rounds: int):
     if trans:
         in_row, rows = lanes[2:], [registers[0], *lanes[:2]]
     else:
@@ -100,7 +104,15 @@ def _plan(offsets: LinearLayout, registers, lanes, trans: bool) -> StmatrixPlan 
     warps = list(offsets.packed_bases("warp"))
     if any(b % _ROW for b in rows + [registers[i] for i in word_bits] + warps):
         return None
-    matrix_bits, instruction_bits = word_bits[:2], word_bits[2:]
+    scratch = offsets.out_dim_size("offset") // rounds
+    # by offset: an instruction's round is then its offset's top bits (its address // scratch)
+    round_bits = sorted(
+        (i for i in word_bits if registers[i] >= scratch), key=registers.__getitem__
+    )
+    in_round = [i for i in word_bits if registers[i] < scratch]
+    if len(round_bits) != rounds.bit_length() - 1:
+        return None
+    matrix_bits, instruction_bits = in_round[:2], in_round[2:] + round_bits
     lane_bases = rows + [registers[i] for i in matrix_bits]
     lane_bases += [0] * (5 - len(lane_bases))
     address = LinearLayout(
@@ -120,13 +132,14 @@ def _plan(offsets: LinearLayout, registers, lanes, trans: bool) -> StmatrixPlan 
                 for m in range(1 << len(matrix_bits))
             )
         )
-    return StmatrixPlan(address, 1 << len(matrix_bits), trans, tuple(words))
+    return StmatrixPlan(address, 1 << len(matrix_bits), trans, tuple(words), rounds)
 
 
 def emit_stmatrix(
-    ctx: Context, values, elem: str, plan: StmatrixPlan, base: int = 0, dynamic=None
+    ctx: Context, values, elem: str, plan: StmatrixPlan, base: int = 0, dynamic=None, round_=0
 ) -> None:
-    """Store the registers `values` (LLVM type `elem`, 16 bits) by `plan`; `base` is an
+    """Store the registers `values` (LLVM type `elem`, 16 bits) by `plan`, the instructions
+    of its round `round_` (each at its offset within that round's part); `base` is an
     element offset (a multiple of 8) XOR-ed into every address, `dynamic` bytes added."""
     em = ctx.em
     addresses = ThreadAddresses(ctx, plan.address, _ELEMENT_BYTES, dynamic)
@@ -134,8 +147,12 @@ def emit_stmatrix(
     trans = ".trans" if plan.trans else ""
     words = ", ".join(f"${i + 1}" for i in range(n))
     constraints = ",".join(["r"] * (n + 1) + ["~{memory}"])
-    for instruction, firsts in enumerate(plan.words):
-        constant = (plan.address.apply(register=instruction)[0] ^ base) * _ELEMENT_BYTES
+    per_round = len(plan.words) // plan.rounds
+    scratch = plan.address.out_dim_size("offset") // plan.rounds
+    for instruction in range(round_ * per_round, (round_ + 1) * per_round):
+        firsts = plan.words[instruction]
+        element = plan.address.apply(register=instruction)[0] % scratch
+        constant = (element ^ base) * _ELEMENT_BYTES
         address, immediate = addresses.split(constant)
         at = f"$0+{immediate}" if immediate else "$0"
         text = f"stmatrix.sync.aligned.m8n8.x{n}{trans}.shared.b16 [{at}], {{{words}}};"

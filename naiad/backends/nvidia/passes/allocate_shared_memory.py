@@ -19,10 +19,13 @@ placed at full size reach past the shared memory a block may use on the target's
 (`target.shared_per_block`: 99 KiB on sm_86 and sm_89, where the 128 KiB of a 128 x 256 f32
 accumulator's conversion kept tutorial 03's kernel from launching), the largest such scratch
 live beside a buffer placed past it takes its next smaller size, and the buffers are placed
-again, until they fit or none can shrink. Only then: a kernel that fits keeps its conversions
-whole, as fast as before, since each extra round adds two barriers on the path and the
-splitting buys nothing when the kernel launches anyway (a matmul tile large enough to need it
-runs one block an SM, its registers' limit, either way).
+again, until they fit or none can shrink. A kernel that fits otherwise keeps its conversions
+whole, since each extra round adds two barriers on the path and the splitting buys nothing
+when the kernel launches anyway (a matmul tile large enough to need it runs one block an SM,
+its registers' limit, either way), but for one case (`_trim`): a scratch of an op outside
+every loop's body that is live beside another buffer takes a smaller size wherever that
+lowers the total, its bytes otherwise taken for the whole kernel (tutorial 09's fused
+epilogue beside rings live through the loop: two rounds, 180,224 bytes as Triton's).
 
 Sets `allocation.offset` (i32) on every op owning a buffer (and `allocation.size`, the bytes
 planned, on an op whose lowering uses scratch, which the lowering checks its need against; a
@@ -43,7 +46,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ....dialects import tt
+from ....dialects import scf, tt
 from ....dialects.ttg.types import MemDescType
 from ....ir import IntegerAttr, Operation, register_pass
 from ....ir.passes import Pass
@@ -66,6 +69,7 @@ class Buffer:
     end: int
     alignment: int = ALIGNMENT
     smaller: tuple[int, ...] = ()
+    in_loop: bool = False  # an op of a loop's body: its scratch is used every iteration
 
     def overlaps(self, other: Buffer) -> bool:
         return self.start <= other.end and other.start <= self.end
@@ -107,7 +111,7 @@ def _live_end(alloc: Operation, last: dict) -> int:
     return end
 
 
-def _buffers(func: Operation) -> list[Buffer]:
+def _buffers(func: Operation, stmatrix: bool = False) -> list[Buffer]:
     index, last = _number(func)
     buffers = []
     for op in func.walk():
@@ -117,10 +121,12 @@ def _buffers(func: Operation) -> list[Buffer]:
             start, end = _concurrent(op, index, last, (index[op], _live_end(op, last)))
             buffers.append(Buffer(op, size, start, end, buffer_alignment(t)))
             continue
-        size, *smaller = scratch_choices(op)
+        size, *smaller = scratch_choices(op, stmatrix)
         if size:
             start, end = _concurrent(op, index, last, (index[op], index[op]))
-            buffers.append(Buffer(op, size, start, end, scratch_alignment(op), tuple(smaller)))
+            in_loop = isinstance(op.parent_op(), scf.ForOp | scf.WhileOp)
+            alignment = scratch_alignment(op)
+            buffers.append(Buffer(op, size, start, end, alignment, tuple(smaller), in_loop))
     return buffers
 
 
@@ -175,6 +181,30 @@ def fit(buffers: list[Buffer], limit: int) -> tuple[list[Buffer], dict, int]:
         smaller = replace(largest, size=largest.smaller[0], smaller=largest.smaller[1:])
         buffers = [smaller if b is largest else b for b in buffers]
         offsets, total = allocate(buffers)
+    return _trim(buffers, offsets, total)
+
+
+def _trim(buffers: list[Buffer], offsets: dict, total: int) -> tuple[list[Buffer], dict, int]:
+    """`buffers` with each scratch of an op outside every loop's body (an epilogue under a
+    branch) that is live with another buffer at a smaller size wherever that lowers the
+    total: its bytes come on top of that buffer's, and its rounds cost two barriers each,
+    once (tutorial 09's fused epilogue beside rings that live through the loop: 212,992 ->
+    180,224 bytes, as Triton's). A scratch live alone (a matmul's epilogue after its loop,
+    whose rings are dead) stays whole, as fast as before."""
+    shrunk = True
+    while shrunk:
+        shrunk = False
+        for buffer in sorted(buffers, key=lambda b: -b.size):
+            if not buffer.smaller or buffer.in_loop:
+                continue
+            if not any(b is not buffer and b.overlaps(buffer) for b in buffers):
+                continue
+            smaller = replace(buffer, size=buffer.smaller[0], smaller=buffer.smaller[1:])
+            trial = [smaller if b is buffer else b for b in buffers]
+            trial_offsets, trial_total = allocate(trial)
+            if trial_total < total:
+                buffers, offsets, total, shrunk = trial, trial_offsets, trial_total, True
+                break
     return buffers, offsets, total
 
 
@@ -185,9 +215,11 @@ class AllocateSharedMemory(Pass):
 
     def run(self, module: Operation) -> None:
         total = 0
-        limit = shared_per_block(module_capability(module))
+        capability = module_capability(module)
+        limit = shared_per_block(capability)
         for func in [op for op in module.walk() if isinstance(op, tt.FuncOp)]:
-            buffers, offsets, size = fit(_buffers(func), limit)
+            stmatrix = _stores_by_stmatrix(module, func, capability)
+            buffers, offsets, size = fit(_buffers(func, stmatrix), limit)
             for buffer in buffers:
                 owner = buffer.owner
                 owner.attributes["allocation.offset"] = IntegerAttr(offsets[owner], i32)
@@ -195,3 +227,15 @@ class AllocateSharedMemory(Pass):
                     owner.attributes["allocation.size"] = IntegerAttr(buffer.size, i32)
             total = max(total, size)
         module.attributes["ttg.shared"] = IntegerAttr(total, i32)
+
+
+def _stores_by_stmatrix(module: Operation, func: Operation, capability: int) -> bool:
+    """Whether the lowering may store a conversion's round trip by `stmatrix`
+    (lowering/convert.py: sm_90, a kernel under no memory-bound register floor)."""
+    from ..lowering.occupancy import min_ctas_per_sm
+    from ..lowering.stmatrix import STMATRIX_CAPABILITY
+
+    if capability < STMATRIX_CAPABILITY:
+        return False
+    warps = module.attributes.get("ttg.total-num-warps", module.attributes.get("ttg.num-warps"))
+    return min_ctas_per_sm(func, int(warps.value) if warps is not None else 4) is None

@@ -49,9 +49,11 @@ def scratch_bytes(op) -> int | None:
     return None if rule is None else rule(op)
 
 
-def scratch_choices(op) -> tuple[int, ...]:
+def scratch_choices(op, stmatrix: bool = False) -> tuple[int, ...]:
     """The scratch sizes `op`'s lowering can work in, largest first: a conversion's round
-    trip (not one `ldmatrix` lowers) in 1, 2, 4, ... rounds; one size for every other op."""
+    trip (not one `ldmatrix` lowers) in 1, 2, 4, ... rounds, more where its stores are
+    `stmatrix` (`stmatrix`: the lowering may use it, lowering/convert.py); one size for
+    every other op."""
     whole = scratch_bytes(op)
     if op.name != "ttg.convert_layout" or not whole:
         return (whole,)
@@ -63,10 +65,13 @@ def scratch_choices(op) -> tuple[int, ...]:
 
     src_t, dst_t = op.src.type, op.result.type
     src, dst = layout_of(src_t), layout_of(dst_t)
-    plan = plan_convert(src, dst, bit_width(src_t))
+    plan = plan_convert(src, dst, bit_width(src_t), stmatrix)
     if not isinstance(plan, Shared) or plan_ldmatrix(src_t, dst_t) is not None:
         return (whole,)
     rounds = most_rounds(src, dst, bit_width(src_t) // 8)
+    if plan.stmatrix is not None:
+        by_stmatrix = most_rounds(src, dst, bit_width(src_t) // 8, plan.stmatrix.trans)
+        rounds = max(rounds, by_stmatrix)
     return tuple(whole >> k for k in range(rounds.bit_length()))
 
 
