@@ -15,7 +15,7 @@ from test_stmatrix import _mma, _mma_encoding
 
 from naiad.backends.nvidia.layouts import to_linear_layout
 from naiad.backends.nvidia.lowering.convert_plan import plan_shared
-from naiad.backends.nvidia.lowering.convert_rounds import most_rounds
+from naiad.backends.nvidia.lowering.convert_rounds import most_rounds, round_bases
 from naiad.backends.nvidia.lowering.indexing import evaluate, thread_plan
 from naiad.dialects.ttg.attributes import BlockedEncodingAttr
 from naiad.ir import FloatType, RankedTensorType
@@ -116,3 +116,14 @@ def test_emitted_epilogue_in_two_rounds(element):
     src_t = RankedTensorType(list(shape), FloatType(element), _mma_encoding(*mma, shape))
     got, expected = run_conversion(src_t, src_t.clone(encoding=dst), scratch=32768)
     assert got == expected
+
+
+def test_no_stmatrix_rounds_without_registers():
+    """A source holding one element a thread has no row for `stmatrix` (a scaled dot's scales
+    on sm_90a reached this): no round bases, the general rule's answer kept."""
+    shape = (32, 4)
+    src = to_linear_layout(BlockedEncodingAttr([1, 1], [8, 4], [4, 1], [1, 0]), shape)
+    dst = to_linear_layout(BlockedEncodingAttr([1, 1], [32, 1], [1, 4], [0, 1]), shape)
+    assert not src.packed_bases("register")
+    assert round_bases(src, dst, 2, False) == round_bases(src, dst, 2, True) == ()
+    assert plan_shared(src, dst, 2, stmatrix=True).stmatrix is None

@@ -78,6 +78,8 @@ def round_bases(
     common = [b for b in src_bits if b in dst_bits]
     if stmatrix is None:
         common = common[(MAX_VECTOR_BYTES // elem_bytes).bit_length() - 1 :]
+    elif not src.packed_bases("register") or len(src.packed_bases("lane")) != 5:
+        return ()  # no layout stmatrix stores (convert_swizzle.stmatrix_layout)
     else:
         row = set(stmatrix_rows(src, not stmatrix))
         common = [b for b in common if b not in row and b != src.packed_bases("register")[0]]
