@@ -38,9 +38,9 @@ from .cache import Cache, cache_key
 from .compile_dumps import dump_stages, pass_dumps
 from .compile_lock import compile_lock
 from .compiled_kernel import CompiledKernel
+from .launch_options import extern_lib_pairs
 from .specialization import Specialization, kernel_name
 from .young_gc import young_collections_only
-from .launch_options import extern_lib_pairs
 
 # Triton's make_ttir, in its order (rewrite-tensor-pointer is not needed: block pointers are
 # already pointer blocks when the frontend emits them).

@@ -116,10 +116,11 @@ def host_target() -> CpuTarget:
 
 def _granted(features: str) -> str:
     """`features` with AMX's turned off (`-amx-tile`, ...) unless NAIAD_CPU_AMX (on by
-    default) lets kernels use the tiles and the OS grants them to this process (tile_state.py): an AMX instruction without
-    the grant kills the process, and a CPU model such as `sapphirerapids` implies AMX to LLVM
-    unless its features say otherwise. The features go into every cache key, so code made with
-    the tiles is never loaded by a process that may not run it."""
+    default) lets kernels use the tiles and the OS grants them to this process (tile_state.py):
+    an AMX instruction without the grant kills the process, and a CPU model such as
+    `sapphirerapids` implies AMX to LLVM unless its features say otherwise. The features go
+    into every cache key, so code made with the tiles is never loaded by a process that may
+    not run it."""
     present = features.split(",")
     if "+amx-tile" not in present or (knobs.cpu_amx.get() and tile_state.tiles_granted()):
         return features

@@ -8,9 +8,10 @@ interpreter's model of Triton on Hopper (naiad/runtime/interpreter/floats.py sta
 - To fp8 with rtz: truncation; fp8e5 keeps infinities (IEEE round-toward-zero from fp32), fp8e4nv
   saturates.
 - From fp8e4nv / fp8e5: exact. On sm_89+ fp16 comes from `cvt.rn.f16x2.{e4m3x2,e5m2x2}`, two
-  registers to an instruction, and the other widths from that fp16; elsewhere, and for fp8e5 -> bf16 (whose all-ones exponent
-  Triton's bit shift treats as a number: inf -> 65536), a 256-entry table of the results,
-  computed here from the IR's float formats, is read at the byte's index.
+  registers to an instruction, and the other widths from that fp16; elsewhere, and for fp8e5 ->
+  bf16 (whose all-ones exponent Triton's bit shift treats as a number: inf -> 65536), a
+  256-entry table of the results, computed here from the IR's float formats, is read at the
+  byte's index.
 - fp32 -> fp16 / bf16 with rtz: `cvt.rz.{f16,bf16}.f32`; rtne is LLVM's `fptrunc`; widening is
   `fpext` (exact).
 
