@@ -131,28 +131,39 @@ def test_sapphire_rapids_dots_on_tiles_only_where_granted(tmp_path):
     assert per_step["64x64.tileloadd"] == 16 + product, per_step
 
 
-def _packed_b(k: int, n: int, transposed: bool) -> tuple:
-    """The library (kept while used) and compiled function `pack(b, out)`:
-    lower_matmul_bf16.pack_b in AMX's order (`high_first` False) of a [k, n] bf16 matrix
-    (stored transposed where asked) into `out`'s [k/2, n] dwords."""
-    module = ir.Module("pack")
+def _two_pointer_function(name: str, emit) -> tuple:
+    """The library (kept while used) and compiled function `pack(src, dst)` whose body
+    `emit(fl, src, dst)` writes (its FunctionLowering, the two pointer arguments)."""
+    module = ir.Module(name)
     module.triple = target.host_target().triple
     ptr = ir.PointerType()
     function = ir.Function(module, ir.FunctionType(ir.VoidType(), [ptr, ptr]), "pack")
     fl = FunctionLowering(module, None)
     fl.builder = ir.IRBuilder(function.append_basic_block("entry"))
-    b_ptr, fl.scratch = function.args
-    i16 = ir.IntType(16)
-    b = View.contiguous(b_ptr, i16, [n, k] if transposed else [k, n])
-    if transposed:
-        b = View(b_ptr, i16, 0, [k, n], [1, k])
-    lower_matmul_bf16.pack_b(fl, b, n, k, high_first=False)
+    emit(fl, *function.args)
     fl.builder.ret_void()
     machine = target.host_target().machine
-    code = llvm_tools.compile_ir(str(module), machine, "pack")
-    library = llvm_tools.link_object(llvm_tools.create_jit(machine), "pack", code, {}, ["pack"])
+    code = llvm_tools.compile_ir(str(module), machine, name)
+    library = llvm_tools.link_object(llvm_tools.create_jit(machine), name, code, {}, ["pack"])
     kind = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)
     return library, kind(library["pack"])
+
+
+def _packed_b(k: int, n: int, transposed: bool) -> tuple:
+    """`_two_pointer_function` of lower_matmul_bf16.pack_b in AMX's order (`high_first`
+    False) of a [k, n] bf16 matrix (stored transposed where asked) into [k/2, n] dwords."""
+
+    def emit(fl, b_ptr, scratch):
+        fl.scratch = scratch
+        i16 = ir.IntType(16)
+        b = (
+            View(b_ptr, i16, 0, [k, n], [1, k])
+            if transposed
+            else View.contiguous(b_ptr, i16, [k, n])
+        )
+        lower_matmul_bf16.pack_b(fl, b, n, k, high_first=False)
+
+    return _two_pointer_function("pack", emit)
 
 
 @pytest.mark.parametrize("transposed", [False, True])
@@ -174,22 +185,14 @@ def test_b_packed_into_panel_slots():
     slots 1 and 3 of a panel of STEPS slots (k/2 rows of n dwords each); the other slots are
     left as they were. Only the packing runs here (no AMX instruction)."""
     k, n, steps = 32, 48, amx_panels.STEPS
-    module = ir.Module("panel")
-    module.triple = target.host_target().triple
-    ptr = ir.PointerType()
-    function = ir.Function(module, ir.FunctionType(ir.VoidType(), [ptr, ptr]), "pack")
-    fl = FunctionLowering(module, None)
-    fl.builder = ir.IRBuilder(function.append_basic_block("entry"))
-    b_ptr, panel_ptr = function.args
-    b = View.contiguous(b_ptr, ir.IntType(16), [k, n])
-    for slot in (1, 3):
-        into = View(panel_ptr, ir.IntType(32), slot * (k // 2) * n, [k // 2, n], [n, 1])
-        lower_matmul_bf16.pack_b(fl, b, n, k, high_first=False, into=into)
-    fl.builder.ret_void()
-    machine = target.host_target().machine
-    code = llvm_tools.compile_ir(str(module), machine, "panel")
-    library = llvm_tools.link_object(llvm_tools.create_jit(machine), "panel", code, {}, ["pack"])
-    pack = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)(library["pack"])
+
+    def emit(fl, b_ptr, panel_ptr):
+        b = View.contiguous(b_ptr, ir.IntType(16), [k, n])
+        for slot in (1, 3):
+            into = View(panel_ptr, ir.IntType(32), slot * (k // 2) * n, [k // 2, n], [n, 1])
+            lower_matmul_bf16.pack_b(fl, b, n, k, high_first=False, into=into)
+
+    _library, pack = _two_pointer_function("panel", emit)
     bits = np.random.default_rng(11).integers(0, 1 << 16, (k, n), dtype=np.uint16)
     panel = np.full((steps, k // 2, n), 0xDEADBEEF, np.uint32)
     pack(bits.ctypes.data, panel.ctypes.data)
