@@ -22,6 +22,16 @@ from .tuple_arguments import all_leaves
 INTERPRET = object()
 
 
+def _arrays(bound: dict):
+    """The arguments that are arrays or tensors (a descriptor's base for the descriptor), in
+    order, those in tuples included."""
+    for value in all_leaves(bound.values()):
+        if isinstance(value, TensorDescriptor):
+            value = value.base
+        if hasattr(value, "data_ptr") or hasattr(value, "__array_interface__"):
+            yield value
+
+
 def device_of(bound: dict) -> tuple[str, int]:
     """The device type and index the arguments live on (in tuples too): the first tensor's
     that is not in host memory (the launcher checks that the others agree), else ('cpu', 0)
@@ -29,14 +39,14 @@ def device_of(bound: dict) -> tuple[str, int]:
     where Triton's would, on the active driver's device (runtime/driver.py: the current GPU
     where one is present, else the CPU), so a kernel that only prints or asserts shows the
     GPU's behaviour on a GPU machine."""
-    for value in all_leaves(bound.values()):
-        if isinstance(value, TensorDescriptor):
-            value = value.base
+    held = False
+    for value in _arrays(bound):
+        held = True
         device = getattr(value, "device", None)
         kind = getattr(device, "type", None)
         if kind is not None and kind != "cpu" and hasattr(value, "data_ptr"):
             return kind, getattr(device, "index", None) or 0
-    if holds_memory(bound):
+    if held:
         return "cpu", 0
     from .driver import active  # the CUDA driver's module only where such a launch asks
 
@@ -46,12 +56,7 @@ def device_of(bound: dict) -> tuple[str, int]:
 def holds_memory(bound: dict) -> bool:
     """Whether any argument is an array or tensor (a descriptor's base included), rather than
     only types and signature strings (`warmup`)."""
-    for value in all_leaves(bound.values()):
-        if isinstance(value, TensorDescriptor):
-            value = value.base
-        if hasattr(value, "data_ptr") or hasattr(value, "__array_interface__"):
-            return True
-    return False
+    return next(_arrays(bound), None) is not None
 
 
 def backend_for_launch(bound: dict):
