@@ -46,6 +46,7 @@ from ..target import host_has
 from . import lower_matmul_bf16, lower_matmul_int8
 from .function import FunctionLowering
 from .loops import I64, as_value, counted_loop, loop_nest
+from .named_types import X86_AMX
 from .views import View, add, mul
 
 TILE_ROWS = 16
@@ -89,20 +90,7 @@ INT8 = TileDot(
 )
 
 
-class _Tile(ir.Type):
-    """LLVM's `x86_amx`, a tile register's contents, which llvmlite's IR builder does not name."""
-
-    def _to_string(self) -> str:
-        return "x86_amx"
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, _Tile)
-
-    def __hash__(self) -> int:
-        return hash(_Tile)
-
-
-TILE = _Tile()
+TILE = X86_AMX  # a tile register's contents
 _ROWS = ir.Constant(I16, TILE_ROWS)
 _BYTES = ir.Constant(I16, TILE_BYTES)
 

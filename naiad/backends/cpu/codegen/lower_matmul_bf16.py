@@ -34,6 +34,7 @@ from ..target import host_has
 from .element_math import narrow_float
 from .function import FunctionLowering
 from .loops import loop_nest
+from .named_types import BFLOAT
 from .packed_tiles import LANES, DotInstruction, multiply_packed
 from .views import View, add
 
@@ -43,22 +44,8 @@ I32 = ir.IntType(32)
 I64 = ir.IntType(64)
 
 
-class _BFloat(ir.Type):
-    """LLVM's `bfloat`, which llvmlite's IR builder does not name: the intrinsic's operands are
-    vectors of it (bitcasts of the packed bits)."""
-
-    def _to_string(self) -> str:
-        return "bfloat"
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, _BFloat)
-
-    def __hash__(self) -> int:
-        return hash(_BFloat)
-
-
 F32X16 = ir.VectorType(ir.FloatType(), LANES)
-BF16X32 = ir.VectorType(_BFloat(), 2 * LANES)
+BF16X32 = ir.VectorType(BFLOAT, 2 * LANES)
 I32X16 = ir.VectorType(I32, LANES)
 DOT_PAIRS = DotInstruction("llvm.x86.avx512bf16.dpbf16ps.512", F32X16, BF16X32)
 
