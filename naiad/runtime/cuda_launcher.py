@@ -52,7 +52,7 @@ from .cuda_parameters import (
     selector,
     tensor_map_maker,
 )
-from .cuda_prepared_calls import native_launch, python_launch
+from .cuda_prepared_calls import prepared_launch
 from .globals_check import check_globals, globals_checker
 from .host_arrays import describe
 from .specialization import Specialization, launch_specialization
@@ -248,10 +248,7 @@ def fast_cuda_launch(launcher: CudaLauncher, compiled: _Compiled, device: int):
         kernel.shared,
     )
     native = None if kernel.attributes else cuda_native_launch.native_launch()
-    if native is None:
-        launch = python_launch(prepared, compiled.select, compiled.flatten, compiled.scratch)
-    else:
-        launch = native_launch(prepared, compiled.select, compiled.flatten, compiled.scratch)
+    launch = prepared_launch(prepared, compiled.select, compiled.flatten, compiled.scratch, native)
     launch.compiled = compiled  # kept alive with the launch, not read on it
     taken = compiled.taken
     if taken is not None and len(taken) == len(kernel.signature) and not kernel.attributes:
