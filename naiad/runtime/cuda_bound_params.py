@@ -88,43 +88,15 @@ def bind_parameters(prepared: Prepared, fixed: dict, varying: tuple, dims):
         local.params = (pack, own, base, ctypes.addressof(array))
         return local.params
 
-    if native is None:
-        launch = _python_launch(prepared, dims, pick, local, params)
-    else:
-        launch = _native_launch(prepared, dims, pick, local, params, native)
+    launch = _bound_launch(prepared, dims, pick, local, params, native)
     launch.block = block  # the fixed parameters' block lives as long as the launch
     return launch
 
 
-def _python_launch(prepared: Prepared, dims, pick, local, params):
-    """The bound launch's per-call function through the driver module's fast launch."""
-    launcher, table, check, stream, device, driver_launch, ran = prepared[:7]
-    gx, gy, gz = dims
-
-    def launch(values, arguments=None):  # the arrays' extents are the CPU's (bound_launch.py)
-        if launcher.kernels is not table:
-            return False
-        if check is not None:
-            check()
-        if pick is not None:
-            values = pick(values)
-        try:
-            pack, buffer, _, address = local.params
-        except AttributeError:
-            pack, buffer, _, address = params()
-        try:
-            pack(buffer, 0, *values)
-        except struct.error:
-            return False
-        driver_launch(gx, gy, gz, stream(device), address)
-        return ran
-
-    return launch
-
-
-def _native_launch(prepared: Prepared, dims, pick, local, params, native):
-    """The bound launch's per-call function through the native launch: one call where the
-    device's context is current, else the driver module's launch, which makes it current."""
+def _bound_launch(prepared: Prepared, dims, pick, local, params, native):
+    """The bound launch's per-call function: through `native` (one call where the device's
+    context is current, else the driver module's launch, which makes it current) or, where
+    `native` is None, through the driver module's fast launch."""
     launcher, table, check, stream, device, driver_launch, ran = prepared[:7]
     gx, gy, gz = dims
     other_context, raise_error = cuda_native_launch.OTHER_CONTEXT, cuda_driver.raise_launch_error
@@ -140,13 +112,18 @@ def _native_launch(prepared: Prepared, dims, pick, local, params, native):
             pack, buffer, base, address = local.params
         except AttributeError:
             pack, buffer, base, address = params()
+        on = stream(device)
         try:
-            pack(buffer, cuda_native_launch.STREAM, stream(device), *values)
+            if native is None:
+                pack(buffer, 0, *values)
+            else:
+                pack(buffer, cuda_native_launch.STREAM, on, *values)
         except struct.error:
             return False
-        result = native(base)
+        # Without the native call, the driver module launches, as where the context differs.
+        result = other_context if native is None else native(base)
         if result == other_context:
-            driver_launch(gx, gy, gz, stream(device), address)
+            driver_launch(gx, gy, gz, on, address)
         elif result:
             raise_error(result)
         return ran
