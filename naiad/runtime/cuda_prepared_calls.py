@@ -33,20 +33,6 @@ def prepared_launch(prepared: Prepared, select, flatten, scratch: int, native):
     local, (max_x, max_y, max_z) = threading.local(), cuda_driver.GRID_LIMITS
     other_context, raise_error = cuda_native_launch.OTHER_CONTEXT, cuda_driver.raise_launch_error
 
-    def params():
-        """This thread's parameter block, made at its first launch: (pack, buffer, offset of
-        the grid, the native call's block, the `void**` array's address)."""
-        if native is None:
-            block = local.kept = PackedParams(layout)  # keeps the buffers alive
-            local.params = (block.pack, block.buffer, 0, None, block.address)
-        else:
-            pack, buffer, offset, base, array = cuda_native_launch.unbound_block(
-                prepared.function, prepared.threads, prepared.shared, layout
-            )
-            local.kept = array  # the block's `void**` array, alive while this thread launches
-            local.params = (pack, buffer, offset, base, ctypes.addressof(array))
-        return local.params
-
     def launch(dims, values, arguments=None):  # `arguments`: the CPU's need (binder.py)
         gx, gy, gz = dims
         if gx > max_x or gy > max_y or gz > max_z:
@@ -62,7 +48,7 @@ def prepared_launch(prepared: Prepared, select, flatten, scratch: int, native):
         try:
             pack, buffer, offset, base, address = local.params
         except AttributeError:
-            pack, buffer, offset, base, address = params()
+            pack, buffer, offset, base, address = _thread_block(prepared, layout, native, local)
         on = stream(device)
         if scratch:  # the allocation is kept until the kernel is queued
             kept = global_scratch.allocate(scratch, dims, device, on)
@@ -83,3 +69,18 @@ def prepared_launch(prepared: Prepared, select, flatten, scratch: int, native):
         return ran  # the CompiledKernel: what a launch returns
 
     return launch
+
+
+def _thread_block(prepared: Prepared, layout, native, local):
+    """This thread's parameter block, made at its first launch and kept in `local`: (pack,
+    buffer, offset of the grid, the native call's block, the `void**` array's address)."""
+    if native is None:
+        block = local.kept = PackedParams(layout)  # keeps the buffers alive
+        local.params = (block.pack, block.buffer, 0, None, block.address)
+    else:
+        pack, buffer, offset, base, array = cuda_native_launch.unbound_block(
+            prepared.function, prepared.threads, prepared.shared, layout
+        )
+        local.kept = array  # the block's `void**` array, alive while this thread launches
+        local.params = (pack, buffer, offset, base, ctypes.addressof(array))
+    return local.params
