@@ -77,6 +77,17 @@ def test_whole_blocks(dtype, E, causal, gen, interpreted, copies):
     _check(gen, q, k, v, causal)
 
 
+@pytest.mark.parametrize("E, S, causal", [(64, 64, False), (64, 64, True), (128, 32, False),
+                                            (128, 64, True)])  # fmt: skip
+def test_whole_blocks_of_one_query_block(E, S, causal, gen, interpreted, copies):
+    """The forward's first and last steps alone (its loop runs no iteration): one query block
+    (64 on the CPU) against one key block, or causal against the diagonal alone, in one key
+    block (D64: 64x64) or in two (D128: 64x32)."""
+    q, k, v = _inputs(gen, torch.float16, H=2, HK=1, L=64, S=S, E=E)
+    assert _kernel(q, k, v, causal) is attention_forward_whole
+    _check(gen, q, k, v, causal)
+
+
 @pytest.mark.parametrize("E, causal", list(flash._WHOLE_BACKWARD["cuda"]))
 def test_whole_backward_at_the_gpu_tiles(E, causal, gen, interpreted, copies, monkeypatch):
     """The backward kernels at the GPU's tiles (flash._WHOLE_BACKWARD), run here: each pair
@@ -102,8 +113,8 @@ def test_whole_blocks_compiled(dtype, E, causal, gen, compiled, copies):
 
 
 def test_which_calls_take_whole_blocks(gen, copies):
-    """Half precision, head dims 64 and 128, lengths the tiles divide, no mask, and a causal
-    diagonal inside the keys; the rest takes the general kernel."""
+    """Half precision, head dims 64 and 128, lengths the tiles divide, keys, no mask, and a
+    causal diagonal inside the keys; the rest takes the general kernel."""
     half = [torch.empty(1, 2, 128, 64, dtype=torch.float16) for _ in "qkv"]
     assert _kernel(*half, causal=True) is attention_forward_whole
     wide = [t.float() for t in half]
@@ -117,6 +128,8 @@ def test_which_calls_take_whole_blocks(gen, copies):
         assert _kernel(*other, causal=False) is not attention_forward_whole
     ragged = [torch.empty(1, 2, 100, 64, dtype=torch.float16) for _ in "qkv"]
     assert _kernel(*ragged, causal=False) is not attention_forward_whole
+    no_keys = [torch.empty(1, 2, n, 64, dtype=torch.float16) for n in (128, 0, 0)]
+    assert _kernel(*no_keys, causal=False) is not attention_forward_whole
 
 
 def test_whole_blocks_from_their_own_work_threshold(copies, monkeypatch):

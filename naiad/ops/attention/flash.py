@@ -223,13 +223,15 @@ def _row_descriptor(t, rows: int) -> TensorDescriptor:
 
 def _whole_tiles(p: Problem):
     """(BLOCK_M, BLOCK_N, launch options) of the whole-block forward where `p` may take it (half
-    precision, a head dim of the table, a causal diagonal from the top left inside the keys,
-    read by tensor copies), else None. Decided once per problem: the backward asks again, and
-    each check costs a call microseconds of host time."""
+    precision, a head dim of the table, keys (the kernel starts on a first key block), a causal
+    diagonal from the top left inside the keys, read by tensor copies), else None. Decided once
+    per problem: the backward asks again, and each check costs a call microseconds of host
+    time."""
     if p.whole is False:
         kind = "cpu" if p.q.device.type == "cpu" else "cuda"
         tiles = _WHOLE[kind].get(p.E)
-        taken = tiles is not None and p.q.dtype in _WHOLE_DTYPES and not (p.causal and p.L > p.S)
+        taken = tiles is not None and p.q.dtype in _WHOLE_DTYPES and p.S > 0
+        taken = taken and not (p.causal and p.L > p.S)
         p.whole = tiles if taken and _by_tensor_copies(p, *tiles[:2], _WHOLE_FROM) else None
     return p.whole
 
