@@ -74,6 +74,7 @@ class FunctionLowering:
         self.into: dict[Operation, View] = {}  # generics writing a loop's carried buffer
         self.stream: ir.Value | None = None  # i1: this launch streams its stores (streaming.py)
         self.stream_bytes = 0  # bytes per program of the stores the launch may stream
+        self.streamed = False  # a store may stream: publish.py fences the kernel's stores
         self.stream_threshold: ir.Value | None = None  # i64: the bytes a program streams from
         self.loops: list = []  # loops.ForLoop of each enclosing scf.for, innermost last
         self.carried_tiles: dict = {}  # a K loop's dot → its AMX accumulator (amx_carried.py)

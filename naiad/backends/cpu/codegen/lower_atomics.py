@@ -3,7 +3,8 @@ element's representation, else (float maximum / minimum, 16-bit and 8-bit floats
 bits) and for `memref.generic_atomic_rmw` (compare-and-swap) a compare-exchange loop: read
 the element, compute the new value, `cmpxchg` the bits, retry with what was there if another
 thread changed it. Every atomic is acquire-release, as the language's default `sem`; each
-returns the value the element held before."""
+returns the value the element held before. Each first publishes the program's streamed stores
+(publish.py): another program may wait on the atomic and then read them."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from ....dialects.memref.atomics import AtomicRMWKind
 from ..lower_scalar.registry import lower_scalar_op
 from ..lower_scalar.types import llvm_type
 from .function import FunctionLowering, lowers
+from .publish import publish
 
 _ORDER = "acq_rel"
 _FAIL_ORDER = "acquire"
@@ -84,6 +86,7 @@ def _atomic_rmw(fl: FunctionLowering, op) -> None:
     address = _address(fl, op)
     value = fl.value(op.value)
     b = fl.builder
+    publish(b)
     native = _NATIVE.get(kind)
     if kind == "addf" and isinstance(element, ir.FloatType | ir.DoubleType):
         native = "fadd"
@@ -108,6 +111,7 @@ def _atomic_rmw(fl: FunctionLowering, op) -> None:
 def _generic_atomic_rmw(fl: FunctionLowering, op) -> None:
     block = op.atomic_body.entry_block
     element = llvm_type(op.results[0].type)
+    publish(fl.builder)
 
     def update(old):
         fl.bind(block.arguments[0], old)

@@ -23,6 +23,7 @@ from . import (  # noqa: F401 (register the lowerings)
 )
 from .function import I8, I32, I64, PTR, FunctionLowering
 from .loops import counted_loop
+from .publish import fence, finish
 from .store_plan import plan_stores
 
 I1 = ir.IntType(1)
@@ -85,15 +86,17 @@ def lower_kernel(
     fl.lower_block(func_op.entry_block)
     if not fl.builder.block.is_terminated:
         fl.builder.ret_void()
-    _entry_point(module, name, program, user_inputs, fl.stream_bytes)
+    _entry_point(module, name, program, user_inputs, fl)
+    finish(module, fl.streamed)
     return LoweredKernel(module, name, fl.arena.size, fl.sites, fl.stream_bytes)
 
 
-def _entry_point(module: ir.Module, name: str, program: ir.Function, user_inputs, stream_bytes):
+def _entry_point(module: ir.Module, name: str, program: ir.Function, user_inputs, fl):
     """The ABI's entry point. The launch's last slot is the bytes a program's streamable
-    stores must write for them to stream (abi.py); `stream_bytes` is what they write with
+    stores must write for them to stream (abi.py); `fl.stream_bytes` is what they write with
     each store counted once, the flag every program is passed (streaming.py counts a store in
-    a loop by the loop's trips itself)."""
+    a loop by the loop's trips itself). A kernel whose stores may stream publishes them
+    before it returns (publish.py)."""
     entry = ir.Function(module, entry_function_type(), name)
     params, begin, end, scratch, status = entry.args
     b = ir.IRBuilder(entry.append_basic_block("entry"))
@@ -104,7 +107,7 @@ def _entry_point(module: ir.Module, name: str, program: ir.Function, user_inputs
     threshold = slots.pop()  # the last slot (abi.py): 0 never streams
     never = b.icmp_signed("<=", threshold, ir.Constant(I64, 0))
     threshold = b.select(never, ir.Constant(I64, (1 << 63) - 1), threshold)
-    stream = b.icmp_signed(">=", ir.Constant(I64, stream_bytes), threshold)
+    stream = b.icmp_signed(">=", ir.Constant(I64, fl.stream_bytes), threshold)
     grid = slots[:GRID_SLOTS]
     arguments = [_unpack(b, slot, t) for slot, t in zip(slots[GRID_SLOTS:], user_inputs)]
     grid32 = [b.trunc(g, I32) for g in grid]
@@ -123,8 +126,14 @@ def _entry_point(module: ir.Module, name: str, program: ir.Function, user_inputs
         go_on = entry.append_basic_block("continue")
         b.cbranch(failed, stop, go_on)
         b.position_at_end(stop)
-        b.ret_void()
+        _return(b, fl.streamed)
         b.position_at_end(go_on)
+    _return(b, fl.streamed)
+
+
+def _return(b: ir.IRBuilder, streamed: bool) -> None:
+    if streamed:
+        fence(b)
     b.ret_void()
 
 

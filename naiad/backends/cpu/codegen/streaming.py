@@ -26,14 +26,11 @@ that LLVM unrolls into vector registers, so the line loop is loads, arithmetic a
 loads and the stores no longer overlapped.) A generic whose body reads its loop indices is
 computed into scratch that way all the same; so is a copy from a view whose rows are strided.
 
-Non-temporal stores on x86 are weakly ordered: each streamed store ends with an `sfence`, so
-whatever the program does next (an atomic, the pool's completion of its chunk) publishes them.
-AArch64 orders `stnp` like any store, and needs nothing.
+Non-temporal stores on x86 are weakly ordered: publish.py fences them before the kernel's
+atomics and at the end of its range of programs, where another thread may read them next.
 """
 
 from __future__ import annotations
-
-import platform
 
 from llvmlite import ir
 
@@ -111,9 +108,7 @@ def streamed(fl, op, target: View, mode: str, source=None, producer=None) -> Non
                 _write(fl, target, source, producer)
     else:
         _stream_staged(fl, op, target, source, producer)
-    if (fl.module.triple or platform.machine()).startswith(("x86_64", "i386", "i686")):
-        with b.if_then(flag):
-            _sfence(b)
+    fl.streamed = True  # its fences are publish.py's
 
 
 # Each loop's trips count at most this many times toward a store's bytes, and so does their
@@ -293,11 +288,3 @@ def _window(fl, producer, offsets, into: View) -> None:
 
 def _i64(value) -> ir.Value:
     return I64(value) if isinstance(value, int) else value
-
-
-def _sfence(b: ir.IRBuilder) -> None:
-    name = "llvm.x86.sse.sfence"
-    function = b.module.globals.get(name)
-    if function is None:
-        function = ir.Function(b.module, ir.FunctionType(ir.VoidType(), []), name)
-    b.call(function, [])
