@@ -102,6 +102,18 @@ class _Size:
         return int(digits) << (10 * " KMG".index(unit or " "))
 
 
+@dataclass(frozen=True)
+class _Hook:
+    """A function Naiad calls, set from Python only (`set_override`, or Triton's
+    `triton.knobs.runtime.jit_cache_hook = f`): no environment variable names a function."""
+
+    env: str
+    doc: str
+
+    def get(self):
+        return _overrides.get(self.env)
+
+
 _overrides: dict[str, object] = {}
 # Whether `TRITON_*` twins are read (as_triton.py turns it on and off); a list, so that the
 # one module that may change it does not rebind a global of this one.
@@ -135,6 +147,15 @@ cpu_tiering = _Text(
     "'auto' (unset): a small launch of a kernel not compiled yet runs in the interpreter while "
     "it compiles in the background; 'off' or 'always-compile': every launch waits for its "
     "compiled kernel",
+)
+jit_cache_hook = _Hook(
+    "NAIAD_JIT_CACHE_HOOK",
+    "called before a JIT function compiles a specialization it has not loaded (runtime/"
+    "jit_hooks.py, Triton's arguments); a true result skips the compile and the launch",
+)
+jit_post_compile_hook = _Hook(
+    "NAIAD_JIT_POST_COMPILE_HOOK",
+    "called after a JIT function compiled a specialization, with the cache hook's arguments",
 )
 cache_dir = _Text("NAIAD_CACHE_DIR", "where compiled kernels are cached on disk")
 cache_max_size = _Size(

@@ -33,7 +33,7 @@ from .. import compile_profile, knobs
 from ..backends import registry
 from ..backends.registry import Compilation, CompileOptions
 from ..passes import extensions
-from . import ttir_cache
+from . import jit_hooks, ttir_cache
 from .cache import Cache, cache_key
 from .compile_dumps import dump_stages, pass_dumps
 from .compile_lock import compile_lock
@@ -61,13 +61,15 @@ class TTIRBuild:
 
 
 def compile_kernel(
-    jit_function, bound: dict, target=None, debug: bool = False, options=None
+    jit_function, bound: dict, target=None, debug: bool = False, options=None, site=None
 ) -> CompiledKernel:
     """Compile `jit_function` for the arguments `bound` and the target named `target` (None:
     'cuda:sm_90a'), as far as its back end goes: TTIR, then every stage of the back end.
-    `options` are the launch options (num_warps, num_ctas, maxnreg; None: the defaults)."""
+    `options` are the launch options (num_warps, num_ctas, maxnreg; None: the defaults);
+    `site` (a jit_hooks.CompileSite) calls the JIT hooks, for a launch or a warmup."""
     spec = Specialization.of(jit_function, bound)
-    return compile_specialization(jit_function, spec, target, compile_options(options, debug))
+    options = compile_options(options, debug)
+    return compile_specialization(jit_function, spec, target, options, site)
 
 
 def compile_options(options=None, debug: bool = False) -> CompileOptions:
@@ -92,19 +94,24 @@ def _fp_fusion(asked: bool | None) -> bool:
 
 
 def compile_specialization(
-    jit_function, spec: Specialization, target, options: CompileOptions
+    jit_function, spec: Specialization, target, options: CompileOptions, site=None
 ) -> CompiledKernel:
-    """The trip of the module doc for one specialization (steps 2-6)."""
-    begun = begin_compile(jit_function, spec, target, options)
+    """The trip of the module doc for one specialization (steps 2-6); see `begin_compile`."""
+    begun = begin_compile(jit_function, spec, target, options, site)
     return begun if isinstance(begun, CompiledKernel) else begun.finish()
 
 
 def begin_compile(
-    jit_function, spec: Specialization, target, options: CompileOptions
+    jit_function, spec: Specialization, target, options: CompileOptions, site=None
 ) -> CompiledKernel | UnfinishedCompile:
     """Steps 2-4 and the cache lookup: the CompiledKernel on a hit, else the compile with its
     optimized TTIR, whose `finish()` runs the back end's stages (step 5). A caller that has
-    the TTIR can decide where the stages run before paying for them (cpu_tiering.py)."""
+    the TTIR can decide where the stages run before paying for them (cpu_tiering.py). Given
+    the `site` of a launch or warmup (jit_hooks.CompileSite), the JIT cache hook is called
+    first (it may raise CompileSkipped) and the post-compile hook once the kernel is made."""
+    hooked = None
+    if site is not None:
+        hooked = jit_hooks.before_compile(jit_function, spec, target or "", options, site)
     backend, parsed = registry.lookup(target or DEFAULT_TTIR_TARGET)
     insertions = extensions.insertions_for(jit_function)
     with (
@@ -123,7 +130,7 @@ def begin_compile(
             }
         )
         unfinished = UnfinishedCompile(
-            jit_function, spec, backend, parsed, options, insertions, language, build, key
+            jit_function, spec, backend, parsed, options, insertions, language, build, key, hooked
         )
         with compile_profile.stage("cache lookup"):
             entry = None if knobs.always_compile.get() else disk_cache().get(key, _well_formed)
@@ -145,6 +152,7 @@ class UnfinishedCompile:
     language: object
     build: TTIRBuild
     key: str
+    hooked: dict | None = None  # the post-compile hook's arguments (jit_hooks.py)
 
     @property
     def ttir(self) -> str:
@@ -186,6 +194,7 @@ class UnfinishedCompile:
         kernel.fn, kernel.constants = self.jit_function, dict(self.spec.constexprs)
         kernel.options, kernel.specialization = self.options, self.spec
         dump_stages(kernel, self.spec)
+        jit_hooks.after_compile(self.hooked)
         return kernel
 
 

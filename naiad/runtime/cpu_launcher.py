@@ -36,12 +36,14 @@ from .cpu_streaming import program_threshold, stream_threshold
 from .globals_check import check_globals
 from .host_arrays import describe, is_array_like
 from .interpreter.launch import run_grid
+from .jit_hooks import CompileSite
 from .launchers import INTERPRET
 from .specialization import launch_specialization
 from .tensor_descriptor import TensorDescriptor
 from .tuple_arguments import spread
 
 _ABSENT = object()
+_LAUNCH = CompileSite("cpu")  # a launch's compiles call the JIT hooks (jit_hooks.py)
 
 
 @dataclass
@@ -157,7 +159,7 @@ class CpuLauncher:
             with compile_profile.compiling(jit_function.__name__, "cpu"):
                 if begun is None:
                     return load_launchable(
-                        compile_specialization(jit_function, spec, "cpu", options)
+                        compile_specialization(jit_function, spec, "cpu", options, _LAUNCH)
                     )
                 return load_launchable(begun.finish())
         except KernelNotImplementedError as error:
@@ -215,7 +217,7 @@ class CpuLauncher:
             if job is not None and job.current():
                 return _ABSENT
             try:
-                begun = begin_compile(self.jit_function, spec, "cpu", options)
+                begun = begin_compile(self.jit_function, spec, "cpu", options, _LAUNCH)
             except KernelNotImplementedError:  # compiled again by `_make`, which warns
                 begun = None
             if isinstance(begun, CompiledKernel):  # the disk cache had it

@@ -55,6 +55,7 @@ from .cuda_parameters import (
 from .cuda_prepared_calls import prepared_launch
 from .globals_check import check_globals, globals_checker
 from .host_arrays import describe
+from .jit_hooks import CompileSite
 from .specialization import Specialization, launch_specialization
 from .tensor_descriptor import TensorDescriptor
 from .tuple_arguments import all_leaves, is_tuple, spread
@@ -162,7 +163,7 @@ class CudaLauncher:
         """Compile this specialization for `device` (compiler.py)."""
         target = _arch(device)
         compiled = compile_specialization(
-            self.jit_function, spec, target, compile_options(options, debug)
+            self.jit_function, spec, target, compile_options(options, debug), CompileSite(device)
         )
         metadata = compiled.metadata
         signature = spread(metadata["signature"], self.jit_function.params)

@@ -27,6 +27,8 @@ from .compiler import compile_kernel
 from .interpreter import kernel_runtime
 from .interpreter.launch import run_grid
 from .interpreter.rewrite import rewrite
+from .jit_hooks import CompileSite, CompileSkipped
+from .jit_preload import Preloading
 from .kernel_interface import KernelInterface
 from .kernel_source import JITSource, readable
 from .launch_checks import check_arguments
@@ -40,7 +42,7 @@ from .specialization import mangle_type, native_specialize_impl  # noqa: F401  (
 from .young_gc import young_collections_only
 
 
-class JITFunction(JITSource, KernelInterface, PicklesByReference):
+class JITFunction(JITSource, KernelInterface, Preloading, PicklesByReference):
     """A kernel in `naiad.language`: launchable on a grid, callable from other kernels."""
 
     def __init__(
@@ -298,13 +300,16 @@ class JITFunction(JITSource, KernelInterface, PicklesByReference):
                 if options.debug is not None
                 else (self.debug if self.debug is not None else knobs.debug.get())
             )
-            if warmup:
-                target = target or _warmup_target(bound)
-                return compile_kernel(self, bound, target, bool(debug), options=options)
-            check_arguments(self.__name__, self.params, bound)
-            if 0 in dims:
+            try:
+                if warmup:
+                    target, site = _warmup_target(bound, target)
+                    return compile_kernel(self, bound, target, bool(debug), options, site)
+                check_arguments(self.__name__, self.params, bound)
+                if 0 in dims:
+                    return None
+                prepared, kernel = self._launch(bound, dims, options, bool(debug))
+            except CompileSkipped:  # the JIT cache hook's choice (jit_hooks.py)
                 return None
-            prepared, kernel = self._launch(bound, dims, options, bool(debug))
             if prepared is not None and key is not None and not debug:
                 self._launches[key] = prepared
             return kernel
@@ -339,12 +344,15 @@ class JITFunction(JITSource, KernelInterface, PicklesByReference):
         return self.run(*args, grid=grid, warmup=True, **kwargs)
 
 
-def _warmup_target(bound: dict) -> str:
-    """The target `warmup()` compiles for when none is named (see `warmup`)."""
+def _warmup_target(bound: dict, target) -> tuple[str, CompileSite]:
+    """The target `warmup()` compiles for (`target`, else see `warmup`), and the warmup's
+    site for the JIT hooks: its device is 'cpu' or the GPU's index."""
     backend, index = backend_for_launch(bound)
-    if backend is None:
-        raise ValueError("no back end runs on the device of these arguments")
-    return backend.device_target(index)
+    if target is None:
+        if backend is None:
+            raise ValueError("no back end runs on the device of these arguments")
+        target = backend.device_target(index)
+    return target, CompileSite("cpu" if str(target).startswith("cpu") else index, warmup=True)
 
 
 # Every JIT function, so that adding a pass to the pipelines (passes/extensions.py) makes each

@@ -62,6 +62,12 @@ class Specialization:
             aligned = param.name not in jit_function.do_not_specialize_on_alignment
             facts = _Facts(constexprs, attrs if aligned else {})
             signature[param.name] = facts.specialize(param, param.name, bound[param.name])
+        return cls.make(signature, constexprs, attrs)
+
+    @classmethod
+    def make(cls, signature: dict, constexprs: dict, attrs: dict) -> Specialization:
+        """The specialization of these facts, with its key (`JITFunction.preload` rebuilds
+        one from text: specialization_data.py)."""
         key = (
             tuple((name, _tree_key(spec)) for name, spec in signature.items()),
             tuple((name, type(value), repr(value)) for name, value in constexprs.items()),

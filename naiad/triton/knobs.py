@@ -129,8 +129,8 @@ class runtime_knobs(base_knobs):
     override_arch = env_knob("TRITON_OVERRIDE_ARCH", None, str, naiad_knobs.cuda_arch)
     launch_enter_hook = env_knob("", refuses_functions="launch hooks")
     launch_exit_hook = env_knob("", refuses_functions="launch hooks")
-    jit_cache_hook = env_knob("", refuses_functions="JIT cache hooks")
-    jit_post_compile_hook = env_knob("", refuses_functions="JIT compile hooks")
+    jit_cache_hook = env_knob("", None, naiad=naiad_knobs.jit_cache_hook)
+    jit_post_compile_hook = env_knob("", None, naiad=naiad_knobs.jit_post_compile_hook)
     add_stages_inspection_hook = env_knob("", refuses_functions="stage hooks")
 
 
