@@ -103,6 +103,26 @@ def test_whole_backward_at_the_gpu_tiles(E, causal, gen, interpreted, copies, mo
     _check(gen, q, k, v, causal)
 
 
+@pytest.mark.parametrize("E, causal", list(flash._WHOLE_BACKWARD["cuda"]))
+@pytest.mark.parametrize("rotated", [False, True])
+def test_whole_dq_in_both_orders(E, causal, rotated, gen, interpreted, copies, monkeypatch):
+    """The dQ kernel's steps rotated or in the plain order (flash._DQ_ROTATED picks one per
+    head dim and causal flag), at the GPU's tiles: the same gradients; causal D64 (128x64)
+    walks a second diagonal block before the loop, D128 (128x32) a second key block at all."""
+    monkeypatch.setattr(flash, "_DQ_ROTATED", {(E, causal)} if rotated else set())
+    monkeypatch.setattr(bound, "_LAUNCHES", KeptTable(256))  # none bound in the other order
+    tiles = flash._WHOLE_BACKWARD["cuda"][(E, causal)]
+    monkeypatch.setitem(flash._WHOLE_BACKWARD["cpu"], (E, causal),
+                        tuple((m, n, {}) for m, n, _ in tiles))  # fmt: skip
+    q, k, v = _inputs(gen, torch.float16, H=2, HK=1, L=128, S=256, E=E)
+    problem = _Problem(q, k, v, None, 0.0, causal, None)
+    lse = torch.empty(q.shape[:-1])
+    results = (torch.empty_like(q), torch.empty_like(k), torch.empty_like(v))
+    dq_launch = flash.backward_launches(problem, torch.empty_like(q), lse, lse, *results)[1]
+    assert dq_launch[0] is attention_dq_whole and dq_launch[2][-1] is rotated
+    _check(gen, q, k, v, causal)
+
+
 @pytest.mark.parametrize(
     "dtype, E", [(torch.float16, 64), pytest.param(torch.bfloat16, 128, marks=pytest.mark.full)]
 )
