@@ -157,6 +157,14 @@ jit_post_compile_hook = _Hook(
     "NAIAD_JIT_POST_COMPILE_HOOK",
     "called after a JIT function compiled a specialization, with the cache hook's arguments",
 )
+launch_enter_hook = _Hook(
+    "NAIAD_LAUNCH_ENTER_HOOK",
+    "called before every launch with its metadata (runtime/launch_hooks.py); while set, "
+    "launches take the full path",
+)
+launch_exit_hook = _Hook(
+    "NAIAD_LAUNCH_EXIT_HOOK", "called after every launch, as NAIAD_LAUNCH_ENTER_HOOK before it"
+)
 cache_dir = _Text("NAIAD_CACHE_DIR", "where compiled kernels are cached on disk")
 cache_max_size = _Size(
     "NAIAD_CACHE_MAX_SIZE",
@@ -296,6 +304,14 @@ def current_override(env: str):
     """What `set_override` or an `override()` block set `env` to, or None where nothing is set:
     for triton.knobs, whose groups keep the settings in effect when a test swaps them out."""
     return _overrides.get(env)
+
+
+def launch_hooks_set() -> bool:
+    """Whether a launch hook is set (an empty HookChain is not): every launch asks
+    (runtime/launch_hooks.py), in tens of nanoseconds where no setting is overridden."""
+    if not _overrides:
+        return False
+    return bool(_overrides.get(launch_enter_hook.env) or _overrides.get(launch_exit_hook.env))
 
 
 def read_environment(env: str) -> str | None:

@@ -21,13 +21,14 @@ from ..language import core
 from ..language.core import ConstexprFunction  # noqa: F401  (Triton's runtime.jit has it)
 from ..language.target import CUDA_HOPPER
 from ..passes import extensions
+from . import launch_hooks
 from .binder import Unbound, grid_dims, make_binder, make_entry, tensor_type
 from .bound_launch import bind_launch
 from .compiler import compile_kernel
 from .interpreter import kernel_runtime
 from .interpreter.launch import run_grid
 from .interpreter.rewrite import rewrite
-from .jit_hooks import CompileSite, CompileSkipped
+from .jit_hooks import CompileSkipped, warmup_site
 from .jit_preload import Preloading
 from .kernel_interface import KernelInterface
 from .kernel_source import JITSource, readable
@@ -92,6 +93,7 @@ class JITFunction(JITSource, KernelInterface, Preloading, PicklesByReference):
         self._entry = None  # what `kernel[grid]` calls (binder.make_entry), made at first use
         self._keyed_tensor = tensor_type()  # the torch.Tensor the binder and entry key inline
         self._launchers: dict = {}  # back end name -> its launcher for this kernel (launchers.py)
+        self.pre_run_hooks: list = []  # called with each launch's arguments (launch_hooks.py)
         _ALL.add(self)
         self.__naiad_jit__ = True
 
@@ -181,8 +183,15 @@ class JITFunction(JITSource, KernelInterface, Preloading, PicklesByReference):
     # -- launches --------------------------------------------------------------------------------
     def __getitem__(self, grid):
         """`kernel[grid](*args)`, as KernelInterface's, through the kernel's launch entry
-        (binder.make_entry) instead of a wrapper per launch."""
+        (binder.make_entry) instead of a wrapper per launch; through `run` while a hook is
+        set (launch_hooks.py), which the entry's hot path would not call."""
+        if self.pre_run_hooks or knobs.launch_hooks_set():
+            return functools.partial(self.run, grid=grid)
         return functools.partial(self._entry or self._make_entry(), grid)
+
+    def add_pre_run_hook(self, hook) -> None:
+        """Call `hook(*args, **kwargs)` with the arguments of each launch, before it runs."""
+        self.pre_run_hooks.append(hook)
 
     def bind_launch(self, varying, grid, *args, typed=(), described=(), **kwargs):
         """`launch(*values)`: this kernel's launch over `grid` with the arguments and options
@@ -262,7 +271,9 @@ class JITFunction(JITSource, KernelInterface, Preloading, PicklesByReference):
             self._keyed_tensor = tensor_type()
             self._binder = self._entry = None
             self._forget_launches()
-        if not warmup:
+        if self.pre_run_hooks and not warmup:
+            launch_hooks.run_pre_run_hooks(self, args, kwargs)
+        if not warmup and not knobs.launch_hooks_set():
             binder = self._get_binder()
             if binder:
                 try:
@@ -302,12 +313,14 @@ class JITFunction(JITSource, KernelInterface, Preloading, PicklesByReference):
             )
             try:
                 if warmup:
-                    target, site = _warmup_target(bound, target)
+                    target, site = warmup_site(bound, target)
                     return compile_kernel(self, bound, target, bool(debug), options, site)
                 check_arguments(self.__name__, self.params, bound)
                 if 0 in dims:
                     return None
-                prepared, kernel = self._launch(bound, dims, options, bool(debug))
+                prepared, kernel = launch_hooks.around(
+                    self, bound, dims, lambda: self._launch(bound, dims, options, bool(debug))
+                )
             except CompileSkipped:  # the JIT cache hook's choice (jit_hooks.py)
                 return None
             if prepared is not None and key is not None and not debug:
@@ -342,17 +355,6 @@ class JITFunction(JITSource, KernelInterface, Preloading, PicklesByReference):
         present, else 'cpu') for types alone. A kernel parameter named `target` (or `arch`)
         takes the keyword, as it does at a launch."""
         return self.run(*args, grid=grid, warmup=True, **kwargs)
-
-
-def _warmup_target(bound: dict, target) -> tuple[str, CompileSite]:
-    """The target `warmup()` compiles for (`target`, else see `warmup`), and the warmup's
-    site for the JIT hooks: its device is 'cpu' or the GPU's index."""
-    backend, index = backend_for_launch(bound)
-    if target is None:
-        if backend is None:
-            raise ValueError("no back end runs on the device of these arguments")
-        target = backend.device_target(index)
-    return target, CompileSite("cpu" if str(target).startswith("cpu") else index, warmup=True)
 
 
 # Every JIT function, so that adding a pass to the pipelines (passes/extensions.py) makes each

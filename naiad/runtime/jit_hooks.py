@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from .. import knobs
 from . import specialization_data
+from .launchers import backend_for_launch
 
 
 class CompileSkipped(Exception):
@@ -63,6 +64,17 @@ def after_compile(arguments: dict | None) -> None:
     hook = knobs.jit_post_compile_hook.get()
     if arguments is not None and hook is not None:
         hook(**arguments)
+
+
+def warmup_site(bound: dict, target) -> tuple[str, CompileSite]:
+    """The target `warmup()` compiles for (`target`, else the one a launch with `bound`
+    would use: jit.py's `warmup`), and the warmup's site: its device 'cpu' or a GPU's index."""
+    backend, index = backend_for_launch(bound)
+    if target is None:
+        if backend is None:
+            raise ValueError("no back end runs on the device of these arguments")
+        target = backend.device_target(index)
+    return target, CompileSite("cpu" if str(target).startswith("cpu") else index, warmup=True)
 
 
 def _arguments(jit_function, spec, target: str, options, site: CompileSite) -> dict:

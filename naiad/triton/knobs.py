@@ -9,7 +9,9 @@
 A knob that Naiad has is Naiad's setting itself (naiad/knobs.py): reading it gives Naiad's
 value, setting it sets Naiad's (`knobs.set_override`), and its environment variable is its
 `TRITON_*` twin. A knob Naiad has no use for keeps a value that nothing reads, from its
-environment variable or as set; hooks Naiad would never call (launch hooks) refuse a function.
+environment variable or as set; hooks Naiad would never call (the listeners, the kernel
+load hooks) refuse a function. The JIT hooks and launch hooks are Naiad's settings
+(runtime/jit_hooks.py, runtime/launch_hooks.py).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import sys
 import types
 
 from .. import knobs as naiad_knobs
+from ..runtime.launch_hooks import HookChain
 
 _TRUE = {"1", "true", "yes", "on"}
 
@@ -67,6 +70,24 @@ class env_knob:
         if self.kind is bool:
             return text.strip().lower() in _TRUE
         return self.kind(text)
+
+
+class hook_chain_knob(env_knob):
+    """A launch hook: Naiad's setting, a HookChain when read unset (so that `.add(f)` works,
+    as in Triton's main), or one function as set (as in Triton 3.3)."""
+
+    def __init__(self, naiad, reversed: bool = False):
+        super().__init__("", None, naiad=naiad)
+        self.reversed = reversed
+
+    def __get__(self, group, owner=None):
+        if group is None:
+            return self
+        value = self.naiad.get()
+        if value is None:
+            value = HookChain(reversed=self.reversed)
+            naiad_knobs.set_override(self.naiad.env, value)
+        return value
 
 
 class base_knobs:
@@ -127,8 +148,8 @@ class runtime_knobs(base_knobs):
     interpret = env_knob("TRITON_INTERPRET", False, bool, naiad_knobs.interpret)
     debug = env_knob("TRITON_DEBUG", False, bool, naiad_knobs.debug)
     override_arch = env_knob("TRITON_OVERRIDE_ARCH", None, str, naiad_knobs.cuda_arch)
-    launch_enter_hook = env_knob("", refuses_functions="launch hooks")
-    launch_exit_hook = env_knob("", refuses_functions="launch hooks")
+    launch_enter_hook = hook_chain_knob(naiad_knobs.launch_enter_hook)
+    launch_exit_hook = hook_chain_knob(naiad_knobs.launch_exit_hook, reversed=True)
     jit_cache_hook = env_knob("", None, naiad=naiad_knobs.jit_cache_hook)
     jit_post_compile_hook = env_knob("", None, naiad=naiad_knobs.jit_post_compile_hook)
     add_stages_inspection_hook = env_knob("", refuses_functions="stage hooks")

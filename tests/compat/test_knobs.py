@@ -1,6 +1,7 @@
 """`triton.knobs` on Naiad: a knob Naiad has is Naiad's setting (read, set, scoped, reset); its
-environment variable is the TRITON_* twin; hooks Naiad would never call are refused; the group
-surface Triton's own test fixtures use (`base_knobs`, `copy`, `reset`, `knob_descriptors`)."""
+environment variable is the TRITON_* twin; hooks Naiad would never call (listeners) are
+refused; the group surface Triton's own test fixtures use (`base_knobs`, `copy`, `reset`,
+`knob_descriptors`)."""
 
 import pytest
 
@@ -75,9 +76,9 @@ def test_a_group_put_back_after_a_test_restores_naiads_settings():
 
 
 def test_hooks_naiad_would_never_call_are_refused():
-    knobs.runtime.launch_enter_hook = None  # nothing to call: fine
-    with pytest.raises(NotImplementedError, match="launch hooks"):
-        knobs.runtime.launch_enter_hook = print
+    knobs.compilation.listener = None  # nothing to call: fine
+    with pytest.raises(NotImplementedError, match="compilation listeners"):
+        knobs.compilation.listener = print
 
 
 def test_the_groups_surface_of_triton_s_test_fixtures():
