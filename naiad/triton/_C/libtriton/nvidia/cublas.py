@@ -10,9 +10,13 @@ As Triton's: A is [M, K], B is [N, K] (B is given transposed), the output [M, N]
 output share one dtype of float8_e4m3fn, float16, bfloat16 and float32, and `gemm`'s C is
 float16 whatever that dtype. The products accumulate in float32 and are rounded once to the
 output's dtype: `matmul` of float16 and bfloat16 CUDA operands goes to cuBLAS as they are
-(torch's half GEMM, so tutorial 09's cuBLAS row times cuBLAS), the rest is multiplied in
-float32 (torch's matmul takes fp8 only through scaled kernels). Unlike Triton's, which runs
-float32 inputs as TF32, float32 stays float32 here. The workspace fixes the device: every
+(torch's half GEMM, so tutorial 09's cuBLAS row times cuBLAS); fp8 CUDA operands go to cuBLAS's
+fp8 GEMM with fast accumulation, as Triton's binding asks for (torch's `_scaled_mm` with unit
+scales): the tensor cores' fp8 sums are not exact float32 sums, and Triton's tests compare a
+kernel's `tl.dot` with this reference after rounding to fp8, where exact sums differ in one
+element of two hundred. Sides that cuBLAS's fp8 kernels refuse (not multiples of 16), older
+GPUs and CPU operands are multiplied in float32. Unlike Triton's, which runs float32 inputs as
+TF32, float32 stays float32 here. The workspace fixes the device: every
 operand must be on it (a CPU workspace runs the same arithmetic on the CPU); cuBLAS's scratch is
 torch's own.
 """
@@ -54,13 +58,31 @@ class CublasLt:
 
 def _product(A, B, rounded: bool = False):
     """A @ B.T with float32 sums (module doc): where the result may be `rounded` to the
-    operands' dtype at once, cuBLAS's half GEMM for float16 and bfloat16 CUDA operands; else
-    float32 products (fp8/fp16/bf16 values are exact in float32)."""
+    operands' dtype at once, cuBLAS's half GEMM for float16 and bfloat16 CUDA operands; fp8
+    through cuBLAS's fp8 GEMM where it takes them; else float32 products (fp8/fp16/bf16 values
+    are exact in float32)."""
     import torch
 
     if rounded and A.is_cuda and A.dtype in (torch.float16, torch.bfloat16):
         return torch.matmul(A, B.t())
+    if _takes_fp8(A, B):
+        one = torch.ones((), device=A.device)
+        return torch._scaled_mm(
+            A, B.t(), scale_a=one, scale_b=one, out_dtype=torch.float32, use_fast_accum=True
+        )
     return torch.matmul(A.float(), B.float().t())
+
+
+def _takes_fp8(A, B) -> bool:
+    """Whether cuBLAS's fp8 GEMM multiplies these: fp8 e4m3 CUDA operands on sm_89+, every
+    side a multiple of 16."""
+    import torch
+
+    if A.dtype != torch.float8_e4m3fn or not A.is_cuda or not hasattr(torch, "_scaled_mm"):
+        return False
+    if torch.cuda.get_device_capability(A.device) < (8, 9):
+        return False
+    return all(side % 16 == 0 for side in (*A.shape, B.shape[0]))
 
 
 def _check_device(device, name: str, tensor) -> None:
