@@ -197,8 +197,9 @@ class Autotuner(KernelInterface, PicklesByReference):
         self.configs_timings: dict[Config, tuple[float, ...]] | None = None
         self.bench_time = 0.0
 
-    def run(self, *args, grid, warmup=False, **kwargs):
-        """Launch with the best config for this call's key, tuning first on a new key.
+    def run(self, *args, grid=None, warmup=False, **kwargs):
+        """Launch with the best config for this call's key, tuning first on a new key (`grid`
+        is passed on to the wrapped kernel's `run`, which a JIT function needs).
 
         With `warmup=True`, only compile: every config that survives pruning is passed to the
         wrapped kernel's `run(..., warmup=True)`, and the list of its results is returned.
@@ -244,8 +245,10 @@ class Autotuner(KernelInterface, PicklesByReference):
         return tuple(key)
 
     def prune_configs(self, kwargs) -> list[Config]:
-        """Apply `early_config_prune`, then keep the `top_k` best configs by `perf_model`; the
-        launch's positional arguments are `self.nargs` (Triton's signature)."""
+        """Apply `early_config_prune`, then keep the `top_k` best configs by `perf_model` (a
+        float `top_k` is that share of the configs left after the early prune, at least one,
+        as in Triton's main); the launch's positional arguments are `self.nargs` (Triton's
+        signature)."""
         named_args = self.nargs or {}
         configs = self.configs
         if self.early_config_prune is not None:
@@ -255,7 +258,7 @@ class Autotuner(KernelInterface, PicklesByReference):
         if self.perf_model is not None:
             top_k = self.top_k
             if isinstance(top_k, float):
-                top_k = max(1, int(len(self.configs) * top_k))
+                top_k = max(1, int(len(configs) * top_k))
             if len(configs) > top_k:
                 estimate = {
                     c: self.perf_model(**named_args, **kwargs, **c.all_kwargs()) for c in configs

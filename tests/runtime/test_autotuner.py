@@ -241,6 +241,51 @@ def test_perf_model_keeps_the_top_k(top_k, timed):
     assert {c["BLOCK"] for c in _real_runs(kernel)[:-1]} == timed
 
 
+def test_a_fractional_top_k_is_a_share_of_the_configs_left_by_the_early_prune():
+    """Six blocks, the early prune keeps four, `top_k=0.5` times two (of the four, as in
+    Triton's main; a share of all six would time three)."""
+
+    def prune(configs, named_args, **kwargs):
+        return [c for c in configs if c.kwargs["BLOCK"] <= 64]
+
+    tuner, kernel = _tuned(
+        blocks=[256, 128, 64, 32, 16, 8],
+        prune_configs_by={
+            "early_config_prune": prune,
+            "perf_model": lambda x, out, n, BLOCK, **options: 1.0 / BLOCK,
+            "top_k": 0.5,
+        },
+    )
+    x, out = _data(256)
+    expected = out.astype(np.float64) + x
+    tuner[grid](x, out, 256)
+    assert {c["BLOCK"] for c in _real_runs(kernel)[:-1]} == {64, 32}
+    np.testing.assert_allclose(out, expected, rtol=1e-6)
+
+
+def test_run_without_a_grid_for_a_kernel_that_takes_none():
+    """Triton's Autotuner.run takes `grid` as one of the launch's keywords: a wrapped object
+    whose `run` needs none is tuned and run without it."""
+    ran = []
+    costs = {16: 2.0, 32: 1.0}
+
+    class Launch:
+        def __init__(self):
+            self.fn = lambda: None
+
+        def run(self, *args, warmup=False, **kwargs):
+            ran.append((kwargs["BLOCK"], kwargs["grid"], warmup))
+
+    def bench(call, quantiles):
+        call()
+        return [costs[ran[-1][0]]] * 3
+
+    configs = [Config({"BLOCK": b}) for b in costs]
+    tuner = Autotuner(Launch(), [], configs, [], None, None, do_bench=bench)
+    tuner.run()
+    assert tuner.best_config.kwargs == {"BLOCK": 32} and ran[-1] == (32, None, False)
+
+
 def test_top_k_must_be_a_count_or_a_fraction():
     with pytest.raises(TypeError, match="top_k"):
         _tuned(prune_configs_by={"perf_model": lambda **kw: 1.0, "top_k": 2.5})
