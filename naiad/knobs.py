@@ -165,6 +165,11 @@ launch_enter_hook = _Hook(
 launch_exit_hook = _Hook(
     "NAIAD_LAUNCH_EXIT_HOOK", "called after every launch, as NAIAD_LAUNCH_ENTER_HOOK before it"
 )
+autotuning_listener = _Hook(
+    "NAIAD_AUTOTUNING_LISTENER",
+    "called when the autotuner chose a config for a new key, by timing or from the disk cache "
+    "(runtime/autotune_report.py)",
+)
 cache_dir = _Text("NAIAD_CACHE_DIR", "where compiled kernels are cached on disk")
 cache_max_size = _Size(
     "NAIAD_CACHE_MAX_SIZE",

@@ -166,13 +166,3 @@ def _wait(children: list[int]) -> int:
         if pending:
             time.sleep(0.005)
     return finished
-
-
-def report(name: str, best, timings: dict | None, seconds: float) -> None:
-    """NAIAD_PRINT_AUTOTUNING: every config's timings (ms: median, 20th and 80th percentiles),
-    then the choice; `timings` None when it was read from disk."""
-    for config, values in (timings or {}).items():
-        shown = ", ".join(f"{t:.4f}" for t in values)
-        print(f"Naiad autotuning {name}: {config}: {shown} ms")
-    how = "loaded from disk" if timings is None else f"finished after {seconds:.2f}s"
-    print(f"Naiad autotuning for function {name} {how}; best config selected: {best};")

@@ -29,11 +29,9 @@ import warnings
 
 import numpy as np
 
-from .. import knobs
-
 # PTXASError too, because triton.runtime.autotuner has it
 from ..errors import AutotunerError, CompileTimeAssertionFailure, OutOfResources, PTXASError
-from . import autotune_cache, bench
+from . import autotune_cache, autotune_report, bench
 from .heuristics import Heuristics, heuristics
 from .kernel_interface import KernelInterface
 from .pickling import PicklesByReference
@@ -118,12 +116,6 @@ def _copy_into(x, saved) -> None:
         x.copy_(saved)
     else:
         x[...] = saved
-
-
-def _base_name(fn) -> str:
-    while isinstance(fn, KernelInterface):
-        fn = fn.fn
-    return getattr(fn, "__name__", repr(fn))
 
 
 def _as_timings(result) -> tuple[float, ...]:
@@ -272,8 +264,10 @@ class Autotuner(KernelInterface, PicklesByReference):
         best = autotune_cache.load(self, stored) if stored else None
         start = time.perf_counter()
         self.configs_timings = None
-        if best is None:
-            configs = self.prune_configs(kwargs)
+        configs = self.prune_configs(kwargs) if best is None else [best]
+        if best is None and len(configs) == 1:  # one left: nothing to time, as in Triton
+            best, self.configs_timings = configs[0], {}
+        elif best is None:
             autotune_cache.compile_in_parallel(self, args, grid, kwargs, configs)
             timings = {
                 c: _as_timings(self._bench(*args, config=c, grid=grid, **kwargs)) for c in configs
@@ -284,8 +278,8 @@ class Autotuner(KernelInterface, PicklesByReference):
                 autotune_cache.store(stored, best, timings)
         self.bench_time = time.perf_counter() - start
         self.pre_hook({**self.nargs, **kwargs, **best.all_kwargs()}, reset_only=True)
-        if knobs.print_autotuning.get():
-            autotune_cache.report(_base_name(self.fn), best, self.configs_timings, self.bench_time)
+        timed = bool(self.configs_timings)
+        autotune_report.tuned(self, key, best, self.configs_timings, self.bench_time, timed)
         return best
 
     def pre_hook(self, nargs, reset_only=False) -> None:

@@ -167,7 +167,7 @@ class compilation_knobs(base_knobs):
 class autotuning_knobs(base_knobs):
     print = env_knob("TRITON_PRINT_AUTOTUNING", False, bool, naiad_knobs.print_autotuning)
     cache = env_knob("TRITON_CACHE_AUTOTUNING", False, bool)
-    listener = env_knob("", refuses_functions="autotuning listeners")
+    listener = env_knob("", None, naiad=naiad_knobs.autotuning_listener)
 
 
 class cache_knobs(base_knobs):

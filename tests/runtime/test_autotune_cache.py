@@ -119,3 +119,22 @@ def test_configs_compile_in_parallel_workers(cpu_fresh_cache, monkeypatch):
     finally:
         release.set()
         other.join()
+
+
+def test_the_listener_hears_each_choice_timed_or_read(cpu_fresh_cache):
+    """Triton's autotuning listener (runtime/autotune_report.py): once per new key, timed or
+    read from the disk cache, never for a key in memory or a single config."""
+    gen = np.random.default_rng(4)
+    heard = []
+    with knobs.override(NAIAD_AUTOTUNING_LISTENER=lambda **kw: heard.append(kw)):
+        tuner = _tuner(CountingBench())
+        _launch(tuner, 200, gen)
+        _launch(tuner, 200, gen)  # in memory: nothing to tell
+        _launch(_tuner(CountingBench()), 200, gen)  # a new autotuner reads the disk cache
+        _launch(_tuner(CountingBench(), blocks=(32,)), 200, gen)
+    assert [h["cache_hit"] for h in heard] == [False, True]
+    timed, read = heard
+    assert timed["fn"] is _scale and timed["key"][0] == 200
+    assert timed["best_config"] == Config({"BLOCK": 64}) and len(timed["configs_timings"]) == 3
+    assert timed["duration"] > 0 and read["duration"] is None
+    assert read["best_config"] == Config({"BLOCK": 64}) and read["configs_timings"] is None
