@@ -15,8 +15,9 @@ resident and walk the tiles, reading their operands through tensor descriptors:
   `tl.make_tensor_descriptor` from pointers, shapes and strides (on the GPU into global scratch
   from the allocator given to `set_allocator`);
 - `warp specialized`: the same again, the tile loop asking for `warp_specialize=True` (and not
-  flattened): on Hopper one more warpgroup issues the tensor copies into a ring of buffers while
-  the kernel's warps run the dots and the epilogue; elsewhere the loop runs as written.
+  flattened): on Hopper, in a kernel of 4 warps (Triton's rule; this variant launches with 4),
+  one more warpgroup issues the tensor copies into a ring of buffers while the kernel's warps
+  run the dots and the epilogue; elsewhere the loop runs as written.
 
 The kernels and host code are Naiad's own. Tiles are numbered in groups of GROUP_M tile rows so
 that consecutive tiles share rows of A and columns of B. Every variant is checked against float64
@@ -168,6 +169,8 @@ def matmul(a, b, variant="persistent", programs=None, **blocks):
                        TensorDescriptor.from_tensor(c, [bm, bn]))
         matmul_descriptor_kernel[(programs,)](*descriptors, M, N, K, PROGRAMS=programs, **meta)
     elif variant in ("device descriptor", "warp specialized"):
+        if variant == "warp specialized" and "num_warps" in meta:
+            meta["num_warps"] = 4  # the loop splits only in a kernel of one warpgroup
         # Scratch for the descriptors the programs make (128 bytes each, on the GPU).
         triton.set_allocator(lambda size, alignment, stream:
                              torch.empty(size, dtype=torch.int8, device=a.device))

@@ -31,13 +31,16 @@ and the epilogue's largest tensor-copy store fit in shared memory together (the 
 through the epilogue: the producer fills them for the next tile meanwhile): there K's dot runs
 on asynchronously, when it is K's only dot and accumulates into what K carries (a matmul's).
 Otherwise the dots are synchronous, and the step hands its own slot back after the last of
-them. Measured on an H200 (fp16 8192^3, 8 consumer warps, TFLOP/s, consumer warpgroups apart):
+them. Measured on an H200 when 8-warp kernels split too (fp16 8192^3, 8 consumer warps, TFLOP/s):
 128x256x64 with a split epilogue, asynchronous with S + 1 slots 641 against synchronous 608;
 without the split (no slot more fits), synchronous 647 against asynchronous 590.
 
-Registers: with more than 256 threads in all, the producer gives registers back
-(`setmaxnreg.dec` to 40) and the consumers take them (`inc`); lowering/partitions.py lowers
-the op.
+Which kernels: as Triton's Hopper rule, a kernel of 4 warps only (one consumer warpgroup); at
+any other `num_warps` the loop is left as written, pipelined as usual. Measured on an H200
+(tutorial 09's descriptor-persistent kernel, 128x256x64 s3 at 8 warps, fp16 8192^3, not
+flattened): split into 8 consumer warps and a producer, 651-653 TFLOP/s; as written, 677-704,
+and Triton 677-679. With 4 consumer warps and the producer the block has 256 threads, whose
+fair share of registers (255) needs no `setmaxnreg`.
 """
 
 from __future__ import annotations
@@ -48,7 +51,6 @@ from ....dialects import arith, scf, tt, ttg, ttng
 from ....dialects.ttg.attributes import SHARED_MEMORY
 from ....dialects.ttg.types import MemDescType
 from ....ir import (
-    DenseArrayAttr,
     IntegerAttr,
     Operation,
     register_pass,
@@ -56,7 +58,6 @@ from ....ir import (
 from ....ir.attributes import BoolAttr
 from ....ir.passes import Pass
 from ....ir.types import i1, i32
-from ..lowering.partitions import fair_share
 from ..lowering.tma import block_bytes
 from .allocate_shared_memory import alloc_bytes
 from .asynchronous_dots import SHARED_BYTES_SM90, accumulates_carried, wait_right_after
@@ -65,8 +66,8 @@ from .pipeline_loads import Builder, barrier_ring
 from .warp_specialize_candidates import epilogue, is_wgmma, shape
 
 _MARK = "tt.warp_specialize"
-PRODUCER_WARPS = 4  # one warpgroup: `setmaxnreg` acts on whole warpgroups
-PRODUCER_REGISTERS = 40
+PRODUCER_WARPS = 4  # one warpgroup
+CONSUMER_WARPS = 4  # the kernel's warps: the loop splits only in a kernel of one warpgroup
 
 
 @register_pass("tritongpu-warp-specialize")
@@ -79,7 +80,7 @@ class WarpSpecialize(Pass):
 
     def run(self, module: Operation) -> None:
         num_warps = module.attributes["ttg.num-warps"].value
-        if num_warps % 4:
+        if num_warps != CONSUMER_WARPS:
             return
         for func in [op for op in module.body.ops if isinstance(op, tt.FuncOp)]:
             for loop in [op for op in func.body.block.ops if isinstance(op, scf.ForOp)]:
@@ -105,7 +106,7 @@ def _specialize(loop, k_loop, loads, slice_ops, stages: int, num_warps: int) -> 
         rings[load] = before.add(ttg.LocalAllocOp(None, result=ring_t))
     full, _ = barrier_ring(before, stages, publish=False)
     empty, _ = barrier_ring(before, stages, arrivals=32 * num_warps)
-    op = ttg.WarpSpecializeOp.build([], [PRODUCER_WARPS], loop.location, **_registers(num_warps))
+    op = ttg.WarpSpecializeOp.build([], [PRODUCER_WARPS], loop.location)
     loop.parent.insert_before(op, loop)
     after_loop = epilogue(loop)
     consumer_block, (producer_block,) = op.default_block, op.partition_blocks
@@ -149,21 +150,6 @@ def _fits(loop: Operation, slot_types, slots: int) -> bool:
     staging = max((block_bytes(op.src.type) for op in stores), default=0)
     rings = slots * sum(alloc_bytes(t) for t in slot_types)
     return rings + staging + 2 * 8 * slots <= SHARED_BYTES_SM90
-
-
-def _registers(num_warps: int) -> dict:
-    """`setmaxnreg` values where the threads' fair share is short of what wgmma tiles need.
-    The block starts with `fair_share` registers a thread (the kernel's `.maxnreg`); what the
-    producer gives back is all the consumers may take, in steps of 8 a thread."""
-    share = fair_share(32 * (num_warps + PRODUCER_WARPS))
-    if share >= 232:
-        return {}
-    given_back = (share - PRODUCER_REGISTERS) * 32 * PRODUCER_WARPS
-    consumer = min(256, share + given_back // (32 * num_warps) // 8 * 8)
-    return {
-        "requestedRegisters": DenseArrayAttr(i32, [PRODUCER_REGISTERS]),
-        "defaultRegisters": IntegerAttr(consumer, i32),
-    }
 
 
 def _slot_and_parity(b: Builder, count, stages: int):
