@@ -366,6 +366,28 @@ def test_python_assert_in_kernel_is_a_device_assert():
     _check_assert(info, python_assert, at="assert v", text="v must be positive")
 
 
+@naiad.jit(debug=True)
+def asserts_masked(x_ptr, MASK: tl.constexpr):
+    offs = tl.arange(0, 16)
+    value = tl.load(x_ptr + offs)
+    tl.device_assert(value < 0.5, "value must be small", mask=MASK)  # MARK
+    tl.store(x_ptr + offs, value * 2.0)
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "cpu"])
+def test_device_assert_mask_from_a_constexpr_parameter(backend):
+    """`mask=MASK` with MASK a constexpr parameter: None is no mask (the assert fires), False
+    masks every lane off (the kernel runs on), as in Triton."""
+    x = np.random.default_rng(5).uniform(0.25, 1.0, 16).astype(np.float32)
+    with knobs.override(NAIAD_BACKEND=backend):
+        with pytest.raises(AssertionError) as info:
+            asserts_masked[(1,)](x.copy(), None)
+        _check_assert(info, asserts_masked, text="value must be small")
+        doubled = x.copy()
+        asserts_masked[(1,)](doubled, False)
+    np.testing.assert_array_equal(doubled, x * 2)
+
+
 # -- the traceback: Naiad's frames hidden unless NAIAD_TRACEBACK=1 ---------------------------------
 def test_naiad_traceback_knob_shows_naiad_frames():
     with knobs.override(NAIAD_TRACEBACK=1), pytest.raises(naiad.CompilationError) as info:

@@ -111,6 +111,7 @@ class ProgramMixin:
         cond = self.to_tensor(cond)
         if cond.type.scalar != t.int1:
             cond = self.not_equal(cond, 0)
+        mask = _unwrap_if_constexpr(mask)  # a constexpr parameter's None is no mask
         if mask is not None:
             cond = self.or_(cond, self.not_(mask))
         self.builder.device_assert(cond.handle, str(_unwrap_if_constexpr(msg)))
