@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
+import tempfile
 from contextvars import ContextVar
+from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -236,22 +239,52 @@ def use_process_pool(preload_module=None):
     yield None
 
 
-def run_in_process(client_fn, args=(), kwargs=None, env=None):
-    """Run `client_fn(*args, **kwargs)` with `env` set and return its exception (None when it
-    returned), as Triton's helper reports it; here in this process."""
+@dataclass
+class ProcessResult:
+    """What `run_in_process` gives, as Triton's: the exception the call raised (None when it
+    returned) and what was written to stderr meanwhile."""
+
+    exc: BaseException | None
+    driver_stderr_output: str
+
+
+def run_in_process(client_fn, args=(), kwargs=None, env=None) -> ProcessResult:
+    """Run `client_fn(*args, **kwargs)` with `env` set and report it as Triton's helper does;
+    here in this process (a failed kernel assertion on the CPU is an exception, not a lost
+    device), stderr captured at its file descriptor and as Python's `sys.stderr`."""
     saved = {k: os.environ.get(k) for k in (env or {})}
     os.environ.update(env or {})
+    exc = None
     try:
-        client_fn(*args, **(kwargs or {}))
-        return None
-    except Exception as error:
-        return error
+        with tempfile.TemporaryFile("w+") as captured, _stderr_into(captured):
+            try:
+                client_fn(*args, **(kwargs or {}))
+            except Exception as error:  # reported, as Triton's helper reports it
+                exc = error
+            sys.stderr.flush()
+            captured.seek(0)
+            output = captured.read()
     finally:
         for name, value in saved.items():
             if value is None:
                 os.environ.pop(name, None)
             else:
                 os.environ[name] = value
+    return ProcessResult(exc, output)
+
+
+@contextlib.contextmanager
+def _stderr_into(file):
+    """Send file descriptor 2 and `sys.stderr` into `file` for the block."""
+    sys.stderr.flush()
+    kept = os.dup(2)
+    os.dup2(file.fileno(), 2)
+    try:
+        with contextlib.redirect_stderr(file):
+            yield
+    finally:
+        os.dup2(kept, 2)
+        os.close(kept)
 
 
 def _fresh_knobs_impl(skipped_attr=None):

@@ -213,6 +213,14 @@ build = build_knobs()
 proton = proton_knobs()
 
 
+def refresh_knobs() -> None:
+    """Read `runtime.debug` and `runtime.override_arch` from the environment again (Triton's
+    helper, for a test that changes TRITON_DEBUG in its process): what a program set for
+    them is dropped."""
+    runtime.debug = None
+    runtime.override_arch = None
+
+
 class _KnobsModule(types.ModuleType):
     """This module, whose groups restore their Naiad settings when set back in place."""
 

@@ -1,6 +1,9 @@
 """`triton._internal_testing` (naiad/triton/_internal_testing.py): the helpers Triton's test
 suite imports, answering for Naiad's active driver."""
 
+import os
+import sys
+
 import numpy as np
 import pytest
 import torch
@@ -46,9 +49,21 @@ def test_run_in_process_reports_the_exception():
     def fails(value):
         raise ValueError(value)
 
-    error = testing.run_in_process(fails, ("boom",))
-    assert isinstance(error, ValueError) and str(error) == "boom"
-    assert testing.run_in_process(lambda: None) is None
+    result = testing.run_in_process(fails, ("boom",))
+    assert isinstance(result.exc, ValueError) and str(result.exc) == "boom"
+    assert testing.run_in_process(lambda: None).exc is None
+
+
+def test_run_in_process_captures_stderr_and_sets_the_environment():
+    def writes():
+        print("from python", file=sys.stderr)
+        os.write(2, b"from the descriptor\n")
+        return os.environ["NAIAD_TEST_SETTING"]
+
+    result = testing.run_in_process(writes, env={"NAIAD_TEST_SETTING": "on"})
+    assert result.exc is None and "NAIAD_TEST_SETTING" not in os.environ
+    assert "from python" in result.driver_stderr_output
+    assert "from the descriptor" in result.driver_stderr_output
 
 
 def test_a_tensor_wrapper_has_its_base_s_tensor_surface():
