@@ -5,6 +5,7 @@ specialization (`native_specialize_impl`, `mangle_type`, `BaseBackend.parse_attr
 `triton._utils`)."""
 
 import numpy as np
+import pytest
 
 import naiad
 import naiad.language as tl
@@ -81,3 +82,18 @@ def test_arguments_specialize_as_tritons_launcher_does():
     paths = _utils.find_paths_if(nested, lambda _, leaf: isinstance(leaf, str))
     assert paths == [(0,), (2, 0), (2, 1, 0)]
     assert _utils.get_iterable_path(nested, (2, 1, 0)) == "D"
+
+
+def test_block_shape_checks_are_the_languages():
+    """`triton._utils.is_power_of_two` and `validate_block_shape`: the language's check of a
+    block's shape (0 and negatives are no powers of 2), which gives its element count."""
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        shape = [int(2 ** rng.integers(0, 7)) for _ in range(rng.integers(1, 4))]
+        assert _utils.validate_block_shape(shape) == int(np.prod(shape))
+    assert [_utils.is_power_of_two(n) for n in (1, 2, 1024, 0, 3, -4)] == [1, 1, 1, 0, 0, 0]
+    for bad in ([0], [8, 0], [8, 6]):
+        with pytest.raises(ValueError, match="must be a power of 2"):
+            _utils.validate_block_shape(bad)
+    with pytest.raises(ValueError, match="maximum tensor numel"):
+        _utils.validate_block_shape([2048, 1024])

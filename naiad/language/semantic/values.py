@@ -58,20 +58,7 @@ class ValuesMixin:
 
     # -- shapes ---------------------------------------------------------------------------------
     def validate_block_shape(self, shape) -> tuple:
-        numel = 1
-        for i, d in enumerate(shape):
-            if not isinstance(d, int):
-                raise TypeError(
-                    f"Shape element {i} must have type `constexpr[int]`, got "
-                    f"`{type(d).__name__}` ({d!r})"
-                )
-            if d <= 0 or d & (d - 1):
-                raise ValueError(f"Shape element {i} must be a power of 2, got {d}")
-            numel *= d
-        if numel > self.target.max_tensor_numel:
-            raise ValueError(
-                f"numel ({numel}) exceeds the maximum tensor numel ({self.target.max_tensor_numel})"
-            )
+        block_numel(shape, self.target.max_tensor_numel)
         return tuple(shape)
 
     def splat(self, value: tensor, shape) -> tensor:
@@ -131,3 +118,26 @@ class ValuesMixin:
                     f"{i}: {a} and {b}"
                 )
         return self.broadcast_impl_shape(lhs, shape), self.broadcast_impl_shape(rhs, shape)
+
+
+def is_power_of_two(n: int) -> bool:
+    """Whether `n` is 1, 2, 4, ... (0 and negatives are not)."""
+    return n > 0 and n & (n - 1) == 0
+
+
+def block_numel(shape, max_numel: int) -> int:
+    """The elements of a block of `shape`, each dimension an int power of 2, and at most
+    `max_numel` in all (a target's limit); else a TypeError or ValueError naming the fault."""
+    numel = 1
+    for i, d in enumerate(shape):
+        if not isinstance(d, int):
+            raise TypeError(
+                f"Shape element {i} must have type `constexpr[int]`, got "
+                f"`{type(d).__name__}` ({d!r})"
+            )
+        if not is_power_of_two(d):
+            raise ValueError(f"Shape element {i} must be a power of 2, got {d}")
+        numel *= d
+    if numel > max_numel:
+        raise ValueError(f"numel ({numel}) exceeds the maximum tensor numel ({max_numel})")
+    return numel
