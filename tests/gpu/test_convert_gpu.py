@@ -86,16 +86,22 @@ def test_a_conversion_in_rounds_keeps_every_element():
     cubin = link.link(code.text, code.entry, target)
     shared = module.attributes["ttg.shared"].value
     assert shared == 128 * 256 * 4 // 2
-    warps = module.attributes["ttg.num-warps"].value  # 8: launched with 4, half never ran
+    warps = module.attributes["ttg.num-warps"].value
     kernel = driver.CubinKernel(
         cubin.data, code.entry, ("*fp32",) * 2, num_warps=warps, shared=shared
     )
     gen = torch.Generator().manual_seed(86)
     x = _random((128, 256), torch.float32, gen).cuda()
     y = torch.full((128, 256), 77, dtype=torch.float32, device="cuda")  # poisoned
-    kernel.launch((1,), (x, y), active.get_current_stream(torch.cuda.current_device()))
+    stream = active.get_current_stream(torch.cuda.current_device())
+    kernel.launch((1,), (x, y), stream)
     torch.cuda.synchronize()
     assert torch.equal(y.cpu(), x.cpu())
+    # The kernel requires its 8 warps (`.reqntid`): launched with 4 it is refused, where it
+    # once ran half of each tile and left the rest unwritten.
+    fewer = driver.CubinKernel(cubin.data, code.entry, ("*fp32",) * 2, num_warps=4, shared=shared)
+    with pytest.raises(driver.CudaError, match="cuLaunchKernel"):
+        fewer.launch((1,), (x, y), stream)
 
 
 def _kernel_args(name: str, gen):

@@ -148,4 +148,4 @@ def test_num_warps_is_the_launchs(warps):
     assert f"arith.constant dense<{32 * warps}> : tensor<2xi32>" in kernel.asm["ttir"]
     assert f"arith.constant dense<{warps}> : tensor<2xi32>" in kernel.asm["ttir"]
     assert f'"ttg.num-warps" = {warps}' in kernel.asm["ttgir"]
-    assert f".maxntid {32 * warps}" in kernel.asm["ptx"]
+    assert f".reqntid {32 * warps}" in kernel.asm["ptx"]

@@ -128,7 +128,7 @@ def test_vector_add_is_vectorized_and_predicated():
     assert count(r"@%p\d+ st\.global\.v4\.b32", text) == 2
     assert count(r"ld\.global\.b32|st\.global\.b32", text) == 0
     assert module.attributes["ttg.shared"].value == 0
-    assert ".maxntid 128" in text
+    assert ".reqntid 128" in text
 
 
 def test_softmax_reduces_with_shuffles_and_shared_memory():

@@ -70,7 +70,7 @@ def test_scalar_partitions_take_their_own_warps(tmp_path):
     check_text(
         ptx,
         """
-        CHECK: .maxntid 224
+        CHECK: .reqntid 224
         CHECK: bar.sync 0;
         CHECK-DAG: bar.sync 1, 128;
         CHECK-DAG: bar.sync 2, 64;
@@ -102,7 +102,7 @@ def test_partition_reductions_keep_their_scratch_and_barriers_apart(tmp_path):
     for barrier in ("bar.sync 1, 128;", "bar.sync 2, 64;", "bar.sync 4, 128;"):
         assert barrier in ptx
     assert "bar.sync 3," not in ptx and "bar.sync 0" not in ptx
-    check_text(ptx, "CHECK: .maxntid 352", "reductions.ptx")
+    check_text(ptx, "CHECK: .reqntid 352", "reductions.ptx")
     assemble(ptx, "sm_90a", tmp_path)
 
 

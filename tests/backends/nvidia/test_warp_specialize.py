@@ -70,7 +70,7 @@ def test_a_persistent_tile_loop_splits_into_producer_and_consumers(
     assert producer.count("ttng.barrier_expect") == 1 and "warp_group_dot" not in producer
     assert "tt.descriptor_load" not in ttgir
     assert compiled.metadata.num_warps == num_warps + 4
-    assert f".maxntid {32 * (num_warps + 4)}" in ptx
+    assert f".reqntid {32 * (num_warps + 4)}" in ptx
     assert f"bar.sync 1, {32 * num_warps};" in ptx  # the consumers' named barrier
     assert "setmaxnreg" not in ptx  # 256 threads: the fair share holds the tile
     assert "0 bytes spill" in assemble(ptx, "sm_90a", tmp_path)

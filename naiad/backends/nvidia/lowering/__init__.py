@@ -12,7 +12,8 @@ The contract with the compiler (`naiad/backends/nvidia/compiler.py`):
 - `target` is a `target.CudaTarget` (or its name, `cuda:sm_90a`).
 - The kernel is named as the `tt.func`; its parameters are the `tt.func`'s arguments in order
   (pointers as `ptr addrspace(1)`, integers and floats by width), i.e. the non-constexpr
-  entries of the launch signature. It is marked with `nvvm.maxntid` = 32 * num_warps. With
+  entries of the launch signature. It is marked with `nvvm.reqntid` = 32 * num_warps (a launch
+  of any other block size is the driver's error, never a partial tile computed). With
   `debug`, two hidden `i64` parameters per pointer argument follow: its extent (bounds.py).
 - An op the lowering does not handle is a `KernelNotImplementedError` at the user's line,
   naming the op.

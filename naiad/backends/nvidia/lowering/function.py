@@ -132,11 +132,12 @@ def _calls(em) -> bool:
 
 
 def _kernel_attributes(func, num_warps: int, maxnreg: int | None, ctx: Context, em) -> str:
-    """`.maxntid`, and either the launch's register cap (a fair share where the lowering
-    moved registers by `setmaxnreg`, which starts from it) or the floor on CTAs per SM that
-    keeps a memory-bound kernel's occupancy (occupancy.py; none for a kernel that calls
-    functions, see `_calls`)."""
-    attributes = f'"nvvm.maxntid"="{32 * num_warps}"'
+    """`.reqntid` (as Triton's: a launch of another block size fails, where `.maxntid` would
+    let a smaller block run part of each tile), and either the launch's register cap (a fair
+    share where the lowering moved registers by `setmaxnreg`, which starts from it) or the
+    floor on CTAs per SM that keeps a memory-bound kernel's occupancy (occupancy.py; none for
+    a kernel that calls functions, see `_calls`)."""
+    attributes = f'"nvvm.reqntid"="{32 * num_warps}"'
     if maxnreg is None and ctx.moves_registers:
         maxnreg = partitions.fair_share(32 * num_warps)
     if maxnreg is not None:
