@@ -170,6 +170,14 @@ autotuning_listener = _Hook(
     "called when the autotuner chose a config for a new key, by timing or from the disk cache "
     "(runtime/autotune_report.py)",
 )
+kernel_load_start_hook = _Hook(
+    "NAIAD_KERNEL_LOAD_START_HOOK",
+    "called before a compiled kernel is linked into the process or loaded on a GPU "
+    "(runtime/launch_hooks.py)",
+)
+kernel_load_end_hook = _Hook(
+    "NAIAD_KERNEL_LOAD_END_HOOK", "called after a compiled kernel is loaded, with its module"
+)
 cache_dir = _Text("NAIAD_CACHE_DIR", "where compiled kernels are cached on disk")
 cache_max_size = _Size(
     "NAIAD_CACHE_MAX_SIZE",

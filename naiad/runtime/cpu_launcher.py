@@ -25,6 +25,7 @@ from ..errors import KernelNotImplementedError
 from . import (
     cpu_objects,  # noqa: F401  (the disk cache keeps the runtime's own objects)
     cpu_tiering,
+    launch_hooks,
 )
 from .compile_lock import compile_lock, compiled_once
 from .compiled_kernel import CompiledKernel
@@ -111,8 +112,14 @@ def load_launchable(kernel: CompiledKernel) -> CpuLaunchable:
     """`kernel` (compiled for this CPU) linked into the process."""
     from ..backends.cpu.loader import load_object
 
-    loaded = load_object(kernel.binary, [name := kernel.metadata["entry"]], name)
-    return CpuLaunchable(kernel, loaded.address(name), loaded)
+    name = kernel.metadata["entry"]
+
+    def load():
+        loaded = load_object(kernel.binary, [name], name)
+        return loaded, loaded.address(name)
+
+    loaded, entry = launch_hooks.loading(kernel, load)  # between the load hooks, if set
+    return CpuLaunchable(kernel, entry, loaded)
 
 
 class CpuLauncher:

@@ -40,7 +40,7 @@ from .. import knobs
 from ..backends.nvidia import driver as cuda_driver
 from ..backends.nvidia import launch_attributes
 from ..backends.nvidia import target as nv_target
-from . import cuda_native_launch, global_scratch
+from . import cuda_native_launch, global_scratch, launch_hooks
 from .compile_lock import compiled_once
 from .compiler import compile_options, compile_specialization
 from .cuda_bound_params import Prepared, bind_parameters
@@ -194,6 +194,8 @@ class CudaLauncher:
             ptx=compiled.asm.get("ptx"),
             attributes=launch_attributes.names(options.launch_pdl, options.launch_cooperative_grid),
         )
+        # Loaded on the launch's device now, between the kernel load hooks where any is set.
+        launch_hooks.loading(compiled, lambda: (kernel, kernel.function(device)))
         indexes = [runtime.index(name) for name in kept]
         descriptors = {
             runtime.index(n): tensor_map_maker(n, signature[n]) if n in tensor_maps else None

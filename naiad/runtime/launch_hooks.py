@@ -88,6 +88,24 @@ def _metadata(jit_function, bound: dict, grid: tuple, ran) -> dict:
     return made
 
 
+def loading(kernel, load):
+    """`load()` (which links compiled `kernel` into the process or loads it on a GPU, and
+    returns (module, function): the loaded object and its entry) between the kernel load
+    hooks, where any is set (`triton.knobs.runtime.kernel_load_start_hook`, `..._end_hook`;
+    NAIAD_KERNEL_LOAD_START_HOOK, NAIAD_KERNEL_LOAD_END_HOOK): each is called with Triton's
+    (module, function, name, metadata_group, hash), module and function None before the
+    load, and metadata_group empty (Naiad's cache keeps a kernel's files in one entry)."""
+    start, end = knobs.kernel_load_start_hook.get(), knobs.kernel_load_end_hook.get()
+    if not start and not end:
+        return load()
+    if start:
+        start(None, None, kernel.name, {}, kernel.hash)
+    module, function = loaded = load()
+    if end:
+        end(module, function, kernel.name, {}, kernel.hash)
+    return loaded
+
+
 def run_pre_run_hooks(jit_function, args: tuple, kwargs: dict) -> None:
     """Call the JIT function's pre-run hooks with a launch's arguments, in the order added."""
     for hook in jit_function.pre_run_hooks:

@@ -150,6 +150,8 @@ class runtime_knobs(base_knobs):
     override_arch = env_knob("TRITON_OVERRIDE_ARCH", None, str, naiad_knobs.cuda_arch)
     launch_enter_hook = hook_chain_knob(naiad_knobs.launch_enter_hook)
     launch_exit_hook = hook_chain_knob(naiad_knobs.launch_exit_hook, reversed=True)
+    kernel_load_start_hook = hook_chain_knob(naiad_knobs.kernel_load_start_hook)
+    kernel_load_end_hook = hook_chain_knob(naiad_knobs.kernel_load_end_hook)
     jit_cache_hook = env_knob("", None, naiad=naiad_knobs.jit_cache_hook)
     jit_post_compile_hook = env_knob("", None, naiad=naiad_knobs.jit_post_compile_hook)
     add_stages_inspection_hook = env_knob("", refuses_functions="stage hooks")

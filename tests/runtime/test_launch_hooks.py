@@ -91,3 +91,24 @@ def test_pre_run_hooks_see_each_launch(arrays):
     shifted.run(x, y, 300, BLOCK=512, grid=(1,))
     shifted.warmup(x, y, 300, BLOCK=512, grid=(1,))  # a warmup runs nothing: no hook
     assert seen == [512, 512, 512]
+
+
+def test_kernel_load_hooks_around_each_load(arrays):
+    """The kernel load hooks (Triton's `(module, function, name, metadata_group, hash)`): once
+    a kernel is linked into the process, not at later launches; a new specialization loads
+    again."""
+    x, y = arrays
+    seen = []
+    with knobs.override():
+        runtime = triton_knobs.runtime
+        runtime.kernel_load_start_hook.add(lambda *a: seen.append(("start", *a)))
+        runtime.kernel_load_end_hook.add(lambda *a: seen.append(("end", *a)))
+        doubled.forget_compiled()
+        doubled[(3,)](x, y, 300, BLOCK=128)
+        doubled[(3,)](x, y, 300, BLOCK=128)
+        doubled[(5,)](x, y, 300, BLOCK=64)
+    np.testing.assert_allclose(y, x.astype(np.float64) * 2 + 1, rtol=1e-6)
+    assert [event[0] for event in seen] == ["start", "end"] * 2
+    start, end = seen[:2]
+    assert start[1:3] == (None, None) and end[1] is not None and end[2] != 0
+    assert start[3] == end[3] == "doubled" and start[5] == end[5] != seen[3][5]
