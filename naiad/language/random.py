@@ -10,6 +10,7 @@ from . import dtypes as t
 from . import math
 from .core import jit
 from .creation import to_tensor
+from .debug import static_assert
 from .iterators import static_range
 from .math import umulhi
 
@@ -47,8 +48,11 @@ def philox_impl(c0, c1, c2, c3, k0, k1, n_rounds=N_ROUNDS_DEFAULT):
 
 @jit
 def philox(seed, c0, c1, c2, c3, n_rounds=N_ROUNDS_DEFAULT):
-    """Philox of the counter (c0..c3) keyed by `seed`: 32-bit lanes for 32-bit counters, else 64."""
-    seed = to_tensor(seed).to(t.uint64)
+    """Philox of the counter (c0..c3) keyed by `seed`: 32-bit lanes for 32-bit counters, else 64.
+    The seed is an integer (a pointer or a float is refused at compile time, as in Triton)."""
+    seed = to_tensor(seed)
+    static_assert(seed.dtype.is_int(), "the seed of a random number must be an integer")
+    seed = seed.to(t.uint64)
     if to_tensor(c0).dtype.primitive_bitwidth == 32:
         int_dtype = t.uint32
         seed_hi = ((seed >> 32) & 0xFFFFFFFF).to(t.uint32)

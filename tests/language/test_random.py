@@ -378,3 +378,23 @@ def test_uint_to_uniform_float_bit_exact(dtype):
     _uniform_of[(1,)](src, dst, 64)
     assert_exact(dst, uniform_reference(src.view(f"u{bits // 8}"), bits))
     assert ((dst >= 0) & (dst < 1)).all()
+
+
+@naiad.jit
+def _rand_of_seed(out, seed, N: tl.constexpr):
+    offset = tl.arange(0, N)
+    tl.store(out + offset, tl.rand(seed, offset))
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "cpu"])
+def test_the_seed_must_be_an_integer(backend):
+    """A pointer or a float seed is refused at compile time, as in Triton; an integer seed
+    gives Philox's uniform floats, bit for bit."""
+    out = poisoned(16, np.float32)
+    with naiad.knobs.override(NAIAD_BACKEND=backend):
+        for seed in (np.zeros(1, np.int32), 2.3):
+            with pytest.raises(naiad.CompilationError, match="seed of a random number"):
+                _rand_of_seed[(1,)](out, seed, 16)
+        _rand_of_seed[(1,)](out, 1234, 16)
+    ints = philox_reference(1234, range(16))[0]
+    assert_exact(out, uniform_reference(ints, 32))
