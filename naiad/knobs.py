@@ -178,6 +178,11 @@ kernel_load_start_hook = _Hook(
 kernel_load_end_hook = _Hook(
     "NAIAD_KERNEL_LOAD_END_HOOK", "called after a compiled kernel is loaded, with its module"
 )
+compilation_listener = _Hook(
+    "NAIAD_COMPILATION_LISTENER",
+    "called once per compile that gives a kernel, with its source, metadata and times "
+    "(runtime/compile_listener.py)",
+)
 cache_dir = _Text("NAIAD_CACHE_DIR", "where compiled kernels are cached on disk")
 cache_max_size = _Size(
     "NAIAD_CACHE_MAX_SIZE",

@@ -27,15 +27,17 @@ NAIAD_DUMP_DIR writes of it, compile_dumps.py.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from .. import compile_profile, knobs
 from ..backends import registry
 from ..backends.registry import Compilation, CompileOptions
 from ..passes import extensions
-from . import jit_hooks, ttir_cache
+from . import compile_listener, jit_hooks, ttir_cache
 from .cache import Cache, cache_key
 from .compile_dumps import dump_stages, pass_dumps
+from .compile_listener import CompileTimes, microseconds_since
 from .compile_lock import compile_lock
 from .compiled_kernel import CompiledKernel
 from .launch_options import extern_lib_pairs
@@ -120,7 +122,9 @@ def begin_compile(
         compile_profile.compiling(_name(jit_function), backend.name),
     ):  # (module doc)
         language = backend.language_target(parsed, options)
+        started = time.perf_counter_ns()
         build = _build_or_read(jit_function, spec, language, insertions)
+        times = CompileTimes(ir_initialization=microseconds_since(started))
         key = cache_key(
             {
                 "backend": backend.name,
@@ -130,13 +134,14 @@ def begin_compile(
             }
         )
         unfinished = UnfinishedCompile(
-            jit_function, spec, backend, parsed, options, insertions, language, build, key, hooked
+            jit_function, spec, backend, parsed, options, insertions, language, build, key, times
         )
+        unfinished.hooked = hooked
         with compile_profile.stage("cache lookup"):
             entry = None if knobs.always_compile.get() else disk_cache().get(key, _well_formed)
         if entry is None:
             return unfinished
-        return unfinished.from_entry(entry)
+        return unfinished.from_entry(entry, cache_hit=True)
 
 
 @dataclass
@@ -152,6 +157,7 @@ class UnfinishedCompile:
     language: object
     build: TTIRBuild
     key: str
+    times: CompileTimes  # what the compilation listener is told (compile_listener.py)
     hooked: dict | None = None  # the post-compile hook's arguments (jit_hooks.py)
 
     @property
@@ -168,21 +174,33 @@ class UnfinishedCompile:
             young_collections_only(),
             compile_profile.compiling(_name(self.jit_function), where),
         ):
-            build = self.build
+            build, times = self.build, self.times
             if build.module is None:  # the TTIR was read: the stages need its module
+                started = time.perf_counter_ns()
                 build = _build(self.jit_function, self.spec, self.language, self.insertions)
                 self.build = build
+                times.ir_initialization += microseconds_since(started)
             stages = self.backend.stages(self.target, self.options)
             files, metadata = _run_stages(
-                build, self.backend, self.target, self.options, self.insertions, stages, give_way
+                build,
+                self.backend,
+                self.target,
+                self.options,
+                self.insertions,
+                stages,
+                give_way,
+                times.lowering_stages,
             )
+            started = time.perf_counter_ns()
             if knobs.always_compile.get():  # this compile's code, over what an earlier one kept
                 disk_cache().discard(self.key)
             entry = disk_cache().put(self.key, files, metadata)
-            return self.from_entry(entry)
+            times.store_results = microseconds_since(started)
+            return self.from_entry(entry, cache_hit=False)
 
-    def from_entry(self, entry) -> CompiledKernel:
-        """The CompiledKernel of this specialization, its stages read from a cache `entry`."""
+    def from_entry(self, entry, cache_hit: bool) -> CompiledKernel:
+        """The CompiledKernel of this specialization, its stages read from a cache `entry`
+        (`cache_hit`: found there, rather than just stored)."""
         kernel, backend = self.build.kernel, self.backend
         stages = {
             name: data.decode() if name in entry.metadata["text_stages"] else data
@@ -195,6 +213,7 @@ class UnfinishedCompile:
         kernel.options, kernel.specialization = self.options, self.spec
         dump_stages(kernel, self.spec)
         jit_hooks.after_compile(self.hooked)
+        compile_listener.tell(self.jit_function, self.spec, kernel, self.times, cache_hit)
         return kernel
 
 
@@ -225,17 +244,21 @@ def _well_formed(entry) -> bool:
 
 
 def _run_stages(
-    build: TTIRBuild, backend, target, options, insertions, stages, give_way=None
+    build: TTIRBuild, backend, target, options, insertions, stages, give_way=None, timed=None
 ) -> tuple[dict, dict]:
     """The files and metadata of a cache entry: every stage run on the TTIR module (calling
-    `give_way()`, when given, before each)."""
+    `give_way()`, when given, before each; appending (name, microseconds) of each to
+    `timed`, when given)."""
     dump = pass_dumps(build.kernel.name, build.kernel.metadata["target"], build.spec, backend.name)
     c = Compilation(build.module, target, options, {}, insertions=insertions, dump=dump)
     for stage in stages:
         if give_way is not None:
             give_way()
+        started = time.perf_counter_ns()
         with compile_profile.stage(stage.name):
             stage.run(c)
+        if timed is not None:
+            timed.append((stage.name, microseconds_since(started)))
     files = {}
     for name, value in c.asm.items():
         files[name] = value.encode() if isinstance(value, str) else bytes(value)

@@ -41,6 +41,10 @@ class DeviceCaches:
     def __init__(self, jit_function):
         self._jit_function = jit_function
 
+    def clear(self) -> None:
+        """Drop the kernels loaded on every device (`forget_compiled`)."""
+        self._jit_function.forget_compiled()
+
     def __getitem__(self, device) -> tuple:
         kind = getattr(device, "type", device)
         backend = registry.for_device("cpu" if kind == "cpu" else "cuda")

@@ -9,9 +9,8 @@
 A knob that Naiad has is Naiad's setting itself (naiad/knobs.py): reading it gives Naiad's
 value, setting it sets Naiad's (`knobs.set_override`), and its environment variable is its
 `TRITON_*` twin. A knob Naiad has no use for keeps a value that nothing reads, from its
-environment variable or as set; hooks Naiad would never call (the listeners, the kernel
-load hooks) refuse a function. The JIT hooks and launch hooks are Naiad's settings
-(runtime/jit_hooks.py, runtime/launch_hooks.py).
+environment variable or as set. The hooks and listeners are Naiad's settings
+(runtime/jit_hooks.py, launch_hooks.py, compile_listener.py, autotune_report.py).
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ import sys
 import types
 
 from .. import knobs as naiad_knobs
+from ..runtime.compile_listener import CompileTimes  # noqa: F401  (Triton's knobs has it)
 from ..runtime.launch_hooks import HookChain
 
 _TRUE = {"1", "true", "yes", "on"}
@@ -88,6 +88,37 @@ class hook_chain_knob(env_knob):
             value = HookChain(reversed=self.reversed)
             naiad_knobs.set_override(self.naiad.env, value)
         return value
+
+
+class listener_knob(env_knob):
+    """The compilation listener: Naiad's setting holds an adapter that hands the listener
+    Triton's ASTSource for Naiad's CompiledSource; reading the knob gives the listener."""
+
+    def __init__(self):
+        super().__init__("", None, naiad=naiad_knobs.compilation_listener)
+
+    def __get__(self, group, owner=None):
+        if group is None:
+            return self
+        adapter = self.naiad.get()
+        return getattr(adapter, "listener", adapter)
+
+    def __set__(self, group, value) -> None:
+        adapter = None if value is None else _TritonListener(value)
+        naiad_knobs.set_override(self.naiad.env, adapter)
+
+
+class _TritonListener:
+    """Calls `listener` with Triton's ASTSource in place of Naiad's CompiledSource."""
+
+    def __init__(self, listener):
+        self.listener = listener
+
+    def __call__(self, *, src, **rest):
+        from .compiler.compiler import ASTSource
+
+        source = ASTSource(src.fn, src.signature, src.constants, src.attrs)
+        return self.listener(src=source, **rest)
 
 
 class base_knobs:
@@ -163,7 +194,7 @@ class compilation_knobs(base_knobs):
     override = env_knob("TRITON_KERNEL_OVERRIDE", False, bool)
     store_binary_only = env_knob("TRITON_STORE_BINARY_ONLY", False, bool)
     front_end_debugging = env_knob("TRITON_FRONT_END_DEBUGGING", False, bool)
-    listener = env_knob("", refuses_functions="compilation listeners")
+    listener = listener_knob()
 
 
 class autotuning_knobs(base_knobs):

@@ -1,5 +1,5 @@
 """`triton.knobs` on Naiad: a knob Naiad has is Naiad's setting (read, set, scoped, reset); its
-environment variable is the TRITON_* twin; hooks Naiad would never call (listeners) are
+environment variable is the TRITON_* twin; hooks Naiad would never call (stage inspection) are
 refused; the group surface Triton's own test fixtures use (`base_knobs`, `copy`, `reset`,
 `knob_descriptors`)."""
 
@@ -76,9 +76,9 @@ def test_a_group_put_back_after_a_test_restores_naiads_settings():
 
 
 def test_hooks_naiad_would_never_call_are_refused():
-    knobs.compilation.listener = None  # nothing to call: fine
-    with pytest.raises(NotImplementedError, match="compilation listeners"):
-        knobs.compilation.listener = print
+    knobs.runtime.add_stages_inspection_hook = None  # nothing to call: fine
+    with pytest.raises(NotImplementedError, match="stage hooks"):
+        knobs.runtime.add_stages_inspection_hook = print
 
 
 def test_the_groups_surface_of_triton_s_test_fixtures():

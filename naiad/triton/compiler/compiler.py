@@ -105,16 +105,30 @@ class ASTSource:
         return ir.module(built.module)
 
 
+class IRSource:
+    """A file of IR to compile (`.ttir`, `.ttgir`: runtime/ir_files.py), as Triton names it;
+    `triton.compile(IRSource(path))` is `triton.compile(path)`. `context` and `backend`, the
+    MLIR context and back end Triton parses it with, are accepted and not used."""
+
+    def __init__(self, path, context=None, backend=None):
+        self.path = os.fspath(path)
+        self.ext = os.path.splitext(self.path)[1].lstrip(".")
+        self.name = os.path.splitext(os.path.basename(self.path))[0]
+
+
 def compile(src, target=None, options=None, _env_vars=None) -> CompiledKernel:
-    """Compile `src` (an ASTSource, or the path of a `.ttir` file: runtime/ir_files.py) for
-    `target` (a GPUTarget; None: the active driver's) with Triton's `options` (num_warps,
-    num_ctas, num_stages, maxnreg, debug, sanitize_overflow, extern_libs; others are ignored,
-    as Triton's back ends ignore the options they do not have)."""
+    """Compile `src` (an ASTSource, or an IRSource or the path of a `.ttir` file:
+    runtime/ir_files.py) for `target` (a GPUTarget; None: the active driver's) with Triton's
+    `options` (num_warps, num_ctas, num_stages, maxnreg, debug, sanitize_overflow,
+    extern_libs; others are ignored, as Triton's back ends ignore the options they do not
+    have)."""
     backend = make_backend(target or active.get_current_target())
     chosen = {k: v for k, v in (options or {}).items() if k in _OPTION_NAMES}
     asserts = bool(chosen.pop("debug", False))  # Triton's debug: the assertions (module doc)
     defaults = {"num_warps": 4, "num_ctas": 1, "num_stages": 3, "maxnreg": None}
     launch_options = SimpleNamespace(**{**defaults, **chosen}, asserts=asserts)
+    if isinstance(src, IRSource):
+        src = src.path
     if isinstance(src, (str, os.PathLike)):  # an IR file
         return compile_ir_file(src, backend.target_name, compile_options(launch_options))
     if not isinstance(src, ASTSource):
