@@ -19,12 +19,14 @@ DTYPES = [torch.float32] + [pytest.param(d, marks=pytest.mark.full) for d in FLO
 @pytest.mark.parametrize(
     "dtype, m, n, k, batch, plan",
     [
-        # 64 tiles of 128 x 128 on 132 multiprocessors: two splits of 2048 fill one wave
-        (torch.bfloat16, 1024, 1024, 4096, 1, (128, 128, 2, 2048)),
-        (torch.float16, 1024, 1024, 4000, 1, (128, 128, 2, 2016)),  # whole steps of BLOCK_K
-        (torch.bfloat16, 1024, 256, 4096, 1, (128, 128, 6, 704)),  # 16 tiles: 96 programs
-        (torch.bfloat16, 256, 512, 4096, 4, (128, 128, 3, 1376)),  # a batch's tiles count
-        (torch.bfloat16, 16, 16, 2048, 1, (128, 128, 4, 512)),  # splits of 512 at the least
+        # 32 tiles of 128 x 256 on 132 multiprocessors: three splits of 1408 fill one wave
+        (torch.bfloat16, 1024, 1024, 4096, 1, (128, 256, 3, 1408)),
+        (torch.float16, 1024, 1024, 4000, 1, (128, 256, 3, 1344)),  # whole steps of BLOCK_K
+        (torch.bfloat16, 256, 512, 4096, 4, (128, 256, 6, 704)),  # a batch's tiles count
+        # 8 tiles of 128 x 256 make 64 programs in splits of 512 at the least, 16 of 128 x 128
+        # make 96 in six
+        (torch.bfloat16, 1024, 256, 4096, 1, (128, 128, 6, 704)),
+        (torch.bfloat16, 16, 16, 2048, 1, (128, 128, 4, 512)),  # as many: the smaller tile
         (torch.float32, 1024, 1024, 4096, 1, (128, 128, 2, 2048)),
         # one wave of 88 large tiles is kept; a short K is not split
         (torch.bfloat16, 1024, 2816, 4096, 1, (128, 256, 1, 4096)),
@@ -79,15 +81,16 @@ def test_split_products_repeat_bit_for_bit(gen, compiled, split_in_64s):
     assert_matches(first, (a.double() @ b.double()).float(), 4 * 300**0.5, normwise=True)
 
 
-def test_gpu_split_kernels_pipeline_without_spills():
-    """Compiled for an H200 without one: a split product of a ragged K still loads its operands
-    by 16-byte copies, pipelined into asynchronous wgmma, and the sum reads its partial sums
-    by 16-byte loads; neither spills."""
+@pytest.mark.parametrize("tile", [0, 1])
+def test_gpu_split_kernels_pipeline_without_spills(tile):
+    """Compiled for an H200 without one: a split product of a ragged K (both tiles that split)
+    still loads its operands by 16-byte copies, pipelined into asynchronous wgmma, and the sum
+    reads its partial sums by 16-byte loads; neither spills."""
     m = n = 1024
-    k, k_split, splits = 4000, 1376, 3
+    k, k_split, splits = 4000, 1408, 3
     a, b = np.zeros((m, k), np.float16), np.zeros((k, n), np.float16)
     parts, c = np.zeros((splits, m, n), np.float32), np.zeros((m, n), np.float16)
-    block_m, block_n, block_k, options = matmul._HALF_TILES[1]
+    block_m, block_n, block_k, options = matmul._HALF_TILES[tile]
     strides = (0, k, 1, 0, n, 1) + (m * n, n, 1) * 2
     product = _product_for_h200(a, b, parts, m, n, k, k_split, strides, splits, options,
                                      (block_m, block_n, block_k))  # fmt: skip
