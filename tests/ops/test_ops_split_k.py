@@ -13,7 +13,9 @@ from naiad.ops.kept import KeptTable
 from naiad.ops.linalg import matmul
 from naiad.ops.linalg.split_k import split_sum_kernel
 
-DTYPES = [torch.float32] + [pytest.param(d, marks=pytest.mark.full) for d in FLOATS[1:]]
+DTYPES = [torch.float32, torch.float64] + [
+    pytest.param(d, marks=pytest.mark.full) for d in FLOATS[1:]
+]
 
 
 @pytest.mark.parametrize(
