@@ -62,12 +62,8 @@ class Config:
         pre_hook=None,
         ir_override=None,
     ):
-        if ir_override is not None:
-            raise NotImplementedError(
-                "Config(ir_override=...): compiling a config from a file of IR is not "
-                "supported by Naiad (see docs/compat.md)"
-            )
         self.kwargs = dict(kwargs)
+        self.ir_override = ir_override  # a file of IR run in place of the source (ir_override.py)
         self.num_warps = num_warps
         self.num_stages = num_stages
         self.num_ctas = num_ctas
@@ -76,12 +72,12 @@ class Config:
 
     def all_kwargs(self) -> dict:
         """The meta-parameters and the options that are set: what the kernel's `run` receives."""
-        options = {name: getattr(self, name) for name in _OPTIONS}
+        options = {name: getattr(self, name) for name in (*_OPTIONS, "ir_override")}
         return {**self.kwargs, **{k: v for k, v in options.items() if v is not None}}
 
     def _identity(self) -> tuple:
         options = tuple(getattr(self, name) for name in _OPTIONS)
-        return (tuple(sorted(self.kwargs.items())), options, self.pre_hook)
+        return (tuple(sorted(self.kwargs.items())), options, self.pre_hook, self.ir_override)
 
     def __eq__(self, other):
         if not isinstance(other, Config):
@@ -94,6 +90,8 @@ class Config:
     def __str__(self):
         parts = [f"{k}: {v}" for k, v in self.kwargs.items()]
         parts += [f"{name}: {getattr(self, name)}" for name in _OPTIONS]
+        if self.ir_override is not None:  # a config's text names its stored choice on disk
+            parts.append(f"ir_override: {self.ir_override}")
         return ", ".join(parts)
 
     def __repr__(self):

@@ -28,6 +28,7 @@ from .compiler import compile_kernel
 from .interpreter import kernel_runtime
 from .interpreter.launch import run_grid
 from .interpreter.rewrite import rewrite
+from .ir_override import launch_from_file
 from .jit_hooks import CompileSkipped, warmup_site
 from .jit_preload import Preloading
 from .kernel_interface import KernelInterface
@@ -37,7 +38,7 @@ from .launch_mode import compile_mode
 from .launch_options import OPTION_NAMES, OTHER_VENDORS_OPTIONS, LaunchOptions, arch_target
 from .launchers import INTERPRET, backend_for_launch, make_launcher
 from .mock_tensor import MockTensor  # noqa: F401  (Triton's runtime.jit has it)
-from .params import kernel_params, var_positional
+from .params import bind_arguments, kernel_params, var_positional
 from .pickling import KernelReference, PicklesByReference
 from .specialization import mangle_type, native_specialize_impl  # noqa: F401  (Triton's have them)
 from .young_gc import young_collections_only
@@ -222,28 +223,8 @@ class JITFunction(JITSource, KernelInterface, Preloading, PicklesByReference):
         return self._binder
 
     def _bind(self, args, kwargs) -> dict:
-        if self._var_positional is not None:
-            raise TypeError(
-                f"{self.__name__}() takes *{self._var_positional}: a jit function with *args "
-                "is called from kernels only, not launched"
-            )
-        if len(args) > len(self.params):
-            raise TypeError(
-                f"{self.__name__}() takes {len(self.params)} arguments but {len(args)} were given"
-            )
-        bound = dict(zip(self.arg_names, args))
-        for name, value in kwargs.items():
-            if name not in self.arg_names:
-                raise TypeError(f"{self.__name__}() got an unexpected keyword argument '{name}'")
-            if name in bound:
-                raise TypeError(f"{self.__name__}() got multiple values for argument '{name}'")
-            bound[name] = value
-        for p in self.params:
-            if p.name not in bound:
-                if not p.has_default:
-                    raise TypeError(f"{self.__name__}() missing required argument '{p.name}'")
-                bound[p.name] = p.default
-        return {p.name: bound[p.name] for p in self.params}
+        """The launch's arguments by parameter name, defaults filled in (params.py)."""
+        return bind_arguments(self.__name__, self.params, self._var_positional, args, kwargs)
 
     @staticmethod
     def _grid(grid, bound) -> tuple[int, int, int]:
@@ -296,6 +277,8 @@ class JITFunction(JITSource, KernelInterface, Preloading, PicklesByReference):
         with young_collections_only():
             for name in OTHER_VENDORS_OPTIONS & kwargs.keys() - self.params_by_name.keys():
                 del kwargs[name]
+            overridden = "ir_override" in kwargs and "ir_override" not in self.params_by_name
+            override = kwargs.pop("ir_override") if overridden else None  # (ir_override.py)
             # A kernel parameter wins over a launch option of the same name (e.g. `num_stages`).
             options = LaunchOptions(
                 **{
@@ -319,7 +302,10 @@ class JITFunction(JITSource, KernelInterface, Preloading, PicklesByReference):
                 if 0 in dims:
                     return None
                 prepared, kernel = launch_hooks.around(
-                    self, bound, dims, lambda: self._launch(bound, dims, options, bool(debug))
+                    self,
+                    bound,
+                    dims,
+                    lambda: self._launch(bound, dims, options, bool(debug), override),
                 )
             except CompileSkipped:  # the JIT cache hook's choice (jit_hooks.py)
                 return None
@@ -327,10 +313,13 @@ class JITFunction(JITSource, KernelInterface, Preloading, PicklesByReference):
                 self._launches[key] = prepared
             return kernel
 
-    def _launch(self, bound: dict, dims, options, debug: bool):
+    def _launch(self, bound: dict, dims, options, debug: bool, override=None):
         """Run on the back end of the arguments' device (launchers.py) unless the settings
         choose the interpreter; return the launch prepared for the hot path and the
-        CompiledKernel that ran (None and None in the interpreter)."""
+        CompiledKernel that ran (None and None in the interpreter). With `override`, the
+        kernel of that IR file runs instead (ir_override.py), never prepared."""
+        if override is not None:
+            return None, launch_from_file(self, override, bound, dims, options, debug)
         mode = compile_mode(self)
         backend, _ = backend_for_launch(bound)
         if mode is not None and backend is not None:

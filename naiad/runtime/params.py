@@ -97,3 +97,30 @@ def integer_argument_type(name: str, value: int, annotation: t.dtype | None = No
     if -(2**63) <= value < 2**63:
         return t.int64
     raise OverflowError(f"argument `{name}` = {value} is too large for a 64-bit integer")
+
+
+def bind_arguments(name: str, params, var_positional, args: tuple, kwargs: dict) -> dict:
+    """A launch's `args` and `kwargs` for the kernel `name` with `params`, by parameter name
+    and in their order, defaults filled in; Python's TypeErrors where they do not fit. A
+    kernel taking `*var_positional` is called from kernels only."""
+    if var_positional is not None:
+        raise TypeError(
+            f"{name}() takes *{var_positional}: a jit function with *args "
+            "is called from kernels only, not launched"
+        )
+    if len(args) > len(params):
+        raise TypeError(f"{name}() takes {len(params)} arguments but {len(args)} were given")
+    names = [p.name for p in params]
+    bound = dict(zip(names, args))
+    for key, value in kwargs.items():
+        if key not in names:
+            raise TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+        if key in bound:
+            raise TypeError(f"{name}() got multiple values for argument '{key}'")
+        bound[key] = value
+    for p in params:
+        if p.name not in bound:
+            if not p.has_default:
+                raise TypeError(f"{name}() missing required argument '{p.name}'")
+            bound[p.name] = p.default
+    return {p.name: bound[p.name] for p in params}
