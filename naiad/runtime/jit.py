@@ -28,6 +28,7 @@ from .compiler import compile_kernel
 from .interpreter import kernel_runtime
 from .interpreter.launch import run_grid
 from .interpreter.rewrite import rewrite
+from .ir_override import forget_all as forget_ir_overrides
 from .ir_override import launch_from_file
 from .jit_hooks import CompileSkipped, warmup_site
 from .jit_preload import Preloading
@@ -354,6 +355,7 @@ _ALL: weakref.WeakSet = weakref.WeakSet()
 def _forget_all_compiled() -> None:
     for function in list(_ALL):
         function.forget_compiled()
+    forget_ir_overrides()  # their files compile through the pipelines too
 
 
 extensions.listeners.append(_forget_all_compiled)
