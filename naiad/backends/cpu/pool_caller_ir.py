@@ -15,11 +15,14 @@ the next `naiad_pool_continue` waits for the workers inside.
 
 Both of the first return the status code once the launch is over, `PENDING` (-1) while it
 runs. A slice ends after the group of programs that crosses it: the launching thread runs its
-chunk in groups, from one program, doubling while a group takes under `GROUP_NS` and halving
-when one takes over four times that, so that its clock is read a few times per slice, however
-short the programs. Its place in its chunk (`CALLER_NEXT`, `CALLER_END`) is kept in the state
-between slices: programs still start in increasing order, and one that waits for a lower one
-of the caller's waits only until the next slice. While it waits for the workers, a futex wait
+chunk in groups, from one program, each next group as many programs as the last one's pace
+fits in `GROUP_NS` (at most `GROUP_GROWTH` times the last), so that its clock is read a few
+times per slice, however short or long the programs. (Doubling from one, tutorial 02's 64
+programs of 40 us ran in groups of 1, 2, 4, ..., 32, and a kernel whose entry point runs its
+programs' iterations in turn, codegen/interleave.py, could only interleave within a group.)
+Its place in its chunk (`CALLER_NEXT`, `CALLER_END`) is kept in the state between slices:
+programs still start in increasing order, and one that waits for a lower one of the caller's
+waits only until the next slice. While it waits for the workers, a futex wait
 with the slice's remaining time returns early on a signal (EINTR), so an idle launching thread
 answers a Ctrl-C at once. A grid run inline is the same job with no worker invited and one
 chunk (`invited` 0, `chunk` n), on a state block of the launching thread's own.
@@ -30,6 +33,7 @@ from __future__ import annotations
 PENDING = -1
 FAULT_INTERRUPT = 0x40000000  # a cancelled launch's status code, far from abi.py's FAULT_*
 GROUP_NS = 1_000_000
+GROUP_GROWTH = 64  # a group is at most this many times the last one
 _CLOCK_MONOTONIC = 1  # Linux, on x86-64 and AArch64
 
 TEMPLATE = r"""
@@ -112,13 +116,13 @@ group.run:
 
 ran:
   %took = sub i64 %t, %since
-  %quick = icmp slt i64 %took, $group_ns
-  %slow = icmp sgt i64 %took, $slow_group_ns
-  %doubled = shl i64 %group, 1
-  %halved = lshr i64 %group, 1
-  %grown = select i1 %quick, i64 %doubled, i64 %group
-  %shrunk = call i64 @llvm.umax.i64(i64 %halved, i64 1)
-  %group.next = select i1 %slow, i64 %shrunk, i64 %grown
+  %took.1 = call i64 @llvm.umax.i64(i64 %took, i64 1)
+  %count = sub i64 %to, %from
+  %budget = mul i64 %count, $group_ns
+  %fit = udiv i64 %budget, %took.1
+  %most = mul i64 %group, $group_growth
+  %capped = call i64 @llvm.umin.i64(i64 %fit, i64 %most)
+  %group.next = call i64 @llvm.umax.i64(i64 %capped, i64 1)
   br label %claim
 
 pending:
@@ -129,6 +133,7 @@ done:
 }
 
 declare i64 @llvm.umax.i64(i64, i64)
+declare i64 @llvm.umin.i64(i64, i64)
 
 ; Start a launch of programs [0, n) in chunks on the calling thread and up to `invited` workers
 ; (0: the calling thread alone), then run its first slice.
@@ -261,7 +266,7 @@ def substitutions() -> dict:
     return {
         "clock_monotonic": _CLOCK_MONOTONIC,
         "group_ns": GROUP_NS,
-        "slow_group_ns": 4 * GROUP_NS,
+        "group_growth": GROUP_GROWTH,
         "pending": PENDING,
         "fault_interrupt": FAULT_INTERRUPT,
     }

@@ -121,6 +121,7 @@ class ForLoop:
     upper: ir.Value
     step: ir.Value
     unsigned: bool
+    interleaved: bool = False  # one iteration a call, programs in turn (interleave.py)
 
     def trips(self, b: ir.IRBuilder) -> ir.Value:
         return trip_count(b, self.lower, self.upper, self.step, self.unsigned)

@@ -1,6 +1,7 @@
 """A converted kernel (`func.func` in the Linalg form) as an LLVM module with the ABI's entry
 point (abi.py): the parameter block unpacked once, then `program` called for each program id
-of the range, stopping early when a program has failed."""
+of the range, or, for a grid-stride loop, once per iteration of each in turn (interleave.py),
+stopping early when a program has failed."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from . import (  # noqa: F401 (register the lowerings)
     lower_tensor,
 )
 from .function import I8, I32, I64, PTR, FunctionLowering
+from .interleave import grid_stride_loop, lower_iteration
 from .loops import counted_loop
 from .publish import fence, finish
 from .store_plan import plan_stores
@@ -32,6 +34,8 @@ PROGRAM_ARGUMENTS = 6  # num_programs x, y, z and program id x, y, z, trailing (
 # What the entry point passes a program after those: its scratch arena, the status record, its
 # linear id, whether its streamable stores stream, the bytes from which a store in a loop does.
 PROGRAM_TAIL = (PTR, PTR, I64, I1, I64)
+# And where programs take turns (interleave.py): the iteration to run, where to say if it ran.
+TURN_ARGUMENTS = (I64, PTR)
 
 
 @dataclass
@@ -64,8 +68,10 @@ def lower_kernel(
         module.data_layout = data_layout
     inputs = list(func_op.signature.inputs)
     user_inputs = inputs[: len(inputs) - PROGRAM_ARGUMENTS]
+    loop = grid_stride_loop(func_op)
+    turns = list(TURN_ARGUMENTS) if loop is not None else []
     program_type = ir.FunctionType(
-        ir.VoidType(), [_argument_type(t) for t in inputs] + list(PROGRAM_TAIL)
+        ir.VoidType(), [_argument_type(t) for t in inputs] + list(PROGRAM_TAIL) + turns
     )
     program = ir.Function(module, program_type, f"{name}.program")
     program.linkage = "internal"
@@ -73,30 +79,35 @@ def lower_kernel(
     # The scratch arena is the worker's own: nothing else in the program reaches it, so LLVM
     # may keep an argument's memory (a load read in place) apart from the scratch buffers a
     # loop writes, and vectorize the loop without run-time alias checks and a scalar copy.
-    program.args[-len(PROGRAM_TAIL)].add_attribute("noalias")
+    program.args[len(inputs)].add_attribute("noalias")
     fl = FunctionLowering(module, ScalarContext(module, features=features))
     fl.plan = plan_stores(func_op)
     fl.kernel = name
     fl.builder = ir.IRBuilder(program.append_basic_block("entry"))
     arguments = list(program.args)
-    tail = arguments[-len(PROGRAM_TAIL) :]
+    tail = arguments[len(inputs) : len(inputs) + len(PROGRAM_TAIL)]
     fl.scratch, fl.status, fl.linear_pid, fl.stream, fl.stream_threshold = tail
     for value, argument in zip(func_op.entry_block.arguments, arguments):
         fl.bind(value, argument)
-    fl.lower_block(func_op.entry_block)
+    for op in func_op.entry_block:
+        if op is loop:  # one iteration a call (interleave.py)
+            lower_iteration(fl, loop, *arguments[len(inputs) + len(PROGRAM_TAIL) :])
+        else:
+            fl.lower_op(op)
     if not fl.builder.block.is_terminated:
         fl.builder.ret_void()
-    _entry_point(module, name, program, user_inputs, fl)
+    _entry_point(module, name, program, user_inputs, fl, loop is not None)
     finish(module, fl.streamed)
     return LoweredKernel(module, name, fl.arena.size, fl.sites, fl.stream_bytes)
 
 
-def _entry_point(module: ir.Module, name: str, program: ir.Function, user_inputs, fl):
+def _entry_point(module: ir.Module, name, program: ir.Function, user_inputs, fl, in_turn: bool):
     """The ABI's entry point. The launch's last slot is the bytes a program's streamable
     stores must write for them to stream (abi.py); `fl.stream_bytes` is what they write with
     each store counted once, the flag every program is passed (streaming.py counts a store in
     a loop by the loop's trips itself). A kernel whose stores may stream publishes them
-    before it returns (publish.py)."""
+    before it returns (publish.py). Programs run one after another, or, for a grid-stride
+    loop, an iteration of each in turn (`in_turn`, interleave.py)."""
     entry = ir.Function(module, entry_function_type(), name)
     params, begin, end, scratch, status = entry.args
     b = ir.IRBuilder(entry.append_basic_block("entry"))
@@ -111,14 +122,14 @@ def _entry_point(module: ir.Module, name: str, program: ir.Function, user_inputs
     grid = slots[:GRID_SLOTS]
     arguments = [_unpack(b, slot, t) for slot, t in zip(slots[GRID_SLOTS:], user_inputs)]
     grid32 = [b.trunc(g, I32) for g in grid]
+    fixed = (scratch, status)
     code_ptr = b.gep(status, [ir.Constant(I64, STATUS_CODE_OFFSET)], source_etype=I8)
-    with counted_loop(b, begin, end, name="pid") as pid:
+
+    def run(pid, turn):
         x = b.urem(pid, grid[0])
         rest = b.udiv(pid, grid[0])
-        y = b.urem(rest, grid[1])
-        z = b.udiv(rest, grid[1])
-        coords = [b.trunc(v, I32) for v in (x, y, z)]
-        b.call(program, [*arguments, *grid32, *coords, scratch, status, pid, stream, threshold])
+        coords = [b.trunc(v, I32) for v in (x, b.urem(rest, grid[1]), b.udiv(rest, grid[1]))]
+        b.call(program, [*arguments, *grid32, *coords, *fixed, pid, stream, threshold, *turn])
         failed = b.icmp_signed(
             "!=", b.load_atomic(code_ptr, "monotonic", 4, typ=I32), ir.Constant(I32, 0)
         )
@@ -128,7 +139,32 @@ def _entry_point(module: ir.Module, name: str, program: ir.Function, user_inputs
         b.position_at_end(stop)
         _return(b, fl.streamed)
         b.position_at_end(go_on)
+
+    if in_turn:
+        _in_turn(b, begin, end, run)
+    else:
+        with counted_loop(b, begin, end, name="pid") as pid:
+            run(pid, [])
     _return(b, fl.streamed)
+
+
+def _in_turn(b: ir.IRBuilder, begin, end, run) -> None:
+    """Turn j = 0, 1, ...: iteration j of each program of [begin, end), while any runs one."""
+    ran, any_ran = b.alloca(I1), b.alloca(I1)
+    before = b.block
+    turn = b.function.append_basic_block("turn")
+    done = b.function.append_basic_block("turns.done")
+    b.branch(turn)
+    b.position_at_end(turn)
+    j = b.phi(I64, name="j")
+    j.add_incoming(ir.Constant(I64, 0), before)
+    b.store(ir.Constant(I1, 0), any_ran)
+    with counted_loop(b, begin, end, name="pid") as pid:
+        run(pid, [j, ran])
+        b.store(b.or_(b.load(any_ran, typ=I1), b.load(ran, typ=I1)), any_ran)
+    j.add_incoming(b.add(j, ir.Constant(I64, 1)), b.block)
+    b.cbranch(b.load(any_ran, typ=I1), turn, done)
+    b.position_at_end(done)
 
 
 def _return(b: ir.IRBuilder, streamed: bool) -> None:

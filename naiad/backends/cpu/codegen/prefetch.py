@@ -75,6 +75,8 @@ def prefetch_next_iteration(fl, op, view: View) -> None:
     if not fl.loops or op.parent is not fl.loops[-1].op.body:
         return
     loop = fl.loops[-1]
+    if loop.interleaved:  # the next call reads the next program's block, in order
+        return
     chain = _iteration_chain(offsets[0], loop.op)
     if not chain or _follows_on(chain, loop.op, view):
         return
