@@ -143,8 +143,10 @@ class KernelIndexError(CompilationError, IndexError):
     """An out-of-bounds or misaligned access, at the user's line."""
 
 
-class KernelAssertionError(CompilationError, AssertionError):
-    """A failed device-side assertion, at the user's line."""
+class KernelAssertionError(CompilationError, AssertionError, RuntimeError):
+    """A failed device-side assertion, at the user's line. An AssertionError, as Triton's
+    interpreter raises it, and a RuntimeError, as a device-side assert surfaces from a CUDA
+    launch in Triton: code written for either catches it."""
 
 
 class KernelNameError(CompilationError, NameError):

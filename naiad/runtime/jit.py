@@ -290,11 +290,10 @@ class JITFunction(JITSource, KernelInterface, Preloading, PicklesByReference):
             )
             bound = self._bind(args, kwargs)
             dims = self._grid(grid, bound)
-            debug = (
-                options.debug
-                if options.debug is not None
-                else (self.debug if self.debug is not None else knobs.debug.get())
-            )
+            # The launch's `debug`, else the kernel's; NAIAD_DEBUG=1 turns it on either way,
+            # as TRITON_DEBUG=1 does in Triton.
+            asked = options.debug if options.debug is not None else self.debug
+            debug = bool(asked) or knobs.debug.get()
             try:
                 if warmup:
                     target, site = warmup_site(bound, target)

@@ -329,6 +329,7 @@ def python_assert(x_ptr):
 
 def _check_assert(info, kernel, at="tl.device_assert", text="offs must be small"):
     assert isinstance(info.value, AssertionError)
+    assert isinstance(info.value, RuntimeError)  # as a CUDA launch's device-side assert
     message = assert_located(info.value, kernel, "# MARK", at=at)
     assert text in message
 
@@ -358,6 +359,17 @@ def test_device_assert_is_off_outside_debug_mode(monkeypatch):
     python_assert[(1,)](np.array([1, -1, 2, 3], np.float32))
     with knobs.override(NAIAD_DEBUG=0):
         asserts_small[(1,)](_out())
+
+
+def test_naiad_debug_turns_debug_on_whatever_the_kernel_or_launch_says():
+    """NAIAD_DEBUG=1 (TRITON_DEBUG=1 under the switch) wins over `debug=False`, as in Triton:
+    a launch is in debug mode when it or its kernel asks, or the setting does."""
+    with knobs.override(NAIAD_DEBUG=1), pytest.raises(AssertionError) as info:
+        asserts_small[(1,)](_out(), debug=False)
+    _check_assert(info, asserts_small)
+    asserts_small[(1,)](_out(), debug=False)  # the setting off: the launch's choice
+    with pytest.raises(AssertionError):
+        asserts_small_debug[(1,)](_out(), debug=None)  # the kernel's
 
 
 def test_python_assert_in_kernel_is_a_device_assert():
