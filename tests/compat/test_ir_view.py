@@ -67,6 +67,22 @@ def test_make_ir_is_walked_children_first_with_identities():
     assert "tt.store" in str(module)
 
 
+def test_constants_ranges_and_shapes_read_as_triton_s_bindings():
+    _, ops = _walked()
+    by_name = {}
+    for op in ops:
+        by_name.setdefault(op.get_name(), []).append(op)
+    (arange,) = by_name["tt.make_range"]
+    assert (arange.get_int_attr("start"), arange.get_int_attr("end")) == (0, 16)
+    assert arange.get_result(0).get_shape() == [16]
+    constants = [op.get_constant_value() for op in by_name["arith.constant"]]
+    assert constants and all(isinstance(c, int | float) for c in constants)
+    loop = by_name["scf.for"][0]
+    assert loop.get_operand(0).get_shape() == []  # a scalar bound
+    with pytest.raises(ValueError, match="not a scalar constant"):
+        loop.get_constant_value()
+
+
 def test_arguments_specialize_as_tritons_launcher_does():
     x = np.zeros(64, np.float32)
     assert native_specialize_impl(BaseBackend, x) == ("*fp32", "D")

@@ -2,8 +2,9 @@
 each Naiad's own; `triton.runtime.jit`, `.autotuner`, `.driver` and `.errors` are Naiad's
 runtime/jit.py, runtime/autotuner.py, runtime/driver.py and errors.py themselves."""
 
+from ... import errors  # noqa: F401  (`triton.runtime.errors` as an attribute, as Triton's)
 from ...errors import InterpreterError, OutOfResources  # noqa: F401
-from ...runtime import driver  # noqa: F401
+from ...runtime import autotuner, driver, jit  # noqa: F401  (attributes after `import triton`)
 from ...runtime.autotuner import Autotuner, Config, Heuristics, autotune, heuristics  # noqa: F401
 from ...runtime.host_arrays import TensorWrapper, reinterpret  # noqa: F401
 from ...runtime.jit import JITFunction  # noqa: F401

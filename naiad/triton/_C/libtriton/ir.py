@@ -16,8 +16,9 @@ lowercase names.
 from __future__ import annotations
 
 from ....ir import verify
-from ....ir.attributes import BoolAttr, StringAttr, SymbolRefAttr
+from ....ir.attributes import BoolAttr, FloatAttr, IntegerAttr, StringAttr, SymbolRefAttr
 from ....ir.printer import print_module
+from ....ir.types import RankedTensorType
 
 
 class context:
@@ -37,6 +38,11 @@ class value:
     def id(self) -> int:
         """The value's identity, the same from every op that uses it."""
         return id(self._value)
+
+    def get_shape(self) -> list[int]:
+        """A tensor value's shape ([] for a scalar)."""
+        ty = self._value.type
+        return list(ty.shape) if isinstance(ty, RankedTensorType) else []
 
 
 class region:
@@ -104,6 +110,16 @@ class operation:
 
     def get_bool_attr(self, name: str) -> bool:
         return bool(self._attribute(name, BoolAttr).value)
+
+    def get_int_attr(self, name: str) -> int:
+        return int(self._attribute(name, IntegerAttr).value)
+
+    def get_constant_value(self):
+        """An `arith.constant`'s scalar value: a bool, int or float."""
+        found = self._op.attributes.get("value")
+        if self._op.name != "arith.constant" or not isinstance(found, IntegerAttr | FloatAttr):
+            raise ValueError(f"{self._op.name} is not a scalar constant")
+        return found.value
 
     def _attribute(self, name: str, kind: type):
         found = self._op.attributes.get(name)
