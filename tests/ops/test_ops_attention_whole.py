@@ -77,17 +77,6 @@ def test_whole_blocks(dtype, E, causal, gen, interpreted, copies):
     _check(gen, q, k, v, causal)
 
 
-@pytest.mark.parametrize("E, S, causal", [(64, 64, False), (64, 64, True), (128, 32, False),
-                                            (128, 64, True)])  # fmt: skip
-def test_whole_blocks_of_one_query_block(E, S, causal, gen, interpreted, copies):
-    """The forward's first and last steps alone (its loop runs no iteration): one query block
-    (64 on the CPU) against one key block, or causal against the diagonal alone, in one key
-    block (D64: 64x64) or in two (D128: 64x32)."""
-    q, k, v = _inputs(gen, torch.float16, H=2, HK=1, L=64, S=S, E=E)
-    assert _kernel(q, k, v, causal) is attention_forward_whole
-    _check(gen, q, k, v, causal)
-
-
 @pytest.mark.parametrize("E, causal", list(flash._WHOLE_BACKWARD["cuda"]))
 def test_whole_backward_at_the_gpu_tiles(E, causal, gen, interpreted, copies, monkeypatch):
     """The backward kernels at the GPU's tiles (flash._WHOLE_BACKWARD), run here: each pair
@@ -103,26 +92,6 @@ def test_whole_backward_at_the_gpu_tiles(E, causal, gen, interpreted, copies, mo
     _check(gen, q, k, v, causal)
 
 
-@pytest.mark.parametrize("E, causal", list(flash._WHOLE_BACKWARD["cuda"]))
-@pytest.mark.parametrize("rotated", [False, True])
-def test_whole_dq_in_both_orders(E, causal, rotated, gen, interpreted, copies, monkeypatch):
-    """The dQ kernel's steps rotated or in the plain order (flash._DQ_ROTATED picks one per
-    head dim and causal flag), at the GPU's tiles: the same gradients; causal D64 (128x64)
-    walks a second diagonal block before the loop, D128 (128x32) a second key block at all."""
-    monkeypatch.setattr(flash, "_DQ_ROTATED", {(E, causal)} if rotated else set())
-    monkeypatch.setattr(bound, "_LAUNCHES", KeptTable(256))  # none bound in the other order
-    tiles = flash._WHOLE_BACKWARD["cuda"][(E, causal)]
-    monkeypatch.setitem(flash._WHOLE_BACKWARD["cpu"], (E, causal),
-                        tuple((m, n, {}) for m, n, _ in tiles))  # fmt: skip
-    q, k, v = _inputs(gen, torch.float16, H=2, HK=1, L=128, S=256, E=E)
-    problem = _Problem(q, k, v, None, 0.0, causal, None)
-    lse = torch.empty(q.shape[:-1])
-    results = (torch.empty_like(q), torch.empty_like(k), torch.empty_like(v))
-    dq_launch = flash.backward_launches(problem, torch.empty_like(q), lse, lse, *results)[1]
-    assert dq_launch[0] is attention_dq_whole and dq_launch[2][-1] is rotated
-    _check(gen, q, k, v, causal)
-
-
 @pytest.mark.parametrize(
     "dtype, E", [(torch.float16, 64), pytest.param(torch.bfloat16, 128, marks=pytest.mark.full)]
 )
@@ -133,8 +102,8 @@ def test_whole_blocks_compiled(dtype, E, causal, gen, compiled, copies):
 
 
 def test_which_calls_take_whole_blocks(gen, copies):
-    """Half precision, head dims 64 and 128, lengths the tiles divide, keys, no mask, and a
-    causal diagonal inside the keys; the rest takes the general kernel."""
+    """Half precision, head dims 64 and 128, lengths the tiles divide, no mask, and a causal
+    diagonal inside the keys; the rest takes the general kernel."""
     half = [torch.empty(1, 2, 128, 64, dtype=torch.float16) for _ in "qkv"]
     assert _kernel(*half, causal=True) is attention_forward_whole
     wide = [t.float() for t in half]
@@ -148,8 +117,6 @@ def test_which_calls_take_whole_blocks(gen, copies):
         assert _kernel(*other, causal=False) is not attention_forward_whole
     ragged = [torch.empty(1, 2, 100, 64, dtype=torch.float16) for _ in "qkv"]
     assert _kernel(*ragged, causal=False) is not attention_forward_whole
-    no_keys = [torch.empty(1, 2, n, 64, dtype=torch.float16) for n in (128, 0, 0)]
-    assert _kernel(*no_keys, causal=False) is not attention_forward_whole
 
 
 def test_whole_blocks_from_their_own_work_threshold(copies, monkeypatch):

@@ -161,15 +161,6 @@ _WHOLE_BACKWARD = {
             for E in (64, 128) for causal in (False, True)},
 }  # fmt: skip
 
-# The (head dim, causal flag) pairs whose whole-block dQ kernel runs its steps rotated
-# (whole_backward.py): where the plain kernel at the GPU's tiles holds one block an SM, so that
-# nothing overlaps its exponentials with the tensor cores. sm_90a (registers, shared bytes;
-# rotated): D128 128x32 w8 s3 122, 115,712 (one block by shared memory; 130, 140,288); D64
-# causal 128x64 w8 s3 138 (one by registers; 138, 106,520). The others hold two, which already
-# overlap each other's, and rotated would hold one: D64 128x64 w8 122 registers (rotated 140),
-# D128 causal 64x64 w4 98,320 bytes (rotated 131,088).
-_DQ_ROTATED = frozenset({(128, False), (64, True)})
-
 # The forward's work (batches x heads x L x S x E) from which it reads by tensor copies: their
 # launch costs about 100 us more host time than a pointer one (the descriptors' keys and
 # tensor maps; H200: 147 against 46 us a call), which a kernel shorter than that does not repay
@@ -232,15 +223,13 @@ def _row_descriptor(t, rows: int) -> TensorDescriptor:
 
 def _whole_tiles(p: Problem):
     """(BLOCK_M, BLOCK_N, launch options) of the whole-block forward where `p` may take it (half
-    precision, a head dim of the table, keys (the kernel starts on a first key block), a causal
-    diagonal from the top left inside the keys, read by tensor copies), else None. Decided once
-    per problem: the backward asks again, and each check costs a call microseconds of host
-    time."""
+    precision, a head dim of the table, a causal diagonal from the top left inside the keys,
+    read by tensor copies), else None. Decided once per problem: the backward asks again, and
+    each check costs a call microseconds of host time."""
     if p.whole is False:
         kind = "cpu" if p.q.device.type == "cpu" else "cuda"
         tiles = _WHOLE[kind].get(p.E)
-        taken = tiles is not None and p.q.dtype in _WHOLE_DTYPES and p.S > 0
-        taken = taken and not (p.causal and p.L > p.S)
+        taken = tiles is not None and p.q.dtype in _WHOLE_DTYPES and not (p.causal and p.L > p.S)
         p.whole = tiles if taken and _by_tensor_copies(p, *tiles[:2], _WHOLE_FROM) else None
     return p.whole
 
@@ -311,7 +300,7 @@ def backward_launches(p: Problem, grad, lse, delta, dq, dk, dv, tiles=None) -> l
                 _row_descriptor(dv, n1), *rows, m1, n1)  # fmt: skip
         dq_args = (p.input_rows(0, m2), p.input_rows(1, n2), p.input_rows(2, n2),
                    _row_descriptor(grad, m2), lse, delta, _row_descriptor(dq, m2), *rows, m2,
-                   n2, (p.E, p.causal) in _DQ_ROTATED)  # fmt: skip
+                   n2)  # fmt: skip
         return [
             (attention_dkdv_whole, ((p.S + n1 - 1) // n1, kv_heads), dkdv, dkdv_options),
             (attention_dq_whole, (p.L // m2, p.batches * p.H), dq_args, dq_options),

@@ -11,16 +11,9 @@ and those seen whole, with no mask.
 - `attention_dkdv_whole`: one program per block of BLOCK_N keys of one (batch, key head) walks
   the query blocks of BLOCK_M that see it, of every query head of its group: dV += p^T dO,
   dK += ds^T Q with ds = p * (dO V^T - delta). Not causal, the group's query heads are rows
-  next to each other, so the walk is one loop over GROUP * L rows. dp^T = V dO^T is taken
-  before p^T's dV product: wgmma are issued in program order, so where dV (which reads p^T)
-  came first, dp^T waited for the exponentials; now ptxas issues it among them.
+  next to each other, so the walk is one loop over GROUP * L rows.
 - `attention_dq_whole`: one program per block of BLOCK_M queries of one (batch, head) walks the
-  key blocks its queries see: dQ += ds K. ROTATED, each step is rotated as the forward's
-  (whole_blocks.py): the block before's ds K, the loop's asynchronous dot, runs while the warps
-  take the new block's exponentials. It costs a second ring of key blocks (ds K reads the
-  block again) and registers for the carried ds, so flash.py takes it only where the plain
-  kernel already holds one block an SM; where two fit, each overlaps the other's
-  exponentials.
+  key blocks its queries see: dQ += ds K.
 """
 
 from __future__ import annotations
@@ -43,14 +36,14 @@ def _query_blocks(dk_acc, dv_acc, k_tile, v_tile, q_desc, do_desc, lse, delta, r
         q_tile = q_desc.load([at, 0])
         lse_log2 = tl.load(lse + at + tl.arange(0, BLOCK_M)) * 1.4426950408889634
         s_t = tl.dot(k_tile, q_tile.T)
-        do_tile = do_desc.load([at, 0])
-        dp_t = tl.dot(v_tile, do_tile.T)  # before dV's (module doc)
         p_t = tl.math.exp2(s_t * scale_log2 - lse_log2[None, :])
         if DIAGONAL:
             queries = begin + tl.arange(0, BLOCK_M)
             keys = key + tl.arange(0, BLOCK_N)
             p_t = tl.where(keys[:, None] <= queries[None, :], p_t, 0.0)
+        do_tile = do_desc.load([at, 0])
         dv_acc = tl.dot(p_t.to(do_tile.dtype), do_tile, dv_acc)
+        dp_t = tl.dot(v_tile, do_tile.T)
         ds_t = p_t * (dp_t - tl.load(delta + at + tl.arange(0, BLOCK_M))[None, :])
         dk_acc = tl.dot(ds_t.to(q_tile.dtype), q_tile, dk_acc)
         at += BLOCK_M
@@ -113,70 +106,11 @@ def _key_blocks(dq_acc, q_tile, do_tile, lse_log2, row_delta, k_desc, v_desc, kv
 
 
 @jit
-def _dq_ds(s, do_tile, v_tile, lse_log2, row_delta, begin, first, scale_log2,
-           BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, DIAGONAL: tl.constexpr):  # fmt: skip
-    """ds = p * (dO V^T - delta) of the unscaled scores `s` of the key block at `begin`, in
-    the inputs' dtype; DIAGONAL hides the keys past each query (the queries from `first` on)."""
-    p = tl.math.exp2(s * scale_log2 - lse_log2[:, None])
-    if DIAGONAL:
-        keys = begin + tl.arange(0, BLOCK_N)
-        queries = first + tl.arange(0, BLOCK_M)
-        p = tl.where(keys[None, :] <= queries[:, None], p, 0.0)
-    dp = tl.dot(do_tile, v_tile.T)
-    return (p * (dp - row_delta[:, None])).to(v_tile.dtype)
-
-
-@jit
-def _dq_step(dq_acc, ds, ds_row, q_tile, do_tile, lse_log2, row_delta, k_desc, v_desc, at, begin,
-             first, scale_log2, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-             DIAGONAL: tl.constexpr):  # fmt: skip
-    """One step rotated as the forward's (whole_blocks.py): the scores of the key block at row
-    `at` (`begin` in its sequence), the dQ term ds K of the block at `ds_row`, run by the
-    tensor cores while the warps take the new block's exponentials, then its ds. (dq_acc, the
-    new block's ds)."""
-    s = tl.dot(q_tile, k_desc.load([at, 0]).T)
-    dq_acc = tl.dot(ds, k_desc.load([ds_row, 0]), dq_acc)
-    ds = _dq_ds(s, do_tile, v_desc.load([at, 0]), lse_log2, row_delta, begin, first, scale_log2,
-                BLOCK_M, BLOCK_N, DIAGONAL)  # fmt: skip
-    return dq_acc, ds
-
-
-@jit
-def _rotated_key_blocks(q_tile, do_tile, lse_log2, row_delta, k_desc, v_desc, kv_row, first, S,
-                        scale_log2, E: tl.constexpr, CAUSAL: tl.constexpr,
-                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):  # fmt: skip
-    """dQ (unscaled) of the query block at `first` over every key block it sees, walked as
-    the forward walks them: causal from the diagonal, then the blocks before it; each step
-    rotated (`_dq_step`), the last block's ds K after the loop."""
-    start = first if CAUSAL else 0  # the first block's key
-    ds_row = kv_row + start
-    s = tl.dot(q_tile, k_desc.load([ds_row, 0]).T)
-    ds = _dq_ds(s, do_tile, v_desc.load([ds_row, 0]), lse_log2, row_delta, start, first,
-                scale_log2, BLOCK_M, BLOCK_N, CAUSAL)  # fmt: skip
-    dq_acc = tl.zeros([BLOCK_M, E], tl.float32)
-    if CAUSAL:  # the diagonal's other key blocks
-        for i in tl.static_range(1, BLOCK_M // BLOCK_N):
-            dq_acc, ds = _dq_step(
-                dq_acc, ds, ds_row, q_tile, do_tile, lse_log2, row_delta, k_desc, v_desc,
-                ds_row + BLOCK_N, first + i * BLOCK_N, first, scale_log2, BLOCK_M, BLOCK_N, True,
-            )  # fmt: skip
-            ds_row += BLOCK_N
-    for begin in tl.range(0 if CAUSAL else BLOCK_N, first if CAUSAL else S, BLOCK_N):
-        dq_acc, ds = _dq_step(
-            dq_acc, ds, ds_row, q_tile, do_tile, lse_log2, row_delta, k_desc, v_desc,
-            kv_row + begin, begin, first, scale_log2, BLOCK_M, BLOCK_N, False,
-        )  # fmt: skip
-        ds_row = kv_row + begin
-    return tl.dot(ds, k_desc.load([ds_row, 0]), dq_acc)
-
-
-@jit
 def attention_dq_whole(q_desc, k_desc, v_desc, do_desc, lse, delta, dq_desc, L, S, H, GROUP,
                        scale_log2, E: tl.constexpr, CAUSAL: tl.constexpr, BLOCK_M: tl.constexpr,
-                       BLOCK_N: tl.constexpr, ROTATED: tl.constexpr):  # fmt: skip
-    """The rows as `attention_dkdv_whole`'s; BLOCK_M divides L, BLOCK_N divides BLOCK_M and S
-    (S > 0); dq comes out scaled by `scale`. ROTATED: the steps rotated (`_rotated_key_blocks`),
-    else in the plain order."""
+                       BLOCK_N: tl.constexpr):  # fmt: skip
+    """The rows as `attention_dkdv_whole`'s; BLOCK_M divides L, BLOCK_N divides BLOCK_M and S;
+    dq comes out scaled by `scale`."""
     first = tl.program_id(0) * BLOCK_M
     bh = tl.program_id(1)
     kv_row = (bh // H * (H // GROUP) + bh % H // GROUP) * S
@@ -185,19 +119,13 @@ def attention_dq_whole(q_desc, k_desc, v_desc, do_desc, lse, delta, dq_desc, L, 
     do_tile = do_desc.load([row, 0])
     lse_log2 = tl.load(lse + row + tl.arange(0, BLOCK_M)) * 1.4426950408889634
     row_delta = tl.load(delta + row + tl.arange(0, BLOCK_M))
-    if ROTATED:
-        dq_acc = _rotated_key_blocks(q_tile, do_tile, lse_log2, row_delta, k_desc, v_desc,
-                                     kv_row, first, S, scale_log2, E, CAUSAL, BLOCK_M,
-                                     BLOCK_N)  # fmt: skip
-    else:
-        dq_acc = tl.zeros([BLOCK_M, E], tl.float32)
-        whole = first if CAUSAL else S
-        dq_acc = _key_blocks(dq_acc, q_tile, do_tile, lse_log2, row_delta, k_desc, v_desc,
-                             kv_row, first, 0, whole, scale_log2, BLOCK_M, BLOCK_N,
-                             False)  # fmt: skip
-        if CAUSAL:
-            dq_acc = _key_blocks(dq_acc, q_tile, do_tile, lse_log2, row_delta, k_desc, v_desc,
-                                 kv_row, first, first, first + BLOCK_M, scale_log2, BLOCK_M,
-                                 BLOCK_N, True)  # fmt: skip
+    dq_acc = tl.zeros([BLOCK_M, E], tl.float32)
+    whole = first if CAUSAL else S
+    dq_acc = _key_blocks(dq_acc, q_tile, do_tile, lse_log2, row_delta, k_desc, v_desc, kv_row,
+                         first, 0, whole, scale_log2, BLOCK_M, BLOCK_N, False)  # fmt: skip
+    if CAUSAL:
+        dq_acc = _key_blocks(dq_acc, q_tile, do_tile, lse_log2, row_delta, k_desc, v_desc, kv_row,
+                             first, first, first + BLOCK_M, scale_log2, BLOCK_M, BLOCK_N,
+                             True)  # fmt: skip
     scale = scale_log2 * 0.6931471805599453
     dq_desc.store([row, 0], (dq_acc * scale).to(dq_desc.dtype))
