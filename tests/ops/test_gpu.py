@@ -56,29 +56,6 @@ def test_norms_and_products_on_cuda(dtype, on_gpu):
     assert_matches(ops.mm(a, m), expected, 4 * 300**0.5, normwise=True)
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
-def test_split_products_on_cuda(dtype, on_gpu):
-    """Products whose K the GPU splits (1024 x 1024 tiles over K = 4000, ragged; a batch of
-    small ones), with a bias and factors, against float64; the same bits when run again."""
-    from naiad.ops.linalg import matmul
-
-    g = torch.Generator(device="cuda").manual_seed(19)
-
-    def rand(*shape):
-        return torch.randn(*shape, device="cuda", generator=g).to(dtype)
-
-    a, b, bias = rand(1024, 4000), rand(4000, 1024), rand(1024)
-    x, y = rand(4, 256, 4096), rand(4, 4096, 64)
-    for m, n, k, batch in ((1024, 1024, 4000, 1), (256, 64, 4096, 4)):
-        assert matmul._plan(a.device, dtype, m, n, k, batch)[4] > 1
-    first = ops.addmm(bias, a, b, beta=0.5, alpha=2)
-    expected = (0.5 * bias.double() + 2 * (a.double() @ b.double())).to(dtype)
-    assert_matches(first, expected, 4 * 4000**0.5, normwise=True)
-    assert torch.equal(ops.addmm(bias, a, b, beta=0.5, alpha=2), first)
-    expected = (x.double() @ y.double()).to(dtype)
-    assert_matches(ops.bmm(x, y), expected, 4 * 4096**0.5, normwise=True)
-
-
 def test_rms_norm_through_the_switch_on_cuda(on_gpu, monkeypatch):
     """torch's rms_norm on a GPU calls ATen's _fused_rms_norm and its backward: under the
     switch, Naiad's kernels, with torch's values (float64 reference)."""

@@ -80,7 +80,7 @@ def test_gpu_half_products_pipeline_into_the_tensor_cores():
         a, b, c = (np.zeros((m, n), np.float16) for _ in range(3))
         strides = (0, n, 1) * 4
         compiled = matmul_kernel.warmup(
-            a, b, c, c, m, n, n, n, *strides, 1.0, 1.0, False, False, tl.float32, None, True, 1,
+            a, b, c, c, m, n, n, *strides, 1.0, 1.0, False, False, tl.float32, None, True,
             block_m, block_n, block_k, 8, grid=(1,), target="cuda:sm_90a", **options,
         )  # fmt: skip
         ttgir = compiled.asm["ttgir"]

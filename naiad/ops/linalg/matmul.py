@@ -10,8 +10,6 @@ tensor cores' buffers (not specialized, every element was masked on its own and 
 was not pipelined: 0.09 of cuBLAS on an H200).
 fp32 operands multiply in full precision ("ieee"), as torch's default. Operands keep their
 strides (a transposed weight is read as it lies). Integer products are left to torch.
-On a GPU, a product with a long K and too few tiles to fill it splits K (split_k.py): its
-programs each reduce one range of K into a workspace, summed by a second launch.
 """
 
 from __future__ import annotations
@@ -25,7 +23,6 @@ from ...runtime.jit import jit
 from ..dtypes import Unsupported, tl_dtype
 from ..kept import KeptTable
 from ..registry import aten
-from .split_k import LONG_K, SplitSum, splits_of_k
 
 __all__ = ["addmm", "baddbmm", "bmm", "mm"]
 
@@ -33,30 +30,19 @@ _FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 
 
 @jit(do_not_specialize=["alpha", "beta"])
-def matmul_kernel(a, b, c, bias, M, N, K, K_SPLIT, s_ab, s_am, s_ak, s_bb, s_bk, s_bn, s_cb,
-                  s_cm, s_cn, s_xb, s_xm, s_xn, alpha, beta, HAS_BIAS: tl.constexpr,
-                  SCALED: tl.constexpr, ACC: tl.constexpr, PRECISION: tl.constexpr,
-                  EVEN_K: tl.constexpr, SPLIT_K: tl.constexpr, BLOCK_M: tl.constexpr,
-                  BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):  # fmt: skip
+def matmul_kernel(a, b, c, bias, M, N, K, s_ab, s_am, s_ak, s_bb, s_bk, s_bn, s_cb, s_cm, s_cn,
+                  s_xb, s_xm, s_xn, alpha, beta, HAS_BIAS: tl.constexpr, SCALED: tl.constexpr,
+                  ACC: tl.constexpr, PRECISION: tl.constexpr, EVEN_K: tl.constexpr,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                  GROUP_M: tl.constexpr):  # fmt: skip
     """c[p] = alpha * a[p] @ b[p] + beta * bias[p] for the batch entry p = program_id(1).
 
     Programs walk the tiles in groups of GROUP_M tile rows, column after column, so that the
     programs running at once share their rows of `a` and columns of `b` in the L2 cache. Rows
     and columns past the matrix wrap around (`% M`, `% N`) instead of being masked: their
     values are computed and never stored, and the K loop's loads stay unmasked when BLOCK_K
-    divides K (EVEN_K).
-    SPLIT_K > 1: program_id(1) = p * SPLIT_K + s, and the program reduces K_SPLIT of K from
-    s * K_SPLIT into c[p * SPLIT_K + s] (split_k.py; no bias, no scale); EVEN_K where
-    K_SPLIT divides K."""
-    slab = tl.program_id(1)  # c's matrix: a product's, or one split's of it
-    if SPLIT_K == 1:
-        p = slab.to(tl.int64)
-        k_first = 0
-        k_end = K
-    else:
-        p = (slab // SPLIT_K).to(tl.int64)
-        k_first = slab % SPLIT_K * K_SPLIT
-        k_end = min(K, k_first + K_SPLIT)
+    divides K (EVEN_K)."""
+    p = tl.program_id(1).to(tl.int64)
     tiles_m = tl.cdiv(M, BLOCK_M)
     tiles_n = tl.cdiv(N, BLOCK_N)
     pid = tl.program_id(0)
@@ -70,17 +56,14 @@ def matmul_kernel(a, b, c, bias, M, N, K, K_SPLIT, s_ab, s_am, s_ak, s_bb, s_bk,
     ks = tl.arange(0, BLOCK_K)
     a_ptrs = a + p * s_ab + (rows % M)[:, None] * s_am + ks[None, :] * s_ak
     b_ptrs = b + p * s_bb + ks[:, None] * s_bk + (cols % N)[None, :] * s_bn
-    if SPLIT_K > 1:
-        a_ptrs += k_first.to(tl.int64) * s_ak
-        b_ptrs += k_first.to(tl.int64) * s_bk
     acc = tl.zeros([BLOCK_M, BLOCK_N], ACC)
-    for k in range(k_first, k_end, BLOCK_K):
+    for k in range(0, K, BLOCK_K):
         if EVEN_K:
             a_tile = tl.load(a_ptrs)
             b_tile = tl.load(b_ptrs)
         else:
-            a_tile = tl.load(a_ptrs, mask=ks[None, :] < k_end - k, other=0.0)
-            b_tile = tl.load(b_ptrs, mask=ks[:, None] < k_end - k, other=0.0)
+            a_tile = tl.load(a_ptrs, mask=ks[None, :] < K - k, other=0.0)
+            b_tile = tl.load(b_ptrs, mask=ks[:, None] < K - k, other=0.0)
         acc = tl.dot(a_tile, b_tile, acc, input_precision=PRECISION, out_dtype=ACC)
         a_ptrs += BLOCK_K * s_ak
         b_ptrs += BLOCK_K * s_bk
@@ -90,7 +73,7 @@ def matmul_kernel(a, b, c, bias, M, N, K, K_SPLIT, s_ab, s_am, s_ak, s_bb, s_bk,
     if HAS_BIAS:
         x = tl.load(bias + p * s_xb + rows[:, None] * s_xm + cols[None, :] * s_xn, mask=mask)
         acc += x.to(ACC) * beta
-    offsets = slab.to(tl.int64) * s_cb + rows[:, None] * s_cm + cols[None, :] * s_cn
+    offsets = p * s_cb + rows[:, None] * s_cm + cols[None, :] * s_cn
     tl.store(c + offsets, acc.to(c.dtype.element_ty), mask=mask)
 
 
@@ -124,32 +107,6 @@ def _blocks(device: torch.device, dtype, m: int, n: int, batch: int) -> tuple[in
     return 128, 128, 32, {"num_warps": 8, "num_stages": 3}
 
 
-def _plan(device: torch.device, dtype, m: int, n: int, k: int, batch: int) -> tuple:
-    """(BLOCK_M, BLOCK_N, BLOCK_K, launch options, splits of K, K per split): `_blocks`'s
-    tile, unless on a GPU K is long and even the 128 x 128 tiles leave most multiprocessors
-    idle: then the largest tile whose splits of K fill the GPU (split_k.py), else the one
-    whose splits make the most programs. Largest first: a lone 128x256 tile per multiprocessor
-    (eight warps) multiplies at about 1.7 times a lone 128x128 one's rate (four warps; H200,
-    bf16, K = 4096: 44.5 us for 32 of the first, 38.8 for 64 of the second)."""
-    tile = _blocks(device, dtype, m, n, batch)
-    if device.type == "cpu" or k < LONG_K:
-        return (*tile, 1, k)
-    larges = _HALF_TILES[:2] if dtype in (torch.float16, torch.bfloat16) else (tile,)
-    wanted = _WAVE_SHARE * _multiprocessors(device)
-    if _tiles(m, n, larges[-1][0], larges[-1][1]) * batch >= wanted:
-        return (*tile, 1, k)
-    slab_bytes = batch * m * n * (8 if dtype == torch.float64 else 4)
-    best, most = (*tile, 1, k), 0
-    for large in larges:
-        programs = _tiles(m, n, large[0], large[1]) * batch
-        splits, k_split = splits_of_k(programs, k, large[2], wanted, slab_bytes)
-        if splits > 1 and programs * splits >= most:  # a tie: the smaller tile wastes less
-            best, most = (*large, splits, k_split), programs * splits
-            if most >= wanted:
-                break
-    return best
-
-
 def _tiles(m: int, n: int, block_m: int, block_n: int) -> int:
     """The programs one (m, n) product takes: its tiles."""
     return -(-m // block_m) * -(-n // block_n)
@@ -164,11 +121,10 @@ class _Launch:
     """What a product's launch depends on besides the data (the operands' dtype, device, shapes
     and strides, the bias's, whether alpha scales): the result's shape, the grid, and the
     kernel's arguments after the pointers (sizes and strides, then the constexprs after alpha
-    and beta); where K splits, the sum's launch (`summed`), which takes the bias and the
-    factors from the product's."""
+    and beta)."""
 
     __slots__ = ("biased", "bound", "constexprs", "device", "dtype", "factors", "grid", "options",
-                 "plain", "shape", "sizes_and_strides", "summed")  # fmt: skip
+                 "plain", "shape", "sizes_and_strides")  # fmt: skip
 
     def __init__(self, rank: int, a, b, bias, scaled: bool):
         if a.dim() != rank or b.dim() != rank:
@@ -185,48 +141,28 @@ class _Launch:
             raise RuntimeError(f"the shapes cannot be multiplied ({shapes})")
         self.shape = (*batch, m, n)
         self.dtype, self.device = a.dtype, a.device
-        tl_dtype(a.dtype)
-        c_strides = (m * n, n, 1)  # the result's, and a split product's workspace's
-        x_strides = _batched(bias.expand(self.shape).stride()) if bias is not None else c_strides
-        batch_size = batch[0] if batch else 1
-        block_m, block_n, block_k, self.options, splits, k_split = _plan(
-            a.device, a.dtype, m, n, k, batch_size
-        )
-        wide = a.dtype == torch.float64
-        self.summed = None
-        if splits > 1:  # the product's programs write partial sums; the sum scales and biases
-            acc = torch.float64 if wide else torch.float32
-            strides = (*c_strides, *x_strides)
-            self.summed = SplitSum(batch_size, splits, m, n, acc, a.device, strides,
-                                   bias is not None, scaled)  # fmt: skip
-            bias, scaled = None, False
         # alpha and beta vary between calls only where the kernel reads them: a product
         # without a bias or a scale binds them as fixed ones, two arguments fewer to key
         self.factors = scaled or bias is not None
         self.biased = bias is not None
-        self.grid = (_tiles(m, n, block_m, block_n), batch_size * splits)
-        self.sizes_and_strides = (m, n, k, k_split, *_batched(a.stride()), *_batched(b.stride()),
+        c_strides = (m * n, n, 1)
+        x_strides = _batched(bias.expand(self.shape).stride()) if bias is not None else c_strides
+        batch_size = batch[0] if batch else 1
+        block_m, block_n, block_k, self.options = _blocks(a.device, a.dtype, m, n, batch_size)
+        self.grid = (_tiles(m, n, block_m, block_n), batch_size)
+        self.sizes_and_strides = (m, n, k, *_batched(a.stride()), *_batched(b.stride()),
                                   *c_strides, *x_strides)  # fmt: skip
-        even_k = k % block_k == 0 if splits == 1 else k % k_split == 0
-        self.constexprs = (bias is not None, scaled, tl.float64 if wide else tl.float32,
-                           "ieee" if a.dtype in (torch.float32, torch.float64) else None,
-                           even_k, splits, block_m, block_n, block_k, 8)  # fmt: skip
+        acc = tl.float64 if a.dtype == torch.float64 else tl.float32
+        precision = "ieee" if a.dtype in (torch.float32, torch.float64) else None
+        tl_dtype(a.dtype)
+        self.constexprs = (bias is not None, scaled, acc, precision, k % block_k == 0,
+                           block_m, block_n, block_k, 8)  # fmt: skip
         self.bound = None  # the kernel's launch bound to this kind of call, at its first run
         self.plain = None  # that launch where it takes the three tensors alone (_product)
 
     def run(self, a, b, c, bias, alpha, beta):
-        """c = alpha * a @ b + beta * bias: one launch, or where K splits, the product's
-        into a workspace and the sum's."""
-        if self.summed is None:
-            self._launch(a, b, c, bias, alpha, beta)
-        else:
-            parts = self.summed.workspace()
-            self._launch(a, b, parts, None, 1, 1)
-            self.summed.run(parts, c, bias, alpha, beta)
-
-    def _launch(self, a, b, c, bias, alpha, beta):
-        """Launch the product's kernel for one call of this kind: only the operands and the
-        factors change between its calls (JITFunction.bind_launch)."""
+        """Launch the kernel for one call of this kind: only the operands and the factors
+        change between its calls (JITFunction.bind_launch)."""
         if self.bound is None:
             # the operands' dtypes and device are the plan's (its key), and a product without
             # a bias passes None, fixed, for the pointer the kernel does not read
@@ -236,7 +172,7 @@ class _Launch:
                 varying, self.grid, a, b, c, bias, *self.sizes_and_strides, float(alpha),
                 float(beta), *self.constexprs, typed=tensors, **self.options,
             )  # fmt: skip
-            if not self.factors and not self.biased and self.summed is None:
+            if not self.factors and not self.biased:
                 self.plain = self.bound
         if self.factors:
             operands = (a, b, c, bias) if self.biased else (a, b, c)
