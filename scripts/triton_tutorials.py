@@ -151,7 +151,7 @@ def main(argv=None) -> int:
     parser.add_argument("--timeout", type=float, default=900.0)
     parser.add_argument("--full-benchmarks", action="store_true")
     options = parser.parse_args(argv)
-    folder = options.checkout / "python" / "tutorials"
+    folder = options.checkout.resolve() / "python" / "tutorials"  # each runs in its folder
     wanted = {n.strip() for n in options.only.split(",") if n.strip()}
     results = []
     for path in sorted(folder.glob("[0-9][0-9]-*.py")):
