@@ -12,7 +12,8 @@ A hook's argument is a LazyDict: `get()` makes the launch's metadata only when a
 kernel's name, the grid, and what the JIT function's `launch_metadata(grid, metadata, args)`
 adds). The enter hook is called before the launch, which compiles the kernel first when it is
 new; the exit hook after it (exit hooks of a chain in reverse order). While any hook is set,
-launches take the full path (jit.py), not the prepared hot path, which calls none.
+launches take the full path (jit.py, through `knobs.launch_hooks_set()`), not the prepared hot
+path, which calls none.
 """
 
 from __future__ import annotations
@@ -53,11 +54,6 @@ class LazyDict:
         if self._made is None:
             self._made = self._make()
         return self._made
-
-
-def active() -> bool:
-    """Whether a launch hook is set (one function, or a chain holding one)."""
-    return knobs.launch_hooks_set()
 
 
 def around(jit_function, bound: dict, grid: tuple, launch):
