@@ -22,3 +22,22 @@ def chained_products(a_ptr, b_ptr, v_ptr, out_ptr, K, BLOCK: tl.constexpr, RESCA
         else:
             acc = tl.dot(s, v)
     tl.store(out_ptr + rows + cols, acc)
+
+
+@naiad.jit
+def rotated_products(a_ptr, b_ptr, v_ptr, out_ptr, K, BLOCK: tl.constexpr):
+    """`chained_products` (RESCALE) with its steps rotated as attention's whole-block forward
+    rotates them: an iteration takes block j's first product, then adds block j-1's second,
+    whose A is the first product the loop carries from the iteration before."""
+    rows = tl.arange(0, BLOCK)[:, None] * BLOCK
+    cols = tl.arange(0, BLOCK)[None, :]
+    a = tl.load(a_ptr + rows + cols)
+    s = tl.dot(a, tl.load(b_ptr + rows + cols)).to(tl.float16)
+    acc = tl.zeros((BLOCK, BLOCK), tl.float32)
+    for k in range(BLOCK, K, BLOCK):
+        s_next = tl.dot(a, tl.load(b_ptr + k * BLOCK + rows + cols)).to(tl.float16)
+        v = tl.load(v_ptr + (k - BLOCK) * BLOCK + rows + cols)
+        acc = tl.dot(s, v, acc * 0.5)
+        s = s_next
+    acc = tl.dot(s, tl.load(v_ptr + (K - BLOCK) * BLOCK + rows + cols), acc * 0.5)
+    tl.store(out_ptr + rows + cols, acc)

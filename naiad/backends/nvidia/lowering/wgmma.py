@@ -354,7 +354,12 @@ class _WgmmaDot:
 
 def wait_group(em, acc: list[str], pendings: int, acc_type: str) -> list[str]:
     """`wgmma.wait_group pendings` holding every accumulator register (of LLVM type
-    `acc_type`), so that their readers come after it."""
+    `acc_type`), so that their readers come after it; or a register A operand's 16-bit values
+    (asynchronous_dots.py), held as their bits."""
+    if acc_type in ("half", "bfloat"):
+        bits = [em.op(f"bitcast {acc_type} {v} to i16") for v in acc]
+        waited = wait_group(em, bits, pendings, "i16")
+        return [em.op(f"bitcast i16 {v} to {acc_type}") for v in waited]
     n = len(acc)
     constraints = ",".join([f"={_constraint(acc_type)}"] * n + [str(i) for i in range(n)])
     struct = "{ " + ", ".join([acc_type] * n) + " }"
@@ -365,8 +370,9 @@ def wait_group(em, acc: list[str], pendings: int, acc_type: str) -> list[str]:
 
 
 def _constraint(acc_type: str) -> str:
-    """The inline-assembly constraint of an accumulator register: 32-bit integer or float."""
-    return "r" if acc_type == "i32" else "f"
+    """The inline-assembly constraint of an accumulator register (32-bit integer or float) or
+    of a 16-bit word."""
+    return {"i32": "r", "i16": "h"}.get(acc_type, "f")
 
 
 def _ring_of(memdesc):

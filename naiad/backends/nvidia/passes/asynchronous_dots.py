@@ -34,6 +34,18 @@ runs. Two loop shapes give both:
 
 Triton's pipeliner gives its attention loop the second shape: P.V runs on across the back edge
 and the next iteration's copies are issued after Q.K^T has been waited for.
+
+A dot in flight also reads its A operand where that is in registers (PTX: until a
+`wait_group` retires it, no instruction may write them). ptxas keeps the registers of the
+value the dot reads until that wait, but a loop reuses one register set for the value each
+iteration computes, so the next value must not be written before the wait. In the retired
+shape a value computed from the retiring dot's result (attention's P from Q.K^T) comes after
+it; one that is not (rotated attention: P.V reads the P the loop carries from the iteration
+before, and LLVM converts and packs the carried P at the top of the next iteration, before
+Q.K^T) passes through a wait of its own right before the dot, so that its registers are
+written only once the dots in flight are done. In the other shapes the dot's own next issue
+comes before the wait that retires the last one, so a dot whose A the loop computes stays
+synchronous.
 """
 
 from __future__ import annotations
@@ -41,7 +53,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ....dialects import arith, scf, ttg, ttng
-from ....ir import IntegerAttr, IntegerType, Operation, Region
+from ....ir import IntegerAttr, IntegerType, Operation, RankedTensorType, Region
 from ....ir.attributes import BoolAttr, DenseElementsAttr
 from ....ir.rewriter import constant_value
 from ....ir.types import i1, i32
@@ -88,6 +100,8 @@ def plan_dots(loop, loads, stages: int) -> DotPlan:
             continue
         if list(op.d.users) == [terminator] and op.d.has_one_use:
             carried.append(op)
+        elif _a_computed_in(op, loop):
+            continue
         elif (epilogue := _epilogue(op, loop)) and accumulates_carried(op, loop):
             dots = [d for d in loop.body.ops if isinstance(d, ttng.WarpGroupDotOp)]
             fits = _fitting_stages(buffers, epilogue, stages)
@@ -106,7 +120,43 @@ def plan_dots(loop, loads, stages: int) -> DotPlan:
         return DotPlan(carried, retiring)
     if _ring_bytes(buffers, stages + 1) > SHARED_BYTES_SM90:
         return DotPlan()
+    carried = [dot for dot in carried if not _a_computed_in(dot, loop)]
     return DotPlan([dot for dot in carried if accumulates_carried(dot, loop)])
+
+
+def _a_computed_in(dot, loop) -> bool:
+    """Whether `dot` reads A from registers that each iteration of `loop` writes anew (a value
+    of the body or one the loop carries)."""
+    a = dot.a
+    if not isinstance(a.type, RankedTensorType):
+        return False
+    owner = a.defining_op
+    if owner is None:
+        return any(a is argument for argument in loop.body.arguments)
+    return loop.is_ancestor(owner)
+
+
+def _depends_on(value, target, loop) -> bool:
+    """Whether `value` is computed in `loop`'s body from the result of `target`."""
+    seen, pending = set(), [value]
+    while pending:
+        owner = pending.pop().defining_op
+        if owner is None or id(owner) in seen or not loop.is_ancestor(owner):
+            continue
+        if owner is target:
+            return True
+        seen.add(id(owner))
+        pending.extend(owner.operands)
+    return False
+
+
+def _wait_for_a(dot) -> None:
+    """`dot` reads its register A through a wait for every dot in flight, right before it: the
+    registers are written only once the previous iteration's dot is done reading them."""
+    wait = ttng.WarpGroupDotWaitOp(dot.a, pendings=IntegerAttr(0, i32))
+    wait.location = dot.location
+    dot.parent.insert_before(wait, dot)
+    dot.a.replace_uses_where(wait.outputs, lambda user, _index: user is dot)
 
 
 def _ring_bytes(buffers, slots: int) -> int:
@@ -183,6 +233,8 @@ def issue_asynchronously(plan: DotPlan, loop, after) -> None:
                 _wait_in_branch(plan.epilogue, wait.outputs, index, restarts)
         else:
             _wait_before_first_read(loop.body.arguments[index + 1], loop, dot.location)
+            if _a_computed_in(dot, loop) and not _depends_on(dot.a, plan.retiring, loop):
+                _wait_for_a(dot)
         _wait_for_last(loop.outs[index], after)
 
 

@@ -1,0 +1,106 @@
+"""A wgmma dot left in flight across the back edge reads its A from registers until the next
+iteration's `wgmma.wait_group` retires it, and PTX forbids writing them before then
+(passes/asynchronous_dots.py). The rotated chain (fixture_kernels/chained_dots.py) is the
+shape that broke it: its second dot reads the first product the loop carries, which LLVM
+converted and packed into the dot's A registers at the top of the next iteration, before the
+first dot's wait, and ptxas then gave those registers to the exponentials while the dot still
+read them (wrong values and NaN on an H200). Checked on the PTX: every instruction between
+a wgmma and the wait that retires it, the loop's body read twice so that the back edge is
+crossed. Values on the GPU: tests/gpu/test_asynchronous_dots_gpu.py."""
+
+import re
+
+import numpy as np
+import pytest
+from fixture_kernels.chained_dots import chained_products, rotated_products
+from test_lowering import assemble
+from test_pipeline_loads import _loop_ops, _modules
+from test_toolchain import needs_ptxas
+
+from naiad.dialects import tt
+from naiad.runtime.evaluator import evaluate
+
+_REGISTER = re.compile(r"%r\d+\b")
+
+
+def _statements(ptx: str) -> list[str]:
+    lines = (line.split("//")[0].strip() for line in ptx.splitlines())
+    return [line for line in lines if line]
+
+
+def _a_registers(statement: str) -> set[str]:
+    """The register-A operands of a `wgmma.mma_async` (the second braced list, if any)."""
+    lists = re.findall(r"\{([^{}]*)\}", statement.split("wgmma.mma_async", 1)[1])
+    return set(_REGISTER.findall(lists[1])) if len(lists) > 1 else set()
+
+
+def _written(statement: str) -> set[str]:
+    """The registers an ordinary instruction writes: its first operand's."""
+    match = re.match(r"(?:@!?%p\d+\s+)?([a-z][\w.:]*)\s+([^,;]*)", statement)
+    if match is None or match.group(1).startswith(("st.", "bra", "setp", "wgmma", "bar")):
+        return set()
+    return set(_REGISTER.findall(match.group(2)))
+
+
+def _writes_in_flight(statements: list[str]) -> list[str]:
+    """The statements that write a register-A operand of a wgmma not yet retired."""
+    pending, found = set(), []
+    for statement in statements:
+        if "wgmma.wait_group" in statement and statement.rstrip(";").endswith(" 0"):
+            pending.clear()
+        elif "wgmma.mma_async" in statement:
+            pending |= _a_registers(statement)
+        elif _written(statement) & pending:
+            found.append(statement)
+    return found
+
+
+def _loop_bodies(statements: list[str]):
+    labels = {s[:-1]: i for i, s in enumerate(statements) if re.fullmatch(r"\$L__\w+:", s)}
+    for i, statement in enumerate(statements):
+        target = re.search(r"bra(?:\.uni)?\s+(\$L__\w+)", statement)
+        if target and labels.get(target.group(1), i) < i:
+            yield statements[labels[target.group(1)] : i + 1]
+
+
+@needs_ptxas
+@pytest.mark.parametrize("kernel", ["rotated", "chained"])
+@pytest.mark.parametrize("stages", [2, 3])
+def test_no_register_a_written_while_its_dot_runs(kernel, stages, tmp_path):
+    """The second dot still runs on across the back edge (the overlap kept), and no
+    instruction writes its A registers before the wait that retires it."""
+    block = 64
+    operand = np.empty((5 * block, block), np.float16)
+    jit = {"rotated": rotated_products, "chained": chained_products}[kernel]
+    extra = () if kernel == "rotated" else (True,)
+    compiled = jit.warmup(operand, operand, operand, np.empty((block, block), np.float32),
+                          5 * block, block, *extra, grid=(1,), target="cuda:sm_90a",
+                          num_warps=4, num_stages=stages)  # fmt: skip
+    assert compiled.asm["ttgir"].count("isAsync = true") == 1
+    ptx = compiled.asm["ptx"]
+    assemble(ptx, "sm_90a", tmp_path)
+    statements = _statements(ptx)
+    bodies = list(_loop_bodies(statements))
+    assert bodies
+    assert _writes_in_flight(statements) == []
+    for body in bodies:
+        assert _writes_in_flight(body + body) == []
+
+
+def test_the_rotated_chain_keeps_its_values():
+    """The TTGIR (the second dot asynchronous, its A passed through a wait) computes what the
+    TTIR did, in the evaluator."""
+    args = ("*fp16", "*fp16", "*fp16", "*fp32")
+    kwargs = {"K": 256, "BLOCK": 64}
+    before, after = _modules(rotated_products, args, kwargs, 3)
+    body = _loop_ops(after)
+    assert body.count("ttng.warp_group_dot_wait") == 2
+    gen = np.random.default_rng(5)
+    a, b, v = (gen.uniform(-1, 1, 64 * 256).astype(np.float16) for _ in range(3))
+    outs = []
+    for module in (after, before):
+        out = np.full(64 * 64, 7.0, dtype=np.float32)
+        func = next(op for op in module.walk() if isinstance(op, tt.FuncOp))
+        evaluate(module, func.sym_name.value, [a, b, v, out, 256], grid=(1,))
+        outs.append(out)
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-3, atol=1e-3)
