@@ -14,11 +14,8 @@ import numpy as np
 import pytest
 from fixture_kernels.chained_dots import chained_products, rotated_products
 from test_lowering import assemble
-from test_pipeline_loads import _loop_ops, _modules
+from test_pipeline_loads import _loop_ops, _modules, check_chain_values
 from test_toolchain import needs_ptxas
-
-from naiad.dialects import tt
-from naiad.runtime.evaluator import evaluate
 
 _REGISTER = re.compile(r"%r\d+\b")
 
@@ -95,12 +92,4 @@ def test_the_rotated_chain_keeps_its_values():
     before, after = _modules(rotated_products, args, kwargs, 3)
     body = _loop_ops(after)
     assert body.count("ttng.warp_group_dot_wait") == 2
-    gen = np.random.default_rng(5)
-    a, b, v = (gen.uniform(-1, 1, 64 * 256).astype(np.float16) for _ in range(3))
-    outs = []
-    for module in (after, before):
-        out = np.full(64 * 64, 7.0, dtype=np.float32)
-        func = next(op for op in module.walk() if isinstance(op, tt.FuncOp))
-        evaluate(module, func.sym_name.value, [a, b, v, out, 256], grid=(1,))
-        outs.append(out)
-    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-3, atol=1e-3)
+    check_chain_values(before, after, seed=5)
