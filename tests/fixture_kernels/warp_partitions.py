@@ -6,9 +6,6 @@ in Triton's text (dialects/ttg/partitions.py), compiled as files by the CPU chec
 - `SCALARS` (TTIR): out[0] = base + 7 on the default region's 4 warps, out[1] = base * base on
   a partition of 2 warps, out[2] = base on one of 1 warp; barriers in the kernel, the default
   region and the 2-warp partition.
-- `moving_registers(attributes)` (TTIR): out[0] = base on the default region's 4 warps, out[1]
-  = base + 1 on a partition of 4 (a warpgroup each, as `setmaxnreg` needs), the op carrying
-  `attributes` (the registers each region asks for).
 - `reductions()` (TTGIR): region r of `REGION_WARPS` reduces x[256 r : 256 (r + 1)] (a sum,
   a maximum on odd regions) with a layout of its own warps and stores it to out[r]. Their
   scratch and barriers must stay apart, as they run at once.
@@ -44,29 +41,6 @@ module {
   }
 }
 """
-
-
-def moving_registers(attributes: str) -> str:
-    return f"""
-module {{
-  tt.func public @registers(%out: !tt.ptr<i32>, %base: i32) {{
-    ttg.warp_specialize(%out, %base) attributes {{{attributes}}}
-    default {{
-      tt.store %out, %base : !tt.ptr<i32>
-      ttg.warp_yield
-    }}
-    partition0(%p: !tt.ptr<i32>, %b: i32) num_warps(4) {{
-      %c1 = arith.constant 1 : i32
-      %q = tt.addptr %p, %c1 : !tt.ptr<i32>, i32
-      %v = arith.addi %b, %c1 : i32
-      tt.store %q, %v : !tt.ptr<i32>
-      ttg.warp_return
-    }} : (!tt.ptr<i32>, i32) -> ()
-    tt.return
-  }}
-}}
-"""
-
 
 # The default region's warps (the module's), then each partition's: placed largest first,
 # the partitions start at warps 4 (4 warps), 8 (2) and 10 (1), 11 in all.

@@ -14,8 +14,9 @@ tensors are of that many warps, and it is isolated from above: it reads the op's
 `ttg.warp_specialize.partitions` op, the one op of this one's second region, as in Triton's
 generic form. `warpGroupStartIds[i]` is the first warp of partition i (the NVIDIA back end
 fills it in: the partitions largest first, one after another past the default warps);
-`requestedRegisters` (per partition) and Naiad's `defaultRegisters` are the registers per
-thread each asks for with `setmaxnreg`; the module's `ttg.total-num-warps` counts every warp.
+`requestedRegisters` and `actualRegisters` (per partition, Triton's register requests) are
+kept and verified but not acted on: every region keeps the block's fair share of registers.
+The module's `ttg.total-num-warps` counts every warp.
 The default region's `ttg.warp_yield` values are the op's results. Naiad's own warp
 specialization (`tl.range(..., warp_specialize=True)` on Hopper,
 backends/nvidia/passes/warp_specialize.py) makes one partition, the producer, and captures
@@ -40,7 +41,7 @@ from ...ir import (
 from ...ir.attributes import DenseArrayAttr
 from ...ir.block import Block, Region
 from ...ir.types import i32
-from ..base import DenseI32ArrayAttr, I32Attr, fail
+from ..base import DenseI32ArrayAttr, fail
 
 
 @irdl_op
@@ -56,7 +57,6 @@ class WarpSpecializeOp(Operation):
     warpGroupStartIds = opt_attribute(DenseI32ArrayAttr)
     requestedRegisters = opt_attribute(DenseI32ArrayAttr)
     actualRegisters = opt_attribute(DenseI32ArrayAttr)
-    defaultRegisters = opt_attribute(I32Attr)
     custom_syntax = True
 
     @classmethod

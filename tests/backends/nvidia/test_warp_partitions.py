@@ -10,7 +10,7 @@ import re
 
 import numpy as np
 import pytest
-from fixture_kernels.warp_partitions import REGION_WARPS, SCALARS, moving_registers, reductions
+from fixture_kernels.warp_partitions import REGION_WARPS, SCALARS, reductions
 from test_lowering import assemble
 from test_toolchain import needs_ptxas
 
@@ -26,10 +26,10 @@ from naiad.triton.compiler import compile as triton_compile
 HOPPER = GPUTarget("cuda", 90, 32)
 
 
-def _compile(text: str, suffix: str, tmp_path, **options):
+def _compile(text: str, suffix: str, tmp_path):
     path = tmp_path / f"kernel{suffix}"
     path.write_text(text)
-    return triton_compile(str(path), target=HOPPER, options=options or None)
+    return triton_compile(str(path), target=HOPPER)
 
 
 @pytest.mark.parametrize("text", [SCALARS, reductions()], ids=["scalars", "reductions"])
@@ -125,23 +125,3 @@ def test_partitions_beyond_the_named_barriers_are_refused(tmp_path):
     text = re.sub(r"\n    partition0.*?\} :", many + " :", SCALARS, flags=re.S)
     with pytest.raises(CompilationError, match="15 partitions: each needs one of 14"):
         _compile(text, ".ttir", tmp_path)
-
-
-_ASKED = "requestedRegisters = array<i32: 40>, defaultRegisters = 232 : i32"
-
-
-@needs_ptxas
-def test_regions_move_the_registers_they_ask_for(tmp_path):
-    """The default region takes its registers (`setmaxnreg.inc`) and the partition gives its
-    own back (`dec`), each at its region's start."""
-    ptx = _compile(moving_registers(_ASKED), ".ttir", tmp_path).asm["ptx"]
-    moves = re.findall(r"setmaxnreg\.(inc|dec)\.sync\.aligned\.u32 (\d+);", ptx)
-    assert moves == [("inc", "232"), ("dec", "40")]
-    assemble(ptx, "sm_90a", tmp_path)
-
-
-def test_a_launch_register_cap_keeps_registers_in_place(tmp_path):
-    """`maxnreg` caps every thread: an increase past it could never be granted, so the regions
-    leave their registers where they are."""
-    ptx = _compile(moving_registers(_ASKED), ".ttir", tmp_path, maxnreg=160).asm["ptx"]
-    assert "setmaxnreg" not in ptx and ".maxnreg 160" in ptx

@@ -40,8 +40,6 @@ class Context:
         # Rings whose slots mbarriers hand back to a warp-specialized producer (partitions.py):
         # a dot reading only them owes no barrier.
         self.handed_back: frozenset = frozenset()
-        self.register_cap = None  # the launch's `maxnreg`, where it gave one
-        self.moves_registers = False  # `setmaxnreg` emitted (partitions.py)
         self.buffer_offsets: dict = {}  # local_alloc -> offset, when the pass did not run
         self.bounds = None  # debug mode's bounds checks (bounds.py), when compiled with debug
         # The kernel gets a memory-bound floor on CTAs per SM, a register cap (occupancy.py).

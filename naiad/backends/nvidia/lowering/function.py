@@ -80,7 +80,6 @@ def lower_module(
         allocated = end if buffers else None
     ctx = Context(num_warps, target.capability, AxisInfoAnalysis(module), allocated)
     ctx.buffer_offsets = buffers
-    ctx.register_cap = maxnreg
     ctx.fp_fusion = fp_fusion
     ctx.register_floor = min_ctas_per_sm(func, launched_warps) is not None
     block = func.body.block
@@ -108,7 +107,7 @@ def lower_module(
         *em.body,
         "}",
         "",
-        f"attributes #0 = {{ {_kernel_attributes(func, launched_warps, maxnreg, ctx, em)} }}",
+        f"attributes #0 = {{ {_kernel_attributes(func, launched_warps, maxnreg, em)} }}",
         "",
     ]
     return "\n".join(lines)
@@ -131,15 +130,12 @@ def _calls(em) -> bool:
     return any(not name.startswith(("llvm.", "@")) for name in em.declarations)
 
 
-def _kernel_attributes(func, num_warps: int, maxnreg: int | None, ctx: Context, em) -> str:
+def _kernel_attributes(func, num_warps: int, maxnreg: int | None, em) -> str:
     """`.reqntid` (as Triton's: a launch of another block size fails, where `.maxntid` would
-    let a smaller block run part of each tile), and either the launch's register cap (a fair
-    share where the lowering moved registers by `setmaxnreg`, which starts from it) or the
+    let a smaller block run part of each tile), and either the launch's register cap or the
     floor on CTAs per SM that keeps a memory-bound kernel's occupancy (occupancy.py; none for
     a kernel that calls functions, see `_calls`)."""
     attributes = f'"nvvm.reqntid"="{32 * num_warps}"'
-    if maxnreg is None and ctx.moves_registers:
-        maxnreg = partitions.fair_share(32 * num_warps)
     if maxnreg is not None:
         return attributes + f' "nvvm.maxnreg"="{maxnreg}"'
     ctas = None if _calls(em) else min_ctas_per_sm(func, num_warps)

@@ -1,10 +1,9 @@
 """`ttg.warp_specialize` (dialects/ttg/partitions.py): each warp takes its region's branch.
 
     switch warp (tid / 32): warps 0..n-1 -> default, warpGroupStartIds[i].. -> partition i
-    default:      setmaxnreg.inc (if asked); the default region; br end
-    partition i:  setmaxnreg.dec (if asked); the partition region, its threads numbered from
-                  0 (`tid - 32 * warpGroupStartIds[i]`), its arguments the op's captures;
-                  br end
+    default:      the default region; br end
+    partition i:  the partition region, its threads numbered from 0
+                  (`tid - 32 * warpGroupStartIds[i]`), its arguments the op's captures; br end
     end:
 
 Every warp computes what precedes the op, so its values are there in every region. Inside a
@@ -47,11 +46,6 @@ def _warp_specialize(ctx: Context, op) -> None:
     table = " ".join(f"i32 {w}, label %{label}" for w, label in cases)
     em.emit(f"switch i32 {warp}, label %{end} [ {table} ]")
     em.start_block(default)
-    # A launch's own `maxnreg` caps every thread: registers then stay where they are (an
-    # increase past the cap could never be granted from the block's pool).
-    ctx.moves_registers = op.defaultRegisters is not None and ctx.register_cap is None
-    if ctx.moves_registers:
-        _set_registers(em, "inc", op.defaultRegisters.value)
     with _partition(ctx, _DEFAULT_BARRIER, ctx.num_warps):
         ctx.handed_back = _filled_rings(op)
         try:
@@ -61,8 +55,6 @@ def _warp_specialize(ctx: Context, op) -> None:
     em.emit(f"br label %{end}")
     for i, (label, block) in enumerate(zip(labels, blocks)):
         em.start_block(label)
-        if ctx.moves_registers and op.requestedRegisters is not None:
-            _set_registers(em, "dec", op.requestedRegisters.values[i])
         for arg, capture in zip(block.arguments, op.explicitCaptures):
             ctx.values[arg] = ctx.values[capture]  # registers, or a shared view
         with _partition(ctx, _DEFAULT_BARRIER + 1 + i, warps[i]):
@@ -101,16 +93,6 @@ def _filled_rings(op) -> frozenset:
                 ring = copy.result.defining_op.src  # the producer's view: its capture
                 rings.add(op.explicitCaptures[ring.index] if ring.owner is block else ring)
     return frozenset(rings)
-
-
-def fair_share(threads: int) -> int:
-    """Registers a thread of a block of `threads` gets of an sm_90 multiprocessor's 65,536 (a
-    multiple of 8, at most 255): where `setmaxnreg` moves registers, the kernel's `.maxnreg`."""
-    return min(255, 65536 // threads // 8 * 8)
-
-
-def _set_registers(em, direction: str, registers: int) -> None:
-    em.asm("void", f"setmaxnreg.{direction}.sync.aligned.u32 {registers};", "", [])
 
 
 @contextlib.contextmanager
