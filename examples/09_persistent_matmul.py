@@ -155,7 +155,10 @@ def matmul(a, b, variant="persistent", programs=None, **blocks):
     (M, K), (b_rows, N) = a.shape, b.shape
     assert b_rows == K and a.is_contiguous() and b.is_contiguous()
     c = torch.empty((M, N), dtype=torch.float16, device=a.device)
-    meta = {**default_blocks(), **blocks}
+    defaults = default_blocks()
+    if variant == "warp specialized" and "num_warps" in defaults:
+        defaults["num_warps"] = 4  # the loop splits only in a kernel of one warpgroup
+    meta = {**defaults, **blocks}
     tiles = triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"])
     programs = min(programs or resident_programs(), tiles)
     if variant == "naive":
@@ -169,8 +172,6 @@ def matmul(a, b, variant="persistent", programs=None, **blocks):
                        TensorDescriptor.from_tensor(c, [bm, bn]))
         matmul_descriptor_kernel[(programs,)](*descriptors, M, N, K, PROGRAMS=programs, **meta)
     elif variant in ("device descriptor", "warp specialized"):
-        if variant == "warp specialized" and "num_warps" in meta:
-            meta["num_warps"] = 4  # the loop splits only in a kernel of one warpgroup
         # Scratch for the descriptors the programs make (128 bytes each, on the GPU).
         triton.set_allocator(lambda size, alignment, stream:
                              torch.empty(size, dtype=torch.int8, device=a.device))
