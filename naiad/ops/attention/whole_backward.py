@@ -11,7 +11,9 @@ and those seen whole, with no mask.
 - `attention_dkdv_whole`: one program per block of BLOCK_N keys of one (batch, key head) walks
   the query blocks of BLOCK_M that see it, of every query head of its group: dV += p^T dO,
   dK += ds^T Q with ds = p * (dO V^T - delta). Not causal, the group's query heads are rows
-  next to each other, so the walk is one loop over GROUP * L rows.
+  next to each other, so the walk is one loop over GROUP * L rows. dp^T = V dO^T is taken
+  before p^T's dV product: wgmma are issued in program order, so where dV (which reads p^T)
+  came first, dp^T waited for the exponentials; now ptxas issues it among them.
 - `attention_dq_whole`: one program per block of BLOCK_M queries of one (batch, head) walks the
   key blocks its queries see: dQ += ds K.
 """
@@ -36,14 +38,14 @@ def _query_blocks(dk_acc, dv_acc, k_tile, v_tile, q_desc, do_desc, lse, delta, r
         q_tile = q_desc.load([at, 0])
         lse_log2 = tl.load(lse + at + tl.arange(0, BLOCK_M)) * 1.4426950408889634
         s_t = tl.dot(k_tile, q_tile.T)
+        do_tile = do_desc.load([at, 0])
+        dp_t = tl.dot(v_tile, do_tile.T)  # before dV's (module doc)
         p_t = tl.math.exp2(s_t * scale_log2 - lse_log2[None, :])
         if DIAGONAL:
             queries = begin + tl.arange(0, BLOCK_M)
             keys = key + tl.arange(0, BLOCK_N)
             p_t = tl.where(keys[:, None] <= queries[None, :], p_t, 0.0)
-        do_tile = do_desc.load([at, 0])
         dv_acc = tl.dot(p_t.to(do_tile.dtype), do_tile, dv_acc)
-        dp_t = tl.dot(v_tile, do_tile.T)
         ds_t = p_t * (dp_t - tl.load(delta + at + tl.arange(0, BLOCK_M))[None, :])
         dk_acc = tl.dot(ds_t.to(q_tile.dtype), q_tile, dk_acc)
         at += BLOCK_M
