@@ -77,6 +77,19 @@ def test_whole_blocks(dtype, E, causal, gen, interpreted, copies):
     _check(gen, q, k, v, causal)
 
 
+@pytest.mark.parametrize("E, S", [(64, 64), (64, 192), (128, 32), (128, 128)])
+def test_whole_blocks_rotated(E, S, gen, interpreted, copies, monkeypatch):
+    """The forward's rotated steps (taken on the GPU at D128), here at every head dim: one key
+    block (the loop runs no iteration: the first block's softmax and the last block's P.V
+    alone), and several."""
+    monkeypatch.setitem(flash._WHOLE_ROTATED, "cpu", {(64, False), (128, False)})
+    q, k, v = _inputs(gen, torch.float16, H=2, HK=1, L=64, S=S, E=E)
+    problem = _Problem(q, k, v, None, 0.0, False, None)
+    launch = flash.forward_launch(problem, torch.empty_like(q), torch.empty(q.shape[:-1]))
+    assert launch[0] is attention_forward_whole and launch[2][-1] is True
+    _check(gen, q, k, v, False)
+
+
 @pytest.mark.parametrize("E, causal", list(flash._WHOLE_BACKWARD["cuda"]))
 def test_whole_backward_at_the_gpu_tiles(E, causal, gen, interpreted, copies, monkeypatch):
     """The backward kernels at the GPU's tiles (flash._WHOLE_BACKWARD), run here: each pair
@@ -99,6 +112,12 @@ def test_whole_backward_at_the_gpu_tiles(E, causal, gen, interpreted, copies, mo
 def test_whole_blocks_compiled(dtype, E, causal, gen, compiled, copies):
     q, k, v = _inputs(gen, dtype, H=2, HK=1, L=128, S=128, E=E)
     _check(gen, q, k, v, causal)
+
+
+def test_whole_blocks_rotated_compiled(gen, compiled, copies, monkeypatch):
+    monkeypatch.setitem(flash._WHOLE_ROTATED, "cpu", {(64, False)})
+    q, k, v = _inputs(gen, torch.float16, H=2, HK=1, L=64, S=128, E=64)
+    _check(gen, q, k, v, False)
 
 
 def test_which_calls_take_whole_blocks(gen, copies):
