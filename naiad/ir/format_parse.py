@@ -15,7 +15,7 @@ from .asm_syntax import type_inference_for
 from .attributes import DenseArrayAttr, IntegerAttr, UnitAttr
 from .format import ATTR_TYPES, DENSE_ARRAY_TYPES, attribute_class, compiled_format, is_enum
 from .lexer import KEYWORD
-from .opfields import OPTIONAL, SINGLE, AttributeDef
+from .opfields import OPTIONAL, SINGLE, VARIADIC, AttributeDef
 from .traits import SameOperandsAndResultType
 from .types import i32
 
@@ -325,7 +325,9 @@ class _ParseContext:
         for d in missing:
             if d.name in known:
                 continue
-            if d.like is not None and operand_types.get(d.like):
+            if d.like is not None and d.kind == VARIADIC:
+                known[d.name] = operand_types.get(d.like, [])
+            elif d.like is not None and operand_types.get(d.like):
                 known[d.name] = [operand_types[d.like][0]]
             elif SameOperandsAndResultType in cls.traits and _first_type(operand_types):
                 known[d.name] = [_first_type(operand_types)]

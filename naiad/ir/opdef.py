@@ -31,6 +31,7 @@ from .opfields import (
     OPTIONAL,
     RESULT_SEGMENTS,
     SINGLE,
+    VARIADIC,
     AttributeDef,
     Field,
     OperandDef,
@@ -142,6 +143,8 @@ class OpDef:
                 types.append(value)
                 sizes.append(1)
             else:
+                if value is None and d.like is not None:
+                    value = [v.type for v in by_name[d.like]]
                 value = () if value is None else tuple(value)
                 types.extend(value)
                 sizes.append(len(value))
@@ -196,10 +199,10 @@ def _check_declaration(cls, op_def: OpDef) -> None:
     for name in (f.name for group in _groups(op_def) for f in group):
         if name in _RESERVED or name in (OPERAND_SEGMENTS, RESULT_SEGMENTS):
             raise TypeError(f"{cls.__name__}: field name {name!r} is reserved by Operation")
-    singles = {d.name for d in op_def.operands if d.kind == SINGLE}
+    kinds = {d.name: d.kind for d in op_def.operands}
     for d in op_def.results:
-        if d.like is not None and d.like not in singles:
-            raise TypeError(f"{cls.__name__}.{d.name}: like={d.like!r} is not a single operand")
+        if d.like is not None and kinds.get(d.like) != (SINGLE if d.kind == SINGLE else VARIADIC):
+            raise TypeError(f"{cls.__name__}.{d.name}: like={d.like!r} is not a {d.kind} operand")
     bad = [t for t in cls.traits if not isinstance(t, Trait)]
     if bad:
         raise TypeError(f"{cls.__name__}.traits holds non-traits: {bad}")

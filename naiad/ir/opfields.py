@@ -78,8 +78,9 @@ def result(constraint=AnyType, like: str | None = None) -> ResultDef:
     return ResultDef(SINGLE, constraint, like)
 
 
-def var_result(constraint=AnyType) -> ResultDef:
-    return ResultDef(VARIADIC, constraint)
+def var_result(constraint=AnyType, like: str | None = None) -> ResultDef:
+    """Results; `like="inputs"` gives them the types of variadic operand `inputs`, one for one."""
+    return ResultDef(VARIADIC, constraint, like)
 
 
 def attribute(constraint=AnyAttr) -> AttributeDef:

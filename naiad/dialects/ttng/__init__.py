@@ -5,15 +5,17 @@
         -> tensor<128x256xf32, #mma>
     ttng.fence_async_shared {bCluster = false}
 
-    %w = ttng.warp_group_dot_wait %d {pendings = 1 : i32} : tensor<128x256xf32, #mma>
+    %w:3 = ttng.warp_group_dot_wait %d, %a, %b {pendings = 1 : i32}
+        : tensor<128x256xf32, #mma>, !ttg.memdesc<128x64xf16, ...>, !ttg.memdesc<64x256xf16, ...>
 
 `ttng.warp_group_dot` is the `tt.dot` of `wgmma`: its operands are read straight from shared
 memory (`#ttg.nvmma_shared` buffers), its result is in the `#ttg.nvidia_mma` version 3 layout.
 Synchronous (`isAsync = false`), its lowering waits for the instructions it issued; an
 asynchronous one (the pipeliner's, in a loop) returns at once, and `ttng.warp_group_dot_wait`
-waits until at most `pendings` asynchronous dots are in flight: its result is its operand,
-complete but for those. `ttng.fence_async_shared` orders the stores of registers into a buffer
-before the reads of the asynchronous proxy that `wgmma` is.
+waits until at most `pendings` asynchronous dots are in flight: its results are its operands
+(accumulators complete but for those dots; buffers those dots no longer read).
+`ttng.fence_async_shared` orders the stores of registers into a buffer before the reads of the
+asynchronous proxy that `wgmma` is.
 """
 
 from __future__ import annotations
@@ -32,10 +34,12 @@ from ...ir import (
     opt_attribute,
     opt_operand,
     result,
+    var_operand,
+    var_result,
 )
 from ...ir.attributes import BoolAttr, IntegerAttr
 from ...ir.types import i32
-from ..base import I1, BoolAttrC, I32Attr
+from ..base import I1, BoolAttrC, I32Attr, check_type, fail
 from ..tt.attributes import InputPrecision
 from ..ttg.types import TTG_MemDesc
 from .tensor_copies import (  # the pipelined tensor copies' ops
@@ -80,16 +84,23 @@ class WarpGroupDotOp(Operation):
 
 @irdl_op
 class WarpGroupDotWaitOp(Operation):
-    """Wait until at most `pendings` asynchronous `ttng.warp_group_dot`s are in flight; the
-    accumulator `inputs` (one tensor here) passes through, so that its readers come after."""
+    """Wait until at most `pendings` asynchronous `ttng.warp_group_dot`s are in flight. Each
+    of `inputs` passes through to the output of its index, so that its readers come after the
+    wait: the accumulators, and (Triton's pipeliner gives them) the operand buffers the dots in
+    flight still read, which must not be written over before."""
 
     name = "ttng.warp_group_dot_wait"
     traits = frozenset({MemoryRead, MemoryWrite})
-    inputs = operand(AnyTensor)
+    inputs = var_operand(AnyTensor | TTG_MemDesc)
     pendings = attribute(I32Attr)
-    outputs = result(AnyTensor, like="inputs")
+    outputs = var_result(AnyTensor | TTG_MemDesc, like="inputs")
     assembly_format = "$inputs attr-dict `:` type($inputs)"
-    type_inference = (("inputs", "outputs", None),)
+
+    def verify_(self) -> None:
+        if not self.inputs:
+            fail(self, "expected at least one input")
+        for k, (value, output) in enumerate(zip(self.inputs, self.outputs, strict=True)):
+            check_type(self, output.type, value.type, f"output #{k} has the type of input #{k}")
 
 
 @irdl_op

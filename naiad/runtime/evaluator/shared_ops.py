@@ -84,5 +84,5 @@ def fence_async_shared(ev, op, operands):
 
 @handles("ttng.warp_group_dot_wait")
 def warp_group_dot_wait(ev, op, operands):
-    """The accumulator: every dot is complete when it returns."""
-    return operands[0]
+    """Its inputs, accumulators and buffers: every dot is complete when it returns."""
+    return list(operands)

@@ -389,10 +389,10 @@ def test_fused_persistent_wgmma_dot_runs_on_across_tiles():
     (epilogue,) = [op for op in body if isinstance(op, scf.IfOp) and "tt.store" in _names(op)]
     last = epilogue.then_block.first_op
     assert last.name == "ttng.warp_group_dot_wait" and last.pendings.value == 0
-    assert last.inputs is wait.outputs
+    assert last.inputs[0] is wait.outputs[0]
     carried = loop.body.terminator.operands[dot.c.index - 1].defining_op
     assert carried.name == "arith.select" and carried.condition is epilogue.condition
-    assert is_zero(carried.true_value) and carried.false_value is wait.outputs
+    assert is_zero(carried.true_value) and carried.false_value is wait.outputs[0]
     rings = [op.result.type for op in after.walk() if op.name == "ttg.local_alloc"]
     assert [t.shape[0] for t in rings if len(t.shape) == 3] == [3, 3]
 

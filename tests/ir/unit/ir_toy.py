@@ -126,6 +126,16 @@ class PairOp(Operation):
 
 
 @irdl_op
+class ForwardOp(Operation):
+    """Results typed as the variadic operands, one for one (`like=` a variadic group)."""
+
+    name = "test.forward"
+    values = var_operand()
+    outs = var_result(like="values")
+    assembly_format = "$values attr-dict `:` type($values)"
+
+
+@irdl_op
 class LoopOp(Operation):
     """`test.loop`: a region op in the manner of scf.for, carrying `inits` to `results`."""
 

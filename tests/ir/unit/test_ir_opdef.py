@@ -1,7 +1,7 @@
 """Declarative op definitions: accessors, the keyword constructor, registry and checks."""
 
 import pytest
-from ir_toy import AddOp, BinaryOp, ConstantOp, LoopOp, MulOp, PairOp, SelectOp
+from ir_toy import AddOp, BinaryOp, ConstantOp, ForwardOp, LoopOp, MulOp, PairOp, SelectOp
 
 from naiad.ir import (
     Block,
@@ -23,6 +23,7 @@ from naiad.ir import (
     result,
 )
 from naiad.ir.opfields import OPERAND_SEGMENTS
+from naiad.ir.parser import parse_module
 
 
 def const(value=1, type=i32):
@@ -60,6 +61,21 @@ def test_one_variadic_group_needs_no_segment_sizes():
     assert pair.first is a.result and pair.middle == (b.result, b.result) and pair.last is c.result
     pair.last = a.result
     assert pair.operands[-1] is a.result
+
+
+def test_variadic_results_like_variadic_operands():
+    """`var_result(like="values")`: one result per operand, of its type, built and parsed."""
+    a, b = const(1), const(2, i64)
+    forward = ForwardOp([a.result, b.result])
+    assert [v.type for v in forward.outs] == [i32, i64]
+    module = parse_module(
+        "module {\n"
+        '  %a = "test.constant"() {value = 1 : i32} : () -> i32\n'
+        '  %b = "test.constant"() {value = 2 : i64} : () -> i64\n'
+        "  %0:2 = test.forward %a, %b : i32, i64\n}\n"
+    )
+    (parsed,) = (op for op in module.walk() if op.name == "test.forward")
+    assert [v.type for v in parsed.outs] == [i32, i64]
 
 
 def test_attribute_and_region_accessors():

@@ -27,9 +27,10 @@ whose `useC` is false computes d = A B: the first instruction of each block take
 its scale-d (the accumulator registers still go in, unread).
 
 A dot is issued as `wgmma.fence`, every instruction, `commit_group`; a synchronous one then
-waits (`wait_group 0`), an asynchronous one leaves that to `ttng.warp_group_dot_wait`. The fence
-takes the accumulator and A's registers in and out, so that everything writing them comes
-before it; the wait takes the accumulator in and out, so that nothing reads it before it.
+waits (`wait_group 0`), an asynchronous one leaves that to `ttng.warp_group_dot_wait`
+(wgmma_wait.py). The fence takes the accumulator and A's registers in and out, so that
+everything writing them comes before it; the wait takes the accumulator in and out, so that
+nothing reads it before it.
 Stores from registers into a buffer (`ttg.local_alloc %x`) are generic-proxy writes: each
 thread fences them to the asynchronous proxy before the barrier that publishes them;
 `cp.async` copies need no fence.
@@ -50,6 +51,7 @@ from .dot_operands import lookup, pack32, register_table
 from .emitter import SHARED_PTR, llvm_type
 from .indexing import layout_of, register_coords
 from .matrix_descriptors import Descriptor, matrix_descriptor
+from .wgmma_wait import register_constraint, wait_group  # (registers the wait's lowering)
 
 # Operand types as PTX names them, and what follows scale-d in the instruction: the scales of
 # A and B (+1 or -1; not for integers), then each operand's transpose flag (16-bit types
@@ -161,7 +163,7 @@ class _WgmmaDot:
         acc_type = self.acc_type
         typed = [(acc_type, v) for v in acc] + [("i32", w) for w in words]
         n = len(typed)
-        outs = [f"={_constraint(t)}" for t, _ in typed]
+        outs = [f"={register_constraint(t)}" for t, _ in typed]
         constraints = ",".join(outs + [str(i) for i in range(n)])
         struct = "{ " + ", ".join(t for t, _ in typed) + " }"
         em = self.em
@@ -329,7 +331,7 @@ class _WgmmaDot:
         )
         acc_type = self.acc_type
         constraints = ",".join(
-            [f"={_constraint(acc_type)}"] * n
+            [f"={register_constraint(acc_type)}"] * n
             + [c for c, _ in a]
             + ["l", "r"]
             + [str(i) for i in range(n)]
@@ -352,29 +354,6 @@ class _WgmmaDot:
         return "p, 1, 1, " + ", ".join(str(int(flag)) for flag in flags)
 
 
-def wait_group(em, acc: list[str], pendings: int, acc_type: str) -> list[str]:
-    """`wgmma.wait_group pendings` holding every accumulator register (of LLVM type
-    `acc_type`), so that their readers come after it; or a register A operand's 16-bit values
-    (asynchronous_dots.py), held as their bits."""
-    if acc_type in ("half", "bfloat"):
-        bits = [em.op(f"bitcast {acc_type} {v} to i16") for v in acc]
-        waited = wait_group(em, bits, pendings, "i16")
-        return [em.op(f"bitcast i16 {v} to {acc_type}") for v in waited]
-    n = len(acc)
-    constraints = ",".join([f"={_constraint(acc_type)}"] * n + [str(i) for i in range(n)])
-    struct = "{ " + ", ".join([acc_type] * n) + " }"
-    args = [(acc_type, v) for v in acc]
-    text = f"wgmma.wait_group.sync.aligned {pendings};"
-    result = em.asm(struct, text, constraints, args, hint="wait")
-    return [em.op(f"extractvalue {struct} {result}, {i}") for i in range(n)]
-
-
-def _constraint(acc_type: str) -> str:
-    """The inline-assembly constraint of an accumulator register (32-bit integer or float) or
-    of a 16-bit word."""
-    return {"i32": "r", "i16": "h"}.get(acc_type, "f")
-
-
 def _ring_of(memdesc):
     """The multi-buffered allocation a slot view (through transposes) belongs to, or None."""
     owner = buffer_of(memdesc).defining_op
@@ -384,12 +363,6 @@ def _ring_of(memdesc):
 @lowers("ttng.warp_group_dot")
 def _warp_group_dot(ctx: Context, op) -> None:
     _WgmmaDot(ctx, op).lower()
-
-
-@lowers("ttng.warp_group_dot_wait")
-def _warp_group_dot_wait(ctx: Context, op) -> None:
-    acc_type = llvm_type(op.inputs.type)
-    ctx[op.outputs] = wait_group(ctx.em, ctx[op.inputs], op.pendings.value, acc_type)
 
 
 @lowers("ttng.fence_async_shared")

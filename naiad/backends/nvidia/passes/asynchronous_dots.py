@@ -153,10 +153,10 @@ def _depends_on(value, target, loop) -> bool:
 def _wait_for_a(dot) -> None:
     """`dot` reads its register A through a wait for every dot in flight, right before it: the
     registers are written only once the previous iteration's dot is done reading them."""
-    wait = ttng.WarpGroupDotWaitOp(dot.a, pendings=IntegerAttr(0, i32))
+    wait = ttng.WarpGroupDotWaitOp([dot.a], pendings=IntegerAttr(0, i32))
     wait.location = dot.location
     dot.parent.insert_before(wait, dot)
-    dot.a.replace_uses_where(wait.outputs, lambda user, _index: user is dot)
+    dot.a.replace_uses_where(wait.outputs[0], lambda user, _index: user is dot)
 
 
 def _ring_bytes(buffers, slots: int) -> int:
@@ -230,7 +230,7 @@ def issue_asynchronously(plan: DotPlan, loop, after) -> None:
             wait = wait_right_after(dot)
             if plan.epilogue is not None:
                 restarts = _restarts_after(plan.epilogue, dot, loop, index)
-                _wait_in_branch(plan.epilogue, wait.outputs, index, restarts)
+                _wait_in_branch(plan.epilogue, wait.outputs[0], index, restarts)
         else:
             _wait_before_first_read(loop.body.arguments[index + 1], loop, dot.location)
             if _a_computed_in(dot, loop) and not _depends_on(dot.a, plan.retiring, loop):
@@ -240,10 +240,10 @@ def issue_asynchronously(plan: DotPlan, loop, after) -> None:
 
 def wait_right_after(dot) -> Operation:
     """At most this dot in flight once it is issued: the one before it is done. The wait."""
-    wait = ttng.WarpGroupDotWaitOp(dot.d, pendings=IntegerAttr(1, i32))
+    wait = ttng.WarpGroupDotWaitOp([dot.d], pendings=IntegerAttr(1, i32))
     wait.location = dot.location
     dot.parent.insert_after(wait, dot)
-    dot.d.replace_uses_where(wait.outputs, lambda user, _index: user is not wait)
+    dot.d.replace_uses_where(wait.outputs[0], lambda user, _index: user is not wait)
     return wait
 
 
@@ -262,13 +262,14 @@ def _wait_in_branch(branch, value, index: int, restarts: bool = False) -> None:
         readers = [user for user, _ in value.uses if _within(user, block)]
         if not readers:
             continue
-        wait = ttng.WarpGroupDotWaitOp(value, pendings=IntegerAttr(0, i32))
+        wait = ttng.WarpGroupDotWaitOp([value], pendings=IntegerAttr(0, i32))
         wait.location = branch.location
         block.prepend(wait)
         value.replace_uses_where(
-            wait.outputs, lambda user, _index, b=block, w=wait: user is not w and _within(user, b)
+            wait.outputs[0],
+            lambda user, _index, b=block, w=wait: user is not w and _within(user, b),
         )
-        yielded[block] = wait.outputs
+        yielded[block] = wait.outputs[0]
     if restarts:
         zero = 0 if isinstance(value.type.element_type, IntegerType) else 0.0
         zeros = arith.ConstantOp(DenseElementsAttr(value.type, zero), location=branch.location)
@@ -352,7 +353,7 @@ def _within(op: Operation, block) -> bool:
 
 def _wait_for_last(result, after) -> None:
     """The loop's `result` read after every dot is done."""
-    last = after.add(ttng.WarpGroupDotWaitOp(result, pendings=IntegerAttr(0, i32)))
+    last = after.add(ttng.WarpGroupDotWaitOp([result], pendings=IntegerAttr(0, i32)))
     result.replace_uses_where(last, lambda user, _index: user is not last.defining_op)
 
 
@@ -366,10 +367,10 @@ def _wait_before_first_read(carried, loop, location) -> None:
     if not readers:
         return
     first = min(readers, key=body.index)
-    wait = ttng.WarpGroupDotWaitOp(carried, pendings=IntegerAttr(0, i32))
+    wait = ttng.WarpGroupDotWaitOp([carried], pendings=IntegerAttr(0, i32))
     wait.location = location
     first.parent.insert_before(wait, first)
-    carried.replace_uses_where(wait.outputs, lambda user, _index: user is not wait)
+    carried.replace_uses_where(wait.outputs[0], lambda user, _index: user is not wait)
 
 
 def _in_body(op: Operation, loop) -> Operation:
