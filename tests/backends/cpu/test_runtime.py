@@ -235,6 +235,9 @@ def test_launches_from_several_python_threads():
         except Exception as exc:  # reported below: pytest does not see other threads' errors
             errors.append(exc)
 
+    # Loaded before the threads start: functools.cache lets threads that miss at once each
+    # load a copy, and the copy it does not keep is unmapped while another thread runs it.
+    entry("vector_add")
     workers = [threading.Thread(target=launch, args=(seed,)) for seed in range(4)]
     for w in workers:
         w.start()
