@@ -64,7 +64,7 @@ def compile_ir_text(
     backend, target = registry.lookup(target_name)
     with compile_lock:
         module = parse_module(text, filename)
-        name, func = _kernel(module, filename)
+        name, func = kernel_function(module, filename)
         stages = backend.stages(target, options)
         if laid_out and backend.compiles_ttgir_files:
             stages, options = _after_layouts(module, stages, target_name, options)
@@ -107,7 +107,7 @@ def _after_layouts(module, stages: list, target_name: str, options: CompileOptio
     return stages[names.index("ttgir") + 1 :], options
 
 
-def _kernel(module, filename: str):
+def kernel_function(module, filename: str):
     """The name and op of the module's public `tt.func` (the kernel; private ones are its
     callees)."""
     public = [

@@ -16,10 +16,14 @@ class FuncSyntax(FunctionSyntax):
 
 @body_parser("tt", "ptr")
 def _parse_pointer(parser) -> PointerType:
-    """`<pointee>` or `<pointee, address_space>`."""
+    """`<pointee>` or `<pointee, address_space>`; `<i8, "descriptor">`, the spelling older
+    Triton gave a TMA descriptor parameter (a pointer to the descriptor's bytes in global
+    memory, marked `tt.nv_tma_desc`), reads as a global pointer."""
     parser.expect("<")
     pointee = parser.parse_type()
-    space = parser.parse_integer("address space") if parser.accept(",") else GLOBAL_ADDRESS_SPACE
+    space = GLOBAL_ADDRESS_SPACE
+    if parser.accept(",") and not parser.accept('"descriptor"'):
+        space = parser.parse_integer("address space")
     parser.expect(">", "to close the pointer type")
     return PointerType(pointee, space)
 

@@ -25,11 +25,12 @@ from __future__ import annotations
 import os
 from types import SimpleNamespace
 
+from ...dialects.tt.types import PointerType, TensorDescType
 from ...errors import InterpreterError  # noqa: F401  (Triton's compiler module has it)
 from ...runtime.compiled_kernel import CompiledKernel
 from ...runtime.compiler import build_ttir, compile_kernel, compile_options
 from ...runtime.driver import GPUTarget, active
-from ...runtime.ir_files import compile_ir_file
+from ...runtime.ir_files import compile_ir_file, kernel_function
 from ...runtime.jit import JITFunction
 from ...runtime.specialization import TypedArgument
 from .._C.libtriton import ir
@@ -108,12 +109,41 @@ class ASTSource:
 class IRSource:
     """A file of IR to compile (`.ttir`, `.ttgir`: runtime/ir_files.py), as Triton names it;
     `triton.compile(IRSource(path))` is `triton.compile(path)`. `context` and `backend`, the
-    MLIR context and back end Triton parses it with, are accepted and not used."""
+    MLIR context and back end Triton parses it with, are accepted and not used.
+
+    What tools read of the file before compiling it, as Triton's IRSource gives it: `name`,
+    the kernel's symbol (`@add_kernel`); `signature`, each parameter's type by index in the
+    IR's spelling (`*f32`, `i32`; `nvTmaDesc` for a parameter marked `tt.nv_tma_desc`, a
+    TMA descriptor's, and for a `!tt.tensordesc`); `parse_options()`, the launch options the
+    module's attributes fix (a TTGIR file's `ttg.num-warps`)."""
 
     def __init__(self, path, context=None, backend=None):
+        from ...ir.parser import parse_module
+
         self.path = os.fspath(path)
         self.ext = os.path.splitext(self.path)[1].lstrip(".")
-        self.name = os.path.splitext(os.path.basename(self.path))[0]
+        with open(self.path) as file:
+            self._module = parse_module(file.read(), self.path)
+        name, func = kernel_function(self._module, self.path)
+        self.name = f"@{name}"
+        self.signature = {
+            index: _parameter_type(func.arg_attr(index, "tt.nv_tma_desc"), argument.type)
+            for index, argument in enumerate(func.body.block.arguments)
+        }
+
+    def parse_options(self) -> dict:
+        attributes = self._module.attributes
+        names = {"ttg.num-warps": "num_warps", "ttg.num-ctas": "num_ctas"}
+        return {option: attributes[key].value for key, option in names.items() if key in attributes}
+
+
+def _parameter_type(tma_mark, ty) -> str:
+    """A parameter's type as IRSource.signature spells it."""
+    if tma_mark is not None or isinstance(ty, TensorDescType):
+        return "nvTmaDesc"
+    if isinstance(ty, PointerType):
+        return f"*{ty.pointee_type}"
+    return str(ty)
 
 
 def compile(src, target=None, options=None, _env_vars=None) -> CompiledKernel:
