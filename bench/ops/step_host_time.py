@@ -49,7 +49,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 import naiad.ops as ops
-from naiad.backends.cpu import pool
+from naiad.backends.cpu import lanes, pool
 from naiad.ops import registry
 from naiad.runtime.cpu_fast_launch import FastCpuLaunch
 from naiad.runtime.cpu_launcher import CpuLauncher
@@ -243,6 +243,7 @@ def main():
     torch.set_num_threads(1)
     if args.no_kernels:
         pool.run = _no_kernel
+        lanes.one_program = lambda *made: _no_kernel
         FastCpuLaunch.__call__ = _no_prepared_launch
     model, tokens, labels = model_and_tokens(getattr(torch, args.dtype))
     if args.per_op or args.replay:

@@ -37,6 +37,7 @@ class Prepared(NamedTuple):
     pack: object  # struct's pack_into of the whole block
     new_block: type  # the block's ctypes array type
     run: object  # the pool's run
+    one_program: object  # its grid of one program run (the pool's one_program)
     launchable: object  # the loaded kernel (its `entry` stays mapped while this lives)
 
 
@@ -83,6 +84,12 @@ def _runner(launch: Prepared, template, values_at, extents_at, n_programs, threa
     launchable = launch.launchable  # held by the closure: its entry stays mapped
     entry, scratch, sites = launchable.entry, launchable.scratch_bytes, launchable.sites
     local = threading.local()
+    if n_programs == 1:  # most small ops' launches
+        go = launch.one_program
+    else:
+
+        def go(block):
+            run(entry, block, n_programs, scratch, sites, threads)
 
     def bound_run(values, arguments):
         if launcher.kernels is not table:
@@ -108,7 +115,7 @@ def _runner(launch: Prepared, template, values_at, extents_at, n_programs, threa
             pack(block, 0, *slots)
         except struct.error:  # the normal path converts it as ctypes does
             return False
-        run(entry, block, n_programs, scratch, sites, threads)
+        go(block)
         return launchable.kernel  # the CompiledKernel that ran
 
     return bound_run

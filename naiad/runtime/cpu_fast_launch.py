@@ -45,6 +45,7 @@ class FastCpuLaunch:
         "_launchable",
         "_launcher",
         "_local",
+        "_one",
         "_pack",
         "_pointers",
         "_run",
@@ -58,7 +59,7 @@ class FastCpuLaunch:
     )
 
     def __init__(self, launcher: CpuLauncher, launchable: CpuLaunchable, places, select, pointers):
-        from ..backends.cpu import pool
+        from ..backends.cpu import lanes, pool
 
         jit_function = launcher.jit_function
         self._launcher = launcher
@@ -76,6 +77,7 @@ class FastCpuLaunch:
         self._stream_threshold = launchable.stream_threshold
         self._select = select
         self._run = pool.run
+        self._one = lanes.one_program(launchable.entry, launchable.scratch_bytes, launchable.sites)
         self._entry = launchable.entry
         self._launchable = launchable  # keeps `_entry` mapped
         self._scratch = launchable.scratch_bytes
@@ -150,8 +152,11 @@ class FastCpuLaunch:
             self._pack(block, 0, dims[0], dims[1], dims[2], *values, *extents, stream)
         except struct.error:  # not an int64 (an unsigned one past 2**63): as ctypes converts it
             block = self._block(dims[0], dims[1], dims[2], *values, *extents, stream)
-        threads = 1 if n_programs <= self._inline_programs else None
-        self._run(self._entry, block, n_programs, self._scratch, self._sites, threads)
+        if n_programs == 1:
+            self._one(block)
+        else:
+            threads = 1 if n_programs <= self._inline_programs else None
+            self._run(self._entry, block, n_programs, self._scratch, self._sites, threads)
         return self._launchable.kernel  # the CompiledKernel that ran: what a launch returns
 
     def bind(self, fixed: dict, varying: tuple, dims):
@@ -160,7 +165,7 @@ class FastCpuLaunch:
         prepared = Prepared(
             self._launcher, self._table, self._check, self._tensor, self._slots,
             tuple(self._pointers), self._stream_threshold, self._inline_programs, self._pack,
-            self._block, self._run, self._launchable,
+            self._block, self._run, self._one, self._launchable,
         )  # fmt: skip
         return bind_parameters(prepared, fixed, varying, dims)
 

@@ -1,15 +1,13 @@
 """The grid runner: runs a kernel's programs on the calling thread or on all cores.
 
 `run(entry, params, n_programs, scratch_bytes, sites)` launches a compiled entry point (see
-`abi.py`) over a grid. A grid of one program is one ctypes call of the entry point: nothing to
-hand out, and no time slice could end before that program does (a launch through the pool's
-native functions cost 7 us more on a loaded 2-core machine: bench/cpu/launch_overhead.py,
-"inline launch" against "bare ctypes call", which is what small ops launch many of). A larger
-grid on one thread runs inline, on the calling thread alone. A larger grid is
-cut into chunks of consecutive program ids that the calling thread and the persistent workers
-take in increasing order (`pool_ir.py`): the workers are native threads waiting in native code,
-so a launch costs one ctypes call and a futex wake-up, never a Python thread switch
-(bench/cpu/launch_overhead.py compares it with Python threads).
+`abi.py`) over a grid. A grid of one program is one ctypes call of the entry point on the
+calling thread's lane (lanes.py, which also makes that call ready once for a prepared launch:
+`one_program`). A larger grid on one thread runs inline, on the calling thread alone. A larger
+grid is cut into chunks of consecutive program ids that the calling thread and the persistent
+workers take in increasing order (`pool_ir.py`): the workers are native threads waiting in
+native code, so a launch costs one ctypes call and a futex wake-up, never a Python thread
+switch (bench/cpu/launch_overhead.py compares it with Python threads).
 
 Either way the calling thread returns to Python every `SLICE_NS` while the launch runs
 (pool_caller_ir.py), so that signal handlers run: a Ctrl-C cancels the launch (the programs
@@ -23,9 +21,9 @@ inline. The pool starts on the
 first large launch, is rebuilt when the setting changes, after `os.fork` (the child has none of
 the parent's threads), and after `shutdown()`; its threads are joined at exit.
 
-Scratch arenas are owned here and grown on demand: one per worker, and one per Python thread
-that launches (with that thread's status record), so launches from several Python threads never
-share memory; launches that use the workers take turns.
+Scratch arenas are grown on demand: one per worker, owned here, and one per Python thread that
+launches (its lane's, with that thread's status record), so launches from several Python
+threads never share memory; launches that use the workers take turns.
 """
 
 from __future__ import annotations
@@ -34,13 +32,12 @@ import atexit
 import ctypes
 import functools
 import os
-import struct
 import threading
 
 import numpy as np
 
 from ... import knobs
-from . import abi, loader, object_store, pool_caller_ir, pool_ir
+from . import lanes, loader, object_store, pool_caller_ir, pool_ir
 from .target import host_target
 
 # A grid of fewer programs runs inline. One program has nothing to share; any more may be worth
@@ -48,11 +45,6 @@ from .target import host_target
 # knows no program's cost: the launcher asks for one thread (`threads`) where the kernel's TTIR
 # says the grid's work is small (runtime/cpu_inline_grid.py).
 INLINE_BELOW = 2
-# The entry point's C type (abi.py): params, first program, end, scratch, status.
-_ENTRY_TYPE = ctypes.CFUNCTYPE(
-    None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p
-)
-_ENTRY_CALLS_KEPT = 4096  # entry points' ctypes functions kept, by address (_entry_call)
 # Chunks per thread: enough to even out programs of unequal cost and, on a machine shared with
 # other jobs, to bound what a preempted thread holds up (the launch waits for the chunk it has
 # taken: a sixteenth of its share, where four chunks left a quarter); few enough that taking a
@@ -61,27 +53,6 @@ CHUNKS_PER_THREAD = 16
 # A launch returns to Python this often (pool_caller_ir.py), so that a Ctrl-C stops it: each
 # return costs a few microseconds.
 SLICE_NS = 20_000_000
-
-
-class _Arena:
-    """A block of memory aligned to `abi.SCRATCH_ALIGN`, grown on demand (never shrunk)."""
-
-    __slots__ = ("_buffer", "address", "size")
-
-    def __init__(self, size: int = 0):
-        self.size = -1
-        self.reserve(size)
-
-    def reserve(self, size: int) -> bool:
-        """Make the arena hold at least `size` bytes; True if it moved."""
-        if size <= self.size:
-            return False
-        size = max(size, 4096)
-        self._buffer = np.empty(size + abi.SCRATCH_ALIGN, np.uint8)
-        start = self._buffer.ctypes.data
-        self.address = start + (-start % abi.SCRATCH_ALIGN)
-        self.size = size
-        return True
 
 
 class _Native:
@@ -130,26 +101,14 @@ def _load_native() -> _Native:
         return _native_code
 
 
-class _Lane:
-    """What one launching Python thread owns: its status record, its scratch arena, and the
-    pool state of the grids it runs alone (no worker invited: pool_caller_ir.py)."""
-
-    def __init__(self):
-        self.status = _Arena(abi.STATUS_BYTES)
-        self.code = ctypes.c_int32.from_address(self.status.address + abi.STATUS_CODE_OFFSET)
-        self.scratch = _Arena()
-        self.state = _Arena(pool_ir.STATE_BYTES)
-        ctypes.memset(self.state.address, 0, pool_ir.STATE_BYTES)
-
-
 class _Workers:
     """`count` native worker threads sharing one pool state (see pool_ir.py)."""
 
     def __init__(self, count: int):
         native = _native()
-        self._state = _Arena(pool_ir.STATE_BYTES)
+        self._state = lanes.Arena(pool_ir.STATE_BYTES)
         ctypes.memset(self._state.address, 0, pool_ir.STATE_BYTES)
-        self._arenas = [_Arena() for _ in range(count)]  # for workers 1..count
+        self._arenas = [lanes.Arena() for _ in range(count)]  # for workers 1..count
         self._table = (ctypes.c_void_p * (count + 1))()  # by worker index; 0 is the caller's lane
         self._publish_table()
         self._args = (ctypes.c_uint64 * (2 * (count + 1)))()
@@ -199,8 +158,6 @@ class _Workers:
             libc.pthread_join(ctypes.c_uint64(self._threads[index]), None)
 
 
-_local = threading.local()
-_entry_calls: dict = {}  # entry address -> its ctypes function (_entry_call)
 _workers: _Workers | None = None
 _workers_lock = threading.Lock()
 _abandoned: list = []  # what cancelled launches whose programs did not end still use
@@ -264,12 +221,10 @@ def run(
         KernelAssertionError, KernelIndexError: a program failed; located at the site's line.
     """
     params_address = _address(params)
-    lane = getattr(_local, "lane", None)
-    if lane is None:
-        lane = _local.lane = _Lane()
+    lane = lanes.lane()
     lane.scratch.reserve(scratch_bytes)
     if n_programs < INLINE_BELOW:  # no settings read: this is the path of tiny launches
-        code = _run_one(entry_address, params_address, n_programs, lane)
+        code = lanes.run_direct(entry_address, params_address, n_programs, lane)
     else:
         threads = thread_count() if threads is None else min(threads, thread_count())
         if threads == 1:  # one chunk of every program, on the lane's own state
@@ -280,32 +235,7 @@ def run(
                 entry_address, params_address, n_programs, scratch_bytes, threads, lane, params
             )
     if code:
-        raw = ctypes.string_at(lane.status.address, abi.STATUS_BYTES)
-        grid = struct.unpack("<3q", ctypes.string_at(params_address, 3 * abi.SLOT_BYTES))
-        raise abi.fault_error(abi.decode_status(raw), sites, grid)
-
-
-def _run_one(entry: int, params: int, n_programs: int, lane: _Lane) -> int:
-    """Run programs [0, n_programs) (at most one) by a direct call of the entry point, and
-    return the status code. The record's first 64 bytes are zero before a launch (abi.py): a
-    failed or cancelled launch left them set, which a pool launch clears itself."""
-    if lane.code.value:
-        ctypes.memset(lane.status.address, 0, 64)
-    call = _entry_calls.get(entry)
-    if call is None:
-        call = _entry_call(entry)
-    call(params, 0, n_programs, lane.scratch.address, lane.status.address)
-    return lane.code.value
-
-
-def _entry_call(entry: int):
-    """The ctypes function of the entry point at `entry`, made once per address. Every entry
-    point has abi.py's signature, so one kept for code since unloaded and replaced at the
-    same address still calls what is there now."""
-    if len(_entry_calls) >= _ENTRY_CALLS_KEPT:
-        _entry_calls.clear()
-    call = _entry_calls[entry] = _ENTRY_TYPE(entry)
-    return call
+        lanes.raise_fault(lane, params_address, sites)
 
 
 def _run_on_workers(entry, params, n_programs, scratch_bytes, threads, lane, keep) -> int:
@@ -324,7 +254,7 @@ def _run_on_workers(entry, params, n_programs, scratch_bytes, threads, lane, kee
         return _drive(_workers.state, job, lane, keep, _workers)
 
 
-def _drive(state: int, job: tuple, lane: _Lane, keep, workers=None) -> int:
+def _drive(state: int, job: tuple, lane: lanes.Lane, keep, workers=None) -> int:
     """Run `job` (entry, params, programs, chunk, workers invited) on pool `state` to its end,
     one slice at a time (pool_caller_ir.py), and return its status code. Between slices Python
     runs its signal handlers: a KeyboardInterrupt (or any exception they raise) cancels the
@@ -341,7 +271,7 @@ def _drive(state: int, job: tuple, lane: _Lane, keep, workers=None) -> int:
     return code
 
 
-def _cancel(native, state: int, lane: _Lane, keep, workers) -> None:
+def _cancel(native, state: int, lane: lanes.Lane, keep, workers) -> None:
     """Stop the launch on `state`: no program starts after the ones running (a failed program
     stops a launch so too: abi.py), whose end is waited for. A program may never end (a
     spin lock handed down the grid waits for one that will not run now): a second Ctrl-C
@@ -354,7 +284,7 @@ def _cancel(native, state: int, lane: _Lane, keep, workers) -> None:
             pass
     except KeyboardInterrupt:
         _abandoned.append((lane, keep, workers))
-        _local.lane = _Lane()
+        lanes.local.lane = lanes.Lane()
         if workers is not None:
             native.stop(state)
             if _workers is workers:

@@ -11,7 +11,7 @@ import pytest
 from runtime_kernels import BLOCK, entry
 
 from naiad import knobs
-from naiad.backends.cpu import abi, pool, pool_caller_ir
+from naiad.backends.cpu import abi, lanes, pool, pool_caller_ir
 from naiad.errors import InternalError, KernelAssertionError, KernelIndexError
 
 THREADS = [1, 2, 3]
@@ -190,7 +190,7 @@ def test_status_is_zeroed_between_launches(sites):
 
 
 def test_one_program_launches_after_failures_and_cancels(sites):
-    """A one-program grid calls its entry point directly (pool._run_one): its failure is
+    """A one-program grid calls its entry point directly (lanes.run_direct): its failure is
     reported as any launch's, and a status record left set by a failed launch (of any grid) or
     a cancelled one does not stop the next one-program launch from running."""
     with pytest.raises(KernelAssertionError, match=r"in program \(0, 0, 0\)"):
@@ -199,9 +199,36 @@ def test_one_program_launches_after_failures_and_cancels(sites):
     with pytest.raises(KernelAssertionError):
         fail_at(40, 3, abi.FAULT_ASSERT, 2, sites)
     assert fail_at(1, 99, abi.FAULT_ASSERT, 2, sites)[0] == 1
-    pool._local.lane.code.value = pool_caller_ir.FAULT_INTERRUPT  # as a Ctrl-C's cancel leaves it
+    lanes.local.lane.code.value = pool_caller_ir.FAULT_INTERRUPT  # as a Ctrl-C's cancel leaves it
     assert fail_at(1, 99, abi.FAULT_ASSERT, 1, sites)[0] == 1
     assert fail_at(3, 99, abi.FAULT_ASSERT, 1, sites)[0] == 3  # and a pool launch after it
+
+
+def test_a_prepared_one_program_launch_runs_as_the_pool_does(sites):
+    """lanes.one_program, made once and called with a ctypes block, runs a grid of one program
+    as pool.run does: a failure is reported at the kernel's line, a status left set by a
+    failed or cancelled launch does not stop the next one, and the lane's scratch arena holds
+    what the kernel asks for, grown where an earlier launch left it smaller."""
+    ran = np.zeros(1, np.int64)
+    launch = lanes.one_program(entry("fail_at"), 0, sites)
+
+    def block(bad):
+        return (ctypes.c_int64 * 7)(1, 1, 1, bad, address(ran), abi.FAULT_ASSERT, 1)
+
+    with pytest.raises(KernelAssertionError, match=r"3: error: .* in program \(0, 0, 0\)"):
+        launch(block(0))
+    launch(block(99))
+    lanes.local.lane.code.value = pool_caller_ir.FAULT_INTERRUPT  # as a Ctrl-C's cancel leaves it
+    launch(block(99))
+    assert ran[0] == 3
+    words = 1 << 18  # more than this file's other launches ask for
+    out = np.full(2, -1, np.int64)
+    assert lanes.local.lane.scratch.size < 8 * words
+    lanes.one_program(entry("scratch_user"), 8 * words, [])(
+        (ctypes.c_int64 * 5)(1, 1, 1, address(out), words)
+    )
+    lane = lanes.local.lane
+    assert out[0] == 0 and out[1] == lane.scratch.address and lane.scratch.size >= 8 * words
 
 
 def test_unknown_site_or_code_is_an_internal_error(sites):
