@@ -17,6 +17,9 @@ layout's free lane and warp bits zero copies it. The copies of the
 other threads become visible at the barrier that follows the wait (emitted with it), which
 also tells the copies of the next stage that every warp is done reading the slot they
 overwrite.
+
+The ops' `!ttg.async.token`s only order them in the IR (Triton's TTGIR threads them through
+loops and branches): a token lowers to no registers, so it costs no phi wherever it flows.
 """
 
 from __future__ import annotations
@@ -79,17 +82,17 @@ def _async_copy(ctx: Context, op) -> None:
             em.asm("void", text, "r,l,r", args)
         else:
             em.asm("void", "@$3 " + text, "r,l,r,b", [*args, ("i1", unique)])
-    ctx[op.token] = ["0"]
+    ctx[op.token] = []
 
 
 @lowers("ttg.async_commit_group")
 def _commit_group(ctx: Context, op) -> None:
     ctx.em.asm("void", "cp.async.commit_group;", "", [])
-    ctx[op.asyncToken] = ["0"]
+    ctx[op.asyncToken] = []
 
 
 @lowers("ttg.async_wait")
 def _wait(ctx: Context, op) -> None:
     ctx.em.asm("void", f"cp.async.wait_group {op.num.value};", "", [])
     barriers.barrier(ctx)
-    ctx[op.retToken] = ["0"]
+    ctx[op.retToken] = []

@@ -92,13 +92,12 @@ def _if(ctx: Context, op) -> None:
         em.emit(f"br label %{merge}")
     em.start_block(merge)
     for k, result in enumerate(op.results):
-        kind = llvm_type(result.type)
         offset = sum(len(ctx[v]) for v in op.thenRegion.block.terminator.operands[:k])
         count = len(ctx[op.thenRegion.block.terminator.operands[k]])
         registers = []
-        for i in range(offset, offset + count):
+        for i in range(offset, offset + count):  # none for a value without registers (a token)
             sources = ", ".join(f"[ {values[i]}, %{block} ]" for values, block in arms)
-            registers.append(em.op(f"phi {kind} {sources}", "phi"))
+            registers.append(em.op(f"phi {llvm_type(result.type)} {sources}", "phi"))
         ctx[result] = registers
 
 

@@ -167,32 +167,58 @@ def _safe_divisor(text: str, width: int, signed: bool) -> bool:
     return value != 0 and not (signed and value % (1 << width) == (1 << width) - 1)
 
 
+def _divide(ctx: Context, name: str, t: str, a: str, b: str) -> str:
+    """`a / b` or `a % b` (`name` one of _DIVISIONS) of registers of LLVM type `t`, with the
+    GPU's result where LLVM's would be undefined (module doc)."""
+    llvm_name, ptx_name = _DIVISIONS[name]
+    width = int(t[1:])
+    signed = llvm_name.startswith("s")
+    if _safe_divisor(b, width, signed):
+        return ctx.em.op(f"{llvm_name} {t} {a}, {b}")
+    if width < 16:  # PTX has no 8-bit division: widen (exact for these ops)
+        ext = "sext" if signed else "zext"
+        wa = ctx.em.op(f"{ext} {t} {a} to i16")
+        wb = ctx.em.op(f"{ext} {t} {b} to i16")
+        text = f"{ptx_name}16 $0, $1, $2;"
+        wide = ctx.em.asm("i16", text, "=h,h,h", [("i16", wa), ("i16", wb)], False)
+        result = ctx.em.op(f"trunc i16 {wide} to {t}")
+    else:
+        letter = "l" if width == 64 else "r" if width == 32 else "h"
+        text = f"{ptx_name}{width} $0, $1, $2;"
+        result = ctx.em.asm(t, text, f"={letter},{letter},{letter}", [(t, a), (t, b)], False)
+    if ptx_name.startswith("rem"):  # `rem` by 0 gives all ones: Naiad defines x % 0 = x
+        by_zero = ctx.em.op(f"icmp eq {t} {b}, 0")
+        result = ctx.em.op(f"select i1 {by_zero}, {t} {a}, {t} {result}")
+    return result
+
+
 @lowers(*_DIVISIONS)
 def _division(ctx: Context, op) -> None:
-    llvm_name, ptx_name = _DIVISIONS[op.name]
-    width = element_of(op.lhs.type).width
-    signed = llvm_name.startswith("s")
-    letter = "l" if width == 64 else "r" if width == 32 else "h"
+    map_registers(ctx, op, lambda t, a, b: _divide(ctx, op.name, t, a, b))
 
-    def ptx_division(t, a, b):
-        if width < 16:  # PTX has no 8-bit division: widen (exact for these ops)
-            ext = "sext" if signed else "zext"
-            wa = ctx.em.op(f"{ext} {t} {a} to i16")
-            wb = ctx.em.op(f"{ext} {t} {b} to i16")
-            text = f"{ptx_name}16 $0, $1, $2;"
-            wide = ctx.em.asm("i16", text, "=h,h,h", [("i16", wa), ("i16", wb)], False)
-            return ctx.em.op(f"trunc i16 {wide} to {t}")
-        text = f"{ptx_name}{width} $0, $1, $2;"
-        return ctx.em.asm(t, text, f"={letter},{letter},{letter}", [(t, a), (t, b)], False)
+
+@lowers("arith.ceildivsi", "arith.ceildivui", "arith.floordivsi")
+def _rounded_division(ctx: Context, op) -> None:
+    """MLIR's rounded divisions (Triton's TTGIR has them for `tl.cdiv` and flattened loops):
+    the truncating quotient moved by one where the remainder is not 0 and the exact quotient
+    lies on that side. Built on the guarded `/` and `%` above, so a divisor of 0 gives the
+    value the CPU back end and the evaluator give, never LLVM's undefined behaviour."""
+    unsigned = op.name == "arith.ceildivui"
+    suffix = "ui" if unsigned else "si"
+    em = ctx.em
 
     def make(t, a, b):
-        if _safe_divisor(b, width, signed):
-            return ctx.em.op(f"{llvm_name} {t} {a}, {b}")
-        result = ptx_division(t, a, b)
-        if ptx_name.startswith("rem"):  # `rem` by 0 gives all ones: Naiad defines x % 0 = x
-            by_zero = ctx.em.op(f"icmp eq {t} {b}, 0")
-            result = ctx.em.op(f"select i1 {by_zero}, {t} {a}, {t} {result}")
-        return result
+        quotient = _divide(ctx, f"arith.div{suffix}", t, a, b)
+        inexact = em.op(f"icmp ne {t} {_divide(ctx, f'arith.rem{suffix}', t, a, b)}, 0")
+        if unsigned:
+            return em.op(f"add {t} {quotient}, {em.op(f'zext i1 {inexact} to {t}')}")
+        signs_differ = em.op(f"icmp slt {t} {em.op(f'xor {t} {a}, {b}')}, 0")
+        if op.name == "arith.floordivsi":
+            step = em.op(f"and i1 {inexact}, {signs_differ}")
+            return em.op(f"sub {t} {quotient}, {em.op(f'zext i1 {step} to {t}')}")
+        same_sign = em.op(f"xor i1 {signs_differ}, true")
+        step = em.op(f"and i1 {inexact}, {same_sign}")
+        return em.op(f"add {t} {quotient}, {em.op(f'zext i1 {step} to {t}')}")
 
     map_registers(ctx, op, make)
 

@@ -1,0 +1,137 @@
+"""TTGIR that Triton 3.6 prints, compiled from the file for sm_90a without a GPU
+(runtime/ir_files.py, fixture_kernels/triton_ttgir.py): every printed file and the hand-written
+ones compile to PTX that ptxas accepts, whose kernel takes the file's parameters (Triton's
+launch adds two scratch pointers after them, which Naiad's kernels take only when they use
+scratch); the ones without shared memory run on the CPU (which drops the layouts) against NumPy.
+A GPU launch of them: .device/h35_ttgir_gpu.sh."""
+
+import re
+
+import numpy as np
+import pytest
+from fixture_kernels.triton_ttgir import (
+    PRINTED,
+    ROUNDED_DIVISIONS,
+    TOKENS,
+    TRITON36,
+    rounded_reference,
+)
+from test_lowering import assemble
+from test_toolchain import needs_ptxas
+
+from naiad.backends.registry import CompileOptions
+from naiad.dialects import ttng
+from naiad.ir import VerificationError, verify
+from naiad.ir.parser import parse_module
+from naiad.ir.printer import print_module
+from naiad.runtime.ir_files import compile_ir_file, compile_ir_text
+
+OPTIONS = CompileOptions(num_warps=4, num_stages=3)
+
+# A wait of Triton's shape: the accumulator and the buffers its dot reads pass through.
+WAIT = """\
+#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
+#smem = #ttg.shared_memory
+module {
+  tt.func @f(%arg0: tensor<64x64xf32, #mma>) {
+    %0 = ttg.local_alloc : () -> !ttg.memdesc<64x64xf16, #shared, #smem, mutable>
+    %1:2 = ttng.warp_group_dot_wait %arg0, %0 {pendings = 1 : i32} : tensor<64x64xf32, #mma>, !ttg.memdesc<64x64xf16, #shared, #smem, mutable>
+    tt.return
+  }
+}
+"""  # noqa: E501
+
+
+def _entry_parameters(ptx: str) -> list[str]:
+    """The PTX types of the `.entry`'s parameters, in order."""
+    entry = ptx[ptx.index(".entry") :]
+    return re.findall(r"\.param \.(\w+)", entry[: entry.index(")")])
+
+
+def _ptx_type(kind: str) -> str:
+    return "u64" if kind.startswith("*") else {"i32": "u32", "fp32": "f32"}[kind]
+
+
+def test_a_wait_passes_each_input_to_its_output():
+    module = parse_module(WAIT)
+    verify(module)
+    assert print_module(module, locations=False) == WAIT
+    (wait,) = (op for op in module.walk() if isinstance(op, ttng.WarpGroupDotWaitOp))
+    assert [v.type for v in wait.outputs] == [v.type for v in wait.inputs]
+    generic = print_module(module, generic=True, locations=False)
+    wrong = generic.replace("-> (tensor<64x64xf32, #mma>,", "-> (tensor<64x64xf16, #mma>,")
+    assert wrong != generic
+    with pytest.raises(VerificationError, match="output #0 has the type of input #0"):
+        verify(parse_module(wrong))
+
+
+@needs_ptxas
+@pytest.mark.parametrize("name", sorted(PRINTED))
+def test_tritons_printed_ttgir_compiles_for_sm90a(name, tmp_path):
+    warps, parameters = PRINTED[name]
+    kernel = compile_ir_file(TRITON36 / f"{name}.ttgir", "cuda:sm_90a", OPTIONS)
+    assert kernel.metadata.num_warps == warps
+    assert kernel.metadata.parameters == parameters
+    ptx = kernel.asm["ptx"]
+    assert _entry_parameters(ptx) == [_ptx_type(kind) for kind in parameters]
+    report = assemble(ptx, "sm_90a", tmp_path)
+    assert "0 bytes spill stores" in report
+
+
+@needs_ptxas
+def test_the_persistent_matmul_keeps_its_wgmma_pipeline(tmp_path):
+    """Tutorial 09's loop: one asynchronous wgmma chain a k-step, waited down to one in
+    flight (the wait of three values: the accumulator and both buffers), 3 copy stages."""
+    kernel = compile_ir_file(TRITON36 / "persistent_matmul.ttgir", "cuda:sm_90a", OPTIONS)
+    ptx = kernel.asm["ptx"]
+    assert "wgmma.wait_group.sync.aligned 1;" in ptx
+    assert "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16" in ptx
+    assert "cp.async.wait_group 2;" in ptx
+    assert kernel.metadata.shared >= 3 * (128 * 64 + 64 * 256) * 2
+
+
+@needs_ptxas
+def test_rounded_divisions_use_the_gpus_division(tmp_path):
+    """`arith.ceildivsi`, `floordivsi` and `ceildivui` by a divisor known at run time: PTX's
+    own `div` and `rem` (defined for 0), never LLVM's (undefined there)."""
+    kernel = compile_ir_text(ROUNDED_DIVISIONS, "rounded.ttgir", "cuda:sm_90a", OPTIONS, True)
+    assert not re.search(r"\b[su](div|rem) ", kernel.asm["llir"])
+    ptx = kernel.asm["ptx"]
+    for instruction in ("div.s32", "rem.s32", "div.u32", "rem.u32"):
+        assert instruction in ptx
+    assemble(ptx, "sm_90a", tmp_path)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_rounded_divisions_run_on_the_cpu(seed):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-(2**31), 2**31, 128, dtype=np.int64).astype(np.int32)
+    d = rng.integers(-50, 50, 128).astype(np.int32)
+    a[:8] = [7, -7, 7, -7, 0, 5, -5, -(2**31)]
+    d[:8] = [2, 2, -2, -2, 3, 0, 0, -1]
+    kernel = compile_ir_text(ROUNDED_DIVISIONS, "rounded.ttgir", "cpu", OPTIONS, True)
+    out = np.zeros(384, np.int32)
+    kernel[(1,)](a, d, out)
+    for got, expected in zip(np.split(out, 3), rounded_reference(a, d), strict=True):
+        np.testing.assert_array_equal(got, expected)
+
+
+@needs_ptxas
+def test_tokens_flow_without_registers(tmp_path):
+    """`!ttg.async.token`s carried by an scf.if and an scf.for cost no phi: none of the PTX's
+    registers is a token's."""
+    kernel = compile_ir_text(TOKENS, "tokens.ttgir", "cuda:sm_90a", OPTIONS, True)
+    llir = kernel.asm["llir"]
+    assert "cp.async.commit_group" in llir and llir.count("cp.async.wait_group 0") == 3
+    assert not re.search(r"phi i32 \[ 0,", llir)
+    assemble(kernel.asm["ptx"], "sm_90a", tmp_path)
+
+
+def test_the_printed_vector_add_runs_on_the_cpu():
+    rng = np.random.default_rng(5)
+    kernel = compile_ir_file(TRITON36 / "vector_add.ttgir", "cpu", OPTIONS)
+    x, y = (rng.standard_normal(3000).astype(np.float32) for _ in range(2))
+    out = np.full_like(x, np.nan)
+    kernel[(3,)](x, y, out, 3000)
+    np.testing.assert_allclose(out, x.astype(np.float64) + y, rtol=1e-6, atol=1e-7)
