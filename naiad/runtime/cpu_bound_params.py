@@ -6,10 +6,10 @@ only its tensors (and a scalar factor) change. The prepared launch (cpu_fast_lau
 did, per call, what depends only on the fixed part: the runtime values' tuple with the fixed
 ones appended, each fixed integer's conversion to its 8-byte slot, the grid's program count,
 its streaming threshold (cpu_streaming.program_threshold) and its thread choice; about 1 us of
-a small launch's 5 on the development CPU. Here those are done once: each thread keeps a list
-of the block's slots with the fixed ones in place, and a call writes the varying values and
-the extents of the varying arrays into it, packs it and runs the grid on the pool, as the
-prepared launch does.
+a small launch's 5 on the development CPU. Here those are done once: a per-call function is
+generated for the block's layout, with the fixed slots as constants, and a call packs its
+thread's block from them, the varying values and the extents of the varying arrays, and runs
+the grid as the prepared launch does.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import struct
 import threading
 from typing import NamedTuple
 
+from .binder import define
 from .cpu_parameters import extent
 from .cpu_streaming import program_threshold
 
@@ -78,44 +79,73 @@ def bind_parameters(launch: Prepared, fixed: dict, varying: tuple, dims):
 
 
 def _runner(launch: Prepared, template, values_at, extents_at, n_programs, threads):
-    """The per-call function of `bind_parameters` (see there)."""
-    launcher, table, check, tensor = launch.launcher, launch.table, launch.check, launch.tensor
-    pack, run = launch.pack, launch.run
-    launchable = launch.launchable  # held by the closure: its entry stays mapped
+    """The per-call function of `bind_parameters` (see there), generated for its slots: the
+    varying values unpacked, each varying array's extent read inline (`extent`, a tensor's
+    case), and one pack of the block from names and constants; a loop over the slots into a
+    list and the list's unpacking cost a launch of three tensors 0.6 us more."""
+    launchable = launch.launchable  # held by the function: its entry stays mapped
+    env = {
+        "__launcher": launch.launcher, "__table": launch.table, "__check": launch.check,
+        "__tensor": launch.tensor, "__local": threading.local(), "__new_block": launch.new_block,
+        "__pack": launch.pack, "__struct_error": struct.error, "__extent": extent,
+        "__type": type, "__kernel": launchable.kernel, "__launchable": launchable,  # (kept)
+    }  # fmt: skip
+    env["__go"] = _grid_run(launch, n_programs, threads)
+    slots = [str(int(value)) for value in template]  # the fixed slots, as constants
+    places = sorted({place for _, place, _ in values_at} | {place for _, place in extents_at})
+    lines = [
+        "def bound_run(values, arguments):",
+        "    if __launcher.kernels is not __table:",
+        "        return False",
+        *(["    __check()"] if launch.check is not None else []),
+        "    try:  # this thread's block: the pool reads it during the launch",
+        "        block = __local.block",
+        "    except AttributeError:",
+        "        block = __local.block = __new_block()",
+    ]
+    for place in places:
+        lines.append(f"    v{place} = values[{place}]")
+    for slot, place, convert in values_at:
+        if convert is not None:
+            env[f"__convert{slot}"] = convert
+        slots[slot] = f"v{place}" if convert is None else f"__convert{slot}(v{place})"
+    for slot, place in extents_at:
+        lines += _extent_lines(place, slot)
+        slots[slot], slots[slot + 1] = f"low{slot}", f"high{slot}"
+    lines += [
+        "    try:",
+        f"        __pack(block, 0, {', '.join(slots)})",
+        "    except __struct_error:  # the normal path converts it as ctypes does",
+        "        return False",
+        "    __go(block)",
+        "    return __kernel  # the CompiledKernel that ran",
+    ]
+    return define("bound_run", "\n".join(lines) + "\n", env, "<naiad bound CPU launch>")
+
+
+def _grid_run(launch: Prepared, n_programs: int, threads):
+    """`go(block)`: the grid of `n_programs` run with `block` (a grid of one program, most
+    small ops' launches, by the entry call made once: lanes.one_program)."""
+    if n_programs == 1:
+        return launch.one_program
+    run, launchable = launch.run, launch.launchable
     entry, scratch, sites = launchable.entry, launchable.scratch_bytes, launchable.sites
-    local = threading.local()
-    if n_programs == 1:  # most small ops' launches
-        go = launch.one_program
-    else:
 
-        def go(block):
-            run(entry, block, n_programs, scratch, sites, threads)
+    def go(block):
+        run(entry, block, n_programs, scratch, sites, threads)
 
-    def bound_run(values, arguments):
-        if launcher.kernels is not table:
-            return False
-        if check is not None:
-            check()
-        try:  # this thread's block and slots: the pool reads the block during the launch
-            block, slots = local.state
-        except AttributeError:
-            block, slots = local.state = (launch.new_block(), list(template))
-        for slot, place, convert in values_at:
-            value = values[place]
-            slots[slot] = value if convert is None else convert(value)
-        for slot, place in extents_at:  # `extent`, a tensor's case inline (per launch)
-            value, address = arguments[place], values[place]
-            if type(value) is tensor:
-                storage = value.untyped_storage()
-                low = storage.data_ptr() - address
-                slots[slot], slots[slot + 1] = low, low + storage.nbytes()
-            else:
-                slots[slot], slots[slot + 1] = extent(value, address, tensor)
-        try:
-            pack(block, 0, *slots)
-        except struct.error:  # the normal path converts it as ctypes does
-            return False
-        go(block)
-        return launchable.kernel  # the CompiledKernel that ran
+    return go
 
-    return bound_run
+
+def _extent_lines(place: int, slot: int) -> list[str]:
+    """The source that reads the extent of the varying array at `place` (its address
+    `v{place}`) into `low{slot}`, `high{slot}`."""
+    return [
+        f"    array = arguments[{place}]",
+        "    if __type(array) is __tensor:",
+        "        storage = array.untyped_storage()",
+        f"        low{slot} = storage.data_ptr() - v{place}",
+        f"        high{slot} = low{slot} + storage.nbytes()",
+        "    else:",
+        f"        low{slot}, high{slot} = __extent(array, v{place}, __tensor)",
+    ]
