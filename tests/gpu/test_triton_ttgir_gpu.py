@@ -67,6 +67,21 @@ def test_pipelined_matmul():
     _close_fp16(c, a.double() @ b.double())
 
 
+def test_a_matmul_carrying_views_through_its_loop():
+    """Triton 3.8's sm_80 matmul (mma.sync, its ring slots' views carried by the loop): M and
+    N multiples of its 128x128 tile (it loads A's rows unmasked), K 208 (the last k-step
+    masked)."""
+    m, n, k = 256, 256, 208
+    a = torch.randn(m, k, device="cuda", dtype=torch.float16) * 0.5
+    b = torch.randn(k, n, device="cuda", dtype=torch.float16) * 0.5
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+    path = TRITON36.parent / "matmul_sm80.ttgir"
+    kernel = compile_ir_file(path, "cuda:sm_90a", OPTIONS)
+    kernel[(2, 2)](a, b, c, m, n, k, k, n, n)
+    torch.cuda.synchronize()
+    _close_fp16(c, a.double() @ b.double())
+
+
 def test_attention_forward():
     heads, n_ctx, d = 4, 512, 64
     q, k, v = (torch.randn(heads, n_ctx, d, device="cuda", dtype=torch.float16) for _ in "qkv")

@@ -92,6 +92,19 @@ def test_the_persistent_matmul_keeps_its_wgmma_pipeline(tmp_path):
 
 
 @needs_ptxas
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
+def test_views_carried_by_a_loop_cross_as_their_slot(arch, tmp_path):
+    """Triton 3.8's sm_80 matmul (fixture_kernels/ttgir/matmul_sm80.ttgir) carries the slot
+    views of its two rings through its loop: each crosses the back edge as its slot's byte
+    offset, one i32 phi (carried_values.py)."""
+    path = TRITON36.parent / "matmul_sm80.ttgir"
+    kernel = compile_ir_file(path, f"cuda:{arch}", OPTIONS)
+    assert kernel.metadata.parameters == PRINTED["matmul"][1]
+    assert "mma.sync.aligned.m16n8k16" in kernel.asm["ptx"]
+    assemble(kernel.asm["ptx"], arch, tmp_path)
+
+
+@needs_ptxas
 def test_rounded_divisions_use_the_gpus_division(tmp_path):
     """`arith.ceildivsi`, `floordivsi` and `ceildivui` by a divisor known at run time: PTX's
     own `div` and `rem` (defined for 0), never LLVM's (undefined there)."""
