@@ -12,7 +12,13 @@ that has a `ttgir` stage; its module's `ttg.num-warps` is the kernel's warps, as
 and the module attributes it leaves out take the target's and the options' values. A back end
 that compiles TTIR (the CPU's) takes the file's kernel with its layouts dropped
 (passes/drop_layouts.py: TTIR's ops and `ttg.warp_specialize`; what only a GPU holds, shared
-memory and `ttng` ops, is refused by name).
+memory and `ttng` ops, is refused by name). The TTGIR Triton 3.6 prints for NVIDIA GPUs
+compiles as it is (tests/fixture_kernels/triton_ttgir.py: tutorial 09's persistent matmul,
+wgmma and mma.sync pipelines, attention), with its variadic wgmma waits, rounded divisions,
+async tokens and loop-carried buffer views; not yet its tensor-descriptor kernels (their
+`ttg.global_scratch_alloc`, `ttng.tensormap_create`, ... are unknown ops). The kernel takes
+the function's parameters; Triton's also takes two scratch pointers after them, which
+Naiad's kernels take only when they use global scratch (runtime/global_scratch.py).
 
 The kernel is the file's public `tt.func` (the others are its callees). What comes back is
 inspected (`asm`, `metadata`) and launched as Triton's is, `compiled[grid](*args)` with the
