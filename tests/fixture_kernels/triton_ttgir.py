@@ -15,7 +15,12 @@ module's `ttg.num-warps`; sm_90a):
 - attention: non-causal attention forward, fp16, head dim 64, 128 queries a program, keys in
   blocks of 64, Q K^T and P V on wgmma; grid (N_CTX / 128, heads);
 - persistent_matmul: tutorial 09's persistent matmul (fp16, 128x256x64, 8 warps, 3 stages),
-  A row-major, B given as its transpose (stride_bn), grid = the SMs (132).
+  A row-major, B given as its transpose (stride_bn), grid = the SMs (132);
+- persistent_matmul_tma: tutorial 09's persistent matmul through host tensor descriptors (the
+  same tiles and options, `!tt.tensordesc<tensor<...>>` parameters, each followed by its
+  shape (i32) and strides (i64), TMA copies in and out; the parameters keep their name
+  locations, by which the compile names the descriptors). It compiles; a launch of a file's
+  kernel does not take descriptors yet.
 """
 
 from pathlib import Path

@@ -30,10 +30,17 @@ def _parse_pointer(parser) -> PointerType:
 
 @body_parser("tt", "tensordesc")
 def _parse_tensor_descriptor(parser) -> TensorDescType:
-    """`<64x64xf16>` or `<64x64xf16, #encoding>`: a tensor type without `tensor`."""
+    """`<64x64xf16>` or `<64x64xf16, #encoding>`: a tensor type without `tensor` (Triton
+    3.8's spelling, the one printed); `<tensor<64x64xf16, #encoding>>`, Triton 3.6's, reads
+    as the same type."""
     parser.expect("<")
+    spelled = parser.accept("tensor")
+    if spelled:
+        parser.expect("<")
     shape = parser.parse_dimension_list()
     element = parser.parse_type()
     encoding = parser.parse_attribute() if parser.accept(",") else None
     parser.expect(">", "to close the tensor descriptor type")
+    if spelled:
+        parser.expect(">", "to close the tensor descriptor type")
     return TensorDescType(RankedTensorType(shape, element, encoding))

@@ -45,9 +45,11 @@ from ..ttg.types import TTG_MemDesc
 from .tensor_copies import (  # the pipelined tensor copies' ops
     ArriveBarrierOp,
     AsyncTMACopyGlobalToLocalOp,
+    AsyncTMACopyLocalToGlobalOp,
     BarrierExpectOp,
     InitBarrierOp,
     InvalBarrierOp,
+    TMAStoreWaitOp,
     WaitBarrierOp,
 )
 
@@ -118,10 +120,12 @@ class FenceAsyncSharedOp(Operation):
 __all__ = [
     "ArriveBarrierOp",
     "AsyncTMACopyGlobalToLocalOp",
+    "AsyncTMACopyLocalToGlobalOp",
     "BarrierExpectOp",
     "FenceAsyncSharedOp",
     "InitBarrierOp",
     "InvalBarrierOp",
+    "TMAStoreWaitOp",
     "WaitBarrierOp",
     "WarpGroupDotOp",
     "WarpGroupDotWaitOp",

@@ -6,6 +6,9 @@ in shared memory and the copy that completes on one.
     ttng.barrier_expect %bar, 16384, %pred : !ttg.memdesc<1xi64, ...>
     ttng.async_tma_copy_global_to_local %desc[%x, %y] %slot, %bar, %pred
         : !tt.tensordesc<128x64xf16>, !ttg.memdesc<1xi64, ...> -> !ttg.memdesc<128x64xf16, ...>
+    ttng.async_tma_copy_local_to_global %desc[%x, %y] %tile
+        : !tt.tensordesc<128x64xf16>, !ttg.memdesc<128x64xf16, ...>
+    ttng.async_tma_store_wait {pendings = 0 : i32}
     ttng.wait_barrier %bar, %phase : !ttg.memdesc<1xi64, ...>
     ttng.arrive_barrier %bar : !ttg.memdesc<1xi64, ...>
     ttng.inval_barrier %bar : !ttg.memdesc<1xi64, ...>
@@ -13,7 +16,9 @@ in shared memory and the copy that completes on one.
 A barrier completes a phase when its one arrival (`barrier_expect`, which also names the bytes
 to expect) and those bytes (the copies that complete on it) are in; `wait_barrier` waits until
 the phase of parity `phase` has completed. `pred` false makes an expect or a copy nothing (a
-pipelined copy past the loop's end).
+pipelined copy past the loop's end). A copy out is the reverse, without a barrier: the
+issuing thread's bulk group, which `async_tma_store_wait` waits for before its buffer is
+written again.
 """
 
 from __future__ import annotations
@@ -73,6 +78,32 @@ class AsyncTMACopyGlobalToLocalOp(Operation):
         "$desc `[` $coord `]` $result `,` $barrier `,` $pred attr-dict `:` "
         "qualified(type($desc)) `,` qualified(type($barrier)) `->` qualified(type($result))"
     )
+
+
+@irdl_op
+class AsyncTMACopyLocalToGlobalOp(Operation):
+    """Copy the buffer `src` into the block of `desc` at `coord` by the tensor memory
+    accelerator, as one bulk group of the issuing thread (`async_tma_store_wait` waits)."""
+
+    name = "ttng.async_tma_copy_local_to_global"
+    traits = _EFFECTS
+    desc = operand(TT_TensorDescType)
+    coord = var_operand(I32)
+    src = operand(TTG_MemDesc)
+    assembly_format = (
+        "$desc `[` $coord `]` $src attr-dict `:` qualified(type($desc)) `,` qualified(type($src))"
+    )
+
+
+@irdl_op
+class TMAStoreWaitOp(Operation):
+    """Wait until at most `pendings` bulk groups of copies out (`async_tma_copy_local_to_global`)
+    still read their buffers."""
+
+    name = "ttng.async_tma_store_wait"
+    traits = _EFFECTS
+    pendings = attribute(I32Attr)
+    assembly_format = "attr-dict"
 
 
 @irdl_op

@@ -92,6 +92,22 @@ def test_the_persistent_matmul_keeps_its_wgmma_pipeline(tmp_path):
 
 
 @needs_ptxas
+def test_tensor_descriptor_kernels_copy_by_tma(tmp_path):
+    """Tutorial 09 through host descriptors: Triton 3.6 spells a descriptor's type
+    `!tt.tensordesc<tensor<...>>`; its kernel takes each 128-byte tensor map by value, then the
+    shape and strides, as Triton's does; the tiles come in and go out by `cp.async.bulk.tensor`,
+    the stores waited for before the next tile's writes."""
+    path = TRITON36 / "persistent_matmul_tma.ttgir"
+    kernel = compile_ir_file(path, "cuda:sm_90a", OPTIONS)
+    ptx = kernel.asm["ptx"]
+    assert _entry_parameters(ptx) == ["align", "u32", "u32", "u64", "u64"] * 3 + ["u32"] * 3
+    assert "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group" in ptx
+    assert "cp.async.bulk.wait_group.read 0;" in ptx
+    assert "wgmma.wait_group.sync.aligned 1;" in ptx
+    assert "0 bytes spill stores" in assemble(ptx, "sm_90a", tmp_path)
+
+
+@needs_ptxas
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
 def test_views_carried_by_a_loop_cross_as_their_slot(arch, tmp_path):
     """Triton 3.8's sm_80 matmul (fixture_kernels/ttgir/matmul_sm80.ttgir) carries the slot

@@ -267,6 +267,36 @@ def _async_copy(ctx: Context, op) -> None:
     copy_in(ctx, op.coord, ctx[op.desc][0], to_offset, op.result.type, at, barrier, issue)
 
 
+@lowers("ttng.async_tma_copy_local_to_global")
+def _async_copy_out(ctx: Context, op) -> None:
+    """Thread 0 copies the buffer out as one bulk group, waited for by the store wait; the
+    threads' stores into it were published by the barrier before (barriers.py: a copy out
+    touches shared memory, so the pending stores are synced first)."""
+    at = _view_bytes(ctx, op.src)
+    to_offset = ctx.values[op.src].to_offset
+    _issue_per_box(
+        ctx,
+        op.coord,
+        op.src.type,
+        to_offset,
+        at,
+        [("i1", _issuer(ctx)), (TENSOR_MAP_PTR, ctx[op.desc][0])],
+        lambda n: (
+            f"cp.async.bulk.tensor.2d.global.shared::cta.bulk_group "
+            f"[$1, {{${n + 1}, ${n + 2}}}], [${n}];"
+        ),
+        tail=("cp.async.bulk.commit_group;",),
+    )
+
+
+@lowers("ttng.async_tma_store_wait")
+def _store_wait(ctx: Context, op) -> None:
+    """The issuing thread waits until its copies out have read their buffers (the others
+    have none); the barrier that tells the other threads is owed until the next write."""
+    ctx.em.asm("void", f"cp.async.bulk.wait_group.read {op.pendings.value};", "", [])
+    barriers.owe(ctx)
+
+
 @lowers("ttng.wait_barrier")
 def _wait_barrier(ctx: Context, op) -> None:
     wait_barrier(ctx, _address(ctx, op.alloc), ctx[op.phase][0])
