@@ -183,6 +183,17 @@ compilation_listener = _Hook(
     "called once per compile that gives a kernel, with its source, metadata and times "
     "(runtime/compile_listener.py)",
 )
+disable_line_info = _Flag(
+    "NAIAD_DISABLE_LINE_INFO",
+    "compile kernels without source lines: no LLVM debug locations, no PTX `.loc`, no line "
+    "table in CPU objects (line info is on unless set); read when a kernel is first launched "
+    "with given arguments, and by warmup",
+)
+extract_di_local_variables = _Flag(
+    "NAIAD_EXTRACT_DI_LOCAL_VARIABLES",
+    "with line info on, describe the values the kernel names (its Python locals) to debuggers: "
+    "a DILocalVariable and debug value records each, in `asm['llir']` and the binary",
+)
 cache_dir = _Text("NAIAD_CACHE_DIR", "where compiled kernels are cached on disk")
 cache_max_size = _Size(
     "NAIAD_CACHE_MAX_SIZE",
@@ -246,6 +257,9 @@ TRITON_TWINS = {
     default_fp_fusion.env: "TRITON_DEFAULT_FP_FUSION",
     cache_dir.env: "TRITON_CACHE_DIR",
     cuda_arch.env: "TRITON_OVERRIDE_ARCH",
+    disable_line_info.env: "TRITON_DISABLE_LINE_INFO",
+    # Triton reads this one under LLVM's prefix, as LLVM's own tools name it.
+    extract_di_local_variables.env: "LLVM_EXTRACT_DI_LOCAL_VARIABLES",
 }
 
 

@@ -58,6 +58,10 @@ class CompileOptions:
     asserts: bool = False
     sanitize_overflow: bool = True
     extern_libs: tuple[tuple[str, str], ...] = ()  # (name, bitcode path), a CUDA kernel links
+    # Source lines in the LLVM IR and what follows (debug_info.py): NAIAD_DISABLE_LINE_INFO
+    # unset; and descriptions of the kernel's named values (NAIAD_EXTRACT_DI_LOCAL_VARIABLES).
+    line_info: bool = True
+    local_variables: bool = False
 
     @property
     def assertions(self) -> bool:
@@ -81,6 +85,7 @@ class Compilation:
     metadata: dict = field(default_factory=dict)
     insertions: tuple = ()
     dump: Callable | None = None
+    notes: dict = field(default_factory=dict)  # what a stage leaves a later one (not stored)
 
     def run_passes(self, pipeline: str, passes) -> None:
         """Run the pass list `passes`, known to users as `pipeline`, on `module`."""

@@ -86,7 +86,17 @@ def compile_options(options=None, debug: bool = False) -> CompileOptions:
         asserts=bool(getattr(options, "asserts", False)),
         sanitize_overflow=bool(getattr(options, "sanitize_overflow", True)),
         extern_libs=extern_lib_pairs(getattr(options, "extern_libs", ())),
+        **debug_info_options(),
     )
+
+
+def debug_info_options() -> dict:
+    """The options of the source lines and variables a compile emits (the settings
+    NAIAD_DISABLE_LINE_INFO, NAIAD_EXTRACT_DI_LOCAL_VARIABLES), read at a compile's start."""
+    return {
+        "line_info": not knobs.disable_line_info.get(),
+        "local_variables": knobs.extract_di_local_variables.get(),
+    }
 
 
 def _fp_fusion(asked: bool | None) -> bool:
@@ -130,6 +140,7 @@ def begin_compile(
                 "backend": backend.name,
                 "ttir": build.kernel.asm["ttir"],
                 "facts": backend.cache_facts(parsed, options),
+                "debug_info": [options.line_info, options.local_variables],
                 "passes": [insertion.fingerprint() for insertion in insertions],
             }
         )

@@ -29,7 +29,7 @@ from . import (
 )
 from .compile_lock import compile_lock, compiled_once
 from .compiled_kernel import CompiledKernel
-from .compiler import begin_compile, compile_specialization
+from .compiler import begin_compile, compile_specialization, debug_info_options
 from .cpu_fast_launch import FastCpuLaunch
 from .cpu_inline_grid import inline_programs
 from .cpu_parameters import pack_parameters
@@ -325,12 +325,13 @@ def cpu_options(options, debug: bool) -> CompileOptions:
     `num_warps`, which a kernel may read (`tl.extra.cuda.num_warps()`, `num_threads()`).
     Launches differing in the others (`num_stages`) share one kernel; launches differing in
     `num_warps` build their TTIR apart and share the compiled code wherever it does not read
-    it (the disk cache keys the code by its TTIR)."""
+    it (the disk cache keys the code by its TTIR). The debug info settings are read too."""
     return CompileOptions(
         debug=debug,
         asserts=bool(getattr(options, "asserts", False)),
         sanitize_overflow=bool(getattr(options, "sanitize_overflow", True)),
         num_warps=getattr(options, "num_warps", None) or 4,
+        **debug_info_options(),
     )
 
 

@@ -194,6 +194,12 @@ class compilation_knobs(base_knobs):
     override = env_knob("TRITON_KERNEL_OVERRIDE", False, bool)
     store_binary_only = env_knob("TRITON_STORE_BINARY_ONLY", False, bool)
     front_end_debugging = env_knob("TRITON_FRONT_END_DEBUGGING", False, bool)
+    disable_line_info = env_knob(
+        "TRITON_DISABLE_LINE_INFO", False, bool, naiad_knobs.disable_line_info
+    )
+    dump_ir_extract_di_local_variables = env_knob(
+        "LLVM_EXTRACT_DI_LOCAL_VARIABLES", False, bool, naiad_knobs.extract_di_local_variables
+    )
     listener = listener_knob()
 
 

@@ -141,6 +141,8 @@ def test_without_the_switch_naiad_never_touches_triton():
         (knobs.debug, "TRITON_DEBUG"),
         (knobs.print_autotuning, "TRITON_PRINT_AUTOTUNING"),
         (knobs.always_compile, "TRITON_ALWAYS_COMPILE"),
+        (knobs.disable_line_info, "TRITON_DISABLE_LINE_INFO"),
+        (knobs.extract_di_local_variables, "LLVM_EXTRACT_DI_LOCAL_VARIABLES"),
     ],
 )
 def test_triton_flags_read_as_their_naiad_twins_only_while_switched_on(

@@ -35,6 +35,7 @@ from ...middle.linalg.pointer_analysis import PointerAnalysis
 from ...passes.inline import Inline
 from ..registry import Compilation, Stage
 from . import llvm_tools
+from .codegen.lines import locals_of
 from .codegen.module import lower_kernel
 from .fuse_elementwise import FuseElementwise
 from .sequence_partitions import SequencePartitions
@@ -77,6 +78,8 @@ def to_target_ttir(c: Compilation) -> None:
     arguments = _argument_kinds(c.module)
     c.metadata["arguments"] = arguments
     c.metadata["written"] = _written_arguments(c.module, arguments)
+    if getattr(c.options, "local_variables", False):  # few of them outlive the conversion
+        c.notes["locals"] = locals_of(_kernel_function(c.module))
     c.run_passes("ttgir", TARGET_TTIR_PIPELINE)
     c.asm["ttgir"] = print_module(c.module)
 
@@ -97,12 +100,24 @@ def to_llvm(c: Compilation) -> None:
     if len(functions) != 1:
         raise ValueError(f"expected one kernel function, found {len(functions)}")
     with compile_profile.stage("code generation"):
-        lowered = lower_kernel(functions[0], target.triple, target.data_layout, target.features)
+        line_info = getattr(c.options, "line_info", False)
+        described = None
+        if line_info and getattr(c.options, "local_variables", False):
+            names = [name for name, _ in c.metadata["arguments"]]
+            described = (names, c.notes.get("locals", []))
+        lowered = lower_kernel(
+            functions[0],
+            target.triple,
+            target.data_layout,
+            target.features,
+            line_info=line_info,
+            described=described,
+        )
         text = str(lowered.module)
     with compile_profile.stage("LLVM parse, verify"):
         c.module = llvm_tools.parse_module(text, lowered.entry)
     with compile_profile.stage("LLVM optimize"):
-        small = text.count("\n") <= LARGE_MODULE_LINES
+        small = _code_lines(text) <= LARGE_MODULE_LINES
         llvm_tools.optimize(c.module, target.machine, speed_level=2, grow_loops=small)
     c.asm["llir"] = str(c.module)
     c.metadata.update(
@@ -113,6 +128,13 @@ def to_llvm(c: Compilation) -> None:
         stream_bytes=lowered.stream_bytes,
         target=target.description(),
     )
+
+
+def _code_lines(text: str) -> int:
+    """The lines of LLVM IR text before its metadata (which llvmlite writes last): the size
+    of the code, the same with debug info or without."""
+    end = text.find("\n!")
+    return text.count("\n", 0, len(text) if end < 0 else end)
 
 
 def to_object(c: Compilation) -> None:

@@ -148,7 +148,13 @@ def to_llvm(c: Compilation) -> None:
         c.metadata["global_scratch_size"] = scratch
     options = c.options
     llir = lower_module(
-        c.module, c.target, options.debug, options.maxnreg, options.enable_fp_fusion
+        c.module,
+        c.target,
+        options.debug,
+        options.maxnreg,
+        options.enable_fp_fusion,
+        line_info=getattr(options, "line_info", False),
+        local_variables=getattr(options, "local_variables", False),
     )
     c.metadata["shared"] = c.module.attributes["ttg.shared"].value  # the lowering's scratch too
     c.module = c.asm["llir"] = llir

@@ -226,13 +226,17 @@ _COMPILED = tuple((re.compile(p), isa, cc, a) for p, isa, cc, a in _INSTRUCTIONS
 # Instructions that sm_89 takes in a later ISA than sm_90 does (ptxas: "cvt with
 # .e4m3x2/.e5m2x2 on sm_89 requires PTX ISA .version 8.1").
 _LATER_ON_SM89 = ((re.compile(r"e4m3x2|e5m2x2"), PtxIsa(8, 1)),)
+_METADATA_LINES = re.compile(r"^!.*$", re.MULTILINE)
 
 
 def required_isa(target: CudaTarget, llvm_ir: str) -> PtxIsa:
     """The least PTX ISA version for `llvm_ir` on `target`: the arch's minimum, raised by each
     instruction the IR uses. An instruction the arch lacks is Naiad's bug (the lowering must
-    not emit it), reported as an InternalError."""
+    not emit it), reported as an InternalError. Metadata lines are not read: the names
+    debug info carries (a file `test_stmatrix.py`, a local `wgmma`) are not instructions."""
     isa = target.min_isa
+    if "\n!" in llvm_ir:
+        llvm_ir = _METADATA_LINES.sub("", llvm_ir)
     for pattern, needed, capability, arch_specific in _COMPILED:
         match = pattern.search(llvm_ir)
         if match is None:

@@ -333,7 +333,7 @@ def test_small_tiles_store_fewer_matrices(tmp_path):
 @needs_ptxas
 def test_not_before_sm90(tmp_path):
     text = _dot_store_ptx(np.float16, 64, 64, 32, 4, False, "sm_80", tmp_path)
-    assert "stmatrix" not in text
+    assert "stmatrix.sync" not in text  # (the `.file` line names this file)
 
 
 @naiad.jit

@@ -78,6 +78,7 @@ class FunctionLowering:
         self.stream_threshold: ir.Value | None = None  # i64: the bytes a program streams from
         self.loops: list = []  # loops.ForLoop of each enclosing scf.for, innermost last
         self.carried_tiles: dict = {}  # a K loop's dot → its AMX accumulator (amx_carried.py)
+        self.lines = None  # the source lines of the instructions (lines.py), with line info
 
     # -- values
 
@@ -111,6 +112,15 @@ class FunctionLowering:
             self.lower_op(op)
 
     def lower_op(self, op: Operation) -> None:
+        if self.lines is None:
+            self._lower_op(op)
+            return
+        builder = self.builder
+        before = self.lines.enter(builder, op)
+        self._lower_op(op)
+        builder.debug_metadata = before
+
+    def _lower_op(self, op: Operation) -> None:
         if op in self.plan.deferred or op in self.plan.skipped:
             return  # lowered at its store, or not needed (store_plan.py)
         snapshot = self.plan.snapshots.get(op)

@@ -24,6 +24,7 @@ from . import (  # noqa: F401 (register the lowerings)
 )
 from .function import I8, I32, I64, PTR, FunctionLowering
 from .interleave import grid_stride_loop, lower_iteration
+from .lines import KernelLines
 from .loops import counted_loop
 from .publish import fence, finish
 from .store_plan import plan_stores
@@ -56,10 +57,17 @@ def _argument_type(t) -> ir.Type:
 
 
 def lower_kernel(
-    func_op, triple: str = "", data_layout: str = "", features: str = ""
+    func_op,
+    triple: str = "",
+    data_layout: str = "",
+    features: str = "",
+    line_info: bool = False,
+    described=None,
 ) -> LoweredKernel:
     """The module of `func_op`: `<name>.program` and the entry point `<name>`; `features` (the
-    target's) steer the math library's choice of instructions."""
+    target's) steer the math library's choice of instructions. `line_info` locates the
+    instructions at the kernel's lines (lines.py); `described`, (the arguments' names, the
+    TTIR's locals: lines.locals_of), describes the kernel's variables too."""
     name = func_op.sym_name.value
     module = ir.Module(name=name)
     if triple:
@@ -85,6 +93,8 @@ def lower_kernel(
     fl.kernel = name
     fl.builder = ir.IRBuilder(program.append_basic_block("entry"))
     arguments = list(program.args)
+    if line_info:
+        fl.lines = _start_lines(module, func_op, fl.builder, arguments, described)
     tail = arguments[len(inputs) : len(inputs) + len(PROGRAM_TAIL)]
     fl.scratch, fl.status, fl.linear_pid, fl.stream, fl.stream_threshold = tail
     for value, argument in zip(func_op.entry_block.arguments, arguments):
@@ -97,8 +107,23 @@ def lower_kernel(
     if not fl.builder.block.is_terminated:
         fl.builder.ret_void()
     _entry_point(module, name, program, user_inputs, fl, loop is not None)
+    if fl.lines is not None:
+        fl.lines.attach(program, module.get_global(name))
+        fl.lines.finish()
     finish(module, fl.streamed)
     return LoweredKernel(module, name, fl.arena.size, fl.sites, fl.stream_bytes)
+
+
+def _start_lines(module, func_op, builder, arguments, described) -> KernelLines:
+    """The kernel's lines, the program's first instructions located at its `def`; with
+    `described`, its variables and the values of its arguments there."""
+    lines = KernelLines(module, func_op, variables=described is not None)
+    builder.debug_metadata = lines.program_start
+    if described is not None:
+        names, found = described
+        lines.describe_arguments(builder, names, arguments[: len(names)])
+        lines.declare_locals(found)
+    return lines
 
 
 def _entry_point(module: ir.Module, name, program: ir.Function, user_inputs, fl, in_turn: bool):
@@ -111,6 +136,8 @@ def _entry_point(module: ir.Module, name, program: ir.Function, user_inputs, fl,
     entry = ir.Function(module, entry_function_type(), name)
     params, begin, end, scratch, status = entry.args
     b = ir.IRBuilder(entry.append_basic_block("entry"))
+    if fl.lines is not None:
+        b.debug_metadata = fl.lines.entry_start
     slots = [
         b.load(b.gep(params, [ir.Constant(I64, i)], source_etype=I64), typ=I64)
         for i in range(GRID_SLOTS + len(user_inputs) + 1)

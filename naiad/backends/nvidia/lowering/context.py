@@ -44,6 +44,7 @@ class Context:
         self.bounds = None  # debug mode's bounds checks (bounds.py), when compiled with debug
         # The kernel gets a memory-bound floor on CTAs per SM, a register cap (occupancy.py).
         self.register_floor = False
+        self.lines = None  # the source lines of the instructions (lines.py), with line info
 
     def __getitem__(self, value) -> list[str]:
         return self.values[value]
@@ -82,7 +83,14 @@ class Context:
         if fn is None:
             unsupported(op, f"the NVIDIA back end cannot lower `{op.name}` yet")
         outer, self._op = self._op, op
-        barriers.lower(self, op, fn)
+        if self.lines is None:
+            barriers.lower(self, op, fn)
+        else:
+            outer_dbg = self.lines.enter(op)
+            barriers.lower(self, op, fn)
+            if self.lines.variables:
+                self.lines.describe(self, op)
+            self.em.dbg = outer_dbg
         self._op = outer
 
     def lower_block(self, block) -> None:

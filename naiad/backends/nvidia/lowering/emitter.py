@@ -128,6 +128,10 @@ class Emitter:
         self.cache: dict = {}  # per-function values keyed by what they compute (entry stream)
         self.partition_barrier = None  # (id, threads) inside a warp-specialized partition
         self.scratch_base = 0  # where the scratch of the op being lowered starts (context.py)
+        # `, !dbg !N` that ends every instruction line: the source line of the op being
+        # lowered (body), of the kernel's `def` (entry); empty without line info (lines.py).
+        self.dbg = ""
+        self.entry_dbg = ""
 
     def fresh(self, hint: str = "v") -> str:
         self._count += 1
@@ -138,19 +142,23 @@ class Emitter:
         return f"{hint}{self._count}"
 
     def emit(self, text: str) -> None:
-        self.body.append("  " + text)
+        self.body.append("  " + text + self.dbg)
 
     def op(self, text: str, hint: str = "v") -> str:
         """Emit `<name> = text` in the body and return the name."""
         name = self.fresh(hint)
-        self.body.append(f"  {name} = {text}")
+        self.body.append(f"  {name} = {text}{self.dbg}")
         return name
 
     def entry_op(self, text: str, hint: str = "t") -> str:
         """Emit `<name> = text` at the top of the entry block."""
         name = self.fresh(hint)
-        self.entry.append(f"  {name} = {text}")
+        self.entry.append(f"  {name} = {text}{self.entry_dbg}")
         return name
+
+    def record(self, text: str) -> None:
+        """A debug record (`#dbg_value(...)`): it annotates the instruction after it."""
+        self.body.append("    " + text)
 
     def start_block(self, name: str) -> None:
         self.body.append(f"{name}:")
@@ -176,6 +184,17 @@ class Emitter:
         # Under an `llvm.` key: the declarations that are not call targets (function.py).
         self.declarations[f"llvm.metadata{name}"] = f"{name} = {text}"
         return name
+
+    def metadata_text(self, text: str, distinct: bool = False) -> str:
+        """A new metadata node `!N = [distinct ]text`, `text` written out (`!DIFile(...)`,
+        `!{...}`); its name `!N`. `set_metadata` rewrites it later."""
+        self._count += 1
+        name = f"!{self._count}"
+        self.set_metadata(name, text, distinct)
+        return name
+
+    def set_metadata(self, name: str, text: str, distinct: bool = False) -> None:
+        self.declarations[f"llvm.metadata{name}"] = f"{name} = " + ("distinct " * distinct) + text
 
     def call(self, ret: str, name: str, args: list[tuple[str, str]], hint: str = "v") -> str:
         """Call intrinsic or function `name` (declared on first use) with (type, value) args."""

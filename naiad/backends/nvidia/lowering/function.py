@@ -39,6 +39,7 @@ from . import (  # noqa: F401  (each module registers its lowerings)
 )
 from .context import Context, lowers
 from .emitter import llvm_type
+from .lines import KernelLines
 from .occupancy import min_ctas_per_sm
 
 
@@ -57,14 +58,22 @@ def _module_int(module, name: str, default: int) -> int:
 
 
 def lower_module(
-    module, target, debug: bool = False, maxnreg: int | None = None, fp_fusion: bool = True
+    module,
+    target,
+    debug: bool = False,
+    maxnreg: int | None = None,
+    fp_fusion: bool = True,
+    line_info: bool = False,
+    local_variables: bool = False,
 ) -> str:
     """The LLVM IR text of `module`'s kernel for `target` (see the package doc); sets the
     module's `ttg.shared` attribute to the bytes of shared memory the kernel needs. With
     `debug`, every access is bounds-checked against hidden extent parameters (bounds.py).
     `maxnreg` caps the registers per thread in the PTX itself (`.maxnreg`): the linkers
     compile PTX as relocatable code, where a `-maxrregcount` option leaves kernels alone.
-    `fp_fusion` (Triton's `enable_fp_fusion`) lets float multiplies and adds fuse into fma."""
+    `fp_fusion` (Triton's `enable_fp_fusion`) lets float multiplies and adds fuse into fma.
+    `line_info` locates the instructions at the kernel's source lines (lines.py), and
+    `local_variables` describes the values the kernel names too."""
     if isinstance(target, str):
         target = nv_target.cuda_target(target)
     func = _kernel(module)
@@ -82,6 +91,8 @@ def lower_module(
     ctx.buffer_offsets = buffers
     ctx.fp_fusion = fp_fusion
     ctx.register_floor = min_ctas_per_sm(func, launched_warps) is not None
+    if line_info:
+        ctx.lines = KernelLines(ctx.em, func, local_variables)
     block = func.body.block
     params = []
     for index, arg in enumerate(block.arguments):
@@ -93,9 +104,20 @@ def lower_module(
     params += tensor_map_create.install(ctx, func)
     ctx.lower_block(block)
     module.attributes["ttg.shared"] = IntegerAttr(ctx.shared_bytes, i32)
+    return _module_text(
+        ctx, func, params, _kernel_attributes(func, launched_warps, maxnreg, ctx.em)
+    )
+
+
+def _module_text(ctx: Context, func, params: list[str], attributes: str) -> str:
+    """The module: its declarations (metadata too), then the kernel's one function."""
     em = ctx.em
+    attachment = ""
+    if ctx.lines is not None:
+        ctx.lines.finish()
+        attachment = ctx.lines.attachment()
     name = func.sym_name.value
-    header = f"define ptx_kernel void @{name}({', '.join(params)}) #0 {{\nentry:"
+    header = f"define ptx_kernel void @{name}({', '.join(params)}) #0{attachment} {{\nentry:"
     lines = [
         f'target triple = "{nv_target.TRIPLE}"',
         f'target datalayout = "{nv_target.DATA_LAYOUT}"',
@@ -107,7 +129,7 @@ def lower_module(
         *em.body,
         "}",
         "",
-        f"attributes #0 = {{ {_kernel_attributes(func, launched_warps, maxnreg, em)} }}",
+        f"attributes #0 = {{ {attributes} }}",
         "",
     ]
     return "\n".join(lines)

@@ -1,0 +1,159 @@
+"""Source lines in a CPU kernel's LLVM module (backends/debug_info.py says what and why).
+
+    lines = KernelLines(module, func_op, variables)
+    lines.attach(program, entry)         # both functions' subprograms
+    before = lines.enter(builder, op)    # the instructions built next are `op`'s lines
+
+The program function and the entry point that calls it (and inlines it: it is
+`alwaysinline`) each have a subprogram, so that after inlining the program's lines are
+inlined at the entry's call, and the object's line table covers the kernel's code.
+
+With `variables`, the kernel's arguments are described where the program starts, and every
+Python local of the kernel (`locals_of`, read from its TTIR before the conversion to Linalg,
+which keeps few of its values) is a variable of the program's subprogram: on the CPU a
+tensor is a buffer, not a value, so most locals show as optimized away.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from ....ir import FloatType, IntegerType, RankedTensorType
+from ...debug_info import DebugInfo, Nodes, Token, name_of
+
+
+class LlvmliteNodes(Nodes):
+    """Metadata made with llvmlite's module, which numbers and writes it."""
+
+    def __init__(self, module: ir.Module):
+        self.module = module
+
+    def node(self, kind: str, fields: dict, distinct: bool = False):
+        operands = {key: _operand(value) for key, value in fields.items()}
+        return self.module.add_debug_info(kind, operands, is_distinct=distinct)
+
+    def tuple(self, items: list):
+        return self.module.add_metadata(list(items))
+
+    def named(self, name: str, items: list) -> None:
+        named = self.module.add_named_metadata(name)
+        for item in items:
+            named.add(item)
+
+    def flag(self, behaviour: int, key: str, value: int) -> None:
+        i32 = ir.IntType(32)
+        entry = [ir.Constant(i32, behaviour), key, ir.Constant(i32, value)]
+        self.module.add_named_metadata("llvm.module.flags", entry)
+
+    def late_tuple(self):
+        # Made apart from `add_metadata`, which shares equal tuples.
+        return ir.values.MDValue(self.module, [], name=str(len(self.module.metadata)))
+
+    def fill(self, node, items: list) -> None:
+        node.operands = tuple(self.module._fix_metadata_operands(list(items)))
+
+
+def _operand(value):
+    return ir.DIToken(str(value)) if isinstance(value, Token) else value
+
+
+def locals_of(func) -> list[tuple]:
+    """(name, type, location) of each Python local of a TTIR `func`, its type that of its
+    last value (the last op its name locates)."""
+    found = {}
+    for op in func.walk():
+        name = name_of(op.location)
+        if name is not None and op.results:
+            found[name] = (name, op.results[0].type, op.location)
+    return list(found.values())
+
+
+class KernelLines:
+    """The debug metadata of one kernel's module."""
+
+    def __init__(self, module: ir.Module, func_op, variables: bool = False):
+        self.info = DebugInfo(LlvmliteNodes(module), variables)
+        name = func_op.sym_name.value
+        loc = func_op.location
+        self.program = self.info.subprogram(name, f"{name}.program", loc)
+        self.entry = self.info.subprogram(name, name, loc)
+        self.program_start = self.info.start(loc, self.program)
+        self.entry_start = self.info.start(loc, self.entry)
+        self.variables = variables
+        self._loc = loc
+
+    def attach(self, program: ir.Function, entry: ir.Function) -> None:
+        program.set_metadata("dbg", self.program)
+        entry.set_metadata("dbg", self.entry)
+
+    def enter(self, builder: ir.IRBuilder, op):
+        """Locate what `builder` makes next at `op`; return what it located before."""
+        before = builder.debug_metadata
+        where = self.info.location(op.location, self.program)
+        builder.debug_metadata = self.program_start if where is None else where
+        return before
+
+    def describe_arguments(self, builder: ir.IRBuilder, names: list[str], values) -> None:
+        """Debug value records of the kernel's arguments, where the program starts."""
+        for number, (name, value) in enumerate(zip(names, values), start=1):
+            kind = self._llvm_type(value.type)
+            if kind is None:
+                continue
+            variable = self.info.parameter(name, number, self._loc, self.program, kind)
+            self._value(builder, value, variable)
+
+    def declare_locals(self, found: list[tuple]) -> None:
+        """The variables of the kernel's Python locals (`locals_of`)."""
+        for name, t, loc in found:
+            kind = self._ir_type(t)
+            if kind is not None:
+                self.info.variable(name, loc, self.program, kind)
+
+    def finish(self) -> None:
+        self.info.finish()
+
+    def _value(self, builder: ir.IRBuilder, value, variable) -> None:
+        module = builder.module
+        declared = module.globals.get("llvm.dbg.value")
+        if declared is None:
+            kind = ir.FunctionType(ir.VoidType(), [ir.MetaDataType()] * 3)
+            declared = ir.Function(module, kind, "llvm.dbg.value")
+        expression = module.add_debug_info("DIExpression", {})
+        builder.call(declared, [ir.MetaDataArgument(value), variable, expression])
+
+    def _llvm_type(self, t):
+        if isinstance(t, ir.PointerType):
+            return self.info.pointer_type(64)
+        if isinstance(t, ir.IntType):
+            if t.width == 1:
+                return self.info.basic_type("i1", 8, "DW_ATE_boolean")
+            return self.info.basic_type(f"i{t.width}", t.width, "DW_ATE_signed")
+        floats = {
+            ir.HalfType: ("fp16", 16),
+            ir.FloatType: ("fp32", 32),
+            ir.DoubleType: ("fp64", 64),
+        }
+        for llvm_kind, (name, bits) in floats.items():
+            if isinstance(t, llvm_kind):
+                return self.info.basic_type(name, bits, "DW_ATE_float")
+        return None
+
+    def _ir_type(self, t):
+        """The debug type of an IR type: a tensor as an array of its elements."""
+        element = t.element_type if isinstance(t, RankedTensorType) else t
+        if isinstance(element, IntegerType):
+            bits = max(element.width, 8)
+            encoding = "DW_ATE_boolean" if element.width == 1 else "DW_ATE_signed"
+            basic = self.info.basic_type(f"i{element.width}", bits, encoding)
+        elif isinstance(element, FloatType):
+            bits = element.width
+            encoding = "DW_ATE_float" if bits >= 16 else "DW_ATE_unsigned"
+            basic = self.info.basic_type(element.kind, bits, encoding)
+        else:  # pointers, descriptors
+            bits, basic = 64, self.info.pointer_type(64)
+        if not isinstance(t, RankedTensorType):
+            return basic
+        count = 1
+        for n in t.shape:
+            count *= n
+        return self.info.array_type(basic, bits, count)

@@ -1,0 +1,153 @@
+"""Source lines in the kernel's LLVM IR text (backends/debug_info.py says what and why).
+
+    lines = KernelLines(ctx.em, func, variables)   # the kernel's subprogram, `!dbg` of `def`
+    lines.enter(op)          # the lines of `op`'s instructions end with its `!dbg`
+    lines.describe(ctx, op)  # with `variables`: the value `op` gives a Python local
+
+Without local variables the compile unit is `DebugDirectivesOnly`: PTX gets its `.file` and
+`.loc` lines, which the linker's `-lineinfo` keeps in the cubin for profilers, and nothing
+else (no DWARF sections, no `.target ..., debug`). A tensor's value is what each thread holds
+of it: its registers, described as pieces (`DW_OP_LLVM_fragment`) of an array per thread.
+"""
+
+from __future__ import annotations
+
+from ....dialects.tt.types import PointerType
+from ....ir import FloatType, IntegerType, RankedTensorType
+from ...debug_info import DebugInfo, Nodes, Token, name_of
+from .emitter import llvm_type
+
+
+class TextNodes(Nodes):
+    """Metadata written as LLVM text into the emitter's declarations."""
+
+    def __init__(self, em):
+        self.em = em
+        self._flags: list[str] = []
+
+    def node(self, kind: str, fields: dict, distinct: bool = False) -> str:
+        text = ", ".join(f"{key}: {_value(value)}" for key, value in fields.items())
+        return _Ref(self.em.metadata_text(f"!{kind}({text})", distinct))
+
+    def tuple(self, items: list) -> str:
+        return _Ref(self.em.metadata_text(_tuple(items)))
+
+    def named(self, name: str, items: list) -> None:
+        self.em.declarations[f"llvm.named.{name}"] = f"!{name} = {_tuple(items)}"
+
+    def flag(self, behaviour: int, key: str, value: int) -> None:
+        self._flags.append(self.tuple([_Raw(f'i32 {behaviour}, !"{key}", i32 {value}')]))
+        self.named("llvm.module.flags", self._flags)
+
+    def late_tuple(self) -> str:
+        return self.tuple([])
+
+    def fill(self, node, items: list) -> None:
+        self.em.set_metadata(node, _tuple(items))
+
+
+class _Ref(str):
+    """The name of a metadata node (`!12`)."""
+
+
+class _Raw(str):
+    """Text written as it is."""
+
+
+def _value(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, _Ref | _Raw | Token | int):
+        return str(value)
+    escaped = str(value).replace("\\", "\\5C").replace('"', "\\22")
+    return f'"{escaped}"'
+
+
+def _tuple(items: list) -> str:
+    inner = ", ".join(item if isinstance(item, _Raw) else _value(item) for item in items)
+    return "!{" + inner + "}"
+
+
+def final_types(func) -> dict:
+    """The type of each Python local's last value in `func`: that of the last op its name
+    locates (types are interned: compared by identity)."""
+    found = {}
+    for op in func.walk():
+        name = name_of(op.location)
+        if name is not None and op.results:
+            found[name] = op.results[0].type
+    return found
+
+
+class KernelLines:
+    """The debug metadata of one kernel's LLVM function."""
+
+    def __init__(self, em, func, variables: bool = False):
+        self.em = em
+        self.info = DebugInfo(TextNodes(em), variables, directives_only=True)
+        name = func.sym_name.value
+        self.subprogram = self.info.subprogram(name, name, func.location)
+        self.variables = variables
+        self._final = final_types(func) if variables else {}
+        where = self.info.location(func.location, self.subprogram)
+        em.dbg = em.entry_dbg = "" if where is None else f", !dbg {where}"
+        self._kernel_dbg = em.dbg
+
+    def attachment(self) -> str:
+        """What the function's header ends with: its subprogram."""
+        return f" !dbg {self.subprogram}"
+
+    def enter(self, op) -> str:
+        """Make `op`'s location the one of the lines emitted next; return the one before."""
+        before = self.em.dbg
+        where = self.info.location(op.location, self.subprogram)
+        self.em.dbg = self._kernel_dbg if where is None else f", !dbg {where}"
+        return before
+
+    def describe(self, ctx, op) -> None:
+        """Records of the value `op`'s first result gives the Python local its location
+        names (its registers), where it has the type of the local's last value: the ops a
+        statement makes on the way (a load's addresses) are not the local."""
+        name = name_of(op.location)
+        if name is None or not op.results or op.results[0] not in ctx.values:
+            return
+        result = op.results[0]
+        if self._final.get(name) is not result.type:
+            return
+        element = result.type.element_type if isinstance(result.type, RankedTensorType) else None
+        kind = self._type(element or result.type)
+        where = self.info.location(op.location, self.subprogram)
+        if kind is None or where is None:
+            return
+        basic, bits = kind
+        registers = ctx[result]
+        if element is not None and len(registers) > 1:
+            basic = self.info.array_type(basic, bits, len(registers))
+        variable = self.info.variable(name, op.location, self.subprogram, basic)
+        value_type = llvm_type(result.type)
+        for index, register in enumerate(registers):
+            expression = "!DIExpression()"
+            if len(registers) > 1:
+                expression = f"!DIExpression(DW_OP_LLVM_fragment, {index * bits}, {bits})"
+            self.em.record(
+                f"#dbg_value({value_type} {register}, {variable}, {expression}, {where})"
+            )
+
+    def _type(self, t):
+        """(DIBasicType, bits) of a scalar IR type, or None for a type not described."""
+        if isinstance(t, IntegerType):
+            if t.width == 1:
+                return self.info.basic_type("i1", 8, "DW_ATE_boolean"), 8
+            return self.info.basic_type(f"i{t.width}", t.width, "DW_ATE_signed"), t.width
+        if isinstance(t, FloatType):
+            encoding = "DW_ATE_float" if t.width >= 16 else "DW_ATE_unsigned"
+            return self.info.basic_type(t.kind, t.width, encoding), t.width
+        if isinstance(t, PointerType):
+            bits = 32 if t.address_space == 3 else 64
+            return self.info.pointer_type(bits), bits
+        return None
+
+    def finish(self) -> None:
+        self.info.finish()

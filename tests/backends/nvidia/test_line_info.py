@@ -1,0 +1,102 @@
+"""Source lines in both back ends' LLVM IR (backends/debug_info.py): DILocations at the
+kernel's own lines, PTX `.loc` lines naming its file, nothing with NAIAD_DISABLE_LINE_INFO,
+and the kernel's Python locals as DILocalVariables with NAIAD_EXTRACT_DI_LOCAL_VARIABLES."""
+
+import inspect
+import re
+
+import numpy as np
+import pytest
+from test_toolchain import PTXAS, assemble, needs_ptxas
+
+import naiad
+import naiad.language as tl
+from naiad import knobs
+
+LOCALS = ["pid", "block_start", "offsets", "mask", "x", "y", "output"]
+
+
+@naiad.jit
+def _add(x_ptr, y_ptr, output_ptr, n_elements, BLOCK: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    block_start = pid * BLOCK
+    offsets = block_start + tl.arange(0, BLOCK)
+    mask = offsets < n_elements
+    x = tl.load(x_ptr + offsets, mask=mask)
+    y = tl.load(y_ptr + offsets, mask=mask)
+    output = x * y + 1.5
+    tl.store(output_ptr + offsets, output, mask=mask)
+
+
+_LINES, _FIRST = inspect.getsourcelines(_add.fn)
+KERNEL_LINES = set(range(_FIRST, _FIRST + len(_LINES)))
+
+
+def _compile(target, **settings):
+    x = np.random.default_rng(3).random(300, dtype=np.float32)
+    with knobs.override(NAIAD_ALWAYS_COMPILE=1, **settings):
+        return _add.warmup(x, x, x, 300, grid=(3,), BLOCK=128, target=target)
+
+
+def _located_lines(llir: str) -> set[int]:
+    return {int(n) for n in re.findall(r"!DILocation\(line: (\d+)", llir)} - {0}
+
+
+@pytest.mark.parametrize("target", ["cpu", "cuda:sm_90a"])
+def test_llir_locates_the_kernels_lines(target):
+    llir = _compile(target).asm["llir"]
+    assert "emissionKind" in llir and "!dbg" in llir
+    lines = _located_lines(llir)
+    assert lines <= KERNEL_LINES and len(lines) >= 4  # the statements left after -O2
+    assert 'filename: "test_line_info.py"' in llir
+    assert "dbg_value" not in llir and "DILocalVariable" not in llir
+
+
+@pytest.mark.parametrize("target", ["cpu", "cuda:sm_90a"])
+def test_no_debug_info_with_line_info_off(target):
+    llir = _compile(target, NAIAD_DISABLE_LINE_INFO=1, NAIAD_EXTRACT_DI_LOCAL_VARIABLES=1)
+    assert "!dbg" not in llir.asm["llir"] and "DILocalVariable" not in llir.asm["llir"]
+    if target != "cpu":
+        assert ".loc" not in llir.asm["ptx"] and ".file" not in llir.asm["ptx"]
+
+
+@needs_ptxas
+def test_ptx_has_loc_lines_of_the_kernels_file(tmp_path):
+    ptx = _compile("cuda:sm_90a").asm["ptx"]
+    (number,) = re.findall(r'\.file\s+(\d+) ".*test_line_info\.py"', ptx)
+    lines = {int(n) for n in re.findall(rf"\.loc\s+{number} (\d+) \d+", ptx)}
+    assert lines <= KERNEL_LINES and len(lines) >= 6
+    assert ", debug" not in ptx and ".debug_info" not in ptx  # line tables only
+    assemble(ptx, "sm_90a", tmp_path)
+
+
+@pytest.mark.parametrize("target", ["cpu", "cuda:sm_90a"])
+def test_local_variables_described(target, tmp_path):
+    compiled = _compile(target, NAIAD_EXTRACT_DI_LOCAL_VARIABLES=1)
+    llir = compiled.asm["llir"]
+    assert "dbg_value" in llir
+    for name in LOCALS:
+        assert f'!DILocalVariable(name: "{name}"' in llir
+    if target != "cpu" and PTXAS is not None:
+        assemble(compiled.asm["ptx"], "sm_90a", tmp_path)
+
+
+def test_cpu_values_unchanged_by_debug_info():
+    """Launched on the CPU (whose launcher reads the settings itself), each setting compiles
+    its own kernel, and all compute the same values."""
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal(1000).astype(np.float32)
+    y = rng.standard_normal(1000).astype(np.float32)
+    expected = (x.astype(np.float64) * y + 1.5).astype(np.float32)
+    cases = (
+        ({}, True, False),
+        ({"NAIAD_EXTRACT_DI_LOCAL_VARIABLES": 1}, True, True),
+        ({"NAIAD_DISABLE_LINE_INFO": 1}, False, False),
+    )
+    for settings, lines, variables in cases:
+        out = np.full_like(x, np.nan)
+        with knobs.override(NAIAD_BACKEND="cpu", NAIAD_CPU_TIERING="off", **settings):
+            _add.forget_compiled()
+            llir = _add[(8,)](x, y, out, 1000, BLOCK=128).asm["llir"]
+        np.testing.assert_allclose(out, expected, rtol=2e-7, atol=1e-6)
+        assert ("!dbg" in llir, "DILocalVariable" in llir) == (lines, variables)
