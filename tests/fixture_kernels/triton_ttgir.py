@@ -19,8 +19,11 @@ module's `ttg.num-warps`; sm_90a):
 - persistent_matmul_tma: tutorial 09's persistent matmul through host tensor descriptors (the
   same tiles and options, `!tt.tensordesc<tensor<...>>` parameters, each followed by its
   shape (i32) and strides (i64), TMA copies in and out; the parameters keep their name
-  locations, by which the compile names the descriptors). It compiles; a launch of a file's
-  kernel does not take descriptors yet.
+  locations, by which the compile names the descriptors);
+- attention_tma_causal: tutorial 06's causal attention forward through host descriptors (fp16,
+  head dim 64, 128 queries and 64 keys a step, 4 warps, 3 stages): its off-band and on-band
+  loops, K and V by TMA.
+The descriptor kernels compile; a launch of a file's kernel does not take descriptors yet.
 """
 
 from pathlib import Path

@@ -92,18 +92,24 @@ def test_the_persistent_matmul_keeps_its_wgmma_pipeline(tmp_path):
 
 
 @needs_ptxas
-def test_tensor_descriptor_kernels_copy_by_tma(tmp_path):
-    """Tutorial 09 through host descriptors: Triton 3.6 spells a descriptor's type
+@pytest.mark.parametrize("name", ["persistent_matmul_tma", "attention_tma_causal"])
+def test_tensor_descriptor_kernels_copy_by_tma(name, tmp_path):
+    """Tutorials 09 and 06 through host descriptors: Triton 3.6 spells a descriptor's type
     `!tt.tensordesc<tensor<...>>`; its kernel takes each 128-byte tensor map by value, then the
-    shape and strides, as Triton's does; the tiles come in and go out by `cp.async.bulk.tensor`,
-    the stores waited for before the next tile's writes."""
-    path = TRITON36 / "persistent_matmul_tma.ttgir"
-    kernel = compile_ir_file(path, "cuda:sm_90a", OPTIONS)
+    shape (i32) and strides (i64), as Triton's does; the tiles come in by
+    `cp.async.bulk.tensor` on mbarriers and go out by it, the stores waited for before the
+    buffer is written again."""
+    kernel = compile_ir_file(TRITON36 / f"{name}.ttgir", "cuda:sm_90a", OPTIONS)
     ptx = kernel.asm["ptx"]
-    assert _entry_parameters(ptx) == ["align", "u32", "u32", "u64", "u64"] * 3 + ["u32"] * 3
+    descriptor = ["align", "u32", "u32", "u64", "u64"]
+    expected = {
+        "persistent_matmul_tma": descriptor * 3 + ["u32"] * 3,
+        "attention_tma_causal": ["f32", "u64", "u32", "u32", *descriptor * 4, "u32"],
+    }
+    assert _entry_parameters(ptx) == expected[name]
+    assert "mbarrier::complete_tx::bytes" in ptx
     assert "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group" in ptx
     assert "cp.async.bulk.wait_group.read 0;" in ptx
-    assert "wgmma.wait_group.sync.aligned 1;" in ptx
     assert "0 bytes spill stores" in assemble(ptx, "sm_90a", tmp_path)
 
 
