@@ -13,8 +13,10 @@ instruction (NVPTX turns them into PTX `.file`/`.loc`; an object file gets a lin
 
 Code inlined from another function is located in a subprogram of its own, inlined at its
 call's location, so a profile shows the callee's lines and the chain of calls. An inlined
-function's name is not kept by its locations: the code inlined from one file is one
-subprogram, named after the file (`helpers.py`).
+function's name is not kept by its locations: a `noinline` function, which the back ends
+inline themselves, is found by its lines (`function_ranges`, read before they inline it);
+the code inlined from other functions of one file is one subprogram, named after the file
+(`helpers.py`).
 
 Without local variables the line tables alone are emitted (`LineTablesOnly`, or on NVPTX
 `DebugDirectivesOnly`: the `.loc` lines that `-lineinfo` reads, no DWARF sections and no
@@ -61,6 +63,32 @@ class Nodes:
         raise NotImplementedError
 
 
+def function_ranges(module) -> list[tuple[str, int, int, str]]:
+    """(file, first line, last line, name) of each function of `module`: where the code of
+    a function inlined later is to be found, and what it is called."""
+    ranges = []
+    for func in module.regions[0].entry_block:
+        start = _position(getattr(func, "location", None) or FileLineColLoc("", 0, 0))
+        if start is None or not func.regions or not hasattr(func, "sym_name"):
+            continue
+        last = start.line
+        for op in func.walk():
+            position = _position(_outermost(op.location))
+            if position is not None and position.filename == start.filename:
+                last = max(last, position.line)
+        ranges.append((start.filename, start.line, last, func.sym_name.value))
+    return ranges
+
+
+def _outermost(loc: Location) -> Location:
+    """The caller-most frame of `loc` (the position in the function it is in)."""
+    site = _call_site(loc)
+    while site is not None:
+        loc = site.caller
+        site = _call_site(loc)
+    return loc
+
+
 def name_of(loc: Location) -> str | None:
     """The Python local a location names (through fused locations), or None."""
     if isinstance(loc, NameLoc):
@@ -103,8 +131,15 @@ def _call_site(loc: Location) -> CallSiteLoc | None:
 class DebugInfo:
     """The debug metadata of one LLVM module, its nodes made once each."""
 
-    def __init__(self, nodes: Nodes, variables: bool = False, directives_only: bool = False):
+    def __init__(
+        self,
+        nodes: Nodes,
+        variables: bool = False,
+        directives_only: bool = False,
+        functions: list[tuple[str, int, int, str]] = (),
+    ):
         self.nodes = nodes
+        self.functions = functions  # function_ranges(), of the functions inlined here
         self.variables = variables
         kind = "FullDebug" if variables else "LineTablesOnly"
         if directives_only and not variables:
@@ -113,7 +148,7 @@ class DebugInfo:
         self._files: dict = {}
         self._subprograms: dict = {}  # (name, linkage, file, line) -> node
         self._files_of: dict = {}  # id(subprogram) -> its file
-        self._inlined: dict = {}  # file -> the subprogram of the code inlined from it
+        self._inlined: dict = {}  # (file, first line) -> the subprogram of inlined code
         self._locations: dict = {}
         self._resolved: dict = {}  # (location, subprogram's id) -> its DILocation
         self._types: dict = {}
@@ -222,15 +257,21 @@ class DebugInfo:
         return self._at(site.callee, self._inlined_subprogram(site.callee), at)
 
     def _inlined_subprogram(self, callee: Location):
-        """The subprogram of the code inlined from the file of `callee`'s outermost frame."""
-        while _call_site(callee) is not None:
-            callee = _call_site(callee).caller
-        position = _position(callee) or FileLineColLoc("<unknown>", 0, 0)
-        found = self._inlined.get(position.filename)
+        """The subprogram of the code inlined from the function of `callee`'s outermost
+        frame: the function whose lines hold it (`functions`), else its file."""
+        position = _position(_outermost(callee)) or FileLineColLoc("<unknown>", 0, 0)
+        filename, line = position.filename, position.line
+        for file, first, last, name in self.functions:
+            if file == filename and first <= line <= last:
+                key = (file, first)
+                if key not in self._inlined:
+                    start = FileLineColLoc(file, first, 0)
+                    self._inlined[key] = self.subprogram(name, name, start)
+                return self._inlined[key]
+        found = self._inlined.get((filename, None))
         if found is None:
-            label = os.path.basename(position.filename)
-            found = self.subprogram(label, label, position)
-            self._inlined[position.filename] = found
+            label = os.path.basename(filename)
+            found = self._inlined[(filename, None)] = self.subprogram(label, label, position)
         return found
 
     def _location(self, loc: Location, subprogram, inlined_at):

@@ -33,6 +33,7 @@ from ...ir.printer import print_module
 from ...middle.linalg import TritonToLinalg
 from ...middle.linalg.pointer_analysis import PointerAnalysis
 from ...passes.inline import Inline
+from ..debug_info import function_ranges
 from ..registry import Compilation, Stage
 from . import llvm_tools
 from .codegen.lines import locals_of
@@ -80,6 +81,7 @@ def to_target_ttir(c: Compilation) -> None:
     c.metadata["written"] = _written_arguments(c.module, arguments)
     if getattr(c.options, "local_variables", False):  # few of them outlive the conversion
         c.notes["locals"] = locals_of(_kernel_function(c.module))
+    c.notes["functions"] = function_ranges(c.module)  # `noinline` ones, inlined next
     c.run_passes("ttgir", TARGET_TTIR_PIPELINE)
     c.asm["ttgir"] = print_module(c.module)
 
@@ -112,6 +114,7 @@ def to_llvm(c: Compilation) -> None:
             target.features,
             line_info=line_info,
             described=described,
+            functions=c.notes.get("functions", ()),
         )
         text = str(lowered.module)
     with compile_profile.stage("LLVM parse, verify"):

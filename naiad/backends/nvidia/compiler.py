@@ -20,6 +20,7 @@ from ...ir.printer import print_module
 from ...ir.verifier import verify
 from ...passes.fuse_nested_loops import FuseNestedLoops
 from ...passes.inline import Inline
+from ..debug_info import function_ranges
 from ..registry import Compilation, CompileOptions, Stage
 from . import link, ptx
 from . import target as nv_target
@@ -116,6 +117,7 @@ def to_ttgir(c: Compilation) -> None:
         stages,
         target.hopper_only,
     )
+    c.notes["functions"] = function_ranges(c.module)  # `noinline` ones, inlined next
     c.run_passes("ttgir", pipeline)
     _check_ttgir(c.module)
     c.asm["ttgir"] = print_module(c.module)
@@ -155,6 +157,7 @@ def to_llvm(c: Compilation) -> None:
         options.enable_fp_fusion,
         line_info=getattr(options, "line_info", False),
         local_variables=getattr(options, "local_variables", False),
+        functions=c.notes.get("functions", ()),
     )
     c.metadata["shared"] = c.module.attributes["ttg.shared"].value  # the lowering's scratch too
     c.module = c.asm["llir"] = llir

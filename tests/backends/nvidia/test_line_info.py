@@ -81,6 +81,34 @@ def test_local_variables_described(target, tmp_path):
         assemble(compiled.asm["ptx"], "sm_90a", tmp_path)
 
 
+@naiad.jit(noinline=True)
+def _offset(pid, BLOCK: tl.constexpr):
+    start = pid * BLOCK
+    return start + 1
+
+
+@naiad.jit
+def _shifted(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    shift = _offset(tl.program_id(0), BLOCK)
+    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets) + shift)
+
+
+@pytest.mark.parametrize("target", ["cpu", "cuda:sm_90a"])
+def test_noinline_callee_has_its_own_subprogram(target):
+    """The back ends inline a `noinline` function: its lines are located in a subprogram of
+    its own name, inlined at its call."""
+    x = np.random.default_rng(4).random(64, dtype=np.float32)
+    with knobs.override(NAIAD_ALWAYS_COMPILE=1):
+        llir = _shifted.warmup(x, x, grid=(1,), BLOCK=64, target=target).asm["llir"]
+    (callee,) = re.findall(r'(![0-9]+) = distinct !DISubprogram\(name: "[^"]*_offset[^"]*"', llir)
+    _, first = inspect.getsourcelines(_offset.fn)
+    inlined = re.findall(
+        rf"!DILocation\(line: (\d+), column: \d+, scope: {callee}, inlinedAt", llir
+    )
+    assert inlined and {int(line) for line in inlined} <= {first + 2, first + 3}
+
+
 def test_cpu_values_unchanged_by_debug_info():
     """Launched on the CPU (whose launcher reads the settings itself), each setting compiles
     its own kernel, and all compute the same values."""

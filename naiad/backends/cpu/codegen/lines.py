@@ -1,6 +1,6 @@
 """Source lines in a CPU kernel's LLVM module (backends/debug_info.py says what and why).
 
-    lines = KernelLines(module, func_op, variables)
+    lines = KernelLines(module, func_op, variables, functions)
     lines.attach(program, entry)         # both functions' subprograms
     before = lines.enter(builder, op)    # the instructions built next are `op`'s lines
 
@@ -71,8 +71,8 @@ def locals_of(func) -> list[tuple]:
 class KernelLines:
     """The debug metadata of one kernel's module."""
 
-    def __init__(self, module: ir.Module, func_op, variables: bool = False):
-        self.info = DebugInfo(LlvmliteNodes(module), variables)
+    def __init__(self, module: ir.Module, func_op, variables: bool = False, functions=()):
+        self.info = DebugInfo(LlvmliteNodes(module), variables, functions=functions)
         name = func_op.sym_name.value
         loc = func_op.location
         self.program = self.info.subprogram(name, f"{name}.program", loc)

@@ -63,11 +63,13 @@ def lower_kernel(
     features: str = "",
     line_info: bool = False,
     described=None,
+    functions=(),
 ) -> LoweredKernel:
     """The module of `func_op`: `<name>.program` and the entry point `<name>`; `features` (the
     target's) steer the math library's choice of instructions. `line_info` locates the
     instructions at the kernel's lines (lines.py); `described`, (the arguments' names, the
-    TTIR's locals: lines.locals_of), describes the kernel's variables too."""
+    TTIR's locals: lines.locals_of), describes the kernel's variables too; `functions` are
+    the `noinline` functions inlined into it (debug_info.function_ranges)."""
     name = func_op.sym_name.value
     module = ir.Module(name=name)
     if triple:
@@ -94,7 +96,7 @@ def lower_kernel(
     fl.builder = ir.IRBuilder(program.append_basic_block("entry"))
     arguments = list(program.args)
     if line_info:
-        fl.lines = _start_lines(module, func_op, fl.builder, arguments, described)
+        fl.lines = _start_lines(module, func_op, fl.builder, arguments, described, functions)
     tail = arguments[len(inputs) : len(inputs) + len(PROGRAM_TAIL)]
     fl.scratch, fl.status, fl.linear_pid, fl.stream, fl.stream_threshold = tail
     for value, argument in zip(func_op.entry_block.arguments, arguments):
@@ -114,10 +116,10 @@ def lower_kernel(
     return LoweredKernel(module, name, fl.arena.size, fl.sites, fl.stream_bytes)
 
 
-def _start_lines(module, func_op, builder, arguments, described) -> KernelLines:
+def _start_lines(module, func_op, builder, arguments, described, functions) -> KernelLines:
     """The kernel's lines, the program's first instructions located at its `def`; with
     `described`, its variables and the values of its arguments there."""
-    lines = KernelLines(module, func_op, variables=described is not None)
+    lines = KernelLines(module, func_op, described is not None, functions)
     builder.debug_metadata = lines.program_start
     if described is not None:
         names, found = described

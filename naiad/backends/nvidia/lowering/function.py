@@ -65,6 +65,7 @@ def lower_module(
     fp_fusion: bool = True,
     line_info: bool = False,
     local_variables: bool = False,
+    functions=(),
 ) -> str:
     """The LLVM IR text of `module`'s kernel for `target` (see the package doc); sets the
     module's `ttg.shared` attribute to the bytes of shared memory the kernel needs. With
@@ -73,7 +74,8 @@ def lower_module(
     compile PTX as relocatable code, where a `-maxrregcount` option leaves kernels alone.
     `fp_fusion` (Triton's `enable_fp_fusion`) lets float multiplies and adds fuse into fma.
     `line_info` locates the instructions at the kernel's source lines (lines.py), and
-    `local_variables` describes the values the kernel names too."""
+    `local_variables` describes the values the kernel names too; `functions` are the
+    `noinline` functions inlined into it (debug_info.function_ranges)."""
     if isinstance(target, str):
         target = nv_target.cuda_target(target)
     func = _kernel(module)
@@ -92,7 +94,7 @@ def lower_module(
     ctx.fp_fusion = fp_fusion
     ctx.register_floor = min_ctas_per_sm(func, launched_warps) is not None
     if line_info:
-        ctx.lines = KernelLines(ctx.em, func, local_variables)
+        ctx.lines = KernelLines(ctx.em, func, local_variables, functions)
     block = func.body.block
     params = []
     for index, arg in enumerate(block.arguments):

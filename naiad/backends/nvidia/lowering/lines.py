@@ -84,9 +84,9 @@ def final_types(func) -> dict:
 class KernelLines:
     """The debug metadata of one kernel's LLVM function."""
 
-    def __init__(self, em, func, variables: bool = False):
+    def __init__(self, em, func, variables: bool = False, functions=()):
         self.em = em
-        self.info = DebugInfo(TextNodes(em), variables, directives_only=True)
+        self.info = DebugInfo(TextNodes(em), variables, True, functions)
         name = func.sym_name.value
         self.subprogram = self.info.subprogram(name, name, func.location)
         self.variables = variables
