@@ -9,9 +9,12 @@ random output gradient (`torch.autograd.grad`), warm (the kernels are compiled i
 rms_norm and softmax through `naiad.ops.rms_norm` / `naiad.ops.softmax` (autograd functions: a
 launch forward, one or two backward); SwiGLU (`silu(gate) * up`) as a library writes it, torch
 code run with Naiad's silu and mul switched in (`naiad.ops.use`: torch's autograd calls Naiad's
-mul twice and its own silu_backward). Timing as bench/ops/cpu_ops.py's (alternating batches of
-calls, the Naiad side's batch inside its switch; the median of the per-pair ratios torch time /
-Naiad time: > 1 means Naiad is faster), in microseconds per call. `--one-thread` runs both sides
+mul twice and its own silu_backward); and both as Triton kernel libraries write them
+(library_style.py: an autograd function per op whose directions launch `kernel[(rows,)](...)`,
+a program per row; rows "kernel[grid]"), against the same torch code. Timing as
+bench/ops/cpu_ops.py's (alternating batches of calls, the Naiad side's batch inside its switch;
+the median of the per-pair ratios torch time / Naiad time: > 1 means Naiad is faster), in
+microseconds per call. `--one-thread` runs both sides
 on one thread (`NAIAD_NUM_THREADS=1`, `torch.set_num_threads(1)`) in the thread's CPU time, as
 bench/cpu/kernels.py's option does: on a shared machine, wall time also measures the neighbours.
 """
@@ -28,6 +31,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")  # bench/cpu/kernels.py says
 os.environ.setdefault("NAIAD_BACKEND", "cpu")
 
 import cpu_ops  # bench/ops/, the script's directory, is first on sys.path
+import library_style
 import torch
 import torch.nn.functional as F
 
@@ -60,16 +64,27 @@ def cases(rows: int, hidden: int) -> dict:
         return run
 
     swiglu_both = fwd_bwd(lambda: swiglu(gate, up), (gate, up))
+    torch_rms = fwd_bwd(lambda: F.rms_norm(x, [hidden], weight, 1e-6), (x, weight))
     return {
         "rms_norm": (
             fwd_bwd(lambda: ops.rms_norm(x, [hidden], weight, 1e-6), (x, weight)),
-            fwd_bwd(lambda: F.rms_norm(x, [hidden], weight, 1e-6), (x, weight)),
+            torch_rms,
             contextlib.nullcontext,
         ),
         "swiglu": (swiglu_both, swiglu_both, lambda: ops.use(include=SWIGLU_OPS)),
         "softmax": (
             fwd_bwd(lambda: ops.softmax(x, 1), (x,)),
             fwd_bwd(lambda: torch.softmax(x, 1), (x,)),
+            contextlib.nullcontext,
+        ),
+        "rms_norm kernel[grid]": (
+            fwd_bwd(lambda: library_style.RMSNorm.apply(x, weight, 1e-6), (x, weight)),
+            torch_rms,
+            contextlib.nullcontext,
+        ),
+        "swiglu kernel[grid]": (
+            fwd_bwd(lambda: library_style.SwiGLU.apply(gate, up), (gate, up)),
+            fwd_bwd(lambda: swiglu(gate, up), (gate, up)),
             contextlib.nullcontext,
         ),
     }
