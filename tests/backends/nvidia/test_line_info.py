@@ -3,7 +3,11 @@ kernel's own lines, PTX `.loc` lines naming its file, nothing with NAIAD_DISABLE
 and the kernel's Python locals as DILocalVariables with NAIAD_EXTRACT_DI_LOCAL_VARIABLES."""
 
 import inspect
+import pathlib
 import re
+import shutil
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -14,6 +18,18 @@ import naiad.language as tl
 from naiad import knobs
 
 LOCALS = ["pid", "block_start", "offsets", "mask", "x", "y", "output"]
+
+
+def _nvdisasm() -> str | None:
+    """nvdisasm from the nvidia-cuda-nvdisasm wheel of this interpreter, else one on PATH."""
+    for entry in sys.path:
+        found = sorted(pathlib.Path(entry or ".").glob("nvidia/*/bin/nvdisasm"))
+        if found:
+            return str(found[-1])
+    return shutil.which("nvdisasm")
+
+
+NVDISASM = _nvdisasm()
 
 
 @naiad.jit
@@ -68,6 +84,26 @@ def test_ptx_has_loc_lines_of_the_kernels_file(tmp_path):
     assert lines <= KERNEL_LINES and len(lines) >= 6
     assert ", debug" not in ptx and ".debug_info" not in ptx  # line tables only
     assemble(ptx, "sm_90a", tmp_path)
+
+
+@pytest.mark.skipif(NVDISASM is None, reason="nvdisasm not found (the `test` extra)")
+@pytest.mark.parametrize("disabled", [False, True])
+def test_cubin_line_table_maps_sass_to_the_kernels_lines(disabled, tmp_path):
+    """What Nsight Compute's source view reads: the linker's `-lineinfo` line table, each SASS
+    instruction's kernel line (nvdisasm -g); none with line info off."""
+    compiled = _compile("cuda:sm_90a", NAIAD_DISABLE_LINE_INFO=int(disabled))
+    if "cubin" not in compiled.asm:
+        pytest.skip("no linker for PTX (nvJitLink or a driver)")
+    path = tmp_path / "kernel.cubin"
+    path.write_bytes(compiled.asm["cubin"])
+    sass = subprocess.run([NVDISASM, "-g", str(path)], capture_output=True, text=True).stdout
+    found = re.findall(r'## File "(.*)", line (\d+)', sass)
+    if disabled:
+        assert not found
+        return
+    assert {pathlib.Path(file).name for file, _ in found} == {"test_line_info.py"}
+    lines = {int(line) for _, line in found}
+    assert lines <= KERNEL_LINES and len(lines) >= 6
 
 
 @pytest.mark.parametrize("target", ["cpu", "cuda:sm_90a"])
