@@ -243,7 +243,7 @@ def main():
     torch.set_num_threads(1)
     if args.no_kernels:
         pool.run = _no_kernel
-        lanes.one_program = lambda *made: _no_kernel
+        lanes.direct_launch = lambda *made: _no_kernel
         FastCpuLaunch.__call__ = _no_prepared_launch
     model, tokens, labels = model_and_tokens(getattr(torch, args.dtype))
     if args.per_op or args.replay:

@@ -38,7 +38,7 @@ class Prepared(NamedTuple):
     pack: object  # struct's pack_into of the whole block
     new_block: type  # the block's ctypes array type
     run: object  # the pool's run
-    one_program: object  # its grid of one program run (the pool's one_program)
+    direct: object  # its small grids' run on the calling thread (lanes.direct_launch)
     launchable: object  # the loaded kernel (its `entry` stays mapped while this lives)
 
 
@@ -74,11 +74,10 @@ def bind_parameters(launch: Prepared, fixed: dict, varying: tuple, dims):
         launch.pack(launch.new_block(), 0, *template)
     except struct.error:
         return None
-    threads = 1 if n_programs <= launch.inline_programs else None
-    return _runner(launch, template, tuple(values_at), tuple(extents_at), n_programs, threads)
+    return _runner(launch, template, tuple(values_at), tuple(extents_at), n_programs)
 
 
-def _runner(launch: Prepared, template, values_at, extents_at, n_programs, threads):
+def _runner(launch: Prepared, template, values_at, extents_at, n_programs):
     """The per-call function of `bind_parameters` (see there), generated for its slots: the
     varying values unpacked, each varying array's extent read inline (`extent`, a tensor's
     case), and one pack of the block from names and constants; a loop over the slots into a
@@ -90,7 +89,7 @@ def _runner(launch: Prepared, template, values_at, extents_at, n_programs, threa
         "__pack": launch.pack, "__struct_error": struct.error, "__extent": extent,
         "__type": type, "__kernel": launchable.kernel, "__launchable": launchable,  # (kept)
     }  # fmt: skip
-    env["__go"] = _grid_run(launch, n_programs, threads)
+    run = _grid_run(launch, n_programs, env)
     slots = [str(int(value)) for value in template]  # the fixed slots, as constants
     places = sorted({place for _, place, _ in values_at} | {place for _, place in extents_at})
     lines = [
@@ -117,24 +116,25 @@ def _runner(launch: Prepared, template, values_at, extents_at, n_programs, threa
         f"        __pack(block, 0, {', '.join(slots)})",
         "    except __struct_error:  # the normal path converts it as ctypes does",
         "        return False",
-        "    __go(block)",
+        f"    {run}",
         "    return __kernel  # the CompiledKernel that ran",
     ]
     return define("bound_run", "\n".join(lines) + "\n", env, "<naiad bound CPU launch>")
 
 
-def _grid_run(launch: Prepared, n_programs: int, threads):
-    """`go(block)`: the grid of `n_programs` run with `block` (a grid of one program, most
-    small ops' launches, by the entry call made once: lanes.one_program)."""
-    if n_programs == 1:
-        return launch.one_program
-    run, launchable = launch.run, launch.launchable
-    entry, scratch, sites = launchable.entry, launchable.scratch_bytes, launchable.sites
+def _grid_run(launch: Prepared, n_programs: int, env: dict) -> str:
+    """The source of the call that runs the grid of `n_programs` with `block` (a small grid,
+    most small ops' launches, on the calling thread by the entry call made once:
+    lanes.direct_launch), its functions put in `env`."""
+    if n_programs == 1 or n_programs <= launch.inline_programs:
+        from ..backends.cpu.lanes import program_count  # (loaded with the kernel already)
 
-    def go(block):
-        run(entry, block, n_programs, scratch, sites, threads)
-
-    return go
+        env["__direct"], env["__end"] = launch.direct, program_count(n_programs)
+        return "__direct(block, __end)"
+    launchable = launch.launchable
+    env.update(__run=launch.run, __entry=launchable.entry, __scratch=launchable.scratch_bytes,
+               __sites=launchable.sites)  # fmt: skip
+    return f"__run(__entry, block, {n_programs}, __scratch, __sites)"
 
 
 def _extent_lines(place: int, slot: int) -> list[str]:

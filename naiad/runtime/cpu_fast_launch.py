@@ -40,14 +40,15 @@ class FastCpuLaunch:
     __slots__ = (
         "_block",
         "_check",
+        "_direct",
         "_entry",
         "_inline_programs",
         "_launchable",
         "_launcher",
         "_local",
-        "_one",
         "_pack",
         "_pointers",
+        "_program_count",
         "_run",
         "_scratch",
         "_select",
@@ -77,7 +78,10 @@ class FastCpuLaunch:
         self._stream_threshold = launchable.stream_threshold
         self._select = select
         self._run = pool.run
-        self._one = lanes.one_program(launchable.entry, launchable.scratch_bytes, launchable.sites)
+        self._direct = lanes.direct_launch(
+            launchable.entry, launchable.scratch_bytes, launchable.sites
+        )
+        self._program_count = lanes.program_count
         self._entry = launchable.entry
         self._launchable = launchable  # keeps `_entry` mapped
         self._scratch = launchable.scratch_bytes
@@ -152,11 +156,10 @@ class FastCpuLaunch:
             self._pack(block, 0, dims[0], dims[1], dims[2], *values, *extents, stream)
         except struct.error:  # not an int64 (an unsigned one past 2**63): as ctypes converts it
             block = self._block(dims[0], dims[1], dims[2], *values, *extents, stream)
-        if n_programs == 1:
-            self._one(block)
+        if n_programs <= self._inline_programs or n_programs == 1:  # small: on this thread
+            self._direct(block, self._program_count(n_programs))
         else:
-            threads = 1 if n_programs <= self._inline_programs else None
-            self._run(self._entry, block, n_programs, self._scratch, self._sites, threads)
+            self._run(self._entry, block, n_programs, self._scratch, self._sites)
         return self._launchable.kernel  # the CompiledKernel that ran: what a launch returns
 
     def bind(self, fixed: dict, varying: tuple, dims):
@@ -165,7 +168,7 @@ class FastCpuLaunch:
         prepared = Prepared(
             self._launcher, self._table, self._check, self._tensor, self._slots,
             tuple(self._pointers), self._stream_threshold, self._inline_programs, self._pack,
-            self._block, self._run, self._one, self._launchable,
+            self._block, self._run, self._direct, self._launchable,
         )  # fmt: skip
         return bind_parameters(prepared, fixed, varying, dims)
 

@@ -7,8 +7,8 @@ of at most one program has nothing to hand out, and no time slice could end befo
 does, so the pool runs it by one ctypes call of the entry point (`run_direct`; through the
 pool's native functions it cost 7 us more on a loaded 2-core machine: bench/cpu/
 launch_overhead.py, "inline launch" against "bare ctypes call", which is what small ops launch
-many of). A prepared launch, which runs one kernel's grid of one program again and again, makes
-that call once (`one_program`) with its arguments ready.
+many of). A prepared launch, which runs one kernel's small grids again and again, makes that
+call once (`direct_launch`) with its arguments ready.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from . import abi, pool_ir
 ENTRY_TYPE = ctypes.CFUNCTYPE(
     None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p
 )
-# The first program and the end of a one-program grid, as `one_program`'s call passes them.
-_FIRST, _ONE = ctypes.c_int64(0), ctypes.c_int64(1)
+_FIRST = ctypes.c_int64(0)  # the first program, as `direct_launch`'s call passes it
+_ENDS_KEPT = 1024  # program counts kept as ctypes objects (program_count)
 _ENTRY_CALLS_KEPT = 4096  # entry points' ctypes functions kept, by address (_entry_call)
 
 
@@ -47,7 +47,7 @@ class Arena:
         self._buffer = np.empty(size + abi.SCRATCH_ALIGN, np.uint8)
         start = self._buffer.ctypes.data
         self.address = start + (-start % abi.SCRATCH_ALIGN)
-        self.pointer = ctypes.c_void_p(self.address)  # as `one_program` passes it
+        self.pointer = ctypes.c_void_p(self.address)  # as `direct_launch` passes it
         self.size = size
         return True
 
@@ -68,6 +68,7 @@ class Lane:
 # programs did not end leaves its lane to them, and the thread takes a new one (pool._cancel).
 local = threading.local()
 _entry_calls: dict = {}  # entry address -> its ctypes function (_entry_call)
+_ends: dict = {}  # program count -> it as a ctypes int64 (program_count)
 
 
 def lane() -> Lane:
@@ -92,18 +93,23 @@ def run_direct(entry: int, params: int, n_programs: int, lane: Lane) -> int:
     return lane.code.value
 
 
-def one_program(entry_address: int, scratch_bytes: int, sites):
-    """`launch(params)`, which runs a grid of one program as `pool.run(entry_address, params,
-    1, scratch_bytes, sites)` does, for a caller that launches it many times (a prepared
-    launch): one call of the entry point on this thread's lane, its arguments ctypes objects
-    made before (`params` is the parameter block, a ctypes array that stays alive during the
-    call). A ctypes function with argument types converts each Python int it is passed, and
-    `pool.run` finds the entry's function, the block's address and the lane's arena at each
-    call: about 0.65 us of a small launch's host time on the development CPU (2.45 -> 1.8)."""
+def direct_launch(entry_address: int, scratch_bytes: int, sites):
+    """`launch(params, end)`, which runs programs [0, end) of a grid by one call of the entry
+    point on this thread's lane, as `pool.run(entry_address, params, n, scratch_bytes, sites)`
+    runs a grid of one program, for a caller that launches the kernel many times (a prepared
+    launch): a grid of one program, or one whose work the launcher knows is small
+    (runtime/cpu_inline_grid.py), a few microseconds, which needs no time slices for a Ctrl-C
+    to stop it. `params` is the parameter block, a ctypes array that stays alive during the
+    call, and `end` the grid's program count as `program_count` keeps it: the call passes
+    ctypes objects made before. A ctypes function with argument types converts each Python
+    int it is passed, and `pool.run` finds the entry's function, the block's address and the
+    lane's arena at each call: about 0.65 us of a small launch's host time on the development
+    CPU (2.45 -> 1.8); a small grid of several programs also went through the pool's native
+    caller in slices (8.2 -> 5.3 us for 16 programs of 128 elements)."""
     call = ENTRY_TYPE(entry_address)
     call.argtypes = None  # every argument is a ctypes object of the entry's own type
 
-    def launch(params) -> None:
+    def launch(params, end) -> None:
         try:
             owner = local.lane
         except AttributeError:
@@ -113,11 +119,21 @@ def one_program(entry_address: int, scratch_bytes: int, sites):
             scratch.reserve(scratch_bytes)
         if owner.code.value:  # run_direct says why
             ctypes.memset(owner.status.address, 0, 64)
-        call(params, _FIRST, _ONE, scratch.pointer, owner.status.pointer)
+        call(params, _FIRST, end, scratch.pointer, owner.status.pointer)
         if owner.code.value:
             raise_fault(owner, ctypes.addressof(params), sites)
 
     return launch
+
+
+def program_count(n: int):
+    """`n` as `direct_launch`'s `end` (a ctypes int64, made once per count)."""
+    end = _ends.get(n)
+    if end is None:
+        if len(_ends) >= _ENDS_KEPT:
+            _ends.clear()
+        end = _ends[n] = ctypes.c_int64(n)
+    return end
 
 
 def raise_fault(lane: Lane, params_address: int, sites):

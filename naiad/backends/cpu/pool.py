@@ -2,12 +2,12 @@
 
 `run(entry, params, n_programs, scratch_bytes, sites)` launches a compiled entry point (see
 `abi.py`) over a grid. A grid of one program is one ctypes call of the entry point on the
-calling thread's lane (lanes.py, which also makes that call ready once for a prepared launch:
-`one_program`). A larger grid on one thread runs inline, on the calling thread alone. A larger
-grid is cut into chunks of consecutive program ids that the calling thread and the persistent
-workers take in increasing order (`pool_ir.py`): the workers are native threads waiting in
-native code, so a launch costs one ctypes call and a futex wake-up, never a Python thread
-switch (bench/cpu/launch_overhead.py compares it with Python threads).
+calling thread's lane (lanes.py, which also makes that call ready once for a prepared launch's
+small grids: `direct_launch`). A larger grid on one thread runs inline, on the calling thread
+alone. A larger grid is cut into chunks of consecutive program ids that the calling thread and
+the persistent workers take in increasing order (`pool_ir.py`): the workers are native threads
+waiting in native code, so a launch costs one ctypes call and a futex wake-up, never a Python
+thread switch (bench/cpu/launch_overhead.py compares it with Python threads).
 
 Either way the calling thread returns to Python every `SLICE_NS` while the launch runs
 (pool_caller_ir.py), so that signal handlers run: a Ctrl-C cancels the launch (the programs

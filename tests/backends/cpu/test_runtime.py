@@ -204,31 +204,37 @@ def test_one_program_launches_after_failures_and_cancels(sites):
     assert fail_at(3, 99, abi.FAULT_ASSERT, 1, sites)[0] == 3  # and a pool launch after it
 
 
-def test_a_prepared_one_program_launch_runs_as_the_pool_does(sites):
-    """lanes.one_program, made once and called with a ctypes block, runs a grid of one program
-    as pool.run does: a failure is reported at the kernel's line, a status left set by a
-    failed or cancelled launch does not stop the next one, and the lane's scratch arena holds
-    what the kernel asks for, grown where an earlier launch left it smaller."""
+def test_a_prepared_direct_launch_runs_as_the_pool_does(sites):
+    """lanes.direct_launch, made once and called with a ctypes block and a program count,
+    runs a small grid on the calling thread as pool.run does: every program in order, a
+    failure reported at the kernel's line with its program and the later programs not run, a
+    status left set by a failed or cancelled launch not stopping the next one, and the lane's
+    scratch arena holding what the kernel asks for, grown where an earlier launch left it
+    smaller."""
     ran = np.zeros(1, np.int64)
-    launch = lanes.one_program(entry("fail_at"), 0, sites)
+    launch = lanes.direct_launch(entry("fail_at"), 0, sites)
 
-    def block(bad):
-        return (ctypes.c_int64 * 7)(1, 1, 1, bad, address(ran), abi.FAULT_ASSERT, 1)
+    def block(n, bad):
+        return (ctypes.c_int64 * 7)(n, 1, 1, bad, address(ran), abi.FAULT_ASSERT, 1)
 
     with pytest.raises(KernelAssertionError, match=r"3: error: .* in program \(0, 0, 0\)"):
-        launch(block(0))
-    launch(block(99))
+        launch(block(1, 0), lanes.program_count(1))
+    with pytest.raises(KernelAssertionError, match=r"3: error: .* in program \(5, 0, 0\)"):
+        launch(block(9, 5), lanes.program_count(9))
+    assert ran[0] == 1 + 6  # programs 0..5 of the second
+    launch(block(1, 99), lanes.program_count(1))
     lanes.local.lane.code.value = pool_caller_ir.FAULT_INTERRUPT  # as a Ctrl-C's cancel leaves it
-    launch(block(99))
-    assert ran[0] == 3
+    launch(block(12, 99), lanes.program_count(12))
+    assert ran[0] == 7 + 1 + 12
     words = 1 << 18  # more than this file's other launches ask for
     out = np.full(2, -1, np.int64)
     assert lanes.local.lane.scratch.size < 8 * words
-    lanes.one_program(entry("scratch_user"), 8 * words, [])(
-        (ctypes.c_int64 * 5)(1, 1, 1, address(out), words)
+    lanes.direct_launch(entry("scratch_user"), 8 * words, [])(
+        (ctypes.c_int64 * 5)(1, 1, 1, address(out), words), lanes.program_count(1)
     )
     lane = lanes.local.lane
     assert out[0] == 0 and out[1] == lane.scratch.address and lane.scratch.size >= 8 * words
+    assert lanes.program_count(12) is lanes.program_count(12)
 
 
 def test_unknown_site_or_code_is_an_internal_error(sites):

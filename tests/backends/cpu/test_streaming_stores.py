@@ -17,7 +17,7 @@ from llvmlite import ir
 import naiad
 import naiad.language as tl
 from naiad import knobs
-from naiad.backends.cpu import pool
+from naiad.backends.cpu import lanes, pool
 from naiad.backends.cpu.codegen.loops import ForLoop
 from naiad.backends.cpu.codegen.streaming import MAX_COUNTED_TRIPS, launch_flag
 from naiad.runtime import cpu_streaming
@@ -206,15 +206,26 @@ def test_short_rows_never_stream():
 
 
 def _flags(monkeypatch):
-    """The stream slot (the last) of every parameter block the pool runs."""
+    """The stream slot (the last) of every parameter block the pool runs, or a prepared
+    launch runs on the calling thread (lanes.direct_launch: grids of little work)."""
     seen = []
-    run = pool.run
+    run, direct_launch = pool.run, lanes.direct_launch
 
     def spy(entry, params, *rest):
         seen.append(int(params[len(params) - 1]))
         return run(entry, params, *rest)
 
+    def direct_spy(*made):
+        launch = direct_launch(*made)
+
+        def spied(params, end):
+            seen.append(int(params[len(params) - 1]))
+            return launch(params, end)
+
+        return spied
+
     monkeypatch.setattr(pool, "run", spy)
+    monkeypatch.setattr(lanes, "direct_launch", direct_spy)
     return seen
 
 
