@@ -15,10 +15,10 @@ that compiles TTIR (the CPU's) takes the file's kernel with its layouts dropped
 memory and `ttng` ops, is refused by name). The TTGIR Triton 3.6 prints for NVIDIA GPUs
 compiles as it is (tests/fixture_kernels/triton_ttgir.py: tutorial 09's persistent matmul,
 wgmma and mma.sync pipelines, attention), with its variadic wgmma waits, rounded divisions,
-async tokens and loop-carried buffer views; not yet its tensor-descriptor kernels (their
-`ttg.global_scratch_alloc`, `ttng.tensormap_create`, ... are unknown ops). The kernel takes
-the function's parameters; Triton's also takes two scratch pointers after them, which
-Naiad's kernels take only when they use global scratch (runtime/global_scratch.py).
+async tokens, loop-carried buffer views and tensor descriptors (TMA copies, maps made in the
+kernel). The kernel takes the function's parameters, then the global scratch pointer where it
+makes tensor maps (runtime/global_scratch.py); Triton's always takes that one and a profiling
+scratch pointer after them. A launch does not take host descriptors yet (`launch_ir_kernel`).
 
 The kernel is the file's public `tt.func` (the others are its callees). What comes back is
 inspected (`asm`, `metadata`) and launched as Triton's is, `compiled[grid](*args)` with the

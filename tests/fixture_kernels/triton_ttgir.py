@@ -20,10 +20,13 @@ module's `ttg.num-warps`; sm_90a):
   same tiles and options, `!tt.tensordesc<tensor<...>>` parameters, each followed by its
   shape (i32) and strides (i64), TMA copies in and out; the parameters keep their name
   locations, by which the compile names the descriptors);
+- persistent_matmul_descriptors: the same matmul through descriptors made in the kernel
+  (`tl.make_tensor_descriptor`: a global scratch slot a map, `ttng.tensormap_create`), A
+  M x K, B N x K, C M x N, all row-major; launched with the same grid, global scratch given;
 - attention_tma_causal: tutorial 06's causal attention forward through host descriptors (fp16,
   head dim 64, 128 queries and 64 keys a step, 4 warps, 3 stages): its off-band and on-band
   loops, K and V by TMA.
-The descriptor kernels compile; a launch of a file's kernel does not take descriptors yet.
+The host-descriptor kernels compile; a launch of a file's kernel does not take descriptors yet.
 """
 
 from pathlib import Path

@@ -105,6 +105,18 @@ def test_persistent_matmul():
     _close_fp16(c, a.double() @ bt.double().T)
 
 
+def test_persistent_matmul_with_descriptors_made_in_the_kernel():
+    """The tensor maps written by the kernel into the launch's global scratch (torch's bytes:
+    no allocator set); K 336 ends in a box the copy engine fills with zeros."""
+    m, n, k = 4096, 2064, 336
+    a = torch.randn(m, k, device="cuda", dtype=torch.float16) * 0.5
+    bt = torch.randn(n, k, device="cuda", dtype=torch.float16) * 0.5
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+    _file_kernel("persistent_matmul_descriptors")[(132,)](a, bt, c, m, n, k)
+    torch.cuda.synchronize()
+    _close_fp16(c, a.double() @ bt.double().T)
+
+
 def test_rounded_divisions():
     """The GPU's values are the CPU's (tests/backends/nvidia/test_triton_ttgir_files.py):
     Naiad's division, by 0 and INT_MIN / -1 included."""

@@ -42,7 +42,7 @@ from ...ir.types import i32
 from ..base import I32, BoolAttrC, DenseI32ArrayAttr, I32Attr
 from ..tt.attributes import CacheModifier, EvictionPolicy
 from ..tt.memory import CACHE_EVICT_FORMAT
-from ..tt.types import TT_BoolLike, TT_PtrTensor, TT_Tensor
+from ..tt.types import TT_BoolLike, TT_Ptr, TT_PtrTensor, TT_Tensor
 from . import attributes as ttg_attributes  # noqa: F401  (registers the encodings)
 from .barrier import AddrSpace, BarrierOp  # noqa: F401  (part of this dialect)
 from .partitions import (  # noqa: F401
@@ -217,3 +217,16 @@ class AsyncWaitOp(Operation):
     num = attribute(I32Attr)
     retToken = result(TTG_AsyncToken)  # the ODS name
     assembly_format = "($asyncToken^)? attr-dict"
+
+
+@irdl_op
+class GlobalScratchAllocOp(Operation):
+    """`nbytes` of this program's slice of the launch's global scratch (a tensor map made in
+    the kernel, ttng/tensor_maps.py), aligned to `alignment`."""
+
+    name = "ttg.global_scratch_alloc"
+    traits = frozenset({MemoryRead, MemoryWrite})
+    nbytes = attribute(I32Attr)
+    alignment = attribute(I32Attr)
+    result = result(TT_Ptr)
+    assembly_format = "attr-dict `:` qualified(type($result))"

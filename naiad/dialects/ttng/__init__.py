@@ -52,6 +52,11 @@ from .tensor_copies import (  # the pipelined tensor copies' ops
     TMAStoreWaitOp,
     WaitBarrierOp,
 )
+from .tensor_maps import (  # the ops of tensor maps made in the kernel
+    ReinterpretTensorDescOp,
+    TensormapCreateOp,
+    TensormapFenceproxyAcquireOp,
+)
 
 AnyTensor = TensorOf(AnyType)
 
@@ -125,7 +130,10 @@ __all__ = [
     "FenceAsyncSharedOp",
     "InitBarrierOp",
     "InvalBarrierOp",
+    "ReinterpretTensorDescOp",
     "TMAStoreWaitOp",
+    "TensormapCreateOp",
+    "TensormapFenceproxyAcquireOp",
     "WaitBarrierOp",
     "WarpGroupDotOp",
     "WarpGroupDotWaitOp",

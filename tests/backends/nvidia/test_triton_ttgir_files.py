@@ -114,6 +114,23 @@ def test_tensor_descriptor_kernels_copy_by_tma(name, tmp_path):
 
 
 @needs_ptxas
+def test_descriptors_made_in_the_kernel_take_global_scratch(tmp_path):
+    """Tutorial 09 with `tl.make_tensor_descriptor`: each of its three maps takes a 128-byte
+    slot of the launch's global scratch, which the kernel takes after its own parameters (where
+    Triton's takes its global scratch too), written by `tensormap.replace` and acquired before
+    the copies read it."""
+    path = TRITON36 / "persistent_matmul_descriptors.ttgir"
+    kernel = compile_ir_file(path, "cuda:sm_90a", OPTIONS)
+    assert kernel.metadata.parameters == PRINTED["persistent_matmul"][1][:6]
+    assert kernel.metadata["global_scratch_size"] == 3 * 128
+    ptx = kernel.asm["ptx"]
+    assert _entry_parameters(ptx) == ["u64"] * 3 + ["u32"] * 3 + ["u64"]
+    assert ptx.count("tensormap.replace.tile.global_address") == 3
+    assert "fence.proxy.tensormap::generic.acquire.gpu" in ptx
+    assert "0 bytes spill stores" in assemble(ptx, "sm_90a", tmp_path)
+
+
+@needs_ptxas
 @pytest.mark.parametrize("arch", ["sm_80", "sm_90a"])
 def test_views_carried_by_a_loop_cross_as_their_slot(arch, tmp_path):
     """Triton 3.8's sm_80 matmul (fixture_kernels/ttgir/matmul_sm80.ttgir) carries the slot

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 from ....dialects import tt
 from ....dialects.tt.attributes import PaddingOption
+from ....dialects.ttg import GlobalScratchAllocOp
 from ....ir import FloatType
+from ....passes.diagnostics import unsupported
 from . import barriers
 from .context import Context, lowers
 from .emitter import SHARED_PTR
@@ -38,8 +40,15 @@ _REPLACE = "tensormap.replace.tile.{}.shared::cta.b1024.{}"
 
 
 def map_ops(func) -> list:
-    """The kernel's `tt.make_tensor_descriptor` ops, in the order their maps are laid out."""
-    return [op for op in func.walk() if isinstance(op, tt.MakeTensorDescOp)]
+    """The kernel's `tt.make_tensor_descriptor` ops and the global scratch slots of Triton's
+    maps (`ttg.global_scratch_alloc`), in the order their maps are laid out."""
+    ops = [op for op in func.walk() if isinstance(op, (tt.MakeTensorDescOp, GlobalScratchAllocOp))]
+    for op in ops:
+        if isinstance(op, GlobalScratchAllocOp) and (
+            op.nbytes.value > TENSOR_MAP_BYTES or TENSOR_MAP_BYTES % op.alignment.value
+        ):
+            unsupported(op, "global scratch is given out in 128-byte slots, for tensor maps")
+    return ops
 
 
 def scratch_bytes_per_program(func) -> int:
@@ -95,15 +104,7 @@ def _make_tensor_descriptor(ctx: Context, op) -> None:
     slot = em.op(
         f"getelementptr i8, ptr addrspace(1) {_program_slot(ctx)}, i64 {index * TENSOR_MAP_BYTES}"
     )
-    tid = em.tid()
-    warp0 = em.op(f"icmp ult i32 {tid}, 32")
-    first = em.op(f"icmp eq i32 {tid}, 0")
-    word = em.op(f"shl i32 {tid}, 2")
-    em.asm(
-        "void", "@$0 st.shared.b32 [$1], 0;", "b,r",
-        [("i1", warp0), (SHARED_PTR, em.shared_address(word))],
-    )  # fmt: skip
-    em.call("void", "llvm.nvvm.bar.warp.sync", [("i32", "-1")])
+    _zero_staging(ctx, staging)
     (rows_size,), (columns_size,) = (ctx[s] for s in op.shape)
     (row_stride,) = ctx[op.strides[0]]
     row_bytes = em.op(f"mul i64 {row_stride}, {nbytes}")
@@ -120,28 +121,108 @@ def _make_tensor_descriptor(ctx: Context, op) -> None:
     ]
     swizzle = _SWIZZLE_MODES[swizzle_bytes(block.shape[1], nbytes)]
     fill = 1 if op.padding is not None and PaddingOption.keyword(op.padding) == "nan" else 0
+    immediates = (  # the rank less one: two dimensions
+        ("rank", 1),
+        ("elemtype", element_type_code(block.element_type)),
+        ("interleave_layout", 0),
+        ("swizzle_mode", swizzle),
+        ("fill_mode", fill),
+    )
+    _write_map(ctx, staging, slot, fields, immediates, acquire=True)
+    ctx[op.result] = [em.op(f"addrspacecast ptr addrspace(1) {slot} to ptr")]
+    barriers.owe(ctx)  # the staging bytes are free once every warp has passed a barrier
+
+
+def _zero_staging(ctx: Context, staging: str) -> None:
+    """Warp 0 zeroes the 128 bytes at `staging` (shared) where a map is assembled."""
+    em = ctx.em
+    warp0 = em.op(f"icmp ult i32 {em.tid()}, 32")
+    word = em.op(f"shl i32 {em.tid()}, 2")
+    em.asm(
+        "void", "@$0 st.shared.b32 [$1], 0;", "b,r",
+        [("i1", warp0), (SHARED_PTR, em.shared_address(word))],
+    )  # fmt: skip
+    em.call("void", "llvm.nvvm.bar.warp.sync", [("i32", "-1")])
+
+
+def _write_map(ctx: Context, staging, slot, fields, immediates, acquire: bool) -> None:
+    """Thread 0 writes `fields` ((field, width, ordinal or None, (type, value))) and
+    `immediates` ((field, value)) into the zeroed map at `staging`; warp 0 copies it to `slot`
+    (global) with a release to the tensor-map proxy, and acquires it there where `acquire`."""
+    em = ctx.em
+    first = em.op(f"icmp eq i32 {em.tid()}, 0")
     for name, width, dim, value in fields:
         ordinal = "" if dim is None else f"{dim}, "
         text = f"@$0 {_REPLACE.format(name, width)} [$1], {ordinal}$2;"
         constraint = "l" if width == "b64" else "r"
         em.asm("void", text, f"b,r,{constraint}", [("i1", first), (SHARED_PTR, staging), value])
-    for name, value in (  # immediates only
-        ("rank", 1),  # the rank less one: two dimensions
-        ("elemtype", element_type_code(block.element_type)),
-        ("interleave_layout", 0),
-        ("swizzle_mode", swizzle),
-        ("fill_mode", fill),
-    ):
+    for name, value in immediates:
         text = f"@$0 {_REPLACE.format(name, 'b32')} [$1], {value};"
         em.asm("void", text, "b,r", [("i1", first), (SHARED_PTR, staging)])
+    warp0 = em.op(f"icmp ult i32 {em.tid()}, 32")
+    acquired = "@$0 fence.proxy.tensormap::generic.acquire.gpu [$1], 128; " if acquire else ""
     em.asm(
         "void",
         "@$0 tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.gpu"
-        ".sync.aligned [$1], [$2], 128; "
-        "@$0 fence.proxy.tensormap::generic.acquire.gpu [$1], 128; "
+        ".sync.aligned [$1], [$2], 128; " + acquired +
         "@$0 cp.async.bulk.commit_group; @$0 cp.async.bulk.wait_group.read 0;",
         "b,l,r",
         [("i1", warp0), ("ptr addrspace(1)", slot), (SHARED_PTR, staging)],
-    )
-    ctx[op.result] = [em.op(f"addrspacecast ptr addrspace(1) {slot} to ptr")]
-    barriers.owe(ctx)  # the staging bytes are free once every warp has passed a barrier
+    )  # fmt: skip
+
+
+# -- Triton's spelling: a map made by ops of its own (dialects/ttng/tensor_maps.py) ---------------
+@lowers("ttg.global_scratch_alloc")
+def _global_scratch_alloc(ctx: Context, op) -> None:
+    """This program's slot of the map (`map_ops`), a global pointer."""
+    index = ctx.tensor_map_slots[op]
+    ctx[op.result] = [
+        ctx.em.op(
+            f"getelementptr i8, ptr addrspace(1) {_program_slot(ctx)}, "
+            f"i64 {index * TENSOR_MAP_BYTES}"
+        )
+    ]
+
+
+@lowers("ttng.tensormap_create")
+def _tensormap_create(ctx: Context, op) -> None:
+    """The map the op's operands and attributes spell, assembled and released as
+    `tt.make_tensor_descriptor`'s is; `ttng.tensormap_fenceproxy_acquire` acquires it."""
+    ctx.need_shared(TENSOR_MAP_BYTES)
+    staging = ctx.em.shared_address("0")
+    _zero_staging(ctx, staging)
+    fields = [("global_address", "b64", None, ("ptr addrspace(1)", ctx[op.global_address][0]))]
+    for name, values, kind in (
+        ("box_dim", op.box_dim, "i32"),
+        ("global_dim", op.global_dim, "i32"),
+        ("global_stride", op.global_stride, "i64"),
+        ("element_stride", op.element_stride, "i32"),
+    ):
+        width = "b64" if kind == "i64" else "b32"
+        fields += [(name, width, k, (kind, ctx[v][0])) for k, v in enumerate(values)]
+    immediates = [("rank", len(op.box_dim) - 1)]
+    immediates += [
+        (name, op.attributes[attribute].value)
+        for name, attribute in (
+            ("elemtype", "elem_type"),
+            ("interleave_layout", "interleave_layout"),
+            ("swizzle_mode", "swizzle_mode"),
+            ("fill_mode", "fill_mode"),
+        )
+    ]
+    _write_map(ctx, staging, ctx[op.desc_ptr][0], fields, immediates, acquire=False)
+    barriers.owe(ctx)
+
+
+@lowers("ttng.tensormap_fenceproxy_acquire")
+def _tensormap_acquire(ctx: Context, op) -> None:
+    """Every thread acquires the map in the tensor-map proxy (the copies' issuer among them)."""
+    text = "fence.proxy.tensormap::generic.acquire.gpu [$0], 128;"
+    ctx.em.asm("void", text, "l", [("ptr addrspace(1)", ctx[op.desc_ptr][0])])
+
+
+@lowers("ttng.reinterpret_tensor_descriptor")
+def _reinterpret(ctx: Context, op) -> None:
+    """The map's generic address: a descriptor's register (lowering/tma.py)."""
+    (slot,) = ctx[op.rawDesc]
+    ctx[op.result] = [ctx.em.op(f"addrspacecast ptr addrspace(1) {slot} to ptr")]
