@@ -3,7 +3,10 @@
 launches it.
 
 The arguments are the kernel's `tt.func` parameters in order: an array for each pointer (on a
-GPU also an address), a number for each scalar. Nothing specializes: an IR file has no JIT
+GPU also an address), a number for each scalar, a `TensorDescriptor` for each host descriptor
+(`!tt.tensordesc`, a GPU's: its tensor map is encoded for the parameter's block at each launch,
+runtime/tensor_maps.py; the shape and strides Triton's TTGIR declares after it are parameters of
+their own, given as numbers). Nothing specializes: an IR file has no JIT
 function, so the kernel runs as the file declares it, and what a parameter promises
 (`tt.divisibility = 16`) is the caller's to keep, as in Triton.
 
@@ -42,6 +45,10 @@ def _kind(ty) -> str:
         return "*" + ty_to_signature(scalar_dtype(ty.pointee_type))
     if isinstance(ty, (IntegerType, FloatType)):
         return ty_to_signature(scalar_dtype(ty))
+    if isinstance(ty, tt.TensorDescType):  # the signature's spelling: tensordesc<fp16[128, 64]>
+        block = ty.block_type
+        element = ty_to_signature(scalar_dtype(block.element_type))
+        return f"tensordesc<{element}[{', '.join(str(n) for n in block.shape)}]>"
     return str(ty)
 
 
@@ -53,10 +60,12 @@ def launch_ir_kernel(kernel, grid, args: tuple, stream=None) -> None:
             f"`{kernel.name}` takes {len(kinds)} arguments ({', '.join(kinds)}), got {len(args)}"
         )
     for index, kind in enumerate(kinds):
-        if kind not in SIGNATURE_TO_DTYPE and kind[1:] not in SIGNATURE_TO_DTYPE:
+        if kind.startswith("tensordesc") and not kernel._on_cpu:
+            _check_descriptor(kernel, index, kind, args[index])
+        elif kind not in SIGNATURE_TO_DTYPE and kind[1:] not in SIGNATURE_TO_DTYPE:
             raise TypeError(
                 f"parameter {index} of `{kernel.name}` is a {kind}: a kernel compiled from an "
-                "IR file is launched with pointers and scalars"
+                "IR file is launched with pointers, scalars and (on a GPU) host descriptors"
             )
     grid = (grid,) if isinstance(grid, int) else tuple(grid)
     grid = (grid + (1, 1))[:3]
@@ -64,6 +73,32 @@ def launch_ir_kernel(kernel, grid, args: tuple, stream=None) -> None:
         _launch_on_cpu(kernel, grid, args)
     else:
         _launch_on_gpu(kernel, grid, args, stream)
+
+
+def _check_descriptor(kernel, index: int, kind: str, value) -> None:
+    """A host descriptor argument: a TensorDescriptor of the parameter's block shape."""
+    from .cuda_parameters import DESCRIPTOR_SPEC
+    from .tensor_descriptor import TensorDescriptor
+
+    block = [int(n) for n in DESCRIPTOR_SPEC.match(kind).group(2).split(",")]
+    if not isinstance(value, TensorDescriptor) or list(value.block_shape) != block:
+        raise TypeError(
+            f"parameter {index} of `{kernel.name}` is a {kind}: give a TensorDescriptor of "
+            f"block shape {block}, got {value!r:.80}"
+        )
+
+
+def _tensor_maps(kinds, args: tuple) -> tuple:
+    """`args` with each host descriptor as its tensor map, for its parameter's block."""
+    from .cuda_parameters import tensor_map_maker
+
+    args = list(args)
+    for index, kind in enumerate(kinds):
+        if kind.startswith("tensordesc"):
+            desc = args[index]
+            maps = tensor_map_maker(f"argument {index}", f"{kind[:-1]}, {desc.padding}>")
+            args[index] = maps.encode((desc.base, *desc.shape, *desc.strides))
+    return tuple(args)
 
 
 def _loaded(kernel, load):
@@ -95,6 +130,7 @@ def _launch_on_gpu(kernel, grid, args: tuple, stream) -> None:
     scratch = kernel.metadata.get("global_scratch_size", 0)
     cubin_kernel = _loaded(kernel, _cubin_kernel)
     device = device_of(dict(enumerate(args)))
+    args = _tensor_maps(kernel.metadata["parameters"], args)
     if stream is None:
         current = stream_reader()
         stream = current(device) if current else 0
@@ -106,7 +142,10 @@ def _launch_on_gpu(kernel, grid, args: tuple, stream) -> None:
 def _cubin_kernel(kernel):
     from ..backends.nvidia.cubin_kernel import CubinKernel
 
-    kinds = tuple(kernel.metadata["parameters"])
+    kinds = tuple(
+        "tensormap" if kind.startswith("tensordesc") else kind
+        for kind in kernel.metadata["parameters"]
+    )
     names = tuple(f"argument {index} of `{kernel.name}`" for index in range(len(kinds)))
     if kernel.metadata.get("global_scratch_size", 0):
         kinds, names = (*kinds, "*i8"), (*names, "the launch's global scratch")

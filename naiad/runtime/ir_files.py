@@ -18,7 +18,8 @@ wgmma and mma.sync pipelines, attention), with its variadic wgmma waits, rounded
 async tokens, loop-carried buffer views and tensor descriptors (TMA copies, maps made in the
 kernel). The kernel takes the function's parameters, then the global scratch pointer where it
 makes tensor maps (runtime/global_scratch.py); Triton's always takes that one and a profiling
-scratch pointer after them. A launch does not take host descriptors yet (`launch_ir_kernel`).
+scratch pointer after them. A host descriptor parameter takes a `TensorDescriptor` at a launch
+(ir_file_launch.py).
 
 The kernel is the file's public `tt.func` (the others are its callees). What comes back is
 inspected (`asm`, `metadata`) and launched as Triton's is, `compiled[grid](*args)` with the

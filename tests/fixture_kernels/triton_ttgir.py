@@ -26,7 +26,8 @@ module's `ttg.num-warps`; sm_90a):
 - attention_tma_causal: tutorial 06's causal attention forward through host descriptors (fp16,
   head dim 64, 128 queries and 64 keys a step, 4 warps, 3 stages): its off-band and on-band
   loops, K and V by TMA.
-The host-descriptor kernels compile; a launch of a file's kernel does not take descriptors yet.
+A launch gives each host descriptor parameter a TensorDescriptor, and its shape and strides
+after it as numbers.
 """
 
 from pathlib import Path

@@ -20,6 +20,7 @@ from fixture_kernels.triton_ttgir import (
 
 from naiad.backends.registry import CompileOptions
 from naiad.runtime.ir_files import compile_ir_file, compile_ir_text
+from naiad.runtime.tensor_descriptor import TensorDescriptor
 
 pytestmark = pytest.mark.gpu
 OPTIONS = CompileOptions(num_warps=4, num_stages=3)
@@ -113,6 +114,24 @@ def test_persistent_matmul_with_descriptors_made_in_the_kernel():
     bt = torch.randn(n, k, device="cuda", dtype=torch.float16) * 0.5
     c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
     _file_kernel("persistent_matmul_descriptors")[(132,)](a, bt, c, m, n, k)
+    torch.cuda.synchronize()
+    _close_fp16(c, a.double() @ bt.double().T)
+
+
+def test_persistent_matmul_with_host_descriptors():
+    """Each descriptor parameter takes a TensorDescriptor (its map encoded at the launch), then
+    the shape (i32) and strides (i64) the file declares after it, as numbers."""
+    m, n, k = 4096, 2064, 336
+    a = torch.randn(m, k, device="cuda", dtype=torch.float16) * 0.5
+    bt = torch.randn(n, k, device="cuda", dtype=torch.float16) * 0.5
+    c = torch.full((m, n), float("nan"), device="cuda", dtype=torch.float16)
+    descriptors = [
+        (TensorDescriptor.from_tensor(a, [128, 64]), m, k),
+        (TensorDescriptor.from_tensor(bt, [256, 64]), n, k),
+        (TensorDescriptor.from_tensor(c, [128, 256]), m, n),
+    ]
+    args = [x for desc, rows, cols in descriptors for x in (desc, rows, cols, cols, 1)]
+    _file_kernel("persistent_matmul_tma")[(132,)](*args, m, n, k)
     torch.cuda.synchronize()
     _close_fp16(c, a.double() @ bt.double().T)
 

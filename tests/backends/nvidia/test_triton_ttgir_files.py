@@ -25,6 +25,7 @@ from naiad.ir import VerificationError, verify
 from naiad.ir.parser import parse_module
 from naiad.ir.printer import print_module
 from naiad.runtime.ir_files import compile_ir_file, compile_ir_text
+from naiad.runtime.tensor_descriptor import TensorDescriptor
 
 OPTIONS = CompileOptions(num_warps=4, num_stages=3)
 
@@ -111,6 +112,22 @@ def test_tensor_descriptor_kernels_copy_by_tma(name, tmp_path):
     assert "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group" in ptx
     assert "cp.async.bulk.wait_group.read 0;" in ptx
     assert "0 bytes spill stores" in assemble(ptx, "sm_90a", tmp_path)
+
+
+def test_a_descriptor_parameter_takes_a_tensor_descriptor():
+    """A launch reads a `!tt.tensordesc` parameter as the signature spells a descriptor, and
+    refuses anything but a TensorDescriptor of its block shape (before any GPU is asked)."""
+    kernel = compile_ir_file(TRITON36 / "persistent_matmul_tma.ttgir", "cuda:sm_90a", OPTIONS)
+    kinds = kernel.metadata.parameters
+    assert kinds[:6] == ["tensordesc<fp16[128, 64]>", "i32", "i32", "i64", "i64"] + [
+        "tensordesc<fp16[256, 64]>"
+    ]
+    a = np.zeros((256, 64), np.float16)
+    wrong = TensorDescriptor.from_tensor(a, [64, 64])
+    with pytest.raises(TypeError, match=r"parameter 0 .* block shape \[128, 64\]"):
+        kernel[(1,)](wrong, *range(17))
+    with pytest.raises(TypeError, match=r"parameter 0 .* got array"):
+        kernel[(1,)](a, *range(17))
 
 
 @needs_ptxas
