@@ -109,7 +109,7 @@ def _runner(launch: Prepared, template, values_at, extents_at, n_programs):
             env[f"__convert{slot}"] = convert
         slots[slot] = f"v{place}" if convert is None else f"__convert{slot}(v{place})"
     for slot, place in extents_at:
-        lines += _extent_lines(place, slot)
+        lines += extent_lines(place, slot)
         slots[slot], slots[slot + 1] = f"low{slot}", f"high{slot}"
     lines += [
         "    try:",
@@ -137,9 +137,9 @@ def _grid_run(launch: Prepared, n_programs: int, env: dict) -> str:
     return f"__run(__entry, block, {n_programs}, __scratch, __sites)"
 
 
-def _extent_lines(place: int, slot: int) -> list[str]:
-    """The source that reads the extent of the varying array at `place` (its address
-    `v{place}`) into `low{slot}`, `high{slot}`."""
+def extent_lines(place: int, slot: int) -> list[str]:
+    """The source that reads the extent of the array `arguments[place]` (its address
+    `v{place}`) into `low{slot}`, `high{slot}` (cpu_launch_call.py's too)."""
     return [
         f"    array = arguments[{place}]",
         "    if __type(array) is __tensor:",

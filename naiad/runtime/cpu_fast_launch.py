@@ -17,6 +17,7 @@ import numpy as np
 
 from .binder import tensor_type
 from .cpu_bound_params import Prepared, bind_parameters
+from .cpu_launch_call import launch_call
 from .cpu_parameters import extent, slot_converter
 from .cpu_streaming import program_threshold
 from .globals_check import globals_checker
@@ -39,6 +40,7 @@ class FastCpuLaunch:
 
     __slots__ = (
         "_block",
+        "_call",
         "_check",
         "_direct",
         "_entry",
@@ -87,6 +89,9 @@ class FastCpuLaunch:
         self._scratch = launchable.scratch_bytes
         self._sites = launchable.sites
         self._inline_programs = launchable.inline_programs
+        self._call = None
+        if all(j is None for _, j, _ in places):
+            self._call = launch_call(self, places, pointers)
 
     @classmethod
     def prepare(cls, launcher: CpuLauncher, launchable: CpuLaunchable):
@@ -125,7 +130,10 @@ class FastCpuLaunch:
     def __call__(self, dims, values, arguments=None):
         """Run over `dims` (three sizes) with the binder's `values` and the `arguments` they
         come from (binder.py); return the CompiledKernel, or False (nothing run) when the kernel
-        has been forgotten since it was prepared, or no arguments give the arrays' extents."""
+        has been forgotten since it was prepared, or no arguments give the arrays' extents.
+        A launch without tuple arguments runs its generated function (cpu_launch_call.py)."""
+        if self._call is not None:
+            return self._call(dims, values, arguments)
         if self._launcher.kernels is not self._table or arguments is None:
             return False
         if self._check is not None:
