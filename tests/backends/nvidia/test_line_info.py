@@ -113,6 +113,9 @@ def test_local_variables_described(target, tmp_path):
     assert "dbg_value" in llir
     for name in LOCALS:
         assert f'!DILocalVariable(name: "{name}"' in llir
+    # the program id has a value on both (on the CPU an argument of the program function)
+    (pid,) = re.findall(r'(![0-9]+) = !DILocalVariable\(name: "pid"', llir)
+    assert re.search(rf"#dbg_value\([^,]+, {pid},", llir)
     if target != "cpu" and PTXAS is not None:
         assemble(compiled.asm["ptx"], "sm_90a", tmp_path)
 

@@ -10,8 +10,9 @@ inlined at the entry's call, and the object's line table covers the kernel's cod
 
 With `variables`, the kernel's arguments are described where the program starts, and every
 Python local of the kernel (`locals_of`, read from its TTIR before the conversion to Linalg,
-which keeps few of its values) is a variable of the program's subprogram: on the CPU a
-tensor is a buffer, not a value, so most locals show as optimized away.
+which keeps few of its values) is a variable of the program's subprogram, a local holding a
+program id described by its argument: on the CPU a tensor is a buffer, not a value, and
+scalars are folded into the accesses, so most locals show as optimized away.
 """
 
 from __future__ import annotations
@@ -58,13 +59,16 @@ def _operand(value):
 
 
 def locals_of(func) -> list[tuple]:
-    """(name, type, location) of each Python local of a TTIR `func`, its type that of its
-    last value (the last op its name locates)."""
+    """(name, type, location, program axis) of each Python local of a TTIR `func`, its type
+    that of its last value (the last op its name locates); the axis where that op is
+    `tt.get_program_id` (a program's id is an argument of the CPU's program function), else
+    None."""
     found = {}
     for op in func.walk():
         name = name_of(op.location)
         if name is not None and op.results:
-            found[name] = (name, op.results[0].type, op.location)
+            axis = op.attributes["axis"].value if op.name == "tt.get_program_id" else None
+            found[name] = (name, op.results[0].type, op.location, axis)
     return list(found.values())
 
 
@@ -102,12 +106,16 @@ class KernelLines:
             variable = self.info.parameter(name, number, self._loc, self.program, kind)
             self._value(builder, value, variable)
 
-    def declare_locals(self, found: list[tuple]) -> None:
-        """The variables of the kernel's Python locals (`locals_of`)."""
-        for name, t, loc in found:
+    def declare_locals(self, builder: ir.IRBuilder, found: list[tuple], program_ids) -> None:
+        """The variables of the kernel's Python locals (`locals_of`); those holding a program
+        id get its value (`program_ids`, the program function's x, y, z arguments)."""
+        for name, t, loc, axis in found:
             kind = self._ir_type(t)
-            if kind is not None:
-                self.info.variable(name, loc, self.program, kind)
+            if kind is None:
+                continue
+            variable = self.info.variable(name, loc, self.program, kind)
+            if axis is not None:
+                self._value(builder, program_ids[axis], variable)
 
     def finish(self) -> None:
         self.info.finish()

@@ -118,13 +118,14 @@ def lower_kernel(
 
 def _start_lines(module, func_op, builder, arguments, described, functions) -> KernelLines:
     """The kernel's lines, the program's first instructions located at its `def`; with
-    `described`, its variables and the values of its arguments there."""
+    `described`, its variables and the values of its arguments and program ids there."""
     lines = KernelLines(module, func_op, described is not None, functions)
     builder.debug_metadata = lines.program_start
     if described is not None:
         names, found = described
         lines.describe_arguments(builder, names, arguments[: len(names)])
-        lines.declare_locals(found)
+        inputs = len(func_op.signature.inputs)  # the program ids x, y, z last (abi.py)
+        lines.declare_locals(builder, found, arguments[inputs - 3 : inputs])
     return lines
 
 
