@@ -48,7 +48,9 @@ class Ptx:
 def _target_machine(arch: str, features: str) -> llvm.TargetMachine:
     """An NVPTX target machine at -O3; `arch` and `features` come from target.py's tables."""
     llvm_util.initialize()
-    llvm.set_option("", nv_target.SHORT_POINTERS)  # NVPTX's alone: other targets ignore it
+    # NVPTX's options alone (target.py says why each): other targets ignore them.
+    for option in (nv_target.SHORT_POINTERS, nv_target.MAD_WIDE):
+        llvm.set_option("", option)
     machine = llvm.Target.from_triple(nv_target.TRIPLE).create_target_machine(
         cpu=arch, features=features, opt=3
     )

@@ -34,6 +34,13 @@ TRIPLE = "nvptx64-nvidia-cuda"
 # 64-bit addresses each cost a widening and a 64-bit add besides (the tf32 matmul's K loop of
 # a 128x32 tile: 68 `add.s64` and 50 `cvt.s64.s32` where 27 `add.s32` do).
 SHORT_POINTERS = "-nvptx-short-ptr"
+# LLVM's option to fold a widening multiply and the 64-bit add after it into one `mad.wide`
+# (off by default in the LLVM that llvmlite ships). A pointer tensor's address is `base +
+# sext(offset) * size`: without it, each is a `mul.wide.s32` and an `add.s64`, and ptxas
+# schedules such a loop worse. Tutorial 09's pointer-persistent matmul (128x256x64 s3 w8, fp16,
+# H200, TFLOP/s), its PTX with those pairs fused by hand: 557 -> 668 at 8192^3, 374 -> 443 on
+# the main loop alone (1024x2048x65536), where Triton's (whose LLVM fuses them) gives 656 / 444.
+MAD_WIDE = "-nvptx-mad-wide-opt"
 # NVPTX's data layout with SHORT_POINTERS (what LLVM's target machine reports for every sm_NN).
 DATA_LAYOUT = (
     "e-p3:32:32-p4:32:32-p5:32:32-p6:32:32-p7:32:32"
