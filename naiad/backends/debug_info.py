@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import os
 
-from ..ir.locations import CallSiteLoc, FileLineColLoc, FusedLoc, Location, NameLoc
+from ..ir.locations import CallSiteLoc, FileLineColLoc, FusedLoc, Location, NameLoc, file_line_col
 
 PRODUCER = "naiad"
 
@@ -103,16 +103,7 @@ def name_of(loc: Location) -> str | None:
 
 def _position(loc: Location) -> FileLineColLoc | None:
     """The innermost source position of `loc` (a call site's callee is resolved apart)."""
-    if isinstance(loc, FileLineColLoc):
-        return loc
-    if isinstance(loc, NameLoc):
-        return _position(loc.child)
-    if isinstance(loc, FusedLoc):
-        for inner in loc.locations:
-            found = _position(inner)
-            if found is not None:
-                return found
-    return None
+    return file_line_col(loc, call_sites=False)
 
 
 def _call_site(loc: Location) -> CallSiteLoc | None:

@@ -107,18 +107,19 @@ class FusedLoc(Location):
         return f"fused{metadata}[{', '.join(loc._body() for loc in self.locations)}]"
 
 
-def file_line_col(loc: Location) -> FileLineColLoc | None:
+def file_line_col(loc: Location, call_sites: bool = True) -> FileLineColLoc | None:
     """The source position a diagnostic should show: through names, to the callee of a call
-    site (the innermost code), to the first position of a fused location."""
+    site (the innermost code; None there without `call_sites`, for a caller that resolves call
+    sites apart: backends/debug_info.py), to the first position of a fused location."""
     if isinstance(loc, FileLineColLoc):
         return loc
     if isinstance(loc, NameLoc):
-        return file_line_col(loc.child)
+        return file_line_col(loc.child, call_sites)
     if isinstance(loc, CallSiteLoc):
-        return file_line_col(loc.callee)
+        return file_line_col(loc.callee, call_sites) if call_sites else None
     if isinstance(loc, FusedLoc):
         for inner in loc.locations:
-            found = file_line_col(inner)
+            found = file_line_col(inner, call_sites)
             if found is not None:
                 return found
     return None
