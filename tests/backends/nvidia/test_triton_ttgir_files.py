@@ -21,6 +21,7 @@ from test_toolchain import needs_ptxas
 
 from naiad.backends.registry import CompileOptions
 from naiad.dialects import ttng
+from naiad.errors import KernelNotImplementedError
 from naiad.ir import VerificationError, verify
 from naiad.ir.parser import parse_module
 from naiad.ir.printer import print_module
@@ -145,6 +146,32 @@ def test_descriptors_made_in_the_kernel_take_global_scratch(tmp_path):
     assert ptx.count("tensormap.replace.tile.global_address") == 3
     assert "fence.proxy.tensormap::generic.acquire.gpu" in ptx
     assert "0 bytes spill stores" in assemble(ptx, "sm_90a", tmp_path)
+
+
+@pytest.mark.parametrize(
+    "written, said",
+    [("[%c32_i32, %c128_i32]", "box [32, 128]"), ("swizzle_mode = 2", "swizzle mode 2")],
+)
+def test_a_map_whose_box_the_copies_would_misread_is_refused(written, said):
+    """The copies through a map the kernel writes move its block in Naiad's boxes and swizzle
+    (lowering/tma.py): a map that says other ones (the A map's 64 columns of a 128x64 block
+    as 32, its 128-byte swizzle as 64 bytes) is refused where it would be misread."""
+    text = (TRITON36 / "persistent_matmul_descriptors.ttgir").read_text()
+    first = "ttng.tensormap_create %a_desc_4, %a_ptr, [%c64_i32, %c128_i32]"
+    assert first in text
+    if written.startswith("["):
+        text = text.replace(first, first.replace("[%c64_i32, %c128_i32]", written), 1)
+        text = text.replace(
+            "%c64_i32 = arith.constant 64",
+            "%c32_i32 = arith.constant 32 : i32\n    %c64_i32 = arith.constant 64",
+            1,
+        )
+    else:
+        at = text.index(first)
+        end = text.index("\n", at)
+        text = text[:at] + text[at:end].replace("swizzle_mode = 3", written) + text[end:]
+    with pytest.raises(KernelNotImplementedError, match=re.escape(said)):
+        compile_ir_text(text, "edited.ttgir", "cuda:sm_90a", OPTIONS, laid_out=True)
 
 
 @needs_ptxas

@@ -223,6 +223,30 @@ def _tensormap_acquire(ctx: Context, op) -> None:
 
 @lowers("ttng.reinterpret_tensor_descriptor")
 def _reinterpret(ctx: Context, op) -> None:
-    """The map's generic address: a descriptor's register (lowering/tma.py)."""
+    """The map's generic address: a descriptor's register (lowering/tma.py). The copies
+    through it move its block in the boxes and swizzle of Naiad's rule (`tma.box`), so a map
+    the kernel writes itself with other constant ones is refused, where it would be misread."""
+    for user, index in op.rawDesc.uses:
+        if user.name == "ttng.tensormap_create" and index == 0:
+            _check_box(user, op.result.type.block_type)
     (slot,) = ctx[op.rawDesc]
     ctx[op.result] = [ctx.em.op(f"addrspacecast ptr addrspace(1) {slot} to ptr")]
+
+
+def _check_box(create, block) -> None:
+    """Refuse `create` (a `ttng.tensormap_create`) where its constant box or swizzle is not
+    the one Naiad's copies of `block` use."""
+    nbytes = block.element_type.width // 8
+    expected = (
+        *box(block.shape, nbytes),
+        _SWIZZLE_MODES.get(swizzle_bytes(block.shape[1], nbytes), 0),
+    )
+    values = [getattr(v.defining_op, "value", None) for v in create.box_dim]
+    written = (*(getattr(v, "value", None) for v in values), create.swizzle_mode.value)
+    if None not in written and written != expected:
+        unsupported(
+            create,
+            f"this tensor map's box {list(written[:-1])} and swizzle mode {written[-1]} are not "
+            f"those Naiad's copies of a {'x'.join(map(str, block.shape))} block use "
+            f"({list(expected[:-1])}, swizzle mode {expected[-1]})",
+        )
