@@ -5,13 +5,11 @@ and the kernel's Python locals as DILocalVariables with NAIAD_EXTRACT_DI_LOCAL_V
 import inspect
 import pathlib
 import re
-import shutil
 import subprocess
-import sys
 
 import numpy as np
 import pytest
-from test_toolchain import PTXAS, assemble, needs_ptxas
+from test_toolchain import PTXAS, assemble, needs_ptxas, nvidia_tool
 
 import naiad
 import naiad.language as tl
@@ -20,16 +18,7 @@ from naiad import knobs
 LOCALS = ["pid", "block_start", "offsets", "mask", "x", "y", "output"]
 
 
-def _nvdisasm() -> str | None:
-    """nvdisasm from the nvidia-cuda-nvdisasm wheel of this interpreter, else one on PATH."""
-    for entry in sys.path:
-        found = sorted(pathlib.Path(entry or ".").glob("nvidia/*/bin/nvdisasm"))
-        if found:
-            return str(found[-1])
-    return shutil.which("nvdisasm")
-
-
-NVDISASM = _nvdisasm()
+NVDISASM = nvidia_tool("nvdisasm")
 
 
 @naiad.jit

@@ -36,16 +36,17 @@ KERNELS = {
 }
 
 
-def _ptxas() -> str | None:
-    """ptxas from the nvidia-cuda-nvcc wheel of this interpreter, else one on PATH."""
+def nvidia_tool(name: str) -> str | None:
+    """The NVIDIA tool `name` (ptxas, nvdisasm) from an `nvidia-*` wheel of this interpreter
+    (the `test` extra installs them), else one on PATH."""
     for entry in sys.path:
-        found = sorted(pathlib.Path(entry or ".").glob("nvidia/*/bin/ptxas"))
+        found = sorted(pathlib.Path(entry or ".").glob(f"nvidia/*/bin/{name}"))
         if found:
             return str(found[-1])
-    return shutil.which("ptxas")
+    return shutil.which(name)
 
 
-PTXAS = _ptxas()
+PTXAS = nvidia_tool("ptxas")
 needs_ptxas = pytest.mark.skipif(
     PTXAS is None, reason="ptxas not found (pip install nvidia-cuda-nvcc: the `test` extra)"
 )
