@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import os
 
+from ..dialects.tt.types import PointerType
+from ..ir import FloatType, IntegerType
 from ..ir.locations import CallSiteLoc, FileLineColLoc, FusedLoc, Location, NameLoc, file_line_col
 
 PRODUCER = "naiad"
@@ -99,6 +101,17 @@ def name_of(loc: Location) -> str | None:
             if found is not None:
                 return found
     return None
+
+
+def last_named_ops(func) -> dict:
+    """Each Python local of `func` (its name locations) and the last op with results it names,
+    in the order the locals first appear: the op of the value the local holds at the end."""
+    found = {}
+    for op in func.walk():
+        name = name_of(op.location)
+        if name is not None and op.results:
+            found[name] = op
+    return found
 
 
 def _position(loc: Location) -> FileLineColLoc | None:
@@ -300,6 +313,22 @@ class DebugInfo:
             fields = {"name": name, "size": bits, "encoding": Token(encoding)}
             self._types[key] = self.nodes.node("DIBasicType", fields)
         return self._types[key]
+
+    def scalar_type(self, t):
+        """(debug type, bits) of a scalar IR type, or None for one not described: an integer
+        (i1 a byte-sized boolean), a float (one narrower than 16 bits as unsigned bits), a
+        pointer (32 bits into shared memory, else 64)."""
+        if isinstance(t, IntegerType):
+            if t.width == 1:
+                return self.basic_type("i1", 8, "DW_ATE_boolean"), 8
+            return self.basic_type(f"i{t.width}", t.width, "DW_ATE_signed"), t.width
+        if isinstance(t, FloatType):
+            encoding = "DW_ATE_float" if t.width >= 16 else "DW_ATE_unsigned"
+            return self.basic_type(t.kind, t.width, encoding), t.width
+        if isinstance(t, PointerType):
+            bits = 32 if t.address_space == 3 else 64
+            return self.pointer_type(bits), bits
+        return None
 
     def pointer_type(self, bits: int):
         key = ("pointer", bits)

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from ....ir import FloatType, IntegerType, RankedTensorType
-from ...debug_info import DebugInfo, Nodes, Token, name_of
+from ....ir import RankedTensorType
+from ...debug_info import DebugInfo, Nodes, Token, last_named_ops
 
 
 class LlvmliteNodes(Nodes):
@@ -63,13 +63,11 @@ def locals_of(func) -> list[tuple]:
     that of its last value (the last op its name locates); the axis where that op is
     `tt.get_program_id` (a program's id is an argument of the CPU's program function), else
     None."""
-    found = {}
-    for op in func.walk():
-        name = name_of(op.location)
-        if name is not None and op.results:
-            axis = op.attributes["axis"].value if op.name == "tt.get_program_id" else None
-            found[name] = (name, op.results[0].type, op.location, axis)
-    return list(found.values())
+    found = []
+    for name, op in last_named_ops(func).items():
+        axis = op.attributes["axis"].value if op.name == "tt.get_program_id" else None
+        found.append((name, op.results[0].type, op.location, axis))
+    return found
 
 
 class KernelLines:
@@ -149,16 +147,8 @@ class KernelLines:
     def _ir_type(self, t):
         """The debug type of an IR type: a tensor as an array of its elements."""
         element = t.element_type if isinstance(t, RankedTensorType) else t
-        if isinstance(element, IntegerType):
-            bits = max(element.width, 8)
-            encoding = "DW_ATE_boolean" if element.width == 1 else "DW_ATE_signed"
-            basic = self.info.basic_type(f"i{element.width}", bits, encoding)
-        elif isinstance(element, FloatType):
-            bits = element.width
-            encoding = "DW_ATE_float" if bits >= 16 else "DW_ATE_unsigned"
-            basic = self.info.basic_type(element.kind, bits, encoding)
-        else:  # pointers, descriptors
-            bits, basic = 64, self.info.pointer_type(64)
+        # A descriptor, which has no scalar type of its own, is described as its pointer.
+        basic, bits = self.info.scalar_type(element) or (self.info.pointer_type(64), 64)
         if not isinstance(t, RankedTensorType):
             return basic
         count = 1

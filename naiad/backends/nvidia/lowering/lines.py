@@ -12,9 +12,8 @@ of it: its registers, described as pieces (`DW_OP_LLVM_fragment`) of an array pe
 
 from __future__ import annotations
 
-from ....dialects.tt.types import PointerType
-from ....ir import FloatType, IntegerType, RankedTensorType
-from ...debug_info import DebugInfo, Nodes, Token, name_of
+from ....ir import RankedTensorType
+from ...debug_info import DebugInfo, Nodes, Token, last_named_ops, name_of
 from .emitter import llvm_type
 
 
@@ -71,14 +70,9 @@ def _tuple(items: list) -> str:
 
 
 def final_types(func) -> dict:
-    """The type of each Python local's last value in `func`: that of the last op its name
-    locates (types are interned: compared by identity)."""
-    found = {}
-    for op in func.walk():
-        name = name_of(op.location)
-        if name is not None and op.results:
-            found[name] = op.results[0].type
-    return found
+    """The type of each Python local's last value in `func` (types are interned: compared by
+    identity)."""
+    return {name: op.results[0].type for name, op in last_named_ops(func).items()}
 
 
 class KernelLines:
@@ -117,7 +111,7 @@ class KernelLines:
         if self._final.get(name) is not result.type:
             return
         element = result.type.element_type if isinstance(result.type, RankedTensorType) else None
-        kind = self._type(element or result.type)
+        kind = self.info.scalar_type(element or result.type)
         where = self.info.location(op.location, self.subprogram)
         if kind is None or where is None:
             return
@@ -134,20 +128,6 @@ class KernelLines:
             self.em.record(
                 f"#dbg_value({value_type} {register}, {variable}, {expression}, {where})"
             )
-
-    def _type(self, t):
-        """(DIBasicType, bits) of a scalar IR type, or None for a type not described."""
-        if isinstance(t, IntegerType):
-            if t.width == 1:
-                return self.info.basic_type("i1", 8, "DW_ATE_boolean"), 8
-            return self.info.basic_type(f"i{t.width}", t.width, "DW_ATE_signed"), t.width
-        if isinstance(t, FloatType):
-            encoding = "DW_ATE_float" if t.width >= 16 else "DW_ATE_unsigned"
-            return self.info.basic_type(t.kind, t.width, encoding), t.width
-        if isinstance(t, PointerType):
-            bits = 32 if t.address_space == 3 else 64
-            return self.info.pointer_type(bits), bits
-        return None
 
     def finish(self) -> None:
         self.info.finish()
