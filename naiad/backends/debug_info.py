@@ -13,10 +13,11 @@ instruction (NVPTX turns them into PTX `.file`/`.loc`; an object file gets a lin
 
 Code inlined from another function is located in a subprogram of its own, inlined at its
 call's location, so a profile shows the callee's lines and the chain of calls. An inlined
-function's name is not kept by its locations: a `noinline` function, which the back ends
-inline themselves, is found by its lines (`function_ranges`, read before they inline it);
-the code inlined from other functions of one file is one subprogram, named after the file
-(`helpers.py`).
+function's name is not kept by its locations: each `@jit` function is found by its lines
+(`function_ranges`, read from the frontend's module before the `inline` pass, and before the
+back ends inline `noinline` ones), its subprogram named as Python names it (`scale`), its
+symbol (`__main__.scale__fp32S64S`) the linkage name. Code inlined from a function of
+unknown lines (an IR file's) is one subprogram per file, named after the file (`helpers.py`).
 
 Without local variables the line tables alone are emitted (`LineTablesOnly`, or on NVPTX
 `DebugDirectivesOnly`: the `.loc` lines that `-lineinfo` reads, no DWARF sections and no
@@ -65,21 +66,33 @@ class Nodes:
         raise NotImplementedError
 
 
-def function_ranges(module) -> list[tuple[str, int, int, str]]:
-    """(file, first line, last line, name) of each function of `module`: where the code of
-    a function inlined later is to be found, and what it is called."""
+def function_ranges(module) -> list[tuple[str, int, int, str, str]]:
+    """(file, first line, last line, name, symbol) of each function of `module` but the
+    public kernel: where the code of a function inlined later is to be found, and what it is
+    called."""
     ranges = []
     for func in module.regions[0].entry_block:
         start = _position(getattr(func, "location", None) or FileLineColLoc("", 0, 0))
         if start is None or not func.regions or not hasattr(func, "sym_name"):
             continue
+        visibility = getattr(func, "sym_visibility", None)
+        if visibility is not None and visibility.value == "public":
+            continue  # the kernel: never inlined, its subprogram made apart
         last = start.line
         for op in func.walk():
             position = _position(_outermost(op.location))
             if position is not None and position.filename == start.filename:
                 last = max(last, position.line)
-        ranges.append((start.filename, start.line, last, func.sym_name.value))
+        symbol = func.sym_name.value
+        ranges.append((start.filename, start.line, last, python_name(symbol), symbol))
     return ranges
+
+
+def python_name(symbol: str) -> str:
+    """The Python name of a `@jit` function from its specialized symbol (frontend/calls.py's
+    `module.qualname__<parts>`): `__main__.scale__fp32S64S_c2.0` is `scale`."""
+    qualified = symbol.rsplit("__", 1)[0] if "__" in symbol.lstrip("_") else symbol
+    return qualified.rsplit(".", 1)[-1] or symbol
 
 
 def _outermost(loc: Location) -> Location:
@@ -140,7 +153,7 @@ class DebugInfo:
         nodes: Nodes,
         variables: bool = False,
         directives_only: bool = False,
-        functions: list[tuple[str, int, int, str]] = (),
+        functions: list[tuple[str, int, int, str, str]] = (),
     ):
         self.nodes = nodes
         self.functions = functions  # function_ranges(), of the functions inlined here
@@ -265,12 +278,12 @@ class DebugInfo:
         frame: the function whose lines hold it (`functions`), else its file."""
         position = _position(_outermost(callee)) or FileLineColLoc("<unknown>", 0, 0)
         filename, line = position.filename, position.line
-        for file, first, last, name in self.functions:
+        for file, first, last, name, symbol in self.functions:
             if file == filename and first <= line <= last:
-                key = (file, first)
+                key = (file, first)  # one subprogram for every specialization of the def
                 if key not in self._inlined:
                     start = FileLineColLoc(file, first, 0)
-                    self._inlined[key] = self.subprogram(name, name, start)
+                    self._inlined[key] = self.subprogram(name, symbol, start)
                 return self._inlined[key]
         found = self._inlined.get((filename, None))
         if found is None:

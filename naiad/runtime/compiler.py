@@ -60,6 +60,9 @@ class TTIRBuild:
     kernel: CompiledKernel
     module: object
     spec: Specialization
+    # The jit functions the `inline` pass inlined, read before it (debug_info.function_ranges):
+    # the back ends' line info names their code's subprograms.
+    functions: list = ()
 
 
 def compile_kernel(
@@ -262,6 +265,7 @@ def _run_stages(
     `timed`, when given)."""
     dump = pass_dumps(build.kernel.name, build.kernel.metadata["target"], build.spec, backend.name)
     c = Compilation(build.module, target, options, {}, insertions=insertions, dump=dump)
+    c.notes["functions"] = list(build.functions)
     for stage in stages:
         if give_way is not None:
             give_way()
@@ -322,6 +326,7 @@ def _build(jit_function, spec: Specialization, language, insertions) -> TTIRBuil
     """Frontend and TTIR pipeline (the caller holds the compile lock)."""
     # Imported on first compile: launching in the interpreter needs none of the compiler.
     from .. import passes  # noqa: F401  (registers the passes)
+    from ..backends.debug_info import function_ranges
     from ..frontend import generate
     from ..ir.printer import print_module
     from ..passes.pipeline import run_pipeline
@@ -332,6 +337,7 @@ def _build(jit_function, spec: Specialization, language, insertions) -> TTIRBuil
             jit_function, spec.signature, spec.constexprs, spec.attrs, language, name=name
         )
         source_ttir = print_module(result.module)
+        functions = function_ranges(result.module)  # before `inline` (TTIRBuild.functions)
     pipeline = extensions.extend("ttir", TTIR_PIPELINE, insertions)
     dump = pass_dumps(result.name, language.name, spec, "ttir")
     with compile_profile.stage("TTIR passes"):
@@ -345,7 +351,7 @@ def _build(jit_function, spec: Specialization, language, insertions) -> TTIRBuil
         "debug": language.debug,
     }
     kernel = CompiledKernel(result.name, asm, metadata, globals_used=result.globals_used)
-    return TTIRBuild(kernel, result.module, spec)
+    return TTIRBuild(kernel, result.module, spec, functions)
 
 
 _cache: Cache | None = None

@@ -64,6 +64,7 @@ def compile_ir_text(
     """`compile_ir_file` of IR already read (`filename` names it in parse errors): TTIR, or
     TTGIR where `laid_out`."""
     from .. import passes  # noqa: F401  (registers the passes)
+    from ..backends.debug_info import function_ranges
     from ..ir.parser import parse_module
     from ..ir.printer import print_module
     from ..passes.pipeline import run_pipeline
@@ -73,6 +74,7 @@ def compile_ir_text(
         module = parse_module(text, filename)
         name, func = kernel_function(module, filename)
         stages = backend.stages(target, options)
+        functions = function_ranges(module)  # before any inlining (TTIRBuild.functions)
         if laid_out and backend.compiles_ttgir_files:
             stages, options = _after_layouts(module, stages, target_name, options)
             asm = {"source": text, "ttgir": print_module(module)}
@@ -86,7 +88,7 @@ def compile_ir_text(
         metadata["parameters"] = parameter_kinds(func)
         kernel = CompiledKernel(name, asm, metadata, options=options)
         files, made = _run_stages(
-            TTIRBuild(kernel, module, None), backend, target, options, [], stages
+            TTIRBuild(kernel, module, None, functions), backend, target, options, [], stages
         )
     texts = set(made["text_stages"])
     outputs = {stage: data.decode() if stage in texts else data for stage, data in files.items()}

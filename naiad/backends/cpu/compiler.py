@@ -81,8 +81,8 @@ def to_target_ttir(c: Compilation) -> None:
     c.metadata["written"] = _written_arguments(c.module, arguments)
     if getattr(c.options, "local_variables", False):  # few of them outlive the conversion
         c.notes["locals"] = locals_of(_kernel_function(c.module))
-    if getattr(c.options, "line_info", False):  # `noinline` functions, inlined next
-        c.notes["functions"] = function_ranges(c.module)
+    if getattr(c.options, "line_info", False) and "functions" not in c.notes:
+        c.notes["functions"] = function_ranges(c.module)  # `noinline` ones, inlined next
     c.run_passes("ttgir", TARGET_TTIR_PIPELINE)
     c.asm["ttgir"] = print_module(c.module)
 

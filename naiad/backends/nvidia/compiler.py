@@ -117,8 +117,8 @@ def to_ttgir(c: Compilation) -> None:
         stages,
         target.hopper_only,
     )
-    if getattr(options, "line_info", False):  # `noinline` functions, inlined next
-        c.notes["functions"] = function_ranges(c.module)
+    if getattr(options, "line_info", False) and "functions" not in c.notes:
+        c.notes["functions"] = function_ranges(c.module)  # `noinline` ones, inlined next
     c.run_passes("ttgir", pipeline)
     _check_ttgir(c.module)
     c.asm["ttgir"] = print_module(c.module)

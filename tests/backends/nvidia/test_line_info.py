@@ -14,6 +14,7 @@ from test_toolchain import PTXAS, assemble, needs_ptxas, nvidia_tool
 import naiad
 import naiad.language as tl
 from naiad import knobs
+from naiad.backends.cpu import elf_object
 
 LOCALS = ["pid", "block_start", "offsets", "mask", "x", "y", "output"]
 
@@ -135,6 +136,66 @@ def test_noinline_callee_has_its_own_subprogram(target):
         rf"!DILocation\(line: (\d+), column: \d+, scope: {callee}, inlinedAt", llir
     )
     assert inlined and {int(line) for line in inlined} <= {first + 2, first + 3}
+
+
+@naiad.jit
+def _scaled(v, factor):
+    w = v * factor
+    return w + 1.0
+
+
+@naiad.jit
+def _difference(v):
+    return _scaled(v, 2.0) - _scaled(v, 3.0)
+
+
+@naiad.jit
+def _nested(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offsets, _difference(tl.load(x_ptr + offsets)))
+
+
+def _subprogram(llir: str, name: str) -> tuple[str, int]:
+    """The metadata id and `line` of the DISubprogram called `name`."""
+    ((node, line),) = re.findall(
+        rf'(![0-9]+) = distinct !DISubprogram\(name: "{name}", linkageName: "[^"]*", '
+        rf"scope: ![0-9]+, file: ![0-9]+, line: (\d+)",
+        llir,
+    )
+    return node, int(line)
+
+
+@pytest.mark.parametrize("target", ["cpu", "cuda:sm_90a"])
+def test_inlined_jit_helpers_have_their_own_subprograms(target, tmp_path):
+    """Each inlined `@jit` helper is a DISubprogram of its Python name at its `def`, its
+    lines inlined at its call: `_scaled`'s at `_difference`'s, inlined at the kernel's."""
+    x = np.random.default_rng(6).random(64, dtype=np.float32)
+    with knobs.override(NAIAD_ALWAYS_COMPILE=1):
+        compiled = _nested.warmup(x, x, grid=(1,), BLOCK=64, target=target)
+    llir = compiled.asm["llir"]
+    inner, inner_def = _subprogram(llir, "_scaled")
+    outer, outer_def = _subprogram(llir, "_difference")
+    # the `def` line, below the decorator's
+    assert inner_def == inspect.getsourcelines(_scaled.fn)[1] + 1
+    assert outer_def == inspect.getsourcelines(_difference.fn)[1] + 1
+    sites = re.findall(
+        rf"!DILocation\(line: (\d+), column: \d+, scope: {inner}, inlinedAt: (![0-9]+)", llir
+    )
+    assert {int(line) for line, _ in sites} <= {inner_def + 1, inner_def + 2} and sites
+    for _, site in sites:  # each call of `_scaled` lies in `_difference`, itself inlined
+        (line,) = re.findall(
+            rf"^{site} = (?:distinct )?!DILocation\(line: (\d+), column: \d+, scope: {outer}, "
+            r"inlinedAt: ![0-9]+",
+            llir,
+            re.MULTILINE,
+        )
+        assert int(line) == outer_def + 1
+    if target == "cpu":  # the object's DWARF names both (its inlined subroutines' origins)
+        obj = elf_object.parse(compiled.binary)
+        (strings,) = [obj.contents(s) for s in obj.sections if s.name == ".debug_str"]
+        assert b"\0_scaled\0" in strings and b"\0_difference\0" in strings
+    elif PTXAS is not None:
+        assemble(compiled.asm["ptx"], "sm_90a", tmp_path)
 
 
 def test_cpu_values_unchanged_by_debug_info():
