@@ -11,18 +11,21 @@ import os
 import re
 from dataclasses import dataclass
 
-_TRUE = {"1", "true", "yes", "on"}
+_TRUE = {"1", "true", "yes", "on", "y"}  # "y": as Triton reads the twins (TRITON_DEBUG=y)
 
 
 def _raw(env: str) -> str:
     """The setting's text: an `override()` first, then the environment, else empty. While
     Naiad stands in for Triton (`install_as_triton`), an unset `NAIAD_*` setting reads its
-    `TRITON_*` twin (TRITON_TWINS), so a Triton program's own settings still apply."""
+    `TRITON_*` twin (TRITON_TWINS), so a Triton program's own settings still apply, and the
+    few settings named after Triton's variables (TRITON_HOME) are read only then."""
     value = _overrides.get(env)
     if value is not None:
         return str(value)
+    if not _as_triton[0]:  # Triton's own variables (TRITON_HOME) only then
+        return "" if env.startswith("TRITON_") else os.environ.get(env, "")
     text = os.environ.get(env)
-    if text is None and _as_triton[0]:
+    if text is None:
         text = os.environ.get(TRITON_TWINS.get(env, ""))
     return text or ""
 
@@ -195,6 +198,11 @@ extract_di_local_variables = _Flag(
     "a DILocalVariable and debug value records each, in `asm['llir']` and the binary",
 )
 cache_dir = _Text("NAIAD_CACHE_DIR", "where compiled kernels are cached on disk")
+# Triton's own variables, read under their names (only while Naiad stands in for Triton).
+triton_home = _Text("TRITON_HOME", "holds .triton/cache and .triton/dump (unset: the home)")
+kernel_dump = _Flag("TRITON_KERNEL_DUMP", "NAIAD_DUMP_DIR unset: dump under TRITON_DUMP_DIR")
+triton_dump_dir = _Text("TRITON_DUMP_DIR", "TRITON_KERNEL_DUMP's folder (runtime/compile_dumps)")
+cache_autotuning = _Flag("NAIAD_CACHE_AUTOTUNING", "autotuners keep their choices on disk")
 cache_max_size = _Size(
     "NAIAD_CACHE_MAX_SIZE",
     "the most bytes the disk cache keeps (K, M, G suffixes: powers of 1024; 0: no limit); past "
@@ -247,11 +255,13 @@ as_triton = _Flag(
 
 # The Triton setting each Naiad setting stands for, read while Naiad stands in for Triton.
 # Only settings that mean the same thing are twins: Triton's TRITON_DUMP_DIR is written only
-# with TRITON_KERNEL_DUMP=1 and MLIR_ENABLE_DUMP dumps to stderr, so neither is one. Naiad's cache
-# may share Triton's folder: it reads and evicts only its own two-hex-digit shards.
+# with TRITON_KERNEL_DUMP=1, so it is not NAIAD_DUMP_DIR's (compile_dumps.py reads both). Naiad's
+# cache may share Triton's folder: it reads and evicts only its own two-hex-digit shards.
 TRITON_TWINS = {
     interpret.env: "TRITON_INTERPRET",
     debug.env: "TRITON_DEBUG",
+    traceback.env: "TRITON_FRONT_END_DEBUGGING",
+    cache_autotuning.env: "TRITON_CACHE_AUTOTUNING",
     print_autotuning.env: "TRITON_PRINT_AUTOTUNING",
     always_compile.env: "TRITON_ALWAYS_COMPILE",
     default_fp_fusion.env: "TRITON_DEFAULT_FP_FUSION",
@@ -268,6 +278,11 @@ def triton_cache_dir() -> str:
     Triton's compile leaves each kernel's files, and where tools built on Triton look for a
     compiled kernel's binary (triton/compiler/binary_files.py)."""
     return os.environ.get("TRITON_CACHE_DIR", "")
+
+
+def reading_triton_twins() -> bool:
+    """Whether Naiad stands in for Triton (read_triton_twins)."""
+    return _as_triton[0]
 
 
 def read_triton_twins(on: bool) -> None:
@@ -350,6 +365,15 @@ def read_environment(env: str) -> str | None:
     """The environment's raw text for `env`, or None: for the few settings of other tools that
     Naiad reports (triton.knobs), so that the environment is read here only."""
     return os.environ.get(env)
+
+
+def write_environment(env: str, text: str | None) -> None:
+    """Set (None: remove) the variable `env` of this process's environment, as a Triton
+    program setting a knob does (triton.knobs' `propagate_env`), and its scopes undo."""
+    if text is not None:
+        os.environ[env] = text
+    else:
+        os.environ.pop(env, None)
 
 
 @contextlib.contextmanager

@@ -30,6 +30,7 @@ import warnings
 import numpy as np
 
 # PTXASError too, because triton.runtime.autotuner has it
+from .. import knobs
 from ..errors import AutotunerError, CompileTimeAssertionFailure, OutOfResources, PTXASError
 from . import autotune_cache, autotune_report, bench
 from .heuristics import Heuristics, heuristics
@@ -258,7 +259,8 @@ class Autotuner(KernelInterface, PicklesByReference):
 
     def _tune(self, args, grid, kwargs, key=()) -> Config:
         """The best config: stored on disk by an earlier process, or timed."""
-        stored = autotune_cache.digest(self, key, self.nargs) if self.cache_results else None
+        keeps = self.cache_results or knobs.cache_autotuning.get()  # Triton's autotuning.cache
+        stored = autotune_cache.digest(self, key, self.nargs) if keeps else None
         best = autotune_cache.load(self, stored) if stored else None
         start = time.perf_counter()
         self.configs_timings = None

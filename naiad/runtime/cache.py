@@ -160,9 +160,23 @@ _LOCK = threading.RLock()
 hold_across_fork(_LOCK, 15)
 
 
+def default_directory() -> str:
+    """The folder of the disk cache: NAIAD_CACHE_DIR (TRITON_CACHE_DIR), else, while Naiad
+    stands in for Triton, Triton's default (`$TRITON_HOME/.triton/cache`, TRITON_HOME the
+    user's home when unset: Naiad's entries live beside Triton's, docs/cache.md), else
+    ~/.naiad/cache."""
+    chosen = knobs.cache_dir.get()
+    if chosen:
+        return chosen
+    if knobs.reading_triton_twins():
+        return os.path.join(knobs.triton_home.get() or os.path.expanduser("~/"), ".triton", "cache")
+    return os.path.join(os.path.expanduser("~"), ".naiad", "cache")
+
+
 class Cache:
-    """A two-level cache; `directory` None follows `NAIAD_CACHE_DIR` (else ~/.naiad/cache) as
-    it changes, so one Cache serves a process. Safe to share between threads and, on disk,
+    """A two-level cache; `directory` None follows `NAIAD_CACHE_DIR` (else ~/.naiad/cache, or
+    Triton's folder while Naiad stands in for it: default_directory) as it changes, so one
+    Cache serves a process. Safe to share between threads and, on disk,
     between processes."""
 
     def __init__(self, directory: str | os.PathLike | None = None, memory_limit=MEMORY_LIMIT):
@@ -178,7 +192,7 @@ class Cache:
     def directory(self) -> pathlib.Path:
         if self._configured is not None:
             return self._configured
-        return pathlib.Path(knobs.cache_dir.get() or pathlib.Path.home() / ".naiad" / "cache")
+        return pathlib.Path(default_directory())
 
     def get(self, key: str, validate: Callable[[CacheEntry], object] | None = None):
         """The entry of `key`, or None. A damaged entry on disk is deleted and is a miss, and so

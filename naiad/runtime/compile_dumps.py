@@ -1,6 +1,7 @@
 """What NAIAD_DUMP_DIR writes: every stage's text of every compile (`dump_stages`), and with
 NAIAD_DUMP_PASSES the module after every pass (`pass_dumps`), in one folder per kernel and
-specialization (`<dir>/<name>-<hash>/`).
+specialization (`<dir>/<name>-<hash>/`). While Naiad stands in for Triton, Triton's
+TRITON_KERNEL_DUMP=1 writes the same under TRITON_DUMP_DIR (`dump_directory`).
 
 Apart from the compiler (compiler.py) because it is an observer of the trip, not a step of it:
 the compiler calls it at the end of every compile, cached or not, and hands `pass_dumps` to the
@@ -16,11 +17,20 @@ from .. import knobs
 from .compiled_kernel import CompiledKernel
 from .specialization import Specialization
 
+def dump_directory() -> str:
+    """Where every stage's IR is written (empty: nowhere): NAIAD_DUMP_DIR, else, with
+    Triton's TRITON_KERNEL_DUMP on, TRITON_DUMP_DIR (`$TRITON_HOME/.triton/dump` unset)."""
+    chosen = knobs.dump_dir.get()
+    if chosen or not knobs.kernel_dump.get():
+        return chosen
+    home = knobs.triton_home.get() or os.path.expanduser("~/")
+    return knobs.triton_dump_dir.get() or os.path.join(home, ".triton", "dump")
+
 
 def _dump_folder(name: str, target: str, spec: Specialization) -> str | None:
-    """`<NAIAD_DUMP_DIR>/<name>-<hash of the specialization and target>/`, made; None when
-    NAIAD_DUMP_DIR is not set."""
-    directory = knobs.dump_dir.get()
+    """`<dump directory>/<name>-<hash of the specialization and target>/`, made; None when
+    there is no dump directory."""
+    directory = dump_directory()
     if not directory:
         return None
     digest = hashlib.sha256(repr((spec.key, target)).encode()).hexdigest()[:16]
@@ -70,3 +80,4 @@ def dump_stages(kernel: CompiledKernel, spec: Specialization) -> None:
         mode = "wb" if isinstance(text, bytes) else "w"  # a cubin, an object
         with open(os.path.join(folder, f"{kernel.name}.{suffix}"), mode) as f:
             f.write(text)
+

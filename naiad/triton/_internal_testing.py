@@ -288,8 +288,35 @@ def _stderr_into(file):
 
 
 def _fresh_knobs_impl(skipped_attr=None):
-    """(fresh, reset) for Triton's knob fixtures: Naiad's knobs, and nothing to undo (tests
-    that set a knob use its scope)."""
+    """(fresh, reset) for Triton's knob fixtures. `fresh()` puts a reset copy of every group of
+    triton.knobs (but those named in `skipped_attr`) in the group's place, removes the groups'
+    environment variables, turns `propagate_env` on and gives the module; `reset()` puts the
+    groups (and so Naiad's settings they map), the variables and `propagate_env` back."""
     from . import knobs
 
-    return (lambda: knobs), (lambda: None)
+    groups = {
+        name: group
+        for name, group in vars(knobs).items()
+        if isinstance(group, knobs.base_knobs) and name not in set(skipped_attr or ())
+    }
+    saved_environment: dict[str, str | None] = {}
+    saved_propagate = knobs.propagate_env
+
+    def fresh():
+        for name, group in groups.items():
+            setattr(knobs, name, group.copy().reset())
+            for knob in group.knob_descriptors.values():
+                if knob.key and knob.key not in saved_environment:
+                    saved_environment[knob.key] = naiad_knobs.read_environment(knob.key)
+                    naiad_knobs.write_environment(knob.key, None)
+        knobs.propagate_env = True
+        return knobs
+
+    def reset():
+        for name, group in groups.items():
+            setattr(knobs, name, group)
+        for key, text in saved_environment.items():
+            naiad_knobs.write_environment(key, text)
+        knobs.propagate_env = saved_propagate
+
+    return fresh, reset

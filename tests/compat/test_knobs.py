@@ -1,18 +1,51 @@
-"""`triton.knobs` on Naiad: a knob Naiad has is Naiad's setting (read, set, scoped, reset); its
-environment variable is the TRITON_* twin; hooks Naiad would never call (stage inspection) are
-refused; the group surface Triton's own test fixtures use (`base_knobs`, `copy`, `reset`,
-`knob_descriptors`)."""
+"""`triton.knobs` on Naiad: a knob Naiad has is Naiad's setting (read, set, scoped, reset) and,
+set, writes its TRITON_* variable as Triton's do; hooks Naiad would never call (stage
+inspection) are refused; the kinds of knob programs build their own groups with (`env_str`,
+`env_bool`, ..., `propagate_env`, `env`); the group surface Triton's own test fixtures use
+(`base_knobs`, `copy`, `reset`, `scope`, `knob_descriptors`); Triton's cache folders under the
+switch and its cache managers."""
 
+import os
+from pathlib import Path
+
+import numpy as np
 import pytest
 
+import naiad
+import naiad.language as tl
 from naiad import knobs as naiad_knobs
+from naiad.runtime.cache import Cache
 from naiad.triton import knobs
+from naiad.triton._internal_testing import _fresh_knobs_impl
+from naiad.triton.runtime import cache as triton_cache
 
 
 @pytest.fixture(autouse=True)
 def no_leftovers():
-    with naiad_knobs.override():  # whatever a test sets is undone after it
+    """Fresh groups, their variables removed, and all of it (Naiad's settings too) put back
+    after the test."""
+    fresh, reset = _fresh_knobs_impl()
+    with naiad_knobs.override():
+        fresh()
+        try:
+            yield
+        finally:
+            reset()
+
+
+@pytest.fixture
+def as_triton():
+    naiad_knobs.read_triton_twins(True)
+    try:
         yield
+    finally:
+        naiad_knobs.read_triton_twins(False)
+
+
+@naiad.jit
+def _add_one(x, n, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    tl.store(x + offsets, tl.load(x + offsets, mask=offsets < n) + 1.0, mask=offsets < n)
 
 
 def test_a_knob_naiad_has_is_naiads_setting():
@@ -34,8 +67,10 @@ def test_scope_undoes_what_the_block_set():
 
 
 def test_other_knobs_read_their_environment_variable(monkeypatch):
-    monkeypatch.setenv("TRITON_KERNEL_DUMP", "1")
-    assert knobs.compilation.dump_ir is True
+    monkeypatch.setenv("TRITON_KERNEL_OVERRIDE", "y")
+    monkeypatch.setenv("USE_IR_LOC", "ttir")
+    assert knobs.compilation.override is True and knobs.compilation.use_ir_loc == "ttir"
+    assert knobs.amd.use_block_pingpong is None and knobs.redis.port == 6379
 
 
 def test_override_arch_is_naiads_cuda_arch(monkeypatch):
@@ -52,7 +87,7 @@ def test_override_arch_is_naiads_cuda_arch(monkeypatch):
         assert knobs.runtime.override_arch == "sm90"
     finally:
         naiad_knobs.read_triton_twins(False)
-    assert knobs.runtime.override_arch == ""
+    assert knobs.runtime.override_arch is None  # unset, as Triton says
 
 
 def test_a_group_put_back_after_a_test_restores_naiads_settings():
@@ -118,3 +153,166 @@ def test_default_fp_fusion_is_the_launches_default(monkeypatch):
     knobs.language.default_fp_fusion = None  # back to the environment, which says no
     monkeypatch.setenv("NAIAD_DEFAULT_FP_FUSION", "0")
     assert not fused()
+
+
+class _mine(knobs.base_knobs):
+    """A group a program declares with Triton's kinds of knob."""
+
+    name = knobs.env_str("MY_KNOB_NAME", "triton")
+    fast = knobs.env_bool("MY_KNOB_FAST", True)
+    size = knobs.env_int("MY_KNOB_SIZE", 64)
+    path = knobs.env_opt_str("MY_KNOB_PATH")
+    wide = knobs.env_opt_bool("MY_KNOB_WIDE")
+    kind = knobs.env_class("MY_KNOB_CLASS", "CacheManager")
+
+
+def test_a_programs_own_group_reads_its_variables_when_asked(monkeypatch):
+    for key in ("NAME", "FAST", "SIZE", "PATH", "WIDE", "CLASS"):
+        monkeypatch.delenv(f"MY_KNOB_{key}", raising=False)
+    group = _mine()
+    defaults = {"name": "triton", "fast": True, "size": 64, "path": None, "wide": None}
+    assert group.knobs == {**defaults, "kind": None}
+    for truthy, falsy in (("y", "n"), ("YES", "NO"), ("On", "off"), ("1", "0"), ("TRUE", "x")):
+        monkeypatch.setenv("MY_KNOB_FAST", falsy)
+        monkeypatch.setenv("MY_KNOB_WIDE", truthy)
+        assert (group.fast, group.wide) == (False, True)
+    monkeypatch.setenv("MY_KNOB_SIZE", "12")
+    monkeypatch.setenv("MY_KNOB_CLASS", "naiad.triton.runtime.cache:FileCacheManager")
+    assert group.size == 12 and group.kind is triton_cache.FileCacheManager
+    monkeypatch.setenv("MY_KNOB_SIZE", "twelve")
+    with pytest.raises(RuntimeError, match="MY_KNOB_SIZE"):
+        _ = group.size
+    monkeypatch.setenv("MY_KNOB_CLASS", "os:getcwd")
+    with pytest.raises(RuntimeError, match="not a subclass of CacheManager"):
+        _ = group.kind
+
+
+def test_setting_a_knob_writes_its_variable_while_propagate_env(monkeypatch):
+    monkeypatch.delenv("MY_KNOB_SIZE", raising=False)
+    group = _mine()
+    group.size, group.fast, group.path = 7, False, "/tmp/x"
+    assert [os.environ[f"MY_KNOB_{k}"] for k in ("SIZE", "FAST", "PATH")] == ["7", "0", "/tmp/x"]
+    group.path = None  # None removes the variable
+    assert "MY_KNOB_PATH" not in os.environ and group.path is None
+    knobs.propagate_env = False
+    group.size = 9
+    assert group.size == 9 and os.environ["MY_KNOB_SIZE"] == "7"
+    group.size = knobs.env  # back to the variable
+    assert group.size == 7
+    group.size = 11
+    del group.size
+    assert group.size == 7
+
+
+def test_copy_reset_and_scope_of_a_group(monkeypatch):
+    monkeypatch.setenv("MY_KNOB_NAME", "from the environment")
+    monkeypatch.delenv("MY_KNOB_PATH", raising=False)
+    knobs.propagate_env = False  # values stay on the groups
+    group = _mine()
+    group.name, group.size = "set", 5
+    twin = group.copy()
+    twin.name = "twin's"
+    assert (group.name, twin.name, twin.size) == ("set", "twin's", 5)
+    assert twin.reset().knobs["name"] == "from the environment" and group.size == 5
+    with group.scope():
+        group.name, group.size = "inside", 6
+        monkeypatch.setenv("MY_KNOB_PATH", "/inside")
+        assert (group.name, group.size, group.path) == ("inside", 6, "/inside")
+    assert (group.name, group.size, group.path) == ("set", 5, None)
+    assert os.environ["MY_KNOB_NAME"] == "from the environment"
+
+
+def test_a_naiad_knob_writes_its_variable_and_goes_back_to_it(monkeypatch, as_triton):
+    monkeypatch.delenv("NAIAD_ALWAYS_COMPILE", raising=False)
+    knobs.compilation.always_compile = True
+    assert os.environ["TRITON_ALWAYS_COMPILE"] == "1" and naiad_knobs.always_compile.get()
+    monkeypatch.setenv("TRITON_ALWAYS_COMPILE", "0")
+    assert knobs.compilation.always_compile is True  # the value set wins
+    knobs.compilation.always_compile = knobs.env
+    assert knobs.compilation.always_compile is False
+    monkeypatch.setenv("TRITON_ALWAYS_COMPILE", "y")
+    assert naiad_knobs.always_compile.get() and knobs.compilation.always_compile is True
+    monkeypatch.setenv("TRITON_FRONT_END_DEBUGGING", "1")
+    assert naiad_knobs.traceback.get() and knobs.compilation.front_end_debugging is True
+
+
+def test_refresh_knobs_reads_debug_again(monkeypatch, as_triton):
+    monkeypatch.delenv("NAIAD_DEBUG", raising=False)
+    knobs.propagate_env = False
+    knobs.runtime.debug = False
+    monkeypatch.setenv("TRITON_DEBUG", "yes")
+    assert knobs.runtime.debug is False
+    knobs.refresh_knobs()
+    assert knobs.runtime.debug is True and naiad_knobs.debug.get()
+
+
+def test_under_the_switch_the_cache_folder_is_triton_s(tmp_path, monkeypatch, as_triton):
+    """Naiad's disk cache, the compile's, follows Triton's knobs: TRITON_HOME moves it,
+    `knobs.cache.dir` sets it; without the switch it is ~/.naiad/cache."""
+    for name in ("NAIAD_CACHE_DIR", "TRITON_CACHE_DIR", "TRITON_DUMP_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TRITON_HOME", str(tmp_path))
+    assert knobs.cache.home_dir == str(tmp_path)
+    assert knobs.cache.dir == str(Cache().directory) == str(tmp_path / ".triton" / "cache")
+    assert knobs.cache.dump_dir == str(tmp_path / ".triton" / "dump")
+    assert knobs.cache.override_dir == str(tmp_path / ".triton" / "override")
+    knobs.cache.home_dir = str(tmp_path / "home")
+    assert Cache().directory == tmp_path / "home" / ".triton" / "cache"
+    knobs.cache.dir = str(tmp_path / "mine")
+    assert Cache().directory == tmp_path / "mine" and knobs.cache.dir == str(tmp_path / "mine")
+    naiad_knobs.read_triton_twins(False)
+    del knobs.cache.dir
+    assert Cache().directory == Path.home() / ".naiad" / "cache"
+
+
+def test_a_compile_is_stored_in_the_folder_the_knob_sets(tmp_path, monkeypatch):
+    from naiad.runtime import compiler
+
+    knobs.cache.dir = str(tmp_path / "cache")
+    compiler._cache = None
+    try:
+        x = np.random.default_rng(3).standard_normal(50).astype(np.float32)
+        _add_one.warmup(x, 50, BLOCK=64, grid=(1,), target="cpu")
+    finally:
+        compiler._cache = None
+    assert any(path.is_file() for path in (tmp_path / "cache").rglob("*"))
+
+
+def test_kernel_dump_writes_every_stage_under_dump_dir(tmp_path):
+    """Triton's `compilation.dump_ir` (TRITON_KERNEL_DUMP) with `cache.dump_dir`: every
+    stage's text of each compile, as NAIAD_DUMP_DIR writes it."""
+    knobs.compilation.always_compile = True
+    knobs.compilation.dump_ir = True
+    knobs.cache.dump_dir = str(tmp_path)
+    x = np.random.default_rng(4).standard_normal(40).astype(np.float32)
+    _add_one.warmup(x, 40, BLOCK=64, grid=(1,), target="cpu")
+    (llir,) = tmp_path.rglob("*.llir")
+    assert "define" in llir.read_text() and llir.name == "_add_one.llir"
+    assert "tt.func public @_add_one" in next(tmp_path.rglob("*.ttir")).read_text()
+
+
+def test_file_cache_manager_keeps_files_and_groups(tmp_path):
+    knobs.cache.dir = str(tmp_path)
+    manager = triton_cache.get_cache_manager("key1")
+    assert isinstance(manager, triton_cache.FileCacheManager) and manager.get_file("a") is None
+    data = np.random.default_rng(5).bytes(100)
+    binary = manager.put(data, "a.bin")
+    text = manager.put("some text", "b.txt", binary=False)
+    assert Path(binary).read_bytes() == data and Path(text).read_text() == "some text"
+    assert Path(binary).parent == tmp_path / "key1" and manager.get_file("a.bin") == binary
+    manager.put_group("kernel.json", {"a.bin": binary, "b.txt": text})
+    assert manager.get_group("kernel.json") == {"a.bin": binary, "b.txt": text}
+    os.unlink(text)
+    assert manager.get_group("kernel.json") is None  # a member is missing: a miss
+    assert manager.get_group("other.json") is None
+    assert triton_cache.get_dump_manager("k").cache_dir == os.path.join(knobs.cache.dump_dir, "k")
+
+    class Counting(triton_cache.FileCacheManager):
+        made = 0
+
+        def __init__(self, key, override=False, dump=False):
+            Counting.made += 1
+            super().__init__(key, override, dump)
+
+    knobs.cache.manager_class = Counting
+    assert isinstance(triton_cache.get_cache_manager("key2"), Counting) and Counting.made == 1

@@ -138,3 +138,19 @@ def test_the_listener_hears_each_choice_timed_or_read(cpu_fresh_cache):
     assert timed["best_config"] == Config({"BLOCK": 64}) and len(timed["configs_timings"]) == 3
     assert timed["duration"] > 0 and read["duration"] is None
     assert read["best_config"] == Config({"BLOCK": 64}) and read["configs_timings"] is None
+
+
+def test_the_setting_keeps_every_tuners_choice(cpu_fresh_cache):
+    """NAIAD_CACHE_AUTOTUNING (Triton's `knobs.autotuning.cache`) makes tuners that did not
+    ask for `cache_results` keep their choices on disk too."""
+    gen = np.random.default_rng(5)
+    with knobs.override(NAIAD_CACHE_AUTOTUNING="1"):
+        first = CountingBench()
+        _launch(_tuner(first, cache_results=False), 96, gen)
+        again = CountingBench()
+        tuner = _tuner(again, cache_results=False)
+        _launch(tuner, 96, gen)
+    assert (first.timed, again.timed) == (3, 0) and tuner.best_config == Config({"BLOCK": 64})
+    plain = CountingBench()
+    _launch(_tuner(plain, cache_results=False), 96, gen)  # the setting is off again
+    assert plain.timed == 3
