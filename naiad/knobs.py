@@ -203,6 +203,11 @@ triton_home = _Text("TRITON_HOME", "holds .triton/cache and .triton/dump (unset:
 kernel_dump = _Flag("TRITON_KERNEL_DUMP", "NAIAD_DUMP_DIR unset: dump under TRITON_DUMP_DIR")
 triton_dump_dir = _Text("TRITON_DUMP_DIR", "TRITON_KERNEL_DUMP's folder (runtime/compile_dumps)")
 cache_autotuning = _Flag("NAIAD_CACHE_AUTOTUNING", "autotuners keep their choices on disk")
+print_passes = _Text(
+    "NAIAD_PRINT_PASSES",
+    "print the module before every compiler pass on stderr ('IR Dump Before <pass>'): 1, true, "
+    "on: every compile; a name: those whose module defines it (runtime/compile_dumps.py)",
+)
 cache_max_size = _Size(
     "NAIAD_CACHE_MAX_SIZE",
     "the most bytes the disk cache keeps (K, M, G suffixes: powers of 1024; 0: no limit); past "
@@ -262,6 +267,7 @@ TRITON_TWINS = {
     debug.env: "TRITON_DEBUG",
     traceback.env: "TRITON_FRONT_END_DEBUGGING",
     cache_autotuning.env: "TRITON_CACHE_AUTOTUNING",
+    print_passes.env: "MLIR_ENABLE_DUMP",  # MLIR's, which Triton's pass managers read
     print_autotuning.env: "TRITON_PRINT_AUTOTUNING",
     always_compile.env: "TRITON_ALWAYS_COMPILE",
     default_fp_fusion.env: "TRITON_DEFAULT_FP_FUSION",

@@ -75,8 +75,9 @@ class Compilation:
     reads (TTIR first; a stage may replace it by its own output, an LLVM module say), `asm`
     the text (or bytes) of every stage so far, `metadata` what a launch will need (JSON).
     `insertions` are the passes users added (passes/extensions.py), `dump` what writes the
-    IR after every pass (NAIAD_DUMP_PASSES; None: off): a stage runs its pass lists through
-    `run_passes`, which applies both."""
+    IR after every pass (NAIAD_DUMP_PASSES; None: off), `print_before` what prints it before
+    every pass (NAIAD_PRINT_PASSES): a stage runs its pass lists through `run_passes`, which
+    applies them all."""
 
     module: Operation | object
     target: object
@@ -85,11 +86,13 @@ class Compilation:
     metadata: dict = field(default_factory=dict)
     insertions: tuple = ()
     dump: Callable | None = None
+    print_before: Callable | None = None
     notes: dict = field(default_factory=dict)  # what a stage leaves a later one (not stored)
 
     def run_passes(self, pipeline: str, passes) -> None:
         """Run the pass list `passes`, known to users as `pipeline`, on `module`."""
-        run_pipeline(extend(pipeline, passes, self.insertions), self.module, after_each=self.dump)
+        passes = extend(pipeline, passes, self.insertions)
+        run_pipeline(passes, self.module, after_each=self.dump, before_each=self.print_before)
 
 
 @dataclass(frozen=True)

@@ -100,7 +100,8 @@ class PassManager:
     whole module after each pass) a copy of the module is kept before each pass and the file
     holds the failing pass's input, a reproducer for `naiad-opt FILE -p PASS`; otherwise it
     holds the module as the failure left it, possibly partly rewritten, and says so.
-    `after_each(pass, module)`, when given, sees the module after every pass."""
+    `before_each(pass, module)` and `after_each(pass, module)`, when given, see the module
+    before and after every pass."""
 
     def __init__(
         self,
@@ -109,6 +110,7 @@ class PassManager:
         dump_dir: str | None = None,
         expected: tuple[type[Exception], ...] = (),
         after_each: Callable[[Pass, Operation], None] | None = None,
+        before_each: Callable[[Pass, Operation], None] | None = None,
     ):
         self.passes: tuple[Pass, ...] = tuple(
             p if isinstance(p, Pass) else pass_class(p)() for p in passes
@@ -117,9 +119,12 @@ class PassManager:
         self.dump_dir = dump_dir
         self.expected = expected
         self.after_each = after_each
+        self.before_each = before_each
 
     def run(self, module: Operation) -> None:
         for p in self.passes:
+            if self.before_each is not None:
+                self.before_each(p, module)
             before = module.clone() if self.verify_each else None
             try:
                 p.run(module)

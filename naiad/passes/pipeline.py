@@ -20,15 +20,18 @@ def run_pipeline(
     passes: Iterable[str | Pass],
     module: Operation,
     after_each: Callable[[Pass, Operation], None] | None = None,
+    before_each: Callable[[Pass, Operation], None] | None = None,
 ) -> None:
     """Run `passes` (names or Pass objects) on `module` in order; `after_each(pass, module)`
-    sees the module after every pass (NAIAD_DUMP_PASSES)."""
+    sees the module after every pass (NAIAD_DUMP_PASSES), `before_each` before every pass
+    (NAIAD_PRINT_PASSES)."""
     manager = PassManager(
         list(passes),
         verify_each=knobs.verify.get(),
         dump_dir=knobs.dump_dir.get() or None,
         expected=(NaiadError,),
         after_each=after_each,
+        before_each=before_each,
     )
     try:
         manager.run(module)

@@ -1,7 +1,9 @@
 """What NAIAD_DUMP_DIR writes: every stage's text of every compile (`dump_stages`), and with
 NAIAD_DUMP_PASSES the module after every pass (`pass_dumps`), in one folder per kernel and
 specialization (`<dir>/<name>-<hash>/`). While Naiad stands in for Triton, Triton's
-TRITON_KERNEL_DUMP=1 writes the same under TRITON_DUMP_DIR (`dump_directory`).
+TRITON_KERNEL_DUMP=1 writes the same under TRITON_DUMP_DIR (`dump_directory`). With
+NAIAD_PRINT_PASSES (Triton's MLIR_ENABLE_DUMP) the module is printed on stderr before every
+pass (`pass_printer`), as MLIR's pass managers print for Triton.
 
 Apart from the compiler (compiler.py) because it is an observer of the trip, not a step of it:
 the compiler calls it at the end of every compile, cached or not, and hands `pass_dumps` to the
@@ -12,10 +14,17 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 
 from .. import knobs
 from .compiled_kernel import CompiledKernel
 from .specialization import Specialization
+
+# MLIR_ENABLE_DUMP's values that print every compile and those that print none; any other
+# text names a function (as Triton's pass managers read it).
+_PRINT_ALL = {"1", "true", "on"}
+_PRINT_NONE = {"", "0", "false", "off"}
+
 
 def dump_directory() -> str:
     """Where every stage's IR is written (empty: nowhere): NAIAD_DUMP_DIR, else, with
@@ -81,3 +90,44 @@ def dump_stages(kernel: CompiledKernel, spec: Specialization) -> None:
         with open(os.path.join(folder, f"{kernel.name}.{suffix}"), mode) as f:
             f.write(text)
 
+
+def printing_passes() -> bool:
+    """Whether NAIAD_PRINT_PASSES asks for any printing: then compiles read no cache (a kernel
+    found there would run no pass to print) and CPU launches wait for their compile."""
+    return knobs.print_passes.get().strip().lower() not in _PRINT_NONE
+
+
+def pass_printer():
+    """What prints the module before each pass on stderr (NAIAD_PRINT_PASSES), or None."""
+    text = knobs.print_passes.get().strip()
+    if text.lower() in _PRINT_NONE:
+        return None
+    return _PassPrinter(None if text.lower() in _PRINT_ALL else text)
+
+
+class _PassPrinter:
+    """Prints `// -----// IR Dump Before <pass> ...` and the module, for every module, or
+    (`function` given) only for a module that defines a function of that name."""
+
+    def __init__(self, function: str | None):
+        self.function = function
+
+    def __call__(self, p, module) -> None:
+        from ..ir.printer import print_module
+
+        if self.function is not None and self.function not in _function_names(module):
+            return
+        name = p.name or type(p).__name__
+        header = f"// -----// IR Dump Before {name} ('{module.name}' operation) //----- //"
+        sys.stderr.write(f"{header}\n{print_module(module)}\n\n")
+        sys.stderr.flush()
+
+
+def _function_names(module) -> set[str]:
+    names = set()
+    for block in module.regions[0].blocks:
+        for op in block:
+            name = op.attributes.get("sym_name")
+            if name is not None:
+                names.add(getattr(name, "value", name))
+    return names

@@ -36,7 +36,7 @@ from ..backends.registry import Compilation, CompileOptions
 from ..passes import extensions
 from . import compile_listener, jit_hooks, ttir_cache
 from .cache import Cache, cache_key
-from .compile_dumps import dump_stages, pass_dumps
+from .compile_dumps import dump_stages, pass_dumps, pass_printer, printing_passes
 from .compile_listener import CompileTimes, microseconds_since
 from .compile_lock import compile_lock
 from .compiled_kernel import CompiledKernel
@@ -152,7 +152,7 @@ def begin_compile(
         )
         unfinished.hooked = hooked
         with compile_profile.stage("cache lookup"):
-            entry = None if knobs.always_compile.get() else disk_cache().get(key, _well_formed)
+            entry = None if _skips_caches() else disk_cache().get(key, _well_formed)
         if entry is None:
             return unfinished
         return unfinished.from_entry(entry, cache_hit=True)
@@ -236,7 +236,7 @@ def _build_or_read(jit_function, spec, language, insertions) -> TTIRBuild:
     and kept for later ones."""
     with compile_profile.stage("TTIR cache lookup"):
         found = None
-        if not knobs.always_compile.get():
+        if not _skips_caches():
             found = ttir_cache.load(jit_function, spec, language, insertions, disk_cache())
     if found is not None:
         return found
@@ -247,6 +247,12 @@ def _build_or_read(jit_function, spec, language, insertions) -> TTIRBuild:
 
 def _name(jit_function) -> str:
     return getattr(jit_function, "__name__", "kernel")
+
+
+def _skips_caches() -> bool:
+    """Whether compiles read no cache: NAIAD_ALWAYS_COMPILE, or NAIAD_PRINT_PASSES (a kernel
+    read from a cache would run no pass to print)."""
+    return knobs.always_compile.get() or printing_passes()
 
 
 def _well_formed(entry) -> bool:
@@ -265,6 +271,7 @@ def _run_stages(
     `timed`, when given)."""
     dump = pass_dumps(build.kernel.name, build.kernel.metadata["target"], build.spec, backend.name)
     c = Compilation(build.module, target, options, {}, insertions=insertions, dump=dump)
+    c.print_before = pass_printer()
     c.notes["functions"] = list(build.functions)
     for stage in stages:
         if give_way is not None:
@@ -341,7 +348,7 @@ def _build(jit_function, spec: Specialization, language, insertions) -> TTIRBuil
     pipeline = extensions.extend("ttir", TTIR_PIPELINE, insertions)
     dump = pass_dumps(result.name, language.name, spec, "ttir")
     with compile_profile.stage("TTIR passes"):
-        run_pipeline(pipeline, result.module, after_each=dump)
+        run_pipeline(pipeline, result.module, after_each=dump, before_each=pass_printer())
         asm = {"source": source_ttir, "ttir": print_module(result.module)}
     metadata = {
         "name": result.name,

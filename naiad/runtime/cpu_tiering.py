@@ -39,6 +39,7 @@ import threading
 
 from .. import knobs
 from . import loop_trips
+from .compile_dumps import printing_passes
 
 MODES = ("auto", "off", "always-compile")
 
@@ -63,8 +64,10 @@ _FUNCTION = re.compile(r"\btt\.func\b")
 
 
 def mode() -> str:
-    """NAIAD_CPU_TIERING, checked; 'always-compile' inside `waiting_for_compiled`."""
-    if getattr(_waiting, "depth", 0):
+    """NAIAD_CPU_TIERING, checked; 'always-compile' inside `waiting_for_compiled`, and while
+    NAIAD_PRINT_PASSES prints (a launch's passes print before it returns, not later from the
+    background)."""
+    if getattr(_waiting, "depth", 0) or printing_passes():
         return "always-compile"
     text = knobs.cpu_tiering.get().strip().lower() or "auto"
     if text not in MODES:
