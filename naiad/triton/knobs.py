@@ -40,6 +40,7 @@ from .knob_kinds import (  # noqa: F401  (Triton's knobs has them all)
     env_str_callable_default,
     propagate,
 )
+from .nvidia_tools import NvidiaTool, env_nvidia_tool  # noqa: F401
 
 propagate_env = True  # _KnobsModule keeps knob_kinds.PROPAGATE in step
 
@@ -207,8 +208,13 @@ class language_knobs(base_knobs):
 
 class nvidia_knobs(base_knobs):
     """Kept, read by nothing in Naiad: its PTX is linked by the driver or nvJitLink, libdevice
-    comes from the nvidia-nvvm wheel (docs/compat.md)."""
+    comes from the nvidia-nvvm wheel (docs/compat.md). The tools are found where installed
+    (nvidia_tools.py), for programs that run them."""
 
+    ptxas = env_nvidia_tool("ptxas")
+    ptxas_blackwell = env_nvidia_tool("ptxas-blackwell", installed="ptxas")
+    nvdisasm = env_nvidia_tool("nvdisasm")
+    cuobjdump = env_nvidia_tool("cuobjdump")
     dump_nvptx = env_bool("NVPTX_ENABLE_DUMP")
     disable_ptxas_opt = env_bool("DISABLE_PTXAS_OPT")
     ptxas_options = env_opt_str("PTXAS_OPTIONS")

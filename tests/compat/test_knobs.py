@@ -6,6 +6,8 @@ inspection) are refused; the kinds of knob programs build their own groups with 
 switch and its cache managers."""
 
 import os
+import re
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +17,7 @@ import naiad
 import naiad.language as tl
 from naiad import knobs as naiad_knobs
 from naiad.runtime.cache import Cache
-from naiad.triton import knobs
+from naiad.triton import knobs, nvidia_tools
 from naiad.triton._internal_testing import _fresh_knobs_impl
 from naiad.triton.runtime import cache as triton_cache
 
@@ -316,3 +318,28 @@ def test_file_cache_manager_keeps_files_and_groups(tmp_path):
 
     knobs.cache.manager_class = Counting
     assert isinstance(triton_cache.get_cache_manager("key2"), Counting) and Counting.made == 1
+
+
+@pytest.mark.skipif(
+    nvidia_tools.installed_tool("ptxas") is None, reason="no ptxas (pip install nvidia-cuda-nvcc)"
+)
+def test_nvidia_tools_are_found_where_installed(tmp_path, monkeypatch):
+    """`knobs.nvidia.ptxas` is the installed ptxas and its release; TRITON_PTXAS_PATH, or a
+    value set, names another, and one that does not run falls back to the installed one."""
+    installed = nvidia_tools.installed_tool("ptxas")
+    tool = knobs.nvidia.ptxas
+    assert tool.path == installed and re.fullmatch(r"\d+\.\d+", tool.version)
+    assert knobs.nvidia.ptxas_blackwell.path == installed
+    copy = tmp_path / "ptxas-special"
+    shutil.copy(installed, copy)
+    monkeypatch.setenv("TRITON_PTXAS_PATH", str(copy))
+    assert knobs.nvidia.ptxas == nvidia_tools.NvidiaTool(str(copy), tool.version)
+    knobs.propagate_env = False
+    knobs.nvidia.ptxas = str(tmp_path / "missing")
+    assert knobs.nvidia.ptxas.path == installed
+    del knobs.nvidia.ptxas
+    assert knobs.nvidia.ptxas.path == str(copy)
+    monkeypatch.setattr(nvidia_tools, "installed_tool", lambda binary: None)
+    monkeypatch.delenv("TRITON_PTXAS_PATH")
+    with pytest.raises(RuntimeError, match="TRITON_PTXAS_PATH"):
+        _ = knobs.nvidia.ptxas
