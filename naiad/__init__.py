@@ -15,6 +15,7 @@ from . import (  # noqa: F401
     language,
     testing,
     tools,
+    versions,
 )
 from .as_triton import install_as_triton, install_from_environment, uninstall_as_triton  # noqa: F401
 from .errors import (  # noqa: F401
@@ -36,7 +37,7 @@ from .runtime.jit import JITFunction, jit  # noqa: F401
 from .runtime.kernel_interface import KernelInterface  # noqa: F401
 from .utils import cdiv, next_power_of_2  # noqa: F401
 
-__version__ = "0.1.0"
+__version__ = versions.NAIAD
 
 # NAIAD_AS_TRITON=1 (which `python -m naiad.run` exports): switch on as naiad is imported.
 install_from_environment()

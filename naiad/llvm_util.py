@@ -45,6 +45,15 @@ def initialize() -> None:
     llvm.initialize_native_asmparser()
 
 
+def ident_strings() -> tuple[str, str]:
+    """What a module's `!llvm.ident` says made it, as compilers name themselves there: the
+    Triton release whose language it was written in, with Naiad's version, and LLVM's."""
+    from . import versions
+
+    release = ".".join(map(str, llvm.llvm_version_info))
+    return (f"Triton version {versions.TRITON} (Naiad {versions.NAIAD})", f"LLVM version {release}")
+
+
 def parse_module(text: str, name: str = "kernel") -> llvm.ModuleRef:
     """Parse LLVM IR text and verify it; any problem is an InternalError naming `name`."""
     initialize()

@@ -24,12 +24,13 @@ from ..runtime.jit import JITFunction, jit  # noqa: F401
 from ..runtime.kernel_interface import KernelInterface  # noqa: F401
 from ..runtime.mock_tensor import MockTensor  # noqa: F401
 from ..utils import cdiv, next_power_of_2  # noqa: F401
+from ..versions import TRITON
 from . import _C, _utils, backends, compiler, knobs, runtime  # noqa: F401
 from .compiler import compile  # noqa: F401
 from .missing import missing_names
 
 # The Triton release whose public API this module follows.
-__version__ = "3.8.0"
+__version__ = TRITON
 
 __getattr__ = missing_names(
     "triton",

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from llvmlite import ir
 
 from ....ir import FloatType, IndexType, IntegerType, UnrankedMemRefType
+from ....llvm_util import ident_strings
 from ..abi import GRID_SLOTS, STATUS_CODE_OFFSET, entry_function_type
 from ..lower_scalar.registry import ScalarContext
 from ..lower_scalar.types import llvm_type
@@ -113,6 +114,8 @@ def lower_kernel(
         fl.lines.attach(program, module.get_global(name))
         fl.lines.finish()
     finish(module, fl.streamed)
+    for text in ident_strings():
+        module.add_named_metadata("llvm.ident", [text])
     return LoweredKernel(module, name, fl.arena.size, fl.sites, fl.stream_bytes)
 
 

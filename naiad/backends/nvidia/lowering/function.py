@@ -10,6 +10,7 @@ from ....dialects import tt
 from ....errors import InternalError
 from ....ir import IntegerAttr
 from ....ir.types import i32
+from ....llvm_util import ident_strings
 from ....passes.analysis.axis_info import AxisInfoAnalysis
 from .. import target as nv_target
 from . import (  # noqa: F401  (each module registers its lowerings)
@@ -119,6 +120,8 @@ def _module_text(ctx: Context, func, params: list[str], attributes: str) -> str:
         ctx.lines.finish()
         attachment = ctx.lines.attachment()
     name = func.sym_name.value
+    idents = [em.metadata_text(f'!{{!"{text}"}}') for text in ident_strings()]
+    em.declarations["llvm.named.llvm.ident"] = f"!llvm.ident = !{{{', '.join(idents)}}}"
     header = f"define ptx_kernel void @{name}({', '.join(params)}) #0{attachment} {{\nentry:"
     lines = [
         f'target triple = "{nv_target.TRIPLE}"',

@@ -1,0 +1,35 @@
+"""Every LLVM module Naiad writes names what made it in `!llvm.ident`, on both back ends: the
+Triton release whose language it was written in with Naiad's version, and LLVM's version."""
+
+import re
+
+import llvmlite.binding as llvm
+import numpy as np
+import pytest
+
+import naiad
+import naiad.language as tl
+from naiad import versions
+from naiad.llvm_util import ident_strings
+
+
+@naiad.jit
+def _incremented(x, n, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    tl.store(x + offsets, tl.load(x + offsets, mask=offsets < n) + 1.0, mask=offsets < n)
+
+
+def test_the_strings_name_triton_naiad_and_llvm():
+    triton, llvm_text = ident_strings()
+    assert triton == f"Triton version {versions.TRITON} (Naiad {versions.NAIAD})"
+    assert llvm_text == "LLVM version " + ".".join(map(str, llvm.llvm_version_info))
+    assert naiad.__version__ == versions.NAIAD
+
+
+@pytest.mark.parametrize("target", ["cpu", "cuda:sm_90a"])
+def test_each_back_ends_module_carries_them(target):
+    x = np.random.default_rng(0).standard_normal(20).astype(np.float32)
+    llir = _incremented.warmup(x, 20, BLOCK=32, grid=(1,), target=target).asm["llir"]
+    (named,) = re.findall(r"^!llvm\.ident = !\{(.*)\}$", llir, re.M)
+    nodes = dict(re.findall(r'^(!\d+) = !\{!"([^"]*)"\}$', llir, re.M))
+    assert [nodes[ref.strip()] for ref in named.split(",")][:2] == list(ident_strings())
