@@ -222,7 +222,7 @@ def table(label: str, results: dict) -> str:
 
 
 def _forward_kernels(tutorial, E, causal) -> tuple[str, dict]:
-    tiles = flash._WHOLE["cuda"][E]
+    tiles = flash._WHOLE["cuda"][(E, causal)]
     block_m, block_n, options = tiles
     settings = " ".join(f"{k}={v}" for k, v in options.items())
     label = f"forward D{E}{' causal' if causal else ''} {block_m}x{block_n} {settings}"

@@ -133,16 +133,21 @@ class Problem:
         return block_m, block_n, (*flags, block_m, block_n, self.block_e), options
 
 
-# The forward of whole blocks (whole_blocks.py), by device kind and head dim: (BLOCK_M, BLOCK_N,
-# launch options). The GPU's are the tiles and warps Triton's attention tutorial keeps for
-# Hopper (128-query blocks; 64 keys with 4 warps at D64, 128 with 8 at D128), stages from its
-# list (2-4), swept on an H200 (fp16 2x16x4096, TFLOP/s): D64 three stages (424; 128x128 w4 s2
-# 428 but 315 against 323 causal), D128 three (480 against two's 466; causal 396 against 395),
-# whose K and V rings and Q take 224 of the 227 KB of shared memory.
+# The forward of whole blocks (whole_blocks.py), by device kind, head dim and causal flag:
+# (BLOCK_M, BLOCK_N, launch options). The GPU's non-causal tiles are the ones Triton's attention
+# tutorial keeps for Hopper (128-query blocks; 64 keys with 4 warps at D64, 128 with 8 at D128),
+# stages from its list (2-4), swept on an H200 (fp16 2x16x4096, TFLOP/s): D64 three stages (424;
+# 128x128 w4 s2 428), D128 three (480 against two's 466), whose K and V rings and Q take 224 of
+# the 227 KB of shared memory. Causal calls, their query blocks last to first, run faster on
+# 64x64 blocks of 4 warps (ms): D64 0.209 -> 0.195 (s3), D128 0.336 -> 0.319 (s2); smaller
+# blocks leave less of the diagonal masked and a shorter last wave.
 _WHOLE = {
-    "cuda": {64: (128, 64, {"num_warps": 4, "num_stages": 3}),
-             128: (128, 128, {"num_warps": 8, "num_stages": 3})},
-    "cpu": {64: (64, 64, {}), 128: (64, 32, {})},
+    "cuda": {(64, False): (128, 64, {"num_warps": 4, "num_stages": 3}),
+             (64, True): (64, 64, {"num_warps": 4, "num_stages": 3}),
+             (128, False): (128, 128, {"num_warps": 8, "num_stages": 3}),
+             (128, True): (64, 64, {"num_warps": 4, "num_stages": 2})},
+    "cpu": {(E, causal): (64, 64, {}) if E == 64 else (64, 32, {})
+            for E in (64, 128) for causal in (False, True)},
 }  # fmt: skip
 _WHOLE_DTYPES = (torch.float16, torch.bfloat16)
 # Where the whole-block forward takes its steps rotated (whole_blocks.py), by device kind:
@@ -237,7 +242,7 @@ def _whole_tiles(p: Problem):
     read by tensor copies), else None. Decided once per problem: the backward asks again, and
     each check costs a call microseconds of host time."""
     if p.whole is False:
-        tiles = _WHOLE[_kind(p.q.device)].get(p.E)
+        tiles = _WHOLE[_kind(p.q.device)].get((p.E, p.causal))
         taken = tiles is not None and p.q.dtype in _WHOLE_DTYPES and not (p.causal and p.L > p.S)
         p.whole = tiles if taken and _by_tensor_copies(p, *tiles[:2], _WHOLE_FROM) else None
     return p.whole
