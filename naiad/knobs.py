@@ -244,6 +244,12 @@ cpu_loader = _Text(
     "handles the object, else LLVM's ORC JIT; 'naiad': Naiad's linker only (an object it cannot "
     "link is an error); 'orc': LLVM's always",
 )
+cpu_perf_map = _Flag(
+    "NAIAD_CPU_PERF_MAP",
+    "describe each CPU object loaded to `perf` (backends/cpu/perf_map.py): its functions in "
+    "/tmp/perf-<pid>.map, their code and source lines in /tmp/jit-<pid>.dump (perf record -k "
+    "mono, then perf inject --jit); read at each load",
+)
 num_threads = _Int(
     "NAIAD_NUM_THREADS", "threads running a CPU kernel's programs (0: one per available CPU)"
 )

@@ -111,11 +111,14 @@ class CpuLaunchable:
 def load_launchable(kernel: CompiledKernel) -> CpuLaunchable:
     """`kernel` (compiled for this CPU) linked into the process."""
     from ..backends.cpu.loader import load_object
+    from ..backends.cpu.perf_map import kernel_label
 
-    name = kernel.metadata["entry"]
+    metadata = kernel.metadata
+    name = metadata["entry"]
+    label = kernel_label(name, metadata.get("signature", {}), metadata.get("constexprs", {}))
 
     def load():
-        loaded = load_object(kernel.binary, [name], name)
+        loaded = load_object(kernel.binary, [name], name, label)
         return loaded, loaded.address(name)
 
     loaded, entry = launch_hooks.loading(kernel, load)  # between the load hooks, if set

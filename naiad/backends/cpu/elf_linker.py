@@ -52,10 +52,11 @@ class LinkedImage:
     interpreter shuts down (pool.py), as they may in code LLVM's linker loaded, which llvmlite
     does not free then either."""
 
-    __slots__ = ("__weakref__", "symbols")
+    __slots__ = ("__weakref__", "sections", "symbols")
 
     def __init__(self, address: int, size: int):
         self.symbols: dict[str, int] = {}  # every global symbol the object defines -> address
+        self.sections: dict[int, int] = {}  # each loaded section's address, by its index
         release = weakref.finalize(self, _libc().munmap, address, size)
         release.atexit = False  # (weakref.finalize calls none once the interpreter exits)
 
@@ -90,6 +91,7 @@ def link(code: bytes, imports: Mapping[str, int], name: str = "object") -> Linke
     image = relocated(obj, layout, base, imports, name)
     ctypes.memmove(base, bytes(image.data), layout.size)
     layout.protect(base, obj.machine)
+    linked.sections = image.sections
     linked.symbols = {
         symbol.name: address
         for symbol, address in zip(obj.symbols, image.addresses, strict=True)

@@ -30,6 +30,7 @@ SHN_UNDEF = 0
 SHN_LORESERVE = 0xFF00
 SHN_ABS = 0xFFF1
 # st_info's low four bits: the symbol's type
+STT_FUNC = 2
 STT_SECTION = 3
 STT_TLS = 6
 # st_info's high four bits: its binding
@@ -62,11 +63,12 @@ class Section:
 
 
 class Symbol:
-    __slots__ = ("binding", "name", "section", "type", "value")
+    __slots__ = ("binding", "name", "section", "size", "type", "value")
 
-    def __init__(self, name: str, type: int, binding: int, section: int, value: int):
+    def __init__(self, name: str, type: int, binding: int, section: int, value: int, size=0):
         self.name, self.type, self.binding, self.value = name, type, binding, value
         self.section = section  # st_shndx: a section index, SHN_UNDEF or SHN_ABS
+        self.size = size  # st_size: a function's bytes of code (profilers' maps read it)
 
     @property
     def defined(self) -> bool:
@@ -142,8 +144,8 @@ def parse(data: bytes) -> ElfObject:
 def _symbols(data: bytes, table: Section, strings: Section) -> list[Symbol]:
     raw = data[table.offset : table.offset + table.size]
     return [
-        Symbol(_string(data, strings.offset + name), info & 0xF, info >> 4, shndx, value)
-        for name, info, _other, shndx, value, _size in _SYMBOL.iter_unpack(raw)
+        Symbol(_string(data, strings.offset + name), info & 0xF, info >> 4, shndx, value, size)
+        for name, info, _other, shndx, value, size in _SYMBOL.iter_unpack(raw)
     ]
 
 

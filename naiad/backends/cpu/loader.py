@@ -34,7 +34,7 @@ from collections.abc import Iterable
 from ... import compile_profile, knobs
 from ...errors import InternalError
 from ...fork_safety import hold_across_fork
-from . import elf_linker, object_store, printing, runtime_library
+from . import elf_linker, object_store, perf_map, printing, runtime_library
 from .target import host_target
 
 _LIBC_SYMBOLS = (
@@ -154,13 +154,17 @@ _loading = threading.RLock()
 hold_across_fork(_loading, 10)
 
 
-def load_object(code: bytes, exports: Iterable[str], name: str = "kernel") -> LoadedObject:
-    """Link object `code` (built for the host target) into the process.
+def load_object(
+    code: bytes, exports: Iterable[str], name: str = "kernel", label: str | None = None
+) -> LoadedObject:
+    """Link object `code` (built for the host target) into the process; with
+    NAIAD_CPU_PERF_MAP=1, describe its functions to perf (perf_map.py).
 
     Args:
         code: an object file's bytes, as `llvm_tools.emit_object` made them.
-        exports: the symbols whose addresses are needed (the kernel's entry point).
+        exports: the symbols whose addresses are needed (the kernel's entry point first).
         name: a readable name for LLVM's messages; made unique here.
+        label: what profiles call the first export (perf_map.kernel_label), `name` if None.
 
     Raises:
         ValueError: the object is for another architecture.
@@ -170,7 +174,10 @@ def load_object(code: bytes, exports: Iterable[str], name: str = "kernel") -> Lo
     _check_architecture(code)
     exports = list(exports)
     with _loading, compile_profile.stage("load"):
-        return LoadedObject(_link(code, name, process_symbols(), exports), exports)
+        linked = _link(code, name, process_symbols(), exports)
+        if knobs.cpu_perf_map.get():
+            perf_map.publish(code, linked, exports, label or name)
+        return LoadedObject(linked, exports)
 
 
 _LINKERS = ("auto", "naiad", "orc")
