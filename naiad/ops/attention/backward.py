@@ -20,7 +20,7 @@ from ... import language as tl
 from ...runtime.jit import jit
 from .runs import key_runs, query_runs
 from .scores import hide, scores
-from .sequence import causal_diagonal, sequence
+from .sequence import causal_diagonal, query_block, sequence
 from .tiles import load_block, load_rows
 
 __all__ = ["attention_delta", "attention_dkdv", "attention_dq"]
@@ -188,7 +188,7 @@ def attention_dq(q, k, v, do, lse, delta, dq, mask, cu_q, cu_k, L, S, H, GROUP, 
     is returned already scaled by `scale`. The key blocks every query of the block sees whole
     run unmasked first, as in the forward. DESCRIPTORS: k and v are descriptors of their rows,
     as the forward's (flash.py)."""
-    start = tl.program_id(0) * BLOCK_M
+    start = query_block(CAUSAL) * BLOCK_M
     bh = tl.program_id(1).to(tl.int64)
     b = bh // H
     h = bh % H

@@ -17,7 +17,7 @@ from ... import language as tl
 from ...runtime.jit import jit
 from .runs import key_runs
 from .scores import scores
-from .sequence import causal_diagonal, sequence
+from .sequence import causal_diagonal, query_block, sequence
 from .tiles import load_rows
 
 __all__ = ["attention_forward"]
@@ -65,7 +65,7 @@ def attention_forward(q, k, v, o, lse, mask, cu_q, cu_k, L, S, H, GROUP, scale_l
     """q, k, v have a unit stride along the head dim E; o and lse have their rows (one a query
     and head) at b * so_b + h * so_h + l * so_l: o's row r is o[r * E:][:E], lse's is lse[r].
     (Problems of whole blocks take whole_blocks.py's kernel instead: flash.py.)"""
-    start = tl.program_id(0) * BLOCK_M
+    start = query_block(CAUSAL) * BLOCK_M
     bh = tl.program_id(1).to(tl.int64)
     b = bh // H
     h = bh % H

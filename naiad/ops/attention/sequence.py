@@ -13,7 +13,7 @@ from __future__ import annotations
 from ... import language as tl
 from ...runtime.jit import jit
 
-__all__ = ["causal_diagonal", "sequence"]
+__all__ = ["causal_diagonal", "query_block", "sequence"]
 
 
 @jit
@@ -32,3 +32,14 @@ def causal_diagonal(L, S, PACKED: tl.constexpr):
     if PACKED:
         return S - L
     return 0
+
+
+@jit
+def query_block(CAUSAL: tl.constexpr):
+    """The block of queries this program takes along the grid's first axis. Causal programs take
+    them last to first: later queries see more keys, so the longest programs start first and
+    the short ones fill the last wave (on an H200, fp16 2x16x4096: the whole-block forward at
+    D128 0.343 -> 0.336 ms, its dQ at D64 0.282 -> 0.227)."""
+    if CAUSAL:
+        return tl.num_programs(0) - 1 - tl.program_id(0)
+    return tl.program_id(0)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from ... import language as tl
 from ...runtime.jit import jit
+from .sequence import query_block
 
 __all__ = ["attention_dkdv_whole", "attention_dq_whole"]
 
@@ -113,10 +114,7 @@ def attention_dq_whole(q_desc, k_desc, v_desc, do_desc, lse, delta, dq_desc, L, 
                        BLOCK_N: tl.constexpr):  # fmt: skip
     """The rows as `attention_dkdv_whole`'s; BLOCK_M divides L, BLOCK_N divides BLOCK_M and S;
     dq comes out scaled by `scale`."""
-    block = tl.program_id(0)
-    if CAUSAL:  # the longest rows first, as the forward (whole_blocks.py)
-        block = tl.num_programs(0) - 1 - block
-    first = block * BLOCK_M
+    first = query_block(CAUSAL) * BLOCK_M
     bh = tl.program_id(1)
     kv_row = (bh // H * (H // GROUP) + bh % H // GROUP) * S
     row = bh * L + first

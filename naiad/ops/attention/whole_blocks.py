@@ -13,9 +13,7 @@ tutorial, which runs at Triton's speed on an H200):
 - causal (top left, L <= S) runs two loops: the key blocks strictly before the query block's
   first row, which every query sees whole and which need no mask, then the BLOCK_M keys on the
   diagonal, where a key past its query is hidden. Non-causal runs the first loop over all keys.
-  A causal call's programs take their query blocks last to first, so the longest rows start
-  first and the short ones fill the last wave (on an H200, fp16 2x16x4096: forward D128 0.343
-  -> 0.336 ms, the backward's dQ, which walks its rows the same way, D64 0.282 -> 0.227);
+  A causal call's programs take their query blocks last to first (sequence.query_block);
 - ROTATED (non-causal only) shifts each step by one key block: block j's scores, then block
   j-1's P.V, then block j's softmax. P.V is then the loop's asynchronous wgmma, its result
   wanted only by the next iteration, so the tensor cores run it while the warps take the
@@ -32,6 +30,7 @@ from __future__ import annotations
 
 from ... import language as tl
 from ...runtime.jit import jit
+from .sequence import query_block
 
 __all__ = ["attention_forward_whole"]
 
@@ -105,10 +104,7 @@ def attention_forward_whole(q_desc, k_desc, v_desc, o_desc, lse, L, S, H, GROUP,
     BLOCK_M and BLOCK_N rows; BLOCK_M and BLOCK_N divide L and S, BLOCK_N divides BLOCK_M, and
     a causal call has L <= S. ROTATED (module doc) only without CAUSAL and with keys (S > 0).
     lse gets each query's log-sum-exp (natural log), row by row."""
-    block = tl.program_id(0)
-    if CAUSAL:  # the longest rows first (module doc)
-        block = tl.num_programs(0) - 1 - block
-    first = block * BLOCK_M
+    first = query_block(CAUSAL) * BLOCK_M
     bh = tl.program_id(1)
     b = bh // H
     kv_row = (b * (H // GROUP) + (bh % H) // GROUP) * S
