@@ -46,12 +46,18 @@ def initialize() -> None:
 
 
 def ident_strings() -> tuple[str, str]:
-    """What a module's `!llvm.ident` says made it, as compilers name themselves there: the
-    Triton release whose language it was written in, with Naiad's version, and LLVM's."""
-    from . import versions
+    """What a module's `!llvm.ident` says made it, as compilers name themselves there: Naiad's
+    version with the Triton release whose language it follows, and LLVM's. Under the switch
+    (as_triton.py) the program asked for Triton, and Triton's tools read the Triton release
+    first (`Triton version X`), so that one leads."""
+    from . import as_triton, versions
 
     release = ".".join(map(str, llvm.llvm_version_info))
-    return (f"Triton version {versions.TRITON} (Naiad {versions.NAIAD})", f"LLVM version {release}")
+    if as_triton.is_installed():
+        maker = f"Triton version {versions.TRITON} (Naiad {versions.NAIAD})"
+    else:
+        maker = f"Naiad version {versions.NAIAD} (Triton language {versions.TRITON})"
+    return maker, f"LLVM version {release}"
 
 
 def parse_module(text: str, name: str = "kernel") -> llvm.ModuleRef:

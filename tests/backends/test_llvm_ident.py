@@ -1,5 +1,6 @@
-"""Every LLVM module Naiad writes names what made it in `!llvm.ident`, on both back ends: the
-Triton release whose language it was written in with Naiad's version, and LLVM's version."""
+"""Every LLVM module Naiad writes names what made it in `!llvm.ident`, on both back ends: Naiad's
+version with the Triton release whose language it follows (that release first under the
+switch), and LLVM's version."""
 
 import re
 
@@ -19,11 +20,20 @@ def _incremented(x, n, BLOCK: tl.constexpr):
     tl.store(x + offsets, tl.load(x + offsets, mask=offsets < n) + 1.0, mask=offsets < n)
 
 
-def test_the_strings_name_triton_naiad_and_llvm():
-    triton, llvm_text = ident_strings()
-    assert triton == f"Triton version {versions.TRITON} (Naiad {versions.NAIAD})"
+def test_the_strings_name_naiad_triton_and_llvm():
+    maker, llvm_text = ident_strings()
+    assert maker == f"Naiad version {versions.NAIAD} (Triton language {versions.TRITON})"
     assert llvm_text == "LLVM version " + ".".join(map(str, llvm.llvm_version_info))
     assert naiad.__version__ == versions.NAIAD
+
+
+def test_under_the_switch_the_triton_release_leads():
+    naiad.install_as_triton()
+    try:
+        maker, _ = ident_strings()
+    finally:
+        naiad.uninstall_as_triton()
+    assert maker == f"Triton version {versions.TRITON} (Naiad {versions.NAIAD})"
 
 
 @pytest.mark.parametrize("target", ["cpu", "cuda:sm_90a"])
