@@ -15,6 +15,7 @@ import naiad
 import naiad.language as tl
 from naiad import knobs
 from naiad.backends.cpu import elf_object
+from naiad.backends.debug_info import python_name
 
 LOCALS = ["pid", "block_start", "offsets", "mask", "x", "y", "output"]
 
@@ -196,6 +197,19 @@ def test_inlined_jit_helpers_have_their_own_subprograms(target, tmp_path):
         assert b"\0_scaled\0" in strings and b"\0_difference\0" in strings
     elif PTXAS is not None:
         assemble(compiled.asm["ptx"], "sm_90a", tmp_path)
+
+
+@pytest.mark.parametrize(
+    "symbol, name",
+    [
+        ("__main__.scale__fp32S64S_c2.0", "scale"),
+        ("pkg.kernels.Outer.helper__i32_cNone", "helper"),
+        ("__main__.no_arguments__", "no_arguments"),
+        ("add_kernel", "add_kernel"),
+    ],
+)
+def test_python_name_of_a_specialized_symbol(symbol, name):
+    assert python_name(symbol) == name
 
 
 def test_cpu_values_unchanged_by_debug_info():
