@@ -141,8 +141,11 @@ def _runtime_library() -> LoadedObject:
         return llvm_tools.compile_ir(runtime_library.library_ir(), host_target().machine)
 
     code = object_store.cached_object("runtime", make)
-    exports = runtime_library.EXPORTS
-    return LoadedObject(_link(code, "naiad_runtime", {}, exports), exports)
+    exports = list(runtime_library.EXPORTS)
+    linked = _link(code, "naiad_runtime", {}, exports)
+    if knobs.cpu_perf_map.get():
+        perf_map.publish(code, linked, exports, None)
+    return LoadedObject(linked, exports)
 
 
 _library_ids = itertools.count()
@@ -164,7 +167,8 @@ def load_object(
         code: an object file's bytes, as `llvm_tools.emit_object` made them.
         exports: the symbols whose addresses are needed (the kernel's entry point first).
         name: a readable name for LLVM's messages; made unique here.
-        label: what profiles call the first export (perf_map.kernel_label), `name` if None.
+        label: what profiles call the first export (perf_map.kernel_label); None: every
+            function by its symbol.
 
     Raises:
         ValueError: the object is for another architecture.
@@ -176,7 +180,7 @@ def load_object(
     with _loading, compile_profile.stage("load"):
         linked = _link(code, name, process_symbols(), exports)
         if knobs.cpu_perf_map.get():
-            perf_map.publish(code, linked, exports, label or name)
+            perf_map.publish(code, linked, exports, label)
         return LoadedObject(linked, exports)
 
 

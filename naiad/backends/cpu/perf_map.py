@@ -11,8 +11,9 @@ described to perf twice over, once per convention perf reads:
 
 A function is a symbol of the object with a type and a size (`STT_FUNC`); its address is its
 section's where it was loaded. A kernel's entry point is named after the kernel and its
-specialization (`add_kernel(*fp32, *fp32, i32, BLOCK=128)`: `label`); the object's other
-functions by their symbol, with the label after it. The line table is the object's own
+specialization (`add_kernel(*fp32, *fp32, i32, BLOCK=128)`: `label`), the object's other
+functions by their symbol with the label after it; an object without a label (the worker
+pool, the runtime library) by its symbols alone. The line table is the object's own
 (dwarf_lines.py), empty when it was compiled without lines (NAIAD_DISABLE_LINE_INFO=1).
 """
 
@@ -52,7 +53,7 @@ def map_path(pid: int | None = None) -> str:
     return os.path.join(jitdump.DIRECTORY, f"perf-{os.getpid() if pid is None else pid}.map")
 
 
-def publish(code: bytes, linked, exports: list[str], label: str) -> list[Function]:
+def publish(code: bytes, linked, exports: list[str], label: str | None) -> list[Function]:
     """Describe object `code`, linked as `linked` (elf_linker's image, whose `sections` give
     each section's address, or LLVM's library, whose `exports` only are known), to perf: its
     functions in the perf map and in the jitdump. Returns them."""
@@ -70,7 +71,7 @@ def publish(code: bytes, linked, exports: list[str], label: str) -> list[Functio
     return functions
 
 
-def loaded_functions(obj, sections: dict[int, int], exports: list[str], label: str) -> list:
+def loaded_functions(obj, sections: dict[int, int], exports: list[str], label) -> list:
     """The functions of `obj` whose section was loaded at an address in `sections`, named
     for the profile, each with the rows of the line table in its code."""
     entry = exports[0] if exports else None
@@ -80,7 +81,9 @@ def loaded_functions(obj, sections: dict[int, int], exports: list[str], label: s
         base = sections.get(symbol.section)
         if symbol.type != elf_object.STT_FUNC or not symbol.size or base is None:
             continue
-        name = label if symbol.name == entry else f"{symbol.name} [{label}]"
+        name = symbol.name
+        if label is not None:
+            name = label if name == entry else f"{name} [{label}]"
         end = symbol.value + symbol.size
         lines = [
             (base + row.offset, row.line, row.file)
