@@ -24,7 +24,9 @@ fused softmax f32 (4096 x 1024); layer norm forward f32 (4096 x 1024); the tutor
 (1024^3), and on bf16 operands (`--only matmul_bf16`, against torch.matmul on bf16); tutorial 06's
 attention forward, fp16, Z1 H8 N1024 D64, non-causal (`--only attention_fp16`, against
 `scaled_dot_product_attention`), and naiad.ops' attention forward on bf16 and f32 tensors of that
-shape (`--only attention_ops`). The other kernels are the tutorials' own source (examples/).
+shape (`--only attention_ops`); column sums of a 4096 x 4096 f32 matrix in 32 x 64 blocks
+(`--only column_sum`, against `torch.sum(x, 0)`). The other kernels are the tutorials' own
+source (examples/).
 """
 
 from __future__ import annotations
@@ -242,6 +244,33 @@ def bench_attention_ops(count):
     return rows
 
 
+@naiad.jit
+def column_sums(x_ptr, out_ptr, M, N, BLOCK_M: naiad.language.constexpr,
+                BLOCK_N: naiad.language.constexpr):  # fmt: skip
+    """out[n] = sum over m of x[m, n]: a band of BLOCK_N columns a program, BLOCK_M rows a step
+    (the shape of a layer norm backward's weight gradient)."""
+    tl = naiad.language
+    cols = tl.program_id(0) * BLOCK_N + tl.arange(0, BLOCK_N)
+    total = tl.zeros([BLOCK_N], tl.float32)
+    for start in range(0, M, BLOCK_M):
+        rows = start + tl.arange(0, BLOCK_M)
+        total += tl.sum(tl.load(x_ptr + rows[:, None] * N + cols[None, :]), axis=0)
+    tl.store(out_ptr + cols, total)
+
+
+def bench_column_sum(count):
+    m = n = 4096
+    x, out = torch.randn(m, n), torch.empty(n)
+
+    def run():
+        column_sums[(n // 64,)](x, out, m, n, 32, 64)
+
+    run()
+    torch.testing.assert_close(out, x.double().sum(0).float(), rtol=1e-4, atol=1e-3)
+    return {"column sums f32 4096x4096 vs torch.sum(dim=0)": pairs(
+        run, lambda: torch.sum(x, 0, out=out), count)}  # fmt: skip
+
+
 BENCHES = {
     "add": bench_add,
     "softmax": bench_softmax,
@@ -250,6 +279,7 @@ BENCHES = {
     "matmul_bf16": bench_matmul_bf16,
     "attention_fp16": bench_attention_fp16,
     "attention_ops": bench_attention_ops,
+    "column_sum": bench_column_sum,
 }
 
 

@@ -39,6 +39,7 @@ from ....ir import IntegerType, f32, f64
 from .function import I32, I64, FunctionLowering, lowers
 from .loops import counted_loop, loop_nest
 from .lower_linalg import _lower_body, destination, lower_structured
+from .lower_reduce_columns import lower_columns, takes_columns
 
 LANES = 16
 CHAINS = 4  # independent vectors: the latency of one combine hides behind the others
@@ -73,6 +74,8 @@ def _reduce(fl: FunctionLowering, op) -> None:
     whole = _split_first(op, dims[0]) if len(dims) == 1 else None
     views = [fl.value(v) for v in (whole or inputs)]
     length = views[0].sizes[dims[0]] if len(dims) == 1 else None
+    if length is not None and _columns(fl, op, block, views, inits, whole, dims[0]):
+        return
     if not isinstance(length, int) or length < 2 * LANES:
         lower_structured(fl, op, inputs, inits, op.maps(), block, _lower_body(fl, block))
         return
@@ -90,6 +93,19 @@ def _reduce(fl: FunctionLowering, op) -> None:
             out.store(fl.builder, value, fold.outer)
     for result, out in zip(op.results, outs):
         fl.bind(result, out)
+
+
+def _columns(fl: FunctionLowering, op, block, views, inits, whole, axis: int) -> bool:
+    """Lower the reduction by whole vectors of its kept last axis (lower_reduce_columns.py)
+    where it takes them and its combine region computes on vectors; whether it did."""
+    if not _on_vectors(block) or not takes_columns(views, axis, LANES):
+        return False
+    outs = [destination(fl, v, reads=whole is None) for v in inits]
+    fold = _Fold(fl, block, views, axis)
+    lower_columns(fl.builder, views, outs, axis, LANES, fold.combine_lanes, whole is not None)
+    for result, out in zip(op.results, outs):
+        fl.bind(result, out)
+    return True
 
 
 class _Fold:
