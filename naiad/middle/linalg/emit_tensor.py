@@ -59,10 +59,18 @@ def expand_dims(c, value: Value, axis: int, t: RankedTensorType) -> Value:
 
 
 def reshape(c, value: Value, t: RankedTensorType) -> Value:
-    """Row-major reshape: collapse to one dimension, expand to the new shape."""
+    """Row-major reshape: one `tensor.expand_shape` where each source dimension splits into
+    consecutive new ones (`[8, 256]` into `[8, 16, 16]`), one `tensor.collapse_shape` where
+    consecutive source dimensions merge, else a collapse to one dimension and an expand. The
+    first two stay views of a strided block (a loaded tile's rows); a collapse to one dimension
+    needs the block contiguous, so the back end copies a strided one."""
     source = value.type
     if tuple(source.shape) == tuple(t.shape):
         return value
+    if source.rank < t.rank and (groups := _regroup(t.shape, source.shape)) is not None:
+        return c.emit(tensor.ExpandShapeOp(value, groups, list(t.shape), t)).results[0]
+    if source.rank > t.rank and (groups := _regroup(source.shape, t.shape)) is not None:
+        return c.emit(tensor.CollapseShapeOp(value, groups, t)).results[0]
     flat_type = RankedTensorType([_count(source.shape)], source.element_type)
     flat = value
     if source.rank != 1:
@@ -73,6 +81,29 @@ def reshape(c, value: Value, t: RankedTensorType) -> Value:
         return flat
     groups = [list(range(t.rank))]
     return c.emit(tensor.ExpandShapeOp(flat, groups, list(t.shape), t)).results[0]
+
+
+def _regroup(fine, coarse) -> list[list[int]] | None:
+    """For each dimension of `coarse`, the consecutive dimensions of `fine` whose sizes multiply
+    to its size (trailing ones of size 1 joining the last group), or None where the two shapes
+    do not nest so."""
+    groups, i = [], 0
+    for size in coarse:
+        if i >= len(fine):
+            return None
+        group, product = [i], fine[i]
+        i += 1
+        while product < size and i < len(fine):
+            group.append(i)
+            product *= fine[i]
+            i += 1
+        if product != size:
+            return None
+        groups.append(group)
+    if not groups or any(n != 1 for n in fine[i:]):
+        return None
+    groups[-1].extend(range(i, len(fine)))
+    return groups
 
 
 def _count(shape) -> int:

@@ -456,3 +456,21 @@ tt.func public @map_elementwise_pack(%v: tensor<2x4xi32>, %y: !tt.ptr<i32>) {
   tt.store %yp, %flat : tensor<8x!tt.ptr<i32>>
   tt.return
 }
+
+// A reshape whose shapes nest is one view op: a dimension split into consecutive ones is one
+// expand_shape, consecutive dimensions merged are one collapse_shape (either stays a view of a
+// strided block); shapes that do not nest go through one dimension.
+// CHECK-LABEL: func.func public @reshapes
+// CHECK: %[[SPLIT:.+]] = tensor.expand_shape %{{.+}} {{\[}}[0], [1, 2]] output_shape [8, 16, 16] : tensor<8x256xf32> into tensor<8x16x16xf32>
+// CHECK: tensor.collapse_shape %[[SPLIT]] {{\[}}[0], [1, 2]] : tensor<8x16x16xf32> into tensor<8x256xf32>
+// CHECK: tensor.expand_shape %{{.+}} {{\[}}[0, 1], [2]] output_shape [1, 8, 256] : tensor<8x256xf32> into tensor<1x8x256xf32>
+// CHECK: %[[FLAT:.+]] = tensor.collapse_shape %{{.+}} {{\[}}[0, 1]] : tensor<4x4xf32> into tensor<16xf32>
+// CHECK: tensor.expand_shape %[[FLAT]] {{\[}}[0, 1]] output_shape [2, 8] : tensor<16xf32> into tensor<2x8xf32>
+tt.func public @reshapes(%x: tensor<8x256xf32>, %s: tensor<4x4xf32>) {
+  %split = tt.reshape %x : tensor<8x256xf32> -> tensor<8x16x16xf32>
+  %merged = tt.reshape %split : tensor<8x16x16xf32> -> tensor<8x256xf32>
+  %lead = tt.reshape %x : tensor<8x256xf32> -> tensor<1x8x256xf32>
+  %other = tt.reshape %s : tensor<4x4xf32> -> tensor<2x8xf32>
+  tt.print " " {hex = false, isSigned = array<i32: 0, 0, 0>} : %merged, %lead, %other : tensor<8x256xf32>, tensor<1x8x256xf32>, tensor<2x8xf32>
+  tt.return
+}

@@ -2,8 +2,9 @@
 
 A tensor is a `View`; an op that "changes" one (insert, insert_slice) writes a copy unless the
 destination is a fresh `tensor.empty` nobody else reads (`destination`). Slices are views of
-the same buffer (tensors are never written once made, so sharing is safe); reshapes are views
-too when the source is contiguous, else a contiguous copy first.
+the same buffer (tensors are never written once made, so sharing is safe); an expand is a view
+of any source, a collapse one where each merged group lies one dimension after another, and
+any other reshape a view of a contiguous source, else of a contiguous copy.
 
 Dense constants: a splat is a one-element global read with all strides 0 (a broadcast view),
 any other a global array.
@@ -15,15 +16,18 @@ its scalar condition, as upstream MLIR's): it writes a fresh buffer, element by 
 
 from __future__ import annotations
 
+import itertools
+
 from llvmlite import ir
 
+from ....dialects.memref.reshape import reassociation_groups
 from ....ir import DenseElementsAttr, RankedTensorType
 from ..lower_scalar.types import llvm_type
 from .function import FunctionLowering, lowers
 from .loops import loop_nest
 from .lower_linalg import copy_view, destination
 from .lower_memref import index_value, kept
-from .views import View
+from .views import View, mul
 
 
 @lowers("tensor.empty")
@@ -69,13 +73,39 @@ def _insert_slice(fl: FunctionLowering, op) -> None:
 def _reshape(fl: FunctionLowering, op) -> None:
     source: View = fl.value(op.operands[0])
     t = op.results[0].type
-    if not source.is_contiguous():
-        contiguous = fl.buffer(source.sizes, None, element=source.element)
-        copy_view(fl, source, contiguous)
-        source = contiguous
-    reshaped = View.contiguous(source.pointer, source.element, list(t.shape))
-    reshaped.offset = source.offset
+    reshaped = _regrouped(fl.builder, op, source, list(t.shape))
+    if reshaped is None:
+        if not source.is_contiguous():
+            contiguous = fl.buffer(source.sizes, None, element=source.element)
+            copy_view(fl, source, contiguous)
+            source = contiguous
+        reshaped = View.contiguous(source.pointer, source.element, list(t.shape))
+        reshaped.offset = source.offset
     fl.bind(op.results[0], reshaped)
+
+
+def _regrouped(b: ir.IRBuilder, op, source: View, shape: list) -> View | None:
+    """The view an expand or collapse makes of `source` whatever its strides, where it is
+    one: an expand always (each dimension's stride spread over its group), a collapse where
+    each group's dimensions lie one after another (strides known to chain), else None."""
+    if op.name not in ("tensor.expand_shape", "tensor.collapse_shape"):
+        return None
+    groups = reassociation_groups(op.reassociation)
+    strides: list = [None] * len(shape)
+    if op.name == "tensor.expand_shape":
+        for stride, group in zip(source.strides, groups):
+            for d in reversed(group):
+                strides[d] = stride
+                stride = mul(b, stride, shape[d])
+    else:
+        for d, group in enumerate(groups):
+            kept_dims = [k for k in group if source.sizes[k] != 1] or group[-1:]
+            for k, k_next in itertools.pairwise(kept_dims):
+                step = source.strides[k_next]
+                if not isinstance(step, int) or source.strides[k] != step * source.sizes[k_next]:
+                    return None
+            strides[d] = source.strides[kept_dims[-1]]
+    return View(source.pointer, source.element, source.offset, shape, strides)
 
 
 @lowers("arith.constant")
