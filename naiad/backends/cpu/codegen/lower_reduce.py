@@ -40,6 +40,7 @@ from .function import I32, I64, FunctionLowering, lowers
 from .loops import counted_loop, loop_nest
 from .lower_linalg import _lower_body, destination, lower_structured
 from .lower_reduce_columns import lower_columns, takes_columns
+from .views import add, element_bytes
 
 LANES = 16
 CHAINS = 4  # independent vectors: the latency of one combine hides behind the others
@@ -150,14 +151,14 @@ class _Fold:
         loaded = []
         for view in self.views:
             vector_type = ir.VectorType(view.element, LANES)
-            if view.strides[self.axis] == 1 and _whole_bytes(view.element):
+            if view.strides[self.axis] == 1 and element_bytes(view.element):
                 address = view.address(b, self.position(start))
-                size = max(_bits(view.element) // 8, 1)
+                size = element_bytes(view.element)
                 loaded.append(b.load(address, typ=vector_type, align=size))
                 continue
             vector = ir.Constant(vector_type, ir.Undefined)
             for j in range(LANES):
-                element = view.load(b, self.position(_plus(b, start, j)))
+                element = view.load(b, self.position(add(b, start, j)))
                 vector = b.insert_element(vector, element, ir.Constant(I32, j))
             loaded.append(vector)
         return loaded
@@ -252,7 +253,7 @@ class _Fold:
                     phi.add_incoming(value, entry)
             base = b.mul(step, ir.Constant(I64, chains * LANES))
             updated = [
-                combine(phi_chain, load(_plus(b, base, c * LANES)), LANES)
+                combine(phi_chain, load(add(b, base, c * LANES)), LANES)
                 for c, phi_chain in enumerate(phis)
             ]
             latch = b.block
@@ -308,25 +309,6 @@ def _lanes(b: ir.IRBuilder, vector, first: int, count: int):
         ir.VectorType(I32, count), [ir.Constant(I32, first + j) for j in range(count)]
     )
     return b.shuffle_vector(vector, ir.Constant(vector.type, ir.Undefined), mask)
-
-
-def _plus(b: ir.IRBuilder, value, offset: int):
-    if isinstance(value, int):
-        return value + offset
-    return value if offset == 0 else b.add(value, ir.Constant(I64, offset))
-
-
-def _bits(t: ir.Type) -> int:
-    if isinstance(t, ir.IntType):
-        return t.width
-    return 64 if isinstance(t, ir.DoubleType) else 32
-
-
-def _whole_bytes(t: ir.Type) -> bool:
-    """Whether a vector of `t` lies in memory as consecutive scalars (not so for i1)."""
-    return isinstance(t, ir.FloatType | ir.DoubleType) or (
-        isinstance(t, ir.IntType) and t.width % 8 == 0
-    )
 
 
 def _split_first(op, axis: int) -> list | None:

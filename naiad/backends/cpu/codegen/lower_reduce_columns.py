@@ -20,6 +20,7 @@ from collections.abc import Callable
 from llvmlite import ir
 
 from .loops import counted_loop, loop_nest
+from .views import add, element_bytes
 
 CHUNKS = 4  # vectors a step: independent accumulators, as lower_reduce.CHAINS
 
@@ -34,7 +35,7 @@ def takes_columns(views, axis: int, lanes: int) -> bool:
     width = sizes[-1]
     if not isinstance(width, int) or width % lanes:
         return False
-    return all(view.strides[-1] == 1 and _whole_bytes(view.element) for view in views)
+    return all(view.strides[-1] == 1 and element_bytes(view.element) is not None for view in views)
 
 
 def lower_columns(
@@ -62,12 +63,12 @@ def lower_columns(
 
     def load(view, index):
         vector_type = ir.VectorType(view.element, lanes)
-        return b.load(view.address(b, index), typ=vector_type, align=_bytes(view.element))
+        return b.load(view.address(b, index), typ=vector_type, align=element_bytes(view.element))
 
     with loop_nest(b, kept[:-1], name="col") as outer:
         outer = list(outer)
         with counted_loop(b, 0, kept[-1], step=chunks * lanes, name="span") as span:
-            starts = [_plus(b, span, c * lanes) for c in range(chunks)]
+            starts = [add(b, span, c * lanes) for c in range(chunks)]
             if from_first_slice:
                 accumulated = [[load(v, position(outer, s, 0)) for v in views] for s in starts]
                 first = 1
@@ -111,22 +112,4 @@ def _store(b: ir.IRBuilder, out, vector, index: list, lanes: int) -> None:
         return
     for j in range(lanes):
         lane = b.extract_element(vector, ir.Constant(ir.IntType(32), j))
-        out.store(b, lane, [*index[:-1], _plus(b, index[-1], j)])
-
-
-def _plus(b: ir.IRBuilder, value, offset: int):
-    return value if offset == 0 else b.add(value, ir.Constant(value.type, offset))
-
-
-def _bytes(t: ir.Type) -> int:
-    """The size of one `t` (a type `_whole_bytes` accepts)."""
-    if isinstance(t, ir.IntType):
-        return t.width // 8
-    return 8 if isinstance(t, ir.DoubleType) else 4
-
-
-def _whole_bytes(t: ir.Type) -> bool:
-    """Whether a vector of `t` lies in memory as consecutive scalars (not so for i1)."""
-    return isinstance(t, ir.FloatType | ir.DoubleType) or (
-        isinstance(t, ir.IntType) and t.width % 8 == 0
-    )
+        out.store(b, lane, [*index[:-1], add(b, index[-1], j)])
