@@ -15,6 +15,7 @@ from ops_helpers import FLOATS, INTS, assert_matches, make, reference
 import naiad
 import naiad.language as tl
 import naiad.ops as ops
+from naiad import knobs
 from naiad.ops.pointwise.codegen import TENSOR, generate
 
 FULL = pytest.mark.full
@@ -205,6 +206,30 @@ def test_where_clamp_masked_fill(gen, backend):
     assert_matches(ops.masked_fill(x, cond, -7.0), reference(torch.masked_fill, x, cond, -7.0))
     value = torch.tensor(3.0)
     assert_matches(ops.masked_fill(x, cond, value), reference(torch.masked_fill, x, cond, value))
+
+
+@pytest.mark.parametrize("executor", ["interpreter", "cpu"])
+@pytest.mark.parametrize("inner", [96, 100])
+def test_operands_constant_along_long_rows(inner, executor, gen):
+    """Rows of at least 64 elements are walked a block of a row per program; on the CPU an
+    operand constant along them (x + c[:, None]) is loaded once a row. Either side, a promoted
+    dtype, a row's tail masked (100), a condition and a bound broadcast so, a strided output;
+    compiled in the default tier too."""
+    with knobs.override(NAIAD_BACKEND=executor):
+        _constant_along_rows(inner, gen)
+
+
+def _constant_along_rows(inner, gen):
+    x = make((6, 3, inner), torch.float32, gen)
+    col = make((6, 3, 1), torch.float16, gen)
+    cond = make((3, 1), torch.bool, gen)
+    assert_matches(ops.add(x, col), reference(torch.add, x, col))
+    assert_matches(ops.sub(col, x), reference(torch.sub, col, x))
+    assert_matches(ops.where(cond, x, col), reference(torch.where, cond, x, col))
+    assert_matches(ops.clamp(x, max=col), reference(torch.clamp, x, max=col))
+    out = torch.empty(6, 3, 2 * inner)[..., ::2]
+    ops.mul(x, col, out=out)
+    assert_matches(out, reference(torch.mul, x, col))
 
 
 def test_clamp_keeps_nan(backend):

@@ -20,10 +20,11 @@ import linecache
 from ... import language as tl
 from ...runtime.jit import jit
 
-__all__ = ["SCALAR", "TENSOR", "generate", "source"]
+__all__ = ["ROW", "SCALAR", "TENSOR", "generate", "source"]
 
-# How an argument of the scalar function reaches the kernel: loaded from a tensor, or passed.
-TENSOR, SCALAR = "T", "S"
+# How an argument of the scalar function reaches the kernel: loaded from a tensor, loaded once a
+# row (ROW: a tensor constant along the inner dim, in a kernel that walks rows), or passed.
+TENSOR, ROW, SCALAR = "T", "R", "S"
 _serial = itertools.count(1)
 
 
@@ -33,6 +34,8 @@ def _parameters(pattern, rank):
     for i, (kind, _) in enumerate(pattern):
         if kind == TENSOR:
             names += [f"st{i}_{d}" for d in range(rank)]
+        elif kind == ROW:
+            names += [f"st{i}_{d}" for d in range(rank - 1)]
     names += [f"so_{d}" for d in range(rank)]
     return names
 
@@ -81,6 +84,8 @@ def _operand_lines(pattern, rank):
     for i, (kind, promoted) in enumerate(pattern):
         if kind == TENSOR:
             value = f"tl.load(in{i} + {_offset(f'st{i}_', rank)}, mask=mask)"
+        elif kind == ROW:  # the row's one element (the kernel walks rows: i0.. are scalars)
+            value = f"tl.load(in{i} + {_offset(f'st{i}_', rank - 1)})"
         else:
             value = f"in{i}"
         lines.append(f"    a{i} = {value}.to(COMPUTE)" if promoted else f"    a{i} = {value}")
