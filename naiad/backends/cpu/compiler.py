@@ -36,6 +36,7 @@ from ...passes.inline import Inline
 from ..debug_info import function_ranges
 from ..registry import Compilation, Stage
 from . import llvm_tools
+from .carried_reductions import CarriedReductions
 from .codegen.lines import locals_of
 from .codegen.module import lower_kernel
 from .fuse_elementwise import FuseElementwise
@@ -53,6 +54,7 @@ TARGET_TTIR_PIPELINE = (
     Inline(include_noinline=True),
     SequencePartitions(),
     "fuse-nested-loops",
+    CarriedReductions(),
 )
 LINALG_PIPELINE = (
     TritonToLinalg(bounds=True),
