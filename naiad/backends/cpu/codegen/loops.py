@@ -60,6 +60,24 @@ def counted_loop(
     b.position_at_end(done)
 
 
+def carrying_loop(b: ir.IRBuilder, start, stop, carried: list[list], step, name: str) -> list:
+    """A counted loop over `start <= i < stop`, which the caller knows runs, carrying the
+    values of `carried` (lists of values) in phis: `step(i, current)` gives their next values
+    from the current ones, list for list. Returns their values after the last iteration."""
+    entry = b.block
+    with counted_loop(b, start, stop, name=name, at_least_once=True) as i:
+        phis = [[b.phi(v.type) for v in values] for values in carried]
+        for phi_list, values in zip(phis, carried):
+            for phi, value in zip(phi_list, values):
+                phi.add_incoming(value, entry)
+        updated = step(i, phis)
+        latch = b.block
+        for phi_list, values in zip(phis, updated):
+            for phi, value in zip(phi_list, values):
+                phi.add_incoming(value, latch)
+    return updated
+
+
 @contextmanager
 def loop_nest(b: ir.IRBuilder, sizes, name: str = "d") -> Iterator[list[ir.Value]]:
     """Nested counted loops over `0 <= i_k < sizes[k]`, the last dimension innermost."""

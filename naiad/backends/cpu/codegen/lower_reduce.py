@@ -37,7 +37,7 @@ from llvmlite import ir
 
 from ....ir import IntegerType, f32, f64
 from .function import I32, I64, FunctionLowering, lowers
-from .loops import counted_loop, loop_nest
+from .loops import carrying_loop, loop_nest
 from .lower_linalg import _lower_body, destination, lower_structured
 from .lower_reduce_columns import lower_columns, takes_columns
 from .views import add, element_bytes
@@ -245,21 +245,15 @@ class _Fold:
         and its exit follows only its latch."""
         b = self.b
         partials = [load(c * LANES) for c in range(chains)]
-        entry = b.block
-        with counted_loop(b, 1, steps, name="step") as step:
-            phis = [[b.phi(v.type) for v in chain] for chain in partials]
-            for phi_chain, chain in zip(phis, partials):
-                for phi, value in zip(phi_chain, chain):
-                    phi.add_incoming(value, entry)
+
+        def fold_span(step, current) -> list:
             base = b.mul(step, ir.Constant(I64, chains * LANES))
-            updated = [
-                combine(phi_chain, load(add(b, base, c * LANES)), LANES)
-                for c, phi_chain in enumerate(phis)
+            return [
+                combine(chain, load(add(b, base, c * LANES)), LANES)
+                for c, chain in enumerate(current)
             ]
-            latch = b.block
-            for phi_chain, chain in zip(phis, updated):
-                for phi, value in zip(phi_chain, chain):
-                    phi.add_incoming(value, latch)
+
+        updated = carrying_loop(b, 1, steps, partials, fold_span, name="step")
         vectors = updated[0]
         for chain in updated[1:]:
             vectors = combine(vectors, chain, LANES)

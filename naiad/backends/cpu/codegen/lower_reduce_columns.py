@@ -19,7 +19,7 @@ from collections.abc import Callable
 
 from llvmlite import ir
 
-from .loops import counted_loop, loop_nest
+from .loops import carrying_loop, counted_loop, loop_nest
 from .views import add, element_bytes
 
 CHUNKS = 4  # vectors a step: independent accumulators, as lower_reduce.CHAINS
@@ -76,32 +76,17 @@ def lower_columns(
                 accumulated = [[load(o, [*outer, s]) for o in outs] for s in starts]
                 first = 0
             if length > first:
-                accumulated = _fold_rows(b, views, accumulated, starts, first, length,
-                                         lambda v, s, r: load(v, position(outer, s, r)),
-                                         combine, lanes)  # fmt: skip
+
+                def fold_row(row, current) -> list:
+                    return [
+                        combine(chain, [load(v, position(outer, s, row)) for v in views], lanes)
+                        for s, chain in zip(starts, current)
+                    ]
+
+                accumulated = carrying_loop(b, first, length, accumulated, fold_row, name="row")
             for start, chain in zip(starts, accumulated):
                 for out, value in zip(outs, chain):
                     _store(b, out, value, [*outer, start], lanes)
-
-
-def _fold_rows(b, views, accumulated, starts, first: int, length: int, load, combine, lanes):
-    """The chains `accumulated` (one list of vectors per start) after the rows `first` to
-    `length` of the reduced axis, in a loop whose phis carry them."""
-    entry = b.block
-    with counted_loop(b, first, length, name="row", at_least_once=True) as row:
-        phis = [[b.phi(v.type) for v in chain] for chain in accumulated]
-        for phi_chain, chain in zip(phis, accumulated):
-            for phi, value in zip(phi_chain, chain):
-                phi.add_incoming(value, entry)
-        updated = [
-            combine(phi_chain, [load(v, start, row) for v in views], lanes)
-            for start, phi_chain in zip(starts, phis)
-        ]
-        latch = b.block
-        for phi_chain, chain in zip(phis, updated):
-            for phi, value in zip(phi_chain, chain):
-                phi.add_incoming(value, latch)
-    return updated
 
 
 def _store(b: ir.IRBuilder, out, vector, index: list, lanes: int) -> None:
