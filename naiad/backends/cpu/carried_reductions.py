@@ -88,21 +88,11 @@ def _carried_reduction(loop: scf.ForOp):
             and reduce.name == "tt.reduce"
             and len(reduce.operands) == 1
             and position == 0
-            and _region_is(reduce, combine.name)
+            and (single := reduce.single_op()) is not None
+            and single.name == combine.name
         ):
             return index, combine, reduce
     return None
-
-
-def _region_is(reduce: Operation, name: str) -> bool:
-    """Whether `reduce`'s combine region is the one op `name` of its two arguments."""
-    block = reduce.regions[0].blocks[0]
-    ops = list(block.ops)
-    if len(ops) != 2 or ops[0].name != name:
-        return False
-    return set(ops[0].operands) == set(block.arguments) and list(ops[1].operands) == [
-        ops[0].results[0]
-    ]
 
 
 def _reduce_in_loop(loop: scf.ForOp, index: int, combine: Operation, reduce: Operation):

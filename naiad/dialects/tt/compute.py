@@ -174,6 +174,19 @@ class _CombineOp(Operation):
     def _element_types(self) -> list:
         return [v.type.element_type for v in self.srcs]
 
+    def single_op(self) -> Operation | None:
+        """The one op of the combine region, applied to its two arguments and returned (a
+        plain sum, maximum, ...), or None."""
+        block = self.combineOp.blocks[0]
+        ops = list(block.ops)
+        if len(ops) != 2 or len(ops[0].results) != 1:
+            return None
+        if list(ops[1].operands) != list(ops[0].results):
+            return None
+        if sorted(map(id, ops[0].operands)) != sorted(map(id, block.arguments)):
+            return None
+        return ops[0]
+
     def verify_(self) -> None:
         if not self.srcs:
             fail(self, "must have at least 1 operand")

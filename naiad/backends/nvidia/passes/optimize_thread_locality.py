@@ -94,18 +94,6 @@ class _Match:
     split: tuple[int, int, int]  # (R, T, S) of the view (module doc)
 
 
-def combine_op(reduce: Operation) -> Operation | None:
-    """The one op of a reduction's combine region, applied to its two arguments and
-    returned, or None."""
-    block = reduce.regions[0].block
-    ops = list(block.ops)
-    if len(ops) != 2 or len(ops[0].results) != 1 or list(ops[1].operands) != list(ops[0].results):
-        return None
-    if sorted(map(id, ops[0].operands)) != sorted(map(id, block.arguments)):
-        return None
-    return ops[0]
-
-
 def axis_split(encoding, shape) -> tuple[int, int, int] | None:
     """(R, T, S): the last axis's extent as S elements in registers (its lowest coordinate
     bits), T positions over threads, then R repeats in registers. None when its bits are not
@@ -171,7 +159,7 @@ def _match(reduce: Operation) -> _Match | None:
     if len(reduce.operands) != 1 or not reduce.results[0].has_one_use:
         return None
     t = reduce.operands[0].type
-    op = combine_op(reduce)
+    op = reduce.single_op()
     if t.rank < 2 or int(reduce.axis.value) != t.rank - 1 or op is None:
         return None
     if neutral_element(op.name, t.element_type) is None:
