@@ -164,22 +164,23 @@ class PointwiseOp:
         # block of it loaded at stride 0 was a gather of one address (x + c[:, None]: 4.9x
         # torch's time at 1024 x 1024).
         by_row = rows and out.device.type == "cpu"
-        kinds = iter(layout.strides)
+        loads = [  # how each tensor operand is read, then the output (stored a block at a time)
+            codegen.ROW if by_row and st[-1] == 0 else codegen.TENSOR for st in layout.strides[:-1]
+        ]
+        read = iter(loads)
         pattern = tuple(
-            (_kind_of(a, next(kinds) if isinstance(a, torch.Tensor) else None, by_row),
-             self._promoted(i))
+            (next(read) if isinstance(a, torch.Tensor) else codegen.SCALAR, self._promoted(i))
             for i, a in enumerate(args)
-        )  # fmt: skip
+        )
         kernel = self._kernels.get((pattern, rank))
         if kernel is None:
             kernel = self._kernels[(pattern, rank)] = codegen.generate(self.fn, pattern, rank)
         n = out.numel()
         block, options = _block(out.device, n)
-        rowwise = [kind == codegen.ROW for kind, _ in pattern if kind != codegen.SCALAR]
-        strides = [
+        strides = [  # a ROW operand takes no stride along the inner dim
             s
-            for st, row in zip(layout.strides, [*rowwise, False], strict=True)
-            for s in (st[:-1] if row else st)
+            for st, kind in zip(layout.strides, [*loads, codegen.TENSOR], strict=True)
+            for s in (st[:-1] if kind == codegen.ROW else st)
         ]
         index64 = max(n, layout.largest) + block > _INDEX32_LIMIT
         if rows:  # a program per block of the inner dim
@@ -190,14 +191,6 @@ class PointwiseOp:
         sizes = layout.sizes[1:]
         plan.kernel, plan.grid, plan.options = kernel, (grid,), options
         plan.tail = (n, *sizes, *strides, index64, tl_dtype(compute), rows, block)
-
-
-def _kind_of(arg, strides, by_row: bool) -> str:
-    """How `arg` reaches the kernel (codegen.py): passed (a scalar), loaded once a row (a tensor
-    whose inner stride is 0, where the kernel walks rows), or loaded a block at a time."""
-    if strides is None:
-        return codegen.SCALAR
-    return codegen.ROW if by_row and strides[-1] == 0 else codegen.TENSOR
 
 
 def inplace_target(target, *others):
