@@ -11,7 +11,7 @@ import os
 import re
 from dataclasses import dataclass
 
-_TRUE = {"1", "true", "yes", "on", "y"}  # "y": as Triton reads the twins (TRITON_DEBUG=y)
+TRUE_WORDS = {"1", "true", "yes", "on", "y"}  # "y": as Triton reads them (TRITON_DEBUG=y)
 
 
 def _raw(env: str) -> str:
@@ -38,7 +38,7 @@ class _Flag:
     doc: str
 
     def get(self) -> bool:
-        return _raw(self.env).strip().lower() in _TRUE
+        return _raw(self.env).strip().lower() in TRUE_WORDS
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class _DefaultOn:
 
     def get(self) -> bool:
         text = _raw(self.env).strip().lower()
-        return not text or text in _TRUE
+        return not text or text in TRUE_WORDS
 
 
 @dataclass(frozen=True)

@@ -28,8 +28,6 @@ from .. import knobs as naiad_knobs
 # triton.knobs, which keeps this list in step; a list, so that no global is rebound).
 PROPAGATE = [True]
 
-_TRUE = {"1", "y", "yes", "on", "true"}
-
 
 class Env:
     """The value that sends a knob back to its environment variable (`knobs.env`)."""
@@ -59,7 +57,7 @@ def propagate(key: str, value) -> None:
 
 
 def read_flag(text: str) -> bool:
-    return text.strip().lower() in _TRUE
+    return text.strip().lower() in naiad_knobs.TRUE_WORDS
 
 
 class env_base:
