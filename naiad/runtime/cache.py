@@ -169,8 +169,14 @@ def default_directory() -> str:
     if chosen:
         return chosen
     if knobs.reading_triton_twins():
-        return os.path.join(knobs.triton_home.get() or os.path.expanduser("~/"), ".triton", "cache")
+        return triton_folder("cache")
     return os.path.join(os.path.expanduser("~"), ".naiad", "cache")
+
+
+def triton_folder(name: str) -> str:
+    """`$TRITON_HOME/.triton/<name>` (the user's home when TRITON_HOME is unset), where Triton
+    keeps its cache and its kernel dumps."""
+    return os.path.join(knobs.triton_home.get() or os.path.expanduser("~/"), ".triton", name)
 
 
 class Cache:

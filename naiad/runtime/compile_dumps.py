@@ -17,6 +17,7 @@ import os
 import sys
 
 from .. import knobs
+from .cache import triton_folder
 from .compiled_kernel import CompiledKernel
 from .specialization import Specialization
 
@@ -32,8 +33,7 @@ def dump_directory() -> str:
     chosen = knobs.dump_dir.get()
     if chosen or not knobs.kernel_dump.get():
         return chosen
-    home = knobs.triton_home.get() or os.path.expanduser("~/")
-    return knobs.triton_dump_dir.get() or os.path.join(home, ".triton", "dump")
+    return knobs.triton_dump_dir.get() or triton_folder("dump")
 
 
 def _dump_folder(name: str, target: str, spec: Specialization) -> str | None:
