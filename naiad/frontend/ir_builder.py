@@ -233,7 +233,8 @@ class IRBuilder:
         return tensor_maps.load(self, tensor_map, offsets, desc_type)
 
     def tensor_map_store(self, tensor_map, offsets, value):
-        self._create(tt.DescriptorStoreOp, tensor_map, value, offsets)
+        """The block `value` by one tensor copy through `tensor_map` (tensor_maps.store)."""
+        tensor_maps.store(self, tensor_map, offsets, value)
 
     def hint(self, value, kind, values):
         """The hint as Triton records it: `tt.divisibility = dense<8> : tensor<1xi32>` (one

@@ -10,12 +10,17 @@ proved its base aligned to 16 bytes and every stride but the last a multiple of 
 
 A block access then becomes `tt.descriptor_load` / `tt.descriptor_store`, which the NVIDIA back
 end lowers to one bulk tensor copy through shared memory (lowering/tma.py), when the block is
-one the copy moves whole: two dimensions, rows of at least 32 bytes (the narrowest swizzled
-row) and at least 8 of them, no `bool` elements, and NaN padding only for floats (the copy's
-NaN fill). In a loop, the pipeliner overlaps the copies of a dot's operands with the
-iterations before, and turns the other loads back into pointer loads (they are zero-padded:
-NaN-padded loads in loops keep pointers from here). Out-of-bounds elements are zero-filled
-(NaN for `padding="nan"`) and never written, as through pointers.
+one the copy moves whole: two dimensions, or more whose leading ones are 1 (a block of one head
+of (heads, rows, columns): the map bounds each dimension, so a block never passes into the
+next head), rows of at least 32 bytes (the narrowest swizzled row) and at least 8 of them, no
+`bool` elements, and NaN padding only for floats (the copy's NaN fill). A block of leading 1s
+is copied as its two last dimensions: the `tt.descriptor_load` has the 2-D result and a
+`tt.reshape` gives the block's shape back, the store reshapes its value to 2-D, so that the
+kernel's own reshape of the block to 2-D (to take it into a dot) cancels against it and the
+buffer the copy writes is the dot's operand. In a loop, the pipeliner overlaps the copies of
+a dot's operands with the iterations before, and turns the other loads back into pointer loads
+(they are zero-padded: NaN-padded loads in loops keep pointers from here). Out-of-bounds
+elements are zero-filled (NaN for `padding="nan"`) and never written, as through pointers.
 
 A descriptor made in the kernel (`tl.make_tensor_descriptor`) gets a tensor map the same way
 (`in_kernel`): a `tt.make_tensor_descriptor` op, which each program builds in its slot of the
@@ -65,14 +70,19 @@ def _copies_on(target) -> bool:
     return target.backend == "cuda" and target.arch >= 90 and not target.debug
 
 
+# The copy engine's tensor maps have at most 5 dimensions.
+_MAX_RANK = 5
+
+
 def block_moves_whole(block_type: t.block_type, padding: str = "zero") -> bool:
     """Whether one bulk tensor copy moves a block of `block_type` (see the module doc)."""
     element = block_type.element_ty
-    if len(block_type.shape) != 2 or element == t.int1:
+    shape = block_type.shape
+    if not 2 <= len(shape) <= _MAX_RANK or any(n != 1 for n in shape[:-2]) or element == t.int1:
         return False
     if padding == "nan" and not element.is_floating():
         return False
-    rows, columns = block_type.shape
+    rows, columns = shape[-2:]
     return columns * element.primitive_bitwidth // 8 >= _MIN_ROW_BYTES and rows >= _MIN_ROWS
 
 
@@ -87,7 +97,7 @@ def in_kernel(irb, target, base, shape, strides, wide_strides, block_type, paddi
     and its strides as int64 tensors (`wide_strides`), built by `irb`; None where the
     descriptor keeps pointers (the module doc). The op takes i32 sizes and i64 strides, as
     Triton's does."""
-    if not _copies_on(target):
+    if not _copies_on(target) or len(block_type.shape) != 2:  # 2-D maps alone made here
         return None
     block = irb.builder.block
     if not block_moves_whole(block_type, padding) or scf.in_loop(block) or _noinline(block):
@@ -132,4 +142,18 @@ def load(irb, tensor_map, offsets, desc_type):
     where pointers load it (a NaN-padded block in a loop: see the module doc)."""
     if desc_type.padding == "nan" and scf.in_loop(irb.builder.block):
         return None
-    return irb._create(tt.DescriptorLoadOp, tensor_map, offsets).result
+    block = tensor_map.type.block_type
+    if block.rank == 2:
+        return irb._create(tt.DescriptorLoadOp, tensor_map, offsets).result
+    rows = block.clone(shape=block.shape[-2:], encoding=None)  # the module doc
+    loaded = irb._create(tt.DescriptorLoadOp, tensor_map, offsets, result=rows).result
+    return irb._create(tt.ReshapeOp, loaded, shape=block.shape).result
+
+
+def store(irb, tensor_map, offsets, value) -> None:
+    """Store `value` (an IR value of the block's shape) by a tensor copy through `tensor_map`;
+    a block of leading 1s as its last two dimensions (the module doc)."""
+    shape = value.type.shape
+    if len(shape) > 2:
+        value = irb._create(tt.ReshapeOp, value, shape=shape[-2:]).result
+    irb._create(tt.DescriptorStoreOp, tensor_map, value, offsets)

@@ -45,9 +45,10 @@ class TensorMaps:
         self.name = name
         self.nbytes = str_to_ty(element).primitive_bitwidth // 8
         self.data_type = _DATA_TYPES[element]
-        columns, rows = box(block_shape, self.nbytes)
-        self.box = (columns, rows)
-        self.swizzle = _SWIZZLES[swizzle_bytes(block_shape[1], self.nbytes)]
+        # a block's leading dimensions are 1 (frontend/tensor_maps.py): one box each
+        columns, rows = box(block_shape[-2:], self.nbytes)
+        self.box = (columns, rows, *[1] * (len(block_shape) - 2))
+        self.swizzle = _SWIZZLES[swizzle_bytes(block_shape[-1], self.nbytes)]
         self.fill = _NAN_FILL if padding == "nan" else 0
         self.encode_address = functools.lru_cache(_CACHED_MAPS)(self._encode)
         # (address, *shape, *strides) -> its map, as `encode` found them; emptied when full

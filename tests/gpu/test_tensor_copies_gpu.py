@@ -15,6 +15,7 @@ from fixture_kernels.descriptors import (
     shift_tiles,
     tile_read_twice,
 )
+from fixture_kernels.head_blocks import head_products, head_row_sums
 from fixture_kernels.made_descriptors import helper_made_matmul, made_matmul, scale_made_tiles
 from gpu_helpers import compiled  # noqa: F401  (the fixture: launches compile for the GPU)
 
@@ -93,6 +94,31 @@ def test_new_tensors_get_their_own_tensor_maps():
         shift_tiles[grid](TensorDescriptor.from_tensor(src, [32, 64]),
                           TensorDescriptor.from_tensor(dst, [32, 64]), BM=32, BN=64)  # fmt: skip
         torch.testing.assert_close(dst, src + 1, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("rows", [100, 64, 30])
+def test_blocks_of_one_head_stop_at_its_last_row(rows):
+    """(3, rows, .) tensors read and written in blocks [1, 64, 64] by `.3d` copies, the loop's
+    pipelined: a block past a head's last row reads zeros there (not the next head's rows) and
+    writes nothing past it, so every head's product is its own."""
+    a, b = _random((3, rows, 256), torch.float16, 4), _random((3, 256, 64), torch.float16, 5)
+    c = torch.full((3, rows, 64), 7.0, dtype=torch.float16, device="cuda")
+    descs = [TensorDescriptor.from_tensor(t, [1, 64, 64]) for t in (a, b, c)]
+    kernel = head_products[(_cdiv(rows, 64), 3)](*descs, 256, BM=64, BN=64, BK=64, num_stages=3)
+    assert "cp.async.bulk.tensor.3d" in kernel.asm["ptx"]
+    expected = (a.double() @ b.double()).to(torch.float16)
+    torch.testing.assert_close(c, expected, rtol=2e-3, atol=2e-2)
+
+
+def test_blocks_of_one_head_in_a_loop_that_feeds_no_dot_read_through_pointers():
+    """The pointer loads that stand for such blocks keep each head's bound: rows past it read
+    zero."""
+    src = _random((3, 100, 256), torch.float16, 6)
+    out = torch.empty((3, 2, 64), device="cuda")
+    head_row_sums[(2, 3)](TensorDescriptor.from_tensor(src, [1, 64, 64]), out, 256, BM=64, BK=64)
+    expected = torch.zeros((3, 128), dtype=torch.float64, device="cuda")
+    expected[:, :100] = src.double().sum(-1)
+    torch.testing.assert_close(out.reshape(3, 128).double(), expected, rtol=1e-5, atol=1e-3)
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])

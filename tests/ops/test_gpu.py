@@ -146,6 +146,43 @@ def test_whole_block_attention_on_cuda(dtype, E, causal, on_gpu, monkeypatch):
     _matches_float64_attention(q, k, v, grad, causal, dtype)
 
 
+# (head dim, causal, query heads, key heads, L, S): lengths no tile of flash._WHOLE or
+# _WHOLE_BACKWARD divides, one below every tile, grouped heads, L != S, and L = S = 4000.
+RAGGED = [
+    (64, False, 4, 2, 1000, 1500),
+    (64, True, 4, 2, 700, 1300),
+    (64, True, 2, 2, 4000, 4000),
+    (128, False, 2, 1, 1500, 370),
+    (128, False, 2, 2, 4000, 4000),
+    (128, True, 4, 1, 1000, 1000),
+    (64, False, 2, 1, 20, 37),
+    (128, True, 2, 2, 1, 1),
+]
+
+
+@pytest.mark.parametrize("E, causal, H, HK, L, S", RAGGED)
+def test_whole_block_attention_at_ragged_lengths_on_cuda(E, causal, H, HK, L, S, on_gpu,
+                                                        monkeypatch):  # fmt: skip
+    """Lengths the blocks do not divide take the whole-block kernels (on Hopper: blocks of
+    one head by tensor copies, the last key or query block masked), forward and backward."""
+    from naiad.ops.attention.sdpa import _Problem
+    from naiad.ops.attention.whole_backward import attention_dkdv_whole, attention_dq_whole
+    from naiad.ops.attention.whole_blocks import attention_forward_whole
+
+    monkeypatch.setattr(flash, "_WHOLE_FROM", 0)
+    dtype = torch.float16
+    q = _cuda(2, H, L, E, dtype=dtype).requires_grad_()
+    k, v = (_cuda(2, HK, S, E, dtype=dtype).requires_grad_() for _ in "kv")
+    grad = _cuda(2, H, L, E, dtype=dtype)
+    if torch.cuda.get_device_capability()[0] >= 9:
+        problem = _Problem(q, k, v, None, 0.0, causal, None)
+        lse, results = q.new_empty(q.shape[:-1]), [torch.empty_like(t) for t in (q, k, v)]
+        assert flash.forward_launch(problem, results[0], lse)[0] is attention_forward_whole
+        launches = flash.backward_launches(problem, grad, lse, lse, *results)
+        assert [launch[0] for launch in launches] == [attention_dkdv_whole, attention_dq_whole]
+    _matches_float64_attention(q, k, v, grad, causal, dtype)
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("causal", [False, True])
 def test_varlen_attention_on_cuda(dtype, causal, on_gpu):

@@ -1,6 +1,7 @@
 """The whole-block attention forward and backward (naiad/ops/attention/whole_blocks.py,
 whole_backward.py) against torch on float64 copies: half precision, head dims 64 and 128, causal
-and not, grouped heads, keys longer than queries; and which calls take them. A Hopper GPU takes
+and not, grouped heads, keys longer than queries, lengths the blocks do not divide; and which
+calls take them. A Hopper GPU takes
 them for long problems read by tensor copies; here the copies' condition is forced so that the
 CPU back ends run the same kernels."""
 
@@ -44,6 +45,16 @@ def _inputs(gen, dtype, H, HK, L, S, E):
     q = make((2, H, L, E), dtype, gen, -2, 2).requires_grad_()
     k, v = (make((2, HK, S, E), dtype, gen, -2, 2).requires_grad_() for _ in "kv")
     return q, k, v
+
+
+def _at_the_gpu_tiles(monkeypatch, E, causal):
+    """The CPU's tables set to the GPU's tiles (flash._WHOLE, _WHOLE_BACKWARD, _WHOLE_ROTATED)
+    for head dim E, so that the CPU back ends run the kernels a Hopper GPU runs."""
+    block_m, block_n, _ = flash._WHOLE["cuda"][(E, causal)]
+    monkeypatch.setitem(flash._WHOLE["cpu"], (E, causal), (block_m, block_n, {}))
+    tiles = tuple((m, n, {}) for m, n, _ in flash._WHOLE_BACKWARD["cuda"][(E, causal)])
+    monkeypatch.setitem(flash._WHOLE_BACKWARD["cpu"], (E, causal), tiles)
+    monkeypatch.setitem(flash._WHOLE_ROTATED, "cpu", flash._WHOLE_ROTATED["cuda"])
 
 
 def _check(gen, q, k, v, causal):
@@ -134,8 +145,49 @@ def test_which_calls_take_whole_blocks(gen, copies):
     for E in (32, 96, 256):
         other = [torch.empty(1, 2, 128, E, dtype=torch.float16) for _ in "qkv"]
         assert _kernel(*other, causal=False) is not attention_forward_whole
-    ragged = [torch.empty(1, 2, 100, 64, dtype=torch.float16) for _ in "qkv"]
-    assert _kernel(*ragged, causal=False) is not attention_forward_whole
+    ragged = [torch.empty(1, 2, n, 64, dtype=torch.float16) for n in (100, 37, 37)]
+    assert _kernel(*ragged, causal=False) is attention_forward_whole  # any length
+    assert _backward_kernels(*ragged, causal=False) == [attention_dkdv_whole, attention_dq_whole]
+
+
+# (head dim, causal, query heads, key heads, L, S): lengths no tile divides, a length below
+# every tile, grouped heads, fewer queries than keys (and, not causal, more).
+RAGGED = [
+    (64, False, 4, 2, 100, 150),
+    (64, True, 4, 2, 70, 130),
+    (64, True, 2, 1, 100, 100),
+    (128, False, 2, 1, 150, 37),
+    (128, True, 2, 2, 20, 20),
+    (64, False, 2, 1, 1, 1),
+]
+
+
+@pytest.mark.parametrize("E, causal, H, HK, L, S", RAGGED)
+def test_ragged_lengths_at_the_gpu_tiles(E, causal, H, HK, L, S, gen, interpreted, copies,
+                                         monkeypatch):  # fmt: skip
+    """Lengths the GPU's tiles do not divide take the whole-block kernels, whose last key or
+    query block is masked and whose blocks past a head's end read zeros and drop their
+    stores: the output, log-sum-exp and gradients match."""
+    _at_the_gpu_tiles(monkeypatch, E, causal)
+    q, k, v = _inputs(gen, torch.float16, H=H, HK=HK, L=L, S=S, E=E)
+    assert _kernel(q, k, v, causal) is attention_forward_whole
+    assert _backward_kernels(q, k, v, causal) == [attention_dkdv_whole, attention_dq_whole]
+    _check(gen, q, k, v, causal)
+
+
+@pytest.mark.parametrize("E, causal, H, HK, L, S", RAGGED[:3])
+def test_ragged_lengths_compiled(E, causal, H, HK, L, S, gen, compiled, copies):
+    """The same on the CPU back end at its own tiles (64 queries, 64 or 32 keys)."""
+    q, k, v = _inputs(gen, torch.bfloat16, H=H, HK=HK, L=L, S=S, E=E)
+    _check(gen, q, k, v, causal)
+
+
+def test_ragged_lengths_compiled_at_the_gpu_tiles(gen, compiled, copies, monkeypatch):
+    """Compiled for the CPU at the GPU's D128 tiles, rotated steps and a masked last key block
+    (S = 200 against 128-key blocks), grouped heads."""
+    _at_the_gpu_tiles(monkeypatch, 128, False)
+    q, k, v = _inputs(gen, torch.float16, H=2, HK=1, L=130, S=200, E=128)
+    _check(gen, q, k, v, False)
 
 
 def test_whole_blocks_from_their_own_work_threshold(copies, monkeypatch):
@@ -155,7 +207,7 @@ def test_whole_blocks_from_their_own_work_threshold(copies, monkeypatch):
 def test_a_problem_makes_each_input_descriptor_once(gen, copies):
     """The forward and both backward kernels of one problem read q, k and v through one
     descriptor per input and block (flash.Problem.input_rows): made once, each of its input's
-    rows; the output's and the gradients' are their own."""
+    heads; the output's and the gradients' are their own."""
     q, k, v = _inputs(gen, torch.float16, H=4, HK=2, L=128, S=192, E=64)
     problem = _Problem(q, k, v, None, 0.0, False, None)
     lse = torch.empty(q.shape[:-1])
@@ -174,8 +226,9 @@ def test_a_problem_makes_each_input_descriptor_once(gen, copies):
                 continue
             block = tuple(desc.block_shape)
             assert found.setdefault((inputs[id(desc.base)], block), desc) is desc
-            assert desc.shape == [desc.base.numel() // 64, 64] and desc.strides == [64, 1]
-            assert desc.block_shape == [block[0], 64]
+            heads, n = desc.base.shape[0] * desc.base.shape[1], desc.base.shape[2]
+            assert desc.shape == [heads, n, 64] and desc.strides == [n * 64, 64, 1]
+            assert desc.block_shape == [1, block[1], 64]
     assert {name for name, _ in found} == set("qkv")
     assert len(found) < 9  # the three kernels' 9 reads share descriptors
     assert all(any(b is t for b in others) for t in (out, grad, dq, dk, dv))

@@ -1,8 +1,8 @@
 """Launching the flash kernels (forward.py, backward.py; whole_blocks.py, whole_backward.py where
-every block is whole) for one attention call, whatever holds its sequences: a `Problem` says the
-shapes, strides, layouts and flags; `forward_launch` and `backward_launches` choose the kernels
-and their arguments, `forward` and `backward` allocate the results and run them; `Attention`
-makes the pair differentiable.
+every key or query block but the last is whole) for one attention call, whatever holds its
+sequences: a `Problem` says the shapes, strides, layouts and flags; `forward_launch` and
+`backward_launches` choose the kernels and their arguments, `forward` and `backward` allocate
+the results and run them; `Attention` makes the pair differentiable.
 
 A subclass of `Problem` reads its call's tensors (batched ones in sdpa.py, packed ones in
 varlen.py) and sets the layouts: where its inputs' (batch, head, position) rows are, and where
@@ -108,17 +108,18 @@ class Problem:
         # the setting is read only where it matters (0.7 us a read)
         tf32 = q.dtype == torch.float32 and q.is_cuda and torch.backends.cuda.matmul.allow_tf32
         self.precision = "tf32" if tf32 else "ieee"
-        self._input_rows = {}  # (input, rows) -> its descriptor (`input_rows`)
+        self._input_rows = {}  # (input, rows, by heads) -> its descriptor (`input_rows`)
 
-    def input_rows(self, index: int, rows: int) -> TensorDescriptor:
-        """The descriptor of q's, k's or v's (`index` 0, 1, 2) rows in blocks of `rows`, made
-        once per problem: the whole-block forward and both backward kernels read the three
-        inputs, 9 of a call's 15 descriptors, of which 5 repeat one (a descriptor costs a launch
-        microseconds of host time to make)."""
-        desc = self._input_rows.get((index, rows))
+    def input_rows(self, index: int, rows: int, heads: bool = False) -> TensorDescriptor:
+        """The descriptor of q's, k's or v's (`index` 0, 1, 2) rows (heads where `heads`) in
+        blocks of `rows`, made once per problem: the whole-block forward and backward kernels
+        read the three inputs, 9 of a call's 15 descriptors, of which 5 repeat one (a descriptor
+        costs a launch microseconds of host time to make)."""
+        desc = self._input_rows.get((index, rows, heads))
         if desc is None:
+            make = _head_descriptor if heads else _row_descriptor
             t = (self.q, self.k, self.v)[index]
-            desc = self._input_rows[(index, rows)] = _row_descriptor(t, rows)
+            desc = self._input_rows[(index, rows, heads)] = make(t, rows)
         return desc
 
     def arguments(self):
@@ -162,9 +163,10 @@ _WHOLE_ROTATED = {"cuda": {(128, False)}, "cpu": set()}
 # pass"): D64 dK/dV 64x64 w4 s3 0.591 (32x128 w4 s5 before: 0.692), causal 0.325 (0.549); dQ
 # 128x64 w8 s3 0.392 (128x32 w4 s5: 0.460), causal 0.231 (0.273); D128 dK/dV 64x128 w8 s2
 # 1.030 as before, causal 64x64 w4 s2 0.583 (0.590); dQ 128x32 w8 s3 0.705 (128x64 w8 s2:
-# 0.722), causal 64x64 w4 s2 0.403 (0.421).
+# 0.722), causal 64x64 w4 s2 0.403 (0.421). D64 dK/dV is held to 168 registers (174 since it
+# takes any length), which keep three of its CTAs of 67 KB an SM: nothing spills.
 _WHOLE_BACKWARD = {
-    "cuda": {(64, False): ((64, 64, {"num_warps": 4, "num_stages": 3}),
+    "cuda": {(64, False): ((64, 64, {"num_warps": 4, "num_stages": 3, "maxnreg": 168}),
                            (128, 64, {"num_warps": 8, "num_stages": 3})),
              (64, True): ((64, 64, {"num_warps": 4, "num_stages": 3}),
                           (128, 64, {"num_warps": 8, "num_stages": 3})),
@@ -208,7 +210,7 @@ def rows_copyable(p: Problem, block_m: int, block_n: int, least=None) -> bool:
     """Whether q, k and v can be read as blocks of their rows: long enough contiguous batched
     sequences (work from `least`, else from `_COPIES_FROM`) without a mask, whose head dim fills
     its block and whose lengths the blocks divide (so that no block passes its sequence's end
-    into the next one's rows)."""
+    into the next one's rows; the whole-block kernels, reading heads alone, ask with 1s)."""
     q, k = p.q, p.k
     least = _COPIES_FROM if least is None else least
     return (
@@ -236,15 +238,24 @@ def _row_descriptor(t, rows: int) -> TensorDescriptor:
     return TensorDescriptor(t, [t.numel() // E, E], [E, 1], [rows, E])
 
 
+def _head_descriptor(t, rows: int) -> TensorDescriptor:
+    """A descriptor of contiguous (..., length, E) `t`'s heads, (heads, length, E), in blocks
+    [1, rows, E]: a block past a head's last row reads zeros there and its store drops them
+    (the copy engine bounds each dimension), so the whole-block kernels take any length."""
+    n, E = t.shape[-2:]
+    return TensorDescriptor(t, [t.numel() // (n * E), n, E], [n * E, E, 1], [1, rows, E])
+
+
 def _whole_tiles(p: Problem):
     """(BLOCK_M, BLOCK_N, launch options) of the whole-block forward where `p` may take it (half
-    precision, a head dim of the table, a causal diagonal from the top left inside the keys,
-    read by tensor copies), else None. Decided once per problem: the backward asks again, and
-    each check costs a call microseconds of host time."""
+    precision, a head dim of the table, queries and keys, a causal diagonal from the top left
+    inside the keys, read by tensor copies at any length), else None. Decided once per
+    problem: the backward asks again, and each check costs a call microseconds of host time."""
     if p.whole is False:
         tiles = _WHOLE[_kind(p.q.device)].get((p.E, p.causal))
-        taken = tiles is not None and p.q.dtype in _WHOLE_DTYPES and not (p.causal and p.L > p.S)
-        p.whole = tiles if taken and _by_tensor_copies(p, *tiles[:2], _WHOLE_FROM) else None
+        taken = tiles is not None and p.q.dtype in _WHOLE_DTYPES and p.L > 0 and p.S > 0
+        taken = taken and not (p.causal and p.L > p.S)
+        p.whole = tiles if taken and _by_tensor_copies(p, 1, 1, _WHOLE_FROM) else None
     return p.whole
 
 
@@ -255,12 +266,12 @@ def forward_launch(p: Problem, out, lse, tiles=None):
     tiles = tiles or _whole_tiles(p)
     if tiles is not None:
         block_m, block_n, options = tiles
-        descs = (p.input_rows(0, block_m), p.input_rows(1, block_n), p.input_rows(2, block_n),
-                 _row_descriptor(out, block_m))  # fmt: skip
-        rotated = p.S > 0 and (p.E, p.causal) in _WHOLE_ROTATED[_kind(p.q.device)]
+        descs = (p.input_rows(0, block_m, True), p.input_rows(1, block_n, True),
+                 p.input_rows(2, block_n, True), _head_descriptor(out, block_m))  # fmt: skip
+        rotated = block_n <= p.S and (p.E, p.causal) in _WHOLE_ROTATED[_kind(p.q.device)]
         arguments = (*descs, lse, p.L, p.S, p.H, p.group, p.scale_log2, p.E, p.causal,
                      block_m, block_n, rotated)  # fmt: skip
-        grid = (p.L // block_m, p.batches * p.H)
+        grid = ((p.L + block_m - 1) // block_m, p.batches * p.H)
         return attention_forward_whole, grid, arguments, options
     block_m, block_n, constants, options = p.constants("forward")
     arguments = (p.q, p.k, p.v, out, lse, p.mask, *p.arguments(), *p.out_rows, *constants)
@@ -289,15 +300,14 @@ def forward(p: Problem):
 def _whole_backward_tiles(p: Problem, grad):
     """The dK/dV and dQ tiles of the whole-block backward where `p` (and its output's gradient
     `grad`, contiguous, of the output's dtype, device and shape, as bound.py reads it) may take
-    it, else None: where it takes the forward, the tensor copies' other conditions hold, so
-    only the lengths are checked against these tiles."""
+    it, else None: where it takes the forward, the tensor copies' conditions hold."""
     q = p.q
     tiles = _WHOLE_BACKWARD[_kind(q.device)].get((p.E, p.causal))
     if tiles is None or _whole_tiles(p) is None or grad.data_ptr() % 16:
         return None
     if grad.dtype != q.dtype or grad.device != q.device or grad.shape != p.out_shape:
         return None
-    return tiles if all(p.L % m == 0 and p.S % n == 0 for m, n, _ in tiles) else None
+    return tiles
 
 
 def backward_launches(p: Problem, grad, lse, delta, dq, dk, dv, tiles=None) -> list:
@@ -309,15 +319,15 @@ def backward_launches(p: Problem, grad, lse, delta, dq, dk, dv, tiles=None) -> l
     if tiles is not None:
         (m1, n1, dkdv_options), (m2, n2, dq_options) = tiles
         rows = (p.L, p.S, p.H, p.group, p.scale_log2, p.E, p.causal)
-        dkdv = (p.input_rows(0, m1), p.input_rows(1, n1), p.input_rows(2, n1),
-                _row_descriptor(grad, m1), lse, delta, _row_descriptor(dk, n1),
-                _row_descriptor(dv, n1), *rows, m1, n1)  # fmt: skip
-        dq_args = (p.input_rows(0, m2), p.input_rows(1, n2), p.input_rows(2, n2),
-                   _row_descriptor(grad, m2), lse, delta, _row_descriptor(dq, m2), *rows, m2,
-                   n2)  # fmt: skip
+        dkdv = (p.input_rows(0, m1, True), p.input_rows(1, n1, True),
+                p.input_rows(2, n1, True), _head_descriptor(grad, m1), lse, delta,
+                _head_descriptor(dk, n1), _head_descriptor(dv, n1), *rows, m1, n1)  # fmt: skip
+        dq_args = (p.input_rows(0, m2, True), p.input_rows(1, n2, True),
+                   p.input_rows(2, n2, True), _head_descriptor(grad, m2), lse, delta,
+                   _head_descriptor(dq, m2), *rows, m2, n2)  # fmt: skip
         return [
             (attention_dkdv_whole, ((p.S + n1 - 1) // n1, kv_heads), dkdv, dkdv_options),
-            (attention_dq_whole, (p.L // m2, p.batches * p.H), dq_args, dq_options),
+            (attention_dq_whole, ((p.L + m2 - 1) // m2, p.batches * p.H), dq_args, dq_options),
         ]
     launches = []
     for kernel, name, walked in ((attention_dkdv, "dkdv", (0, 3)), (attention_dq, "dq", (1, 2))):

@@ -15,7 +15,11 @@ of the swizzle width (128 bytes, or the row's 32 or 64), each 16-byte group XOR-
 phase, one column block after the other, as the copy engine writes a box of that swizzle mode.
 So a box is one column block of at most 256 rows (the engine's limit per dimension), and its
 bytes start at the box's first element's offset in that layout. The host encodes the tensor map
-with the same box and swizzle (`box`, runtime/tensor_maps.py).
+with the same box and swizzle (`box`, runtime/tensor_maps.py). A map of more than two
+dimensions moves blocks whose leading dimensions are 1 (frontend/tensor_maps.py), as 2-D
+blocks: the op's block is its last two dimensions, and each copy names the leading
+coordinates after them (`.3d` and on); the box is 1 along those, so it lands in shared memory
+as the 2-D block's.
 """
 
 from __future__ import annotations
@@ -88,14 +92,20 @@ def _scratch(ctx: Context, op, nbytes: int) -> None:
         raise InternalError(f"`{op.name}` scratch at {ctx.em.scratch_base}, not 1024-aligned")
 
 
-def _coordinates(ctx: Context, indices, column: int, row: int) -> tuple[str, str]:
+def _coordinates(ctx: Context, indices, column: int, row: int) -> list[str]:
     """The tensor coordinates (innermost first) of the box at (`row`, `column`) of the block
-    at `indices` (row, column)."""
+    at `indices` (..., row, column): the leading ones follow, as they are."""
     em = ctx.em
-    (top,), (left,) = ctx[indices[0]], ctx[indices[1]]
+    (top,), (left,) = ctx[indices[-2]], ctx[indices[-1]]
     inner = em.op(f"add i32 {left}, {column}") if column else left
     outer = em.op(f"add i32 {top}, {row}") if row else top
-    return inner, outer
+    return [inner, outer, *(ctx[index][0] for index in reversed(indices[:-2]))]
+
+
+def _tensor(n: int, rank: int) -> str:
+    """A copy's tensor operand: the map ($1) and its `rank` coordinates from operand $n+1."""
+    coordinates = ", ".join(f"${n + 1 + i}" for i in range(rank))
+    return f"[$1, {{{coordinates}}}]"
 
 
 def _issuer(ctx: Context, pred: str | None = None) -> str:
@@ -117,16 +127,16 @@ def expect_bytes(ctx: Context, barrier: str, nbytes: int, issue: str) -> None:
 
 
 def _issue_per_box(ctx: Context, indices, block_type, to_offset, at, args, instruction, tail=()):
-    """One asm block, run by the thread `args[0]` picks: `instruction(n)` for each box of the
-    block at `indices` (operand $n its shared address, $n+1 and $n+2 its coordinates), then
-    `tail`; the boxes' bytes start at `at` (an i32 value past the scratch base)."""
+    """One asm block, run by the thread `args[0]` picks: `instruction(n, rank)` for each box
+    of the block at `indices` (operand $n its shared address, $n+1 on its `rank` coordinates),
+    then `tail`; the boxes' bytes start at `at` (an i32 value past the scratch base)."""
     em = ctx.em
     args, copies = list(args), []
     for column, row, offset in _boxes(block_type, to_offset):
-        inner, outer = _coordinates(ctx, indices, column, row)
+        coordinates = _coordinates(ctx, indices, column, row)
         byte = em.op(f"add i32 {at}, {offset}") if offset else at
-        copies.append(instruction(len(args)))
-        args += [(SHARED_PTR, em.shared_address(byte)), ("i32", inner), ("i32", outer)]
+        copies.append(instruction(len(args), len(coordinates)))
+        args += [(SHARED_PTR, em.shared_address(byte)), *(("i32", c) for c in coordinates)]
     text = "{ @!$0 bra.uni skip; " + " ".join([*copies, *tail]) + " skip: }"
     constraints = ",".join("b" if kind == "i1" else "l" if kind == TENSOR_MAP_PTR else "r"
                            for kind, _ in args)  # fmt: skip
@@ -143,9 +153,9 @@ def copy_in(ctx: Context, indices, tensor_map: str, to_offset, block_type, at, b
         to_offset,
         at,
         [("i1", issue), (TENSOR_MAP_PTR, tensor_map), (SHARED_PTR, barrier)],
-        lambda n: (
-            "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes "
-            f"[${n}], [$1, {{${n + 1}, ${n + 2}}}], [$2];"
+        lambda n, rank: (
+            f"cp.async.bulk.tensor.{rank}d.shared::cluster.global.mbarrier::complete_tx::bytes "
+            f"[${n}], {_tensor(n, rank)}, [$2];"
         ),
     )
 
@@ -208,6 +218,11 @@ def _read(ctx: Context, t, to_offset, nbytes: int) -> list[str]:
     return registers
 
 
+def _copy_out(n: int, rank: int) -> str:
+    """The copy of the box at shared operand $n out to its `rank` coordinates."""
+    return f"cp.async.bulk.tensor.{rank}d.global.shared::cta.bulk_group {_tensor(n, rank)}, [${n}];"
+
+
 @lowers("tt.descriptor_store")
 def _store(ctx: Context, op) -> None:
     t = op.src.type
@@ -224,10 +239,7 @@ def _store(ctx: Context, op) -> None:
         to_offset,
         "0",
         [("i1", _issuer(ctx)), (TENSOR_MAP_PTR, ctx[op.desc][0])],
-        lambda n: (
-            f"cp.async.bulk.tensor.2d.global.shared::cta.bulk_group "
-            f"[$1, {{${n + 1}, ${n + 2}}}], [${n}];"
-        ),
+        _copy_out,
         tail=("cp.async.bulk.commit_group;", "cp.async.bulk.wait_group.read 0;"),
     )
     barriers.owe(ctx)  # the scratch is free once every thread passes the next barrier
@@ -281,10 +293,7 @@ def _async_copy_out(ctx: Context, op) -> None:
         to_offset,
         at,
         [("i1", _issuer(ctx)), (TENSOR_MAP_PTR, ctx[op.desc][0])],
-        lambda n: (
-            f"cp.async.bulk.tensor.2d.global.shared::cta.bulk_group "
-            f"[$1, {{${n + 1}, ${n + 2}}}], [${n}];"
-        ),
+        _copy_out,
         tail=("cp.async.bulk.commit_group;",),
     )
 

@@ -83,8 +83,10 @@ class Coalesce(Pass):
 
 
 def _tensor_copy_encoding(op, num_warps: int, threads: int):
-    """16 bytes a thread along the rows of a tensor copy's block (see the module doc)."""
-    t = op.desc.type.block_type
+    """16 bytes a thread along the rows of a tensor copy's block (see the module doc): the
+    load's own, whose leading dimensions of 1 a map of more dimensions drops
+    (frontend/tensor_maps.py)."""
+    t = op.result.type
     shape = list(t.shape)
     per_thread = min(128 // t.element_type.width, max(t.numel // (num_warps * threads), 1))
     size = [1] * (len(shape) - 1) + [min(per_thread, shape[-1])]

@@ -18,7 +18,9 @@ descriptor's base pointer, shape and strides, in the layout it had:
 
 The parts are a host descriptor's arguments that follow its tensor map (frontend/tensor_maps.py),
 or the operands of the `tt.make_tensor_descriptor` that made it in the kernel, sizes i32
-(`parts`). The last stride is 1 (the frontend makes maps of no other descriptor). The padding
+(`parts`). The last stride is 1 (the frontend makes maps of no other descriptor). A map of
+more dimensions moves 2-D blocks of its last two (its leading block dimensions are 1): the
+leading indices move the base pointer by their strides and bound the mask. The padding
 is zero, or NaN for an in-kernel descriptor made with `padding_option="nan"` (a host
 descriptor's NaN-padded loads in loops keep pointers from the frontend on).
 """
@@ -48,14 +50,17 @@ class _Builder:
 
 
 def parts(desc) -> tuple:
-    """(base pointer, rows, columns, row stride) of a 2-D tensor map `desc`: the arguments
-    that follow a host descriptor's map (frontend/tensor_maps.py), or the operands of the
+    """(base pointer, shape, strides) of a tensor map `desc`: the arguments that follow a host
+    descriptor's map (frontend/tensor_maps.py), or the operands of the
     `tt.make_tensor_descriptor` that made it in the kernel."""
     made = desc.defining_op
     if isinstance(made, tt.MakeTensorDescOp):
-        return (made.base, *made.shape, made.strides[0])
+        return made.base, tuple(made.shape), tuple(made.strides)
     arguments = desc.parent_block.arguments
-    return tuple(arguments[desc.index + i] for i in (1, 2, 3, 4))
+    rank = desc.type.block_type.rank
+    first = desc.index + 2
+    shape = tuple(arguments[first : first + rank])
+    return arguments[desc.index + 1], shape, tuple(arguments[first + rank : first + 2 * rank])
 
 
 def to_pointer_load(load: Operation) -> None:
@@ -87,16 +92,25 @@ def to_pointer_store(store: Operation) -> None:
 
 
 def _block(b: _Builder, desc, indices, t: RankedTensorType):
-    """(the pointers, the in-bounds mask) of the block of type `t` at `indices` of the 2-D
-    tensor map `desc`, in `t`'s layout."""
-    base, rows_size, cols_size, row_stride = parts(desc)
-    rows_size, cols_size = (_wide(b, size) for size in (rows_size, cols_size))
-    rows = _coordinates(b, indices[0], t, 0)
-    cols = _coordinates(b, indices[1], t, 1)
+    """(the pointers, the in-bounds mask) of the 2-D block of type `t` at `indices` of the
+    tensor map `desc` (its last two dimensions), in `t`'s layout."""
+    base, shape, strides = parts(desc)
+    rows_size, cols_size = (_wide(b, size) for size in shape[-2:])
+    rows = _coordinates(b, indices[-2], t, 0)
+    cols = _coordinates(b, indices[-1], t, 1)
+    row_stride = strides[-2]
     offsets = b.add(arith.AddIOp(b.add(arith.MulIOp(rows, b.splat(row_stride, rows.type))), cols))
-    pointers = b.add(tt.AddPtrOp(b.splat(base, t), offsets))
     zero = b.splat(b.add(arith.ConstantOp(IntegerAttr(0, i64))), rows.type)
     mask = None
+    for index, size, stride in zip(indices[:-2], shape[:-2], strides[:-2]):  # leading: scalars
+        at = b.splat(b.add(arith.ExtSIOp(index, out=i64)), rows.type)
+        offsets = b.add(arith.AddIOp(offsets, b.add(arith.MulIOp(at, b.splat(stride, rows.type)))))
+        rows_bound = b.splat(_wide(b, size), rows.type)
+        inside = b.add(arith.AndIOp(
+            b.add(arith.CmpIOp("sge", at, zero)), b.add(arith.CmpIOp("slt", at, rows_bound))
+        ))  # fmt: skip
+        mask = inside if mask is None else b.add(arith.AndIOp(mask, inside))
+    pointers = b.add(tt.AddPtrOp(b.splat(base, t), offsets))
     for coords, size in ((rows, rows_size), (cols, cols_size)):
         inside = b.add(arith.AndIOp(
             b.add(arith.CmpIOp("sge", coords, zero)),
