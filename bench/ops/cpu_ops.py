@@ -1,7 +1,7 @@
 """naiad.ops against torch eager on the CPU, op by op, on the same tensors.
 
     python bench/ops/cpu_ops.py [--pairs 15] [--only add,softmax,...] [--size 1024]
-                                [--device cuda]
+                                [--rows R] [--device cuda] [--one-thread]
 
 Method (issue 19): for each op, Naiad's function and torch's alternate in one process (A B A B
 ...) after a warm-up that compiles Naiad's kernel, `--pairs` pairs, each side timed over a batch
@@ -10,7 +10,10 @@ Naiad time (> 1: Naiad is faster) and the median times; at the end the geometric
 ratios over the op set. Operands are fp32, --size x --size (1024 x 1024 by default: 4 MiB, past
 the launch overheads of both), freshly random; torch is asked to let its OpenMP threads wait
 passively, as bench/cpu/kernels.py explains. `--device cuda` runs the same on a GPU (each batch
-timed between synchronizations).
+timed between synchronizations). `--rows R` makes the operands R x --size. `--one-thread` runs
+both sides on the calling thread alone (`NAIAD_NUM_THREADS=1`, `torch.set_num_threads(1)`) and
+times them in its CPU time, as bench/cpu/kernels.py's option does: on a shared machine wall time
+also measures the neighbours.
 """
 
 from __future__ import annotations
@@ -30,17 +33,19 @@ import torch
 import torch.nn.functional as F
 
 import naiad.ops as ops
+from naiad import knobs
 
 
-def cases(n: int, device: str):
-    """name -> (Naiad's call, torch's call) on shared operands."""
+def cases(n: int, device: str, rows: int | None = None):
+    """name -> (Naiad's call, torch's call) on shared operands of `rows` (default n) x n."""
     g = torch.Generator().manual_seed(0)
-    x = torch.randn(n, n, generator=g).to(device)
-    y = torch.randn(n, n, generator=g).to(device)
+    m = rows or n
+    x = torch.randn(m, n, generator=g).to(device)
+    y = torch.randn(m, n, generator=g).to(device)
     row = torch.randn(n, generator=g).to(device)
     w, b = torch.randn(n, generator=g).to(device), torch.randn(n, generator=g).to(device)
     cond = x > 0
-    index = torch.randint(0, n, (n, n), generator=g).to(device)
+    index = torch.randint(0, n, (m, n), generator=g).to(device)
     return {
         "add": (lambda: ops.add(x, y), lambda: torch.add(x, y)),
         "mul scalar": (lambda: ops.mul(x, 1.5), lambda: torch.mul(x, 1.5)),
@@ -119,8 +124,15 @@ def main():
     parser.add_argument("--pairs", type=int, default=15)
     parser.add_argument("--size", type=int, default=1024)
     parser.add_argument("--only", default="")
+    parser.add_argument("--rows", type=int, help="rows of the operands (default --size)")
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--one-thread", action="store_true", help="one thread, CPU time")
     args = parser.parse_args()
+    clock = time.perf_counter
+    if args.one_thread:
+        knobs.set_override("NAIAD_NUM_THREADS", 1)
+        torch.set_num_threads(1)
+        clock = time.thread_time
     chosen = set(filter(None, args.only.split(",")))
     where = (
         torch.cuda.get_device_name()
@@ -128,13 +140,14 @@ def main():
         else f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
     )
     print(f"# {where}, torch {torch.__version__}, {torch.get_num_threads()} torch threads, fp32 "
-          f"{args.size}x{args.size}")  # fmt: skip
+          f"{args.rows or args.size}x{args.size}, {'thread CPU' if args.one_thread else 'wall'} "
+          "time")  # fmt: skip
     print(f"{'op':<16} {'torch/naiad':>11} {'naiad ms':>9} {'torch ms':>9}")
     ratios = []
-    for name, (ours, theirs) in cases(args.size, args.device).items():
+    for name, (ours, theirs) in cases(args.size, args.device, args.rows).items():
         if chosen and name not in chosen:
             continue
-        ratio, mine, base = measure(ours, theirs, args.pairs)
+        ratio, mine, base = measure(ours, theirs, args.pairs, clock)
         ratios.append(ratio)
         print(f"{name:<16} {ratio:>11.2f} {mine * 1e3:>9.3f} {base * 1e3:>9.3f}", flush=True)
     if not ratios:
