@@ -236,6 +236,10 @@ class IRBuilder:
         """The block `value` by one tensor copy through `tensor_map` (tensor_maps.store)."""
         tensor_maps.store(self, tensor_map, offsets, value)
 
+    def tensor_map_reduce(self, tensor_map, offsets, value, kind):
+        """The block atomic `kind` of `value` by one bulk tensor reduction (tensor_maps.reduce)."""
+        tensor_maps.reduce(self, tensor_map, offsets, value, kind)
+
     def hint(self, value, kind, values):
         """The hint as Triton records it: `tt.divisibility = dense<8> : tensor<1xi32>` (one
         value per dimension) on the defining op; on a function argument, an argument attribute;

@@ -8,8 +8,9 @@ argument ahead of its parts, named `desc.tensor_map`. The tensor qualifies when 
 proved its base aligned to 16 bytes and every stride but the last a multiple of 16 elements
 (the `tt.divisibility` facts it specializes on; TMA needs 16-byte aligned rows).
 
-A block access then becomes `tt.descriptor_load` / `tt.descriptor_store`, which the NVIDIA back
-end lowers to one bulk tensor copy through shared memory (lowering/tma.py), when the block is
+A block access then becomes `tt.descriptor_load` / `tt.descriptor_store` (a block atomic add,
+and, or or xor `tt.descriptor_reduce`), which the NVIDIA back end lowers to one bulk tensor copy
+(reduction) through shared memory (lowering/tma.py), when the block is
 one the copy moves whole: two dimensions, or more whose leading ones are 1 (a block of one head
 of (heads, rows, columns): the map bounds each dimension, so a block never passes into the
 next head), rows of at least 32 bytes (the narrowest swizzled row) and at least 8 of them, no
@@ -45,6 +46,7 @@ from __future__ import annotations
 
 from .. import ir
 from ..dialects import arith, scf, tt
+from ..dialects.tt.attributes import DescriptorReduceKind
 from ..language import dtypes as t
 from .types import ir_type
 
@@ -153,7 +155,19 @@ def load(irb, tensor_map, offsets, desc_type):
 def store(irb, tensor_map, offsets, value) -> None:
     """Store `value` (an IR value of the block's shape) by a tensor copy through `tensor_map`;
     a block of leading 1s as its last two dimensions (the module doc)."""
+    irb._create(tt.DescriptorStoreOp, tensor_map, _rows(irb, value), offsets)
+
+
+def reduce(irb, tensor_map, offsets, value, kind: str) -> None:
+    """Combine `value` into the block at `offsets` by the atomic `kind` (add, and, or, xor), one
+    bulk tensor reduction through `tensor_map`, shaped as `store`'s copy."""
+    kind = DescriptorReduceKind.get(kind)
+    irb._create(tt.DescriptorReduceOp, tensor_map, _rows(irb, value), offsets, kind=kind)
+
+
+def _rows(irb, value):
+    """A stored block of leading 1s as its last two dimensions (the module doc)."""
     shape = value.type.shape
     if len(shape) > 2:
-        value = irb._create(tt.ReshapeOp, value, shape=shape[-2:]).result
-    irb._create(tt.DescriptorStoreOp, tensor_map, value, offsets)
+        return irb._create(tt.ReshapeOp, value, shape=shape[-2:]).result
+    return value

@@ -182,10 +182,14 @@ class Builder(Protocol):
         self, target, base, shape, strides, wide_strides, block_type, padding
     ) -> Any: ...
     # Block accesses through such a map (only a builder that made or received one is asked):
-    # the loaded block, or None where pointers load it; the store
+    # the loaded block, or None where pointers load it; the store; the block atomic of `kind`
+    # (tensor_descriptors.BULK_REDUCTIONS)
     def tensor_map_load(self, tensor_map: Handle, offsets: Sequence[Handle], desc_type) -> Any: ...
     def tensor_map_store(
         self, tensor_map: Handle, offsets: Sequence[Handle], value: Handle
+    ) -> None: ...
+    def tensor_map_reduce(
+        self, tensor_map: Handle, offsets: Sequence[Handle], value: Handle, kind: str
     ) -> None: ...
 
     # Python protocols (the interpreter answers; a compiler raises)

@@ -27,6 +27,9 @@ from .memory import block_ptr
 # Element types of Triton's block atomics (`tt.descriptor_reduce`), by reduction.
 _BITWISE_TYPES = (t.uint32, t.int32, t.uint64, t.int64)
 _HALF_FLOATS = (t.float16, t.bfloat16)  # min and max of these need bulk tensor reductions
+# The block atomics a descriptor with a tensor map makes one bulk tensor reduction of (the
+# copy engine combines the block into memory as it writes it); min and max keep element atomics.
+BULK_REDUCTIONS = ("add", "and", "or", "xor")
 _ATOMIC_TYPES = {
     "add": (t.uint32, t.int32, t.uint64, t.float32, t.float16, t.bfloat16),
     "min": _BITWISE_TYPES + _HALF_FLOATS,
@@ -245,7 +248,8 @@ class tensor_descriptor:
     def _reduce(self, semantic, op, offsets, value):
         """Combine `value` into the block at `offsets` with atomic `op`, element by element;
         out-of-bounds elements are left alone. Nothing is returned, as Triton's block atomics
-        return nothing; the order is `release` at GPU scope, as Triton's pointer fallback."""
+        return nothing; the order is `release` at GPU scope, as Triton's pointer fallback. Through
+        a tensor map, add and the bitwise ones are one bulk tensor reduction (BULK_REDUCTIONS)."""
         value = semantic.to_tensor(value)
         self._check_block_value(value, f"atomic_{op}")
         if value.type.scalar != self.dtype:
@@ -265,7 +269,12 @@ class tensor_descriptor:
             raise ValueError(
                 f"tensor descriptor atomic_{op} does not support {self.dtype} (it takes {accepted})"
             )
-        pointer = self._block_pointer(self._offsets(semantic, offsets))
+        offsets = self._offsets(semantic, offsets)
+        if self.tensor_map is not None and op in BULK_REDUCTIONS:
+            indices = [o.handle for o in offsets]
+            semantic.builder.tensor_map_reduce(self.tensor_map.handle, indices, value.handle, op)
+            return
+        pointer = self._block_pointer(offsets)
         pointers, mask = pointer._pointers_and_mask(semantic, range(len(self.shape)))
         if half_float:
             semantic.float_extremum(op, pointers, value, mask, "release", "gpu")

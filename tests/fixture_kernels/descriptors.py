@@ -72,3 +72,24 @@ def running_products(a, b, c, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.cons
     for k in range(0, K, BK):
         acc = tl.dot(a.load([0, k]), b.load([k, 0]), acc)
         c.store([0, k // BK * BN], acc.to(c.dtype))
+
+
+@naiad.jit
+def add_into(src, dst, BM: tl.constexpr, BN: tl.constexpr):
+    """Program (m, n, r) adds (r + 1) times src's block (m, n) into dst's by a block atomic:
+    the programs of one (m, n) all add into the same block."""
+    pm = tl.program_id(0)
+    pn = tl.program_id(1)
+    times = (tl.program_id(2) + 1).to(tl.float32)
+    block = src.load([pm * BM, pn * BN]).to(tl.float32)
+    dst.atomic_add([pm * BM, pn * BN], block * times)
+
+
+@naiad.jit
+def products_added(x, b, out, K, BK: tl.constexpr, BN: tl.constexpr):
+    """out's rows [k, k + BK) += x_p @ b's rows [k, k + BK) for every k, x_p being program p's
+    [BK, BK] block of x: a loop whose dot reads tiles by tensor copies and whose product is
+    added by a block atomic each step (attention backward's dQ, summed in the dK/dV walk)."""
+    xp = x.load([tl.program_id(0) * BK, 0])
+    for k in range(0, K, BK):
+        out.atomic_add([k, 0], tl.dot(xp, b.load([k, 0])))

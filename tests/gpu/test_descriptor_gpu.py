@@ -9,7 +9,7 @@ Run on the GPU machine: `scripts/gpu-check OUTDIR` (or `python3 -m pytest tests/
 
 import pytest
 import torch
-from fixture_kernels.descriptors import row_sums_3d, scale_into
+from fixture_kernels.descriptors import add_into, products_added, row_sums_3d, scale_into
 from gpu_helpers import compiled  # noqa: F401  (the fixture: launches compile for the GPU)
 
 import naiad
@@ -122,3 +122,46 @@ def test_in_kernel_and_host_descriptors_agree():
     copy_tiles[(4, 3)](TensorDescriptor.from_tensor(a, [16, 32]), host, 96, BM=16, BN=32)
     made_in_kernel[(4, 3)](a, made, 50, 70, 96, BM=16, BN=32)
     assert torch.equal(host, made)
+
+
+@pytest.mark.parametrize("shape", [(64, 128), (50, 100)])
+def test_block_atomic_adds_by_bulk_reductions_sum_every_program(shape):
+    """Three programs add into each block by bulk tensor reductions (sm_90) or atomics: every
+    addition lands, and a partial block adds nothing outside the tensor."""
+    src = _random(shape, torch.float16, seed=11)
+    storage = _random((shape[0] + 3, 128), torch.float32, seed=12)
+    dst = storage[: shape[0]]
+    expected = storage.double()
+    expected[: shape[0], : shape[1]] += src.double() * 6  # times 1 + 2 + 3
+    grid = (-(-shape[0] // 32), -(-shape[1] // 64), 3)
+    add_into[grid](
+        TensorDescriptor.from_tensor(src, [32, 64]),
+        TensorDescriptor(dst, [shape[0], shape[1]], [128, 1], [32, 64]),
+        BM=32,
+        BN=64,
+    )
+    torch.testing.assert_close(storage.double(), expected, rtol=0, atol=1e-5)
+
+
+def test_products_added_in_a_pipelined_loop():
+    """Each step of a pipelined loop adds its product into the output by a bulk reduction:
+    out = sum over programs of x_p @ b, block row by block row."""
+    programs, k, n = 4, 512, 128
+    x = _random((programs * 64, 64), torch.float16, seed=13)
+    b = _random((k, n), torch.float16, seed=14)
+    out = _random((k, n), torch.float32, seed=15)
+    expected = out.double().clone()
+    for p in range(programs):
+        xp = x[p * 64 : (p + 1) * 64].double()
+        expected += torch.cat([xp @ b[r : r + 64].double() for r in range(0, k, 64)])
+    products_added[(programs,)](
+        TensorDescriptor.from_tensor(x, [64, 64]),
+        TensorDescriptor.from_tensor(b, [64, 128]),
+        TensorDescriptor.from_tensor(out, [64, 128]),
+        k,
+        BK=64,
+        BN=128,
+        num_warps=4,
+        num_stages=3,
+    )
+    torch.testing.assert_close(out.double(), expected, rtol=1e-3, atol=2e-2)

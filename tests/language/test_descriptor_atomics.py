@@ -4,12 +4,14 @@ types each reduction takes are Triton's, and the others are errors."""
 
 import numpy as np
 import pytest
+from fixture_kernels.descriptors import products_added
 from fixture_kernels.half_extremes import assert_same, race_into_block, reference, special_values
 from memory_helpers import assert_exact, kernel_error, random_array, rng
 
 import naiad
 import naiad.language as tl
 from naiad.errors import CompilationError
+from naiad.tools.tensor_descriptor import TensorDescriptor
 
 
 @naiad.jit
@@ -174,3 +176,25 @@ def test_block_atomics_take_exactly_the_block(kind, match):
     with kernel_error(match):
         _add_mismatched[(1,)](dst, kind)
     np.testing.assert_array_equal(dst, 1)
+
+
+def test_products_added_step_by_step_through_host_descriptors(gen):
+    """A loop adding each step's product into the output by a block atomic (on sm_90 a bulk
+    tensor reduction in a pipelined loop): out = its start + sum over programs of x_p @ b."""
+    programs, k, n = 3, 192, 64
+    x = random_array((programs * 32, 32), "float16", gen, -2, 2)
+    b = random_array((k, n), "float16", gen, -2, 2)
+    out = random_array((k, n), np.float32, gen, -4, 4)
+    expected = out.astype(np.float64)
+    for p in range(programs):
+        xp = x[p * 32 : (p + 1) * 32].astype(np.float64)
+        expected += np.concatenate([xp @ b[r : r + 32].astype(np.float64) for r in range(0, k, 32)])
+    products_added[(programs,)](
+        TensorDescriptor.from_tensor(x, [32, 32]),
+        TensorDescriptor.from_tensor(b, [32, 64]),
+        TensorDescriptor.from_tensor(out, [32, 64]),
+        k,
+        BK=32,
+        BN=64,
+    )
+    np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-3)

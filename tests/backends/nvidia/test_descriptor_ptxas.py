@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 import pytest
-from fixture_kernels.descriptors import row_sums_3d, scale_into
+from fixture_kernels.descriptors import add_into, products_added, row_sums_3d, scale_into
 from test_lowering import ARCHES, assemble
 from test_toolchain import needs_ptxas
 
@@ -121,6 +121,55 @@ def test_gather_scatter_and_block_atomics_assemble_for_sm_90a(tmp_path):
     )
     ptx = compiled.asm["ptx"]
     assemble(ptx, "sm_90a", tmp_path)
-    # Block atomics are pointer atomics, ordered `release` at GPU scope as Triton's fallback.
-    assert "atom.global.gpu.release.add.f32" in ptx
+    # The add through a tensor map is one bulk tensor reduction; max stays a pointer atomic,
+    # ordered `release` at GPU scope as Triton's fallback.
+    assert "cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group" in ptx
+    assert "atom.global.gpu.release.add.f32" not in ptx
     assert "atom.global.gpu.release.max.s32" in ptx
+
+
+@needs_ptxas
+@pytest.mark.parametrize("arch", ARCHES)
+def test_a_block_atomic_add_is_a_bulk_tensor_reduction_on_sm_90a(arch, tmp_path):
+    """Through a host tensor map (sm_90a), one `cp.reduce.async.bulk.tensor` per box of the
+    block (64 f32 columns: two boxes of a 128-byte swizzle); element atomics on sm_80."""
+    a = np.random.default_rng(3).standard_normal((64, 128)).astype(np.float16)
+    out = np.zeros((64, 128), np.float32)
+    compiled = add_into.warmup(
+        TensorDescriptor.from_tensor(a, [32, 64]),
+        TensorDescriptor.from_tensor(out, [32, 64]),
+        BM=32,
+        BN=64,
+        grid=(2, 2, 3),
+        target=f"cuda:{arch}",
+    )
+    ptx = compiled.asm["ptx"]
+    assemble(ptx, arch, tmp_path)
+    reductions = ptx.count("cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile")
+    assert reductions == (2 if arch == "sm_90a" else 0)
+    assert ("red.global" in ptx or "atom.global" in ptx) == (arch == "sm_80")
+
+
+@needs_ptxas
+def test_a_loop_adding_products_by_bulk_reductions_is_pipelined(tmp_path):
+    """The dot's tile of `b` is copied stages ahead while each step's product is added by a
+    bulk tensor reduction (a block atomic, not an ordering one: the loop stays a candidate)."""
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((4 * 64, 64)).astype(np.float16)
+    b = rng.standard_normal((512, 128)).astype(np.float16)
+    compiled = products_added.warmup(
+        TensorDescriptor.from_tensor(x, [64, 64]),
+        TensorDescriptor.from_tensor(b, [64, 128]),
+        TensorDescriptor.from_tensor(np.zeros((512, 128), np.float32), [64, 128]),
+        512,
+        BK=64,
+        BN=128,
+        grid=(4,),
+        target="cuda:sm_90a",
+        num_warps=4,
+        num_stages=3,
+    )
+    assemble(compiled.asm["ptx"], "sm_90a", tmp_path)
+    ttgir = compiled.asm["ttgir"]
+    assert "ttng.async_tma_copy_global_to_local" in ttgir
+    assert "tt.descriptor_reduce add" in ttgir and "tt.atomic_rmw" not in ttgir

@@ -1,12 +1,13 @@
 """Block loads and stores through host tensor maps, by the tensor memory accelerator (sm_90):
-`tt.descriptor_load` and `tt.descriptor_store` (frontend/tensor_maps.py says which accesses
-become them).
+`tt.descriptor_load`, `tt.descriptor_store` and `tt.descriptor_reduce` (frontend/tensor_maps.py
+says which accesses become them).
 
 A load copies the block into the op's shared scratch with `cp.async.bulk.tensor`, one copy per
 box (below), completing on an `mbarrier` that one thread initializes and arms with the bytes to
 expect; every thread waits on its phase, then reads its elements. A store is the reverse: every
 thread writes its elements into the scratch and fences them to the asynchronous proxy, and after
-a barrier one thread copies the boxes out as one bulk group and waits until they have been read.
+a barrier one thread copies the boxes out as one bulk group and waits until they have been read;
+a reduction is a store whose copies combine (add, and, or, xor) the boxes with what they land on.
 The copy engine does the bounds: elements outside the tensor read as zero (NaN with NaN
 padding, the tensor map's fill) and are never written.
 
@@ -24,6 +25,7 @@ as the 2-D block's.
 
 from __future__ import annotations
 
+from ....dialects.tt.attributes import DescriptorReduceKind
 from ....dialects.ttg.attributes import NVMMASharedEncodingAttr
 from ....errors import InternalError
 from . import barriers
@@ -223,8 +225,22 @@ def _copy_out(n: int, rank: int) -> str:
     return f"cp.async.bulk.tensor.{rank}d.global.shared::cta.bulk_group {_tensor(n, rank)}, [${n}];"
 
 
-@lowers("tt.descriptor_store")
-def _store(ctx: Context, op) -> None:
+def _reduce_out(kind: str):
+    """The bulk reduction `kind` (add, and, ...) of the box at shared operand $n into its
+    `rank` coordinates: the engine combines it with memory as it writes (the tensor map's
+    element type is the operation's)."""
+
+    def instruction(n: int, rank: int) -> str:
+        where = f"{rank}d.global.shared::cta.{kind}.tile.bulk_group"
+        return f"cp.reduce.async.bulk.tensor.{where} {_tensor(n, rank)}, [${n}];"
+
+    return instruction
+
+
+def _write_out(ctx: Context, op, instruction) -> None:
+    """A block written out of registers by one bulk group: every thread stores its elements
+    into the scratch and fences them to the asynchronous proxy; after a barrier thread 0 issues
+    `instruction` per box and waits until the engine has read the scratch."""
     t = op.src.type
     em = ctx.em
     _scratch(ctx, op, scratch_bytes(op))
@@ -239,10 +255,20 @@ def _store(ctx: Context, op) -> None:
         to_offset,
         "0",
         [("i1", _issuer(ctx)), (TENSOR_MAP_PTR, ctx[op.desc][0])],
-        _copy_out,
+        instruction,
         tail=("cp.async.bulk.commit_group;", "cp.async.bulk.wait_group.read 0;"),
     )
     barriers.owe(ctx)  # the scratch is free once every thread passes the next barrier
+
+
+@lowers("tt.descriptor_store")
+def _store(ctx: Context, op) -> None:
+    _write_out(ctx, op, _copy_out)
+
+
+@lowers("tt.descriptor_reduce")
+def _reduce(ctx: Context, op) -> None:
+    _write_out(ctx, op, _reduce_out(DescriptorReduceKind.keyword(op.kind)))
 
 
 # -- the pipeliner's copies (tritongpu-pipeline): rings of buffers and of mbarriers -------------

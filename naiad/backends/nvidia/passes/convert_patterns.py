@@ -5,7 +5,7 @@
     convert(tt.splat s)                       ==> tt.splat s in the new layout
     convert(tt.make_range)                    ==> tt.make_range in the new layout
     convert(arith.constant dense<...>)        ==> the constant in the new layout
-    tt.descriptor_store d[..], convert(x)     ==> tt.descriptor_store d[..], x
+    tt.descriptor_store d[..], convert(x)     ==> tt.descriptor_store d[..], x   (so _reduce)
     ttg.local_alloc convert(acc)              ==> ttg.local_alloc acc   (acc: #ttg.nvidia_mma)
 
 Each makes the value directly where it is needed: a splat, a range or a constant costs the
@@ -119,6 +119,12 @@ class StoreWithoutConvert(RewritePattern):
         return True
 
 
+class ReduceWithoutConvert(StoreWithoutConvert):
+    """So does a bulk tensor reduction (its value is the same operand)."""
+
+    root = tt.DescriptorReduceOp
+
+
 class AllocWithoutConvert(RewritePattern):
     """A buffer takes a tensor-core accumulator in the layout it has."""
 
@@ -142,6 +148,7 @@ PATTERNS = (
     RematerializeMakeRange(),
     RematerializeConstant(),
     StoreWithoutConvert(),
+    ReduceWithoutConvert(),
     AllocWithoutConvert(),
 )
 

@@ -1,4 +1,4 @@
-"""A block load or store through a tensor map, as the pointer access it stands for.
+"""A block load, store or atomic through a tensor map, as the pointer access it stands for.
 
 Two passes give tensor-map accesses back to pointers. tritongpu-pipeline, for loads in loops: a
 `tt.descriptor_load` outside a loop is one synchronous tensor copy (lowering/tma.py), but
@@ -28,7 +28,7 @@ descriptor's NaN-padded loads in loops keep pointers from the frontend on).
 from __future__ import annotations
 
 from ....dialects import arith, tt
-from ....dialects.tt.attributes import PaddingOption
+from ....dialects.tt.attributes import DescriptorReduceKind, PaddingOption
 from ....dialects.ttg.attributes import SliceEncodingAttr
 from ....ir import FloatAttr, FloatType, IntegerAttr, Operation, RankedTensorType
 from ....ir.types import i32, i64
@@ -89,6 +89,18 @@ def to_pointer_store(store: Operation) -> None:
     pointers, mask = _block(b, store.desc, store.indices, store.src.type)
     b.add(tt.StoreOp(pointers, store.src, mask))
     store.erase()
+
+
+def to_pointer_reduce(reduce: Operation) -> None:
+    """Replace `reduce` (a `tt.descriptor_reduce` through a tensor map: add, and, or, xor) by
+    masked element atomics of its kind, `release` at GPU scope as the frontend's pointer form."""
+    b = _Builder(reduce)
+    pointers, mask = _block(b, reduce.desc, reduce.indices, reduce.src.type)
+    kind = DescriptorReduceKind.keyword(reduce.kind)
+    if kind == "add" and isinstance(reduce.src.type.element_type, FloatType):
+        kind = "fadd"
+    b.add(tt.AtomicRMWOp(kind, pointers, reduce.src, mask, sem="release", scope="gpu"))
+    reduce.erase()
 
 
 def _block(b: _Builder, desc, indices, t: RankedTensorType):

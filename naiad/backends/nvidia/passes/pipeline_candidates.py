@@ -45,19 +45,22 @@ def candidates(loop: Operation, axis_info):
 
 
 _ATOMICS = (tt.AtomicRMWOp, tt.AtomicCASOp, tt.AtomicPollOp)
+# A block atomic through a tensor map returns nothing and orders nothing: a store.
+_STORES = (tt.StoreOp, tt.DescriptorStoreOp, tt.DescriptorReduceOp)
 
 
 def _plain_loop(loop: Operation) -> list | None:
     """The stores of an innermost loop, or None when the loop is not one or holds atomics that
     other programs may wait on. A relaxed read-modify-write whose old value the loop never
     reads (attention backward's dQ, summed by atomic adds) orders nothing: it counts as a
-    store, whose address must lie apart from the pipelined loads' (`_apart`)."""
+    store, whose address must lie apart from the pipelined loads' (`_apart`), and so does a
+    block atomic through a tensor map (a bulk tensor reduction)."""
     stores = []
     for op in loop.walk():
         if op is not loop and isinstance(op, scf.ForOp | scf.WhileOp):
             return None
         descriptor_write = op.name.startswith("tt.descriptor_") and op.name != "tt.descriptor_load"
-        if _unordered_update(op) or isinstance(op, tt.StoreOp | tt.DescriptorStoreOp):
+        if _unordered_update(op) or isinstance(op, _STORES):
             stores.append(op)
         elif isinstance(op, _ATOMICS) or descriptor_write:
             return None
@@ -89,7 +92,7 @@ def _apart(stores: list, loads: list) -> bool:
 def _read_argument(access):
     """The kernel argument a load reads (a store writes) through: a tensor map's tensor is its
     base pointer (descriptor_pointers.parts)."""
-    if isinstance(access, tt.DescriptorLoadOp | tt.DescriptorStoreOp):
+    if isinstance(access, tt.DescriptorLoadOp | tt.DescriptorStoreOp | tt.DescriptorReduceOp):
         return _base_argument(parts(access.desc)[0])
     return _base_argument(access.ptr)
 

@@ -18,7 +18,7 @@ raises an InternalError when they disagree, so the two cannot drift silently.
 - `tt.atomic_rmw`, `tt.atomic_cas` whose old values are used and held by several threads: the
   tensor; a used scalar: 8 bytes;
 - `tt.histogram`: 4 bytes per bin;
-- `tt.descriptor_load`, `tt.descriptor_store` (tensor copies, `lowering/tma.py`): the block, and
+- `tt.descriptor_load`, `_store`, `_reduce` (tensor copies, `lowering/tma.py`): the block, and
   a load's `mbarrier`, at a 1024-byte boundary (`scratch_alignment`);
 - `tt.make_tensor_descriptor` (`lowering/tensor_map_create.py`): the 128-byte tensor map it
   assembles, at a 128-byte boundary.
@@ -158,13 +158,16 @@ def _tensor_map(op) -> int:
     return TENSOR_MAP_BYTES
 
 
+_TENSOR_COPIES = ("tt.descriptor_load", "tt.descriptor_store", "tt.descriptor_reduce")
+
+
 def scratch_alignment(op) -> int:
     """The boundary `op`'s scratch starts at: a swizzled tensor copy's destination needs its
     swizzle atom's, a tensor map being assembled its own size; 16 bytes for every other op."""
     from ..lowering.tensor_map_create import TENSOR_MAP_BYTES
     from ..lowering.tma import SCRATCH_ALIGNMENT
 
-    if op.name in ("tt.descriptor_load", "tt.descriptor_store"):
+    if op.name in _TENSOR_COPIES:
         return SCRATCH_ALIGNMENT
     return TENSOR_MAP_BYTES if op.name == "tt.make_tensor_descriptor" else 16
 
@@ -178,5 +181,6 @@ _RULES = {
     "tt.histogram": _histogram,
     "tt.descriptor_load": _tensor_copy,
     "tt.descriptor_store": _tensor_copy,
+    "tt.descriptor_reduce": _tensor_copy,
     "tt.make_tensor_descriptor": _tensor_map,
 }

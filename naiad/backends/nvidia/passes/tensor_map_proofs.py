@@ -21,7 +21,7 @@ from ....dialects import scf, tt
 from ....ir import Operation, register_pass
 from ....ir.passes import Pass
 from ....passes.analysis.axis_info import AxisInfoAnalysis
-from .descriptor_pointers import to_pointer_load, to_pointer_store
+from .descriptor_pointers import to_pointer_load, to_pointer_reduce, to_pointer_store
 
 _ALIGNMENT = 16  # bytes: a map's base address and its row strides
 
@@ -51,6 +51,8 @@ class ProveTensorMaps(Pass):
             for user in list(op.result.users):
                 if isinstance(user, tt.DescriptorLoadOp):
                     to_pointer_load(user)
+                elif isinstance(user, tt.DescriptorReduceOp):
+                    to_pointer_reduce(user)
                 else:
                     to_pointer_store(user)
             op.erase()
