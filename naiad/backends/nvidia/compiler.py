@@ -81,6 +81,7 @@ def ttgir_pipeline(
         "tritongpu-optimize-accumulator-init",
         *([WarpSpecialize(num_stages=num_stages)] if wgmma else []),
         PipelineLoads(num_stages=num_stages if capability >= 80 else 1),
+        "tritongpu-pipeline-bulk-reductions",
         "canonicalize",
         "tritongpu-reduce-data-duplication",
         "symbol-dce",

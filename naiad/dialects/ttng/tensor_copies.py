@@ -8,6 +8,8 @@ in shared memory and the copy that completes on one.
         : !tt.tensordesc<128x64xf16>, !ttg.memdesc<1xi64, ...> -> !ttg.memdesc<128x64xf16, ...>
     ttng.async_tma_copy_local_to_global %desc[%x, %y] %tile
         : !tt.tensordesc<128x64xf16>, !ttg.memdesc<128x64xf16, ...>
+    ttng.async_tma_reduce add, %desc[%x, %y] %tile
+        : !tt.tensordesc<64x128xf32>, !ttg.memdesc<64x128xf32, ...>
     ttng.async_tma_store_wait {pendings = 0 : i32}
     ttng.wait_barrier %bar, %phase : !ttg.memdesc<1xi64, ...>
     ttng.arrive_barrier %bar : !ttg.memdesc<1xi64, ...>
@@ -33,6 +35,7 @@ from ...ir import (
     var_operand,
 )
 from ..base import I1, I32, I32Attr
+from ..tt.attributes import DescriptorReduceKind
 from ..tt.types import TT_TensorDescType
 from ..ttg.types import TTG_MemDesc
 
@@ -96,9 +99,26 @@ class AsyncTMACopyLocalToGlobalOp(Operation):
 
 
 @irdl_op
+class AsyncTMAReduceOp(Operation):
+    """Combine the buffer `src` into the block of `desc` at `coord` by the reduction `kind`
+    (add, and, or, xor: a bulk tensor reduction), one bulk group as a copy out."""
+
+    name = "ttng.async_tma_reduce"
+    traits = _EFFECTS
+    kind = attribute(DescriptorReduceKind)
+    desc = operand(TT_TensorDescType)
+    coord = var_operand(I32)
+    src = operand(TTG_MemDesc)
+    assembly_format = (
+        "$kind `,` $desc `[` $coord `]` $src attr-dict `:` qualified(type($desc)) `,` "
+        "qualified(type($src))"
+    )
+
+
+@irdl_op
 class TMAStoreWaitOp(Operation):
-    """Wait until at most `pendings` bulk groups of copies out (`async_tma_copy_local_to_global`)
-    still read their buffers."""
+    """Wait until at most `pendings` bulk groups of copies out (`async_tma_copy_local_to_global`,
+    `async_tma_reduce`) still read their buffers."""
 
     name = "ttng.async_tma_store_wait"
     traits = _EFFECTS

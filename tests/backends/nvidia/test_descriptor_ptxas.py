@@ -172,4 +172,6 @@ def test_a_loop_adding_products_by_bulk_reductions_is_pipelined(tmp_path):
     assemble(compiled.asm["ptx"], "sm_90a", tmp_path)
     ttgir = compiled.asm["ttgir"]
     assert "ttng.async_tma_copy_global_to_local" in ttgir
-    assert "tt.descriptor_reduce add" in ttgir and "tt.atomic_rmw" not in ttgir
+    # its own buffer: written each step once the previous reduction has read it
+    assert "ttng.async_tma_reduce add" in ttgir and "tt.atomic_rmw" not in ttgir
+    assert ttgir.count("ttng.async_tma_store_wait") == 2

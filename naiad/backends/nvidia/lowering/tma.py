@@ -310,6 +310,16 @@ def _async_copy_out(ctx: Context, op) -> None:
     """Thread 0 copies the buffer out as one bulk group, waited for by the store wait; the
     threads' stores into it were published by the barrier before (barriers.py: a copy out
     touches shared memory, so the pending stores are synced first)."""
+    _buffer_out(ctx, op, _copy_out)
+
+
+@lowers("ttng.async_tma_reduce")
+def _async_reduce(ctx: Context, op) -> None:
+    """A copy out that combines (`_reduce_out`), as `_async_copy_out`."""
+    _buffer_out(ctx, op, _reduce_out(DescriptorReduceKind.keyword(op.kind)))
+
+
+def _buffer_out(ctx: Context, op, instruction) -> None:
     at = _view_bytes(ctx, op.src)
     to_offset = ctx.values[op.src].to_offset
     _issue_per_box(
@@ -319,7 +329,7 @@ def _async_copy_out(ctx: Context, op) -> None:
         to_offset,
         at,
         [("i1", _issuer(ctx)), (TENSOR_MAP_PTR, ctx[op.desc][0])],
-        _copy_out,
+        instruction,
         tail=("cp.async.bulk.commit_group;",),
     )
 

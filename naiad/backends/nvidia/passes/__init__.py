@@ -7,6 +7,7 @@ from . import (  # noqa: F401
     accelerate_matmul,
     allocate_shared_memory,
     allocate_warp_groups,
+    bulk_reductions,
     coalesce,
     convert_to_ttgir,
     dot_operands_shared,
