@@ -13,7 +13,11 @@ from ops_helpers import assert_matches, make
 import naiad.ops as ops
 from naiad.ops.attention import bound, flash
 from naiad.ops.attention.sdpa import _Problem
-from naiad.ops.attention.whole_backward import attention_dkdv_whole, attention_dq_whole
+from naiad.ops.attention.whole_backward import (
+    attention_dkdv_whole,
+    attention_dq_rounded,
+    attention_dq_whole,
+)
 from naiad.ops.attention.whole_blocks import attention_forward_whole
 from naiad.ops.kept import KeptTable
 from naiad.runtime.tensor_descriptor import TensorDescriptor
@@ -37,8 +41,18 @@ def _backward_kernels(q, k, v, causal):
     problem = _Problem(q, k, v, None, 0.0, causal, None)
     lse = torch.empty(q.shape[:-1])
     results = (torch.empty_like(q), torch.empty_like(k), torch.empty_like(v))
-    launches = flash.backward_launches(problem, torch.empty_like(q), lse, lse, *results)
+    dq_sum = torch.zeros(q.shape)
+    launches = flash.backward_launches(problem, torch.empty_like(q), lse, lse, *results,
+                                       dq_sum=dq_sum)  # fmt: skip
     return [launch[0] for launch in launches]
+
+
+def _gpu_backward_kernels(E, causal):
+    """The backward's kernels at the GPU's tiles: dK/dV then dQ, or the dK/dV walk adding dQ
+    then its rounding where the table's dQ entry is None."""
+    if flash._WHOLE_BACKWARD["cuda"][(E, causal)][1] is None:
+        return [attention_dkdv_whole, attention_dq_rounded]
+    return [attention_dkdv_whole, attention_dq_whole]
 
 
 def _inputs(gen, dtype, H, HK, L, S, E):
@@ -52,7 +66,9 @@ def _at_the_gpu_tiles(monkeypatch, E, causal):
     for head dim E, so that the CPU back ends run the kernels a Hopper GPU runs."""
     block_m, block_n, _ = flash._WHOLE["cuda"][(E, causal)]
     monkeypatch.setitem(flash._WHOLE["cpu"], (E, causal), (block_m, block_n, {}))
-    tiles = tuple((m, n, {}) for m, n, _ in flash._WHOLE_BACKWARD["cuda"][(E, causal)])
+    tiles = tuple(
+        None if t is None else (*t[:2], {}) for t in flash._WHOLE_BACKWARD["cuda"][(E, causal)]
+    )
     monkeypatch.setitem(flash._WHOLE_BACKWARD["cpu"], (E, causal), tiles)
     monkeypatch.setitem(flash._WHOLE_ROTATED, "cpu", flash._WHOLE_ROTATED["cuda"])
 
@@ -105,14 +121,13 @@ def test_whole_blocks_rotated(E, S, gen, interpreted, copies, monkeypatch):
 def test_whole_backward_at_the_gpu_tiles(E, causal, gen, interpreted, copies, monkeypatch):
     """The backward kernels at the GPU's tiles (flash._WHOLE_BACKWARD), run here: each pair
     keeps the kernels' rules (dK/dV's queries divide its keys, dQ's keys its queries), and the
-    gradients match at those tiles, grouped heads and more keys than queries included."""
-    tiles = flash._WHOLE_BACKWARD["cuda"][(E, causal)]
-    (m1, n1, _), (m2, n2, _) = tiles
-    assert n1 % m1 == 0 and m2 % n2 == 0
-    cpu_tiles = tuple((m, n, {}) for m, n, _ in tiles)
-    monkeypatch.setitem(flash._WHOLE_BACKWARD["cpu"], (E, causal), cpu_tiles)
+    gradients match at those tiles (dQ added by the dK/dV walk where the table says so),
+    grouped heads and more keys than queries included."""
+    (m1, n1, _), dq_tiles = flash._WHOLE_BACKWARD["cuda"][(E, causal)]
+    assert n1 % m1 == 0 and (dq_tiles is None or dq_tiles[0] % dq_tiles[1] == 0)
+    _at_the_gpu_tiles(monkeypatch, E, causal)
     q, k, v = _inputs(gen, torch.float16, H=4, HK=2, L=128, S=256, E=E)
-    assert _backward_kernels(q, k, v, causal) == [attention_dkdv_whole, attention_dq_whole]
+    assert _backward_kernels(q, k, v, causal) == _gpu_backward_kernels(E, causal)
     _check(gen, q, k, v, causal)
 
 
@@ -171,7 +186,7 @@ def test_ragged_lengths_at_the_gpu_tiles(E, causal, H, HK, L, S, gen, interprete
     _at_the_gpu_tiles(monkeypatch, E, causal)
     q, k, v = _inputs(gen, torch.float16, H=H, HK=HK, L=L, S=S, E=E)
     assert _kernel(q, k, v, causal) is attention_forward_whole
-    assert _backward_kernels(q, k, v, causal) == [attention_dkdv_whole, attention_dq_whole]
+    assert _backward_kernels(q, k, v, causal) == _gpu_backward_kernels(E, causal)
     _check(gen, q, k, v, causal)
 
 

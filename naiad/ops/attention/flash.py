@@ -24,7 +24,7 @@ from . import bound
 from .backward import attention_delta, attention_dkdv, attention_dq
 from .forward import attention_forward
 from .scores import LOG2E, NO_MASK
-from .whole_backward import attention_dkdv_whole, attention_dq_whole
+from .whole_backward import attention_dkdv_whole, attention_dq_rounded, attention_dq_whole
 from .whole_blocks import attention_forward_whole
 
 __all__ = [
@@ -151,6 +151,7 @@ _WHOLE = {
             for E in (64, 128) for causal in (False, True)},
 }  # fmt: skip
 _WHOLE_DTYPES = (torch.float16, torch.bfloat16)
+_ROUNDED = 4096  # elements a program of `attention_dq_rounded`
 # Where the whole-block forward takes its steps rotated (whole_blocks.py), by device kind:
 # (head dim, causal). Timed on an H200 (fp16 2x16x4096, the forward alone, ms, plain ->
 # rotated): D128 0.55-0.58 -> 0.52-0.55, causal 0.34-0.35 -> 0.33-0.35 (kept plain, the shorter
@@ -163,13 +164,15 @@ _WHOLE_ROTATED = {"cuda": {(128, False)}, "cpu": set()}
 # pass"): D64 dK/dV 64x64 w4 s3 0.591 (32x128 w4 s5 before: 0.692), causal 0.325 (0.549); dQ
 # 128x64 w8 s3 0.392 (128x32 w4 s5: 0.460), causal 0.231 (0.273); D128 dK/dV 64x128 w8 s2
 # 1.030 as before, causal 64x64 w4 s2 0.583 (0.590); dQ 128x32 w8 s3 0.705 (128x64 w8 s2:
-# 0.722), causal 64x64 w4 s2 0.403 (0.421). D64 dK/dV is held to 168 registers (174 since it
-# takes any length), which keep three of its CTAs of 67 KB an SM: nothing spills.
+# 0.722), causal 64x64 w4 s2 0.403 (0.421). A dQ entry None: the dK/dV walk adds dQ itself into
+# an fp32 sum by bulk tensor reductions (whole_backward.py), five products a block pair instead
+# of seven. It wins at D64 (H200, fp16 2x16x4096, both kernels against the walk, the sum's
+# zeroing and rounding included, ms): 0.983 -> 0.880 at 32x128 w4 s3, causal 0.582 -> 0.546 at
+# 64x64 w4 s3; not at D128, whose walk holds 255 registers with it (1.618 -> 1.785 at 64x128
+# w8 s2, causal 0.948 -> 1.065).
 _WHOLE_BACKWARD = {
-    "cuda": {(64, False): ((64, 64, {"num_warps": 4, "num_stages": 3, "maxnreg": 168}),
-                           (128, 64, {"num_warps": 8, "num_stages": 3})),
-             (64, True): ((64, 64, {"num_warps": 4, "num_stages": 3}),
-                          (128, 64, {"num_warps": 8, "num_stages": 3})),
+    "cuda": {(64, False): ((32, 128, {"num_warps": 4, "num_stages": 3}), None),
+             (64, True): ((64, 64, {"num_warps": 4, "num_stages": 3}), None),
              (128, False): ((64, 128, {"num_warps": 8, "num_stages": 2}),
                             (128, 32, {"num_warps": 8, "num_stages": 3})),
              (128, True): ((64, 64, {"num_warps": 4, "num_stages": 2}),
@@ -310,23 +313,34 @@ def _whole_backward_tiles(p: Problem, grad):
     return tiles
 
 
-def backward_launches(p: Problem, grad, lse, delta, dq, dk, dv, tiles=None) -> list:
+def backward_launches(p: Problem, grad, lse, delta, dq, dk, dv, tiles=None, dq_sum=None) -> list:
     """(kernel, grid, arguments, launch options) of the dK/dV and dQ kernels of `p`, `grad`
     contiguous: the whole-block ones at `tiles` (dK/dV's and dQ's) where given or `p` takes
-    them, else the general ones."""
+    them, else the general ones. Whole-block tiles without dQ's: the dK/dV walk adds dQ into
+    `dq_sum` (fp32 zeros of dq's shape), which a last kernel rounds into `dq`."""
     tiles = tiles or _whole_backward_tiles(p, grad)
     kv_heads = p.batches * (p.H // p.group)
     if tiles is not None:
-        (m1, n1, dkdv_options), (m2, n2, dq_options) = tiles
+        (m1, n1, dkdv_options), dq_tiles = tiles
         rows = (p.L, p.S, p.H, p.group, p.scale_log2, p.E, p.causal)
+        added = dq_tiles is None
         dkdv = (p.input_rows(0, m1, True), p.input_rows(1, n1, True),
                 p.input_rows(2, n1, True), _head_descriptor(grad, m1), lse, delta,
-                _head_descriptor(dk, n1), _head_descriptor(dv, n1), *rows, m1, n1)  # fmt: skip
+                _head_descriptor(dk, n1), _head_descriptor(dv, n1),
+                _head_descriptor(dq_sum, m1) if added else None, *rows, m1, n1,
+                added)  # fmt: skip
+        walk = (attention_dkdv_whole, ((p.S + n1 - 1) // n1, kv_heads), dkdv, dkdv_options)
+        if added:
+            n = dq.numel()
+            rounding = (dq_sum, dq, n, _ROUNDED)
+            options = {"num_warps": 4} if dq.is_cuda else {}
+            return [walk, (attention_dq_rounded, (-(-n // _ROUNDED),), rounding, options)]
+        m2, n2, dq_options = dq_tiles
         dq_args = (p.input_rows(0, m2, True), p.input_rows(1, n2, True),
                    p.input_rows(2, n2, True), _head_descriptor(grad, m2), lse, delta,
                    _head_descriptor(dq, m2), *rows, m2, n2)  # fmt: skip
         return [
-            (attention_dkdv_whole, ((p.S + n1 - 1) // n1, kv_heads), dkdv, dkdv_options),
+            walk,
             (attention_dq_whole, ((p.L + m2 - 1) // m2, p.batches * p.H), dq_args, dq_options),
         ]
     launches = []
@@ -374,10 +388,17 @@ def backward(p: Problem, grad, out, lse):
             kernel[grid](*arguments, **options)
         return dq, dk, dv
 
+    added = tiles[1] is None  # dQ summed by the dK/dV walk (`backward_launches`)
+    dq_sum = torch.zeros(dq.shape, dtype=torch.float32, device=device) if added else None
+
     def sample(index):
-        return lambda: backward_launches(p, grad, lse, delta, dq, dk, dv, tiles)[index]
+        return lambda: backward_launches(p, grad, lse, delta, dq, dk, dv, tiles, dq_sum)[index]
 
     inputs = (p.q, p.k, p.v, grad, lse, delta)
+    if added:
+        bound.run(p, "dkdv+dq", tiles[0][:2], sample(0), (*inputs, dk, dv, dq_sum))
+        bound.run(p, "dq rounded", (_ROUNDED,), sample(1), (dq_sum, dq))
+        return dq, dk, dv
     bound.run(p, "dkdv", tiles[0][:2], sample(0), (*inputs, dk, dv))
     bound.run(p, "dq", tiles[1][:2], sample(1), (*inputs, dq))
     return dq, dk, dv

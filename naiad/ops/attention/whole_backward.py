@@ -19,6 +19,12 @@ whole.
   waited for the exponentials; now ptxas issues it among them.
 - `attention_dq_whole`: one program per block of BLOCK_M queries of one (batch, head) walks the
   key blocks its queries see: dQ += ds K.
+
+Or the dK/dV walk adds each query block's dQ itself (`DQ_ADDED`), as dQ^T = K^T dS^T from the
+tiles it holds, into an fp32 sum by block atomics: on Hopper one bulk tensor reduction per
+step, which the copy engine does beside the products (backends/nvidia/passes/
+bulk_reductions.py); `attention_dq_rounded` then rounds the sum into dq. Five products per
+(query, key) block pair instead of seven, for the sum's traffic: flash.py says where it wins.
 """
 
 from __future__ import annotations
@@ -28,18 +34,20 @@ from ...runtime.jit import jit
 from .sequence import query_block
 from .whole_blocks import DIAGONAL, END, WHOLE
 
-__all__ = ["attention_dkdv_whole", "attention_dq_whole"]
+__all__ = ["attention_dkdv_whole", "attention_dq_rounded", "attention_dq_whole"]
 
 
 @jit
-def _query_step(dk_acc, dv_acc, k_tile, v_tile, q_desc, do_desc, lse, delta, head, key, begin,
-                L, scale_log2, E: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                HIDE: tl.constexpr):  # fmt: skip
+def _query_step(dk_acc, dv_acc, k_tile, v_tile, q_desc, do_desc, lse, delta, dq_desc, head,
+                key, begin, L, scale_log2, E: tl.constexpr, BLOCK_M: tl.constexpr,
+                BLOCK_N: tl.constexpr, HIDE: tl.constexpr,
+                DQ_ADDED: tl.constexpr):  # fmt: skip
     """dk_acc and dv_acc after the BLOCK_M queries from `begin` of query head `head`, the
     keys' first being `key`. HIDE (whole_blocks.WHOLE, DIAGONAL, END): past WHOLE, the block
     may pass L, where q and dO read zeros and lse and delta are read as 0, so those queries
     add nothing (p^T = 1 against a zero dO, ds^T = 0); DIAGONAL hides the keys past each
-    query."""
+    query. DQ_ADDED: these queries' dQ from this key block, scaled, is added into `dq_desc`'s
+    fp32 block by a block atomic (a bulk tensor reduction on Hopper)."""
     q_tile = q_desc.load([head, begin, 0]).reshape(BLOCK_M, E)
     queries = begin + tl.arange(0, BLOCK_M)
     at = head * L + begin
@@ -62,28 +70,34 @@ def _query_step(dk_acc, dv_acc, k_tile, v_tile, q_desc, do_desc, lse, delta, hea
     dv_acc = tl.dot(p_t.to(do_tile.dtype), do_tile, dv_acc)
     ds_t = p_t * (dp_t - row_delta[None, :])
     dk_acc = tl.dot(ds_t.to(q_tile.dtype), q_tile, dk_acc)
+    if DQ_ADDED:  # as dQ^T = K^T dS^T, whose operands are both in shared memory for wgmma
+        dq_t = tl.dot(tl.trans(k_tile), ds_t.to(k_tile.dtype)) * (scale_log2 * 0.6931471805599453)
+        dq_desc.atomic_add([head, begin, 0], tl.trans(dq_t).reshape(1, BLOCK_M, E))
     return dk_acc, dv_acc
 
 
 @jit
-def _query_blocks(dk_acc, dv_acc, k_tile, v_tile, q_desc, do_desc, lse, delta, head, key, lo,
-                  hi, L, scale_log2, E: tl.constexpr, BLOCK_M: tl.constexpr,
-                  BLOCK_N: tl.constexpr, HIDE: tl.constexpr):  # fmt: skip
+def _query_blocks(dk_acc, dv_acc, k_tile, v_tile, q_desc, do_desc, lse, delta, dq_desc, head,
+                  key, lo, hi, L, scale_log2, E: tl.constexpr, BLOCK_M: tl.constexpr,
+                  BLOCK_N: tl.constexpr, HIDE: tl.constexpr,
+                  DQ_ADDED: tl.constexpr):  # fmt: skip
     """dk_acc and dv_acc after the query blocks from `lo` to `hi` (`_query_step`)."""
     for begin in tl.range(lo, hi, BLOCK_M):
         dk_acc, dv_acc = _query_step(dk_acc, dv_acc, k_tile, v_tile, q_desc, do_desc, lse,
-                                     delta, head, key, begin, L, scale_log2, E, BLOCK_M,
-                                     BLOCK_N, HIDE)  # fmt: skip
+                                     delta, dq_desc, head, key, begin, L, scale_log2, E,
+                                     BLOCK_M, BLOCK_N, HIDE, DQ_ADDED)  # fmt: skip
     return dk_acc, dv_acc
 
 
 @jit
-def attention_dkdv_whole(q_desc, k_desc, v_desc, do_desc, lse, delta, dk_desc, dv_desc, L, S,
-                         H, GROUP, scale_log2, E: tl.constexpr, CAUSAL: tl.constexpr,
-                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):  # fmt: skip
+def attention_dkdv_whole(q_desc, k_desc, v_desc, do_desc, lse, delta, dk_desc, dv_desc, dq_desc,
+                         L, S, H, GROUP, scale_log2, E: tl.constexpr, CAUSAL: tl.constexpr,
+                         BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                         DQ_ADDED: tl.constexpr = False):  # fmt: skip
     """q, dO (and lse, delta, row by row) are of (B * H, L, E), k, v, dk, dv of (B * H //
     GROUP, S, E), in blocks of [1, BLOCK_M, E] and [1, BLOCK_N, E]; BLOCK_M divides BLOCK_N;
-    dk comes out scaled by `scale`."""
+    dk comes out scaled by `scale`. DQ_ADDED: dq_desc, fp32 of q's shape, gets dQ added
+    (`_query_step`); else it is not read (None)."""
     key = tl.program_id(0) * BLOCK_N
     bkv = tl.program_id(1)
     k_tile = k_desc.load([bkv, key, 0]).reshape(BLOCK_N, E)
@@ -98,15 +112,16 @@ def attention_dkdv_whole(q_desc, k_desc, v_desc, do_desc, lse, delta, dk_desc, d
         if CAUSAL:
             diagonal_end = tl.minimum(key + BLOCK_N, L)
             dk_acc, dv_acc = _query_blocks(dk_acc, dv_acc, k_tile, v_tile, q_desc, do_desc, lse,
-                                           delta, head, key, key, diagonal_end, L, scale_log2,
-                                           E, BLOCK_M, BLOCK_N, DIAGONAL)  # fmt: skip
+                                           delta, dq_desc, head, key, key, diagonal_end, L,
+                                           scale_log2, E, BLOCK_M, BLOCK_N, DIAGONAL,
+                                           DQ_ADDED)  # fmt: skip
         dk_acc, dv_acc = _query_blocks(dk_acc, dv_acc, k_tile, v_tile, q_desc, do_desc, lse,
-                                       delta, head, key, after, whole, L, scale_log2, E,
-                                       BLOCK_M, BLOCK_N, WHOLE)  # fmt: skip
+                                       delta, dq_desc, head, key, after, whole, L, scale_log2,
+                                       E, BLOCK_M, BLOCK_N, WHOLE, DQ_ADDED)  # fmt: skip
         if (whole < L) & (whole >= after):  # the last query block, which BLOCK_M does not fill
             dk_acc, dv_acc = _query_step(dk_acc, dv_acc, k_tile, v_tile, q_desc, do_desc, lse,
-                                         delta, head, key, whole, L, scale_log2, E, BLOCK_M,
-                                         BLOCK_N, END)  # fmt: skip
+                                         delta, dq_desc, head, key, whole, L, scale_log2, E,
+                                         BLOCK_M, BLOCK_N, END, DQ_ADDED)  # fmt: skip
     scale = scale_log2 * 0.6931471805599453
     dk_desc.store([bkv, key, 0], (dk_acc * scale).to(dk_desc.dtype).reshape(1, BLOCK_N, E))
     dv_desc.store([bkv, key, 0], dv_acc.to(dv_desc.dtype).reshape(1, BLOCK_N, E))
@@ -181,3 +196,12 @@ def attention_dq_whole(q_desc, k_desc, v_desc, do_desc, lse, delta, dq_desc, L, 
         )
     scale = scale_log2 * 0.6931471805599453
     dq_desc.store([bh, first, 0], (dq_acc * scale).to(dq_desc.dtype).reshape(1, BLOCK_M, E))
+
+
+@jit
+def attention_dq_rounded(dq_sum, dq, n, BLOCK: tl.constexpr):
+    """dq = dq_sum (fp32, summed by the dK/dV walk with DQ_ADDED) in dq's type, BLOCK of the n
+    elements a program."""
+    at = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    inside = at < n
+    tl.store(dq + at, tl.load(dq_sum + at, mask=inside).to(dq.dtype.element_ty), mask=inside)
