@@ -167,6 +167,31 @@ def test_extremes_of_long_rows_with_nan_and_infinities_compiled(gen, compiled):
     assert_matches(ops.norm(x[3:], math.inf, 1), torch.linalg.vector_norm(x[3:], math.inf, 1))
 
 
+@pytest.mark.parametrize("n", [1024, 2100])
+def test_extremes_and_products_of_rows_of_several_blocks_compiled(n, gen, compiled):
+    """Rows of several of the kernel's blocks, each block reduced in the loop on the CPU
+    (cpu-carried-reductions) and a float extremum folded on its bits (lower_reduce.py): NaNs
+    of either sign, signed zeros and infinities in some rows; integers and truth values too."""
+    x = make((7, n), torch.float32, gen)
+    negative_nan = torch.tensor([0xFFC00001], dtype=torch.int64).to(torch.int32).view(torch.float32)
+    x[0, 5], x[1, n - 1], x[2, 300] = math.nan, negative_nan, negative_nan
+    x[2] = -x[2].abs()
+    x[3] = torch.where(torch.arange(n) % 2 == 0, 0.0, -0.0)
+    x[4, 1000], x[5, n // 2] = math.inf, -math.inf
+    for ours, theirs in ((ops.amax, torch.amax), (ops.amin, torch.amin)):
+        assert_matches(ours(x, 1), theirs(x, 1))
+    assert_matches(ops.norm(x, math.inf, 1), torch.linalg.vector_norm(x, math.inf, 1))
+    near_one = make((3, n), torch.float32, gen, low=0.99, high=1.01)
+    assert_matches(ops.prod(near_one, 1), reference(torch.prod, near_one, 1), 4)
+    i = make((5, n), torch.int32, gen)
+    assert_matches(ops.amax(i, 1), torch.amax(i, 1))
+    assert_matches(ops.amin(i, 1), torch.amin(i, 1))
+    flags = i % 7 != 0
+    flags[1] = True
+    assert_matches(ops.all(flags, 1), torch.all(flags, 1))
+    assert_matches(ops.any(~flags, 1), torch.any(~flags, 1))
+
+
 def test_registered_reductions_reach_naiad(gen, interpreted):
     x = make((4, 6), torch.float32, gen)
     with ops.use(include=["sum", "mean", "max", "var", "cumsum"]):

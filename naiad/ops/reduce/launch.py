@@ -21,10 +21,12 @@ TILE = {"cpu": 4096, "cuda": 4096}
 # which the CPU back end reduces several times faster than [1, N] tiles (bench/RESULTS.md).
 ONE_ROW_FROM = 256
 MAX_BLOCK_N = {"cpu": 1024, "cuda": 1024}
-# Kernels that keep a BLOCK_N-lane accumulator across a row's blocks (sum, max, argmax) run
-# fastest on the CPU with 256 lanes: over 1024 rows of 1024 on one thread, 1024 lanes took
-# 1.08x (sum), 1.21x (amax) and 1.78x (argmax) the time (bench/RESULTS.md). Kernels that hold a
-# whole row in one block (softmax, the norms) keep MAX_BLOCK_N: 256 lanes took them 1.1-1.4x.
+# Kernels that keep a BLOCK_N-lane accumulator across a row's blocks (argmax, whose block of
+# values and indices the CPU keeps in a buffer) run fastest on the CPU with 256 lanes: over
+# 1024 rows of 1024 on one thread, 1024 lanes took 1.78x the time (bench/RESULTS.md). Kernels
+# that hold a whole row in one block (softmax, the norms) keep MAX_BLOCK_N: 256 lanes took them
+# 1.1-1.4x; so does reduce_kernel, whose block the CPU reduces in the loop at each step
+# (backends/cpu/carried_reductions.py): 256 lanes took its sum 1.04x, its amax 1.15x.
 ACCUMULATOR_BLOCK_N = {"cpu": 256, "cuda": 1024}
 _INDEX32_LIMIT = 2**31 - 1
 

@@ -60,6 +60,25 @@ def reduce_rows(x_ptr, out_ptr, n_cols, OP: tl.constexpr, BLOCK: tl.constexpr):
 
 
 @naiad.jit
+def _maximum(a, b):
+    return tl.maximum(a, b, propagate_nan=tl.PropagateNan.ALL)
+
+
+@naiad.jit
+def _minimum(a, b):
+    return tl.minimum(a, b, propagate_nan=tl.PropagateNan.ALL)
+
+
+@naiad.jit
+def propagating_extremum_rows(x_ptr, out_ptr, n_cols, MAX: tl.constexpr, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=0)
+    result = tl.reduce(x, 0, _maximum) if MAX else tl.reduce(x, 0, _minimum)
+    tl.store(out_ptr + row, result)
+
+
+@naiad.jit
 def reduce_tile(x_ptr, out_ptr, AXIS: tl.constexpr, M: tl.constexpr, N: tl.constexpr):
     rows = tl.arange(0, M)[:, None]
     cols = tl.arange(0, N)[None, :]
@@ -342,3 +361,29 @@ def test_f32_extrema_on_bits_keep_the_float_rules(op, n_cols):
         np.testing.assert_array_equal(
             out[numbers].view(np.uint32), expected[numbers].view(np.uint32)
         )
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+@pytest.mark.parametrize("n_cols", [256, 200, 1024])
+def test_f32_nan_propagating_extrema_on_bits_keep_the_float_rules(op, n_cols):
+    """tl.maximum / tl.minimum with propagate_nan over a row (maximumf / minimumf) fold the
+    bits with a third accumulator (lower_reduce.py): NaN wherever a NaN of either sign is in
+    the row, else the float rules' result bit for bit (-0 below +0)."""
+    gen = np.random.default_rng(11 + n_cols)
+    x = _special_rows(gen, n_cols)
+    block = max(256, n_cols)
+    for permuted in (x, x[:, gen.permutation(n_cols)].copy()):
+        out = np.full(len(x), 1.5, np.float32)
+        propagating_extremum_rows[(len(x),)](permuted, out, n_cols, MAX=op == "max", BLOCK=block)
+        padded = np.zeros((len(x), block), np.float32)  # `other` is 0 past n_cols
+        padded[:, :n_cols] = permuted
+        has_nan = np.isnan(padded).any(axis=1)
+        np.testing.assert_array_equal(np.isnan(out), has_nan)
+        expected = np.array([_float_rule_extremum(r, op == "max") for r in padded])
+        np.testing.assert_array_equal(
+            out[~has_nan].view(np.uint32), expected[~has_nan].view(np.uint32)
+        )
+    compiled = propagating_extremum_rows.warmup(
+        "*fp32", "*fp32", "i32", grid=(1,), target="cpu", MAX=op == "max", BLOCK=block
+    )
+    assert "-8388608" in compiled.asm["llir"]  # -inf's bits: the NaN test of the integer fold
