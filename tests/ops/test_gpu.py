@@ -123,6 +123,22 @@ def test_attention_on_cuda(dtype, causal, length, on_gpu, monkeypatch):
     _matches_float64_attention(q, k, v, grad, causal, dtype)
 
 
+def _whole_backward_kernels(problem, grad, lse, results) -> list:
+    """The kernels of the whole-block backward of `problem` on its device."""
+    dq_sum = torch.zeros(results[0].shape, device="cuda")
+    launches = flash.backward_launches(problem, grad, lse, lse, *results, dq_sum=dq_sum)
+    return [launch[0] for launch in launches]
+
+
+def _expected_backward(E, causal) -> list:
+    """dK/dV then dQ, or the dK/dV walk adding dQ then its rounding (flash._WHOLE_BACKWARD)."""
+    from naiad.ops.attention import whole_backward as wb
+
+    if flash._WHOLE_BACKWARD["cuda"][(E, causal)][1] is None:
+        return [wb.attention_dkdv_whole, wb.attention_dq_rounded]
+    return [wb.attention_dkdv_whole, wb.attention_dq_whole]
+
+
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("E", [64, 128])
 @pytest.mark.parametrize("causal", [False, True])
@@ -130,7 +146,6 @@ def test_whole_block_attention_on_cuda(dtype, E, causal, on_gpu, monkeypatch):
     """The whole-block forward and backward (on Hopper: tensor copies, the tables' tiles):
     several query blocks, more keys than queries, two query heads a key head."""
     from naiad.ops.attention.sdpa import _Problem
-    from naiad.ops.attention.whole_backward import attention_dkdv_whole, attention_dq_whole
     from naiad.ops.attention.whole_blocks import attention_forward_whole
 
     monkeypatch.setattr(flash, "_WHOLE_FROM", 0)
@@ -141,8 +156,7 @@ def test_whole_block_attention_on_cuda(dtype, E, causal, on_gpu, monkeypatch):
         problem = _Problem(q, k, v, None, 0.0, causal, None)
         lse, results = q.new_empty(q.shape[:-1]), [torch.empty_like(t) for t in (q, k, v)]
         assert flash.forward_launch(problem, results[0], lse)[0] is attention_forward_whole
-        launches = flash.backward_launches(problem, grad, lse, lse, *results)
-        assert [launch[0] for launch in launches] == [attention_dkdv_whole, attention_dq_whole]
+        assert _whole_backward_kernels(problem, grad, lse, results) == _expected_backward(E, causal)
     _matches_float64_attention(q, k, v, grad, causal, dtype)
 
 
@@ -166,7 +180,6 @@ def test_whole_block_attention_at_ragged_lengths_on_cuda(E, causal, H, HK, L, S,
     """Lengths the blocks do not divide take the whole-block kernels (on Hopper: blocks of
     one head by tensor copies, the last key or query block masked), forward and backward."""
     from naiad.ops.attention.sdpa import _Problem
-    from naiad.ops.attention.whole_backward import attention_dkdv_whole, attention_dq_whole
     from naiad.ops.attention.whole_blocks import attention_forward_whole
 
     monkeypatch.setattr(flash, "_WHOLE_FROM", 0)
@@ -178,8 +191,7 @@ def test_whole_block_attention_at_ragged_lengths_on_cuda(E, causal, H, HK, L, S,
         problem = _Problem(q, k, v, None, 0.0, causal, None)
         lse, results = q.new_empty(q.shape[:-1]), [torch.empty_like(t) for t in (q, k, v)]
         assert flash.forward_launch(problem, results[0], lse)[0] is attention_forward_whole
-        launches = flash.backward_launches(problem, grad, lse, lse, *results)
-        assert [launch[0] for launch in launches] == [attention_dkdv_whole, attention_dq_whole]
+        assert _whole_backward_kernels(problem, grad, lse, results) == _expected_backward(E, causal)
     _matches_float64_attention(q, k, v, grad, causal, dtype)
 
 
