@@ -133,7 +133,7 @@ def compile_ops_backward(E, causal, tiles) -> list:
     results = [torch.empty_like(t) for t in (q, k, v)]
     with general_on_hopper() if tiles is None else contextlib.nullcontext():
         launches = flash.backward_launches(problem, torch.empty_like(q), lse, lse, *results,
-                                           tiles=tiles)  # fmt: skip
+                                           tiles=tiles, dq_sum=torch.zeros(q.shape))  # fmt: skip
     return [kernel.warmup(*a, grid=grid, target=TARGET, **o) for kernel, grid, a, o in launches]
 
 
