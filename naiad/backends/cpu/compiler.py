@@ -42,6 +42,7 @@ from .codegen.module import lower_kernel
 from .fuse_elementwise import FuseElementwise
 from .sequence_partitions import SequencePartitions
 from .target import CpuTarget
+from .versioned_checks import VersionedChecks
 from .widen_dot_operands import WidenDotOperands
 
 # Every access is bounds-checked, debug mode or not (middle/linalg/bounds_checks.py): a CPU
@@ -62,7 +63,14 @@ LINALG_PIPELINE = (
     "cse",
     "dce",
 )
-CPU_PIPELINE = (WidenDotOperands(), FuseElementwise(), "canonicalize", "cse", "dce")
+CPU_PIPELINE = (
+    VersionedChecks(),
+    WidenDotOperands(),
+    FuseElementwise(),
+    "canonicalize",
+    "cse",
+    "dce",
+)
 
 # A kernel whose LLVM IR (before optimization) is longer than this many lines is optimized
 # without loop unrolling, the vectorizer's interleaving and SLP vectorization: on tutorial 06's

@@ -64,11 +64,13 @@ def _scatter_kernel(index, src, out, n, n1, n2, n3, D, alpha,
 
 @jit(do_not_specialize=["rows", "per_program", "n1", "n2", "n3", "D", "alpha"])
 def _rows_add_kernel(index, src, out, rows, per_program, n1, n2, n3, D, alpha,
-                     si0, si1, si2, si3, ss0, ss1, ss2, ss3, so0, so1, so2, so3):  # fmt: skip
+                     si0, si1, si2, si3, ss0, ss1, ss2, ss3, so0, so1, so2, so3,
+                     SCALED: tl.constexpr):  # fmt: skip
     """The adding scatter on the CPU: each program walks `per_program` rows of the index space
     (every coordinate but the scattered one fixed) element by element, in order, each addition
     a plain load and store. A row adds only into the same row of out, so no two programs touch
-    the same element and none needs an atomic."""
+    the same element and none needs an atomic. `alpha` multiplies only where SCALED (scatter_add
+    has none: a multiplication and a load of alpha an element)."""
     first = tl.program_id(0).to(tl.int64) * per_program
     for r in range(first, tl.minimum(first + per_program, rows)):
         c2 = r % n2
@@ -82,8 +84,10 @@ def _rows_add_kernel(index, src, out, rows, per_program, n1, n2, n3, D, alpha,
             j = tl.load(at_i + c3 * si3).to(tl.int64)
             j = tl.where(j < 0, j + D, j)
             v = tl.load(at_s + c3 * ss3)
+            if SCALED:
+                v = v * alpha
             target = at_o + j * so3
-            tl.store(target, tl.load(target) + (v * alpha).to(out.dtype.element_ty))
+            tl.store(target, tl.load(target) + v.to(out.dtype.element_ty))
 
 
 def _four_dims(t, dim):
@@ -118,7 +122,8 @@ def _scatter_into(out, dim, index, src, accumulate, alpha=1):
         rows = n0 * n1 * n2
         per_program = max(1, _ADDED_PER_PROGRAM // n3)
         grid = ((rows + per_program - 1) // per_program,)
-        _rows_add_kernel[grid](i4, s4, o4, rows, per_program, n1, n2, n3, d, alpha, *strides)
+        _rows_add_kernel[grid](i4, s4, o4, rows, per_program, n1, n2, n3, d, alpha, *strides,
+                               alpha != 1)  # fmt: skip
     else:
         grid = ((n + _BLOCK - 1) // _BLOCK,)
         wide = max(n, *(_span(t) for t in (i4, s4, o4))) >= 2**31
