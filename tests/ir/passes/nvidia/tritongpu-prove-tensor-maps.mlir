@@ -37,4 +37,18 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
     tt.descriptor_store %d[%c0, %c0], %x : !tt.tensordesc<64x64xf16>, tensor<64x64xf16, #blocked>
     tt.return
   }
+
+  // A block atomic through an unproven map (its row stride unknown) becomes masked element
+  // atomics of its kind, ordered `release` at GPU scope as the frontend's pointer form.
+  // CHECK-LABEL: tt.func @reduced_through_an_unproven_map
+  // CHECK-NOT: tt.descriptor_reduce
+  // CHECK: tt.atomic_rmw fadd, release, gpu, %{{.*}}, %{{.*}}, %{{.*}} : (tensor<64x64x!tt.ptr<f32>, #blocked>
+  tt.func @reduced_through_an_unproven_map(%p: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %m: i32, %n: i32, %x: tensor<64x64xf32, #blocked>) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i64
+    %stride = arith.extsi %n : i32 to i64
+    %d = tt.make_tensor_descriptor %p, [%m, %n], [%stride, %c1] : !tt.ptr<f32>, !tt.tensordesc<64x64xf32>
+    tt.descriptor_reduce add, %d[%c0, %c0], %x : !tt.tensordesc<64x64xf32>, tensor<64x64xf32, #blocked>
+    tt.return
+  }
 }
