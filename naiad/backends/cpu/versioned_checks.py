@@ -18,13 +18,15 @@ target in its body (1024 x 1024 on one AMD EPYC core: see bench/RESULTS.md).
 
 Legal where a check's condition is a conjunction of signed order comparisons (`sge`, `sgt`,
 `sle`, `slt`), each between a value the loop does not change and a linear function of the
-induction variable: sign extensions and casts of it, then additions, subtractions and
-multiplications by loop-invariant values in 64-bit or index arithmetic (which do not wrap
-for offsets of real arrays). Such a function is monotone, so its values over the iterations
-lie between those of the first and the last, and each comparison holding at both holds at
-every iteration. Only innermost loops of step 1 are versioned (loops over blocks step by the
-block and check once per block; doubling nests would double code for nothing). A loop in
-which some check fails runs as written, so the report names the same element and program.
+loop's 32-bit induction variable: widening casts of it, then additions, subtractions and
+multiplications by constants in 64-bit or index arithmetic, changing by at most 2**29 an
+iteration. Over the variable's range such a function moves less than 2**61, so from a value
+that passed the check at the first iteration (an offset into a real array) it never wraps:
+it is monotone, its values over the iterations lie between those of the first and the last,
+and each comparison holding at both holds at every iteration. Only innermost loops of step 1
+are versioned (loops over blocks step by the block and check once per block; doubling nests
+would double code for nothing). A loop in which some check fails runs as written, so the
+report names the same element and program.
 """
 
 from __future__ import annotations
@@ -40,6 +42,9 @@ from ...middle.linalg.bounds_checks import BOUNDS_ATTRIBUTE
 _ORDERS = frozenset({"sge", "sgt", "sle", "slt"})
 _CASTS = frozenset({"arith.extsi", "arith.index_cast"})
 _LINEAR = frozenset({"arith.addi", "arith.subi", "arith.muli"})
+# The most a checked offset may change an iteration: over the 2**32 values of a 32-bit
+# variable it then moves less than 2**61, so from an offset inside an array it never wraps.
+_STEEPEST = 2**29
 _REPORT = "naiad_bounds"  # the runtime functions a failing check's report calls
 
 
@@ -84,24 +89,44 @@ def _monotone_condition(value, loop) -> bool:
         return all(_monotone_condition(v, loop) for v in made.operands)
     if made.name != "arith.cmpi" or made.predicate_name not in _ORDERS:
         return False
-    return sum(not _invariant(v, loop) for v in made.operands) == 1 and all(
-        _linear(v, loop) for v in made.operands
-    )
+    slopes = [_slope(v, loop) for v in made.operands]
+    return None not in slopes and min(slopes) == 0 and max(slopes) <= _STEEPEST
 
 
-def _linear(value, loop) -> bool:
-    """Whether `value` is a linear function of the loop's variable (or invariant)."""
-    if value is loop.induction_var or _invariant(value, loop):
-        return True
+def _slope(value, loop) -> int | None:
+    """A bound on how much `value` changes from one iteration to the next, where it is a
+    linear function of the loop's 32-bit variable computed without wrapping (module doc): 0
+    for an invariant; None where it is no such function."""
+    if _invariant(value, loop):
+        return 0
+    if value is loop.induction_var:
+        return 1 if _width(value.type) == 32 else None
     made = value.defining_op
     if made is None or made.parent is not loop.body:
-        return False
-    if made.name in _CASTS:
-        return _linear(made.operands[0], loop)
-    wide = getattr(value.type, "width", 64) == 64  # i64, or index (no width)
-    if made.name not in _LINEAR or not wide or not all(_linear(v, loop) for v in made.operands):
-        return False
-    return made.name != "arith.muli" or any(_invariant(v, loop) for v in made.operands)
+        return None
+    if constant_value(value) is not None:
+        return 0
+    if made.name in _CASTS and _width(value.type) >= _width(made.operands[0].type):
+        return _slope(made.operands[0], loop)
+    if made.name not in _LINEAR or _width(value.type) != 64:
+        return None
+    slopes = [_slope(v, loop) for v in made.operands]
+    if None in slopes:
+        return None
+    if made.name != "arith.muli" or max(slopes) == 0:
+        return sum(slopes)
+    factor = _magnitude(made.operands[slopes.index(0)]) if 0 in slopes else None
+    return None if factor is None else max(slopes) * factor
+
+
+def _magnitude(value) -> int | None:
+    """|value| for a constant; None for anything else."""
+    known = constant_value(value)
+    return abs(known.value) if known is not None else None
+
+
+def _width(type_) -> int:
+    return getattr(type_, "width", None) or 64  # index: 64 bits
 
 
 def _invariant(value, loop) -> bool:

@@ -38,6 +38,14 @@ def squares_gather(src, out, n):
         tl.store(out + c, tl.load(src + c * c))
 
 
+@naiad.jit
+def strided_copy(src, out, n, stride):
+    """A runtime stride: no bound on how far the offset moves an iteration (it could wrap), so
+    both loops keep src's check."""
+    for c in range(0, n):
+        tl.store(out + c, tl.load(src + c * stride))
+
+
 @pytest.fixture(autouse=True)
 def compiled():
     with knobs.override(NAIAD_BACKEND="cpu"):
@@ -92,3 +100,13 @@ def test_a_check_whose_offsets_are_no_straight_line_stays_in_both_loops():
     assert _checks(text, "src") == 2 and _checks(text, "out") == 1
     with pytest.raises(KernelIndexError, match=r"argument `src`.*\[100\] outside"):
         squares_gather[(1,)](src, out, 11)
+
+
+def test_an_offset_scaled_by_a_runtime_stride_keeps_its_check():
+    src = np.arange(100, dtype=np.float32)
+    out = np.zeros(20, np.float32)
+    strided_copy[(1,)](src, out, 20, 3)
+    np.testing.assert_array_equal(out, src[::3][:20])
+    text = _versioned(strided_copy, "*fp32", "*fp32", "i32", "i32")
+    assert text.count("scf.for") == 2
+    assert _checks(text, "src") == 2 and _checks(text, "out") == 1
