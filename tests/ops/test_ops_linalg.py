@@ -128,3 +128,26 @@ def test_product_shape_errors():
         ops.mm(a[None], a.t())
     with pytest.raises(RuntimeError, match="expected 3-dim operands"):
         ops.bmm(a, a.t())
+
+
+@pytest.mark.parametrize("b_layout", ["W.t", "rows"])
+def test_products_by_copied_tiles(b_layout, gen, backend, monkeypatch):
+    """The tensor-copy kernel (Hopper's path for plain half-precision products) taken here at
+    small tiles: `b` as F.linear's W.t() and in rows, partial tiles on every side and a K the
+    block does not divide; a second call of the kind runs the bound launch on new tensors."""
+    from naiad.ops.linalg import matmul
+
+    monkeypatch.setattr(matmul, "_copyable", lambda a, b, m, n: True)
+    monkeypatch.setattr(matmul, "_COPIED_TILE", (32, 64, 16, {}))
+    monkeypatch.setattr(matmul, "_LAUNCHES", matmul.KeptTable(8))
+    bound = []
+    bind = matmul._bind_copied
+    monkeypatch.setattr(
+        matmul, "_bind_copied", lambda *args: bound.append(bind(*args)) or bound[-1]
+    )
+    for _ in range(2):
+        a = make((70, 40), torch.bfloat16, gen)
+        w = make((72, 40), torch.bfloat16, gen)
+        b = w.t() if b_layout == "W.t" else w.t().contiguous()
+        _close(ops.mm(a, b), a.double() @ b.double(), 40)
+    assert len(bound) == 1  # one plan for the kind, by tensor copies
