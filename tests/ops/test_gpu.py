@@ -56,6 +56,17 @@ def test_norms_and_products_on_cuda(dtype, on_gpu):
     assert_matches(ops.mm(a, m), expected, 4 * 300**0.5, normwise=True)
 
 
+@pytest.mark.parametrize("b_layout", ["W.t", "rows"])
+def test_products_by_tensor_copies_on_cuda(b_layout, on_gpu):
+    """Products that fill the GPU with 128x256 tiles take the tensor-copy kernel on Hopper
+    (matmul._copyable): b as F.linear's W.t() and in rows, a K and an N past whole tiles."""
+    a, w = _cuda(1030, 200, dtype=torch.bfloat16), _cuda(4104, 200, dtype=torch.bfloat16)
+    b = w.t() if b_layout == "W.t" else w.t().contiguous()
+    expected = (a.double() @ b.double()).to(torch.bfloat16)
+    assert_matches(ops.mm(a, b), expected, 4 * 200**0.5, normwise=True)
+    assert_matches(ops.mm(a, b), expected, 4 * 200**0.5, normwise=True)  # the bound launch
+
+
 def test_rms_norm_through_the_switch_on_cuda(on_gpu, monkeypatch):
     """torch's rms_norm on a GPU calls ATen's _fused_rms_norm and its backward: under the
     switch, Naiad's kernels, with torch's values (float64 reference)."""
