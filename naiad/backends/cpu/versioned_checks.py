@@ -24,9 +24,9 @@ iteration. Over the variable's range such a function moves less than 2**61, so f
 that passed the check at the first iteration (an offset into a real array) it never wraps:
 it is monotone, its values over the iterations lie between those of the first and the last,
 and each comparison holding at both holds at every iteration. Only innermost loops of step 1
-are versioned (loops over blocks step by the block and check once per block; doubling nests
-would double code for nothing). A loop in which some check fails runs as written, so the
-report names the same element and program.
+that compute on scalars are versioned: a loop over blocks checks once per block, and its copy
+would double the code of a dot or a softmax for nothing. A loop in which some check fails
+runs as written, so the report names the same element and program.
 """
 
 from __future__ import annotations
@@ -51,11 +51,11 @@ _REPORT = "naiad_bounds"  # the runtime functions a failing check's report calls
 @register_pass("cpu-versioned-checks")
 @dataclass(frozen=True)
 class VersionedChecks(Pass):
-    """Run innermost loops of step 1 without the bounds checks that hold at their first and
-    last iteration (module doc)."""
+    """Run innermost scalar loops of step 1 without the bounds checks that hold at their first
+    and last iteration (module doc)."""
 
     def run(self, module: Operation) -> None:
-        loops = [op for op in module.walk() if isinstance(op, scf.ForOp) and _innermost(op)]
+        loops = [op for op in module.walk() if isinstance(op, scf.ForOp) and _scalar_loop(op)]
         for loop in loops:
             step = constant_value(loop.step)
             if step is None or step.value != 1 or "unsignedCmp" in loop.attributes:
@@ -65,8 +65,13 @@ class VersionedChecks(Pass):
                 _version(loop, checks)
 
 
-def _innermost(loop: scf.ForOp) -> bool:
-    return not any(isinstance(op, scf.ForOp | scf.WhileOp) for op in loop.walk() if op is not loop)
+def _scalar_loop(loop: scf.ForOp) -> bool:
+    """Whether `loop` is innermost and computes on scalars (no structured op on blocks)."""
+    return not any(
+        isinstance(op, scf.ForOp | scf.WhileOp) or op.name.startswith("linalg.")
+        for op in loop.walk()
+        if op is not loop
+    )
 
 
 def _hoistable_check(op: Operation, loop: scf.ForOp) -> bool:
