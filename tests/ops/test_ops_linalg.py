@@ -151,3 +151,15 @@ def test_products_by_copied_tiles(b_layout, gen, backend, monkeypatch):
         b = w.t() if b_layout == "W.t" else w.t().contiguous()
         _close(ops.mm(a, b), a.double() @ b.double(), 40)
     assert len(bound) == 1  # one plan for the kind, by tensor copies
+
+
+def test_which_layouts_tensor_copies_read():
+    """a in rows, b in rows or F.linear's W.t(), 16-byte row strides (8 16-bit elements)."""
+    from naiad.ops.linalg.matmul import copyable_layout
+
+    a, w = torch.empty(64, 40), torch.empty(72, 40)
+    assert copyable_layout(a, w.t(), 72) and copyable_layout(a, w.t().contiguous(), 72)
+    assert not copyable_layout(a.t(), w, 64)  # a in columns
+    assert not copyable_layout(torch.empty(64, 44)[:, :40], w.t(), 72)  # a's rows 44 apart
+    assert not copyable_layout(a, torch.empty(70, 40).t(), 70)  # the result's rows 70 apart
+    assert not copyable_layout(a, torch.empty(40, 144)[:, ::2], 72)  # b strided both ways

@@ -110,18 +110,24 @@ def _blocks(device: torch.device, dtype, m: int, n: int, batch: int) -> tuple[in
 
 def _copyable(a, b, m: int, n: int) -> bool:
     """Whether a plain product of matrices takes copied_tiles' kernel: half precision on a Hopper
-    GPU, `a` in rows, `b` in rows or columns (`W.t()`), every row stride a multiple of 16 bytes
-    (the bases' alignment is keyed per call by the bound launch), and enough of _COPIED_TILE's
-    tiles to fill the GPU (_WAVE_SHARE)."""
+    GPU, operands the copies can read (`copyable_layout`), and enough of _COPIED_TILE's tiles
+    to fill the GPU (_WAVE_SHARE)."""
     if a.device.type != "cuda" or a.dtype not in (torch.float16, torch.bfloat16):
         return False
-    if torch.cuda.get_device_capability(a.device)[0] < 9:
-        return False
-    b_rows = b.stride(1) == 1 or b.stride(0) == 1
-    if not (a.stride(1) == 1 and b_rows and all(s % 8 == 0 for s in (a.stride(0), *b.stride(), n))):
+    if torch.cuda.get_device_capability(a.device)[0] < 9 or not copyable_layout(a, b, n):
         return False
     block_m, block_n = _COPIED_TILE[:2]
     return _tiles(m, n, block_m, block_n) >= _WAVE_SHARE * _multiprocessors(a.device)
+
+
+def copyable_layout(a, b, n: int) -> bool:
+    """Whether tensor copies read `a` and `b` and write the (., n) result of 16-bit elements:
+    `a` in rows, `b` in rows or columns (F.linear's `W.t()`), every row stride a multiple of
+    16 bytes (the bases' alignment is keyed per call by the bound launch)."""
+    if a.stride(1) != 1 or 1 not in b.stride():
+        return False
+    b_rows = b.stride(0) if b.stride(1) == 1 else b.stride(1)
+    return all(stride % 8 == 0 for stride in (a.stride(0), b_rows, n))
 
 
 def _bind_copied(a, b, shape):
