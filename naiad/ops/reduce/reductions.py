@@ -13,7 +13,7 @@ from ..dtypes import Unsupported, tl_dtype
 from ..kept import KeptTable
 from ..registry import aten
 from . import kernels as K
-from .launch import accumulator, launch_rows
+from .launch import accumulator, blocks, launch_rows
 from .rows import as_rows, normalized_dims
 
 __all__ = ["all", "amax", "amin", "any", "logsumexp", "mean", "norm", "prod", "sum"]
@@ -62,8 +62,11 @@ def _reduce_whole(input, dim, keepdim, op, result_dtype, init, out, key):
     else:  # allocated in its final shape: no view to make after the launch
         target = empty(rows.shape(keepdim), result_dtype, input.device)
     compute = _compute(input.dtype, result_dtype, op)
-    # MAX_BLOCK_N lanes: the CPU reduces each block in the loop (launch.ACCUMULATOR_BLOCK_N)
-    launch = launch_rows(K.reduce_kernel, rows, [target], [], compute, True, INIT=init, OP=op)
+    # MAX_BLOCK_N lanes: the CPU reduces each block in the loop (launch.ACCUMULATOR_BLOCK_N);
+    # a row that fits one block is read without the loop (WHOLE)
+    whole = input.device.type == "cpu" and blocks(rows.M, rows.N, input.device)[1] >= rows.N
+    launch = launch_rows(K.reduce_kernel, rows, [target], [], compute, True, INIT=init, OP=op,
+                         WHOLE=whole)  # fmt: skip
     if key is not None and launch is not None and rows.data is input:
         _PLANS.put(key, (rows.shape(keepdim), launch))
     if out is None:
