@@ -25,8 +25,10 @@ import sys
 
 from .. import dialects, passes  # noqa: F401  (registers the ops, their syntax, the passes)
 from ..backends.cpu import (
+    carried_reductions,  # noqa: F401  (cpu-carried-reductions)
     fuse_elementwise,  # noqa: F401  (cpu-fuse-elementwise)
     sequence_partitions,  # noqa: F401  (cpu-sequence-partitions)
+    versioned_checks,  # noqa: F401  (cpu-versioned-checks)
     widen_dot_operands,  # noqa: F401  (cpu-widen-dot-operands)
 )
 from ..backends.nvidia import passes as nvidia_passes  # noqa: F401  (the TTGIR passes)
