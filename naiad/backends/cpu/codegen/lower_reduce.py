@@ -33,8 +33,10 @@ torch's time, 3 integer ones about 1.1x).
 
 The middle layer reduces a tensor `t` without a neutral element as "`t` without its first slice,
 into that first slice"; the lanes then start from `t` itself (`_split_first`), which keeps the
-loads aligned and leaves no one-element-short tail. Reductions over several dimensions, or too
-short to fill the lanes twice, fold sequentially (lower_linalg.lower_structured).
+loads aligned and leaves no one-element-short tail. A line too short to fill the lanes twice is
+one vector whose neighbours combine level by level (`_Fold.neighbours`, the interpreter's
+order); one whose length is not a power of two, and reductions over several dimensions, fold
+sequentially (lower_linalg.lower_structured).
 """
 
 from __future__ import annotations
@@ -83,7 +85,7 @@ def _reduce(fl: FunctionLowering, op) -> None:
     length = views[0].sizes[dims[0]] if len(dims) == 1 else None
     if length is not None and _columns(fl, op, block, views, inits, whole, dims[0]):
         return
-    if not isinstance(length, int) or length < 2 * LANES:
+    if not isinstance(length, int) or (length < 2 * LANES and not _power_of_two(length)):
         lower_structured(fl, op, inputs, inits, op.maps(), block, _lower_body(fl, block))
         return
     outs = [destination(fl, v, reads=whole is None) for v in inits]
@@ -91,7 +93,7 @@ def _reduce(fl: FunctionLowering, op) -> None:
     parallel = [n for d, n in enumerate(views[0].sizes) if d != dims[0]]
     with loop_nest(fl.builder, parallel) as outer:
         fold.outer = list(outer)
-        accumulated = fold.run(length)
+        accumulated = fold.run(length) if length >= 2 * LANES else fold.neighbours(length)
         if whole is None:
             accumulated = fold.combine(
                 [out.load(fl.builder, fold.outer) for out in outs], accumulated
@@ -151,19 +153,19 @@ class _Fold:
             results = [b.insert_element(r, v, lane) for r, v in zip(results, values)]
         return results
 
-    def load_lanes(self, start) -> list:
-        """Elements start .. start + LANES of each view, as vectors."""
+    def load_lanes(self, start, width: int = LANES) -> list:
+        """Elements start .. start + width of each view, as vectors."""
         b = self.b
         loaded = []
         for view in self.views:
-            vector_type = ir.VectorType(view.element, LANES)
+            vector_type = ir.VectorType(view.element, width)
             if view.strides[self.axis] == 1 and element_bytes(view.element):
                 address = view.address(b, self.position(start))
                 size = element_bytes(view.element)
                 loaded.append(b.load(address, typ=vector_type, align=size))
                 continue
             vector = ir.Constant(vector_type, ir.Undefined)
-            for j in range(LANES):
+            for j in range(width):
                 element = view.load(b, self.position(add(b, start, j)))
                 vector = b.insert_element(vector, element, ir.Constant(I32, j))
             loaded.append(vector)
@@ -280,6 +282,22 @@ class _Fold:
             vectors = combine(low, high, width)
         return vectors
 
+    def neighbours(self, length: int) -> list:
+        """A line shorter than two vectors (`length` a power of two): its elements as one
+        vector, combined with their neighbours level by level (lanes 2i and 2i + 1, the
+        earlier on the left), the interpreter's order (runtime/interpreter/regions.py). A
+        combine whose result depends on the order (an argmax meeting a NaN) then agrees with
+        it; a fold from the left did not (Triton's test_argmax_argmin_with_nan: argmax([3, 5,
+        nan, -inf]) gave the -inf's index; the interpreter gives 5's, as the test asks)."""
+        b = self.b
+        vectors = self.load_lanes(0, length)
+        while length > 1:
+            length //= 2
+            even = [_lanes(b, v, 0, length, step=2) for v in vectors]
+            odd = [_lanes(b, v, 1, length, step=2) for v in vectors]
+            vectors = self.combine_lanes(even, odd, length)
+        return [b.extract_element(v, ir.Constant(I32, 0)) for v in vectors]
+
 
 # The f32 extrema folded on bits: (is a maximum, lets a NaN win).
 _BIT_EXTREMA = {
@@ -304,6 +322,10 @@ def _integer_extremum_kind(block, views) -> tuple | None:
     return _BIT_EXTREMA[op.name]
 
 
+def _power_of_two(n: int) -> bool:
+    return n >= 1 and n & (n - 1) == 0
+
+
 def _on_vectors(block) -> bool:
     """Whether the combine region computes on vectors as written: ops of `_VECTOR_OPS` on
     f32 / f64 / integer values of the region itself (no constants, nothing from outside)."""
@@ -321,10 +343,10 @@ def _on_vectors(block) -> bool:
     )
 
 
-def _lanes(b: ir.IRBuilder, vector, first: int, count: int):
-    """Lanes first .. first + count of `vector`, as a vector of `count` lanes."""
+def _lanes(b: ir.IRBuilder, vector, first: int, count: int, step: int = 1):
+    """`count` lanes of `vector` from lane `first`, `step` apart, as a vector."""
     mask = ir.Constant(
-        ir.VectorType(I32, count), [ir.Constant(I32, first + j) for j in range(count)]
+        ir.VectorType(I32, count), [ir.Constant(I32, first + j * step) for j in range(count)]
     )
     return b.shuffle_vector(vector, ir.Constant(vector.type, ir.Undefined), mask)
 
