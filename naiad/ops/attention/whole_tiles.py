@@ -1,0 +1,55 @@
+"""The whole-block attention kernels' tiles (whole_blocks.py, whole_backward.py), by device
+kind, head dim and causal flag, as flash.py launches them: each table's numbers are the sweeps
+that chose it (bench/RESULTS.md)."""
+
+from __future__ import annotations
+
+import torch
+
+__all__ = ["WHOLE", "WHOLE_BACKWARD", "WHOLE_DTYPES", "WHOLE_ROTATED"]
+
+# The forward of whole blocks (whole_blocks.py), by device kind, head dim and causal flag:
+# (BLOCK_M, BLOCK_N, launch options). The GPU's non-causal tiles are the ones Triton's attention
+# tutorial keeps for Hopper (128-query blocks; 64 keys with 4 warps at D64, 128 with 8 at D128),
+# stages from its list (2-4), swept on an H200 (fp16 2x16x4096, TFLOP/s): D64 three stages (424;
+# 128x128 w4 s2 428), D128 three (480 against two's 466), whose K and V rings and Q take 224 of
+# the 227 KB of shared memory. Causal calls, their query blocks last to first, run faster on
+# 64x64 blocks of 4 warps (ms): D64 0.209 -> 0.195 (s3), D128 0.336 -> 0.319 (s2); smaller
+# blocks leave less of the diagonal masked and a shorter last wave.
+WHOLE = {
+    "cuda": {(64, False): (128, 64, {"num_warps": 4, "num_stages": 3}),
+             (64, True): (64, 64, {"num_warps": 4, "num_stages": 3}),
+             (128, False): (128, 128, {"num_warps": 8, "num_stages": 3}),
+             (128, True): (64, 64, {"num_warps": 4, "num_stages": 2})},
+    "cpu": {(E, causal): (64, 64, {}) if E == 64 else (64, 32, {})
+            for E in (64, 128) for causal in (False, True)},
+}  # fmt: skip
+WHOLE_DTYPES = (torch.float16, torch.bfloat16)
+# Where the whole-block forward takes its steps rotated (whole_blocks.py), by device kind:
+# (head dim, causal). Timed on an H200 (fp16 2x16x4096, the forward alone, ms, plain ->
+# rotated): D128 0.55-0.58 -> 0.52-0.55, causal 0.34-0.35 -> 0.33-0.35 (kept plain, the shorter
+# loop), D64 0.32 -> 0.34, causal 0.21 -> 0.23. On a CPU the products are not asynchronous.
+WHOLE_ROTATED = {"cuda": {(128, False)}, "cpu": set()}
+# The backward of the same problems (whole_backward.py), by device kind, head dim and causal
+# flag: the dK/dV kernel's and the dQ kernel's (BLOCK_M queries, BLOCK_N keys, launch options).
+# The GPU's are the fastest of each kernel timed alone over the tiles that compile for sm_90a
+# without spills (H200, fp16 2x16x4096, ms; bench/RESULTS.md, "naiad.ops attention, fourth
+# pass"): D64 dK/dV 64x64 w4 s3 0.591 (32x128 w4 s5 before: 0.692), causal 0.325 (0.549); dQ
+# 128x64 w8 s3 0.392 (128x32 w4 s5: 0.460), causal 0.231 (0.273); D128 dK/dV 64x128 w8 s2
+# 1.030 as before, causal 64x64 w4 s2 0.583 (0.590); dQ 128x32 w8 s3 0.705 (128x64 w8 s2:
+# 0.722), causal 64x64 w4 s2 0.403 (0.421). A dQ entry None: the dK/dV walk adds dQ itself into
+# an fp32 sum by bulk tensor reductions (whole_backward.py), five products a block pair instead
+# of seven. It wins at D64 (H200, fp16 2x16x4096, both kernels against the walk, the sum's
+# zeroing and rounding included, ms): 0.983 -> 0.880 at 32x128 w4 s3, causal 0.582 -> 0.546 at
+# 64x64 w4 s3; not at D128, whose walk holds 255 registers with it (1.618 -> 1.785 at 64x128
+# w8 s2, causal 0.948 -> 1.065).
+WHOLE_BACKWARD = {
+    "cuda": {(64, False): ((32, 128, {"num_warps": 4, "num_stages": 3}), None),
+             (64, True): ((64, 64, {"num_warps": 4, "num_stages": 3}), None),
+             (128, False): ((64, 128, {"num_warps": 8, "num_stages": 2}),
+                            (128, 32, {"num_warps": 8, "num_stages": 3})),
+             (128, True): ((64, 64, {"num_warps": 4, "num_stages": 2}),
+                           (64, 64, {"num_warps": 4, "num_stages": 2}))},
+    "cpu": {(E, causal): ((32, 64, {}), (64, 32, {}))
+            for E in (64, 128) for causal in (False, True)},
+}  # fmt: skip
