@@ -9,6 +9,7 @@ it is not legal, the kernel as written.
 
 import numpy as np
 import pytest
+from fixture_kernels.propagating_extrema import maximum, minimum
 
 import naiad
 import naiad.language as tl
@@ -50,16 +51,6 @@ def accumulate(x_ptr, out_ptr, n, OP: tl.constexpr, START: tl.constexpr, OTHER: 
 
 
 @naiad.jit
-def _maximum(a, b):
-    return tl.maximum(a, b, propagate_nan=tl.PropagateNan.ALL)
-
-
-@naiad.jit
-def _minimum(a, b):
-    return tl.minimum(a, b, propagate_nan=tl.PropagateNan.ALL)
-
-
-@naiad.jit
 def selected_extremum(x_ptr, out_ptr, n, OP: tl.constexpr, ROWS: tl.constexpr,
                       BLOCK: tl.constexpr):  # fmt: skip
     """naiad.ops' amax / amin: a NaN-propagating extremum kept by a select in the loop, then
@@ -76,9 +67,9 @@ def selected_extremum(x_ptr, out_ptr, n, OP: tl.constexpr, ROWS: tl.constexpr,
         else:
             acc = tl.where((v > acc) | (v != v), v, acc)
     if OP == "min":
-        result = tl.reduce(acc, 1, _minimum)
+        result = tl.reduce(acc, 1, minimum)
     elif OP == "max":
-        result = tl.reduce(acc, 1, _maximum)
+        result = tl.reduce(acc, 1, maximum)
     else:
         result = tl.max(acc, 1)
     tl.store(out_ptr + rows, result)

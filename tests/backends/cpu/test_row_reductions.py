@@ -10,6 +10,7 @@ load that a store may overwrite before its last use keeps its snapshot.
 
 import numpy as np
 import pytest
+from fixture_kernels.propagating_extrema import maximum, minimum
 from store_plans import planned
 
 import naiad
@@ -60,21 +61,11 @@ def reduce_rows(x_ptr, out_ptr, n_cols, OP: tl.constexpr, BLOCK: tl.constexpr):
 
 
 @naiad.jit
-def _maximum(a, b):
-    return tl.maximum(a, b, propagate_nan=tl.PropagateNan.ALL)
-
-
-@naiad.jit
-def _minimum(a, b):
-    return tl.minimum(a, b, propagate_nan=tl.PropagateNan.ALL)
-
-
-@naiad.jit
 def propagating_extremum_rows(x_ptr, out_ptr, n_cols, MAX: tl.constexpr, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
     x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=0)
-    result = tl.reduce(x, 0, _maximum) if MAX else tl.reduce(x, 0, _minimum)
+    result = tl.reduce(x, 0, maximum) if MAX else tl.reduce(x, 0, minimum)
     tl.store(out_ptr + row, result)
 
 
