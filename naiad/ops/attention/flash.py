@@ -283,6 +283,8 @@ def backward_launches(p: Problem, grad, lse, delta, dq, dk, dv, tiles=None, dq_s
         (m1, n1, dkdv_options), dq_tiles = tiles
         rows = (p.L, p.S, p.H, p.group, p.scale_log2, p.E, p.causal)
         added = dq_tiles is None
+        if added and dq_sum is None:
+            raise ValueError("the dK/dV walk adds dQ at these tiles: give it dq_sum, fp32 zeros")
         dkdv = (p.input_rows(0, m1, True), p.input_rows(1, n1, True),
                 p.input_rows(2, n1, True), _head_descriptor(grad, m1), lse, delta,
                 _head_descriptor(dk, n1), _head_descriptor(dv, n1),
