@@ -44,8 +44,19 @@ class PipelineBulkReductions(Pass):
     def run(self, module: Operation) -> None:
         for reduce in [op for op in module.walk() if isinstance(op, tt.DescriptorReduceOp)]:
             loop = reduce.parent.parent_op()
-            if isinstance(loop, scf.ForOp):
+            if isinstance(loop, scf.ForOp) and not _in_partition(loop):
                 _asynchronous(reduce, loop)
+
+
+def _in_partition(op: Operation) -> bool:
+    """Whether `op` lies in a warp-specialized partition, whose warps share no buffer made
+    outside it (a reduction there stays where it stands)."""
+    parent = op.parent_op()
+    while parent is not None:
+        if parent.name.startswith("ttg.warp_specialize"):
+            return True
+        parent = parent.parent_op()
+    return False
 
 
 def _asynchronous(reduce: Operation, loop: Operation) -> None:
