@@ -225,10 +225,11 @@ def _copy_out(n: int, rank: int) -> str:
     return f"cp.async.bulk.tensor.{rank}d.global.shared::cta.bulk_group {_tensor(n, rank)}, [${n}];"
 
 
-def _reduce_out(kind: str):
-    """The bulk reduction `kind` (add, and, ...) of the box at shared operand $n into its
-    `rank` coordinates: the engine combines it with memory as it writes (the tensor map's
+def _reduce_out(op):
+    """The bulk reduction of `op`'s kind (add, and, ...) of the box at shared operand $n into
+    its `rank` coordinates: the engine combines it with memory as it writes (the tensor map's
     element type is the operation's)."""
+    kind = DescriptorReduceKind.keyword(op.kind)
 
     def instruction(n: int, rank: int) -> str:
         where = f"{rank}d.global.shared::cta.{kind}.tile.bulk_group"
@@ -268,7 +269,7 @@ def _store(ctx: Context, op) -> None:
 
 @lowers("tt.descriptor_reduce")
 def _reduce(ctx: Context, op) -> None:
-    _write_out(ctx, op, _reduce_out(DescriptorReduceKind.keyword(op.kind)))
+    _write_out(ctx, op, _reduce_out(op))
 
 
 # -- the pipeliner's copies (tritongpu-pipeline): rings of buffers and of mbarriers -------------
@@ -316,7 +317,7 @@ def _async_copy_out(ctx: Context, op) -> None:
 @lowers("ttng.async_tma_reduce")
 def _async_reduce(ctx: Context, op) -> None:
     """A copy out that combines (`_reduce_out`), as `_async_copy_out`."""
-    _buffer_out(ctx, op, _reduce_out(DescriptorReduceKind.keyword(op.kind)))
+    _buffer_out(ctx, op, _reduce_out(op))
 
 
 def _buffer_out(ctx: Context, op, instruction) -> None:
