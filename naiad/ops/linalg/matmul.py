@@ -29,7 +29,8 @@ from .tile_order import tile_of
 
 __all__ = ["addmm", "baddbmm", "bmm", "mm"]
 
-_FLOATS = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+_HALVES = (torch.float16, torch.bfloat16)  # the tensor cores' products on a GPU
+_FLOATS = (*_HALVES, torch.float32, torch.float64)
 
 
 @jit(do_not_specialize=["alpha", "beta"])
@@ -99,7 +100,7 @@ def _blocks(device: torch.device, dtype, m: int, n: int, batch: int) -> tuple[in
     tensor cores."""
     if device.type == "cpu":
         return 64, 64, 32, {}
-    if dtype in (torch.float16, torch.bfloat16):
+    if dtype in _HALVES:
         wanted = _WAVE_SHARE * _multiprocessors(device)
         for block_m, block_n, block_k, options in _HALF_TILES:
             if _tiles(m, n, block_m, block_n) * batch >= wanted:
@@ -112,7 +113,7 @@ def _copyable(a, b, m: int, n: int) -> bool:
     """Whether a plain product of matrices takes copied_tiles' kernel: half precision on a Hopper
     GPU, operands the copies can read (`copyable_layout`), and enough of _COPIED_TILE's tiles
     to fill the GPU (_WAVE_SHARE)."""
-    if a.device.type != "cuda" or a.dtype not in (torch.float16, torch.bfloat16):
+    if a.device.type != "cuda" or a.dtype not in _HALVES:
         return False
     if torch.cuda.get_device_capability(a.device)[0] < 9 or not copyable_layout(a, b, n):
         return False
