@@ -38,6 +38,17 @@ __all__ = ["attention_dkdv_whole", "attention_dq_rounded", "attention_dq_whole"]
 
 
 @jit
+def _row_values(rows, at, queries, L, BLOCK_M: tl.constexpr, HIDE: tl.constexpr):
+    """The BLOCK_M values of a per-query tensor (lse, delta) from row `at`; past WHOLE those of
+    the queries from L on read as 0 (`_query_step`)."""
+    if HIDE == WHOLE:
+        values = tl.load(rows + at + tl.arange(0, BLOCK_M))
+    else:
+        values = tl.load(rows + at + tl.arange(0, BLOCK_M), mask=queries < L, other=0.0)
+    return values
+
+
+@jit
 def _query_step(dk_acc, dv_acc, k_tile, v_tile, q_desc, do_desc, lse, delta, dq_desc, head,
                 key, begin, L, scale_log2, E: tl.constexpr, BLOCK_M: tl.constexpr,
                 BLOCK_N: tl.constexpr, HIDE: tl.constexpr,
@@ -51,11 +62,7 @@ def _query_step(dk_acc, dv_acc, k_tile, v_tile, q_desc, do_desc, lse, delta, dq_
     q_tile = q_desc.load([head, begin, 0]).reshape(BLOCK_M, E)
     queries = begin + tl.arange(0, BLOCK_M)
     at = head * L + begin
-    if HIDE == WHOLE:
-        lse_row = tl.load(lse + at + tl.arange(0, BLOCK_M))
-    else:
-        lse_row = tl.load(lse + at + tl.arange(0, BLOCK_M), mask=queries < L, other=0.0)
-    lse_log2 = lse_row * 1.4426950408889634
+    lse_log2 = _row_values(lse, at, queries, L, BLOCK_M, HIDE) * 1.4426950408889634
     s_t = tl.dot(k_tile, q_tile.T)
     do_tile = do_desc.load([head, begin, 0]).reshape(BLOCK_M, E)
     dp_t = tl.dot(v_tile, do_tile.T)  # before dV's (module doc)
@@ -63,10 +70,7 @@ def _query_step(dk_acc, dv_acc, k_tile, v_tile, q_desc, do_desc, lse, delta, dq_
     if HIDE == DIAGONAL:
         keys = key + tl.arange(0, BLOCK_N)
         p_t = tl.where(keys[:, None] <= queries[None, :], p_t, 0.0)
-    if HIDE == WHOLE:
-        row_delta = tl.load(delta + at + tl.arange(0, BLOCK_M))
-    else:
-        row_delta = tl.load(delta + at + tl.arange(0, BLOCK_M), mask=queries < L, other=0.0)
+    row_delta = _row_values(delta, at, queries, L, BLOCK_M, HIDE)
     dv_acc = tl.dot(p_t.to(do_tile.dtype), do_tile, dv_acc)
     ds_t = p_t * (dp_t - row_delta[None, :])
     dk_acc = tl.dot(ds_t.to(q_tile.dtype), q_tile, dk_acc)
@@ -176,24 +180,8 @@ def attention_dq_whole(q_desc, k_desc, v_desc, do_desc, lse, delta, dq_desc, L, 
                                kv_head, first, begin, S, scale_log2, E, BLOCK_M, BLOCK_N,
                                DIAGONAL)  # fmt: skip
     elif whole < S:  # the last key block, which BLOCK_N does not fill
-        dq_acc = _key_step(
-            dq_acc,
-            q_tile,
-            do_tile,
-            lse_log2,
-            row_delta,
-            k_desc,
-            v_desc,
-            kv_head,
-            first,
-            whole,
-            S,
-            scale_log2,
-            E,
-            BLOCK_M,
-            BLOCK_N,
-            END,
-        )
+        dq_acc = _key_step(dq_acc, q_tile, do_tile, lse_log2, row_delta, k_desc, v_desc, kv_head,
+                           first, whole, S, scale_log2, E, BLOCK_M, BLOCK_N, END)  # fmt: skip
     scale = scale_log2 * 0.6931471805599453
     dq_desc.store([bh, first, 0], (dq_acc * scale).to(dq_desc.dtype).reshape(1, BLOCK_M, E))
 
