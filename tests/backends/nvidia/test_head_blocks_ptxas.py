@@ -73,3 +73,30 @@ def test_a_head_blocks_map_has_a_box_of_one_head():
     )
     wide = TensorMaps("x", "fp16", [1, 1, 300, 128], "zero")  # two boxes of 64 columns
     assert wide.box == (64, 256, 1, 1)
+
+
+@needs_ptxas
+def test_a_tile_loaded_before_the_loop_is_read_transposed_from_its_buffer(tmp_path):
+    """naiad.ops attention's dK/dV walk adding dQ (dQ^T = K^T dS^T, D64, 32x128 on 4 warps):
+    K^T, the chained dot's A, is K's buffer viewed transposed, not 32 registers a thread held
+    across the loop (which spilled 24 bytes)."""
+    import torch
+
+    from naiad.ops.attention.whole_backward import attention_dkdv_whole
+
+    def heads(t, rows):
+        n, e = t.shape[-2:]
+        return TensorDescriptor(t, [t.numel() // (n * e), n, e], [n * e, e, 1], [1, rows, e])
+
+    q, dq = torch.empty(1, 2, 256, 64, dtype=torch.float16), torch.empty(1, 2, 256, 64)
+    lse = torch.empty(512)
+    compiled = attention_dkdv_whole.warmup(
+        heads(q, 32), heads(q, 128), heads(q, 128), heads(q, 32), lse, lse, heads(q, 128),
+        heads(q, 128), heads(dq, 32), 256, 256, 2, 1, 0.1, E=64, CAUSAL=False, BLOCK_M=32,
+        BLOCK_N=128, DQ_ADDED=True, grid=(2, 2), target="cuda:sm_90a", num_warps=4,
+        num_stages=3,
+    )  # fmt: skip
+    assemble(compiled.asm["ptx"], "sm_90a", tmp_path)
+    assert compiled.n_spills == 0
+    before_the_loop = compiled.asm["ttgir"].split("scf.for")[0]
+    assert not re.search(r"dot_op<\{opIdx = 0", before_the_loop)  # no A held in registers

@@ -164,11 +164,21 @@ def to_wgmma(dot: tt.DotOp, num_warps: int, chained: bool, source) -> None:
 
 
 def _loaded(value) -> bool:
-    """Whether `value` comes straight from memory (a load, or a transposed one)."""
-    owner = value.defining_op
+    """Whether `value` comes straight from memory: a load, or a transposed one, through layout
+    conversions (a tile loaded before a loop and read transposed by a dot in it: attention
+    backward's K^T in the dK/dV walk's dQ product, which would otherwise hold 32 registers a
+    thread as the chained dot's A)."""
+    owner = _past_conversions(value).defining_op
     if isinstance(owner, tt.TransOp):
-        owner = owner.src.defining_op
+        owner = _past_conversions(owner.src).defining_op
     return isinstance(owner, tt.LoadOp | tt.DescriptorLoadOp)
+
+
+def _past_conversions(value):
+    """`value` before the layout conversions that made it."""
+    while isinstance(value.defining_op, ttg.ConvertLayoutOp):
+        value = value.defining_op.src
+    return value
 
 
 def _stored_k_major(value, op_idx: int) -> bool:
