@@ -117,6 +117,19 @@ def test_whole_blocks_rotated(E, S, gen, interpreted, copies, monkeypatch):
     _check(gen, q, k, v, False)
 
 
+def test_short_walks_take_their_tiles(gen, interpreted, copies, monkeypatch):
+    """Keys up to SHORT_KEYS take the short table's tiles where it has them (the GPU's D128
+    128x64, two programs an SM), more keys the long table's; the values match at both."""
+    _at_the_gpu_tiles(monkeypatch, 128, False)
+    short = flash._WHOLE_SHORT["cuda"][(128, False)][:2]
+    monkeypatch.setitem(flash._WHOLE_SHORT, "cpu", {(128, False): (*short, {})})
+    monkeypatch.setattr(flash, "_SHORT_KEYS", 128)
+    for S, blocks in ((128, short), (256, flash._WHOLE["cuda"][(128, False)][:2])):
+        q, k, v = _inputs(gen, torch.float16, H=2, HK=1, L=128, S=S, E=128)
+        assert flash._whole_tiles(_Problem(q, k, v, None, 0.0, False, None))[:2] == blocks
+        _check(gen, q, k, v, False)
+
+
 @pytest.mark.parametrize("E, causal", list(flash._WHOLE_BACKWARD["cuda"]))
 def test_whole_backward_at_the_gpu_tiles(E, causal, gen, interpreted, copies, monkeypatch):
     """The backward kernels at the GPU's tiles (flash._WHOLE_BACKWARD), run here: each pair

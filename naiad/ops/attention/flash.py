@@ -26,10 +26,12 @@ from .forward import attention_forward
 from .scores import LOG2E, NO_MASK
 from .whole_backward import attention_dkdv_whole, attention_dq_rounded, attention_dq_whole
 from .whole_blocks import attention_forward_whole
+from .whole_tiles import SHORT_KEYS as _SHORT_KEYS
 from .whole_tiles import WHOLE as _WHOLE
 from .whole_tiles import WHOLE_BACKWARD as _WHOLE_BACKWARD
 from .whole_tiles import WHOLE_DTYPES as _WHOLE_DTYPES
 from .whole_tiles import WHOLE_ROTATED as _WHOLE_ROTATED
+from .whole_tiles import WHOLE_SHORT as _WHOLE_SHORT
 
 __all__ = [
     "BLOCKS",
@@ -210,11 +212,14 @@ def _head_descriptor(t, rows: int) -> TensorDescriptor:
 
 def _whole_tiles(p: Problem):
     """(BLOCK_M, BLOCK_N, launch options) of the whole-block forward where `p` may take it (half
-    precision, a head dim of the table, queries and keys, a causal diagonal from the top left
+    precision, a head dim of the tables, whose short table serves walks of up to SHORT_KEYS
+    keys where it has the head dim, queries and keys, a causal diagonal from the top left
     inside the keys, read by tensor copies at any length), else None. Decided once per
     problem: the backward asks again, and each check costs a call microseconds of host time."""
     if p.whole is False:
-        tiles = _WHOLE[_kind(p.q.device)].get((p.E, p.causal))
+        kind, key = _kind(p.q.device), (p.E, p.causal)
+        tiles = _WHOLE_SHORT[kind].get(key) if p.S <= _SHORT_KEYS else None
+        tiles = tiles or _WHOLE[kind].get(key)
         taken = tiles is not None and p.q.dtype in _WHOLE_DTYPES and p.L > 0 and p.S > 0
         taken = taken and not (p.causal and p.L > p.S)
         p.whole = tiles if taken and _by_tensor_copies(p, 1, 1, _WHOLE_FROM) else None

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import torch
 
-__all__ = ["WHOLE", "WHOLE_BACKWARD", "WHOLE_DTYPES", "WHOLE_ROTATED"]
+__all__ = ["SHORT_KEYS", "WHOLE", "WHOLE_BACKWARD", "WHOLE_DTYPES", "WHOLE_ROTATED", "WHOLE_SHORT"]
 
 # The forward of whole blocks (whole_blocks.py), by device kind, head dim and causal flag:
 # (BLOCK_M, BLOCK_N, launch options). The GPU's non-causal tiles are the ones Triton's attention
@@ -14,15 +14,27 @@ __all__ = ["WHOLE", "WHOLE_BACKWARD", "WHOLE_DTYPES", "WHOLE_ROTATED"]
 # stages from its list (2-4), swept on an H200 (fp16 2x16x4096, TFLOP/s): D64 three stages (424;
 # 128x128 w4 s2 428), D128 three (480 against two's 466), whose K and V rings and Q take 224 of
 # the 227 KB of shared memory. Causal calls, their query blocks last to first, run faster on
-# 64x64 blocks of 4 warps (ms): D64 0.209 -> 0.195 (s3), D128 0.336 -> 0.319 (s2); smaller
-# blocks leave less of the diagonal masked and a shorter last wave.
+# 64x64 blocks of 4 warps (ms): D64 0.209 -> 0.195 (s3), D128 0.336 -> 0.319; smaller blocks
+# leave less of the diagonal masked and a shorter last wave. D128 causal takes three stages:
+# 0.331 -> 0.319 ms at 2x16x4096, 0.066 -> 0.059 at 4x16x1024 (a later sweep of both lengths).
 WHOLE = {
     "cuda": {(64, False): (128, 64, {"num_warps": 4, "num_stages": 3}),
              (64, True): (64, 64, {"num_warps": 4, "num_stages": 3}),
              (128, False): (128, 128, {"num_warps": 8, "num_stages": 3}),
-             (128, True): (64, 64, {"num_warps": 4, "num_stages": 2})},
+             (128, True): (64, 64, {"num_warps": 4, "num_stages": 3})},
     "cpu": {(E, causal): (64, 64, {}) if E == 64 else (64, 32, {})
             for E in (64, 128) for causal in (False, True)},
+}  # fmt: skip
+# Keys up to which the forward takes WHOLE_SHORT's tiles where it has some. A short walk (few key
+# blocks a program) repays its prologue and epilogue (Q's copy, the rings' filling, the output's
+# store) poorly when one program holds an SM; two programs an SM overlap them. At D128, 128x64
+# tiles of 8 warps capped at 128 registers a thread (16-20 bytes spilled) and two stages fit two
+# programs an SM: fp16 4x16x1024 (H200, the forward alone) 0.095 -> 0.081 ms, where at
+# 2x16x4096 they lose (0.550 -> 0.611).
+SHORT_KEYS = 1024
+WHOLE_SHORT = {
+    "cuda": {(128, False): (128, 64, {"num_warps": 8, "num_stages": 2, "maxnreg": 128})},
+    "cpu": {},
 }  # fmt: skip
 WHOLE_DTYPES = (torch.float16, torch.bfloat16)
 # Where the whole-block forward takes its steps rotated (whole_blocks.py), by device kind:
@@ -41,13 +53,14 @@ WHOLE_ROTATED = {"cuda": {(128, False)}, "cpu": set()}
 # an fp32 sum by bulk tensor reductions (whole_backward.py), five products a block pair instead
 # of seven. It wins at D64 (H200, fp16 2x16x4096, both kernels against the walk, the sum's
 # zeroing and rounding included, ms): 0.983 -> 0.880 at 32x128 w4 s3, causal 0.582 -> 0.546 at
-# 64x64 w4 s3; not at D128, whose walk holds 255 registers with it (1.618 -> 1.785 at 64x128
-# w8 s2, causal 0.948 -> 1.065).
+# 64x64 w4 s3; not at D128 (1.615 -> 1.732 at 64x128 w8 s2 once its K^T stayed in shared
+# memory, causal 0.913 -> 1.033). A later sweep at fp16 4x16x1024 and 2x16x4096 moved D128
+# non-causal to 64x64 w4 s2 for both kernels: 0.242 -> 0.229 ms, 1.702 -> 1.677.
 WHOLE_BACKWARD = {
     "cuda": {(64, False): ((32, 128, {"num_warps": 4, "num_stages": 3}), None),
              (64, True): ((64, 64, {"num_warps": 4, "num_stages": 3}), None),
-             (128, False): ((64, 128, {"num_warps": 8, "num_stages": 2}),
-                            (128, 32, {"num_warps": 8, "num_stages": 3})),
+             (128, False): ((64, 64, {"num_warps": 4, "num_stages": 2}),
+                            (64, 64, {"num_warps": 4, "num_stages": 2})),
              (128, True): ((64, 64, {"num_warps": 4, "num_stages": 2}),
                            (64, 64, {"num_warps": 4, "num_stages": 2}))},
     "cpu": {(E, causal): ((32, 64, {}), (64, 32, {}))
