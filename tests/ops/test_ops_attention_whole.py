@@ -12,6 +12,7 @@ from ops_helpers import assert_matches, make
 
 import naiad.ops as ops
 from naiad.ops.attention import bound, flash
+from naiad.ops.attention.backward import attention_delta
 from naiad.ops.attention.sdpa import _Problem
 from naiad.ops.attention.whole_backward import (
     attention_dkdv_whole,
@@ -128,6 +129,21 @@ def test_short_walks_take_their_tiles(gen, interpreted, copies, monkeypatch):
         q, k, v = _inputs(gen, torch.float16, H=2, HK=1, L=128, S=S, E=128)
         assert flash._whole_tiles(_Problem(q, k, v, None, 0.0, False, None))[:2] == blocks
         _check(gen, q, k, v, False)
+
+
+@pytest.mark.parametrize("zeroed", [False, True])
+def test_delta_kernel_zeroes_the_walks_dq_sum(zeroed, gen, compiled):
+    """delta = rowsum(dO * O) in fp32; given the fp32 dQ sum of a walk adding dQ, the same
+    launch writes its zeros (NaN before), so that no launch of its own clears it."""
+    R, E = 100, 64
+    o, do = (make((R, E), torch.float16, gen, -2, 2) for _ in "od")
+    delta = torch.full((R,), float("nan"))
+    dq_sum = torch.full((R, E), float("nan")) if zeroed else None
+    attention_delta[((R + 63) // 64,)](o, do, delta, dq_sum, R, E, 64, E)
+    expected = (o.double() * do.double()).sum(1)
+    torch.testing.assert_close(delta.double(), expected, rtol=1e-5, atol=1e-5)
+    if zeroed:
+        assert torch.equal(dq_sum, torch.zeros(R, E))
 
 
 @pytest.mark.parametrize("E, causal", list(flash._WHOLE_BACKWARD["cuda"]))

@@ -27,9 +27,11 @@ __all__ = ["attention_delta", "attention_dkdv", "attention_dq"]
 
 
 @jit(do_not_specialize=["R"])
-def attention_delta(o, do, delta, R, E: tl.constexpr, BLOCK_M: tl.constexpr,
+def attention_delta(o, do, delta, dq_sum, R, E: tl.constexpr, BLOCK_M: tl.constexpr,
                     BLOCK_E: tl.constexpr):  # fmt: skip
-    """o and do are contiguous (R, E), delta (R,) fp32: row r of each is one query and head."""
+    """o and do are contiguous (R, E), delta (R,) fp32: row r of each is one query and head.
+    dq_sum, where not None, (R, E) fp32, gets zeros: the sum a dK/dV walk adding dQ starts
+    from, written here rather than by a launch of its own."""
     rows = tl.program_id(0).to(tl.int64) * BLOCK_M + tl.arange(0, BLOCK_M)
     dims = tl.arange(0, BLOCK_E)
     mask = (rows[:, None] < R) & (dims[None, :] < E)
@@ -38,6 +40,8 @@ def attention_delta(o, do, delta, R, E: tl.constexpr, BLOCK_M: tl.constexpr,
         do + at, mask=mask, other=0
     ).to(tl.float32)
     tl.store(delta + rows, tl.sum(product, 1), mask=rows < R)
+    if dq_sum is not None:
+        tl.store(dq_sum + at, tl.zeros([BLOCK_M, BLOCK_E], tl.float32), mask=mask)
 
 
 @jit

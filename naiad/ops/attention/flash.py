@@ -341,21 +341,21 @@ def backward(p: Problem, grad, out, lse):
         return dq.zero_(), dk.zero_(), dv.zero_()
     delta = empty(p.out_shape[:-1], torch.float32, device)
     rows = delta.numel()
+    tiles = _whole_backward_tiles(p, grad)
+    added = tiles is not None and tiles[1] is None  # dQ summed by the dK/dV walk
+    dq_sum = empty(dq.shape, torch.float32, device) if added else None  # zeroed with delta
 
     def delta_launch():
         options = {} if device.type == "cpu" else {"num_warps": 4}
-        arguments = (out, grad, delta, rows, p.E, 64, p.block_e)
+        arguments = (out, grad, delta, dq_sum, rows, p.E, 64, p.block_e)
         return attention_delta, ((rows + 63) // 64,), arguments, options
 
-    bound.run(p, "delta", (64, rows), delta_launch, (out, grad, delta))  # rows: packed ones vary
-    tiles = _whole_backward_tiles(p, grad)
+    tensors = (out, grad, delta, dq_sum) if added else (out, grad, delta)
+    bound.run(p, "delta", (64, rows, added), delta_launch, tensors)  # rows: packed ones vary
     if tiles is None:
         for kernel, grid, arguments, options in backward_launches(p, grad, lse, delta, dq, dk, dv):
             kernel[grid](*arguments, **options)
         return dq, dk, dv
-
-    added = tiles[1] is None  # dQ summed by the dK/dV walk (`backward_launches`)
-    dq_sum = torch.zeros(dq.shape, dtype=torch.float32, device=device) if added else None
 
     def sample(index):
         return lambda: backward_launches(p, grad, lse, delta, dq, dk, dv, tiles, dq_sum)[index]
