@@ -20,11 +20,16 @@ compiled kernel. Timing a kernel (`naiad.testing.do_bench`) waits for it too
 (`waiting_for_compiled`): a benchmark measures the compiled code.
 
 The worker is one thread: compiles are serialized process-wide anyway (compile_lock.py),
-and a background compile gives way, between its stages, to a compile a launch waits for. At
-most `QUEUED` compiles wait for the worker; past that the oldest waiting one is dropped (its
-kernel compiles again when it is next launched): a test suite launching a thousand new kernels
-once each does not leave a thousand compiles behind it. At exit the waiting compiles are
-dropped and the running one is finished (its cache entry is written whole).
+and a background compile gives way, between its stages, to a compile a launch waits for. It
+begins a compile only once the program has handed it none for `QUIET_S`: a test suite
+launching a thousand new kernels once each (a new one every 50-150 ms) would otherwise spend
+most of its time compiling kernels never launched again, the compiles' Python holding the GIL
+against the tests (Triton's test_core.py, 300 tests: 44 s with every compile begun at once, 18
+s with none). A kernel launched again before its compile began compiles in the launching
+thread (`finish_here`), as it would if the worker had not reached it. At most `QUEUED`
+compiles wait for the worker; past that the oldest waiting one is dropped (its kernel compiles
+again when it is next launched). At exit the waiting compiles are dropped and the running one
+is finished (its cache entry is written whole).
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ import math
 import os
 import re
 import threading
+import time
 
 from .. import knobs
 from . import loop_trips
@@ -57,6 +63,10 @@ SMALL_BODY = SMALL_WORK // SMALL_PROGRAMS
 # depend on a loaded value, an enclosing loop) counts as this many trips of its body.
 LOOP_TRIPS_GUESS = 16
 QUEUED = 4
+# Seconds without a new compile handed to the worker before it begins one: longer than the
+# interval between a test suite's new kernels (50-150 ms each, interpreted), short beside a
+# person's pause between two runs of a cell.
+QUIET_S = 0.25
 
 _TENSOR_SHAPE = re.compile(r"tensor<((?:\d+x)+)")
 _WHILE = re.compile(r"\bscf\.while\b")
@@ -179,12 +189,14 @@ class _Worker:
         self.thread: threading.Thread | None = None
         self.running: BackgroundJob | None = None
         self.closed = False
+        self.last_submit = 0.0  # time.monotonic() of the latest job handed in
 
     def submit(self, job: BackgroundJob) -> None:
         with self.wake:
             if self.closed:
                 job._drop()
                 return
+            self.last_submit = time.monotonic()
             self.queue.append(job)
             while len(self.queue) > QUEUED:
                 self.queue.popleft()._drop()
@@ -201,6 +213,10 @@ class _Worker:
                 self.wake.wait_for(lambda: self.queue or self.closed)
                 if not self.queue:
                     return
+                quiet = self.last_submit + QUIET_S - time.monotonic()
+                if quiet > 0:  # a new job or `close` wakes it earlier: look again
+                    self.wake.wait(quiet)
+                    continue
                 job = self.running = self.queue.popleft()
             job._execute(background=True)
             with self.wake:

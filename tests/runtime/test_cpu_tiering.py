@@ -226,3 +226,32 @@ def test_loops_one_after_another_add_their_trips_and_nested_ones_multiply():
 def test_an_unknown_setting_is_refused():
     with knobs.override(NAIAD_CPU_TIERING="sometimes"), pytest.raises(ValueError, match="auto"):
         cpu_tiering.mode()
+
+
+def test_the_worker_begins_a_compile_only_after_a_quiet_period(monkeypatch):
+    """A job waits until no new job came for QUIET_S (a test suite's stream of new kernels
+    launched once each begins none of their compiles); one taken by a launch meanwhile runs
+    at once in that launch's thread."""
+    monkeypatch.setattr(cpu_tiering, "QUIET_S", 0.5)
+    worker = cpu_tiering._Worker()
+    begun = {}
+
+    def job(name):
+        return cpu_tiering.BackgroundJob(
+            lambda background: begun.setdefault(name, (time.monotonic(), background))
+        )
+
+    first, second, third = job("first"), job("second"), job("third")
+    worker.submit(first)
+    time.sleep(0.1)
+    worker.submit(second)
+    last_submit = time.monotonic()
+    worker.submit(third)
+    assert not begun  # however slow the machine, the worker cannot have begun
+    assert worker.take(third)
+    third._execute(background=False)
+    assert begun["third"][1] is False
+    assert first.wait() is not None and second.wait() is not None
+    assert min(begun[n][0] for n in ("first", "second")) >= last_submit + 0.5 - 0.01
+    assert begun["first"][1] is True and begun["second"][1] is True
+    worker.close()
