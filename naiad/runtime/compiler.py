@@ -178,10 +178,18 @@ class UnfinishedCompile:
     def ttir(self) -> str:
         return self.build.kernel.asm["ttir"]
 
-    def finish(self, background: bool = False) -> CompiledKernel:
+    def finish(self, background: bool = False, between_stages=None) -> CompiledKernel:
         """Step 5: the back end's stages, stored in the disk cache. In the `background`, a
-        compile gives way between its stages to compiles other threads wait for."""
-        give_way = compile_lock.give_way if background else None
+        compile gives way between its stages to compiles other threads wait for, then calls
+        `between_stages()` (when given), which may stop it by raising: nothing is stored."""
+        give_way = None
+        if background:
+
+            def give_way():
+                compile_lock.give_way()
+                if between_stages is not None:
+                    between_stages()
+
         where = f"{self.backend.name}, in the background" if background else self.backend.name
         with (
             compile_lock,

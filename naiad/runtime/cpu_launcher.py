@@ -251,7 +251,8 @@ class CpuLauncher:
     def _finish(table: dict, compiling: dict, key, begun, background: bool) -> CpuLaunchable:
         """The job of a tiered compile: finish it, load it, and put it in `table` before taking
         the job out of `compiling` (so that a launch finds one or the other)."""
-        launchable = load_launchable(begun.finish(background=background))
+        stop = cpu_tiering.stop_at_exit if background else None
+        launchable = load_launchable(begun.finish(background, stop))
         with compile_lock:
             table[key] = launchable
             compiling.pop(key, None)

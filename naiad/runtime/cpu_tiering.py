@@ -29,7 +29,9 @@ s with none). A kernel launched again before its compile began compiles in the l
 thread (`finish_here`), as it would if the worker had not reached it. At most `QUEUED`
 compiles wait for the worker; past that the oldest waiting one is dropped (its kernel compiles
 again when it is next launched). At exit the waiting compiles are dropped and the running one
-is finished (its cache entry is written whole).
+stops at its next stage (`stop_at_exit`; its cache entry, written at its end, is not written):
+the process no longer waits for up to a whole compile of a kernel it will not launch
+(tutorial 06's backward: 1.0-1.6 s).
 """
 
 from __future__ import annotations
@@ -59,6 +61,14 @@ SMALL_WORK = 1 << 16
 # a grid-stride copy of two-element blocks), so a program's body counts as at least this many
 # elements, once per trip: 64 program-trips of small blocks are small.
 SMALL_BODY = SMALL_WORK // SMALL_PROGRAMS
+# A larger kernel costs the compiler more: about 3.5 ms per operation of its TTIR (a dozen
+# operations 50-100 ms, 124-215 of them 0.40-0.66 s, tutorial 06's causal backward's 277 1.0 s;
+# bench/RESULTS.md), so it may be interpreted for up to a third of that at the interpreter's
+# microsecond per unit of work (tutorial 06's backward at its test shape: 0.11-0.19 s for
+# 131,072-294,912 units, against 0.5-1.0 s compiled): `WORK_PER_OP` units per operation,
+# past SMALL_WORK from 57 operations up. A kernel launched again at once then pays at most a
+# third more than its compile for its first two launches.
+WORK_PER_OP = round(3.5e-3 / 3 / 1e-6)
 # A loop whose trip count the launch's arguments and grid do not give (loop_trips.py: its bounds
 # depend on a loaded value, an enclosing loop) counts as this many trips of its body.
 LOOP_TRIPS_GUESS = 16
@@ -69,6 +79,7 @@ QUEUED = 4
 QUIET_S = 0.25
 
 _TENSOR_SHAPE = re.compile(r"tensor<((?:\d+x)+)")
+_OPERATION = re.compile(r"^\s*(?:%\S+(?:, %\S+)* = )?\"?[a-z_]+\.[a-z_.]+", re.MULTILINE)
 _WHILE = re.compile(r"\bscf\.while\b")
 _FUNCTION = re.compile(r"\btt\.func\b")
 
@@ -134,14 +145,22 @@ def largest_block(ttir: str) -> int:
     return largest
 
 
+def operations(ttir: str) -> int:
+    """The operations of `ttir` (its lines that begin one: `%x = arith.addf ...`, `tt.store`,
+    `scf.yield`; the functions' own lines too)."""
+    return len(_OPERATION.findall(ttir))
+
+
 def is_small(
     ttir: str, n_programs: int, arguments: dict | None = None, grid: tuple | None = None
 ) -> bool:
     """Whether the interpreter runs this launch, with these `arguments` (by parameter name) over
-    this `grid`, sooner than the compiler builds it."""
+    this `grid`, sooner than the compiler builds it: at most `SMALL_PROGRAMS`, and at most
+    `SMALL_WORK` of work, or `WORK_PER_OP` a TTIR operation for a kernel that large."""
     if n_programs > SMALL_PROGRAMS:
         return False
-    return estimated_work(ttir, n_programs, arguments, grid) <= SMALL_WORK
+    limit = max(SMALL_WORK, WORK_PER_OP * operations(ttir))
+    return estimated_work(ttir, n_programs, arguments, grid) <= limit
 
 
 class BackgroundJob:
@@ -232,7 +251,7 @@ class _Worker:
             return False
 
     def close(self) -> None:
-        """Drop the waiting jobs and wait for the running one."""
+        """Drop the waiting jobs and wait for the running one (to stop at its next stage)."""
         with self.wake:
             self.closed = True
             while self.queue:
@@ -242,6 +261,17 @@ class _Worker:
 
 
 _worker = _Worker()
+
+
+class Abandoned(Exception):
+    """A background compile stopped because the process exits."""
+
+
+def stop_at_exit() -> None:
+    """Between two stages of a background compile: stop it (raise `Abandoned`) once the
+    process exits (the worker is closed); otherwise let it go on."""
+    if _worker.closed:
+        raise Abandoned
 
 
 def submit(job: BackgroundJob) -> None:

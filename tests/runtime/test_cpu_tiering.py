@@ -255,3 +255,44 @@ def test_the_worker_begins_a_compile_only_after_a_quiet_period(monkeypatch):
     assert min(begun[n][0] for n in ("first", "second")) >= last_submit + 0.5 - 0.01
     assert begun["first"][1] is True and begun["second"][1] is True
     worker.close()
+
+
+def test_a_larger_kernel_may_be_interpreted_for_longer():
+    """The work limit grows with the kernel's operations (its compile's cost) past SMALL_WORK:
+    the same launch is small for a kernel of many operations and not for one of few."""
+    header = "tt.func public @k() {\n  %0 = tt.make_range {end = 4096 : i32} : tensor<4096xi32>\n"
+    ops = "".join(f"  %a{i} = arith.addi %0, %0 : tensor<4096xi32>\n" for i in range(200))
+    few, many = header + "  tt.return\n}\n", header + ops + "  tt.return\n}\n"
+    assert cpu_tiering.operations(few) == 3 and cpu_tiering.operations(many) == 203
+    programs = 2 * cpu_tiering.SMALL_WORK // 4096  # 32 programs, twice SMALL_WORK
+    assert not cpu_tiering.is_small(few, programs)
+    assert cpu_tiering.is_small(many, programs)
+    assert not cpu_tiering.is_small(many, cpu_tiering.SMALL_PROGRAMS + 1)
+
+
+def test_a_background_compile_stops_at_exit_and_stores_nothing(monkeypatch):
+    """Once the worker is closed (the process exits), a background compile stops before its
+    next stage, and its cache entry is not written: the next process compiles it anew."""
+    from naiad.runtime import compiler
+    from naiad.runtime.specialization import launch_specialization
+
+    kernel = _scale_add()
+    x, y = np.random.default_rng(6).standard_normal((2, 64), np.float32)
+    bound = {"x": x, "y": y, "out": np.empty_like(x), "n": 64, "BLOCK": 64}
+    spec = launch_specialization(kernel, bound)
+    options = cpu_launcher.cpu_options(None, False)
+    begun = compiler.begin_compile(kernel, spec, "cpu", options)
+    stages = []
+    closed = cpu_tiering._Worker()
+    closed.close()
+    monkeypatch.setattr(cpu_tiering, "_worker", closed)
+
+    def stop():
+        stages.append(len(stages))
+        cpu_tiering.stop_at_exit()
+
+    with pytest.raises(cpu_tiering.Abandoned):
+        begun.finish(background=True, between_stages=stop)
+    assert stages == [0]
+    again = compiler.begin_compile(kernel, spec, "cpu", options)
+    assert isinstance(again, compiler.UnfinishedCompile)
