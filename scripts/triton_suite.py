@@ -3,8 +3,8 @@ and, with `--against-triton`, the same tests against the Triton installed beside
 
     python scripts/triton_suite.py TRITON_CHECKOUT [--sample N] [--seed S] [--device cpu|cuda]
         [--file python/test/unit/language/test_core.py] [--select REGEX] [--out DIR]
-        [--against-triton] [--workers N] [--triton-workers N] [--test-timeout S] [--budget S]
-        [--ptx-target cuda:sm_90a] [-- pytest args]
+        [--against-triton [--triton-path DIR]] [--workers N] [--triton-workers N]
+        [--test-timeout S] [--budget S] [--ptx-target cuda:sm_90a] [-- pytest args]
 
 Nothing is fetched: TRITON_CHECKOUT is a checkout (or an export) of Triton's repository. The
 test ids of the file are collected under `python -m naiad.run`, a fixed random sample of them
@@ -17,9 +17,12 @@ fixtures (`device`, ...) apply.
 `--against-triton` runs the sample a second time, at the same time, with `python -m pytest`
 and no switch: the installed Triton (its interpreter, TRITON_INTERPRET=1, for `--device cpu`),
 and prints what both passed and Naiad's share of Triton's passes, with what Naiad did instead
-where Triton passed. Each side runs its tests in parallel where pytest-xdist is installed (the
-cores split between the sides), each test within `--test-timeout` (triton_suite_runs.py), and
-both within `--budget` seconds. Logs, `ids.txt`, `outcomes.tsv` and `summary.txt` go to --out.
+where Triton passed. `--triton-path DIR` (a folder holding a `triton` package, e.g. another
+release's) puts DIR first on that side's path alone, and lets a release older than the test
+files run them: the hardware predicates it lacks are false (triton_suite_older.py). Each side
+runs its tests in parallel where pytest-xdist is installed (the cores split between the
+sides), each test within `--test-timeout` (triton_suite_runs.py), and both within `--budget`
+seconds. Logs, `ids.txt`, `outcomes.tsv` and `summary.txt` go to --out.
 
 `--ptx-target cuda:sm_90a` (with `--device cpu`, Naiad alone) takes the tests' CUDA branches
 without a GPU: kernels run on the CPU and what a test reads of the compiled kernel is the
@@ -106,6 +109,10 @@ def _sides(options) -> tuple[Side, Side | None]:
     plain = {k: v for k, v in os.environ.items() if not k.startswith("NAIAD_")}
     if options.device == "cpu":
         plain["TRITON_INTERPRET"] = "1"
+    if options.triton_path:
+        path = [str(options.triton_path.resolve()), str(SCRIPTS), plain.get("PYTHONPATH")]
+        plain["PYTHONPATH"] = os.pathsep.join(filter(None, path))
+        plain["PYTEST_ADDOPTS"] = f"-p triton_suite_older {plain.get('PYTEST_ADDOPTS', '')}".strip()
     triton = Side("triton", [sys.executable, "-m", "pytest"], plain, triton_workers * parallel)
     return naiad, triton
 
@@ -122,6 +129,7 @@ def _parse(argv):
     parser.add_argument("--against-triton", action="store_true")
     parser.add_argument("--workers", type=int, default=None, help="Naiad's xdist workers")
     parser.add_argument("--triton-workers", type=int, default=None)
+    parser.add_argument("--triton-path", type=Path, default=None, help="Triton's side: a folder")
     parser.add_argument("--test-timeout", type=float, default=300.0, help="seconds a test")
     parser.add_argument("--budget", type=float, default=math.inf, help="seconds for the runs")
     parser.add_argument("--ptx-target", default="", help="e.g. cuda:sm_90a (see the doc)")
