@@ -151,7 +151,7 @@ def _for(fl: FunctionLowering, op) -> None:
         tiles.next_iteration(fl)
     iv.add_incoming(b.add(iv, step), b.block)
     first.add_incoming(ir.Constant(ir.IntType(1), 0), b.block)
-    b.branch(header)
+    _mark_back_edge(op, b.branch(header))
     b.position_at_end(exit_block)
     if tiles is not None:
         tiles.leave(fl)
@@ -207,6 +207,20 @@ def _if(fl: FunctionLowering, op) -> None:
         fl.bind(result, phi)
 
 
+def _mark_back_edge(op, branch) -> None:
+    """A loop marked `tt.disable_licm` (`tl.range(..., disable_licm=True)`,
+    `tl.condition(..., disable_licm=True)`) keeps LLVM's loop-invariant code motion out too:
+    its back edge carries the loop ID `!{self, !{"llvm.licm.disable"}}`, as on the GPU."""
+    if "tt.disable_licm" not in op.attributes:
+        return
+    module = branch.module
+    disable = module.add_metadata([ir.MetaDataString(module, "llvm.licm.disable")])
+    # A loop ID names itself, so it is made apart from `add_metadata`, which shares equal tuples.
+    loop_id = ir.values.MDValue(module, [], name=str(len(module.metadata)))
+    loop_id.operands = (loop_id, disable)
+    branch.set_metadata("llvm.loop", loop_id)
+
+
 @lowers("scf.while")
 def _while(fl: FunctionLowering, op) -> None:
     b = fl.builder
@@ -233,7 +247,7 @@ def _while(fl: FunctionLowering, op) -> None:
         fl.bind(argument, value)
     yielded = _lower_until_yield(fl, op.after.block)
     _next_iteration(fl, carried, buffers, yielded)
-    b.branch(before)
+    _mark_back_edge(op, b.branch(before))
     b.position_at_end(exit_block)
     for result, value in zip(op.results, forwarded[1:]):
         fl.bind(result, value)
