@@ -178,6 +178,15 @@ class UnfinishedCompile:
     def ttir(self) -> str:
         return self.build.kernel.asm["ttir"]
 
+    def with_module(self) -> TTIRBuild:
+        """The build, its TTIR module made again from the source where the TTIR was read from
+        the cache (the stages need the module)."""
+        if self.build.module is None:
+            started = time.perf_counter_ns()
+            self.build = _build(self.jit_function, self.spec, self.language, self.insertions)
+            self.times.ir_initialization += microseconds_since(started)
+        return self.build
+
     def finish(self, background: bool = False, between_stages=None) -> CompiledKernel:
         """Step 5: the back end's stages, stored in the disk cache. In the `background`, a
         compile gives way between its stages to compiles other threads wait for, then calls
@@ -196,12 +205,7 @@ class UnfinishedCompile:
             young_collections_only(),
             compile_profile.compiling(_name(self.jit_function), where),
         ):
-            build, times = self.build, self.times
-            if build.module is None:  # the TTIR was read: the stages need its module
-                started = time.perf_counter_ns()
-                build = _build(self.jit_function, self.spec, self.language, self.insertions)
-                self.build = build
-                times.ir_initialization += microseconds_since(started)
+            build, times = self.with_module(), self.times
             stages = self.backend.stages(self.target, self.options)
             files, metadata = _run_stages(
                 build,

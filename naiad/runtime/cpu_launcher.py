@@ -240,6 +240,10 @@ class CpuLauncher:
             if not cpu_tiering.is_small(begun.ttir, n_programs, bound, grid):
                 table[key] = found = self._make(spec, options, False, begun)
                 return found
+            # The module is made here, not by the worker: CPython 3.11's `ast.parse` (the
+            # frontend's) is not safe in two threads at once, and this thread may be in it
+            # (pytest formatting a failure: "AST constructor recursion depth mismatch").
+            begun.with_module()
             job = cpu_tiering.BackgroundJob(
                 lambda background: self._finish(table, compiling, key, begun, background)
             )

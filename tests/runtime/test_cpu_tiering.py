@@ -296,3 +296,35 @@ def test_a_background_compile_stops_at_exit_and_stores_nothing(monkeypatch):
     assert stages == [0]
     again = compiler.begin_compile(kernel, spec, "cpu", options)
     assert isinstance(again, compiler.UnfinishedCompile)
+
+
+def test_the_worker_never_runs_the_frontend(monkeypatch):
+    """A TTIR read from the cache (another process's: the text without its module) has its
+    module made again in the launching thread, not by the worker: CPython 3.11's `ast.parse`
+    is not safe in two threads at once (test_core.py's failure reports met it)."""
+    from naiad.runtime import compiler
+
+    kernel = _scale_add()
+    x, y = np.random.default_rng(7).standard_normal((2, 64), np.float32)
+    out = np.full(64, np.nan, np.float32)
+    read = compiler._build_or_read
+
+    def as_read_from_disk(*args):
+        build = read(*args)
+        return compiler.TTIRBuild(build.kernel, None, build.spec, build.functions)
+
+    threads = []
+    build = compiler._build
+    monkeypatch.setattr(compiler, "_build_or_read", as_read_from_disk)
+    monkeypatch.setattr(
+        compiler, "_build", lambda *a: threads.append(threading.current_thread()) or build(*a)
+    )
+    monkeypatch.setattr(cpu_tiering, "QUIET_S", 0.0)  # the worker compiles it, not a launch
+    assert isinstance(kernel[(1,)](x, y, out, 64, BLOCK=64), cpu_tiering.CompiledLater)
+    worker = cpu_tiering._worker
+    deadline = time.monotonic() + 60
+    while (worker.queue or worker.running) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert isinstance(kernel[(1,)](x, y, out, 64, BLOCK=64), CompiledKernel)
+    assert threads and set(threads) == {threading.main_thread()}
+    np.testing.assert_array_equal(out, x * np.float32(3.0) + y)
