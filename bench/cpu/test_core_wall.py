@@ -1,16 +1,18 @@
 """Issue 18's first latency row: the wall time of a fixed sample of Triton's test_core.py through
-Naiad (NAIAD_BACKEND=cpu, an empty cache each run) against Triton's interpreter
-(TRITON_INTERPRET=1), the same runner and the same number of pytest-xdist workers, one side at
-a time and alternated so that both meet the same load.
+Naiad (an empty cache each run) against Triton's interpreter (TRITON_INTERPRET=1), the same
+runner and the same number of pytest-xdist workers, one side at a time and alternated so that
+both meet the same load.
 
     .venv/bin/python bench/cpu/test_core_wall.py TRITON --triton-path SITE_PACKAGES
-        [--sample 1500] [--seed 16] [--subset 300] [--workers 1] [--rounds 2] [--out DIR]
+        [--sample 1500] [--seed 16] [--subset 300] [--workers 1] [--rounds 2]
+        [--naiad-backend auto|cpu] [--only naiad|triton] [--out DIR]
 
 TRITON is a checkout of Triton's tests (as for scripts/triton_suite.py); SITE_PACKAGES holds the
 installed Triton its side imports. The sample is scripts/triton_suite.py's for the same
 `--sample` and `--seed`, less the ids Triton's side does not collect; `--subset N` takes a
-seeded N of it. Each run counts its outcomes from the runner's log; the table gives every run's
-wall time and the ratio Naiad / Triton of each round.
+seeded N of it. Naiad runs with the default settings (`auto`: small launches tiered), or with
+the runner's NAIAD_BACKEND=cpu, which compiles every launch. Each run counts its outcomes from
+the runner's log; each round prints every run's wall time and the ratio Naiad / Triton.
 """
 
 from __future__ import annotations
@@ -39,9 +41,8 @@ def _sides(triton_path: str, workers: int, backend: str) -> tuple[Side, Side]:
     path = os.pathsep.join(filter(None, [triton_path, os.environ.get("PYTHONPATH")]))
     base = {k: v for k, v in os.environ.items() if not k.startswith(("NAIAD_", "TRITON_"))}
     base["PYTHONPATH"] = path
-    naiad = Side(
-        "naiad", [sys.executable, "-m", "naiad.run", "-m", "pytest"], base | {"NAIAD_BACKEND": backend}
-    )
+    switched = [sys.executable, "-m", "naiad.run", "-m", "pytest"]
+    naiad = Side("naiad", switched, base | {"NAIAD_BACKEND": backend})
     triton = Side("triton", [sys.executable, "-m", "pytest"], base | {"TRITON_INTERPRET": "1"})
     naiad.workers = triton.workers = workers
     return naiad, triton
@@ -72,6 +73,21 @@ def _run(side: Side, ids: list[str], work: Path, out: Path) -> tuple[float, dict
     return spent, collections.Counter(r.outcome for r in results.values())
 
 
+def _rounds(options, sides: tuple[Side, Side], ids: list[str], work: Path, out: Path) -> None:
+    """`options.rounds` runs of each side (or of `options.only`), the order swapped each
+    round, each run's time and outcomes printed, and the round's ratio."""
+    for round_ in range(options.rounds):
+        order = sides if round_ % 2 == 0 else sides[::-1]
+        spent = {}
+        for side in (s for s in order if options.only in (None, s.label)):
+            spent[side.label], counts = _run(side, ids, work, out / f"round{round_}")
+            took = f"{spent[side.label]:.1f} s"
+            print(f"round {round_} {side.label}: {took} {dict(counts)}", flush=True)
+        if len(spent) == 2:
+            ratio = spent["naiad"] / spent["triton"]
+            print(f"round {round_} naiad / triton: {ratio:.2f}", flush=True)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("checkout", type=Path)
@@ -82,7 +98,7 @@ def main(argv=None) -> int:
     parser.add_argument("--subset", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--only", choices=("naiad", "triton"), help="run one side alone")
-    parser.add_argument("--naiad-backend", default="cpu", choices=("cpu", "auto"))
+    parser.add_argument("--naiad-backend", default="auto", choices=("auto", "cpu"))
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--out", type=Path, default=None)
     options = parser.parse_args(argv)
@@ -98,15 +114,7 @@ def main(argv=None) -> int:
         f"NAIAD_BACKEND={options.naiad_backend}",
         flush=True,
     )
-    for round_ in range(options.rounds):
-        order = (naiad, triton) if round_ % 2 == 0 else (triton, naiad)
-        spent = {}
-        for side in (s for s in order if options.only in (None, s.label)):
-            spent[side.label], counts = _run(side, ids, work, out / f"round{round_}")
-            print(f"round {round_} {side.label}: {spent[side.label]:.1f} s {dict(counts)}", flush=True)
-        if len(spent) == 2:
-            ratio = spent["naiad"] / spent["triton"]
-            print(f"round {round_} naiad / triton: {ratio:.2f}", flush=True)
+    _rounds(options, (naiad, triton), ids, work, out)
     return 0
 
 
