@@ -41,3 +41,22 @@ def rotated_products(a_ptr, b_ptr, v_ptr, out_ptr, K, BLOCK: tl.constexpr):
         s = s_next
     acc = tl.dot(s, tl.load(v_ptr + (K - BLOCK) * BLOCK + rows + cols), acc * 0.5)
     tl.store(out_ptr + rows + cols, acc)
+
+
+@naiad.jit
+def overlapped_products(a_ptr, b_ptr, v_ptr, out_ptr, K, BLOCK: tl.constexpr):
+    """`rotated_products` with block j's first product read (converted) only after block j-1's
+    second is issued, as attention's rotated forward reads its scores: the first dot runs on
+    beside the second (asynchronous_dots.py's overlapped shape)."""
+    rows = tl.arange(0, BLOCK)[:, None] * BLOCK
+    cols = tl.arange(0, BLOCK)[None, :]
+    a = tl.load(a_ptr + rows + cols)
+    s = tl.dot(a, tl.load(b_ptr + rows + cols)).to(tl.float16)
+    acc = tl.zeros((BLOCK, BLOCK), tl.float32)
+    for k in range(BLOCK, K, BLOCK):
+        s_next = tl.dot(a, tl.load(b_ptr + k * BLOCK + rows + cols))
+        v = tl.load(v_ptr + (k - BLOCK) * BLOCK + rows + cols)
+        acc = tl.dot(s, v, acc * 0.5)
+        s = s_next.to(tl.float16)
+    acc = tl.dot(s, tl.load(v_ptr + (K - BLOCK) * BLOCK + rows + cols), acc * 0.5)
+    tl.store(out_ptr + rows + cols, acc)

@@ -2,13 +2,14 @@
 until the next iteration's first retires it (passes/asynchronous_dots.py): its accumulator
 rescaled in the next iteration (attention's shape), or never read in the loop at all; and
 rotated, the second dot reading the first product the loop carries from the iteration before
-(its A registers written only after the wait: wrong values and NaN before). Compared
+(its A registers written only after the wait: wrong values and NaN before), and overlapped
+(the first dot left running while the second is issued). Compared
 with float64 products of the same fp16 operands, for 2 and 3 stages. The TTGIR on the CPU:
 tests/backends/nvidia/test_pipeline_loads.py."""
 
 import pytest
 import torch
-from fixture_kernels.chained_dots import chained_products, rotated_products
+from fixture_kernels.chained_dots import chained_products, overlapped_products, rotated_products
 from gpu_helpers import compiled  # noqa: F401  (the fixture: launches compile for the GPU)
 
 pytestmark = pytest.mark.gpu
@@ -41,8 +42,12 @@ def test_the_second_dot_of_a_chain_runs_across_the_back_edge(rescale, stages):
     torch.testing.assert_close(out.double(), expected, rtol=2e-2, atol=2e-2)
 
 
+@pytest.mark.parametrize("kernel", [rotated_products, overlapped_products],
+                         ids=["rotated", "overlapped"])  # fmt: skip
 @pytest.mark.parametrize("stages", [2, 3])
-def test_the_rotated_chain_keeps_its_operand_until_the_wait(stages):
+def test_the_rotated_chain_keeps_its_operand_until_the_wait(kernel, stages):
+    """Rotated, and overlapped (the first dot of each step asynchronous too, its result read
+    after the second is issued)."""
     generator = torch.Generator(device="cuda").manual_seed(10 + stages)
 
     def operand(rows):
@@ -50,6 +55,6 @@ def test_the_rotated_chain_keeps_its_operand_until_the_wait(stages):
 
     a, b, v = operand(BLOCK), operand(STEPS * BLOCK), operand(STEPS * BLOCK)
     out = torch.full((BLOCK, BLOCK), float("nan"), device="cuda")
-    rotated_products[(1,)](a, b, v, out, STEPS * BLOCK, BLOCK, num_warps=4, num_stages=stages)
+    kernel[(1,)](a, b, v, out, STEPS * BLOCK, BLOCK, num_warps=4, num_stages=stages)
     expected = _reference(a, b.split(BLOCK), v.split(BLOCK), True)
     torch.testing.assert_close(out.double(), expected, rtol=2e-2, atol=2e-2)

@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 import pytest
-from fixture_kernels.chained_dots import chained_products, rotated_products
+from fixture_kernels.chained_dots import chained_products, overlapped_products, rotated_products
 from test_lowering import assemble
 from test_pipeline_loads import _loop_ops, _modules, check_chain_values
 from test_toolchain import needs_ptxas
@@ -40,14 +40,19 @@ def _written(statement: str) -> set[str]:
 
 
 def _writes_in_flight(statements: list[str]) -> list[str]:
-    """The statements that write a register-A operand of a wgmma not yet retired."""
-    pending, found = set(), []
+    """The statements that write a register-A operand of a wgmma not yet retired: each
+    `commit_group` closes a group, and `wait_group N` retires all but the N latest."""
+    groups, issuing, found = [], set(), []
     for statement in statements:
-        if "wgmma.wait_group" in statement and statement.rstrip(";").endswith(" 0"):
-            pending.clear()
+        if "wgmma.wait_group" in statement:
+            kept = int(statement.rstrip(";").split()[-1])
+            groups = groups[len(groups) - kept :] if kept else []
+        elif "wgmma.commit_group" in statement:
+            groups.append(issuing)
+            issuing = set()
         elif "wgmma.mma_async" in statement:
-            pending |= _a_registers(statement)
-        elif _written(statement) & pending:
+            issuing |= _a_registers(statement)
+        elif _written(statement) & set().union(issuing, *groups):
             found.append(statement)
     return found
 
@@ -61,21 +66,22 @@ def _loop_bodies(statements: list[str]):
 
 
 @needs_ptxas
-@pytest.mark.parametrize("kernel", ["rotated", "chained"])
+@pytest.mark.parametrize("kernel", ["rotated", "chained", "overlapped"])
 @pytest.mark.parametrize("stages", [2, 3])
 def test_no_register_a_written_while_its_dot_runs(kernel, stages, tmp_path):
     """The second dot still runs on across the back edge (the overlap kept), and no
     instruction writes its A registers before the wait that retires it."""
     block = 64
     operand = np.empty((5 * block, block), np.float16)
-    jit = {"rotated": rotated_products, "chained": chained_products}[kernel]
-    extra = () if kernel == "rotated" else (True,)
+    jit = {"rotated": rotated_products, "chained": chained_products,
+           "overlapped": overlapped_products}[kernel]  # fmt: skip
+    extra = (True,) if kernel == "chained" else ()
     compiled = jit.warmup(operand, operand, operand, np.empty((block, block), np.float32),
                           5 * block, block, *extra, grid=(1,), target="cuda:sm_90a",
                           num_warps=4, num_stages=stages)  # fmt: skip
-    assert compiled.asm["ttgir"].count("isAsync = true") == 1
+    assert compiled.asm["ttgir"].count("isAsync = true") == (2 if kernel == "overlapped" else 1)
     ptx = compiled.asm["ptx"]
-    assemble(ptx, "sm_90a", tmp_path)
+    assert "C7514" not in assemble(ptx, "sm_90a", tmp_path)  # ptxas kept the wgmma asynchronous
     statements = _statements(ptx)
     bodies = list(_loop_bodies(statements))
     assert bodies
@@ -93,3 +99,17 @@ def test_the_rotated_chain_keeps_its_values():
     body = _loop_ops(after)
     assert body.count("ttng.warp_group_dot_wait") == 2
     check_chain_values(before, after, seed=5)
+
+
+def test_the_overlapped_chain_keeps_its_values():
+    """The first dot asynchronous too (asynchronous_dots.py's overlapped shape): the TTGIR
+    waits for the carried value at the iteration's start (nothing in flight), for the carried
+    first product before the second dot with the first dot left running (`pendings = 1`) and
+    for the first dot before its result is read, the second left running; it computes what
+    the TTIR did, in the evaluator."""
+    args = ("*fp16", "*fp16", "*fp16", "*fp32")
+    before, after = _modules(overlapped_products, args, {"K": 256, "BLOCK": 64}, 3)
+    loop = next(op for op in after.walk() if op.name == "scf.for")
+    waits = [op.pendings.value for op in loop.body.ops if op.name == "ttng.warp_group_dot_wait"]
+    assert waits == [0, 1, 1]
+    check_chain_values(before, after, seed=7)

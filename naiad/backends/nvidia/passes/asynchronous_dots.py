@@ -35,6 +35,14 @@ runs. Two loop shapes give both:
 Triton's pipeliner gives its attention loop the second shape: P.V runs on across the back edge
 and the next iteration's copies are issued after Q.K^T has been waited for.
 
+- **Overlapped** (rotated attention: the retiring dot's result is first read after the
+  asynchronous dots are issued): the retiring dot is issued asynchronously too. Right after it
+  a wait lets it run (`pendings = 1`), so the previous iteration's dots are done there: the
+  copies and their barrier follow that wait, and the carried values pass through it. Its own
+  result is waited for before its first reader, letting the dots issued since run on. The
+  warps then rescale the accumulator, issue the copies and the next dot while the tensor
+  cores take Q.K^T, and the exponentials run beside P.V.
+
 A dot in flight also reads its A operand where that is in registers (PTX: until a
 `wait_group` retires it, no instruction may write them). ptxas keeps the registers of the
 value the dot reads until that wait, but a loop reuses one register set for the value each
@@ -52,13 +60,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ....dialects import arith, scf, ttg, ttng
-from ....ir import IntegerAttr, IntegerType, Operation, RankedTensorType, Region
-from ....ir.attributes import BoolAttr, DenseElementsAttr
-from ....ir.rewriter import constant_value
-from ....ir.types import i1, i32
-from ....passes.combine import is_zero
+from ....dialects import scf, ttg, ttng
+from ....ir import IntegerAttr, Operation, RankedTensorType
+from ....ir.attributes import BoolAttr
+from ....ir.types import i32
 from .allocate_shared_memory import alloc_bytes
+from .epilogue_waits import restarts_after, wait_in_branch
 from .pipeline_candidates import filled_buffer
 from .scratch_size import scratch_bytes
 
@@ -73,6 +80,7 @@ class DotPlan:
 
     dots: list = field(default_factory=list)
     retiring: Operation | None = None
+    overlapped: bool = False  # the retiring dot asynchronous too (module doc)
     epilogue: Operation | None = None  # the `scf.if` that also reads the dot's result
     stages: int | None = None  # fewer stages than asked, for the epilogue's shared memory
 
@@ -117,11 +125,31 @@ def plan_dots(loop, loads, stages: int) -> DotPlan:
         and retiring is not None
         and all(body.index(retiring) < body.index(d) for d in carried)
     ):
-        return DotPlan(carried, retiring)
+        return DotPlan(carried, retiring, overlapped=_overlaps(retiring, carried, loop))
     if _ring_bytes(buffers, stages + 1) > SHARED_BYTES_SM90:
         return DotPlan()
     carried = [dot for dot in carried if not _a_computed_in(dot, loop)]
     return DotPlan([dot for dot in carried if accumulates_carried(dot, loop)])
+
+
+def _overlaps(retiring, carried, loop) -> bool:
+    """Whether the retiring dot may run on past the `carried` dots' issue: its A is not in
+    registers the loop writes, nothing reads its result before the last of them is issued,
+    and nothing reads a value they carry before it is issued."""
+    body = list(loop.body.ops)
+    last = max(body.index(dot) for dot in carried)
+    readers = [_in_body(user, loop) for user in retiring.d.users]
+    if _a_computed_in(retiring, loop) or not readers:
+        return False
+    if min(body.index(reader) for reader in readers) <= last:
+        return False
+    terminator = loop.body.terminator
+    for dot in carried:
+        argument = loop.body.arguments[list(terminator.operands).index(dot.d) + 1]
+        early = [u for u in argument.users if body.index(_in_body(u, loop)) < body.index(retiring)]
+        if early:
+            return False
+    return True
 
 
 def _a_computed_in(dot, loop) -> bool:
@@ -150,10 +178,11 @@ def _depends_on(value, target, loop) -> bool:
     return False
 
 
-def _wait_for_a(dot) -> None:
-    """`dot` reads its register A through a wait for every dot in flight, right before it: the
+def _wait_for_a(dot, pendings: int = 0) -> None:
+    """`dot` reads its register A through a wait right before it, for every dot in flight but
+    the last `pendings` issued (an overlapped retiring dot, whose A is not in registers): the
     registers are written only once the previous iteration's dot is done reading them."""
-    wait = ttng.WarpGroupDotWaitOp([dot.a], pendings=IntegerAttr(0, i32))
+    wait = ttng.WarpGroupDotWaitOp([dot.a], pendings=IntegerAttr(pendings, i32))
     wait.location = dot.location
     dot.parent.insert_before(wait, dot)
     dot.a.replace_uses_where(wait.outputs[0], lambda user, _index: user is dot)
@@ -223,19 +252,49 @@ def issue_asynchronously(plan: DotPlan, loop, after) -> None:
     `isAsync`, each waited for as its shape needs, and once more after the loop (`after`, a
     builder before the barrier that frees the rings) for the last iteration's."""
     terminator = loop.body.terminator
-    for dot in plan.dots:
+    indices = [list(terminator.operands).index(dot.d) for dot in plan.dots]
+    if plan.overlapped:
+        _overlap(plan, loop)
+    for dot, index in zip(plan.dots, indices):
         dot.attributes["isAsync"] = BoolAttr(True)
-        index = list(terminator.operands).index(dot.d)
         if plan.retiring is None:
             wait = wait_right_after(dot)
             if plan.epilogue is not None:
-                restarts = _restarts_after(plan.epilogue, dot, loop, index)
-                _wait_in_branch(plan.epilogue, wait.outputs[0], index, restarts)
+                restarts = restarts_after(plan.epilogue, dot, loop, index)
+                wait_in_branch(plan.epilogue, wait.outputs[0], index, restarts)
         else:
-            _wait_before_first_read(loop.body.arguments[index + 1], loop, dot.location)
+            if not plan.overlapped:  # there each is waited for at the iteration's end
+                _wait_before_first_read(loop.body.arguments[index + 1], loop, dot.location)
             if _a_computed_in(dot, loop) and not _depends_on(dot.a, plan.retiring, loop):
-                _wait_for_a(dot)
+                _wait_for_a(dot, pendings=int(plan.overlapped))
         _wait_for_last(loop.outs[index], after)
+
+
+def _overlap(plan: DotPlan, loop) -> None:
+    """The overlapped shape (module doc): the retiring dot issued asynchronously and its result
+    waited for before its first reader, the dots issued since left in flight; the plan's dots
+    waited for (`pendings = 0`) at the iteration's end, where the loop yields their waited
+    results. So at the next iteration's start nothing is in flight: the pipeliner's barrier
+    and copies after the retiring dot refill a slot no dot reads, and the values the loop
+    carries are read (rescaled) with no dot in flight that holds their registers, as ptxas
+    needs to keep the wgmma asynchronous (with the carried values waited for after the
+    retiring dot's issue instead, it serializes them: C7514)."""
+    retiring, terminator = plan.retiring, loop.body.terminator
+    retiring.attributes["isAsync"] = BoolAttr(True)
+    body = list(loop.body.ops)
+    first = min((_in_body(user, loop) for user in retiring.d.users), key=body.index)
+    since = range(body.index(retiring) + 1, body.index(first))
+    issued = sum(1 for dot in plan.dots if body.index(dot) in since)
+    result = ttng.WarpGroupDotWaitOp([retiring.d], pendings=IntegerAttr(issued, i32))
+    result.location = retiring.location
+    first.parent.insert_before(result, first)
+    retiring.d.replace_uses_where(result.outputs[0], lambda user, _index: user is not result)
+    carried = [loop.body.arguments[list(terminator.operands).index(d.d) + 1] for d in plan.dots]
+    done = ttng.WarpGroupDotWaitOp(carried, pendings=IntegerAttr(0, i32))
+    done.location = retiring.location
+    loop.body.insert_before(done, loop.body.first_op)
+    for value, waited in zip(carried, done.outputs):
+        value.replace_uses_where(waited, lambda user, _index: user is not done)
 
 
 def wait_right_after(dot) -> Operation:
@@ -245,110 +304,6 @@ def wait_right_after(dot) -> Operation:
     dot.parent.insert_after(wait, dot)
     dot.d.replace_uses_where(wait.outputs[0], lambda user, _index: user is not wait)
     return wait
-
-
-def _wait_in_branch(branch, value, index: int, restarts: bool = False) -> None:
-    """Each block of the epilogue's `branch` that reads `value` (the accumulator of a dot in
-    flight) first waits for every dot, and yields the waited value; the other block yields
-    `value`; the loop's yield (operand `index`) carries the branch's new result. Where the
-    next iteration starts over (`restarts`, `_restarts_after`), the then block yields zeros
-    instead: carried on, the last tile's accumulator kept its 128 registers a thread live
-    through the whole epilogue, beside the values it converts and stores (240 registers for
-    tutorial 09's 128x256 tile, 198 with the zeros). `ub.poison` would spare the zeros'
-    moves, but LLVM folds a phi of poison and a value into the value, which is live again."""
-    blocks = [block for block in (branch.then_block, branch.else_block) if block is not None]
-    yielded = {}
-    for block in blocks:
-        readers = [user for user, _ in value.uses if _within(user, block)]
-        if not readers:
-            continue
-        wait = ttng.WarpGroupDotWaitOp([value], pendings=IntegerAttr(0, i32))
-        wait.location = branch.location
-        block.prepend(wait)
-        value.replace_uses_where(
-            wait.outputs[0],
-            lambda user, _index, b=block, w=wait: user is not w and _within(user, b),
-        )
-        yielded[block] = wait.outputs[0]
-    if restarts:
-        zero = 0 if isinstance(value.type.element_type, IntegerType) else 0.0
-        zeros = arith.ConstantOp(DenseElementsAttr(value.type, zero), location=branch.location)
-        branch.then_block.insert_before(zeros, branch.then_block.terminator)
-        yielded[branch.then_block] = zeros.result
-    routed = _with_result(branch, lambda block: yielded.get(block, value), value.type)
-    routed.parent.terminator.set_operand(index, routed.outs[-1])
-
-
-def _restarts_after(branch, dot, loop, index: int) -> bool:
-    """Whether nothing reads the accumulator the loop carries for `dot` once `branch`'s then
-    block has run: the loop's result is unread, and the next iteration's dot starts over,
-    its `useC` being `counter != 0` (or `not counter == 0`) for a counter the loop resets to
-    0 where `branch`'s condition holds (a fused persistent matmul's tile end,
-    fuse-nested-loops)."""
-    if loop.outs[index].has_uses or dot.useC is None:
-        return False
-    counter = _restart_counter(dot.useC)
-    arguments = list(loop.body.arguments)
-    if counter is None or counter not in arguments[1:]:
-        return False
-    reset = loop.body.terminator.operands[arguments.index(counter) - 1].defining_op
-    return (
-        isinstance(reset, arith.SelectOp)
-        and reset.condition is branch.condition
-        and is_zero(reset.true_value)
-    )
-
-
-def _restart_counter(use):
-    """The counter `c` of a `useC` computed as `c != 0` or `(c == 0) ^ true`; else None."""
-    op = use.defining_op
-    negated = False
-    if isinstance(op, arith.XOrIOp):
-        ones = [v for v in op.operands if constant_value(v) == IntegerAttr(1, i1)]
-        others = [v for v in op.operands if v not in ones]
-        if len(ones) != 1 or len(others) != 1:
-            return None
-        op, negated = others[0].defining_op, True
-    if not isinstance(op, arith.CmpIOp) or op.predicate_name != ("eq" if negated else "ne"):
-        return None
-    lhs, rhs = op.lhs, op.rhs
-    if is_zero(rhs):
-        return lhs
-    return rhs if is_zero(lhs) else None
-
-
-def _with_result(branch, value_of, t):
-    """`branch` rebuilt in place with one more result of type `t`, each block yielding
-    `value_of(block)` for it (an else block made where there was none); the new op."""
-    new = scf.IfOp(
-        branch.condition,
-        [*(r.type for r in branch.outs), t],
-        thenRegion=Region(),
-        elseRegion=Region(),
-        attributes=dict(branch.attributes),
-        location=branch.location,
-    )
-    new.thenRegion.take_body(branch.thenRegion)
-    if branch.else_block is None:
-        branch.elseRegion.add_block().append(scf.YieldOp([]))
-    new.elseRegion.take_body(branch.elseRegion)
-    for block in (new.then_block, new.else_block):
-        terminator = block.terminator
-        terminator.set_operands([*terminator.operands, value_of(block)])
-    branch.parent.insert_before(new, branch)
-    for old, result in zip(branch.outs, new.outs):
-        old.replace_all_uses_with(result)
-    branch.erase()
-    return new
-
-
-def _within(op: Operation, block) -> bool:
-    """Whether `op` lies in `block`, at any depth."""
-    while op is not None:
-        if op.parent is block:
-            return True
-        op = op.parent_op()
-    return False
 
 
 def _wait_for_last(result, after) -> None:
