@@ -36,12 +36,12 @@ Triton's pipeliner gives its attention loop the second shape: P.V runs on across
 and the next iteration's copies are issued after Q.K^T has been waited for.
 
 - **Overlapped** (rotated attention: the retiring dot's result is first read after the
-  asynchronous dots are issued): the retiring dot is issued asynchronously too. Right after it
-  a wait lets it run (`pendings = 1`), so the previous iteration's dots are done there: the
-  copies and their barrier follow that wait, and the carried values pass through it. Its own
-  result is waited for before its first reader, letting the dots issued since run on. The
-  warps then rescale the accumulator, issue the copies and the next dot while the tensor
-  cores take Q.K^T, and the exponentials run beside P.V.
+  asynchronous dots are issued): the retiring dot is issued asynchronously too, and its result
+  waited for before its first reader, the dots issued since left running (`pendings` = their
+  number). The values the asynchronous dots carry are waited for at the iteration's start, so
+  nothing is in flight there: the copies after the retiring dot refill a slot no dot reads, and
+  the warps rescale the accumulator, issue the copies and the next dot while the tensor cores
+  take Q.K^T; the exponentials run beside P.V (FA3's order within a warpgroup).
 
 A dot in flight also reads its A operand where that is in registers (PTX: until a
 `wait_group` retires it, no instruction may write them). ptxas keeps the registers of the
@@ -135,7 +135,8 @@ def plan_dots(loop, loads, stages: int) -> DotPlan:
 def _overlaps(retiring, carried, loop) -> bool:
     """Whether the retiring dot may run on past the `carried` dots' issue: its A is not in
     registers the loop writes, nothing reads its result before the last of them is issued,
-    and nothing reads a value they carry before it is issued."""
+    and nothing reads a value they carry before it is issued (attention's rescale comes
+    after Q.K^T's issue, where it overlaps it)."""
     body = list(loop.body.ops)
     last = max(body.index(dot) for dot in carried)
     readers = [_in_body(user, loop) for user in retiring.d.users]
@@ -263,7 +264,7 @@ def issue_asynchronously(plan: DotPlan, loop, after) -> None:
                 restarts = restarts_after(plan.epilogue, dot, loop, index)
                 wait_in_branch(plan.epilogue, wait.outputs[0], index, restarts)
         else:
-            if not plan.overlapped:  # there each is waited for at the iteration's end
+            if not plan.overlapped:  # there at the iteration's start (`_overlap`)
                 _wait_before_first_read(loop.body.arguments[index + 1], loop, dot.location)
             if _a_computed_in(dot, loop) and not _depends_on(dot.a, plan.retiring, loop):
                 _wait_for_a(dot, pendings=int(plan.overlapped))
@@ -272,13 +273,11 @@ def issue_asynchronously(plan: DotPlan, loop, after) -> None:
 
 def _overlap(plan: DotPlan, loop) -> None:
     """The overlapped shape (module doc): the retiring dot issued asynchronously and its result
-    waited for before its first reader, the dots issued since left in flight; the plan's dots
-    waited for (`pendings = 0`) at the iteration's end, where the loop yields their waited
-    results. So at the next iteration's start nothing is in flight: the pipeliner's barrier
-    and copies after the retiring dot refill a slot no dot reads, and the values the loop
-    carries are read (rescaled) with no dot in flight that holds their registers, as ptxas
-    needs to keep the wgmma asynchronous (with the carried values waited for after the
-    retiring dot's issue instead, it serializes them: C7514)."""
+    waited for before its first reader, the dots issued since left in flight; the values the
+    plan's dots carry waited for (`pendings = 0`) at the iteration's start. Where else ptxas
+    would undo it: waited for after the retiring dot's issue, it serializes the wgmma (C7514:
+    a dot in flight beside reads of an accumulator); waited for at the iteration's end, it
+    hoists the wait above the exponentials."""
     retiring, terminator = plan.retiring, loop.body.terminator
     retiring.attributes["isAsync"] = BoolAttr(True)
     body = list(loop.body.ops)
