@@ -4,7 +4,7 @@ H200 took 16.6 ms against eager's 10.0 while Naiad's kernels took 5.9 ms of GPU 
 
     PYTHONPATH=$PWD python bench/ops/step_host_time.py [--batches 15] [--steps 5]
         [--dtype bfloat16] [--profile forward|backward] [--ops] [--per-op] [--replay]
-        [--no-kernels]
+        [--no-kernels] [--cuda-stub]
 
 The model is bench/ops/goal_cases.py's GPU one in its shape (TinyLlama: 4 layers, 16 heads over
 4 key/value heads, a tied head), at tiny sizes (dim 64, hidden 128, vocab 64, 2x8 tokens), so
@@ -25,7 +25,11 @@ runs no compiled CPU kernel, and a prepared CPU launch returns at once (the valu
 which nothing in the step reads on the host): what remains of Naiad's side is the Python above
 the back end's launch (the switch, the ops, their plans, the launch entry or bound launch),
 which a GPU step pays as it is (its prepared CUDA launch is leaner than the CPU's, which reads
-every array's extent); eager's side keeps its kernels.
+every array's extent); eager's side keeps its kernels. `--cuda-stub` (with `--replay` or
+`--per-op`) routes Naiad's launches to the NVIDIA launcher's path as on an sm_90a GPU, over
+bench/ops/attention_host.py's stand-in driver library (build it with that script's
+`--make-stub DIR`, then run with LD_LIBRARY_PATH=DIR): the GPU's host path per op call, its
+bound CUDA launches and native call included, with no GPU.
 """
 
 from __future__ import annotations
@@ -239,8 +243,14 @@ def main():
     parser.add_argument("--per-op", action="store_true", help="Naiad's time per overload")
     parser.add_argument("--replay", action="store_true", help="each op call of a step alone")
     parser.add_argument("--no-kernels", action="store_true", help="skip Naiad's CPU kernels")
+    parser.add_argument("--cuda-stub", action="store_true", help="the CUDA path, stand-in driver")
     args = parser.parse_args()
     torch.set_num_threads(1)
+    if args.cuda_stub:
+        from attention_host import route_to_cuda
+
+        os.environ.setdefault("NAIAD_BACKEND", "auto")
+        route_to_cuda()
     if args.no_kernels:
         pool.run = _no_kernel
         lanes.direct_launch = lambda *made: _no_kernel

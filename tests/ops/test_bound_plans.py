@@ -137,3 +137,19 @@ def test_reduction_plans_across_alignments_dims_and_keepdim(compiled, gen):
         torch.testing.assert_close(ops.sum(x).double(), wide.sum(), **close)
     with pytest.raises(IndexError, match="out of range"):
         ops.sum(xs[0], 2)
+
+
+def test_reduction_plans_over_a_middle_dim(compiled, gen):
+    """A reduction whose kept dims do not fold (a middle dim of a contiguous or transposed
+    operand: as_rows copies it) keeps a plan that copies again at every call: other values and
+    alignments of one kind, each against float64."""
+    (xs,) = _views(gen, (2, 4, 3, 5), count=1)
+    close = {"rtol": 1e-5, "atol": 1e-5}
+    for x in xs:
+        for operand in (x, x.transpose(2, 3)):
+            wide = operand.double()
+            torch.testing.assert_close(ops.sum(operand, [1], True).double(), wide.sum(1, True),
+                                       **close)  # fmt: skip
+            torch.testing.assert_close(ops.amax(operand, 2).double(), wide.amax(2))
+            torch.testing.assert_close(ops.mean(operand, [0, 2]).double(), wide.mean((0, 2)),
+                                       **close)  # fmt: skip

@@ -14,7 +14,7 @@ from ..kept import KeptTable
 from ..registry import aten
 from . import kernels as K
 from .launch import accumulator, blocks, launch_rows
-from .rows import as_rows, normalized_dims
+from .rows import AS_IT_LIES, as_rows, copied, normalized_dims
 
 __all__ = ["all", "amax", "amin", "any", "logsumexp", "mean", "norm", "prod", "sum"]
 
@@ -33,7 +33,8 @@ def _finish(result, rows, keepdim, out):
 # keepdim, the reduction and its result's dtype): the result's shape and the row kernel's bound
 # launch (launch_rows); a call of a known kind allocates and launches, without the rows'
 # geometry and launch_rows' own key (as the norms' and softmax's plans). Kept where no `out` is
-# given and the operand is read as it lies (no copy in as_rows).
+# given; where as_rows copies the operand (a sum over a middle dim: the Llama step's grouped
+# heads' gradient), the plan makes that copy again (rows.copied) and launches on it.
 _PLANS = KeptTable(4096)
 
 
@@ -46,9 +47,9 @@ def _reduce(input, dim, keepdim, op, result_dtype, init, out=None):
     plan = _PLANS.get(key)
     if plan is None:
         return _reduce_whole(input, dim, keepdim, op, result_dtype, init, None, key)
-    shape, launch = plan
+    shape, launch, copy = plan
     target = empty(shape, result_dtype, input.device)
-    launch(input, target)
+    launch(input if copy is None else copied(input, *copy), target)
     return target
 
 
@@ -67,11 +68,19 @@ def _reduce_whole(input, dim, keepdim, op, result_dtype, init, out, key):
     whole = input.device.type == "cpu" and blocks(rows.M, rows.N, input.device)[1] >= rows.N
     launch = launch_rows(K.reduce_kernel, rows, [target], [], compute, True, INIT=init, OP=op,
                          WHOLE=whole)  # fmt: skip
-    if key is not None and launch is not None and rows.data is input:
-        _PLANS.put(key, (rows.shape(keepdim), launch))
+    if key is not None and launch is not None:
+        _PLANS.put(key, (rows.shape(keepdim), launch, _copy(input, rows)))
     if out is None:
         return target
     return _finish(target.view(-1), rows, keepdim, out)
+
+
+def _copy(input, rows):
+    """What a plan passes rows.copied to read `input` as `rows` do: None where they read it as
+    it lies, else the copy's permutation and sizes."""
+    if rows.copy_order is AS_IT_LIES:
+        return None
+    return rows.copy_order, rows.M, rows.N
 
 
 def _compute(dtype, result_dtype, op):

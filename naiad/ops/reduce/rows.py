@@ -13,7 +13,10 @@ import math
 
 import torch
 
-__all__ = ["Rows", "as_rows", "normalized_dims"]
+__all__ = ["AS_IT_LIES", "Rows", "as_rows", "copied", "normalized_dims"]
+
+# Rows.copy_order of rows read from the operand as it lies (no copy).
+AS_IT_LIES = "as it lies"
 
 
 def normalized_dims(dim, ndim: int) -> list[int]:
@@ -37,17 +40,20 @@ class Rows:
     is the operand itself where its kept dims and its reduced dims each fold into one stride
     (no view made: a reshape costs a call microseconds of host time), else a copy in that
     order. `view` is the (M, N) tensor itself, made on first use. `kept` is the result's shape
-    without the reduced dims, `keepdim_shape` with them as 1."""
+    without the reduced dims, `keepdim_shape` with them as 1. `copy_order`: where `data` is that
+    copy, the permutation it was made through (`copied`'s, None for the identity), so that a
+    plan of the kind can make it again; else the marker `AS_IT_LIES`."""
 
-    __slots__ = ("M", "N", "_view", "data", "keepdim_shape", "kept", "s_m", "s_n")
+    __slots__ = ("M", "N", "_view", "copy_order", "data", "keepdim_shape", "kept", "s_m", "s_n")
 
-    def __init__(self, data, m, n, s_m, s_n, kept, keepdim_shape, view=None):
+    def __init__(self, data, m, n, s_m, s_n, kept, keepdim_shape, view=None, copy_order=None):
         self.data = data
         self.M, self.N = m, n
         self.s_m, self.s_n = s_m, s_n
         self.kept = kept
         self.keepdim_shape = keepdim_shape
         self._view = view
+        self.copy_order = AS_IT_LIES if view is None else copy_order
 
     @property
     def view(self):
@@ -100,10 +106,16 @@ def as_rows(x: torch.Tensor, dims: list[int]) -> Rows:
     permutation, m, n, kept, keepdim_shape, folded = found
     if folded is not None:
         return Rows(x, m, n, *folded, kept, keepdim_shape)
+    view = copied(x, permutation, m, n)
+    return Rows(view, m, n, *view.stride(), kept, keepdim_shape, view, permutation)
+
+
+def copied(x: torch.Tensor, permutation, m: int, n: int) -> torch.Tensor:
+    """`x` as (m, n) rows after `permutation` (None: none), which torch copies where the dims'
+    strides do not fold (as_rows takes this path only then; torch decides it by the shape and
+    strides alone, so one kind of call copies at every call)."""
     if not x.dim():
-        view = x.reshape(1, 1)
-    elif permutation is None:
-        view = x.reshape(m, n)
-    else:
-        view = x.permute(*permutation).reshape(m, n)
-    return Rows(view, m, n, *view.stride(), kept, keepdim_shape, view)
+        return x.reshape(1, 1)
+    if permutation is None:
+        return x.reshape(m, n)
+    return x.permute(*permutation).reshape(m, n)
