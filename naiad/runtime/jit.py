@@ -255,7 +255,8 @@ class JITFunction(JITSource, KernelInterface, Preloading, PicklesByReference):
             self._forget_launches()
         if self.pre_run_hooks and not warmup:
             launch_hooks.run_pre_run_hooks(self, args, kwargs)
-        if not warmup and not knobs.launch_hooks_set():
+        entered = None  # a hooked launch whose prepared launch declined (launch_hooks.py)
+        if not warmup:
             binder = self._get_binder()
             if binder:
                 try:
@@ -264,17 +265,22 @@ class JITFunction(JITSource, KernelInterface, Preloading, PicklesByReference):
                 except (Unbound, TypeError):  # the slow path raises what is wrong, if anything
                     key = launch = None  # (TypeError: also an unhashable constexpr or option)
                 if launch is not None:
-                    ran = launch(dims, values, arguments)
+                    if knobs.launch_hooks_set():
+                        call = (launch, dims, values, arguments)
+                        ran, entered = launch_hooks.around_prepared(self, call, args, kwargs)
+                    else:
+                        ran = launch(dims, values, arguments)
                     if ran:  # the CompiledKernel it ran (a prepared launch returns it)
                         return ran
                 if key is not None:
                     grid = dims  # a callable grid is called once per launch
-        return self._run_slow(args, kwargs, grid, warmup, target, key)
+        return self._run_slow(args, kwargs, grid, warmup, target, key, entered)
 
-    def _run_slow(self, args, kwargs, grid, warmup, target, key):
+    def _run_slow(self, args, kwargs, grid, warmup, target, key, entered=None):
         """Bind, choose the options, the back end and the specialization, and launch; prepare
         the launch under the binder's `key` for the hot path. The old generation's collections
-        wait for its end (young_gc.py): its imports, compiles and loads would trigger them."""
+        wait for its end (young_gc.py): its imports, compiles and loads would trigger them;
+        `entered`: a hooked launch whose enter hook ran already (launch_hooks.py)."""
         with young_collections_only():
             for name in OTHER_VENDORS_OPTIONS & kwargs.keys() - self.params_by_name.keys():
                 del kwargs[name]
@@ -306,6 +312,7 @@ class JITFunction(JITSource, KernelInterface, Preloading, PicklesByReference):
                     bound,
                     dims,
                     lambda: self._launch(bound, dims, options, bool(debug), override),
+                    entered,
                 )
             except CompileSkipped:  # the JIT cache hook's choice (jit_hooks.py)
                 return None

@@ -12,13 +12,16 @@ A hook's argument is a LazyDict: `get()` makes the launch's metadata only when a
 kernel's name, the grid, and what the JIT function's `launch_metadata(grid, metadata, args)`
 adds). The enter hook is called before the launch, which compiles the kernel first when it is
 new; the exit hook after it (exit hooks of a chain in reverse order). While any hook is set,
-launches take the full path (jit.py, through `knobs.launch_hooks_set()`), not the prepared hot
-path, which calls none.
+`kernel[grid]` goes through `JITFunction.run` (jit.py, through `knobs.launch_hooks_set()`),
+not the generated entry, which calls none; `run` still takes a launch prepared for the call's
+key (`around_prepared`), so a hooked launch costs the hooks and the keying, not the full path:
+a profiler's hooks (triton.profiler) must not starve the GPU between its kernels.
 """
 
 from __future__ import annotations
 
 from .. import knobs
+from .launch_options import OPTION_NAMES, OTHER_VENDORS_OPTIONS
 
 
 class HookChain:
@@ -56,30 +59,67 @@ class LazyDict:
         return self._made
 
 
-def around(jit_function, bound: dict, grid: tuple, launch):
+class _Launch:
+    """One launch's metadata as the hooks see it, and the CompiledKernel once it ran."""
+
+    def __init__(self, jit_function, bind, grid: tuple):
+        self.kernel = None
+        self.metadata = LazyDict(lambda: _metadata(jit_function, bind(), grid, self.kernel))
+
+
+def around(jit_function, bound: dict, grid: tuple, launch, entered=None):
     """`launch()` (a launch of `jit_function` with `bound` arguments over the 3-D `grid`,
     which returns its prepared launch and CompiledKernel: jit.py's `_launch`) between the
-    enter and exit hooks, where any is set; what it returns."""
+    enter and exit hooks, where any is set; what it returns. `entered`: the launch whose
+    enter hook `around_prepared` called already (its prepared launch declined)."""
     enter, leave = knobs.launch_enter_hook.get(), knobs.launch_exit_hook.get()
     if not enter and not leave:
         return launch()
-    metadata = LazyDict(lambda: _metadata(jit_function, bound, grid, ran))
-    ran = None
-    if enter:
-        enter(metadata)
-    result = ran = launch()
+    this = entered or _Launch(jit_function, lambda: bound, grid)
+    if enter and entered is None:
+        enter(this.metadata)
+    result = launch()
+    this.kernel = result[1]
     if leave:
-        leave(metadata)
+        leave(this.metadata)
     return result
 
 
-def _metadata(jit_function, bound: dict, grid: tuple, ran) -> dict:
+def around_prepared(jit_function, call: tuple, args: tuple, kwargs: dict):
+    """`launch(dims, values, arguments)` (`call`: a launch prepared for the call's key, which
+    returns the CompiledKernel it ran, or False where it declines) between the hooks; `args`
+    and `kwargs` are the launch's, bound by name only when a hook reads the metadata. Returns
+    (what the launch returned, the launch entered, for `around` to finish where it declined,
+    else None)."""
+    enter, leave = knobs.launch_enter_hook.get(), knobs.launch_exit_hook.get()
+    launch, dims, values, arguments = call
+    this = _Launch(jit_function, lambda: _bound(jit_function, args, kwargs), dims)
+    if enter:
+        enter(this.metadata)
+    ran = launch(dims, values, arguments)
+    if not ran:
+        return ran, this
+    this.kernel = ran
+    if leave:
+        leave(this.metadata)
+    return ran, None
+
+
+def _bound(jit_function, args: tuple, kwargs: dict) -> dict:
+    """A launch's arguments by parameter name, its launch options left out (as the slow path
+    takes them out before it binds; a kernel parameter of an option's name stays)."""
+    options = OPTION_NAMES | OTHER_VENDORS_OPTIONS | {"ir_override"}
+    params = jit_function.params_by_name
+    kept = {k: v for k, v in kwargs.items() if k not in options or k in params}
+    return jit_function._bind(args, kept)
+
+
+def _metadata(jit_function, bound: dict, grid: tuple, kernel) -> dict:
     """The kernel's name and grid, and what `launch_metadata(grid, metadata, args)` adds (its
-    `metadata` the compiled kernel's, None before the compile or in the interpreter)."""
+    `metadata` the compiled kernel's, None before the launch or in the interpreter)."""
     made = {"name": jit_function.__name__, "grid": grid}
     user = jit_function.launch_metadata
     if user is not None:
-        kernel = ran[1] if ran is not None else None
         made.update(user(grid, getattr(kernel, "metadata", None), dict(bound)))
     return made
 

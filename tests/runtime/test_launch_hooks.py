@@ -112,3 +112,29 @@ def test_kernel_load_hooks_around_each_load(arrays):
     start, end = seen[:2]
     assert start[1:3] == (None, None) and end[1] is not None and end[2] != 0
     assert start[3] == end[3] == "doubled" and start[5] == end[5] != seen[3][5]
+
+
+def test_a_hooked_launch_runs_the_launch_prepared_for_it(arrays, monkeypatch):
+    """With hooks set, `kernel[grid]` goes through `run`, which still runs the launch prepared
+    for the call's key (a profiler's hooks must not make every launch take the slow path):
+    only the first launch of a key is slow, and each launch calls each hook once, its
+    metadata bound from the arguments as given (launch options left out)."""
+    x, y = arrays
+    slow, events = [], []
+    original = doubled._run_slow
+    monkeypatch.setattr(doubled, "_run_slow", lambda *args: slow.append(1) or original(*args))
+    doubled.forget_compiled()
+    with knobs.override():
+        triton_knobs.runtime.launch_enter_hook.add(lambda m: events.append("enter"))
+        triton_knobs.runtime.launch_exit_hook.add(lambda m: events.append(m.get()))
+        for n in (300, 257, 299):
+            y[:] = np.nan
+            doubled[(3,)](x, y, n, BLOCK=128, num_warps=2)
+            np.testing.assert_allclose(y[:n], x[:n].astype(np.float64) * 2 + 1, rtol=1e-6)
+    assert len(slow) == 1
+    assert events[0::2] == ["enter"] * 3
+    assert [(m["n"], m["compiled"], m["grid"]) for m in events[1::2]] == [
+        (300, True, (3, 1, 1)),
+        (257, True, (3, 1, 1)),
+        (299, True, (3, 1, 1)),
+    ]
