@@ -79,6 +79,7 @@ PUBLIC_SUBMODULES = (
     "triton.tools.mxfp",
     "triton.knobs",
     "triton.profiler",
+    "triton.profiler.viewer",
     "triton.errors",
 )
 
