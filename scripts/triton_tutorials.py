@@ -1,7 +1,7 @@
 """Run Triton's tutorials (python/tutorials/NN-*.py of a Triton checkout) on Naiad, unmodified.
 
     python scripts/triton_tutorials.py TRITON_CHECKOUT [--only 01,03] [--timeout 600]
-        [--full-benchmarks]
+        [--full-benchmarks] [--log-dir DIR]
 
 Nothing is fetched: TRITON_CHECKOUT is a checkout (or export) of Triton's repository. Each
 tutorial runs in its own process through Naiad's switch (`naiad.install_as_triton()`, then the
@@ -24,6 +24,12 @@ functions are called at sizes a CPU finishes (KERNEL_CHECKS: 10's NVIDIA and AMD
 with every `device="cuda"` of a torch call made "cpu" and the tutorial's `torch.cuda` queries
 answered as KERNEL_CHECKS says.
 The values are still checked by the tutorial's own code against its own reference.
+
+Some tutorials print a check's outcome instead of raising (09 and 11 print a red cross, U+274C,
+for a failed `torch.allclose`; 03 prints one where Triton and torch differ): a run that prints
+one fails, its detail naming the first such check and how many there were, though the process
+exits 0. `--log-dir DIR` writes each run's stdout and stderr to DIR/<tutorial>.log (the
+kernel-checks run to <tutorial>.kernels.log), a run that timed out with what it had printed.
 """
 
 from __future__ import annotations
@@ -105,8 +111,12 @@ with CudaOnCpu():
 """
 
 
-def _outcome(command: list, cwd: Path, timeout: float) -> tuple[str, str]:
-    """('passed' | 'failed' | 'timed out', detail) for one process of the harness."""
+FAILED_CHECK = "\u274c"  # the red cross tutorials print for a failed check
+
+
+def _outcome(command: list, cwd: Path, timeout: float, log: Path | None) -> tuple[str, str]:
+    """('passed' | 'failed' | 'timed out', detail) for one process of the harness; its output
+    written to `log` where one is given."""
     env = {
         **os.environ,
         "NAIAD_BACKEND": os.environ.get("NAIAD_BACKEND", "cpu"),
@@ -114,28 +124,56 @@ def _outcome(command: list, cwd: Path, timeout: float) -> tuple[str, str]:
     }
     try:
         done = subprocess.run(
-            command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+            command,
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=timeout,
         )
-    except subprocess.TimeoutExpired:
+    except subprocess.TimeoutExpired as expired:
+        _write_log(log, expired.stdout, expired.stderr, f"timed out after {timeout:.0f} s")
         return "timed out", f"after {timeout:.0f} s"
+    _write_log(log, done.stdout, done.stderr, f"exit status {done.returncode}")
     if done.returncode == 0:
+        crossed = failed_checks(done.stdout)
+        if crossed:
+            return "failed", f"{len(crossed)} check(s) printed {FAILED_CHECK}, first: {crossed[0]}"
         benchmark = [line for line in done.stderr.splitlines() if line.startswith("BENCHMARK-")]
         return "passed", benchmark[0][:240] if benchmark else ""
     lines = [line for line in done.stderr.strip().splitlines() if line.strip()]
     return "failed", lines[-1][:240] if lines else f"exit status {done.returncode}"
 
 
-def run_one(path: Path, timeout: float, short: bool) -> tuple[str, str]:
+def failed_checks(stdout: str) -> list[str]:
+    """The checks a tutorial printed as failed: each line with the red cross, as last drawn
+    (a tutorial rewrites its line with a carriage return: `label: ...` then `label: X`)."""
+    lines = (line.rsplit("\r", 1)[-1].strip() for line in stdout.splitlines())
+    return [line[:200] for line in lines if FAILED_CHECK in line]
+
+
+def _write_log(log: Path | None, stdout, stderr, status: str) -> None:
+    if log is None:
+        return
+    texts = [
+        t.decode(errors="replace") if isinstance(t, bytes) else t or "" for t in (stdout, stderr)
+    ]
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.write_text(f"== stdout\n{texts[0]}\n== stderr\n{texts[1]}\n== {status}\n", "utf-8")
+
+
+def run_one(path: Path, timeout: float, short: bool, log: Path | None = None) -> tuple[str, str]:
     """('passed' | 'failed' | 'timed out', detail) for one tutorial run as `__main__`."""
     code = _HARNESS.format(path=str(path), short=short)
-    return _outcome([sys.executable, "-c", code], path.parent, timeout)
+    return _outcome([sys.executable, "-c", code], path.parent, timeout, log)
 
 
-def run_kernel_checks(path: Path, timeout: float) -> tuple[str, str]:
+def run_kernel_checks(path: Path, timeout: float, log: Path | None = None) -> tuple[str, str]:
     """The tutorial's own checks of its kernels (KERNEL_CHECKS), its devices made the CPU."""
     calls, answers = KERNEL_CHECKS[path.name[:2]]
     code = _KERNEL_HARNESS.format(path=str(path), calls=calls, answers=answers)
-    return _outcome([sys.executable, "-c", code], path.parent, timeout)
+    return _outcome([sys.executable, "-c", code], path.parent, timeout, log)
 
 
 def torch_has_cuda() -> bool:
@@ -150,18 +188,22 @@ def main(argv=None) -> int:
     parser.add_argument("--only", default="", help="comma-separated tutorial numbers")
     parser.add_argument("--timeout", type=float, default=900.0)
     parser.add_argument("--full-benchmarks", action="store_true")
+    parser.add_argument("--log-dir", type=Path, help="write each run's output to DIR/NN-*.log")
     options = parser.parse_args(argv)
+    logs = options.log_dir.resolve() if options.log_dir else None
     folder = options.checkout.resolve() / "python" / "tutorials"  # each runs in its folder
     wanted = {n.strip() for n in options.only.split(",") if n.strip()}
     results = []
     for path in sorted(folder.glob("[0-9][0-9]-*.py")):
         if wanted and path.name[:2] not in wanted:
             continue
-        outcome, detail = run_one(path, options.timeout, not options.full_benchmarks)
+        log = logs / f"{path.stem}.log" if logs else None
+        outcome, detail = run_one(path, options.timeout, not options.full_benchmarks, log)
         results.append((path.name, outcome, detail))
         print(f"{path.name:40} {outcome:10} {detail}", flush=True)
         if path.name[:2] in KERNEL_CHECKS and not torch_has_cuda():
-            outcome, detail = run_kernel_checks(path, options.timeout)
+            log = logs / f"{path.stem}.kernels.log" if logs else None
+            outcome, detail = run_kernel_checks(path, options.timeout, log)
             name = f"{path.name} (kernels)"
             results.append((name, outcome, detail))
             print(f"{name:40} {outcome:10} {detail}", flush=True)
