@@ -223,3 +223,76 @@ def test_unsupported_choices_are_refused_by_name(fresh):
         proton.activate(3)
     with pytest.raises(RuntimeError, match=r"no scope was entered"):
         proton.exit_scope()
+
+
+class _FakeCuda:
+    """torch.cuda's events as the event clock uses them: each record is 0.25 ms after the
+    last; no event reads as done until a synchronize (counted)."""
+
+    def __init__(self):
+        self.now, self.synchronized, self.made = 0.0, 0, 0
+        cuda = self
+
+        class Event:
+            def __init__(self, enable_timing):
+                assert enable_timing
+                cuda.made += 1
+
+            def record(self):
+                cuda.now += 0.25
+                self.at = cuda.now
+
+            def query(self):
+                return cuda.synchronized > 0
+
+            def synchronize(self):
+                cuda.synchronized += 1
+
+            def elapsed_time(self, end):
+                return end.at - self.at
+
+        self.Event = Event
+
+    @staticmethod
+    def current_device():
+        return 0
+
+
+H200 = {"arch": "90", "num_sms": 132, "clock_rate": 1980000}
+H200.update({"memory_clock_rate": 3201000, "bus_width": 6144})
+
+
+def test_on_cuda_scopes_are_timed_by_events_read_once(fresh, monkeypatch):
+    """Once CUDA is in use, a scope's time is the time between its events (read at deactivate
+    with one synchronize, none per scope), events are reused, and the GPU's table is written,
+    from which `util` is derived against the H200's peaks."""
+    from naiad.triton.profiler import clock
+
+    cuda = _FakeCuda()
+    monkeypatch.setattr(clock, "_events", [clock.EventClock(type("torch", (), {"cuda": cuda}))])
+    monkeypatch.setattr(session.devices, "cuda_table", lambda device: {"CUDA": {"0": H200}})
+    rng = np.random.default_rng(22)
+    flops, nbytes = float(rng.uniform(1e12, 2e12)), int(rng.integers(1e9, 2e9))
+    number = proton.start("events")
+    for _ in range(3):
+        with proton.scope("step", {"flops16": flops, "bytes": nbytes}), proton.scope("half"):
+            pass
+    assert cuda.synchronized == 0  # nothing read yet
+    proton.deactivate(number)
+    assert cuda.synchronized == 1
+    proton.activate(number)
+    with proton.scope("step", {"flops16": flops, "bytes": nbytes}):
+        pass
+    proton.finalize()
+    assert cuda.made == 12  # six scopes' events, reused by the seventh
+    tree, _ = viewer.parse(["time/ms", "count", "util", "tflop16/s"], "events.hatchet")
+    step = tree.root.children["step"]
+    assert tree.value("count", step) == 4
+    assert tree.value("time/ms", step) == pytest.approx(3 * 0.75 + 0.25)
+    assert tree.value("time/ms", step.children["half"]) == pytest.approx(3 * 0.25)
+    seconds = (3 * 0.75 + 0.25) * 1e-3
+    peak_flops = 132 * 1980000e3 * 4096
+    peak_bytes = 2 * 3201000e3 * 6144 / 8
+    expected = max(4 * flops / peak_flops, 4 * nbytes / peak_bytes) / seconds
+    assert tree.value("util", step) == pytest.approx(expected)
+    assert tree.value("tflop16/s", step) == pytest.approx(4 * flops / seconds / 1e12)
