@@ -6,9 +6,9 @@ metadata carries (`flops16`, `bytes`, ...) and the launch's time.
 It rides on Triton's launch hooks (runtime/launch_hooks.py), added to the chains of
 `triton.knobs.runtime.launch_enter_hook` / `launch_exit_hook` only while a hooked session is
 active, so that a launch outside one takes the hot path untouched. The enter hook marks the
-start; the exit hook asks for the metadata (after the launch, so `launch_metadata` sees the
-compiled kernel, as in Triton) and marks the end. A launch that compiles or loads its kernel
-restarts its clock when the kernel is loaded (the kernel load hook), so its time is the
+start; the exit hook marks the end, then asks for the metadata (after the launch, so that
+`launch_metadata` sees the compiled kernel, as in Triton). A launch that compiles or loads its
+kernel restarts its clock when the kernel is loaded (the kernel load hook), so its time is the
 kernel's, not the compile's.
 """
 
@@ -28,16 +28,20 @@ def _enter(metadata) -> None:
 
 
 def _exit(metadata) -> None:
+    # The end is marked before the metadata is made (the user's `launch_metadata` runs on the
+    # host while the kernel may already be done on the device).
+    ended = [(session, session.end_kernel()) for session in _hooked]
     made = metadata.get()
-    metrics = {
-        name: value
-        for name, value in made.items()
-        if name not in NOT_METRICS
-        and isinstance(value, (int, float))
-        and not isinstance(value, bool)
-    }
-    for session in _hooked:
-        session.close_kernel(str(made["name"]), metrics)
+    metrics = {name: value for name, value in made.items() if _is_metric(name, value)}
+    for session, launch in ended:
+        if launch is not None:
+            session.name_kernel(launch, str(made["name"]), metrics)
+
+
+def _is_metric(name: str, value) -> bool:
+    return (
+        name not in NOT_METRICS and isinstance(value, (int, float)) and not isinstance(value, bool)
+    )
 
 
 def _loaded(module, function, name, metadata_group, hash) -> None:

@@ -74,19 +74,27 @@ class Session:
             record.clock.release(record.start)
             record.start = record.clock.mark()
 
-    def close_kernel(self, name: str, metrics: dict) -> None:
-        if self.kernels:
-            record = self.kernels.pop()
-            record.node = record.parent.child(name)
-            record.node.add({COUNT: 1, **metrics})
-            self.close(record)
+    def end_kernel(self):
+        """End the innermost launch's interval now: (its record, the end's mark), or None."""
+        if not self.kernels:
+            return None
+        record = self.kernels.pop()
+        return record, record.clock.mark()
 
-    def close(self, record: Record, metrics=None) -> None:
-        """End `record`'s interval now (if still open) and add `metrics` to its node."""
+    def name_kernel(self, ended: tuple, name: str, metrics: dict) -> None:
+        """File a launch `end_kernel` ended under `name` (its metadata's), with `metrics`."""
+        record, end = ended
+        record.node = record.parent.child(name)
+        record.node.add({COUNT: 1, **metrics})
+        self.close(record, end=end)
+
+    def close(self, record: Record, metrics=None, end=None) -> None:
+        """End `record`'s interval (now, or at the mark `end`), if still open, and add
+        `metrics` to its node."""
         if not record.open:
             return
         record.open = False
-        end = record.clock.mark()
+        end = record.clock.mark() if end is None else end
         if record.cpu_start is not None:
             record.node.add({CPU_TIME: clock.HOST.mark() - record.cpu_start})
         if metrics:
