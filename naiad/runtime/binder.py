@@ -92,7 +92,10 @@ def argument_lines(
     compare than nested ones) whose layout is fixed: a tensor's dtype, alignment and device;
     an integer's code or another argument's key, then two Nones. `typed` (a bound launch's
     tensor whose dtype and device its caller fixes): a tensor's dtype and device are not read,
-    both items are the marker `__typed`."""
+    both items are the marker `__typed`, and a tensor subclass (an nn.Parameter: a module's
+    weight) is keyed so too. Elsewhere a subclass and a float are keyed inline as `other_key`
+    keys them (a norm's weight, a scalar factor: 0.5 * x, masked_fill's value), which a call
+    of that function and its checks for other kinds cost each such argument about 0.5 us."""
     name, key, value = param.name, f"__k{index}", f"__v{index}"
     if param.is_constexpr:
         line = f"    {key} = {name} if __type({name}) is __int else __constexpr_key({name})"
@@ -111,15 +114,34 @@ def argument_lines(
         f"        {key} = {name}.dtype",
         f"        {device} = {name}.device",
     ]  # fmt: skip
-    lines = [
-        f"    if __type({name}) is __Tensor:",
+    tensor = [
         f"        {value} = {name}.data_ptr()",
         f"        {aligned} = {'True' if align_free else f'{value} % 16 == 0'}",
         *kinds,
+    ]
+    # A tensor subclass keyed inline, as other_key keys it (its kind, dtype, alignment and
+    # device), or as a tensor where typed.
+    subclass = [
+        f"    elif __isinstance({name}, __Tensor):",
+        *(tensor if typed else [
+            f"        {value} = {name}.data_ptr()",
+            f"        {key} = (__type({name}), {name}.dtype,"
+            f" {'True' if align_free else f'{value} % 16 == 0'}, {name}.device)",
+            f"        {aligned} = {device} = None",
+        ]),
+    ]  # fmt: skip
+    lines = [
+        f"    if __type({name}) is __Tensor:",
+        *tensor,
         f"    elif __type({name}) is __int:",
         f"        {value} = {name}",
         f"        {key} = {int_key}",
         f"        {aligned} = {device} = None",
+        f"    elif __type({name}) is __float:",
+        f"        {value} = {name}",
+        f"        {key} = 'fp32'",
+        f"        {aligned} = {device} = None",
+        *subclass,
         f"    elif __type({name}) is __TensorDescriptor:",
         f"        {key}, {value} = __descriptor_key({name}, {align_free}, __Tensor)",
         f"        {aligned} = {device} = None",
@@ -159,6 +181,8 @@ def binding(params, align_free) -> tuple[str, list[str], dict, list[str], list[s
         "__callable": callable,
         "__type": type,
         "__int": int,
+        "__float": float,
+        "__isinstance": isinstance,
         "__len": len,
         "__tuple": tuple,
     }

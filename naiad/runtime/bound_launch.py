@@ -255,7 +255,9 @@ class _BoundLaunch:
             return
         facts = [key[position] for position in self._positions]
         for fact, where in self._typed_facts.items():
-            if type(values[where]) is self.env["__Tensor"]:
+            if isinstance(values[where], self.env["__Tensor"]):
+                if type(facts[fact]) is tuple:  # a subclass's key: (kind, dtype, aligned, device)
+                    facts[fact + 1] = facts[fact][2]  # keyed as a tensor (argument_lines)
                 facts[fact] = _TYPED
         for fact in self._described_facts:  # its tensor's alignment (descriptor_key's)
             facts[fact] = facts[fact][1][2]

@@ -180,6 +180,27 @@ def test_typed_tensors_are_keyed_by_their_alignment_alone(full_calls):
                                typed=("alpha",))  # fmt: skip
 
 
+def test_typed_parameters_are_keyed_as_tensors(full_calls):
+    """A typed tensor passed as a subclass (nn.Parameter: a module's weight) is keyed by its
+    alignment as a plain tensor is: Parameters and tensors taking turns, and float factors,
+    run the kept launch; a Parameter off 16 bytes takes the normal path once, and is kept."""
+    x, y, out = _random(N), _random(N, seed=1), torch.empty(N)
+    launch = scaled_sum.bind_launch(("x_ptr", "y_ptr", "out_ptr", "alpha"), GRID, x, y, out, N,
+                                    1.0, BLOCK=64, typed=("x_ptr", "y_ptr", "out_ptr"))  # fmt: skip
+    normal, full = [], launch.__globals__["__full"]
+    launch.__globals__["__full"] = lambda *values: normal.append(1) or full(*values)
+    for seed, offset in ((2, 0), (3, 0), (4, 0), (5, 1), (6, 1), (7, 0)):
+        x = _random(N, seed=seed, offset=offset)
+        if seed % 2 == 0:
+            x = torch.nn.Parameter(x, requires_grad=False)
+        y = _random(N, seed=seed + 1, offset=offset)
+        out = torch.empty(N + offset)[offset:]
+        launch(x, y, out, seed / 4)
+        expected = seed / 4 * x.double().numpy() + y.double().numpy()
+        np.testing.assert_allclose(out.double().numpy(), expected, rtol=1e-6, atol=1e-6)
+    assert len(normal) == 2  # the first call, and the first one off 16 bytes
+
+
 def test_fixed_arguments_between_varying_ones_keep_their_places(full_calls):
     """Runs of fixed arguments reach the prepared launch as kept tuples between the varying
     values: a varying pointer after fixed sizes gets its own place."""
