@@ -153,3 +153,18 @@ def test_reduction_plans_over_a_middle_dim(compiled, gen):
             torch.testing.assert_close(ops.amax(operand, 2).double(), wide.amax(2))
             torch.testing.assert_close(ops.mean(operand, [0, 2]).double(), wide.mean((0, 2)),
                                        **close)  # fmt: skip
+
+
+def test_cat_plans_across_calls(compiled, gen):
+    """cat keeps a plan per kind of call (its inputs' kinds, the dim): calls of one kind at
+    other alignments and values, with an empty input skipped and with a mixed dtype, each
+    against torch's; `out=` takes the whole path."""
+    (xs,) = _views(gen, (3, 4), count=1)
+    (ys,) = _views(gen, (3, 2), count=1)
+    for x, y in zip(xs, ys):
+        for tensors, dim in (([x, y], 1), ([y, x, y], -1), ([torch.empty(0), x, x], 0)):
+            torch.testing.assert_close(ops.cat(tensors, dim), torch.cat(tensors, dim))
+        mixed = [x, y.double()]
+        torch.testing.assert_close(ops.cat(mixed, 1), torch.cat(mixed, 1))
+        out = torch.empty(1)
+        torch.testing.assert_close(ops.cat([x, y], 1, out=out), torch.cat([x, y], 1))

@@ -6,31 +6,58 @@ from __future__ import annotations
 from ..allocate import empty
 from ..convert import to
 from ..dtypes import Kind, computation_dtypes
+from ..kept import KeptTable
 from ..reduce.rows import normalized_dims
 from ..registry import aten
 
 __all__ = ["cat", "stack"]
 
 
+# What one kind of call decides (each input's dtype, device, shape and strides, and the dim as
+# given): the result's shape, dtype and device, the dim, and each input's slice of the result
+# (its position in the call, offset and size along the dim; empty inputs have none). A call of
+# a known kind allocates and copies, without the dtypes' promotion and the shapes' sums.
+_PLANS = KeptTable(1024)
+
+
 @aten("cat.default", "cat.out")
 def cat(tensors, dim=0, *, out=None):
     """The tensors joined along `dim` (1-dim empty tensors skipped, as torch does)."""
-    tensors = [t for t in tensors if not (t.dim() == 1 and t.numel() == 0)] or list(tensors)
-    (dim,) = normalized_dims(dim, tensors[0].dim())
-    dtype = computation_dtypes(tensors, Kind.NO_OPMATH)[1] if len(tensors) > 1 else None
-    dtype = dtype or tensors[0].dtype
-    shape = list(tensors[0].shape)
-    shape[dim] = sum(t.shape[dim] for t in tensors)
+    key = None
     if out is None:
-        out = empty(shape, dtype, tensors[0].device)
+        key = (dim,)
+        for t in tensors:
+            key += (t.dtype, t.device, t.shape, t.stride())
+        plan = _PLANS.get(key)
+        if plan is not None:
+            return _joined(tensors, *plan)
+    kept = [i for i, t in enumerate(tensors) if not (t.dim() == 1 and t.numel() == 0)]
+    joined = [tensors[i] for i in kept or range(len(tensors))]
+    (axis,) = normalized_dims(dim, joined[0].dim())
+    dtype = computation_dtypes(joined, Kind.NO_OPMATH)[1] if len(joined) > 1 else None
+    dtype = dtype or joined[0].dtype
+    shape = list(joined[0].shape)
+    shape[axis] = sum(t.shape[axis] for t in joined)
+    slices, offset = [], 0
+    for i in kept or range(len(tensors)):
+        size = tensors[i].shape[axis]
+        if tensors[i].numel():
+            slices.append((i, offset, size))
+        offset += size
+    plan = (shape, dtype, joined[0].device, axis, tuple(slices))
+    if key is not None:
+        _PLANS.put(key, plan)
     else:
         out.resize_(shape)
-    offset = 0
-    for t in tensors:
-        size = t.shape[dim]
-        if t.numel():
-            to(t, out.dtype, out=out.narrow(dim, offset, size))
-        offset += size
+    return _joined(tensors, *plan, out)
+
+
+def _joined(tensors, shape, dtype, device, dim, slices, out=None):
+    """Each input copied into its slice of the result (`out`, resized, or allocated)."""
+    if out is None:
+        out = empty(shape, dtype, device)
+    for i, offset, size in slices:
+        to(tensors[i], out.dtype, out=out.narrow(dim, offset, size))
     return out
 
 
