@@ -112,6 +112,9 @@ def test_out_and_in_place(gen, interpreted):
     assert_matches(z, reference(torch.add, x, y, alpha=2))
     with pytest.raises(RuntimeError, match="broadcast"):
         ops.add_(y.clone(), x)
+    same = x.clone()  # an operand of the target's very shape (inplace_target's short way)
+    assert ops.mul_(same, z) is same
+    assert_matches(same, reference(torch.mul, x, z))
     with ops.use():
         w = x.clone()
         w.sub_(y)

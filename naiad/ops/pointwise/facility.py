@@ -195,7 +195,14 @@ class PointwiseOp:
 
 def inplace_target(target, *others):
     """`target` as the output of an in-place op, after torch's check that the other operands
-    broadcast to its shape (never it to theirs)."""
+    broadcast to its shape (never it to theirs). Operands of its very shape (a gradient's
+    accumulation: the Llama step's `add_`) pass without the broadcast's lists."""
+    shape = target.shape
+    for a in others:
+        if isinstance(a, torch.Tensor) and a.shape != shape:
+            break
+    else:
+        return target
     shapes = [a.shape for a in others if isinstance(a, torch.Tensor)]
     shape = broadcast_shape([target.shape, *shapes])
     if shape != tuple(target.shape):
