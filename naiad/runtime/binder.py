@@ -110,26 +110,7 @@ def argument_lines(
         in_range = f"{INT32_MIN} <= {name} <= {INT32_MAX}"
         int_key = f"({small}) if {in_range} else __wide_int_key({name})"
     aligned, device = f"__a{index}", f"__e{index}"
-    kinds = [f"        {key} = {device} = __typed"] if typed else [
-        f"        {key} = {name}.dtype",
-        f"        {device} = {name}.device",
-    ]  # fmt: skip
-    tensor = [
-        f"        {value} = {name}.data_ptr()",
-        f"        {aligned} = {'True' if align_free else f'{value} % 16 == 0'}",
-        *kinds,
-    ]
-    # A tensor subclass keyed inline, as other_key keys it (its kind, dtype, alignment and
-    # device), or as a tensor where typed.
-    subclass = [
-        f"    elif __isinstance({name}, __Tensor):",
-        *(tensor if typed else [
-            f"        {value} = {name}.data_ptr()",
-            f"        {key} = (__type({name}), {name}.dtype,"
-            f" {'True' if align_free else f'{value} % 16 == 0'}, {name}.device)",
-            f"        {aligned} = {device} = None",
-        ]),
-    ]  # fmt: skip
+    tensor, subclass = _tensor_lines(name, index, align_free, typed)
     lines = [
         f"    if __type({name}) is __Tensor:",
         *tensor,
@@ -150,6 +131,25 @@ def argument_lines(
         f"        {aligned} = {device} = None",
     ]
     return lines, [key, aligned, device]
+
+
+def _tensor_lines(name: str, index: int, align_free: bool, typed: bool):
+    """argument_lines' branches for a torch tensor and for a tensor subclass: the lines under
+    the tensor's test, and the subclass's test with its lines. A subclass is keyed inline as
+    other_key keys it (its kind, dtype, alignment and device), or as a tensor where typed."""
+    key, value, aligned, device = f"__k{index}", f"__v{index}", f"__a{index}", f"__e{index}"
+    is_aligned = "True" if align_free else f"{value} % 16 == 0"
+    kinds = [f"        {key} = {device} = __typed"] if typed else [
+        f"        {key} = {name}.dtype",
+        f"        {device} = {name}.device",
+    ]  # fmt: skip
+    tensor = [f"        {value} = {name}.data_ptr()", f"        {aligned} = {is_aligned}", *kinds]
+    subclass = tensor if typed else [
+        f"        {value} = {name}.data_ptr()",
+        f"        {key} = (__type({name}), {name}.dtype, {is_aligned}, {name}.device)",
+        f"        {aligned} = {device} = None",
+    ]  # fmt: skip
+    return tensor, [f"    elif __isinstance({name}, __Tensor):", *subclass]
 
 
 class _Missing:
