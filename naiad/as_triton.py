@@ -62,6 +62,7 @@ PUBLIC_SUBMODULES = (
     "triton.language.extra.libdevice",
     "triton.language.extra.cuda",
     "triton.language.extra.cuda.libdevice",
+    "triton.language.target_info",
     "triton.testing",
     "triton.runtime",
     "triton.runtime.jit",

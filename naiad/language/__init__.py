@@ -3,7 +3,7 @@
 Write `import naiad.language as tl` and use it exactly as `triton.language`.
 """
 
-from . import extra, math
+from . import extra, math, target_info
 from .aggregates import aggregate_replace  # noqa: F401  (Triton's tl has it, outside __all__)
 from .block_scaled import dot_scaled
 from .core import (
@@ -149,7 +149,6 @@ from .standard import (
     zeros,
     zeros_like,
 )
-from .target import TargetInfo as target_info
 from .tensor_descriptors import (
     load_tensor_descriptor,
     make_tensor_descriptor,

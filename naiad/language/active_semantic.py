@@ -37,6 +37,11 @@ def current_semantic():
     return semantic
 
 
+def running_semantic():
+    """The semantic of the kernel being run or compiled, None outside of one (host code)."""
+    return _ACTIVE_SEMANTIC.get()
+
+
 def builtin(fn):
     """Mark `fn` as a language builtin: it receives the active semantic as `_semantic`."""
 

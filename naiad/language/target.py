@@ -13,6 +13,15 @@ from . import dtypes as t
 
 
 @dataclass(frozen=True)
+class GPUTarget:
+    """What a compiled kernel is for, as Triton names it: backend, arch, warp size."""
+
+    backend: str
+    arch: int | str  # the compute capability as an int (90) on CUDA; the triple on the CPU
+    warp_size: int
+
+
+@dataclass(frozen=True)
 class TargetInfo:
     """The facts of one compilation target the language rules depend on."""
 
@@ -35,6 +44,10 @@ class TargetInfo:
     # Hopper's bulk tensor reduction (`cp.reduce.async.bulk.tensor`): Triton takes a tensor
     # descriptor's fp16/bf16 `atomic_min`/`atomic_max` on CUDA from sm_90 on, and nowhere else.
     bulk_tensor_reduce: bool = True
+    # What `tl.target_info` answers in a kernel (target_info.py): the machine the kernel is
+    # compiled for. Not `backend`: the interpreter type-checks by CUDA's rules, the strictest,
+    # but runs the kernel on the host, and says so (`is_cuda()` False there).
+    gpu_target: GPUTarget = GPUTarget("cuda", 90, 32)
     extra: dict = field(default_factory=dict, compare=False, hash=False)
 
     def min_dot_size(self, lhs: t.dtype, rhs: t.dtype) -> tuple[int, int, int]:
@@ -65,15 +78,6 @@ class TargetInfo:
         if rounding == "rtz":
             return src.is_fp32() and dst.name in ("fp16", "bf16", "fp8e5")
         return True
-
-    def is_cuda(self) -> bool:
-        return self.backend == "cuda"
-
-    def is_hip(self) -> bool:
-        return self.backend == "hip"
-
-    def cuda_capability_geq(self, major: int, minor: int = 0) -> bool:
-        return self.backend == "cuda" and self.arch >= major * 10 + minor
 
     def with_options(self, **changes) -> TargetInfo:
         values = {f: getattr(self, f) for f in self.__dataclass_fields__}

@@ -18,21 +18,14 @@ machine).
 
 from __future__ import annotations
 
+import platform
 import sys
-from dataclasses import dataclass
 
 from ..backends.nvidia import driver as cuda_driver
 from ..backends.nvidia import target as nv_target
+from ..language import target_info
+from ..language.target import GPUTarget
 from .bench import do_bench
-
-
-@dataclass(frozen=True)
-class GPUTarget:
-    """What a compiled kernel is for, as Triton names it: backend, arch, warp size."""
-
-    backend: str
-    arch: int | str  # the compute capability as an int (90) on CUDA; the triple on the CPU
-    warp_size: int
 
 
 def _torch():
@@ -168,9 +161,7 @@ class CpuDriver:
         return torch.device("cpu")
 
     def get_current_target(self) -> GPUTarget:
-        from ..backends.cpu.target import host_target
-
-        return GPUTarget("cpu", host_target().triple, 1)
+        return host_gpu_target()
 
     def get_current_target_name(self) -> str:
         return "cpu"
@@ -178,6 +169,20 @@ class CpuDriver:
     @staticmethod
     def get_benchmarker():
         return do_bench
+
+
+def host_gpu_target() -> GPUTarget:
+    """This machine's CPU as a GPUTarget: what the CPU driver answers, and what
+    `tl.target_info` answers in the interpreter, which runs kernels on the host. Its arch is
+    the CPU back end's triple, or Python's name for the machine where that back end cannot
+    run (no llvmlite, another architecture), since the interpreter runs there still."""
+    from ..backends.cpu.target import host_target
+
+    try:
+        triple = host_target().triple
+    except (ImportError, NotImplementedError):
+        triple = platform.machine()
+    return GPUTarget("cpu", triple, 1)
 
 
 class _ActiveDriver:
@@ -230,3 +235,7 @@ class _DriverConfig:
 
 
 driver = _DriverConfig()
+
+# `tl.target_info` outside a kernel answers for the driver in use (the language cannot import
+# the runtime: it is told).
+target_info.answer_on_host_with(lambda: active.get_current_target())

@@ -19,14 +19,13 @@ from .. import knobs
 from ..knobs import launch_settings
 from ..language import core
 from ..language.core import ConstexprFunction  # noqa: F401  (Triton's runtime.jit has it)
-from ..language.target import CUDA_HOPPER
 from ..passes import extensions
 from . import launch_hooks
 from .binder import Unbound, grid_dims, make_binder, make_entry, tensor_type
 from .bound_launch import bind_launch
 from .compiler import compile_kernel
 from .interpreter import kernel_runtime
-from .interpreter.launch import run_grid
+from .interpreter.launch import interpreter_rules, run_grid
 from .interpreter.rewrite import rewrite
 from .ir_override import forget_all as forget_ir_overrides
 from .ir_override import launch_from_file
@@ -335,7 +334,7 @@ class JITFunction(JITSource, KernelInterface, Preloading, PicklesByReference):
                 prepared = launcher.launch(bound, dims, options, debug, mode == "cpu")
                 if prepared is not INTERPRET:
                     return prepared, launcher.compiled(bound, options, debug)
-        rules = CUDA_HOPPER.with_options(
+        rules = interpreter_rules(
             debug=debug or options.asserts,
             sanitize_overflow=options.sanitize_overflow,
             num_warps=options.num_warps,  # what `tl.extra.cuda.num_warps()` reads

@@ -8,7 +8,7 @@ kernels never imports it."""
 
 from __future__ import annotations
 
-from ...language.target import CUDA_HOPPER
+from ...language.target import CUDA_HOPPER, GPUTarget
 from ..registry import Backend, register_backend
 from .target import CpuTarget, cpu_target
 
@@ -58,6 +58,7 @@ class CpuBackend(Backend):
             sanitize_overflow=options.sanitize_overflow,
             num_warps=options.num_warps,
             bulk_tensor_reduce=False,
+            gpu_target=GPUTarget("cpu", target.triple, 1),
         )
 
     def stages(self, target, options):

@@ -6,7 +6,7 @@ for a GPU, not when the back end is registered: a CPU launch never needs it."""
 from __future__ import annotations
 
 from ... import knobs
-from ...language.target import CUDA_HOPPER
+from ...language.target import CUDA_HOPPER, GPUTarget
 from ..registry import Backend, register_backend
 from .target import CudaTarget, cuda_target, target_for_device
 
@@ -32,6 +32,7 @@ class NvidiaBackend(Backend):
             num_warps=options.num_warps,
             max_num_imprecise_acc_default=2**30 if target.capability == 90 else 0,
             bulk_tensor_reduce=target.capability >= 90,
+            gpu_target=GPUTarget("cuda", target.capability, 32),
         )
 
     def stages(self, target, options):

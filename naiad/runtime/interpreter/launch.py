@@ -13,10 +13,11 @@ from ... import errors
 from ...language import core
 from ...language import dtypes as t
 from ...language.semantic import Semantic
-from ...language.target import CUDA_HOPPER
+from ...language.target import CUDA_HOPPER, TargetInfo
 from ...language.tensor_descriptors import tensor_descriptor
 from ...language.unspecialized_constexprs import refuse_unspecialized_constexprs
 from .. import diagnostics
+from ..driver import host_gpu_target
 from ..host_arrays import describe, is_array_like
 from ..params import integer_argument_type
 from ..tensor_descriptor import TensorDescriptor
@@ -105,6 +106,13 @@ class _AnyParam:
 _ANY = _AnyParam()
 
 
+def interpreter_rules(**options) -> TargetInfo:
+    """The language's rules in the interpreter with `options`: CUDA on Hopper's, the strictest,
+    so a kernel that runs here compiles for the GPU; but `tl.target_info` answers as the host's
+    CPU, where the kernel runs (a kernel's `if is_cuda():` takes its portable branch here)."""
+    return CUDA_HOPPER.with_options(gpu_target=host_gpu_target(), **options)
+
+
 def run_grid(jit_function, bound: dict, grid: tuple, debug: bool, language=None):
     """Run `jit_function` in the interpreter over `grid` with the bound arguments, under the
     rules of `language` (a language target; None: CUDA on Hopper's, the strictest, with
@@ -121,7 +129,7 @@ def run_grid(jit_function, bound: dict, grid: tuple, debug: bool, language=None)
         raise type(exc)(f"{jit_function.__name__}: {exc}") from None
     builder = InterpreterBuilder(memory, grid, debug)
     if language is None:
-        language = CUDA_HOPPER.with_options(debug=debug)
+        language = interpreter_rules(debug=debug)
     semantic = Semantic(builder, language)
     fn = jit_function.interpreted()
     failure = None
