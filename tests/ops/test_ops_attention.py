@@ -1,7 +1,7 @@
 """scaled_dot_product_attention of naiad.ops against torch's on float64 copies: forward and the
 three gradients, causal and not, grouped heads, boolean and additive masks, ragged lengths and
-head dims; torch's function where the arguments are not handled (dropout); the switch under
-F.scaled_dot_product_attention."""
+head dims; torch's function where the arguments are not handled (other ranks); the switch under
+F.scaled_dot_product_attention. Dropout: test_ops_attention_dropout.py."""
 
 import pytest
 import torch
@@ -128,11 +128,9 @@ def test_attention_strided_inputs(gen, interpreted):
 
 
 def test_attention_falls_back_to_torch(gen, interpreted):
-    q, k, v = _qkv(gen, torch.float32, HK=4)
-    torch.manual_seed(0)
-    expected = F.scaled_dot_product_attention(q, k, v, dropout_p=0.5)
-    torch.manual_seed(0)
-    assert torch.equal(ops.scaled_dot_product_attention(q, k, v, dropout_p=0.5), expected)
+    q, k, v = (t[0] for t in _qkv(gen, torch.float32, HK=4))  # (H, L, E): a rank not handled
+    expected = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    assert torch.equal(ops.scaled_dot_product_attention(q, k, v, is_causal=True), expected)
 
 
 @pytest.mark.full

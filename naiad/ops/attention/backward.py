@@ -11,13 +11,16 @@ As in the forward, the blocks every query and key of the pair sees whole (before
 diagonal, inside both sequences, no mask given) run unmasked: plain loads, and the scores go to
 exp2 in one multiply-add per element. Each gradient is owned by one program, so nothing is
 added atomically and results repeat. The sequences are batched or packed (sequence.py); a
-packed program past its sequence's end stores nothing.
+packed program past its sequence's end stores nothing. With DROPOUT (dropout.py) dV takes the
+probabilities the forward kept, scaled, and dO V^T is dropped alike before ds; delta, of the
+dropped output, is what the softmax's gradient needs.
 """
 
 from __future__ import annotations
 
 from ... import language as tl
 from ...runtime.jit import jit
+from .dropout import kept
 from .runs import key_runs, query_runs
 from .scores import hide, scores
 from .sequence import causal_diagonal, query_block, sequence
@@ -69,13 +72,16 @@ def _row_values(base, rows, stride, L, MASKED: tl.constexpr):
 
 @jit
 def _key_block_gradients(dk_acc, dv_acc, k_tile, v_tile, cols, q_src, q_row, do_src, out_base,
-                         lse, delta, mask, L, S, diagonal, sq_l, so_l, sm_l, sm_s, scale_log2, lo,
-                         hi, E: tl.constexpr, CAUSAL: tl.constexpr, MASK_KIND: tl.constexpr,
-                         PRECISION: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_E: tl.constexpr,
-                         MASKED: tl.constexpr, DESCRIPTORS: tl.constexpr):  # fmt: skip
+                         lse, delta, mask, L, S, diagonal, sq_l, so_l, sm_l, sm_s, scale_log2,
+                         dropout, lo, hi, E: tl.constexpr, CAUSAL: tl.constexpr,
+                         MASK_KIND: tl.constexpr, PRECISION: tl.constexpr, DROPOUT: tl.constexpr,
+                         BLOCK_M: tl.constexpr, BLOCK_E: tl.constexpr, MASKED: tl.constexpr,
+                         DESCRIPTORS: tl.constexpr):  # fmt: skip
     """dk_acc and dv_acc after the query blocks from `lo` to `hi` of one query head. The tiles
     are [keys, queries] (p^T, dp^T, ds^T): each is then the register operand of the product
-    that accumulates it into dv or dk, with no transpose of a computed tile."""
+    that accumulates it into dv or dk, with no transpose of a computed tile. DROPOUT: `dropout`
+    is (seed, this head's first offset, p, 1 / (1 - p)); dV takes the dropped probabilities,
+    and dp^T is dropped the same way before the softmax's gradient."""
     for begin in range(lo, hi, BLOCK_M):
         rows = begin + tl.arange(0, BLOCK_M)
         q_tile = load_block(q_src, q_row, begin, sq_l, L, E, BLOCK_M, BLOCK_E, MASKED,
@@ -91,33 +97,38 @@ def _key_block_gradients(dk_acc, dv_acc, k_tile, v_tile, cols, q_src, q_row, do_
             p_t = tl.math.exp2(s_t * scale_log2 - lse_log2[None, :])
         do_tile = load_block(do_src, out_base, begin, so_l * E, L, E, BLOCK_M, BLOCK_E, MASKED,
                              DESCRIPTORS)  # fmt: skip
-        dv_acc = tl.dot(p_t.to(do_tile.dtype), do_tile, dv_acc, input_precision=PRECISION)
         dp_t = tl.dot(v_tile, tl.trans(do_tile), input_precision=PRECISION)
+        if DROPOUT:
+            seed, first, drop_p, drop_scale = dropout
+            keep = kept(seed, first, rows[None, :], cols[:, None], S, drop_p)
+            dp_t = tl.where(keep, dp_t * drop_scale, 0.0)
+            dv_acc = tl.dot(tl.where(keep, p_t * drop_scale, 0.0).to(do_tile.dtype), do_tile,
+                            dv_acc, input_precision=PRECISION)  # fmt: skip
+        else:
+            dv_acc = tl.dot(p_t.to(do_tile.dtype), do_tile, dv_acc, input_precision=PRECISION)
         row_delta = _row_values(delta + out_base, rows, so_l, L, MASKED)
         ds_t = p_t * (dp_t - row_delta[None, :])
         dk_acc = tl.dot(ds_t.to(q_tile.dtype), q_tile, dk_acc, input_precision=PRECISION)
     return dk_acc, dv_acc
 
 
-@jit(do_not_specialize=["L", "S", "H", "GROUP", "scale_log2"])
+@jit(do_not_specialize=["L", "S", "H", "GROUP", "scale_log2", "seed", "drop_offset"])
 def attention_dkdv(q, k, v, do, lse, delta, dk, dv, mask, cu_q, cu_k, L, S, H, GROUP, scale_log2,
-                   sq_b, sq_h, sq_l, sk_b, sk_h, sk_s, sv_b, sv_h, sv_s,
-                   sm_b, sm_h, sm_l, sm_s, so_b, so_h, so_l, sd_b, sd_h, sd_s,
+                   sq_b, sq_h, sq_l, sk_b, sk_h, sk_s, sv_b, sv_h, sv_s, sm_b, sm_h, sm_l, sm_s,
+                   seed, drop_offset, drop_p, drop_scale, so_b, so_h, so_l, sd_b, sd_h, sd_s,
                    E: tl.constexpr, CAUSAL: tl.constexpr, MASK_KIND: tl.constexpr,
-                   PACKED: tl.constexpr, PRECISION: tl.constexpr, BLOCK_M: tl.constexpr,
-                   BLOCK_N: tl.constexpr, BLOCK_E: tl.constexpr,
+                   PACKED: tl.constexpr, PRECISION: tl.constexpr, DROPOUT: tl.constexpr,
+                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_E: tl.constexpr,
                    DESCRIPTORS: tl.constexpr):  # fmt: skip
     """do, lse and delta have their rows where the forward's o and lse have them (so_*); dk and
     dv theirs (one a key and key head) at b * sd_b + kv * sd_h + n * sd_s, E elements each; dk
-    is returned already scaled by `scale`. The query blocks split in three runs: masked ones
-    before the first block that sees the whole key block (causal), unmasked ones, and masked
-    ones from the sequence's last partial block on. DESCRIPTORS: q and do are descriptors of
-    their rows, as the forward's (flash.py)."""
+    is returned scaled by `scale`. The query blocks run masked before the first block that sees
+    the whole key block (causal), unmasked, then masked from the last partial block on.
+    DESCRIPTORS: q and do are descriptors of their rows (flash.py); DROPOUT as the forward's."""
     start = tl.program_id(0) * BLOCK_N
     bkv = tl.program_id(1).to(tl.int64)
-    hk = H // GROUP
-    b = bkv // hk
-    kv = bkv % hk
+    b = bkv // (H // GROUP)
+    kv = bkv % (H // GROUP)
     q_first, L = sequence(cu_q, b, L, PACKED)
     k_first, S = sequence(cu_k, b, S, PACKED)
     diagonal = causal_diagonal(L, S, PACKED)
@@ -140,18 +151,22 @@ def attention_dkdv(q, k, v, do, lse, delta, dk, dv, mask, cu_q, cu_k, L, S, H, G
             q_src, do_src = q + b * sq_b + h * sq_h + q_first * sq_l, do + out_base * E
         q_row = (b * H + h) * L
         head_mask = mask + b * sm_b + h * sm_h
+        dropout = (seed, drop_offset + (b * H + h) * L * S, drop_p, drop_scale)
         dk_acc, dv_acc = _key_block_gradients(
             dk_acc, dv_acc, k_tile, v_tile, cols, q_src, q_row, do_src, out_base, lse, delta,
-            head_mask, L, S, diagonal, sq_l, so_l, sm_l, sm_s, scale_log2, first, whole_from, E,
-            CAUSAL, MASK_KIND, PRECISION, BLOCK_M, BLOCK_E, True, DESCRIPTORS)  # fmt: skip
+            head_mask, L, S, diagonal, sq_l, so_l, sm_l, sm_s, scale_log2, dropout,
+            first, whole_from, E, CAUSAL, MASK_KIND, PRECISION, DROPOUT, BLOCK_M, BLOCK_E, True,
+            DESCRIPTORS)  # fmt: skip
         dk_acc, dv_acc = _key_block_gradients(
             dk_acc, dv_acc, k_tile, v_tile, cols, q_src, q_row, do_src, out_base, lse, delta,
-            head_mask, L, S, diagonal, sq_l, so_l, sm_l, sm_s, scale_log2, whole_from, whole_to, E,
-            CAUSAL, MASK_KIND, PRECISION, BLOCK_M, BLOCK_E, False, DESCRIPTORS)  # fmt: skip
+            head_mask, L, S, diagonal, sq_l, so_l, sm_l, sm_s, scale_log2, dropout,
+            whole_from, whole_to, E, CAUSAL, MASK_KIND, PRECISION, DROPOUT, BLOCK_M, BLOCK_E, False,
+            DESCRIPTORS)  # fmt: skip
         dk_acc, dv_acc = _key_block_gradients(
             dk_acc, dv_acc, k_tile, v_tile, cols, q_src, q_row, do_src, out_base, lse, delta,
-            head_mask, L, S, diagonal, sq_l, so_l, sm_l, sm_s, scale_log2, whole_to, last, E,
-            CAUSAL, MASK_KIND, PRECISION, BLOCK_M, BLOCK_E, True, DESCRIPTORS)  # fmt: skip
+            head_mask, L, S, diagonal, sq_l, so_l, sm_l, sm_s, scale_log2, dropout,
+            whole_to, last, E, CAUSAL, MASK_KIND, PRECISION, DROPOUT, BLOCK_M, BLOCK_E, True,
+            DESCRIPTORS)  # fmt: skip
     scale = scale_log2 * 0.6931471805599453
     key_rows = b * sd_b + kv * sd_h + (k_first + cols) * sd_s
     out_at = key_rows[:, None] * E + dims[None, :]
@@ -162,11 +177,12 @@ def attention_dkdv(q, k, v, do, lse, delta, dk, dv, mask, cu_q, cu_k, L, S, H, G
 
 @jit
 def _query_block_gradient(dq_acc, q_tile, do_tile, lse_log2, row_delta, rows, k_src, v_src,
-                          kv_row, mask, L, S, diagonal, sk_s, sv_s, sm_l, sm_s, scale_log2, lo,
-                          hi, E: tl.constexpr, CAUSAL: tl.constexpr, MASK_KIND: tl.constexpr,
-                          PRECISION: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_E: tl.constexpr,
+                          kv_row, mask, L, S, diagonal, sk_s, sv_s, sm_l, sm_s, scale_log2,
+                          dropout, lo, hi, E: tl.constexpr, CAUSAL: tl.constexpr,
+                          MASK_KIND: tl.constexpr, PRECISION: tl.constexpr,
+                          DROPOUT: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_E: tl.constexpr,
                           MASKED: tl.constexpr, DESCRIPTORS: tl.constexpr):  # fmt: skip
-    """dq_acc after the key blocks from `lo` to `hi`."""
+    """dq_acc after the key blocks from `lo` to `hi`; DROPOUT as `_key_block_gradients`."""
     for begin in range(lo, hi, BLOCK_N):
         cols = begin + tl.arange(0, BLOCK_N)
         k_tile = load_block(k_src, kv_row, begin, sk_s, S, E, BLOCK_N, BLOCK_E, MASKED,
@@ -176,17 +192,22 @@ def _query_block_gradient(dq_acc, q_tile, do_tile, lse_log2, row_delta, rows, k_
         p = _probabilities(q_tile, k_tile, rows, cols, L, S, diagonal, mask, sm_l, sm_s,
                            scale_log2, lse_log2, CAUSAL, MASK_KIND, PRECISION, MASKED)  # fmt: skip
         dp = tl.dot(do_tile, tl.trans(v_tile), input_precision=PRECISION)
+        if DROPOUT:
+            seed, first, drop_p, drop_scale = dropout
+            keep = kept(seed, first, rows[:, None], cols[None, :], S, drop_p)
+            dp = tl.where(keep, dp * drop_scale, 0.0)
         ds = p * (dp - row_delta[:, None])
         dq_acc = tl.dot(ds.to(k_tile.dtype), k_tile, dq_acc, input_precision=PRECISION)
     return dq_acc
 
 
-@jit(do_not_specialize=["L", "S", "H", "GROUP", "scale_log2"])
+@jit(do_not_specialize=["L", "S", "H", "GROUP", "scale_log2", "seed", "drop_offset"])
 def attention_dq(q, k, v, do, lse, delta, dq, mask, cu_q, cu_k, L, S, H, GROUP, scale_log2,
                  sq_b, sq_h, sq_l, sk_b, sk_h, sk_s, sv_b, sv_h, sv_s,
-                 sm_b, sm_h, sm_l, sm_s, so_b, so_h, so_l, E: tl.constexpr,
-                 CAUSAL: tl.constexpr, MASK_KIND: tl.constexpr, PACKED: tl.constexpr,
-                 PRECISION: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                 sm_b, sm_h, sm_l, sm_s, seed, drop_offset, drop_p, drop_scale,
+                 so_b, so_h, so_l, E: tl.constexpr, CAUSAL: tl.constexpr,
+                 MASK_KIND: tl.constexpr, PACKED: tl.constexpr, PRECISION: tl.constexpr,
+                 DROPOUT: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                  BLOCK_E: tl.constexpr, DESCRIPTORS: tl.constexpr):  # fmt: skip
     """dq, do, lse and delta have their rows where the forward's o and lse have them (so_*); dq
     is returned already scaled by `scale`. The key blocks every query of the block sees whole
@@ -215,16 +236,19 @@ def attention_dq(q, k, v, do, lse, delta, dq, mask, cu_q, cu_k, L, S, H, GROUP, 
         v_src = v + b * sv_b + kv * sv_h + k_first * sv_s
     kv_row = (b * (H // GROUP) + kv) * S
     head_mask = mask + b * sm_b + h * sm_h
+    dropout = (seed, drop_offset + bh * L * S, drop_p, drop_scale)
     dq_acc = tl.zeros([BLOCK_M, BLOCK_E], tl.float32)
     whole, end = key_runs(start, L, S, diagonal, CAUSAL, MASK_KIND, PACKED, BLOCK_M, BLOCK_N)
     dq_acc = _query_block_gradient(dq_acc, q_tile, do_tile, lse_log2, row_delta, rows, k_src,
                                    v_src, kv_row, head_mask, L, S, diagonal, sk_s, sv_s, sm_l,
-                                   sm_s, scale_log2, 0, whole, E, CAUSAL, MASK_KIND, PRECISION,
-                                   BLOCK_N, BLOCK_E, False, DESCRIPTORS)  # fmt: skip
+                                   sm_s, scale_log2, dropout, 0, whole, E, CAUSAL, MASK_KIND,
+                                   PRECISION, DROPOUT, BLOCK_N, BLOCK_E, False,
+                                   DESCRIPTORS)  # fmt: skip
     dq_acc = _query_block_gradient(dq_acc, q_tile, do_tile, lse_log2, row_delta, rows, k_src,
                                    v_src, kv_row, head_mask, L, S, diagonal, sk_s, sv_s, sm_l,
-                                   sm_s, scale_log2, whole, end, E, CAUSAL, MASK_KIND, PRECISION,
-                                   BLOCK_N, BLOCK_E, True, DESCRIPTORS)  # fmt: skip
+                                   sm_s, scale_log2, dropout, whole, end, E, CAUSAL, MASK_KIND,
+                                   PRECISION, DROPOUT, BLOCK_N, BLOCK_E, True,
+                                   DESCRIPTORS)  # fmt: skip
     scale = scale_log2 * 0.6931471805599453
     out_at = (out_base + rows * so_l)[:, None] * E + dims[None, :]
     q_mask = (rows[:, None] < L) & (dims[None, :] < E)

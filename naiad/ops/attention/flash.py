@@ -85,11 +85,13 @@ class Problem:
     `out_shape` and `out_rows` (the output's shape; its rows' strides along batch, head and
     position, in rows of E), `kv_shape` and `kv_rows` (the same of the key and value gradients),
     `input_strides` (q's, k's, v's and the mask's strides along batch, head and position), and
-    the prefix sums `cu_q`, `cu_k` where `packed`.
+    the prefix sums `cu_q`, `cu_k` where `packed`; `set_dropout` where it drops probabilities.
     """
 
     packed = False
     mask_kind, mask_strides = NO_MASK, (0, 0, 0, 0)
+    # dropout.py's seed and offset, the probability of a drop and the kept ones' scale
+    seed, dropout_offset, dropout_p, dropout_scale = 0, 0, 0.0, 1.0
     whole = False  # the whole-block forward's tiles or None once `_whole_tiles` decided
     kind = None  # what fixes its bound launches (bound.py), once asked
 
@@ -116,6 +118,14 @@ class Problem:
         self.precision = "tf32" if tf32 else "ieee"
         self._input_rows = {}  # (input, rows, by heads) -> its descriptor (`input_rows`)
 
+    def set_dropout(self, p: float, seed: int, offset: int = 0):
+        """Drop each probability with probability `p` (the kept ones scaled by 1 / (1 - p)),
+        the mask drawn from `seed` and `offset` (dropout.py): the general kernels take it."""
+        if not 0 <= p <= 1:
+            raise Unsupported(f"attention dropout of probability {p}")
+        self.dropout_p, self.seed, self.dropout_offset = float(p), seed, offset
+        self.dropout_scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
+
     def input_rows(self, index: int, rows: int, heads: bool = False) -> TensorDescriptor:
         """The descriptor of q's, k's or v's (`index` 0, 1, 2) rows (heads where `heads`) in
         blocks of `rows`, made once per problem: the whole-block forward and backward kernels
@@ -129,14 +139,16 @@ class Problem:
         return desc
 
     def arguments(self):
-        """The arguments after the tensors: sequence bounds, sizes, scale and input strides."""
+        """The arguments after the tensors: sequence bounds, sizes, scale, strides, dropout."""
         return (self.cu_q, self.cu_k, self.L, self.S, self.H, self.group, self.scale_log2,
-                *self.input_strides, *self.mask_strides)  # fmt: skip
+                *self.input_strides, *self.mask_strides, self.seed, self.dropout_offset,
+                self.dropout_p, self.dropout_scale)  # fmt: skip
 
     def constants(self, kernel: str):
         """(BLOCK_M, BLOCK_N, the kernel's trailing constexprs, launch options)."""
         block_m, block_n, options = _blocks(kernel, self.q.device, self.block_e)
-        flags = (self.E, self.causal, self.mask_kind, self.packed, self.precision)
+        dropout = self.dropout_p > 0
+        flags = (self.E, self.causal, self.mask_kind, self.packed, self.precision, dropout)
         return block_m, block_n, (*flags, block_m, block_n, self.block_e), options
 
 
@@ -214,14 +226,14 @@ def _whole_tiles(p: Problem):
     """(BLOCK_M, BLOCK_N, launch options) of the whole-block forward where `p` may take it (half
     precision, a head dim of the tables, whose short table serves walks of up to SHORT_KEYS
     keys where it has the head dim, queries and keys, a causal diagonal from the top left
-    inside the keys, read by tensor copies at any length), else None. Decided once per
+    inside the keys, no dropout, tensor copies at any length), else None. Decided once per
     problem: the backward asks again, and each check costs a call microseconds of host time."""
     if p.whole is False:
         kind, key = _kind(p.q.device), (p.E, p.causal)
         tiles = _WHOLE_SHORT[kind].get(key) if p.S <= _SHORT_KEYS else None
         tiles = tiles or _WHOLE[kind].get(key)
         taken = tiles is not None and p.q.dtype in _WHOLE_DTYPES and p.L > 0 and p.S > 0
-        taken = taken and not (p.causal and p.L > p.S)
+        taken = taken and not (p.causal and p.L > p.S) and not p.dropout_p
         p.whole = tiles if taken and _by_tensor_copies(p, 1, 1, _WHOLE_FROM) else None
     return p.whole
 

@@ -6,8 +6,18 @@ the switch.
 Handled: (B, H, L, E) queries against (B, HK, S, E) keys and values (H a multiple of HK: grouped
 heads), any strides with a unit one along E, fp32/fp16/bf16, head dims up to 256, causal (from
 the top left, as torch's is_causal) or not, with or without a boolean or additive mask that
-broadcasts to (B, H, L, S). Dropout and other ranks go to torch (the direct call to torch's
-function; a registered overload to torch's kernel).
+broadcasts to (B, H, L, S), with dropout (dropout.py: FlashAttention's, the probabilities that
+multiply V dropped, the log-sum-exp of the undropped scores) or not. Other ranks go to torch
+(the direct call to torch's function; a registered overload to torch's kernel).
+
+Dropout draws a seed from torch's default generator (so `torch.manual_seed` makes runs repeat,
+as naiad.ops' dropout does), and the backward regenerates the forward's mask from it: the direct
+call keeps it in its autograd context; the CUDA overloads return it as their philox seed and
+offset (the flash one's seed as two uint64, its offset one; the memory-efficient and cuDNN
+ones' as int64 scalars, all on the CPU) and their backwards read them back. The mask is Naiad's,
+not torch's: the same seed drops other (equally distributed) probabilities than torch's kernels.
+torch's CPU flash kernel takes no dropout, and its overloads give no seed: there dropout goes to
+torch as well.
 """
 
 from __future__ import annotations
@@ -17,6 +27,7 @@ import torch.nn.functional as F
 
 from ..differentiable import apply
 from ..dtypes import Unsupported
+from ..random import _seed
 from ..registry import aten
 from . import flash
 from .scores import ADD_MASK, BOOL_MASK
@@ -27,9 +38,11 @@ __all__ = ["scaled_dot_product_attention"]
 class _Problem(flash.Problem):
     """An attention call on batched (B, H, L, E) queries and (B, HK, S, E) keys and values."""
 
-    def __init__(self, q, k, v, mask, dropout_p, causal, scale):
-        if q.dim() != 4 or k.dim() != 4 or v.dim() != 4 or dropout_p:
-            raise Unsupported("attention of other ranks or with dropout")
+    def __init__(self, q, k, v, mask, dropout_p, causal, scale, philox=None):
+        """`philox`: the dropout's (seed, offset) where a forward drew them, else a seed is
+        drawn (where `dropout_p` is not 0)."""
+        if q.dim() != 4 or k.dim() != 4 or v.dim() != 4:
+            raise Unsupported("attention of other ranks")
         B, H, L, E = q.shape
         _, HK, S, _ = k.shape
         if k.shape[0] != B:
@@ -41,6 +54,8 @@ class _Problem(flash.Problem):
         self.input_strides = (*self.q.stride()[:3], *self.k.stride()[:3], *self.v.stride()[:3])
         if mask is not None:
             self._mask(mask)
+        if dropout_p:
+            self.set_dropout(dropout_p, *(philox or (_seed(None), 0)))
 
     def _mask(self, mask):
         if mask.dtype != torch.bool and mask.dtype not in flash.DTYPES:
@@ -71,24 +86,54 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 @aten("_scaled_dot_product_flash_attention_for_cpu.default")
 def flash_attention_for_cpu(query, key, value, dropout_p=0.0, is_causal=False, *,
                             attn_mask=None, scale=None):  # fmt: skip
+    _no_seed(dropout_p)
     return flash.forward(_Problem(query, key, value, attn_mask, dropout_p, is_causal, scale))
 
 
 @aten("_scaled_dot_product_flash_attention_for_cpu_backward.default")
 def flash_attention_for_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p,
                                      is_causal, *, attn_mask=None, scale=None):  # fmt: skip
+    _no_seed(dropout_p)
     problem = _Problem(query, key, value, attn_mask, dropout_p, is_causal, scale)
     return flash.backward(problem, grad_out, out, logsumexp)
 
 
-def _flash_outputs(problem) -> tuple:
+def _no_seed(dropout_p):
+    """The CPU flash overloads carry no seed from forward to backward (torch's kernel refuses
+    dropout there): a call with dropout goes to torch's."""
+    if dropout_p:
+        raise Unsupported("dropout through the CPU flash overloads")
+
+
+def _philox_out(problem, flash_layout=False) -> tuple:
+    """The (seed, offset) tensors a forward overload returns: empty ones without dropout; with
+    it the problem's, as the flash overload lays them out (`flash_layout`: uint64, the seed a
+    pair of it and the offset) or the memory-efficient and cuDNN ones (int64 scalars)."""
+    if not problem.dropout_p:
+        empty = torch.empty(0, dtype=torch.int64, device=problem.q.device)
+        return empty, empty
+    seed, offset = problem.seed, problem.dropout_offset
+    if flash_layout:
+        pair = torch.tensor([seed, offset], dtype=torch.uint64)
+        return pair, torch.tensor(offset, dtype=torch.uint64)
+    return torch.tensor(seed, dtype=torch.int64), torch.tensor(offset, dtype=torch.int64)
+
+
+def _philox_in(dropout_p, philox_seed, philox_offset):
+    """The (seed, offset) a backward overload reads from its forward's `_philox_out`, None
+    without dropout."""
+    if not dropout_p:
+        return None
+    return int(philox_seed.reshape(-1)[0]), int(philox_offset)
+
+
+def _flash_outputs(problem, flash_layout) -> tuple:
     """The forward's results as the flash and cuDNN overloads return them: the output and the
-    log-sum-exp, then empty debug masks, the lengths and empty random-number seeds."""
+    log-sum-exp, then empty debug masks, the lengths and the dropout's seed and offset."""
     out, lse = flash.forward(problem)
-    device = out.device
-    empty = torch.empty(0, device=device)
-    seeds = torch.empty(0, dtype=torch.int64, device=device)
-    return out, lse, empty, empty, problem.L, problem.S, seeds, seeds, empty
+    empty = torch.empty(0, device=out.device)
+    seed, offset = _philox_out(problem, flash_layout)
+    return out, lse, empty, empty, problem.L, problem.S, seed, offset, empty
 
 
 @aten("_scaled_dot_product_flash_attention.default")
@@ -96,23 +141,24 @@ def flash_attention(query, key, value, dropout_p=0.0, is_causal=False, return_de
                     *, scale=None):  # fmt: skip
     if return_debug_mask:
         raise Unsupported("the flash kernel's debug mask")
-    return _flash_outputs(_Problem(query, key, value, None, dropout_p, is_causal, scale))
+    return _flash_outputs(_Problem(query, key, value, None, dropout_p, is_causal, scale), True)
 
 
 @aten("_scaled_dot_product_flash_attention_backward.default")
 def flash_attention_backward(grad_out, query, key, value, out, logsumexp, cum_seq_q, cum_seq_k,
                              max_q, max_k, dropout_p, is_causal, philox_seed, philox_offset, *,
                              scale=None):  # fmt: skip
-    problem = _Problem(query, key, value, None, dropout_p, is_causal, scale)
+    philox = _philox_in(dropout_p, philox_seed, philox_offset)
+    problem = _Problem(query, key, value, None, dropout_p, is_causal, scale, philox)
     return flash.backward(problem, grad_out, out, logsumexp)
 
 
 @aten("_scaled_dot_product_efficient_attention.default")
 def efficient_attention(query, key, value, attn_bias, compute_log_sumexp, dropout_p=0.0,
                         is_causal=False, *, scale=None):  # fmt: skip
-    out, lse = flash.forward(_Problem(query, key, value, attn_bias, dropout_p, is_causal, scale))
-    seeds = torch.empty(0, dtype=torch.int64, device=query.device)
-    return out, lse, seeds, seeds
+    problem = _Problem(query, key, value, attn_bias, dropout_p, is_causal, scale)
+    out, lse = flash.forward(problem)
+    return out, lse, *_philox_out(problem)
 
 
 @aten("_scaled_dot_product_efficient_attention_backward.default")
@@ -121,7 +167,8 @@ def efficient_attention_backward(grad_out, query, key, value, attn_bias, out, lo
                                  is_causal=False, *, scale=None):  # fmt: skip
     if attn_bias is not None and attn_bias.requires_grad and grad_input_mask[3]:
         raise Unsupported("the gradient of an attention bias")
-    problem = _Problem(query, key, value, attn_bias, dropout_p, is_causal, scale)
+    philox = _philox_in(dropout_p, philox_seed, philox_offset)
+    problem = _Problem(query, key, value, attn_bias, dropout_p, is_causal, scale, philox)
     dq, dk, dv = flash.backward(problem, grad_out, out, logsumexp)
     return dq, dk, dv, None
 
@@ -132,12 +179,14 @@ def cudnn_attention(query, key, value, attn_bias, compute_log_sumexp, dropout_p=
     """The overload torch's dispatch prefers on Hopper GPUs for fp16 and bf16."""
     if return_debug_mask:
         raise Unsupported("the cuDNN kernel's debug mask")
-    return _flash_outputs(_Problem(query, key, value, attn_bias, dropout_p, is_causal, scale))
+    problem = _Problem(query, key, value, attn_bias, dropout_p, is_causal, scale)
+    return _flash_outputs(problem, False)
 
 
 @aten("_scaled_dot_product_cudnn_attention_backward.default")
 def cudnn_attention_backward(grad_out, query, key, value, out, logsumexp, philox_seed,
                              philox_offset, attn_bias, cum_seq_q, cum_seq_k, max_q, max_k,
                              dropout_p, is_causal, *, scale=None):  # fmt: skip
-    problem = _Problem(query, key, value, attn_bias, dropout_p, is_causal, scale)
+    philox = _philox_in(dropout_p, philox_seed, philox_offset)
+    problem = _Problem(query, key, value, attn_bias, dropout_p, is_causal, scale, philox)
     return flash.backward(problem, grad_out, out, logsumexp)
