@@ -25,10 +25,11 @@ runs no compiled CPU kernel, and a prepared CPU launch returns at once (the valu
 which nothing in the step reads on the host): what remains of Naiad's side is the Python above
 the back end's launch (the switch, the ops, their plans, the launch entry or bound launch),
 which a GPU step pays as it is (its prepared CUDA launch is leaner than the CPU's, which reads
-every array's extent); eager's side keeps its kernels. `--cuda-stub` (with `--replay` or
-`--per-op`) routes Naiad's launches to the NVIDIA launcher's path as on an sm_90a GPU, over
+every array's extent); eager's side keeps its kernels. `--cuda-stub` (with any of the above)
+routes Naiad's launches to the NVIDIA launcher's path as on an sm_90a GPU, over
 bench/ops/attention_host.py's stand-in driver library (build it with that script's
-`--make-stub DIR`, then run with LD_LIBRARY_PATH=DIR): the GPU's host path per op call, its
+`--make-stub DIR`, then run with LD_LIBRARY_PATH=DIR; no kernel runs, so the values are
+garbage, as under `--no-kernels`): the GPU's host path per op call, its
 bound CUDA launches and native call included, with no GPU.
 """
 
