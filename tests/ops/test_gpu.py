@@ -6,6 +6,8 @@ import importlib
 import pytest
 import torch
 import torch.nn.functional as F
+from attention_dropout_reference import drawn_mask
+from attention_dropout_reference import reference as dropout_reference
 from ops_helpers import assert_matches, reference, tiny_llama_model
 from varlen_reference import prefix_sums, varlen_reference
 
@@ -132,6 +134,51 @@ def test_attention_on_cuda(dtype, causal, length, on_gpu, monkeypatch):
     k, v = (_cuda(2, 2, length, 64, dtype=dtype).requires_grad_() for _ in "kv")
     grad = _cuda(2, 4, length, 64, dtype=dtype)
     _matches_float64_attention(q, k, v, grad, causal, dtype)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("length", [200, 256])
+def test_attention_dropout_on_cuda(dtype, causal, length, on_gpu, monkeypatch):
+    """Dropout in the general kernels (on Hopper the backward's blocks by tensor copies) against
+    the float64 reference dropping the mask the call's seed gives."""
+    monkeypatch.setattr(flash, "_COPIES_FROM", 0)
+    torch.backends.cuda.matmul.allow_tf32 = False
+    q = _cuda(2, 4, length, 64, dtype=dtype).requires_grad_()
+    k, v = (_cuda(2, 2, length, 64, dtype=dtype).requires_grad_() for _ in "kv")
+    grad = _cuda(2, 4, length, 64, dtype=dtype)
+    keep = drawn_mask(q, k, 0.2)
+    assert abs(keep.float().mean().item() - 0.8) < 0.01
+    kwargs = {"dropout_p": 0.2, "is_causal": causal, "enable_gqa": True}
+    actual = _attention_with_grads(ops.scaled_dot_product_attention, q, k, v, grad, **kwargs)
+    wide = [t.detach().double().requires_grad_() for t in (q, k, v)]
+    out = dropout_reference(*wide, keep, 0.2, is_causal=causal)
+    expected = [out, *torch.autograd.grad(out, wide, grad.double())]
+    for a, e in zip(actual, expected, strict=True):
+        assert_matches(a, e.to(dtype), 16, normwise=True)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+def test_attention_dropout_through_the_switch_on_cuda(dtype, on_gpu, monkeypatch):
+    """torch's scaled_dot_product_attention with dropout on CUDA reaches a fused overload (flash,
+    memory-efficient or cuDNN), whose forward returns the seed its backward reads back."""
+    calls = []
+    for name in ("forward", "backward"):
+        kernel = getattr(flash, name)
+        monkeypatch.setattr(flash, name, lambda *a, k=kernel: calls.append(k) or k(*a))
+    torch.backends.cuda.matmul.allow_tf32 = False
+    q, k, v = (_cuda(2, 4, 130, 64, dtype=dtype).requires_grad_() for _ in "qkv")
+    grad = _cuda(2, 4, 130, 64, dtype=dtype)
+    keep = drawn_mask(q, k, 0.3)
+    with ops.use():
+        actual = _attention_with_grads(F.scaled_dot_product_attention, q, k, v, grad,
+                                       dropout_p=0.3)  # fmt: skip
+    assert len(calls) == 2  # Naiad's forward and backward ran, not torch's
+    wide = [t.detach().double().requires_grad_() for t in (q, k, v)]
+    out = dropout_reference(*wide, keep, 0.3)
+    expected = [out, *torch.autograd.grad(out, wide, grad.double())]
+    for a, e in zip(actual, expected, strict=True):
+        assert_matches(a, e.to(dtype), 16, normwise=True)
 
 
 def _whole_backward_kernels(problem, grad, lse, results) -> list:

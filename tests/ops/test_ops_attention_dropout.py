@@ -4,18 +4,16 @@ dropout.keep_mask from the seed the call draws), causal and not, grouped heads, 
 half precision; the mask's statistics and repeatability; the CUDA overloads' seed and offset
 carried from forward to backward (called directly, on CPU tensors)."""
 
-import math
-
 import pytest
 import torch
 import torch.nn.functional as F
+from attention_dropout_reference import drawn_mask, reference
 from ops_helpers import assert_matches, make
 
 import naiad.ops as ops
 from naiad.ops.attention import sdpa
 from naiad.ops.attention.dropout import keep_mask
 from naiad.ops.dtypes import Unsupported
-from naiad.ops.random import _seed
 
 
 def _qkv(gen, dtype, B=2, H=4, HK=2, L=37, S=29, E=40):
@@ -23,46 +21,18 @@ def _qkv(gen, dtype, B=2, H=4, HK=2, L=37, S=29, E=40):
     return [make(shape, dtype, gen, -1, 1).requires_grad_() for shape in shapes]
 
 
-def _reference(q, k, v, keep, p, is_causal=False, attn_mask=None, scale=None):
-    """Attention in float64 with the probabilities `keep` drops dropped, as torch's math
-    path does it (softmax, then dropout scaled by 1 / (1 - p), then V)."""
-    q, k, v = (t.double() for t in (q, k, v))
-    group = q.shape[1] // k.shape[1]
-    k, v = k.repeat_interleave(group, 1), v.repeat_interleave(group, 1)
-    scale = 1 / math.sqrt(q.shape[-1]) if scale is None else scale
-    s = q @ k.transpose(-1, -2) * scale
-    L, S = s.shape[-2:]
-    if is_causal:
-        attn_mask = torch.ones(L, S, dtype=torch.bool).tril()
-    if attn_mask is not None and attn_mask.dtype == torch.bool:
-        s = s.masked_fill(~attn_mask, float("-inf"))
-    elif attn_mask is not None:
-        s = s + attn_mask.double()
-    return (torch.softmax(s, -1) * keep / (1 - p)) @ v
-
-
 def _with_grads(fn, tensors, grad, *args, **kwargs):
     out = fn(*tensors, *args, **kwargs)
     return [out, *torch.autograd.grad(out, tensors, grad)]
 
 
-def _drawn_mask(q, k, p, state=1234) -> torch.Tensor:
-    """The keep mask of the next call's dropout, the default generator seeded with `state`
-    (and seeded so again for the call)."""
-    torch.manual_seed(state)
-    seed = _seed(None)
-    torch.manual_seed(state)
-    B, H, L, _ = q.shape
-    return keep_mask((B, H, L, k.shape[2]), seed, 0, p, q.device)
-
-
 def _check(gen, dtype, tensors, p, scale=8.0, **kwargs):
-    keep = _drawn_mask(tensors[0], tensors[1], p)
+    keep = drawn_mask(tensors[0], tensors[1], p)
     out = ops.scaled_dot_product_attention(*tensors, dropout_p=p, enable_gqa=True, **kwargs)
     grad = make(out.shape, dtype, gen, -1, 1)
     actual = [out, *torch.autograd.grad(out, tensors, grad)]
     wide = [t.detach().double().requires_grad_() for t in tensors]
-    expected = _with_grads(_reference, wide, grad.double(), keep, p, **kwargs)
+    expected = _with_grads(reference, wide, grad.double(), keep, p, **kwargs)
     for a, e in zip(actual, expected, strict=True):
         assert_matches(a, e.to(dtype), scale, normwise=True)
 
@@ -143,7 +113,7 @@ def test_overloads_carry_the_seed_to_the_backward(name, gen, interpreted):
     grad = make((2, 4, 24, 16), torch.float32, gen)
     *actual, keep = _overload_calls(name, q, k, v, grad, 0.3)
     wide = [t.double().requires_grad_() for t in (q, k, v)]
-    expected = _with_grads(_reference, wide, grad.double(), keep, 0.3)
+    expected = _with_grads(reference, wide, grad.double(), keep, 0.3)
     for a, e in zip(actual, expected, strict=True):
         assert_matches(a, e.float(), 8.0, normwise=True)
 
