@@ -15,7 +15,9 @@ from naiad.ops.attention import paged
 
 @pytest.fixture
 def small_partitions(monkeypatch):
-    """Partitions of 64 tokens in tiles of 32, so that a 300-token sequence takes five."""
+    """Partitions of 64 tokens in tiles of 32, so that a 300-token sequence takes five, and
+    query tiles of 512 elements (16 heads at head size 32), so that a group of 32 takes two."""
+    monkeypatch.setattr(paged, "MAX_GROUP_TILE", 512)
     rows = ((256, 32, 64, 1),)
     monkeypatch.setattr(paged, "BLOCKS", {(kind, wide): rows for kind in ("cpu", "cuda")
                                           for wide in (False, True)})  # fmt: skip
@@ -40,7 +42,7 @@ def _check(gen, lengths, H=8, HK=2, E=32, block_size=16, dtype=torch.float32, sc
 @pytest.mark.parametrize("H, HK", [(8, 2), (4, 4), (32, 1)])
 def test_paged_attention_interpreted(H, HK, gen, interpreted, small_partitions):
     """Grouped heads (4 a group), ordinary ones, and one key head for 32 query heads (a
-    group wider than the 16-row tile: two programs per key head)."""
+    group wider than the query tile: two programs per key head)."""
     _check(gen, _lengths(16), H=H, HK=HK, scale=0.3)
 
 

@@ -43,17 +43,23 @@ __all__ = ["paged_attention_decode"]
 # program, num_warps): the first row whose head block is at least the call's. A partition is a
 # multiple of BLOCK_N. The GPU's partition is a serving engine's usual 512 tokens: a 4k-token
 # context spreads over 8 programs per (sequence, head), an 8-sequence batch of 8 KV heads over
-# 512. fp32's products on a GPU are FMAs, not tensor cores, and hold far more registers: its
-# tiles are the least-spilling of a compile for sm_90a (E128: 866 bytes at 64 keys, 4 warps;
-# 214 at 32 keys, 8 warps), the half-precision ones spill nothing.
+# 512. Decode reads memory and barely computes, so the GPU tiles keep the registers low enough
+# for more warps to wait on the gathers (compiled for sm_90a, fp16, 4 query heads a group:
+# E128 at 64 keys holds 180 registers a thread with 4 warps, 113 with 8; E256 at 32 keys 172
+# and 122); none spills. fp32's products are FMAs, not tensor cores, and hold far more: its
+# tiles are the least-spilling of that compile (E128: 866 bytes at 64 keys and 4 warps, 214 at
+# 32 keys and 8). Not yet timed on a GPU: bench/ops/paged_attention.py --sweep times others.
 BLOCKS = {
-    ("cuda", False): ((64, 64, 512, 4), (128, 64, 512, 4), (256, 32, 512, 4)),
+    ("cuda", False): ((64, 64, 512, 4), (128, 64, 512, 8), (256, 32, 512, 8)),
     ("cuda", True): ((64, 32, 512, 4), (128, 32, 512, 8), (256, 16, 512, 8)),
     ("cpu", False): ((64, 64, 1024, 1), (256, 32, 1024, 1)),
     ("cpu", True): ((64, 64, 1024, 1), (256, 32, 1024, 1)),
 }
-# Query heads of one group a program takes at most (its tile's rows); the dot takes 16 at least.
-MAX_GROUP_BLOCK = 64
+# Elements of a program's query tile at most (its rows are query heads of one group, at least
+# the dot's 16): a wider group takes several programs, each reading the key/value tiles again.
+# Compiled for sm_90a, fp16, 8 warps: E256 at 32 rows spills 32 bytes, at 16 none; E128 at 64
+# rows holds 222 registers a thread, at 32 140.
+MAX_GROUP_TILE = 4096
 # Partitions the combining kernel reads at a time.
 COMBINED = 16
 
@@ -158,9 +164,9 @@ def paged_attention_decode(q, k_cache, v_cache, block_tables, seq_lens, *, scale
         return out
     kv_heads = k_cache.shape[2]
     group = heads // kv_heads
-    block_g = min(MAX_GROUP_BLOCK, max(16, 1 << (group - 1).bit_length()))
-    chunks = -(-group // block_g)
     block_e = max(16, 1 << (E - 1).bit_length())
+    block_g = min(max(16, MAX_GROUP_TILE // block_e), max(16, 1 << (group - 1).bit_length()))
+    chunks = -(-group // block_g)
     block_n, partition, options = _tiles(q, block_e)
     parts = max(1, -(-longest // partition))
     split = parts > 1
