@@ -118,7 +118,13 @@ def test_overloads_carry_the_seed_to_the_backward(name, gen, interpreted):
         assert_matches(a, e.float(), 8.0, normwise=True)
 
 
-def test_cpu_flash_overloads_leave_dropout_to_torch(gen):
+def test_overloads_leave_dropout_to_torch_where_their_backward_cannot_redraw(gen, interpreted):
+    """The CPU flash overloads carry no seed; a bias's gradient sends the memory-efficient
+    backward to torch, so its forward with dropout goes too."""
     q, k, v = (t.detach() for t in _qkv(gen, torch.float32, HK=4, L=8, S=8, E=16))
     with pytest.raises(Unsupported):
         sdpa.flash_attention_for_cpu(q, k, v, 0.5)
+    bias = make((2, 4, 8, 8), torch.float32, gen).requires_grad_()
+    with pytest.raises(Unsupported):
+        sdpa.efficient_attention(q, k, v, bias, True, 0.5)
+    assert sdpa.efficient_attention(q, k, v, bias.detach(), True, 0.5)[0].shape == q.shape

@@ -156,6 +156,10 @@ def flash_attention_backward(grad_out, query, key, value, out, logsumexp, cum_se
 @aten("_scaled_dot_product_efficient_attention.default")
 def efficient_attention(query, key, value, attn_bias, compute_log_sumexp, dropout_p=0.0,
                         is_causal=False, *, scale=None):  # fmt: skip
+    """Where the backward will go to torch's kernel (a bias's gradient), so does a forward with
+    dropout: torch's backward would not draw Naiad's mask from the seed."""
+    if dropout_p and attn_bias is not None and attn_bias.requires_grad:
+        raise Unsupported("dropout with the gradient of an attention bias")
     problem = _Problem(query, key, value, attn_bias, dropout_p, is_causal, scale)
     out, lse = flash.forward(problem)
     return out, lse, *_philox_out(problem)
