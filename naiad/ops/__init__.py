@@ -36,6 +36,7 @@ from .convert import *  # noqa: F403
 from .dtypes import Unsupported
 from .indexing import *  # noqa: F403
 from .linalg import *  # noqa: F403
+from .multinomial import multinomial
 from .nn import *  # noqa: F403
 from .normalization import *  # noqa: F403
 from .pointwise import pointwise
@@ -49,6 +50,7 @@ __all__ = [
     "Unsupported",
     "disable",
     "enable",
+    "multinomial",
     "pointwise",
     "registered",
     "use",
