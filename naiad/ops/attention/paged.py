@@ -56,9 +56,9 @@ BLOCKS = {
     ("cpu", True): ((64, 64, 1024, 1), (256, 32, 1024, 1)),
 }
 # Elements of a program's query tile at most (its rows are query heads of one group, at least
-# the dot's 16): a wider group takes several programs, each reading the key/value tiles again.
-# Compiled for sm_90a, fp16, 8 warps: E256 at 32 rows spills 32 bytes, at 16 none; E128 at 64
-# rows holds 222 registers a thread, at 32 140.
+# 16: the rows of the GPU's smallest tensor-core product): a wider group takes several programs,
+# each reading the key/value tiles again. Compiled for sm_90a, fp16, 8 warps: E256 at 32 rows
+# spills 32 bytes, at 16 none; E128 at 64 rows holds 222 registers a thread, at 32 140.
 MAX_GROUP_TILE = 4096
 # Partitions the combining kernel reads at a time.
 COMBINED = 16

@@ -6,16 +6,17 @@ sequence's row of the block table.
 that head, partition of the sequence's tokens). The query heads of the chunk are the rows of a
 [BLOCK_G, BLOCK_E] tile, so each key and value tile gathered from the cache serves all of them
 (grouped-query attention reads a page once per group, not once per head); a group smaller than
-the dot's least 16 rows is padded with masked rows. The keys of the partition stream in tiles
-of BLOCK_N tokens with an online softmax in base 2 (a running maximum and sum per row, the
-accumulator rescaled when the maximum grows). Token t of a sequence lies at slot t % PAGE of
-page block_table[seq, t // PAGE]: each tile's rows are gathered by address, so a tile may span
-pages (PAGE < BLOCK_N) or part of one (PAGE > BLOCK_N). Tokens past the sequence's length are
-masked. With one partition (SPLIT False) a program writes the output itself; otherwise it writes
-its partition's normalized output, maximum and sum (fp32), and `paged_combine` (one program per
-(sequence, query head)) weighs each partition's output by its share of the softmax's sum,
-sum_p * 2^(max_p - max), over the partitions the sequence fills. A sequence of no tokens (or a
-partition past its end) sums to 0 and gives zeros.
+16 (the rows of the GPU's smallest tensor-core product) is padded with masked rows. The keys of
+the partition stream in tiles of BLOCK_N tokens with an online softmax in base 2 (a running
+maximum and sum per row, the accumulator rescaled when the maximum grows). Token t of a
+sequence lies at slot t % PAGE of page block_table[seq, t // PAGE]: each tile's rows are
+gathered by address, so a tile may span pages (PAGE < BLOCK_N) or part of one (PAGE > BLOCK_N).
+Tokens past the sequence's length are masked. With one partition (SPLIT False) a program writes
+the output itself; otherwise it writes its partition's normalized output, maximum and sum
+(fp32), and `paged_combine` (one program per (sequence, query head)) weighs each partition's
+output by its share of the softmax's sum, sum_p * 2^(max_p - max), over the partitions the
+sequence fills (a partition past its end stores nothing: without max_seq_len, a GPU's grid
+covers the block table's whole capacity). A sequence of no tokens sums to 0 and gives zeros.
 """
 
 from __future__ import annotations
@@ -97,11 +98,12 @@ def paged_decode(q, k_cache, v_cache, block_tables, seq_lens, alibi, out, part_m
     result = acc / tl.where(total == 0, 1.0, total)[:, None]
     rows = seq * HK * GROUP + heads
     keep = row_in[:, None] & dim_in[None, :]
-    if SPLIT:
+    if SPLIT:  # a partition past the sequence's end stores nothing: paged_combine skips it
         part = rows * PARTS + tl.program_id(1)
-        tl.store(part_out + part[:, None] * E + dims[None, :], result, mask=keep)
-        tl.store(part_max + part, running_max, mask=row_in)
-        tl.store(part_sum + part, total, mask=row_in)
+        filled = row_in & (start < seq_len)
+        tl.store(part_out + part[:, None] * E + dims[None, :], result, mask=keep & filled[:, None])
+        tl.store(part_max + part, running_max, mask=filled)
+        tl.store(part_sum + part, total, mask=filled)
     else:
         tl.store(
             out + rows[:, None] * E + dims[None, :], result.to(out.dtype.element_ty), mask=keep
