@@ -12,14 +12,17 @@ block_tables[b, t // block_size]. Entries of a row past the sequence's pages are
 The scale defaults to 1 / sqrt(head_size); alibi_slopes (num_heads,) float32 adds
 slope * (t - (seq_len - 1)) to the scores of token t. fp32/fp16/bf16 (q and the caches alike),
 any head size up to 256 (a power of two fills the tile; others are masked), any block size,
-any strides (a unit stride along head_size is the fast one). The output is (num_seqs,
-num_heads, head_size), contiguous, in q's dtype; a sequence of no tokens gives zeros.
+any strides (a unit stride along head_size is the fast one). fp32 products are tf32 on a GPU
+where torch allows it (torch.backends.cuda.matmul.allow_tf32), as the other attention kernels'.
+The output is (num_seqs, num_heads, head_size), contiguous, in q's dtype; a sequence of no
+tokens gives zeros.
 
 The kernels (paged_kernels.py) split each sequence's tokens into partitions of the device's
 PARTITION tokens, a program each, so that a few long sequences still fill the GPU; where the
-longest sequence fits one partition (max_seq_len, else the block table's capacity
-max_blocks_per_seq * block_size, chosen on the host without reading the device), one kernel
-writes the output and no combining kernel runs. Seq_lens and the block table are checked where
+longest sequence fits one partition, one kernel writes the output and no combining kernel runs.
+The longest is known on the host without reading the device: max_seq_len where given (a serving
+engine passes it), else the lengths' maximum where they are on the CPU, else the block table's
+capacity, max_blocks_per_seq * block_size. Seq_lens and the block table are checked where
 they are on the CPU (lengths within the table's capacity and max_seq_len, pages within the
 cache); on a GPU that read would wait for the device, so there they are the caller's promise.
 No ATen operator takes this layout, so the switch registers nothing for it.
