@@ -34,6 +34,7 @@ from .attention import *  # noqa: F403
 from .compare import *  # noqa: F403
 from .convert import *  # noqa: F403
 from .dtypes import Unsupported
+from .graph_breaks import run_eagerly_under_compile
 from .indexing import *  # noqa: F403
 from .linalg import *  # noqa: F403
 from .multinomial import multinomial
@@ -68,3 +69,14 @@ __all__ = [
     *select.__all__,
     *unary.__all__,
 ]
+
+# Direct calls graph-break under torch.compile and run eagerly (graph_breaks.py); the switch's
+# controls stay plain functions.
+run_eagerly_under_compile(
+    globals(),
+    [
+        name
+        for name in __all__
+        if name not in ("disable", "enable", "registered", "use", "pointwise")
+    ],
+)

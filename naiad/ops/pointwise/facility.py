@@ -105,6 +105,7 @@ class PointwiseOp:
     def __repr__(self):
         return f"<naiad.ops pointwise {self.__name__}>"
 
+    @torch.compiler.disable  # a direct call under torch.compile runs eagerly (graph_breaks.py)
     def __call__(self, *args, out=None, dtype=None):
         """Apply the op; `out` receives the result (cast to its dtype); `dtype` overrides the
         result dtype (and computes in it, or in fp32 for fp16 and bf16)."""
