@@ -25,29 +25,14 @@ def chained_products(a_ptr, b_ptr, v_ptr, out_ptr, K, BLOCK: tl.constexpr, RESCA
 
 
 @naiad.jit
-def rotated_products(a_ptr, b_ptr, v_ptr, out_ptr, K, BLOCK: tl.constexpr):
+def rotated_products(a_ptr, b_ptr, v_ptr, out_ptr, K, BLOCK: tl.constexpr,
+                     OVERLAPPED: tl.constexpr):  # fmt: skip
     """`chained_products` (RESCALE) with its steps rotated as attention's whole-block forward
     rotates them: an iteration takes block j's first product, then adds block j-1's second,
-    whose A is the first product the loop carries from the iteration before."""
-    rows = tl.arange(0, BLOCK)[:, None] * BLOCK
-    cols = tl.arange(0, BLOCK)[None, :]
-    a = tl.load(a_ptr + rows + cols)
-    s = tl.dot(a, tl.load(b_ptr + rows + cols)).to(tl.float16)
-    acc = tl.zeros((BLOCK, BLOCK), tl.float32)
-    for k in range(BLOCK, K, BLOCK):
-        s_next = tl.dot(a, tl.load(b_ptr + k * BLOCK + rows + cols)).to(tl.float16)
-        v = tl.load(v_ptr + (k - BLOCK) * BLOCK + rows + cols)
-        acc = tl.dot(s, v, acc * 0.5)
-        s = s_next
-    acc = tl.dot(s, tl.load(v_ptr + (K - BLOCK) * BLOCK + rows + cols), acc * 0.5)
-    tl.store(out_ptr + rows + cols, acc)
-
-
-@naiad.jit
-def overlapped_products(a_ptr, b_ptr, v_ptr, out_ptr, K, BLOCK: tl.constexpr):
-    """`rotated_products` with block j's first product read (converted) only after block j-1's
-    second is issued, as attention's rotated forward reads its scores: the first dot runs on
-    beside the second (asynchronous_dots.py's overlapped shape)."""
+    whose A is the first product the loop carries from the iteration before. OVERLAPPED: block
+    j's first product is read (converted) only after block j-1's second is issued, as attention's
+    rotated forward reads its scores: the first dot runs on beside the second
+    (asynchronous_dots.py's overlapped shape)."""
     rows = tl.arange(0, BLOCK)[:, None] * BLOCK
     cols = tl.arange(0, BLOCK)[None, :]
     a = tl.load(a_ptr + rows + cols)
@@ -55,8 +40,13 @@ def overlapped_products(a_ptr, b_ptr, v_ptr, out_ptr, K, BLOCK: tl.constexpr):
     acc = tl.zeros((BLOCK, BLOCK), tl.float32)
     for k in range(BLOCK, K, BLOCK):
         s_next = tl.dot(a, tl.load(b_ptr + k * BLOCK + rows + cols))
+        if not OVERLAPPED:
+            s_next = s_next.to(tl.float16)
         v = tl.load(v_ptr + (k - BLOCK) * BLOCK + rows + cols)
         acc = tl.dot(s, v, acc * 0.5)
-        s = s_next.to(tl.float16)
+        if OVERLAPPED:
+            s = s_next.to(tl.float16)
+        else:
+            s = s_next
     acc = tl.dot(s, tl.load(v_ptr + (K - BLOCK) * BLOCK + rows + cols), acc * 0.5)
     tl.store(out_ptr + rows + cols, acc)

@@ -9,7 +9,7 @@ tests/backends/nvidia/test_pipeline_loads.py."""
 
 import pytest
 import torch
-from fixture_kernels.chained_dots import chained_products, overlapped_products, rotated_products
+from fixture_kernels.chained_dots import chained_products, rotated_products
 from gpu_helpers import compiled  # noqa: F401  (the fixture: launches compile for the GPU)
 
 pytestmark = pytest.mark.gpu
@@ -42,10 +42,9 @@ def test_the_second_dot_of_a_chain_runs_across_the_back_edge(rescale, stages):
     torch.testing.assert_close(out.double(), expected, rtol=2e-2, atol=2e-2)
 
 
-@pytest.mark.parametrize("kernel", [rotated_products, overlapped_products],
-                         ids=["rotated", "overlapped"])  # fmt: skip
+@pytest.mark.parametrize("overlapped", [False, True], ids=["rotated", "overlapped"])
 @pytest.mark.parametrize("stages", [2, 3])
-def test_the_rotated_chain_keeps_its_operand_until_the_wait(kernel, stages):
+def test_the_rotated_chain_keeps_its_operand_until_the_wait(overlapped, stages):
     """Rotated, and overlapped (the first dot of each step asynchronous too, its result read
     after the second is issued)."""
     generator = torch.Generator(device="cuda").manual_seed(10 + stages)
@@ -55,6 +54,7 @@ def test_the_rotated_chain_keeps_its_operand_until_the_wait(kernel, stages):
 
     a, b, v = operand(BLOCK), operand(STEPS * BLOCK), operand(STEPS * BLOCK)
     out = torch.full((BLOCK, BLOCK), float("nan"), device="cuda")
-    kernel[(1,)](a, b, v, out, STEPS * BLOCK, BLOCK, num_warps=4, num_stages=stages)
+    rotated_products[(1,)](a, b, v, out, STEPS * BLOCK, BLOCK, overlapped, num_warps=4,
+                           num_stages=stages)  # fmt: skip
     expected = _reference(a, b.split(BLOCK), v.split(BLOCK), True)
     torch.testing.assert_close(out.double(), expected, rtol=2e-2, atol=2e-2)

@@ -12,7 +12,7 @@ import re
 
 import numpy as np
 import pytest
-from fixture_kernels.chained_dots import chained_products, overlapped_products, rotated_products
+from fixture_kernels.chained_dots import chained_products, rotated_products
 from test_lowering import assemble
 from test_pipeline_loads import _loop_ops, _modules, check_chain_values
 from test_toolchain import needs_ptxas
@@ -73,9 +73,8 @@ def test_no_register_a_written_while_its_dot_runs(kernel, stages, tmp_path):
     instruction writes its A registers before the wait that retires it."""
     block = 64
     operand = np.empty((5 * block, block), np.float16)
-    jit = {"rotated": rotated_products, "chained": chained_products,
-           "overlapped": overlapped_products}[kernel]  # fmt: skip
-    extra = (True,) if kernel == "chained" else ()
+    jit = chained_products if kernel == "chained" else rotated_products
+    extra = (True,) if kernel == "chained" else (kernel == "overlapped",)
     compiled = jit.warmup(operand, operand, operand, np.empty((block, block), np.float32),
                           5 * block, block, *extra, grid=(1,), target="cuda:sm_90a",
                           num_warps=4, num_stages=stages)  # fmt: skip
@@ -94,7 +93,7 @@ def test_the_rotated_chain_keeps_its_values():
     """The TTGIR (the second dot asynchronous, its A passed through a wait) computes what the
     TTIR did, in the evaluator."""
     args = ("*fp16", "*fp16", "*fp16", "*fp32")
-    kwargs = {"K": 256, "BLOCK": 64}
+    kwargs = {"K": 256, "BLOCK": 64, "OVERLAPPED": False}
     before, after = _modules(rotated_products, args, kwargs, 3)
     body = _loop_ops(after)
     assert body.count("ttng.warp_group_dot_wait") == 2
@@ -108,7 +107,8 @@ def test_the_overlapped_chain_keeps_its_values():
     for the first dot before its result is read, the second left running; it computes what
     the TTIR did, in the evaluator."""
     args = ("*fp16", "*fp16", "*fp16", "*fp32")
-    before, after = _modules(overlapped_products, args, {"K": 256, "BLOCK": 64}, 3)
+    kwargs = {"K": 256, "BLOCK": 64, "OVERLAPPED": True}
+    before, after = _modules(rotated_products, args, kwargs, 3)
     loop = next(op for op in after.walk() if op.name == "scf.for")
     waits = [op.pendings.value for op in loop.body.ops if op.name == "ttng.warp_group_dot_wait"]
     assert waits == [0, 1, 1]
