@@ -12,9 +12,9 @@ import time
 
 import numpy as np
 import pytest
+from fixture_kernels import hooked
 
 import naiad
-import naiad.language as tl
 from naiad import knobs
 from naiad.triton import profiler as proton
 from naiad.triton.profiler import session, viewer
@@ -25,11 +25,7 @@ def _doubled_metadata(grid, metadata, args):
     return {"name": f"{metadata.name} [n={n}]", "bytes": 8 * n, "flops32": 2.0 * n}
 
 
-@naiad.jit(launch_metadata=_doubled_metadata)
-def doubled(x, y, n, BLOCK: tl.constexpr):
-    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offsets < n
-    tl.store(y + offsets, tl.load(x + offsets, mask=mask) * 2.0 + 1.0, mask=mask)
+doubled = naiad.jit(launch_metadata=_doubled_metadata)(hooked.doubled)
 
 
 @pytest.fixture

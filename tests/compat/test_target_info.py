@@ -56,31 +56,14 @@ def guarded_kernel(X, Y, N: tl.constexpr):
 
 @naiad.jit
 def answers_kernel(F, MAJOR: tl.constexpr, MINOR: tl.constexpr):
-    """Stores 1 or 0 for each function, each in a branch of its own; then the warp size."""
-    if is_cuda():
-        tl.store(F + 0, 1)
-    else:
-        tl.store(F + 0, 0)
-    if cuda_capability_geq(MAJOR, MINOR):
-        tl.store(F + 1, 1)
-    else:
-        tl.store(F + 1, 0)
-    if is_hip():
-        tl.store(F + 2, 1)
-    else:
-        tl.store(F + 2, 0)
-    if is_hip_cdna3():
-        tl.store(F + 3, 1)
-    else:
-        tl.store(F + 3, 0)
-    if is_hip_cdna4():
-        tl.store(F + 4, 1)
-    else:
-        tl.store(F + 4, 0)
-    if is_hip_gfx1250():
-        tl.store(F + 5, 1)
-    else:
-        tl.store(F + 5, 0)
+    """Stores 1 or 0 for each function (guarded_kernel takes their branches); then the
+    warp size."""
+    tl.store(F + 0, 1 if is_cuda() else 0)
+    tl.store(F + 1, 1 if cuda_capability_geq(MAJOR, MINOR) else 0)
+    tl.store(F + 2, 1 if is_hip() else 0)
+    tl.store(F + 3, 1 if is_hip_cdna3() else 0)
+    tl.store(F + 4, 1 if is_hip_cdna4() else 0)
+    tl.store(F + 5, 1 if is_hip_gfx1250() else 0)
     tl.static_assert(current_target().backend == "cpu" or current_target().backend == "cuda")
     tl.store(F + 6, current_target().warp_size)
 

@@ -7,6 +7,7 @@ for this machine's CPU, values checked against NumPy."""
 
 import numpy as np
 import pytest
+from fixture_kernels import hooked
 
 import naiad
 import naiad.language as tl
@@ -19,11 +20,7 @@ def _doubled_metadata(grid, metadata, args):
     return {"n": args["n"], "compiled": metadata is not None}
 
 
-@naiad.jit(launch_metadata=_doubled_metadata)
-def doubled(x, y, n, BLOCK: tl.constexpr):
-    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offsets < n
-    tl.store(y + offsets, tl.load(x + offsets, mask=mask) * 2.0 + 1.0, mask=mask)
+doubled = naiad.jit(launch_metadata=_doubled_metadata)(hooked.doubled)
 
 
 @pytest.fixture
