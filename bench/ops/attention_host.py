@@ -2,7 +2,8 @@
 forward (+ backward) call of `ops.scaled_dot_product_attention` on bf16 4x16x1024 D64 (the
 whole-block kernels, read by tensor copies: 4 launches and 15 host descriptors a forward and
 backward), every launch through the NVIDIA launcher's hot path and the driver's calls into a
-stand-in `libcuda.so.1` whose entry points return at once.
+stand-in `libcuda.so.1` whose entry points return at once (it counts cuLaunchKernel's calls
+for step_host_time.py --ops).
 
     python bench/ops/attention_host.py --make-stub DIR         # builds DIR/libcuda.so.1 (cc)
     LD_LIBRARY_PATH=DIR PYTHONPATH=$PWD python bench/ops/attention_host.py \
@@ -49,9 +50,11 @@ CUresult cuDeviceGetCount(int *n) { *n = 1; return 0; }
 CUresult cuDeviceGet(int *d, int i) { *d = i; return 0; }
 CUresult cuDevicePrimaryCtxRetain(void **c, int d) { *c = (void *)0x1000; return 0; }
 CUresult cuGetErrorString(CUresult r, const char **s) { *s = "stand-in"; return 0; }
+static unsigned long launches; /* read by naiad_stub_launches: launches counted */
+unsigned long naiad_stub_launches(void) { return launches; }
 CUresult cuLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                         unsigned by, unsigned bz, unsigned shared, void *stream, void **params,
-                        void **extra) { return 0; }
+                        void **extra) { launches++; return 0; }
 CUresult cuTensorMapEncodeTiled(void *map, int type, unsigned rank, void *address,
                                 const uint64_t *dims, const uint64_t *strides,
                                 const uint32_t *box, const uint32_t *element_strides,

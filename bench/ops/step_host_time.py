@@ -13,7 +13,10 @@ that the step calls the same ATen ops as the GPU's, each on a few hundred elemen
 in the thread's CPU time (on the CPU, torch's autograd engine runs the backward on the calling
 thread), one thread each side; naiad.ops.use() and eager alternate in batches of `--steps`
 steps, and each side keeps its best batch, in milliseconds per step. `--ops` counts the ATen
-ops the step dispatches and Naiad's kernel launches; `--profile` runs 20 steps' forwards or
+ops the step dispatches, the kernels torch runs for it (for the ops Naiad leaves to torch, and
+those Naiad's ops call themselves: what is not a view or an allocation) and, with
+`--cuda-stub`, Naiad's launches (the stand-in driver counts them): a GPU step's launches;
+`--profile` runs 20 steps' forwards or
 backwards under cProfile and prints the 30 costliest functions by own time. `--per-op` times
 every call of Naiad's ATen implementations within 20 steps (thread CPU time, from the
 switch's call to its return) and prints the median call by overload (an op that calls
@@ -39,6 +42,7 @@ import argparse
 import collections
 import contextlib
 import cProfile
+import ctypes
 import os
 import platform
 import pstats
@@ -57,7 +61,6 @@ import naiad.ops as ops
 from naiad.backends.cpu import lanes, pool
 from naiad.ops import registry
 from naiad.runtime.cpu_fast_launch import FastCpuLaunch
-from naiad.runtime.cpu_launcher import CpuLauncher
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples" / "pytorch"))
 from tiny_llama import TinyLlama
@@ -96,52 +99,112 @@ def timed_batch(model, tokens, labels, steps: int) -> tuple[float, float]:
     return forward / steps, backward / steps
 
 
-class _Counts(TorchDispatchMode):
-    """The ATen ops dispatched, by name."""
+# ATen ops that run no kernel on a GPU though their schemas are not views' (stack passes its
+# work to cat, which the count sees apart).
+_NO_KERNEL = frozenset(
+    ("empty.memory_format", "empty_strided.default", "empty_like.default", "_unsafe_view.default",
+     "new_empty.default", "new_empty_strided.default", "resize_.default", "lift_fresh.default",
+     "stack.default")
+)  # fmt: skip
 
-    def __init__(self):
+
+def _torch_kernel(name: str, func) -> bool:
+    """Whether torch runs a kernel of its own for the op: not Naiad's, not a view."""
+    return name not in registry._TABLE and not func.is_view and name not in _NO_KERNEL
+
+
+class _Counts(TorchDispatchMode):
+    """The ATen ops dispatched, by name; `kernels`: those for which torch runs a kernel."""
+
+    def __init__(self, decompose: bool = False):
         super().__init__()
         self.counts = collections.Counter()
+        self.kernels = collections.Counter()
+        self.decompose = decompose
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.counts[str(func).removeprefix("aten.")] += 1
-        return func(*args, **(kwargs or {}))
+        kwargs = kwargs or {}
+        name = str(func).removeprefix("aten.")
+        if (
+            self.decompose
+            and name not in registry._TABLE
+            and func.has_kernel_for_dispatch_key(torch._C.DispatchKey.CompositeImplicitAutograd)
+        ):  # within Naiad's ops (below autograd) a reshape comes whole: its parts tell a copy
+            with self:  # (the mode is off within its own handler)
+                decomposed = func.decompose(*args, **kwargs)
+            if decomposed is not NotImplemented:
+                return decomposed
+        self.counts[name] += 1
+        if _torch_kernel(name, func):
+            self.kernels[name] += 1
+        return func(*args, **kwargs)
+
+
+def _inside(inner: _Counts, fn):
+    """`fn` (a Naiad op) run under `inner`, which counts torch's kernels it runs itself."""
+
+    def call(*args, **kwargs):
+        with inner:
+            return fn(*args, **kwargs)
+
+    return call
 
 
 @contextlib.contextmanager
-def _launch_counter():
-    """Counts Naiad's CPU launches: those of a prepared launch (the hot path) and those of the
-    launcher's slow path (a first launch, or one the prepared launch declines)."""
+def _cuda_launches():
+    """Naiad's launches under --cuda-stub: the stand-in driver's cuLaunchKernel calls (every
+    bound and prepared launch) and the slow path's (route_to_cuda runs nothing there)."""
+    from naiad.backends.nvidia.cubin_kernel import CubinKernel
+
+    counted = ctypes.CDLL("libcuda.so.1").naiad_stub_launches
+    counted.restype = ctypes.c_ulong
+    slow, first = CubinKernel.launch, counted()
     counts = collections.Counter()
-    hot, slow = FastCpuLaunch.__call__, CpuLauncher.launch
 
-    def hot_counting(self, *args, **kwargs):
-        counts["prepared"] += 1
-        return hot(self, *args, **kwargs)
-
-    def slow_counting(self, *args, **kwargs):
+    def slow_counting(*args):
         counts["slow"] += 1
-        return slow(self, *args, **kwargs)
+        return slow(*args)
 
-    FastCpuLaunch.__call__, CpuLauncher.launch = hot_counting, slow_counting
+    CubinKernel.launch = slow_counting
     try:
         yield counts
     finally:
-        FastCpuLaunch.__call__, CpuLauncher.launch = hot, slow
+        CubinKernel.launch = slow
+        counts["launches"] = counted() - first + counts["slow"]
 
 
-def print_ops(model, tokens, labels) -> None:
-    """The ATen ops and Naiad launches of the forward and of the backward."""
-    loss = None
-    for part in ("forward", "backward"):
-        with _Counts() as mode, _launch_counter() as launches:
-            if part == "forward":
-                _, loss = model(tokens, labels)
-            else:
-                torch.autograd.grad(loss, list(model.parameters()))
-        shown = ", ".join(f"{k} {v}" for k, v in mode.counts.most_common())
-        print(f"{part}: {launches['prepared']} prepared launches, {launches['slow']} slow ones; "
-              f"{sum(mode.counts.values())} ATen ops: {shown}")  # fmt: skip
+def print_ops(model, tokens, labels, cuda_stub: bool) -> None:
+    """The ATen ops of the forward and of the backward, the kernels torch runs for them (those
+    Naiad does not handle, and those Naiad's ops call themselves) and, under --cuda-stub,
+    Naiad's launches: a GPU step's launches, summed."""
+    inner = _Counts(decompose=True)
+    original = dict(registry._TABLE)
+    registry._TABLE.update({name: _inside(inner, fn) for name, fn in original.items()})
+    try:
+        with ops.use():
+            timed_batch(model, tokens, labels, 2)  # compiles
+            loss = None
+            for part in ("forward", "backward"):
+                inner.kernels.clear()
+                launching = _cuda_launches() if cuda_stub else contextlib.nullcontext({})
+                with _Counts() as mode, launching as launches:
+                    if part == "forward":
+                        _, loss = model(tokens, labels)
+                    else:
+                        torch.autograd.grad(loss, list(model.parameters()))
+                _print_part(part, mode, inner, launches)
+    finally:
+        registry._TABLE.update(original)
+
+
+def _print_part(part: str, mode: _Counts, inner: _Counts, launches) -> None:
+    shown = ", ".join(f"{k} {v}" for k, v in mode.counts.most_common())
+    print(f"{part}: {sum(mode.counts.values())} ATen ops: {shown}")
+    for kind, kernels in (("torch's own", mode.kernels), ("within Naiad's ops", inner.kernels)):
+        shown = ", ".join(f"{k} {v}" for k, v in kernels.most_common())
+        print(f"  torch kernels, {kind}: {sum(kernels.values())} ({shown})")
+    if launches:
+        print(f"  Naiad launches: {launches['launches']} ({launches['slow']} slow)")
 
 
 def per_op(model, tokens, labels, steps: int = 20) -> None:
@@ -260,11 +323,11 @@ def main():
     if args.per_op or args.replay:
         (per_op if args.per_op else replay)(model, tokens, labels)
         return
+    if args.ops:
+        print_ops(model, tokens, labels, args.cuda_stub)
+        return
     with ops.use():
         timed_batch(model, tokens, labels, 2)  # compiles
-        if args.ops:
-            print_ops(model, tokens, labels)
-            return
         if args.profile:
             profile(model, tokens, labels, args.profile)
             return
