@@ -8,6 +8,7 @@ import math
 import pytest
 import torch
 from ops_helpers import FLOATS, assert_matches, make, reference
+from torch.utils._python_dispatch import TorchDispatchMode
 
 import naiad.ops as ops
 
@@ -151,6 +152,41 @@ def test_reductions_compiled(gen, compiled):
     assert_matches(ops.amax(x, 1), torch.amax(x, 1))
     y = make((40, 70), torch.float32, gen)  # over the leading dim: tiles along the kept one
     assert_matches(ops.sum(y, 0), reference(torch.sum, y, 0), 2)
+
+
+class _Copies(TorchDispatchMode):
+    """Counts the copies torch makes (a reshape's clone) under it."""
+
+    copies = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.copies += func in (torch.ops.aten.clone.default, torch.ops.aten.copy_.default)
+        return func(*args, **(kwargs or {}))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_middle_dims_read_in_place_compiled(dtype, gen, compiled):
+    """Kept dims on both sides of the reduced ones, whose strides take two or three runs (the
+    Llama step's sum over the grouped heads, of a contiguous and of a transposed gradient; a
+    permuted operand), are read as they lie (grouped.py): no copy, each reduction against
+    float64, twice (the second call by the kept plan)."""
+    x = make((2, 4, 4, 8, 5), dtype, gen)
+    operands = [(x, [2]), (x.transpose(3, 4), [2]), (x.permute(3, 0, 1, 2, 4), [3])]
+    operands.append((make((3, 70, 6), dtype, gen), [1]))  # rows of several blocks on a GPU
+    for operand, dims in operands:
+        for keepdim in (True, False):
+            for _ in range(2):
+                with _Copies() as mode:
+                    results = [ours(operand, dims, keepdim) for ours in (ops.sum, ops.amin)]
+                    results.append(ops.norm(operand, 2, dims, keepdim))
+                assert mode.copies == 0
+                expected = [
+                    reference(torch.sum, operand, dims, keepdim),
+                    torch.amin(operand, dims, keepdim),
+                    reference(torch.linalg.vector_norm, operand, 2, dims, keepdim),
+                ]
+                for ours, theirs in zip(results, expected, strict=True):
+                    assert_matches(ours, theirs)
 
 
 def test_extremes_of_long_rows_with_nan_and_infinities_compiled(gen, compiled):

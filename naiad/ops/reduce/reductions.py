@@ -13,6 +13,7 @@ from ..dtypes import Unsupported, tl_dtype
 from ..kept import KeptTable
 from ..registry import aten
 from . import kernels as K
+from .grouped import grouped_launch, in_place_groups
 from .launch import accumulator, blocks, launch_rows
 from .rows import AS_IT_LIES, as_rows, copied, normalized_dims
 
@@ -34,7 +35,8 @@ def _finish(result, rows, keepdim, out):
 # launch (launch_rows); a call of a known kind allocates and launches, without the rows'
 # geometry and launch_rows' own key (as the norms' and softmax's plans). Kept where no `out` is
 # given; where as_rows copies the operand (a sum over a middle dim: the Llama step's grouped
-# heads' gradient), the plan makes that copy again (rows.copied) and launches on it.
+# heads' gradient), the plan makes that copy again (rows.copied) and launches on it; where the
+# kept dims' strides take two or three runs (that sum), grouped.py's kernel reads it in place.
 _PLANS = KeptTable(4096)
 
 
@@ -56,7 +58,11 @@ def _reduce(input, dim, keepdim, op, result_dtype, init, out=None):
 def _reduce_whole(input, dim, keepdim, op, result_dtype, init, out, key):
     """`_reduce` the whole way; its plan kept under `key` where it can be (None: never)."""
     tl_dtype(input.dtype)  # Unsupported for dtypes kernels cannot hold
-    rows = as_rows(input, normalized_dims(dim, input.dim()))
+    dims = normalized_dims(dim, input.dim())
+    found = None if out is not None else in_place_groups(input, dims)
+    if found is not None:  # kept dims on both sides of the reduced ones: read in place
+        return _reduce_grouped(input, dims, keepdim, op, result_dtype, init, key, found)
+    rows = as_rows(input, dims)
     if out is not None and out.dtype == result_dtype and out.is_contiguous():
         out.resize_(rows.shape(keepdim))
         target, out = out, None
@@ -73,6 +79,21 @@ def _reduce_whole(input, dim, keepdim, op, result_dtype, init, out, key):
     if out is None:
         return target
     return _finish(target.view(-1), rows, keepdim, out)
+
+
+def _reduce_grouped(input, dims, keepdim, op, result_dtype, init, key, found):
+    """`_reduce` by grouped.py's kernel, which reads the operand as it lies where its kept
+    dims' strides take two or three runs (`found`: in_place_groups')."""
+    if keepdim:
+        shape = [1 if d in dims else n for d, n in enumerate(input.shape)]
+    else:
+        shape = [n for d, n in enumerate(input.shape) if d not in dims]
+    target = empty(shape, result_dtype, input.device)
+    compute = _compute(input.dtype, result_dtype, op)
+    launch = grouped_launch(input, *found, target, compute, op, init)
+    if key is not None and launch is not None:
+        _PLANS.put(key, (shape, launch, None))
+    return target
 
 
 def _copy(input, rows):

@@ -13,7 +13,7 @@ import math
 
 import torch
 
-__all__ = ["AS_IT_LIES", "Rows", "as_rows", "copied", "normalized_dims"]
+__all__ = ["AS_IT_LIES", "Rows", "as_rows", "copied", "folded_stride", "normalized_dims"]
 
 # Rows.copy_order of rows read from the operand as it lies (no copy).
 AS_IT_LIES = "as it lies"
@@ -73,7 +73,7 @@ _GEOMETRIES: dict = {}
 _GEOMETRIES_KEPT = 4096
 
 
-def _folded(shape, strides, dims) -> int | None:
+def folded_stride(shape, strides, dims) -> int | None:
     """The one stride that walks `dims` (in that order) as a single flat dim, or None where
     their strides do not fold. Dims of size 1 take no part."""
     walked = [(shape[d], strides[d]) for d in dims if shape[d] != 1]
@@ -90,7 +90,7 @@ def _geometry(shape, strides, dims):
     order = (*kept_dims, *dims)
     permutation = None if order == tuple(range(len(shape))) else order
     m, n = math.prod(kept), math.prod(shape[d] for d in dims)
-    s_m, s_n = _folded(shape, strides, kept_dims), _folded(shape, strides, dims)
+    s_m, s_n = folded_stride(shape, strides, kept_dims), folded_stride(shape, strides, dims)
     folded = None if s_m is None or s_n is None or m * n == 0 else (s_m, s_n)
     return permutation, m, n, kept, keepdim_shape, folded
 
