@@ -1,7 +1,7 @@
 """Indexing and data movement: index_select, gather, take_along_dim (select.py), scatter,
 scatter_add and index_add (scatter.py), cat and stack (concat.py), triu and tril (triangle.py),
 flip (flip.py), repeat (repeat.py), sort, argsort and topk (sort.py), nonzero and unique
-(compaction.py)."""
+(compaction.py), unique along a dim and unique_consecutive (unique_dim.py)."""
 
 from .compaction import nonzero, unique
 from .concat import cat, stack
@@ -11,6 +11,7 @@ from .scatter import index_add, scatter, scatter_add
 from .select import gather, index_select, take_along_dim
 from .sort import argsort, sort, topk
 from .triangle import tril, triu
+from .unique_dim import unique_consecutive, unique_dim, unique_dim_consecutive
 
 __all__ = [
     "argsort",
@@ -30,4 +31,7 @@ __all__ = [
     "tril",
     "triu",
     "unique",
+    "unique_consecutive",
+    "unique_dim",
+    "unique_dim_consecutive",
 ]

@@ -20,6 +20,7 @@ from ..dtypes import tl_dtype
 from ..reduce.scans import cumsum
 from ..registry import aten
 from .sort import sort
+from .unique_dim import unique_dim
 
 __all__ = ["nonzero", "unique"]
 
@@ -105,9 +106,10 @@ def unique2(input, sorted=True, return_inverse=False, return_counts=False):
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """torch.unique over all elements: the distinct values, sorted; with the inverse and the
-    counts where asked. Unique slices along a `dim` are torch's (torch.unique with that dim)."""
-    if dim is not None:
-        return torch.unique(input, sorted, return_inverse, return_counts, dim)
-    values, inverse, counts = unique2(input, sorted, return_inverse, return_counts)
+    counts where asked; along a `dim`, the distinct slices (unique_dim.py)."""
+    if dim is None:
+        values, inverse, counts = unique2(input, sorted, return_inverse, return_counts)
+    else:
+        values, inverse, counts = unique_dim(input, dim, sorted, return_inverse, return_counts)
     extra = [t for t, wanted in ((inverse, return_inverse), (counts, return_counts)) if wanted]
     return (values, *extra) if extra else values
