@@ -30,8 +30,14 @@ def reference(q, k, v, keep, p, is_causal=False, attn_mask=None, scale=None):
 def drawn_mask(q, k, p, state=1234) -> torch.Tensor:
     """The keep mask of the next call's dropout, the default generator seeded with `state`
     (and seeded so again for the call)."""
+    B, H, L, _ = q.shape
+    return drawn_mask_of((B, H, L, k.shape[2]), p, q.device, state)
+
+
+def drawn_mask_of(shape, p, device, state=1234) -> torch.Tensor:
+    """The (B, H, L, S) keep mask of the next call's dropout (packed sequences: L and S the
+    longest lengths), the default generator seeded with `state` (and seeded so again)."""
     torch.manual_seed(state)
     seed = _seed(None)
     torch.manual_seed(state)
-    B, H, L, _ = q.shape
-    return keep_mask((B, H, L, k.shape[2]), seed, 0, p, q.device)
+    return keep_mask(shape, seed, 0, p, device)

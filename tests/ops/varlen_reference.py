@@ -1,5 +1,6 @@
 """Variable-length attention as the tests' reference: torch eager, one sequence at a time, on
-whatever device and dtype the packed tensors have (the tests pass float64 copies)."""
+whatever device and dtype the packed tensors have (the tests pass float64 copies); with dropout,
+the probabilities a (sequences, H, max_seqlen_q, max_seqlen_k) keep mask drops dropped."""
 
 import torch
 
@@ -22,12 +23,16 @@ def _sequence_scores(q, k, scale, causal):
     return s, seen.any(-1, keepdim=True)
 
 
-def _sequence_attention(q, k, v, scale, causal):
+def _sequence_attention(q, k, v, scale, causal, keep=None, p=0.0):
     """One sequence's attention, (L, H, E) queries against (S, H, E) keys; a query that sees no
-    key gives zeros."""
+    key gives zeros. `keep`: the (H, at least L, at least S) mask of the probabilities kept by a
+    dropout of probability p (the kept ones scaled by 1 / (1 - p))."""
     q, k, v = (t.transpose(0, 1) for t in (q, k, v))
     s, sees = _sequence_scores(q, k, scale, causal)
-    return (torch.softmax(s, -1) * sees @ v).transpose(0, 1)
+    probabilities = torch.softmax(s, -1) * sees
+    if keep is not None:
+        probabilities = probabilities * keep[:, : q.shape[1], : k.shape[1]] / (1 - p)
+    return (probabilities @ v).transpose(0, 1)
 
 
 def _sequences(q, k, v, cu_q, cu_k):
@@ -38,11 +43,15 @@ def _sequences(q, k, v, cu_q, cu_k):
     return [(q[q0:q1], k[k0:k1], v[k0:k1]) for q0, q1, k0, k1 in bounds]
 
 
-def varlen_reference(q, k, v, cu_q, cu_k, scale, causal):
+def varlen_reference(q, k, v, cu_q, cu_k, scale, causal, keep=None, p=0.0):
     """The attention of packed (total_q, H, E) queries against (total_k, HK, E) keys and values,
-    sequence by sequence (query head h reads key head h // (H // HK))."""
+    sequence by sequence (query head h reads key head h // (H // HK)); `keep`: the (sequences,
+    H, max_seqlen_q, max_seqlen_k) mask of a dropout of probability p, sequence b's at [b]."""
     sequences = _sequences(q, k, v, cu_q, cu_k)
-    return torch.cat([_sequence_attention(*qkv, scale, causal) for qkv in sequences])
+    masks = [None] * len(sequences) if keep is None else keep
+    return torch.cat(
+        [_sequence_attention(*qkv, scale, causal, m, p) for qkv, m in zip(sequences, masks)]
+    )
 
 
 def varlen_logsumexp(q, k, cu_q, cu_k, scale, causal):

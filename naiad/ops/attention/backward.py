@@ -80,8 +80,8 @@ def _key_block_gradients(dk_acc, dv_acc, k_tile, v_tile, cols, q_src, q_row, do_
     """dk_acc and dv_acc after the query blocks from `lo` to `hi` of one query head. The tiles
     are [keys, queries] (p^T, dp^T, ds^T): each is then the register operand of the product
     that accumulates it into dv or dk, with no transpose of a computed tile. DROPOUT: `dropout`
-    is (seed, this head's first offset, p, 1 / (1 - p)); dV takes the dropped probabilities,
-    and dp^T is dropped the same way before the softmax's gradient."""
+    is (seed, this head's first offset, the offsets' row stride, p, 1 / (1 - p)); dV takes the
+    dropped probabilities, and dp^T is dropped the same way before the softmax's gradient."""
     for begin in range(lo, hi, BLOCK_M):
         rows = begin + tl.arange(0, BLOCK_M)
         q_tile = load_block(q_src, q_row, begin, sq_l, L, E, BLOCK_M, BLOCK_E, MASKED,
@@ -99,8 +99,8 @@ def _key_block_gradients(dk_acc, dv_acc, k_tile, v_tile, cols, q_src, q_row, do_
                              DESCRIPTORS)  # fmt: skip
         dp_t = tl.dot(v_tile, tl.trans(do_tile), input_precision=PRECISION)
         if DROPOUT:
-            seed, first, drop_p, drop_scale = dropout
-            keep = kept(seed, first, rows[None, :], cols[:, None], S, drop_p)
+            seed, first, stride, drop_p, drop_scale = dropout
+            keep = kept(seed, first, rows[None, :], cols[:, None], stride, drop_p)
             dp_t = tl.where(keep, dp_t * drop_scale, 0.0)
             dv_acc = tl.dot(tl.where(keep, p_t * drop_scale, 0.0).to(do_tile.dtype), do_tile,
                             dv_acc, input_precision=PRECISION)  # fmt: skip
@@ -129,6 +129,7 @@ def attention_dkdv(q, k, v, do, lse, delta, dk, dv, mask, cu_q, cu_k, L, S, H, G
     bkv = tl.program_id(1).to(tl.int64)
     b = bkv // (H // GROUP)
     kv = bkv % (H // GROUP)
+    area, longest_k = L * S, S  # the dropout offsets' strides (the longest lengths, as forward's)
     q_first, L = sequence(cu_q, b, L, PACKED)
     k_first, S = sequence(cu_k, b, S, PACKED)
     diagonal = causal_diagonal(L, S, PACKED)
@@ -151,7 +152,7 @@ def attention_dkdv(q, k, v, do, lse, delta, dk, dv, mask, cu_q, cu_k, L, S, H, G
             q_src, do_src = q + b * sq_b + h * sq_h + q_first * sq_l, do + out_base * E
         q_row = (b * H + h) * L
         head_mask = mask + b * sm_b + h * sm_h
-        dropout = (seed, drop_offset + (b * H + h) * L * S, drop_p, drop_scale)
+        dropout = (seed, drop_offset + (b * H + h) * area, longest_k, drop_p, drop_scale)
         dk_acc, dv_acc = _key_block_gradients(
             dk_acc, dv_acc, k_tile, v_tile, cols, q_src, q_row, do_src, out_base, lse, delta,
             head_mask, L, S, diagonal, sq_l, so_l, sm_l, sm_s, scale_log2, dropout,
@@ -168,8 +169,7 @@ def attention_dkdv(q, k, v, do, lse, delta, dk, dv, mask, cu_q, cu_k, L, S, H, G
             whole_to, last, E, CAUSAL, MASK_KIND, PRECISION, DROPOUT, BLOCK_M, BLOCK_E, True,
             DESCRIPTORS)  # fmt: skip
     scale = scale_log2 * 0.6931471805599453
-    key_rows = b * sd_b + kv * sd_h + (k_first + cols) * sd_s
-    out_at = key_rows[:, None] * E + dims[None, :]
+    out_at = (b * sd_b + kv * sd_h + (k_first + cols) * sd_s)[:, None] * E + dims[None, :]
     kv_mask = (cols[:, None] < S) & (dims[None, :] < E)
     tl.store(dk + out_at, (dk_acc * scale).to(dk.dtype.element_ty), mask=kv_mask)
     tl.store(dv + out_at, dv_acc.to(dv.dtype.element_ty), mask=kv_mask)
@@ -193,8 +193,8 @@ def _query_block_gradient(dq_acc, q_tile, do_tile, lse_log2, row_delta, rows, k_
                            scale_log2, lse_log2, CAUSAL, MASK_KIND, PRECISION, MASKED)  # fmt: skip
         dp = tl.dot(do_tile, tl.trans(v_tile), input_precision=PRECISION)
         if DROPOUT:
-            seed, first, drop_p, drop_scale = dropout
-            keep = kept(seed, first, rows[:, None], cols[None, :], S, drop_p)
+            seed, first, stride, drop_p, drop_scale = dropout
+            keep = kept(seed, first, rows[:, None], cols[None, :], stride, drop_p)
             dp = tl.where(keep, dp * drop_scale, 0.0)
         ds = p * (dp - row_delta[:, None])
         dq_acc = tl.dot(ds.to(k_tile.dtype), k_tile, dq_acc, input_precision=PRECISION)
@@ -218,6 +218,7 @@ def attention_dq(q, k, v, do, lse, delta, dq, mask, cu_q, cu_k, L, S, H, GROUP, 
     b = bh // H
     h = bh % H
     kv = h // GROUP
+    dropout = (seed, drop_offset + bh * L * S, S, drop_p, drop_scale)  # as the forward's
     q_first, L = sequence(cu_q, b, L, PACKED)
     k_first, S = sequence(cu_k, b, S, PACKED)
     diagonal = causal_diagonal(L, S, PACKED)
@@ -236,7 +237,6 @@ def attention_dq(q, k, v, do, lse, delta, dq, mask, cu_q, cu_k, L, S, H, GROUP, 
         v_src = v + b * sv_b + kv * sv_h + k_first * sv_s
     kv_row = (b * (H // GROUP) + kv) * S
     head_mask = mask + b * sm_b + h * sm_h
-    dropout = (seed, drop_offset + bh * L * S, drop_p, drop_scale)
     dq_acc = tl.zeros([BLOCK_M, BLOCK_E], tl.float32)
     whole, end = key_runs(start, L, S, diagonal, CAUSAL, MASK_KIND, PACKED, BLOCK_M, BLOCK_N)
     dq_acc = _query_block_gradient(dq_acc, q_tile, do_tile, lse_log2, row_delta, rows, k_src,

@@ -5,8 +5,10 @@ log-sum-exp stay those of the undropped scores.
 No mask reaches memory. Element (b, h, l, s) of the (B, H, L, S) probabilities is kept where
 tl.rand(seed, offset + ((b * H + h) * L + l) * S + s) >= p: a pure function of the call's seed
 and offset and the element's place, so the backward regenerates the forward's mask from the two
-integers, whichever tiles either walks; `keep_mask` materialises the same mask (a debugging and
-testing view of what the kernels keep).
+integers, whichever tiles either walks. Packed sequences (varlen.py) take L and S as the longest
+lengths (max_seqlen_q, max_seqlen_k) and l, s within sequence b, so no two elements of a call
+share an offset; `keep_mask` materialises the same mask (a debugging and testing view of what
+the kernels keep).
 """
 
 from __future__ import annotations

@@ -28,14 +28,15 @@ __all__ = ["attention_forward"]
 
 @jit
 def _stream(acc, total, running_max, q_tile, k_src, v_src, rows, L, S, diagonal,
-            mask_base, sk_s, sv_s, sm_l, sm_s, scale_log2, seed, drop_first, drop_p, lo, hi,
+            mask_base, sk_s, sv_s, sm_l, sm_s, scale_log2, dropout, lo, hi,
             E: tl.constexpr, CAUSAL: tl.constexpr, MASK_KIND: tl.constexpr,
             PRECISION: tl.constexpr, DROPOUT: tl.constexpr, BLOCK_N: tl.constexpr,
             BLOCK_E: tl.constexpr, MASKED: tl.constexpr):  # fmt: skip
     """The online softmax over the key blocks from `lo` to `hi`: (acc, total, running_max)
     after them. MASKED False: every query sees every key of these blocks, so no score is
     masked and the scale folds into the exponent's multiply-add. DROPOUT: the probabilities
-    that multiply V are dropped (dropout.py; the caller scales the output), the sum is of all."""
+    that multiply V are dropped (dropout.py; the caller scales the output), the sum is of all:
+    `dropout` is (seed, this head's first offset, the offsets' row stride, p)."""
     dims = tl.arange(0, BLOCK_E)
     for begin in range(lo, hi, BLOCK_N):
         cols = begin + tl.arange(0, BLOCK_N)
@@ -56,7 +57,8 @@ def _stream(acc, total, running_max, q_tile, k_src, v_src, rows, L, S, diagonal,
         acc = acc * rescale[:, None]
         total = total * rescale + tl.sum(p, 1)
         if DROPOUT:
-            p = tl.where(kept(seed, drop_first, rows[:, None], cols[None, :], S, drop_p), p, 0.0)
+            seed, first, stride, drop_p = dropout
+            p = tl.where(kept(seed, first, rows[:, None], cols[None, :], stride, drop_p), p, 0.0)
         acc = tl.dot(p.to(v_tile.dtype), v_tile, acc, input_precision=PRECISION)
         running_max = new_max
     return acc, total, running_max
@@ -79,6 +81,8 @@ def attention_forward(q, k, v, o, lse, mask, cu_q, cu_k, L, S, H, GROUP, scale_l
     b = bh // H
     h = bh % H
     kv = h // GROUP
+    # the mask's offsets stride by the longest lengths: packed sequences' never overlap
+    dropout = (seed, drop_offset + bh * L * S, S, drop_p)
     q_first, L = sequence(cu_q, b, L, PACKED)
     k_first, S = sequence(cu_k, b, S, PACKED)
     diagonal = causal_diagonal(L, S, PACKED)
@@ -89,19 +93,18 @@ def attention_forward(q, k, v, o, lse, mask, cu_q, cu_k, L, S, H, GROUP, scale_l
     k_src = k + b * sk_b + kv * sk_h + k_first * sk_s
     v_src = v + b * sv_b + kv * sv_h + k_first * sv_s
     mask_base = mask + b * sm_b + h * sm_h
-    drop_first = drop_offset + bh * L * S
     running_max = tl.full([BLOCK_M], float("-inf"), tl.float32)
     total = tl.zeros([BLOCK_M], tl.float32)
     acc = tl.zeros([BLOCK_M, BLOCK_E], tl.float32)
     whole, end = key_runs(start, L, S, diagonal, CAUSAL, MASK_KIND, PACKED, BLOCK_M, BLOCK_N)
     acc, total, running_max = _stream(acc, total, running_max, q_tile, k_src, v_src, rows,
                                       L, S, diagonal, mask_base, sk_s, sv_s, sm_l, sm_s,
-                                      scale_log2, seed, drop_first, drop_p, 0, whole, E,
+                                      scale_log2, dropout, 0, whole, E,
                                       CAUSAL, MASK_KIND, PRECISION, DROPOUT, BLOCK_N, BLOCK_E,
                                       False)  # fmt: skip
     acc, total, running_max = _stream(acc, total, running_max, q_tile, k_src, v_src, rows,
                                       L, S, diagonal, mask_base, sk_s, sv_s, sm_l, sm_s,
-                                      scale_log2, seed, drop_first, drop_p, whole, end, E,
+                                      scale_log2, dropout, whole, end, E,
                                       CAUSAL, MASK_KIND, PRECISION, DROPOUT, BLOCK_N, BLOCK_E,
                                       True)  # fmt: skip
     safe_total = tl.where(total == 0, 1.0, total)

@@ -12,11 +12,16 @@ max_seqlen_q and max_seqlen_k are at least every sequence's length (they size th
 causal mask ends at the bottom right of each sequence (its last query sees all its keys; where
 a sequence has more queries than keys, its first queries see none and give zeros). The scale
 defaults to 1 / sqrt(E). fp32/fp16/bf16, head dims up to 256, any strides with a unit one along
-E; the output is (total_q, H, E), contiguous.
+E; the output is (total_q, H, E), contiguous. With dropout_p, the probabilities that multiply V
+are dropped as the batched attention drops them (dropout.py), the mask's offsets strided by
+max_seqlen_q and max_seqlen_k so that sequences never share one, its seed drawn from torch's
+default generator (the autograd context keeps it for the backward).
 
 The switch also registers ATen's `_flash_attention_forward` and `_flash_attention_backward` for
 packed sequences, which torch.nn.attention.varlen.varlen_attn calls (torch has no CPU kernel for
-them): the same kernels, with the log-sum-exp as ATen lays it out, (H, total_q).
+them): the same kernels, with the log-sum-exp as ATen lays it out, (H, total_q); with dropout
+the forward returns the seed and offset as its rng_state (uint64: seed, offset) and the backward
+reads them back from it.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import torch
 
 from ..differentiable import apply
 from ..dtypes import Unsupported
+from ..random import _seed
 from ..registry import aten
 from . import flash
 
@@ -53,7 +59,10 @@ class _Problem(flash.Problem):
 
     packed = True
 
-    def __init__(self, q, k, v, cu_q, cu_k, max_q, max_k, causal, scale):
+    def __init__(self, q, k, v, cu_q, cu_k, max_q, max_k, causal, scale, dropout_p=0.0,
+                 philox=None):  # fmt: skip
+        """`philox`: the dropout's (seed, offset) where a forward drew them, else a seed is
+        drawn (where `dropout_p` is not 0)."""
         if q.dim() != 3 or k.dim() != 3 or v.dim() != 3:
             raise Unsupported("variable-length attention of tensors not (tokens, heads, dim)")
         total_q, H, E = q.shape
@@ -70,11 +79,14 @@ class _Problem(flash.Problem):
         q, k, v = self.q, self.k, self.v
         self.input_strides = (0, q.stride(1), q.stride(0), 0, k.stride(1), k.stride(0),
                               0, v.stride(1), v.stride(0))  # fmt: skip
+        if dropout_p:
+            self.set_dropout(dropout_p, *(philox or (_seed(None), 0)))
 
 
 def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, *,
-                     softmax_scale=None, causal=False):  # fmt: skip
-    """Attention of packed sequences (module docstring), differentiable in q, k and v.
+                     softmax_scale=None, causal=False, dropout_p=0.0):  # fmt: skip
+    """Attention of packed sequences (module docstring), differentiable in q, k and v; with
+    dropout_p, its probabilities dropped (the same mask in the backward).
 
     Raises:
         Unsupported: for dtypes, ranks or head dims the kernels do not handle.
@@ -82,25 +94,26 @@ def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seql
             rise from 0 to the total or have a sequence longer than its max_seqlen.
     """
     problem = _Problem(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, causal,
-                       softmax_scale)  # fmt: skip
+                       softmax_scale, dropout_p)  # fmt: skip
     return apply(flash.Attention, q, k, v, problem)
 
 
 def _aten_problem(query, key, value, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p, is_causal,
-                  scale, window_size_left, window_size_right):  # fmt: skip
+                  scale, window_size_left, window_size_right, rng_state=None):  # fmt: skip
     """The problem of an ATen flash-attention call, where Naiad's kernels compute it: packed
-    sequences, no dropout, and no window but the causal one (-1 keys back, 0 ahead: no key past
-    the query's diagonal, which is_causal also says)."""
+    sequences, no window but the causal one (-1 keys back, 0 ahead: no key past the query's
+    diagonal, which is_causal also says); dropout from the seed and offset of `rng_state`
+    where a forward returned them, else drawn."""
     if cum_seq_q is None or cum_seq_k is None:
         raise Unsupported("flash attention of batched sequences through this overload")
-    if dropout_p:
-        raise Unsupported("flash attention with dropout")
+    philox = None if rng_state is None or not dropout_p else (int(rng_state[0]), int(rng_state[1]))
     window = (-1 if window_size_left is None else window_size_left,
               -1 if window_size_right is None else window_size_right)  # fmt: skip
     if window not in ((-1, -1), (-1, 0)):
         raise Unsupported(f"flash attention in a window of {window}")
     causal = is_causal or window == (-1, 0)
-    return _Problem(query, key, value, cum_seq_q, cum_seq_k, max_q, max_k, causal, scale)
+    return _Problem(query, key, value, cum_seq_q, cum_seq_k, max_q, max_k, causal, scale,
+                    dropout_p, philox)  # fmt: skip
 
 
 @aten("_flash_attention_forward.default")
@@ -117,7 +130,8 @@ def flash_attention_forward(query, key, value, cum_seq_q, cum_seq_k, max_q, max_
                             is_causal, scale, window_size_left, window_size_right)  # fmt: skip
     out, lse = flash.forward(problem)
     device = out.device
-    seeds = torch.zeros(2, dtype=torch.uint64, device=device)  # no dropout: no random numbers
+    drawn = (problem.seed, problem.dropout_offset)  # zeros without dropout: nothing drawn
+    seeds = torch.tensor(drawn, dtype=torch.uint64, device=device)
     unused = torch.empty((), dtype=torch.uint64, device=device)
     return out, lse.t().contiguous(), seeds, unused, torch.empty(0, device=device)
 
@@ -128,5 +142,6 @@ def flash_attention_backward(grad_out, query, key, value, out, logsumexp, cum_se
                              scale=None, window_size_left=None,
                              window_size_right=None):  # fmt: skip
     problem = _aten_problem(query, key, value, cum_seq_q, cum_seq_k, max_q, max_k, dropout_p,
-                            is_causal, scale, window_size_left, window_size_right)  # fmt: skip
+                            is_causal, scale, window_size_left, window_size_right,
+                            rng_state)  # fmt: skip
     return flash.backward(problem, grad_out, out, logsumexp.t().contiguous())
