@@ -90,3 +90,23 @@ def test_aten_overloads_carry_the_seed(gen, interpreted):
     expected = _expected((q, k, v), grad, cu_q, cu_k, scale, True, keep, p)
     for a, e in zip([out, *grads], expected, strict=True):
         assert_matches(a, e.float(), 8.0, normwise=True)
+
+
+def test_aten_overloads_through_the_switch(gen, interpreted):
+    """torch.ops.aten._flash_attention_forward and _backward with dropout reach Naiad's kernels
+    with the switch on (torch has no CPU kernel): the pair's results against the reference."""
+    lengths, p = [6, 21], 0.3
+    cu = prefix_sums(lengths)
+    q, k, v = (t.detach() for t in _tensors(gen, torch.float32, lengths, lengths, 2, 1, 16))
+    grad = make(q.shape, torch.float32, gen, -1, 1)
+    with ops.use(include=["flash_attention_forward", "flash_attention"]):
+        out, lse, rng_state, unused, _ = torch.ops.aten._flash_attention_forward(
+            q, k, v, cu, cu, 21, 21, p, False, False
+        )
+        grads = torch.ops.aten._flash_attention_backward(
+            grad, q, k, v, out, lse, cu, cu, 21, 21, p, False, rng_state, unused
+        )
+    keep = keep_mask((2, 2, 21, 21), *(int(x) for x in rng_state), p, "cpu")
+    expected = _expected((q, k, v), grad, cu, cu, 16**-0.5, False, keep, p)
+    for a, e in zip([out, *grads], expected, strict=True):
+        assert_matches(a, e.float(), 8.0, normwise=True)
