@@ -94,6 +94,8 @@ def route_to_cuda() -> None:
     from naiad.backends.nvidia import driver as cuda_driver
     from naiad.backends.nvidia.cubin_kernel import CubinKernel
     from naiad.ops.attention import flash
+    from naiad.ops.indexing import joined
+    from naiad.ops.reduce import grouped
     from naiad.runtime import cuda_launcher
     from naiad.runtime import jit as jit_module
 
@@ -114,6 +116,7 @@ def route_to_cuda() -> None:
     CubinKernel.function = function
     CubinKernel.launch = lambda kernel, grid, args, stream: None  # the slow path: nothing run
     flash._by_tensor_copies = flash.rows_copyable
+    grouped.IN_PLACE["cpu"] = joined.ONE_LAUNCH["cpu"] = True
     flash._WHOLE["cpu"] = flash._WHOLE["cuda"]
     flash._WHOLE_BACKWARD["cpu"] = flash._WHOLE_BACKWARD["cuda"]
     for kernel, kind in list(flash.BLOCKS):

@@ -7,6 +7,7 @@ import torch
 from ops_helpers import assert_matches, make
 
 import naiad.ops as ops
+from naiad.ops.indexing import joined
 
 
 @pytest.mark.parametrize("dim", [0, 1, -1])
@@ -38,6 +39,31 @@ def test_cat_and_stack(gen, backend):
     assert_matches(ops.cat([a, c, a], 1), torch.cat([a, c, a], 1))
     assert_matches(ops.cat([torch.empty(0), a], 0), torch.cat([torch.empty(0), a], 0))
     assert_matches(ops.stack([a, a * 2], 1), torch.stack([a, a * 2], 1))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int64, torch.bool])
+def test_cat_in_one_launch_per_four_inputs(dtype, gen, backend, monkeypatch):
+    """Inputs of the result's dtype whose dims before and after the joined one fold are copied
+    by joined.py's kernel, four inputs a launch: the Llama step's transposed gradients joined
+    along a middle dim (stack), one to nine inputs of other sizes along the dim, sliced, permuted
+    and empty ones; inputs whose leading dims do not fold (copied one by one); exact, twice
+    (the second call by the plan). The kernel serves GPUs (ONE_LAUNCH): here the CPU stands
+    in."""
+    monkeypatch.setitem(joined.ONE_LAUNCH, "cpu", True)
+    x = make((2, 4, 8, 5), dtype, gen)
+    halves = [x.transpose(1, 2), make((2, 4, 8, 5), dtype, gen).transpose(1, 2)]
+    sized = [make((3, n, 4), dtype, gen) for n in (1, 5, 2, 7, 3, 1, 6, 2, 4)]
+    sliced = make((3, 9, 8), dtype, gen)[:, 2:7, ::2]
+    cases = [(halves, 2), (halves, -1), (sized[:1], 1), (sized, 1), (sized[:5], -2)]
+    permuted = make((4, 5, 3), dtype, gen).permute(2, 1, 0)
+    empty = torch.empty(3, 0, 4, dtype=dtype)
+    cases += [([sized[1], sliced, empty, permuted], 1), ([s.transpose(0, 2) for s in sized], 1)]
+    unfolded = make((3, 2, 2, 5, 4), dtype, gen).transpose(0, 1)  # its leading dims do not fold
+    cases.append(([unfolded, make((2, 3, 2, 2, 4), dtype, gen)], 3))  # a copy per input
+    for tensors, dim in cases:
+        for _ in range(2):
+            assert_matches(ops.cat(tensors, dim), torch.cat(tensors, dim))
+    assert_matches(ops.stack(halves, 2), torch.stack(halves, 2))
 
 
 def test_indexing_through_the_switch(gen, interpreted):

@@ -11,6 +11,7 @@ from ops_helpers import FLOATS, assert_matches, make, reference
 from torch.utils._python_dispatch import TorchDispatchMode
 
 import naiad.ops as ops
+from naiad.ops.reduce import grouped
 
 FULL = pytest.mark.full
 DTYPES = [torch.float32] + [pytest.param(d, marks=FULL) for d in FLOATS[1:]]
@@ -165,11 +166,13 @@ class _Copies(TorchDispatchMode):
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_middle_dims_read_in_place_compiled(dtype, gen, compiled):
+def test_middle_dims_read_in_place_compiled(dtype, gen, compiled, monkeypatch):
     """Kept dims on both sides of the reduced ones, whose strides take two or three runs (the
     Llama step's sum over the grouped heads, of a contiguous and of a transposed gradient; a
     permuted operand), are read as they lie (grouped.py): no copy, each reduction against
-    float64, twice (the second call by the kept plan)."""
+    float64, twice (the second call by the kept plan). The kernel serves GPUs (IN_PLACE): here
+    the CPU stands in."""
+    monkeypatch.setitem(grouped.IN_PLACE, "cpu", True)
     x = make((2, 4, 4, 8, 5), dtype, gen)
     operands = [(x, [2]), (x.transpose(3, 4), [2]), (x.permute(3, 0, 1, 2, 4), [3])]
     operands.append((make((3, 70, 6), dtype, gen), [1]))  # rows of several blocks on a GPU

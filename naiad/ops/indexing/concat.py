@@ -1,5 +1,7 @@
-"""cat and stack: each input copied into its slice of the result by the pointwise facility's
-copy (convert.py), which writes through the slice's strides; no kernel of their own."""
+"""cat and stack: every input copied into its slice of the result by one launch of joined.py's
+kernel where it can (inputs of the result's dtype whose dims before and after the joined one
+fold), else each by the pointwise facility's copy (convert.py), which writes through the
+slice's strides."""
 
 from __future__ import annotations
 
@@ -9,14 +11,16 @@ from ..dtypes import Kind, computation_dtypes
 from ..kept import KeptTable
 from ..reduce.rows import normalized_dims
 from ..registry import aten
+from .joined import joined_launch
 
 __all__ = ["cat", "stack"]
 
 
 # What one kind of call decides (each input's dtype, device, shape and strides, and the dim as
-# given): the result's shape, dtype and device, the dim, and each input's slice of the result
-# (its position in the call, offset and size along the dim; empty inputs have none). A call of
-# a known kind allocates and copies, without the dtypes' promotion and the shapes' sums.
+# given): the result's shape, dtype and device, the dim, each input's slice of the result (its
+# position in the call, offset and size along the dim; empty inputs have none) and joined.py's
+# launches (None: a copy per input). A call of a known kind allocates and copies, without the
+# dtypes' promotion and the shapes' sums.
 _PLANS = KeptTable(1024)
 
 
@@ -45,17 +49,24 @@ def cat(tensors, dim=0, *, out=None):
             slices.append((i, offset, size))
         offset += size
     plan = (shape, dtype, joined[0].device, axis, tuple(slices))
-    if key is not None:
-        _PLANS.put(key, plan)
-    else:
+    if key is None:
         out.resize_(shape)
-    return _joined(tensors, *plan, out)
+        return _joined(tensors, *plan, None, out)
+    result = empty(shape, dtype, joined[0].device)
+    launches = joined_launch(tensors, result, axis, slices)
+    _PLANS.put(key, (*plan, launches))
+    return _joined(tensors, *plan, launches, result)
 
 
-def _joined(tensors, shape, dtype, device, dim, slices, out=None):
-    """Each input copied into its slice of the result (`out`, resized, or allocated)."""
+def _joined(tensors, shape, dtype, device, dim, slices, launches, out=None):
+    """Each input copied into its slice of the result (`out`, resized, or allocated): by the
+    plan's `launches` (joined.py: one per PARTS inputs), else each by the facility's copy."""
     if out is None:
         out = empty(shape, dtype, device)
+    if launches:
+        for launch, positions in launches:
+            launch(out, *[tensors[p] for p in positions])
+        return out
     for i, offset, size in slices:
         to(tensors[i], out.dtype, out=out.narrow(dim, offset, size))
     return out
