@@ -34,7 +34,7 @@ from .attention import *  # noqa: F403
 from .compare import *  # noqa: F403
 from .convert import *  # noqa: F403
 from .dtypes import Unsupported
-from .graph_breaks import run_eagerly_under_compile
+from .graph_entries import install
 from .indexing import *  # noqa: F403
 from .linalg import *  # noqa: F403
 from .multinomial import multinomial
@@ -70,13 +70,13 @@ __all__ = [
     *unary.__all__,
 ]
 
-# Direct calls graph-break under torch.compile and run eagerly (graph_breaks.py); the switch's
-# controls stay plain functions.
-run_eagerly_under_compile(
+# Each op's entry point: a custom-op call while compiling, the plain function in eager calls
+# (graph_breaks.py, graph_entries.py); the switch's controls stay plain functions.
+install(
     globals(),
     [
         name
         for name in __all__
-        if name not in ("disable", "enable", "registered", "use", "pointwise")
+        if name not in ("Unsupported", "disable", "enable", "registered", "use", "pointwise")
     ],
 )

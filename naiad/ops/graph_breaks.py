@@ -1,28 +1,90 @@
-"""naiad.ops' entry points under `torch.compile`: each runs as it is, between compiled graphs.
+"""naiad.ops' entry points under `torch.compile`: graph nodes where the op has a custom-op twin,
+eager calls between compiled graphs where it has none.
 
-A direct call (`naiad.ops.softmax(x, -1)` inside a compiled function) launches kernels: it
-reads its tensors' data pointers, strides and devices and calls the back end's launcher, which
-dynamo cannot trace (given fake tensors the launch failed inside the kernel: "rshift_cpu not
-implemented for 'UInt64'"). Marking the entry points with `torch.compiler.disable` makes dynamo
-stop its graph at the call, run the op eagerly on real tensors, autograd included, and go on
-compiling after it. A program that wants Naiad's kernels inside its compiled graphs turns the
-switch on instead (`naiad.ops.enable()`): the graph's ATen ops reach Naiad's implementations
-with nothing to trace (docs/ops_library.md).
+A direct call (`naiad.ops.softmax(x, -1)`) launches kernels from Python: it reads its tensors'
+data pointers and strides and calls the back end's launcher, which dynamo cannot trace (given
+fake tensors the launch failed: "rshift_cpu not implemented for 'UInt64'"). So each exported
+op is one of two kinds:
+
+- **in the graph**: while compiling (`torch.compiler.is_compiling()`, a constant to dynamo) the
+  entry point calls its `torch.ops.naiad` custom op instead (mirrors.py, attention_ops.py), which
+  the graph records as a node with torch's meta kernel for shapes and runs later on real
+  tensors with Naiad's kernels; autograd follows the op's formula (derivatives.py). Eager calls
+  that record a gradient take that path too where the plain function has no autograd of its
+  own (the pointwise ops, reductions, products, embedding: `DIFFERENTIABLE_BY_CUSTOM_OP`).
+  Other eager calls call the plain function: a custom op's trip through the dispatcher costs a
+  few microseconds, a small op's whole host time is about six. A call with `out=` (or an
+  in-place variant) stays eager.
+- **eager**: the function marked with `torch.compiler.disable`: dynamo ends its graph at the
+  call, runs it on real tensors, autograd included, and compiles on after it (`EAGER`).
 """
 
 from __future__ import annotations
 
-import types
+import functools
+import inspect
 
 import torch
 
-__all__ = ["run_eagerly_under_compile"]
+__all__ = ["EAGER", "compiled_as", "run_eagerly_under_compile", "table_call"]
+
+# Exported ops without a custom-op twin: results whose shape depends on the data (nonzero,
+# unique), random draws (a seed per call on the host), batch_norm (updates its running
+# statistics in place), the in-place variants (every name ending in "_"), and compositions
+# not given one yet.
+EAGER = ("argsort", "batch_norm", "bernoulli", "dropout", "isfinite", "multinomial", "nonzero",
+         "one_hot", "rand", "randn", "stack", "take_along_dim", "unique")  # fmt: skip
+
+_OUT_NAMES = ("out", "values", "indices")
 
 
-def run_eagerly_under_compile(namespace: dict, names) -> None:
-    """Replace each plain function `namespace[name]` by itself marked to run eagerly under
-    torch.compile (the original stays reachable as `__wrapped__`)."""
-    for name in names:
-        entry = namespace[name]
-        if isinstance(entry, types.FunctionType):
-            namespace[name] = torch.compiler.disable(entry)
+def run_eagerly_under_compile(entry):
+    """`entry` marked to run eagerly under torch.compile (the original reachable as
+    `__wrapped__`)."""
+    return torch.compiler.disable(entry)
+
+
+def compiled_as(fn, traced, differentiable: bool = False):
+    """`fn` for eager calls, `traced` (the same call through custom ops) while compiling, and,
+    where `differentiable`, for eager calls that record a gradient (a tensor argument requires
+    one and grad mode is on)."""
+    eager = torch.compiler.disable(fn)
+    compiling = torch.compiler.is_compiling
+
+    def entry(*args, **kwargs):
+        if compiling():
+            if any(kwargs.get(name) is not None for name in _OUT_NAMES):
+                return eager(*args, **kwargs)
+            return traced(*args, **kwargs)
+        if differentiable and torch.is_grad_enabled():
+            for a in args:
+                if isinstance(a, torch.Tensor) and a.requires_grad:
+                    if any(kwargs.get(name) is not None for name in _OUT_NAMES):
+                        break
+                    return traced(*args, **kwargs)
+        return fn(*args, **kwargs)
+
+    functools.update_wrapper(entry, fn)
+    return entry
+
+
+def table_call(fn, packet):
+    """The call of `fn` (a table function: its positional parameters as the ATen schema lists
+    them, its keyword-only ones by the schema's names) as a call of the `torch.ops.naiad`
+    packet, which resolves the overload as ATen's does. Positional parameters passed by keyword
+    (`input=`, whose schema name is `self`) are passed by position."""
+    positional = [
+        (p.name, p.default)
+        for p in inspect.signature(fn).parameters.values()
+        if p.kind is p.POSITIONAL_OR_KEYWORD
+    ]
+
+    def traced(*args, **kwargs):
+        rest = positional[len(args) :]
+        if any(name in kwargs for name, _ in rest):
+            args = (*args, *[kwargs.pop(name, default) for name, default in rest])
+        for name in _OUT_NAMES:
+            kwargs.pop(name, None)
+        return packet(*args, **kwargs)
+
+    return traced

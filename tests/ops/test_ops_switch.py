@@ -209,29 +209,3 @@ def test_registered_ops_run_under_torch_compile(monkeypatch, gen, interpreted):
     assert calls
     for a, e in zip(actual, expected, strict=True):
         assert_matches(a, e)
-
-
-def test_direct_entry_points_are_marked_to_run_eagerly_under_compile():
-    """Every op naiad.ops exports (not the switch's controls) carries torch.compile's mark, the
-    function it wraps reachable; user-made pointwise ops too (graph_breaks.py)."""
-    controls = {"disable", "enable", "registered", "use", "pointwise", "Unsupported"}
-    for name in set(ops.__all__) - controls:
-        assert hasattr(getattr(ops, name), "__wrapped__"), name
-    assert hasattr(type(ops.pointwise()(lambda x: x)).__call__, "__wrapped__")
-
-
-@pytest.mark.full  # torch.compile's first trace costs 10-20 s on the CI machine
-def test_direct_calls_run_under_torch_compile(gen, interpreted):
-    """A compiled function that calls naiad.ops directly runs them eagerly between its graphs:
-    values and gradients those of the eager call (dynamo traced into the launch before)."""
-    x = make((4, 8), torch.float32, gen)
-    w = make((8, 5), torch.float32, gen).requires_grad_()
-
-    def f(x, w):
-        return (ops.softmax(x @ w, -1) * 2).max()
-
-    expected = [f(x, w), *torch.autograd.grad(f(x, w), w)]
-    torch._dynamo.reset()
-    y = torch.compile(f, backend="aot_eager")(x, w)
-    for a, e in zip([y, *torch.autograd.grad(y, w)], expected, strict=True):
-        assert_matches(a, e)

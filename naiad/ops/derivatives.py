@@ -1,0 +1,231 @@
+"""Autograd formulas of the `torch.ops.naiad` custom ops (mirrors.py), made of those ops.
+
+Each formula is ATen's derivative of the overload the op mirrors, written with the mirrored
+ops themselves, so a backward runs Naiad's kernels eagerly and appears as `torch.ops.naiad`
+nodes in a compiled backward graph: relu's is `threshold_backward`, softmax's
+`_softmax_backward_data`, layer_norm's `native_layer_norm_backward`, mm's two products. A
+formula takes (grad of each output, inputs, outputs) and returns one gradient per input (None
+for numbers and for inputs without one); `register_autograd` saves what it reads. Broadcast
+operands get the gradient summed back to their shape.
+
+Ops without a formula here (maximum/minimum, whose ties ATen splits, hardsigmoid, softplus,
+the integer and comparison ops, indexing) are not differentiable through their custom op.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from .mirrors import mirrored
+
+__all__ = ["FORMULAS", "register", "register_formula"]
+
+N = torch.ops.naiad
+FORMULAS: dict = {}
+
+
+def _formula(*overloads):
+    def decorate(fn):
+        for name in overloads:
+            FORMULAS[name] = fn
+        return fn
+
+    return decorate
+
+
+def _reduce_to(grad, like):
+    """`grad` summed over the dims `like` (a tensor) was broadcast along."""
+    if like is None or not isinstance(like, torch.Tensor) or grad.shape == like.shape:
+        return grad
+    lead = grad.dim() - like.dim()
+    dims = [*range(lead)]
+    dims += [lead + i for i, n in enumerate(like.shape) if n == 1 and grad.shape[lead + i] != 1]
+    return N.sum.dim_IntList(grad, dims, True).reshape(like.shape) if dims else grad
+
+
+def _unary(scale):
+    """A formula grad * scale(x, y) for an op of one tensor."""
+
+    def formula(grads, inputs, outputs):
+        return (N.mul.Tensor(grads[0], scale(inputs[0], outputs[0])), *[None] * (len(inputs) - 1))
+
+    return formula
+
+
+_UNARY = {
+    "exp.default": lambda x, y: y,
+    "exp2.default": lambda x, y: N.mul.Scalar(y, math.log(2.0)),
+    "expm1.default": lambda x, y: N.add.Scalar(y, 1.0),
+    "log.default": lambda x, y: N.reciprocal(x),
+    "log2.default": lambda x, y: N.reciprocal(N.mul.Scalar(x, math.log(2.0))),
+    "log10.default": lambda x, y: N.reciprocal(N.mul.Scalar(x, math.log(10.0))),
+    "log1p.default": lambda x, y: N.reciprocal(N.add.Scalar(x, 1.0)),
+    "sqrt.default": lambda x, y: N.reciprocal(N.mul.Scalar(y, 2.0)),
+    "rsqrt.default": lambda x, y: N.mul.Scalar(N.pow.Tensor_Scalar(y, 3), -0.5),
+    "sin.default": lambda x, y: N.cos(x),
+    "cos.default": lambda x, y: N.neg(N.sin(x)),
+    "tan.default": lambda x, y: N.add.Scalar(N.mul.Tensor(y, y), 1.0),
+    "atan.default": lambda x, y: N.reciprocal(N.add.Scalar(N.mul.Tensor(x, x), 1.0)),
+    "erf.default": lambda x, y: N.mul.Scalar(
+        N.exp(N.neg(N.mul.Tensor(x, x))), 2 / math.sqrt(math.pi)
+    ),
+    "reciprocal.default": lambda x, y: N.neg(N.mul.Tensor(y, y)),
+    "abs.default": lambda x, y: N.sign(x),
+    "silu.default": lambda x, y: _silu_slope(x),
+}
+
+
+def _silu_slope(x):
+    s = N.sigmoid(x)
+    return N.mul.Tensor(s, N.add.Scalar(N.mul.Tensor(x, N.add.Scalar(N.neg(s), 1.0)), 1.0))
+
+
+for _name, _scale in _UNARY.items():
+    _formula(_name)(_unary(_scale))
+
+
+@_formula("neg.default")
+def _neg(grads, inputs, outputs):
+    return (N.neg(grads[0]),)
+
+
+@_formula("relu.default")
+def _relu(grads, inputs, outputs):
+    return (N.threshold_backward(grads[0], outputs[0], 0),)
+
+
+@_formula("sigmoid.default")
+def _sigmoid(grads, inputs, outputs):
+    return (N.sigmoid_backward(grads[0], outputs[0]),)
+
+
+@_formula("tanh.default")
+def _tanh(grads, inputs, outputs):
+    return (N.tanh_backward(grads[0], outputs[0]),)
+
+
+@_formula("gelu.default")
+def _gelu(grads, inputs, outputs):
+    return N.gelu_backward(grads[0], inputs[0], approximate=inputs[1]), None
+
+
+@_formula("elu.default")
+def _elu(grads, inputs, outputs):
+    x, alpha, scale, input_scale = inputs
+    return N.elu_backward(grads[0], alpha, scale, input_scale, False, x), None, None, None
+
+
+@_formula("leaky_relu.default")
+def _leaky_relu(grads, inputs, outputs):
+    return N.leaky_relu_backward(grads[0], inputs[0], inputs[1], False), None
+
+
+@_formula("hardswish.default")
+def _hardswish(grads, inputs, outputs):
+    return (N.hardswish_backward(grads[0], inputs[0]),)
+
+
+@_formula("add.Tensor", "add.Scalar", "sub.Scalar")
+def _add(grads, inputs, outputs):
+    (g,), (x, other, alpha) = grads, inputs
+    if not isinstance(other, torch.Tensor):
+        return g, None, None
+    go = g if alpha == 1 else N.mul.Scalar(g, alpha)
+    return _reduce_to(g, x), _reduce_to(go, other), None
+
+
+@_formula("sub.Tensor")
+def _sub(grads, inputs, outputs):
+    dx, do, _ = _add(grads, inputs, outputs)
+    return dx, None if do is None else N.neg(do), None
+
+
+@_formula("mul.Tensor", "mul.Scalar")
+def _mul(grads, inputs, outputs):
+    (g,), (x, other) = grads, inputs
+    if not isinstance(other, torch.Tensor):
+        return N.mul.Scalar(g, other), None
+    return _reduce_to(N.mul.Tensor(g, other), x), _reduce_to(N.mul.Tensor(g, x), other)
+
+
+@_formula("div.Tensor", "div.Scalar")
+def _div(grads, inputs, outputs):
+    (g,), (x, other) = grads, inputs
+    if not isinstance(other, torch.Tensor):
+        return N.div.Scalar(g, other), None
+    dx = N.div.Tensor(g, other)
+    do = N.neg(N.div.Tensor(N.mul.Tensor(dx, x), other))
+    return _reduce_to(dx, x), _reduce_to(do, other)
+
+
+@_formula("pow.Tensor_Scalar")
+def _pow(grads, inputs, outputs):
+    (g,), (x, e) = grads, inputs
+    return N.mul.Tensor(g, N.mul.Scalar(N.pow.Tensor_Scalar(x, e - 1), e)), None
+
+
+@_formula("where.self")
+def _where(grads, inputs, outputs):
+    (g,), (condition, x, other) = grads, inputs
+    dx = N.masked_fill.Scalar(g, N.logical_not(condition), 0)
+    return None, _reduce_to(dx, x), _reduce_to(N.masked_fill.Scalar(g, condition, 0), other)
+
+
+@_formula("_to_copy.default")
+def _to_copy(grads, inputs, outputs):
+    return (N._to_copy(grads[0], dtype=inputs[0].dtype),)
+
+
+@_formula("clamp.default")
+def _clamp(grads, inputs, outputs):
+    (g,), (x, low, high) = grads, inputs
+    if low is not None:
+        g = N.masked_fill.Scalar(g, N.lt.Scalar(x, low), 0)
+    if high is not None:
+        g = N.masked_fill.Scalar(g, N.gt.Scalar(x, high), 0)
+    return g, None, None
+
+
+def _saved(ctx, inputs, output, keyword_only_inputs=None):
+    """Save what a formula reads: every tensor among the inputs (positional, then keyword-only,
+    in the schema's order) and outputs, by position."""
+    outputs = output if isinstance(output, tuple) else (output,)
+    keywords = tuple((keyword_only_inputs or {}).values())
+    values = (*inputs, *keywords, *outputs)
+    positions = [i for i, v in enumerate(values) if isinstance(v, torch.Tensor)]
+    ctx.save_for_backward(*[values[i] for i in positions])
+    ctx.positions = positions
+    ctx.others = [None if isinstance(v, torch.Tensor) else v for v in values]
+    ctx.counts = (len(inputs), len(inputs) + len(keywords))
+
+
+def _backward(formula):
+    """The backward of `formula`: gradients of the positional inputs (autograd takes the
+    keyword-only ones as the op's options)."""
+
+    def backward(ctx, *grads):
+        values = list(ctx.others)
+        for i, tensor in zip(ctx.positions, ctx.saved_tensors, strict=True):
+            values[i] = tensor
+        positional, count = ctx.counts
+        return tuple(formula(grads, values[:count], values[count:]))[:positional]
+
+    return backward
+
+
+def register_formula(name: str, formula) -> None:
+    """Register `formula` (grads, inputs, outputs -> one gradient per input) as the autograd
+    of the custom op `name` ("naiad::relu")."""
+    torch.library.register_autograd(name, _backward(formula), setup_context=_saved)
+
+
+def register() -> frozenset:
+    """Register every formula whose overload has a custom op; return those overloads."""
+    done = []
+    for overload, formula in FORMULAS.items():
+        if overload in mirrored():
+            register_formula(f"naiad::{overload.removesuffix('.default')}", formula)
+            done.append(overload)
+    return frozenset(done)
