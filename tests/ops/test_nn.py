@@ -73,6 +73,28 @@ def test_nll_loss_backward_of_one_sample(gen, backend):
         assert_matches(actual[0], expected[0])
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_nll_loss_backward_in_tiles(dtype, gen, backend):
+    """The backward writes the whole gradient, zeros too, in tiles: 2100 classes take three
+    column blocks and 4 rows a tile, 9 samples three row blocks; targets in every column
+    block, some ignored; each reduction, with class weights and without, against torch's
+    autograd in float64 (a gradient of ones for 'none')."""
+    logp = torch.log_softmax(make((9, 2100), torch.float32, gen), 1).to(dtype)
+    labels = torch.tensor([0, 2099, 1024, 1023, 7, -100, 2048, 5, -100])
+    w = make((2100,), dtype, gen, low=0.1, high=1)
+    for reduction in ("none", "mean", "sum"):
+        for weight in (w, None):
+            x = logp.detach().double().requires_grad_()
+            wide = None if weight is None else weight.double()
+            loss = F.nll_loss(x, labels, wide, reduction=reduction)
+            expected = torch.autograd.grad(loss, x, torch.ones_like(loss))[0].to(dtype)
+            x = logp.detach().requires_grad_()
+            with ops.use():
+                loss = F.nll_loss(x, labels, weight, reduction=reduction)
+                actual = torch.autograd.grad(loss, x, torch.ones_like(loss))[0]
+            assert_matches(actual, expected, 2)
+
+
 def test_nll_loss_past_one_program(gen, backend):
     """More samples than one program sums (_ONE_PROGRAM_SAMPLES): a gather, then sums; some
     targets ignored; the mean with class weights, the sum without."""

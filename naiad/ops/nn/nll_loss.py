@@ -5,8 +5,9 @@ One kernel gathers each sample's log-probability at its target and its class wei
 the target is ignore_index); the reductions are Naiad's sums. Up to _ONE_PROGRAM_SAMPLES
 samples, the mean and the sum are one program instead, which gathers, sums and divides (a
 training step's loss: one launch where the gather, four sums, a division and two conversions
-took eight, each a small op's host time). The backward writes each row's one nonzero gradient,
--weight * grad (/ total weight for the mean), into zeros.
+took eight, each a small op's host time). The backward writes the whole gradient in one launch:
+each row's one nonzero, -weight * grad (/ total weight for the mean), and its zeros (a launch
+of torch's zeros first and a scatter took two).
 """
 
 from __future__ import annotations
@@ -79,15 +80,22 @@ def _loss_kernel(x, labels, weight, loss, total, N, s_n, s_c, ignore, MEAN: tl.c
 
 
 @jit(do_not_specialize=["N", "ignore"])
-def _scatter_kernel(grad, labels, weight, out, N, s_g, s_n, s_c, ignore, total, MEAN: tl.constexpr,
-                    HAS_WEIGHT: tl.constexpr, ACC: tl.constexpr, BLOCK: tl.constexpr):  # fmt: skip
-    i, _, valid, t = _samples(labels, tl.program_id(0) * BLOCK, N, ignore, BLOCK)
+def _grad_kernel(grad, labels, weight, out, N, C, s_g, ignore, total, MEAN: tl.constexpr,
+                 HAS_WEIGHT: tl.constexpr, ACC: tl.constexpr, ROWS: tl.constexpr,
+                 BLOCK_C: tl.constexpr):  # fmt: skip
+    """The (N, C) gradient, contiguous, a ROWS x BLOCK_C tile a program: each row's one
+    nonzero, -weight * grad (/ total for the MEAN) at its target, and zeros."""
+    i, inside, valid, t = _samples(labels, tl.program_id(0) * ROWS, N, ignore, ROWS)
     g = tl.load(grad + i * s_g, mask=valid, other=0).to(ACC)
     w = tl.load(weight + t, mask=valid, other=0).to(ACC) if HAS_WEIGHT else 1.0
     result = -w * g
     if MEAN:  # divided by the total weight, read as stored (a float argument would be fp32)
         result = result / tl.load(total).to(ACC)
-    tl.store(out + i * s_n + t * s_c, result.to(out.dtype.element_ty), mask=valid)
+    c = tl.program_id(1) * BLOCK_C + tl.arange(0, BLOCK_C)
+    hit = valid[:, None] & (c[None, :] == t[:, None])
+    value = tl.where(hit, result[:, None], 0.0)
+    mask = inside[:, None] & (c[None, :] < C)
+    tl.store(out + i[:, None] * C + c[None, :], value.to(out.dtype.element_ty), mask=mask)
 
 
 def _as_rows(input, target):
@@ -167,25 +175,34 @@ def nll_loss_forward(input, target, weight, reduction, ignore_index, *, output=N
 def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight,
                       *, grad_input=None):  # fmt: skip
     x, t = _as_rows(input, target)
-    n = t.shape[0]
-    out = torch.zeros_like(input, memory_format=torch.contiguous_format)
-    if n:
+    n, c = x.shape
+    out = empty(input.shape, input.dtype, input.device)
+    if n and c:
         # grad_output is one value (the mean's, the sum's: read at stride 0) or one per sample
         g = grad_output if grad_output.dim() <= 1 else grad_output.reshape(-1)
-        key = (_scatter_kernel, x.shape, x.dtype, x.device, t.dtype, g.shape, g.stride(),
+        key = (_grad_kernel, x.shape, x.dtype, x.device, t.dtype, g.shape, g.stride(),
                weight is None, reduction, ignore_index)  # fmt: skip
         w = weight if weight is not None else x
         launch = _LAUNCHES.get(key)
         if launch is None:
-            s_g = g.stride(0) if reduction == NONE and g.dim() else 0
-            acc = tl_dtype(torch.float64 if input.dtype == torch.float64 else torch.float32)
-            launch = _LAUNCHES.put(key, _scatter_kernel.bind_launch(
-                ("grad", "labels", "weight", "out", "total"), ((n + _BLOCK - 1) // _BLOCK,), g,
-                t, w, out, n, s_g, x.shape[1], 1, ignore_index, total_weight,
-                reduction == MEAN, weight is not None, acc, _BLOCK,
-            ))  # fmt: skip
+            launch = _LAUNCHES.put(key, _grad_launch(g, t, w, out, total_weight, reduction,
+                                                     ignore_index, weight is not None))  # fmt: skip
         launch(g, t, w, out, total_weight)
     return out if grad_input is None else grad_input.resize_(out.shape).copy_(out)
+
+
+def _grad_launch(g, t, w, out, total, reduction, ignore_index, has_weight):
+    """The backward's launch bound to its kind of call: tiles of about 4096 elements."""
+    n, c = t.shape[0], out.shape[-1]
+    block_c = min(1024, 1 << (c - 1).bit_length())
+    rows = min(max(1, 4096 // block_c), 1 << (n - 1).bit_length())
+    grid = ((n + rows - 1) // rows, (c + block_c - 1) // block_c)
+    s_g = g.stride(0) if reduction == NONE and g.dim() else 0
+    acc = tl_dtype(torch.float64 if out.dtype == torch.float64 else torch.float32)
+    return _grad_kernel.bind_launch(
+        ("grad", "labels", "weight", "out", "total"), grid, g, t, w, out, n, c, s_g,
+        ignore_index, total, reduction == MEAN, has_weight, acc, rows, block_c,
+    )  # fmt: skip
 
 
 def nll_loss(input, target, weight=None, ignore_index=-100, reduction="mean"):
