@@ -8,8 +8,9 @@ formula takes (grad of each output, inputs, outputs) and returns one gradient pe
 for numbers and for inputs without one); `register_autograd` saves what it reads. Broadcast
 operands get the gradient summed back to their shape.
 
-Ops without a formula here (maximum/minimum, whose ties ATen splits, hardsigmoid, softplus,
-the integer and comparison ops, indexing) are not differentiable through their custom op.
+Ops without a formula here or in row_derivatives.py (pow of a scalar base, clamp's tensor
+bounds, div with a rounding mode, fmod/remainder, the integer, comparison and bitwise ops) are not
+differentiable through their custom op: a backward through one raises torch's error.
 """
 
 from __future__ import annotations
@@ -188,29 +189,109 @@ def _clamp(grads, inputs, outputs):
     return g, None, None
 
 
+@_formula(*[f"{op}.default" for op in ("floor", "ceil", "round", "trunc", "sign")])
+def _flat(grads, inputs, outputs):
+    return (N.fill.Scalar(grads[0], 0),)
+
+
+@_formula("maximum.default", "minimum.default")
+def _extreme_of_two(grads, inputs, outputs):
+    """ATen's: the gradient goes to the larger (smaller) operand, half to each on ties."""
+    (g,), (x, other) = grads, inputs
+    larger = N.eq.Tensor(outputs[0], x)  # x is the result (the larger one for maximum)
+    half = N.where.self(N.eq.Tensor(x, other), N.div.Scalar(g, 2), g)
+    dx = N.masked_fill.Scalar(half, N.logical_not(larger), 0)
+    do = N.masked_fill.Scalar(half, N.logical_and(larger, N.ne.Tensor(x, other)), 0)
+    return _reduce_to(dx, x), _reduce_to(do, other)
+
+
+@_formula("clamp_min.default")
+def _clamp_min(grads, inputs, outputs):
+    return N.masked_fill.Scalar(grads[0], N.lt.Scalar(inputs[0], inputs[1]), 0), None
+
+
+@_formula("clamp_max.default")
+def _clamp_max(grads, inputs, outputs):
+    return N.masked_fill.Scalar(grads[0], N.gt.Scalar(inputs[0], inputs[1]), 0), None
+
+
+@_formula("masked_fill.Scalar")
+def _masked_fill(grads, inputs, outputs):
+    return N.masked_fill.Scalar(grads[0], inputs[1], 0), None, None
+
+
+@_formula("lerp.Scalar", "lerp.Tensor")
+def _lerp(grads, inputs, outputs):
+    (g,), (x, end, weight) = grads, inputs
+    if not isinstance(weight, torch.Tensor):
+        dx, dend = N.mul.Scalar(g, 1 - weight), N.mul.Scalar(g, weight)
+        return _reduce_to(dx, x), _reduce_to(dend, end), None
+    dx = N.mul.Tensor(g, N.add.Scalar(N.neg(weight), 1.0))
+    dweight = N.mul.Tensor(g, N.sub.Tensor(end, x))
+    return _reduce_to(dx, x), _reduce_to(N.mul.Tensor(g, weight), end), _reduce_to(dweight, weight)
+
+
+@_formula("addcmul.default")
+def _addcmul(grads, inputs, outputs):
+    (g,), (x, t1, t2, value) = grads, inputs
+    scaled = N.mul.Scalar(g, value)
+    d1, d2 = N.mul.Tensor(scaled, t2), N.mul.Tensor(scaled, t1)
+    return _reduce_to(g, x), _reduce_to(d1, t1), _reduce_to(d2, t2), None
+
+
+@_formula("addcdiv.default")
+def _addcdiv(grads, inputs, outputs):
+    (g,), (x, t1, t2, value) = grads, inputs
+    d1 = N.div.Tensor(N.mul.Scalar(g, value), t2)
+    d2 = N.neg(N.div.Tensor(N.mul.Tensor(d1, t1), t2))
+    return _reduce_to(g, x), _reduce_to(d1, t1), _reduce_to(d2, t2), None
+
+
+@_formula("softplus.default")
+def _softplus(grads, inputs, outputs):
+    (g,), (x, beta, threshold) = grads, inputs
+    scaled = N.mul.Scalar(x, beta)
+    soft = N.mul.Tensor(g, N.sigmoid(scaled))
+    return N.where.self(N.gt.Scalar(scaled, threshold), g, soft), None, None
+
+
+@_formula("hardsigmoid.default")
+def _hardsigmoid(grads, inputs, outputs):
+    x = inputs[0]
+    inside = N.logical_and(N.gt.Scalar(x, -3.0), N.lt.Scalar(x, 3.0))
+    return (N.masked_fill.Scalar(N.div.Scalar(grads[0], 6.0), N.logical_not(inside), 0),)
+
+
 def _saved(ctx, inputs, output, keyword_only_inputs=None):
     """Save what a formula reads: every tensor among the inputs (positional, then keyword-only,
     in the schema's order) and outputs, by position."""
     outputs = output if isinstance(output, tuple) else (output,)
     keywords = tuple((keyword_only_inputs or {}).values())
+    inputs = [_shapes(v) if isinstance(v, (list, tuple)) else v for v in inputs]
     values = (*inputs, *keywords, *outputs)
     positions = [i for i, v in enumerate(values) if isinstance(v, torch.Tensor)]
     ctx.save_for_backward(*[values[i] for i in positions])
     ctx.positions = positions
     ctx.others = [None if isinstance(v, torch.Tensor) else v for v in values]
-    ctx.counts = (len(inputs), len(inputs) + len(keywords))
+    ctx.count = len(inputs) + len(keywords)
+
+
+def _shapes(values):
+    """A list of tensors kept as their shapes: cat's formula needs no more of its inputs."""
+    return [v.shape if isinstance(v, torch.Tensor) else v for v in values]
 
 
 def _backward(formula):
-    """The backward of `formula`: gradients of the positional inputs (autograd takes the
-    keyword-only ones as the op's options)."""
+    """The backward of `formula`: gradients of the positional inputs the call passed (autograd
+    takes the keyword-only ones as the op's options, and the dispatcher drops trailing ones
+    equal to their defaults: `needs_input_grad` has one entry per input passed)."""
 
     def backward(ctx, *grads):
         values = list(ctx.others)
         for i, tensor in zip(ctx.positions, ctx.saved_tensors, strict=True):
             values[i] = tensor
-        positional, count = ctx.counts
-        return tuple(formula(grads, values[:count], values[count:]))[:positional]
+        passed = len(ctx.needs_input_grad)
+        return tuple(formula(grads, values[: ctx.count], values[ctx.count :]))[:passed]
 
     return backward
 

@@ -5,8 +5,8 @@ them (`_softmax_backward_data`, `native_layer_norm_backward`, `_fused_rms_norm_b
 the products, and a reduction's gradient expanded back over its reduced dims. Registered with
 the pointwise ones (derivatives.py).
 
-Not here (not differentiable through their custom op): max/min with indices, var/std, prod,
-the vector norms, cumsum/cumprod, the indexing ops.
+Not here (not differentiable through their custom op): prod, cumprod, var_mean/std_mean, the
+vector norms other than ord 1 and 2, and the indexing ops but gather, index_select and cat.
 """
 
 from __future__ import annotations
@@ -154,3 +154,92 @@ def _nll_loss(grads, inputs, outputs):
     x, target, weight, reduction, ignore_index = inputs
     dx = N.nll_loss_backward(grads[0], x, target, weight, reduction, ignore_index, outputs[1])
     return dx, None, None, None, None
+
+
+def _count(x, dims) -> int:
+    count = 1
+    for d in _dims(dims, x.dim()):
+        count *= x.shape[d]
+    return count
+
+
+def _variance_slope(grads, inputs):
+    """(the gradient expanded over x, (x - mean) / (n - correction))."""
+    x, dims, correction, keepdim = inputs
+    n = _count(x, dims) - (1 if correction is None else correction)
+    centred = N.sub.Tensor(x, N.mean.dim(x, _dims(dims, x.dim()), True))
+    return _expand_back(grads[0], x, dims, keepdim), N.div.Scalar(centred, n)
+
+
+@_formula("var.correction")
+def _var(grads, inputs, outputs):
+    grad, slope = _variance_slope(grads, inputs)
+    return N.mul.Tensor(grad, N.mul.Scalar(slope, 2.0)), None, None, None
+
+
+@_formula("std.correction")
+def _std(grads, inputs, outputs):
+    grad, slope = _variance_slope(grads, inputs)
+    x, dims, _, keepdim = inputs
+    grad = N.div.Tensor(grad, _expand_back(outputs[0], x, dims, keepdim))
+    return N.mul.Tensor(grad, slope), None, None, None
+
+
+@_formula("linalg_vector_norm.default")
+def _norm(grads, inputs, outputs):
+    x, order, dims, keepdim, _ = inputs
+    grad = _expand_back(grads[0], x, dims, keepdim)
+    if order == 1:
+        return N.mul.Tensor(grad, N.sign(x)), None, None, None, None
+    if order != 2:
+        raise NotImplementedError(f"naiad.ops.norm's gradient for ord={order}")
+    norm = _expand_back(outputs[0], x, dims, keepdim)
+    share = N.masked_fill.Scalar(N.div.Tensor(x, norm), N.eq.Scalar(norm, 0), 0)
+    return N.mul.Tensor(grad, share), None, None, None, None
+
+
+@_formula("cumsum.default")
+def _cumsum(grads, inputs, outputs):
+    x, dim, _ = inputs
+    dims = [dim % x.dim()] if x.dim() else []
+    reversed_sums = N.flip(N.cumsum(N.flip(grads[0], dims), dim), dims)
+    return _as(reversed_sums, x), None, None
+
+
+@_formula("max.dim", "min.dim")
+def _extreme_at(grads, inputs, outputs):
+    """The gradient of each kept value goes to the position its index names."""
+    x, dim, keepdim = inputs
+    grad, index = grads[0], outputs[1]
+    if not keepdim and x.dim():
+        grad, index = grad.unsqueeze(dim), index.unsqueeze(dim)
+    return N.scatter.src(N.fill.Scalar(x, 0), dim, index, grad), None, None
+
+
+@_formula("gather.default")
+def _gather(grads, inputs, outputs):
+    x, dim, index, _ = inputs
+    return N.scatter_add(N.fill.Scalar(x, 0), dim, index, grads[0]), None, None, None
+
+
+@_formula("index_select.default")
+def _index_select(grads, inputs, outputs):
+    x, dim, index = inputs
+    return N.index_add(N.fill.Scalar(x, 0), dim, index, grads[0]), None, None
+
+
+@_formula("cat.default")
+def _cat(grads, inputs, outputs):
+    """Each input's slice of the gradient (the inputs arrive as their shapes: derivatives.py);
+    a legacy empty 1-d input beside others of higher rank gets none."""
+    shapes, dim = inputs
+    rank = len(outputs[0].shape)
+    dim = dim % rank if rank else 0
+    pieces, start = [], 0
+    for shape in shapes:
+        if len(shape) != rank:
+            pieces.append(None)
+            continue
+        pieces.append(grads[0].narrow(dim, start, shape[dim]))
+        start += shape[dim]
+    return pieces, None

@@ -133,7 +133,10 @@ def _losses(m, x, y, w):
 
 
 _TORCH_NAMES = "exp mul relu mm mean sum amax log_softmax softmax sigmoid tanh div add where gt"
-_TORCH_NAMES += " sqrt abs logsumexp addmm bmm"
+_TORCH_NAMES += (
+    " sqrt abs logsumexp addmm bmm cat maximum minimum max clamp_min lerp masked_fill addcmul"
+)
+_TORCH_NAMES += " addcdiv floor var std cumsum gather"
 # The ops of the tests' functions, from torch.
 _TORCH = types.SimpleNamespace(
     **{name: getattr(torch, name) for name in _TORCH_NAMES.split()},
@@ -143,6 +146,7 @@ _TORCH = types.SimpleNamespace(
     layer_norm=F.layer_norm,
     rms_norm=F.rms_norm,
     embedding=lambda weight, indices: F.embedding(indices, weight),
+    norm=lambda x, order, dim: torch.linalg.vector_norm(x, order, dim),
 )
 
 
@@ -272,3 +276,32 @@ def test_calls_without_a_custom_op_run_eagerly_between_graphs(gen, interpreted):
     assert_matches(
         actual, reference(lambda x: torch.relu(2 * (F.one_hot(x.exp().argmax(1), 8) + x.exp())), x)
     )
+
+
+def _extrema(m, x, y):
+    ties = m.cat([x[0, :3], y[3:]])  # x's first row in three places: split gradients
+    return m.sum(m.mul(m.maximum(x, ties), x)) + m.sum(m.minimum(x, y)) + m.sum(m.max(x, 1)[0])
+
+
+def _selections(m, x, y):
+    z = m.clamp_min(x, 0.1) + m.lerp(x, y, 0.3) + m.lerp(x, y, x) + m.masked_fill(x, x > 0.3, 2.0)
+    z = z + m.addcmul(x, y, x, value=0.5) + m.addcdiv(y, x, m.add(y, 4.0), value=2.0)
+    return m.sum(m.mul(z, z)) + m.sum(m.floor(m.mul(x, 3.0)))
+
+
+def _statistics(m, x, y):
+    z = m.var(x, 1) + m.std(x, 1, correction=0) + m.norm(x, 2, 1) + m.norm(x, 1, 1)
+    rows = m.gather(x, 1, torch.tensor([[0, 2], [1, 1], [5, 0], [3, 3]]))
+    z = m.sum(m.mul(z, z)) + m.sum(m.mul(m.cumsum(x, 1), x)) + m.sum(m.mul(rows, rows))
+    return z + m.var(y, 0)
+
+
+@pytest.mark.parametrize("f", [_extrema, _selections, _statistics])
+def test_more_formulas_give_torchs_gradients(f, gen, interpreted):
+    x = make((4, 6), torch.float32, gen, -1, 1).requires_grad_()
+    y = make((6,), torch.float32, gen, -1, 1).requires_grad_()
+    actual = torch.autograd.grad(f(ops, x, y), (x, y))
+    x64, y64 = (t.detach().double().requires_grad_() for t in (x, y))
+    expected = torch.autograd.grad(f(_TORCH, x64, y64), (x64, y64))
+    for a, e in zip(actual, expected, strict=True):
+        assert_matches(a, e.float(), scale=4)
