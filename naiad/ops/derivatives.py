@@ -8,8 +8,8 @@ formula takes (grad of each output, inputs, outputs) and returns one gradient pe
 for numbers and for inputs without one); `register_autograd` saves what it reads. Broadcast
 operands get the gradient summed back to their shape.
 
-Ops without a formula here or in row_derivatives.py (pow of a scalar base, clamp's tensor
-bounds, div with a rounding mode, fmod/remainder, the integer, comparison and bitwise ops) are not
+Ops without a formula here or in row_derivatives.py (pow of a scalar base, clamp_min/max's
+tensor bounds, fmod/remainder, the integer, comparison and bitwise ops) are not
 differentiable through their custom op: a backward through one raises torch's error.
 """
 
@@ -192,6 +192,31 @@ def _clamp(grads, inputs, outputs):
 @_formula(*[f"{op}.default" for op in ("floor", "ceil", "round", "trunc", "sign")])
 def _flat(grads, inputs, outputs):
     return (N.fill.Scalar(grads[0], 0),)
+
+
+@_formula("div.Tensor_mode", "div.Scalar_mode")
+def _rounded_div(grads, inputs, outputs):
+    """A rounded quotient is flat where it is differentiable: zeros, as ATen gives."""
+    other = inputs[1]
+    zeros = N.fill.Scalar(grads[0], 0)
+    return zeros, _reduce_to(zeros, other) if isinstance(other, torch.Tensor) else None, None
+
+
+@_formula("clamp.Tensor")
+def _clamp_tensors(grads, inputs, outputs):
+    """ATen's: the gradient goes to x inside its bounds, else to the bound the result is; where
+    the bounds cross (max < min) the result is max."""
+    (g,), (x, low, high) = grads, inputs
+    below = None if low is None else N.lt.Tensor(x, low)
+    above = None if high is None else N.gt.Tensor(x, high)
+    outside = below if above is None else above if below is None else N.logical_or(below, above)
+    if below is not None and above is not None:
+        crossed = N.lt.Tensor(high, low)
+        below, above = N.logical_and(below, N.logical_not(crossed)), N.logical_or(above, crossed)
+    dlow = None if below is None else N.masked_fill.Scalar(g, N.logical_not(below), 0)
+    dhigh = None if above is None else N.masked_fill.Scalar(g, N.logical_not(above), 0)
+    dx = N.masked_fill.Scalar(g, outside, 0)
+    return _reduce_to(dx, x), _reduce_to(dlow, low), _reduce_to(dhigh, high)
 
 
 @_formula("maximum.default", "minimum.default")

@@ -35,8 +35,8 @@ __all__ = ["EAGER", "compiled_as", "run_eagerly_under_compile", "table_call"]
 # unique), random draws (a seed per call on the host), batch_norm (updates its running
 # statistics in place), the in-place variants (every name ending in "_"), and compositions
 # not given one yet.
-EAGER = ("argsort", "batch_norm", "bernoulli", "dropout", "isfinite", "multinomial", "nonzero",
-         "one_hot", "rand", "randn", "stack", "take_along_dim", "unique")  # fmt: skip
+EAGER = ("batch_norm", "bernoulli", "dropout", "multinomial", "nonzero", "one_hot", "rand",
+         "randn", "take_along_dim", "unique")  # fmt: skip
 
 _OUT_NAMES = ("out", "values", "indices")
 

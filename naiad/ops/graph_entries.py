@@ -6,7 +6,8 @@ An op of the table (registry.py) calls its `torch.ops.naiad` packet with its own
 are made of: softmax is `_softmax` (after the cast `dtype=` asks for), layer_norm
 `native_layer_norm`'s first result, rms_norm `_fused_rms_norm`'s, group_norm
 `native_group_norm`'s, nll_loss `nll_loss_forward`'s, `to` is `_to_copy`, max and min along a
-dim `max.dim`/`min.dim`; the attention ops call theirs (attention_ops.py).
+dim `max.dim`/`min.dim`, stack a `cat` of unsqueezed views, argsort `sort`'s indices, isfinite
+neither NaN nor infinite; the attention ops call theirs (attention_ops.py).
 """
 
 from __future__ import annotations
@@ -74,6 +75,19 @@ def _min(input, dim=None, keepdim=False):
     return torch.return_types.min(N.min.dim(input, dim, keepdim))
 
 
+def _stack(tensors, dim=0):
+    dim = dim % (tensors[0].dim() + 1) if tensors else dim
+    return N.cat([t.unsqueeze(dim) for t in tensors], dim)
+
+
+def _isfinite(input):
+    return N.logical_not(N.logical_or(N.isnan(input), N.isinf(input)))
+
+
+def _argsort(input, dim=-1, descending=False, stable=False):
+    return N.sort.stable(input, stable=stable, dim=dim, descending=descending)[1]
+
+
 _EAGER_SDPA = torch.compiler.disable(sdpa.scaled_dot_product_attention)
 
 
@@ -105,6 +119,9 @@ def _paged(q, k_cache, v_cache, block_tables, seq_lens, *, scale=None, alibi_slo
 
 
 ADAPTERS = {
+    "argsort": _argsort,
+    "isfinite": _isfinite,
+    "stack": _stack,
     "group_norm": _group_norm,
     "layer_norm": _layer_norm,
     "log_softmax": _log_softmax,
@@ -120,7 +137,7 @@ ADAPTERS = {
 }
 # Adapters whose plain function records no gradient (the others are autograd Functions of
 # their own), so that eager calls recording one go through the custom ops too.
-_GRADED_ADAPTERS = ("max", "min", "nll_loss", "to")
+_GRADED_ADAPTERS = ("max", "min", "nll_loss", "stack", "to")
 
 
 def install(namespace: dict, names) -> None:
