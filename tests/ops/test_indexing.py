@@ -46,9 +46,9 @@ def test_cat_in_one_launch_per_four_inputs(dtype, gen, backend, monkeypatch):
     """Inputs of the result's dtype whose dims before and after the joined one fold are copied
     by joined.py's kernel, four inputs a launch: the Llama step's transposed gradients joined
     along a middle dim (stack), one to nine inputs of other sizes along the dim, sliced, permuted
-    and empty ones; inputs whose leading dims do not fold (copied one by one); exact, twice
-    (the second call by the plan). The kernel serves GPUs (ONE_LAUNCH): here the CPU stands
-    in."""
+    and empty ones, rows of several blocks (1500 and 500 elements, along dims 1 and 0); inputs
+    whose leading dims do not fold (copied one by one); exact, twice (the second call by the
+    plan). The kernel serves GPUs (ONE_LAUNCH): here the CPU stands in."""
     monkeypatch.setitem(joined.ONE_LAUNCH, "cpu", True)
     x = make((2, 4, 8, 5), dtype, gen)
     halves = [x.transpose(1, 2), make((2, 4, 8, 5), dtype, gen).transpose(1, 2)]
@@ -58,6 +58,8 @@ def test_cat_in_one_launch_per_four_inputs(dtype, gen, backend, monkeypatch):
     permuted = make((4, 5, 3), dtype, gen).permute(2, 1, 0)
     empty = torch.empty(3, 0, 4, dtype=dtype)
     cases += [([sized[1], sliced, empty, permuted], 1), ([s.transpose(0, 2) for s in sized], 1)]
+    long = [make((2, 300, 5), dtype, gen), make((2, 100, 5), dtype, gen)]  # rows of blocks
+    cases += [(long, 1), ([long[0][0].t().contiguous().t(), long[1][1]], 0)]
     unfolded = make((3, 2, 2, 5, 4), dtype, gen).transpose(0, 1)  # its leading dims do not fold
     cases.append(([unfolded, make((2, 3, 2, 2, 4), dtype, gen)], 3))  # a copy per input
     for tensors, dim in cases:

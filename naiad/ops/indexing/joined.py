@@ -5,9 +5,10 @@ result and a launch per input (the Llama step's backward of `unbind`: two a call
 Here each input is seen as (a, b, along, inner) positions: the dims before the joined one but
 the last, that last one, the joined one, and those after; where the first and the last run
 each fold into one stride (as a contiguous, a transposed or a sliced tensor's mostly do), one
-launch of `_cat_kernel` copies up to PARTS inputs, program (block, i) a block of input i.
-Inputs of another dtype than the result's, or whose runs do not fold, and the CPU's
-(ONE_LAUNCH), keep the copy per input (concat.py).
+launch of `_cat_kernel` copies up to PARTS inputs, program (k, i) a block of a row of input
+i (a row: the input's elements at one position of the dims before the joined one, contiguous
+in the result). Inputs of another dtype than the result's, or whose runs do not fold, and the
+CPU's (ONE_LAUNCH), keep the copy per input (concat.py).
 """
 
 from __future__ import annotations
@@ -27,51 +28,53 @@ PARTS = 4
 # element's position took two 64x1024x64 fp32 inputs 360 ms against the facility's copies' 26
 # (one thread), where no launch is saved.
 ONE_LAUNCH = {"cpu": False, "cuda": True}
-BLOCK = 1024
+BLOCK = 1024  # the most elements of a row a program copies
 _INDEX32_LIMIT = 2**31 - 1
 
 
 @jit
-def _part(out, x, start, size, s_a, s_b, s_j, s_i, B, OUTER, INNER, WIDTH,
+def _part(out, x, start, size, s_a, s_b, s_j, s_i, B, INNER, WIDTH, PER_ROW,
           BLOCK: tl.constexpr, INDEX64: tl.constexpr):  # fmt: skip
-    """Copy block program_id(0) of one input, `size` along the joined dim, whose element
-    (a, b, j, i) lies at a * s_a + b * s_b + j * s_j + i * s_i, to out[a * B + b, start + j,
-    i] (out contiguous: OUTER x WIDTH x INNER)."""
-    e = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    """Copy one block of one input, `size` along the joined dim, whose element (a, b, j, i)
+    lies at a * s_a + b * s_b + j * s_j + i * s_i, to out[a * B + b, start + j, i] (out
+    contiguous: WIDTH x INNER a row). Program k copies block k % PER_ROW of the input's row
+    k // PER_ROW (of size * INNER elements, contiguous in `out`): one division of the vector
+    (by INNER, none where it is 1), the row's others the program's own."""
+    k = tl.program_id(0)
     if INDEX64:
-        e = e.to(tl.int64)
-    row = size * INNER
-    mask = e < OUTER * row
-    o = e // row
-    j = (e % row) // INNER
-    i = e % INNER
+        k = k.to(tl.int64)
+    o = k // PER_ROW
+    r = (k % PER_ROW) * BLOCK + tl.arange(0, BLOCK)
+    mask = r < size * INNER
+    j = r // INNER
+    i = r % INNER
     v = tl.load(x + (o // B) * s_a + (o % B) * s_b + j * s_j + i * s_i, mask=mask)
-    tl.store(out + (o * WIDTH + start + j) * INNER + i, v, mask=mask)
+    tl.store(out + (o * WIDTH + start) * INNER + r, v, mask=mask)
 
 
 @jit
-def _cat_kernel(out, x0, x1, x2, x3, B, OUTER, INNER, WIDTH,
+def _cat_kernel(out, x0, x1, x2, x3, B, INNER, WIDTH, PER_ROW,
                 start0, size0, s_a0, s_b0, s_j0, s_i0, start1, size1, s_a1, s_b1, s_j1, s_i1,
                 start2, size2, s_a2, s_b2, s_j2, s_i2, start3, size3, s_a3, s_b3, s_j3, s_i3,
                 PARTS: tl.constexpr, BLOCK: tl.constexpr, INDEX64: tl.constexpr):  # fmt: skip
-    """Program (b, p) copies block b of input p (of PARTS) into its slice of `out`. The inputs
+    """Program (k, p) copies block k of input p (of PARTS) into its slice of `out`. The inputs
     past PARTS are None: a compile-time test apart from the program's keeps them unread."""
     p = tl.program_id(1)
     if p == 0:
-        _part(out, x0, start0, size0, s_a0, s_b0, s_j0, s_i0, B, OUTER, INNER, WIDTH, BLOCK,
+        _part(out, x0, start0, size0, s_a0, s_b0, s_j0, s_i0, B, INNER, WIDTH, PER_ROW, BLOCK,
               INDEX64)  # fmt: skip
     if PARTS > 1:  # noqa: SIM102 (the docstring says why)
         if p == 1:
-            _part(out, x1, start1, size1, s_a1, s_b1, s_j1, s_i1, B, OUTER, INNER, WIDTH, BLOCK,
-                  INDEX64)  # fmt: skip
+            _part(out, x1, start1, size1, s_a1, s_b1, s_j1, s_i1, B, INNER, WIDTH, PER_ROW,
+                  BLOCK, INDEX64)  # fmt: skip
     if PARTS > 2:  # noqa: SIM102 (the docstring says why)
         if p == 2:
-            _part(out, x2, start2, size2, s_a2, s_b2, s_j2, s_i2, B, OUTER, INNER, WIDTH, BLOCK,
-                  INDEX64)  # fmt: skip
+            _part(out, x2, start2, size2, s_a2, s_b2, s_j2, s_i2, B, INNER, WIDTH, PER_ROW,
+                  BLOCK, INDEX64)  # fmt: skip
     if PARTS > 3:  # noqa: SIM102 (the docstring says why)
         if p == 3:
-            _part(out, x3, start3, size3, s_a3, s_b3, s_j3, s_i3, B, OUTER, INNER, WIDTH, BLOCK,
-                  INDEX64)  # fmt: skip
+            _part(out, x3, start3, size3, s_a3, s_b3, s_j3, s_i3, B, INNER, WIDTH, PER_ROW,
+                  BLOCK, INDEX64)  # fmt: skip
 
 
 def _runs(t, dim: int) -> tuple | None:
@@ -119,11 +122,13 @@ def _bound(tensors, out, dim, parts, outer_inner, index64):
     pointers = [tensors[p] for p, *_ in parts] + [None] * (PARTS - len(parts))
     outer, inner = outer_inner
     shape = out.shape
-    largest = max(outer * size * inner for _, _, size, _ in parts)
-    grid = ((largest + BLOCK - 1) // BLOCK, len(parts))
+    row = max(size * inner for _, _, size, _ in parts)  # the longest row of an input
+    block = min(BLOCK, 1 << (row - 1).bit_length())
+    per_row = (row + block - 1) // block
+    grid = (outer * per_row, len(parts))
     names = ("out", *(f"x{i}" for i in range(len(parts))))
     launch = _cat_kernel.bind_launch(
-        names, grid, out, *pointers, shape[dim - 1] if dim else 1, outer, inner, shape[dim],
-        *scalars, PARTS=len(parts), BLOCK=BLOCK, INDEX64=index64,
+        names, grid, out, *pointers, shape[dim - 1] if dim else 1, inner, shape[dim], per_row,
+        *scalars, PARTS=len(parts), BLOCK=block, INDEX64=index64,
     )  # fmt: skip
     return launch, [p for p, *_ in parts]
