@@ -40,7 +40,7 @@ from .linalg import *  # noqa: F403
 from .multinomial import multinomial
 from .nn import *  # noqa: F403
 from .normalization import *  # noqa: F403
-from .pointwise import pointwise
+from .pointwise import user_pointwise as pointwise
 from .random import *  # noqa: F403
 from .reduce import *  # noqa: F403
 from .select import *  # noqa: F403

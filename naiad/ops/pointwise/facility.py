@@ -105,7 +105,6 @@ class PointwiseOp:
     def __repr__(self):
         return f"<naiad.ops pointwise {self.__name__}>"
 
-    @torch.compiler.disable  # a direct call under torch.compile runs eagerly (graph_breaks.py)
     def __call__(self, *args, out=None, dtype=None):
         """Apply the op; `out` receives the result (cast to its dtype); `dtype` overrides the
         result dtype (and computes in it, or in fp32 for fp16 and bf16)."""
@@ -277,5 +276,24 @@ def pointwise(promotion: Kind = Kind.DEFAULT, promote=None, name=None):
 
     def decorate(fn):
         return PointwiseOp(fn, promotion, promote, name or fn.__name__)
+
+    return decorate
+
+
+class UserPointwiseOp(PointwiseOp):
+    """A pointwise op made by a user (`naiad.ops.pointwise`): under torch.compile its call runs
+    eagerly between the graphs (it has no custom-op twin: graph_breaks.py). The library's own
+    ops are plain PointwiseOps, called inside other ops without the mark's cost."""
+
+    @torch.compiler.disable
+    def __call__(self, *args, out=None, dtype=None):
+        return super().__call__(*args, out=out, dtype=dtype)
+
+
+def user_pointwise(promotion: Kind = Kind.DEFAULT, promote=None, name=None):
+    """`pointwise` as naiad.ops exports it: the op it makes is a UserPointwiseOp."""
+
+    def decorate(fn):
+        return UserPointwiseOp(fn, promotion, promote, name or fn.__name__)
 
     return decorate
