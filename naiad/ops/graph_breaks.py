@@ -25,11 +25,14 @@ op is one of two kinds:
 from __future__ import annotations
 
 import functools
+import importlib.abc
+import importlib.util
 import inspect
+import sys
 
 import torch
 
-__all__ = ["EAGER", "compiled_as", "run_eagerly_under_compile", "table_call"]
+__all__ = ["EAGER", "EagerTwin", "compiled_as", "run_eagerly_under_compile", "table_call"]
 
 # Exported ops without a custom-op twin: results whose shape depends on the data (nonzero,
 # unique), random draws (a seed per call on the host), batch_norm (updates its running
@@ -41,22 +44,81 @@ EAGER = ("batch_norm", "bernoulli", "dropout", "multinomial", "nonzero", "one_ho
 _OUT_NAMES = ("out", "values", "indices")
 
 
-def run_eagerly_under_compile(entry):
-    """`entry` marked to run eagerly under torch.compile (the original reachable as
-    `__wrapped__`)."""
-    return torch.compiler.disable(entry)
+# Twins made before torch._dynamo was imported, to be marked when it is (_DynamoImport).
+_waiting: list = []
+
+
+class EagerTwin:
+    """`fn` marked with `torch.compiler.disable` (`marked`), for the calls made while dynamo
+    traces. Marking imports torch._dynamo, about a second (naiad.ops' import went 2.0 -> 3.2
+    s), which a program that never compiles should not pay: a twin made before dynamo is loaded
+    is marked right after dynamo's import (`_DynamoImport`), which torch.compile makes before
+    it traces anything, so `marked` is there whenever `torch.compiler.is_compiling()` is True."""
+
+    __slots__ = ("fn", "marked")
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.marked = None
+        if "torch._dynamo" in sys.modules:
+            self.marked = torch.compiler.disable(fn)
+        else:
+            _waiting.append(self)
+
+
+class _DynamoImport(importlib.abc.MetaPathFinder):
+    """Ahead of Python's finders until torch._dynamo is imported: it lets the regular finders
+    find it, then marks the waiting twins once its module has run."""
+
+    def find_spec(self, name, path, target=None):
+        if name != "torch._dynamo":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        run = spec.loader.exec_module
+
+        def exec_module(module):
+            run(module)
+            for twin in _waiting:
+                twin.marked = torch.compiler.disable(twin.fn)
+            _waiting.clear()
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+if "torch._dynamo" not in sys.modules:
+    sys.meta_path.insert(0, _DynamoImport())
+
+
+def run_eagerly_under_compile(fn):
+    """`fn`, run eagerly under torch.compile: dynamo ends its graph at the call (the function
+    it wraps reachable as `__wrapped__`; `runs_eagerly_under_compile` says so)."""
+    twin = EagerTwin(fn)
+    compiling = torch.compiler.is_compiling
+
+    def entry(*args, **kwargs):
+        if compiling():
+            return twin.marked(*args, **kwargs)
+        return fn(*args, **kwargs)
+
+    functools.update_wrapper(entry, fn)
+    entry.runs_eagerly_under_compile = True
+    return entry
 
 
 def compiled_as(fn, traced, differentiable: bool = False):
     """`fn` for eager calls, `traced` (the same call through custom ops) while compiling, and,
     where `differentiable`, for eager calls that record a gradient (a tensor argument requires
     one and grad mode is on)."""
-    eager = torch.compiler.disable(fn)
+    eager = EagerTwin(fn)
     compiling = torch.compiler.is_compiling
 
     def entry(*args, **kwargs):
         if compiling():
-            return traced(*args, **kwargs) if _no_out(kwargs) else eager(*args, **kwargs)
+            if _no_out(kwargs):
+                return traced(*args, **kwargs)
+            return eager.marked(*args, **kwargs)
         if differentiable and torch.is_grad_enabled() and _records(args) and _no_out(kwargs):
             return traced(*args, **kwargs)
         return fn(*args, **kwargs)

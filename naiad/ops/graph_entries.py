@@ -14,10 +14,16 @@ from __future__ import annotations
 
 import torch
 
-from . import attention_ops, row_derivatives  # noqa: F401  (they define and register ops)
+from . import (  # noqa: F401  (they define and register ops)
+    arith_derivatives,
+    attention_ops,
+    index_derivatives,
+    row_derivatives,
+    statistic_derivatives,
+)
 from .attention import sdpa
 from .derivatives import register
-from .graph_breaks import EAGER, compiled_as, run_eagerly_under_compile, table_call
+from .graph_breaks import EAGER, EagerTwin, compiled_as, run_eagerly_under_compile, table_call
 from .mirrors import define_all
 from .registry import table
 
@@ -88,7 +94,7 @@ def _argsort(input, dim=-1, descending=False, stable=False):
     return N.sort.stable(input, stable=stable, dim=dim, descending=descending)[1]
 
 
-_EAGER_SDPA = torch.compiler.disable(sdpa.scaled_dot_product_attention)
+_EAGER_SDPA = EagerTwin(sdpa.scaled_dot_product_attention)
 
 
 def _sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
@@ -102,7 +108,8 @@ def _sdpa(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, sca
         or (grouped and not enable_gqa)
         or (is_causal and attn_mask is not None)
     ):
-        return _EAGER_SDPA(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+        return _EAGER_SDPA.marked(query, key, value, attn_mask, dropout_p, is_causal, scale,
+                                  enable_gqa)  # fmt: skip
     return N.attention(query, key, value, attn_mask, is_causal, scale)[0]
 
 

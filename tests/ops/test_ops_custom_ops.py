@@ -32,7 +32,7 @@ def test_every_export_is_a_graph_op_or_listed_to_run_eagerly():
     for name in set(ops.__all__) - _CONTROLS:
         entry = getattr(ops, name)
         eager = name in EAGER or name.endswith("_") or name in DATA_DEPENDENT
-        assert getattr(entry, "_torchdynamo_disable", False) == eager, name
+        assert getattr(entry, "runs_eagerly_under_compile", False) == eager, name
         if not eager and name not in ADAPTERS:
             assert name in packets or name == "norm", name  # norm: linalg_vector_norm
     assert "relu.default" in mirrored() and "relu.out" not in mirrored()
