@@ -190,6 +190,20 @@ def test_naiad_imports_without_torch():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def test_naiad_ops_leaves_dynamo_unloaded_until_torch_compile():
+    """Importing naiad.ops does not import torch._dynamo (about a second; graph_breaks.EagerTwin
+    marks its eager twins when torch.compile imports it), and after that import they are marked."""
+    code = (
+        "import sys, torch, naiad.ops as ops\n"
+        "assert 'torch._dynamo' not in sys.modules\n"
+        "from naiad.ops.graph_entries import _EAGER_SDPA\n"
+        "assert _EAGER_SDPA.marked is None\n"
+        "import torch._dynamo\n"
+        "assert getattr(_EAGER_SDPA.marked, '_torchdynamo_disable', False)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
 @pytest.mark.full  # torch.compile's first trace costs 10-20 s on the CI machine
 def test_registered_ops_run_under_torch_compile(monkeypatch, gen, interpreted):
     """torch.compile (aot_eager) traces with torch's own meta kernels and runs the graph's ATen
