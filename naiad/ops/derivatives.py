@@ -8,9 +8,9 @@ formula takes (grad of each output, inputs, outputs) and returns one gradient pe
 for numbers and for inputs without one); `register_autograd` saves what it reads. Broadcast
 operands get the gradient summed back to their shape.
 
-Ops without a formula here or in row_derivatives.py (pow of a scalar base, clamp_min/max's
-tensor bounds, fmod/remainder, the integer, comparison and bitwise ops) are not
-differentiable through their custom op: a backward through one raises torch's error.
+Ops without a formula here or in arith_, row_, statistic_ or index_derivatives.py (the integer,
+comparison and bitwise ops, a scalar's remainder by a tensor) are not differentiable through
+their custom op: a backward through one raises torch's error.
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ them (`_softmax_backward_data`, `native_layer_norm_backward`, `_fused_rms_norm_b
 the products, and a reduction's gradient expanded back over its reduced dims. Registered with
 the pointwise ones (derivatives.py).
 
-Not here (not differentiable through their custom op): prod, cumprod, var_mean/std_mean, the
-vector norms other than ord 1 and 2, and the indexing ops but gather, index_select and cat.
+The products, var_mean/std_mean and the vector norms are in statistic_derivatives.py, the
+other indexing ops in index_derivatives.py.
 """
 
 from __future__ import annotations
@@ -183,19 +183,6 @@ def _std(grads, inputs, outputs):
     x, dims, _, keepdim = inputs
     grad = N.div.Tensor(grad, _expand_back(outputs[0], x, dims, keepdim))
     return N.mul.Tensor(grad, slope), None, None, None
-
-
-@_formula("linalg_vector_norm.default")
-def _norm(grads, inputs, outputs):
-    x, order, dims, keepdim, _ = inputs
-    grad = _expand_back(grads[0], x, dims, keepdim)
-    if order == 1:
-        return N.mul.Tensor(grad, N.sign(x)), None, None, None, None
-    if order != 2:
-        raise NotImplementedError(f"naiad.ops.norm's gradient for ord={order}")
-    norm = _expand_back(outputs[0], x, dims, keepdim)
-    share = N.masked_fill.Scalar(N.div.Tensor(x, norm), N.eq.Scalar(norm, 0), 0)
-    return N.mul.Tensor(grad, share), None, None, None, None
 
 
 @_formula("cumsum.default")
