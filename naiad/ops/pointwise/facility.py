@@ -15,7 +15,7 @@ from torch import Tensor
 
 from ..allocate import empty
 from ..dtypes import Kind, computation_dtypes, tl_dtype
-from ..graph_breaks import EagerTwin
+from ..graph_breaks import run_eagerly_under_compile
 from ..kept import KeptTable
 from . import codegen
 from .layout import broadcast_shape, broadcast_strides, contiguous_walk, walk
@@ -286,13 +286,7 @@ class UserPointwiseOp(PointwiseOp):
     eagerly between the graphs (it has no custom-op twin: graph_breaks.py). The library's own
     ops are plain PointwiseOps, called inside other ops without the mark's cost."""
 
-    def __call__(self, *args, out=None, dtype=None):
-        if torch.compiler.is_compiling():
-            return _EAGER_CALL.marked(self, *args, out=out, dtype=dtype)
-        return PointwiseOp.__call__(self, *args, out=out, dtype=dtype)
-
-
-_EAGER_CALL = EagerTwin(PointwiseOp.__call__)
+    __call__ = run_eagerly_under_compile(PointwiseOp.__call__)
 
 
 def user_pointwise(promotion: Kind = Kind.DEFAULT, promote=None, name=None):
