@@ -25,9 +25,10 @@ import torch
 
 from .. import language as tl
 from ..runtime.jit import jit
+from .device_kind import device_kind
 from .dtypes import tl_dtype
 from .indexing.sort import topk
-from .random import _seed
+from .random import draw_seed
 from .registry import aten
 
 __all__ = ["multinomial"]
@@ -118,8 +119,8 @@ def multinomial(input, num_samples, replacement=False, *, generator=None):
     weights = input.reshape(-1, input.shape[-1]).contiguous()
     rows, n_cat = weights.shape
     out = torch.empty(rows, num_samples, dtype=torch.int64, device=input.device)
-    seed = _seed(generator)
-    kind = "cpu" if input.device.type == "cpu" else "cuda"
+    seed = draw_seed(generator)
+    kind = device_kind(input.device)
     if rows and (replacement or num_samples == 1):
         block = min(_SAMPLE_BLOCK[kind], 1 << (num_samples - 1).bit_length())
         grid = (rows, -(-num_samples // block))

@@ -14,6 +14,7 @@ import torch
 
 from .. import language as tl
 from ..runtime.jit import jit
+from .device_kind import device_kind
 from .differentiable import apply
 from .dtypes import Unsupported, tl_dtype
 from .pointwise import pointwise
@@ -29,7 +30,10 @@ _BLOCK = {"cpu": 4096, "cuda": 1024}
 _SEED_RANGE = (2**32, 2**62)
 
 
-def _seed(generator) -> int:
+def draw_seed(generator) -> int:
+    """One seed for a call's Philox streams, drawn from `generator` (torch's default CPU one
+    where None); the ops that draw random numbers in their kernels (attention's dropout,
+    multinomial) take theirs here too."""
     device = "cpu" if generator is None else generator.device
     drawn = torch.randint(*_SEED_RANGE, (1,), generator=generator, device=device)
     return int(drawn.item())
@@ -37,7 +41,7 @@ def _seed(generator) -> int:
 
 def _grid(n: int, device: torch.device) -> tuple[tuple[int], int]:
     """(grid, BLOCK) for n elements."""
-    block = _BLOCK["cpu" if device.type == "cpu" else "cuda"]
+    block = _BLOCK[device_kind(device)]
     return ((n + block - 1) // block,), block
 
 
@@ -90,7 +94,7 @@ def _filled(target, launch):
 @aten("uniform_.default")
 def uniform_(self, low=0.0, high=1.0, *, generator=None):
     """self filled with numbers uniform in [low, high)."""
-    seed = _seed(generator)
+    seed = draw_seed(generator)
     n = self.numel()
     grid, block = _grid(n, self.device)
     return _filled(self, lambda t: _uniform_kernel[grid](t, n, seed, low, high, block))
@@ -101,7 +105,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """self filled with normally distributed numbers."""
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
-    seed = _seed(generator)
+    seed = draw_seed(generator)
     n = self.numel()
     grid, block = _grid(n, self.device)
     return _filled(self, lambda t: _normal_kernel[grid](t, n, seed, mean, std, block))
@@ -110,7 +114,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
 def _bernoulli_into(target, p, generator):
     """target filled with 1 where a uniform draw falls below p (a float or a tensor of target's
     shape), else 0."""
-    seed = _seed(generator)
+    seed = draw_seed(generator)
     n = target.numel()
     per_element = isinstance(p, torch.Tensor)
     probabilities = p.expand(target.shape).contiguous() if per_element else target
@@ -163,7 +167,7 @@ def native_dropout(input, p, train):
     keep = torch.empty(x.shape, dtype=torch.bool, device=x.device)
     if p == 1:
         return out.zero_(), keep.zero_()
-    n, seed = x.numel(), _seed(None)
+    n, seed = x.numel(), draw_seed(None)
     if n:
         grid, block = _grid(n, x.device)
         _dropout_kernel[grid](x, out, keep, n, seed, float(p), 1.0 / (1.0 - p), block)

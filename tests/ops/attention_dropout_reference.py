@@ -6,7 +6,7 @@ import math
 import torch
 
 from naiad.ops.attention.dropout import keep_mask
-from naiad.ops.random import _seed
+from naiad.ops.random import draw_seed
 
 
 def reference(q, k, v, keep, p, is_causal=False, attn_mask=None, scale=None):
@@ -38,6 +38,6 @@ def drawn_mask_of(shape, p, device, state=1234) -> torch.Tensor:
     """The (B, H, L, S) keep mask of the next call's dropout (packed sequences: L and S the
     longest lengths), the default generator seeded with `state` (and seeded so again)."""
     torch.manual_seed(state)
-    seed = _seed(None)
+    seed = draw_seed(None)
     torch.manual_seed(state)
     return keep_mask(shape, seed, 0, p, device)

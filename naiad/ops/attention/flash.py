@@ -19,6 +19,7 @@ import torch
 
 from ...runtime.tensor_descriptor import TensorDescriptor
 from ..allocate import empty
+from ..device_kind import device_kind
 from ..dtypes import Unsupported
 from . import bound
 from .backward import attention_delta, attention_dkdv, attention_dq
@@ -64,14 +65,9 @@ BLOCKS = {
 }
 
 
-def _kind(device: torch.device) -> str:
-    """The key of the tables below: "cpu", or "cuda" for a GPU."""
-    return "cpu" if device.type == "cpu" else "cuda"
-
-
 def _blocks(kernel: str, device: torch.device, block_e: int) -> tuple[int, int, dict]:
     """(BLOCK_M, BLOCK_N, launch options) of one of the three kernels."""
-    kind = _kind(device)
+    kind = device_kind(device)
     for widest, block_m, block_n, warps in BLOCKS[(kernel, kind)]:
         if block_e <= widest:
             return block_m, block_n, {} if kind == "cpu" else {"num_warps": warps}
@@ -229,7 +225,7 @@ def _whole_tiles(p: Problem):
     inside the keys, no dropout, tensor copies at any length), else None. Decided once per
     problem: the backward asks again, and each check costs a call microseconds of host time."""
     if p.whole is False:
-        kind, key = _kind(p.q.device), (p.E, p.causal)
+        kind, key = device_kind(p.q.device), (p.E, p.causal)
         tiles = _WHOLE_SHORT[kind].get(key) if p.S <= _SHORT_KEYS else None
         tiles = tiles or _WHOLE[kind].get(key)
         taken = tiles is not None and p.q.dtype in _WHOLE_DTYPES and p.L > 0 and p.S > 0
@@ -247,7 +243,7 @@ def forward_launch(p: Problem, out, lse, tiles=None):
         block_m, block_n, options = tiles
         descs = (p.input_rows(0, block_m, True), p.input_rows(1, block_n, True),
                  p.input_rows(2, block_n, True), _head_descriptor(out, block_m))  # fmt: skip
-        rotated = block_n <= p.S and (p.E, p.causal) in _WHOLE_ROTATED[_kind(p.q.device)]
+        rotated = block_n <= p.S and (p.E, p.causal) in _WHOLE_ROTATED[device_kind(p.q.device)]
         arguments = (*descs, lse, p.L, p.S, p.H, p.group, p.scale_log2, p.E, p.causal,
                      block_m, block_n, rotated)  # fmt: skip
         grid = ((p.L + block_m - 1) // block_m, p.batches * p.H)
@@ -281,7 +277,7 @@ def _whole_backward_tiles(p: Problem, grad):
     `grad`, contiguous, of the output's dtype, device and shape, as bound.py reads it) may take
     it, else None: where it takes the forward, the tensor copies' conditions hold."""
     q = p.q
-    tiles = _WHOLE_BACKWARD[_kind(q.device)].get((p.E, p.causal))
+    tiles = _WHOLE_BACKWARD[device_kind(q.device)].get((p.E, p.causal))
     if tiles is None or _whole_tiles(p) is None or grad.data_ptr() % 16:
         return None
     if grad.dtype != q.dtype or grad.device != q.device or grad.shape != p.out_shape:

@@ -35,6 +35,7 @@ import math
 import torch
 
 from ..allocate import empty
+from ..device_kind import device_kind
 from ..dtypes import Unsupported
 from . import flash
 from .paged_kernels import paged_combine, paged_decode
@@ -67,14 +68,10 @@ MAX_GROUP_TILE = 4096
 COMBINED = 16
 
 
-def _kind(device: torch.device) -> str:
-    return "cpu" if device.type == "cpu" else "cuda"
-
-
 def _tiles(q, block_e: int) -> tuple[int, int, dict]:
     """(BLOCK_N, PARTITION, launch options) for q's device and dtype and a head block of
     `block_e`."""
-    kind = _kind(q.device)
+    kind = device_kind(q.device)
     for widest, block_n, partition, warps in BLOCKS[(kind, q.dtype == torch.float32)]:
         if block_e <= widest:
             return block_n, partition, {} if kind == "cpu" else {"num_warps": warps}

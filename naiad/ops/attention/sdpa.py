@@ -27,7 +27,7 @@ import torch.nn.functional as F
 
 from ..differentiable import apply
 from ..dtypes import Unsupported
-from ..random import _seed
+from ..random import draw_seed
 from ..registry import aten
 from . import flash
 from .scores import ADD_MASK, BOOL_MASK
@@ -55,7 +55,7 @@ class _Problem(flash.Problem):
         if mask is not None:
             self._mask(mask)
         if dropout_p:
-            self.set_dropout(dropout_p, *(philox or (_seed(None), 0)))
+            self.set_dropout(dropout_p, *(philox or (draw_seed(None), 0)))
 
     def _mask(self, mask):
         if mask.dtype != torch.bool and mask.dtype not in flash.DTYPES:

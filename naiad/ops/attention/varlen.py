@@ -30,7 +30,7 @@ import torch
 
 from ..differentiable import apply
 from ..dtypes import Unsupported
-from ..random import _seed
+from ..random import draw_seed
 from ..registry import aten
 from . import flash
 
@@ -80,7 +80,7 @@ class _Problem(flash.Problem):
         self.input_strides = (0, q.stride(1), q.stride(0), 0, k.stride(1), k.stride(0),
                               0, v.stride(1), v.stride(0))  # fmt: skip
         if dropout_p:
-            self.set_dropout(dropout_p, *(philox or (_seed(None), 0)))
+            self.set_dropout(dropout_p, *(philox or (draw_seed(None), 0)))
 
 
 def varlen_attention(q, k, v, cu_seqlens_q, cu_seqlens_k, max_seqlen_q, max_seqlen_k, *,

@@ -17,6 +17,7 @@ import math
 
 from ... import language as tl
 from ...runtime.jit import jit
+from ..device_kind import device_kind
 from ..dtypes import TL_DTYPE
 from ..reduce.rows import folded_stride
 
@@ -95,7 +96,7 @@ def joined_launch(tensors, out, dim: int, slices) -> list | None:
     size), as concat.py's plan holds them): each `(launch, positions)`, run as `launch(out,
     *(tensors[p] for p in positions))`. None where the copy per input must serve (and on a
     device where ONE_LAUNCH says no)."""
-    if not slices or not ONE_LAUNCH["cpu" if out.device.type == "cpu" else "cuda"]:
+    if not slices or not ONE_LAUNCH[device_kind(out.device)]:
         return None
     shape = out.shape
     outer, inner = math.prod(shape[:dim]), math.prod(shape[dim + 1 :])

@@ -14,6 +14,7 @@ import torch
 
 from ... import language as tl
 from ...runtime.jit import jit
+from ..device_kind import device_kind
 from ..dtypes import tl_dtype
 from ..kept import KeptTable
 from .kernels import _combine, _element, _finish, _fold, _rows
@@ -55,7 +56,7 @@ def in_place_groups(x: torch.Tensor, dims: list[int]) -> tuple | None:
     None otherwise (as_rows reads it in place, or it must copy; an empty `x`, or one on a
     device where IN_PLACE says no, goes there too)."""
     shape, strides = x.shape, x.stride()
-    if not x.numel() or not IN_PLACE["cpu" if x.device.type == "cpu" else "cuda"]:
+    if not x.numel() or not IN_PLACE[device_kind(x.device)]:
         return None
     kept_dims = [d for d in range(len(shape)) if d not in dims]
     groups = kept_groups(shape, strides, kept_dims)

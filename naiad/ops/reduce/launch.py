@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import torch
 
+from ..device_kind import device_kind
 from ..dtypes import tl_dtype
 from ..kept import KeptTable
 from .rows import Rows
@@ -39,7 +40,7 @@ def _power_of_2_above(n: int) -> int:
 
 def blocks(M: int, N: int, device: torch.device, widest=MAX_BLOCK_N) -> tuple[int, int]:
     """(BLOCK_M, BLOCK_N) of a row kernel's tile; BLOCK_N at most `widest` of the device."""
-    kind = "cpu" if device.type == "cpu" else "cuda"
+    kind = device_kind(device)
     block_n = min(_power_of_2_above(max(N, 1)), widest[kind])
     if kind == "cpu" and N >= ONE_ROW_FROM:
         return 1, block_n
@@ -65,7 +66,7 @@ COLUMN_BLOCK_M = {"cpu": 256, "cuda": 32}
 
 
 def column_blocks(M: int, N: int, device: torch.device) -> tuple[int, int]:
-    kind = "cpu" if device.type == "cpu" else "cuda"
+    kind = device_kind(device)
     block_m = min(_power_of_2_above(M), COLUMN_BLOCK_M[kind])
     return block_m, min(_power_of_2_above(N), max(1, TILE[kind] // block_m))
 
