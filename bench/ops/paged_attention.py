@@ -26,6 +26,7 @@ import torch.nn.functional as F
 
 import naiad.ops as ops
 from naiad.ops.attention import paged
+from naiad.ops.device_kind import device_kind
 from naiad.testing import do_bench
 
 # (BLOCK_N, PARTITION, num_warps) that --sweep tries on a GPU
@@ -72,7 +73,7 @@ def _case(dtype, seqs, H, HK, E, block_size, context, device, gen, sweep):
 def _sweep(arguments, context):
     """Naiad's ms at each tile of SWEEP (one row standing for every head size)."""
     q = arguments[0]
-    key = (paged._kind(q.device), q.dtype == torch.float32)
+    key = (device_kind(q.device), q.dtype == torch.float32)
     kept = paged.BLOCKS[key]
     times = []
 

@@ -313,3 +313,46 @@ def test_data_movement_and_random_on_cuda(on_gpu):
     assert abs(z.mean().item()) < 5e-3 and abs(z.std().item() - 1) < 5e-3
     kept = ops.dropout(torch.ones(1 << 20, device="cuda"), 0.25) != 0
     assert abs(kept.float().mean().item() - 0.75) < 3e-3
+
+
+def test_unique_along_a_dim_on_cuda(on_gpu):
+    """unique along a dim and unique_consecutive compiled for the GPU give torch's values,
+    inverse and counts exactly (slices drawn from three, so most repeat)."""
+    pool = torch.randint(-3, 4, (3, 5, 4), device="cuda")
+    x = pool[torch.randint(0, 3, (40,), device="cuda")].movedim(0, 1)  # 5 x 40 x 4, dim 1 repeats
+    for actual, expected in (
+        (
+            ops.unique(x, dim=1, return_inverse=True, return_counts=True),
+            torch.unique(x, dim=1, return_inverse=True, return_counts=True),
+        ),
+        (
+            ops.unique_consecutive(x, return_inverse=True, return_counts=True, dim=1),
+            torch.unique_consecutive(x, return_inverse=True, return_counts=True, dim=1),
+        ),
+    ):
+        for a, e in zip(actual, expected, strict=True):
+            assert a.device == e.device and torch.equal(a, e)
+
+
+def test_direct_calls_compiled_on_cuda(on_gpu):
+    """A function calling naiad.ops directly compiles with fullgraph (each call a
+    torch.ops.naiad node) and gives float64 torch's values and gradients on CUDA tensors."""
+
+    def block(x, w):
+        h = ops.softmax(ops.mm(x, w), -1)
+        return ops.sum(ops.silu(h) * h, [1])
+
+    def reference_block(x, w):
+        h = torch.softmax(x @ w, -1)
+        return (F.silu(h) * h).sum(1)
+
+    x, w = _cuda(64, 96).requires_grad_(), _cuda(96, 80).requires_grad_()
+    compiled = torch.compile(block, fullgraph=True, backend="aot_eager")
+    out = compiled(x, w)
+    grads = torch.autograd.grad(out.sum(), (x, w))
+    x64, w64 = (t.detach().double().requires_grad_() for t in (x, w))
+    expected = reference_block(x64, w64)
+    expected_grads = torch.autograd.grad(expected.sum(), (x64, w64))
+    assert_matches(out, expected.float(), 4, normwise=True)
+    for g, e in zip(grads, expected_grads, strict=True):
+        assert_matches(g, e.float(), 4, normwise=True)
