@@ -47,14 +47,15 @@ __all__ = ["paged_attention_decode"]
 # program, num_warps): the first row whose head block is at least the call's. A partition is a
 # multiple of BLOCK_N. The GPU's partition is a serving engine's usual 512 tokens: a 4k-token
 # context spreads over 8 programs per (sequence, head), an 8-sequence batch of 8 KV heads over
-# 512. Decode reads memory and barely computes, so the GPU tiles keep the registers low enough
-# for more warps to wait on the gathers (compiled for sm_90a, fp16, 4 query heads a group:
-# E128 at 64 keys holds 180 registers a thread with 4 warps, 113 with 8; E256 at 32 keys 172
-# and 122); none spills. fp32's products are FMAs, not tensor cores, and hold far more: its
-# tiles are the least-spilling of that compile (E128: 866 bytes at 64 keys and 4 warps, 214 at
-# 32 keys and 8). Not yet timed on a GPU: bench/ops/paged_attention.py --sweep times others.
+# 512. Decode reads memory and barely computes. The fp16/bf16 GPU rows are the fastest of
+# bench/ops/paged_attention.py --sweep on an H200 (bench/RESULTS.md, 2026-11-30): E128 at 32
+# keys and 4 warps (122 registers a thread at sm_90a) beat 64 keys at 8 warps (112) by 10-20 %
+# in 11 of 12 cases; E256 at 64 keys and 4 warps beat every other tile by 10 % although it
+# spills 16 bytes (255 registers). fp32's products are FMAs, not tensor cores, and hold far
+# more: its tiles are the least-spilling of a compile for sm_90a (E128: 866 bytes at 64 keys
+# and 4 warps, 214 at 32 keys and 8), not timed.
 BLOCKS = {
-    ("cuda", False): ((64, 64, 512, 4), (128, 64, 512, 8), (256, 32, 512, 8)),
+    ("cuda", False): ((64, 64, 512, 4), (128, 32, 512, 4), (256, 64, 512, 4)),
     ("cuda", True): ((64, 32, 512, 4), (128, 32, 512, 8), (256, 16, 512, 8)),
     ("cpu", False): ((64, 64, 1024, 1), (256, 32, 1024, 1)),
     ("cpu", True): ((64, 64, 1024, 1), (256, 32, 1024, 1)),
