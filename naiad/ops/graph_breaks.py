@@ -39,7 +39,7 @@ __all__ = ["EAGER", "EagerTwin", "compiled_as", "run_eagerly_under_compile", "ta
 # statistics in place), the in-place variants (every name ending in "_"), and compositions
 # not given one yet.
 EAGER = ("batch_norm", "bernoulli", "dropout", "multinomial", "nonzero", "one_hot", "rand",
-         "randn", "take_along_dim", "unique")  # fmt: skip
+         "randn", "unique")  # fmt: skip
 
 _OUT_NAMES = ("out", "values", "indices")
 

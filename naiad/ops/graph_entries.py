@@ -25,7 +25,7 @@ from .attention import sdpa
 from .derivatives import register
 from .graph_breaks import EAGER, EagerTwin, compiled_as, run_eagerly_under_compile, table_call
 from .mirrors import define_all
-from .registry import table
+from .registry import composites, table
 
 __all__ = ["install"]
 
@@ -152,9 +152,9 @@ def install(namespace: dict, names) -> None:
     custom ops defined first, their formulas registered."""
     overloads = define_all()
     differentiable = register()
-    by_function = {}
+    functions, by_function = {**table(), **composites()}, {}
     for overload in sorted(overloads):
-        by_function.setdefault(table()[overload], []).append(overload)
+        by_function.setdefault(functions[overload], []).append(overload)
     for name in names:
         fn = namespace[name]
         mirrored = by_function.get(fn)

@@ -1,16 +1,18 @@
 """Autograd formulas of the indexing and movement custom ops (scatter, scatter_add, index_add,
-flip, repeat, triu/tril, sort, topk), made of the custom ops and registered with the others
-(derivatives.py). Each is ATen's derivative: a scatter's self keeps the gradient but where it
-was overwritten, its source gathers it back; index_add's source selects it; flip flips it back,
-triu/tril keep its triangle; repeat sums its copies; sort's and topk's values scatter it to the
-positions their indices name (their indices have none).
+take_along_dim, flip, repeat, triu/tril, sort, topk), made of the custom ops and registered with
+the others (derivatives.py). Each is ATen's derivative: a scatter's self keeps the gradient but
+where it was overwritten, its source gathers it back; index_add's source selects it;
+take_along_dim adds it up at its indices (gather's) and over the dims it broadcast; flip flips it
+back, triu/tril keep its triangle; repeat sums its copies; sort's and topk's values scatter it to
+the positions their indices name (their indices have none).
 """
 
 from __future__ import annotations
 
 import torch
 
-from .derivatives import _formula
+from .derivatives import _formula, _reduce_to
+from .indexing.select import broadcast_along
 
 __all__ = []
 
@@ -41,6 +43,20 @@ def _index_add(grads, inputs, outputs):
     dsource = N.index_select(g, dim, index) if g.dim() else g
     dsource = dsource.expand(source.shape)
     return g, None, None, dsource if alpha == 1 else N.mul.Scalar(dsource, alpha), None
+
+
+@_formula("take_along_dim.default")
+def _take_along_dim(grads, inputs, outputs):
+    """ATen composes take_along_dim of a gather, of x and the indices broadcast against each
+    other but along `dim` (flattened where there is no dim): the gradient is added into zeros at
+    the indices, then summed over the dims x was broadcast along."""
+    (g,), (x, indices, dim) = grads, inputs
+    if dim is None:
+        flat = N.scatter_add(_zeros(x).reshape(-1), 0, indices.reshape(-1), g)
+        return flat.reshape(x.shape), None, None
+    source, wanted = broadcast_along(x.shape, indices.shape, dim % max(x.dim(), 1))
+    dx = N.scatter_add(_zeros(x).expand(source), dim, indices.expand(wanted), g)
+    return _reduce_to(dx, x), None, None
 
 
 @_formula("flip.default")

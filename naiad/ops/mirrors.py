@@ -4,7 +4,8 @@ graphs.
 A direct call (`naiad.ops.relu(x)`) launches kernels from Python, which dynamo cannot trace. A
 custom op is opaque to it instead: the graph records `torch.ops.naiad.relu` and runs it later
 on real tensors. Each functional overload of the table (registry.py: no out=, no in-place, no
-aliased result) gets one, generically, with the ATen overload's very schema:
+aliased result), and each composite one Naiad has a function for, gets one, generically, with
+the ATen overload's very schema:
 
 - its CPU and CUDA kernels are Naiad's function for the overload (arguments it does not handle,
   `Unsupported`, go to the ATen overload itself);
@@ -26,7 +27,7 @@ import inspect
 import torch
 
 from .dtypes import Unsupported
-from .registry import table
+from .registry import composites, table
 
 __all__ = ["DATA_DEPENDENT", "LIBRARY", "define_all", "mirrored"]
 
@@ -98,10 +99,12 @@ class _Mirrored:
 
 
 def define_all() -> frozenset:
-    """Give every functional overload of the table its custom op (once: the package's import
-    calls it after every op module has filled the table); return those overloads."""
+    """Give every functional overload of the table, and every composite, its custom op (once:
+    the package's import calls it after every op module has filled the table); return those
+    overloads."""
     if not _Mirrored.overloads:
-        _Mirrored.overloads = frozenset(name for name, fn in table().items() if _mirror(name, fn))
+        functions = {**table(), **composites()}
+        _Mirrored.overloads = frozenset(name for name, fn in functions.items() if _mirror(name, fn))
     return _Mirrored.overloads
 
 

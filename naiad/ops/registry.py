@@ -5,26 +5,41 @@ the overloads' signature: positional arguments as the schema lists them, keyword
 `out` as keywords); the switch (switch.py) registers its entries with torch. An op's base name
 ("add" for "add.Tensor", "add_.Scalar" and "add.out"; "softmax" for "_softmax" and its backward)
 is what `include=`/`exclude=` select by.
+
+Overloads torch composes of others on every device (CompositeImplicitAutograd: `take_along_dim`
+is a gather of broadcast operands) stay out of the table: a kernel the switch registered for
+them would hide the composition's autograd, and the composition already reaches Naiad's pieces.
+Their Naiad functions are `@composite`: direct calls still get a custom op (mirrors.py).
 """
 
 from __future__ import annotations
 
-__all__ = ["aten", "base_name", "table"]
+__all__ = ["aten", "base_name", "composite", "composites", "table"]
 
 _TABLE: dict = {}
+_COMPOSITES: dict = {}
+
+
+def _registrar(into: dict, overloads):
+    def decorate(fn):
+        for name in overloads:
+            if name in _TABLE or name in _COMPOSITES:
+                raise ValueError(f"aten::{name} is implemented twice")
+            into[name] = fn
+        return fn
+
+    return decorate
 
 
 def aten(*overloads: str):
     """Register the decorated function as Naiad's implementation of each ATen overload."""
+    return _registrar(_TABLE, overloads)
 
-    def decorate(fn):
-        for name in overloads:
-            if name in _TABLE:
-                raise ValueError(f"aten::{name} is implemented twice")
-            _TABLE[name] = fn
-        return fn
 
-    return decorate
+def composite(*overloads: str):
+    """Register the decorated function as Naiad's version of each composite ATen overload: a
+    custom op for direct calls, nothing for the switch."""
+    return _registrar(_COMPOSITES, overloads)
 
 
 def base_name(overload: str) -> str:
@@ -39,3 +54,8 @@ def base_name(overload: str) -> str:
 def table() -> dict:
     """Every overload Naiad implements, with its function."""
     return dict(_TABLE)
+
+
+def composites() -> dict:
+    """The composite overloads Naiad has a function for (not switched), with their functions."""
+    return dict(_COMPOSITES)

@@ -60,6 +60,15 @@ _CASES = {
         m.index_add(x, 0, _ROWS[:3], m.mul(x[1:], y), alpha=2.0)
         + m.index_add(x, 1, _ROWS, x[:, :5])
     ),
+    "take_along_dim": lambda m, x, y: torch.cat(
+        [
+            m.take_along_dim(x, _INDEX, 1).reshape(-1),
+            m.take_along_dim(x[:1], _INDEX, 1).reshape(-1),  # x broadcast: its row added up
+            m.take_along_dim(x, _INDEX[:1], -1).reshape(-1),  # the indices broadcast
+            m.take_along_dim(x, _ROWS[:3, None], 0).reshape(-1),
+            m.take_along_dim(y, _INDEX),  # no dim: the flattened operand, repeated indices
+        ]
+    ),
     "flip_triangles": lambda m, x, y: m.flip(x, [0, 1]) + m.triu(x, 1) + m.tril(x, -1),
     "repeat": lambda m, x, y: m.repeat(x, [2, 1, 3]).sum(0)[:, 5:11] + m.repeat(y, [4, 6])[:, ::6],
     "sort_topk": lambda m, x, y: (

@@ -16,7 +16,7 @@ from ... import language as tl
 from ...runtime.jit import jit
 from ..dtypes import tl_dtype
 from ..reduce.rows import normalized_dims
-from ..registry import aten
+from ..registry import aten, composite
 from .row_blocks import blocks_and_grid, row_block
 
 __all__ = ["gather", "index_select", "take_along_dim"]
@@ -76,13 +76,33 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     return result if out is None else out.resize_(result.shape).copy_(result)
 
 
-def take_along_dim(input, indices, dim):
-    """gather with `indices` and input broadcast against each other except along `dim` (torch's
-    take_along_dim with a dim)."""
-    dim = normalized_dims(dim, input.dim())[0]
-    rest = [1 if d == dim else n for d, n in enumerate(input.shape)]
-    other = [1 if d == dim else n for d, n in enumerate(indices.shape)]
+def broadcast_along(shape, indices_shape, dim):
+    """The shapes take_along_dim reads its operand and indices as: broadcast against each other
+    but along `dim`, where each keeps its own size."""
+    rest = [1 if d == dim else n for d, n in enumerate(shape)]
+    other = [1 if d == dim else n for d, n in enumerate(indices_shape)]
     common = list(torch.broadcast_shapes(rest, other))
-    source = [input.shape[d] if d == dim else n for d, n in enumerate(common)]
-    wanted = [indices.shape[d] if d == dim else n for d, n in enumerate(common)]
+    source = [shape[d] if d == dim else n for d, n in enumerate(common)]
+    wanted = [indices_shape[d] if d == dim else n for d, n in enumerate(common)]
+    return source, wanted
+
+
+@composite("take_along_dim.default")
+def take_along_dim(input, indices, dim=None):
+    """gather with `indices` and input broadcast against each other except along `dim`; with no
+    dim, of the flattened input at the flattened indices (torch's take_along_dim)."""
+    if indices.dtype != torch.int64:
+        raise RuntimeError(
+            f"torch.take_along_dim(): dtype of indices should be Long but got {indices.dtype}"
+        )
+    if dim is None:
+        return gather(input.reshape(-1), 0, indices.reshape(-1))
+    if input.dim() != indices.dim():
+        raise RuntimeError(
+            "torch.take_along_dim(): input and indices should have the same number of "
+            f"dimensions, but got {input.dim()} dimensions for input, and {indices.dim()} "
+            "dimensions for indices"
+        )
+    dim = normalized_dims(dim, input.dim())[0]
+    source, wanted = broadcast_along(input.shape, indices.shape, dim)
     return gather(input.expand(source), dim, indices.expand(wanted))
