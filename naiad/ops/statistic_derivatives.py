@@ -6,8 +6,9 @@ data (a compiled graph cannot take one):
 - prod: each element's gradient is the product of the others, from the exclusive cumulative
   products from both ends (exact with zeros: one zero passes the gradient to itself alone, two
   pass none, as ATen's zero-safe path does);
-- cumprod: element k's gradient is sum over j >= k of grad_j * (the product up to j but x_k),
-  from the products of x_{k+1..j} of an n x n triangle per row (n the scanned dim's length);
+- cumprod: element k's gradient is sum over j >= k of grad_j * (the product up to j but x_k):
+  a reversed running sum divided by x_k before a row's first zero, the products around it at
+  that zero (ATen's zero-safe backward, O(n) a row);
 - var_mean/std_mean: var's or std's gradient plus the mean's, grad / n at every element;
 - norms: ord 0 none, ord inf/-inf shared evenly among the elements whose |x| is the norm,
   any other p sign(x) |x|^(p-1) grad / norm^(p-1), 0 where the norm is 0.
@@ -58,17 +59,33 @@ def _prod(grads, inputs, outputs):
 
 @_formula("cumprod.default")
 def _cumprod(grads, inputs, outputs):
+    """ATen's zero-safe backward, O(n) a row. With z a row's first zero and P the products:
+    before z, element k's gradient is sum over j >= k of grad_j P_j, divided by x_k (P_j is 0
+    from z on, so the reversed running sum of the whole row is that sum); at z, the product
+    before z times sum over j >= z of grad_j times the product of x_{z+1..j} (a running
+    product with x up to z set to 1); after z, none. Each is computed for every element and
+    the masks pick: no branch on the data."""
     x, dim, _ = inputs
-    if not x.dim():
+    if not x.dim() or not x.numel():
         return _as(grads[0], x), None, None
     rows, g = x.movedim(dim, -1), _as(grads[0], x).movedim(dim, -1)
-    n = rows.shape[-1]
-    square = rows.unsqueeze(-2).expand(*rows.shape, n)  # [..., k, j] is x_j
-    past_k = N.triu(N.fill.Scalar(square, 1), 1)  # 1 where j > k
-    spans = N.cumprod(N.masked_fill.Scalar(square, N.eq.Scalar(past_k, 0), 1), -1)
-    weighted = N.triu(N.mul.Tensor(spans, g.unsqueeze(-2)), 0)  # j >= k only
-    dx = N.mul.Tensor(_exclusive_cumprod(rows, -1, n), N.sum.dim_IntList(weighted, [-1], False))
-    return dx.movedim(-1, dim), None, None
+    products = _as(outputs[0], x).movedim(dim, -1)
+    zero = N.eq.Scalar(rows, 0)
+    seen = N.cumsum(zero, -1)  # the zeros up to each element
+    before, first = N.eq.Scalar(seen, 0), N.logical_and(zero, N.eq.Scalar(seen, 1))
+    tail = N.flip(N.cumsum(N.flip(N.mul.Tensor(g, products), [-1]), -1), [-1])
+    dx_before = N.div.Tensor(tail, N.masked_fill.Scalar(rows, N.logical_not(before), 1))
+    spans = N.cumprod(N.masked_fill.Scalar(rows, N.logical_or(before, first), 1), -1)
+    from_z = N.masked_fill.Scalar(N.mul.Tensor(g, spans), before, 0)
+    dx_first = N.mul.Tensor(_shifted_in(products), N.sum.dim_IntList(from_z, [-1], True))
+    dx_rest = N.masked_fill.Scalar(dx_first, N.logical_not(first), 0)
+    return N.where.self(before, dx_before, dx_rest).movedim(-1, dim), None, None
+
+
+def _shifted_in(products):
+    """The products before each element of the last dim (a 1 shifted in): the exclusive ones."""
+    ones = N.fill.Scalar(products.narrow(-1, 0, 1), 1)
+    return N.cat([ones, products.narrow(-1, 0, products.shape[-1] - 1)], -1)
 
 
 def _mean_part(grads, inputs):

@@ -45,7 +45,10 @@ _CASES = {
         m.prod(_with_zeros(x, [(1, 2), (3, 0), (3, 4)]), 1) + m.prod(_with_zeros(y, [(2,)]))
     ),
     "cumprod": lambda m, x, y: m.cumprod(x, 1) + m.cumprod(x, 0) + m.cumprod(y, 0),
-    "cumprod_zeros": lambda m, x, y: m.cumprod(_with_zeros(x, [(1, 2), (3, 0), (3, 4)]), 1),
+    "cumprod_zeros": lambda m, x, y: (
+        m.cumprod(_with_zeros(x, [(1, 2), (3, 0), (3, 4)]), 1)
+        + m.cumprod(_with_zeros(x, [(3, 1), (0, 5), (2, 5)]), 0)  # last, first and third
+    ),
     "var_mean": lambda m, x, y: torch.stack(m.var_mean(x, 1)) + m.var_mean(y, correction=0)[1],
     "std_mean": lambda m, x, y: torch.stack(m.std_mean(x, 0, keepdim=True)).sum(1),
     "norms": lambda m, x, y: (
