@@ -28,7 +28,13 @@ ELEMENTWISE_GROUPS = {
 }  # fmt: skip
 # The table's order: the goals' groups first, data movement (no GPU goal) last.
 GROUPS = ("pointwise", "reductions", "norms", "products", "attention fwd", "model",
-          "attention fwd+bwd", "data movement")  # fmt: skip
+          "attention fwd+bwd", "attention fwd (torch default)", "attention fwd+bwd (torch default)",
+          "data movement")  # fmt: skip
+# The groups whose torch side is F.scaled_dot_product_attention left to pick its backend (on an
+# H100/H200 torch 2.11 picks cuDNN's attention, faster than its flash kernel): shown beside the
+# goal's groups, which time torch's flash kernel (SDPBackend.FLASH_ATTENTION), the issue's
+# baseline.
+TORCH_DEFAULT = " (torch default)"
 
 
 @dataclasses.dataclass
@@ -85,18 +91,30 @@ def _attention_shapes(n, device):
 
 def attention_cases(n, device):
     """scaled_dot_product_attention, causal or not, forward; forward + backward (the gradients
-    of q, k, v for a fixed random output gradient)."""
+    of q, k, v for a fixed random output gradient). On a GPU each case twice: against torch's
+    flash kernel (the goal's groups) and against the backend torch picks (TORCH_DEFAULT); on
+    the CPU against its flash kernel alone."""
     shapes, forward_dtypes, backward_dtypes = _attention_shapes(n, device)
+    baselines = (True, False) if device == "cuda" else (True,)
     cases = []
     for backward, dtypes in ((False, forward_dtypes), (True, backward_dtypes)):
-        for dtype in dtypes:
-            for shape in shapes:
-                for causal in (False, True):
-                    cases.append(_attention_case(shape, dtype, causal, backward, device))
+        for flash in baselines:
+            for dtype in dtypes:
+                for shape in shapes:
+                    for causal in (False, True):
+                        cases.append(_attention_case(shape, dtype, causal, backward, flash, device))
     return cases
 
 
-def _attention_case(shape, dtype, causal, backward, device):
+def _torch_flash(q, k, v, is_causal):
+    """torch's SDPA restricted to its flash kernel."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+        return F.scaled_dot_product_attention(q, k, v, is_causal=is_causal)
+
+
+def _attention_case(shape, dtype, causal, backward, flash, device):
     q, k, v = (_randn(*shape, device=device, dtype=dtype).requires_grad_() for _ in "qkv")
     grad = _randn(*shape, device=device, dtype=dtype)
 
@@ -109,8 +127,11 @@ def _attention_case(shape, dtype, causal, backward, device):
 
     kind = str(dtype).removeprefix("torch.")
     name = f"{kind} {'x'.join(map(str, shape))}{' causal' if causal else ''}"
-    group = "attention fwd+bwd" if backward else "attention fwd"
-    ours, theirs = call(ops.scaled_dot_product_attention), call(F.scaled_dot_product_attention)
+    group = ("attention fwd+bwd" if backward else "attention fwd") + (
+        "" if flash else TORCH_DEFAULT
+    )
+    ours = call(ops.scaled_dot_product_attention)
+    theirs = call(_torch_flash if flash else F.scaled_dot_product_attention)
     return Case(group, name, ours, theirs, slack=2.0)
 
 
@@ -141,6 +162,8 @@ BUILDERS = {
     "products": product_cases,
     "attention fwd": attention_cases,
     "attention fwd+bwd": attention_cases,
+    "attention fwd" + TORCH_DEFAULT: attention_cases,
+    "attention fwd+bwd" + TORCH_DEFAULT: attention_cases,
     "model": model_cases,
 }
 
