@@ -1,7 +1,9 @@
 """Activations and their ATen backward ops: relu, gelu (exact and tanh), silu, elu, leaky_relu,
-hardswish, hardsigmoid, softplus; threshold_backward (relu's), gelu_backward, sigmoid_backward,
-tanh_backward, elu_backward, leaky_relu_backward, hardswish_backward. Registering the backward
-ops lets torch's autograd run its own formulas on Naiad kernels.
+hardswish, hardsigmoid, softplus; threshold_backward (relu's), gelu_backward, silu_backward,
+sigmoid_backward, tanh_backward, elu_backward, leaky_relu_backward, hardswish_backward.
+Registering the backward ops lets torch's autograd run its own formulas on Naiad kernels
+(silu_backward is CompositeImplicitAutograd too, but has CPU and CUDA kernels and an autograd
+formula of its own, so a kernel registered for it hides nothing).
 """
 
 from __future__ import annotations
@@ -161,6 +163,13 @@ def _gelu_tanh_backward(grad, x):
 
 @pointwise()
 @jit
+def _silu_backward(grad, x):
+    s = 1.0 / (1.0 + tl.exp(-x))
+    return grad * s * (1.0 + x * (1.0 - s))
+
+
+@pointwise()
+@jit
 def _sigmoid_backward(grad, y):
     return grad * y * (1.0 - y)
 
@@ -205,6 +214,11 @@ def threshold_backward(grad_output, input, threshold, *, grad_input=None):
 def gelu_backward(grad_output, input, *, approximate="none", grad_input=None):
     backward = _gelu_tanh_backward if approximate == "tanh" else _gelu_backward
     return backward(grad_output, input, out=grad_input)
+
+
+@aten("silu_backward.default", "silu_backward.grad_input")
+def silu_backward(grad_output, input, *, grad_input=None):
+    return _silu_backward(grad_output, input, out=grad_input)
 
 
 @aten("sigmoid_backward.default", "sigmoid_backward.grad_input")

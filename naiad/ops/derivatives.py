@@ -2,8 +2,9 @@
 
 Each formula is ATen's derivative of the overload the op mirrors, written with the mirrored
 ops themselves, so a backward runs Naiad's kernels eagerly and appears as `torch.ops.naiad`
-nodes in a compiled backward graph: relu's is `threshold_backward`, softmax's
-`_softmax_backward_data`, layer_norm's `native_layer_norm_backward`, mm's two products. A
+nodes in a compiled backward graph: relu's is `threshold_backward`, silu's `silu_backward`,
+softmax's `_softmax_backward_data`, layer_norm's `native_layer_norm_backward`, mm's two
+products. A
 formula takes (grad of each output, inputs, outputs) and returns one gradient per input (None
 for numbers and for inputs without one); `register_autograd` saves what it reads. Broadcast
 operands get the gradient summed back to their shape.
@@ -74,13 +75,7 @@ _UNARY = {
     ),
     "reciprocal.default": lambda x, y: N.neg(N.mul.Tensor(y, y)),
     "abs.default": lambda x, y: N.sign(x),
-    "silu.default": lambda x, y: _silu_slope(x),
 }
-
-
-def _silu_slope(x):
-    s = N.sigmoid(x)
-    return N.mul.Tensor(s, N.add.Scalar(N.mul.Tensor(x, N.add.Scalar(N.neg(s), 1.0)), 1.0))
 
 
 for _name, _scale in _UNARY.items():
@@ -95,6 +90,11 @@ def _neg(grads, inputs, outputs):
 @_formula("relu.default")
 def _relu(grads, inputs, outputs):
     return (N.threshold_backward(grads[0], outputs[0], 0),)
+
+
+@_formula("silu.default")
+def _silu(grads, inputs, outputs):
+    return (N.silu_backward(grads[0], inputs[0]),)
 
 
 @_formula("sigmoid.default")

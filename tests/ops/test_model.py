@@ -13,8 +13,7 @@ from naiad.ops.registry import table
 TinyLlama = tiny_llama_model()
 
 # ATen ops the step reaches that Naiad does not implement: views, allocations and copies, the
-# indexing and data movement of issue 19's last group (repeat_interleave, stack), and
-# one composite.
+# indexing and data movement of issue 19's last group (repeat_interleave, stack).
 LEFT_TO_TORCH = {
     "aten::view", "aten::_unsafe_view", "aten::t", "aten::transpose", "aten::expand",
     "aten::unbind", "aten::select", "aten::reshape", "aten::clone", "aten::copy_",
@@ -24,8 +23,6 @@ LEFT_TO_TORCH = {
     "aten::lift_fresh", "aten::repeat_interleave", "aten::alias",
     "aten::as_strided", "aten::zero_", "aten::new_zeros", "aten::scalar_tensor", "aten::full",
     "aten::full_like", "aten::stack",
-    # torch's kernel is also CompositeImplicitAutograd: Naiad registers no such overload
-    "aten::silu_backward",
 }  # fmt: skip
 
 
