@@ -9,7 +9,8 @@ random output gradient (`torch.autograd.grad`), warm (the kernels are compiled i
 rms_norm and softmax through `naiad.ops.rms_norm` / `naiad.ops.softmax` (autograd functions: a
 launch forward, one or two backward); SwiGLU (`silu(gate) * up`) as a library writes it, torch
 code run with Naiad's silu and mul switched in (`naiad.ops.use`: torch's autograd calls Naiad's
-mul twice and its own silu_backward); and both as Triton kernel libraries write them
+mul twice and Naiad's silu_backward, torch's own before 07a2373); and both as Triton kernel
+libraries write them
 (library_style.py: an autograd function per op whose directions launch `kernel[(rows,)](...)`,
 a program per row; rows "kernel[grid]"), against the same torch code. Timing as
 bench/ops/cpu_ops.py's (alternating batches of calls, the Naiad side's batch inside its switch;
