@@ -20,7 +20,7 @@ from ..kept import KeptTable
 from . import codegen
 from .layout import broadcast_shape, broadcast_strides, contiguous_walk, walk
 
-__all__ = ["PointwiseOp", "inplace_target", "pointwise"]
+__all__ = ["PointwiseOp", "UserPointwiseOp", "inplace_target", "pointwise", "user_pointwise"]
 
 _INDEX32_LIMIT = 2**31 - 1
 # An inner dim at least this long is walked a block of it per program (codegen.py, ROWS);
@@ -105,6 +105,20 @@ class PointwiseOp:
 
     def __repr__(self):
         return f"<naiad.ops pointwise {self.__name__}>"
+
+    @classmethod
+    def decorator(cls, promotion: Kind = Kind.DEFAULT, promote=None, name=None):
+        """Make an elementwise op (of this class) of a `@naiad.jit` scalar function.
+
+        Args:
+            promotion: torch's type-promotion kind for the result (Kind.DEFAULT,
+                INT_TO_FLOAT, ALWAYS_BOOL, ...).
+            promote: indices of the arguments that take part in promotion and are cast to the
+                compute dtype before the call (None: all); others arrive as they are (a
+                condition, a mask).
+            name: the op's name (the function's by default).
+        """
+        return lambda fn: cls(fn, promotion, promote, name or fn.__name__)
 
     def __call__(self, *args, out=None, dtype=None):
         """Apply the op; `out` receives the result (cast to its dtype); `dtype` overrides the
@@ -263,24 +277,6 @@ def _template(args, shape):
     return None
 
 
-def pointwise(promotion: Kind = Kind.DEFAULT, promote=None, name=None):
-    """Make an elementwise op of a `@naiad.jit` scalar function.
-
-    Args:
-        promotion: torch's type-promotion kind for the result (Kind.DEFAULT,
-            INT_TO_FLOAT, ALWAYS_BOOL, ...).
-        promote: indices of the arguments that take part in promotion and are cast to the
-            compute dtype before the call (None: all); others arrive as they are (a
-            condition, a mask).
-        name: the op's name (the function's by default).
-    """
-
-    def decorate(fn):
-        return PointwiseOp(fn, promotion, promote, name or fn.__name__)
-
-    return decorate
-
-
 class UserPointwiseOp(PointwiseOp):
     """A pointwise op made by a user (`naiad.ops.pointwise`): under torch.compile its call runs
     eagerly between the graphs (it has no custom-op twin: graph_breaks.py). The library's own
@@ -289,10 +285,7 @@ class UserPointwiseOp(PointwiseOp):
     __call__ = run_eagerly_under_compile(PointwiseOp.__call__)
 
 
-def user_pointwise(promotion: Kind = Kind.DEFAULT, promote=None, name=None):
-    """`pointwise` as naiad.ops exports it: the op it makes is a UserPointwiseOp."""
-
-    def decorate(fn):
-        return UserPointwiseOp(fn, promotion, promote, name or fn.__name__)
-
-    return decorate
+# The library's ops, and the ones users make (naiad.ops.pointwise): one decorator, whose class
+# says which.
+pointwise = PointwiseOp.decorator
+user_pointwise = UserPointwiseOp.decorator
