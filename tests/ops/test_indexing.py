@@ -2,6 +2,8 @@
 with negative indices, gather and take_along_dim, cat (mixed dtypes, empty inputs, strided
 inputs) and stack; through the switch with autograd."""
 
+import re
+
 import pytest
 import torch
 from ops_helpers import assert_matches, make
@@ -30,6 +32,14 @@ def test_gather_and_take_along_dim(gen, backend):
     )
     indices = torch.randint(0, 5, (4, 2, 1), generator=gen)
     assert_matches(ops.take_along_dim(x, indices, 1), torch.take_along_dim(x, indices, 1))
+    flat = torch.randint(0, 120, (3, 7), generator=gen)  # no dim: x flattened
+    assert_matches(ops.take_along_dim(x, flat), torch.take_along_dim(x, flat))
+    for bad in (indices.int(), indices[0]):  # torch's checks: int64 indices, x's rank
+        with pytest.raises(RuntimeError) as expected:
+            torch.take_along_dim(x, bad, 1)
+        said = expected.value.args[0].split(" but ")[0]  # (torch names dtypes its own way)
+        with pytest.raises(RuntimeError, match=re.escape(said)):
+            ops.take_along_dim(x, bad, 1)
 
 
 def test_cat_and_stack(gen, backend):
