@@ -35,9 +35,9 @@ import torch
 __all__ = ["EAGER", "EagerTwin", "compiled_as", "run_eagerly_under_compile", "table_call"]
 
 # Exported ops without a custom-op twin: results whose shape depends on the data (nonzero,
-# unique), random draws (a seed per call on the host), batch_norm (updates its running
-# statistics in place), the in-place variants (every name ending in "_"), and compositions
-# not given one yet.
+# unique, one_hot's classes counted from the largest index by default), random draws (a seed
+# per call on the host), batch_norm (updates its running statistics in place), and the
+# in-place variants (every name ending in "_").
 EAGER = ("batch_norm", "bernoulli", "dropout", "multinomial", "nonzero", "one_hot", "rand",
          "randn", "unique")  # fmt: skip
 
