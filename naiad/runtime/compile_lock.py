@@ -12,6 +12,7 @@ binding calls with its own lock anyway. The lock has its own module because comp
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 
@@ -77,6 +78,19 @@ class _CompileLock:
         try:
             with self._waiters:  # until each waiting one has the lock (or gave up waiting)
                 self._waiters.wait_for(lambda: not self._waiting)
+        finally:
+            self._lock.acquire()
+
+    @contextlib.contextmanager
+    def released(self):
+        """The block runs without the lock, which the caller holds once (an outermost compile
+        waiting between two of its stages); held more deeply, the lock stays held."""
+        if self._depth.value != 1:
+            yield
+            return
+        self._lock.release()
+        try:
+            yield
         finally:
             self._lock.acquire()
 

@@ -190,14 +190,16 @@ class UnfinishedCompile:
     def finish(self, background: bool = False, between_stages=None) -> CompiledKernel:
         """Step 5: the back end's stages, stored in the disk cache. In the `background`, a
         compile gives way between its stages to compiles other threads wait for, then calls
-        `between_stages()` (when given), which may stop it by raising: nothing is stored."""
+        `between_stages()` (when given) without the compile lock, which may wait or stop it
+        by raising: nothing is stored."""
         give_way = None
         if background:
 
             def give_way():
                 compile_lock.give_way()
                 if between_stages is not None:
-                    between_stages()
+                    with compile_lock.released():
+                        between_stages()
 
         where = f"{self.backend.name}, in the background" if background else self.backend.name
         with (

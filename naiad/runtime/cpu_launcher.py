@@ -255,7 +255,7 @@ class CpuLauncher:
     def _finish(table: dict, compiling: dict, key, begun, background: bool) -> CpuLaunchable:
         """The job of a tiered compile: finish it, load it, and put it in `table` before taking
         the job out of `compiling` (so that a launch finds one or the other)."""
-        stop = cpu_tiering.stop_at_exit if background else None
+        stop = cpu_tiering.between_stages if background else None
         launchable = load_launchable(begun.finish(background, stop))
         with compile_lock:
             table[key] = launchable
@@ -297,7 +297,8 @@ class CpuLauncher:
         compiling = cpu_options(options, debug)
         launchable = self.kernel(bound, compiling, strict, grid)
         if launchable is INTERPRET:
-            run_grid(self.jit_function, bound, grid, debug, _cpu_language(compiling))
+            with cpu_tiering.interpreted_launch():
+                run_grid(self.jit_function, bound, grid, debug, _cpu_language(compiling))
             return None
         if launchable is None:
             return INTERPRET

@@ -21,15 +21,18 @@ compiled kernel. Timing a kernel (`naiad.testing.do_bench`) waits for it too
 
 The worker is one thread: compiles are serialized process-wide anyway (compile_lock.py),
 and a background compile gives way, between its stages, to a compile a launch waits for. It
-begins a compile only once the program has handed it none for `QUIET_S`: a test suite
-launching a thousand new kernels once each (a new one every 50-150 ms) would otherwise spend
-most of its time compiling kernels never launched again, the compiles' Python holding the GIL
-against the tests (Triton's test_core.py, 300 tests: 44 s with every compile begun at once, 18
-s with none). A kernel launched again before its compile began compiles in the launching
-thread (`finish_here`), as it would if the worker had not reached it. At most `QUEUED`
+begins a compile only once the program has handed it none and interpreted no launch for
+`QUIET_S`, and between two stages it waits for such a pause again (`between_stages`): a test
+suite launching a thousand new kernels once each (a new one every 50-150 ms) would otherwise
+spend most of its time compiling kernels never launched again, the compiles' Python holding
+the GIL against the tests (Triton's test_core.py, 300 tests: 44 s with every compile begun at
+once, 18 s with none), and a compile begun in one pause would go on through the launches that
+follow it. A kernel launched again before its compile began compiles in the launching thread
+(`finish_here`), as it would if the worker had not reached it; one whose compile is under way
+is waited for, its stages no longer pausing. At most `QUEUED`
 compiles wait for the worker; past that the oldest waiting one is dropped (its kernel compiles
 again when it is next launched). At exit the waiting compiles are dropped and the running one
-stops at its next stage (`stop_at_exit`; its cache entry, written at its end, is not written):
+stops at its next stage (`between_stages`; its cache entry, written at its end, is not written):
 the process no longer waits for up to a whole compile of a kernel it will not launch
 (tutorial 06's backward: 1.0-1.6 s).
 """
@@ -73,9 +76,9 @@ WORK_PER_OP = round(3.5e-3 / 3 / 1e-6)
 # depend on a loaded value, an enclosing loop) counts as this many trips of its body.
 LOOP_TRIPS_GUESS = 16
 QUEUED = 4
-# Seconds without a new compile handed to the worker before it begins one: longer than the
-# interval between a test suite's new kernels (50-150 ms each, interpreted), short beside a
-# person's pause between two runs of a cell.
+# Seconds without a new compile handed to the worker or a launch interpreted before it begins
+# a compile or its next stage: longer than the interval between a test suite's new kernels
+# (50-150 ms each, interpreted), short beside a person's pause between two runs of a cell.
 QUIET_S = 0.25
 
 _TENSOR_SHAPE = re.compile(r"tensor<((?:\d+x)+)")
@@ -173,6 +176,7 @@ class BackgroundJob:
         self._run = run
         self.result = None
         self.dropped = False
+        self.awaited = False  # a launch waits for it: its stages no longer pause
         self._done = threading.Event()
         self._pid = os.getpid()
 
@@ -208,14 +212,15 @@ class _Worker:
         self.thread: threading.Thread | None = None
         self.running: BackgroundJob | None = None
         self.closed = False
-        self.last_submit = 0.0  # time.monotonic() of the latest job handed in
+        self.last_activity = 0.0  # time.monotonic() of the latest job handed in or launch run
+        self.interpreting = 0  # launches the interpreter runs now
 
     def submit(self, job: BackgroundJob) -> None:
         with self.wake:
             if self.closed:
                 job._drop()
                 return
-            self.last_submit = time.monotonic()
+            self.last_activity = time.monotonic()
             self.queue.append(job)
             while len(self.queue) > QUEUED:
                 self.queue.popleft()._drop()
@@ -232,7 +237,7 @@ class _Worker:
                 self.wake.wait_for(lambda: self.queue or self.closed)
                 if not self.queue:
                     return
-                quiet = self.last_submit + QUIET_S - time.monotonic()
+                quiet = self._quiet_in()
                 if quiet > 0:  # a new job or `close` wakes it earlier: look again
                     self.wake.wait(quiet)
                     continue
@@ -241,6 +246,40 @@ class _Worker:
             with self.wake:
                 self.running = None
                 self.wake.notify_all()
+
+    def _quiet_in(self) -> float:
+        """Seconds until the program has been quiet for QUIET_S (<= 0: it has); the caller
+        holds `wake`."""
+        if self.interpreting:
+            return QUIET_S
+        return self.last_activity + QUIET_S - time.monotonic()
+
+    def pause(self, job: BackgroundJob) -> None:
+        """Between two stages of the running `job`: wait for the program's next pause, unless
+        a launch waits for the job or the process exits."""
+        with self.wake:
+            while not (self.closed or job.awaited):
+                quiet = self._quiet_in()
+                if quiet <= 0:
+                    return
+                self.wake.wait(quiet)
+
+    def await_running(self, job: BackgroundJob) -> None:
+        """A launch waits for `job`, which the worker runs: its stages stop pausing."""
+        with self.wake:
+            job.awaited = True
+            self.wake.notify_all()
+
+    @contextlib.contextmanager
+    def interpreted_launch(self):
+        with self.wake:
+            self.interpreting += 1
+        try:
+            yield
+        finally:
+            with self.wake:
+                self.interpreting -= 1
+                self.last_activity = time.monotonic()
 
     def take(self, job: BackgroundJob) -> bool:
         """Take `job` out of the queue if the worker has not begun it."""
@@ -267,11 +306,22 @@ class Abandoned(Exception):
     """A background compile stopped because the process exits."""
 
 
-def stop_at_exit() -> None:
+def between_stages() -> None:
     """Between two stages of a background compile: stop it (raise `Abandoned`) once the
-    process exits (the worker is closed); otherwise let it go on."""
+    process exits (the worker is closed); otherwise go on at the program's next pause."""
     if _worker.closed:
         raise Abandoned
+    running = _worker.running
+    if running is not None:
+        _worker.pause(running)
+    if _worker.closed:
+        raise Abandoned
+
+
+def interpreted_launch():
+    """The context of a launch the interpreter runs for tiering: background compiles wait for
+    it, and for QUIET_S after it."""
+    return _worker.interpreted_launch()
 
 
 def submit(job: BackgroundJob) -> None:
@@ -306,6 +356,8 @@ def finish_here(job: BackgroundJob):
     for it waits for no other compile queued before it), else waited for."""
     if _worker.take(job):
         job._execute(background=False)
+    else:
+        _worker.await_running(job)
     return job.wait()
 
 

@@ -289,7 +289,7 @@ def test_a_background_compile_stops_at_exit_and_stores_nothing(monkeypatch):
 
     def stop():
         stages.append(len(stages))
-        cpu_tiering.stop_at_exit()
+        cpu_tiering.between_stages()
 
     with pytest.raises(cpu_tiering.Abandoned):
         begun.finish(background=True, between_stages=stop)
@@ -328,3 +328,45 @@ def test_the_worker_never_runs_the_frontend(monkeypatch):
     assert isinstance(kernel[(1,)](x, y, out, 64, BLOCK=64), CompiledKernel)
     assert threads and set(threads) == {threading.main_thread()}
     np.testing.assert_array_equal(out, x * np.float32(3.0) + y)
+
+
+def test_a_background_compile_pauses_between_stages_while_the_program_interprets(monkeypatch):
+    """Between two stages the worker waits while a launch is interpreted and for QUIET_S after
+    it (a compile begun in one pause does not run on through the launches that follow), and
+    goes on at once when a launch waits for the job; closing the worker ends the wait."""
+    monkeypatch.setattr(cpu_tiering, "QUIET_S", 0.3)
+    worker = cpu_tiering._Worker()
+    monkeypatch.setattr(cpu_tiering, "_worker", worker)
+    stages = []
+    gate = threading.Event()  # the first stage's work, until the test has begun a launch
+
+    def run(background):
+        for _ in range(3):
+            cpu_tiering.between_stages()
+            stages.append(time.monotonic())
+            gate.wait()
+        return "compiled"
+
+    with worker.interpreted_launch():  # the program interprets: the job may not begin
+        job = cpu_tiering.BackgroundJob(run)
+        worker.submit(job)
+        time.sleep(0.5)
+        assert not stages
+        ended = time.monotonic()
+    deadline = time.monotonic() + 30
+    while not stages and time.monotonic() < deadline:
+        time.sleep(0.01)
+    with worker.interpreted_launch():  # a launch during a stage holds the next one back
+        gate.set()
+        time.sleep(0.5)
+        assert len(stages) == 1
+        resumed_after = time.monotonic()
+        cpu_tiering.finish_here(job)  # awaited: the stages go on, the launch still running
+        assert job.result == "compiled" and job.awaited
+    assert stages[0] >= ended + 0.3 - 0.01
+    assert len(stages) == 3 and stages[1] >= resumed_after
+    again = cpu_tiering.BackgroundJob(run)
+    with worker.interpreted_launch():
+        worker.submit(again)
+        worker.close()  # the process exits: the waiting job is dropped
+    assert again.dropped
