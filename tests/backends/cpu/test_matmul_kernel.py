@@ -140,7 +140,7 @@ def forced_blocking(monkeypatch):
     """Make every matmul use the blocking given to the returned function."""
 
     def force(tile: Blocking):
-        monkeypatch.setattr(lower_matmul, "blocking", lambda registers, bits, rows: tile)
+        monkeypatch.setattr(lower_matmul, "blocking", lambda registers, bits: tile)
         monkeypatch.setattr(lower_matmul, "fit_rows", lambda tile, m: tile)  # edges stay
 
     return force
@@ -250,12 +250,10 @@ def test_equals_the_loop_nest_bit_for_bit(monkeypatch, tmp_path, micro_kernels, 
 
 
 def test_blocking_follows_the_vector_registers():
-    assert blocking(RegisterFile(512, 32), 32, 8) == Blocking(16, 8, 2)  # AVX-512: 8 x 32 f32
-    assert blocking(RegisterFile(256, 16), 32, 8) == Blocking(8, 6, 2)  # AVX2: 6 x 16 f32
-    assert blocking(RegisterFile(128, 32), 32, 8) == Blocking(4, 8, 2)  # NEON: 8 x 8 f32
-    assert blocking(RegisterFile(512, 32), 64, 8) == Blocking(8, 8, 2)  # AVX-512: 8 x 16 f64
-    assert blocking(RegisterFile(512, 32), 32, 12) == Blocking(16, 12, 2)  # Intel's servers
-    assert blocking(RegisterFile(256, 16), 32, 12) == Blocking(8, 6, 2)  # 16 registers: 6
+    assert blocking(RegisterFile(512, 32), 32) == Blocking(16, 8, 2)  # AVX-512: 8 x 32 f32
+    assert blocking(RegisterFile(256, 16), 32) == Blocking(8, 6, 2)  # AVX2: 6 x 16 f32
+    assert blocking(RegisterFile(128, 32), 32) == Blocking(4, 8, 2)  # NEON: 8 x 8 f32
+    assert blocking(RegisterFile(512, 32), 64) == Blocking(8, 8, 2)  # AVX-512: 8 x 16 f64
 
 
 def test_tiles_take_as_many_rows_as_divide_m():
@@ -272,7 +270,7 @@ def test_a_dot_of_64_rows_takes_tiles_of_4_rows_with_6_row_registers(monkeypatch
     not 10 of 6 and an edge of 4: values against float64."""
     chosen = []
     blocked = lower_matmul._blocked
-    monkeypatch.setattr(lower_matmul, "blocking", lambda registers, bits, rows: Blocking(8, 6, 2))
+    monkeypatch.setattr(lower_matmul, "blocking", lambda registers, bits: Blocking(8, 6, 2))
 
     def spy(fl, tile, *rest):
         chosen.append(tile)

@@ -28,8 +28,7 @@ element at a time, so any strides serve. In a loop, a dot whose accumulator is t
 tensor updates the loop's buffer in place (`accumulates_in_place`, asked by in_place.py).
 
 MR and NV come from the target's vector registers (`register_file`): the accumulators, NV
-vectors of B and a broadcast must fit in them, and from the CPU model (`tile_rows`: 12 rows on
-Intel's AVX-512 server cores and Zen 5, 8 elsewhere); MR then shrinks to divide M where it can
+vectors of B and a broadcast must fit in them; MR then shrinks to divide M where it can
 (`fit_rows`), so that no edge row block makes the micro-kernel a second time. On a CPU with
 AVX512-BF16, bf16 operands stay bf16 and are multiplied two products per lane, and with
 AVX512-VNNI int8 operands four per lane, with the same results (lower_matmul_bf16.py,
@@ -107,58 +106,13 @@ class Blocking:
         return self.lanes * self.vectors
 
 
-# Rows of a tile: enough independent accumulators (16 with two vectors a row) to cover the
-# latency of a multiply-add on every core we target, and on the CPUs of WIDE_TILE_CPUS more.
-STANDARD_ROWS = 8
-WIDE_ROWS = 12
-# LLVM's names of the CPUs whose fused multiply-add tiles take WIDE_ROWS rows: Intel's server
-# cores with AVX-512 (two 512-bit FMA ports on most of them) and AMD's Zen 5 (`rows_for_cpu`).
-WIDE_TILE_CPUS = frozenset(
-    {
-        "skylake-avx512",
-        "cascadelake",
-        "cooperlake",
-        "icelake-server",
-        "sapphirerapids",
-        "emeraldrapids",
-        "graniterapids",
-        "graniterapids-d",
-        "diamondrapids",
-        "znver5",
-    }
-)
-
-
-def rows_for_cpu(cpu: str, registers: RegisterFile, packed: bool = False) -> int:
-    """The most rows a tile takes on the CPU model LLVM calls `cpu`: WIDE_ROWS for fused
-    multiply-adds on the CPUs of WIDE_TILE_CPUS with AVX-512's 32 registers (24 accumulators,
-    B's two vectors and a broadcast fit), else STANDARD_ROWS. One thread, the tutorial matmul
-    f32 1024^3 (bench/RESULTS.md, 2026-11-30): on an Emerald Rapids Xeon 0.66 of torch with
-    12 rows against 0.58 with 8 at 64x64x32 tiles, 0.77 against 0.64 at 128x128x32, the
-    12-row tiles leaving an edge of 4 or 8 rows; on Zen 5 (znver5) 3.5 % and 2 % faster (the
-    medians of 12 runs). The edge is a second micro-kernel in every dot of 64 rows: tutorial
-    06's cold compile took 6-15 % longer. Zen 4, whose FMA units are 256 bits wide, and the
-    CPUs not measured keep 8. The `packed` kernels' tiles (`vdpbf16ps`, `vpdpbusd`:
-    packed_tiles.py) keep 8 everywhere: on Zen 5 bf16 ran 5-12 % slower with 12."""
-    wide = registers.bits >= 512 and registers.count >= 32 and not packed
-    return WIDE_ROWS if wide and cpu in WIDE_TILE_CPUS else STANDARD_ROWS
-
-
-def tile_rows(triple: str, packed: bool) -> int:
-    """The most rows a tile takes in code for `triple`, `packed` for the kernels of
-    packed_tiles.py: the host's CPU model decides (`rows_for_cpu`; NAIAD_HOST_CPU names one),
-    which the cache key of every kernel holds."""
-    host = host_target()
-    cpu = host.cpu if host.triple == triple else "generic"
-    return rows_for_cpu(cpu, register_file(triple), packed)
-
-
-def blocking(registers: RegisterFile, element_bits: int, most_rows: int) -> Blocking:
-    """Two vectors per row; `most_rows` rows (`tile_rows`), fewer where B's two vectors and a
-    broadcast would not fit beside the accumulators (6 rows with 16 registers)."""
+def blocking(registers: RegisterFile, element_bits: int) -> Blocking:
+    """Two vectors per row; as many rows as leave registers for B's two vectors and a
+    broadcast (8 rows with 32 registers, 6 with 16: enough independent accumulators to cover
+    the latency of a multiply-add on every core we target)."""
     lanes = max(registers.bits // element_bits, 1)
     vectors = 2
-    rows = min(most_rows, (registers.count - vectors - 1) // vectors)
+    rows = min(8, (registers.count - vectors - 1) // vectors)
     return Blocking(lanes, rows, vectors)
 
 
@@ -172,10 +126,8 @@ def fit_rows(tile: Blocking, m: int) -> Blocking:
     edge rows. With 16 registers (AVX2: 6 rows) a dot of 64 rows took 10 tiles and an edge
     of 4, and the two micro-kernels of each dot were a sixth of tutorial 06's LLVM IR and
     about a tenth of LLVM's time on it; 4 rows ran as fast there and on the 1024^3 matmul
-    (bench/RESULTS.md). A wide tile (more than STANDARD_ROWS) shrinks only while it stays
-    wide: with its edge, dots of 64 and 128 rows ran faster than with tiles of 8."""
-    fewest = STANDARD_ROWS + 1 if tile.rows > STANDARD_ROWS else MIN_FITTED_ROWS
-    for rows in range(tile.rows, fewest - 1, -1):
+    (bench/RESULTS.md)."""
+    for rows in range(tile.rows, MIN_FITTED_ROWS - 1, -1):
         if m % rows == 0:
             return Blocking(tile.lanes, rows, tile.vectors)
     return tile
@@ -212,12 +164,10 @@ def matmul_kernel(fl: FunctionLowering, op, a: View, b: View, c: View) -> bool:
         return True
     element = llvm_type(compute)
     m, n = c.sizes[-2:]
+    tile = fit_rows(blocking(register_file(fl.module.triple), _bits(element)), m)
     k = a.sizes[-1]
-    triple = fl.module.triple
-    packed = _packed_kernel(op, (m, n, k), triple)
-    rows = tile_rows(triple, packed is not None)
-    tile = fit_rows(blocking(register_file(triple), _bits(element), rows), m)
     bld = fl.builder
+    packed = _packed_kernel(op, (m, n, k), fl.module.triple)
     a_pack = None if packed or _same(a_type, compute) else fl.buffer([m, k], compute)
     b_pack = None
     if not packed and not (_same(b_type, compute) and b.strides[-1] == 1):
