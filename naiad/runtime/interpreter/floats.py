@@ -60,6 +60,7 @@ import dataclasses
 
 import numpy as np
 
+from . import quick_casts
 from .float_formats import (
     FNUZ,
     FORMATS,
@@ -87,19 +88,26 @@ def convert(values, src: str, dst: str, rounding: str = "rtne") -> np.ndarray:
     array = np.asarray(values)
     if array.dtype != numpy_dtype(src):
         raise TypeError(f"{src} values must be held as {numpy_dtype(src)}, got {array.dtype}")
-    dst_dtype = numpy_dtype(dst)
     if src == dst:
         return array.copy()
     with np.errstate(all="ignore"):
-        if dst in INT_TYPES:
-            if src in INT_TYPES:
-                return array != 0 if dst == "int1" else array.astype(dst_dtype)
-            return _float_to_int(to_float64(array, src), src == "fp64", dst_dtype)
+        quick = quick_casts.convert(array, src, dst, rounding, _bit_level)
+        return _bit_level(array, src, dst, rounding) if quick is None else np.asarray(quick)
+
+
+def _bit_level(array: np.ndarray, src: str, dst: str, rounding: str) -> np.ndarray:
+    """`convert` on the bits: decode each value exactly, then round it into `dst` (under
+    `convert`'s errstate)."""
+    dst_dtype = numpy_dtype(dst)
+    if dst in INT_TYPES:
         if src in INT_TYPES:
-            bits = _round_into(_exact_int(array, src), dst, rounding)
-        else:
-            bits = _float_to_float(to_bits(array, src), src, dst, rounding)
-        return from_bits(bits, dst)
+            return array != 0 if dst == "int1" else array.astype(dst_dtype)
+        return _float_to_int(to_float64(array, src), src == "fp64", dst_dtype)
+    if src in INT_TYPES:
+        bits = _round_into(_exact_int(array, src), dst, rounding)
+    else:
+        bits = _float_to_float(to_bits(array, src), src, dst, rounding)
+    return from_bits(bits, dst)
 
 
 def to_float64(values, name: str) -> np.ndarray:
