@@ -228,6 +228,11 @@ class IRBuilder:
             self, target, base, shape, strides, wide_strides, block_type, padding
         )
 
+    def block_pointers(self, base, offsets, strides, shape, checks, ty):
+        """None: a block pointer's pointers and mask are made from operations, as the TTIR
+        shows them."""
+        return None
+
     def tensor_map_load(self, tensor_map, offsets, desc_type):
         """A block by one tensor copy through `tensor_map`, or None (tensor_maps.load)."""
         return tensor_maps.load(self, tensor_map, offsets, desc_type)

@@ -181,6 +181,18 @@ class Builder(Protocol):
     def tensor_map(
         self, target, base, shape, strides, wide_strides, block_type, padding
     ) -> Any: ...
+    # A block pointer's pointers (`ty`, a block of pointers) and bounds mask (the dimensions in
+    # `checks`; None if none), from its base, int32/int64 offsets and int64 strides and shape, all
+    # at once; None where the builder makes them from operations (block_ptr in memory.py)
+    def block_pointers(
+        self,
+        base: Handle,
+        offsets: Sequence[Handle],
+        strides: Sequence[Handle],
+        shape: Sequence[Handle],
+        checks: Sequence[int],
+        ty,
+    ) -> tuple[Handle, Handle | None] | None: ...
     # Block accesses through such a map (only a builder that made or received one is asked):
     # the loaded block, or None where pointers load it; the store; the block atomic of `kind`
     # (tensor_descriptors.BULK_REDUCTIONS)

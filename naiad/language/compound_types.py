@@ -67,14 +67,18 @@ class block_type(dtype):
 
     def __init__(self, element_ty: dtype, shape):
         self.element_ty = element_ty
-        self.shape = tuple(int(getattr(s, "value", s)) for s in shape)
+        self.shape = tuple([int(getattr(s, "value", s)) for s in shape])
         if not self.shape:
             raise TypeError("0d block_type is forbidden")
         self.numel = 1
         for s in self.shape:
             self.numel *= s
-        self.name = f"<{self.shape}, {self.element_ty}>"
         self.primitive_bitwidth = element_ty.primitive_bitwidth
+
+    @property
+    def name(self):
+        """Made when asked: the interpreter makes thousands of block types a launch."""
+        return f"<{self.shape}, {self.element_ty}>"
 
     def is_block(self):
         return True
@@ -160,7 +164,11 @@ class constexpr_type(dtype):
 
     def __init__(self, value):
         self.value = value
-        self.name = f"constexpr[{value!r}]"
+
+    @property
+    def name(self):
+        """Made when asked: every constexpr has a type, and few types are ever printed."""
+        return f"constexpr[{self.value!r}]"
 
     def mangle(self):
         return f"c{self.value!r}"

@@ -220,17 +220,25 @@ def _binary(name, reverse=False):
 class tensor:
     """A block (or a scalar, when `type` is not a block_type) of values held by the builder."""
 
-    __slots__ = ("__weakref__", "_attrs", "dtype", "handle", "numel", "shape", "type")
+    __slots__ = ("__weakref__", "_attrs", "dtype", "handle", "type")
 
     def __init__(self, handle, type: dtype):
         self.handle = handle
         self.type = type
         self.dtype = type.scalar
-        self.shape = [constexpr(s) for s in type.get_block_shapes()]
+
+    # `shape` and `numel` are made when asked: most values (the interpreter makes thousands a
+    # launch) are never asked, and their constexprs cost more than the rest of the tensor.
+    @property
+    def shape(self):
+        return [constexpr(s) for s in self.type.get_block_shapes()]
+
+    @property
+    def numel(self):
         numel = 1
-        for s in type.get_block_shapes():
+        for s in self.type.get_block_shapes():
             numel *= s
-        self.numel = constexpr(numel)
+        return constexpr(numel)
 
     def __repr__(self):
         return f"naiad.tensor({self.type})"

@@ -149,7 +149,11 @@ class block_ptr:
     def _pointers_and_mask(self, semantic, boundary_check):
         """The block of pointers and the bounds mask, computed as Triton 3.8 lowers a block
         pointer: per dimension, the int64 coordinates `offset + arange`, broadcast to the block,
-        times the stride; the mask `0 <= coordinate < shape` of the checked dimensions."""
+        times the stride; the mask `0 <= coordinate < shape` of the checked dimensions. A
+        builder that can make both at once (the interpreter) is asked first."""
+        made = self._made_at_once(semantic, boundary_check)
+        if made is not None:
+            return made
         rank = len(self.block_shape)
         pointers, mask = self.base, None
         zero = semantic.scalar_constant(0, t.int64) if boundary_check else None
@@ -167,6 +171,33 @@ class block_ptr:
                 )
                 mask = inside if mask is None else semantic.and_(mask, inside)
         return pointers, mask
+
+    def _made_at_once(self, semantic, checks):
+        """The builder's `block_pointers` as tensors, or None where it builds them from
+        operations. Only for the usual operand types (integer offsets of 32 or 64 bits, int64
+        strides and shape), whose arithmetic it must repeat bit for bit."""
+        scalars = [*self.offsets, *self.strides, *self.shape]
+        if not all(isinstance(s, tensor) and not s.type.is_block() for s in scalars):
+            return None
+        offset_types = {o.type for o in self.offsets}
+        if not offset_types <= {t.int32, t.int64}:
+            return None
+        if any(s.type != t.int64 for s in [*self.strides, *self.shape]):
+            return None
+        ty = t.block_type(self.base.type.scalar, self.block_shape)
+        made = semantic.builder.block_pointers(
+            self.base.handle,
+            [o.handle for o in self.offsets],
+            [s.handle for s in self.strides],
+            [s.handle for s in self.shape],
+            sorted(set(checks)),
+            ty,
+        )
+        if made is None:
+            return None
+        pointers, mask = made
+        mask_type = t.block_type(t.int1, self.block_shape)
+        return tensor(pointers, ty), None if mask is None else tensor(mask, mask_type)
 
     def _check_boundary(self, boundary_check):
         checks = [boundary_check] if isinstance(boundary_check, int) else list(boundary_check)

@@ -593,5 +593,11 @@ def test_tensor_methods_are_the_free_functions():
 
 
 def test_tensor_attributes_of_values():
-    for name in ("dtype", "shape", "numel", "type", "handle"):
+    for name in ("dtype", "type", "handle"):
         assert name in tl.tensor.__slots__
+    for name in ("shape", "numel"):  # made when asked
+        assert isinstance(getattr(tl.tensor, name), property)
+    value = tl.tensor(None, tl.block_type(tl.float16, [4, 8]))
+    assert [s.value for s in value.shape] == [4, 8] and value.numel.value == 32
+    scalar = tl.tensor(None, tl.float32)
+    assert scalar.shape == [] and scalar.numel.value == 1

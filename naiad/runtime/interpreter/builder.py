@@ -156,6 +156,24 @@ class InterpreterBuilder:
         result = self.memory.load(ptr, mask, dtype, fill)
         return result if ty.is_block() else result.reshape(())
 
+    def block_pointers(self, base, offsets, strides, shape, checks, ty):
+        """A block pointer's pointers and mask in a few NumPy operations (the semantic layer
+        would make some twenty values of them): the same int64 arithmetic, wrapping alike, the
+        per-dimension byte offsets summed before they are added to the base (equal modulo 2**64
+        to adding them one by one)."""
+        block = ty.shape
+        size = np.int64(max(1, ty.scalar.element_ty.primitive_bitwidth // 8))
+        offset, mask = np.zeros((), np.int64), None
+        for d, extent in enumerate(block):
+            coords = np.asarray(offsets[d]).astype(np.int64) + np.arange(extent, dtype=np.int64)
+            coords = coords.reshape([-1 if axis == d else 1 for axis in range(len(block))])
+            offset = offset + coords * np.asarray(strides[d]).astype(np.int64)
+            if d in checks:
+                inside = (coords >= 0) & (coords < np.asarray(shape[d]).astype(np.int64))
+                mask = inside if mask is None else mask & inside
+        addr = (base.addr.astype(np.int64) + np.broadcast_to(offset, block) * size).view(np.uint64)
+        return Pointers(addr, base.origin), None if mask is None else np.broadcast_to(mask, block)
+
     def store(self, ptr, value, mask, cache="", evict=""):
         """Cache hints change nothing here."""
         value = value.addr if isinstance(value, Pointers) else np.asarray(value)
