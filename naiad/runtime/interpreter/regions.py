@@ -103,5 +103,31 @@ def dot(lhs, rhs, acc, input_precision, out_dtype):
         return (product + acc.astype(np.int64)).astype(out_dtype)
     if lhs.dtype == np.float32 and input_precision == "tf32":
         lhs, rhs = _round_to_tf32(lhs), _round_to_tf32(rhs)
-    product = np.matmul(lhs.astype(np.float64), rhs.astype(np.float64))
+    product = one_thread_matmul(lhs.astype(np.float64), rhs.astype(np.float64))
     return (product + acc.astype(np.float64)).astype(out_dtype)
+
+
+# OpenBLAS gives a product of more than 2**18 multiply-adds (M * N * K) several threads. A
+# kernel's dots are often just past that (128 x 64 x 64), where the threads' start costs more
+# than they save, and on a busy machine (a compile, torch's threads) they wait for a core: 10 to
+# 100 times slower than one thread. Up to 4 blocks of rows; past that each block repacks the
+# whole right operand, and a product that large may gain from threads.
+_ONE_THREAD_MACS = 1 << 18
+_MAX_BLOCKS = 4
+_MIN_ROWS = 16  # a dot's least M: fewer rows would be other BLAS calls (a matrix-vector one)
+
+
+def one_thread_matmul(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """`np.matmul` of float64 blocks (..., M, K) @ (..., K, N), made of products of row blocks
+    small enough for one thread. Each element is the same BLAS dot product of its row and
+    column either way (threads and blocks split the rows and columns, never K), so the bits
+    are those of one call."""
+    m, k = lhs.shape[-2:]
+    n = rhs.shape[-1]
+    rows = m
+    while rows * n * k > _ONE_THREAD_MACS and rows % 2 == 0 and rows > _MIN_ROWS:
+        rows //= 2
+    if rows == m or m // rows > _MAX_BLOCKS:
+        return np.matmul(lhs, rhs)
+    blocks = lhs.reshape(*lhs.shape[:-2], m // rows, rows, k)
+    return np.matmul(blocks, rhs[..., None, :, :]).reshape(*lhs.shape[:-2], m, n)
