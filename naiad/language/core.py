@@ -58,6 +58,8 @@ TRITON_MAX_TENSOR_NUMEL = 1048576
 # constexpr
 # -------------------------------------------------------------------------------------------------
 def _unwrap_if_constexpr(o):
+    if type(o) is tensor:  # the usual argument, answered first: the semantic layer asks often
+        return o
     if isinstance(o, list):
         return [_unwrap_if_constexpr(x) for x in o]
     if isinstance(o, _py.tuple) and not isinstance(o, tuple):

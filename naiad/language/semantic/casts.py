@@ -35,9 +35,9 @@ class CastsMixin:
         src_ty = input.type
         # The destination's scalar type, as Triton's cast (`x.to(block_ptr.type.element_ty)`).
         src_sca, dst_sca = src_ty.scalar, dst_ty.scalar
-        dst_ty = src_ty.with_element_ty(dst_sca) if src_ty.is_block() else dst_sca
         if src_sca == dst_sca:
             return input
+        dst_ty = src_ty.with_element_ty(dst_sca) if src_ty.is_block() else dst_sca
         self._check_fp8_supported(src_sca)
         self._check_fp8_supported(dst_sca)
         rounding = _unwrap_if_constexpr(fp_downcast_rounding)
