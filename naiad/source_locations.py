@@ -9,6 +9,7 @@ a kernel made from a string is the user's (its pseudo file is in `linecache`).
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import linecache
 import os
@@ -64,6 +65,15 @@ class SourceLocation:
 
 # The pseudo-files holding kernels made from strings (runtime/kernel_source.py): the user's code.
 USER_SOURCE_PREFIX = "<naiad source "
+
+
+@functools.lru_cache(maxsize=512)
+def source_lines(fn) -> tuple[tuple[str, ...], int]:
+    """`inspect.getsourcelines(fn)`, read once per function object: `inspect` finds a
+    function's lines by tokenizing them (about a millisecond a kernel), and a kernel's first
+    launch asks three times (its cache key, the code generator, the interpreter's rewrite)."""
+    lines, first_line = inspect.getsourcelines(fn)
+    return tuple(lines), first_line
 
 
 def is_user_file(filename: str) -> bool:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from .. import errors, ir
 from ..language import constructs, core
+from ..source_locations import source_lines
 
 
 @dataclass
@@ -105,7 +106,7 @@ def _walk_body(node: ast.AST):
 def function_source(fn) -> FunctionSource:
     """The parsed source of `fn` (a plain Python function), cached per function object."""
     try:
-        lines, first_line = inspect.getsourcelines(fn)
+        lines, first_line = source_lines(fn)
     except (OSError, TypeError) as exc:
         raise TypeError(f"cannot read the source of {fn!r}: {exc}") from None
     indent = len(lines[0]) - len(lines[0].lstrip())

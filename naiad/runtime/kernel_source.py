@@ -30,6 +30,7 @@ import types
 
 from .. import errors
 from ..language.aggregates import jit_methods
+from ..source_locations import source_lines
 from .pickling import KernelReference
 
 _counter = itertools.count(1)
@@ -94,7 +95,7 @@ def source_text(fn) -> str:
     compile no longer reads and tokenizes every file of the kernel's functions three times
     (`inspect` finds a function's lines by tokenizing its file: 10-15 ms of a tutorial 06
     compile)."""
-    return _from_def(textwrap.dedent("".join(inspect.getsourcelines(fn)[0])))
+    return _from_def(textwrap.dedent("".join(source_lines(fn)[0])))
 
 
 def _from_def(text: str) -> str:
@@ -127,7 +128,7 @@ def cache_key(jit_function, seen=None) -> str:
 
 def _has_source(fn) -> bool:
     try:
-        inspect.getsourcelines(fn)
+        source_lines(fn)  # kept: every later reader of the function's lines gets them here
     except (OSError, TypeError):
         return False
     return True

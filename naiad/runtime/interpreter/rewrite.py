@@ -21,10 +21,10 @@ refused here too, at the same file:line:col (language/constructs.py).
 from __future__ import annotations
 
 import ast
-import inspect
 import textwrap
 
 from ...language import constructs
+from ...source_locations import source_lines
 
 _RT = "__naiad_rt"
 # Builtins whose calls by name go through `kernel_runtime.python_call`.
@@ -240,12 +240,12 @@ def rewrite(fn, runtime):
     """A function equivalent to `fn` under the compiler's semantics, with `runtime` providing
     `assigned`, `assigned_constexpr`, `range`, `logical_and`, `logical_or`, `logical_not`, `is_`,
     `is_not`, `loop_carried`, `check_loop_carried` and `device_assert`."""
-    lines, first_line = inspect.getsourcelines(fn)
+    lines, first_line = source_lines(fn)
     source = "".join(lines)
     dedented = textwrap.dedent(source)
     indent = len(lines[0]) - len(lines[0].lstrip())
-    tree = ast.parse(dedented)
-    ast.increment_lineno(tree, first_line - 1)
+    # Parsed below blank lines up to its own, so that line numbers are the file's.
+    tree = ast.parse("\n" * (first_line - 1) + dedented)
     _shift_columns(tree, indent)
     func = tree.body[0]
     if not isinstance(func, ast.FunctionDef):
