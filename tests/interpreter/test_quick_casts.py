@@ -32,7 +32,8 @@ def samples(src, rng):
     )
     near = values.astype(numpy_dtype(src)).view(f"uint{width}").astype(np.uint64)
     cuts = []
-    for keep in range(0, 11):  # a result's last place anywhere from fp16's to fp8's or coarser
+    # A result's last place anywhere from fp16's to fp8's or coarser, and fp32's from fp64.
+    for keep in [*range(0, 11), *([23] if mant > 23 else [])]:
         d = np.uint64(mant - keep - 1)
         tie = (near >> (d + np.uint64(1)) << (d + np.uint64(1))) | (np.uint64(1) << d)
         cuts += [tie, tie + np.uint64(1), tie - np.uint64(1)]
@@ -90,6 +91,20 @@ def test_scalars_stay_arrays():
         one = np.array(1.5).astype(numpy_dtype(src))
         out = convert(one, src, dst)
         assert isinstance(out, np.ndarray) and out.shape == ()
+
+
+def test_flushing_subnormals_takes_the_bit_level_path():
+    torch = pytest.importorskip("torch")
+    x = np.array([2.0**-140, 2.0**-20, 1e-45], np.float64)
+    want = convert(x, "fp64", "fp32")
+    assert want[0] != 0
+    torch.set_flush_denormal(True)
+    try:
+        assert not quick_casts._keeps_subnormals()
+        assert np.array_equal(convert(x, "fp64", "fp32").view(np.uint32), want.view(np.uint32))
+    finally:
+        torch.set_flush_denormal(False)
+    assert quick_casts._keeps_subnormals()
 
 
 def test_tables_are_made_once():

@@ -46,11 +46,11 @@ def convert(array: np.ndarray, src: str, dst: str, rounding: str, exact):
     if src == "bf16" and dst == "fp32":
         return (array.view(np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32)
     if src in _CASTABLE and dst in _CASTABLE and (src, dst) != ("fp64", "bf16"):
-        if np.isnan(array).any():
+        if np.isnan(array).any() or not _keeps_subnormals():
             return None
         return _cast(array, numpy_dtype(dst), rounding)
     if src == "fp32" and dst in _FP8:
-        if np.isnan(array).any():
+        if np.isnan(array).any() or not _keeps_subnormals():
             return None
         if dst == "fp8e4b15":
             half = _cast(array, np.dtype(np.float16), "rtz").view(np.uint16)
@@ -58,6 +58,16 @@ def convert(array: np.ndarray, src: str, dst: str, rounding: str, exact):
             half = _fp16_to_odd(array)
         return _table("fp16", dst, rounding, exact)[half]
     return None
+
+
+_SUBNORMAL = 2.0**-140  # an fp32 subnormal
+
+
+def _keeps_subnormals() -> bool:
+    """Whether this thread's float unit keeps subnormal results and inputs, as the GPU's `cvt`s
+    do: `torch.set_flush_denormal(True)` (or a library) may have set the flush-to-zero and
+    denormals-are-zero modes, which NumPy's casts obey and the bit-level path ignores."""
+    return float(np.array(_SUBNORMAL, np.float32).astype(np.float64)) == _SUBNORMAL
 
 
 def _cast(array: np.ndarray, dtype: np.dtype, rounding: str) -> np.ndarray:
