@@ -6,6 +6,8 @@ Handles are NumPy arrays (0-d for scalars) of the host dtype of their language t
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ...language.core import tensor
@@ -42,7 +44,10 @@ class InterpreterBuilder:
                 value -= 1 << bits
             return np.array(value, dtype=dtype)
         if ty.is_floating():
-            return ew.floats.convert(np.array(float(value), np.float64), "fp64", ty.name)
+            value = float(value)
+            if value != value:  # NaN: made each time (its payload is not in the key)
+                return ew.floats.convert(np.array(value, np.float64), "fp64", ty.name)
+            return _float_constant(ty.name, value.hex())
         raise TypeError(f"cannot make a constant of type {ty}")
 
     def splat(self, scalar, ty):
@@ -273,6 +278,16 @@ class InterpreterBuilder:
         if isinstance(value, Pointers):
             return str(value.addr)
         return str(np.asarray(value))
+
+
+@functools.lru_cache(maxsize=1024)
+def _float_constant(name: str, hex_value: str) -> np.ndarray:
+    """The float constant `hex_value` (`float.hex`: -0.0 apart from 0.0) of type `name`, made
+    once (a launch makes hundreds of constants, mostly the same few), read-only as it is
+    shared."""
+    value = ew.floats.convert(np.array(float.fromhex(hex_value), np.float64), "fp64", name)
+    value.setflags(write=False)
+    return value
 
 
 def scalar_tensor(value, ty) -> tensor:
