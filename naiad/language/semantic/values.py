@@ -40,6 +40,8 @@ class ValuesMixin:
 
     def to_tensor(self, x, check_type: bool = True) -> tensor:
         """A kernel value for `x`: tensors pass, Python numbers take their literal type."""
+        if type(x) is tensor:  # the usual case, answered first
+            return x
         x = _unwrap_if_constexpr(x)
         if isinstance(x, tensor):
             return x

@@ -191,12 +191,14 @@ class Memory:
                 f"address element offset(s) [{shown}] outside its storage of "
                 f"{buffer.nbytes // buffer.itemsize} element(s)"
             )
-        if (offset % itemsize).any():
+        # Inside the buffer every offset is >= 0, and an item's size a power of two: bit
+        # operations give `% itemsize` and `// itemsize`, several times faster.
+        if itemsize > 1 and (offset & (itemsize - 1)).any():
             raise OutOfBoundsAccess(
                 f"misaligned {what} through argument `{buffer.name}`: addresses "
                 f"must be multiples of {itemsize} bytes"
             )
-        return offset // itemsize
+        return offset >> (itemsize.bit_length() - 1)
 
     def load(self, ptrs: Pointers, mask, np_dtype, fill) -> np.ndarray:
         active = None if mask is None else np.broadcast_to(mask, ptrs.shape)
