@@ -13,8 +13,8 @@ it has no cheaper way (floats.py then takes its bit-level path):
   gives the canonical NaN or keeps the payload, depending on the pair), so an array holding a
   NaN goes to the bit-level path. bf16 -> fp32 is a shift, every NaN included.
 - From an fp8 format to any type, and between fp16, bf16 and the fp8 formats: a table of the
-  bit-level path's answer for each source pattern, made on first use (256 patterns take a
-  tenth of a millisecond, 2**16 a few milliseconds).
+  bit-level path's answer for each source pattern, filled in as patterns come (a block holds a
+  few thousand of the 2**16 fp16 patterns; all of them would cost a launch 5-7 ms).
 - fp32 -> an fp8 format: first to fp16 by round-to-odd (toward zero, the last bit set when
   anything was cut off; beyond 65504 it gives 65504 | 1). fp16 keeps at least two bits more than
   any fp8 format, over the whole fp8 range, so rounding that once more in either mode gives what
@@ -34,15 +34,14 @@ _CASTABLE = {"fp64", "fp32", "fp16", "bf16"}
 _FP8 = {"fp8e5", "fp8e4nv", "fp8e4b8", "fp8e5b16", "fp8e4b15"}
 _NARROW = {"fp16", "bf16", *_FP8}
 _UINT = {8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}
-_TABLES: dict[tuple[str, str, str], np.ndarray] = {}
+_TABLES: dict[tuple[str, str, str], tuple[np.ndarray, np.ndarray]] = {}  # values, known
 
 
 def convert(array: np.ndarray, src: str, dst: str, rounding: str, exact):
     """`array` (of type `src`, not `dst`) as `dst`, bit for bit what `exact(array, src, dst,
     rounding)` (the bit-level path) gives, or None where no cheaper way is known."""
     if src in _FP8 or (src in _NARROW and dst in _NARROW):
-        table = _table(src, dst, rounding, exact)
-        return table[array.view(_UINT[array.dtype.itemsize * 8])]
+        return _lookup(src, dst, rounding, exact, array.view(_UINT[array.dtype.itemsize * 8]))
     if src == "bf16" and dst == "fp32":
         return (array.view(np.uint16).astype(np.uint32) << np.uint32(16)).view(np.float32)
     if src in _CASTABLE and dst in _CASTABLE and (src, dst) != ("fp64", "bf16"):
@@ -56,7 +55,7 @@ def convert(array: np.ndarray, src: str, dst: str, rounding: str, exact):
             half = _cast(array, np.dtype(np.float16), "rtz").view(np.uint16)
         else:
             half = _fp16_to_odd(array)
-        return _table("fp16", dst, rounding, exact)[half]
+        return _lookup("fp16", dst, rounding, exact, half)
     return None
 
 
@@ -90,12 +89,17 @@ def _fp16_to_odd(x: np.ndarray) -> np.ndarray:
     return bits | (back != x).astype(np.uint16)
 
 
-def _table(src: str, dst: str, rounding: str, exact) -> np.ndarray:
-    """The bit-level path's `dst` value of every `src` pattern, indexed by the pattern."""
+def _lookup(src: str, dst: str, rounding: str, exact, patterns: np.ndarray) -> np.ndarray:
+    """The bit-level path's `dst` values of the `src` bit `patterns` (unsigned integers), from
+    the pair's table, where the patterns not met before are converted and kept first."""
     key = (src, dst, rounding)
-    table = _TABLES.get(key)
-    if table is None:
-        width = numpy_dtype(src).itemsize * 8
-        patterns = np.arange(1 << width, dtype=_UINT[width]).view(numpy_dtype(src))
-        table = _TABLES[key] = exact(patterns, src, dst, rounding)
-    return table
+    entry = _TABLES.get(key)
+    if entry is None:
+        size = 1 << (numpy_dtype(src).itemsize * 8)
+        entry = _TABLES[key] = (np.empty(size, numpy_dtype(dst)), np.zeros(size, bool))
+    table, known = entry
+    if not known[patterns].all():
+        new = np.unique(patterns[~known[patterns]])
+        table[new] = exact(new.view(numpy_dtype(src)), src, dst, rounding)
+        known[new] = True
+    return table[patterns]
