@@ -119,9 +119,11 @@ _MIN_ROWS = 16  # a dot's least M: fewer rows would be other BLAS calls (a matri
 
 def one_thread_matmul(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
     """`np.matmul` of float64 blocks (..., M, K) @ (..., K, N), made of products of row blocks
-    small enough for one thread. Each element is the same BLAS dot product of its row and
-    column either way (threads and blocks split the rows and columns, never K), so the bits
-    are those of one call."""
+    small enough for one thread. Each element is the same dot product of its row and column
+    either way (threads and blocks split the rows and columns, never K). A BLAS may take
+    another kernel for a smaller block (OpenBLAS's small-matrix kernels on some CPUs), which
+    can move a float64 sum's last bit: far below the rounding of a 32-bit or narrower
+    result."""
     m, k = lhs.shape[-2:]
     n = rhs.shape[-1]
     rows = m
