@@ -192,13 +192,17 @@ class CpuLauncher:
         return cpu_tiering.finish_here(job)
 
     def _tiered(self, key, spec, options, grid: tuple, bound: dict):
-        """`kernel` for a launch that tiering may run in the interpreter: only the first launch
-        of a specialization does; a second one while it compiles takes the compile over (or
-        waits for it), so a kernel launched many times at once costs at most one interpreted
-        launch more than without tiering."""
+        """`kernel` for a launch that tiering may run in the interpreter: the first launch of a
+        specialization does; a later one while it compiles takes the compile over (or waits for
+        it), unless it comes after a pause with the compile not begun (`interpret_again`), so
+        a kernel launched many times at once costs at most one interpreted launch more than
+        without tiering."""
         while True:
             job = self._compiling.get(key)
             if job is not None and job.current():  # launched again: the compiled kernel now
+                n_programs = grid[0] * grid[1] * grid[2]
+                if cpu_tiering.interpret_again(job, n_programs, bound, grid):
+                    return INTERPRET  # (unless it comes at once, or the worker began it)
                 found = cpu_tiering.finish_here(job)
                 if found is not None:
                     return found
@@ -245,7 +249,8 @@ class CpuLauncher:
             # (pytest formatting a failure: "AST constructor recursion depth mismatch").
             begun.with_module()
             job = cpu_tiering.BackgroundJob(
-                lambda background: self._finish(table, compiling, key, begun, background)
+                lambda background: self._finish(table, compiling, key, begun, background),
+                begun.ttir,
             )
             compiling[key] = job
         cpu_tiering.submit(job)

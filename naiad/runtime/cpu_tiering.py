@@ -11,8 +11,8 @@ stages go to the background worker and the launch runs in the interpreter, with 
 language rules (IEEE dots), debug mode and `device_print` as the compiled kernel has them.
 The next launch of that specialization runs compiled: it takes the compile over from the queue,
 or waits for the worker to finish it, so a kernel launched many times in a row pays at most one
-interpreted launch more than without tiering. Large launches wait for the compiled kernel, as
-they always did.
+interpreted launch more than without tiering; a small one after a pause, its compile still
+queued, is interpreted again (`interpret_again`). Large launches wait for the compiled kernel.
 
 `NAIAD_CPU_TIERING` chooses (`mode`): `auto` (the default) tiers as above; `off` and
 `always-compile` (its synonym, the name the test suite uses) make every launch wait for its
@@ -29,9 +29,8 @@ the GIL against the tests (Triton's test_core.py, 300 tests: 44 s with every com
 once, 18 s with none), and a compile begun in one pause would go on through the launches that
 follow it. A kernel launched again before its compile began compiles in the launching thread
 (`finish_here`), as it would if the worker had not reached it; one whose compile is under way
-is waited for, its stages no longer pausing. At most `QUEUED`
-compiles wait for the worker; past that the oldest waiting one is dropped (its kernel compiles
-again when it is next launched). At exit the waiting compiles are dropped and the running one
+is waited for, its stages no longer pausing. At most `QUEUED` compiles wait for the worker;
+past that the oldest waiting one is dropped (its kernel compiles when it is next launched). At exit the waiting compiles are dropped and the running one
 stops at its next stage (`between_stages`; its cache entry, written at its end, is not written):
 the process no longer waits for up to a whole compile of a kernel it will not launch
 (tutorial 06's backward: 1.0-1.6 s).
@@ -76,6 +75,9 @@ WORK_PER_OP = round(3.5e-3 / 3 / 1e-6)
 # depend on a loaded value, an enclosing loop) counts as this many trips of its body.
 LOOP_TRIPS_GUESS = 16
 QUEUED = 4
+# Launches of a kernel, past its first, the interpreter may run while its compile waits in the
+# queue (`interpret_again`), before one compiles it in the launching thread.
+INTERPRETED_AGAIN = 4
 # Seconds without a new compile handed to the worker or a launch interpreted before it begins
 # a compile or its next stage: longer than the interval between a test suite's new kernels
 # (50-150 ms each, interpreted), short beside a person's pause between two runs of a cell.
@@ -172,11 +174,14 @@ class BackgroundJob:
     dropped (`result` None then, and `dropped` tells the last two apart); a job made before a
     fork is never done in the child (`current` says so)."""
 
-    def __init__(self, run):
+    def __init__(self, run, ttir: str | None = None):
         self._run = run
+        self.ttir = ttir  # the kernel's TTIR, for `interpret_again`'s size estimate
         self.result = None
         self.dropped = False
         self.awaited = False  # a launch waits for it: its stages no longer pause
+        self.interpreted = 1  # its kernel's launches the interpreter ran (the first did)
+        self.last_launch = time.monotonic()
         self._done = threading.Event()
         self._pid = os.getpid()
 
@@ -281,6 +286,11 @@ class _Worker:
                 self.interpreting -= 1
                 self.last_activity = time.monotonic()
 
+    def queued(self, job: BackgroundJob) -> bool:
+        """Whether `job` waits in the queue (the worker has not begun it)."""
+        with self.wake:
+            return job in self.queue
+
     def take(self, job: BackgroundJob) -> bool:
         """Take `job` out of the queue if the worker has not begun it."""
         with self.wake:
@@ -349,6 +359,24 @@ class CompiledLater:
     def __repr__(self) -> str:
         state = "compiling" if self._kernel is None else repr(self._kernel)
         return f"CompiledLater({state})"
+
+
+def interpret_again(job: BackgroundJob, n_programs: int, arguments: dict, grid: tuple) -> bool:
+    """Whether a later launch of `job`'s kernel, its compile not begun, is interpreted again:
+    when small too and more than QUIET_S after the kernel's last launch, INTERPRETED_AGAIN times
+    at most. A kernel launched in a loop comes back at once and compiles; one a test suite
+    meets again in a later test (the tests' launches leaving the worker no pause) does not."""
+    now = time.monotonic()
+    again = (
+        job.ttir is not None
+        and job.interpreted <= INTERPRETED_AGAIN
+        and now - job.last_launch > QUIET_S
+        and _worker.queued(job)
+        and is_small(job.ttir, n_programs, arguments, grid)
+    )
+    job.last_launch = now
+    job.interpreted += again
+    return again
 
 
 def finish_here(job: BackgroundJob):

@@ -370,3 +370,32 @@ def test_a_background_compile_pauses_between_stages_while_the_program_interprets
         worker.submit(again)
         worker.close()  # the process exits: the waiting job is dropped
     assert again.dropped
+
+
+def test_a_later_launch_after_a_pause_is_interpreted_again(monkeypatch):
+    """While the program keeps interpreting (the worker finds no pause to begin the compile),
+    a small launch of the same kernel that comes more than QUIET_S after its last one runs in
+    the interpreter again, up to INTERPRETED_AGAIN times (one that comes at once compiles:
+    test_small_launch_runs_interpreted_then_compiled)."""
+    monkeypatch.setattr(cpu_tiering, "QUIET_S", 0.2)
+    monkeypatch.setattr(cpu_tiering, "INTERPRETED_AGAIN", 1)
+    worker = cpu_tiering._Worker()
+    monkeypatch.setattr(cpu_tiering, "_worker", worker)
+    kernel = _scale_add()
+    x, y = np.random.default_rng(8).standard_normal((2, 64), np.float32)
+    outputs = []
+
+    def launch():
+        out = np.full(64, np.nan, np.float32)
+        outputs.append(out)
+        return kernel[(1,)](x, y, out, 64, BLOCK=64)
+
+    with worker.interpreted_launch():  # other kernels interpreted all along: no pause
+        assert isinstance(launch(), cpu_tiering.CompiledLater)
+        time.sleep(0.3)
+        assert isinstance(launch(), cpu_tiering.CompiledLater)  # after a pause: again
+        time.sleep(0.3)
+        assert isinstance(launch(), CompiledKernel)  # past INTERPRETED_AGAIN: compiled here
+    worker.close()
+    for out in outputs:
+        np.testing.assert_array_equal(out, x * np.float32(3.0) + y)
