@@ -18,8 +18,12 @@ of it is as it was:
   kernel's globals name (a helper called as `helpers.fn`), has the size and modification time
   it had (an edit anywhere in them compiles again).
 
-A kernel whose fingerprints or files cannot be known (made by `exec` from a string, a
-constexpr whose repr is an address) is not kept. The back end's stages are still looked up
+The closures of the kernel and of the jit functions it reaches are in the key too, by the
+same fingerprints (and plain numbers, strings and None by their repr): two kernels made by one
+factory from the same source differ only there (`scale` in `def make(scale): @jit def k(...)`),
+and the frontend reads each closure's values into the TTIR. A kernel whose fingerprints or files
+cannot be known (made by `exec` from a string, a constexpr whose repr is an address, a closure
+holding anything else) is not kept. The back end's stages are still looked up
 under the full key (runtime/compiler.py), which holds the TTIR text itself.
 """
 
@@ -86,10 +90,14 @@ def _key(jit_function, spec, language, insertions) -> str | None:
     code = getattr(fn, "__code__", None)
     if code is None or not os.path.isfile(code.co_filename):
         return None  # made by exec: no file to watch
+    closures = _closures(jit_function)
+    if closures is None:
+        return None  # a closure value without a fingerprint: its TTIR is not kept
     rules = {f.name: getattr(language, f.name) for f in dataclasses.fields(language) if f.compare}
     return "ttir-" + cache_key(
         {
             "ttir-of": kernel_source.cache_key(jit_function),
+            "closures": closures,
             "at": [code.co_filename, code.co_firstlineno, fn.__qualname__],
             "spec": repr(spec.key),
             "name": kernel_name(jit_function, spec),  # `jit(repr=f)`'s f may change alone
@@ -97,6 +105,38 @@ def _key(jit_function, spec, language, insertions) -> str | None:
             "passes": [insertion.fingerprint() for insertion in insertions],
         }
     )
+
+
+def _closures(jit_function) -> list | None:
+    """[function, name, fingerprint] of every closure cell of the kernel and of the jit
+    functions its globals and closures name, transitively; None where a value has none."""
+    found, pending, seen = [], [jit_function], set()
+    while pending:
+        fn = pending.pop().fn
+        if id(fn) in seen:
+            continue
+        seen.add(id(fn))
+        cells = zip(fn.__code__.co_freevars, fn.__closure__ or ())
+        named = [fn.__globals__.get(name) for name in fn.__code__.co_names]
+        for name, cell in cells:
+            try:
+                value = cell.cell_contents
+            except ValueError:  # a cell not yet assigned: read when the kernel compiles
+                return None
+            fingerprint = _fingerprint(value) or _plain(value)
+            if fingerprint is None:
+                return None
+            found.append([fn.__qualname__, name, fingerprint])
+            named.append(value)
+        pending += [v for v in named if getattr(v, "__naiad_jit__", False) and hasattr(v, "fn")]
+    return found
+
+
+def _plain(value) -> str | None:
+    """A number's, string's or None's fingerprint: its type and repr."""
+    if value is None or type(value) in (bool, int, float, complex, str):
+        return f"{type(value).__name__} {value!r}"
+    return None
 
 
 def _well_formed(entry) -> bool:

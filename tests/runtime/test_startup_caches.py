@@ -158,3 +158,34 @@ def test_the_ttir_is_read_until_what_made_it_changes(tmp_path):
     assert not _run_kernel(tmp_path, factor=-2.0, shift=0.5, seed=4)
     # A global constexpr of another value, no file edited: built again.
     assert _run_kernel(tmp_path, factor=-2.0, shift=4.25, seed=5)
+
+
+def _scaled_by(scale):
+    """A kernel made by a factory: kernels of every scale share their source and location."""
+
+    @naiad.jit
+    def scaled(x_ptr, out_ptr, n, BLOCK: naiad.language.constexpr):
+        offs = naiad.language.program_id(0) * BLOCK + naiad.language.arange(0, BLOCK)
+        mask = offs < n
+        x = naiad.language.load(x_ptr + offs, mask=mask)
+        naiad.language.store(out_ptr + offs, x * scale, mask=mask)
+
+    return scaled
+
+
+def test_kernels_of_one_factory_keep_their_own_closure_values(fresh_cache):
+    """Two kernels one factory made, differing only in a closure value, each compile with their
+    own value: the TTIR stage's key holds the closures (a kernel reading the other's TTIR gave
+    the first one's results silently)."""
+    from naiad import knobs
+    from naiad.runtime import ttir_cache
+
+    x = np.random.default_rng(12).standard_normal(300).astype(np.float32)
+    with knobs.override(NAIAD_BACKEND="cpu", NAIAD_CPU_TIERING="off"):
+        for scale in (2.0, 3.0, -0.5, 2.0):
+            out = np.full_like(x, np.nan)
+            _scaled_by(scale)[(3,)](x, out, x.size, BLOCK=128)
+            np.testing.assert_array_equal(out, x * np.float32(scale))
+    assert ttir_cache._closures(_scaled_by(2.0)) == [["_scaled_by.<locals>.scaled", "scale",
+                                                     "float 2.0"]]  # fmt: skip
+    assert ttir_cache._closures(_scaled_by(object())) is None  # not kept: no fingerprint
