@@ -229,10 +229,22 @@ def tupled(names: list[str]) -> str:
     return "(" + "".join(f"{name}, " for name in names) + ")"
 
 
+# Compiled generated sources by (source, filename): kernels with the same parameters and
+# specialization get the same source (a test suite defines hundreds such kernels, and Python's
+# `compile` of one costs a few tenths of a millisecond). Forgotten past _COMPILED_MAX.
+_COMPILED: dict = {}
+_COMPILED_MAX = 4096
+
+
 def define(name: str, source: str, env: dict, filename: str, shown_as: str | None = None):
     """The function `name` that `source` defines, compiled under `filename`; named `shown_as`
     in tracebacks and Python's argument errors, a name its own code never looks up."""
-    exec(compile(source, filename, "exec"), env)
+    code = _COMPILED.get((source, filename))
+    if code is None:
+        if len(_COMPILED) >= _COMPILED_MAX:
+            _COMPILED.clear()
+        code = _COMPILED[source, filename] = compile(source, filename, "exec")
+    exec(code, env)
     function = env[name]
     if shown_as is not None:
         function.__code__ = function.__code__.replace(co_name=shown_as, co_qualname=shown_as)

@@ -30,10 +30,11 @@ once, 18 s with none), and a compile begun in one pause would go on through the 
 follow it. A kernel launched again before its compile began compiles in the launching thread
 (`finish_here`), as it would if the worker had not reached it; one whose compile is under way
 is waited for, its stages no longer pausing. At most `QUEUED` compiles wait for the worker;
-past that the oldest waiting one is dropped (its kernel compiles when it is next launched). At exit the waiting compiles are dropped and the running one
-stops at its next stage (`between_stages`; its cache entry, written at its end, is not written):
-the process no longer waits for up to a whole compile of a kernel it will not launch
-(tutorial 06's backward: 1.0-1.6 s).
+past that the oldest waiting one is dropped (its kernel compiles when it is next launched). At
+exit the waiting compiles are dropped and the running one stops at its next stage
+(`between_stages`; its cache entry, written at its end, is not written): the process no longer
+waits for up to a whole compile of a kernel it will not launch (tutorial 06's backward: 1.0-1.6
+s).
 """
 
 from __future__ import annotations

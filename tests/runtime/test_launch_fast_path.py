@@ -438,3 +438,33 @@ def test_heuristics_and_autotune_wrappers_reach_the_hot_path(slow_calls):
     # Tuning runs each config many times, and each (BLOCK, SQUARE) pair is slow only once:
     # both configs with SQUARE = 0 while tuning, then the best one with SQUARE = 1.
     assert len(slow_calls) == 3
+
+
+def test_kernels_of_the_same_parameters_share_compiled_code_not_globals():
+    """Two kernels with the same parameter list generate the same launch source, compiled once
+    (binder.define's cache); each entry still runs with its own kernel and arguments."""
+    from naiad.runtime import binder
+
+    def make(scale):
+        @naiad.jit
+        def scaled(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+            offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            mask = offsets < n
+            tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask) * scale, mask=mask)
+
+        return scaled
+
+    first, second = make(2.0), make(3.0)
+    x = np.random.default_rng(11).standard_normal(100).astype(np.float32)
+    outs = []
+    for kernel in (first, second, first):
+        out = np.full_like(x, np.nan)
+        kernel[(2,)](x, out, x.size, BLOCK=64)
+        outs.append(out)
+    np.testing.assert_array_equal(outs[0], x * np.float32(2.0))
+    np.testing.assert_array_equal(outs[1], x * np.float32(3.0))
+    np.testing.assert_array_equal(outs[2], outs[0])
+    sources = [key for key in binder._COMPILED if key[1] == "<naiad launch>"]
+    assert len(sources) == len(set(sources))
+    codes = {id(code) for key, code in binder._COMPILED.items() if key[1] == "<naiad launch>"}
+    assert len(codes) == len(sources)
