@@ -200,8 +200,7 @@ class CpuLauncher:
         while True:
             job = self._compiling.get(key)
             if job is not None and job.current():  # launched again: the compiled kernel now
-                n_programs = grid[0] * grid[1] * grid[2]
-                if cpu_tiering.interpret_again(job, n_programs, bound, grid):
+                if cpu_tiering.interpret_again(job, bound, grid):
                     return INTERPRET  # (unless it comes at once, or the worker began it)
                 found = cpu_tiering.finish_here(job)
                 if found is not None:

@@ -278,6 +278,7 @@ class _Worker:
 
     @contextlib.contextmanager
     def interpreted_launch(self):
+        """The module's `interpreted_launch`: counted while it runs, its end stamped."""
         with self.wake:
             self.interpreting += 1
         try:
@@ -319,9 +320,8 @@ class Abandoned(Exception):
 
 def between_stages() -> None:
     """Between two stages of a background compile: stop it (raise `Abandoned`) once the
-    process exits (the worker is closed); otherwise go on at the program's next pause."""
-    if _worker.closed:
-        raise Abandoned
+    process exits (the worker is closed); otherwise go on at the program's next pause (the
+    pause ends at once when the worker is closed)."""
     running = _worker.running
     if running is not None:
         _worker.pause(running)
@@ -362,7 +362,7 @@ class CompiledLater:
         return f"CompiledLater({state})"
 
 
-def interpret_again(job: BackgroundJob, n_programs: int, arguments: dict, grid: tuple) -> bool:
+def interpret_again(job: BackgroundJob, arguments: dict, grid: tuple) -> bool:
     """Whether a later launch of `job`'s kernel, its compile not begun, is interpreted again:
     when small too and more than QUIET_S after the kernel's last launch, INTERPRETED_AGAIN times
     at most. A kernel launched in a loop comes back at once and compiles; one a test suite
@@ -373,7 +373,7 @@ def interpret_again(job: BackgroundJob, n_programs: int, arguments: dict, grid: 
         and job.interpreted <= INTERPRETED_AGAIN
         and now - job.last_launch > QUIET_S
         and _worker.queued(job)
-        and is_small(job.ttir, n_programs, arguments, grid)
+        and is_small(job.ttir, math.prod(grid), arguments, grid)
     )
     job.last_launch = now
     job.interpreted += again

@@ -39,10 +39,11 @@ HELD = 1 << 30
 # A program that does little but compile (an autotuner's loop) may seldom allocate enough
 # outside the regions for Python to make a full collection there: after this many collections
 # of the middle generation without one, the end of a region makes it. Each region's end
-# collects the middle generation, so this counts regions: a test suite launching a new kernel a
-# test made one every 100 regions at 100, each 110-130 ms with torch imported (Triton's
-# test_core.py: 2 of the 13 full collections of 100 tests, bench/RESULTS.md). What reaches the
-# old generation in a region is what outlived its end, little of it garbage.
+# collects the middle generation, so this counts regions. At 100, a test suite that launches a
+# new kernel in each test was given a full collection every 100 launches, each 110-130 ms with
+# torch imported (Triton's test_core.py: 2 of the 13 full collections of 100 tests,
+# bench/RESULTS.md). What reaches the old generation in a region is what outlived its end,
+# little of it garbage.
 FULL_EVERY = 1000
 
 APPLIES = (
