@@ -136,3 +136,28 @@ def test_a_where_between_two_arguments_reads_the_chosen_one(gen, first):
     either_argument[(1,)](choice, x, y, out, 40, BLOCK=64)
     np.testing.assert_array_equal(out[:40], x if first else y)
     np.testing.assert_array_equal(out[40:], np.where(choice[1:] != 0, x, y))
+
+
+@naiad.jit
+def pick_addresses(choice_ptr, a_ptr, b_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    a = tl.load(a_ptr + offs).to(tl.pointer_type(tl.int32))
+    b = tl.load(b_ptr + offs).to(tl.pointer_type(tl.int32))
+    tl.store(out_ptr + offs, tl.where(tl.load(choice_ptr + offs) != 0, a, b).to(tl.int64))
+
+
+@pytest.mark.interpreter_only("the live arrays are the interpreter's")
+def test_integers_made_pointers_and_never_read_through_look_for_no_live_array(gen, monkeypatch):
+    """Integers that are no address, made pointers, chosen between and stored as integers (as
+    Triton's test_where does): nothing reads through them, so the interpreter never walks the
+    process's objects for the arrays they might reach."""
+    from naiad.runtime.interpreter import memory
+
+    searches = []
+    monkeypatch.setattr(memory, "live_host_arrays", lambda: searches.append(1) or [])
+    a, b = (gen.integers(1, 1 << 40, 32) * 4 for _ in range(2))
+    choice = gen.integers(0, 2, 32).astype(np.int32)
+    out = np.zeros(32, np.int64)
+    pick_addresses[(1,)](choice, a, b, out, BLOCK=32)
+    np.testing.assert_array_equal(out, np.where(choice != 0, a, b))
+    assert searches == []

@@ -62,7 +62,7 @@ class InterpreterBuilder:
         if ty.scalar.is_ptr():
             pointers = ew.pointer_op(op, operands, ty)
             if op == "tt.int_to_ptr":  # its origin: the argument it points into, if any
-                pointers.origin = self.memory.holding(pointers.addr)
+                pointers.origin = self.memory.origin_of(pointers.addr)
             return pointers
         arrays = [o.addr if isinstance(o, Pointers) else np.asarray(o) for o in operands]
         if op in ew.BINARY:
@@ -157,7 +157,7 @@ class InterpreterBuilder:
         fill = np.zeros((), dtype) if other is None else other
         if ty.scalar.is_ptr():  # a pointer loaded from memory: where it points, its origin
             addr = self.memory.load(ptr, mask, np.uint64, fill)
-            return Pointers(addr, self.memory.holding(addr))
+            return Pointers(addr, self.memory.origin_of(addr))
         result = self.memory.load(ptr, mask, dtype, fill)
         return result if ty.is_block() else result.reshape(())
 

@@ -9,8 +9,11 @@ address it was made with (`Memory.holding`), so an access through it that strays
 argument it pointed into, as the compiled code's bounds checks blame it; one made with addresses in
 several arguments, or outside all of them, is resolved lane by lane at each access. An address
 that no argument holds is looked for in the host arrays alive in the process (live_arrays.py: a
-table of `data_ptr()`s passed instead of the tensors), once per launch; an active lane outside
-every one of them is an error of its own (the interpreter reads only arrays it can see).
+table of `data_ptr()`s passed instead of the tensors), once per launch, and only when a pointer
+made with it is first accessed (`PendingOrigin`): the search walks every object the collector
+tracks (0.3-0.8 s in a test suite's process), and integers made pointers that no access reads
+through (a `tl.where` between two of them, stored as integers) need none; an active lane
+outside every one of them is an error of its own (the interpreter reads only arrays it can see).
 """
 
 from __future__ import annotations
@@ -50,11 +53,12 @@ class Buffer:
 
 
 class Pointers:
-    """An array of addresses and the buffer they derive from (None when unknown)."""
+    """An array of addresses and the buffer they derive from (None when unknown; a
+    PendingOrigin until the live arrays are looked at)."""
 
     __slots__ = ("addr", "origin")
 
-    def __init__(self, addr, origin: Buffer | None):
+    def __init__(self, addr, origin: Buffer | PendingOrigin | None):
         self.addr = np.asarray(addr, dtype=np.uint64)
         self.origin = origin
 
@@ -67,9 +71,41 @@ class Pointers:
         return f"Pointers({where}: {self.addr!r})"
 
 
-def merged_origin(*values) -> Buffer | None:
-    """The common origin of several pointer operands, or None when they differ."""
+class PendingOrigin:
+    """The origin of a pointer made with addresses some of which no argument holds, found at
+    the first access through it (`resolved`): `find()` gives it (`Memory.holding` once the
+    live arrays are looked at, or the common origin of a select's operands)."""
+
+    __slots__ = ("_buffer", "_find")
+
+    def __init__(self, find):
+        self._find, self._buffer = find, None
+
+    def buffer(self) -> Buffer | None:
+        if self._find is not None:
+            self._buffer, self._find = self._find(), None
+        return self._buffer
+
+    @property
+    def name(self) -> str:
+        return self.buffer().name if self.buffer() is not None else "?"
+
+
+def resolved(origin) -> Buffer | None:
+    """A pointer's origin as a buffer (a `PendingOrigin` looked up now)."""
+    return origin.buffer() if isinstance(origin, PendingOrigin) else origin
+
+
+def merged_origin(*values):
+    """The common origin of several pointer operands, or None when they differ (pending
+    while one of them is)."""
     origins = {v.origin for v in values if isinstance(v, Pointers)}
+    if len(origins) > 1 and any(isinstance(o, PendingOrigin) for o in origins):
+        return PendingOrigin(lambda: _common({resolved(o) for o in origins}))
+    return _common(origins)
+
+
+def _common(origins: set):
     return origins.pop() if len(origins) == 1 else None
 
 
@@ -118,6 +154,17 @@ class Memory:
                 added = True
         return added
 
+    def origin_of(self, addr):
+        """`holding`, looked up among the live arrays only at the first access through the
+        pointer (a PendingOrigin) where some address is inside no argument."""
+        addr = np.asarray(addr, dtype=np.uint64).reshape(-1)
+        where = self._containing(addr)
+        if (where < 0).any():
+            return PendingOrigin(lambda: self.holding(addr))
+        if where.size == 0 or (where != where[0]).any():
+            return None
+        return self.buffers[int(where[0])]
+
     def holding(self, addr) -> Buffer | None:
         """The buffer whose storage holds every address of `addr` (a pointer's provenance when
         it is made from integers), None when no one buffer does."""
@@ -147,8 +194,9 @@ class Memory:
         addr = addr[lanes]
         if addr.size == 0:
             return []
-        if ptrs.origin is not None:
-            return [(ptrs.origin, lanes, self._indices(ptrs.origin, addr, np_dtype, what))]
+        origin = resolved(ptrs.origin)
+        if origin is not None:
+            return [(origin, lanes, self._indices(origin, addr, np_dtype, what))]
         where = self._locate(addr, what)
         if (where == where[0]).all():
             buffer = self.buffers[int(where[0])]
