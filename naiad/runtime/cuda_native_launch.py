@@ -106,22 +106,26 @@ def native_launch():
     if not _loaded:
         with _loading:  # one copy: another thread's unkept one could be unmapped under it
             if not _loaded:
-                _loaded.append(_load())
+                _loaded.append(load_native("cuda_launch", _IR))
     return _loaded[0][1]
 
 
-def _load():
+def load_native(name: str, ir: str):
+    """(the loaded object, its function `naiad_<name>(ptr) -> i32` as a ctypes function that
+    keeps the GIL) of the LLVM IR `ir`, compiled for the host once (the disk cache keeps the
+    object under `name`). The caller keeps both alive and loads once per process."""
     from ..backends.cpu import llvm_tools, loader, object_store
     from ..backends.cpu.target import host_target
     from . import cpu_objects  # noqa: F401 (serves object_store from the disk cache)
 
     def make() -> bytes:
-        return llvm_tools.compile_ir(_IR, host_target().machine, "cuda_launch", optimized=False)
+        return llvm_tools.compile_ir(ir, host_target().machine, name, optimized=False)
 
-    code = object_store.cached_object("cuda_launch", make)
-    loaded = loader.load_object(code, ["naiad_cuda_launch"], "naiad_cuda_launch")
+    symbol = f"naiad_{name}"
+    code = object_store.cached_object(name, make)
+    loaded = loader.load_object(code, [symbol], symbol)
     function_type = ctypes.PYFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)  # keeps the GIL
-    return loaded, function_type(loaded.address("naiad_cuda_launch"))
+    return loaded, function_type(loaded.address(symbol))
 
 
 def header_values(function, threads: int, shared: int, params_address: int) -> tuple:

@@ -2,10 +2,11 @@
 (frontend/tensor_maps.py says which descriptors have one, backends/nvidia/lowering/tma.py how the
 kernel uses it).
 
-A map is encoded by the driver (`cuTensorMapEncodeTiled`) from the descriptor's tensor (address,
-sizes, byte strides; innermost first), the box one copy moves and its swizzle (those of the
-kernel's scratch: `tma.box`, `tma.swizzle_bytes`) and the fill of out-of-bounds elements (zero,
-or NaN for `padding="nan"`). Encoding costs a driver call, so maps are kept per tensor address,
+A map is encoded by the driver (`cuTensorMapEncodeTiled`, in one native call where it can:
+cuda_native_encode.py) from the descriptor's tensor (address, sizes, byte strides; innermost
+first), the box one copy moves and its swizzle (those of the kernel's scratch: `tma.box`,
+`tma.swizzle_bytes`) and the fill of out-of-bounds elements (zero, or NaN for
+`padding="nan"`). Encoding costs a driver call, so maps are kept per tensor address,
 shape and strides (`TensorMaps`): a launch over the same tensor reuses its map. The hot path
 finds a map by the descriptor's launch value itself, `(address, *shape, *strides)`, in one
 dict (`by_parts`, which a launch's generated selector reads directly: cuda_parameters.selector),
@@ -21,6 +22,7 @@ import functools
 from ..backends.nvidia import driver as cuda_driver
 from ..backends.nvidia.lowering.tma import box, swizzle_bytes
 from ..language.dtypes import str_to_ty
+from . import cuda_native_encode
 
 TENSOR_MAP_BYTES = 128
 _CACHED_MAPS = 256  # per descriptor parameter of a compiled kernel
@@ -51,6 +53,7 @@ class TensorMaps:
         self.swizzle = _SWIZZLES[swizzle_bytes(block_shape[-1], self.nbytes)]
         self.fill = _NAN_FILL if padding == "nan" else 0
         self.encode_address = functools.lru_cache(_CACHED_MAPS)(self._encode)
+        self.native = None  # cuda_native_encode's encoder once asked (False: none here)
         # (address, *shape, *strides) -> its map, as `encode` found them; emptied when full
         self.by_parts: dict = {}
 
@@ -78,13 +81,24 @@ class TensorMaps:
                 f"descriptor `{self.name}`: its tensor has shape {list(shape)}; a tensor map "
                 "describes a tensor of at least one element per dimension"
             )
+        byte_strides = [s * self.nbytes for s in reversed(strides[:-1])]
+        if self.native is None:  # asked once: the native encoder, or False where none is
+            made = cuda_native_encode.encoder(
+                self.data_type, self.box, self.swizzle, _L2_PROMOTION_128B, self.fill
+            )
+            self.native = made or False
+        if self.native:
+            found = self.native(address, shape[::-1], byte_strides)
+            if found is not None:
+                return found
+        # Without the native call, or where it failed: cuda-bindings' (the driver's message)
         cuda = cuda_driver._cuda()
         result, tensor_map = cuda.cuTensorMapEncodeTiled(
             cuda.CUtensorMapDataType(self.data_type),
             rank,
             address,
             [cuda.cuuint64_t(size) for size in reversed(shape)],
-            [cuda.cuuint64_t(s * self.nbytes) for s in reversed(strides[:-1])],
+            [cuda.cuuint64_t(s) for s in byte_strides],
             [cuda.cuuint32_t(size) for size in self.box],
             [cuda.cuuint32_t(1)] * rank,
             cuda.CUtensorMapInterleave(0),

@@ -307,13 +307,25 @@ def entry_points() -> tuple[int, int] | None:
     by name: the legacy default stream's versions, which cuda-bindings' calls take too), for
     native code that makes a launch's two calls itself; None where the library does not open
     by its name or no driver answers (cuInit)."""
+    return _exports("cuCtxGetCurrent", "cuLaunchKernel")
+
+
+@functools.cache
+def encode_entry_point() -> int | None:
+    """The address of cuTensorMapEncodeTiled in the driver library, for native code that
+    encodes tensor maps (runtime/cuda_native_encode.py); None as for `entry_points`."""
+    found = _exports("cuTensorMapEncodeTiled")
+    return found and found[0]
+
+
+def _exports(*names: str) -> tuple[int, ...] | None:
+    """The addresses of the driver library's exports `names`, or None (see entry_points)."""
     try:
         _cuda()
         library = ctypes.CDLL("libcuda.so.1")
-    except (CudaError, OSError):
+        return tuple(ctypes.cast(getattr(library, name), ctypes.c_void_p).value for name in names)
+    except (CudaError, OSError, AttributeError):
         return None
-    names = ("cuCtxGetCurrent", "cuLaunchKernel")
-    return tuple(ctypes.cast(getattr(library, name), ctypes.c_void_p).value for name in names)
 
 
 def launch_handles(function: Function) -> tuple[int, int]:
