@@ -223,10 +223,9 @@ cuda_arch = _Text(
 )
 cuda_native_launch = _DefaultOn(
     "NAIAD_CUDA_NATIVE_LAUNCH",
-    "a bound CUDA launch (naiad.ops') checks the context and calls cuLaunchKernel in one native "
-    "call (runtime/cuda_native_launch.py), and a tensor map is encoded by one native call "
-    "(runtime/cuda_native_encode.py); 0: both through cuda-bindings; read when a launch is "
-    "prepared and when a descriptor's maps are first encoded",
+    "a prepared CUDA launch and a tensor map's encode each make their driver calls in one native "
+    "call (runtime/cuda_native_launch.py, cuda_native_encode.py); 0: through cuda-bindings; "
+    "read when a launch is prepared and when a descriptor's maps are first encoded",
 )
 host_cpu = _Text(
     "NAIAD_HOST_CPU",
