@@ -92,6 +92,12 @@ def eager_us(name: str, args, kwargs, calls: int, rounds: int) -> float:
         return float("nan")
 
 
+def _median(values) -> float:
+    """The median, NaN for none (an overload the recorded step did not call as its others did:
+    the gradients' `add_`, which accumulates only where a parameter's gradient has parts)."""
+    return statistics.median(values) if values else float("nan")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=10)
@@ -111,8 +117,8 @@ def main():
     for name, times in spent.items():
         per_step = len(times) / args.steps
         inside = statistics.median(times) * 1e6
-        rows.append((inside * per_step, name, per_step, inside, statistics.median(alone[name]),
-                     statistics.median(eager[name])))  # fmt: skip
+        rows.append((inside * per_step, name, per_step, inside, _median(alone[name]),
+                     _median(eager[name])))  # fmt: skip
     rows.sort(reverse=True)
     print(f"# {torch.cuda.get_device_name()}, torch {torch.__version__}; {case.name}")
     alone_sum = sum(r[2] * r[4] for r in rows)
