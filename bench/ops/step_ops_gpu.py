@@ -93,8 +93,8 @@ def eager_us(name: str, args, kwargs, calls: int, rounds: int) -> float:
 
 
 def _median(values) -> float:
-    """The median, NaN for none (an overload the recorded step did not call as its others did:
-    the gradients' `add_`, which accumulates only where a parameter's gradient has parts)."""
+    """The median, NaN for none: an overload the other steps called and the recorded one did
+    not (seen once: the gradients' `add_`)."""
     return statistics.median(values) if values else float("nan")
 
 
