@@ -25,7 +25,7 @@ from .attention import sdpa
 from .derivatives import register
 from .graph_breaks import EAGER, EagerTwin, compiled_as, run_eagerly_under_compile, table_call
 from .mirrors import define_all
-from .registry import composites, table
+from .registry import every_function
 
 __all__ = ["install"]
 
@@ -152,7 +152,7 @@ def install(namespace: dict, names) -> None:
     custom ops defined first, their formulas registered."""
     overloads = define_all()
     differentiable = register()
-    functions, by_function = {**table(), **composites()}, {}
+    functions, by_function = every_function(), {}
     for overload in sorted(overloads):
         by_function.setdefault(functions[overload], []).append(overload)
     for name in names:

@@ -27,7 +27,7 @@ import inspect
 import torch
 
 from .dtypes import Unsupported
-from .registry import composites, table
+from .registry import every_function
 
 __all__ = ["DATA_DEPENDENT", "LIBRARY", "define_all", "mirrored"]
 
@@ -103,7 +103,7 @@ def define_all() -> frozenset:
     the package's import calls it after every op module has filled the table); return those
     overloads."""
     if not _Mirrored.overloads:
-        functions = {**table(), **composites()}
+        functions = every_function()
         _Mirrored.overloads = frozenset(name for name, fn in functions.items() if _mirror(name, fn))
     return _Mirrored.overloads
 

@@ -14,7 +14,7 @@ Their Naiad functions are `@composite`: direct calls still get a custom op (mirr
 
 from __future__ import annotations
 
-__all__ = ["aten", "base_name", "composite", "composites", "table"]
+__all__ = ["aten", "base_name", "composite", "every_function", "table"]
 
 _TABLE: dict = {}
 _COMPOSITES: dict = {}
@@ -56,6 +56,7 @@ def table() -> dict:
     return dict(_TABLE)
 
 
-def composites() -> dict:
-    """The composite overloads Naiad has a function for (not switched), with their functions."""
-    return dict(_COMPOSITES)
+def every_function() -> dict:
+    """The switched and the composite overloads together, with their functions: what has a
+    `torch.ops.naiad` twin and an entry point."""
+    return {**_TABLE, **_COMPOSITES}
