@@ -72,20 +72,13 @@ entry:
 }}
 """
 
-_loaded: list = []  # [(the loaded object, the ctypes function)] once made
-_loading = threading.Lock()
-
 
 def native_encode():
     """`encode(block_address) -> CUresult`, the native function (the module doc), loaded once
     per process; None where the setting is off or the driver library lacks the entry point."""
     if not knobs.cuda_native_launch.get() or cuda_driver.encode_entry_point() is None:
         return None
-    if not _loaded:
-        with _loading:
-            if not _loaded:
-                _loaded.append(load_native("cuda_encode", _IR))
-    return _loaded[0][1]
+    return load_native("cuda_encode", _IR)
 
 
 def encoder(data_type: int, box: tuple, swizzle: int, promotion: int, fill: int):

@@ -93,7 +93,7 @@ launch:
 }}
 """
 
-_loaded: list = []  # [(the loaded object, the ctypes function)] once made
+_loaded: dict = {}  # name -> (the loaded object, the ctypes function), once made
 _loading = threading.Lock()
 
 
@@ -103,17 +103,22 @@ def native_launch():
     setting is off or the driver library's entry points cannot be found."""
     if not knobs.cuda_native_launch.get() or cuda_driver.entry_points() is None:
         return None
-    if not _loaded:
-        with _loading:  # one copy: another thread's unkept one could be unmapped under it
-            if not _loaded:
-                _loaded.append(load_native("cuda_launch", _IR))
-    return _loaded[0][1]
+    return load_native("cuda_launch", _IR)
 
 
 def load_native(name: str, ir: str):
-    """(the loaded object, its function `naiad_<name>(ptr) -> i32` as a ctypes function that
-    keeps the GIL) of the LLVM IR `ir`, compiled for the host once (the disk cache keeps the
-    object under `name`). The caller keeps both alive and loads once per process."""
+    """The function `naiad_<name>(ptr) -> i32` of the LLVM IR `ir` as a ctypes function that
+    keeps the GIL: compiled for the host once (the disk cache keeps the object under `name`),
+    loaded once per process and kept loaded (another thread's unkept copy could be unmapped
+    under a caller)."""
+    if name not in _loaded:
+        with _loading:
+            if name not in _loaded:
+                _loaded[name] = _load(name, ir)
+    return _loaded[name][1]
+
+
+def _load(name: str, ir: str):
     from ..backends.cpu import llvm_tools, loader, object_store
     from ..backends.cpu.target import host_target
     from . import cpu_objects  # noqa: F401 (serves object_store from the disk cache)
