@@ -9,17 +9,45 @@ a kernel made from a string is the user's (its pseudo file is in `linecache`).
 from __future__ import annotations
 
 import ast
+import contextlib
 import functools
 import inspect
 import linecache
 import os
 import sysconfig
 import textwrap
+import threading
 import tokenize
 import traceback
 from dataclasses import dataclass
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_refusing = threading.local()
+
+
+class ParseRefused(RuntimeError):
+    """A source would be parsed in a thread that may not parse (`refusing_parses`)."""
+
+
+@contextlib.contextmanager
+def refusing_parses():
+    """Inside the block, this thread parses no source (`ast.parse`): `check_parse` raises
+    ParseRefused. CPython 3.11's AST converter keeps one recursion count per interpreter, so
+    two threads parsing at once can fail with 'AST constructor recursion depth mismatch' (the
+    background compiles of cpu_tiering.py run the frontend on sources parsed beforehand)."""
+    _refusing.depth = getattr(_refusing, "depth", 0) + 1
+    try:
+        yield
+    finally:
+        _refusing.depth -= 1
+
+
+def check_parse() -> None:
+    """Raise ParseRefused where this thread may not parse (`refusing_parses`)."""
+    if getattr(_refusing, "depth", 0):
+        raise ParseRefused("no source is parsed in this thread")
+
+
 _STDLIB_DIR = sysconfig.get_paths()["stdlib"]
 
 
@@ -191,7 +219,7 @@ def node_at(location: SourceLocation) -> ast.AST | None:
     in that source (line 1 is the `def`): the outermost expression that starts there, else the
     statement; None where the function or the column is unknown."""
     source, position = function_source(location), location.in_function
-    if source is None or position is None:
+    if source is None or position is None or getattr(_refusing, "depth", 0):
         return None
     try:
         tree = ast.parse(source)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from .. import errors, ir
 from ..language import constructs, core
-from ..source_locations import source_lines
+from ..source_locations import check_parse, source_lines
 
 
 @dataclass
@@ -105,6 +105,7 @@ def _walk_body(node: ast.AST):
 @functools.lru_cache(maxsize=512)
 def function_source(fn) -> FunctionSource:
     """The parsed source of `fn` (a plain Python function), cached per function object."""
+    check_parse()
     try:
         lines, first_line = source_lines(fn)
     except (OSError, TypeError) as exc:

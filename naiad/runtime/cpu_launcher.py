@@ -15,6 +15,7 @@ interpreter while the kernel compiles in the background (cpu_tiering.py).
 
 from __future__ import annotations
 
+import math
 import sys
 import warnings
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from .. import compile_profile
 from ..backends.registry import CompileOptions
 from ..errors import KernelNotImplementedError
 from . import (
+    cpu_first_launch,
     cpu_objects,  # noqa: F401  (the disk cache keeps the runtime's own objects)
     cpu_tiering,
     launch_hooks,
@@ -219,7 +221,9 @@ class CpuLauncher:
     def _begin(self, key, spec, options, grid: tuple, bound: dict):
         """Under the compile lock: the kernel of `key` when loaded or when its compile is not
         worth tiering (compiled here), INTERPRET when its compile goes to the background, or
-        _ABSENT when another thread's background compile of it began meanwhile."""
+        _ABSENT when another thread's background compile of it began meanwhile. A launch the
+        kernel's AST says is small goes to the background before its TTIR is built
+        (cpu_first_launch.py); any other is decided from the TTIR (`_begin_from_ttir`)."""
         table, compiling = self.kernels, self._compiling
         name = self.jit_function.__name__
         with compile_lock, compile_profile.compiling(name, "cpu"):
@@ -229,31 +233,46 @@ class CpuLauncher:
             job = compiling.get(key)
             if job is not None and job.current():
                 return _ABSENT
-            try:
-                begun = begin_compile(self.jit_function, spec, "cpu", options, _LAUNCH)
-            except KernelNotImplementedError:  # compiled again by `_make`, which warns
-                begun = None
-            if isinstance(begun, CompiledKernel):  # the disk cache had it
-                table[key] = found = load_launchable(begun)
-                return found
-            if begun is None:
-                table[key] = found = self._make(spec, options, False)
-                return found
-            n_programs = grid[0] * grid[1] * grid[2]
-            if not cpu_tiering.is_small(begun.ttir, n_programs, bound, grid):
-                table[key] = found = self._make(spec, options, False, begun)
-                return found
-            # The module is made here, not by the worker: CPython 3.11's `ast.parse` (the
-            # frontend's) is not safe in two threads at once, and this thread may be in it
-            # (pytest formatting a failure: "AST constructor recursion depth mismatch").
-            begun.with_module()
+            tiered = cpu_first_launch.tiered_from_source(
+                self.jit_function, spec, options, grid, bound, _LAUNCH
+            )
+            if tiered is None:
+                tiered = self._begin_from_ttir(key, spec, options, grid, bound)
+                if not isinstance(tiered, tuple):
+                    return tiered
+            begun, small = tiered
             job = cpu_tiering.BackgroundJob(
-                lambda background: self._finish(table, compiling, key, begun, background),
-                begun.ttir,
+                lambda background: self._finish(table, compiling, key, begun, background), small
             )
             compiling[key] = job
         cpu_tiering.submit(job)
         return INTERPRET
+
+    def _begin_from_ttir(self, key, spec, options, grid: tuple, bound: dict):
+        """`_begin` once the TTIR is built: the kernel (compiled here: read from the disk cache,
+        or not worth tiering), or (the UnfinishedCompile, its `small` test) to tier."""
+        table = self.kernels
+        try:
+            begun = begin_compile(self.jit_function, spec, "cpu", options, _LAUNCH)
+        except KernelNotImplementedError:  # compiled again by `_make`, which warns
+            begun = None
+        if isinstance(begun, CompiledKernel):  # the disk cache had it
+            table[key] = found = load_launchable(begun)
+            return found
+        if begun is None:
+            table[key] = found = self._make(spec, options, False)
+            return found
+        ttir = begun.ttir
+        if not cpu_tiering.is_small(ttir, math.prod(grid), bound, grid):
+            table[key] = found = self._make(spec, options, False, begun)
+            return found
+        # The module is made here, not by the worker: CPython 3.11's `ast.parse` (the
+        # frontend's) is not safe in two threads at once, and this thread may be in it
+        # (pytest formatting a failure: "AST constructor recursion depth mismatch").
+        begun.with_module()
+        return begun, lambda arguments, grid: cpu_tiering.is_small(
+            ttir, math.prod(grid), arguments, grid
+        )
 
     @staticmethod
     def _finish(table: dict, compiling: dict, key, begun, background: bool) -> CpuLaunchable:
@@ -301,8 +320,16 @@ class CpuLauncher:
         compiling = cpu_options(options, debug)
         launchable = self.kernel(bound, compiling, strict, grid)
         if launchable is INTERPRET:
+            failure = None
             with cpu_tiering.interpreted_launch():
-                run_grid(self.jit_function, bound, grid, debug, _cpu_language(compiling))
+                try:
+                    run_grid(self.jit_function, bound, grid, debug, _cpu_language(compiling))
+                except Exception as exc:  # (raised below, outside this handler's context)
+                    failure = exc
+            if failure is not None:  # the compile's own error first, if it meets one
+                spec = launch_specialization(self.jit_function, bound)
+                cpu_first_launch.raise_compile_error(self.jit_function, spec, compiling)
+                raise failure
             return None
         if launchable is None:
             return INTERPRET

@@ -3,11 +3,11 @@ interpreter while its compiled code is built in the background.
 
 A new small kernel costs the interpreter a few milliseconds and the compiler most of a second
 (LLVM's optimizer and code generation; docs/cpu.md), so a kernel launched once or a few times -
-a test, a first try in a notebook - is answered sooner by the interpreter. The launcher
-(cpu_launcher.py) builds the kernel's TTIR first, as every compile does; when the disk cache
-misses and the launch's work, estimated from that TTIR and the launch's integer arguments
-(`is_small`; a loop's trips from its bounds, loop_trips.py), is small, the back end's
-stages go to the background worker and the launch runs in the interpreter, with the CPU's own
+a test, a first try in a notebook - is answered sooner by the interpreter. A launch its AST
+says is small sends the whole compile to the background (cpu_first_launch.py); else the
+launcher builds the TTIR, and when the disk cache misses and the work estimated from it and the
+launch's integer arguments (`is_small`; loops' trips: loop_trips.py) is small, the back end's
+stages go to the background worker; the launch runs in the interpreter, with the CPU's own
 language rules (IEEE dots), debug mode and `device_print` as the compiled kernel has them.
 The next launch of that specialization runs compiled: it takes the compile over from the queue,
 or waits for the worker to finish it, so a kernel launched many times in a row pays at most one
@@ -175,9 +175,9 @@ class BackgroundJob:
     dropped (`result` None then, and `dropped` tells the last two apart); a job made before a
     fork is never done in the child (`current` says so)."""
 
-    def __init__(self, run, ttir: str | None = None):
+    def __init__(self, run, small=None):
         self._run = run
-        self.ttir = ttir  # the kernel's TTIR, for `interpret_again`'s size estimate
+        self.small = small  # (arguments, grid) -> whether a launch is small (`interpret_again`)
         self.result = None
         self.dropped = False
         self.awaited = False  # a launch waits for it: its stages no longer pause
@@ -369,11 +369,11 @@ def interpret_again(job: BackgroundJob, arguments: dict, grid: tuple) -> bool:
     meets again in a later test (the tests' launches leaving the worker no pause) does not."""
     now = time.monotonic()
     again = (
-        job.ttir is not None
+        job.small is not None
         and job.interpreted <= INTERPRETED_AGAIN
         and now - job.last_launch > QUIET_S
         and _worker.queued(job)
-        and is_small(job.ttir, math.prod(grid), arguments, grid)
+        and job.small(arguments, grid)
     )
     job.last_launch = now
     job.interpreted += again

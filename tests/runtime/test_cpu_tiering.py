@@ -4,8 +4,10 @@ background (it returns the kernel to come); later launches run compiled; large l
 every launch with tiering off, wait for the compiled kernel. Each kernel here is defined inside
 its test, so that no other test has compiled it."""
 
+import ast
 import threading
 import time
+import types
 
 import numpy as np
 import pytest
@@ -298,10 +300,27 @@ def test_a_background_compile_stops_at_exit_and_stores_nothing(monkeypatch):
     assert isinstance(again, compiler.UnfinishedCompile)
 
 
-def test_the_worker_never_runs_the_frontend(monkeypatch):
-    """A TTIR read from the cache (another process's: the text without its module) has its
-    module made again in the launching thread, not by the worker: CPython 3.11's `ast.parse`
-    is not safe in two threads at once (test_core.py's failure reports met it)."""
+def _parsing_threads(monkeypatch) -> list:
+    """The threads that call `ast.parse` from now on, in order."""
+    threads, parse = [], ast.parse
+    monkeypatch.setattr(
+        ast, "parse", lambda *a, **k: threads.append(threading.current_thread()) or parse(*a, **k)
+    )
+    return threads
+
+
+def _until_worker_idle(seconds=60.0):
+    worker = cpu_tiering._worker
+    deadline = time.monotonic() + seconds
+    while (worker.queue or worker.running) and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def test_the_worker_runs_the_frontend_on_sources_parsed_at_the_launch(monkeypatch):
+    """A first launch small by its AST builds no TTIR: the worker runs the frontend, on the
+    sources the launch parsed (with a TTIR read from the cache too: the text without its
+    module), and never parses one itself: CPython 3.11's `ast.parse` is not safe in two
+    threads at once (test_core.py's failure reports met it)."""
     from naiad.runtime import compiler
 
     kernel = _scale_add()
@@ -313,21 +332,49 @@ def test_the_worker_never_runs_the_frontend(monkeypatch):
         build = read(*args)
         return compiler.TTIRBuild(build.kernel, None, build.spec, build.functions)
 
-    threads = []
-    build = compiler._build
+    built, build = [], compiler._build
     monkeypatch.setattr(compiler, "_build_or_read", as_read_from_disk)
     monkeypatch.setattr(
-        compiler, "_build", lambda *a: threads.append(threading.current_thread()) or build(*a)
+        compiler, "_build", lambda *a: built.append(threading.current_thread()) or build(*a)
     )
+    parsing = _parsing_threads(monkeypatch)
     monkeypatch.setattr(cpu_tiering, "QUIET_S", 0.0)  # the worker compiles it, not a launch
     assert isinstance(kernel[(1,)](x, y, out, 64, BLOCK=64), cpu_tiering.CompiledLater)
-    worker = cpu_tiering._worker
-    deadline = time.monotonic() + 60
-    while (worker.queue or worker.running) and time.monotonic() < deadline:
-        time.sleep(0.01)
+    assert threading.main_thread() not in built, "the launch built no TTIR"
+    _until_worker_idle()
     assert isinstance(kernel[(1,)](x, y, out, 64, BLOCK=64), CompiledKernel)
-    assert threads and set(threads) == {threading.main_thread()}
+    assert built and threading.main_thread() not in built
+    assert set(parsing) <= {threading.main_thread()}
     np.testing.assert_array_equal(out, x * np.float32(3.0) + y)
+
+
+def test_a_jit_function_the_ast_does_not_name_is_parsed_by_a_launch(monkeypatch):
+    """A kernel calling a jit function through an object's attribute, which the first
+    launch's AST reading does not follow: the worker refuses to parse its source (its compile
+    fails there), and the next launch compiles the kernel itself, right."""
+    parsing = _parsing_threads(monkeypatch)
+
+    @naiad.jit
+    def twice(v):
+        return v * 2
+
+    helpers = types.SimpleNamespace(twice=twice)
+
+    @naiad.jit
+    def doubled(x, out, BLOCK: tl.constexpr):
+        offsets = tl.arange(0, BLOCK)
+        tl.store(out + offsets, helpers.twice(tl.load(x + offsets)))
+
+    monkeypatch.setattr(cpu_tiering, "QUIET_S", 0.0)
+    x = np.random.default_rng(8).standard_normal(32).astype(np.float32)
+    out = np.full(32, np.nan, np.float32)
+    assert isinstance(doubled[(1,)](x, out, BLOCK=32), cpu_tiering.CompiledLater)
+    np.testing.assert_array_equal(out, x * np.float32(2.0))
+    _until_worker_idle()
+    out[:] = np.nan
+    assert isinstance(doubled[(1,)](x, out, BLOCK=32), CompiledKernel)
+    np.testing.assert_array_equal(out, x * np.float32(2.0))
+    assert set(parsing) <= {threading.main_thread()}
 
 
 def test_a_background_compile_pauses_between_stages_while_the_program_interprets(monkeypatch):
@@ -399,3 +446,53 @@ def test_a_later_launch_after_a_pause_is_interpreted_again(monkeypatch):
     worker.close()
     for out in outputs:
         np.testing.assert_array_equal(out, x * np.float32(3.0) + y)
+
+
+def _error_of(launch, tiering: str) -> BaseException:
+    with knobs.override(NAIAD_CPU_TIERING=tiering), pytest.raises(Exception) as info:
+        launch()
+    return info.value
+
+
+@pytest.mark.parametrize("case", ["shapes", "bitwise", "two_returns", "two_values"])
+def test_a_kernel_the_compiler_refuses_fails_its_first_launch_as_when_compiled(case):
+    """Whether tiered before its TTIR (a straight kernel: its interpreted launch fails, and
+    the frontend's error is raised) or after (a kernel whose `if` on a tensor the frontend
+    alone types: the interpreter would run one path without error), a kernel the compiler
+    refuses fails its first launch with the error a compiled launch raises, located alike."""
+
+    @naiad.jit
+    def shapes(out):
+        a = tl.arange(0, 16)
+        tl.store(out + a, a + tl.arange(0, 32))
+
+    @naiad.jit
+    def bitwise(out):
+        x = tl.arange(0, 16).to(tl.float32)
+        tl.store(out + tl.arange(0, 16), x & x)
+
+    @naiad.jit
+    def float_or_int(x):
+        if x > 0:
+            return x
+        return 1
+
+    @naiad.jit
+    def two_returns(out):
+        tl.store(out, float_or_int(tl.load(out)))
+
+    @naiad.jit
+    def two_values(out):
+        x = tl.load(out)
+        tl.store(out, x if x > 0 else 1)
+
+    kernel = {"shapes": shapes, "bitwise": bitwise, "two_returns": two_returns}.get(
+        case, two_values
+    )
+    out = np.ones(64, np.float32)
+    tiered = _error_of(lambda: kernel[(1,)](out), "auto")
+    kernel.forget_compiled()
+    compiled = _error_of(lambda: kernel[(1,)](out), "off")
+    assert type(tiered) is type(compiled)
+    assert str(tiered) == str(compiled)
+    assert np.all(out == 1.0)

@@ -1,0 +1,89 @@
+"""A first launch's size told from its kernel's AST (runtime/cpu_first_launch.py): which kernels
+it reads, and what it says of their blocks and loops."""
+
+import naiad
+import naiad.language as tl
+from naiad.runtime.cpu_first_launch import small_before_ir
+
+
+@naiad.jit
+def straight(x, out, BLOCK: tl.constexpr, SCALE: tl.constexpr):
+    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    if SCALE is not None:
+        tl.store(out + offsets, tl.load(x + offsets) * SCALE)
+
+
+@naiad.jit
+def square(x, out, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    tl.store(out + offsets[:, None] * BLOCK + offsets[None, :], tl.load(x))
+
+
+@naiad.jit
+def unrolled(x, out, BLOCK: tl.constexpr, TRIPS: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    for i in tl.static_range(0, TRIPS):
+        tl.store(out + i * BLOCK + offsets, tl.load(x + offsets))
+
+
+@naiad.jit
+def branches_on_a_tensor(x, out, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    value = tl.load(x)
+    if value > 0:
+        tl.store(out + offsets, value)
+
+
+@naiad.jit
+def loops_at_run_time(x, out, n, BLOCK: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    for i in range(n):
+        tl.store(out + i * BLOCK + offsets, tl.load(x + offsets))
+
+
+@naiad.jit
+def helper(v, DOUBLE: tl.constexpr):
+    return v * 2 if DOUBLE else v
+
+
+@naiad.jit
+def typed_helper(v):
+    return v * 2 if v > 0 else 0  # two types, joined by the frontend
+
+
+@naiad.jit
+def calls_helpers(x, out, BLOCK: tl.constexpr, TYPED: tl.constexpr):
+    offsets = tl.arange(0, BLOCK)
+    v = tl.load(x + offsets)
+    if TYPED:
+        v = typed_helper(v)
+    tl.store(out + offsets, helper(v, True))
+
+
+def test_a_straight_kernel_is_small_on_few_programs_of_small_blocks():
+    small = small_before_ir(straight, {"BLOCK": 1024, "SCALE": 3})
+    assert small({}, (1, 1, 1)) and small({}, (64, 1, 1))
+    assert not small({}, (65, 1, 1))  # more programs than the interpreter runs at once
+    assert not small_before_ir(straight, {"BLOCK": 1 << 17, "SCALE": 3})({}, (1, 1, 1))
+
+
+def test_a_block_of_two_dimensions_counts_its_square():
+    assert small_before_ir(square, {"BLOCK": 128})({}, (4, 1, 1))  # 4 x 128 x 128 = 2**16
+    assert not small_before_ir(square, {"BLOCK": 256})({}, (2, 1, 1))
+
+
+def test_a_static_loop_counts_its_trips():
+    assert small_before_ir(unrolled, {"BLOCK": 1024, "TRIPS": 4})({}, (16, 1, 1))
+    assert not small_before_ir(unrolled, {"BLOCK": 1024, "TRIPS": 4})({}, (17, 1, 1))
+
+
+def test_what_the_frontend_alone_types_is_left_to_the_ttir():
+    """A branch on a tensor (the frontend joins its paths' types) and a loop the launch's
+    arguments bound: no answer from the AST."""
+    assert small_before_ir(branches_on_a_tensor, {"BLOCK": 16}) is None
+    assert small_before_ir(loops_at_run_time, {"BLOCK": 16}) is None
+
+
+def test_the_jit_functions_a_kernel_names_are_read_too():
+    assert small_before_ir(helper, {"DOUBLE": True})({}, (1, 1, 1))
+    assert small_before_ir(calls_helpers, {"BLOCK": 64, "TYPED": True}) is None
