@@ -172,7 +172,7 @@ def _closure(fn) -> dict:
         return {}
 
 
-@functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=64)
 def _names(fn) -> tuple:
     """The Name and Attribute nodes `fn`'s body reads (the jit functions it may reach); none
     where its source is unreadable (the frontend meets that error itself)."""
@@ -186,7 +186,7 @@ def _names(fn) -> tuple:
     )
 
 
-@functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=64)
 def _facts(fn, constexprs: frozenset = frozenset()) -> _Function | None:
     """What `fn`'s AST says of its size, its `constexprs` (names) and constexpr parameters
     given (parsed by `function_source`, cached per function); None where it cannot tell, or
