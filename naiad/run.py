@@ -1,5 +1,5 @@
-"""`python -m naiad.run script.py [args]` (or `-m module [args]`): run a Triton program on Naiad
-without editing it.
+"""`python -m naiad.run script.py [args]` (or `-m module [args]`, or `-c code [args]`): run a
+Triton program on Naiad without editing it.
 
 The program runs as `__main__` in this process with `import triton` giving Naiad
 (as_triton.py), and the processes it starts are switched on too: `NAIAD_AS_TRITON=1` and the
@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import runpy
 import sys
+import types
 
 from . import knobs
 from .as_triton import install_as_triton
@@ -24,6 +25,7 @@ STAND_IN_FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "stan
 
 USAGE = """usage: python -m naiad.run script.py [args...]
        python -m naiad.run -m module [args...]
+       python -m naiad.run -c code [args...]
        python -m naiad.run --pythonpath
 
 Run a Triton program with `import triton` giving Naiad (naiad.install_as_triton), in this
@@ -52,14 +54,23 @@ def main(argv: list[str] | None = None) -> int:
     if argv[0] == "--pythonpath":
         print(STAND_IN_FOLDER)
         return 0
-    if argv[0] == "-m" and len(argv) < 2:
-        print("naiad.run: -m needs a module name\n\n" + USAGE, file=sys.stderr)
+    if argv[0] in ("-m", "-c") and len(argv) < 2:
+        what = "a module name" if argv[0] == "-m" else "the code to run"
+        print(f"naiad.run: {argv[0]} needs {what}\n\n" + USAGE, file=sys.stderr)
         return 2
+    if argv[0] not in ("-m", "-c") and not os.path.exists(argv[0]):
+        print(f"naiad.run: can't open file {argv[0]!r}: no such file", file=sys.stderr)
+        return 2  # as `python missing.py` says and exits
     install_as_triton()
     switch_on_child_processes()
     if argv[0] == "-m":
         sys.argv = [argv[1], *argv[2:]]  # runpy puts the module's file in sys.argv[0]
         runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+    elif argv[0] == "-c":
+        sys.argv = ["-c", *argv[2:]]
+        sys.path[0] = ""  # as `python -c` does: the working folder
+        main = sys.modules["__main__"] = types.ModuleType("__main__")  # pickle finds it there
+        exec(compile(argv[1], "<string>", "exec"), vars(main))
     else:
         script = argv[0]
         sys.argv = argv
