@@ -56,6 +56,14 @@ _OPERATORS = {
     ast.LShift: operator.lshift,
     ast.Pow: operator.pow,
 }
+_COMPARISONS = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+}
 
 
 class _Unreadable(Exception):
@@ -70,6 +78,7 @@ class _Function:
     rank: int  # the most dimensions it writes
     loops: tuple  # per loop: (its range's argument expressions, the enclosing loop's index)
     operations: int  # its calls and operators (fewer than the TTIR's operations)
+    bindings: tuple  # (name, expression) of each `NAME: tl.constexpr = ...`, in order
 
 
 def small_before_ir(jit_function, constexprs: dict):
@@ -104,7 +113,11 @@ def _estimate(jit_function, constexprs: dict) -> tuple[int, int, int]:
         facts = _facts(fn, names) if fn is kernel else _facts(fn)
         if facts is None:
             raise _Unreadable
-        scope = env if fn is kernel else {}
+        scope = dict(env) if fn is kernel else {}
+        for name, expression in facts.bindings:  # `HALF: tl.constexpr = BLOCK // 2`
+            value = _value(expression, scope)
+            if value is not None:
+                scope[name] = value
         sizes += [_value(e, scope) for e in facts.sizes]
         rank = max(rank, facts.rank)
         runs *= _runs(facts.loops, scope)
@@ -245,7 +258,16 @@ def _read(body: list, dynamic: frozenset, allowed: tuple) -> _Function:
             rank = max(rank, len(node.slice.elts))
         operations += isinstance(node, ast.Call | ast.BinOp | ast.UnaryOp | ast.Compare)
         stack += [(child, loop) for child in ast.iter_child_nodes(node)]
-    return _Function(tuple(sizes), rank, tuple(loops), operations)
+    bindings = [
+        (node.target.id, node.value)
+        for statement in body
+        for node in ast.walk(statement)
+        if isinstance(node, ast.AnnAssign)
+        and isinstance(node.target, ast.Name)
+        and node.value
+        and "constexpr" in ast.unparse(node.annotation)
+    ]
+    return _Function(tuple(sizes), rank, tuple(loops), operations, tuple(bindings))
 
 
 def _dynamic(definition: ast.FunctionDef, constexprs: frozenset) -> frozenset:
@@ -319,6 +341,12 @@ def _value(node, env: dict) -> int | None:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
         value = _value(node.operand, env)
         return None if value is None else -value
+    if isinstance(node, ast.IfExp):  # `32 if IS_FP8 else 16`
+        test = _value(node.test, env)
+        return None if test is None else _value(node.body if test else node.orelse, env)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARISONS:
+        left, right = _value(node.left, env), _value(node.comparators[0], env)
+        return None if None in (left, right) else int(_COMPARISONS[type(node.ops[0])](left, right))
     return None
 
 

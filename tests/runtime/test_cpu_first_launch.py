@@ -87,3 +87,17 @@ def test_what_the_frontend_alone_types_is_left_to_the_ttir():
 def test_the_jit_functions_a_kernel_names_are_read_too():
     assert small_before_ir(helper, {"DOUBLE": True})({}, (1, 1, 1))
     assert small_before_ir(calls_helpers, {"BLOCK": 64, "TYPED": True}) is None
+
+
+@naiad.jit
+def halves(x, out, BLOCK: tl.constexpr, WIDE: tl.constexpr):
+    HALF: tl.constexpr = BLOCK // 2
+    COLUMNS: tl.constexpr = 32 if WIDE == 1 else 16
+    offsets = tl.arange(0, HALF)[:, None] * COLUMNS + tl.arange(0, COLUMNS)[None, :]
+    tl.store(out + offsets, tl.load(x + offsets))
+
+
+def test_constexprs_the_kernel_binds_count_as_sizes():
+    """`HALF: tl.constexpr = BLOCK // 2` is a size like BLOCK's: 64 programs of 256 x 32."""
+    assert small_before_ir(halves, {"BLOCK": 512, "WIDE": 1})({}, (8, 1, 1))
+    assert not small_before_ir(halves, {"BLOCK": 512, "WIDE": 1})({}, (9, 1, 1))
