@@ -9,10 +9,12 @@ the indentation `textwrap.dedent` removed, so locations point at the user's real
 from __future__ import annotations
 
 import ast
+import collections
 import functools
 import inspect
 import linecache
 import textwrap
+import threading
 from dataclasses import dataclass, field
 
 from .. import errors, ir
@@ -102,14 +104,44 @@ def _walk_body(node: ast.AST):
                 stack.append(child)
 
 
-# A parsed function holds a few hundred AST objects, which every full collection walks, and
-# the interpreter's exit collects them several times: 512 kept (a test suite defines a kernel
-# in each test) were 150,000 of the 495,000 objects of Triton's test_core subset at its end,
-# whose exit after the last test took 2.1 s, 1.5 s with 64 kept. A warm compile of another specialization, or the background
-# compile of a tiered launch (cpu_first_launch.py), comes soon after its parse.
 @functools.lru_cache(maxsize=64)
 def function_source(fn) -> FunctionSource:
-    """The parsed source of `fn` (a plain Python function), cached per function object."""
+    """The parsed source of `fn` (a plain Python function), cached per function object, its
+    AST per code object (`_definition`)."""
+    definition = _definition(fn)
+    signature = inspect.signature(fn)
+    filename = fn.__code__.co_filename
+    return FunctionSource(
+        fn=fn,
+        filename=filename,
+        definition=definition,
+        signature=signature,
+        constexpr_params=frozenset(
+            name for name, p in signature.parameters.items() if _is_constexpr(p.annotation)
+        ),
+        is_user=errors.is_user_file(filename),
+    )
+
+
+# The ASTs kept, by code object: the functions a `def` makes each time it runs (a kernel defined
+# in a parametrized test: 582 kernels of 167 code objects in Triton's test_core subset) share
+# their code and so their source, parsed once. The frontend reads an AST and never changes it.
+# A parsed function holds a few hundred objects, which every full collection walks and the
+# interpreter's exit collects several times: 512 kept were 150,000 of the 495,000 objects of
+# that subset at its end, whose exit after the last test took 2.1 s, 1.5 s with 64 kept.
+_PARSED: collections.OrderedDict = collections.OrderedDict()
+_PARSED_LOCK = threading.Lock()  # (the background compile's frontend reads it too)
+PARSED_KEPT = 64
+
+
+def _definition(fn) -> ast.FunctionDef:
+    """The `def` of `fn` at its file's lines and columns, parsed once per code object."""
+    code = fn.__code__
+    with _PARSED_LOCK:
+        definition = _PARSED.get(code)
+        if definition is not None:
+            _PARSED.move_to_end(code)
+            return definition
     check_parse()
     try:
         lines, first_line = source_lines(fn)
@@ -127,18 +159,11 @@ def function_source(fn) -> FunctionSource:
         raise TypeError(
             f"a jit function must be defined with `def`, got {type(definition).__name__}"
         )
-    signature = inspect.signature(fn)
-    filename = fn.__code__.co_filename
-    return FunctionSource(
-        fn=fn,
-        filename=filename,
-        definition=definition,
-        signature=signature,
-        constexpr_params=frozenset(
-            name for name, p in signature.parameters.items() if _is_constexpr(p.annotation)
-        ),
-        is_user=errors.is_user_file(filename),
-    )
+    with _PARSED_LOCK:
+        _PARSED[code] = definition
+        while len(_PARSED) > PARSED_KEPT:
+            _PARSED.popitem(last=False)
+    return definition
 
 
 def _is_constexpr(annotation) -> bool:

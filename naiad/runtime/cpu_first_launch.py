@@ -8,18 +8,18 @@ apart at once: the largest block is at most the largest size the kernel names (a
 integer in a call that makes a shape) to the power of the most dimensions it writes (`x[:,
 None]`, a shape's list); a `tl.static_range` whose bounds are integers or constexprs runs a
 known number of trips. The launch then runs in the interpreter and the whole compile goes to
-the background (`CompileFromSource`).
+the background (cpu_compile_from_source.py).
 
 Only a kernel whose every path the interpreter types as the frontend does is read so (`_read`):
 the frontend alone checks what joins paths (an `if` on a tensor, a loop's carried values,
 several returns) and refuses some Python the interpreter would run, so a kernel with any of
 those - or a `while`, another loop, a launch past cpu_tiering.is_small's limits - is decided
 from its TTIR as before (`small_before_ir` answers None), and the frontend refuses it at the
-launch. Where the interpreted launch fails, the frontend runs first (`raise_compile_error`), so
+launch. Where the interpreted launch fails, the frontend runs first (cpu_compile_from_source.py), so
 the error a compiled launch raises is raised.
 
 Reading the AST parses the source of the kernel and of the jit functions it names (the
-frontend's `function_source`, cached per function), here in the launching thread: the frontend
+frontend's `function_source`, kept per code object), here in the launching thread: the frontend
 run later by the background worker finds them parsed and parses nothing (the worker may not:
 source_locations.refusing_parses).
 """
@@ -27,20 +27,14 @@ source_locations.refusing_parses).
 from __future__ import annotations
 
 import ast
-import contextlib
-import functools
+import collections
 import math
 import operator
 import types
 from dataclasses import dataclass
 
-from .. import knobs
-from ..errors import KernelNotImplementedError
 from ..frontend.source import function_source
-from ..source_locations import refusing_parses
 from . import cpu_tiering
-from .compiled_kernel import CompiledKernel
-from .compiler import begin_compile
 
 # Calls whose integer arguments are sizes of the block they make or view.
 SHAPE_CALLS = frozenset(
@@ -185,10 +179,14 @@ def _closure(fn) -> dict:
         return {}
 
 
-@functools.lru_cache(maxsize=64)
 def _names(fn) -> tuple:
     """The Name and Attribute nodes `fn`'s body reads (the jit functions it may reach); none
-    where its source is unreadable (the frontend meets that error itself)."""
+    where its source is unreadable (the frontend meets that error itself). Kept per code
+    object, as `_facts`: the functions one `def` makes share them."""
+    return _kept(fn.__code__, lambda: _read_names(fn))
+
+
+def _read_names(fn) -> tuple:
     try:
         body = function_source(fn).definition.body
     except (TypeError, SyntaxError, OSError):
@@ -199,11 +197,28 @@ def _names(fn) -> tuple:
     )
 
 
-@functools.lru_cache(maxsize=64)
 def _facts(fn, constexprs: frozenset = frozenset()) -> _Function | None:
     """What `fn`'s AST says of its size, its `constexprs` (names) and constexpr parameters
-    given (parsed by `function_source`, cached per function); None where it cannot tell, or
-    where the frontend may refuse what the interpreter runs (`_read`)."""
+    given (parsed by `function_source`); None where it cannot tell, or where the frontend may
+    refuse what the interpreter runs (`_read`)."""
+    return _kept((fn.__code__, constexprs), lambda: _read_facts(fn, constexprs))
+
+
+_KEPT: collections.OrderedDict = collections.OrderedDict()
+
+
+def _kept(key, make):
+    """`make()`, kept by `key` (the last 128; read in the launching thread only)."""
+    if key in _KEPT:
+        _KEPT.move_to_end(key)
+        return _KEPT[key]
+    _KEPT[key] = found = make()
+    while len(_KEPT) > 128:
+        _KEPT.popitem(last=False)
+    return found
+
+
+def _read_facts(fn, constexprs: frozenset) -> _Function | None:
     try:
         source = function_source(fn)
         definition = source.definition
@@ -353,39 +368,3 @@ def _value(node, env: dict) -> int | None:
 def _integer(value) -> int | None:
     value = getattr(value, "value", value)
     return value if type(value) is int else None
-
-
-class CompileFromSource:
-    """The compile of a launch tiered before its TTIR: `finish` runs it all from the source
-    (frontend, TTIR pipeline, the disk cache, the back end's stages), in the background with
-    no source parsed there (`_reached` parsed them in the launching thread)."""
-
-    def __init__(self, jit_function, spec, options, site):
-        self.jit_function, self.spec = jit_function, spec
-        self.options, self.site = options, site
-
-    def finish(self, background: bool = False, between_stages=None) -> CompiledKernel:
-        with refusing_parses() if background else contextlib.nullcontext():
-            begun = begin_compile(self.jit_function, self.spec, "cpu", self.options, self.site)
-            if isinstance(begun, CompiledKernel):  # the disk cache had it
-                return begun
-            return begun.finish(background, between_stages)
-
-
-def tiered_from_source(jit_function, spec, options, grid: tuple, bound: dict, site):
-    """(CompileFromSource, its `small` test) for a launch the AST says is small, when the
-    JIT hooks are unset (they are called in the launching thread); None otherwise."""
-    if knobs.jit_cache_hook.get() is not None or knobs.jit_post_compile_hook.get() is not None:
-        return None
-    small = small_before_ir(jit_function, spec.constexprs)
-    if small is None or not small(bound, grid):
-        return None
-    return CompileFromSource(jit_function, spec, options, site), small
-
-
-def raise_compile_error(jit_function, spec, options) -> None:
-    """After an interpreted launch failed: raise the error the kernel's compile meets, if it
-    meets one (the frontend refuses the kernel: a CompilationError at the launch, as when the
-    launch compiles first); a kernel the CPU back end does not compile yet is no such error."""
-    with contextlib.suppress(KernelNotImplementedError):
-        begin_compile(jit_function, spec, "cpu", options)

@@ -24,7 +24,7 @@ from .. import compile_profile
 from ..backends.registry import CompileOptions
 from ..errors import KernelNotImplementedError
 from . import (
-    cpu_first_launch,
+    cpu_compile_from_source,
     cpu_objects,  # noqa: F401  (the disk cache keeps the runtime's own objects)
     cpu_tiering,
     launch_hooks,
@@ -233,7 +233,7 @@ class CpuLauncher:
             job = compiling.get(key)
             if job is not None and job.current():
                 return _ABSENT
-            tiered = cpu_first_launch.tiered_from_source(
+            tiered = cpu_compile_from_source.tiered_from_source(
                 self.jit_function, spec, options, grid, bound, _LAUNCH
             )
             if tiered is None:
@@ -328,7 +328,7 @@ class CpuLauncher:
                     failure = exc
             if failure is not None:  # the compile's own error first, if it meets one
                 spec = launch_specialization(self.jit_function, bound)
-                cpu_first_launch.raise_compile_error(self.jit_function, spec, compiling)
+                cpu_compile_from_source.raise_compile_error(self.jit_function, spec, compiling)
                 raise failure
             return None
         if launchable is None:

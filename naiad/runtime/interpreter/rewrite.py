@@ -21,6 +21,7 @@ refused here too, at the same file:line:col (language/constructs.py).
 from __future__ import annotations
 
 import ast
+import collections
 import textwrap
 
 from ...language import constructs
@@ -240,6 +241,30 @@ def rewrite(fn, runtime):
     """A function equivalent to `fn` under the compiler's semantics, with `runtime` providing
     `assigned`, `assigned_constexpr`, `range`, `logical_and`, `logical_or`, `logical_not`, `is_`,
     `is_not`, `loop_carried`, `check_loop_carried` and `device_assert`."""
+    code = _maker_code(fn)
+    namespace: dict = {}
+    exec(code, fn.__globals__, namespace)
+    cells = [c.cell_contents for c in (fn.__closure__ or ())]
+    rewritten = namespace["__naiad_make"](runtime, *cells)
+    rewritten.__defaults__ = fn.__defaults__
+    rewritten.__kwdefaults__ = fn.__kwdefaults__
+    return rewritten
+
+
+# The rewritten code, by the code object of the function rewritten: the functions one `def`
+# makes each time it runs (a kernel defined in a parametrized test: 556 kernels of 141 code
+# objects in Triton's test_core subset) share their source, and so its rewriting (parsed,
+# transformed and compiled: about a millisecond); each gets its own globals and cells.
+_MADE: collections.OrderedDict = collections.OrderedDict()
+MADE_KEPT = 128
+
+
+def _maker_code(fn):
+    """The code of a module defining `__naiad_make(runtime, *cells)`, which returns `fn`
+    rewritten (kept for its code object)."""
+    found = _MADE.get(fn.__code__)
+    if found is not None:
+        return found
     lines, first_line = source_lines(fn)
     source = "".join(lines)
     dedented = textwrap.dedent(source)
@@ -276,10 +301,7 @@ def rewrite(fn, runtime):
     ast.copy_location(maker, func)
     module = ast.fix_missing_locations(ast.Module(body=[maker], type_ignores=[]))
     code = compile(module, fn.__code__.co_filename, "exec")
-    namespace: dict = {}
-    exec(code, fn.__globals__, namespace)
-    cells = [c.cell_contents for c in (fn.__closure__ or ())]
-    rewritten = namespace["__naiad_make"](runtime, *cells)
-    rewritten.__defaults__ = fn.__defaults__
-    rewritten.__kwdefaults__ = fn.__kwdefaults__
-    return rewritten
+    _MADE[fn.__code__] = code
+    while len(_MADE) > MADE_KEPT:
+        _MADE.popitem(last=False)
+    return code
