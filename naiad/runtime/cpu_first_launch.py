@@ -69,7 +69,10 @@ class _Function:
     """What one function's AST says of its size, constexprs aside."""
 
     sizes: tuple  # expressions of block sizes (arguments of SHAPE_CALLS)
-    rank: int  # the most dimensions it writes
+    expanded: tuple  # those of shape calls given more dimensions (`tl.arange(0, N)[:, None]`)
+    shapes: tuple  # the shapes written out (`tl.zeros([M, N], ...)`), each a tuple
+    spread: bool  # something else is given more dimensions (`offsets[:, None]`)
+    rank: int  # the most dimensions an index gives
     loops: tuple  # per loop: (its range's argument expressions, the enclosing loop's index)
     operations: int  # its calls and operators (fewer than the TTIR's operations)
     bindings: tuple  # (name, expression) of each `NAME: tl.constexpr = ...`, in order
@@ -95,13 +98,15 @@ def small_before_ir(jit_function, constexprs: dict):
 
 def _estimate(jit_function, constexprs: dict) -> tuple[int, int, int]:
     """(elements of the largest block at most, loop bodies a program runs at most, operations
-    at least). A block's dimensions are powers of two: the largest block is taken as the
-    product of the `rank` largest such sizes in shape calls (as often as written:
-    `tl.arange(0, M)[:, None] * tl.arange(0, N)[None, :]` is M*N), the largest repeated where
-    there are fewer (`offsets[:, None] * offsets[None, :]` of one `tl.arange(0, B)` is B*B)."""
+    at least). A block's dimensions are powers of two, named in shape calls: the largest block
+    is taken as the largest of a size alone, a shape written out, and the product of the
+    `rank` largest sizes given more dimensions (`tl.arange(0, M)[:, None] * tl.arange(0,
+    N)[None, :]` is M*N; where something else is, `offsets[:, None]`, any size may be one),
+    the largest repeated where there are fewer (`offsets[:, None] * offsets[None, :]` of one
+    `tl.arange(0, B)` is B*B)."""
     env = {k: v for k, v in ((k, _integer(v)) for k, v in constexprs.items()) if v is not None}
     kernel = getattr(jit_function, "fn", jit_function)
-    sizes, rank, runs, operations = [], 1, 1, 0
+    sizes, expanded, shapes, rank, runs, operations = [], [], [], 1, 1, 0
     names = frozenset(constexprs)
     for fn in _reached(kernel, constexprs):
         facts = _facts(fn, names) if fn is kernel else _facts(fn)
@@ -112,14 +117,24 @@ def _estimate(jit_function, constexprs: dict) -> tuple[int, int, int]:
             value = _value(expression, scope)
             if value is not None:
                 scope[name] = value
-        sizes += [_value(e, scope) for e in facts.sizes]
+        sizes += _dimensions(facts.sizes, scope)
+        expanded += _dimensions(facts.sizes if facts.spread else facts.expanded, scope)
+        shapes += [_dimensions(shape, scope) for shape in facts.shapes]
         rank = max(rank, facts.rank)
         runs *= _runs(facts.loops, scope)
         operations += facts.operations
-    dimensions = sorted(s for s in sizes if s is not None and 0 < s <= 1 << 31 and not s & (s - 1))
-    dimensions = dimensions or [max([1, *env.values()])]
-    dimensions += [dimensions[-1]] * (rank - len(dimensions))
-    return math.prod(dimensions[-rank:]), runs, operations
+    largest = max(sizes or [max([1, *env.values()])])
+    expanded = sorted(expanded) or [largest]
+    expanded += [expanded[-1]] * (rank - len(expanded))
+    blocks = [largest, math.prod(expanded[-rank:])]
+    blocks += [math.prod(d if d is not None else largest for d in shape) for shape in shapes]
+    return max(blocks), runs, operations
+
+
+def _dimensions(expressions, scope: dict) -> list:
+    """The sizes of `expressions` that can be dimensions: known powers of two."""
+    values = (_value(e, scope) for e in expressions)
+    return [v for v in values if v is not None and 0 < v <= 1 << 31 and not v & (v - 1)]
 
 
 def _runs(loops: tuple, env: dict) -> int:
@@ -249,7 +264,8 @@ _CONDITIONS += (ast.expr_context,)
 
 
 def _read(body: list, dynamic: frozenset, allowed: tuple) -> _Function:
-    sizes, rank, loops, operations = [], 1, [], 0
+    sizes, expanded, shapes, spread, rank, loops, operations = [], [], [], False, 1, [], 0
+    given_dimensions = set()  # the shape calls given more dimensions
     stack = [(node, None) for node in body]
     if body and isinstance(body[-1], ast.Return):  # one return, the last statement
         stack[-1] = (body[-1].value, None) if body[-1].value is not None else (ast.Pass(), None)
@@ -266,11 +282,19 @@ def _read(body: list, dynamic: frozenset, allowed: tuple) -> _Function:
             loop = len(loops) - 1
         elif isinstance(node, ast.Call) and _called(node) in SHAPE_CALLS:
             for argument in [*node.args, *(k.value for k in node.keywords)]:
-                shape = argument.elts if isinstance(argument, ast.List | ast.Tuple) else None
-                rank = max(rank, len(shape or ()))
-                sizes += shape or [argument]
+                if isinstance(argument, ast.List | ast.Tuple):
+                    shapes.append(tuple(argument.elts))
+                    sizes += argument.elts
+                else:
+                    sizes.append(argument)
+                    expanded += [argument] if id(node) in given_dimensions else []
         elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple):
             rank = max(rank, len(node.slice.elts))
+            value = node.value
+            if isinstance(value, ast.Call) and _called(value) in SHAPE_CALLS:
+                given_dimensions.add(id(value))
+            else:
+                spread = True
         operations += isinstance(node, ast.Call | ast.BinOp | ast.UnaryOp | ast.Compare)
         stack += [(child, loop) for child in ast.iter_child_nodes(node)]
     bindings = [
@@ -282,7 +306,8 @@ def _read(body: list, dynamic: frozenset, allowed: tuple) -> _Function:
         and node.value
         and "constexpr" in ast.unparse(node.annotation)
     ]
-    return _Function(tuple(sizes), rank, tuple(loops), operations, tuple(bindings))
+    sizes, expanded, shapes, loops = map(tuple, (sizes, expanded, shapes, loops))
+    return _Function(sizes, expanded, shapes, spread, rank, loops, operations, tuple(bindings))
 
 
 def _dynamic(definition: ast.FunctionDef, constexprs: frozenset) -> frozenset:

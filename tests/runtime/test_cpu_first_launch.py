@@ -101,3 +101,17 @@ def test_constexprs_the_kernel_binds_count_as_sizes():
     """`HALF: tl.constexpr = BLOCK // 2` is a size like BLOCK's: 64 programs of 256 x 32."""
     assert small_before_ir(halves, {"BLOCK": 512, "WIDE": 1})({}, (8, 1, 1))
     assert not small_before_ir(halves, {"BLOCK": 512, "WIDE": 1})({}, (9, 1, 1))
+
+
+@naiad.jit
+def rows_and_columns(x, out, BLOCK: tl.constexpr, ROWS: tl.constexpr, COLUMNS: tl.constexpr):
+    flat = tl.arange(0, BLOCK)
+    tl.store(out + flat, tl.load(x + flat))
+    grid = tl.arange(0, ROWS)[:, None] * COLUMNS + tl.arange(0, COLUMNS)[None, :]
+    tl.store(out + grid, tl.load(x + grid) + 1)
+
+
+def test_a_flat_block_and_a_grid_of_smaller_ones_count_apart():
+    """1,024 flat elements and a 16 x 32 grid: the largest block is 1,024, not 1,024 x 32."""
+    small = small_before_ir(rows_and_columns, {"BLOCK": 1024, "ROWS": 16, "COLUMNS": 32})
+    assert small({}, (64, 1, 1))
