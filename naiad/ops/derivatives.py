@@ -21,6 +21,7 @@ import math
 import torch
 
 from .mirrors import mirrored
+from .second_derivatives import mark_once, reaches
 
 __all__ = ["FORMULAS", "register", "register_formula"]
 
@@ -240,9 +241,22 @@ def _clamp_max(grads, inputs, outputs):
     return N.masked_fill.Scalar(grads[0], N.gt.Scalar(inputs[0], inputs[1]), 0), None
 
 
-@_formula("masked_fill.Scalar")
+@_formula("masked_fill.Scalar", "masked_fill.Tensor")
 def _masked_fill(grads, inputs, outputs):
-    return N.masked_fill.Scalar(grads[0], inputs[1], 0), None, None
+    """The filled places take no gradient; a value tensor (0-dim) takes their sum."""
+    (g,), (_, mask, value) = grads, inputs
+    dvalue = None
+    if isinstance(value, torch.Tensor):
+        dvalue = N.sum.default(N.masked_fill.Scalar(g, N.logical_not(mask), 0))
+    return N.masked_fill.Scalar(g, mask, 0), None, dvalue
+
+
+@_formula("fill.Scalar", "fill.Tensor")
+def _fill(grads, inputs, outputs):
+    """The input is replaced: no gradient; a value tensor (0-dim) takes the gradient's sum."""
+    (g,), value = grads, inputs[1]
+    dvalue = N.sum.default(g) if isinstance(value, torch.Tensor) else None
+    return N.fill.Scalar(g, 0), dvalue
 
 
 @_formula("lerp.Scalar", "lerp.Tensor")
@@ -306,25 +320,38 @@ def _shapes(values):
     return [v.shape if isinstance(v, torch.Tensor) else v for v in values]
 
 
-def _backward(formula):
+def _backward(formula, name: str):
     """The backward of `formula`: gradients of the positional inputs the call passed (autograd
     takes the keyword-only ones as the op's options, and the dispatcher drops trailing ones
-    equal to their defaults: `needs_input_grad` has one entry per input passed)."""
+    equal to their defaults: `needs_input_grad` has one entry per input passed). A formula
+    that calls a backward op without a derivative gives, in a `create_graph` backward,
+    gradients that raise if differentiated (second_derivatives.py)."""
+    once = reaches(formula, _underived)
+    op = name.removeprefix("naiad::")  # as users call it: ops.tanh, ops.attention
 
     def backward(ctx, *grads):
         values = list(ctx.others)
         for i, tensor in zip(ctx.positions, ctx.saved_tensors, strict=True):
             values[i] = tensor
         passed = len(ctx.needs_input_grad)
+        if once and torch.is_grad_enabled():
+            with torch.no_grad():
+                results = tuple(formula(grads, values[: ctx.count], values[ctx.count :]))
+            return mark_once(op, results[:passed], (*grads, *ctx.saved_tensors))
         return tuple(formula(grads, values[: ctx.count], values[ctx.count :]))[:passed]
 
     return backward
 
 
+def _underived(name: str) -> bool:
+    """Whether `name` is a backward op of `torch.ops.naiad` (none has a derivative)."""
+    return "backward" in name and hasattr(N, name)
+
+
 def register_formula(name: str, formula) -> None:
     """Register `formula` (grads, inputs, outputs -> one gradient per input) as the autograd
     of the custom op `name` ("naiad::relu")."""
-    torch.library.register_autograd(name, _backward(formula), setup_context=_saved)
+    torch.library.register_autograd(name, _backward(formula, name), setup_context=_saved)
 
 
 def register() -> frozenset:

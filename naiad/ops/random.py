@@ -19,6 +19,7 @@ from .differentiable import apply
 from .dtypes import Unsupported, tl_dtype
 from .pointwise import pointwise
 from .registry import aten
+from .second_derivatives import differentiable_once
 
 __all__ = ["bernoulli", "dropout", "normal_", "rand", "randn", "uniform_"]
 
@@ -195,6 +196,7 @@ class _Dropout(torch.autograd.Function):
         return out
 
     @staticmethod
+    @differentiable_once("dropout")
     def backward(ctx, grad):
         (keep,) = ctx.saved_tensors
         return native_dropout_backward(grad, keep, ctx.scale), None

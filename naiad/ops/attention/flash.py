@@ -21,6 +21,7 @@ from ...runtime.tensor_descriptor import TensorDescriptor
 from ..allocate import empty
 from ..device_kind import device_kind
 from ..dtypes import Unsupported
+from ..second_derivatives import differentiable_once
 from . import bound
 from .backward import attention_delta, attention_dkdv, attention_dq
 from .forward import attention_forward
@@ -389,6 +390,7 @@ class Attention(torch.autograd.Function):
         return out
 
     @staticmethod
+    @differentiable_once("scaled_dot_product_attention")
     def backward(ctx, grad):
         out, lse = ctx.saved_tensors
         dq, dk, dv = backward(ctx.problem, grad, out, lse)

@@ -11,6 +11,7 @@ from ..differentiable import apply
 from ..reduce.launch import accumulator
 from ..reduce.statistics import moments
 from ..registry import aten
+from ..second_derivatives import differentiable_once
 from ..select import lerp
 from .affine import normalize_affine, reciprocal_root
 from .backward import normalized_backward
@@ -85,6 +86,7 @@ class _BatchNorm(torch.autograd.Function):
         return out
 
     @staticmethod
+    @differentiable_once("batch_norm")
     def backward(ctx, grad):
         input, weight, running_mean, running_var, mean, invstd = ctx.saved_tensors
         mask = [ctx.needs_input_grad[0], ctx.needs_input_grad[3], ctx.needs_input_grad[4]]

@@ -10,6 +10,7 @@ from ..differentiable import apply
 from ..reduce.launch import accumulator
 from ..reduce.statistics import moments
 from ..registry import aten
+from ..second_derivatives import differentiable_once
 from .affine import normalize_affine, reciprocal_root
 from .backward import normalized_backward
 
@@ -61,6 +62,7 @@ class _GroupNorm(torch.autograd.Function):
         return out
 
     @staticmethod
+    @differentiable_once("group_norm")
     def backward(ctx, grad):
         input, mean, rstd, weight = ctx.saved_tensors
         mask = [ctx.needs_input_grad[0], ctx.needs_input_grad[2], ctx.needs_input_grad[3]]

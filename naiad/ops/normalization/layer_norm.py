@@ -23,6 +23,7 @@ from ..reduce.kernels import _row_moments, _rows
 from ..reduce.launch import accumulator, blocks, launch_rows
 from ..reduce.rows import as_rows
 from ..registry import aten
+from ..second_derivatives import differentiable_once
 from .backward import normalized_backward
 
 __all__ = ["layer_norm"]
@@ -174,6 +175,7 @@ class _LayerNorm(torch.autograd.Function):
         return out
 
     @staticmethod
+    @differentiable_once("layer_norm")
     def backward(ctx, grad):
         input, mean, rstd, weight, bias = ctx.saved_tensors
         mask = [ctx.needs_input_grad[0], ctx.needs_input_grad[2], ctx.needs_input_grad[3]]

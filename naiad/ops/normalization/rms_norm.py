@@ -22,6 +22,7 @@ from ..reduce.kernels import _rows
 from ..reduce.launch import accumulator, blocks, launch_rows
 from ..reduce.rows import as_rows
 from ..registry import aten
+from ..second_derivatives import differentiable_once
 from .layer_norm import flat_parameter
 
 __all__ = ["rms_norm"]
@@ -152,6 +153,7 @@ class _RmsNorm(torch.autograd.Function):
         return out
 
     @staticmethod
+    @differentiable_once("rms_norm")
     def backward(ctx, grad):
         input, rstd, weight = ctx.saved_tensors
         weight_grad = weight is not None and ctx.needs_input_grad[2]

@@ -22,6 +22,7 @@ from ..reduce.kernels import _max, _row_max, _row_sum_exp, _rows
 from ..reduce.launch import accumulator, blocks, launch_rows
 from ..reduce.rows import as_rows, normalized_dims
 from ..registry import aten
+from ..second_derivatives import differentiable_once
 
 __all__ = ["log_softmax", "softmax"]
 
@@ -238,6 +239,7 @@ class _Softmax(torch.autograd.Function):
         return output
 
     @staticmethod
+    @differentiable_once("softmax")
     def backward(ctx, grad):
         (output,) = ctx.saved_tensors
         return _backward(grad, output, ctx.dim, ctx.input_dtype, ctx.log), None, None, None

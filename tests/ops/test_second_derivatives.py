@@ -1,0 +1,91 @@
+"""Gradients of gradients through naiad.ops (second_derivatives.py): a direct call whose
+backward is a fused kernel without a derivative gives, with `create_graph=True`, the right
+first gradient and a second one that raises naming the op, where it came out as zero without
+an error; one whose gradient is made of differentiable ops gives float64 torch's second
+derivative; under naiad.ops.use() torch's formulas give every second derivative. Also the
+first derivatives of masked_fill and fill by a value tensor (the value's gradient was dropped)."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import naiad.ops as ops
+
+
+def _inputs(seed: int):
+    g = torch.Generator().manual_seed(seed)
+    x = torch.randn(4, 16, generator=g, dtype=torch.float64, requires_grad=True)
+    weights = torch.randn(4, 16, generator=g, dtype=torch.float64)
+    return x, weights
+
+
+def _gradient(fn, x, weights):
+    (first,) = torch.autograd.grad((fn(x) * weights).sum(), x, create_graph=True)
+    return first
+
+
+ONCE = {
+    "tanh": (ops.tanh, torch.tanh),
+    "silu": (ops.silu, F.silu),
+    "relu": (ops.relu, torch.relu),
+    "softmax": (lambda x: ops.softmax(x, -1), lambda x: torch.softmax(x, -1)),
+    "log_softmax": (lambda x: ops.log_softmax(x, -1), lambda x: torch.log_softmax(x, -1)),
+    "layer_norm": (lambda x: ops.layer_norm(x, [16]), lambda x: F.layer_norm(x, [16])),
+    "rms_norm": (lambda x: ops.rms_norm(x, [16]), lambda x: F.rms_norm(x, [16])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ONCE))
+def test_a_second_derivative_through_a_fused_backward_raises(name):
+    ours, theirs = ONCE[name]
+    x, weights = _inputs(3)
+    first = _gradient(ours, x, weights)
+    torch.testing.assert_close(first, _gradient(theirs, x, weights))  # the first one is right
+    with pytest.raises(RuntimeError, match=r"second derivative of \w+ is not implemented"):
+        torch.autograd.grad((first * weights).sum(), x)
+    # mixed with a differentiable part, the whole second backward raises too (it dropped it)
+    with pytest.raises(RuntimeError, match=r"naiad\.ops: the second derivative"):
+        torch.autograd.grad((first * weights).sum() + (x**3).sum(), x)
+
+
+TWICE = {
+    "exp": (ops.exp, torch.exp),
+    "sin": (ops.sin, torch.sin),
+    "mul": (lambda x: ops.mul(x, x), lambda x: x * x),
+    "div": (lambda x: ops.div(x, ops.add(ops.mul(x, x), 1.0)), lambda x: x / (x * x + 1.0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TWICE))
+def test_a_gradient_made_of_differentiable_ops_differentiates_again(name):
+    ours, theirs = TWICE[name]
+    x, weights = _inputs(5)
+    (second,) = torch.autograd.grad((_gradient(ours, x, weights) * weights).sum(), x)
+    (expected,) = torch.autograd.grad((_gradient(theirs, x, weights) * weights).sum(), x)
+    torch.testing.assert_close(second, expected)
+
+
+@pytest.mark.parametrize("name", ["tanh", "softmax", "layer_norm"])
+def test_under_the_switch_torchs_formulas_give_second_derivatives(name):
+    _, theirs = ONCE[name]
+    x, weights = _inputs(7)
+    (expected,) = torch.autograd.grad((_gradient(theirs, x, weights) * weights).sum(), x)
+    with ops.use():
+        (second,) = torch.autograd.grad((_gradient(theirs, x, weights) * weights).sum(), x)
+    torch.testing.assert_close(second, expected)
+
+
+def test_masked_fill_and_fill_by_a_value_tensor_differentiate_the_value():
+    x, weights = _inputs(11)
+    mask = torch.rand(4, 16, generator=torch.Generator().manual_seed(1)) > 0.5
+    row_mask = mask[0]  # broadcast along the rows
+    value = torch.tensor(0.75, dtype=torch.float64, requires_grad=True)
+    for ours, theirs in (
+        (lambda: ops.masked_fill(x, mask, value), lambda: torch.masked_fill(x, mask, value)),
+        (lambda: ops.masked_fill(x, row_mask, value), lambda: x.masked_fill(row_mask, value)),
+        (lambda: ops.fill(x, value), lambda: torch.fill(x, value)),
+    ):
+        got = torch.autograd.grad((ours() * weights).sum(), [x, value])
+        expected = torch.autograd.grad((theirs() * weights).sum(), [x, value])
+        for a, b in zip(got, expected, strict=True):
+            torch.testing.assert_close(a, b)
