@@ -195,6 +195,29 @@ def _flat(grads, inputs, outputs):
     return (N.fill.Scalar(grads[0], 0),)
 
 
+def _refusing(overload: str, advice: str):
+    """A formula for an op torch does not differentiate either (or only under another name):
+    its backward raises, where torch's fallback would leave its inputs without a gradient."""
+    op = overload.split(".")[0]
+
+    def formula(grads, inputs, outputs):
+        raise RuntimeError(f"naiad.ops: the derivative of {op} is not implemented{advice}")
+
+    return formula
+
+
+for _overload in ("floor_divide.default", "floor_divide.Scalar", "remainder.Scalar_Tensor"):
+    FORMULAS[_overload] = _refusing(_overload, " (nor is it in torch)")
+for _overload in (  # (the CPU flash overload's keyword-only mask takes no formula)
+    "_scaled_dot_product_flash_attention.default",
+    "_scaled_dot_product_efficient_attention.default",
+    "_scaled_dot_product_cudnn_attention.default",
+):
+    FORMULAS[_overload] = _refusing(
+        _overload, " through this custom op: call naiad.ops.scaled_dot_product_attention"
+    )
+
+
 @_formula("div.Tensor_mode", "div.Scalar_mode")
 def _rounded_div(grads, inputs, outputs):
     """A rounded quotient is flat where it is differentiable: zeros, as ATen gives."""

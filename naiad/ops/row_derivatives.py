@@ -71,6 +71,14 @@ def _extreme(grads, inputs, outputs):
     return share, None, None
 
 
+@_formula("max.default", "min.default")
+def _whole_extreme(grads, inputs, outputs):
+    """The gradient of the one extreme of all elements, shared among its ties as ATen does."""
+    (x,) = inputs
+    at = N.eq.Tensor(x, outputs[0])
+    return (N.div.Tensor(N.mul.Tensor(grads[0], at), N.sum.default(at)),)
+
+
 @_formula("logsumexp.default")
 def _logsumexp(grads, inputs, outputs):
     x, dims, keepdim = inputs

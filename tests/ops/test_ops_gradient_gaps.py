@@ -1,9 +1,12 @@
-"""Gradients of gradients through naiad.ops (second_derivatives.py): a direct call whose
-backward is a fused kernel without a derivative gives, with `create_graph=True`, the right
-first gradient and a second one that raises naming the op, where it came out as zero without
-an error; one whose gradient is made of differentiable ops gives float64 torch's second
-derivative; under naiad.ops.use() torch's formulas give every second derivative. Also the
-first derivatives of masked_fill and fill by a value tensor (the value's gradient was dropped)."""
+"""Gradients through naiad.ops that were silently wrong, each now right or an error.
+
+Second derivatives (second_derivatives.py): a direct call whose backward is a fused kernel
+without a derivative gives, with `create_graph=True`, the right first gradient and a second one
+that raises naming the op, where it came out as zero without an error; one whose gradient is
+made of differentiable ops gives float64 torch's second derivative; under naiad.ops.use()
+torch's formulas give every second derivative. First derivatives: masked_fill and fill by a
+value tensor give the value its gradient; max and min of all elements share theirs among ties;
+an op without a derivative raises where its part of a gradient was dropped."""
 
 import pytest
 import torch
@@ -89,3 +92,31 @@ def test_masked_fill_and_fill_by_a_value_tensor_differentiate_the_value():
         expected = torch.autograd.grad((theirs() * weights).sum(), [x, value])
         for a, b in zip(got, expected, strict=True):
             torch.testing.assert_close(a, b)
+
+
+def test_the_extreme_of_all_elements_shares_its_gradient_among_ties():
+    g = torch.Generator().manual_seed(13)
+    x = torch.randint(-3, 4, (5, 7), generator=g).to(torch.float64).requires_grad_()
+    for ours, theirs in ((ops.max, torch.max), (ops.min, torch.min)):
+        (got,) = torch.autograd.grad(ours(x) * 1.5, x)
+        (expected,) = torch.autograd.grad(theirs(x) * 1.5, x)
+        assert (expected > 0).sum() > 1  # ties among the extremes
+        torch.testing.assert_close(got, expected)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x: ops.floor_divide(x, 2.0),
+        lambda x: ops.remainder(3.0, x),
+        lambda x: torch.ops.naiad._scaled_dot_product_efficient_attention(
+            *[x.float()[None, None]] * 3, None, False
+        )[0],
+    ],
+    ids=["floor_divide", "remainder_of_a_scalar", "attention_custom_op"],
+)
+def test_an_op_without_a_derivative_raises_instead_of_dropping_its_part(call):
+    """Mixed with a differentiable term, the op's part would have been dropped silently."""
+    x, _ = _inputs(17)
+    with pytest.raises(RuntimeError, match=r"naiad\.ops: the derivative of \w+ is not implemented"):
+        torch.autograd.grad(call(x).sum() + (x**2).sum(), x)
