@@ -8,9 +8,14 @@ from test_user_kernels import run_program
 pytest.importorskip("torch")
 
 
-def test_pointwise_and_softmax_match_eager():
-    seen = run_program("inductor_cpu.py", "pointwise", "softmax")
-    assert seen == {"inductor sees triton": "True", "pointwise": "True", "softmax": "True"}
+def test_pointwise_softmax_and_naiad_ops_match_eager():
+    seen = run_program("inductor_cpu.py", "pointwise", "softmax", "naiad_ops")
+    assert seen == {
+        "inductor sees triton": "True",
+        "pointwise": "True",
+        "softmax": "True",
+        "naiad_ops": "True True",  # naiad.ops' direct calls: forward, and backward
+    }
 
 
 @pytest.mark.full

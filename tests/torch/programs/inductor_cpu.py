@@ -76,6 +76,21 @@ class Block(torch.nn.Module):
         return x + self.mlp(self.norm2(x))
 
 
+class NaiadOps(torch.nn.Module):
+    """naiad.ops' direct calls in Inductor's graph: custom ops it calls as they are, their
+    gradients through their formulas and autograd functions."""
+
+    def __init__(self, d=48):
+        super().__init__()
+        self.weight = torch.nn.Parameter(torch.randn(d))
+
+    def forward(self, x):
+        import naiad.ops as ops
+
+        scaled = ops.softmax(ops.mul(x, self.weight), -1)
+        return ops.add(scaled, ops.silu(ops.layer_norm(x, [x.shape[-1]])))
+
+
 CASES = {
     "pointwise": (pointwise, lambda: (torch.randn(1000, 37),)),
     "softmax": (softmax, lambda: (torch.randn(37, 101),)),
@@ -95,6 +110,7 @@ CASES = {
     "matmul_epilogue": (matmul_epilogue, lambda: (torch.randn(128, 96), torch.randn(96, 160))),
     "mlp": (MLP, lambda: (torch.randn(8, 64),)),
     "block": (Block, lambda: (torch.randn(2, 16, 64),)),
+    "naiad_ops": (NaiadOps, lambda: (torch.randn(24, 48),)),
 }
 
 
