@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import types as pytypes
 
 from .. import errors, ir
 from ..language import constructs, core
@@ -34,7 +33,7 @@ from ..language.active_semantic import unused_result_error
 from .calls import CallsMixin
 from .control_flow import NOT_RETURNED, ControlFlowMixin
 from .expressions import BINARY_OPERATORS, ExpressionsMixin
-from .source import FunctionSource, names_constexpr
+from .source import FunctionSource, names_constexpr, readable_global
 
 
 class CodeGenerator(ExpressionsMixin, ControlFlowMixin, CallsMixin, ast.NodeVisitor):
@@ -158,7 +157,7 @@ class CodeGenerator(ExpressionsMixin, ControlFlowMixin, CallsMixin, ast.NodeVisi
         if isinstance(value, core.constexpr | t.dtype) or getattr(value, "__naiad_jit__", False):
             self.unit.globals_used[(self.source.fn.__module__, name)] = value
             return
-        if isinstance(value, pytypes.ModuleType) or callable(value):
+        if readable_global(value):
             return
         raise NameError(
             f"Cannot access global variable {name} from within a kernel: kernels can only read "

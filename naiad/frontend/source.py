@@ -15,10 +15,11 @@ import inspect
 import linecache
 import textwrap
 import threading
+import types
 from dataclasses import dataclass, field
 
 from .. import errors, ir
-from ..language import constructs, core
+from ..language import constructs, core, dtypes
 from ..source_locations import check_parse, source_lines
 
 
@@ -72,6 +73,23 @@ class FunctionSource:
             self._facts["refusal"] = constructs.first_refusal(self.definition)
         return self._facts["refusal"]
 
+    def forbidden_global(self) -> str | None:
+        """The first global the function reads that a kernel may not (`readable_global`; a
+        name it never binds, nor its closure, nor its parameters), or None. The code generator
+        refuses it where met; a launch that builds no IR asks first (cpu_first_launch.py)."""
+        if "free" not in self._facts:
+            bound = {a.arg for a in ast.walk(self.definition.args) if isinstance(a, ast.arg)}
+            bound |= set(self.stored_names(self.definition.body, self.definition))
+            bound |= set(self.fn.__code__.co_freevars)
+            nodes = (n for statement in self.definition.body for n in _walk_body(statement))
+            free = (n.id for n in nodes if isinstance(n, ast.Name) and n.id not in bound)
+            self._facts["free"] = tuple(dict.fromkeys(free))
+        module_globals = self.globals
+        for name in self._facts["free"]:
+            if name in module_globals and not readable_global(module_globals[name]):
+                return name
+        return None
+
     def contains_return(self, node: ast.AST) -> bool:
         """Whether `node` holds a `return` (nested function definitions aside)."""
         key = ("return", id(node))
@@ -91,6 +109,14 @@ class FunctionSource:
                         names.add(n.id)
             self._facts[key] = frozenset(names)
         return self._facts[key]
+
+
+def readable_global(value) -> bool:
+    """Whether a kernel may read a global holding `value`: a compile-time fact, as in Triton (a
+    constexpr, a dtype, a jit function, a module, a function or a class)."""
+    if isinstance(value, core.constexpr | dtypes.dtype) or getattr(value, "__naiad_jit__", False):
+        return True
+    return isinstance(value, types.ModuleType) or callable(value)
 
 
 def _walk_body(node: ast.AST):

@@ -110,8 +110,9 @@ def _estimate(jit_function, constexprs: dict) -> tuple[int, int, int]:
     names = frozenset(constexprs)
     for fn in _reached(kernel, constexprs):
         facts = _facts(fn, names) if fn is kernel else _facts(fn)
-        if facts is None:
-            raise _Unreadable
+        source = function_source(fn)
+        if facts is None or (source.is_user and source.forbidden_global() is not None):
+            raise _Unreadable  # (the frontend refuses a global the interpreter would read)
         scope = dict(env) if fn is kernel else {}
         for name, expression in facts.bindings:  # `HALF: tl.constexpr = BLOCK // 2`
             value = _value(expression, scope)

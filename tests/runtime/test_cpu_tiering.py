@@ -454,7 +454,10 @@ def _error_of(launch, tiering: str) -> BaseException:
     return info.value
 
 
-@pytest.mark.parametrize("case", ["shapes", "bitwise", "two_returns", "two_values"])
+PLAIN_GLOBAL = 3  # not a tl.constexpr: a kernel may not read it
+
+
+@pytest.mark.parametrize("case", ["shapes", "bitwise", "two_returns", "two_values", "a_global"])
 def test_a_kernel_the_compiler_refuses_fails_its_first_launch_as_when_compiled(case):
     """Whether tiered before its TTIR (a straight kernel: its interpreted launch fails, and
     the frontend's error is raised) or after (a kernel whose `if` on a tensor the frontend
@@ -486,9 +489,12 @@ def test_a_kernel_the_compiler_refuses_fails_its_first_launch_as_when_compiled(c
         x = tl.load(out)
         tl.store(out, x if x > 0 else 1)
 
-    kernel = {"shapes": shapes, "bitwise": bitwise, "two_returns": two_returns}.get(
-        case, two_values
-    )
+    @naiad.jit
+    def a_global(out):  # the interpreter would read it: the frontend refuses it
+        tl.store(out + tl.arange(0, 16), tl.arange(0, 16) * PLAIN_GLOBAL)
+
+    kernels = [shapes, bitwise, two_returns, two_values, a_global]
+    kernel = {k.__name__: k for k in kernels}[case]
     out = np.ones(64, np.float32)
     tiered = _error_of(lambda: kernel[(1,)](out), "auto")
     kernel.forget_compiled()
