@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import ast
 import collections
+import inspect
 import math
 import operator
 import types
@@ -176,7 +177,8 @@ def _function_of(value):
 
 
 def _resolve(node, scope: dict):
-    """The object a Name or an attribute chain of modules names (None if it names none)."""
+    """The object a Name or an attribute chain names (None if it names none; an object's
+    attributes read without running its code: `helpers.twice`)."""
     if isinstance(node, ast.Name):
         return scope.get(node.id)
     if not isinstance(node, ast.Attribute):
@@ -184,7 +186,7 @@ def _resolve(node, scope: dict):
     base = _resolve(node.value, scope)
     if isinstance(base, types.ModuleType):
         return getattr(base, node.attr, None)
-    return None
+    return None if base is None else inspect.getattr_static(base, node.attr, None)
 
 
 def _closure(fn) -> dict:
@@ -278,6 +280,8 @@ def _read(body: list, dynamic: frozenset, allowed: tuple) -> _Function:
             raise _Unreadable
         if isinstance(node, ast.BoolOp) and not _static(node, dynamic):
             raise _Unreadable
+        if isinstance(node, ast.Call) and not isinstance(node.func, ast.Name | ast.Attribute):
+            raise _Unreadable  # (`table[i](x)`: a callee the reading cannot follow)
         if isinstance(node, ast.For):
             loops.append((_range_arguments(node.iter), loop))
             loop = len(loops) - 1

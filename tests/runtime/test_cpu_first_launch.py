@@ -1,6 +1,8 @@
 """A first launch's size told from its kernel's AST (runtime/cpu_first_launch.py): which kernels
 it reads, and what it says of their blocks and loops."""
 
+import types
+
 import naiad
 import naiad.language as tl
 from naiad.runtime.cpu_first_launch import small_before_ir
@@ -115,3 +117,26 @@ def test_a_flat_block_and_a_grid_of_smaller_ones_count_apart():
     """1,024 flat elements and a 16 x 32 grid: the largest block is 1,024, not 1,024 x 32."""
     small = small_before_ir(rows_and_columns, {"BLOCK": 1024, "ROWS": 16, "COLUMNS": 32})
     assert small({}, (64, 1, 1))
+
+
+def test_a_jit_function_an_object_holds_is_read_too():
+    """`helpers.typed_helper(v)`: reached through the object's attribute, and read."""
+    helpers = types.SimpleNamespace(typed_helper=typed_helper, helper=helper)
+
+    @naiad.jit
+    def through_an_object(x, out, BLOCK: tl.constexpr):
+        offsets = tl.arange(0, BLOCK)
+        tl.store(out + offsets, helpers.typed_helper(tl.load(x + offsets)))
+
+    assert small_before_ir(through_an_object, {"BLOCK": 64}) is None
+
+
+def test_a_callee_the_reading_cannot_follow_is_left_to_the_ttir():
+    table = {"helper": helper}
+
+    @naiad.jit
+    def through_a_table(x, out, BLOCK: tl.constexpr):
+        offsets = tl.arange(0, BLOCK)
+        tl.store(out + offsets, table["helper"](tl.load(x + offsets), True))
+
+    assert small_before_ir(through_a_table, {"BLOCK": 64}) is None

@@ -7,7 +7,6 @@ its test, so that no other test has compiled it."""
 import ast
 import threading
 import time
-import types
 
 import numpy as np
 import pytest
@@ -349,21 +348,22 @@ def test_the_worker_runs_the_frontend_on_sources_parsed_at_the_launch(monkeypatc
 
 
 def test_a_jit_function_the_ast_does_not_name_is_parsed_by_a_launch(monkeypatch):
-    """A kernel calling a jit function through an object's attribute, which the first
-    launch's AST reading does not follow: the worker refuses to parse its source (its compile
-    fails there), and the next launch compiles the kernel itself, right."""
+    """A kernel calling a jit function a class holds as a static method, which the first
+    launch's AST reading does not follow (it reads no attribute through a descriptor): the
+    worker refuses to parse its source (its compile fails there), and the next launch compiles
+    the kernel itself, right."""
     parsing = _parsing_threads(monkeypatch)
 
-    @naiad.jit
-    def twice(v):
-        return v * 2
-
-    helpers = types.SimpleNamespace(twice=twice)
+    class Helpers:
+        @staticmethod
+        @naiad.jit
+        def twice(v):
+            return v * 2
 
     @naiad.jit
     def doubled(x, out, BLOCK: tl.constexpr):
         offsets = tl.arange(0, BLOCK)
-        tl.store(out + offsets, helpers.twice(tl.load(x + offsets)))
+        tl.store(out + offsets, Helpers.twice(tl.load(x + offsets)))
 
     monkeypatch.setattr(cpu_tiering, "QUIET_S", 0.0)
     x = np.random.default_rng(8).standard_normal(32).astype(np.float32)
