@@ -43,14 +43,8 @@ SHAPE_CALLS = frozenset(
     | {"make_tensor_descriptor", "histogram", "zeros_like", "full_like"}
 )
 RANGES = frozenset({"static_range"})  # unrolled: no carried values for the frontend to join
-_OPERATORS = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.FloorDiv: operator.floordiv,
-    ast.LShift: operator.lshift,
-    ast.Pow: operator.pow,
-}
+_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul}
+_OPERATORS |= {ast.FloorDiv: operator.floordiv, ast.LShift: operator.lshift, ast.Pow: operator.pow}
 _COMPARISONS = {
     ast.Eq: operator.eq,
     ast.NotEq: operator.ne,
@@ -186,7 +180,8 @@ def _resolve(node, scope: dict):
     base = _resolve(node.value, scope)
     if isinstance(base, types.ModuleType):
         return getattr(base, node.attr, None)
-    return None if base is None else inspect.getattr_static(base, node.attr, None)
+    found = None if base is None else inspect.getattr_static(base, node.attr, None)
+    return found.__func__ if isinstance(found, staticmethod) else found
 
 
 def _closure(fn) -> dict:

@@ -140,3 +140,15 @@ def test_a_callee_the_reading_cannot_follow_is_left_to_the_ttir():
         tl.store(out + offsets, table["helper"](tl.load(x + offsets), True))
 
     assert small_before_ir(through_a_table, {"BLOCK": 64}) is None
+
+
+def test_a_jit_function_a_class_holds_as_a_static_method_is_read_too():
+    class Helpers:
+        typed = staticmethod(typed_helper)
+
+    @naiad.jit
+    def through_a_class(x, out, BLOCK: tl.constexpr):
+        offsets = tl.arange(0, BLOCK)
+        tl.store(out + offsets, Helpers.typed(tl.load(x + offsets)))
+
+    assert small_before_ir(through_a_class, {"BLOCK": 64}) is None

@@ -347,23 +347,23 @@ def test_the_worker_runs_the_frontend_on_sources_parsed_at_the_launch(monkeypatc
     np.testing.assert_array_equal(out, x * np.float32(3.0) + y)
 
 
-def test_a_jit_function_the_ast_does_not_name_is_parsed_by_a_launch(monkeypatch):
-    """A kernel calling a jit function a class holds as a static method, which the first
-    launch's AST reading does not follow (it reads no attribute through a descriptor): the
-    worker refuses to parse its source (its compile fails there), and the next launch compiles
-    the kernel itself, right."""
-    parsing = _parsing_threads(monkeypatch)
+def test_a_source_the_launch_did_not_parse_fails_the_worker_not_the_kernel(monkeypatch):
+    """A jit function whose source the first launch did not parse (here: its reading of the
+    kernel's names stubbed out): the worker refuses to parse it, so its compile fails there,
+    and the next launch compiles the kernel itself, right."""
+    from naiad.runtime import cpu_first_launch
 
-    class Helpers:
-        @staticmethod
-        @naiad.jit
-        def twice(v):
-            return v * 2
+    parsing = _parsing_threads(monkeypatch)
+    monkeypatch.setattr(cpu_first_launch, "_names", lambda fn: ())
+
+    @naiad.jit
+    def twice(v):
+        return v * 2
 
     @naiad.jit
     def doubled(x, out, BLOCK: tl.constexpr):
         offsets = tl.arange(0, BLOCK)
-        tl.store(out + offsets, Helpers.twice(tl.load(x + offsets)))
+        tl.store(out + offsets, twice(tl.load(x + offsets)))
 
     monkeypatch.setattr(cpu_tiering, "QUIET_S", 0.0)
     x = np.random.default_rng(8).standard_normal(32).astype(np.float32)
