@@ -105,9 +105,11 @@ def _estimate(jit_function, constexprs: dict) -> tuple[int, int, int]:
     names = frozenset(constexprs)
     for fn in _reached(kernel, constexprs):
         facts = _facts(fn, names) if fn is kernel else _facts(fn)
-        source = function_source(fn)
-        if facts is None or (source.is_user and source.forbidden_global() is not None):
-            raise _Unreadable  # (the frontend refuses a global the interpreter would read)
+        if facts is None:
+            raise _Unreadable
+        source = function_source(fn)  # (a global the interpreter would read, the frontend not)
+        if source.is_user and source.forbidden_global() is not None:
+            raise _Unreadable
         scope = dict(env) if fn is kernel else {}
         for name, expression in facts.bindings:  # `HALF: tl.constexpr = BLOCK // 2`
             value = _value(expression, scope)
@@ -115,7 +117,7 @@ def _estimate(jit_function, constexprs: dict) -> tuple[int, int, int]:
                 scope[name] = value
         sizes += _dimensions(facts.sizes, scope)
         expanded += _dimensions(facts.sizes if facts.spread else facts.expanded, scope)
-        shapes += [_dimensions(shape, scope) for shape in facts.shapes]
+        shapes += [[_value(e, scope) for e in shape] for shape in facts.shapes]
         rank = max(rank, facts.rank)
         runs *= _runs(facts.loops, scope)
         operations += facts.operations
@@ -123,7 +125,7 @@ def _estimate(jit_function, constexprs: dict) -> tuple[int, int, int]:
     expanded = sorted(expanded) or [largest]
     expanded += [expanded[-1]] * (rank - len(expanded))
     blocks = [largest, math.prod(expanded[-rank:])]
-    blocks += [math.prod(d if d is not None else largest for d in shape) for shape in shapes]
+    blocks += [math.prod(largest if d is None else max(d, 1) for d in shape) for shape in shapes]
     return max(blocks), runs, operations
 
 
