@@ -425,6 +425,25 @@ def test_logical_operators_on_constexprs(gen):
 
 
 @naiad.jit
+def _chained_comparison_kernel(x_ptr, lo, z_ptr, w_ptr, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    x = tl.load(x_ptr + offs)
+    tl.store(z_ptr + offs, lo < x <= 2 * lo != x)  # a chain of three, elementwise
+    if 0 < N <= 64:  # a chain of constexprs: plain Python
+        tl.store(w_ptr + offs, -lo <= x < lo)
+
+
+def test_chained_comparisons_are_elementwise(gen):
+    """`a < b <= c` joins its comparisons with an elementwise `and` (the compiler's reading;
+    the interpreter would have asked a tensor for its truth)."""
+    x = numpy_random(32, "int32", gen, -40, 40)
+    z, w = poisoned(32, "int1"), poisoned(32, "int1")
+    _chained_comparison_kernel[(1,)](x, 10, z, w, N=32)
+    assert_exact(z, (x > 10) & (x <= 20) & (x != 20), "<")
+    assert_exact(w, (x >= -10) & (x < 10), "<")
+
+
+@naiad.jit
 def _logic_of_ints_kernel(x_ptr, z_ptr, N: tl.constexpr, CASE: tl.constexpr):
     offs = tl.arange(0, N)
     x = tl.load(x_ptr + offs)

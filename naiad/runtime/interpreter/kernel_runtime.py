@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import operator
 import warnings
 
 from ... import errors
@@ -130,6 +131,33 @@ def is_(lhs, rhs):
 
 def is_not(lhs, rhs):
     return core._unwrap_if_constexpr(lhs) is not core._unwrap_if_constexpr(rhs)
+
+
+_COMPARISONS = {
+    "Lt": operator.lt, "LtE": operator.le, "Gt": operator.gt, "GtE": operator.ge,
+    "Eq": operator.eq, "NotEq": operator.ne, "Is": is_, "IsNot": is_not,
+    "In": lambda a, b: a in b, "NotIn": lambda a, b: a not in b,
+}  # fmt: skip
+
+
+def compared(left, ops: tuple, *comparators):
+    """A chained comparison (`left < b <= c`, the comparators as thunks) as the compiler reads
+    it: each comparison in turn, its right operand evaluated first; joined by an elementwise
+    `and` where either side is a tensor, else ended by the first false one."""
+    result, lhs = None, left
+    for op, comparator in zip(ops, comparators, strict=True):
+        rhs = comparator()
+        value = _COMPARISONS[op](lhs, rhs)
+        if result is None:
+            result = value
+        elif isinstance(result, core.tensor) or isinstance(value, core.tensor):
+            result = core.current_semantic().logical_and(result, value)
+        elif not result:
+            return result
+        else:
+            result = value
+        lhs = rhs
+    return result
 
 
 def device_assert(cond, msg=""):

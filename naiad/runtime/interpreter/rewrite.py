@@ -1,12 +1,14 @@
 """Rewrite a kernel's Python source so that running it as Python follows the compiler's semantics.
 
-Running a kernel as plain Python would differ from compiling it in ten places, each rewritten here
-(positions are kept, so tracebacks, `print` and `breakpoint()` point at the user's own lines):
+Running a kernel as plain Python would differ from compiling it in eleven places, each rewritten
+here (positions are kept, so tracebacks, `print` and `breakpoint()` point at the user's own
+lines):
 
 - `x = 0` gives `x` the compiler's type (int32), so later `x += big` wraps as on the GPU;
 - `for i in range(...)` yields typed induction variables (see `tl.range`);
 - `a and b`, `a or b`, `not a` on tensors are elementwise logic, not Python truthiness;
 - `a is b` compares the values of constexprs (`BLOCK is None` for a constexpr None);
+- a chained comparison (`0 < x < 4`) on tensors is the elementwise `and` of its comparisons;
 - `if` on a one-element block branches on its element, with a warning (if_conditions.py);
 - a tensor assigned before a `for` / `while` loop and in its body must keep its type;
 - `assert cond, msg` is `tl.device_assert(cond, msg)` (checked in debug mode only);
@@ -168,8 +170,14 @@ class _KernelTransformer(ast.NodeTransformer):
     def visit_Compare(self, node):
         # `x is None` compares the values of constexprs, as the compiler does (`BLOCK is None`
         # holds for a constexpr parameter given None).
+        # A chain (`0 < x < 4`) joins its comparisons elementwise where one is a tensor, as
+        # the compiler does, where Python's `and` would ask a tensor for its truth.
         self.generic_visit(node)
-        if len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)):
+        if len(node.ops) > 1:
+            names = ast.Constant(tuple(type(op).__name__ for op in node.ops))
+            thunks = [ast.copy_location(ast.Lambda(_no_args(), c), c) for c in node.comparators]
+            return self._call("compared", node, node.left, names, *thunks)
+        if isinstance(node.ops[0], (ast.Is, ast.IsNot)):
             name = "is_" if isinstance(node.ops[0], ast.Is) else "is_not"
             return self._call(name, node, node.left, node.comparators[0])
         return node
