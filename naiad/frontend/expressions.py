@@ -14,6 +14,7 @@ import operator
 
 from .. import errors
 from ..language import core
+from ..language.comparisons import COMPARISONS, joined
 from ..language.literals import attribute_of
 from .calls import is_jit
 
@@ -31,16 +32,6 @@ BINARY_OPERATORS = {
     ast.BitXor: operator.xor,
     ast.BitAnd: operator.and_,
     ast.MatMult: operator.matmul,
-}
-_COMPARISONS = {
-    ast.Eq: operator.eq,
-    ast.NotEq: operator.ne,
-    ast.Lt: operator.lt,
-    ast.LtE: operator.le,
-    ast.Gt: operator.gt,
-    ast.GtE: operator.ge,
-    ast.In: lambda a, b: a in b,
-    ast.NotIn: lambda a, b: a not in b,
 }
 # Each unary operator: the function applying it, the method it calls, its symbol (for the error
 # of an operand without that method).
@@ -155,21 +146,14 @@ class ExpressionsMixin:
         return result
 
     def visit_Compare(self, node):
-        lhs = self.visit(node.left)
-        result = None
-        for op, right in zip(node.ops, node.comparators):
-            rhs = self.visit(right)
-            value = self._compare(op, lhs, rhs)
-            if result is None:
-                result = value
-            elif isinstance(result, core.tensor) or isinstance(value, core.tensor):
-                result = self.semantic.logical_and(result, value)
-            elif not result:
-                return result
-            else:
-                result = value
-            lhs = rhs
-        return result
+        def values():
+            lhs = self.visit(node.left)
+            for op, right in zip(node.ops, node.comparators):
+                rhs = self.visit(right)
+                yield self._compare(op, lhs, rhs)
+                lhs = rhs
+
+        return joined(values(), self.semantic.logical_and)
 
     def _compare(self, op, lhs, rhs):
         if isinstance(op, ast.Is | ast.IsNot):
@@ -177,7 +161,7 @@ class ExpressionsMixin:
             if self.rewritten:
                 lhs, rhs = _unwrap(lhs), _unwrap(rhs)
             return (lhs is rhs) == isinstance(op, ast.Is)
-        return _COMPARISONS[type(op)](lhs, rhs)
+        return COMPARISONS[type(op)](lhs, rhs)
 
     def visit_IfExp(self, node):
         cond = self.visit(node.test)

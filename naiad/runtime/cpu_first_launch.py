@@ -35,6 +35,7 @@ import types
 from dataclasses import dataclass
 
 from ..frontend.source import function_source
+from ..language.comparisons import ORDERINGS
 from . import cpu_tiering
 
 # Calls whose integer arguments are sizes of the block they make or view.
@@ -45,14 +46,6 @@ SHAPE_CALLS = frozenset(
 RANGES = frozenset({"static_range"})  # unrolled: no carried values for the frontend to join
 _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul}
 _OPERATORS |= {ast.FloorDiv: operator.floordiv, ast.LShift: operator.lshift, ast.Pow: operator.pow}
-_COMPARISONS = {
-    ast.Eq: operator.eq,
-    ast.NotEq: operator.ne,
-    ast.Lt: operator.lt,
-    ast.LtE: operator.le,
-    ast.Gt: operator.gt,
-    ast.GtE: operator.ge,
-}
 
 
 class _Unreadable(Exception):
@@ -386,9 +379,9 @@ def _value(node, env: dict) -> int | None:
     if isinstance(node, ast.IfExp):  # `32 if IS_FP8 else 16`
         test = _value(node.test, env)
         return None if test is None else _value(node.body if test else node.orelse, env)
-    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _COMPARISONS:
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in ORDERINGS:
         left, right = _value(node.left, env), _value(node.comparators[0], env)
-        return None if None in (left, right) else int(_COMPARISONS[type(node.ops[0])](left, right))
+        return None if None in (left, right) else int(ORDERINGS[type(node.ops[0])](left, right))
     return None
 
 

@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
-import operator
+import ast
 import warnings
 
 from ... import errors
 from ...language import core
 from ...language import if_conditions as conditions
 from ...language.active_semantic import unused_result_error
+from ...language.comparisons import COMPARISONS, joined
 from ...language.compile_time import checked_constant_extremum
 from ...language.iterators import range as lang_range
 from ...language.literals import attribute_of  # noqa: F401  (the rewrite calls it)
@@ -133,31 +134,21 @@ def is_not(lhs, rhs):
     return core._unwrap_if_constexpr(lhs) is not core._unwrap_if_constexpr(rhs)
 
 
-_COMPARISONS = {
-    "Lt": operator.lt, "LtE": operator.le, "Gt": operator.gt, "GtE": operator.ge,
-    "Eq": operator.eq, "NotEq": operator.ne, "Is": is_, "IsNot": is_not,
-    "In": lambda a, b: a in b, "NotIn": lambda a, b: a not in b,
-}  # fmt: skip
-
-
 def compared(left, ops: tuple, *comparators):
-    """A chained comparison (`left < b <= c`, the comparators as thunks) as the compiler reads
-    it: each comparison in turn, its right operand evaluated first; joined by an elementwise
-    `and` where either side is a tensor, else ended by the first false one."""
-    result, lhs = None, left
-    for op, comparator in zip(ops, comparators, strict=True):
-        rhs = comparator()
-        value = _COMPARISONS[op](lhs, rhs)
-        if result is None:
-            result = value
-        elif isinstance(result, core.tensor) or isinstance(value, core.tensor):
-            result = core.current_semantic().logical_and(result, value)
-        elif not result:
-            return result
-        else:
-            result = value
-        lhs = rhs
-    return result
+    """A chained comparison (`left < b <= c`: its operators' AST names, its comparators as
+    thunks) as the compiler reads it (language/comparisons.joined)."""
+
+    def values():
+        lhs = left
+        for op, comparator in zip(ops, comparators, strict=True):
+            rhs = comparator()
+            if op in ("Is", "IsNot"):
+                yield is_(lhs, rhs) if op == "Is" else is_not(lhs, rhs)
+            else:
+                yield COMPARISONS[getattr(ast, op)](lhs, rhs)
+            lhs = rhs
+
+    return joined(values(), core.current_semantic().logical_and)
 
 
 def device_assert(cond, msg=""):
