@@ -23,7 +23,7 @@ import torch
 from .mirrors import mirrored
 from .second_derivatives import mark_once, reaches
 
-__all__ = ["FORMULAS", "register", "register_formula"]
+__all__ = ["FORMULAS", "UNDIFFERENTIATED", "register", "register_formula"]
 
 N = torch.ops.naiad
 FORMULAS: dict = {}
@@ -206,7 +206,9 @@ def _refusing(overload: str, advice: str):
     return formula
 
 
-for _overload in ("floor_divide.default", "floor_divide.Scalar", "remainder.Scalar_Tensor"):
+# Ops torch itself does not differentiate (their `out=` calls record nothing, as torch's).
+UNDIFFERENTIATED = ("floor_divide.default", "floor_divide.Scalar", "remainder.Scalar_Tensor")
+for _overload in UNDIFFERENTIATED:
     FORMULAS[_overload] = _refusing(_overload, " (nor is it in torch)")
 for _overload in (  # (the CPU flash overload's keyword-only mask takes no formula)
     "_scaled_dot_product_flash_attention.default",

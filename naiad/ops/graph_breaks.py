@@ -107,10 +107,11 @@ def run_eagerly_under_compile(fn):
     return entry
 
 
-def compiled_as(fn, traced, differentiable: bool = False):
+def compiled_as(fn, traced, differentiable: bool = False, out_refused: bool = False):
     """`fn` for eager calls, `traced` (the same call through custom ops) while compiling, and,
     where `differentiable`, for eager calls that record a gradient (a tensor argument requires
-    one and grad mode is on)."""
+    one and grad mode is on). Where `out_refused`, such a call with `out=` raises, as torch's
+    differentiable functions do: `out` would hold the values without their history."""
     eager = EagerTwin(fn)
     compiling = torch.compiler.is_compiling
 
@@ -119,8 +120,14 @@ def compiled_as(fn, traced, differentiable: bool = False):
             if _no_out(kwargs):
                 return traced(*args, **kwargs)
             return eager.marked(*args, **kwargs)
-        if differentiable and torch.is_grad_enabled() and _records(args) and _no_out(kwargs):
-            return traced(*args, **kwargs)
+        if differentiable and torch.is_grad_enabled() and _records(args):
+            if _no_out(kwargs):
+                return traced(*args, **kwargs)
+            if out_refused:
+                raise RuntimeError(
+                    f"{fn.__name__}(): functions with out=... arguments don't support automatic "
+                    "differentiation, but one of the arguments requires grad."
+                )
         return fn(*args, **kwargs)
 
     functools.update_wrapper(entry, fn)

@@ -12,6 +12,8 @@ neither NaN nor infinite; the attention ops call theirs (attention_ops.py).
 
 from __future__ import annotations
 
+import functools
+
 import torch
 
 from . import (  # noqa: F401  (they define and register ops)
@@ -22,9 +24,10 @@ from . import (  # noqa: F401  (they define and register ops)
     statistic_derivatives,
 )
 from .attention import sdpa
-from .derivatives import register
+from .derivatives import UNDIFFERENTIATED, register
 from .graph_breaks import EAGER, EagerTwin, compiled_as, run_eagerly_under_compile, table_call
 from .mirrors import define_all
+from .recorded_in_place import recorded_in_place
 from .registry import every_function
 
 __all__ = ["install"]
@@ -163,6 +166,10 @@ def install(namespace: dict, names) -> None:
         elif mirrored and name not in EAGER and not name.endswith("_"):
             packet = getattr(N, mirrored[0].split(".")[0])
             graded = any(o in differentiable for o in mirrored)
-            namespace[name] = compiled_as(fn, table_call(fn, packet), graded)
+            refused = graded and not set(mirrored) & set(UNDIFFERENTIATED)
+            namespace[name] = compiled_as(fn, table_call(fn, packet), graded, refused)
+        elif name.endswith("_"):  # in place: eager under compile, recorded for autograd
+            twin = functools.partial(namespace.get, name[:-1])
+            namespace[name] = recorded_in_place(fn, run_eagerly_under_compile(fn), twin)
         else:
             namespace[name] = run_eagerly_under_compile(fn)

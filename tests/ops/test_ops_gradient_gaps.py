@@ -6,7 +6,9 @@ that raises naming the op, where it came out as zero without an error; one whose
 made of differentiable ops gives float64 torch's second derivative; under naiad.ops.use()
 torch's formulas give every second derivative. First derivatives: masked_fill and fill by a
 value tensor give the value its gradient; max and min of all elements share theirs among ties;
-an op without a derivative raises where its part of a gradient was dropped."""
+an op without a derivative raises where its part of a gradient was dropped. In-place calls on
+tensors of a graph are recorded as torch records its own (recorded_in_place.py), and `out=`
+with an argument requiring a gradient raises as torch's differentiable functions do."""
 
 import pytest
 import torch
@@ -120,3 +122,65 @@ def test_an_op_without_a_derivative_raises_instead_of_dropping_its_part(call):
     x, _ = _inputs(17)
     with pytest.raises(RuntimeError, match=r"naiad\.ops: the derivative of \w+ is not implemented"):
         torch.autograd.grad(call(x).sum() + (x**2).sum(), x)
+
+
+IN_PLACE = {
+    "mul_": (lambda y, w: ops.mul_(y, w), lambda y, w: y.mul_(w)),
+    "add_": (lambda y, w: ops.add_(y, w, alpha=2.0), lambda y, w: y.add_(w, alpha=2.0)),
+    "div_": (lambda y, w: ops.div_(y, w.abs() + 1), lambda y, w: y.div_(w.abs() + 1)),
+    "exp_": (lambda y, w: ops.exp_(y), lambda y, w: y.exp_()),
+    "sigmoid_": (lambda y, w: ops.sigmoid_(y), lambda y, w: y.sigmoid_()),
+    "relu_": (lambda y, w: ops.relu_(y), lambda y, w: y.relu_()),
+    "clamp_": (lambda y, w: ops.clamp_(y, -0.5, 0.5), lambda y, w: y.clamp_(-0.5, 0.5)),
+    "masked_fill_": (
+        lambda y, w: ops.masked_fill_(y, w > 0, 0.25),
+        lambda y, w: y.masked_fill_(w > 0, 0.25),
+    ),
+    "fill_": (lambda y, w: ops.fill_(y, 3.0), lambda y, w: y.fill_(3.0)),
+    "lerp_": (lambda y, w: ops.lerp_(y, w, 0.3), lambda y, w: y.lerp_(w, 0.3)),
+    "addcmul_": (
+        lambda y, w: ops.addcmul_(y, w, w, value=0.5),
+        lambda y, w: y.addcmul_(w, w, value=0.5),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(IN_PLACE))
+def test_an_in_place_call_is_recorded_as_torchs(name):
+    """The target part of a graph, and an operand requiring a gradient: both get torch's
+    gradients (the old value's gradient was taken as the new one's, without an error)."""
+    ours, theirs = IN_PLACE[name]
+    x, weights = _inputs(19)
+    operand = (torch.randn(4, 16, dtype=torch.float64) * 0.8).requires_grad_()
+    results = []
+    for call in (ours, theirs):
+        target = x * 1.0  # not a leaf: in place is allowed
+        assert call(target, operand) is target
+        results.append((target, *torch.autograd.grad((target * weights).sum(), [x, operand],
+                                                     allow_unused=True)))  # fmt: skip
+    for got, expected in zip(*results, strict=True):
+        if expected is None:
+            assert got is None or not got.any()
+        else:
+            torch.testing.assert_close(got, expected)
+
+
+def test_in_place_random_fills_and_leaves_behave_as_torchs():
+    x, weights = _inputs(23)
+    target = x * 1.0
+    ops.normal_(target)
+    (gradient,) = torch.autograd.grad((target * weights).sum(), x)
+    assert not gradient.any()  # the drawn values do not depend on x
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        ops.mul_(x, weights)
+    with torch.no_grad():  # outside a graph the kernel writes in place as before
+        target = x.detach().clone()
+        assert ops.mul_(target, weights) is target
+        torch.testing.assert_close(target, x.detach() * weights)
+
+
+def test_out_with_an_argument_requiring_a_gradient_raises_as_torch():
+    x, _ = _inputs(29)
+    with pytest.raises(RuntimeError, match=r"add\(\): functions with out=\.\.\. arguments"):
+        ops.add(x, x, out=torch.empty_like(x))
+    ops.eq(x, x, out=torch.empty(x.shape, dtype=torch.bool))  # not differentiable: allowed
