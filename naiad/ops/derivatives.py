@@ -21,7 +21,7 @@ import math
 import torch
 
 from .mirrors import mirrored
-from .second_derivatives import mark_once, reaches
+from .second_derivatives import computed_once, reaches
 
 __all__ = ["FORMULAS", "UNDIFFERENTIATED", "register", "register_formula"]
 
@@ -359,11 +359,13 @@ def _backward(formula, name: str):
         for i, tensor in zip(ctx.positions, ctx.saved_tensors, strict=True):
             values[i] = tensor
         passed = len(ctx.needs_input_grad)
-        if once and torch.is_grad_enabled():
-            with torch.no_grad():
-                results = tuple(formula(grads, values[: ctx.count], values[ctx.count :]))
-            return mark_once(op, results[:passed], (*grads, *ctx.saved_tensors))
-        return tuple(formula(grads, values[: ctx.count], values[ctx.count :]))[:passed]
+
+        def compute():
+            return tuple(formula(grads, values[: ctx.count], values[ctx.count :]))[:passed]
+
+        if once:
+            return computed_once(op, compute, (*grads, *ctx.saved_tensors))
+        return compute()
 
     return backward
 

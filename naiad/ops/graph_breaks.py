@@ -32,7 +32,9 @@ import sys
 
 import torch
 
-__all__ = ["EAGER", "EagerTwin", "compiled_as", "run_eagerly_under_compile", "table_call"]
+__all__ = [
+    "EAGER", "EagerTwin", "compiled_as", "records", "run_eagerly_under_compile", "table_call"
+]  # fmt: skip
 
 # Exported ops without a custom-op twin: results whose shape depends on the data (nonzero,
 # unique, one_hot's classes counted from the largest index by default), random draws (a seed
@@ -120,7 +122,7 @@ def compiled_as(fn, traced, differentiable: bool = False, out_refused: bool = Fa
             if _no_out(kwargs):
                 return traced(*args, **kwargs)
             return eager.marked(*args, **kwargs)
-        if differentiable and torch.is_grad_enabled() and _records(args):
+        if differentiable and torch.is_grad_enabled() and records(args):
             if _no_out(kwargs):
                 return traced(*args, **kwargs)
             if out_refused:
@@ -138,10 +140,10 @@ def _no_out(kwargs) -> bool:
     return all(kwargs.get(name) is None for name in _OUT_NAMES)
 
 
-def _records(args) -> bool:
-    """Whether a tensor argument, or one in a list (cat's), requires a gradient (a loop:
-    any() over a generator costs a small op's call a microsecond)."""
-    for a in args:
+def records(values) -> bool:
+    """Whether a tensor among `values` (arguments), or one in a list (cat's), requires a
+    gradient (a loop: any() over a generator costs a small op's call a microsecond)."""
+    for a in values:
         if isinstance(a, torch.Tensor):
             if a.requires_grad:
                 return True

@@ -19,6 +19,8 @@ import functools
 
 import torch
 
+from .graph_breaks import records
+
 __all__ = ["recorded_in_place"]
 
 
@@ -28,7 +30,7 @@ def recorded_in_place(fn, entry, twin):
     up at the call; None for a random fill) on a clone of the target, copied back."""
 
     def in_place(*args, **kwargs):
-        if torch.is_grad_enabled() and _records(args, kwargs):
+        if torch.is_grad_enabled() and records((*args, *kwargs.values())):
             return _recorded(fn, twin(), args, kwargs)
         return entry(*args, **kwargs)
 
@@ -45,10 +47,3 @@ def _recorded(fn, twin, args, kwargs):
             fn(drawn, *rest, **kwargs)
         return target.copy_(drawn)
     return target.copy_(twin(target.clone(), *rest, **kwargs))
-
-
-def _records(args, kwargs) -> bool:
-    for value in (*args, *kwargs.values()):
-        if isinstance(value, torch.Tensor) and value.requires_grad:
-            return True
-    return False

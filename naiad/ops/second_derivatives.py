@@ -22,7 +22,7 @@ import types
 import torch
 from torch._C import _functions
 
-__all__ = ["differentiable_once", "mark_once", "reaches"]
+__all__ = ["computed_once", "differentiable_once", "mark_once", "reaches"]
 
 
 def _message(op: str) -> bytes:
@@ -56,19 +56,26 @@ def mark_once(op: str, results, inputs):
     return items[0] if single else tuple(items)
 
 
+def computed_once(op: str, compute, inputs):
+    """`compute()` (a backward whose kernels have no derivative) as it is outside grad mode;
+    in grad mode (a `create_graph` backward) run without recording, its results marked by
+    `mark_once` against `inputs` (the gradients and tensors it reads)."""
+    if not torch.is_grad_enabled():
+        return compute()
+    with torch.no_grad():
+        results = compute()
+    return mark_once(op, results, inputs)
+
+
 def differentiable_once(op: str):
     """Decorate a torch.autograd.Function's `backward` whose kernels have no derivative (see
-    the module doc): in grad mode (a `create_graph` backward) it runs without recording and its
-    results are marked by `mark_once`."""
+    the module doc): it runs as `computed_once`."""
 
     def decorate(backward):
         @functools.wraps(backward)
         def wrapper(ctx, *grads):
-            if not torch.is_grad_enabled():
-                return backward(ctx, *grads)
-            with torch.no_grad():
-                results = backward(ctx, *grads)
-            return mark_once(op, results, (*grads, *ctx.saved_tensors))
+            compute = functools.partial(backward, ctx, *grads)
+            return computed_once(op, compute, (*grads, *ctx.saved_tensors))
 
         return wrapper
 

@@ -248,7 +248,7 @@ def _shift_columns(tree: ast.AST, indent: int):
 def rewrite(fn, runtime):
     """A function equivalent to `fn` under the compiler's semantics, with `runtime` providing
     `assigned`, `assigned_constexpr`, `range`, `logical_and`, `logical_or`, `logical_not`, `is_`,
-    `is_not`, `loop_carried`, `check_loop_carried` and `device_assert`."""
+    `is_not`, `compared`, `loop_carried`, `check_loop_carried` and `device_assert`."""
     code = _maker_code(fn)
     namespace: dict = {}
     exec(code, fn.__globals__, namespace)
