@@ -1,22 +1,26 @@
 """A launch's size told from its kernel's AST, before any IR is built (cpu_tiering.py).
 
 Tiering runs a small first launch of a specialization in the interpreter. Deciding so from the
-kernel's TTIR costs the frontend and the TTIR pipeline (about 4 ms a kernel, as much as the
-interpreter takes to run a small one): a test suite launching each of its kernels once paid it
-for every kernel. The AST, the launch's constexprs and its grid tell most small launches
-apart at once: the largest block is at most the largest size the kernel names (a constexpr, an
-integer in a call that makes a shape) to the power of the most dimensions it writes (`x[:,
-None]`, a shape's list); a `tl.static_range` whose bounds are integers or constexprs runs a
-known number of trips. The launch then runs in the interpreter and the whole compile goes to
-the background (cpu_compile_from_source.py).
+kernel's TTIR costs the frontend and the TTIR pipeline (4 ms for a small kernel, 25-60 ms for
+tutorial 06's attention, more than the interpreter takes to run its smallest test): a test
+suite launching each of its kernels once paid it for every kernel. The AST, the launch's
+constexprs, arguments and grid tell most small launches apart at once: the largest block is at
+most the largest size the kernel names (a constexpr, an integer in a call that makes a shape)
+to the power of the most dimensions it writes (`x[:, None]`, a shape's list), and the loop
+bodies a program runs are counted by walking the kernel with the launch's values
+(loop_runs.py). The launch then runs in the interpreter and the whole compile goes to the
+background (cpu_compile_from_source.py).
 
 Only a kernel whose every path the interpreter types as the frontend does is read so (`_read`):
-the frontend alone checks what joins paths (an `if` on a tensor, a loop's carried values,
-several returns) and refuses some Python the interpreter would run, so a kernel with any of
-those - or a `while`, another loop, a launch past cpu_tiering.is_small's limits - is decided
-from its TTIR as before (`small_before_ir` answers None), and the frontend refuses it at the
-launch. Where the interpreted launch fails, the frontend runs first (cpu_compile_from_source.py), so
-the error a compiled launch raises is raised.
+the frontend alone checks what joins paths (an `if` on a tensor, several returns), and refuses
+some Python the interpreter would run, so a kernel with any of those - or a `while`, a launch
+past cpu_tiering.is_small's limits - is decided from its TTIR as before (`small_before_ir`
+answers None), and the frontend refuses it at the launch. A loop's carried values the
+interpreter checks as the frontend does, after each trip (interpreter/rewrite.py), so a loop is
+read where every loop's body runs at least once in the launch (a body that never runs is one
+the frontend checks and the interpreter does not) and no name bound only in a loop is read
+outside it. Where the interpreted launch fails, the frontend runs first
+(cpu_compile_from_source.py), so the error a compiled launch raises is raised.
 
 Reading the AST parses the source of the kernel and of the jit functions it names (the
 frontend's `function_source`, kept per code object), here in the launching thread: the frontend
@@ -28,22 +32,22 @@ from __future__ import annotations
 
 import ast
 import collections
-import inspect
 import math
 import operator
-import types
 from dataclasses import dataclass
 
 from ..frontend.source import function_source
 from ..language.comparisons import ORDERINGS
 from . import cpu_tiering
+from .loop_runs import closure_of, jit_function_of, loop_runs, resolve
 
 # Calls whose integer arguments are sizes of the block they make or view.
 SHAPE_CALLS = frozenset(
     {"arange", "zeros", "full", "reshape", "view", "broadcast_to", "make_block_ptr"}
     | {"make_tensor_descriptor", "histogram", "zeros_like", "full_like"}
 )
-RANGES = frozenset({"static_range"})  # unrolled: no carried values for the frontend to join
+# The loops read: a range's trips come from loop_runs.py at the launch.
+RANGES = frozenset({"range", "static_range"})
 _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul}
 _OPERATORS |= {ast.FloorDiv: operator.floordiv, ast.LShift: operator.lshift, ast.Pow: operator.pow}
 
@@ -61,7 +65,6 @@ class _Function:
     shapes: tuple  # the shapes written out (`tl.zeros([M, N], ...)`), each a tuple
     spread: bool  # something else is given more dimensions (`offsets[:, None]`)
     rank: int  # the most dimensions an index gives
-    loops: tuple  # per loop: (its range's argument expressions, the enclosing loop's index)
     operations: int  # its calls and operators (fewer than the TTIR's operations)
     bindings: tuple  # (name, expression) of each `NAME: tl.constexpr = ...`, in order
 
@@ -69,32 +72,38 @@ class _Function:
 def small_before_ir(jit_function, constexprs: dict):
     """A test `(arguments, grid) -> bool` of whether a launch of `jit_function` with these
     `constexprs` (a specialization's) is small enough for the interpreter, told from the ASTs
-    alone; None where they do not tell (a launch then builds its TTIR to decide)."""
+    alone; None where they do not tell (a launch then builds its TTIR to decide). The test
+    answers False too where the AST does not tell the launch's loop trips, or where a loop's
+    body may run in no program (loop_runs.py)."""
     try:
-        block, runs, operations = _estimate(jit_function, constexprs)
+        block, operations = _estimate(jit_function, constexprs)
     except _Unreadable:
         return None
-    body = max(block, cpu_tiering.SMALL_BODY) * runs
+    kernel = getattr(jit_function, "fn", jit_function)
     limit = max(cpu_tiering.SMALL_WORK, cpu_tiering.WORK_PER_OP * operations)
 
     def small(arguments: dict, grid: tuple) -> bool:
         programs = math.prod(grid)
-        return programs <= cpu_tiering.SMALL_PROGRAMS and programs * body <= limit
+        if programs > cpu_tiering.SMALL_PROGRAMS or programs * block > limit:
+            return False
+        runs = loop_runs(kernel, constexprs, arguments, grid)
+        if runs is None or not runs[1]:
+            return False
+        return programs * max(block, cpu_tiering.SMALL_BODY) * max(1, runs[0]) <= limit
 
     return small
 
 
-def _estimate(jit_function, constexprs: dict) -> tuple[int, int, int]:
-    """(elements of the largest block at most, loop bodies a program runs at most, operations
-    at least). A block's dimensions are powers of two, named in shape calls: the largest block
-    is taken as the largest of a size alone, a shape written out, and the product of the
-    `rank` largest sizes given more dimensions (`tl.arange(0, M)[:, None] * tl.arange(0,
-    N)[None, :]` is M*N; where something else is, `offsets[:, None]`, any size may be one),
-    the largest repeated where there are fewer (`offsets[:, None] * offsets[None, :]` of one
-    `tl.arange(0, B)` is B*B)."""
+def _estimate(jit_function, constexprs: dict) -> tuple[int, int]:
+    """(elements of the largest block at most, operations at least). A block's dimensions
+    are powers of two, named in shape calls: the largest block is taken as the largest of a
+    size alone, a shape written out, and the product of the `rank` largest sizes given more
+    dimensions (`tl.arange(0, M)[:, None] * tl.arange(0, N)[None, :]` is M*N; where something
+    else is, `offsets[:, None]`, any size may be one), the largest repeated where there are
+    fewer (`offsets[:, None] * offsets[None, :]` of one `tl.arange(0, B)` is B*B)."""
     env = {k: v for k, v in ((k, _integer(v)) for k, v in constexprs.items()) if v is not None}
     kernel = getattr(jit_function, "fn", jit_function)
-    sizes, expanded, shapes, rank, runs, operations = [], [], [], 1, 1, 0
+    sizes, expanded, shapes, rank, operations = [], [], [], 1, 0
     names = frozenset(constexprs)
     for fn in _reached(kernel, constexprs):
         facts = _facts(fn, names) if fn is kernel else _facts(fn)
@@ -112,14 +121,13 @@ def _estimate(jit_function, constexprs: dict) -> tuple[int, int, int]:
         expanded += _dimensions(facts.sizes if facts.spread else facts.expanded, scope)
         shapes += [[_value(e, scope) for e in shape] for shape in facts.shapes]
         rank = max(rank, facts.rank)
-        runs *= _runs(facts.loops, scope)
         operations += facts.operations
     largest = max(sizes or [max([1, *env.values()])])
     expanded = sorted(expanded) or [largest]
     expanded += [expanded[-1]] * (rank - len(expanded))
     blocks = [largest, math.prod(expanded[-rank:])]
     blocks += [math.prod(largest if d is None else max(d, 1) for d in shape) for shape in shapes]
-    return max(blocks), runs, operations
+    return max(blocks), operations
 
 
 def _dimensions(expressions, scope: dict) -> list:
@@ -128,63 +136,19 @@ def _dimensions(expressions, scope: dict) -> list:
     return [v for v in values if v is not None and 0 < v <= 1 << 31 and not v & (v - 1)]
 
 
-def _runs(loops: tuple, env: dict) -> int:
-    """The loop bodies one call runs: each loop's trips times its enclosing loop's runs,
-    summed (at least one)."""
-    runs: list[int] = []
-    for arguments, parent in loops:
-        bounds = [_value(a, env) for a in arguments]
-        if None in bounds or (len(bounds) == 3 and bounds[2] == 0):
-            raise _Unreadable
-        trips = max(1, len(range(*bounds)))
-        runs.append(trips * (1 if parent is None else runs[parent]))
-    return max(1, sum(runs))
-
-
 def _reached(kernel, constexprs: dict) -> list:
     """The kernel's function and those of the jit functions its AST names or its constexprs
     hold, transitively (what the frontend compiles, but for names it cannot see here)."""
     found, pending = [], [kernel]
-    pending += [_function_of(v) for v in constexprs.values()]
+    pending += [jit_function_of(v) for v in constexprs.values()]
     while pending:
         fn = pending.pop()
         if fn is None or fn in found:
             continue
         found.append(fn)
-        scope = {**fn.__globals__, **_closure(fn)}
-        pending += [_function_of(_resolve(node, scope)) for node in _names(fn)]
+        scope = {**fn.__globals__, **closure_of(fn)}
+        pending += [jit_function_of(resolve(node, scope)) for node in _names(fn)]
     return found
-
-
-def _function_of(value):
-    """The Python function of a jit function (None for anything else)."""
-    value = getattr(value, "value", value)  # a constexpr holding one
-    if not getattr(value, "__naiad_jit__", False):
-        return None
-    fn = getattr(value, "fn", value)
-    return fn if isinstance(fn, types.FunctionType) else None
-
-
-def _resolve(node, scope: dict):
-    """The object a Name or an attribute chain names (None if it names none; an object's
-    attributes read without running its code: `helpers.twice`)."""
-    if isinstance(node, ast.Name):
-        return scope.get(node.id)
-    if not isinstance(node, ast.Attribute):
-        return None
-    base = _resolve(node.value, scope)
-    if isinstance(base, types.ModuleType):
-        return getattr(base, node.attr, None)
-    found = None if base is None else inspect.getattr_static(base, node.attr, None)
-    return found.__func__ if isinstance(found, staticmethod) else found
-
-
-def _closure(fn) -> dict:
-    cells = fn.__closure__ or ()
-    try:
-        return dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in cells)))
-    except ValueError:  # a cell not filled yet
-        return {}
 
 
 def _names(fn) -> tuple:
@@ -233,7 +197,11 @@ def _read_facts(fn, constexprs: frozenset) -> _Function | None:
         if not source.is_user:  # the language's own functions: written to compile, they branch
             return _read(definition.body, frozenset(), _TRUSTED)  # on constants they are given
         dynamic = _dynamic(definition, constexprs | source.constexpr_params)
-        return _read(definition.body, dynamic, _STATEMENTS + _EXPRESSIONS)
+        arguments = definition.args
+        parameters = frozenset(
+            a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)
+        )
+        return _read(definition.body, dynamic, _STATEMENTS + _EXPRESSIONS, parameters)
     except (TypeError, SyntaxError, OSError, _Unreadable):
         return None
 
@@ -256,15 +224,14 @@ _CONDITIONS += (ast.UnaryOp, ast.BinOp, ast.boolop, ast.unaryop, ast.cmpop, ast.
 _CONDITIONS += (ast.expr_context,)
 
 
-def _read(body: list, dynamic: frozenset, allowed: tuple) -> _Function:
-    sizes, expanded, shapes, spread, rank, loops, operations = [], [], [], False, 1, [], 0
+def _read(body: list, dynamic: frozenset, allowed: tuple, parameters=frozenset()) -> _Function:
+    sizes, expanded, shapes, spread, rank, operations = [], [], [], False, 1, 0
     given_dimensions = set()  # the shape calls given more dimensions
-    stack = [(node, None) for node in body]
-    if body and isinstance(body[-1], ast.Return):  # one return, the last statement
-        stack[-1] = (body[-1].value, None) if body[-1].value is not None else (ast.Pass(), None)
+    tails = _tail_returns(body, dynamic)
+    stack = list(body)
     while stack:
-        node, loop = stack.pop()
-        if not isinstance(node, allowed):
+        node = stack.pop()
+        if not isinstance(node, allowed) and id(node) not in tails:
             raise _Unreadable
         if isinstance(node, ast.If | ast.IfExp) and not _static(node.test, dynamic):
             raise _Unreadable
@@ -273,8 +240,7 @@ def _read(body: list, dynamic: frozenset, allowed: tuple) -> _Function:
         if isinstance(node, ast.Call) and not isinstance(node.func, ast.Name | ast.Attribute):
             raise _Unreadable  # (`table[i](x)`: a callee the reading cannot follow)
         if isinstance(node, ast.For):
-            loops.append((_range_arguments(node.iter), loop))
-            loop = len(loops) - 1
+            _check_loop(node, body, parameters)
         elif isinstance(node, ast.Call) and _called(node) in SHAPE_CALLS:
             for argument in [*node.args, *(k.value for k in node.keywords)]:
                 if isinstance(argument, ast.List | ast.Tuple):
@@ -291,7 +257,7 @@ def _read(body: list, dynamic: frozenset, allowed: tuple) -> _Function:
             else:
                 spread = True
         operations += isinstance(node, ast.Call | ast.BinOp | ast.UnaryOp | ast.Compare)
-        stack += [(child, loop) for child in ast.iter_child_nodes(node)]
+        stack += ast.iter_child_nodes(node)
     bindings = [
         (node.target.id, node.value)
         for statement in body
@@ -301,8 +267,46 @@ def _read(body: list, dynamic: frozenset, allowed: tuple) -> _Function:
         and node.value
         and "constexpr" in ast.unparse(node.annotation)
     ]
-    sizes, expanded, shapes, loops = map(tuple, (sizes, expanded, shapes, loops))
-    return _Function(sizes, expanded, shapes, spread, rank, loops, operations, tuple(bindings))
+    sizes, expanded, shapes = map(tuple, (sizes, expanded, shapes))
+    return _Function(sizes, expanded, shapes, spread, rank, operations, tuple(bindings))
+
+
+def _tail_returns(body: list, dynamic: frozenset) -> set:
+    """The ids of the returns that end the function on every path the frontend compiles:
+    the last statement of the body, or of a branch of an `if` on constexprs that is itself
+    last (`if isinstance(x, T): return x` / `else: return f(x)`). Another return makes
+    paths the frontend joins: the function is not read."""
+    if not body:
+        return set()
+    last = body[-1]
+    if isinstance(last, ast.Return):
+        return {id(last)}
+    if isinstance(last, ast.If) and _static(last.test, dynamic):
+        return _tail_returns(last.body, dynamic) | _tail_returns(last.orelse, dynamic)
+    return set()
+
+
+def _check_loop(loop: ast.For, body: list, parameters: frozenset) -> None:
+    """A loop read before its TTIR: over `range`, `tl.range` or `tl.static_range` (hints by
+    name or constant), without `else`, and no name it alone binds read outside it (after a
+    loop the frontend knows only the names it carries; Python keeps them all)."""
+    iterated = loop.iter
+    if loop.orelse or not (isinstance(iterated, ast.Call) and _called(iterated) in RANGES):
+        raise _Unreadable
+    if not 1 <= len(iterated.args) <= 3 or any(
+        not isinstance(k.value, ast.Name | ast.Constant) for k in iterated.keywords
+    ):
+        raise _Unreadable
+    inside = {id(n) for n in ast.walk(loop)}
+    outside = [n for statement in body for n in ast.walk(statement) if id(n) not in inside]
+    names = [n for n in outside if isinstance(n, ast.Name)]
+    bound_elsewhere = parameters | {n.id for n in names if isinstance(n.ctx, ast.Store)}
+    loaded = {n.id for n in names if isinstance(n.ctx, ast.Load)}
+    alone = {
+        n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+    if (alone - bound_elsewhere) & loaded:
+        raise _Unreadable
 
 
 def _dynamic(definition: ast.FunctionDef, constexprs: frozenset) -> frozenset:
@@ -331,6 +335,8 @@ def _static(test, dynamic: frozenset) -> bool:
     whatever x is): the frontend compiles the branch taken only, as the interpreter runs it."""
     if isinstance(test, ast.Compare) and _is_none_test(test):
         return True
+    if isinstance(test, ast.Call) and _called(test) == "isinstance":
+        return True  # (types are the compiler's to know: both read them the same)
     if isinstance(test, ast.Name):
         return test.id not in dynamic
     if not isinstance(test, _CONDITIONS):
@@ -345,14 +351,6 @@ def _is_none_test(compare: ast.Compare) -> bool:
         and isinstance(compare.comparators[0], ast.Constant)
         and compare.comparators[0].value is None
     )
-
-
-def _range_arguments(iterated) -> tuple:
-    if not (isinstance(iterated, ast.Call) and _called(iterated) in RANGES):
-        raise _Unreadable
-    if iterated.keywords or not 1 <= len(iterated.args) <= 3:
-        raise _Unreadable
-    return tuple(iterated.args)
 
 
 def _called(call: ast.Call) -> str | None:

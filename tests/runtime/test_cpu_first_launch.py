@@ -44,6 +44,55 @@ def loops_at_run_time(x, out, n, BLOCK: tl.constexpr):
 
 
 @naiad.jit
+def blocks_of_a_stage(x, out, start, n, STAGE: tl.constexpr, BLOCK: tl.constexpr):
+    if STAGE == 1:
+        lo, hi = 0, start * BLOCK
+    else:
+        lo, hi = start * BLOCK, n
+    offsets = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], tl.float32)
+    for i in tl.range(lo, hi, BLOCK, num_stages=2):
+        acc += tl.load(x + i + offsets)
+    tl.store(out + offsets, acc)
+
+
+@naiad.jit
+def stages(x, out, n, BLOCK: tl.constexpr, CAUSAL: tl.constexpr):
+    start = tl.program_id(0)
+    if CAUSAL:
+        blocks_of_a_stage(x, out, start, n, 1, BLOCK)
+    blocks_of_a_stage(x, out, start, n, 2 if CAUSAL else 3, BLOCK)
+
+
+@naiad.jit
+def keeps_a_loop_name(x, out, n, BLOCK: tl.constexpr):
+    for i in range(n):
+        last = tl.load(x + i * BLOCK + tl.arange(0, BLOCK))
+    tl.store(out + tl.arange(0, BLOCK), last)
+
+
+def test_a_callee_s_loop_counts_what_its_caller_binds():
+    """`blocks_of_a_stage`'s bounds come from the caller's program id, argument and
+    constexprs, through a branch on a constexpr: 16 trips on program 0, fewer on the last."""
+    small = small_before_ir(stages, {"BLOCK": 1024, "CAUSAL": False})
+    assert small({"n": 16 * 1024}, (4, 1, 1))  # 4 programs x 1,024 x 16 trips = 2**16
+    assert not small({"n": 17 * 1024}, (4, 1, 1))
+
+
+def test_a_loop_no_program_runs_is_left_to_the_ttir():
+    """The causal stage 1 runs `range(0, start * BLOCK)`: no trip on a grid of one program
+    (whose stage 2 runs), so the launch is decided from the TTIR; on two programs the last
+    program runs it."""
+    small = small_before_ir(stages, {"BLOCK": 64, "CAUSAL": True})
+    assert not small({"n": 256}, (1, 1, 1))
+    assert small({"n": 256}, (2, 1, 1))
+
+
+def test_a_name_a_loop_alone_binds_read_after_it_is_left_to_the_ttir():
+    assert small_before_ir(keeps_a_loop_name, {"BLOCK": 16}) is None
+
+
+@naiad.jit
 def helper(v, DOUBLE: tl.constexpr):
     return v * 2 if DOUBLE else v
 
@@ -80,10 +129,19 @@ def test_a_static_loop_counts_its_trips():
 
 
 def test_what_the_frontend_alone_types_is_left_to_the_ttir():
-    """A branch on a tensor (the frontend joins its paths' types) and a loop the launch's
-    arguments bound: no answer from the AST."""
+    """A branch on a tensor (the frontend joins its paths' types): no answer from the AST."""
     assert small_before_ir(branches_on_a_tensor, {"BLOCK": 16}) is None
-    assert small_before_ir(loops_at_run_time, {"BLOCK": 16}) is None
+
+
+def test_a_loop_the_arguments_bound_counts_the_launch_s_trips():
+    """`range(n)`: 16 programs of 1,024 elements, 4 trips each, is the work of 64 programs;
+    a launch whose loop body runs in no program is not decided from the AST (the frontend
+    types that body, the interpreter would not)."""
+    small = small_before_ir(loops_at_run_time, {"BLOCK": 1024})
+    assert small({"n": 4}, (16, 1, 1))
+    assert not small({"n": 4}, (17, 1, 1))
+    assert not small({"n": 0}, (1, 1, 1))
+    assert not small({"n": None}, (1, 1, 1))  # (not an integer: the walk cannot tell)
 
 
 def test_the_jit_functions_a_kernel_names_are_read_too():

@@ -81,20 +81,63 @@ def range(*args, **kwargs):
 
 
 def loop_carried(scope, names):
-    """The tensors among `names` defined before a loop: their types must survive the loop."""
-    return {name: scope[name].type for name in names if isinstance(scope.get(name), core.tensor)}
+    """The values among `names` defined before a loop: what the compiler carries through it,
+    whose kinds must survive the loop (`check_loop_carried`)."""
+    return {name: scope[name] for name in names if name in scope}
 
 
-def check_loop_carried(types, scope):
-    for name, ty in types.items():
-        value = scope.get(name)
-        if not isinstance(value, core.tensor) or value.type != ty:
-            now = value.type if isinstance(value, core.tensor) else type(value).__name__
+def check_loop_carried(before, scope):
+    """Raise the compiler's error where a carried value changed kind in a trip: a tensor's
+    type, a structure's shape (tuples, a block pointer's tensors) or a compile-time value."""
+    for name, value in before.items():
+        now = scope.get(name)
+        if not _same_kind(value, now):
             raise TypeError(
-                f"Loop-carried variable {name} has initial type {ty} but is "
-                f"re-assigned to {now} in loop! Please make sure that the type stays "
+                f"Loop-carried variable {name} has initial type {_kind(value)} but is "
+                f"re-assigned to {_kind(now)} in loop! Please make sure that the type stays "
                 "consistent."
             )
+
+
+def _same_kind(before, now) -> bool:
+    if isinstance(before, core.tensor) or isinstance(now, core.tensor):
+        return (
+            isinstance(before, core.tensor)
+            and isinstance(now, core.tensor)
+            and (before.type == now.type)
+        )
+    sequences = (tuple, list, core.tuple)
+    if isinstance(before, sequences) or isinstance(now, sequences):
+        if not (isinstance(before, sequences) and isinstance(now, sequences)):
+            return False
+        parts, others = _parts(before), _parts(now)
+        return len(parts) == len(others) and all(map(_same_kind, parts, others))
+    before, now = core._unwrap_if_constexpr(before), core._unwrap_if_constexpr(now)
+    if type(before) is not type(now):
+        return False
+    if isinstance(before, bool | int | float | str | type(None) | core.dtype):
+        return before == now
+    # An aggregate (a block pointer, a descriptor): the tensors it holds keep their types.
+    fields = [k for k, v in getattr(before, "__dict__", {}).items() if isinstance(v, core.tensor)]
+    return all(_same_kind(getattr(before, k), getattr(now, k, None)) for k in fields)
+
+
+def _parts(value) -> list:
+    """A tuple's or list's elements (`tl.tuple`'s too)."""
+    return list(value.values) if isinstance(value, core.tuple) else list(value)
+
+
+def _kind(value) -> str:
+    if isinstance(value, core.tensor):
+        return str(value.type)
+    if isinstance(value, tuple | list | core.tuple):
+        return "(" + ", ".join(_kind(part) for part in _parts(value)) + ")"
+    value = core._unwrap_if_constexpr(value)
+    return (
+        repr(value)
+        if isinstance(value, bool | int | float | str | type(None))
+        else (type(value).__name__)
+    )
 
 
 def if_condition(cond):

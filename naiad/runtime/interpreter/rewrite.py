@@ -10,7 +10,7 @@ lines):
 - `a is b` compares the values of constexprs (`BLOCK is None` for a constexpr None);
 - a chained comparison (`0 < x < 4`) on tensors is the elementwise `and` of its comparisons;
 - `if` on a one-element block branches on its element, with a warning (if_conditions.py);
-- a tensor assigned before a `for` / `while` loop and in its body must keep its type;
+- a value assigned before a `for` / `while` loop and in its body must keep its kind;
 - `assert cond, msg` is `tl.device_assert(cond, msg)` (checked in debug mode only);
 - an attribute of a literal (`(10).type`, `(5, 6).type`) reads it as a constexpr or a `tl.tuple`;
 - a name declared `d0: tl.constexpr` without a value keeps its next assignment a constexpr;
@@ -105,7 +105,7 @@ class _KernelTransformer(ast.NodeTransformer):
         return node
 
     def _check_loop_carried(self, node):
-        """A tensor assigned before a loop and in it keeps its type, as the compiler demands:
+        """A value assigned before a loop and in it keeps its kind, as the compiler demands:
         snapshot the names the body assigns, check them after each iteration and the loop."""
         targets = (
             {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
