@@ -33,13 +33,11 @@ from __future__ import annotations
 import ast
 import collections
 import math
-import operator
 from dataclasses import dataclass
 
 from ..frontend.source import function_source
-from ..language.comparisons import ORDERINGS
 from . import cpu_tiering
-from .loop_runs import closure_of, jit_function_of, loop_runs, resolve
+from .loop_runs import closure_of, constant_value, jit_function_of, loop_runs, resolve
 
 # Calls whose integer arguments are sizes of the block they make or view.
 SHAPE_CALLS = frozenset(
@@ -48,8 +46,6 @@ SHAPE_CALLS = frozenset(
 )
 # The loops read: a range's trips come from loop_runs.py at the launch.
 RANGES = frozenset({"range", "static_range"})
-_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul}
-_OPERATORS |= {ast.FloorDiv: operator.floordiv, ast.LShift: operator.lshift, ast.Pow: operator.pow}
 
 
 class _Unreadable(Exception):
@@ -225,8 +221,10 @@ _CONDITIONS += (ast.expr_context,)
 
 
 def _read(body: list, dynamic: frozenset, allowed: tuple, parameters=frozenset()) -> _Function:
-    sizes, expanded, shapes, spread, rank, operations = [], [], [], False, 1, 0
+    sizes, shapes, spread, rank, operations = [], [], False, 1, 0
     given_dimensions = set()  # the shape calls given more dimensions
+    call_sizes = {}  # a shape call's size arguments, by the call's id
+    ranges = _ranges_named(body)  # `offs = start + tl.arange(0, B)`: offs[:, None] is B's
     tails = _tail_returns(body, dynamic)
     stack = list(body)
     while stack:
@@ -248,10 +246,12 @@ def _read(body: list, dynamic: frozenset, allowed: tuple, parameters=frozenset()
                     sizes += argument.elts
                 else:
                     sizes.append(argument)
-                    expanded += [argument] if id(node) in given_dimensions else []
+                    call_sizes.setdefault(id(node), []).append(argument)
         elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple):
             rank = max(rank, len(node.slice.elts))
             value = node.value
+            if isinstance(value, ast.Name) and value.id in ranges:
+                value = ranges[value.id]
             if isinstance(value, ast.Call) and _called(value) in SHAPE_CALLS:
                 given_dimensions.add(id(value))
             else:
@@ -267,8 +267,31 @@ def _read(body: list, dynamic: frozenset, allowed: tuple, parameters=frozenset()
         and node.value
         and "constexpr" in ast.unparse(node.annotation)
     ]
+    expanded = [size for call in given_dimensions for size in call_sizes.get(call, [])]
     sizes, expanded, shapes = map(tuple, (sizes, expanded, shapes))
     return _Function(sizes, expanded, shapes, spread, rank, operations, tuple(bindings))
+
+
+def _ranges_named(body: list) -> dict:
+    """The names bound once, to a value with one `tl.arange` and no other shape call or
+    added dimension (`offs_m = start + tl.arange(0, BLOCK_M)`): name -> that arange call."""
+    nodes = [n for statement in body for n in ast.walk(statement)]
+    stores = collections.Counter(
+        n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    )
+    named = {}
+    for node in nodes:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        target = node.targets[0]
+        if not isinstance(target, ast.Name) or stores[target.id] != 1:
+            continue
+        inside = list(ast.walk(node.value))
+        calls = [n for n in inside if isinstance(n, ast.Call) and _called(n) in SHAPE_CALLS]
+        widened = any(isinstance(n, ast.Subscript) for n in inside)
+        if len(calls) == 1 and _called(calls[0]) == "arange" and not widened:
+            named[target.id] = calls[0]
+    return named
 
 
 def _tail_returns(body: list, dynamic: frozenset) -> set:
@@ -360,27 +383,8 @@ def _called(call: ast.Call) -> str | None:
 
 def _value(node, env: dict) -> int | None:
     """The integer `node` is with these constexprs (None: not one this can tell)."""
-    if isinstance(node, ast.Constant) and type(node.value) is int:
-        return node.value
-    if isinstance(node, ast.Name):
-        return env.get(node.id)
-    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
-        left, right = _value(node.left, env), _value(node.right, env)
-        if left is None or right is None or (right == 0 and type(node.op) is ast.FloorDiv):
-            return None
-        if type(node.op) in (ast.Pow, ast.LShift) and not 0 <= right <= 64:
-            return None
-        return _OPERATORS[type(node.op)](left, right)
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        value = _value(node.operand, env)
-        return None if value is None else -value
-    if isinstance(node, ast.IfExp):  # `32 if IS_FP8 else 16`
-        test = _value(node.test, env)
-        return None if test is None else _value(node.body if test else node.orelse, env)
-    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in ORDERINGS:
-        left, right = _value(node.left, env), _value(node.comparators[0], env)
-        return None if None in (left, right) else int(ORDERINGS[type(node.ops[0])](left, right))
-    return None
+    value = constant_value(node, env)
+    return value if type(value) is int else None
 
 
 def _integer(value) -> int | None:

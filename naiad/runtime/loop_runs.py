@@ -69,6 +69,12 @@ def loop_runs(kernel, constexprs: dict, arguments: dict, grid: tuple):
     return most, all(trips.values())
 
 
+def constant_value(node, env: dict):
+    """The value an expression has with these names' values alone (UNKNOWN where it does not
+    tell): constants, arithmetic, comparisons, conditional expressions."""
+    return _Walk((0, 0, 0), (1, 1, 1)).value(node, env, {})
+
+
 def _plain(value):
     """What the walk keeps of a value: a constexpr's, a jit function; else UNKNOWN."""
     value = getattr(value, "value", value)  # a constexpr's

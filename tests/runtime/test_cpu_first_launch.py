@@ -210,3 +210,21 @@ def test_a_jit_function_a_class_holds_as_a_static_method_is_read_too():
         tl.store(out + offsets, Helpers.typed(tl.load(x + offsets)))
 
     assert small_before_ir(through_a_class, {"BLOCK": 64}) is None
+
+
+@naiad.jit
+def tile_and_row(x, out, BM: tl.constexpr, BN: tl.constexpr, ROW: tl.constexpr):
+    offs_m = tl.program_id(0) * BM + tl.arange(0, BM)
+    offs_n = tl.arange(0, BN)
+    tile = offs_m[:, None] * BN + offs_n[None, :]
+    tl.store(out + tile, tl.load(x + tile))
+    row = tl.arange(0, ROW)
+    tl.store(out + row, tl.load(x + row) * 2)
+
+
+def test_a_name_bound_to_one_arange_widens_by_its_size():
+    """`offs_m[:, None]` of `offs_m = ... + tl.arange(0, BM)` is BM's: the 16 x 16 tile and
+    the row of 1,024 make a largest block of 1,024 (not 1,024 x 1,024, as any size might be
+    widened where a name is)."""
+    small = small_before_ir(tile_and_row, {"BM": 16, "BN": 16, "ROW": 1024})
+    assert small({}, (64, 1, 1))
