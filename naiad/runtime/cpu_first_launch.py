@@ -14,7 +14,7 @@ background (cpu_compile_from_source.py).
 Only a kernel whose every path the interpreter types as the frontend does is read so (`_read`):
 the frontend alone checks what joins paths (an `if` on a tensor, several returns), and refuses
 some Python the interpreter would run, so a kernel with any of those - or a `while`, a launch
-past cpu_tiering.is_small's limits - is decided from its TTIR as before (`small_before_ir`
+past ttir_work.is_small's limits - is decided from its TTIR as before (`small_before_ir`
 answers None), and the frontend refuses it at the launch. A loop's carried values the
 interpreter checks as the frontend does, after each trip (interpreter/rewrite.py), so a loop is
 read where every loop's body runs at least once in the launch (a body that never runs is one

@@ -10,7 +10,7 @@ heavy programs; the kernel's TTIR can. `inline_programs` reads it once per loade
 that a launch compares its program count with one number (cpu_launcher.py,
 cpu_fast_launch.py).
 
-A program's work is estimated as tiering estimates the interpreter's (cpu_tiering.py): the
+A program's work is estimated as tiering estimates the interpreter's (ttir_work.py): the
 elements of the kernel's largest block, here at least `PROGRAM_FLOOR` (a program's own entry,
 index and bounds arithmetic), or a `tt.dot`'s multiply-adds where more, times the trips of
 every loop. Only loops of constant bounds count: a loop whose trips come from an argument or
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 
-from . import cpu_tiering, loop_trips
+from . import loop_trips, ttir_work
 
 # The work (elements, multiply-adds) of a grid run inline: a few microseconds of compiled
 # code, less than a launch on awake workers costs (about 15 us on 2 threads).
@@ -39,7 +39,7 @@ def program_work(ttir: str) -> int | None:
     trips = loop_trips.trip_counts(ttir, {})
     if None in trips or _WHILE.search(ttir):
         return None
-    work = max(cpu_tiering.largest_block(ttir), PROGRAM_FLOOR)
+    work = max(ttir_work.largest_block(ttir), PROGRAM_FLOOR)
     for m, k, n in _DOT.findall(ttir):
         work = max(work, int(m) * int(k) * int(n))
     for count in trips:

@@ -28,6 +28,7 @@ from . import (
     cpu_objects,  # noqa: F401  (the disk cache keeps the runtime's own objects)
     cpu_tiering,
     launch_hooks,
+    ttir_work,
 )
 from .compile_lock import compile_lock, compiled_once
 from .compiled_kernel import CompiledKernel
@@ -263,14 +264,14 @@ class CpuLauncher:
             table[key] = found = self._make(spec, options, False)
             return found
         ttir = begun.ttir
-        if not cpu_tiering.is_small(ttir, math.prod(grid), bound, grid):
+        if not ttir_work.is_small(ttir, math.prod(grid), bound, grid):
             table[key] = found = self._make(spec, options, False, begun)
             return found
         # The module is made here, not by the worker: CPython 3.11's `ast.parse` (the
         # frontend's) is not safe in two threads at once, and this thread may be in it
         # (pytest formatting a failure: "AST constructor recursion depth mismatch").
         begun.with_module()
-        return begun, lambda arguments, grid: cpu_tiering.is_small(
+        return begun, lambda arguments, grid: ttir_work.is_small(
             ttir, math.prod(grid), arguments, grid
         )
 

@@ -14,7 +14,7 @@ import pytest
 import naiad
 import naiad.language as tl
 from naiad import knobs
-from naiad.runtime import cpu_launcher, cpu_tiering
+from naiad.runtime import cpu_launcher, cpu_tiering, ttir_work
 from naiad.runtime.compiled_kernel import CompiledKernel
 
 
@@ -186,12 +186,12 @@ def test_threads_launching_at_once_compile_once(monkeypatch):
 
 def test_work_estimate_reads_blocks_and_loops():
     ttir = "%0 = tt.make_range {end = 128 : i32} : tensor<128xi32>\n%1 : tensor<64x32xf32>\n"
-    assert cpu_tiering.estimated_work(ttir, 3) == 3 * 2048
+    assert ttir_work.estimated_work(ttir, 3) == 3 * 2048
     looped = ttir + "scf.for %i = %a to %b step %c : i32 {\n}\n"
-    assert cpu_tiering.estimated_work(looped, 3) == 3 * 2048 * cpu_tiering.LOOP_TRIPS_GUESS
-    assert not cpu_tiering.is_small(ttir, cpu_tiering.SMALL_PROGRAMS + 1)
+    assert ttir_work.estimated_work(looped, 3) == 3 * 2048 * cpu_tiering.LOOP_TRIPS_GUESS
+    assert not ttir_work.is_small(ttir, cpu_tiering.SMALL_PROGRAMS + 1)
     small_blocks = "%0 = tt.make_range {end = 2 : i32} : tensor<2xi32>\n"
-    assert cpu_tiering.estimated_work(small_blocks, 3) == 3 * cpu_tiering.SMALL_BODY
+    assert ttir_work.estimated_work(small_blocks, 3) == 3 * cpu_tiering.SMALL_BODY
 
 
 def test_loops_one_after_another_add_their_trips_and_nested_ones_multiply():
@@ -206,9 +206,9 @@ def test_loops_one_after_another_add_their_trips_and_nested_ones_multiply():
     constants = "  %c0 = arith.constant 0 : i32\n  %c64 = arith.constant 64 : i32\n"
     body = cpu_tiering.SMALL_BODY
     sequential = header + constants + passes + "}\n"
-    assert cpu_tiering.estimated_work(sequential, 4, {"n": 256}) == 4 * body * 12
-    assert cpu_tiering.is_small(sequential, 4, {"n": 256})
-    assert not cpu_tiering.is_small(sequential, 4, {"n": 64 * 10_000})
+    assert ttir_work.estimated_work(sequential, 4, {"n": 256}) == 4 * body * 12
+    assert ttir_work.is_small(sequential, 4, {"n": 256})
+    assert not ttir_work.is_small(sequential, 4, {"n": 64 * 10_000})
     nested = (
         header
         + constants
@@ -219,9 +219,9 @@ def test_loops_one_after_another_add_their_trips_and_nested_ones_multiply():
             "  }\n  scf.for %m = %c0 to %n step %c64 : i32 {\n  }\n}\n"
         )
     )
-    assert cpu_tiering.estimated_work(nested, 1, {"n": 256}) == body * (4 + 16 + 16 + 4)
+    assert ttir_work.estimated_work(nested, 1, {"n": 256}) == body * (4 + 16 + 16 + 4)
     called = nested + "tt.func private @f() {\n}\n"  # calls may nest loops: all multiply
-    assert cpu_tiering.estimated_work(called, 1, {"n": 256}) == body * 4**4
+    assert ttir_work.estimated_work(called, 1, {"n": 256}) == body * 4**4
 
 
 def test_an_unknown_setting_is_refused():
@@ -264,11 +264,11 @@ def test_a_larger_kernel_may_be_interpreted_for_longer():
     header = "tt.func public @k() {\n  %0 = tt.make_range {end = 4096 : i32} : tensor<4096xi32>\n"
     ops = "".join(f"  %a{i} = arith.addi %0, %0 : tensor<4096xi32>\n" for i in range(200))
     few, many = header + "  tt.return\n}\n", header + ops + "  tt.return\n}\n"
-    assert cpu_tiering.operations(few) == 3 and cpu_tiering.operations(many) == 203
+    assert ttir_work.operations(few) == 3 and ttir_work.operations(many) == 203
     programs = 2 * cpu_tiering.SMALL_WORK // 4096  # 32 programs, twice SMALL_WORK
-    assert not cpu_tiering.is_small(few, programs)
-    assert cpu_tiering.is_small(many, programs)
-    assert not cpu_tiering.is_small(many, cpu_tiering.SMALL_PROGRAMS + 1)
+    assert not ttir_work.is_small(few, programs)
+    assert ttir_work.is_small(many, programs)
+    assert not ttir_work.is_small(many, cpu_tiering.SMALL_PROGRAMS + 1)
 
 
 def test_a_background_compile_stops_at_exit_and_stores_nothing(monkeypatch):
@@ -308,13 +308,6 @@ def _parsing_threads(monkeypatch) -> list:
     return threads
 
 
-def _until_worker_idle(seconds=60.0):
-    worker = cpu_tiering._worker
-    deadline = time.monotonic() + seconds
-    while (worker.queue or worker.running) and time.monotonic() < deadline:
-        time.sleep(0.01)
-
-
 def test_the_worker_runs_the_frontend_on_sources_parsed_at_the_launch(monkeypatch):
     """A first launch small by its AST builds no TTIR: the worker runs the frontend, on the
     sources the launch parsed (with a TTIR read from the cache too: the text without its
@@ -340,7 +333,7 @@ def test_the_worker_runs_the_frontend_on_sources_parsed_at_the_launch(monkeypatc
     monkeypatch.setattr(cpu_tiering, "QUIET_S", 0.0)  # the worker compiles it, not a launch
     assert isinstance(kernel[(1,)](x, y, out, 64, BLOCK=64), cpu_tiering.CompiledLater)
     assert threading.main_thread() not in built, "the launch built no TTIR"
-    _until_worker_idle()
+    cpu_tiering.settled()
     assert isinstance(kernel[(1,)](x, y, out, 64, BLOCK=64), CompiledKernel)
     assert built and threading.main_thread() not in built
     assert set(parsing) <= {threading.main_thread()}
@@ -370,7 +363,7 @@ def test_a_source_the_launch_did_not_parse_fails_the_worker_not_the_kernel(monke
     out = np.full(32, np.nan, np.float32)
     assert isinstance(doubled[(1,)](x, out, BLOCK=32), cpu_tiering.CompiledLater)
     np.testing.assert_array_equal(out, x * np.float32(2.0))
-    _until_worker_idle()
+    cpu_tiering.settled()
     out[:] = np.nan
     assert isinstance(doubled[(1,)](x, out, BLOCK=32), CompiledKernel)
     np.testing.assert_array_equal(out, x * np.float32(2.0))
