@@ -37,7 +37,14 @@ from dataclasses import dataclass
 
 from ..frontend.source import function_source
 from . import cpu_tiering
-from .loop_runs import closure_of, constant_value, jit_function_of, loop_runs, resolve
+from .loop_runs import (
+    closure_of,
+    constant_value,
+    jit_function_of,
+    loop_runs,
+    resolve,
+    stored_names,
+)
 
 # Calls whose integer arguments are sizes of the block they make or view.
 SHAPE_CALLS = frozenset(
@@ -325,10 +332,7 @@ def _check_loop(loop: ast.For, body: list, parameters: frozenset) -> None:
     names = [n for n in outside if isinstance(n, ast.Name)]
     bound_elsewhere = parameters | {n.id for n in names if isinstance(n.ctx, ast.Store)}
     loaded = {n.id for n in names if isinstance(n.ctx, ast.Load)}
-    alone = {
-        n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-    }
-    if (alone - bound_elsewhere) & loaded:
+    if (stored_names(loop) - bound_elsewhere) & loaded:
         raise _Unreadable
 
 

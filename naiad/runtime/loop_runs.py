@@ -148,7 +148,7 @@ class _Walk:
         key = (*path, id(node))
         self.trips[key] = self.trips.get(key, 0) + trips * runs
         self.runs += trips * runs
-        for name in _stored(node):
+        for name in stored_names(node):
             env[name] = UNKNOWN
         self.block(node.body, env, scope, runs * trips, path)
 
@@ -329,7 +329,7 @@ def _name(target) -> str:
     return target.id
 
 
-def _stored(loop: ast.For) -> set:
+def stored_names(loop: ast.For) -> set:
     """The names a loop assigns: its target's and its body's."""
     nodes = [loop.target, *loop.body]
     return {
