@@ -28,7 +28,6 @@ from .errors import (  # noqa: F401
 )
 from .language.aggregates import aggregate  # noqa: F401
 from .language.core import constexpr_function, must_use_result  # noqa: F401
-from .passes.extensions import add_pass, added_pass, remove_pass  # noqa: F401
 from .runtime.allocator import set_allocator  # noqa: F401
 from .runtime.autotuner import Autotuner, Config, autotune  # noqa: F401
 from .runtime.heuristics import Heuristics, heuristics  # noqa: F401
@@ -38,6 +37,21 @@ from .runtime.kernel_interface import KernelInterface  # noqa: F401
 from .utils import cdiv, next_power_of_2  # noqa: F401
 
 __version__ = versions.NAIAD
+
+# Names whose modules load on first use: the passes (and the dialects they import) are the
+# compiler's, which a program the interpreter runs first need not wait for at `import naiad`.
+_LATER = {name: "naiad.passes.extensions" for name in ("add_pass", "added_pass", "remove_pass")}
+
+
+def __getattr__(name: str):
+    if name in _LATER:
+        import importlib
+
+        value = getattr(importlib.import_module(_LATER[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'naiad' has no attribute {name!r}")
+
 
 # NAIAD_AS_TRITON=1 (which `python -m naiad.run` exports): switch on as naiad is imported.
 install_from_environment()

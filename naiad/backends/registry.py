@@ -32,11 +32,12 @@ import threading
 import types
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..fork_safety import hold_across_fork
-from ..ir import Operation
-from ..passes.extensions import extend
-from ..passes.pipeline import run_pipeline
+
+if TYPE_CHECKING:
+    from ..ir import Operation
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,11 @@ class Compilation:
 
     def run_passes(self, pipeline: str, passes) -> None:
         """Run the pass list `passes`, known to users as `pipeline`, on `module`."""
+        # (imported here: the passes and their dialects load with the first compile, not with
+        # every launch, which the interpreter may run first)
+        from ..passes.extensions import extend
+        from ..passes.pipeline import run_pipeline
+
         passes = extend(pipeline, passes, self.insertions)
         run_pipeline(passes, self.module, after_each=self.dump, before_each=self.print_before)
 

@@ -74,6 +74,12 @@ def pass_class(name: str) -> type[Pass]:
         raise KeyError(f"unknown pass {name!r}; registered: {known}") from None
 
 
+# Called when the passes users add to the pipelines change (passes/extensions.py): the JIT then
+# forgets the kernels it compiled with the old ones. The list lives here, below the passes, so
+# that the JIT listens without loading them (a launch the interpreter runs needs none).
+pipeline_listeners: list[Callable[[], None]] = []
+
+
 def registered_passes() -> list[str]:
     return sorted(_PASSES)
 

@@ -10,7 +10,8 @@ back end's stages run (the CPU back end's `linalg` and `cpu`, the NVIDIA one's `
 names the pipeline's passes when there is none), or at its end. What is added is part of the
 cache key of every kernel it applies to — its name, options and the source of its class — so a
 kernel compiled with a pass is never served from an entry compiled without it, and editing the
-pass compiles again. Adding or removing a pass makes launches compile again (`listeners`).
+pass compiles again. Adding or removing a pass makes launches compile again
+(`ir.passes.pipeline_listeners`).
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import inspect
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from ..ir.passes import Pass, pass_class
+from ..ir.passes import Pass, pass_class, pipeline_listeners
 
 PIPELINES = ("ttir", "linalg", "cpu", "ttgir", "llir")
 
@@ -49,7 +50,6 @@ class Insertion:
 
 
 _insertions: list[Insertion] = []
-listeners: list[Callable[[], None]] = []  # called when passes are added or removed
 
 
 def add_pass(
@@ -120,5 +120,5 @@ def extend(pipeline: str, passes: Iterable, insertions: Sequence[Insertion]) -> 
 
 
 def _changed() -> None:
-    for listener in list(listeners):
+    for listener in list(pipeline_listeners):
         listener()

@@ -33,7 +33,6 @@ from dataclasses import dataclass
 from .. import compile_profile, knobs
 from ..backends import registry
 from ..backends.registry import Compilation, CompileOptions
-from ..passes import extensions
 from . import compile_listener, jit_hooks, ttir_cache
 from .cache import Cache, cache_key
 from .compile_dumps import dump_stages, pass_dumps, pass_printer, printing_passes
@@ -128,7 +127,7 @@ def begin_compile(
     if site is not None:
         hooked = jit_hooks.before_compile(jit_function, spec, target or "", options, site)
     backend, parsed = registry.lookup(target or DEFAULT_TTIR_TARGET)
-    insertions = extensions.insertions_for(jit_function)
+    insertions = _insertions_for(jit_function)
     with (
         compile_lock,
         young_collections_only(),
@@ -259,6 +258,14 @@ def _build_or_read(jit_function, spec, language, insertions) -> TTIRBuild:
     return build
 
 
+def _insertions_for(jit_function) -> list:
+    """The passes users added that apply to `jit_function` (passes/extensions.py), its module
+    imported with the first compile (see `_build`)."""
+    from ..passes import extensions
+
+    return extensions.insertions_for(jit_function)
+
+
 def _name(jit_function) -> str:
     return getattr(jit_function, "__name__", "kernel")
 
@@ -311,7 +318,7 @@ def build_ttir(
     backend, parsed = registry.lookup(target or DEFAULT_TTIR_TARGET)
     options = CompileOptions(num_warps=num_warps, debug=bool(debug))
     spec = Specialization.of(jit_function, bound)
-    insertions = extensions.insertions_for(jit_function)
+    insertions = _insertions_for(jit_function)
     with (
         compile_lock,
         young_collections_only(),
@@ -324,7 +331,7 @@ def frontend_ttir(jit_function, bound: dict, target=None, debug: bool = False):
     """Step 3's code generator alone: the TTIR module (`builtin.module`) it makes for one
     specialization on `target` (None: 'cuda:sm_90a'), before any pass, calls kept. What
     FileCheck tests of the frontend read (triton._filecheck)."""
-    from ..frontend import generate
+    from ..frontend.translate import generate
 
     backend, parsed = registry.lookup(target or DEFAULT_TTIR_TARGET)
     language = backend.language_target(parsed, CompileOptions(debug=bool(debug)))
@@ -348,8 +355,9 @@ def _build(jit_function, spec: Specialization, language, insertions) -> TTIRBuil
     # Imported on first compile: launching in the interpreter needs none of the compiler.
     from .. import passes  # noqa: F401  (registers the passes)
     from ..backends.debug_info import function_ranges
-    from ..frontend import generate
+    from ..frontend.translate import generate
     from ..ir.printer import print_module
+    from ..passes import extensions
     from ..passes.pipeline import run_pipeline
 
     with compile_profile.stage("AST → TTIR"):

@@ -17,8 +17,6 @@ from __future__ import annotations
 import os
 
 from .compiler import compile_options
-from .ir_file_launch import launch_ir_kernel
-from .ir_files import compile_ir_file
 from .launchers import backend_for_launch
 from .specialization import Specialization
 from .tuple_arguments import is_tuple
@@ -30,6 +28,11 @@ _compiled: dict = {}
 def launch_from_file(jit_function, path, bound: dict, grid: tuple, options, debug: bool):
     """Run the kernel of the IR file at `path` in place of `jit_function`'s over `grid` with
     the `bound` arguments; return its CompiledKernel."""
+    # (imported here: reading IR files needs the dialects, which a launch from source in the
+    # interpreter does not load)
+    from .ir_file_launch import launch_ir_kernel
+    from .ir_files import compile_ir_file
+
     backend, index = backend_for_launch(bound)
     if backend is None:
         raise ValueError("ir_override: no back end runs on the device of these arguments")

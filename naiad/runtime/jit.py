@@ -16,10 +16,10 @@ import inspect
 import weakref
 
 from .. import knobs
+from ..ir.passes import pipeline_listeners
 from ..knobs import launch_settings
 from ..language import core
 from ..language.core import ConstexprFunction  # noqa: F401  (Triton's runtime.jit has it)
-from ..passes import extensions
 from . import launch_hooks
 from .binder import Unbound, grid_dims, make_binder, make_entry, tensor_type
 from .bound_launch import bind_launch
@@ -363,7 +363,7 @@ def _forget_all_compiled() -> None:
     forget_ir_overrides()  # their files compile through the pipelines too
 
 
-extensions.listeners.append(_forget_all_compiled)
+pipeline_listeners.append(_forget_all_compiled)
 
 
 def jit(

@@ -16,8 +16,6 @@ from __future__ import annotations
 import numbers
 import re
 
-from ..dialects.arith.folding import INT_RULES
-
 _NAME = r"%[\w.$-]+"
 # A function's signature is printed on its first line, parameters with their locations.
 _FUNCTION = re.compile(r"\btt\.func\b(?P<visibility>\s+public)?\s+@[\w.$-]+\((?P<params>.*)")
@@ -32,7 +30,9 @@ _PROGRAM = re.compile(rf"^\s*({_NAME})\s*=\s*tt\.get_(program_id|num_programs)\s
 
 
 # The folder's rules for arith's integer ops (dialects/arith/folding.py), at 64 bits: the TTIR's
-# i32 wrap-around is not modelled, which an estimate can afford.
+# i32 wrap-around is not modelled, which an estimate can afford. (Imported where used: there is
+# TTIR text to read only once the dialects are loaded, which a launch the interpreter runs
+# first does not load.)
 _WIDTH = 64
 _UNARY = ("extsi", "extui", "trunci", "index_cast", "index_castui")
 
@@ -46,6 +46,8 @@ def _evaluate(op: str, operands: str, known: dict[str, int]) -> int | None:
         return None
     if op in _UNARY and len(values) == 1:
         return values[0]
+    from ..dialects.arith.folding import INT_RULES
+
     if op in INT_RULES and len(values) == 2:
         result = INT_RULES[op](values[0], values[1], _WIDTH)
         return result if isinstance(result, int) else None  # a division by zero: not folded

@@ -18,6 +18,9 @@ Triton's `debug` option compiles what it compiles in Triton: the assertions (`tl
 and integer overflow checks unless `sanitize_overflow=False`), without Naiad's debug mode's
 bounds checks (CompileOptions.asserts). Inductor asks for it on every kernel, for its indexing
 asserts; in debug mode each of its launches would take the slow path (docs/pytorch.md).
+
+`import triton` imports this module, so what reads IR files (and the dialects) is imported
+where used: a program whose launches the interpreter runs first loads none of it.
 """
 
 from __future__ import annotations
@@ -25,12 +28,10 @@ from __future__ import annotations
 import os
 from types import SimpleNamespace
 
-from ...dialects.tt.types import PointerType, TensorDescType
 from ...errors import InterpreterError  # noqa: F401  (Triton's compiler module has it)
 from ...runtime.compiled_kernel import CompiledKernel
 from ...runtime.compiler import build_ttir, compile_kernel, compile_options
 from ...runtime.driver import GPUTarget, active
-from ...runtime.ir_files import compile_ir_file, kernel_function
 from ...runtime.jit import JITFunction
 from ...runtime.specialization import TypedArgument
 from .._C.libtriton import ir
@@ -119,6 +120,7 @@ class IRSource:
 
     def __init__(self, path, context=None, backend=None):
         from ...ir.parser import parse_module
+        from ...runtime.ir_files import kernel_function
 
         self.path = os.fspath(path)
         self.ext = os.path.splitext(self.path)[1].lstrip(".")
@@ -139,6 +141,8 @@ class IRSource:
 
 def _parameter_type(tma_mark, ty) -> str:
     """A parameter's type as IRSource.signature spells it."""
+    from ...dialects.tt.types import PointerType, TensorDescType
+
     if tma_mark is not None or isinstance(ty, TensorDescType):
         return "nvTmaDesc"
     if isinstance(ty, PointerType):
@@ -160,6 +164,8 @@ def compile(src, target=None, options=None, _env_vars=None) -> CompiledKernel:
     if isinstance(src, IRSource):
         src = src.path
     if isinstance(src, (str, os.PathLike)):  # an IR file
+        from ...runtime.ir_files import compile_ir_file
+
         return compile_ir_file(src, backend.target_name, compile_options(launch_options))
     if not isinstance(src, ASTSource):
         raise TypeError(f"triton.compile takes an ASTSource or a path, got {type(src).__name__}")
