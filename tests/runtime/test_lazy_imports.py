@@ -1,0 +1,83 @@
+"""What `import naiad` and a first launch load: the compiler (the dialects, the passes, the code
+generator) loads with the first compile, never with `import naiad`, `import triton` under the
+switch, or on the thread of a launch the interpreter runs while its kernel compiles in the
+background. Each case runs in a fresh process, whose modules are its own."""
+
+import subprocess
+import sys
+import textwrap
+
+COMPILER = ("naiad.dialects", "naiad.passes", "naiad.frontend.codegen", "naiad.middle")
+
+
+def _loaded_by(program: str, folder) -> list[str]:
+    """The compiler's modules the program imported, as it prints them (a file of `folder`: the
+    kernels' source is read from it)."""
+    path = folder / "program.py"
+    path.write_text(textwrap.dedent(program))
+    done = subprocess.run(
+        [sys.executable, str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
+def test_import_naiad_loads_no_compiler(tmp_path):
+    names = _loaded_by(
+        f"""
+        import sys
+        import naiad, naiad.language, naiad.testing
+        print(*[m for m in sys.modules if m.startswith({COMPILER!r})])
+    """,
+        tmp_path,
+    )
+    assert names == []
+
+
+def test_import_triton_under_the_switch_loads_no_compiler(tmp_path):
+    names = _loaded_by(
+        f"""
+        import sys
+        import naiad
+        naiad.install_as_triton()
+        import triton, triton.language, triton.compiler, triton.testing
+        print(*[m for m in sys.modules if m.startswith({COMPILER!r})])
+    """,
+        tmp_path,
+    )
+    assert names == []
+
+
+def test_an_interpreted_first_launch_loads_no_compiler_on_its_thread(tmp_path):
+    names = _loaded_by(
+        f"""
+        import os, sys, threading
+        os.environ["NAIAD_CACHE_DIR"] = {str(tmp_path)!r}
+        os.environ["NAIAD_CPU_TIERING"] = "auto"
+        import numpy as np
+        import naiad, naiad.language as tl
+
+        @naiad.jit
+        def double(x, y, n, BLOCK: tl.constexpr):
+            offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            tl.store(y + offsets, tl.load(x + offsets, mask=offsets < n) * 2, mask=offsets < n)
+
+        main, seen = threading.get_ident(), []
+
+        def watch(event, args):
+            if event == "import" and threading.get_ident() == main:
+                seen.append(args[0])
+
+        x = np.random.default_rng(0).random(100).astype(np.float32)
+        y = np.zeros_like(x)
+        sys.addaudithook(watch)
+        double[(1,)](x, y, 100, BLOCK=128)
+        assert np.array_equal(y, 2 * x)
+        print(*[m for m in seen if m.startswith({COMPILER!r})])
+    """,
+        tmp_path,
+    )
+    assert names == []
