@@ -331,11 +331,19 @@ def frontend_ttir(jit_function, bound: dict, target=None, debug: bool = False):
     """Step 3's code generator alone: the TTIR module (`builtin.module`) it makes for one
     specialization on `target` (None: 'cuda:sm_90a'), before any pass, calls kept. What
     FileCheck tests of the frontend read (triton._filecheck)."""
+    spec = Specialization.of(jit_function, bound)
+    options = CompileOptions(debug=bool(debug))
+    return frontend_module(jit_function, spec, target or DEFAULT_TTIR_TARGET, options)
+
+
+def frontend_module(jit_function, spec: Specialization, target: str, options: CompileOptions):
+    """`frontend_ttir` for a specialization and options already made: the frontend's module,
+    or the error it raises (what a launch the interpreter runs first checks its kernel with,
+    cpu_compile_from_source.py)."""
     from ..frontend.translate import generate
 
-    backend, parsed = registry.lookup(target or DEFAULT_TTIR_TARGET)
-    language = backend.language_target(parsed, CompileOptions(debug=bool(debug)))
-    spec = Specialization.of(jit_function, bound)
+    backend, parsed = registry.lookup(target)
+    language = backend.language_target(parsed, options)
     with compile_lock, young_collections_only():
         name = kernel_name(jit_function, spec)
         return generate(

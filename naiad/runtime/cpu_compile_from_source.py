@@ -11,8 +11,8 @@ from .. import knobs
 from ..errors import KernelNotImplementedError
 from ..source_locations import refusing_parses
 from .compiled_kernel import CompiledKernel
-from .compiler import begin_compile
-from .cpu_first_launch import small_before_ir
+from .compiler import begin_compile, frontend_module
+from .cpu_first_launch import Verdict, small_before_ir
 
 
 class CompileFromSource:
@@ -34,12 +34,19 @@ class CompileFromSource:
 
 def tiered_from_source(jit_function, spec, options, grid: tuple, bound: dict, site):
     """(CompileFromSource, its `small` test) for a launch the AST says is small, when the
-    JIT hooks are unset (they are called in the launching thread); None otherwise."""
+    JIT hooks are unset (they are called in the launching thread); None otherwise. Where a
+    loop's body runs in no program of the launch, the frontend runs here first and raises
+    what it refuses in that body (the interpreted launch would not meet it); the rest of the
+    compile goes to the background as for any small launch."""
     if knobs.jit_cache_hook.get() is not None or knobs.jit_post_compile_hook.get() is not None:
         return None
     small = small_before_ir(jit_function, spec.constexprs)
-    if small is None or not small(bound, grid):
+    verdict = Verdict.LARGE if small is None else small(bound, grid)
+    if not verdict:
         return None
+    if verdict is Verdict.SMALL_WITH_A_LOOP_UNRUN:
+        with contextlib.suppress(KernelNotImplementedError):
+            frontend_module(jit_function, spec, "cpu", options)
     return CompileFromSource(jit_function, spec, options, site), small
 
 

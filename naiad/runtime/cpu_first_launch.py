@@ -17,10 +17,11 @@ some Python the interpreter would run, so a kernel with any of those - or a `whi
 past ttir_work.is_small's limits - is decided from its TTIR as before (`small_before_ir`
 answers None), and the frontend refuses it at the launch. A loop's carried values the
 interpreter checks as the frontend does, after each trip (interpreter/rewrite.py), so a loop is
-read where every loop's body runs at least once in the launch (a body that never runs is one
-the frontend checks and the interpreter does not) and no name bound only in a loop is read
-outside it. Where the interpreted launch fails, the frontend runs first
-(cpu_compile_from_source.py), so the error a compiled launch raises is raised.
+read where no name bound only in it is read outside it. A body no program of the launch runs
+is one the frontend types and the interpreter does not: such a launch is told apart
+(`Verdict.SMALL_WITH_A_LOOP_UNRUN`), and the frontend alone runs before it. Where the
+interpreted launch fails, the frontend runs first too (cpu_compile_from_source.py), so the
+error a compiled launch raises is raised.
 
 Reading the AST parses the source of the kernel and of the jit functions it names (the
 frontend's `function_source`, kept per code object), here in the launching thread: the frontend
@@ -32,6 +33,7 @@ from __future__ import annotations
 
 import ast
 import collections
+import enum
 import math
 from dataclasses import dataclass
 
@@ -72,12 +74,21 @@ class _Function:
     bindings: tuple  # (name, expression) of each `NAME: tl.constexpr = ...`, in order
 
 
+class Verdict(enum.IntEnum):
+    """What the AST says of a launch (false only when LARGE)."""
+
+    LARGE = 0  # or not told: decided from the TTIR
+    SMALL = 1  # the interpreter runs it
+    # Small, but a loop's body runs in no program of it: the interpreter does not type that
+    # body, which the frontend does, so the frontend runs first (cpu_compile_from_source.py).
+    SMALL_WITH_A_LOOP_UNRUN = 2
+
+
 def small_before_ir(jit_function, constexprs: dict):
-    """A test `(arguments, grid) -> bool` of whether a launch of `jit_function` with these
+    """A test `(arguments, grid) -> Verdict` of whether a launch of `jit_function` with these
     `constexprs` (a specialization's) is small enough for the interpreter, told from the ASTs
     alone; None where they do not tell (a launch then builds its TTIR to decide). The test
-    answers False too where the AST does not tell the launch's loop trips, or where a loop's
-    body may run in no program (loop_runs.py)."""
+    answers LARGE too where the AST does not tell the launch's loop trips (loop_runs.py)."""
     try:
         block, operations = _estimate(jit_function, constexprs)
     except _Unreadable:
@@ -85,14 +96,16 @@ def small_before_ir(jit_function, constexprs: dict):
     kernel = getattr(jit_function, "fn", jit_function)
     limit = max(cpu_tiering.SMALL_WORK, cpu_tiering.WORK_PER_OP * operations)
 
-    def small(arguments: dict, grid: tuple) -> bool:
+    def small(arguments: dict, grid: tuple) -> Verdict:
         programs = math.prod(grid)
         if programs > cpu_tiering.SMALL_PROGRAMS or programs * block > limit:
-            return False
+            return Verdict.LARGE
         runs = loop_runs(kernel, constexprs, arguments, grid)
-        if runs is None or not runs[1]:
-            return False
-        return programs * max(block, cpu_tiering.SMALL_BODY) * max(1, runs[0]) <= limit
+        if runs is None:
+            return Verdict.LARGE
+        if programs * max(block, cpu_tiering.SMALL_BODY) * max(1, runs[0]) > limit:
+            return Verdict.LARGE
+        return Verdict.SMALL if runs[1] else Verdict.SMALL_WITH_A_LOOP_UNRUN
 
     return small
 

@@ -5,7 +5,7 @@ import types
 
 import naiad
 import naiad.language as tl
-from naiad.runtime.cpu_first_launch import small_before_ir
+from naiad.runtime.cpu_first_launch import Verdict, small_before_ir
 
 
 @naiad.jit
@@ -79,13 +79,13 @@ def test_a_callee_s_loop_counts_what_its_caller_binds():
     assert not small({"n": 17 * 1024}, (4, 1, 1))
 
 
-def test_a_loop_no_program_runs_is_left_to_the_ttir():
+def test_a_loop_no_program_runs_is_told_apart():
     """The causal stage 1 runs `range(0, start * BLOCK)`: no trip on a grid of one program
-    (whose stage 2 runs), so the launch is decided from the TTIR; on two programs the last
-    program runs it."""
+    (whose stage 2 runs), a launch the frontend checks before the interpreter runs it; on two
+    programs the last program runs it."""
     small = small_before_ir(stages, {"BLOCK": 64, "CAUSAL": True})
-    assert not small({"n": 256}, (1, 1, 1))
-    assert small({"n": 256}, (2, 1, 1))
+    assert small({"n": 256}, (1, 1, 1)) is Verdict.SMALL_WITH_A_LOOP_UNRUN
+    assert small({"n": 256}, (2, 1, 1)) is Verdict.SMALL
 
 
 def test_a_name_a_loop_alone_binds_read_after_it_is_left_to_the_ttir():
@@ -135,12 +135,12 @@ def test_what_the_frontend_alone_types_is_left_to_the_ttir():
 
 def test_a_loop_the_arguments_bound_counts_the_launch_s_trips():
     """`range(n)`: 16 programs of 1,024 elements, 4 trips each, is the work of 64 programs;
-    a launch whose loop body runs in no program is not decided from the AST (the frontend
-    types that body, the interpreter would not)."""
+    a launch whose loop body runs in no program is told apart (the frontend types that body,
+    the interpreter would not)."""
     small = small_before_ir(loops_at_run_time, {"BLOCK": 1024})
-    assert small({"n": 4}, (16, 1, 1))
+    assert small({"n": 4}, (16, 1, 1)) is Verdict.SMALL
     assert not small({"n": 4}, (17, 1, 1))
-    assert not small({"n": 0}, (1, 1, 1))
+    assert small({"n": 0}, (1, 1, 1)) is Verdict.SMALL_WITH_A_LOOP_UNRUN
     assert not small({"n": None}, (1, 1, 1))  # (not an integer: the walk cannot tell)
 
 

@@ -78,6 +78,20 @@ def test_a_loop_the_launch_bounds_runs_interpreted_first_with_the_compiled_value
     np.testing.assert_array_equal(tiered, compiled)
 
 
+def test_a_loop_no_program_runs_is_interpreted_after_the_frontend_checks_it():
+    """n = 0: no program runs the loop's body; the frontend types it on the launching thread
+    (it would raise there), then the interpreter runs the launch, with the compiled values."""
+    x = np.random.default_rng(1).standard_normal(8).astype(np.float32)
+    tiered, compiled = (np.full(2 * 64, 7.0, np.float32) for _ in range(2))
+    ran, _ = _outcome(lambda: strided_sums[(2,)](x, tiered, 0, BLOCK=64), "auto")
+    assert not isinstance(ran, CompiledKernel)
+    strided_sums.forget_compiled()
+    ran, _ = _outcome(lambda: strided_sums[(2,)](x, compiled, 0, BLOCK=64), "off")
+    assert isinstance(ran, CompiledKernel)
+    np.testing.assert_array_equal(tiered, np.zeros(2 * 64, np.float32))
+    np.testing.assert_array_equal(tiered, compiled)
+
+
 @pytest.mark.parametrize(
     "kernel", [kind_changes, never_runs, keeps_its_last], ids=lambda k: k.fn.__name__
 )
