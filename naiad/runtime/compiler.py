@@ -259,8 +259,7 @@ def _build_or_read(jit_function, spec, language, insertions) -> TTIRBuild:
 
 
 def _insertions_for(jit_function) -> list:
-    """The passes users added that apply to `jit_function` (passes/extensions.py), its module
-    imported with the first compile (see `_build`)."""
+    """The passes users added for `jit_function`: passes/extensions.py, loaded on first use."""
     from ..passes import extensions
 
     return extensions.insertions_for(jit_function)
@@ -337,9 +336,8 @@ def frontend_ttir(jit_function, bound: dict, target=None, debug: bool = False):
 
 
 def frontend_module(jit_function, spec: Specialization, target: str, options: CompileOptions):
-    """`frontend_ttir` for a specialization and options already made: the frontend's module,
-    or the error it raises (what a launch the interpreter runs first checks its kernel with,
-    cpu_compile_from_source.py)."""
+    """`frontend_ttir` for a specialization and options made: the module or the frontend's
+    error (a launch the interpreter runs first checks with it: cpu_compile_from_source.py)."""
     from ..frontend.translate import generate
 
     backend, parsed = registry.lookup(target)

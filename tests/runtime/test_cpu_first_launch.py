@@ -228,3 +228,23 @@ def test_a_name_bound_to_one_arange_widens_by_its_size():
     widened where a name is)."""
     small = small_before_ir(tile_and_row, {"BM": 16, "BN": 16, "ROW": 1024})
     assert small({}, (64, 1, 1))
+
+
+@naiad.jit
+def square_block(x, B: tl.constexpr):
+    rows, columns = tl.arange(0, B)[:, None], tl.arange(0, B)[None, :]
+    tl.store(x + rows * B + columns, tl.zeros([B, B], tl.float32))
+
+
+@naiad.jit
+def calls_with_a_large_block(x, SIDE: tl.constexpr):
+    offsets = tl.arange(0, 16)
+    tl.store(x + offsets, tl.load(x + offsets) + 1)
+    square_block(x, SIDE)
+
+
+def test_a_callee_s_sizes_are_the_ones_its_call_binds():
+    """The callee's block is SIDE x SIDE, SIDE its caller's constexpr: 1,024 x 1,024 is no
+    small launch, though the kernel itself names only 16-element blocks."""
+    assert not small_before_ir(calls_with_a_large_block, {"SIDE": 1024})({}, (1, 1, 1))
+    assert small_before_ir(calls_with_a_large_block, {"SIDE": 16})({}, (1, 1, 1))
