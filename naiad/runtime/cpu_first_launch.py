@@ -76,8 +76,11 @@ def _estimate(jit_function, constexprs: dict) -> tuple[int, int]:
     dimensions (`tl.arange(0, M)[:, None] * tl.arange(0, N)[None, :]` is M*N; where something
     else is, `offsets[:, None]`, any size may be one), the largest repeated where there are
     fewer (`offsets[:, None] * offsets[None, :]` of one `tl.arange(0, B)` is B*B). A jit
-    function's sizes are read with the constexprs each call of it binds (`_contexts`)."""
-    env = {k: v for k, v in ((k, _integer(v)) for k, v in constexprs.items()) if v is not None}
+    function's sizes are read with the constexprs each call of it binds (`_contexts`), and
+    its operations counted once per such call, as the TTIR inlines each (a dead branch's
+    operations counted too, the estimate stays below the TTIR's count: an AST operation is
+    one or more of the TTIR's)."""
+    env = {k: v for k, v in ((k, _known(v)) for k, v in constexprs.items()) if v is not None}
     kernel = getattr(jit_function, "fn", jit_function)
     names = frozenset(constexprs)
     reached = _reached(kernel, constexprs)
@@ -99,12 +102,12 @@ def _estimate(jit_function, constexprs: dict) -> tuple[int, int]:
         expanded += _dimensions(facts.sizes if facts.spread else facts.expanded, scope)
         shapes += [[_value(e, scope) for e in shape] for shape in facts.shapes]
         rank = max(rank, facts.rank)
-    largest = max(sizes or [max([1, *env.values()])])
+    largest = max(sizes or [max([1, *(v for v in env.values() if type(v) is int)])])
     expanded = sorted(expanded) or [largest]
     expanded += [expanded[-1]] * (rank - len(expanded))
     blocks = [largest, math.prod(expanded[-rank:])]
     blocks += [math.prod(largest if d is None else max(d, 1) for d in shape) for shape in shapes]
-    return max(blocks), sum(read[fn].operations for fn in reached)
+    return max(blocks), sum(read[fn].operations for fn, _ in contexts)
 
 
 def _dimensions(expressions, scope: dict) -> list:
@@ -129,9 +132,10 @@ def _reached(kernel, constexprs: dict) -> list:
 
 
 def _contexts(kernel, constexprs: dict, env: dict, read: dict) -> list:
-    """(function, the integers its constexprs are): the kernel with `env`, and each jit
-    function a call names, its parameters bound from the call's arguments as the caller knows
-    them, transitively; a function called with other values is read once per set of them."""
+    """(function, the integers and booleans its constexprs are): the kernel with `env`, and
+    each jit function a call names outside the branches its constexprs rule out, parameters
+    bound from the call's arguments as the caller knows them, transitively; a function called
+    with other values is read once per set of them."""
     found, pending, seen = [], [(kernel, env)], set()
     while pending:
         fn, scope = pending.pop()
@@ -144,7 +148,7 @@ def _contexts(kernel, constexprs: dict, env: dict, read: dict) -> list:
         if len(found) > _CONTEXTS:
             raise Unreadable
         names = {**fn.__globals__, **closure_of(fn), **(constexprs if fn is kernel else {})}
-        for call in _calls(fn):
+        for call in _live_calls(function_source(fn).definition.body, scope):
             callee = jit_function_of(resolve(call.func, names))
             if callee is not None and callee in read:
                 pending.append((callee, _bound(callee, call, scope)))
@@ -156,40 +160,47 @@ _CONTEXTS = 64
 
 
 def _with_bindings(facts, scope: dict) -> dict:
-    """`scope` and the integers of the function's `NAME: tl.constexpr = ...` bindings."""
+    """`scope` and the values of the function's `NAME: tl.constexpr = ...` bindings."""
     scope = dict(scope)
     for name, expression in facts.bindings:  # `HALF: tl.constexpr = BLOCK // 2`
-        value = _value(expression, scope)
+        value = _known(constant_value(expression, scope))
         if value is not None:
             scope[name] = value
     return scope
 
 
 def _bound(callee, call: ast.Call, scope: dict) -> dict:
-    """The integers `call` gives `callee`'s parameters (its defaults where it gives none)."""
+    """The integers and booleans `call` gives `callee`'s parameters (its defaults where it
+    gives none)."""
     try:
         parameters = list(inspect.signature(callee).parameters.values())
     except (TypeError, ValueError):
         return {}
-    bound = {p.name: _integer(p.default) for p in parameters if p.default is not p.empty}
+    bound = {p.name: _known(p.default) for p in parameters if p.default is not p.empty}
     given = list(zip((p.name for p in parameters), call.args))
     given += [(k.arg, k.value) for k in call.keywords if k.arg is not None]
     for name, argument in given:
-        bound[name] = None if isinstance(argument, ast.Starred) else _value(argument, scope)
+        starred = isinstance(argument, ast.Starred)
+        bound[name] = None if starred else _known(constant_value(argument, scope))
     return {name: value for name, value in bound.items() if value is not None}
 
 
-def _calls(fn) -> tuple:
-    """The calls `fn`'s body makes (kept per code object, as `_names`)."""
-    return kernel_facts.kept((fn.__code__, "calls"), lambda: _read_calls(fn))
-
-
-def _read_calls(fn) -> tuple:
-    try:
-        body = function_source(fn).definition.body
-    except (TypeError, SyntaxError, OSError):
-        return ()
-    return tuple(n for statement in body for n in ast.walk(statement) if isinstance(n, ast.Call))
+def _live_calls(body: list, scope: dict) -> list:
+    """The calls `body` makes but in the branches of `if`s its constexprs (`scope`) rule out."""
+    calls = []
+    for statement in body:
+        if isinstance(statement, ast.If):
+            test = _known(constant_value(statement.test, scope))
+            if test is not None:
+                calls += _live_calls(statement.body if test else statement.orelse, scope)
+                continue
+        nodes = ast.walk(statement)
+        if isinstance(statement, ast.If | ast.For):  # (their bodies: read as bodies)
+            heads = [statement.test if isinstance(statement, ast.If) else statement.iter]
+            nodes = (n for head in heads for n in ast.walk(head))
+            calls += _live_calls(statement.body, scope) + _live_calls(statement.orelse, scope)
+        calls += [n for n in nodes if isinstance(n, ast.Call)]
+    return calls
 
 
 def _names(fn) -> tuple:
@@ -216,6 +227,7 @@ def _value(node, env: dict) -> int | None:
     return value if type(value) is int else None
 
 
-def _integer(value) -> int | None:
+def _known(value) -> int | bool | None:
+    """`value` (a constexpr's) where it is an integer or a boolean, else None."""
     value = getattr(value, "value", value)
-    return value if type(value) is int else None
+    return value if type(value) in (int, bool) else None
