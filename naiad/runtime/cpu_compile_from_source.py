@@ -40,7 +40,7 @@ def tiered_from_source(jit_function, spec, options, grid: tuple, bound: dict, si
     compile goes to the background as for any small launch."""
     if knobs.jit_cache_hook.get() is not None or knobs.jit_post_compile_hook.get() is not None:
         return None
-    small = small_before_ir(jit_function, spec.constexprs)
+    small = small_before_ir(jit_function, spec.constexprs, spec.signature)
     verdict = Verdict.LARGE if small is None else small(bound, grid)
     if not verdict:
         return None

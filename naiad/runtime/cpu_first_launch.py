@@ -26,9 +26,10 @@ import ast
 import enum
 import inspect
 import math
+import re
 
 from ..frontend.source import function_source
-from . import cpu_tiering, kernel_facts
+from . import ast_shapes, cpu_tiering, kernel_facts
 from .kernel_facts import Unreadable
 from .loop_runs import closure_of, constant_value, jit_function_of, loop_runs, resolve
 
@@ -43,13 +44,14 @@ class Verdict(enum.IntEnum):
     SMALL_WITH_A_LOOP_UNRUN = 2
 
 
-def small_before_ir(jit_function, constexprs: dict):
+def small_before_ir(jit_function, constexprs: dict, signature: dict | None = None):
     """A test `(arguments, grid) -> Verdict` of whether a launch of `jit_function` with these
     `constexprs` (a specialization's) is small enough for the interpreter, told from the ASTs
     alone; None where they do not tell (a launch then builds its TTIR to decide). The test
-    answers LARGE too where the AST does not tell the launch's loop trips (loop_runs.py)."""
+    answers LARGE too where the AST does not tell the launch's loop trips (loop_runs.py).
+    `signature` (a specialization's, by parameter) gives host tensor descriptors' blocks."""
     try:
-        block, operations = _estimate(jit_function, constexprs)
+        block, operations = _estimate(jit_function, constexprs, _descriptor_blocks(signature))
     except Unreadable:
         return None
     kernel = getattr(jit_function, "fn", jit_function)
@@ -69,7 +71,7 @@ def small_before_ir(jit_function, constexprs: dict):
     return small
 
 
-def _estimate(jit_function, constexprs: dict) -> tuple[int, int]:
+def _estimate(jit_function, constexprs: dict, descriptors=None) -> tuple[int, int]:
     """(elements of the largest block at most, operations at least). A block's dimensions
     are powers of two, named in shape calls: the largest block is taken as the largest of a
     size alone, a shape written out, and the product of the `rank` largest sizes given more
@@ -99,7 +101,7 @@ def _estimate(jit_function, constexprs: dict) -> tuple[int, int]:
     for fn, scope in contexts:
         facts = read[fn]
         sizes += _dimensions(facts.sizes, scope)
-        expanded += _dimensions(facts.sizes if facts.spread else facts.expanded, scope)
+        expanded += _dimensions(facts.sizes if facts.widened else facts.expanded, scope)
         shapes += [[_value(e, scope) for e in shape] for shape in facts.shapes]
         rank = max(rank, facts.rank)
     largest = max(sizes or [max([1, *(v for v in env.values() if type(v) is int)])])
@@ -107,7 +109,12 @@ def _estimate(jit_function, constexprs: dict) -> tuple[int, int]:
     expanded += [expanded[-1]] * (rank - len(expanded))
     blocks = [largest, math.prod(expanded[-rank:])]
     blocks += [math.prod(largest if d is None else max(d, 1) for d in shape) for shape in shapes]
-    return max(blocks), sum(read[fn].operations for fn, _ in contexts)
+    descriptors = descriptors or {}
+    blocks += [math.prod(shape) for shape in descriptors.values()]
+    precise = _largest_block(kernel, constexprs, env, read, descriptors)
+    return max(blocks) if precise is None else precise, sum(
+        read[fn].operations for fn, _ in contexts
+    )
 
 
 def _dimensions(expressions, scope: dict) -> list:
@@ -132,7 +139,7 @@ def _reached(kernel, constexprs: dict) -> list:
 
 
 def _contexts(kernel, constexprs: dict, env: dict, read: dict) -> list:
-    """(function, the integers and booleans its constexprs are): the kernel with `env`, and
+    """(function, the integers, booleans and strings its constexprs are): the kernel with `env`, and
     each jit function a call names outside the branches its constexprs rule out, parameters
     bound from the call's arguments as the caller knows them, transitively; a function called
     with other values is read once per set of them."""
@@ -147,12 +154,66 @@ def _contexts(kernel, constexprs: dict, env: dict, read: dict) -> list:
         found.append((fn, scope))
         if len(found) > _CONTEXTS:
             raise Unreadable
-        names = {**fn.__globals__, **closure_of(fn), **(constexprs if fn is kernel else {})}
         for call in _live_calls(function_source(fn).definition.body, scope):
-            callee = jit_function_of(resolve(call.func, names))
+            callee = _callee(fn, call.func, kernel, constexprs)
             if callee is not None and callee in read:
                 pending.append((callee, _bound(callee, call, scope)))
     return found
+
+
+def _largest_block(kernel, constexprs, env: dict, read: dict, descriptors: dict) -> int | None:
+    """The largest block of the launch from its values' shapes (ast_shapes.py; `descriptors`
+    the host tensor descriptors' blocks by parameter), or None where the reading cannot
+    tell."""
+
+    def callee_of(fn, func):
+        callee = _callee(fn, func, kernel, constexprs)
+        return callee if callee in read else None
+
+    def is_language(fn, func):
+        return _language(resolve(func, _names_of(fn, kernel, constexprs)))
+
+    reading = ast_shapes.Reading(
+        lambda fn: function_source(fn).definition,
+        callee_of,
+        is_language,
+        lambda fn, scope: _with_bindings(read[fn], scope),
+    )
+    try:
+        reading.kernel(kernel, env, descriptors)
+    except (ast_shapes.Incomplete, RecursionError):
+        return None
+    return reading.largest
+
+
+def _descriptor_blocks(signature: dict | None) -> dict:
+    """The block shape of each tensor descriptor parameter of a signature
+    (`tensordesc<fp16[64, 32], zero>` -> (64, 32))."""
+    found = {}
+    for name, kind in (signature or {}).items():
+        match = _DESCRIPTOR.match(kind) if isinstance(kind, str) else None
+        if match:
+            found[name] = tuple(int(size) for size in match.group(1).split(","))
+    return found
+
+
+_DESCRIPTOR = re.compile(r"tensordesc<\s*\w+\s*\[([\d,\s]+)\]")
+
+
+def _callee(fn, func, kernel, constexprs: dict):
+    """The Python function of the jit function a call in `fn` names (None: none)."""
+    return jit_function_of(resolve(func, _names_of(fn, kernel, constexprs)))
+
+
+def _names_of(fn, kernel, constexprs: dict) -> dict:
+    """What names in `fn` hold: its globals and closure, and the kernel's constexprs."""
+    return {**fn.__globals__, **closure_of(fn), **(constexprs if fn is kernel else {})}
+
+
+def _language(value) -> bool:
+    """Whether `value` is one of the language's functions."""
+    module = getattr(getattr(value, "fn", value), "__module__", None) or ""
+    return module == "naiad.language" or module.startswith("naiad.language.")
 
 
 # The most (function, constexpr values) pairs a kernel's calls make for the estimate to read.
@@ -170,7 +231,7 @@ def _with_bindings(facts, scope: dict) -> dict:
 
 
 def _bound(callee, call: ast.Call, scope: dict) -> dict:
-    """The integers and booleans `call` gives `callee`'s parameters (its defaults where it
+    """The integers, booleans and strings `call` gives `callee`'s parameters (its defaults where it
     gives none)."""
     try:
         parameters = list(inspect.signature(callee).parameters.values())
@@ -227,7 +288,7 @@ def _value(node, env: dict) -> int | None:
     return value if type(value) is int else None
 
 
-def _known(value) -> int | bool | None:
-    """`value` (a constexpr's) where it is an integer or a boolean, else None."""
+def _known(value) -> int | bool | str | None:
+    """`value` (a constexpr's) where it is an integer, a boolean or a string, else None."""
     value = getattr(value, "value", value)
-    return value if type(value) in (int, bool) else None
+    return value if type(value) in ast_shapes.CONSTANT_TYPES else None

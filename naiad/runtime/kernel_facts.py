@@ -44,7 +44,7 @@ class Facts:
     sizes: tuple  # expressions of block sizes (arguments of SHAPE_CALLS)
     expanded: tuple  # those of shape calls given more dimensions (`tl.arange(0, N)[:, None]`)
     shapes: tuple  # the shapes written out (`tl.zeros([M, N], ...)`), each a tuple
-    spread: bool  # something else is given more dimensions (`offsets[:, None]`)
+    widened: tuple  # the subscripts giving something else more dimensions (`offsets[:, None]`)
     rank: int  # the most dimensions an index gives
     operations: int  # its calls and operators (fewer than the TTIR's operations)
     bindings: tuple  # (name, expression) of each `NAME: tl.constexpr = ...`, in order
@@ -106,10 +106,9 @@ _CONDITIONS += (ast.expr_context,)
 
 
 def _read(body: list, dynamic: frozenset, allowed: tuple, parameters=frozenset()) -> Facts:
-    sizes, shapes, spread, rank, operations = [], [], False, 1, 0
+    sizes, shapes, widened, rank, operations = [], [], [], 1, 0
     given_dimensions = set()  # the shape calls given more dimensions
     call_sizes = {}  # a shape call's size arguments, by the call's id
-    ranges = _ranges_named(body)  # `offs = start + tl.arange(0, B)`: offs[:, None] is B's
     tails = _tail_returns(body, dynamic)
     stack = list(body)
     while stack:
@@ -135,12 +134,10 @@ def _read(body: list, dynamic: frozenset, allowed: tuple, parameters=frozenset()
         elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple):
             rank = max(rank, len(node.slice.elts))
             value = node.value
-            if isinstance(value, ast.Name) and value.id in ranges:
-                value = ranges[value.id]
             if isinstance(value, ast.Call) and called(value) in SHAPE_CALLS:
                 given_dimensions.add(id(value))
             else:
-                spread = True
+                widened.append(node)
         operations += isinstance(node, ast.Call | ast.BinOp | ast.UnaryOp | ast.Compare)
         stack += ast.iter_child_nodes(node)
     bindings = [
@@ -154,29 +151,7 @@ def _read(body: list, dynamic: frozenset, allowed: tuple, parameters=frozenset()
     ]
     expanded = [size for call in given_dimensions for size in call_sizes.get(call, [])]
     sizes, expanded, shapes = map(tuple, (sizes, expanded, shapes))
-    return Facts(sizes, expanded, shapes, spread, rank, operations, tuple(bindings))
-
-
-def _ranges_named(body: list) -> dict:
-    """The names bound once, to a value with one `tl.arange` and no other shape call or
-    added dimension (`offs_m = start + tl.arange(0, BLOCK_M)`): name -> that arange call."""
-    nodes = [n for statement in body for n in ast.walk(statement)]
-    stores = collections.Counter(
-        n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-    )
-    named = {}
-    for node in nodes:
-        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
-            continue
-        target = node.targets[0]
-        if not isinstance(target, ast.Name) or stores[target.id] != 1:
-            continue
-        inside = list(ast.walk(node.value))
-        calls = [n for n in inside if isinstance(n, ast.Call) and called(n) in SHAPE_CALLS]
-        widened = any(isinstance(n, ast.Subscript) for n in inside)
-        if len(calls) == 1 and called(calls[0]) == "arange" and not widened:
-            named[target.id] = calls[0]
-    return named
+    return Facts(sizes, expanded, shapes, tuple(widened), rank, operations, tuple(bindings))
 
 
 def _tail_returns(body: list, dynamic: frozenset) -> set:

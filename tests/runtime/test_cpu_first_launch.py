@@ -5,7 +5,7 @@ import types
 
 import naiad
 import naiad.language as tl
-from naiad.runtime.cpu_first_launch import Verdict, small_before_ir
+from naiad.runtime.cpu_first_launch import Verdict, _estimate, small_before_ir
 
 
 @naiad.jit
@@ -248,3 +248,32 @@ def test_a_callee_s_sizes_are_the_ones_its_call_binds():
     small launch, though the kernel itself names only 16-element blocks."""
     assert not small_before_ir(calls_with_a_large_block, {"SIDE": 1024})({}, (1, 1, 1))
     assert small_before_ir(calls_with_a_large_block, {"SIDE": 16})({}, (1, 1, 1))
+
+
+@naiad.jit
+def outer_of_loaded(x, y, out, A: tl.constexpr, B: tl.constexpr):
+    rows = tl.load(x + tl.arange(0, A))
+    columns = tl.load(y + tl.arange(0, B)).to(tl.float32)
+    for _ in range(2):
+        columns = tl.maximum(columns, 0.0) * 2
+    offsets = tl.arange(0, A)[:, None] * B + tl.arange(0, B)[None, :]
+    tl.store(out + offsets, rows[:, None] * columns[None, :])
+
+
+@naiad.jit
+def outer_of_a_callee_s_vector(x, out, A: tl.constexpr, B: tl.constexpr):
+    rows = tl.load(x + tl.arange(0, A))
+    widen_by(rows, out, B)
+
+
+@naiad.jit
+def widen_by(rows, out, B: tl.constexpr):
+    columns = tl.arange(0, B)
+    tl.store(out + columns[None, :], rows[:, None] + columns[None, :])
+
+
+def test_a_loaded_vector_widened_counts_its_own_length():
+    """`rows` and `columns` are loads of A and B elements (through a loop and a method): the
+    block they make is A x B, not A x A, whether widened where loaded or in a callee."""
+    assert _estimate(outer_of_loaded, {"A": 1024, "B": 16})[0] == 1024 * 16
+    assert _estimate(outer_of_a_callee_s_vector, {"A": 1024, "B": 16})[0] == 1024 * 16

@@ -1,0 +1,118 @@
+"""The largest block read from a kernel's AST (runtime/ast_shapes.py) against the frontend's:
+the reading gives the largest tensor of the frontend's TTIR for the same specialization, or
+says it cannot tell (None); it never gives less."""
+
+import naiad
+import naiad.language as tl
+from naiad.ir.printer import print_module
+from naiad.runtime import cpu_first_launch, kernel_facts, ttir_work
+from naiad.runtime.compiler import CompileOptions, frontend_module
+from naiad.runtime.specialization import Specialization
+
+
+def _largest(kernel, bound: dict, constexprs: dict):
+    """(the AST reading's largest block or None, the frontend's largest block)."""
+    fn = kernel.fn
+    env = {k: v for k, v in constexprs.items() if type(v) in (int, bool)}
+    reached = cpu_first_launch._reached(fn, constexprs)
+    read = {
+        f: kernel_facts.facts(f, frozenset(constexprs)) if f is fn else kernel_facts.facts(f)
+        for f in reached
+    }
+    spec = Specialization.of(kernel, {**bound, **constexprs})
+    descriptors = cpu_first_launch._descriptor_blocks(spec.signature)
+    reading = cpu_first_launch._largest_block(fn, constexprs, env, read, descriptors)
+    module = frontend_module(kernel, spec, "cpu", CompileOptions())
+    return reading, ttir_work.largest_block(print_module(module))
+
+
+@naiad.jit
+def attention_like(q, k, out, M: tl.constexpr, N: tl.constexpr, D: tl.constexpr):
+    rows, columns, depth = tl.arange(0, M), tl.arange(0, N), tl.arange(0, D)
+    query = tl.load(q + rows[:, None] * D + depth[None, :])
+    acc = tl.zeros([M, D], tl.float32)
+    peak = tl.full([M], -1e9, tl.float32)
+    for start in range(0, 2 * N, N):
+        keys = tl.load(k + (start + columns)[None, :] * D + depth[:, None])
+        scores = tl.dot(query, keys)
+        peak = tl.maximum(peak, tl.max(scores, 1))
+        weights = tl.exp(scores - peak[:, None]).to(tl.float16)
+        acc += tl.dot(weights, tl.trans(keys).to(tl.float16)).to(tl.float32)
+    tl.store(out + rows[:, None] * D + depth[None, :], acc / tl.sum(acc, axis=1, keep_dims=True))
+
+
+@naiad.jit
+def pair_of(x, M: tl.constexpr, N: tl.constexpr):
+    offsets = tl.arange(0, M)
+    return tl.load(x + offsets), tl.load(x + offsets)[:, None] * tl.arange(0, N)[None, :]
+
+
+@naiad.jit
+def calls_a_pair(x, out, M: tl.constexpr, N: tl.constexpr, WIDE: tl.constexpr):
+    column, square = pair_of(x, M, N)
+    if WIDE:
+        square = tl.reshape(square, [M * N])
+        tl.store(out + tl.arange(0, M * N), square)
+    else:
+        tl.store(out + tl.arange(0, M), column + tl.sum(square, 1))
+
+
+@naiad.jit
+def through_a_block_pointer(x, out, M: tl.constexpr, N: tl.constexpr):
+    block = tl.make_block_ptr(x, (M, N), (N, 1), (0, 0), block_shape=(M, N), order=(1, 0))
+    values = tl.load(tl.advance(block, (0, 0)))
+    tl.store(out + tl.arange(0, M)[:, None] * N + tl.arange(0, N)[None, :], values)
+
+
+@naiad.jit
+def through_descriptors(x, host, out, M: tl.constexpr, N: tl.constexpr):
+    described = tl.make_tensor_descriptor(x, [M, N], [N, 1], [M, N])
+    rows = tl.arange(0, M)[:, None] * N
+    tl.store(out + rows + tl.arange(0, N)[None, :], described.load([0, 0]))
+    both = tl.cat(host.load([0, 0]), host.load([0, 0]), dim=0)
+    tl.store(out + tl.arange(0, 2 * M)[:, None] * N + tl.arange(0, N)[None, :], both)
+
+
+@naiad.jit
+def scans(x, out, M: tl.constexpr):
+    values = tl.load(x + tl.arange(0, M))
+    tl.store(out + tl.arange(0, M), tl.associative_scan(values, 0, _add))
+
+
+@naiad.jit
+def _add(a, b):
+    return a + b
+
+
+def test_attention_like_loop_reads_its_dot_s_block():
+    reading, frontend = _largest(
+        attention_like, {"q": "*fp16", "k": "*fp16", "out": "*fp32"}, {"M": 64, "N": 32, "D": 16}
+    )
+    assert reading == frontend == 64 * 32
+
+
+def test_a_callee_s_tuple_and_the_branch_taken():
+    bound = {"x": "*fp32", "out": "*fp32"}
+    for wide in (False, True):
+        reading, frontend = _largest(calls_a_pair, bound, {"M": 32, "N": 16, "WIDE": wide})
+        assert reading == frontend == 32 * 16
+
+
+def test_a_block_pointer_s_block():
+    reading, frontend = _largest(
+        through_a_block_pointer, {"x": "*fp32", "out": "*fp32"}, {"M": 32, "N": 64}
+    )
+    assert reading == frontend == 32 * 64
+
+
+def test_descriptors_blocks_from_the_kernel_and_the_signature():
+    """An in-kernel descriptor's block is its `block_shape`; a host one's, its signature's;
+    the concatenation of two host blocks is twice one."""
+    bound = {"x": "*fp32", "host": "tensordesc<fp32[16, 8]>", "out": "*fp32"}
+    reading, frontend = _largest(through_descriptors, bound, {"M": 16, "N": 8})
+    assert reading == frontend == 2 * 16 * 8
+
+
+def test_what_the_reading_does_not_know_is_not_told():
+    reading, frontend = _largest(scans, {"x": "*fp32", "out": "*fp32"}, {"M": 64})
+    assert reading is None and frontend == 64
