@@ -53,13 +53,14 @@ import cpu_ops  # bench/ops/, the script's directory, is first on sys.path
 import torch
 from goal_cases import GROUPS, Case, build
 
-# (the groups a goal's mean is taken over, the goal on a GPU)
+# (the groups a goal's mean is taken over, the goal on a GPU); the model's goal holds for each
+# of its batches, so its line shows the worst case, not the mean.
 GPU_GOALS = {
     "pointwise + reductions + norms": (("pointwise", "reductions", "norms"), 1.0),
     "products (cuBLAS)": (("products",), 0.9),
     "attention fwd (flash)": (("attention fwd",), 0.9),
     "attention fwd+bwd (flash)": (("attention fwd+bwd",), 0.9),
-    "model tokens/s fwd+bwd": (("model",), 1.0),
+    "model tokens/s fwd+bwd, worst batch": (("model",), 1.0),
 }
 CPU_GOAL = 0.8  # over every case
 # The normwise relative error a result may have, by its dtype (products and model steps
@@ -234,7 +235,7 @@ def summary(ratios: dict[str, list[float]], failed: dict[str, int], device: str)
     for label, (groups, goal) in goals.items():
         values = [r for g in groups for r in ratios.get(g, [])]
         if values:
-            mean = geomean(values)
+            mean = min(values) if "worst" in label else geomean(values)
             verdict = "met" if mean >= goal else "NOT met"
             print(f"{label:<32} {len(values):>5} {sum(failed.get(g, 0) for g in groups):>6} "
                   f"{mean:>7.2f}  >= {goal} {verdict}")  # fmt: skip
