@@ -27,6 +27,7 @@ package's own back ends does not wait for. docs/architecture.md shows one.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import threading
 import types
@@ -78,7 +79,10 @@ class Compilation:
     `insertions` are the passes users added (passes/extensions.py), `dump` what writes the
     IR after every pass (NAIAD_DUMP_PASSES; None: off), `print_before` what prints it before
     every pass (NAIAD_PRINT_PASSES): a stage runs its pass lists through `run_passes`, which
-    applies them all."""
+    applies them all. `unlocked` is the context a stage makes LLVM's long calls in
+    (optimization, emission: Naiad's IR untouched meanwhile): the runtime lets other threads
+    take the compile lock for their turn, a launch whose kernel the interpreter runs among them
+    (each LLVM call holds llvmlite's own lock, which a fork waits for: fork_safety.py)."""
 
     module: Operation | object
     target: object
@@ -89,6 +93,7 @@ class Compilation:
     dump: Callable | None = None
     print_before: Callable | None = None
     notes: dict = field(default_factory=dict)  # what a stage leaves a later one (not stored)
+    unlocked: Callable = contextlib.nullcontext
 
     def run_passes(self, pipeline: str, passes) -> None:
         """Run the pass list `passes`, known to users as `pipeline`, on `module`."""

@@ -84,8 +84,9 @@ class _CompileLock:
     @contextlib.contextmanager
     def released(self):
         """The block runs without the lock, which the caller holds once (an outermost compile
-        waiting between two of its stages); held more deeply, the lock stays held."""
-        if self._depth.value != 1:
+        waiting between two of its stages, or in LLVM's long calls); held more deeply, or not
+        held, the lock stays as it is."""
+        if getattr(self._depth, "value", 0) != 1:
             yield
             return
         self._lock.release()

@@ -201,13 +201,13 @@ class UnfinishedCompile:
                         between_stages()
 
         where = f"{self.backend.name}, in the background" if background else self.backend.name
+        stages = self.backend.stages(self.target, self.options)  # (loads them: outside the lock)
         with (
             compile_lock,
             young_collections_only(),
             compile_profile.compiling(_name(self.jit_function), where),
         ):
             build, times = self.with_module(), self.times
-            stages = self.backend.stages(self.target, self.options)
             files, metadata = _run_stages(
                 build,
                 self.backend,
@@ -259,7 +259,10 @@ def _build_or_read(jit_function, spec, language, insertions) -> TTIRBuild:
 
 
 def _insertions_for(jit_function) -> list:
-    """The passes users added for `jit_function`: passes/extensions.py, loaded on first use."""
+    """The passes users added for `jit_function`; the compiler's modules load here, before the
+    compile lock (a launch the interpreter runs may want it meanwhile: they take ~0.1 s)."""
+    from .. import passes  # noqa: F401  (registers the passes)
+    from ..frontend import translate  # noqa: F401
     from ..passes import extensions
 
     return extensions.insertions_for(jit_function)
@@ -270,8 +273,7 @@ def _name(jit_function) -> str:
 
 
 def _skips_caches() -> bool:
-    """Whether compiles read no cache: NAIAD_ALWAYS_COMPILE, or NAIAD_PRINT_PASSES (a kernel
-    read from a cache would run no pass to print)."""
+    """Whether compiles skip the caches: NAIAD_ALWAYS_COMPILE, NAIAD_PRINT_PASSES (passes run)."""
     return knobs.always_compile.get() or printing_passes()
 
 
@@ -291,6 +293,7 @@ def _run_stages(
     `timed`, when given)."""
     dump = pass_dumps(build.kernel.name, build.kernel.metadata["target"], build.spec, backend.name)
     c = Compilation(build.module, target, options, {}, insertions=insertions, dump=dump)
+    c.unlocked = compile_lock.released  # (held more deeply, the lock stays held)
     c.print_before = pass_printer()
     c.notes["functions"] = list(build.functions)
     for stage in stages:
@@ -330,8 +333,7 @@ def frontend_ttir(jit_function, bound: dict, target=None, debug: bool = False):
     """Step 3's code generator alone: the TTIR module (`builtin.module`) it makes for one
     specialization on `target` (None: 'cuda:sm_90a'), before any pass, calls kept. What
     FileCheck tests of the frontend read (triton._filecheck)."""
-    spec = Specialization.of(jit_function, bound)
-    options = CompileOptions(debug=bool(debug))
+    spec, options = Specialization.of(jit_function, bound), CompileOptions(debug=bool(debug))
     return frontend_module(jit_function, spec, target or DEFAULT_TTIR_TARGET, options)
 
 
@@ -358,8 +360,6 @@ def compile_ttir(jit_function, bound: dict, target=None, debug: bool = False) ->
 
 def _build(jit_function, spec: Specialization, language, insertions) -> TTIRBuild:
     """Frontend and TTIR pipeline (the caller holds the compile lock)."""
-    # Imported on first compile: launching in the interpreter needs none of the compiler.
-    from .. import passes  # noqa: F401  (registers the passes)
     from ..backends.debug_info import function_ranges
     from ..frontend.translate import generate
     from ..ir.printer import print_module

@@ -62,8 +62,12 @@ class CpuBackend(Backend):
         )
 
     def stages(self, target, options):
+        """The stages, their modules loaded (the Linalg converters too, which the first
+        conversion would import): the runtime asks before it takes the compile lock."""
+        from ...middle.linalg.conversion import load_converters
         from . import compiler
 
+        load_converters()
         return list(compiler.STAGES)
 
     def cache_facts(self, target: CpuTarget, options) -> dict:

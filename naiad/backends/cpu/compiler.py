@@ -130,7 +130,7 @@ def to_llvm(c: Compilation) -> None:
         text = str(lowered.module)
     with compile_profile.stage("LLVM parse, verify"):
         c.module = llvm_tools.parse_module(text, lowered.entry)
-    with compile_profile.stage("LLVM optimize"):
+    with compile_profile.stage("LLVM optimize"), c.unlocked():
         small = _code_lines(text) <= LARGE_MODULE_LINES
         llvm_tools.optimize(c.module, target.machine, speed_level=2, grow_loops=small)
     c.asm["llir"] = str(c.module)
@@ -153,7 +153,8 @@ def _code_lines(text: str) -> int:
 
 def to_object(c: Compilation) -> None:
     """Step 4."""
-    c.asm["obj"] = llvm_tools.emit_object(c.module, c.target.machine)
+    with c.unlocked():
+        c.asm["obj"] = llvm_tools.emit_object(c.module, c.target.machine)
 
 
 STAGES = (
