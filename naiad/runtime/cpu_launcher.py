@@ -89,10 +89,9 @@ class CpuLaunchable:
         workers: any grid of a kernel that prints (its lines come in program order), else a
         grid whose work is small (cpu_inline_grid.py)."""
         if self._inline_programs is None:
-            if self.kernel.metadata.get("prints"):
-                self._inline_programs = sys.maxsize
-            else:
-                self._inline_programs = inline_programs(self.kernel.asm.get("ttgir"))
+            prints = self.kernel.metadata.get("prints")
+            small = sys.maxsize if prints else inline_programs(self.kernel.asm.get("ttgir"))
+            self._inline_programs = small
         return self._inline_programs
 
     @property
@@ -104,8 +103,7 @@ class CpuLaunchable:
         return self.kernel.metadata["sites"]
 
     def prepared(self, launcher):
-        """Its launch for the hot path (`FastCpuLaunch`), or None where its arguments are not
-        all the binder's launch values (host tensor descriptors)."""
+        """Its hot-path launch (`FastCpuLaunch`); None with host tensor descriptors among them."""
         if self._prepared is None:
             self._prepared = FastCpuLaunch.prepare(launcher, self) or False
         return self._prepared or None
@@ -116,8 +114,7 @@ def load_launchable(kernel: CompiledKernel) -> CpuLaunchable:
     from ..backends.cpu.loader import load_object
     from ..backends.cpu.perf_map import kernel_label
 
-    metadata = kernel.metadata
-    name = metadata["entry"]
+    metadata, name = kernel.metadata, kernel.metadata["entry"]
     label = kernel_label(name, metadata.get("signature", {}), metadata.get("constexprs", {}))
 
     def load():
@@ -280,7 +277,10 @@ class CpuLauncher:
         """The job of a tiered compile: finish it, load it, and put it in `table` before taking
         the job out of `compiling` (so that a launch finds one or the other)."""
         stop = cpu_tiering.between_stages if background else None
-        launchable = load_launchable(begun.finish(background, stop))
+        compiled = begun.finish(background, stop)
+        if stop is not None:  # (as the process exits: the kernel is stored in the cache only)
+            stop()
+        launchable = load_launchable(compiled)
         with compile_lock:
             table[key] = launchable
             compiling.pop(key, None)
