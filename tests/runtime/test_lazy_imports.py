@@ -7,6 +7,8 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
 COMPILER = ("naiad.dialects", "naiad.passes", "naiad.frontend.codegen", "naiad.middle")
 
 
@@ -25,30 +27,19 @@ def _loaded_by(program: str, folder) -> list[str]:
     return done.stdout.split()
 
 
-def test_import_naiad_loads_no_compiler(tmp_path):
-    names = _loaded_by(
-        f"""
-        import sys
-        import naiad, naiad.language, naiad.testing
-        print(*[m for m in sys.modules if m.startswith({COMPILER!r})])
-    """,
-        tmp_path,
-    )
-    assert names == []
-
-
-def test_import_triton_under_the_switch_loads_no_compiler(tmp_path):
-    names = _loaded_by(
-        f"""
-        import sys
-        import naiad
-        naiad.install_as_triton()
-        import triton, triton.language, triton.compiler, triton.testing
-        print(*[m for m in sys.modules if m.startswith({COMPILER!r})])
-    """,
-        tmp_path,
-    )
-    assert names == []
+@pytest.mark.parametrize(
+    "imports",
+    [
+        "import naiad, naiad.language, naiad.testing",
+        "import naiad; naiad.install_as_triton()\n"
+        "import triton, triton.language, triton.compiler, triton.testing",
+    ],
+    ids=["naiad", "triton under the switch"],
+)
+def test_importing_loads_no_compiler(imports, tmp_path):
+    shown = f"print(*[m for m in sys.modules if m.startswith({COMPILER!r})])"
+    program = f"import sys\n{imports}\n{shown}"
+    assert _loaded_by(program, tmp_path) == []
 
 
 def test_an_interpreted_first_launch_loads_no_compiler_on_its_thread(tmp_path):
