@@ -33,8 +33,7 @@ _PASSES, _DEPTH = 8, 8
 
 
 class Reading:
-    """One launch's reading: `largest` block seen, the (function, constexprs) of every call
-    read (`contexts`, the kernel's first), from `kernel(scope)`."""
+    """One launch's reading (`kernel`): the `largest` block any of its values has."""
 
     def __init__(
         self,
@@ -46,7 +45,6 @@ class Reading:
         self.definition_of, self.callee_of = definition_of, callee_of
         self.is_language, self.bindings_of = is_language, bindings_of
         self.largest = 1
-        self.contexts: list = []
         self._returns: dict = {}
 
     def kernel(self, fn, scope: dict, descriptors: dict) -> None:
@@ -66,11 +64,9 @@ class Reading:
             return self._returns[key]
         if depth > _DEPTH:
             raise Incomplete
-        self.contexts.append((fn, scope))
         body = _Body(self, fn, scope, depth)
-        state = body.block(self.definition_of(fn).body, dict(kinds))
+        body.block(self.definition_of(fn).body, dict(kinds))
         self._returns[key] = found = body.returned if body.returns else SCALAR
-        del state
         return found
 
     def seen(self, kind) -> None:
@@ -209,6 +205,8 @@ class _Body:
         return shape if all(type(d) is int and d > 0 for d in shape) else None
 
     def jit_call(self, callee, node: ast.Call, state: dict):
+        if any(keyword.arg is None for keyword in node.keywords):  # (`**arguments`)
+            raise Incomplete
         parameters = list(self.reading.definition_of(callee).args.args)
         names = [p.arg for p in parameters]
         kinds, scope = {}, {}

@@ -181,8 +181,8 @@ def _largest_block(kernel, constexprs, env: dict, read: dict, descriptors: dict)
     )
     try:
         reading.kernel(kernel, env, descriptors)
-    except (ast_shapes.Incomplete, RecursionError):
-        return None
+    except Exception:  # Incomplete, or code the frontend will refuse with its own error: an
+        return None  # estimate never fails a launch
     return reading.largest
 
 

@@ -116,3 +116,16 @@ def test_descriptors_blocks_from_the_kernel_and_the_signature():
 def test_what_the_reading_does_not_know_is_not_told():
     reading, frontend = _largest(scans, {"x": "*fp32", "out": "*fp32"}, {"M": 64})
     assert reading is None and frontend == 64
+
+
+@naiad.jit
+def calls_sum_wrongly(x, out, M: tl.constexpr):
+    tl.store(out, tl.sum())
+
+
+def test_a_kernel_the_frontend_refuses_is_not_told():
+    """The reading meets code no frontend compiles (a reduction of nothing): it answers None
+    and leaves the error to the frontend."""
+    fn = calls_sum_wrongly.fn
+    read = {fn: kernel_facts.facts(fn, frozenset({"M"}))}
+    assert cpu_first_launch._largest_block(fn, {"M": 16}, {"M": 16}, read, {}) is None
