@@ -152,7 +152,10 @@ class _Body:
         if isinstance(node, ast.Tuple | ast.List):
             return ("tuple", tuple(self.kind(e, state) for e in node.elts))
         if isinstance(node, ast.BinOp | ast.UnaryOp | ast.Compare | ast.BoolOp | ast.IfExp):
-            return broadcast([self.kind(child, state) for child in _operands(node)])
+            kinds = [self.kind(child, state) for child in _operands(node)]
+            if isinstance(node, ast.Compare) and any(is_kind(k, "tuple") for k in kinds):
+                return SCALAR  # (shapes compared: `x.shape == [M, N]` is a bool)
+            return broadcast(kinds)
         return None
 
     def subscript(self, node: ast.Subscript, state: dict):

@@ -103,6 +103,8 @@ def _estimate(jit_function, constexprs: dict, descriptors=None) -> tuple[int, in
         sizes += _dimensions(facts.sizes, scope)
         expanded += _dimensions(facts.sizes if facts.widened else facts.expanded, scope)
         shapes += [[_value(e, scope) for e in shape] for shape in facts.shapes]
+        for shape in facts.one_by_one:  # (an entry not told, the reshaped tensor say, left out)
+            shapes.append([v for v in (_value(e, scope) for e in shape) if v])
         rank = max(rank, facts.rank)
     largest = max(sizes or [max([1, *(v for v in env.values() if type(v) is int)])])
     expanded = sorted(expanded) or [largest]

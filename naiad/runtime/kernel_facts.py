@@ -29,6 +29,8 @@ SHAPE_CALLS = frozenset(
     {"arange", "zeros", "full", "reshape", "view", "broadcast_to", "make_block_ptr"}
     | {"make_tensor_descriptor", "histogram", "zeros_like", "full_like"}
 )
+# Shape calls that may take a shape's sizes one by one (`x.reshape(M, N)`, `tl.reshape(x, M, N)`).
+SIZES_ONE_BY_ONE = frozenset({"reshape", "view", "broadcast_to"})
 # The loops read: a range's trips come from loop_runs.py at the launch.
 RANGES = frozenset({"range", "static_range"})
 
@@ -44,6 +46,8 @@ class Facts:
     sizes: tuple  # expressions of block sizes (arguments of SHAPE_CALLS)
     expanded: tuple  # those of shape calls given more dimensions (`tl.arange(0, N)[:, None]`)
     shapes: tuple  # the shapes written out (`tl.zeros([M, N], ...)`), each a tuple
+    # Sizes given one by one (`x.reshape(M, N)`; `tl.reshape(x, M, N)` has the tensor among them).
+    one_by_one: tuple
     widened: tuple  # the subscripts giving something else more dimensions (`offsets[:, None]`)
     rank: int  # the most dimensions an index gives
     operations: int  # its calls and operators (fewer than the TTIR's operations)
@@ -106,7 +110,7 @@ _CONDITIONS += (ast.expr_context,)
 
 
 def _read(body: list, dynamic: frozenset, allowed: tuple, parameters=frozenset()) -> Facts:
-    sizes, shapes, widened, rank, operations = [], [], [], 1, 0
+    sizes, shapes, one_by_one, widened, rank, operations = [], [], [], [], 1, 0
     given_dimensions = set()  # the shape calls given more dimensions
     call_sizes = {}  # a shape call's size arguments, by the call's id
     tails = _tail_returns(body, dynamic)
@@ -131,6 +135,9 @@ def _read(body: list, dynamic: frozenset, allowed: tuple, parameters=frozenset()
                 else:
                     sizes.append(argument)
                     call_sizes.setdefault(id(node), []).append(argument)
+            listed = any(isinstance(a, ast.List | ast.Tuple) for a in node.args)
+            if called(node) in SIZES_ONE_BY_ONE and len(node.args) > 1 and not listed:
+                one_by_one.append(tuple(node.args))
         elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple):
             rank = max(rank, len(node.slice.elts))
             value = node.value
@@ -150,8 +157,9 @@ def _read(body: list, dynamic: frozenset, allowed: tuple, parameters=frozenset()
         and "constexpr" in ast.unparse(node.annotation)
     ]
     expanded = [size for call in given_dimensions for size in call_sizes.get(call, [])]
-    sizes, expanded, shapes = map(tuple, (sizes, expanded, shapes))
-    return Facts(sizes, expanded, shapes, tuple(widened), rank, operations, tuple(bindings))
+    sizes, expanded, shapes, one_by_one = map(tuple, (sizes, expanded, shapes, one_by_one))
+    widened, bindings = tuple(widened), tuple(bindings)
+    return Facts(sizes, expanded, shapes, one_by_one, widened, rank, operations, bindings)
 
 
 def _tail_returns(body: list, dynamic: frozenset) -> set:

@@ -21,6 +21,8 @@ ELEMENTWISE = frozenset(
 )
 REDUCTIONS = frozenset({"sum", "max", "min", "argmax", "argmin", "xor_sum", "reduce"})
 NO_VALUE = frozenset({"store", "static_assert", "device_assert", "device_print", "static_print"})
+# The language's calls that make a constant (`tl.constexpr(32)`), not a tensor.
+CONSTANTS = frozenset({"constexpr"})
 
 
 class LanguageCall:
@@ -41,7 +43,7 @@ class LanguageCall:
 
     def kind(self):
         name, kinds = self.name, self.kinds
-        if name in NO_VALUE:
+        if name in NO_VALUE or name in CONSTANTS:
             return SCALAR
         if name in ("load", "load_tensor_descriptor") and kinds and tagged(kinds[0]):
             return kinds[0][1] if kinds[0][0] in ("pointer", "descriptor") else None
@@ -107,10 +109,11 @@ class LanguageCall:
         return (a[0], b[1])
 
     def shape(self, position: int, keyword: str):
-        """The shape argument at `position`; a method given the shape's sizes one by one
-        (`x.reshape(M, N)`) has them as its arguments."""
-        if self.shift and len(self.node.args) > 1:
-            shape = tuple(self.body.constant(a) for a in self.node.args)
+        """The shape argument at `position`, or the sizes given one by one from there
+        (`x.reshape(M, N)`, `tl.reshape(x, M, N)`)."""
+        given = self.node.args[max(position - self.shift, 0) :]
+        if len(given) > 1 and self.name in ("reshape", "view", "broadcast_to"):
+            shape = tuple(self.body.constant(a) for a in given)
             return shape if all(type(d) is int and d > 0 for d in shape) else None
         node = self.argument(position, keyword)
         return None if node is None else self.body.shape_of(node)

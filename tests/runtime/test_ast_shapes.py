@@ -129,3 +129,16 @@ def test_a_kernel_the_frontend_refuses_is_not_told():
     fn = calls_sum_wrongly.fn
     read = {fn: kernel_facts.facts(fn, frozenset({"M"}))}
     assert cpu_first_launch._largest_block(fn, {"M": 16}, {"M": 16}, read, {}) is None
+
+
+@naiad.jit
+def shapes_one_by_one(out):
+    a = tl.arange(0, 32).expand_dims(-1).broadcast_to(32, 32)
+    tl.static_assert(a.shape == [tl.constexpr(32), tl.constexpr(32)])
+    b = tl.reshape(tl.arange(0, 64), 2, 4, 8, can_reorder=True).trans(2, 1, 0)
+    tl.store(out + tl.arange(0, 64), tl.reshape(b, 64) + tl.sum(tl.sum(a, 1), 0))
+
+
+def test_sizes_given_one_by_one_and_shapes_compared():
+    reading, frontend = _largest(shapes_one_by_one, {"out": "*i32"}, {})
+    assert reading == frontend == 32 * 32
