@@ -70,12 +70,16 @@ class Reading:
         return found
 
     def seen(self, kind) -> None:
+        """Count a value of `kind` toward the largest block."""
         shape = kind[1] if is_kind(kind, "pointer") or is_kind(kind, "descriptor") else plain(kind)
         if shape is not None:
             self.largest = max(self.largest, math.prod(shape))
 
 
 class _Body:
+    """The reading of one function's body at one call: its values' kinds by name (`state`,
+    passed along the statements), its returns joined."""
+
     def __init__(self, reading: Reading, fn, scope: dict, depth: int):
         self.reading, self.fn, self.scope, self.depth = reading, fn, scope, depth
         self.returns, self.returned = False, SCALAR

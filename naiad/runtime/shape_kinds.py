@@ -14,7 +14,7 @@ class Incomplete(Exception):
 
 
 def is_kind(kind, tag: str) -> bool:
-    """Whether `kind` is the tagged kind `tag` (\"tuple\", \"pointer\", \"descriptor\")."""
+    """Whether `kind` is the tagged kind `tag` ("tuple", "pointer" or "descriptor")."""
     return tagged(kind) and kind[0] == tag
 
 
@@ -29,6 +29,8 @@ def plain(kind):
 
 
 def broadcast(kinds: list):
+    """The shape of an elementwise result of values of `kinds` (a block pointer passes through
+    a call of it alone, as a load's); None where they are not all shapes."""
     pointers = [k for k in kinds if is_kind(k, "pointer")]
     if pointers:
         return pointers[0] if len(kinds) == 1 else None
@@ -54,6 +56,8 @@ def join(one, other):
 
 
 def dot(a, b):
-    if not (isinstance(a, tuple) and isinstance(b, tuple)) or len(a) != len(b) or len(a) < 2:
+    """The shape of `a @ b` (batched where they have three dimensions), or None."""
+    a, b = plain(a), plain(b)
+    if a is None or b is None or len(a) != len(b) or len(a) < 2:
         return None
     return (*a[:-1], b[-1])

@@ -42,6 +42,7 @@ class LanguageCall:
         return self.node.args[index] if 0 <= index < len(self.node.args) else None
 
     def kind(self):
+        """The kind of the call's result (None: not told)."""
         name, kinds = self.name, self.kinds
         if name in NO_VALUE or name in CONSTANTS:
             return SCALAR
@@ -66,7 +67,7 @@ class LanguageCall:
             return self.reduced()
         if name == "dot":
             return dot(kinds[0], kinds[1]) if len(kinds) >= 2 else None
-        if name in ("trans", "permute", "T"):
+        if name in ("trans", "permute"):
             return self.permuted()
         if name == "expand_dims":
             axis = self.body.constant(self.argument(1, "axis"))
@@ -90,7 +91,7 @@ class LanguageCall:
     def concatenated(self, kinds: list):
         """`tl.cat(a, b, dim=d)`: a's shape with b's size added along d."""
         axis = self.body.constant(self.argument(3, "dim")) if self.argument(3, "dim") else 0
-        a, b = kinds[0], kinds[1]
+        a, b = (kinds + [None, None])[:2]
         if a is None or b is None or len(a) != len(b) or type(axis) is not int:
             return None
         return tuple(
