@@ -4,12 +4,13 @@ Tiering runs a small first launch of a specialization in the interpreter. Decidi
 kernel's TTIR costs the frontend and the TTIR pipeline (4 ms for a small kernel, 25-60 ms for
 tutorial 06's attention, more than the interpreter takes to run its smallest test): a test
 suite launching each of its kernels once paid it for every kernel. The AST, the launch's
-constexprs, arguments and grid tell most small launches apart at once: the largest block is at
-most the largest size the kernel names (a constexpr, an integer in a call that makes a shape)
-to the power of the most dimensions it writes (`x[:, None]`, a shape's list), and the loop
-bodies a program runs are counted by walking the kernel with the launch's values
-(loop_runs.py). The launch then runs in the interpreter and the whole compile goes to the
-background (cpu_compile_from_source.py).
+constexprs, arguments and grid tell most small launches apart at once: the largest block is
+read from the values' shapes (ast_shapes.py), or, where that reading cannot tell, bounded by the
+largest size the kernel names (a constexpr, an integer in a call that makes a shape) to the
+power of the most dimensions it writes (`x[:, None]`, a shape's list); the loop bodies a
+program runs are counted by walking the kernel with the launch's values (loop_runs.py). The
+launch then runs in the interpreter and the whole compile goes to the background
+(cpu_compile_from_source.py).
 
 Only a kernel whose every path the interpreter types as the frontend does is read so
 (kernel_facts.py says which): another, or a launch past ttir_work.is_small's limits, is decided
