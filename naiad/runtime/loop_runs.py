@@ -133,7 +133,7 @@ class _Walk:
         taken, other = dict(env), dict(env)
         returned = self.block(node.body, taken, scope, runs, path)
         returned &= self.block(node.orelse, other, scope, runs, path)
-        env.update({k: v if other.get(k, UNKNOWN) is v else UNKNOWN for k, v in taken.items()})
+        env.update({k: v if _same(other.get(k, UNKNOWN), v) else UNKNOWN for k, v in taken.items()})
         env.update({k: UNKNOWN for k in other.keys() - taken.keys()})
         return returned
 
@@ -223,7 +223,10 @@ class _Walk:
             right = self.value(node.comparators[0], env, scope)
             if UNKNOWN in (left, right):
                 return UNKNOWN
-            return bool(_COMPARE[type(node.ops[0])](left, right))
+            try:
+                return bool(_COMPARE[type(node.ops[0])](left, right))
+            except TypeError:  # (`None > 0`: the frontend's error to raise, not the walk's)
+                return UNKNOWN
         if isinstance(node, ast.BoolOp):
             return self.logic(node, env, scope)
         if isinstance(node, ast.IfExp):
@@ -310,6 +313,12 @@ _RULES = {
     tl.minimum: _both(min),
     tl.maximum: _both(max),
 }
+
+
+def _same(one, other) -> bool:
+    """Whether a name holds the same value on both paths of an `if` (`is` alone would call two
+    equal integers past 256 different)."""
+    return one is other or (type(one) is type(other) and one is not UNKNOWN and one == other)
 
 
 def _bind(target, value, env: dict) -> None:

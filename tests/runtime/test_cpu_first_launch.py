@@ -6,6 +6,7 @@ import types
 import naiad
 import naiad.language as tl
 from naiad.runtime.cpu_first_launch import Verdict, _estimate, small_before_ir
+from naiad.runtime.loop_runs import loop_runs
 
 
 @naiad.jit
@@ -277,3 +278,22 @@ def test_a_loaded_vector_widened_counts_its_own_length():
     block they make is A x B, not A x A, whether widened where loaded or in a callee."""
     assert _estimate(outer_of_loaded, {"A": 1024, "B": 16})[0] == 1024 * 16
     assert _estimate(outer_of_a_callee_s_vector, {"A": 1024, "B": 16})[0] == 1024 * 16
+
+
+@naiad.jit
+def bound_set_on_both_paths(x, flag, BLOCK: tl.constexpr):
+    if flag > 0:
+        steps = 1000
+    else:
+        steps = 1000
+    for i in range(steps):
+        tl.store(x + i * BLOCK + tl.arange(0, BLOCK), tl.zeros([BLOCK], tl.float32))
+
+
+def test_a_value_both_paths_of_an_unknown_if_bind_is_known_after_it():
+    """`flag` is not an integer the walk knows; both paths set `steps` to 1,000, an integer
+    past the ones Python keeps one object of, so the loop's 1,000 trips are counted."""
+    assert loop_runs(bound_set_on_both_paths.fn, {"BLOCK": 16}, {"flag": None}, (1, 1, 1)) == (
+        1000,
+        True,
+    )
