@@ -41,9 +41,11 @@ class Reading:
         callee_of: Callable[[object, ast.expr], object],
         is_language: Callable[[object, ast.expr], bool],
         bindings_of: Callable[[object, dict], dict],
+        bound_of: Callable[[object, ast.Call, dict], dict],
     ):
         self.definition_of, self.callee_of = definition_of, callee_of
         self.is_language, self.bindings_of = is_language, bindings_of
+        self.bound_of = bound_of  # (callee, call, scope) -> the constexprs the call gives it
         self.largest = 1
         self._returns: dict = {}
 
@@ -214,19 +216,10 @@ class _Body:
     def jit_call(self, callee, node: ast.Call, state: dict):
         if any(keyword.arg is None for keyword in node.keywords):  # (`**arguments`)
             raise Incomplete
-        parameters = list(self.reading.definition_of(callee).args.args)
-        names = [p.arg for p in parameters]
-        kinds, scope = {}, {}
-        for name, argument in zip(names, node.args):
-            kinds[name] = self.kind(argument, state)
-            value = self.constant(argument)
-            if type(value) in CONSTANT_TYPES:
-                scope[name] = value
-        for keyword in node.keywords:
-            kinds[keyword.arg] = self.kind(keyword.value, state)
-            value = self.constant(keyword.value)
-            if type(value) in CONSTANT_TYPES:
-                scope[keyword.arg] = value
+        names = [p.arg for p in self.reading.definition_of(callee).args.args]
+        kinds = {name: self.kind(argument, state) for name, argument in zip(names, node.args)}
+        kinds |= {k.arg: self.kind(k.value, state) for k in node.keywords}
+        scope = self.reading.bound_of(callee, node, self.scope)
         return self.reading.function(callee, scope, kinds, self.depth + 1)
 
 

@@ -25,14 +25,20 @@ from __future__ import annotations
 
 import ast
 import enum
-import inspect
 import math
 import re
 
 from ..frontend.source import function_source
 from . import ast_shapes, cpu_tiering, kernel_facts
 from .kernel_facts import Unreadable
-from .loop_runs import closure_of, constant_value, jit_function_of, loop_runs, resolve
+from .loop_runs import (
+    call_parameters,
+    closure_of,
+    constant_value,
+    jit_function_of,
+    loop_runs,
+    resolve,
+)
 
 
 class Verdict(enum.IntEnum):
@@ -181,6 +187,7 @@ def _largest_block(kernel, constexprs, env: dict, read: dict, descriptors: dict)
         callee_of,
         is_language,
         lambda fn, scope: _with_bindings(read[fn], scope),
+        _bound,
     )
     try:
         reading.kernel(kernel, env, descriptors)
@@ -234,19 +241,10 @@ def _with_bindings(facts, scope: dict) -> dict:
 
 
 def _bound(callee, call: ast.Call, scope: dict) -> dict:
-    """The integers, booleans and strings `call` gives `callee`'s parameters (its defaults where it
-    gives none)."""
-    try:
-        parameters = list(inspect.signature(callee).parameters.values())
-    except (TypeError, ValueError):
-        return {}
-    bound = {p.name: _known(p.default) for p in parameters if p.default is not p.empty}
-    given = list(zip((p.name for p in parameters), call.args))
-    given += [(k.arg, k.value) for k in call.keywords if k.arg is not None]
-    for name, argument in given:
-        starred = isinstance(argument, ast.Starred)
-        bound[name] = None if starred else _known(constant_value(argument, scope))
-    return {name: value for name, value in bound.items() if value is not None}
+    """The integers, booleans and strings `call` gives `callee`'s parameters (its defaults
+    where it gives none)."""
+    bound = ((name, _known(value)) for name, value in call_parameters(callee, call, scope).items())
+    return {name: value for name, value in bound if value is not None}
 
 
 def _live_calls(body: list, scope: dict) -> list:

@@ -90,8 +90,8 @@ class CpuLaunchable:
         grid whose work is small (cpu_inline_grid.py)."""
         if self._inline_programs is None:
             prints = self.kernel.metadata.get("prints")
-            small = sys.maxsize if prints else inline_programs(self.kernel.asm.get("ttgir"))
-            self._inline_programs = small
+            programs = sys.maxsize if prints else inline_programs(self.kernel.asm.get("ttgir"))
+            self._inline_programs = programs
         return self._inline_programs
 
     @property
@@ -103,7 +103,7 @@ class CpuLaunchable:
         return self.kernel.metadata["sites"]
 
     def prepared(self, launcher):
-        """Its hot-path launch (`FastCpuLaunch`); None with host tensor descriptors among them."""
+        """Its hot-path launch (`FastCpuLaunch`); None where host descriptors are arguments."""
         if self._prepared is None:
             self._prepared = FastCpuLaunch.prepare(launcher, self) or False
         return self._prepared or None

@@ -75,6 +75,16 @@ def constant_value(node, env: dict):
     return _Walk((0, 0, 0), (1, 1, 1)).value(node, env, {})
 
 
+def call_parameters(callee, call: ast.Call, env: dict) -> dict:
+    """`callee`'s parameters bound from `call` (its defaults where the call gives none), each
+    argument's value told from these names' values alone (`constant_value`; UNKNOWN where it
+    does not tell); {} where the call cannot be bound (`*arguments`, an unknown keyword)."""
+    try:
+        return _Walk((0, 0, 0), (1, 1, 1)).parameters(callee, call, env, {})
+    except _Unreadable:
+        return {}
+
+
 def _plain(value):
     """What the walk keeps of a value: a constexpr's, a jit function; else UNKNOWN."""
     value = getattr(value, "value", value)  # a constexpr's
