@@ -89,18 +89,10 @@ def _estimate(jit_function, constexprs: dict, descriptors=None) -> tuple[int, in
     its operations counted once per such call, as the TTIR inlines each (a dead branch's
     operations counted too, the estimate stays below the TTIR's count: an AST operation is
     one or more of the TTIR's)."""
-    env = {k: v for k, v in ((k, _known(v)) for k, v in constexprs.items()) if v is not None}
+    env = known_constexprs(constexprs)
     kernel = getattr(jit_function, "fn", jit_function)
-    names = frozenset(constexprs)
     reached = _reached(kernel, constexprs)
-    read = {}
-    for fn in reached:
-        read[fn] = kernel_facts.facts(fn, names) if fn is kernel else kernel_facts.facts(fn)
-        if read[fn] is None:
-            raise Unreadable
-        source = function_source(fn)  # (a global the interpreter would read, the frontend not)
-        if source.is_user and source.forbidden_global() is not None:
-            raise Unreadable
+    read = facts_of(kernel, constexprs, reached)
     contexts = _contexts(kernel, constexprs, env, read)
     called = {fn for fn, _ in contexts}
     contexts += [(fn, {}) for fn in reached if fn not in called]  # (reached through a value)
@@ -124,6 +116,25 @@ def _estimate(jit_function, constexprs: dict, descriptors=None) -> tuple[int, in
     return max(blocks) if precise is None else precise, sum(
         read[fn].operations for fn, _ in contexts
     )
+
+
+def known_constexprs(constexprs: dict) -> dict:
+    """The constexprs whose values the readings keep (`_known`), by name."""
+    return {k: v for k, v in ((k, _known(v)) for k, v in constexprs.items()) if v is not None}
+
+
+def facts_of(kernel, constexprs: dict, reached=None) -> dict:
+    """kernel_facts.facts of the kernel and of every jit function it reaches (`reached`, else
+    found); Unreadable where one is not read, or reads a global the frontend would not."""
+    read, names = {}, frozenset(constexprs)
+    for fn in reached or _reached(kernel, constexprs):
+        read[fn] = kernel_facts.facts(fn, names) if fn is kernel else kernel_facts.facts(fn)
+        if read[fn] is None:
+            raise Unreadable
+        source = function_source(fn)  # (a global the interpreter would read, the frontend not)
+        if source.is_user and source.forbidden_global() is not None:
+            raise Unreadable
+    return read
 
 
 def _dimensions(expressions, scope: dict) -> list:

@@ -5,7 +5,7 @@ says it cannot tell (None); it never gives less."""
 import naiad
 import naiad.language as tl
 from naiad.ir.printer import print_module
-from naiad.runtime import cpu_first_launch, kernel_facts, ttir_work
+from naiad.runtime import cpu_first_launch, ttir_work
 from naiad.runtime.compiler import CompileOptions, frontend_module
 from naiad.runtime.specialization import Specialization
 
@@ -13,12 +13,8 @@ from naiad.runtime.specialization import Specialization
 def _largest(kernel, bound: dict, constexprs: dict):
     """(the AST reading's largest block or None, the frontend's largest block)."""
     fn = kernel.fn
-    env = {k: v for k, v in constexprs.items() if type(v) in (int, bool)}
-    reached = cpu_first_launch._reached(fn, constexprs)
-    read = {
-        f: kernel_facts.facts(f, frozenset(constexprs)) if f is fn else kernel_facts.facts(f)
-        for f in reached
-    }
+    env = cpu_first_launch.known_constexprs(constexprs)
+    read = cpu_first_launch.facts_of(fn, constexprs)
     spec = Specialization.of(kernel, {**bound, **constexprs})
     descriptors = cpu_first_launch._descriptor_blocks(spec.signature)
     reading = cpu_first_launch._largest_block(fn, constexprs, env, read, descriptors)
@@ -127,7 +123,7 @@ def test_a_kernel_the_frontend_refuses_is_not_told():
     """The reading meets code no frontend compiles (a reduction of nothing): it answers None
     and leaves the error to the frontend."""
     fn = calls_sum_wrongly.fn
-    read = {fn: kernel_facts.facts(fn, frozenset({"M"}))}
+    read = cpu_first_launch.facts_of(fn, {"M": 16})
     assert cpu_first_launch._largest_block(fn, {"M": 16}, {"M": 16}, read, {}) is None
 
 
