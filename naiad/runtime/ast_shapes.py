@@ -25,8 +25,6 @@ from .shape_kinds import SCALAR, Incomplete, broadcast, is_kind, join, plain
 from .shape_rules import LanguageCall, arguments
 
 SCALAR_BUILTINS = frozenset({"min", "max", "abs", "int", "float", "bool", "len"})
-# The constexpr values a reading keeps (what sizes and the conditions on constexprs read).
-CONSTANT_TYPES = (int, bool, str)
 
 # Passes over a loop's body before its kinds must have settled; calls deep.
 _PASSES, _DEPTH = 8, 8

@@ -300,7 +300,11 @@ def _value(node, env: dict) -> int | None:
     return value if type(value) is int else None
 
 
+# The constexpr values the readings keep (what sizes and the conditions on constexprs read).
+_CONSTANT_TYPES = (int, bool, str)
+
+
 def _known(value) -> int | bool | str | None:
     """`value` (a constexpr's) where it is an integer, a boolean or a string, else None."""
     value = getattr(value, "value", value)
-    return value if type(value) in ast_shapes.CONSTANT_TYPES else None
+    return value if type(value) in _CONSTANT_TYPES else None
