@@ -100,7 +100,7 @@ def _estimate(jit_function, constexprs: dict, descriptors=None) -> tuple[int, in
     for fn, scope in contexts:
         facts = read[fn]
         sizes += _dimensions(facts.sizes, scope)
-        expanded += _dimensions(facts.sizes if facts.widened else facts.expanded, scope)
+        expanded += _dimensions(facts.sizes if facts.spread else facts.expanded, scope)
         shapes += [[_value(e, scope) for e in shape] for shape in facts.shapes]
         for shape in facts.one_by_one:  # (an entry not told, the reshaped tensor say, left out)
             shapes.append([v for v in (_value(e, scope) for e in shape) if v])

@@ -48,7 +48,7 @@ class Facts:
     shapes: tuple  # the shapes written out (`tl.zeros([M, N], ...)`), each a tuple
     # Sizes given one by one (`x.reshape(M, N)`; `tl.reshape(x, M, N)` has the tensor among them).
     one_by_one: tuple
-    widened: tuple  # the subscripts giving something else more dimensions (`offsets[:, None]`)
+    spread: bool  # something else is given more dimensions (`offsets[:, None]`)
     rank: int  # the most dimensions an index gives
     operations: int  # its calls and operators (fewer than the TTIR's operations)
     bindings: tuple  # (name, expression) of each `NAME: tl.constexpr = ...`, in order
@@ -110,9 +110,10 @@ _CONDITIONS += (ast.expr_context,)
 
 
 def _read(body: list, dynamic: frozenset, allowed: tuple, parameters=frozenset()) -> Facts:
-    sizes, shapes, one_by_one, widened, rank, operations = [], [], [], [], 1, 0
+    sizes, shapes, one_by_one, spread, rank, operations = [], [], [], False, 1, 0
     given_dimensions = set()  # the shape calls given more dimensions
     call_sizes = {}  # a shape call's size arguments, by the call's id
+    ranges = _ranges_named(body)  # `offs = start + tl.arange(0, B)`: offs[:, None] is B's
     tails = _tail_returns(body, dynamic)
     stack = list(body)
     while stack:
@@ -141,10 +142,12 @@ def _read(body: list, dynamic: frozenset, allowed: tuple, parameters=frozenset()
         elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Tuple):
             rank = max(rank, len(node.slice.elts))
             value = node.value
+            if isinstance(value, ast.Name) and value.id in ranges:
+                value = ranges[value.id]
             if isinstance(value, ast.Call) and called(value) in SHAPE_CALLS:
                 given_dimensions.add(id(value))
             else:
-                widened.append(node)
+                spread = True
         operations += isinstance(node, ast.Call | ast.BinOp | ast.UnaryOp | ast.Compare)
         stack += ast.iter_child_nodes(node)
     bindings = [
@@ -158,8 +161,29 @@ def _read(body: list, dynamic: frozenset, allowed: tuple, parameters=frozenset()
     ]
     expanded = [size for call in given_dimensions for size in call_sizes.get(call, [])]
     sizes, expanded, shapes, one_by_one = map(tuple, (sizes, expanded, shapes, one_by_one))
-    widened, bindings = tuple(widened), tuple(bindings)
-    return Facts(sizes, expanded, shapes, one_by_one, widened, rank, operations, bindings)
+    return Facts(sizes, expanded, shapes, one_by_one, spread, rank, operations, tuple(bindings))
+
+
+def _ranges_named(body: list) -> dict:
+    """The names bound once, to a value with one `tl.arange` and no other shape call or
+    added dimension (`offs_m = start + tl.arange(0, BLOCK_M)`): name -> that arange call."""
+    nodes = [n for statement in body for n in ast.walk(statement)]
+    stores = collections.Counter(
+        n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    )
+    named = {}
+    for node in nodes:
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        target = node.targets[0]
+        if not isinstance(target, ast.Name) or stores[target.id] != 1:
+            continue
+        inside = list(ast.walk(node.value))
+        calls = [n for n in inside if isinstance(n, ast.Call) and called(n) in SHAPE_CALLS]
+        widened = any(isinstance(n, ast.Subscript) for n in inside)
+        if len(calls) == 1 and called(calls[0]) == "arange" and not widened:
+            named[target.id] = calls[0]
+    return named
 
 
 def _tail_returns(body: list, dynamic: frozenset) -> set:
