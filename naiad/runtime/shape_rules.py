@@ -21,6 +21,8 @@ ELEMENTWISE = frozenset(
 )
 REDUCTIONS = frozenset({"sum", "max", "min", "argmax", "argmin", "xor_sum", "reduce"})
 NO_VALUE = frozenset({"store", "static_assert", "device_assert", "device_print", "static_print"})
+# The calls that make a block pointer or a descriptor: where their `block_shape` is, the kind.
+BLOCK_MAKERS = {"make_block_ptr": (4, "pointer"), "make_tensor_descriptor": (3, "descriptor")}
 # The language's calls that make a constant (`tl.constexpr(32)`), not a tensor.
 CONSTANTS = frozenset({"constexpr"})
 
@@ -76,14 +78,11 @@ class LanguageCall:
             shape = list(kinds[0])
             shape.insert(axis % (len(shape) + 1), 1)
             return tuple(shape)
-        if name == "make_block_ptr":
-            shape = self.argument(4, "block_shape")
+        if name in BLOCK_MAKERS:
+            position, tag = BLOCK_MAKERS[name]
+            shape = self.argument(position, "block_shape")
             found = None if shape is None else self.body.shape_of(shape)
-            return None if found is None else ("pointer", found)
-        if name == "make_tensor_descriptor":
-            shape = self.argument(3, "block_shape")
-            found = None if shape is None else self.body.shape_of(shape)
-            return None if found is None else ("descriptor", found)
+            return None if found is None else (tag, found)
         if name == "advance":
             return kinds[0]
         return None
