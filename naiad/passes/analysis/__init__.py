@@ -5,7 +5,7 @@ Importing the package registers the test pass `test-print-axis-info`, which writ
 into the IR for FileCheck tests.
 """
 
-from . import test_print_axis_info  # noqa: F401  (registers the pass)
+from . import axis_info_printer  # noqa: F401  (registers the pass)
 from .axis_info import AxisInfoAnalysis, order_from_contiguity
 from .axis_info_lattice import K_MAX_DIVISOR, AxisInfo
 
