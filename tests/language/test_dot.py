@@ -9,6 +9,8 @@ from memory_helpers import NP_DTYPES, assert_exact, kernel_error, poisoned, rand
 
 import naiad
 import naiad.language as tl
+from naiad import knobs
+from naiad.runtime import cpu_tiering
 from naiad.testing import check
 
 
@@ -100,6 +102,22 @@ def test_fp8e4b15_operands(backend, gen):
             _dot_fp8e4b15[(1,)](a, b, c, m, n, k)
         return
     _dot_fp8e4b15[(1,)](a, b, c, m, n, k)
+    check("dot", c, _decode_fp8e4b15(a) @ _decode_fp8e4b15(b), "interpreter", np.float32, k=k)
+
+
+def test_fp8e4b15_operands_in_a_tiered_first_launch(backend, gen, fresh_cache):
+    """A first launch that tiering runs in the interpreter while its kernel compiles follows the
+    CPU's rules, which take fp8e4b15 dots: the interpreter decodes the operands' bits (it once
+    multiplied them as integers)."""
+    if backend != "cpu":
+        pytest.skip("the CPU back end's tiered first launch")
+    m, n, k = 16, 32, 64  # (a specialization of its own: its first launch)
+    a = gen.integers(0, 256, (m, k), dtype=np.uint8)
+    b = gen.integers(0, 256, (k, n), dtype=np.uint8)
+    c = poisoned((m, n), np.float32)
+    with knobs.override(NAIAD_BACKEND="auto", NAIAD_CPU_TIERING="auto"):
+        launched = _dot_fp8e4b15[(1,)](a, b, c, m, n, k)
+    assert isinstance(launched, cpu_tiering.CompiledLater)  # the interpreter ran it
     check("dot", c, _decode_fp8e4b15(a) @ _decode_fp8e4b15(b), "interpreter", np.float32, k=k)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...language.semantic.program import BlockHasNoScalarValue
+from .floats import to_float64
 
 
 def _along(array, axis, index):
@@ -97,7 +98,10 @@ def _round_to_tf32(x: np.ndarray) -> np.ndarray:
 
 
 def dot(lhs, rhs, acc, input_precision, out_dtype):
-    """lhs @ rhs + acc: integers exactly (wrapping to int32), floats in fp64 then rounded once."""
+    """lhs @ rhs + acc: integers exactly (wrapping to int32), floats in fp64 then rounded once.
+    A uint8 operand holds fp8e4b15's bit patterns (float_formats.py): the language refuses dots
+    of uint8 integers, so those bits are decoded, never multiplied as integers."""
+    lhs, rhs = (to_float64(x, "fp8e4b15") if x.dtype == np.uint8 else x for x in (lhs, rhs))
     if np.issubdtype(lhs.dtype, np.integer):
         product = np.matmul(lhs.astype(np.int64), rhs.astype(np.int64))
         return (product + acc.astype(np.int64)).astype(out_dtype)
