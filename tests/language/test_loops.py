@@ -3,7 +3,7 @@ on every back end (`-m gpu`: the GPU's, where the loop-carried tensors take the 
 loads in the body; tests/backends/nvidia/test_passes_ttgir.py reads those layouts)."""
 
 import numpy as np
-from memory_helpers import assert_exact, poisoned, random_array, rng
+from memory_helpers import assert_exact, kernel_error, poisoned, random_array, rng
 
 import naiad
 import naiad.language as tl
@@ -69,3 +69,40 @@ def test_a_for_loop_carries_an_average():
     for row in range(6):
         avg = avg + (x[row] - avg) * np.float32(0.5)
     assert_exact(out, avg)
+
+
+@naiad.jit
+def _unrolled_loops_widen(out_ptr, ROWS: tl.constexpr, COLS: tl.constexpr):
+    """Each row-major index of a ROWS x COLS block, made by widening an arange in loops that
+    unroll (`tl.static_range`, a tuple): each trip rebinds the name to a block of another shape,
+    which only a loop that carries values refuses."""
+    index = tl.full((ROWS, COLS), 0, tl.int32)
+    for axis in tl.static_range(2):
+        size: tl.constexpr = (ROWS, COLS)[axis]
+        stride: tl.constexpr = (COLS, 1)[axis]
+        widened = tl.arange(0, size)
+        for _ in tl.static_range(axis):
+            widened = tl.expand_dims(widened, 0)
+        for _ in (1,) * (1 - axis):
+            widened = tl.expand_dims(widened, -1)
+        index += widened * stride
+    tl.store(out_ptr + index, index)
+
+
+def test_a_loop_that_unrolls_may_rebind_a_name_to_another_shape():
+    out = poisoned(8 * 16, "int32")
+    _unrolled_loops_widen[(1,)](out, ROWS=8, COLS=16)
+    assert_exact(out, np.arange(8 * 16, dtype=np.int32))
+
+
+@naiad.jit
+def _range_loop_widens(out_ptr, N: tl.constexpr):
+    widened = tl.arange(0, N)
+    for _ in range(2):
+        widened = tl.expand_dims(widened, 0)
+    tl.store(out_ptr + tl.arange(0, N), tl.reshape(widened, (N,)))
+
+
+def test_a_range_loop_keeps_each_carried_values_type():
+    with kernel_error("Loop-carried variable widened"):
+        _range_loop_widens[(1,)](poisoned(16, "int32"), N=16)

@@ -80,9 +80,14 @@ def range(*args, **kwargs):
     return lang_range(*args, **kwargs)
 
 
-def loop_carried(scope, names):
+def loop_carried(scope, names, iterated=None):
     """The values among `names` defined before a loop: what the compiler carries through it,
-    whose kinds must survive the loop (`check_loop_carried`)."""
+    whose kinds must survive the loop (`check_loop_carried`). A `while` carries them, and a
+    `for` over a `range` (`iterated`, Python's made `tl.range` by the rewrite); the compiler
+    unrolls a `for` over anything else (`tl.static_range`, a tuple), whose every trip may
+    rebind a name to another kind."""
+    if iterated is not None and not isinstance(iterated, lang_range):
+        return {}
     return {name: scope[name] for name in names if name in scope}
 
 

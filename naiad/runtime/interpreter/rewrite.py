@@ -106,7 +106,9 @@ class _KernelTransformer(ast.NodeTransformer):
 
     def _check_loop_carried(self, node):
         """A value assigned before a loop and in it keeps its kind, as the compiler demands:
-        snapshot the names the body assigns, check them after each iteration and the loop."""
+        snapshot the names the body assigns, check them after each iteration and the loop. A
+        `for`'s iterable is evaluated first, once, as Python does: a loop the compiler unrolls
+        (over `tl.static_range` or a sequence) carries nothing (`loop_carried`)."""
         targets = (
             {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
             if isinstance(node, ast.For)
@@ -126,15 +128,19 @@ class _KernelTransformer(ast.NodeTransformer):
         self._loops = getattr(self, "_loops", 0) + 1
         var = f"__naiad_loop{self._loops}"
         scope = ast.Call(ast.Name("locals", ast.Load()), [], [])
-        snapshot = ast.Assign(
-            [ast.Name(var, ast.Store())],
-            self._call(
-                "loop_carried", node, scope, ast.Tuple([ast.Constant(n) for n in names], ast.Load())
-            ),
+        carried = [scope, ast.Tuple([ast.Constant(n) for n in names], ast.Load())]
+        before = []
+        if isinstance(node, ast.For):  # what it iterates decides whether it carries values
+            iterated = f"__naiad_iterated{self._loops}"
+            before.append(ast.Assign([ast.Name(iterated, ast.Store())], node.iter))
+            node.iter = ast.copy_location(ast.Name(iterated, ast.Load()), node.iter)
+            carried.append(ast.Name(iterated, ast.Load()))
+        before.append(
+            ast.Assign([ast.Name(var, ast.Store())], self._call("loop_carried", node, *carried))
         )
         check = ast.Expr(self._call("check_loop_carried", node, ast.Name(var, ast.Load()), scope))
         node.body.append(ast.copy_location(check, node.body[-1]))
-        return [ast.copy_location(snapshot, node), node, ast.copy_location(check, node)]
+        return [*(ast.copy_location(b, node) for b in before), node, ast.copy_location(check, node)]
 
     def visit_Call(self, node):
         # A call of one of Python's builtins that Triton gives constexprs' values (by name:
