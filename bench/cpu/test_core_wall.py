@@ -5,14 +5,15 @@ both meet the same load.
 
     .venv/bin/python bench/cpu/test_core_wall.py TRITON --triton-path SITE_PACKAGES
         [--sample 1500] [--seed 16] [--subset 300] [--workers 1] [--rounds 2]
-        [--naiad-backend auto|cpu] [--only naiad|triton] [--out DIR]
+        [--naiad-backend auto|cpu|interpreter] [--only naiad|triton] [--out DIR]
 
 TRITON is a checkout of Triton's tests (as for scripts/triton_suite.py); SITE_PACKAGES holds the
 installed Triton its side imports. The sample is scripts/triton_suite.py's for the same
 `--sample` and `--seed`, less the ids Triton's side does not collect; `--subset N` takes a
-seeded N of it. Naiad runs with the default settings (`auto`: small launches tiered), or with
-the runner's NAIAD_BACKEND=cpu, which compiles every launch. Each run counts its outcomes from
-the runner's log; each round prints every run's wall time and the ratio Naiad / Triton.
+seeded N of it. Naiad runs with the default settings (`auto`: small launches tiered), with
+the runner's NAIAD_BACKEND=cpu, which compiles every launch, or in its interpreter alone
+(`interpreter`). Each run counts its outcomes from the runner's log; each round prints every
+run's wall time and the ratio Naiad / Triton.
 """
 
 from __future__ import annotations
@@ -98,7 +99,7 @@ def main(argv=None) -> int:
     parser.add_argument("--subset", type=int, default=0)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--only", choices=("naiad", "triton"), help="run one side alone")
-    parser.add_argument("--naiad-backend", default="auto", choices=("auto", "cpu"))
+    parser.add_argument("--naiad-backend", default="auto", choices=("auto", "cpu", "interpreter"))
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--out", type=Path, default=None)
     options = parser.parse_args(argv)

@@ -6,7 +6,13 @@ from __future__ import annotations
 
 from .. import knobs
 
-__all__ = ["compile_mode"]
+__all__ = ["compile_mode", "interpreting"]
+
+
+def interpreting() -> bool:
+    """Whether the knobs run every launch in the interpreter (`NAIAD_BACKEND=interpreter`,
+    `NAIAD_INTERPRET=1`, Triton's `TRITON_INTERPRET=1`)."""
+    return knobs.backend.get().strip().lower() == "interpreter" or bool(knobs.interpret.get())
 
 
 def compile_mode(jit_function) -> str | None:
@@ -17,9 +23,9 @@ def compile_mode(jit_function) -> str | None:
     Debug mode compiles too: asserts on and every access bounds-checked (docs/cpu.md). Unless
     the interpreter is chosen, a launch with torch CUDA tensors runs compiled on their GPU
     (cuda_launcher.py), whichever of "cpu" and "auto" is set."""
-    backend = knobs.backend.get().strip().lower() or "auto"
-    if backend == "interpreter" or jit_function.interpret or knobs.interpret.get():
+    if jit_function.interpret or interpreting():
         return None
+    backend = knobs.backend.get().strip().lower() or "auto"
     if backend not in ("cpu", "auto"):
         raise ValueError(f"NAIAD_BACKEND={backend!r}: expected 'cpu', 'interpreter' or unset")
     return backend

@@ -24,6 +24,7 @@ from .. import knobs as naiad_knobs
 from .. import language as tl
 from ..runtime.driver import active
 from ..runtime.host_arrays import TensorWrapper, reinterpret
+from ..runtime.launch_mode import interpreting
 
 int_dtypes = ["int8", "int16", "int32", "int64"]
 uint_dtypes = ["uint8", "uint16", "uint32", "uint64"]
@@ -60,7 +61,9 @@ def _torch():
 
 
 def is_interpreter() -> bool:
-    return naiad_knobs.interpret.get()
+    """Whether kernels run in the interpreter: TRITON_INTERPRET=1 as in Triton, or Naiad's
+    NAIAD_BACKEND=interpreter (a launch then returns no compiled kernel to read)."""
+    return interpreting()
 
 
 def is_compile_warmup() -> bool:

@@ -43,6 +43,10 @@ def test_device_predicates_follow_the_active_driver():
     with knobs.override(NAIAD_INTERPRET="1"):
         assert testing.is_interpreter() and testing.get_current_target() is None
         assert not testing.is_cuda() and testing.supports_tma()
+    with knobs.override(NAIAD_BACKEND="interpreter"):  # launches return no compiled kernel
+        assert testing.is_interpreter() and testing.get_current_target() is None
+    with knobs.override(NAIAD_BACKEND="cpu", NAIAD_INTERPRET=None):
+        assert not testing.is_interpreter()
 
 
 def test_run_in_process_reports_the_exception():
