@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 
-from .. import knobs
 from ..errors import KernelNotImplementedError
 from ..source_locations import refusing_parses
 from .compiled_kernel import CompiledKernel
@@ -33,13 +32,11 @@ class CompileFromSource:
 
 
 def tiered_from_source(jit_function, spec, options, grid: tuple, bound: dict, site):
-    """(CompileFromSource, its `small` test) for a launch the AST says is small, when the
-    JIT hooks are unset (they are called in the launching thread); None otherwise. Where a
+    """(CompileFromSource, its `small` test) for a launch the AST says is small; None
+    otherwise (cpu_tiering.mode tiers no launch while the JIT hooks are set). Where a
     loop's body runs in no program of the launch, the frontend runs here first and raises
     what it refuses in that body (the interpreted launch would not meet it); the rest of the
     compile goes to the background as for any small launch."""
-    if knobs.jit_cache_hook.get() is not None or knobs.jit_post_compile_hook.get() is not None:
-        return None
     small = small_before_ir(jit_function, spec.constexprs, spec.signature)
     verdict = Verdict.LARGE if small is None else small(bound, grid)
     if not verdict:

@@ -83,15 +83,29 @@ QUIET_S = 0.25
 
 
 def mode() -> str:
-    """NAIAD_CPU_TIERING, checked; 'always-compile' inside `waiting_for_compiled`, and while
+    """NAIAD_CPU_TIERING, checked; 'always-compile' inside `waiting_for_compiled`, while
     NAIAD_PRINT_PASSES prints (a launch's passes print before it returns, not later from the
-    background)."""
-    if getattr(_waiting, "depth", 0) or printing_passes():
+    background), and while the program watches compiles or loads (`_watched`)."""
+    if getattr(_waiting, "depth", 0) or printing_passes() or _watched():
         return "always-compile"
     text = knobs.cpu_tiering.get().strip().lower() or "auto"
     if text not in MODES:
         raise ValueError(f"NAIAD_CPU_TIERING={text!r}: expected one of {', '.join(MODES)}")
     return text
+
+
+def _watched() -> bool:
+    """Whether a hook the program set expects a first launch's compile, or its kernel's load,
+    to happen in that launch, as Triton's launch does them: the JIT's cache and post-compile
+    hooks, the compilation listener, the kernel load hooks (`triton.knobs.runtime.*`)."""
+    hooks = (
+        knobs.jit_cache_hook,
+        knobs.jit_post_compile_hook,
+        knobs.compilation_listener,
+        knobs.kernel_load_start_hook,
+        knobs.kernel_load_end_hook,
+    )
+    return any(hook.get() for hook in hooks)
 
 
 _waiting = threading.local()

@@ -78,6 +78,34 @@ def test_tiering_off_runs_compiled_at_once(setting):
     np.testing.assert_array_equal(out, x * np.float32(3.0) + y)
 
 
+@pytest.mark.parametrize(
+    "hook",
+    [
+        "NAIAD_JIT_CACHE_HOOK",
+        "NAIAD_JIT_POST_COMPILE_HOOK",
+        "NAIAD_COMPILATION_LISTENER",
+        "NAIAD_KERNEL_LOAD_START_HOOK",
+        "NAIAD_KERNEL_LOAD_END_HOOK",
+    ],
+)
+def test_a_hook_watching_compiles_or_loads_sees_them_in_the_first_launch(hook):
+    """Triton's launch compiles and loads a new kernel before it returns, and programs that set
+    these hooks (its own tests among them) read what the hook saw right after that launch."""
+    kernel = _scale_add()
+    x, y = np.random.default_rng(3).standard_normal((2, 64), np.float32)
+    out = np.full(64, np.nan, np.float32)
+    calls = []
+
+    def watch(*args, **kwargs):
+        calls.append(kwargs.get("key", args[:1]))
+        return False  # (the cache hook: go on compiling)
+
+    with knobs.override(**{hook: watch}):
+        assert isinstance(kernel[(1,)](x, y, out, 64, BLOCK=64), CompiledKernel)
+    assert calls
+    np.testing.assert_array_equal(out, x * np.float32(3.0) + y)
+
+
 def test_large_launch_waits_for_the_compiled_kernel():
     kernel = _scale_add()
     n = cpu_tiering.SMALL_PROGRAMS * 2 * 256
