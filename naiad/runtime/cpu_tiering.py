@@ -162,7 +162,8 @@ class BackgroundJob:
 
 
 class _Worker:
-    """The background thread and its bounded queue (one per process: made again in a child)."""
+    """The background thread, while there are jobs, and its bounded queue (one per process:
+    made again in a child)."""
 
     def __init__(self):
         self.queue: collections.deque = collections.deque()
@@ -190,10 +191,13 @@ class _Worker:
             self.wake.notify()
 
     def _serve(self) -> None:
+        """Run the queued jobs; the thread ends once none is left (`submit` starts another):
+        a process whose compiles are done has no thread of Naiad's, so the autotuner may fork
+        its compiles (autotune_cache.py) and a fork finds no thread mid-import."""
         while True:
             with self.wake:
-                self.wake.wait_for(lambda: self.queue or self.closed)
                 if not self.queue:
+                    self.thread = None
                     return
                 quiet = self._quiet_in()
                 if quiet > 0:  # a new job or `close` wakes it earlier: look again

@@ -523,3 +523,18 @@ def test_a_kernel_the_compiler_refuses_fails_its_first_launch_as_when_compiled(c
     assert type(tiered) is type(compiled)
     assert str(tiered) == str(compiled)
     assert np.all(out == 1.0)
+
+
+def test_the_worker_thread_ends_once_its_compiles_are_done():
+    """No thread of Naiad's outlives the background compiles: a process with another thread
+    does not fork its autotuning compiles (autotune_cache.py)."""
+    kernel = _scale_add()
+    x, y = np.random.default_rng(4).standard_normal((2, 64), np.float32)
+    out = np.full(64, np.nan, np.float32)
+    assert isinstance(kernel[(1,)](x, y, out, 64, BLOCK=64), cpu_tiering.CompiledLater)
+    assert cpu_tiering.settled()
+    deadline = time.monotonic() + 10
+    while any(t.name == "naiad-background-compile" for t in threading.enumerate()):
+        assert time.monotonic() < deadline, "the background compile's thread is still alive"
+        time.sleep(0.01)
+    np.testing.assert_array_equal(out, x * np.float32(3.0) + y)
