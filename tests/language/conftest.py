@@ -30,7 +30,13 @@ CUDA_EXCLUDED = {
 
 
 @pytest.fixture(
-    autouse=True, params=["interpreter", "cpu", pytest.param("cuda", marks=pytest.mark.gpu)]
+    autouse=True,
+    params=[
+        "interpreter",
+        "cpu",
+        pytest.param("tiered", marks=pytest.mark.full),
+        pytest.param("cuda", marks=pytest.mark.gpu),
+    ],
 )
 def backend(request, monkeypatch):
     """Every language test runs in the interpreter and compiled for this machine's CPU (the
@@ -50,6 +56,10 @@ def backend(request, monkeypatch):
             pytest.skip(reason)
         monkeypatch.setattr(JITFunction, "run", launch_on_cuda(JITFunction.run))
     set_backend(request.param)
+    if request.param == "tiered":
+        with knobs.override(NAIAD_BACKEND="auto", NAIAD_CPU_TIERING="auto"):
+            yield request.param
+        return
     # "auto" compiles: a launch on CUDA tensors goes to their GPU
     with knobs.override(NAIAD_BACKEND="auto" if request.param == "cuda" else request.param):
         yield request.param

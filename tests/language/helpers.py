@@ -19,7 +19,7 @@ from naiad.testing import check
 
 # The back end a test runs on, as conftest.py's `backend` fixture names it, and as the tolerance
 # table does: a bound that is exact in the interpreter may be k ulp on the GPU (fp32 `/`).
-_TABLE_NAME = {"interpreter": "interpreter", "cpu": "cpu", "cuda": "gpu"}
+_TABLE_NAME = {"interpreter": "interpreter", "cpu": "cpu", "tiered": "cpu", "cuda": "gpu"}
 _running_on = {"backend": "interpreter"}
 
 
@@ -29,8 +29,15 @@ def set_backend(name: str) -> None:
 
 
 def running_on() -> str:
-    """The fixture's name of the back end this test runs on: "interpreter", "cpu" or "cuda"."""
+    """The fixture's name of the back end this test runs on: "interpreter", "cpu", "tiered" or
+    "cuda"."""
     return _running_on["backend"]
+
+
+def cpu_rules() -> bool:
+    """Whether this test's launches follow the CPU's language rules: compiled for it, or tiered
+    (a first launch interpreted under those rules while it compiles)."""
+    return running_on() in ("cpu", "tiered")
 
 
 def table_backend() -> str:

@@ -6,7 +6,7 @@ own (and the NVIDIA back end) follows Hopper's rules, which refuse them, with th
 import ml_dtypes
 import numpy as np
 import pytest
-from helpers import running_on
+from helpers import cpu_rules
 from memory_helpers import kernel_error, poisoned, rng
 
 import naiad
@@ -36,7 +36,7 @@ def test_downcast_rounds_to_nearest_even(name, source):
     x = (rng(17).standard_normal(1024) * 40).astype(source)  # some beyond the largest finite
     out = poisoned(1024, np.uint8)
     target = naiad.reinterpret(out, getattr(tl, name))
-    if running_on() != "cpu":
+    if not cpu_rules():
         with kernel_error(f"type {getattr(tl, name)} not supported", ValueError):
             downcast[(1,)](x, target, BLOCK=1024)
         return
@@ -47,7 +47,7 @@ def test_downcast_rounds_to_nearest_even(name, source):
 
 @pytest.mark.parametrize("name", FORMATS)
 def test_every_pattern_upcasts_and_dots(name):
-    if running_on() != "cpu":
+    if not cpu_rules():
         pytest.skip("the refusal is test_downcast_rounds_to_nearest_even's")
     gen = rng(18)
     a = np.arange(256, dtype=np.uint8).reshape(16, 16)  # every bit pattern, NaN (0x80) too
