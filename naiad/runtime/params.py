@@ -5,6 +5,8 @@ from __future__ import annotations
 import inspect
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..language import core
 from ..language import dtypes as t
 
@@ -124,3 +126,19 @@ def bind_arguments(name: str, params, var_positional, args: tuple, kwargs: dict)
                 raise TypeError(f"{name}() missing required argument '{p.name}'")
             bound[p.name] = p.default
     return {p.name: bound[p.name] for p in params}
+
+
+def unsupported_argument(name: str, value) -> TypeError:
+    """The error for argument `name`'s `value`, which no kernel parameter takes; a launch says
+    the same compiled and interpreted. A NumPy scalar (`np.int32(16)`, `x.sum()`) gets the
+    advice that fixes it."""
+    kind = type(value).__name__
+    if isinstance(value, np.generic):
+        return TypeError(
+            f"argument `{name}` is a NumPy scalar ({kind}); pass a Python number instead "
+            "(int(x) or float(x))"
+        )
+    return TypeError(
+        f"argument `{name}`: expected an array, a tensor, an int, a float, a bool or None, "
+        f"got {kind}"
+    )

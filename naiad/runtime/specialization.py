@@ -34,7 +34,7 @@ from ..language import core
 from ..language import dtypes as t
 from .host_arrays import describe, dtype_of_host_name, is_array_like
 from .mock_tensor import MockTensor
-from .params import KernelParam, integer_argument_type
+from .params import KernelParam, integer_argument_type, unsupported_argument
 from .tensor_descriptor import TensorDescriptor
 from .tuple_arguments import is_tuple, rebuilt
 
@@ -217,7 +217,7 @@ def _specialize_one(param, value):
         aligned = array.data_ptr % 16 == 0
         spec = _pointer_spec(array.dtype, param.is_const)
         return spec, None, _DIVISIBLE if aligned else []
-    raise TypeError(f"argument `{param.name}`: cannot specialize a {type(value).__name__}")
+    raise unsupported_argument(param.name, value)
 
 
 def _descriptor_attributes(name: str, desc: TensorDescriptor) -> dict:

@@ -9,6 +9,7 @@ import torch
 
 import naiad
 import naiad.language as tl
+from naiad import knobs
 from naiad.runtime import driver, launchers
 
 
@@ -50,11 +51,20 @@ def test_string_for_a_pointer_names_argument_and_expected_kinds():
     assert "`out_ptr`" in message and "expected an array" in message and "str" in message
 
 
-def test_numpy_scalar_argument_is_rejected_with_advice():
-    with pytest.raises(TypeError) as info:
+@pytest.mark.parametrize("backend", ["interpreter", "cpu"])
+def test_numpy_scalar_argument_is_rejected_with_advice(backend):
+    with knobs.override(NAIAD_BACKEND=backend), pytest.raises(TypeError) as info:
         fill_index[(1,)](poisoned(16), np.int32(16))
     message = str(info.value)
     assert "`n`" in message and "NumPy scalar" in message and "int(x)" in message
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "cpu"])
+def test_an_argument_of_no_kind_a_kernel_takes_is_named(backend):
+    with knobs.override(NAIAD_BACKEND=backend), pytest.raises(TypeError) as info:
+        fill_index[(1,)](poisoned(16), object())
+    expected = "argument `n`: expected an array, a tensor, an int, a float, a bool or None"
+    assert expected + ", got object" in str(info.value)
 
 
 @pytest.mark.parametrize("value", [2**64, -(2**63) - 1])

@@ -19,7 +19,7 @@ from ...language.unspecialized_constexprs import refuse_unspecialized_constexprs
 from .. import diagnostics
 from ..driver import host_gpu_target
 from ..host_arrays import describe, is_array_like
-from ..params import integer_argument_type
+from ..params import integer_argument_type, unsupported_argument
 from ..tensor_descriptor import TensorDescriptor
 from .builder import InterpreterBuilder, scalar_tensor
 from .memory import HostCopies, Memory, argument_pointers
@@ -70,17 +70,9 @@ def kernel_value(name, value, param, memory, copies):
         return core.tuple(values, t.tuple_type([getattr(v, "type", None) for v in values], fields))
     if isinstance(value, TensorDescriptor):
         return _descriptor(name, value, memory, copies)
-    if isinstance(value, np.generic):
-        raise TypeError(
-            f"argument `{name}` is a NumPy scalar ({type(value).__name__}); pass a "
-            "Python number instead (int(x) or float(x))"
-        )
     if is_array_like(value):
         return _pointer(name, value, param or _ANY, memory, copies)
-    raise TypeError(
-        f"argument `{name}`: expected an array, a tensor, an int, a float, a bool or "
-        f"None, got {type(value).__name__}"
-    )
+    raise unsupported_argument(name, value)
 
 
 def _descriptor(name, desc: TensorDescriptor, memory, copies):
