@@ -6,6 +6,7 @@ option; the Autotuner's subclassing surface; `do_bench_cudagraph`; the driver's
 `set_active`/`reset_active`."""
 
 import inspect
+import linecache
 import textwrap
 import typing
 
@@ -87,6 +88,17 @@ def test_an_exec_kernel_compiles_on_the_cpu():
     kernel = patch_by_exec(scaled, {"x + 1": "x - 2"})
     with knobs.override(NAIAD_BACKEND="cpu"):
         assert launch_scaled(kernel) == [i - 2 for i in range(8)]
+
+
+def test_an_exec_kernel_is_not_read_from_another_programs_string_lines(monkeypatch):
+    """Python 3.13 keeps `python -c`'s text in linecache under "<string>", the file name of
+    every exec'd function too (pytest-xdist's workers start with `-c`): those lines are never
+    taken for the kernel's."""
+    lines = ["import sys;exec(eval(sys.stdin.readline()))\n"]
+    monkeypatch.setitem(linecache.cache, "<string>", (len(lines[0]), None, lines, "<string>"))
+    kernel = patch_by_exec(scaled, {"x + 1": "x - 3"})
+    with knobs.override(NAIAD_BACKEND="cpu"):
+        assert launch_scaled(kernel) == [i - 3 for i in range(8)]
 
 
 def test_source_surface():
