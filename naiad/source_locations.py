@@ -99,7 +99,13 @@ USER_SOURCE_PREFIX = "<naiad source "
 def source_lines(fn) -> tuple[tuple[str, ...], int]:
     """`inspect.getsourcelines(fn)`, read once per function object: `inspect` finds a
     function's lines by tokenizing them (about a millisecond a kernel), and a kernel's first
-    launch asks three times (its cache key, the code generator, the interpreter's rewrite)."""
+    launch asks three times (its cache key, the code generator, the interpreter's rewrite).
+    A function compiled under "<string>", the name every `exec` and `python -c` shares, has
+    none to read: lines `linecache` holds under that name are another program's (Python 3.13
+    keeps `python -c`'s text there; pytest-xdist's workers start so)."""
+    code = getattr(fn, "__code__", None)
+    if code is not None and code.co_filename == "<string>":
+        raise OSError(f"could not get the source code of {fn.__qualname__} (made by exec)")
     lines, first_line = inspect.getsourcelines(fn)
     return tuple(lines), first_line
 

@@ -127,11 +127,6 @@ def cache_key(jit_function, seen=None) -> str:
 
 
 def _has_source(fn) -> bool:
-    if fn.__code__.co_filename == "<string>":
-        # The name every `exec` and `python -c` shares: lines `linecache` holds under it are
-        # another program's (Python 3.13 keeps `python -c`'s text there; pytest-xdist's
-        # workers start so), never this function's.
-        return False
     try:
         source_lines(fn)  # kept: every later reader of the function's lines gets them here
     except (OSError, TypeError):

@@ -29,6 +29,15 @@ CUDA_EXCLUDED = {
 }
 
 
+# The settings of the executors that are not NAIAD_BACKEND's own values: "auto" compiles, and a
+# launch on CUDA tensors goes to their GPU; "tiered" is the default mode, a first launch
+# interpreted under the CPU's rules while it compiles.
+_SETTINGS = {
+    "cuda": {"NAIAD_BACKEND": "auto"},
+    "tiered": {"NAIAD_BACKEND": "auto", "NAIAD_CPU_TIERING": "auto"},
+}
+
+
 @pytest.fixture(
     autouse=True,
     params=[
@@ -56,10 +65,5 @@ def backend(request, monkeypatch):
             pytest.skip(reason)
         monkeypatch.setattr(JITFunction, "run", launch_on_cuda(JITFunction.run))
     set_backend(request.param)
-    if request.param == "tiered":
-        with knobs.override(NAIAD_BACKEND="auto", NAIAD_CPU_TIERING="auto"):
-            yield request.param
-        return
-    # "auto" compiles: a launch on CUDA tensors goes to their GPU
-    with knobs.override(NAIAD_BACKEND="auto" if request.param == "cuda" else request.param):
+    with knobs.override(**_SETTINGS.get(request.param, {"NAIAD_BACKEND": request.param})):
         yield request.param
