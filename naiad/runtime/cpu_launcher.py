@@ -32,18 +32,17 @@ from . import (
 )
 from .compile_lock import compile_lock, compiled_once
 from .compiled_kernel import CompiledKernel
+from .compiled_later import CompiledLater
 from .compiler import begin_compile, compile_specialization, debug_info_options
 from .cpu_fast_launch import FastCpuLaunch
 from .cpu_inline_grid import inline_programs
-from .cpu_parameters import pack_parameters
-from .cpu_streaming import program_threshold, stream_threshold
+from .cpu_run import host_pointers, run_launchable
+from .cpu_streaming import stream_threshold
 from .globals_check import check_globals
-from .host_arrays import describe, is_array_like
 from .interpreter.launch import run_grid
 from .jit_hooks import CompileSite
 from .launchers import INTERPRET
 from .specialization import launch_specialization
-from .tensor_descriptor import TensorDescriptor
 from .tuple_arguments import spread
 
 _ABSENT = object()
@@ -289,7 +288,7 @@ class CpuLauncher:
     def compiled(self, bound: dict, options, debug: bool):
         """The CompiledKernel a launch with these arguments ran (None: the interpreter did,
         for want of a compiled kernel). A launch that tiering ran in the interpreter while the
-        kernel compiles gets the kernel to come (`cpu_tiering.CompiledLater`), as Triton's
+        kernel compiles gets the kernel to come (`CompiledLater`), as Triton's
         launch returns the compiled kernel: reading it waits for the compile."""
         options = cpu_options(options, debug)
         key = (launch_specialization(self.jit_function, bound).key, options)
@@ -299,7 +298,7 @@ class CpuLauncher:
         job = self._compiling.get(key)
         if job is None or not job.current():
             return None
-        return cpu_tiering.CompiledLater(lambda: self._kernel_of(key, bound, options))
+        return CompiledLater(lambda: self._kernel_of(key, bound, options))
 
     def _kernel_of(self, key, bound: dict, options) -> CompiledKernel:
         """The CompiledKernel of `key`, compiled or waited for now (CompiledLater)."""
@@ -342,24 +341,6 @@ class CpuLauncher:
         return launchable.prepared(self)
 
 
-def run_launchable(launchable: CpuLaunchable, arguments: dict, grid, pointers, name: str):
-    """Run `launchable` over `grid` on the worker pool with `arguments` by name, whose arrays'
-    `pointers` are `host_pointers(arguments)`; a read-only array the kernel `name` stores
-    through is an error."""
-    from ..backends.cpu import pool
-
-    addresses, read_only = pointers
-    for array in read_only & launchable.written:
-        raise ValueError(f"argument `{array}` is read-only, and `{name}` stores through it")
-    n_programs = grid[0] * grid[1] * grid[2]
-    stream = program_threshold(launchable.stream_threshold, n_programs)
-    params = pack_parameters(launchable.arguments, arguments, grid, addresses, stream)
-    threads = 1 if n_programs <= launchable.inline_programs else None
-    pool.run(
-        launchable.entry, params, n_programs, launchable.scratch_bytes, launchable.sites, threads
-    )
-
-
 def cpu_options(options, debug: bool) -> CompileOptions:
     """The compile options of a CPU launch with launch `options` (LaunchOptions; None: the
     defaults) in debug mode or not: only those the CPU's compile reads, the assertions and
@@ -382,19 +363,3 @@ def _cpu_language(options: CompileOptions):
 
     backend, target = registry.lookup("cpu")
     return backend.language_target(target, options)
-
-
-def host_pointers(arguments: dict):
-    """The data address of every array argument (tuples spread), and the names of the
-    read-only ones; None when an array is not in host memory."""
-    addresses, read_only = {}, set()
-    for name, value in arguments.items():
-        if not is_array_like(value) or isinstance(value, TensorDescriptor):
-            continue
-        array = describe(value)
-        if array.device != "cpu":
-            return None
-        addresses[name] = array.data_ptr
-        if not array.writable:
-            read_only.add(name)
-    return addresses, read_only

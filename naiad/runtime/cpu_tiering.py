@@ -21,20 +21,29 @@ compiled kernel. Timing a kernel (`naiad.testing.do_bench`) waits for it too
 
 The worker is one thread: compiles are serialized process-wide anyway (compile_lock.py),
 and a background compile gives way, between its stages, to a compile a launch waits for. It
-begins a compile only once the program has handed it none and interpreted no launch for
-`QUIET_S`, and between two stages it waits for such a pause again (`between_stages`): a test
-suite launching a thousand new kernels once each (a new one every 50-150 ms) would otherwise
-spend most of its time compiling kernels never launched again, the compiles' Python holding
-the GIL against the tests (Triton's test_core.py, 300 tests: 44 s with every compile begun at
-once, 18 s with none), and a compile begun in one pause would go on through the launches that
-follow it. A kernel launched again before its compile began compiles in the launching thread
+begins a compile only once the program has been quiet for `QUIET_S` - handed it no compile,
+interpreted no launch, and run no Python in its other threads (`_python_runs_elsewhere`) - and
+between two stages it waits for such a pause again (`between_stages`): a test suite launching
+a thousand new kernels once each (a new one every 50-150 ms) would otherwise spend most of its
+time compiling kernels never launched again, the compiles' Python holding the GIL against the
+tests (Triton's test_core.py, 300 tests: 44 s with every compile begun at once, 18 s with
+none), and a compile begun in one pause would go on through the launches that follow it. A
+program busy in Python between its launches (a test computing its reference in torch, pytest
+ending its session) is not quiet either: the compiler's first import and its passes (0.1-0.3 s
+of Python) would take the GIL in turns with it (tutorial 06's causal test: an interpreted
+launch of 75 ms took 225); one waiting, or in native code that lets the GIL go (a large
+matmul), is. A kernel launched again before its compile began compiles in the launching thread
 (`finish_here`), as it would if the worker had not reached it; one whose compile is under way
 is waited for, its stages no longer pausing. At most `QUEUED` compiles wait for the worker;
 past that the oldest waiting one is dropped (its kernel compiles when it is next launched). At
 exit the waiting compiles are dropped and the running one stops at its next stage
 (`between_stages`; its cache entry, written at its end, is not written): the process no longer
 waits for up to a whole compile of a kernel it will not launch (tutorial 06's backward: 1.0-1.6
-s).
+s). The exit waits for that stop only once the compile has begun its stages, which run LLVM
+outside the GIL (a thread in LLVM while the process tears LLVM down could crash it); before
+them the compile runs Python alone - the compiler's imports, the frontend - and is left to stop
+at its first stage, or to be stopped with every other thread as the interpreter finalizes (a
+compile begun in a pause at the end of a test run held its exit 0.15 s).
 """
 
 from __future__ import annotations
@@ -80,6 +89,11 @@ INTERPRETED_AGAIN = 4
 # a compile or its next stage: longer than the interval between a test suite's new kernels
 # (50-150 ms each, interpreted), short beside a person's pause between two runs of a cell.
 QUIET_S = 0.25
+# While it waits for quiet the worker looks every POLL_S whether another thread runs Python:
+# given up, the GIL comes back to it only after CONTENDED_S when one does (a thread running
+# Python keeps the GIL for the interpreter's switch interval, 5 ms), at once when none does.
+POLL_S = 0.01
+CONTENDED_S = 1e-3
 
 
 def mode() -> str:
@@ -133,6 +147,7 @@ class BackgroundJob:
         self.result = None
         self.dropped = False
         self.awaited = False  # a launch waits for it: its stages no longer pause
+        self.staged = False  # it began its stages (`between_stages`): the exit waits for it
         self.interpreted = 1  # its kernel's launches the interpreter ran (the first did)
         self.last_launch = time.monotonic()
         self._done = threading.Event()
@@ -195,11 +210,12 @@ class _Worker:
         a process whose compiles are done has no thread of Naiad's, so the autotuner may fork
         its compiles (autotune_cache.py) and a fork finds no thread mid-import."""
         while True:
+            busy = _python_runs_elsewhere()
             with self.wake:
                 if not self.queue:
                     self.thread = None
                     return
-                quiet = self._quiet_in()
+                quiet = self._quiet_in(busy)
                 if quiet > 0:  # a new job or `close` wakes it earlier: look again
                     self.wake.wait(quiet)
                     continue
@@ -209,20 +225,28 @@ class _Worker:
                 self.running = None
                 self.wake.notify_all()
 
-    def _quiet_in(self) -> float:
-        """Seconds until the program has been quiet for QUIET_S (<= 0: it has); the caller
-        holds `wake`."""
-        if self.interpreting:
-            return QUIET_S
-        return self.last_activity + QUIET_S - time.monotonic()
+    def _quiet_in(self, busy: bool) -> float:
+        """Seconds to wait before looking again whether the program has been quiet for
+        QUIET_S (<= 0: it has); `busy`: another thread was just found running Python. The
+        caller holds `wake`."""
+        now = time.monotonic()
+        if self.interpreting or busy:
+            self.last_activity = now
+        quiet = self.last_activity + QUIET_S - now
+        return min(quiet, POLL_S) if quiet > 0 else quiet
 
-    def pause(self, job: BackgroundJob) -> None:
-        """Between two stages of the running `job`: wait for the program's next pause, unless
-        a launch waits for the job or the process exits."""
-        with self.wake:
-            while not (self.closed or job.awaited):
-                quiet = self._quiet_in()
+    def enter_stage(self, job: BackgroundJob) -> None:
+        """Before a stage of the running `job`: wait for the program's next pause, unless a
+        launch waits for the job; raise Abandoned once the process exits, else note that the
+        job runs its stages (both under `wake`, which `close` reads them under)."""
+        while True:
+            busy = _python_runs_elsewhere()
+            with self.wake:
+                if self.closed:
+                    raise Abandoned
+                quiet = 0.0 if job.awaited else self._quiet_in(busy)
                 if quiet <= 0:
+                    job.staged = True
                     return
                 self.wake.wait(quiet)
 
@@ -258,13 +282,23 @@ class _Worker:
             return False
 
     def close(self) -> None:
-        """Drop the waiting jobs and wait for the running one (to stop at its next stage)."""
+        """Drop the waiting jobs, and wait for the running one to stop at its next stage if it
+        has begun its stages (module doc)."""
         with self.wake:
             self.closed = True
             while self.queue:
                 self.queue.popleft()._drop()
             self.wake.notify_all()
-            self.wake.wait_for(lambda: self.running is None)
+            self.wake.wait_for(lambda: self.running is None or not self.running.staged)
+
+
+def _python_runs_elsewhere() -> bool:
+    """Whether another thread of the program runs Python now: the GIL, given up for a moment,
+    takes longer than CONTENDED_S to come back (one that waits, or runs native code without
+    the GIL, hands it back at once)."""
+    started = time.perf_counter()
+    time.sleep(0)
+    return time.perf_counter() - started > CONTENDED_S
 
 
 _worker = _Worker()
@@ -280,8 +314,8 @@ def between_stages() -> None:
     pause ends at once when the worker is closed)."""
     running = _worker.running
     if running is not None:
-        _worker.pause(running)
-    if _worker.closed:
+        _worker.enter_stage(running)
+    elif _worker.closed:
         raise Abandoned
 
 
@@ -306,28 +340,6 @@ def settled(seconds: float = 60.0) -> bool:
             return False
         time.sleep(0.01)
     return True
-
-
-class CompiledLater:
-    """What a launch run in the interpreter while its kernel compiles returns, in place of the
-    CompiledKernel a compiled launch returns (`kernel[grid](...).asm['llir']`, as in Triton):
-    the first attribute read gets the kernel (`get`: finished here, or waited for) and reads
-    it; later reads go straight to it."""
-
-    def __init__(self, get):
-        self._get = get
-        self._kernel = None
-
-    def __getattr__(self, name: str):
-        if name.startswith("__"):  # (copy, pickle and the like ask for dunders)
-            raise AttributeError(name)
-        if self._kernel is None:
-            self._kernel = self._get()
-        return getattr(self._kernel, name)
-
-    def __repr__(self) -> str:
-        state = "compiling" if self._kernel is None else repr(self._kernel)
-        return f"CompiledLater({state})"
 
 
 def interpret_again(job: BackgroundJob, arguments: dict, grid: tuple) -> bool:

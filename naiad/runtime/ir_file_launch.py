@@ -111,7 +111,8 @@ def _loaded(kernel, load):
 
 
 def _launch_on_cpu(kernel, grid, args: tuple) -> None:
-    from .cpu_launcher import host_pointers, load_launchable, run_launchable
+    from .cpu_launcher import load_launchable
+    from .cpu_run import host_pointers, run_launchable
 
     launchable = _loaded(kernel, load_launchable)
     arguments = {name: value for (name, _), value in zip(launchable.arguments, args)}

@@ -16,6 +16,7 @@ import naiad.language as tl
 from naiad import knobs
 from naiad.runtime import cpu_launcher, cpu_tiering, ttir_work
 from naiad.runtime.compiled_kernel import CompiledKernel
+from naiad.runtime.compiled_later import CompiledLater
 
 
 @pytest.fixture(autouse=True)
@@ -61,7 +62,7 @@ def test_small_launch_runs_interpreted_then_compiled():
         return ran
 
     first = launch()  # the interpreter ran it; the kernel to come reads as a CompiledKernel
-    assert isinstance(first, cpu_tiering.CompiledLater)
+    assert isinstance(first, CompiledLater)
     assert "define void @scale_add(" in first.asm["llir"]  # waits for (or finishes) the compile
     assert isinstance(launch(), CompiledKernel)
     for out in outputs:
@@ -159,7 +160,7 @@ def test_interpreted_launch_keeps_the_cpu_rules():
         np.testing.assert_allclose(c, expected, rtol=1e-5, atol=1e-5)
         return ran
 
-    assert isinstance(launch(), cpu_tiering.CompiledLater)
+    assert isinstance(launch(), CompiledLater)
     _until_compiled(launch)
 
 
@@ -169,7 +170,7 @@ def test_device_print_is_the_same_interpreted_and_compiled(capfd):
         tl.device_print("x", tl.load(x + tl.arange(0, BLOCK)))
 
     x = np.random.default_rng(4).standard_normal(4).astype(np.float32)
-    assert isinstance(show[(2,)](x, BLOCK=4), cpu_tiering.CompiledLater)
+    assert isinstance(show[(2,)](x, BLOCK=4), CompiledLater)
     interpreted = capfd.readouterr().out
     _until_compiled(lambda: show[(2,)](x, BLOCK=4))
     capfd.readouterr()
@@ -359,7 +360,7 @@ def test_the_worker_runs_the_frontend_on_sources_parsed_at_the_launch(monkeypatc
     )
     parsing = _parsing_threads(monkeypatch)
     monkeypatch.setattr(cpu_tiering, "QUIET_S", 0.0)  # the worker compiles it, not a launch
-    assert isinstance(kernel[(1,)](x, y, out, 64, BLOCK=64), cpu_tiering.CompiledLater)
+    assert isinstance(kernel[(1,)](x, y, out, 64, BLOCK=64), CompiledLater)
     assert threading.main_thread() not in built, "the launch built no TTIR"
     cpu_tiering.settled()
     assert isinstance(kernel[(1,)](x, y, out, 64, BLOCK=64), CompiledKernel)
@@ -389,7 +390,7 @@ def test_a_source_the_launch_did_not_parse_fails_the_worker_not_the_kernel(monke
     monkeypatch.setattr(cpu_tiering, "QUIET_S", 0.0)
     x = np.random.default_rng(8).standard_normal(32).astype(np.float32)
     out = np.full(32, np.nan, np.float32)
-    assert isinstance(doubled[(1,)](x, out, BLOCK=32), cpu_tiering.CompiledLater)
+    assert isinstance(doubled[(1,)](x, out, BLOCK=32), CompiledLater)
     np.testing.assert_array_equal(out, x * np.float32(2.0))
     cpu_tiering.settled()
     out[:] = np.nan
@@ -459,9 +460,9 @@ def test_a_later_launch_after_a_pause_is_interpreted_again(monkeypatch):
         return kernel[(1,)](x, y, out, 64, BLOCK=64)
 
     with worker.interpreted_launch():  # other kernels interpreted all along: no pause
-        assert isinstance(launch(), cpu_tiering.CompiledLater)
+        assert isinstance(launch(), CompiledLater)
         time.sleep(0.3)
-        assert isinstance(launch(), cpu_tiering.CompiledLater)  # after a pause: again
+        assert isinstance(launch(), CompiledLater)  # after a pause: again
         time.sleep(0.3)
         assert isinstance(launch(), CompiledKernel)  # past INTERPRETED_AGAIN: compiled here
     worker.close()
@@ -531,7 +532,7 @@ def test_the_worker_thread_ends_once_its_compiles_are_done():
     kernel = _scale_add()
     x, y = np.random.default_rng(4).standard_normal((2, 64), np.float32)
     out = np.full(64, np.nan, np.float32)
-    assert isinstance(kernel[(1,)](x, y, out, 64, BLOCK=64), cpu_tiering.CompiledLater)
+    assert isinstance(kernel[(1,)](x, y, out, 64, BLOCK=64), CompiledLater)
     assert cpu_tiering.settled()
     deadline = time.monotonic() + 10
     while any(t.name == "naiad-background-compile" for t in threading.enumerate()):
