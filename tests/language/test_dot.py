@@ -11,7 +11,7 @@ from memory_helpers import NP_DTYPES, assert_exact, kernel_error, poisoned, rand
 import naiad
 import naiad.language as tl
 from naiad import knobs
-from naiad.runtime import cpu_tiering
+from naiad.runtime.compiled_later import CompiledLater
 from naiad.testing import check
 
 
@@ -118,7 +118,7 @@ def test_fp8e4b15_operands_in_a_tiered_first_launch(backend, gen, fresh_cache):
     c = poisoned((m, n), np.float32)
     with knobs.override(NAIAD_BACKEND="auto", NAIAD_CPU_TIERING="auto"):
         launched = _dot_fp8e4b15[(1,)](a, b, c, m, n, k)
-    assert isinstance(launched, cpu_tiering.CompiledLater)  # the interpreter ran it
+    assert isinstance(launched, CompiledLater)  # the interpreter ran it
     check("dot", c, _decode_fp8e4b15(a) @ _decode_fp8e4b15(b), "interpreter", np.float32, k=k)
 
 
