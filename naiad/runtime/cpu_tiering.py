@@ -94,11 +94,6 @@ QUIET_S = 0.25
 # Python keeps the GIL for the interpreter's switch interval, 5 ms), at once when none does.
 POLL_S = 0.01
 CONTENDED_S = 1e-3
-# The probe misses a thread that holds the GIL in long native calls (a full collection, a
-# parse): the worker cannot even wake while it does, and the moment it does, the other thread
-# is waiting for the GIL, not holding it. The worker then wakes late: LATE_S past its time, it
-# counts the program as busy too.
-LATE_S = 2e-3
 
 
 def mode() -> str:
@@ -214,16 +209,15 @@ class _Worker:
         """Run the queued jobs; the thread ends once none is left (`submit` starts another):
         a process whose compiles are done has no thread of Naiad's, so the autotuner may fork
         its compiles (autotune_cache.py) and a fork finds no thread mid-import."""
-        late = False
         while True:
-            busy = late or _python_runs_elsewhere()
+            busy = _python_runs_elsewhere()
             with self.wake:
                 if not self.queue:
                     self.thread = None
                     return
                 quiet = self._quiet_in(busy)
                 if quiet > 0:  # a new job or `close` wakes it earlier: look again
-                    late = self._wait_late(quiet)
+                    self.wake.wait(quiet)
                     continue
                 job = self.running = self.queue.popleft()
             job._execute(background=True)
@@ -245,9 +239,8 @@ class _Worker:
         """Before a stage of the running `job`: wait for the program's next pause, unless a
         launch waits for the job; raise Abandoned once the process exits, else note that the
         job runs its stages (both under `wake`, which `close` reads them under)."""
-        late = False
         while True:
-            busy = late or _python_runs_elsewhere()
+            busy = _python_runs_elsewhere()
             with self.wake:
                 if self.closed:
                     raise Abandoned
@@ -255,14 +248,7 @@ class _Worker:
                 if quiet <= 0:
                     job.staged = True
                     return
-                late = self._wait_late(quiet)
-
-    def _wait_late(self, seconds: float) -> bool:
-        """Wait on `wake` for at most `seconds` (the caller holds it); whether the worker got
-        the GIL back LATE_S or more past its time: another thread held it meanwhile."""
-        due = time.monotonic() + seconds
-        self.wake.wait(seconds)
-        return time.monotonic() - due >= LATE_S
+                self.wake.wait(quiet)
 
     def await_running(self, job: BackgroundJob) -> None:
         """A launch waits for `job`, which the worker runs: its stages stop pausing."""

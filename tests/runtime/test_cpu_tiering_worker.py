@@ -83,41 +83,6 @@ def test_the_worker_begins_no_compile_while_another_thread_runs_python(monkeypat
     worker.close()
 
 
-def test_a_worker_kept_from_the_gil_past_its_time_counts_the_program_busy(monkeypatch):
-    """A thread in a long native call that keeps the GIL (a full collection, a parse; here a
-    sum in C) leaves the probe no moment to see it: the worker's wait then ends late, and that
-    counts as busy. Idle, it ends on time. The worker holds off its job either way."""
-    worker = cpu_tiering._Worker()
-
-    def waits_late(busy_work=None) -> bool:
-        found = []
-
-        def wait():
-            with worker.wake:
-                found.append(worker._wait_late(0.01))
-
-        waiter = threading.Thread(target=wait)
-        waiter.start()
-        if busy_work is not None:
-            busy_work()
-        waiter.join()
-        return found[0]
-
-    assert waits_late(lambda: sum(range(15_000_000)))  # ~0.1 s in C, the GIL held
-    assert not all(waits_late() for _ in range(5))
-
-    monkeypatch.setattr(cpu_tiering, "QUIET_S", 0.2)
-    begun = threading.Event()
-    job = cpu_tiering.BackgroundJob(lambda background: begun.set())
-    worker.submit(job)
-    until = time.monotonic() + 0.8
-    while time.monotonic() < until:
-        sum(range(15_000_000))
-    assert not begun.is_set()
-    job.wait()
-    worker.close()
-
-
 def test_the_exit_does_not_wait_for_a_compile_before_its_stages(monkeypatch):
     """A compile still in its Python (the compiler's imports, the frontend) does not hold the
     exit; it stops at its first stage. One in its stages is waited for until it stops before
