@@ -526,6 +526,8 @@ def _where_kernel(
         ("scalars", "int32", "int32", "int32"),
     ],
 )
+# (the int condition's warning is test_where_condition.py's)
+@pytest.mark.filterwarnings("ignore:tl.where takes a boolean condition:UserWarning")
 def test_where(case, dx, dy, result, gen):
     m, n = 4, 16
     c = numpy_random(m * n, "int32", gen, -3, 3)

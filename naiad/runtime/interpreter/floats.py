@@ -111,9 +111,12 @@ def _bit_level(array: np.ndarray, src: str, dst: str, rounding: str) -> np.ndarr
 
 
 def to_float64(values, name: str) -> np.ndarray:
-    """Float values of type `name` as float64, exactly (every format fits); NaN loses its sign."""
+    """Float values of type `name` as float64, exactly (every format fits); NaN loses its sign.
+    An infinity's or NaN's lane overflows `ldexp` before `where` replaces it: not worth a
+    warning."""
     exact = decode(to_bits(values, name), FORMATS[name])
-    magnitude = np.ldexp(exact.sig.astype(np.float64), exact.exp)
+    with np.errstate(over="ignore"):
+        magnitude = np.ldexp(exact.sig.astype(np.float64), exact.exp)
     magnitude = np.where(exact.inf, np.inf, np.where(exact.nan, np.nan, magnitude))
     return np.where(exact.neg & ~exact.nan, -magnitude, magnitude)
 
