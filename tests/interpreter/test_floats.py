@@ -315,6 +315,16 @@ def test_fp8e4b15_to_float64_and_back():
     assert bits_of(back, "fp8e4b15") == [b - 1 if b & 0x7F == 0x7F else b for b in range(256)]
 
 
+@pytest.mark.parametrize("name", ["fp64", "fp32", "fp16", "bf16", "fp8e5"])
+def test_infinities_and_nans_widen_without_a_warning(name):
+    """An infinity's or NaN's lane overflows the exact decode's ldexp before it is replaced:
+    no RuntimeWarning reaches the user (this module turns warnings into errors)."""
+    specials = np.array([np.inf, -np.inf, np.nan, 1.5, -0.0])
+    held_specials = specials.astype(numpy_dtype(name))
+    x = to_float64(held_specials, name)
+    np.testing.assert_array_equal(x, specials)
+
+
 def test_shapes_and_identity():
     x = np.arange(12, dtype=np.float32).reshape(3, 4) / 7
     assert convert(x, "fp32", "bf16").shape == (3, 4)
