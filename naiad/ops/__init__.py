@@ -9,7 +9,8 @@
 Elementwise ops come from one facility (`pointwise/`: a scalar function written in the language
 becomes a kernel for any arity, broadcast, strides and dtype); reductions see their operand as
 rows (`reduce/`); normalizations are row kernels or composed of both (`normalization/`);
-attention is flash kernels (`attention/`); random ops draw from Philox (`random.py`).
+attention is flash kernels (`attention/`); random ops draw from Philox (`random.py`); matmul,
+linear and cross_entropy are composed of the others (`composed.py`).
 Importing this package imports torch; `import naiad` alone never does.
 """
 
@@ -80,3 +81,9 @@ install(
         if name not in ("Unsupported", "disable", "enable", "registered", "use", "pointwise")
     ],
 )
+
+# Ops composed of the entry points just installed (composed.py): dynamo traces them through.
+from . import composed  # noqa: E402
+from .composed import *  # noqa: E402, F403
+
+__all__ += composed.__all__

@@ -32,9 +32,8 @@ import sys
 
 import torch
 
-__all__ = [
-    "EAGER", "EagerTwin", "compiled_as", "records", "run_eagerly_under_compile", "table_call"
-]  # fmt: skip
+__all__ = ["EAGER", "EagerTwin", "compiled_as", "out_refusal", "records",
+           "run_eagerly_under_compile", "table_call"]  # fmt: skip
 
 # Exported ops without a custom-op twin: results whose shape depends on the data (nonzero,
 # unique, one_hot's classes counted from the largest index by default), random draws (a seed
@@ -126,14 +125,20 @@ def compiled_as(fn, traced, differentiable: bool = False, out_refused: bool = Fa
             if _no_out(kwargs):
                 return traced(*args, **kwargs)
             if out_refused:
-                raise RuntimeError(
-                    f"{fn.__name__}(): functions with out=... arguments don't support automatic "
-                    "differentiation, but one of the arguments requires grad."
-                )
+                raise out_refusal(fn.__name__)
         return fn(*args, **kwargs)
 
     functools.update_wrapper(entry, fn)
     return entry
+
+
+def out_refusal(name: str) -> RuntimeError:
+    """torch's error for a call with `out=` that records a gradient: `out` would hold the
+    values without their history."""
+    return RuntimeError(
+        f"{name}(): functions with out=... arguments don't support automatic differentiation, "
+        "but one of the arguments requires grad."
+    )
 
 
 def _no_out(kwargs) -> bool:

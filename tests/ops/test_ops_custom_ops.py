@@ -17,6 +17,7 @@ from varlen_reference import prefix_sums, varlen_reference
 
 import naiad
 import naiad.ops as ops
+from naiad.ops import composed
 from naiad.ops.graph_breaks import EAGER
 from naiad.ops.graph_entries import ADAPTERS
 from naiad.ops.mirrors import DATA_DEPENDENT, mirrored
@@ -27,13 +28,14 @@ _CONTROLS = {"Unsupported", "disable", "enable", "registered", "use", "pointwise
 
 def test_every_export_is_a_graph_op_or_listed_to_run_eagerly():
     """An exported op is marked to run eagerly exactly where it has no custom op: listed in
-    EAGER, an in-place variant, or an op whose result's shape is its data's."""
+    EAGER, an in-place variant, or an op whose result's shape is its data's; the ops composed
+    of others (composed.py) are neither, dynamo traces them through."""
     packets = {overload.split(".")[0] for overload in mirrored()}
     for name in set(ops.__all__) - _CONTROLS:
         entry = getattr(ops, name)
         eager = name in EAGER or name.endswith("_") or name in DATA_DEPENDENT
         assert getattr(entry, "runs_eagerly_under_compile", False) == eager, name
-        if not eager and name not in ADAPTERS:
+        if not eager and name not in ADAPTERS and name not in composed.__all__:
             assert name in packets or name == "norm", name  # norm: linalg_vector_norm
     assert "relu.default" in mirrored() and "relu.out" not in mirrored()
     assert "nonzero.default" not in mirrored()  # its result's shape is the data's
@@ -127,6 +129,11 @@ def _products(m, x, y, w):
     return m.sum(m.mul(z, z))
 
 
+def _composed(m, x, y, w):
+    logits = m.linear(m.matmul(x.t(), w), w, y[:4])
+    return m.cross_entropy(logits, torch.tensor([0, 3, 1, 1, 2, 0]), label_smoothing=0.1)
+
+
 def _losses(m, x, y, w):
     rows = m.embedding(x, torch.tensor([3, 0, 3, 1]))
     return m.nll_loss(m.log_softmax(m.mul(rows, y), 1), torch.tensor([5, 0, 2, 2]))
@@ -147,6 +154,9 @@ _TORCH = types.SimpleNamespace(
     rms_norm=F.rms_norm,
     embedding=lambda weight, indices: F.embedding(indices, weight),
     norm=lambda x, order, dim: torch.linalg.vector_norm(x, order, dim),
+    matmul=torch.matmul,
+    linear=F.linear,
+    cross_entropy=F.cross_entropy,
 )
 
 
@@ -159,8 +169,9 @@ _TORCH = types.SimpleNamespace(
         (_norms, {"_softmax", "_log_softmax", "native_layer_norm", "_fused_rms_norm"}),
         (_products, {"addmm", "mm", "bmm"}),
         (_losses, {"embedding", "nll_loss_forward", "_log_softmax"}),
+        (_composed, {"mm", "addmm", "_log_softmax", "nll_loss_forward", "masked_fill"}),
     ],
-    ids=["pointwise", "reductions", "norms", "products", "losses"],
+    ids=["pointwise", "reductions", "norms", "products", "losses", "composed"],
 )
 def test_compiled_direct_calls_are_graph_nodes_with_torchs_values_and_gradients(
     f, nodes, gen, interpreted
