@@ -47,6 +47,27 @@ def test_pointwise_and_reductions_on_cuda(dtype, on_gpu):
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_composed_ops_on_cuda(dtype, on_gpu):
+    """matmul, linear and cross_entropy (composed.py), values and the scores' gradient."""
+    a, b = _cuda(2, 1, 40, 96, dtype=dtype), _cuda(3, 96, 24, dtype=dtype)
+    expected = torch.matmul(a.double(), b.double()).to(dtype)
+    assert_matches(ops.matmul(a, b), expected, 4 * 96**0.5, normwise=True)
+    x, w, bias = _cuda(4, 9, 96, dtype=dtype), _cuda(24, 96, dtype=dtype), _cuda(24, dtype=dtype)
+    expected = F.linear(x.double(), w.double(), bias.double()).to(dtype)
+    assert_matches(ops.linear(x, w, bias), expected, 4 * 96**0.5, normwise=True)
+    scores = _cuda(36, 24, dtype=dtype).requires_grad_()
+    labels = torch.randint(0, 24, (36,), device="cuda")
+    labels[5] = -100
+    loss = ops.cross_entropy(scores, labels, label_smoothing=0.1)
+    (grad,) = torch.autograd.grad(loss, scores)
+    scores64 = scores.detach().double().requires_grad_()
+    loss64 = F.cross_entropy(scores64, labels, label_smoothing=0.1)
+    (grad64,) = torch.autograd.grad(loss64, scores64)
+    assert_matches(loss, loss64.to(dtype), 4)
+    assert_matches(grad, grad64.to(dtype), 4, normwise=True)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
 def test_norms_and_products_on_cuda(dtype, on_gpu):
     x, w, b = _cuda(16, 300, dtype=dtype), _cuda(300, dtype=dtype), _cuda(300, dtype=dtype)
     assert_matches(ops.softmax(x, 1), reference(torch.softmax, x, 1), 4)
