@@ -15,13 +15,15 @@ again and again over the same few kilobytes, so every load hits L1 or L2. The va
 
 A loop of independent FMAs on registers gives the core's peak in the same process, so each row
 reads as a fraction of it. LLVM compiles the IR here for the host with the back end's features.
-Run: `python bench/cpu/micro_kernel_probe.py [--k 256] [--rounds 5]`.
+Each variant is timed in pairs with the peak loop, and the median pair's ratio printed.
+Run: `python bench/cpu/micro_kernel_probe.py [--k 256] [--pairs 9]`.
 """
 
 from __future__ import annotations
 
 import argparse
 import ctypes
+import statistics
 import time
 
 import numpy as np
@@ -170,57 +172,81 @@ class Compiled:
         self.function = signature(self.library["probe"])
 
 
-def best_seconds(call, rounds: int) -> float:
-    best = float("inf")
-    for _ in range(rounds):
-        start = time.perf_counter()
-        call()
-        best = min(best, time.perf_counter() - start)
-    return best
+def seconds(call) -> float:
+    start = time.perf_counter()
+    call()
+    return time.perf_counter() - start
+
+
+class Peak:
+    """The FMA loop of `peak_ir`, timed beside each variant: a pair's ratio stands where the
+    core's clock moves between pairs (the Xeon's halved for seconds at a time)."""
+
+    def __init__(self, flops: float) -> None:
+        signature = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64)
+        self.kernel = Compiled(peak_ir(), signature)
+        self.seed = np.full(16, 0.5, np.float32)
+        self.reps = int(flops / (24 * 32))
+        self.flops = 24 * 32 * self.reps
+
+    def rate(self) -> float:
+        return self.flops / seconds(lambda: self.kernel.function(self.seed.ctypes.data, self.reps))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--k", type=int, default=256, help="depth of one pass (default 256)")
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--flops", type=float, default=2e9, help="work a timing (default 2e9)")
+    parser.add_argument("--pairs", type=int, default=9, help="peak, variant pairs (default 9)")
+    parser.add_argument("--flops", type=float, default=5e8, help="work a timing (default 5e8)")
     parser.add_argument("--asm", help="print the assembly of this variant (e.g. 8x2-rows-32)")
     args = parser.parse_args()
-    target = host_target()
-    print(f"host: {target.cpu}, {args.k} k a pass, best of {args.rounds}")
-
-    peak = Compiled(peak_ir(), ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64))
-    seed = np.full(16, 0.5, np.float32)
-    reps = int(args.flops / (24 * 32))
-    seconds = best_seconds(lambda: peak.function(seed.ctypes.data, reps), args.rounds)
-    peak_rate = 24 * 32 * reps / seconds / 1e9
-    print(f"{'peak (24 FMA chains)':28s} {peak_rate:7.1f} GFLOP/s")
-
-    lda = 1024
-    for rows, vectors in ((8, 2), (12, 2), (14, 2), (6, 4), (4, 4), (8, 3)):
+    print(f"host: {host_target().cpu}, {args.k} k a pass, median of {args.pairs} pairs")
+    peak = Peak(args.flops)
+    for rows, vectors in VARIANTS:
         for layout in ("rows", "packed"):
             for kc in (32, 0):
                 name = f"{rows}x{vectors}-{layout}-{kc or 'K'}"
-                rate = variant_rate((rows, vectors, layout, kc), args, lda, name == args.asm)
-                print(f"{name:28s} {rate:7.1f} GFLOP/s  {rate / peak_rate:5.2f} of peak")
+                run = variant((rows, vectors, layout, kc), args, name == args.asm)
+                ratios, rates = [], []
+                for _ in range(args.pairs):
+                    peak_rate, rate = peak.rate(), run()
+                    ratios.append(rate / peak_rate)
+                    rates.append(rate)
+                spread = f"{min(ratios):.2f}-{max(ratios):.2f}"
+                median = statistics.median(ratios)
+                print(
+                    f"{name:20s} {median:5.2f} of peak ({spread}), {max(rates) / 1e9:6.1f} GFLOP/s"
+                )
 
 
-def variant_rate(variant, args, lda: int, show_asm: bool) -> float:
-    """GFLOP/s of one micro-kernel variant (rows, vectors, layout, kc) on random operands."""
-    rows, vectors, layout, kc = variant
+# MR x NV register blocks: the back end's 8 x 2, others with more multiply-adds per load, and
+# one vector a row (each broadcast then folds into its multiply-add).
+VARIANTS = ((8, 2), (12, 2), (14, 2), (6, 4), (4, 4), (8, 3), (16, 1), (24, 1), (28, 1))
+# A's row stride in floats where it is read in place ("rows"): a page, as a 1024-wide matrix.
+LDA = 1024
+
+
+def variant(spec, args, show_asm: bool):
+    """A function timing one micro-kernel variant (rows, vectors, layout, kc) on random
+    operands, returning FLOP/s."""
+    rows, vectors, layout, kc = spec
     signature = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 3, *[ctypes.c_int64] * 3)
     kernel = Compiled(kernel_ir(rows, vectors, layout, kc), signature)
     if show_asm:
         print(kernel.asm)
     rng = np.random.default_rng(0)
-    a = rng.standard_normal(rows * (lda if layout == "rows" else args.k)).astype(np.float32)
+    a = rng.standard_normal(rows * (LDA if layout == "rows" else args.k)).astype(np.float32)
     b = rng.standard_normal(args.k * 16 * vectors).astype(np.float32)
     c = np.zeros(rows * 16 * vectors, np.float32)
     flops = 2 * rows * 16 * vectors * args.k
     reps = max(1, int(args.flops / flops))
     pointers = (a.ctypes.data, b.ctypes.data, c.ctypes.data)
-    seconds = best_seconds(lambda: kernel.function(*pointers, args.k, lda, reps), args.rounds)
-    return flops * reps / seconds / 1e9
+
+    def run() -> float:
+        return flops * reps / seconds(lambda: kernel.function(*pointers, args.k, LDA, reps))
+
+    run._operands = (a, b, c)  # kept alive with the function
+    return run
 
 
 if __name__ == "__main__":
