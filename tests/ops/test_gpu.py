@@ -157,6 +157,27 @@ def test_attention_on_cuda(dtype, causal, length, on_gpu, monkeypatch):
     _matches_float64_attention(q, k, v, grad, causal, dtype)
 
 
+@pytest.mark.parametrize(
+    "dtype, E, causal",
+    [
+        (torch.float16, 256, False),
+        (torch.float16, 256, True),
+        (torch.bfloat16, 160, True),
+        (torch.bfloat16, 256, False),
+        (torch.float32, 256, True),
+    ],
+)
+@pytest.mark.parametrize("length", [200, 384])
+def test_wide_head_attention_on_cuda(dtype, E, causal, length, on_gpu, monkeypatch):
+    """Head dims past 128 (flash.BLOCKS' widest rows: 8 warps, 16 keys held by dK/dV), with
+    masked tails and whole blocks read by tensor copies."""
+    monkeypatch.setattr(flash, "_COPIES_FROM", 0)
+    q = _cuda(1, 4, length, E, dtype=dtype).requires_grad_()
+    k, v = (_cuda(1, 2, length, E, dtype=dtype).requires_grad_() for _ in "kv")
+    grad = _cuda(1, 4, length, E, dtype=dtype)
+    _matches_float64_attention(q, k, v, grad, causal, dtype)
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
 @pytest.mark.parametrize("causal", [False, True])
 @pytest.mark.parametrize("length", [200, 256])
