@@ -2,6 +2,8 @@
 and each reduction) and embedding (with padding_idx), forward and backward through the switch
 against torch on the same inputs, and the direct calls."""
 
+import types
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -123,3 +125,34 @@ def test_embedding(dtype, gen, backend):
     assert_matches(actual, expected)
     assert_matches(actual_grad, expected_grad, 2)
     assert_matches(ops.embedding(weight, indices), F.embedding(indices, weight))
+
+
+def test_indices_outside_their_operand_raise_torchs_errors(gen, interpreted):
+    """A class past C, an index past the weight's rows (inside the storage of the view it
+    belongs to, where no bounds check of the kernel sees it) and a short target raise as torch
+    does, directly and through the switch; ignore_index is no class and passes."""
+    logp = torch.log_softmax(make((5, 3), torch.float32, gen), 1)
+    labels = torch.tensor([0, 1, 2, 5, 1])
+    weight = make((10, 4), torch.float32, gen)[:5]
+    past, negative = torch.tensor([7]), torch.tensor([-1])
+    cases = [
+        (IndexError, "Target 5 is out of bounds", lambda f: f.nll_loss(logp, labels)),
+        (IndexError, "Target 5 is out of bounds", lambda f: f.cross_entropy(logp, labels)),
+        (IndexError, "index out of range in self", lambda f: f.embedding(past, weight)),
+        (IndexError, "index out of range in self", lambda f: f.embedding(negative, weight)),
+        (ValueError, "batch_size \\(5\\) to match target batch_size \\(2\\)",
+         lambda f: f.cross_entropy(logp, labels[:2])),
+    ]  # fmt: skip
+    direct = types.SimpleNamespace(
+        nll_loss=ops.nll_loss,
+        cross_entropy=ops.cross_entropy,
+        embedding=lambda indices, w: ops.embedding(w, indices),
+    )
+    for error, words, call in cases:
+        for calls in (F, direct):
+            with pytest.raises(error, match=words):
+                call(calls)
+        with ops.use(), pytest.raises(error, match=words):
+            call(F)
+    ignored = torch.tensor([0, 1, 2, -100, 1])
+    assert_matches(ops.nll_loss(logp, ignored), F.nll_loss(logp, ignored))

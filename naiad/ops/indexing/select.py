@@ -15,6 +15,7 @@ import torch
 from ... import language as tl
 from ...runtime.jit import jit
 from ..dtypes import tl_dtype
+from ..index_range import first_out_of_range
 from ..reduce.rows import normalized_dims
 from ..registry import aten, composite
 from .row_blocks import blocks_and_grid, row_block
@@ -39,7 +40,7 @@ def _take(x, dim, index3, shape):
     tl_dtype(x.dtype)
     outer, k, inner = index3.shape
     d = x.shape[dim] if x.dim() else 1
-    if index3.numel() and ((index3 >= d).any() or (index3 < -d).any()):
+    if first_out_of_range(index3, -d, d) is not None:
         raise IndexError(f"index out of range in self (size {d} along dim {dim})")
     x3 = x.reshape(outer, d, inner)
     out = torch.empty(outer, k, inner, dtype=x.dtype, device=x.device)

@@ -11,6 +11,7 @@ from ...runtime.jit import jit
 from ..allocate import empty
 from ..convert import to
 from ..dtypes import Unsupported, tl_dtype
+from ..index_range import first_out_of_range
 from ..kept import KeptTable
 from ..registry import aten
 
@@ -57,6 +58,13 @@ def _add_rows_in_order(grad, indices, out, R, D, padding, BLOCK_D: tl.constexpr)
                 tl.store(row, tl.load(row, mask=mask) + g, mask=mask)
 
 
+def _check_rows(indices, rows: int) -> None:
+    """torch's error for an index that is no row of the weight (index_range.py): a GPU would
+    read, and the backward add into, memory past the weight's."""
+    if first_out_of_range(indices, 0, rows) is not None:
+        raise IndexError("index out of range in self")
+
+
 def _block_d(d: int) -> int:
     return min(1 << max(d - 1, 0).bit_length(), 256)
 
@@ -89,6 +97,7 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
         tl_dtype(weight.dtype)
         if weight.dim() != 2 or weight.stride(1) != 1:
             raise Unsupported("embedding of a weight with strided rows")
+    _check_rows(indices, weight.shape[0])
     flat = indices if indices.is_contiguous() else indices.contiguous()  # read as flat
     out = empty((*indices.shape, weight.shape[1]), weight.dtype, weight.device)
     if launch is None:
@@ -103,6 +112,7 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
     """The weight's gradient: each index's gradient row added to its row."""
     if scale_grad_by_freq:
         raise Unsupported("embedding backward scaled by frequency")
+    _check_rows(indices, num_weights)
     d = grad_output.shape[-1]
     grad = grad_output if grad_output.is_contiguous() else grad_output.contiguous()  # flat rows
     flat = indices if indices.is_contiguous() else indices.contiguous()

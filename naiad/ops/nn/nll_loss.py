@@ -18,6 +18,7 @@ from ... import language as tl
 from ...runtime.jit import jit
 from ..allocate import empty
 from ..dtypes import Unsupported, tl_dtype
+from ..index_range import first_out_of_range
 from ..kept import KeptTable
 from ..reduce import sum as _sum
 from ..registry import aten
@@ -98,12 +99,21 @@ def _grad_kernel(grad, labels, weight, out, N, C, s_g, ignore, total, MEAN: tl.c
     tl.store(out + i[:, None] * C + c[None, :], value.to(out.dtype.element_ty), mask=mask)
 
 
-def _as_rows(input, target):
+def _as_rows(input, target, ignore_index):
     """(input as (N, C) rows, the targets as N contiguous indices: the kernels read target i
-    at `labels + i`)."""
+    at `labels + i`), after torch's checks: as many targets as samples, each a class or
+    `ignore_index` (index_range.py)."""
     if input.dim() not in (1, 2) or target.dim() != input.dim() - 1:
         raise Unsupported("nll_loss of more than two dims (nll_loss2d)")
     tl_dtype(input.dtype)
+    if input.dim() == 2 and target.shape[0] != input.shape[0]:
+        raise ValueError(
+            f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+            f"({target.shape[0]})."
+        )
+    outside = first_out_of_range(target, 0, input.shape[-1], ignore_index)
+    if outside is not None:
+        raise IndexError(f"Target {outside} is out of bounds.")
     if not target.is_contiguous():  # a column of a label table was read as its first items
         target = target.contiguous()
     return (input[None], target[None]) if input.dim() == 1 else (input, target)
@@ -144,7 +154,7 @@ def _one_program_loss(x, t, weight, reduction, ignore_index, dtype):
 def nll_loss_forward(input, target, weight, reduction, ignore_index, *, output=None,
                      total_weight=None):  # fmt: skip
     """(loss, total weight) of the log-probabilities `input` at `target`."""
-    x, t = _as_rows(input, target)
+    x, t = _as_rows(input, target, ignore_index)
     n = t.shape[0]
     if reduction != NONE and 0 < n <= _ONE_PROGRAM_SAMPLES and output is None:
         return _one_program_loss(x, t, weight, reduction, ignore_index, input.dtype)
@@ -174,7 +184,7 @@ def nll_loss_forward(input, target, weight, reduction, ignore_index, *, output=N
 @aten("nll_loss_backward.default", "nll_loss_backward.grad_input")
 def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight,
                       *, grad_input=None):  # fmt: skip
-    x, t = _as_rows(input, target)
+    x, t = _as_rows(input, target, ignore_index)
     n, c = x.shape
     out = empty(input.shape, input.dtype, input.device)
     if n and c:
