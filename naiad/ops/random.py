@@ -115,9 +115,14 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
 def _bernoulli_into(target, p, generator):
     """target filled with 1 where a uniform draw falls below p (a float or a tensor of target's
     shape), else 0."""
+    per_element = isinstance(p, torch.Tensor)
+    if per_element:
+        if p.numel() and not ((p >= 0) & (p <= 1)).all():  # NaN fails both, as torch's check
+            raise RuntimeError("bernoulli: every probability must lie in [0, 1]")
+    elif not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
     seed = draw_seed(generator)
     n = target.numel()
-    per_element = isinstance(p, torch.Tensor)
     probabilities = p.expand(target.shape).contiguous() if per_element else target
     scalar = 0.0 if per_element else float(p)
     grid, block = _grid(n, target.device)

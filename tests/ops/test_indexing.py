@@ -51,6 +51,23 @@ def test_cat_and_stack(gen, backend):
     assert_matches(ops.stack([a, a * 2], 1), torch.stack([a, a * 2], 1))
 
 
+def test_cat_and_stack_refuse_what_does_not_join(gen, interpreted):
+    """Sizes that differ off the joined dim (a result of the first input's sizes came back
+    before), ranks that differ, no input, and stack's unequal shapes raise as torch does."""
+    a, b = make((2, 3), torch.float32, gen), make((2, 4), torch.float32, gen)
+    cases = [
+        (RuntimeError, "must match except in dimension 0", lambda f: f.cat([a, b])),
+        (RuntimeError, "same number of dimensions", lambda f: f.cat([a, a[None]])),
+        (ValueError, "non-empty list of Tensors", lambda f: f.cat([])),
+        (RuntimeError, "stack expects each tensor to be equal size", lambda f: f.stack([a, b])),
+    ]  # fmt: skip
+    for error, words, call in cases:
+        for calls in (torch, ops):
+            with pytest.raises(error, match=words):
+                call(calls)
+    assert_matches(ops.cat([a, b], 1), torch.cat([a, b], 1))
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int64, torch.bool])
 def test_cat_in_one_launch_per_four_inputs(dtype, gen, backend, monkeypatch):
     """Inputs of the result's dtype whose dims before and after the joined one fold are copied

@@ -58,6 +58,11 @@ def test_bernoulli(gen, interpreted):
     assert abs(draws.sum().item() - p.sum().item()) < 5 * spread
     half = ops.bernoulli(torch.full((N,), 0.25))
     assert abs(half.mean().item() - 0.25) < 5 * math.sqrt(0.25 * 0.75 / N)
+    for bad in (torch.tensor([0.5, 1.5]), torch.tensor([-0.1]), torch.tensor([math.nan])):
+        with pytest.raises(RuntimeError, match="must lie in"):
+            ops.bernoulli(bad)
+    with ops.use(), pytest.raises(RuntimeError, match="expects p to be in"):
+        torch.empty(4).bernoulli_(1.25)
 
 
 def test_dropout(gen, interpreted):

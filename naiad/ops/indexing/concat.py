@@ -35,9 +35,12 @@ def cat(tensors, dim=0, *, out=None):
         plan = _PLANS.get(key)
         if plan is not None:
             return _joined(tensors, *plan)
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     kept = [i for i, t in enumerate(tensors) if not (t.dim() == 1 and t.numel() == 0)]
     joined = [tensors[i] for i in kept or range(len(tensors))]
     (axis,) = normalized_dims(dim, joined[0].dim())
+    _check_joinable(joined, axis, kept or range(len(tensors)))
     dtype = computation_dtypes(joined, Kind.NO_OPMATH)[1] if len(joined) > 1 else None
     dtype = dtype or joined[0].dtype
     shape = list(joined[0].shape)
@@ -58,6 +61,28 @@ def cat(tensors, dim=0, *, out=None):
     return _joined(tensors, *plan, launches, result)
 
 
+def _check_joinable(joined, axis: int, positions) -> None:
+    """torch's errors for inputs that do not join along `axis`: ranks, devices or sizes along
+    the other dims unlike the first's."""
+    first = joined[0]
+    for position, t in zip(positions, joined):
+        if t.dim() != first.dim():
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {first.dim()} and {t.dim()}"
+            )
+        if t.device != first.device:
+            raise RuntimeError(
+                "Expected all tensors to be on the same device, but found at least two devices, "
+                f"{first.device} and {t.device}!"
+            )
+        for d, (size, expected) in enumerate(zip(t.shape, first.shape)):
+            if d != axis and size != expected:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {axis}. Expected size "
+                    f"{expected} but got size {size} for tensor number {position} in the list."
+                )
+
+
 def _joined(tensors, shape, dtype, device, dim, slices, launches, out=None):
     """Each input copied into its slice of the result (`out`, resized, or allocated): by the
     plan's `launches` (joined.py: one per PARTS inputs), else each by the facility's copy."""
@@ -74,5 +99,13 @@ def _joined(tensors, shape, dtype, device, dim, slices, launches, out=None):
 
 def stack(tensors, dim=0):
     """The tensors joined along a new dim."""
+    if not tensors:
+        raise ValueError("stack expects a non-empty TensorList")
+    for i, t in enumerate(tensors):
+        if t.shape != tensors[0].shape:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} "
+                f"at entry 0 and {list(t.shape)} at entry {i}"
+            )
     (dim,) = normalized_dims(dim, tensors[0].dim() + 1)
     return cat([t.unsqueeze(dim) for t in tensors], dim)
