@@ -169,8 +169,8 @@ def test_attention_on_cuda(dtype, causal, length, on_gpu, monkeypatch):
 )
 @pytest.mark.parametrize("length", [200, 384])
 def test_wide_head_attention_on_cuda(dtype, E, causal, length, on_gpu, monkeypatch):
-    """Head dims past 128 (flash.BLOCKS' widest rows: 8 warps, 16 keys held by dK/dV), with
-    masked tails and whole blocks read by tensor copies."""
+    """Head dims past 128 (general_tiles.BLOCKS' widest rows: 8 warps, 16 keys held by
+    dK/dV), with masked tails and whole blocks read by tensor copies."""
     monkeypatch.setattr(flash, "_COPIES_FROM", 0)
     q = _cuda(1, 4, length, E, dtype=dtype).requires_grad_()
     k, v = (_cuda(1, 2, length, E, dtype=dtype).requires_grad_() for _ in "kv")
