@@ -209,3 +209,24 @@ def test_softmax_under_a_functorch_transform_says_what_it_needs(gen, compiled):
         gen,
         4,
     )
+
+
+def test_norms_refuse_shapes_torch_refuses(gen, interpreted):
+    """An input that does not end in the normalized shape (it was normalized over its own last
+    dim) and a weight or bias of another shape (read past its end) raise as torch does,
+    directly and through the switch."""
+    x = make((4, 6), torch.float32, gen)
+    short = make((5,), torch.float32, gen)
+    cases = [
+        ("expected input with shape", lambda m: m.layer_norm(x, (5,))),
+        ("same shape as normalized_shape", lambda m: m.layer_norm(x, (6,), short)),
+        ("same shape as normalized_shape", lambda m: m.layer_norm(x, (6,), None, short)),
+        ("same shape as normalized_shape", lambda m: m.rms_norm(x, [6], short)),
+        ("expected input with shape", lambda m: m.rms_norm(x, [2, 6])),
+    ]
+    for words, call in cases:
+        for module in (F, ops):
+            with pytest.raises(RuntimeError, match=words):
+                call(module)
+        with ops.use(), pytest.raises(RuntimeError, match=words):
+            call(F)

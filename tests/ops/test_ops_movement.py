@@ -215,3 +215,27 @@ def test_gpu_sort_code():
     assert ptx.count("shfl.sync") == 640
     assert ptx.count("ld.global.v4.b32") == 2
     assert compiled.n_spills in (0, None) and (compiled.n_regs or 0) <= 64
+
+
+def test_scatter_and_index_add_refuse_shapes_torch_refuses(gen, interpreted):
+    """An index space larger than src, or than self off the scattered dim, and index_add's
+    source unlike self off its dim or of another length than the index, raise as torch does
+    (the kernels read src and write self at the index's positions)."""
+    x = make((4, 6), torch.float32, gen)
+    long_index = torch.zeros(5, 3, dtype=torch.long)
+    cases = [
+        ("no larger than self", lambda m: m.scatter(x, 1, torch.zeros(4, 3, dtype=torch.long),
+                                                    make((4, 2), torch.float32, gen))),
+        ("no larger than self", lambda m: m.scatter(x, 1, long_index,
+                                                    make((5, 3), torch.float32, gen))),
+        ("no larger than self", lambda m: m.scatter_add(x, 1, long_index,
+                                                        make((5, 3), torch.float32, gen))),
+        ("should be equal to source.size", lambda m: m.index_add(x, 0, torch.tensor([0, 1]),
+                                                                 make((3, 6), torch.float32, gen))),
+        ("excluding the specified dimension", lambda m: m.index_add(
+            x, 0, torch.tensor([0, 1]), make((2, 5), torch.float32, gen))),
+    ]  # fmt: skip
+    for words, call in cases:
+        for module in (torch, ops):
+            with pytest.raises(RuntimeError, match=words):
+                call(module)

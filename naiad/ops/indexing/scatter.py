@@ -107,6 +107,7 @@ def _scatter_into(out, dim, index, src, accumulate, alpha=1):
     if rank > _RANK:
         raise Unsupported(f"scatter over {rank} dims")
     d = out.shape[dim] if out.dim() else 1
+    _check_shapes(out, dim, index, src)
     if index.numel():
         low, high = torch.aminmax(index)  # one pass (two comparisons and any() took ten times)
         if int(low) < -d or int(high) >= d:
@@ -131,6 +132,21 @@ def _scatter_into(out, dim, index, src, accumulate, alpha=1):
             i4, s4, o4, n, n1, n2, n3, d, alpha, *strides, accumulate, _BLOCK, wide
         )
     return out
+
+
+def _check_shapes(self, dim, index, src) -> None:
+    """torch's rule for the index space: index has self's rank, fits in src, and in self along
+    every dim but `dim` (the kernel reads src and writes self at index's positions)."""
+    if max(index.dim(), 1) != max(self.dim(), 1) or max(src.dim(), 1) != max(index.dim(), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
+    self_shape, src_shape = self.shape or (1,), src.shape or (1,)  # a 0-dim tensor as (1,)
+    for d, size in enumerate(index.shape or (1,)):
+        if size > src_shape[d] or (d != dim and size > self_shape[d]):
+            raise RuntimeError(
+                f"Expected index {list(index.shape)} to be no larger than self "
+                f"{list(self.shape)} apart from dimension {dim} and to be no larger size than "
+                f"src {list(src.shape)}"
+            )
 
 
 def _check(self, index, src):
@@ -187,6 +203,19 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     if source.dtype != input.dtype:
         raise RuntimeError("index_add_(): self and source must have the same scalar type")
     (d,) = normalized_dims(dim, max(input.dim(), 1))
+    if source.dim() and source.shape[d] != index.numel():
+        raise RuntimeError(
+            f"index_add_(): Number of indices ({index.numel()}) should be equal to "
+            f"source.size(dim) ({source.shape[d]})"
+        )
+    if source.dim() != input.dim() or any(
+        a != b for i, (a, b) in enumerate(zip(source.shape, input.shape)) if i != d
+    ):
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified "
+            f"dimension. Got self.shape = {list(input.shape)} source.shape = "
+            f"{list(source.shape)}"
+        )
     shape = [1] * max(source.dim(), 1)
     shape[d] = index.numel()
     spread = index.reshape(shape).expand(source.shape if source.dim() else [1])

@@ -99,10 +99,10 @@ def _grad_kernel(grad, labels, weight, out, N, C, s_g, ignore, total, MEAN: tl.c
     tl.store(out + i[:, None] * C + c[None, :], value.to(out.dtype.element_ty), mask=mask)
 
 
-def _as_rows(input, target, ignore_index):
+def _as_rows(input, target, weight, ignore_index):
     """(input as (N, C) rows, the targets as N contiguous indices: the kernels read target i
     at `labels + i`), after torch's checks: as many targets as samples, each a class or
-    `ignore_index` (index_range.py)."""
+    `ignore_index` (index_range.py), and a weight per class."""
     if input.dim() not in (1, 2) or target.dim() != input.dim() - 1:
         raise Unsupported("nll_loss of more than two dims (nll_loss2d)")
     tl_dtype(input.dtype)
@@ -111,7 +111,13 @@ def _as_rows(input, target, ignore_index):
             f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
             f"({target.shape[0]})."
         )
-    outside = first_out_of_range(target, 0, input.shape[-1], ignore_index)
+    classes = input.shape[-1]
+    if weight is not None and weight.numel() != classes:
+        raise RuntimeError(
+            f"weight tensor should be defined either for all {classes} classes or no classes "
+            f"but got weight tensor of shape: {list(weight.shape)}"
+        )
+    outside = first_out_of_range(target, 0, classes, ignore_index)
     if outside is not None:
         raise IndexError(f"Target {outside} is out of bounds.")
     if not target.is_contiguous():  # a column of a label table was read as its first items
@@ -154,7 +160,7 @@ def _one_program_loss(x, t, weight, reduction, ignore_index, dtype):
 def nll_loss_forward(input, target, weight, reduction, ignore_index, *, output=None,
                      total_weight=None):  # fmt: skip
     """(loss, total weight) of the log-probabilities `input` at `target`."""
-    x, t = _as_rows(input, target, ignore_index)
+    x, t = _as_rows(input, target, weight, ignore_index)
     n = t.shape[0]
     if reduction != NONE and 0 < n <= _ONE_PROGRAM_SAMPLES and output is None:
         return _one_program_loss(x, t, weight, reduction, ignore_index, input.dtype)
@@ -184,7 +190,7 @@ def nll_loss_forward(input, target, weight, reduction, ignore_index, *, output=N
 @aten("nll_loss_backward.default", "nll_loss_backward.grad_input")
 def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight,
                       *, grad_input=None):  # fmt: skip
-    x, t = _as_rows(input, target, ignore_index)
+    x, t = _as_rows(input, target, weight, ignore_index)
     n, c = x.shape
     out = empty(input.shape, input.dtype, input.device)
     if n and c:

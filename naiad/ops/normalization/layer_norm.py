@@ -136,10 +136,29 @@ def flat_parameter(param, input):
     return param.reshape(-1).contiguous()
 
 
+def check_normalized_shape(input, normalized_shape, *params) -> None:
+    """torch's errors where `input` does not end in `normalized_shape` or a weight or bias (not
+    None) is not of that shape: the kernels would normalize other rows, or read past the
+    parameter (caught on the CPU only where its storage ends)."""
+    shape = tuple(normalized_shape)
+    if tuple(input.shape[input.dim() - len(shape) :]) != shape or len(shape) > input.dim():
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape [*, "
+            f"{', '.join(map(str, shape))}], but got input of size {list(input.shape)}"
+        )
+    for param in params:
+        if param is not None and tuple(param.shape) != shape:
+            raise RuntimeError(
+                "Expected weight to be of same shape as normalized_shape, but got weight of "
+                f"shape {list(param.shape)} and normalized_shape = {list(shape)}"
+            )
+
+
 @aten("native_layer_norm.default")
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
     """(output, mean, rstd), normalizing over the last len(normalized_shape) dims."""
     tl_dtype(input.dtype)
+    check_normalized_shape(input, normalized_shape, weight, bias)
     axis = input.dim() - len(normalized_shape)
     rows = as_rows(input, list(range(axis, input.dim())))
     out = empty(input.shape, input.dtype, input.device)

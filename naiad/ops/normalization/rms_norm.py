@@ -23,7 +23,7 @@ from ..reduce.launch import accumulator, blocks, launch_rows
 from ..reduce.rows import as_rows
 from ..registry import aten
 from ..second_derivatives import differentiable_once
-from .layer_norm import flat_parameter
+from .layer_norm import check_normalized_shape, flat_parameter
 
 __all__ = ["rms_norm"]
 
@@ -219,7 +219,7 @@ def _backward_results(dx, dw_rows, weight, weight_grad: bool, programs: int):
 def fused_rms_norm(input, normalized_shape, weight=None, eps=None):
     """(output, rstd) as ATen's `_fused_rms_norm`: rstd in the accumulator's dtype, the
     normalized dims kept as 1."""
-    return _forward(input, _last_dims(input, normalized_shape), weight, eps)
+    return _forward(input, _last_dims(input, normalized_shape, weight), weight, eps)
 
 
 @aten("_fused_rms_norm_backward.default")
@@ -227,7 +227,7 @@ def fused_rms_norm_backward(grad_out, input, normalized_shape, rstd, weight, out
     """(grad of input, grad of weight) as ATen's `_fused_rms_norm_backward`, each only where
     `output_mask` asks for it."""
     weight_grad = weight is not None and output_mask[1]
-    dims = _last_dims(input, normalized_shape)
+    dims = _last_dims(input, normalized_shape, weight)
     dx, dw = _backward(grad_out, input, dims, weight, rstd, weight_grad)
     return (dx if output_mask[0] else None), dw
 
@@ -235,9 +235,11 @@ def fused_rms_norm_backward(grad_out, input, normalized_shape, rstd, weight, out
 def rms_norm(input, normalized_shape, weight=None, eps=None):
     """torch.nn.functional.rms_norm's signature; eps defaults to the dtype's epsilon."""
     shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
-    return apply(_RmsNorm, input, _last_dims(input, shape), weight, eps)
+    return apply(_RmsNorm, input, _last_dims(input, shape, weight), weight, eps)
 
 
-def _last_dims(input, normalized_shape) -> list[int]:
-    """The dims a normalized shape of that many sizes covers: the last ones."""
+def _last_dims(input, normalized_shape, weight) -> list[int]:
+    """The dims a normalized shape of that many sizes covers: the last ones, which must be
+    that shape, as `weight` must (check_normalized_shape)."""
+    check_normalized_shape(input, normalized_shape, weight)
     return list(range(input.dim() - len(normalized_shape), input.dim()))
