@@ -213,8 +213,9 @@ def test_softmax_under_a_functorch_transform_says_what_it_needs(gen, compiled):
 
 def test_norms_refuse_shapes_torch_refuses(gen, interpreted):
     """An input that does not end in the normalized shape (it was normalized over its own last
-    dim) and a weight or bias of another shape (read past its end) raise as torch does,
-    directly and through the switch."""
+    dim), a weight or bias of another shape (read past its end), channels that do not split
+    into the groups and statistics not per channel raise as torch does, directly and through
+    the switch."""
     x = make((4, 6), torch.float32, gen)
     short = make((5,), torch.float32, gen)
     cases = [
@@ -223,6 +224,12 @@ def test_norms_refuse_shapes_torch_refuses(gen, interpreted):
         ("same shape as normalized_shape", lambda m: m.layer_norm(x, (6,), None, short)),
         ("same shape as normalized_shape", lambda m: m.rms_norm(x, [6], short)),
         ("expected input with shape", lambda m: m.rms_norm(x, [2, 6])),
+        ("divisible by num_groups", lambda m: m.group_norm(x.view(2, 6, 2), 4)),
+        ("size equal to the number of channels", lambda m: m.group_norm(x.view(2, 6, 2), 3, short)),
+        (
+            "running_mean should contain 6 elements",
+            lambda m: m.batch_norm(x, short, short.abs(), training=False),
+        ),
     ]
     for words, call in cases:
         for module in (F, ops):

@@ -43,6 +43,12 @@ def _batch_statistics(input, running_mean, running_var, momentum, eps):
 @aten("native_batch_norm.default")
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
     """(output, saved mean, saved 1/std); the saved ones are empty in inference."""
+    channels = input.shape[1] if input.dim() > 1 else None
+    params = {"running_mean": running_mean, "running_var": running_var, "weight": weight,
+              "bias": bias}  # fmt: skip
+    for name, param in params.items():
+        if param is not None and param.numel() != channels:
+            raise RuntimeError(f"{name} should contain {channels} elements not {param.numel()}")
     view = _channel_view(input)
     if training:
         mean, invstd = _batch_statistics(input, running_mean, running_var, momentum, eps)

@@ -24,6 +24,16 @@ def _grouped(x, n, c, hxw, group):
 @aten("native_group_norm.default")
 def native_group_norm(input, weight, bias, N, C, HxW, group, eps):
     """(output, mean, rstd); mean and rstd are (N, group)."""
+    if group <= 0 or C % group:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got input "
+            f"of shape {list(input.shape)} and num_groups={group}"
+        )
+    for name, param in (("weight", weight), ("bias", bias)):
+        if param is not None and param.numel() != C:
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of "
+                               f"channels in input, but got {name} of shape {list(param.shape)} "
+                               f"and input of shape {list(input.shape)}")  # fmt: skip
     x = _grouped(input, N, C, HxW, group)
     wide = accumulator(input.dtype)
     var, mean = moments(x, [2, 3], 0, True, False, dtype=wide)
