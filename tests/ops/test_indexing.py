@@ -20,6 +20,8 @@ def test_index_select(dim, gen, backend):
     assert_matches(ops.index_select(x, dim, index), expected)
     with pytest.raises(IndexError):
         ops.index_select(x, dim, torch.tensor([9]))
+    with pytest.raises(RuntimeError, match="int64 or int32"):  # not truncated to an index
+        ops.index_select(x, dim, torch.tensor([1.0]))
 
 
 def test_gather_and_take_along_dim(gen, backend):

@@ -142,6 +142,7 @@ def test_indices_outside_their_operand_raise_torchs_errors(gen, interpreted):
         (IndexError, "index out of range in self", lambda f: f.embedding(negative, weight)),
         (ValueError, "batch_size \\(5\\) to match target batch_size \\(2\\)",
          lambda f: f.cross_entropy(logp, labels[:2])),
+        (RuntimeError, "int64 or int32|Long, Int", lambda f: f.embedding(past.float(), weight)),
     ]  # fmt: skip
     direct = types.SimpleNamespace(
         nll_loss=ops.nll_loss,

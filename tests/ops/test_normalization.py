@@ -237,3 +237,12 @@ def test_norms_refuse_shapes_torch_refuses(gen, interpreted):
                 call(module)
         with ops.use(), pytest.raises(RuntimeError, match=words):
             call(F)
+
+
+def test_softmax_of_integers_raises_unless_cast(interpreted):
+    """Integers have no softmax (its values were truncated to 0 before); dtype= casts first."""
+    x = torch.tensor([1, 2, 3])
+    for fn in (ops.softmax, ops.log_softmax):
+        with pytest.raises(NotImplementedError, match=r"not implemented for torch\.int64"):
+            fn(x, 0)
+    assert_matches(ops.softmax(x, 0, dtype=torch.float32), torch.softmax(x.float(), 0))

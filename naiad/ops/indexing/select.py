@@ -38,6 +38,8 @@ def _take_kernel(x, index, out, K, D, INNER, s_xo, s_xd, s_xi, s_no, s_nk, s_ni,
 def _take(x, dim, index3, shape):
     """x read at index3 ((outer, K, inner), strides allowed) along `dim`, shaped `shape`."""
     tl_dtype(x.dtype)
+    if index3.dtype not in (torch.int64, torch.int32):
+        raise RuntimeError(f"expected an index of int64 or int32, got {index3.dtype}")
     outer, k, inner = index3.shape
     d = x.shape[dim] if x.dim() else 1
     if first_out_of_range(index3, -d, d) is not None:

@@ -167,6 +167,9 @@ def _forward(input, dim, dtype, log: bool):
 def _first_forward(input, dim, dtype, log: bool, key):
     """`_forward` the whole way, for the first call of its kind; its plan kept where it can be."""
     tl_dtype(input.dtype)
+    if not input.dtype.is_floating_point:  # (a cast by `dtype=` comes before: softmax())
+        name = "log_softmax" if log else "softmax"
+        raise NotImplementedError(f"{name} is not implemented for {input.dtype}")
     x, d, rows = _rows_of(input, dim)
     buffer = _buffer(x, d, rows, dtype)
     one_tile = blocks(rows.M, rows.N, input.device)[1] >= rows.N
