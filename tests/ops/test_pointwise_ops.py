@@ -293,3 +293,21 @@ def test_gpu_contiguous_operands_move_as_vectors():
     )
     accesses = set(re.findall(r"(?:ld|st)\.global\S*", compiled.asm["ptx"]))
     assert accesses == {"ld.global.v4.b32", "st.global.v4.b32"}
+
+
+def test_out_of_a_dtype_the_result_cannot_be_cast_to_raises(gen, interpreted):
+    """A float result into an integer `out`, or an integer tensor updated in place by a float,
+    raises as torch does (the result was truncated into it); casts torch allows still run."""
+    x = make((3, 4), torch.float32, gen)
+    i = make((3, 4), torch.int64, gen)
+    calls = [
+        lambda m: m.add(x, x, out=torch.empty(3, 4, dtype=torch.int64)),
+        lambda m: m.mul(i, 0.5, out=torch.empty(3, 4, dtype=torch.int32)),
+        lambda m: i.clone().add_(2.5) if m is torch else ops.add_(i.clone(), 2.5),
+    ]
+    for call in calls:
+        for m in (torch, ops):
+            with pytest.raises(RuntimeError, match="can't be cast to the desired output type"):
+                call(m)
+    wide = torch.empty(3, 4, dtype=torch.float64)
+    assert_matches(ops.add(i, i, out=wide), torch.add(i, i).double())

@@ -147,6 +147,10 @@ class PointwiseOp:
             compute, result = computation_dtypes(promoted, self.promotion)
         else:
             compute, result = _for_dtype(dtype), dtype
+        if out is not None and not torch.can_cast(result, out.dtype):  # as torch refuses it
+            raise RuntimeError(
+                f"result type {result} can't be cast to the desired output type {out.dtype}"
+            )
         widened = ()
         if compute == torch.float64:  # a Python float reaches a kernel as fp32: pass fp64 data
             widened = tuple(i for i, a in enumerate(args) if isinstance(a, float))
