@@ -119,6 +119,9 @@ def test_all_any(gen, backend):
             ops.any(x > 2, dim), torch.any(x > 2) if dim is None else torch.any(x > 2, dim)
         )
     assert_matches(ops.any(x, (0, 1), keepdim=True), torch.any(x, (0, 1), keepdim=True))
+    for fn in ("all", "any"):  # over no dims: each element's truth (they reduced every dim)
+        for t in (x, (x * 3).to(torch.uint8)):
+            assert_matches(getattr(ops, fn)(t, ()), getattr(torch, fn)(t, ()))
 
 
 def test_var_mean_and_corrections(gen, backend):

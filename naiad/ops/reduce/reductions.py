@@ -9,6 +9,8 @@ import math
 import torch
 
 from ..allocate import empty
+from ..compare import ne
+from ..convert import to
 from ..dtypes import Unsupported, tl_dtype
 from ..kept import KeptTable
 from ..registry import aten
@@ -177,14 +179,25 @@ def _truth_dtype(input):
 
 @aten("all.default", "all.dim", "all.dims", "all.out", "all.dims_out", "all.all_out")
 def all(input, dim=None, keepdim=False, *, out=None):
-    """Whether every element over `dim` is nonzero."""
+    """Whether every element over `dim` is nonzero (over no dims, `dim=()`: each element's
+    truth, as torch's all.dims gives it, where the other reductions take all dims)."""
+    if isinstance(dim, (tuple, list)) and not dim:
+        return _each_truth(input, out)
     return _reduce(input, dim, keepdim, K.ALL, _truth_dtype(input), 1, out)
 
 
 @aten("any.default", "any.dim", "any.dims", "any.out", "any.dims_out", "any.all_out")
 def any(input, dim=None, keepdim=False, *, out=None):
-    """Whether some element over `dim` is nonzero."""
+    """Whether some element over `dim` is nonzero (each element's truth over no dims)."""
+    if isinstance(dim, (tuple, list)) and not dim:
+        return _each_truth(input, out)
     return _reduce(input, dim, keepdim, K.ANY, _truth_dtype(input), 0, out)
+
+
+def _each_truth(input, out):
+    """Whether each element is nonzero, in all's and any's result dtype."""
+    truth = to(ne(input, 0), _truth_dtype(input))
+    return truth if out is None else out.resize_(truth.shape).copy_(truth)
 
 
 _NORMS = {1: K.NORM1, 2: K.NORM2, math.inf: K.NORM_INF}
