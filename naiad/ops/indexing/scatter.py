@@ -20,6 +20,7 @@ from ... import language as tl
 from ...runtime.jit import jit
 from ..convert import to
 from ..dtypes import Unsupported, tl_dtype
+from ..index_range import first_out_of_range
 from ..reduce.launch import accumulator
 from ..reduce.rows import normalized_dims
 from ..registry import aten
@@ -108,10 +109,8 @@ def _scatter_into(out, dim, index, src, accumulate, alpha=1):
         raise Unsupported(f"scatter over {rank} dims")
     d = out.shape[dim] if out.dim() else 1
     _check_shapes(out, dim, index, src)
-    if index.numel():
-        low, high = torch.aminmax(index)  # one pass (two comparisons and any() took ten times)
-        if int(low) < -d or int(high) >= d:
-            raise RuntimeError(f"index out of bounds for dimension {dim} with size {d}")
+    if first_out_of_range(index, -d, d) is not None:
+        raise RuntimeError(f"index out of bounds for dimension {dim} with size {d}")
     src = src.to(out.dtype) if src.dtype != out.dtype and not accumulate else src
     i4, s4, o4 = (_four_dims(t, dim) for t in (index, src, out))
     n = index.numel()
