@@ -22,7 +22,8 @@ def first_out_of_range(indices, low: int, high: int, ignore: int | None = None):
     any()); only where they fall outside are the indices compared one by one."""
     if not indices.numel():
         return None
-    least, most = torch.stack(torch.aminmax(indices)).tolist()
+    extremes = torch.aminmax(indices)  # no stack of the two: under the switch that is a launch
+    least, most = int(extremes.min), int(extremes.max)
     if low <= least and most < high:
         return None
     outside = (indices < low) | (indices >= high)
