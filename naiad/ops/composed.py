@@ -32,6 +32,7 @@ from . import (
     nll_loss,
 )
 from . import sum as _sum
+from .allocate import written_to
 from .graph_breaks import out_refusal, records
 
 __all__ = ["cross_entropy", "linear", "matmul"]
@@ -44,7 +45,7 @@ def matmul(input, other, *, out=None):
     if out is not None and torch.is_grad_enabled() and records((input, other)):
         raise out_refusal("matmul")
     result = _matmul(input, other)
-    return result if out is None else out.resize_(result.shape).copy_(result)
+    return written_to(result, out)
 
 
 def _matmul(input, other):

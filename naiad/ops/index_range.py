@@ -12,7 +12,14 @@ from __future__ import annotations
 
 import torch
 
-__all__ = ["first_out_of_range"]
+__all__ = ["check_index_dtype", "first_out_of_range"]
+
+
+def check_index_dtype(indices, what: str) -> None:
+    """torch's refusal of indices that are not integers (`what` names them in the error): a
+    kernel would truncate them."""
+    if indices.dtype not in (torch.int64, torch.int32):
+        raise RuntimeError(f"{what} must be int64 or int32, got {indices.dtype}")
 
 
 def first_out_of_range(indices, low: int, high: int, ignore: int | None = None):

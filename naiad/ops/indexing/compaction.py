@@ -14,6 +14,7 @@ import torch
 
 from ... import language as tl
 from ...runtime.jit import jit
+from ..allocate import written_to
 from ..arith import sub
 from ..compare import ne
 from ..dtypes import tl_dtype
@@ -76,7 +77,7 @@ def nonzero(input, *, out=None):
             strides[d] = strides[d + 1] * shape[d + 1]
         strides, shape = (torch.tensor(v, device=input.device) for v in (strides, shape))
         _coordinates_kernel[_grid(n)](keep, rows, strides, shape, result, n, rank, _BLOCK)
-    return result if out is None else out.resize_(result.shape).copy_(result)
+    return written_to(result, out)
 
 
 @aten("_unique2.default")

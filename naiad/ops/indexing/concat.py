@@ -38,15 +38,16 @@ def cat(tensors, dim=0, *, out=None):
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     kept = [i for i, t in enumerate(tensors) if not (t.dim() == 1 and t.numel() == 0)]
-    joined = [tensors[i] for i in kept or range(len(tensors))]
+    positions = kept or range(len(tensors))
+    joined = [tensors[i] for i in positions]
     (axis,) = normalized_dims(dim, joined[0].dim())
-    _check_joinable(joined, axis, kept or range(len(tensors)))
+    _check_joinable(joined, axis, positions)
     dtype = computation_dtypes(joined, Kind.NO_OPMATH)[1] if len(joined) > 1 else None
     dtype = dtype or joined[0].dtype
     shape = list(joined[0].shape)
     shape[axis] = sum(t.shape[axis] for t in joined)
     slices, offset = [], 0
-    for i in kept or range(len(tensors)):
+    for i in positions:
         size = tensors[i].shape[axis]
         if tensors[i].numel():
             slices.append((i, offset, size))

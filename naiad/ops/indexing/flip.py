@@ -10,7 +10,7 @@ import math
 
 from ... import language as tl
 from ...runtime.jit import jit
-from ..allocate import empty
+from ..allocate import empty, written_to
 from ..convert import to
 from ..dtypes import tl_dtype
 from ..reduce.rows import normalized_dims
@@ -62,4 +62,4 @@ def flip(input, dims, *, out=None):
             result = _flip_one(result, dim)
     if result is input:
         result = to(input.contiguous(), input.dtype)
-    return result if out is None else out.resize_(result.shape).copy_(result)
+    return written_to(result, out)

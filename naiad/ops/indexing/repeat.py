@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import torch
 
+from ..allocate import written_to
 from ..convert import to
 from ..registry import aten
 
@@ -33,4 +34,4 @@ def repeat(input, repeats, *, out=None):
     if result.numel():
         to(expanded, input.dtype, out=result)
     result = result.view(result_shape)
-    return result if out is None else out.resize_(result.shape).copy_(result)
+    return written_to(result, out)

@@ -18,6 +18,7 @@ import torch
 
 from ... import language as tl
 from ...runtime.jit import jit
+from ..allocate import written_to
 from ..convert import to
 from ..dtypes import Unsupported, tl_dtype
 from ..index_range import first_out_of_range
@@ -166,7 +167,7 @@ def scatter(input, dim, index, src, *, out=None):
     (dim,) = normalized_dims(dim, max(input.dim(), 1))
     result = input.clone(memory_format=torch.contiguous_format)
     _scatter_into(result, dim, index, src, False)
-    return result if out is None else out.resize_(result.shape).copy_(result)
+    return written_to(result, out)
 
 
 @aten("scatter.value", "scatter.value_out")
@@ -191,7 +192,7 @@ def scatter_add(input, dim, index, src, *, out=None):
     """A copy of input with src[c] added at index[c] along `dim` for each position c."""
     _check(input, index, src)
     result = _added(input, dim, index, src, 1)
-    return result if out is None else out.resize_(result.shape).copy_(result)
+    return written_to(result, out)
 
 
 @aten("index_add.default", "index_add.out")
@@ -219,7 +220,7 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     shape[d] = index.numel()
     spread = index.reshape(shape).expand(source.shape if source.dim() else [1])
     result = _added(input, d, spread, source.reshape(spread.shape), alpha)
-    return result if out is None else out.resize_(result.shape).copy_(result)
+    return written_to(result, out)
 
 
 @aten("index_add_.default")

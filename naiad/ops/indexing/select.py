@@ -14,8 +14,9 @@ import torch
 
 from ... import language as tl
 from ...runtime.jit import jit
+from ..allocate import written_to
 from ..dtypes import tl_dtype
-from ..index_range import first_out_of_range
+from ..index_range import check_index_dtype, first_out_of_range
 from ..reduce.rows import normalized_dims
 from ..registry import aten, composite
 from .row_blocks import blocks_and_grid, row_block
@@ -38,8 +39,7 @@ def _take_kernel(x, index, out, K, D, INNER, s_xo, s_xd, s_xi, s_no, s_nk, s_ni,
 def _take(x, dim, index3, shape):
     """x read at index3 ((outer, K, inner), strides allowed) along `dim`, shaped `shape`."""
     tl_dtype(x.dtype)
-    if index3.dtype not in (torch.int64, torch.int32):
-        raise RuntimeError(f"expected an index of int64 or int32, got {index3.dtype}")
+    check_index_dtype(index3, "the index")
     outer, k, inner = index3.shape
     d = x.shape[dim] if x.dim() else 1
     if first_out_of_range(index3, -d, d) is not None:
@@ -63,7 +63,7 @@ def index_select(input, dim, index, *, out=None):
     if input.dim():
         shape[dim] = flat.numel()
     result = _take(input, dim, index3, shape)
-    return result if out is None else out.resize_(result.shape).copy_(result)
+    return written_to(result, out)
 
 
 @aten("gather.default", "gather.out")
@@ -76,7 +76,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     outer, inner = math.prod(shape[:dim]), math.prod(shape[dim + 1 :])
     index3 = index.reshape(outer, shape[dim] if shape else 1, inner)
     result = _take(source, dim, index3, shape)
-    return result if out is None else out.resize_(result.shape).copy_(result)
+    return written_to(result, out)
 
 
 def broadcast_along(shape, indices_shape, dim):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ... import language as tl
 from ...runtime.jit import jit
-from ..allocate import empty
+from ..allocate import empty, written_to
 from ..dtypes import tl_dtype
 from ..kept import KeptTable
 from ..registry import aten
@@ -60,7 +60,7 @@ def _triangle(input, diagonal, upper, out=None):
         launch = _LAUNCHES.put(key, [_launch(x, result, diagonal, upper)])
     if launch[0] is not None:
         launch[0](x, result)
-    return result if out is None else out.resize_(result.shape).copy_(result)
+    return written_to(result, out)
 
 
 @aten("triu.default", "triu.out")

@@ -21,6 +21,7 @@ import torch
 from ... import language as tl
 from ...runtime.jit import jit
 from ...runtime.tensor_descriptor import TensorDescriptor
+from ..allocate import written_to
 from ..dtypes import Unsupported, tl_dtype
 from ..kept import KeptTable
 from ..registry import aten
@@ -268,34 +269,30 @@ def _product(rank: int, a, b, bias=None, alpha=1, beta=1):
     return c
 
 
-def _into(result, out):
-    """`result` in `out`, resized (called where `out` is given: a call costs every product)."""
-    return out.resize_(result.shape).copy_(result)
-
-
 @aten("mm.default", "mm.out")
 def mm(input, mat2, *, out=None):
     """input @ mat2 for matrices."""
     result = _product(2, input, mat2)
-    return result if out is None else _into(result, out)
+    # (tested here, not in written_to: a call costs each product, out= or not)
+    return result if out is None else written_to(result, out)
 
 
 @aten("addmm.default", "addmm.out")
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * mat1 @ mat2 (input broadcast to the product's shape)."""
     result = _product(2, mat1, mat2, input, alpha, beta)
-    return result if out is None else _into(result, out)
+    return result if out is None else written_to(result, out)
 
 
 @aten("bmm.default", "bmm.out")
 def bmm(input, mat2, *, out=None):
     """A batch of matrix products."""
     result = _product(3, input, mat2)
-    return result if out is None else _into(result, out)
+    return result if out is None else written_to(result, out)
 
 
 @aten("baddbmm.default", "baddbmm.out")
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * batch1 @ batch2, batch by batch."""
     result = _product(3, batch1, batch2, input, alpha, beta)
-    return result if out is None else _into(result, out)
+    return result if out is None else written_to(result, out)

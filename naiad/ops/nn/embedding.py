@@ -11,7 +11,7 @@ from ...runtime.jit import jit
 from ..allocate import empty
 from ..convert import to
 from ..dtypes import Unsupported, tl_dtype
-from ..index_range import first_out_of_range
+from ..index_range import check_index_dtype, first_out_of_range
 from ..kept import KeptTable
 from ..registry import aten
 
@@ -97,8 +97,7 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
         tl_dtype(weight.dtype)
         if weight.dim() != 2 or weight.stride(1) != 1:
             raise Unsupported("embedding of a weight with strided rows")
-    if indices.dtype not in (torch.int64, torch.int32):
-        raise RuntimeError(f"embedding(): expected indices of int64 or int32, got {indices.dtype}")
+        check_index_dtype(indices, "embedding's indices")  # (the key holds the dtype)
     _check_rows(indices, weight.shape[0])
     flat = indices if indices.is_contiguous() else indices.contiguous()  # read as flat
     out = empty((*indices.shape, weight.shape[1]), weight.dtype, weight.device)

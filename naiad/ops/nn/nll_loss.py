@@ -16,7 +16,7 @@ import torch
 
 from ... import language as tl
 from ...runtime.jit import jit
-from ..allocate import empty
+from ..allocate import empty, written_to
 from ..dtypes import Unsupported, tl_dtype
 from ..index_range import first_out_of_range
 from ..kept import KeptTable
@@ -204,7 +204,7 @@ def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_inde
             launch = _LAUNCHES.put(key, _grad_launch(g, t, w, out, total_weight, reduction,
                                                      ignore_index, weight is not None))  # fmt: skip
         launch(g, t, w, out, total_weight)
-    return out if grad_input is None else grad_input.resize_(out.shape).copy_(out)
+    return written_to(out, grad_input)
 
 
 def _grad_launch(g, t, w, out, total, reduction, ignore_index, has_weight):

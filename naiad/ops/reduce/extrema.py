@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import torch
 
+from ..allocate import written_to
 from ..dtypes import tl_dtype
 from ..registry import aten
 from . import kernels as K
@@ -73,11 +74,11 @@ def min(input, dim=None, keepdim=False):
 def argmax(input, dim=None, keepdim=False, *, out=None):
     """The position of the first largest element (of the flattened input where dim is None)."""
     index = _extreme(input, dim, keepdim, True)[1]
-    return index if out is None else out.resize_(index.shape).copy_(index)
+    return written_to(index, out)
 
 
 @aten("argmin.default", "argmin.out")
 def argmin(input, dim=None, keepdim=False, *, out=None):
     """The position of the first smallest element."""
     index = _extreme(input, dim, keepdim, False)[1]
-    return index if out is None else out.resize_(index.shape).copy_(index)
+    return written_to(index, out)

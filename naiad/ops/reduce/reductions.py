@@ -8,7 +8,7 @@ import math
 
 import torch
 
-from ..allocate import empty
+from ..allocate import empty, written_to
 from ..compare import ne
 from ..convert import to
 from ..dtypes import Unsupported, tl_dtype
@@ -196,8 +196,10 @@ def any(input, dim=None, keepdim=False, *, out=None):
 
 def _each_truth(input, out):
     """Whether each element is nonzero, in all's and any's result dtype."""
-    truth = to(ne(input, 0), _truth_dtype(input))
-    return truth if out is None else out.resize_(truth.shape).copy_(truth)
+    truth = ne(input, 0)
+    if _truth_dtype(input) != torch.bool:
+        truth = to(truth, _truth_dtype(input))
+    return written_to(truth, out)
 
 
 _NORMS = {1: K.NORM1, 2: K.NORM2, math.inf: K.NORM_INF}

@@ -11,6 +11,7 @@ import torch
 
 from ... import language as tl
 from ...runtime.jit import jit
+from ..allocate import written_to
 from ..dtypes import tl_dtype
 from ..registry import aten
 from .kernels import _rows
@@ -63,9 +64,7 @@ def _scan(input, dim, dtype, product: bool, out=None):
     shape = [x.shape[k] for k in order]
     result = buffer.view(shape).permute(*sorted(range(len(order)), key=order.__getitem__))
     result = result.view(input.shape) if input.dim() == 0 else result
-    if out is None:
-        return result
-    return out.resize_(result.shape).copy_(result)
+    return written_to(result, out)
 
 
 @aten("cumsum.default", "cumsum.out")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import torch
 
+from ..allocate import written_to
 from ..registry import aten
 from . import kernels as K
 from .launch import accumulator, launch_rows
@@ -29,20 +30,16 @@ def moments(input, dim, correction, keepdim, root: bool, dtype=None):
     return spread.view(shape), center.view(shape)
 
 
-def _into(result, out):
-    return result if out is None else out.resize_(result.shape).copy_(result)
-
-
 @aten("var.correction", "var.correction_out")
 def var(input, dim=None, *, correction=None, keepdim=False, out=None):
     """The variance over `dim`, divided by N - correction."""
-    return _into(moments(input, dim, correction, keepdim, False)[0], out)
+    return written_to(moments(input, dim, correction, keepdim, False)[0], out)
 
 
 @aten("std.correction", "std.correction_out")
 def std(input, dim=None, *, correction=None, keepdim=False, out=None):
     """The standard deviation over `dim`."""
-    return _into(moments(input, dim, correction, keepdim, True)[0], out)
+    return written_to(moments(input, dim, correction, keepdim, True)[0], out)
 
 
 @aten("var_mean.correction")
