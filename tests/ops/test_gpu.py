@@ -260,6 +260,28 @@ def test_whole_block_attention_on_cuda(dtype, E, causal, on_gpu, monkeypatch):
     _matches_float64_attention(q, k, v, grad, causal, dtype)
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("L, S", [(384, 512), (1000, 1300)])
+def test_wide_head_whole_backward_on_cuda(dtype, causal, L, S, on_gpu, monkeypatch):
+    """Head dim 256: the general forward, then the whole-block backward, each program taking
+    half the head dims' gradients (on Hopper: tensor copies, the table's tiles), at lengths the
+    tiles divide and not, two query heads a key head."""
+    from naiad.ops.attention.sdpa import _Problem
+
+    monkeypatch.setattr(flash, "_WHOLE_FROM", 0)
+    q = _cuda(2, 4, L, 256, dtype=dtype).requires_grad_()
+    k, v = (_cuda(2, 2, S, 256, dtype=dtype).requires_grad_() for _ in "kv")
+    grad = _cuda(2, 4, L, 256, dtype=dtype)
+    if torch.cuda.get_device_capability()[0] >= 9:
+        problem = _Problem(q, k, v, None, 0.0, causal, None)
+        lse, results = q.new_empty(q.shape[:-1]), [torch.empty_like(t) for t in (q, k, v)]
+        assert _whole_backward_kernels(problem, grad, lse, results) == _expected_backward(
+            256, causal
+        )
+    _matches_float64_attention(q, k, v, grad, causal, dtype)
+
+
 # (head dim, causal, query heads, key heads, L, S): lengths no tile of flash._WHOLE or
 # _WHOLE_BACKWARD divides, one below every tile, grouped heads, L != S, and L = S = 4000.
 RAGGED = [

@@ -64,9 +64,11 @@ def _inputs(gen, dtype, H, HK, L, S, E):
 
 def _at_the_gpu_tiles(monkeypatch, E, causal):
     """The CPU's tables set to the GPU's tiles (flash._WHOLE, _WHOLE_BACKWARD, _WHOLE_ROTATED)
-    for head dim E, so that the CPU back ends run the kernels a Hopper GPU runs."""
-    block_m, block_n, _ = flash._WHOLE["cuda"][(E, causal)]
-    monkeypatch.setitem(flash._WHOLE["cpu"], (E, causal), (block_m, block_n, {}))
+    for head dim E, so that the CPU back ends run the kernels a Hopper GPU runs (the general
+    forward where the GPU's table has no whole-block one)."""
+    if (E, causal) in flash._WHOLE["cuda"]:
+        block_m, block_n, _ = flash._WHOLE["cuda"][(E, causal)]
+        monkeypatch.setitem(flash._WHOLE["cpu"], (E, causal), (block_m, block_n, {}))
     tiles = tuple(
         None if t is None else (*t[:2], {}) for t in flash._WHOLE_BACKWARD["cuda"][(E, causal)]
     )
@@ -160,8 +162,26 @@ def test_whole_backward_at_the_gpu_tiles(E, causal, gen, interpreted, copies, mo
     _check(gen, q, k, v, causal)
 
 
+def test_halves_of_wide_heads(gen, interpreted, copies, monkeypatch):
+    """Above HALVES_ABOVE each backward program takes half the head dims' gradients, the grid's
+    third axis the halves; so does the dK/dV walk adding dQ, each half of it by its program."""
+    q, k, v = _inputs(gen, torch.float16, H=2, HK=1, L=96, S=160, E=256)
+    problem = _Problem(q, k, v, None, 0.0, True, None)
+    results, lse = [torch.empty_like(t) for t in (q, k, v)], torch.empty(q.shape[:-1])
+    grids = [launch[1] for launch in flash.backward_launches(problem, q, lse, lse, *results)]
+    assert [grid[2] for grid in grids] == [2, 2]
+    monkeypatch.setitem(flash._WHOLE_BACKWARD["cpu"], (256, True), ((32, 64, {}), None))
+    assert _backward_kernels(q, k, v, True) == [attention_dkdv_whole, attention_dq_rounded]
+    _check(gen, q, k, v, True)
+
+
 @pytest.mark.parametrize(
-    "dtype, E", [(torch.float16, 64), pytest.param(torch.bfloat16, 128, marks=pytest.mark.full)]
+    "dtype, E",
+    [
+        (torch.float16, 64),
+        pytest.param(torch.bfloat16, 128, marks=pytest.mark.full),
+        pytest.param(torch.float16, 256, marks=pytest.mark.full),
+    ],
 )
 @pytest.mark.parametrize("causal", [False, True])
 def test_whole_blocks_compiled(dtype, E, causal, gen, compiled, copies):
@@ -189,6 +209,7 @@ def test_which_calls_take_whole_blocks(gen, copies):
     for E in (32, 96, 256):
         other = [torch.empty(1, 2, 128, E, dtype=torch.float16) for _ in "qkv"]
         assert _kernel(*other, causal=False) is not attention_forward_whole
+    assert _backward_kernels(*other, causal=False) == [attention_dkdv_whole, attention_dq_whole]
     ragged = [torch.empty(1, 2, n, 64, dtype=torch.float16) for n in (100, 37, 37)]
     assert _kernel(*ragged, causal=False) is attention_forward_whole  # any length
     assert _backward_kernels(*ragged, causal=False) == [attention_dkdv_whole, attention_dq_whole]

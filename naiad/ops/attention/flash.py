@@ -29,6 +29,7 @@ from .general_tiles import blocks as _blocks
 from .scores import LOG2E, NO_MASK
 from .whole_backward import attention_dkdv_whole, attention_dq_rounded, attention_dq_whole
 from .whole_blocks import attention_forward_whole
+from .whole_tiles import HALVES_ABOVE as _HALVES_ABOVE
 from .whole_tiles import SHORT_KEYS as _SHORT_KEYS
 from .whole_tiles import WHOLE as _WHOLE
 from .whole_tiles import WHOLE_BACKWARD as _WHOLE_BACKWARD
@@ -66,6 +67,7 @@ class Problem:
     # dropout.py's seed and offset, the probability of a drop and the kept ones' scale
     seed, dropout_offset, dropout_p, dropout_scale = 0, 0, 0.0, 1.0
     whole = False  # the whole-block forward's tiles or None once `_whole_tiles` decided
+    wholly = None  # whether the whole-block kernels may take it, once `_whole_problem` decided
     kind = None  # what fixes its bound launches (bound.py), once asked
 
     def __init__(self, q, k, v, heads, key_heads, causal, scale):
@@ -99,16 +101,17 @@ class Problem:
         self.dropout_p, self.seed, self.dropout_offset = float(p), seed, offset
         self.dropout_scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
 
-    def input_rows(self, index: int, rows: int, heads: bool = False) -> TensorDescriptor:
-        """The descriptor of q's, k's or v's (`index` 0, 1, 2) rows (heads where `heads`) in
-        blocks of `rows`, made once per problem: the whole-block forward and backward kernels
-        read the three inputs, 9 of a call's 15 descriptors, of which 5 repeat one (a descriptor
-        costs a launch microseconds of host time to make)."""
-        desc = self._input_rows.get((index, rows, heads))
+    def input_rows(self, index: int, rows: int, heads: bool = False, half=False):
+        """The descriptor of q's, k's or v's (`index` 0, 1, 2) rows (heads where `heads`, in
+        blocks of half the head dim where `half`) in blocks of `rows`, made once per problem:
+        the whole-block forward and backward kernels read the three inputs, 9 of a call's 15
+        descriptors, of which 5 repeat one (a descriptor costs a launch microseconds of host
+        time to make)."""
+        desc = self._input_rows.get((index, rows, heads, half))
         if desc is None:
-            make = _head_descriptor if heads else _row_descriptor
             t = (self.q, self.k, self.v)[index]
-            desc = self._input_rows[(index, rows, heads)] = make(t, rows)
+            made = _head_descriptor(t, rows, half) if heads else _row_descriptor(t, rows)
+            desc = self._input_rows[(index, rows, heads, half)] = made
         return desc
 
     def arguments(self):
@@ -187,27 +190,37 @@ def _row_descriptor(t, rows: int) -> TensorDescriptor:
     return TensorDescriptor(t, [t.numel() // E, E], [E, 1], [rows, E])
 
 
-def _head_descriptor(t, rows: int) -> TensorDescriptor:
+def _head_descriptor(t, rows: int, half: bool = False) -> TensorDescriptor:
     """A descriptor of contiguous (..., length, E) `t`'s heads, (heads, length, E), in blocks
-    [1, rows, E]: a block past a head's last row reads zeros there and its store drops them
-    (the copy engine bounds each dimension), so the whole-block kernels take any length."""
+    [1, rows, E] (E // 2 where `half`): a block past a head's last row reads zeros there and
+    its store drops them (the copy engine bounds each dimension), so the whole-block kernels
+    take any length."""
     n, E = t.shape[-2:]
-    return TensorDescriptor(t, [t.numel() // (n * E), n, E], [n * E, E, 1], [1, rows, E])
+    block = [1, rows, E // 2 if half else E]
+    return TensorDescriptor(t, [t.numel() // (n * E), n, E], [n * E, E, 1], block)
+
+
+def _whole_problem(p: Problem) -> bool:
+    """Whether `p` may take the whole-block kernels where their tables have its head dim: half
+    precision, queries and keys, a causal diagonal from the top left inside the keys, no
+    dropout, tensor copies at any length. Decided once per problem: each check costs a call
+    microseconds of host time."""
+    if p.wholly is None:
+        taken = p.q.dtype in _WHOLE_DTYPES and p.L > 0 and p.S > 0 and not p.dropout_p
+        taken = taken and not (p.causal and p.L > p.S)
+        p.wholly = taken and _by_tensor_copies(p, 1, 1, _WHOLE_FROM)
+    return p.wholly
 
 
 def _whole_tiles(p: Problem):
-    """(BLOCK_M, BLOCK_N, launch options) of the whole-block forward where `p` may take it (half
-    precision, a head dim of the tables, whose short table serves walks of up to SHORT_KEYS
-    keys where it has the head dim, queries and keys, a causal diagonal from the top left
-    inside the keys, no dropout, tensor copies at any length), else None. Decided once per
-    problem: the backward asks again, and each check costs a call microseconds of host time."""
+    """(BLOCK_M, BLOCK_N, launch options) of the whole-block forward where `p` may take it
+    (`_whole_problem`) and the tables have its head dim (the short table, where it has it, for
+    walks of up to SHORT_KEYS keys), else None; decided once per problem."""
     if p.whole is False:
         kind, key = device_kind(p.q.device), (p.E, p.causal)
         tiles = _WHOLE_SHORT[kind].get(key) if p.S <= _SHORT_KEYS else None
         tiles = tiles or _WHOLE[kind].get(key)
-        taken = tiles is not None and p.q.dtype in _WHOLE_DTYPES and p.L > 0 and p.S > 0
-        taken = taken and not (p.causal and p.L > p.S) and not p.dropout_p
-        p.whole = tiles if taken and _by_tensor_copies(p, 1, 1, _WHOLE_FROM) else None
+        p.whole = tiles if tiles is not None and _whole_problem(p) else None
     return p.whole
 
 
@@ -252,10 +265,10 @@ def forward(p: Problem):
 def _whole_backward_tiles(p: Problem, grad):
     """The dK/dV and dQ tiles of the whole-block backward where `p` (and its output's gradient
     `grad`, contiguous, of the output's dtype, device and shape, as bound.py reads it) may take
-    it, else None: where it takes the forward, the tensor copies' conditions hold."""
+    it, else None."""
     q = p.q
     tiles = _WHOLE_BACKWARD[device_kind(q.device)].get((p.E, p.causal))
-    if tiles is None or _whole_tiles(p) is None or grad.data_ptr() % 16:
+    if tiles is None or not _whole_problem(p) or grad.data_ptr() % 16:
         return None
     if grad.dtype != q.dtype or grad.device != q.device or grad.shape != p.out_shape:
         return None
@@ -271,29 +284,30 @@ def backward_launches(p: Problem, grad, lse, delta, dq, dk, dv, tiles=None, dq_s
     kv_heads = p.batches * (p.H // p.group)
     if tiles is not None:
         (m1, n1, dkdv_options), dq_tiles = tiles
+        half = p.E > _HALVES_ABOVE
+        parts = 2 if half else 1
         rows = (p.L, p.S, p.H, p.group, p.scale_log2, p.E, p.causal)
         added = dq_tiles is None
         if added and dq_sum is None:
             raise ValueError("the dK/dV walk adds dQ at these tiles: give it dq_sum, fp32 zeros")
-        dkdv = (p.input_rows(0, m1, True), p.input_rows(1, n1, True),
-                p.input_rows(2, n1, True), _head_descriptor(grad, m1), lse, delta,
-                _head_descriptor(dk, n1), _head_descriptor(dv, n1),
-                _head_descriptor(dq_sum, m1) if added else None, *rows, m1, n1,
-                added)  # fmt: skip
-        walk = (attention_dkdv_whole, ((p.S + n1 - 1) // n1, kv_heads), dkdv, dkdv_options)
+        dkdv = (p.input_rows(0, m1, True, half), p.input_rows(1, n1, True, half),
+                p.input_rows(2, n1, True, half), _head_descriptor(grad, m1, half), lse, delta,
+                _head_descriptor(dk, n1, half), _head_descriptor(dv, n1, half),
+                _head_descriptor(dq_sum, m1, half) if added else None, *rows, m1, n1, added,
+                half)  # fmt: skip
+        grid = ((p.S + n1 - 1) // n1, kv_heads, parts)
+        walk = (attention_dkdv_whole, grid, dkdv, dkdv_options)
         if added:
             n = dq.numel()
             rounding = (dq_sum, dq, n, _ROUNDED)
             options = {"num_warps": 4} if dq.is_cuda else {}
             return [walk, (attention_dq_rounded, (-(-n // _ROUNDED),), rounding, options)]
         m2, n2, dq_options = dq_tiles
-        dq_args = (p.input_rows(0, m2, True), p.input_rows(1, n2, True),
-                   p.input_rows(2, n2, True), _head_descriptor(grad, m2), lse, delta,
-                   _head_descriptor(dq, m2), *rows, m2, n2)  # fmt: skip
-        return [
-            walk,
-            (attention_dq_whole, ((p.L + m2 - 1) // m2, p.batches * p.H), dq_args, dq_options),
-        ]
+        dq_args = (p.input_rows(0, m2, True, half), p.input_rows(1, n2, True, half),
+                   p.input_rows(2, n2, True, half), _head_descriptor(grad, m2, half), lse,
+                   delta, _head_descriptor(dq, m2, half), *rows, m2, n2, half)  # fmt: skip
+        grid = ((p.L + m2 - 1) // m2, p.batches * p.H, parts)
+        return [walk, (attention_dq_whole, grid, dq_args, dq_options)]
     launches = []
     for kernel, name, walked in ((attention_dkdv, "dkdv", (0, 3)), (attention_dq, "dq", (1, 2))):
         block_m, block_n, constants, options = p.constants(name)

@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import torch
 
-__all__ = ["SHORT_KEYS", "WHOLE", "WHOLE_BACKWARD", "WHOLE_DTYPES", "WHOLE_ROTATED", "WHOLE_SHORT"]
+__all__ = [
+    "HALVES_ABOVE",
+    "SHORT_KEYS",
+    "WHOLE",
+    "WHOLE_BACKWARD",
+    "WHOLE_DTYPES",
+    "WHOLE_ROTATED",
+    "WHOLE_SHORT",
+]
 
 # The forward of whole blocks (whole_blocks.py), by device kind, head dim and causal flag:
 # (BLOCK_M, BLOCK_N, launch options). The GPU's non-causal tiles are the ones Triton's attention
@@ -55,14 +63,28 @@ WHOLE_ROTATED = {"cuda": {(128, False)}, "cpu": set()}
 # zeroing and rounding included, ms): 0.983 -> 0.880 at 32x128 w4 s3, causal 0.582 -> 0.546 at
 # 64x64 w4 s3; not at D128 (1.615 -> 1.732 at 64x128 w8 s2 once its K^T stayed in shared
 # memory, causal 0.913 -> 1.033). A later sweep at fp16 4x16x1024 and 2x16x4096 moved D128
-# non-causal to 64x64 w4 s2 for both kernels: 0.242 -> 0.229 ms, 1.702 -> 1.677.
+# non-causal to 64x64 w4 s2 for both kernels: 0.242 -> 0.229 ms, 1.702 -> 1.677. D256 takes
+# halves of the head dim (HALVES_ABOVE); of the pairs that compile for sm_90a without spills
+# inside the 227 KB of shared memory, the fastest (H200, fp16 2x16x2048, forward + backward,
+# ms, against torch's flash kernel's 2.02 and causal 1.28): dK/dV 32x128 w8 s2 with dQ 64x64
+# w4 s2 2.20, causal 1.40 (the general kernels 4.49 and 2.79; both at 64x64 w4 s2 2.29 and
+# 1.51; one stage 3.07 and 1.79; dQ at 64x32 2.51 and 1.60).
 WHOLE_BACKWARD = {
     "cuda": {(64, False): ((32, 128, {"num_warps": 4, "num_stages": 3}), None),
              (64, True): ((64, 64, {"num_warps": 4, "num_stages": 3}), None),
              (128, False): ((64, 64, {"num_warps": 4, "num_stages": 2}),
                             (64, 64, {"num_warps": 4, "num_stages": 2})),
              (128, True): ((64, 64, {"num_warps": 4, "num_stages": 2}),
+                           (64, 64, {"num_warps": 4, "num_stages": 2})),
+             (256, False): ((32, 128, {"num_warps": 8, "num_stages": 2}),
+                            (64, 64, {"num_warps": 4, "num_stages": 2})),
+             (256, True): ((32, 128, {"num_warps": 8, "num_stages": 2}),
                            (64, 64, {"num_warps": 4, "num_stages": 2}))},
     "cpu": {(E, causal): ((32, 64, {}), (64, 32, {}))
-            for E in (64, 128) for causal in (False, True)},
+            for E in (64, 128, 256) for causal in (False, True)},
 }  # fmt: skip
+# Head dims above which a backward program holds the gradients of half the head dim (the
+# kernels' HALF): the other half's products it needs for the scores it computes again, 1.5x the
+# products, but its accumulators are those of a head dim of 128, which the whole-block kernels
+# hold without spilling, where the general kernels' at 256 spilled at every tile.
+HALVES_ABOVE = 128
