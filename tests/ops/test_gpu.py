@@ -2,6 +2,8 @@
 the GPU, against torch on float64 copies, and the Llama-style model's step through the switch."""
 
 import importlib
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -420,3 +422,45 @@ def test_direct_calls_compiled_on_cuda(on_gpu):
     assert_matches(out, expected.float(), 4, normwise=True)
     for g, e in zip(grads, expected_grads, strict=True):
         assert_matches(g, e.float(), 4, normwise=True)
+
+
+_OUTSIDE = """
+import torch, naiad.ops as ops
+from naiad.ops.nn.embedding import embedding_dense_backward
+weight = torch.randn(10, 4, device="cuda", requires_grad=True)
+logp = torch.randn(4, 10, device="cuda").log_softmax(1)
+at = torch.tensor({indices}, device="cuda")
+try:
+    result = {call}
+    torch.cuda.synchronize()
+    print("no error")
+except Exception as error:  # torch's at the synchronization, or a launch's after it
+    print("raised:", type(error).__name__, error)
+"""
+
+
+@pytest.mark.parametrize(
+    "call, indices, message",
+    [
+        ("ops.embedding(weight, at)", [1, 10], "index out of range in self"),
+        ("embedding_dense_backward(torch.ones(2, 4, device='cuda'), at, 10, -1, False)",
+         [1, -1], "index out of range in self"),
+        ("ops.nll_loss(logp, at)", [0, 1, 2, 10], "Target out of bounds"),
+        ("ops.cross_entropy(logp, at, reduction='none')", [0, -5, 2, 3], "Target out of bounds"),
+        ("ops.index_select(weight, 0, at)", [3, 10], "index out of range in self"),
+        ("ops.scatter_add(weight, 0, at[:, None].expand(2, 4), weight[:2])", [0, -11],
+         "index out of bounds"),
+    ],
+)  # fmt: skip
+def test_indices_outside_stop_the_kernel_on_cuda(call, indices, message, on_gpu):
+    """On a GPU the kernels reading by index assert their range (index_range.checked_in_kernel)
+    as torch's do: the device prints the kernel's message, and the next synchronization raises
+    CUDA's device-side assert error (or a launch after it CUDA_ERROR_ASSERT). Run apart: the
+    process's CUDA context is lost."""
+    code = _OUTSIDE.format(indices=indices, call=call)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300)  # fmt: skip
+    printed = done.stdout + done.stderr
+    assert "raised:" in done.stdout, printed
+    assert "device-side assert" in done.stdout or "CUDA_ERROR_ASSERT" in done.stdout, printed
+    assert message in printed, printed

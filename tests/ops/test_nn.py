@@ -157,3 +157,36 @@ def test_indices_outside_their_operand_raise_torchs_errors(gen, interpreted):
             call(F)
     ignored = torch.tensor([0, 1, 2, -100, 1])
     assert_matches(ops.nll_loss(logp, ignored), F.nll_loss(logp, ignored))
+
+
+@pytest.mark.parametrize("where", ["interpreter", "cpu"])
+def test_kernels_assert_their_indices_where_a_gpu_checks(where, gen, monkeypatch):
+    """Where the kernels check their indices (index_range.checked_in_kernel: on a GPU), the
+    host does not, and the kernels' device asserts, launched on, stop an index outside its
+    operand; indices inside give the same values as torch's. Made here by saying CPU tensors
+    are checked so, on both CPU back ends."""
+    from naiad import knobs
+    from naiad.ops import index_range
+
+    monkeypatch.setattr(index_range, "checked_in_kernel", lambda indices: True)
+    logp = torch.log_softmax(make((70, 3), torch.float32, gen), 1)
+    labels = torch.randint(0, 3, (70,), generator=gen)
+    weight = make((10, 4), torch.float32, gen)
+    x = make((6, 5), torch.float32, gen)
+    rows = torch.tensor([[0, 5, 2], [4, 1, 3]])
+    calls = [
+        (lambda t: ops.nll_loss(logp, t), lambda t: F.nll_loss(logp, t), labels, 3),
+        (lambda t: ops.nll_loss(logp, t, reduction="none"),
+         lambda t: F.nll_loss(logp, t, reduction="none"), labels, 3),
+        (lambda t: ops.embedding(weight, t), lambda t: F.embedding(t, weight), rows, 10),
+        (lambda t: ops.index_select(x, 0, t), lambda t: x.index_select(0, t), rows[0], 6),
+        (lambda t: ops.gather(x, 0, t), lambda t: x.gather(0, t), rows, 6),
+        (lambda t: ops.scatter(x, 0, t, x), lambda t: x.scatter(0, t, x), rows[:, :1], 6),
+    ]  # fmt: skip
+    with knobs.override(NAIAD_BACKEND=where):
+        for ours, theirs, inside, bound in calls:
+            assert_matches(ours(inside), theirs(inside))
+            outside = inside.clone()
+            outside.view(-1)[-1] = bound
+            with pytest.raises(AssertionError, match="out of|Target"):
+                ours(outside)

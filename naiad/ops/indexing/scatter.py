@@ -18,10 +18,10 @@ import torch
 
 from ... import language as tl
 from ...runtime.jit import jit
+from .. import index_range
 from ..allocate import written_to
 from ..convert import to
 from ..dtypes import Unsupported, tl_dtype
-from ..index_range import first_out_of_range
 from ..reduce.launch import accumulator
 from ..reduce.rows import normalized_dims
 from ..registry import aten
@@ -54,7 +54,9 @@ def _scatter_kernel(index, src, out, n, n1, n2, n3, D, alpha,
     c1 = rest % n1
     c0 = rest // n1
     j = tl.load(index + c0 * si0 + c1 * si1 + c2 * si2 + c3 * si3, mask=mask, other=0)
-    j = j.to(tl.int64) if WIDE else j.to(tl.int32)  # checked within [-D, D) before the launch
+    # within [-D, D): checked before the launch, or here where launched so (index_range.py)
+    tl.device_assert((j >= -D) & (j < D), "index out of bounds")
+    j = j.to(tl.int64) if WIDE else j.to(tl.int32)
     j = tl.where(j < 0, j + D, j)
     v = tl.load(src + c0 * ss0 + c1 * ss1 + c2 * ss2 + c3 * ss3, mask=mask)
     target = out + c0 * so0 + c1 * so1 + c2 * so2 + j * so3
@@ -110,7 +112,7 @@ def _scatter_into(out, dim, index, src, accumulate, alpha=1):
         raise Unsupported(f"scatter over {rank} dims")
     d = out.shape[dim] if out.dim() else 1
     _check_shapes(out, dim, index, src)
-    if first_out_of_range(index, -d, d) is not None:
+    if index_range.outside_on_host(index, -d, d) is not None:
         raise RuntimeError(f"index out of bounds for dimension {dim} with size {d}")
     src = src.to(out.dtype) if src.dtype != out.dtype and not accumulate else src
     i4, s4, o4 = (_four_dims(t, dim) for t in (index, src, out))
@@ -129,8 +131,9 @@ def _scatter_into(out, dim, index, src, accumulate, alpha=1):
         grid = ((n + _BLOCK - 1) // _BLOCK,)
         wide = max(n, *(_span(t) for t in (i4, s4, o4))) >= 2**31
         _scatter_kernel[grid](
-            i4, s4, o4, n, n1, n2, n3, d, alpha, *strides, accumulate, _BLOCK, wide
-        )
+            i4, s4, o4, n, n1, n2, n3, d, alpha, *strides, accumulate, _BLOCK, wide,
+            **index_range.kernel_checks(index),
+        )  # fmt: skip
     return out
 
 

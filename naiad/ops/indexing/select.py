@@ -3,7 +3,8 @@
 Both see the operand as (outer, D, inner) around the indexed dim and the result as
 (outer, K, inner); result[o, k, i] = x[o, index[o, k, i], i], where index_select's index is one
 vector (strides 0 along outer and inner). Each program copies a block of one (o, k) row.
-Negative indices count from the end, as torch's; out-of-range ones raise IndexError.
+Negative indices count from the end, as torch's; out-of-range ones raise IndexError (on a GPU,
+the kernel's device assert: index_range.checked_in_kernel).
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ import torch
 
 from ... import language as tl
 from ...runtime.jit import jit
+from .. import index_range
 from ..allocate import written_to
 from ..dtypes import tl_dtype
-from ..index_range import check_index_dtype, first_out_of_range
 from ..reduce.rows import normalized_dims
 from ..registry import aten, composite
 from .row_blocks import blocks_and_grid, row_block
@@ -31,6 +32,7 @@ def _take_kernel(x, index, out, K, D, INNER, s_xo, s_xd, s_xi, s_no, s_nk, s_ni,
     o = row // K
     k = row % K
     j = tl.load(index + o * s_no + k * s_nk + i * s_ni, mask=mask, other=0).to(tl.int64)
+    tl.device_assert((j >= -D) & (j < D), "index out of range in self")  # where launched so
     j = tl.where(j < 0, j + D, j)
     v = tl.load(x + o * s_xo + j * s_xd + i * s_xi, mask=mask)
     tl.store(out + row * INNER + i, v, mask=mask)
@@ -39,16 +41,17 @@ def _take_kernel(x, index, out, K, D, INNER, s_xo, s_xd, s_xi, s_no, s_nk, s_ni,
 def _take(x, dim, index3, shape):
     """x read at index3 ((outer, K, inner), strides allowed) along `dim`, shaped `shape`."""
     tl_dtype(x.dtype)
-    check_index_dtype(index3, "the index")
+    index_range.check_index_dtype(index3, "the index")
     outer, k, inner = index3.shape
     d = x.shape[dim] if x.dim() else 1
-    if first_out_of_range(index3, -d, d) is not None:
+    if index_range.outside_on_host(index3, -d, d) is not None:
         raise IndexError(f"index out of range in self (size {d} along dim {dim})")
     x3 = x.reshape(outer, d, inner)
     out = torch.empty(outer, k, inner, dtype=x.dtype, device=x.device)
     if out.numel():
         block, grid = blocks_and_grid(outer * k, inner)
-        _take_kernel[grid](x3, index3, out, k, d, inner, *x3.stride(), *index3.stride(), block)
+        _take_kernel[grid](x3, index3, out, k, d, inner, *x3.stride(), *index3.stride(), block,
+                           **index_range.kernel_checks(index3))  # fmt: skip
     return out.view(shape)
 
 

@@ -8,10 +8,10 @@ import torch
 
 from ... import language as tl
 from ...runtime.jit import jit
+from .. import index_range
 from ..allocate import empty
 from ..convert import to
 from ..dtypes import Unsupported, tl_dtype
-from ..index_range import check_index_dtype, first_out_of_range
 from ..kept import KeptTable
 from ..registry import aten
 
@@ -20,10 +20,20 @@ __all__ = ["embedding"]
 _ROWS = 16
 
 
-@jit(do_not_specialize=["R", "D"])
-def _gather_rows(weight, indices, out, R, D, s_w, ROWS: tl.constexpr, BLOCK_D: tl.constexpr):
-    r = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+@jit
+def _rows_of(indices, r, R, N):
+    """The indices of rows `r` (0 past R), each asserted a row of the N (a device assert,
+    compiled where the launch asks: index_range.checked_in_kernel)."""
     index = tl.load(indices + r, mask=r < R, other=0).to(tl.int64)
+    tl.device_assert((index >= 0) & (index < N), "index out of range in self")
+    return index
+
+
+@jit(do_not_specialize=["R", "D"])
+def _gather_rows(weight, indices, out, R, D, N, s_w, ROWS: tl.constexpr,
+                 BLOCK_D: tl.constexpr):  # fmt: skip
+    r = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
+    index = _rows_of(indices, r, R, N)
     for begin in range(0, D, BLOCK_D):
         d = begin + tl.arange(0, BLOCK_D)
         mask = (r[:, None] < R) & (d[None, :] < D)
@@ -32,9 +42,9 @@ def _gather_rows(weight, indices, out, R, D, s_w, ROWS: tl.constexpr, BLOCK_D: t
 
 
 @jit(do_not_specialize=["R", "D", "padding"])
-def _add_rows(grad, indices, out, R, D, padding, ROWS: tl.constexpr, BLOCK_D: tl.constexpr):
+def _add_rows(grad, indices, out, R, D, N, padding, ROWS: tl.constexpr, BLOCK_D: tl.constexpr):
     r = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
-    index = tl.load(indices + r, mask=r < R, other=0).to(tl.int64)
+    index = _rows_of(indices, r, R, N)
     keep = (r < R) & (index != padding)
     for begin in range(0, D, BLOCK_D):
         d = begin + tl.arange(0, BLOCK_D)
@@ -59,9 +69,9 @@ def _add_rows_in_order(grad, indices, out, R, D, padding, BLOCK_D: tl.constexpr)
 
 
 def _check_rows(indices, rows: int) -> None:
-    """torch's error for an index that is no row of the weight (index_range.py): a GPU would
-    read, and the backward add into, memory past the weight's."""
-    if first_out_of_range(indices, 0, rows) is not None:
+    """torch's error for an index that is no row of the weight (index_range.py; on a GPU the
+    kernels assert): a kernel would read, and the backward add into, memory past the weight's."""
+    if index_range.outside_on_host(indices, 0, rows) is not None:
         raise IndexError("index out of range in self")
 
 
@@ -81,8 +91,8 @@ def _gather_launch(weight, flat, out):
         return None
     grid = ((r + _ROWS - 1) // _ROWS,)
     return _gather_rows.bind_launch(
-        ("weight", "indices", "out"), grid, weight, flat, out, r, d, weight.stride(0), _ROWS,
-        _block_d(d),
+        ("weight", "indices", "out"), grid, weight, flat, out, r, d, weight.shape[0],
+        weight.stride(0), _ROWS, _block_d(d), **index_range.kernel_checks(flat),
     )  # fmt: skip
 
 
@@ -97,7 +107,7 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
         tl_dtype(weight.dtype)
         if weight.dim() != 2 or weight.stride(1) != 1:
             raise Unsupported("embedding of a weight with strided rows")
-        check_index_dtype(indices, "embedding's indices")  # (the key holds the dtype)
+        index_range.check_index_dtype(indices, "embedding's indices")  # (the key holds the dtype)
     _check_rows(indices, weight.shape[0])
     flat = indices if indices.is_contiguous() else indices.contiguous()  # read as flat
     out = empty((*indices.shape, weight.shape[1]), weight.dtype, weight.device)
@@ -141,5 +151,6 @@ def _add_launch(grad, flat, total, padding_idx):
         )
     grid = ((r + _ROWS - 1) // _ROWS,)
     return _add_rows.bind_launch(
-        varying, grid, grad, flat, total, r, d, padding_idx, _ROWS, _block_d(d)
-    )
+        varying, grid, grad, flat, total, r, d, total.shape[0], padding_idx, _ROWS, _block_d(d),
+        **index_range.kernel_checks(flat),
+    )  # fmt: skip

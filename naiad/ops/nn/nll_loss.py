@@ -16,9 +16,9 @@ import torch
 
 from ... import language as tl
 from ...runtime.jit import jit
+from .. import index_range
 from ..allocate import empty, written_to
 from ..dtypes import Unsupported, tl_dtype
-from ..index_range import first_out_of_range
 from ..kept import KeptTable
 from ..reduce import sum as _sum
 from ..registry import aten
@@ -32,20 +32,23 @@ NONE, MEAN, SUM = 0, 1, 2  # ATen's reduction codes
 
 
 @jit
-def _samples(labels, first, N, ignore, BLOCK: tl.constexpr):
+def _samples(labels, first, N, C, ignore, BLOCK: tl.constexpr):
     """(i, inside, valid, t) of the block of samples from `first`: inside where i < N, valid
-    where also the target is not `ignore`, t the target (0 where not valid)."""
+    where also the target is not `ignore`, t the target (0 where not valid), each valid one
+    asserted a class of the C (a device assert, compiled where the launch asks:
+    index_range.checked_in_kernel)."""
     i = first + tl.arange(0, BLOCK)
     inside = i < N
     t = tl.load(labels + i, mask=inside, other=ignore)
     valid = inside & (t != ignore)
+    tl.device_assert(~valid | ((t >= 0) & (t < C)), "Target out of bounds")
     return i, inside, valid, tl.where(valid, t, 0)
 
 
 @jit(do_not_specialize=["N", "ignore"])
-def _gather_kernel(x, labels, weight, loss, picked, N, s_n, s_c, ignore,
+def _gather_kernel(x, labels, weight, loss, picked, N, C, s_n, s_c, ignore,
                    HAS_WEIGHT: tl.constexpr, ACC: tl.constexpr, BLOCK: tl.constexpr):  # fmt: skip
-    i, inside, valid, t = _samples(labels, tl.program_id(0) * BLOCK, N, ignore, BLOCK)
+    i, inside, valid, t = _samples(labels, tl.program_id(0) * BLOCK, N, C, ignore, BLOCK)
     v = tl.load(x + i * s_n + t * s_c, mask=valid, other=0).to(ACC)
     if HAS_WEIGHT:
         w = tl.load(weight + t, mask=valid, other=0).to(ACC)
@@ -56,7 +59,7 @@ def _gather_kernel(x, labels, weight, loss, picked, N, s_n, s_c, ignore,
 
 
 @jit(do_not_specialize=["ignore"])
-def _loss_kernel(x, labels, weight, loss, total, N, s_n, s_c, ignore, MEAN: tl.constexpr,
+def _loss_kernel(x, labels, weight, loss, total, N, C, s_n, s_c, ignore, MEAN: tl.constexpr,
                  HAS_WEIGHT: tl.constexpr, ACC: tl.constexpr, BLOCK: tl.constexpr):  # fmt: skip
     """One program over every sample: `total` = the sum of the valid samples' weights, `loss`
     = the sum of -weight * x[i, t] over them (divided by `total` for the MEAN), each stored
@@ -64,7 +67,7 @@ def _loss_kernel(x, labels, weight, loss, total, N, s_n, s_c, ignore, MEAN: tl.c
     losses = tl.zeros([BLOCK], ACC)
     weights = tl.zeros([BLOCK], ACC)
     for first in range(0, N, BLOCK):
-        i, _, valid, t = _samples(labels, first, N, ignore, BLOCK)
+        i, _, valid, t = _samples(labels, first, N, C, ignore, BLOCK)
         v = tl.load(x + i * s_n + t * s_c, mask=valid, other=0).to(ACC)
         if HAS_WEIGHT:
             w = tl.load(weight + t, mask=valid, other=0).to(ACC)
@@ -86,7 +89,7 @@ def _grad_kernel(grad, labels, weight, out, N, C, s_g, ignore, total, MEAN: tl.c
                  BLOCK_C: tl.constexpr):  # fmt: skip
     """The (N, C) gradient, contiguous, a ROWS x BLOCK_C tile a program: each row's one
     nonzero, -weight * grad (/ total for the MEAN) at its target, and zeros."""
-    i, inside, valid, t = _samples(labels, tl.program_id(0) * ROWS, N, ignore, ROWS)
+    i, inside, valid, t = _samples(labels, tl.program_id(0) * ROWS, N, C, ignore, ROWS)
     g = tl.load(grad + i * s_g, mask=valid, other=0).to(ACC)
     w = tl.load(weight + t, mask=valid, other=0).to(ACC) if HAS_WEIGHT else 1.0
     result = -w * g
@@ -117,7 +120,7 @@ def _as_rows(input, target, weight, ignore_index):
             f"weight tensor should be defined either for all {classes} classes or no classes "
             f"but got weight tensor of shape: {list(weight.shape)}"
         )
-    outside = first_out_of_range(target, 0, classes, ignore_index)
+    outside = index_range.outside_on_host(target, 0, classes, ignore_index)
     if outside is not None:
         raise IndexError(f"Target {outside} is out of bounds.")
     if not target.is_contiguous():  # a column of a label table was read as its first items
@@ -150,7 +153,8 @@ def _one_program_loss(x, t, weight, reduction, ignore_index, dtype):
         acc = tl_dtype(torch.float64 if x.dtype == torch.float64 else torch.float32)
         launch = _LAUNCHES.put(key, _loss_kernel.bind_launch(
             ("x", "labels", "weight", "loss", "total"), (1,), x, t, w, loss, total, n,
-            *x.stride(), ignore_index, reduction == MEAN, weight is not None, acc, block,
+            x.shape[1], *x.stride(), ignore_index, reduction == MEAN, weight is not None, acc,
+            block, **index_range.kernel_checks(t),
         ))  # fmt: skip
     launch(x, t, w, loss, total)
     return loss, total
@@ -170,8 +174,8 @@ def nll_loss_forward(input, target, weight, reduction, ignore_index, *, output=N
     if n:
         w = weight if weight is not None else x
         _gather_kernel[((n + _BLOCK - 1) // _BLOCK,)](
-            x, t, w, losses, picked, n, *x.stride(), ignore_index, weight is not None,
-            tl_dtype(acc), _BLOCK,
+            x, t, w, losses, picked, n, x.shape[1], *x.stride(), ignore_index,
+            weight is not None, tl_dtype(acc), _BLOCK, **index_range.kernel_checks(t),
         )  # fmt: skip
     total = _sum(picked).to(input.dtype)
     if reduction == NONE:
@@ -218,6 +222,7 @@ def _grad_launch(g, t, w, out, total, reduction, ignore_index, has_weight):
     return _grad_kernel.bind_launch(
         ("grad", "labels", "weight", "out", "total"), grid, g, t, w, out, n, c, s_g,
         ignore_index, total, reduction == MEAN, has_weight, acc, rows, block_c,
+        **index_range.kernel_checks(t),
     )  # fmt: skip
 
 
