@@ -2,6 +2,7 @@
 the GPU, against torch on float64 copies, and the Llama-style model's step through the switch."""
 
 import importlib
+import os
 import subprocess
 import sys
 
@@ -458,8 +459,9 @@ def test_indices_outside_stop_the_kernel_on_cuda(call, indices, message, on_gpu)
     CUDA's device-side assert error (or a launch after it CUDA_ERROR_ASSERT). Run apart: the
     process's CUDA context is lost."""
     code = _OUTSIDE.format(indices=indices, call=call)
+    compiled = {**os.environ, "NAIAD_BACKEND": "auto"}  # as `on_gpu`, whatever the tests run by
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=300)  # fmt: skip
+                          timeout=300, env=compiled)  # fmt: skip
     printed = done.stdout + done.stderr
     assert "raised:" in done.stdout, printed
     assert "device-side assert" in done.stdout or "CUDA_ERROR_ASSERT" in done.stdout, printed
