@@ -188,5 +188,5 @@ def test_kernels_assert_their_indices_where_a_gpu_checks(where, gen, monkeypatch
             assert_matches(ours(inside), theirs(inside))
             outside = inside.clone()
             outside.view(-1)[-1] = bound
-            with pytest.raises(AssertionError, match="out of|Target"):
+            with pytest.raises(AssertionError, match=r"out of|Target"):
                 ours(outside)

@@ -64,11 +64,9 @@ def _inputs(gen, dtype, H, HK, L, S, E):
 
 def _at_the_gpu_tiles(monkeypatch, E, causal):
     """The CPU's tables set to the GPU's tiles (flash._WHOLE, _WHOLE_BACKWARD, _WHOLE_ROTATED)
-    for head dim E, so that the CPU back ends run the kernels a Hopper GPU runs (the general
-    forward where the GPU's table has no whole-block one)."""
-    if (E, causal) in flash._WHOLE["cuda"]:
-        block_m, block_n, _ = flash._WHOLE["cuda"][(E, causal)]
-        monkeypatch.setitem(flash._WHOLE["cpu"], (E, causal), (block_m, block_n, {}))
+    for head dim E, so that the CPU back ends run the kernels a Hopper GPU runs."""
+    block_m, block_n, _ = flash._WHOLE["cuda"][(E, causal)]
+    monkeypatch.setitem(flash._WHOLE["cpu"], (E, causal), (block_m, block_n, {}))
     tiles = tuple(
         None if t is None else (*t[:2], {}) for t in flash._WHOLE_BACKWARD["cuda"][(E, causal)]
     )
@@ -196,8 +194,8 @@ def test_whole_blocks_rotated_compiled(gen, compiled, copies, monkeypatch):
 
 
 def test_which_calls_take_whole_blocks(gen, copies):
-    """Half precision, head dims 64 and 128, lengths the tiles divide, no mask, and a causal
-    diagonal inside the keys; the rest takes the general kernel."""
+    """Half precision, head dims 64, 128 and 256, lengths the tiles divide, no mask, and a
+    causal diagonal inside the keys; the rest takes the general kernel."""
     half = [torch.empty(1, 2, 128, 64, dtype=torch.float16) for _ in "qkv"]
     assert _kernel(*half, causal=True) is attention_forward_whole
     wide = [t.float() for t in half]
@@ -206,10 +204,12 @@ def test_which_calls_take_whole_blocks(gen, copies):
     assert _kernel(*long_q, causal=False) is attention_forward_whole
     assert _kernel(*long_q, causal=True) is not attention_forward_whole  # L > S
     assert attention_dkdv_whole not in _backward_kernels(*long_q, causal=True)
-    for E in (32, 96, 256):
+    for E in (32, 96):
         other = [torch.empty(1, 2, 128, E, dtype=torch.float16) for _ in "qkv"]
         assert _kernel(*other, causal=False) is not attention_forward_whole
-    assert _backward_kernels(*other, causal=False) == [attention_dkdv_whole, attention_dq_whole]
+    wide = [torch.empty(1, 2, 128, 256, dtype=torch.float16) for _ in "qkv"]
+    assert _kernel(*wide, causal=False) is attention_forward_whole
+    assert _backward_kernels(*wide, causal=False) == [attention_dkdv_whole, attention_dq_whole]
     ragged = [torch.empty(1, 2, n, 64, dtype=torch.float16) for n in (100, 37, 37)]
     assert _kernel(*ragged, causal=False) is attention_forward_whole  # any length
     assert _backward_kernels(*ragged, causal=False) == [attention_dkdv_whole, attention_dq_whole]

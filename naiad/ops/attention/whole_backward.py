@@ -1,6 +1,5 @@
-"""Attention's backward by whole blocks (the problems whole_blocks.py's forward takes, and head
-dims of 256, whose forward is the general one): dK/dV and dQ as backward.py computes them,
-without its guards but at the last block of a length.
+"""Attention's backward by whole blocks (the problems whole_blocks.py's forward takes): dK/dV
+and dQ as backward.py computes them, without its guards but at the last block of a length.
 
 Every tile is read and every gradient written through host tensor descriptors of the tensors'
 heads (B * heads, length, E), so on Hopper each loop's operand tiles are tensor copies into

@@ -1,5 +1,5 @@
 """Attention's forward by whole blocks: contiguous batched q, k, v of any lengths, no mask
-given, head dims of one block (64 or 128), half precision. Every key block but the last is
+given, head dims of one block (64, 128 or 256), half precision. Every key block but the last is
 whole, so the loop over them needs none of the general kernel's (forward.py) guards: this
 kernel is the shortest form of the flash forward, whose sm_90a loop is that of
 examples/06_fused_attention.py (the attention tutorial, which runs at Triton's speed on an

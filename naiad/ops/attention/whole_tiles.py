@@ -25,13 +25,19 @@ __all__ = [
 # 64x64 blocks of 4 warps (ms): D64 0.209 -> 0.195 (s3), D128 0.336 -> 0.319; smaller blocks
 # leave less of the diagonal masked and a shorter last wave. D128 causal takes three stages:
 # 0.331 -> 0.319 ms at 2x16x4096, 0.066 -> 0.059 at 4x16x1024 (a later sweep of both lengths).
+# D256 (fp16 2x16x2048 and 2x16x4096, against torch's flash kernel's 0.456 and 1.715 ms, causal
+# 0.301 and 0.987): 128x64 with 8 warps and two stages, 0.290 and 0.974 ms, causal 0.217 and
+# 0.590, of the tiles that compile for sm_90a without spills in shared memory (64x64 w4 s3
+# 0.338 / 1.147; 128x32 w8 s3 0.361 / 1.232; the general kernel 0.460 / 1.580).
 WHOLE = {
     "cuda": {(64, False): (128, 64, {"num_warps": 4, "num_stages": 3}),
              (64, True): (64, 64, {"num_warps": 4, "num_stages": 3}),
              (128, False): (128, 128, {"num_warps": 8, "num_stages": 3}),
-             (128, True): (64, 64, {"num_warps": 4, "num_stages": 3})},
+             (128, True): (64, 64, {"num_warps": 4, "num_stages": 3}),
+             (256, False): (128, 64, {"num_warps": 8, "num_stages": 2}),
+             (256, True): (128, 64, {"num_warps": 8, "num_stages": 2})},
     "cpu": {(E, causal): (64, 64, {}) if E == 64 else (64, 32, {})
-            for E in (64, 128) for causal in (False, True)},
+            for E in (64, 128, 256) for causal in (False, True)},
 }  # fmt: skip
 # Keys up to which the forward takes WHOLE_SHORT's tiles where it has some. A short walk (few key
 # blocks a program) repays its prologue and epilogue (Q's copy, the rings' filling, the output's
