@@ -246,3 +246,26 @@ def test_softmax_of_integers_raises_unless_cast(interpreted):
         with pytest.raises(NotImplementedError, match=r"not implemented for torch\.int64"):
             fn(x, 0)
     assert_matches(ops.softmax(x, 0, dtype=torch.float32), torch.softmax(x.float(), 0))
+
+
+@pytest.mark.parametrize("where", ["interpreter", "cpu"])
+def test_long_rows_rescale_their_sum_as_the_max_grows(where, gen):
+    """Rows longer than a block take the max and the sum of exponentials in one pass, the sum
+    rescaled whenever a later block raises the max (reduce/kernels.row_max_sum_exp): a row
+    rising block by block past exp's range, -inf leading blocks, a row all -inf, a NaN and a
+    +inf in a later block give torch's softmax, log_softmax and logsumexp."""
+    from naiad import knobs
+
+    n = 2500  # three blocks of the CPU's 1024 lanes
+    x = make((7, n), torch.float32, gen, -3, 3)
+    x[0] += torch.linspace(0, 400, n)  # exp of the first block's max overflows at the last's
+    x[1, :1500] = float("-inf")
+    x[2] = float("-inf")
+    x[3, 2000] = float("nan")
+    x[4, 2100] = float("inf")
+    x[5] -= torch.linspace(0, 400, n)  # the max in the first block, the rest underflowing
+    with knobs.override(NAIAD_BACKEND=where):
+        for ours, theirs in ((ops.softmax, torch.softmax), (ops.log_softmax, torch.log_softmax),
+                             (ops.logsumexp, torch.logsumexp)):  # fmt: skip
+            expected = theirs(x.double(), 1).float()
+            torch.testing.assert_close(ours(x, 1), expected, rtol=1e-5, atol=1e-6, equal_nan=True)

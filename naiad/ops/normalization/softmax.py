@@ -3,9 +3,9 @@ _log_softmax and their _backward_data ops), from row kernels over the (M, N) vie
 last (reduce/rows.py).
 
 The forward holds whole rows in one tile where they fit (one read, one exp per element); longer
-rows take three passes: the max, the sum of exp(x - max), then exp(x - max) / sum or
-x - max - log(sum). A row of -inf gives NaN, as in torch. The backward's first pass is the row's
-dot product of grad and output.
+rows take two passes: the max and the sum of exp(x - max) together (the sum rescaled as the max
+grows), then exp(x - max) / sum or x - max - log(sum). A row of -inf gives NaN, as in torch.
+The backward's first pass is the row's dot product of grad and output.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from ..allocate import empty
 from ..differentiable import apply
 from ..dtypes import tl_dtype
 from ..kept import KeptTable
-from ..reduce.kernels import _max, _row_max, _row_sum_exp, _rows
+from ..reduce.kernels import _max, _rows, row_max_sum_exp
 from ..reduce.launch import accumulator, blocks, launch_rows
 from ..reduce.rows import as_rows, normalized_dims
 from ..registry import aten
@@ -69,10 +69,10 @@ def softmax_kernel(x, out, M, N, s_m, s_n, s_out, LOG: tl.constexpr, COMPUTE: tl
 def _softmax_long_rows(x, out, rows, row_mask, N, s_m, s_n, LOG: tl.constexpr,
                        COMPUTE: tl.constexpr, BLOCK_M: tl.constexpr,
                        BLOCK_N: tl.constexpr):  # fmt: skip
-    """Rows longer than a tile: the max, then the sum of exponentials, then the output."""
-    peak = _row_max(x, rows, row_mask, N, s_m, s_n, COMPUTE, BLOCK_M, BLOCK_N)
-    row_shift = tl.where(peak == float("-inf"), 0.0, peak)
-    sums = _row_sum_exp(x, rows, row_mask, N, s_m, s_n, row_shift, COMPUTE, BLOCK_M, BLOCK_N)
+    """Rows longer than a tile: the max and the sum of exponentials in one pass, then the
+    output."""
+    _, row_shift, sums = row_max_sum_exp(x, rows, row_mask, N, s_m, s_n, COMPUTE, BLOCK_M,
+                                         BLOCK_N)  # fmt: skip
     shift = row_shift[:, None]
     total = sums[:, None]
     for begin in range(0, N, BLOCK_N):

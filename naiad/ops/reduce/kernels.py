@@ -4,7 +4,7 @@ walking the row in chunks of BLOCK_N with one accumulator per lane, then folds t
 One kernel serves sum, prod, max, min, all, any, mean and the 1, 2 and inf norms (OP picks the
 element transform, the combine and the finish at compile time); one keeps (value, index) pairs
 for max/min with indices and argmax/argmin; one makes the two passes of var/std (mean, then the
-squared deviations, which keeps fp32 accurate); one the two of logsumexp. Accumulators are
+squared deviations, which keeps fp32 accurate); one logsumexp's, in one pass. Accumulators are
 fp32 for fp16/bf16 (COMPUTE), as ATen's. Scalars are not specialized on (a new value must not
 cost a compile); counts and strides are, as any argument (a multiple of 16, 1, or neither): a
 stride of 1 and a row length that is a multiple of 16 make the row's loads vectors.
@@ -293,30 +293,27 @@ def moments_kernel(x, var, mean, M, N, s_m, s_n, s_out, correction, SQRT: tl.con
 
 
 @jit
-def _row_max(x, rows, row_mask, N, s_m, s_n, COMPUTE: tl.constexpr, BLOCK_M: tl.constexpr,
-             BLOCK_N: tl.constexpr):  # fmt: skip
-    """The max of each of `rows` (NaN where the row has one; -inf where N == 0)."""
-    top = tl.full([BLOCK_M, BLOCK_N], float("-inf"), COMPUTE)
-    for begin in range(0, N, BLOCK_N):
-        cols = begin + tl.arange(0, BLOCK_N)
-        mask = row_mask[:, None] & (cols[None, :] < N)
-        v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=float("-inf"))
-        top = tl.maximum(top, v.to(COMPUTE), propagate_nan=_NAN)
-    return tl.reduce(top, 1, _max)
-
-
-@jit
-def _row_sum_exp(x, rows, row_mask, N, s_m, s_n, shift, COMPUTE: tl.constexpr,
-                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):  # fmt: skip
-    """sum(exp(x[m, :] - shift[m])) of each of `rows`. logsumexp and the long-row softmax
-    make these two passes (_row_max, then this one)."""
+def row_max_sum_exp(x, rows, row_mask, N, s_m, s_n, COMPUTE: tl.constexpr,
+                    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):  # fmt: skip
+    """(peak, shift, total) of each of `rows`, in one pass: the row's max (NaN where the row has
+    one; -inf where it is all -inf or N == 0), the shift (the max, 0 where it is -inf) and
+    sum(exp(x[m, :] - shift)). The shift follows the max block by block, the lanes' sums
+    rescaled by exp(old shift - new) as it grows (an online softmax's sum): each element is
+    read and exponentiated once, where a pass for the max and a pass for the sum read the row
+    twice. A +inf in the row makes the total NaN (exp(inf - inf)); logsumexp reads the peak."""
+    peak = tl.full([BLOCK_M], float("-inf"), COMPUTE)
+    shift = tl.zeros([BLOCK_M], COMPUTE)
     total = tl.zeros([BLOCK_M, BLOCK_N], COMPUTE)
     for begin in range(0, N, BLOCK_N):
         cols = begin + tl.arange(0, BLOCK_N)
         mask = row_mask[:, None] & (cols[None, :] < N)
         v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=float("-inf"))
-        total += tl.exp(v.to(COMPUTE) - shift[:, None])
-    return tl.sum(total, 1)
+        v = v.to(COMPUTE)
+        peak = tl.maximum(peak, tl.reduce(v, 1, _max), propagate_nan=_NAN)
+        moved = tl.where(peak == float("-inf"), 0.0, peak)
+        total = total * tl.exp(shift - moved)[:, None] + tl.exp(v - moved[:, None])
+        shift = moved
+    return peak, shift, tl.sum(total, 1)
 
 
 @jit
@@ -326,8 +323,7 @@ def logsumexp_kernel(x, out, M, N, s_m, s_n, s_out, COMPUTE: tl.constexpr,
     """out[m] = log(sum(exp(x[m, :]))), shifted by the row's max (-inf rows give -inf)."""
     rows = _rows(BLOCK_M, INDEX64)
     row_mask = rows < M
-    peak = _row_max(x, rows, row_mask, N, s_m, s_n, COMPUTE, BLOCK_M, BLOCK_N)
-    shift = tl.where(tl.abs(peak) == float("inf"), 0.0, peak)
-    total = _row_sum_exp(x, rows, row_mask, N, s_m, s_n, shift, COMPUTE, BLOCK_M, BLOCK_N)
-    result = tl.log(total) + shift
+    peak, shift, total = row_max_sum_exp(x, rows, row_mask, N, s_m, s_n, COMPUTE, BLOCK_M,
+                                         BLOCK_N)  # fmt: skip
+    result = tl.where(peak == float("inf"), peak, tl.log(total) + shift)
     tl.store(out + rows * s_out, result.to(out.dtype.element_ty), mask=row_mask)
