@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 from attention_dropout_reference import drawn_mask
 from attention_dropout_reference import reference as dropout_reference
-from ops_helpers import assert_matches, reference, tiny_llama_model
+from ops_helpers import assert_matches, long_rows_with_extremes, reference, tiny_llama_model
 from varlen_reference import prefix_sums, varlen_reference
 
 import naiad.ops as ops
@@ -80,6 +80,16 @@ def test_norms_and_products_on_cuda(dtype, on_gpu):
     a, m = _cuda(70, 300, dtype=dtype), _cuda(300, 50, dtype=dtype)
     expected = (a.double() @ m.double()).to(dtype)
     assert_matches(ops.mm(a, m), expected, 4 * 300**0.5, normwise=True)
+
+
+def test_long_rows_rescale_their_sum_on_cuda(gen, on_gpu):
+    """softmax, log_softmax and logsumexp over rows longer than a GPU block (one pass for the
+    max and the sum of exponentials) against torch's in float64, extremes included."""
+    x = long_rows_with_extremes(gen, 5000).cuda()
+    for ours, theirs in ((ops.softmax, torch.softmax), (ops.log_softmax, torch.log_softmax),
+                         (ops.logsumexp, torch.logsumexp)):  # fmt: skip
+        expected = theirs(x.double(), 1).float()
+        torch.testing.assert_close(ours(x, 1), expected, rtol=1e-5, atol=1e-6, equal_nan=True)
 
 
 @pytest.mark.parametrize("b_layout", ["W.t", "rows"])

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from ops_helpers import FLOATS, assert_matches, make
+from ops_helpers import FLOATS, assert_matches, long_rows_with_extremes, make
 
 import naiad.language as tl
 import naiad.ops as ops
@@ -256,14 +256,7 @@ def test_long_rows_rescale_their_sum_as_the_max_grows(where, gen):
     +inf in a later block give torch's softmax, log_softmax and logsumexp."""
     from naiad import knobs
 
-    n = 2500  # three blocks of the CPU's 1024 lanes
-    x = make((7, n), torch.float32, gen, -3, 3)
-    x[0] += torch.linspace(0, 400, n)  # exp of the first block's max overflows at the last's
-    x[1, :1500] = float("-inf")
-    x[2] = float("-inf")
-    x[3, 2000] = float("nan")
-    x[4, 2100] = float("inf")
-    x[5] -= torch.linspace(0, 400, n)  # the max in the first block, the rest underflowing
+    x = long_rows_with_extremes(gen)  # three blocks of the CPU's 1024 lanes
     with knobs.override(NAIAD_BACKEND=where):
         for ours, theirs in ((ops.softmax, torch.softmax), (ops.log_softmax, torch.log_softmax),
                              (ops.logsumexp, torch.logsumexp)):  # fmt: skip
