@@ -254,3 +254,35 @@ def test_scans_of_rows_longer_than_a_block(dtype, gen, backend):
     one type per variable in the half-precision dtypes (the interpreter checks it)."""
     x = make((3, 2500), dtype, gen, low=0, high=0.01)
     assert_matches(ops.cumsum(x, 1), reference(torch.cumsum, x, 1), 16, normwise=True)
+
+
+@pytest.mark.parametrize("where", ["interpreter", "cpu"])
+def test_few_long_rows_reduce_in_parts(where, gen, monkeypatch):
+    """Rows too few for the device's parallel units, each reduced in parts and the partials
+    folded by the same reduction (reduce/split_rows.py): every op's value, NaN included, as
+    torch's; integers, booleans and half precision accumulate as unsplit. Made here with 8
+    threads and parts of 16 elements at least."""
+    from naiad import knobs
+    from naiad.ops.reduce import split_rows
+    from naiad.ops.reduce.rows import as_rows
+
+    monkeypatch.setattr(split_rows, "LEAST_PART", 16)
+    x = make((3, 256), torch.float32, gen)
+    x[1, 200] = float("nan")
+    near_one = make((2, 128), torch.float32, gen, 0.9, 1.1)
+    ints, flags = make((2, 96), torch.int32, gen), make((2, 96), torch.bool, gen)
+    half = make((1, 512), torch.float16, gen)
+    with knobs.override(NAIAD_BACKEND=where, NAIAD_NUM_THREADS=8):
+        rows = as_rows(x, [1])
+        assert split_rows.split_parts(rows, x.device) == 4  # 3 rows x 4 parts >= 8 threads
+        for name, (ours, theirs, _, scale) in REDUCTIONS.items():
+            if name in ("var", "std"):  # their own kernel, not split
+                continue
+            operand = near_one if name == "prod" else x
+            expected = reference(theirs, operand, 1, False)
+            assert_matches(ours(operand, 1, False), expected, scale)
+        assert_matches(ops.sum(ints, 1), torch.sum(ints, 1))
+        assert_matches(ops.amax(ints), torch.amax(ints))
+        assert_matches(ops.all(flags, 1), torch.all(flags, 1))
+        assert_matches(ops.any(flags), torch.any(flags))
+        assert_matches(ops.sum(half), reference(torch.sum, half), 4)

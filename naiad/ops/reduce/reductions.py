@@ -18,6 +18,7 @@ from . import kernels as K
 from .grouped import grouped_launch, in_place_groups
 from .launch import accumulator, blocks, launch_rows
 from .rows import AS_IT_LIES, as_rows, copied, normalized_dims
+from .split_rows import split_parts, split_reduction
 
 __all__ = ["all", "amax", "amin", "any", "logsumexp", "mean", "norm", "prod", "sum"]
 
@@ -71,11 +72,15 @@ def _reduce_whole(input, dim, keepdim, op, result_dtype, init, out, key):
     else:  # allocated in its final shape: no view to make after the launch
         target = empty(rows.shape(keepdim), result_dtype, input.device)
     compute = _compute(input.dtype, result_dtype, op)
-    # MAX_BLOCK_N lanes: the CPU reduces each block in the loop (launch.ACCUMULATOR_BLOCK_N);
-    # a row that fits one block is read without the loop (WHOLE)
-    whole = input.device.type == "cpu" and blocks(rows.M, rows.N, input.device)[1] >= rows.N
-    launch = launch_rows(K.reduce_kernel, rows, [target], [], compute, True, INIT=init, OP=op,
-                         WHOLE=whole)  # fmt: skip
+    parts = split_parts(rows, input.device)
+    if parts > 1:  # few long rows, each reduced in parts over more programs (split_rows.py)
+        launch = split_reduction(rows, parts, target, compute, INIT=init, OP=op)
+    else:
+        # MAX_BLOCK_N lanes: the CPU reduces each block in the loop (ACCUMULATOR_BLOCK_N); a
+        # row that fits one block is read without the loop (WHOLE)
+        whole = input.device.type == "cpu" and blocks(rows.M, rows.N, input.device)[1] >= rows.N
+        launch = launch_rows(K.reduce_kernel, rows, [target], [], compute, True, INIT=init,
+                             OP=op, WHOLE=whole)  # fmt: skip
     if key is not None and launch is not None:
         _PLANS.put(key, (rows.shape(keepdim), launch, _copy(input, rows)))
     if out is None:

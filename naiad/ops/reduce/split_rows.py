@@ -1,0 +1,68 @@
+"""Few long rows split over programs: a reduction whose rows are too few to occupy the CPU.
+
+A row kernel walks each row in one program, so a sum of one row of 16M elements ran on one of
+the CPU's threads. Where the rows are contiguous and long, each is reduced instead in `parts`
+equal parts: the (M, N) rows are read as (M * parts, N / parts) rows (the same memory), reduced
+into partial results of the accumulator's dtype, whose (M, parts) rows the same reduction then
+folds. Every reduce_kernel OP folds its own partials (sums, products, extremes, all, any, the
+1 and inf norms over nonnegative partials; a mean of equal parts' means; a 2-norm of the parts'
+2-norms), so both steps run the same kernel. A GPU, whose few long rows leave most of its
+multiprocessors idle the same way, keeps one program a row until its parts are measured there.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from ..allocate import empty
+from .kernels import reduce_kernel
+from .launch import blocks, launch_rows
+from .rows import Rows
+
+__all__ = ["split_parts", "split_reduction"]
+
+# Elements a part holds at least: a part's program must repay the second launch and the
+# threads' wake. On 2 threads of a Zen 5 (torch / Naiad of fp32 rows, unsplit -> in parts):
+# parts of 128K lost at 256K elements (sum 0.41 -> 0.28, amax 0.55 -> 0.37); of 256K and more
+# they gain (512K: sum 0.48 -> 0.59, amax 0.53 -> 0.62; 16M: 0.81 -> 0.97, 0.44 -> 0.79).
+LEAST_PART = 262144
+
+
+def split_parts(rows: Rows, device: torch.device) -> int:
+    """How many equal parts each of `rows` is reduced in (1: whole, as before): on the CPU,
+    where the rows are contiguous, fewer than its threads, and a part holds LEAST_PART elements
+    at least. The parts are a power of 2 dividing N, the fewest that give each thread a
+    program."""
+    m, n = rows.M, rows.N
+    if device.type != "cpu" or rows.s_n != 1 or (m > 1 and rows.s_m != n):
+        return 1
+    from ...backends.cpu.pool import thread_count  # loaded by any CPU launch anyway
+
+    threads = thread_count()
+    parts = 1
+    while m * parts < threads and n % (2 * parts) == 0 and n // (2 * parts) >= LEAST_PART:
+        parts *= 2
+    return parts
+
+
+def split_reduction(rows: Rows, parts: int, target, compute: torch.dtype, **constexprs):
+    """Reduce `rows` into `target` in `parts` parts (reduce_kernel with `constexprs`, INIT and
+    OP), both steps launched now; returns `launch(data, target)`, which repeats them for a call
+    of the kind on its own tensors (a plan's), a partials buffer allocated each call."""
+    m, n = rows.M, rows.N // parts
+    device = rows.data.device
+    partials = empty((m * parts,), compute, device)
+    pieces = Rows(rows.data, m * parts, n, n, 1, None, None)
+    first = launch_rows(reduce_kernel, pieces, [partials], [], compute, True, **constexprs,
+                        WHOLE=False)  # fmt: skip
+    folded = Rows(partials, m, parts, parts, 1, None, None)
+    whole = blocks(m, parts, device)[1] >= parts  # a row of partials read without a loop
+    second = launch_rows(reduce_kernel, folded, [target], [], compute, True, **constexprs,
+                         WHOLE=whole)  # fmt: skip
+
+    def launch(data, result):
+        buffer = empty((m * parts,), compute, device)
+        first(data, buffer)
+        second(buffer, result)
+
+    return launch
