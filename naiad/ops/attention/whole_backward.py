@@ -137,7 +137,7 @@ def attention_dkdv_whole(q_desc, k_desc, v_desc, do_desc, lse, delta, dk_desc, d
     WIDTH: tl.constexpr = E // 2 if HALF else E
     key = tl.program_id(0) * BLOCK_N
     bkv = tl.program_id(1)
-    part = tl.program_id(2)
+    part = tl.program_id(2) if HALF else 0  # (a constant 0 where whole: no coordinate to add)
     keys = _parts(k_desc, bkv, key, part, BLOCK_N, WIDTH, HALF)
     values = _parts(v_desc, bkv, key, part, BLOCK_N, WIDTH, HALF)
     dk_acc = tl.zeros([BLOCK_N, WIDTH], tl.float32)
@@ -201,7 +201,7 @@ def attention_dq_whole(q_desc, k_desc, v_desc, do_desc, lse, delta, dq_desc, L, 
     WIDTH: tl.constexpr = E // 2 if HALF else E
     first = query_block(CAUSAL) * BLOCK_M
     bh = tl.program_id(1)
-    part = tl.program_id(2)
+    part = tl.program_id(2) if HALF else 0  # (a constant 0 where whole: no coordinate to add)
     kv_head = bh // H * (H // GROUP) + bh % H // GROUP
     queries = _parts(q_desc, bh, first, part, BLOCK_M, WIDTH, HALF)
     grads = _parts(do_desc, bh, first, part, BLOCK_M, WIDTH, HALF)
