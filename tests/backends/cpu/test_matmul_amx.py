@@ -150,8 +150,8 @@ def _two_pointer_function(name: str, emit) -> tuple:
 
 
 def _packed_b(k: int, n: int, transposed: bool) -> tuple:
-    """`_two_pointer_function` of lower_matmul_bf16.pack_b in AMX's order (`high_first`
-    False) of a [k, n] bf16 matrix (stored transposed where asked) into [k/2, n] dwords."""
+    """`_two_pointer_function` of lower_matmul_bf16.pack_b (AMX's order, the rows
+    interleaved) of a [k, n] bf16 matrix (stored transposed where asked) into [k/2, n] dwords."""
 
     def emit(fl, b_ptr, scratch):
         fl.scratch = scratch
@@ -161,7 +161,7 @@ def _packed_b(k: int, n: int, transposed: bool) -> tuple:
             if transposed
             else View.contiguous(b_ptr, i16, [k, n])
         )
-        lower_matmul_bf16.pack_b(fl, b, n, k, high_first=False)
+        lower_matmul_bf16.pack_b(fl, b, n, k)
 
     return _two_pointer_function("pack", emit)
 
@@ -190,7 +190,7 @@ def test_b_packed_into_panel_slots():
         b = View.contiguous(b_ptr, ir.IntType(16), [k, n])
         for slot in (1, 3):
             into = View(panel_ptr, ir.IntType(32), slot * (k // 2) * n, [k // 2, n], [n, 1])
-            lower_matmul_bf16.pack_b(fl, b, n, k, high_first=False, into=into)
+            lower_matmul_bf16.pack_b(fl, b, n, k, into=into)
 
     _library, pack = _two_pointer_function("panel", emit)
     bits = np.random.default_rng(11).integers(0, 1 << 16, (k, n), dtype=np.uint16)

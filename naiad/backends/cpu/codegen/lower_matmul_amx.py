@@ -83,7 +83,7 @@ BF16 = TileDot(
     "llvm.x86.tdpbf16ps.internal",
     ("+amx-tile", "+amx-bf16"),
     I16,
-    lambda fl, b, n, k, into=None: lower_matmul_bf16.pack_b(fl, b, n, k, False, into),
+    lower_matmul_bf16.pack_b,
 )
 INT8 = TileDot(
     "llvm.x86.tdpbssd.internal", ("+amx-tile", "+amx-int8"), I8, lower_matmul_int8.pack_b

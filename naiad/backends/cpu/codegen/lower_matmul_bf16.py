@@ -3,19 +3,26 @@
 `vdpbf16ps acc, x, y` adds to each of 16 f32 lanes the products of the lane's two bf16 pairs,
 the high halves' product first, then the low halves': `acc = (acc + x.hi·y.hi) + x.lo·y.lo`,
 each product exact (8-bit significands) and each sum rounded to nearest even (measured so on
-Zen 4, as Intel documents it). With the pair (A[i, k], A[i, k+1]) held high half first in a dword
-broadcast to every lane, and the pairs (B[k, j], B[k+1, j]) of 16 consecutive columns j likewise
-in a register, one lane of one instruction is exactly the f32 micro-kernel's two fused
-multiply-adds (lower_matmul.py) in increasing k, so results are those of the f32 path bit for bit
-— except that the instruction treats subnormal inputs as zero and flushes subnormal sums (its
-fixed DAZ/FTZ). It multiplies twice the products per instruction: on Zen 4 one 512-bit
-`vdpbf16ps` issues per cycle as one `vfmadd231ps` does (bench/RESULTS.md, 2026-11-29).
+Zen 4, as Intel documents it). A's rows hold each pair (A[i, 2p], A[i, 2p+1]) as a
+little-endian dword already, the second element high; with B's pairs (B[2p, j], B[2p+1, j]) of
+16 consecutive columns laid out alike (the rows interleaved, AMX's layout), one lane of one
+instruction is the f32 micro-kernel's two fused multiply-adds (lower_matmul.py) with the pair's
+second k first: the f32 path's results over K with each pair of k swapped, bit for bit —
+except that the instruction treats subnormal inputs as zero and flushes subnormal sums (its
+fixed DAZ/FTZ). As with AMX (lower_matmul_amx.py), the results are then the f32 path's within
+a dot's accumulation tolerance, not bit for bit. It multiplies twice the products per
+instruction: on Zen 4 one 512-bit `vdpbf16ps` issues per cycle as one `vfmadd231ps` does, on
+Zen 5 two (bench/RESULTS.md, 2026-11-29 and -30).
 
-A and B are packed first, once per dot, into per-program scratch of dwords:
+A is read where it lies when its rows have unit stride: each broadcast loads a dword of a row.
+Holding the pair's first element high instead (the f32 path's order exactly) took a rotate of
+each dword, in a copy of A per dot or in a register per broadcast, and cost the tutorial matmul
+on bf16 a fifth of its time on Zen 5. Otherwise A and B are packed first, once per dot, into
+per-program scratch of dwords:
 
-    A → [M, K/2]   A[i, 2p] << 16 | A[i, 2p+1]       (a rotate of 16 dwords at a time when
-    B → [K/2, N]   B[2p, j] << 16 | B[2p+1, j]        A's rows have unit stride; B's rows of
-                                                       unit stride interleaved by shuffles)
+    A → [M, K/2]   A[i, 2p+1] << 16 | A[i, 2p]      (A's rows not of unit stride only)
+    B → [K/2, N]   B[2p+1, j] << 16 | B[2p, j]       (two rows of unit stride interleaved by
+                                                      one shuffle, 16 columns at a time)
 
 and the tiles of packed_tiles.py multiply them, one `vdpbf16ps` per accumulator and pair.
 `cpu-widen-dot-operands` leaves such a dot's operands bf16 (`takes_pairs`); `applies` chooses
@@ -29,7 +36,6 @@ from __future__ import annotations
 from llvmlite import ir
 
 from ....ir import RankedTensorType, bf16, element_type, f32
-from ..lower_scalar.registry import intrinsic
 from ..target import host_has
 from .element_math import narrow_float
 from .function import FunctionLowering
@@ -46,7 +52,6 @@ I64 = ir.IntType(64)
 
 F32X16 = ir.VectorType(ir.FloatType(), LANES)
 BF16X32 = ir.VectorType(BFLOAT, 2 * LANES)
-I32X16 = ir.VectorType(I32, LANES)
 DOT_PAIRS = DotInstruction("llvm.x86.avx512bf16.dpbf16ps.512", F32X16, BF16X32)
 
 
@@ -100,48 +105,49 @@ def applies(a_type, b_type, out_type, shape, triple: str) -> bool:
 
 
 def multiply(fl: FunctionLowering, rows: int, a: View, b: View, c: View, shape) -> None:
-    """C (f32) += A @ B over the whole matrix: the operands packed in pairs, then the tiles of
-    packed_tiles.py (`rows` rows)."""
+    """C (f32) += A @ B over the whole matrix: A's pairs where they lie (or packed), B's
+    packed, then the tiles of packed_tiles.py (`rows` rows)."""
     m, n, k = shape
-    views = (_pack_a(fl, a, m, k), pack_b(fl, b, n, k), c)
+    pairs = _RowPairs(a) if a.strides[-1] == 1 else _pack_a(fl, a, m, k)
+    views = (pairs, pack_b(fl, b, n, k), c)
     multiply_packed(fl, DOT_PAIRS, rows, views, (m, n, k // 2))
 
 
-def _pair(bld: ir.IRBuilder, first: ir.Value, second: ir.Value) -> ir.Value:
-    """The dword `first << 16 | second` of two bf16 bit patterns."""
-    high = bld.shl(bld.zext(first, I32), ir.Constant(I32, 16))
-    return bld.or_(high, bld.zext(second, I32))
+class _RowPairs:
+    """A's rows of unit stride read as [M, K/2] dwords where they lie: the dword at A[i, 2p]
+    holds A[i, 2p] low and A[i, 2p+1] high (packed_tiles.py broadcasts each)."""
+
+    def __init__(self, a: View):
+        self.a = a
+
+    def load(self, bld: ir.IRBuilder, index) -> ir.Value:
+        i, p = index
+        column = bld.shl(p, ir.Constant(I64, 1))
+        return bld.load(self.a.address(bld, [i, column]), typ=I32, align=2)
+
+
+def _pair(bld: ir.IRBuilder, high: ir.Value, low: ir.Value) -> ir.Value:
+    """The dword `high << 16 | low` of two bf16 bit patterns."""
+    shifted = bld.shl(bld.zext(high, I32), ir.Constant(I32, 16))
+    return bld.or_(shifted, bld.zext(low, I32))
 
 
 def _pack_a(fl: FunctionLowering, a: View, m: int, k: int) -> View:
-    """A as [M, K/2] dwords, each pair's first element in the high half. Rows of unit stride
-    are read 16 dwords at a time and rotated by 16 bits."""
+    """A, its rows not of unit stride, as [M, K/2] dwords, each pair's second element in the
+    high half (`_RowPairs`' layout)."""
     bld = fl.builder
     pairs = fl.buffer([m, k // 2], None, I32)
-    if a.strides[-1] == 1 and (k // 2) % LANES == 0:
-        rotate = intrinsic(fl.module, "llvm.fshl.v16i32", I32X16, [I32X16] * 3)
-        sixteen = ir.Constant(I32X16, [16] * LANES)
-        with loop_nest(bld, [m, k // (2 * LANES)], name="pack.a") as (i, v):
-            p = bld.mul(v, ir.Constant(I64, LANES))
-            column = bld.shl(p, ir.Constant(I64, 1))
-            words = bld.load(a.address(bld, [i, column]), typ=I32X16, align=2)
-            turned = bld.call(rotate, [words, words, sixteen])
-            bld.store(turned, pairs.address(bld, [i, p]), align=4)
-        return pairs
     with loop_nest(bld, [m, k // 2], name="pack.a") as (i, p):
         column = bld.shl(p, ir.Constant(I64, 1))
         first, second = a.load(bld, [i, column]), a.load(bld, [i, add(bld, column, 1)])
-        pairs.store(bld, _pair(bld, first, second), [i, p])
+        pairs.store(bld, _pair(bld, second, first), [i, p])
     return pairs
 
 
-def pack_b(
-    fl: FunctionLowering, b: View, n: int, k: int, high_first: bool = True, into=None
-) -> View:
-    """B as [K/2, N] dwords, each pair's first row in the high half (`vdpbf16ps` adds its
-    product first), or in the low half where not `high_first` (AMX's layout, the rows simply
-    interleaved: lower_matmul_amx.py), in a fresh buffer or `into` (a view of [K/2, N] dwords
-    with rows of unit stride: a slot of amx_panels.py's panel). Rows of unit stride are
+def pack_b(fl: FunctionLowering, b: View, n: int, k: int, into=None) -> View:
+    """B as [K/2, N] dwords, the pairs of rows interleaved (each pair's second row in the high
+    half: `vdpbf16ps`'s and AMX's layout), in a fresh buffer or `into` (a view of [K/2, N]
+    dwords with rows of unit stride: a slot of amx_panels.py's panel). Rows of unit stride are
     interleaved 16 columns at a time (two vector loads, one shuffle, one store)."""
     bld = fl.builder
     pairs = fl.buffer([k // 2, n], None, I32) if into is None else into
@@ -149,14 +155,12 @@ def pack_b(
         with loop_nest(bld, [k // 2, n], name="pack.b") as (p, j):
             row = bld.shl(p, ir.Constant(I64, 1))
             first, second = b.load(bld, [row, j]), b.load(bld, [add(bld, row, 1), j])
-            high, low = (first, second) if high_first else (second, first)
-            pairs.store(bld, _pair(bld, high, low), [p, j])
+            pairs.store(bld, _pair(bld, second, first), [p, j])
         return pairs
     half = ir.VectorType(I16, LANES)
-    # little-endian dwords: the low half is the element at the lower address
-    order = (LANES, 0) if high_first else (0, LANES)
+    # little-endian dwords: the low half is the element at the lower address, the first row's
     mix = ir.Constant(
-        ir.VectorType(I32, 2 * LANES), [j + lane for j in range(LANES) for lane in order]
+        ir.VectorType(I32, 2 * LANES), [j + lane for j in range(LANES) for lane in (0, LANES)]
     )
     with loop_nest(bld, [k // 2, n // LANES], name="pack.b") as (p, v):
         j = bld.mul(v, ir.Constant(I64, LANES))
