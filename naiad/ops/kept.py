@@ -23,3 +23,11 @@ class KeptTable(dict):
             self.clear()
         self[key] = value
         return value
+
+
+def tensor_kind(tensor):
+    """What a plan depends on in a tensor that may be None (a weight, a bias): its dtype,
+    device, shape and strides."""
+    if tensor is None:
+        return None
+    return (tensor.dtype, tensor.device, tensor.shape, tensor.stride())

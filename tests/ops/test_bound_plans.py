@@ -91,6 +91,29 @@ def test_rms_norm_plans_across_alignments_and_weights(rows, compiled, gen):
             torch.testing.assert_close(dw.double(), expected_grads[1], **close)
 
 
+def test_layer_norm_plans_across_alignments_parameters_and_eps(compiled, gen):
+    """native_layer_norm keeps a plan per kind of call: each call of a kind at other
+    alignments, with weight and bias, without, with a weight that is not a contiguous vector
+    (w[::2], which no plan takes as it is), and another eps, against float64; a weight of the
+    wrong shape is still refused after a plan was made."""
+    from naiad.ops.normalization.layer_norm import native_layer_norm
+
+    xs, _ = _views(gen, (8, 64))
+    (buffer,) = _views(gen, (128,), count=1)
+    weights = [None, buffer[0][:64], buffer[1][:64], buffer[0][::2], buffer[2][:64]]
+    biases = [None, buffer[1][64:], None, buffer[3][64:], buffer[4][64:]]
+    for x, w, b, eps in zip(xs, weights, biases, (1e-5, 1e-5, 1e-5, 1e-3, 1e-5)):
+        wide = [None if t is None else t.double() for t in (x, w, b)]
+        expected = torch.nn.functional.layer_norm(wide[0], (64,), wide[1], wide[2], eps)
+        out, mean, rstd = native_layer_norm(x, [64], w, b, eps)
+        torch.testing.assert_close(out.double(), expected, rtol=1e-4, atol=1e-4)
+        torch.testing.assert_close(mean.double(), wide[0].mean(1, True), rtol=1e-5, atol=1e-5)
+        inverse = (wide[0].var(1, correction=0, keepdim=True) + eps).rsqrt()
+        torch.testing.assert_close(rstd.double(), inverse, rtol=1e-4, atol=1e-4)
+    with pytest.raises(RuntimeError, match="Expected weight to be of same shape"):
+        native_layer_norm(xs[0], [64], buffer[0][:32], None, 1e-5)
+
+
 @pytest.mark.parametrize("log", [False, True])
 def test_softmax_backward_plans_across_alignments(log, compiled, gen):
     """`_softmax_backward_data` / `_log_softmax_backward_data` keep a plan per kind of call:

@@ -19,6 +19,7 @@ from ...runtime.jit import jit
 from ..allocate import empty
 from ..differentiable import apply
 from ..dtypes import tl_dtype
+from ..kept import KeptTable, tensor_kind
 from ..reduce.kernels import _row_moments, _rows
 from ..reduce.launch import accumulator, blocks, launch_rows
 from ..reduce.rows import as_rows
@@ -154,9 +155,36 @@ def check_normalized_shape(input, normalized_shape, *params) -> None:
             )
 
 
+# What one kind of call decides (the input's dtype, device, shape and strides, the normalized
+# shape, eps, the weight's and the bias's kinds): the statistics' shape and the row kernel's
+# bound launch (launch_rows). A call of a known kind allocates and launches, without the shape
+# checks, the rows' geometry and launch_rows' own key (13.7 -> 6.7 us of host time a call on
+# the development CPU, an 8x64 input). Kept only where the input is read as it lies (no copy in
+# as_rows) and the parameters pass as they are.
+_FORWARDS = KeptTable(1024)
+
+
 @aten("native_layer_norm.default")
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
     """(output, mean, rstd), normalizing over the last len(normalized_shape) dims."""
+    key = (input.dtype, input.device, input.shape, input.stride(), tuple(normalized_shape), eps,
+           tensor_kind(weight), tensor_kind(bias))  # fmt: skip
+    plan = _FORWARDS.get(key)
+    if plan is None:
+        return _first_forward(input, normalized_shape, weight, bias, eps, key)
+    contiguous, stats_shape, launch = plan
+    device = input.device
+    out = torch.empty_like(input) if contiguous else empty(input.shape, input.dtype, device)
+    mean = empty(stats_shape, input.dtype, device)
+    rstd = empty(stats_shape, input.dtype, device)
+    launch(input, out, input if weight is None else weight, input if bias is None else bias,
+           mean, rstd)  # fmt: skip
+    return out, mean, rstd
+
+
+def _first_forward(input, normalized_shape, weight, bias, eps, key):
+    """`native_layer_norm` the whole way, for the first call of its kind; its plan kept where
+    it can be."""
     tl_dtype(input.dtype)
     check_normalized_shape(input, normalized_shape, weight, bias)
     axis = input.dim() - len(normalized_shape)
@@ -165,10 +193,14 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     stats_shape = [*input.shape[:axis], *([1] * len(normalized_shape))]
     mean = empty(stats_shape, input.dtype, input.device)
     rstd = empty(stats_shape, input.dtype, input.device)
-    params = [flat_parameter(weight, input), flat_parameter(bias, input), mean, rstd]
+    w, b = flat_parameter(weight, input), flat_parameter(bias, input)
     flags = {"EPS": float(eps), "HAS_WEIGHT": weight is not None, "HAS_BIAS": bias is not None,
              "ONE_BLOCK": blocks(rows.M, rows.N, input.device)[1] >= rows.N}  # fmt: skip
-    launch_rows(layer_norm_kernel, rows, [out], params, accumulator(input.dtype), **flags)
+    launch = launch_rows(layer_norm_kernel, rows, [out], [w, b, mean, rstd],
+                         accumulator(input.dtype), **flags)  # fmt: skip
+    as_given = (weight is None or w is weight) and (bias is None or b is bias)
+    if launch is not None and rows.data is input and as_given:
+        _FORWARDS.put(key, (input.is_contiguous(), stats_shape, launch))
     return out, mean, rstd
 
 

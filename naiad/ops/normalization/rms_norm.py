@@ -16,7 +16,7 @@ from ...runtime.jit import jit
 from ..allocate import empty
 from ..differentiable import apply
 from ..dtypes import tl_dtype
-from ..kept import KeptTable
+from ..kept import KeptTable, tensor_kind
 from ..reduce import sum as _sum
 from ..reduce.kernels import _rows
 from ..reduce.launch import accumulator, blocks, launch_rows
@@ -106,17 +106,10 @@ _FORWARDS = KeptTable(1024)
 _BACKWARDS = KeptTable(1024)
 
 
-def _kind(tensor):
-    """What a plan depends on in a tensor that may be None (the weight)."""
-    if tensor is None:
-        return None
-    return (tensor.dtype, tensor.device, tensor.shape, tensor.stride())
-
-
 def _forward(input, dims, weight, eps):
     """(output, rstd with the normalized dims kept as 1); eps None is the dtype's epsilon."""
     key = (input.dtype, input.device, input.shape, input.stride(), tuple(dims), eps,
-           _kind(weight))  # fmt: skip
+           tensor_kind(weight))  # fmt: skip
     plan = _FORWARDS.get(key)
     if plan is None:
         return _first_forward(input, dims, weight, eps, key)
@@ -165,7 +158,7 @@ def _backward(grad, input, dims, weight, rstd, weight_grad: bool):
     """(dx, dweight or None): one launch, and a sum of the per-program rows of dweight where
     more than one program ran."""
     key = (grad.dtype, grad.device, grad.shape, grad.stride(), input.dtype, input.device,
-           input.shape, input.stride(), tuple(dims), _kind(weight), weight_grad)  # fmt: skip
+           input.shape, input.stride(), tuple(dims), tensor_kind(weight), weight_grad)  # fmt: skip
     plan = _BACKWARDS.get(key)
     if plan is None:
         return _first_backward(grad, input, dims, weight, rstd, weight_grad, key)
