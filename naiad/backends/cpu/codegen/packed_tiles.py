@@ -3,7 +3,8 @@
 `vdpbf16ps` (two bf16 products per f32 lane, lower_matmul_bf16.py) and `vpdpbusd` (four byte
 products per i32 lane, lower_matmul_int8.py) each take, per lane of 32 bits, one dword of A
 holding a group of consecutive k of one row and one dword of B holding the same group of one
-column. With A packed as [M, K/g] dwords and B as [K/g, N] dwords (g = 2 or 4), one such
+column. With A as [M, K/g] dwords (packed, or bf16 rows read where they lie: `load` of a
+row and a group gives its dword) and B packed as [K/g, N] dwords (g = 2 or 4), one such
 instruction per accumulator and group does what g fused multiply-adds of lower_matmul.py's
 micro-kernel do: a dword of A broadcast to every lane, a vector of B's dwords for 16 columns.
 
