@@ -29,7 +29,7 @@ _KERNEL_CHECKS = {"asserts": True, "sanitize_overflow": False}
 
 def checked_in_kernel(indices) -> bool:
     """Whether the kernel reading by `indices` checks their range itself, by a device assert
-    launched with KERNEL_CHECKS, instead of the host before it: on a GPU, as torch's CUDA
+    launched with `kernel_checks`' options, instead of the host before it: on a GPU, as torch's CUDA
     kernels do, since the host's check waits for the device, which then idles while the host
     launches again (a bf16 Llama training step of 8x2048 tokens on an H200: 7 % of its time for
     four checks). A failed assert stops its thread before it reads or writes by the index, and

@@ -20,6 +20,7 @@ import torch
 
 from ... import language as tl
 from ...runtime.jit import jit
+from ..allocate import written_to
 from ..dtypes import Unsupported, tl_dtype
 from ..reduce.rows import normalized_dims
 from ..registry import aten
@@ -201,11 +202,10 @@ def _options(device, block, block_k):
 
 
 def _out(result, out):
+    """The (values, indices) pair, or copied into the given pair `out`."""
     if out is None:
         return result
-    for target, value in zip(out, result, strict=True):
-        target.resize_(value.shape).copy_(value)
-    return tuple(out)
+    return tuple(written_to(value, target) for value, target in zip(result, out, strict=True))
 
 
 @aten("sort.default", "sort.stable", "sort.values", "sort.values_stable")

@@ -184,11 +184,7 @@ def nll_loss_forward(input, target, weight, reduction, ignore_index, *, output=N
         loss = _sum(losses)
     else:
         loss = (_sum(losses, dtype=acc) / _sum(picked)).to(input.dtype)
-    if output is not None:
-        output.resize_(loss.shape).copy_(loss)
-        total_weight.resize_(()).copy_(total)
-        return output, total_weight
-    return loss, total
+    return written_to(loss, output), written_to(total, total_weight)
 
 
 @aten("nll_loss_backward.default", "nll_loss_backward.grad_input")

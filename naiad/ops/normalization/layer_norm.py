@@ -158,9 +158,9 @@ def check_normalized_shape(input, normalized_shape, *params) -> None:
 # What one kind of call decides (the input's dtype, device, shape and strides, the normalized
 # shape, eps, the weight's and the bias's kinds): the statistics' shape and the row kernel's
 # bound launch (launch_rows). A call of a known kind allocates and launches, without the shape
-# checks, the rows' geometry and launch_rows' own key (13.7 -> 6.7 us of host time a call on
-# the development CPU, an 8x64 input). Kept only where the input is read as it lies (no copy in
-# as_rows) and the parameters pass as they are.
+# checks, the rows' geometry and launch_rows' own key (ops.layer_norm of an 8x64 input: 13.7 ->
+# 8.8 us of host time a call on the development CPU). Kept only where the input is read as it
+# lies (no copy in as_rows) and the parameters pass as they are.
 _FORWARDS = KeptTable(1024)
 
 

@@ -25,12 +25,7 @@ __all__ = ["all", "amax", "amin", "any", "logsumexp", "mean", "norm", "prod", "s
 
 def _finish(result, rows, keepdim, out):
     """The (M,) result shaped as torch returns it, or copied into `out`."""
-    shaped = result.view(rows.shape(keepdim))
-    if out is None:
-        return shaped
-    out.resize_(shaped.shape)
-    out.copy_(shaped)
-    return out
+    return written_to(result.view(rows.shape(keepdim)), out)
 
 
 # What one kind of call decides (the operand's dtype, device, shape and strides, the dims,
