@@ -87,15 +87,16 @@ def tiny_llama_model():
 
 
 def long_rows_with_extremes(gen, n: int = 2500):
-    """Seven fp32 rows of n (past one block of a row kernel on either device) that exercise an
+    """Eight fp32 rows of n (past one block of a row kernel on either device) that exercise an
     online softmax's rescaling: a row rising past exp's range block by block, leading -inf
     blocks, a row all -inf, a NaN and a +inf in a later block, a falling row whose later
-    blocks underflow, and plain values."""
-    x = make((7, n), torch.float32, gen, -3, 3)
+    blocks underflow, plain values, and a row wholly below exp's range."""
+    x = make((8, n), torch.float32, gen, -3, 3)
     x[0] += torch.linspace(0, 400, n)  # exp of the first block's max overflows at the last's
     x[1, : n * 3 // 5] = float("-inf")
     x[2] = float("-inf")
     x[3, n * 4 // 5] = float("nan")
     x[4, n * 5 // 6] = float("inf")
     x[5] -= torch.linspace(0, 400, n)
+    x[7] -= 200
     return x

@@ -82,14 +82,24 @@ def test_norms_and_products_on_cuda(dtype, on_gpu):
     assert_matches(ops.mm(a, m), expected, 4 * 300**0.5, normwise=True)
 
 
-def test_long_rows_rescale_their_sum_on_cuda(gen, on_gpu):
+@pytest.mark.parametrize("n", [5000, 65536])
+def test_long_rows_rescale_their_sum_on_cuda(n, gen, on_gpu):
     """softmax, log_softmax and logsumexp over rows longer than a GPU block (one pass for the
-    max and the sum of exponentials) against torch's in float64, extremes included."""
-    x = long_rows_with_extremes(gen, 5000).cuda()
+    max and the sum of exponentials) against torch's in float64, extremes included; rows of
+    65536 are few enough to be split in parts (reduce/split_exp_sums.py), and so are the
+    reductions' (split_rows.py)."""
+    from naiad.ops.reduce.rows import as_rows
+    from naiad.ops.reduce.split_rows import split_parts
+
+    x = long_rows_with_extremes(gen, n).cuda()
+    assert (split_parts(as_rows(x, [1]), x.device) > 1) == (n == 65536)
     for ours, theirs in ((ops.softmax, torch.softmax), (ops.log_softmax, torch.log_softmax),
                          (ops.logsumexp, torch.logsumexp)):  # fmt: skip
         expected = theirs(x.double(), 1).float()
         torch.testing.assert_close(ours(x, 1), expected, rtol=1e-5, atol=1e-6, equal_nan=True)
+    plain = torch.randn(3, n, generator=gen).cuda()
+    for ours, theirs in ((ops.sum, torch.sum), (ops.amax, torch.amax), (ops.mean, torch.mean)):
+        assert_matches(ours(plain, 1), reference(theirs, plain, 1), n**0.5)
 
 
 @pytest.mark.parametrize("b_layout", ["W.t", "rows"])

@@ -262,3 +262,42 @@ def test_long_rows_rescale_their_sum_as_the_max_grows(where, gen):
                              (ops.logsumexp, torch.logsumexp)):  # fmt: skip
             expected = theirs(x.double(), 1).float()
             torch.testing.assert_close(ours(x, 1), expected, rtol=1e-5, atol=1e-6, equal_nan=True)
+
+
+@pytest.mark.parametrize("where", ["interpreter", "cpu"])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
+def test_few_long_rows_softmax_in_parts(where, dtype, gen, monkeypatch):
+    """Rows too few for the device, each split in parts (reduce/split_exp_sums.py): the parts'
+    peaks and sums folded into the row's give torch's softmax, log_softmax and logsumexp, the
+    extremes included (whole parts of -inf, a NaN and a +inf in a late part). Made here with
+    32 threads and parts of 16 elements at least: 8 rows in 4 parts of 1024."""
+    import sys
+
+    from naiad import knobs
+    from naiad.ops.kept import KeptTable
+    from naiad.ops.reduce import split_rows
+    from naiad.ops.reduce.rows import as_rows
+
+    monkeypatch.setattr(split_rows, "LEAST_PART", 16)
+    softmax_module = sys.modules["naiad.ops.normalization.softmax"]
+    monkeypatch.setattr(softmax_module, "_FORWARDS", KeptTable(16))  # no plan of a run before
+    x = long_rows_with_extremes(gen, 4096).to(dtype)
+    split = []
+    for module, name in (("naiad.ops.normalization.softmax", "split_softmax"),
+                         ("naiad.ops.reduce.reductions", "split_logsumexp")):  # fmt: skip
+        taken = getattr(sys.modules[module], name)
+
+        def recorded(rows, parts, *rest, _taken=taken):
+            split.append(parts)
+            return _taken(rows, parts, *rest)
+
+        monkeypatch.setattr(sys.modules[module], name, recorded)
+    tolerance = {torch.float32: 1e-5, torch.bfloat16: 1e-2}[dtype]
+    with knobs.override(NAIAD_BACKEND=where, NAIAD_NUM_THREADS=32):
+        assert split_rows.split_parts(as_rows(x, [1]), x.device) == 4
+        for ours, theirs in ((ops.softmax, torch.softmax), (ops.log_softmax, torch.log_softmax),
+                             (ops.logsumexp, torch.logsumexp)):  # fmt: skip
+            expected = theirs(x.double(), 1).to(dtype)
+            torch.testing.assert_close(ours(x, 1), expected, rtol=tolerance, atol=tolerance,
+                                       equal_nan=True)  # fmt: skip
+    assert split == [4, 4, 4]

@@ -102,7 +102,7 @@ def test_gpu_half_products_pipeline_into_the_tensor_cores():
 def test_gpu_half_products_take_the_largest_tile_that_fills_the_gpu(m, n, batch, tile, monkeypatch):
     from naiad.ops.linalg import matmul
 
-    monkeypatch.setattr(matmul, "_multiprocessors", lambda device: 132)  # an H200
+    monkeypatch.setattr(matmul, "multiprocessors", lambda device: 132)  # an H200
     assert matmul._blocks(torch.device("cuda"), torch.bfloat16, m, n, batch)[:2] == tile
 
 

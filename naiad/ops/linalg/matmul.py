@@ -14,14 +14,13 @@ strides (a transposed weight is read as it lies). Integer products are left to t
 
 from __future__ import annotations
 
-import functools
-
 import torch
 
 from ... import language as tl
 from ...runtime.jit import jit
 from ...runtime.tensor_descriptor import TensorDescriptor
 from ..allocate import written_to
+from ..device_kind import multiprocessors
 from ..dtypes import Unsupported, tl_dtype
 from ..kept import KeptTable
 from ..registry import aten
@@ -102,7 +101,7 @@ def _blocks(device: torch.device, dtype, m: int, n: int, batch: int) -> tuple[in
     if device.type == "cpu":
         return 64, 64, 32, {}
     if dtype in _HALVES:
-        wanted = _WAVE_SHARE * _multiprocessors(device)
+        wanted = _WAVE_SHARE * multiprocessors(device)
         for block_m, block_n, block_k, options in _HALF_TILES:
             if _tiles(m, n, block_m, block_n) * batch >= wanted:
                 return block_m, block_n, block_k, options
@@ -119,7 +118,7 @@ def _copyable(a, b, m: int, n: int) -> bool:
     if torch.cuda.get_device_capability(a.device)[0] < 9 or not copyable_layout(a, b, n):
         return False
     block_m, block_n = _COPIED_TILE[:2]
-    return _tiles(m, n, block_m, block_n) >= _WAVE_SHARE * _multiprocessors(a.device)
+    return _tiles(m, n, block_m, block_n) >= _WAVE_SHARE * multiprocessors(a.device)
 
 
 def copyable_layout(a, b, n: int) -> bool:
@@ -157,11 +156,6 @@ def _bind_copied(a, b, shape):
 def _tiles(m: int, n: int, block_m: int, block_n: int) -> int:
     """The programs one (m, n) product takes: its tiles."""
     return -(-m // block_m) * -(-n // block_n)
-
-
-@functools.cache
-def _multiprocessors(device: torch.device) -> int:
-    return torch.cuda.get_device_properties(device).multi_processor_count
 
 
 class _Launch:

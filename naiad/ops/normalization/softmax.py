@@ -18,9 +18,11 @@ from ..allocate import empty
 from ..differentiable import apply
 from ..dtypes import tl_dtype
 from ..kept import KeptTable
-from ..reduce.kernels import _max, _rows, row_max_sum_exp
+from ..reduce.kernels import _max, _rows, row_max_sum_exp, softmax_written
 from ..reduce.launch import accumulator, blocks, launch_rows
 from ..reduce.rows import as_rows, normalized_dims
+from ..reduce.split_exp_sums import split_softmax
+from ..reduce.split_rows import split_parts
 from ..registry import aten
 from ..second_derivatives import differentiable_once
 
@@ -71,20 +73,9 @@ def _softmax_long_rows(x, out, rows, row_mask, N, s_m, s_n, LOG: tl.constexpr,
                        BLOCK_N: tl.constexpr):  # fmt: skip
     """Rows longer than a tile: the max and the sum of exponentials in one pass, then the
     output."""
-    _, row_shift, sums = row_max_sum_exp(x, rows, row_mask, N, s_m, s_n, COMPUTE, BLOCK_M,
-                                         BLOCK_N)  # fmt: skip
-    shift = row_shift[:, None]
-    total = sums[:, None]
-    for begin in range(0, N, BLOCK_N):
-        cols = begin + tl.arange(0, BLOCK_N)
-        mask = row_mask[:, None] & (cols[None, :] < N)
-        xw = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask).to(COMPUTE)
-        if LOG:
-            result = xw - shift - tl.log(total)
-        else:
-            result = tl.exp(xw - shift) / total
-        result = result.to(out.dtype.element_ty)
-        tl.store(out + rows[:, None] * N + cols[None, :], result, mask=mask)
+    _, shift, total = row_max_sum_exp(x, rows, row_mask, N, s_m, s_n, COMPUTE, BLOCK_M, BLOCK_N)
+    softmax_written(x, out, rows, row_mask, N, s_m, s_n, shift, total, LOG, COMPUTE, BLOCK_M,
+                    BLOCK_N)  # fmt: skip
 
 
 @jit
@@ -174,7 +165,12 @@ def _first_forward(input, dim, dtype, log: bool, key):
     buffer = _buffer(x, d, rows, dtype)
     one_tile = blocks(rows.M, rows.N, input.device)[1] >= rows.N
     compute = accumulator(dtype)
-    launch = launch_rows(softmax_kernel, rows, [buffer], [], compute, LOG=log, ONE_TILE=one_tile)
+    parts = 1 if one_tile else split_parts(rows, input.device)
+    if parts > 1:  # few long rows, each in parts over more programs (split_exp_sums.py)
+        launch = split_softmax(rows, parts, buffer, log, compute)
+    else:
+        launch = launch_rows(softmax_kernel, rows, [buffer], [], compute, LOG=log,
+                             ONE_TILE=one_tile)  # fmt: skip
     if launch is not None and x is input and rows.data is input and d == x.dim() - 1:
         like = dtype == input.dtype and input.is_contiguous()
         _FORWARDS.put(key, (like, launch))

@@ -309,10 +309,13 @@ def row_max_sum_exp(x, rows, row_mask, N, s_m, s_n, COMPUTE: tl.constexpr,
         mask = row_mask[:, None] & (cols[None, :] < N)
         v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=float("-inf"))
         v = v.to(COMPUTE)
+        before = peak
         peak = tl.maximum(peak, tl.reduce(v, 1, _max), propagate_nan=_NAN)
-        moved = tl.where(peak == float("-inf"), 0.0, peak)
-        total = total * tl.exp(shift - moved)[:, None] + tl.exp(v - moved[:, None])
-        shift = moved
+        shift = tl.where(peak == float("-inf"), 0.0, peak)
+        # rescaled from the peak before, not the shift: while the row was all -inf its total
+        # is 0 and the factor exp(-inf) = 0, where exp(0 - shift) overflows for a row below
+        # exp's range (-100s) and 0 * inf made the total NaN
+        total = total * tl.exp(before - shift)[:, None] + tl.exp(v - shift[:, None])
     return peak, shift, tl.sum(total, 1)
 
 
@@ -325,5 +328,33 @@ def logsumexp_kernel(x, out, M, N, s_m, s_n, s_out, COMPUTE: tl.constexpr,
     row_mask = rows < M
     peak, shift, total = row_max_sum_exp(x, rows, row_mask, N, s_m, s_n, COMPUTE, BLOCK_M,
                                          BLOCK_N)  # fmt: skip
-    result = tl.where(peak == float("inf"), peak, tl.log(total) + shift)
+    result = log_sum_exp(peak, shift, total)
     tl.store(out + rows * s_out, result.to(out.dtype.element_ty), mask=row_mask)
+
+
+@jit
+def log_sum_exp(peak, shift, total):
+    """log(sum(exp(x))) of rows from row_max_sum_exp's (peak, shift, total): +inf where the row
+    holds +inf (the total is NaN there), -inf where it is all -inf."""
+    return tl.where(peak == float("inf"), peak, tl.log(total) + shift)
+
+
+@jit
+def softmax_written(x, out, rows, row_mask, N, s_m, s_n, shift, total, LOG: tl.constexpr,
+                    COMPUTE: tl.constexpr, BLOCK_M: tl.constexpr,
+                    BLOCK_N: tl.constexpr):  # fmt: skip
+    """Write exp(x - shift) / total (x - shift - log(total) where LOG) of each of `rows`, read
+    at x + m * s_m + n * s_n, into the contiguous rows of `out` (N elements each); `shift` and
+    `total` are the rows' from row_max_sum_exp, or from their parts'."""
+    moved = shift[:, None]
+    scale = tl.log(total)[:, None] if LOG else total[:, None]  # subtracted, or divided by
+    for begin in range(0, N, BLOCK_N):
+        cols = begin + tl.arange(0, BLOCK_N)
+        mask = row_mask[:, None] & (cols[None, :] < N)
+        xw = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask).to(COMPUTE)
+        if LOG:
+            result = xw - moved - scale
+        else:
+            result = tl.exp(xw - moved) / scale
+        result = result.to(out.dtype.element_ty)
+        tl.store(out + rows[:, None] * N + cols[None, :], result, mask=mask)

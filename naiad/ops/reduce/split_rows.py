@@ -6,8 +6,9 @@ equal parts: the (M, N) rows are read as (M * parts, N / parts) rows (the same m
 into partial results of the accumulator's dtype, whose (M, parts) rows the same reduction then
 folds. Every reduce_kernel OP folds its own partials (sums, products, extremes, all, any, the
 1 and inf norms over nonnegative partials; a mean of equal parts' means; a 2-norm of the parts'
-2-norms), so both steps run the same kernel. A GPU, whose few long rows leave most of its
-multiprocessors idle the same way, keeps one program a row until its parts are measured there.
+2-norms), so both steps run the same kernel. A GPU's few long rows leave most of its
+multiprocessors idle the same way (128 rows made 32 programs for 132 multiprocessors on an
+H200), so there the rows are split until the pieces fill every multiprocessor several times.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import torch
 
 from ..allocate import empty
+from ..device_kind import multiprocessors
 from .kernels import reduce_kernel
 from .launch import blocks, launch_rows
 from .rows import Rows
@@ -26,21 +28,35 @@ __all__ = ["split_parts", "split_reduction"]
 # parts of 128K lost at 256K elements (sum 0.41 -> 0.28, amax 0.55 -> 0.37); of 256K and more
 # they gain (512K: sum 0.48 -> 0.59, amax 0.53 -> 0.62; 16M: 0.81 -> 0.97, 0.44 -> 0.79).
 LEAST_PART = 262144
+# On a GPU: pieces (rows' parts) enough for PIECES_PER_MULTIPROCESSOR on each multiprocessor,
+# of GPU_LEAST_PART elements at least, in MOST_PARTS parts at most (the second step reads a
+# row's partials in one tile).
+PIECES_PER_MULTIPROCESSOR = 32
+GPU_LEAST_PART = 4096
+MOST_PARTS = 1024
 
 
 def split_parts(rows: Rows, device: torch.device) -> int:
-    """How many equal parts each of `rows` is reduced in (1: whole, as before): on the CPU,
-    where the rows are contiguous, fewer than its threads, and a part holds LEAST_PART elements
-    at least. The parts are a power of 2 dividing N, the fewest that give each thread a
-    program."""
+    """How many equal parts each of `rows` is reduced in (1: whole, as before): where the rows
+    are contiguous and too few to occupy the device (fewer than the CPU's threads, fewer than
+    PIECES_PER_MULTIPROCESSOR a GPU multiprocessor), into parts of the device's least part at
+    least. The parts are a power of 2 dividing N, the fewest that occupy the device."""
     m, n = rows.M, rows.N
-    if device.type != "cpu" or rows.s_n != 1 or (m > 1 and rows.s_m != n):
+    if rows.s_n != 1 or (m > 1 and rows.s_m != n):
         return 1
-    from ...backends.cpu.pool import thread_count  # loaded by any CPU launch anyway
+    if device.type == "cpu":
+        from ...backends.cpu.pool import thread_count  # loaded by any CPU launch anyway
 
-    threads = thread_count()
+        wanted, least = thread_count(), LEAST_PART
+    else:
+        wanted, least = PIECES_PER_MULTIPROCESSOR * multiprocessors(device), GPU_LEAST_PART
     parts = 1
-    while m * parts < threads and n % (2 * parts) == 0 and n // (2 * parts) >= LEAST_PART:
+    while (
+        m * parts < wanted
+        and parts < MOST_PARTS
+        and n % (2 * parts) == 0
+        and n // (2 * parts) >= least
+    ):
         parts *= 2
     return parts
 
