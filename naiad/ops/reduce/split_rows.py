@@ -29,10 +29,15 @@ __all__ = ["split_parts", "split_reduction"]
 # they gain (512K: sum 0.48 -> 0.59, amax 0.53 -> 0.62; 16M: 0.81 -> 0.97, 0.44 -> 0.79).
 LEAST_PART = 262144
 # On a GPU: pieces (rows' parts) enough for PIECES_PER_MULTIPROCESSOR on each multiprocessor,
-# of GPU_LEAST_PART elements at least, in MOST_PARTS parts at most (the second step reads a
-# row's partials in one tile).
-PIECES_PER_MULTIPROCESSOR = 32
-GPU_LEAST_PART = 4096
+# of GPU_LEAST_PART_BYTES at least, in MOST_PARTS parts at most (the second step reads a row's
+# partials in one tile). On an H200 (fp32 and bf16 rows, batches of calls against torch), 8
+# pieces a multiprocessor did as well as 32 or 64; parts of 16 KiB lost where 256 programs a
+# row kernel already had (1024 rows of 16384 fp32: amax 1.08 -> 0.59), and split sums of bf16
+# rows whose unsplit kernel takes ~15 us lost to the second launch's host time (512 x 32768:
+# 0.78 -> 0.57); parts of 64 KiB keep both unsplit and still split 128 x 131072 (softmax 0.30
+# -> 1.19, sum 0.35 -> 0.81) and fewer rows (16 x 1M: softmax 0.20 -> 5.3, sum 0.04 -> 1.0).
+PIECES_PER_MULTIPROCESSOR = 8
+GPU_LEAST_PART_BYTES = 65536
 MOST_PARTS = 1024
 
 
@@ -49,7 +54,8 @@ def split_parts(rows: Rows, device: torch.device) -> int:
 
         wanted, least = thread_count(), LEAST_PART
     else:
-        wanted, least = PIECES_PER_MULTIPROCESSOR * multiprocessors(device), GPU_LEAST_PART
+        wanted = PIECES_PER_MULTIPROCESSOR * multiprocessors(device)
+        least = GPU_LEAST_PART_BYTES // rows.data.element_size()
     parts = 1
     while (
         m * parts < wanted
