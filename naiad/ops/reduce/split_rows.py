@@ -41,11 +41,12 @@ GPU_LEAST_PART_BYTES = 65536
 MOST_PARTS = 1024
 
 
-def split_parts(rows: Rows, device: torch.device) -> int:
+def split_parts(rows: Rows, device: torch.device, gpu_least_bytes=GPU_LEAST_PART_BYTES) -> int:
     """How many equal parts each of `rows` is reduced in (1: whole, as before): where the rows
     are contiguous and too few to occupy the device (fewer than the CPU's threads, fewer than
-    PIECES_PER_MULTIPROCESSOR a GPU multiprocessor), into parts of the device's least part at
-    least. The parts are a power of 2 dividing N, the fewest that occupy the device."""
+    PIECES_PER_MULTIPROCESSOR a GPU multiprocessor), into parts of LEAST_PART elements on the
+    CPU, `gpu_least_bytes` on a GPU, at least. The parts are a power of 2 dividing N, the
+    fewest that occupy the device."""
     m, n = rows.M, rows.N
     if rows.s_n != 1 or (m > 1 and rows.s_m != n):
         return 1
@@ -55,7 +56,7 @@ def split_parts(rows: Rows, device: torch.device) -> int:
         wanted, least = thread_count(), LEAST_PART
     else:
         wanted = PIECES_PER_MULTIPROCESSOR * multiprocessors(device)
-        least = GPU_LEAST_PART_BYTES // rows.data.element_size()
+        least = gpu_least_bytes // rows.data.element_size()
     parts = 1
     while (
         m * parts < wanted
