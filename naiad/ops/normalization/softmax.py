@@ -21,8 +21,7 @@ from ..kept import KeptTable
 from ..reduce.kernels import _max, _rows, row_max_sum_exp, softmax_written
 from ..reduce.launch import accumulator, blocks, launch_rows
 from ..reduce.rows import as_rows, normalized_dims
-from ..reduce.split_exp_sums import GPU_LEAST_PART_BYTES as SPLIT_LEAST_BYTES
-from ..reduce.split_exp_sums import split_softmax
+from ..reduce.split_exp_sums import SOFTMAX_LEAST_PART_BYTES, split_softmax
 from ..reduce.split_rows import split_parts
 from ..registry import aten
 from ..second_derivatives import differentiable_once
@@ -166,7 +165,7 @@ def _first_forward(input, dim, dtype, log: bool, key):
     buffer = _buffer(x, d, rows, dtype)
     one_tile = blocks(rows.M, rows.N, input.device)[1] >= rows.N
     compute = accumulator(dtype)
-    parts = 1 if one_tile else split_parts(rows, input.device, SPLIT_LEAST_BYTES)
+    parts = 1 if one_tile else split_parts(rows, input.device, SOFTMAX_LEAST_PART_BYTES)
     if parts > 1:  # few long rows, each in parts over more programs (split_exp_sums.py)
         launch = split_softmax(rows, parts, buffer, log, compute)
     else:

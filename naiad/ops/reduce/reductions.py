@@ -18,7 +18,6 @@ from . import kernels as K
 from .grouped import grouped_launch, in_place_groups
 from .launch import accumulator, blocks, launch_rows
 from .rows import AS_IT_LIES, as_rows, copied, normalized_dims
-from .split_exp_sums import GPU_LEAST_PART_BYTES as SPLIT_LEAST_BYTES
 from .split_exp_sums import split_logsumexp
 from .split_rows import split_parts, split_reduction
 
@@ -222,7 +221,7 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
     result = input.dtype if input.dtype.is_floating_point else torch.float32
     rows = as_rows(input, normalized_dims(dim, input.dim()))
     target = torch.empty(rows.M, dtype=result, device=input.device)
-    parts = split_parts(rows, input.device, SPLIT_LEAST_BYTES)
+    parts = split_parts(rows, input.device)
     if parts > 1:  # few long rows, each in parts over more programs (split_exp_sums.py)
         split_logsumexp(rows, parts, target, accumulator(result))
     else:
