@@ -298,7 +298,7 @@ def row_max_sum_exp(x, rows, row_mask, N, s_m, s_n, COMPUTE: tl.constexpr,
     """(peak, shift, total) of each of `rows`, in one pass: the row's max (NaN where the row has
     one; -inf where it is all -inf or N == 0), the shift (the max, 0 where it is -inf) and
     sum(exp(x[m, :] - shift)). The shift follows the max block by block, the lanes' sums
-    rescaled by exp(old shift - new) as it grows (an online softmax's sum): each element is
+    rescaled by exp(old max - new) as it grows (an online softmax's sum): each element is
     read and exponentiated once, where a pass for the max and a pass for the sum read the row
     twice. A +inf in the row makes the total NaN (exp(inf - inf)); logsumexp reads the peak."""
     peak = tl.full([BLOCK_M], float("-inf"), COMPUTE)
