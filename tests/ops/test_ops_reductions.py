@@ -234,6 +234,36 @@ def test_extremes_and_products_of_rows_of_several_blocks_compiled(n, gen, compil
     assert_matches(ops.any(~flags, 1), torch.any(~flags, 1))
 
 
+@pytest.mark.parametrize("n", [10, 300, 2100])
+def test_first_positions_of_the_extremes_compiled(n, gen, compiled):
+    """argmax / argmin / max with indices: each lane's extreme and its first column, then the
+    extreme and the least column holding it. Ties in other lanes and in later blocks, a NaN
+    (of either sign) before and after a tie, signed zeros, rows all -inf or +inf, and integer
+    rows of their type's extremes give torch's first positions."""
+    x = make((8, n), torch.float32, gen)
+    x[0, n // 2] = x[0, 3] = x[0, n - 1] = 9.0  # ties: the first wins
+    negative_nan = torch.tensor([0xFFC00001], dtype=torch.int64).to(torch.int32).view(torch.float32)
+    x[1, n - 1], x[1, 1] = math.nan, negative_nan
+    x[2, 0] = x[2, n - 2] = math.nan
+    x[3] = torch.where(torch.arange(n) % 3 == 0, 0.0, -0.0)
+    x[4] = -math.inf
+    x[5] = math.inf
+    x[6, n - 1] = -9.0
+    x[7, 2], x[7, n - 3] = math.inf, -math.inf
+    for dim in (1, 0):
+        operand = x if dim == 1 else x.t().contiguous()
+        assert_matches(ops.argmax(operand, dim), torch.argmax(operand, dim))
+        assert_matches(ops.argmin(operand, dim), torch.argmin(operand, dim))
+    values, indices = ops.min(x, 1)
+    assert_matches(values, torch.min(x, 1).values)
+    assert_matches(indices, torch.min(x, 1).indices)
+    i = make((3, n), torch.int32, gen)
+    i[0] = torch.iinfo(torch.int32).min
+    i[1, 1] = i[1, n - 1] = torch.iinfo(torch.int32).max
+    assert_matches(ops.argmax(i, 1), torch.argmax(i, 1))
+    assert_matches(ops.argmin(i, 1), torch.argmin(i, 1))
+
+
 def test_registered_reductions_reach_naiad(gen, interpreted):
     x = make((4, 6), torch.float32, gen)
     with ops.use(include=["sum", "mean", "max", "var", "cumsum"]):

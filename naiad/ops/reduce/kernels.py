@@ -170,21 +170,25 @@ def _reduce_tile(x, out, M, N, s_m, s_n, s_out, INIT: tl.constexpr, OP: tl.const
 
 
 @jit
-def _pick_max(v1, i1, v2, i2):
-    nan1 = v1 != v1
-    nan2 = v2 != v2
-    tie = (v1 == v2) | (nan1 & nan2)
-    second = (v2 > v1) | (nan2 & ~nan1) | (tie & (i2 < i1))
-    return tl.where(second, v2, v1), tl.where(second, i2, i1)
+def _first_extreme(best, where, AXIS: tl.constexpr, LARGEST: tl.constexpr):
+    """(value, index) along AXIS of lanes holding each its extreme `best` and that value's
+    first column `where`: the extreme (NaN where a lane holds one), then the least column among
+    the lanes holding it. Two plain reductions: a reduction of (value, index) pairs by one
+    combine compiled to several times the work on the CPU (argmax of 4096 rows of 64: 0.48 ms
+    against amax's 0.02)."""
+    if LARGEST:
+        peak = tl.reduce(best, AXIS, _max)
+    else:
+        peak = tl.reduce(best, AXIS, _min)
+    extreme = tl.expand_dims(peak, AXIS)
+    holds = (best == extreme) | ((best != best) & (extreme != extreme))
+    index = tl.min(tl.where(holds, where, _largest_column(where.dtype)), AXIS)
+    return peak, index
 
 
-@jit
-def _pick_min(v1, i1, v2, i2):
-    nan1 = v1 != v1
-    nan2 = v2 != v2
-    tie = (v1 == v2) | (nan1 & nan2)
-    second = (v2 < v1) | (nan2 & ~nan1) | (tie & (i2 < i1))
-    return tl.where(second, v2, v1), tl.where(second, i2, i1)
+@tl.constexpr_function
+def _largest_column(dtype):
+    return 2**63 - 1 if dtype == tl.int64 else 2**31 - 1
 
 
 @jit(do_not_specialize=["init"])
@@ -209,23 +213,27 @@ def _better(v, best, LARGEST: tl.constexpr):
     return (v < best) | new_nan
 
 
+@tl.constexpr_function
+def _column_type(INDEX64):
+    """The lanes' column indices: int32 (half the registers and selects of int64) unless the
+    row's extent needs 64-bit indices; the stored index is int64 either way."""
+    return tl.int64 if INDEX64 else tl.int32
+
+
 @jit
 def _arg_reduce_row(x, values, indices, N, s_m, s_n, init, LARGEST: tl.constexpr,
                     COMPUTE: tl.constexpr, INDEX64: tl.constexpr,
                     BLOCK_N: tl.constexpr):  # fmt: skip
     row = _rows(1, INDEX64)
     best = tl.zeros([BLOCK_N], COMPUTE) + init.to(COMPUTE)
-    where = tl.zeros([BLOCK_N], tl.int64)
+    where = tl.zeros([BLOCK_N], _column_type(INDEX64))
     for begin in range(0, N, BLOCK_N):
         cols = begin + tl.arange(0, BLOCK_N)
         v = tl.load(x + row * s_m + cols * s_n, mask=cols < N).to(COMPUTE)
         better = (cols < N) & _better(v, best, LARGEST)
         best = tl.where(better, v, best)
-        where = tl.where(better, cols.to(tl.int64), where)
-    if LARGEST:
-        value, index = tl.reduce((best, where), 0, _pick_max)
-    else:
-        value, index = tl.reduce((best, where), 0, _pick_min)
+        where = tl.where(better, cols.to(where.dtype), where)
+    value, index = _first_extreme(best, where, 0, LARGEST)
     one = tl.arange(0, 1)
     tl.store(values + row + one, (tl.zeros([1], COMPUTE) + value).to(values.dtype.element_ty))
     tl.store(indices + row + one, tl.zeros([1], tl.int64) + index)
@@ -238,20 +246,17 @@ def _arg_reduce_tile(x, values, indices, M, N, s_m, s_n, s_out, init, LARGEST: t
     rows = _rows(BLOCK_M, INDEX64)
     row_mask = rows < M
     best = tl.zeros([BLOCK_M, BLOCK_N], COMPUTE) + init.to(COMPUTE)
-    where = tl.zeros([BLOCK_M, BLOCK_N], tl.int64)
+    where = tl.zeros([BLOCK_M, BLOCK_N], _column_type(INDEX64))
     for begin in range(0, N, BLOCK_N):
         cols = begin + tl.arange(0, BLOCK_N)
         mask = row_mask[:, None] & (cols[None, :] < N)
         v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask).to(COMPUTE)
         better = mask & _better(v, best, LARGEST)
         best = tl.where(better, v, best)
-        where = tl.where(better, cols[None, :].to(tl.int64) + tl.zeros_like(where), where)
-    if LARGEST:
-        value, index = tl.reduce((best, where), 1, _pick_max)
-    else:
-        value, index = tl.reduce((best, where), 1, _pick_min)
+        where = tl.where(better, cols[None, :].to(where.dtype) + tl.zeros_like(where), where)
+    value, index = _first_extreme(best, where, 1, LARGEST)
     tl.store(values + rows * s_out, value.to(values.dtype.element_ty), mask=row_mask)
-    tl.store(indices + rows * s_out, index, mask=row_mask)
+    tl.store(indices + rows * s_out, index.to(tl.int64), mask=row_mask)
 
 
 @jit
