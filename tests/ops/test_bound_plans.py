@@ -146,9 +146,10 @@ def test_product_plans_key_every_operands_dtype_and_device(compiled, gen):
 
 
 def test_reduction_plans_across_alignments_dims_and_keepdim(compiled, gen):
-    """Reductions keep a plan per kind of call (the operand's kind, the dims, keepdim, the
-    reduction): each kind at other alignments, with a dim as an int, a list and None, against
-    float64; a dim out of range is still an error after a plan was made."""
+    """Reductions and the extremes' positions keep a plan per kind of call (the operand's
+    kind, the dims, keepdim, the reduction): each kind at other alignments, with a dim as an
+    int, a list and None, against float64; a dim out of range is still an error after a plan
+    was made."""
     (xs,) = _views(gen, (8, 64), count=1)
     close = {"rtol": 1e-5, "atol": 1e-5}
     for x in xs:
@@ -158,8 +159,17 @@ def test_reduction_plans_across_alignments_dims_and_keepdim(compiled, gen):
         torch.testing.assert_close(ops.mean(x, [-1], True).double(), wide.mean(-1, True), **close)
         torch.testing.assert_close(ops.amax(x, 1).double(), wide.amax(1))
         torch.testing.assert_close(ops.sum(x).double(), wide.sum(), **close)
+        for ours, theirs in ((ops.argmax(x, 1), wide.argmax(1)),
+                             (ops.argmin(x, 0, True), wide.argmin(0, True)),
+                             (ops.argmax(x), wide.argmax()),
+                             (ops.argmax(x, None, True), wide.argmax(None, True)),
+                             (ops.max(x, 1).indices, wide.max(1).indices)):  # fmt: skip
+            assert ours.shape == theirs.shape and torch.equal(ours, theirs)
+        torch.testing.assert_close(ops.min(x, 1, True).values.double(), wide.min(1, True).values)
     with pytest.raises(IndexError, match="out of range"):
         ops.sum(xs[0], 2)
+    with pytest.raises(IndexError, match="out of range"):
+        ops.argmax(xs[0], 2)
 
 
 def test_reduction_plans_over_a_middle_dim(compiled, gen):
