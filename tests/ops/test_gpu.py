@@ -87,7 +87,8 @@ def test_long_rows_rescale_their_sum_on_cuda(n, gen, on_gpu):
     """softmax, log_softmax and logsumexp over rows longer than a GPU block (one pass for the
     max and the sum of exponentials) against torch's in float64, extremes included; rows of
     65536 are few enough to be split in parts (reduce/split_exp_sums.py), and so are the
-    reductions' (split_rows.py)."""
+    reductions', the variances' and the extremes' positions (split_rows.py, split_moments.py,
+    split_extremes.py)."""
     from naiad.ops.reduce.rows import as_rows
     from naiad.ops.reduce.split_rows import split_parts
 
@@ -98,8 +99,13 @@ def test_long_rows_rescale_their_sum_on_cuda(n, gen, on_gpu):
         expected = theirs(x.double(), 1).float()
         torch.testing.assert_close(ours(x, 1), expected, rtol=1e-5, atol=1e-6, equal_nan=True)
     plain = torch.randn(3, n, generator=gen).cuda()
-    for ours, theirs in ((ops.sum, torch.sum), (ops.amax, torch.amax), (ops.mean, torch.mean)):
+    plain[1, n // 3] = plain[1, n - 5] = 9.0  # a tie in two parts: the first wins
+    for ours, theirs in ((ops.sum, torch.sum), (ops.amax, torch.amax), (ops.mean, torch.mean),
+                         (ops.var, torch.var), (ops.std, torch.std)):  # fmt: skip
         assert_matches(ours(plain, 1), reference(theirs, plain, 1), n**0.5)
+    for ours, theirs in ((ops.argmax, torch.argmax), (ops.argmin, torch.argmin)):
+        assert torch.equal(ours(plain, 1), theirs(plain, 1))
+        assert ours(plain).item() == theirs(plain).item()  # the flattened: one row
 
 
 @pytest.mark.parametrize("b_layout", ["W.t", "rows"])

@@ -289,14 +289,31 @@ def test_scans_of_rows_longer_than_a_block(dtype, gen, backend):
 @pytest.mark.parametrize("where", ["interpreter", "cpu"])
 def test_few_long_rows_reduce_in_parts(where, gen, monkeypatch):
     """Rows too few for the device's parallel units, each reduced in parts and the partials
-    folded by the same reduction (reduce/split_rows.py): every op's value, NaN included, as
-    torch's; integers, booleans and half precision accumulate as unsplit. Made here with 8
-    threads and parts of 16 elements at least."""
+    folded (reduce/split_rows.py by the same reduction; var and std by their parts' means
+    and deviations, split_moments.py; the extremes' positions by the least column holding
+    the extreme, split_extremes.py): every op's value, NaN included, as torch's; integers,
+    booleans and half precision accumulate as unsplit. Made here with 8 threads and parts of
+    16 elements at least."""
+    import sys
+
     from naiad import knobs
+    from naiad.ops.kept import KeptTable
     from naiad.ops.reduce import split_rows
     from naiad.ops.reduce.rows import as_rows
 
     monkeypatch.setattr(split_rows, "LEAST_PART", 16)
+    extrema = sys.modules["naiad.ops.reduce.extrema"]
+    monkeypatch.setattr(extrema, "_PLANS", KeptTable(16))  # no plan of a run before
+    split = []
+    for module, name in (("naiad.ops.reduce.statistics", "split_moments"),
+                         ("naiad.ops.reduce.extrema", "split_extremes")):  # fmt: skip
+        taken = getattr(sys.modules[module], name)
+
+        def recorded(rows, parts, *rest, _taken=taken, _name=name):
+            split.append(_name)
+            return _taken(rows, parts, *rest)
+
+        monkeypatch.setattr(sys.modules[module], name, recorded)
     x = make((3, 256), torch.float32, gen)
     x[1, 200] = float("nan")
     near_one = make((2, 128), torch.float32, gen, 0.9, 1.1)
@@ -306,8 +323,6 @@ def test_few_long_rows_reduce_in_parts(where, gen, monkeypatch):
         rows = as_rows(x, [1])
         assert split_rows.split_parts(rows, x.device) == 4  # 3 rows x 4 parts >= 8 threads
         for name, (ours, theirs, _, scale) in REDUCTIONS.items():
-            if name in ("var", "std"):  # their own kernel, not split
-                continue
             operand = near_one if name == "prod" else x
             expected = reference(theirs, operand, 1, False)
             assert_matches(ours(operand, 1, False), expected, scale)
@@ -316,3 +331,11 @@ def test_few_long_rows_reduce_in_parts(where, gen, monkeypatch):
         assert_matches(ops.all(flags, 1), torch.all(flags, 1))
         assert_matches(ops.any(flags), torch.any(flags))
         assert_matches(ops.sum(half), reference(torch.sum, half), 4)
+        x[0, 9] = x[0, 200] = 7.0  # a tie across parts: the first wins
+        for ours, theirs in ((ops.argmax, torch.argmax), (ops.argmin, torch.argmin)):
+            assert_matches(ours(x, 1), theirs(x, 1))
+            assert_matches(ours(ints, 1), theirs(ints, 1))
+        values, indices = ops.max(half, 1)
+        assert_matches(values, torch.max(half, 1).values)
+        assert_matches(indices, torch.max(half, 1).indices)
+    assert split.count("split_moments") == 2 and split.count("split_extremes") == 5

@@ -13,6 +13,8 @@ from . import kernels as K
 from .launch import ACCUMULATOR_BLOCK_N, accumulator, launch_rows
 from .reductions import _highest, _lowest, _no_empty_reduction, amax, amin
 from .rows import as_rows, normalized_dims
+from .split_extremes import split_extremes
+from .split_rows import split_parts
 
 __all__ = ["argmax", "argmin", "max", "min"]
 
@@ -53,8 +55,12 @@ def _first_extreme(input, dim, keepdim, largest: bool, key):
     indices = empty(shape, torch.int64, input.device)
     init = _lowest(input.dtype) if largest else _highest(input.dtype)
     compute = torch.int32 if input.dtype == torch.bool else accumulator(input.dtype)
-    launch = launch_rows(K.arg_reduce_kernel, rows, [values, indices], [init], compute,
-                         lanes=ACCUMULATOR_BLOCK_N, LARGEST=largest)  # fmt: skip
+    parts = split_parts(rows, input.device)
+    if parts > 1:  # few long rows, each in parts over more programs (split_extremes.py)
+        launch = split_extremes(rows, parts, values, indices, init, compute, largest)
+    else:
+        launch = launch_rows(K.arg_reduce_kernel, rows, [values, indices], [init], compute,
+                             lanes=ACCUMULATOR_BLOCK_N, LARGEST=largest)  # fmt: skip
     as_it_lies = rows.data is flat and (flat is input or input.is_contiguous())
     if launch is not None and as_it_lies:
         _PLANS.put(key, (shape, launch, init))

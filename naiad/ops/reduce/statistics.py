@@ -11,6 +11,8 @@ from ..registry import aten
 from . import kernels as K
 from .launch import accumulator, launch_rows
 from .rows import as_rows, normalized_dims
+from .split_moments import split_moments
+from .split_rows import split_parts
 
 __all__ = ["moments", "std", "std_mean", "var", "var_mean"]
 
@@ -25,7 +27,12 @@ def moments(input, dim, correction, keepdim, root: bool, dtype=None):
     center = torch.empty(rows.M, dtype=dtype, device=input.device)
     correction = 1 if correction is None else correction
     compute = accumulator(dtype)
-    launch_rows(K.moments_kernel, rows, [spread, center], [float(correction)], compute, SQRT=root)
+    parts = split_parts(rows, input.device)
+    if parts > 1:  # few long rows, each in parts over more programs (split_moments.py)
+        split_moments(rows, parts, spread, center, float(correction), root, compute)
+    else:
+        launch_rows(K.moments_kernel, rows, [spread, center], [float(correction)], compute,
+                    SQRT=root)  # fmt: skip
     shape = rows.shape(keepdim)
     return spread.view(shape), center.view(shape)
 
