@@ -166,6 +166,12 @@ def test_reduction_plans_across_alignments_dims_and_keepdim(compiled, gen):
                              (ops.max(x, 1).indices, wide.max(1).indices)):  # fmt: skip
             assert ours.shape == theirs.shape and torch.equal(ours, theirs)
         torch.testing.assert_close(ops.min(x, 1, True).values.double(), wide.min(1, True).values)
+        for correction in (1, 0, 2):  # one plan, the correction a call's own
+            torch.testing.assert_close(ops.var(x, 1, correction=correction).double(),
+                                       wide.var(1, correction=correction), **close)  # fmt: skip
+        variance, mean = ops.std_mean(x, [0], keepdim=True)
+        torch.testing.assert_close(variance.double(), wide.std(0, keepdim=True), **close)
+        torch.testing.assert_close(mean.double(), wide.mean(0, keepdim=True), **close)
     with pytest.raises(IndexError, match="out of range"):
         ops.sum(xs[0], 2)
     with pytest.raises(IndexError, match="out of range"):

@@ -302,8 +302,8 @@ def test_few_long_rows_reduce_in_parts(where, gen, monkeypatch):
     from naiad.ops.reduce.rows import as_rows
 
     monkeypatch.setattr(split_rows, "LEAST_PART", 16)
-    extrema = sys.modules["naiad.ops.reduce.extrema"]
-    monkeypatch.setattr(extrema, "_PLANS", KeptTable(16))  # no plan of a run before
+    for planned in ("naiad.ops.reduce.extrema", "naiad.ops.reduce.statistics"):
+        monkeypatch.setattr(sys.modules[planned], "_PLANS", KeptTable(16))  # none of a run before
     split = []
     for module, name in (("naiad.ops.reduce.statistics", "split_moments"),
                          ("naiad.ops.reduce.extrema", "split_extremes")):  # fmt: skip

@@ -58,13 +58,23 @@ def moments_of_parts_kernel(partials, var, mean, M, N, s_m, s_n, s_out, correcti
 
 
 def split_moments(rows: Rows, parts: int, spread, center, correction: float, root: bool,
-                  compute: torch.dtype) -> None:  # fmt: skip
+                  compute: torch.dtype):  # fmt: skip
     """The variance (its root where `root`) and mean of contiguous `rows` into `spread` and
-    `center` (M values each), each row in `parts` parts."""
+    `center` (M values each), each row in `parts` parts; both launches made now. Returns
+    `launch(data, spread, center, correction)`, which repeats them for a call of the kind on
+    its own tensors (a plan's)."""
     n = rows.N // parts
     pieces = Rows(rows.data, rows.M * parts, n, n, 1, None, None)
-    partials = empty((2 * pieces.M,), compute, rows.data.device)
-    launch_rows(part_moments_kernel, pieces, [partials], [], compute)
+    device = rows.data.device
+    partials = empty((2 * pieces.M,), compute, device)
+    first = launch_rows(part_moments_kernel, pieces, [partials], [], compute)
     folded = Rows(partials, rows.M, parts, parts, 1, None, None)
-    launch_rows(moments_of_parts_kernel, folded, [spread, center], [correction, n], compute,
-                SQRT=root, PARTS=parts)  # fmt: skip
+    second = launch_rows(moments_of_parts_kernel, folded, [spread, center], [correction, n],
+                         compute, SQRT=root, PARTS=parts)  # fmt: skip
+
+    def launch(data, spread, center, correction):
+        buffer = empty((2 * pieces.M,), compute, device)
+        first(data, buffer)
+        second(buffer, spread, center, correction, n)
+
+    return launch

@@ -38,6 +38,12 @@ LEAST_PART = 262144
 # -> 1.19, sum 0.35 -> 0.81) and fewer rows (16 x 1M: softmax 0.20 -> 5.3, sum 0.04 -> 1.0).
 PIECES_PER_MULTIPROCESSOR = 8
 GPU_LEAST_PART_BYTES = 65536
+# A GPU's row kernel takes several short rows a program (launch.blocks), so parts can leave
+# the programs as few as before: one row of 128256 fp32 in 4 parts was one program still, and
+# its argmax went 0.86 -> 0.60 of torch for the second launch alone. A split is made where it
+# gives GPU_PROGRAMS_GAIN times the programs at least (8 rows of 128256 bf16 in 2 parts, 4
+# programs for 2: argmax 0.36 -> 0.81).
+GPU_PROGRAMS_GAIN = 2
 MOST_PARTS = 1024
 
 
@@ -65,7 +71,16 @@ def split_parts(rows: Rows, device: torch.device, gpu_least_bytes=GPU_LEAST_PART
         and n // (2 * parts) >= least
     ):
         parts *= 2
+    if device.type != "cpu" and _programs(m * parts, n // parts, device) < (
+        GPU_PROGRAMS_GAIN * _programs(m, n, device)
+    ):
+        return 1
     return parts
+
+
+def _programs(m: int, n: int, device: torch.device) -> int:
+    """The programs a row kernel takes for m rows of n (launch.blocks' rows a program)."""
+    return -(-m // blocks(m, n, device)[0])
 
 
 def split_reduction(rows: Rows, parts: int, target, compute: torch.dtype, **constexprs):

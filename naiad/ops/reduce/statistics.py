@@ -4,9 +4,8 @@ deviations from it."""
 
 from __future__ import annotations
 
-import torch
-
-from ..allocate import written_to
+from ..allocate import empty, written_to
+from ..kept import KeptTable
 from ..registry import aten
 from . import kernels as K
 from .launch import accumulator, launch_rows
@@ -17,24 +16,51 @@ from .split_rows import split_parts
 __all__ = ["moments", "std", "std_mean", "var", "var_mean"]
 
 
+# What one kind of call decides (the operand's dtype, device, shape and strides, the dims,
+# keepdim, variance or its root, the result's dtype): the results' shape and the bound
+# launch(es); a call of a known kind allocates and launches. Kept where the rows read the
+# operand as it lies.
+_PLANS = KeptTable(1024)
+
+
 def moments(input, dim, correction, keepdim, root: bool, dtype=None):
     """(variance or its root, mean) over `dim`, in `dtype` (the input's by default)."""
+    dims = dim if dim is None or isinstance(dim, int) else tuple(dim)
+    key = (input.dtype, input.device, input.shape, input.stride(), dims, keepdim, root, dtype)
+    plan = _PLANS.get(key)
+    if plan is None:
+        return _first_moments(input, dim, correction, keepdim, root, dtype, key)
+    shape, launch = plan
+    spread = empty(shape, dtype or input.dtype, input.device)
+    center = empty(shape, dtype or input.dtype, input.device)
+    launch(input, spread, center, _correction(correction))
+    return spread, center
+
+
+def _correction(correction) -> float:
+    return 1.0 if correction is None else float(correction)
+
+
+def _first_moments(input, dim, correction, keepdim, root: bool, dtype, key):
+    """`moments` the whole way, its plan kept where it can be."""
     if not input.dtype.is_floating_point:
         raise RuntimeError(f"std and var only support floating point dtypes, got {input.dtype}")
     rows = as_rows(input, normalized_dims(dim, input.dim()))
     dtype = dtype or input.dtype
-    spread = torch.empty(rows.M, dtype=dtype, device=input.device)
-    center = torch.empty(rows.M, dtype=dtype, device=input.device)
-    correction = 1 if correction is None else correction
+    shape = rows.shape(keepdim)
+    spread = empty(shape, dtype, input.device)
+    center = empty(shape, dtype, input.device)
+    correction = _correction(correction)
     compute = accumulator(dtype)
     parts = split_parts(rows, input.device)
     if parts > 1:  # few long rows, each in parts over more programs (split_moments.py)
-        split_moments(rows, parts, spread, center, float(correction), root, compute)
+        launch = split_moments(rows, parts, spread, center, correction, root, compute)
     else:
-        launch_rows(K.moments_kernel, rows, [spread, center], [float(correction)], compute,
-                    SQRT=root)  # fmt: skip
-    shape = rows.shape(keepdim)
-    return spread.view(shape), center.view(shape)
+        launch = launch_rows(K.moments_kernel, rows, [spread, center], [correction], compute,
+                             SQRT=root)  # fmt: skip
+    if launch is not None and rows.data is input:
+        _PLANS.put(key, (shape, launch))
+    return spread, center
 
 
 @aten("var.correction", "var.correction_out")
