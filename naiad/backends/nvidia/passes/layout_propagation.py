@@ -219,14 +219,19 @@ class _Rewrite:
                 op.set_operand(i, self.converts.as_encoding(value, old))
 
     def _for(self, op: Operation) -> None:
+        """A loop's arguments and results take their chosen layouts, one each; its initial
+        values are converted to the arguments' layouts, whether or not those changed: an
+        initial value retyped before the loop (a layout reaching it from its own producer)
+        must not reach an argument that kept another."""
         inits, arguments, results, _ = loop_parts(op)
         for k, (argument, result) in enumerate(zip(arguments, results)):
             encoding = self._chosen(result) or self._chosen(argument)
-            if encoding is None:
-                continue
-            self._retype(argument, encoding)
-            self._retype(result, encoding)
-            op.set_operand(3 + k, self.converts.as_encoding(inits[k], encoding))
+            if encoding is not None:
+                self._retype(argument, encoding)
+                self._retype(result, encoding)
+            if tensor_type(argument) is not None:
+                wanted = argument.type.encoding
+                op.set_operand(3 + k, self.converts.as_encoding(inits[k], wanted))
 
     def _while(self, op: Operation) -> None:
         """A while's `before` arguments take their chosen layouts (its initial values converted
@@ -236,7 +241,9 @@ class _Rewrite:
             encoding = self._chosen(argument)
             if encoding is not None:
                 self._retype(argument, encoding)
-                op.set_operand(k, self.converts.as_encoding(op.operands[k], encoding))
+            if tensor_type(argument) is not None:  # as a for's (see _for)
+                wanted = argument.type.encoding
+                op.set_operand(k, self.converts.as_encoding(op.operands[k], wanted))
         for argument, result in zip(op.after.block.arguments, op.results):
             encoding = self._chosen(result) or self._chosen(argument)
             if encoding is not None:

@@ -2,10 +2,14 @@
 
 // CHECK-DAG: #[[FOUR:blocked[0-9]*]] = #ttg.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 // CHECK-DAG: #[[ONE:blocked[0-9]*]] = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
+// CHECK-DAG: #[[WIDE:blocked[0-9]*]] = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
+// CHECK-DAG: #[[TALL:blocked[0-9]*]] = #ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
 #blocked = #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 #blocked1 = #ttg.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>
 #blocked2 = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>
 #blocked3 = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#blocked4 = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [1, 32], warpsPerCTA = [1, 4], order = [1, 0]}>
+#blocked5 = #ttg.blocked<{sizePerThread = [1, 2], threadsPerWarp = [1, 32], warpsPerCTA = [4, 1], order = [1, 0]}>
 #mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
 #shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
 #smem = #ttg.shared_memory
@@ -162,6 +166,43 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
   tt.func @alloc_blocked(%x: tensor<64x64xf16, #blocked2>) {
     %b = ttg.convert_layout %x : tensor<64x64xf16, #blocked2> -> tensor<64x64xf16, #blocked3>
     %buffer = ttg.local_alloc %b : (tensor<64x64xf16, #blocked3>) -> !ttg.memdesc<64x64xf16, #shared, #smem>
+    tt.return
+  }
+
+  // A loop's initial value that its own producer's layout reaches (a reduction of a load in
+  // #blocked5), where the loop's argument keeps the body's (#blocked4): the initial value is
+  // converted to the argument's layout. It was left in its producer's, and the loop's types
+  // disagreed (a Triton scan whose carry starts from a reduced tile).
+  // CHECK-LABEL: tt.func @init_from_another_anchor
+  // CHECK: %[[R:.*]] = "tt.reduce"
+  // CHECK: %[[I:.*]] = ttg.convert_layout %[[R]] : tensor<4xf32, #ttg.slice<{dim = 1, parent = #[[TALL]]}>> -> tensor<4xf32, #ttg.slice<{dim = 1, parent = #[[WIDE]]}>>
+  // CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[I]]) -> (tensor<4xf32, #ttg.slice<{dim = 1, parent = #[[WIDE]]}>>)
+  tt.func @init_from_another_anchor(%x: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %t: !tt.ptr<f32> {tt.divisibility = 16 : i32}, %n: i32) {
+    %tp = tt.splat %t : !tt.ptr<f32> -> tensor<4x64x!tt.ptr<f32>, #blocked5>
+    %tv = tt.load %tp : tensor<4x64x!tt.ptr<f32>, #blocked5>
+    %r = "tt.reduce"(%tv) <{axis = 1 : i32}> ({
+    ^bb0(%a: f32, %b: f32):
+      %ab = arith.addf %a, %b : f32
+      tt.reduce.return %ab : f32
+    }) : (tensor<4x64xf32, #blocked5>) -> tensor<4xf32, #ttg.slice<{dim = 1, parent = #blocked5}>>
+    %init = ttg.convert_layout %r : tensor<4xf32, #ttg.slice<{dim = 1, parent = #blocked5}>> -> tensor<4xf32, #ttg.slice<{dim = 1, parent = #blocked4}>>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %xp = tt.splat %x : !tt.ptr<f32> -> tensor<4x1024x!tt.ptr<f32>, #blocked4>
+    %out = scf.for %i = %c0 to %n step %c1 iter_args(%carry = %init) -> (tensor<4xf32, #ttg.slice<{dim = 1, parent = #blocked4}>>) : i32 {
+      %v = tt.load %xp : tensor<4x1024x!tt.ptr<f32>, #blocked4>
+      %e = tt.expand_dims %carry {axis = 1 : i32} : tensor<4xf32, #ttg.slice<{dim = 1, parent = #blocked4}>> -> tensor<4x1xf32, #blocked4>
+      %bc = tt.broadcast %e : tensor<4x1xf32, #blocked4> -> tensor<4x1024xf32, #blocked4>
+      %w = arith.addf %v, %bc : tensor<4x1024xf32, #blocked4>
+      tt.store %xp, %w : tensor<4x1024x!tt.ptr<f32>, #blocked4>
+      %s = "tt.reduce"(%v) <{axis = 1 : i32}> ({
+      ^bb0(%a: f32, %b: f32):
+        %ab = arith.addf %a, %b : f32
+        tt.reduce.return %ab : f32
+      }) : (tensor<4x1024xf32, #blocked4>) -> tensor<4xf32, #ttg.slice<{dim = 1, parent = #blocked4}>>
+      %next = arith.addf %carry, %s : tensor<4xf32, #ttg.slice<{dim = 1, parent = #blocked4}>>
+      scf.yield %next : tensor<4xf32, #ttg.slice<{dim = 1, parent = #blocked4}>>
+    }
     tt.return
   }
 }
