@@ -87,8 +87,8 @@ def test_long_rows_rescale_their_sum_on_cuda(n, gen, on_gpu):
     """softmax, log_softmax and logsumexp over rows longer than a GPU block (one pass for the
     max and the sum of exponentials) against torch's in float64, extremes included; rows of
     65536 are few enough to be split in parts (reduce/split_exp_sums.py), and so are the
-    reductions', the variances' and the extremes' positions (split_rows.py, split_moments.py,
-    split_extremes.py)."""
+    reductions', the variances', the extremes' positions and the running sums (split_rows.py,
+    split_moments.py, split_extremes.py, scans.py)."""
     from naiad.ops.reduce.rows import as_rows
     from naiad.ops.reduce.split_rows import split_parts
 
@@ -106,6 +106,7 @@ def test_long_rows_rescale_their_sum_on_cuda(n, gen, on_gpu):
     for ours, theirs in ((ops.argmax, torch.argmax), (ops.argmin, torch.argmin)):
         assert torch.equal(ours(plain, 1), theirs(plain, 1))
         assert ours(plain).item() == theirs(plain).item()  # the flattened: one row
+    assert_matches(ops.cumsum(plain, 1), reference(torch.cumsum, plain, 1), n**0.5, normwise=True)
 
 
 @pytest.mark.parametrize("b_layout", ["W.t", "rows"])

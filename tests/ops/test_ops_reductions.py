@@ -234,6 +234,30 @@ def test_extremes_and_products_of_rows_of_several_blocks_compiled(n, gen, compil
     assert_matches(ops.any(~flags, 1), torch.any(~flags, 1))
 
 
+@pytest.mark.parametrize("where", ["interpreter", "cpu"])
+def test_few_long_rows_scan_in_parts(where, gen, monkeypatch):
+    """cumsum and cumprod of rows too few for the device, each scanned in parts (scans.py):
+    each part's running total starts from its row's earlier parts' total. Sums of floats
+    against float64, of integers and booleans exactly, products through a zero and a NaN.
+    Made here with 8 threads and parts of 16 elements at least: 3 rows in 4 parts."""
+    from naiad import knobs
+    from naiad.ops.reduce import split_rows
+    from naiad.ops.reduce.rows import as_rows
+
+    monkeypatch.setattr(split_rows, "LEAST_PART", 16)
+    x = make((3, 1024), torch.float32, gen)
+    near_one = make((3, 256), torch.float32, gen, 0.9, 1.1)
+    near_one[0, 100], near_one[1, 200] = 0.0, math.nan
+    ints, flags = make((3, 512), torch.int32, gen), make((3, 512), torch.bool, gen)
+    with knobs.override(NAIAD_BACKEND=where, NAIAD_NUM_THREADS=8):
+        assert split_rows.split_parts(as_rows(x, [1]), x.device) == 4
+        assert_matches(ops.cumsum(x, 1), reference(torch.cumsum, x, 1), 32, normwise=True)
+        assert_matches(ops.cumsum(x[0], 0), reference(torch.cumsum, x[0], 0), 32, normwise=True)
+        assert_matches(ops.cumprod(near_one, 1), reference(torch.cumprod, near_one, 1), 16)
+        assert_matches(ops.cumsum(ints, 1), torch.cumsum(ints, 1))
+        assert_matches(ops.cumsum(flags, 1), torch.cumsum(flags, 1))
+
+
 @pytest.mark.parametrize("n", [10, 300, 2100])
 def test_first_positions_of_the_extremes_compiled(n, gen, compiled):
     """argmax / argmin / max with indices: each lane's extreme and its first column, then the

@@ -3,6 +3,11 @@
 The operand is seen as rows with the scanned dim last (rows.py); each program scans BLOCK_M
 rows chunk by chunk, carrying each row's running total into the next chunk. The result is
 written in that row order and viewed back in the operand's dim order.
+
+Rows too few for the device (split_rows.split_parts: one row of a top-p sampler's vocabulary,
+a 1-D tensor) are scanned in parts over more programs: each part's total first (the
+reduction kernel over the parts as rows), then each part scanned from the total of the row's
+parts before it, which its program folds from the partials itself.
 """
 
 from __future__ import annotations
@@ -11,12 +16,13 @@ import torch
 
 from ... import language as tl
 from ...runtime.jit import jit
-from ..allocate import written_to
+from ..allocate import empty, written_to
 from ..dtypes import tl_dtype
 from ..registry import aten
-from .kernels import _rows
+from .kernels import PROD, SUM, _rows, reduce_kernel
 from .launch import accumulator, launch_rows
-from .rows import as_rows, normalized_dims
+from .rows import Rows, as_rows, normalized_dims
+from .split_rows import split_parts
 
 __all__ = ["cumprod", "cumsum"]
 
@@ -31,11 +37,37 @@ def scan_kernel(x, out, M, N, s_m, s_n, s_out, PRODUCT: tl.constexpr, COMPUTE: t
                 INDEX64: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):  # fmt: skip
     """out[m, n] = x[m, 0] + ... + x[m, n] (or the product); `out` is (M, N) contiguous."""
     rows = _rows(BLOCK_M, INDEX64)
-    row_mask = rows < M
     if PRODUCT:
         carry = tl.full([BLOCK_M], 1, COMPUTE)
     else:
         carry = tl.zeros([BLOCK_M], COMPUTE)
+    _scan_rows(x, out, rows, rows < M, N, s_m, s_n, carry, PRODUCT, COMPUTE, BLOCK_M, BLOCK_N)
+
+
+@jit
+def scan_part_kernel(x, out, M, N, s_m, s_n, s_out, totals, PRODUCT: tl.constexpr,
+                     PARTS: tl.constexpr, COMPUTE: tl.constexpr, INDEX64: tl.constexpr,
+                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):  # fmt: skip
+    """scan_kernel over M parts of N elements, PARTS parts a row, each part's running total
+    started from the total of its row's parts before it (`totals`, one a part)."""
+    parts = _rows(BLOCK_M, INDEX64)
+    part_mask = parts < M
+    first = parts - parts % PARTS  # the row's first part
+    earlier = tl.arange(0, PARTS)[None, :] < (parts % PARTS)[:, None]
+    where = first[:, None] + tl.arange(0, PARTS)[None, :]
+    before = tl.load(totals + where, mask=part_mask[:, None] & earlier, other=PRODUCT)
+    if PRODUCT:
+        carry = tl.reduce(before.to(COMPUTE), 1, _multiply)
+    else:
+        carry = tl.sum(before.to(COMPUTE), 1)
+    _scan_rows(x, out, parts, part_mask, N, s_m, s_n, carry, PRODUCT, COMPUTE, BLOCK_M, BLOCK_N)
+
+
+@jit
+def _scan_rows(x, out, rows, row_mask, N, s_m, s_n, carry, PRODUCT: tl.constexpr,
+               COMPUTE: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):  # fmt: skip
+    """Scan `rows` (read at x + m * s_m + n * s_n) into the contiguous rows of `out`, each
+    running total started from its `carry`."""
     for begin in range(0, N, BLOCK_N):
         cols = begin + tl.arange(0, BLOCK_N)
         mask = row_mask[:, None] & (cols[None, :] < N)
@@ -51,6 +83,21 @@ def scan_kernel(x, out, M, N, s_m, s_n, s_out, PRODUCT: tl.constexpr, COMPUTE: t
         tl.store(out + offsets, result.to(out.dtype.element_ty), mask=mask)
 
 
+def _launch_scan(rows, buffer, compute, product: bool) -> None:
+    """Scan `rows` into the contiguous (M, N) `buffer`: whole rows, or each in parts."""
+    parts = split_parts(rows, rows.data.device)
+    if parts == 1:
+        launch_rows(scan_kernel, rows, [buffer], [], compute, PRODUCT=product)
+        return
+    n = rows.N // parts
+    pieces = Rows(rows.data, rows.M * parts, n, n, 1, None, None)
+    totals = empty((pieces.M,), compute, rows.data.device)
+    launch_rows(reduce_kernel, pieces, [totals], [], compute, True, INIT=int(product),
+                OP=PROD if product else SUM, WHOLE=False)  # fmt: skip
+    launch_rows(scan_part_kernel, pieces, [buffer], [totals], compute, PRODUCT=product,
+                PARTS=parts)  # fmt: skip
+
+
 def _scan(input, dim, dtype, product: bool, out=None):
     tl_dtype(input.dtype)
     if dtype is None:
@@ -59,7 +106,7 @@ def _scan(input, dim, dtype, product: bool, out=None):
     (d,) = normalized_dims(dim, x.dim())
     rows = as_rows(x, [d])
     buffer = torch.empty(rows.M, rows.N, dtype=dtype, device=input.device)
-    launch_rows(scan_kernel, rows, [buffer], [], accumulator(dtype), PRODUCT=product)
+    _launch_scan(rows, buffer, accumulator(dtype), product)
     order = [k for k in range(x.dim()) if k != d] + [d]
     shape = [x.shape[k] for k in order]
     result = buffer.view(shape).permute(*sorted(range(len(order)), key=order.__getitem__))
