@@ -1,7 +1,8 @@
 """`tensor` ops and tensor constants on buffers.
 
 A tensor is a `View`; an op that "changes" one (insert, insert_slice) writes a copy unless the
-destination is a fresh `tensor.empty` nobody else reads (`destination`). Slices are views of
+destination is a fresh `tensor.empty` nobody else reads (`destination`) or a loop's carried
+buffer it may write in place (in_place.inserts_in_place). Slices are views of
 the same buffer (tensors are never written once made, so sharing is safe); an expand is a view
 of any source, a collapse one where each merged group lies one dimension after another, and
 any other reshape a view of a contiguous source, else of a contiguous copy.
@@ -44,7 +45,7 @@ def _extract(fl: FunctionLowering, op) -> None:
 
 @lowers("tensor.insert")
 def _insert(fl: FunctionLowering, op) -> None:
-    target = destination(fl, op.dest, reads=True)
+    target = _written(fl, op)
     target.store(fl.builder, fl.value(op.scalar), [fl.value(v) for v in op.indices])
     fl.bind(op.results[0], target)
 
@@ -61,9 +62,16 @@ def _extract_slice(fl: FunctionLowering, op) -> None:
     fl.bind(op.results[0], _slice(fl, op, fl.value(op.source), op.results[0].type.shape))
 
 
+def _written(fl: FunctionLowering, op) -> View:
+    """Where an insert writes: a loop's carried buffer where the insert makes that tensor's
+    next value in place (in_place.inserts_in_place), else its destination or a copy of it."""
+    carried = fl.into.get(op)
+    return carried if carried is not None else destination(fl, op.dest, reads=True)
+
+
 @lowers("tensor.insert_slice")
 def _insert_slice(fl: FunctionLowering, op) -> None:
-    target = destination(fl, op.dest, reads=True)
+    target = _written(fl, op)
     window = _slice(fl, op, target, op.source.type.shape)
     copy_view(fl, fl.value(op.source), window)
     fl.bind(op.results[0], target)
