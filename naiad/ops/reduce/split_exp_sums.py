@@ -26,10 +26,10 @@ __all__ = ["SOFTMAX_LEAST_PART_BYTES", "split_logsumexp", "split_softmax"]
 
 # softmax's least part on a GPU (split_rows.split_parts'), smaller than a reduction's: the
 # unsplit softmax reads its rows twice and writes them, and a row's one program loses more.
-# On an H200, parts of 16 KiB of fp32 or 8 KiB of bf16 did not lose to unsplit rows (fp32
-# 1024 x 16384: 0.80 -> 0.83; bf16 512 x 32768: 0.60 -> 1.06), where a reduction's 64 KiB left
-# bf16 128 x 131072 at 0.62 against 1.15. logsumexp, one pass over its rows, lost with parts
-# that small (bf16 1024 x 16384: 5.7 -> 3.4 of torch) and takes a reduction's.
+# On an H200, parts of 16 KiB of fp32 or 8 KiB of bf16 gained where the rows were split
+# (512 x 32768: fp32 0.63 -> 0.91, bf16 0.60 -> 1.06), where a reduction's 64 KiB left bf16
+# 128 x 131072 at 0.62 against 1.15. logsumexp, one pass over its rows, lost with parts that
+# small (bf16 1024 x 16384: 5.7 -> 3.4 of torch) and takes a reduction's.
 SOFTMAX_LEAST_PART_BYTES = 8192
 
 

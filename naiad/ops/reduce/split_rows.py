@@ -40,9 +40,11 @@ PIECES_PER_MULTIPROCESSOR = 8
 GPU_LEAST_PART_BYTES = 65536
 # A GPU's row kernel takes several short rows a program (launch.blocks), so parts can leave
 # the programs as few as before: one row of 128256 fp32 in 4 parts was one program still, and
-# its argmax went 0.86 -> 0.60 of torch for the second launch alone. A split is made where it
-# gives GPU_PROGRAMS_GAIN times the programs at least (8 rows of 128256 bf16 in 2 parts, 4
-# programs for 2: argmax 0.36 -> 0.81).
+# its argmax went 0.86 -> 0.60 of torch for the second launch alone. A split is made where the
+# unsplit rows leave multiprocessors idle (fewer programs than multiprocessors: cumsum of 1024
+# rows of 16384 fp32, 256 programs, went 4.3 -> 2.9 of torch split) and where it gives
+# GPU_PROGRAMS_GAIN times the programs at least (8 rows of 128256 bf16 in 2 parts, 4 programs
+# for 2: argmax 0.36 -> 0.81).
 GPU_PROGRAMS_GAIN = 2
 MOST_PARTS = 1024
 
@@ -71,10 +73,11 @@ def split_parts(rows: Rows, device: torch.device, gpu_least_bytes=GPU_LEAST_PART
         and n // (2 * parts) >= least
     ):
         parts *= 2
-    if device.type != "cpu" and _programs(m * parts, n // parts, device) < (
-        GPU_PROGRAMS_GAIN * _programs(m, n, device)
-    ):
-        return 1
+    if parts > 1 and device.type != "cpu":
+        unsplit = _programs(m, n, device)
+        split = _programs(m * parts, n // parts, device)
+        if unsplit >= multiprocessors(device) or split < GPU_PROGRAMS_GAIN * unsplit:
+            return 1
     return parts
 
 
