@@ -207,3 +207,23 @@ def test_cat_plans_across_calls(compiled, gen):
         torch.testing.assert_close(ops.cat(mixed, 1), torch.cat(mixed, 1))
         out = torch.empty(1)
         torch.testing.assert_close(ops.cat([x, y], 1, out=out), torch.cat([x, y], 1))
+
+
+def test_index_plans_across_calls(compiled, gen):
+    """index_select and gather keep a plan per kind of call (the operand's and the index's
+    kinds, the dim): calls of one kind at other alignments and with other indices (negative
+    ones too) give torch's values; an index out of range is still an IndexError after a plan
+    was made; a transposed operand and an expanded index take plans of their own."""
+    (xs,) = _views(gen, (6, 5), count=1)
+    for x in xs:
+        picks = torch.randint(-6, 6, (4,), generator=gen)
+        assert torch.equal(ops.index_select(x, 0, picks), torch.index_select(x, 0, picks % 6))
+        columns = torch.randint(0, 5, (6, 3), generator=gen)
+        assert torch.equal(ops.gather(x, 1, columns), torch.gather(x, 1, columns))
+        assert torch.equal(ops.gather(x.t(), 0, columns.t()), torch.gather(x.t(), 0, columns.t()))
+        one = torch.randint(0, 5, (1, 1), generator=gen).expand(6, 2)
+        assert torch.equal(ops.gather(x, 1, one), torch.gather(x, 1, one))
+    with pytest.raises(IndexError, match="out of range"):
+        ops.index_select(xs[0], 0, torch.tensor([0, 6, 1, 2]))
+    with pytest.raises(IndexError, match="out of range"):
+        ops.gather(xs[0], 1, torch.full((6, 3), 5))
