@@ -227,3 +227,19 @@ def test_index_plans_across_calls(compiled, gen):
         ops.index_select(xs[0], 0, torch.tensor([0, 6, 1, 2]))
     with pytest.raises(IndexError, match="out of range"):
         ops.gather(xs[0], 1, torch.full((6, 3), 5))
+
+
+def test_scan_plans_across_calls(compiled, gen):
+    """cumsum and cumprod keep a plan per kind of call (the operand's kind, the dim, the
+    result's dtype): calls of one kind at other alignments, a transposed operand and a dtype=
+    call each against torch's."""
+    (xs,) = _views(gen, (4, 6), count=1)
+    close = {"rtol": 1e-5, "atol": 1e-5}
+    for x in xs:
+        wide = x.double()
+        torch.testing.assert_close(ops.cumsum(x, -1).double(), wide.cumsum(-1), **close)
+        torch.testing.assert_close(ops.cumsum(x.t(), 1).double(), wide.t().cumsum(1), **close)
+        torch.testing.assert_close(ops.cumprod(x, 1).double(), wide.cumprod(1), **close)
+        result = ops.cumsum(x, 1, dtype=torch.float64)
+        assert result.dtype == torch.float64
+        torch.testing.assert_close(result, wide.cumsum(1), **close)

@@ -18,6 +18,7 @@ from ... import language as tl
 from ...runtime.jit import jit
 from ..allocate import empty, written_to
 from ..dtypes import tl_dtype
+from ..kept import KeptTable
 from ..registry import aten
 from .kernels import PROD, SUM, _rows, reduce_kernel
 from .launch import accumulator, launch_rows
@@ -89,22 +90,46 @@ def _scan_rows(x, out, rows, row_mask, N, s_m, s_n, carry, PRODUCT: tl.constexpr
 SCAN_LEAST_PART_BYTES = 8192
 
 
-def _launch_scan(rows, buffer, compute, product: bool) -> None:
-    """Scan `rows` into the contiguous (M, N) `buffer`: whole rows, or each in parts."""
+def _launch_scan(rows, buffer, compute, product: bool):
+    """Scan `rows` into the contiguous (M, N) `buffer`: whole rows, or each in parts; the
+    launches made now. Returns `launch(data, buffer)`, which repeats them for a call of the
+    kind on its own tensors (a plan's), or None where nothing ran."""
     parts = split_parts(rows, rows.data.device, SCAN_LEAST_PART_BYTES)
     if parts == 1:
-        launch_rows(scan_kernel, rows, [buffer], [], compute, PRODUCT=product)
-        return
+        return launch_rows(scan_kernel, rows, [buffer], [], compute, PRODUCT=product)
     n = rows.N // parts
     pieces = Rows(rows.data, rows.M * parts, n, n, 1, None, None)
-    totals = empty((pieces.M,), compute, rows.data.device)
-    launch_rows(reduce_kernel, pieces, [totals], [], compute, True, INIT=int(product),
-                OP=PROD if product else SUM, WHOLE=False)  # fmt: skip
-    launch_rows(scan_part_kernel, pieces, [buffer], [totals], compute, PRODUCT=product,
-                PARTS=parts)  # fmt: skip
+    device = rows.data.device
+    totals = empty((pieces.M,), compute, device)
+    first = launch_rows(reduce_kernel, pieces, [totals], [], compute, True, INIT=int(product),
+                        OP=PROD if product else SUM, WHOLE=False)  # fmt: skip
+    second = launch_rows(scan_part_kernel, pieces, [buffer], [totals], compute,
+                         PRODUCT=product, PARTS=parts)  # fmt: skip
+
+    def launch(data, result):
+        totals = empty((pieces.M,), compute, device)
+        first(data, totals)
+        second(data, result, totals)
+
+    return launch
+
+
+# What one kind of call decides (the operand's dtype, device, shape and strides, the dim, the
+# result's dtype, sum or product): the bound launch(es); a call of a known kind allocates and
+# launches. Kept where the scanned dim is the operand's last and the rows read it as it lies
+# (the result then has the operand's shape, no view made). Host time of cumsum over 16 x 64 on
+# the development CPU: 12.3 us a call without.
+_PLANS = KeptTable(1024)
 
 
 def _scan(input, dim, dtype, product: bool, out=None):
+    key = (input.dtype, input.device, input.shape, input.stride(), dim, dtype, product)
+    plan = _PLANS.get(key) if out is None else None
+    if plan is not None:
+        result_dtype, launch = plan
+        result = empty(input.shape, result_dtype, input.device)
+        launch(input, result)
+        return result
     tl_dtype(input.dtype)
     if dtype is None:
         dtype = input.dtype if input.dtype.is_floating_point else torch.int64
@@ -112,7 +137,9 @@ def _scan(input, dim, dtype, product: bool, out=None):
     (d,) = normalized_dims(dim, x.dim())
     rows = as_rows(x, [d])
     buffer = torch.empty(rows.M, rows.N, dtype=dtype, device=input.device)
-    _launch_scan(rows, buffer, accumulator(dtype), product)
+    launch = _launch_scan(rows, buffer, accumulator(dtype), product)
+    if launch is not None and x is input and rows.data is input and d == x.dim() - 1:
+        _PLANS.put(key, (dtype, launch))
     order = [k for k in range(x.dim()) if k != d] + [d]
     shape = [x.shape[k] for k in order]
     result = buffer.view(shape).permute(*sorted(range(len(order)), key=order.__getitem__))
