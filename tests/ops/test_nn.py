@@ -125,6 +125,8 @@ def test_embedding(dtype, gen, backend):
     assert_matches(actual, expected)
     assert_matches(actual_grad, expected_grad, 2)
     assert_matches(ops.embedding(weight, indices), F.embedding(indices, weight))
+    with pytest.raises(RuntimeError, match="'weight' must be 2-D"):  # F.embedding's order
+        ops.embedding(indices[0], weight)
 
 
 def test_indices_outside_their_operand_raise_torchs_errors(gen, interpreted):

@@ -104,8 +104,10 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
            indices.shape, indices.stride(), indices.dtype)  # fmt: skip
     launch = _LAUNCHES.get(key)
     if launch is None:
+        if weight.dim() != 2:  # torch's error: a swap of the arguments lands here
+            raise RuntimeError("'weight' must be 2-D")
         tl_dtype(weight.dtype)
-        if weight.dim() != 2 or weight.stride(1) != 1:
+        if weight.stride(1) != 1:
             raise Unsupported("embedding of a weight with strided rows")
         index_range.check_index_dtype(indices, "embedding's indices")  # (the key holds the dtype)
     _check_rows(indices, weight.shape[0])
