@@ -94,7 +94,10 @@ def lower_kernel(
     fl = FunctionLowering(module, ScalarContext(module, features=features))
     fl.plan = plan_stores(func_op)
     fl.kernel = name
-    fl.builder = ir.IRBuilder(program.append_basic_block("entry"))
+    fl.stack = program.append_basic_block("stack")  # the small buffers' slots, then a branch
+    body = program.append_basic_block("entry")
+    ir.IRBuilder(fl.stack).branch(body)
+    fl.builder = ir.IRBuilder(body)
     arguments = list(program.args)
     if line_info:
         fl.lines = _start_lines(module, func_op, fl.builder, arguments, described, functions)
