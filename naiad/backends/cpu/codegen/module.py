@@ -94,10 +94,7 @@ def lower_kernel(
     fl = FunctionLowering(module, ScalarContext(module, features=features))
     fl.plan = plan_stores(func_op)
     fl.kernel = name
-    fl.stack = program.append_basic_block("stack")  # the small buffers' slots, then a branch
-    body = program.append_basic_block("entry")
-    ir.IRBuilder(fl.stack).branch(body)
-    fl.builder = ir.IRBuilder(body)
+    fl.stack, fl.builder = _blocks(program)
     arguments = list(program.args)
     if line_info:
         fl.lines = _start_lines(module, func_op, fl.builder, arguments, described, functions)
@@ -182,6 +179,16 @@ def _entry_point(module: ir.Module, name, program: ir.Function, user_inputs, fl,
         with counted_loop(b, begin, end, name="pid") as pid:
             run(pid, [])
     _return(b, fl.streamed)
+
+
+def _blocks(program: ir.Function) -> tuple[ir.Block, ir.IRBuilder]:
+    """The program's first block, `stack`, which holds the one-element buffers' stack slots
+    (FunctionLowering.buffer) and branches to `entry`, and a builder at `entry`, where the
+    lowering starts."""
+    stack = program.append_basic_block("stack")
+    body = program.append_basic_block("entry")
+    ir.IRBuilder(stack).branch(body)
+    return stack, ir.IRBuilder(body)
 
 
 def _in_turn(b: ir.IRBuilder, begin, end, run) -> None:
