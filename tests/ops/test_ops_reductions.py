@@ -363,3 +363,29 @@ def test_few_long_rows_reduce_in_parts(where, gen, monkeypatch):
         assert_matches(values, torch.max(half, 1).values)
         assert_matches(indices, torch.max(half, 1).indices)
     assert split.count("split_moments") == 2 and split.count("split_extremes") == 5
+
+
+@pytest.mark.parametrize(
+    ("rows", "n", "dtype", "least", "parts"),
+    [
+        (128, 131072, torch.float32, None, 8),  # 32 programs for 132 multiprocessors
+        (16, 1 << 20, torch.float32, None, 64),
+        (1, 1 << 24, torch.float32, None, 1024),  # at most MOST_PARTS
+        (8, 128256, torch.bfloat16, None, 2),  # 2 programs -> 4
+        (1, 128256, torch.float32, None, 1),  # 4 parts would still be one program
+        (1024, 16384, torch.float32, 8192, 1),  # 256 programs: every multiprocessor busy
+        (512, 32768, torch.float32, 8192, 4),  # softmax's and the scans' smaller parts
+    ],
+)
+def test_a_gpu_splits_only_rows_too_few_for_it(rows, n, dtype, least, parts, monkeypatch):
+    """split_rows.split_parts on a GPU of 132 multiprocessors (an H200), without one: the
+    parts the rule measured there gives (the module's comments hold the measurements)."""
+    from naiad.ops.reduce import split_rows
+    from naiad.ops.reduce.rows import Rows
+
+    monkeypatch.setattr(split_rows, "multiprocessors", lambda device: 132)
+    data = torch.empty(1, dtype=dtype)
+    extra = () if least is None else (least,)
+    found = split_rows.split_parts(Rows(data, rows, n, n, 1, None, None), torch.device("cuda"),
+                                   *extra)  # fmt: skip
+    assert found == parts
