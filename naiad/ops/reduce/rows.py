@@ -55,6 +55,12 @@ class Rows:
         self._view = view
         self.copy_order = AS_IT_LIES if view is None else copy_order
 
+    @classmethod
+    def contiguous(cls, data, m: int, n: int) -> Rows:
+        """m rows of n elements lying one after another in `data` (a row split in parts, a
+        buffer of partials), with no result shape of their own."""
+        return cls(data, m, n, n, 1, None, None)
+
     @property
     def view(self):
         """The rows as an (M, N) tensor (strides s_m, s_n)."""

@@ -98,7 +98,7 @@ def _launch_scan(rows, buffer, compute, product: bool):
     if parts == 1:
         return launch_rows(scan_kernel, rows, [buffer], [], compute, PRODUCT=product)
     n = rows.N // parts
-    pieces = Rows(rows.data, rows.M * parts, n, n, 1, None, None)
+    pieces = Rows.contiguous(rows.data, rows.M * parts, n)
     device = rows.data.device
     totals = empty((pieces.M,), compute, device)
     first = launch_rows(reduce_kernel, pieces, [totals], [], compute, True, INIT=int(product),

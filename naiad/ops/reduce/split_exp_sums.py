@@ -90,8 +90,7 @@ def logsumexp_parts_kernel(partials, out, M, N, s_m, s_n, s_out, PARTS: tl.const
 
 def _pieces(rows: Rows, parts: int) -> Rows:
     """Contiguous `rows` read as rows.M * parts rows of their parts (the same memory)."""
-    n = rows.N // parts
-    return Rows(rows.data, rows.M * parts, n, n, 1, None, None)
+    return Rows.contiguous(rows.data, rows.M * parts, rows.N // parts)
 
 
 def split_softmax(rows: Rows, parts: int, out, log: bool, compute: torch.dtype):
@@ -118,5 +117,5 @@ def split_logsumexp(rows: Rows, parts: int, target, compute: torch.dtype) -> Non
     pieces = _pieces(rows, parts)
     partials = empty((2 * pieces.M,), compute, rows.data.device)
     launch_rows(part_max_sum_exp_kernel, pieces, [partials], [], compute)
-    folded = Rows(partials, rows.M, parts, parts, 1, None, None)
+    folded = Rows.contiguous(partials, rows.M, parts)
     launch_rows(logsumexp_parts_kernel, folded, [target], [], compute, PARTS=parts)

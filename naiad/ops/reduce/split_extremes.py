@@ -48,7 +48,7 @@ def split_extremes(rows: Rows, parts: int, values, indices, init, compute: torch
     Returns `launch(data, values, indices, init)`, which repeats them for a call of the kind on
     its own tensors (a plan's)."""
     n = rows.N // parts
-    pieces = Rows(rows.data, rows.M * parts, n, n, 1, None, None)
+    pieces = Rows.contiguous(rows.data, rows.M * parts, n)
     device, dtype = rows.data.device, rows.data.dtype
 
     def buffers():
@@ -57,7 +57,7 @@ def split_extremes(rows: Rows, parts: int, values, indices, init, compute: torch
     part_values, part_indices = buffers()
     first = launch_rows(arg_reduce_kernel, pieces, [part_values, part_indices], [init], compute,
                         lanes=ACCUMULATOR_BLOCK_N, LARGEST=largest)  # fmt: skip
-    folded = Rows(part_values, rows.M, parts, parts, 1, None, None)
+    folded = Rows.contiguous(part_values, rows.M, parts)
     second = launch_rows(extremes_of_parts_kernel, folded, [values, indices], [part_indices, n],
                          compute, LARGEST=largest, PARTS=parts)  # fmt: skip
 

@@ -64,11 +64,11 @@ def split_moments(rows: Rows, parts: int, spread, center, correction: float, roo
     `launch(data, spread, center, correction)`, which repeats them for a call of the kind on
     its own tensors (a plan's)."""
     n = rows.N // parts
-    pieces = Rows(rows.data, rows.M * parts, n, n, 1, None, None)
+    pieces = Rows.contiguous(rows.data, rows.M * parts, n)
     device = rows.data.device
     partials = empty((2 * pieces.M,), compute, device)
     first = launch_rows(part_moments_kernel, pieces, [partials], [], compute)
-    folded = Rows(partials, rows.M, parts, parts, 1, None, None)
+    folded = Rows.contiguous(partials, rows.M, parts)
     second = launch_rows(moments_of_parts_kernel, folded, [spread, center], [correction, n],
                          compute, SQRT=root, PARTS=parts)  # fmt: skip
 

@@ -93,10 +93,10 @@ def split_reduction(rows: Rows, parts: int, target, compute: torch.dtype, **cons
     m, n = rows.M, rows.N // parts
     device = rows.data.device
     partials = empty((m * parts,), compute, device)
-    pieces = Rows(rows.data, m * parts, n, n, 1, None, None)
+    pieces = Rows.contiguous(rows.data, m * parts, n)
     first = launch_rows(reduce_kernel, pieces, [partials], [], compute, True, **constexprs,
                         WHOLE=False)  # fmt: skip
-    folded = Rows(partials, m, parts, parts, 1, None, None)
+    folded = Rows.contiguous(partials, m, parts)
     whole = blocks(m, parts, device)[1] >= parts  # a row of partials read without a loop
     second = launch_rows(reduce_kernel, folded, [target], [], compute, True, **constexprs,
                          WHOLE=whole)  # fmt: skip
