@@ -4,7 +4,8 @@ last (reduce/rows.py).
 
 The forward holds whole rows in one tile where they fit (one read, one exp per element); longer
 rows take two passes: the max and the sum of exp(x - max) together (the sum rescaled as the max
-grows), then exp(x - max) / sum or x - max - log(sum). A row of -inf gives NaN, as in torch.
+grows), then exp(x - max) / sum or x - max - log(sum); rows too few for the device are split
+in parts over more programs (reduce/split_exp_sums.py). A row of -inf gives NaN, as in torch.
 The backward's first pass is the row's dot product of grad and output.
 """
 

@@ -73,7 +73,7 @@ class FunctionLowering:
         self.values: dict[Value, object] = {}
         self.arena = Arena()
         self.builder: ir.IRBuilder | None = None
-        self.stack: ir.Block | None = None  # the first block: the small buffers' stack slots
+        self.stack: ir.Block | None = None  # the first block: one-element buffers' slots
         self.scratch: ir.Value | None = None
         self.status: ir.Value | None = None
         self.loop_indices: list[ir.Value] = []  # of the innermost linalg op being lowered
