@@ -109,15 +109,27 @@ def test_long_rows_rescale_their_sum_on_cuda(n, gen, on_gpu):
     assert_matches(ops.cumsum(plain, 1), reference(torch.cumsum, plain, 1), n**0.5, normwise=True)
 
 
+@pytest.mark.parametrize("batch", [None, 8])
 @pytest.mark.parametrize("b_layout", ["W.t", "rows"])
-def test_products_by_tensor_copies_on_cuda(b_layout, on_gpu):
+def test_products_by_tensor_copies_on_cuda(b_layout, batch, on_gpu):
     """Products that fill the GPU with 128x256 tiles take the tensor-copy kernel on Hopper
-    (matmul._copyable): b as F.linear's W.t() and in rows, a K and an N past whole tiles."""
-    a, w = _cuda(1030, 200, dtype=torch.bfloat16), _cuda(4104, 200, dtype=torch.bfloat16)
-    b = w.t() if b_layout == "W.t" else w.t().contiguous()
+    (matmul._copyable), mm and bmm: b as F.linear's W.t() and in rows, an M, a K and an N past
+    whole tiles (a batch's tiles must not reach the next entry)."""
+    from naiad.ops.linalg import matmul
+
+    entries = () if batch is None else (batch,)
+    m, n = (1030, 4104) if batch is None else (300, 1000)
+    a, w = (
+        _cuda(*entries, m, 200, dtype=torch.bfloat16),
+        _cuda(*entries, n, 200, dtype=torch.bfloat16),
+    )
+    b = w.transpose(-1, -2)
+    b = b if b_layout == "W.t" else b.contiguous()
+    assert matmul._copyable(a, b, m, n, batch or 1)
+    product = ops.mm if batch is None else ops.bmm
     expected = (a.double() @ b.double()).to(torch.bfloat16)
-    assert_matches(ops.mm(a, b), expected, 4 * 200**0.5, normwise=True)
-    assert_matches(ops.mm(a, b), expected, 4 * 200**0.5, normwise=True)  # the bound launch
+    assert_matches(product(a, b), expected, 4 * 200**0.5, normwise=True)
+    assert_matches(product(a, b), expected, 4 * 200**0.5, normwise=True)  # the bound launch
 
 
 def test_rms_norm_through_the_switch_on_cuda(on_gpu, monkeypatch):

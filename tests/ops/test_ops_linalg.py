@@ -130,14 +130,16 @@ def test_product_shape_errors():
         ops.bmm(a, a.t())
 
 
+@pytest.mark.parametrize("batch", [None, 3])
 @pytest.mark.parametrize("b_layout", ["W.t", "rows"])
-def test_products_by_copied_tiles(b_layout, gen, backend, monkeypatch):
-    """The tensor-copy kernel (Hopper's path for plain half-precision products) taken here at
-    small tiles: `b` as F.linear's W.t() and in rows, partial tiles on every side and a K the
-    block does not divide; a second call of the kind runs the bound launch on new tensors."""
+def test_products_by_copied_tiles(b_layout, batch, gen, backend, monkeypatch):
+    """The tensor-copy kernel (Hopper's path for half-precision products without a bias) taken
+    here at small tiles, for mm and bmm: `b` as F.linear's W.t() and in rows, partial tiles on
+    every side and a K the block does not divide; a second call of the kind runs the bound
+    launch on new tensors."""
     from naiad.ops.linalg import matmul
 
-    monkeypatch.setattr(matmul, "_copyable", lambda a, b, m, n: True)
+    monkeypatch.setattr(matmul, "_copyable", lambda a, b, m, n, batch: True)
     monkeypatch.setattr(matmul, "_COPIED_TILE", (32, 64, 16, {}))
     monkeypatch.setattr(matmul, "_LAUNCHES", matmul.KeptTable(8))
     bound = []
@@ -145,11 +147,14 @@ def test_products_by_copied_tiles(b_layout, gen, backend, monkeypatch):
     monkeypatch.setattr(
         matmul, "_bind_copied", lambda *args: bound.append(bind(*args)) or bound[-1]
     )
+    entries = () if batch is None else (batch,)
+    product = ops.mm if batch is None else ops.bmm
     for _ in range(2):
-        a = make((70, 40), torch.bfloat16, gen)
-        w = make((72, 40), torch.bfloat16, gen)
-        b = w.t() if b_layout == "W.t" else w.t().contiguous()
-        _close(ops.mm(a, b), a.double() @ b.double(), 40)
+        a = make((*entries, 70, 40), torch.bfloat16, gen)
+        w = make((*entries, 72, 40), torch.bfloat16, gen)
+        b = w.transpose(-1, -2)
+        b = b if b_layout == "W.t" else b.contiguous()
+        _close(product(a, b), a.double() @ b.double(), 40)
     assert len(bound) == 1  # one plan for the kind, by tensor copies
 
 
@@ -162,4 +167,8 @@ def test_which_layouts_tensor_copies_read():
     assert not copyable_layout(a.t(), w, 64)  # a in columns
     assert not copyable_layout(torch.empty(64, 44)[:, :40], w.t(), 72)  # a's rows 44 apart
     assert not copyable_layout(a, torch.empty(70, 40).t(), 70)  # the result's rows 70 apart
+    batch, weights = torch.empty(3, 64, 40), torch.empty(3, 72, 40)
+    assert copyable_layout(batch, weights.transpose(1, 2), 72)
+    assert not copyable_layout(batch, w.t().expand(3, 40, 72), 72)  # b broadcast over the batch
+    assert not copyable_layout(torch.empty(3, 64, 44)[:, :, :40], weights.transpose(1, 2), 72)
     assert not copyable_layout(a, torch.empty(40, 144)[:, ::2], 72)  # b strided both ways

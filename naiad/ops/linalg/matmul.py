@@ -109,48 +109,67 @@ def _blocks(device: torch.device, dtype, m: int, n: int, batch: int) -> tuple[in
     return 128, 128, 32, {"num_warps": 8, "num_stages": 3}
 
 
-def _copyable(a, b, m: int, n: int) -> bool:
-    """Whether a plain product of matrices takes copied_tiles' kernel: half precision on a Hopper
-    GPU, operands the copies can read (`copyable_layout`), and enough of _COPIED_TILE's tiles
-    to fill the GPU (_WAVE_SHARE)."""
+def _copyable(a, b, m: int, n: int, batch: int) -> bool:
+    """Whether a product without a bias or a scale takes copied_tiles' kernel: half precision on
+    a Hopper GPU, operands the copies can read (`copyable_layout`), and enough of _COPIED_TILE's
+    tiles to fill the GPU (_WAVE_SHARE)."""
     if a.device.type != "cuda" or a.dtype not in _HALVES:
         return False
     if torch.cuda.get_device_capability(a.device)[0] < 9 or not copyable_layout(a, b, n):
         return False
     block_m, block_n = _COPIED_TILE[:2]
-    return _tiles(m, n, block_m, block_n) >= _WAVE_SHARE * multiprocessors(a.device)
+    return _tiles(m, n, block_m, block_n) * batch >= _WAVE_SHARE * multiprocessors(a.device)
 
 
 def copyable_layout(a, b, n: int) -> bool:
-    """Whether tensor copies read `a` and `b` and write the (., n) result of 16-bit elements:
-    `a` in rows, `b` in rows or columns (F.linear's `W.t()`), every row stride a multiple of
-    16 bytes (the bases' alignment is keyed per call by the bound launch)."""
-    if a.stride(1) != 1 or 1 not in b.stride():
+    """Whether tensor copies read `a` and `b` and write the (., n) result of 16-bit elements,
+    matrices or batches of them: `a` in rows, `b` in rows or columns (F.linear's `W.t()`), every
+    row stride a multiple of 16 bytes (the bases' alignment is keyed per call by the bound
+    launch), and a batch's entries apart by such a multiple too, never 0 (a broadcast entry,
+    which a tensor map does not describe)."""
+    if a.stride(-1) != 1 or 1 not in b.stride()[-2:]:
         return False
-    b_rows = b.stride(0) if b.stride(1) == 1 else b.stride(1)
-    return all(stride % 8 == 0 for stride in (a.stride(0), b_rows, n))
+    b_rows = b.stride(-2) if b.stride(-1) == 1 else b.stride(-1)
+    strides = [a.stride(-2), b_rows, n]
+    if a.dim() == 3:
+        if not (a.stride(0) and b.stride(0)):
+            return False
+        strides += [a.stride(0), b.stride(0)]
+    return all(stride % 8 == 0 for stride in strides)
 
 
 def _bind_copied(a, b, shape):
     """copied_tiles.matmul_copied bound to the kind of call of `a` @ `b` (a launch taking the
-    three tensors): its descriptors' geometry is the kind's, their tensors the call's."""
-    (m, k), n = a.shape, shape[1]
+    three tensors): its descriptors' geometry is the kind's, their tensors the call's. A
+    matrix is described as a batch of one."""
+    *_, m, k = a.shape
+    p, n = (shape[0] if len(shape) == 3 else 1), shape[-1]
     block_m, block_n, block_k, options = _COPIED_TILE
-    transposed = b.stride(1) != 1
+    transposed = b.stride(-1) != 1
     c = torch.empty(shape, dtype=a.dtype, device=a.device)
+    (a_p, a_m, _), (b_p, b_k, b_n) = _entries(a), _entries(b)
     descs = (
-        TensorDescriptor(a, [m, k], [a.stride(0), 1], [block_m, block_k]),
-        TensorDescriptor(b, [n, k], [b.stride(1), 1], [block_n, block_k])
+        TensorDescriptor(a, [p, m, k], [a_p, a_m, 1], [1, block_m, block_k]),
+        TensorDescriptor(b, [p, n, k], [b_p, b_n, 1], [1, block_n, block_k])
         if transposed
-        else TensorDescriptor(b, [k, n], [b.stride(0), 1], [block_k, block_n]),
-        TensorDescriptor(c, [m, n], [n, 1], [block_m, block_n]),
+        else TensorDescriptor(b, [p, k, n], [b_p, b_k, 1], [1, block_k, block_n]),
+        TensorDescriptor(c, [p, m, n], [m * n, n, 1], [1, block_m, block_n]),
     )
     names = ("a_desc", "b_desc", "c_desc")
-    grid = (_tiles(m, n, block_m, block_n),)
+    grid = (_tiles(m, n, block_m, block_n), p)
     return matmul_copied.bind_launch(
         names, grid, *descs, m, n, k, transposed, block_m, block_n, block_k, 8,
         described=names, **options,
     )  # fmt: skip
+
+
+def _entries(t) -> tuple:
+    """A matrix's or a batch's strides as a batch's, a matrix's entry stride the span of its
+    rows (a tensor map's strides are multiples of 16 bytes, never 0)."""
+    if t.dim() == 3:
+        return t.stride()
+    rows, columns = t.stride()
+    return (max(rows, columns) * max(t.shape), rows, columns)
 
 
 def _tiles(m: int, n: int, block_m: int, block_n: int) -> int:
@@ -200,7 +219,7 @@ class _Launch:
                            block_m, block_n, block_k, 8)  # fmt: skip
         self.bound = None  # the kernel's launch bound to this kind of call, at its first run
         self.plain = None  # that launch where it takes the three tensors alone (_product)
-        if not (scaled or batch or bias is not None) and _copyable(a, b, m, n):
+        if not (scaled or bias is not None) and _copyable(a, b, m, n, batch_size):
             self.plain = _bind_copied(a, b, self.shape)  # tiles by tensor copies
 
     def run(self, a, b, c, bias, alpha, beta):
