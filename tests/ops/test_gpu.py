@@ -113,7 +113,7 @@ def test_long_rows_rescale_their_sum_on_cuda(n, gen, on_gpu):
 @pytest.mark.parametrize("b_layout", ["W.t", "rows"])
 def test_products_by_tensor_copies_on_cuda(b_layout, batch, on_gpu):
     """Products that fill the GPU with 128x256 tiles take the tensor-copy kernel on Hopper
-    (matmul._copyable), mm and bmm: b as F.linear's W.t() and in rows, an M, a K and an N past
+    (matmul._copied_tile), mm and bmm: b as F.linear's W.t() and in rows, an M, a K and an N past
     whole tiles (a batch's tiles must not reach the next entry)."""
     from naiad.ops.linalg import matmul
 
@@ -125,11 +125,23 @@ def test_products_by_tensor_copies_on_cuda(b_layout, batch, on_gpu):
     )
     b = w.transpose(-1, -2)
     b = b if b_layout == "W.t" else b.contiguous()
-    assert matmul._copyable(a, b, m, n, batch or 1)
+    assert matmul._copied_tile(a, b, m, n, 200, batch or 1) == matmul._COPIED_TILE
     product = ops.mm if batch is None else ops.bmm
     expected = (a.double() @ b.double()).to(torch.bfloat16)
     assert_matches(product(a, b), expected, 4 * 200**0.5, normwise=True)
     assert_matches(product(a, b), expected, 4 * 200**0.5, normwise=True)  # the bound launch
+
+
+@pytest.mark.parametrize("n, k", [(40, 300), (300, 72)])
+def test_batched_products_of_a_short_side_on_cuda(n, k, on_gpu):
+    """Batches with an N or a K of at most 128 (attention's products at small head dims) take
+    the short side's tile by tensor copies, partial tiles on every side."""
+    from naiad.ops.linalg import matmul
+
+    a, b = _cuda(12, 200, k, dtype=torch.float16), _cuda(12, k, n, dtype=torch.float16)
+    assert matmul._copied_tile(a, b, 200, n, k, 12) == matmul._short_side_tile(n, k)
+    expected = (a.double() @ b.double()).half()
+    assert_matches(ops.bmm(a, b), expected, 4 * k**0.5, normwise=True)
 
 
 def test_rms_norm_through_the_switch_on_cuda(on_gpu, monkeypatch):

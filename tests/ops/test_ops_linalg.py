@@ -89,21 +89,26 @@ def test_gpu_half_products_pipeline_into_the_tensor_cores():
 
 
 @pytest.mark.parametrize(
-    "m, n, batch, tile",
+    "m, n, k, batch, tile",
     [
-        (4096, 2816, 1, (128, 256)),  # 352 programs
-        (2816, 1024, 1, (128, 256)),  # 88 of 132 multiprocessors: still one wave of the largest
-        (1024, 1024, 1, (128, 64)),  # 32 or 64 programs of the larger tiles: too few
-        (4096, 256, 1, (128, 64)),
-        (1024, 1024, 4, (128, 256)),  # a batch's products count together: 4 x 32
-        (16, 16, 1, (64, 128)),  # nothing fills the GPU: the smallest tile
+        (4096, 2816, 1024, 1, (128, 256)),  # 352 programs
+        (2816, 1024, 1024, 1, (128, 256)),  # 88 of 132 multiprocessors: one wave of the largest
+        (1024, 1024, 1024, 1, (128, 64)),  # 32 or 64 programs of the larger tiles: too few
+        (4096, 256, 1024, 1, (128, 64)),
+        (1024, 1024, 1024, 4, (128, 256)),  # a batch's products count together: 4 x 32
+        (200, 256, 1024, 1, (64, 128)),  # nothing fills the GPU: the smallest tile
+        (512, 64, 512, 128, (128, 64)),  # an N of 64: attention's weights @ V
+        (16, 16, 1024, 1, (128, 64)),
+        (512, 512, 64, 128, (128, 128)),  # a K of 64: Q K^T
+        (2048, 128, 2048, 64, (128, 128)),  # an N of 128
     ],
 )
-def test_gpu_half_products_take_the_largest_tile_that_fills_the_gpu(m, n, batch, tile, monkeypatch):
+def test_gpu_half_products_take_the_tile_their_shape_calls_for(m, n, k, batch, tile, monkeypatch):
+    """The largest tile that fills the GPU, unless N or K is short (matmul._short_side_tile)."""
     from naiad.ops.linalg import matmul
 
     monkeypatch.setattr(matmul, "multiprocessors", lambda device: 132)  # an H200
-    assert matmul._blocks(torch.device("cuda"), torch.bfloat16, m, n, batch)[:2] == tile
+    assert matmul._blocks(torch.device("cuda"), torch.bfloat16, m, n, k, batch)[:2] == tile
 
 
 def test_products_of_one_shape_in_other_layouts(gen, backend):
@@ -139,8 +144,7 @@ def test_products_by_copied_tiles(b_layout, batch, gen, backend, monkeypatch):
     launch on new tensors."""
     from naiad.ops.linalg import matmul
 
-    monkeypatch.setattr(matmul, "_copyable", lambda a, b, m, n, batch: True)
-    monkeypatch.setattr(matmul, "_COPIED_TILE", (32, 64, 16, {}))
+    monkeypatch.setattr(matmul, "_copied_tile", lambda *args: (32, 64, 16, {}))
     monkeypatch.setattr(matmul, "_LAUNCHES", matmul.KeptTable(8))
     bound = []
     bind = matmul._bind_copied

@@ -91,16 +91,37 @@ _COPIED_TILE = (128, 256, 64, {"num_warps": 8, "num_stages": 3})
 # 48 us at 2816x4096x1024, bf16), but 32 of them do not (1024x4096x1024: 44.5 us against 24.7
 # with 128 programs of 128x64; torch 17.7).
 _WAVE_SHARE = 0.65
+# Half-precision tiles where one side of the product is short, by either kernel: an N of at
+# most 64 (attention's V and its gradients at head dim 64), then an N or a K of at most 128
+# (Q K^T). A 128x256 tile computed 4x the columns such an N has, and at a K of one or two
+# steps a program's result dominates its time, so more and smaller programs overlap better.
+# bf16 torch.bmm / naiad.ops on an H200 (batch x M x N x K), 128x256x64 -> these:
+# 128x512x64x512 0.65 -> 0.94, 128x2048x64x2048 0.50 -> 1.04, 128x512x512x64 0.68 -> 0.76,
+# 128x2048x2048x64 0.62 -> 0.71, 16x4096x4096x128 0.61 -> 0.72, 64x2048x128x2048 0.62 -> 0.95.
+_NARROW_TILE = (128, 64, 64, {"num_warps": 4, "num_stages": 3})
+_SHORT_TILE = (128, 128, 32, {"num_warps": 4, "num_stages": 4})
 
 
-def _blocks(device: torch.device, dtype, m: int, n: int, batch: int) -> tuple[int, int, int, dict]:
+def _short_side_tile(n: int, k: int):
+    """_NARROW_TILE or _SHORT_TILE where the product's N or K calls for it, else None."""
+    if n <= 64:
+        return _NARROW_TILE
+    if n <= 128 or k <= 128:
+        return _SHORT_TILE
+    return None
+
+
+def _blocks(device, dtype, m: int, n: int, k: int, batch: int) -> tuple[int, int, int, dict]:
     """(BLOCK_M, BLOCK_N, BLOCK_K, launch options). On a GPU, half-precision products take the
-    largest of Triton's matmul tutorial tiles whose programs still fill most of the GPU
-    (`_WAVE_SHARE`), else the smallest; fp32 and fp64 multiply in full precision, off the
-    tensor cores."""
+    tile for a short side (`_short_side_tile`), or else the largest of Triton's matmul tutorial
+    tiles whose programs still fill most of the GPU (`_WAVE_SHARE`), else the smallest; fp32
+    and fp64 multiply in full precision, off the tensor cores."""
     if device.type == "cpu":
         return 64, 64, 32, {}
     if dtype in _HALVES:
+        short = _short_side_tile(n, k)
+        if short is not None:
+            return short
         wanted = _WAVE_SHARE * multiprocessors(device)
         for block_m, block_n, block_k, options in _HALF_TILES:
             if _tiles(m, n, block_m, block_n) * batch >= wanted:
@@ -109,16 +130,22 @@ def _blocks(device: torch.device, dtype, m: int, n: int, batch: int) -> tuple[in
     return 128, 128, 32, {"num_warps": 8, "num_stages": 3}
 
 
-def _copyable(a, b, m: int, n: int, batch: int) -> bool:
-    """Whether a product without a bias or a scale takes copied_tiles' kernel: half precision on
-    a Hopper GPU, operands the copies can read (`copyable_layout`), and enough of _COPIED_TILE's
-    tiles to fill the GPU (_WAVE_SHARE)."""
+def _copied_tile(a, b, m: int, n: int, k: int, batch: int):
+    """The tile of a product without a bias or a scale by copied_tiles' kernel, or None where
+    the pointer kernel takes it. The copies need half precision on a Hopper GPU and operands
+    they can read (`copyable_layout`); their tile is the one for a short side, or else
+    _COPIED_TILE where its programs fill the GPU (_WAVE_SHARE)."""
     if a.device.type != "cuda" or a.dtype not in _HALVES:
-        return False
+        return None
     if torch.cuda.get_device_capability(a.device)[0] < 9 or not copyable_layout(a, b, n):
-        return False
+        return None
+    short = _short_side_tile(n, k)
+    if short is not None:
+        return short
     block_m, block_n = _COPIED_TILE[:2]
-    return _tiles(m, n, block_m, block_n) * batch >= _WAVE_SHARE * multiprocessors(a.device)
+    if _tiles(m, n, block_m, block_n) * batch >= _WAVE_SHARE * multiprocessors(a.device):
+        return _COPIED_TILE
+    return None
 
 
 def copyable_layout(a, b, n: int) -> bool:
@@ -138,13 +165,13 @@ def copyable_layout(a, b, n: int) -> bool:
     return all(stride % 8 == 0 for stride in strides)
 
 
-def _bind_copied(a, b, shape):
-    """copied_tiles.matmul_copied bound to the kind of call of `a` @ `b` (a launch taking the
-    three tensors): its descriptors' geometry is the kind's, their tensors the call's. A
-    matrix is described as a batch of one."""
+def _bind_copied(a, b, shape, tile):
+    """copied_tiles.matmul_copied over `tile` (BLOCK_M, BLOCK_N, BLOCK_K, launch options) bound
+    to the kind of call of `a` @ `b` (a launch taking the three tensors): its descriptors'
+    geometry is the kind's, their tensors the call's. A matrix is described as a batch of one."""
     *_, m, k = a.shape
     p, n = (shape[0] if len(shape) == 3 else 1), shape[-1]
-    block_m, block_n, block_k, options = _COPIED_TILE
+    block_m, block_n, block_k, options = tile
     transposed = b.stride(-1) != 1
     c = torch.empty(shape, dtype=a.dtype, device=a.device)
     (a_p, a_m, _), (b_p, b_k, b_n) = _entries(a), _entries(b)
@@ -208,7 +235,7 @@ class _Launch:
         c_strides = (m * n, n, 1)
         x_strides = _batched(bias.expand(self.shape).stride()) if bias is not None else c_strides
         batch_size = batch[0] if batch else 1
-        block_m, block_n, block_k, self.options = _blocks(a.device, a.dtype, m, n, batch_size)
+        block_m, block_n, block_k, self.options = _blocks(a.device, a.dtype, m, n, k, batch_size)
         self.grid = (_tiles(m, n, block_m, block_n), batch_size)
         self.sizes_and_strides = (m, n, k, *_batched(a.stride()), *_batched(b.stride()),
                                   *c_strides, *x_strides)  # fmt: skip
@@ -219,8 +246,9 @@ class _Launch:
                            block_m, block_n, block_k, 8)  # fmt: skip
         self.bound = None  # the kernel's launch bound to this kind of call, at its first run
         self.plain = None  # that launch where it takes the three tensors alone (_product)
-        if not (scaled or bias is not None) and _copyable(a, b, m, n, batch_size):
-            self.plain = _bind_copied(a, b, self.shape)  # tiles by tensor copies
+        copied = None if scaled or bias is not None else _copied_tile(a, b, m, n, k, batch_size)
+        if copied is not None:
+            self.plain = _bind_copied(a, b, self.shape, copied)  # tiles by tensor copies
 
     def run(self, a, b, c, bias, alpha, beta):
         """Launch the kernel for one call of this kind: only the operands and the factors
