@@ -98,6 +98,8 @@ _WAVE_SHARE = 0.65
 # bf16 torch.bmm / naiad.ops on an H200 (batch x M x N x K), 128x256x64 -> these:
 # 128x512x64x512 0.65 -> 0.94, 128x2048x64x2048 0.50 -> 1.04, 128x512x512x64 0.68 -> 0.76,
 # 128x2048x2048x64 0.62 -> 0.71, 16x4096x4096x128 0.61 -> 0.72, 64x2048x128x2048 0.62 -> 0.95.
+# At these tiles tensor copies matched the pointer kernel where N or K is 64 (0.94 against 0.95,
+# 0.76 against 0.76) and beat it at 128 (0.95 against 0.79, 0.72 against 0.62).
 _NARROW_TILE = (128, 64, 64, {"num_warps": 4, "num_stages": 3})
 _SHORT_TILE = (128, 128, 32, {"num_warps": 4, "num_stages": 4})
 
@@ -133,15 +135,17 @@ def _blocks(device, dtype, m: int, n: int, k: int, batch: int) -> tuple[int, int
 def _copied_tile(a, b, m: int, n: int, k: int, batch: int):
     """The tile of a product without a bias or a scale by copied_tiles' kernel, or None where
     the pointer kernel takes it. The copies need half precision on a Hopper GPU and operands
-    they can read (`copyable_layout`); their tile is the one for a short side, or else
-    _COPIED_TILE where its programs fill the GPU (_WAVE_SHARE)."""
+    they can read (`copyable_layout`); their tile is the one for a short side of 65 to 128, or
+    else _COPIED_TILE where its programs fill the GPU (_WAVE_SHARE). A tensor map is encoded on
+    the host for each new operand (2-7 us; attention's operands are new at every step), which
+    copies repay only where they speed the GPU: at an N or a K of 64 they did not (above)."""
     if a.device.type != "cuda" or a.dtype not in _HALVES:
         return None
     if torch.cuda.get_device_capability(a.device)[0] < 9 or not copyable_layout(a, b, n):
         return None
     short = _short_side_tile(n, k)
-    if short is not None:
-        return short
+    if short is not None:  # by pointers where copies gain nothing (an N or a K of at most 64):
+        return None if min(n, k) <= 64 else short  # each new operand's map costs the host
     block_m, block_n = _COPIED_TILE[:2]
     if _tiles(m, n, block_m, block_n) * batch >= _WAVE_SHARE * multiprocessors(a.device):
         return _COPIED_TILE
