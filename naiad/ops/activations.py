@@ -41,7 +41,8 @@ _INV_SQRT_2PI = 0.3989422804014327  # 1 / sqrt(2 * pi)
 @pointwise()
 @jit
 def _relu(x):
-    return tl.where(x > 0, x, 0)
+    """torch's: NaN and -0.0 pass through (a select on x > 0 made NaN 0)."""
+    return tl.where(x < 0, 0, x)
 
 
 @pointwise()
@@ -74,16 +75,23 @@ def _leaky_relu(x, slope):
     return tl.where(x > 0, x, x * slope)
 
 
+@jit
+def _relu6(x):
+    """min(max(x, 0), 6) with NaN kept, as torch's clamps keep it."""
+    nan = tl.PropagateNan.ALL
+    return tl.minimum(tl.maximum(x, 0.0, propagate_nan=nan), 6.0, propagate_nan=nan)
+
+
 @pointwise()
 @jit
 def _hardswish(x):
-    return x * tl.minimum(tl.maximum(x + 3.0, 0.0), 6.0) / 6.0
+    return x * _relu6(x + 3.0) / 6.0
 
 
 @pointwise()
 @jit
 def _hardsigmoid(x):
-    return tl.minimum(tl.maximum(x + 3.0, 0.0), 6.0) / 6.0
+    return _relu6(x + 3.0) / 6.0
 
 
 @pointwise()

@@ -82,8 +82,17 @@ def _trunc_div(x, y):
 @pointwise()
 @jit
 def _floor_div(x, y):
+    """Floats as torch rounds them: the quotient of x less its remainder, so that 1 // 0.1 is 9
+    (floor(1 / 0.1) is 10: the rounded quotient is 10 exactly) and inf // 1 is nan, as Python's
+    own floor division gives."""
     if x.dtype.is_floating():
-        return libdevice.floor(x / y)
+        mod = libdevice.fmod(x, y)
+        div = (x - mod) / y
+        div = tl.where((mod != 0) & ((y < 0) != (mod < 0)), div - 1, div)
+        floored = libdevice.floor(div)
+        floored = tl.where(div - floored > 0.5, floored + 1, floored)
+        floored = tl.where(div != 0, floored, libdevice.copysign(tl.zeros_like(div), x / y))
+        return tl.where(y != 0, floored, x / y)
     q = x // y
     return tl.where((x % y != 0) & ((x < 0) != (y < 0)), q - 1, q)
 

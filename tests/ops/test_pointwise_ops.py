@@ -123,6 +123,22 @@ def test_div_rounding_modes(mode, gen, backend):
     )
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_floor_division_of_floats_rounds_as_torch(dtype, gen, backend):
+    """Floor division of floats is torch's to the bit: 1 // 0.1 is 9 (not floor(1 / 0.1), 10),
+    inf // 1 and x // 0 as torch gives them (nan, signed infinities), zeros keep their signs."""
+    x = torch.tensor([1.0, 1.0, float("inf"), -float("inf"), 5.0, -5.0, 0.0, -0.0, 7.0, 0.3])
+    y = torch.tensor([0.1, -0.1, 1.0, 3.0, 0.0, 0.0, 2.0, 1.0, -0.7, 0.1])
+    x = torch.cat([x, make((200,), torch.float32, gen) * 10]).to(dtype)
+    y = torch.cat([y, make((200,), torch.float32, gen, nonzero=True)]).to(dtype)
+    expected = torch.floor_divide(x, y)
+    for actual in (ops.floor_divide(x, y), ops.div(x, y, rounding_mode="floor")):
+        assert torch.equal(actual.isnan(), expected.isnan())
+        kept = ~expected.isnan()
+        assert torch.equal(actual[kept], expected[kept])
+        assert torch.equal(actual[kept].signbit(), expected[kept].signbit())
+
+
 def test_add_and_sub_alpha(gen, backend):
     x, y = make((5, 6), torch.float32, gen), make((6,), torch.float32, gen)
     assert_matches(ops.add(x, y, alpha=2.5), reference(torch.add, x, y, alpha=2.5))
@@ -181,6 +197,24 @@ def test_unary_op(name, dtype, gen, backend):
     if name in ("isnan", "isinf", "abs", "sign"):
         x[0, :4] = torch.tensor([math.nan, math.inf, -math.inf, 0.0])
     assert_matches(ours(x), reference(theirs, x))
+
+
+# Unary ops torch defines where they are not smooth, for the special values.
+_EDGES = ("relu", "elu", "leaky_relu", "hardswish", "hardsigmoid", "softplus", "abs", "sign",
+          "floor", "ceil", "trunc", "round", "neg", "silu")  # fmt: skip
+
+
+@pytest.mark.parametrize("name", _EDGES)
+def test_unary_ops_of_nan_infinities_and_signed_zeros(name, backend):
+    """NaN stays NaN (a select on x > 0 had made relu's 0, a clamp without NaN hardsigmoid's),
+    infinities and -0.0 come out as torch's, sign bits included."""
+    ours, theirs, _ = UNARY[name]
+    x = torch.tensor([math.nan, math.inf, -math.inf, 0.0, -0.0, -2.5, 3.5])
+    actual, expected = ours(x), theirs(x)
+    assert torch.equal(actual.isnan(), expected.isnan())
+    kept = ~expected.isnan()
+    torch.testing.assert_close(actual[kept], expected[kept])
+    assert torch.equal(actual[kept].signbit(), expected[kept].signbit())
 
 
 @pytest.mark.parametrize("dtype", _dtypes("int"))

@@ -51,8 +51,9 @@ def _add_rows(grad, indices, out, R, D, N, padding, ROWS: tl.constexpr, BLOCK_D:
         mask = keep[:, None] & (d[None, :] < D)
         g = tl.load(grad + r[:, None].to(tl.int64) * D + d[None, :], mask=mask, other=0)
         # relaxed: the additions need no order among themselves, and acq_rel fenced each one
-        tl.atomic_add(out + index[:, None] * D + d[None, :], g.to(tl.float32), mask=mask,
-                      sem="relaxed")
+        tl.atomic_add(
+            out + index[:, None] * D + d[None, :], g.to(tl.float32), mask=mask, sem="relaxed"
+        )
 
 
 @jit(do_not_specialize=["R", "D", "padding"])
