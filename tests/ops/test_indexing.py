@@ -119,3 +119,5 @@ def test_triu_tril(diagonal, gen, backend):
     assert_matches(ops.tril(x.transpose(1, 2), diagonal), torch.tril(x.transpose(1, 2), diagonal))
     mask = torch.ones(4, 4, dtype=torch.bool)
     assert_matches(ops.triu(mask, 1), torch.triu(mask, 1))
+    for empty in (torch.empty(2, 0, 7), torch.empty(2, 5, 0), torch.empty(0, 3, 3)):
+        assert ops.tril(empty, diagonal).shape == empty.shape  # an empty batch: no reshape to -1

@@ -52,8 +52,9 @@ def _triangle(input, diagonal, upper, out=None):
         raise RuntimeError("triu/tril: input tensor must have at least 2 dimensions")
     key = (input.shape, input.stride(), input.dtype, input.device, diagonal, upper)
     launch = _LAUNCHES.get(key)
-    # a matrix is read as it lies (no view made per call); a batch as one leading dim
-    x = input if input.dim() == 2 else input.reshape(-1, *input.shape[-2:])
+    # a matrix is read as it lies (no view made per call); a batch as one leading dim (a
+    # flattening, which an empty batch takes too: a reshape to -1 rows cannot size it)
+    x = input if input.dim() == 2 else input.flatten(0, -3)
     result = empty(input.shape, input.dtype, input.device)
     if launch is None:
         tl_dtype(input.dtype)
