@@ -23,13 +23,17 @@ __all__ = [
     "div",
     "div_",
     "floor_divide",
+    "floor_divide_",
     "fmod",
+    "fmod_",
     "maximum",
     "minimum",
     "mul",
     "mul_",
     "pow",
+    "pow_",
     "remainder",
+    "remainder_",
     "sub",
     "sub_",
 ]
@@ -211,6 +215,11 @@ def floor_divide(input, other, *, out=None):
     return _floor_div(input, other, out=out)
 
 
+@aten("floor_divide_.Tensor", "floor_divide_.Scalar")
+def floor_divide_(input, other):
+    return floor_divide(input, other, out=_inplace(input, other))
+
+
 @aten("remainder.Tensor", "remainder.Scalar", "remainder.Scalar_Tensor",
       "remainder.Tensor_out", "remainder.Scalar_out", "remainder.Scalar_Tensor_out")  # fmt: skip
 def remainder(input, other, *, out=None):
@@ -218,10 +227,20 @@ def remainder(input, other, *, out=None):
     return _remainder(input, other, out=out)
 
 
+@aten("remainder_.Tensor", "remainder_.Scalar")
+def remainder_(input, other):
+    return remainder(input, other, out=_inplace(input, other))
+
+
 @aten("fmod.Tensor", "fmod.Scalar", "fmod.Tensor_out", "fmod.Scalar_out")
 def fmod(input, other, *, out=None):
     """The remainder with the dividend's sign (C's fmod)."""
     return _fmod(input, other, out=out)
+
+
+@aten("fmod_.Tensor", "fmod_.Scalar")
+def fmod_(input, other):
+    return fmod(input, other, out=_inplace(input, other))
 
 
 @aten("pow.Tensor_Tensor", "pow.Tensor_Scalar", "pow.Scalar", "pow.Tensor_Tensor_out",
@@ -231,6 +250,11 @@ def pow(input, exponent, *, out=None):
     if not (_is_floating(input) or _is_floating(exponent)):
         raise Unsupported("integer powers")
     return _pow(input, exponent, out=out)
+
+
+@aten("pow_.Tensor", "pow_.Scalar")
+def pow_(input, exponent):
+    return pow(input, exponent, out=_inplace(input, exponent))
 
 
 @aten("maximum.default", "maximum.out")

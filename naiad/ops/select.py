@@ -20,7 +20,9 @@ __all__ = [
     "clamp",
     "clamp_",
     "clamp_max",
+    "clamp_max_",
     "clamp_min",
+    "clamp_min_",
     "fill",
     "fill_",
     "lerp",
@@ -154,9 +156,19 @@ def clamp_min(input, min, *, out=None):
     return _clamp_min(input, min, out=out)
 
 
+@aten("clamp_min_.default", "clamp_min_.Tensor")
+def clamp_min_(input, min):
+    return clamp_min(input, min, out=inplace_target(input, min))
+
+
 @aten("clamp_max.default", "clamp_max.Tensor", "clamp_max.out", "clamp_max.Tensor_out")
 def clamp_max(input, max, *, out=None):
     return _clamp_max(input, max, out=out)
+
+
+@aten("clamp_max_.default", "clamp_max_.Tensor")
+def clamp_max_(input, max):
+    return clamp_max(input, max, out=inplace_target(input, max))
 
 
 @aten("lerp.Scalar", "lerp.Tensor", "lerp.Scalar_out", "lerp.Tensor_out")

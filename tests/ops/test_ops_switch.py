@@ -135,6 +135,51 @@ def test_out_and_in_place(gen, interpreted):
     assert_matches(out, reference(torch.exp, x))
 
 
+# In-place overloads and a call of each: (the call on the target, its operands but the target).
+IN_PLACE = {
+    "fmod_.Scalar": lambda t, o: t.fmod_(-0.75),
+    "fmod_.Tensor": lambda t, o: t.fmod_(o[0]),
+    "remainder_.Scalar": lambda t, o: t.remainder_(0.6),
+    "remainder_.Tensor": lambda t, o: t.remainder_(o[0]),
+    "floor_divide_.Scalar": lambda t, o: torch.ops.aten.floor_divide_.Scalar(t, 0.3),
+    "floor_divide_.Tensor": lambda t, o: t.floor_divide_(o[0]),
+    "pow_.Scalar": lambda t, o: t.abs_().pow_(1.5),
+    "pow_.Tensor": lambda t, o: t.abs_().pow_(o[0]),
+    "clamp_min_.default": lambda t, o: t.clamp_min_(-0.25),
+    "clamp_min_.Tensor": lambda t, o: t.clamp_min_(o[0]),
+    "clamp_max_.default": lambda t, o: t.clamp_max_(0.25),
+    "clamp_max_.Tensor": lambda t, o: t.clamp_max_(o[0]),
+    "cumprod_.default": lambda t, o: t.cumprod_(1),
+    "addmm_.default": lambda t, o: t.addmm_(o[1], o[2], beta=0.5, alpha=2),
+    "baddbmm_.default": lambda t, o: t.unsqueeze(0).baddbmm_(o[1][None], o[2][None], alpha=2),
+    "scatter_.value": lambda t, o: t.scatter_(1, o[3], 2.5),
+}
+
+
+@pytest.mark.parametrize("overload", list(IN_PLACE))
+def test_in_place_overloads_under_the_switch(overload, monkeypatch, gen, interpreted):
+    """Each in-place overload reaches Naiad under the switch and writes torch's values into its
+    target (float64 reference; fmod_'s scalar kept at full precision, as its out-of-place
+    form keeps it)."""
+    calls = _calls(monkeypatch, overload)
+    operands = (
+        make((4, 5), torch.float32, gen, nonzero=True),
+        make((4, 3), torch.float32, gen),
+        make((3, 5), torch.float32, gen),
+        torch.randint(0, 5, (4, 2), generator=gen),
+    )
+    x = make((4, 5), torch.float32, gen)
+    expected = IN_PLACE[overload](
+        x.double(), [o.double() if o.is_floating_point() else o for o in operands]
+    )
+    target = x.clone()
+    with ops.use():
+        result = IN_PLACE[overload](target, operands)
+    assert calls == [overload]
+    assert result.data_ptr() == target.data_ptr()
+    assert_matches(target, expected.view(target.shape).float())
+
+
 LAYOUTS = {
     # inner dims of 64 or more: a block of the inner dim per program (ROWS)
     "long rows broadcast": lambda g: (

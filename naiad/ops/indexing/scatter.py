@@ -238,6 +238,7 @@ def scatter_add_(input, dim, index, src):
     return input.copy_(scatter_add(input, dim, index, src))
 
 
-@aten("scatter_.src")
+@aten("scatter_.src", "scatter_.value")
 def scatter_(input, dim, index, src):
+    """scatter in place, from a tensor or a number (`src`)."""
     return input.copy_(scatter(input, dim, index, src))

@@ -329,6 +329,11 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     return result if out is None else written_to(result, out)
 
 
+@aten("addmm_.default")
+def addmm_(input, mat1, mat2, *, beta=1, alpha=1):
+    return input.copy_(_in_place_product(2, input, mat1, mat2, alpha, beta))
+
+
 @aten("bmm.default", "bmm.out")
 def bmm(input, mat2, *, out=None):
     """A batch of matrix products."""
@@ -341,3 +346,20 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """beta * input + alpha * batch1 @ batch2, batch by batch."""
     result = _product(3, batch1, batch2, input, alpha, beta)
     return result if out is None else written_to(result, out)
+
+
+@aten("baddbmm_.default")
+def baddbmm_(input, batch1, batch2, *, beta=1, alpha=1):
+    return input.copy_(_in_place_product(3, input, batch1, batch2, alpha, beta))
+
+
+def _in_place_product(rank: int, input, a, b, alpha, beta):
+    """The product an in-place addmm_/baddbmm_ writes into `input`: of `input`'s very shape,
+    as torch requires (it never broadcasts the result into `input`)."""
+    result = _product(rank, a, b, input, alpha, beta)
+    if result.shape != input.shape:
+        raise RuntimeError(
+            f"output with shape {list(input.shape)} doesn't match the broadcast shape "
+            f"{list(result.shape)}"
+        )
+    return result

@@ -162,3 +162,8 @@ def cumsum_(input, dim, *, dtype=None):
 def cumprod(input, dim, *, dtype=None, out=None):
     """Running products along `dim`."""
     return _scan(input, dim, dtype, True, out)
+
+
+@aten("cumprod_.default")
+def cumprod_(input, dim, *, dtype=None):
+    return input.copy_(_scan(input, dim, dtype, True))
