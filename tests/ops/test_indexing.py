@@ -112,6 +112,32 @@ def test_indexing_through_the_switch(gen, interpreted):
         assert_matches(a, e)
 
 
+# Targets of triu_/tril_ as torch leaves them in place, each made anew for both sides.
+_TRIANGLE_TARGETS = {
+    "overlapping": lambda: torch.as_strided(torch.arange(1.0, 9.0), (3, 3), (1, 1)),
+    "expanded rows": lambda: torch.arange(1.0, 5.0).reshape(1, 4).expand(3, 4),
+    "expanded batch": lambda: torch.arange(1.0, 61.0).reshape(3, 4, 5).expand(2, 3, 4, 5),
+    "transposed batch": lambda: torch.arange(1.0, 121.0).reshape(2, 3, 5, 4).transpose(-1, -2),
+    "strided": lambda: torch.arange(1.0, 25.0).reshape(4, 6)[:, ::2],
+    "bool": lambda: torch.arange(15).reshape(3, 5) % 3 > 0,
+}
+
+
+@pytest.mark.parametrize("target", list(_TRIANGLE_TARGETS))
+@pytest.mark.parametrize("name", ["triu_", "tril_"])
+def test_triu_tril_in_place_zero_the_other_triangle_where_the_target_lies(name, target, backend):
+    """In place, only the other triangle is written (zeros), in the target's own memory: views
+    whose elements share memory end as torch leaves them, where a copy back was refused or
+    wrote the kept triangle over the zeros."""
+    for diagonal in (-1, 0, 2):
+        ours, theirs = _TRIANGLE_TARGETS[target](), _TRIANGLE_TARGETS[target]()
+        getattr(theirs, name)(diagonal)
+        with ops.use(include=[name]):
+            assert getattr(ours, name)(diagonal) is ours
+        memory = ours if ours._base is None else ours._base
+        assert torch.equal(memory, theirs if theirs._base is None else theirs._base)
+
+
 @pytest.mark.parametrize("diagonal", [0, 2, -1])
 def test_triu_tril(diagonal, gen, backend):
     x = make((2, 5, 7), torch.float32, gen)

@@ -1,7 +1,12 @@
 """triu and tril: the upper or lower triangle of the last two dims, zeros elsewhere; one kernel,
-each program a block of one row of one matrix."""
+each program a block of one row of one matrix. The in-place forms only write zeros over the
+other triangle, in the input as it lies, as torch's do: so a view whose elements share memory
+(an expanded or an overlapping one) ends as torch leaves it, where a copy back would have
+written every element (or been refused)."""
 
 from __future__ import annotations
+
+import math
 
 from ... import language as tl
 from ...runtime.jit import jit
@@ -16,7 +21,9 @@ __all__ = ["tril", "triu"]
 
 @jit(do_not_specialize=["R", "C", "diagonal"])
 def _triangle_kernel(x, out, R, C, s_b, s_r, s_c, diagonal, UPPER: tl.constexpr,
-                     BLOCK: tl.constexpr):  # fmt: skip
+                     IN_PLACE: tl.constexpr, BLOCK: tl.constexpr):  # fmt: skip
+    """out = the triangle of x, or, IN_PLACE, zeros written over x's other triangle (`out` not
+    read)."""
     row, c, mask = row_block(C, BLOCK)
     b = row // R
     r = row % R
@@ -24,44 +31,74 @@ def _triangle_kernel(x, out, R, C, s_b, s_r, s_c, diagonal, UPPER: tl.constexpr,
         keep = c - r >= diagonal
     else:
         keep = c - r <= diagonal
-    v = tl.load(x + b * s_b + r * s_r + c * s_c, mask=mask & keep, other=0)
-    tl.store(out + row * C + c, v, mask=mask)
+    at = x + b * s_b + r * s_r + c * s_c
+    if IN_PLACE:
+        tl.store(at, tl.zeros([BLOCK], x.dtype.element_ty), mask=mask & ~keep)
+    else:
+        v = tl.load(at, mask=mask & keep, other=0)
+        tl.store(out + row * C + c, v, mask=mask)
 
 
 # The launch per kind of call (the input's shape, strides, dtype and device, the diagonal, the
-# side): its grid and its kernel's launch bound to them (JITFunction.bind_launch), so that a
-# call only allocates and launches; 1024 kinds.
+# side, in place or not): its grid and its kernel's launch bound to them
+# (JITFunction.bind_launch), so that a call only allocates and launches; 1024 kinds.
 _LAUNCHES = KeptTable(1024)
 
 
-def _launch(x, result, diagonal, upper):
+def _launch(x, result, diagonal, upper, in_place):
     """The bound launch of `x` (a matrix, or a batch of them in one leading dim) into
-    `result` for this kind of call, or None where there is nothing to do."""
+    `result` (`x` itself in place) for this kind of call, or None where there is nothing to
+    do."""
     if not result.numel():
         return None
     rows, cols = x.shape[-2:]
     strides = x.stride() if x.dim() == 3 else (0, *x.stride())  # a matrix: a batch of one
     block, grid = blocks_and_grid(result.numel() // cols, cols)
     return _triangle_kernel.bind_launch(
-        ("x", "out"), grid, x, result, rows, cols, *strides, diagonal, upper, block
+        ("x", "out"), grid, x, result, rows, cols, *strides, diagonal, upper, in_place, block
     )
 
 
-def _triangle(input, diagonal, upper, out=None):
+def _run(input, x, result, diagonal, upper, in_place):
+    key = (input.shape, input.stride(), input.dtype, input.device, diagonal, upper, in_place)
+    launch = _LAUNCHES.get(key)
+    if launch is None:
+        tl_dtype(input.dtype)
+        launch = _LAUNCHES.put(key, [_launch(x, result, diagonal, upper, in_place)])
+    if launch[0] is not None:
+        launch[0](x, result)
+
+
+def _check(input):
     if input.dim() < 2:
         raise RuntimeError("triu/tril: input tensor must have at least 2 dimensions")
-    key = (input.shape, input.stride(), input.dtype, input.device, diagonal, upper)
-    launch = _LAUNCHES.get(key)
+
+
+def _triangle(input, diagonal, upper, out=None):
+    _check(input)
     # a matrix is read as it lies (no view made per call); a batch as one leading dim (a
     # flattening, which an empty batch takes too: a reshape to -1 rows cannot size it)
     x = input if input.dim() == 2 else input.flatten(0, -3)
     result = empty(input.shape, input.dtype, input.device)
-    if launch is None:
-        tl_dtype(input.dtype)
-        launch = _LAUNCHES.put(key, [_launch(x, result, diagonal, upper)])
-    if launch[0] is not None:
-        launch[0](x, result)
+    _run(input, x, result, diagonal, upper, False)
     return written_to(result, out)
+
+
+def _triangle_in_place(input, diagonal, upper):
+    """Zeros over the other triangle of `input`, in place; where its batch dims do not merge
+    into one (an expanded or a permuted batch), entry by entry of its first dim (rare: a
+    launch each)."""
+    _check(input)
+    x = input
+    if input.dim() > 3:
+        try:
+            x = input.view(math.prod(input.shape[:-2]), *input.shape[-2:])
+        except RuntimeError:
+            for entry in input.unbind(0):
+                _triangle_in_place(entry, diagonal, upper)
+            return input
+    _run(input, x, x, diagonal, upper, True)
+    return input
 
 
 @aten("triu.default", "triu.out")
@@ -78,9 +115,9 @@ def tril(input, diagonal=0, *, out=None):
 
 @aten("triu_.default")
 def triu_(input, diagonal=0):
-    return input.copy_(_triangle(input, diagonal, True))
+    return _triangle_in_place(input, diagonal, True)
 
 
 @aten("tril_.default")
 def tril_(input, diagonal=0):
-    return input.copy_(_triangle(input, diagonal, False))
+    return _triangle_in_place(input, diagonal, False)
