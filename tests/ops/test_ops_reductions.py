@@ -145,6 +145,26 @@ def test_integer_cumsum(gen, backend):
     i = make((4, 9), torch.int32, gen)
     assert_matches(ops.cumsum(i, 1), torch.cumsum(i, 1))
     assert_matches(ops.cumsum(i.t(), 0), torch.cumsum(i.t(), 0))
+    for dtype in (torch.int8, torch.uint8, torch.int16):  # scanned in int32, wrapping as torch
+        narrow = (make((4, 300), torch.int32, gen) % 100).to(dtype)
+        assert torch.equal(ops.cumsum(narrow, 1, dtype=dtype), torch.cumsum(narrow, 1, dtype=dtype))
+        assert torch.equal(
+            ops.cumprod(narrow, 1, dtype=dtype), torch.cumprod(narrow, 1, dtype=dtype)
+        )
+
+
+def test_scans_in_place_keep_the_dtype_as_torch(gen, interpreted):
+    """cumsum_/cumprod_ scan integers in their own dtype (out of place they scan into int64),
+    refuse another `dtype` and bools with torch's errors."""
+    i = (make((4, 40), torch.int32, gen) % 50).to(torch.int16)
+    with ops.use(include=["cumsum", "cumprod"]):
+        ours = i.clone()
+        assert ours.cumsum_(1) is ours
+        with pytest.raises(RuntimeError, match="Bad in-place call"):
+            i.clone().cumprod_(1, dtype=torch.int64)
+        with pytest.raises(NotImplementedError, match="Bool"):
+            (i > 0).cumsum_(1)
+    assert torch.equal(ours, i.clone().cumsum_(1))
 
 
 def test_reductions_compiled(gen, compiled):

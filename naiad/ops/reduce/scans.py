@@ -137,7 +137,7 @@ def _scan(input, dim, dtype, product: bool, out=None):
     (d,) = normalized_dims(dim, x.dim())
     rows = as_rows(x, [d])
     buffer = torch.empty(rows.M, rows.N, dtype=dtype, device=input.device)
-    launch = _launch_scan(rows, buffer, accumulator(dtype), product)
+    launch = _launch_scan(rows, buffer, _scan_accumulator(dtype), product)
     if launch is not None and x is input and rows.data is input and d == x.dim() - 1:
         _PLANS.put(key, (dtype, launch))
     order = [k for k in range(x.dim()) if k != d] + [d]
@@ -145,6 +145,15 @@ def _scan(input, dim, dtype, product: bool, out=None):
     result = buffer.view(shape).permute(*sorted(range(len(order)), key=order.__getitem__))
     result = result.view(input.shape) if input.dim() == 0 else result
     return written_to(result, out)
+
+
+def _scan_accumulator(dtype: torch.dtype) -> torch.dtype:
+    """The dtype a scan runs in: the reductions' accumulator, and int32 for narrower integers,
+    in which the language sums them (a running total of int16 re-assigned an int32 sum did not
+    compile); the result's wrap-around is the same."""
+    if dtype in (torch.int8, torch.uint8, torch.int16):
+        return torch.int32
+    return accumulator(dtype)
 
 
 @aten("cumsum.default", "cumsum.out")
@@ -155,7 +164,7 @@ def cumsum(input, dim, *, dtype=None, out=None):
 
 @aten("cumsum_.default")
 def cumsum_(input, dim, *, dtype=None):
-    return input.copy_(_scan(input, dim, dtype, False))
+    return _scan_in_place(input, dim, dtype, False)
 
 
 @aten("cumprod.default", "cumprod.out")
@@ -166,4 +175,19 @@ def cumprod(input, dim, *, dtype=None, out=None):
 
 @aten("cumprod_.default")
 def cumprod_(input, dim, *, dtype=None):
-    return input.copy_(_scan(input, dim, dtype, True))
+    return _scan_in_place(input, dim, dtype, True)
+
+
+def _scan_in_place(input, dim, dtype, product: bool):
+    """The scan written into `input`, in its dtype (integers too, which out of place scan into
+    int64), which a given `dtype` must be, as torch requires."""
+    if input.dtype == torch.bool:  # as torch: a bool's running sums are no bools
+        raise NotImplementedError(
+            f"\"{'cumprod_' if product else 'cumsum_'}\" not implemented for 'Bool'"
+        )
+    if dtype is not None and dtype != input.dtype:
+        raise RuntimeError(
+            f"Bad in-place call: input tensor dtype {input.dtype} and output tensor dtype "
+            f"{dtype} should match"
+        )
+    return input.copy_(_scan(input, dim, input.dtype, product))
