@@ -42,6 +42,12 @@ def test_gather_and_take_along_dim(gen, backend):
         said = expected.value.args[0].split(" but ")[0]  # (torch names dtypes its own way)
         with pytest.raises(RuntimeError, match=re.escape(said)):
             ops.take_along_dim(x, bad, 1)
+    # gather's shape checks, as torch words them: index of x's rank, no larger but along dim
+    for bad in (index[0], torch.randint(0, 5, (3, 4, 7), generator=gen)):
+        with pytest.raises(RuntimeError) as expected:
+            torch.gather(x, 1, bad)
+        with pytest.raises(RuntimeError, match=re.escape(expected.value.args[0])):
+            ops.gather(x, 1, bad)
 
 
 def test_cat_and_stack(gen, backend):

@@ -110,6 +110,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     result = _planned(key, input, index)
     if result is None:
         (dim,) = normalized_dims(dim, max(input.dim(), 1))
+        _check_gather_shapes(input, dim, index)
         shape = list(index.shape)
         region = [slice(0, n) if d != dim else slice(None) for d, n in enumerate(shape)]
         source = input[tuple(region)] if input.dim() else input
@@ -149,3 +150,16 @@ def take_along_dim(input, indices, dim=None):
     dim = normalized_dims(dim, input.dim())[0]
     source, wanted = broadcast_along(input.shape, indices.shape, dim)
     return gather(input.expand(source), dim, indices.expand(wanted))
+
+
+def _check_gather_shapes(input, dim: int, index) -> None:
+    """torch's rule for gather's index: input's rank (a 0-dim tensor as one of a single
+    element), and no larger than input along every dim but `dim`."""
+    if max(index.dim(), 1) != max(input.dim(), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for d, (size, bound) in enumerate(zip(index.shape, input.shape)):
+        if d != dim and size > bound:
+            raise RuntimeError(
+                f"Size does not match at dimension {d} expected index {list(index.shape)} to be "
+                f"no larger than self {list(input.shape)} apart from dimension {dim}"
+            )
