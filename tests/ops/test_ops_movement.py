@@ -239,3 +239,22 @@ def test_scatter_and_index_add_refuse_shapes_torch_refuses(gen, interpreted):
         for module in (torch, ops):
             with pytest.raises(RuntimeError, match=words):
                 call(module)
+
+
+def test_scatter_and_index_add_indices_outside_raise_torchs_errors(gen, interpreted):
+    """An index outside the dim: scatter's and scatter_add's RuntimeError naming it,
+    index_add's IndexError (torch's along a dim before the last; along the last its CPU
+    kernel words it as scatter's)."""
+    x, ones = make((2, 4), torch.float32, gen), torch.ones(1, 2)
+    cases = [
+        (RuntimeError, "index 4 is out of bounds for dimension 1 with size 4",
+         lambda m: m.scatter_add(x, 1, torch.tensor([[0, 4]]), ones)),
+        (RuntimeError, "index -5 is out of bounds for dimension 1 with size 4",
+         lambda m: m.scatter(x, 1, torch.tensor([[0, -5]]), ones)),
+        (IndexError, "index out of range in self",
+         lambda m: m.index_add(x[..., None], 1, torch.tensor([0, 4]), torch.ones(2, 2, 1))),
+    ]  # fmt: skip
+    for error, words, call in cases:
+        for module in (torch, ops):
+            with pytest.raises(error, match=words):
+                call(module)

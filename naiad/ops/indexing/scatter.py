@@ -107,15 +107,28 @@ def _span(t) -> int:
     return 1 + sum((size - 1) * stride for size, stride in zip(t.shape, t.stride()))
 
 
-def _scatter_into(out, dim, index, src, accumulate, alpha=1):
-    """out (written in place) at `index` along `dim`, from src, over index's index space."""
+def _outside_scatter(index: int, dim: int, size: int) -> Exception:
+    """torch's error for scatter's and scatter_add's index outside the dim."""
+    return RuntimeError(f"index {index} is out of bounds for dimension {dim} with size {size}")
+
+
+def _outside_index_add(index: int, dim: int, size: int) -> Exception:
+    """torch's error for index_add's."""
+    return IndexError("index out of range in self")
+
+
+def _scatter_into(out, dim, index, src, accumulate, alpha=1, outside=_outside_scatter):
+    """out (written in place) at `index` along `dim`, from src, over index's index space;
+    `outside(index, dim, size)` is the error for an index outside the dim, checked by the host
+    (by the kernel on a GPU: index_range.py)."""
     rank = max(out.dim(), 1)
     if rank > _RANK:
         raise Unsupported(f"scatter over {rank} dims")
     d = out.shape[dim] if out.dim() else 1
     _check_shapes(out, dim, index, src)
-    if index_range.outside_on_host(index, -d, d) is not None:
-        raise RuntimeError(f"index out of bounds for dimension {dim} with size {d}")
+    bad = index_range.outside_on_host(index, -d, d)
+    if bad is not None:
+        raise outside(bad, dim, d)
     src = src.to(out.dtype) if src.dtype != out.dtype and not accumulate else src
     i4, s4, o4 = (_four_dims(t, dim) for t in (index, src, out))
     n = index.numel()
@@ -181,14 +194,14 @@ def scatter_value(input, dim, index, value, *, out=None):
     return scatter(input, dim, index, source.expand(index.shape), out=out)
 
 
-def _added(input, dim, index, src, alpha):
+def _added(input, dim, index, src, alpha, outside=_outside_scatter):
     if input.dtype not in _ADDABLE:
         raise Unsupported(f"scatter_add of {input.dtype}")
     (dim,) = normalized_dims(dim, max(input.dim(), 1))
     wide = accumulator(input.dtype)
     result = to(input.contiguous(), wide) if wide != input.dtype else input.clone()
     result = result.contiguous()
-    _scatter_into(result, dim, index, src, True, alpha)
+    _scatter_into(result, dim, index, src, True, alpha, outside)
     return result if wide == input.dtype else to(result, input.dtype)
 
 
@@ -224,7 +237,7 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     shape = [1] * max(source.dim(), 1)
     shape[d] = index.numel()
     spread = index.reshape(shape).expand(source.shape if source.dim() else [1])
-    result = _added(input, d, spread, source.reshape(spread.shape), alpha)
+    result = _added(input, d, spread, source.reshape(spread.shape), alpha, _outside_index_add)
     return written_to(result, out)
 
 
