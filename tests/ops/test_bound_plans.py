@@ -179,9 +179,9 @@ def test_reduction_plans_across_alignments_dims_and_keepdim(compiled, gen):
 
 
 def test_reduction_plans_over_a_middle_dim(compiled, gen):
-    """A reduction whose kept dims do not fold (a middle dim of a contiguous or transposed
-    operand: as_rows copies it) keeps a plan that copies again at every call: other values and
-    alignments of one kind, each against float64."""
+    """A reduction whose kept dims do not fold (a middle dim of a contiguous operand, read in
+    place by grouped.py's column form; of a transposed one, which as_rows copies at every call)
+    keeps a plan: other values and alignments of one kind, each against float64."""
     (xs,) = _views(gen, (2, 4, 3, 5), count=1)
     close = {"rtol": 1e-5, "atol": 1e-5}
     for x in xs:

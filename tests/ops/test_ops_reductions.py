@@ -193,8 +193,9 @@ def test_middle_dims_read_in_place_compiled(dtype, gen, compiled, monkeypatch):
     """Kept dims on both sides of the reduced ones, whose strides take two or three runs (the
     Llama step's sum over the grouped heads, of a contiguous and of a transposed gradient; a
     permuted operand), are read as they lie (grouped.py): no copy, each reduction against
-    float64, twice (the second call by the kept plan). The kernel serves GPUs (IN_PLACE): here
-    the CPU stands in."""
+    float64, twice (the second call by the kept plan). The row form serves GPUs, and the CPU
+    reads only a contiguous inner run in place (IN_PLACE, the column form): here the CPU takes
+    every operand, the column form where the inner run is contiguous, else the row form."""
     monkeypatch.setitem(grouped.IN_PLACE, "cpu", True)
     x = make((2, 4, 4, 8, 5), dtype, gen)
     operands = [(x, [2]), (x.transpose(3, 4), [2]), (x.permute(3, 0, 1, 2, 4), [3])]
@@ -409,3 +410,21 @@ def test_a_gpu_splits_only_rows_too_few_for_it(rows, n, dtype, least, parts, mon
     found = split_rows.split_parts(Rows(data, rows, n, n, 1, None, None), torch.device("cuda"),
                                    *extra)  # fmt: skip
     assert found == parts
+
+
+@pytest.mark.parametrize(
+    "shape, dims",
+    [((4, 70, 33), [1]), ((2, 3, 4, 5, 6), [2]), ((2, 3, 4, 5, 6), [1, 2]), ((3, 300, 2), [1])],
+)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.int32])
+def test_reductions_over_middle_dims_read_the_operand_in_place(shape, dims, dtype, gen, compiled):
+    """Kept dims on both sides of the reduced ones, the inner ones contiguous: the CPU reads the
+    operand where it lies (grouped.py's column form, no copy), with torch's values."""
+    from naiad.ops.reduce.grouped import in_place_groups
+
+    x = make(shape, dtype, gen, low=-3, high=3)
+    assert in_place_groups(x, dims) is not None
+    names = ["sum", "amax", "amin"] + (["mean"] if dtype.is_floating_point else [])
+    for name in names:
+        ours, theirs = getattr(ops, name), getattr(torch, name)
+        assert_matches(ours(x, dims), reference(theirs, x, dims), 4)
