@@ -428,3 +428,15 @@ def test_reductions_over_middle_dims_read_the_operand_in_place(shape, dims, dtyp
     for name in names:
         ours, theirs = getattr(ops, name), getattr(torch, name)
         assert_matches(ours(x, dims), reference(theirs, x, dims), 4)
+
+
+@pytest.mark.parametrize("dtype", [torch.bool, torch.uint8, torch.int8, torch.int32])
+def test_logsumexp_of_integers_pads_no_lane(dtype, gen, backend):
+    """Integers and bools have no -inf to fill the lanes past a row's end with: those lanes
+    had added e^0 to rows whose length is no power of two, and won the max of negative rows."""
+    x = make((3, 5), torch.int32, gen)
+    x = (x > 0) if dtype == torch.bool else (x.abs() if dtype == torch.uint8 else x).to(dtype)
+    for dim in (0, 1):
+        assert_matches(ops.logsumexp(x, dim), reference(torch.logsumexp, x, dim))
+    negative = torch.tensor([[-22, -30, -25]], dtype=torch.int8)
+    assert_matches(ops.logsumexp(negative, 1), reference(torch.logsumexp, negative, 1))

@@ -312,8 +312,12 @@ def row_max_sum_exp(x, rows, row_mask, N, s_m, s_n, COMPUTE: tl.constexpr,
     for begin in range(0, N, BLOCK_N):
         cols = begin + tl.arange(0, BLOCK_N)
         mask = row_mask[:, None] & (cols[None, :] < N)
-        v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=float("-inf"))
-        v = v.to(COMPUTE)
+        if x.dtype.element_ty.is_floating():
+            v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask,
+                        other=float("-inf")).to(COMPUTE)  # fmt: skip
+        else:  # an integer or bool has no -inf to pad with: the lanes past the row made e^0
+            v = tl.load(x + rows[:, None] * s_m + cols[None, :] * s_n, mask=mask, other=0)
+            v = tl.where(mask, v.to(COMPUTE), float("-inf"))
         before = peak
         peak = tl.maximum(peak, tl.reduce(v, 1, _max), propagate_nan=_NAN)
         shift = tl.where(peak == float("-inf"), 0.0, peak)
