@@ -258,3 +258,16 @@ def test_scatter_and_index_add_indices_outside_raise_torchs_errors(gen, interpre
         for module in (torch, ops):
             with pytest.raises(error, match=words):
                 call(module)
+
+
+def test_scatters_take_int32_indices_as_torch(gen, backend):
+    """torch takes int32 indices for scatter, scatter with a value and scatter_add too."""
+    x, src = make((3, 4), torch.float32, gen), make((2, 4), torch.float32, gen)
+    index = torch.randint(0, 3, (2, 4), generator=gen).int()
+    assert_matches(ops.scatter(x, 0, index, src), torch.scatter(x, 0, index, src))
+    assert_matches(ops.scatter(x, 0, index, 2.5), torch.scatter(x, 0, index, 2.5))
+    assert_matches(
+        ops.scatter_add(x, 0, index, src), reference(torch.scatter_add, x, 0, index, src)
+    )
+    with pytest.raises(RuntimeError, match="int32/int64"):
+        ops.scatter(x, 0, index.short(), src)

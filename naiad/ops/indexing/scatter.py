@@ -168,8 +168,8 @@ def _check_shapes(self, dim, index, src) -> None:
 
 
 def _check(self, index, src):
-    if index.dtype != torch.int64:
-        raise RuntimeError("scatter(): Expected dtype int64 for index")
+    if index.dtype not in (torch.int64, torch.int32):  # torch takes both
+        raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
     tl_dtype(self.dtype)
     if src.dtype != self.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
