@@ -42,6 +42,8 @@ def test_gather_and_take_along_dim(gen, backend):
         said = expected.value.args[0].split(" but ")[0]  # (torch names dtypes its own way)
         with pytest.raises(RuntimeError, match=re.escape(said)):
             ops.take_along_dim(x, bad, 1)
+    for empty in (torch.empty(0, dtype=torch.uint8), torch.empty(2, 0, 6, 1, dtype=torch.int64)):
+        assert ops.gather(x, 1, empty).shape == torch.gather(x, 1, empty).shape  # unchecked
     # gather's shape checks, as torch words them: index of x's rank, no larger but along dim
     for bad in (index[0], torch.randint(0, 5, (3, 4, 7), generator=gen)):
         with pytest.raises(RuntimeError) as expected:

@@ -110,6 +110,8 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     result = _planned(key, input, index)
     if result is None:
         (dim,) = normalized_dims(dim, max(input.dim(), 1))
+        if not index.numel():  # as torch: an empty index's dtype and shape go unchecked
+            return written_to(empty(index.shape, input.dtype, input.device), out)
         _check_gather_shapes(input, dim, index)
         shape = list(index.shape)
         region = [slice(0, n) if d != dim else slice(None) for d, n in enumerate(shape)]
