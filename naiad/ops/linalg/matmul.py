@@ -139,8 +139,8 @@ def _copied_tile(a, b, m: int, n: int, k: int, batch: int):
     else _COPIED_TILE where its programs fill the GPU (_WAVE_SHARE). A tensor map is encoded on
     the host for each new operand (2-7 us; attention's operands are new at every step), which
     copies repay only where they speed the GPU: at an N or a K of 64 they did not (above)."""
-    if a.device.type != "cuda" or a.dtype not in _HALVES:
-        return None
+    if a.device.type != "cuda" or a.dtype not in _HALVES or not (m and n and batch):
+        return None  # (an empty result launches nothing: _product skips an empty grid)
     if torch.cuda.get_device_capability(a.device)[0] < 9 or not copyable_layout(a, b, n):
         return None
     short = _short_side_tile(n, k)
