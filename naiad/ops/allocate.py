@@ -24,5 +24,13 @@ def empty(shape, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
 
 def written_to(result: torch.Tensor, out: torch.Tensor | None) -> torch.Tensor:
     """`result`, or where the call gave `out=`, `out` resized to its shape and holding its
-    values (the op computed into a fresh tensor first, so `out` may overlap the inputs)."""
-    return result if out is None else out.resize_(result.shape).copy_(result)
+    values (the op computed into a fresh tensor first, so `out` may overlap the inputs). An
+    `out` of a dtype the result cannot be cast to without changing kind (float into integer,
+    integer into bool) is refused, as torch refuses it, not truncated."""
+    if out is None:
+        return result
+    if not torch.can_cast(result.dtype, out.dtype):
+        raise RuntimeError(
+            f"result type {result.dtype} can't be cast to the desired output type {out.dtype}"
+        )
+    return out.resize_(result.shape).copy_(result)

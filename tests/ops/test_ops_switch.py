@@ -180,6 +180,36 @@ def test_in_place_overloads_under_the_switch(overload, monkeypatch, gen, interpr
     assert_matches(target, expected.view(target.shape).float())
 
 
+def test_out_of_a_narrower_kind_is_refused(gen, interpreted):
+    """An `out=` the result cannot be cast to without changing kind (floats into integers or
+    bools) raises as torch does, where the result had been truncated into it; a wider one takes
+    the result."""
+    x = make((3, 4), torch.float32, gen)
+    calls = [
+        lambda out: ops.amax(x, 1, out=out),
+        lambda out: ops.gather(x, 1, torch.zeros(3, 2, dtype=torch.long), out=out),
+        lambda out: ops.cat([x, x], 0, out=out),
+        lambda out: ops.add(x, x, out=out),
+    ]
+    for call in calls:
+        for narrower in (torch.int64, torch.bool):
+            with pytest.raises((RuntimeError, TypeError), match="can't be cast"):
+                call(torch.empty(0, dtype=narrower))
+        wide = torch.empty(0, dtype=torch.float64)
+        assert call(wide) is wide and wide.numel()
+    # a scan runs in out's dtype, its operand converted first, as torch's does
+    tenths = torch.tensor([[0.9, 0.9, -0.9, 2.5]])
+    into = torch.empty(0, dtype=torch.int64)
+    assert torch.equal(ops.cumsum(tenths, 1, out=into), torch.cumsum(tenths, 1, out=into.clone()))
+    with ops.use(), pytest.raises(RuntimeError, match="same dtype"):  # not cast into integers
+        torch.zeros(3, 5, dtype=torch.int64).addmm_(x[:, :2], make((2, 5), torch.float32, gen))
+    # an operand as `out` of another shape: resizing it would lose what the op reads
+    column, row = make((3, 1), torch.float32, gen), make((3,), torch.float32, gen)
+    for module in (torch, ops):
+        with pytest.raises(RuntimeError, match="doesn't match the broadcast shape"):
+            module.mul(column, row, out=column)
+
+
 LAYOUTS = {
     # inner dims of 64 or more: a block of the inner dim per program (ROWS)
     "long rows broadcast": lambda g: (

@@ -5,6 +5,8 @@ slice's strides."""
 
 from __future__ import annotations
 
+import torch
+
 from ..allocate import empty
 from ..convert import to
 from ..dtypes import Kind, computation_dtypes
@@ -54,6 +56,10 @@ def cat(tensors, dim=0, *, out=None):
         offset += size
     plan = (shape, dtype, joined[0].device, axis, tuple(slices))
     if key is None:
+        if not torch.can_cast(dtype, out.dtype):  # as torch refuses it (not truncated)
+            raise TypeError(
+                f"torch.cat(): input types can't be cast to the desired output type {out.dtype}"
+            )
         out.resize_(shape)
         return _joined(tensors, *plan, None, out)
     result = empty(shape, dtype, joined[0].device)

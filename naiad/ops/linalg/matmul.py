@@ -354,8 +354,12 @@ def baddbmm_(input, batch1, batch2, *, beta=1, alpha=1):
 
 
 def _in_place_product(rank: int, input, a, b, alpha, beta):
-    """The product an in-place addmm_/baddbmm_ writes into `input`: of `input`'s very shape,
-    as torch requires (it never broadcasts the result into `input`)."""
+    """The product an in-place addmm_/baddbmm_ writes into `input`: of `input`'s very shape and
+    dtype, as torch requires (it never broadcasts the result into `input`, nor casts it)."""
+    if a.dtype != input.dtype:  # as torch: the product is not cast into another kind
+        raise RuntimeError(
+            f"self and mat2 must have the same dtype, but got {input.dtype} and {a.dtype}"
+        )
     result = _product(rank, a, b, input, alpha, beta)
     if result.shape != input.shape:
         raise RuntimeError(

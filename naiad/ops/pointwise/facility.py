@@ -268,6 +268,11 @@ def _broadcast_shape(tensors, out) -> tuple[int, ...]:
         return tuple(out.shape) if out is not None else ()
     shape = broadcast_shape([t.shape for t in tensors])
     if out is not None and tuple(out.shape) != shape:
+        if any(t.data_ptr() == out.data_ptr() for t in tensors):  # out is an operand: resizing
+            raise RuntimeError(  # it would lose the values the op reads (torch refuses too)
+                f"output with shape {list(out.shape)} doesn't match the broadcast shape "
+                f"{list(shape)}"
+            )
         out.resize_(shape)  # as torch's out= does (it also warns where `out` was not empty)
     return shape
 

@@ -123,6 +123,11 @@ _PLANS = KeptTable(1024)
 
 
 def _scan(input, dim, dtype, product: bool, out=None):
+    if out is not None and dtype is None:  # as torch: the scan runs in out's dtype, its
+        dtype = out.dtype  # operand converted first (a float cumsum into int64 sums integers)
+    if dtype == torch.bool:
+        name = "cumprod" if product else "cumsum"  # as torch: running bools are no bools
+        raise NotImplementedError(f"\"{name}\" not implemented for 'Bool'")
     key = (input.dtype, input.device, input.shape, input.stride(), dim, dtype, product)
     plan = _PLANS.get(key) if out is None else None
     if plan is not None:
@@ -181,10 +186,6 @@ def cumprod_(input, dim, *, dtype=None):
 def _scan_in_place(input, dim, dtype, product: bool):
     """The scan written into `input`, in its dtype (integers too, which out of place scan into
     int64), which a given `dtype` must be, as torch requires."""
-    if input.dtype == torch.bool:  # as torch: a bool's running sums are no bools
-        raise NotImplementedError(
-            f"\"{'cumprod_' if product else 'cumsum_'}\" not implemented for 'Bool'"
-        )
     if dtype is not None and dtype != input.dtype:
         raise RuntimeError(
             f"Bad in-place call: input tensor dtype {input.dtype} and output tensor dtype "
