@@ -61,6 +61,11 @@ class Rows:
         buffer of partials), with no result shape of their own."""
         return cls(data, m, n, n, 1, None, None)
 
+    def in_parts(self, parts: int) -> Rows:
+        """These rows, lying one after another, read as M * parts rows of their parts (the same
+        memory): the first step of a split row (split_rows.split_parts)."""
+        return Rows.contiguous(self.data, self.M * parts, self.N // parts)
+
     @property
     def view(self):
         """The rows as an (M, N) tensor (strides s_m, s_n)."""

@@ -22,7 +22,7 @@ from ..kept import KeptTable
 from ..registry import aten
 from .kernels import PROD, SUM, _rows, reduce_kernel
 from .launch import accumulator, launch_rows
-from .rows import Rows, as_rows, normalized_dims
+from .rows import as_rows, normalized_dims
 from .split_rows import split_parts
 
 __all__ = ["cumprod", "cumsum"]
@@ -97,8 +97,7 @@ def _launch_scan(rows, buffer, compute, product: bool):
     parts = split_parts(rows, rows.data.device, SCAN_LEAST_PART_BYTES)
     if parts == 1:
         return launch_rows(scan_kernel, rows, [buffer], [], compute, PRODUCT=product)
-    n = rows.N // parts
-    pieces = Rows.contiguous(rows.data, rows.M * parts, n)
+    pieces = rows.in_parts(parts)
     device = rows.data.device
     totals = empty((pieces.M,), compute, device)
     first = launch_rows(reduce_kernel, pieces, [totals], [], compute, True, INIT=int(product),

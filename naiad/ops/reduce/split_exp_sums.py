@@ -88,16 +88,11 @@ def logsumexp_parts_kernel(partials, out, M, N, s_m, s_n, s_out, PARTS: tl.const
              mask=row_mask)  # fmt: skip
 
 
-def _pieces(rows: Rows, parts: int) -> Rows:
-    """Contiguous `rows` read as rows.M * parts rows of their parts (the same memory)."""
-    return Rows.contiguous(rows.data, rows.M * parts, rows.N // parts)
-
-
 def split_softmax(rows: Rows, parts: int, out, log: bool, compute: torch.dtype):
     """softmax (log_softmax where `log`) of contiguous `rows` into the contiguous (M, N) `out`,
     each row in `parts` parts; both launches made now. Returns `launch(data, out)`, which
     repeats them for a call of the kind on its own tensors (a plan's)."""
-    pieces = _pieces(rows, parts)
+    pieces = rows.in_parts(parts)
     device = rows.data.device
     partials = empty((2 * pieces.M,), compute, device)
     first = launch_rows(part_max_sum_exp_kernel, pieces, [partials], [], compute)
@@ -114,7 +109,7 @@ def split_softmax(rows: Rows, parts: int, out, log: bool, compute: torch.dtype):
 
 def split_logsumexp(rows: Rows, parts: int, target, compute: torch.dtype) -> None:
     """logsumexp of contiguous `rows` into `target` (M values), each row in `parts` parts."""
-    pieces = _pieces(rows, parts)
+    pieces = rows.in_parts(parts)
     partials = empty((2 * pieces.M,), compute, rows.data.device)
     launch_rows(part_max_sum_exp_kernel, pieces, [partials], [], compute)
     folded = Rows.contiguous(partials, rows.M, parts)

@@ -47,8 +47,8 @@ def split_extremes(rows: Rows, parts: int, values, indices, init, compute: torch
     `values` and `indices` (M each), each row in `parts` parts; both launches made now.
     Returns `launch(data, values, indices, init)`, which repeats them for a call of the kind on
     its own tensors (a plan's)."""
-    n = rows.N // parts
-    pieces = Rows.contiguous(rows.data, rows.M * parts, n)
+    pieces = rows.in_parts(parts)
+    n = pieces.N  # each part's elements
     device, dtype = rows.data.device, rows.data.dtype
 
     def buffers():

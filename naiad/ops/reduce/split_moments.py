@@ -63,8 +63,8 @@ def split_moments(rows: Rows, parts: int, spread, center, correction: float, roo
     `center` (M values each), each row in `parts` parts; both launches made now. Returns
     `launch(data, spread, center, correction)`, which repeats them for a call of the kind on
     its own tensors (a plan's)."""
-    n = rows.N // parts
-    pieces = Rows.contiguous(rows.data, rows.M * parts, n)
+    pieces = rows.in_parts(parts)
+    n = pieces.N  # each part's elements
     device = rows.data.device
     partials = empty((2 * pieces.M,), compute, device)
     first = launch_rows(part_moments_kernel, pieces, [partials], [], compute)

@@ -90,10 +90,9 @@ def split_reduction(rows: Rows, parts: int, target, compute: torch.dtype, **cons
     """Reduce `rows` into `target` in `parts` parts (reduce_kernel with `constexprs`, INIT and
     OP), both steps launched now; returns `launch(data, target)`, which repeats them for a call
     of the kind on its own tensors (a plan's), a partials buffer allocated each call."""
-    m, n = rows.M, rows.N // parts
-    device = rows.data.device
+    m, device = rows.M, rows.data.device
     partials = empty((m * parts,), compute, device)
-    pieces = Rows.contiguous(rows.data, m * parts, n)
+    pieces = rows.in_parts(parts)
     first = launch_rows(reduce_kernel, pieces, [partials], [], compute, True, **constexprs,
                         WHOLE=False)  # fmt: skip
     folded = Rows.contiguous(partials, m, parts)
