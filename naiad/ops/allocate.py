@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import torch
 
-__all__ = ["empty", "written_to"]
+__all__ = ["check_castable", "empty", "written_to"]
 
 
 def empty(shape, dtype: torch.dtype, device: torch.device) -> torch.Tensor:
@@ -29,8 +29,14 @@ def written_to(result: torch.Tensor, out: torch.Tensor | None) -> torch.Tensor:
     integer into bool) is refused, as torch refuses it, not truncated."""
     if out is None:
         return result
-    if not torch.can_cast(result.dtype, out.dtype):
-        raise RuntimeError(
-            f"result type {result.dtype} can't be cast to the desired output type {out.dtype}"
-        )
+    check_castable(result.dtype, out)
     return out.resize_(result.shape).copy_(result)
+
+
+def check_castable(result: torch.dtype, out: torch.Tensor) -> None:
+    """torch's refusal of an `out=` whose dtype a `result` dtype cannot be cast to without
+    changing kind (float into integer, integer into bool)."""
+    if not torch.can_cast(result, out.dtype):
+        raise RuntimeError(
+            f"result type {result} can't be cast to the desired output type {out.dtype}"
+        )

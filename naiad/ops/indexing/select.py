@@ -54,11 +54,16 @@ def _planned(key, x, index):
     if plan is None:
         return None
     shape, d, dim, launch = plan
-    if index_range.outside_on_host(index, -d, d) is not None:
-        raise IndexError(f"index out of range in self (size {d} along dim {dim})")
+    _check_inside(index, d, dim)
     out = empty(shape, x.dtype, x.device)
     launch(x, index, out)
     return out
+
+
+def _check_inside(index, d: int, dim: int) -> None:
+    """torch's IndexError for an index outside [-d, d), where the host checks (index_range)."""
+    if index_range.outside_on_host(index, -d, d) is not None:
+        raise IndexError(f"index out of range in self (size {d} along dim {dim})")
 
 
 def _take(x, dim, index3, shape, key=None, source=None, index=None):
@@ -69,8 +74,7 @@ def _take(x, dim, index3, shape, key=None, source=None, index=None):
     index_range.check_index_dtype(index3, "the index")
     outer, k, inner = index3.shape
     d = x.shape[dim] if x.dim() else 1
-    if index_range.outside_on_host(index3, -d, d) is not None:
-        raise IndexError(f"index out of range in self (size {d} along dim {dim})")
+    _check_inside(index3, d, dim)
     x3 = x.reshape(outer, d, inner)
     out = empty(shape, x.dtype, x.device)
     if out.numel():

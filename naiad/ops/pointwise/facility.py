@@ -13,7 +13,7 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from ..allocate import empty
+from ..allocate import check_castable, empty
 from ..dtypes import Kind, computation_dtypes, tl_dtype
 from ..graph_breaks import run_eagerly_under_compile
 from ..kept import KeptTable
@@ -147,10 +147,8 @@ class PointwiseOp:
             compute, result = computation_dtypes(promoted, self.promotion)
         else:
             compute, result = _for_dtype(dtype), dtype
-        if out is not None and not torch.can_cast(result, out.dtype):  # as torch refuses it
-            raise RuntimeError(
-                f"result type {result} can't be cast to the desired output type {out.dtype}"
-            )
+        if out is not None:
+            check_castable(result, out)
         widened = ()
         if compute == torch.float64:  # a Python float reaches a kernel as fp32: pass fp64 data
             widened = tuple(i for i, a in enumerate(args) if isinstance(a, float))
