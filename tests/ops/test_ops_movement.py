@@ -271,3 +271,18 @@ def test_scatters_take_int32_indices_as_torch(gen, backend):
     )
     with pytest.raises(RuntimeError, match="int32/int64"):
         ops.scatter(x, 0, index.short(), src)
+
+
+def test_scatters_of_an_empty_index_leave_its_dtype_and_shape_unchecked(gen, interpreted):
+    """As torch: an empty index of any dtype or shape scatters nothing (gather's gradient
+    scatters such an index); src must still be self's dtype."""
+    x = make((3, 4), torch.float32, gen)
+    for index in (torch.empty(0, dtype=torch.uint8), torch.empty(5, 0, 2, dtype=torch.int64)):
+        for name in ("scatter", "scatter_add"):
+            assert_matches(getattr(ops, name)(x, 1, index, torch.empty(0)), x)
+        with pytest.raises(RuntimeError, match="to be equal to src"):
+            ops.scatter_add(x, 1, index, torch.empty(0, dtype=torch.float64))
+    y = x.clone().requires_grad_()
+    with ops.use():
+        (grad,) = torch.autograd.grad(y.gather(1, torch.empty(3, 0, dtype=torch.uint8)).sum(), y)
+    assert_matches(grad, torch.zeros_like(x))

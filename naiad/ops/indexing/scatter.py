@@ -125,6 +125,8 @@ def _scatter_into(out, dim, index, src, accumulate, alpha=1, outside=_outside_sc
     if rank > _RANK:
         raise Unsupported(f"scatter over {rank} dims")
     d = out.shape[dim] if out.dim() else 1
+    if not index.numel():  # torch checks neither an empty index's shape nor its dtype
+        return out
     _check_shapes(out, dim, index, src)
     bad = index_range.outside_on_host(index, -d, d)
     if bad is not None:
@@ -132,8 +134,6 @@ def _scatter_into(out, dim, index, src, accumulate, alpha=1, outside=_outside_sc
     src = src.to(out.dtype) if src.dtype != out.dtype and not accumulate else src
     i4, s4, o4 = (_four_dims(t, dim) for t in (index, src, out))
     n = index.numel()
-    if not n:
-        return out
     n0, n1, n2, n3 = i4.shape
     strides = (*i4.stride(), *s4.stride(), *o4.stride())
     if accumulate and out.device.type == "cpu":
@@ -168,7 +168,7 @@ def _check_shapes(self, dim, index, src) -> None:
 
 
 def _check(self, index, src):
-    if index.dtype not in (torch.int64, torch.int32):  # torch takes both
+    if index.dtype not in (torch.int64, torch.int32) and index.numel():  # torch takes both
         raise RuntimeError("scatter(): Expected dtype int32/int64 for index")
     tl_dtype(self.dtype)
     if src.dtype != self.dtype:
