@@ -59,6 +59,20 @@ def test_layer_norm(affine, dtype, gen, backend):
         _check(lambda a: ops.layer_norm(a, 24), lambda a: F.layer_norm(a, (24,)), [x], gen, 8)
 
 
+@pytest.mark.parametrize("weight", [True, False])
+def test_layer_norm_over_every_dim(weight, gen, interpreted):
+    """A normalized shape that is the input's whole shape: the parameters' gradients are
+    summed over no dims (a sum over none sums over all: they came back as one number)."""
+    x, w, b = _leaves(gen, torch.float32, (1, 2, 3), (1, 2, 3), (1, 2, 3))
+    leaves = [x, w, b] if weight else [x, b]
+    pick = (lambda a: (a[1], a[2])) if weight else (lambda a: (None, a[1]))
+    _check(lambda *a: ops.layer_norm(a[0], (1, 2, 3), *pick(a)),
+           lambda *a: F.layer_norm(a[0], (1, 2, 3), *pick(a)), leaves, gen, 8)  # fmt: skip
+    with ops.use():
+        _check(lambda *a: F.layer_norm(a[0], (1, 2, 3), *pick(a)),
+               lambda *a: F.layer_norm(a[0], (1, 2, 3), *pick(a)), leaves, gen, 8)  # fmt: skip
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_rms_norm(dtype, gen, backend):
     x, w = _leaves(gen, dtype, (5, 16), (16,))

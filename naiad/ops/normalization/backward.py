@@ -60,9 +60,14 @@ def normalized_backward(grad, x, mean, rstd, weight, normalized, shared, centere
         c = _mean(gw, normalized, keepdim=True) if centered else 0.0
         dx = _input_grad(gw, xhat, a, c, rstd, dtype=x.dtype)
     if output_mask[1] and weight is not None:
-        dw = _sum(_times(grad, xhat, dtype=wide), shared, dtype=weight.dtype).view(weight.shape)
+        dw = _summed(_times(grad, xhat, dtype=wide), shared, weight.dtype).view(weight.shape)
     if output_mask[2]:
-        shape = weight.shape if weight is not None else None
-        db = _sum(grad, shared, dtype=grad.dtype)
-        db = db.view(shape) if shape is not None else db
+        db = _summed(grad, shared, grad.dtype)
+        db = db.view(weight.shape) if weight is not None else db
     return dx, dw, db
+
+
+def _summed(t, shared, dtype):
+    """t summed over the `shared` dims; none (a layer_norm over every dim) leaves it as it is,
+    where a sum over no dims would sum over all."""
+    return _sum(t, shared, dtype=dtype) if shared else t.to(dtype)
