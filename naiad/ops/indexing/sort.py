@@ -184,7 +184,10 @@ def _sorted_rows(input, dim, k, descending):
                                        **_options(input.device, block, block_k))  # fmt: skip
     if not input.dim():
         return values.reshape(()), indices.reshape(())
-    return values.movedim(-1, dim), indices.movedim(-1, dim)
+    if dim == input.dim() - 1:
+        return values, indices
+    # torch's results are contiguous whichever dim is sorted (a caller may view them)
+    return values.movedim(-1, dim).contiguous(), indices.movedim(-1, dim).contiguous()
 
 
 def _options(device, block, block_k):

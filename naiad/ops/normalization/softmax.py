@@ -128,12 +128,14 @@ def _buffer(x, d, rows, dtype):
 
 
 def _back(buffer, x, d, shape):
-    """The (M, N) buffer viewed in x's dim order (the scanned dim back in its place)."""
+    """The (M, N) buffer in x's dim order (the scanned dim back in its place), contiguous as
+    torch's result is whichever the dim (a caller may view it)."""
     if d == x.dim() - 1:
         return buffer if x.shape == shape else buffer.view(shape)
     order = [k for k in range(x.dim()) if k != d] + [d]
     viewed = buffer.view([x.shape[k] for k in order])
-    return viewed.permute(*sorted(range(len(order)), key=order.__getitem__)).view(shape)
+    back = viewed.permute(*sorted(range(len(order)), key=order.__getitem__))
+    return back.contiguous().view(shape)
 
 
 # What one kind of call decides (the operands' dtype, device, shape and strides, the dim, the

@@ -148,6 +148,8 @@ def _scan(input, dim, dtype, product: bool, out=None):
     shape = [x.shape[k] for k in order]
     result = buffer.view(shape).permute(*sorted(range(len(order)), key=order.__getitem__))
     result = result.view(input.shape) if input.dim() == 0 else result
+    if d != x.dim() - 1 and out is None:  # torch's result is contiguous (a caller may view it)
+        result = result.contiguous()
     return written_to(result, out)
 
 

@@ -1,0 +1,46 @@
+"""Results laid out as torch lays them out: an op along a dim that is not the last (softmax,
+a scan, a sort) runs with that dim moved last, and hands back a contiguous result as torch
+does, not a permuted view of its buffer. A caller may view the result (`.view(-1)`), and torch's
+own kernels that follow may require it: nll_loss's backward over spatial dims refused the
+permuted log_softmax ("grad_input must be contiguous")."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+from ops_helpers import assert_matches, make
+
+import naiad.ops as ops
+
+CASES = {
+    "softmax": lambda x: torch.softmax(x, 1),
+    "log_softmax": lambda x: torch.log_softmax(x, 0),
+    "cumsum": lambda x: torch.cumsum(x, 1),
+    "cumprod": lambda x: torch.cumprod(x, 0),
+    "sort": lambda x: torch.sort(x, 1),
+    "topk": lambda x: torch.topk(x, 2, 0),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_results_along_a_middle_dim_are_contiguous_as_torchs(name, gen, backend):
+    x = make((3, 4, 5), torch.float32, gen)
+    expected = CASES[name](x)
+    with ops.use():
+        actual = CASES[name](x)
+    for a, e in zip(
+        torch.utils._pytree.tree_leaves(actual), torch.utils._pytree.tree_leaves(expected)
+    ):
+        assert a.stride() == e.stride()
+        assert_matches(a, e, 4)
+        a.view(-1)
+
+
+def test_cross_entropy_over_spatial_dims_has_its_gradient(gen, interpreted):
+    """(batch, classes, height, width) logits: log_softmax over dim 1, then torch's nll_loss2d,
+    whose backward wants a contiguous gradient of its input."""
+    logits = make((2, 3, 2, 2), torch.float32, gen).requires_grad_()
+    target = torch.randint(0, 3, (2, 2, 2), generator=gen)
+    expected = torch.autograd.grad(F.cross_entropy(logits, target), logits)
+    with ops.use():
+        actual = torch.autograd.grad(F.cross_entropy(logits, target), logits)
+    assert_matches(actual[0], expected[0], 4)
