@@ -1,5 +1,6 @@
 """The elementwise steps the composed normalizations and their backward share: 1/sqrt(var + eps),
-(x - mean) * rstd, and (x - mean) * rstd * weight + bias with every operand broadcast to x."""
+(x - mean) * rstd, and (x - mean) * rstd * weight + bias with every operand broadcast to x; and
+the dtype the statistics they save for their backward take."""
 
 from __future__ import annotations
 
@@ -7,8 +8,18 @@ from ... import language as tl
 from ...runtime.jit import jit
 from ..dtypes import Kind
 from ..pointwise import pointwise
+from ..reduce.launch import accumulator
 
-__all__ = ["normalize", "normalize_affine", "reciprocal_root"]
+__all__ = ["normalize", "normalize_affine", "reciprocal_root", "saved_statistics_dtype"]
+
+
+def saved_statistics_dtype(input):
+    """The dtype of the mean and 1/std layer_norm and batch_norm hand back beside their output,
+    as torch's kernels for the device give them: fp32 for fp16 and bf16 inputs on a GPU, the
+    input's dtype on the CPU."""
+    if input.device.type == "cpu":
+        return input.dtype
+    return accumulator(input.dtype)
 
 
 @pointwise(Kind.DEFAULT)

@@ -13,7 +13,7 @@ from ..reduce.statistics import moments
 from ..registry import aten
 from ..second_derivatives import differentiable_once
 from ..select import lerp
-from .affine import normalize_affine, reciprocal_root
+from .affine import normalize_affine, reciprocal_root, saved_statistics_dtype
 from .backward import normalized_backward
 
 __all__ = ["batch_norm"]
@@ -57,10 +57,13 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     w = None if weight is None else weight.view(view)
     b = None if bias is None else bias.view(view)
     out = normalize_affine(input, mean.view(view), invstd.view(view), w, b)
+    stats = saved_statistics_dtype(input)
     if not training:
+        if input.device.type != "cpu":  # torch's GPU kernel hands back the running ones
+            return out, mean.to(stats, copy=True), invstd.to(stats)
         empty = torch.empty(0, dtype=input.dtype, device=input.device)
         return out, empty, empty.clone()
-    return out, mean.to(input.dtype), invstd.to(input.dtype)
+    return out, mean.to(stats), invstd.to(stats)
 
 
 @aten("native_batch_norm_backward.default")

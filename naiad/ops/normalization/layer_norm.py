@@ -25,6 +25,7 @@ from ..reduce.launch import accumulator, blocks, launch_rows
 from ..reduce.rows import as_rows
 from ..registry import aten
 from ..second_derivatives import differentiable_once
+from .affine import saved_statistics_dtype
 from .backward import normalized_backward
 
 __all__ = ["layer_norm"]
@@ -172,11 +173,11 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     plan = _FORWARDS.get(key)
     if plan is None:
         return _first_forward(input, normalized_shape, weight, bias, eps, key)
-    contiguous, stats_shape, launch = plan
+    contiguous, stats_shape, stats, launch = plan
     device = input.device
     out = torch.empty_like(input) if contiguous else empty(input.shape, input.dtype, device)
-    mean = empty(stats_shape, input.dtype, device)
-    rstd = empty(stats_shape, input.dtype, device)
+    mean = empty(stats_shape, stats, device)
+    rstd = empty(stats_shape, stats, device)
     launch(input, out, input if weight is None else weight, input if bias is None else bias,
            mean, rstd)  # fmt: skip
     return out, mean, rstd
@@ -191,8 +192,9 @@ def _first_forward(input, normalized_shape, weight, bias, eps, key):
     rows = as_rows(input, list(range(axis, input.dim())))
     out = empty(input.shape, input.dtype, input.device)
     stats_shape = [*input.shape[:axis], *([1] * len(normalized_shape))]
-    mean = empty(stats_shape, input.dtype, input.device)
-    rstd = empty(stats_shape, input.dtype, input.device)
+    stats = saved_statistics_dtype(input)
+    mean = empty(stats_shape, stats, input.device)
+    rstd = empty(stats_shape, stats, input.device)
     w, b = flat_parameter(weight, input), flat_parameter(bias, input)
     flags = {"EPS": float(eps), "HAS_WEIGHT": weight is not None, "HAS_BIAS": bias is not None,
              "ONE_BLOCK": blocks(rows.M, rows.N, input.device)[1] >= rows.N}  # fmt: skip
@@ -200,7 +202,7 @@ def _first_forward(input, normalized_shape, weight, bias, eps, key):
                          accumulator(input.dtype), **flags)  # fmt: skip
     as_given = (weight is None or w is weight) and (bias is None or b is bias)
     if launch is not None and rows.data is input and as_given:
-        _FORWARDS.put(key, (input.is_contiguous(), stats_shape, launch))
+        _FORWARDS.put(key, (input.is_contiguous(), stats_shape, stats, launch))
     return out, mean, rstd
 
 

@@ -141,7 +141,7 @@ class PointwiseOp:
     def _plan(self, args, out, dtype, key):
         """(the plan of this kind of call, `out` resized to the result where it was not);
         kept under `key` unless `out` was resized (its key then no longer says its shape)."""
-        device, itemized = _device_and_itemized(args)
+        device, itemized = _device_and_itemized(args, out)
         promoted = [a for i, a in enumerate(args) if self._promoted(i)]
         if dtype is None:
             compute, result = computation_dtypes(promoted, self.promotion)
@@ -243,15 +243,17 @@ def _kind(value):
     return type(value)
 
 
-def _device_and_itemized(args):
+def _device_and_itemized(args, out):
     """(the device the op runs on, the positions of 0-dim CPU tensors beside tensors of another
-    device, which torch allows there and the kernel takes as numbers)."""
+    device, which torch allows there and the kernel takes as numbers). Numbers alone (fill_)
+    run where `out` lies."""
     devices = {a.device for a in args if isinstance(a, torch.Tensor) and a.dim() > 0}
     devices |= {a.device for a in args if isinstance(a, torch.Tensor) and a.device.type != "cpu"}
     if len(devices) > 1:
         raise RuntimeError(f"expected all tensors on one device, found {sorted(map(str, devices))}")
     if not devices:
-        devices = {a.device for a in args if isinstance(a, torch.Tensor)} or {torch.device("cpu")}
+        devices = {a.device for a in args if isinstance(a, torch.Tensor)}
+        devices = devices or {torch.device("cpu") if out is None else out.device}
     (device,) = devices
     if device.type == "cpu":
         return device, ()
