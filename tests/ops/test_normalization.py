@@ -42,7 +42,10 @@ def _check(ours, theirs, leaves, gen, scale=1.0):
 
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("log", [False, True])
-@pytest.mark.parametrize("shape, dim", [((6, 37), -1), ((3, 5, 4), 1), ((2, 1500), 1)])
+@pytest.mark.parametrize(
+    "shape, dim",
+    [((6, 37), -1), ((3, 5, 4), 1), ((2, 1500), 1), ((2, 7, 3, 20), 1), ((6, 40), 0)],
+)  # (the last two: the CPU's column form, softmax_columns.py)
 def test_softmax(shape, dim, log, dtype, gen, backend):
     ours, theirs = (ops.log_softmax, torch.log_softmax) if log else (ops.softmax, torch.softmax)
     _check(lambda x: ours(x, dim), lambda x: theirs(x, dim), _leaves(gen, dtype, shape), gen, 4)
@@ -154,6 +157,15 @@ def test_normalizations_through_the_switch(gen, interpreted):
 def test_softmax_and_layer_norm_compiled(gen, compiled):
     x, w, b = _leaves(gen, torch.float32, (9, 40), (40,), (40,))
     _check(lambda a: ops.softmax(a, 1), lambda a: torch.softmax(a, 1), [x], gen, 4)
+    for log in (False, True):  # along channels, where the operand lies (softmax_columns.py)
+        ours, theirs = (ops.log_softmax, torch.log_softmax) if log else (ops.softmax, torch.softmax)
+        _check(
+            lambda a: ours(a, 1),
+            lambda a: theirs(a, 1),
+            _leaves(gen, torch.float32, (2, 19, 4, 8)),
+            gen,
+            4,
+        )
     _check(lambda *a: ops.layer_norm(a[0], 40, a[1], a[2]),
            lambda *a: F.layer_norm(a[0], (40,), a[1], a[2]), [x, w, b], gen, 8)  # fmt: skip
 

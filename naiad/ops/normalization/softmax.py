@@ -26,6 +26,7 @@ from ..reduce.split_exp_sums import SOFTMAX_LEAST_PART_BYTES, split_softmax
 from ..reduce.split_rows import split_parts
 from ..registry import aten
 from ..second_derivatives import differentiable_once
+from .softmax_columns import column_sizes, columns_launch
 
 __all__ = ["log_softmax", "softmax"]
 
@@ -142,7 +143,8 @@ def _back(buffer, x, d, shape):
 # result's dtype, log or not): the result's allocation and the row kernel's bound launch
 # (launch_rows); a call of a known kind allocates and launches, without the rows' geometry and
 # launch_rows' own key (about 2 us of host time a call on the development CPU). Kept where the
-# dim is the last one of an operand of at least one dim and the operands are read as they lie.
+# operands are read as they lie: the dim the last one of an operand of at least one dim, or the
+# column form's (softmax_columns.py).
 _FORWARDS = KeptTable(1024)
 _BACKWARDS = KeptTable(1024)
 
@@ -165,6 +167,11 @@ def _first_forward(input, dim, dtype, log: bool, key):
         name = "log_softmax" if log else "softmax"
         raise NotImplementedError(f"{name} is not implemented for {input.dtype}")
     x, d, rows = _rows_of(input, dim)
+    if x is input and column_sizes(input, d):  # where it lies (softmax_columns.py)
+        out = empty(input.shape, dtype, input.device)
+        launch = columns_launch(input, d, (input, out), accumulator(dtype), log, False)
+        _FORWARDS.put(key, (dtype == input.dtype, launch))
+        return out
     buffer = _buffer(x, d, rows, dtype)
     one_tile = blocks(rows.M, rows.N, input.device)[1] >= rows.N
     compute = accumulator(dtype)
@@ -186,9 +193,9 @@ def _backward(grad, output, dim, dtype, log: bool):
     plan = _BACKWARDS.get(key)
     if plan is None:
         return _first_backward(grad, output, dim, dtype, log, key)
-    like, y_m, y_n, launch = plan
+    like, launch, strides = plan
     buffer = torch.empty_like(grad) if like else empty(grad.shape, dtype, grad.device)
-    launch(grad, buffer, output, y_m, y_n)
+    launch(grad, buffer, output, *strides)
     return buffer
 
 
@@ -196,6 +203,11 @@ def _first_backward(grad, output, dim, dtype, log: bool, key):
     """`_backward` the whole way, for the first call of its kind; its plan kept where it can
     be."""
     g, d, rows = _rows_of(grad, dim)
+    if g is grad and output.is_contiguous() and column_sizes(grad, d):  # (softmax_columns.py)
+        out = empty(grad.shape, dtype, grad.device)
+        launch = columns_launch(grad, d, (grad, out, output), accumulator(dtype), log, True)
+        _BACKWARDS.put(key, (dtype == grad.dtype, launch, ()))
+        return out
     _, _, y = _rows_of(output, dim)
     buffer = _buffer(g, d, rows, dtype)
     compute = accumulator(dtype)
@@ -204,7 +216,7 @@ def _first_backward(grad, output, dim, dtype, log: bool, key):
     as_they_lie = g is grad and rows.data is grad and y.data is output
     if launch is not None and as_they_lie and d == g.dim() - 1:
         like = dtype == grad.dtype and grad.is_contiguous()
-        _BACKWARDS.put(key, (like, y.s_m, y.s_n, launch))
+        _BACKWARDS.put(key, (like, launch, (y.s_m, y.s_n)))
     return _back(buffer, g, d, grad.shape)
 
 
