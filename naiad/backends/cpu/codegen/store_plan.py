@@ -126,6 +126,8 @@ def _plan_store(plan: StorePlan, store) -> None:
         return
     if _only_user(source) is not (slice_op or store):
         return
+    if len(dest.type.shape) != len(producer.results[0].type.shape):
+        return  # a rank-reducing slice (a [1, 1] block into a [1] box): the loops are the block's
     block = store.parent
     if producer.parent is not block or (slice_op is not None and slice_op.parent is not block):
         return
