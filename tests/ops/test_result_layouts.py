@@ -44,3 +44,14 @@ def test_cross_entropy_over_spatial_dims_has_its_gradient(gen, interpreted):
     with ops.use():
         actual = torch.autograd.grad(F.cross_entropy(logits, target), logits)
     assert_matches(actual[0], expected[0], 4)
+
+
+def test_nonzero_lays_its_coordinates_out_a_dim_at_a_time_as_torch(gen, backend):
+    """torch's nonzero hands back (count, rank) with strides (1, count), on the CPU and on a
+    GPU, and torch's own code reads it by that layout: a sparse CSR product's gradient
+    (sampled_addmm's) came out wrong from row-major coordinates."""
+    x = make((5, 6, 3), torch.float32, gen) > 0.5
+    expected = torch.nonzero(x)
+    with ops.use():
+        actual = torch.nonzero(x)
+    assert torch.equal(actual, expected) and actual.stride() == expected.stride()

@@ -28,9 +28,10 @@ __all__ = ["nonzero", "unique"]
 _BLOCK = 1024
 
 
-@jit(do_not_specialize=["n", "rank"])
-def _coordinates_kernel(keep, rows, strides, sizes, out, n, rank, BLOCK: tl.constexpr):
-    """out[rows[i] - 1, d] = (i // strides[d]) % sizes[d] for every kept flat index i."""
+@jit(do_not_specialize=["n", "rank", "count"])
+def _coordinates_kernel(keep, rows, strides, sizes, out, n, rank, count, BLOCK: tl.constexpr):
+    """out[d, rows[i] - 1] = (i // strides[d]) % sizes[d] for every kept flat index i: the
+    coordinates a dim at a time, (rank, count)."""
     i = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     inside = i < n
     kept = tl.load(keep + i, mask=inside, other=0) != 0
@@ -38,7 +39,7 @@ def _coordinates_kernel(keep, rows, strides, sizes, out, n, rank, BLOCK: tl.cons
     for d in range(0, rank):
         stride = tl.load(strides + d)
         size = tl.load(sizes + d)
-        tl.store(out + row * rank + d, (i // stride) % size, mask=inside & kept)
+        tl.store(out + d * count + row, (i // stride) % size, mask=inside & kept)
 
 
 @jit(do_not_specialize=["n"])
@@ -62,21 +63,23 @@ def _grid(n: int) -> tuple[int]:
 
 @aten("nonzero.default", "nonzero.out")
 def nonzero(input, *, out=None):
-    """The coordinates of the nonzero elements, one row each, in row-major order."""
+    """The coordinates of the nonzero elements, one row each, in row-major order: (count,
+    rank), laid out a dim at a time as torch's kernels lay it out (strides (1, count)), which
+    torch's own code reads by: a sparse CSR gradient came out wrong from row-major ones."""
     tl_dtype(input.dtype)
     flat = input.reshape(-1)
     n, rank = flat.numel(), input.dim()
     keep = ne(flat, 0)
     rows = cumsum(keep, 0)
     count = int(rows[-1]) if n else 0
-    result = torch.empty(count, rank, dtype=torch.int64, device=input.device)
+    result = torch.empty(rank, count, dtype=torch.int64, device=input.device).t()
     if count and rank:
         shape = list(input.shape)
         strides = [1] * rank
         for d in range(rank - 2, -1, -1):
             strides[d] = strides[d + 1] * shape[d + 1]
         strides, shape = (torch.tensor(v, device=input.device) for v in (strides, shape))
-        _coordinates_kernel[_grid(n)](keep, rows, strides, shape, result, n, rank, _BLOCK)
+        _coordinates_kernel[_grid(n)](keep, rows, strides, shape, result, n, rank, count, _BLOCK)
     return written_to(result, out)
 
 
