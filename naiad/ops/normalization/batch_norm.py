@@ -40,6 +40,12 @@ def _batch_statistics(input, running_mean, running_var, momentum, eps):
     return mean, reciprocal_root(var, eps)
 
 
+def _running_invstd(running_var, eps):
+    """1/sqrt(var + eps) of the running variance in fp32 where it is fp16 or bf16, as torch
+    computes it (rounded to bf16 first, it was 0.3 % off)."""
+    return reciprocal_root(running_var, eps, dtype=accumulator(running_var.dtype))
+
+
 @aten("native_batch_norm.default")
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
     """(output, saved mean, saved 1/std); the saved ones are empty in inference."""
@@ -53,7 +59,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     if training:
         mean, invstd = _batch_statistics(input, running_mean, running_var, momentum, eps)
     else:
-        mean, invstd = running_mean, reciprocal_root(running_var, eps)
+        mean, invstd = running_mean, _running_invstd(running_var, eps)
     w = None if weight is None else weight.view(view)
     b = None if bias is None else bias.view(view)
     out = normalize_affine(input, mean.view(view), invstd.view(view), w, b)
@@ -73,7 +79,7 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
     if train:
         mean, invstd = save_mean, save_invstd
     else:
-        mean, invstd = running_mean, reciprocal_root(running_var, eps)
+        mean, invstd = running_mean, _running_invstd(running_var, eps)
     dims = _dims(input)
     dx, dw, db = normalized_backward(
         grad_out, input, mean.view(view), invstd.view(view), weight, dims if train else [],
