@@ -13,9 +13,11 @@ it read each producer through) and computes the producers' bodies first, in its 
 A `linalg.fill` producer becomes the scalar itself, read from outside the body. Legal when the
 producer is all-parallel with an identity output map and a pure body that does not read its init
 (its `linalg.index`es only when read through the identity, so the indices mean the same), and
-either the fused op is its only reader, through one map, or it is cheap enough to compute again
-(a fill, or at most three arithmetic ops) for each reader, from its own inputs: the producers a
-recomputed producer reads stay whole, so no more than its few ops are ever done twice. Upstream
+either the fused op is its only reader, through one map that reads each element once (not a
+broadcast: `log(total)[None, :]` fused under a tile of 32 rows ran its log 32 times an element),
+or it is cheap enough to compute again (a fill, or at most three arithmetic ops) for each
+reader or point, from its own inputs: the producers a recomputed producer reads stay whole, so
+no more than its few ops are ever done twice. Upstream
 MLIR's linalg-fuse-elementwise-ops does the same.
 
 A consumer takes its whole tree of producers at once, each producer's body cloned once per map it
@@ -81,6 +83,29 @@ def _cheap(producer) -> bool:
     return len(ops) <= _CHEAP_OPS and not any(o.name.startswith("math.") for o in ops)
 
 
+def _loop_sizes(op) -> dict:
+    """The static trip counts of `op`'s loops that its operands' shapes give, by position."""
+    sizes = {}
+    for value, read in zip([*op.inputs, *op.outputs], op.maps()):
+        for size, expr in zip(getattr(value.type, "shape", ()), read.results):
+            position = getattr(expr, "position", None)
+            if position is not None and isinstance(size, int) and size >= 0:
+                sizes.setdefault(position, size)
+    return sizes
+
+
+def _spread(consumer, read) -> bool:
+    """Whether `consumer` reads each element of a producer through `read` at more than one
+    point of its loops (a broadcast: `log(total)[None, :]` under a tile of rows), so that the
+    producer's body, fused in, would run that many times an element. Loops of one trip do
+    not count."""
+    used = {getattr(expr, "position", None) for expr in read.results}
+    sizes = _loop_sizes(consumer)
+    return any(
+        sizes.get(loop) != 1 for loop in range(len(consumer.iterator_types)) if loop not in used
+    )
+
+
 def _indexed(producer) -> bool:
     return producer.name == "linalg.generic" and any(
         inner.name == "linalg.index" for inner in producer.body
@@ -139,7 +164,7 @@ def _gather(consumer, order: dict, budget: int) -> _Group:
         maps, outside = group.readers(producer)
         if not maps or (_indexed(producer) and not all(m.is_identity for m in maps)):
             continue
-        if (outside or len(maps) > 1) and not _cheap(producer):
+        if not _cheap(producer) and (outside or len(maps) > 1 or _spread(consumer, maps[0])):
             continue
         cost = _weight(producer) * len(maps)
         if group.weight + cost > budget:
