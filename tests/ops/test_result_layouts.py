@@ -55,3 +55,15 @@ def test_nonzero_lays_its_coordinates_out_a_dim_at_a_time_as_torch(gen, backend)
     with ops.use():
         actual = torch.nonzero(x)
     assert torch.equal(actual, expected) and actual.stride() == expected.stride()
+
+
+def test_cat_of_channels_last_images_stays_channels_last(gen, backend):
+    """torch's cat keeps the format its inputs share (channels-last images joined along the
+    channels stay channels-last), and is contiguous where they differ."""
+    a = make((2, 3, 4, 5), torch.float32, gen).to(memory_format=torch.channels_last)
+    b = make((2, 2, 4, 5), torch.float32, gen).to(memory_format=torch.channels_last)
+    for tensors in ([a, b, a], [a, b.contiguous()]):
+        expected = torch.cat(tensors, 1)
+        with ops.use():
+            actual = torch.cat(tensors, 1)
+        assert torch.equal(actual, expected) and actual.stride() == expected.stride()

@@ -54,7 +54,7 @@ def cat(tensors, dim=0, *, out=None):
         if tensors[i].numel():
             slices.append((i, offset, size))
         offset += size
-    plan = (shape, dtype, joined[0].device, axis, tuple(slices))
+    plan = (shape, dtype, joined[0].device, _memory_format(joined), axis, tuple(slices))
     if key is None:
         if not torch.can_cast(dtype, out.dtype):  # as torch refuses it (not truncated)
             raise TypeError(
@@ -62,10 +62,31 @@ def cat(tensors, dim=0, *, out=None):
             )
         out.resize_(shape)
         return _joined(tensors, *plan, None, out)
-    result = empty(shape, dtype, joined[0].device)
+    result = _allocated(shape, dtype, joined[0].device, plan[3])
     launches = joined_launch(tensors, result, axis, slices)
     _PLANS.put(key, (*plan, launches))
     return _joined(tensors, *plan, launches, result)
+
+
+def _memory_format(joined):
+    """The layout of cat's result, as torch chooses it: the format the inputs suggest where
+    they all suggest one (channels-last images joined stay channels-last), else contiguous."""
+    formats = {_suggested_format(t) for t in joined}
+    return formats.pop() if len(formats) == 1 else torch.contiguous_format
+
+
+def _suggested_format(t):
+    """Channels-last (2-D or 3-D images) where `t` is laid out so and not also contiguous."""
+    fmt = {4: torch.channels_last, 5: torch.channels_last_3d}.get(t.dim())
+    if fmt is None or t.is_contiguous() or not t.is_contiguous(memory_format=fmt):
+        return torch.contiguous_format
+    return fmt
+
+
+def _allocated(shape, dtype, device, memory_format):
+    if memory_format == torch.contiguous_format:
+        return empty(shape, dtype, device)
+    return torch.empty(shape, dtype=dtype, device=device, memory_format=memory_format)
 
 
 def _check_joinable(joined, axis: int, positions) -> None:
@@ -90,11 +111,11 @@ def _check_joinable(joined, axis: int, positions) -> None:
                 )
 
 
-def _joined(tensors, shape, dtype, device, dim, slices, launches, out=None):
+def _joined(tensors, shape, dtype, device, memory_format, dim, slices, launches, out=None):
     """Each input copied into its slice of the result (`out`, resized, or allocated): by the
     plan's `launches` (joined.py: one per PARTS inputs), else each by the facility's copy."""
     if out is None:
-        out = empty(shape, dtype, device)
+        out = _allocated(shape, dtype, device, memory_format)
     if launches:
         for launch, positions in launches:
             launch(out, *[tensors[p] for p in positions])

@@ -94,9 +94,9 @@ def _runs(t, dim: int) -> tuple | None:
 def joined_launch(tensors, out, dim: int, slices) -> list | None:
     """The launches that copy `tensors` into their `slices` of `out` ((position, offset,
     size), as concat.py's plan holds them): each `(launch, positions)`, run as `launch(out,
-    *(tensors[p] for p in positions))`. None where the copy per input must serve (and on a
-    device where ONE_LAUNCH says no)."""
-    if not slices or not ONE_LAUNCH[device_kind(out.device)]:
+    *(tensors[p] for p in positions))`. None where the copy per input must serve (a result
+    not contiguous: channels-last, and on a device where ONE_LAUNCH says no)."""
+    if not slices or not ONE_LAUNCH[device_kind(out.device)] or not out.is_contiguous():
         return None
     shape = out.shape
     outer, inner = math.prod(shape[:dim]), math.prod(shape[dim + 1 :])
