@@ -182,6 +182,11 @@ def test_layer_norm_of_long_rows_compiled(n, gen, compiled):
 def test_fully_masked_softmax_row_is_nan(backend):
     x = torch.tensor([[float("-inf")] * 3, [0.0, 1.0, 2.0]])
     assert_matches(ops.softmax(x, 1), torch.softmax(x, 1))
+    # along a dim that is not the last (the CPU's column form): a column of -inf, one with a NaN
+    y = torch.arange(2 * 3 * 16, dtype=torch.float32).reshape(2, 3, 16) / 7
+    y[0, :, 4], y[1, 1, 9] = float("-inf"), float("nan")
+    for fn in (ops.softmax, ops.log_softmax):
+        assert_matches(fn(y, 1), getattr(torch, fn.__name__)(y, 1))
 
 
 def test_gpu_rows_move_as_vectors():
