@@ -54,7 +54,8 @@ def cat(tensors, dim=0, *, out=None):
         if tensors[i].numel():
             slices.append((i, offset, size))
         offset += size
-    plan = (shape, dtype, joined[0].device, _memory_format(joined), axis, tuple(slices))
+    layout = _memory_format(joined)
+    plan = (shape, dtype, joined[0].device, layout, axis, tuple(slices))
     if key is None:
         if not torch.can_cast(dtype, out.dtype):  # as torch refuses it (not truncated)
             raise TypeError(
@@ -62,7 +63,7 @@ def cat(tensors, dim=0, *, out=None):
             )
         out.resize_(shape)
         return _joined(tensors, *plan, None, out)
-    result = _allocated(shape, dtype, joined[0].device, plan[3])
+    result = _allocated(shape, dtype, joined[0].device, layout)
     launches = joined_launch(tensors, result, axis, slices)
     _PLANS.put(key, (*plan, launches))
     return _joined(tensors, *plan, launches, result)

@@ -22,7 +22,7 @@ from ... import language as tl
 from ...runtime.jit import jit
 from ..allocate import written_to
 from ..dtypes import Unsupported, tl_dtype
-from ..reduce.rows import normalized_dims
+from ..reduce.rows import in_dim_order, normalized_dims
 from ..registry import aten
 
 __all__ = ["argsort", "sort", "topk"]
@@ -184,10 +184,7 @@ def _sorted_rows(input, dim, k, descending):
                                        **_options(input.device, block, block_k))  # fmt: skip
     if not input.dim():
         return values.reshape(()), indices.reshape(())
-    if dim == input.dim() - 1:
-        return values, indices
-    # torch's results are contiguous whichever dim is sorted (a caller may view them)
-    return values.movedim(-1, dim).contiguous(), indices.movedim(-1, dim).contiguous()
+    return in_dim_order(values, dim), in_dim_order(indices, dim)
 
 
 def _options(device, block, block_k):

@@ -21,7 +21,7 @@ from ..dtypes import tl_dtype
 from ..kept import KeptTable
 from ..reduce.kernels import _max, _rows, row_max_sum_exp, softmax_written
 from ..reduce.launch import accumulator, blocks, launch_rows
-from ..reduce.rows import as_rows, normalized_dims
+from ..reduce.rows import as_rows, in_dim_order, normalized_dims
 from ..reduce.split_exp_sums import SOFTMAX_LEAST_PART_BYTES, split_softmax
 from ..reduce.split_rows import split_parts
 from ..registry import aten
@@ -129,14 +129,11 @@ def _buffer(x, d, rows, dtype):
 
 
 def _back(buffer, x, d, shape):
-    """The (M, N) buffer in x's dim order (the scanned dim back in its place), contiguous as
-    torch's result is whichever the dim (a caller may view it)."""
+    """The (M, N) buffer in x's dim order (the scanned dim back in its place)."""
     if d == x.dim() - 1:
         return buffer if x.shape == shape else buffer.view(shape)
-    order = [k for k in range(x.dim()) if k != d] + [d]
-    viewed = buffer.view([x.shape[k] for k in order])
-    back = viewed.permute(*sorted(range(len(order)), key=order.__getitem__))
-    return back.contiguous().view(shape)
+    last = buffer.view([*x.shape[:d], *x.shape[d + 1 :], x.shape[d]])
+    return in_dim_order(last, d).view(shape)
 
 
 # What one kind of call decides (the operands' dtype, device, shape and strides, the dim, the

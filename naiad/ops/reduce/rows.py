@@ -13,7 +13,8 @@ import math
 
 import torch
 
-__all__ = ["AS_IT_LIES", "Rows", "as_rows", "copied", "folded_stride", "normalized_dims"]
+__all__ = ["AS_IT_LIES", "Rows", "as_rows", "copied", "folded_stride", "in_dim_order",
+           "normalized_dims"]  # fmt: skip
 
 # Rows.copy_order of rows read from the operand as it lies (no copy).
 AS_IT_LIES = "as it lies"
@@ -130,3 +131,13 @@ def copied(x: torch.Tensor, permutation, m: int, n: int) -> torch.Tensor:
     if permutation is None:
         return x.reshape(m, n)
     return x.permute(*permutation).reshape(m, n)
+
+
+def in_dim_order(last: torch.Tensor, d: int, contiguous: bool = True) -> torch.Tensor:
+    """A result computed with dim `d` moved last (a row per position of the other dims), back
+    in its operand's dim order; contiguous, as torch's results of softmax, scans and sorts are
+    whichever the dim (a caller may view them), unless the caller only copies it on."""
+    if d == last.dim() - 1:
+        return last
+    moved = last.movedim(-1, d)
+    return moved.contiguous() if contiguous else moved

@@ -22,7 +22,7 @@ from ..kept import KeptTable
 from ..registry import aten
 from .kernels import PROD, SUM, _rows, reduce_kernel
 from .launch import accumulator, launch_rows
-from .rows import as_rows, normalized_dims
+from .rows import as_rows, in_dim_order, normalized_dims
 from .split_rows import split_parts
 
 __all__ = ["cumprod", "cumsum"]
@@ -144,12 +144,8 @@ def _scan(input, dim, dtype, product: bool, out=None):
     launch = _launch_scan(rows, buffer, _scan_accumulator(dtype), product)
     if launch is not None and x is input and rows.data is input and d == x.dim() - 1:
         _PLANS.put(key, (dtype, launch))
-    order = [k for k in range(x.dim()) if k != d] + [d]
-    shape = [x.shape[k] for k in order]
-    result = buffer.view(shape).permute(*sorted(range(len(order)), key=order.__getitem__))
-    result = result.view(input.shape) if input.dim() == 0 else result
-    if d != x.dim() - 1 and out is None:  # torch's result is contiguous (a caller may view it)
-        result = result.contiguous()
+    last = buffer.view([*x.shape[:d], *x.shape[d + 1 :], x.shape[d]])
+    result = in_dim_order(last, d, contiguous=out is None).view(input.shape)
     return written_to(result, out)
 
 
