@@ -507,7 +507,7 @@ except Exception as error:  # torch's at the synchronization, or a launch's afte
     ],
 )  # fmt: skip
 def test_indices_outside_stop_the_kernel_on_cuda(call, indices, message, on_gpu):
-    """On a GPU the kernels reading by index assert their range (index_range.checked_in_kernel)
+    """On a GPU the kernels reading by index assert their range (index_range.py)
     as torch's do: the device prints the kernel's message, and the next synchronization raises
     CUDA's device-side assert error (or a launch after it CUDA_ERROR_ASSERT). Run apart: the
     process's CUDA context is lost."""

@@ -2,6 +2,7 @@
 and each reduction) and embedding (with padding_idx), forward and backward through the switch
 against torch on the same inputs, and the direct calls."""
 
+import importlib
 import types
 
 import pytest
@@ -162,33 +163,52 @@ def test_indices_outside_their_operand_raise_torchs_errors(gen, interpreted):
 
 
 @pytest.mark.parametrize("where", ["interpreter", "cpu"])
-def test_kernels_assert_their_indices_where_a_gpu_checks(where, gen, monkeypatch):
-    """Where the kernels check their indices (index_range.checked_in_kernel: on a GPU), the
-    host does not, and the kernels' device asserts, launched on, stop an index outside its
-    operand; indices inside give the same values as torch's. Made here by saying CPU tensors
-    are checked so, on both CPU back ends."""
+def test_kernels_stop_indices_outside_and_the_ops_raise_torchs_errors(where, gen):
+    """The kernels reading by index assert their range (index_range.py) and the host does not
+    check before them: on both CPU back ends an index outside stops the kernel, and the op
+    raises torch's error in its place, forward and backward (embedding's and scatter_add's
+    in-order kernels, nll_loss's one-program loss, its per-sample gather and its gradient),
+    directly and through the switch; indices inside give torch's values."""
     from naiad import knobs
-    from naiad.ops import index_range
 
-    monkeypatch.setattr(index_range, "checked_in_kernel", lambda indices: True)
+    embedding_backward = importlib.import_module("naiad.ops.nn.embedding").embedding_dense_backward
+    nll_loss_backward = importlib.import_module("naiad.ops.nn.nll_loss").nll_loss_backward
     logp = torch.log_softmax(make((70, 3), torch.float32, gen), 1)
     labels = torch.randint(0, 3, (70,), generator=gen)
     weight = make((10, 4), torch.float32, gen)
+    grad = make((2, 3, 4), torch.float32, gen)
     x = make((6, 5), torch.float32, gen)
     rows = torch.tensor([[0, 5, 2], [4, 1, 3]])
+    one = torch.ones((), dtype=torch.float32)
+    target_words, row_words = "Target 3 is out of bounds", "index out of range in self"
+    scatter_words = "index 6 is out of bounds for dimension 0 with size 6"
     calls = [
-        (lambda t: ops.nll_loss(logp, t), lambda t: F.nll_loss(logp, t), labels, 3),
+        (lambda t: ops.nll_loss(logp, t), lambda t: F.nll_loss(logp, t), labels, 3,
+         IndexError, target_words),
         (lambda t: ops.nll_loss(logp, t, reduction="none"),
-         lambda t: F.nll_loss(logp, t, reduction="none"), labels, 3),
-        (lambda t: ops.embedding(weight, t), lambda t: F.embedding(t, weight), rows, 10),
-        (lambda t: ops.index_select(x, 0, t), lambda t: x.index_select(0, t), rows[0], 6),
-        (lambda t: ops.gather(x, 0, t), lambda t: x.gather(0, t), rows, 6),
-        (lambda t: ops.scatter(x, 0, t, x), lambda t: x.scatter(0, t, x), rows[:, :1], 6),
+         lambda t: F.nll_loss(logp, t, reduction="none"), labels, 3, IndexError, target_words),
+        (lambda t: nll_loss_backward(one, logp, t, None, 1, -100, one), None,
+         labels, 3, IndexError, target_words),
+        (lambda t: ops.embedding(weight, t), lambda t: F.embedding(t, weight), rows, 10,
+         IndexError, row_words),
+        (lambda t: embedding_backward(grad, t, 10, -1, False), None, rows,
+         10, IndexError, row_words),
+        (lambda t: ops.index_select(x, 0, t), lambda t: x.index_select(0, t), rows[0], 6,
+         IndexError, row_words),
+        (lambda t: ops.gather(x, 0, t), lambda t: x.gather(0, t), rows, 6, IndexError,
+         row_words),
+        (lambda t: ops.scatter(x, 0, t, x), lambda t: x.scatter(0, t, x), rows[:, :1], 6,
+         RuntimeError, scatter_words),
+        (lambda t: ops.scatter_add(x, 0, t, x), lambda t: x.scatter_add(0, t, x), rows[:, :1],
+         6, RuntimeError, scatter_words),
     ]  # fmt: skip
     with knobs.override(NAIAD_BACKEND=where):
-        for ours, theirs, inside, bound in calls:
-            assert_matches(ours(inside), theirs(inside))
+        for ours, theirs, inside, bound, error, words in calls:
+            if theirs is not None:
+                assert_matches(ours(inside), theirs(inside))
             outside = inside.clone()
             outside.view(-1)[-1] = bound
-            with pytest.raises(AssertionError, match=r"out of|Target"):
+            with pytest.raises(error, match=words):
+                ours(outside)
+            with ops.use(), pytest.raises(error, match=words):
                 ours(outside)

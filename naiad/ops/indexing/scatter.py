@@ -17,6 +17,7 @@ from __future__ import annotations
 import torch
 
 from ... import language as tl
+from ...errors import KernelAssertionError
 from ...runtime.jit import jit
 from .. import index_range
 from ..allocate import written_to
@@ -54,7 +55,6 @@ def _scatter_kernel(index, src, out, n, n1, n2, n3, D, alpha,
     c1 = rest % n1
     c0 = rest // n1
     j = tl.load(index + c0 * si0 + c1 * si1 + c2 * si2 + c3 * si3, mask=mask, other=0)
-    # within [-D, D): checked before the launch, or here where launched so (index_range.py)
     tl.device_assert((j >= -D) & (j < D), "index out of bounds")
     j = j.to(tl.int64) if WIDE else j.to(tl.int32)
     j = tl.where(j < 0, j + D, j)
@@ -88,6 +88,7 @@ def _rows_add_kernel(index, src, out, rows, per_program, n1, n2, n3, D, alpha,
         at_o = out + c0 * so0 + c1 * so1 + c2 * so2
         for c3 in range(0, n3):
             j = tl.load(at_i + c3 * si3).to(tl.int64)
+            tl.device_assert((j >= -D) & (j < D), "index out of bounds")
             j = tl.where(j < 0, j + D, j)
             v = tl.load(at_s + c3 * ss3)
             if SCALED:
@@ -119,8 +120,8 @@ def _outside_index_add(index: int, dim: int, size: int) -> Exception:
 
 def _scatter_into(out, dim, index, src, accumulate, alpha=1, outside=_outside_scatter):
     """out (written in place) at `index` along `dim`, from src, over index's index space;
-    `outside(index, dim, size)` is the error for an index outside the dim, checked by the host
-    (by the kernel on a GPU: index_range.py)."""
+    `outside(index, dim, size)` is the error for an index outside the dim, which the kernels
+    assert (index_range.py): out may be part written when it is raised."""
     rank = max(out.dim(), 1)
     if rank > _RANK:
         raise Unsupported(f"scatter over {rank} dims")
@@ -128,27 +129,27 @@ def _scatter_into(out, dim, index, src, accumulate, alpha=1, outside=_outside_sc
     if not index.numel():  # torch checks neither an empty index's shape nor its dtype
         return out
     _check_shapes(out, dim, index, src)
-    bad = index_range.outside_on_host(index, -d, d)
-    if bad is not None:
-        raise outside(bad, dim, d)
     src = src.to(out.dtype) if src.dtype != out.dtype and not accumulate else src
     i4, s4, o4 = (_four_dims(t, dim) for t in (index, src, out))
     n = index.numel()
     n0, n1, n2, n3 = i4.shape
     strides = (*i4.stride(), *s4.stride(), *o4.stride())
-    if accumulate and out.device.type == "cpu":
-        rows = n0 * n1 * n2
-        per_program = max(1, _ADDED_PER_PROGRAM // n3)
-        grid = ((rows + per_program - 1) // per_program,)
-        _rows_add_kernel[grid](i4, s4, o4, rows, per_program, n1, n2, n3, d, alpha, *strides,
-                               alpha != 1)  # fmt: skip
-    else:
-        grid = ((n + _BLOCK - 1) // _BLOCK,)
-        wide = max(n, *(_span(t) for t in (i4, s4, o4))) >= 2**31
-        _scatter_kernel[grid](
-            i4, s4, o4, n, n1, n2, n3, d, alpha, *strides, accumulate, _BLOCK, wide,
-            **index_range.kernel_checks(index),
-        )  # fmt: skip
+    try:
+        if accumulate and out.device.type == "cpu":
+            rows = n0 * n1 * n2
+            per_program = max(1, _ADDED_PER_PROGRAM // n3)
+            grid = ((rows + per_program - 1) // per_program,)
+            _rows_add_kernel[grid](i4, s4, o4, rows, per_program, n1, n2, n3, d, alpha,
+                                   *strides, alpha != 1, **index_range.KERNEL_CHECKS)  # fmt: skip
+        else:
+            grid = ((n + _BLOCK - 1) // _BLOCK,)
+            wide = max(n, *(_span(t) for t in (i4, s4, o4))) >= 2**31
+            _scatter_kernel[grid](
+                i4, s4, o4, n, n1, n2, n3, d, alpha, *strides, accumulate, _BLOCK, wide,
+                **index_range.KERNEL_CHECKS,
+            )  # fmt: skip
+    except KernelAssertionError as failure:
+        raise index_range.refusal(failure, index, -d, d, lambda bad: outside(bad, dim, d)) from None
     return out
 
 

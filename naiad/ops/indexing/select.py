@@ -3,8 +3,8 @@
 Both see the operand as (outer, D, inner) around the indexed dim and the result as
 (outer, K, inner); result[o, k, i] = x[o, index[o, k, i], i], where index_select's index is one
 vector (strides 0 along outer and inner). Each program copies a block of one (o, k) row.
-Negative indices count from the end, as torch's; out-of-range ones raise IndexError (on a GPU,
-the kernel's device assert: index_range.checked_in_kernel).
+Negative indices count from the end, as torch's; the kernel asserts their range
+(index_range.py), and on the CPU one outside raises torch's IndexError.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import math
 import torch
 
 from ... import language as tl
+from ...errors import KernelAssertionError
 from ...runtime.jit import jit
 from .. import index_range
 from ..allocate import empty, written_to
@@ -33,7 +34,7 @@ def _take_kernel(x, index, out, K, D, INNER, s_xo, s_xd, s_xi, s_no, s_nk, s_ni,
     o = row // K
     k = row % K
     j = tl.load(index + o * s_no + k * s_nk + i * s_ni, mask=mask, other=0).to(tl.int64)
-    tl.device_assert((j >= -D) & (j < D), "index out of range in self")  # where launched so
+    tl.device_assert((j >= -D) & (j < D), "index out of range in self")
     j = tl.where(j < 0, j + D, j)
     v = tl.load(x + o * s_xo + j * s_xd + i * s_xi, mask=mask)
     tl.store(out + row * INNER + i, v, mask=mask)
@@ -54,16 +55,22 @@ def _planned(key, x, index):
     if plan is None:
         return None
     shape, d, dim, launch = plan
-    _check_inside(index, d, dim)
     out = empty(shape, x.dtype, x.device)
-    launch(x, index, out)
+    try:
+        launch(x, index, out)
+    except KernelAssertionError as failure:
+        raise _outside(failure, index, d, dim) from None
     return out
 
 
-def _check_inside(index, d: int, dim: int) -> None:
-    """torch's IndexError for an index outside [-d, d), where the host checks (index_range)."""
-    if index_range.outside_on_host(index, -d, d) is not None:
-        raise IndexError(f"index out of range in self (size {d} along dim {dim})")
+def _outside(failure, index, d: int, dim: int) -> Exception:
+    """torch's IndexError for an index outside [-d, d) where the kernel's assert stopped
+    (index_range.refusal)."""
+    return index_range.refusal(failure, index, -d, d, lambda bad: _out_of_range(d, dim))
+
+
+def _out_of_range(d: int, dim: int) -> Exception:
+    return IndexError(f"index out of range in self (size {d} along dim {dim})")
 
 
 def _take(x, dim, index3, shape, key=None, source=None, index=None):
@@ -74,14 +81,19 @@ def _take(x, dim, index3, shape, key=None, source=None, index=None):
     index_range.check_index_dtype(index3, "the index")
     outer, k, inner = index3.shape
     d = x.shape[dim] if x.dim() else 1
-    _check_inside(index3, d, dim)
     x3 = x.reshape(outer, d, inner)
     out = empty(shape, x.dtype, x.device)
-    if out.numel():
+    if not out.numel():  # no kernel reads the indices, and torch's refuses them even so
+        if index_range.first_out_of_range(index3, -d, d) is not None:
+            raise _out_of_range(d, dim)
+    else:
         block, grid = blocks_and_grid(outer * k, inner)
         arguments = (x3, index3, out, k, d, inner, *x3.stride(), *index3.stride(), block)
-        checks = index_range.kernel_checks(index3)
-        _take_kernel[grid](*arguments, **checks)
+        checks = index_range.KERNEL_CHECKS
+        try:
+            _take_kernel[grid](*arguments, **checks)
+        except KernelAssertionError as failure:
+            raise _outside(failure, index3, d, dim) from None
         as_they_lie = key is not None and x3.data_ptr() == source.data_ptr()
         if as_they_lie and index3.data_ptr() == index.data_ptr():
             names = _take_kernel.arg_names[:3]

@@ -1,12 +1,14 @@
 """embedding and its backward (ATen's embedding and embedding_dense_backward): rows of the
 weight gathered by index; the gradient rows added back into a zero weight in fp32, skipping
-padding_idx: with atomic adds on a GPU (indices repeat), by one program in order on the CPU."""
+padding_idx: with atomic adds on a GPU (indices repeat), by one program in order on the CPU.
+Every kernel asserts its indices' range (index_range.py)."""
 
 from __future__ import annotations
 
 import torch
 
 from ... import language as tl
+from ...errors import KernelAssertionError
 from ...runtime.jit import jit
 from .. import index_range
 from ..allocate import empty
@@ -22,8 +24,7 @@ _ROWS = 16
 
 @jit
 def _rows_of(indices, r, R, N):
-    """The indices of rows `r` (0 past R), each asserted a row of the N (a device assert,
-    compiled where the launch asks: index_range.checked_in_kernel)."""
+    """The indices of rows `r` (0 past R), each asserted a row of the N."""
     index = tl.load(indices + r, mask=r < R, other=0).to(tl.int64)
     tl.device_assert((index >= 0) & (index < N), "index out of range in self")
     return index
@@ -57,11 +58,12 @@ def _add_rows(grad, indices, out, R, D, N, padding, ROWS: tl.constexpr, BLOCK_D:
 
 
 @jit(do_not_specialize=["R", "D", "padding"])
-def _add_rows_in_order(grad, indices, out, R, D, padding, BLOCK_D: tl.constexpr):
+def _add_rows_in_order(grad, indices, out, R, D, N, padding, BLOCK_D: tl.constexpr):
     """_add_rows as one program adding the rows in order (for the CPU, where an atomic float
     add is a compare-and-swap loop): plain loads and stores, which no other program races."""
     for r in range(0, R):
         index = tl.load(indices + r).to(tl.int64)
+        tl.device_assert((index >= 0) & (index < N), "index out of range in self")
         if index != padding:
             for begin in range(0, D, BLOCK_D):
                 d = begin + tl.arange(0, BLOCK_D)
@@ -71,11 +73,22 @@ def _add_rows_in_order(grad, indices, out, R, D, padding, BLOCK_D: tl.constexpr)
                 tl.store(row, tl.load(row, mask=mask) + g, mask=mask)
 
 
-def _check_rows(indices, rows: int) -> None:
-    """torch's error for an index that is no row of the weight (index_range.py; on a GPU the
-    kernels assert): a kernel would read, and the backward add into, memory past the weight's."""
-    if index_range.outside_on_host(indices, 0, rows) is not None:
-        raise IndexError("index out of range in self")
+def _launched(launch, arguments, indices, rows: int) -> None:
+    """`launch` (a bound launch, or None where there is nothing to do) made on `arguments`,
+    with torch's IndexError for an index that is no row of the weight: the kernel's assert stops
+    it (index_range.py), and where no kernel runs (rows of no elements) the host checks."""
+    if launch is None:
+        if index_range.first_out_of_range(indices, 0, rows) is not None:
+            raise _no_row(None)
+        return
+    try:
+        launch(*arguments)
+    except KernelAssertionError as failure:
+        raise index_range.refusal(failure, indices, 0, rows, _no_row) from None
+
+
+def _no_row(index) -> Exception:
+    return IndexError("index out of range in self")
 
 
 def _block_d(d: int) -> int:
@@ -95,7 +108,7 @@ def _gather_launch(weight, flat, out):
     grid = ((r + _ROWS - 1) // _ROWS,)
     return _gather_rows.bind_launch(
         ("weight", "indices", "out"), grid, weight, flat, out, r, d, weight.shape[0],
-        weight.stride(0), _ROWS, _block_d(d), **index_range.kernel_checks(flat),
+        weight.stride(0), _ROWS, _block_d(d), **index_range.KERNEL_CHECKS,
     )  # fmt: skip
 
 
@@ -113,13 +126,11 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
         if weight.stride(1) != 1:
             raise Unsupported("embedding of a weight with strided rows")
         index_range.check_index_dtype(indices, "embedding's indices")  # (the key holds the dtype)
-    _check_rows(indices, weight.shape[0])
     flat = indices if indices.is_contiguous() else indices.contiguous()  # read as flat
     out = empty((*indices.shape, weight.shape[1]), weight.dtype, weight.device)
     if launch is None:
         launch = _LAUNCHES.put(key, [_gather_launch(weight, flat, out)])
-    if launch[0] is not None:
-        launch[0](weight, flat, out)
+    _launched(launch[0], (weight, flat, out), flat, weight.shape[0])
     return out
 
 
@@ -128,7 +139,6 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
     """The weight's gradient: each index's gradient row added to its row."""
     if scale_grad_by_freq:
         raise Unsupported("embedding backward scaled by frequency")
-    _check_rows(indices, num_weights)
     d = grad_output.shape[-1]
     grad = grad_output if grad_output.is_contiguous() else grad_output.contiguous()  # flat rows
     flat = indices if indices.is_contiguous() else indices.contiguous()
@@ -138,8 +148,7 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
     launch = _LAUNCHES.get(key)
     if launch is None:
         launch = _LAUNCHES.put(key, [_add_launch(grad, flat, total, padding_idx)])
-    if launch[0] is not None:
-        launch[0](grad, flat, total)
+    _launched(launch[0], (grad, flat, total), flat, num_weights)
     return total if grad_output.dtype == torch.float32 else to(total, grad_output.dtype)
 
 
@@ -152,10 +161,11 @@ def _add_launch(grad, flat, total, padding_idx):
     varying = ("grad", "indices", "out")
     if grad.device.type == "cpu":
         return _add_rows_in_order.bind_launch(
-            varying, (1,), grad, flat, total, r, d, padding_idx, _block_d(d)
-        )
+            varying, (1,), grad, flat, total, r, d, total.shape[0], padding_idx, _block_d(d),
+            **index_range.KERNEL_CHECKS,
+        )  # fmt: skip
     grid = ((r + _ROWS - 1) // _ROWS,)
     return _add_rows.bind_launch(
         varying, grid, grad, flat, total, r, d, total.shape[0], padding_idx, _ROWS, _block_d(d),
-        **index_range.kernel_checks(flat),
+        **index_range.KERNEL_CHECKS,
     )  # fmt: skip

@@ -15,6 +15,7 @@ from __future__ import annotations
 import torch
 
 from ... import language as tl
+from ...errors import KernelAssertionError
 from ...runtime.jit import jit
 from .. import index_range
 from ..allocate import empty, written_to
@@ -35,8 +36,7 @@ NONE, MEAN, SUM = 0, 1, 2  # ATen's reduction codes
 def _samples(labels, first, N, C, ignore, BLOCK: tl.constexpr):
     """(i, inside, valid, t) of the block of samples from `first`: inside where i < N, valid
     where also the target is not `ignore`, t the target (0 where not valid), each valid one
-    asserted a class of the C (a device assert, compiled where the launch asks:
-    index_range.checked_in_kernel)."""
+    asserted a class of the C (index_range.py)."""
     i = first + tl.arange(0, BLOCK)
     inside = i < N
     t = tl.load(labels + i, mask=inside, other=ignore)
@@ -104,8 +104,8 @@ def _grad_kernel(grad, labels, weight, out, N, C, s_g, ignore, total, MEAN: tl.c
 
 def _as_rows(input, target, weight, ignore_index):
     """(input as (N, C) rows, the targets as N contiguous indices: the kernels read target i
-    at `labels + i`), after torch's checks: as many targets as samples, each a class or
-    `ignore_index` (index_range.py), and a weight per class."""
+    at `labels + i`), after torch's checks: as many targets as samples and a weight per class
+    (that each target is a class or `ignore_index` the kernels assert: `_checked`)."""
     if input.dim() not in (1, 2) or target.dim() != input.dim() - 1:
         raise Unsupported("nll_loss of more than two dims (nll_loss2d)")
     tl_dtype(input.dtype)
@@ -120,9 +120,6 @@ def _as_rows(input, target, weight, ignore_index):
             f"weight tensor should be defined either for all {classes} classes or no classes "
             f"but got weight tensor of shape: {list(weight.shape)}"
         )
-    outside = index_range.outside_on_host(target, 0, classes, ignore_index)
-    if outside is not None:
-        raise IndexError(f"Target {outside} is out of bounds.")
     if not target.is_contiguous():  # a column of a label table was read as its first items
         target = target.contiguous()
     return (input[None], target[None]) if input.dim() == 1 else (input, target)
@@ -154,7 +151,7 @@ def _one_program_loss(x, t, weight, reduction, ignore_index, dtype):
         launch = _LAUNCHES.put(key, _loss_kernel.bind_launch(
             ("x", "labels", "weight", "loss", "total"), (1,), x, t, w, loss, total, n,
             x.shape[1], *x.stride(), ignore_index, reduction == MEAN, weight is not None, acc,
-            block, **index_range.kernel_checks(t),
+            block, **index_range.KERNEL_CHECKS,
         ))  # fmt: skip
     launch(x, t, w, loss, total)
     return loss, total
@@ -165,6 +162,25 @@ def nll_loss_forward(input, target, weight, reduction, ignore_index, *, output=N
                      total_weight=None):  # fmt: skip
     """(loss, total weight) of the log-probabilities `input` at `target`."""
     x, t = _as_rows(input, target, weight, ignore_index)
+    try:
+        loss, total = _forward(input, x, t, weight, reduction, ignore_index, output)
+    except KernelAssertionError as failure:
+        raise _outside(failure, t, x.shape[1], ignore_index) from None
+    return written_to(loss, output), written_to(total, total_weight)
+
+
+def _outside(failure, t, classes: int, ignore_index: int) -> Exception:
+    """torch's IndexError for a target that is no class where a kernel's assert stopped
+    (index_range.refusal)."""
+
+    def error(target: int) -> Exception:
+        return IndexError(f"Target {target} is out of bounds.")
+
+    return index_range.refusal(failure, t, 0, classes, error, ignore_index)
+
+
+def _forward(input, x, t, weight, reduction, ignore_index, output):
+    """nll_loss_forward's (loss, total weight) of `input` as the rows `x` at the targets `t`."""
     n = t.shape[0]
     if reduction != NONE and 0 < n <= _ONE_PROGRAM_SAMPLES and output is None:
         return _one_program_loss(x, t, weight, reduction, ignore_index, input.dtype)
@@ -175,7 +191,7 @@ def nll_loss_forward(input, target, weight, reduction, ignore_index, *, output=N
         w = weight if weight is not None else x
         _gather_kernel[((n + _BLOCK - 1) // _BLOCK,)](
             x, t, w, losses, picked, n, x.shape[1], *x.stride(), ignore_index,
-            weight is not None, tl_dtype(acc), _BLOCK, **index_range.kernel_checks(t),
+            weight is not None, tl_dtype(acc), _BLOCK, **index_range.KERNEL_CHECKS,
         )  # fmt: skip
     total = _sum(picked).to(input.dtype)
     if reduction == NONE:
@@ -184,7 +200,7 @@ def nll_loss_forward(input, target, weight, reduction, ignore_index, *, output=N
         loss = _sum(losses)
     else:
         loss = (_sum(losses, dtype=acc) / _sum(picked)).to(input.dtype)
-    return written_to(loss, output), written_to(total, total_weight)
+    return loss, total
 
 
 @aten("nll_loss_backward.default", "nll_loss_backward.grad_input")
@@ -203,7 +219,10 @@ def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_inde
         if launch is None:
             launch = _LAUNCHES.put(key, _grad_launch(g, t, w, out, total_weight, reduction,
                                                      ignore_index, weight is not None))  # fmt: skip
-        launch(g, t, w, out, total_weight)
+        try:
+            launch(g, t, w, out, total_weight)
+        except KernelAssertionError as failure:
+            raise _outside(failure, t, c, ignore_index) from None
     return written_to(out, grad_input)
 
 
@@ -218,7 +237,7 @@ def _grad_launch(g, t, w, out, total, reduction, ignore_index, has_weight):
     return _grad_kernel.bind_launch(
         ("grad", "labels", "weight", "out", "total"), grid, g, t, w, out, n, c, s_g,
         ignore_index, total, reduction == MEAN, has_weight, acc, rows, block_c,
-        **index_range.kernel_checks(t),
+        **index_range.KERNEL_CHECKS,
     )  # fmt: skip
 
 
