@@ -1,8 +1,8 @@
 """flip: the elements in reverse order along the given dims. Each flipped dim is one pass of a
-kernel that sees the operand as (outer, D, inner) and copies row (o, k) from row (o, D-1-k); where
-the flipped dim is the innermost (inner == 1) each program takes a block of one (o) row and
-reads it backwards instead (a program per element would be a launch of tiny programs). Several
-dims flip one after another (each pass reads what the last wrote)."""
+kernel that sees the operand as (outer, D, inner) and copies row (o, k) from row (o, D-1-k), a
+tile of rows at a time (row_blocks.py); where the flipped dim is the innermost (inner == 1) a
+tile spans the dim, read backwards. Several dims flip one after another (each pass reads what
+the last wrote)."""
 
 from __future__ import annotations
 
@@ -15,23 +15,18 @@ from ..convert import to
 from ..dtypes import tl_dtype
 from ..reduce.rows import normalized_dims
 from ..registry import aten
-from .row_blocks import blocks_and_grid, row_block
+from .row_blocks import tile, tiles_and_grid
 
 __all__ = ["flip"]
 
 
-@jit(do_not_specialize=["D", "INNER"])
-def _flip_kernel(x, out, D, INNER, s_o, s_d, s_i, INNERMOST: tl.constexpr, BLOCK: tl.constexpr):
-    if INNERMOST:  # a block of one row, read backwards
-        o, k, mask = row_block(D, BLOCK)
-        v = tl.load(x + o * s_o + (D - 1 - k) * s_d, mask=mask)
-        tl.store(out + o * D + k, v, mask=mask)
-    else:
-        row, i, mask = row_block(INNER, BLOCK)
-        o = row // D
-        k = row % D
-        v = tl.load(x + o * s_o + (D - 1 - k) * s_d + i * s_i, mask=mask)
-        tl.store(out + row * INNER + i, v, mask=mask)
+@jit(do_not_specialize=["O", "D", "INNER"])
+def _flip_kernel(x, out, O, D, INNER, s_o, s_d, s_i, BLOCK_O: tl.constexpr,
+                 BLOCK_D: tl.constexpr, BLOCK_I: tl.constexpr):  # fmt: skip
+    """The (O, D, INNER) view of x read backwards along D."""
+    o, k, i, mask = tile(O, D, INNER, BLOCK_O, BLOCK_D, BLOCK_I)
+    v = tl.load(x + o * s_o + (D - 1 - k) * s_d + i * s_i, mask=mask)
+    tl.store(out + (o * D + k) * INNER + i, v, mask=mask)
 
 
 def _flip_one(x, dim):
@@ -39,12 +34,8 @@ def _flip_one(x, dim):
     outer, inner = math.prod(shape[:dim]), math.prod(shape[dim + 1 :])
     x3 = x.reshape(outer, shape[dim], inner)
     out = empty(shape, x.dtype, x.device)
-    innermost = inner == 1
-    if innermost:
-        block, grid = blocks_and_grid(outer, shape[dim])
-    else:
-        block, grid = blocks_and_grid(outer * shape[dim], inner)
-    _flip_kernel[grid](x3, out, shape[dim], inner, *x3.stride(), innermost, block)
+    blocks = tiles_and_grid(outer, shape[dim], inner)
+    _flip_kernel[blocks[-1]](x3, out, outer, shape[dim], inner, *x3.stride(), *blocks[:3])
     return out
 
 

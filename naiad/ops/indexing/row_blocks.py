@@ -1,27 +1,52 @@
-"""What select.py's and triangle.py's kernels share: each program copies a block of up to 1024
-elements of one row of a (rows, C) view; `blocks_and_grid` sizes the launch on the host and
-`row_block` tells a program its row and columns."""
+"""What select.py's, flip.py's, triangle.py's and one_hot.py's kernels share: each program
+copies a tile of an (outer, K, inner) view, a block of up to MAX_TILE elements that spans
+several rows or several matrices where those are short; `tiles_and_grid` sizes the launch on
+the host and `tile` tells a program its coordinates, one per dim, so that no element's index
+is divided to find them (a division an element: on the CPU an integer division does not
+vectorize, on a GPU a 64-bit one is a software routine).
+
+A program of a few elements costs a launch's share of work for nothing: gather along the last
+dim of a 1024 x 1024 matrix was a million programs of one element each (on the CPU 9 ms where
+torch takes 0.8), one_hot of ten classes a program a sample."""
 
 from __future__ import annotations
 
 from ... import language as tl
 from ...runtime.jit import jit
 
-__all__ = ["blocks_and_grid", "row_block"]
+__all__ = ["tile", "tiles_and_grid"]
 
-MAX_BLOCK = 1024
+MAX_TILE = 1024
 
 
-def blocks_and_grid(rows: int, C: int) -> tuple[int, tuple[int]]:
-    """(BLOCK, grid): a power of 2 covering C (at most MAX_BLOCK), and a program per block."""
-    block = min(1 << max(C - 1, 0).bit_length(), MAX_BLOCK)
-    return block, (rows * ((C + block - 1) // block),)
+def tiles_and_grid(outer: int, K: int, inner: int) -> tuple[int, int, int, tuple[int]]:
+    """(BLOCK_O, BLOCK_K, BLOCK_I, grid): powers of 2 covering inner first, then K, then outer,
+    as far as a tile of about MAX_TILE elements reaches, and a program per tile."""
+    block_i = min(_power_of_2(inner), MAX_TILE)
+    block_k = min(_power_of_2(K), MAX_TILE // block_i)
+    block_o = min(_power_of_2(outer), MAX_TILE // (block_i * block_k))
+    tiles = _cdiv(outer, block_o) * _cdiv(K, block_k) * _cdiv(inner, block_i)
+    return block_o, block_k, block_i, (tiles,)
+
+
+def _power_of_2(n: int) -> int:
+    return 1 << max(n - 1, 0).bit_length()
+
+
+def _cdiv(n: int, d: int) -> int:
+    return (n + d - 1) // d
 
 
 @jit
-def row_block(C, BLOCK: tl.constexpr):
-    """(row, columns, mask) of this program's block; 64-bit indices."""
+def tile(O, K, INNER, BLOCK_O: tl.constexpr, BLOCK_K: tl.constexpr, BLOCK_I: tl.constexpr):
+    """(o as [BLOCK_O, 1, 1], k as [1, BLOCK_K, 1], i as [1, 1, BLOCK_I], mask) of this
+    program's tile of the (O, K, INNER) view; 64-bit coordinates."""
     pid = tl.program_id(0).to(tl.int64)
-    blocks = (C + BLOCK - 1) // BLOCK
-    columns = (pid % blocks) * BLOCK + tl.arange(0, BLOCK)
-    return pid // blocks, columns, columns < C
+    blocks_i = (INNER + BLOCK_I - 1) // BLOCK_I
+    blocks_k = (K + BLOCK_K - 1) // BLOCK_K
+    tile_i = pid % blocks_i
+    rest = pid // blocks_i
+    o = (rest // blocks_k) * BLOCK_O + tl.arange(0, BLOCK_O)[:, None, None]
+    k = (rest % blocks_k) * BLOCK_K + tl.arange(0, BLOCK_K)[None, :, None]
+    i = tile_i * BLOCK_I + tl.arange(0, BLOCK_I)[None, None, :]
+    return o, k, i, (o < O) & (k < K) & (i < INNER)

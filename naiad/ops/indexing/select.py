@@ -22,22 +22,21 @@ from ..dtypes import tl_dtype
 from ..kept import KeptTable, tensor_kind
 from ..reduce.rows import normalized_dims
 from ..registry import aten, composite
-from .row_blocks import blocks_and_grid, row_block
+from .row_blocks import tile, tiles_and_grid
 
 __all__ = ["gather", "index_select", "take_along_dim"]
 
 
-@jit(do_not_specialize=["K", "D", "INNER"])
-def _take_kernel(x, index, out, K, D, INNER, s_xo, s_xd, s_xi, s_no, s_nk, s_ni,
-                 BLOCK: tl.constexpr):  # fmt: skip
-    row, i, mask = row_block(INNER, BLOCK)
-    o = row // K
-    k = row % K
+@jit(do_not_specialize=["O", "K", "D", "INNER"])
+def _take_kernel(x, index, out, O, K, D, INNER, s_xo, s_xd, s_xi, s_no, s_nk, s_ni,
+                 BLOCK_O: tl.constexpr, BLOCK_K: tl.constexpr, BLOCK_I: tl.constexpr):  # fmt: skip
+    """The result's (O, K, INNER) view."""
+    o, k, i, mask = tile(O, K, INNER, BLOCK_O, BLOCK_K, BLOCK_I)
     j = tl.load(index + o * s_no + k * s_nk + i * s_ni, mask=mask, other=0).to(tl.int64)
     tl.device_assert((j >= -D) & (j < D), "index out of range in self")
     j = tl.where(j < 0, j + D, j)
     v = tl.load(x + o * s_xo + j * s_xd + i * s_xi, mask=mask)
-    tl.store(out + row * INNER + i, v, mask=mask)
+    tl.store(out + (o * K + k) * INNER + i, v, mask=mask)
 
 
 # What one kind of call decides (the operand's and the index's dtype, device, shape and
@@ -87,8 +86,9 @@ def _take(x, dim, index3, shape, key=None, source=None, index=None):
         if index_range.first_out_of_range(index3, -d, d) is not None:
             raise _out_of_range(d, dim)
     else:
-        block, grid = blocks_and_grid(outer * k, inner)
-        arguments = (x3, index3, out, k, d, inner, *x3.stride(), *index3.stride(), block)
+        *blocks, grid = tiles_and_grid(outer, k, inner)
+        arguments = (x3, index3, out, outer, k, d, inner, *x3.stride(), *index3.stride(),
+                     *blocks)  # fmt: skip
         checks = index_range.KERNEL_CHECKS
         try:
             _take_kernel[grid](*arguments, **checks)

@@ -1,8 +1,8 @@
 """triu and tril: the upper or lower triangle of the last two dims, zeros elsewhere; one kernel,
-each program a block of one row of one matrix. The in-place forms only write zeros over the
-other triangle, in the input as it lies, as torch's do: so a view whose elements share memory
-(an expanded or an overlapping one) ends as torch leaves it, where a copy back would have
-written every element (or been refused)."""
+each program a tile of the batch's rows (row_blocks.py). The in-place forms only write zeros
+over the other triangle, in the input as it lies, as torch's do: so a view whose elements share
+memory (an expanded or an overlapping one) ends as torch leaves it, where a copy back would
+have written every element (or been refused)."""
 
 from __future__ import annotations
 
@@ -14,29 +14,29 @@ from ..allocate import empty, written_to
 from ..dtypes import tl_dtype
 from ..kept import KeptTable
 from ..registry import aten
-from .row_blocks import blocks_and_grid, row_block
+from .row_blocks import tile, tiles_and_grid
 
 __all__ = ["tril", "triu"]
 
 
-@jit(do_not_specialize=["R", "C", "diagonal"])
-def _triangle_kernel(x, out, R, C, s_b, s_r, s_c, diagonal, UPPER: tl.constexpr,
-                     IN_PLACE: tl.constexpr, BLOCK: tl.constexpr):  # fmt: skip
+@jit(do_not_specialize=["B", "R", "C", "diagonal"])
+def _triangle_kernel(x, out, B, R, C, s_b, s_r, s_c, diagonal, UPPER: tl.constexpr,
+                     IN_PLACE: tl.constexpr, BLOCK_B: tl.constexpr, BLOCK_R: tl.constexpr,
+                     BLOCK_C: tl.constexpr):  # fmt: skip
     """out = the triangle of x, or, IN_PLACE, zeros written over x's other triangle (`out` not
-    read)."""
-    row, c, mask = row_block(C, BLOCK)
-    b = row // R
-    r = row % R
+    read), for the batch of B matrices of R x C."""
+    b, r, c, mask = tile(B, R, C, BLOCK_B, BLOCK_R, BLOCK_C)
     if UPPER:
         keep = c - r >= diagonal
     else:
         keep = c - r <= diagonal
     at = x + b * s_b + r * s_r + c * s_c
     if IN_PLACE:
-        tl.store(at, tl.zeros([BLOCK], x.dtype.element_ty), mask=mask & ~keep)
+        zeros = tl.zeros([BLOCK_B, BLOCK_R, BLOCK_C], x.dtype.element_ty)
+        tl.store(at, zeros, mask=mask & ~keep)
     else:
         v = tl.load(at, mask=mask & keep, other=0)
-        tl.store(out + row * C + c, v, mask=mask)
+        tl.store(out + (b * R + r) * C + c, v, mask=mask)
 
 
 # The launch per kind of call (the input's shape, strides, dtype and device, the diagonal, the
@@ -53,10 +53,12 @@ def _launch(x, result, diagonal, upper, in_place):
         return None
     rows, cols = x.shape[-2:]
     strides = x.stride() if x.dim() == 3 else (0, *x.stride())  # a matrix: a batch of one
-    block, grid = blocks_and_grid(result.numel() // cols, cols)
+    batch = result.numel() // (rows * cols)
+    *blocks, grid = tiles_and_grid(batch, rows, cols)
     return _triangle_kernel.bind_launch(
-        ("x", "out"), grid, x, result, rows, cols, *strides, diagonal, upper, in_place, block
-    )
+        ("x", "out"), grid, x, result, batch, rows, cols, *strides, diagonal, upper, in_place,
+        *blocks,
+    )  # fmt: skip
 
 
 def _run(input, x, result, diagonal, upper, in_place):

@@ -8,16 +8,16 @@ import torch
 
 from ... import language as tl
 from ...runtime.jit import jit
-from ..indexing.row_blocks import blocks_and_grid, row_block
+from ..indexing.row_blocks import tile, tiles_and_grid
 
 __all__ = ["one_hot"]
 
 
-@jit(do_not_specialize=["C"])
-def _one_hot_kernel(index, out, C, BLOCK: tl.constexpr):
-    row, c, mask = row_block(C, BLOCK)
-    j = tl.load(index + row).to(tl.int64)
-    tl.store(out + row * C + c, (c == j).to(tl.int64), mask=mask)
+@jit(do_not_specialize=["N", "C"])
+def _one_hot_kernel(index, out, N, C, BLOCK_N: tl.constexpr, BLOCK_C: tl.constexpr):
+    _, n, c, mask = tile(1, N, C, 1, BLOCK_N, BLOCK_C)
+    j = tl.load(index + n, mask=n < N).to(tl.int64)
+    tl.store(out + n * C + c, (c == j).to(tl.int64), mask=mask)
 
 
 def one_hot(tensor, num_classes=-1):
@@ -33,6 +33,6 @@ def one_hot(tensor, num_classes=-1):
         raise RuntimeError("Class values must be smaller than num_classes.")
     out = torch.empty(flat.numel(), num_classes, dtype=torch.int64, device=tensor.device)
     if out.numel():
-        block, grid = blocks_and_grid(flat.numel(), num_classes)
-        _one_hot_kernel[grid](flat, out, num_classes, block)
+        _, block_n, block_c, grid = tiles_and_grid(1, flat.numel(), num_classes)
+        _one_hot_kernel[grid](flat, out, flat.numel(), num_classes, block_n, block_c)
     return out.view(*tensor.shape, num_classes)
