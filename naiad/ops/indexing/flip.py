@@ -20,7 +20,7 @@ from .row_blocks import tile, tiles_and_grid
 __all__ = ["flip"]
 
 
-@jit(do_not_specialize=["O", "D", "INNER"])
+@jit(do_not_specialize=["O", "D"])
 def _flip_kernel(x, out, O, D, INNER, s_o, s_d, s_i, BLOCK_O: tl.constexpr,
                  BLOCK_D: tl.constexpr, BLOCK_I: tl.constexpr):  # fmt: skip
     """The (O, D, INNER) view of x read backwards along D."""
@@ -34,7 +34,7 @@ def _flip_one(x, dim):
     outer, inner = math.prod(shape[:dim]), math.prod(shape[dim + 1 :])
     x3 = x.reshape(outer, shape[dim], inner)
     out = empty(shape, x.dtype, x.device)
-    blocks = tiles_and_grid(outer, shape[dim], inner)
+    blocks = tiles_and_grid(outer, shape[dim], inner, x.device)
     _flip_kernel[blocks[-1]](x3, out, outer, shape[dim], inner, *x3.stride(), *blocks[:3])
     return out
 

@@ -27,12 +27,19 @@ from .row_blocks import tile, tiles_and_grid
 __all__ = ["gather", "index_select", "take_along_dim"]
 
 
-@jit(do_not_specialize=["O", "K", "D", "INNER"])
+@jit(do_not_specialize=["O", "K", "D"])
 def _take_kernel(x, index, out, O, K, D, INNER, s_xo, s_xd, s_xi, s_no, s_nk, s_ni,
-                 BLOCK_O: tl.constexpr, BLOCK_K: tl.constexpr, BLOCK_I: tl.constexpr):  # fmt: skip
-    """The result's (O, K, INNER) view."""
+                 BLOCK_O: tl.constexpr, BLOCK_K: tl.constexpr, BLOCK_I: tl.constexpr,
+                 ONE_PER_ROW: tl.constexpr):  # fmt: skip
+    """The result's (O, K, INNER) view. ONE_PER_ROW: the index is the same along INNER
+    (index_select's, s_ni 0), read once per row, so that a row of x is read where it lies
+    (on the CPU one vector load, where an index per element made it a gather)."""
     o, k, i, mask = tile(O, K, INNER, BLOCK_O, BLOCK_K, BLOCK_I)
-    j = tl.load(index + o * s_no + k * s_nk + i * s_ni, mask=mask, other=0).to(tl.int64)
+    if ONE_PER_ROW:
+        j = tl.load(index + o * s_no + k * s_nk, mask=(o < O) & (k < K), other=0)
+    else:
+        j = tl.load(index + o * s_no + k * s_nk + i * s_ni, mask=mask, other=0)
+    j = j.to(tl.int64)
     tl.device_assert((j >= -D) & (j < D), "index out of range in self")
     j = tl.where(j < 0, j + D, j)
     v = tl.load(x + o * s_xo + j * s_xd + i * s_xi, mask=mask)
@@ -86,9 +93,9 @@ def _take(x, dim, index3, shape, key=None, source=None, index=None):
         if index_range.first_out_of_range(index3, -d, d) is not None:
             raise _out_of_range(d, dim)
     else:
-        *blocks, grid = tiles_and_grid(outer, k, inner)
+        *blocks, grid = tiles_and_grid(outer, k, inner, x.device)
         arguments = (x3, index3, out, outer, k, d, inner, *x3.stride(), *index3.stride(),
-                     *blocks)  # fmt: skip
+                     *blocks, index3.stride(2) == 0)  # fmt: skip
         checks = index_range.KERNEL_CHECKS
         try:
             _take_kernel[grid](*arguments, **checks)

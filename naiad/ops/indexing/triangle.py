@@ -32,7 +32,7 @@ def _triangle_kernel(x, out, B, R, C, s_b, s_r, s_c, diagonal, UPPER: tl.constex
         keep = c - r <= diagonal
     at = x + b * s_b + r * s_r + c * s_c
     if IN_PLACE:
-        zeros = tl.zeros([BLOCK_B, BLOCK_R, BLOCK_C], x.dtype.element_ty)
+        zeros = tl.zeros(mask.shape, x.dtype.element_ty)
         tl.store(at, zeros, mask=mask & ~keep)
     else:
         v = tl.load(at, mask=mask & keep, other=0)
@@ -54,7 +54,7 @@ def _launch(x, result, diagonal, upper, in_place):
     rows, cols = x.shape[-2:]
     strides = x.stride() if x.dim() == 3 else (0, *x.stride())  # a matrix: a batch of one
     batch = result.numel() // (rows * cols)
-    *blocks, grid = tiles_and_grid(batch, rows, cols)
+    *blocks, grid = tiles_and_grid(batch, rows, cols, x.device)
     return _triangle_kernel.bind_launch(
         ("x", "out"), grid, x, result, batch, rows, cols, *strides, diagonal, upper, in_place,
         *blocks,

@@ -33,6 +33,17 @@ def _rows_of(indices, r, R, N):
 @jit(do_not_specialize=["R", "D"])
 def _gather_rows(weight, indices, out, R, D, N, s_w, ROWS: tl.constexpr,
                  BLOCK_D: tl.constexpr):  # fmt: skip
+    """ROWS rows of the result a program; one (on the CPU) reads its index as one number, so
+    that the weight's row is read where it lies (rows of indices in a vector made every load a
+    gather there: 1024 rows of 1024 floats in 0.61 ms, torch's 0.10)."""
+    if ROWS == 1:
+        r = tl.program_id(0).to(tl.int64)
+        index = _rows_of(indices, r, R, N)
+        for begin in range(0, D, BLOCK_D):
+            d = begin + tl.arange(0, BLOCK_D)
+            v = tl.load(weight + index * s_w + d, mask=d < D)
+            tl.store(out + r * D + d, v, mask=d < D)
+        return
     r = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
     index = _rows_of(indices, r, R, N)
     for begin in range(0, D, BLOCK_D):
@@ -105,10 +116,11 @@ def _gather_launch(weight, flat, out):
     r, d = flat.numel(), weight.shape[1]
     if not (r and d):
         return None
-    grid = ((r + _ROWS - 1) // _ROWS,)
+    rows = 1 if weight.device.type == "cpu" else _ROWS
+    grid = ((r + rows - 1) // rows,)
     return _gather_rows.bind_launch(
         ("weight", "indices", "out"), grid, weight, flat, out, r, d, weight.shape[0],
-        weight.stride(0), _ROWS, _block_d(d), **index_range.KERNEL_CHECKS,
+        weight.stride(0), rows, _block_d(d), **index_range.KERNEL_CHECKS,
     )  # fmt: skip
 
 

@@ -33,6 +33,6 @@ def one_hot(tensor, num_classes=-1):
         raise RuntimeError("Class values must be smaller than num_classes.")
     out = torch.empty(flat.numel(), num_classes, dtype=torch.int64, device=tensor.device)
     if out.numel():
-        _, block_n, block_c, grid = tiles_and_grid(1, flat.numel(), num_classes)
+        _, block_n, block_c, grid = tiles_and_grid(1, flat.numel(), num_classes, out.device)
         _one_hot_kernel[grid](flat, out, flat.numel(), num_classes, block_n, block_c)
     return out.view(*tensor.shape, num_classes)
