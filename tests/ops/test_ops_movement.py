@@ -28,8 +28,17 @@ def test_one_hot(gen, backend):
     labels = torch.randint(0, 7, (4, 5), generator=gen)
     assert_matches(ops.one_hot(labels), F.one_hot(labels))
     assert_matches(ops.one_hot(labels, 9), F.one_hot(labels, 9))
-    with pytest.raises(RuntimeError):
+    with pytest.raises(RuntimeError, match="smaller than num_classes"):
         ops.one_hot(labels, 3)
+    negative = labels.clone()
+    negative[1, 2] = -1
+    for classes in (-1, 9):
+        with pytest.raises(RuntimeError, match="must be non-negative"):
+            F.one_hot(negative, classes)
+        with pytest.raises(RuntimeError, match="must be non-negative"):
+            ops.one_hot(negative, classes)
+    with pytest.raises(RuntimeError, match="smaller than num_classes"):  # no row to write
+        ops.one_hot(labels, 0)
 
 
 @pytest.mark.parametrize("dim", [0, 2, -2])
