@@ -504,6 +504,8 @@ except Exception as error:  # torch's at the synchronization, or a launch's afte
         ("ops.index_select(weight, 0, at)", [3, 10], "index out of range in self"),
         ("ops.scatter_add(weight, 0, at[:, None].expand(2, 4), weight[:2])", [0, -11],
          "index out of bounds"),
+        ("ops.gather(weight, 1, at[:, None])", [3, 4], "index out of range in self"),
+        ("ops.one_hot(at, 4)", [1, 4], "Class values must be smaller than num_classes"),
     ],
 )  # fmt: skip
 def test_indices_outside_stop_the_kernel_on_cuda(call, indices, message, on_gpu):
