@@ -100,3 +100,28 @@ def long_rows_with_extremes(gen, n: int = 2500):
     x[5] -= torch.linspace(0, 400, n)
     x[7] -= 200
     return x
+
+
+def check_tiles_spanning_rows(ops, gen, device: str = "cpu") -> None:
+    """index_select, gather, flip, triu/tril and one_hot against torch where their kernels'
+    tiles span several rows or matrices (naiad/ops/indexing/row_blocks.py): sizes that are no
+    power of 2 and leave part tiles along each dim, rows of one element (gather along the last
+    dim, a flip of it), and rows longer than a tile; on `device`."""
+    for shape in [(3, 700, 1), (37, 3, 5), (2, 3, 1500), (300, 7)]:
+        x = make(shape, torch.float32, gen).to(device)
+        for dim in range(len(shape)):
+            index = torch.randint(-shape[dim], shape[dim], (5,), generator=gen).to(device)
+            expected = torch.index_select(x, dim, index % shape[dim])
+            assert_matches(ops.index_select(x, dim, index), expected)
+            assert_matches(ops.flip(x, [dim]), torch.flip(x, [dim]))
+            taken = list(shape)
+            taken[dim] = 3
+            at = torch.randint(0, shape[dim], taken, generator=gen).to(device)
+            assert_matches(ops.gather(x, dim, at), torch.gather(x, dim, at))
+        for diagonal in (-2, 1):
+            assert_matches(ops.triu(x, diagonal), torch.triu(x, diagonal))
+            assert_matches(ops.tril(x, diagonal), torch.tril(x, diagonal))
+    labels = torch.randint(0, 10, (3, 333), generator=gen).to(device)
+    assert_matches(ops.one_hot(labels), torch.nn.functional.one_hot(labels))
+    wide = torch.randint(0, 1500, (7,), generator=gen).to(device)
+    assert_matches(ops.one_hot(wide, 1500), torch.nn.functional.one_hot(wide, 1500))

@@ -11,7 +11,13 @@ import torch
 import torch.nn.functional as F
 from attention_dropout_reference import drawn_mask
 from attention_dropout_reference import reference as dropout_reference
-from ops_helpers import assert_matches, long_rows_with_extremes, reference, tiny_llama_model
+from ops_helpers import (
+    assert_matches,
+    check_tiles_spanning_rows,
+    long_rows_with_extremes,
+    reference,
+    tiny_llama_model,
+)
 from varlen_reference import prefix_sums, varlen_reference
 
 import naiad.ops as ops
@@ -32,6 +38,12 @@ def on_gpu():
 
     with knobs.override(NAIAD_BACKEND="auto"):  # compiled for the tensors' device
         yield
+
+
+def test_tiles_spanning_rows_and_matrices_on_cuda(gen, on_gpu):
+    """On a GPU the copies by index take tiles spanning rows and matrices in every dim
+    (row_blocks.py), where the CPU's span one."""
+    check_tiles_spanning_rows(ops, gen, "cuda")
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])

@@ -6,7 +6,7 @@ import re
 
 import pytest
 import torch
-from ops_helpers import assert_matches, make
+from ops_helpers import assert_matches, check_tiles_spanning_rows, make
 
 import naiad.ops as ops
 from naiad.ops.indexing import joined
@@ -159,29 +159,9 @@ def test_triu_tril(diagonal, gen, backend):
 
 @pytest.mark.parametrize("where", ["interpreter", "cpu"])
 def test_tiles_spanning_rows_and_matrices(where, gen):
-    """The kernels of index_select, gather, flip, triu/tril and one_hot take tiles of about
-    1024 elements spanning several rows, or several matrices, where those are short
-    (row_blocks.py): sizes that are no power of 2 and leave part tiles along each dim, rows of
-    one element (gather along the last dim, a flip of it), and rows longer than a tile, against
-    torch on both CPU back ends."""
+    """Tiles that span several rows (row_blocks.py) against torch, on both CPU back ends (the
+    CPU's tiles span one dim: rows of one element, or a row)."""
     from naiad import knobs
 
     with knobs.override(NAIAD_BACKEND=where):
-        for shape in [(3, 700, 1), (37, 3, 5), (2, 3, 1500), (300, 7)]:
-            x = make(shape, torch.float32, gen)
-            for dim in range(len(shape)):
-                index = torch.randint(-shape[dim], shape[dim], (5,), generator=gen)
-                expected = torch.index_select(x, dim, index % shape[dim])
-                assert_matches(ops.index_select(x, dim, index), expected)
-                assert_matches(ops.flip(x, [dim]), torch.flip(x, [dim]))
-                taken = list(shape)
-                taken[dim] = 3
-                at = torch.randint(0, shape[dim], taken, generator=gen)
-                assert_matches(ops.gather(x, dim, at), torch.gather(x, dim, at))
-            for diagonal in (-2, 1):
-                assert_matches(ops.triu(x, diagonal), torch.triu(x, diagonal))
-                assert_matches(ops.tril(x, diagonal), torch.tril(x, diagonal))
-        labels = torch.randint(0, 10, (3, 333), generator=gen)
-        assert_matches(ops.one_hot(labels), torch.nn.functional.one_hot(labels))
-        wide = torch.randint(0, 1500, (7,), generator=gen)
-        assert_matches(ops.one_hot(wide, 1500), torch.nn.functional.one_hot(wide, 1500))
+        check_tiles_spanning_rows(ops, gen)
