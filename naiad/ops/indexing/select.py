@@ -2,7 +2,7 @@
 
 Both see the operand as (outer, D, inner) around the indexed dim and the result as
 (outer, K, inner); result[o, k, i] = x[o, index[o, k, i], i], where index_select's index is one
-vector (strides 0 along outer and inner). Each program copies a block of one (o, k) row.
+vector (strides 0 along outer and inner). Each program copies a tile of the result (row_blocks.py).
 Negative indices count from the end, as torch's; the kernel asserts their range
 (index_range.py), and on the CPU one outside raises torch's IndexError.
 """
