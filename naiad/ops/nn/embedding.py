@@ -14,6 +14,7 @@ from .. import index_range
 from ..allocate import empty
 from ..convert import to
 from ..dtypes import Unsupported, tl_dtype
+from ..indexing.row_blocks import tile, tiles_and_grid
 from ..kept import KeptTable
 from ..registry import aten
 
@@ -33,17 +34,7 @@ def _rows_of(indices, r, R, N):
 @jit(do_not_specialize=["R", "D"])
 def _gather_rows(weight, indices, out, R, D, N, s_w, ROWS: tl.constexpr,
                  BLOCK_D: tl.constexpr):  # fmt: skip
-    """ROWS rows of the result a program; one (on the CPU) reads its index as one number, so
-    that the weight's row is read where it lies (rows of indices in a vector made every load a
-    gather there: 1024 rows of 1024 floats in 0.61 ms, torch's 0.10)."""
-    if ROWS == 1:
-        r = tl.program_id(0).to(tl.int64)
-        index = _rows_of(indices, r, R, N)
-        for begin in range(0, D, BLOCK_D):
-            d = begin + tl.arange(0, BLOCK_D)
-            v = tl.load(weight + index * s_w + d, mask=d < D)
-            tl.store(out + r * D + d, v, mask=d < D)
-        return
+    """ROWS rows of the result a program, block by block of each row (a GPU)."""
     r = tl.program_id(0) * ROWS + tl.arange(0, ROWS)
     index = _rows_of(indices, r, R, N)
     for begin in range(0, D, BLOCK_D):
@@ -51,6 +42,20 @@ def _gather_rows(weight, indices, out, R, D, N, s_w, ROWS: tl.constexpr,
         mask = (r[:, None] < R) & (d[None, :] < D)
         v = tl.load(weight + index[:, None] * s_w + d[None, :], mask=mask)
         tl.store(out + r[:, None].to(tl.int64) * D + d[None, :], v, mask=mask)
+
+
+@jit(do_not_specialize=["R", "D"])
+def _gather_row_blocks(weight, indices, out, R, D, N, s_w, BLOCK_R: tl.constexpr,
+                       BLOCK_D: tl.constexpr):  # fmt: skip
+    """One block of one row a program (the CPU; rows of one element BLOCK_R at a time:
+    row_blocks.py). The index is one number, so the weight's row is read where it lies (a
+    vector of indices made every load a gather there: 1024 rows of 1024 floats in 0.61 ms,
+    torch's 0.10), and no loop leaves a program's work unknown, so a small grid runs on the
+    launching thread (cpu_inline_grid.py)."""
+    _, r, d, mask = tile(1, R, D, 1, BLOCK_R, BLOCK_D)
+    index = _rows_of(indices, r, R, N)
+    v = tl.load(weight + index * s_w + d, mask=mask)
+    tl.store(out + r * D + d, v, mask=mask)
 
 
 @jit(do_not_specialize=["R", "D", "padding"])
@@ -116,11 +121,17 @@ def _gather_launch(weight, flat, out):
     r, d = flat.numel(), weight.shape[1]
     if not (r and d):
         return None
-    rows = 1 if weight.device.type == "cpu" else _ROWS
-    grid = ((r + rows - 1) // rows,)
+    varying = ("weight", "indices", "out")
+    if weight.device.type == "cpu":
+        _, block_r, block_d, grid = tiles_and_grid(1, r, d, weight.device)
+        return _gather_row_blocks.bind_launch(
+            varying, grid, weight, flat, out, r, d, weight.shape[0], weight.stride(0), block_r,
+            block_d, **index_range.KERNEL_CHECKS,
+        )  # fmt: skip
+    grid = ((r + _ROWS - 1) // _ROWS,)
     return _gather_rows.bind_launch(
-        ("weight", "indices", "out"), grid, weight, flat, out, r, d, weight.shape[0],
-        weight.stride(0), rows, _block_d(d), **index_range.KERNEL_CHECKS,
+        varying, grid, weight, flat, out, r, d, weight.shape[0],
+        weight.stride(0), _ROWS, _block_d(d), **index_range.KERNEL_CHECKS,
     )  # fmt: skip
 
 
