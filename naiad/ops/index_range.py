@@ -23,7 +23,13 @@ from __future__ import annotations
 
 import torch
 
-__all__ = ["KERNEL_CHECKS", "check_index_dtype", "first_out_of_range", "refusal"]
+__all__ = [
+    "KERNEL_CHECKS",
+    "check_index_dtype",
+    "check_on_host",
+    "first_out_of_range",
+    "refusal",
+]
 
 # The launch options of a kernel that checks its indices: its device asserts compiled, without
 # the integer overflow checks that option adds by default.
@@ -44,6 +50,14 @@ def refusal(failure: Exception, indices, low: int, high: int, error, ignore: int
     something else)."""
     bad = first_out_of_range(indices, low, high, ignore)
     return failure if bad is None else error(bad)
+
+
+def check_on_host(indices, low: int, high: int, error, ignore: int | None = None) -> None:
+    """Raises `error(index)` for the first of `indices` outside [low, high), where no kernel
+    runs to assert them (a result of no elements): torch refuses such indices even so."""
+    bad = first_out_of_range(indices, low, high, ignore)
+    if bad is not None:
+        raise error(bad)
 
 
 def first_out_of_range(indices, low: int, high: int, ignore: int | None = None):

@@ -89,9 +89,8 @@ def _take(x, dim, index3, shape, key=None, source=None, index=None):
     d = x.shape[dim] if x.dim() else 1
     x3 = x.reshape(outer, d, inner)
     out = empty(shape, x.dtype, x.device)
-    if not out.numel():  # no kernel reads the indices, and torch's refuses them even so
-        if index_range.first_out_of_range(index3, -d, d) is not None:
-            raise _out_of_range(d, dim)
+    if not out.numel():
+        index_range.check_on_host(index3, -d, d, lambda bad: _out_of_range(d, dim))
     else:
         *blocks, grid = tiles_and_grid(outer, k, inner, x.device)
         arguments = (x3, index3, out, outer, k, d, inner, *x3.stride(), *index3.stride(),

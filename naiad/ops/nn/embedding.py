@@ -94,8 +94,7 @@ def _launched(launch, arguments, indices, rows: int) -> None:
     with torch's IndexError for an index that is no row of the weight: the kernel's assert stops
     it (index_range.py), and where no kernel runs (rows of no elements) the host checks."""
     if launch is None:
-        if index_range.first_out_of_range(indices, 0, rows) is not None:
-            raise _no_row(None)
+        index_range.check_on_host(indices, 0, rows, _no_row)
         return
     try:
         launch(*arguments)

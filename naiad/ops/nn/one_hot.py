@@ -35,9 +35,8 @@ def one_hot(tensor, num_classes=-1):
             raise RuntimeError("Can not infer total number of classes from empty tensor.")
         num_classes = int(flat.max()) + 1
     out = torch.empty(flat.numel(), num_classes, dtype=torch.int64, device=tensor.device)
-    if not out.numel():  # no kernel reads the indices
-        if index_range.first_out_of_range(flat, 0, num_classes) is not None:
-            raise _outside(None, flat, num_classes)
+    if not out.numel():
+        index_range.check_on_host(flat, 0, num_classes, _no_class)
     else:
         _, block_n, block_c, grid = tiles_and_grid(1, flat.numel(), num_classes, out.device)
         try:
@@ -49,11 +48,11 @@ def one_hot(tensor, num_classes=-1):
 
 
 def _outside(failure, flat, num_classes: int) -> Exception:
-    """torch's error for the first index that is no class."""
+    """torch's error for the first index that is no class, where the kernel's assert stopped."""
+    return index_range.refusal(failure, flat, 0, num_classes, _no_class)
 
-    def error(index: int) -> Exception:
-        if index < 0:
-            return RuntimeError("Class values must be non-negative.")
-        return RuntimeError("Class values must be smaller than num_classes.")
 
-    return index_range.refusal(failure, flat, 0, num_classes, error)
+def _no_class(index: int) -> Exception:
+    if index < 0:
+        return RuntimeError("Class values must be non-negative.")
+    return RuntimeError("Class values must be smaller than num_classes.")
